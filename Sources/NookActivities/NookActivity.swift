@@ -1,0 +1,163 @@
+/// One transient thing to show on the glass: "Build finished", "Backup complete", "Doorbell" (Q1).
+///
+/// A plain value: build it anywhere, hand it to ``NookActivityQueue/enqueue(_:)``. The queue
+/// checks it with ``validate()`` and rejects it as `invalid` (Q13) if a field is out of range.
+public struct NookActivity: Identifiable, Hashable, Sendable {
+    /// How long the activity holds the glass once it is on screen.
+    public enum Presentation: Hashable, Sendable {
+        /// On screen for ``NookActivity/dwell``, then gone. The default.
+        case timed
+        /// On screen until dismissed (Q14), or until `timeout` if one is given. A blocker
+        /// without a timeout holds the queue until someone dismisses it, on purpose.
+        case blocker(timeout: Duration?)
+    }
+
+    public var id: NookActivityID
+    /// Activities sharing a key keep only the latest pending one (Q4); nil never coalesces.
+    public var coalescingKey: String?
+    public var priority: NookActivityPriority
+    public var title: String
+    public var subtitle: String?
+    /// An SF-Symbol-style icon name (`hammer`, `bell`) or a PNG path (R3).
+    public var systemImage: String?
+    public var tint: NookTint
+    /// Time on screen between animate-in and animate-out, for `.timed` activities. Must be > 0.
+    public var dwell: Duration
+    public var presentation: Presentation
+    /// A pending activity older than this is dropped as `expired` instead of shown late (Q17).
+    public var expiresAfter: Duration?
+    /// Drawn as a bar; 0...1.
+    public var progress: Double?
+    /// Length of each of the animate-in and animate-out transitions (Q13).
+    public var transition: Duration
+    /// A pause after the activity is hidden, before the next one may take the glass (Q13).
+    public var endDelay: Duration
+
+    public static let defaultDwell: Duration = .milliseconds(2400)
+    public static let defaultTransition: Duration = .milliseconds(250)
+    public static let defaultEndDelay: Duration = .milliseconds(100)
+
+    public init(
+        id: NookActivityID = NookActivityID(),
+        coalescingKey: String? = nil,
+        priority: NookActivityPriority = .normal,
+        title: String,
+        subtitle: String? = nil,
+        systemImage: String? = nil,
+        tint: NookTint = .accent,
+        dwell: Duration = NookActivity.defaultDwell,
+        presentation: Presentation = .timed,
+        expiresAfter: Duration? = nil,
+        progress: Double? = nil,
+        transition: Duration = NookActivity.defaultTransition,
+        endDelay: Duration = NookActivity.defaultEndDelay
+    ) {
+        self.id = id
+        self.coalescingKey = coalescingKey
+        self.priority = priority
+        self.title = title
+        self.subtitle = subtitle
+        self.systemImage = systemImage
+        self.tint = tint
+        self.dwell = dwell
+        self.presentation = presentation
+        self.expiresAfter = expiresAfter
+        self.progress = progress
+        self.transition = transition
+        self.endDelay = endDelay
+    }
+
+    public var isBlocker: Bool {
+        if case .blocker = presentation { return true }
+        return false
+    }
+}
+
+/// Why an activity was refused by ``NookActivity/validate()``: the field and what is wrong with it.
+public struct NookActivityValidationError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The field's name as the protocol and `nookctl` spell it (`title`, `dwell`, …).
+    public let field: String
+    public let problem: String
+
+    public init(field: String, problem: String) {
+        self.field = field
+        self.problem = problem
+    }
+
+    public var description: String { "\(field): \(problem)" }
+}
+
+extension NookActivity {
+    /// Upper bounds that keep one activity's memory and screen time sane.
+    public enum Limits {
+        public static let titleCharacters = 512
+        public static let subtitleCharacters = 1024
+        public static let coalescingKeyCharacters = 256
+        public static let systemImageCharacters = 4096
+        public static let longestDwell: Duration = .seconds(3600)
+        public static let longestTransition: Duration = .seconds(5)
+        public static let longestEndDelay: Duration = .seconds(10)
+        public static let longestExpiry: Duration = .seconds(7 * 24 * 3600)
+    }
+
+    /// Checks every field against SPEC Q1 and ``Limits``; throws naming the first bad field.
+    public func validate() throws(NookActivityValidationError) {
+        try Self.checkText(title, field: "title", limit: Limits.titleCharacters, required: true)
+        if let subtitle {
+            try Self.checkText(subtitle, field: "subtitle", limit: Limits.subtitleCharacters, required: false)
+        }
+        if let coalescingKey {
+            try Self.checkText(coalescingKey, field: "key", limit: Limits.coalescingKeyCharacters, required: true)
+        }
+        if let systemImage {
+            try Self.checkText(systemImage, field: "icon", limit: Limits.systemImageCharacters, required: true)
+        }
+        try Self.checkDuration(dwell, field: "dwell", allowZero: false, longest: Limits.longestDwell)
+        try Self.checkDuration(transition, field: "transition", allowZero: true, longest: Limits.longestTransition)
+        try Self.checkDuration(endDelay, field: "endDelay", allowZero: true, longest: Limits.longestEndDelay)
+        if let expiresAfter {
+            try Self.checkDuration(expiresAfter, field: "expiresAfter", allowZero: false, longest: Limits.longestExpiry)
+        }
+        if case .blocker(let timeout?) = presentation {
+            try Self.checkDuration(timeout, field: "timeout", allowZero: false, longest: Limits.longestExpiry)
+        }
+        if let progress, !(progress.isFinite && (0...1).contains(progress)) {
+            throw NookActivityValidationError(field: "progress", problem: "must be a number from 0 to 1, got \(progress)")
+        }
+    }
+
+    private static func checkText(_ text: String, field: String, limit: Int, required: Bool) throws(NookActivityValidationError) {
+        if required, text.allSatisfy(\.isWhitespace) {
+            throw NookActivityValidationError(field: field, problem: "must not be empty")
+        }
+        if text.count > limit {
+            throw NookActivityValidationError(field: field, problem: "is \(text.count) characters long; at most \(limit) are allowed")
+        }
+        if text.unicodeScalars.contains(where: { $0.value == 0 }) {
+            throw NookActivityValidationError(field: field, problem: "must not contain NUL characters")
+        }
+    }
+
+    private static func checkDuration(_ value: Duration, field: String, allowZero: Bool, longest: Duration) throws(NookActivityValidationError) {
+        if value < .zero || (!allowZero && value == .zero) {
+            throw NookActivityValidationError(field: field, problem: "must be \(allowZero ? "zero or more" : "greater than zero"), got \(value.nookSeconds) s")
+        }
+        if value > longest {
+            throw NookActivityValidationError(field: field, problem: "must be at most \(longest.nookSeconds) s, got \(value.nookSeconds) s")
+        }
+    }
+}
+
+extension Duration {
+    /// Seconds as a floating-point number, for messages and the wire format.
+    public var nookSeconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+
+    /// A duration from seconds, nil if not finite or beyond what a `Duration` holds sensibly.
+    public static func nookSeconds(_ seconds: Double) -> Duration? {
+        guard seconds.isFinite, abs(seconds) < 1e12 else { return nil }
+        let whole = seconds.rounded(.towardZero)
+        return .seconds(Int64(whole)) + .nanoseconds(Int64(((seconds - whole) * 1e9).rounded()))
+    }
+}

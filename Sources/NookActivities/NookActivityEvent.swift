@@ -1,0 +1,96 @@
+/// One step of an activity's lifecycle (Q13), delivered in order to every subscriber.
+public struct NookActivityEvent: Hashable, Sendable, CustomStringConvertible {
+    public enum Kind: Hashable, Sendable {
+        case enqueued
+        case animateIn
+        case presented
+        case animateOut
+        /// Off the glass; `reason` says how its time on screen ended.
+        case hidden(NookEndReason)
+        /// Ended without being shown (or before showing again).
+        case rejected(NookRejectionReason)
+        /// Taken off the glass before its end (quiesce, display gone) and put back at the head
+        /// of its priority class, to be shown again later.
+        case requeued
+    }
+
+    public let id: NookActivityID
+    public let kind: Kind
+    public let at: NookInstant
+    /// The module whose queue emitted the event.
+    public let module: NookModuleID?
+
+    public init(id: NookActivityID, kind: Kind, at: NookInstant, module: NookModuleID?) {
+        self.id = id
+        self.kind = kind
+        self.at = at
+        self.module = module
+    }
+
+    /// True for the last event an activity will ever get.
+    public var isFinal: Bool {
+        switch kind {
+        case .hidden, .rejected: true
+        default: false
+        }
+    }
+
+    public var description: String { "\(id) \(kind.name) at \(at)" }
+}
+
+extension NookActivityEvent.Kind {
+    /// The wire and CLI name of the event: `enqueued`, `animateIn`, `presented`, `animateOut`,
+    /// `hidden`, `rejected`, `requeued`.
+    public var name: String {
+        switch self {
+        case .enqueued: "enqueued"
+        case .animateIn: "animateIn"
+        case .presented: "presented"
+        case .animateOut: "animateOut"
+        case .hidden: "hidden"
+        case .rejected: "rejected"
+        case .requeued: "requeued"
+        }
+    }
+}
+
+/// Why an activity ended without being shown (Q13).
+public enum NookRejectionReason: Hashable, Sendable, CustomStringConvertible {
+    case cancelled
+    /// A newer activity with the same coalescing key replaced it (Q4).
+    case coalesced
+    /// It was still pending past its `expiresAfter` (Q17).
+    case expired
+    /// The pending queue was full, or it was evicted by a higher-priority arrival (Q16).
+    case queueFull
+    /// A field was out of range; the error names it.
+    case invalid(NookActivityValidationError)
+    /// A pending activity (typically a blocker that turned out not to be needed) was dismissed
+    /// and skipped (Q14).
+    case dismissed
+
+    public var description: String {
+        switch self {
+        case .cancelled: "cancelled"
+        case .coalesced: "coalesced"
+        case .expired: "expired"
+        case .queueFull: "queueFull"
+        case .invalid: "invalid"
+        case .dismissed: "dismissed"
+        }
+    }
+}
+
+/// How an activity's time on screen ended.
+public enum NookEndReason: String, Hashable, Sendable, CustomStringConvertible {
+    /// A timed activity's dwell elapsed.
+    case completed
+    /// Dismissed by `dismiss`, IPC or the dismiss input (Q14).
+    case dismissed
+    /// Cancelled while on screen (Q5).
+    case cancelled
+    /// A blocker's timeout elapsed (Q14).
+    case timedOut
+
+    public var description: String { rawValue }
+}

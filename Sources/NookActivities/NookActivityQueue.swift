@@ -1,0 +1,444 @@
+/// Orders transient activities and presents each by briefly taking the display surface (Q2–Q17).
+///
+/// All state is isolated to this actor. Bind it to a ``NookSurfaceArbiter`` (Q11), enqueue
+/// from anywhere, and subscribe to ``events(bufferingPolicy:)`` for the lifecycle (Q13). A
+/// drain task runs while there is something pending and the queue may drain; it yields to the
+/// user (Q6), claims the surface (Q9), and walks each activity through animate-in, dwell and
+/// animate-out on the injected clock (Q18).
+public actor NookActivityQueue {
+    public struct Configuration: Sendable {
+        /// How often a parked drain re-checks engagement and denied claims (Q6).
+        public var pollInterval: Duration
+        /// Most pending activities held at once (Q16).
+        public var capacity: Int
+
+        public init(pollInterval: Duration = .milliseconds(200), capacity: Int = 256) {
+            precondition(pollInterval > .zero, "pollInterval must be positive")
+            precondition(capacity > 0, "capacity must be positive")
+            self.pollInterval = pollInterval
+            self.capacity = capacity
+        }
+    }
+
+    private enum WaitPurpose {
+        case parked, presentation, animateOut, endDelay
+    }
+
+    private struct Waiter {
+        var purpose: WaitPurpose
+        var continuation: CheckedContinuation<Void, Never>
+        var timer: Task<Void, Never>?
+        var serial: UInt64
+    }
+
+    private enum EndRequest {
+        /// End for good, with this reason.
+        case end(NookEndReason)
+        /// Take it off the glass and put it back at the head of its class (quiesce, display gone).
+        case interrupt
+    }
+
+    private struct OnScreen {
+        var entry: PendingActivities.Entry
+        var grant: NookSurfaceArbiter.Grant
+        var surface: NookSurfaceArbiter
+        var phase: NookPresentationPhase
+        var since: NookInstant
+        var endRequest: EndRequest?
+    }
+
+    public nonisolated let configuration: Configuration
+    private let clock: any NookClock
+    private let engagement: (any NookEngagementSource)?
+    private let hub = NookEventHub()
+
+    private var pendingActivities = PendingActivities()
+    private var onScreen: OnScreen?
+    private var surface: NookSurfaceArbiter?
+    private var boundModule: NookModuleID?
+    private var engagementObservation: NookObservation?
+    private var userSuspended = false
+    private var displayAvailable = true
+    private var parkReason: NookParkReason?
+    private var drainTask: Task<Void, Never>?
+    private var waiter: Waiter?
+    private var waitSerial: UInt64 = 0
+
+    public init(
+        clock: any NookClock = NookSystemClock(),
+        engagement: (any NookEngagementSource)? = nil,
+        configuration: Configuration = Configuration()
+    ) {
+        self.clock = clock
+        self.engagement = engagement
+        self.configuration = configuration
+    }
+
+    deinit { hub.finishAll() }
+
+    // MARK: Binding (Q11)
+
+    /// Binds the queue to the surface it will claim. Without `moduleID` it takes the module
+    /// that is foreground now (or `default` if there is none). Until bound, activities wait.
+    public func bind(to surface: NookSurfaceArbiter, moduleID: NookModuleID? = nil) {
+        self.surface = surface
+        boundModule = moduleID ?? surface.foregroundModule ?? NookModuleID("default")
+        if engagementObservation == nil, let engagement {
+            engagementObservation = engagement.observe { [weak self] _ in
+                guard let self else { return }
+                Task { await self.engagementDidChange() }
+            }
+        }
+        startDrainIfNeeded()
+    }
+
+    /// The module id stamped on this queue's claims.
+    public var moduleID: NookModuleID? { boundModule }
+
+    // MARK: Observing (Q12, Q13)
+
+    /// A stream of every lifecycle event from now on, in order. Any number may be open.
+    public nonisolated func events(
+        bufferingPolicy: AsyncStream<NookActivityEvent>.Continuation.BufferingPolicy = .unbounded
+    ) -> AsyncStream<NookActivityEvent> {
+        hub.subscribe(bufferingPolicy: bufferingPolicy)
+    }
+
+    /// The activity on screen, if any.
+    public var current: NookActivity? { onScreen?.entry.activity }
+
+    /// Pending activities in the order they will be shown.
+    public var pending: [NookActivity] {
+        expireDue()
+        return pendingActivities.ordered.map(\.activity)
+    }
+
+    public var pendingCount: Int {
+        expireDue()
+        return pendingActivities.count
+    }
+
+    public var isSuspended: Bool { userSuspended }
+
+    public func snapshot() -> NookQueueSnapshot {
+        expireDue()
+        return NookQueueSnapshot(
+            module: boundModule,
+            current: onScreen?.entry.activity,
+            currentPhase: onScreen?.phase,
+            currentSince: onScreen?.since,
+            pending: pendingActivities.ordered.map(\.activity),
+            isSuspended: userSuspended,
+            isDisplayAvailable: displayAvailable,
+            parkReason: parkReason,
+            capacity: configuration.capacity)
+    }
+
+    /// Slots held by the pending structure, live or awaiting sweep (for memory-bound tests).
+    var storageSlots: Int { pendingActivities.storageSlots }
+
+    // MARK: Enqueue, cancel, dismiss (Q4, Q5, Q14, Q16, Q17)
+
+    /// Validates and queues an activity. A non-nil coalescing key first removes the pending
+    /// activity with the same key (Q4); a full queue evicts its oldest lowest-priority activity
+    /// for a higher-priority arrival, or rejects the arrival as `queueFull` (Q16).
+    @discardableResult
+    public func enqueue(_ activity: NookActivity) -> NookEnqueueResult {
+        do {
+            try activity.validate()
+        } catch {
+            return reject(activity.id, .invalid(error))
+        }
+        if pendingActivities.contains(activity.id) || onScreen?.entry.activity.id == activity.id {
+            return reject(activity.id, .invalid(NookActivityValidationError(
+                field: "id", problem: "activity \(activity.id) is already queued or on screen")))
+        }
+        expireDue()
+        let peer = activity.coalescingKey.flatMap { pendingActivities.id(forKey: $0) }
+        if peer == nil, pendingActivities.count >= configuration.capacity {
+            guard let victim = pendingActivities.evictionCandidate(),
+                  activity.priority > victim.activity.priority
+            else { return reject(activity.id, .queueFull) }
+            pendingActivities.remove(victim.activity.id)
+            emit(victim.activity.id, .rejected(.queueFull))
+        }
+        if let peer {
+            pendingActivities.remove(peer)
+            emit(peer, .rejected(.coalesced))
+        }
+        pendingActivities.insert(activity, enqueuedAt: clock.now)
+        emit(activity.id, .enqueued)
+        startDrainIfNeeded()
+        return .accepted(activity.id)
+    }
+
+    /// Removes a pending activity, or ends the one on screen early through the normal path
+    /// (animate out, release the claim) (Q5). False if no such activity is pending or shown.
+    @discardableResult
+    public func cancel(_ id: NookActivityID) -> Bool {
+        if pendingActivities.remove(id) != nil {
+            emit(id, .rejected(.cancelled))
+            return true
+        }
+        return requestEnd(of: id, .end(.cancelled))
+    }
+
+    /// Removes every pending activity with this coalescing key, queueing no replacement (Q4).
+    /// Returns how many were removed.
+    @discardableResult
+    public func cancelAll(coalescingKey key: String) -> Int {
+        var removed = 0
+        while let id = pendingActivities.id(forKey: key) {
+            pendingActivities.remove(id)
+            emit(id, .rejected(.cancelled))
+            removed += 1
+        }
+        return removed
+    }
+
+    /// Dismisses an activity (Q14): the one on screen ends now; a pending one is skipped.
+    @discardableResult
+    public func dismiss(_ id: NookActivityID) -> Bool {
+        if pendingActivities.remove(id) != nil {
+            emit(id, .rejected(.dismissed))
+            return true
+        }
+        return requestEnd(of: id, .end(.dismissed))
+    }
+
+    /// Dismisses whatever is on screen (the dismiss input, I1); returns its id.
+    @discardableResult
+    public func dismissCurrent() -> NookActivityID? {
+        guard let id = onScreen?.entry.activity.id, dismiss(id) else { return nil }
+        return id
+    }
+
+    /// ``dismiss(_:)`` for callers on any thread that cannot await (GPIO callbacks).
+    public nonisolated func requestDismiss(_ id: NookActivityID) {
+        Task { await self.dismiss(id) }
+    }
+
+    /// ``dismissCurrent()`` for callers on any thread that cannot await.
+    public nonisolated func requestDismissCurrent() {
+        Task { await self.dismissCurrent() }
+    }
+
+    /// ``cancel(_:)`` for callers on any thread that cannot await.
+    public nonisolated func requestCancel(_ id: NookActivityID) {
+        Task { await self.cancel(id) }
+    }
+
+    // MARK: Suspend, resume, quiesce, display (Q7, Q8, Q15)
+
+    /// Stops new takeovers (Q7). The activity on screen finishes its dwell and releases its
+    /// claim normally; a parked drain stops at once. Pending activities are kept.
+    public func suspend() {
+        userSuspended = true
+        wake(.parked, .endDelay)
+    }
+
+    /// Drains again after ``suspend()`` or ``quiesce()``.
+    public func resume() {
+        userSuspended = false
+        startDrainIfNeeded()
+    }
+
+    /// Suspends, ends the presentation on screen early through the normal path (the activity
+    /// goes back to the head of the queue), and returns once the drain has fully unwound and
+    /// its claim is released (Q8). Idempotent; concurrent calls all return after the unwind.
+    public func quiesce() async {
+        userSuspended = true
+        interruptPresentation()
+        if let drainTask { await drainTask.value }
+    }
+
+    /// Tells the queue whether anyone can see the display (Q15). While it cannot, the activity
+    /// on screen goes back to the head of the queue and nothing is shown; when it can again,
+    /// the queue drains (unless suspended).
+    public func setDisplayAvailable(_ available: Bool) {
+        guard available != displayAvailable else { return }
+        displayAvailable = available
+        if available {
+            startDrainIfNeeded()
+        } else {
+            interruptPresentation()
+        }
+    }
+
+    public var isDisplayAvailable: Bool { displayAvailable }
+
+    // MARK: The drain
+
+    private var mayDrain: Bool { surface != nil && !userSuspended && displayAvailable }
+
+    private func startDrainIfNeeded() {
+        guard drainTask == nil, mayDrain, !pendingActivities.isEmpty else { return }
+        drainTask = Task { await self.drain() }
+    }
+
+    private func drain() async {
+        while true {
+            expireDue()
+            guard mayDrain, let surface, let module = boundModule,
+                  let next = pendingActivities.first()
+            else { break }
+            if engagement?.isEngaged == true {
+                await park(.engaged)
+                continue
+            }
+            switch surface.claim(module: module, priority: next.activity.priority) {
+            case .denied(let denial):
+                await park(.denied(denial))
+            case .granted(let grant):
+                parkReason = nil
+                pendingActivities.remove(next.activity.id)
+                await present(next, grant: grant, on: surface)
+            }
+        }
+        parkReason = nil
+        drainTask = nil
+    }
+
+    /// Waits one poll interval, or less if engagement changes or the queue is suspended.
+    private func park(_ reason: NookParkReason) async {
+        parkReason = reason
+        await wait(until: clock.now + configuration.pollInterval, purpose: .parked)
+    }
+
+    private func present(_ entry: PendingActivities.Entry, grant: NookSurfaceArbiter.Grant, on surface: NookSurfaceArbiter) async {
+        let activity = entry.activity
+        // Deadlines come from the planned timeline, not from when this task happens to wake,
+        // so a late wake-up does not stretch the presentation.
+        let start = clock.now
+        onScreen = OnScreen(entry: entry, grant: grant, surface: surface, phase: .animateIn, since: start)
+        emit(activity.id, .animateIn)
+        let presentedAt = start + activity.transition
+        while onScreen?.endRequest == nil, clock.now < presentedAt {
+            await wait(until: presentedAt, purpose: .presentation)
+        }
+
+        // Where the timeline ends: the planned dwell end if it ran out, or now if ended early.
+        var endAt = clock.now
+        if onScreen?.endRequest == nil {
+            onScreen?.phase = .presented
+            onScreen?.since = clock.now
+            emit(activity.id, .presented)
+            let dwellEnd: NookInstant?
+            switch activity.presentation {
+            case .timed: dwellEnd = presentedAt + activity.dwell
+            case .blocker(let timeout): dwellEnd = timeout.map { presentedAt + $0 }
+            }
+            while onScreen?.endRequest == nil {
+                if let dwellEnd, clock.now >= dwellEnd {
+                    onScreen?.endRequest = .end(activity.isBlocker ? .timedOut : .completed)
+                    break
+                }
+                await wait(until: dwellEnd, purpose: .presentation)
+            }
+            endAt = min(clock.now, dwellEnd ?? clock.now)
+        }
+
+        onScreen?.phase = .animateOut
+        onScreen?.since = clock.now
+        emit(activity.id, .animateOut)
+        let hiddenAt = endAt + activity.transition
+        while clock.now < hiddenAt {
+            await wait(until: hiddenAt, purpose: .animateOut)
+        }
+        surface.release(grant)
+        let ending = onScreen?.endRequest ?? .end(.completed)
+        onScreen = nil
+
+        switch ending {
+        case .end(let reason):
+            emit(activity.id, .hidden(reason))
+        case .interrupt:
+            putBack(entry)
+        }
+        let nextAllowedAt = hiddenAt + activity.endDelay
+        while mayDrain, clock.now < nextAllowedAt {
+            await wait(until: nextAllowedAt, purpose: .endDelay)
+        }
+    }
+
+    /// Returns an interrupted activity to the head of its class, unless a newer activity with
+    /// its coalescing key arrived meanwhile, which then supersedes it.
+    private func putBack(_ entry: PendingActivities.Entry) {
+        let id = entry.activity.id
+        if let key = entry.activity.coalescingKey, pendingActivities.id(forKey: key) != nil {
+            emit(id, .rejected(.coalesced))
+            return
+        }
+        pendingActivities.insert(entry.activity, enqueuedAt: entry.enqueuedAt, expiresAt: entry.expiresAt, atFront: true)
+        emit(id, .requeued)
+    }
+
+    private func requestEnd(of id: NookActivityID, _ request: EndRequest) -> Bool {
+        guard var shown = onScreen, shown.entry.activity.id == id else { return false }
+        if shown.endRequest == nil, shown.phase != .animateOut {
+            shown.endRequest = request
+            onScreen = shown
+            wake(.presentation)
+        }
+        return true
+    }
+
+    private func interruptPresentation() {
+        if let id = onScreen?.entry.activity.id { _ = requestEnd(of: id, .interrupt) }
+        wake(.parked, .endDelay)
+    }
+
+    private func engagementDidChange() {
+        wake(.parked)
+    }
+
+    // MARK: Waiting on the injected clock
+
+    /// Suspends the drain until `deadline` (if any) passes or ``wake(_:)`` names `purpose`.
+    private func wait(until deadline: NookInstant?, purpose: WaitPurpose) async {
+        if let deadline, clock.now >= deadline { return }
+        waitSerial += 1
+        let serial = waitSerial
+        let clock = self.clock
+        await withCheckedContinuation { continuation in
+            var timer: Task<Void, Never>?
+            if let deadline {
+                timer = Task {
+                    do { try await clock.sleep(until: deadline) } catch { return }
+                    self.timerFired(serial)
+                }
+            }
+            waiter = Waiter(purpose: purpose, continuation: continuation, timer: timer, serial: serial)
+        }
+    }
+
+    private func timerFired(_ serial: UInt64) {
+        guard let current = waiter, current.serial == serial else { return }
+        waiter = nil
+        current.continuation.resume()
+    }
+
+    private func wake(_ purposes: WaitPurpose...) {
+        guard let current = waiter, purposes.contains(current.purpose) else { return }
+        waiter = nil
+        current.timer?.cancel()
+        current.continuation.resume()
+    }
+
+    // MARK: Events and expiry
+
+    private func emit(_ id: NookActivityID, _ kind: NookActivityEvent.Kind) {
+        hub.emit(NookActivityEvent(id: id, kind: kind, at: clock.now, module: boundModule))
+    }
+
+    private func reject(_ id: NookActivityID, _ reason: NookRejectionReason) -> NookEnqueueResult {
+        emit(id, .rejected(reason))
+        return .rejected(id, reason)
+    }
+
+    private func expireDue() {
+        for entry in pendingActivities.removeExpired(asOf: clock.now) {
+            emit(entry.activity.id, .rejected(.expired))
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Synchronization
+
+/// Whether the user is engaged with the nook (Q6, I3): hovering it or having it open.
+///
+/// The queue reads ``isEngaged`` before every claim and re-reads it every poll interval while
+/// parked; ``observe(_:)`` lets it wake at once when engagement changes.
+public protocol NookEngagementSource: AnyObject, Sendable {
+    var isEngaged: Bool { get }
+    /// Calls `onChange` with the new value whenever engagement changes, until the returned
+    /// observation is cancelled or released.
+    func observe(_ onChange: @escaping @Sendable (Bool) -> Void) -> NookObservation
+}
+
+/// Keeps a change callback registered; cancel it, or let it go, to stop the callbacks.
+public final class NookObservation: Sendable {
+    private let cancellation: Mutex<(@Sendable () -> Void)?>
+
+    public init(onCancel: @escaping @Sendable () -> Void) {
+        cancellation = Mutex(onCancel)
+    }
+
+    public func cancel() {
+        let action = cancellation.withLock { action in
+            defer { action = nil }
+            return action
+        }
+        action?()
+    }
+
+    deinit { cancel() }
+}
+
+/// The engagement of a real nook: any number of inputs, each in the role of `hover` or
+/// `open`; the user is engaged while any input is active (I3).
+///
+/// Inputs (GPIO lines, proximity sensors, `nookctl`) report with ``set(_:active:input:)`` from
+/// any thread.
+public final class NookEngagement: NookEngagementSource {
+    public enum Role: String, Hashable, Sendable, CaseIterable {
+        case hover
+        case open
+    }
+
+    /// One input's last reported state, for `nookctl status`.
+    public struct InputState: Hashable, Sendable {
+        public var input: String
+        public var role: Role
+        public var isActive: Bool
+    }
+
+    private struct State {
+        var inputs: [String: InputState] = [:]
+        var order: [String] = []
+        var observers: [UInt64: @Sendable (Bool) -> Void] = [:]
+        var nextObserver: UInt64 = 0
+        var isEngaged: Bool { inputs.values.contains(where: \.isActive) }
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public var isEngaged: Bool { state.withLock { $0.isEngaged } }
+
+    public var isHovering: Bool { state.withLock { $0.inputs.values.contains { $0.role == .hover && $0.isActive } } }
+    public var isOpen: Bool { state.withLock { $0.inputs.values.contains { $0.role == .open && $0.isActive } } }
+
+    /// Every input that has reported, in the order they first did.
+    public var inputs: [InputState] {
+        state.withLock { state in state.order.compactMap { state.inputs[$0] } }
+    }
+
+    /// Records an input's state; observers hear about it if overall engagement changed.
+    public func set(_ role: Role, active: Bool, input: String = "default") {
+        let (changed, engaged, observers) = state.withLock { state in
+            let before = state.isEngaged
+            if state.inputs[input] == nil { state.order.append(input) }
+            state.inputs[input] = InputState(input: input, role: role, isActive: active)
+            let after = state.isEngaged
+            return (before != after, after, Array(state.observers.values))
+        }
+        if changed { for observer in observers { observer(engaged) } }
+    }
+
+    public func observe(_ onChange: @escaping @Sendable (Bool) -> Void) -> NookObservation {
+        let token = state.withLock { state in
+            state.nextObserver += 1
+            state.observers[state.nextObserver] = onChange
+            return state.nextObserver
+        }
+        return NookObservation { [weak self] in
+            _ = self?.state.withLock { $0.observers.removeValue(forKey: token) }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Synchronization
+
+/// Fans lifecycle events out to any number of `AsyncStream` subscribers, in emission order.
+///
+/// Lock-protected rather than actor-isolated so that subscribing is synchronous: a caller can
+/// subscribe and then enqueue without missing the `enqueued` event.
+final class NookEventHub: Sendable {
+    private struct State {
+        var nextToken: UInt64 = 0
+        var subscribers: [UInt64: AsyncStream<NookActivityEvent>.Continuation] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    func subscribe(
+        bufferingPolicy: AsyncStream<NookActivityEvent>.Continuation.BufferingPolicy
+    ) -> AsyncStream<NookActivityEvent> {
+        let (stream, continuation) = AsyncStream<NookActivityEvent>.makeStream(bufferingPolicy: bufferingPolicy)
+        let token = state.withLock { state in
+            state.nextToken += 1
+            state.subscribers[state.nextToken] = continuation
+            return state.nextToken
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: token) }
+        }
+        return stream
+    }
+
+    var hasSubscribers: Bool { state.withLock { !$0.subscribers.isEmpty } }
+
+    /// Called only from the queue's actor, so events leave in the order they happened.
+    func emit(_ event: NookActivityEvent) {
+        let subscribers = state.withLock { Array($0.subscribers.values) }
+        for subscriber in subscribers { subscriber.yield(event) }
+    }
+
+    func finishAll() {
+        let subscribers = state.withLock { state in
+            defer { state.subscribers.removeAll() }
+            return Array(state.subscribers.values)
+        }
+        for subscriber in subscribers { subscriber.finish() }
+    }
+}

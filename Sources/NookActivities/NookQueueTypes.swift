@@ -1,0 +1,58 @@
+/// What ``NookActivityQueue/enqueue(_:)`` did with an activity.
+public enum NookEnqueueResult: Hashable, Sendable {
+    case accepted(NookActivityID)
+    case rejected(NookActivityID, NookRejectionReason)
+
+    public var id: NookActivityID {
+        switch self {
+        case .accepted(let id), .rejected(let id, _): id
+        }
+    }
+
+    public var isAccepted: Bool {
+        if case .accepted = self { return true }
+        return false
+    }
+}
+
+/// Where the activity on screen is in its presentation.
+public enum NookPresentationPhase: String, Hashable, Sendable {
+    case animateIn, presented, animateOut
+}
+
+/// Why the drain is parked instead of presenting the next pending activity.
+public enum NookParkReason: Hashable, Sendable, CustomStringConvertible {
+    /// The user is hovering or has the nook open (Q6).
+    case engaged
+    /// The arbiter denied the claim (Q9).
+    case denied(NookSurfaceArbiter.Denial)
+
+    public var description: String {
+        switch self {
+        case .engaged: "yielding to the user (hover or open)"
+        case .denied(let denial): "claim denied: \(denial)"
+        }
+    }
+}
+
+/// A consistent view of one queue at one instant (Q12), for library users and `nookctl status`.
+public struct NookQueueSnapshot: Sendable {
+    public var module: NookModuleID?
+    public var current: NookActivity?
+    public var currentPhase: NookPresentationPhase?
+    public var currentSince: NookInstant?
+    /// In presentation order.
+    public var pending: [NookActivity]
+    /// Suspended by `suspend()` or `quiesce()`.
+    public var isSuspended: Bool
+    /// False while the display is off or gone (Q15); the queue holds everything meanwhile.
+    public var isDisplayAvailable: Bool
+    public var parkReason: NookParkReason?
+    public var capacity: Int
+
+    /// The blocker holding the glass until someone dismisses it (Q14), if any.
+    public var blockingActivity: NookActivity? {
+        guard let current, current.isBlocker, currentPhase == .presented else { return nil }
+        return current
+    }
+}

@@ -1,0 +1,214 @@
+/// The activities waiting for the glass, in presentation order (Q2), with O(1) or O(log n)
+/// enqueue, coalesce, cancel, expiry and dequeue.
+///
+/// One FIFO per priority class holds slots; removal from the middle (cancel, coalesce, expiry)
+/// only forgets the entry and leaves a tombstone that `popFirst` skips. Tombstones are swept
+/// once they outnumber the live entries, so memory stays proportional to what is pending (Q16).
+struct PendingActivities {
+    struct Entry {
+        var activity: NookActivity
+        var enqueuedAt: NookInstant
+        var expiresAt: NookInstant?
+        /// Distinguishes this entry from an earlier one with the same id, whose tombstones
+        /// may still sit in a FIFO or the expiry heap.
+        var serial: UInt64
+    }
+
+    private struct Slot {
+        var id: NookActivityID
+        var serial: UInt64
+    }
+
+    private struct ClassFIFO {
+        var slots: [Slot] = []
+        var head = 0
+        var live = 0
+        var tombstones: Int { slots.count - head - live }
+    }
+
+    private var entries: [NookActivityID: Entry] = [:]
+    private var fifos = [ClassFIFO](repeating: ClassFIFO(), count: NookActivityPriority.allCases.count)
+    private var idByKey: [String: NookActivityID] = [:]
+    private var expiries = MinHeap<ExpirySlot>()
+    private var nextSerial: UInt64 = 0
+
+    private struct ExpirySlot: Comparable {
+        var at: NookInstant
+        var serial: UInt64
+        var id: NookActivityID
+        static func < (lhs: Self, rhs: Self) -> Bool { (lhs.at, lhs.serial) < (rhs.at, rhs.serial) }
+        static func == (lhs: Self, rhs: Self) -> Bool { lhs.serial == rhs.serial }
+    }
+
+    var count: Int { entries.count }
+    var isEmpty: Bool { entries.isEmpty }
+
+    func contains(_ id: NookActivityID) -> Bool { entries[id] != nil }
+    func entry(_ id: NookActivityID) -> Entry? { entries[id] }
+
+    /// The pending activity with this coalescing key, if any. Coalescing keeps at most one.
+    func id(forKey key: String) -> NookActivityID? { idByKey[key] }
+
+    /// Adds at the back of its priority class (or the front, for an activity put back after an
+    /// interrupted presentation).
+    mutating func insert(_ activity: NookActivity, enqueuedAt: NookInstant, atFront: Bool = false) {
+        insert(activity, enqueuedAt: enqueuedAt, expiresAt: activity.expiresAfter.map { enqueuedAt + $0 }, atFront: atFront)
+    }
+
+    /// Adds with an expiry already fixed (an activity put back keeps its original deadline).
+    mutating func insert(_ activity: NookActivity, enqueuedAt: NookInstant, expiresAt: NookInstant?, atFront: Bool) {
+        precondition(entries[activity.id] == nil, "activity \(activity.id) is already pending")
+        nextSerial += 1
+        entries[activity.id] = Entry(activity: activity, enqueuedAt: enqueuedAt, expiresAt: expiresAt, serial: nextSerial)
+        if let key = activity.coalescingKey { idByKey[key] = activity.id }
+        if let expiresAt { expiries.push(ExpirySlot(at: expiresAt, serial: nextSerial, id: activity.id)) }
+        let slot = Slot(id: activity.id, serial: nextSerial)
+        let index = activity.priority.rawValue
+        if atFront {
+            if fifos[index].head > 0 {
+                fifos[index].head -= 1
+                fifos[index].slots[fifos[index].head] = slot
+            } else {
+                fifos[index].slots.insert(slot, at: 0)
+            }
+        } else {
+            fifos[index].slots.append(slot)
+        }
+        fifos[index].live += 1
+    }
+
+    /// Forgets a pending activity; its FIFO slot becomes a tombstone.
+    @discardableResult
+    mutating func remove(_ id: NookActivityID) -> Entry? {
+        guard let entry = entries.removeValue(forKey: id) else { return nil }
+        if let key = entry.activity.coalescingKey, idByKey[key] == id { idByKey[key] = nil }
+        let index = entry.activity.priority.rawValue
+        fifos[index].live -= 1
+        sweepIfMostlyTombstones(index)
+        if expiries.count > 2 * entries.count + 64 { rebuildExpiries() }
+        return entry
+    }
+
+    /// The next activity to show: the oldest of the highest non-empty priority class.
+    mutating func first() -> Entry? {
+        for index in fifos.indices.reversed() where fifos[index].live > 0 {
+            return entries[skipTombstones(index).id]
+        }
+        return nil
+    }
+
+    mutating func popFirst() -> Entry? {
+        guard let entry = first() else { return nil }
+        return remove(entry.activity.id)
+    }
+
+    /// The oldest activity of the lowest non-empty priority class: who leaves when full (Q16).
+    mutating func evictionCandidate() -> Entry? {
+        for index in fifos.indices where fifos[index].live > 0 {
+            return entries[skipTombstones(index).id]
+        }
+        return nil
+    }
+
+    /// Removes and returns every activity whose expiry is at or before `now`, oldest first (Q17).
+    mutating func removeExpired(asOf now: NookInstant) -> [Entry] {
+        var expired: [Entry] = []
+        while let earliest = expiries.peek, earliest.at <= now {
+            expiries.pop()
+            if let entry = entries[earliest.id], entry.serial == earliest.serial, let removed = remove(earliest.id) {
+                expired.append(removed)
+            }
+        }
+        return expired
+    }
+
+    /// The earliest instant at which a pending activity expires.
+    mutating func nextExpiry() -> NookInstant? {
+        while let earliest = expiries.peek {
+            if let entry = entries[earliest.id], entry.serial == earliest.serial { return earliest.at }
+            expiries.pop()
+        }
+        return nil
+    }
+
+    /// Every pending activity in presentation order. O(n): for observers, not the hot path.
+    var ordered: [Entry] {
+        var result: [Entry] = []
+        result.reserveCapacity(entries.count)
+        for index in fifos.indices.reversed() {
+            for slot in fifos[index].slots[fifos[index].head...] {
+                if let entry = entries[slot.id], entry.serial == slot.serial { result.append(entry) }
+            }
+        }
+        return result
+    }
+
+    /// Slots held, live or tombstone: what the memory bound of Q16 is about.
+    var storageSlots: Int { fifos.reduce(0) { $0 + $1.slots.count } + expiries.count }
+
+    private func isLive(_ slot: Slot) -> Bool { entries[slot.id]?.serial == slot.serial }
+
+    /// Advances the class's head past tombstones and returns its first live slot.
+    private mutating func skipTombstones(_ index: Int) -> Slot {
+        while !isLive(fifos[index].slots[fifos[index].head]) {
+            fifos[index].head += 1
+        }
+        if fifos[index].head > 64, fifos[index].head * 2 > fifos[index].slots.count {
+            fifos[index].slots.removeFirst(fifos[index].head)
+            fifos[index].head = 0
+        }
+        return fifos[index].slots[fifos[index].head]
+    }
+
+    private mutating func sweepIfMostlyTombstones(_ index: Int) {
+        guard fifos[index].tombstones > 2 * fifos[index].live + 64 else { return }
+        let live = fifos[index].slots[fifos[index].head...].filter(isLive)
+        fifos[index].slots = Array(live)
+        fifos[index].head = 0
+    }
+
+    private mutating func rebuildExpiries() {
+        var rebuilt = MinHeap<ExpirySlot>()
+        for slot in expiries.elements where entries[slot.id]?.serial == slot.serial {
+            rebuilt.push(slot)
+        }
+        expiries = rebuilt
+    }
+}
+
+/// A binary min-heap; the standard library has none.
+struct MinHeap<Element: Comparable> {
+    private(set) var elements: [Element] = []
+
+    var count: Int { elements.count }
+    var peek: Element? { elements.first }
+
+    mutating func push(_ element: Element) {
+        elements.append(element)
+        var child = elements.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard elements[child] < elements[parent] else { break }
+            elements.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    @discardableResult
+    mutating func pop() -> Element? {
+        guard !elements.isEmpty else { return nil }
+        elements.swapAt(0, elements.count - 1)
+        let top = elements.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var smallest = parent
+            if left < elements.count, elements[left] < elements[smallest] { smallest = left }
+            if right < elements.count, elements[right] < elements[smallest] { smallest = right }
+            guard smallest != parent else { break }
+            elements.swapAt(parent, smallest)
+            parent = smallest
+        }
+        return top
+    }
+}

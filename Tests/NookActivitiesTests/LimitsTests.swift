@@ -1,0 +1,128 @@
+import NookTestSupport
+@testable import NookActivities
+import Testing
+
+@Suite("Q16–Q18 limits, expiry, clock")
+struct LimitsTests {
+    @Test func q16_aFullQueueRejectsAnArrivalThatDoesNotOutrankAnything() async throws {
+        let harness = await QueueHarness(capacity: 3, bind: false)
+        let held = [activity("a"), activity("b"), activity("c")]
+        for item in held { await harness.queue.enqueue(item) }
+        let late = activity("late")
+        #expect(await harness.queue.enqueue(late) == .rejected(late.id, .queueFull))
+        let lowLate = activity("low", .low)
+        #expect(await harness.queue.enqueue(lowLate) == .rejected(lowLate.id, .queueFull))
+        #expect(await harness.queue.pending.map(\.id) == held.map(\.id), "nothing already queued is lost")
+    }
+
+    @Test func q16_aFullQueueEvictsTheOldestLowestPriorityForAHigherArrival() async throws {
+        let harness = await QueueHarness(capacity: 3, bind: false)
+        let low1 = activity("low1", .low), normal = activity("normal"), low2 = activity("low2", .low)
+        for item in [low1, normal, low2] { await harness.queue.enqueue(item) }
+        let high = activity("high", .high)
+        #expect(await harness.queue.enqueue(high) == .accepted(high.id))
+        #expect(await harness.queue.pending.map(\.title) == ["high", "normal", "low2"])
+        try await harness.recorder.waitForKinds(of: low1.id, [.enqueued, .rejected(.queueFull)])
+
+        let normal2 = activity("normal2")
+        #expect(await harness.queue.enqueue(normal2).isAccepted, "outranks low2")
+        #expect(await harness.queue.pending.map(\.title) == ["high", "normal", "normal2"])
+    }
+
+    @Test func q16_coalescingIntoAFullQueueNeedsNoRoom() async throws {
+        let harness = await QueueHarness(capacity: 2, bind: false)
+        await harness.queue.enqueue(activity("a", key: "k"))
+        await harness.queue.enqueue(activity("b"))
+        #expect(await harness.queue.enqueue(activity("a2", key: "k")).isAccepted)
+        #expect(await harness.queue.pending.map(\.title) == ["b", "a2"])
+    }
+
+    @Test func q16_aBurstOf100kOver1000KeysStaysBoundedAndKeepsExactlyTheLatestPerKey() async throws {
+        let clock = InstantClock()
+        let queue = NookActivityQueue(clock: clock, configuration: .init(capacity: 1000))
+        var latest: [Int: NookActivityID] = [:]
+        for index in 0..<100_000 {
+            let key = (index * 7919) % 1000
+            let item = NookActivity(coalescingKey: "key-\(key)", title: "update \(index)")
+            latest[key] = item.id
+            #expect(await queue.enqueue(item).isAccepted)
+            if index % 10_000 == 0 {
+                #expect(await queue.storageSlots <= 4 * 1000 + 256, "memory stays bounded mid-burst")
+            }
+        }
+        let survivors = await queue.pending
+        #expect(survivors.count == 1000)
+        #expect(Set(survivors.map(\.id)) == Set(latest.values))
+        let lastIndexOf = survivors.map { Int($0.title.split(separator: " ")[1])! }
+        #expect(lastIndexOf == lastIndexOf.sorted(), "survivors keep the order of their last enqueue")
+        #expect(await queue.storageSlots <= 4 * 1000 + 256)
+
+        // Drain them all (on a clock where every wait is instant) and check what was shown.
+        let recorder = EventRecorder(queue.events())
+        await queue.bind(to: NookSurfaceArbiter(foreground: "main", clock: clock))
+        try await recorder.waitUntil("1000 hidden") { events, _ in
+            events.lazy.filter { $0.kind == .hidden(.completed) }.count == 1000
+        }
+        #expect(recorder.events.filter { $0.kind == .animateIn }.map(\.id) == survivors.map(\.id))
+        #expect(await queue.pendingCount == 0)
+    }
+
+    @Test func q16_withTheDefaultCapacityTheBurstKeeps256AndReportsTheRestAsQueueFull() async throws {
+        let queue = NookActivityQueue(clock: InstantClock())
+        var rejected = 0
+        for index in 0..<20_000 {
+            let result = await queue.enqueue(NookActivity(coalescingKey: "k\(index % 1000)", title: "u\(index)"))
+            if case .rejected(_, .queueFull) = result { rejected += 1 }
+        }
+        let survivors = await queue.pending
+        #expect(survivors.count == 256)
+        #expect(survivors.map(\.title) == (0..<256).map { "u\(19_000 + $0)" })
+        #expect(rejected == 20 * (1000 - 256))
+    }
+
+    @Test func q17_aPendingActivityPastItsExpiryIsDroppedNotShownLate() async throws {
+        let engagement = ScriptedEngagement(engaged: true)
+        let harness = await QueueHarness(engagement: engagement)
+        let stale = activity("stale", expiresAfter: .seconds(1))
+        let fresh = activity("fresh")
+        await harness.queue.enqueue(stale)
+        await harness.queue.enqueue(fresh)
+        for _ in 0..<5 {
+            await harness.clock.waitForSleepers()
+            harness.clock.advance(by: .milliseconds(200))
+        }
+        await harness.clock.waitForSleepers()
+        try await harness.recorder.waitForKinds(of: stale.id, [.enqueued, .rejected(.expired)])
+        #expect(await harness.queue.pending.map(\.id) == [fresh.id])
+        engagement.set(engaged: false)
+        try await harness.runToEnd(fresh.id)
+        #expect(!harness.recorder.kinds(of: stale.id).contains(.animateIn))
+    }
+
+    @Test func q17_expiryIsCheckedEvenWhileSuspended() async throws {
+        let harness = await QueueHarness(bind: false)
+        let stale = activity("stale", expiresAfter: .seconds(10))
+        await harness.queue.enqueue(stale)
+        harness.clock.advance(by: .seconds(9))
+        #expect(await harness.queue.pendingCount == 1)
+        harness.clock.advance(by: .seconds(1))
+        #expect(await harness.queue.pendingCount == 0)
+        try await harness.recorder.waitForKinds(of: stale.id, [.enqueued, .rejected(.expired)])
+    }
+
+    @Test func q18_allTimingRunsOnTheInjectedClock() async throws {
+        // An hour-long dwell passes in no wall time: the queue only ever asks the clock.
+        let harness = await QueueHarness()
+        let long = activity("long", dwell: .seconds(3600))
+        await harness.queue.enqueue(long)
+        let hiddenAt = try await harness.runToEnd(long.id, dwell: .seconds(3600))
+        #expect(hiddenAt.sinceOrigin == .seconds(3600) + .milliseconds(500))
+    }
+
+    @Test func q18_systemClockMovesForwardAndSleeps() async throws {
+        let clock = NookSystemClock()
+        let before = clock.now
+        try await clock.sleep(until: before + .milliseconds(5))
+        #expect(clock.now - before >= .milliseconds(5))
+    }
+}
