@@ -16,7 +16,7 @@ let package = Package(
         // Manual clock and scriptable engagement for tests; never linked into a product.
         .target(name: "NookTestSupport", dependencies: ["NookActivities"]),
         .executableTarget(name: "nook-demo", dependencies: ["NookActivities"]),
-        .executableTarget(name: "nook-bench", dependencies: ["NookActivities"]),
+        .executableTarget(name: "nook-bench", dependencies: ["NookActivities", "NookTestSupport"]),
         .testTarget(
             name: "NookActivitiesTests",
             dependencies: ["NookActivities", "NookTestSupport"]

@@ -1,1 +1,17 @@
-print("placeholder")
+// Prints one `name: value` line per figure. Ratios are measured side by side in one run, and
+// every figure is the median of several rounds, so a busy machine skews both sides alike.
+import NookActivities
+
+let rounds = 5
+
+var burst10k: [Double] = []
+var burst100k: [Double] = []
+for _ in 0..<rounds {
+    burst10k.append(await QueueBurst(count: 10_000).run())
+    burst100k.append(await QueueBurst(count: 100_000).run())
+}
+let median10k = median(burst10k)
+let median100k = median(burst100k)
+report("queue_burst_10k_ms", median10k)
+report("queue_burst_100k_ms", median100k)
+report("queue_scaling_100k_vs_10k", median100k / median10k)
