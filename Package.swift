@@ -9,14 +9,39 @@ let package = Package(
         .library(name: "NookActivities", targets: ["NookActivities"]),
         .executable(name: "nook-demo", targets: ["nook-demo"]),
         .executable(name: "nook-bench", targets: ["nook-bench"]),
+        .executable(name: "nook-render", targets: ["nook-render"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         // The activity queue: standard library and the toolchain's Swift modules only.
         .target(name: "NookActivities"),
+        // cairo + pango, seen only by NookRender.
+        .systemLibrary(
+            name: "CPangoCairo",
+            pkgConfig: "pangocairo",
+            providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]
+        ),
+        // Frames, the DisplayBackend protocol, the mock display, rotation: pure Swift.
+        .target(name: "NookDisplay", dependencies: ["NookActivities"]),
+        // Theme, icons, card layout, home content, animation, PNG: the only user of cairo/pango.
+        .target(name: "NookRender", dependencies: ["NookActivities", "NookDisplay", "CPangoCairo"]),
+        // Renders one activity to a PNG at a panel size and theme: for people and the README.
+        .executableTarget(name: "nook-render", dependencies: [
+            "NookRender", "NookDisplay", "NookActivities",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         // Manual clock and scriptable engagement for tests; never linked into a product.
         .target(name: "NookTestSupport", dependencies: ["NookActivities"]),
         .executableTarget(name: "nook-demo", dependencies: ["NookActivities"]),
         .executableTarget(name: "nook-bench", dependencies: ["NookActivities", "NookTestSupport"]),
+        .testTarget(name: "NookDisplayTests", dependencies: ["NookDisplay", "NookTestSupport"]),
+        .testTarget(
+            name: "NookRenderTests",
+            dependencies: ["NookRender", "NookDisplay", "NookActivities", "NookTestSupport"],
+            exclude: ["Golden", "fonts.conf"]
+        ),
         .testTarget(
             name: "NookActivitiesTests",
             dependencies: ["NookActivities", "NookTestSupport"]

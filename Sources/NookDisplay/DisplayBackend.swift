@@ -1,0 +1,49 @@
+import NookActivities
+
+/// What a display shows: its size in pixels as the panel scans out, and its refresh rate.
+public struct DisplayMode: Hashable, Sendable, CustomStringConvertible {
+    public var size: PixelSize
+    public var refreshHz: Double
+    /// A human name: the connector (`HDMI-A-1`), the fbdev path, or `mock`.
+    public var name: String
+
+    public init(size: PixelSize, refreshHz: Double, name: String) {
+        self.size = size
+        self.refreshHz = refreshHz
+        self.name = name
+    }
+
+    public var description: String { "\(name) \(size)@\(refreshHz)Hz" }
+}
+
+/// A failure of a display backend, naming the operation and, for system calls, the errno.
+public struct DisplayError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var operation: String
+    public var errno: Int32?
+    public var detail: String
+
+    public init(operation: String, errno: Int32? = nil, detail: String) {
+        self.operation = operation
+        self.errno = errno
+        self.detail = detail
+    }
+
+    public var description: String {
+        if let errno { return "'\(operation)' failed: (\(errno)) \(detail)" }
+        return "\(operation): \(detail)"
+    }
+}
+
+/// One way of putting frames on a panel: DRM/KMS, fbdev, or the mock (D1–D4). The renderer
+/// draws the same frames for all of them; only this protocol differs.
+public protocol DisplayBackend: AnyObject, Sendable {
+    /// The physical mode frames must match (rotation has already been applied to them).
+    var mode: DisplayMode { get }
+    /// Puts `frame` on the glass and returns when it is there (after the flip, on real
+    /// hardware): callers pace animations by awaiting it.
+    func present(_ frame: Frame) async throws(DisplayError)
+    /// Turns the panel's output off (`true`) or on again, for idle blanking.
+    func setBlanked(_ blanked: Bool) async throws(DisplayError)
+    /// Gives the display back to whatever showed it before (restores the saved mode).
+    func restore()
+}

@@ -1,0 +1,80 @@
+/// A full frame of XRGB8888 pixels: one `UInt32` per pixel, `0x00RRGGBB`, row-major with no
+/// padding. This is DRM's `XRGB8888` and cairo's `RGB24` on a little-endian machine, so a
+/// frame is copied to scanout memory row by row with no conversion.
+public struct Frame: Sendable, Equatable {
+    public let width: Int
+    public let height: Int
+    public var pixels: [UInt32]
+
+    public init(width: Int, height: Int, fill: UInt32 = 0) {
+        precondition(width > 0 && height > 0, "a frame needs a positive size, got \(width)x\(height)")
+        self.width = width
+        self.height = height
+        pixels = [UInt32](repeating: fill, count: width * height)
+    }
+
+    public init(width: Int, height: Int, pixels: [UInt32]) {
+        precondition(pixels.count == width * height, "\(pixels.count) pixels do not make a \(width)x\(height) frame")
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
+
+    public subscript(x: Int, y: Int) -> UInt32 {
+        get { pixels[y * width + x] }
+        set { pixels[y * width + x] = newValue }
+    }
+
+    public var size: PixelSize { PixelSize(width: width, height: height) }
+}
+
+/// A width and height in pixels.
+public struct PixelSize: Hashable, Sendable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    /// Parses `WIDTHxHEIGHT`, such as `1280x400`.
+    public init?(parsing text: String) {
+        let parts = text.lowercased().split(separator: "x")
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
+              (1...16384).contains(width), (1...16384).contains(height) else { return nil }
+        self.init(width: width, height: height)
+    }
+
+    public var description: String { "\(width)x\(height)" }
+
+    /// The size after turning by `rotation`.
+    public func rotated(_ rotation: Rotation) -> PixelSize {
+        rotation.swapsAxes ? PixelSize(width: height, height: width) : self
+    }
+}
+
+/// An RGB colour; `pixel` is its XRGB8888 value.
+public struct RGB: Hashable, Sendable, CustomStringConvertible {
+    public var red: UInt8
+    public var green: UInt8
+    public var blue: UInt8
+
+    public init(red: UInt8, green: UInt8, blue: UInt8) {
+        self.red = red
+        self.green = green
+        self.blue = blue
+    }
+
+    public init(hex: UInt32) {
+        self.init(red: UInt8(hex >> 16 & 0xFF), green: UInt8(hex >> 8 & 0xFF), blue: UInt8(hex & 0xFF))
+    }
+
+    public init(pixel: UInt32) { self.init(hex: pixel) }
+
+    public var pixel: UInt32 { UInt32(red) << 16 | UInt32(green) << 8 | UInt32(blue) }
+
+    public var description: String {
+        "#" + [red, green, blue].map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    }
+}

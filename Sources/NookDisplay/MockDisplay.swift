@@ -1,0 +1,84 @@
+import NookActivities
+import Synchronization
+
+/// A headless display (D3): records every presented frame with the time it was shown, paces
+/// presents to its refresh rate on the injected clock, and hands each frame to an optional
+/// sink (the daemon writes them as PNG files). Deterministic on a manual clock.
+public final class MockDisplay: DisplayBackend {
+    public struct RecordedFrame: Sendable {
+        /// 0 for the first frame ever presented.
+        public var index: Int
+        public var at: NookInstant
+        public var frame: Frame
+    }
+
+    private struct State {
+        var recorded: [RecordedFrame] = []
+        var presentedCount = 0
+        var nextVBlank: NookInstant?
+        var blanked = false
+        var restored = false
+    }
+
+    public let mode: DisplayMode
+    private let clock: any NookClock
+    private let keepFrames: Int
+    private let sink: (@Sendable (RecordedFrame) -> Void)?
+    private let state = Mutex(State())
+
+    /// - Parameters:
+    ///   - keepFrames: how many of the latest frames stay in memory (every one, by default;
+    ///     the daemon keeps a few so a long run stays bounded).
+    ///   - sink: called with each frame as it is presented.
+    public init(size: PixelSize, refreshHz: Double = 60, clock: any NookClock,
+                keepFrames: Int = .max, sink: (@Sendable (RecordedFrame) -> Void)? = nil) {
+        precondition(refreshHz > 0, "refreshHz must be positive")
+        mode = DisplayMode(size: size, refreshHz: refreshHz, name: "mock")
+        self.clock = clock
+        self.keepFrames = max(1, keepFrames)
+        self.sink = sink
+    }
+
+    /// The frames still held, oldest first.
+    public var frames: [RecordedFrame] { state.withLock { $0.recorded } }
+    /// How many frames were ever presented.
+    public var frameCount: Int { state.withLock { $0.presentedCount } }
+    public var lastFrame: RecordedFrame? { state.withLock { $0.recorded.last } }
+    public var isBlanked: Bool { state.withLock { $0.blanked } }
+    public var wasRestored: Bool { state.withLock { $0.restored } }
+
+    public func present(_ frame: Frame) async throws(DisplayError) {
+        guard frame.size == mode.size else {
+            throw DisplayError(operation: "present", detail: "frame is \(frame.size) but the mock display is \(mode.size)")
+        }
+        // Wait for the next vertical blank, as a page flip would.
+        let period = Duration.nookSeconds(1 / mode.refreshHz) ?? .milliseconds(16)
+        let flipAt = state.withLock { state -> NookInstant in
+            let now = clock.now
+            let slot = max(now, state.nextVBlank ?? now)
+            state.nextVBlank = slot + period
+            return slot
+        }
+        do {
+            try await clock.sleep(until: flipAt)
+        } catch {
+            throw DisplayError(operation: "present", detail: "cancelled while waiting for the vertical blank")
+        }
+        let record = state.withLock { state -> RecordedFrame in
+            let record = RecordedFrame(index: state.presentedCount, at: clock.now, frame: frame)
+            state.presentedCount += 1
+            state.recorded.append(record)
+            if state.recorded.count > keepFrames { state.recorded.removeFirst(state.recorded.count - keepFrames) }
+            return record
+        }
+        sink?(record)
+    }
+
+    public func setBlanked(_ blanked: Bool) async throws(DisplayError) {
+        state.withLock { $0.blanked = blanked }
+    }
+
+    public func restore() {
+        state.withLock { $0.restored = true }
+    }
+}

@@ -1,0 +1,169 @@
+internal import CPangoCairo
+import NookDisplay
+
+/// A cairo context drawing straight into a ``Frame``'s pixels (cairo `RGB24` is XRGB8888).
+///
+/// Owns its cairo surface and context and releases both on every exit path; no cairo or pango
+/// type leaves this module.
+final class Canvas {
+    let width: Int
+    let height: Int
+    let context: OpaquePointer
+    private let surface: OpaquePointer
+
+    /// Draws into `frame` for the duration of `body`.
+    static func draw<Result>(into frame: inout Frame, _ body: (Canvas) throws -> Result) rethrows -> Result {
+        let (width, height) = (frame.width, frame.height)
+        return try frame.pixels.withUnsafeMutableBytes { bytes in
+            let canvas = Canvas(bytes: bytes, width: width, height: height)
+            defer { canvas.finish() }
+            return try body(canvas)
+        }
+    }
+
+    private init(bytes: UnsafeMutableRawBufferPointer, width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        let data = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        surface = cairo_image_surface_create_for_data(data, CAIRO_FORMAT_RGB24, Int32(width), Int32(height), Int32(width * 4))
+        context = cairo_create(surface)
+        cairo_set_antialias(context, CAIRO_ANTIALIAS_GOOD)
+    }
+
+    /// Flushes drawing to the pixels; the frame's storage must not be used by cairo afterwards.
+    private func finish() {
+        cairo_destroy(context)
+        cairo_surface_flush(surface)
+        cairo_surface_finish(surface)
+        cairo_surface_destroy(surface)
+    }
+
+    // MARK: Shapes
+
+    func setColor(_ color: RGB, alpha: Double = 1) {
+        cairo_set_source_rgba(context, Double(color.red) / 255, Double(color.green) / 255, Double(color.blue) / 255, alpha)
+    }
+
+    func fillAll(_ color: RGB) {
+        setColor(color)
+        cairo_paint(context)
+    }
+
+    func fillRoundedRect(_ rect: Rect, radius: Double, color: RGB, alpha: Double = 1) {
+        let r = max(0, min(radius, min(rect.width, rect.height) / 2))
+        cairo_new_sub_path(context)
+        cairo_arc(context, rect.maxX - r, rect.y + r, r, -Double.pi / 2, 0)
+        cairo_arc(context, rect.maxX - r, rect.maxY - r, r, 0, Double.pi / 2)
+        cairo_arc(context, rect.x + r, rect.maxY - r, r, Double.pi / 2, Double.pi)
+        cairo_arc(context, rect.x + r, rect.y + r, r, Double.pi, 3 * Double.pi / 2)
+        cairo_close_path(context)
+        setColor(color, alpha: alpha)
+        cairo_fill(context)
+    }
+
+    func fillCircle(centerX: Double, centerY: Double, radius: Double, color: RGB) {
+        cairo_new_sub_path(context)
+        cairo_arc(context, centerX, centerY, radius, 0, 2 * Double.pi)
+        setColor(color)
+        cairo_fill(context)
+    }
+
+    // MARK: Text
+
+    /// Lays out `text` in one font, `maxWidth` wide, at most `maxLines` lines, ellipsised at
+    /// the end when it does not fit.
+    func layoutText(_ text: String, family: String, weight: FontWeight, pixelSize: Double,
+                    maxWidth: Double, maxLines: Int) -> TextLayout {
+        TextLayout(canvas: self, text: text, family: family, weight: weight, pixelSize: pixelSize,
+                   maxWidth: maxWidth, maxLines: maxLines)
+    }
+
+    // MARK: Images
+
+    /// Paints a PNG file scaled to fit `rect`; throws naming the file if cairo cannot read it.
+    func paintPNG(path: String, in rect: Rect) throws(RenderError) {
+        let image = cairo_image_surface_create_from_png(path)
+        defer { cairo_surface_destroy(image) }
+        let status = cairo_surface_status(image)
+        guard status == CAIRO_STATUS_SUCCESS else {
+            throw RenderError(operation: "cairo_image_surface_create_from_png", detail: "\(path): \(String(cString: cairo_status_to_string(status)))")
+        }
+        let imageWidth = Double(cairo_image_surface_get_width(image))
+        let imageHeight = Double(cairo_image_surface_get_height(image))
+        let scale = min(rect.width / imageWidth, rect.height / imageHeight)
+        cairo_save(context)
+        cairo_translate(context, rect.x + (rect.width - imageWidth * scale) / 2, rect.y + (rect.height - imageHeight * scale) / 2)
+        cairo_scale(context, scale, scale)
+        cairo_set_source_surface(context, image, 0, 0)
+        cairo_pattern_set_filter(cairo_get_source(context), CAIRO_FILTER_GOOD)
+        cairo_paint(context)
+        cairo_restore(context)
+    }
+}
+
+enum FontWeight {
+    case regular, bold
+}
+
+/// A pango layout of one piece of text, measured before it is drawn.
+final class TextLayout {
+    private let canvas: Canvas
+    private let layout: OpaquePointer
+
+    fileprivate init(canvas: Canvas, text: String, family: String, weight: FontWeight, pixelSize: Double,
+                     maxWidth: Double, maxLines: Int) {
+        self.canvas = canvas
+        layout = pango_cairo_create_layout(canvas.context)
+        let font = pango_font_description_new()
+        pango_font_description_set_family(font, family)
+        pango_font_description_set_weight(font, weight == .bold ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL)
+        pango_font_description_set_absolute_size(font, pixelSize * Double(PANGO_SCALE))
+        pango_layout_set_font_description(layout, font)
+        pango_font_description_free(font)
+        pango_layout_set_width(layout, Int32(max(1, maxWidth) * Double(PANGO_SCALE)))
+        pango_layout_set_height(layout, Int32(-max(1, maxLines)))
+        pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
+        pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END)
+        pango_layout_set_single_paragraph_mode(layout, maxLines == 1 ? 1 : 0)
+        pango_layout_set_text(layout, text, -1)
+    }
+
+    deinit { g_object_unref(UnsafeMutableRawPointer(layout)) }
+
+    /// The ink-independent logical size in pixels.
+    var size: (width: Double, height: Double) {
+        var width: Int32 = 0, height: Int32 = 0
+        pango_layout_get_pixel_size(layout, &width, &height)
+        return (Double(width), Double(height))
+    }
+
+    var isEllipsized: Bool { pango_layout_is_ellipsized(layout) != 0 }
+
+    /// Characters no installed font could draw (they would show as boxes).
+    var unknownGlyphs: Int { Int(pango_layout_get_unknown_glyphs_count(layout)) }
+
+    func draw(x: Double, y: Double, color: RGB) {
+        canvas.setColor(color)
+        cairo_move_to(canvas.context, x, y)
+        pango_cairo_show_layout(canvas.context, layout)
+    }
+}
+
+/// A rectangle in logical pixels.
+struct Rect: Hashable {
+    var x: Double
+    var y: Double
+    var width: Double
+    var height: Double
+    var maxX: Double { x + width }
+    var maxY: Double { y + height }
+    var midY: Double { y + height / 2 }
+    var midX: Double { x + width / 2 }
+}
+
+/// A drawing or image failure, naming the cairo/pango call.
+public struct RenderError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var operation: String
+    public var detail: String
+    public var description: String { "'\(operation)' failed: \(detail)" }
+}

@@ -1,0 +1,42 @@
+internal import CPangoCairo
+import NookDisplay
+
+/// PNG files of frames, through cairo's encoder (zlib-compressed, 8-bit RGB).
+public enum PNG {
+    /// Writes `frame` to `path`; throws naming the path and cairo's reason.
+    public static func write(_ frame: Frame, to path: String) throws(RenderError) {
+        var copy = frame
+        let status = copy.pixels.withUnsafeMutableBytes { bytes -> cairo_status_t in
+            let surface = cairo_image_surface_create_for_data(
+                bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24,
+                Int32(frame.width), Int32(frame.height), Int32(frame.width * 4))
+            defer { cairo_surface_destroy(surface) }
+            return cairo_surface_write_to_png(surface, path)
+        }
+        guard status == CAIRO_STATUS_SUCCESS else {
+            throw RenderError(operation: "cairo_surface_write_to_png", detail: "\(path): \(String(cString: cairo_status_to_string(status)))")
+        }
+    }
+
+    /// Reads a PNG file into a frame, flattening any alpha onto black.
+    public static func read(from path: String) throws(RenderError) -> Frame {
+        let image = cairo_image_surface_create_from_png(path)
+        defer { cairo_surface_destroy(image) }
+        let status = cairo_surface_status(image)
+        guard status == CAIRO_STATUS_SUCCESS else {
+            throw RenderError(operation: "cairo_image_surface_create_from_png", detail: "\(path): \(String(cString: cairo_status_to_string(status)))")
+        }
+        let width = Int(cairo_image_surface_get_width(image))
+        let height = Int(cairo_image_surface_get_height(image))
+        var frame = Frame(width: width, height: height)
+        Canvas.draw(into: &frame) { canvas in canvas.paintSurface(image) }
+        return frame
+    }
+}
+
+extension Canvas {
+    fileprivate func paintSurface(_ surface: OpaquePointer?) {
+        cairo_set_source_surface(context, surface, 0, 0)
+        cairo_paint(context)
+    }
+}
