@@ -19,12 +19,15 @@ public struct NookActivityEvent: Hashable, Sendable, CustomStringConvertible {
     public let at: NookInstant
     /// The module whose queue emitted the event.
     public let module: NookModuleID?
+    /// The activity itself, so a renderer or a `watch` client needs no lookup.
+    public let activity: NookActivity
 
-    public init(id: NookActivityID, kind: Kind, at: NookInstant, module: NookModuleID?) {
-        self.id = id
+    public init(activity: NookActivity, kind: Kind, at: NookInstant, module: NookModuleID?) {
+        self.id = activity.id
         self.kind = kind
         self.at = at
         self.module = module
+        self.activity = activity
     }
 
     /// True for the last event an activity will ever get.

@@ -147,10 +147,10 @@ public actor NookActivityQueue {
         do {
             try activity.validate()
         } catch {
-            return reject(activity.id, .invalid(error))
+            return reject(activity, .invalid(error))
         }
         if pendingActivities.contains(activity.id) || onScreen?.entry.activity.id == activity.id {
-            return reject(activity.id, .invalid(NookActivityValidationError(
+            return reject(activity, .invalid(NookActivityValidationError(
                 field: "id", problem: "activity \(activity.id) is already queued or on screen")))
         }
         expireDue()
@@ -158,16 +158,15 @@ public actor NookActivityQueue {
         if peer == nil, pendingActivities.count >= configuration.capacity {
             guard let victim = pendingActivities.evictionCandidate(),
                   activity.priority > victim.activity.priority
-            else { return reject(activity.id, .queueFull) }
+            else { return reject(activity, .queueFull) }
             pendingActivities.remove(victim.activity.id)
-            emit(victim.activity.id, .rejected(.queueFull))
+            emit(victim.activity, .rejected(.queueFull))
         }
-        if let peer {
-            pendingActivities.remove(peer)
-            emit(peer, .rejected(.coalesced))
+        if let peer, let removed = pendingActivities.remove(peer) {
+            emit(removed.activity, .rejected(.coalesced))
         }
         pendingActivities.insert(activity, enqueuedAt: clock.now)
-        emit(activity.id, .enqueued)
+        emit(activity, .enqueued)
         startDrainIfNeeded()
         return .accepted(activity.id)
     }
@@ -176,8 +175,8 @@ public actor NookActivityQueue {
     /// (animate out, release the claim) (Q5). False if no such activity is pending or shown.
     @discardableResult
     public func cancel(_ id: NookActivityID) -> Bool {
-        if pendingActivities.remove(id) != nil {
-            emit(id, .rejected(.cancelled))
+        if let removed = pendingActivities.remove(id) {
+            emit(removed.activity, .rejected(.cancelled))
             return true
         }
         return requestEnd(of: id, .end(.cancelled))
@@ -188,9 +187,8 @@ public actor NookActivityQueue {
     @discardableResult
     public func cancelAll(coalescingKey key: String) -> Int {
         var removed = 0
-        while let id = pendingActivities.id(forKey: key) {
-            pendingActivities.remove(id)
-            emit(id, .rejected(.cancelled))
+        while let id = pendingActivities.id(forKey: key), let entry = pendingActivities.remove(id) {
+            emit(entry.activity, .rejected(.cancelled))
             removed += 1
         }
         return removed
@@ -199,8 +197,8 @@ public actor NookActivityQueue {
     /// Dismisses an activity (Q14): the one on screen ends now; a pending one is skipped.
     @discardableResult
     public func dismiss(_ id: NookActivityID) -> Bool {
-        if pendingActivities.remove(id) != nil {
-            emit(id, .rejected(.dismissed))
+        if let removed = pendingActivities.remove(id) {
+            emit(removed.activity, .rejected(.dismissed))
             return true
         }
         return requestEnd(of: id, .end(.dismissed))
@@ -311,7 +309,7 @@ public actor NookActivityQueue {
         // so a late wake-up does not stretch the presentation.
         let start = clock.now
         onScreen = OnScreen(entry: entry, grant: grant, surface: surface, phase: .animateIn, since: start)
-        emit(activity.id, .animateIn)
+        emit(activity, .animateIn)
         let presentedAt = start + activity.transition
         while onScreen?.endRequest == nil, clock.now < presentedAt {
             await wait(until: presentedAt, purpose: .presentation)
@@ -322,7 +320,7 @@ public actor NookActivityQueue {
         if onScreen?.endRequest == nil {
             onScreen?.phase = .presented
             onScreen?.since = clock.now
-            emit(activity.id, .presented)
+            emit(activity, .presented)
             let dwellEnd: NookInstant?
             switch activity.presentation {
             case .timed: dwellEnd = presentedAt + activity.dwell
@@ -340,7 +338,7 @@ public actor NookActivityQueue {
 
         onScreen?.phase = .animateOut
         onScreen?.since = clock.now
-        emit(activity.id, .animateOut)
+        emit(activity, .animateOut)
         let hiddenAt = endAt + activity.transition
         while clock.now < hiddenAt {
             await wait(until: hiddenAt, purpose: .animateOut)
@@ -351,7 +349,7 @@ public actor NookActivityQueue {
 
         switch ending {
         case .end(let reason):
-            emit(activity.id, .hidden(reason))
+            emit(activity, .hidden(reason))
         case .interrupt:
             putBack(entry)
         }
@@ -364,13 +362,12 @@ public actor NookActivityQueue {
     /// Returns an interrupted activity to the head of its class, unless a newer activity with
     /// its coalescing key arrived meanwhile, which then supersedes it.
     private func putBack(_ entry: PendingActivities.Entry) {
-        let id = entry.activity.id
         if let key = entry.activity.coalescingKey, pendingActivities.id(forKey: key) != nil {
-            emit(id, .rejected(.coalesced))
+            emit(entry.activity, .rejected(.coalesced))
             return
         }
         pendingActivities.insert(entry.activity, enqueuedAt: entry.enqueuedAt, expiresAt: entry.expiresAt, atFront: true)
-        emit(id, .requeued)
+        emit(entry.activity, .requeued)
     }
 
     private func requestEnd(of id: NookActivityID, _ request: EndRequest) -> Bool {
@@ -427,18 +424,18 @@ public actor NookActivityQueue {
 
     // MARK: Events and expiry
 
-    private func emit(_ id: NookActivityID, _ kind: NookActivityEvent.Kind) {
-        hub.emit(NookActivityEvent(id: id, kind: kind, at: clock.now, module: boundModule))
+    private func emit(_ activity: NookActivity, _ kind: NookActivityEvent.Kind) {
+        hub.emit(NookActivityEvent(activity: activity, kind: kind, at: clock.now, module: boundModule))
     }
 
-    private func reject(_ id: NookActivityID, _ reason: NookRejectionReason) -> NookEnqueueResult {
-        emit(id, .rejected(reason))
-        return .rejected(id, reason)
+    private func reject(_ activity: NookActivity, _ reason: NookRejectionReason) -> NookEnqueueResult {
+        emit(activity, .rejected(reason))
+        return .rejected(activity.id, reason)
     }
 
     private func expireDue() {
         for entry in pendingActivities.removeExpired(asOf: clock.now) {
-            emit(entry.activity.id, .rejected(.expired))
+            emit(entry.activity, .rejected(.expired))
         }
     }
 }

@@ -1,12 +1,13 @@
-/// A full frame of XRGB8888 pixels: one `UInt32` per pixel, `0x00RRGGBB`, row-major with no
+/// A full frame of XRGB8888 pixels: one `UInt32` per pixel, `0xFFRRGGBB`, row-major with no
 /// padding. This is DRM's `XRGB8888` and cairo's `RGB24` on a little-endian machine, so a
-/// frame is copied to scanout memory row by row with no conversion.
+/// frame is copied to scanout memory row by row with no conversion. Scanout ignores the X byte;
+/// it is always `0xFF` because that is what cairo writes, so equal colours are equal words.
 public struct Frame: Sendable, Equatable {
     public let width: Int
     public let height: Int
     public var pixels: [UInt32]
 
-    public init(width: Int, height: Int, fill: UInt32 = 0) {
+    public init(width: Int, height: Int, fill: UInt32 = 0xFF00_0000) {
         precondition(width > 0 && height > 0, "a frame needs a positive size, got \(width)x\(height)")
         self.width = width
         self.height = height
@@ -72,7 +73,8 @@ public struct RGB: Hashable, Sendable, CustomStringConvertible {
 
     public init(pixel: UInt32) { self.init(hex: pixel) }
 
-    public var pixel: UInt32 { UInt32(red) << 16 | UInt32(green) << 8 | UInt32(blue) }
+    /// The XRGB8888 word: `0xFFRRGGBB`.
+    public var pixel: UInt32 { 0xFF00_0000 | UInt32(red) << 16 | UInt32(green) << 8 | UInt32(blue) }
 
     public var description: String {
         "#" + [red, green, blue].map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()

@@ -43,7 +43,8 @@ extension Frame {
             output.pixels.withUnsafeMutableBufferPointer { target in
                 switch rotation {
                 case .none:
-                    _ = target.initialize(from: source)
+                    UnsafeMutableRawPointer(target.baseAddress!).copyMemory(
+                        from: source.baseAddress!, byteCount: source.count * MemoryLayout<UInt32>.stride)
                 case .half:
                     let count = width * height
                     for index in 0..<count { target[count - 1 - index] = source[index] }

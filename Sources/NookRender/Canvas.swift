@@ -137,6 +137,14 @@ final class TextLayout {
         return (Double(width), Double(height))
     }
 
+    /// Where the text starts within its width: 0 for left-to-right, more for right-to-left
+    /// paragraphs, which pango aligns to the right.
+    var offsetX: Double {
+        var ink = PangoRectangle(), logical = PangoRectangle()
+        pango_layout_get_pixel_extents(layout, &ink, &logical)
+        return Double(logical.x)
+    }
+
     var isEllipsized: Bool { pango_layout_is_ellipsized(layout) != 0 }
 
     /// Characters no installed font could draw (they would show as boxes).

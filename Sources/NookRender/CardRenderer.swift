@@ -73,7 +73,7 @@ public struct CardRenderer: Sendable {
         let padding = 0.13 * card.height
         let disc = 0.46 * card.height
         let icon = Rect(x: card.x + padding, y: card.midY - disc / 2, width: disc, height: disc)
-        drawIcon(activity, in: icon, on: canvas, warnings: &warnings)
+        let iconUnknown = drawIcon(activity, in: icon, on: canvas, warnings: &warnings)
 
         let textX = icon.maxX + 0.8 * padding
         let textWidth = card.maxX - padding - textX
@@ -85,7 +85,8 @@ public struct CardRenderer: Sendable {
         }
         return stackText(title: title, subtitle: subtitle, progress: activity.progress, tint: theme.color(for: activity.tint),
                          x: textX, width: textWidth, centeredIn: card, gap: 0.035 * height,
-                         barHeight: max(3, 0.035 * height), on: canvas, arrangement: .wide, card: card, icon: icon)
+                         barHeight: max(3, 0.035 * height), on: canvas, arrangement: .wide, card: card, icon: icon,
+                         iconUnknownGlyphs: iconUnknown)
     }
 
     private func drawStacked(_ activity: NookActivity, on canvas: Canvas, warnings: inout [String]) -> CardLayout {
@@ -97,7 +98,7 @@ public struct CardRenderer: Sendable {
         let padding = 0.09 * unit
         let disc = 0.27 * unit
         let icon = Rect(x: card.x + padding, y: card.y + padding, width: disc, height: disc)
-        drawIcon(activity, in: icon, on: canvas, warnings: &warnings)
+        let iconUnknown = drawIcon(activity, in: icon, on: canvas, warnings: &warnings)
 
         // Title beside the icon; subtitle and progress under both.
         let titleX = icon.maxX + 0.6 * padding
@@ -105,21 +106,21 @@ public struct CardRenderer: Sendable {
         let title = canvas.layoutText(activity.title, family: theme.fontFamily, weight: .bold,
                                       pixelSize: 0.13 * unit * theme.titleScale, maxWidth: titleWidth, maxLines: 2)
         let titleSize = title.size
-        let titleRect = Rect(x: titleX, y: icon.midY - titleSize.height / 2, width: titleSize.width, height: titleSize.height)
-        title.draw(x: titleRect.x, y: titleRect.y, color: theme.primaryText)
+        let titleRect = Rect(x: titleX + title.offsetX, y: icon.midY - titleSize.height / 2, width: titleSize.width, height: titleSize.height)
+        title.draw(x: titleX, y: titleRect.y, color: theme.primaryText)
 
         let textX = card.x + padding
         let textWidth = card.width - 2 * padding
         var y = max(icon.maxY, titleRect.maxY) + 0.06 * unit
         var subtitleRect: Rect?
         var subtitleEllipsized = false
-        var unknown = title.unknownGlyphs
+        var unknown = title.unknownGlyphs + iconUnknown
         if let text = activity.subtitle {
             let subtitle = canvas.layoutText(text, family: theme.fontFamily, weight: .regular,
                                              pixelSize: 0.1 * unit * theme.subtitleScale, maxWidth: textWidth, maxLines: 2)
             let size = subtitle.size
-            let rect = Rect(x: textX, y: y, width: size.width, height: size.height)
-            subtitle.draw(x: rect.x, y: rect.y, color: theme.secondaryText)
+            let rect = Rect(x: textX + subtitle.offsetX, y: y, width: size.width, height: size.height)
+            subtitle.draw(x: textX, y: rect.y, color: theme.secondaryText)
             subtitleRect = rect
             subtitleEllipsized = subtitle.isEllipsized
             unknown += subtitle.unknownGlyphs
@@ -140,7 +141,8 @@ public struct CardRenderer: Sendable {
     /// Title, subtitle and progress bar as one block, vertically centred in `card`.
     private func stackText(title: TextLayout, subtitle: TextLayout?, progress: Double?, tint: RGB,
                            x: Double, width: Double, centeredIn card: Rect, gap: Double, barHeight: Double,
-                           on canvas: Canvas, arrangement: CardLayout.Arrangement, card cardRect: Rect, icon: Rect) -> CardLayout {
+                           on canvas: Canvas, arrangement: CardLayout.Arrangement, card cardRect: Rect, icon: Rect,
+                           iconUnknownGlyphs: Int) -> CardLayout {
         let titleSize = title.size
         let subtitleSize = subtitle?.size
         var blockHeight = titleSize.height
@@ -148,13 +150,13 @@ public struct CardRenderer: Sendable {
         if progress != nil { blockHeight += gap + barHeight }
         var y = card.midY - blockHeight / 2
 
-        let titleRect = Rect(x: x, y: y, width: titleSize.width, height: titleSize.height)
+        let titleRect = Rect(x: x + title.offsetX, y: y, width: titleSize.width, height: titleSize.height)
         title.draw(x: x, y: y, color: theme.primaryText)
         y = titleRect.maxY
         var subtitleRect: Rect?
         if let subtitle, let subtitleSize {
             y += 0.2 * gap
-            subtitleRect = Rect(x: x, y: y, width: subtitleSize.width, height: subtitleSize.height)
+            subtitleRect = Rect(x: x + subtitle.offsetX, y: y, width: subtitleSize.width, height: subtitleSize.height)
             subtitle.draw(x: x, y: y, color: theme.secondaryText)
             y += subtitleSize.height
         }
@@ -168,7 +170,7 @@ public struct CardRenderer: Sendable {
         return CardLayout(arrangement: arrangement, card: .init(cardRect), icon: .init(icon), title: .init(titleRect),
                           subtitle: subtitleRect.map(CardLayout.Box.init), progress: progressRect.map(CardLayout.Box.init),
                           titleEllipsized: title.isEllipsized, subtitleEllipsized: subtitle?.isEllipsized ?? false,
-                          unknownGlyphs: title.unknownGlyphs + (subtitle?.unknownGlyphs ?? 0))
+                          unknownGlyphs: title.unknownGlyphs + (subtitle?.unknownGlyphs ?? 0) + iconUnknownGlyphs)
     }
 
     // MARK: Parts
@@ -178,7 +180,9 @@ public struct CardRenderer: Sendable {
     }
 
     /// The tint disc with the icon on it, in the colour that contrasts with the tint.
-    private func drawIcon(_ activity: NookActivity, in rect: Rect, on canvas: Canvas, warnings: inout [String]) {
+    /// Returns how many icon characters no font could draw (zero for every catalogued name).
+    @discardableResult
+    private func drawIcon(_ activity: NookActivity, in rect: Rect, on canvas: Canvas, warnings: inout [String]) -> Int {
         let tint = theme.color(for: activity.tint)
         canvas.fillCircle(centerX: rect.midX, centerY: rect.midY, radius: rect.width / 2, color: tint)
         var glyph = IconCatalog.generic
@@ -194,7 +198,7 @@ public struct CardRenderer: Sendable {
             do {
                 try canvas.paintPNG(path: path, in: Rect(x: rect.x + inset, y: rect.y + inset,
                                                          width: rect.width - 2 * inset, height: rect.height - 2 * inset))
-                return
+                return 0
             } catch {
                 warnings.append("icon \(error); drawing the generic glyph")
             }
@@ -203,6 +207,7 @@ public struct CardRenderer: Sendable {
                                        pixelSize: rect.width * 0.5, maxWidth: rect.width, maxLines: 1)
         let size = layout.size
         layout.draw(x: rect.midX - size.width / 2, y: rect.midY - size.height / 2, color: Theme.contrastingText(on: tint))
+        return layout.unknownGlyphs
     }
 
     private func drawProgress(_ progress: Double, in rect: Rect, tint: RGB, on canvas: Canvas) {

@@ -1,0 +1,188 @@
+import NookActivities
+import NookDisplay
+
+/// Turns the queue's lifecycle (Q13) into frames on a display: home content when idle (R4), a
+/// card rendered once per activity, slide transitions paced by the display's presents (R5),
+/// and rotation to the panel (R6). One screen per display; any number of queues may feed it.
+public actor NookScreen {
+    public struct Settings: Hashable, Sendable {
+        public var theme: Theme
+        /// Clockwise turn from the drawn frame to the panel (configured rotation combined with
+        /// the connector's panel orientation).
+        public var rotation: Rotation
+        public var home: HomeContent
+
+        public init(theme: Theme = .dark, rotation: Rotation = .none, home: HomeContent = .clock) {
+            self.theme = theme
+            self.rotation = rotation
+            self.home = home
+        }
+    }
+
+    private let display: any DisplayBackend
+    private let clock: any NookClock
+    private let localTime: @Sendable () -> LocalTime
+    private let onWarning: @Sendable (String) -> Void
+    private var settings: Settings
+    private var logicalSize: PixelSize
+    private var homeFrame: Frame
+    private var homeTime: LocalTime
+    private var card: (id: NookActivityID, activity: NookActivity, frame: Frame)?
+    /// The activity whose card is (at least partly) on the glass.
+    private var showing: NookActivityID?
+    private var composed: Frame
+    private var rotated: Frame
+    public private(set) var lastError: DisplayError?
+    public private(set) var presentedFrames = 0
+
+    public init(display: any DisplayBackend, clock: any NookClock, settings: Settings = Settings(),
+                localTime: @escaping @Sendable () -> LocalTime = LocalTime.now,
+                onWarning: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.display = display
+        self.clock = clock
+        self.localTime = localTime
+        self.onWarning = onWarning
+        self.settings = settings
+        logicalSize = display.mode.size.rotated(settings.rotation.inverse)
+        homeTime = localTime()
+        homeFrame = HomeRenderer(theme: settings.theme).render(settings.home, size: logicalSize, time: homeTime)
+        composed = Frame(width: logicalSize.width, height: logicalSize.height)
+        rotated = Frame(width: display.mode.size.width, height: display.mode.size.height)
+    }
+
+    public var currentSettings: Settings { settings }
+
+    /// Shows the home content (the first frame after start-up).
+    public func showHome() async {
+        showing = nil
+        composed = homeFrame
+        await presentComposed()
+    }
+
+    /// Consumes lifecycle events until the stream ends.
+    public func run(_ events: AsyncStream<NookActivityEvent>) async {
+        for await event in events { await handle(event) }
+    }
+
+    public func handle(_ event: NookActivityEvent) async {
+        switch event.kind {
+        case .animateIn:
+            let frame = cardFrame(for: event.activity)
+            showing = event.id
+            await slide(card: frame, from: 0, to: 1, over: event.activity.transition)
+        case .presented:
+            if showing == event.id, let card, card.id == event.id {
+                composed = card.frame
+                await presentComposed()
+            }
+        case .animateOut:
+            guard showing == event.id, let card, card.id == event.id else { return }
+            await slide(card: card.frame, from: 1, to: 0, over: event.activity.transition)
+        case .hidden, .requeued:
+            guard showing == event.id else { return }
+            showing = nil
+            card = nil
+            composed = homeFrame
+            await presentComposed()
+        case .enqueued, .rejected:
+            break
+        }
+    }
+
+    /// Changes the home content; shown at once if nothing else is on the glass.
+    public func setHome(_ content: HomeContent) async {
+        settings.home = content
+        await refreshHome(force: true)
+    }
+
+    /// Changes theme and rotation (a config reload). The card on screen is redrawn too.
+    public func apply(_ newSettings: Settings) async {
+        let oldRotation = settings.rotation
+        settings = newSettings
+        if newSettings.rotation != oldRotation {
+            logicalSize = display.mode.size.rotated(newSettings.rotation.inverse)
+            composed = Frame(width: logicalSize.width, height: logicalSize.height)
+        }
+        if let current = card {
+            card = nil
+            let frame = cardFrame(for: current.activity)
+            if showing == current.id { composed = frame }
+        }
+        homeTime = localTime()
+        homeFrame = HomeRenderer(theme: settings.theme).render(settings.home, size: logicalSize, time: homeTime)
+        if showing == nil { composed = homeFrame }
+        await presentComposed()
+    }
+
+    /// Redraws the clock if the minute changed (or always, with `force`); returns how long to
+    /// wait before the next minute starts, so an idle daemon wakes once a minute, not once a frame.
+    @discardableResult
+    public func refreshHome(force: Bool = false) async -> Duration {
+        let now = localTime()
+        if force || (settings.home == .clock && (now.minute != homeTime.minute || now.hour != homeTime.hour)) {
+            homeTime = now
+            homeFrame = HomeRenderer(theme: settings.theme).render(settings.home, size: logicalSize, time: now)
+            if showing == nil {
+                composed = homeFrame
+                await presentComposed()
+            }
+        }
+        return .seconds(60 - min(59, now.second))
+    }
+
+    /// Keeps the home clock current until the task is cancelled.
+    public func runClock() async {
+        while !Task.isCancelled {
+            let wait = await refreshHome()
+            do { try await clock.sleep(until: clock.now + wait) } catch { return }
+        }
+    }
+
+    /// The frame on the glass, as the panel scans it out (for snapshots).
+    public var lastPresentedFrame: Frame? {
+        guard presentedFrames > 0 else { return nil }
+        return settings.rotation == .none ? composed : rotated
+    }
+
+    // MARK: Frames
+
+    private func cardFrame(for activity: NookActivity) -> Frame {
+        if let card, card.id == activity.id, card.activity == activity { return card.frame }
+        let rendered = CardRenderer(theme: settings.theme).render(activity, size: logicalSize)
+        for warning in rendered.warnings { onWarning(warning) }
+        card = (activity.id, activity, rendered.frame)
+        return rendered.frame
+    }
+
+    /// Presents slide frames from `start` to `end` progress, one per display refresh, reading
+    /// progress off the clock so a slow frame is skipped over rather than stretching the move.
+    private func slide(card: Frame, from start: Double, to end: Double, over duration: Duration) async {
+        let began = clock.now
+        while true {
+            let elapsed = clock.now - began
+            let fraction = duration > .zero ? min(1, elapsed.nookSeconds / duration.nookSeconds) : 1
+            SlideTransition.compose(card: card, under: homeFrame, progress: start + (end - start) * fraction, into: &composed)
+            guard await presentComposed() else { return }
+            if fraction >= 1 { return }
+        }
+    }
+
+    @discardableResult
+    private func presentComposed() async -> Bool {
+        do {
+            if settings.rotation == .none {
+                try await display.present(composed)
+            } else {
+                composed.rotate(settings.rotation, into: &rotated)
+                try await display.present(rotated)
+            }
+            presentedFrames += 1
+            lastError = nil
+            return true
+        } catch {
+            if lastError != error { onWarning("display: \(error)") }
+            lastError = error
+            return false
+        }
+    }
+}
