@@ -156,11 +156,16 @@ public actor NookScreen {
 
     /// Presents slide frames from `start` to `end` progress, one per display refresh, reading
     /// progress off the clock so a slow frame is skipped over rather than stretching the move.
+    /// Progress also advances by at least one refresh period per frame, so a display whose
+    /// presents take no time (fbdev without vsync) still finishes in the expected frame count.
     private func slide(card: Frame, from start: Double, to end: Double, over duration: Duration) async {
         let began = clock.now
+        let expectedFrames = max(1, (duration.nookSeconds * display.mode.refreshHz).rounded(.up))
+        var frame = 0.0
         while true {
-            let elapsed = clock.now - began
-            let fraction = duration > .zero ? min(1, elapsed.nookSeconds / duration.nookSeconds) : 1
+            frame += 1
+            let elapsed = (clock.now - began).nookSeconds
+            let fraction = duration > .zero ? min(1, max(elapsed / duration.nookSeconds, frame / expectedFrames)) : 1
             SlideTransition.compose(card: card, under: homeFrame, progress: start + (end - start) * fraction, into: &composed)
             guard await presentComposed() else { return }
             if fraction >= 1 { return }

@@ -1,0 +1,87 @@
+import NookActivities
+import NookDisplay
+import NookTestSupport
+import Synchronization
+import Testing
+
+@Suite("D3 mock display, R6 rotation")
+struct DisplayTests {
+    /// A frame whose every pixel names its own coordinates.
+    func numbered(width: Int, height: Int) -> Frame {
+        Frame(width: width, height: height, pixels: (0..<width * height).map { UInt32($0) })
+    }
+
+    @Test(arguments: [(37, 21), (1280, 400), (17, 16), (1, 5)])
+    func r6_quarterTurnsMovePixelsClockwiseAndFourMakeAWhole(width: Int, height: Int) {
+        let frame = numbered(width: width, height: height)
+        let quarter = frame.rotated(.quarter)
+        #expect(quarter.size == PixelSize(width: height, height: width))
+        // Clockwise: the top-left pixel goes to the top-right corner.
+        #expect(quarter[height - 1, 0] == frame[0, 0])
+        #expect(quarter[0, width - 1] == frame[width - 1, height - 1])
+        let three = frame.rotated(.threeQuarters)
+        #expect(three[0, width - 1] == frame[0, 0])
+        #expect(frame.rotated(.half)[width - 1, height - 1] == frame[0, 0])
+        #expect(quarter.rotated(.threeQuarters) == frame)
+        #expect(quarter.rotated(.quarter).rotated(.quarter).rotated(.quarter) == frame)
+        #expect(frame.rotated(.half).rotated(.half) == frame)
+        #expect(frame.rotated(.none) == frame)
+    }
+
+    @Test func r6_rotationsComposeAndParse() {
+        #expect(Rotation(degrees: 450) == .quarter)
+        #expect(Rotation(degrees: -90) == .threeQuarters)
+        #expect(Rotation.quarter.then(.threeQuarters) == Rotation.none)
+        #expect(Rotation.quarter.inverse == .threeQuarters)
+        #expect(PixelSize(parsing: "400x1280")?.rotated(.quarter) == PixelSize(width: 1280, height: 400))
+        #expect(PixelSize(parsing: "0x10") == nil && PixelSize(parsing: "abc") == nil)
+    }
+
+    @Test func d3_mockRecordsEveryFrameWithItsTimePacedToTheRefresh() async throws {
+        let clock = InstantClock()
+        let display = MockDisplay(size: PixelSize(width: 8, height: 4), refreshHz: 50, clock: clock)
+        for shade in 0..<5 {
+            try await display.present(Frame(width: 8, height: 4, fill: UInt32(shade)))
+        }
+        #expect(display.frameCount == 5)
+        #expect(display.frames.map(\.index) == [0, 1, 2, 3, 4])
+        #expect(display.frames.map(\.at.sinceOrigin) == (0..<5).map { .milliseconds(20 * $0) }, "one frame per 20 ms vblank")
+        #expect(display.lastFrame?.frame.pixels.first == 4)
+    }
+
+    @Test func d3_mockKeepsABoundedHistoryButCountsEverything() async throws {
+        let display = MockDisplay(size: PixelSize(width: 2, height: 2), clock: InstantClock(), keepFrames: 3)
+        for _ in 0..<10 { try await display.present(Frame(width: 2, height: 2)) }
+        #expect(display.frameCount == 10)
+        #expect(display.frames.map(\.index) == [7, 8, 9])
+    }
+
+    @Test func d3_mockRejectsAFrameOfTheWrongSizeNamingBoth() async {
+        let display = MockDisplay(size: PixelSize(width: 4, height: 4), clock: InstantClock())
+        do {
+            try await display.present(Frame(width: 5, height: 4))
+            Issue.record("a 5x4 frame on a 4x4 display must fail")
+        } catch {
+            #expect(error.description.contains("5x4") && error.description.contains("4x4"))
+        }
+        #expect(display.frameCount == 0)
+    }
+
+    @Test func d3_mockHandsEachFrameToItsSinkAndTracksBlankAndRestore() async throws {
+        let seen = Counter()
+        let display = MockDisplay(size: PixelSize(width: 2, height: 2), clock: InstantClock()) { _ in seen.increment() }
+        try await display.present(Frame(width: 2, height: 2))
+        try await display.present(Frame(width: 2, height: 2))
+        #expect(seen.value == 2)
+        try await display.setBlanked(true)
+        #expect(display.isBlanked)
+        display.restore()
+        #expect(display.wasRestored)
+    }
+}
+
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
+}

@@ -1,0 +1,109 @@
+import NookActivities
+import NookDisplay
+import NookRender
+import NookTestSupport
+import Testing
+
+@Suite("R4–R6 home content, animation, rotation on the screen")
+struct ScreenTests {
+    init() { pinFonts() }
+
+    let noon = LocalTime(hour: 12, minute: 0, weekday: 0, day: 22, month: 11)
+
+    func event(_ activity: NookActivity, _ kind: NookActivityEvent.Kind) -> NookActivityEvent {
+        NookActivityEvent(activity: activity, kind: kind, at: .origin, module: "main")
+    }
+
+    @Test func r4_homeContentIsAClockByDefaultOrBlankOrText() {
+        let renderer = HomeRenderer(theme: .dark)
+        let size = PixelSize(width: 1280, height: 400)
+        let background = Theme.dark.background.pixel
+        let blank = renderer.render(.blank, size: size, time: noon)
+        #expect(blank.pixels.allSatisfy { $0 == background })
+        let clock = renderer.render(.clock, size: size, time: noon)
+        let later = renderer.render(.clock, size: size, time: LocalTime(hour: 12, minute: 1, weekday: 0, day: 22, month: 11))
+        #expect(clock.pixels.filter { $0 != background }.count > 2000, "the clock has ink")
+        #expect(clock != later, "the clock shows the minute")
+        let status = renderer.render(.text("Backups paused"), size: size, time: noon)
+        #expect(status.pixels.filter { $0 != background }.count > 500)
+        #expect(NookScreen.Settings().home == .clock)
+    }
+
+    @Test func r4_theCardReplacesHomeForATakeoverAndHomeReturnsAfterwards() async throws {
+        let clock = InstantClock()
+        let display = MockDisplay(size: PixelSize(width: 1280, height: 400), clock: clock)
+        let screen = NookScreen(display: display, clock: clock, localTime: { noon })
+        await screen.showHome()
+        let home = try #require(display.lastFrame).frame
+        let card = CardRenderer(theme: .dark).render(buildFinished, size: display.mode.size).frame
+
+        await screen.handle(event(buildFinished, .animateIn))
+        await screen.handle(event(buildFinished, .presented))
+        #expect(display.lastFrame?.frame == card, "the card replaces home")
+        await screen.handle(event(buildFinished, .animateOut))
+        await screen.handle(event(buildFinished, .hidden(.completed)))
+        #expect(display.lastFrame?.frame == home, "home returns")
+
+        await screen.setHome(.text("Quiet hours"))
+        #expect(display.lastFrame?.frame != home)
+    }
+
+    @Test func r5_slideFramesArePacedByTheDisplayAndMoveSteadily() async throws {
+        let clock = InstantClock()
+        let display = MockDisplay(size: PixelSize(width: 1280, height: 400), refreshHz: 60, clock: clock)
+        let screen = NookScreen(display: display, clock: clock, localTime: { noon })
+        await screen.showHome()
+        let start = display.frameCount
+        await screen.handle(event(buildFinished, .animateIn))
+        let frames = Array(display.frames.dropFirst(start))
+        // 250 ms at 60 Hz: one frame per vblank, ending exactly on the card.
+        #expect(frames.count >= 15 && frames.count <= 17, "\(frames.count) frames")
+        let gaps = zip(frames.dropFirst(), frames).map { $0.at - $1.at }
+        #expect(gaps.allSatisfy { $0 >= .milliseconds(16) && $0 <= .milliseconds(17) }, "paced by the refresh")
+        let card = CardRenderer(theme: .dark).render(buildFinished, size: display.mode.size).frame
+        #expect(frames.last?.frame == card)
+
+        // The card's top edge climbs every frame: find the first row that matches the card's top row.
+        let tops = frames.map { recorded -> Int in
+            (0..<400).first { row in recorded.frame.pixels[row * 1280 + 640] == card.pixels[640] && recorded.frame.pixels[row * 1280 + 20] == card.pixels[20] && rowMatches(recorded.frame, row, card, 0) } ?? 400
+        }
+        #expect(tops == tops.sorted(by: >), "the card only moves up: \(tops)")
+        #expect(tops.last == 0)
+
+        let outStart = display.frameCount
+        await screen.handle(event(buildFinished, .animateOut))
+        #expect(display.frameCount - outStart >= 15, "animate-out is a transition too")
+    }
+
+    @Test func r5_slideCompositionIsTwoRowCopies() {
+        let card = Frame(width: 4, height: 10, fill: 1)
+        let under = Frame(width: 4, height: 10, fill: 2)
+        var output = Frame(width: 4, height: 10)
+        SlideTransition.compose(card: card, under: under, progress: 0, into: &output)
+        #expect(output == under)
+        SlideTransition.compose(card: card, under: under, progress: 1, into: &output)
+        #expect(output == card)
+        SlideTransition.compose(card: card, under: under, progress: 0.5, into: &output)
+        let offset = SlideTransition.offset(height: 10, progress: 0.5)
+        #expect(offset > 0 && offset < 5, "ease-out is past halfway at half time")
+        #expect(output.pixels[..<(offset * 4)].allSatisfy { $0 == 2 } && output.pixels[(offset * 4)...].allSatisfy { $0 == 1 })
+    }
+
+    @Test func r6_aNativelyPortraitBarPanelShowsTheWideLayoutTurned() async throws {
+        // The screen's clock stands still here: the frame bound alone must end the slide.
+        let display = MockDisplay(size: PixelSize(width: 400, height: 1280), clock: InstantClock())
+        let screen = NookScreen(display: display, clock: ManualClock(), settings: .init(rotation: .quarter), localTime: { noon })
+        await screen.handle(event(buildFinished, .animateIn))
+        let shown = try #require(display.lastFrame).frame
+        #expect(shown.size == PixelSize(width: 400, height: 1280))
+        let drawn = CardRenderer(theme: .dark).render(buildFinished, size: PixelSize(width: 1280, height: 400))
+        #expect(drawn.layout.arrangement == .wide)
+        #expect(shown.rotated(.threeQuarters) == drawn.frame)
+        #expect(display.frameCount <= 17, "a display that takes no time still ends the slide on the frame bound")
+        #expect(await screen.lastPresentedFrame == shown)
+    }
+
+    private func rowMatches(_ frame: Frame, _ row: Int, _ card: Frame, _ cardRow: Int) -> Bool {
+        frame.pixels[(row * frame.width)..<((row + 1) * frame.width)] == card.pixels[(cardRow * card.width)..<((cardRow + 1) * card.width)]
+    }
+}
