@@ -54,9 +54,9 @@ public struct CardRenderer: Sendable {
     public func render(_ activity: NookActivity, size: PixelSize) -> RenderedCard {
         var frame = Frame(width: size.width, height: size.height, fill: theme.background.pixel)
         var warnings: [String] = []
+        // The frame starts filled with the background, so cairo only draws the card on top.
         let layout = Canvas.draw(into: &frame) { canvas in
-            canvas.fillAll(theme.background)
-            return Self.arrangement(for: size) == .wide
+            Self.arrangement(for: size) == .wide
                 ? drawWide(activity, on: canvas, warnings: &warnings)
                 : drawStacked(activity, on: canvas, warnings: &warnings)
         }

@@ -1,6 +1,7 @@
 // Prints one `name: value` line per figure. Ratios are measured side by side in one run, and
 // every figure is the median of several rounds, so a busy machine skews both sides alike.
 import NookActivities
+import NookDisplay
 
 let rounds = 5
 
@@ -15,3 +16,10 @@ let median100k = median(burst100k)
 report("queue_burst_10k_ms", median10k)
 report("queue_burst_100k_ms", median100k)
 report("queue_scaling_100k_vs_10k", median100k / median10k)
+
+for size in [PixelSize(width: 1280, height: 400), PixelSize(width: 1920, height: 480)] {
+    let figures = RenderFigures(size: size, repetitions: 200).run()
+    report("anim_frame_vs_memcpy_\(size)", figures.anim)
+    report("card_render_vs_memset_\(size)", figures.render)
+    report("rotate90_vs_memcpy_\(size)", figures.rotate)
+}
