@@ -23,10 +23,12 @@ let package = Package(
             pkgConfig: "pangocairo",
             providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]
         ),
+        // The TOML subset of Nook's config and theme files, with line numbers: pure Swift.
+        .target(name: "NookConfig"),
         // Frames, the DisplayBackend protocol, the mock display, rotation: pure Swift.
         .target(name: "NookDisplay", dependencies: ["NookActivities"]),
         // Theme, icons, card layout, home content, animation, PNG: the only user of cairo/pango.
-        .target(name: "NookRender", dependencies: ["NookActivities", "NookDisplay", "CPangoCairo"]),
+        .target(name: "NookRender", dependencies: ["NookActivities", "NookDisplay", "NookConfig", "CPangoCairo"]),
         // Renders one activity to a PNG at a panel size and theme: for people and the README.
         .executableTarget(name: "nook-render", dependencies: [
             "NookRender", "NookDisplay", "NookActivities",
@@ -36,10 +38,11 @@ let package = Package(
         .target(name: "NookTestSupport", dependencies: ["NookActivities"]),
         .executableTarget(name: "nook-demo", dependencies: ["NookActivities"]),
         .executableTarget(name: "nook-bench", dependencies: ["NookActivities", "NookTestSupport", "NookDisplay", "NookRender"]),
+        .testTarget(name: "NookConfigTests", dependencies: ["NookConfig"]),
         .testTarget(name: "NookDisplayTests", dependencies: ["NookDisplay", "NookTestSupport"]),
         .testTarget(
             name: "NookRenderTests",
-            dependencies: ["NookRender", "NookDisplay", "NookActivities", "NookTestSupport"],
+            dependencies: ["NookRender", "NookDisplay", "NookActivities", "NookConfig", "NookTestSupport"],
             exclude: ["Golden", "fonts.conf"]
         ),
         .testTarget(

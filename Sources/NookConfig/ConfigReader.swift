@@ -1,0 +1,109 @@
+/// Typed, checked access to a ``ConfigDocument``: each getter names the key and its line when
+/// the value has the wrong type or range, and ``rejectUnknownKeys()`` catches typos.
+public final class ConfigReader {
+    public let document: ConfigDocument
+    private var read: Set<String> = []
+
+    public init(_ document: ConfigDocument) {
+        self.document = document
+    }
+
+    /// An error about `key`, pointing at its line if the file sets it.
+    public func error(_ key: String, _ message: String) -> ConfigError {
+        ConfigError(source: document.source, line: document[key]?.line, key: key, message: message)
+    }
+
+    private func value(_ key: String) -> ConfigValue? {
+        read.insert(key)
+        return document[key]?.value
+    }
+
+    public func string(_ key: String) throws(ConfigError) -> String? {
+        switch value(key) {
+        case nil: return nil
+        case .string(let text)?: return text
+        case let other?: throw error(key, "must be a string in quotes, got \(other.typeName)")
+        }
+    }
+
+    public func bool(_ key: String) throws(ConfigError) -> Bool? {
+        switch value(key) {
+        case nil: return nil
+        case .bool(let flag)?: return flag
+        case let other?: throw error(key, "must be true or false, got \(other.typeName)")
+        }
+    }
+
+    public func integer(_ key: String, in range: ClosedRange<Int>) throws(ConfigError) -> Int? {
+        switch value(key) {
+        case nil: return nil
+        case .integer(let number)?:
+            guard range.contains(number) else { throw error(key, "must be from \(range.lowerBound) to \(range.upperBound), got \(number)") }
+            return number
+        case let other?: throw error(key, "must be a whole number, got \(other.typeName)")
+        }
+    }
+
+    public func number(_ key: String, in range: ClosedRange<Double>) throws(ConfigError) -> Double? {
+        let number: Double
+        switch value(key) {
+        case nil: return nil
+        case .integer(let whole)?: number = Double(whole)
+        case .float(let fraction)?: number = fraction
+        case let other?: throw error(key, "must be a number, got \(other.typeName)")
+        }
+        guard range.contains(number) else { throw error(key, "must be from \(range.lowerBound) to \(range.upperBound), got \(number)") }
+        return number
+    }
+
+    public func strings(_ key: String) throws(ConfigError) -> [String]? {
+        switch value(key) {
+        case nil: return nil
+        case .array(let values)?:
+            var texts: [String] = []
+            for item in values {
+                guard case .string(let text) = item else { throw error(key, "must be an array of strings, but holds \(item.typeName)") }
+                texts.append(text)
+            }
+            return texts
+        case let other?: throw error(key, "must be an array of strings, got \(other.typeName)")
+        }
+    }
+
+    public func integers(_ key: String, in range: ClosedRange<Int>) throws(ConfigError) -> [Int]? {
+        switch value(key) {
+        case nil: return nil
+        case .array(let values)?:
+            var numbers: [Int] = []
+            for item in values {
+                guard case .integer(let number) = item, range.contains(number) else {
+                    throw error(key, "must be an array of whole numbers from \(range.lowerBound) to \(range.upperBound), but holds \(item)")
+                }
+                numbers.append(number)
+            }
+            return numbers
+        case let other?: throw error(key, "must be an array of whole numbers, got \(other.typeName)")
+        }
+    }
+
+    /// A string that must be one of `choices`.
+    public func choice(_ key: String, among choices: [String]) throws(ConfigError) -> String? {
+        guard let text = try string(key) else { return nil }
+        guard choices.contains(text) else {
+            throw error(key, "must be one of \(choices.joined(separator: ", ")), got \"\(text)\"")
+        }
+        return text
+    }
+
+    /// Throws for the first key in the file that no getter asked for: a typo or a key that
+    /// does not exist, which would otherwise be silently ignored.
+    public func rejectUnknownKeys(known tables: [String]) throws(ConfigError) {
+        for (key, entry) in document.entries where !read.contains(key) {
+            let table = key.split(separator: ".").dropLast().joined(separator: ".")
+            let hint = tables.contains(table) || table.isEmpty
+                ? "is not a known setting"
+                : "is in an unknown table [\(table)] (known: \(tables.map { "[\($0)]" }.joined(separator: ", ")))"
+            throw ConfigError(source: document.source, line: entry.line, key: key, message: hint)
+        }
+    }
+}

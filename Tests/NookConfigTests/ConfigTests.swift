@@ -1,0 +1,107 @@
+import NookConfig
+import Testing
+
+@Suite("N1 config file syntax and checked values")
+struct ConfigTests {
+    let sample = """
+        # Nook configuration
+        top = "level"
+
+        [display]
+        backend = "mock"        # comment after a value
+        size = '1280x400'
+        rotation = 90
+        refresh_hz = 59.94
+        blank_when_idle = false
+        modules = ["main", "ci"]
+        escaped = "tab\\there \\"quoted\\" \\u00e9"
+
+        [theme.palette]
+        green = "#00FF00"
+        """
+
+    @Test func n1_parsesTablesValuesAndComments() throws {
+        let document = try ConfigDocument(parsing: sample, source: "nook.toml")
+        #expect(document["top"]?.value == .string("level"))
+        #expect(document["display.backend"]?.value == .string("mock"))
+        #expect(document["display.backend"]?.line == 5)
+        #expect(document["display.size"]?.value == .string("1280x400"))
+        #expect(document["display.rotation"]?.value == .integer(90))
+        #expect(document["display.refresh_hz"]?.value == .float(59.94))
+        #expect(document["display.blank_when_idle"]?.value == .bool(false))
+        #expect(document["display.modules"]?.value == .array([.string("main"), .string("ci")]))
+        #expect(document["display.escaped"]?.value == .string("tab\there \"quoted\" é"))
+        #expect(document["theme.palette.green"]?.value == .string("#00FF00"))
+        #expect(document.keys(in: "display").count == 7)
+    }
+
+    @Test(arguments: [
+        ("[display\nx = 1", 1, "expected ']'"),
+        ("x = ", 1, "value is missing"),
+        ("x = \"open", 1, "not closed"),
+        ("x = hello", 1, "is not a value"),
+        ("\n\nx = 1\nx = 2", 4, "set twice (first on line 3)"),
+        ("[a]\n[a]", 2, "appears twice"),
+        ("x = [1, 2", 1, "expected ',' or ']'"),
+        ("x = 1 2", 1, "unexpected"),
+        ("= 3", 1, "expected a key name"),
+        ("x = \"bad \\q escape\"", 1, "unknown escape"),
+    ])
+    func n1_syntaxErrorsNameTheLine(text: String, line: Int, message: String) {
+        do {
+            _ = try ConfigDocument(parsing: text, source: "nook.toml")
+            Issue.record("'\(text)' must not parse")
+        } catch {
+            #expect(error.line == line)
+            #expect(error.description.hasPrefix("nook.toml:\(line):"))
+            #expect(error.message.contains(message), "\(error.message)")
+        }
+    }
+
+    @Test func n1_typedGettersNameKeyLineAndWhatWasWrong() throws {
+        let reader = ConfigReader(try ConfigDocument(parsing: sample, source: "nook.toml"))
+        #expect(try reader.integer("display.rotation", in: 0...270) == 90)
+        #expect(try reader.number("display.refresh_hz", in: 1...240) == 59.94)
+        #expect(try reader.strings("display.modules") == ["main", "ci"])
+        #expect(try reader.integer("display.missing", in: 0...1) == nil)
+
+        #expect(throws: ConfigError.self) { try reader.integer("display.refresh_hz", in: 0...100) }
+        do {
+            _ = try reader.integer("display.rotation", in: 0...45)
+        } catch {
+            #expect(error.description == "nook.toml:7: display.rotation: must be from 0 to 45, got 90")
+        }
+        do {
+            _ = try reader.choice("display.backend", among: ["drm", "fbdev"])
+        } catch {
+            #expect(error.description == "nook.toml:5: display.backend: must be one of drm, fbdev, got \"mock\"")
+        }
+        do {
+            _ = try reader.bool("display.size")
+        } catch {
+            #expect(error.description.contains("must be true or false, got a string"))
+        }
+    }
+
+    @Test func n1_unknownKeysAreRejectedWithTheirLine() throws {
+        let reader = ConfigReader(try ConfigDocument(parsing: "[display]\nbackend = \"mock\"\nbakcend = \"drm\"\n[dispaly]\nx = 1", source: "f"))
+        _ = try reader.string("display.backend")
+        do {
+            try reader.rejectUnknownKeys(known: ["display"])
+            Issue.record("the typo must be caught")
+        } catch {
+            #expect(error.description == "f:3: display.bakcend: is not a known setting")
+        }
+        _ = try reader.string("display.bakcend")
+        #expect(throws: ConfigError.self) { try reader.rejectUnknownKeys(known: ["display"]) }
+    }
+
+    @Test func n1_aMissingFileNamesTheCallAndErrno() {
+        do {
+            _ = try ConfigDocument.load(path: "/nonexistent/nook.toml")
+            Issue.record("must fail")
+        } catch {
+            #expect(error.description.contains("/nonexistent/nook.toml") && error.description.contains("'fopen' failed: (2)"))
+        }
+    }
+}
