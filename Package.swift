@@ -25,6 +25,8 @@ let package = Package(
         ),
         // The TOML subset of Nook's config and theme files, with line numbers: pure Swift.
         .target(name: "NookConfig"),
+        // The socket protocol: JSON lines, requests, answers, events. No Foundation: nookctl starts fast.
+        .target(name: "NookProtocol", dependencies: ["NookActivities"]),
         // Frames, the DisplayBackend protocol, the mock display, rotation: pure Swift.
         .target(name: "NookDisplay", dependencies: ["NookActivities"]),
         // Theme, icons, card layout, home content, animation, PNG: the only user of cairo/pango.
@@ -39,6 +41,7 @@ let package = Package(
         .executableTarget(name: "nook-demo", dependencies: ["NookActivities"]),
         .executableTarget(name: "nook-bench", dependencies: ["NookActivities", "NookTestSupport", "NookDisplay", "NookRender"]),
         .testTarget(name: "NookConfigTests", dependencies: ["NookConfig"]),
+        .testTarget(name: "NookProtocolTests", dependencies: ["NookProtocol", "NookActivities"]),
         .testTarget(name: "NookDisplayTests", dependencies: ["NookDisplay", "NookTestSupport"]),
         .testTarget(
             name: "NookRenderTests",

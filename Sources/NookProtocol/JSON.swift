@@ -1,0 +1,280 @@
+/// A JSON value, parsed from bytes by ``JSONValue/parse(_:)`` with errors that say where and
+/// what, and written back with ``serialized``. Objects keep their key order.
+public enum JSONValue: Hashable, Sendable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([(String, JSONValue)])
+
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case (.bool(let a), .bool(let b)): a == b
+        case (.number(let a), .number(let b)): a == b
+        case (.string(let a), .string(let b)): a == b
+        case (.array(let a), .array(let b)): a == b
+        case (.object(let a), .object(let b)): a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(serialized)
+    }
+
+    public subscript(key: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members.first { $0.0 == key }?.1
+    }
+
+    /// What kind of value this is, for error messages.
+    public var typeName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+
+    // MARK: Writing
+
+    public var serialized: String {
+        var output = ""
+        write(to: &output)
+        return output
+    }
+
+    private func write(to output: inout String) {
+        switch self {
+        case .null: output += "null"
+        case .bool(let flag): output += flag ? "true" : "false"
+        case .number(let number):
+            if number.rounded() == number, abs(number) < 1e15 { output += String(Int64(number)) } else { output += "\(number)" }
+        case .string(let text): Self.writeString(text, to: &output)
+        case .array(let values):
+            output += "["
+            for (index, value) in values.enumerated() {
+                if index > 0 { output += "," }
+                value.write(to: &output)
+            }
+            output += "]"
+        case .object(let members):
+            output += "{"
+            for (index, (key, value)) in members.enumerated() {
+                if index > 0 { output += "," }
+                Self.writeString(key, to: &output)
+                output += ":"
+                value.write(to: &output)
+            }
+            output += "}"
+        }
+    }
+
+    private static func writeString(_ text: String, to output: inout String) {
+        output += "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        output += "\""
+    }
+
+    // MARK: Parsing
+
+    /// Deepest nesting accepted: requests are two or three levels deep.
+    public static let maximumDepth = 32
+
+    public static func parse(_ bytes: some Collection<UInt8>) throws(JSONError) -> JSONValue {
+        var parser = Parser(bytes: Array(bytes))
+        parser.skipWhitespace()
+        let value = try parser.parseValue(depth: 0)
+        parser.skipWhitespace()
+        guard parser.atEnd else { throw parser.error("unexpected text after the JSON value") }
+        return value
+    }
+}
+
+/// Why a line is not JSON: the byte offset and what was wrong.
+public struct JSONError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var offset: Int
+    public var message: String
+    public var description: String { "at byte \(offset): \(message)" }
+}
+
+private struct Parser {
+    let bytes: [UInt8]
+    var position = 0
+
+    var atEnd: Bool { position >= bytes.count }
+    var peek: UInt8? { position < bytes.count ? bytes[position] : nil }
+
+    func error(_ message: String) -> JSONError { JSONError(offset: position, message: message) }
+
+    mutating func skipWhitespace() {
+        while let byte = peek, byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { position += 1 }
+    }
+
+    mutating func parseValue(depth: Int) throws(JSONError) -> JSONValue {
+        guard depth < JSONValue.maximumDepth else { throw error("nested deeper than \(JSONValue.maximumDepth) levels") }
+        switch peek {
+        case UInt8(ascii: "{"): return try parseObject(depth: depth)
+        case UInt8(ascii: "["): return try parseArray(depth: depth)
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        case let byte? where byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte):
+            return .number(try parseNumber())
+        case nil: throw error("the line ends where a value should be")
+        case let byte?: throw error(byte == 0 ? "NUL byte where a value should be" : "unexpected character '\(Character(Unicode.Scalar(byte)))'")
+        }
+    }
+
+    mutating func literal(_ word: StaticString) throws(JSONError) {
+        let expected = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        guard bytes.count - position >= expected.count, bytes[position..<position + expected.count].elementsEqual(expected) else {
+            throw error("expected '\(word)'")
+        }
+        position += expected.count
+    }
+
+    mutating func parseObject(depth: Int) throws(JSONError) -> JSONValue {
+        position += 1
+        var members: [(String, JSONValue)] = []
+        skipWhitespace()
+        if peek == UInt8(ascii: "}") { position += 1; return .object(members) }
+        while true {
+            skipWhitespace()
+            guard peek == UInt8(ascii: "\"") else { throw error("expected a key in quotes") }
+            let key = try parseString()
+            if members.contains(where: { $0.0 == key }) { throw error("key '\(key)' appears twice") }
+            skipWhitespace()
+            guard peek == UInt8(ascii: ":") else { throw error("expected ':' after key '\(key)'") }
+            position += 1
+            skipWhitespace()
+            members.append((key, try parseValue(depth: depth + 1)))
+            skipWhitespace()
+            switch peek {
+            case UInt8(ascii: ","): position += 1
+            case UInt8(ascii: "}"): position += 1; return .object(members)
+            default: throw error("expected ',' or '}' in the object")
+            }
+        }
+    }
+
+    mutating func parseArray(depth: Int) throws(JSONError) -> JSONValue {
+        position += 1
+        var values: [JSONValue] = []
+        skipWhitespace()
+        if peek == UInt8(ascii: "]") { position += 1; return .array(values) }
+        while true {
+            skipWhitespace()
+            values.append(try parseValue(depth: depth + 1))
+            skipWhitespace()
+            switch peek {
+            case UInt8(ascii: ","): position += 1
+            case UInt8(ascii: "]"): position += 1; return .array(values)
+            default: throw error("expected ',' or ']' in the array")
+            }
+        }
+    }
+
+    mutating func parseString() throws(JSONError) -> String {
+        position += 1
+        var scalars = String.UnicodeScalarView()
+        var runStart = position
+        func flushRun(_ parser: Parser, into scalars: inout String.UnicodeScalarView) throws(JSONError) {
+            guard runStart < parser.position else { return }
+            guard let text = String(validating: parser.bytes[runStart..<parser.position], as: UTF8.self) else {
+                throw JSONError(offset: runStart, message: "invalid UTF-8 in a string")
+            }
+            scalars.append(contentsOf: text.unicodeScalars)
+        }
+        while let byte = peek {
+            switch byte {
+            case UInt8(ascii: "\""):
+                try flushRun(self, into: &scalars)
+                position += 1
+                return String(scalars)
+            case UInt8(ascii: "\\"):
+                try flushRun(self, into: &scalars)
+                position += 1
+                scalars.append(try parseEscape())
+                runStart = position
+            case 0:
+                throw error("NUL byte inside a string")
+            case ..<0x20:
+                throw error("control character inside a string (escape it)")
+            default:
+                position += 1
+            }
+        }
+        throw error("the string is not closed")
+    }
+
+    mutating func parseEscape() throws(JSONError) -> Unicode.Scalar {
+        guard let byte = peek else { throw error("the line ends inside an escape") }
+        position += 1
+        switch byte {
+        case UInt8(ascii: "\""): return "\""
+        case UInt8(ascii: "\\"): return "\\"
+        case UInt8(ascii: "/"): return "/"
+        case UInt8(ascii: "b"): return "\u{08}"
+        case UInt8(ascii: "f"): return "\u{0C}"
+        case UInt8(ascii: "n"): return "\n"
+        case UInt8(ascii: "r"): return "\r"
+        case UInt8(ascii: "t"): return "\t"
+        case UInt8(ascii: "u"):
+            let first = try hex4()
+            if (0xD800..<0xDC00).contains(first) {
+                guard peek == UInt8(ascii: "\\"), position + 1 < bytes.count, bytes[position + 1] == UInt8(ascii: "u") else {
+                    throw error("a high surrogate must be followed by a low one")
+                }
+                position += 2
+                let second = try hex4()
+                guard (0xDC00..<0xE000).contains(second) else { throw error("invalid low surrogate") }
+                return Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))!
+            }
+            guard let scalar = Unicode.Scalar(first) else { throw error("lone surrogate \\u\(String(first, radix: 16))") }
+            guard first != 0 else { throw error("\\u0000 (NUL) is not allowed") }
+            return scalar
+        default:
+            throw error("unknown escape '\\\(Character(Unicode.Scalar(byte)))'")
+        }
+    }
+
+    mutating func hex4() throws(JSONError) -> UInt32 {
+        guard bytes.count - position >= 4,
+              let text = String(validating: bytes[position..<position + 4], as: UTF8.self),
+              let value = UInt32(text, radix: 16) else { throw error("\\u needs four hexadecimal digits") }
+        position += 4
+        return value
+    }
+
+    mutating func parseNumber() throws(JSONError) -> Double {
+        let start = position
+        if peek == UInt8(ascii: "-") { position += 1 }
+        while let byte = peek, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".")
+                || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") {
+            position += 1
+        }
+        guard let text = String(validating: bytes[start..<position], as: UTF8.self), let number = Double(text), number.isFinite else {
+            throw JSONError(offset: start, message: "malformed number")
+        }
+        return number
+    }
+}

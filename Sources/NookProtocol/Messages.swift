@@ -1,0 +1,257 @@
+import NookActivities
+
+/// Version 1 of the socket protocol (C1): newline-delimited JSON over a Unix stream socket.
+public enum NookProtocol {
+    public static let version = 1
+    /// Longest request line accepted, newline excluded.
+    public static let maximumLineBytes = 64 * 1024
+}
+
+/// The request id a client chose, echoed in every line answering it: a string or a number.
+public enum RequestID: Hashable, Sendable, CustomStringConvertible {
+    case number(Double)
+    case string(String)
+
+    var json: JSONValue {
+        switch self {
+        case .number(let number): .number(number)
+        case .string(let text): .string(text)
+        }
+    }
+
+    public var description: String { json.serialized }
+}
+
+/// What a client asks for.
+public enum Operation: Hashable, Sendable {
+    case enqueue(NookActivity, module: String?, wait: Bool)
+    case cancel(NookActivityID)
+    case cancelAll(key: String, module: String?)
+    /// Dismisses the given activity, or the one on screen if `nil`.
+    case dismiss(NookActivityID?)
+    case suspend(module: String?)
+    case resume(module: String?)
+    case quiesce(module: String?)
+    case status
+    case list(module: String?)
+    case watch
+    case snapshot
+    case home(HomeSetting)
+    case focus(module: String)
+
+    public static let names = ["enqueue", "cancel", "cancel-all", "dismiss", "suspend", "resume", "quiesce",
+                               "status", "list", "watch", "snapshot", "home", "focus"]
+}
+
+/// The home content a client sets (R4).
+public enum HomeSetting: Hashable, Sendable {
+    case clock, blank, text(String)
+}
+
+/// One decoded request line.
+public struct Request: Hashable, Sendable {
+    public var id: RequestID?
+    public var operation: Operation
+
+    public init(id: RequestID?, operation: Operation) {
+        self.id = id
+        self.operation = operation
+    }
+
+    /// Decodes one line (without its newline). On failure the error carries whatever request id
+    /// could still be read, so the answer can echo it.
+    public static func decode(_ line: some Collection<UInt8>) -> Result<Request, RequestFailure> {
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(line)
+        } catch {
+            return .failure(RequestFailure(id: nil, error: ProtocolError(.badJSON, "not valid JSON \(error)")))
+        }
+        var id: RequestID?
+        switch value["id"] {
+        case .number(let number)?: id = .number(number)
+        case .string(let text)?: id = .string(text)
+        default: break
+        }
+        do {
+            return .success(Request(id: id, operation: try decodeOperation(value)))
+        } catch {
+            return .failure(RequestFailure(id: id, error: error))
+        }
+    }
+
+    private static func decodeOperation(_ value: JSONValue) throws(ProtocolError) -> Operation {
+        let reader = try FieldReader(value, path: "")
+        if let version = reader.value("v") {
+            guard case .number(let number) = version else { throw ProtocolError(.wrongType, field: "v", "must be a number, got \(version.typeName)") }
+            guard number == Double(NookProtocol.version) else {
+                throw ProtocolError(.unsupportedVersion, field: "v", "this nookd speaks version \(NookProtocol.version), not \(number)")
+            }
+        }
+        if let id = reader.value("id") {
+            switch id {
+            case .number, .string: break
+            default: throw ProtocolError(.wrongType, field: "id", "must be a string or a number, got \(id.typeName)")
+            }
+        }
+        let op = try reader.requiredString("op")
+        let common: Set<String> = ["v", "id", "op"]
+        func module() throws(ProtocolError) -> String? {
+            guard let name = try reader.string("module") else { return nil }
+            guard !name.isEmpty else { throw ProtocolError(.invalid, field: "module", "must not be empty") }
+            return name
+        }
+        func activityID(_ key: String) throws(ProtocolError) -> NookActivityID {
+            let text = try reader.requiredString(key)
+            guard let id = NookActivityID(text) else { throw ProtocolError(.invalid, field: key, "must be a UUID (8-4-4-4-12 hexadecimal digits), got '\(text)'") }
+            return id
+        }
+        switch op {
+        case "enqueue":
+            try reader.rejectUnknown(common.union(["activity", "module", "wait"]))
+            guard let payload = reader.value("activity") else { throw ProtocolError(.missingField, field: "activity", "is required") }
+            return .enqueue(try ActivityPayload.decode(payload), module: try module(), wait: try reader.bool("wait") ?? false)
+        case "cancel":
+            try reader.rejectUnknown(common.union(["activity"]))
+            return .cancel(try activityID("activity"))
+        case "cancel-all":
+            try reader.rejectUnknown(common.union(["key", "module"]))
+            let key = try reader.requiredString("key")
+            guard !key.isEmpty else { throw ProtocolError(.invalid, field: "key", "must not be empty") }
+            return .cancelAll(key: key, module: try module())
+        case "dismiss":
+            try reader.rejectUnknown(common.union(["activity"]))
+            return .dismiss(reader.value("activity") == nil ? nil : try activityID("activity"))
+        case "suspend", "resume", "quiesce", "list":
+            try reader.rejectUnknown(common.union(["module"]))
+            let name = try module()
+            switch op {
+            case "suspend": return .suspend(module: name)
+            case "resume": return .resume(module: name)
+            case "quiesce": return .quiesce(module: name)
+            default: return .list(module: name)
+            }
+        case "status", "watch", "snapshot":
+            try reader.rejectUnknown(common)
+            return op == "status" ? .status : op == "watch" ? .watch : .snapshot
+        case "home":
+            try reader.rejectUnknown(common.union(["content", "text"]))
+            switch try reader.requiredString("content") {
+            case "clock": return .home(.clock)
+            case "blank": return .home(.blank)
+            case "text":
+                let text = try reader.requiredString("text")
+                guard !text.isEmpty, text.count <= 512 else { throw ProtocolError(.invalid, field: "text", "must be 1 to 512 characters") }
+                return .home(.text(text))
+            case let other: throw ProtocolError(.invalid, field: "content", "must be clock, blank or text; got '\(other)'")
+            }
+        case "focus":
+            try reader.rejectUnknown(common.union(["module"]))
+            guard let name = try module() else { throw ProtocolError(.missingField, field: "module", "is required") }
+            return .focus(module: name)
+        default:
+            throw ProtocolError(.unknownOperation, field: "op", "'\(op)' is not an operation; known: \(Operation.names.joined(separator: ", "))")
+        }
+    }
+
+    /// The request as a JSON line (what nookctl sends).
+    public func encoded() -> String {
+        var members: [(String, JSONValue)] = [("v", .number(Double(NookProtocol.version)))]
+        if let id { members.append(("id", id.json)) }
+        func op(_ name: String) { members.append(("op", .string(name))) }
+        func module(_ name: String?) { if let name { members.append(("module", .string(name))) } }
+        switch operation {
+        case .enqueue(let activity, let name, let wait):
+            op("enqueue")
+            members.append(("activity", ActivityPayload.encode(activity)))
+            module(name)
+            if wait { members.append(("wait", .bool(true))) }
+        case .cancel(let id): op("cancel"); members.append(("activity", .string(id.description)))
+        case .cancelAll(let key, let name): op("cancel-all"); members.append(("key", .string(key))); module(name)
+        case .dismiss(let id): op("dismiss"); if let id { members.append(("activity", .string(id.description))) }
+        case .suspend(let name): op("suspend"); module(name)
+        case .resume(let name): op("resume"); module(name)
+        case .quiesce(let name): op("quiesce"); module(name)
+        case .status: op("status")
+        case .list(let name): op("list"); module(name)
+        case .watch: op("watch")
+        case .snapshot: op("snapshot")
+        case .home(let setting):
+            op("home")
+            switch setting {
+            case .clock: members.append(("content", .string("clock")))
+            case .blank: members.append(("content", .string("blank")))
+            case .text(let text): members.append(("content", .string("text"))); members.append(("text", .string(text)))
+            }
+        case .focus(let name): op("focus"); module(name)
+        }
+        return JSONValue.object(members).serialized
+    }
+}
+
+/// A request that could not be decoded: the error, and the request id if it was readable.
+public struct RequestFailure: Error, Hashable, Sendable {
+    public var id: RequestID?
+    public var error: ProtocolError
+}
+
+/// One line from nookd: the answer to a request, or an event streamed for it.
+public enum ResponseLine: Sendable {
+    case success(id: RequestID?, result: JSONValue)
+    case failure(id: RequestID?, error: ProtocolError)
+    case event(id: RequestID?, event: JSONValue)
+
+    public func encoded() -> String {
+        var members: [(String, JSONValue)] = [("v", .number(Double(NookProtocol.version)))]
+        switch self {
+        case .success(let id, let result):
+            if let id { members.append(("id", id.json)) }
+            members.append(("ok", .bool(true)))
+            members.append(("result", result))
+        case .failure(let id, let error):
+            if let id { members.append(("id", id.json)) }
+            members.append(("ok", .bool(false)))
+            members.append(("error", error.json))
+        case .event(let id, let event):
+            if let id { members.append(("id", id.json)) }
+            members.append(("event", event))
+        }
+        return JSONValue.object(members).serialized
+    }
+
+    /// Reads a line nookd sent.
+    public static func decode(_ line: some Collection<UInt8>) throws(ProtocolError) -> ResponseLine {
+        let value: JSONValue
+        do { value = try JSONValue.parse(line) } catch { throw ProtocolError(.badJSON, "nookd sent a line that is not JSON \(error)") }
+        var id: RequestID?
+        switch value["id"] {
+        case .number(let number)?: id = .number(number)
+        case .string(let text)?: id = .string(text)
+        default: break
+        }
+        if let event = value["event"] { return .event(id: id, event: event) }
+        if case .bool(true)? = value["ok"] { return .success(id: id, result: value["result"] ?? .null) }
+        if let error = value["error"].flatMap(ProtocolError.init(json:)) { return .failure(id: id, error: error) }
+        throw ProtocolError(.badJSON, "nookd sent a line that is neither an answer nor an event")
+    }
+}
+
+/// The JSON form of a lifecycle event (Q13), as `watch` streams it and `enqueue --wait` ends on.
+public enum EventPayload {
+    public static func encode(_ event: NookActivityEvent) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("id", .string(event.id.description)), ("event", .string(event.kind.name)),
+        ]
+        switch event.kind {
+        case .hidden(let reason): members.append(("reason", .string(reason.rawValue)))
+        case .rejected(let reason):
+            members.append(("reason", .string(reason.description)))
+            if case .invalid(let error) = reason { members.append(("field", .string(error.field))); members.append(("message", .string(error.problem))) }
+        default: break
+        }
+        members.append(("at", .number((event.at.sinceOrigin.nookSeconds * 1000).rounded() / 1000)))
+        if let module = event.module { members.append(("module", .string(module.rawValue))) }
+        members.append(("title", .string(event.activity.title)))
+        return .object(members)
+    }
+}

@@ -1,0 +1,95 @@
+/// A structured error sent back for a bad request (C3): a stable code, the field at fault
+/// (dotted path such as `activity.title`) and a human message.
+public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case badJSON, lineTooLong, unsupportedVersion, unknownOperation, missingField, wrongType
+        case invalid, unknownModule, notFound, queueFull, forbidden, unavailable, internalError
+    }
+
+    public var code: Code
+    public var field: String?
+    public var message: String
+
+    public init(_ code: Code, field: String? = nil, _ message: String) {
+        self.code = code
+        self.field = field
+        self.message = message
+    }
+
+    public var description: String {
+        if let field { return "\(code.rawValue): \(field): \(message)" }
+        return "\(code.rawValue): \(message)"
+    }
+
+    public var json: JSONValue {
+        var members: [(String, JSONValue)] = [("code", .string(code.rawValue))]
+        if let field { members.append(("field", .string(field))) }
+        members.append(("message", .string(message)))
+        return .object(members)
+    }
+
+    public init?(json: JSONValue) {
+        guard case .string(let code)? = json["code"], let known = Code(rawValue: code),
+              case .string(let message)? = json["message"] else { return nil }
+        var field: String?
+        if case .string(let name)? = json["field"] { field = name }
+        self.init(known, field: field, message)
+    }
+}
+
+/// Reads typed fields out of a JSON object, naming the field path in every error.
+struct FieldReader {
+    let object: [(String, JSONValue)]
+    let path: String
+
+    init(_ value: JSONValue, path: String) throws(ProtocolError) {
+        guard case .object(let members) = value else {
+            throw ProtocolError(.wrongType, field: path.isEmpty ? nil : path, "must be a JSON object, got \(value.typeName)")
+        }
+        object = members
+        self.path = path
+    }
+
+    func name(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
+
+    func value(_ key: String) -> JSONValue? {
+        guard let found = object.first(where: { $0.0 == key })?.1, found != .null else { return nil }
+        return found
+    }
+
+    func string(_ key: String) throws(ProtocolError) -> String? {
+        switch value(key) {
+        case nil: return nil
+        case .string(let text)?: return text
+        case let other?: throw ProtocolError(.wrongType, field: name(key), "must be a string, got \(other.typeName)")
+        }
+    }
+
+    func requiredString(_ key: String) throws(ProtocolError) -> String {
+        guard let text = try string(key) else { throw ProtocolError(.missingField, field: name(key), "is required") }
+        return text
+    }
+
+    func number(_ key: String) throws(ProtocolError) -> Double? {
+        switch value(key) {
+        case nil: return nil
+        case .number(let number)?: return number
+        case let other?: throw ProtocolError(.wrongType, field: name(key), "must be a number, got \(other.typeName)")
+        }
+    }
+
+    func bool(_ key: String) throws(ProtocolError) -> Bool? {
+        switch value(key) {
+        case nil: return nil
+        case .bool(let flag)?: return flag
+        case let other?: throw ProtocolError(.wrongType, field: name(key), "must be true or false, got \(other.typeName)")
+        }
+    }
+
+    /// Rejects keys this message does not define: a typo must not be silently ignored.
+    func rejectUnknown(_ known: Set<String>) throws(ProtocolError) {
+        for (key, _) in object where !known.contains(key) {
+            throw ProtocolError(.invalid, field: name(key), "is not a field of this message (known: \(known.sorted().joined(separator: ", ")))")
+        }
+    }
+}

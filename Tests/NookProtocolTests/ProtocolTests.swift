@@ -1,0 +1,97 @@
+import NookActivities
+import NookProtocol
+import Testing
+
+@Suite("C1, C3 the wire protocol")
+struct ProtocolTests {
+    func decode(_ text: String) -> Result<Request, RequestFailure> { Request.decode(Array(text.utf8)) }
+
+    @Test func c1_everyOperationRoundTripsThroughItsJSONLine() throws {
+        let activity = NookActivity(coalescingKey: "build", priority: .high, title: "Build finished", subtitle: "Debug · 12.4s",
+                                    systemImage: "hammer", tint: .named(.green), dwell: .seconds(3),
+                                    presentation: .blocker(timeout: .seconds(30)), expiresAfter: .seconds(60), progress: 0.5)
+        let id = NookActivityID()
+        let operations: [Operation] = [
+            .enqueue(activity, module: "ci", wait: true), .cancel(id), .cancelAll(key: "build", module: nil), .dismiss(id),
+            .dismiss(nil), .suspend(module: "ci"), .resume(module: nil), .quiesce(module: nil), .status, .list(module: nil),
+            .watch, .snapshot, .home(.text("Quiet")), .home(.clock), .focus(module: "music"),
+        ]
+        for operation in operations {
+            let line = Request(id: .number(7), operation: operation).encoded()
+            let decoded = try decode(line).get()
+            #expect(decoded.operation == operation, "\(line)")
+            #expect(decoded.id == .number(7))
+        }
+        #expect(Set(Operation.names).count == 13)
+    }
+
+    @Test func c1_aMinimalEnqueueNeedsOnlyATitleAndTheVersionIsOptional() throws {
+        let request = try decode(#"{"op":"enqueue","activity":{"title":"Hi"}}"#).get()
+        guard case .enqueue(let activity, nil, false) = request.operation else { Issue.record("\(request)"); return }
+        #expect(activity.title == "Hi" && activity.priority == .normal && activity.dwell == .milliseconds(2400))
+    }
+
+    @Test(arguments: [
+        (#"{"op":"enqueue","activity":{"title":""}}"#, ProtocolError.Code.invalid, "activity.title"),
+        (#"{"op":"enqueue","activity":{"title":"x","dwell":-1}}"#, .invalid, "activity.dwell"),
+        (#"{"op":"enqueue","activity":{"title":"x","dwell":"2"}}"#, .wrongType, "activity.dwell"),
+        (#"{"op":"enqueue","activity":{"title":"x","priority":"urgent"}}"#, .invalid, "activity.priority"),
+        (#"{"op":"enqueue","activity":{"title":"x","tint":"chartreuse"}}"#, .invalid, "activity.tint"),
+        (#"{"op":"enqueue","activity":{"title":"x","progress":2}}"#, .invalid, "activity.progress"),
+        (#"{"op":"enqueue","activity":{"title":"x","colour":"red"}}"#, .invalid, "activity.colour"),
+        (#"{"op":"enqueue","activity":{"title":"x","timeout":5}}"#, .invalid, "activity.timeout"),
+        (#"{"op":"enqueue","activity":{"title":"x","id":"nope"}}"#, .invalid, "activity.id"),
+        (#"{"op":"enqueue","activity":{"subtitle":"x"}}"#, .missingField, "activity.title"),
+        (#"{"op":"enqueue","activity":"Build"}"#, .wrongType, "activity"),
+        (#"{"op":"enqueue"}"#, .missingField, "activity"),
+        (#"{"op":"explode"}"#, .unknownOperation, "op"),
+        (#"{"activity":{}}"#, .missingField, "op"),
+        (#"{"op":7}"#, .wrongType, "op"),
+        (#"{"v":2,"op":"status"}"#, .unsupportedVersion, "v"),
+        (#"{"op":"cancel","activity":"x"}"#, .invalid, "activity"),
+        (#"{"op":"home","content":"video"}"#, .invalid, "content"),
+        (#"{"op":"focus"}"#, .missingField, "module"),
+        (#"{"op":"status","id":[1]}"#, .wrongType, "id"),
+    ])
+    func c3_badRequestsGetAnErrorNamingTheField(line: String, code: ProtocolError.Code, field: String) {
+        guard case .failure(let failure) = decode(line) else { Issue.record("\(line) must fail"); return }
+        #expect(failure.error.code == code, "\(failure.error)")
+        #expect(failure.error.field == field, "\(failure.error)")
+    }
+
+    @Test(arguments: [
+        "{", "{\"op\":}", "[1,2", "{\"op\":\"status\"} trailing", "{\"op\":\"st\u{0}atus\"}", "nul\u{0}", "",
+        "{\"a\":1,\"a\":2}", "{\"op\":\"\\ud800\"}", String(repeating: "[", count: 100),
+    ])
+    func c3_malformedJSONIsABadJSONError(line: String) {
+        guard case .failure(let failure) = decode(line) else { Issue.record("must fail"); return }
+        #expect(failure.error.code == .badJSON)
+    }
+
+    @Test func c3_invalidUTF8IsRejectedNotMangled() {
+        var bytes = Array(#"{"op":"enqueue","activity":{"title":"ab"}}"#.utf8)
+        bytes[bytes.count - 4] = 0xFF
+        guard case .failure(let failure) = Request.decode(bytes) else { Issue.record("must fail"); return }
+        #expect(failure.error.code == .badJSON && failure.error.message.contains("UTF-8"))
+    }
+
+    @Test func c3_theRequestIdIsEchoedEvenWhenTheRequestIsBad() {
+        guard case .failure(let failure) = decode(#"{"id":"abc","op":"nope"}"#) else { Issue.record("must fail"); return }
+        #expect(failure.id == .string("abc"))
+        let line = ResponseLine.failure(id: failure.id, error: failure.error).encoded()
+        #expect(line.contains(#""id":"abc""#) && line.contains(#""ok":false"#) && line.contains(#""field":"op""#))
+    }
+
+    @Test func c1_answersAndEventsRoundTrip() throws {
+        let answer = try ResponseLine.decode(Array(ResponseLine.success(id: .number(1), result: .object([("n", .number(3))])).encoded().utf8))
+        guard case .success(.number(1)?, let result) = answer else { Issue.record("\(answer)"); return }
+        #expect(result["n"] == .number(3))
+        let activity = NookActivity(title: "Ünïcödé \"quoted\"\n")
+        let event = NookActivityEvent(activity: activity, kind: .rejected(.coalesced), at: NookInstant(sinceOrigin: .milliseconds(1500)), module: "main")
+        let line = ResponseLine.event(id: nil, event: EventPayload.encode(event)).encoded()
+        guard case .event(_, let payload) = try ResponseLine.decode(Array(line.utf8)) else { Issue.record("\(line)"); return }
+        #expect(payload["event"] == .string("rejected") && payload["reason"] == .string("coalesced"))
+        #expect(payload["title"] == .string(activity.title) && payload["at"] == .number(1.5))
+        #expect(payload["id"] == .string(activity.id.description))
+    }
+}
