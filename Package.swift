@@ -10,9 +10,12 @@ let package = Package(
         .executable(name: "nook-demo", targets: ["nook-demo"]),
         .executable(name: "nook-bench", targets: ["nook-bench"]),
         .executable(name: "nook-render", targets: ["nook-render"]),
+        .executable(name: "nookd", targets: ["nookd"]),
+        .executable(name: "nookctl", targets: ["nookctl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // The activity queue: standard library and the toolchain's Swift modules only.
@@ -31,6 +34,20 @@ let package = Package(
         .target(name: "NookDisplay", dependencies: ["NookActivities"]),
         // Theme, icons, card layout, home content, animation, PNG: the only user of cairo/pango.
         .target(name: "NookRender", dependencies: ["NookActivities", "NookDisplay", "NookConfig", "CPangoCairo"]),
+        // The daemon's wiring: config, backend selection, socket server, signals, requests.
+        .target(name: "NookDaemon", dependencies: [
+            "NookActivities", "NookProtocol", "NookConfig", "NookDisplay", "NookRender",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "nookd", dependencies: [
+            "NookDaemon", "NookDisplay",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "nookctl", dependencies: [
+            "NookProtocol",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         // Renders one activity to a PNG at a panel size and theme: for people and the README.
         .executableTarget(name: "nook-render", dependencies: [
             "NookRender", "NookDisplay", "NookActivities",
@@ -42,6 +59,7 @@ let package = Package(
         .executableTarget(name: "nook-bench", dependencies: ["NookActivities", "NookTestSupport", "NookDisplay", "NookRender"]),
         .testTarget(name: "NookConfigTests", dependencies: ["NookConfig"]),
         .testTarget(name: "NookProtocolTests", dependencies: ["NookProtocol", "NookActivities"]),
+        .testTarget(name: "NookDaemonTests", dependencies: ["NookDaemon", "NookProtocol", "NookConfig", "NookActivities"]),
         .testTarget(name: "NookDisplayTests", dependencies: ["NookDisplay", "NookTestSupport"]),
         .testTarget(
             name: "NookRenderTests",

@@ -49,6 +49,6 @@ public enum IconCatalog {
     public static func resolve(_ name: String) -> Resolved {
         if let glyph = glyphs[name] { return .glyph(glyph) }
         if name.hasSuffix(".png") || name.hasPrefix("/") { return .png(path: name) }
-        return .fallback(warning: "unknown icon '\(name)'; drawing the generic glyph (known names: `nookctl icons`)")
+        return .fallback(warning: "unknown icon '\(name)'; drawing the generic glyph (the known names are listed in Sources/NookRender/Icons.swift)")
     }
 }

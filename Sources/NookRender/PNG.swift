@@ -18,6 +18,30 @@ public enum PNG {
         }
     }
 
+    /// The PNG bytes of `frame`, in memory (for `nookctl snapshot`).
+    public static func encode(_ frame: Frame) throws(RenderError) -> [UInt8] {
+        final class Sink { var bytes: [UInt8] = [] }
+        let sink = Sink()
+        var copy = frame
+        let status = copy.pixels.withUnsafeMutableBytes { pixels -> cairo_status_t in
+            let surface = cairo_image_surface_create_for_data(
+                pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24,
+                Int32(frame.width), Int32(frame.height), Int32(frame.width * 4))
+            defer { cairo_surface_destroy(surface) }
+            return withExtendedLifetime(sink) {
+                cairo_surface_write_to_png_stream(surface, { closure, data, length in
+                    let sink = Unmanaged<Sink>.fromOpaque(closure!).takeUnretainedValue()
+                    sink.bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
+                    return CAIRO_STATUS_SUCCESS
+                }, Unmanaged.passUnretained(sink).toOpaque())
+            }
+        }
+        guard status == CAIRO_STATUS_SUCCESS else {
+            throw RenderError(operation: "cairo_surface_write_to_png_stream", detail: String(cString: cairo_status_to_string(status)))
+        }
+        return sink.bytes
+    }
+
     /// Reads a PNG file into a frame, flattening any alpha onto black.
     public static func read(from path: String) throws(RenderError) -> Frame {
         let image = cairo_image_surface_create_from_png(path)

@@ -1,0 +1,260 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Logging
+import NookActivities
+import NookConfig
+import NookDisplay
+import NookProtocol
+import NookRender
+import Synchronization
+
+/// A reason nookd cannot start, with what to do about it.
+public struct DaemonError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// nookd: one display, one screen, the arbiter, one queue per module, the engagement inputs
+/// and the socket (N1, N2, C1–C4, D4). `run()` serves until SIGTERM or SIGINT, then quiesces
+/// every queue, restores the display and returns.
+public final class Daemon: Sendable {
+    let logger: Logger
+    let clock: any NookClock
+    let engagement = NookEngagement()
+    let arbiter: NookSurfaceArbiter
+    let modules: [NookModuleID]
+    let queues: [NookModuleID: NookActivityQueue]
+    let display: any DisplayBackend
+    let backendName: String
+    let screen: NookScreen
+    private let frameWriter: FrameWriter?
+    private let configPath: String?
+    private let overrides: @Sendable (inout DaemonConfig) -> Void
+    let state: Mutex<State>
+
+    struct State {
+        var config: DaemonConfig
+        var server: SocketServer?
+        var stopRequested = false
+        var stopWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    /// - Parameters:
+    ///   - configPath: the file SIGHUP reloads (nil: nothing to reload).
+    ///   - overrides: the command-line flags, applied over the file at start and at each reload.
+    public init(config: DaemonConfig, configPath: String?, overrides: @escaping @Sendable (inout DaemonConfig) -> Void = { _ in },
+                logger: Logger, clock: any NookClock = NookSystemClock()) throws(DaemonError) {
+        self.logger = logger
+        self.clock = clock
+        self.configPath = configPath
+        self.overrides = overrides
+        modules = config.modules
+        arbiter = NookSurfaceArbiter(foreground: config.modules[0], clock: clock)
+        var queues: [NookModuleID: NookActivityQueue] = [:]
+        for module in config.modules {
+            let queue = NookActivityQueue(clock: clock, engagement: engagement,
+                                          configuration: .init(pollInterval: config.pollInterval, capacity: config.capacity))
+            queues[module] = queue
+            arbiter.register(NookQueueModule(id: module, queue: queue))
+        }
+        self.queues = queues
+
+        let selection = try Self.selectDisplay(config, clock: clock, logger: logger)
+        display = selection.display
+        backendName = selection.name
+        frameWriter = selection.writer
+        screen = NookScreen(display: display, clock: clock,
+                            settings: .init(theme: config.theme, rotation: config.rotation, home: config.home),
+                            onWarning: { logger.warning("\($0)") })
+        state = Mutex(State(config: config))
+    }
+
+    /// D4: `auto` takes DRM when a connected connector exists, else fbdev, else the mock.
+    /// This build has only the mock; an explicit `drm` or `fbdev` says so and stops.
+    static func selectDisplay(_ config: DaemonConfig, clock: any NookClock, logger: Logger) throws(DaemonError)
+        -> (display: any DisplayBackend, name: String, writer: FrameWriter?) {
+        switch config.backend {
+        case .drm, .fbdev:
+            throw DaemonError("the \(config.backend.rawValue) display backend is not part of this build yet; use --display mock (or auto)")
+        case .auto:
+            var info = stat()
+            if stat("/dev/dri/card0", &info) == 0 || stat("/dev/fb0", &info) == 0 {
+                logger.notice("a DRM or framebuffer device exists, but this build has no DRM/fbdev backend yet; using the mock display")
+            } else {
+                logger.notice("no DRM or framebuffer device found; using the mock display")
+            }
+        case .mock:
+            break
+        }
+        var writer: FrameWriter?
+        if let directory = config.framesDirectory {
+            do { writer = try FrameWriter(directory: directory, logger: logger) } catch { throw DaemonError("cannot use --frames \(directory): \(error)") }
+            logger.notice("the mock display writes its frames as PNG files", metadata: ["directory": "\(directory)"])
+        }
+        var sink: (@Sendable (MockDisplay.RecordedFrame) -> Void)?
+        if let writer { sink = { record in writer.offer(record) } }
+        let mock = MockDisplay(size: config.mockSize, refreshHz: config.refreshHz, clock: clock, keepFrames: 4, sink: sink)
+        return (mock, "mock", writer)
+    }
+
+    // MARK: Running
+
+    /// Serves until `requestStop()` (SIGTERM/SIGINT), then shuts down cleanly (N2).
+    public func run() async throws(DaemonError) {
+        let config = state.withLock { $0.config }
+        for module in modules {
+            await queues[module]!.bind(to: arbiter, moduleID: module)
+        }
+        let feeders = modules.map { module in
+            Task { [screen, queue = queues[module]!] in await screen.run(queue.events()) }
+        }
+        let logTask = Task { [logger, queues, modules] in
+            await withTaskGroup(of: Void.self) { group in
+                for module in modules {
+                    group.addTask {
+                        for await event in queues[module]!.events() {
+                            logger.debug("\(event.kind.name) \(event.id) \"\(event.activity.title)\"", metadata: ["module": "\(module)"])
+                        }
+                    }
+                }
+            }
+        }
+        await screen.showHome()
+        let clockTask = Task { [screen] in await screen.runClock() }
+
+        let server: SocketServer
+        do {
+            let policy = try AccessPolicy(uids: config.allowedUIDs, groups: config.allowedGroups)
+            server = try SocketServer(
+                path: config.socketPath, mode: config.socketMode, group: config.socketGroup, policy: policy,
+                maximumLine: NookProtocol.maximumLineBytes, logger: logger,
+                handler: { [weak self] connection, line in await self?.handle(connection, line) },
+                refusal: { connection, problem in
+                    if case .tooLong(let bytes) = problem {
+                        connection.send(ResponseLine.failure(id: nil, error: ProtocolError(
+                            .lineTooLong, "a request line is limited to \(NookProtocol.maximumLineBytes) bytes; this one has \(bytes) or more")).encoded())
+                    }
+                })
+            try server.start()
+        } catch {
+            display.restore()
+            throw DaemonError("cannot serve on \(config.socketPath): \(error)")
+        }
+        state.withLock { $0.server = server }
+        logger.info("nookd ready", metadata: [
+            "socket": "\(config.socketPath)", "display": "\(display.mode)", "backend": "\(backendName)",
+            "modules": "\(modules.map(\.rawValue).joined(separator: ","))",
+        ])
+        SystemdNotifier.notify("READY=1\nSTATUS=serving on \(config.socketPath)")
+
+        await waitForStopRequest()
+        logger.info("stopping: quiescing queues and restoring the display")
+        SystemdNotifier.notify("STOPPING=1")
+        await quiesceAll(within: .milliseconds(1500))
+        server.stop()
+        clockTask.cancel()
+        feeders.forEach { $0.cancel() }
+        logTask.cancel()
+        await frameWriter?.finish()
+        display.restore()
+        logger.info("nookd stopped")
+    }
+
+    /// Asks `run()` to shut down; safe from any thread (signal handlers).
+    public func requestStop() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.stopRequested = true
+            defer { state.stopWaiters = [] }
+            return state.stopWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private func waitForStopRequest() async {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state -> Bool in
+                if state.stopRequested { return true }
+                state.stopWaiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// Quiesces every queue at once, giving up after `bound` so a stuck queue cannot hold the
+    /// exit past the 2 s of N2 (the display is restored either way).
+    private func quiesceAll(within bound: Duration) async {
+        let done = Atomic<Bool>(false)
+        let all = Task { [queues] in
+            await withTaskGroup(of: Void.self) { group in
+                for queue in queues.values { group.addTask { await queue.quiesce() } }
+            }
+            done.store(true, ordering: .releasing)
+        }
+        let deadline = ContinuousClock.now + bound
+        while !done.load(ordering: .acquiring), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        if !done.load(ordering: .acquiring) {
+            logger.warning("queues did not quiesce within \(bound); restoring the display anyway")
+            all.cancel()
+        }
+    }
+
+    /// SIGHUP (N1): re-reads the config file; theme, home content and rotation apply at once,
+    /// queued activities are kept. Settings that need a restart are named in the log.
+    public func reload() async {
+        guard let configPath else {
+            logger.notice("SIGHUP: nookd was started without --config; nothing to reload")
+            return
+        }
+        var fresh: DaemonConfig
+        do {
+            fresh = try DaemonConfig.load(path: configPath)
+        } catch {
+            logger.error("SIGHUP: keeping the running config, the file has an error: \(error)")
+            return
+        }
+        overrides(&fresh)
+        let old = state.withLock { state -> DaemonConfig in
+            defer { state.config = fresh }
+            return state.config
+        }
+        await screen.apply(.init(theme: fresh.theme, rotation: fresh.rotation, home: fresh.home))
+        var needsRestart: [String] = []
+        if fresh.socketPath != old.socketPath || fresh.socketGroup != old.socketGroup || fresh.socketMode != old.socketMode { needsRestart.append("daemon.socket*") }
+        if fresh.modules != old.modules { needsRestart.append("queue.modules") }
+        if fresh.capacity != old.capacity || fresh.pollInterval != old.pollInterval { needsRestart.append("queue.capacity/poll_interval_ms") }
+        if fresh.backend != old.backend || fresh.mockSize != old.mockSize { needsRestart.append("display.backend/size") }
+        let restartNote = needsRestart.isEmpty ? "" : "; restart nookd to apply \(needsRestart.joined(separator: ", "))"
+        logger.notice("SIGHUP: reloaded \(configPath) (theme, home, rotation applied)\(restartNote)")
+    }
+}
+
+/// Tells systemd about readiness (`Type=notify`) when `NOTIFY_SOCKET` is set; a no-op otherwise.
+enum SystemdNotifier {
+    static func notify(_ message: String) {
+        guard let socketPath = getenv("NOTIFY_SOCKET").map({ String(cString: $0) }), !socketPath.isEmpty else { return }
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(socketPath.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in bytes.enumerated() where index < buffer.count - 1 {
+                // An abstract socket is written with a leading '@' and addressed with a NUL.
+                buffer[index] = index == 0 && byte == UInt8(ascii: "@") ? 0 : byte
+            }
+        }
+        let length = socklen_t(MemoryLayout.offset(of: \sockaddr_un.sun_path)! + bytes.count)
+        _ = message.withCString { text in
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, text, strlen(text), Int32(MSG_NOSIGNAL), $0, length) }
+            }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import NookActivities
+import NookConfig
+import NookDisplay
+import NookRender
+
+/// Everything nookd runs with, from the config file (N1) with command-line flags over it.
+public struct DaemonConfig: Sendable {
+    public enum Backend: String, CaseIterable, Sendable {
+        case auto, drm, fbdev, mock
+    }
+
+    public var socketPath: String
+    /// Group that may use the socket (mode 0660); nil keeps the daemon's own group.
+    public var socketGroup: String?
+    public var socketMode: UInt32 = 0o660
+    /// When non-empty, only these uids (and members of `allowedGroups`) may connect (C4).
+    public var allowedUIDs: [UInt32] = []
+    public var allowedGroups: [String] = []
+    public var backend: Backend = .auto
+    /// Size of the mock display.
+    public var mockSize = PixelSize(width: 1280, height: 400)
+    /// Where the mock writes its PNG frames; nil writes none.
+    public var framesDirectory: String?
+    public var rotation: Rotation = .none
+    public var refreshHz: Double = 60
+    public var theme: Theme = .dark
+    public var home: HomeContent = .clock
+    public var capacity = 256
+    public var pollInterval: Duration = .milliseconds(200)
+    /// Declared modules, one queue each; the first is foreground at start.
+    public var modules: [NookModuleID] = ["default"]
+    public var logLevel = "info"
+
+    public static let tables = ["daemon", "display", "theme", "theme.palette", "home", "queue"]
+
+    /// `$XDG_RUNTIME_DIR/nook/nookd.sock`, or `/run/nook/nookd.sock` without a runtime directory.
+    public static var defaultSocketPath: String {
+        if let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !runtime.isEmpty {
+            return runtime + "/nook/nookd.sock"
+        }
+        return "/run/nook/nookd.sock"
+    }
+
+    public init(socketPath: String = DaemonConfig.defaultSocketPath) {
+        self.socketPath = socketPath
+    }
+
+    /// Reads and validates a config file; every error names the file, line and key.
+    public static func load(path: String) throws(ConfigError) -> DaemonConfig {
+        let document = try ConfigDocument.load(path: path)
+        let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        return try DaemonConfig(reading: ConfigReader(document), directory: directory)
+    }
+
+    public init(reading reader: ConfigReader, directory: String = ".") throws(ConfigError) {
+        self.init()
+        if let path = try reader.string("daemon.socket") {
+            guard path.hasPrefix("/") else { throw reader.error("daemon.socket", "must be an absolute path, got \"\(path)\"") }
+            socketPath = path
+        }
+        socketGroup = try reader.string("daemon.socket_group")
+        if let mode = try reader.string("daemon.socket_mode") {
+            guard let value = UInt32(mode, radix: 8), value <= 0o777 else { throw reader.error("daemon.socket_mode", "must be an octal mode such as \"0660\", got \"\(mode)\"") }
+            socketMode = value
+        }
+        allowedUIDs = try reader.integers("daemon.allowed_uids", in: 0...Int(UInt32.max - 1))?.map(UInt32.init) ?? []
+        allowedGroups = try reader.strings("daemon.allowed_groups") ?? []
+        logLevel = try reader.choice("daemon.log_level", among: ["trace", "debug", "info", "notice", "warning", "error"]) ?? logLevel
+
+        if let name = try reader.choice("display.backend", among: Backend.allCases.map(\.rawValue)) { backend = Backend(rawValue: name)! }
+        if let text = try reader.string("display.size") {
+            guard let size = PixelSize(parsing: text) else { throw reader.error("display.size", "must be WIDTHxHEIGHT such as \"1280x400\", got \"\(text)\"") }
+            mockSize = size
+        }
+        framesDirectory = try reader.string("display.frames")
+        if let degrees = try reader.integer("display.rotation", in: 0...270) {
+            guard degrees % 90 == 0, let turn = Rotation(degrees: degrees) else { throw reader.error("display.rotation", "must be 0, 90, 180 or 270, got \(degrees)") }
+            rotation = turn
+        }
+        refreshHz = try reader.number("display.refresh_hz", in: 1...240) ?? refreshHz
+
+        theme = try Theme.load(from: reader, directory: directory)
+
+        switch try reader.choice("home.content", among: ["clock", "blank", "text"]) {
+        case "blank"?: home = .blank
+        case "text"?:
+            guard let text = try reader.string("home.text"), !text.isEmpty else { throw reader.error("home.text", "is required when home.content is \"text\"") }
+            home = .text(text)
+        default: _ = try reader.string("home.text")
+        }
+
+        capacity = try reader.integer("queue.capacity", in: 1...100_000) ?? capacity
+        if let milliseconds = try reader.integer("queue.poll_interval_ms", in: 10...5000) { pollInterval = .milliseconds(milliseconds) }
+        if let names = try reader.strings("queue.modules") {
+            guard !names.isEmpty else { throw reader.error("queue.modules", "must name at least one module") }
+            for name in names where name.isEmpty || name.contains(where: \.isWhitespace) {
+                throw reader.error("queue.modules", "module names must be non-empty words, got \"\(name)\"")
+            }
+            guard Set<String>(names).count == names.count else { throw reader.error("queue.modules", "names a module twice") }
+            modules = names.map { NookModuleID($0) }
+        }
+        try reader.rejectUnknownKeys(known: Self.tables)
+    }
+}
+
+/// The two built-in themes, for flags that pick one by name.
+public let darkTheme = Theme.dark
+public let lightTheme = Theme.light
