@@ -1,0 +1,303 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import NookActivities
+import NookProtocol
+
+@main
+struct Nookctl: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "nookctl",
+        abstract: "Talk to nookd: show activities on the nook's display and control it.",
+        discussion: """
+            Exit codes: 0 success; 1 nookd refused the request (bad input, unknown module, queue full); \
+            3 nookd could not be reached; 4 no such activity; 64 bad command line. \
+            enqueue --wait exits with how the activity ended: 0 shown to the end, 10 dismissed, \
+            11 cancelled, 12 coalesced, 13 expired, 14 blocker timed out, 15 rejected, 16 connection lost.
+            Shell completions: nookctl --generate-completion-script bash|zsh|fish.
+            """,
+        subcommands: [Enqueue.self, Cancel.self, CancelAll.self, Dismiss.self, Suspend.self, Resume.self, Quiesce.self,
+                      Status.self, List.self, Watch.self, Snapshot.self, Home.self, Focus.self])
+}
+
+/// Options every subcommand takes.
+struct Connection: ParsableArguments {
+    @Option(help: "nookd's socket (default $XDG_RUNTIME_DIR/nook/nookd.sock, else /run/nook/nookd.sock).")
+    var socket: String?
+    @Flag(help: "Print the answer as JSON (one object per line) for scripts.")
+    var json = false
+
+    var path: String {
+        if let socket { return socket }
+        if let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !runtime.isEmpty { return runtime + "/nook/nookd.sock" }
+        return "/run/nook/nookd.sock"
+    }
+
+    /// Runs one request and prints its result as JSON or through `human`.
+    func run(_ operation: Operation, human: (JSONValue) -> String?) throws {
+        do {
+            let client = try SocketClient(path: path)
+            let result = try client.request(Request(id: .number(1), operation: operation))
+            if json { print(result.serialized) } else if let text = human(result) { print(text) }
+        } catch {
+            // The do-block throws only ClientError (typed throws).
+            fail(error)
+        }
+    }
+
+    func fail(_ error: ClientError) -> Never {
+        if json {
+            print(JSONValue.object([("error", .string(error.description)), ("exitCode", .number(Double(error.exitCode)))]).serialized)
+        }
+        var text = Array("nookctl: \(error)\n".utf8)
+        _ = write(2, &text, text.count)
+        Glibc.exit(error.exitCode)
+    }
+}
+
+extension JSONValue {
+    var text: String? { if case .string(let value) = self { return value } else { return nil } }
+    var numberValue: Double? { if case .number(let value) = self { return value } else { return nil } }
+    var items: [JSONValue] { if case .array(let values) = self { return values } else { return [] } }
+}
+
+struct Enqueue: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show an activity; prints its id.")
+    @OptionGroup var connection: Connection
+    @Option(help: "The card's title (required).") var title: String
+    @Option(help: "Secondary text.") var subtitle: String?
+    @Option(help: "Icon: an SF-Symbol-style name (hammer, bell, …) or a PNG path.") var icon: String?
+    @Option(help: "Tint: \(NookTint.accepted).") var tint: String?
+    @Option(help: "Coalescing key: a newer activity with the same key replaces a pending one.") var key: String?
+    @Option(help: "low, normal or high.") var priority: String?
+    @Option(help: "Seconds on screen (default 2.4).") var dwell: Double?
+    @Flag(help: "Stay on screen until dismissed (nookctl dismiss, or the dismiss button).") var blocker = false
+    @Option(help: "A blocker's timeout in seconds.") var timeout: Double?
+    @Option(help: "Progress from 0 to 1, drawn as a bar.") var progress: Double?
+    @Option(help: "Drop it if still waiting after this many seconds.") var expiresAfter: Double?
+    @Option(help: "The module (queue) to show it in; default: the foreground module.") var module: String?
+    @Option(help: "Use this id (a UUID) instead of a fresh one.") var id: String?
+    @Flag(help: "Wait until the activity has ended; the exit code says how.") var wait = false
+
+    func validate() throws {
+        if let tint, NookTint(parsing: tint) == nil { throw ValidationError("--tint must be \(NookTint.accepted); got '\(tint)'") }
+        if let priority, NookActivityPriority(name: priority) == nil { throw ValidationError("--priority must be low, normal or high; got '\(priority)'") }
+        if let id, NookActivityID(id) == nil { throw ValidationError("--id must be a UUID; got '\(id)'") }
+        if timeout != nil && !blocker { throw ValidationError("--timeout applies only with --blocker") }
+    }
+
+    func run() throws {
+        var activity = NookActivity(title: title, subtitle: subtitle, systemImage: icon, coalescingKeyValue: key)
+        if let id { activity.id = NookActivityID(id)! }
+        if let tint { activity.tint = NookTint(parsing: tint)! }
+        if let priority { activity.priority = NookActivityPriority(name: priority)! }
+        if let dwell {
+            guard let duration = Duration.nookSeconds(dwell) else { throw ValidationError("--dwell must be a number of seconds") }
+            activity.dwell = duration
+        }
+        if blocker { activity.presentation = .blocker(timeout: timeout.flatMap { Duration.nookSeconds($0) }) }
+        activity.progress = progress
+        activity.expiresAfter = expiresAfter.flatMap { Duration.nookSeconds($0) }
+        do {
+            try activity.validate()
+        } catch {
+            throw ValidationError("--\(error.field == "key" ? "key" : error.field == "icon" ? "icon" : error.field): \(error.problem)")
+        }
+        guard wait else {
+            try connection.run(.enqueue(activity, module: module, wait: false)) { $0["id"]?.text }
+            return
+        }
+        do {
+            let client = try SocketClient(path: connection.path)
+            let accepted = try client.request(Request(id: .number(1), operation: .enqueue(activity, module: module, wait: true)))
+            if connection.json { print(accepted.serialized) } else if let id = accepted["id"]?.text { print(id) }
+            while let line = try client.readLine() {
+                guard case .event(_, let event)? = try? ResponseLine.decode(line) else { continue }
+                if connection.json { print(event.serialized) }
+                let name = event["event"]?.text, reason = event["reason"]?.text
+                guard name == "hidden" || name == "rejected" else { continue }
+                if !connection.json { print("\(name!) (\(reason ?? "?"))") }
+                throw ExitCode(Self.exitCode(event: name!, reason: reason))
+            }
+            connection.fail(.unreachable("nookd closed the connection before the activity ended"))
+        } catch let error as ClientError {
+            connection.fail(error)
+        }
+    }
+
+    static func exitCode(event: String, reason: String?) -> Int32 {
+        switch (event, reason) {
+        case ("hidden", "completed"): 0
+        case (_, "dismissed"): ExitCodes.dismissed
+        case (_, "cancelled"): ExitCodes.cancelled
+        case (_, "coalesced"): ExitCodes.coalesced
+        case (_, "expired"): ExitCodes.expired
+        case (_, "timedOut"): ExitCodes.timedOut
+        default: ExitCodes.rejected
+        }
+    }
+}
+
+extension NookActivity {
+    init(title: String, subtitle: String?, systemImage: String?, coalescingKeyValue: String?) {
+        self.init(coalescingKey: coalescingKeyValue, title: title, subtitle: subtitle, systemImage: systemImage)
+    }
+}
+
+struct Cancel: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Cancel an activity: pending ones are dropped, the one on screen ends early.")
+    @OptionGroup var connection: Connection
+    @Argument(help: "The activity's id.") var id: String
+    func validate() throws { if NookActivityID(id) == nil { throw ValidationError("'\(id)' is not an activity id (a UUID)") } }
+    func run() throws { try connection.run(.cancel(NookActivityID(id)!)) { _ in nil } }
+}
+
+struct CancelAll: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "cancel-all", abstract: "Cancel every pending activity with a coalescing key.")
+    @OptionGroup var connection: Connection
+    @Argument(help: "The coalescing key.") var key: String
+    @Option(help: "Only in this module.") var module: String?
+    func run() throws { try connection.run(.cancelAll(key: key, module: module)) { "cancelled \(Int($0["cancelled"]?.numberValue ?? 0))" } }
+}
+
+struct Dismiss: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Dismiss the activity on screen (a blocker, usually), or the one with this id.")
+    @OptionGroup var connection: Connection
+    @Argument(help: "An activity id; without one, whatever is on screen.") var id: String?
+    func validate() throws { if let id, NookActivityID(id) == nil { throw ValidationError("'\(id)' is not an activity id (a UUID)") } }
+    func run() throws { try connection.run(.dismiss(id.flatMap { NookActivityID($0) })) { $0["dismissed"]?.text } }
+}
+
+struct Suspend: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Stop new takeovers; the card on screen finishes. Everything queued is kept.")
+    @OptionGroup var connection: Connection
+    @Option(help: "Only this module (default: all).") var module: String?
+    func run() throws { try connection.run(.suspend(module: module)) { _ in nil } }
+}
+
+struct Resume: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show activities again after suspend or quiesce.")
+    @OptionGroup var connection: Connection
+    @Option(help: "Only this module (default: all).") var module: String?
+    func run() throws { try connection.run(.resume(module: module)) { _ in nil } }
+}
+
+struct Quiesce: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Stop at once: the card on screen goes back to the queue; returns when the glass is free.")
+    @OptionGroup var connection: Connection
+    @Option(help: "Only this module (default: all).") var module: String?
+    func run() throws { try connection.run(.quiesce(module: module)) { _ in nil } }
+}
+
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show what is on the glass, what is waiting, and the inputs.")
+    @OptionGroup var connection: Connection
+    func run() throws {
+        try connection.run(.status) { status in
+            var lines = ["display: \(status["display"]?["mode"]?.text ?? "?") (backend \(status["display"]?["backend"]?.text ?? "?"), rotation \(Int(status["display"]?["rotation"]?.numberValue ?? 0))°, theme \(status["display"]?["theme"]?.text ?? "?"))",
+                         "home: \(status["home"]?.text ?? "?")",
+                         "foreground module: \(status["foreground"]?.text ?? "none")",
+                         "engaged: \(status["engaged"] == .bool(true) ? "yes" : "no")"]
+            for input in status["inputs"]?.items ?? [] {
+                lines.append("  input \(input["input"]?.text ?? "?") (\(input["role"]?.text ?? "?")): \(input["active"] == .bool(true) ? "active" : "idle")")
+            }
+            for module in status["modules"]?.items ?? [] {
+                var line = "module \(module["name"]?.text ?? "?"): "
+                if let current = module["current"], current != .null {
+                    line += "showing \"\(current["title"]?.text ?? "?")\" (\(module["phase"]?.text ?? "?"))"
+                } else {
+                    line += "idle"
+                }
+                line += ", \(Int(module["pending"]?.numberValue ?? 0)) pending"
+                if module["suspended"] == .bool(true) { line += ", suspended" }
+                if module["displayAvailable"] == .bool(false) { line += ", display unavailable" }
+                if let parked = module["parked"]?.text { line += ", waiting: \(parked)" }
+                if let blocker = module["blockedBy"], blocker != .null { line += ", held by blocker \"\(blocker["title"]?.text ?? "?")\" \(blocker["id"]?.text ?? "")" }
+                lines.append(line)
+            }
+            return lines.joined(separator: "\n")
+        }
+    }
+}
+
+struct List: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the activity on screen and the pending ones, in the order they will show.")
+    @OptionGroup var connection: Connection
+    @Option(help: "Only this module.") var module: String?
+    func run() throws {
+        try connection.run(.list(module: module)) { result in
+            var lines: [String] = []
+            for module in result["modules"]?.items ?? [] {
+                lines.append("\(module["name"]?.text ?? "?"):")
+                if let current = module["current"], current != .null {
+                    lines.append("  * \(current["id"]?.text ?? "") \(current["priority"]?.text ?? "") \"\(current["title"]?.text ?? "")\" (on screen)")
+                }
+                for activity in module["pending"]?.items ?? [] {
+                    lines.append("    \(activity["id"]?.text ?? "") \(activity["priority"]?.text ?? "") \"\(activity["title"]?.text ?? "")\"")
+                }
+            }
+            return lines.joined(separator: "\n")
+        }
+    }
+}
+
+struct Watch: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print lifecycle events as they happen (enqueued, animateIn, presented, animateOut, hidden, rejected, requeued).")
+    @OptionGroup var connection: Connection
+    func run() throws {
+        do {
+            let client = try SocketClient(path: connection.path)
+            _ = try client.request(Request(id: .number(1), operation: .watch))
+            while let line = try client.readLine() {
+                guard case .event(_, let event)? = try? ResponseLine.decode(line) else { continue }
+                if connection.json {
+                    print(event.serialized)
+                } else {
+                    let reason = event["reason"]?.text.map { " (\($0))" } ?? ""
+                    print("\(event["at"]?.numberValue.map { String($0) } ?? "?")s \(event["event"]?.text ?? "?")\(reason) \(event["id"]?.text ?? "") \"\(event["title"]?.text ?? "")\"")
+                }
+                fflush(nil)
+            }
+        } catch {
+            connection.fail(error)
+        }
+    }
+}
+
+struct Snapshot: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Save the frame on the glass as a PNG.")
+    @OptionGroup var connection: Connection
+    @Option(name: .shortAndLong, help: "Where to write the PNG.") var output = "snapshot.png"
+    func run() throws {
+        try connection.run(.snapshot) { result in
+            guard let text = result["png"]?.text, let bytes = Base64.decode(text) else { return "nookd sent no PNG" }
+            guard let file = fopen(output, "wb") else { return "cannot write \(output): \(String(cString: strerror(errno)))" }
+            defer { fclose(file) }
+            _ = fwrite(bytes, 1, bytes.count, file)
+            return "wrote \(output) (\(Int(result["width"]?.numberValue ?? 0))x\(Int(result["height"]?.numberValue ?? 0)))"
+        }
+    }
+}
+
+struct Home: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Set what shows when no activity does: clock, blank, or --text.")
+    @OptionGroup var connection: Connection
+    @Argument(help: "clock, blank or text.") var content: String
+    @Option(help: "The status text, with 'text'.") var text: String?
+    func validate() throws {
+        guard ["clock", "blank", "text"].contains(content) else { throw ValidationError("content must be clock, blank or text; got '\(content)'") }
+        if content == "text" && (text ?? "").isEmpty { throw ValidationError("'text' needs --text \"…\"") }
+    }
+    func run() throws {
+        let setting: HomeSetting = content == "clock" ? .clock : content == "blank" ? .blank : .text(text!)
+        try connection.run(.home(setting)) { "home: \($0["home"]?.text ?? "?")" }
+    }
+}
+
+struct Focus: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Make a module the foreground one (its queue shows any priority; others only high).")
+    @OptionGroup var connection: Connection
+    @Argument(help: "The module's name.") var module: String
+    func run() throws { try connection.run(.focus(module: module)) { "foreground: \($0["to"]?.text ?? "?")" } }
+}

@@ -1,0 +1,125 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import NookProtocol
+
+/// A blocking connection to nookd's socket: one request line out, answer lines in.
+final class SocketClient {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+
+    /// Connects; the error says what to check (is nookd running, the path, the group).
+    init(path: String) throws(ClientError) {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .unreachable("'socket' failed: (\(errno)) \(String(cString: strerror(errno)))") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            close(fd)
+            throw .unreachable("socket path \(path) is too long for a Unix socket")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in bytes.enumerated() { buffer[index] = byte }
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard result == 0 else {
+            let code = errno
+            close(fd)
+            let hint = switch code {
+            case ENOENT, ECONNREFUSED: "is nookd running? (or pass --socket PATH)"
+            case EACCES: "permission denied: is your user in the socket's group (usually 'nook')?"
+            default: ""
+            }
+            throw .unreachable("cannot connect to nookd at \(path): (\(code)) \(String(cString: strerror(code))) \(hint)")
+        }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ line: String) throws(ClientError) {
+        var bytes = Array(line.utf8)
+        bytes.append(0x0A)
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .unreachable("lost the connection to nookd while sending: (\(errno)) \(String(cString: strerror(errno)))")
+            }
+            sent += count
+        }
+    }
+
+    /// The next line nookd sends, or nil when it closes the connection.
+    func readLine() throws(ClientError) -> [UInt8]? {
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = Array(buffer[..<newline])
+                buffer.removeFirst(newline + 1)
+                return line
+            }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let count = read(fd, &chunk, chunk.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .unreachable("lost the connection to nookd: (\(errno)) \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { return nil }
+            buffer.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    /// Sends a request and returns the first line answering it.
+    func request(_ request: Request) throws(ClientError) -> JSONValue {
+        try send(request.encoded())
+        while let line = try readLine() {
+            let response: ResponseLine
+            do { response = try ResponseLine.decode(line) } catch { throw .daemon(error) }
+            switch response {
+            case .success(_, let result): return result
+            case .failure(_, let error): throw .daemon(error)
+            case .event: continue
+            }
+        }
+        throw .unreachable("nookd closed the connection without answering")
+    }
+}
+
+/// Why a nookctl command failed, and the exit code that says so (see `nookctl --help`).
+enum ClientError: Error, CustomStringConvertible {
+    case unreachable(String)
+    case daemon(ProtocolError)
+
+    var description: String {
+        switch self {
+        case .unreachable(let message): message
+        case .daemon(let error): error.field.map { "\($0): \(error.message)" } ?? error.message
+        }
+    }
+
+    var exitCode: Int32 {
+        switch self {
+        case .unreachable: ExitCodes.unreachable
+        case .daemon(let error) where error.code == .notFound: ExitCodes.notFound
+        case .daemon: ExitCodes.refused
+        }
+    }
+}
+
+/// What nookctl's exit status means.
+enum ExitCodes {
+    static let refused: Int32 = 1
+    static let unreachable: Int32 = 3
+    static let notFound: Int32 = 4
+    /// `enqueue --wait`: how the activity ended.
+    static let dismissed: Int32 = 10
+    static let cancelled: Int32 = 11
+    static let coalesced: Int32 = 12
+    static let expired: Int32 = 13
+    static let timedOut: Int32 = 14
+    static let rejected: Int32 = 15
+    static let connectionLost: Int32 = 16
+}
