@@ -29,6 +29,13 @@ public enum JSONValue: Hashable, Sendable {
         return members.first { $0.0 == key }?.1
     }
 
+    /// The string, if this is one.
+    public var text: String? { if case .string(let value) = self { value } else { nil } }
+    /// The number, if this is one.
+    public var numberValue: Double? { if case .number(let value) = self { value } else { nil } }
+    /// The elements, if this is an array; empty otherwise.
+    public var items: [JSONValue] { if case .array(let values) = self { values } else { [] } }
+
     /// What kind of value this is, for error messages.
     public var typeName: String {
         switch self {

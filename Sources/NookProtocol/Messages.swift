@@ -23,7 +23,7 @@ public enum RequestID: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// What a client asks for.
-public enum Operation: Hashable, Sendable {
+public enum NookOperation: Hashable, Sendable {
     case enqueue(NookActivity, module: String?, wait: Bool)
     case cancel(NookActivityID)
     case cancelAll(key: String, module: String?)
@@ -51,9 +51,9 @@ public enum HomeSetting: Hashable, Sendable {
 /// One decoded request line.
 public struct Request: Hashable, Sendable {
     public var id: RequestID?
-    public var operation: Operation
+    public var operation: NookOperation
 
-    public init(id: RequestID?, operation: Operation) {
+    public init(id: RequestID?, operation: NookOperation) {
         self.id = id
         self.operation = operation
     }
@@ -80,7 +80,7 @@ public struct Request: Hashable, Sendable {
         }
     }
 
-    private static func decodeOperation(_ value: JSONValue) throws(ProtocolError) -> Operation {
+    private static func decodeOperation(_ value: JSONValue) throws(ProtocolError) -> NookOperation {
         let reader = try FieldReader(value, path: "")
         if let version = reader.value("v") {
             guard case .number(let number) = version else { throw ProtocolError(.wrongType, field: "v", "must be a number, got \(version.typeName)") }
@@ -150,7 +150,7 @@ public struct Request: Hashable, Sendable {
             guard let name = try module() else { throw ProtocolError(.missingField, field: "module", "is required") }
             return .focus(module: name)
         default:
-            throw ProtocolError(.unknownOperation, field: "op", "'\(op)' is not an operation; known: \(Operation.names.joined(separator: ", "))")
+            throw ProtocolError(.unknownOperation, field: "op", "'\(op)' is not an operation; known: \(NookOperation.names.joined(separator: ", "))")
         }
     }
 

@@ -35,9 +35,9 @@ struct Connection: ParsableArguments {
     }
 
     /// Runs one request and prints its result as JSON or through `human`.
-    func run(_ operation: Operation, human: (JSONValue) -> String?) throws {
+    func run(_ operation: NookOperation, human: (JSONValue) -> String?) throws {
         do {
-            let client = try SocketClient(path: path)
+            let client = try NookClient(path: path)
             let result = try client.request(Request(id: .number(1), operation: operation))
             if json { print(result.serialized) } else if let text = human(result) { print(text) }
         } catch {
@@ -54,12 +54,6 @@ struct Connection: ParsableArguments {
         _ = write(2, &text, text.count)
         Glibc.exit(error.exitCode)
     }
-}
-
-extension JSONValue {
-    var text: String? { if case .string(let value) = self { return value } else { return nil } }
-    var numberValue: Double? { if case .number(let value) = self { return value } else { return nil } }
-    var items: [JSONValue] { if case .array(let values) = self { return values } else { return [] } }
 }
 
 struct Enqueue: ParsableCommand {
@@ -109,7 +103,7 @@ struct Enqueue: ParsableCommand {
             return
         }
         do {
-            let client = try SocketClient(path: connection.path)
+            let client = try NookClient(path: connection.path)
             let accepted = try client.request(Request(id: .number(1), operation: .enqueue(activity, module: module, wait: true)))
             if connection.json { print(accepted.serialized) } else if let id = accepted["id"]?.text { print(id) }
             while let line = try client.readLine() {
@@ -247,7 +241,7 @@ struct Watch: ParsableCommand {
     @OptionGroup var connection: Connection
     func run() throws {
         do {
-            let client = try SocketClient(path: connection.path)
+            let client = try NookClient(path: connection.path)
             _ = try client.request(Request(id: .number(1), operation: .watch))
             while let line = try client.readLine() {
                 guard case .event(_, let event)? = try? ResponseLine.decode(line) else { continue }

@@ -11,7 +11,7 @@ struct ProtocolTests {
                                     systemImage: "hammer", tint: .named(.green), dwell: .seconds(3),
                                     presentation: .blocker(timeout: .seconds(30)), expiresAfter: .seconds(60), progress: 0.5)
         let id = NookActivityID()
-        let operations: [Operation] = [
+        let operations: [NookOperation] = [
             .enqueue(activity, module: "ci", wait: true), .cancel(id), .cancelAll(key: "build", module: nil), .dismiss(id),
             .dismiss(nil), .suspend(module: "ci"), .resume(module: nil), .quiesce(module: nil), .status, .list(module: nil),
             .watch, .snapshot, .home(.text("Quiet")), .home(.clock), .focus(module: "music"),
@@ -22,7 +22,7 @@ struct ProtocolTests {
             #expect(decoded.operation == operation, "\(line)")
             #expect(decoded.id == .number(7))
         }
-        #expect(Set(Operation.names).count == 13)
+        #expect(Set(NookOperation.names).count == 13)
     }
 
     @Test func c1_aMinimalEnqueueNeedsOnlyATitleAndTheVersionIsOptional() throws {

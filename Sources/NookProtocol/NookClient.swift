@@ -1,15 +1,17 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import NookProtocol
 
-/// A blocking connection to nookd's socket: one request line out, answer lines in.
-final class SocketClient {
+/// A blocking connection to nookd's socket: request lines out, answer and event lines in.
+/// Used by nookctl and by the end-to-end tests; owns its socket and closes it when released.
+public final class NookClient {
     private let fd: Int32
     private var buffer: [UInt8] = []
+    /// How long ``readLine()`` waits for data before failing; nil waits forever.
+    public var readTimeout: Duration?
 
     /// Connects; the error says what to check (is nookd running, the path, the group).
-    init(path: String) throws(ClientError) {
+    public init(path: String) throws(ClientError) {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .unreachable("'socket' failed: (\(errno)) \(String(cString: strerror(errno)))") }
         var address = sockaddr_un()
@@ -39,9 +41,15 @@ final class SocketClient {
 
     deinit { close(fd) }
 
-    func send(_ line: String) throws(ClientError) {
+    /// Sends one line; a newline is added.
+    public func send(_ line: String) throws(ClientError) {
         var bytes = Array(line.utf8)
         bytes.append(0x0A)
+        try sendRaw(bytes)
+    }
+
+    /// Sends bytes exactly as given (tests use it for malformed input).
+    public func sendRaw(_ bytes: [UInt8]) throws(ClientError) {
         var sent = 0
         while sent < bytes.count {
             let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
@@ -53,13 +61,24 @@ final class SocketClient {
         }
     }
 
+    /// Closes the sending side only; answers can still be read.
+    public func finishSending() {
+        shutdown(fd, Int32(SHUT_WR))
+    }
+
     /// The next line nookd sends, or nil when it closes the connection.
-    func readLine() throws(ClientError) -> [UInt8]? {
+    public func readLine() throws(ClientError) -> [UInt8]? {
         while true {
             if let newline = buffer.firstIndex(of: 0x0A) {
                 let line = Array(buffer[..<newline])
                 buffer.removeFirst(newline + 1)
                 return line
+            }
+            if let readTimeout {
+                var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let milliseconds = Int32(readTimeout.components.seconds * 1000 + readTimeout.components.attoseconds / 1_000_000_000_000_000)
+                let ready = poll(&entry, 1, milliseconds)
+                if ready == 0 { throw .unreachable("nookd sent nothing for \(readTimeout)") }
             }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let count = read(fd, &chunk, chunk.count)
@@ -72,8 +91,8 @@ final class SocketClient {
         }
     }
 
-    /// Sends a request and returns the first line answering it.
-    func request(_ request: Request) throws(ClientError) -> JSONValue {
+    /// Sends a request and returns the result of the first line answering it.
+    public func request(_ request: Request) throws(ClientError) -> JSONValue {
         try send(request.encoded())
         while let line = try readLine() {
             let response: ResponseLine
@@ -88,19 +107,19 @@ final class SocketClient {
     }
 }
 
-/// Why a nookctl command failed, and the exit code that says so (see `nookctl --help`).
-enum ClientError: Error, CustomStringConvertible {
+/// Why a request failed, and the nookctl exit code that says so (see `nookctl --help`).
+public enum ClientError: Error, CustomStringConvertible {
     case unreachable(String)
     case daemon(ProtocolError)
 
-    var description: String {
+    public var description: String {
         switch self {
         case .unreachable(let message): message
         case .daemon(let error): error.field.map { "\($0): \(error.message)" } ?? error.message
         }
     }
 
-    var exitCode: Int32 {
+    public var exitCode: Int32 {
         switch self {
         case .unreachable: ExitCodes.unreachable
         case .daemon(let error) where error.code == .notFound: ExitCodes.notFound
@@ -110,16 +129,16 @@ enum ClientError: Error, CustomStringConvertible {
 }
 
 /// What nookctl's exit status means.
-enum ExitCodes {
-    static let refused: Int32 = 1
-    static let unreachable: Int32 = 3
-    static let notFound: Int32 = 4
+public enum ExitCodes {
+    public static let refused: Int32 = 1
+    public static let unreachable: Int32 = 3
+    public static let notFound: Int32 = 4
     /// `enqueue --wait`: how the activity ended.
-    static let dismissed: Int32 = 10
-    static let cancelled: Int32 = 11
-    static let coalesced: Int32 = 12
-    static let expired: Int32 = 13
-    static let timedOut: Int32 = 14
-    static let rejected: Int32 = 15
-    static let connectionLost: Int32 = 16
+    public static let dismissed: Int32 = 10
+    public static let cancelled: Int32 = 11
+    public static let coalesced: Int32 = 12
+    public static let expired: Int32 = 13
+    public static let timedOut: Int32 = 14
+    public static let rejected: Int32 = 15
+    public static let connectionLost: Int32 = 16
 }

@@ -1,0 +1,131 @@
+import Foundation
+import NookProtocol
+import Testing
+
+/// The repository root and the built executables (`swift build` builds them before the tests).
+enum Built {
+    static let root: String = {
+        let file = #filePath
+        return String(file[..<file.range(of: "/Tests/")!.lowerBound])
+    }()
+    static let nookd = root + "/.build/debug/nookd"
+    static let nookctl = root + "/.build/debug/nookctl"
+}
+
+/// A scratch directory under /tmp, removed by the test that made it.
+final class Scratch {
+    let path: String
+    private static let counter = NSLock()
+    nonisolated(unsafe) private static var next = 0
+
+    init() {
+        Scratch.counter.lock()
+        Scratch.next += 1
+        let number = Scratch.next
+        Scratch.counter.unlock()
+        path = "/tmp/nook-e2e-\(getpid())-\(number)"
+        try? FileManager.default.removeItem(atPath: path)
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func file(_ name: String, _ text: String) -> String {
+        let full = path + "/" + name
+        FileManager.default.createFile(atPath: full, contents: Data(text.utf8))
+        return full
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// A running nookd on the mock display with its own socket; stopped with SIGTERM when released.
+final class DaemonProcess {
+    let scratch: Scratch
+    let socket: String
+    let process = Process()
+    let logPath: String
+
+    init(scratch: Scratch = Scratch(), arguments: [String] = [], waitUntilReady: Bool = true) throws {
+        self.scratch = scratch
+        socket = scratch.path + "/nookd.sock"
+        logPath = scratch.path + "/nookd.log"
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: Built.nookd)
+        process.arguments = ["--socket", socket, "--display", "mock", "--log-level", "debug"] + arguments
+        process.standardError = FileHandle(forWritingAtPath: logPath)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        if waitUntilReady { try waitForSocket() }
+    }
+
+    /// Polls until nookd accepts connections (it listens only once fully started).
+    func waitForSocket(timeout: Double = 20) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let _ = try? NookClient(path: socket) { return }
+            if !process.isRunning { throw DaemonFailure("nookd exited early (\(process.terminationStatus)): \(log)") }
+            usleep(20_000)
+        }
+        throw DaemonFailure("nookd did not listen on \(socket) within \(timeout) s: \(log)")
+    }
+
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    func client(timeout: Duration = .seconds(10)) throws -> NookClient {
+        let client = try NookClient(path: socket)
+        client.readTimeout = timeout
+        return client
+    }
+
+    /// Sends a request and returns the answer's result, failing the test on an error answer.
+    @discardableResult
+    func request(_ operation: NookOperation) throws -> JSONValue {
+        try client().request(Request(id: .number(1), operation: operation))
+    }
+
+    /// SIGTERM, then waits; returns the exit status and how long the exit took.
+    func stop() -> (status: Int32, seconds: Double) {
+        guard process.isRunning else { return (process.terminationStatus, 0) }
+        let start = Date()
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        return (process.terminationStatus, Date().timeIntervalSince(start))
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+}
+
+struct DaemonFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs nookctl with `arguments` and returns its exit status, standard output and error.
+@discardableResult
+func nookctl(_ arguments: [String], socket: String?) throws -> (status: Int32, output: String, error: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Built.nookctl)
+    process.arguments = arguments + (socket.map { ["--socket", $0] } ?? [])
+    let output = Pipe(), error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    let out = output.fileHandleForReading.readDataToEndOfFile()
+    let err = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+}
+
+/// Waits (on wall time: these tests run real processes) until `condition` holds.
+func eventually(_ what: String, timeout: Double = 10, _ condition: () throws -> Bool) throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if try condition() { return }
+        usleep(20_000)
+    }
+    throw DaemonFailure("timed out waiting for \(what)")
+}
