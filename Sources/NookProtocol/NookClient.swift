@@ -93,7 +93,16 @@ public final class NookClient {
 
     /// Sends a request and returns the result of the first line answering it.
     public func request(_ request: Request) throws(ClientError) -> JSONValue {
-        try send(request.encoded())
+        do {
+            try send(request.encoded())
+        } catch {
+            // nookd may have refused the connection (not allowed) and closed it before we
+            // wrote: its answer is already waiting and says why, better than "broken pipe".
+            if let line = try? readLine(), case .failure(_, let refusal)? = try? ResponseLine.decode(line) {
+                throw .daemon(refusal)
+            }
+            throw error
+        }
         while let line = try readLine() {
             let response: ResponseLine
             do { response = try ResponseLine.decode(line) } catch { throw .daemon(error) }

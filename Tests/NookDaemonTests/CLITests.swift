@@ -1,0 +1,190 @@
+import Foundation
+import NookActivities
+import NookProtocol
+import Testing
+
+@Suite("C1, C2 nookd and nookctl end to end", .serialized)
+struct CLITests {
+    @Test func c1_enqueueThroughNookctlIsDrawnOnTheMockAndWatchStreamsTheLifecycle() throws {
+        let scratch = Scratch()
+        let frames = scratch.path + "/frames"
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--frames", frames])
+        let watch = Process()
+        watch.executableURL = URL(fileURLWithPath: Built.nookctl)
+        watch.arguments = ["watch", "--json", "--socket", daemon.socket]
+        let pipe = Pipe()
+        watch.standardOutput = pipe
+        try watch.run()
+        defer { if watch.isRunning { watch.terminate() } }
+        try eventually("the watcher to connect") { (try daemon.request(.status))["connections"] == .number(2) }
+
+        let enqueued = try nookctl(["enqueue", "--title", "Build finished", "--subtitle", "Debug · 12.4s", "--icon", "hammer",
+                                    "--tint", "green", "--key", "build", "--dwell", "0.4"], socket: daemon.socket)
+        #expect(enqueued.status == 0, "\(enqueued.error)")
+        let id = enqueued.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(NookActivityID(id) != nil, "enqueue prints the new id, got '\(id)'")
+
+        var lines: [JSONValue] = []
+        var pending = Data()
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline, !lines.contains(where: { $0["event"] == .string("hidden") }) {
+            pending += pipe.fileHandleForReading.availableData
+            while let newline = pending.firstIndex(of: 0x0A) {
+                lines.append(try JSONValue.parse(Array(pending[..<newline])))
+                pending = Data(pending[(newline + 1)...])
+            }
+        }
+        #expect(lines.compactMap { $0["event"]?.text } == ["enqueued", "animateIn", "presented", "animateOut", "hidden"])
+        #expect(lines.allSatisfy { $0["id"] == .string(id) })
+        #expect(lines.last?["reason"] == .string("completed"))
+
+        try eventually("the frames on disk") { FileManager.default.fileExists(atPath: frames + "/latest.png") }
+        let written = try FileManager.default.contentsOfDirectory(atPath: frames).filter { $0.hasPrefix("frame-") }
+        #expect(written.count >= 3, "home, animation and card frames: \(written.count)")
+        #expect(daemon.stop().status == 0)
+    }
+
+    @Test func c2_enqueueWaitExitsWithHowTheActivityEnded() throws {
+        let daemon = try DaemonProcess()
+        let socket = daemon.socket
+        #expect(try nookctl(["enqueue", "--title", "quick", "--dwell", "0.2", "--wait"], socket: socket).status == 0)
+
+        // Dismissed: a blocker dismissed from another process.
+        let waiter = Process()
+        waiter.executableURL = URL(fileURLWithPath: Built.nookctl)
+        waiter.arguments = ["enqueue", "--title", "Door open", "--blocker", "--wait", "--socket", socket]
+        waiter.standardOutput = FileHandle.nullDevice
+        try waiter.run()
+        try eventually("the blocker on the glass") {
+            (try daemon.request(.status))["modules"]?.items.first?["blockedBy"]?["title"] == .string("Door open")
+        }
+        #expect(try nookctl(["dismiss"], socket: socket).status == 0)
+        waiter.waitUntilExit()
+        #expect(waiter.terminationStatus == ExitCodes.dismissed)
+
+        // Coalesced, cancelled and expired, while the queue is held.
+        #expect(try nookctl(["suspend"], socket: socket).status == 0)
+        let first = Process()
+        first.executableURL = URL(fileURLWithPath: Built.nookctl)
+        first.arguments = ["enqueue", "--title", "Build 1", "--key", "build", "--wait", "--socket", socket]
+        first.standardOutput = FileHandle.nullDevice
+        try first.run()
+        try eventually("Build 1 pending") { (try daemon.request(.status))["modules"]?.items.first?["pending"] == .number(1) }
+        #expect(try nookctl(["enqueue", "--title", "Build 2", "--key", "build"], socket: socket).status == 0)
+        first.waitUntilExit()
+        #expect(first.terminationStatus == ExitCodes.coalesced)
+
+        let cancelled = Process()
+        cancelled.executableURL = URL(fileURLWithPath: Built.nookctl)
+        cancelled.arguments = ["enqueue", "--title", "Obsolete", "--id", "22222222-3333-4444-8555-666666666666", "--wait", "--socket", socket]
+        cancelled.standardOutput = FileHandle.nullDevice
+        try cancelled.run()
+        try eventually("Obsolete pending") { (try daemon.request(.status))["modules"]?.items.first?["pending"] == .number(2) }
+        #expect(try nookctl(["cancel", "22222222-3333-4444-8555-666666666666"], socket: socket).status == 0)
+        cancelled.waitUntilExit()
+        #expect(cancelled.terminationStatus == ExitCodes.cancelled)
+
+        let expiring = Process()
+        expiring.executableURL = URL(fileURLWithPath: Built.nookctl)
+        expiring.arguments = ["enqueue", "--title", "Stale", "--expires-after", "0.2", "--wait", "--socket", socket]
+        expiring.standardOutput = FileHandle.nullDevice
+        try expiring.run()
+        usleep(400_000)
+        try eventually("Stale to expire") { try nookctl(["list"], socket: socket).output.contains("Stale") == false }
+        expiring.waitUntilExit()
+        #expect(expiring.terminationStatus == ExitCodes.expired)
+        #expect(daemon.stop().status == 0)
+    }
+
+    @Test func c2_everyOperationHasASubcommandWithJSONOutputAndMeaningfulExitCodes() throws {
+        let daemon = try DaemonProcess()
+        let socket = daemon.socket
+        let status = try nookctl(["status", "--json"], socket: socket)
+        #expect(status.status == 0)
+        #expect(try JSONValue.parse(Array(status.output.utf8.dropLast()))["foreground"] == .string("default"))
+        #expect(try nookctl(["suspend", "--json"], socket: socket).status == 0)
+        let id = try nookctl(["enqueue", "--title", "Listed", "--priority", "high"], socket: socket).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let list = try nookctl(["list"], socket: socket)
+        #expect(list.output.contains(id) && list.output.contains("\"Listed\""))
+        #expect(try nookctl(["cancel-all", "nothing"], socket: socket).output.contains("cancelled 0"))
+        #expect(try nookctl(["resume"], socket: socket).status == 0)
+        #expect(try nookctl(["quiesce"], socket: socket).status == 0)
+        #expect(try nookctl(["home", "text", "--text", "Quiet hours"], socket: socket).output.contains("Quiet hours"))
+        let snapshot = try nookctl(["snapshot", "-o", daemon.scratch.path + "/snap.png"], socket: socket)
+        #expect(snapshot.status == 0 && snapshot.output.contains("1280x400"))
+        let png = try Data(contentsOf: URL(fileURLWithPath: daemon.scratch.path + "/snap.png"))
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]), "a PNG file")
+        #expect(try nookctl(["focus", "default"], socket: socket).status == 0)
+
+        // Exit codes: refused, not found, unreachable, usage.
+        #expect(try nookctl(["focus", "nosuch"], socket: socket).status == ExitCodes.refused)
+        #expect(try nookctl(["cancel", "11111111-2222-4333-8444-555555555555"], socket: socket).status == ExitCodes.notFound)
+        #expect(try nookctl(["dismiss"], socket: socket).status == ExitCodes.notFound)
+        let unreachable = try nookctl(["status"], socket: daemon.scratch.path + "/none.sock")
+        #expect(unreachable.status == ExitCodes.unreachable && unreachable.error.contains("is nookd running?"))
+        let usage = try nookctl(["enqueue", "--title", "x", "--priority", "urgent"], socket: socket)
+        #expect(usage.status == 64 && usage.error.contains("--priority"))
+        let failedJSON = try nookctl(["focus", "nosuch", "--json"], socket: socket)
+        #expect(try JSONValue.parse(Array(failedJSON.output.utf8.dropLast()))["exitCode"] == .number(1))
+        #expect(daemon.stop().status == 0)
+    }
+
+    @Test(arguments: ["bash", "zsh", "fish"])
+    func c2_shellCompletionScriptsNameTheSubcommands(shell: String) throws {
+        let script = try nookctl(["--generate-completion-script", shell], socket: nil)
+        #expect(script.status == 0)
+        for subcommand in ["enqueue", "cancel-all", "watch", "snapshot", "focus"] { #expect(script.output.contains(subcommand)) }
+    }
+}
+
+@Suite("C4 socket access", .serialized)
+struct AccessTests {
+    @Test func c4_socketIsGroupOnlyAndPeersAreLogged() throws {
+        let daemon = try DaemonProcess()
+        let attributes = try FileManager.default.attributesOfItem(atPath: daemon.socket)
+        #expect((attributes[.posixPermissions] as? Int) == 0o660)
+        try daemon.request(.status)
+        try eventually("the peer in the log") { daemon.log.contains("client connected") && daemon.log.contains("uid 0") }
+        #expect(!daemon.log.contains("tcp") && !daemon.log.contains("0.0.0.0"), "no network listener")
+        #expect(daemon.stop().status == 0)
+    }
+
+    @Test func c4_anAllowListRefusesOtherUsers() throws {
+        let scratch = Scratch()
+        let config = scratch.file("nook.toml", "[daemon]\nsocket_mode = \"0666\"\nallowed_uids = [4242]\n")
+        chmod(scratch.path, 0o755)
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", Built.nookctl, "status", "--socket", daemon.socket]
+        let error = Pipe()
+        process.standardError = error
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        let message = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == ExitCodes.refused, "\(message)")
+        #expect(message.contains("uid 65534 is not allowed"))
+        #expect(daemon.log.contains("refused a client that is not allowed"))
+        #expect(try nookctl(["status"], socket: daemon.socket).status == 0, "root is always allowed")
+        #expect(daemon.stop().status == 0)
+    }
+
+    @Test func c4_aStaleSocketIsReplacedButALiveDaemonsIsNeverStolen() throws {
+        let scratch = Scratch()
+        let first = try DaemonProcess(scratch: scratch)
+        let second = try DaemonProcess(scratch: scratch, waitUntilReady: false)
+        second.process.waitUntilExit()
+        #expect(second.process.terminationStatus == 1)
+        #expect(second.log.contains("another nookd is already listening"))
+        #expect(try nookctl(["status"], socket: first.socket).status == 0, "the first still serves")
+
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+        #expect(FileManager.default.fileExists(atPath: first.socket), "a killed daemon leaves its socket behind")
+        let third = try DaemonProcess(scratch: scratch)
+        #expect(third.log.contains("replacing stale socket"))
+        #expect(try nookctl(["status"], socket: third.socket).status == 0)
+        #expect(third.stop().status == 0)
+    }
+}

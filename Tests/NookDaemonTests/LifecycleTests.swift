@@ -1,0 +1,90 @@
+import Foundation
+import NookActivities
+import NookConfig
+import NookDaemon
+import NookProtocol
+import Testing
+
+@Suite("N1, N2, D4 config, signals, backend selection", .serialized)
+struct DaemonLifecycleTests {
+    @Test func n1_configErrorsNameTheFileLineAndKeyAndStopTheStart() throws {
+        let scratch = Scratch()
+        let bad = scratch.file("nook.toml", "# nook\n[display]\n\nrotation = 45\n")
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", bad], waitUntilReady: false)
+        daemon.process.waitUntilExit()
+        #expect(daemon.process.terminationStatus == 2)
+        #expect(daemon.log.contains("nook.toml:4: display.rotation: must be 0, 90, 180 or 270, got 45"))
+
+        let typo = scratch.file("typo.toml", "[queue]\ncapacty = 10\n")
+        let second = try DaemonProcess(scratch: scratch, arguments: ["--config", typo], waitUntilReady: false)
+        second.process.waitUntilExit()
+        #expect(second.log.contains("typo.toml:2: queue.capacty: is not a known setting"))
+    }
+
+    @Test func n1_flagsOverrideTheFile() throws {
+        let scratch = Scratch()
+        let config = scratch.file("nook.toml", "[display]\nsize = \"320x170\"\n[theme]\nappearance = \"light\"\n")
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config, "--size", "1920x480"])
+        let status = try daemon.request(.status)
+        #expect(status["display"]?["mode"]?.text?.contains("1920x480") == true, "the flag wins")
+        #expect(status["display"]?["theme"] == .string("light"), "the file applies where no flag is given")
+        #expect(daemon.stop().status == 0)
+    }
+
+    @Test func n1_theExampleConfigIsAccepted() throws {
+        let config = try DaemonConfig.load(path: Built.root + "/Hardware/nook.toml")
+        #expect(config.modules.first == "default")
+        #expect(config.capacity == 256)
+    }
+
+    @Test func n1_sighupReloadsThemeAndHomeWithoutDroppingQueuedActivities() throws {
+        let scratch = Scratch()
+        let path = scratch.file("nook.toml", "[theme]\nappearance = \"dark\"\n")
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", path])
+        try daemon.request(.suspend(module: nil))
+        for title in ["one", "two", "three"] { try daemon.request(.enqueue(NookActivity(title: title), module: nil, wait: false)) }
+        _ = scratch.file("nook.toml", "[theme]\nappearance = \"light\"\n[home]\ncontent = \"text\"\ntext = \"Reloaded\"\n")
+        kill(daemon.process.processIdentifier, SIGHUP)
+        try eventually("the reload") { (try daemon.request(.status))["display"]?["theme"] == .string("light") }
+        let status = try daemon.request(.status)
+        #expect(status["home"] == .string("text: Reloaded"))
+        #expect(status["modules"]?.items.first?["pending"] == .number(3), "queued activities survive the reload")
+
+        _ = scratch.file("nook.toml", "[theme]\nappearance = \"purple\"\n")
+        kill(daemon.process.processIdentifier, SIGHUP)
+        try eventually("the rejected reload in the log") { daemon.log.contains("keeping the running config") }
+        #expect((try daemon.request(.status))["display"]?["theme"] == .string("light"))
+        #expect(daemon.stop().status == 0)
+    }
+
+    @Test func n2_sigtermMidDwellQuiescesRestoresAndExitsZeroWithin2s() throws {
+        let daemon = try DaemonProcess()
+        try daemon.request(.enqueue(NookActivity(title: "Long", dwell: .seconds(30)), module: nil, wait: false))
+        try eventually("the card presented") { (try daemon.request(.status))["modules"]?.items.first?["phase"] == .string("presented") }
+        let (status, seconds) = daemon.stop()
+        #expect(status == 0)
+        #expect(seconds < 2, "took \(seconds) s")
+        #expect(daemon.log.contains("nookd stopped"))
+        #expect(!FileManager.default.fileExists(atPath: daemon.socket), "the socket is removed")
+    }
+
+    @Test func n2_sigintStopsToo() throws {
+        let daemon = try DaemonProcess()
+        kill(daemon.process.processIdentifier, SIGINT)
+        daemon.process.waitUntilExit()
+        #expect(daemon.process.terminationStatus == 0)
+    }
+
+    @Test func d4_autoFallsBackToTheMockAndSaysSoWhileAnUnbuiltBackendIsAClearError() throws {
+        let scratch = Scratch()
+        let auto = try DaemonProcess(scratch: scratch, arguments: ["--display", "auto"])
+        #expect(auto.log.contains("using the mock display"))
+        #expect((try auto.request(.status))["display"]?["backend"] == .string("mock"))
+        #expect(auto.stop().status == 0)
+
+        let drm = try DaemonProcess(scratch: Scratch(), arguments: ["--display", "drm"], waitUntilReady: false)
+        drm.process.waitUntilExit()
+        #expect(drm.process.terminationStatus == 1)
+        #expect(drm.log.contains("the drm display backend is not part of this build yet"))
+    }
+}
