@@ -30,7 +30,7 @@ final class Scratch {
 
     func file(_ name: String, _ text: String) -> String {
         let full = path + "/" + name
-        FileManager.default.createFile(atPath: full, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: full, contents: Data(text.utf8))
         return full
     }
 
@@ -48,7 +48,7 @@ final class DaemonProcess {
         self.scratch = scratch
         socket = scratch.path + "/nookd.sock"
         logPath = scratch.path + "/nookd.log"
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: Built.nookd)
         process.arguments = ["--socket", socket, "--display", "mock", "--log-level", "debug"] + arguments
         process.standardError = FileHandle(forWritingAtPath: logPath)
