@@ -56,7 +56,7 @@ let package = Package(
         // Manual clock and scriptable engagement for tests; never linked into a product.
         .target(name: "NookTestSupport", dependencies: ["NookActivities"]),
         .executableTarget(name: "nook-demo", dependencies: ["NookActivities"]),
-        .executableTarget(name: "nook-bench", dependencies: ["NookActivities", "NookTestSupport", "NookDisplay", "NookRender"]),
+        .executableTarget(name: "nook-bench", dependencies: ["NookActivities", "NookTestSupport", "NookDisplay", "NookRender", "NookProtocol"]),
         .testTarget(name: "NookConfigTests", dependencies: ["NookConfig"]),
         .testTarget(name: "NookProtocolTests", dependencies: ["NookProtocol", "NookActivities"]),
         .testTarget(name: "NookDaemonTests", dependencies: ["NookDaemon", "NookProtocol", "NookConfig", "NookActivities"]),

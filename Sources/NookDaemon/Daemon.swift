@@ -96,7 +96,7 @@ public final class Daemon: Sendable {
         }
         var sink: (@Sendable (MockDisplay.RecordedFrame) -> Void)?
         if let writer { sink = { record in writer.offer(record) } }
-        let mock = MockDisplay(size: config.mockSize, refreshHz: config.refreshHz, clock: clock, keepFrames: 4, sink: sink)
+        let mock = MockDisplay(size: config.mockSize, refreshHz: config.refreshHz, clock: clock, keepFrames: 1, sink: sink)
         return (mock, "mock", writer)
     }
 
@@ -111,7 +111,9 @@ public final class Daemon: Sendable {
         let feeders = modules.map { module in
             Task { [screen, queue = queues[module]!] in await screen.run(queue.events()) }
         }
+        // Every event in the log only when asked for: at info a busy daemon should not pay for it.
         let logTask = Task { [logger, queues, modules] in
+            guard logger.logLevel <= .debug else { return }
             await withTaskGroup(of: Void.self) { group in
                 for module in modules {
                     group.addTask {

@@ -172,6 +172,8 @@ public final class SocketServer: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private let connectionCount = Atomic<Int>(0)
+    /// Set while a wake byte sits unread in the pipe, so a burst of answers costs one write.
+    private let wakePending = Atomic<Bool>(false)
 
     private final class Client {
         let connection: ClientConnection
@@ -289,6 +291,7 @@ public final class SocketServer: @unchecked Sendable {
     }
 
     private func wakeUp() {
+        guard !wakePending.exchange(true, ordering: .acquiringAndReleasing) else { return }
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
     }
@@ -312,7 +315,12 @@ public final class SocketServer: @unchecked Sendable {
                 logger.error("\(SocketError.call("poll"))")
                 break
             }
-            if fds[1].revents != 0 { while read(wakeRead, &buffer, buffer.count) > 0 {} }
+            if fds[1].revents != 0 {
+                // Drain first, then clear: a byte written after the clear stays in the pipe and
+                // wakes the next poll; clearing first could swallow it and leave the flag set.
+                while read(wakeRead, &buffer, buffer.count) > 0 {}
+                wakePending.store(false, ordering: .releasing)
+            }
             if fds[0].revents & Int16(POLLIN) != 0 { acceptClients() }
             for entry in fds.dropFirst(2) where entry.revents != 0 {
                 guard let client = clients[entry.fd] else { continue }

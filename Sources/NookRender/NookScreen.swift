@@ -31,7 +31,8 @@ public actor NookScreen {
     /// The activity whose card is (at least partly) on the glass.
     private var showing: NookActivityID?
     private var composed: Frame
-    private var rotated: Frame
+    /// The turned frame, allocated only for a rotated panel.
+    private var rotated: Frame?
     public private(set) var lastError: DisplayError?
     public private(set) var presentedFrames = 0
 
@@ -47,7 +48,6 @@ public actor NookScreen {
         homeTime = localTime()
         homeFrame = HomeRenderer(theme: settings.theme).render(settings.home, size: logicalSize, time: homeTime)
         composed = Frame(width: logicalSize.width, height: logicalSize.height)
-        rotated = Frame(width: display.mode.size.width, height: display.mode.size.height)
     }
 
     public var currentSettings: Settings { settings }
@@ -178,8 +178,11 @@ public actor NookScreen {
             if settings.rotation == .none {
                 try await display.present(composed)
             } else {
-                composed.rotate(settings.rotation, into: &rotated)
-                try await display.present(rotated)
+                var target = rotated ?? Frame(width: display.mode.size.width, height: display.mode.size.height)
+                rotated = nil
+                composed.rotate(settings.rotation, into: &target)
+                try await display.present(target)
+                rotated = target
             }
             presentedFrames += 1
             lastError = nil

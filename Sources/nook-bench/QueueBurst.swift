@@ -12,7 +12,6 @@ struct QueueBurst {
     func run() async -> Double {
         let clock = InstantClock()
         let queue = NookActivityQueue(clock: clock, configuration: .init(capacity: count))
-        let events = queue.events()
         let activities = (0..<count).map { index in
             NookActivity(
                 coalescingKey: index % 2 == 0 ? "key-\(index % (count / 20))" : nil,
@@ -23,6 +22,8 @@ struct QueueBurst {
             for activity in activities { await queue.enqueue(activity) }
             for activity in activities where activity.title.hasSuffix("7") { await queue.cancel(activity.id) }
             let survivors = await queue.pendingCount
+            // Subscribed only now: buffering the burst's own enqueue events would measure the stream.
+            let events = queue.events()
             await queue.bind(to: NookSurfaceArbiter(foreground: "bench", clock: clock))
             var hidden = 0
             for await event in events where event.kind == .hidden(.completed) {

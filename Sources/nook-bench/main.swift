@@ -23,3 +23,20 @@ for size in [PixelSize(width: 1280, height: 400), PixelSize(width: 1920, height:
     report("card_render_vs_memset_\(size)", figures.render)
     report("rotate90_vs_memcpy_\(size)", figures.rotate)
 }
+
+let daemonFigures = DaemonFigures()
+do {
+    try daemonFigures.prepare()
+    let socket = daemonFigures.scratch + "/nookd.sock"
+    let pid = try daemonFigures.startDaemon(socket: socket)
+    report("daemon_idle_wakeups_per_s", daemonFigures.idleWakeupsPerSecond(pid: pid, seconds: 5))
+    report("cli_enqueue_vs_socat", daemonFigures.cliVersusSocat(socket: socket))
+    report("pipelined_enqueues_per_s", try daemonFigures.pipelinedEnqueuesPerSecond(socket: socket))
+    daemonFigures.stop(pid)
+    let fresh = try daemonFigures.startDaemon(socket: socket)
+    report("daemon_idle_rss_mib", try daemonFigures.idleRSSAfter100(socket: socket, pid: fresh))
+    daemonFigures.stop(fresh)
+} catch {
+    print("daemon figures skipped: \(error)")
+}
+report("enqueue_to_first_frame_ms_p99", await daemonFigures.enqueueToFirstFrameP99())

@@ -1,0 +1,223 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import NookActivities
+import NookDisplay
+import NookProtocol
+import NookRender
+
+/// Figures of the daemon and the CLI (issue 4), measured against running release binaries.
+/// nookd and a statically linked nookctl are built next to this benchmark if missing.
+struct DaemonFigures {
+    let packageRoot: String
+    let binaries: String
+    let scratch = "/tmp/nook-bench-\(getpid())"
+
+    init() {
+        let file = #filePath
+        packageRoot = String(file[..<file.range(of: "/Sources/")!.lowerBound])
+        binaries = packageRoot + "/.build/release"
+    }
+
+    func prepare() throws {
+        for product in ["nookd", "nookctl"] where !FileManager.default.isExecutableFile(atPath: binaries + "/" + product) {
+            let status = spawnAndWait("/usr/bin/env", ["swift", "build", "-c", "release", "--static-swift-stdlib",
+                                                       "--package-path", packageRoot, "--product", product], quiet: true)
+            guard status == 0 else { throw BenchError("could not build \(product) (swift build exited \(status))") }
+        }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/socat") else {
+            throw BenchError("socat is the yardstick for cli_enqueue_vs_socat: apt-get install socat")
+        }
+        try? FileManager.default.removeItem(atPath: scratch)
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+    }
+
+    /// Starts a release nookd on the mock display; returns its pid once it listens.
+    func startDaemon(socket: String) throws -> pid_t {
+        var pid: pid_t = 0
+        let arguments = [binaries + "/nookd", "--display", "mock", "--socket", socket, "--log-level", "warning"]
+        let status = spawn(arguments, pid: &pid, quiet: true)
+        guard status == 0 else { throw BenchError("could not start nookd") }
+        for _ in 0..<500 {
+            if (try? NookClient(path: socket)) != nil { return pid }
+            usleep(10_000)
+        }
+        throw BenchError("nookd did not start")
+    }
+
+    func stop(_ pid: pid_t) {
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+    }
+
+    /// `nookctl enqueue` against socat sending the same line to the same daemon, alternating.
+    func cliVersusSocat(socket: String) -> Double {
+        let line = Request(id: .number(1), operation: .enqueue(
+            NookActivity(coalescingKey: "bench", title: "Build finished", dwell: .milliseconds(50)), module: nil, wait: false)).encoded()
+        let linePath = scratch + "/line.json"
+        FileManager.default.createFile(atPath: linePath, contents: Data((line + "\n").utf8))
+        var cli: [Double] = [], yardstick: [Double] = []
+        for _ in 0..<60 {
+            cli.append(timed { spawnAndWait(binaries + "/nookctl", ["enqueue", "--title", "Build finished", "--key", "bench",
+                                                                      "--dwell", "0.05", "--socket", socket], quiet: true) })
+            yardstick.append(timed { spawnAndWait("/bin/sh", ["-c", "exec socat -t 5 - UNIX-CONNECT:\(socket) < \(linePath)"], quiet: true) })
+        }
+        return median(cli) / median(yardstick)
+    }
+
+    /// 10,000 enqueues written back to back on one connection; all answers read.
+    func pipelinedEnqueuesPerSecond(socket: String) throws -> Double {
+        let client = try NookClient(path: socket)
+        client.readTimeout = .seconds(30)
+        let count = 10_000
+        var payload: [UInt8] = []
+        for index in 0..<count {
+            let activity = NookActivity(coalescingKey: "k\(index % 100)", title: "Burst \(index)", dwell: .milliseconds(10))
+            payload += Array((Request(id: .number(Double(index)), operation: .enqueue(activity, module: nil, wait: false)).encoded() + "\n").utf8)
+        }
+        let start = ContinuousClock.now
+        // Writing and reading at once on one connection: sendRaw touches only the socket,
+        // readLine only its own buffer, so one thread may write while this one reads.
+        let writing = UncheckedBox((client, payload))
+        let writer = Thread { try? writing.value.0.sendRaw(writing.value.1) }
+        writer.start()
+        var answered = 0
+        while answered < count, let line = try client.readLine() {
+            if line.starts(with: Array(#"{"v":1,"id":"#.utf8)) { answered += 1 }
+        }
+        let seconds = (ContinuousClock.now - start).nookSeconds
+        return Double(answered) / seconds
+    }
+
+    /// RSS of an otherwise idle nookd after it has shown 100 activities.
+    func idleRSSAfter100(socket: String, pid: pid_t) throws -> Double {
+        let client = try NookClient(path: socket)
+        client.readTimeout = .seconds(30)
+        for index in 0..<100 {
+            var activity = NookActivity(title: "Activity \(index)", subtitle: "shown and gone", systemImage: "bell", dwell: .milliseconds(10))
+            activity.transition = .milliseconds(20)
+            activity.endDelay = .zero
+            _ = try client.request(Request(id: .number(1), operation: .enqueue(activity, module: nil, wait: false)))
+        }
+        for _ in 0..<1000 {
+            let status = try client.request(Request(id: .number(2), operation: .status))
+            if status["modules"]?.items.first?["pending"] == .number(0), status["modules"]?.items.first?["current"] == .null { break }
+            usleep(20_000)
+        }
+        usleep(300_000)
+        return Double(statusField(pid: pid, "VmRSS:") ?? 0) / 1024
+    }
+
+    /// Voluntary and involuntary context switches of every nookd thread over `seconds` idle.
+    /// Counted per thread: a thread that exits meanwhile takes its count with it, a new one starts at zero.
+    func idleWakeupsPerSecond(pid: pid_t, seconds: Double) -> Double {
+        usleep(1_000_000)
+        let before = contextSwitches(pid: pid)
+        usleep(UInt32(seconds * 1_000_000))
+        let after = contextSwitches(pid: pid)
+        let switches = after.reduce(0) { total, thread in total + thread.value - (before[thread.key] ?? 0) }
+        return Double(switches) / seconds
+    }
+
+    private func contextSwitches(pid: pid_t) -> [String: Int] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        var counts: [String: Int] = [:]
+        for task in tasks {
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8) else { continue }
+            counts[task] = text.split(separator: "\n").filter { $0.hasPrefix("voluntary_ctxt_switches") || $0.hasPrefix("nonvoluntary_ctxt_switches") }
+                .compactMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }.reduce(0, +)
+        }
+        return counts
+    }
+
+    private func statusField(pid: pid_t, _ name: String) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name) }) else { return nil }
+        return Int(line.split(separator: " ").dropFirst().first { Int($0) != nil } ?? "")
+    }
+
+    /// In-process: from `enqueue` on an idle queue to the mock display presenting the first frame
+    /// of its card, through the real queue, screen and renderer on the system clock.
+    func enqueueToFirstFrameP99() async -> Double {
+        let clock = NookSystemClock()
+        let presented = FirstFrameClock()
+        let display = MockDisplay(size: PixelSize(width: 1280, height: 400), clock: clock, keepFrames: 2) { _ in presented.mark() }
+        let screen = NookScreen(display: display, clock: clock)
+        let arbiter = NookSurfaceArbiter(foreground: "bench", clock: clock)
+        let queue = NookActivityQueue(clock: clock)
+        await queue.bind(to: arbiter)
+        let feeder = Task { await screen.run(queue.events()) }
+        await screen.showHome()
+        var samples: [Double] = []
+        for index in 0..<120 {
+            var activity = NookActivity(title: "Build \(index) finished", subtitle: "Debug · 12.4s", systemImage: "hammer",
+                                        tint: .named(.green), dwell: .milliseconds(5))
+            activity.transition = .milliseconds(20)
+            activity.endDelay = .zero
+            // Start from an idle screen: the previous card gone, its slide-out and the home frame
+            // presented (the screen follows the queue's events a few frames behind).
+            while await queue.current != nil { try? await Task.sleep(for: .milliseconds(5)) }
+            try? await Task.sleep(for: .milliseconds(120))
+            presented.reset()
+            let start = ContinuousClock.now
+            await queue.enqueue(activity)
+            while !presented.happened { await Task.yield() }
+            samples.append((presented.at! - start).nookSeconds * 1000)
+        }
+        feeder.cancel()
+        samples.sort()
+        if getenv("NOOK_BENCH_VERBOSE") != nil { print("first-frame samples (ms):", samples.map { (($0 * 100).rounded() / 100) }) }
+        return samples[Int(Double(samples.count - 1) * 0.99)]
+    }
+}
+
+/// Hands a value to another thread where the caller guarantees the sharing is safe.
+final class UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// When the mock display presented its next frame.
+final class FirstFrameClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var time: ContinuousClock.Instant?
+    func reset() { lock.withLock { time = nil } }
+    func mark() { lock.withLock { if time == nil { time = .now } } }
+    var happened: Bool { lock.withLock { time != nil } }
+    var at: ContinuousClock.Instant? { lock.withLock { time } }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+func timed(_ body: () -> Int32) -> Double {
+    let start = ContinuousClock.now
+    _ = body()
+    return (ContinuousClock.now - start).nookSeconds * 1000
+}
+
+@discardableResult
+func spawn(_ arguments: [String], pid: inout pid_t, quiet: Bool) -> Int32 {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    if quiet {
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    }
+    let argv = arguments.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    return posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
+}
+
+func spawnAndWait(_ path: String, _ arguments: [String], quiet: Bool) -> Int32 {
+    var pid: pid_t = 0
+    guard spawn([path] + arguments, pid: &pid, quiet: quiet) == 0 else { return -1 }
+    var status: Int32 = 0
+    waitpid(pid, &status, 0)
+    return status
+}
