@@ -62,7 +62,7 @@ struct DaemonFigures {
         for _ in 0..<60 {
             cli.append(timed { spawnAndWait(binaries + "/nookctl", ["enqueue", "--title", "Build finished", "--key", "bench",
                                                                       "--dwell", "0.05", "--socket", socket], quiet: true) })
-            yardstick.append(timed { spawnAndWait("/bin/sh", ["-c", "exec socat -t 5 - UNIX-CONNECT:\(socket) < \(linePath)"], quiet: true) })
+            yardstick.append(timed { spawnAndWait("/usr/bin/socat", ["-t", "5", "-", "UNIX-CONNECT:\(socket)"], quiet: true, stdin: linePath) })
         }
         return median(cli) / median(yardstick)
     }
@@ -201,10 +201,11 @@ func timed(_ body: () -> Int32) -> Double {
 }
 
 @discardableResult
-func spawn(_ arguments: [String], pid: inout pid_t, quiet: Bool) -> Int32 {
+func spawn(_ arguments: [String], pid: inout pid_t, quiet: Bool, stdin: String? = nil) -> Int32 {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
+    if let stdin { posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0) }
     if quiet {
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
@@ -214,9 +215,9 @@ func spawn(_ arguments: [String], pid: inout pid_t, quiet: Bool) -> Int32 {
     return posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
 }
 
-func spawnAndWait(_ path: String, _ arguments: [String], quiet: Bool) -> Int32 {
+func spawnAndWait(_ path: String, _ arguments: [String], quiet: Bool, stdin: String? = nil) -> Int32 {
     var pid: pid_t = 0
-    guard spawn([path] + arguments, pid: &pid, quiet: quiet) == 0 else { return -1 }
+    guard spawn([path] + arguments, pid: &pid, quiet: quiet, stdin: stdin) == 0 else { return -1 }
     var status: Int32 = 0
     waitpid(pid, &status, 0)
     return status
