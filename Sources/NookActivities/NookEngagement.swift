@@ -51,12 +51,11 @@ public final class NookEngagement: NookEngagementSource {
     private struct State {
         var inputs: [String: InputState] = [:]
         var order: [String] = []
-        var observers: [UInt64: @Sendable (Bool) -> Void] = [:]
-        var nextObserver: UInt64 = 0
         var isEngaged: Bool { inputs.values.contains(where: \.isActive) }
     }
 
     private let state = Mutex(State())
+    private let observers = NookObserverList<Bool>()
 
     public init() {}
 
@@ -72,24 +71,16 @@ public final class NookEngagement: NookEngagementSource {
 
     /// Records an input's state; observers hear about it if overall engagement changed.
     public func set(_ role: Role, active: Bool, input: String = "default") {
-        let (changed, engaged, observers) = state.withLock { state in
+        let (changed, engaged) = state.withLock { state in
             let before = state.isEngaged
             if state.inputs[input] == nil { state.order.append(input) }
             state.inputs[input] = InputState(input: input, role: role, isActive: active)
-            let after = state.isEngaged
-            return (before != after, after, Array(state.observers.values))
+            return (before != state.isEngaged, state.isEngaged)
         }
-        if changed { for observer in observers { observer(engaged) } }
+        if changed { observers.notify(engaged) }
     }
 
     public func observe(_ onChange: @escaping @Sendable (Bool) -> Void) -> NookObservation {
-        let token = state.withLock { state in
-            state.nextObserver += 1
-            state.observers[state.nextObserver] = onChange
-            return state.nextObserver
-        }
-        return NookObservation { [weak self] in
-            _ = self?.state.withLock { $0.observers.removeValue(forKey: token) }
-        }
+        observers.add(onChange)
     }
 }

@@ -38,9 +38,9 @@ public final class Daemon: Sendable {
     struct State {
         var config: DaemonConfig
         var server: SocketServer?
-        var stopRequested = false
-        var stopWaiters: [CheckedContinuation<Void, Never>] = []
     }
+
+    private let stopRequested = Latch()
 
     /// - Parameters:
     ///   - configPath: the file SIGHUP reloads (nil: nothing to reload).
@@ -152,7 +152,7 @@ public final class Daemon: Sendable {
         ])
         SystemdNotifier.notify("READY=1\nSTATUS=serving on \(config.socketPath)")
 
-        await waitForStopRequest()
+        await stopRequested.wait()
         logger.info("stopping: quiescing queues and restoring the display")
         SystemdNotifier.notify("STOPPING=1")
         await quiesceAll(within: .milliseconds(1500))
@@ -167,23 +167,7 @@ public final class Daemon: Sendable {
 
     /// Asks `run()` to shut down; safe from any thread (signal handlers).
     public func requestStop() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.stopRequested = true
-            defer { state.stopWaiters = [] }
-            return state.stopWaiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    private func waitForStopRequest() async {
-        await withCheckedContinuation { continuation in
-            let now = state.withLock { state -> Bool in
-                if state.stopRequested { return true }
-                state.stopWaiters.append(continuation)
-                return false
-            }
-            if now { continuation.resume() }
-        }
+        stopRequested.open()
     }
 
     /// Quiesces every queue at once, giving up after `bound` so a stuck queue cannot hold the

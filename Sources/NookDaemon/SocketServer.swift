@@ -48,10 +48,10 @@ public final class ClientConnection: Sendable {
         var inFlight = 0
         var finishWhenFlushed = false
         var closed = false
-        var closeWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     let state = Mutex(State())
+    private let closedGate = Latch()
 
     init(fd: Int32, peer: PeerCredentials, number: Int, wake: @escaping @Sendable () -> Void) {
         self.fd = fd
@@ -82,26 +82,16 @@ public final class ClientConnection: Sendable {
 
     /// Returns once the connection has closed (the client went away or was dropped).
     public func waitUntilClosed() async {
-        await withCheckedContinuation { continuation in
-            let now = state.withLock { state -> Bool in
-                if state.closed { return true }
-                state.closeWaiters.append(continuation)
-                return false
-            }
-            if now { continuation.resume() }
-        }
+        await closedGate.wait()
     }
 
     func markClosed() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            guard !state.closed else { return [] }
+        state.withLock { state in
             state.closed = true
             state.outbound = []
             state.written = 0
-            defer { state.closeWaiters = [] }
-            return state.closeWaiters
         }
-        for waiter in waiters { waiter.resume() }
+        closedGate.open()
     }
 }
 

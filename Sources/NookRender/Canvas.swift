@@ -3,39 +3,28 @@ import NookDisplay
 
 /// A cairo context drawing straight into a ``Frame``'s pixels (cairo `RGB24` is XRGB8888).
 ///
-/// Owns its cairo surface and context and releases both on every exit path; no cairo or pango
-/// type leaves this module.
+/// Owns its cairo context (the surface belongs to ``withImageSurface(over:_:)``) and releases
+/// both on every exit path; no cairo or pango type leaves this module.
 final class Canvas {
     let width: Int
     let height: Int
     let context: OpaquePointer
-    private let surface: OpaquePointer
 
     /// Draws into `frame` for the duration of `body`.
     static func draw<Result>(into frame: inout Frame, _ body: (Canvas) throws -> Result) rethrows -> Result {
         let (width, height) = (frame.width, frame.height)
-        return try frame.pixels.withUnsafeMutableBytes { bytes in
-            let canvas = Canvas(bytes: bytes, width: width, height: height)
-            defer { canvas.finish() }
+        return try withImageSurface(over: &frame) { surface in
+            let canvas = Canvas(surface: surface, width: width, height: height)
+            defer { cairo_destroy(canvas.context) }
             return try body(canvas)
         }
     }
 
-    private init(bytes: UnsafeMutableRawBufferPointer, width: Int, height: Int) {
+    private init(surface: OpaquePointer, width: Int, height: Int) {
         self.width = width
         self.height = height
-        let data = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        surface = cairo_image_surface_create_for_data(data, CAIRO_FORMAT_RGB24, Int32(width), Int32(height), Int32(width * 4))
         context = cairo_create(surface)
         cairo_set_antialias(context, CAIRO_ANTIALIAS_GOOD)
-    }
-
-    /// Flushes drawing to the pixels; the frame's storage must not be used by cairo afterwards.
-    private func finish() {
-        cairo_destroy(context)
-        cairo_surface_flush(surface)
-        cairo_surface_finish(surface)
-        cairo_surface_destroy(surface)
     }
 
     // MARK: Shapes
@@ -174,4 +163,21 @@ public struct RenderError: Error, Hashable, Sendable, CustomStringConvertible {
     public var operation: String
     public var detail: String
     public var description: String { "'\(operation)' failed: \(detail)" }
+}
+
+/// Runs `body` with a cairo `RGB24` image surface drawing straight into `frame`'s pixels, and
+/// flushes, finishes and destroys it afterwards: cairo must not touch the storage later.
+func withImageSurface<Result>(over frame: inout Frame, _ body: (OpaquePointer) throws -> Result) rethrows -> Result {
+    let (width, height) = (frame.width, frame.height)
+    return try frame.pixels.withUnsafeMutableBytes { bytes in
+        let surface = cairo_image_surface_create_for_data(
+            bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24,
+            Int32(width), Int32(height), Int32(width * 4))!
+        defer {
+            cairo_surface_flush(surface)
+            cairo_surface_finish(surface)
+            cairo_surface_destroy(surface)
+        }
+        return try body(surface)
+    }
 }

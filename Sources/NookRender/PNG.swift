@@ -6,13 +6,7 @@ public enum PNG {
     /// Writes `frame` to `path`; throws naming the path and cairo's reason.
     public static func write(_ frame: Frame, to path: String) throws(RenderError) {
         var copy = frame
-        let status = copy.pixels.withUnsafeMutableBytes { bytes -> cairo_status_t in
-            let surface = cairo_image_surface_create_for_data(
-                bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24,
-                Int32(frame.width), Int32(frame.height), Int32(frame.width * 4))
-            defer { cairo_surface_destroy(surface) }
-            return cairo_surface_write_to_png(surface, path)
-        }
+        let status = withImageSurface(over: &copy) { cairo_surface_write_to_png($0, path) }
         guard status == CAIRO_STATUS_SUCCESS else {
             throw RenderError(operation: "cairo_surface_write_to_png", detail: "\(path): \(String(cString: cairo_status_to_string(status)))")
         }
@@ -23,12 +17,8 @@ public enum PNG {
         final class Sink { var bytes: [UInt8] = [] }
         let sink = Sink()
         var copy = frame
-        let status = copy.pixels.withUnsafeMutableBytes { pixels -> cairo_status_t in
-            let surface = cairo_image_surface_create_for_data(
-                pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24,
-                Int32(frame.width), Int32(frame.height), Int32(frame.width * 4))
-            defer { cairo_surface_destroy(surface) }
-            return withExtendedLifetime(sink) {
+        let status = withImageSurface(over: &copy) { surface in
+            withExtendedLifetime(sink) {
                 cairo_surface_write_to_png_stream(surface, { closure, data, length in
                     let sink = Unmanaged<Sink>.fromOpaque(closure!).takeUnretainedValue()
                     sink.bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))

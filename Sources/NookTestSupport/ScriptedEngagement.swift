@@ -8,11 +8,10 @@ public final class ScriptedEngagement: NookEngagementSource {
         var engaged = false
         var notifiesChanges = true
         var reads = 0
-        var observers: [UInt64: @Sendable (Bool) -> Void] = [:]
-        var nextObserver: UInt64 = 0
     }
 
     private let state = Mutex(State())
+    private let observers = NookObserverList<Bool>()
 
     public init(engaged: Bool = false, notifiesChanges: Bool = true) {
         state.withLock {
@@ -32,22 +31,15 @@ public final class ScriptedEngagement: NookEngagementSource {
     public var reads: Int { state.withLock { $0.reads } }
 
     public func set(engaged: Bool) {
-        let observers = state.withLock { state -> [@Sendable (Bool) -> Void] in
-            guard state.engaged != engaged else { return [] }
+        let notify = state.withLock { state -> Bool in
+            guard state.engaged != engaged else { return false }
             state.engaged = engaged
-            return state.notifiesChanges ? Array(state.observers.values) : []
+            return state.notifiesChanges
         }
-        for observer in observers { observer(engaged) }
+        if notify { observers.notify(engaged) }
     }
 
     public func observe(_ onChange: @escaping @Sendable (Bool) -> Void) -> NookObservation {
-        let token = state.withLock { state in
-            state.nextObserver += 1
-            state.observers[state.nextObserver] = onChange
-            return state.nextObserver
-        }
-        return NookObservation { [weak self] in
-            _ = self?.state.withLock { $0.observers.removeValue(forKey: token) }
-        }
+        observers.add(onChange)
     }
 }

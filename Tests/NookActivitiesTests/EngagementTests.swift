@@ -53,11 +53,7 @@ struct EngagementTests {
         let engagement = ScriptedEngagement()
         let harness = await QueueHarness(engagement: engagement)
         let first = activity("first"), second = activity("second")
-        await harness.queue.enqueue(first)
-        await harness.queue.enqueue(second)
-        try await harness.recorder.next(.animateIn, of: first.id)
-        harness.clock.advance(by: .milliseconds(250))
-        let presented = try await harness.recorder.next(.presented, of: first.id)
+        let presented = try await harness.enqueueAndPresentFirst(first, second)
         harness.clock.advance(by: .milliseconds(1000))
         engagement.set(engaged: true)
 

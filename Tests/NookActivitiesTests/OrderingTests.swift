@@ -127,11 +127,7 @@ struct OrderingTests {
     @Test func q5_cancelOnScreenEndsThroughTheNormalPathAndReleasesTheClaim() async throws {
         let harness = await QueueHarness()
         let shown = activity("shown"), next = activity("next")
-        await harness.queue.enqueue(shown)
-        await harness.queue.enqueue(next)
-        try await harness.recorder.next(.animateIn, of: shown.id)
-        harness.clock.advance(by: .milliseconds(250))
-        let presented = try await harness.recorder.next(.presented, of: shown.id)
+        let presented = try await harness.enqueueAndPresentFirst(shown, next)
         harness.clock.advance(by: .milliseconds(500))
         #expect(harness.arbiter.currentGrant != nil)
 

@@ -43,6 +43,15 @@ struct QueueHarness {
         return hidden.at
     }
 
+    /// Enqueues `items` and runs the first through its animate-in; returns its `presented` event.
+    @discardableResult
+    func enqueueAndPresentFirst(_ items: NookActivity...) async throws -> NookActivityEvent {
+        for item in items { await queue.enqueue(item) }
+        try await recorder.next(.animateIn, of: items[0].id)
+        clock.advance(by: items[0].transition)
+        return try await recorder.next(.presented, of: items[0].id)
+    }
+
     /// Lets the end delay after a hidden activity pass so the next one may start.
     func passEndDelay() {
         clock.advance(by: NookActivity.defaultEndDelay)

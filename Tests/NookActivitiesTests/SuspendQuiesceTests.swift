@@ -7,11 +7,7 @@ struct SuspendQuiesceTests {
     @Test func q7_suspendMidDwellLetsItFinishKeepsPendingAndResumeDrains() async throws {
         let harness = await QueueHarness()
         let shown = activity("shown"), waiting = activity("waiting")
-        await harness.queue.enqueue(shown)
-        await harness.queue.enqueue(waiting)
-        try await harness.recorder.next(.animateIn, of: shown.id)
-        harness.clock.advance(by: .milliseconds(250))
-        let presented = try await harness.recorder.next(.presented, of: shown.id)
+        let presented = try await harness.enqueueAndPresentFirst(shown, waiting)
         harness.clock.advance(by: .milliseconds(800))
 
         await harness.queue.suspend()
@@ -97,11 +93,7 @@ struct SuspendQuiesceTests {
     @Test func q15_displayGoneSuspendsAndItsReturnResumes() async throws {
         let harness = await QueueHarness()
         let shown = activity("shown"), waiting = activity("waiting")
-        await harness.queue.enqueue(shown)
-        await harness.queue.enqueue(waiting)
-        try await harness.recorder.next(.animateIn, of: shown.id)
-        harness.clock.advance(by: .milliseconds(250))
-        try await harness.recorder.next(.presented, of: shown.id)
+        try await harness.enqueueAndPresentFirst(shown, waiting)
 
         await harness.queue.setDisplayAvailable(false)
         try await harness.recorder.next(.animateOut, of: shown.id)

@@ -50,11 +50,7 @@ struct CLITests {
         #expect(try nookctl(["enqueue", "--title", "quick", "--dwell", "0.2", "--wait"], socket: socket).status == 0)
 
         // Dismissed: a blocker dismissed from another process.
-        let waiter = Process()
-        waiter.executableURL = URL(fileURLWithPath: Built.nookctl)
-        waiter.arguments = ["enqueue", "--title", "Door open", "--blocker", "--wait", "--socket", socket]
-        waiter.standardOutput = FileHandle.nullDevice
-        try waiter.run()
+        let waiter = try startNookctl(["enqueue", "--title", "Door open", "--blocker", "--wait"], socket: socket)
         try eventually("the blocker on the glass") {
             (try daemon.request(.status))["modules"]?.items.first?["blockedBy"]?["title"] == .string("Door open")
         }
@@ -64,31 +60,19 @@ struct CLITests {
 
         // Coalesced, cancelled and expired, while the queue is held.
         #expect(try nookctl(["suspend"], socket: socket).status == 0)
-        let first = Process()
-        first.executableURL = URL(fileURLWithPath: Built.nookctl)
-        first.arguments = ["enqueue", "--title", "Build 1", "--key", "build", "--wait", "--socket", socket]
-        first.standardOutput = FileHandle.nullDevice
-        try first.run()
+        let first = try startNookctl(["enqueue", "--title", "Build 1", "--key", "build", "--wait"], socket: socket)
         try eventually("Build 1 pending") { (try daemon.request(.status))["modules"]?.items.first?["pending"] == .number(1) }
         #expect(try nookctl(["enqueue", "--title", "Build 2", "--key", "build"], socket: socket).status == 0)
         first.waitUntilExit()
         #expect(first.terminationStatus == ExitCodes.coalesced)
 
-        let cancelled = Process()
-        cancelled.executableURL = URL(fileURLWithPath: Built.nookctl)
-        cancelled.arguments = ["enqueue", "--title", "Obsolete", "--id", "22222222-3333-4444-8555-666666666666", "--wait", "--socket", socket]
-        cancelled.standardOutput = FileHandle.nullDevice
-        try cancelled.run()
+        let cancelled = try startNookctl(["enqueue", "--title", "Obsolete", "--id", "22222222-3333-4444-8555-666666666666", "--wait"], socket: socket)
         try eventually("Obsolete pending") { (try daemon.request(.status))["modules"]?.items.first?["pending"] == .number(2) }
         #expect(try nookctl(["cancel", "22222222-3333-4444-8555-666666666666"], socket: socket).status == 0)
         cancelled.waitUntilExit()
         #expect(cancelled.terminationStatus == ExitCodes.cancelled)
 
-        let expiring = Process()
-        expiring.executableURL = URL(fileURLWithPath: Built.nookctl)
-        expiring.arguments = ["enqueue", "--title", "Stale", "--expires-after", "0.2", "--wait", "--socket", socket]
-        expiring.standardOutput = FileHandle.nullDevice
-        try expiring.run()
+        let expiring = try startNookctl(["enqueue", "--title", "Stale", "--expires-after", "0.2", "--wait"], socket: socket)
         usleep(400_000)
         try eventually("Stale to expire") { try nookctl(["list"], socket: socket).output.contains("Stale") == false }
         expiring.waitUntilExit()

@@ -129,3 +129,13 @@ func eventually(_ what: String, timeout: Double = 10, _ condition: () throws -> 
     }
     throw DaemonFailure("timed out waiting for \(what)")
 }
+
+/// Starts nookctl in the background (for `enqueue --wait`); the caller waits for its exit.
+func startNookctl(_ arguments: [String], socket: String) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Built.nookctl)
+    process.arguments = arguments + ["--socket", socket]
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    return process
+}
