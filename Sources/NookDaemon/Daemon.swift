@@ -96,7 +96,7 @@ public final class Daemon: Sendable {
         }
         var sink: (@Sendable (MockDisplay.RecordedFrame) -> Void)?
         if let writer { sink = { record in writer.offer(record) } }
-        let mock = MockDisplay(size: config.mockSize, refreshHz: config.refreshHz, clock: clock, keepFrames: 1, sink: sink)
+        let mock = MockDisplay(size: config.mockSize, refreshHz: config.refreshHz, clock: clock, keepFrames: 0, sink: sink)
         return (mock, "mock", writer)
     }
 

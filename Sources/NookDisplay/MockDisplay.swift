@@ -27,15 +27,16 @@ public final class MockDisplay: DisplayBackend {
     private let state = Mutex(State())
 
     /// - Parameters:
-    ///   - keepFrames: how many of the latest frames stay in memory (every one, by default;
-    ///     the daemon keeps a few so a long run stays bounded).
+    ///   - keepFrames: how many of the latest frames stay in memory (every one, by default).
+    ///     0 keeps none: the daemon counts frames and hands them to its sink only, so a frame
+    ///     buffer it reuses is never copied because the mock still holds it.
     ///   - sink: called with each frame as it is presented.
     public init(size: PixelSize, refreshHz: Double = 60, clock: any NookClock,
                 keepFrames: Int = .max, sink: (@Sendable (RecordedFrame) -> Void)? = nil) {
         precondition(refreshHz > 0, "refreshHz must be positive")
         mode = DisplayMode(size: size, refreshHz: refreshHz, name: "mock")
         self.clock = clock
-        self.keepFrames = max(1, keepFrames)
+        self.keepFrames = max(0, keepFrames)
         self.sink = sink
     }
 
@@ -67,8 +68,10 @@ public final class MockDisplay: DisplayBackend {
         let record = state.withLock { state -> RecordedFrame in
             let record = RecordedFrame(index: state.presentedCount, at: clock.now, frame: frame)
             state.presentedCount += 1
-            state.recorded.append(record)
-            if state.recorded.count > keepFrames { state.recorded.removeFirst(state.recorded.count - keepFrames) }
+            if keepFrames > 0 {
+                state.recorded.append(record)
+                if state.recorded.count > keepFrames { state.recorded.removeFirst(state.recorded.count - keepFrames) }
+            }
             return record
         }
         sink?(record)

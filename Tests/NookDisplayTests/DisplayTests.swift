@@ -54,6 +54,10 @@ struct DisplayTests {
         for _ in 0..<10 { try await display.present(Frame(width: 2, height: 2)) }
         #expect(display.frameCount == 10)
         #expect(display.frames.map(\.index) == [7, 8, 9])
+
+        let countingOnly = MockDisplay(size: PixelSize(width: 2, height: 2), clock: InstantClock(), keepFrames: 0)
+        for _ in 0..<4 { try await countingOnly.present(Frame(width: 2, height: 2)) }
+        #expect(countingOnly.frameCount == 4 && countingOnly.frames.isEmpty && countingOnly.lastFrame == nil)
     }
 
     @Test func d3_mockRejectsAFrameOfTheWrongSizeNamingBoth() async {
