@@ -59,6 +59,8 @@ let package = Package(
         .executableTarget(name: "nook-bench", dependencies: ["NookActivities", "NookTestSupport", "NookDisplay", "NookRender", "NookProtocol"]),
         .testTarget(name: "NookConfigTests", dependencies: ["NookConfig"]),
         .testTarget(name: "NookProtocolTests", dependencies: ["NookProtocol", "NookActivities"]),
+        // Hardware/ and udev/: the unit, rules, overlay and install script.
+        .testTarget(name: "NookHardwareTests"),
         .testTarget(name: "NookDaemonTests", dependencies: ["NookDaemon", "NookProtocol", "NookConfig", "NookActivities"]),
         .testTarget(name: "NookDisplayTests", dependencies: ["NookDisplay", "NookTestSupport"]),
         .testTarget(

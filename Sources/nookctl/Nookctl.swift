@@ -23,14 +23,20 @@ struct Nookctl: ParsableCommand {
 
 /// Options every subcommand takes.
 struct Connection: ParsableArguments {
-    @Option(help: "nookd's socket (default $XDG_RUNTIME_DIR/nook/nookd.sock, else /run/nook/nookd.sock).")
+    @Option(help: "nookd's socket (default: $NOOK_SOCKET, else $XDG_RUNTIME_DIR/nook/nookd.sock if it exists, else the system service's /run/nook/nookd.sock).")
     var socket: String?
     @Flag(help: "Print the answer as JSON (one object per line) for scripts.")
     var json = false
 
+    /// A user's own nookd first, then the system service's: a logged-in user has
+    /// `XDG_RUNTIME_DIR` set even when nookd runs as the system service.
     var path: String {
         if let socket { return socket }
-        if let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !runtime.isEmpty { return runtime + "/nook/nookd.sock" }
+        if let chosen = getenv("NOOK_SOCKET").map({ String(cString: $0) }), !chosen.isEmpty { return chosen }
+        if let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !runtime.isEmpty,
+           access(runtime + "/nook/nookd.sock", F_OK) == 0 {
+            return runtime + "/nook/nookd.sock"
+        }
         return "/run/nook/nookd.sock"
     }
 

@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+
+let repository: String = {
+    let file = #filePath
+    return String(file[..<file.range(of: "/Tests/")!.lowerBound])
+}()
+
+func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
+
+@Suite("N3 udev rules")
+struct UdevRulesTests {
+    let rules: [UdevRule] = {
+        let text = try! String(contentsOfFile: repository + "/udev/70-nook.rules", encoding: .utf8)
+        return try! UdevRule.parse(text)
+    }()
+
+    @Test func n3_everyRuleGrantsTheNookGroupReadWriteAndTagsForSystemd() throws {
+        #expect(rules.count == 4)
+        for rule in rules {
+            #expect(rule.value("GROUP") == "nook", "line \(rule.line)")
+            #expect(rule.value("MODE") == "0660", "line \(rule.line): owner and group only")
+            #expect(rule.assignments.contains { $0.key == "TAG" && $0.op == "+=" && $0.value == "systemd" }, "line \(rule.line)")
+            #expect(rule.matches.contains { $0.key == "SUBSYSTEM" }, "line \(rule.line) names its subsystem")
+            #expect(rule.matches.contains { $0.key == "DRIVERS" || $0.key == "ATTR" }, "line \(rule.line) is narrowed below the class")
+        }
+        #expect(rules.first { $0.matches.contains { $0.value == "drm" } }?.assignments.contains { $0.key == "SYMLINK" && $0.value == "nook/display" } == true)
+    }
+
+    @Test func n3_theParserRejectsWhatUdevWould() {
+        for bad in ["SUBSYSTEM==drm, GROUP=\"nook\"", "SUBSYSTEM==\"drm\" GROUP=\"nook\"", "OWNER==\"root\"", "ATTR{name\"==\"x\""] {
+            #expect(throws: UdevError.self, "\(bad)") { try UdevRule.parse(bad) }
+        }
+    }
+
+    @Test(arguments: [
+        (FakeDevice(subsystem: "drm", kernel: "card0", parentDrivers: ["vc4-drm", "simple-bus"]), true),
+        (FakeDevice(subsystem: "drm", kernel: "card1", parentDrivers: ["virtio_gpu", "virtio-pci"]), true),
+        (FakeDevice(subsystem: "drm", kernel: "card2", parentDrivers: ["panel-mipi-dbi-spi", "spi-bcm2835"]), true),
+        (FakeDevice(subsystem: "drm", kernel: "renderD128", parentDrivers: ["v3d"]), false),
+        (FakeDevice(subsystem: "drm", kernel: "card0", parentDrivers: ["amdgpu"]), false),
+        (FakeDevice(subsystem: "graphics", kernel: "fb1", parentDrivers: ["fb_st7789v"]), true),
+        (FakeDevice(subsystem: "graphics", kernel: "fbcon", parentDrivers: []), false),
+        (FakeDevice(subsystem: "gpio", kernel: "gpiochip0", parentDrivers: ["pinctrl-bcm2835"]), true),
+        (FakeDevice(subsystem: "gpio", kernel: "gpiochip0", parentDrivers: ["rp1-pinctrl"]), true),
+        (FakeDevice(subsystem: "gpio", kernel: "gpiochip3", parentDrivers: ["gpio-sim"]), true),
+        (FakeDevice(subsystem: "gpio", kernel: "gpiochip2", parentDrivers: ["pca953x", "i2c-bcm2835"]), false),
+        (FakeDevice(subsystem: "iio", kernel: "iio:device0", attributes: ["name": "vcnl4040"]), true),
+        (FakeDevice(subsystem: "iio", kernel: "iio:device1", attributes: ["name": "bme280"]), false),
+        (FakeDevice(subsystem: "tty", kernel: "ttyUSB0", parentDrivers: ["ftdi_sio"]), false),
+    ])
+    func n3_eachRuleMatchesItsHardwareAndNotItsNeighbours(device: FakeDevice, granted: Bool) {
+        #expect(rules.contains { $0.matches(device) } == granted, "\(device) with drivers \(device.parentDrivers)")
+    }
+}
+
+@Suite("N3 service, overlay and install")
+struct ServiceTests {
+    @Test func n3_theUnitIsHardenedToAnExposureOf2OrLess() throws {
+        let result = try run("/usr/bin/systemd-analyze", ["security", "--offline=true", "--no-pager", repository + "/Hardware/systemd/nookd.service"])
+        let line = try #require(result.output.split(separator: "\n").first { $0.contains("Overall exposure level") }, "\(result.output.suffix(500))")
+        let score = try #require(line.split(separator: " ").compactMap { Double($0) }.last)
+        print("nookd.service exposure: \(score)")
+        #expect(score <= 2.0, "\(line)")
+        let unit = try String(contentsOfFile: repository + "/Hardware/systemd/nookd.service", encoding: .utf8)
+        for setting in ["Type=notify", "User=nook", "Restart=on-failure", "PrivateNetwork=yes", "RestrictAddressFamilies=AF_UNIX",
+                        "DeviceAllow=char-drm rw", "DeviceAllow=char-gpiochip rw", "NoNewPrivileges=yes", "ProtectSystem=strict"] {
+            #expect(unit.contains(setting), "\(setting)")
+        }
+    }
+
+    @Test func n3_theOverlayCompilesAndNamesTheNookLines() throws {
+        let output = NSTemporaryDirectory() + "nook-lines-\(getpid()).dtbo"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let compiled = try run("/usr/bin/dtc", ["-@", "-I", "dts", "-O", "dtb", "-o", output, repository + "/Hardware/overlays/nook-lines-overlay.dts"])
+        #expect(compiled.status == 0, "\(compiled.output)")
+        let source = try run("/usr/bin/dtc", ["-I", "dtb", "-O", "dts", output])
+        let property = try #require(source.output.split(separator: "\n").first { $0.contains("gpio-line-names") })
+        let quoted = property[property.firstIndex(of: "\"")!...].dropFirst().prefix { $0 != ";" }.dropLast()
+        let names = quoted.components(separatedBy: "\\0")
+        #expect(names.count == 58)
+        #expect(names[17] == "NOOK_OPEN" && names[27] == "NOOK_HOVER" && names[22] == "NOOK_DISMISS")
+        #expect(source.output.contains("target = <0xffffffff>") || source.output.contains("__fixups__"), "refers to &gpio for the firmware to resolve")
+    }
+
+    @Test func n3_installAndUninstallIntoAStagingRootTouchExactlyTheirFiles() throws {
+        let stage = NSTemporaryDirectory() + "nook-stage-\(getpid())"
+        try? FileManager.default.removeItem(atPath: stage)
+        defer { try? FileManager.default.removeItem(atPath: stage) }
+        let binaries = repository + "/.build/debug"
+        let install = try run(repository + "/Hardware/install", ["--destdir", stage, "--binaries", binaries])
+        #expect(install.status == 0, "\(install.output)")
+        let expected = ["/usr/local/bin/nookd", "/usr/local/bin/nookctl", "/etc/systemd/system/nookd.service",
+                        "/etc/udev/rules.d/70-nook.rules", "/usr/lib/sysusers.d/nook.conf", "/etc/nook/nook.toml",
+                        "/usr/share/bash-completion/completions/nookctl", "/usr/share/doc/nook/README.md"]
+        for path in expected { #expect(FileManager.default.fileExists(atPath: stage + path), "\(path)") }
+        #expect(FileManager.default.isExecutableFile(atPath: stage + "/usr/local/bin/nookd"))
+        let config = try DaemonConfigProbe.load(stage + "/etc/nook/nook.toml")
+        #expect(config, "the installed config is valid")
+
+        // A user's own config survives a reinstall and the uninstall.
+        try "# mine\n[home]\ncontent = \"blank\"\n".write(toFile: stage + "/etc/nook/nook.toml", atomically: true, encoding: .utf8)
+        #expect(try run(repository + "/Hardware/install", ["--destdir", stage, "--binaries", binaries]).status == 0)
+        #expect(try String(contentsOfFile: stage + "/etc/nook/nook.toml", encoding: .utf8).hasPrefix("# mine"))
+
+        let uninstall = try run(repository + "/Hardware/install", ["--uninstall", "--destdir", stage])
+        #expect(uninstall.status == 0, "\(uninstall.output)")
+        for path in expected where path != "/etc/nook/nook.toml" { #expect(!FileManager.default.fileExists(atPath: stage + path), "\(path) removed") }
+        #expect(FileManager.default.fileExists(atPath: stage + "/etc/nook/nook.toml"), "config kept without --purge")
+        #expect(try run(repository + "/Hardware/install", ["--uninstall", "--destdir", stage]).status == 1, "nothing left to uninstall")
+    }
+}
+
+/// Checks a config file with nookd's own parser, through the TOML reader (the test target does
+/// not link the daemon).
+enum DaemonConfigProbe {
+    static func load(_ path: String) throws -> Bool {
+        let result = try run(repository + "/.build/debug/nookd", ["--config", path, "--check"])
+        return result.status == 0 && result.output.contains("configuration OK")
+    }
+}
