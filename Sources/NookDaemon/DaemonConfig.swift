@@ -106,6 +106,13 @@ public struct DaemonConfig: Sendable {
     }
 }
 
-/// The two built-in themes, for flags that pick one by name.
-public let darkTheme = Theme.dark
-public let lightTheme = Theme.light
+extension DaemonConfig {
+    /// `--theme dark|light`: switches to that built-in theme unless the config already uses it
+    /// (keeping the file's own overrides of it). False for any other name.
+    @discardableResult
+    public mutating func useAppearance(_ name: String) -> Bool {
+        guard let appearance = Theme.Appearance(rawValue: name) else { return false }
+        if theme.appearance != appearance { theme = .named(appearance) }
+        return true
+    }
+}

@@ -55,10 +55,7 @@ struct Nookd: AsyncParsableCommand {
             if let frames { config.framesDirectory = frames }
             if let size { config.mockSize = PixelSize(parsing: size)! }
             if let rotation { config.rotation = Rotation(degrees: rotation)! }
-            if let theme {
-                let base = theme == "light" ? NookDaemon.lightTheme : NookDaemon.darkTheme
-                if config.theme.appearance.rawValue != theme { config.theme = base }
-            }
+            if let theme { config.useAppearance(theme) }
             if let socketGroup { config.socketGroup = socketGroup }
             if let logLevel { config.logLevel = logLevel }
         }
