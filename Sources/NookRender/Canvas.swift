@@ -71,12 +71,8 @@ final class Canvas {
 
     /// Paints a PNG file scaled to fit `rect`; throws naming the file if cairo cannot read it.
     func paintPNG(path: String, in rect: Rect) throws(RenderError) {
-        let image = cairo_image_surface_create_from_png(path)
+        let image = try loadPNGSurface(path)
         defer { cairo_surface_destroy(image) }
-        let status = cairo_surface_status(image)
-        guard status == CAIRO_STATUS_SUCCESS else {
-            throw RenderError(operation: "cairo_image_surface_create_from_png", detail: "\(path): \(String(cString: cairo_status_to_string(status)))")
-        }
         let imageWidth = Double(cairo_image_surface_get_width(image))
         let imageHeight = Double(cairo_image_surface_get_height(image))
         let scale = min(rect.width / imageWidth, rect.height / imageHeight)
@@ -180,4 +176,16 @@ func withImageSurface<Result>(over frame: inout Frame, _ body: (OpaquePointer) t
         }
         return try body(surface)
     }
+}
+
+/// A cairo image surface read from a PNG file; the caller destroys it. Throws naming the file
+/// and cairo's reason.
+func loadPNGSurface(_ path: String) throws(RenderError) -> OpaquePointer {
+    let image = cairo_image_surface_create_from_png(path)!
+    let status = cairo_surface_status(image)
+    guard status == CAIRO_STATUS_SUCCESS else {
+        cairo_surface_destroy(image)
+        throw RenderError(operation: "cairo_image_surface_create_from_png", detail: "\(path): \(String(cString: cairo_status_to_string(status)))")
+    }
+    return image
 }

@@ -34,12 +34,8 @@ public enum PNG {
 
     /// Reads a PNG file into a frame, flattening any alpha onto black.
     public static func read(from path: String) throws(RenderError) -> Frame {
-        let image = cairo_image_surface_create_from_png(path)
+        let image = try loadPNGSurface(path)
         defer { cairo_surface_destroy(image) }
-        let status = cairo_surface_status(image)
-        guard status == CAIRO_STATUS_SUCCESS else {
-            throw RenderError(operation: "cairo_image_surface_create_from_png", detail: "\(path): \(String(cString: cairo_status_to_string(status)))")
-        }
         let width = Int(cairo_image_surface_get_width(image))
         let height = Int(cairo_image_surface_get_height(image))
         var frame = Frame(width: width, height: height)

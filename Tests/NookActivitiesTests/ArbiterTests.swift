@@ -28,7 +28,7 @@ final class ScriptedModule: NookModule {
     func didActivate() { calls.withLock { $0.append("activate") } }
 }
 
-@Suite("Q9–Q11 surface arbiter, module switch, binding")
+@Suite("Q9 Q10 Q11 surface arbiter, module switch, binding")
 struct ArbiterTests {
     @Test func q9_foregroundClaimsAreGrantedAndBackgroundOnlyForHigh() {
         let arbiter = NookSurfaceArbiter(foreground: "music", clock: ManualClock())

@@ -4,7 +4,7 @@ import NookTestSupport
 import Synchronization
 import Testing
 
-@Suite("Q12–Q14 observable state, lifecycle events, blockers")
+@Suite("Q12 Q13 Q14 observable state, lifecycle events, blockers")
 struct LifecycleTests {
     @Test func q12_snapshotShowsCurrentPendingSuspensionAndModule() async throws {
         let harness = await QueueHarness()

@@ -2,7 +2,7 @@ import NookTestSupport
 @testable import NookActivities
 import Testing
 
-@Suite("Q16–Q18 limits, expiry, clock")
+@Suite("Q16 Q17 Q18 limits, expiry, clock")
 struct LimitsTests {
     @Test func q16_aFullQueueRejectsAnArrivalThatDoesNotOutrankAnything() async throws {
         let harness = await QueueHarness(capacity: 3, bind: false)

@@ -2,7 +2,7 @@ import NookActivities
 import NookTestSupport
 import Testing
 
-@Suite("Q2–Q5 order, preemption, coalescing, cancel")
+@Suite("Q2 Q3 Q4 Q5 order, no preemption, coalescing, cancel")
 struct OrderingTests {
     @Test func q2_highestPriorityFirstThenFIFOWithinAClass() async throws {
         let harness = await QueueHarness(bind: false)

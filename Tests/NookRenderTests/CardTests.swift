@@ -6,7 +6,7 @@ import NookDisplay
 import NookRender
 import Testing
 
-@Suite("R1–R3 cards, theme, icons")
+@Suite("R1 R2 R3 cards, theme, icons")
 struct CardTests {
     init() { pinFonts() }
 

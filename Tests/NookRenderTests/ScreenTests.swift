@@ -4,7 +4,7 @@ import NookRender
 import NookTestSupport
 import Testing
 
-@Suite("R4–R6 home content, animation, rotation on the screen")
+@Suite("R4 R5 R6 home content, animation, rotation on the screen")
 struct ScreenTests {
     init() { pinFonts() }
 
