@@ -57,7 +57,7 @@ struct DaemonFigures {
         let line = Request(id: .number(1), operation: .enqueue(
             NookActivity(coalescingKey: "bench", title: "Build finished", dwell: .milliseconds(50)), module: nil, wait: false)).encoded()
         let linePath = scratch + "/line.json"
-        FileManager.default.createFile(atPath: linePath, contents: Data((line + "\n").utf8))
+        _ = FileManager.default.createFile(atPath: linePath, contents: Data((line + "\n").utf8))
         var cli: [Double] = [], yardstick: [Double] = []
         for _ in 0..<60 {
             cli.append(timed { spawnAndWait(binaries + "/nookctl", ["enqueue", "--title", "Build finished", "--key", "bench",
