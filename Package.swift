@@ -28,6 +28,8 @@ let package = Package(
         ),
         // The TOML subset of Nook's config and theme files, with line numbers: pure Swift.
         .target(name: "NookConfig"),
+        // Engagement from real sensors: IIO proximity (GPIO through libgpiod comes with its own C module).
+        .target(name: "NookInput", dependencies: ["NookActivities"]),
         // The socket protocol: JSON lines, requests, answers, events. No Foundation: nookctl starts fast.
         .target(name: "NookProtocol", dependencies: ["NookActivities"]),
         // Frames, the DisplayBackend protocol, the mock display, rotation: pure Swift.
@@ -36,7 +38,7 @@ let package = Package(
         .target(name: "NookRender", dependencies: ["NookActivities", "NookDisplay", "NookConfig", "CPangoCairo"]),
         // The daemon's wiring: config, backend selection, socket server, signals, requests.
         .target(name: "NookDaemon", dependencies: [
-            "NookActivities", "NookProtocol", "NookConfig", "NookDisplay", "NookRender",
+            "NookActivities", "NookProtocol", "NookConfig", "NookDisplay", "NookRender", "NookInput",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "nookd", dependencies: [
@@ -58,6 +60,7 @@ let package = Package(
         .executableTarget(name: "nook-demo", dependencies: ["NookActivities"]),
         .executableTarget(name: "nook-bench", dependencies: ["NookActivities", "NookTestSupport", "NookDisplay", "NookRender", "NookProtocol"]),
         .testTarget(name: "NookConfigTests", dependencies: ["NookConfig"]),
+        .testTarget(name: "NookInputTests", dependencies: ["NookInput", "NookActivities", "NookTestSupport"]),
         .testTarget(name: "NookProtocolTests", dependencies: ["NookProtocol", "NookActivities"]),
         // Hardware/ and udev/: the unit, rules, overlay and install script.
         .testTarget(name: "NookHardwareTests"),

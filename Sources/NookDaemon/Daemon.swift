@@ -6,6 +6,7 @@ import Logging
 import NookActivities
 import NookConfig
 import NookDisplay
+import NookInput
 import NookProtocol
 import NookRender
 import Synchronization
@@ -126,6 +127,16 @@ public final class Daemon: Sendable {
         }
         await screen.showHome()
         let clockTask = Task { [screen] in await screen.runClock() }
+        // Engagement inputs (I1–I4): a missing sensor is a warning inside the sensor, never fatal.
+        var inputTasks: [Task<Void, Never>] = []
+        if let proximity = config.proximity {
+            let sensor = ProximitySensor(settings: proximity, engagement: engagement, clock: clock,
+                                         warn: { [logger] in logger.warning("\($0)") })
+            inputTasks.append(Task { await sensor.run() })
+            logger.info("reading proximity from \(proximity.label) (threshold \(proximity.threshold), hysteresis \(proximity.hysteresis))")
+        } else {
+            logger.notice("no engagement inputs configured: activities never wait for a user")
+        }
 
         let server: SocketServer
         do {
@@ -158,6 +169,7 @@ public final class Daemon: Sendable {
         await quiesceAll(within: .milliseconds(1500))
         server.stop()
         clockTask.cancel()
+        inputTasks.forEach { $0.cancel() }
         feeders.forEach { $0.cancel() }
         logTask.cancel()
         await frameWriter?.finish()

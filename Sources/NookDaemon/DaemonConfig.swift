@@ -4,6 +4,7 @@ import Glibc
 import NookActivities
 import NookConfig
 import NookDisplay
+import NookInput
 import NookRender
 
 /// Everything nookd runs with, from the config file (N1) with command-line flags over it.
@@ -33,8 +34,10 @@ public struct DaemonConfig: Sendable {
     /// Declared modules, one queue each; the first is foreground at start.
     public var modules: [NookModuleID] = ["default"]
     public var logLevel = "info"
+    /// An IIO proximity sensor driving `hover` (I2); nil runs without one.
+    public var proximity: ProximitySensor.Settings?
 
-    public static let tables = ["daemon", "display", "theme", "theme.palette", "home", "queue"]
+    public static let tables = ["daemon", "display", "theme", "theme.palette", "home", "queue", "proximity"]
 
     /// `$XDG_RUNTIME_DIR/nook/nookd.sock`, or `/run/nook/nookd.sock` without a runtime directory.
     public static var defaultSocketPath: String {
@@ -102,8 +105,25 @@ public struct DaemonConfig: Sendable {
             guard Set<String>(names).count == names.count else { throw reader.error("queue.modules", "names a module twice") }
             modules = names.map { NookModuleID($0) }
         }
+        let device = try reader.string("proximity.device")
+        let name = try reader.string("proximity.name")
+        if device != nil || name != nil {
+            var sensor = ProximitySensor.Settings(device: device, name: name)
+            sensor.threshold = try reader.integer("proximity.threshold", in: 1...1_000_000) ?? sensor.threshold
+            sensor.hysteresis = try reader.integer("proximity.hysteresis", in: 0...1_000_000) ?? sensor.hysteresis
+            guard sensor.hysteresis <= sensor.threshold else {
+                throw reader.error("proximity.hysteresis", "must not exceed proximity.threshold (\(sensor.threshold)), got \(sensor.hysteresis)")
+            }
+            if let milliseconds = try reader.integer("proximity.interval_ms", in: 10...10_000) { sensor.interval = .milliseconds(milliseconds) }
+            sensor.sysfsRoot = try reader.string("proximity.sysfs_root") ?? sensor.sysfsRoot
+            proximity = sensor
+        } else if let stray = DaemonConfig.proximityKeys.first(where: { reader.document["proximity.\($0)"] != nil }) {
+            throw reader.error("proximity.\(stray)", "needs proximity.device or proximity.name to say which sensor")
+        }
         try reader.rejectUnknownKeys(known: Self.tables)
     }
+
+    static let proximityKeys = ["threshold", "hysteresis", "interval_ms", "sysfs_root"]
 }
 
 extension DaemonConfig {
