@@ -26,6 +26,10 @@ let package = Package(
             pkgConfig: "pangocairo",
             providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]
         ),
+        // libdrm, seen only by NookDRM.
+        .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
+        // DRM/KMS dumb-buffer display backend.
+        .target(name: "NookDRM", dependencies: ["NookActivities", "NookDisplay", "CDRM"]),
         // The TOML subset of Nook's config and theme files, with line numbers: pure Swift.
         .target(name: "NookConfig"),
         // Engagement from real sensors: IIO proximity (GPIO through libgpiod comes with its own C module).
@@ -38,7 +42,7 @@ let package = Package(
         .target(name: "NookRender", dependencies: ["NookActivities", "NookDisplay", "NookConfig", "CPangoCairo"]),
         // The daemon's wiring: config, backend selection, socket server, signals, requests.
         .target(name: "NookDaemon", dependencies: [
-            "NookActivities", "NookProtocol", "NookConfig", "NookDisplay", "NookRender", "NookInput",
+            "NookActivities", "NookProtocol", "NookConfig", "NookDisplay", "NookRender", "NookInput", "NookDRM",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "nookd", dependencies: [

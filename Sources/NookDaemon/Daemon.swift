@@ -6,6 +6,7 @@ import Logging
 import NookActivities
 import NookConfig
 import NookDisplay
+import NookDRM
 import NookInput
 import NookProtocol
 import NookRender
@@ -67,25 +68,37 @@ public final class Daemon: Sendable {
         display = selection.display
         backendName = selection.name
         frameWriter = selection.writer
+        // R6: the configured turn, then the one the panel's orientation property asks for.
+        let panelTurn = (display as? DRMDisplay)?.panelOrientation ?? .none
         screen = NookScreen(display: display, clock: clock,
-                            settings: .init(theme: config.theme, rotation: config.rotation, home: config.home),
+                            settings: .init(theme: config.theme, rotation: config.rotation.then(panelTurn), home: config.home),
                             onWarning: { logger.warning("\($0)") })
         state = Mutex(State(config: config))
     }
 
-    /// D4: `auto` takes DRM when a connected connector exists, else fbdev, else the mock.
-    /// This build has only the mock; an explicit `drm` or `fbdev` says so and stops.
+    /// D4: `auto` takes DRM when a connected connector exists, else fbdev, else the mock, and
+    /// says which in the log. This build has no fbdev backend yet: `fbdev` stops with that.
     static func selectDisplay(_ config: DaemonConfig, clock: any NookClock, logger: Logger) throws(DaemonError)
         -> (display: any DisplayBackend, name: String, writer: FrameWriter?) {
+        let selection = DRMDisplay.Selection(card: config.drmCard, connector: config.drmConnector, mode: config.drmMode)
         switch config.backend {
-        case .drm, .fbdev:
-            throw DaemonError("the \(config.backend.rawValue) display backend is not part of this build yet; use --display mock (or auto)")
+        case .fbdev:
+            throw DaemonError("the fbdev display backend is not part of this build yet; use --display drm, mock or auto")
+        case .drm:
+            do {
+                let display = try DRMDisplay(selection: selection)
+                logger.notice("driving \(display.mode) through DRM", metadata: ["pageFlips": "\(display.flipsPages)"])
+                return (display, "drm", nil)
+            } catch {
+                throw DaemonError("cannot drive the display through DRM: \(error)")
+            }
         case .auto:
-            var info = stat()
-            if stat("/dev/dri/card0", &info) == 0 || stat("/dev/fb0", &info) == 0 {
-                logger.notice("a DRM or framebuffer device exists, but this build has no DRM/fbdev backend yet; using the mock display")
-            } else {
-                logger.notice("no DRM or framebuffer device found; using the mock display")
+            do {
+                let display = try DRMDisplay(selection: selection)
+                logger.notice("display auto: driving \(display.mode) through DRM", metadata: ["pageFlips": "\(display.flipsPages)"])
+                return (display, "drm", nil)
+            } catch {
+                logger.notice("display auto: no usable DRM display (\(error)); no fbdev backend in this build; using the mock display")
             }
         case .mock:
             break

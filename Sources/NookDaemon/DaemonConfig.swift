@@ -26,6 +26,11 @@ public struct DaemonConfig: Sendable {
     /// Where the mock writes its PNG frames; nil writes none.
     public var framesDirectory: String?
     public var rotation: Rotation = .none
+    /// DRM: the card (`/dev/dri/card0`), connector (`HDMI-A-1`) and mode (`1280x400@60`);
+    /// nil takes the first card with a connected connector and its preferred mode.
+    public var drmCard: String?
+    public var drmConnector: String?
+    public var drmMode: String?
     public var refreshHz: Double = 60
     public var theme: Theme = .dark
     public var home: HomeContent = .clock
@@ -84,6 +89,15 @@ public struct DaemonConfig: Sendable {
             rotation = turn
         }
         refreshHz = try reader.number("display.refresh_hz", in: 1...240) ?? refreshHz
+        drmCard = try reader.string("display.card")
+        drmConnector = try reader.string("display.connector")
+        if let mode = try reader.string("display.mode") {
+            let parts = mode.split(separator: "@")
+            guard parts.count <= 2, PixelSize(parsing: String(parts[0])) != nil, parts.count == 1 || Int(parts[1]) != nil else {
+                throw reader.error("display.mode", "must be WIDTHxHEIGHT or WIDTHxHEIGHT@HZ such as \"1280x400@60\", got \"\(mode)\"")
+            }
+            drmMode = mode
+        }
 
         theme = try Theme.load(from: reader, directory: directory)
 

@@ -35,6 +35,8 @@ struct Nookd: AsyncParsableCommand {
     var logLevel: String?
     @Flag(help: "Validate the config file and flags, print the result and exit.")
     var check = false
+    @Flag(help: "Show a test card on the DRM display for a second, restore the display, report and exit.")
+    var testDisplay = false
 
     func validate() throws {
         if let display, DaemonConfig.Backend(rawValue: display) == nil { throw ValidationError("--display must be auto, drm, fbdev or mock; got '\(display)'") }
@@ -73,6 +75,15 @@ struct Nookd: AsyncParsableCommand {
         }
         let apply = overrides()
         apply(&settings)
+        if testDisplay {
+            do {
+                print(try await DisplayCheck.run(settings, logger: Logger(label: "nookd")))
+                return
+            } catch {
+                FileHandleStandardError.write("nookd: \(error)\n")
+                throw ExitCode(1)
+            }
+        }
         if check {
             print("nookd: configuration OK (socket \(settings.socketPath), display \(settings.backend.rawValue), modules \(settings.modules.map(\.rawValue).joined(separator: ", ")))")
             return

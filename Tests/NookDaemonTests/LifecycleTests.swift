@@ -75,16 +75,24 @@ struct DaemonLifecycleTests {
         #expect(daemon.process.terminationStatus == 0)
     }
 
-    @Test func d4_autoFallsBackToTheMockAndSaysSoWhileAnUnbuiltBackendIsAClearError() throws {
+    @Test func d4_autoFallsBackToTheMockAndSaysWhyWhileAnUnusableBackendIsAClearError() throws {
         let scratch = Scratch()
         let auto = try DaemonProcess(scratch: scratch, arguments: ["--display", "auto"])
         #expect(auto.log.contains("using the mock display"))
         #expect((try auto.request(.status))["display"]?["backend"] == .string("mock"))
         #expect(auto.stop().status == 0)
 
+        // No DRM card on this machine: an explicit `drm` says why and stops (the real-kernel
+        // harness, Hardware/vm/run drm, proves the DRM path itself).
         let drm = try DaemonProcess(scratch: Scratch(), arguments: ["--display", "drm"], waitUntilReady: false)
         drm.process.waitUntilExit()
         #expect(drm.process.terminationStatus == 1)
-        #expect(drm.log.contains("the drm display backend is not part of this build yet"))
+        #expect(drm.log.contains("cannot drive the display through DRM") && drm.log.contains("/dev/dri"))
+        #expect(auto.log.contains("no usable DRM display"), "auto says why it did not take DRM")
+
+        let fbdev = try DaemonProcess(scratch: Scratch(), arguments: ["--display", "fbdev"], waitUntilReady: false)
+        fbdev.process.waitUntilExit()
+        #expect(fbdev.process.terminationStatus == 1)
+        #expect(fbdev.log.contains("the fbdev display backend is not part of this build yet"))
     }
 }

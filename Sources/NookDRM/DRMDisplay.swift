@@ -1,0 +1,299 @@
+internal import CDRM
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+import NookActivities
+import NookDisplay
+
+/// The real display path (D1): a connector's mode on a CRTC, two XRGB8888 dumb buffers, and
+/// page flips paced by the flip events of vblank (R5). The CRTC found at start is restored by
+/// `restore()` and, as a last resort, when the display is released.
+///
+/// Every libdrm call runs on one serial queue, the only place the buffers and the front index
+/// are touched; a present waits there for its flip event without blocking Swift's executors.
+public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
+    /// What to drive; nil fields mean "the first card with a connected connector", "the first
+    /// connected connector", "the preferred mode".
+    public struct Selection: Hashable, Sendable {
+        public var card: String?
+        public var connector: String?
+        /// `WIDTHxHEIGHT` or `WIDTHxHEIGHT@HZ`.
+        public var mode: String?
+        public init(card: String? = nil, connector: String? = nil, mode: String? = nil) {
+            (self.card, self.connector, self.mode) = (card, connector, mode)
+        }
+    }
+
+    public let mode: DisplayMode
+    /// The connector's `panel orientation` property as a clockwise turn to apply (R6).
+    public let panelOrientation: Rotation
+    /// True when the driver flips pages with events; false means single buffer + dirty-fb.
+    public let flipsPages: Bool
+
+    private let card: DRMCard
+    private let queue = DispatchQueue(label: "nook.drm")
+    private let connectorID: UInt32
+    private let crtcID: UInt32
+    private var modeInfo: drmModeModeInfo
+    private var buffers: [DumbBuffer]
+    private var front = 0
+    private var saved: UnsafeMutablePointer<drmModeCrtc>?
+    private var dpmsProperty: UInt32?
+    private var restored = false
+
+    public init(selection: Selection = Selection()) throws(DRMError) {
+        let setup = try Self.setUp(selection)
+        (card, connectorID, crtcID, modeInfo, mode, panelOrientation, dpmsProperty) =
+            (setup.found.card, setup.found.connector, setup.found.crtc, setup.found.modeInfo, setup.found.mode,
+             setup.found.orientation, setup.found.dpms)
+        (buffers, saved, flipsPages) = (setup.buffers, setup.saved, setup.flipsPages)
+    }
+
+    private struct Setup {
+        var found: Found
+        var buffers: [DumbBuffer]
+        var saved: UnsafeMutablePointer<drmModeCrtc>?
+        var flipsPages: Bool
+    }
+
+    /// Tries each card in turn (or only the configured one): the first with a usable connected
+    /// connector gets its CRTC saved, a cleared buffer shown, and a second buffer if it flips.
+    private static func setUp(_ selection: Selection) throws(DRMError) -> Setup {
+        let paths = selection.card.map { [$0] } ?? DRMCard.cardPaths()
+        guard !paths.isEmpty else { throw DRMError("find a DRM card", advice: "No /dev/dri/card* exists: no DRM display driver is loaded") }
+        var lastError = DRMError("find a connected connector", advice: "No card in \(paths.joined(separator: ", ")) has a connected connector")
+        for path in paths {
+            do throws(DRMError) {
+                var found = try open(path, selection: selection)
+                let saved = drmModeGetCrtc(found.card.fd, found.crtc)
+                var buffers = [try DumbBuffer(card: found.card, width: found.mode.size.width, height: found.mode.size.height)]
+                var connector = found.connector
+                let set = drmModeSetCrtc(found.card.fd, found.crtc, buffers[0].framebuffer, 0, 0, &connector, 1, &found.modeInfo)
+                guard set == 0 else {
+                    if let saved { drmModeFreeCrtc(saved) }
+                    throw DRMError.failed("drmModeSetCrtc", result: set)
+                }
+                // A second buffer only where the driver flips pages; otherwise draw in place.
+                let flipProbe = drmModePageFlip(found.card.fd, found.crtc, buffers[0].framebuffer, UInt32(DRM_MODE_PAGE_FLIP_EVENT), nil)
+                let flipsPages = flipProbe == 0
+                if flipsPages {
+                    waitForIdleFlip(found.card.fd)
+                    do throws(DRMError) {
+                        buffers.append(try DumbBuffer(card: found.card, width: found.mode.size.width, height: found.mode.size.height))
+                    } catch {
+                        restoreCRTC(found.card, crtc: found.crtc, connector: found.connector, saved: saved)
+                        if let saved { drmModeFreeCrtc(saved) }
+                        throw error
+                    }
+                }
+                return Setup(found: found, buffers: buffers, saved: saved, flipsPages: flipsPages)
+            } catch {
+                lastError = error
+                if selection.card != nil { throw error }
+            }
+        }
+        throw lastError
+    }
+
+    deinit {
+        restore()
+        if let saved { drmModeFreeCrtc(saved) }
+    }
+
+    private struct Found {
+        var card: DRMCard, connector: UInt32, crtc: UInt32, modeInfo: drmModeModeInfo, mode: DisplayMode
+        var orientation: Rotation, dpms: UInt32?
+    }
+
+    private static func open(_ path: String, selection: Selection) throws(DRMError) -> Found {
+        let card = try DRMCard(path: path)
+        guard card.isMaster else {
+            throw DRMError("DRM master on \(path)", advice: "The device is busy: another program (a compositor, a display manager or another nookd) drives it")
+        }
+        guard card.capability(Int32(DRM_CAP_DUMB_BUFFER)) == 1 else {
+            throw DRMError("DRM_CAP_DUMB_BUFFER on \(path)", advice: "The driver offers no dumb buffers")
+        }
+        guard let resources = drmModeGetResources(card.fd) else { throw DRMError("drmModeGetResources \(path)", errno: errno) }
+        defer { drmModeFreeResources(resources) }
+        var names: [String] = []
+        for index in 0..<Int(resources.pointee.count_connectors) {
+            guard let connector = drmModeGetConnector(card.fd, resources.pointee.connectors[index]) else { continue }
+            defer { drmModeFreeConnector(connector) }
+            let name = connectorName(connector)
+            names.append(name + (connector.pointee.connection == DRM_MODE_CONNECTED ? " (connected)" : ""))
+            if let wanted = selection.connector, wanted != name { continue }
+            guard connector.pointee.connection == DRM_MODE_CONNECTED, connector.pointee.count_modes > 0 else { continue }
+            let modeInfo = try chooseMode(connector, wanted: selection.mode, connectorName: name)
+            guard let crtc = findCRTC(card: card, resources: resources, connector: connector) else {
+                throw DRMError("find a CRTC for \(name)", advice: "Every CRTC this connector can use is busy")
+            }
+            let size = PixelSize(width: Int(modeInfo.hdisplay), height: Int(modeInfo.vdisplay))
+            let mode = DisplayMode(size: size, refreshHz: Double(max(1, modeInfo.vrefresh)), name: name)
+            return Found(card: card, connector: connector.pointee.connector_id, crtc: crtc, modeInfo: modeInfo, mode: mode,
+                         orientation: panelOrientation(card: card, connector: connector),
+                         dpms: property(named: "DPMS", card: card, connector: connector)?.id)
+        }
+        let wanted = selection.connector.map { "connector \($0)" } ?? "a connected connector"
+        throw DRMError("find \(wanted) on \(path)", advice: "Connectors: \(names.isEmpty ? "none" : names.joined(separator: ", "))")
+    }
+
+    /// `HDMI-A-1`, `Virtual-1`: the kernel's type name and the type's index.
+    static func connectorName(_ connector: UnsafeMutablePointer<drmModeConnector>) -> String {
+        let type = drmModeGetConnectorTypeName(connector.pointee.connector_type).map { String(cString: $0) } ?? "Unknown"
+        return "\(type)-\(connector.pointee.connector_type_id)"
+    }
+
+    private static func chooseMode(_ connector: UnsafeMutablePointer<drmModeConnector>, wanted: String?, connectorName: String) throws(DRMError) -> drmModeModeInfo {
+        let modes = (0..<Int(connector.pointee.count_modes)).map { connector.pointee.modes[$0] }
+        guard let wanted else {
+            return modes.first { $0.type & UInt32(DRM_MODE_TYPE_PREFERRED) != 0 } ?? modes[0]
+        }
+        let parts = wanted.split(separator: "@")
+        guard let size = PixelSize(parsing: String(parts[0])) else {
+            throw DRMError("parse mode '\(wanted)'", advice: "A mode is WIDTHxHEIGHT or WIDTHxHEIGHT@HZ")
+        }
+        let hertz = parts.count > 1 ? UInt32(parts[1]) : nil
+        if let match = modes.first(where: { Int($0.hdisplay) == size.width && Int($0.vdisplay) == size.height && (hertz == nil || $0.vrefresh == hertz!) }) {
+            return match
+        }
+        let offered = modes.map { "\($0.hdisplay)x\($0.vdisplay)@\($0.vrefresh)" }.joined(separator: ", ")
+        throw DRMError("find mode \(wanted) on \(connectorName)", advice: "It offers \(offered)")
+    }
+
+    /// The connector's current CRTC if it has one, else the first free CRTC its encoders can drive.
+    private static func findCRTC(card: DRMCard, resources: UnsafeMutablePointer<drmModeRes>, connector: UnsafeMutablePointer<drmModeConnector>) -> UInt32? {
+        if connector.pointee.encoder_id != 0, let encoder = drmModeGetEncoder(card.fd, connector.pointee.encoder_id) {
+            defer { drmModeFreeEncoder(encoder) }
+            if encoder.pointee.crtc_id != 0 { return encoder.pointee.crtc_id }
+        }
+        for index in 0..<Int(connector.pointee.count_encoders) {
+            guard let encoder = drmModeGetEncoder(card.fd, connector.pointee.encoders[index]) else { continue }
+            defer { drmModeFreeEncoder(encoder) }
+            for crtc in 0..<Int(resources.pointee.count_crtcs) where encoder.pointee.possible_crtcs & (1 << crtc) != 0 {
+                return resources.pointee.crtcs[crtc]
+            }
+        }
+        return nil
+    }
+
+    private static func property(named name: String, card: DRMCard, connector: UnsafeMutablePointer<drmModeConnector>) -> (id: UInt32, value: UInt64, names: [UInt64: String])? {
+        for index in 0..<Int(connector.pointee.count_props) {
+            guard let property = drmModeGetProperty(card.fd, connector.pointee.props[index]) else { continue }
+            defer { drmModeFreeProperty(property) }
+            let propertyName = withUnsafeBytes(of: property.pointee.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard propertyName == name else { continue }
+            var names: [UInt64: String] = [:]
+            for item in 0..<Int(property.pointee.count_enums) {
+                let entry = property.pointee.enums[item]
+                names[entry.value] = withUnsafeBytes(of: entry.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            }
+            return (property.pointee.prop_id, connector.pointee.prop_values[index], names)
+        }
+        return nil
+    }
+
+    /// The kernel names how the panel sits in its case; this is the turn that makes content upright.
+    private static func panelOrientation(card: DRMCard, connector: UnsafeMutablePointer<drmModeConnector>) -> Rotation {
+        guard let property = property(named: "panel orientation", card: card, connector: connector) else { return .none }
+        switch property.names[property.value] {
+        case "Upside Down": return .half
+        case "Left Side Up": return .threeQuarters
+        case "Right Side Up": return .quarter
+        default: return .none
+        }
+    }
+
+    // MARK: Presenting
+
+    public func present(_ frame: Frame) async throws(DisplayError) {
+        guard frame.size == mode.size else {
+            throw DisplayError(operation: "present", detail: "frame is \(frame.size) but \(mode.name) runs \(mode.size)")
+        }
+        let pixels = frame.pixels
+        let result: DisplayError? = await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: self.showOnQueue(pixels)) }
+        }
+        if let result { throw result }
+    }
+
+    /// On the queue: draw into the back buffer and flip to it, waiting for the flip event; or,
+    /// without flips, draw into the only buffer and mark it dirty.
+    private func showOnQueue(_ pixels: [UInt32]) -> DisplayError? {
+        guard !restored else { return DisplayError(operation: "present", detail: "the display was restored and released") }
+        guard flipsPages else {
+            buffers[0].write(pixels)
+            let dirty = drmModeDirtyFB(card.fd, buffers[0].framebuffer, nil, 0)
+            if dirty < 0, errno != ENOSYS, errno != EOPNOTSUPP {
+                return DisplayError(operation: "drmModeDirtyFB", errno: errno, detail: String(cString: strerror(errno)))
+            }
+            return nil
+        }
+        let back = 1 - front
+        buffers[back].write(pixels)
+        let flipped = drmModePageFlip(card.fd, crtcID, buffers[back].framebuffer, UInt32(DRM_MODE_PAGE_FLIP_EVENT), nil)
+        guard flipped == 0 else {
+            let code = errno
+            return DisplayError(operation: "drmModePageFlip", errno: code, detail: String(cString: strerror(code)))
+        }
+        Self.waitForIdleFlip(card.fd)
+        front = back
+        return nil
+    }
+
+    /// Waits (at most 100 ms) for the pending flip's event, which arrives at vblank.
+    private static func waitForIdleFlip(_ fd: Int32) {
+        var context = drmEventContext()
+        context.version = 2
+        context.page_flip_handler = { _, _, _, _, _ in }
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        var ready: Int32
+        repeat { ready = poll(&entry, 1, 100) } while ready < 0 && errno == EINTR
+        if ready > 0 { drmHandleEvent(fd, &context) }
+    }
+
+    public func setBlanked(_ blanked: Bool) async throws(DisplayError) {
+        let result: DisplayError? = await withCheckedContinuation { continuation in
+            queue.async {
+                guard let property = self.dpmsProperty else { return continuation.resume(returning: nil) }
+                let set = drmModeConnectorSetProperty(self.card.fd, self.connectorID, property, blanked ? 3 : 0)
+                continuation.resume(returning: set == 0 ? nil : DisplayError(operation: "drmModeConnectorSetProperty(DPMS)", errno: errno, detail: String(cString: strerror(errno))))
+            }
+        }
+        if let result { throw result }
+    }
+
+    /// Puts back the CRTC configuration found at start (the console's framebuffer, usually).
+    /// Idempotent; after it, presents fail.
+    public func restore() {
+        queue.sync {
+            guard !restored else { return }
+            restored = true
+            Self.restoreCRTC(card, crtc: crtcID, connector: connectorID, saved: saved)
+        }
+    }
+
+    /// Sets the CRTC back to `saved`, or switches it off if nothing was shown before.
+    private static func restoreCRTC(_ card: DRMCard, crtc: UInt32, connector: UInt32, saved: UnsafeMutablePointer<drmModeCrtc>?) {
+        var connectorID = connector
+        if let saved, saved.pointee.mode_valid != 0 {
+            var savedMode = saved.pointee.mode
+            _ = drmModeSetCrtc(card.fd, crtc, saved.pointee.buffer_id, saved.pointee.x, saved.pointee.y, &connectorID, 1, &savedMode)
+        } else {
+            _ = drmModeSetCrtc(card.fd, crtc, 0, 0, 0, nil, 0, nil)
+        }
+    }
+
+    /// The framebuffer the CRTC scanned out before this display took it (0 if it was off):
+    /// what `restore()` puts back.
+    public var framebufferFoundAtStart: UInt32 { saved?.pointee.buffer_id ?? 0 }
+
+    /// The CRTC's framebuffer id right now, as the kernel reports it (for tests of `restore`).
+    public var currentFramebuffer: UInt32 {
+        queue.sync {
+            guard let crtc = drmModeGetCrtc(card.fd, crtcID) else { return 0 }
+            defer { drmModeFreeCrtc(crtc) }
+            return crtc.pointee.buffer_id
+        }
+    }
+}
