@@ -41,6 +41,19 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
     private var saved: UnsafeMutablePointer<drmModeCrtc>?
     private var dpmsProperty: UInt32?
     private var restored = false
+    private var flips = FlipCounts()
+
+    /// How presents were paced (R5): each flip is requested with an event and waited for.
+    public struct FlipCounts: Hashable, Sendable {
+        public var requested = 0
+        /// Flip events received: the frame reached the screen at vblank (or, on virtual GPUs,
+        /// when the host took it).
+        public var completed = 0
+        /// Waits that gave up after 100 ms without the event.
+        public var timedOut = 0
+    }
+
+    public var flipCounts: FlipCounts { queue.sync { flips } }
 
     public init(selection: Selection = Selection()) throws(DRMError) {
         let setup = try Self.setUp(selection)
@@ -236,20 +249,22 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
             let code = errno
             return DisplayError(operation: "drmModePageFlip", errno: code, detail: String(cString: strerror(code)))
         }
-        Self.waitForIdleFlip(card.fd)
+        flips.requested += 1
+        if Self.waitForIdleFlip(card.fd) { flips.completed += 1 } else { flips.timedOut += 1 }
         front = back
         return nil
     }
 
-    /// Waits (at most 100 ms) for the pending flip's event, which arrives at vblank.
-    private static func waitForIdleFlip(_ fd: Int32) {
+    /// Waits (at most 100 ms) for the pending flip's event, which arrives at vblank; true if it came.
+    @discardableResult
+    private static func waitForIdleFlip(_ fd: Int32) -> Bool {
         var context = drmEventContext()
         context.version = 2
         context.page_flip_handler = { _, _, _, _, _ in }
         var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         var ready: Int32
         repeat { ready = poll(&entry, 1, 100) } while ready < 0 && errno == EINTR
-        if ready > 0 { drmHandleEvent(fd, &context) }
+        return ready > 0 && drmHandleEvent(fd, &context) == 0
     }
 
     public func setBlanked(_ blanked: Bool) async throws(DisplayError) {

@@ -1,6 +1,7 @@
 import Logging
 import NookActivities
 import NookDisplay
+import NookDRM
 import NookProtocol
 import NookRender
 
@@ -193,11 +194,19 @@ extension Daemon {
             JSONValue.object([("input", .string(input.input)), ("role", .string(input.role.rawValue)), ("active", .bool(input.isActive))])
         }
         let settings = await screen.currentSettings
+        let frameInterval = await screen.medianSlideFrameInterval
         return .object([
             ("version", .number(Double(NookProtocol.version))),
             ("foreground", arbiter.foregroundModule.map { .string($0.rawValue) } ?? .null),
             ("display", .object([("backend", .string(backendName)), ("mode", .string(display.mode.description)),
-                                 ("rotation", .number(Double(settings.rotation.degrees))), ("theme", .string(settings.theme.appearance.rawValue))])),
+                                 ("rotation", .number(Double(settings.rotation.degrees))), ("theme", .string(settings.theme.appearance.rawValue)),
+                                 ("refreshHz", .number(display.mode.refreshHz)),
+                                 ("slideFrameIntervalMs", frameInterval.map { .number(($0.nookSeconds * 10_000).rounded() / 10) } ?? .null),
+                                 ("flips", (display as? DRMDisplay).map { drm in
+                                     let counts = drm.flipCounts
+                                     return .object([("requested", .number(Double(counts.requested))), ("completed", .number(Double(counts.completed))),
+                                                     ("timedOut", .number(Double(counts.timedOut)))])
+                                 } ?? .null)])),
             ("home", .string(settings.home.description)),
             ("engaged", .bool(engagement.isEngaged)),
             ("inputs", .array(inputs)),

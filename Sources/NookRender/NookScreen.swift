@@ -35,6 +35,15 @@ public actor NookScreen {
     private var rotated: Frame?
     public private(set) var lastError: DisplayError?
     public private(set) var presentedFrames = 0
+    /// Time between consecutive frames of recent slides, newest last (at most 64).
+    private var slideFrameIntervals: [Duration] = []
+
+    /// The median time between consecutive slide frames lately: the display's refresh period
+    /// when presents are paced by vblank (R5), near zero if they were not.
+    public var medianSlideFrameInterval: Duration? {
+        guard !slideFrameIntervals.isEmpty else { return nil }
+        return slideFrameIntervals.sorted()[slideFrameIntervals.count / 2]
+    }
 
     public init(display: any DisplayBackend, clock: any NookClock, settings: Settings = Settings(),
                 localTime: @escaping @Sendable () -> LocalTime = LocalTime.now,
@@ -162,12 +171,19 @@ public actor NookScreen {
         let began = clock.now
         let expectedFrames = max(1, (duration.nookSeconds * display.mode.refreshHz).rounded(.up))
         var frame = 0.0
+        var previousFrameAt: NookInstant?
         while true {
             frame += 1
             let elapsed = (clock.now - began).nookSeconds
             let fraction = duration > .zero ? min(1, max(elapsed / duration.nookSeconds, frame / expectedFrames)) : 1
             SlideTransition.compose(card: card, under: homeFrame, progress: start + (end - start) * fraction, into: &composed)
             guard await presentComposed() else { return }
+            let presentedAt = clock.now
+            if let previousFrameAt {
+                slideFrameIntervals.append(presentedAt - previousFrameAt)
+                if slideFrameIntervals.count > 64 { slideFrameIntervals.removeFirst() }
+            }
+            previousFrameAt = presentedAt
             if fraction >= 1 { return }
         }
     }

@@ -42,6 +42,17 @@ ctl enqueue --title "Build finished" --subtitle "Debug · 12.4s" --icon hammer -
 for _ in $(seq 100); do ctl status | grep -q "(presented)" && break; sleep 0.1; done
 sleep 0.5
 ctl snapshot -o "$results/snapshot-card.png" > /dev/null && pass "snapshot of the card"
+# R5: every frame is presented by a page flip and waits for that flip's event. (virtio-gpu
+# completes a flip when QEMU has taken the frame rather than at an emulated vblank, so the
+# interval between frames follows QEMU here; on vc4 it is the panel's refresh period.)
+ctl status --json > "$results/status.json"
+flips=$(sed -n 's/.*"flips":{"requested":\([0-9]*\),"completed":\([0-9]*\),"timedOut":\([0-9]*\)}.*/\1 \2 \3/p' "$results/status.json")
+requested=$(echo "$flips" | cut -d' ' -f1); completed=$(echo "$flips" | cut -d' ' -f2); timed_out=$(echo "$flips" | cut -d' ' -f3)
+if [ "${requested:-0}" -ge 3 ] && [ "$requested" = "$completed" ] && [ "$timed_out" = 0 ]; then
+  pass "R5 all $requested animation frames were page flips, each paced by its flip event"
+else
+  fail "R5 flips requested/completed/timed out: ${flips:-none reported}"
+fi
 dump card
 
 # A second nookd on the same card must refuse with the clear "busy" error.
