@@ -30,6 +30,8 @@ let package = Package(
         .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
         // DRM/KMS dumb-buffer display backend.
         .target(name: "NookDRM", dependencies: ["NookActivities", "NookDisplay", "CDRM"]),
+        // fbdev fallback: /dev/fbN through ioctls and mmap, pure Swift.
+        .target(name: "NookFramebuffer", dependencies: ["NookActivities", "NookDisplay"]),
         // The TOML subset of Nook's config and theme files, with line numbers: pure Swift.
         .target(name: "NookConfig"),
         // Engagement from real sensors: IIO proximity (GPIO through libgpiod comes with its own C module).
@@ -42,7 +44,7 @@ let package = Package(
         .target(name: "NookRender", dependencies: ["NookActivities", "NookDisplay", "NookConfig", "CPangoCairo"]),
         // The daemon's wiring: config, backend selection, socket server, signals, requests.
         .target(name: "NookDaemon", dependencies: [
-            "NookActivities", "NookProtocol", "NookConfig", "NookDisplay", "NookRender", "NookInput", "NookDRM",
+            "NookActivities", "NookProtocol", "NookConfig", "NookDisplay", "NookRender", "NookInput", "NookDRM", "NookFramebuffer",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "nookd", dependencies: [
@@ -64,6 +66,7 @@ let package = Package(
         .executableTarget(name: "nook-demo", dependencies: ["NookActivities"]),
         .executableTarget(name: "nook-bench", dependencies: ["NookActivities", "NookTestSupport", "NookDisplay", "NookRender", "NookProtocol"]),
         .testTarget(name: "NookConfigTests", dependencies: ["NookConfig"]),
+        .testTarget(name: "NookFramebufferTests", dependencies: ["NookFramebuffer", "NookActivities"]),
         .testTarget(name: "NookInputTests", dependencies: ["NookInput", "NookActivities", "NookTestSupport"]),
         .testTarget(name: "NookProtocolTests", dependencies: ["NookProtocol", "NookActivities"]),
         // Hardware/ and udev/: the unit, rules, overlay and install script.

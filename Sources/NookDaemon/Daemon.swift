@@ -7,6 +7,7 @@ import NookActivities
 import NookConfig
 import NookDisplay
 import NookDRM
+import NookFramebuffer
 import NookInput
 import NookProtocol
 import NookRender
@@ -76,14 +77,12 @@ public final class Daemon: Sendable {
         state = Mutex(State(config: config))
     }
 
-    /// D4: `auto` takes DRM when a connected connector exists, else fbdev, else the mock, and
-    /// says which in the log. This build has no fbdev backend yet: `fbdev` stops with that.
+    /// D4: `auto` takes DRM when a card has a connected connector, else fbdev, else the mock,
+    /// and says which (and why not the others) in the log.
     static func selectDisplay(_ config: DaemonConfig, clock: any NookClock, logger: Logger) throws(DaemonError)
         -> (display: any DisplayBackend, name: String, writer: FrameWriter?) {
         let selection = DRMDisplay.Selection(card: config.drmCard, connector: config.drmConnector, mode: config.drmMode)
         switch config.backend {
-        case .fbdev:
-            throw DaemonError("the fbdev display backend is not part of this build yet; use --display drm, mock or auto")
         case .drm:
             do {
                 let display = try DRMDisplay(selection: selection)
@@ -92,13 +91,28 @@ public final class Daemon: Sendable {
             } catch {
                 throw DaemonError("cannot drive the display through DRM: \(error)")
             }
+        case .fbdev:
+            do {
+                let display = try FramebufferDisplay(path: config.fbdevPath, clock: clock)
+                logger.notice("driving \(display.mode) through fbdev (\(display.format.rawValue))")
+                return (display, "fbdev", nil)
+            } catch {
+                throw DaemonError("cannot drive the display through fbdev: \(error)")
+            }
         case .auto:
             do {
                 let display = try DRMDisplay(selection: selection)
                 logger.notice("display auto: driving \(display.mode) through DRM", metadata: ["pageFlips": "\(display.flipsPages)"])
                 return (display, "drm", nil)
             } catch {
-                logger.notice("display auto: no usable DRM display (\(error)); no fbdev backend in this build; using the mock display")
+                logger.notice("display auto: no usable DRM display (\(error))")
+            }
+            do {
+                let display = try FramebufferDisplay(path: config.fbdevPath, clock: clock)
+                logger.notice("display auto: driving \(display.mode) through fbdev (\(display.format.rawValue))")
+                return (display, "fbdev", nil)
+            } catch {
+                logger.notice("display auto: no usable framebuffer (\(error)); using the mock display")
             }
         case .mock:
             break

@@ -31,6 +31,8 @@ public struct DaemonConfig: Sendable {
     public var drmCard: String?
     public var drmConnector: String?
     public var drmMode: String?
+    /// fbdev: the framebuffer device (`/dev/fb1`); nil takes the first one.
+    public var fbdevPath: String?
     public var refreshHz: Double = 60
     public var theme: Theme = .dark
     public var home: HomeContent = .clock
@@ -90,6 +92,7 @@ public struct DaemonConfig: Sendable {
         }
         refreshHz = try reader.number("display.refresh_hz", in: 1...240) ?? refreshHz
         drmCard = try reader.string("display.card")
+        fbdevPath = try reader.string("display.fbdev")
         drmConnector = try reader.string("display.connector")
         if let mode = try reader.string("display.mode") {
             let parts = mode.split(separator: "@")

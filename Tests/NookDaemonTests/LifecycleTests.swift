@@ -93,6 +93,7 @@ struct DaemonLifecycleTests {
         let fbdev = try DaemonProcess(scratch: Scratch(), arguments: ["--display", "fbdev"], waitUntilReady: false)
         fbdev.process.waitUntilExit()
         #expect(fbdev.process.terminationStatus == 1)
-        #expect(fbdev.log.contains("the fbdev display backend is not part of this build yet"))
+        #expect(fbdev.log.contains("cannot drive the display through fbdev") && fbdev.log.contains("/dev/fb"))
+        #expect(auto.log.contains("no usable framebuffer"), "auto tried fbdev after DRM")
     }
 }
