@@ -71,7 +71,10 @@ let package = Package(
         .testTarget(name: "NookProtocolTests", dependencies: ["NookProtocol", "NookActivities"]),
         // Hardware/ and udev/: the unit, rules, overlay and install script.
         .testTarget(name: "NookHardwareTests"),
-        .testTarget(name: "NookDaemonTests", dependencies: ["NookDaemon", "NookProtocol", "NookConfig", "NookActivities"]),
+        .testTarget(name: "NookDaemonTests", dependencies: [
+            "NookDaemon", "NookProtocol", "NookConfig", "NookActivities", "NookDisplay", "NookRender", "NookTestSupport",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "NookDisplayTests", dependencies: ["NookDisplay", "NookTestSupport"]),
         .testTarget(
             name: "NookRenderTests",

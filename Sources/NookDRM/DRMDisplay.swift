@@ -299,6 +299,44 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
         }
     }
 
+    /// Checks the connector once a second (without forcing a probe) and reports when it is
+    /// unplugged or plugged back in; on reconnection the mode is set again first (Q15).
+    public func connectionChanges() -> AsyncStream<Bool> {
+        AsyncStream { continuation in
+            let watcher = Task.detached { [weak self] in
+                var connected = true
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    guard let self, let now = self.isConnectorConnected() else { return }
+                    if now != connected {
+                        connected = now
+                        if now { self.setModeAgain() }
+                        continuation.yield(now)
+                    }
+                }
+            }
+            continuation.onTermination = { _ in watcher.cancel() }
+        }
+    }
+
+    /// nil once the display has been restored and released.
+    private func isConnectorConnected() -> Bool? {
+        queue.sync {
+            guard !restored else { return nil }
+            guard let connector = drmModeGetConnectorCurrent(card.fd, connectorID) else { return false }
+            defer { drmModeFreeConnector(connector) }
+            return connector.pointee.connection == DRM_MODE_CONNECTED
+        }
+    }
+
+    private func setModeAgain() {
+        queue.sync {
+            guard !restored else { return }
+            var connector = connectorID
+            _ = drmModeSetCrtc(card.fd, crtcID, buffers[front].framebuffer, 0, 0, &connector, 1, &modeInfo)
+        }
+    }
+
     /// The framebuffer the CRTC scanned out before this display took it (0 if it was off):
     /// what `restore()` puts back.
     public var framebufferFoundAtStart: UInt32 { saved?.pointee.buffer_id ?? 0 }

@@ -154,6 +154,11 @@ public final class Daemon: Sendable {
         }
         await screen.showHome()
         let clockTask = Task { [screen] in await screen.runClock() }
+        // Q15: an unplugged panel suspends every queue (nothing is shown to nobody); plugged
+        // back in, they resume and the card that was cut off is shown again.
+        let displayWatch = Task { [display, queues, logger, screen] in
+            await DisplayAvailability.relay(from: display, to: Array(queues.values), screen: screen, logger: logger)
+        }
         // Engagement inputs (I1–I4): a missing sensor is a warning inside the sensor, never fatal.
         var inputTasks: [Task<Void, Never>] = []
         if let proximity = config.proximity {
@@ -196,6 +201,7 @@ public final class Daemon: Sendable {
         await quiesceAll(within: .milliseconds(1500))
         server.stop()
         clockTask.cancel()
+        displayWatch.cancel()
         inputTasks.forEach { $0.cancel() }
         feeders.forEach { $0.cancel() }
         logTask.cancel()

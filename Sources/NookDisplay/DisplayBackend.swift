@@ -46,4 +46,13 @@ public protocol DisplayBackend: AnyObject, Sendable {
     func setBlanked(_ blanked: Bool) async throws(DisplayError)
     /// Gives the display back to whatever showed it before (restores the saved mode).
     func restore()
+    /// Whether anyone can see the display, each time it changes (Q15): the panel unplugged or
+    /// plugged back in. Displays that cannot tell never yield anything.
+    func connectionChanges() -> AsyncStream<Bool>
+}
+
+extension DisplayBackend {
+    public func connectionChanges() -> AsyncStream<Bool> {
+        AsyncStream { _ in }
+    }
 }

@@ -25,6 +25,7 @@ public final class MockDisplay: DisplayBackend {
     private let keepFrames: Int
     private let sink: (@Sendable (RecordedFrame) -> Void)?
     private let state = Mutex(State())
+    private let connection = Mutex<[AsyncStream<Bool>.Continuation]>([])
 
     /// - Parameters:
     ///   - keepFrames: how many of the latest frames stay in memory (every one, by default).
@@ -83,5 +84,16 @@ public final class MockDisplay: DisplayBackend {
 
     public func restore() {
         state.withLock { $0.restored = true }
+    }
+
+    public func connectionChanges() -> AsyncStream<Bool> {
+        let (stream, continuation) = AsyncStream<Bool>.makeStream()
+        connection.withLock { $0.append(continuation) }
+        return stream
+    }
+
+    /// Pretends the panel was unplugged (`false`) or plugged back in (`true`), for tests of Q15.
+    public func simulateConnection(_ connected: Bool) {
+        for continuation in connection.withLock({ $0 }) { continuation.yield(connected) }
     }
 }

@@ -1,0 +1,40 @@
+import Logging
+import NookActivities
+import NookDisplay
+import NookRender
+import NookTestSupport
+import Testing
+@testable import NookDaemon
+
+@Suite("Q15 the display going away, through the daemon's relay")
+struct DisplayAvailabilityTests {
+    @Test func q15_anUnpluggedPanelHoldsEveryActivityAndPluggingItBackShowsThemAgain() async throws {
+        let clock = NookSystemClock()
+        let display = MockDisplay(size: PixelSize(width: 320, height: 170), clock: clock)
+        let screen = NookScreen(display: display, clock: clock)
+        let arbiter = NookSurfaceArbiter(foreground: "main", clock: clock)
+        let queue = NookActivityQueue(clock: clock)
+        let recorder = EventRecorder(queue.events())
+        await queue.bind(to: arbiter)
+        let relay = Task { await DisplayAvailability.relay(from: display, to: [queue], screen: screen, logger: Logger(label: "test")) }
+        defer { relay.cancel() }
+        try await Task.sleep(for: .milliseconds(50))
+
+        let card = NookActivity(title: "Leak in the basement", presentation: .blocker(timeout: nil), transition: .milliseconds(20))
+        await queue.enqueue(card)
+        try await recorder.waitFor("presented") { $0.id == card.id && $0.kind == .presented }
+
+        display.simulateConnection(false)
+        try await recorder.waitFor("requeued") { $0.id == card.id && $0.kind == .requeued }
+        #expect(await !queue.isDisplayAvailable)
+        let current = await queue.current
+        let pending = await queue.pending
+        #expect(current == nil && pending.map(\.id) == [card.id], "held, not lost")
+
+        display.simulateConnection(true)
+        try await recorder.waitUntil("shown again") { events, _ in
+            events.filter { $0.id == card.id && $0.kind == .presented }.count == 2
+        }
+        #expect(await queue.isDisplayAvailable)
+    }
+}
