@@ -72,7 +72,7 @@ public final class Daemon: Sendable {
         // R6: the configured turn, then the one the panel's orientation property asks for.
         let panelTurn = (display as? DRMDisplay)?.panelOrientation ?? .none
         screen = NookScreen(display: display, clock: clock,
-                            settings: .init(theme: config.theme, rotation: config.rotation.then(panelTurn), home: config.home),
+                            settings: .init(theme: config.theme, rotation: config.rotation.then(panelTurn), home: config.home, blankAfter: config.blankAfter),
                             onWarning: { logger.warning("\($0)") })
         state = Mutex(State(config: config))
     }
@@ -254,7 +254,8 @@ public final class Daemon: Sendable {
             defer { state.config = fresh }
             return state.config
         }
-        await screen.apply(.init(theme: fresh.theme, rotation: fresh.rotation, home: fresh.home))
+        let panelTurn = (display as? DRMDisplay)?.panelOrientation ?? .none
+        await screen.apply(.init(theme: fresh.theme, rotation: fresh.rotation.then(panelTurn), home: fresh.home, blankAfter: fresh.blankAfter))
         var needsRestart: [String] = []
         if fresh.socketPath != old.socketPath || fresh.socketGroup != old.socketGroup || fresh.socketMode != old.socketMode { needsRestart.append("daemon.socket*") }
         if fresh.modules != old.modules { needsRestart.append("queue.modules") }

@@ -34,6 +34,8 @@ public struct DaemonConfig: Sendable {
     /// fbdev: the framebuffer device (`/dev/fb1`); nil takes the first one.
     public var fbdevPath: String?
     public var refreshHz: Double = 60
+    /// Blank the panel after this long without a card; nil never blanks.
+    public var blankAfter: Duration?
     public var theme: Theme = .dark
     public var home: HomeContent = .clock
     public var capacity = 256
@@ -91,6 +93,7 @@ public struct DaemonConfig: Sendable {
             rotation = turn
         }
         refreshHz = try reader.number("display.refresh_hz", in: 1...240) ?? refreshHz
+        if let seconds = try reader.integer("display.blank_after_s", in: 0...86_400), seconds > 0 { blankAfter = .seconds(seconds) }
         drmCard = try reader.string("display.card")
         fbdevPath = try reader.string("display.fbdev")
         drmConnector = try reader.string("display.connector")

@@ -11,11 +11,14 @@ public actor NookScreen {
         /// the connector's panel orientation).
         public var rotation: Rotation
         public var home: HomeContent
+        /// Blank the panel (backlight off) after this long with no card on it; nil never blanks.
+        public var blankAfter: Duration?
 
-        public init(theme: Theme = .dark, rotation: Rotation = .none, home: HomeContent = .clock) {
+        public init(theme: Theme = .dark, rotation: Rotation = .none, home: HomeContent = .clock, blankAfter: Duration? = nil) {
             self.theme = theme
             self.rotation = rotation
             self.home = home
+            self.blankAfter = blankAfter
         }
     }
 
@@ -35,6 +38,8 @@ public actor NookScreen {
     private var rotated: Frame?
     public private(set) var lastError: DisplayError?
     public private(set) var presentedFrames = 0
+    private var blanked = false
+    private var blankTimer: Task<Void, Never>?
     /// Time between consecutive frames of recent slides, newest last (at most 64).
     private var slideFrameIntervals: [Duration] = []
 
@@ -66,6 +71,41 @@ public actor NookScreen {
         showing = nil
         composed = homeFrame
         await presentComposed()
+        scheduleBlanking()
+    }
+
+    /// Whether the panel is blanked for idleness now.
+    public var isBlanked: Bool { blanked }
+
+    // MARK: Idle blanking
+
+    /// After `blankAfter` with home content only, turns the panel off (DPMS, FBIOBLANK).
+    private func scheduleBlanking() {
+        blankTimer?.cancel()
+        guard let blankAfter = settings.blankAfter else { return }
+        let deadline = clock.now + blankAfter
+        blankTimer = Task { [clock] in
+            do { try await clock.sleep(until: deadline) } catch { return }
+            await self.blankIfIdle()
+        }
+    }
+
+    private func blankIfIdle() async {
+        guard showing == nil, !blanked else { return }
+        do {
+            try await display.setBlanked(true)
+            blanked = true
+        } catch {
+            onWarning("could not blank the display: \(error)")
+        }
+    }
+
+    /// Turns the panel back on before a card's first frame.
+    private func unblank() async {
+        blankTimer?.cancel()
+        guard blanked else { return }
+        blanked = false
+        do { try await display.setBlanked(false) } catch { onWarning("could not unblank the display: \(error)") }
     }
 
     /// Consumes lifecycle events until the stream ends.
@@ -78,6 +118,7 @@ public actor NookScreen {
         case .animateIn:
             let frame = cardFrame(for: event.activity)
             showing = event.id
+            await unblank()
             await slide(card: frame, from: 0, to: 1, over: event.activity.transition)
         case .presented:
             if showing == event.id, let card, card.id == event.id {
@@ -93,6 +134,7 @@ public actor NookScreen {
             card = nil
             composed = homeFrame
             await presentComposed()
+            scheduleBlanking()
         case .enqueued, .rejected:
             break
         }

@@ -107,3 +107,27 @@ struct ScreenTests {
         frame.pixels[(row * frame.width)..<((row + 1) * frame.width)] == card.pixels[(cardRow * card.width)..<((cardRow + 1) * card.width)]
     }
 }
+
+@Suite("D1 idle blanking")
+struct BlankingTests {
+    @Test func d1_theScreenBlanksWhenIdleAndTheNextCardTurnsItBackOn() async throws {
+        pinFonts()
+        let clock = ManualClock()
+        let display = MockDisplay(size: PixelSize(width: 320, height: 170), refreshHz: 60, clock: clock)
+        let screen = NookScreen(display: display, clock: clock, settings: .init(blankAfter: .seconds(30)),
+                                localTime: { LocalTime(hour: 9, minute: 0, weekday: 1, day: 1, month: 1) })
+        await screen.showHome()
+        await clock.waitForSleepers()
+        clock.advance(by: .seconds(29))
+        #expect(!display.isBlanked)
+        clock.advance(by: .seconds(1))
+        for _ in 0..<1000 where !display.isBlanked { await Task.yield() }
+        #expect(display.isBlanked, "blanked after 30 s of home content")
+
+        // A card arrives: unblanked before its first frame (the slide needs the clock to move).
+        let card = NookActivity(title: "Doorbell", transition: .zero)
+        await screen.handle(NookActivityEvent(activity: card, kind: .animateIn, at: clock.now, module: "main"))
+        #expect(!display.isBlanked)
+        #expect(await !screen.isBlanked)
+    }
+}
