@@ -2,27 +2,12 @@
 # DRM tests inside the guest (SPEC D1, R5, R6, N2). Runs nookd --display drm on virtio-gpu and
 # asks the host for screendumps (QMP) through /mnt/results: "dump-NAME.request" in, the host
 # writes dump-NAME.ppm and dump-NAME.done. Extra arguments go to nookd (rotation).
-repo=$(cd "$(dirname "$0")/../../.." && pwd)
-results=/mnt/results
-nookd=$repo/.build/debug/nookd
-nookctl=$repo/.build/debug/nookctl
-socket=/tmp/nookd.sock
-status=0
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1"; status=1; }
-dump() {
-  : > "$results/dump-$1.request"
-  for _ in $(seq 200); do [ -e "$results/dump-$1.done" ] && return 0; sleep 0.1; done
-  fail "screendump $1 (the host did not answer)"
-}
-ctl() { "$nookctl" "$@" --socket "$socket"; }
+. "$(dirname "$0")/lib.sh"
 
 modprobe virtio-gpu || { echo "FAIL modprobe virtio-gpu"; exit 1; }
 for _ in $(seq 50); do [ -e /dev/dri/card0 ] && break; sleep 0.1; done
 sleep 1
-# Something on the console, so "the console is back" compares text rather than black.
-printf '\n  Nook real-kernel test: this is the text console.\n  It must be back on the glass after nookd exits.\n' > /dev/tty1 2>/dev/null
-sleep 0.5
+console_text "Nook real-kernel test: this is the text console; it must be back after nookd exits."
 dump console-before
 
 # restore() itself, checked while nookd's descriptor is still open (the kernel would otherwise
@@ -31,6 +16,23 @@ if "$nookd" --test-display "$@" > "$results/test-display.log" 2>&1; then
   pass "nookd --test-display: $(tail -2 "$results/test-display.log" | head -1)"
 else
   fail "nookd --test-display: $(tail -3 "$results/test-display.log")"
+fi
+
+# Clear errors (D1): without access to the card, and for a connector that does not exist.
+if setpriv --reuid=65534 --regid=65534 --clear-groups "$nookd" --display drm --socket /tmp/denied.sock 2> "$results/denied.log"; then
+  fail "nookd ran without access to the card"
+elif grep -q "udev/70-nook.rules" "$results/denied.log"; then
+  pass "D1 access denied names the udev rules and the nook group"
+else
+  fail "access denied without advice: $(tail -2 "$results/denied.log")"
+fi
+printf '[display]\nconnector = "HDMI-A-9"\n' > /tmp/wrong-connector.toml
+if "$nookd" --config /tmp/wrong-connector.toml --display drm --socket /tmp/wrong.sock 2> "$results/wrong.log"; then
+  fail "nookd started on a connector that does not exist"
+elif grep -q "Connectors: Virtual-1 (connected)" "$results/wrong.log"; then
+  pass "D1 an unknown connector lists the card's connectors"
+else
+  fail "unknown connector without the list: $(tail -2 "$results/wrong.log")"
 fi
 
 "$nookd" --display drm --socket "$socket" --log-level debug "$@" 2> "$results/nookd.log" &

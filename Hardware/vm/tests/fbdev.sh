@@ -2,26 +2,12 @@
 # fbdev tests inside the guest (SPEC D2, N2): nookd --display fbdev on /dev/fb0 (virtio-gpu's
 # fbdev emulation, XRGB8888). The glass must equal nookd's snapshot, and the console's pixels
 # must be back after SIGTERM.
-repo=$(cd "$(dirname "$0")/../../.." && pwd)
-results=/mnt/results
-nookd=$repo/.build/debug/nookd
-nookctl=$repo/.build/debug/nookctl
-socket=/tmp/nookd.sock
-status=0
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1"; status=1; }
-dump() {
-  : > "$results/dump-$1.request"
-  for _ in $(seq 200); do [ -e "$results/dump-$1.done" ] && return 0; sleep 0.1; done
-  fail "screendump $1 (the host did not answer)"
-}
-ctl() { "$nookctl" "$@" --socket "$socket"; }
+. "$(dirname "$0")/lib.sh"
 
 modprobe virtio-gpu || { echo "FAIL modprobe virtio-gpu"; exit 1; }
 for _ in $(seq 50); do [ -e /dev/fb0 ] && break; sleep 0.1; done
 sleep 1
-printf '\n  Nook fbdev test: this is the text console.\n' > /dev/tty1 2>/dev/null
-sleep 0.5
+console_text "Nook fbdev test: this is the text console."
 dump console-before
 
 "$nookd" --display fbdev --socket "$socket" --log-level debug 2> "$results/nookd.log" &

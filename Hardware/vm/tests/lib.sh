@@ -1,0 +1,22 @@
+# Shared by the guest test scripts: paths, PASS/FAIL lines (the harness counts them), and
+# screendump requests answered by the host through the results share.
+repo=$(cd "$(dirname "$0")/../../.." && pwd)
+results=/mnt/results
+nookd=$repo/.build/debug/nookd
+nookctl=$repo/.build/debug/nookctl
+socket=/tmp/nookd.sock
+status=0
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1"; status=1; }
+# dump NAME: the host writes what the guest shows to $results/dump-NAME.ppm.
+dump() {
+  : > "$results/dump-$1.request"
+  for _ in $(seq 200); do [ -e "$results/dump-$1.done" ] && return 0; sleep 0.1; done
+  fail "screendump $1 (the host did not answer)"
+}
+ctl() { "$nookctl" "$@" --socket "$socket"; }
+# console_text LINE: something on the text console, so "the console is back" compares text.
+console_text() {
+  printf '\n  %s\n' "$1" > /dev/tty1 2>/dev/null
+  sleep 0.5
+}
