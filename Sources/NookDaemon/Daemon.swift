@@ -82,38 +82,24 @@ public final class Daemon: Sendable {
     static func selectDisplay(_ config: DaemonConfig, clock: any NookClock, logger: Logger) throws(DaemonError)
         -> (display: any DisplayBackend, name: String, writer: FrameWriter?) {
         let selection = DRMDisplay.Selection(card: config.drmCard, connector: config.drmConnector, mode: config.drmMode)
+        func drm() throws(DRMError) -> (display: any DisplayBackend, name: String, writer: FrameWriter?) {
+            let display = try DRMDisplay(selection: selection)
+            logger.notice("driving \(display.mode) through DRM", metadata: ["pageFlips": "\(display.flipsPages)"])
+            return (display, "drm", nil)
+        }
+        func fbdev() throws(DisplayError) -> (display: any DisplayBackend, name: String, writer: FrameWriter?) {
+            let display = try FramebufferDisplay(path: config.fbdevPath, clock: clock)
+            logger.notice("driving \(display.mode) through fbdev (\(display.format.rawValue))")
+            return (display, "fbdev", nil)
+        }
         switch config.backend {
         case .drm:
-            do {
-                let display = try DRMDisplay(selection: selection)
-                logger.notice("driving \(display.mode) through DRM", metadata: ["pageFlips": "\(display.flipsPages)"])
-                return (display, "drm", nil)
-            } catch {
-                throw DaemonError("cannot drive the display through DRM: \(error)")
-            }
+            do { return try drm() } catch { throw DaemonError("cannot drive the display through DRM: \(error)") }
         case .fbdev:
-            do {
-                let display = try FramebufferDisplay(path: config.fbdevPath, clock: clock)
-                logger.notice("driving \(display.mode) through fbdev (\(display.format.rawValue))")
-                return (display, "fbdev", nil)
-            } catch {
-                throw DaemonError("cannot drive the display through fbdev: \(error)")
-            }
+            do { return try fbdev() } catch { throw DaemonError("cannot drive the display through fbdev: \(error)") }
         case .auto:
-            do {
-                let display = try DRMDisplay(selection: selection)
-                logger.notice("display auto: driving \(display.mode) through DRM", metadata: ["pageFlips": "\(display.flipsPages)"])
-                return (display, "drm", nil)
-            } catch {
-                logger.notice("display auto: no usable DRM display (\(error))")
-            }
-            do {
-                let display = try FramebufferDisplay(path: config.fbdevPath, clock: clock)
-                logger.notice("display auto: driving \(display.mode) through fbdev (\(display.format.rawValue))")
-                return (display, "fbdev", nil)
-            } catch {
-                logger.notice("display auto: no usable framebuffer (\(error)); using the mock display")
-            }
+            do { return try drm() } catch { logger.notice("display auto: no usable DRM display (\(error))") }
+            do { return try fbdev() } catch { logger.notice("display auto: no usable framebuffer (\(error)); using the mock display") }
         case .mock:
             break
         }
