@@ -9,9 +9,11 @@ import Testing
 @Suite("Q15 the display going away, through the daemon's relay")
 struct DisplayAvailabilityTests {
     @Test func q15_anUnpluggedPanelHoldsEveryActivityAndPluggingItBackShowsThemAgain() async throws {
+        // Blank home content draws no text; the pin is for any text drawn all the same.
+        TestFonts.pin()
         let clock = NookSystemClock()
         let display = MockDisplay(size: PixelSize(width: 320, height: 170), clock: clock)
-        let screen = NookScreen(display: display, clock: clock)
+        let screen = NookScreen(display: display, clock: clock, settings: .init(home: .blank))
         let arbiter = NookSurfaceArbiter(foreground: "main", clock: clock)
         let queue = NookActivityQueue(clock: clock)
         let recorder = EventRecorder(queue.events())

@@ -4,18 +4,13 @@ import Glibc
 import NookActivities
 import NookDisplay
 import NookRender
+import NookTestSupport
 import Testing
 
-/// Points fontconfig at `fonts.conf` beside this file before pango first loads fonts, so text
-/// renders the same wherever the tests run. Every render test starts with `pinFonts()`.
+/// Every render test starts with this: the pinned fonts of `TestFonts`.
 func pinFonts() {
-    _ = fontsPinned
+    TestFonts.pin()
 }
-
-private let fontsPinned: Bool = {
-    setenv("FONTCONFIG_FILE", testDirectory + "/fonts.conf", 1)
-    return true
-}()
 
 let testDirectory: String = {
     let file = #filePath
