@@ -27,8 +27,6 @@ final class NookEventHub: Sendable {
         return stream
     }
 
-    var hasSubscribers: Bool { state.withLock { !$0.subscribers.isEmpty } }
-
     /// Called only from the queue's actor, so events leave in the order they happened.
     func emit(_ event: NookActivityEvent) {
         let subscribers = state.withLock { Array($0.subscribers.values) }

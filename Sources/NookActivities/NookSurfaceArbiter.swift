@@ -78,10 +78,6 @@ public final class NookSurfaceArbiter: Sendable {
     /// The claim currently holding the surface, if any.
     public var currentGrant: Grant? { state.withLock { $0.holder } }
 
-    public var registeredModules: [NookModuleID] {
-        state.withLock { $0.modules.keys.sorted { $0.rawValue < $1.rawValue } }
-    }
-
     /// Registers a module for switches; the first one registered becomes foreground if none is.
     public func register(_ module: any NookModule) {
         state.withLock { state in

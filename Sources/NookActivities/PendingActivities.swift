@@ -44,7 +44,6 @@ struct PendingActivities {
     var isEmpty: Bool { entries.isEmpty }
 
     func contains(_ id: NookActivityID) -> Bool { entries[id] != nil }
-    func entry(_ id: NookActivityID) -> Entry? { entries[id] }
 
     /// The pending activity with this coalescing key, if any. Coalescing keeps at most one.
     func id(forKey key: String) -> NookActivityID? { idByKey[key] }
@@ -120,15 +119,6 @@ struct PendingActivities {
             }
         }
         return expired
-    }
-
-    /// The earliest instant at which a pending activity expires.
-    mutating func nextExpiry() -> NookInstant? {
-        while let earliest = expiries.peek {
-            if let entry = entries[earliest.id], entry.serial == earliest.serial { return earliest.at }
-            expiries.pop()
-        }
-        return nil
     }
 
     /// Every pending activity in presentation order. O(n): for observers, not the hot path.

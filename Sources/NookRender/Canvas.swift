@@ -33,11 +33,6 @@ final class Canvas {
         cairo_set_source_rgba(context, Double(color.red) / 255, Double(color.green) / 255, Double(color.blue) / 255, alpha)
     }
 
-    func fillAll(_ color: RGB) {
-        setColor(color)
-        cairo_paint(context)
-    }
-
     func fillRoundedRect(_ rect: Rect, radius: Double, color: RGB, alpha: Double = 1) {
         let r = max(0, min(radius, min(rect.width, rect.height) / 2))
         cairo_new_sub_path(context)

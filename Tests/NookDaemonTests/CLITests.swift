@@ -157,8 +157,7 @@ struct AccessTests {
     @Test func c4_aStaleSocketIsReplacedButALiveDaemonsIsNeverStolen() throws {
         let scratch = Scratch()
         let first = try DaemonProcess(scratch: scratch)
-        let second = try DaemonProcess(scratch: scratch, waitUntilReady: false)
-        second.process.waitUntilExit()
+        let second = try DaemonProcess.exited(scratch: scratch, arguments: [])
         #expect(second.process.terminationStatus == 1)
         #expect(second.log.contains("another nookd is already listening"))
         #expect(try nookctl(["status"], socket: first.socket).status == 0, "the first still serves")

@@ -68,6 +68,13 @@ final class DaemonProcess {
         throw DaemonFailure("nookd did not listen on \(socket) within \(timeout) s: \(log)")
     }
 
+    /// Starts nookd expecting it to refuse to start, and waits until it has exited.
+    static func exited(scratch: Scratch = Scratch(), arguments: [String]) throws -> DaemonProcess {
+        let daemon = try DaemonProcess(scratch: scratch, arguments: arguments, waitUntilReady: false)
+        daemon.process.waitUntilExit()
+        return daemon
+    }
+
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     func client(timeout: Duration = .seconds(10)) throws -> NookClient {

@@ -10,14 +10,12 @@ struct DaemonLifecycleTests {
     @Test func n1_configErrorsNameTheFileLineAndKeyAndStopTheStart() throws {
         let scratch = Scratch()
         let bad = scratch.file("nook.toml", "# nook\n[display]\n\nrotation = 45\n")
-        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", bad], waitUntilReady: false)
-        daemon.process.waitUntilExit()
+        let daemon = try DaemonProcess.exited(scratch: scratch, arguments: ["--config", bad])
         #expect(daemon.process.terminationStatus == 2)
         #expect(daemon.log.contains("nook.toml:4: display.rotation: must be 0, 90, 180 or 270, got 45"))
 
         let typo = scratch.file("typo.toml", "[queue]\ncapacty = 10\n")
-        let second = try DaemonProcess(scratch: scratch, arguments: ["--config", typo], waitUntilReady: false)
-        second.process.waitUntilExit()
+        let second = try DaemonProcess.exited(scratch: scratch, arguments: ["--config", typo])
         #expect(second.log.contains("typo.toml:2: queue.capacty: is not a known setting"))
     }
 
@@ -84,14 +82,12 @@ struct DaemonLifecycleTests {
 
         // No DRM card on this machine: an explicit `drm` says why and stops (the real-kernel
         // harness, Hardware/vm/run drm, proves the DRM path itself).
-        let drm = try DaemonProcess(scratch: Scratch(), arguments: ["--display", "drm"], waitUntilReady: false)
-        drm.process.waitUntilExit()
+        let drm = try DaemonProcess.exited(scratch: Scratch(), arguments: ["--display", "drm"])
         #expect(drm.process.terminationStatus == 1)
         #expect(drm.log.contains("cannot drive the display through DRM") && drm.log.contains("/dev/dri"))
         #expect(auto.log.contains("no usable DRM display"), "auto says why it did not take DRM")
 
-        let fbdev = try DaemonProcess(scratch: Scratch(), arguments: ["--display", "fbdev"], waitUntilReady: false)
-        fbdev.process.waitUntilExit()
+        let fbdev = try DaemonProcess.exited(scratch: Scratch(), arguments: ["--display", "fbdev"])
         #expect(fbdev.process.terminationStatus == 1)
         #expect(fbdev.log.contains("cannot drive the display through fbdev") && fbdev.log.contains("/dev/fb"))
         #expect(auto.log.contains("no usable framebuffer"), "auto tried fbdev after DRM")
