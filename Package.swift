@@ -34,8 +34,12 @@ let package = Package(
         .target(name: "NookFramebuffer", dependencies: ["NookActivities", "NookDisplay"]),
         // The TOML subset of Nook's config and theme files, with line numbers: pure Swift.
         .target(name: "NookConfig"),
-        // Engagement from real sensors: IIO proximity (GPIO through libgpiod comes with its own C module).
-        .target(name: "NookInput", dependencies: ["NookActivities"]),
+        // libgpiod 1.6 or 2.x, whichever pkg-config finds; included only by the shim CGPIOD,
+        // whose one small API covers both (chosen by a macro only 1.6's gpiod.h defines).
+        .systemLibrary(name: "CLibGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
+        .target(name: "CGPIOD", dependencies: ["CLibGPIOD"]),
+        // Engagement from real sensors: GPIO lines through CGPIOD (its only importer), IIO proximity.
+        .target(name: "NookInput", dependencies: ["NookActivities", "CGPIOD"]),
         // The socket protocol: JSON lines, requests, answers, events. No Foundation: nookctl starts fast.
         .target(name: "NookProtocol", dependencies: ["NookActivities"]),
         // Frames, the DisplayBackend protocol, the mock display, rotation: pure Swift.

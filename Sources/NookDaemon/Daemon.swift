@@ -41,6 +41,7 @@ public final class Daemon: Sendable {
     struct State {
         var config: DaemonConfig
         var server: SocketServer?
+        var gpio: GPIOInputs?
     }
 
     private let stopRequested = Latch()
@@ -152,7 +153,9 @@ public final class Daemon: Sendable {
                                          warn: { [logger] in logger.warning("\($0)") })
             inputTasks.append(Task { await sensor.run() })
             logger.info("reading proximity from \(proximity.label) (threshold \(proximity.threshold), hysteresis \(proximity.hysteresis))")
-        } else {
+        }
+        let gpio = startGPIO()
+        if config.proximity == nil && config.gpioLines.isEmpty {
             logger.notice("no engagement inputs configured: activities never wait for a user")
         }
 
@@ -189,6 +192,7 @@ public final class Daemon: Sendable {
         clockTask.cancel()
         displayWatch.cancel()
         inputTasks.forEach { $0.cancel() }
+        gpio?.stop()
         feeders.forEach { $0.cancel() }
         logTask.cancel()
         await frameWriter?.finish()

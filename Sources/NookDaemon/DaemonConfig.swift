@@ -45,6 +45,8 @@ public struct DaemonConfig: Sendable {
     public var logLevel = "info"
     /// An IIO proximity sensor driving `hover` (I2); nil runs without one.
     public var proximity: ProximitySensor.Settings?
+    /// GPIO inputs (I1), `[gpio.NAME]` tables in file order.
+    public var gpioLines: [GPIOLineSettings] = []
 
     public static let tables = ["daemon", "display", "theme", "theme.palette", "home", "queue", "proximity"]
 
@@ -140,7 +142,8 @@ public struct DaemonConfig: Sendable {
         } else if let stray = DaemonConfig.proximityKeys.first(where: { reader.document["proximity.\($0)"] != nil }) {
             throw reader.error("proximity.\(stray)", "needs proximity.device or proximity.name to say which sensor")
         }
-        try reader.rejectUnknownKeys(known: Self.tables)
+        gpioLines = try GPIOConfig.lines(from: reader)
+        try reader.rejectUnknownKeys(known: Self.tables + gpioLines.map { "gpio." + $0.name })
     }
 
     static let proximityKeys = ["threshold", "hysteresis", "interval_ms", "sysfs_root"]

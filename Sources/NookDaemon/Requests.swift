@@ -193,23 +193,29 @@ extension Daemon {
         let inputs = engagement.inputs.map { input in
             JSONValue.object([("input", .string(input.input)), ("role", .string(input.role.rawValue)), ("active", .bool(input.isActive))])
         }
+        let gpio = gpioStatusJSON()
         let settings = await screen.currentSettings
         let frameInterval = await screen.medianSlideFrameInterval
+        let flips: JSONValue = (display as? DRMDisplay).map { drm in
+            let counts = drm.flipCounts
+            return .object([("requested", .number(Double(counts.requested))), ("completed", .number(Double(counts.completed))),
+                            ("timedOut", .number(Double(counts.timedOut)))])
+        } ?? .null
+        let displayState = JSONValue.object([
+            ("backend", .string(backendName)), ("mode", .string(display.mode.description)),
+            ("rotation", .number(Double(settings.rotation.degrees))), ("theme", .string(settings.theme.appearance.rawValue)),
+            ("refreshHz", .number(display.mode.refreshHz)),
+            ("slideFrameIntervalMs", frameInterval.map { .number(($0.nookSeconds * 10_000).rounded() / 10) } ?? .null),
+            ("flips", flips),
+        ])
         return .object([
             ("version", .number(Double(NookProtocol.version))),
             ("foreground", arbiter.foregroundModule.map { .string($0.rawValue) } ?? .null),
-            ("display", .object([("backend", .string(backendName)), ("mode", .string(display.mode.description)),
-                                 ("rotation", .number(Double(settings.rotation.degrees))), ("theme", .string(settings.theme.appearance.rawValue)),
-                                 ("refreshHz", .number(display.mode.refreshHz)),
-                                 ("slideFrameIntervalMs", frameInterval.map { .number(($0.nookSeconds * 10_000).rounded() / 10) } ?? .null),
-                                 ("flips", (display as? DRMDisplay).map { drm in
-                                     let counts = drm.flipCounts
-                                     return .object([("requested", .number(Double(counts.requested))), ("completed", .number(Double(counts.completed))),
-                                                     ("timedOut", .number(Double(counts.timedOut)))])
-                                 } ?? .null)])),
+            ("display", displayState),
             ("home", .string(settings.home.description)),
             ("engaged", .bool(engagement.isEngaged)),
             ("inputs", .array(inputs)),
+            ("gpio", gpio),
             ("modules", .array(moduleStates)),
             ("connections", .number(Double(connections))),
         ])

@@ -202,6 +202,15 @@ struct Status: ParsableCommand {
             for input in status["inputs"]?.items ?? [] {
                 lines.append("  input \(input["input"]?.text ?? "?") (\(input["role"]?.text ?? "?")): \(input["active"] == .bool(true) ? "active" : "idle")")
             }
+            if let gpio = status["gpio"], gpio != .null {
+                lines.append("gpio: libgpiod \(gpio["library"]?.text ?? "?")")
+                for line in gpio["lines"]?.items ?? [] {
+                    let level = line["active"] == .null ? "unavailable" : line["active"] == .bool(true) ? "active" : "idle"
+                    var text = "  \(line["name"]?.text ?? "?") (\(line["role"]?.text ?? "?")) at \(line["location"]?.text ?? "?"): \(level), \(Int(line["changes"]?.numberValue ?? 0)) changes"
+                    if let problem = line["problem"]?.text { text += " (\(problem))" }
+                    lines.append(text)
+                }
+            }
             for module in status["modules"]?.items ?? [] {
                 var line = "module \(module["name"]?.text ?? "?"): "
                 if let current = module["current"], current != .null {

@@ -5,6 +5,8 @@ results=/mnt/results
 nookd=$repo/.build/debug/nookd
 nookctl=$repo/.build/debug/nookctl
 socket=/tmp/nookd.sock
+# What the host chose for this run (run_guest's GUEST_ENV), such as another nookd build.
+[ -f "$results/env" ] && . "$results/env"
 status=0
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1"; status=1; }

@@ -1,0 +1,178 @@
+#!/bin/sh
+# GPIO tests inside the guest (SPEC I1, I3, I4, Q6, Q14): a gpio-sim chip made through configfs,
+# nookd (mock display) watching four of its lines through libgpiod, and the lines driven by
+# writing pull-up / pull-down to the simulator's sysfs attributes: real edges through the
+# kernel's GPIO character device. The host sets $nookd (libgpiod 1.6 or 2.x build) and
+# $expect_libgpiod in the results share's env file.
+. "$(dirname "$0")/lib.sh"
+
+modprobe configfs
+mount -t configfs none /sys/kernel/config 2> /dev/null
+insmod "$repo/.build-vm/gpio-sim/nook-gpio-sim.ko" || { fail "I1 the out-of-tree gpio-sim module loads"; exit 1; }
+sim=/sys/kernel/config/gpio-sim/nook
+mkdir "$sim" "$sim/bank0"
+echo 8 > "$sim/bank0/num_lines"
+echo nook-sim > "$sim/bank0/label"
+for named in 0:NOOK_BUTTON 1:NOOK_HOVER 2:NOOK_DISMISS 3:NOOK_LID; do
+  mkdir "$sim/bank0/line${named%%:*}"
+  echo "${named#*:}" > "$sim/bank0/line${named%%:*}/name"
+done
+echo 1 > "$sim/live"
+# The chip's name comes from configfs: never assume gpiochip0.
+chip=$(cat "$sim/bank0/chip_name")
+attribute() { echo "/sys/devices/platform/$(cat "$sim/dev_name")/$(cat "$sim/bank0/chip_name")/sim_gpio$1/$2"; }
+pull() { echo "$2" > "$(attribute "$1" pull)"; }
+press_button() { pull 0 pull-down; sleep 0.1; pull 0 pull-up; }
+
+cat > /tmp/gpio.toml <<TOML
+[queue]
+poll_interval_ms = 200
+
+# A button to ground with the pull-up inside the SoC: pressed = low.
+[gpio.button]
+line = "NOOK_BUTTON"
+role = "open"
+active_low = true
+bias = "pull-up"
+
+# A digital proximity sensor, by chip name and offset; a long debounce for the bounce test.
+[gpio.hover]
+chip = "$chip"
+offset = 1
+role = "hover"
+bias = "pull-down"
+debounce_ms = 300
+
+[gpio.dismiss]
+line = "NOOK_DISMISS"
+role = "dismiss"
+bias = "pull-down"
+
+# A lid switch, by the chip's label.
+[gpio.lid]
+chip = "nook-sim"
+offset = 3
+role = "open"
+mode = "level"
+
+[gpio.absent]
+line = "NOOK_ABSENT"
+role = "hover"
+TOML
+"$nookd" --config /tmp/gpio.toml --display mock --socket "$socket" 2> "$results/nookd.log" &
+daemon=$!
+for _ in $(seq 100); do [ -S "$socket" ] && break; sleep 0.1; done
+sleep 0.5
+status_line() { ctl status | grep -E "$1"; }
+ctl status > "$results/status-start.txt" 2>&1
+
+version=$(ctl status --json | sed -n 's/.*"library":"\([^"]*\)".*/\1/p')
+case "$version" in
+  "$expect_libgpiod"*) pass "I1 nookd runs on libgpiod $version" ;;
+  *) fail "nookd reports libgpiod '$version', expected $expect_libgpiod" ;;
+esac
+
+# Bias: the simulator's lines float low; nookd's pull-up request holds the button high (idle).
+if [ "$(cat "$(attribute 0 value)")" = 1 ] && status_line "button .*: idle" > /dev/null; then
+  pass "I1 bias pull-up from nookd's request holds the button line high, and active-low reads it idle"
+else
+  fail "bias/active-low: value $(cat "$(attribute 0 value)"); $(status_line button)"
+fi
+
+# The button opens the nook: the queue parks (Q6).
+press_button
+sleep 0.3
+ctl enqueue --title "Waiting for you" --dwell 2 > /dev/null
+sleep 0.6
+if status_line "engaged: yes" > /dev/null && status_line "1 pending, waiting: yielding to the user" > /dev/null; then
+  pass "I1 I3 Q6 a button press opens the nook and the queue parks the next card"
+else
+  fail "button press did not park the queue: $(ctl status | tr '\n' '|')"
+fi
+
+# Pressing again closes it; the waiting card takes the glass within one poll interval.
+press_button
+sleep 0.2
+if status_line 'showing "Waiting for you"' > /dev/null; then
+  pass "I3 Q6 a second press closes the nook and the parked card shows within 200 ms"
+else
+  fail "card not shown 200 ms after closing: $(ctl status | tr '\n' '|')"
+fi
+
+# Debounce: a train of 7 edges inside the window is one change, and so is its release.
+changes() { status_line "hover .*" | sed -n 's/.* \([0-9]*\) changes.*/\1/p'; }
+before=$(changes)
+# The path is looked up once: each edge of a train is one shell builtin write, microseconds apart.
+hover=$(attribute 1 pull)
+for level in up down up down up down up; do echo "pull-$level" > "$hover"; done
+sleep 0.6
+after_press=$(changes)
+engaged_press=$(status_line "engaged:")
+for level in down up down up down; do echo "pull-$level" > "$hover"; done
+sleep 0.6
+after_release=$(changes)
+if [ "$after_press" = $((before + 1)) ] && [ "$after_release" = $((before + 2)) ] && [ "$engaged_press" = "engaged: yes" ] \
+   && status_line "engaged: no" > /dev/null; then
+  pass "I1 debounce: a bouncy 7-edge hover train is one change, its 5-edge release another"
+else
+  fail "debounce: changes $before → $after_press → $after_release, $engaged_press"
+fi
+
+# The lid switch (open, level) found by the chip's label.
+pull 3 pull-up
+sleep 0.3
+lid_open=$(status_line "engaged:")
+pull 3 pull-down
+sleep 0.3
+if [ "$lid_open" = "engaged: yes" ] && status_line "engaged: no" > /dev/null && status_line "lid .* at $chip line 3" > /dev/null; then
+  pass "I1 a lid switch on the chip found by its label holds the nook open while up"
+else
+  fail "lid: $lid_open; $(status_line lid)"
+fi
+
+# The dismiss line ends a blocker (Q14): enqueue --wait exits with "dismissed".
+sleep 2
+( ctl enqueue --title "Door open" --blocker --wait > /dev/null 2>&1; echo $? > /tmp/blocker.exit ) &
+for _ in $(seq 50); do status_line 'showing "Door open"' > /dev/null && break; sleep 0.1; done
+pull 2 pull-up; sleep 0.1; pull 2 pull-down
+for _ in $(seq 50); do [ -s /tmp/blocker.exit ] && break; sleep 0.1; done
+if [ "$(cat /tmp/blocker.exit 2> /dev/null)" = 10 ]; then
+  pass "I1 Q14 a press on the dismiss line ends the blocker on the glass (enqueue --wait exits 10, dismissed)"
+else
+  fail "dismiss line: enqueue --wait ended with '$(cat /tmp/blocker.exit 2> /dev/null)'"
+fi
+
+# A missing line is a warning and nookd runs without it (I4).
+if status_line "absent .*unavailable.*no line named NOOK_ABSENT" > /dev/null && grep -q "gpio:absent: no line named NOOK_ABSENT" "$results/nookd.log"; then
+  pass "I4 a line that does not exist is a warning in the log and in status; nookd runs"
+else
+  fail "missing line: $(status_line absent)"
+fi
+
+# The figure: kernel edge timestamp to the queue being told, for the button's last change.
+latency=$(ctl status --json | sed -n 's/.*"name":"button"[^}]*"lastEdgeToWakeMs":\([0-9.]*\).*/\1/p')
+echo "gpio_edge_to_queue_wake_ms: $latency"
+echo "$latency" > "$results/edge-to-wake-ms"
+
+# The chip goes away and comes back: nookd keeps running and finds the line again.
+echo 0 > "$sim/live"
+sleep 0.5
+gone=$(status_line "button .*")
+echo 1 > "$sim/live"
+sleep 1.5
+if kill -0 "$daemon" 2> /dev/null && echo "$gone" | grep -q "unavailable" && status_line "button .*: idle, .* changes$" > /dev/null; then
+  pass "I4 the GPIO chip going away leaves nookd running; the button is found again when it returns"
+else
+  fail "chip removal: gone '$gone', back '$(status_line button)'"
+fi
+
+# SIGTERM: nookd exits 0 and releases every line.
+kill -TERM "$daemon"
+wait "$daemon"
+code=$?
+if [ "$code" = 0 ] && gpioinfo "$(cat "$sim/bank0/chip_name")" | grep "NOOK_BUTTON" | grep -q unused; then
+  pass "N2 nookd exits 0 on SIGTERM and releases its GPIO lines"
+else
+  fail "after SIGTERM: exit $code; $(gpioinfo | grep NOOK_BUTTON)"
+fi
+exit $status

@@ -1,0 +1,79 @@
+/// Software debounce for one line (SPEC I1), on the leading edge: the first edge after a quiet
+/// spell is accepted at once (so a press reaches the queue in microseconds, not after the
+/// debounce window), edges inside the window that follows are contact bounce and ignored, and
+/// when the window closes the line is read again so a change that ended inside it is not lost.
+///
+/// Pure: times are monotonic offsets handed in by the caller.
+struct GPIODebouncer: Sendable {
+    let window: Duration
+    /// The accepted logical level.
+    private(set) var level: Bool
+    /// While set, edges are bounce; at this time ``settle(reading:at:)`` must be called.
+    private(set) var deadline: Duration?
+
+    init(window: Duration, level: Bool) {
+        self.window = window
+        self.level = level
+    }
+
+    /// An edge to `newLevel` at `time`; the new accepted level if this is a change.
+    mutating func edge(to newLevel: Bool, at time: Duration) -> Bool? {
+        if let deadline, time < deadline { return nil }
+        deadline = time + window
+        guard newLevel != level else { return nil }
+        level = newLevel
+        return newLevel
+    }
+
+    /// The window has closed and the line reads `reading`: the new level if bounce hid a change.
+    mutating func settle(reading: Bool, at time: Duration) -> Bool? {
+        deadline = nil
+        guard reading != level else { return nil }
+        level = reading
+        deadline = time + window
+        return reading
+    }
+}
+
+/// What a role does with a debounced change of its line (SPEC I1).
+struct GPIORoleState: Sendable {
+    enum Effect: Equatable, Sendable {
+        case engagement(active: Bool)
+        case dismiss
+        case none
+    }
+
+    let role: GPIOLineSettings.Role
+    let openMode: GPIOLineSettings.OpenMode
+    /// Toggled open state of a `toggle` button.
+    private(set) var isOpen = false
+
+    init(role: GPIOLineSettings.Role, openMode: GPIOLineSettings.OpenMode) {
+        self.role = role
+        self.openMode = openMode
+    }
+
+    /// The effect of the line's logical level becoming `active`.
+    mutating func change(active: Bool) -> Effect {
+        switch (role, openMode) {
+        case (.hover, _), (.open, .level):
+            return .engagement(active: active)
+        case (.open, .toggle):
+            guard active else { return .none }
+            isOpen.toggle()
+            return .engagement(active: isOpen)
+        case (.dismiss, _):
+            return active ? .dismiss : .none
+        }
+    }
+
+    /// The engagement state to report when the line is first read (or lost): a level role
+    /// reports the level, a toggle starts closed.
+    func initialEngagement(active: Bool) -> Bool? {
+        switch (role, openMode) {
+        case (.hover, _), (.open, .level): return active
+        case (.open, .toggle): return isOpen
+        case (.dismiss, _): return nil
+        }
+    }
+}

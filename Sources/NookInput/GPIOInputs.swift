@@ -1,0 +1,288 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import NookActivities
+import Synchronization
+internal import CGPIOD
+
+/// GPIO lines (SPEC I1) driving the roles of ``NookEngagement`` and dismissing cards, through
+/// libgpiod 1.6 or 2.x.
+///
+/// One thread waits in `poll(2)` on every requested line's edge-event descriptor, so a press
+/// reaches the queue within microseconds of the kernel seeing the edge. A line that is missing,
+/// held by another program or not permitted is a warning (I4): the input stays inactive and
+/// the line is looked for again once a second; a chip that goes away is the same.
+public final class GPIOInputs: Sendable {
+    /// One line's live state, for `nookctl status`.
+    public struct LineState: Hashable, Sendable {
+        public var name: String
+        public var role: GPIOLineSettings.Role
+        /// The resolved chip and offset, or the configured location while it is not found.
+        public var location: String
+        /// The debounced logical level (true = active); nil while the line is not available.
+        public var isActive: Bool?
+        /// Accepted (debounced) changes since start.
+        public var changes: Int
+        /// From the kernel's edge timestamp to the queue having been told, for the last change.
+        public var lastEdgeToWake: Duration?
+        public var problem: String?
+    }
+
+    /// libgpiod's version and API generation (1 or 2) this build uses.
+    public static var library: (version: String, api: Int) {
+        (String(cString: nook_gpio_library_version()), Int(nook_gpio_api()))
+    }
+
+    private let lines: [GPIOLineSettings]
+    private let engagement: NookEngagement
+    private let dismiss: @Sendable () -> Void
+    private let info: @Sendable (String) -> Void
+    private let warn: @Sendable (String) -> Void
+    private let devices: String
+    private let state: Mutex<[LineState]>
+    private let stopping = Atomic<Bool>(false)
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    private let finished = DispatchSemaphore(value: 0)
+    private let started = Atomic<Bool>(false)
+
+    /// - Parameter devices: where `gpiochipN` devices are; tests point it elsewhere.
+    public init(lines: [GPIOLineSettings], engagement: NookEngagement, devices: String = "/dev",
+                dismiss: @escaping @Sendable () -> Void,
+                info: @escaping @Sendable (String) -> Void, warn: @escaping @Sendable (String) -> Void) throws(SensorProblem) {
+        var pipeFDs: [Int32] = [0, 0]
+        guard pipe(&pipeFDs) == 0 else { throw SensorProblem("'pipe' failed: (\(errno)) \(String(cString: strerror(errno)))") }
+        for fd in pipeFDs {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        }
+        (wakeRead, wakeWrite) = (pipeFDs[0], pipeFDs[1])
+        self.lines = lines
+        self.engagement = engagement
+        self.devices = devices
+        self.dismiss = dismiss
+        self.info = info
+        self.warn = warn
+        state = Mutex(lines.map {
+            LineState(name: $0.name, role: $0.role, location: $0.location, isActive: nil, changes: 0, lastEdgeToWake: nil, problem: "not looked for yet")
+        })
+    }
+
+    deinit {
+        close(wakeRead)
+        close(wakeWrite)
+    }
+
+    public var states: [LineState] { state.withLock { $0 } }
+
+    /// Starts watching on a thread of its own.
+    public func start() {
+        guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        DispatchQueue(label: "nook.gpio").async { self.watch() }
+    }
+
+    /// Stops watching and releases every line.
+    public func stop() {
+        guard started.load(ordering: .acquiring), !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+        finished.wait()
+    }
+
+    // MARK: The watching thread
+
+    /// One configured line as the thread tracks it.
+    private struct Watched {
+        let settings: GPIOLineSettings
+        var line: GPIORequestedLine?
+        var debouncer: GPIODebouncer?
+        var role: GPIORoleState
+        var retryAt: Duration = .zero
+        var problem: String?
+
+        init(_ settings: GPIOLineSettings) {
+            self.settings = settings
+            role = GPIORoleState(role: settings.role, openMode: settings.openMode)
+        }
+    }
+
+    private func watch() {
+        var watched = lines.map(Watched.init)
+        while !stopping.load(ordering: .acquiring) {
+            var now = Self.monotonicNow()
+            for index in watched.indices where watched[index].line == nil && now >= watched[index].retryAt {
+                open(&watched[index], index: index, now: now)
+            }
+            for index in watched.indices {
+                if let deadline = watched[index].debouncer?.deadline, now >= deadline { settle(&watched[index], index: index, now: now) }
+            }
+
+            var descriptors = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            var polled: [Int] = []
+            var wakeAt: Duration?
+            for (index, entry) in watched.enumerated() {
+                if let line = entry.line {
+                    descriptors.append(pollfd(fd: line.fileDescriptor, events: Int16(POLLIN), revents: 0))
+                    polled.append(index)
+                    if let deadline = entry.debouncer?.deadline { wakeAt = min(wakeAt ?? deadline, deadline) }
+                } else {
+                    wakeAt = min(wakeAt ?? entry.retryAt, entry.retryAt)
+                }
+            }
+            now = Self.monotonicNow()
+            let timeout = wakeAt.map { Int32(min(60_000, max(0, (($0 - now) / .milliseconds(1)).rounded(.up)))) } ?? -1
+            let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
+            guard ready > 0 else { continue }
+            if descriptors[0].revents != 0 {
+                var drain = [UInt8](repeating: 0, count: 64)
+                while read(wakeRead, &drain, drain.count) > 0 {}
+            }
+            for (slot, index) in polled.enumerated() {
+                let events = descriptors[slot + 1].revents
+                guard events != 0 else { continue }
+                if events & Int16(POLLIN) != 0 {
+                    receiveEdges(&watched[index], index: index)
+                } else {
+                    lose(&watched[index], index: index, because: "the chip went away (poll reports \(events))", now: Self.monotonicNow())
+                }
+            }
+        }
+        for index in watched.indices { watched[index].line = nil }
+        finished.signal()
+    }
+
+    private func open(_ entry: inout Watched, index: Int, now: Duration) {
+        let settings = entry.settings
+        let result = GPIOLookup.locate(settings, devices: devices).flatMap { location -> Result<(GPIORequestedLine, Bool), SensorProblem> in
+            let line: GPIORequestedLine
+            do throws(SensorProblem) {
+                line = try GPIORequestedLine(location, bias: settings.bias, consumer: "nookd")
+            } catch {
+                return .failure(error)
+            }
+            return line.read().map { (line, $0) }
+        }
+        switch result {
+        case .success(let (line, physical)):
+            let active = physical != settings.activeLow
+            entry.line = line
+            entry.debouncer = GPIODebouncer(window: settings.debounce, level: active)
+            entry.problem = nil
+            if let engaged = entry.role.initialEngagement(active: active), let role = Self.engagementRole(settings.role) {
+                engagement.set(role, active: engaged, input: settings.label)
+            }
+            state.withLock {
+                $0[index].location = line.location.description
+                $0[index].isActive = active
+                $0[index].problem = nil
+            }
+            info("\(settings.label): watching \(line.location) as \(Self.describe(settings)); now \(active ? "active" : "inactive")")
+        case .failure(let problem):
+            if problem.description != entry.problem {
+                warn("\(settings.label): \(problem); running without it until it appears")
+            }
+            entry.problem = problem.description
+            entry.retryAt = now + .seconds(1)
+            state.withLock { $0[index].problem = problem.description }
+        }
+    }
+
+    private func receiveEdges(_ entry: inout Watched, index: Int) {
+        guard let line = entry.line else { return }
+        switch line.edges() {
+        case .failure(let problem):
+            lose(&entry, index: index, because: problem.description, now: Self.monotonicNow())
+        case .success(let edges):
+            for edge in edges {
+                let active = edge.isRising != entry.settings.activeLow
+                if let change = entry.debouncer?.edge(to: active, at: edge.time) {
+                    apply(change, to: &entry, index: index, edgeTime: edge.time)
+                }
+            }
+        }
+    }
+
+    private func settle(_ entry: inout Watched, index: Int, now: Duration) {
+        guard let line = entry.line else { return }
+        switch line.read() {
+        case .failure(let problem):
+            lose(&entry, index: index, because: problem.description, now: now)
+        case .success(let physical):
+            if let change = entry.debouncer?.settle(reading: physical != entry.settings.activeLow, at: now) {
+                apply(change, to: &entry, index: index, edgeTime: now)
+            }
+        }
+    }
+
+    /// Acts on a debounced change of the line's logical level.
+    private func apply(_ active: Bool, to entry: inout Watched, index: Int, edgeTime: Duration) {
+        let settings = entry.settings
+        let effect = entry.role.change(active: active)
+        switch effect {
+        case .engagement(let engaged):
+            if let role = Self.engagementRole(settings.role) { engagement.set(role, active: engaged, input: settings.label) }
+        case .dismiss:
+            dismiss()
+        case .none:
+            break
+        }
+        let latency = Self.monotonicNow() - edgeTime
+        state.withLock {
+            $0[index].isActive = active
+            $0[index].changes += 1
+            $0[index].lastEdgeToWake = latency
+        }
+        let outcome: String = switch effect {
+        case .engagement(let engaged): "\(settings.role == .hover ? "hover" : "open") \(engaged ? "on" : "off")"
+        case .dismiss: "dismiss"
+        case .none: "no effect"
+        }
+        info("\(settings.label): \(active ? "active" : "inactive") → \(outcome) (edge to queue wake \(Self.milliseconds(latency)) ms)")
+    }
+
+    /// The line vanished or failed: its input goes inactive (a lost toggle closes) and it is
+    /// looked for again.
+    private func lose(_ entry: inout Watched, index: Int, because reason: String, now: Duration) {
+        let settings = entry.settings
+        entry.line = nil
+        entry.debouncer = nil
+        entry.role = GPIORoleState(role: settings.role, openMode: settings.openMode)
+        entry.problem = reason
+        entry.retryAt = now + .seconds(1)
+        if let role = Self.engagementRole(settings.role) { engagement.set(role, active: false, input: settings.label) }
+        state.withLock {
+            $0[index].isActive = nil
+            $0[index].problem = reason
+        }
+        warn("\(settings.label): lost the line: \(reason); looking for it again")
+    }
+
+    private static func engagementRole(_ role: GPIOLineSettings.Role) -> NookEngagement.Role? {
+        switch role {
+        case .hover: .hover
+        case .open: .open
+        case .dismiss: nil
+        }
+    }
+
+    private static func describe(_ settings: GPIOLineSettings) -> String {
+        var parts = [settings.role == .open ? "open (\(settings.openMode.rawValue))" : settings.role.rawValue]
+        if settings.activeLow { parts.append("active-low") }
+        if settings.bias != .asIs { parts.append("bias \(settings.bias.rawValue)") }
+        parts.append("debounce \(milliseconds(settings.debounce)) ms")
+        return parts.joined(separator: ", ")
+    }
+
+    static func milliseconds(_ duration: Duration) -> String {
+        let microseconds = duration / .microseconds(1)
+        return "\((microseconds / 10).rounded() / 100)"
+    }
+
+    /// CLOCK_MONOTONIC, the clock of the kernel's edge timestamps.
+    static func monotonicNow() -> Duration {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+    }
+}
