@@ -1,5 +1,8 @@
 import Foundation
 import NookActivities
+import NookConfig
+import NookDaemon
+import NookInput
 import NookProtocol
 import Testing
 
@@ -53,5 +56,92 @@ struct DaemonInputTests {
         let daemon = try DaemonProcess.exited(scratch: scratch, arguments: ["--config", bad])
         #expect(daemon.process.terminationStatus == 2)
         #expect(daemon.log.contains("nook.toml:4: proximity.hysteresis: must not exceed proximity.threshold (100), got 150"))
+    }
+
+    @Test func i1_i4_aGPIOLineThatIsNotThereIsAWarningAndStatusSaysWhy() throws {
+        let scratch = Scratch()
+        // This machine has no GPIO chip; a board without the button wired behaves the same.
+        let config = scratch.file("nook.toml", """
+            [gpio.button]
+            line = "NOOK_BUTTON"
+            role = "open"
+            active_low = true
+            bias = "pull-up"
+            """)
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+        try eventually("the warning") { daemon.log.contains("gpio:button: no GPIO chip under /dev; running without it until it appears") }
+        let status = try nookctl(["status"], socket: daemon.socket).output
+        #expect(status.contains("gpio: libgpiod "))
+        #expect(status.contains("  button (open) at line NOOK_BUTTON: unavailable, 0 changes (no GPIO chip under /dev)"))
+        try daemon.request(.enqueue(NookActivity(title: "Shown anyway", dwell: .milliseconds(100)), module: nil, wait: false))
+        try eventually("the card shown without the button") {
+            (try daemon.request(.status))["modules"]?.items.first?["current"]?["title"] == .string("Shown anyway")
+        }
+        #expect(daemon.stop().status == 0)
+    }
+}
+
+@Suite("I1 N1 [gpio.NAME] tables")
+struct GPIOConfigTests {
+    func parse(_ text: String) throws(ConfigError) -> DaemonConfig {
+        try DaemonConfig(reading: ConfigReader(try ConfigDocument(parsing: text, source: "nook.toml")))
+    }
+
+    @Test func i1_everyRoleAndWayOfNamingALineIsRead() throws {
+        let config = try parse("""
+            [gpio.button]
+            line = "NOOK_BUTTON"
+            role = "open"
+            active_low = true
+            bias = "pull-up"
+            debounce_ms = 50
+
+            [gpio.lid]
+            chip = "pinctrl-bcm2711"
+            offset = 27
+            role = "open"
+            mode = "level"
+
+            [gpio.pir]
+            chip = "gpiochip0"
+            line = "NOOK_PIR"
+            role = "hover"
+
+            [gpio.dismiss]
+            chip = "/dev/gpiochip4"
+            offset = 5
+            role = "dismiss"
+            bias = "disabled"
+            """)
+        #expect(config.gpioLines.map(\.name) == ["button", "lid", "pir", "dismiss"])
+        var button = GPIOLineSettings(name: "button", role: .open, lineName: "NOOK_BUTTON")
+        button.activeLow = true
+        button.bias = .pullUp
+        button.debounce = .milliseconds(50)
+        #expect(config.gpioLines[0] == button)
+        #expect(config.gpioLines[1].openMode == .level && config.gpioLines[1].chip == "pinctrl-bcm2711" && config.gpioLines[1].offset == 27)
+        #expect(config.gpioLines[2].location == "line NOOK_PIR on gpiochip0")
+        #expect(config.gpioLines[3].bias == .disabled && config.gpioLines[3].debounce == .milliseconds(30))
+    }
+
+    @Test(arguments: [
+        ("[gpio.button]\nline = \"B\"\n", "nook.toml: gpio.button.role: is required: hover, open or dismiss"),
+        ("[gpio.button]\nrole = \"press\"\nline = \"B\"\n", "nook.toml:2: gpio.button.role: must be one of hover, open, dismiss"),
+        ("[gpio.button]\nrole = \"open\"\n", "nook.toml: gpio.button.line: is required (a gpio-line-names name), or chip and offset"),
+        ("[gpio.button]\nrole = \"open\"\noffset = 3\n", "nook.toml:3: gpio.button.offset: needs chip = \"gpiochipN\" (or the chip's label) to say which chip"),
+        ("[gpio.button]\nrole = \"open\"\nline = \"B\"\nchip = \"gpiochip0\"\noffset = 3\n", "nook.toml:5: gpio.button.offset: give either line (a name) or chip and offset, not both"),
+        ("[gpio.pir]\nrole = \"hover\"\nline = \"P\"\nmode = \"level\"\n", "nook.toml:4: gpio.pir.mode: applies only to role = \"open\""),
+        ("[gpio.button]\nrole = \"open\"\nline = \"B\"\nbias = \"up\"\n", "nook.toml:4: gpio.button.bias: must be one of as-is, disabled, pull-up, pull-down"),
+        ("[gpio.button]\nrole = \"open\"\nline = \"B\"\ndebounce_ms = 5000\n", "nook.toml:4: gpio.button.debounce_ms"),
+        ("[gpio.button]\nrole = \"open\"\nline = \"B\"\nactive_lo = true\n", "nook.toml:4: gpio.button.active_lo: is not a known setting"),
+        ("[gpio]\nrole = \"open\"\n", "nook.toml:2: gpio.role: GPIO inputs go in tables of their own, such as [gpio.button] with role = \"open\""),
+    ])
+    func i1_n1_aBadGPIOTableNamesTheKeyAndLine(text: String, message: String) {
+        #expect(throws: ConfigError.self) { try parse(text) }
+        do {
+            _ = try parse(text)
+        } catch {
+            #expect(error.description.hasPrefix(message), "\(error.description)")
+        }
     }
 }
