@@ -33,6 +33,8 @@ public final class Daemon: Sendable {
     let display: any DisplayBackend
     let backendName: String
     let screen: NookScreen
+    /// Unfinished activities on disk; nil keeps them in memory only.
+    let journal: ActivityJournal?
     private let frameWriter: FrameWriter?
     private let configPath: String?
     private let overrides: @Sendable (inout DaemonConfig) -> Void
@@ -75,6 +77,7 @@ public final class Daemon: Sendable {
         screen = NookScreen(display: display, clock: clock,
                             settings: .init(theme: config.theme, rotation: config.rotation.then(panelTurn), home: config.home, blankAfter: config.blankAfter),
                             onWarning: { logger.warning("\($0)") })
+        journal = config.journalPath.map { ActivityJournal(path: $0, warn: { logger.warning("\($0)") }) }
         state = Mutex(State(config: config))
     }
 
@@ -124,7 +127,9 @@ public final class Daemon: Sendable {
             await queues[module]!.bind(to: arbiter, moduleID: module)
         }
         let feeders = modules.map { module in
-            Task { [screen, queue = queues[module]!] in await screen.run(queue.events()) }
+            // Subscribed here, not inside the task: the journal's restored activities follow at once.
+            let events = queues[module]!.events()
+            return Task { [screen] in await screen.run(events) }
         }
         // Every event in the log only when asked for: at info a busy daemon should not pay for it.
         let logTask = Task { [logger, queues, modules] in
@@ -139,6 +144,7 @@ public final class Daemon: Sendable {
                 }
             }
         }
+        let journalFollowers = await startJournal()
         await screen.showHome()
         let clockTask = Task { [screen] in await screen.runClock() }
         // Q15: an unplugged panel suspends every queue (nothing is shown to nobody); plugged
@@ -188,6 +194,8 @@ public final class Daemon: Sendable {
         logger.info("stopping: quiescing queues and restoring the display")
         SystemdNotifier.notify("STOPPING=1")
         await quiesceAll(within: .milliseconds(1500))
+        journal?.sync()
+        journalFollowers.forEach { $0.cancel() }
         server.stop()
         clockTask.cancel()
         displayWatch.cancel()

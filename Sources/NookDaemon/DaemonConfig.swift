@@ -45,6 +45,9 @@ public struct DaemonConfig: Sendable {
     public var logLevel = "info"
     /// An IIO proximity sensor driving `hover` (I2); nil runs without one.
     public var proximity: ProximitySensor.Settings?
+    /// Where unfinished activities are journalled so a crash or restart loses none; nil keeps
+    /// them in memory only. Defaults to `$STATE_DIRECTORY/journal` (systemd's StateDirectory=).
+    public var journalPath: String? = DaemonConfig.defaultJournalPath
     /// GPIO inputs (I1), `[gpio.NAME]` tables in file order.
     public var gpioLines: [GPIOLineSettings] = []
 
@@ -56,6 +59,13 @@ public struct DaemonConfig: Sendable {
             return runtime + "/nook/nookd.sock"
         }
         return "/run/nook/nookd.sock"
+    }
+
+    /// `$STATE_DIRECTORY/journal` when systemd gives the service a state directory, else none.
+    public static var defaultJournalPath: String? {
+        guard let directory = getenv("STATE_DIRECTORY").map({ String(cString: $0) }), !directory.isEmpty else { return nil }
+        // StateDirectory= may list several, colon-separated; Nook's is the first.
+        return String(directory.split(separator: ":").first ?? "") + "/journal"
     }
 
     public init(socketPath: String = DaemonConfig.defaultSocketPath) {
@@ -82,6 +92,10 @@ public struct DaemonConfig: Sendable {
         }
         allowedUIDs = try reader.integers("daemon.allowed_uids", in: 0...Int(UInt32.max - 1))?.map(UInt32.init) ?? []
         allowedGroups = try reader.strings("daemon.allowed_groups") ?? []
+        if let journal = try reader.string("daemon.journal") {
+            guard journal == "none" || journal.hasPrefix("/") else { throw reader.error("daemon.journal", "must be an absolute path or \"none\", got \"\(journal)\"") }
+            journalPath = journal == "none" ? nil : journal
+        }
         logLevel = try reader.choice("daemon.log_level", among: ["trace", "debug", "info", "notice", "warning", "error"]) ?? logLevel
 
         if let name = try reader.choice("display.backend", among: Backend.allCases.map(\.rawValue)) { backend = Backend(rawValue: name)! }

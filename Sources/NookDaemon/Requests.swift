@@ -50,6 +50,8 @@ extension Daemon {
             case .rejected(_, let reason):
                 throw ProtocolError(.invalid, "rejected: \(reason)")
             case .accepted(let id):
+                // On disk before the client hears "accepted": a crash after this loses nothing.
+                journal?.added(activity, module: module)
                 logger.info("enqueued \"\(activity.title)\"", metadata: ["id": "\(id)", "module": "\(module)", "peer": "\(connection.peer)"])
                 answer(.object([("id", .string(id.description)), ("module", .string(module.rawValue))]))
             }

@@ -70,6 +70,8 @@ public enum ActivityPayload {
         }
         if let expiresAfter = activity.expiresAfter { members.append(("expiresAfter", .number(expiresAfter.nookSeconds))) }
         if let progress = activity.progress { members.append(("progress", .number(progress))) }
+        if activity.transition != NookActivity.defaultTransition { members.append(("transition", .number(activity.transition.nookSeconds))) }
+        if activity.endDelay != NookActivity.defaultEndDelay { members.append(("endDelay", .number(activity.endDelay.nookSeconds))) }
         return .object(members)
     }
 }

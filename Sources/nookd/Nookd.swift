@@ -33,6 +33,8 @@ struct Nookd: AsyncParsableCommand {
     var socketGroup: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel: String?
+    @Option(help: "Journal of unfinished activities, restored after a crash or restart (default $STATE_DIRECTORY/journal under systemd; \"none\" turns it off).")
+    var journal: String?
     @Flag(help: "Validate the config file and flags, print the result and exit.")
     var check = false
     @Flag(help: "Show a test card on the DRM display for a second, restore the display, report and exit.")
@@ -45,13 +47,15 @@ struct Nookd: AsyncParsableCommand {
         if let theme, theme != "dark" && theme != "light" { throw ValidationError("--theme must be dark or light; got '\(theme)'") }
         if let logLevel, Logger.Level(rawValue: logLevel) == nil { throw ValidationError("--log-level must be trace, debug, info, notice, warning or error; got '\(logLevel)'") }
         if let socket, !socket.hasPrefix("/") { throw ValidationError("--socket must be an absolute path; got '\(socket)'") }
+        if let journal, journal != "none", !journal.hasPrefix("/") { throw ValidationError("--journal must be an absolute path or none; got '\(journal)'") }
     }
 
     /// The command line, applied over the file at start and again at every SIGHUP reload.
     func overrides() -> @Sendable (inout DaemonConfig) -> Void {
-        let (socket, display, frames, size, rotation, theme, socketGroup, logLevel) =
-            (socket, display, frames, size, rotation, theme, socketGroup, logLevel)
+        let (socket, display, frames, size, rotation, theme, socketGroup, logLevel, journal) =
+            (socket, display, frames, size, rotation, theme, socketGroup, logLevel, journal)
         return { config in
+            if let journal { config.journalPath = journal == "none" ? nil : journal }
             if let socket { config.socketPath = socket }
             if let display { config.backend = DaemonConfig.Backend(rawValue: display)! }
             if let frames { config.framesDirectory = frames }
@@ -102,6 +106,8 @@ struct Nookd: AsyncParsableCommand {
             logger.error("\(error)")
             throw ExitCode(1)
         }
+        // A journal at a file-size limit gets EFBIG and degrades to memory; it must not kill nookd.
+        signal(SIGXFSZ, SIG_IGN)
         let signals = SignalWatcher(logger: logger, stop: { daemon.requestStop() }, reload: { Task { await daemon.reload() } })
         do {
             try await daemon.run()

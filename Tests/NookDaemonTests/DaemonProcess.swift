@@ -44,13 +44,15 @@ final class DaemonProcess {
     let process = Process()
     let logPath: String
 
-    init(scratch: Scratch = Scratch(), arguments: [String] = [], waitUntilReady: Bool = true) throws {
+    /// - Parameter launcher: a command nookd runs under, such as `prlimit --fsize=N --`.
+    init(scratch: Scratch = Scratch(), arguments: [String] = [], launcher: [String] = [], waitUntilReady: Bool = true) throws {
         self.scratch = scratch
         socket = scratch.path + "/nookd.sock"
         logPath = scratch.path + "/nookd.log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: Built.nookd)
-        process.arguments = ["--socket", socket, "--display", "mock", "--log-level", "debug"] + arguments
+        let command = launcher + [Built.nookd, "--socket", socket, "--display", "mock", "--log-level", "debug"] + arguments
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         process.standardError = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = FileHandle.nullDevice
         try process.run()
@@ -96,6 +98,12 @@ final class DaemonProcess {
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
         return (process.terminationStatus, Date().timeIntervalSince(start))
+    }
+
+    /// SIGKILL: a crash at this instant, with no chance to clean up.
+    func crash() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
     }
 
     deinit {

@@ -1,0 +1,72 @@
+import NookActivities
+import NookProtocol
+
+/// One line of the activity journal: `CRC32 JSON\n`, the CRC (8 hex digits, IEEE) over the JSON.
+enum JournalRecord: Sendable {
+    case added(ActivityJournal.Entry)
+    case shown(NookActivityID)
+    case ended(NookActivityID)
+
+    func encoded() -> [UInt8] {
+        let json: JSONValue = switch self {
+        case .added(let entry):
+            .object([("seq", .number(Double(entry.sequence))), ("module", .string(entry.module.rawValue)),
+                     ("at", .number(entry.enqueuedAt)), ("activity", ActivityPayload.encode(entry.activity))])
+        case .shown(let id): .object([("shown", .string(id.description))])
+        case .ended(let id): .object([("ended", .string(id.description))])
+        }
+        let body = Array(json.serialized.utf8)
+        return Array(CRC32.hex(CRC32.checksum(body)).utf8) + [UInt8(ascii: " ")] + body + [UInt8(ascii: "\n")]
+    }
+
+    /// A line without its newline; the failure says what is wrong with it.
+    static func decode(_ line: some Collection<UInt8>) -> Result<JournalRecord, JournalDamage> {
+        let bytes = Array(line)
+        guard bytes.count > 9, bytes[8] == UInt8(ascii: " ") else { return .failure(JournalDamage("too short for a record")) }
+        let body = bytes[9...]
+        guard String(decoding: bytes[..<8], as: UTF8.self) == CRC32.hex(CRC32.checksum(body)) else {
+            return .failure(JournalDamage("checksum mismatch"))
+        }
+        let json: JSONValue
+        do { json = try JSONValue.parse(body) } catch { return .failure(JournalDamage("not JSON: \(error)")) }
+        func id(_ key: String) -> NookActivityID? { json[key]?.text.flatMap { NookActivityID($0) } }
+        if let shown = id("shown") { return .success(.shown(shown)) }
+        if let ended = id("ended") { return .success(.ended(ended)) }
+        guard let sequence = json["seq"]?.numberValue, sequence >= 1, sequence < 1e15,
+              let module = json["module"]?.text, let at = json["at"]?.numberValue, let payload = json["activity"] else {
+            return .failure(JournalDamage("not a journal record"))
+        }
+        do {
+            let activity = try ActivityPayload.decode(payload)
+            return .success(.added(ActivityJournal.Entry(sequence: UInt64(sequence), module: NookModuleID(module), activity: activity,
+                                                         enqueuedAt: at, wasShown: false)))
+        } catch {
+            return .failure(JournalDamage("activity: \(error)"))
+        }
+    }
+}
+
+struct JournalDamage: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// CRC-32 (IEEE 802.3, the zlib one), table-driven.
+enum CRC32 {
+    private static let table: [UInt32] = (0..<256).map { index in
+        var value = UInt32(index)
+        for _ in 0..<8 { value = value & 1 == 1 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
+        return value
+    }
+
+    static func checksum(_ bytes: some Collection<UInt8>) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+        return crc ^ 0xFFFF_FFFF
+    }
+
+    static func hex(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 8 - digits.count) + digits
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import NookActivities
+import NookProtocol
+import Testing
+
+/// Crash recovery (issue 8; SPEC Q16, Q17, N2): unfinished activities survive `kill -9`, restarts,
+/// damaged journals and full disks.
+@Suite("Q16 Q17 N2 crash recovery: the activity journal", .serialized)
+struct JournalTests {
+    /// Ids of the card on the glass (first) and the pending ones, in the order they will show.
+    func queued(_ daemon: DaemonProcess) throws -> [String] {
+        let module = try #require(try daemon.request(.list(module: nil))["modules"]?.items.first)
+        let current = module["current"]?["id"]?.text.map { [$0] } ?? []
+        return current + (module["pending"]?.items.compactMap { $0["id"]?.text } ?? [])
+    }
+
+    func activity(_ title: String, priority: NookActivityPriority = .normal, dwell: Duration = .seconds(30),
+                  blocker: Bool = false, expiresAfter: Duration? = nil, key: String? = nil) -> NookActivity {
+        var activity = NookActivity(coalescingKey: key, priority: priority, title: title, dwell: dwell, expiresAfter: expiresAfter)
+        if blocker { activity.presentation = .blocker(timeout: nil) }
+        return activity
+    }
+
+    @discardableResult
+    func enqueue(_ daemon: DaemonProcess, _ activity: NookActivity) throws -> String {
+        try #require(try daemon.request(.enqueue(activity, module: nil, wait: false))["id"]?.text)
+    }
+
+    @Test func q16_killNineMidDwellLosesNothingAndKeepsTheOrder() throws {
+        let scratch = Scratch()
+        let journal = ["--journal", scratch.path + "/journal"]
+        var daemon = try DaemonProcess(scratch: scratch, arguments: journal)
+        let onGlass = try enqueue(daemon, activity("Build finished"))
+        try eventually("the first card on the glass") { try queued(daemon).first == onGlass && (try daemon.request(.list(module: nil)))["modules"]?.items.first?["current"] != .null }
+        let normal = try enqueue(daemon, activity("Backup complete"))
+        let low = try enqueue(daemon, activity("Disk 80% full", priority: .low))
+        let door = try enqueue(daemon, activity("Door open", priority: .high, blocker: true))
+        #expect(try queued(daemon) == [onGlass, door, normal, low])
+        daemon.crash()
+
+        daemon = try DaemonProcess(scratch: scratch, arguments: journal)
+        // The card that was cut off shows again first; the blocker keeps its place.
+        #expect(try queued(daemon) == [onGlass, door, normal, low])
+        #expect(daemon.log.contains("journal: restored 4 unfinished activities, 0 expired"))
+        #expect(daemon.stop().status == 0)
+    }
+
+    @Test func q16_killingAtManyPointsLosesNoAcknowledgedActivity() throws {
+        let scratch = Scratch()
+        let arguments = ["--journal", scratch.path + "/journal", "--config", scratch.file("nook.toml", "[queue]\ncapacity = 100000\n")]
+        var sent: Set<String> = []
+        /// Acknowledged and not ended as far as the client knows: each must survive every kill.
+        var mustSurvive: Set<String> = []
+        var keyed: [String: [String]] = [:]
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<8 {
+            let daemon = try DaemonProcess(scratch: scratch, arguments: arguments)
+            let recovered = try queued(daemon)
+            #expect(Set(recovered).count == recovered.count, "round \(round): an activity came back twice")
+            #expect(Set(recovered).isSubset(of: sent), "round \(round): an activity nobody sent came back")
+            #expect(mustSurvive.isSubset(of: Set(recovered)), "round \(round): lost \(mustSurvive.subtracting(recovered).count) acknowledged activities")
+
+            // Enqueues back to back (a third of them coalescing on four keys, every seventh then
+            // cancelled) until a random instant, then SIGKILL.
+            let client = try daemon.client()
+            let killAfter = Double.random(in: 0.02...0.3, using: &generator)
+            let start = Date()
+            var number = 0
+            while Date().timeIntervalSince(start) < killAfter {
+                number += 1
+                let key = number % 3 == 0 ? "key\(number % 4)" : nil
+                let item = activity("Round \(round) #\(number)", key: key)
+                sent.insert(item.id.description)
+                let answer = try client.request(Request(id: .number(Double(number)), operation: .enqueue(item, module: nil, wait: false)))
+                #expect(answer["id"]?.text == item.id.description)
+                if let key {
+                    // Earlier activities with the key were coalesced away (unless on the glass).
+                    mustSurvive.subtract(keyed[key, default: []])
+                    keyed[key, default: []].append(item.id.description)
+                }
+                mustSurvive.insert(item.id.description)
+                if number % 7 == 0 {
+                    _ = try client.request(Request(id: .number(-1), operation: .cancel(item.id)))
+                    mustSurvive.remove(item.id.description)
+                }
+            }
+            daemon.crash()
+        }
+        let daemon = try DaemonProcess(scratch: scratch, arguments: arguments)
+        #expect(mustSurvive.isSubset(of: Set(try queued(daemon))))
+        #expect(!mustSurvive.isEmpty)
+        #expect(daemon.stop().status == 0)
+    }
+
+    @Test func q17_activitiesThatExpiredWhileNookdWasDownAreDroppedAndReported() throws {
+        let scratch = Scratch()
+        let journal = ["--journal", scratch.path + "/journal"]
+        var daemon = try DaemonProcess(scratch: scratch, arguments: journal)
+        try daemon.request(.suspend(module: nil))
+        try enqueue(daemon, activity("Stale soon", expiresAfter: .milliseconds(300)))
+        let lasting = try enqueue(daemon, activity("Still relevant", expiresAfter: .seconds(600)))
+        daemon.crash()
+        usleep(500_000)
+        daemon = try DaemonProcess(scratch: scratch, arguments: journal)
+        #expect(try queued(daemon) == [lasting])
+        #expect(daemon.log.contains("journal: \"Stale soon\" expired while nookd was down; dropped"))
+        #expect(daemon.log.contains("journal: restored 1 unfinished activities, 1 expired"))
+        #expect(daemon.stop().status == 0)
+    }
+
+    @Test func n2_aCleanRestartKeepsTheWaitingCards() throws {
+        let scratch = Scratch()
+        let journal = ["--journal", scratch.path + "/journal"]
+        var daemon = try DaemonProcess(scratch: scratch, arguments: journal)
+        let ids = try ["Build finished", "Backup complete", "Doorbell"].map { try enqueue(daemon, activity($0)) }
+        #expect(daemon.stop().status == 0)
+        daemon = try DaemonProcess(scratch: scratch, arguments: journal)
+        #expect(try queued(daemon) == ids)
+        #expect(daemon.stop().status == 0)
+    }
+
+    /// A journal of three records from a real nookd, for damaging.
+    func journalLines(_ scratch: Scratch) throws -> (path: String, ids: [String], lines: [String]) {
+        let path = scratch.path + "/journal"
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--journal", path])
+        try daemon.request(.suspend(module: nil))
+        let ids = try ["One", "Two", "Three"].map { try enqueue(daemon, activity($0)) }
+        daemon.crash()
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        return (path, ids, lines)
+    }
+
+    @Test func q16_aTornLastRecordIsDroppedAndTheRestRestored() throws {
+        let scratch = Scratch()
+        let (path, ids, lines) = try journalLines(scratch)
+        // The process died in the middle of writing the third record.
+        try (lines[0] + "\n" + lines[1] + "\n" + lines[2].prefix(40)).write(toFile: path, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--journal", path])
+        #expect(try queued(daemon) == Array(ids.prefix(2)))
+        #expect(daemon.log.contains("dropped a torn last record (checksum mismatch); the process died while writing it"))
+        #expect(daemon.stop().status == 0)
+    }
+
+    @Test func q16_aCorruptJournalIsSetAsideWithAWarningAndNookdStarts() throws {
+        let scratch = Scratch()
+        let (path, ids, lines) = try journalLines(scratch)
+        var damaged = Array(lines[1])
+        damaged[30] = damaged[30] == "x" ? "y" : "x"
+        try [lines[0], String(damaged), lines[2]].map { $0 + "\n" }.joined().write(toFile: path, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--journal", path])
+        #expect(try queued(daemon) == [ids[0]])
+        #expect(daemon.log.contains("journal \(path): line 2 is damaged (checksum mismatch); kept the 1 activities before it"))
+        #expect(daemon.log.contains("journal \(path): set aside as \(path).corrupt-"))
+        let asideFiles = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix("journal.corrupt-") }
+        #expect(asideFiles.count == 1)
+        // And the new journal works: the next start finds the same one activity.
+        #expect(daemon.stop().status == 0)
+        let again = try DaemonProcess(scratch: scratch, arguments: ["--journal", path])
+        #expect(try queued(again) == [ids[0]])
+        #expect(again.stop().status == 0)
+    }
+
+    @Test func q16_aFullDiskDegradesToMemoryWithAWarning() throws {
+        // prlimit's file-size limit makes the journal's writes fail (EFBIG) as a full disk would.
+        let scratch = Scratch()
+        // The limit holds for nookd's log file too: log warnings only, so the warning fits.
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--journal", scratch.path + "/journal", "--log-level", "warning"],
+                                       launcher: ["/usr/bin/prlimit", "--fsize=4096", "--"])
+        try daemon.request(.suspend(module: nil))
+        let ids = try (1...40).map { try enqueue(daemon, activity("Activity \($0) " + String(repeating: "x", count: 150))) }
+        try eventually("the warning") { daemon.log.contains("keeping activities in memory only until it can be written again") }
+        #expect(try queued(daemon) == ids)
+        #expect(daemon.stop().status == 0)
+    }
+}
