@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "nook-render", targets: ["nook-render"]),
         .executable(name: "nookd", targets: ["nookd"]),
         .executable(name: "nookctl", targets: ["nookctl"]),
+        .executable(name: "nook-fuzz", targets: ["nook-fuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -65,11 +66,15 @@ let package = Package(
             "NookRender", "NookDisplay", "NookActivities",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // nookd's outside inputs as fuzz targets; nook-fuzz runs them under libFuzzer (Hardware/dev/fuzz).
+        .target(name: "NookFuzzTargets", dependencies: ["NookActivities", "NookConfig", "NookDaemon", "NookProtocol"]),
+        .executableTarget(name: "nook-fuzz", dependencies: ["NookFuzzTargets"]),
         // Manual clock and scriptable engagement for tests; never linked into a product.
         .target(name: "NookTestSupport", dependencies: ["NookActivities"]),
         .executableTarget(name: "nook-demo", dependencies: ["NookActivities"]),
         .executableTarget(name: "nook-bench", dependencies: ["NookActivities", "NookTestSupport", "NookDisplay", "NookRender", "NookProtocol"]),
         .testTarget(name: "NookConfigTests", dependencies: ["NookConfig"]),
+        .testTarget(name: "NookFuzzTargetsTests", dependencies: ["NookFuzzTargets"]),
         .testTarget(name: "NookFramebufferTests", dependencies: ["NookFramebuffer", "NookActivities"]),
         .testTarget(name: "NookInputTests", dependencies: ["NookInput", "NookActivities", "NookTestSupport"]),
         .testTarget(name: "NookProtocolTests", dependencies: ["NookProtocol", "NookActivities"]),

@@ -1,0 +1,52 @@
+import NookActivities
+import NookConfig
+import NookDaemon
+import NookProtocol
+
+/// The inputs nookd takes from outside, as fuzz targets (issue 8): each must come back for any
+/// bytes, with a value or an error, never a crash or a hang, and keep the properties checked
+/// here. `nook-fuzz` runs them under libFuzzer; the tests replay the committed corpora.
+public enum FuzzTarget: String, CaseIterable, Sendable {
+    /// One request line as the socket server hands it to the decoder and validator (C1, C3).
+    case `protocol`
+    /// A config file as `nookd --config` reads and validates it (N1).
+    case config
+
+    public func run(_ bytes: UnsafeBufferPointer<UInt8>) {
+        switch self {
+        case .protocol: Self.request(bytes)
+        case .config: Self.configFile(bytes)
+        }
+    }
+
+    public func run(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { run($0) }
+    }
+
+    private static func request(_ bytes: UnsafeBufferPointer<UInt8>) {
+        switch Request.decode(bytes) {
+        case .success(let request):
+            // What was accepted encodes to a line that decodes to the same request.
+            let line = request.encoded()
+            guard case .success(let again) = Request.decode(Array(line.utf8)) else {
+                fatalError("a decoded request re-encodes to a line the decoder refuses: \(line)")
+            }
+            guard again == request else { fatalError("a request changed on its way through encode and decode: \(line)") }
+        case .failure(let failure):
+            guard !failure.error.message.isEmpty else { fatalError("an error without a message for \(Array(bytes.prefix(64)))") }
+        }
+        // nookctl's side reads the same kinds of line.
+        _ = try? ResponseLine.decode(bytes)
+    }
+
+    private static func configFile(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let document = try? ConfigDocument(parsing: text, source: "fuzz.toml") else { return }
+        // Theme files named by the input resolve under a directory that does not exist.
+        do {
+            _ = try DaemonConfig(reading: ConfigReader(document), directory: "/nonexistent-nook-fuzz")
+        } catch {
+            guard !error.message.isEmpty else { fatalError("a config error without a message") }
+        }
+    }
+}
