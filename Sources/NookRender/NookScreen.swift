@@ -40,6 +40,11 @@ public actor NookScreen {
     public private(set) var presentedFrames = 0
     private var blanked = false
     private var blankTimer: Task<Void, Never>?
+    /// Each running ``run(_:)``'s events not yet drawn.
+    private var backlogs: [Int: EventBacklog] = [:]
+    private var nextRun = 0
+    /// Animation events not drawn because their card had already ended (the screen was behind).
+    public private(set) var skippedLateEvents = 0
     /// Time between consecutive frames of recent slides, newest last (at most 64).
     private var slideFrameIntervals: [Duration] = []
 
@@ -109,8 +114,57 @@ public actor NookScreen {
     }
 
     /// Consumes lifecycle events until the stream ends.
+    /// Events are read as they come into a backlog of this run's own; a card whose end is
+    /// already in the backlog is not drawn (see ``EventBacklog``).
     public func run(_ events: AsyncStream<NookActivityEvent>) async {
-        for await event in events { await handle(event) }
+        nextRun += 1
+        let run = nextRun
+        backlogs[run] = EventBacklog()
+        defer { backlogs[run] = nil }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await event in events { await self.receive(event, for: run) }
+                await self.finishReceiving(for: run)
+            }
+            while let event = await nextEvent(for: run) {
+                switch event.kind {
+                case .animateIn, .presented, .animateOut:
+                    if backlogs[run]!.endsLater(event.id) {
+                        skippedLateEvents += 1
+                        continue
+                    }
+                default:
+                    break
+                }
+                await handle(event)
+            }
+            group.cancelAll()
+        }
+    }
+
+    private func receive(_ event: NookActivityEvent, for run: Int) {
+        backlogs[run]?.append(event)
+        wake(run)
+    }
+
+    private func finishReceiving(for run: Int) {
+        backlogs[run]?.isFinished = true
+        wake(run)
+    }
+
+    private func wake(_ run: Int) {
+        if let waiter = backlogs[run]?.waiter {
+            backlogs[run]?.waiter = nil
+            waiter.resume()
+        }
+    }
+
+    private func nextEvent(for run: Int) async -> NookActivityEvent? {
+        while true {
+            if let event = backlogs[run]?.next() { return event }
+            if backlogs[run]?.isFinished ?? true { return nil }
+            await withCheckedContinuation { backlogs[run]?.waiter = $0 }
+        }
     }
 
     public func handle(_ event: NookActivityEvent) async {

@@ -34,9 +34,9 @@ struct DaemonFigures {
     }
 
     /// Starts a release nookd on the mock display; returns its pid once it listens.
-    func startDaemon(socket: String) throws -> pid_t {
+    func startDaemon(socket: String, extra: [String] = []) throws -> pid_t {
         var pid: pid_t = 0
-        let arguments = [binaries + "/nookd", "--display", "mock", "--socket", socket, "--log-level", "warning"]
+        let arguments = [binaries + "/nookd", "--display", "mock", "--socket", socket, "--log-level", "warning"] + extra
         let status = spawn(arguments, pid: &pid, quiet: true)
         guard status == 0 else { throw BenchError("could not start nookd") }
         for _ in 0..<500 {
@@ -132,7 +132,7 @@ struct DaemonFigures {
         return counts
     }
 
-    private func statusField(pid: pid_t, _ name: String) -> Int? {
+    func statusField(pid: pid_t, _ name: String) -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
               let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name) }) else { return nil }
         return Int(line.split(separator: " ").dropFirst().first { Int($0) != nil } ?? "")

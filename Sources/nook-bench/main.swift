@@ -1,7 +1,30 @@
 // Prints one `name: value` line per figure. Ratios are measured side by side in one run, and
 // every figure is the median of several rounds, so a busy machine skews both sides alike.
+// `nook-bench soak` runs only the soak (100,000 activities through nookd).
+#if canImport(Glibc)
+import Glibc
+#endif
 import NookActivities
 import NookDisplay
+
+func reportSoak(_ figures: DaemonFigures) {
+    do {
+        try figures.prepare()
+        let soak = try SoakFigure(daemon: figures).run()
+        report("soak_seconds", soak.seconds)
+        report("soak_rss_after_first_1k_mib", soak.rssAfterFirst1kMiB)
+        report("soak_rss_after_100k_mib", soak.rssAfterAllMiB)
+        report("soak_rss_growth_pct", soak.growthPercent)
+        report("soak_fd_growth", Double(soak.fdsAfterAll - soak.fdsAfterFirst1k))
+    } catch {
+        print("soak skipped: \(error)")
+    }
+}
+
+if CommandLine.arguments.dropFirst().first == "soak" {
+    reportSoak(DaemonFigures())
+    exit(0)
+}
 
 let rounds = 5
 
@@ -40,3 +63,4 @@ do {
     print("daemon figures skipped: \(error)")
 }
 report("enqueue_to_first_frame_ms_p99", await daemonFigures.enqueueToFirstFrameP99())
+reportSoak(daemonFigures)

@@ -1,0 +1,100 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import NookActivities
+import NookProtocol
+
+/// 100,000 activities through a running release nookd with its journal on (issue 8): RSS growth
+/// from the level after the first 1,000, and open file descriptors, before and after.
+///
+/// Batches of 1,000 requests are pipelined on one connection: every tenth activity without a
+/// key, the rest coalescing on 20 keys, all three priorities, every 97th expiring almost at once,
+/// every 50th cancelled right after; each batch drains (shown, coalesced, cancelled, expired)
+/// before the next, so the daemon does all its kinds of work and ends every activity.
+struct SoakFigure {
+    struct Result {
+        var seconds: Double
+        var rssAfterFirst1kMiB: Double
+        var rssAfterAllMiB: Double
+        var fdsAfterFirst1k: Int
+        var fdsAfterAll: Int
+        var growthPercent: Double { (rssAfterAllMiB - rssAfterFirst1kMiB) / rssAfterFirst1kMiB * 100 }
+    }
+
+    let daemon: DaemonFigures
+    /// NOOK_SOAK_TOTAL shortens it while investigating.
+    let total = getenv("NOOK_SOAK_TOTAL").flatMap { Int(String(cString: $0)) } ?? 100_000
+    let batch = 1_000
+
+    func run() throws -> Result {
+        let socket = daemon.scratch + "/soak.sock"
+        // As the service runs it (Hardware/systemd/nookd.service).
+        setenv("MALLOC_ARENA_MAX", "2", 1)
+        let journal = getenv("NOOK_SOAK_NO_JOURNAL") == nil ? ["--journal", daemon.scratch + "/soak-journal"] : []
+        let pid = try daemon.startDaemon(socket: socket, extra: journal)
+        defer { daemon.stop(pid) }
+        let client = try NookClient(path: socket)
+        client.readTimeout = .seconds(60)
+        let start = ContinuousClock.now
+        var result = Result(seconds: 0, rssAfterFirst1kMiB: 0, rssAfterAllMiB: 0, fdsAfterFirst1k: 0, fdsAfterAll: 0)
+        for first in stride(from: 0, to: total, by: batch) {
+            try send(first..<(first + batch), through: client)
+            try drain(client)
+            if first == 0 {
+                usleep(200_000)
+                result.rssAfterFirst1kMiB = rss(pid)
+                result.fdsAfterFirst1k = openDescriptors(pid)
+            }
+        }
+        result.seconds = (ContinuousClock.now - start).nookSeconds
+        usleep(200_000)
+        result.rssAfterAllMiB = rss(pid)
+        result.fdsAfterAll = openDescriptors(pid)
+        return result
+    }
+
+    private func send(_ indices: Range<Int>, through client: NookClient) throws {
+        var payload: [UInt8] = []
+        var expected = 0
+        for index in indices {
+            var activity = NookActivity(coalescingKey: index % 10 == 0 ? nil : "soak\(index % 20)",
+                                        priority: [.low, .normal, .high][index % 3],
+                                        title: "Soak \(index)", subtitle: "one of \(total)", systemImage: "bell",
+                                        dwell: .milliseconds(1))
+            activity.transition = .zero
+            activity.endDelay = .zero
+            if index % 97 == 0 { activity.expiresAfter = .microseconds(100) }
+            payload += Array((Request(id: .number(Double(index)), operation: .enqueue(activity, module: nil, wait: false)).encoded() + "\n").utf8)
+            expected += 1
+            if index % 50 == 0 {
+                payload += Array((Request(id: .number(-1), operation: .cancel(activity.id)).encoded() + "\n").utf8)
+                expected += 1
+            }
+        }
+        let writing = UncheckedBox((client, payload))
+        let writer = Thread { try? writing.value.0.sendRaw(writing.value.1) }
+        writer.start()
+        var answered = 0
+        while answered < expected, let line = try client.readLine() {
+            if line.starts(with: Array(#"{"v":1,"id":"#.utf8)) { answered += 1 }
+        }
+        guard answered == expected else { throw BenchError("soak: \(answered) of \(expected) requests answered") }
+    }
+
+    private func drain(_ client: NookClient) throws {
+        for _ in 0..<6000 {
+            let status = try client.request(Request(id: .number(0), operation: .status))
+            let module = status["modules"]?.items.first
+            if module?["pending"] == .number(0), module?["current"] == .null { return }
+            usleep(5_000)
+        }
+        throw BenchError("soak: the queue did not drain")
+    }
+
+    private func rss(_ pid: pid_t) -> Double { Double(daemon.statusField(pid: pid, "VmRSS:") ?? 0) / 1024 }
+
+    private func openDescriptors(_ pid: pid_t) -> Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).count
+    }
+}
