@@ -159,11 +159,14 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
 
     private static func chooseMode(_ connector: UnsafeMutablePointer<drmModeConnector>, wanted: String?, connectorName: String) throws(DRMError) -> drmModeModeInfo {
         let modes = (0..<Int(connector.pointee.count_modes)).map { connector.pointee.modes[$0] }
+        guard !modes.isEmpty else {
+            throw DRMError("choose a mode on \(connectorName)", advice: "The connector offers no modes: check the panel's EDID, or force one with video= on the kernel command line")
+        }
         guard let wanted else {
             return modes.first { $0.type & UInt32(DRM_MODE_TYPE_PREFERRED) != 0 } ?? modes[0]
         }
         let parts = wanted.split(separator: "@")
-        guard let size = PixelSize(parsing: String(parts[0])) else {
+        guard let first = parts.first, let size = PixelSize(parsing: String(first)) else {
             throw DRMError("parse mode '\(wanted)'", advice: "A mode is WIDTHxHEIGHT or WIDTHxHEIGHT@HZ")
         }
         let hertz = parts.count > 1 ? UInt32(parts[1]) : nil

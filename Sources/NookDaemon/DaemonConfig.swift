@@ -115,7 +115,7 @@ public struct DaemonConfig: Sendable {
         drmConnector = try reader.string("display.connector")
         if let mode = try reader.string("display.mode") {
             let parts = mode.split(separator: "@")
-            guard parts.count <= 2, PixelSize(parsing: String(parts[0])) != nil, parts.count == 1 || Int(parts[1]) != nil else {
+            guard (1...2).contains(parts.count), PixelSize(parsing: String(parts[0])) != nil, parts.count == 1 || Int(parts[1]) != nil else {
                 throw reader.error("display.mode", "must be WIDTHxHEIGHT or WIDTHxHEIGHT@HZ such as \"1280x400@60\", got \"\(mode)\"")
             }
             drmMode = mode

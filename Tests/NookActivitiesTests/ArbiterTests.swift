@@ -1,13 +1,12 @@
 import NookActivities
 import NookTestSupport
-import Synchronization
 import Testing
 
 /// A module whose switch-away preparation the test controls.
 final class ScriptedModule: NookModule {
     let id: NookModuleID
     private let hangs: Bool
-    private let calls = Mutex<[String]>([])
+    private let calls = Locked<[String]>([])
 
     init(_ id: NookModuleID, hangs: Bool = false) {
         self.id = id

@@ -81,7 +81,7 @@ struct DaemonInputTests {
     }
 }
 
-@Suite("I1 N1 [gpio.NAME] tables")
+@Suite("I1 N1 [gpio.NAME] tables and other config values")
 struct GPIOConfigTests {
     func parse(_ text: String) throws(ConfigError) -> DaemonConfig {
         try DaemonConfig(reading: ConfigReader(try ConfigDocument(parsing: text, source: "nook.toml")))
@@ -135,8 +135,11 @@ struct GPIOConfigTests {
         ("[gpio.button]\nrole = \"open\"\nline = \"B\"\ndebounce_ms = 5000\n", "nook.toml:4: gpio.button.debounce_ms"),
         ("[gpio.button]\nrole = \"open\"\nline = \"B\"\nactive_lo = true\n", "nook.toml:4: gpio.button.active_lo: is not a known setting"),
         ("[gpio]\nrole = \"open\"\n", "nook.toml:2: gpio.role: GPIO inputs go in tables of their own, such as [gpio.button] with role = \"open\""),
+        // Found by fuzzing (Tests/Fuzz/config/regression-empty-display-mode.toml): an empty mode crashed nookd.
+        ("[display]\nmode = \"\"\n", "nook.toml:2: display.mode: must be WIDTHxHEIGHT or WIDTHxHEIGHT@HZ"),
+        ("[display]\nmode = \"@60\"\n", "nook.toml:2: display.mode: must be WIDTHxHEIGHT or WIDTHxHEIGHT@HZ"),
     ])
-    func i1_n1_aBadGPIOTableNamesTheKeyAndLine(text: String, message: String) {
+    func i1_n1_aBadGPIOTableOrDisplayModeNamesTheKeyAndLine(text: String, message: String) {
         #expect(throws: ConfigError.self) { try parse(text) }
         do {
             _ = try parse(text)

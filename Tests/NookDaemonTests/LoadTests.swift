@@ -1,16 +1,16 @@
 import Foundation
 import NookActivities
 import NookProtocol
-import Synchronization
+import NookTestSupport
 import Testing
 
-@Suite("Q16 C3 load: many clients at once, every activity accounted for", .serialized)
+@Suite("Q16 C3 load: 64 clients × 1,000 requests, every activity accounted for", .serialized)
 struct LoadTests {
-    @Test func q16_64ConcurrentClientsLoseNothingAndEveryActivityEndsExactlyOnce() throws {
+    @Test func q16_c3_64ClientsTimes1000LoseNothingAndEveryActivityEndsExactlyOnce() throws {
         let daemon = try DaemonProcess()
         let socket = daemon.socket
         // Every lifecycle event, from before the first enqueue.
-        let events = Mutex<[String: [String]]>([:])
+        let events = Locked<[String: [String]]>([:])
         let watchingStarted = DispatchSemaphore(value: 0)
         let watching = Thread {
             guard let watcher = try? NookClient(path: socket) else { _ = watchingStarted.signal(); return }
@@ -28,26 +28,65 @@ struct LoadTests {
         watching.start()
         watchingStarted.wait()
 
-        let clients = 64, perClient = 150
-        let accepted = Mutex<[String]>([]), refused = Mutex<[String: Int]>([:])
+        let pid = daemon.process.processIdentifier
+        let idleDescriptors = openDescriptors(pid)
+        let idleRSS = residentKiB(pid)
+
+        // 64 clients × 1,000 requests: mixed priorities, a third coalescing on 20 keys, every
+        // 40th expiring after 2 ms, every 25th cancelled once accepted. Clients 5, 21, 37, 53 are
+        // slow readers (100 requests written at once, answers read with a pause each); clients
+        // 0, 16, 32, 48 hang up half-way through a request line at request 500.
+        let clients = 64, perClient = 1000
+        let accepted = Locked<[String]>([]), refused = Locked<[String: Int]>([:]), cancelled = Locked<Set<String>>([])
+        let answered = Locked(0)
         let group = DispatchGroup()
         for client in 0..<clients {
             group.enter()
             Thread {
                 defer { group.leave() }
                 guard let connection = try? NookClient(path: socket) else { return }
-                connection.readTimeout = .seconds(30)
-                for index in 0..<perClient {
+                connection.readTimeout = .seconds(60)
+                func activity(_ index: Int) -> NookActivity {
                     var activity = NookActivity(
                         coalescingKey: index % 3 == 0 ? "key-\(index % 20)" : nil,
                         priority: [.low, .normal, .high][(client + index) % 3],
-                        title: "c\(client)-\(index)", dwell: .milliseconds(5))
+                        title: "c\(client)-\(index)", dwell: .milliseconds(5),
+                        expiresAfter: index % 40 == 0 ? .milliseconds(2) : nil)
                     activity.transition = .zero
                     activity.endDelay = .zero
+                    return activity
+                }
+                func record(_ answer: ResponseLine?) {
+                    answered.withLock { $0 += 1 }
+                    switch answer {
+                    case .success(_, let result)?: if let id = result["id"]?.text { accepted.withLock { $0.append(id) } }
+                    case .failure(_, let problem)?: refused.withLock { $0[problem.code.rawValue, default: 0] += 1 }
+                    default: break
+                    }
+                }
+                if client % 16 == 5 {
+                    for batch in stride(from: 0, to: perClient, by: 100) {
+                        let lines = (batch..<batch + 100).map { Request(id: .number(Double($0)), operation: .enqueue(activity($0), module: nil, wait: false)).encoded() + "\n" }
+                        try? connection.sendRaw(Array(lines.joined().utf8))
+                        for _ in 0..<100 {
+                            usleep(300)
+                            guard let line = try? connection.readLine() else { return }
+                            record(try? ResponseLine.decode(line))
+                        }
+                    }
+                    return
+                }
+                for index in 0..<perClient {
+                    let item = activity(index)
                     do {
-                        let result = try connection.request(Request(id: .number(Double(index)), operation: .enqueue(activity, module: nil, wait: false)))
+                        let result = try connection.request(Request(id: .number(Double(index)), operation: .enqueue(item, module: nil, wait: false)))
+                        answered.withLock { $0 += 1 }
                         if let id = result["id"]?.text { accepted.withLock { $0.append(id) } }
+                        if index % 25 == 0, (try? connection.request(Request(id: .number(-1), operation: .cancel(item.id)))) != nil {
+                            cancelled.withLock { _ = $0.insert(item.id.description) }
+                        }
                     } catch let error as ClientError {
+                        answered.withLock { $0 += 1 }
                         if case .daemon(let problem) = error { refused.withLock { $0[problem.code.rawValue, default: 0] += 1 } }
                     } catch {}
                     // A few clients hang up half-way through a request line.
@@ -62,10 +101,11 @@ struct LoadTests {
         let acceptedIDs = accepted.withLock { $0 }
         let refusals = refused.withLock { $0 }
         #expect(Set(refusals.keys).isSubset(of: ["queueFull"]), "only a full queue may refuse well-formed activities: \(refusals)")
-        // Every request sent got exactly one answer: 60 clients sent all 150, the 4 that hung up
-        // sent 76 (indexes 0...75) first.
+        // Every request sent got exactly one answer: 60 clients sent all 1,000, the 4 that hung up
+        // sent 501 (indexes 0...500) first.
         let hangUps = (0..<clients).filter { $0 % 16 == 0 }.count
         let sent = (clients - hangUps) * perClient + hangUps * (perClient / 2 + 1)
+        #expect(answered.withLock { $0 } == sent)
         #expect(acceptedIDs.count + refusals.values.reduce(0, +) == sent, "every request answered: \(acceptedIDs.count) accepted + \(refusals) = \(sent)?")
 
         // Hold the queue, then account for every accepted activity: it ended exactly once, or it
@@ -74,21 +114,47 @@ struct LoadTests {
         try eventually("the last card to finish") { (try daemon.request(.status))["modules"]?.items.first?["current"] == .null }
         let list = try daemon.request(.list(module: nil))
         let pending = Set(list["modules"]?.items.first?["pending"]?.items.compactMap { $0["id"]?.text } ?? [])
-        try eventually("every event delivered", timeout: 20) {
+        try eventually("every event delivered", timeout: 120) {
             events.withLock { seen in acceptedIDs.allSatisfy { id in pending.contains(id) || seen[id]?.contains { $0.hasPrefix("hidden") || $0.hasPrefix("rejected") } == true } }
         }
         let seen = events.withLock { $0 }
-        var shown = 0, coalesced = 0, evicted = 0
+        var endings: [String: Int] = [:]
         for id in acceptedIDs {
             let finals = (seen[id] ?? []).filter { $0.hasPrefix("hidden") || $0.hasPrefix("rejected") }
             #expect(finals.count + (pending.contains(id) ? 1 : 0) == 1, "\(id): \(seen[id] ?? []) pending: \(pending.contains(id))")
-            if finals.first?.hasPrefix("hidden") == true { shown += 1 }
-            if finals.first == "rejected:coalesced" { coalesced += 1 }
-            if finals.first == "rejected:queueFull" { evicted += 1 }
+            let ending = finals.first.map { $0.hasPrefix("hidden") ? "shown" : String($0.dropFirst("rejected:".count)) } ?? "pending"
+            endings[ending, default: 0] += 1
+            if cancelled.withLock({ $0.contains(id) }) {
+                #expect(finals.first == "rejected:cancelled" || finals.first == "hidden:cancelled", "\(id) was cancelled: \(finals)")
+            }
         }
-        #expect(shown > 0 && coalesced > 0)
-        print("load: \(acceptedIDs.count) accepted (\(shown) shown, \(coalesced) coalesced, \(evicted) evicted, \(pending.count) pending), refused \(refusals)")
+        // shown + coalesced + cancelled + evicted + expired + pending + refused = sent, exactly.
+        #expect(endings.values.reduce(0, +) + refusals.values.reduce(0, +) == sent)
+        #expect(Set(endings.keys).isSubset(of: ["shown", "coalesced", "cancelled", "queueFull", "expired", "pending"]), "\(endings)")
+        #expect((endings["shown"] ?? 0) > 0 && (endings["coalesced"] ?? 0) > 0 && (endings["cancelled"] ?? 0) > 0 && (endings["expired"] ?? 0) > 0, "\(endings)")
+        print("load: \(sent) requests, \(acceptedIDs.count) accepted, endings \(endings), refused \(refusals)")
+
+        // Every client connection is closed again; memory comes back near its idle level.
+        try eventually("the clients' descriptors closed") { openDescriptors(pid) == idleDescriptors }
+        try daemon.request(.resume(module: nil))
+        try eventually("the queue drained") {
+            let module = (try daemon.request(.status))["modules"]?.items.first
+            return module?["pending"] == .number(0) && module?["current"] == .null
+        }
+        let rss = residentKiB(pid)
+        print("load: RSS idle \(idleRSS / 1024) MiB, after \(rss / 1024) MiB")
+        #expect(rss < idleRSS * 2, "RSS \(rss) KiB after the load against \(idleRSS) KiB idle")
         #expect(daemon.process.isRunning)
         #expect(daemon.stop().status == 0)
     }
+}
+
+func openDescriptors(_ pid: pid_t) -> Int {
+    ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).count
+}
+
+func residentKiB(_ pid: pid_t) -> Int {
+    let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+    return Int(line.split(separator: " ").dropFirst().first { Int($0) != nil } ?? "") ?? 0
 }

@@ -1,7 +1,6 @@
 import NookActivities
 import NookDisplay
 import NookTestSupport
-import Synchronization
 import Testing
 
 @Suite("D3 mock display, R6 rotation")
@@ -85,7 +84,7 @@ struct DisplayTests {
 }
 
 final class Counter: Sendable {
-    private let count = Mutex(0)
+    private let count = Locked(0)
     func increment() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }
 }

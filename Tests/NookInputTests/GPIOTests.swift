@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import NookActivities
 @testable import NookInput
+import NookTestSupport
 import Testing
 
 @Suite("I1 GPIO debounce and roles")
@@ -76,7 +76,7 @@ struct GPIODebounceTests {
 @Suite("I1 I4 GPIO lines that cannot be had")
 struct GPIOMissingHardwareTests {
     final class Log: Sendable {
-        private let lines = Mutex<[String]>([])
+        private let lines = Locked<[String]>([])
         func add(_ line: String) { lines.withLock { $0.append(line) } }
         var all: [String] { lines.withLock { $0 } }
     }

@@ -2,7 +2,6 @@ import Foundation
 import NookActivities
 import NookInput
 import NookTestSupport
-import Synchronization
 import Testing
 
 /// A fake `/sys/bus/iio/devices` with one proximity sensor whose reading the test sets.
@@ -22,7 +21,7 @@ final class FakeIIOTree {
 }
 
 final class Warnings: Sendable {
-    private let list = Mutex<[String]>([])
+    private let list = Locked<[String]>([])
     func add(_ text: String) { list.withLock { $0.append(text) } }
     var all: [String] { list.withLock { $0 } }
 }
