@@ -213,7 +213,13 @@ public final class SocketServer: @unchecked Sendable {
         guard bound == 0 else { let error = SocketError.call("bind", path); close(listener); throw error }
         // chmod/chown after bind: the socket file is created with the umask's mode.
         guard chmod(path, mode_t(mode)) == 0 else { let error = SocketError.call("chmod", path); cleanupListener(); throw error }
-        if let groupID, chown(path, uid_t.max, groupID) != 0 { let error = SocketError.call("chown", path); cleanupListener(); throw error }
+        // Under the shipped unit the socket is born in the nook group (nookd's own) and chown is
+        // filtered out (@privileged): change the group only when it is not already the one asked for.
+        var created = stat()
+        let currentGroup = stat(path, &created) == 0 ? created.st_gid : nil
+        if let groupID, groupID != currentGroup, chown(path, uid_t.max, groupID) != 0 {
+            let error = SocketError.call("chown", path); cleanupListener(); throw error
+        }
         guard listen(listener, 128) == 0 else { let error = SocketError.call("listen", path); cleanupListener(); throw error }
         var pipeFDs: [Int32] = [0, 0]
         guard pipe(&pipeFDs) == 0 else { let error = SocketError.call("pipe"); cleanupListener(); throw error }
