@@ -58,7 +58,8 @@ struct LimitsTests {
         #expect(await queue.storageSlots <= 4 * 1000 + 256)
 
         // Drain them all (on a clock where every wait is instant) and check what was shown.
-        let recorder = EventRecorder(queue.events())
+        // A generous watchdog: under AddressSanitizer this drain takes over 20 s.
+        let recorder = EventRecorder(queue.events(), watchdog: .seconds(180))
         await queue.bind(to: NookSurfaceArbiter(foreground: "main", clock: clock))
         try await recorder.waitUntil("1000 hidden") { events, _ in
             events.lazy.filter { $0.kind == .hidden(.completed) }.count == 1000

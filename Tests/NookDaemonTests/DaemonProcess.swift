@@ -8,8 +8,12 @@ enum Built {
         let file = #filePath
         return String(file[..<file.range(of: "/Tests/")!.lowerBound])
     }()
-    static let nookd = root + "/.build/debug/nookd"
-    static let nookctl = root + "/.build/debug/nookctl"
+    /// NOOK_TEST_BINARIES picks another build, such as the AddressSanitizer one (.build-asan/debug).
+    static let directory = ProcessInfo.processInfo.environment["NOOK_TEST_BINARIES"] ?? root + "/.build/debug"
+    /// Another build than the plain debug one is a sanitizer's: its memory figures mean nothing.
+    static var isInstrumented: Bool { ProcessInfo.processInfo.environment["NOOK_TEST_BINARIES"] != nil }
+    static let nookd = directory + "/nookd"
+    static let nookctl = directory + "/nookctl"
 }
 
 /// A scratch directory under /tmp, removed by the test that made it.

@@ -143,7 +143,9 @@ struct LoadTests {
         }
         let rss = residentKiB(pid)
         print("load: RSS idle \(idleRSS / 1024) MiB, after \(rss / 1024) MiB")
-        #expect(rss < idleRSS * 2, "RSS \(rss) KiB after the load against \(idleRSS) KiB idle")
+        if !Built.isInstrumented {
+            #expect(rss < idleRSS * 2, "RSS \(rss) KiB after the load against \(idleRSS) KiB idle")
+        }
         #expect(daemon.process.isRunning)
         #expect(daemon.stop().status == 0)
     }
