@@ -66,6 +66,19 @@ struct DaemonLifecycleTests {
         #expect(!FileManager.default.fileExists(atPath: daemon.socket), "the socket is removed")
     }
 
+    @Test func n2_sigtermDuringTheSlideInStillRestoresAndExitsWithin2s() throws {
+        let daemon = try DaemonProcess()
+        var slow = NookActivity(title: "Sliding in", dwell: .seconds(30))
+        slow.transition = .seconds(5)
+        try daemon.request(.enqueue(slow, module: nil, wait: false))
+        try eventually("the slide under way") { (try daemon.request(.status))["modules"]?.items.first?["phase"] == .string("animateIn") }
+        let (status, seconds) = daemon.stop()
+        #expect(status == 0)
+        #expect(seconds < 2, "took \(seconds) s")
+        #expect(daemon.log.contains("stopping: quiescing queues and restoring the display"))
+        #expect(daemon.log.contains("nookd stopped"))
+    }
+
     @Test func n2_sigintStopsToo() throws {
         let daemon = try DaemonProcess()
         kill(daemon.process.processIdentifier, SIGINT)
