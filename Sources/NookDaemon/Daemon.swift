@@ -259,6 +259,8 @@ public final class Daemon: Sendable {
         if fresh.modules != old.modules { needsRestart.append("queue.modules") }
         if fresh.capacity != old.capacity || fresh.pollInterval != old.pollInterval { needsRestart.append("queue.capacity/poll_interval_ms") }
         if fresh.backend != old.backend || fresh.mockSize != old.mockSize { needsRestart.append("display.backend/size") }
+        if fresh.gpioLines != old.gpioLines || fresh.proximity != old.proximity { needsRestart.append("[gpio.*]/[proximity]") }
+        if fresh.journalPath != old.journalPath { needsRestart.append("daemon.journal") }
         let restartNote = needsRestart.isEmpty ? "" : "; restart nookd to apply \(needsRestart.joined(separator: ", "))"
         logger.notice("SIGHUP: reloaded \(configPath) (theme, home, rotation applied)\(restartNote)")
     }

@@ -99,6 +99,9 @@ public final class GPIOInputs: Sendable {
         var debouncer: GPIODebouncer?
         var role: GPIORoleState
         var retryAt: Duration = .zero
+        /// How long until the next look for a missing line: 1 s, doubling to 8 s while it stays
+        /// missing (a daemon on a board without the wiring should not wake every second).
+        var retryDelay: Duration = .seconds(1)
         var problem: String?
 
         init(_ settings: GPIOLineSettings) {
@@ -169,6 +172,7 @@ public final class GPIOInputs: Sendable {
             entry.line = line
             entry.debouncer = GPIODebouncer(window: settings.debounce, level: active)
             entry.problem = nil
+            entry.retryDelay = .seconds(1)
             if let engaged = entry.role.initialEngagement(active: active), let role = Self.engagementRole(settings.role) {
                 engagement.set(role, active: engaged, input: settings.label)
             }
@@ -183,7 +187,8 @@ public final class GPIOInputs: Sendable {
                 warn("\(settings.label): \(problem); running without it until it appears")
             }
             entry.problem = problem.description
-            entry.retryAt = now + .seconds(1)
+            entry.retryAt = now + entry.retryDelay
+            entry.retryDelay = min(entry.retryDelay * 2, .seconds(8))
             state.withLock { $0[index].problem = problem.description }
         }
     }
@@ -249,6 +254,8 @@ public final class GPIOInputs: Sendable {
         entry.debouncer = nil
         entry.role = GPIORoleState(role: settings.role, openMode: settings.openMode)
         entry.problem = reason
+        // A line that was there is looked for again quickly: the chip is probably coming back.
+        entry.retryDelay = .seconds(1)
         entry.retryAt = now + .seconds(1)
         if let role = Self.engagementRole(settings.role) { engagement.set(role, active: false, input: settings.label) }
         state.withLock {

@@ -1,6 +1,7 @@
 // Prints one `name: value` line per figure. Ratios are measured side by side in one run, and
 // every figure is the median of several rounds, so a busy machine skews both sides alike.
-// `nook-bench soak` runs only the soak (100,000 activities through nookd).
+// `nook-bench soak` runs only the soak (100,000 activities through nookd); `nook-bench daemon`
+// only the pipelined-enqueue and first-frame figures.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,6 +24,16 @@ func reportSoak(_ figures: DaemonFigures) {
 
 if CommandLine.arguments.dropFirst().first == "soak" {
     reportSoak(DaemonFigures())
+    exit(0)
+}
+if CommandLine.arguments.dropFirst().first == "daemon" {
+    let figures = DaemonFigures()
+    try figures.prepare()
+    let socket = figures.scratch + "/nookd.sock"
+    let pid = try figures.startDaemon(socket: socket)
+    report("pipelined_enqueues_per_s", try figures.pipelinedEnqueuesPerSecond(socket: socket))
+    figures.stop(pid)
+    report("enqueue_to_first_frame_ms_p99", await figures.enqueueToFirstFrameP99())
     exit(0)
 }
 
