@@ -65,8 +65,9 @@ public final class ClientConnection: Sendable {
     /// Wakes the poll loop to look at this connection again (input room, output, closing).
     func nudge() { wake() }
 
-    /// Queues one line (a newline is added). False if the connection is gone or was dropped
-    /// for not reading.
+    /// Queues one line (a newline is added) for the poll thread to write. False if the
+    /// connection is gone or was dropped for not reading. (Writing from the calling thread was
+    /// tried: one `send` per answer is slower than the poll thread writing a burst's answers at once.)
     @discardableResult
     public func send(_ line: String) -> Bool {
         let accepted = state.withLock { state -> Bool in
@@ -78,6 +79,32 @@ public final class ClientConnection: Sendable {
         if !accepted { markClosed() }
         wake()
         return accepted
+    }
+
+    enum WriteResult { case done, blocked, broken }
+
+    /// Writes queued output until it is all gone or the socket would block. Call under the lock.
+    static func writeOut(_ fd: Int32, _ state: inout State) -> WriteResult {
+        var result = WriteResult.done
+        while state.written < state.outbound.count {
+            let sent = state.outbound.withUnsafeBytes { bytes in
+                Glibc.send(fd, bytes.baseAddress! + state.written, bytes.count - state.written, Int32(MSG_NOSIGNAL))
+            }
+            if sent < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK { result = .blocked; break }
+                return .broken
+            }
+            state.written += sent
+        }
+        if state.written == state.outbound.count {
+            state.outbound.removeAll(keepingCapacity: state.outbound.count < 65536)
+            state.written = 0
+        } else if state.written > 65536 {
+            state.outbound.removeFirst(state.written)
+            state.written = 0
+        }
+        return result
     }
 
     /// Returns once the connection has closed (the client went away or was dropped).
@@ -370,8 +397,13 @@ public final class SocketServer: @unchecked Sendable {
             Task {
                 for await line in lines {
                     await handler(connection, line)
-                    connection.state.withLock { $0.inFlight -= 1 }
-                    connection.nudge()
+                    // The poll thread stops reading a connection at the in-flight limit: wake it
+                    // only when this answer takes the connection back under it.
+                    let wasAtLimit = connection.state.withLock { state -> Bool in
+                        defer { state.inFlight -= 1 }
+                        return state.inFlight >= SocketServer.maximumInFlight
+                    }
+                    if wasAtLimit { connection.nudge() }
                 }
                 connection.state.withLock { $0.finishWhenFlushed = true }
                 connection.nudge()
@@ -429,28 +461,8 @@ public final class SocketServer: @unchecked Sendable {
 
     private func writeTo(_ client: Client) {
         let connection = client.connection
-        let failed = connection.state.withLock { state -> Bool in
-            while state.written < state.outbound.count {
-                let sent = state.outbound.withUnsafeBytes { bytes in
-                    Glibc.send(connection.fd, bytes.baseAddress! + state.written, bytes.count - state.written, Int32(MSG_NOSIGNAL))
-                }
-                if sent < 0 {
-                    if errno == EINTR { continue }
-                    if errno == EAGAIN { break }
-                    return true
-                }
-                state.written += sent
-            }
-            if state.written == state.outbound.count {
-                state.outbound.removeAll(keepingCapacity: state.outbound.count < 65536)
-                state.written = 0
-            } else if state.written > 65536 {
-                state.outbound.removeFirst(state.written)
-                state.written = 0
-            }
-            return false
-        }
-        if failed { connection.markClosed() }
+        let broken = connection.state.withLock { ClientConnection.writeOut(connection.fd, &$0) == .broken }
+        if broken { connection.markClosed() }
     }
 
     private func reapClosed() {
