@@ -113,7 +113,7 @@ struct GPIOMissingHardwareTests {
     @Test func i1_aFailingLibgpiodCallIsNamedWithItsErrno() throws {
         // A regular file is no GPIO chip: libgpiod refuses it, and the message says which call.
         let file = NSTemporaryDirectory() + "nook-not-a-chip-\(UUID().uuidString)"
-        FileManager.default.createFile(atPath: file, contents: Data())
+        _ = FileManager.default.createFile(atPath: file, contents: Data())
         defer { try? FileManager.default.removeItem(atPath: file) }
         let found = try problems(for: [GPIOLineSettings(name: "hover", role: .hover, chip: file, offset: 0)], devices: "/dev")
         let problem = try #require(found.states[0].problem)
