@@ -78,17 +78,24 @@ struct DaemonFigures {
             payload += Array((Request(id: .number(Double(index)), operation: .enqueue(activity, module: nil, wait: false)).encoded() + "\n").utf8)
         }
         let start = ContinuousClock.now
-        // Writing and reading at once on one connection: sendRaw touches only the socket,
-        // readLine only its own buffer, so one thread may write while this one reads.
+        let answered = try pipeline(payload, answers: count, through: client)
+        let seconds = (ContinuousClock.now - start).nookSeconds
+        return Double(answered) / seconds
+    }
+
+    /// Writes `payload` (request lines) on a thread of its own while this one reads answers,
+    /// until `answers` have come or the connection closes; returns how many came.
+    /// Writing and reading at once on one connection: sendRaw touches only the socket,
+    /// readLine only its own buffer, so one thread may write while the other reads.
+    func pipeline(_ payload: [UInt8], answers: Int, through client: NookClient) throws -> Int {
         let writing = UncheckedBox((client, payload))
         let writer = Thread { try? writing.value.0.sendRaw(writing.value.1) }
         writer.start()
         var answered = 0
-        while answered < count, let line = try client.readLine() {
+        while answered < answers, let line = try client.readLine() {
             if line.starts(with: Array(#"{"v":1,"id":"#.utf8)) { answered += 1 }
         }
-        let seconds = (ContinuousClock.now - start).nookSeconds
-        return Double(answered) / seconds
+        return answered
     }
 
     /// RSS of an otherwise idle nookd after it has shown 100 activities.

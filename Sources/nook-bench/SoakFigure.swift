@@ -72,13 +72,7 @@ struct SoakFigure {
                 expected += 1
             }
         }
-        let writing = UncheckedBox((client, payload))
-        let writer = Thread { try? writing.value.0.sendRaw(writing.value.1) }
-        writer.start()
-        var answered = 0
-        while answered < expected, let line = try client.readLine() {
-            if line.starts(with: Array(#"{"v":1,"id":"#.utf8)) { answered += 1 }
-        }
+        let answered = try daemon.pipeline(payload, answers: expected, through: client)
         guard answered == expected else { throw BenchError("soak: \(answered) of \(expected) requests answered") }
     }
 
