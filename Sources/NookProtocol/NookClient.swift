@@ -11,25 +11,30 @@ public final class NookClient {
     public var readTimeout: Duration?
 
     /// Connects; the error says what to check (is nookd running, the path, the group).
+    ///
+    /// The socket is held in a local until connected: once `fd` is set the object is whole, and
+    /// a throw after that would run `deinit`, closing the descriptor a second time (a number
+    /// another thread may have been given meanwhile: end-to-end tests running side by side saw
+    /// their sockets closed under them).
     public init(path: String) throws(ClientError) {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .unreachable("'socket' failed: (\(errno)) \(String(cString: strerror(errno)))") }
+        let socketFD = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard socketFD >= 0 else { throw .unreachable("'socket' failed: (\(errno)) \(String(cString: strerror(errno)))") }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
         guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            close(fd)
+            close(socketFD)
             throw .unreachable("socket path \(path) is too long for a Unix socket")
         }
         withUnsafeMutableBytes(of: &address.sun_path) { buffer in
             for (index, byte) in bytes.enumerated() { buffer[index] = byte }
         }
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard result == 0 else {
             let code = errno
-            close(fd)
+            close(socketFD)
             let hint = switch code {
             case ENOENT, ECONNREFUSED: "is nookd running? (or pass --socket PATH)"
             case EACCES: "permission denied: is your user in the socket's group (usually 'nook')?"
@@ -37,6 +42,7 @@ public final class NookClient {
             }
             throw .unreachable("cannot connect to nookd at \(path): (\(code)) \(String(cString: strerror(code))) \(hint)")
         }
+        fd = socketFD
     }
 
     deinit { close(fd) }

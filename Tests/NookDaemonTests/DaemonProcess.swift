@@ -55,15 +55,9 @@ final class DaemonProcess {
         logPath = scratch.path + "/nookd.log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let command = launcher + [Built.nookd, "--socket", socket, "--display", "mock", "--log-level", "debug"] + arguments
-        // The shell sends stderr to the log and execs nookd (same pid). No FileHandle goes to
-        // Process: a test once read end-of-file from a fresh socket ("closed without answering"),
-        // and a descriptor closed twice (once by Process, once by the handle) while another test
-        // reused its number is the suspected cause.
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", #"exec "$@" 2>>"$NOOK_TEST_LOG""#, "nookd"] + command
-        var environment = ProcessInfo.processInfo.environment
-        environment["NOOK_TEST_LOG"] = logPath
-        process.environment = environment
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        process.standardError = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         if waitUntilReady { try waitForSocket() }
