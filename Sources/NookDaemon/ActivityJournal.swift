@@ -44,7 +44,9 @@ final class ActivityJournal: Sendable {
         var endedOrder: [NookActivityID] = []
         var nextSequence: UInt64 = 1
         var bytes = 0
+        /// Bytes of the records of activities still live: what a rewrite would keep.
         var liveBytes = 0
+        var recordBytes: [NookActivityID: Int] = [:]
         var lastSync: Double = 0
         var dirty = false
         var degradedSince: Double?
@@ -150,7 +152,7 @@ final class ActivityJournal: Sendable {
             let entry = Entry(sequence: state.nextSequence, module: module, activity: activity, enqueuedAt: wallClock(), wasShown: false)
             state.nextSequence += 1
             state.live[activity.id] = entry
-            append(JournalRecord.added(entry).encoded(), live: true, to: &state)
+            append(JournalRecord.added(entry).encoded(), of: activity.id, to: &state)
         }
     }
 
@@ -158,7 +160,8 @@ final class ActivityJournal: Sendable {
     func shown(_ id: NookActivityID) {
         state.withLock { state in
             guard state.live[id] != nil else { return }
-            append(JournalRecord.shown(id).encoded(), live: true, to: &state)
+            state.live[id]?.wasShown = true
+            append(JournalRecord.shown(id).encoded(), of: id, to: &state)
         }
     }
 
@@ -173,7 +176,8 @@ final class ActivityJournal: Sendable {
                 state.endedOrder.removeFirst(4096)
             }
             guard state.live.removeValue(forKey: id) != nil else { return }
-            append(JournalRecord.ended(id).encoded(), live: false, to: &state)
+            state.liveBytes -= state.recordBytes.removeValue(forKey: id) ?? 0
+            append(JournalRecord.ended(id).encoded(), of: nil, to: &state)
             if state.bytes > Self.compactionBytes && state.bytes > 2 * state.liveBytes { rewrite(&state) }
         }
     }
@@ -187,7 +191,9 @@ final class ActivityJournal: Sendable {
 
     var liveCount: Int { state.withLock { $0.live.count } }
 
-    private func append(_ line: [UInt8], live: Bool, to state: inout State) {
+    /// Appends one record; `id` names the live activity it belongs to (nil for an end, which a
+    /// rewrite drops along with the activity's other records).
+    private func append(_ line: [UInt8], of id: NookActivityID?, to state: inout State) {
         let now = wallClock()
         if let since = state.degradedSince {
             // Memory only until a rewrite of everything live succeeds.
@@ -200,7 +206,10 @@ final class ActivityJournal: Sendable {
             return
         }
         state.bytes += line.count
-        if live { state.liveBytes += line.count }
+        if let id {
+            state.liveBytes += line.count
+            state.recordBytes[id, default: 0] += line.count
+        }
         state.dirty = true
         if now - state.lastSync >= 1 {
             _ = fdatasync(state.fd)
@@ -216,8 +225,12 @@ final class ActivityJournal: Sendable {
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { degrade(&state, "'open' of \(temporary) failed: \(Self.errnoText())", at: now); return }
         var bytes: [UInt8] = []
+        var recordBytes: [NookActivityID: Int] = [:]
         for entry in state.live.values.sorted(by: { $0.sequence < $1.sequence }) {
-            bytes += JournalRecord.added(entry).encoded()
+            // The card on the glass keeps its mark, so it still goes back first after a crash.
+            let record = JournalRecord.added(entry).encoded() + (entry.wasShown ? JournalRecord.shown(entry.activity.id).encoded() : [])
+            recordBytes[entry.activity.id] = record.count
+            bytes += record
         }
         if let problem = Self.writeAll(fd, bytes) {
             close(fd)
@@ -238,6 +251,7 @@ final class ActivityJournal: Sendable {
         state.fd = fd
         state.bytes = bytes.count
         state.liveBytes = bytes.count
+        state.recordBytes = recordBytes
         state.lastSync = now
         state.dirty = false
         if state.degradedSince != nil {

@@ -161,6 +161,28 @@ struct JournalTests {
         #expect(again.stop().status == 0)
     }
 
+    @Test func q16_theJournalStaysBoundedWhileActivitiesComeAndGo() throws {
+        let scratch = Scratch()
+        let path = scratch.path + "/journal"
+        var daemon = try DaemonProcess(scratch: scratch, arguments: ["--journal", path, "--log-level", "info"])
+        try daemon.request(.suspend(module: nil))
+        // 4,000 activities on 10 keys: each new one ends its predecessor (coalesced), so the log
+        // gains an add and an end per request while only 10 stay live (about 2 MB unbounded).
+        let client = try daemon.client()
+        var latest: [String: String] = [:]
+        for index in 0..<4000 {
+            let item = activity("Update \(index) " + String(repeating: "x", count: 200), key: "k\(index % 10)")
+            _ = try client.request(Request(id: .number(Double(index)), operation: .enqueue(item, module: nil, wait: false)))
+            latest["k\(index % 10)"] = item.id.description
+        }
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        #expect(size < 512 * 1024, "journal of \(size) bytes for 10 live activities")
+        daemon.crash()
+        daemon = try DaemonProcess(scratch: scratch, arguments: ["--journal", path])
+        #expect(Set(try queued(daemon)) == Set(latest.values))
+        #expect(daemon.stop().status == 0)
+    }
+
     @Test func q16_aFullDiskDegradesToMemoryWithAWarning() throws {
         // prlimit's file-size limit makes the journal's writes fail (EFBIG) as a full disk would.
         let scratch = Scratch()
