@@ -19,6 +19,8 @@ struct SoakFigure {
         var rssAfterAllMiB: Double
         var fdsAfterFirst1k: Int
         var fdsAfterAll: Int
+        /// The journal's size at the end: bounded by compaction, not by the 100,000.
+        var journalKiB = 0.0
         var growthPercent: Double { (rssAfterAllMiB - rssAfterFirst1kMiB) / rssAfterFirst1kMiB * 100 }
     }
 
@@ -51,6 +53,8 @@ struct SoakFigure {
         usleep(200_000)
         result.rssAfterAllMiB = rss(pid)
         result.fdsAfterAll = openDescriptors(pid)
+        let size = (try? FileManager.default.attributesOfItem(atPath: daemon.scratch + "/soak-journal")[.size] as? Int) ?? 0
+        result.journalKiB = Double(size) / 1024
         return result
     }
 

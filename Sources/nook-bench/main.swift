@@ -17,6 +17,7 @@ func reportSoak(_ figures: DaemonFigures) {
         report("soak_rss_after_100k_mib", soak.rssAfterAllMiB)
         report("soak_rss_growth_pct", soak.growthPercent)
         report("soak_fd_growth", Double(soak.fdsAfterAll - soak.fdsAfterFirst1k))
+        report("soak_journal_kib", soak.journalKiB)
     } catch {
         print("soak skipped: \(error)")
     }
