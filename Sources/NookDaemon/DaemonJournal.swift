@@ -19,11 +19,11 @@ extension Daemon {
             let events = queues[module]!.events()
             return Task { [journal] in
                 for await event in events {
+                    // Adds are written by the enqueue request itself, before its answer.
                     switch event.kind {
-                    case .enqueued: journal.added(event.activity, module: module)
                     case .animateIn: journal.shown(event.id)
                     case .hidden, .rejected: journal.ended(event.id)
-                    case .presented, .animateOut, .requeued: break
+                    case .enqueued, .presented, .animateOut, .requeued: break
                     }
                 }
             }
