@@ -23,6 +23,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         bytes.withUnsafeBufferPointer { run($0) }
     }
 
+    // A broken property stops the process on purpose: that is how a fuzz target reports a
+    // finding to libFuzzer. This module is linked only into nook-fuzz and the corpus tests.
     private static func request(_ bytes: UnsafeBufferPointer<UInt8>) {
         switch Request.decode(bytes) {
         case .success(let request):
