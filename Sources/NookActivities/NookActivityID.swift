@@ -25,31 +25,51 @@ public struct NookActivityID: Hashable, Sendable, Codable, CustomStringConvertib
     }
 
     /// Parses the `8-4-4-4-12` hexadecimal form, upper or lower case; nil if malformed.
+    /// Byte by byte: every request that names an activity parses one.
     public init?(_ text: some StringProtocol) {
-        let groups = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard groups.map(\.count) == [8, 4, 4, 4, 12] else { return nil }
-        let hex = groups.joined()
-        guard hex.utf8.allSatisfy({ $0 < 128 }),
-              let high = UInt64(hex.prefix(16), radix: 16),
-              let low = UInt64(hex.suffix(16), radix: 16)
-        else { return nil }
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        var length = 0
+        var digits = 0
+        for byte in text.utf8 {
+            defer { length += 1 }
+            if length == 8 || length == 13 || length == 18 || length == 23 {
+                guard byte == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            let value: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            guard digits < 32 else { return nil }
+            if digits < 16 { high = high << 4 | UInt64(value) } else { low = low << 4 | UInt64(value) }
+            digits += 1
+        }
+        guard length == 36, digits == 32 else { return nil }
         self.init(high: high, low: low)
     }
 
     public var description: String {
-        let digits = Self.hex(high, width: 16) + Self.hex(low, width: 16)
-        var text = ""
-        text.reserveCapacity(36)
-        for (index, digit) in digits.enumerated() {
-            if index == 8 || index == 12 || index == 16 || index == 20 { text.append("-") }
-            text.append(digit)
+        // Written digit by digit into one buffer: ids are formatted for every answer and event.
+        String(unsafeUninitializedCapacity: 36) { buffer in
+            let digits = Array("0123456789abcdef".utf8)
+            var written = 0
+            for (value, range) in [(high, 0..<16), (low, 16..<32)] {
+                for digit in range {
+                    if digit == 8 || digit == 12 || digit == 16 || digit == 20 {
+                        buffer[written] = UInt8(ascii: "-")
+                        written += 1
+                    }
+                    let shift = UInt64(60 - 4 * (digit % 16))
+                    buffer[written] = digits[Int((value >> shift) & 0xF)]
+                    written += 1
+                }
+            }
+            return written
         }
-        return text
-    }
-
-    private static func hex(_ value: UInt64, width: Int) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: width - digits.count) + digits
     }
 
     public init(from decoder: any Decoder) throws {

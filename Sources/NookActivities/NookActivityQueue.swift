@@ -97,11 +97,14 @@ public actor NookActivityQueue {
 
     // MARK: Observing (Q12, Q13)
 
-    /// A stream of every lifecycle event from now on, in order. Any number may be open.
+    /// A stream of the lifecycle events from now on for which `wants` is true (every one, by
+    /// default), in order. Any number may be open. Filtering here rather than in the consumer
+    /// spares the consumer a wake-up for each event it would skip.
     public nonisolated func events(
-        bufferingPolicy: AsyncStream<NookActivityEvent>.Continuation.BufferingPolicy = .unbounded
+        bufferingPolicy: AsyncStream<NookActivityEvent>.Continuation.BufferingPolicy = .unbounded,
+        where wants: @escaping @Sendable (NookActivityEvent) -> Bool = { _ in true }
     ) -> AsyncStream<NookActivityEvent> {
-        hub.subscribe(bufferingPolicy: bufferingPolicy)
+        hub.subscribe(bufferingPolicy: bufferingPolicy, where: wants)
     }
 
     /// The activity on screen, if any.

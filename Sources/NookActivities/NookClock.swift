@@ -32,6 +32,10 @@ public struct NookSystemClock: NookClock {
     public var now: NookInstant { NookInstant(sinceOrigin: ContinuousClock.now - origin) }
 
     public func sleep(until deadline: NookInstant) async throws {
-        try await ContinuousClock().sleep(until: origin + deadline.sinceOrigin, tolerance: nil)
+        let wake = origin + deadline.sinceOrigin
+        // A deadline already past (a present with no vblank to wait for) must not cost a trip
+        // through the runtime's timer queue and back onto the pool.
+        guard wake > ContinuousClock.now else { return try Task.checkCancellation() }
+        try await ContinuousClock().sleep(until: wake, tolerance: nil)
     }
 }

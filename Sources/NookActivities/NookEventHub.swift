@@ -7,18 +7,26 @@ import Synchronization
 final class NookEventHub: Sendable {
     private struct State {
         var nextToken: UInt64 = 0
-        var subscribers: [UInt64: AsyncStream<NookActivityEvent>.Continuation] = [:]
+        var subscribers: [UInt64: Subscriber] = [:]
+    }
+
+    /// A stream and the events it wants: an event a subscriber would only skip is not
+    /// yielded to it, so it costs that subscriber's task no wake-up.
+    private struct Subscriber {
+        let continuation: AsyncStream<NookActivityEvent>.Continuation
+        let wants: @Sendable (NookActivityEvent) -> Bool
     }
 
     private let state = Mutex(State())
 
     func subscribe(
-        bufferingPolicy: AsyncStream<NookActivityEvent>.Continuation.BufferingPolicy
+        bufferingPolicy: AsyncStream<NookActivityEvent>.Continuation.BufferingPolicy,
+        where wants: @escaping @Sendable (NookActivityEvent) -> Bool
     ) -> AsyncStream<NookActivityEvent> {
         let (stream, continuation) = AsyncStream<NookActivityEvent>.makeStream(bufferingPolicy: bufferingPolicy)
         let token = state.withLock { state in
             state.nextToken += 1
-            state.subscribers[state.nextToken] = continuation
+            state.subscribers[state.nextToken] = Subscriber(continuation: continuation, wants: wants)
             return state.nextToken
         }
         continuation.onTermination = { [weak self] _ in
@@ -30,7 +38,7 @@ final class NookEventHub: Sendable {
     /// Called only from the queue's actor, so events leave in the order they happened.
     func emit(_ event: NookActivityEvent) {
         let subscribers = state.withLock { Array($0.subscribers.values) }
-        for subscriber in subscribers { subscriber.yield(event) }
+        for subscriber in subscribers where subscriber.wants(event) { subscriber.continuation.yield(event) }
     }
 
     func finishAll() {
@@ -38,6 +46,6 @@ final class NookEventHub: Sendable {
             defer { state.subscribers.removeAll() }
             return Array(state.subscribers.values)
         }
-        for subscriber in subscribers { subscriber.finish() }
+        for subscriber in subscribers { subscriber.continuation.finish() }
     }
 }

@@ -128,7 +128,7 @@ public final class Daemon: Sendable {
         }
         let feeders = modules.map { module in
             // Subscribed here, not inside the task: the journal's restored activities follow at once.
-            let events = queues[module]!.events()
+            let events = queues[module]!.events(where: NookScreen.draws)
             return Task { [screen] in await screen.run(events) }
         }
         // Every event in the log only when asked for: at info a busy daemon should not pay for it.

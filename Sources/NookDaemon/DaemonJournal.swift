@@ -16,7 +16,12 @@ extension Daemon {
         }
         // Subscribed before anything is enqueued, so no event is missed.
         let followers = modules.map { module in
-            let events = queues[module]!.events()
+            let events = queues[module]!.events(where: { event in
+                switch event.kind {
+                case .animateIn, .hidden, .rejected: true
+                case .enqueued, .presented, .animateOut, .requeued: false
+                }
+            })
             return Task { [journal] in
                 for await event in events {
                     // Adds are written by the enqueue request itself, before its answer.

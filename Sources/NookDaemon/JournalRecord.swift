@@ -15,7 +15,7 @@ enum JournalRecord: Sendable {
         case .shown(let id): .object([("shown", .string(id.description))])
         case .ended(let id): .object([("ended", .string(id.description))])
         }
-        let body = Array(json.serialized.utf8)
+        let body = json.serializedBytes
         return Array(CRC32.hex(CRC32.checksum(body)).utf8) + [UInt8(ascii: " ")] + body + [UInt8(ascii: "\n")]
     }
 

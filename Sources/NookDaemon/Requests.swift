@@ -41,7 +41,7 @@ extension Daemon {
         switch request.operation {
         case .enqueue(let activity, let moduleName, let wait):
             let (module, queue) = try queue(moduleName)
-            let events = wait ? queue.events() : nil
+            let events = wait ? queue.events(where: { $0.id == activity.id }) : nil
             switch await queue.enqueue(activity) {
             case .rejected(_, .invalid(let error)):
                 throw ProtocolError(.invalid, field: "activity.\(error.field)", error.problem)
@@ -55,7 +55,7 @@ extension Daemon {
                 logger.info("enqueued \"\(activity.title)\"", metadata: ["id": "\(id)", "module": "\(module)", "peer": "\(connection.peer)"])
                 answer(.object([("id", .string(id.description)), ("module", .string(module.rawValue))]))
             }
-            if let events { await streamUntilFinal(of: activity.id, from: events, to: connection, request: request) }
+            if let events { await streamUntilFinal(from: events, to: connection, request: request) }
 
         case .cancel(let id):
             for (_, queue) in modules.map({ ($0, queues[$0]!) }) where await queue.cancel(id) {
@@ -112,6 +112,7 @@ extension Daemon {
 
         case .watch:
             answer(.object([("watching", .bool(true))]))
+            connection.releaseOutput()
             await withTaskGroup(of: Void.self) { group in
                 for module in modules {
                     let events = queues[module]!.events(bufferingPolicy: .bufferingNewest(4096))
@@ -159,12 +160,14 @@ extension Daemon {
         }
     }
 
-    /// For `enqueue` with `wait`: streams the activity's events until its final one (C2).
-    private func streamUntilFinal(of id: NookActivityID, from events: AsyncStream<NookActivityEvent>,
+    /// For `enqueue` with `wait`: streams the activity's events (`events` holds only that
+    /// activity's) until its final one (C2).
+    private func streamUntilFinal(from events: AsyncStream<NookActivityEvent>,
                                   to connection: ClientConnection, request: Request) async {
+        connection.releaseOutput()
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await event in events where event.id == id {
+                for await event in events {
                     guard connection.send(ResponseLine.event(id: request.id, event: EventPayload.encode(event)).encoded()) else { return }
                     if event.isFinal { return }
                 }

@@ -32,7 +32,8 @@ public struct SocketError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 /// One client. Answers and events are queued with ``send(_:)`` from any task; the server's
-/// poll loop writes them out. A client that stops reading is dropped once its backlog passes
+/// poll loop writes them out, or the handler task at the end of a batch of requests (see
+/// ``holdOutput()``). A client that stops reading is dropped once its backlog passes
 /// ``ClientConnection/outboundLimit`` instead of growing the daemon's memory.
 public final class ClientConnection: Sendable {
     public static let outboundLimit = 4 << 20
@@ -46,6 +47,9 @@ public final class ClientConnection: Sendable {
         var written = 0
         /// Lines handed to the handler and not yet answered (inbound back-pressure).
         var inFlight = 0
+        /// Set while the handler answers a batch of lines: answers collect and go out in one
+        /// `send` when the batch is done instead of waking the poll thread for each.
+        var holdingOutput = false
         var finishWhenFlushed = false
         var closed = false
     }
@@ -65,20 +69,43 @@ public final class ClientConnection: Sendable {
     /// Wakes the poll loop to look at this connection again (input room, output, closing).
     func nudge() { wake() }
 
-    /// Queues one line (a newline is added) for the poll thread to write. False if the
-    /// connection is gone or was dropped for not reading. (Writing from the calling thread was
-    /// tried: one `send` per answer is slower than the poll thread writing a burst's answers at once.)
+    /// Queues one line (a newline is added) to be written. False if the connection is gone or
+    /// was dropped for not reading. (Writing each answer from the calling thread was tried:
+    /// one `send` per answer is slower than one per burst of answers.)
     @discardableResult
     public func send(_ line: String) -> Bool {
-        let accepted = state.withLock { state -> Bool in
-            guard !state.closed else { return false }
+        let (accepted, held) = state.withLock { state -> (Bool, Bool) in
+            guard !state.closed else { return (false, false) }
             state.outbound.append(contentsOf: line.utf8)
             state.outbound.append(0x0A)
-            return state.outbound.count - state.written <= Self.outboundLimit
+            return (state.outbound.count - state.written <= Self.outboundLimit, state.holdingOutput)
         }
         if !accepted { markClosed() }
-        wake()
+        if !held || !accepted { wake() }
         return accepted
+    }
+
+    /// Answers sent from now on wait for ``releaseOutput()``. The handler task holds output
+    /// while it answers a batch of pipelined lines, so the batch costs one `send` and no
+    /// wake-up of the poll thread per answer.
+    func holdOutput() {
+        state.withLock { $0.holdingOutput = true }
+    }
+
+    /// Writes what was held, from the calling thread; whatever the socket cannot take now is
+    /// left to the poll thread. Operations that stream (watch, enqueue with wait) release
+    /// before they start, so their events are never held behind a request that has not ended.
+    public func releaseOutput() {
+        let result = state.withLock { state -> WriteResult in
+            state.holdingOutput = false
+            guard !state.closed else { return .done }
+            return Self.writeOut(fd, &state)
+        }
+        switch result {
+        case .done: break
+        case .blocked: wake()
+        case .broken: markClosed(); wake()
+        }
     }
 
     enum WriteResult { case done, blocked, broken }
@@ -194,11 +221,12 @@ public final class SocketServer: @unchecked Sendable {
 
     private final class Client {
         let connection: ClientConnection
-        let lines: AsyncStream<[UInt8]>.Continuation
+        /// Batches of complete lines, one batch per read: one task wake-up per read, not per line.
+        let lines: AsyncStream<[[UInt8]]>.Continuation
         var partial: [UInt8] = []
         var discardingLongLine = false
         var inputClosed = false
-        init(connection: ClientConnection, lines: AsyncStream<[UInt8]>.Continuation) {
+        init(connection: ClientConnection, lines: AsyncStream<[[UInt8]]>.Continuation) {
             self.connection = connection
             self.lines = lines
         }
@@ -390,17 +418,19 @@ public final class SocketServer: @unchecked Sendable {
                 continue
             }
             logger.debug("client connected", metadata: ["peer": "\(peer)", "connection": "\(nextNumber)"])
-            let (lines, continuation) = AsyncStream<[UInt8]>.makeStream()
+            let (batches, continuation) = AsyncStream<[[UInt8]]>.makeStream()
             clients[fd] = Client(connection: connection, lines: continuation)
             connectionCount.add(1, ordering: .relaxed)
             let handler = self.handler
             Task {
-                for await line in lines {
-                    await handler(connection, line)
+                for await batch in batches {
+                    connection.holdOutput()
+                    for line in batch { await handler(connection, line) }
+                    connection.releaseOutput()
                     // The poll thread stops reading a connection at the in-flight limit: wake it
-                    // only when this answer takes the connection back under it.
+                    // only when this batch takes the connection back under it.
                     let wasAtLimit = connection.state.withLock { state -> Bool in
-                        defer { state.inFlight -= 1 }
+                        defer { state.inFlight -= batch.count }
                         return state.inFlight >= SocketServer.maximumInFlight
                     }
                     if wasAtLimit { connection.nudge() }
@@ -424,9 +454,14 @@ public final class SocketServer: @unchecked Sendable {
             return
         }
         var start = 0
+        var batch: [[UInt8]] = []
         for index in 0..<count where buffer[index] == 0x0A {
-            deliver(client, buffer[start..<index])
+            if let line = completeLine(client, buffer[start..<index]) { batch.append(line) }
             start = index + 1
+        }
+        if !batch.isEmpty {
+            client.connection.state.withLock { $0.inFlight += batch.count }
+            client.lines.yield(batch)
         }
         if start < count {
             if client.discardingLongLine { return }
@@ -439,24 +474,24 @@ public final class SocketServer: @unchecked Sendable {
         }
     }
 
-    /// Hands a complete line (the bytes before a newline) to the connection's handler task.
-    private func deliver(_ client: Client, _ tail: ArraySlice<UInt8>) {
+    /// A complete line (the bytes before a newline, after what an earlier read left) for the
+    /// connection's handler task, or nil for an empty line or one refused as too long.
+    private func completeLine(_ client: Client, _ tail: ArraySlice<UInt8>) -> [UInt8]? {
         if client.discardingLongLine {
             client.discardingLongLine = false
             client.partial = []
-            return
+            return nil
         }
         var line = client.partial
         line.append(contentsOf: tail)
         client.partial = []
         if line.last == 0x0D { line.removeLast() }
-        if line.isEmpty { return }
+        if line.isEmpty { return nil }
         if line.count > maximumLine {
             refusal(client.connection, .tooLong(bytes: line.count))
-            return
+            return nil
         }
-        client.connection.state.withLock { $0.inFlight += 1 }
-        client.lines.yield(line)
+        return line
     }
 
     private func writeTo(_ client: Client) {

@@ -21,6 +21,26 @@ public struct Frame: Sendable, Equatable {
         self.pixels = pixels
     }
 
+    /// Copies `other`'s pixels into this frame's own storage (no new allocation unless the
+    /// storage is shared, or the sizes differ): a frame kept for reuse stays faulted in, where a
+    /// fresh 2 MiB buffer costs hundreds of page faults on first touch.
+    public mutating func overwrite(with other: Frame) {
+        guard other.size == size else {
+            self = other
+            return
+        }
+        pixels.withUnsafeMutableBufferPointer { target in
+            other.pixels.withUnsafeBufferPointer { source in
+                target.baseAddress!.update(from: source.baseAddress!, count: source.count)
+            }
+        }
+    }
+
+    /// Sets every pixel to `pixel`, in this frame's own storage.
+    public mutating func fill(_ pixel: UInt32) {
+        pixels.withUnsafeMutableBufferPointer { $0.update(repeating: pixel) }
+    }
+
     public subscript(x: Int, y: Int) -> UInt32 {
         get { pixels[y * width + x] }
         set { pixels[y * width + x] = newValue }

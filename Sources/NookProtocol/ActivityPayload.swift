@@ -16,11 +16,13 @@ public enum ActivityPayload {
         let reader = try FieldReader(value, path: path)
         try reader.rejectUnknown(fields)
         let title = try reader.requiredString("title")
-        var activity = NookActivity(title: title)
+        var id: NookActivityID?
         if let text = try reader.string("id") {
-            guard let id = NookActivityID(text) else { throw ProtocolError(.invalid, field: reader.name("id"), "must be a UUID (8-4-4-4-12 hexadecimal digits), got '\(text)'") }
-            activity.id = id
+            guard let parsed = NookActivityID(text) else { throw ProtocolError(.invalid, field: reader.name("id"), "must be a UUID (8-4-4-4-12 hexadecimal digits), got '\(text)'") }
+            id = parsed
         }
+        // A fresh id only when the client sent none: drawing one costs a getrandom(2) call.
+        var activity = NookActivity(id: id ?? NookActivityID(), title: title)
         activity.subtitle = try reader.string("subtitle")
         activity.systemImage = try reader.string("icon")
         activity.coalescingKey = try reader.string("key")

@@ -51,53 +51,74 @@ public enum JSONValue: Hashable, Sendable {
     // MARK: Writing
 
     public var serialized: String {
-        var output = ""
+        String(decoding: serializedBytes, as: UTF8.self)
+    }
+
+    /// The UTF-8 of ``serialized``. Written as bytes: every answer, event and journal record
+    /// is serialized, and appending bytes costs a fraction of appending to a `String`.
+    public var serializedBytes: [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(256)
         write(to: &output)
         return output
     }
 
-    private func write(to output: inout String) {
+    private func write(to output: inout [UInt8]) {
         switch self {
-        case .null: output += "null"
-        case .bool(let flag): output += flag ? "true" : "false"
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
         case .number(let number):
-            if number.rounded() == number, abs(number) < 1e15 { output += String(Int64(number)) } else { output += "\(number)" }
+            if number.rounded() == number, abs(number) < 1e15 {
+                output.append(contentsOf: String(Int64(number)).utf8)
+            } else {
+                output.append(contentsOf: "\(number)".utf8)
+            }
         case .string(let text): Self.writeString(text, to: &output)
         case .array(let values):
-            output += "["
+            output.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
-                if index > 0 { output += "," }
+                if index > 0 { output.append(UInt8(ascii: ",")) }
                 value.write(to: &output)
             }
-            output += "]"
+            output.append(UInt8(ascii: "]"))
         case .object(let members):
-            output += "{"
+            output.append(UInt8(ascii: "{"))
             for (index, (key, value)) in members.enumerated() {
-                if index > 0 { output += "," }
+                if index > 0 { output.append(UInt8(ascii: ",")) }
                 Self.writeString(key, to: &output)
-                output += ":"
+                output.append(UInt8(ascii: ":"))
                 value.write(to: &output)
             }
-            output += "}"
+            output.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func writeString(_ text: String, to output: inout String) {
-        output += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: output.unicodeScalars.append(scalar)
+    /// Escapes byte by byte: no byte of a multi-byte UTF-8 sequence is below 0x80, so only
+    /// ASCII bytes ever need an escape.
+    private static func writeString(_ text: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        // Most strings (ids, names, titles) need no escape: copy them whole.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            output.append(contentsOf: text.utf8)
+            output.append(UInt8(ascii: "\""))
+            return
+        }
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
+            case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
+            case UInt8(ascii: "\n"): output.append(contentsOf: #"\n"#.utf8)
+            case UInt8(ascii: "\r"): output.append(contentsOf: #"\r"#.utf8)
+            case UInt8(ascii: "\t"): output.append(contentsOf: #"\t"#.utf8)
+            case ..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                output.append(contentsOf: #"\u00"#.utf8)
+                output.append(hex[Int(byte >> 4)])
+                output.append(hex[Int(byte & 0xF)])
+            default: output.append(byte)
             }
         }
-        output += "\""
+        output.append(UInt8(ascii: "\""))
     }
 
     // MARK: Parsing
@@ -202,25 +223,28 @@ private struct Parser {
 
     mutating func parseString() throws(JSONError) -> String {
         position += 1
-        var scalars = String.UnicodeScalarView()
+        // UTF-8 of the string so far; runs between escapes are checked as they are copied, so
+        // an error names the run's offset. A string with no escape is one run, checked once.
+        var text: [UInt8] = []
         var runStart = position
-        func flushRun(_ parser: Parser, into scalars: inout String.UnicodeScalarView) throws(JSONError) {
+        func flushRun(_ parser: Parser, into text: inout [UInt8]) throws(JSONError) {
             guard runStart < parser.position else { return }
-            guard let text = String(validating: parser.bytes[runStart..<parser.position], as: UTF8.self) else {
+            let run = parser.bytes[runStart..<parser.position]
+            guard run.allSatisfy({ $0 < 0x80 }) || String(validating: run, as: UTF8.self) != nil else {
                 throw JSONError(offset: runStart, message: "invalid UTF-8 in a string")
             }
-            scalars.append(contentsOf: text.unicodeScalars)
+            text.append(contentsOf: run)
         }
         while let byte = peek {
             switch byte {
             case UInt8(ascii: "\""):
-                try flushRun(self, into: &scalars)
+                try flushRun(self, into: &text)
                 position += 1
-                return String(scalars)
+                return String(decoding: text, as: UTF8.self)
             case UInt8(ascii: "\\"):
-                try flushRun(self, into: &scalars)
+                try flushRun(self, into: &text)
                 position += 1
-                scalars.append(try parseEscape())
+                text.append(contentsOf: String(try parseEscape()).utf8)
                 runStart = position
             case 0:
                 throw error("NUL byte inside a string")

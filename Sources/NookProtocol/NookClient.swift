@@ -6,7 +6,11 @@ import Glibc
 /// Used by nookctl and by the end-to-end tests; owns its socket and closes it when released.
 public final class NookClient {
     private let fd: Int32
+    /// Bytes read and not yet returned start at `unread`: lines are taken off the front by
+    /// moving the index, not the bytes (a burst of answers would otherwise cost quadratic copying).
     private var buffer: [UInt8] = []
+    private var unread = 0
+    private var chunk = [UInt8](repeating: 0, count: 65536)
     /// How long ``readLine()`` waits for data before failing; nil waits forever.
     public var readTimeout: Duration?
 
@@ -75,18 +79,19 @@ public final class NookClient {
     /// The next line nookd sends, or nil when it closes the connection.
     public func readLine() throws(ClientError) -> [UInt8]? {
         while true {
-            if let newline = buffer.firstIndex(of: 0x0A) {
-                let line = Array(buffer[..<newline])
-                buffer.removeFirst(newline + 1)
+            if let newline = buffer[unread...].firstIndex(of: 0x0A) {
+                let line = Array(buffer[unread..<newline])
+                unread = newline + 1
                 return line
             }
+            buffer.removeFirst(unread)
+            unread = 0
             if let readTimeout {
                 var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 let milliseconds = Int32(readTimeout.components.seconds * 1000 + readTimeout.components.attoseconds / 1_000_000_000_000_000)
                 let ready = poll(&entry, 1, milliseconds)
                 if ready == 0 { throw .unreachable("nookd sent nothing for \(readTimeout)") }
             }
-            var chunk = [UInt8](repeating: 0, count: 65536)
             let count = read(fd, &chunk, chunk.count)
             if count < 0 {
                 if errno == EINTR { continue }

@@ -52,7 +52,14 @@ public struct CardRenderer: Sendable {
     }
 
     public func render(_ activity: NookActivity, size: PixelSize) -> RenderedCard {
-        var frame = Frame(width: size.width, height: size.height, fill: theme.background.pixel)
+        render(activity, into: Frame(width: size.width, height: size.height))
+    }
+
+    /// Draws into `frame`, overwriting all of it: the screen hands back the frame of the card
+    /// before, so a new card costs no fresh allocation.
+    public func render(_ activity: NookActivity, into frame: consuming Frame) -> RenderedCard {
+        let size = frame.size
+        frame.fill(theme.background.pixel)
         var warnings: [String] = []
         // The frame starts filled with the background, so cairo only draws the card on top.
         let layout = Canvas.draw(into: &frame) { canvas in

@@ -33,7 +33,11 @@ public actor NookScreen {
     private var card: (id: NookActivityID, activity: NookActivity, frame: Frame)?
     /// The activity whose card is (at least partly) on the glass.
     private var showing: NookActivityID?
+    /// The frame being presented. It has storage of its own (filled by copying, never by
+    /// sharing another frame's), so composing a slide frame into it allocates nothing.
     private var composed: Frame
+    /// The last card's frame, kept to draw the next card into.
+    private var spareCardFrame: Frame?
     /// The turned frame, allocated only for a rotated panel.
     private var rotated: Frame?
     public private(set) var lastError: DisplayError?
@@ -74,7 +78,7 @@ public actor NookScreen {
     /// Shows the home content (the first frame after start-up).
     public func showHome() async {
         showing = nil
-        composed = homeFrame
+        composed.overwrite(with: homeFrame)
         await presentComposed()
         scheduleBlanking()
     }
@@ -111,6 +115,15 @@ public actor NookScreen {
         guard blanked else { return }
         blanked = false
         do { try await display.setBlanked(false) } catch { onWarning("could not unblank the display: \(error)") }
+    }
+
+    /// The events that change what is on the glass; feed ``run(_:)`` only these
+    /// (`queue.events(where: NookScreen.draws)`): a burst of enqueues then costs the screen nothing.
+    @Sendable public static func draws(_ event: NookActivityEvent) -> Bool {
+        switch event.kind {
+        case .animateIn, .presented, .animateOut, .hidden, .requeued: true
+        case .enqueued, .rejected: false
+        }
     }
 
     /// Consumes lifecycle events until the stream ends.
@@ -176,7 +189,7 @@ public actor NookScreen {
             await slide(card: frame, from: 0, to: 1, over: event.activity.transition)
         case .presented:
             if showing == event.id, let card, card.id == event.id {
-                composed = card.frame
+                composed.overwrite(with: card.frame)
                 await presentComposed()
             }
         case .animateOut:
@@ -185,12 +198,13 @@ public actor NookScreen {
         case .hidden, .requeued:
             guard showing == event.id else { return }
             showing = nil
+            spareCardFrame = card?.frame
             card = nil
-            composed = homeFrame
+            composed.overwrite(with: homeFrame)
             await presentComposed()
             scheduleBlanking()
         case .enqueued, .rejected:
-            break
+            break  // See draws(_:).
         }
     }
 
@@ -207,15 +221,17 @@ public actor NookScreen {
         if newSettings.rotation != oldRotation {
             logicalSize = display.mode.size.rotated(newSettings.rotation.inverse)
             composed = Frame(width: logicalSize.width, height: logicalSize.height)
+            spareCardFrame = nil
         }
         if let current = card {
+            spareCardFrame = current.frame
             card = nil
             let frame = cardFrame(for: current.activity)
-            if showing == current.id { composed = frame }
+            if showing == current.id { composed.overwrite(with: frame) }
         }
         homeTime = localTime()
         homeFrame = HomeRenderer(theme: settings.theme).render(settings.home, size: logicalSize, time: homeTime)
-        if showing == nil { composed = homeFrame }
+        if showing == nil { composed.overwrite(with: homeFrame) }
         await presentComposed()
     }
 
@@ -228,7 +244,7 @@ public actor NookScreen {
             homeTime = now
             homeFrame = HomeRenderer(theme: settings.theme).render(settings.home, size: logicalSize, time: now)
             if showing == nil {
-                composed = homeFrame
+                composed.overwrite(with: homeFrame)
                 await presentComposed()
             }
         }
@@ -253,7 +269,15 @@ public actor NookScreen {
 
     private func cardFrame(for activity: NookActivity) -> Frame {
         if let card, card.id == activity.id, card.activity == activity { return card.frame }
-        let rendered = CardRenderer(theme: settings.theme).render(activity, size: logicalSize)
+        let renderer = CardRenderer(theme: settings.theme)
+        let spare = spareCardFrame
+        spareCardFrame = nil
+        let rendered: RenderedCard
+        if let spare, spare.size == logicalSize {
+            rendered = renderer.render(activity, into: consume spare)  // the only reference: drawn in place
+        } else {
+            rendered = renderer.render(activity, size: logicalSize)
+        }
         for warning in rendered.warnings { onWarning(warning) }
         card = (activity.id, activity, rendered.frame)
         return rendered.frame

@@ -1,12 +1,31 @@
 // Prints one `name: value` line per figure. Ratios are measured side by side in one run, and
 // every figure is the median of several rounds, so a busy machine skews both sides alike.
 // `nook-bench soak` runs only the soak (100,000 activities through nookd); `nook-bench daemon`
-// only the pipelined-enqueue and first-frame figures.
+// only the figures of nookd and nookctl.
 #if canImport(Glibc)
 import Glibc
 #endif
 import NookActivities
 import NookDisplay
+
+/// The figures of issue 4: nookd and nookctl as release binaries, side by side with socat.
+func reportDaemonFigures(_ figures: DaemonFigures) async {
+    do {
+        try figures.prepare()
+        let socket = figures.scratch + "/nookd.sock"
+        let pid = try figures.startDaemon(socket: socket)
+        report("daemon_idle_wakeups_per_s", figures.idleWakeupsPerSecond(pid: pid, seconds: 5))
+        report("cli_enqueue_vs_socat", figures.cliVersusSocat(socket: socket))
+        report("pipelined_enqueues_per_s", try figures.pipelinedEnqueuesPerSecond(socket: socket))
+        figures.stop(pid)
+        let fresh = try figures.startDaemon(socket: socket)
+        report("daemon_idle_rss_mib", try figures.idleRSSAfter100(socket: socket, pid: fresh))
+        figures.stop(fresh)
+    } catch {
+        print("daemon figures skipped: \(error)")
+    }
+    report("enqueue_to_first_frame_ms_p99", await figures.enqueueToFirstFrameP99())
+}
 
 func reportSoak(_ figures: DaemonFigures) {
     do {
@@ -27,14 +46,21 @@ if CommandLine.arguments.dropFirst().first == "soak" {
     reportSoak(DaemonFigures())
     exit(0)
 }
-if CommandLine.arguments.dropFirst().first == "daemon" {
+if CommandLine.arguments.dropFirst().first == "first-frame" {
+    report("enqueue_to_first_frame_ms_p99", await DaemonFigures().enqueueToFirstFrameP99())
+    exit(0)
+}
+if CommandLine.arguments.dropFirst().first == "pipelined" {
     let figures = DaemonFigures()
     try figures.prepare()
     let socket = figures.scratch + "/nookd.sock"
     let pid = try figures.startDaemon(socket: socket)
-    report("pipelined_enqueues_per_s", try figures.pipelinedEnqueuesPerSecond(socket: socket))
+    report("pipelined_enqueues_per_s", try figures.pipelinedEnqueuesPerSecond(socket: socket, rounds: 5))
     figures.stop(pid)
-    report("enqueue_to_first_frame_ms_p99", await figures.enqueueToFirstFrameP99())
+    exit(0)
+}
+if CommandLine.arguments.dropFirst().first == "daemon" {
+    await reportDaemonFigures(DaemonFigures())
     exit(0)
 }
 
@@ -60,19 +86,5 @@ for size in [PixelSize(width: 1280, height: 400), PixelSize(width: 1920, height:
 }
 
 let daemonFigures = DaemonFigures()
-do {
-    try daemonFigures.prepare()
-    let socket = daemonFigures.scratch + "/nookd.sock"
-    let pid = try daemonFigures.startDaemon(socket: socket)
-    report("daemon_idle_wakeups_per_s", daemonFigures.idleWakeupsPerSecond(pid: pid, seconds: 5))
-    report("cli_enqueue_vs_socat", daemonFigures.cliVersusSocat(socket: socket))
-    report("pipelined_enqueues_per_s", try daemonFigures.pipelinedEnqueuesPerSecond(socket: socket))
-    daemonFigures.stop(pid)
-    let fresh = try daemonFigures.startDaemon(socket: socket)
-    report("daemon_idle_rss_mib", try daemonFigures.idleRSSAfter100(socket: socket, pid: fresh))
-    daemonFigures.stop(fresh)
-} catch {
-    print("daemon figures skipped: \(error)")
-}
-report("enqueue_to_first_frame_ms_p99", await daemonFigures.enqueueToFirstFrameP99())
+await reportDaemonFigures(daemonFigures)
 reportSoak(daemonFigures)

@@ -19,6 +19,18 @@ struct Nookctl: ParsableCommand {
             """,
         subcommands: [Enqueue.self, Cancel.self, CancelAll.self, Dismiss.self, Suspend.self, Resume.self, Quiesce.self,
                       Status.self, List.self, Watch.self, Snapshot.self, Home.self, Focus.self])
+
+    /// `nookctl enqueue` with a well-formed command line skips ArgumentParser (see
+    /// ``EnqueueCommandLine``); everything else goes through it.
+    static func main() {
+        let arguments = CommandLine.arguments.dropFirst()
+        if arguments.first == "enqueue", let options = EnqueueCommandLine.parse(arguments.dropFirst()),
+           case .success(let activity) = options.activity() {
+            options.send(activity)
+            return
+        }
+        main(nil)
+    }
 }
 
 /// Options every subcommand takes.
@@ -41,7 +53,7 @@ struct Connection: ParsableArguments {
     }
 
     /// Runs one request and prints its result as JSON or through `human`.
-    func run(_ operation: NookOperation, human: (JSONValue) -> String?) throws {
+    func run(_ operation: NookOperation, human: (JSONValue) -> String?) {
         do {
             let client = try NookClient(path: path)
             let result = try client.request(Request(id: .number(1), operation: operation))
@@ -62,95 +74,12 @@ struct Connection: ParsableArguments {
     }
 }
 
-struct Enqueue: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show an activity; prints its id.")
-    @OptionGroup var connection: Connection
-    @Option(help: "The card's title (required).") var title: String
-    @Option(help: "Secondary text.") var subtitle: String?
-    @Option(help: "Icon: an SF-Symbol-style name (hammer, bell, …) or a PNG path.") var icon: String?
-    @Option(help: "Tint: \(NookTint.accepted).") var tint: String?
-    @Option(help: "Coalescing key: a newer activity with the same key replaces a pending one.") var key: String?
-    @Option(help: "low, normal or high.") var priority: String?
-    @Option(help: "Seconds on screen (default 2.4).") var dwell: Double?
-    @Flag(help: "Stay on screen until dismissed (nookctl dismiss, or the dismiss button).") var blocker = false
-    @Option(help: "A blocker's timeout in seconds.") var timeout: Double?
-    @Option(help: "Progress from 0 to 1, drawn as a bar.") var progress: Double?
-    @Option(help: "Drop it if still waiting after this many seconds.") var expiresAfter: Double?
-    @Option(help: "The module (queue) to show it in; default: the foreground module.") var module: String?
-    @Option(help: "Use this id (a UUID) instead of a fresh one.") var id: String?
-    @Flag(help: "Wait until the activity has ended; the exit code says how.") var wait = false
-
-    func validate() throws {
-        if let tint, NookTint(parsing: tint) == nil { throw ValidationError("--tint must be \(NookTint.accepted); got '\(tint)'") }
-        if let priority, NookActivityPriority(name: priority) == nil { throw ValidationError("--priority must be low, normal or high; got '\(priority)'") }
-        if let id, NookActivityID(id) == nil { throw ValidationError("--id must be a UUID; got '\(id)'") }
-        if timeout != nil && !blocker { throw ValidationError("--timeout applies only with --blocker") }
-    }
-
-    func run() throws {
-        var activity = NookActivity(title: title, subtitle: subtitle, systemImage: icon, coalescingKeyValue: key)
-        if let id { activity.id = NookActivityID(id)! }
-        if let tint { activity.tint = NookTint(parsing: tint)! }
-        if let priority { activity.priority = NookActivityPriority(name: priority)! }
-        if let dwell {
-            guard let duration = Duration.nookSeconds(dwell) else { throw ValidationError("--dwell must be a number of seconds") }
-            activity.dwell = duration
-        }
-        if blocker { activity.presentation = .blocker(timeout: timeout.flatMap { Duration.nookSeconds($0) }) }
-        activity.progress = progress
-        activity.expiresAfter = expiresAfter.flatMap { Duration.nookSeconds($0) }
-        do {
-            try activity.validate()
-        } catch {
-            throw ValidationError("--\(error.field == "key" ? "key" : error.field == "icon" ? "icon" : error.field): \(error.problem)")
-        }
-        guard wait else {
-            try connection.run(.enqueue(activity, module: module, wait: false)) { $0["id"]?.text }
-            return
-        }
-        do {
-            let client = try NookClient(path: connection.path)
-            let accepted = try client.request(Request(id: .number(1), operation: .enqueue(activity, module: module, wait: true)))
-            if connection.json { print(accepted.serialized) } else if let id = accepted["id"]?.text { print(id) }
-            while let line = try client.readLine() {
-                guard case .event(_, let event)? = try? ResponseLine.decode(line) else { continue }
-                if connection.json { print(event.serialized) }
-                let name = event["event"]?.text, reason = event["reason"]?.text
-                guard name == "hidden" || name == "rejected" else { continue }
-                if !connection.json { print("\(name!) (\(reason ?? "?"))") }
-                throw ExitCode(Self.exitCode(event: name!, reason: reason))
-            }
-            connection.fail(.unreachable("nookd closed the connection before the activity ended"))
-        } catch let error as ClientError {
-            connection.fail(error)
-        }
-    }
-
-    static func exitCode(event: String, reason: String?) -> Int32 {
-        switch (event, reason) {
-        case ("hidden", "completed"): 0
-        case (_, "dismissed"): ExitCodes.dismissed
-        case (_, "cancelled"): ExitCodes.cancelled
-        case (_, "coalesced"): ExitCodes.coalesced
-        case (_, "expired"): ExitCodes.expired
-        case (_, "timedOut"): ExitCodes.timedOut
-        default: ExitCodes.rejected
-        }
-    }
-}
-
-extension NookActivity {
-    init(title: String, subtitle: String?, systemImage: String?, coalescingKeyValue: String?) {
-        self.init(coalescingKey: coalescingKeyValue, title: title, subtitle: subtitle, systemImage: systemImage)
-    }
-}
-
 struct Cancel: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Cancel an activity: pending ones are dropped, the one on screen ends early.")
+    static let configuration = CommandConfiguration(commandName: "cancel", abstract: "Cancel an activity: pending ones are dropped, the one on screen ends early.")
     @OptionGroup var connection: Connection
     @Argument(help: "The activity's id.") var id: String
     func validate() throws { if NookActivityID(id) == nil { throw ValidationError("'\(id)' is not an activity id (a UUID)") } }
-    func run() throws { try connection.run(.cancel(NookActivityID(id)!)) { _ in nil } }
+    func run() throws { connection.run(.cancel(NookActivityID(id)!)) { _ in nil } }
 }
 
 struct CancelAll: ParsableCommand {
@@ -158,43 +87,43 @@ struct CancelAll: ParsableCommand {
     @OptionGroup var connection: Connection
     @Argument(help: "The coalescing key.") var key: String
     @Option(help: "Only in this module.") var module: String?
-    func run() throws { try connection.run(.cancelAll(key: key, module: module)) { "cancelled \(Int($0["cancelled"]?.numberValue ?? 0))" } }
+    func run() throws { connection.run(.cancelAll(key: key, module: module)) { "cancelled \(Int($0["cancelled"]?.numberValue ?? 0))" } }
 }
 
 struct Dismiss: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Dismiss the activity on screen (a blocker, usually), or the one with this id.")
+    static let configuration = CommandConfiguration(commandName: "dismiss", abstract: "Dismiss the activity on screen (a blocker, usually), or the one with this id.")
     @OptionGroup var connection: Connection
     @Argument(help: "An activity id; without one, whatever is on screen.") var id: String?
     func validate() throws { if let id, NookActivityID(id) == nil { throw ValidationError("'\(id)' is not an activity id (a UUID)") } }
-    func run() throws { try connection.run(.dismiss(id.flatMap { NookActivityID($0) })) { $0["dismissed"]?.text } }
+    func run() throws { connection.run(.dismiss(id.flatMap { NookActivityID($0) })) { $0["dismissed"]?.text } }
 }
 
 struct Suspend: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Stop new takeovers; the card on screen finishes. Everything queued is kept.")
+    static let configuration = CommandConfiguration(commandName: "suspend", abstract: "Stop new takeovers; the card on screen finishes. Everything queued is kept.")
     @OptionGroup var connection: Connection
     @Option(help: "Only this module (default: all).") var module: String?
-    func run() throws { try connection.run(.suspend(module: module)) { _ in nil } }
+    func run() throws { connection.run(.suspend(module: module)) { _ in nil } }
 }
 
 struct Resume: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show activities again after suspend or quiesce.")
+    static let configuration = CommandConfiguration(commandName: "resume", abstract: "Show activities again after suspend or quiesce.")
     @OptionGroup var connection: Connection
     @Option(help: "Only this module (default: all).") var module: String?
-    func run() throws { try connection.run(.resume(module: module)) { _ in nil } }
+    func run() throws { connection.run(.resume(module: module)) { _ in nil } }
 }
 
 struct Quiesce: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Stop at once: the card on screen goes back to the queue; returns when the glass is free.")
+    static let configuration = CommandConfiguration(commandName: "quiesce", abstract: "Stop at once: the card on screen goes back to the queue; returns when the glass is free.")
     @OptionGroup var connection: Connection
     @Option(help: "Only this module (default: all).") var module: String?
-    func run() throws { try connection.run(.quiesce(module: module)) { _ in nil } }
+    func run() throws { connection.run(.quiesce(module: module)) { _ in nil } }
 }
 
 struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show what is on the glass, what is waiting, and the inputs.")
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show what is on the glass, what is waiting, and the inputs.")
     @OptionGroup var connection: Connection
     func run() throws {
-        try connection.run(.status) { status in
+        connection.run(.status) { status in
             var lines = ["display: \(status["display"]?["mode"]?.text ?? "?") (backend \(status["display"]?["backend"]?.text ?? "?"), rotation \(Int(status["display"]?["rotation"]?.numberValue ?? 0))°, theme \(status["display"]?["theme"]?.text ?? "?"))",
                          "home: \(status["home"]?.text ?? "?")",
                          "foreground module: \(status["foreground"]?.text ?? "none")",
@@ -231,11 +160,11 @@ struct Status: ParsableCommand {
 }
 
 struct List: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List the activity on screen and the pending ones, in the order they will show.")
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the activity on screen and the pending ones, in the order they will show.")
     @OptionGroup var connection: Connection
     @Option(help: "Only this module.") var module: String?
     func run() throws {
-        try connection.run(.list(module: module)) { result in
+        connection.run(.list(module: module)) { result in
             var lines: [String] = []
             for module in result["modules"]?.items ?? [] {
                 lines.append("\(module["name"]?.text ?? "?"):")
@@ -252,7 +181,7 @@ struct List: ParsableCommand {
 }
 
 struct Watch: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Print lifecycle events as they happen (enqueued, animateIn, presented, animateOut, hidden, rejected, requeued).")
+    static let configuration = CommandConfiguration(commandName: "watch", abstract: "Print lifecycle events as they happen (enqueued, animateIn, presented, animateOut, hidden, rejected, requeued).")
     @OptionGroup var connection: Connection
     func run() throws {
         do {
@@ -275,11 +204,11 @@ struct Watch: ParsableCommand {
 }
 
 struct Snapshot: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Save the frame on the glass as a PNG.")
+    static let configuration = CommandConfiguration(commandName: "snapshot", abstract: "Save the frame on the glass as a PNG.")
     @OptionGroup var connection: Connection
     @Option(name: .shortAndLong, help: "Where to write the PNG.") var output = "snapshot.png"
     func run() throws {
-        try connection.run(.snapshot) { result in
+        connection.run(.snapshot) { result in
             guard let text = result["png"]?.text, let bytes = Base64.decode(text) else { return "nookd sent no PNG" }
             guard let file = fopen(output, "wb") else { return "cannot write \(output): \(String(cString: strerror(errno)))" }
             defer { fclose(file) }
@@ -290,7 +219,7 @@ struct Snapshot: ParsableCommand {
 }
 
 struct Home: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Set what shows when no activity does: clock, blank, or --text.")
+    static let configuration = CommandConfiguration(commandName: "home", abstract: "Set what shows when no activity does: clock, blank, or --text.")
     @OptionGroup var connection: Connection
     @Argument(help: "clock, blank or text.") var content: String
     @Option(help: "The status text, with 'text'.") var text: String?
@@ -300,13 +229,13 @@ struct Home: ParsableCommand {
     }
     func run() throws {
         let setting: HomeSetting = content == "clock" ? .clock : content == "blank" ? .blank : .text(text!)
-        try connection.run(.home(setting)) { "home: \($0["home"]?.text ?? "?")" }
+        connection.run(.home(setting)) { "home: \($0["home"]?.text ?? "?")" }
     }
 }
 
 struct Focus: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Make a module the foreground one (its queue shows any priority; others only high).")
+    static let configuration = CommandConfiguration(commandName: "focus", abstract: "Make a module the foreground one (its queue shows any priority; others only high).")
     @OptionGroup var connection: Connection
     @Argument(help: "The module's name.") var module: String
-    func run() throws { try connection.run(.focus(module: module)) { "foreground: \($0["to"]?.text ?? "?")" } }
+    func run() throws { connection.run(.focus(module: module)) { "foreground: \($0["to"]?.text ?? "?")" } }
 }

@@ -135,7 +135,12 @@ struct LoadTests {
         print("load: \(sent) requests, \(acceptedIDs.count) accepted, endings \(endings), refused \(refusals)")
 
         // Every client connection is closed again; memory comes back near its idle level.
-        try eventually("the clients' descriptors closed") { openDescriptors(pid) == idleDescriptors }
+        do {
+            try eventually("the clients' descriptors closed") { openDescriptors(pid).count == idleDescriptors.count }
+        } catch {
+            Issue.record("still open: \(openDescriptors(pid).subtracting(idleDescriptors).sorted())")
+            throw error
+        }
         try daemon.request(.resume(module: nil))
         try eventually("the queue drained") {
             let module = (try daemon.request(.status))["modules"]?.items.first
@@ -151,8 +156,13 @@ struct LoadTests {
     }
 }
 
-func openDescriptors(_ pid: pid_t) -> Int {
-    ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).count
+/// Each open descriptor as "number -> what it is" (socket:[inode], a path, pipe:[inode]).
+func openDescriptors(_ pid: pid_t) -> Set<String> {
+    let numbers = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+    return Set(numbers.map { number in
+        let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(number)")) ?? "?"
+        return "\(number) -> \(target)"
+    })
 }
 
 func residentKiB(_ pid: pid_t) -> Int {
