@@ -78,6 +78,8 @@ let package = Package(
         .testTarget(name: "NookFramebufferTests", dependencies: ["NookFramebuffer", "NookActivities"]),
         .testTarget(name: "NookInputTests", dependencies: ["NookInput", "NookActivities", "NookTestSupport"]),
         .testTarget(name: "NookProtocolTests", dependencies: ["NookProtocol", "NookActivities"]),
+        // nookctl's own reading of `enqueue` command lines against ArgumentParser's.
+        .testTarget(name: "NookctlTests", dependencies: ["nookctl", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // Hardware/ and udev/: the unit, rules, overlay and install script.
         .testTarget(name: "NookHardwareTests"),
         .testTarget(name: "NookDaemonTests", dependencies: [

@@ -209,6 +209,8 @@ public final class SocketServer: @unchecked Sendable {
 
     // Touched only by the poll thread after start().
     private var listener: Int32 = -1
+    /// The socket file this server created (device, inode), so that it removes only its own.
+    private var socketFile: (device: UInt64, inode: UInt64)?
     private var wakeRead: Int32 = -1
     private var wakeWrite: Int32 = -1
     private var clients: [Int32: Client] = [:]
@@ -266,12 +268,13 @@ public final class SocketServer: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard bound == 0 else { let error = SocketError.call("bind", path); close(listener); throw error }
+        var created = stat()
+        if lstat(path, &created) == 0 { socketFile = (UInt64(created.st_dev), UInt64(created.st_ino)) }
         // chmod/chown after bind: the socket file is created with the umask's mode.
         guard chmod(path, mode_t(mode)) == 0 else { let error = SocketError.call("chmod", path); cleanupListener(); throw error }
         // Under the shipped unit the socket is born in the nook group (nookd's own) and chown is
         // filtered out (@privileged): change the group only when it is not already the one asked for.
-        var created = stat()
-        let currentGroup = stat(path, &created) == 0 ? created.st_gid : nil
+        let currentGroup = socketFile != nil ? created.st_gid : nil
         if let groupID, groupID != currentGroup, chown(path, uid_t.max, groupID) != 0 {
             let error = SocketError.call("chown", path); cleanupListener(); throw error
         }
@@ -292,8 +295,17 @@ public final class SocketServer: @unchecked Sendable {
 
     private func cleanupListener() {
         close(listener)
-        unlink(path)
+        removeSocketFile()
         listener = -1
+    }
+
+    /// Removes the socket file if it is still the one this server bound: a nookd started while
+    /// this one shuts down (a restart) may already have replaced it, and must keep its own.
+    private func removeSocketFile() {
+        var current = stat()
+        guard let socketFile, lstat(path, &current) == 0,
+              UInt64(current.st_dev) == socketFile.device, UInt64(current.st_ino) == socketFile.inode else { return }
+        unlink(path)
     }
 
     private func prepareDirectory() throws(SocketError) {
@@ -384,7 +396,7 @@ public final class SocketServer: @unchecked Sendable {
         for client in clients.values { client.connection.markClosed() }
         reapClosed()
         close(listener)
-        unlink(path)
+        removeSocketFile()
         close(wakeRead)
         close(wakeWrite)
         listener = -1

@@ -45,6 +45,26 @@ struct LifecycleTests {
         #expect(second.events.map(\.at.sinceOrigin) == [.zero, .zero, .milliseconds(250), .milliseconds(3250), .milliseconds(3500)])
     }
 
+    @Test func q13_aSubscriberCanAskForSomeEventsOnlyAndGetsThoseInOrder() async throws {
+        let harness = await QueueHarness()
+        let drawn = EventRecorder(harness.queue.events(where: { event in
+            switch event.kind {
+            case .enqueued, .rejected: false
+            default: true
+            }
+        }))
+        let item = activity("item", dwell: .seconds(1)), replaced = activity("old", key: "k"), newer = activity("new", key: "k")
+        await harness.queue.enqueue(item)
+        await harness.queue.enqueue(replaced)
+        await harness.queue.enqueue(newer)
+        try await harness.runToEnd(item.id, dwell: .seconds(1))
+        try await drawn.waitFor("hidden of the first") { $0.kind == .hidden(.completed) }
+        try await harness.recorder.waitForKinds(of: replaced.id, [.enqueued, .rejected(.coalesced)])
+        #expect(drawn.kinds(of: item.id) == [.animateIn, .presented, .animateOut, .hidden(.completed)])
+        #expect(drawn.kinds(of: replaced.id).isEmpty, "enqueued and rejected were not asked for")
+        #expect(harness.recorder.kinds(of: item.id).first == .enqueued, "other subscribers still get every event")
+    }
+
     @Test func q13_transitionAndEndDelayArePerActivity() async throws {
         let harness = await QueueHarness()
         var quick = activity("quick", dwell: .seconds(1))

@@ -44,6 +44,37 @@ struct CLITests {
         #expect(daemon.stop().status == 0)
     }
 
+    @Test func c1_pipelinedRequestsAreAnsweredInOrderAndAWaitingEnqueueIsAnsweredAtOnce() throws {
+        // nookd answers a burst of pipelined lines with one write at the end of the burst; an
+        // enqueue with wait must still hear "accepted" at once, not when its activity ends.
+        let daemon = try DaemonProcess()
+        let client = try daemon.client()
+        var burst = ""
+        for index in 0..<200 {
+            let activity = NookActivity(coalescingKey: "k\(index % 7)", title: "Burst \(index)", dwell: .milliseconds(50))
+            burst += Request(id: .number(Double(index)), operation: .enqueue(activity, module: nil, wait: false)).encoded() + "\n"
+        }
+        let waiting = NookActivity(title: "Waited for", dwell: .seconds(30))
+        burst += Request(id: .string("wait"), operation: .enqueue(waiting, module: nil, wait: true)).encoded() + "\n"
+        try client.sendRaw(Array(burst.utf8))
+        for index in 0..<200 {
+            let line = try #require(try client.readLine())
+            guard case .success(.number(Double(index))?, _)? = try? ResponseLine.decode(line) else {
+                Issue.record("answer \(index): \(String(decoding: line, as: UTF8.self))")
+                return
+            }
+        }
+        let started = ContinuousClock.now
+        let accepted = try #require(try client.readLine())
+        guard case .success(.string("wait")?, let result)? = try? ResponseLine.decode(accepted) else {
+            Issue.record("\(String(decoding: accepted, as: UTF8.self))")
+            return
+        }
+        #expect(result["id"] == .string(waiting.id.description))
+        #expect(ContinuousClock.now - started < .seconds(10), "accepted long before its 30 s dwell is over")
+        #expect(daemon.stop().status == 0)
+    }
+
     @Test func c2_enqueueWaitExitsWithHowTheActivityEnded() throws {
         let daemon = try DaemonProcess()
         let socket = daemon.socket
@@ -168,6 +199,22 @@ struct AccessTests {
         let third = try DaemonProcess(scratch: scratch)
         #expect(third.log.contains("replacing stale socket"))
         #expect(try nookctl(["status"], socket: third.socket).status == 0)
+
+        // A restart where the new daemon binds before the old one has finished stopping: the
+        // old one must not remove the socket file that is no longer its own.
+        try FileManager.default.removeItem(atPath: third.socket)
+        let successor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(successor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in third.socket.utf8.enumerated() { buffer[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(successor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0)
         #expect(third.stop().status == 0)
+        #expect(FileManager.default.fileExists(atPath: third.socket), "the successor's socket file is left alone")
     }
 }

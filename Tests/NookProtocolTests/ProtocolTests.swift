@@ -82,6 +82,16 @@ struct ProtocolTests {
         #expect(line.contains(#""id":"abc""#) && line.contains(#""ok":false"#) && line.contains(#""field":"op""#))
     }
 
+    @Test func c1_stringsAreEscapedExactlyAsJSONRequiresAndReadBackUnchanged() throws {
+        let text = "tab\there \"quoted\" back\\slash\u{01}\u{1F} nl\n cr\r é 🔨 中"
+        let line = JSONValue.object([("t", .string(text)), ("plain", .string("Build finished"))]).serialized
+        #expect(line == #"{"t":"tab\there \"quoted\" back\\slash\u0001\u001f nl\n cr\r é 🔨 中","plain":"Build finished"}"#)
+        #expect(try JSONValue.parse(Array(line.utf8))["t"] == .string(text))
+        #expect(JSONValue.string(text).serializedBytes == Array(JSONValue.string(text).serialized.utf8))
+        let escaped = try JSONValue.parse(Array(#"["a\u00e9\ud83d\udd28\/b", "\u4e2d"]"#.utf8))
+        #expect(escaped == .array([.string("aé🔨/b"), .string("中")]))
+    }
+
     @Test func c1_answersAndEventsRoundTrip() throws {
         let answer = try ResponseLine.decode(Array(ResponseLine.success(id: .number(1), result: .object([("n", .number(3))])).encoded().utf8))
         guard case .success(.number(1)?, let result) = answer else { Issue.record("\(answer)"); return }

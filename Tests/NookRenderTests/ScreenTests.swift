@@ -48,6 +48,24 @@ struct ScreenTests {
         #expect(display.lastFrame?.frame != home)
     }
 
+    @Test func r1_aCardDrawnIntoThePreviousCardsFrameEqualsOneDrawnFresh() async throws {
+        // The screen draws each card into the frame of the card before (no 2 MiB allocation per
+        // card): nothing of the old card may show through the new one.
+        let clock = InstantClock()
+        let display = MockDisplay(size: PixelSize(width: 1280, height: 400), clock: clock)
+        let screen = NookScreen(display: display, clock: clock, localTime: { noon })
+        await screen.showHome()
+        let doorbell = NookActivity(title: "Doorbell", subtitle: nil, systemImage: "bell", tint: .named(.orange))
+        for activity in [buildFinished, doorbell] {
+            await screen.handle(event(activity, .animateIn))
+            await screen.handle(event(activity, .presented))
+            let fresh = CardRenderer(theme: .dark).render(activity, size: display.mode.size).frame
+            #expect(display.lastFrame?.frame == fresh, "\(activity.title) as drawn fresh")
+            await screen.handle(event(activity, .animateOut))
+            await screen.handle(event(activity, .hidden(.completed)))
+        }
+    }
+
     @Test func r5_slideFramesArePacedByTheDisplayAndMoveSteadily() async throws {
         let clock = InstantClock()
         let display = MockDisplay(size: PixelSize(width: 1280, height: 400), refreshHz: 60, clock: clock)
