@@ -8,9 +8,10 @@ import Synchronization
 /// Every activity that has not ended, kept on disk so a crash or restart loses none (SPEC Q16,
 /// N2; issue 8).
 ///
-/// An append log: one line per record, `CRC32 JSON\n`, written with one `write(2)` before the
-/// enqueue is acknowledged, so a `kill -9` at any instant leaves every acknowledged activity in
-/// the page cache and at most a torn last line; `fdatasync` runs at most once a second for power
+/// An append log: one line per record, `CRC32 JSON\n`. The adds of a burst of pipelined
+/// enqueues are written together by ``flush()``, which the socket server runs before any answer
+/// becomes visible to a client, so a `kill -9` at any instant leaves every acknowledged activity
+/// in the page cache and at most a torn last line; `fdatasync` runs at most once a second for power
 /// loss. When the log grows past ``compactionBytes`` and twice what is live, the live records are
 /// written to a new file that replaces the log by `rename(2)` (fsynced first). A write that fails
 /// (a full disk) degrades to memory with a warning; compaction retries every ten seconds.
@@ -50,6 +51,8 @@ final class ActivityJournal: Sendable {
         var lastSync: Double = 0
         var dirty = false
         var degradedSince: Double?
+        /// Records not yet written: adds wait here for ``flush()``.
+        var pending: [UInt8] = []
     }
 
     let path: String
@@ -145,14 +148,23 @@ final class ActivityJournal: Sendable {
 
     // MARK: Recording
 
-    /// An accepted activity; call before acknowledging it. Idempotent.
+    /// An accepted activity; it reaches the file with the next ``flush()`` (or any other
+    /// record), which must come before the client hears it was accepted. Idempotent.
     func added(_ activity: NookActivity, module: NookModuleID) {
         state.withLock { state in
             guard state.live[activity.id] == nil, !state.ended.contains(activity.id) else { return }
             let entry = Entry(sequence: state.nextSequence, module: module, activity: activity, enqueuedAt: wallClock(), wasShown: false)
             state.nextSequence += 1
             state.live[activity.id] = entry
-            append(JournalRecord.added(entry).encoded(), of: activity.id, to: &state)
+            append(JournalRecord.added(entry).encoded(), of: activity.id, to: &state, deferred: true)
+        }
+    }
+
+    /// Writes the adds not yet written, in one `write(2)`.
+    func flush() {
+        state.withLock { state in
+            guard !state.pending.isEmpty else { return }
+            writePending(&state, now: wallClock())
         }
     }
 
@@ -185,15 +197,17 @@ final class ActivityJournal: Sendable {
     /// Flushes to the disk; nookd calls it on the way out.
     func sync() {
         state.withLock { state in
+            writePending(&state, now: wallClock())
             if state.fd >= 0, state.dirty { _ = fdatasync(state.fd); state.dirty = false }
         }
     }
 
     var liveCount: Int { state.withLock { $0.live.count } }
 
-    /// Appends one record; `id` names the live activity it belongs to (nil for an end, which a
-    /// rewrite drops along with the activity's other records).
-    private func append(_ line: [UInt8], of id: NookActivityID?, to state: inout State) {
+    /// Appends one record, written at once after any pending ones unless `deferred`; `id` names
+    /// the live activity it belongs to (nil for an end, which a rewrite drops along with the
+    /// activity's other records).
+    private func append(_ line: [UInt8], of id: NookActivityID?, to state: inout State, deferred: Bool = false) {
         let now = wallClock()
         if let since = state.degradedSince {
             // Memory only until a rewrite of everything live succeeds.
@@ -201,14 +215,21 @@ final class ActivityJournal: Sendable {
             return
         }
         guard state.fd >= 0 else { return }
-        if let problem = Self.writeAll(state.fd, line) {
-            degrade(&state, "'write' to \(path) failed: \(problem)", at: now)
-            return
-        }
+        state.pending += line
         state.bytes += line.count
         if let id {
             state.liveBytes += line.count
             state.recordBytes[id, default: 0] += line.count
+        }
+        if !deferred { writePending(&state, now: now) }
+    }
+
+    private func writePending(_ state: inout State, now: Double) {
+        guard state.fd >= 0, !state.pending.isEmpty else { return }
+        defer { state.pending.removeAll(keepingCapacity: state.pending.count <= 65536) }
+        if let problem = Self.writeAll(state.fd, state.pending) {
+            degrade(&state, "'write' to \(path) failed: \(problem)", at: now)
+            return
         }
         state.dirty = true
         if now - state.lastSync >= 1 {
@@ -249,6 +270,7 @@ final class ActivityJournal: Sendable {
         if state.fd >= 0 { close(state.fd) }
         _ = lseek(fd, 0, SEEK_END)
         state.fd = fd
+        state.pending = []  // every live record is in the new file
         state.bytes = bytes.count
         state.liveBytes = bytes.count
         state.recordBytes = recordBytes
@@ -265,6 +287,7 @@ final class ActivityJournal: Sendable {
             warn("journal: \(problem); keeping activities in memory only until it can be written again")
         }
         state.degradedSince = now
+        state.pending = []  // memory only now; the next successful rewrite saves everything live
     }
 
     // MARK: Files

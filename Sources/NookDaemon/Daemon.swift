@@ -177,7 +177,9 @@ public final class Daemon: Sendable {
                         connection.send(ResponseLine.failure(id: nil, error: ProtocolError(
                             .lineTooLong, "a request line is limited to \(NookProtocol.maximumLineBytes) bytes; this one has \(bytes) or more")).encoded())
                     }
-                })
+                },
+                // An enqueue's record is in the journal before the client hears "accepted".
+                beforeAnswersLeave: { [journal] in journal?.flush() })
             try server.start()
         } catch {
             display.restore()

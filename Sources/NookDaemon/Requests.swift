@@ -50,7 +50,9 @@ extension Daemon {
             case .rejected(_, let reason):
                 throw ProtocolError(.invalid, "rejected: \(reason)")
             case .accepted(let id):
-                // On disk before the client hears "accepted": a crash after this loses nothing.
+                // Recorded before the answer: the server has the journal write it before any
+                // answer leaves (SocketServer's beforeAnswersLeave), so an acknowledged
+                // activity survives a crash.
                 journal?.added(activity, module: module)
                 logger.info("enqueued \"\(activity.title)\"", metadata: ["id": "\(id)", "module": "\(module)", "peer": "\(connection.peer)"])
                 answer(.object([("id", .string(id.description)), ("module", .string(module.rawValue))]))

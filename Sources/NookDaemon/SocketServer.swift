@@ -31,124 +31,6 @@ public struct SocketError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// One client. Answers and events are queued with ``send(_:)`` from any task; the server's
-/// poll loop writes them out, or the handler task at the end of a batch of requests (see
-/// ``holdOutput()``). A client that stops reading is dropped once its backlog passes
-/// ``ClientConnection/outboundLimit`` instead of growing the daemon's memory.
-public final class ClientConnection: Sendable {
-    public static let outboundLimit = 4 << 20
-    public let peer: PeerCredentials
-    public let number: Int
-    let fd: Int32
-    private let wake: @Sendable () -> Void
-
-    struct State {
-        var outbound: [UInt8] = []
-        var written = 0
-        /// Lines handed to the handler and not yet answered (inbound back-pressure).
-        var inFlight = 0
-        /// Set while the handler answers a batch of lines: answers collect and go out in one
-        /// `send` when the batch is done instead of waking the poll thread for each.
-        var holdingOutput = false
-        var finishWhenFlushed = false
-        var closed = false
-    }
-
-    let state = Mutex(State())
-    private let closedGate = Latch()
-
-    init(fd: Int32, peer: PeerCredentials, number: Int, wake: @escaping @Sendable () -> Void) {
-        self.fd = fd
-        self.peer = peer
-        self.number = number
-        self.wake = wake
-    }
-
-    public var isClosed: Bool { state.withLock { $0.closed } }
-
-    /// Wakes the poll loop to look at this connection again (input room, output, closing).
-    func nudge() { wake() }
-
-    /// Queues one line (a newline is added) to be written. False if the connection is gone or
-    /// was dropped for not reading. (Writing each answer from the calling thread was tried:
-    /// one `send` per answer is slower than one per burst of answers.)
-    @discardableResult
-    public func send(_ line: String) -> Bool {
-        let (accepted, held) = state.withLock { state -> (Bool, Bool) in
-            guard !state.closed else { return (false, false) }
-            state.outbound.append(contentsOf: line.utf8)
-            state.outbound.append(0x0A)
-            return (state.outbound.count - state.written <= Self.outboundLimit, state.holdingOutput)
-        }
-        if !accepted { markClosed() }
-        if !held || !accepted { wake() }
-        return accepted
-    }
-
-    /// Answers sent from now on wait for ``releaseOutput()``. The handler task holds output
-    /// while it answers a batch of pipelined lines, so the batch costs one `send` and no
-    /// wake-up of the poll thread per answer.
-    func holdOutput() {
-        state.withLock { $0.holdingOutput = true }
-    }
-
-    /// Writes what was held, from the calling thread; whatever the socket cannot take now is
-    /// left to the poll thread. Operations that stream (watch, enqueue with wait) release
-    /// before they start, so their events are never held behind a request that has not ended.
-    public func releaseOutput() {
-        let result = state.withLock { state -> WriteResult in
-            state.holdingOutput = false
-            guard !state.closed else { return .done }
-            return Self.writeOut(fd, &state)
-        }
-        switch result {
-        case .done: break
-        case .blocked: wake()
-        case .broken: markClosed(); wake()
-        }
-    }
-
-    enum WriteResult { case done, blocked, broken }
-
-    /// Writes queued output until it is all gone or the socket would block. Call under the lock.
-    static func writeOut(_ fd: Int32, _ state: inout State) -> WriteResult {
-        var result = WriteResult.done
-        while state.written < state.outbound.count {
-            let sent = state.outbound.withUnsafeBytes { bytes in
-                Glibc.send(fd, bytes.baseAddress! + state.written, bytes.count - state.written, Int32(MSG_NOSIGNAL))
-            }
-            if sent < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { result = .blocked; break }
-                return .broken
-            }
-            state.written += sent
-        }
-        if state.written == state.outbound.count {
-            state.outbound.removeAll(keepingCapacity: state.outbound.count < 65536)
-            state.written = 0
-        } else if state.written > 65536 {
-            state.outbound.removeFirst(state.written)
-            state.written = 0
-        }
-        return result
-    }
-
-    /// Returns once the connection has closed (the client went away or was dropped).
-    public func waitUntilClosed() async {
-        await closedGate.wait()
-    }
-
-    func markClosed() {
-        state.withLock { state in
-            state.closed = true
-            state.outbound = []
-            state.written = 0
-        }
-        closedGate.open()
-    }
-}
-
 /// Which peers may connect (C4): root and the daemon's own user always; otherwise everyone
 /// who can open the socket (its mode and group decide), unless an allow-list is set.
 public struct AccessPolicy: Sendable {
@@ -190,6 +72,8 @@ public struct AccessPolicy: Sendable {
 public final class SocketServer: @unchecked Sendable {
     public typealias Handler = @Sendable (ClientConnection, [UInt8]) async -> Void
     public typealias Refusal = @Sendable (ClientConnection, LineProblem) -> Void
+    /// Runs before answers become visible to a client (the journal writes what it holds).
+    public typealias BeforeAnswersLeave = @Sendable () -> Void
 
     /// A line the server refused before any handler saw it.
     public enum LineProblem: Sendable {
@@ -205,6 +89,7 @@ public final class SocketServer: @unchecked Sendable {
     private let logger: Logger
     private let handler: Handler
     private let refusal: Refusal
+    private let beforeAnswersLeave: BeforeAnswersLeave
     private let maximumLine: Int
 
     // Touched only by the poll thread after start().
@@ -235,13 +120,15 @@ public final class SocketServer: @unchecked Sendable {
     }
 
     public init(path: String, mode: UInt32, group: String?, policy: AccessPolicy, maximumLine: Int,
-                logger: Logger, handler: @escaping Handler, refusal: @escaping Refusal) throws(SocketError) {
+                logger: Logger, handler: @escaping Handler, refusal: @escaping Refusal,
+                beforeAnswersLeave: @escaping BeforeAnswersLeave = {}) throws(SocketError) {
         self.path = path
         self.mode = mode
         self.policy = policy
         self.logger = logger
         self.handler = handler
         self.refusal = refusal
+        self.beforeAnswersLeave = beforeAnswersLeave
         self.maximumLine = maximumLine
         if let group {
             guard let entry = getgrnam(group) else { throw SocketError("socket group '\(group)' does not exist (create it: groupadd \(group))") }
@@ -421,7 +308,8 @@ public final class SocketServer: @unchecked Sendable {
             }
             let peer = PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
             nextNumber += 1
-            let connection = ClientConnection(fd: fd, peer: peer, number: nextNumber, wake: { [weak self] in self?.wakeUp() })
+            let connection = ClientConnection(fd: fd, peer: peer, number: nextNumber, wake: { [weak self] in self?.wakeUp() },
+                                              beforeAnswersLeave: beforeAnswersLeave)
             guard policy.allows(peer) else {
                 logger.warning("refused a client that is not allowed", metadata: ["peer": "\(peer)"])
                 let refusal = #"{"v":1,"ok":false,"error":{"code":"forbidden","message":"uid \#(peer.uid) is not allowed to use nookd"}}"# + "\n"

@@ -18,6 +18,10 @@ func reportDaemonFigures(_ figures: DaemonFigures) async {
         report("cli_enqueue_vs_socat", figures.cliVersusSocat(socket: socket))
         report("pipelined_enqueues_per_s", try figures.pipelinedEnqueuesPerSecond(socket: socket))
         figures.stop(pid)
+        // As the system service runs it: every enqueue journaled before it is acknowledged.
+        let journaled = try figures.startDaemon(socket: socket, extra: ["--journal", figures.scratch + "/journal"])
+        report("pipelined_enqueues_journaled_per_s", try figures.pipelinedEnqueuesPerSecond(socket: socket))
+        figures.stop(journaled)
         let fresh = try figures.startDaemon(socket: socket)
         report("daemon_idle_rss_mib", try figures.idleRSSAfter100(socket: socket, pid: fresh))
         figures.stop(fresh)

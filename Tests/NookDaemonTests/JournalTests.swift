@@ -92,6 +92,43 @@ struct JournalTests {
         #expect(daemon.stop().status == 0)
     }
 
+    @Test func q16_killingMidwayThroughAPipelinedBurstLosesNoActivityWhoseAnswerWasRead() throws {
+        // nookd writes a burst's journal records together, just before the burst's answers
+        // leave: an answer read by the client means the record was written.
+        let scratch = Scratch()
+        let arguments = ["--journal", scratch.path + "/journal", "--config", scratch.file("nook.toml", "[queue]\ncapacity = 100000\n")]
+        var acknowledged: Set<String> = []
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<4 {
+            let daemon = try DaemonProcess(scratch: scratch, arguments: arguments)
+            let recovered = Set(try queued(daemon))
+            #expect(acknowledged.isSubset(of: recovered), "round \(round): lost \(acknowledged.subtracting(recovered).count)")
+            let client = try daemon.client()
+            var burst: [UInt8] = []
+            for number in 0..<5000 {
+                let item = activity("Burst \(round) #\(number)")
+                burst += Array((Request(id: .number(Double(number)), operation: .enqueue(item, module: nil, wait: false)).encoded() + "\n").utf8)
+            }
+            // One thread writes while this one reads: sendRaw touches only the socket, readLine
+            // only the client's read buffer.
+            let writing = WritingSide(client: client, bytes: burst)
+            Thread { try? writing.client.sendRaw(writing.bytes) }.start()
+            let killAfter = Int.random(in: 100...4000, using: &generator)
+            var read = 0
+            while read < killAfter, let line = try client.readLine() {
+                if case .success(_, let result)? = try? ResponseLine.decode(line), let id = result["id"]?.text {
+                    acknowledged.insert(id)
+                }
+                read += 1
+            }
+            daemon.crash()
+        }
+        let daemon = try DaemonProcess(scratch: scratch, arguments: arguments)
+        #expect(acknowledged.isSubset(of: Set(try queued(daemon))))
+        #expect(acknowledged.count >= 400)
+        #expect(daemon.stop().status == 0)
+    }
+
     @Test func q17_activitiesThatExpiredWhileNookdWasDownAreDroppedAndReported() throws {
         let scratch = Scratch()
         let journal = ["--journal", scratch.path + "/journal"]
@@ -194,5 +231,15 @@ struct JournalTests {
         try eventually("the warning") { daemon.log.contains("keeping activities in memory only until it can be written again") }
         #expect(try queued(daemon) == ids)
         #expect(daemon.stop().status == 0)
+    }
+}
+
+/// A client and the bytes to write, handed to a writer thread (see the burst test).
+private final class WritingSide: @unchecked Sendable {
+    let client: NookClient
+    let bytes: [UInt8]
+    init(client: NookClient, bytes: [UInt8]) {
+        self.client = client
+        self.bytes = bytes
     }
 }
