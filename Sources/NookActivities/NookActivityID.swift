@@ -53,20 +53,18 @@ public struct NookActivityID: Hashable, Sendable, Codable, CustomStringConvertib
     }
 
     public var description: String {
-        // Written digit by digit into one buffer: ids are formatted for every answer and event.
+        // Written nibble by nibble into one buffer: ids are formatted for every answer and event.
         String(unsafeUninitializedCapacity: 36) { buffer in
-            let digits = Array("0123456789abcdef".utf8)
             var written = 0
-            for (value, range) in [(high, 0..<16), (low, 16..<32)] {
-                for digit in range {
-                    if digit == 8 || digit == 12 || digit == 16 || digit == 20 {
-                        buffer[written] = UInt8(ascii: "-")
-                        written += 1
-                    }
-                    let shift = UInt64(60 - 4 * (digit % 16))
-                    buffer[written] = digits[Int((value >> shift) & 0xF)]
+            for nibble in 0..<32 {
+                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
+                    buffer[written] = UInt8(ascii: "-")
                     written += 1
                 }
+                let word = nibble < 16 ? high : low
+                let value = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * (nibble % 16))) & 0xF
+                buffer[written] = value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+                written += 1
             }
             return written
         }

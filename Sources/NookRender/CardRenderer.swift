@@ -52,16 +52,20 @@ public struct CardRenderer: Sendable {
     }
 
     public func render(_ activity: NookActivity, size: PixelSize) -> RenderedCard {
-        render(activity, into: Frame(width: size.width, height: size.height))
+        draw(activity, onBackground: Frame(width: size.width, height: size.height, fill: theme.background.pixel))
     }
 
     /// Draws into `frame`, overwriting all of it: the screen hands back the frame of the card
     /// before, so a new card costs no fresh allocation.
     public func render(_ activity: NookActivity, into frame: consuming Frame) -> RenderedCard {
-        let size = frame.size
         frame.fill(theme.background.pixel)
+        return draw(activity, onBackground: frame)
+    }
+
+    /// `frame` is filled with the background already, so cairo only draws the card on top.
+    private func draw(_ activity: NookActivity, onBackground frame: consuming Frame) -> RenderedCard {
+        let size = frame.size
         var warnings: [String] = []
-        // The frame starts filled with the background, so cairo only draws the card on top.
         let layout = Canvas.draw(into: &frame) { canvas in
             Self.arrangement(for: size) == .wide
                 ? drawWide(activity, on: canvas, warnings: &warnings)
