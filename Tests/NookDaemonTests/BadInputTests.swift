@@ -73,7 +73,7 @@ let badRequests: [BadRequest] = {
     ]
 }()
 
-@Suite("C3 bad input against a running nookd", .serialized)
+@Suite("C3 bad input against a running nookd", .serialized, .ownThreads)
 struct BadInputTests {
     @Test func c3_everyKindOfBadRequestGetsAStructuredErrorAndLosesNothing() throws {
         #expect(badRequests.count >= 25)

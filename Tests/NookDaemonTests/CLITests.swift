@@ -3,7 +3,7 @@ import NookActivities
 import NookProtocol
 import Testing
 
-@Suite("C1, C2 nookd and nookctl end to end", .serialized)
+@Suite("C1, C2 nookd and nookctl end to end", .serialized, .ownThreads)
 struct CLITests {
     @Test func c1_enqueueThroughNookctlIsDrawnOnTheMockAndWatchStreamsTheLifecycle() throws {
         let scratch = Scratch()
@@ -152,7 +152,7 @@ struct CLITests {
     }
 }
 
-@Suite("C4 socket access", .serialized)
+@Suite("C4 socket access", .serialized, .ownThreads)
 struct AccessTests {
     @Test func c4_socketIsGroupOnlyAndPeersAreLogged() throws {
         let daemon = try DaemonProcess()

@@ -6,7 +6,7 @@ import NookTestSupport
 import Testing
 @testable import NookDaemon
 
-@Suite("Q15 the display going away, through the daemon's relay")
+@Suite("Q15 the display going away, through the daemon's relay", .ownThreads)
 struct DisplayAvailabilityTests {
     @Test func q15_anUnpluggedPanelHoldsEveryActivityAndPluggingItBackShowsThemAgain() async throws {
         // Blank home content draws no text; the pin is for any text drawn all the same.

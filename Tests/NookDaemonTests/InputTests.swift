@@ -6,7 +6,7 @@ import NookInput
 import NookProtocol
 import Testing
 
-@Suite("I2 I4 engagement inputs in nookd", .serialized)
+@Suite("I2 I4 engagement inputs in nookd", .serialized, .ownThreads)
 struct DaemonInputTests {
     @Test func i2_aProximitySensorMakesNookdYieldWhileSomeoneIsNear() throws {
         let scratch = Scratch()
@@ -81,7 +81,7 @@ struct DaemonInputTests {
     }
 }
 
-@Suite("I1 N1 [gpio.NAME] tables and other config values")
+@Suite("I1 N1 [gpio.NAME] tables and other config values", .ownThreads)
 struct GPIOConfigTests {
     func parse(_ text: String) throws(ConfigError) -> DaemonConfig {
         try DaemonConfig(reading: ConfigReader(try ConfigDocument(parsing: text, source: "nook.toml")))

@@ -5,7 +5,7 @@ import Testing
 
 /// Crash recovery (issue 8; SPEC Q16, Q17, N2): unfinished activities survive `kill -9`, restarts,
 /// damaged journals and full disks.
-@Suite("Q16 Q17 N2 crash recovery: the activity journal", .serialized)
+@Suite("Q16 Q17 N2 crash recovery: the activity journal", .serialized, .ownThreads)
 struct JournalTests {
     /// Ids of the card on the glass (first) and the pending ones, in the order they will show.
     func queued(_ daemon: DaemonProcess) throws -> [String] {
@@ -99,13 +99,13 @@ struct JournalTests {
         let arguments = ["--journal", scratch.path + "/journal", "--config", scratch.file("nook.toml", "[queue]\ncapacity = 100000\n")]
         var acknowledged: Set<String> = []
         var generator = SystemRandomNumberGenerator()
-        for round in 0..<4 {
+        for round in 0..<3 {
             let daemon = try DaemonProcess(scratch: scratch, arguments: arguments)
             let recovered = Set(try queued(daemon))
             #expect(acknowledged.isSubset(of: recovered), "round \(round): lost \(acknowledged.subtracting(recovered).count)")
             let client = try daemon.client()
             var burst: [UInt8] = []
-            for number in 0..<5000 {
+            for number in 0..<2000 {
                 let item = activity("Burst \(round) #\(number)")
                 burst += Array((Request(id: .number(Double(number)), operation: .enqueue(item, module: nil, wait: false)).encoded() + "\n").utf8)
             }
@@ -113,7 +113,7 @@ struct JournalTests {
             // only the client's read buffer.
             let writing = WritingSide(client: client, bytes: burst)
             Thread { try? writing.client.sendRaw(writing.bytes) }.start()
-            let killAfter = Int.random(in: 100...4000, using: &generator)
+            let killAfter = Int.random(in: 100...1900, using: &generator)
             var read = 0
             while read < killAfter, let line = try client.readLine() {
                 if case .success(_, let result)? = try? ResponseLine.decode(line), let id = result["id"]?.text {
@@ -125,7 +125,7 @@ struct JournalTests {
         }
         let daemon = try DaemonProcess(scratch: scratch, arguments: arguments)
         #expect(acknowledged.isSubset(of: Set(try queued(daemon))))
-        #expect(acknowledged.count >= 400)
+        #expect(acknowledged.count >= 300)
         #expect(daemon.stop().status == 0)
     }
 

@@ -5,7 +5,7 @@ import NookDaemon
 import NookProtocol
 import Testing
 
-@Suite("N1, N2, D4 config, signals, backend selection", .serialized)
+@Suite("N1, N2, D4 config, signals, backend selection", .serialized, .ownThreads)
 struct DaemonLifecycleTests {
     @Test func n1_configErrorsNameTheFileLineAndKeyAndStopTheStart() throws {
         let scratch = Scratch()

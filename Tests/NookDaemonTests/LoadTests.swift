@@ -4,7 +4,7 @@ import NookProtocol
 import NookTestSupport
 import Testing
 
-@Suite("Q16 C3 load: 64 clients × 1,000 requests, every activity accounted for", .serialized)
+@Suite("Q16 C3 load: 64 clients × 1,000 requests, every activity accounted for", .serialized, .ownThreads)
 struct LoadTests {
     @Test func q16_c3_64ClientsTimes1000LoseNothingAndEveryActivityEndsExactlyOnce() throws {
         let daemon = try DaemonProcess()
