@@ -26,7 +26,7 @@ public final class EventRecorder: Sendable {
         var nextWaiter: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let watchdog: Duration
 
     public init(_ stream: AsyncStream<NookActivityEvent>, watchdog: Duration = .seconds(20)) {

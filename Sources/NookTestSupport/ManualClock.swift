@@ -20,7 +20,7 @@ public final class ManualClock: NookClock {
         var sleeperWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 
@@ -100,7 +100,7 @@ public final class ManualClock: NookClock {
 /// A clock on which every sleep returns at once and moves time to its deadline: runs a
 /// queue's whole timeline as fast as the CPU allows (benchmarks, long bursts in tests).
 public final class InstantClock: NookClock {
-    private let current = Mutex(NookInstant.origin)
+    private let current = Locked(NookInstant.origin)
 
     public init() {}
 

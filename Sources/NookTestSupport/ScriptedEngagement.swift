@@ -10,7 +10,7 @@ public final class ScriptedEngagement: NookEngagementSource {
         var reads = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let observers = NookObserverList<Bool>()
 
     public init(engaged: Bool = false, notifiesChanges: Bool = true) {

@@ -145,6 +145,19 @@ final class SignalWatcher {
             sources.append(source)
         }
         self.sources = sources
+        // libdispatch installs its handler for a signal source on its manager thread, after
+        // resume() has returned; until then the disposition is the SIG_IGN set above and a stop
+        // signal is dropped. nookd opens its socket only after this returns, so a client (or
+        // systemd) that sees nookd ready can always stop it.
+        for _ in 0..<2000 where [SIGTERM, SIGINT, SIGHUP].contains(where: { Self.isIgnored($0) }) {
+            usleep(1000)
+        }
+    }
+
+    private static func isIgnored(_ number: Int32) -> Bool {
+        var current = sigaction()
+        sigaction(number, nil, &current)
+        return unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
     }
 }
 
