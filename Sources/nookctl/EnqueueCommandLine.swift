@@ -1,3 +1,5 @@
+import NookActivities
+
 /// `nookctl enqueue` read without ArgumentParser, for speed: scripts run it for every event,
 /// and building ArgumentParser's command tree (reflection over every subcommand's options)
 /// cost more than the whole round trip to nookd (`cli_enqueue_vs_socat` in nook-bench).
@@ -15,9 +17,9 @@ enum EnqueueCommandLine {
         "--expires-after", "--module", "--id",
     ]
 
-    /// The options of `nookctl enqueue ARGUMENTS…` (the arguments after `enqueue`), or nil to
-    /// let ArgumentParser read the command line.
-    static func parse(_ arguments: ArraySlice<String>) -> EnqueueOptions? {
+    /// The options of `nookctl enqueue ARGUMENTS…` (the arguments after `enqueue`) and the
+    /// activity they describe, or nil to let ArgumentParser read the command line.
+    static func parse(_ arguments: ArraySlice<String>) -> (options: EnqueueOptions, activity: NookActivity)? {
         var options = EnqueueOptions()
         var seen: Set<String> = []
         var rest = arguments[...]
@@ -38,8 +40,8 @@ enum EnqueueCommandLine {
             guard valued.contains(name), let value = attached ?? rest.popFirst(), !value.hasPrefix("-"),
                   set(name, to: value, in: &options) else { return nil }
         }
-        guard seen.contains("--title"), case .success = options.activity() else { return nil }
-        return options
+        guard seen.contains("--title"), case .success(let activity) = options.activity() else { return nil }
+        return (options, activity)
     }
 
     private static func setFlag(_ name: String, in options: inout EnqueueOptions) {

@@ -24,9 +24,8 @@ struct Nookctl: ParsableCommand {
     /// ``EnqueueCommandLine``); everything else goes through it.
     static func main() {
         let arguments = CommandLine.arguments.dropFirst()
-        if arguments.first == "enqueue", let options = EnqueueCommandLine.parse(arguments.dropFirst()),
-           case .success(let activity) = options.activity() {
-            options.send(activity)
+        if arguments.first == "enqueue", let plain = EnqueueCommandLine.parse(arguments.dropFirst()) {
+            plain.options.send(plain.activity)
             return
         }
         main(nil)

@@ -18,7 +18,8 @@ struct EnqueueCommandLineTests {
     @Test(arguments: plain)
     func c2_plainCommandLinesReadTheSameBothWays(arguments: [String]) throws {
         let fast = try #require(EnqueueCommandLine.parse(arguments[...]))
-        #expect(fast == (try Enqueue.parse(arguments)).options)
+        #expect(fast.options == (try Enqueue.parse(arguments)).options)
+        #expect(fast.activity.title == fast.options.title)
     }
 
     static let handedOver: [[String]] = [
