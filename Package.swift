@@ -21,6 +21,10 @@ let package = Package(
     targets: [
         // The activity queue: standard library and the toolchain's Swift modules only.
         .target(name: "NookActivities"),
+        // The thin Glibc layer every device and socket module uses: SystemCallError (one errno
+        // message format), FileDescriptor and MemoryMapping owners, Unix socket addresses, the
+        // wake pipe of a poll loop, directory listing.
+        .target(name: "NookSystem"),
         // cairo + pango, seen only by NookRender.
         .systemLibrary(
             name: "CPangoCairo",
@@ -30,21 +34,21 @@ let package = Package(
         // libdrm, seen only by NookDRM.
         .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
         // DRM/KMS dumb-buffer display backend.
-        .target(name: "NookDRM", dependencies: ["NookActivities", "NookDisplay", "CDRM"]),
+        .target(name: "NookDRM", dependencies: ["NookActivities", "NookDisplay", "NookSystem", "CDRM"]),
         // fbdev fallback: /dev/fbN through ioctls and mmap, pure Swift.
-        .target(name: "NookFramebuffer", dependencies: ["NookActivities", "NookDisplay"]),
+        .target(name: "NookFramebuffer", dependencies: ["NookActivities", "NookDisplay", "NookSystem"]),
         // The TOML subset of Nook's config and theme files, with line numbers: pure Swift.
-        .target(name: "NookConfig"),
+        .target(name: "NookConfig", dependencies: ["NookSystem"]),
         // libgpiod 1.6 or 2.x, whichever pkg-config finds; included only by the shim CGPIOD,
         // whose one small API covers both (chosen by a macro only 1.6's gpiod.h defines).
         .systemLibrary(name: "CLibGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         .target(name: "CGPIOD", dependencies: ["CLibGPIOD"]),
         // Engagement from real sensors: GPIO lines through CGPIOD (its only importer), IIO proximity.
-        .target(name: "NookInput", dependencies: ["NookActivities", "CGPIOD"]),
+        .target(name: "NookInput", dependencies: ["NookActivities", "NookSystem", "CGPIOD"]),
         // The socket protocol: JSON lines, requests, answers, events. No Foundation: nookctl starts fast.
         .target(name: "NookProtocol", dependencies: ["NookActivities"]),
         // Frames, the DisplayBackend protocol, the mock display, rotation: pure Swift.
-        .target(name: "NookDisplay", dependencies: ["NookActivities"]),
+        .target(name: "NookDisplay", dependencies: ["NookActivities", "NookSystem"]),
         // Theme, icons, card layout, home content, animation, PNG: the only user of cairo/pango.
         .target(name: "NookRender", dependencies: ["NookActivities", "NookDisplay", "NookConfig", "CPangoCairo"]),
         // The daemon's wiring: config, backend selection, socket server, signals, requests.
@@ -74,6 +78,7 @@ let package = Package(
         .executableTarget(name: "nook-demo", dependencies: ["NookActivities"]),
         .executableTarget(name: "nook-bench", dependencies: ["NookActivities", "NookTestSupport", "NookDisplay", "NookRender", "NookProtocol"]),
         .testTarget(name: "NookConfigTests", dependencies: ["NookConfig"]),
+        .testTarget(name: "NookSystemTests", dependencies: ["NookSystem"]),
         .testTarget(name: "NookFuzzTargetsTests", dependencies: ["NookFuzzTargets"]),
         .testTarget(name: "NookFramebufferTests", dependencies: ["NookFramebuffer", "NookActivities"]),
         .testTarget(name: "NookInputTests", dependencies: ["NookInput", "NookActivities", "NookTestSupport"]),

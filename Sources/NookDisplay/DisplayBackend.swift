@@ -1,4 +1,5 @@
 import NookActivities
+import NookSystem
 
 /// What a display shows: its size in pixels as the panel scans out, and its refresh rate.
 public struct DisplayMode: Hashable, Sendable, CustomStringConvertible {
@@ -28,8 +29,18 @@ public struct DisplayError: Error, Hashable, Sendable, CustomStringConvertible {
         self.detail = detail
     }
 
+    /// A failed system call, with advice a person can act on (or none).
+    public init(_ failure: SystemCallError, advice: String = "") {
+        operation = failure.call + (failure.subject.map { " \($0)" } ?? "")
+        errno = failure.errno
+        detail = advice
+    }
+
     public var description: String {
-        if let errno { return "'\(operation)' failed: (\(errno)) \(detail)" }
+        if let errno {
+            let failed = SystemCallError(operation, errno: errno).description
+            return detail.isEmpty ? failed : failed + "; " + detail
+        }
         return "\(operation): \(detail)"
     }
 }

@@ -101,7 +101,7 @@ struct ConfigTests {
             _ = try ConfigDocument.load(path: "/nonexistent/nook.toml")
             Issue.record("must fail")
         } catch {
-            #expect(error.description.contains("/nonexistent/nook.toml") && error.description.contains("'fopen' failed: (2)"))
+            #expect(error.description.contains("/nonexistent/nook.toml") && error.description.contains("'open' failed: (2)"))
         }
     }
 }
