@@ -42,19 +42,9 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
     private let saved: SavedCRTC?
     private var dpmsProperty: UInt32?
     private var restored = false
-    private var flips = FlipCounts()
+    private var flips = PageFlipCounts()
 
-    /// How presents were paced (R5): each flip is requested with an event and waited for.
-    public struct FlipCounts: Hashable, Sendable {
-        public var requested = 0
-        /// Flip events received: the frame reached the screen at vblank (or, on virtual GPUs,
-        /// when the host took it).
-        public var completed = 0
-        /// Waits that gave up after 100 ms without the event.
-        public var timedOut = 0
-    }
-
-    public var flipCounts: FlipCounts { queue.sync { flips } }
+    public var pageFlips: PageFlipCounts? { queue.sync { flips } }
 
     public init(selection: Selection = Selection()) throws(DRMError) {
         let setup = try Self.setUp(selection)

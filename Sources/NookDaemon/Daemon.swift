@@ -6,8 +6,6 @@ import Logging
 import NookActivities
 import NookConfig
 import NookDisplay
-import NookDRM
-import NookFramebuffer
 import NookInput
 import NookProtocol
 import NookRender
@@ -68,54 +66,17 @@ public final class Daemon: Sendable {
         }
         self.queues = queues
 
-        let selection = try Self.selectDisplay(config, clock: clock, logger: logger)
+        let selection = try DisplaySelection.choose(config, clock: clock, logger: logger)
         display = selection.display
         backendName = selection.name
         frameWriter = selection.writer
         // R6: the configured turn, then the one the panel's orientation property asks for.
-        let panelTurn = (display as? DRMDisplay)?.panelOrientation ?? .none
+        let panelTurn = display.panelOrientation
         screen = NookScreen(display: display, clock: clock,
                             settings: .init(theme: config.theme, rotation: config.rotation.then(panelTurn), home: config.home, blankAfter: config.blankAfter),
                             onWarning: { logger.warning("\($0)") })
         journal = config.journalPath.map { ActivityJournal(path: $0, warn: { logger.warning("\($0)") }) }
         state = Mutex(State(config: config))
-    }
-
-    /// D4: `auto` takes DRM when a card has a connected connector, else fbdev, else the mock,
-    /// and says which (and why not the others) in the log.
-    static func selectDisplay(_ config: DaemonConfig, clock: any NookClock, logger: Logger) throws(DaemonError)
-        -> (display: any DisplayBackend, name: String, writer: FrameWriter?) {
-        let selection = DRMDisplay.Selection(card: config.drmCard, connector: config.drmConnector, mode: config.drmMode)
-        func drm() throws(DRMError) -> (display: any DisplayBackend, name: String, writer: FrameWriter?) {
-            let display = try DRMDisplay(selection: selection)
-            logger.notice("driving \(display.mode) through DRM", metadata: ["pageFlips": "\(display.flipsPages)"])
-            return (display, "drm", nil)
-        }
-        func fbdev() throws(DisplayError) -> (display: any DisplayBackend, name: String, writer: FrameWriter?) {
-            let display = try FramebufferDisplay(path: config.fbdevPath, clock: clock)
-            logger.notice("driving \(display.mode) through fbdev (\(display.format.rawValue))")
-            return (display, "fbdev", nil)
-        }
-        switch config.backend {
-        case .drm:
-            do { return try drm() } catch { throw DaemonError("cannot drive the display through DRM: \(error)") }
-        case .fbdev:
-            do { return try fbdev() } catch { throw DaemonError("cannot drive the display through fbdev: \(error)") }
-        case .auto:
-            do { return try drm() } catch { logger.notice("display auto: no usable DRM display (\(error))") }
-            do { return try fbdev() } catch { logger.notice("display auto: no usable framebuffer (\(error)); using the mock display") }
-        case .mock:
-            break
-        }
-        var writer: FrameWriter?
-        if let directory = config.framesDirectory {
-            do { writer = try FrameWriter(directory: directory, logger: logger) } catch { throw DaemonError("cannot use --frames \(directory): \(error)") }
-            logger.notice("the mock display writes its frames as PNG files", metadata: ["directory": "\(directory)"])
-        }
-        var sink: (@Sendable (MockDisplay.RecordedFrame) -> Void)?
-        if let writer { sink = { record in writer.offer(record) } }
-        let mock = MockDisplay(size: config.mockSize, refreshHz: config.refreshHz, clock: clock, keepFrames: 0, sink: sink)
-        return (mock, "mock", writer)
     }
 
     // MARK: Running
@@ -254,7 +215,7 @@ public final class Daemon: Sendable {
             defer { state.config = fresh }
             return state.config
         }
-        let panelTurn = (display as? DRMDisplay)?.panelOrientation ?? .none
+        let panelTurn = display.panelOrientation
         await screen.apply(.init(theme: fresh.theme, rotation: fresh.rotation.then(panelTurn), home: fresh.home, blankAfter: fresh.blankAfter))
         var needsRestart: [String] = []
         if fresh.socketPath != old.socketPath || fresh.socketGroup != old.socketGroup || fresh.socketMode != old.socketMode { needsRestart.append("daemon.socket*") }

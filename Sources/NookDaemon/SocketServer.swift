@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Dispatch
 import Logging
+import NookProtocol
 import Synchronization
 
 /// `struct ucred` as Linux lays it out for `SO_PEERCRED` (Swift's Glibc module hides the
@@ -312,7 +313,7 @@ public final class SocketServer: @unchecked Sendable {
                                               beforeAnswersLeave: beforeAnswersLeave)
             guard policy.allows(peer) else {
                 logger.warning("refused a client that is not allowed", metadata: ["peer": "\(peer)"])
-                let refusal = #"{"v":1,"ok":false,"error":{"code":"forbidden","message":"uid \#(peer.uid) is not allowed to use nookd"}}"# + "\n"
+                let refusal = ResponseLine.failure(id: nil, error: ProtocolError(.forbidden, "uid \(peer.uid) is not allowed to use nookd")).encoded() + "\n"
                 _ = refusal.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
                 close(fd)
                 continue

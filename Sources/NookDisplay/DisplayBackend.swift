@@ -60,10 +60,32 @@ public protocol DisplayBackend: AnyObject, Sendable {
     /// Whether anyone can see the display, each time it changes (Q15): the panel unplugged or
     /// plugged back in. Displays that cannot tell never yield anything.
     func connectionChanges() -> AsyncStream<Bool>
+    /// The clockwise turn the panel itself asks for (DRM's `panel orientation` connector
+    /// property, R6), applied after the configured rotation. `.none` where there is none.
+    var panelOrientation: Rotation { get }
+    /// How presents were paced, where the backend flips pages (R5); nil elsewhere.
+    var pageFlips: PageFlipCounts? { get }
 }
 
 extension DisplayBackend {
     public func connectionChanges() -> AsyncStream<Bool> {
         AsyncStream { _ in }
+    }
+
+    public var panelOrientation: Rotation { .none }
+    public var pageFlips: PageFlipCounts? { nil }
+}
+
+/// Page flips since start: each present is a flip requested with an event and waited for.
+public struct PageFlipCounts: Hashable, Sendable {
+    public var requested = 0
+    /// Flip events received: the frame reached the screen at vblank (or, on virtual GPUs,
+    /// when the host took it).
+    public var completed = 0
+    /// Waits that gave up after 100 ms without the event.
+    public var timedOut = 0
+
+    public init(requested: Int = 0, completed: Int = 0, timedOut: Int = 0) {
+        (self.requested, self.completed, self.timedOut) = (requested, completed, timedOut)
     }
 }

@@ -125,6 +125,17 @@ public final class NookClient {
         }
         throw .unreachable("nookd closed the connection without answering")
     }
+
+    /// Sends a request and decodes its answer as `Answer`; also returns the result as nookd
+    /// sent it (for `--json`, which prints fields this client may not know).
+    public func request<Answer: NookAnswer>(_ request: Request, as _: Answer.Type) throws(ClientError) -> (Answer, JSONValue) {
+        let result = try self.request(request)
+        do {
+            return (try Answer(json: result), result)
+        } catch {
+            throw .daemon(ProtocolError(error.code, field: error.field, "nookd's answer cannot be read: \(error.message)"))
+        }
+    }
 }
 
 /// Why a request failed, and the nookctl exit code that says so (see `nookctl --help`).

@@ -108,20 +108,21 @@ struct EnqueueOptions: Equatable {
     /// with a code saying how it ended.
     func send(_ activity: NookActivity) {
         guard wait else {
-            connection.run(.enqueue(activity, module: module, wait: false)) { $0["id"]?.text }
+            connection.run(.enqueue(activity, module: module, wait: false), as: EnqueueAnswer.self) { $0.id.description }
             return
         }
         do {
             let client = try NookClient(path: connection.path)
-            let accepted = try client.request(Request(id: .number(1), operation: .enqueue(activity, module: module, wait: true)))
-            if json { print(accepted.serialized) } else if let id = accepted["id"]?.text { print(id) }
+            let (accepted, raw) = try client.request(Request(id: .number(1), operation: .enqueue(activity, module: module, wait: true)),
+                                                     as: EnqueueAnswer.self)
+            if json { print(raw.serialized) } else { print(accepted.id) }
             while let line = try client.readLine() {
-                guard case .event(_, let event)? = try? ResponseLine.decode(line) else { continue }
-                if json { print(event.serialized) }
-                let name = event["event"]?.text, reason = event["reason"]?.text
-                guard name == "hidden" || name == "rejected" else { continue }
-                if !json { print("\(name!) (\(reason ?? "?"))") }
-                Glibc.exit(Self.exitCode(event: name!, reason: reason))
+                guard case .event(_, let json)? = try? ResponseLine.decode(line), let event = try? EventMessage(json: json),
+                      event.id == accepted.id else { continue }
+                if self.json { print(json.serialized) }
+                guard let ending = event.ending else { continue }
+                if !self.json { print("\(event.event) (\(event.reason ?? "?"))") }
+                Glibc.exit(Self.exitCode(ending))
             }
             connection.fail(.unreachable("nookd closed the connection before the activity ended"))
         } catch {
@@ -129,15 +130,15 @@ struct EnqueueOptions: Equatable {
         }
     }
 
-    static func exitCode(event: String, reason: String?) -> Int32 {
-        switch (event, reason) {
-        case ("hidden", "completed"): 0
-        case (_, "dismissed"): ExitCodes.dismissed
-        case (_, "cancelled"): ExitCodes.cancelled
-        case (_, "coalesced"): ExitCodes.coalesced
-        case (_, "expired"): ExitCodes.expired
-        case (_, "timedOut"): ExitCodes.timedOut
-        default: ExitCodes.rejected
+    static func exitCode(_ ending: EventMessage.Ending) -> Int32 {
+        switch ending {
+        case .hidden(.completed): 0
+        case .hidden(.dismissed), .rejected("dismissed"): ExitCodes.dismissed
+        case .hidden(.cancelled), .rejected("cancelled"): ExitCodes.cancelled
+        case .hidden(.timedOut): ExitCodes.timedOut
+        case .rejected("coalesced"): ExitCodes.coalesced
+        case .rejected("expired"): ExitCodes.expired
+        case .rejected: ExitCodes.rejected
         }
     }
 }
