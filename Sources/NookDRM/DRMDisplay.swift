@@ -3,7 +3,6 @@ import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
-import NookActivities
 import NookDisplay
 import NookSystem
 

@@ -75,31 +75,27 @@ struct EnqueueOptions: Equatable {
     /// nookd is contacted; its wording is what `nookctl enqueue` prints).
     func activity() -> Result<NookActivity, Problem> {
         func problem(_ message: String) -> Result<NookActivity, Problem> { .failure(Problem(message: message)) }
+        /// The value, or the problem named as `--flag must be …`.
+        func parsed<Value>(_ field: ActivityField, _ result: Result<Value, FieldProblem>) -> Result<Value, Problem> {
+            result.mapError { Problem(message: "\(field.flag!) \($0)") }
+        }
         var activity = NookActivity(coalescingKey: key, title: title, subtitle: subtitle, systemImage: icon)
-        if let id {
-            guard let parsed = NookActivityID(id) else { return problem("--id must be a UUID; got '\(id)'") }
-            activity.id = parsed
+        do throws(Problem) {
+            if let id { activity.id = try parsed(.id, ActivityFieldValue.id(id)).get() }
+            if let tint { activity.tint = try parsed(.tint, ActivityFieldValue.tint(tint)).get() }
+            if let priority { activity.priority = try parsed(.priority, ActivityFieldValue.priority(priority)).get() }
+            if timeout != nil && !blocker { return problem("--timeout applies only with --blocker") }
+            if let dwell { activity.dwell = try parsed(.dwell, ActivityFieldValue.seconds(dwell)).get() }
+            if blocker { activity.presentation = .blocker(timeout: try timeout.map { (seconds) throws(Problem) in try parsed(.timeout, ActivityFieldValue.seconds(seconds)).get() }) }
+            activity.expiresAfter = try expiresAfter.map { (seconds) throws(Problem) in try parsed(.expiresAfter, ActivityFieldValue.seconds(seconds)).get() }
+        } catch {
+            return .failure(error)
         }
-        if let tint {
-            guard let parsed = NookTint(parsing: tint) else { return problem("--tint must be \(NookTint.accepted); got '\(tint)'") }
-            activity.tint = parsed
-        }
-        if let priority {
-            guard let parsed = NookActivityPriority(name: priority) else { return problem("--priority must be low, normal or high; got '\(priority)'") }
-            activity.priority = parsed
-        }
-        if timeout != nil && !blocker { return problem("--timeout applies only with --blocker") }
-        if let dwell {
-            guard let duration = Duration.nookSeconds(dwell) else { return problem("--dwell must be a number of seconds") }
-            activity.dwell = duration
-        }
-        if blocker { activity.presentation = .blocker(timeout: timeout.flatMap { Duration.nookSeconds($0) }) }
         activity.progress = progress
-        activity.expiresAfter = expiresAfter.flatMap { Duration.nookSeconds($0) }
         do {
             try activity.validate()
         } catch {
-            return problem("--\(error.field == "expiresAfter" ? "expires-after" : error.field): \(error.problem)")
+            return problem("\(ActivityField.name(ofWireField: error.field, commandLine: true)): \(error.problem)")
         }
         return .success(activity)
     }

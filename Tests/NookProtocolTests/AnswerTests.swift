@@ -97,3 +97,35 @@ struct AnswerTests {
         #expect(presented.ending == nil)
     }
 }
+
+/// One declaration of the activity's fields: the wire codec and nookctl's options follow it.
+@Suite("Q1, C3 one declaration of the activity's fields")
+struct ActivityFieldTests {
+    /// Every declared field is read by the codec: sent with a value, it changes the activity.
+    @Test func q1_everyDeclaredFieldIsReadFromTheWire() throws {
+        let values: [ActivityField: JSONValue] = [
+            .id: .string("22222222-3333-4444-8555-666666666666"), .title: .string("t"), .subtitle: .string("s"),
+            .icon: .string("bell"), .tint: .string("green"), .key: .string("k"), .priority: .string("high"),
+            .dwell: .number(5), .blocker: .bool(true), .timeout: .number(9), .expiresAfter: .number(60),
+            .progress: .number(0.5), .transition: .number(0.5), .endDelay: .number(0.2),
+        ]
+        #expect(Set(values.keys) == Set(ActivityField.allCases), "a value for every field")
+        let base = try ActivityPayload.decode(.object([("title", .string("t")), ("id", values[.id]!)]))
+        for field in ActivityField.allCases where field != .title && field != .id {
+            var members: [(String, JSONValue)] = [("title", .string("t")), ("id", values[.id]!), (field.wireName, values[field]!)]
+            if field == .timeout { members.append(("blocker", .bool(true))) }
+            let decoded = try ActivityPayload.decode(.object(members))
+            #expect(decoded != base, "\(field.wireName) is declared but the codec ignores it")
+            #expect(try ActivityPayload.decode(ActivityPayload.encode(decoded)) == decoded, "\(field.wireName) round-trips")
+        }
+    }
+
+    @Test func c3_theWireAndTheCommandLineGiveTheSameProblemForTheSameValue() throws {
+        #expect(throws: ProtocolError(.invalid, field: "activity.tint", "must be \(NookTint.accepted); got 'chartreuse'")) {
+            try ActivityPayload.decode(.object([("title", .string("t")), ("tint", .string("chartreuse"))]))
+        }
+        #expect(ActivityFieldValue.tint("chartreuse") == .failure(FieldProblem("must be \(NookTint.accepted); got 'chartreuse'")))
+        #expect(ActivityField.name(ofWireField: "expiresAfter", commandLine: true) == "--expires-after")
+        #expect(ActivityField.name(ofWireField: "expiresAfter", commandLine: false) == "activity.expiresAfter")
+    }
+}
