@@ -2,7 +2,6 @@ import ArgumentParser
 import Dispatch
 import Logging
 import NookDaemon
-import NookDisplay
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -40,31 +39,22 @@ struct Nookd: AsyncParsableCommand {
     @Flag(help: "Show a test card on the DRM display for a second, restore the display, report and exit.")
     var testDisplay = false
 
+    /// The flags that override the config file (checked by the file's own rules).
+    var flagOverrides: FlagOverrides {
+        var flags = FlagOverrides()
+        (flags.socket, flags.display, flags.frames, flags.size, flags.rotation) = (socket, display, frames, size, rotation)
+        (flags.theme, flags.socketGroup, flags.logLevel, flags.journal) = (theme, socketGroup, logLevel, journal)
+        return flags
+    }
+
     func validate() throws {
-        if let display, DaemonConfig.Backend(rawValue: display) == nil { throw ValidationError("--display must be auto, drm, fbdev or mock; got '\(display)'") }
-        if let size, PixelSize(parsing: size) == nil { throw ValidationError("--size must be WIDTHxHEIGHT such as 1280x400; got '\(size)'") }
-        if let rotation, rotation % 90 != 0 || !(0...270).contains(rotation) { throw ValidationError("--rotation must be 0, 90, 180 or 270; got \(rotation)") }
-        if let theme, theme != "dark" && theme != "light" { throw ValidationError("--theme must be dark or light; got '\(theme)'") }
-        if let logLevel, Logger.Level(rawValue: logLevel) == nil { throw ValidationError("--log-level must be trace, debug, info, notice, warning or error; got '\(logLevel)'") }
-        if let socket, !socket.hasPrefix("/") { throw ValidationError("--socket must be an absolute path; got '\(socket)'") }
-        if let journal, journal != "none", !journal.hasPrefix("/") { throw ValidationError("--journal must be an absolute path or none; got '\(journal)'") }
+        do throws(SettingProblem) { try flagOverrides.validate() } catch { throw ValidationError(error.description) }
     }
 
     /// The command line, applied over the file at start and again at every SIGHUP reload.
     func overrides() -> @Sendable (inout DaemonConfig) -> Void {
-        let (socket, display, frames, size, rotation, theme, socketGroup, logLevel, journal) =
-            (socket, display, frames, size, rotation, theme, socketGroup, logLevel, journal)
-        return { config in
-            if let journal { config.journalPath = journal == "none" ? nil : journal }
-            if let socket { config.socketPath = socket }
-            if let display { config.backend = DaemonConfig.Backend(rawValue: display)! }
-            if let frames { config.framesDirectory = frames }
-            if let size { config.mockSize = PixelSize(parsing: size)! }
-            if let rotation { config.rotation = Rotation(degrees: rotation)! }
-            if let theme { config.useAppearance(theme) }
-            if let socketGroup { config.socketGroup = socketGroup }
-            if let logLevel { config.logLevel = logLevel }
-        }
+        let flags = flagOverrides
+        return { config in flags.apply(to: &config) }
     }
 
     func run() async throws {
