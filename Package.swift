@@ -46,7 +46,7 @@ let package = Package(
         // Engagement from real sensors: GPIO lines through CGPIOD (its only importer), IIO proximity.
         .target(name: "NookInput", dependencies: ["NookActivities", "NookSystem", "CGPIOD"]),
         // The socket protocol: JSON lines, requests, answers, events. No Foundation: nookctl starts fast.
-        .target(name: "NookProtocol", dependencies: ["NookActivities"]),
+        .target(name: "NookProtocol", dependencies: ["NookActivities", "NookSystem"]),
         // Frames, the DisplayBackend protocol, the mock display, rotation: pure Swift.
         .target(name: "NookDisplay", dependencies: ["NookActivities", "NookSystem"]),
         // Theme, icons, card layout, home content, animation, PNG: the only user of cairo/pango.
