@@ -9,6 +9,7 @@ import NookDisplay
 import NookInput
 import NookProtocol
 import NookRender
+import NookSystem
 import Synchronization
 
 /// A reason nookd cannot start, with what to do about it.
@@ -232,24 +233,11 @@ public final class Daemon: Sendable {
 /// Tells systemd about readiness (`Type=notify`) when `NOTIFY_SOCKET` is set; a no-op otherwise.
 enum SystemdNotifier {
     static func notify(_ message: String) {
-        guard let socketPath = getenv("NOTIFY_SOCKET").map({ String(cString: $0) }), !socketPath.isEmpty else { return }
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return }
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(socketPath.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in bytes.enumerated() where index < buffer.count - 1 {
-                // An abstract socket is written with a leading '@' and addressed with a NUL.
-                buffer[index] = index == 0 && byte == UInt8(ascii: "@") ? 0 : byte
-            }
-        }
-        let length = socklen_t(MemoryLayout.offset(of: \sockaddr_un.sun_path)! + bytes.count)
+        guard let socketPath = getenv("NOTIFY_SOCKET").map({ String(cString: $0) }),
+              let address = UnixSocketAddress(path: socketPath),
+              let socket = try? FileDescriptor.unixSocket(SOCK_DGRAM, name: "NOTIFY_SOCKET") else { return }
         _ = message.withCString { text in
-            withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, text, strlen(text), Int32(MSG_NOSIGNAL), $0, length) }
-            }
+            address.withSocketAddress { sendto(socket.rawValue, text, strlen(text), Int32(MSG_NOSIGNAL), $0, $1) }
         }
     }
 }
