@@ -83,8 +83,28 @@ public final class Daemon: Sendable {
     // MARK: Running
 
     /// Serves until `requestStop()` (SIGTERM/SIGINT), then shuts down cleanly (N2).
-    public func run() async throws(DaemonError) {
+    ///
+    /// Services start in the order below, each registering how it stops; on the way out the
+    /// queues quiesce first (the glass is released through the normal end path), then every
+    /// service stops in the reverse order of its start, the display last. A start that fails
+    /// half-way stops what had started, so the display is restored on every path.
+    ///
+    /// - Parameter handlingSignals: install nookd's SIGTERM/SIGINT/SIGHUP handling (the
+    ///   process's dispositions); embedders that handle signals themselves pass false.
+    public func run(handlingSignals: Bool = true) async throws(DaemonError) {
         let config = state.withLock { $0.config }
+        var services = ServiceStack(logger: logger)
+        // Last to stop: what the screen showed before nookd is put back.
+        services.started("display") { [display, frameWriter] in
+            await frameWriter?.finish()
+            display.restore()
+        }
+        if handlingSignals {
+            // Before the socket exists: a client (or systemd) that sees nookd ready can stop it.
+            let signals = SignalWatcher(logger: logger, stop: { [weak self] in self?.requestStop() },
+                                        reload: { [weak self] in Task { await self?.reload() } })
+            services.started("signal handling") { signals.cancel() }
+        }
         for module in modules {
             await queues[module]!.bind(to: arbiter, moduleID: module)
         }
@@ -93,6 +113,7 @@ public final class Daemon: Sendable {
             let events = queues[module]!.events(where: NookScreen.draws)
             return Task { [screen] in await screen.run(events) }
         }
+        services.started("screen") { feeders.forEach { $0.cancel() } }
         // Every event in the log only when asked for: at info a busy daemon should not pay for it.
         let logTask = Task { [logger, queues, modules] in
             guard logger.logLevel <= .debug else { return }
@@ -106,31 +127,64 @@ public final class Daemon: Sendable {
                 }
             }
         }
+        services.started("event log") { logTask.cancel() }
         let journalFollowers = await startJournal()
+        services.started("journal") { [journal] in
+            journal?.sync()
+            journalFollowers.forEach { $0.cancel() }
+        }
         await screen.showHome()
         let clockTask = Task { [screen] in await screen.runClock() }
+        services.started("home clock") { clockTask.cancel() }
         // Q15: an unplugged panel suspends every queue (nothing is shown to nobody); plugged
         // back in, they resume and the card that was cut off is shown again.
         let displayWatch = Task { [display, queues, logger, screen] in
             await DisplayAvailability.relay(from: display, to: Array(queues.values), screen: screen, logger: logger)
         }
+        services.started("display watch") { displayWatch.cancel() }
         // Engagement inputs (I1–I4): a missing sensor is a warning inside the sensor, never fatal.
-        var inputTasks: [Task<Void, Never>] = []
         if let proximity = config.proximity {
             let sensor = ProximitySensor(settings: proximity, engagement: engagement, clock: clock,
                                          warn: { [logger] in logger.warning("\($0)") })
-            inputTasks.append(Task { await sensor.run() })
+            let sensorTask = Task { await sensor.run() }
+            services.started("proximity") { sensorTask.cancel() }
             logger.info("reading proximity from \(proximity.label) (threshold \(proximity.threshold), hysteresis \(proximity.hysteresis))")
         }
-        let gpio = startGPIO()
+        if let gpio = startGPIO() {
+            services.started("gpio") { gpio.stop() }
+        }
         if config.proximity == nil && config.gpioLines.isEmpty {
             logger.notice("no engagement inputs configured: activities never wait for a user")
         }
 
         let server: SocketServer
         do {
+            server = try startServer(config)
+        } catch {
+            await services.stopAll()
+            throw error
+        }
+        services.started("socket") { server.stop() }
+        state.withLock { $0.server = server }
+        logger.info("nookd ready", metadata: [
+            "socket": "\(config.socketPath)", "display": "\(display.mode)", "backend": "\(backendName)",
+            "modules": "\(modules.map(\.rawValue).joined(separator: ","))",
+        ])
+        SystemdNotifier.notify("READY=1\nSTATUS=serving on \(config.socketPath)")
+
+        await stopRequested.wait()
+        logger.info("stopping: quiescing queues and restoring the display")
+        SystemdNotifier.notify("STOPPING=1")
+        await quiesceAll(within: .milliseconds(1500))
+        await services.stopAll()
+        logger.info("nookd stopped")
+    }
+
+    /// The socket (C1, C4), serving requests through `handle`.
+    private func startServer(_ config: DaemonConfig) throws(DaemonError) -> SocketServer {
+        do {
             let policy = try AccessPolicy(uids: config.allowedUIDs, groups: config.allowedGroups)
-            server = try SocketServer(
+            let server = try SocketServer(
                 path: config.socketPath, mode: config.socketMode, group: config.socketGroup, policy: policy,
                 maximumLine: NookProtocol.maximumLineBytes, logger: logger,
                 handler: { [weak self] connection, line in await self?.handle(connection, line) },
@@ -143,33 +197,10 @@ public final class Daemon: Sendable {
                 // An enqueue's record is in the journal before the client hears "accepted".
                 beforeAnswersLeave: { [journal] in journal?.flush() })
             try server.start()
+            return server
         } catch {
-            display.restore()
             throw DaemonError("cannot serve on \(config.socketPath): \(error)")
         }
-        state.withLock { $0.server = server }
-        logger.info("nookd ready", metadata: [
-            "socket": "\(config.socketPath)", "display": "\(display.mode)", "backend": "\(backendName)",
-            "modules": "\(modules.map(\.rawValue).joined(separator: ","))",
-        ])
-        SystemdNotifier.notify("READY=1\nSTATUS=serving on \(config.socketPath)")
-
-        await stopRequested.wait()
-        logger.info("stopping: quiescing queues and restoring the display")
-        SystemdNotifier.notify("STOPPING=1")
-        await quiesceAll(within: .milliseconds(1500))
-        journal?.sync()
-        journalFollowers.forEach { $0.cancel() }
-        server.stop()
-        clockTask.cancel()
-        displayWatch.cancel()
-        inputTasks.forEach { $0.cancel() }
-        gpio?.stop()
-        feeders.forEach { $0.cancel() }
-        logTask.cancel()
-        await frameWriter?.finish()
-        display.restore()
-        logger.info("nookd stopped")
     }
 
     /// Asks `run()` to shut down; safe from any thread (signal handlers).
@@ -227,17 +258,5 @@ public final class Daemon: Sendable {
         if fresh.journalPath != old.journalPath { needsRestart.append("daemon.journal") }
         let restartNote = needsRestart.isEmpty ? "" : "; restart nookd to apply \(needsRestart.joined(separator: ", "))"
         logger.notice("SIGHUP: reloaded \(configPath) (theme, home, rotation applied)\(restartNote)")
-    }
-}
-
-/// Tells systemd about readiness (`Type=notify`) when `NOTIFY_SOCKET` is set; a no-op otherwise.
-enum SystemdNotifier {
-    static func notify(_ message: String) {
-        guard let socketPath = getenv("NOTIFY_SOCKET").map({ String(cString: $0) }),
-              let address = UnixSocketAddress(path: socketPath),
-              let socket = try? FileDescriptor.unixSocket(SOCK_DGRAM, name: "NOTIFY_SOCKET") else { return }
-        _ = message.withCString { text in
-            address.withSocketAddress { sendto(socket.rawValue, text, strlen(text), Int32(MSG_NOSIGNAL), $0, $1) }
-        }
     }
 }

@@ -1,12 +1,11 @@
 import ArgumentParser
-import Dispatch
 import Logging
 import NookDaemon
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// nookd: parses flags, bootstraps logging, installs signal handlers and runs the daemon.
+/// nookd: parses flags, bootstraps logging and runs the daemon (which handles the signals).
 @main
 struct Nookd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -96,67 +95,12 @@ struct Nookd: AsyncParsableCommand {
             logger.error("\(error)")
             throw ExitCode(1)
         }
-        // A journal at a file-size limit gets EFBIG and degrades to memory; it must not kill nookd.
-        signal(SIGXFSZ, SIG_IGN)
-        let signals = SignalWatcher(logger: logger, stop: { daemon.requestStop() }, reload: { Task { await daemon.reload() } })
         do {
             try await daemon.run()
         } catch {
             logger.error("\(error)")
             throw ExitCode(1)
         }
-        withExtendedLifetime(signals) {}
-    }
-}
-
-/// SIGTERM/SIGINT stop the daemon (a second one exits at once); SIGHUP reloads (N1, N2).
-final class SignalWatcher {
-    private let sources: [any DispatchSourceSignal]
-
-    init(logger: Logger, stop: @escaping @Sendable () -> Void, reload: @escaping @Sendable () -> Void) {
-        let queue = DispatchQueue(label: "nookd.signals")
-        let stops = Counter()
-        var sources: [any DispatchSourceSignal] = []
-        for number in [SIGTERM, SIGINT, SIGHUP] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler {
-                if number == SIGHUP {
-                    reload()
-                    return
-                }
-                if stops.increment() > 1 {
-                    logger.warning("second stop signal: exiting now")
-                    exit(1)
-                }
-                stop()
-            }
-            source.resume()
-            sources.append(source)
-        }
-        self.sources = sources
-        // libdispatch installs its handler for a signal source on its manager thread, after
-        // resume() has returned; until then the disposition is the SIG_IGN set above and a stop
-        // signal is dropped. nookd opens its socket only after this returns, so a client (or
-        // systemd) that sees nookd ready can always stop it.
-        for _ in 0..<2000 where [SIGTERM, SIGINT, SIGHUP].contains(where: { Self.isIgnored($0) }) {
-            usleep(1000)
-        }
-    }
-
-    private static func isIgnored(_ number: Int32) -> Bool {
-        var current = sigaction()
-        sigaction(number, nil, &current)
-        return unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
-    }
-}
-
-final class Counter: @unchecked Sendable {
-    private var value = 0
-    /// Only called on the signal queue, which is serial.
-    func increment() -> Int {
-        value += 1
-        return value
     }
 }
 
