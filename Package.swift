@@ -62,7 +62,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "nookctl", dependencies: [
-            "NookProtocol", "NookActivities",
+            "NookProtocol", "NookActivities", "NookSystem",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Renders one activity to a PNG at a panel size and theme: for people and the README.

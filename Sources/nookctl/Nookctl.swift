@@ -4,6 +4,7 @@ import Glibc
 import ArgumentParser
 import NookActivities
 import NookProtocol
+import NookSystem
 
 @main
 struct Nookctl: ParsableCommand {
@@ -210,9 +211,12 @@ struct Snapshot: ParsableCommand {
     @Option(name: .shortAndLong, help: "Where to write the PNG.") var output = "snapshot.png"
     func run() throws {
         connection.run(.snapshot, as: SnapshotAnswer.self) { snapshot in
-            guard let file = fopen(output, "wb") else { return "cannot write \(output): \(String(cString: strerror(errno)))" }
-            defer { fclose(file) }
-            _ = fwrite(snapshot.png, 1, snapshot.png.count, file)
+            do throws(SystemCallError) {
+                let file = try FileDescriptor.open(output, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644)
+                try snapshot.png.withUnsafeBytes { bytes in Result { () throws(SystemCallError) in try file.writeAll(bytes) } }.get()
+            } catch {
+                return "cannot write the snapshot: \(error)"
+            }
             return "wrote \(output) (\(snapshot.width)x\(snapshot.height))"
         }
     }
