@@ -43,6 +43,7 @@ public final class Daemon: Sendable {
         var config: DaemonConfig
         var server: SocketServer?
         var gpio: GPIOInputs?
+        var proximity: ProximitySensor?
     }
 
     private let stopRequested = Latch()
@@ -146,9 +147,10 @@ public final class Daemon: Sendable {
         if let proximity = config.proximity {
             let sensor = ProximitySensor(settings: proximity, engagement: engagement, clock: clock,
                                          warn: { [logger] in logger.warning("\($0)") })
+            state.withLock { $0.proximity = sensor }
             let sensorTask = Task { await sensor.run() }
             services.started("proximity") { sensorTask.cancel() }
-            logger.info("reading proximity from \(proximity.label) (threshold \(proximity.threshold), hysteresis \(proximity.hysteresis))")
+            logger.info("reading proximity from \(proximity.label) (threshold \(proximity.threshold), hysteresis \(proximity.hysteresis), in the units in_proximity_raw prints)")
         }
         if let gpio = startGPIO() {
             services.started("gpio") { gpio.stop() }

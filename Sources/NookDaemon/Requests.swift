@@ -183,7 +183,13 @@ extension Daemon {
                 displayAvailable: snapshot.isDisplayAvailable, parked: snapshot.parkReason?.description,
                 blockedBy: snapshot.blockingActivity))
         }
-        let inputs = engagement.inputs.map { StatusAnswer.Input(input: $0.input, role: $0.role.rawValue, active: $0.isActive) }
+        let proximity = state.withLock { $0.proximity }
+        let inputs = engagement.inputs.map { input in
+            // The proximity sensor's last value, so thresholds can be chosen from what it reads.
+            let reading = proximity.flatMap { $0.label == input.input ? $0.observation.reading : nil }
+            return StatusAnswer.Input(input: input.input, role: input.role.rawValue, active: input.isActive, problem: input.problem,
+                                      reading: reading.map { Double($0.nanos) / 1_000_000_000 })
+        }
         let settings = await screen.currentSettings
         let frameInterval = await screen.medianSlideFrameInterval
         let display = StatusAnswer.Display(

@@ -36,8 +36,15 @@ public struct StatusAnswer: NookAnswer {
         public var input: String
         public var role: String
         public var active: Bool
+        /// Why the input cannot be used right now (a missing or unreadable sensor): then it is
+        /// unavailable, not idle.
+        public var problem: String?
+        /// A proximity sensor's last value, in the units its `in_proximity_raw` prints.
+        public var reading: Double?
 
-        public init(input: String, role: String, active: Bool) { (self.input, self.role, self.active) = (input, role, active) }
+        public init(input: String, role: String, active: Bool, problem: String? = nil, reading: Double? = nil) {
+            (self.input, self.role, self.active, self.problem, self.reading) = (input, role, active, problem, reading)
+        }
     }
 
     public struct GPIO: Sendable, Equatable {
@@ -131,7 +138,10 @@ public struct StatusAnswer: NookAnswer {
             ("display", displayJSON),
             ("home", .string(home)),
             ("engaged", .bool(engaged)),
-            ("inputs", .array(inputs.map { .object([("input", .string($0.input)), ("role", .string($0.role)), ("active", .bool($0.active))]) })),
+            ("inputs", .array(inputs.map { input in
+                .object([("input", .string(input.input)), ("role", .string(input.role)), ("active", .bool(input.active)),
+                         ("problem", input.problem.map(JSONValue.string) ?? .null), ("reading", input.reading.map(JSONValue.number) ?? .null)])
+            })),
             ("gpio", gpioJSON),
             ("modules", .array(modules.map { module in
                 .object([
@@ -167,7 +177,8 @@ public struct StatusAnswer: NookAnswer {
         home = try reader.requiredString("home")
         engaged = try reader.requiredBool("engaged")
         inputs = try reader.requiredObjects("inputs").map { (input) throws(ProtocolError) in
-            Input(input: try input.requiredString("input"), role: try input.requiredString("role"), active: try input.requiredBool("active"))
+            Input(input: try input.requiredString("input"), role: try input.requiredString("role"), active: try input.requiredBool("active"),
+                  problem: try input.string("problem"), reading: try input.number("reading"))
         }
         gpio = try reader.object("gpio").map { (gpio) throws(ProtocolError) in
             GPIO(library: try gpio.requiredString("library"), api: try gpio.requiredInt("api"),

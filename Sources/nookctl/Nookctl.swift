@@ -131,7 +131,16 @@ struct Status: ParsableCommand {
                          "foreground module: \(status.foreground ?? "none")",
                          "engaged: \(status.engaged ? "yes" : "no")"]
             for input in status.inputs {
-                lines.append("  input \(input.input) (\(input.role)): \(input.active ? "active" : "idle")")
+                var line = "  input \(input.input) (\(input.role)): "
+                if let problem = input.problem {
+                    line += "unavailable (\(problem))"
+                } else {
+                    line += input.active ? "active" : "idle"
+                    if let reading = input.reading {
+                        line += ", reading " + (reading == reading.rounded() && abs(reading) < 1e15 ? String(Int(reading)) : String(reading))
+                    }
+                }
+                lines.append(line)
             }
             if let gpio = status.gpio {
                 lines.append("gpio: libgpiod \(gpio.library)")

@@ -48,7 +48,8 @@ struct AnswerTests {
             display: .init(backend: "drm", mode: "HDMI-A-1 1280x400@60.0Hz", rotation: 90, theme: "dark", refreshHz: 60,
                            slideFrameIntervalMs: 16.7, flips: .init(requested: 10, completed: 9, timedOut: 1)),
             home: "clock", engaged: true,
-            inputs: [.init(input: "button", role: "open", active: true)],
+            inputs: [.init(input: "button", role: "open", active: true), .init(input: "proximity:vcnl4000", role: "hover", active: false, reading: 64.0625),
+                     .init(input: "proximity:ltr559", role: "hover", active: false, problem: "no IIO device named 'ltr559'")],
             gpio: .init(library: "2.2.3", api: 2, lines: [
                 .init(name: "button", role: "open", location: "gpiochip0 line 3", active: nil, changes: 4, lastEdgeToWakeMs: 0.8, problem: "gone"),
                 .init(name: "lid", role: "hover", location: "gpiochip0 line 4", active: false, changes: 0),
