@@ -80,7 +80,7 @@ struct DaemonInputTests {
 
     @Test func i2_proximitySettingsAreValidatedLikeEveryOtherKey() throws {
         let scratch = Scratch()
-        let bad = scratch.file("nook.toml", "[proximity]\nname = \"vcnl4040\"\nthreshold = 100\nhysteresis = 150\n")
+        let bad = scratch.file("nook.toml", "[proximity]\nname = \"vcnl4000\"\nthreshold = 100\nhysteresis = 150\n")
         let daemon = try DaemonProcess.exited(scratch: scratch, arguments: ["--config", bad])
         #expect(daemon.process.terminationStatus == 2)
         #expect(daemon.log.contains("nook.toml:4: proximity.hysteresis: must not exceed proximity.threshold (100), got 150"))
