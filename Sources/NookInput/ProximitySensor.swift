@@ -94,7 +94,8 @@ public final class ProximitySensor: Sendable {
                     engagement.set(.hover, active: false, input: settings.label, problem: problem.description)
                 }
                 lastProblem = problem
-                observed.withLock { $0.problem = problem }
+                // No reading is shown beside a problem: the last one may be from another device.
+                observed.withLock { $0 = Observation(reading: nil, problem: problem) }
             }
             // A sensor that cannot be read is looked at once a second, not at the reading rate.
             next = next + (lastProblem == nil ? settings.interval : .seconds(1))
@@ -128,8 +129,10 @@ public final class ProximitySensor: Sendable {
             let path = settings.sysfsRoot + "/" + entryName
             if case .success(let text) = Self.readFile(path + "/name"), text == wanted { matches.append((number, path)) }
         }
-        // readdir's order is the directory's, not the devices': take the lowest number, always.
-        guard let first = matches.min(by: { $0.number < $1.number }) else {
+        // readdir's order is the directory's, not the devices': take the lowest number, always,
+        // passing over a chip nookd refuses to read when another of the same name can be read.
+        let ordered = matches.sorted { $0.number < $1.number }
+        guard let first = ordered.first(where: { Self.refusal($0.path) == nil }) ?? ordered.first else {
             return .failure(SensorProblem(.missing, "no IIO device named '\(wanted)' under \(settings.sysfsRoot)"))
         }
         return .success(first.path)

@@ -170,6 +170,21 @@ struct ProximitySensorTests {
         #expect(engagement.isHovering)
     }
 
+    /// A VCNL4010 and a VCNL4040 share the name `vcnl4000`: by name, the one nookd can read.
+    @Test func i2_byNameARefusedChipIsPassedOverForOneOfTheSameNameThatCanBeRead() async {
+        let tree = FakeIIOTree(name: "vcnl4000")
+        tree.set(5)
+        tree.write("vcnl4000\n", to: "iio:device1/name")
+        tree.write("0.000100\n", to: "iio:device1/in_proximity_integration_time")
+        tree.set(text: "500.000000000", device: "iio:device1")
+        let clock = ManualClock()
+        let engagement = NookEngagement()
+        let (sensor, task) = await start(.init(name: "vcnl4000", threshold: 100, hysteresis: 0, sysfsRoot: tree.root),
+                                         clock: clock, engagement: engagement, warnings: Warnings())
+        defer { task.cancel() }
+        #expect(engagement.isHovering && sensor.observation.reading == IIOValue(500))
+    }
+
     /// Linux 6.12's vcnl4000 driver oopses (divide error) when a VCNL4000/4010/4020's
     /// in_proximity_raw is read: nookd must not read it. A VCNL4040 of the same name is read.
     @Test func i2_aVCNL4010IsNotReadBecauseItsDriverOopses() async {
