@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import NookActivities
+import NookSystem
 import Synchronization
 
 /// An IIO proximity sensor (SPEC I2) driving the `hover` role of ``NookEngagement``: hover
@@ -118,18 +119,17 @@ public final class ProximitySensor: Sendable {
             }
         }
         guard let wanted = settings.name else { return .failure(SensorProblem(.unusable, "neither a device nor a name is configured")) }
-        guard let directory = opendir(settings.sysfsRoot) else {
-            return .failure(SensorProblem(.missing, "cannot list \(settings.sysfsRoot): 'opendir' failed: (\(errno)) \(String(cString: strerror(errno)))"))
+        let entries: [String]
+        do { entries = try directoryEntries(settings.sysfsRoot) } catch {
+            return .failure(SensorProblem(.missing, "cannot list \(settings.sysfsRoot): \(error)", errno: error.errno))
         }
-        defer { closedir(directory) }
         var matches: [(number: Int, path: String)] = []
-        while let entry = readdir(directory) {
-            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        for entryName in entries {
             guard entryName.hasPrefix("iio:device"), let number = Int(entryName.dropFirst("iio:device".count)) else { continue }
             let path = settings.sysfsRoot + "/" + entryName
             if case .success(let text) = Self.readFile(path + "/name"), text == wanted { matches.append((number, path)) }
         }
-        // readdir's order is the directory's, not the devices': take the lowest number, always,
+        // The listing's order is the directory's, not the devices': take the lowest number, always,
         // passing over a chip nookd refuses to read when another of the same name can be read.
         let ordered = matches.sorted { $0.number < $1.number }
         guard let first = ordered.first(where: { Self.refusal($0.path) == nil }) ?? ordered.first else {
@@ -177,23 +177,21 @@ public final class ProximitySensor: Sendable {
 
     /// A small sysfs attribute without its surrounding whitespace; errors name the call and errno.
     static func readFile(_ path: String) -> Result<String, SensorProblem> {
-        // O_NONBLOCK: a FIFO configured as a device must not hang the sensor's task in open.
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else {
-            let code = errno
-            return .failure(SensorProblem(code == ENOENT || code == ENOTDIR ? .missing : .unreadable,
-                                          "'open' failed for \(path): (\(code)) \(String(cString: strerror(code)))", errno: code))
+        let bytes: [UInt8]
+        // sysfs reports every attribute as 4096 bytes long, whatever it holds.
+        do { bytes = try readRegularFile(path, limit: 4096) } catch {
+            switch error {
+            case .systemCall(let failure):
+                let absent = failure.call == "open" && (failure.errno == ENOENT || failure.errno == ENOTDIR)
+                return .failure(SensorProblem(absent ? .missing : .unreadable, failure.description, errno: failure.errno))
+            case .notRegular:
+                // A FIFO or device where an attribute should be: never opened for reading.
+                return .failure(SensorProblem(.unusable, error.description))
+            case .tooLarge:
+                return .failure(SensorProblem(.unparseable, error.description))
+            }
         }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 256)
-        var count: Int
-        repeat { count = read(fd, &buffer, buffer.count) } while count < 0 && errno == EINTR
-        guard count >= 0 else {
-            let code = errno
-            return .failure(SensorProblem(.unreadable, "'read' failed for \(path): (\(code)) \(String(cString: strerror(code)))", errno: code))
-        }
-        guard count < buffer.count else { return .failure(SensorProblem(.unparseable, "\(path) holds more than \(buffer.count - 1) bytes: not a sysfs value")) }
-        let text = String(decoding: buffer[0..<count], as: UTF8.self)
+        let text = String(decoding: bytes, as: UTF8.self)
         return .success(String(text.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed()))
     }
 }

@@ -108,19 +108,20 @@ struct ProximitySensorTests {
         #expect(warnings.all.last?.contains("reading again (12)") == true)
     }
 
-    /// A driver that fails the read (EIO on a real chip; here a directory, EISDIR) is there
-    /// but unreadable: named with the call and errno, not "until it appears".
-    @Test func i4_aPresentButUnreadableSensorNamesTheCallAndErrno() async {
+    /// A driver that fails the read (EIO from a chip that does not answer) is there but
+    /// unreadable: named with the call and errno, not "until it appears". /proc/self/mem is a
+    /// regular file whose read at offset 0 fails with EIO, like such a driver.
+    @Test func i4_aPresentButUnreadableSensorNamesTheCallAndErrno() async throws {
         let tree = FakeIIOTree(name: "ltr559")
-        try? FileManager.default.removeItem(atPath: tree.root + "/iio:device0/in_proximity_raw")
-        try? FileManager.default.createDirectory(atPath: tree.root + "/iio:device0/in_proximity_raw", withIntermediateDirectories: true)
+        try FileManager.default.removeItem(atPath: tree.root + "/iio:device0/in_proximity_raw")
+        try FileManager.default.createSymbolicLink(atPath: tree.root + "/iio:device0/in_proximity_raw", withDestinationPath: "/proc/self/mem")
         let clock = ManualClock()
         let engagement = NookEngagement()
         let warnings = Warnings()
         let (sensor, task) = await start(.init(name: "ltr559", sysfsRoot: tree.root), clock: clock, engagement: engagement, warnings: warnings)
         defer { task.cancel() }
         #expect(sensor.observation.problem?.kind == .unreadable)
-        #expect(warnings.all.first?.contains("'read' failed for \(tree.root)/iio:device0/in_proximity_raw: (21) Is a directory") == true, "\(warnings.all)")
+        #expect(warnings.all.first?.contains("'read' failed for \(tree.root)/iio:device0/in_proximity_raw: (5) Input/output error") == true, "\(warnings.all)")
         #expect(warnings.all.first?.contains("is there but cannot be read") == true)
     }
 
@@ -213,7 +214,8 @@ struct ProximitySensorTests {
         let warnings = Warnings()
         let (sensor, task) = await start(.init(name: "ltr559", sysfsRoot: tree.root), clock: clock, engagement: engagement, warnings: warnings)
         defer { task.cancel() }
-        #expect(sensor.observation.problem?.kind == .unparseable)
+        #expect(sensor.observation.problem?.kind == .unusable)
+        #expect(warnings.all.first?.contains("in_proximity_raw is a FIFO, not a regular file") == true, "\(warnings.all)")
     }
 
     @Test func i4_aMissingSensorIsAWarningAndIsPickedUpWhenItAppears() async {
