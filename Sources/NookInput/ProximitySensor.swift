@@ -151,9 +151,9 @@ public final class ProximitySensor: Sendable {
             guard problem.errno == ENOENT else { return .failure(problem) }
             // The device is there but has no proximity channel (a light-only sensor, or the
             // wrong device): waiting for the file would wait forever.
-            if access(directory + "/name", F_OK) == 0 {
-                let name = (try? Self.readFile(directory + "/name").get()) ?? "?"
-                return .failure(SensorProblem(.unusable, "\(directory) ('\(name)') has no in_proximity_raw: not a proximity sensor"))
+            if access(directory, F_OK) == 0 {
+                let name = (try? Self.readFile(directory + "/name").get()).map { " ('\($0)')" } ?? ""
+                return .failure(SensorProblem(.unusable, "\(directory)\(name) has no in_proximity_raw: not a proximity sensor"))
             }
             return .failure(SensorProblem(.missing, problem.description))
         case .success(let text):

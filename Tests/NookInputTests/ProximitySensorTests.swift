@@ -137,6 +137,18 @@ struct ProximitySensorTests {
         #expect(warnings.all.first?.contains("('vcnl4035') has no in_proximity_raw: not a proximity sensor") == true, "\(warnings.all)")
     }
 
+    /// A configured device path that is some other directory is not waited for either.
+    @Test func i2_aDevicePathThatIsNoIIODeviceIsNotWaitedFor() async {
+        let tree = FakeIIOTree(name: "ltr559")
+        let clock = ManualClock()
+        let engagement = NookEngagement()
+        let warnings = Warnings()
+        let (sensor, task) = await start(.init(device: tree.root, sysfsRoot: tree.root), clock: clock, engagement: engagement, warnings: warnings)
+        defer { task.cancel() }
+        #expect(sensor.observation.problem?.kind == .unusable)
+        #expect(warnings.all.first?.contains("\(tree.root) has no in_proximity_raw: not a proximity sensor") == true, "\(warnings.all)")
+    }
+
     /// `iio:deviceN` follows the order devices appeared in: with a name configured too, a
     /// renumbered device that is now another sensor is refused, not read.
     @Test func i2_aDeviceNumberThatNowBelongsToAnotherSensorIsRefused() async {
