@@ -69,4 +69,18 @@ struct Issue23QueueEndToEndTests {
         #expect(waiter.terminationStatus == ExitCodes.expired)
         #expect(daemon.stop().status == 0)
     }
+
+    @Test func q10_focusElsewhereLeavesASuspendedModuleSuspended() throws {
+        let scratch = Scratch()
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", scratch.file("nook.toml", "[queue]\nmodules = [\"a\", \"b\"]\n")])
+        let socket = daemon.socket
+        #expect(try nookctl(["suspend", "--module", "a"], socket: socket).status == 0)
+        #expect(try nookctl(["enqueue", "--title", "held", "--module", "a", "--priority", "high"], socket: socket).status == 0)
+        #expect(try nookctl(["focus", "b"], socket: socket).status == 0)
+        let modules = try daemon.request(.status)["modules"]?.items ?? []
+        let a = modules.first { $0["name"] == .string("a") }
+        #expect(a?["suspended"] == .bool(true), "focus must not resume what the user suspended: \(modules)")
+        #expect(a?["pending"] == .number(1) && a?["current"] == .null, "the held card stays held")
+        #expect(daemon.stop().status == 0)
+    }
 }
