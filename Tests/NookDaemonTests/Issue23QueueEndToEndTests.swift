@@ -1,4 +1,5 @@
 import Foundation
+import NookTestSupport
 import NookActivities
 import NookProtocol
 import Testing
@@ -81,6 +82,38 @@ struct Issue23QueueEndToEndTests {
         let a = modules.first { $0["name"] == .string("a") }
         #expect(a?["suspended"] == .bool(true), "focus must not resume what the user suspended: \(modules)")
         #expect(a?["pending"] == .number(1) && a?["current"] == .null, "the held card stays held")
+        #expect(daemon.stop().status == 0)
+    }
+
+    @Test func q13_twoClientsRacingWithOneIdIntoTwoModulesGetOneAcceptance() throws {
+        let scratch = Scratch()
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", scratch.file("nook.toml", "[queue]\nmodules = [\"a\", \"b\"]\n")])
+        try daemon.request(.suspend(module: nil))
+        let ids = (0..<150).map { _ in NookActivityID() }
+        let accepted = Locked<[NookActivityID: Int]>([:])
+        let group = DispatchGroup()
+        let socket = daemon.socket
+        for module in ["a", "b"] {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                guard let client = try? NookClient(path: socket) else { return }
+                client.readTimeout = .seconds(10)
+                // Pipelined, so both connections' requests interleave inside nookd.
+                let lines = ids.enumerated().map { index, id in
+                    Request(id: .number(Double(index)), operation: .enqueue(NookActivity(id: id, title: "\(module)"), module: module, wait: false)).encoded() + "\n"
+                }
+                try? client.sendRaw(Array(lines.joined().utf8))
+                for _ in ids {
+                    guard let line = try? client.readLine(), case .success(_, let result)? = try? ResponseLine.decode(line),
+                          let id = result["id"]?.text.flatMap(NookActivityID.init) else { continue }
+                    accepted.withLock { $0[id, default: 0] += 1 }
+                }
+            }.start()
+        }
+        group.wait()
+        let counts = accepted.withLock { $0 }
+        #expect(ids.allSatisfy { counts[$0] == 1 }, "each id accepted exactly once: \(ids.filter { counts[$0] != 1 }.count) were not")
         #expect(daemon.stop().status == 0)
     }
 }
