@@ -162,6 +162,42 @@ struct Issue23QueueTests {
         #expect(next?.activity.title == "urgent", "Q9: the background high goes next, not after every foreground normal")
     }
 
+    @Test func q9_aClaimDeniedWhileTheGlassWasHeldGoesNextAndIsWokenOnRelease() throws {
+        let arbiter = NookSurfaceArbiter(foreground: "fg", clock: ManualClock())
+        guard case .granted(let first) = arbiter.claim(module: "fg", priority: .normal) else { throw Failure("fg normal") }
+        let woken = Locked(0)
+        #expect(arbiter.claim(module: "bg", priority: .high, whenFree: { woken.withLock { $0 += 1 } }) == .denied(.busy(holder: "fg")))
+        arbiter.release(first)
+        #expect(woken.withLock { $0 } == 1, "the waiting claim hears the glass is free")
+        #expect(arbiter.claim(module: "fg", priority: .normal) == .denied(.promised(to: "bg")), "a fresh lower claim waits its turn")
+        #expect(arbiter.claim(module: "fg", priority: .high) == .denied(.promised(to: "bg")), "an equal one that waited less, too")
+        guard case .granted(let urgent) = arbiter.claim(module: "bg", priority: .high) else { throw Failure("bg high") }
+        arbiter.release(urgent)
+        guard case .granted = arbiter.claim(module: "fg", priority: .high) else { throw Failure("fg's turn after bg") }
+    }
+
+    @Test func q9_aWaitingClaimThatIsWithdrawnNoLongerHoldsOthersBack() throws {
+        let arbiter = NookSurfaceArbiter(foreground: "fg", clock: ManualClock())
+        guard case .granted(let first) = arbiter.claim(module: "fg", priority: .normal) else { throw Failure("fg normal") }
+        #expect(arbiter.claim(module: "bg", priority: .high) == .denied(.busy(holder: "fg")))
+        arbiter.release(first)
+        let woken = Locked(0)
+        #expect(arbiter.claim(module: "fg", priority: .normal, whenFree: { woken.withLock { $0 += 1 } }) == .denied(.promised(to: "bg")))
+        arbiter.withdraw(module: "bg")
+        #expect(woken.withLock { $0 } == 1, "whoever it held back may try again at once")
+        guard case .granted = arbiter.claim(module: "fg", priority: .normal) else { throw Failure("fg after the withdrawal") }
+    }
+
+    @Test func q10_aSwitchForgetsWaitingClaims() async throws {
+        let arbiter = NookSurfaceArbiter(foreground: "fg", clock: ManualClock())
+        for module in ["fg", "bg", "next"] { arbiter.register(ScriptedModule(NookModuleID(module))) }
+        guard case .granted = arbiter.claim(module: "fg", priority: .normal) else { throw Failure("fg normal") }
+        #expect(arbiter.claim(module: "bg", priority: .high) == .denied(.busy(holder: "fg")))
+        try await arbiter.switchForeground(to: "next")
+        // bg's queue will claim again on its poll; until then its old wait holds nobody back.
+        guard case .granted = arbiter.claim(module: "next", priority: .low) else { throw Failure("the new foreground claims the glass") }
+    }
+
     // MARK: Requests from one thread apply in order (reading-only item)
 
     @Test func q14_requestsFromOneThreadApplyInTheOrderTheyWereMade() async throws {
@@ -184,6 +220,11 @@ struct Issue23QueueTests {
             if order != items.map(\.title) { return }
         }
     }
+}
+
+struct Failure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
 
 /// One stream of two queues' events (each queue's in its order).
