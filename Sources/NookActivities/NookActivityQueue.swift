@@ -12,11 +12,20 @@ public actor NookActivityQueue {
         /// Most pending activities held at once (Q16).
         public var capacity: Int
 
-        public init(pollInterval: Duration = .milliseconds(200), capacity: Int = 256) {
+        /// When set, the queue has a presenter that reports, through
+        /// ``NookActivityQueue/animateInFinished(_:)``, when each card is fully on the glass;
+        /// `presented` waits for that report (at most this long past the animate-in's planned
+        /// end, so a stuck display cannot hold the queue), and the dwell counts from it (Q13).
+        /// A slow display then shortens no card. Nil: the dwell counts from the planned end.
+        public var presenterTimeout: Duration?
+
+        public init(pollInterval: Duration = .milliseconds(200), capacity: Int = 256, presenterTimeout: Duration? = nil) {
             precondition(pollInterval > .zero, "pollInterval must be positive")
             precondition(capacity > 0, "capacity must be positive")
+            precondition(presenterTimeout.map { $0 >= .zero } ?? true, "presenterTimeout must not be negative")
             self.pollInterval = pollInterval
             self.capacity = capacity
+            self.presenterTimeout = presenterTimeout
         }
     }
 
@@ -45,12 +54,17 @@ public actor NookActivityQueue {
         var phase: NookPresentationPhase
         var since: NookInstant
         var endRequest: EndRequest?
+        /// The `at` of this presentation's `animateIn` event, which the presenter's report names.
+        var animateInAt: NookInstant
+        /// When the presenter reported the card fully on the glass.
+        var onGlassAt: NookInstant?
     }
 
     public nonisolated let configuration: Configuration
     private let clock: any NookClock
     private let engagement: (any NookEngagementSource)?
     private let hub = NookEventHub()
+    private let mailbox = NookQueueMailbox()
 
     private var pendingActivities = PendingActivities()
     private var onScreen: OnScreen?
@@ -58,11 +72,16 @@ public actor NookActivityQueue {
     private var boundModule: NookModuleID?
     private var engagementObservation: NookObservation?
     private var userSuspended = false
+    /// ``yieldSurface()`` calls under way: the drain stays off the surface until they return.
+    private var yieldHolds = 0
     private var displayAvailable = true
     private var parkReason: NookParkReason?
     private var drainTask: Task<Void, Never>?
     private var waiter: Waiter?
     private var waitSerial: UInt64 = 0
+    /// The one timer that drops pending activities at their expiry (Q17), armed for the
+    /// earliest deadline whatever the drain is doing (suspended, parked, showing a blocker).
+    private var expiryTimer: (deadline: NookInstant, task: Task<Void, Never>)?
 
     public init(
         clock: any NookClock = NookSystemClock(),
@@ -74,7 +93,10 @@ public actor NookActivityQueue {
         self.configuration = configuration
     }
 
-    deinit { hub.finishAll() }
+    deinit {
+        expiryTimer?.task.cancel()
+        hub.finishAll()
+    }
 
     // MARK: Binding (Q11)
 
@@ -86,7 +108,7 @@ public actor NookActivityQueue {
         if engagementObservation == nil, let engagement {
             engagementObservation = engagement.observe { [weak self] _ in
                 guard let self else { return }
-                Task { await self.engagementDidChange() }
+                self.mailbox.post(.engagementChanged, to: self)
             }
         }
         startDrainIfNeeded()
@@ -123,6 +145,11 @@ public actor NookActivityQueue {
 
     public var isSuspended: Bool { userSuspended }
 
+    /// Whether an activity with this id is pending or on screen (it has not ended).
+    public func holds(_ id: NookActivityID) -> Bool {
+        pendingActivities.contains(id) || onScreen?.entry.activity.id == id
+    }
+
     public func snapshot() -> NookQueueSnapshot {
         expireDue()
         return NookQueueSnapshot(
@@ -145,16 +172,19 @@ public actor NookActivityQueue {
     /// Validates and queues an activity. A non-nil coalescing key first removes the pending
     /// activity with the same key (Q4); a full queue evicts its oldest lowest-priority activity
     /// for a higher-priority arrival, or rejects the arrival as `queueFull` (Q16).
+    ///
+    /// An activity whose id is already pending or on screen is refused with no event at all:
+    /// events are keyed by id, so a `rejected` for it would read as the live activity's end.
     @discardableResult
     public func enqueue(_ activity: NookActivity) -> NookEnqueueResult {
+        if holds(activity.id) {
+            return .rejected(activity.id, .invalid(NookActivityValidationError(
+                field: "id", problem: "activity \(activity.id) is already queued or on screen; an id names one activity until it ends")))
+        }
         do {
             try activity.validate()
         } catch {
             return reject(activity, .invalid(error))
-        }
-        if pendingActivities.contains(activity.id) || onScreen?.entry.activity.id == activity.id {
-            return reject(activity, .invalid(NookActivityValidationError(
-                field: "id", problem: "activity \(activity.id) is already queued or on screen")))
         }
         expireDue()
         let peer = activity.coalescingKey.flatMap { pendingActivities.id(forKey: $0) }
@@ -170,6 +200,7 @@ public actor NookActivityQueue {
         }
         pendingActivities.insert(activity, enqueuedAt: clock.now)
         emit(activity, .enqueued)
+        armExpiryTimer()
         startDrainIfNeeded()
         return .accepted(activity.id)
     }
@@ -214,19 +245,46 @@ public actor NookActivityQueue {
         return id
     }
 
-    /// ``dismiss(_:)`` for callers on any thread that cannot await (GPIO callbacks).
+    /// ``dismiss(_:)`` for callers on any thread that cannot await (GPIO callbacks). Requests
+    /// made from one thread apply in the order they were made.
     public nonisolated func requestDismiss(_ id: NookActivityID) {
-        Task { await self.dismiss(id) }
+        mailbox.post(.dismiss(id), to: self)
     }
 
     /// ``dismissCurrent()`` for callers on any thread that cannot await.
     public nonisolated func requestDismissCurrent() {
-        Task { await self.dismissCurrent() }
+        mailbox.post(.dismissCurrent, to: self)
     }
 
     /// ``cancel(_:)`` for callers on any thread that cannot await.
     public nonisolated func requestCancel(_ id: NookActivityID) {
-        Task { await self.cancel(id) }
+        mailbox.post(.cancel(id), to: self)
+    }
+
+    /// Applies requests posted from other threads, oldest first.
+    func apply(_ requests: [NookQueueMailbox.Request]) {
+        for request in requests {
+            switch request {
+            case .dismiss(let id): dismiss(id)
+            case .dismissCurrent: dismissCurrent()
+            case .cancel(let id): cancel(id)
+            case .engagementChanged: engagementDidChange()
+            case .surfaceFreed: wake(.parked)
+            }
+        }
+    }
+
+    /// The presenter's report that the card announced by `animateIn` (the event itself) has
+    /// finished animating in on the display; see ``Configuration/presenterTimeout``. A report
+    /// for a presentation that has moved on (or an earlier showing of the same activity) is
+    /// ignored.
+    public func animateInFinished(_ animateIn: NookActivityEvent) {
+        guard var shown = onScreen, shown.entry.activity.id == animateIn.id, shown.animateInAt == animateIn.at,
+              shown.phase == .animateIn, shown.onGlassAt == nil
+        else { return }
+        shown.onGlassAt = clock.now
+        onScreen = shown
+        wake(.presentation)
     }
 
     // MARK: Suspend, resume, quiesce, display (Q7, Q8, Q15)
@@ -253,6 +311,17 @@ public actor NookActivityQueue {
         if let drainTask { await drainTask.value }
     }
 
+    /// Takes the queue off the surface the way ``quiesce()`` does, then lets it drain again,
+    /// leaving ``isSuspended`` as it was: what a module does when it stops being foreground
+    /// (Q10). A queue the user suspended stays suspended.
+    public func yieldSurface() async {
+        yieldHolds += 1
+        interruptPresentation()
+        if let drainTask { await drainTask.value }
+        yieldHolds -= 1
+        startDrainIfNeeded()
+    }
+
     /// Tells the queue whether anyone can see the display (Q15). While it cannot, the activity
     /// on screen goes back to the head of the queue and nothing is shown; when it can again,
     /// the queue drains (unless suspended).
@@ -270,7 +339,7 @@ public actor NookActivityQueue {
 
     // MARK: The drain
 
-    private var mayDrain: Bool { surface != nil && !userSuspended && displayAvailable }
+    private var mayDrain: Bool { surface != nil && !userSuspended && yieldHolds == 0 && displayAvailable }
 
     private func startDrainIfNeeded() {
         guard drainTask == nil, mayDrain, !pendingActivities.isEmpty else { return }
@@ -284,10 +353,13 @@ public actor NookActivityQueue {
                   let next = pendingActivities.first()
             else { break }
             if engagement?.isEngaged == true {
+                surface.withdraw(module: module)
                 await park(.engaged)
                 continue
             }
-            switch surface.claim(module: module, priority: next.activity.priority) {
+            let claim = surface.claim(module: module, priority: next.activity.priority,
+                                      whenFree: { [weak self] in self?.surfaceBecameFree() })
+            switch claim {
             case .denied(let denial):
                 await park(.denied(denial))
             case .granted(let grant):
@@ -296,8 +368,15 @@ public actor NookActivityQueue {
                 await present(next, grant: grant, on: surface)
             }
         }
+        if let boundModule { surface?.withdraw(module: boundModule) }
         parkReason = nil
         drainTask = nil
+    }
+
+    /// Called by the arbiter (on the releasing thread) when a claim this queue was denied
+    /// may now succeed: try again now rather than on the next poll (Q9).
+    private nonisolated func surfaceBecameFree() {
+        mailbox.post(.surfaceFreed, to: self)
     }
 
     /// Waits one poll interval, or less if engagement changes or the queue is suspended.
@@ -311,11 +390,21 @@ public actor NookActivityQueue {
         // Deadlines come from the planned timeline, not from when this task happens to wake,
         // so a late wake-up does not stretch the presentation.
         let start = clock.now
-        onScreen = OnScreen(entry: entry, grant: grant, surface: surface, phase: .animateIn, since: start)
-        emit(activity, .animateIn)
-        let presentedAt = start + activity.transition
-        while onScreen?.endRequest == nil, clock.now < presentedAt {
-            await wait(until: presentedAt, purpose: .presentation)
+        onScreen = OnScreen(entry: entry, grant: grant, surface: surface, phase: .animateIn, since: start, animateInAt: start)
+        emit(activity, .animateIn, at: start)
+        let plannedIn = start + activity.transition
+        while onScreen?.endRequest == nil, clock.now < plannedIn {
+            await wait(until: plannedIn, purpose: .presentation)
+        }
+        // Q13 order: the dwell runs from when the card is really on the glass, which a busy
+        // display reaches later than planned.
+        var presentedAt = plannedIn
+        if let timeout = configuration.presenterTimeout {
+            let giveUpAt = plannedIn + timeout
+            while onScreen?.endRequest == nil, onScreen?.onGlassAt == nil, clock.now < giveUpAt {
+                await wait(until: giveUpAt, purpose: .presentation)
+            }
+            presentedAt = max(plannedIn, onScreen?.onGlassAt ?? min(clock.now, giveUpAt))
         }
 
         // Where the timeline ends: the planned dwell end if it ran out, or now if ended early.
@@ -371,6 +460,7 @@ public actor NookActivityQueue {
         }
         pendingActivities.insert(entry.activity, enqueuedAt: entry.enqueuedAt, expiresAt: entry.expiresAt, atFront: true)
         emit(entry.activity, .requeued)
+        armExpiryTimer()
     }
 
     private func requestEnd(of id: NookActivityID, _ request: EndRequest) -> Bool {
@@ -427,8 +517,8 @@ public actor NookActivityQueue {
 
     // MARK: Events and expiry
 
-    private func emit(_ activity: NookActivity, _ kind: NookActivityEvent.Kind) {
-        hub.emit(NookActivityEvent(activity: activity, kind: kind, at: clock.now, module: boundModule))
+    private func emit(_ activity: NookActivity, _ kind: NookActivityEvent.Kind, at instant: NookInstant? = nil) {
+        hub.emit(NookActivityEvent(activity: activity, kind: kind, at: instant ?? clock.now, module: boundModule))
     }
 
     private func reject(_ activity: NookActivity, _ reason: NookRejectionReason) -> NookEnqueueResult {
@@ -440,5 +530,31 @@ public actor NookActivityQueue {
         for entry in pendingActivities.removeExpired(asOf: clock.now) {
             emit(entry.activity, .rejected(.expired))
         }
+        armExpiryTimer()
+    }
+
+    /// Keeps one sleeper on the clock for the earliest pending expiry, so an activity is
+    /// dropped at its deadline even when nothing else in the queue runs (Q17). A deadline that
+    /// has gone (its activity shown or cancelled) lets the timer fire on nothing and re-arm.
+    private func armExpiryTimer() {
+        let next = pendingActivities.nextExpiry()
+        if let current = expiryTimer {
+            if let next, current.deadline <= next { return }
+            current.task.cancel()
+            expiryTimer = nil
+        }
+        guard let next else { return }
+        let clock = self.clock
+        let task = Task { [weak self] in
+            do { try await clock.sleep(until: next) } catch { return }
+            await self?.expiryTimerFired(next)
+        }
+        expiryTimer = (next, task)
+    }
+
+    private func expiryTimerFired(_ deadline: NookInstant) {
+        guard expiryTimer?.deadline == deadline else { return }
+        expiryTimer = nil
+        expireDue()
     }
 }

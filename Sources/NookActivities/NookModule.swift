@@ -34,9 +34,10 @@ extension NookModule {
     public func didActivate() {}
 }
 
-/// The usual module: one activity queue. Switch-away quiesces the queue, which ends its
-/// presentation through the normal path and releases its claim, then lets it drain again in
-/// the background, where only its `.high` activities may take the glass (Q9).
+/// The usual module: one activity queue. Switch-away takes the queue off the surface (its
+/// presentation ends through the normal path and its claim is released), then lets it drain
+/// again in the background, where only its `.high` activities may take the glass (Q9). A queue
+/// the user suspended stays suspended.
 public final class NookQueueModule: NookModule {
     public let id: NookModuleID
     public let queue: NookActivityQueue
@@ -47,7 +48,6 @@ public final class NookQueueModule: NookModule {
     }
 
     public func prepareForSwitchAway() async {
-        await queue.quiesce()
-        await queue.resume()
+        await queue.yieldSurface()
     }
 }

@@ -20,9 +20,13 @@ public final class NookSurfaceArbiter: Sendable {
         case busy(holder: NookModuleID)
         /// A foreground switch is under way.
         case switching
+        /// The glass is free but promised to another module's waiting claim, which has a higher
+        /// priority or the same one and has waited longer (Q9: a background `.high` goes next).
+        case promised(to: NookModuleID)
 
         public var description: String {
             switch self {
+            case .promised(let module): "the glass goes next to module \(module), which has waited for it with a higher priority (or as long)"
             case .notForeground(let foreground): "module is not foreground (foreground: \(foreground?.rawValue ?? "none")) and only high priority may take the glass"
             case .busy(let holder): "the glass is held by module \(holder)"
             case .switching: "a module switch is under way"
@@ -52,9 +56,25 @@ public final class NookSurfaceArbiter: Sendable {
         public var preparedInTime: Bool
     }
 
+    /// A claim denied while the surface was busy (or promised): it goes ahead of fresh
+    /// claims of lower priority, and is woken when the surface is released.
+    private struct Waiting {
+        var priority: NookActivityPriority
+        var since: UInt64
+        var wake: (@Sendable () -> Void)?
+
+        /// Whether this waiting claim goes before a claim of `priority` that has waited since
+        /// `otherSince` (nil: it has not waited).
+        func isAhead(of priority: NookActivityPriority, since otherSince: UInt64?) -> Bool {
+            self.priority > priority || (self.priority == priority && since < (otherSince ?? .max))
+        }
+    }
+
     private struct State {
         var foreground: NookModuleID?
         var holder: Grant?
+        var waiting: [NookModuleID: Waiting] = [:]
+        var nextWaitingSerial: UInt64 = 0
         var switching = false
         var switchWaiters: [CheckedContinuation<Void, Never>] = []
         var modules: [NookModuleID: any NookModule] = [:]
@@ -87,29 +107,70 @@ public final class NookSurfaceArbiter: Sendable {
     }
 
     /// Asks for the surface on behalf of `module` to show an activity of `priority` (Q9).
-    public func claim(module: NookModuleID, priority: NookActivityPriority) -> ClaimResult {
-        state.withLock { state in
-            if state.switching { return .denied(.switching) }
+    ///
+    /// A claim denied because the glass is held is remembered until `module` claims again or
+    /// ``withdraw(module:)``s: when the glass is released, it goes before any claim of lower
+    /// priority (or equal priority that has not waited as long), so a queue that releases and
+    /// re-claims in one turn cannot keep a waiting background `.high` off the glass. `whenFree`
+    /// is called (on the releasing thread; keep it short) when the glass is released meanwhile.
+    public func claim(module: NookModuleID, priority: NookActivityPriority,
+                      whenFree: (@Sendable () -> Void)? = nil) -> ClaimResult {
+        let (result, woken) = state.withLock { state -> (ClaimResult, [@Sendable () -> Void]) in
+            if state.switching { return (.denied(.switching), []) }
+            let waited = state.waiting.removeValue(forKey: module)
             if module != state.foreground, priority < .high {
-                return .denied(.notForeground(foreground: state.foreground))
+                // No longer a contender: whoever it kept waiting may try again.
+                return (.denied(.notForeground(foreground: state.foreground)), waited == nil ? [] : Self.wakes(state.waiting))
             }
-            if let holder = state.holder { return .denied(.busy(holder: holder.module)) }
+            func wait() {
+                state.nextWaitingSerial += 1
+                state.waiting[module] = Waiting(priority: priority, since: waited?.since ?? state.nextWaitingSerial, wake: whenFree)
+            }
+            if let holder = state.holder {
+                wait()
+                return (.denied(.busy(holder: holder.module)), [])
+            }
+            let ahead = state.waiting.filter { $0.value.isAhead(of: priority, since: waited?.since) }
+                .min { $0.value.isAhead(of: $1.value.priority, since: $1.value.since) }
+            if let ahead {
+                wait()
+                return (.denied(.promised(to: ahead.key)), [])
+            }
             state.nextToken += 1
             let grant = Grant(token: state.nextToken, module: module, priority: priority)
             state.holder = grant
-            return .granted(grant)
+            return (.granted(grant), [])
         }
+        for wake in woken { wake() }
+        return result
+    }
+
+    /// Forgets `module`'s waiting claim (its queue stopped wanting the glass: suspended, empty,
+    /// yielding to the user), so it no longer goes ahead of others.
+    public func withdraw(module: NookModuleID) {
+        let woken = state.withLock { state -> [@Sendable () -> Void] in
+            guard state.waiting.removeValue(forKey: module) != nil, state.holder == nil else { return [] }
+            return Self.wakes(state.waiting)
+        }
+        for wake in woken { wake() }
     }
 
     /// Ends a claim. Releasing a stale token (already released, or invalidated by a module
-    /// switch) is a harmless no-op that returns false (Q9).
+    /// switch) is a harmless no-op that returns false (Q9). Waiting claims are woken.
     @discardableResult
     public func release(_ grant: Grant) -> Bool {
-        state.withLock { state in
-            guard state.holder == grant else { return false }
+        let woken = state.withLock { state -> [@Sendable () -> Void]? in
+            guard state.holder == grant else { return nil }
             state.holder = nil
-            return true
+            return Self.wakes(state.waiting)
         }
+        guard let woken else { return false }
+        for wake in woken { wake() }
+        return true
+    }
+
+    private static func wakes(_ waiting: [NookModuleID: Waiting]) -> [@Sendable () -> Void] {
+        waiting.values.compactMap(\.wake)
     }
 
     /// Whether `grant` still holds the surface; renderers check before drawing.
@@ -129,6 +190,8 @@ public final class NookSurfaceArbiter: Sendable {
                 let from = state.foreground
                 state.switching = true
                 state.foreground = nil
+                // Who may claim changes with the foreground: waiting claims start over.
+                state.waiting.removeAll()
                 if let holder = state.holder, holder.module == from { state.holder = nil }
                 return .start(outgoing: from.flatMap { state.modules[$0] }, from: from)
             }

@@ -121,6 +121,16 @@ struct PendingActivities {
         return expired
     }
 
+    /// The earliest expiry of a pending activity, if any has one. Drops the tombstones of
+    /// removed activities from the top of the heap on the way.
+    mutating func nextExpiry() -> NookInstant? {
+        while let earliest = expiries.peek {
+            if entries[earliest.id]?.serial == earliest.serial { return earliest.at }
+            expiries.pop()
+        }
+        return nil
+    }
+
     /// Every pending activity in presentation order. O(n): for observers, not the hot path.
     var ordered: [Entry] {
         var result: [Entry] = []

@@ -38,6 +38,8 @@ public final class Daemon: Sendable {
     private let configPath: String?
     private let overrides: @Sendable (inout DaemonConfig) -> Void
     let state: Mutex<State>
+    /// Ids of enqueue requests between their duplicate check and their enqueue.
+    let idsBeingEnqueued = Mutex<Set<NookActivityID>>([])
 
     struct State {
         var config: DaemonConfig
@@ -61,8 +63,11 @@ public final class Daemon: Sendable {
         arbiter = NookSurfaceArbiter(foreground: config.modules[0], clock: clock)
         var queues: [NookModuleID: NookActivityQueue] = [:]
         for module in config.modules {
+            // The screen reports each slide-in's end: a card's dwell counts from when it is
+            // really on the glass (Q13), however busy the display; 2 s bounds a stuck one.
             let queue = NookActivityQueue(clock: clock, engagement: engagement,
-                                          configuration: .init(pollInterval: config.pollInterval, capacity: config.capacity))
+                                          configuration: .init(pollInterval: config.pollInterval, capacity: config.capacity,
+                                                               presenterTimeout: .seconds(2)))
             queues[module] = queue
             arbiter.register(NookQueueModule(id: module, queue: queue))
         }
@@ -111,8 +116,9 @@ public final class Daemon: Sendable {
         }
         let feeders = modules.map { module in
             // Subscribed here, not inside the task: the journal's restored activities follow at once.
-            let events = queues[module]!.events(where: NookScreen.draws)
-            return Task { [screen] in await screen.run(events) }
+            let queue = queues[module]!
+            let events = queue.events(where: NookScreen.draws)
+            return Task { [screen] in await screen.run(events, reportingTo: queue) }
         }
         services.started("screen") { feeders.forEach { $0.cancel() } }
         // Every event in the log only when asked for: at info a busy daemon should not pay for it.

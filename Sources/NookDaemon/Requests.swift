@@ -41,7 +41,7 @@ extension Daemon {
         case .enqueue(let activity, let moduleName, let wait):
             let (module, queue) = try queue(moduleName)
             let events = wait ? queue.events(where: { $0.id == activity.id }) : nil
-            switch await queue.enqueue(activity) {
+            switch try await enqueueUnique(activity, into: queue) {
             case .rejected(_, .invalid(let error)):
                 throw ProtocolError(.invalid, field: "activity.\(error.field)", error.problem)
             case .rejected(_, .queueFull):
@@ -153,6 +153,22 @@ extension Daemon {
                 throw ProtocolError(.unknownModule, field: "module", "\(error); this nookd has \(modules.map(\.rawValue).joined(separator: ", "))")
             }
         }
+    }
+
+    /// Enqueues unless an activity with the same id is pending or on screen in any module, or
+    /// being enqueued by another request right now: an id names one activity until it ends,
+    /// and only the refused request hears about the refusal (issue 23).
+    private func enqueueUnique(_ activity: NookActivity, into queue: NookActivityQueue) async throws(ProtocolError) -> NookEnqueueResult {
+        let id = activity.id
+        func refusal(_ place: String) -> ProtocolError {
+            ProtocolError(.invalid, field: "activity.id", "activity \(id) is already \(place); an id names one activity until it ends")
+        }
+        guard idsBeingEnqueued.withLock({ $0.insert(id).inserted }) else { throw refusal("being enqueued by another request") }
+        defer { _ = idsBeingEnqueued.withLock { $0.remove(id) } }
+        for module in modules where await queues[module]!.holds(id) {
+            throw refusal("queued or on screen in module \(module)")
+        }
+        return await queue.enqueue(activity)
     }
 
     /// For `enqueue` with `wait`: streams the activity's events (`events` holds only that

@@ -128,8 +128,10 @@ public actor NookScreen {
 
     /// Consumes lifecycle events until the stream ends.
     /// Events are read as they come into a backlog of this run's own; a card whose end is
-    /// already in the backlog is not drawn (see ``EventBacklog``).
-    public func run(_ events: AsyncStream<NookActivityEvent>) async {
+    /// already in the backlog is not drawn (see ``EventBacklog``). With `queue` (the queue the
+    /// events come from, configured with a `presenterTimeout`), each card's slide-in that has
+    /// finished on the display is reported to it, so its dwell counts from then (Q13).
+    public func run(_ events: AsyncStream<NookActivityEvent>, reportingTo queue: NookActivityQueue? = nil) async {
         nextRun += 1
         let run = nextRun
         backlogs[run] = EventBacklog()
@@ -150,6 +152,7 @@ public actor NookScreen {
                     break
                 }
                 await handle(event)
+                if event.kind == .animateIn { await queue?.animateInFinished(event) }
             }
             group.cancelAll()
         }
