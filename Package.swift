@@ -49,6 +49,9 @@ let package = Package(
         .target(name: "NookProtocol", dependencies: ["NookActivities", "NookSystem"]),
         // Frames, the DisplayBackend protocol, the mock display, rotation: pure Swift.
         .target(name: "NookDisplay", dependencies: ["NookActivities", "NookSystem"]),
+        // LED backends (L1, L2, L5): layouts, gamma and current budget, WS2812/SK6812 and APA102
+        // over spidev, IS31FL3731 and HT16K33 over i2c-dev: pure Swift through NookSystem.
+        .target(name: "NookLED", dependencies: ["NookActivities", "NookDisplay", "NookSystem"]),
         // Theme, icons, card layout, home content, animation, PNG: the only user of cairo/pango.
         .target(name: "NookRender", dependencies: ["NookActivities", "NookDisplay", "NookConfig", "CPangoCairo"]),
         // The daemon's wiring: config, backend selection, socket server, signals, requests.
@@ -92,6 +95,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "NookDisplayTests", dependencies: ["NookDisplay", "NookTestSupport"]),
+        .testTarget(name: "NookLEDTests", dependencies: ["NookLED", "NookDisplay", "NookActivities", "NookTestSupport"]),
         .testTarget(
             name: "NookRenderTests",
             dependencies: ["NookRender", "NookDisplay", "NookActivities", "NookConfig", "NookTestSupport"],
