@@ -51,7 +51,9 @@ let package = Package(
         .target(name: "NookDisplay", dependencies: ["NookActivities", "NookSystem"]),
         // LED backends (L1, L2, L5): layouts, gamma and current budget, WS2812/SK6812 and APA102
         // over spidev, IS31FL3731 and HT16K33 over i2c-dev: pure Swift through NookSystem.
-        .target(name: "NookLED", dependencies: ["NookActivities", "NookDisplay", "NookSystem"]),
+        .target(name: "NookLED", dependencies: ["NookActivities", "NookDisplay", "NookPixel", "NookSystem"]),
+        // The pixel renderer for LED matrices and strips (L3, L4): bitmap font, marquee, 8x8 icons.
+        .target(name: "NookPixel", dependencies: ["NookActivities", "NookDisplay"]),
         // Theme, icons, card layout, home content, animation, PNG: the only user of cairo/pango.
         .target(name: "NookRender", dependencies: ["NookActivities", "NookDisplay", "NookConfig", "CPangoCairo"]),
         // The daemon's wiring: config, backend selection, socket server, signals, requests.
@@ -95,6 +97,8 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "NookDisplayTests", dependencies: ["NookDisplay", "NookTestSupport"]),
+        .testTarget(name: "NookPixelTests", dependencies: ["NookPixel", "NookDisplay", "NookActivities", "NookRender", "NookTestSupport"],
+                    exclude: ["Golden"]),
         .testTarget(name: "NookLEDTests", dependencies: ["NookLED", "NookDisplay", "NookActivities", "NookTestSupport"]),
         .testTarget(
             name: "NookRenderTests",
