@@ -31,7 +31,7 @@ public final class Daemon: Sendable {
     let queues: [NookModuleID: NookActivityQueue]
     let display: any DisplayBackend
     let backendName: String
-    let screen: NookScreen
+    let screen: DaemonScreen
     /// Unfinished activities on disk; nil keeps them in memory only.
     let journal: ActivityJournal?
     private let frameWriter: FrameWriter?
@@ -73,9 +73,15 @@ public final class Daemon: Sendable {
         frameWriter = selection.writer
         // R6: the configured turn, then the one the panel's orientation property asks for.
         let panelTurn = display.panelOrientation
-        screen = NookScreen(display: display, clock: clock,
-                            settings: .init(theme: config.theme, rotation: config.rotation.then(panelTurn), home: config.home, blankAfter: config.blankAfter),
-                            onWarning: { logger.warning("\($0)") })
+        let settings = NookScreen.Settings(theme: config.theme, rotation: config.rotation.then(panelTurn), home: config.home, blankAfter: config.blankAfter)
+        if config.backend.isLED {
+            // L3: LEDs get the pixel renderer; the cairo compositor is never made for them.
+            screen = DaemonScreen(display: display, clock: clock, settings: settings, scrollSpeed: config.led.scrollSpeed,
+                                  onWarning: { logger.warning("\($0)") })
+        } else {
+            screen = DaemonScreen(cards: NookScreen(display: display, clock: clock, settings: settings, onWarning: { logger.warning("\($0)") }),
+                                  settings: settings)
+        }
         journal = config.journalPath.map { ActivityJournal(path: $0, warn: { logger.warning("\($0)") }) }
         state = Mutex(State(config: config))
     }
