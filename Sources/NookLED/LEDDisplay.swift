@@ -13,6 +13,9 @@ public final class LEDDisplay: DisplayBackend {
         var lastFrame: Frame?
         var connected = true
         var blanked = false
+        /// After `restore()` nothing lights the LEDs again: an animation frame still on its
+        /// way when nookd stops must not undo the clear.
+        var restored = false
         var presented = 0
     }
 
@@ -46,7 +49,7 @@ public final class LEDDisplay: DisplayBackend {
         }
         let failure = state.withLock { state -> LEDError? in
             state.lastFrame = frame
-            guard !state.blanked else { return nil }
+            guard !state.blanked, !state.restored else { return nil }
             do throws(LEDError) {
                 try state.driver.show(frame)
                 state.presented += 1
@@ -65,6 +68,7 @@ public final class LEDDisplay: DisplayBackend {
         let failure = state.withLock { state -> LEDError? in
             state.blanked = blanked
             do throws(LEDError) {
+                guard !state.restored else { return nil }
                 if blanked { try state.driver.clear() } else if let frame = state.lastFrame { try state.driver.show(frame) }
                 return nil
             } catch { return error }
@@ -77,6 +81,7 @@ public final class LEDDisplay: DisplayBackend {
         state.withLock { state in
             try? state.driver.clear()
             state.lastFrame = nil
+            state.restored = true
         }
     }
 

@@ -76,6 +76,16 @@ struct ChipTests {
         #expect(throws: LEDError.self) { try SPIStrip(chip: .apa102, layout: try LEDLayout.strip(4), order: .grbw, safety: LEDSafety(), transport: spi) }
     }
 
+    @Test func l5_blankingClearsTheLEDsAndUnblankingShowsTheFrameAgain() async throws {
+        let spi = RecordingSPI()
+        let display = LEDDisplay(driver: try SPIStrip(chip: .ws2812, layout: try LEDLayout.strip(4), safety: LEDSafety(gamma: 1, brightness: 1), transport: spi), clock: ManualClock())
+        try await display.present(Frame(width: 4, height: 1, fill: 0xFF10_2030))
+        try await display.setBlanked(true)
+        #expect(try decodeWS2812(spi.transfers.withLock { $0.last!.bytes }, ledBytes: 12).values.allSatisfy { $0 == 0 })
+        try await display.setBlanked(false)
+        #expect(try decodeWS2812(spi.transfers.withLock { $0.last!.bytes }, ledBytes: 12).values == [0x20, 0x10, 0x30, 0x20, 0x10, 0x30, 0x20, 0x10, 0x30, 0x20, 0x10, 0x30])
+    }
+
     @Test func l5_ledDisplayClearsOnRestoreAndReportsAGoneBusThenItsReturn() async throws {
         let clock = ManualClock()
         let spi = RecordingSPI()
@@ -94,8 +104,11 @@ struct ChipTests {
         display.restore()
         let last = try decodeWS2812(spi.transfers.withLock { $0.last!.bytes }, ledBytes: 30)
         #expect(last.values.allSatisfy { $0 == 0 }, "every LED dark after restore")
-        try await display.setBlanked(true)
-        #expect(try decodeWS2812(spi.transfers.withLock { $0.last!.bytes }, ledBytes: 30).values.allSatisfy { $0 == 0 })
+        let sentAtRestore = spi.transfers.withLock { $0.count }
+        clock.advance(by: .seconds(1))
+        try await display.present(Frame(width: 10, height: 1, fill: 0xFFFF_FFFF))
+        try await display.setBlanked(false)
+        #expect(spi.transfers.withLock { $0.count } == sentAtRestore, "a late animation frame does not light the LEDs after the stop")
     }
 
     @Test func l1_spidevTransferIsOneSpiIocTransferWithItsSpeed() throws {
