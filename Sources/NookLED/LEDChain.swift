@@ -27,6 +27,7 @@ public struct LEDChain: Sendable {
                      "a \(frame.size) frame on a \(layout.width)x\(layout.height) LED layout")
         let stride = channelsPerLED
         if channels.count != layout.count * stride { channels = [UInt8](repeating: 0, count: layout.count * stride) }
+        var sum = 0
         table.withUnsafeBufferPointer { table in
             layout.chainIndex.withUnsafeBufferPointer { chainIndex in
                 frame.pixels.withUnsafeBufferPointer { pixels in
@@ -48,11 +49,12 @@ public struct LEDChain: Sendable {
                             out[base] = red
                             out[base + 1] = green
                             out[base + 2] = blue
+                            sum += Int(red) + Int(green) + Int(blue) + (stride == 4 ? Int(out[base + 3]) : 0)
                         }
                     }
                 }
             }
         }
-        budget.apply(to: &channels, ledCount: layout.count)
+        budget.apply(to: &channels, ledCount: layout.count, sum: sum)
     }
 }

@@ -83,15 +83,25 @@ public struct CurrentBudget: Hashable, Sendable {
     /// applied (1 when the frame was within budget).
     @discardableResult
     public func apply(to channels: inout [UInt8], ledCount: Int) -> Double {
-        guard let allowed = allowedSum(ledCount: ledCount) else { return 1 }
         var sum = 0
-        for value in channels { sum += Int(value) }
-        guard sum > allowed else { return 1 }
+        channels.withUnsafeBufferPointer { for value in $0 { sum += Int(value) } }
+        return apply(to: &channels, ledCount: ledCount, sum: sum)
+    }
+
+    /// The same, with the channels' sum already counted (``LEDChain`` counts it as it fills them).
+    @discardableResult
+    public func apply(to channels: inout [UInt8], ledCount: Int, sum: Int) -> Double {
+        guard let allowed = allowedSum(ledCount: ledCount), sum > allowed else { return 1 }
         // 16.16 fixed point rounded down: each scaled value is at most value * allowed / sum,
-        // so the scaled sum is at most `allowed`.
+        // so the scaled sum is at most `allowed`. A table of the 256 scaled values makes it
+        // one lookup per channel.
         let scale = (allowed << 16) / sum
-        channels.withUnsafeMutableBufferPointer { buffer in
-            for index in buffer.indices { buffer[index] = UInt8((Int(buffer[index]) * scale) >> 16) }
+        var table = [UInt8](repeating: 0, count: 256)
+        for value in 0..<256 { table[value] = UInt8((value * scale) >> 16) }
+        table.withUnsafeBufferPointer { table in
+            channels.withUnsafeMutableBufferPointer { buffer in
+                for index in buffer.indices { buffer[index] = table[Int(buffer[index])] }
+            }
         }
         return Double(scale) / 65536
     }

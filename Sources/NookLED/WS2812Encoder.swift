@@ -32,20 +32,23 @@ public struct WS2812Encoder: Sendable {
         let size = Self.byteCount(ledCount: ledCount, channelsPerLED: stride)
         if out.count != size { out = [UInt8](repeating: 0, count: size) }
         let wire = order.channels
+        // The wire order as plain integers: no array access in the loop.
+        let (w0, w1, w2, w3) = (wire[0], wire[1], wire[2], stride == 4 ? wire[3] : 0)
         Self.symbols.withUnsafeBufferPointer { symbols in
             channels.withUnsafeBufferPointer { channels in
-                out.withUnsafeMutableBufferPointer { out in
+                out.withUnsafeMutableBytes { out in
                     var position = 0
-                    for led in 0..<ledCount {
-                        let base = led * stride
-                        for slot in 0..<stride {
-                            let word = symbols[Int(channels[base + wire[slot]])]
-                            out[position] = UInt8(truncatingIfNeeded: word >> 24)
-                            out[position + 1] = UInt8(truncatingIfNeeded: word >> 16)
-                            out[position + 2] = UInt8(truncatingIfNeeded: word >> 8)
-                            out[position + 3] = UInt8(truncatingIfNeeded: word)
-                            position += 4
+                    var base = 0
+                    for _ in 0..<ledCount {
+                        // Each LED byte is one 32-bit word of symbols, stored most significant byte first.
+                        out.storeBytes(of: symbols[Int(channels[base + w0])].bigEndian, toByteOffset: position, as: UInt32.self)
+                        out.storeBytes(of: symbols[Int(channels[base + w1])].bigEndian, toByteOffset: position + 4, as: UInt32.self)
+                        out.storeBytes(of: symbols[Int(channels[base + w2])].bigEndian, toByteOffset: position + 8, as: UInt32.self)
+                        if stride == 4 {
+                            out.storeBytes(of: symbols[Int(channels[base + w3])].bigEndian, toByteOffset: position + 12, as: UInt32.self)
                         }
+                        position += stride * 4
+                        base += stride
                     }
                     for index in position..<out.count { out[index] = 0 }
                 }
