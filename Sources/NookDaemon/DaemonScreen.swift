@@ -41,7 +41,10 @@ final class DaemonScreen: Sendable {
 
     /// The activity as this screen needs it: on an LED matrix a timed card whose title
     /// scrolls stays at least one full marquee pass (L3), so nobody sees half a title.
+    /// An invalid activity is returned as it came, so the queue refuses it for what the
+    /// sender wrote (a zero dwell is not made valid by lengthening it).
     func fitted(_ activity: NookActivity) -> NookActivity {
+        do { try activity.validate() } catch { return activity }
         guard case .pixels(_, let renderer) = kind, !activity.isBlocker, let pass = renderer.marqueePass(for: activity), pass > activity.dwell else {
             return activity
         }

@@ -107,6 +107,12 @@ public struct LEDSettings: Hashable, Sendable {
                                    : "must be one of \(boards.joined(separator: ", ")) for \(chip.rawValue), got \"\(board)\"")
             }
         }
+        if !chip.isSPI, reader.document["led.geometry"] != nil, size != geometry {
+            throw reader.error("led.geometry", "\(chip.rawValue) takes its size from led.board (\(size)); leave led.geometry out")
+        }
+        if chip.isSPI, reader.document["led.address"] != nil {
+            throw reader.error("led.address", "applies to I2C chips only; \(chip.rawValue) is on SPI")
+        }
         if let order, order.hasWhite, chip != .sk6812 {
             throw reader.error("led.order", "\(chip.rawValue) has no white channel (only sk6812 RGBW has), got \"\(order)\"")
         }

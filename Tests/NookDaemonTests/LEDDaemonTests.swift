@@ -49,6 +49,8 @@ struct LEDDaemonTests {
             ("[led]\nbrightness = 1.5\n", "nook.toml:2: led.brightness: must be from 0.01 to 1.0, got 1.5"),
             ("[led]\nlayout = \"zigzag\"\n", "nook.toml:2: led.layout: must be one of serpentine, progressive, got \"zigzag\""),
             ("[led]\nwidth = 3\n", "nook.toml:2: led.width: is not a known setting"),
+            ("[led]\nchip = \"is31fl3731\"\ngeometry = \"32x8\"\n", "nook.toml:3: led.geometry: is31fl3731 takes its size from led.board (17x7); leave led.geometry out"),
+            ("[led]\nchip = \"ws2812\"\naddress = 0x70\n", "nook.toml:3: led.address: applies to I2C chips only; ws2812 is on SPI"),
         ]
         for (text, message) in cases {
             do {
@@ -70,6 +72,8 @@ struct LEDDaemonTests {
         #expect(screen.fitted(short).dwell == .seconds(1))
         let blocker = NookActivity(title: "Backup of /home finished at last", presentation: .blocker(timeout: nil))
         #expect(screen.fitted(blocker) == blocker, "a blocker stays anyway")
+        let invalid = NookActivity(title: "Backup of /home finished at last", dwell: .zero)
+        #expect(screen.fitted(invalid) == invalid, "a zero dwell is refused as sent, not lengthened into a valid one")
         let cards = DaemonScreen(cards: .init(display: MockDisplay(size: PixelSize(width: 320, height: 170), clock: NookSystemClock()), clock: NookSystemClock()), settings: .init())
         #expect(cards.fitted(long) == long, "cairo cards ellipsise; their dwell is the sender's")
     }
