@@ -63,20 +63,32 @@ public final class IS31FL3731: LEDDriver {
         self.bus = bus
         self.board = board
         table = safety.correctionTable()
+        try setUp()
+    }
+
+    /// False after ``clear()``: the next frame sets the chip up again first, so unblanking
+    /// works, and so does a chip that lost power meanwhile (its registers back at reset values).
+    private var awake = false
+
+    private func setUp() throws(LEDError) {
         try page(Self.functionPage)
         try bus.writeByteData(register: Function.shutdown, 0)
         try bus.writeByteData(register: Function.mode, 0)
         try bus.writeByteData(register: Function.pictureFrame, 0)
         try bus.writeByteData(register: Function.displayOption, 0)
         try bus.writeByteData(register: Function.audioSync, 0)
+        let dark = [UInt8](repeating: 0, count: 144)
         for frame: UInt8 in [0, 1] {
             try page(frame)
             try write(from: 0x00, [UInt8](repeating: 0xFF, count: 18))
             try write(from: 0x12, [UInt8](repeating: 0, count: 18))
-            try write(from: Self.pwmStart, pwm)
+            try write(from: Self.pwmStart, dark)
+            pages[Int(frame)] = dark
         }
+        shown = 0
         try page(Self.functionPage)
         try bus.writeByteData(register: Function.shutdown, 1)
+        awake = true
     }
 
     private func page(_ number: UInt8) throws(LEDError) {
@@ -98,6 +110,7 @@ public final class IS31FL3731: LEDDriver {
 
     /// A single-colour LED shows the brightest channel: a tint stays visible at its strength.
     public func show(_ frame: Frame) throws(LEDError) {
+        if !awake { try setUp() }
         for y in 0..<size.height {
             for x in 0..<size.width {
                 let value = frame[x, y]
@@ -120,6 +133,7 @@ public final class IS31FL3731: LEDDriver {
         for frame: UInt8 in [0, 1] { try writePWM(page: frame) }
         try page(Self.functionPage)
         try bus.writeByteData(register: Function.shutdown, 0)
+        awake = false
     }
 
     /// At most 147 byte writes a frame at 400 kHz: about 90 a second, capped at 60.
@@ -163,15 +177,24 @@ public final class HT16K33: LEDDriver {
         self.bus = bus
         self.board = board
         dimming = UInt8(max(0, min(15, (safety.brightness * 16).rounded(.up) - 1)))
+        try setUp()
+    }
+
+    /// False after ``clear()`` (standby): the next frame wakes the chip first.
+    private var awake = false
+
+    private func setUp() throws(LEDError) {
         try bus.writeByte(Command.oscillatorOn)
         try bus.writeRegisters(from: 0x00, [UInt8](repeating: 0, count: 16))
         try bus.writeByte(Command.dimming | dimming)
         try bus.writeByte(Command.displayOn)
+        awake = true
     }
 
     /// An LED is on where the pixel's brightest channel is at least half: a pulsing blocker
     /// becomes a blink, the only way an on/off LED can pulse.
     public func show(_ frame: Frame) throws(LEDError) {
+        if !awake { try setUp() }
         var ram = [UInt8](repeating: 0, count: 16)
         for y in 0..<size.height {
             for x in 0..<size.width {
@@ -190,6 +213,7 @@ public final class HT16K33: LEDDriver {
         try bus.writeRegisters(from: 0x00, [UInt8](repeating: 0, count: 16))
         try bus.writeByte(Command.displayOff)
         try bus.writeByte(Command.standby)
+        awake = false
     }
 
     public var maximumFrameRate: Double { 60 }

@@ -34,6 +34,16 @@ struct ChipTests {
         try driver.clear()
         #expect(chip.isShutDown)
         #expect((0..<144).allSatisfy { chip.pwm(frame: 0, led: $0) == 0 && chip.pwm(frame: 1, led: $0) == 0 })
+        // Unblanking, or a chip that lost power meanwhile (every register back to zero): the
+        // next frame sets the chip up again and shows.
+        chip.registers.withLock { $0 = IS31FL3731Model.Registers() }
+        let again = randomFrame(17, 7, seed: 9)
+        try driver.show(again)
+        #expect(!chip.isShutDown && (0..<144).allSatisfy { chip.enabled(frame: chip.shownFrame, led: $0) })
+        #expect(chip.scrollPHATHD() == (0..<7).map { y in (0..<17).map { x -> UInt8 in
+            let value = again[x, y]
+            return UInt8(max(value >> 16 & 0xFF, value >> 8 & 0xFF, value & 0xFF))
+        } })
     }
 
     @Test func l2_scrollPHATHDMappingUsesEveryLEDOnce() {
@@ -54,6 +64,8 @@ struct ChipTests {
         #expect(chip.matrix8x8() == art)
         try driver.clear()
         #expect(chip.state.withLock { $0.ram.allSatisfy { $0 == 0 } && !$0.displayOn && !$0.oscillator })
+        try driver.show(frame)
+        #expect(chip.state.withLock { $0.oscillator && $0.displayOn } && chip.matrix8x8() == art, "a frame after the clear wakes the chip")
     }
 
     @Test func l1_spiStripSendsEachFrameAsOneTransferAtItsClock() throws {
