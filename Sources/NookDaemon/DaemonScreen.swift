@@ -26,7 +26,7 @@ final class DaemonScreen: Sendable {
          onWarning: @escaping @Sendable (String) -> Void) {
         let renderer = PixelRenderer(size: display.mode.size, scrollSpeed: scrollSpeed)
         let screen = PixelScreen(display: display, clock: clock, renderer: renderer, home: Self.pixelHome(settings.home),
-                                 localTime: { let now = LocalTime.now(); return (now.hour, now.minute, now.second) }, onWarning: onWarning)
+                                 blankAfter: settings.blankAfter, localTime: { let now = LocalTime.now(); return (now.hour, now.minute, now.second) }, onWarning: onWarning)
         kind = .pixels(screen, renderer)
         pixelSettings = Mutex(settings)
     }

@@ -22,8 +22,13 @@ public actor PixelScreen {
     private var generation = 0
     public private(set) var presentedFrames = 0
     private var lastError: DisplayError?
+    /// Turn the LEDs off after this long with home content only; nil never does.
+    private let blankAfter: Duration?
+    private var blankTimer: Task<Void, Never>?
+    public private(set) var isBlanked = false
 
     public init(display: any DisplayBackend, clock: any NookClock, renderer: PixelRenderer, home: PixelHome = .clock,
+                blankAfter: Duration? = nil,
                 localTime: @escaping @Sendable () -> (hour: Int, minute: Int, second: Int),
                 onWarning: @escaping @Sendable (String) -> Void = { _ in }) {
         precondition(renderer.size == display.mode.size, "a \(renderer.size) renderer on a \(display.mode.size) display")
@@ -31,6 +36,7 @@ public actor PixelScreen {
         self.clock = clock
         self.renderer = renderer
         self.home = home
+        self.blankAfter = blankAfter
         self.localTime = localTime
         self.onWarning = onWarning
         frame = Frame(width: renderer.size.width, height: renderer.size.height)
@@ -49,6 +55,35 @@ public actor PixelScreen {
         stopAnimating()
         card = nil
         await drawHome()
+        scheduleBlanking()
+    }
+
+    /// After `blankAfter` of home content the LEDs go dark (R4's idle blanking on LEDs).
+    private func scheduleBlanking() {
+        blankTimer?.cancel()
+        guard let blankAfter else { return }
+        let deadline = clock.now + blankAfter
+        blankTimer = Task { [clock] in
+            do { try await clock.sleep(until: deadline) } catch { return }
+            await self.blankIfIdle()
+        }
+    }
+
+    private func blankIfIdle() async {
+        guard card == nil, !isBlanked else { return }
+        do {
+            try await display.setBlanked(true)
+            isBlanked = true
+        } catch {
+            onWarning("could not blank the LEDs: \(error)")
+        }
+    }
+
+    private func unblank() async {
+        blankTimer?.cancel()
+        guard isBlanked else { return }
+        isBlanked = false
+        do { try await display.setBlanked(false) } catch { onWarning("could not unblank the LEDs: \(error)") }
     }
 
     /// Consumes lifecycle events until the stream ends.
@@ -60,6 +95,7 @@ public actor PixelScreen {
         switch event.kind {
         case .animateIn:
             card = (event.activity, clock.now)
+            await unblank()
             await drawCard()
             startAnimatingIfNeeded()
         case .presented:

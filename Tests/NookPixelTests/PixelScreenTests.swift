@@ -10,7 +10,8 @@ final class RecordingDisplay: DisplayBackend {
     let frames = Locked<[Frame]>([])
     init(_ width: Int, _ height: Int) { mode = DisplayMode(size: PixelSize(width: width, height: height), refreshHz: 60, name: "recording") }
     func present(_ frame: Frame) async throws(DisplayError) { frames.withLock { $0.append(frame) } }
-    func setBlanked(_ blanked: Bool) async throws(DisplayError) {}
+    let blanks = Locked<[Bool]>([])
+    func setBlanked(_ blanked: Bool) async throws(DisplayError) { blanks.withLock { $0.append(blanked) } }
     func restore() {}
     var frameCount: Int { frames.withLock { $0.count } }
 }
@@ -67,5 +68,20 @@ struct PixelScreenTests {
         #expect(display.frameCount == 2, "home, then the card once: an unchanged frame is not sent again")
         await screen.handle(event(short, .hidden(.completed), clock))
         #expect(await screen.lastPresentedFrame == home)
+    }
+
+    @Test func l5_idleLEDsGoDarkAfterBlankAfterAndTheNextCardLightsThem() async throws {
+        let clock = ManualClock()
+        let display = RecordingDisplay(8, 8)
+        let screen = PixelScreen(display: display, clock: clock, renderer: PixelRenderer(size: PixelSize(width: 8, height: 8)),
+                                 blankAfter: .seconds(30), localTime: { (7, 30, 0) })
+        await screen.showHome()
+        await clock.waitForSleepers()
+        clock.advance(by: .seconds(31))
+        for _ in 0..<50 { await Task.yield() }
+        #expect(await screen.isBlanked && display.blanks.withLock { $0 } == [true])
+        let card = NookActivity(title: "!", tint: .named(.red))
+        await screen.handle(event(card, .animateIn, clock))
+        #expect(await !screen.isBlanked && display.blanks.withLock { $0 } == [true, false])
     }
 }
