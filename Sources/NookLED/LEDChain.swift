@@ -21,8 +21,20 @@ public struct LEDChain: Sendable {
     }
 
     /// `channels` becomes `layout.count * channelsPerLED` values: LED n's red, green, blue (and
-    /// white) at `n * channelsPerLED`. Its storage is reused from frame to frame.
+    /// white) at `n * channelsPerLED`, within the current budget. Its storage is reused from
+    /// frame to frame.
     public func channels(of frame: Frame, into channels: inout [UInt8]) {
+        if let scale = unscaledChannels(of: frame, into: &channels) {
+            channels.withUnsafeMutableBufferPointer { buffer in
+                for index in buffer.indices { buffer[index] = scale[Int(buffer[index])] }
+            }
+        }
+    }
+
+    /// The channels before the current budget, and the budget's table (value → scaled value)
+    /// when the frame is over it: an encoder folds the table into its own lookup, so scaling
+    /// costs no pass of its own.
+    func unscaledChannels(of frame: Frame, into channels: inout [UInt8]) -> [UInt8]? {
         precondition(frame.width == layout.width && frame.height == layout.height,
                      "a \(frame.size) frame on a \(layout.width)x\(layout.height) LED layout")
         let stride = channelsPerLED
@@ -32,29 +44,41 @@ public struct LEDChain: Sendable {
             layout.chainIndex.withUnsafeBufferPointer { chainIndex in
                 frame.pixels.withUnsafeBufferPointer { pixels in
                     channels.withUnsafeMutableBufferPointer { out in
+                        if stride == 3 {
+                            for pixel in 0..<pixels.count {
+                                let value = pixels[pixel]
+                                let red = table[Int(value >> 16 & 0xFF)]
+                                let green = table[Int(value >> 8 & 0xFF)]
+                                let blue = table[Int(value & 0xFF)]
+                                let base = Int(chainIndex[pixel]) &* 3
+                                out[base] = red
+                                out[base &+ 1] = green
+                                out[base &+ 2] = blue
+                                sum &+= Int(red) &+ Int(green) &+ Int(blue)
+                            }
+                            return
+                        }
                         for pixel in 0..<pixels.count {
                             let value = pixels[pixel]
                             var red = table[Int(value >> 16 & 0xFF)]
                             var green = table[Int(value >> 8 & 0xFF)]
                             var blue = table[Int(value & 0xFF)]
-                            let base = Int(chainIndex[pixel]) * stride
-                            if stride == 4 {
-                                // The white LED takes the grey part: brighter whites for less current.
-                                let white = min(red, green, blue)
-                                red -= white
-                                green -= white
-                                blue -= white
-                                out[base + 3] = white
-                            }
+                            // The white LED takes the grey part: brighter whites for less current.
+                            let white = min(red, green, blue)
+                            red -= white
+                            green -= white
+                            blue -= white
+                            let base = Int(chainIndex[pixel]) &* 4
                             out[base] = red
-                            out[base + 1] = green
-                            out[base + 2] = blue
-                            sum += Int(red) + Int(green) + Int(blue) + (stride == 4 ? Int(out[base + 3]) : 0)
+                            out[base &+ 1] = green
+                            out[base &+ 2] = blue
+                            out[base &+ 3] = white
+                            sum &+= Int(red) &+ Int(green) &+ Int(blue) &+ Int(white)
                         }
                     }
                 }
             }
         }
-        budget.apply(to: &channels, ledCount: layout.count, sum: sum)
+        return budget.scaleTable(ledCount: layout.count, sum: sum)
     }
 }

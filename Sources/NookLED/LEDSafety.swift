@@ -88,21 +88,24 @@ public struct CurrentBudget: Hashable, Sendable {
         return apply(to: &channels, ledCount: ledCount, sum: sum)
     }
 
-    /// The same, with the channels' sum already counted (``LEDChain`` counts it as it fills them).
+    /// The same, with the channels' sum already counted.
     @discardableResult
     public func apply(to channels: inout [UInt8], ledCount: Int, sum: Int) -> Double {
-        guard let allowed = allowedSum(ledCount: ledCount), sum > allowed else { return 1 }
-        // 16.16 fixed point rounded down: each scaled value is at most value * allowed / sum,
-        // so the scaled sum is at most `allowed`. A table of the 256 scaled values makes it
-        // one lookup per channel.
-        let scale = (allowed << 16) / sum
-        var table = [UInt8](repeating: 0, count: 256)
-        for value in 0..<256 { table[value] = UInt8((value * scale) >> 16) }
+        guard let table = scaleTable(ledCount: ledCount, sum: sum) else { return 1 }
         table.withUnsafeBufferPointer { table in
             channels.withUnsafeMutableBufferPointer { buffer in
                 for index in buffer.indices { buffer[index] = table[Int(buffer[index])] }
             }
         }
-        return Double(scale) / 65536
+        return Double(table[255]) / 255
+    }
+
+    /// For a frame whose channels sum to `sum`: nil within budget, else each value's scaled
+    /// value. 16.16 fixed point rounded down: each scaled value is at most value × allowed / sum,
+    /// so the scaled sum is at most `allowed`.
+    public func scaleTable(ledCount: Int, sum: Int) -> [UInt8]? {
+        guard let allowed = allowedSum(ledCount: ledCount), sum > allowed else { return nil }
+        let scale = (allowed << 16) / sum
+        return (0..<256).map { UInt8(($0 * scale) >> 16) }
     }
 }

@@ -49,8 +49,13 @@ public final class SPIStrip: LEDDriver {
     public var name: String { "\(chip.rawValue) \(layout)" }
 
     public func show(_ frame: Frame) throws(LEDError) {
-        chain.channels(of: frame, into: &channels)
-        encode()
+        if let apa102 {
+            chain.channels(of: frame, into: &channels)
+            apa102.encode(channels, into: &bytes)
+        } else {
+            let scale = chain.unscaledChannels(of: frame, into: &channels)
+            WS2812Encoder(order: order).encode(channels, scale: scale, into: &bytes)
+        }
         try transport.transfer(bytes, speedHz: speedHz)
     }
 
@@ -72,6 +77,6 @@ public final class SPIStrip: LEDDriver {
         return min(60, Double(speedHz) / Double(frameBytes * 8))
     }
 
-    /// The channel values of the last frame, for tests and the budget's log line.
+    /// The channel values of the last frame before the current budget (WS2812 applies it as it encodes).
     public var lastChannels: [UInt8] { channels }
 }

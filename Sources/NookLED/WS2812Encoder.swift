@@ -25,8 +25,19 @@ public struct WS2812Encoder: Sendable {
         ledCount * channelsPerLED * 8 * spiBitsPerLEDBit / 8 + resetBytes
     }
 
-    /// Encodes `channels` (RGB(W) per LED, from ``LEDChain``) into `out`, reusing its storage.
-    public func encode(_ channels: [UInt8], into out: inout [UInt8]) {
+    /// Encodes `channels` (RGB(W) per LED, from ``LEDChain``) into `out`, reusing its storage;
+    /// `scale` (the current budget's value table) is applied on the way.
+    public func encode(_ channels: [UInt8], scale: [UInt8]? = nil, into out: inout [UInt8]) {
+        if let scale {
+            // The budget folded into the symbol table: still one lookup per channel.
+            let scaled = scale.map { Self.symbols[Int($0)] }
+            encode(channels, symbols: scaled, into: &out)
+        } else {
+            encode(channels, symbols: Self.symbols, into: &out)
+        }
+    }
+
+    private func encode(_ channels: [UInt8], symbols: [UInt32], into out: inout [UInt8]) {
         let stride = order.count
         let ledCount = channels.count / stride
         let size = Self.byteCount(ledCount: ledCount, channelsPerLED: stride)
@@ -34,7 +45,7 @@ public struct WS2812Encoder: Sendable {
         let wire = order.channels
         // The wire order as plain integers: no array access in the loop.
         let (w0, w1, w2, w3) = (wire[0], wire[1], wire[2], stride == 4 ? wire[3] : 0)
-        Self.symbols.withUnsafeBufferPointer { symbols in
+        symbols.withUnsafeBufferPointer { symbols in
             channels.withUnsafeBufferPointer { channels in
                 out.withUnsafeMutableBytes { out in
                     var position = 0

@@ -32,6 +32,25 @@ struct BudgetTests {
         }
     }
 
+    @Test func l5_whatAWS2812StripSendsNeverExceedsTheSupply() throws {
+        // The SPI path folds the budget into its symbol table: check the wire, decoded.
+        var random = SplitMix(seed: 1812)
+        for round in 0..<60 {
+            let leds = Int.random(in: 1...300, using: &random)
+            let white = Bool.random(using: &random)
+            let supply = Double(leds) + Double.random(in: 1...Double(leds) * 60, using: &random)
+            let spi = RecordingSPI()
+            let strip = try SPIStrip(chip: white ? .sk6812 : .ws2812, layout: try LEDLayout.strip(leds), order: white ? .grbw : .grb,
+                                     safety: LEDSafety(gamma: 1, brightness: 1, milliampsPerChannel: 20, idleMilliampsPerLED: 1, supplyMilliamps: supply),
+                                     transport: spi)
+            let frame = Frame(width: leds, height: 1, pixels: (0..<leds).map { _ in 0xFF00_0000 | UInt32(truncatingIfNeeded: random.next()) & 0xFF_FFFF })
+            try strip.show(frame)
+            let values = try decodeWS2812(spi.transfers.withLock { $0.last!.bytes }, ledBytes: leds * (white ? 4 : 3)).values
+            let estimate = draw(values, leds: leds, perChannel: 20, idle: 1)
+            #expect(estimate <= supply, "round \(round): \(estimate) mA on a \(supply) mA supply")
+        }
+    }
+
     @Test func l5_aFrameWithinBudgetIsUntouchedAndAnOverBudgetOneIsScaledEvenly() throws {
         // 256 WS2812s at full white: 256 × 3 × 20 mA + 256 mA ≈ 15.6 A on a 4 A supply.
         let safety = LEDSafety(gamma: 1, brightness: 1, milliampsPerChannel: 20, idleMilliampsPerLED: 1, supplyMilliamps: 4000)
