@@ -52,6 +52,10 @@ public final class SPIStrip: LEDDriver {
         if let apa102 {
             chain.channels(of: frame, into: &channels)
             apa102.encode(channels, into: &bytes)
+        } else if order.count == 3 {
+            let slots = order.channels
+            chain.encodeWS2812RGB(frame, wireSlot: (slots.firstIndex(of: 0)!, slots.firstIndex(of: 1)!, slots.firstIndex(of: 2)!),
+                                  symbols: WS2812Encoder.symbols, into: &bytes)
         } else {
             let scale = chain.unscaledChannels(of: frame, into: &channels)
             WS2812Encoder(order: order).encode(channels, scale: scale, into: &bytes)
@@ -77,6 +81,4 @@ public final class SPIStrip: LEDDriver {
         return min(60, Double(speedHz) / Double(frameBytes * 8))
     }
 
-    /// The channel values of the last frame before the current budget (WS2812 applies it as it encodes).
-    public var lastChannels: [UInt8] { channels }
 }

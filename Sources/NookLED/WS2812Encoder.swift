@@ -12,7 +12,7 @@ public struct WS2812Encoder: Sendable {
 
     public let order: LEDColorOrder
     /// Each LED byte's four SPI bytes, most significant LED bit first, as a big-endian word.
-    private static let symbols: [UInt32] = (0..<256).map { byte in
+    static let symbols: [UInt32] = (0..<256).map { byte in
         var word: UInt32 = 0
         for bit in (0..<8).reversed() { word = word << 4 | (byte >> bit & 1 == 1 ? 0b1100 : 0b1000) }
         return word

@@ -39,6 +39,16 @@ struct EncoderTests {
             }
             let chain = walk(width: width, height: height, panel: panel, serpentine: serpentine, origin: origin, order: lineOrder)
             #expect(pixels(width: width, height: height, chain: chain, leds: leds) == frame, "\(layout) in \(order)")
+            // The strip's direct path (frame to symbols, no channel array) sends the same pixels.
+            let spi = RecordingSPI()
+            try SPIStrip(chip: .ws2812, layout: layout, order: LEDColorOrder(order)!, safety: exact, transport: spi).show(frame)
+            let direct = try decodeWS2812(spi.transfers.withLock { $0.last!.bytes }, ledBytes: layout.count * 3)
+            #expect(direct.resetMicroseconds >= 280)
+            let directLEDs = (0..<layout.count).map { led -> UInt32 in
+                let wire = Array(direct.values[led * 3..<led * 3 + 3])
+                return RGB(red: channel("r", of: wire, order: order), green: channel("g", of: wire, order: order), blue: channel("b", of: wire, order: order)).pixel
+            }
+            #expect(pixels(width: width, height: height, chain: chain, leds: directLEDs) == frame, "SPIStrip: \(layout) in \(order)")
         }
     }
 
