@@ -165,8 +165,9 @@ public struct PixelRenderer: Sendable {
                 let top = max(0, (size.height - font.height) / 2)
                 font.draw(hours, at: x, top, color: color, into: &frame)
                 let colon = x + digits + 1
-                frame[colon, top + font.ascent / 3] = color
-                frame[colon, top + font.ascent * 2 / 3 + 1] = color
+                for row in [top + font.ascent / 3, top + font.ascent * 2 / 3 + 1] where row < size.height {
+                    frame[colon, row] = color
+                }
                 font.draw(minutes, at: colon + 2, top, color: color, into: &frame)
             } else {
                 let small = BitmapFont.fixed4x6

@@ -113,6 +113,20 @@ struct PixelRendererTests {
         #expect(render(NookActivity(title: "Done", tint: .named(.green)), 60, 1).pixels.allSatisfy { $0 == 0xFF00_FF00 })
     }
 
+    @Test func l3_everyGeometryFrom1x1To40x12Draws() {
+        // Any geometry the config accepts must draw, however little of a card fits.
+        let cards = [NookActivity(title: "Backup of /home finished", systemImage: "checkmark.circle", tint: .named(.green), progress: 0.5),
+                     NookActivity(title: "Door", presentation: .blocker(timeout: nil))]
+        for width in 1...40 {
+            for height in 1...12 {
+                let renderer = PixelRenderer(size: PixelSize(width: width, height: height))
+                var frame = Frame(width: width, height: height)
+                for card in cards { renderer.render(card, elapsed: .milliseconds(700), into: &frame) }
+                for home in [PixelHome.clock, .blank, .text("Hello")] { renderer.renderHome(home, hour: 23, minute: 59, into: &frame) }
+            }
+        }
+    }
+
     @Test func l3_atLeastTwentyCommonIconsAndAGenericFallback() {
         #expect(PixelIcons.names.count >= 20)
         for name in ["hammer", "checkmark.circle", "bell", "envelope", "exclamationmark.triangle", "xmark.circle", "info.circle"] {
