@@ -35,8 +35,8 @@ public struct PixelRenderer: Sendable {
         self.scrollSpeed = scrollSpeed
     }
 
-    /// A single row of LEDs: the ambient mode (L4).
-    public var isStrip: Bool { size.height == 1 }
+    /// A single row (or column) of LEDs: the ambient mode (L4).
+    public var isStrip: Bool { size.height == 1 || size.width == 1 }
 
     /// 5x7 where a bottom row is left for the progress bar, else 4x6.
     public var font: BitmapFont { size.height >= 8 ? .fixed5x7 : .fixed4x6 }
@@ -137,9 +137,11 @@ public struct PixelRenderer: Sendable {
             // Breathing: from nearly dark to full and back, slowly, like a sleeping laptop's light.
             level = 0.04 + 0.96 * (0.5 - 0.5 * cos(2 * Double.pi * seconds / Self.breathPeriod.nookSeconds))
         }
-        let lit = activity.progress.map { Int(($0 * Double(size.width)).rounded()) } ?? size.width
-        for x in 0..<size.width {
-            frame[x, 0] = PixelPalette.scaled(tint, x < lit ? level : level * 0.1)
+        // A vertical strip fills from the top, as a horizontal one fills from the left.
+        let count = max(size.width, size.height)
+        let lit = activity.progress.map { Int(($0 * Double(count)).rounded()) } ?? count
+        for index in 0..<count {
+            frame.pixels[index] = PixelPalette.scaled(tint, index < lit ? level : level * 0.1)
         }
     }
 

@@ -111,14 +111,17 @@ struct PixelRendererTests {
         #expect(frame.pixels.prefix(15).allSatisfy { $0 == 0xFF00_FFFF })
         #expect(frame.pixels.dropFirst(15).allSatisfy { $0 != 0xFF00_FFFF && $0 & 0xFF_FFFF != 0 })
         #expect(render(NookActivity(title: "Done", tint: .named(.green)), 60, 1).pixels.allSatisfy { $0 == 0xFF00_FF00 })
+        let column = render(NookActivity(title: "Copy", tint: .named(.cyan), progress: 0.25), 1, 60)
+        #expect(column.pixels.prefix(15).allSatisfy { $0 == 0xFF00_FFFF } && column.pixels.dropFirst(15).allSatisfy { $0 != 0xFF00_FFFF },
+                "a vertical strip is a strip too, filled from the top")
     }
 
     @Test func l3_everyGeometryFrom1x1To40x12Draws() {
         // Any geometry the config accepts must draw, however little of a card fits.
         let cards = [NookActivity(title: "Backup of /home finished", systemImage: "checkmark.circle", tint: .named(.green), progress: 0.5),
                      NookActivity(title: "Door", presentation: .blocker(timeout: nil))]
-        for width in 1...40 {
-            for height in 1...12 {
+        for (width, height) in (1...40).flatMap({ w in (1...12).map { (w, $0) } }) + [(1, 60), (1, 300)] {
+            do {
                 let renderer = PixelRenderer(size: PixelSize(width: width, height: height))
                 var frame = Frame(width: width, height: height)
                 for card in cards { renderer.render(card, elapsed: .milliseconds(700), into: &frame) }
