@@ -49,11 +49,16 @@ let package = Package(
         .target(name: "NookProtocol", dependencies: ["NookActivities", "NookSystem"]),
         // Frames, the DisplayBackend protocol, the mock display, rotation: pure Swift.
         .target(name: "NookDisplay", dependencies: ["NookActivities", "NookSystem"]),
+        // LED backends (L1, L2, L5): layouts, gamma and current budget, WS2812/SK6812 and APA102
+        // over spidev, IS31FL3731 and HT16K33 over i2c-dev: pure Swift through NookSystem.
+        .target(name: "NookLED", dependencies: ["NookActivities", "NookDisplay", "NookPixel", "NookSystem"]),
+        // The pixel renderer for LED matrices and strips (L3, L4): bitmap font, marquee, 8x8 icons.
+        .target(name: "NookPixel", dependencies: ["NookActivities", "NookDisplay"]),
         // Theme, icons, card layout, home content, animation, PNG: the only user of cairo/pango.
         .target(name: "NookRender", dependencies: ["NookActivities", "NookDisplay", "NookConfig", "CPangoCairo"]),
         // The daemon's wiring: config, backend selection, socket server, signals, requests.
         .target(name: "NookDaemon", dependencies: [
-            "NookActivities", "NookProtocol", "NookConfig", "NookDisplay", "NookRender", "NookInput", "NookDRM", "NookFramebuffer",
+            "NookActivities", "NookProtocol", "NookConfig", "NookDisplay", "NookRender", "NookInput", "NookDRM", "NookFramebuffer", "NookLED", "NookPixel",
             "NookSystem", .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "nookd", dependencies: [
@@ -76,7 +81,7 @@ let package = Package(
         // Manual clock and scriptable engagement for tests; never linked into a product.
         .target(name: "NookTestSupport", dependencies: ["NookActivities"]),
         .executableTarget(name: "nook-demo", dependencies: ["NookActivities"]),
-        .executableTarget(name: "nook-bench", dependencies: ["NookActivities", "NookTestSupport", "NookDisplay", "NookRender", "NookProtocol"]),
+        .executableTarget(name: "nook-bench", dependencies: ["NookActivities", "NookTestSupport", "NookDisplay", "NookRender", "NookProtocol", "NookLED", "NookPixel"]),
         .testTarget(name: "NookConfigTests", dependencies: ["NookConfig"]),
         .testTarget(name: "NookSystemTests", dependencies: ["NookSystem"]),
         .testTarget(name: "NookFuzzTargetsTests", dependencies: ["NookFuzzTargets"]),
@@ -92,6 +97,9 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "NookDisplayTests", dependencies: ["NookDisplay", "NookTestSupport"]),
+        .testTarget(name: "NookPixelTests", dependencies: ["NookPixel", "NookDisplay", "NookActivities", "NookRender", "NookTestSupport"],
+                    exclude: ["Golden"]),
+        .testTarget(name: "NookLEDTests", dependencies: ["NookLED", "NookDisplay", "NookActivities", "NookTestSupport"]),
         .testTarget(
             name: "NookRenderTests",
             dependencies: ["NookRender", "NookDisplay", "NookActivities", "NookConfig", "NookTestSupport"],

@@ -31,7 +31,7 @@ public final class Daemon: Sendable {
     let queues: [NookModuleID: NookActivityQueue]
     let display: any DisplayBackend
     let backendName: String
-    let screen: NookScreen
+    let screen: DaemonScreen
     /// Unfinished activities on disk; nil keeps them in memory only.
     let journal: ActivityJournal?
     private let frameWriter: FrameWriter?
@@ -79,9 +79,18 @@ public final class Daemon: Sendable {
         frameWriter = selection.writer
         // R6: the configured turn, then the one the panel's orientation property asks for.
         let panelTurn = display.panelOrientation
-        screen = NookScreen(display: display, clock: clock,
-                            settings: .init(theme: config.theme, rotation: config.rotation.then(panelTurn), home: config.home, blankAfter: config.blankAfter),
-                            onWarning: { logger.warning("\($0)") })
+        let settings = NookScreen.Settings(theme: config.theme, rotation: config.rotation.then(panelTurn), home: config.home, blankAfter: config.blankAfter)
+        if config.backend.isLED {
+            // L3: LEDs get the pixel renderer; the cairo compositor is never made for them.
+            if config.rotation != .none {
+                logger.notice("display.rotation does not turn LEDs; say where the chain starts with [led] origin and lines instead")
+            }
+            screen = DaemonScreen(display: display, clock: clock, settings: settings, scrollSpeed: config.led.scrollSpeed,
+                                  onWarning: { logger.warning("\($0)") })
+        } else {
+            screen = DaemonScreen(cards: NookScreen(display: display, clock: clock, settings: settings, onWarning: { logger.warning("\($0)") }),
+                                  settings: settings)
+        }
         journal = config.journalPath.map { ActivityJournal(path: $0, warn: { logger.warning("\($0)") }) }
         state = Mutex(State(config: config))
     }
@@ -262,6 +271,7 @@ public final class Daemon: Sendable {
         if fresh.modules != old.modules { needsRestart.append("queue.modules") }
         if fresh.capacity != old.capacity || fresh.pollInterval != old.pollInterval { needsRestart.append("queue.capacity/poll_interval_ms") }
         if fresh.backend != old.backend || fresh.mockSize != old.mockSize { needsRestart.append("display.backend/size") }
+        if fresh.led != old.led { needsRestart.append("[led]") }
         if fresh.gpioLines != old.gpioLines || fresh.proximity != old.proximity { needsRestart.append("[gpio.*]/[proximity]") }
         if fresh.journalPath != old.journalPath { needsRestart.append("daemon.journal") }
         let restartNote = needsRestart.isEmpty ? "" : "; restart nookd to apply \(needsRestart.joined(separator: ", "))"

@@ -11,6 +11,12 @@ import NookRender
 public struct DaemonConfig: Sendable {
     public enum Backend: String, CaseIterable, Sendable {
         case auto, drm, fbdev, mock
+        /// LED matrices and strips (L1, L2): `[led]` says which.
+        case ledSPI = "led-spi", ledI2C = "led-i2c"
+        /// The LEDs of `[led]` in memory, their PNG frames drawn as round LEDs.
+        case ledMock = "led-mock"
+
+        public var isLED: Bool { self == .ledSPI || self == .ledI2C || self == .ledMock }
     }
 
     public var socketPath: String
@@ -50,8 +56,10 @@ public struct DaemonConfig: Sendable {
     public var journalPath: String? = DaemonConfig.defaultJournalPath
     /// GPIO inputs (I1), `[gpio.NAME]` tables in file order.
     public var gpioLines: [GPIOLineSettings] = []
+    /// The LEDs the `led-*` backends drive (`[led]`).
+    public var led = LEDSettings()
 
-    public static let tables = ["daemon", "display", "theme", "theme.palette", "home", "queue", "proximity"]
+    public static let tables = ["daemon", "display", "theme", "theme.palette", "home", "queue", "proximity", "led"]
 
     /// `$XDG_RUNTIME_DIR/nook/nookd.sock`, or `/run/nook/nookd.sock` without a runtime directory.
     public static var defaultSocketPath: String {
@@ -152,6 +160,7 @@ public struct DaemonConfig: Sendable {
             throw reader.error("proximity.\(stray)", "needs proximity.device or proximity.name to say which sensor")
         }
         gpioLines = try GPIOConfig.lines(from: reader)
+        led = try LEDSettings(reading: reader, backend: backend)
         try reader.rejectUnknownKeys(known: Self.tables + gpioLines.map { "gpio." + $0.name })
     }
 

@@ -7,7 +7,7 @@ import NookRender
 /// off (it goes back to the head of the queue) and holds everything; plugged back in, they
 /// drain again and the screen shows its home content first.
 enum DisplayAvailability {
-    static func relay(from display: any DisplayBackend, to queues: [NookActivityQueue], screen: NookScreen, logger: Logger) async {
+    static func relay(from display: any DisplayBackend, to queues: [NookActivityQueue], screen: DaemonScreen, logger: Logger) async {
         for await connected in display.connectionChanges() {
             logger.notice("\(connected ? "the display is back: resuming" : "the display is gone: holding every activity until it returns")")
             for queue in queues { await queue.setDisplayAvailable(connected) }

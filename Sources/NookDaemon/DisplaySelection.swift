@@ -3,6 +3,7 @@ import NookActivities
 import NookDisplay
 import NookDRM
 import NookFramebuffer
+import NookPixel
 
 /// The one place the daemon picks a display backend (habit 5): everything after this sees
 /// only `any DisplayBackend`.
@@ -32,14 +33,30 @@ enum DisplaySelection {
             do { return try fbdev() } catch { logger.notice("display auto: no usable framebuffer (\(error)); using the mock display") }
         case .mock:
             break
+        case .ledSPI, .ledI2C:
+            return (try LEDSelection.choose(config, clock: clock, logger: logger), config.backend.rawValue, nil)
+        case .ledMock:
+            break
         }
         var writer: FrameWriter?
         if let directory = config.framesDirectory {
-            do { writer = try FrameWriter(directory: directory, logger: logger) } catch { throw DaemonError("cannot use --frames \(directory): \(error)") }
+            // The LED mock's frames are drawn as the matrix looks: round LEDs on black.
+            let picture: @Sendable (Frame) -> Frame
+            if config.backend == .ledMock {
+                picture = { frame in LEDMockImage.render(frame, cell: frame.height == 1 ? 12 : 16) }
+            } else {
+                picture = { frame in frame }
+            }
+            do { writer = try FrameWriter(directory: directory, logger: logger, picture: picture) } catch { throw DaemonError("cannot use --frames \(directory): \(error)") }
             logger.notice("the mock display writes its frames as PNG files", metadata: ["directory": "\(directory)"])
         }
         var sink: (@Sendable (MockDisplay.RecordedFrame) -> Void)?
         if let writer { sink = { record in writer.offer(record) } }
+        if config.backend == .ledMock {
+            let mock = MockDisplay(size: config.led.size, refreshHz: min(60, config.refreshHz), clock: clock, keepFrames: 0, sink: sink)
+            logger.notice("driving \(config.led.size) mock LEDs")
+            return (mock, "led-mock", writer)
+        }
         let mock = MockDisplay(size: config.mockSize, refreshHz: config.refreshHz, clock: clock, keepFrames: 0, sink: sink)
         return (mock, "mock", writer)
     }

@@ -12,7 +12,8 @@ final class FrameWriter: Sendable {
     private let continuation: AsyncStream<MockDisplay.RecordedFrame>.Continuation
     private let task: Task<Void, Never>
 
-    init(directory: String, logger: Logger) throws(SocketError) {
+    /// - Parameter picture: what is written for a frame (the LED mock draws its LEDs round).
+    init(directory: String, logger: Logger, picture: @escaping @Sendable (Frame) -> Frame = { $0 }) throws(SocketError) {
         var info = stat()
         if stat(directory, &info) != 0 {
             guard mkdir(directory, 0o755) == 0 else { throw SocketError.call("mkdir", directory) }
@@ -25,8 +26,9 @@ final class FrameWriter: Sendable {
                 let number = String(record.index)
                 let path = directory + "/frame-" + String(repeating: "0", count: max(0, 6 - number.count)) + number + ".png"
                 do {
-                    try PNG.write(record.frame, to: path)
-                    try PNG.write(record.frame, to: directory + "/.latest.png")
+                    let image = picture(record.frame)
+                    try PNG.write(image, to: path)
+                    try PNG.write(image, to: directory + "/.latest.png")
                     rename(directory + "/.latest.png", directory + "/latest.png")
                     failed = false
                 } catch {

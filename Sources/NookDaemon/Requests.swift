@@ -38,7 +38,8 @@ extension Daemon {
     private func perform(_ request: Request, on connection: ClientConnection) async throws(ProtocolError) {
         func answer(_ result: some NookAnswer) { connection.send(ResponseLine.success(id: request.id, result: result.json).encoded()) }
         switch request.operation {
-        case .enqueue(let activity, let moduleName, let wait):
+        case .enqueue(let requested, let moduleName, let wait):
+            let activity = screen.fitted(requested)
             let (module, queue) = try queue(moduleName)
             let events = wait ? queue.events(where: { $0.id == activity.id }) : nil
             switch try await enqueueUnique(activity, into: queue) {

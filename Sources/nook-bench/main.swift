@@ -63,6 +63,20 @@ if CommandLine.arguments.dropFirst().first == "pipelined" {
     figures.stop(pid)
     exit(0)
 }
+/// Issue 18: LED encoding and the marquee (`nook-bench led` runs only these).
+func reportLEDFigures() {
+    do {
+        report("led_encode_ns_per_led", try LEDFigures.encodeNanosecondsPerLED())
+        report("led_marquee_frame_us", try LEDFigures.marqueeFrameMicroseconds())
+    } catch {
+        print("LED figures skipped: \(error)")
+    }
+}
+
+if CommandLine.arguments.dropFirst().first == "led" {
+    reportLEDFigures()
+    exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "daemon" {
     await reportDaemonFigures(DaemonFigures())
     exit(0)
@@ -88,6 +102,8 @@ for size in [PixelSize(width: 1280, height: 400), PixelSize(width: 1920, height:
     report("card_render_vs_memset_\(size)", figures.render)
     report("rotate90_vs_memcpy_\(size)", figures.rotate)
 }
+
+reportLEDFigures()
 
 let daemonFigures = DaemonFigures()
 await reportDaemonFigures(daemonFigures)

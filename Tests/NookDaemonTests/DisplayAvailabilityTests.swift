@@ -18,7 +18,7 @@ struct DisplayAvailabilityTests {
         let queue = NookActivityQueue(clock: clock)
         let recorder = EventRecorder(queue.events())
         await queue.bind(to: arbiter)
-        let relay = Task { await DisplayAvailability.relay(from: display, to: [queue], screen: screen, logger: Logger(label: "test")) }
+        let relay = Task { await DisplayAvailability.relay(from: display, to: [queue], screen: DaemonScreen(cards: screen, settings: .init(home: .blank)), logger: Logger(label: "test")) }
         defer { relay.cancel() }
         try await Task.sleep(for: .milliseconds(50))
 

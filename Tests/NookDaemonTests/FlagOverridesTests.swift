@@ -17,7 +17,7 @@ struct FlagOverridesTests {
         } catch {
             #expect(error.description == "nook.toml:2: display.rotation: must be 0, 90, 180 or 270, got 45")
         }
-        for (flag, set) in [("--display must be one of auto, drm, fbdev, mock, got \"hdmi\"", { (f: inout FlagOverrides) in f.display = "hdmi" }),
+        for (flag, set) in [("--display must be one of auto, drm, fbdev, mock, led-spi, led-i2c, led-mock, got \"hdmi\"", { (f: inout FlagOverrides) in f.display = "hdmi" }),
                             ("--socket must be an absolute path, got \"nook.sock\"", { $0.socket = "nook.sock" }),
                             ("--journal must be an absolute path or \"none\", got \"j\"", { $0.journal = "j" }),
                             ("--size must be WIDTHxHEIGHT such as \"1280x400\", got \"big\"", { $0.size = "big" }),

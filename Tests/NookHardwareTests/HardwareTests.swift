@@ -27,7 +27,7 @@ struct UdevRulesTests {
     }()
 
     @Test func n3_everyRuleGrantsTheNookGroupReadWriteAndTagsForSystemd() throws {
-        #expect(rules.count == 4)
+        #expect(rules.count == 7)
         for rule in rules {
             #expect(rule.value("GROUP") == "nook", "line \(rule.line)")
             #expect(rule.value("MODE") == "0660", "line \(rule.line): owner and group only")
@@ -63,6 +63,14 @@ struct UdevRulesTests {
         (FakeDevice(subsystem: "iio", kernel: "iio:device1", attributes: ["name": "bme280"]), false),
         (FakeDevice(subsystem: "iio", kernel: "iio:device4", attributes: ["name": "vcnl4035"]), false),
         (FakeDevice(subsystem: "tty", kernel: "ttyUSB0", parentDrivers: ["ftdi_sio"]), false),
+        // L1, L2: LED chips on spidev and i2c-dev, and nothing else on those classes.
+        (FakeDevice(subsystem: "spidev", kernel: "spidev0.0", parentDrivers: ["spidev", "spi-bcm2835"]), true),
+        (FakeDevice(subsystem: "spidev", kernel: "spidev10.1", parentDrivers: ["spidev", "dw_spi_mmio"]), true),
+        (FakeDevice(subsystem: "i2c-dev", kernel: "i2c-1", attributes: ["name": "bcm2835 (i2c@7e804000)"], parentDrivers: ["i2c-bcm2835"]), true),
+        (FakeDevice(subsystem: "i2c-dev", kernel: "i2c-1", attributes: ["name": "Synopsys DesignWare I2C adapter"], parentDrivers: ["i2c_designware"]), true),
+        (FakeDevice(subsystem: "i2c-dev", kernel: "i2c-0", attributes: ["name": "SMBus stub driver"]), true),
+        (FakeDevice(subsystem: "i2c-dev", kernel: "i2c-11", attributes: ["name": "i2c-gpio"], parentDrivers: ["i2c-gpio"]), false),
+        (FakeDevice(subsystem: "i2c-dev", kernel: "i2c-20", attributes: ["name": "DP-AUX"], parentDrivers: ["vc4_hdmi"]), false),
     ])
     func n3_eachRuleMatchesItsHardwareAndNotItsNeighbours(device: FakeDevice, granted: Bool) {
         #expect(rules.contains { $0.matches(device) } == granted, "\(device) with drivers \(device.parentDrivers)")
@@ -113,7 +121,7 @@ struct ServiceTests {
         #expect(score <= 2.0, "\(line)")
         let unit = try String(contentsOfFile: repository + "/Hardware/systemd/nookd.service", encoding: .utf8)
         for setting in ["Type=notify", "User=nook", "Restart=on-failure", "PrivateNetwork=yes", "RestrictAddressFamilies=AF_UNIX",
-                        "DeviceAllow=char-drm rw", "DeviceAllow=char-gpiochip rw", "NoNewPrivileges=yes", "ProtectSystem=strict"] {
+                        "DeviceAllow=char-drm rw", "DeviceAllow=char-gpiochip rw", "DeviceAllow=char-spi rw", "DeviceAllow=char-i2c rw", "NoNewPrivileges=yes", "ProtectSystem=strict"] {
             #expect(unit.contains(setting), "\(setting)")
         }
     }

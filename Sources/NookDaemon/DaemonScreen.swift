@@ -1,0 +1,122 @@
+import NookActivities
+import NookDisplay
+import NookPixel
+import NookRender
+import Synchronization
+
+/// The screen nookd drives: the cairo card compositor (`NookScreen`) on pixel panels, or the
+/// pixel renderer's `PixelScreen` on LED matrices and strips (L3). The daemon talks to this
+/// seam only, so neither screen knows of the other.
+final class DaemonScreen: Sendable {
+    private enum Kind: Sendable {
+        case cards(NookScreen)
+        case pixels(PixelScreen, PixelRenderer)
+    }
+
+    private let kind: Kind
+    /// What `status` reports for an LED screen (the theme and rotation do not apply to it).
+    private let pixelSettings: Mutex<NookScreen.Settings>
+
+    init(cards: NookScreen, settings: NookScreen.Settings) {
+        kind = .cards(cards)
+        pixelSettings = Mutex(settings)
+    }
+
+    init(display: any DisplayBackend, clock: any NookClock, settings: NookScreen.Settings, scrollSpeed: Double,
+         onWarning: @escaping @Sendable (String) -> Void) {
+        let renderer = PixelRenderer(size: display.mode.size, scrollSpeed: scrollSpeed)
+        let screen = PixelScreen(display: display, clock: clock, renderer: renderer, home: Self.pixelHome(settings.home),
+                                 blankAfter: settings.blankAfter, localTime: { let now = LocalTime.now(); return (now.hour, now.minute, now.second) }, onWarning: onWarning)
+        kind = .pixels(screen, renderer)
+        pixelSettings = Mutex(settings)
+    }
+
+    static func pixelHome(_ content: HomeContent) -> PixelHome {
+        switch content {
+        case .clock: .clock
+        case .blank: .blank
+        case .text(let text): .text(text)
+        }
+    }
+
+    /// The activity as this screen needs it: on an LED matrix a timed card whose title
+    /// scrolls stays at least one full marquee pass (L3), so nobody sees half a title.
+    /// An invalid activity is returned as it came, so the queue refuses it for what the
+    /// sender wrote (a zero dwell is not made valid by lengthening it).
+    func fitted(_ activity: NookActivity) -> NookActivity {
+        do { try activity.validate() } catch { return activity }
+        guard case .pixels(_, let renderer) = kind, !activity.isBlocker, let pass = renderer.marqueePass(for: activity), pass > activity.dwell else {
+            return activity
+        }
+        var fitted = activity
+        fitted.dwell = pass
+        return fitted
+    }
+
+    func run(_ events: AsyncStream<NookActivityEvent>) async {
+        switch kind {
+        case .cards(let screen): await screen.run(events)
+        case .pixels(let screen, _): await screen.run(events)
+        }
+    }
+
+    func showHome() async {
+        switch kind {
+        case .cards(let screen): await screen.showHome()
+        case .pixels(let screen, _): await screen.showHome()
+        }
+    }
+
+    func runClock() async {
+        switch kind {
+        case .cards(let screen): await screen.runClock()
+        case .pixels(let screen, _): await screen.runClock()
+        }
+    }
+
+    func setHome(_ content: HomeContent) async {
+        switch kind {
+        case .cards(let screen): await screen.setHome(content)
+        case .pixels(let screen, _):
+            pixelSettings.withLock { $0.home = content }
+            await screen.setHome(Self.pixelHome(content))
+        }
+    }
+
+    func apply(_ settings: NookScreen.Settings) async {
+        switch kind {
+        case .cards(let screen): await screen.apply(settings)
+        case .pixels(let screen, _):
+            pixelSettings.withLock { $0 = settings }
+            await screen.setHome(Self.pixelHome(settings.home))
+        }
+    }
+
+    /// The glass as a person sees it: on LEDs, the round-LED picture of the matrix.
+    var lastPresentedFrame: Frame? {
+        get async {
+            switch kind {
+            case .cards(let screen): return await screen.lastPresentedFrame
+            case .pixels(let screen, _): return await screen.lastPresentedFrame.map { LEDMockImage.render($0, cell: $0.height == 1 ? 12 : 16) }
+            }
+        }
+    }
+
+    var currentSettings: NookScreen.Settings {
+        get async {
+            switch kind {
+            case .cards(let screen): return await screen.currentSettings
+            case .pixels: return pixelSettings.withLock { $0 }
+            }
+        }
+    }
+
+    var medianSlideFrameInterval: Duration? {
+        get async {
+            switch kind {
+            case .cards(let screen): return await screen.medianSlideFrameInterval
+            case .pixels: return nil
+            }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import NookDisplay
+
+/// A monospaced bitmap font for LED matrices (L3): one row mask per glyph row, the leftmost
+/// column in the high bit. No anti-aliasing exists in it, so every LED is fully on or off.
+/// The glyphs come from Debian's X11 misc-fixed fonts (``fixed5x7``, ``fixed4x6``; see
+/// BitmapFontData.swift and Hardware/dev/led-font).
+public struct BitmapFont: Sendable {
+    public let height: Int
+    /// Rows above the baseline.
+    public let ascent: Int
+    /// Columns per glyph, its spacing column included.
+    public let advance: Int
+    let glyphs: [UInt32: [UInt8]]
+
+    init(height: Int, ascent: Int, advance: Int, glyphs: [UInt32: [UInt8]]) {
+        (self.height, self.ascent, self.advance, self.glyphs) = (height, ascent, advance, glyphs)
+    }
+
+    /// The rows of `scalar`'s glyph; a character the font lacks is drawn as `?`, never skipped,
+    /// so a title's length on the glass matches its length in characters.
+    func rows(_ scalar: Unicode.Scalar) -> [UInt8] {
+        glyphs[scalar.value] ?? glyphs[0x3F]!
+    }
+
+    /// The text's glyphs, one per character (a combining sequence or emoji counts as one).
+    func scalars(_ text: String) -> [Unicode.Scalar] {
+        text.map { character in
+            // A precomposed Latin-1 letter is one scalar; anything longer (emoji, combining marks) is not in the font.
+            character.unicodeScalars.count == 1 ? character.unicodeScalars.first! : "?"
+        }
+    }
+
+    /// Width in columns of `text`, without the spacing after its last glyph.
+    public func width(of text: String) -> Int {
+        max(0, text.count * advance - 1)
+    }
+
+    /// Draws `text` with its top-left at (`x`, `y`), clipped to the frame.
+    public func draw(_ text: String, at x: Int, _ y: Int, color: UInt32, into frame: inout Frame) {
+        var left = x
+        for scalar in scalars(text) {
+            if left >= frame.width { return }
+            if left + advance > 0 { blit(rows(scalar), at: left, y, color: color, into: &frame) }
+            left += advance
+        }
+    }
+
+    private func blit(_ rows: [UInt8], at x: Int, _ y: Int, color: UInt32, into frame: inout Frame) {
+        for (row, mask) in rows.enumerated() where mask != 0 {
+            let py = y + row
+            guard py >= 0, py < frame.height else { continue }
+            for column in 0..<min(8, advance) where mask & (0x80 >> column) != 0 {
+                let px = x + column
+                if px >= 0, px < frame.width { frame[px, py] = color }
+            }
+        }
+    }
+}

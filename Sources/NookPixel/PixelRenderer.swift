@@ -1,0 +1,182 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import NookActivities
+import NookDisplay
+
+/// What an LED display shows with no card on it (R4 on a matrix).
+public enum PixelHome: Hashable, Sendable {
+    case clock, blank, text(String)
+}
+
+/// Draws activities for LED matrices and strips (L3, L4): the second renderer beside the
+/// cairo card renderer, pure Swift, one frame pixel per LED.
+///
+/// A matrix card is the icon in the tint at the left (on matrices 24 or more LEDs wide), the
+/// title in the bitmap font beside it, the progress as a bar on the bottom row. A title that
+/// does not fit scrolls as a marquee at ``scrollSpeed``: one full pass is the title moving
+/// its own width plus a gap, after which it is back where it started. A blocker pulses. A
+/// strip (one row of LEDs) shows the tint, progress as the lit part, a blocker breathing.
+public struct PixelRenderer: Sendable {
+    public let size: PixelSize
+    /// Marquee speed in LED columns per second.
+    public var scrollSpeed: Double
+    /// Columns between the end of a scrolling title and its start coming round again.
+    public static let marqueeGap = 8
+    /// One pulse of a blocker on a matrix, one breath on a strip.
+    public static let pulsePeriod: Duration = .milliseconds(1600)
+    public static let breathPeriod: Duration = .seconds(3)
+
+    public init(size: PixelSize, scrollSpeed: Double = 16) {
+        precondition(scrollSpeed > 0, "scrollSpeed must be positive")
+        self.size = size
+        self.scrollSpeed = scrollSpeed
+    }
+
+    /// A single row (or column) of LEDs: the ambient mode (L4).
+    public var isStrip: Bool { size.height == 1 || size.width == 1 }
+
+    /// 5x7 where a bottom row is left for the progress bar, else 4x6.
+    public var font: BitmapFont { size.height >= 8 ? .fixed5x7 : .fixed4x6 }
+
+    var showsIconBesideText: Bool { size.width >= 24 && size.height >= 8 }
+
+    /// The columns the title may use: right of the icon, or all of them without one.
+    func textRegion(for activity: NookActivity) -> Range<Int> {
+        showsIconBesideText && activity.systemImage != nil ? 9..<size.width : 0..<size.width
+    }
+
+    /// What scrolls on a narrow matrix: the icon then the title, as one strip.
+    func content(for activity: NookActivity) -> (text: String, leadingIcon: Bool) {
+        (activity.title, !showsIconBesideText && size.height >= 8 && activity.systemImage != nil)
+    }
+
+    /// The width in columns of what must fit the text region.
+    func contentWidth(for activity: NookActivity) -> Int {
+        let (text, icon) = content(for: activity)
+        return font.width(of: text) + (icon ? 9 : 0)
+    }
+
+    /// How long one full marquee pass takes, or nil when the title fits (or on a strip).
+    public func marqueePass(for activity: NookActivity) -> Duration? {
+        guard !isStrip else { return nil }
+        let width = contentWidth(for: activity)
+        let region = textRegion(for: activity)
+        guard width > region.count else { return nil }
+        return .nookSeconds(Double(width + Self.marqueeGap) / scrollSpeed)
+    }
+
+    /// Whether the card changes with time (marquee, pulse, breath): the screen then redraws it.
+    public func isAnimated(_ activity: NookActivity) -> Bool {
+        activity.isBlocker || marqueePass(for: activity) != nil
+    }
+
+    /// Draws `activity` as it looks `elapsed` after its marquee started.
+    public func render(_ activity: NookActivity, elapsed: Duration, into frame: inout Frame) {
+        precondition(frame.size == size, "a \(frame.size) frame for a \(size) renderer")
+        frame.fill(0xFF00_0000)
+        let tint = PixelPalette.color(for: activity.tint)
+        let seconds = max(0, elapsed.nookSeconds)
+        if isStrip {
+            renderStrip(activity, tint: tint, seconds: seconds, into: &frame)
+            return
+        }
+        var level = 1.0
+        if activity.isBlocker {
+            // A pulse between 15 % and full: never dark, so the card is always readable.
+            level = 0.575 + 0.425 * cos(2 * Double.pi * seconds / Self.pulsePeriod.nookSeconds)
+        }
+        let region = textRegion(for: activity)
+        let (text, leadingIcon) = content(for: activity)
+        // The tint is the icon's colour; without an icon it is the title's.
+        let iconShown = leadingIcon || region.lowerBound > 0
+        let textColor = PixelPalette.scaled(iconShown ? PixelPalette.text : tint, level)
+        let tintColor = PixelPalette.scaled(tint, level)
+        if showsIconBesideText, let icon = activity.systemImage {
+            PixelIcons.draw(icon, at: 0, 0, color: tintColor, into: &frame)
+        }
+        let width = contentWidth(for: activity)
+        var offset = 0
+        if width > region.count {
+            let cycle = width + Self.marqueeGap
+            offset = Int((seconds * scrollSpeed).rounded(.down)) % cycle
+            draw(text, icon: leadingIcon ? activity.systemImage : nil, at: region.lowerBound - offset + cycle,
+                 clip: region, text: textColor, tint: tintColor, into: &frame)
+        }
+        draw(text, icon: leadingIcon ? activity.systemImage : nil, at: region.lowerBound - offset,
+             clip: region, text: textColor, tint: tintColor, into: &frame)
+        if let progress = activity.progress, size.height >= 7 {
+            let bar = region
+            let lit = Int((progress * Double(bar.count)).rounded())
+            for x in bar { frame[x, size.height - 1] = x - bar.lowerBound < lit ? tintColor : PixelPalette.scaled(tint, level * 0.12) }
+        }
+    }
+
+    private func draw(_ text: String, icon: String?, at x: Int, clip: Range<Int>, text textColor: UInt32, tint: UInt32, into frame: inout Frame) {
+        guard x < clip.upperBound else { return }
+        // Drawn into a scratch strip the width of the clip, so nothing spills onto the icon.
+        var scratch = Frame(width: clip.count, height: size.height)
+        var left = x - clip.lowerBound
+        if let icon {
+            PixelIcons.draw(icon, at: left, 0, color: tint, into: &scratch)
+            left += 9
+        }
+        font.draw(text, at: left, 0, color: textColor, into: &scratch)
+        for y in 0..<size.height {
+            for column in 0..<clip.count where scratch[column, y] != 0xFF00_0000 {
+                frame[clip.lowerBound + column, y] = scratch[column, y]
+            }
+        }
+    }
+
+    private func renderStrip(_ activity: NookActivity, tint: RGB, seconds: Double, into frame: inout Frame) {
+        var level = 1.0
+        if activity.isBlocker {
+            // Breathing: from nearly dark to full and back, slowly, like a sleeping laptop's light.
+            level = 0.04 + 0.96 * (0.5 - 0.5 * cos(2 * Double.pi * seconds / Self.breathPeriod.nookSeconds))
+        }
+        // A vertical strip fills from the top, as a horizontal one fills from the left.
+        let count = max(size.width, size.height)
+        let lit = activity.progress.map { Int(($0 * Double(count)).rounded()) } ?? count
+        for index in 0..<count {
+            frame.pixels[index] = PixelPalette.scaled(tint, index < lit ? level : level * 0.1)
+        }
+    }
+
+    /// Draws the home content: a pixel clock `HH:MM` (on an 8x8 the hour, with the minutes as
+    /// a bar along the bottom row), a status text, or nothing. A strip is dark at home.
+    public func renderHome(_ home: PixelHome, hour: Int, minute: Int, into frame: inout Frame) {
+        frame.fill(0xFF00_0000)
+        guard !isStrip else { return }
+        let color = PixelPalette.clock.pixel
+        switch home {
+        case .blank:
+            return
+        case .text(let text):
+            font.draw(text, at: 0, 0, color: PixelPalette.text.pixel, into: &frame)
+        case .clock:
+            let hours = (hour < 10 ? "0" : "") + String(hour)
+            let minutes = (minute < 10 ? "0" : "") + String(minute)
+            // The colon is one column of two dots, not a whole glyph: HH:MM then fits 17 columns in 4x6.
+            let digits = font.width(of: hours)
+            let width = digits * 2 + 3
+            if width <= size.width {
+                let x = (size.width - width) / 2
+                let top = max(0, (size.height - font.height) / 2)
+                font.draw(hours, at: x, top, color: color, into: &frame)
+                let colon = x + digits + 1
+                for row in [top + font.ascent / 3, top + font.ascent * 2 / 3 + 1] where row < size.height {
+                    frame[colon, row] = color
+                }
+                font.draw(minutes, at: colon + 2, top, color: color, into: &frame)
+            } else {
+                let small = BitmapFont.fixed4x6
+                small.draw(hours, at: (size.width - small.width(of: hours)) / 2, 0, color: color, into: &frame)
+                let lit = (minute * size.width + 59) / 60
+                for x in 0..<lit { frame[x, size.height - 1] = color }
+            }
+        }
+    }
+}

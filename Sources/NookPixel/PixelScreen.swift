@@ -1,0 +1,190 @@
+import NookActivities
+import NookDisplay
+
+/// Turns the queue's lifecycle (Q13) into frames on an LED display (L3, L4): the pixel
+/// counterpart of NookRender's `NookScreen`, fed the same events. There are no slides (a
+/// matrix has too few pixels for one to read as motion); a card appears at `animateIn` and
+/// stays until `hidden`. While a card scrolls or pulses it is redrawn at up to 30 frames a
+/// second on the injected clock, and sent only when it changed; idle, the home clock is
+/// redrawn once a minute.
+public actor PixelScreen {
+    private let display: any DisplayBackend
+    private let clock: any NookClock
+    public let renderer: PixelRenderer
+    private let localTime: @Sendable () -> (hour: Int, minute: Int, second: Int)
+    private let onWarning: @Sendable (String) -> Void
+    public private(set) var home: PixelHome
+    private var homeMinute: (hour: Int, minute: Int) = (-1, -1)
+    private var card: (activity: NookActivity, start: NookInstant)?
+    private var frame: Frame
+    private var lastPresented: Frame?
+    private var animator: Task<Void, Never>?
+    private var generation = 0
+    public private(set) var presentedFrames = 0
+    private var lastError: DisplayError?
+    /// Turn the LEDs off after this long with home content only; nil never does.
+    private let blankAfter: Duration?
+    private var blankTimer: Task<Void, Never>?
+    public private(set) var isBlanked = false
+
+    public init(display: any DisplayBackend, clock: any NookClock, renderer: PixelRenderer, home: PixelHome = .clock,
+                blankAfter: Duration? = nil,
+                localTime: @escaping @Sendable () -> (hour: Int, minute: Int, second: Int),
+                onWarning: @escaping @Sendable (String) -> Void = { _ in }) {
+        precondition(renderer.size == display.mode.size, "a \(renderer.size) renderer on a \(display.mode.size) display")
+        self.display = display
+        self.clock = clock
+        self.renderer = renderer
+        self.home = home
+        self.blankAfter = blankAfter
+        self.localTime = localTime
+        self.onWarning = onWarning
+        frame = Frame(width: renderer.size.width, height: renderer.size.height)
+    }
+
+    /// Time between animation frames: 30 a second, or fewer if the bus carries fewer.
+    var frameInterval: Duration { .nookSeconds(1 / min(30, display.mode.refreshHz)) ?? .milliseconds(33) }
+
+    /// The frame on the LEDs now (for snapshots).
+    public var lastPresentedFrame: Frame? { lastPresented }
+
+    /// The activity on the LEDs, if any.
+    public var showing: NookActivityID? { card?.activity.id }
+
+    public func showHome() async {
+        stopAnimating()
+        card = nil
+        await drawHome()
+        scheduleBlanking()
+    }
+
+    /// After `blankAfter` of home content the LEDs go dark (R4's idle blanking on LEDs).
+    private func scheduleBlanking() {
+        blankTimer?.cancel()
+        guard let blankAfter else { return }
+        let deadline = clock.now + blankAfter
+        blankTimer = Task { [clock] in
+            do { try await clock.sleep(until: deadline) } catch { return }
+            await self.blankIfIdle()
+        }
+    }
+
+    private func blankIfIdle() async {
+        guard card == nil, !isBlanked else { return }
+        do {
+            try await display.setBlanked(true)
+            isBlanked = true
+        } catch {
+            onWarning("could not blank the LEDs: \(error)")
+        }
+    }
+
+    private func unblank() async {
+        blankTimer?.cancel()
+        guard isBlanked else { return }
+        isBlanked = false
+        do { try await display.setBlanked(false) } catch { onWarning("could not unblank the LEDs: \(error)") }
+    }
+
+    /// Consumes lifecycle events until the stream ends.
+    public func run(_ events: AsyncStream<NookActivityEvent>) async {
+        for await event in events { await handle(event) }
+    }
+
+    public func handle(_ event: NookActivityEvent) async {
+        switch event.kind {
+        case .animateIn:
+            card = (event.activity, clock.now)
+            await unblank()
+            await drawCard()
+            startAnimatingIfNeeded()
+        case .presented:
+            // The marquee starts again as the dwell starts, so the dwell holds one full pass.
+            guard card?.activity.id == event.id else { return }
+            card = (event.activity, clock.now)
+            await drawCard()
+            startAnimatingIfNeeded()
+        case .hidden, .requeued:
+            guard card?.activity.id == event.id else { return }
+            await showHome()
+        case .animateOut, .enqueued, .rejected:
+            break
+        }
+    }
+
+    public func setHome(_ content: PixelHome) async {
+        home = content
+        if card == nil { await drawHome() }
+    }
+
+    /// Redraws the clock when the minute changed; returns how long until the next minute.
+    @discardableResult
+    public func refreshHome() async -> Duration {
+        let now = localTime()
+        if card == nil, home == .clock, (now.hour, now.minute) != homeMinute { await drawHome() }
+        return .seconds(60 - min(59, now.second))
+    }
+
+    /// Keeps the home clock current until the task is cancelled.
+    public func runClock() async {
+        while !Task.isCancelled {
+            let wait = await refreshHome()
+            do { try await clock.sleep(until: clock.now + wait) } catch { return }
+        }
+    }
+
+    private func drawHome() async {
+        let now = localTime()
+        homeMinute = (now.hour, now.minute)
+        renderer.renderHome(home, hour: now.hour, minute: now.minute, into: &frame)
+        await present(force: true)
+    }
+
+    private func drawCard() async {
+        guard let card else { return }
+        renderer.render(card.activity, elapsed: clock.now - card.start, into: &frame)
+        await present(force: false)
+    }
+
+    private func startAnimatingIfNeeded() {
+        stopAnimating()
+        guard let card, renderer.isAnimated(card.activity) else { return }
+        let current = generation
+        animator = Task { [clock, frameInterval] in
+            var next = clock.now + frameInterval
+            while !Task.isCancelled {
+                do { try await clock.sleep(until: next) } catch { return }
+                guard await self.tick(current) else { return }
+                next = max(next + frameInterval, clock.now)
+            }
+        }
+    }
+
+    private func tick(_ expected: Int) async -> Bool {
+        guard expected == generation, card != nil else { return false }
+        await drawCard()
+        return expected == generation
+    }
+
+    private func stopAnimating() {
+        generation += 1
+        animator?.cancel()
+        animator = nil
+    }
+
+    /// Sends the frame unless it is what the LEDs already show: a marquee moves a column at a
+    /// time, and each unchanged frame would cost a bus transfer for nothing.
+    private func present(force: Bool) async {
+        if !force, let lastPresented, lastPresented == frame { return }
+        let sent = frame
+        do {
+            try await display.present(sent)
+            lastPresented = sent
+            presentedFrames += 1
+            lastError = nil
+        } catch {
+            if lastError != error { onWarning("display: \(error)") }
+            lastError = error
+        }
+    }
+}

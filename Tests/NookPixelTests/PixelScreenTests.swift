@@ -1,0 +1,87 @@
+import NookActivities
+import NookDisplay
+import NookPixel
+import NookTestSupport
+import Testing
+
+/// Records frames without pacing, so a test steps only the screen's own animation clock.
+final class RecordingDisplay: DisplayBackend {
+    let mode: DisplayMode
+    let frames = Locked<[Frame]>([])
+    init(_ width: Int, _ height: Int) { mode = DisplayMode(size: PixelSize(width: width, height: height), refreshHz: 60, name: "recording") }
+    func present(_ frame: Frame) async throws(DisplayError) { frames.withLock { $0.append(frame) } }
+    let blanks = Locked<[Bool]>([])
+    func setBlanked(_ blanked: Bool) async throws(DisplayError) { blanks.withLock { $0.append(blanked) } }
+    func restore() {}
+    var frameCount: Int { frames.withLock { $0.count } }
+}
+
+@Suite("L3 pixel screen on the injected clock")
+struct PixelScreenTests {
+    func event(_ activity: NookActivity, _ kind: NookActivityEvent.Kind, _ clock: ManualClock) -> NookActivityEvent {
+        NookActivityEvent(activity: activity, kind: kind, at: clock.now, module: nil)
+    }
+
+    @Test func l3_aScrollingTitleMovesOnTheClockAndMakesOneFullPassDuringItsDwell() async throws {
+        let clock = ManualClock()
+        let display = RecordingDisplay(32, 8)
+        let renderer = PixelRenderer(size: PixelSize(width: 32, height: 8), scrollSpeed: 16)
+        let screen = PixelScreen(display: display, clock: clock, renderer: renderer, localTime: { (9, 41, 0) })
+        await screen.showHome()
+        let long = NookActivity(title: "Backup of /home finished", systemImage: "arrow.down.circle", tint: .named(.teal))
+        let pass = try #require(renderer.marqueePass(for: long))
+        await screen.handle(event(long, .animateIn, clock))
+        await screen.handle(event(long, .presented, clock))
+        let first = try #require(await screen.lastPresentedFrame)
+        var expected = Frame(width: 32, height: 8)
+        renderer.render(long, elapsed: .zero, into: &expected)
+        #expect(first == expected)
+        // Step the clock frame by frame through one pass: the LEDs follow the renderer.
+        var seen = Set<[UInt32]>()
+        let step = Duration.milliseconds(50)
+        var elapsed = Duration.zero
+        while elapsed < pass {
+            await clock.waitForSleepers()
+            clock.advance(by: step)
+            elapsed += step
+            for _ in 0..<50 { await Task.yield() }
+            if let frame = await screen.lastPresentedFrame { seen.insert(frame.pixels) }
+        }
+        #expect(seen.count > 20, "the marquee moved through \(seen.count) distinct frames")
+        await screen.handle(event(long, .hidden(.completed), clock))
+        #expect(await screen.showing == nil)
+        let presentedAtHidden = display.frameCount
+        clock.advance(by: .seconds(1))
+        for _ in 0..<50 { await Task.yield() }
+        #expect(display.frameCount == presentedAtHidden, "no animation frames after the card ended")
+    }
+
+    @Test func l3_aStillCardIsSentOnceAndHomeComesBack() async throws {
+        let clock = ManualClock()
+        let display = RecordingDisplay(17, 7)
+        let screen = PixelScreen(display: display, clock: clock, renderer: PixelRenderer(size: PixelSize(width: 17, height: 7)), localTime: { (12, 0, 0) })
+        await screen.showHome()
+        let home = try #require(await screen.lastPresentedFrame)
+        let short = NookActivity(title: "OK", tint: .named(.green))
+        await screen.handle(event(short, .animateIn, clock))
+        await screen.handle(event(short, .presented, clock))
+        #expect(display.frameCount == 2, "home, then the card once: an unchanged frame is not sent again")
+        await screen.handle(event(short, .hidden(.completed), clock))
+        #expect(await screen.lastPresentedFrame == home)
+    }
+
+    @Test func l5_idleLEDsGoDarkAfterBlankAfterAndTheNextCardLightsThem() async throws {
+        let clock = ManualClock()
+        let display = RecordingDisplay(8, 8)
+        let screen = PixelScreen(display: display, clock: clock, renderer: PixelRenderer(size: PixelSize(width: 8, height: 8)),
+                                 blankAfter: .seconds(30), localTime: { (7, 30, 0) })
+        await screen.showHome()
+        await clock.waitForSleepers()
+        clock.advance(by: .seconds(31))
+        for _ in 0..<50 { await Task.yield() }
+        #expect(await screen.isBlanked && display.blanks.withLock { $0 } == [true])
+        let card = NookActivity(title: "!", tint: .named(.red))
+        await screen.handle(event(card, .animateIn, clock))
+        #expect(await !screen.isBlanked && display.blanks.withLock { $0 } == [true, false])
+    }
+}
