@@ -53,10 +53,12 @@ final class DaemonScreen: Sendable {
         return fitted
     }
 
-    func run(_ events: AsyncStream<NookActivityEvent>) async {
+    /// Draws the lifecycle `events` of `queue`, reporting each finished slide-in back to it so
+    /// the card's dwell counts from when it is really on the glass (Q13).
+    func run(_ events: AsyncStream<NookActivityEvent>, reportingTo queue: NookActivityQueue) async {
         switch kind {
-        case .cards(let screen): await screen.run(events)
-        case .pixels(let screen, _): await screen.run(events)
+        case .cards(let screen): await screen.run(events, reportingTo: queue)
+        case .pixels(let screen, _): await screen.run(events, reportingTo: queue)
         }
     }
 

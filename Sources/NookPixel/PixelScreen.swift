@@ -86,9 +86,14 @@ public actor PixelScreen {
         do { try await display.setBlanked(false) } catch { onWarning("could not unblank the LEDs: \(error)") }
     }
 
-    /// Consumes lifecycle events until the stream ends.
-    public func run(_ events: AsyncStream<NookActivityEvent>) async {
-        for await event in events { await handle(event) }
+    /// Consumes lifecycle events until the stream ends. With `queue` (the queue the events come
+    /// from, configured with a `presenterTimeout`), each card drawn for its `animateIn` is
+    /// reported to it, so its dwell counts from when the LEDs show it (Q13).
+    public func run(_ events: AsyncStream<NookActivityEvent>, reportingTo queue: NookActivityQueue? = nil) async {
+        for await event in events {
+            await handle(event)
+            if event.kind == .animateIn { await queue?.animateInFinished(event) }
+        }
     }
 
     public func handle(_ event: NookActivityEvent) async {

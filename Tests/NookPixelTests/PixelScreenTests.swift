@@ -18,6 +18,26 @@ final class RecordingDisplay: DisplayBackend {
 
 @Suite("L3 pixel screen on the injected clock")
 struct PixelScreenTests {
+    /// The queue waits for its presenter before it counts a card's dwell: the LED screen must
+    /// report each card it drew, or every card would wait for the queue's presenter timeout.
+    @Test func q13_theLEDScreenReportsEachCardItDrewSoTheQueuePresents() async throws {
+        let clock = ManualClock()
+        let arbiter = NookSurfaceArbiter(foreground: "main", clock: clock)
+        let queue = NookActivityQueue(clock: clock, configuration: .init(presenterTimeout: .seconds(3600)))
+        let recorder = EventRecorder(queue.events())
+        let screen = PixelScreen(display: RecordingDisplay(32, 8), clock: InstantClock(),
+                                 renderer: PixelRenderer(size: PixelSize(width: 32, height: 8)), localTime: { (9, 41, 0) })
+        let feeder = Task { await screen.run(queue.events(), reportingTo: queue) }
+        defer { feeder.cancel() }
+        await queue.bind(to: arbiter, moduleID: "main")
+        let card = NookActivity(title: "LED")
+        await queue.enqueue(card)
+        let shown = try await recorder.next(.animateIn, of: card.id)
+        clock.advance(by: card.transition)
+        let presented = try await recorder.next(.presented, of: card.id)
+        #expect(presented.at == shown.at + card.transition)
+    }
+
     func event(_ activity: NookActivity, _ kind: NookActivityEvent.Kind, _ clock: ManualClock) -> NookActivityEvent {
         NookActivityEvent(activity: activity, kind: kind, at: clock.now, module: nil)
     }
