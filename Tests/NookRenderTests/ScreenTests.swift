@@ -121,6 +121,34 @@ struct ScreenTests {
         #expect(await screen.lastPresentedFrame == shown)
     }
 
+    @Test func r6_turningThePanelMidSlideGoesOnAtTheNewSizeFromTheNextFrame() async throws {
+        // A SIGHUP that changes the rotation while a card slides in once composed a frame from
+        // a card of the old size and a home of the new one (a precondition failure: nookd died).
+        let clock = ManualClock()
+        let display = MockDisplay(size: PixelSize(width: 1280, height: 400), refreshHz: 60, clock: clock)
+        let screen = NookScreen(display: display, clock: clock, localTime: { noon })
+        await screen.showHome()
+        var card = buildFinished
+        card.transition = .seconds(1)
+        let done = Locked(0)
+        let sliding = Task { await screen.handle(event(card, .animateIn)); done.withLock { $0 += 1 } }
+        await clock.waitForSleepers()
+        clock.advance(by: .milliseconds(100))
+        await clock.waitForSleepers()
+        let reload = Task { await screen.apply(.init(rotation: .quarter)); done.withLock { $0 += 1 } }
+        while await screen.currentSettings.rotation != .quarter { await Task.yield() }
+        // One refresh at a time until both are done: each present waits for its vblank.
+        while done.withLock({ $0 }) < 2 {
+            clock.advance(by: .milliseconds(17))
+            await Task.yield()
+        }
+        await sliding.value
+        await reload.value
+        #expect(await screen.lastError == nil, "every frame had the panel's size")
+        let turned = CardRenderer(theme: .dark).render(card, size: PixelSize(width: 400, height: 1280)).frame
+        #expect(display.lastFrame?.frame == turned.rotated(.quarter), "the card ends at the new size, turned")
+    }
+
     private func rowMatches(_ frame: Frame, _ row: Int, _ card: Frame, _ cardRow: Int) -> Bool {
         frame.pixels[(row * frame.width)..<((row + 1) * frame.width)] == card.pixels[(cardRow * card.width)..<((cardRow + 1) * card.width)]
     }
