@@ -20,6 +20,8 @@ public struct DaemonConfig: Sendable {
     /// When non-empty, only these uids (and members of `allowedGroups`) may connect (C4).
     public var allowedUIDs: [UInt32] = []
     public var allowedGroups: [String] = []
+    /// Directories icon image files may come from (R3); nookd reads nothing else on a client's behalf.
+    public var iconDirectories: [String] = IconPolicy.defaultDirectories
     public var backend: Backend = .auto
     /// Size of the mock display.
     public var mockSize = PixelSize(width: 1280, height: 400)
@@ -92,6 +94,12 @@ public struct DaemonConfig: Sendable {
         }
         allowedUIDs = try reader.integers("daemon.allowed_uids", in: 0...Int(UInt32.max - 1))?.map(UInt32.init) ?? []
         allowedGroups = try reader.strings("daemon.allowed_groups") ?? []
+        if let directories = try reader.strings("daemon.icon_directories") {
+            for directory in directories where !directory.hasPrefix("/") {
+                throw reader.error("daemon.icon_directories", "must list absolute paths, got \"\(directory)\"")
+            }
+            iconDirectories = directories
+        }
         if let journal = try reader.string("daemon.journal") {
             guard journal == "none" || journal.hasPrefix("/") else { throw reader.error("daemon.journal", "must be an absolute path or \"none\", got \"\(journal)\"") }
             journalPath = journal == "none" ? nil : journal

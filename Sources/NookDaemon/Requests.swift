@@ -39,8 +39,9 @@ extension Daemon {
     private func perform(_ request: Request, on connection: ClientConnection) async throws(ProtocolError) {
         func answer(_ result: JSONValue) { connection.send(ResponseLine.success(id: request.id, result: result).encoded()) }
         switch request.operation {
-        case .enqueue(let activity, let moduleName, let wait):
+        case .enqueue(let requested, let moduleName, let wait):
             let (module, queue) = try queue(moduleName)
+            let activity = try checkedIcon(requested)
             let events = wait ? queue.events(where: { $0.id == activity.id }) : nil
             switch await queue.enqueue(activity) {
             case .rejected(_, .invalid(let error)):
@@ -160,6 +161,16 @@ extension Daemon {
                 throw ProtocolError(.unknownModule, field: "module", "\(error); this nookd has \(modules.map(\.rawValue).joined(separator: ", "))")
             }
         }
+    }
+
+    /// The activity with its icon file, if it names one, checked and replaced by the canonical
+    /// path. Read here, in the connection's task: a FIFO, a device or a huge file is refused at
+    /// once instead of stalling the screen later.
+    private func checkedIcon(_ activity: NookActivity) throws(ProtocolError) -> NookActivity {
+        guard let icon = activity.systemImage, IconCatalog.namesFile(icon) else { return activity }
+        var checked = activity
+        checked.systemImage = try state.withLock { IconPolicy(directories: $0.config.iconDirectories) }.resolve(icon)
+        return checked
     }
 
     /// For `enqueue` with `wait`: streams the activity's events (`events` holds only that

@@ -15,6 +15,10 @@ public struct IconImage: Hashable, Sendable {
 public struct IconFileError: Error, Hashable, Sendable, CustomStringConvertible {
     public var path: String
     public var problem: String
+    public init(path: String, problem: String) {
+        self.path = path
+        self.problem = problem
+    }
     public var description: String { "\(path): \(problem)" }
 }
 
