@@ -114,14 +114,23 @@ extension Daemon {
             answer(.object([("modules", .array(lists))]))
 
         case .watch:
+            // Subscribed before the answer: an event right after "watching" is never missed.
+            let subscriptions = modules.map { module in
+                let tap = WatchTap()
+                return (module, tap, queues[module]!.events(where: tap.admit))
+            }
             answer(.object([("watching", .bool(true))]))
             connection.releaseOutput()
             await withTaskGroup(of: Void.self) { group in
-                for module in modules {
-                    let events = queues[module]!.events(bufferingPolicy: .bufferingNewest(4096))
+                for (module, tap, events) in subscriptions {
                     group.addTask {
                         for await event in events {
                             guard connection.send(ResponseLine.event(id: request.id, event: EventPayload.encode(event)).encoded()) else { return }
+                            if let dropped = tap.consumed() {
+                                let overflow = JSONValue.object([("event", .string("overflow")), ("module", .string(module.rawValue)),
+                                                                 ("dropped", .number(Double(dropped)))])
+                                guard connection.send(ResponseLine.event(id: request.id, event: overflow).encoded()) else { return }
+                            }
                         }
                     }
                 }

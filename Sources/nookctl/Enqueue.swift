@@ -115,18 +115,34 @@ struct EnqueueOptions: Equatable {
             let client = try NookClient(path: connection.path)
             let accepted = try client.request(Request(id: .number(1), operation: .enqueue(activity, module: module, wait: true)))
             if json { print(accepted.serialized) } else if let id = accepted["id"]?.text { print(id) }
-            while let line = try client.readLine() {
-                guard case .event(_, let event)? = try? ResponseLine.decode(line) else { continue }
-                if json { print(event.serialized) }
-                let name = event["event"]?.text, reason = event["reason"]?.text
-                guard name == "hidden" || name == "rejected" else { continue }
-                if !json { print("\(name!) (\(reason ?? "?"))") }
-                Glibc.exit(Self.exitCode(event: name!, reason: reason))
+            var lost = "nookd closed the connection before the activity ended"
+            do {
+                while let line = try client.readLine() {
+                    guard case .event(_, let event)? = try? ResponseLine.decode(line) else { continue }
+                    if json { print(event.serialized) }
+                    let name = event["event"]?.text, reason = event["reason"]?.text
+                    guard name == "hidden" || name == "rejected" else { continue }
+                    if !json { print("\(name!) (\(reason ?? "?"))") }
+                    Glibc.exit(Self.exitCode(event: name!, reason: reason))
+                }
+            } catch {
+                lost = error.description
             }
-            connection.fail(.unreachable("nookd closed the connection before the activity ended"))
+            // Accepted, then cut off (nookd stopped or restarted): 16, not 3 ("could not be
+            // reached"), so a script can tell that the activity may still be shown.
+            Self.connectionLost(lost, json: json)
         } catch {
             connection.fail(error)
         }
+    }
+
+    static func connectionLost(_ message: String, json: Bool) -> Never {
+        if json {
+            print(JSONValue.object([("error", .string(message)), ("exitCode", .number(Double(ExitCodes.connectionLost)))]).serialized)
+        }
+        var text = Array("nookctl: \(message)\n".utf8)
+        _ = write(2, &text, text.count)
+        Glibc.exit(ExitCodes.connectionLost)
     }
 
     static func exitCode(event: String, reason: String?) -> Int32 {

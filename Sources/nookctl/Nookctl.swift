@@ -190,6 +190,9 @@ struct Watch: ParsableCommand {
                 guard case .event(_, let event)? = try? ResponseLine.decode(line) else { continue }
                 if connection.json {
                     print(event.serialized)
+                } else if event["event"]?.text == "overflow" {
+                    // nookd keeps at most 4,096 events per module for a watcher that falls behind.
+                    print("overflow: \(Int(event["dropped"]?.numberValue ?? 0)) events of module \(event["module"]?.text ?? "?") were dropped here (this watcher fell behind)")
                 } else {
                     let reason = event["reason"]?.text.map { " (\($0))" } ?? ""
                     print("\(event["at"]?.numberValue.map { String($0) } ?? "?")s \(event["event"]?.text ?? "?")\(reason) \(event["id"]?.text ?? "") \"\(event["title"]?.text ?? "")\"")
