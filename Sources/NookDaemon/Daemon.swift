@@ -109,7 +109,7 @@ public final class Daemon: Sendable {
         }
         var writer: FrameWriter?
         if let directory = config.framesDirectory {
-            do { writer = try FrameWriter(directory: directory, logger: logger) } catch { throw DaemonError("cannot use --frames \(directory): \(error)") }
+            do { writer = try FrameWriter(directory: directory, limit: config.framesLimit, logger: logger) } catch { throw DaemonError("cannot use --frames \(directory): \(error)") }
             logger.notice("the mock display writes its frames as PNG files", metadata: ["directory": "\(directory)"])
         }
         var sink: (@Sendable (MockDisplay.RecordedFrame) -> Void)?
@@ -170,7 +170,7 @@ public final class Daemon: Sendable {
             let policy = try AccessPolicy(uids: config.allowedUIDs, groups: config.allowedGroups)
             server = try SocketServer(
                 path: config.socketPath, mode: config.socketMode, group: config.socketGroup, policy: policy,
-                maximumLine: NookProtocol.maximumLineBytes, logger: logger,
+                maximumLine: NookProtocol.maximumLineBytes, logger: logger, maximumConnections: config.maxConnections,
                 handler: { [weak self] connection, line in await self?.handle(connection, line) },
                 refusal: { connection, problem in
                     if case .tooLong(let bytes) = problem {

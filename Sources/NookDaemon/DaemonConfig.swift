@@ -27,6 +27,10 @@ public struct DaemonConfig: Sendable {
     public var mockSize = PixelSize(width: 1280, height: 400)
     /// Where the mock writes its PNG frames; nil writes none.
     public var framesDirectory: String?
+    /// How many frame files the mock keeps there; older ones are removed (the disk stays bounded).
+    public var framesLimit = FrameWriter.defaultLimit
+    /// Open socket connections at most; more are refused with a reason (C1).
+    public var maxConnections = SocketServer.defaultMaximumConnections
     public var rotation: Rotation = .none
     /// DRM: the card (`/dev/dri/card0`), connector (`HDMI-A-1`) and mode (`1280x400@60`);
     /// nil takes the first card with a connected connector and its preferred mode.
@@ -100,6 +104,7 @@ public struct DaemonConfig: Sendable {
             }
             iconDirectories = directories
         }
+        maxConnections = try reader.integer("daemon.max_connections", in: 1...65_536) ?? maxConnections
         if let journal = try reader.string("daemon.journal") {
             guard journal == "none" || journal.hasPrefix("/") else { throw reader.error("daemon.journal", "must be an absolute path or \"none\", got \"\(journal)\"") }
             journalPath = journal == "none" ? nil : journal
@@ -112,6 +117,7 @@ public struct DaemonConfig: Sendable {
             mockSize = size
         }
         framesDirectory = try reader.string("display.frames")
+        framesLimit = try reader.integer("display.frames_limit", in: 1...10_000_000) ?? framesLimit
         if let degrees = try reader.integer("display.rotation", in: 0...270) {
             guard degrees % 90 == 0, let turn = Rotation(degrees: degrees) else { throw reader.error("display.rotation", "must be 0, 90, 180 or 270, got \(degrees)") }
             rotation = turn

@@ -8,11 +8,14 @@ import NookRender
 /// Writes the mock display's frames as PNG files (`frame-000042.png`, and `latest.png` for the
 /// frame on the glass). Encoding runs off the present path; when it falls behind, intermediate
 /// animation frames are skipped and the newest is always written, so memory stays bounded.
-final class FrameWriter: Sendable {
+/// Only the newest `limit` frame files are kept (`display.frames_limit`): a daemon left running
+/// with `--frames` once wrote until the disk was full.
+public final class FrameWriter: Sendable {
+    public static let defaultLimit = 1000
     private let continuation: AsyncStream<MockDisplay.RecordedFrame>.Continuation
     private let task: Task<Void, Never>
 
-    init(directory: String, logger: Logger) throws(SocketError) {
+    init(directory: String, limit: Int = FrameWriter.defaultLimit, logger: Logger) throws(SocketError) {
         var info = stat()
         if stat(directory, &info) != 0 {
             guard mkdir(directory, 0o755) == 0 else { throw SocketError.call("mkdir", directory) }
@@ -21,6 +24,9 @@ final class FrameWriter: Sendable {
         self.continuation = continuation
         task = Task.detached(priority: .utility) {
             var failed = false
+            var written: [String] = []
+            var oldest = 0
+            var noted = false
             for await record in stream {
                 let number = String(record.index)
                 let path = directory + "/frame-" + String(repeating: "0", count: max(0, 6 - number.count)) + number + ".png"
@@ -29,6 +35,19 @@ final class FrameWriter: Sendable {
                     try PNG.write(record.frame, to: directory + "/.latest.png")
                     rename(directory + "/.latest.png", directory + "/latest.png")
                     failed = false
+                    written.append(path)
+                    if written.count - oldest > limit {
+                        if !noted {
+                            logger.notice("mock frames: keeping only the newest \(limit) frame files in \(directory) (display.frames_limit); removing older ones from now on")
+                            noted = true
+                        }
+                        unlink(written[oldest])
+                        oldest += 1
+                        if oldest > 4096 {
+                            written.removeFirst(oldest)
+                            oldest = 0
+                        }
+                    }
                 } catch {
                     if !failed { logger.warning("cannot write mock frames: \(error)") }
                     failed = true

@@ -81,6 +81,9 @@ public final class SocketServer: @unchecked Sendable {
     }
 
     public static let maximumInFlight = 256
+    /// Default for `daemon.max_connections`: well under the usual 1,024 descriptors a process
+    /// may hold, and far more than the scripts of one board keep open.
+    public static let defaultMaximumConnections = 256
 
     private let path: String
     private let mode: UInt32
@@ -91,6 +94,10 @@ public final class SocketServer: @unchecked Sendable {
     private let refusal: Refusal
     private let beforeAnswersLeave: BeforeAnswersLeave
     private let maximumLine: Int
+    private let maximumConnections: Int
+    /// Connections refused at the limit since the last log line about it, and when that was.
+    private var refusedAtLimit = 0
+    private var lastLimitNote: UInt64?
 
     // Touched only by the poll thread after start().
     private var listener: Int32 = -1
@@ -120,9 +127,11 @@ public final class SocketServer: @unchecked Sendable {
     }
 
     public init(path: String, mode: UInt32, group: String?, policy: AccessPolicy, maximumLine: Int,
-                logger: Logger, handler: @escaping Handler, refusal: @escaping Refusal,
+                logger: Logger, maximumConnections: Int = SocketServer.defaultMaximumConnections,
+                handler: @escaping Handler, refusal: @escaping Refusal,
                 beforeAnswersLeave: @escaping BeforeAnswersLeave = {}) throws(SocketError) {
         self.path = path
+        self.maximumConnections = maximumConnections
         self.mode = mode
         self.policy = policy
         self.logger = logger
@@ -299,6 +308,10 @@ public final class SocketServer: @unchecked Sendable {
                 return
             }
             Self.makeNonBlocking(fd)
+            if clients.count >= maximumConnections {
+                refuseAtLimit(fd)
+                continue
+            }
             var credentials = LinuxPeerCredentials()
             var length = socklen_t(MemoryLayout<LinuxPeerCredentials>.size)
             guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else {
@@ -339,6 +352,22 @@ public final class SocketServer: @unchecked Sendable {
                 connection.nudge()
             }
         }
+    }
+
+    /// Past `daemon.max_connections`, a newcomer hears why and is closed: idle connections must
+    /// not use up nookd's descriptors. Logged once, then at most every 10 s while it lasts.
+    private func refuseAtLimit(_ fd: Int32) {
+        let refusal = #"{"v":1,"ok":false,"error":{"code":"unavailable","message":"nookd already serves \#(maximumConnections) connections, the most daemon.max_connections allows; try again later"}}"# + "\n"
+        _ = refusal.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        close(fd)
+        refusedAtLimit += 1
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let seconds = UInt64(now.tv_sec)
+        if let last = lastLimitNote, seconds < last + 10 { return }
+        logger.warning("refusing new connections: \(maximumConnections) are open, the most daemon.max_connections allows", metadata: ["refused": "\(refusedAtLimit)"])
+        lastLimitNote = seconds
+        refusedAtLimit = 0
     }
 
     private func readFrom(_ client: Client, buffer: inout [UInt8]) {
