@@ -46,6 +46,8 @@ public actor NookScreen {
     public private(set) var presentedFrames = 0
     private var blanked = false
     private var blankTimer: Task<Void, Never>?
+    /// The last call turning the panel off or on (see ``changePower(to:)``).
+    private var powerChange: Task<Bool, Never>?
     /// Each running ``run(_:)``'s events not yet drawn.
     private var backlogs: [Int: EventBacklog] = [:]
     private var nextRun = 0
@@ -103,13 +105,15 @@ public actor NookScreen {
         }
     }
 
+    /// `blanked` is what the screen wants (set before any await, so a card arriving meanwhile
+    /// sees it and turns the panel back on); ``changePower(to:)`` makes the display calls in
+    /// the order they were decided. Checking, awaiting the display, then setting the flag once
+    /// let a card be drawn and then blanked under it.
     private func blankIfIdle() async {
         guard showing == nil, !blanked else { return }
-        do {
-            try await display.setBlanked(true)
-            blanked = true
-        } catch {
-            onWarning("could not blank the display: \(error)")
+        blanked = true
+        if await !changePower(to: true), blanked, showing == nil {
+            blanked = false
         }
     }
 
@@ -118,7 +122,26 @@ public actor NookScreen {
         blankTimer?.cancel()
         guard blanked else { return }
         blanked = false
-        do { try await display.setBlanked(false) } catch { onWarning("could not unblank the display: \(error)") }
+        await changePower(to: false)
+    }
+
+    /// Calls the display's `setBlanked` after every earlier call has returned, so a blank still
+    /// under way cannot land after the unblank that followed it. Returns once this call is done.
+    @discardableResult
+    private func changePower(to target: Bool) async -> Bool {
+        let previous = powerChange
+        let change = Task { [display, onWarning] () -> Bool in
+            _ = await previous?.value
+            do {
+                try await display.setBlanked(target)
+                return true
+            } catch {
+                onWarning("could not \(target ? "blank" : "unblank") the display: \(error)")
+                return false
+            }
+        }
+        powerChange = change
+        return await change.value
     }
 
     /// The events that change what is on the glass; feed ``run(_:)`` only these

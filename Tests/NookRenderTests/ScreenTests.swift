@@ -177,3 +177,61 @@ struct BlankingTests {
         #expect(await !screen.isBlanked)
     }
 }
+
+/// A mock whose `setBlanked(true)` waits until the test opens the gate, like a DPMS call
+/// that takes a while.
+final class SlowBlankingDisplay: DisplayBackend {
+    let mock: MockDisplay
+    private let state = Locked((blankCalls: 0, gate: nil as CheckedContinuation<Void, Never>?, open: false))
+    init(_ mock: MockDisplay) { self.mock = mock }
+    var mode: DisplayMode { mock.mode }
+    var blankCalls: Int { state.withLock { $0.blankCalls } }
+    func present(_ frame: Frame) async throws(DisplayError) { try await mock.present(frame) }
+    func setBlanked(_ blanked: Bool) async throws(DisplayError) {
+        if blanked {
+            await withCheckedContinuation { continuation in
+                let open = state.withLock { state -> Bool in
+                    state.blankCalls += 1
+                    if !state.open { state.gate = continuation }
+                    return state.open
+                }
+                if open { continuation.resume() }
+            }
+        }
+        try await mock.setBlanked(blanked)
+    }
+    func openGate() {
+        let waiting = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.open = true
+            defer { state.gate = nil }
+            return state.gate
+        }
+        waiting?.resume()
+    }
+    func restore() { mock.restore() }
+}
+
+@Suite("D1 idle blanking races")
+struct BlankingRaceTests {
+    @Test func d1_aCardArrivingWhileThePanelIsBeingBlankedIsNotBlankedUnderIt() async throws {
+        pinFonts()
+        let clock = ManualClock()
+        let display = SlowBlankingDisplay(MockDisplay(size: PixelSize(width: 320, height: 170), clock: InstantClock()))
+        let screen = NookScreen(display: display, clock: clock, settings: .init(blankAfter: .seconds(30)),
+                                localTime: { LocalTime(hour: 9, minute: 0, weekday: 1, day: 1, month: 1) })
+        await screen.showHome()
+        await clock.waitForSleepers()
+        clock.advance(by: .seconds(30))
+        while display.blankCalls == 0 { await Task.yield() }
+
+        // The blank is under way (DPMS off not yet returned) when a card arrives.
+        let card = NookActivity(title: "Doorbell", transition: .zero)
+        let arriving = Task { await screen.handle(NookActivityEvent(activity: card, kind: .animateIn, at: clock.now, module: "main")) }
+        for _ in 0..<100 { await Task.yield() }
+        display.openGate()
+        await arriving.value
+        for _ in 0..<100 { await Task.yield() }
+        #expect(!display.mock.isBlanked, "the card is on a lit panel")
+        #expect(await !screen.isBlanked)
+    }
+}
