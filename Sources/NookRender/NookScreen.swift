@@ -89,6 +89,21 @@ public actor NookScreen {
         scheduleBlanking()
     }
 
+    /// Presents again what the screen shows now, card or home (a panel plugged back in lost
+    /// it), without changing what it shows: a slide under way redraws it with its next frame.
+    /// (Showing home here once reset the screen under a running slide: the slide finished
+    /// drawing its card and the card's end no longer drew home, or a card re-shown at once
+    /// stayed invisible for its whole dwell.)
+    public func redisplay() async {
+        guard slidesRunning == 0 else { return }
+        if let card, showing == card.id {
+            composed.overwrite(with: card.frame)
+        } else {
+            composed.overwrite(with: homeFrame)
+        }
+        await presentComposed()
+    }
+
     /// Whether the panel is blanked for idleness now.
     public var isBlanked: Bool { blanked }
 
