@@ -378,8 +378,10 @@ public actor NookScreen {
                 var target = rotated ?? Frame(width: display.mode.size.width, height: display.mode.size.height)
                 rotated = nil
                 composed.rotate(settings.rotation, into: &target)
-                try await display.present(target)
+                // Kept before the await: a snapshot taken while the present waits for its vblank
+                // once found no turned frame ("nothing has been presented yet").
                 rotated = target
+                try await display.present(target)
             }
             presentedFrames += 1
             lastError = nil

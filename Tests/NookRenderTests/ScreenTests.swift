@@ -149,6 +149,20 @@ struct ScreenTests {
         #expect(display.lastFrame?.frame == turned.rotated(.quarter), "the card ends at the new size, turned")
     }
 
+    @Test func r6_aSnapshotWhileATurnedFrameWaitsForItsVblankStillHasAFrame() async throws {
+        let clock = ManualClock()
+        let display = MockDisplay(size: PixelSize(width: 400, height: 1280), refreshHz: 60, clock: clock)
+        let screen = NookScreen(display: display, clock: clock, settings: .init(rotation: .quarter), localTime: { noon })
+        await screen.showHome()
+        let sliding = Task { await screen.handle(event(buildFinished, .animateIn)) }
+        await clock.waitForSleepers()
+        #expect(await screen.lastPresentedFrame != nil, "the frame on its way to the glass")
+        sliding.cancel()
+        while !sliding.isCancelled { await Task.yield() }
+        for _ in 0..<40 { clock.advance(by: .milliseconds(17)); await Task.yield() }
+        await sliding.value
+    }
+
     private func rowMatches(_ frame: Frame, _ row: Int, _ card: Frame, _ cardRow: Int) -> Bool {
         frame.pixels[(row * frame.width)..<((row + 1) * frame.width)] == card.pixels[(cardRow * card.width)..<((cardRow + 1) * card.width)]
     }
