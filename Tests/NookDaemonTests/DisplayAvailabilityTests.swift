@@ -56,7 +56,7 @@ struct DisplayAvailabilityTests {
         let feeder = Task { await screen.run(queue.events(where: NookScreen.draws)) }
         let relay = Task { await DisplayAvailability.relay(from: display, to: [queue], screen: screen, logger: Logger(label: "test")) }
         defer { relay.cancel(); feeder.cancel() }
-        try await Task.sleep(for: .milliseconds(50))
+        while display.connectionListeners == 0 { try await Task.sleep(for: .milliseconds(5)) }
 
         let card = NookActivity(title: "Sliding", presentation: .blocker(timeout: nil), transition: .milliseconds(1500))
         await queue.enqueue(card)
