@@ -203,7 +203,7 @@ public final class Daemon: Sendable {
             let policy = try AccessPolicy(uids: config.allowedUIDs, groups: config.allowedGroups)
             let server = try SocketServer(
                 path: config.socketPath, mode: config.socketMode, group: config.socketGroup, policy: policy,
-                maximumLine: NookProtocol.maximumLineBytes, logger: logger,
+                maximumLine: NookProtocol.maximumLineBytes, logger: logger, maximumConnections: config.maxConnections,
                 handler: { [weak self] connection, line in await self?.handle(connection, line) },
                 refusal: { connection, problem in
                     if case .tooLong(let bytes) = problem {

@@ -26,11 +26,17 @@ public struct DaemonConfig: Sendable {
     /// When non-empty, only these uids (and members of `allowedGroups`) may connect (C4).
     public var allowedUIDs: [UInt32] = []
     public var allowedGroups: [String] = []
+    /// Directories icon image files may come from (R3); nookd reads nothing else on a client's behalf.
+    public var iconDirectories: [String] = IconPolicy.defaultDirectories
     public var backend: Backend = .auto
     /// Size of the mock display.
     public var mockSize = PixelSize(width: 1280, height: 400)
     /// Where the mock writes its PNG frames; nil writes none.
     public var framesDirectory: String?
+    /// How many frame files the mock keeps there; older ones are removed (the disk stays bounded).
+    public var framesLimit = FrameWriter.defaultLimit
+    /// Open socket connections at most; more are refused with a reason (C1).
+    public var maxConnections = SocketServer.defaultMaximumConnections
     public var rotation: Rotation = .none
     /// DRM: the card (`/dev/dri/card0`), connector (`HDMI-A-1`) and mode (`1280x400@60`);
     /// nil takes the first card with a connected connector and its preferred mode.
@@ -104,12 +110,20 @@ public struct DaemonConfig: Sendable {
         }
         allowedUIDs = try reader.integers("daemon.allowed_uids", in: 0...Int(UInt32.max - 1))?.map(UInt32.init) ?? []
         allowedGroups = try reader.strings("daemon.allowed_groups") ?? []
+        if let directories = try reader.strings("daemon.icon_directories") {
+            for directory in directories where !directory.hasPrefix("/") {
+                throw reader.error("daemon.icon_directories", "must list absolute paths, got \"\(directory)\"")
+            }
+            iconDirectories = directories
+        }
+        maxConnections = try reader.integer("daemon.max_connections", in: 1...65_536) ?? maxConnections
         if let journal = try reader.string("daemon.journal") { journalPath = try checked("daemon.journal", SettingValue.journal(journal)) }
         logLevel = try reader.choice("daemon.log_level", among: SettingValue.logLevels) ?? logLevel
 
         if let name = try reader.choice("display.backend", among: Backend.allCases.map(\.rawValue)) { backend = Backend(rawValue: name)! }
         if let text = try reader.string("display.size") { mockSize = try checked("display.size", SettingValue.size(text)) }
         framesDirectory = try reader.string("display.frames")
+        framesLimit = try reader.integer("display.frames_limit", in: 1...10_000_000) ?? framesLimit
         if let degrees = try reader.integer("display.rotation", in: 0...270) { rotation = try checked("display.rotation", SettingValue.rotation(degrees)) }
         refreshHz = try reader.number("display.refresh_hz", in: 1...240) ?? refreshHz
         if let seconds = try reader.integer("display.blank_after_s", in: 0...86_400), seconds > 0 { blankAfter = .seconds(seconds) }

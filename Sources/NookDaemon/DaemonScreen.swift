@@ -62,6 +62,14 @@ final class DaemonScreen: Sendable {
         }
     }
 
+    /// The panel is back (Q15): present again what the screen shows, without resetting it.
+    func redisplay() async {
+        switch kind {
+        case .cards(let screen): await screen.redisplay()
+        case .pixels(let screen, _): await screen.redisplay()
+        }
+    }
+
     func showHome() async {
         switch kind {
         case .cards(let screen): await screen.showHome()

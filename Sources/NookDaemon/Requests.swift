@@ -39,8 +39,8 @@ extension Daemon {
         func answer(_ result: some NookAnswer) { connection.send(ResponseLine.success(id: request.id, result: result.json).encoded()) }
         switch request.operation {
         case .enqueue(let requested, let moduleName, let wait):
-            let activity = screen.fitted(requested)
             let (module, queue) = try queue(moduleName)
+            let activity = try checkedIcon(screen.fitted(requested))
             let events = wait ? queue.events(where: { $0.id == activity.id }) : nil
             switch try await enqueueUnique(activity, into: queue) {
             case .rejected(_, .invalid(let error)):
@@ -109,14 +109,22 @@ extension Daemon {
             answer(ListAnswer(modules: lists))
 
         case .watch:
+            // Subscribed before the answer: an event right after "watching" is never missed.
+            let subscriptions = modules.map { module in
+                let tap = WatchTap()
+                return (module, tap, queues[module]!.events(where: tap.admit))
+            }
             answer(WatchAnswer())
             connection.releaseOutput()
             await withTaskGroup(of: Void.self) { group in
-                for module in modules {
-                    let events = queues[module]!.events(bufferingPolicy: .bufferingNewest(4096))
+                for (module, tap, events) in subscriptions {
                     group.addTask {
                         for await event in events {
                             guard connection.send(ResponseLine.event(id: request.id, event: EventMessage(event).json).encoded()) else { return }
+                            if let dropped = tap.consumed() {
+                                let overflow = OverflowMessage(module: module.rawValue, dropped: dropped)
+                                guard connection.send(ResponseLine.event(id: request.id, event: overflow.json).encoded()) else { return }
+                            }
                         }
                     }
                 }
@@ -170,6 +178,16 @@ extension Daemon {
             throw refusal("queued or on screen in module \(module)")
         }
         return await queue.enqueue(activity)
+    }
+
+    /// The activity with its icon file, if it names one, checked and replaced by the canonical
+    /// path. Read here, in the connection's task: a FIFO, a device or a huge file is refused at
+    /// once instead of stalling the screen later.
+    private func checkedIcon(_ activity: NookActivity) throws(ProtocolError) -> NookActivity {
+        guard let icon = activity.systemImage, IconCatalog.namesFile(icon) else { return activity }
+        var checked = activity
+        checked.systemImage = try state.withLock { IconPolicy(directories: $0.config.iconDirectories) }.resolve(icon)
+        return checked
     }
 
     /// For `enqueue` with `wait`: streams the activity's events (`events` holds only that

@@ -32,6 +32,9 @@ public final class SocketServer: @unchecked Sendable {
         case tooLong(bytes: Int)
     }
 
+    /// Default for `daemon.max_connections`: well under the usual 1,024 descriptors a process
+    /// may hold, and far more than the scripts of one board keep open.
+    public static let defaultMaximumConnections = 256
 
     private let path: String
     private let mode: UInt32
@@ -42,6 +45,10 @@ public final class SocketServer: @unchecked Sendable {
     private let refusal: Refusal
     private let beforeAnswersLeave: BeforeAnswersLeave
     private let maximumLine: Int
+    private let maximumConnections: Int
+    /// Connections refused at the limit since the last log line about it, and when that was.
+    private var refusedAtLimit = 0
+    private var lastLimitNote: UInt64?
 
     // Set by start(), then touched only by the poll thread (and by stop(), after it has ended).
     private var listener: FileDescriptor?
@@ -71,9 +78,11 @@ public final class SocketServer: @unchecked Sendable {
     }
 
     public init(path: String, mode: UInt32, group: String?, policy: AccessPolicy, maximumLine: Int,
-                logger: Logger, handler: @escaping Handler, refusal: @escaping Refusal,
+                logger: Logger, maximumConnections: Int = SocketServer.defaultMaximumConnections,
+                handler: @escaping Handler, refusal: @escaping Refusal,
                 beforeAnswersLeave: @escaping BeforeAnswersLeave = {}) throws(SocketError) {
         self.path = path
+        self.maximumConnections = maximumConnections
         self.mode = mode
         self.policy = policy
         self.logger = logger
@@ -221,6 +230,10 @@ public final class SocketServer: @unchecked Sendable {
             }
             nextNumber += 1
             let socket = FileDescriptor(owning: fd, name: "connection \(nextNumber)")
+            if clients.count >= maximumConnections {
+                refuseAtLimit(socket)
+                continue
+            }
             let peer: PeerCredentials
             do throws(SystemCallError) {
                 try socket.setNonBlocking()
@@ -252,6 +265,24 @@ public final class SocketServer: @unchecked Sendable {
                 connection.finishWhenFlushed()
             }
         }
+    }
+
+    /// Past `daemon.max_connections`, a newcomer hears why and is closed: idle connections must
+    /// not use up nookd's descriptors. Logged once, then at most every 10 s while it lasts.
+    /// Answers a client past `daemon.max_connections` with the reason; the socket closes with
+    /// its owner when this returns.
+    private func refuseAtLimit(_ socket: FileDescriptor) {
+        let refusal = ResponseLine.failure(id: nil, error: ProtocolError(.unavailable,
+            "nookd already serves \(maximumConnections) connections, the most daemon.max_connections allows; try again later")).encoded() + "\n"
+        _ = refusal.withCString { send(socket.rawValue, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        refusedAtLimit += 1
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let seconds = UInt64(now.tv_sec)
+        if let last = lastLimitNote, seconds < last + 10 { return }
+        logger.warning("refusing new connections: \(maximumConnections) are open, the most daemon.max_connections allows", metadata: ["refused": "\(refusedAtLimit)"])
+        lastLimitNote = seconds
+        refusedAtLimit = 0
     }
 
     private func readFrom(_ client: Client, buffer: inout [UInt8]) {

@@ -92,6 +92,10 @@ public final class MockDisplay: DisplayBackend {
         return stream
     }
 
+    /// How many ``connectionChanges()`` streams were handed out: a test waits for its relay to
+    /// listen before it simulates an unplug.
+    public var connectionListeners: Int { connection.withLock { $0.count } }
+
     /// Pretends the panel was unplugged (`false`) or plugged back in (`true`), for tests of Q15.
     public func simulateConnection(_ connected: Bool) {
         for continuation in connection.withLock({ $0 }) { continuation.yield(connected) }

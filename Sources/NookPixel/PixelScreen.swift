@@ -58,6 +58,12 @@ public actor PixelScreen {
         scheduleBlanking()
     }
 
+    /// The LEDs are back after the display was gone (Q15): draws again what the screen shows,
+    /// the card or home, without resetting it (a card the queue shows again arrives as events).
+    public func redisplay() async {
+        if card != nil { await drawCard() } else { await drawHome() }
+    }
+
     /// After `blankAfter` of home content the LEDs go dark (R4's idle blanking on LEDs).
     private func scheduleBlanking() {
         blankTimer?.cancel()

@@ -308,3 +308,23 @@ public struct EventMessage: Sendable, Equatable {
         title = try reader.requiredString("title")
     }
 }
+
+/// In a `watch` stream: a watcher that fell behind missed `dropped` events of `module` here
+/// (its buffer holds 4,096); what follows is again every event.
+public struct OverflowMessage: Sendable, Equatable {
+    public var module: String
+    public var dropped: Int
+
+    public init(module: String, dropped: Int) { (self.module, self.dropped) = (module, dropped) }
+
+    public var json: JSONValue {
+        .object([("event", .string("overflow")), ("module", .string(module)), ("dropped", .number(Double(dropped)))])
+    }
+
+    /// Nil for a line that is not an overflow notice (every other event).
+    public init?(json: JSONValue) {
+        guard let reader = try? FieldReader(json, path: "event"), (try? reader.string("event")) == "overflow",
+              let module = try? reader.requiredString("module"), let dropped = try? reader.requiredInt("dropped") else { return nil }
+        (self.module, self.dropped) = (module, dropped)
+    }
+}

@@ -128,10 +128,13 @@ public final class NookClient {
 public enum ClientError: Error, CustomStringConvertible {
     case unreachable(String)
     case daemon(ProtocolError)
+    /// nookd accepted a request, then the connection ended before the request did (nookd
+    /// stopped or restarted under `enqueue --wait`): what was asked may still happen.
+    case connectionLost(String)
 
     public var description: String {
         switch self {
-        case .unreachable(let message): message
+        case .unreachable(let message), .connectionLost(let message): message
         case .daemon(let error): error.field.map { "\($0): \(error.message)" } ?? error.message
         }
     }
@@ -139,6 +142,7 @@ public enum ClientError: Error, CustomStringConvertible {
     public var exitCode: Int32 {
         switch self {
         case .unreachable: ExitCodes.unreachable
+        case .connectionLost: ExitCodes.connectionLost
         case .daemon(let error) where error.code == .notFound: ExitCodes.notFound
         case .daemon: ExitCodes.refused
         }

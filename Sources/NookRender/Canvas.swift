@@ -61,24 +61,6 @@ final class Canvas {
         TextLayout(canvas: self, text: text, family: family, weight: weight, pixelSize: pixelSize,
                    maxWidth: maxWidth, maxLines: maxLines)
     }
-
-    // MARK: Images
-
-    /// Paints a PNG file scaled to fit `rect`; throws naming the file if cairo cannot read it.
-    func paintPNG(path: String, in rect: Rect) throws(RenderError) {
-        let image = try loadPNGSurface(path)
-        defer { cairo_surface_destroy(image) }
-        let imageWidth = Double(cairo_image_surface_get_width(image))
-        let imageHeight = Double(cairo_image_surface_get_height(image))
-        let scale = min(rect.width / imageWidth, rect.height / imageHeight)
-        cairo_save(context)
-        cairo_translate(context, rect.x + (rect.width - imageWidth * scale) / 2, rect.y + (rect.height - imageHeight * scale) / 2)
-        cairo_scale(context, scale, scale)
-        cairo_set_source_surface(context, image, 0, 0)
-        cairo_pattern_set_filter(cairo_get_source(context), CAIRO_FILTER_GOOD)
-        cairo_paint(context)
-        cairo_restore(context)
-    }
 }
 
 enum FontWeight {

@@ -51,32 +51,45 @@ public struct CardRenderer: Sendable {
         size.width >= 3 * size.height ? .wide : .stacked
     }
 
-    public func render(_ activity: NookActivity, size: PixelSize) -> RenderedCard {
-        draw(activity, onBackground: Frame(width: size.width, height: size.height, fill: theme.background.pixel))
+    /// The PNG icon of an activity, read beforehand (``IconFile/load(path:followingSymlinks:)``).
+    public typealias IconLoad = Result<IconImage, IconFileError>
+
+    /// - Parameter icon: the activity's PNG icon, read beforehand; nil reads it here (the
+    ///   screen always reads it first, away from its own executor).
+    public func render(_ activity: NookActivity, size: PixelSize, icon: IconLoad? = nil) -> RenderedCard {
+        draw(activity, icon: icon, onBackground: Frame(width: size.width, height: size.height, fill: theme.background.pixel))
     }
 
     /// Draws into `frame`, overwriting all of it: the screen hands back the frame of the card
     /// before, so a new card costs no fresh allocation.
-    public func render(_ activity: NookActivity, into frame: consuming Frame) -> RenderedCard {
+    public func render(_ activity: NookActivity, into frame: consuming Frame, icon: IconLoad? = nil) -> RenderedCard {
         frame.fill(theme.background.pixel)
-        return draw(activity, onBackground: frame)
+        return draw(activity, icon: icon, onBackground: frame)
+    }
+
+    /// The icon image an activity names, if it names a PNG file: read without blocking on
+    /// FIFOs or devices (see ``IconFile``).
+    public static func loadIcon(for activity: NookActivity) -> IconLoad? {
+        guard let name = activity.systemImage, case .png(let path) = IconCatalog.resolve(name) else { return nil }
+        do { return .success(try IconFile.load(path: path)) } catch { return .failure(error) }
     }
 
     /// `frame` is filled with the background already, so cairo only draws the card on top.
-    private func draw(_ activity: NookActivity, onBackground frame: consuming Frame) -> RenderedCard {
+    private func draw(_ activity: NookActivity, icon: IconLoad?, onBackground frame: consuming Frame) -> RenderedCard {
         let size = frame.size
         var warnings: [String] = []
+        let icon = icon ?? Self.loadIcon(for: activity)
         let layout = Canvas.draw(into: &frame) { canvas in
             Self.arrangement(for: size) == .wide
-                ? drawWide(activity, on: canvas, warnings: &warnings)
-                : drawStacked(activity, on: canvas, warnings: &warnings)
+                ? drawWide(activity, icon: icon, on: canvas, warnings: &warnings)
+                : drawStacked(activity, icon: icon, on: canvas, warnings: &warnings)
         }
         return RenderedCard(frame: frame, layout: layout, warnings: warnings)
     }
 
     // MARK: Layouts
 
-    private func drawWide(_ activity: NookActivity, on canvas: Canvas, warnings: inout [String]) -> CardLayout {
+    private func drawWide(_ activity: NookActivity, icon image: IconLoad?, on canvas: Canvas, warnings: inout [String]) -> CardLayout {
         let (width, height) = (Double(canvas.width), Double(canvas.height))
         let margin = (0.05 * height).rounded()
         let card = Rect(x: margin, y: margin, width: width - 2 * margin, height: height - 2 * margin)
@@ -84,7 +97,7 @@ public struct CardRenderer: Sendable {
         let padding = 0.13 * card.height
         let disc = 0.46 * card.height
         let icon = Rect(x: card.x + padding, y: card.midY - disc / 2, width: disc, height: disc)
-        let iconUnknown = drawIcon(activity, in: icon, on: canvas, warnings: &warnings)
+        let iconUnknown = drawIcon(activity, image: image, in: icon, on: canvas, warnings: &warnings)
 
         let textX = icon.maxX + 0.8 * padding
         let textWidth = card.maxX - padding - textX
@@ -100,7 +113,7 @@ public struct CardRenderer: Sendable {
                          iconUnknownGlyphs: iconUnknown)
     }
 
-    private func drawStacked(_ activity: NookActivity, on canvas: Canvas, warnings: inout [String]) -> CardLayout {
+    private func drawStacked(_ activity: NookActivity, icon image: IconLoad?, on canvas: Canvas, warnings: inout [String]) -> CardLayout {
         let (width, height) = (Double(canvas.width), Double(canvas.height))
         let unit = min(height, width / 1.6)
         let margin = (0.05 * unit).rounded()
@@ -109,7 +122,7 @@ public struct CardRenderer: Sendable {
         let padding = 0.09 * unit
         let disc = 0.27 * unit
         let icon = Rect(x: card.x + padding, y: card.y + padding, width: disc, height: disc)
-        let iconUnknown = drawIcon(activity, in: icon, on: canvas, warnings: &warnings)
+        let iconUnknown = drawIcon(activity, image: image, in: icon, on: canvas, warnings: &warnings)
 
         // Title beside the icon; subtitle and progress under both.
         let titleX = icon.maxX + 0.6 * padding
@@ -193,7 +206,7 @@ public struct CardRenderer: Sendable {
     /// The tint disc with the icon on it, in the colour that contrasts with the tint.
     /// Returns how many icon characters no font could draw (zero for every catalogued name).
     @discardableResult
-    private func drawIcon(_ activity: NookActivity, in rect: Rect, on canvas: Canvas, warnings: inout [String]) -> Int {
+    private func drawIcon(_ activity: NookActivity, image: IconLoad?, in rect: Rect, on canvas: Canvas, warnings: inout [String]) -> Int {
         let tint = theme.color(for: activity.tint)
         canvas.fillCircle(centerX: rect.midX, centerY: rect.midY, radius: rect.width / 2, color: tint)
         var glyph = IconCatalog.generic
@@ -205,13 +218,15 @@ public struct CardRenderer: Sendable {
         case .fallback(let warning):
             warnings.append(warning)
         case .png(let path):
-            let inset = rect.width * 0.2
-            do {
-                try canvas.paintPNG(path: path, in: Rect(x: rect.x + inset, y: rect.y + inset,
-                                                         width: rect.width - 2 * inset, height: rect.height - 2 * inset))
+            switch image {
+            case .success(let image)?:
+                let inset = rect.width * 0.2
+                canvas.paint(image, in: Rect(x: rect.x + inset, y: rect.y + inset, width: rect.width - 2 * inset, height: rect.height - 2 * inset))
                 return 0
-            } catch {
+            case .failure(let error)?:
                 warnings.append("icon \(error); drawing the generic glyph")
+            case nil:
+                warnings.append("icon \(path): not read; drawing the generic glyph")
             }
         }
         let layout = canvas.layoutText(String(Character(glyph)), family: theme.iconFontFamily, weight: .regular,

@@ -51,4 +51,10 @@ public enum IconCatalog {
         if name.hasSuffix(".png") || name.hasPrefix("/") { return .png(path: name) }
         return .fallback(warning: "unknown icon '\(name)'; drawing the generic glyph (the known names are listed in Sources/NookRender/Icons.swift)")
     }
+
+    /// Whether `name` names an image file rather than a glyph.
+    public static func namesFile(_ name: String) -> Bool {
+        if case .png = resolve(name) { return true }
+        return false
+    }
 }

@@ -30,7 +30,9 @@ public actor NookScreen {
     private var logicalSize: PixelSize
     private var homeFrame: Frame
     private var homeTime: LocalTime
-    private var card: (id: NookActivityID, activity: NookActivity, frame: Frame)?
+    /// The card drawn last, with its icon image (kept so a reload can redraw it without reading
+    /// the file again).
+    private var card: (id: NookActivityID, activity: NookActivity, frame: Frame, icon: CardRenderer.IconLoad?)?
     /// The activity whose card is (at least partly) on the glass.
     private var showing: NookActivityID?
     /// The frame being presented. It has storage of its own (filled by copying, never by
@@ -44,6 +46,8 @@ public actor NookScreen {
     public private(set) var presentedFrames = 0
     private var blanked = false
     private var blankTimer: Task<Void, Never>?
+    /// The last call turning the panel off or on (see ``changePower(to:)``).
+    private var powerChange: Task<Bool, Never>?
     /// Each running ``run(_:)``'s events not yet drawn.
     private var backlogs: [Int: EventBacklog] = [:]
     private var nextRun = 0
@@ -51,6 +55,8 @@ public actor NookScreen {
     public private(set) var skippedLateEvents = 0
     /// Time between consecutive frames of recent slides, newest last (at most 64).
     private var slideFrameIntervals: [Duration] = []
+    /// Slides between two of their frames (a reload then leaves the drawing to them).
+    private var slidesRunning = 0
 
     /// The median time between consecutive slide frames lately: the display's refresh period
     /// when presents are paced by vblank (R5), near zero if they were not.
@@ -83,6 +89,21 @@ public actor NookScreen {
         scheduleBlanking()
     }
 
+    /// Presents again what the screen shows now, card or home (a panel plugged back in lost
+    /// it), without changing what it shows: a slide under way redraws it with its next frame.
+    /// (Showing home here once reset the screen under a running slide: the slide finished
+    /// drawing its card and the card's end no longer drew home, or a card re-shown at once
+    /// stayed invisible for its whole dwell.)
+    public func redisplay() async {
+        guard slidesRunning == 0 else { return }
+        if let card, showing == card.id {
+            composed.overwrite(with: card.frame)
+        } else {
+            composed.overwrite(with: homeFrame)
+        }
+        await presentComposed()
+    }
+
     /// Whether the panel is blanked for idleness now.
     public var isBlanked: Bool { blanked }
 
@@ -99,13 +120,15 @@ public actor NookScreen {
         }
     }
 
+    /// `blanked` is what the screen wants (set before any await, so a card arriving meanwhile
+    /// sees it and turns the panel back on); ``changePower(to:)`` makes the display calls in
+    /// the order they were decided. Checking, awaiting the display, then setting the flag once
+    /// let a card be drawn and then blanked under it.
     private func blankIfIdle() async {
         guard showing == nil, !blanked else { return }
-        do {
-            try await display.setBlanked(true)
-            blanked = true
-        } catch {
-            onWarning("could not blank the display: \(error)")
+        blanked = true
+        if await !changePower(to: true), blanked, showing == nil {
+            blanked = false
         }
     }
 
@@ -114,7 +137,26 @@ public actor NookScreen {
         blankTimer?.cancel()
         guard blanked else { return }
         blanked = false
-        do { try await display.setBlanked(false) } catch { onWarning("could not unblank the display: \(error)") }
+        await changePower(to: false)
+    }
+
+    /// Calls the display's `setBlanked` after every earlier call has returned, so a blank still
+    /// under way cannot land after the unblank that followed it. Returns once this call is done.
+    @discardableResult
+    private func changePower(to target: Bool) async -> Bool {
+        let previous = powerChange
+        let change = Task { [display, onWarning] () -> Bool in
+            _ = await previous?.value
+            do {
+                try await display.setBlanked(target)
+                return true
+            } catch {
+                onWarning("could not \(target ? "blank" : "unblank") the display: \(error)")
+                return false
+            }
+        }
+        powerChange = change
+        return await change.value
     }
 
     /// The events that change what is on the glass; feed ``run(_:)`` only these
@@ -186,10 +228,17 @@ public actor NookScreen {
     public func handle(_ event: NookActivityEvent) async {
         switch event.kind {
         case .animateIn:
-            let frame = cardFrame(for: event.activity)
+            // The icon file is read off this actor's executor: status and reloads are answered
+            // meanwhile, and a slow file holds up nothing but this card.
+            var icon = card?.id == event.id && card?.activity == event.activity ? card?.icon : nil
+            if icon == nil, let name = event.activity.systemImage, IconCatalog.namesFile(name) {
+                let activity = event.activity
+                icon = await Task.detached(priority: .userInitiated) { CardRenderer.loadIcon(for: activity) }.value
+            }
+            _ = cardFrame(for: event.activity, icon: icon)
             showing = event.id
             await unblank()
-            await slide(card: frame, from: 0, to: 1, over: event.activity.transition)
+            await slide(event.id, from: 0, to: 1, over: event.activity.transition)
         case .presented:
             if showing == event.id, let card, card.id == event.id {
                 composed.overwrite(with: card.frame)
@@ -197,7 +246,7 @@ public actor NookScreen {
             }
         case .animateOut:
             guard showing == event.id, let card, card.id == event.id else { return }
-            await slide(card: card.frame, from: 1, to: 0, over: event.activity.transition)
+            await slide(event.id, from: 1, to: 0, over: event.activity.transition)
         case .hidden, .requeued:
             guard showing == event.id else { return }
             showing = nil
@@ -217,7 +266,9 @@ public actor NookScreen {
         await refreshHome(force: true)
     }
 
-    /// Changes theme and rotation (a config reload). The card on screen is redrawn too.
+    /// Changes theme and rotation (a config reload). The card on screen is redrawn too. Safe at
+    /// any moment: everything this draws from is redrawn at the new size before it returns, with
+    /// no suspension in between, so a slide resumes at a frame boundary with frames of one size.
     public func apply(_ newSettings: Settings) async {
         let oldRotation = settings.rotation
         settings = newSettings
@@ -229,11 +280,14 @@ public actor NookScreen {
         if let current = card {
             spareCardFrame = current.frame
             card = nil
-            let frame = cardFrame(for: current.activity)
+            let frame = cardFrame(for: current.activity, icon: current.icon)
             if showing == current.id { composed.overwrite(with: frame) }
         }
         homeTime = localTime()
         homeFrame = HomeRenderer(theme: settings.theme).render(settings.home, size: logicalSize, time: homeTime)
+        // A slide under way draws its next frame from the frames just redrawn; presenting the
+        // whole card here would make it jump.
+        guard slidesRunning == 0 else { return }
         if showing == nil { composed.overwrite(with: homeFrame) }
         await presentComposed()
     }
@@ -270,19 +324,19 @@ public actor NookScreen {
 
     // MARK: Frames
 
-    private func cardFrame(for activity: NookActivity) -> Frame {
+    private func cardFrame(for activity: NookActivity, icon: CardRenderer.IconLoad?) -> Frame {
         if let card, card.id == activity.id, card.activity == activity { return card.frame }
         let renderer = CardRenderer(theme: settings.theme)
         let spare = spareCardFrame
         spareCardFrame = nil
         let rendered: RenderedCard
         if let spare, spare.size == logicalSize {
-            rendered = renderer.render(activity, into: consume spare)  // the only reference: drawn in place
+            rendered = renderer.render(activity, into: consume spare, icon: icon)  // the only reference: drawn in place
         } else {
-            rendered = renderer.render(activity, size: logicalSize)
+            rendered = renderer.render(activity, size: logicalSize, icon: icon)
         }
         for warning in rendered.warnings { onWarning(warning) }
-        card = (activity.id, activity, rendered.frame)
+        card = (activity.id, activity, rendered.frame, icon)
         return rendered.frame
     }
 
@@ -290,7 +344,13 @@ public actor NookScreen {
     /// progress off the clock so a slow frame is skipped over rather than stretching the move.
     /// Progress also advances by at least one refresh period per frame, so a display whose
     /// presents take no time (fbdev without vsync) still finishes in the expected frame count.
-    private func slide(card: Frame, from start: Double, to end: Double, over duration: Duration) async {
+    /// The frames come from `card` (the card with `id`) and `homeFrame`, read again for every
+    /// frame: a reload that turns the panel redraws both at the new size between two frames,
+    /// and the slide goes on at that size (never composing frames of two sizes). It stops if
+    /// the card is no longer the one showing.
+    private func slide(_ id: NookActivityID, from start: Double, to end: Double, over duration: Duration) async {
+        slidesRunning += 1
+        defer { slidesRunning -= 1 }
         let began = clock.now
         let expectedFrames = max(1, (duration.nookSeconds * display.mode.refreshHz).rounded(.up))
         var frame = 0.0
@@ -299,7 +359,8 @@ public actor NookScreen {
             frame += 1
             let elapsed = (clock.now - began).nookSeconds
             let fraction = duration > .zero ? min(1, max(elapsed / duration.nookSeconds, frame / expectedFrames)) : 1
-            SlideTransition.compose(card: card, under: homeFrame, progress: start + (end - start) * fraction, into: &composed)
+            guard showing == id, let card, card.id == id else { return }
+            SlideTransition.compose(card: card.frame, under: homeFrame, progress: start + (end - start) * fraction, into: &composed)
             guard await presentComposed() else { return }
             let presentedAt = clock.now
             if let previousFrameAt {
@@ -320,8 +381,10 @@ public actor NookScreen {
                 var target = rotated ?? Frame(width: display.mode.size.width, height: display.mode.size.height)
                 rotated = nil
                 composed.rotate(settings.rotation, into: &target)
-                try await display.present(target)
+                // Kept before the await: a snapshot taken while the present waits for its vblank
+                // once found no turned frame ("nothing has been presented yet").
                 rotated = target
+                try await display.present(target)
             }
             presentedFrames += 1
             lastError = nil

@@ -112,15 +112,22 @@ struct EnqueueOptions: Equatable {
             let (accepted, raw) = try client.request(Request(id: .number(1), operation: .enqueue(activity, module: module, wait: true)),
                                                      as: EnqueueAnswer.self)
             if json { print(raw.serialized) } else { print(accepted.id) }
-            while let line = try client.readLine() {
-                guard case .event(_, let json)? = try? ResponseLine.decode(line), let event = try? EventMessage(json: json),
-                      event.id == accepted.id else { continue }
-                if self.json { print(json.serialized) }
-                guard let ending = event.ending else { continue }
-                if !self.json { print("\(event.event) (\(event.reason ?? "?"))") }
-                Glibc.exit(Self.exitCode(ending))
+            var lost = "nookd closed the connection before the activity ended"
+            do {
+                while let line = try client.readLine() {
+                    guard case .event(_, let json)? = try? ResponseLine.decode(line), let event = try? EventMessage(json: json),
+                          event.id == accepted.id else { continue }
+                    if self.json { print(json.serialized) }
+                    guard let ending = event.ending else { continue }
+                    if !self.json { print("\(event.event) (\(event.reason ?? "?"))") }
+                    Glibc.exit(Self.exitCode(ending))
+                }
+            } catch {
+                lost = error.description
             }
-            connection.fail(.unreachable("nookd closed the connection before the activity ended"))
+            // Accepted, then cut off (nookd stopped or restarted): 16, not 3 ("could not be
+            // reached"), so a script can tell that the activity may still be shown.
+            connection.fail(.connectionLost(lost))
         } catch {
             connection.fail(error)
         }

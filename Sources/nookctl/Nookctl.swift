@@ -202,6 +202,9 @@ struct Watch: ParsableCommand {
                 guard case .event(_, let json)? = try? ResponseLine.decode(line) else { continue }
                 if connection.json {
                     print(json.serialized)
+                } else if let overflow = OverflowMessage(json: json) {
+                    // nookd keeps at most 4,096 events per module for a watcher that falls behind.
+                    print("overflow: \(overflow.dropped) events of module \(overflow.module) were dropped here (this watcher fell behind)")
                 } else if let event = try? EventMessage(json: json) {
                     let reason = event.reason.map { " (\($0))" } ?? ""
                     print("\(event.at)s \(event.event)\(reason) \(event.id) \"\(event.title)\"")

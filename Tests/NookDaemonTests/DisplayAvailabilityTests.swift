@@ -39,4 +39,39 @@ struct DisplayAvailabilityTests {
         }
         #expect(await queue.isDisplayAvailable)
     }
+
+    @Test func q15_theDisplayGoneAndBackDuringASlideLeavesNoEndedCardOnTheGlass() async throws {
+        // The relay once showed home while the slide was suspended in a present; the slide then
+        // finished drawing the card, and its `requeued` no longer drew home: the card that had
+        // been taken off stayed on the glass.
+        TestFonts.pin()
+        let clock = NookSystemClock()
+        let display = MockDisplay(size: PixelSize(width: 320, height: 170), clock: clock, keepFrames: 4)
+        let screen = NookScreen(display: display, clock: clock, settings: .init(home: .blank))
+        let arbiter = NookSurfaceArbiter(foreground: "main", clock: clock)
+        let queue = NookActivityQueue(clock: clock)
+        let recorder = EventRecorder(queue.events())
+        await queue.bind(to: arbiter)
+        await screen.showHome()
+        let feeder = Task { await screen.run(queue.events(where: NookScreen.draws)) }
+        let relay = Task { await DisplayAvailability.relay(from: display, to: [queue], screen: DaemonScreen(cards: screen, settings: .init(home: .blank)), logger: Logger(label: "test")) }
+        defer { relay.cancel(); feeder.cancel() }
+        while display.connectionListeners == 0 { try await Task.sleep(for: .milliseconds(5)) }
+
+        let card = NookActivity(title: "Sliding", presentation: .blocker(timeout: nil), transition: .milliseconds(1500))
+        await queue.enqueue(card)
+        try await recorder.waitFor("animateIn") { $0.id == card.id && $0.kind == .animateIn }
+        await queue.suspend()  // the user's: nothing comes back on its own once the panel returns
+        display.simulateConnection(false)
+        try await recorder.waitFor("requeued") { $0.id == card.id && $0.kind == .requeued }
+        display.simulateConnection(true)
+        while await !queue.isDisplayAvailable { try await Task.sleep(for: .milliseconds(5)) }
+
+        let home = Theme.dark.background.pixel
+        let deadline = ContinuousClock.now + .seconds(6)
+        while ContinuousClock.now < deadline, display.lastFrame?.frame.pixels.allSatisfy({ $0 == home }) != true {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(display.lastFrame?.frame.pixels.allSatisfy { $0 == home } == true, "home, not the card taken off, is on the glass")
+    }
 }

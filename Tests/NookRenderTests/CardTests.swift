@@ -173,4 +173,48 @@ struct CardTests {
         let missing = CardRenderer(theme: .dark).render(NookActivity(title: "t", systemImage: "/nonexistent/icon.png"), size: PixelSize(width: 1280, height: 400))
         #expect(missing.warnings.count == 1 && missing.warnings[0].contains("/nonexistent/icon.png"))
     }
+
+    /// A FIFO once hung the screen for good (cairo's `fopen` waits for a writer); a device never
+    /// ends and a sparse file can claim terabytes. Each is refused at once, naming the problem.
+    @Test(.timeLimit(.minutes(1)))
+    func r3_iconFilesThatWouldBlockOrNeverEndAreRefusedAtOnce() throws {
+        let directory = "/tmp/nook-test-icons-\(getpid())"
+        mkdir(directory, 0o755)
+        defer { _ = Glibc.system("rm -rf '\(directory)'") }
+        let fifo = directory + "/fifo.png"
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let sparse = directory + "/sparse.png"
+        let fd = open(sparse, O_CREAT | O_WRONLY, 0o644)
+        #expect(ftruncate(fd, 8 << 30) == 0)
+        close(fd)
+        let text = directory + "/text.png"
+        try "not a picture".write(to: text)
+        let huge = directory + "/huge.png"
+        try PNG.write(Frame(width: 2000, height: 10), to: huge)
+        let link = directory + "/link.png"
+        symlink(fifo, link)
+
+        let expected = [
+            (fifo, "is a FIFO, not a regular file"), ("/dev/zero", "is a device, not a regular file"),
+            (directory, "is a directory, not a regular file"), (sparse, "is 8589934592 bytes; an icon file may have at most 1048576"),
+            (text, "is not a PNG file"), (huge, "is 2000x10 pixels; an icon may be at most 1024x1024"), (link, "is a FIFO, not a regular file"),
+        ]
+        for (path, problem) in expected {
+            let card = CardRenderer(theme: .dark).render(NookActivity(title: "t", systemImage: path), size: PixelSize(width: 320, height: 170))
+            #expect(card.warnings == ["icon \(path): \(problem); drawing the generic glyph"])
+        }
+        #expect(throws: IconFileError(path: link, problem: "is a symbolic link")) { try IconFile.load(path: link, followingSymlinks: false) }
+        let good = directory + "/good.png"
+        try PNG.write(Frame(width: 16, height: 8, fill: RGB(hex: 0x00FF00).pixel), to: good)
+        let image = try IconFile.load(path: good)
+        #expect(image.width == 16 && image.height == 8)
+    }
+}
+
+extension String {
+    fileprivate func write(to path: String) throws {
+        let fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0o644)
+        defer { close(fd) }
+        _ = withCString { Glibc.write(fd, $0, strlen($0)) }
+    }
 }

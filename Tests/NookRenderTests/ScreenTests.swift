@@ -121,6 +121,48 @@ struct ScreenTests {
         #expect(await screen.lastPresentedFrame == shown)
     }
 
+    @Test func r6_turningThePanelMidSlideGoesOnAtTheNewSizeFromTheNextFrame() async throws {
+        // A SIGHUP that changes the rotation while a card slides in once composed a frame from
+        // a card of the old size and a home of the new one (a precondition failure: nookd died).
+        let clock = ManualClock()
+        let display = MockDisplay(size: PixelSize(width: 1280, height: 400), refreshHz: 60, clock: clock)
+        let screen = NookScreen(display: display, clock: clock, localTime: { noon })
+        await screen.showHome()
+        var card = buildFinished
+        card.transition = .seconds(1)
+        let done = Locked(0)
+        let sliding = Task { await screen.handle(event(card, .animateIn)); done.withLock { $0 += 1 } }
+        await clock.waitForSleepers()
+        clock.advance(by: .milliseconds(100))
+        await clock.waitForSleepers()
+        let reload = Task { await screen.apply(.init(rotation: .quarter)); done.withLock { $0 += 1 } }
+        while await screen.currentSettings.rotation != .quarter { await Task.yield() }
+        // One refresh at a time until both are done: each present waits for its vblank.
+        while done.withLock({ $0 }) < 2 {
+            clock.advance(by: .milliseconds(17))
+            await Task.yield()
+        }
+        await sliding.value
+        await reload.value
+        #expect(await screen.lastError == nil, "every frame had the panel's size")
+        let turned = CardRenderer(theme: .dark).render(card, size: PixelSize(width: 400, height: 1280)).frame
+        #expect(display.lastFrame?.frame == turned.rotated(.quarter), "the card ends at the new size, turned")
+    }
+
+    @Test func r6_aSnapshotWhileATurnedFrameWaitsForItsVblankStillHasAFrame() async throws {
+        let clock = ManualClock()
+        let display = MockDisplay(size: PixelSize(width: 400, height: 1280), refreshHz: 60, clock: clock)
+        let screen = NookScreen(display: display, clock: clock, settings: .init(rotation: .quarter), localTime: { noon })
+        await screen.showHome()
+        let sliding = Task { await screen.handle(event(buildFinished, .animateIn)) }
+        await clock.waitForSleepers()
+        #expect(await screen.lastPresentedFrame != nil, "the frame on its way to the glass")
+        sliding.cancel()
+        while !sliding.isCancelled { await Task.yield() }
+        for _ in 0..<40 { clock.advance(by: .milliseconds(17)); await Task.yield() }
+        await sliding.value
+    }
+
     private func rowMatches(_ frame: Frame, _ row: Int, _ card: Frame, _ cardRow: Int) -> Bool {
         frame.pixels[(row * frame.width)..<((row + 1) * frame.width)] == card.pixels[(cardRow * card.width)..<((cardRow + 1) * card.width)]
     }
@@ -146,6 +188,64 @@ struct BlankingTests {
         let card = NookActivity(title: "Doorbell", transition: .zero)
         await screen.handle(NookActivityEvent(activity: card, kind: .animateIn, at: clock.now, module: "main"))
         #expect(!display.isBlanked)
+        #expect(await !screen.isBlanked)
+    }
+}
+
+/// A mock whose `setBlanked(true)` waits until the test opens the gate, like a DPMS call
+/// that takes a while.
+final class SlowBlankingDisplay: DisplayBackend {
+    let mock: MockDisplay
+    private let state = Locked((blankCalls: 0, gate: nil as CheckedContinuation<Void, Never>?, open: false))
+    init(_ mock: MockDisplay) { self.mock = mock }
+    var mode: DisplayMode { mock.mode }
+    var blankCalls: Int { state.withLock { $0.blankCalls } }
+    func present(_ frame: Frame) async throws(DisplayError) { try await mock.present(frame) }
+    func setBlanked(_ blanked: Bool) async throws(DisplayError) {
+        if blanked {
+            await withCheckedContinuation { continuation in
+                let open = state.withLock { state -> Bool in
+                    state.blankCalls += 1
+                    if !state.open { state.gate = continuation }
+                    return state.open
+                }
+                if open { continuation.resume() }
+            }
+        }
+        try await mock.setBlanked(blanked)
+    }
+    func openGate() {
+        let waiting = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.open = true
+            defer { state.gate = nil }
+            return state.gate
+        }
+        waiting?.resume()
+    }
+    func restore() { mock.restore() }
+}
+
+@Suite("D1 idle blanking races")
+struct BlankingRaceTests {
+    @Test func d1_aCardArrivingWhileThePanelIsBeingBlankedIsNotBlankedUnderIt() async throws {
+        pinFonts()
+        let clock = ManualClock()
+        let display = SlowBlankingDisplay(MockDisplay(size: PixelSize(width: 320, height: 170), clock: InstantClock()))
+        let screen = NookScreen(display: display, clock: clock, settings: .init(blankAfter: .seconds(30)),
+                                localTime: { LocalTime(hour: 9, minute: 0, weekday: 1, day: 1, month: 1) })
+        await screen.showHome()
+        await clock.waitForSleepers()
+        clock.advance(by: .seconds(30))
+        while display.blankCalls == 0 { await Task.yield() }
+
+        // The blank is under way (DPMS off not yet returned) when a card arrives.
+        let card = NookActivity(title: "Doorbell", transition: .zero)
+        let arriving = Task { await screen.handle(NookActivityEvent(activity: card, kind: .animateIn, at: clock.now, module: "main")) }
+        for _ in 0..<100 { await Task.yield() }
+        display.openGate()
+        await arriving.value
+        for _ in 0..<100 { await Task.yield() }
+        #expect(!display.mock.isBlanked, "the card is on a lit panel")
         #expect(await !screen.isBlanked)
     }
 }

@@ -1,0 +1,56 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import NookProtocol
+import NookRender
+
+/// Which image files an activity's icon may name (R3, C4), checked when it is enqueued.
+///
+/// nookd reads an icon file with its own privileges on behalf of any member of the socket's
+/// group, and `snapshot` hands the glass back to them: so only files under the configured
+/// directories (`daemon.icon_directories`) are read, after resolving `..` and symbolic links.
+/// A name without a slash (`doorbell.png`) is looked up in each directory in turn. The file
+/// itself must be a readable regular file holding a small PNG (``IconFile``); it is read here,
+/// in the connection's task, never on the screen's executor, and a refusal names `activity.icon`.
+struct IconPolicy: Sendable {
+    static let defaultDirectories = ["/usr/share/nook/icons", "/etc/nook/icons"]
+
+    var directories: [String]
+
+    /// The canonical path of the icon file `name` names, after checking it can be drawn.
+    func resolve(_ name: String) throws(ProtocolError) -> String {
+        func refuse(_ message: String) -> ProtocolError { ProtocolError(.invalid, field: "activity.icon", message) }
+        let allowed = directories.compactMap(Self.canonical)
+        let listed = directories.isEmpty ? "none are configured" : directories.joined(separator: ", ")
+        let resolved: String
+        if name.hasPrefix("/") {
+            guard let path = Self.canonical(name) else {
+                let code = errno
+                throw refuse("\(name): \(code == ENOENT ? "no such file" : "'realpath' failed: (\(code)) \(String(cString: strerror(code)))")")
+            }
+            resolved = path
+        } else {
+            guard !name.contains("/"), let path = allowed.lazy.compactMap({ Self.canonical($0 + "/" + name) }).first else {
+                throw refuse("no icon file named \(name) in the icon directories (daemon.icon_directories: \(listed))")
+            }
+            resolved = path
+        }
+        guard allowed.contains(where: { resolved == $0 || resolved.hasPrefix($0 == "/" ? "/" : $0 + "/") }) else {
+            throw refuse("\(name) is not in an icon directory nookd may read (daemon.icon_directories: \(listed))")
+        }
+        do {
+            _ = try IconFile.load(path: resolved, followingSymlinks: false)
+        } catch {
+            throw refuse("\(name == resolved ? "" : name + " → ")\(error)")
+        }
+        return resolved
+    }
+
+    /// `realpath(3)`: the absolute path with `.`, `..` and symbolic links resolved (it reads
+    /// links and directories, never opens the file itself), or nil with errno set.
+    static func canonical(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}

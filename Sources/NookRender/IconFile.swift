@@ -1,0 +1,175 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+internal import CPangoCairo
+
+/// A PNG icon decoded into memory (R3): premultiplied ARGB32 pixels, as cairo paints them.
+public struct IconImage: Hashable, Sendable {
+    public let width: Int
+    public let height: Int
+    /// `width * height` pixels, row by row.
+    let pixels: [UInt32]
+}
+
+/// Why an icon file cannot be drawn; the message names the path and what is wrong with it.
+public struct IconFileError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var path: String
+    public var problem: String
+    public init(path: String, problem: String) {
+        self.path = path
+        self.problem = problem
+    }
+    public var description: String { "\(path): \(problem)" }
+}
+
+/// Reads icon files without ever blocking on what the path names (R3).
+///
+/// An icon path comes from any client of nookd's socket, and `fopen` on a FIFO waits for a
+/// writer forever (it once hung the screen for good), a device such as `/dev/zero` never ends,
+/// and a sparse file can claim terabytes. So the file is opened with `O_NONBLOCK` (opening a
+/// FIFO returns at once), checked with `fstat` on that descriptor (so the file checked is the
+/// file read), must be a regular file of at most ``maximumBytes``, is read whole into memory,
+/// must be a PNG no larger than ``maximumSide`` on either side (checked in its header before
+/// decoding, so a small file cannot inflate to gigabytes), and is decoded from memory.
+public enum IconFile {
+    public static let maximumBytes = 1 << 20
+    public static let maximumSide = 1024
+
+    private static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+
+    /// Loads and decodes the PNG at `path`. With `followingSymlinks: false` a symbolic link as
+    /// the last component is refused (nookd passes a path it has already resolved).
+    public static func load(path: String, followingSymlinks: Bool = true) throws(IconFileError) -> IconImage {
+        let bytes = try readFile(path: path, followingSymlinks: followingSymlinks)
+        return try decode(bytes, path: path)
+    }
+
+    static func readFile(path: String, followingSymlinks: Bool) throws(IconFileError) -> [UInt8] {
+        func failure(_ problem: String) -> IconFileError { IconFileError(path: path, problem: problem) }
+        func systemFailure(_ call: String, _ code: Int32) -> IconFileError {
+            failure("'\(call)' failed: (\(code)) \(String(cString: strerror(code)))")
+        }
+        var flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY
+        if !followingSymlinks { flags |= O_NOFOLLOW }
+        var fd: Int32
+        repeat { fd = open(path, flags) } while fd < 0 && errno == EINTR
+        guard fd >= 0 else {
+            let code = errno
+            if code == ELOOP && !followingSymlinks { throw failure("is a symbolic link") }
+            if code == ENOENT { throw failure("no such file") }
+            if code == EACCES { throw failure("nookd may not read it: 'open' failed: (\(code)) \(String(cString: strerror(code)))") }
+            throw systemFailure("open", code)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw systemFailure("fstat", errno) }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFIFO: throw failure("is a FIFO, not a regular file")
+        case S_IFDIR: throw failure("is a directory, not a regular file")
+        case S_IFCHR, S_IFBLK: throw failure("is a device, not a regular file")
+        case S_IFSOCK: throw failure("is a socket, not a regular file")
+        default: throw failure("is not a regular file")
+        }
+        guard info.st_size <= maximumBytes else {
+            throw failure("is \(info.st_size) bytes; an icon file may have at most \(maximumBytes)")
+        }
+        // Read up to one byte past the limit: a file that grew since fstat is caught too.
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size) + 1)
+        var filled = 0
+        while filled < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw systemFailure("read", errno)
+            }
+            if count == 0 { break }
+            filled += count
+            if filled > maximumBytes { throw failure("has more than \(maximumBytes) bytes; that is the most an icon file may have") }
+            if filled == bytes.count { bytes.append(contentsOf: repeatElement(0, count: 4096)) }
+        }
+        bytes.removeLast(bytes.count - filled)
+        return bytes
+    }
+
+    static func decode(_ bytes: [UInt8], path: String) throws(IconFileError) -> IconImage {
+        func failure(_ problem: String) -> IconFileError { IconFileError(path: path, problem: problem) }
+        // Signature, then the IHDR chunk: length, type, width and height (big-endian).
+        guard bytes.count >= 24, Array(bytes[0..<8]) == signature, bytes[12..<16].elementsEqual("IHDR".utf8) else {
+            throw failure("is not a PNG file")
+        }
+        func bigEndian(_ offset: Int) -> Int { bytes[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) } }
+        let (width, height) = (bigEndian(16), bigEndian(20))
+        guard width > 0, height > 0 else { throw failure("is not a PNG file (an image of \(width)x\(height))") }
+        guard width <= maximumSide, height <= maximumSide else {
+            throw failure("is \(width)x\(height) pixels; an icon may be at most \(maximumSide)x\(maximumSide)")
+        }
+        final class Reader {
+            let bytes: [UInt8]
+            var offset = 0
+            init(_ bytes: [UInt8]) { self.bytes = bytes }
+        }
+        let reader = Reader(bytes)
+        let surface = withExtendedLifetime(reader) {
+            cairo_image_surface_create_from_png_stream({ closure, data, length in
+                let reader = Unmanaged<Reader>.fromOpaque(closure!).takeUnretainedValue()
+                let wanted = Int(length)
+                guard reader.bytes.count - reader.offset >= wanted, let data else { return CAIRO_STATUS_READ_ERROR }
+                reader.bytes.withUnsafeBytes { source in
+                    UnsafeMutableRawPointer(data).copyMemory(from: source.baseAddress! + reader.offset, byteCount: wanted)
+                }
+                reader.offset += wanted
+                return CAIRO_STATUS_SUCCESS
+            }, Unmanaged.passUnretained(reader).toOpaque())!
+        }
+        defer { cairo_surface_destroy(surface) }
+        let status = cairo_surface_status(surface)
+        guard status == CAIRO_STATUS_SUCCESS else {
+            throw failure("cannot be decoded as a PNG: \(String(cString: cairo_status_to_string(status)))")
+        }
+        cairo_surface_flush(surface)
+        let (decodedWidth, decodedHeight) = (Int(cairo_image_surface_get_width(surface)), Int(cairo_image_surface_get_height(surface)))
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        guard decodedWidth == width, decodedHeight == height, let data = cairo_image_surface_get_data(surface) else {
+            throw failure("cannot be decoded as a PNG")
+        }
+        let format = cairo_image_surface_get_format(surface)
+        var pixels = [UInt32](repeating: 0, count: width * height)
+        pixels.withUnsafeMutableBufferPointer { target in
+            for row in 0..<height {
+                let source = UnsafeRawPointer(data + row * stride).assumingMemoryBound(to: UInt32.self)
+                for column in 0..<width {
+                    // cairo decodes opaque PNGs as RGB24, whose top byte is undefined.
+                    let pixel = source[column]
+                    target[row * width + column] = format == CAIRO_FORMAT_ARGB32 ? pixel : pixel | 0xFF00_0000
+                }
+            }
+        }
+        return IconImage(width: width, height: height, pixels: pixels)
+    }
+}
+
+extension Canvas {
+    /// Paints a decoded icon scaled to fit `rect`.
+    func paint(_ image: IconImage, in rect: Rect) {
+        var pixels = image.pixels
+        pixels.withUnsafeMutableBytes { bytes in
+            let surface = cairo_image_surface_create_for_data(
+                bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_ARGB32,
+                Int32(image.width), Int32(image.height), Int32(image.width * 4))!
+            defer {
+                cairo_surface_finish(surface)
+                cairo_surface_destroy(surface)
+            }
+            let scale = min(rect.width / Double(image.width), rect.height / Double(image.height))
+            cairo_save(context)
+            cairo_translate(context, rect.x + (rect.width - Double(image.width) * scale) / 2,
+                            rect.y + (rect.height - Double(image.height) * scale) / 2)
+            cairo_scale(context, scale, scale)
+            cairo_set_source_surface(context, surface, 0, 0)
+            cairo_pattern_set_filter(cairo_get_source(context), CAIRO_FILTER_GOOD)
+            cairo_paint(context)
+            cairo_restore(context)
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import NookActivities
+import NookDisplay
+import NookProtocol
+import NookRender
+import Testing
+
+/// R3, C3, C4: an icon path from a client is checked when it is enqueued. A FIFO once hung the
+/// screen for good (and with it `status` and every later card); devices, huge files, files
+/// outside the icon directories and files that are not PNGs are refused naming `activity.icon`.
+@Suite("R3 icon files from clients", .serialized, .ownThreads)
+struct IconFileTests {
+    @Test func r3_aFIFODeviceOrHugeFileAsIconIsRefusedAtEnqueueAndTheDisplayKeepsWorking() throws {
+        let scratch = Scratch()
+        let icons = scratch.path + "/icons"
+        try FileManager.default.createDirectory(atPath: icons, withIntermediateDirectories: true)
+        let config = scratch.file("nook.toml", "[daemon]\nicon_directories = [\"\(icons)\", \"/dev\"]\n")
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+
+        let fifo = icons + "/f"
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let sparse = icons + "/sparse.png"
+        _ = FileManager.default.createFile(atPath: sparse, contents: nil)
+        #expect(truncate(sparse, 1 << 40) == 0, "a 1 TiB sparse file")
+        _ = scratch.file("icons/text.png", "not a picture")
+        let outside = scratch.path + "/outside.png"
+        try PNG.write(Frame(width: 8, height: 8, fill: RGB(hex: 0xFF0000).pixel), to: outside)
+        symlink(outside, icons + "/escape.png")
+        try PNG.write(Frame(width: 8, height: 8, fill: RGB(hex: 0x00FF00).pixel), to: icons + "/ok.png")
+
+        let refused = [
+            (fifo, "is a FIFO, not a regular file"), ("/dev/zero", "is a device, not a regular file"),
+            (icons, "is a directory, not a regular file"), (sparse, "bytes; an icon file may have at most 1048576"),
+            (icons + "/text.png", "is not a PNG file"), (outside, "is not in an icon directory nookd may read"),
+            (icons + "/escape.png", "is not in an icon directory nookd may read"), ("missing.png", "no icon file named missing.png"),
+        ]
+        for (icon, problem) in refused {
+            let result = try nookctlWithin(10, ["enqueue", "--title", "x", "--icon", icon], socket: daemon.socket)
+            #expect(result.status == 1, "\(icon): \(result)")
+            #expect(result.error.contains("activity.icon: ") && result.error.contains(problem), "\(icon): \(result.error)")
+        }
+        let status = try daemon.request(.status)
+        #expect(status["modules"]?.items.first?["pending"] == .number(0), "nothing refused was queued")
+
+        // A name without a slash is found in the icon directories; the card is drawn.
+        let shown = try nookctlWithin(15, ["enqueue", "--title", "ok", "--icon", "ok.png", "--dwell", "0.2", "--wait"], socket: daemon.socket)
+        #expect(shown.status == 0, "\(shown)")
+        #expect(!daemon.log.contains("drawing the generic glyph"), "the image was drawn")
+        #expect(daemon.stop().status == 0)
+    }
+
+    @Test func r3_anIconReplacedByAFIFOAfterItWasAcceptedDoesNotStallTheScreen() throws {
+        let scratch = Scratch()
+        let icons = scratch.path + "/icons"
+        try FileManager.default.createDirectory(atPath: icons, withIntermediateDirectories: true)
+        let config = scratch.file("nook.toml", "[daemon]\nicon_directories = [\"\(icons)\"]\n")
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+        let path = icons + "/swap.png"
+        try PNG.write(Frame(width: 8, height: 8), to: path)
+        try daemon.request(.suspend(module: nil))
+        let accepted = try nookctlWithin(10, ["enqueue", "--title", "swapped", "--icon", path, "--dwell", "0.2"], socket: daemon.socket)
+        #expect(accepted.status == 0, "\(accepted)")
+        unlink(path)
+        #expect(mkfifo(path, 0o644) == 0)
+        try daemon.request(.resume(module: nil))
+        let next = try nookctlWithin(15, ["enqueue", "--title", "after", "--dwell", "0.2", "--wait"], socket: daemon.socket)
+        #expect(next.status == 0, "the next card is drawn: \(next)")
+        #expect(daemon.log.contains("is a FIFO, not a regular file; drawing the generic glyph"))
+        _ = try daemon.request(.status)
+        #expect(daemon.stop().status == 0)
+    }
+
+    @Test func n1_iconDirectoriesMustBeAbsolute() throws {
+        let scratch = Scratch()
+        let config = scratch.file("nook.toml", "[daemon]\nicon_directories = [\"icons\"]\n")
+        let daemon = try DaemonProcess.exited(scratch: scratch, arguments: ["--config", config])
+        #expect(daemon.log.contains("nook.toml:2: daemon.icon_directories: must list absolute paths, got \"icons\""))
+    }
+}
+
+/// nookctl with a bound: a hang fails the test instead of stalling the suite.
+func nookctlWithin(_ seconds: Double, _ arguments: [String], socket: String) throws -> (status: Int32, output: String, error: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Built.nookctl)
+    process.arguments = arguments + ["--socket", socket]
+    let scratchOut = "/tmp/nookctl-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+    _ = FileManager.default.createFile(atPath: scratchOut + ".out", contents: nil)
+    _ = FileManager.default.createFile(atPath: scratchOut + ".err", contents: nil)
+    defer { unlink(scratchOut + ".out"); unlink(scratchOut + ".err") }
+    process.standardOutput = FileHandle(forWritingAtPath: scratchOut + ".out")
+    process.standardError = FileHandle(forWritingAtPath: scratchOut + ".err")
+    try process.run()
+    let deadline = Date().addingTimeInterval(seconds)
+    while process.isRunning && Date() < deadline { usleep(10_000) }
+    if process.isRunning {
+        process.terminate()
+        process.waitUntilExit()
+        throw DaemonFailure("nookctl \(arguments.joined(separator: " ")) did not finish within \(seconds) s")
+    }
+    let output = (try? String(contentsOfFile: scratchOut + ".out", encoding: .utf8)) ?? ""
+    let error = (try? String(contentsOfFile: scratchOut + ".err", encoding: .utf8)) ?? ""
+    return (process.terminationStatus, output, error)
+}

@@ -1,0 +1,54 @@
+import Foundation
+import NookActivities
+import NookProtocol
+import Testing
+
+/// C1, D3: nookd bounds what a client or a long run can make it hold: open connections
+/// (`daemon.max_connections`) and the mock's frame files (`display.frames_limit`).
+@Suite("C1 D3 resource limits", .serialized, .ownThreads)
+struct ResourceLimitTests {
+    @Test func c1_connectionsPastTheLimitAreRefusedWithAReasonAndALogLine() throws {
+        let scratch = Scratch()
+        let config = scratch.file("nook.toml", "[daemon]\nmax_connections = 8\n")
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+        // Status is asked on one of the idle connections: a connection of its own would count.
+        var idle = [try daemon.client()]
+        func openConnections() throws -> JSONValue? {
+            try idle[0].request(Request(id: .number(1), operation: .status))["connections"]
+        }
+        try eventually("only the first idle connection") { try openConnections() == .number(1) }
+        for _ in 1..<8 { idle.append(try daemon.client()) }
+        try eventually("eight idle connections, earlier ones gone") { try openConnections() == .number(8) }
+        let refused = try daemon.client()
+        let answer = try #require(try refused.readLine())
+        guard case .failure(_, let error) = try ResponseLine.decode(answer) else { Issue.record("not refused: \(answer)"); return }
+        #expect(error.code == .unavailable && error.message.contains("daemon.max_connections"), "\(error)")
+        #expect(try refused.readLine() == nil, "then closed")
+        try eventually("the log line") { daemon.log.contains("refusing new connections: 8 are open, the most daemon.max_connections allows") }
+
+        idle.removeLast(2)
+        try eventually("room again") { try openConnections() == .number(6) }
+        #expect(try daemon.request(.status)["connections"] == .number(7))
+        #expect(daemon.stop().status == 0)
+    }
+
+    @Test func d3_theMockKeepsOnlyTheNewestFrameFiles() throws {
+        let scratch = Scratch()
+        let frames = scratch.path + "/frames"
+        let config = scratch.file("nook.toml", "[display]\nframes_limit = 5\n")
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config, "--frames", frames])
+        for round in 0..<3 {
+            // Slow slides: many frames, even when PNG encoding skips some.
+            var card = NookActivity(title: "frames \(round)", dwell: .milliseconds(300))
+            card.transition = .milliseconds(800)
+            let client = try daemon.client(timeout: .seconds(15))
+            _ = try client.request(Request(id: .number(1), operation: .enqueue(card, module: nil, wait: true)))
+            while let line = try client.readLine(), !String(decoding: line, as: UTF8.self).contains("\"hidden\"") {}
+        }
+        try eventually("the note in the log") { daemon.log.contains("mock frames: keeping only the newest 5 frame files") }
+        #expect(daemon.stop().status == 0)
+        let files = try FileManager.default.contentsOfDirectory(atPath: frames)
+        #expect(files.filter { $0.hasPrefix("frame-") }.count == 5, "\(files.sorted())")
+        #expect(files.contains("latest.png"))
+    }
+}

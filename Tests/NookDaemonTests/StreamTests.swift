@@ -1,0 +1,74 @@
+import Foundation
+import NookActivities
+import NookProtocol
+import Testing
+@testable import NookDaemon
+
+/// C1, C2: what a client that follows events (`watch`, `enqueue --wait`) hears, including when
+/// nookd goes away under it or it falls behind.
+@Suite("C1 C2 event streams", .serialized, .ownThreads)
+struct StreamTests {
+    @Test func c2_enqueueWaitExits16WhenNookdStopsUnderIt() throws {
+        let daemon = try DaemonProcess()
+        let waiter = try startNookctl(["enqueue", "--title", "Long", "--dwell", "30", "--wait"], socket: daemon.socket)
+        try eventually("the card presented") { (try daemon.request(.status))["modules"]?.items.first?["phase"] == .string("presented") }
+        #expect(daemon.stop().status == 0)
+        waiter.waitUntilExit()
+        #expect(waiter.terminationStatus == ExitCodes.connectionLost, "16: accepted, then the connection was lost")
+
+        // Never accepted: 3, nookd could not be reached.
+        let unreachable = try nookctl(["enqueue", "--title", "x", "--wait"], socket: daemon.socket)
+        #expect(unreachable.status == ExitCodes.unreachable)
+    }
+
+    @Test func c1_watchHearsEveryEventThatFollowsItsAnswer() throws {
+        let daemon = try DaemonProcess()
+        try daemon.request(.suspend(module: nil))
+        let enqueuer = try daemon.client()
+        for round in 0..<40 {
+            let watcher = try daemon.client(timeout: .seconds(5))
+            _ = try watcher.request(Request(id: .number(1), operation: .watch))
+            let activity = NookActivity(title: "round \(round)")
+            _ = try enqueuer.request(Request(id: .number(Double(round)), operation: .enqueue(activity, module: nil, wait: false)))
+            let line = try #require(try watcher.readLine(), "round \(round): the watcher heard nothing")
+            guard case .event(_, let event) = try ResponseLine.decode(line) else { Issue.record("not an event: \(line)"); return }
+            #expect(event["id"] == .string(activity.id.description) && event["event"] == .string("enqueued"), "round \(round)")
+        }
+        #expect(daemon.stop().status == 0)
+    }
+
+    @Test func c1_aWatcherThatFallsBehindIsToldHowManyEventsItMissed() throws {
+        let tap = WatchTap(limit: 3)
+        let event = NookActivityEvent(activity: NookActivity(title: "t"), kind: .enqueued, at: .origin, module: "m")
+        #expect((0..<3).allSatisfy { _ in tap.admit(event) })
+        #expect(!tap.admit(event) && !tap.admit(event), "full: dropped")
+        #expect(tap.consumed() == nil && tap.consumed() == nil)
+        #expect(tap.consumed() == 2, "after the third event, the two that did not fit")
+        #expect(tap.admit(event))
+        #expect(tap.consumed() == nil)
+    }
+
+    @Test func c1_aBurstIsEitherWatchedWholeOrTheStreamSaysHowManyWereDropped() throws {
+        let daemon = try DaemonProcess()
+        try daemon.request(.suspend(module: nil))
+        let watcher = try daemon.client(timeout: .seconds(10))
+        _ = try watcher.request(Request(id: .number(1), operation: .watch))
+        let sender = try daemon.client(timeout: .seconds(30))
+        let count = 10_000
+        var burst = ""
+        for index in 0..<count {
+            burst += Request(id: .number(Double(index)), operation: .enqueue(NookActivity(coalescingKey: "k", title: "b\(index)"), module: nil, wait: false)).encoded() + "\n"
+        }
+        try sender.sendRaw(Array(burst.utf8))
+        for _ in 0..<count { _ = try sender.readLine() }
+        // Each enqueue but the last coalesces the one before: 2 events each, 1 for the last.
+        let expected = 2 * count - 1
+        var seen = 0, dropped = 0
+        while seen + dropped < expected, let line = try watcher.readLine() {
+            guard case .event(_, let event) = try ResponseLine.decode(line) else { continue }
+            if event["event"] == .string("overflow") { dropped += Int(event["dropped"]?.numberValue ?? 0) } else { seen += 1 }
+        }
+        #expect(seen + dropped == expected, "seen \(seen), dropped \(dropped)")
+        #expect(daemon.stop().status == 0)
+    }
+}
