@@ -107,6 +107,15 @@ public actor NookActivityQueue {
         hub.subscribe(bufferingPolicy: bufferingPolicy, where: wants)
     }
 
+    /// Calls `callback` with every event from now on, synchronously, on the queue's executor,
+    /// before any ``events(bufferingPolicy:where:)`` stream receives it and before the call that
+    /// caused it returns. For a consumer that must hold each event before anyone hears of it
+    /// (nookd's journal). The callback must be quick and must not wait: it runs inside the
+    /// queue. Observing stops when the returned observation is cancelled or released.
+    public nonisolated func observe(_ callback: @escaping @Sendable (NookActivityEvent) -> Void) -> NookObservation {
+        hub.observe(callback)
+    }
+
     /// The activity on screen, if any.
     public var current: NookActivity? { onScreen?.entry.activity }
 

@@ -5,7 +5,8 @@ import Synchronization
 
 /// One client. Answers and events are queued with ``send(_:)`` from any task; the server's
 /// poll loop writes them out, or the handler task at the end of a batch of requests (see
-/// ``holdOutput()``). A client that stops reading is dropped once its backlog passes
+/// ``holdOutput()``), once the journal records they depend on are settled
+/// (``dependOn(_:)``). A client that stops reading is dropped once its backlog passes
 /// ``ClientConnection/outboundLimit`` instead of growing the daemon's memory.
 public final class ClientConnection: Sendable {
     public static let outboundLimit = 4 << 20
@@ -13,7 +14,7 @@ public final class ClientConnection: Sendable {
     public let number: Int
     let fd: Int32
     private let wake: @Sendable () -> Void
-    private let beforeAnswersLeave: @Sendable () -> Void
+    private let settle: SocketServer.Settle
 
     struct State {
         /// What the poll thread may write; `written` bytes of it are gone already.
@@ -27,6 +28,8 @@ public final class ClientConnection: Sendable {
         /// out in one `send` when the batch is done instead of waking the poll thread for each.
         var holdingOutput = false
         var finishWhenFlushed = false
+        /// The journal mark the held answers depend on (0: none).
+        var mark: UInt64 = 0
         var closed = false
 
         var backlog: Int { outbound.count - written + held.count }
@@ -36,12 +39,12 @@ public final class ClientConnection: Sendable {
     private let closedGate = Latch()
 
     init(fd: Int32, peer: PeerCredentials, number: Int, wake: @escaping @Sendable () -> Void,
-         beforeAnswersLeave: @escaping @Sendable () -> Void = {}) {
+         settle: @escaping SocketServer.Settle = { _ in }) {
         self.fd = fd
         self.peer = peer
         self.number = number
         self.wake = wake
-        self.beforeAnswersLeave = beforeAnswersLeave
+        self.settle = settle
     }
 
     public var isClosed: Bool { state.withLock { $0.closed } }
@@ -63,7 +66,6 @@ public final class ClientConnection: Sendable {
             return state.backlog <= Self.outboundLimit ? .held : .overLimit
         }
         if outcome == .visible {
-            beforeAnswersLeave()
             outcome = state.withLock { state -> Outcome in
                 guard !state.closed else { return .closed }
                 state.outbound.append(contentsOf: line.utf8)
@@ -86,12 +88,28 @@ public final class ClientConnection: Sendable {
         state.withLock { $0.holdingOutput = true }
     }
 
+    /// The answers held now (and until the release) depend on the journal's records up to
+    /// `mark`: ``releaseOutputWhenSettled()`` waits for them. Only for held output.
+    public func dependOn(_ mark: UInt64) {
+        state.withLock { $0.mark = max($0.mark, mark) }
+    }
+
+    /// ``releaseOutput()`` once the records the held answers depend on are settled (synced
+    /// under `journal.sync = "ack"`). Operations that stream (watch, enqueue with wait) release
+    /// this way before they start, so their events are never held behind a request that has
+    /// not ended.
+    public func releaseOutputWhenSettled() async {
+        let mark = state.withLock { state in
+            defer { state.mark = 0 }
+            return state.mark
+        }
+        if mark > 0 { await settle(mark) }
+        releaseOutput()
+    }
+
     /// Makes what was held visible and writes it from the calling thread; whatever the socket
-    /// cannot take now is left to the poll thread. Operations that stream (watch, enqueue with
-    /// wait) release before they start, so their events are never held behind a request that
-    /// has not ended.
-    public func releaseOutput() {
-        beforeAnswersLeave()
+    /// cannot take now is left to the poll thread.
+    func releaseOutput() {
         let result = state.withLock { state -> WriteResult in
             state.holdingOutput = false
             guard !state.closed else { return .done }

@@ -77,7 +77,7 @@ public final class Daemon: Sendable {
         screen = NookScreen(display: display, clock: clock,
                             settings: .init(theme: config.theme, rotation: config.rotation.then(panelTurn), home: config.home, blankAfter: config.blankAfter),
                             onWarning: { logger.warning("\($0)") })
-        journal = config.journalPath.map { ActivityJournal(path: $0, warn: { logger.warning("\($0)") }) }
+        journal = config.journalPath.map { ActivityJournal(path: $0, mode: config.journalSync, warn: { logger.warning("\($0)") }) }
         state = Mutex(State(config: config))
     }
 
@@ -144,7 +144,7 @@ public final class Daemon: Sendable {
                 }
             }
         }
-        let journalFollowers = await startJournal()
+        let journalObservations = await startJournal()
         await screen.showHome()
         let clockTask = Task { [screen] in await screen.runClock() }
         // Q15: an unplugged panel suspends every queue (nothing is shown to nobody); plugged
@@ -178,8 +178,8 @@ public final class Daemon: Sendable {
                             .lineTooLong, "a request line is limited to \(NookProtocol.maximumLineBytes) bytes; this one has \(bytes) or more")).encoded())
                     }
                 },
-                // An enqueue's record is in the journal before the client hears "accepted".
-                beforeAnswersLeave: { [journal] in journal?.flush() })
+                // An answer that depends on journal records leaves once they are settled (J1, J2).
+                settle: { [journal] mark in await journal?.settle(through: mark) })
             try server.start()
         } catch {
             display.restore()
@@ -196,8 +196,9 @@ public final class Daemon: Sendable {
         logger.info("stopping: quiescing queues and restoring the display")
         SystemdNotifier.notify("STOPPING=1")
         await quiesceAll(within: .milliseconds(1500))
-        journal?.sync()
-        journalFollowers.forEach { $0.cancel() }
+        // Everything the queues recorded, up to their last event, is on disk before nookd exits.
+        await journal?.finish()
+        journalObservations.forEach { $0.cancel() }
         server.stop()
         clockTask.cancel()
         displayWatch.cancel()
@@ -263,6 +264,7 @@ public final class Daemon: Sendable {
         if fresh.backend != old.backend || fresh.mockSize != old.mockSize { needsRestart.append("display.backend/size") }
         if fresh.gpioLines != old.gpioLines || fresh.proximity != old.proximity { needsRestart.append("[gpio.*]/[proximity]") }
         if fresh.journalPath != old.journalPath { needsRestart.append("daemon.journal") }
+        if fresh.journalSync != old.journalSync { needsRestart.append("journal.sync") }
         let restartNote = needsRestart.isEmpty ? "" : "; restart nookd to apply \(needsRestart.joined(separator: ", "))"
         logger.notice("SIGHUP: reloaded \(configPath) (theme, home, rotation applied)\(restartNote)")
     }

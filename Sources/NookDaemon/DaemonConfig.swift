@@ -48,10 +48,13 @@ public struct DaemonConfig: Sendable {
     /// Where unfinished activities are journalled so a crash or restart loses none; nil keeps
     /// them in memory only. Defaults to `$STATE_DIRECTORY/journal` (systemd's StateDirectory=).
     public var journalPath: String? = DaemonConfig.defaultJournalPath
+    /// When a journal record is safe enough to answer (J1, J2): synced (`ack`), or written and
+    /// synced within a second (`interval`).
+    public var journalSync: JournalSync = .ack
     /// GPIO inputs (I1), `[gpio.NAME]` tables in file order.
     public var gpioLines: [GPIOLineSettings] = []
 
-    public static let tables = ["daemon", "display", "theme", "theme.palette", "home", "queue", "proximity"]
+    public static let tables = ["daemon", "journal", "display", "theme", "theme.palette", "home", "queue", "proximity"]
 
     /// `$XDG_RUNTIME_DIR/nook/nookd.sock`, or `/run/nook/nookd.sock` without a runtime directory.
     public static var defaultSocketPath: String {
@@ -96,6 +99,7 @@ public struct DaemonConfig: Sendable {
             guard journal == "none" || journal.hasPrefix("/") else { throw reader.error("daemon.journal", "must be an absolute path or \"none\", got \"\(journal)\"") }
             journalPath = journal == "none" ? nil : journal
         }
+        if let sync = try reader.choice("journal.sync", among: JournalSync.allCases.map(\.rawValue)) { journalSync = JournalSync(rawValue: sync)! }
         logLevel = try reader.choice("daemon.log_level", among: ["trace", "debug", "info", "notice", "warning", "error"]) ?? logLevel
 
         if let name = try reader.choice("display.backend", among: Backend.allCases.map(\.rawValue)) { backend = Backend(rawValue: name)! }

@@ -38,6 +38,17 @@ extension Daemon {
 
     private func perform(_ request: Request, on connection: ClientConnection) async throws(ProtocolError) {
         func answer(_ result: JSONValue) { connection.send(ResponseLine.success(id: request.id, result: result).encoded()) }
+        /// An answer that reports a change: it leaves once the change's journal records are
+        /// settled (J1). The queue recorded them before the call that made the change returned.
+        func answerChange(_ result: JSONValue, ending ended: NookActivityID? = nil) {
+            if let journal {
+                // An activity ended on the glass records its end now: the answer says it is
+                // gone, and it must not come back if the power fails during its slide out.
+                if let ended { journal.ended(ended) }
+                connection.dependOn(journal.mark)
+            }
+            answer(result)
+        }
         switch request.operation {
         case .enqueue(let activity, let moduleName, let wait):
             let (module, queue) = try queue(moduleName)
@@ -50,18 +61,14 @@ extension Daemon {
             case .rejected(_, let reason):
                 throw ProtocolError(.invalid, "rejected: \(reason)")
             case .accepted(let id):
-                // Recorded before the answer: the server has the journal write it before any
-                // answer leaves (SocketServer's beforeAnswersLeave), so an acknowledged
-                // activity survives a crash.
-                journal?.added(activity, module: module)
                 logger.info("enqueued \"\(activity.title)\"", metadata: ["id": "\(id)", "module": "\(module)", "peer": "\(connection.peer)"])
-                answer(.object([("id", .string(id.description)), ("module", .string(module.rawValue))]))
+                answerChange(.object([("id", .string(id.description)), ("module", .string(module.rawValue))]))
             }
             if let events { await streamUntilFinal(from: events, to: connection, request: request) }
 
         case .cancel(let id):
             for (_, queue) in modules.map({ ($0, queues[$0]!) }) where await queue.cancel(id) {
-                answer(.object([("cancelled", .string(id.description))]))
+                answerChange(.object([("cancelled", .string(id.description))]), ending: id)
                 return
             }
             throw ProtocolError(.notFound, field: "activity", "no pending or shown activity has id \(id)")
@@ -69,16 +76,16 @@ extension Daemon {
         case .cancelAll(let key, let moduleName):
             var count = 0
             for (_, queue) in try targets(moduleName) { count += await queue.cancelAll(coalescingKey: key) }
-            answer(.object([("cancelled", .number(Double(count)))]))
+            answerChange(.object([("cancelled", .number(Double(count)))]))
 
         case .dismiss(let id):
             for (_, queue) in modules.map({ ($0, queues[$0]!) }) {
                 if let id, await queue.dismiss(id) {
-                    answer(.object([("dismissed", .string(id.description))]))
+                    answerChange(.object([("dismissed", .string(id.description))]), ending: id)
                     return
                 }
                 if id == nil, let shown = await queue.dismissCurrent() {
-                    answer(.object([("dismissed", .string(shown.description))]))
+                    answerChange(.object([("dismissed", .string(shown.description))]), ending: shown)
                     return
                 }
             }
@@ -114,12 +121,13 @@ extension Daemon {
 
         case .watch:
             answer(.object([("watching", .bool(true))]))
-            connection.releaseOutput()
+            await connection.releaseOutputWhenSettled()
             await withTaskGroup(of: Void.self) { group in
                 for module in modules {
                     let events = queues[module]!.events(bufferingPolicy: .bufferingNewest(4096))
-                    group.addTask {
+                    group.addTask { [journal] in
                         for await event in events {
+                            await journal?.settle(event)
                             guard connection.send(ResponseLine.event(id: request.id, event: EventPayload.encode(event)).encoded()) else { return }
                         }
                     }
@@ -166,10 +174,11 @@ extension Daemon {
     /// activity's) until its final one (C2).
     private func streamUntilFinal(from events: AsyncStream<NookActivityEvent>,
                                   to connection: ClientConnection, request: Request) async {
-        connection.releaseOutput()
+        await connection.releaseOutputWhenSettled()
         await withTaskGroup(of: Void.self) { group in
-            group.addTask {
+            group.addTask { [journal] in
                 for await event in events {
+                    await journal?.settle(event)
                     guard connection.send(ResponseLine.event(id: request.id, event: EventPayload.encode(event)).encoded()) else { return }
                     if event.isFinal { return }
                 }

@@ -72,8 +72,9 @@ public struct AccessPolicy: Sendable {
 public final class SocketServer: @unchecked Sendable {
     public typealias Handler = @Sendable (ClientConnection, [UInt8]) async -> Void
     public typealias Refusal = @Sendable (ClientConnection, LineProblem) -> Void
-    /// Runs before answers become visible to a client (the journal writes what it holds).
-    public typealias BeforeAnswersLeave = @Sendable () -> Void
+    /// Returns once what answers depend on (journal records up to a mark, see
+    /// ``ClientConnection/dependOn(_:)``) is safe; answers held until then.
+    public typealias Settle = @Sendable (_ mark: UInt64) async -> Void
 
     /// A line the server refused before any handler saw it.
     public enum LineProblem: Sendable {
@@ -89,7 +90,7 @@ public final class SocketServer: @unchecked Sendable {
     private let logger: Logger
     private let handler: Handler
     private let refusal: Refusal
-    private let beforeAnswersLeave: BeforeAnswersLeave
+    private let settle: Settle
     private let maximumLine: Int
 
     // Touched only by the poll thread after start().
@@ -121,14 +122,14 @@ public final class SocketServer: @unchecked Sendable {
 
     public init(path: String, mode: UInt32, group: String?, policy: AccessPolicy, maximumLine: Int,
                 logger: Logger, handler: @escaping Handler, refusal: @escaping Refusal,
-                beforeAnswersLeave: @escaping BeforeAnswersLeave = {}) throws(SocketError) {
+                settle: @escaping Settle = { _ in }) throws(SocketError) {
         self.path = path
         self.mode = mode
         self.policy = policy
         self.logger = logger
         self.handler = handler
         self.refusal = refusal
-        self.beforeAnswersLeave = beforeAnswersLeave
+        self.settle = settle
         self.maximumLine = maximumLine
         if let group {
             guard let entry = getgrnam(group) else { throw SocketError("socket group '\(group)' does not exist (create it: groupadd \(group))") }
@@ -309,7 +310,7 @@ public final class SocketServer: @unchecked Sendable {
             let peer = PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
             nextNumber += 1
             let connection = ClientConnection(fd: fd, peer: peer, number: nextNumber, wake: { [weak self] in self?.wakeUp() },
-                                              beforeAnswersLeave: beforeAnswersLeave)
+                                              settle: settle)
             guard policy.allows(peer) else {
                 logger.warning("refused a client that is not allowed", metadata: ["peer": "\(peer)"])
                 let refusal = #"{"v":1,"ok":false,"error":{"code":"forbidden","message":"uid \#(peer.uid) is not allowed to use nookd"}}"# + "\n"
@@ -324,9 +325,13 @@ public final class SocketServer: @unchecked Sendable {
             let handler = self.handler
             Task {
                 for await batch in batches {
-                    connection.holdOutput()
-                    for line in batch { await handler(connection, line) }
-                    connection.releaseOutput()
+                    for line in batch {
+                        // Held again after a request that streamed (and released) mid-batch.
+                        connection.holdOutput()
+                        await handler(connection, line)
+                    }
+                    // One wait for the whole batch: a pipelined burst shares its syncs.
+                    await connection.releaseOutputWhenSettled()
                     // The poll thread stops reading a connection at the in-flight limit: wake it
                     // only when this batch takes the connection back under it.
                     let wasAtLimit = connection.state.withLock { state -> Bool in

@@ -35,6 +35,8 @@ struct Nookd: AsyncParsableCommand {
     var logLevel: String?
     @Option(help: "Journal of unfinished activities, restored after a crash or restart (default $STATE_DIRECTORY/journal under systemd; \"none\" turns it off).")
     var journal: String?
+    @Option(help: "When a journal record is safe enough to answer: ack (synced first; the default) or interval (synced within a second).")
+    var journalSync: String?
     @Flag(help: "Validate the config file and flags, print the result and exit.")
     var check = false
     @Flag(help: "Show a test card on the DRM display for a second, restore the display, report and exit.")
@@ -48,14 +50,17 @@ struct Nookd: AsyncParsableCommand {
         if let logLevel, Logger.Level(rawValue: logLevel) == nil { throw ValidationError("--log-level must be trace, debug, info, notice, warning or error; got '\(logLevel)'") }
         if let socket, !socket.hasPrefix("/") { throw ValidationError("--socket must be an absolute path; got '\(socket)'") }
         if let journal, journal != "none", !journal.hasPrefix("/") { throw ValidationError("--journal must be an absolute path or none; got '\(journal)'") }
+        if let journalSync, JournalSync(rawValue: journalSync) == nil { throw ValidationError("--journal-sync must be ack or interval; got '\(journalSync)'") }
     }
 
     /// The command line, applied over the file at start and again at every SIGHUP reload.
     func overrides() -> @Sendable (inout DaemonConfig) -> Void {
         let (socket, display, frames, size, rotation, theme, socketGroup, logLevel, journal) =
             (socket, display, frames, size, rotation, theme, socketGroup, logLevel, journal)
+        let journalSync = journalSync.flatMap(JournalSync.init(rawValue:))
         return { config in
             if let journal { config.journalPath = journal == "none" ? nil : journal }
+            if let journalSync { config.journalSync = journalSync }
             if let socket { config.socketPath = socket }
             if let display { config.backend = DaemonConfig.Backend(rawValue: display)! }
             if let frames { config.framesDirectory = frames }

@@ -175,7 +175,7 @@ struct JournalTests {
         try (lines[0] + "\n" + lines[1] + "\n" + lines[2].prefix(40)).write(toFile: path, atomically: true, encoding: .utf8)
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--journal", path])
         #expect(try queued(daemon) == Array(ids.prefix(2)))
-        #expect(daemon.log.contains("dropped a torn last record (checksum mismatch); the process died while writing it"))
+        #expect(daemon.log.contains("dropped a torn last record (checksum mismatch, 40 bytes): nookd was killed, or the power was cut, while it was being written; kept the 2 records before them"))
         #expect(daemon.stop().status == 0)
     }
 
@@ -187,7 +187,8 @@ struct JournalTests {
         try [lines[0], String(damaged), lines[2]].map { $0 + "\n" }.joined().write(toFile: path, atomically: true, encoding: .utf8)
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--journal", path])
         #expect(try queued(daemon) == [ids[0]])
-        #expect(daemon.log.contains("journal \(path): line 2 is damaged (checksum mismatch); kept the 1 activities before it"))
+        #expect(daemon.log.contains("journal \(path): line 2 is damaged (checksum mismatch): \(lines[1].utf8.count + 1) bytes from byte \(lines[0].utf8.count + 1) (line 2) are unreadable; up to "))
+        #expect(daemon.log.contains("and the 1 after them are not used; kept the 1 records before it"))
         #expect(daemon.log.contains("journal \(path): set aside as \(path).corrupt-"))
         let asideFiles = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix("journal.corrupt-") }
         #expect(asideFiles.count == 1)
