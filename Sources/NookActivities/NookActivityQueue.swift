@@ -63,6 +63,8 @@ public actor NookActivityQueue {
     private var drainTask: Task<Void, Never>?
     private var waiter: Waiter?
     private var waitSerial: UInt64 = 0
+    /// Events of the change under way, delivered together when it is done (see ``observe(_:)``).
+    private var gathering: [NookActivityEvent]?
 
     public init(
         clock: any NookClock = NookSystemClock(),
@@ -109,10 +111,12 @@ public actor NookActivityQueue {
 
     /// Calls `callback` with every event from now on, synchronously, on the queue's executor,
     /// before any ``events(bufferingPolicy:where:)`` stream receives it and before the call that
-    /// caused it returns. For a consumer that must hold each event before anyone hears of it
-    /// (nookd's journal). The callback must be quick and must not wait: it runs inside the
-    /// queue. Observing stops when the returned observation is cancelled or released.
-    public nonisolated func observe(_ callback: @escaping @Sendable (NookActivityEvent) -> Void) -> NookObservation {
+    /// caused it returns. The events of one change arrive together, in order: an `enqueue` that
+    /// evicts or coalesces delivers those ends with its `enqueued`, so a consumer can record them
+    /// as one (nookd's journal, which must never keep an end without the arrival that caused
+    /// it). The callback must be quick and must not wait: it runs inside the queue. Observing
+    /// stops when the returned observation is cancelled or released.
+    public nonisolated func observe(_ callback: @escaping @Sendable ([NookActivityEvent]) -> Void) -> NookObservation {
         hub.observe(callback)
     }
 
@@ -156,6 +160,11 @@ public actor NookActivityQueue {
     /// for a higher-priority arrival, or rejects the arrival as `queueFull` (Q16).
     @discardableResult
     public func enqueue(_ activity: NookActivity) -> NookEnqueueResult {
+        gathering = []
+        defer {
+            if let events = gathering, !events.isEmpty { hub.emit(events) }
+            gathering = nil
+        }
         do {
             try activity.validate()
         } catch {
@@ -437,7 +446,8 @@ public actor NookActivityQueue {
     // MARK: Events and expiry
 
     private func emit(_ activity: NookActivity, _ kind: NookActivityEvent.Kind) {
-        hub.emit(NookActivityEvent(activity: activity, kind: kind, at: clock.now, module: boundModule))
+        let event = NookActivityEvent(activity: activity, kind: kind, at: clock.now, module: boundModule)
+        if gathering != nil { gathering!.append(event) } else { hub.emit([event]) }
     }
 
     private func reject(_ activity: NookActivity, _ reason: NookRejectionReason) -> NookEnqueueResult {

@@ -211,51 +211,73 @@ final class ActivityJournal: Sendable {
     /// it: by the time `enqueue`, `cancel` or `dismiss` returns, its record is appended, so the
     /// request's ``mark`` covers it, and no end is ever lost to a task that had not run yet.
     func follow(_ queue: NookActivityQueue, module: NookModuleID) -> NookObservation {
-        queue.observe { [weak self] event in
-            guard let self else { return }
+        queue.observe { [weak self] events in self?.record(events, module: module) }
+    }
+
+    /// The records of one change of a queue, appended together: an arrival before the ends it
+    /// caused (evicted, coalesced), so that whatever prefix of the log a power cut leaves never
+    /// holds an end without the arrival that caused it.
+    func record(_ events: [NookActivityEvent], module: NookModuleID) {
+        var arrivals: [NookActivity] = []
+        var shown: [NookActivityID] = []
+        var ends: [NookActivityID] = []
+        for event in events {
             switch event.kind {
-            case .enqueued: self.added(event.activity, module: module)
-            case .animateIn: self.shown(event.id)
+            case .enqueued: arrivals.append(event.activity)
+            case .animateIn: shown.append(event.id)
             // A refused request names only itself: an id refused as a duplicate belongs to a
             // live activity, whose record stays (and an invalid one was never recorded).
             case .rejected(.invalid): break
-            case .hidden, .rejected: self.ended(event.id)
+            case .hidden, .rejected: ends.append(event.id)
             case .presented, .animateOut, .requeued: break
             }
         }
+        guard !arrivals.isEmpty || !shown.isEmpty || !ends.isEmpty else { return }
+        state.withLock { state in
+            for activity in arrivals { add(activity, module: module, to: &state) }
+            for id in shown { show(id, in: &state) }
+            for id in ends { end(id, in: &state) }
+        }
+        kick()
     }
 
     /// An accepted activity. Idempotent (a restored activity is already live).
     func added(_ activity: NookActivity, module: NookModuleID) {
-        state.withLock { state in
-            guard state.live[activity.id] == nil else { return }
-            let entry = Entry(sequence: state.nextSequence, module: module, activity: activity, enqueuedAt: wallClock(), wasShown: false)
-            state.nextSequence += 1
-            state.live[activity.id] = entry
-            append(JournalRecord.added(entry).encoded(), of: activity.id, to: &state)
-        }
+        state.withLock { add(activity, module: module, to: &$0) }
         kick()
     }
 
     /// The activity took the glass.
     func shown(_ id: NookActivityID) {
-        state.withLock { state in
-            guard state.live[id] != nil else { return }
-            state.live[id]?.wasShown = true
-            append(JournalRecord.shown(id).encoded(), of: id, to: &state)
-        }
+        state.withLock { show(id, in: &$0) }
         kick()
     }
 
     /// The activity ended (or a request ended it): it never comes back. Idempotent.
     func ended(_ id: NookActivityID) {
-        state.withLock { state in
-            guard state.live.removeValue(forKey: id) != nil else { return }
-            state.liveBytes -= state.recordBytes.removeValue(forKey: id) ?? 0
-            append(JournalRecord.ended(id).encoded(), of: nil, to: &state)
-            if state.bytes > Self.compactionBytes && state.bytes > 2 * state.liveBytes { state.compactionWanted = true }
-        }
+        state.withLock { end(id, in: &$0) }
         kick()
+    }
+
+    private func add(_ activity: NookActivity, module: NookModuleID, to state: inout State) {
+        guard state.live[activity.id] == nil else { return }
+        let entry = Entry(sequence: state.nextSequence, module: module, activity: activity, enqueuedAt: wallClock(), wasShown: false)
+        state.nextSequence += 1
+        state.live[activity.id] = entry
+        append(JournalRecord.added(entry).encoded(), of: activity.id, to: &state)
+    }
+
+    private func show(_ id: NookActivityID, in state: inout State) {
+        guard state.live[id] != nil else { return }
+        state.live[id]?.wasShown = true
+        append(JournalRecord.shown(id).encoded(), of: id, to: &state)
+    }
+
+    private func end(_ id: NookActivityID, in state: inout State) {
+        guard state.live.removeValue(forKey: id) != nil else { return }
+        state.liveBytes -= state.recordBytes.removeValue(forKey: id) ?? 0
+        append(JournalRecord.ended(id).encoded(), of: nil, to: &state)
+        if state.bytes > Self.compactionBytes && state.bytes > 2 * state.liveBytes { state.compactionWanted = true }
     }
 
     /// The mark of everything recorded so far: pass it to ``settle(through:)``.

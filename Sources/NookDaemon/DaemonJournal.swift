@@ -27,8 +27,9 @@ extension Daemon {
                 module = modules[0]
             }
             switch await queues[module]!.enqueue(entry.activity) {
-            case .accepted:
+            case .accepted(let id):
                 restored += 1
+                logger.debug("journal: restored \(id) \"\(entry.activity.title)\"", metadata: ["module": "\(module)"])
             case .rejected(let id, let reason):
                 logger.warning("journal: \"\(entry.activity.title)\" could not be restored: \(reason)", metadata: ["id": "\(id)"])
                 journal.ended(id)

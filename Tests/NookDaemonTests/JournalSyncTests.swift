@@ -317,6 +317,37 @@ struct JournalSyncTests {
         await journal.finish()
     }
 
+    @Test func j1_noPrefixOfTheLogKeepsAnEndWithoutTheArrivalThatCausedIt() async throws {
+        // Found by the VM power-cut suite: a coalescing enqueue's end of the older activity
+        // reached the disk without the newer one's add (the writer took the records between
+        // the two), so a cut lost both, the older one acknowledged.
+        let scratch = Scratch()
+        let path = scratch.path + "/journal"
+        let journal = journal(scratch, syncer: TestSyncer())
+        _ = journal.recover()
+        let queue = NookActivityQueue(clock: ManualClock())
+        let observation = journal.follow(queue, module: "default")
+        await queue.suspend()
+        let older = NookActivity(coalescingKey: "door", title: "older")
+        let newer = NookActivity(coalescingKey: "door", title: "newer")
+        await queue.enqueue(older)
+        await queue.enqueue(newer)
+        await journal.settle(through: journal.mark)
+        observation.cancel()
+        await journal.finish()
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        // A power cut can keep any prefix of what was written (or zeros after it).
+        for length in 0...bytes.count {
+            let records = JournalScan(Array(bytes.prefix(length))).records
+            let added = Set(records.compactMap { if case .added(let entry) = $0 { entry.activity.id } else { nil } })
+            let ended = Set(records.compactMap { if case .ended(let id) = $0 { id } else { nil } })
+            let live = added.subtracting(ended)
+            if added.contains(older.id) {
+                #expect(!live.isEmpty, "a cut after \(length) bytes keeps neither the older activity nor the newer one")
+            }
+        }
+    }
+
     // MARK: Recovery after a power cut (issue 25)
 
     /// Three records from a real journal, as bytes.
