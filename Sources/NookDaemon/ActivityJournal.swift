@@ -60,6 +60,9 @@ final class ActivityJournal: Sendable {
     static let maximumBytes = 64 * 1024 * 1024
     /// How long a journal that could not be written stays in memory before a rewrite is tried.
     static let retryAfterSeconds = 10.0
+    /// How long records nobody waits for (a card taking the glass, a card's own end) may stay
+    /// in memory, so that a burst of them is one write. Records an answer waits for go at once.
+    static let writeDelay = 0.02
 
     /// A request waiting for its records.
     struct Waiter {
@@ -87,6 +90,8 @@ final class ActivityJournal: Sendable {
         var waiters: [Waiter] = []
         /// Monotonic seconds of the first write not yet synced (interval mode's deadline).
         var unsyncedSince: Double?
+        /// Monotonic seconds of the oldest record in `pending`.
+        var pendingSince: Double?
         var compactionWanted = false
         var degradedSince: Double?
         var started = false
@@ -233,30 +238,40 @@ final class ActivityJournal: Sendable {
             }
         }
         guard !arrivals.isEmpty || !shown.isEmpty || !ends.isEmpty else { return }
-        state.withLock { state in
+        appending { state in
             for activity in arrivals { add(activity, module: module, to: &state) }
             for id in shown { show(id, in: &state) }
             for id in ends { end(id, in: &state) }
         }
-        kick()
     }
 
     /// An accepted activity. Idempotent (a restored activity is already live).
     func added(_ activity: NookActivity, module: NookModuleID) {
-        state.withLock { add(activity, module: module, to: &$0) }
-        kick()
+        appending { add(activity, module: module, to: &$0) }
     }
 
     /// The activity took the glass.
     func shown(_ id: NookActivityID) {
-        state.withLock { show(id, in: &$0) }
-        kick()
+        appending { show(id, in: &$0) }
     }
 
     /// The activity ended (or a request ended it): it never comes back. Idempotent.
     func ended(_ id: NookActivityID) {
-        state.withLock { end(id, in: &$0) }
-        kick()
+        appending { end(id, in: &$0) }
+    }
+
+    /// Appends under the lock. The writer is woken only for the first record of a batch (it
+    /// then writes within ``writeDelay``) or for a compaction, not once per record: a burst of
+    /// a hundred records costs it one wake-up, or none when a request waits for them anyway.
+    private func appending(_ body: (inout State) -> Void) {
+        let wake = state.withLock { state -> Bool in
+            let wasEmpty = state.pending.isEmpty
+            let compactionWanted = state.compactionWanted
+            body(&state)
+            if wasEmpty, !state.pending.isEmpty { state.pendingSince = monotonic() }
+            return (wasEmpty && !state.pending.isEmpty) || (!compactionWanted && state.compactionWanted)
+        }
+        if wake { kick() }
     }
 
     private func add(_ activity: NookActivity, module: NookModuleID, to state: inout State) {
@@ -372,6 +387,7 @@ final class ActivityJournal: Sendable {
         state.degradedSince = monotonic()
         state.compactionWanted = true
         state.pending = []
+        state.pendingSince = nil
     }
 
     var degraded: Bool { state.withLock { $0.degradedSince != nil } }

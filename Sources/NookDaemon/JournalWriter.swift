@@ -79,9 +79,17 @@ extension ActivityJournal {
         }
         if state.compactionWanted { return compaction(&state) }
         if !state.pending.isEmpty, state.fd >= 0 {
-            defer { state.pending.removeAll(keepingCapacity: state.pending.count <= 65536) }
-            let due = state.unsyncedSince.map { now >= $0 + 1 } ?? false
-            return .write(state.pending, mark: state.appended, fd: state.fd, thenSync: wantsDurable || state.stopping || due)
+            let wantsWritten = state.waiters.contains { $0.mark > state.written }
+            let writeAt = (state.pendingSince ?? now) + Self.writeDelay
+            if wantsWritten || state.stopping || now >= writeAt {
+                defer {
+                    state.pending.removeAll(keepingCapacity: state.pending.count <= 65536)
+                    state.pendingSince = nil
+                }
+                let due = state.unsyncedSince.map { now >= $0 + 1 } ?? false
+                return .write(state.pending, mark: state.appended, fd: state.fd, thenSync: wantsDurable || state.stopping || due)
+            }
+            if state.written <= state.durable || (!wantsDurable && now < (state.unsyncedSince ?? now) + 1) { return .wait(until: writeAt) }
         }
         if state.written > state.durable, state.fd >= 0 {
             let deadline = (state.unsyncedSince ?? now) + 1
@@ -97,6 +105,7 @@ extension ActivityJournal {
         let snapshot = Self.snapshot(of: state)
         state.compactionWanted = false
         state.pending = []
+        state.pendingSince = nil
         state.bytes = snapshot.bytes.count
         state.liveBytes = snapshot.bytes.count
         state.recordBytes = snapshot.recordBytes

@@ -407,7 +407,9 @@ public final class SocketServer: @unchecked Sendable {
 
     private func reapClosed() {
         for (fd, client) in clients {
-            let (closed, finished, flushed) = client.connection.state.withLock { ($0.closed, $0.finishWhenFlushed, $0.outbound.count == $0.written) }
+            let (closed, finished, flushed) = client.connection.state.withLock {
+                ($0.closed, $0.finishWhenFlushed, $0.outbound.count == $0.written && $0.gated.isEmpty)
+            }
             guard closed || (finished && flushed && client.inputClosed) else { continue }
             client.connection.markClosed()
             client.lines.finish()

@@ -156,6 +156,37 @@ struct JournalTests {
         #expect(daemon.stop().status == 0)
     }
 
+    @Test func n2_cardsReportedEndedRightBeforeSIGTERMDoNotComeBack() throws {
+        // Issue 23: nookd cancelled the tasks following the queues' events right after quiesce,
+        // so an end not yet written was lost and the card came back after the restart. Now each
+        // end is recorded as the queue emits it, and `watch` hears of it once it is synced.
+        let scratch = Scratch()
+        let journal = ["--journal", scratch.path + "/journal"]
+        var daemon = try DaemonProcess(scratch: scratch, arguments: journal)
+        let watcher = try daemon.client()
+        try watcher.send(Request(id: .string("watch"), operation: .watch).encoded())
+        _ = try watcher.readLine()
+        var ids: [String] = []
+        for number in 0..<6 {
+            var card = activity("Quick \(number)", dwell: .milliseconds(20))
+            card.transition = .milliseconds(10)
+            card.endDelay = .zero
+            ids.append(try enqueue(daemon, card))
+        }
+        var ended: [String] = []
+        while ended.count < 3, let line = try watcher.readLine() {
+            if case .event(_, let event)? = try? ResponseLine.decode(line), event["event"]?.text == "hidden", let id = event["id"]?.text {
+                ended.append(id)
+            }
+        }
+        #expect(daemon.stop().status == 0)
+        daemon = try DaemonProcess(scratch: scratch, arguments: journal)
+        let back = try queued(daemon)
+        #expect(Set(back).isDisjoint(with: ended), "cards reported ended came back: \(Set(back).intersection(ended))")
+        #expect(Set(back).isSubset(of: Set(ids)))
+        #expect(daemon.stop().status == 0)
+    }
+
     /// A journal of three records from a real nookd, for damaging.
     func journalLines(_ scratch: Scratch) throws -> (path: String, ids: [String], lines: [String]) {
         let path = scratch.path + "/journal"
