@@ -320,7 +320,11 @@ final class ActivityJournal: Sendable {
     /// the way out, after the queues are quiet. Records after it are dropped.
     func finish() async {
         await wait(for: mark, durable: true)
-        state.withLock { $0.stopping = true }
+        // Without recover() there is no writer thread to stop.
+        guard state.withLock({ state -> Bool in
+            defer { state.stopping = true }
+            return state.started && !state.stopping
+        }) else { return }
         work.signal()
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             DispatchQueue.global().async { self.writerDone.wait(); done.resume() }
@@ -397,7 +401,8 @@ final class ActivityJournal: Sendable {
     private enum FileContents { case missing, failed(String), contents([UInt8]) }
 
     private static func readFile(_ path: String) -> FileContents {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: a FIFO at the journal's path must not hang the start (fstat refuses it next).
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return errno == ENOENT ? .missing : .failed("'open' failed: \(errnoText())") }
         defer { close(fd) }
         var info = stat()

@@ -411,6 +411,22 @@ struct JournalSyncTests {
             "dropped a torn last record (checksum mismatch, 50 bytes): nookd was killed, or the power was cut, while it was being written; kept the 2 records before them") == true)
     }
 
+    @Test func j1_aFIFOAtTheJournalsPathDoesNotHangTheStart() async throws {
+        let scratch = Scratch()
+        let path = scratch.path + "/journal"
+        #expect(mkfifo(path, 0o600) == 0)
+        let journal = ActivityJournal(path: path, warn: { _ in })
+        let recovery = journal.recover()
+        #expect(recovery.warnings.first == "journal \(path): not a regular file; starting without it")
+        journal.added(activity("after"), module: "default")
+        await journal.settle(through: journal.mark)
+        await journal.finish()
+        await journal.finish()
+        let again = ActivityJournal(path: path, warn: { _ in })
+        #expect(again.recover().entries.map(\.activity.title) == ["after"])
+        await again.finish()
+    }
+
     // MARK: Configuration
 
     @Test func j2_journalSyncIsReadFromTheConfigAndBadValuesNameTheKey() throws {
