@@ -21,6 +21,10 @@ let package = Package(
     targets: [
         // The activity queue: standard library and the toolchain's Swift modules only.
         .target(name: "NookActivities"),
+        // The thin Glibc layer every device and socket module uses: SystemCallError (one errno
+        // message format), FileDescriptor and MemoryMapping owners, Unix socket addresses, the
+        // wake pipe of a poll loop, directory listing.
+        .target(name: "NookSystem"),
         // cairo + pango, seen only by NookRender.
         .systemLibrary(
             name: "CPangoCairo",
@@ -30,27 +34,27 @@ let package = Package(
         // libdrm, seen only by NookDRM.
         .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
         // DRM/KMS dumb-buffer display backend.
-        .target(name: "NookDRM", dependencies: ["NookActivities", "NookDisplay", "CDRM"]),
+        .target(name: "NookDRM", dependencies: ["NookDisplay", "NookSystem", "CDRM"]),
         // fbdev fallback: /dev/fbN through ioctls and mmap, pure Swift.
-        .target(name: "NookFramebuffer", dependencies: ["NookActivities", "NookDisplay"]),
+        .target(name: "NookFramebuffer", dependencies: ["NookActivities", "NookDisplay", "NookSystem"]),
         // The TOML subset of Nook's config and theme files, with line numbers: pure Swift.
-        .target(name: "NookConfig"),
+        .target(name: "NookConfig", dependencies: ["NookSystem"]),
         // libgpiod 1.6 or 2.x, whichever pkg-config finds; included only by the shim CGPIOD,
         // whose one small API covers both (chosen by a macro only 1.6's gpiod.h defines).
         .systemLibrary(name: "CLibGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         .target(name: "CGPIOD", dependencies: ["CLibGPIOD"]),
         // Engagement from real sensors: GPIO lines through CGPIOD (its only importer), IIO proximity.
-        .target(name: "NookInput", dependencies: ["NookActivities", "CGPIOD"]),
+        .target(name: "NookInput", dependencies: ["NookActivities", "NookSystem", "CGPIOD"]),
         // The socket protocol: JSON lines, requests, answers, events. No Foundation: nookctl starts fast.
-        .target(name: "NookProtocol", dependencies: ["NookActivities"]),
+        .target(name: "NookProtocol", dependencies: ["NookActivities", "NookSystem"]),
         // Frames, the DisplayBackend protocol, the mock display, rotation: pure Swift.
-        .target(name: "NookDisplay", dependencies: ["NookActivities"]),
+        .target(name: "NookDisplay", dependencies: ["NookActivities", "NookSystem"]),
         // Theme, icons, card layout, home content, animation, PNG: the only user of cairo/pango.
         .target(name: "NookRender", dependencies: ["NookActivities", "NookDisplay", "NookConfig", "CPangoCairo"]),
         // The daemon's wiring: config, backend selection, socket server, signals, requests.
         .target(name: "NookDaemon", dependencies: [
             "NookActivities", "NookProtocol", "NookConfig", "NookDisplay", "NookRender", "NookInput", "NookDRM", "NookFramebuffer",
-            .product(name: "Logging", package: "swift-log"),
+            "NookSystem", .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "nookd", dependencies: [
             "NookDaemon", "NookDisplay",
@@ -58,7 +62,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "nookctl", dependencies: [
-            "NookProtocol",
+            "NookProtocol", "NookActivities", "NookSystem",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Renders one activity to a PNG at a panel size and theme: for people and the README.
@@ -74,6 +78,7 @@ let package = Package(
         .executableTarget(name: "nook-demo", dependencies: ["NookActivities"]),
         .executableTarget(name: "nook-bench", dependencies: ["NookActivities", "NookTestSupport", "NookDisplay", "NookRender", "NookProtocol"]),
         .testTarget(name: "NookConfigTests", dependencies: ["NookConfig"]),
+        .testTarget(name: "NookSystemTests", dependencies: ["NookSystem"]),
         .testTarget(name: "NookFuzzTargetsTests", dependencies: ["NookFuzzTargets"]),
         .testTarget(name: "NookFramebufferTests", dependencies: ["NookFramebuffer", "NookActivities"]),
         .testTarget(name: "NookInputTests", dependencies: ["NookInput", "NookActivities", "NookTestSupport"]),
@@ -83,7 +88,7 @@ let package = Package(
         // Hardware/ and udev/: the unit, rules, overlay and install script.
         .testTarget(name: "NookHardwareTests"),
         .testTarget(name: "NookDaemonTests", dependencies: [
-            "NookDaemon", "NookProtocol", "NookConfig", "NookActivities", "NookDisplay", "NookRender", "NookInput", "NookTestSupport",
+            "NookDaemon", "NookProtocol", "NookConfig", "NookActivities", "NookDisplay", "NookRender", "NookInput", "NookTestSupport", "NookSystem",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "NookDisplayTests", dependencies: ["NookDisplay", "NookTestSupport"]),

@@ -46,6 +46,9 @@ public final class NookEngagement: NookEngagementSource {
         public var input: String
         public var role: Role
         public var isActive: Bool
+        /// Why the input cannot be read right now (a missing or unusable sensor); it is then
+        /// inactive, and `nookctl status` says so rather than calling it idle.
+        public var problem: String?
     }
 
     private struct State {
@@ -69,12 +72,13 @@ public final class NookEngagement: NookEngagementSource {
         state.withLock { state in state.order.compactMap { state.inputs[$0] } }
     }
 
-    /// Records an input's state; observers hear about it if overall engagement changed.
-    public func set(_ role: Role, active: Bool, input: String = "default") {
+    /// Records an input's state; observers hear about it if overall engagement changed. An
+    /// input with a `problem` is never active.
+    public func set(_ role: Role, active: Bool, input: String = "default", problem: String? = nil) {
         let (changed, engaged) = state.withLock { state in
             let before = state.isEngaged
             if state.inputs[input] == nil { state.order.append(input) }
-            state.inputs[input] = InputState(input: input, role: role, isActive: active)
+            state.inputs[input] = InputState(input: input, role: role, isActive: active && problem == nil, problem: problem)
             return (before != state.isEngaged, state.isEngaged)
         }
         if changed { observers.notify(engaged) }

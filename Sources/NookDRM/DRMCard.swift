@@ -2,29 +2,27 @@ internal import CDRM
 #if canImport(Glibc)
 import Glibc
 #endif
+import NookSystem
 
 /// An open DRM card node (`/dev/dri/cardN`); owns the file descriptor and closes it once.
 final class DRMCard {
     let path: String
-    let fd: Int32
+    private let descriptor: FileDescriptor
+    var fd: Int32 { descriptor.rawValue }
 
     init(path: String) throws(DRMError) {
         self.path = path
-        var descriptor: Int32
-        repeat { descriptor = open(path, O_RDWR | O_CLOEXEC) } while descriptor < 0 && errno == EINTR
-        guard descriptor >= 0 else {
-            let code = errno
-            let advice = switch code {
+        do throws(SystemCallError) {
+            descriptor = try FileDescriptor.open(path, O_RDWR)
+        } catch {
+            let advice = switch error.errno {
             case EACCES, EPERM: "Access to \(path) is denied: install udev/70-nook.rules and add the user to the 'nook' group"
             case ENOENT: "No such DRM device: is the display driver loaded (ls /dev/dri)?"
             default: ""
             }
-            throw DRMError("open \(path)", errno: code, advice: advice)
+            throw DRMError(error, advice: advice)
         }
-        fd = descriptor
     }
-
-    deinit { close(fd) }
 
     /// Whether this open file may set modes: the first opener of a card becomes DRM master;
     /// while a compositor (or another nookd) holds it, we are not.
@@ -37,15 +35,24 @@ final class DRMCard {
 
     /// The card nodes of this system, in order.
     static func cardPaths() -> [String] {
-        guard let directory = opendir("/dev/dri") else { return [] }
-        defer { closedir(directory) }
-        var paths: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name.hasPrefix("card") { paths.append("/dev/dri/" + name) }
-        }
-        return paths.sorted { $0.count == $1.count ? $0 < $1 : $0.count < $1.count }
+        let names = (try? directoryEntries("/dev/dri")) ?? []
+        return names.filter { $0.hasPrefix("card") }.map { "/dev/dri/" + $0 }
+            .sorted { $0.count == $1.count ? $0 < $1 : $0.count < $1.count }
     }
+}
+
+/// The CRTC configuration found at start (what the console showed), to restore on exit; the
+/// one owner of libdrm's copy, freed with it.
+final class SavedCRTC {
+    let crtc: UnsafeMutablePointer<drmModeCrtc>
+
+    /// `drmModeGetCrtc`; nil when the CRTC cannot be read (then nothing is restored but "off").
+    init?(card: DRMCard, crtcID: UInt32) {
+        guard let crtc = drmModeGetCrtc(card.fd, crtcID) else { return nil }
+        self.crtc = crtc
+    }
+
+    deinit { drmModeFreeCrtc(crtc) }
 }
 
 /// One dumb buffer with its framebuffer id and CPU mapping; released in reverse order of
@@ -57,8 +64,10 @@ final class DumbBuffer {
     let pitch: Int
     let handle: UInt32
     let framebuffer: UInt32
-    let pixels: UnsafeMutableRawPointer
-    private let size: Int
+    /// Unmapped by its own owner after `deinit` has removed the framebuffer and the handle:
+    /// the kernel keeps a dumb buffer's memory until its last mapping goes.
+    private let mapping: MemoryMapping
+    var pixels: UnsafeMutableRawPointer { mapping.address }
 
     /// XRGB8888 as a DRM fourcc: 'X' 'R' '2' '4' (the C macro does not import into Swift).
     static let formatXRGB8888: UInt32 = 0x3432_5258
@@ -99,23 +108,22 @@ final class DumbBuffer {
             drmModeDestroyDumbBuffer(card.fd, handle)
             throw error
         }
-        let memory = mmap(nil, Int(size), PROT_READ | PROT_WRITE, MAP_SHARED, card.fd, off_t(offset))
-        guard let memory, memory != MAP_FAILED else {
-            let error = DRMError("mmap", errno: errno)
+        let mapping: MemoryMapping
+        do throws(SystemCallError) {
+            mapping = try MemoryMapping(sharing: card.fd, length: Int(size), offset: off_t(offset), name: card.path)
+        } catch {
             drmModeRmFB(card.fd, framebuffer)
             drmModeDestroyDumbBuffer(card.fd, handle)
-            throw error
+            throw DRMError(error)
         }
-        memset(memory, 0, Int(size))
+        memset(mapping.address, 0, Int(size))
         self.handle = handle
         self.pitch = Int(pitch)
-        self.size = Int(size)
         self.framebuffer = framebuffer
-        pixels = memory
+        self.mapping = mapping
     }
 
     deinit {
-        munmap(pixels, size)
         drmModeRmFB(card.fd, framebuffer)
         drmModeDestroyDumbBuffer(card.fd, handle)
     }

@@ -3,8 +3,8 @@ import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
-import NookActivities
 import NookDisplay
+import NookSystem
 
 /// The real display path (D1): a connector's mode on a CRTC, two XRGB8888 dumb buffers, and
 /// page flips paced by the flip events of vblank (R5). The CRTC found at start is restored by
@@ -38,22 +38,12 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
     private var modeInfo: drmModeModeInfo
     private var buffers: [DumbBuffer]
     private var front = 0
-    private var saved: UnsafeMutablePointer<drmModeCrtc>?
+    private let saved: SavedCRTC?
     private var dpmsProperty: UInt32?
     private var restored = false
-    private var flips = FlipCounts()
+    private var flips = PageFlipCounts()
 
-    /// How presents were paced (R5): each flip is requested with an event and waited for.
-    public struct FlipCounts: Hashable, Sendable {
-        public var requested = 0
-        /// Flip events received: the frame reached the screen at vblank (or, on virtual GPUs,
-        /// when the host took it).
-        public var completed = 0
-        /// Waits that gave up after 100 ms without the event.
-        public var timedOut = 0
-    }
-
-    public var flipCounts: FlipCounts { queue.sync { flips } }
+    public var pageFlips: PageFlipCounts? { queue.sync { flips } }
 
     public init(selection: Selection = Selection()) throws(DRMError) {
         let setup = try Self.setUp(selection)
@@ -66,7 +56,7 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
     private struct Setup {
         var found: Found
         var buffers: [DumbBuffer]
-        var saved: UnsafeMutablePointer<drmModeCrtc>?
+        var saved: SavedCRTC?
         var flipsPages: Bool
     }
 
@@ -79,14 +69,11 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
         for path in paths {
             do throws(DRMError) {
                 var found = try open(path, selection: selection)
-                let saved = drmModeGetCrtc(found.card.fd, found.crtc)
+                let saved = SavedCRTC(card: found.card, crtcID: found.crtc)
                 var buffers = [try DumbBuffer(card: found.card, width: found.mode.size.width, height: found.mode.size.height)]
                 var connector = found.connector
                 let set = drmModeSetCrtc(found.card.fd, found.crtc, buffers[0].framebuffer, 0, 0, &connector, 1, &found.modeInfo)
-                guard set == 0 else {
-                    if let saved { drmModeFreeCrtc(saved) }
-                    throw DRMError.failed("drmModeSetCrtc", result: set)
-                }
+                guard set == 0 else { throw DRMError.failed("drmModeSetCrtc", result: set) }
                 // A second buffer only where the driver flips pages; otherwise draw in place.
                 let flipProbe = drmModePageFlip(found.card.fd, found.crtc, buffers[0].framebuffer, UInt32(DRM_MODE_PAGE_FLIP_EVENT), nil)
                 let flipsPages = flipProbe == 0
@@ -96,7 +83,6 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
                         buffers.append(try DumbBuffer(card: found.card, width: found.mode.size.width, height: found.mode.size.height))
                     } catch {
                         restoreCRTC(found.card, crtc: found.crtc, connector: found.connector, saved: saved)
-                        if let saved { drmModeFreeCrtc(saved) }
                         throw error
                     }
                 }
@@ -109,10 +95,7 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
         throw lastError
     }
 
-    deinit {
-        restore()
-        if let saved { drmModeFreeCrtc(saved) }
-    }
+    deinit { restore() }
 
     private struct Found {
         var card: DRMCard, connector: UInt32, crtc: UInt32, modeInfo: drmModeModeInfo, mode: DisplayMode
@@ -241,17 +224,14 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
             buffers[0].write(pixels)
             let dirty = drmModeDirtyFB(card.fd, buffers[0].framebuffer, nil, 0)
             if dirty < 0, errno != ENOSYS, errno != EOPNOTSUPP {
-                return DisplayError(operation: "drmModeDirtyFB", errno: errno, detail: String(cString: strerror(errno)))
+                return DisplayError(SystemCallError("drmModeDirtyFB"))
             }
             return nil
         }
         let back = 1 - front
         buffers[back].write(pixels)
         let flipped = drmModePageFlip(card.fd, crtcID, buffers[back].framebuffer, UInt32(DRM_MODE_PAGE_FLIP_EVENT), nil)
-        guard flipped == 0 else {
-            let code = errno
-            return DisplayError(operation: "drmModePageFlip", errno: code, detail: String(cString: strerror(code)))
-        }
+        guard flipped == 0 else { return DisplayError(SystemCallError("drmModePageFlip")) }
         flips.requested += 1
         if Self.waitForIdleFlip(card.fd) { flips.completed += 1 } else { flips.timedOut += 1 }
         front = back
@@ -264,9 +244,8 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
         var context = drmEventContext()
         context.version = 2
         context.page_flip_handler = { _, _, _, _, _ in }
-        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        var ready: Int32
-        repeat { ready = poll(&entry, 1, 100) } while ready < 0 && errno == EINTR
+        var entries = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+        let ready = (try? pollDescriptors(&entries, timeoutMilliseconds: 100)) ?? 0
         return ready > 0 && drmHandleEvent(fd, &context) == 0
     }
 
@@ -275,7 +254,7 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
             queue.async {
                 guard let property = self.dpmsProperty else { return continuation.resume(returning: nil) }
                 let set = drmModeConnectorSetProperty(self.card.fd, self.connectorID, property, blanked ? 3 : 0)
-                continuation.resume(returning: set == 0 ? nil : DisplayError(operation: "drmModeConnectorSetProperty(DPMS)", errno: errno, detail: String(cString: strerror(errno))))
+                continuation.resume(returning: set == 0 ? nil : DisplayError(SystemCallError("drmModeConnectorSetProperty(DPMS)")))
             }
         }
         if let result { throw result }
@@ -292,9 +271,9 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
     }
 
     /// Sets the CRTC back to `saved`, or switches it off if nothing was shown before.
-    private static func restoreCRTC(_ card: DRMCard, crtc: UInt32, connector: UInt32, saved: UnsafeMutablePointer<drmModeCrtc>?) {
+    private static func restoreCRTC(_ card: DRMCard, crtc: UInt32, connector: UInt32, saved: SavedCRTC?) {
         var connectorID = connector
-        if let saved, saved.pointee.mode_valid != 0 {
+        if let saved = saved?.crtc, saved.pointee.mode_valid != 0 {
             var savedMode = saved.pointee.mode
             _ = drmModeSetCrtc(card.fd, crtc, saved.pointee.buffer_id, saved.pointee.x, saved.pointee.y, &connectorID, 1, &savedMode)
         } else {
@@ -342,7 +321,7 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
 
     /// The framebuffer the CRTC scanned out before this display took it (0 if it was off):
     /// what `restore()` puts back.
-    public var framebufferFoundAtStart: UInt32 { saved?.pointee.buffer_id ?? 0 }
+    public var framebufferFoundAtStart: UInt32 { saved?.crtc.pointee.buffer_id ?? 0 }
 
     /// The CRTC's framebuffer id right now, as the kernel reports it (for tests of `restore`).
     public var currentFramebuffer: UInt32 {

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import NookSystem
 
 /// A DRM failure naming the libdrm or system call and its errno, with advice where a person
 /// can act on it (D1).
@@ -21,9 +22,13 @@ public struct DRMError: Error, Hashable, Sendable, CustomStringConvertible {
         DRMError(call, errno: result == -1 ? Glibc.errno : -result, advice: advice)
     }
 
+    /// A failed system call made while setting up the display.
+    init(_ failure: SystemCallError, advice: String = "") {
+        self.init(failure.call + (failure.subject.map { " \($0)" } ?? ""), errno: failure.errno, advice: advice)
+    }
+
     public var description: String {
-        var text = "'\(call)' failed"
-        if let errno { text += ": (\(errno)) \(String(cString: strerror(errno)))" }
+        let text = errno.map { SystemCallError(call, errno: $0).description } ?? "'\(call)' failed"
         return advice.isEmpty ? text : text + ". " + advice
     }
 }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import NookSystem
 import Synchronization
 
 /// One client. Answers and events are queued with ``send(_:)`` from any task; the server's
@@ -8,11 +9,19 @@ import Synchronization
 /// ``holdOutput()``), once the journal records they depend on are settled
 /// (``dependOn(_:)``). A client that stops reading is dropped once its backlog passes
 /// ``ClientConnection/outboundLimit`` instead of growing the daemon's memory.
+///
+/// Flow control lives here, behind methods the server's poll thread calls: how many lines are
+/// in flight (inbound back-pressure), what is queued to write, and when the connection is done.
+/// The socket is owned here and closed when the last reference goes, so no task that still
+/// holds the connection can ever write to a descriptor number that was handed out again.
 public final class ClientConnection: Sendable {
     public static let outboundLimit = 4 << 20
+    /// Lines handed to the handler and not yet answered, past which the server stops reading.
+    public static let maximumInFlight = 256
     public let peer: PeerCredentials
     public let number: Int
-    let fd: Int32
+    private let socket: FileDescriptor
+    var fd: Int32 { socket.rawValue }
     private let wake: @Sendable () -> Void
     private let settle: SocketServer.Settle
 
@@ -42,12 +51,12 @@ public final class ClientConnection: Sendable {
         var backlog: Int { outbound.count - written + held.count + gatedBytes }
     }
 
-    let state = Mutex(State())
+    private let state = Mutex(State())
     private let closedGate = Latch()
 
-    init(fd: Int32, peer: PeerCredentials, number: Int, wake: @escaping @Sendable () -> Void,
+    init(socket: FileDescriptor, peer: PeerCredentials, number: Int, wake: @escaping @Sendable () -> Void,
          settle: @escaping SocketServer.Settle = { _ in }) {
-        self.fd = fd
+        self.socket = socket
         self.peer = peer
         self.number = number
         self.wake = wake
@@ -58,6 +67,54 @@ public final class ClientConnection: Sendable {
 
     /// Wakes the poll loop to look at this connection again (input room, output, closing).
     func nudge() { wake() }
+
+    // MARK: Flow control, for the server's poll thread and the connection's handler task
+
+    /// The `poll` events the server waits for: input while the client may send more lines
+    /// (its input is open and fewer than ``maximumInFlight`` wait for answers), output while
+    /// anything is queued.
+    func pollEvents(inputOpen: Bool) -> Int16 {
+        state.withLock { state in
+            var events: Int16 = 0
+            if inputOpen && state.inFlight < Self.maximumInFlight { events |= Int16(POLLIN) }
+            if state.outbound.count > state.written { events |= Int16(POLLOUT) }
+            return events
+        }
+    }
+
+    /// The poll thread handed `count` lines to the handler.
+    func received(lines count: Int) {
+        state.withLock { $0.inFlight += count }
+    }
+
+    /// The handler answered `count` lines; wakes the poll thread if that takes the connection
+    /// back under the in-flight limit, where it had stopped reading.
+    func answered(lines count: Int) {
+        let wasAtLimit = state.withLock { state -> Bool in
+            defer { state.inFlight -= count }
+            return state.inFlight >= Self.maximumInFlight
+        }
+        if wasAtLimit { wake() }
+    }
+
+    /// The client closed its sending side and every line is answered: the connection ends
+    /// once its output is written.
+    func finishWhenFlushed() {
+        state.withLock { $0.finishWhenFlushed = true }
+        wake()
+    }
+
+    /// Writes what the socket takes now (the poll thread saw it writable).
+    func flush() {
+        let broken = state.withLock { Self.writeOut(fd, &$0) == .broken }
+        if broken { markClosed() }
+    }
+
+    /// Whether the server may let the connection go: it was closed or dropped, or it has
+    /// finished (input closed, every answer written).
+    func isDone(inputClosed: Bool) -> Bool {
+        state.withLock { $0.closed || ($0.finishWhenFlushed && inputClosed && $0.outbound.count == $0.written && $0.gated.isEmpty) }
+    }
 
     /// Queues one line (a newline is added) to be written. False if the connection is gone or
     /// was dropped for not reading. (Writing each answer from the calling thread was tried:
@@ -193,11 +250,11 @@ public final class ClientConnection: Sendable {
     static func writeOut(_ fd: Int32, _ state: inout State) -> WriteResult {
         var result = WriteResult.done
         while state.written < state.outbound.count {
+            let written = state.written
             let sent = state.outbound.withUnsafeBytes { bytes in
-                Glibc.send(fd, bytes.baseAddress! + state.written, bytes.count - state.written, Int32(MSG_NOSIGNAL))
+                retryingInterrupts { Glibc.send(fd, bytes.baseAddress! + written, bytes.count - written, Int32(MSG_NOSIGNAL)) }
             }
             if sent < 0 {
-                if errno == EINTR { continue }
                 if errno == EAGAIN || errno == EWOULDBLOCK { result = .blocked; break }
                 return .broken
             }
@@ -218,15 +275,22 @@ public final class ClientConnection: Sendable {
         await closedGate.wait()
     }
 
+    /// Ends the connection: nothing more is written, streams waiting on it stop, and the
+    /// client sees end of file at once (`shutdown`) although the descriptor stays open until
+    /// the last task holding the connection lets go.
     func markClosed() {
-        state.withLock { state in
-            state.closed = true
-            state.outbound = []
-            state.held = []
-            state.gated = []
-            state.gatedBytes = 0
-            state.written = 0
+        let wasOpen = state.withLock { state -> Bool in
+            defer {
+                state.closed = true
+                state.outbound = []
+                state.held = []
+                state.gated = []
+                state.gatedBytes = 0
+                state.written = 0
+            }
+            return !state.closed
         }
+        if wasOpen { shutdown(fd, Int32(SHUT_RDWR)) }
         closedGate.open()
     }
 }

@@ -6,11 +6,10 @@ import Logging
 import NookActivities
 import NookConfig
 import NookDisplay
-import NookDRM
-import NookFramebuffer
 import NookInput
 import NookProtocol
 import NookRender
+import NookSystem
 import Synchronization
 
 /// A reason nookd cannot start, with what to do about it.
@@ -44,6 +43,7 @@ public final class Daemon: Sendable {
         var config: DaemonConfig
         var server: SocketServer?
         var gpio: GPIOInputs?
+        var proximity: ProximitySensor?
     }
 
     private let stopRequested = Latch()
@@ -68,12 +68,12 @@ public final class Daemon: Sendable {
         }
         self.queues = queues
 
-        let selection = try Self.selectDisplay(config, clock: clock, logger: logger)
+        let selection = try DisplaySelection.choose(config, clock: clock, logger: logger)
         display = selection.display
         backendName = selection.name
         frameWriter = selection.writer
         // R6: the configured turn, then the one the panel's orientation property asks for.
-        let panelTurn = (display as? DRMDisplay)?.panelOrientation ?? .none
+        let panelTurn = display.panelOrientation
         screen = NookScreen(display: display, clock: clock,
                             settings: .init(theme: config.theme, rotation: config.rotation.then(panelTurn), home: config.home, blankAfter: config.blankAfter),
                             onWarning: { logger.warning("\($0)") })
@@ -81,48 +81,31 @@ public final class Daemon: Sendable {
         state = Mutex(State(config: config))
     }
 
-    /// D4: `auto` takes DRM when a card has a connected connector, else fbdev, else the mock,
-    /// and says which (and why not the others) in the log.
-    static func selectDisplay(_ config: DaemonConfig, clock: any NookClock, logger: Logger) throws(DaemonError)
-        -> (display: any DisplayBackend, name: String, writer: FrameWriter?) {
-        let selection = DRMDisplay.Selection(card: config.drmCard, connector: config.drmConnector, mode: config.drmMode)
-        func drm() throws(DRMError) -> (display: any DisplayBackend, name: String, writer: FrameWriter?) {
-            let display = try DRMDisplay(selection: selection)
-            logger.notice("driving \(display.mode) through DRM", metadata: ["pageFlips": "\(display.flipsPages)"])
-            return (display, "drm", nil)
-        }
-        func fbdev() throws(DisplayError) -> (display: any DisplayBackend, name: String, writer: FrameWriter?) {
-            let display = try FramebufferDisplay(path: config.fbdevPath, clock: clock)
-            logger.notice("driving \(display.mode) through fbdev (\(display.format.rawValue))")
-            return (display, "fbdev", nil)
-        }
-        switch config.backend {
-        case .drm:
-            do { return try drm() } catch { throw DaemonError("cannot drive the display through DRM: \(error)") }
-        case .fbdev:
-            do { return try fbdev() } catch { throw DaemonError("cannot drive the display through fbdev: \(error)") }
-        case .auto:
-            do { return try drm() } catch { logger.notice("display auto: no usable DRM display (\(error))") }
-            do { return try fbdev() } catch { logger.notice("display auto: no usable framebuffer (\(error)); using the mock display") }
-        case .mock:
-            break
-        }
-        var writer: FrameWriter?
-        if let directory = config.framesDirectory {
-            do { writer = try FrameWriter(directory: directory, logger: logger) } catch { throw DaemonError("cannot use --frames \(directory): \(error)") }
-            logger.notice("the mock display writes its frames as PNG files", metadata: ["directory": "\(directory)"])
-        }
-        var sink: (@Sendable (MockDisplay.RecordedFrame) -> Void)?
-        if let writer { sink = { record in writer.offer(record) } }
-        let mock = MockDisplay(size: config.mockSize, refreshHz: config.refreshHz, clock: clock, keepFrames: 0, sink: sink)
-        return (mock, "mock", writer)
-    }
-
     // MARK: Running
 
     /// Serves until `requestStop()` (SIGTERM/SIGINT), then shuts down cleanly (N2).
-    public func run() async throws(DaemonError) {
+    ///
+    /// Services start in the order below, each registering how it stops; on the way out the
+    /// queues quiesce first (the glass is released through the normal end path), then every
+    /// service stops in the reverse order of its start, the display last. A start that fails
+    /// half-way stops what had started, so the display is restored on every path.
+    ///
+    /// - Parameter handlingSignals: install nookd's SIGTERM/SIGINT/SIGHUP handling (the
+    ///   process's dispositions); embedders that handle signals themselves pass false.
+    public func run(handlingSignals: Bool = true) async throws(DaemonError) {
         let config = state.withLock { $0.config }
+        var services = ServiceStack(logger: logger)
+        // Last to stop: what the screen showed before nookd is put back.
+        services.started("display") { [display, frameWriter] in
+            await frameWriter?.finish()
+            display.restore()
+        }
+        if handlingSignals {
+            // Before the socket exists: a client (or systemd) that sees nookd ready can stop it.
+            let signals = SignalWatcher(logger: logger, stop: { [weak self] in self?.requestStop() },
+                                        reload: { [weak self] in Task { await self?.reload() } })
+            services.started("signal handling") { signals.cancel() }
+        }
         for module in modules {
             await queues[module]!.bind(to: arbiter, moduleID: module)
         }
@@ -131,6 +114,7 @@ public final class Daemon: Sendable {
             let events = queues[module]!.events(where: NookScreen.draws)
             return Task { [screen] in await screen.run(events) }
         }
+        services.started("screen") { feeders.forEach { $0.cancel() } }
         // Every event in the log only when asked for: at info a busy daemon should not pay for it.
         let logTask = Task { [logger, queues, modules] in
             guard logger.logLevel <= .debug else { return }
@@ -144,31 +128,66 @@ public final class Daemon: Sendable {
                 }
             }
         }
+        services.started("event log") { logTask.cancel() }
         let journalObservations = await startJournal()
+        services.started("journal") { [journal] in
+            // Everything the queues recorded, up to their last event, is on disk before nookd exits.
+            await journal?.finish()
+            journalObservations.forEach { $0.cancel() }
+        }
         await screen.showHome()
         let clockTask = Task { [screen] in await screen.runClock() }
+        services.started("home clock") { clockTask.cancel() }
         // Q15: an unplugged panel suspends every queue (nothing is shown to nobody); plugged
         // back in, they resume and the card that was cut off is shown again.
         let displayWatch = Task { [display, queues, logger, screen] in
             await DisplayAvailability.relay(from: display, to: Array(queues.values), screen: screen, logger: logger)
         }
+        services.started("display watch") { displayWatch.cancel() }
         // Engagement inputs (I1–I4): a missing sensor is a warning inside the sensor, never fatal.
-        var inputTasks: [Task<Void, Never>] = []
         if let proximity = config.proximity {
             let sensor = ProximitySensor(settings: proximity, engagement: engagement, clock: clock,
                                          warn: { [logger] in logger.warning("\($0)") })
-            inputTasks.append(Task { await sensor.run() })
-            logger.info("reading proximity from \(proximity.label) (threshold \(proximity.threshold), hysteresis \(proximity.hysteresis))")
+            state.withLock { $0.proximity = sensor }
+            let sensorTask = Task { await sensor.run() }
+            services.started("proximity") { sensorTask.cancel() }
+            logger.info("reading proximity from \(proximity.label) (threshold \(proximity.threshold), hysteresis \(proximity.hysteresis), in the units in_proximity_raw prints)")
         }
-        let gpio = startGPIO()
+        if let gpio = startGPIO() {
+            services.started("gpio") { gpio.stop() }
+        }
         if config.proximity == nil && config.gpioLines.isEmpty {
             logger.notice("no engagement inputs configured: activities never wait for a user")
         }
 
         let server: SocketServer
         do {
+            server = try startServer(config)
+        } catch {
+            await services.stopAll()
+            throw error
+        }
+        services.started("socket") { server.stop() }
+        state.withLock { $0.server = server }
+        logger.info("nookd ready", metadata: [
+            "socket": "\(config.socketPath)", "display": "\(display.mode)", "backend": "\(backendName)",
+            "modules": "\(modules.map(\.rawValue).joined(separator: ","))",
+        ])
+        SystemdNotifier.notify("READY=1\nSTATUS=serving on \(config.socketPath)")
+
+        await stopRequested.wait()
+        logger.info("stopping: quiescing queues and restoring the display")
+        SystemdNotifier.notify("STOPPING=1")
+        await quiesceAll(within: .milliseconds(1500))
+        await services.stopAll()
+        logger.info("nookd stopped")
+    }
+
+    /// The socket (C1, C4), serving requests through `handle`.
+    private func startServer(_ config: DaemonConfig) throws(DaemonError) -> SocketServer {
+        do {
             let policy = try AccessPolicy(uids: config.allowedUIDs, groups: config.allowedGroups)
-            server = try SocketServer(
+            let server = try SocketServer(
                 path: config.socketPath, mode: config.socketMode, group: config.socketGroup, policy: policy,
                 maximumLine: NookProtocol.maximumLineBytes, logger: logger,
                 handler: { [weak self] connection, line in await self?.handle(connection, line) },
@@ -181,34 +200,10 @@ public final class Daemon: Sendable {
                 // An answer that depends on journal records leaves once they are settled (J1, J2).
                 settle: { [journal] mark in await journal?.settle(through: mark) })
             try server.start()
+            return server
         } catch {
-            display.restore()
             throw DaemonError("cannot serve on \(config.socketPath): \(error)")
         }
-        state.withLock { $0.server = server }
-        logger.info("nookd ready", metadata: [
-            "socket": "\(config.socketPath)", "display": "\(display.mode)", "backend": "\(backendName)",
-            "modules": "\(modules.map(\.rawValue).joined(separator: ","))",
-        ])
-        SystemdNotifier.notify("READY=1\nSTATUS=serving on \(config.socketPath)")
-
-        await stopRequested.wait()
-        logger.info("stopping: quiescing queues and restoring the display")
-        SystemdNotifier.notify("STOPPING=1")
-        await quiesceAll(within: .milliseconds(1500))
-        // Everything the queues recorded, up to their last event, is on disk before nookd exits.
-        await journal?.finish()
-        journalObservations.forEach { $0.cancel() }
-        server.stop()
-        clockTask.cancel()
-        displayWatch.cancel()
-        inputTasks.forEach { $0.cancel() }
-        gpio?.stop()
-        feeders.forEach { $0.cancel() }
-        logTask.cancel()
-        await frameWriter?.finish()
-        display.restore()
-        logger.info("nookd stopped")
     }
 
     /// Asks `run()` to shut down; safe from any thread (signal handlers).
@@ -255,7 +250,7 @@ public final class Daemon: Sendable {
             defer { state.config = fresh }
             return state.config
         }
-        let panelTurn = (display as? DRMDisplay)?.panelOrientation ?? .none
+        let panelTurn = display.panelOrientation
         await screen.apply(.init(theme: fresh.theme, rotation: fresh.rotation.then(panelTurn), home: fresh.home, blankAfter: fresh.blankAfter))
         var needsRestart: [String] = []
         if fresh.socketPath != old.socketPath || fresh.socketGroup != old.socketGroup || fresh.socketMode != old.socketMode { needsRestart.append("daemon.socket*") }
@@ -267,30 +262,5 @@ public final class Daemon: Sendable {
         if fresh.journalSync != old.journalSync { needsRestart.append("journal.sync") }
         let restartNote = needsRestart.isEmpty ? "" : "; restart nookd to apply \(needsRestart.joined(separator: ", "))"
         logger.notice("SIGHUP: reloaded \(configPath) (theme, home, rotation applied)\(restartNote)")
-    }
-}
-
-/// Tells systemd about readiness (`Type=notify`) when `NOTIFY_SOCKET` is set; a no-op otherwise.
-enum SystemdNotifier {
-    static func notify(_ message: String) {
-        guard let socketPath = getenv("NOTIFY_SOCKET").map({ String(cString: $0) }), !socketPath.isEmpty else { return }
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return }
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(socketPath.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in bytes.enumerated() where index < buffer.count - 1 {
-                // An abstract socket is written with a leading '@' and addressed with a NUL.
-                buffer[index] = index == 0 && byte == UInt8(ascii: "@") ? 0 : byte
-            }
-        }
-        let length = socklen_t(MemoryLayout.offset(of: \sockaddr_un.sun_path)! + bytes.count)
-        _ = message.withCString { text in
-            withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, text, strlen(text), Int32(MSG_NOSIGNAL), $0, length) }
-            }
-        }
     }
 }

@@ -84,10 +84,14 @@ public struct DaemonConfig: Sendable {
 
     public init(reading reader: ConfigReader, directory: String = ".") throws(ConfigError) {
         self.init()
-        if let path = try reader.string("daemon.socket") {
-            guard path.hasPrefix("/") else { throw reader.error("daemon.socket", "must be an absolute path, got \"\(path)\"") }
-            socketPath = path
+        /// The value, or the problem as an error naming the key and its line.
+        func checked<Value>(_ key: String, _ result: Result<Value, SettingProblem>) throws(ConfigError) -> Value {
+            switch result {
+            case .success(let value): return value
+            case .failure(let problem): throw reader.error(key, problem.description)
+            }
         }
+        if let path = try reader.string("daemon.socket") { socketPath = try checked("daemon.socket", SettingValue.absolutePath(path)) }
         socketGroup = try reader.string("daemon.socket_group")
         if let mode = try reader.string("daemon.socket_mode") {
             guard let value = UInt32(mode, radix: 8), value <= 0o777 else { throw reader.error("daemon.socket_mode", "must be an octal mode such as \"0660\", got \"\(mode)\"") }
@@ -95,23 +99,14 @@ public struct DaemonConfig: Sendable {
         }
         allowedUIDs = try reader.integers("daemon.allowed_uids", in: 0...Int(UInt32.max - 1))?.map(UInt32.init) ?? []
         allowedGroups = try reader.strings("daemon.allowed_groups") ?? []
-        if let journal = try reader.string("daemon.journal") {
-            guard journal == "none" || journal.hasPrefix("/") else { throw reader.error("daemon.journal", "must be an absolute path or \"none\", got \"\(journal)\"") }
-            journalPath = journal == "none" ? nil : journal
-        }
-        if let sync = try reader.choice("journal.sync", among: JournalSync.allCases.map(\.rawValue)) { journalSync = JournalSync(rawValue: sync)! }
-        logLevel = try reader.choice("daemon.log_level", among: ["trace", "debug", "info", "notice", "warning", "error"]) ?? logLevel
+        if let journal = try reader.string("daemon.journal") { journalPath = try checked("daemon.journal", SettingValue.journal(journal)) }
+        if let sync = try reader.choice("journal.sync", among: SettingValue.journalSyncs) { journalSync = JournalSync(rawValue: sync)! }
+        logLevel = try reader.choice("daemon.log_level", among: SettingValue.logLevels) ?? logLevel
 
         if let name = try reader.choice("display.backend", among: Backend.allCases.map(\.rawValue)) { backend = Backend(rawValue: name)! }
-        if let text = try reader.string("display.size") {
-            guard let size = PixelSize(parsing: text) else { throw reader.error("display.size", "must be WIDTHxHEIGHT such as \"1280x400\", got \"\(text)\"") }
-            mockSize = size
-        }
+        if let text = try reader.string("display.size") { mockSize = try checked("display.size", SettingValue.size(text)) }
         framesDirectory = try reader.string("display.frames")
-        if let degrees = try reader.integer("display.rotation", in: 0...270) {
-            guard degrees % 90 == 0, let turn = Rotation(degrees: degrees) else { throw reader.error("display.rotation", "must be 0, 90, 180 or 270, got \(degrees)") }
-            rotation = turn
-        }
+        if let degrees = try reader.integer("display.rotation", in: 0...270) { rotation = try checked("display.rotation", SettingValue.rotation(degrees)) }
         refreshHz = try reader.number("display.refresh_hz", in: 1...240) ?? refreshHz
         if let seconds = try reader.integer("display.blank_after_s", in: 0...86_400), seconds > 0 { blankAfter = .seconds(seconds) }
         drmCard = try reader.string("display.card")

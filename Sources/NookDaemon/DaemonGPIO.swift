@@ -28,18 +28,14 @@ extension Daemon {
     }
 
     /// `status`'s `gpio` member: the libgpiod in use and each line's live state.
-    func gpioStatusJSON() -> JSONValue {
-        guard let inputs = state.withLock({ $0.gpio }) else { return .null }
+    func gpioStatus() -> StatusAnswer.GPIO? {
+        guard let inputs = state.withLock({ $0.gpio }) else { return nil }
         let library = GPIOInputs.library
-        let lines = inputs.states.map { line in
-            JSONValue.object([
-                ("name", .string(line.name)), ("role", .string(line.role.rawValue)), ("location", .string(line.location)),
-                ("active", line.isActive.map(JSONValue.bool) ?? .null),
-                ("changes", .number(Double(line.changes))),
-                ("lastEdgeToWakeMs", line.lastEdgeToWake.map { .number(($0 / .microseconds(1)).rounded() / 1000) } ?? .null),
-                ("problem", line.problem.map(JSONValue.string) ?? .null),
-            ])
-        }
-        return .object([("library", .string(library.version)), ("api", .number(Double(library.api))), ("lines", .array(lines))])
+        return StatusAnswer.GPIO(library: library.version, api: library.api, lines: inputs.states.map { line in
+            StatusAnswer.GPIOLine(name: line.name, role: line.role.rawValue, location: line.location, active: line.isActive,
+                                  changes: line.changes,
+                                  lastEdgeToWakeMs: line.lastEdgeToWake.map { ($0 / .microseconds(1)).rounded() / 1000 },
+                                  problem: line.problem)
+        })
     }
 }

@@ -1,7 +1,6 @@
 import Logging
 import NookActivities
 import NookDisplay
-import NookDRM
 import NookProtocol
 import NookRender
 
@@ -37,10 +36,10 @@ extension Daemon {
     }
 
     private func perform(_ request: Request, on connection: ClientConnection) async throws(ProtocolError) {
-        func answer(_ result: JSONValue) { connection.send(ResponseLine.success(id: request.id, result: result).encoded()) }
+        func answer(_ result: some NookAnswer) { connection.send(ResponseLine.success(id: request.id, result: result.json).encoded()) }
         /// An answer that reports a change: it leaves once the change's journal records are
         /// settled (J1). The queue recorded them before the call that made the change returned.
-        func answerChange(_ result: JSONValue, ending ended: NookActivityID? = nil) {
+        func answerChange(_ result: some NookAnswer, ending ended: NookActivityID? = nil) {
             if let journal {
                 // An activity ended on the glass records its end now: the answer says it is
                 // gone, and it must not come back if the power fails during its slide out.
@@ -62,13 +61,13 @@ extension Daemon {
                 throw ProtocolError(.invalid, "rejected: \(reason)")
             case .accepted(let id):
                 logger.info("enqueued \"\(activity.title)\"", metadata: ["id": "\(id)", "module": "\(module)", "peer": "\(connection.peer)"])
-                answerChange(.object([("id", .string(id.description)), ("module", .string(module.rawValue))]))
+                answerChange(EnqueueAnswer(id: id, module: module.rawValue))
             }
             if let events { await streamUntilFinal(from: events, to: connection, request: request) }
 
         case .cancel(let id):
             for (_, queue) in modules.map({ ($0, queues[$0]!) }) where await queue.cancel(id) {
-                answerChange(.object([("cancelled", .string(id.description))]), ending: id)
+                answerChange(CancelAnswer(cancelled: id), ending: id)
                 return
             }
             throw ProtocolError(.notFound, field: "activity", "no pending or shown activity has id \(id)")
@@ -76,16 +75,16 @@ extension Daemon {
         case .cancelAll(let key, let moduleName):
             var count = 0
             for (_, queue) in try targets(moduleName) { count += await queue.cancelAll(coalescingKey: key) }
-            answerChange(.object([("cancelled", .number(Double(count)))]))
+            answerChange(CancelAllAnswer(cancelled: count))
 
         case .dismiss(let id):
             for (_, queue) in modules.map({ ($0, queues[$0]!) }) {
                 if let id, await queue.dismiss(id) {
-                    answerChange(.object([("dismissed", .string(id.description))]), ending: id)
+                    answerChange(DismissAnswer(dismissed: id), ending: id)
                     return
                 }
                 if id == nil, let shown = await queue.dismissCurrent() {
-                    answerChange(.object([("dismissed", .string(shown.description))]), ending: shown)
+                    answerChange(DismissAnswer(dismissed: shown), ending: shown)
                     return
                 }
             }
@@ -93,34 +92,30 @@ extension Daemon {
                                 id.map { "no pending or shown activity has id \($0)" } ?? "nothing is on the glass to dismiss")
 
         case .suspend(let moduleName), .resume(let moduleName), .quiesce(let moduleName):
-            var names: [JSONValue] = []
+            var names: [String] = []
             for (module, queue) in try targets(moduleName) {
                 switch request.operation {
                 case .suspend: await queue.suspend()
                 case .resume: await queue.resume()
                 default: await queue.quiesce()
                 }
-                names.append(.string(module.rawValue))
+                names.append(module.rawValue)
             }
-            answer(.object([("modules", .array(names))]))
+            answer(ModulesAnswer(modules: names))
 
         case .status:
-            answer(await statusJSON(connections: state.withLock { $0.server?.openConnections } ?? 0))
+            answer(await status(connections: state.withLock { $0.server?.openConnections } ?? 0))
 
         case .list(let moduleName):
-            var lists: [JSONValue] = []
+            var lists: [ListAnswer.Module] = []
             for (module, queue) in try targets(moduleName) {
                 let snapshot = await queue.snapshot()
-                lists.append(.object([
-                    ("name", .string(module.rawValue)),
-                    ("current", snapshot.current.map(ActivityPayload.encode) ?? .null),
-                    ("pending", .array(snapshot.pending.map(ActivityPayload.encode))),
-                ]))
+                lists.append(ListAnswer.Module(name: module.rawValue, current: snapshot.current, pending: snapshot.pending))
             }
-            answer(.object([("modules", .array(lists))]))
+            answer(ListAnswer(modules: lists))
 
         case .watch:
-            answer(.object([("watching", .bool(true))]))
+            answer(WatchAnswer())
             await connection.releaseOutputWhenSettled()
             await withTaskGroup(of: Void.self) { group in
                 for module in modules {
@@ -128,7 +123,7 @@ extension Daemon {
                     group.addTask { [journal] in
                         for await event in events {
                             await journal?.settle(event)
-                            guard connection.send(ResponseLine.event(id: request.id, event: EventPayload.encode(event)).encoded()) else { return }
+                            guard connection.send(ResponseLine.event(id: request.id, event: EventMessage(event).json).encoded()) else { return }
                         }
                     }
                 }
@@ -143,8 +138,7 @@ extension Daemon {
             }
             do {
                 let png = try PNG.encode(frame)
-                answer(.object([("width", .number(Double(frame.width))), ("height", .number(Double(frame.height))),
-                                ("png", .string(Base64.encode(png)))]))
+                answer(SnapshotAnswer(width: frame.width, height: frame.height, png: png))
             } catch {
                 throw ProtocolError(.internalError, "could not encode the snapshot: \(error)")
             }
@@ -156,14 +150,13 @@ extension Daemon {
             case .text(let text): .text(text)
             }
             await screen.setHome(content)
-            answer(.object([("home", .string(content.description))]))
+            answer(HomeAnswer(home: content.description))
 
         case .focus(let name):
             do {
                 let report = try await arbiter.switchForeground(to: NookModuleID(name))
                 logger.info("foreground is now \(report.to)", metadata: ["from": "\(report.from?.rawValue ?? "none")", "preparedInTime": "\(report.preparedInTime)"])
-                answer(.object([("from", report.from.map { .string($0.rawValue) } ?? .null), ("to", .string(report.to.rawValue)),
-                                ("preparedInTime", .bool(report.preparedInTime))]))
+                answer(FocusAnswer(from: report.from?.rawValue, to: report.to.rawValue, preparedInTime: report.preparedInTime))
             } catch {
                 throw ProtocolError(.unknownModule, field: "module", "\(error); this nookd has \(modules.map(\.rawValue).joined(separator: ", "))")
             }
@@ -179,7 +172,7 @@ extension Daemon {
             group.addTask { [journal] in
                 for await event in events {
                     await journal?.settle(event)
-                    guard connection.send(ResponseLine.event(id: request.id, event: EventPayload.encode(event)).encoded()) else { return }
+                    guard connection.send(ResponseLine.event(id: request.id, event: EventMessage(event).json).encoded()) else { return }
                     if event.isFinal { return }
                 }
             }
@@ -189,51 +182,32 @@ extension Daemon {
         }
     }
 
-    func statusJSON(connections: Int) async -> JSONValue {
-        var moduleStates: [JSONValue] = []
+    func status(connections: Int) async -> StatusAnswer {
+        var moduleStates: [StatusAnswer.Module] = []
         for module in modules {
             let snapshot = await queues[module]!.snapshot()
-            var members: [(String, JSONValue)] = [
-                ("name", .string(module.rawValue)),
-                ("current", snapshot.current.map(ActivityPayload.encode) ?? .null),
-                ("phase", snapshot.currentPhase.map { .string($0.rawValue) } ?? .null),
-                ("pending", .number(Double(snapshot.pending.count))),
-                ("capacity", .number(Double(snapshot.capacity))),
-                ("suspended", .bool(snapshot.isSuspended)),
-                ("displayAvailable", .bool(snapshot.isDisplayAvailable)),
-                ("parked", snapshot.parkReason.map { .string($0.description) } ?? .null),
-            ]
-            members.append(("blockedBy", snapshot.blockingActivity.map(ActivityPayload.encode) ?? .null))
-            moduleStates.append(.object(members))
+            moduleStates.append(StatusAnswer.Module(
+                name: module.rawValue, current: snapshot.current, phase: snapshot.currentPhase?.rawValue,
+                pending: snapshot.pending.count, capacity: snapshot.capacity, suspended: snapshot.isSuspended,
+                displayAvailable: snapshot.isDisplayAvailable, parked: snapshot.parkReason?.description,
+                blockedBy: snapshot.blockingActivity))
         }
+        let proximity = state.withLock { $0.proximity }
         let inputs = engagement.inputs.map { input in
-            JSONValue.object([("input", .string(input.input)), ("role", .string(input.role.rawValue)), ("active", .bool(input.isActive))])
+            // The proximity sensor's last value, so thresholds can be chosen from what it reads.
+            let reading = proximity.flatMap { $0.label == input.input ? $0.observation.reading : nil }
+            return StatusAnswer.Input(input: input.input, role: input.role.rawValue, active: input.isActive, problem: input.problem,
+                                      reading: reading.map { Double($0.nanos) / 1_000_000_000 })
         }
-        let gpio = gpioStatusJSON()
         let settings = await screen.currentSettings
         let frameInterval = await screen.medianSlideFrameInterval
-        let flips: JSONValue = (display as? DRMDisplay).map { drm in
-            let counts = drm.flipCounts
-            return .object([("requested", .number(Double(counts.requested))), ("completed", .number(Double(counts.completed))),
-                            ("timedOut", .number(Double(counts.timedOut)))])
-        } ?? .null
-        let displayState = JSONValue.object([
-            ("backend", .string(backendName)), ("mode", .string(display.mode.description)),
-            ("rotation", .number(Double(settings.rotation.degrees))), ("theme", .string(settings.theme.appearance.rawValue)),
-            ("refreshHz", .number(display.mode.refreshHz)),
-            ("slideFrameIntervalMs", frameInterval.map { .number(($0.nookSeconds * 10_000).rounded() / 10) } ?? .null),
-            ("flips", flips),
-        ])
-        return .object([
-            ("version", .number(Double(NookProtocol.version))),
-            ("foreground", arbiter.foregroundModule.map { .string($0.rawValue) } ?? .null),
-            ("display", displayState),
-            ("home", .string(settings.home.description)),
-            ("engaged", .bool(engagement.isEngaged)),
-            ("inputs", .array(inputs)),
-            ("gpio", gpio),
-            ("modules", .array(moduleStates)),
-            ("connections", .number(Double(connections))),
-        ])
+        let display = StatusAnswer.Display(
+            backend: backendName, mode: self.display.mode.description, rotation: settings.rotation.degrees,
+            theme: settings.theme.appearance.rawValue, refreshHz: self.display.mode.refreshHz,
+            slideFrameIntervalMs: frameInterval.map { ($0.nookSeconds * 10_000).rounded() / 10 },
+            flips: self.display.pageFlips.map { StatusAnswer.Flips(requested: $0.requested, completed: $0.completed, timedOut: $0.timedOut) })
+        return StatusAnswer(foreground: arbiter.foregroundModule?.rawValue, display: display, home: settings.home.description,
+                            engaged: engagement.isEngaged, inputs: inputs, gpio: gpioStatus(), modules: moduleStates,
+                            connections: connections)
     }
 }

@@ -3,65 +3,17 @@ import Glibc
 #endif
 import Dispatch
 import Logging
+import NookProtocol
+import NookSystem
 import Synchronization
-
-/// `struct ucred` as Linux lays it out for `SO_PEERCRED` (Swift's Glibc module hides the
-/// `_GNU_SOURCE` declaration).
-struct LinuxPeerCredentials {
-    var pid: Int32 = 0
-    var uid: UInt32 = 0
-    var gid: UInt32 = 0
-}
-
-/// Who is on the other end of a connection (`SO_PEERCRED`).
-public struct PeerCredentials: Hashable, Sendable, CustomStringConvertible {
-    public var pid: Int32
-    public var uid: UInt32
-    public var gid: UInt32
-    public var description: String { "pid \(pid) uid \(uid) gid \(gid)" }
-}
 
 /// A failure setting up or running the socket, naming the call and errno.
 public struct SocketError: Error, Hashable, Sendable, CustomStringConvertible {
     public var message: String
     public init(_ message: String) { self.message = message }
-    static func call(_ name: String, _ detail: String = "", code: Int32 = errno) -> SocketError {
-        SocketError("'\(name)' failed\(detail.isEmpty ? "" : " for \(detail)"): (\(code)) \(String(cString: strerror(code)))")
-    }
+    init(_ failure: SystemCallError) { message = failure.description }
+    static func call(_ name: String, _ subject: String? = nil) -> SocketError { SocketError(SystemCallError(name, subject: subject)) }
     public var description: String { message }
-}
-
-/// Which peers may connect (C4): root and the daemon's own user always; otherwise everyone
-/// who can open the socket (its mode and group decide), unless an allow-list is set.
-public struct AccessPolicy: Sendable {
-    public var allowedUIDs: Set<UInt32>
-    public var allowedGIDs: Set<UInt32>
-    /// User names that are members of an allowed group (from the group database).
-    public var allowedMembers: Set<String>
-
-    public init(uids: [UInt32] = [], groups: [String] = []) throws(SocketError) {
-        allowedUIDs = Set(uids)
-        allowedGIDs = []
-        allowedMembers = []
-        for name in groups {
-            guard let group = getgrnam(name) else { throw SocketError("allowed group '\(name)' does not exist") }
-            allowedGIDs.insert(group.pointee.gr_gid)
-            var member = group.pointee.gr_mem
-            while let name = member?.pointee {
-                allowedMembers.insert(String(cString: name))
-                member = member?.successor()
-            }
-        }
-    }
-
-    var isOpen: Bool { allowedUIDs.isEmpty && allowedGIDs.isEmpty }
-
-    func allows(_ peer: PeerCredentials) -> Bool {
-        if isOpen || peer.uid == 0 || peer.uid == geteuid() { return true }
-        if allowedUIDs.contains(peer.uid) || allowedGIDs.contains(peer.gid) { return true }
-        if let user = getpwuid(peer.uid) { return allowedMembers.contains(String(cString: user.pointee.pw_name)) }
-        return false
-    }
 }
 
 /// The Unix stream socket nookd listens on (C1, C4): newline-delimited lines in, lines out.
@@ -81,7 +33,6 @@ public final class SocketServer: @unchecked Sendable {
         case tooLong(bytes: Int)
     }
 
-    public static let maximumInFlight = 256
 
     private let path: String
     private let mode: UInt32
@@ -93,14 +44,14 @@ public final class SocketServer: @unchecked Sendable {
     private let settle: Settle
     private let maximumLine: Int
 
-    // Touched only by the poll thread after start().
-    private var listener: Int32 = -1
+    // Set by start(), then touched only by the poll thread (and by stop(), after it has ended).
+    private var listener: FileDescriptor?
     /// The socket file this server created (device, inode), so that it removes only its own.
     private var socketFile: (device: UInt64, inode: UInt64)?
-    private var wakeRead: Int32 = -1
-    private var wakeWrite: Int32 = -1
+    private var wakePipe: WakePipe?
     private var clients: [Int32: Client] = [:]
     private var nextNumber = 0
+    private let started = Atomic<Bool>(false)
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private let connectionCount = Atomic<Int>(0)
@@ -144,47 +95,44 @@ public final class SocketServer: @unchecked Sendable {
 
     /// Creates the socket (replacing a stale one, never a live daemon's) and starts serving.
     public func start() throws(SocketError) {
-        guard path.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
-            throw SocketError("socket path \(path) is longer than the \(MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1) bytes a Unix socket allows")
+        guard let address = UnixSocketAddress(path: path) else {
+            throw SocketError("socket path \(path) is longer than the \(UnixSocketAddress.maximumPathLength) bytes a Unix socket allows")
         }
         try prepareDirectory()
-        try replaceStaleSocket()
-        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard listener >= 0 else { throw .call("socket") }
-        var address = Self.address(path)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        try replaceStaleSocket(address)
+        do throws(SystemCallError) {
+            let listener = try FileDescriptor.unixSocket(SOCK_STREAM, nonBlocking: true, name: path)
+            _ = try systemCall("bind", subject: path) { address.withSocketAddress { bind(listener.rawValue, $0, $1) } }
+            var created = stat()
+            if lstat(path, &created) == 0 { socketFile = (UInt64(created.st_dev), UInt64(created.st_ino)) }
+            do throws(SystemCallError) {
+                // chmod/chown after bind: the socket file is created with the umask's mode.
+                _ = try systemCall("chmod", subject: path) { chmod(path, mode_t(mode)) }
+                // Under the shipped unit the socket is born in the nook group (nookd's own) and chown is
+                // filtered out (@privileged): change the group only when it is not already the one asked for.
+                let currentGroup = socketFile != nil ? created.st_gid : nil
+                if let groupID, groupID != currentGroup {
+                    _ = try systemCall("chown", subject: path) { chown(path, uid_t.max, groupID) }
+                }
+                _ = try systemCall("listen", subject: path) { listen(listener.rawValue, 128) }
+                wakePipe = try WakePipe()
+            } catch {
+                removeSocketFile()
+                throw error
+            }
+            self.listener = listener
+        } catch {
+            throw SocketError(error)
         }
-        guard bound == 0 else { let error = SocketError.call("bind", path); close(listener); throw error }
-        var created = stat()
-        if lstat(path, &created) == 0 { socketFile = (UInt64(created.st_dev), UInt64(created.st_ino)) }
-        // chmod/chown after bind: the socket file is created with the umask's mode.
-        guard chmod(path, mode_t(mode)) == 0 else { let error = SocketError.call("chmod", path); cleanupListener(); throw error }
-        // Under the shipped unit the socket is born in the nook group (nookd's own) and chown is
-        // filtered out (@privileged): change the group only when it is not already the one asked for.
-        let currentGroup = socketFile != nil ? created.st_gid : nil
-        if let groupID, groupID != currentGroup, chown(path, uid_t.max, groupID) != 0 {
-            let error = SocketError.call("chown", path); cleanupListener(); throw error
-        }
-        guard listen(listener, 128) == 0 else { let error = SocketError.call("listen", path); cleanupListener(); throw error }
-        var pipeFDs: [Int32] = [0, 0]
-        guard pipe(&pipeFDs) == 0 else { let error = SocketError.call("pipe"); cleanupListener(); throw error }
-        (wakeRead, wakeWrite) = (pipeFDs[0], pipeFDs[1])
-        for fd in pipeFDs { Self.makeNonBlocking(fd) }
+        started.store(true, ordering: .releasing)
         DispatchQueue(label: "nookd.socket").async { self.pollLoop() }
     }
 
     /// Stops accepting, closes every connection and removes the socket file.
     public func stop() {
-        guard listener >= 0, !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard started.load(ordering: .acquiring), !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         wakeUp()
         finished.wait()
-    }
-
-    private func cleanupListener() {
-        close(listener)
-        removeSocketFile()
-        listener = -1
     }
 
     /// Removes the socket file if it is still the one this server bound: a nookd started while
@@ -205,119 +153,91 @@ public final class SocketServer: @unchecked Sendable {
     }
 
     /// A socket file left by a dead daemon is replaced; a live daemon's is never stolen.
-    private func replaceStaleSocket() throws(SocketError) {
+    private func replaceStaleSocket(_ address: UnixSocketAddress) throws(SocketError) {
         var info = stat()
         guard lstat(path, &info) == 0 else { return }
         guard (info.st_mode & S_IFMT) == S_IFSOCK else {
             throw SocketError("\(path) exists and is not a socket; refusing to replace it")
         }
-        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard probe >= 0 else { throw .call("socket") }
-        defer { close(probe) }
-        var address = Self.address(path)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        if connected == 0 {
+        let probe: FileDescriptor
+        do throws(SystemCallError) { probe = try FileDescriptor.unixSocket(SOCK_STREAM, name: path) } catch { throw SocketError(error) }
+        if (try? probe.connect(to: address)) != nil {
             throw SocketError("another nookd is already listening on \(path); stop it first (or pass --socket PATH)")
         }
         logger.notice("replacing stale socket left by a daemon that is gone", metadata: ["path": "\(path)"])
         guard unlink(path) == 0 else { throw .call("unlink", path) }
     }
 
-    /// Non-blocking and close-on-exec (what `accept4`/`pipe2` would set; Swift's Glibc module
-    /// does not expose those `_GNU_SOURCE` calls).
-    static func makeNonBlocking(_ fd: Int32) {
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-    }
-
-    static func address(_ path: String) -> sockaddr_un {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in path.utf8.enumerated() where index < buffer.count - 1 { buffer[index] = byte }
-        }
-        return address
-    }
-
     private func wakeUp() {
         guard !wakePending.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
+        wakePipe?.wake()
     }
 
     // MARK: The poll loop
 
     private func pollLoop() {
+        guard let listener, let wakePipe else { return }
         var buffer = [UInt8](repeating: 0, count: 65536)
         while !stopping.load(ordering: .acquiring) {
-            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            var fds = [pollfd(fd: listener.rawValue, events: Int16(POLLIN), revents: 0), wakePipe.pollEntry]
             for (fd, client) in clients {
-                var events: Int16 = 0
-                let (pendingOutput, inFlight) = client.connection.state.withLock { ($0.outbound.count > $0.written, $0.inFlight) }
-                if !client.inputClosed && inFlight < Self.maximumInFlight { events |= Int16(POLLIN) }
-                if pendingOutput { events |= Int16(POLLOUT) }
-                fds.append(pollfd(fd: fd, events: events, revents: 0))
+                fds.append(pollfd(fd: fd, events: client.connection.pollEvents(inputOpen: !client.inputClosed), revents: 0))
             }
-            let ready = poll(&fds, nfds_t(fds.count), -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                logger.error("\(SocketError.call("poll"))")
+            do throws(SystemCallError) {
+                _ = try pollDescriptors(&fds, timeoutMilliseconds: -1)
+            } catch {
+                logger.error("\(error)")
                 break
             }
             if fds[1].revents != 0 {
                 // Drain first, then clear: a byte written after the clear stays in the pipe and
                 // wakes the next poll; clearing first could swallow it and leave the flag set.
-                while read(wakeRead, &buffer, buffer.count) > 0 {}
+                wakePipe.drain()
                 wakePending.store(false, ordering: .releasing)
             }
-            if fds[0].revents & Int16(POLLIN) != 0 { acceptClients() }
+            if fds[0].revents & Int16(POLLIN) != 0 { acceptClients(on: listener) }
             for entry in fds.dropFirst(2) where entry.revents != 0 {
                 guard let client = clients[entry.fd] else { continue }
                 if entry.revents & Int16(POLLIN) != 0 { readFrom(client, buffer: &buffer) }
-                if entry.revents & Int16(POLLOUT) != 0 { writeTo(client) }
+                if entry.revents & Int16(POLLOUT) != 0 { client.connection.flush() }
                 if entry.revents & Int16(POLLHUP | POLLERR) != 0 && entry.revents & Int16(POLLIN) == 0 { client.connection.markClosed() }
             }
             reapClosed()
         }
         for client in clients.values { client.connection.markClosed() }
         reapClosed()
-        close(listener)
         removeSocketFile()
-        close(wakeRead)
-        close(wakeWrite)
-        listener = -1
+        // The listening socket closes when this function returns (its last owner): new
+        // clients are refused from then on. The wake pipe stays: connections may still wake.
+        self.listener = nil
         finished.signal()
     }
 
-    private func acceptClients() {
+    private func acceptClients(on listener: FileDescriptor) {
         while true {
-            let fd = accept(listener, nil, nil)
+            let fd = retryingInterrupts { accept(listener.rawValue, nil, nil) }
             if fd < 0 {
-                if errno == EINTR { continue }
-                if errno != EAGAIN && errno != EWOULDBLOCK { logger.warning("\(SocketError.call("accept"))") }
+                if errno != EAGAIN && errno != EWOULDBLOCK { logger.warning("\(SystemCallError("accept", subject: path))") }
                 return
             }
-            Self.makeNonBlocking(fd)
-            var credentials = LinuxPeerCredentials()
-            var length = socklen_t(MemoryLayout<LinuxPeerCredentials>.size)
-            guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else {
-                logger.warning("\(SocketError.call("getsockopt", "SO_PEERCRED")); closing the connection")
-                close(fd)
+            nextNumber += 1
+            let socket = FileDescriptor(owning: fd, name: "connection \(nextNumber)")
+            let peer: PeerCredentials
+            do throws(SystemCallError) {
+                try socket.setNonBlocking()
+                peer = try PeerCredentials.of(socket)
+            } catch {
+                logger.warning("\(error); closing the connection")
                 continue
             }
-            let peer = PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
-            nextNumber += 1
-            let connection = ClientConnection(fd: fd, peer: peer, number: nextNumber, wake: { [weak self] in self?.wakeUp() },
-                                              settle: settle)
             guard policy.allows(peer) else {
                 logger.warning("refused a client that is not allowed", metadata: ["peer": "\(peer)"])
-                let refusal = #"{"v":1,"ok":false,"error":{"code":"forbidden","message":"uid \#(peer.uid) is not allowed to use nookd"}}"# + "\n"
+                let refusal = ResponseLine.failure(id: nil, error: ProtocolError(.forbidden, "uid \(peer.uid) is not allowed to use nookd")).encoded() + "\n"
                 _ = refusal.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
-                close(fd)
                 continue
             }
+            let connection = ClientConnection(socket: socket, peer: peer, number: nextNumber, wake: { [weak self] in self?.wakeUp() },
+                                              settle: settle)
             logger.debug("client connected", metadata: ["peer": "\(peer)", "connection": "\(nextNumber)"])
             let (batches, continuation) = AsyncStream<[[UInt8]]>.makeStream()
             clients[fd] = Client(connection: connection, lines: continuation)
@@ -330,18 +250,12 @@ public final class SocketServer: @unchecked Sendable {
                         connection.holdOutput()
                         await handler(connection, line)
                     }
-                    // One wait for the whole batch: a pipelined burst shares its syncs.
+                    // Released once the records the answers depend on are settled, without
+                    // waiting here: the next batch's records join the sync in flight.
                     await connection.releaseOutputWhenSettled()
-                    // The poll thread stops reading a connection at the in-flight limit: wake it
-                    // only when this batch takes the connection back under it.
-                    let wasAtLimit = connection.state.withLock { state -> Bool in
-                        defer { state.inFlight -= batch.count }
-                        return state.inFlight >= SocketServer.maximumInFlight
-                    }
-                    if wasAtLimit { connection.nudge() }
+                    connection.answered(lines: batch.count)
                 }
-                connection.state.withLock { $0.finishWhenFlushed = true }
-                connection.nudge()
+                connection.finishWhenFlushed()
             }
         }
     }
@@ -365,7 +279,7 @@ public final class SocketServer: @unchecked Sendable {
             start = index + 1
         }
         if !batch.isEmpty {
-            client.connection.state.withLock { $0.inFlight += batch.count }
+            client.connection.received(lines: batch.count)
             client.lines.yield(batch)
         }
         if start < count {
@@ -399,21 +313,12 @@ public final class SocketServer: @unchecked Sendable {
         return line
     }
 
-    private func writeTo(_ client: Client) {
-        let connection = client.connection
-        let broken = connection.state.withLock { ClientConnection.writeOut(connection.fd, &$0) == .broken }
-        if broken { connection.markClosed() }
-    }
-
+    /// Lets go of connections that are done; each closes its socket when its last holder does.
     private func reapClosed() {
         for (fd, client) in clients {
-            let (closed, finished, flushed) = client.connection.state.withLock {
-                ($0.closed, $0.finishWhenFlushed, $0.outbound.count == $0.written && $0.gated.isEmpty)
-            }
-            guard closed || (finished && flushed && client.inputClosed) else { continue }
+            guard client.connection.isDone(inputClosed: client.inputClosed) else { continue }
             client.connection.markClosed()
             client.lines.finish()
-            close(fd)
             clients.removeValue(forKey: fd)
             connectionCount.subtract(1, ordering: .relaxed)
             logger.debug("client disconnected", metadata: ["connection": "\(client.connection.number)"])

@@ -1,4 +1,5 @@
 import NookActivities
+import NookSystem
 
 /// What a display shows: its size in pixels as the panel scans out, and its refresh rate.
 public struct DisplayMode: Hashable, Sendable, CustomStringConvertible {
@@ -28,8 +29,18 @@ public struct DisplayError: Error, Hashable, Sendable, CustomStringConvertible {
         self.detail = detail
     }
 
+    /// A failed system call, with advice a person can act on (or none).
+    public init(_ failure: SystemCallError, advice: String = "") {
+        operation = failure.call + (failure.subject.map { " \($0)" } ?? "")
+        errno = failure.errno
+        detail = advice
+    }
+
     public var description: String {
-        if let errno { return "'\(operation)' failed: (\(errno)) \(detail)" }
+        if let errno {
+            let failed = SystemCallError(operation, errno: errno).description
+            return detail.isEmpty ? failed : failed + "; " + detail
+        }
         return "\(operation): \(detail)"
     }
 }
@@ -49,10 +60,32 @@ public protocol DisplayBackend: AnyObject, Sendable {
     /// Whether anyone can see the display, each time it changes (Q15): the panel unplugged or
     /// plugged back in. Displays that cannot tell never yield anything.
     func connectionChanges() -> AsyncStream<Bool>
+    /// The clockwise turn the panel itself asks for (DRM's `panel orientation` connector
+    /// property, R6), applied after the configured rotation. `.none` where there is none.
+    var panelOrientation: Rotation { get }
+    /// How presents were paced, where the backend flips pages (R5); nil elsewhere.
+    var pageFlips: PageFlipCounts? { get }
 }
 
 extension DisplayBackend {
     public func connectionChanges() -> AsyncStream<Bool> {
         AsyncStream { _ in }
+    }
+
+    public var panelOrientation: Rotation { .none }
+    public var pageFlips: PageFlipCounts? { nil }
+}
+
+/// Page flips since start: each present is a flip requested with an event and waited for.
+public struct PageFlipCounts: Hashable, Sendable {
+    public var requested = 0
+    /// Flip events received: the frame reached the screen at vblank (or, on virtual GPUs,
+    /// when the host took it).
+    public var completed = 0
+    /// Waits that gave up after 100 ms without the event.
+    public var timedOut = 0
+
+    public init(requested: Int = 0, completed: Int = 0, timedOut: Int = 0) {
+        (self.requested, self.completed, self.timedOut) = (requested, completed, timedOut)
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import NookActivities
 import NookDisplay
+import NookSystem
 import Synchronization
 
 /// The fbdev fallback (D2) for panels that offer only `/dev/fbN` (fbtft SPI panels, simple
@@ -20,9 +21,11 @@ public final class FramebufferDisplay: DisplayBackend, @unchecked Sendable {
     public let format: PixelFormat
     public let path: String
 
-    private let fd: Int32
-    private let memory: UnsafeMutableRawPointer
-    private let memoryLength: Int
+    private let device: FileDescriptor
+    private let mapping: MemoryMapping
+    private var fd: Int32 { device.rawValue }
+    private var memory: UnsafeMutableRawPointer { mapping.address }
+    private var memoryLength: Int { mapping.length }
     private let lineLength: Int
     private let clock: any NookClock
     /// What the framebuffer showed at start (the console), put back by `restore()`.
@@ -47,49 +50,41 @@ public final class FramebufferDisplay: DisplayBackend, @unchecked Sendable {
         guard let chosen else { throw DisplayError(operation: "find a framebuffer", detail: "no /dev/fb* exists") }
         self.path = chosen
         self.clock = clock
-        var descriptor: Int32
-        repeat { descriptor = open(chosen, O_RDWR | O_CLOEXEC) } while descriptor < 0 && errno == EINTR
-        guard descriptor >= 0 else {
-            let code = errno
-            let advice = code == EACCES ? "; install udev/70-nook.rules and add the user to the 'nook' group" : ""
-            throw DisplayError(operation: "open \(chosen)", errno: code, detail: String(cString: strerror(code)) + advice)
+        let device: FileDescriptor
+        do throws(SystemCallError) {
+            device = try FileDescriptor.open(chosen, O_RDWR)
+        } catch {
+            throw DisplayError(error, advice: error.errno == EACCES ? "install udev/70-nook.rules and add the user to the 'nook' group" : "")
         }
-        fd = descriptor
         var variable = [UInt8](repeating: 0, count: 160)
         var fixed = [UInt8](repeating: 0, count: 80)
-        let gotVariable = variable.withUnsafeMutableBytes { ioctl(descriptor, Self.getVariableInfo, $0.baseAddress!) }
-        let gotFixed = fixed.withUnsafeMutableBytes { ioctl(descriptor, Self.getFixedInfo, $0.baseAddress!) }
+        let gotVariable = variable.withUnsafeMutableBytes { ioctl(device.rawValue, Self.getVariableInfo, $0.baseAddress!) }
+        let gotFixed = fixed.withUnsafeMutableBytes { ioctl(device.rawValue, Self.getFixedInfo, $0.baseAddress!) }
         guard gotVariable == 0, gotFixed == 0 else {
-            let code = errno
-            close(descriptor)
-            throw DisplayError(operation: "ioctl FBIOGET_*SCREENINFO on \(chosen)", errno: code, detail: String(cString: strerror(code)))
+            throw DisplayError(SystemCallError("ioctl FBIOGET_*SCREENINFO", subject: chosen))
         }
         let info = ScreenInfo(variable: variable, fixed: fixed)
         guard let format = info.pixelFormat else {
-            close(descriptor)
             throw DisplayError(operation: "use \(chosen)", detail: "unsupported pixel format: \(info.bitsPerPixel) bits per pixel, red \(info.red), green \(info.green), blue \(info.blue) (Nook draws XRGB8888 and RGB565)")
         }
-        let length = info.lineLength * info.height
-        let mapped = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0)
-        guard let mapped, mapped != MAP_FAILED else {
-            let code = errno
-            close(descriptor)
-            throw DisplayError(operation: "mmap \(chosen)", errno: code, detail: String(cString: strerror(code)))
+        let mapping: MemoryMapping
+        do throws(SystemCallError) {
+            mapping = try MemoryMapping(sharing: device, length: info.lineLength * info.height)
+        } catch {
+            throw DisplayError(error)
         }
-        memory = mapped
-        memoryLength = length
         lineLength = info.lineLength
         self.format = format
         // Read once at start, to give the console its pixels back; never read per frame.
-        savedContents = Array(UnsafeRawBufferPointer(start: mapped, count: length))
+        savedContents = Array(UnsafeRawBufferPointer(start: mapping.address, count: mapping.length))
+        self.device = device
+        self.mapping = mapping
         mode = DisplayMode(size: PixelSize(width: info.width, height: info.height), refreshHz: 60, name: chosen)
     }
 
-    deinit {
-        restore()
-        munmap(memory, memoryLength)
-        close(fd)
-    }
+    /// The mapping and the device are released by their owners after this (in either order:
+    /// a mapping outlives close(2)).
+    deinit { restore() }
 
     /// `/dev/fb0`, `/dev/fb1`, … that exist.
     public static func framebufferPaths() -> [String] {
@@ -145,7 +140,7 @@ public final class FramebufferDisplay: DisplayBackend, @unchecked Sendable {
     public func setBlanked(_ blanked: Bool) async throws(DisplayError) {
         // FB_BLANK_POWERDOWN = 4, FB_BLANK_UNBLANK = 0.
         if ioctl(fd, Self.blank, blanked ? 4 : 0) != 0 {
-            throw DisplayError(operation: "ioctl FBIOBLANK on \(path)", errno: errno, detail: String(cString: strerror(errno)))
+            throw DisplayError(SystemCallError("ioctl FBIOBLANK", subject: path))
         }
     }
 

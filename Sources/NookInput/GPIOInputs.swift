@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Dispatch
 import NookActivities
+import NookSystem
 import Synchronization
 internal import CGPIOD
 
@@ -42,8 +43,7 @@ public final class GPIOInputs: Sendable {
     private let devices: String
     private let state: Mutex<[LineState]>
     private let stopping = Atomic<Bool>(false)
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let wakePipe: WakePipe
     private let finished = DispatchSemaphore(value: 0)
     private let started = Atomic<Bool>(false)
 
@@ -51,13 +51,11 @@ public final class GPIOInputs: Sendable {
     public init(lines: [GPIOLineSettings], engagement: NookEngagement, devices: String = "/dev",
                 dismiss: @escaping @Sendable () -> Void,
                 info: @escaping @Sendable (String) -> Void, warn: @escaping @Sendable (String) -> Void) throws(SensorProblem) {
-        var pipeFDs: [Int32] = [0, 0]
-        guard pipe(&pipeFDs) == 0 else { throw SensorProblem("'pipe' failed: (\(errno)) \(String(cString: strerror(errno)))") }
-        for fd in pipeFDs {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        do throws(SystemCallError) {
+            wakePipe = try WakePipe()
+        } catch {
+            throw SensorProblem(error.description)
         }
-        (wakeRead, wakeWrite) = (pipeFDs[0], pipeFDs[1])
         self.lines = lines
         self.engagement = engagement
         self.devices = devices
@@ -67,11 +65,6 @@ public final class GPIOInputs: Sendable {
         state = Mutex(lines.map {
             LineState(name: $0.name, role: $0.role, location: $0.location, isActive: nil, changes: 0, lastEdgeToWake: nil, problem: "not looked for yet")
         })
-    }
-
-    deinit {
-        close(wakeRead)
-        close(wakeWrite)
     }
 
     public var states: [LineState] { state.withLock { $0 } }
@@ -85,8 +78,7 @@ public final class GPIOInputs: Sendable {
     /// Stops watching and releases every line.
     public func stop() {
         guard started.load(ordering: .acquiring), !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
+        wakePipe.wake()
         finished.wait()
     }
 
@@ -121,7 +113,7 @@ public final class GPIOInputs: Sendable {
                 if let deadline = watched[index].debouncer?.deadline, now >= deadline { settle(&watched[index], index: index, now: now) }
             }
 
-            var descriptors = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            var descriptors = [wakePipe.pollEntry]
             var polled: [Int] = []
             var wakeAt: Duration?
             for (index, entry) in watched.enumerated() {
@@ -135,12 +127,9 @@ public final class GPIOInputs: Sendable {
             }
             now = Self.monotonicNow()
             let timeout = wakeAt.map { Int32(min(60_000, max(0, (($0 - now) / .milliseconds(1)).rounded(.up)))) } ?? -1
-            let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
+            let ready = (try? pollDescriptors(&descriptors, timeoutMilliseconds: timeout)) ?? 0
             guard ready > 0 else { continue }
-            if descriptors[0].revents != 0 {
-                var drain = [UInt8](repeating: 0, count: 64)
-                while read(wakeRead, &drain, drain.count) > 0 {}
-            }
+            if descriptors[0].revents != 0 { wakePipe.drain() }
             for (slot, index) in polled.enumerated() {
                 let events = descriptors[slot + 1].revents
                 guard events != 0 else { continue }

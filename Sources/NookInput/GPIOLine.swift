@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import NookSystem
 internal import CGPIOD
 
 /// Where a configured line is on this machine.
@@ -23,12 +24,8 @@ struct GPIOEdge: Hashable, Sendable {
 enum GPIOLookup {
     /// The `gpiochipN` character devices, in numeric order.
     static func chipPaths(in devices: String) -> [String] {
-        guard let directory = opendir(devices) else { return [] }
-        defer { closedir(directory) }
-        var numbers: [Int] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name.hasPrefix("gpiochip"), let number = Int(name.dropFirst("gpiochip".count)) { numbers.append(number) }
+        let numbers = ((try? directoryEntries(devices)) ?? []).compactMap { name in
+            name.hasPrefix("gpiochip") ? Int(name.dropFirst("gpiochip".count)) : nil
         }
         return numbers.sorted().map { "\(devices)/gpiochip\($0)" }
     }
@@ -87,7 +84,7 @@ enum GPIOLookup {
 
     static func problem(_ error: nook_gpio_error, _ path: String) -> SensorProblem {
         let call = error.call.map { String(cString: $0) } ?? "libgpiod"
-        var message = "'\(call)' failed for \(path): (\(error.code)) \(String(cString: strerror(error.code)))"
+        var message = SystemCallError(call, errno: error.code, subject: path).description
         if error.code == EACCES || error.code == EPERM {
             message += " (nookd's user needs the nook group and udev/70-nook.rules)"
         } else if error.code == EBUSY {
@@ -96,9 +93,7 @@ enum GPIOLookup {
         return SensorProblem(message)
     }
 
-    static func text<T>(_ field: T) -> String {
-        withUnsafeBytes(of: field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-    }
+    static func text<T>(_ field: T) -> String { string(fromCCharacters: field) }
 }
 
 /// A line requested for edge events; the only owner of its libgpiod request, released on deinit.

@@ -2,18 +2,23 @@
 import Glibc
 #endif
 import NookActivities
+import NookSystem
+import Synchronization
 
 /// An IIO proximity sensor (SPEC I2) driving the `hover` role of ``NookEngagement``: hover
 /// starts when `in_proximity_raw` reaches ``Settings/threshold`` and ends when it falls below
 /// `threshold - hysteresis`, so a hand at the edge of range does not flicker.
 ///
-/// Reads sysfs on the injected clock every ``Settings/interval``. A missing or vanished sensor
-/// is a warning, never a crash (I4): the input reports inactive and is looked for again.
+/// Reads sysfs on the injected clock every ``Settings/interval``. Values are parsed as the IIO
+/// core prints them (``IIOValue``), and the thresholds are in those units: `in_proximity_scale`
+/// and `_offset` are not applied. A sensor that is missing, unreadable or unusable is a warning
+/// naming what is wrong, never a crash (I4): the input reports inactive, with the problem, and
+/// is looked at again every second.
 public final class ProximitySensor: Sendable {
     public struct Settings: Hashable, Sendable {
         /// `iio:device0`, or a path; or nil to find the device by ``name``.
         public var device: String?
-        /// The IIO device's `name` attribute, e.g. `vcnl4040`.
+        /// The IIO device's `name` attribute, e.g. `vcnl4000` (every chip of that driver) or `ltr559`.
         public var name: String?
         public var threshold: Int
         public var hysteresis: Int
@@ -35,10 +40,19 @@ public final class ProximitySensor: Sendable {
         public var label: String { "proximity:" + (name ?? device ?? "iio") }
     }
 
+    /// What the sensor last said, for `nookctl status`.
+    public struct Observation: Hashable, Sendable {
+        /// The last value read, in the units `in_proximity_raw` prints; nil until one is read.
+        public var reading: IIOValue?
+        /// Why the sensor cannot be used right now; nil while it reads.
+        public var problem: SensorProblem?
+    }
+
     private let settings: Settings
     private let engagement: NookEngagement
     private let clock: any NookClock
     private let warn: @Sendable (String) -> Void
+    private let observed = Mutex(Observation())
 
     public init(settings: Settings, engagement: NookEngagement, clock: any NookClock, warn: @escaping @Sendable (String) -> Void) {
         precondition(settings.hysteresis >= 0 && settings.hysteresis <= settings.threshold, "hysteresis must lie within the threshold")
@@ -48,85 +62,175 @@ public final class ProximitySensor: Sendable {
         self.warn = warn
     }
 
+    public var observation: Observation { observed.withLock { $0 } }
+
+    /// The input's name in ``NookEngagement`` and `nookctl status`.
+    public var label: String { settings.label }
+
     /// Reads until the task is cancelled.
     public func run() async {
         var hovering = false
         var lastProblem: SensorProblem?
+        // Thresholds are in the units in_proximity_raw prints (see README): no scale or offset.
+        let near = IIOValue(settings.threshold)
+        let far = IIOValue(settings.threshold - settings.hysteresis)
         engagement.set(.hover, active: false, input: settings.label)
         var next = clock.now
         while !Task.isCancelled {
-            switch readValue() {
+            let result = readValue()
+            switch result {
             case .success(let value):
                 if lastProblem != nil { warn("\(settings.label): reading again (\(value))") }
-                lastProblem = nil
-                let now = hovering ? value >= settings.threshold - settings.hysteresis : value >= settings.threshold
-                if now != hovering {
+                let now = hovering ? value >= far : value >= near
+                if now != hovering || lastProblem != nil {
                     hovering = now
                     engagement.set(.hover, active: hovering, input: settings.label)
                 }
+                lastProblem = nil
+                observed.withLock { $0 = Observation(reading: value, problem: nil) }
             case .failure(let problem):
-                if problem != lastProblem { warn("\(settings.label): \(problem); running without it until it appears") }
-                lastProblem = problem
-                if hovering {
+                if problem != lastProblem { warn("\(settings.label): \(problem); \(problem.kind.consequence)") }
+                if problem != lastProblem || hovering {
                     hovering = false
-                    engagement.set(.hover, active: false, input: settings.label)
+                    engagement.set(.hover, active: false, input: settings.label, problem: problem.description)
                 }
+                lastProblem = problem
+                // No reading is shown beside a problem: the last one may be from another device.
+                observed.withLock { $0 = Observation(reading: nil, problem: problem) }
             }
-            // A missing sensor is looked for once a second, not at the reading rate.
+            // A sensor that cannot be read is looked at once a second, not at the reading rate.
             next = next + (lastProblem == nil ? settings.interval : .seconds(1))
             do { try await clock.sleep(until: max(next, clock.now)) } catch { return }
         }
     }
 
     /// The directory of the configured device, by path, by `iio:deviceN`, or by its `name`.
+    /// With both, the device must carry the name: numbers follow the order devices appeared in,
+    /// so after a re-probe `iio:device0` may be another sensor.
     func deviceDirectory() -> Result<String, SensorProblem> {
         if let device = settings.device {
-            return .success(device.hasPrefix("/") ? device : settings.sysfsRoot + "/" + device)
+            let path = device.hasPrefix("/") ? device : settings.sysfsRoot + "/" + device
+            guard let wanted = settings.name else { return .success(path) }
+            switch Self.readFile(path + "/name") {
+            case .failure(let problem): return .failure(SensorProblem(.missing, problem.description))
+            case .success(let actual) where actual != wanted:
+                return .failure(SensorProblem(.unusable, "\(path) is named '\(actual)', not '\(wanted)': IIO devices are numbered in the order they appear, so this number may now belong to another sensor; configure the name alone"))
+            case .success: return .success(path)
+            }
         }
-        guard let wanted = settings.name else { return .failure(SensorProblem("neither a device nor a name is configured")) }
-        guard let directory = opendir(settings.sysfsRoot) else {
-            return .failure(SensorProblem("cannot list \(settings.sysfsRoot): (\(errno)) \(String(cString: strerror(errno)))"))
+        guard let wanted = settings.name else { return .failure(SensorProblem(.unusable, "neither a device nor a name is configured")) }
+        let entries: [String]
+        do { entries = try directoryEntries(settings.sysfsRoot) } catch {
+            return .failure(SensorProblem(.missing, "cannot list \(settings.sysfsRoot): \(error)", errno: error.errno))
         }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard entryName.hasPrefix("iio:device") else { continue }
+        var matches: [(number: Int, path: String)] = []
+        for entryName in entries {
+            guard entryName.hasPrefix("iio:device"), let number = Int(entryName.dropFirst("iio:device".count)) else { continue }
             let path = settings.sysfsRoot + "/" + entryName
-            if case .success(let text) = Self.readFile(path + "/name"), text == wanted { return .success(path) }
+            if case .success(let text) = Self.readFile(path + "/name"), text == wanted { matches.append((number, path)) }
         }
-        return .failure(SensorProblem("no IIO device named '\(wanted)' under \(settings.sysfsRoot)"))
+        // The listing's order is the directory's, not the devices': take the lowest number, always,
+        // passing over a chip nookd refuses to read when another of the same name can be read.
+        let ordered = matches.sorted { $0.number < $1.number }
+        guard let first = ordered.first(where: { Self.refusal($0.path) == nil }) ?? ordered.first else {
+            return .failure(SensorProblem(.missing, "no IIO device named '\(wanted)' under \(settings.sysfsRoot)"))
+        }
+        return .success(first.path)
     }
 
-    private func readValue() -> Result<Int, SensorProblem> {
+    func readValue() -> Result<IIOValue, SensorProblem> {
         let directory: String
         switch deviceDirectory() {
         case .success(let path): directory = path
         case .failure(let problem): return .failure(problem)
         }
-        switch Self.readFile(directory + "/in_proximity_raw") {
-        case .failure(let problem): return .failure(problem)
+        if let refusal = Self.refusal(directory) { return .failure(refusal) }
+        let file = directory + "/in_proximity_raw"
+        switch Self.readFile(file) {
+        case .failure(let problem):
+            guard problem.errno == ENOENT else { return .failure(problem) }
+            // The device is there but has no proximity channel (a light-only sensor, or the
+            // wrong device): waiting for the file would wait forever.
+            if access(directory, F_OK) == 0 {
+                let name = (try? Self.readFile(directory + "/name").get()).map { " ('\($0)')" } ?? ""
+                return .failure(SensorProblem(.unusable, "\(directory)\(name) has no in_proximity_raw: not a proximity sensor"))
+            }
+            return .failure(SensorProblem(.missing, problem.description))
         case .success(let text):
-            guard let value = Int(text) else { return .failure(SensorProblem("\(directory)/in_proximity_raw holds '\(text)', not a number")) }
+            guard let value = IIOValue(parsing: text) else {
+                return .failure(SensorProblem(.unparseable, "\(file) holds '\(text.prefix(64))', not a value as the IIO core prints one"))
+            }
             return .success(value)
         }
     }
 
-    /// A small sysfs attribute, trimmed; errors name the call and errno.
+    /// Devices nookd will not read because reading them harms the machine.
+    static func refusal(_ directory: String) -> SensorProblem? {
+        // Linux 6.12's vcnl4000 driver reports a VCNL4000/4010/4020's proximity as a fraction
+        // over a zero denominator (its ps_scale is only set for VCNL4040/4200): each read of
+        // in_proximity_raw is a divide-error oops that kills the reader. Only the VCNL4040/4200
+        // publish in_proximity_integration_time, so its absence tells the old chips apart.
+        guard case .success("vcnl4000") = readFile(directory + "/name"),
+              access(directory + "/in_proximity_integration_time", F_OK) != 0 else { return nil }
+        return SensorProblem(.unusable, "\(directory) is a VCNL4000/4010/4020 (IIO name 'vcnl4000' without in_proximity_integration_time); Linux 6.12's driver divides by zero when its in_proximity_raw is read (a kernel oops), so nookd does not read it")
+    }
+
+    /// A small sysfs attribute without its surrounding whitespace; errors name the call and errno.
     static func readFile(_ path: String) -> Result<String, SensorProblem> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return .failure(SensorProblem("'open' failed for \(path): (\(errno)) \(String(cString: strerror(errno)))")) }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 256)
-        var count: Int
-        repeat { count = read(fd, &buffer, buffer.count) } while count < 0 && errno == EINTR
-        guard count >= 0 else { return .failure(SensorProblem("'read' failed for \(path): (\(errno)) \(String(cString: strerror(errno)))")) }
-        let text = String(decoding: buffer[0..<count], as: UTF8.self)
-        return .success(String(text.filter { !$0.isWhitespace }))
+        let bytes: [UInt8]
+        // sysfs reports every attribute as 4096 bytes long, whatever it holds.
+        do { bytes = try readRegularFile(path, limit: 4096) } catch {
+            switch error {
+            case .systemCall(let failure):
+                let absent = failure.call == "open" && (failure.errno == ENOENT || failure.errno == ENOTDIR)
+                return .failure(SensorProblem(absent ? .missing : .unreadable, failure.description, errno: failure.errno))
+            case .notRegular:
+                // A FIFO or device where an attribute should be: never opened for reading.
+                return .failure(SensorProblem(.unusable, error.description))
+            case .tooLarge:
+                return .failure(SensorProblem(.unparseable, error.description))
+            }
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        return .success(String(text.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed()))
     }
 }
 
-/// Why a sensor cannot be read right now, as the log says it.
+/// Why a sensor cannot be used right now, as the log and `nookctl status` say it.
 public struct SensorProblem: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Kind: Hashable, Sendable {
+        /// Not there (yet): no such device or file.
+        case missing
+        /// There, but reading it fails (the driver returned an error).
+        case unreadable
+        /// There and readable, but not a value the IIO core prints.
+        case unparseable
+        /// There, but not usable as configured: not a proximity sensor, another device under
+        /// the configured number, or a driver nookd will not read.
+        case unusable
+
+        /// What nookd does about it, for the warning.
+        var consequence: String {
+            switch self {
+            case .missing: "running without it until it appears"
+            case .unreadable: "the sensor is there but cannot be read; running without it, trying again every second"
+            case .unparseable: "the sensor is there but its reading is not understood; running without it, trying again every second"
+            case .unusable: "running without it; fix [proximity] in the config"
+            }
+        }
+    }
+
+    public let kind: Kind
     public let description: String
-    init(_ description: String) { self.description = description }
+    /// The errno of the failed call, if one failed.
+    public let errno: Int32?
+
+    /// A problem the GPIO inputs report; they say themselves what they do about it.
+    init(_ description: String) { self.init(.unreadable, description) }
+
+    init(_ kind: Kind, _ description: String, errno: Int32? = nil) {
+        self.kind = kind
+        self.description = description
+        self.errno = errno
+    }
 }

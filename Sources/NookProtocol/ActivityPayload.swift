@@ -6,44 +6,36 @@ import NookActivities
 /// (`low`/`normal`/`high`), `dwell`, `blocker`, `timeout`, `expiresAfter`, `progress`,
 /// `transition`, `endDelay` (seconds) and `id` (a UUID, assigned if absent).
 public enum ActivityPayload {
-    static let fields: Set<String> = [
-        "id", "title", "subtitle", "icon", "tint", "key", "priority", "dwell", "blocker", "timeout",
-        "expiresAfter", "progress", "transition", "endDelay",
-    ]
+    static let fields = Set(ActivityField.allCases.map(\.wireName))
 
     /// Decodes and validates, naming `activity.FIELD` in any error.
     public static func decode(_ value: JSONValue, path: String = "activity") throws(ProtocolError) -> NookActivity {
         let reader = try FieldReader(value, path: path)
         try reader.rejectUnknown(fields)
         let title = try reader.requiredString("title")
-        var id: NookActivityID?
-        if let text = try reader.string("id") {
-            guard let parsed = NookActivityID(text) else { throw ProtocolError(.invalid, field: reader.name("id"), "must be a UUID (8-4-4-4-12 hexadecimal digits), got '\(text)'") }
-            id = parsed
+        func parsed<Value>(_ key: ActivityField, _ result: Result<Value, FieldProblem>) throws(ProtocolError) -> Value {
+            switch result {
+            case .success(let value): return value
+            case .failure(let problem): throw ProtocolError(.invalid, field: reader.name(key.wireName), problem.description)
+            }
         }
+        let id = try reader.string("id").map { (text) throws(ProtocolError) in try parsed(.id, ActivityFieldValue.id(text)) }
         // A fresh id only when the client sent none: drawing one costs a getrandom(2) call.
         var activity = NookActivity(id: id ?? NookActivityID(), title: title)
         activity.subtitle = try reader.string("subtitle")
         activity.systemImage = try reader.string("icon")
         activity.coalescingKey = try reader.string("key")
-        if let text = try reader.string("tint") {
-            guard let tint = NookTint(parsing: text) else { throw ProtocolError(.invalid, field: reader.name("tint"), "must be \(NookTint.accepted); got '\(text)'") }
-            activity.tint = tint
+        if let text = try reader.string("tint") { activity.tint = try parsed(.tint, ActivityFieldValue.tint(text)) }
+        if let text = try reader.string("priority") { activity.priority = try parsed(.priority, ActivityFieldValue.priority(text)) }
+        func seconds(_ key: ActivityField) throws(ProtocolError) -> Duration? {
+            guard let number = try reader.number(key.wireName) else { return nil }
+            return try parsed(key, ActivityFieldValue.seconds(number))
         }
-        if let text = try reader.string("priority") {
-            guard let priority = NookActivityPriority(name: text) else { throw ProtocolError(.invalid, field: reader.name("priority"), "must be low, normal or high; got '\(text)'") }
-            activity.priority = priority
-        }
-        func seconds(_ key: String) throws(ProtocolError) -> Duration? {
-            guard let number = try reader.number(key) else { return nil }
-            guard let duration = Duration.nookSeconds(number) else { throw ProtocolError(.invalid, field: reader.name(key), "must be a finite number of seconds, got \(number)") }
-            return duration
-        }
-        if let dwell = try seconds("dwell") { activity.dwell = dwell }
-        if let transition = try seconds("transition") { activity.transition = transition }
-        if let endDelay = try seconds("endDelay") { activity.endDelay = endDelay }
-        activity.expiresAfter = try seconds("expiresAfter")
-        let timeout = try seconds("timeout")
+        if let dwell = try seconds(.dwell) { activity.dwell = dwell }
+        if let transition = try seconds(.transition) { activity.transition = transition }
+        if let endDelay = try seconds(.endDelay) { activity.endDelay = endDelay }
+        activity.expiresAfter = try seconds(.expiresAfter)
+        let timeout = try seconds(.timeout)
         if try reader.bool("blocker") == true {
             activity.presentation = .blocker(timeout: timeout)
         } else if timeout != nil {

@@ -236,22 +236,75 @@ public enum ResponseLine: Sendable {
     }
 }
 
-/// The JSON form of a lifecycle event (Q13), as `watch` streams it and `enqueue --wait` ends on.
-public enum EventPayload {
-    public static func encode(_ event: NookActivityEvent) -> JSONValue {
-        var members: [(String, JSONValue)] = [
-            ("id", .string(event.id.description)), ("event", .string(event.kind.name)),
-        ]
+/// A lifecycle event (Q13) as `watch` streams it and `enqueue --wait` ends on: what nookd
+/// encodes from a ``NookActivityEvent`` and what clients decode.
+public struct EventMessage: Sendable, Equatable {
+    /// How an activity ended, for a final event: the end of its time on screen (`hidden`) or
+    /// why it was never shown (`rejected`).
+    public enum Ending: Sendable, Equatable {
+        case hidden(NookEndReason)
+        /// The rejection reason's wire name (`cancelled`, `coalesced`, `expired`, `queueFull`,
+        /// `invalid`, `dismissed`).
+        case rejected(String)
+    }
+
+    public var id: NookActivityID
+    /// The event's wire name (``NookActivityEvent/Kind/name``).
+    public var event: String
+    /// `hidden`'s end reason or `rejected`'s reason.
+    public var reason: String?
+    /// For a rejection as `invalid`: the field at fault and what is wrong with it.
+    public var field: String?
+    public var message: String?
+    /// Seconds on nookd's clock, to the millisecond.
+    public var at: Double
+    public var module: String?
+    public var title: String
+
+    public init(_ event: NookActivityEvent) {
+        id = event.id
+        self.event = event.kind.name
         switch event.kind {
-        case .hidden(let reason): members.append(("reason", .string(reason.rawValue)))
+        case .hidden(let reason): self.reason = reason.rawValue
         case .rejected(let reason):
-            members.append(("reason", .string(reason.description)))
-            if case .invalid(let error) = reason { members.append(("field", .string(error.field))); members.append(("message", .string(error.problem))) }
+            self.reason = reason.description
+            if case .invalid(let error) = reason { (field, message) = (error.field, error.problem) }
         default: break
         }
-        members.append(("at", .number((event.at.sinceOrigin.nookSeconds * 1000).rounded() / 1000)))
-        if let module = event.module { members.append(("module", .string(module.rawValue))) }
-        members.append(("title", .string(event.activity.title)))
+        at = (event.at.sinceOrigin.nookSeconds * 1000).rounded() / 1000
+        module = event.module?.rawValue
+        title = event.activity.title
+    }
+
+    /// Nil until the activity's last event.
+    public var ending: Ending? {
+        switch event {
+        case "hidden": NookEndReason(rawValue: reason ?? "").map(Ending.hidden) ?? .rejected(reason ?? "unknown")
+        case "rejected": .rejected(reason ?? "unknown")
+        default: nil
+        }
+    }
+
+    public var json: JSONValue {
+        var members: [(String, JSONValue)] = [("id", .string(id.description)), ("event", .string(event))]
+        if let reason { members.append(("reason", .string(reason))) }
+        if let field { members.append(("field", .string(field))) }
+        if let message { members.append(("message", .string(message))) }
+        members.append(("at", .number(at)))
+        if let module { members.append(("module", .string(module))) }
+        members.append(("title", .string(title)))
         return .object(members)
+    }
+
+    public init(json: JSONValue) throws(ProtocolError) {
+        let reader = try FieldReader(json, path: "event")
+        id = try reader.requiredID("id")
+        event = try reader.requiredString("event")
+        reason = try reader.string("reason")
+        field = try reader.string("field")
+        message = try reader.string("message")
+        at = try reader.requiredNumber("at")
+        module = try reader.string("module")
+        title = try reader.requiredString("title")
     }
 }

@@ -1,11 +1,13 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import NookSystem
 
 /// A blocking connection to nookd's socket: request lines out, answer and event lines in.
 /// Used by nookctl and by the end-to-end tests; owns its socket and closes it when released.
 public final class NookClient {
-    private let fd: Int32
+    private let socket: FileDescriptor
+    private var fd: Int32 { socket.rawValue }
     /// Bytes read and not yet returned start at `unread`: lines are taken off the front by
     /// moving the index, not the bytes (a burst of answers would otherwise cost quadratic copying).
     private var buffer: [UInt8] = []
@@ -15,41 +17,24 @@ public final class NookClient {
     public var readTimeout: Duration?
 
     /// Connects; the error says what to check (is nookd running, the path, the group).
-    ///
-    /// The socket is held in a local until connected: once `fd` is set the object is whole, and
-    /// a throw after that would run `deinit`, closing the descriptor a second time (a number
-    /// another thread may have been given meanwhile: end-to-end tests running side by side saw
-    /// their sockets closed under them).
     public init(path: String) throws(ClientError) {
-        let socketFD = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard socketFD >= 0 else { throw .unreachable("'socket' failed: (\(errno)) \(String(cString: strerror(errno)))") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            close(socketFD)
-            throw .unreachable("socket path \(path) is too long for a Unix socket")
+        guard let address = UnixSocketAddress(path: path) else {
+            throw .unreachable("socket path \(path) is too long for a Unix socket (at most \(UnixSocketAddress.maximumPathLength) bytes)")
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in bytes.enumerated() { buffer[index] = byte }
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard result == 0 else {
-            let code = errno
-            close(socketFD)
-            let hint = switch code {
+        do throws(SystemCallError) {
+            // Owned from here on: a failed connect closes it exactly once, with its owner.
+            let socket = try FileDescriptor.unixSocket(SOCK_STREAM, name: path)
+            try socket.connect(to: address)
+            self.socket = socket
+        } catch {
+            let hint = switch error.errno {
             case ENOENT, ECONNREFUSED: "is nookd running? (or pass --socket PATH)"
             case EACCES: "permission denied: is your user in the socket's group (usually 'nook')?"
             default: ""
             }
-            throw .unreachable("cannot connect to nookd at \(path): (\(code)) \(String(cString: strerror(code))) \(hint)")
+            throw .unreachable("cannot connect to nookd at \(path): \(SystemCallError.describe(errno: error.errno)) \(hint)")
         }
-        fd = socketFD
     }
-
-    deinit { close(fd) }
 
     /// Sends one line; a newline is added.
     public func send(_ line: String) throws(ClientError) {
@@ -62,10 +47,11 @@ public final class NookClient {
     public func sendRaw(_ bytes: [UInt8]) throws(ClientError) {
         var sent = 0
         while sent < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+            let count = bytes.withUnsafeBytes { bytes in
+                retryingInterrupts { Glibc.send(fd, bytes.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+            }
             if count < 0 {
-                if errno == EINTR { continue }
-                throw .unreachable("lost the connection to nookd while sending: (\(errno)) \(String(cString: strerror(errno)))")
+                throw .unreachable("lost the connection to nookd while sending: \(SystemCallError.describe(errno: errno))")
             }
             sent += count
         }
@@ -87,15 +73,15 @@ public final class NookClient {
             buffer.removeFirst(unread)
             unread = 0
             if let readTimeout {
-                var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                var entries = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
                 let milliseconds = Int32(readTimeout.components.seconds * 1000 + readTimeout.components.attoseconds / 1_000_000_000_000_000)
-                let ready = poll(&entry, 1, milliseconds)
-                if ready == 0 { throw .unreachable("nookd sent nothing for \(readTimeout)") }
+                if (try? pollDescriptors(&entries, timeoutMilliseconds: milliseconds)) == 0 {
+                    throw .unreachable("nookd sent nothing for \(readTimeout)")
+                }
             }
-            let count = read(fd, &chunk, chunk.count)
+            let count = retryingInterrupts { read(fd, &chunk, chunk.count) }
             if count < 0 {
-                if errno == EINTR { continue }
-                throw .unreachable("lost the connection to nookd: (\(errno)) \(String(cString: strerror(errno)))")
+                throw .unreachable("lost the connection to nookd: \(SystemCallError.describe(errno: errno))")
             }
             if count == 0 { return nil }
             buffer.append(contentsOf: chunk[0..<count])
@@ -124,6 +110,17 @@ public final class NookClient {
             }
         }
         throw .unreachable("nookd closed the connection without answering")
+    }
+
+    /// Sends a request and decodes its answer as `Answer`; also returns the result as nookd
+    /// sent it (for `--json`, which prints fields this client may not know).
+    public func request<Answer: NookAnswer>(_ request: Request, as _: Answer.Type) throws(ClientError) -> (Answer, JSONValue) {
+        let result = try self.request(request)
+        do {
+            return (try Answer(json: result), result)
+        } catch {
+            throw .daemon(ProtocolError(error.code, field: error.field, "nookd's answer cannot be read: \(error.message)"))
+        }
     }
 }
 

@@ -1,3 +1,5 @@
+import NookActivities
+
 /// A structured error sent back for a bad request (C3): a stable code, the field at fault
 /// (dotted path such as `activity.title`) and a human message.
 public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -92,4 +94,51 @@ struct FieldReader {
             throw ProtocolError(.invalid, field: name(key), "is not a field of this message (known: \(known.sorted().joined(separator: ", ")))")
         }
     }
+
+    func requiredNumber(_ key: String) throws(ProtocolError) -> Double {
+        guard let number = try number(key) else { throw ProtocolError(.missingField, field: name(key), "is required") }
+        return number
+    }
+
+    func requiredInt(_ key: String) throws(ProtocolError) -> Int {
+        let number = try requiredNumber(key)
+        guard let whole = Int(exactly: number) else { throw ProtocolError(.wrongType, field: name(key), "must be a whole number, got \(number)") }
+        return whole
+    }
+
+    func requiredBool(_ key: String) throws(ProtocolError) -> Bool {
+        guard let flag = try bool(key) else { throw ProtocolError(.missingField, field: name(key), "is required") }
+        return flag
+    }
+
+    func requiredID(_ key: String) throws(ProtocolError) -> NookActivityID {
+        let text = try requiredString(key)
+        guard let id = NookActivityID(text) else { throw ProtocolError(.invalid, field: name(key), "must be a UUID (8-4-4-4-12 hexadecimal digits), got '\(text)'") }
+        return id
+    }
+
+    /// A nested object as a reader of its own (its errors name `key.field`), or nil if absent.
+    func object(_ key: String) throws(ProtocolError) -> FieldReader? {
+        guard let found = value(key) else { return nil }
+        return try FieldReader(found, path: name(key))
+    }
+
+    func requiredObject(_ key: String) throws(ProtocolError) -> FieldReader {
+        guard let found = try object(key) else { throw ProtocolError(.missingField, field: name(key), "is required") }
+        return found
+    }
+
+    func requiredArray(_ key: String) throws(ProtocolError) -> [JSONValue] {
+        switch value(key) {
+        case nil: throw ProtocolError(.missingField, field: name(key), "is required")
+        case .array(let items)?: return items
+        case let other?: throw ProtocolError(.wrongType, field: name(key), "must be an array, got \(other.typeName)")
+        }
+    }
+
+    /// An array of objects, each as a reader naming `key[index].field` in its errors.
+    func requiredObjects(_ key: String) throws(ProtocolError) -> [FieldReader] {
+        try requiredArray(key).enumerated().map { (index, item) throws(ProtocolError) in try FieldReader(item, path: name("\(key)[\(index)]")) }
+    }
 }
+

@@ -75,31 +75,27 @@ struct EnqueueOptions: Equatable {
     /// nookd is contacted; its wording is what `nookctl enqueue` prints).
     func activity() -> Result<NookActivity, Problem> {
         func problem(_ message: String) -> Result<NookActivity, Problem> { .failure(Problem(message: message)) }
+        /// The value, or the problem named as `--flag must be …`.
+        func parsed<Value>(_ field: ActivityField, _ result: Result<Value, FieldProblem>) -> Result<Value, Problem> {
+            result.mapError { Problem(message: "\(field.flag!) \($0)") }
+        }
         var activity = NookActivity(coalescingKey: key, title: title, subtitle: subtitle, systemImage: icon)
-        if let id {
-            guard let parsed = NookActivityID(id) else { return problem("--id must be a UUID; got '\(id)'") }
-            activity.id = parsed
+        do throws(Problem) {
+            if let id { activity.id = try parsed(.id, ActivityFieldValue.id(id)).get() }
+            if let tint { activity.tint = try parsed(.tint, ActivityFieldValue.tint(tint)).get() }
+            if let priority { activity.priority = try parsed(.priority, ActivityFieldValue.priority(priority)).get() }
+            if timeout != nil && !blocker { return problem("--timeout applies only with --blocker") }
+            if let dwell { activity.dwell = try parsed(.dwell, ActivityFieldValue.seconds(dwell)).get() }
+            if blocker { activity.presentation = .blocker(timeout: try timeout.map { (seconds) throws(Problem) in try parsed(.timeout, ActivityFieldValue.seconds(seconds)).get() }) }
+            activity.expiresAfter = try expiresAfter.map { (seconds) throws(Problem) in try parsed(.expiresAfter, ActivityFieldValue.seconds(seconds)).get() }
+        } catch {
+            return .failure(error)
         }
-        if let tint {
-            guard let parsed = NookTint(parsing: tint) else { return problem("--tint must be \(NookTint.accepted); got '\(tint)'") }
-            activity.tint = parsed
-        }
-        if let priority {
-            guard let parsed = NookActivityPriority(name: priority) else { return problem("--priority must be low, normal or high; got '\(priority)'") }
-            activity.priority = parsed
-        }
-        if timeout != nil && !blocker { return problem("--timeout applies only with --blocker") }
-        if let dwell {
-            guard let duration = Duration.nookSeconds(dwell) else { return problem("--dwell must be a number of seconds") }
-            activity.dwell = duration
-        }
-        if blocker { activity.presentation = .blocker(timeout: timeout.flatMap { Duration.nookSeconds($0) }) }
         activity.progress = progress
-        activity.expiresAfter = expiresAfter.flatMap { Duration.nookSeconds($0) }
         do {
             try activity.validate()
         } catch {
-            return problem("--\(error.field == "expiresAfter" ? "expires-after" : error.field): \(error.problem)")
+            return problem("\(ActivityField.name(ofWireField: error.field, commandLine: true)): \(error.problem)")
         }
         return .success(activity)
     }
@@ -108,20 +104,21 @@ struct EnqueueOptions: Equatable {
     /// with a code saying how it ended.
     func send(_ activity: NookActivity) {
         guard wait else {
-            connection.run(.enqueue(activity, module: module, wait: false)) { $0["id"]?.text }
+            connection.run(.enqueue(activity, module: module, wait: false), as: EnqueueAnswer.self) { $0.id.description }
             return
         }
         do {
             let client = try NookClient(path: connection.path)
-            let accepted = try client.request(Request(id: .number(1), operation: .enqueue(activity, module: module, wait: true)))
-            if json { print(accepted.serialized) } else if let id = accepted["id"]?.text { print(id) }
+            let (accepted, raw) = try client.request(Request(id: .number(1), operation: .enqueue(activity, module: module, wait: true)),
+                                                     as: EnqueueAnswer.self)
+            if json { print(raw.serialized) } else { print(accepted.id) }
             while let line = try client.readLine() {
-                guard case .event(_, let event)? = try? ResponseLine.decode(line) else { continue }
-                if json { print(event.serialized) }
-                let name = event["event"]?.text, reason = event["reason"]?.text
-                guard name == "hidden" || name == "rejected" else { continue }
-                if !json { print("\(name!) (\(reason ?? "?"))") }
-                Glibc.exit(Self.exitCode(event: name!, reason: reason))
+                guard case .event(_, let json)? = try? ResponseLine.decode(line), let event = try? EventMessage(json: json),
+                      event.id == accepted.id else { continue }
+                if self.json { print(json.serialized) }
+                guard let ending = event.ending else { continue }
+                if !self.json { print("\(event.event) (\(event.reason ?? "?"))") }
+                Glibc.exit(Self.exitCode(ending))
             }
             connection.fail(.unreachable("nookd closed the connection before the activity ended"))
         } catch {
@@ -129,15 +126,15 @@ struct EnqueueOptions: Equatable {
         }
     }
 
-    static func exitCode(event: String, reason: String?) -> Int32 {
-        switch (event, reason) {
-        case ("hidden", "completed"): 0
-        case (_, "dismissed"): ExitCodes.dismissed
-        case (_, "cancelled"): ExitCodes.cancelled
-        case (_, "coalesced"): ExitCodes.coalesced
-        case (_, "expired"): ExitCodes.expired
-        case (_, "timedOut"): ExitCodes.timedOut
-        default: ExitCodes.rejected
+    static func exitCode(_ ending: EventMessage.Ending) -> Int32 {
+        switch ending {
+        case .hidden(.completed): 0
+        case .hidden(.dismissed), .rejected("dismissed"): ExitCodes.dismissed
+        case .hidden(.cancelled), .rejected("cancelled"): ExitCodes.cancelled
+        case .hidden(.timedOut): ExitCodes.timedOut
+        case .rejected("coalesced"): ExitCodes.coalesced
+        case .rejected("expired"): ExitCodes.expired
+        case .rejected: ExitCodes.rejected
         }
     }
 }

@@ -1,4 +1,5 @@
 import NookActivities
+import NookProtocol
 
 /// `nookctl enqueue` read without ArgumentParser, for speed: scripts run it for every event,
 /// and building ArgumentParser's command tree (reflection over every subcommand's options)
@@ -10,12 +11,12 @@ import NookActivities
 /// returns nil and goes to ArgumentParser, which owns every message about the command line.
 /// `NookctlTests` checks that both readings agree and that this one knows every option.
 enum EnqueueCommandLine {
-    /// The spellings of every option `Enqueue` declares.
-    static let flags: Set<String> = ["--json", "--blocker", "--wait"]
-    static let valued: Set<String> = [
-        "--socket", "--title", "--subtitle", "--icon", "--tint", "--key", "--priority", "--dwell", "--timeout", "--progress",
-        "--expires-after", "--module", "--id",
-    ]
+    /// The spellings of every option `Enqueue` declares: the activity's fields, where to send
+    /// it, and how (`NookctlTests` checks this against ArgumentParser's reading of `Enqueue`).
+    static let flags: Set<String> = GlobalOptions.flags.union(["--wait"])
+        .union(ActivityField.allCases.filter { !$0.takesValue }.compactMap(\.flag))
+    static let valued: Set<String> = GlobalOptions.valued.union(["--module"])
+        .union(ActivityField.allCases.filter(\.takesValue).compactMap(\.flag))
 
     /// The options of `nookctl enqueue ARGUMENTS…` (the arguments after `enqueue`) and the
     /// activity they describe, or nil to let ArgumentParser read the command line.

@@ -4,6 +4,7 @@ import Glibc
 import ArgumentParser
 import NookActivities
 import NookProtocol
+import NookSystem
 
 @main
 struct Nookctl: ParsableCommand {
@@ -23,12 +24,12 @@ struct Nookctl: ParsableCommand {
     /// `nookctl enqueue` with a well-formed command line skips ArgumentParser (see
     /// ``EnqueueCommandLine``); everything else goes through it.
     static func main() {
-        let arguments = CommandLine.arguments.dropFirst()
+        let arguments = GlobalOptions.movedAfterSubcommand(Array(CommandLine.arguments.dropFirst()))
         if arguments.first == "enqueue", let plain = EnqueueCommandLine.parse(arguments.dropFirst()) {
             plain.options.send(plain.activity)
             return
         }
-        main(nil)
+        main(arguments)
     }
 }
 
@@ -51,12 +52,13 @@ struct Connection: ParsableArguments {
         return "/run/nook/nookd.sock"
     }
 
-    /// Runs one request and prints its result as JSON or through `human`.
-    func run(_ operation: NookOperation, human: (JSONValue) -> String?) {
+    /// Runs one request and prints its result: as nookd sent it with `--json`, else through
+    /// `human` reading the typed answer.
+    func run<Answer: NookAnswer>(_ operation: NookOperation, as _: Answer.Type, human: (Answer) -> String?) {
         do {
             let client = try NookClient(path: path)
-            let result = try client.request(Request(id: .number(1), operation: operation))
-            if json { print(result.serialized) } else if let text = human(result) { print(text) }
+            let (answer, result) = try client.request(Request(id: .number(1), operation: operation), as: Answer.self)
+            if json { print(result.serialized) } else if let text = human(answer) { print(text) }
         } catch {
             // The do-block throws only ClientError (typed throws).
             fail(error)
@@ -78,7 +80,7 @@ struct Cancel: ParsableCommand {
     @OptionGroup var connection: Connection
     @Argument(help: "The activity's id.") var id: String
     func validate() throws { if NookActivityID(id) == nil { throw ValidationError("'\(id)' is not an activity id (a UUID)") } }
-    func run() throws { connection.run(.cancel(NookActivityID(id)!)) { _ in nil } }
+    func run() throws { connection.run(.cancel(NookActivityID(id)!), as: CancelAnswer.self) { _ in nil } }
 }
 
 struct CancelAll: ParsableCommand {
@@ -86,7 +88,7 @@ struct CancelAll: ParsableCommand {
     @OptionGroup var connection: Connection
     @Argument(help: "The coalescing key.") var key: String
     @Option(help: "Only in this module.") var module: String?
-    func run() throws { connection.run(.cancelAll(key: key, module: module)) { "cancelled \(Int($0["cancelled"]?.numberValue ?? 0))" } }
+    func run() throws { connection.run(.cancelAll(key: key, module: module), as: CancelAllAnswer.self) { "cancelled \($0.cancelled)" } }
 }
 
 struct Dismiss: ParsableCommand {
@@ -94,63 +96,73 @@ struct Dismiss: ParsableCommand {
     @OptionGroup var connection: Connection
     @Argument(help: "An activity id; without one, whatever is on screen.") var id: String?
     func validate() throws { if let id, NookActivityID(id) == nil { throw ValidationError("'\(id)' is not an activity id (a UUID)") } }
-    func run() throws { connection.run(.dismiss(id.flatMap { NookActivityID($0) })) { $0["dismissed"]?.text } }
+    func run() throws { connection.run(.dismiss(id.flatMap { NookActivityID($0) }), as: DismissAnswer.self) { $0.dismissed.description } }
 }
 
 struct Suspend: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "suspend", abstract: "Stop new takeovers; the card on screen finishes. Everything queued is kept.")
     @OptionGroup var connection: Connection
     @Option(help: "Only this module (default: all).") var module: String?
-    func run() throws { connection.run(.suspend(module: module)) { _ in nil } }
+    func run() throws { connection.run(.suspend(module: module), as: ModulesAnswer.self) { _ in nil } }
 }
 
 struct Resume: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "resume", abstract: "Show activities again after suspend or quiesce.")
     @OptionGroup var connection: Connection
     @Option(help: "Only this module (default: all).") var module: String?
-    func run() throws { connection.run(.resume(module: module)) { _ in nil } }
+    func run() throws { connection.run(.resume(module: module), as: ModulesAnswer.self) { _ in nil } }
 }
 
 struct Quiesce: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "quiesce", abstract: "Stop at once: the card on screen goes back to the queue; returns when the glass is free.")
     @OptionGroup var connection: Connection
     @Option(help: "Only this module (default: all).") var module: String?
-    func run() throws { connection.run(.quiesce(module: module)) { _ in nil } }
+    func run() throws { connection.run(.quiesce(module: module), as: ModulesAnswer.self) { _ in nil } }
 }
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "status", abstract: "Show what is on the glass, what is waiting, and the inputs.")
     @OptionGroup var connection: Connection
     func run() throws {
-        connection.run(.status) { status in
-            var lines = ["display: \(status["display"]?["mode"]?.text ?? "?") (backend \(status["display"]?["backend"]?.text ?? "?"), rotation \(Int(status["display"]?["rotation"]?.numberValue ?? 0))°, theme \(status["display"]?["theme"]?.text ?? "?"))",
-                         "home: \(status["home"]?.text ?? "?")",
-                         "foreground module: \(status["foreground"]?.text ?? "none")",
-                         "engaged: \(status["engaged"] == .bool(true) ? "yes" : "no")"]
-            for input in status["inputs"]?.items ?? [] {
-                lines.append("  input \(input["input"]?.text ?? "?") (\(input["role"]?.text ?? "?")): \(input["active"] == .bool(true) ? "active" : "idle")")
+        connection.run(.status, as: StatusAnswer.self) { status in
+            let display = status.display
+            var lines = ["display: \(display.mode) (backend \(display.backend), rotation \(display.rotation)°, theme \(display.theme))",
+                         "home: \(status.home)",
+                         "foreground module: \(status.foreground ?? "none")",
+                         "engaged: \(status.engaged ? "yes" : "no")"]
+            for input in status.inputs {
+                var line = "  input \(input.input) (\(input.role)): "
+                if let problem = input.problem {
+                    line += "unavailable (\(problem))"
+                } else {
+                    line += input.active ? "active" : "idle"
+                    if let reading = input.reading {
+                        line += ", reading " + (reading == reading.rounded() && abs(reading) < 1e15 ? String(Int(reading)) : String(reading))
+                    }
+                }
+                lines.append(line)
             }
-            if let gpio = status["gpio"], gpio != .null {
-                lines.append("gpio: libgpiod \(gpio["library"]?.text ?? "?")")
-                for line in gpio["lines"]?.items ?? [] {
-                    let level = line["active"] == .null ? "unavailable" : line["active"] == .bool(true) ? "active" : "idle"
-                    var text = "  \(line["name"]?.text ?? "?") (\(line["role"]?.text ?? "?")) at \(line["location"]?.text ?? "?"): \(level), \(Int(line["changes"]?.numberValue ?? 0)) changes"
-                    if let problem = line["problem"]?.text { text += " (\(problem))" }
+            if let gpio = status.gpio {
+                lines.append("gpio: libgpiod \(gpio.library)")
+                for line in gpio.lines {
+                    let level = line.active.map { $0 ? "active" : "idle" } ?? "unavailable"
+                    var text = "  \(line.name) (\(line.role)) at \(line.location): \(level), \(line.changes) changes"
+                    if let problem = line.problem { text += " (\(problem))" }
                     lines.append(text)
                 }
             }
-            for module in status["modules"]?.items ?? [] {
-                var line = "module \(module["name"]?.text ?? "?"): "
-                if let current = module["current"], current != .null {
-                    line += "showing \"\(current["title"]?.text ?? "?")\" (\(module["phase"]?.text ?? "?"))"
+            for module in status.modules {
+                var line = "module \(module.name): "
+                if let current = module.current {
+                    line += "showing \"\(current.title)\" (\(module.phase ?? "?"))"
                 } else {
                     line += "idle"
                 }
-                line += ", \(Int(module["pending"]?.numberValue ?? 0)) pending"
-                if module["suspended"] == .bool(true) { line += ", suspended" }
-                if module["displayAvailable"] == .bool(false) { line += ", display unavailable" }
-                if let parked = module["parked"]?.text { line += ", waiting: \(parked)" }
-                if let blocker = module["blockedBy"], blocker != .null { line += ", held by blocker \"\(blocker["title"]?.text ?? "?")\" \(blocker["id"]?.text ?? "")" }
+                line += ", \(module.pending) pending"
+                if module.suspended { line += ", suspended" }
+                if !module.displayAvailable { line += ", display unavailable" }
+                if let parked = module.parked { line += ", waiting: \(parked)" }
+                if let blocker = module.blockedBy { line += ", held by blocker \"\(blocker.title)\" \(blocker.id)" }
                 lines.append(line)
             }
             return lines.joined(separator: "\n")
@@ -163,15 +175,15 @@ struct List: ParsableCommand {
     @OptionGroup var connection: Connection
     @Option(help: "Only this module.") var module: String?
     func run() throws {
-        connection.run(.list(module: module)) { result in
+        connection.run(.list(module: module), as: ListAnswer.self) { result in
             var lines: [String] = []
-            for module in result["modules"]?.items ?? [] {
-                lines.append("\(module["name"]?.text ?? "?"):")
-                if let current = module["current"], current != .null {
-                    lines.append("  * \(current["id"]?.text ?? "") \(current["priority"]?.text ?? "") \"\(current["title"]?.text ?? "")\" (on screen)")
+            for module in result.modules {
+                lines.append("\(module.name):")
+                if let current = module.current {
+                    lines.append("  * \(current.id) \(current.priority) \"\(current.title)\" (on screen)")
                 }
-                for activity in module["pending"]?.items ?? [] {
-                    lines.append("    \(activity["id"]?.text ?? "") \(activity["priority"]?.text ?? "") \"\(activity["title"]?.text ?? "")\"")
+                for activity in module.pending {
+                    lines.append("    \(activity.id) \(activity.priority) \"\(activity.title)\"")
                 }
             }
             return lines.joined(separator: "\n")
@@ -185,14 +197,14 @@ struct Watch: ParsableCommand {
     func run() throws {
         do {
             let client = try NookClient(path: connection.path)
-            _ = try client.request(Request(id: .number(1), operation: .watch))
+            _ = try client.request(Request(id: .number(1), operation: .watch), as: WatchAnswer.self)
             while let line = try client.readLine() {
-                guard case .event(_, let event)? = try? ResponseLine.decode(line) else { continue }
+                guard case .event(_, let json)? = try? ResponseLine.decode(line) else { continue }
                 if connection.json {
-                    print(event.serialized)
-                } else {
-                    let reason = event["reason"]?.text.map { " (\($0))" } ?? ""
-                    print("\(event["at"]?.numberValue.map { String($0) } ?? "?")s \(event["event"]?.text ?? "?")\(reason) \(event["id"]?.text ?? "") \"\(event["title"]?.text ?? "")\"")
+                    print(json.serialized)
+                } else if let event = try? EventMessage(json: json) {
+                    let reason = event.reason.map { " (\($0))" } ?? ""
+                    print("\(event.at)s \(event.event)\(reason) \(event.id) \"\(event.title)\"")
                 }
                 fflush(nil)
             }
@@ -207,12 +219,14 @@ struct Snapshot: ParsableCommand {
     @OptionGroup var connection: Connection
     @Option(name: .shortAndLong, help: "Where to write the PNG.") var output = "snapshot.png"
     func run() throws {
-        connection.run(.snapshot) { result in
-            guard let text = result["png"]?.text, let bytes = Base64.decode(text) else { return "nookd sent no PNG" }
-            guard let file = fopen(output, "wb") else { return "cannot write \(output): \(String(cString: strerror(errno)))" }
-            defer { fclose(file) }
-            _ = fwrite(bytes, 1, bytes.count, file)
-            return "wrote \(output) (\(Int(result["width"]?.numberValue ?? 0))x\(Int(result["height"]?.numberValue ?? 0)))"
+        connection.run(.snapshot, as: SnapshotAnswer.self) { snapshot in
+            do throws(SystemCallError) {
+                let file = try FileDescriptor.open(output, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644)
+                try snapshot.png.withUnsafeBytes { bytes in Result { () throws(SystemCallError) in try file.writeAll(bytes) } }.get()
+            } catch {
+                return "cannot write the snapshot: \(error)"
+            }
+            return "wrote \(output) (\(snapshot.width)x\(snapshot.height))"
         }
     }
 }
@@ -228,7 +242,7 @@ struct Home: ParsableCommand {
     }
     func run() throws {
         let setting: HomeSetting = content == "clock" ? .clock : content == "blank" ? .blank : .text(text!)
-        connection.run(.home(setting)) { "home: \($0["home"]?.text ?? "?")" }
+        connection.run(.home(setting), as: HomeAnswer.self) { "home: \($0.home)" }
     }
 }
 
@@ -236,5 +250,5 @@ struct Focus: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "focus", abstract: "Make a module the foreground one (its queue shows any priority; others only high).")
     @OptionGroup var connection: Connection
     @Argument(help: "The module's name.") var module: String
-    func run() throws { connection.run(.focus(module: module)) { "foreground: \($0["to"]?.text ?? "?")" } }
+    func run() throws { connection.run(.focus(module: module), as: FocusAnswer.self) { "foreground: \($0.to)" } }
 }

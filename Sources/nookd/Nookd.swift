@@ -1,13 +1,11 @@
 import ArgumentParser
-import Dispatch
 import Logging
 import NookDaemon
-import NookDisplay
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// nookd: parses flags, bootstraps logging, installs signal handlers and runs the daemon.
+/// nookd: parses flags, bootstraps logging and runs the daemon (which handles the signals).
 @main
 struct Nookd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -42,34 +40,22 @@ struct Nookd: AsyncParsableCommand {
     @Flag(help: "Show a test card on the DRM display for a second, restore the display, report and exit.")
     var testDisplay = false
 
+    /// The flags that override the config file (checked by the file's own rules).
+    var flagOverrides: FlagOverrides {
+        var flags = FlagOverrides()
+        (flags.socket, flags.display, flags.frames, flags.size, flags.rotation) = (socket, display, frames, size, rotation)
+        (flags.theme, flags.socketGroup, flags.logLevel, flags.journal, flags.journalSync) = (theme, socketGroup, logLevel, journal, journalSync)
+        return flags
+    }
+
     func validate() throws {
-        if let display, DaemonConfig.Backend(rawValue: display) == nil { throw ValidationError("--display must be auto, drm, fbdev or mock; got '\(display)'") }
-        if let size, PixelSize(parsing: size) == nil { throw ValidationError("--size must be WIDTHxHEIGHT such as 1280x400; got '\(size)'") }
-        if let rotation, rotation % 90 != 0 || !(0...270).contains(rotation) { throw ValidationError("--rotation must be 0, 90, 180 or 270; got \(rotation)") }
-        if let theme, theme != "dark" && theme != "light" { throw ValidationError("--theme must be dark or light; got '\(theme)'") }
-        if let logLevel, Logger.Level(rawValue: logLevel) == nil { throw ValidationError("--log-level must be trace, debug, info, notice, warning or error; got '\(logLevel)'") }
-        if let socket, !socket.hasPrefix("/") { throw ValidationError("--socket must be an absolute path; got '\(socket)'") }
-        if let journal, journal != "none", !journal.hasPrefix("/") { throw ValidationError("--journal must be an absolute path or none; got '\(journal)'") }
-        if let journalSync, JournalSync(rawValue: journalSync) == nil { throw ValidationError("--journal-sync must be ack or interval; got '\(journalSync)'") }
+        do throws(SettingProblem) { try flagOverrides.validate() } catch { throw ValidationError(error.description) }
     }
 
     /// The command line, applied over the file at start and again at every SIGHUP reload.
     func overrides() -> @Sendable (inout DaemonConfig) -> Void {
-        let (socket, display, frames, size, rotation, theme, socketGroup, logLevel, journal) =
-            (socket, display, frames, size, rotation, theme, socketGroup, logLevel, journal)
-        let journalSync = journalSync.flatMap(JournalSync.init(rawValue:))
-        return { config in
-            if let journal { config.journalPath = journal == "none" ? nil : journal }
-            if let journalSync { config.journalSync = journalSync }
-            if let socket { config.socketPath = socket }
-            if let display { config.backend = DaemonConfig.Backend(rawValue: display)! }
-            if let frames { config.framesDirectory = frames }
-            if let size { config.mockSize = PixelSize(parsing: size)! }
-            if let rotation { config.rotation = Rotation(degrees: rotation)! }
-            if let theme { config.useAppearance(theme) }
-            if let socketGroup { config.socketGroup = socketGroup }
-            if let logLevel { config.logLevel = logLevel }
-        }
+        let flags = flagOverrides
+        return { config in flags.apply(to: &config) }
     }
 
     func run() async throws {
@@ -111,67 +97,12 @@ struct Nookd: AsyncParsableCommand {
             logger.error("\(error)")
             throw ExitCode(1)
         }
-        // A journal at a file-size limit gets EFBIG and degrades to memory; it must not kill nookd.
-        signal(SIGXFSZ, SIG_IGN)
-        let signals = SignalWatcher(logger: logger, stop: { daemon.requestStop() }, reload: { Task { await daemon.reload() } })
         do {
             try await daemon.run()
         } catch {
             logger.error("\(error)")
             throw ExitCode(1)
         }
-        withExtendedLifetime(signals) {}
-    }
-}
-
-/// SIGTERM/SIGINT stop the daemon (a second one exits at once); SIGHUP reloads (N1, N2).
-final class SignalWatcher {
-    private let sources: [any DispatchSourceSignal]
-
-    init(logger: Logger, stop: @escaping @Sendable () -> Void, reload: @escaping @Sendable () -> Void) {
-        let queue = DispatchQueue(label: "nookd.signals")
-        let stops = Counter()
-        var sources: [any DispatchSourceSignal] = []
-        for number in [SIGTERM, SIGINT, SIGHUP] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler {
-                if number == SIGHUP {
-                    reload()
-                    return
-                }
-                if stops.increment() > 1 {
-                    logger.warning("second stop signal: exiting now")
-                    exit(1)
-                }
-                stop()
-            }
-            source.resume()
-            sources.append(source)
-        }
-        self.sources = sources
-        // libdispatch installs its handler for a signal source on its manager thread, after
-        // resume() has returned; until then the disposition is the SIG_IGN set above and a stop
-        // signal is dropped. nookd opens its socket only after this returns, so a client (or
-        // systemd) that sees nookd ready can always stop it.
-        for _ in 0..<2000 where [SIGTERM, SIGINT, SIGHUP].contains(where: { Self.isIgnored($0) }) {
-            usleep(1000)
-        }
-    }
-
-    private static func isIgnored(_ number: Int32) -> Bool {
-        var current = sigaction()
-        sigaction(number, nil, &current)
-        return unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
-    }
-}
-
-final class Counter: @unchecked Sendable {
-    private var value = 0
-    /// Only called on the signal queue, which is serial.
-    func increment() -> Int {
-        value += 1
-        return value
     }
 }
 

@@ -1,3 +1,4 @@
+import Glibc
 import NookConfig
 import Testing
 
@@ -101,7 +102,27 @@ struct ConfigTests {
             _ = try ConfigDocument.load(path: "/nonexistent/nook.toml")
             Issue.record("must fail")
         } catch {
-            #expect(error.description.contains("/nonexistent/nook.toml") && error.description.contains("'fopen' failed: (2)"))
+            #expect(error.description.contains("/nonexistent/nook.toml") && error.description.contains("'open' failed: (2)"))
+        }
+    }
+
+    /// `nookd --config` given a FIFO used to block in fopen until a writer came: at start-up,
+    /// or for good on a SIGHUP reload.
+    @Test func n1_aFIFOOrADeviceAsTheConfigIsRefusedWithoutBlocking() throws {
+        let path = "/tmp/nook-config-fifo-\(getpid())"
+        unlink(path)
+        #expect(mkfifo(path, 0o600) == 0)
+        defer { unlink(path) }
+        #expect(throws: ConfigError.self) { _ = try ConfigDocument.load(path: path) }
+        do {
+            _ = try ConfigDocument.load(path: path)
+        } catch {
+            #expect(error.description.contains("is a FIFO, not a regular file"))
+        }
+        do {
+            _ = try ConfigDocument.load(path: "/dev/zero")
+        } catch {
+            #expect(error.description.contains("is a character device"))
         }
     }
 }

@@ -144,6 +144,18 @@ struct CLITests {
         #expect(daemon.stop().status == 0)
     }
 
+    /// `nookctl --socket P enqueue …` used to fail with "Unknown option '--socket'".
+    @Test func c2_globalOptionsWorkBeforeTheSubcommand() throws {
+        let daemon = try DaemonProcess()
+        let enqueued = try nookctl(["--socket", daemon.socket, "enqueue", "--title", "First"], socket: nil)
+        #expect(enqueued.status == 0, "\(enqueued.error)")
+        #expect(NookActivityID(enqueued.output.trimmingCharacters(in: .whitespacesAndNewlines)) != nil)
+        let status = try nookctl(["--json", "--socket=\(daemon.socket)", "status"], socket: nil)
+        #expect(status.status == 0, "\(status.error)")
+        #expect(try JSONValue.parse(Array(status.output.utf8.dropLast()))["foreground"] == .string("default"))
+        #expect(daemon.stop().status == 0)
+    }
+
     @Test(arguments: ["bash", "zsh", "fish"])
     func c2_shellCompletionScriptsNameTheSubcommands(shell: String) throws {
         let script = try nookctl(["--generate-completion-script", shell], socket: nil)

@@ -8,17 +8,20 @@ import Testing
 
 @Suite("I2 I4 engagement inputs in nookd", .serialized, .ownThreads)
 struct DaemonInputTests {
-    @Test func i2_aProximitySensorMakesNookdYieldWhileSomeoneIsNear() throws {
+    /// Issue 24: a VCNL4040 on Linux 6.12 prints its reading as a fraction (`64.000000000`)
+    /// and is named `vcnl4000` like every chip of its driver; nookd refused the value.
+    @Test func i2_aVCNL4040sFractionalReadingMakesNookdYieldWhileSomeoneIsNear() throws {
         let scratch = Scratch()
         let device = scratch.path + "/iio/iio:device0"
         try FileManager.default.createDirectory(atPath: device, withIntermediateDirectories: true)
-        try "vcnl4040\n".write(toFile: device + "/name", atomically: true, encoding: .utf8)
-        try "900\n".write(toFile: device + "/in_proximity_raw", atomically: true, encoding: .utf8)
+        try "vcnl4000\n".write(toFile: device + "/name", atomically: true, encoding: .utf8)
+        try "0.000100\n".write(toFile: device + "/in_proximity_integration_time", atomically: true, encoding: .utf8)
+        try "64.000000000\n".write(toFile: device + "/in_proximity_raw", atomically: true, encoding: .utf8)
         let config = scratch.file("nook.toml", """
             [proximity]
-            name = "vcnl4040"
-            threshold = 300
-            hysteresis = 50
+            name = "vcnl4000"
+            threshold = 50
+            hysteresis = 10
             interval_ms = 20
             sysfs_root = "\(scratch.path)/iio"
             """)
@@ -29,18 +32,20 @@ struct DaemonInputTests {
             (try daemon.request(.status))["modules"]?.items.first?["parked"]?.text?.contains("yielding to the user") == true
         }
         let status = try nookctl(["status"], socket: daemon.socket).output
-        #expect(status.contains("input proximity:vcnl4040 (hover): active"))
+        #expect(status.contains("input proximity:vcnl4000 (hover): active, reading 64\n"))
 
-        try "12\n".write(toFile: device + "/in_proximity_raw", atomically: true, encoding: .utf8)
+        try "0.750000000\n".write(toFile: device + "/in_proximity_raw", atomically: true, encoding: .utf8)
         try eventually("the card once the user moved away") {
             (try daemon.request(.status))["modules"]?.items.first?["current"]?["title"] == .string("Waits for you")
         }
+        #expect(try nookctl(["status"], socket: daemon.socket).output.contains("input proximity:vcnl4000 (hover): idle, reading 0.75\n"))
+        #expect(!daemon.log.contains("not a value"))
         #expect(daemon.stop().status == 0)
     }
 
     @Test func i4_aMissingSensorIsAWarningAndNookdRunsWithoutEngagement() throws {
         let scratch = Scratch()
-        let config = scratch.file("nook.toml", "[proximity]\nname = \"vcnl4040\"\nsysfs_root = \"\(scratch.path)/none\"\n")
+        let config = scratch.file("nook.toml", "[proximity]\nname = \"vcnl4000\"\nsysfs_root = \"\(scratch.path)/none\"\n")
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
         try eventually("the warning") { daemon.log.contains("running without it until it appears") }
         try daemon.request(.enqueue(NookActivity(title: "Shown anyway", dwell: .milliseconds(100)), module: nil, wait: false))
@@ -50,9 +55,32 @@ struct DaemonInputTests {
         #expect(daemon.stop().status == 0)
     }
 
+    /// Issue 24: status called a missing or unreadable sensor `idle`, like one reading far.
+    @Test func i4_statusShowsAMissingOrUnreadableSensorAsUnavailableWithWhy() throws {
+        let scratch = Scratch()
+        try FileManager.default.createDirectory(atPath: scratch.path + "/iio", withIntermediateDirectories: true)
+        let config = scratch.file("nook.toml", "[proximity]\nname = \"vcnl4000\"\nsysfs_root = \"\(scratch.path)/iio\"\n")
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+        try eventually("the warning") { daemon.log.contains("until it appears") }
+        let missing = try nookctl(["status"], socket: daemon.socket).output
+        #expect(missing.contains("input proximity:vcnl4000 (hover): unavailable (no IIO device named 'vcnl4000' under \(scratch.path)/iio)"), "\(missing)")
+        let json = try daemon.request(.status)
+        #expect(json["inputs"]?.items.first?["problem"]?.text?.contains("no IIO device named") == true)
+
+        // There, but its reading is not a number: a different warning, and status says why.
+        let device = scratch.path + "/iio/iio:device3"
+        try FileManager.default.createDirectory(atPath: device, withIntermediateDirectories: true)
+        try "0.000100\n".write(toFile: device + "/in_proximity_integration_time", atomically: true, encoding: .utf8)
+        try "12 13\n".write(toFile: device + "/in_proximity_raw", atomically: true, encoding: .utf8)
+        try "vcnl4000\n".write(toFile: device + "/name", atomically: true, encoding: .utf8)
+        try eventually("the unparseable warning") { daemon.log.contains("its reading is not understood") }
+        #expect(try nookctl(["status"], socket: daemon.socket).output.contains("input proximity:vcnl4000 (hover): unavailable (\(device)/in_proximity_raw holds '12 13', not a value as the IIO core prints one)"))
+        #expect(daemon.stop().status == 0)
+    }
+
     @Test func i2_proximitySettingsAreValidatedLikeEveryOtherKey() throws {
         let scratch = Scratch()
-        let bad = scratch.file("nook.toml", "[proximity]\nname = \"vcnl4040\"\nthreshold = 100\nhysteresis = 150\n")
+        let bad = scratch.file("nook.toml", "[proximity]\nname = \"vcnl4000\"\nthreshold = 100\nhysteresis = 150\n")
         let daemon = try DaemonProcess.exited(scratch: scratch, arguments: ["--config", bad])
         #expect(daemon.process.terminationStatus == 2)
         #expect(daemon.log.contains("nook.toml:4: proximity.hysteresis: must not exceed proximity.threshold (100), got 150"))

@@ -278,10 +278,11 @@ struct JournalSyncTests {
         await journal.settle(through: journal.mark)
         #expect(warnings.all.contains("journal: 'fdatasync' of \(path) failed: (5) Input/output error; keeping activities in memory only until it can be written again"))
         #expect(journal.degraded)
-        // Ten seconds on, the next record brings a rewrite of everything live.
-        seconds.advance(10)
+        // Ten seconds on (the writer's timer, here a kick), everything live is rewritten.
         let later = activity("later")
         journal.added(later, module: "default")
+        seconds.advance(10)
+        journal.kick()
         try await until("the rewrite") { !journal.degraded }
         #expect(warnings.all.last == "journal \(path): writable again; 2 activities saved")
         await journal.finish()

@@ -56,12 +56,50 @@ struct UdevRulesTests {
         (FakeDevice(subsystem: "gpio", kernel: "gpiochip0", parentDrivers: ["rp1-pinctrl"]), true),
         (FakeDevice(subsystem: "gpio", kernel: "gpiochip3", parentDrivers: ["gpio-sim"]), true),
         (FakeDevice(subsystem: "gpio", kernel: "gpiochip2", parentDrivers: ["pca953x", "i2c-bcm2835"]), false),
-        (FakeDevice(subsystem: "iio", kernel: "iio:device0", attributes: ["name": "vcnl4040"]), true),
+        // IIO names as the drivers publish them (issue 24): no device is ever named "vcnl4040".
+        (FakeDevice(subsystem: "iio", kernel: "iio:device0", attributes: ["name": "vcnl4000"]), true),
+        (FakeDevice(subsystem: "iio", kernel: "iio:device2", attributes: ["name": "ltr559"]), true),
+        (FakeDevice(subsystem: "iio", kernel: "iio:device3", attributes: ["name": "apds9960"]), true),
         (FakeDevice(subsystem: "iio", kernel: "iio:device1", attributes: ["name": "bme280"]), false),
+        (FakeDevice(subsystem: "iio", kernel: "iio:device4", attributes: ["name": "vcnl4035"]), false),
         (FakeDevice(subsystem: "tty", kernel: "ttyUSB0", parentDrivers: ["ftdi_sio"]), false),
     ])
     func n3_eachRuleMatchesItsHardwareAndNotItsNeighbours(device: FakeDevice, granted: Bool) {
         #expect(rules.contains { $0.matches(device) } == granted, "\(device) with drivers \(device.parentDrivers)")
+    }
+}
+
+/// The IIO `name` each supported proximity chip's Linux 6.12 driver publishes (its
+/// `indio_dev->name`), which is what nookd's `name` and the udev rule must match.
+let kernelIIONames: [String: String] = [
+    "vcnl4000": "drivers/iio/light/vcnl4000.c: VCNL4000_DRV_NAME for every chip (VCNL4000/4010/4020/4040/4200)",
+    "ltr559": "drivers/iio/light/ltr501.c: the i2c id's name, ltr559 for an LTR-559",
+    "apds9960": "drivers/iio/light/apds9960.c: APDS9960_DRV_NAME",
+]
+
+@Suite("I2 N3 IIO names in the docs, example config and udev rule")
+struct IIONameTests {
+    func text(_ path: String) throws -> String { try String(contentsOfFile: repository + "/" + path, encoding: .utf8) }
+
+    /// Issue 24: the docs said `name = "vcnl4040"` and the rule listed vcnl4010/4035/4040,
+    /// names no device ever has.
+    @Test func i2_n3_theUdevRuleNamesExactlyTheIIONamesTheKernelPublishes() throws {
+        let rules = try UdevRule.parse(try text("udev/70-nook.rules"))
+        let iio = try #require(rules.first { $0.matches.contains { $0.key == "SUBSYSTEM" && $0.value == "iio" } })
+        let names = try #require(iio.matches.first { $0.key == "ATTR" && $0.attribute == "name" }?.value)
+        #expect(Set(names.split(separator: "|").map(String.init)) == Set(kernelIIONames.keys))
+    }
+
+    @Test(arguments: ["README.md", "Hardware/README.md", "Hardware/nook.toml"])
+    func i2_everyProximityNameInTheDocsIsOneTheKernelPublishes(path: String) throws {
+        let document = try text(path)
+        var named: [String] = []
+        for match in document.matches(of: /name = "([a-z0-9]+)"|proximity:([a-z0-9]+)/) {
+            if let name = match.output.1 ?? match.output.2 { named.append(String(name)) }
+        }
+        #expect(!named.isEmpty, "\(path) shows how to name a sensor")
+        for name in named { #expect(kernelIIONames[name] != nil, "\(path) names '\(name)', which no 6.12 driver publishes") }
+        for never in ["\"vcnl4040\"", "\"vcnl4010\"", "\"vcnl4035\""] { #expect(!document.contains("name = \(never)"), "\(path): \(never)") }
     }
 }
 

@@ -98,7 +98,7 @@ struct ProtocolTests {
         #expect(result["n"] == .number(3))
         let activity = NookActivity(title: "Ünïcödé \"quoted\"\n")
         let event = NookActivityEvent(activity: activity, kind: .rejected(.coalesced), at: NookInstant(sinceOrigin: .milliseconds(1500)), module: "main")
-        let line = ResponseLine.event(id: nil, event: EventPayload.encode(event)).encoded()
+        let line = ResponseLine.event(id: nil, event: EventMessage(event).json).encoded()
         guard case .event(_, let payload) = try ResponseLine.decode(Array(line.utf8)) else { Issue.record("\(line)"); return }
         #expect(payload["event"] == .string("rejected") && payload["reason"] == .string("coalesced"))
         #expect(payload["title"] == .string(activity.title) && payload["at"] == .number(1.5))

@@ -22,11 +22,14 @@ mkdir -p /mnt/disk
 if mount -t ext4 /dev/vda /mnt/disk; then pass "phase $phase: the ext4 disk mounts (after the cut, its journal replayed)"; else fail "mount /dev/vda"; exit 1; fi
 
 now() { cut -d' ' -f1 /proc/uptime; }
+# Room for every card a burst or a lockstep client sends (the default capacity, 256, would
+# refuse the rest).
+printf '[queue]\ncapacity = 100000\n' > /tmp/nook.toml
 # start NAME SYNC [LOG LEVEL]: a nookd whose journal is on the disk, once it listens.
 start() {
   mkdir -p "/mnt/disk/$1"
   rm -f "/tmp/$1.sock"
-  "$nookd" --display mock --size 320x170 --socket "/tmp/$1.sock" --journal "/mnt/disk/$1/journal" \
+  "$nookd" --config /tmp/nook.toml --display mock --size 320x170 --socket "/tmp/$1.sock" --journal "/mnt/disk/$1/journal" \
     --journal-sync "$2" --log-level "${4:-info}" 2> "${3:-/tmp/$1.log}" &
   echo $! > "/tmp/$1.pid"
   for _ in $(seq 600); do grep -q "nookd ready" "${3:-/tmp/$1.log}" && return 0; sleep 0.05; done
@@ -102,7 +105,7 @@ case "$phase" in
   $client burst /tmp/compact.sock compact 1500 "$results" --stop-after 400 --keys 100 --subtitle 1000 &
   for _ in $(seq 2400); do [ -e "$results/compact.stopped" ] && break; sleep 0.05; done
   # Cut while the next compaction's new file is being written and synced.
-  for _ in $(seq 20000); do [ -e /mnt/disk/compact/journal.new ] && break; done
+  for _ in $(seq 50000); do [ -e /mnt/disk/compact/journal.new ] && break; done
   during=$([ -e /mnt/disk/compact/journal.new ] && echo "while journal.new was being written" || echo "(no compaction seen)")
   cut=$(now)
   printf 'done\nplain\ncompact --keys 100\ninterval --lost-within 1.0 --cut-at %s\n' "$cut" > "$results/instances"

@@ -1,0 +1,147 @@
+#!/bin/sh
+# Proximity tests inside the guest (SPEC I2, I3, I4, Q6; issue 24): the kernel's own IIO drivers
+# bound to chips emulated by i2c-stub, a VCNL4040 (vcnl4000 driver, fractional readings) and an
+# LTR-559 (ltr501 driver, integer readings), named in nookd's config exactly as the docs name
+# them. "Someone near" is the chip's proximity data register written with i2cset; nookd (mock
+# display) must park a card while near and show it once they leave.
+. "$(dirname "$0")/lib.sh"
+
+# No udev in this guest: load the drivers by hand. i2c-stub answers at the chips' addresses
+# with plain register memory (byte, word and I2C-block access, which both drivers use).
+for module in i2c-dev vcnl4000 ltr501; do modprobe "$module" || fail "modprobe $module"; done
+modprobe i2c-stub chip_addr=0x60,0x23,0x13 || { fail "modprobe i2c-stub"; exit 1; }
+bus=
+for adapter in /sys/bus/i2c/devices/i2c-*; do
+  grep -q "SMBus stub" "$adapter/name" 2> /dev/null && bus=${adapter##*/i2c-}
+done
+[ -n "$bus" ] || { fail "no i2c-stub adapter"; exit 1; }
+# -f: once a driver is bound, i2c-dev calls the address busy; the stub's memory is still ours.
+vcnl_word() { i2cset -f -y "$bus" 0x60 "$1" "$2" w; }
+ltr_byte() { i2cset -f -y "$bus" 0x23 "$1" "$2"; }
+
+# VCNL4040: device id register 0x0C reads 0x0186 (the driver checks the low byte, 0x86); the
+# proximity data word is register 0x08. LTR-559: part id 0x92 at 0x86 (the driver checks the
+# high nibble, 9); status 0x8C bit 0 says the proximity data (0x8D low, 0x8E high) is ready.
+vcnl_word 0x0c 0x0186
+vcnl_word 0x08 0
+ltr_byte 0x86 0x92
+ltr_byte 0x8c 0x01
+ltr_byte 0x8d 0
+ltr_byte 0x8e 0
+echo vcnl4040 0x60 > "/sys/bus/i2c/devices/i2c-$bus/new_device"
+echo ltr559 0x23 > "/sys/bus/i2c/devices/i2c-$bus/new_device"
+for _ in $(seq 50); do [ "$(ls -d /sys/bus/iio/devices/iio:device* 2> /dev/null | wc -l)" -ge 2 ] && break; sleep 0.1; done
+device_named() { for d in /sys/bus/iio/devices/iio:device*; do [ "$(cat "$d/name")" = "$1" ] && echo "$d"; done; }
+vcnl=$(device_named vcnl4000)
+ltr=$(device_named ltr559)
+names=$(cat /sys/bus/iio/devices/iio:device*/name | tr '\n' ' ')
+if [ -n "$vcnl" ] && [ -n "$ltr" ] && [ -z "$(device_named vcnl4040)" ]; then
+  pass "I2 the kernel names a VCNL4040 'vcnl4000' (never 'vcnl4040') and an LTR-559 'ltr559' (IIO names: $names)"
+else
+  fail "IIO names: $names"; dmesg | tail -20; exit 1
+fi
+vcnl_word 0x08 1024
+first=$(cat "$vcnl/in_proximity_raw")
+vcnl_word 0x08 0
+echo "vcnl4040 register 1024 reads '$first'"
+
+# run_nookd NAME THRESHOLD HYSTERESIS [EXTRA TOML]: nookd with one [proximity] table.
+run_nookd() {
+  printf '[queue]\npoll_interval_ms = 200\n\n[proximity]\nname = "%s"\nthreshold = %s\nhysteresis = %s\ninterval_ms = 50\n%s\n' \
+    "$1" "$2" "$3" "${4:-}" > /tmp/proximity.toml
+  "$nookd" --config /tmp/proximity.toml --display mock --socket "$socket" 2> "$results/nookd-$1.log" &
+  daemon=$!
+  for _ in $(seq 100); do [ -S "$socket" ] && break; sleep 0.1; done
+}
+stop_nookd() { kill -TERM "$daemon"; wait "$daemon"; rm -f "$socket"; }
+status_has() { ctl status | grep -q -- "$1"; }
+wait_for() { for _ in $(seq 40); do status_has "$1" && return 0; sleep 0.1; done; return 1; }
+
+# park_and_show LABEL NEAR FAR: someone near parks the card, leaving shows it at once.
+park_and_show() {
+  local label=$1 near=$2 far=$3
+  $near
+  wait_for "engaged: yes"
+  ctl enqueue --title "Waiting for $label" --dwell 3 > /dev/null
+  sleep 0.6
+  if status_has "engaged: yes" && status_has "1 pending, waiting: yielding to the user"; then
+    pass "I2 I3 Q6 $label near: nookd parks the card"
+  else
+    fail "$label near did not park: $(ctl status | tr '\n' '|')"
+  fi
+  ctl status > "$results/status-$label-near.txt"
+  $far
+  if wait_for "showing \"Waiting for $label\""; then
+    pass "I2 I3 $label far: the parked card takes the glass"
+  else
+    fail "$label far did not release: $(ctl status | tr '\n' '|')"
+  fi
+}
+
+# The VCNL4040 by the name the docs give, thresholds in what in_proximity_raw prints (count/16).
+run_nookd vcnl4000 50 10
+vcnl_near() { vcnl_word 0x08 1024; }    # prints 64.000000000
+vcnl_far() { vcnl_word 0x08 160; }      # prints 10.000000000
+park_and_show vcnl4040 vcnl_near vcnl_far
+if grep -q "input proximity:vcnl4000 (hover): active, reading 64$" "$results/status-vcnl4040-near.txt" \
+   && ! grep -q "not a value" "$results/nookd-vcnl4000.log"; then
+  pass "I2 the VCNL4040's fractional '$first' is read as 64, shown in status"
+else
+  fail "VCNL4040 reading: $(cat "$results/status-vcnl4040-near.txt" | tr '\n' '|') $(cat "$results/nookd-vcnl4000.log")"
+fi
+stop_nookd
+
+# The LTR-559: integer counts 0-2047.
+run_nookd ltr559 200 20
+ltr_near() { ltr_byte 0x8d 0x2c; ltr_byte 0x8e 0x01; }   # 300
+ltr_far() { ltr_byte 0x8d 0x10; ltr_byte 0x8e 0x00; }    # 16
+park_and_show ltr559 ltr_near ltr_far
+stop_nookd
+
+# A device number naming the other chip (devices renumbered): refused and shown, not read.
+run_nookd vcnl4000 50 10 "device = \"${ltr##*/}\""
+ltr_near
+if wait_for "input proximity:vcnl4000 (hover): unavailable (.*is named 'ltr559', not 'vcnl4000'" && status_has "engaged: no"; then
+  pass "I2 I4 a device number that belongs to another sensor is refused and status says why"
+else
+  fail "renumbered device: $(ctl status | tr '\n' '|')"
+fi
+ltr_far
+stop_nookd
+
+# A VCNL4010 (same driver, same IIO name): Linux 6.12 oopses with a divide error when its
+# in_proximity_raw is read (ps_scale is 0 for the old chips). nookd must refuse it, not read it.
+i2cset -y "$bus" 0x13 0x81 0x21    # product id 2, revision 1
+echo vcnl4010 0x13 > "/sys/bus/i2c/devices/i2c-$bus/new_device"
+for _ in $(seq 50); do [ "$(ls -d /sys/bus/iio/devices/iio:device* 2> /dev/null | wc -l)" -ge 3 ] && break; sleep 0.1; done
+old_chip=
+for d in $(device_named vcnl4000); do [ -e "$d/in_proximity_integration_time" ] || old_chip=$d; done
+if [ -n "$old_chip" ]; then
+  run_nookd vcnl4000 50 10 "device = \"${old_chip##*/}\""
+  if wait_for "input proximity:vcnl4000 (hover): unavailable (.*VCNL4000/4010/4020.*divides by zero" && kill -0 "$daemon" \
+     && ! dmesg | grep -q "divide error"; then
+    pass "I2 I4 a VCNL4010 (named 'vcnl4000' too) is refused, not read: no kernel oops, status says why"
+  else
+    fail "VCNL4010: $(ctl status | tr '\n' '|'); $(dmesg | grep -c 'divide error') oops"
+  fi
+  stop_nookd
+else
+  fail "the VCNL4010 did not probe: $(dmesg | tail -3)"
+fi
+
+# The chip goes away and comes back (driver unbound and bound again): nookd keeps running.
+run_nookd ltr559 200 20
+echo 0x23 > "/sys/bus/i2c/devices/i2c-$bus/delete_device"
+if wait_for "input proximity:ltr559 (hover): unavailable (no IIO device named 'ltr559'"; then
+  echo ltr559 0x23 > "/sys/bus/i2c/devices/i2c-$bus/new_device"
+  ltr_near
+  if wait_for "input proximity:ltr559 (hover): active, reading 300" && kill -0 "$daemon"; then
+    pass "I4 a sensor removed is unavailable in status, and found again when it returns"
+  else
+    fail "sensor back: $(ctl status | tr '\n' '|')"
+  fi
+else
+  fail "sensor removed: $(ctl status | tr '\n' '|')"
+fi
+stop_nookd
+exit $status

@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import NookSystem
+
+/// `struct ucred` as Linux lays it out for `SO_PEERCRED` (Swift's Glibc module hides the
+/// `_GNU_SOURCE` declaration).
+struct LinuxPeerCredentials {
+    var pid: Int32 = 0
+    var uid: UInt32 = 0
+    var gid: UInt32 = 0
+}
+
+/// Who is on the other end of a connection (`SO_PEERCRED`).
+public struct PeerCredentials: Hashable, Sendable, CustomStringConvertible {
+    public var pid: Int32
+    public var uid: UInt32
+    public var gid: UInt32
+    public var description: String { "pid \(pid) uid \(uid) gid \(gid)" }
+
+    /// The peer of a connected Unix socket, as the kernel recorded it at `connect` time.
+    static func of(_ socket: FileDescriptor) throws(SystemCallError) -> PeerCredentials {
+        var credentials = LinuxPeerCredentials()
+        var length = socklen_t(MemoryLayout<LinuxPeerCredentials>.size)
+        _ = try systemCall("getsockopt SO_PEERCRED", subject: socket.name) {
+            getsockopt(socket.rawValue, SOL_SOCKET, SO_PEERCRED, &credentials, &length)
+        }
+        return PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
+    }
+}
+
+/// Which peers may connect (C4): root and the daemon's own user always; otherwise everyone
+/// who can open the socket (its mode and group decide), unless an allow-list is set.
+public struct AccessPolicy: Sendable {
+    public var allowedUIDs: Set<UInt32>
+    public var allowedGIDs: Set<UInt32>
+    /// User names that are members of an allowed group (from the group database).
+    public var allowedMembers: Set<String>
+
+    public init(uids: [UInt32] = [], groups: [String] = []) throws(SocketError) {
+        allowedUIDs = Set(uids)
+        allowedGIDs = []
+        allowedMembers = []
+        for name in groups {
+            guard let group = getgrnam(name) else { throw SocketError("allowed group '\(name)' does not exist") }
+            allowedGIDs.insert(group.pointee.gr_gid)
+            var member = group.pointee.gr_mem
+            while let name = member?.pointee {
+                allowedMembers.insert(String(cString: name))
+                member = member?.successor()
+            }
+        }
+    }
+
+    var isOpen: Bool { allowedUIDs.isEmpty && allowedGIDs.isEmpty }
+
+    func allows(_ peer: PeerCredentials) -> Bool {
+        if isOpen || peer.uid == 0 || peer.uid == geteuid() { return true }
+        if allowedUIDs.contains(peer.uid) || allowedGIDs.contains(peer.gid) { return true }
+        if let user = getpwuid(peer.uid) { return allowedMembers.contains(String(cString: user.pointee.pw_name)) }
+        return false
+    }
+}

@@ -1,0 +1,46 @@
+import Logging
+import NookActivities
+import NookDisplay
+import NookDRM
+import NookFramebuffer
+
+/// The one place the daemon picks a display backend (habit 5): everything after this sees
+/// only `any DisplayBackend`.
+enum DisplaySelection {
+    /// D4: `auto` takes DRM when a card has a connected connector, else fbdev, else the mock,
+    /// and says which (and why not the others) in the log.
+    static func choose(_ config: DaemonConfig, clock: any NookClock, logger: Logger) throws(DaemonError)
+        -> (display: any DisplayBackend, name: String, writer: FrameWriter?) {
+        let selection = DRMDisplay.Selection(card: config.drmCard, connector: config.drmConnector, mode: config.drmMode)
+        func drm() throws(DRMError) -> (display: any DisplayBackend, name: String, writer: FrameWriter?) {
+            let display = try DRMDisplay(selection: selection)
+            logger.notice("driving \(display.mode) through DRM", metadata: ["pageFlips": "\(display.flipsPages)"])
+            return (display, "drm", nil)
+        }
+        func fbdev() throws(DisplayError) -> (display: any DisplayBackend, name: String, writer: FrameWriter?) {
+            let display = try FramebufferDisplay(path: config.fbdevPath, clock: clock)
+            logger.notice("driving \(display.mode) through fbdev (\(display.format.rawValue))")
+            return (display, "fbdev", nil)
+        }
+        switch config.backend {
+        case .drm:
+            do { return try drm() } catch { throw DaemonError("cannot drive the display through DRM: \(error)") }
+        case .fbdev:
+            do { return try fbdev() } catch { throw DaemonError("cannot drive the display through fbdev: \(error)") }
+        case .auto:
+            do { return try drm() } catch { logger.notice("display auto: no usable DRM display (\(error))") }
+            do { return try fbdev() } catch { logger.notice("display auto: no usable framebuffer (\(error)); using the mock display") }
+        case .mock:
+            break
+        }
+        var writer: FrameWriter?
+        if let directory = config.framesDirectory {
+            do { writer = try FrameWriter(directory: directory, logger: logger) } catch { throw DaemonError("cannot use --frames \(directory): \(error)") }
+            logger.notice("the mock display writes its frames as PNG files", metadata: ["directory": "\(directory)"])
+        }
+        var sink: (@Sendable (MockDisplay.RecordedFrame) -> Void)?
+        if let writer { sink = { record in writer.offer(record) } }
+        let mock = MockDisplay(size: config.mockSize, refreshHz: config.refreshHz, clock: clock, keepFrames: 0, sink: sink)
+        return (mock, "mock", writer)
+    }
+}

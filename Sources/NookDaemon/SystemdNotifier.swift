@@ -1,0 +1,16 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import NookSystem
+
+/// Tells systemd about readiness (`Type=notify`) when `NOTIFY_SOCKET` is set; a no-op otherwise.
+enum SystemdNotifier {
+    static func notify(_ message: String) {
+        guard let socketPath = getenv("NOTIFY_SOCKET").map({ String(cString: $0) }),
+              let address = UnixSocketAddress(path: socketPath),
+              let socket = try? FileDescriptor.unixSocket(SOCK_DGRAM, name: "NOTIFY_SOCKET") else { return }
+        _ = message.withCString { text in
+            address.withSocketAddress { sendto(socket.rawValue, text, strlen(text), Int32(MSG_NOSIGNAL), $0, $1) }
+        }
+    }
+}

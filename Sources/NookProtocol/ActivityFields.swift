@@ -1,0 +1,58 @@
+import NookActivities
+
+/// The fields a client sets on an activity: the one declaration that the wire codec
+/// (``ActivityPayload``), nookctl's options and the error messages are derived from or checked
+/// against (`ActivityFieldTests`), so adding a field is this list, its codec line and its
+/// `nookctl enqueue` option.
+public enum ActivityField: String, CaseIterable, Sendable {
+    case id, title, subtitle, icon, tint, key, priority, dwell, blocker, timeout, expiresAfter, progress, transition, endDelay
+
+    /// The key in a request's `activity` object.
+    public var wireName: String { rawValue }
+
+    /// `nookctl enqueue`'s option for the field; nil where nookctl offers none (animation
+    /// timings are for library users and the protocol).
+    public var flag: String? {
+        switch self {
+        case .transition, .endDelay: nil
+        case .expiresAfter: "--expires-after"
+        default: "--" + rawValue
+        }
+    }
+
+    /// False for the one field that is a flag on the command line (`--blocker`).
+    public var takesValue: Bool { self != .blocker }
+
+    /// How an error names the field: `activity.tint` on the wire, `--tint` on the command line.
+    public static func name(ofWireField field: String, commandLine: Bool) -> String {
+        guard commandLine else { return "activity." + field }
+        return ActivityField(rawValue: field)?.flag ?? field
+    }
+}
+
+/// Reading one field's text or number into its value, the same way for the wire and the
+/// command line. Each failure is the problem without the field's name, which the caller puts
+/// first in its own way (`activity.tint: must be …`, `--tint must be …`).
+public enum ActivityFieldValue {
+    public static func id(_ text: String) -> Result<NookActivityID, FieldProblem> {
+        NookActivityID(text).map { .success($0) } ?? .failure(FieldProblem("must be a UUID (8-4-4-4-12 hexadecimal digits), got '\(text)'"))
+    }
+
+    public static func tint(_ text: String) -> Result<NookTint, FieldProblem> {
+        NookTint(parsing: text).map { .success($0) } ?? .failure(FieldProblem("must be \(NookTint.accepted); got '\(text)'"))
+    }
+
+    public static func priority(_ text: String) -> Result<NookActivityPriority, FieldProblem> {
+        NookActivityPriority(name: text).map { .success($0) } ?? .failure(FieldProblem("must be low, normal or high; got '\(text)'"))
+    }
+
+    public static func seconds(_ number: Double) -> Result<Duration, FieldProblem> {
+        Duration.nookSeconds(number).map { .success($0) } ?? .failure(FieldProblem("must be a finite number of seconds, got \(number)"))
+    }
+}
+
+/// What is wrong with a field's value, without the field's name.
+public struct FieldProblem: Error, Hashable, Sendable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

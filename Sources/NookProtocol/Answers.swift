@@ -1,0 +1,190 @@
+import NookActivities
+
+/// The result of a successful request, as a type both sides share: nookd fills one and
+/// encodes it, nookctl (and any other client) decodes it and reads its fields.
+///
+/// Decoding ignores keys it does not know, so an older client still reads a newer nookd's
+/// answer; a missing or mistyped field it needs is a ``ProtocolError`` naming the field.
+public protocol NookAnswer: Sendable, Equatable {
+    var json: JSONValue { get }
+    init(json: JSONValue) throws(ProtocolError)
+}
+
+/// `enqueue`: the accepted activity's id and the module it went to.
+public struct EnqueueAnswer: NookAnswer {
+    public var id: NookActivityID
+    public var module: String
+
+    public init(id: NookActivityID, module: String) { (self.id, self.module) = (id, module) }
+
+    public var json: JSONValue { .object([("id", .string(id.description)), ("module", .string(module))]) }
+
+    public init(json: JSONValue) throws(ProtocolError) {
+        let reader = try FieldReader(json, path: "result")
+        id = try reader.requiredID("id")
+        module = try reader.requiredString("module")
+    }
+}
+
+/// `cancel`: the activity that was cancelled.
+public struct CancelAnswer: NookAnswer {
+    public var cancelled: NookActivityID
+
+    public init(cancelled: NookActivityID) { self.cancelled = cancelled }
+
+    public var json: JSONValue { .object([("cancelled", .string(cancelled.description))]) }
+
+    public init(json: JSONValue) throws(ProtocolError) {
+        cancelled = try FieldReader(json, path: "result").requiredID("cancelled")
+    }
+}
+
+/// `cancel-all`: how many pending activities were cancelled.
+public struct CancelAllAnswer: NookAnswer {
+    public var cancelled: Int
+
+    public init(cancelled: Int) { self.cancelled = cancelled }
+
+    public var json: JSONValue { .object([("cancelled", .number(Double(cancelled)))]) }
+
+    public init(json: JSONValue) throws(ProtocolError) {
+        cancelled = try FieldReader(json, path: "result").requiredInt("cancelled")
+    }
+}
+
+/// `dismiss`: the activity that was dismissed.
+public struct DismissAnswer: NookAnswer {
+    public var dismissed: NookActivityID
+
+    public init(dismissed: NookActivityID) { self.dismissed = dismissed }
+
+    public var json: JSONValue { .object([("dismissed", .string(dismissed.description))]) }
+
+    public init(json: JSONValue) throws(ProtocolError) {
+        dismissed = try FieldReader(json, path: "result").requiredID("dismissed")
+    }
+}
+
+/// `suspend`, `resume`, `quiesce`: the modules the operation applied to.
+public struct ModulesAnswer: NookAnswer {
+    public var modules: [String]
+
+    public init(modules: [String]) { self.modules = modules }
+
+    public var json: JSONValue { .object([("modules", .array(modules.map(JSONValue.string)))]) }
+
+    public init(json: JSONValue) throws(ProtocolError) {
+        let reader = try FieldReader(json, path: "result")
+        modules = try reader.requiredArray("modules").enumerated().map { (index, item) throws(ProtocolError) in
+            guard case .string(let name) = item else {
+                throw ProtocolError(.wrongType, field: reader.name("modules[\(index)]"), "must be a string, got \(item.typeName)")
+            }
+            return name
+        }
+    }
+}
+
+/// `list`: per module, the activity on screen and the pending ones in presentation order.
+public struct ListAnswer: NookAnswer {
+    public struct Module: Sendable, Equatable {
+        public var name: String
+        public var current: NookActivity?
+        public var pending: [NookActivity]
+
+        public init(name: String, current: NookActivity?, pending: [NookActivity]) {
+            (self.name, self.current, self.pending) = (name, current, pending)
+        }
+    }
+
+    public var modules: [Module]
+
+    public init(modules: [Module]) { self.modules = modules }
+
+    public var json: JSONValue {
+        .object([("modules", .array(modules.map { module in
+            .object([
+                ("name", .string(module.name)),
+                ("current", module.current.map(ActivityPayload.encode) ?? .null),
+                ("pending", .array(module.pending.map(ActivityPayload.encode))),
+            ])
+        }))])
+    }
+
+    public init(json: JSONValue) throws(ProtocolError) {
+        let reader = try FieldReader(json, path: "result")
+        modules = try reader.requiredObjects("modules").map { (module) throws(ProtocolError) in
+            Module(name: try module.requiredString("name"),
+                   current: try module.value("current").map { (value) throws(ProtocolError) in try ActivityPayload.decode(value, path: module.name("current")) },
+                   pending: try module.requiredArray("pending").enumerated().map { (index, value) throws(ProtocolError) in
+                       try ActivityPayload.decode(value, path: module.name("pending[\(index)]"))
+                   })
+        }
+    }
+}
+
+/// `watch`: the stream of events follows this answer.
+public struct WatchAnswer: NookAnswer {
+    public init() {}
+    public var json: JSONValue { .object([("watching", .bool(true))]) }
+    public init(json: JSONValue) throws(ProtocolError) {
+        guard try FieldReader(json, path: "result").bool("watching") == true else {
+            throw ProtocolError(.missingField, field: "result.watching", "is required")
+        }
+    }
+}
+
+/// `snapshot`: the frame on the glass as a PNG.
+public struct SnapshotAnswer: NookAnswer {
+    public var width: Int
+    public var height: Int
+    public var png: [UInt8]
+
+    public init(width: Int, height: Int, png: [UInt8]) { (self.width, self.height, self.png) = (width, height, png) }
+
+    public var json: JSONValue {
+        .object([("width", .number(Double(width))), ("height", .number(Double(height))), ("png", .string(Base64.encode(png)))])
+    }
+
+    public init(json: JSONValue) throws(ProtocolError) {
+        let reader = try FieldReader(json, path: "result")
+        width = try reader.requiredInt("width")
+        height = try reader.requiredInt("height")
+        guard let png = Base64.decode(try reader.requiredString("png")) else {
+            throw ProtocolError(.invalid, field: "result.png", "is not Base64")
+        }
+        self.png = png
+    }
+}
+
+/// `home`: the home content now shown when no activity is.
+public struct HomeAnswer: NookAnswer {
+    public var home: String
+
+    public init(home: String) { self.home = home }
+
+    public var json: JSONValue { .object([("home", .string(home))]) }
+
+    public init(json: JSONValue) throws(ProtocolError) {
+        home = try FieldReader(json, path: "result").requiredString("home")
+    }
+}
+
+/// `focus`: the foreground module before and after, and whether the old one let go in time.
+public struct FocusAnswer: NookAnswer {
+    public var from: String?
+    public var to: String
+    public var preparedInTime: Bool
+
+    public init(from: String?, to: String, preparedInTime: Bool) { (self.from, self.to, self.preparedInTime) = (from, to, preparedInTime) }
+
+    public var json: JSONValue {
+        .object([("from", from.map(JSONValue.string) ?? .null), ("to", .string(to)), ("preparedInTime", .bool(preparedInTime))])
+    }
+
+    public init(json: JSONValue) throws(ProtocolError) {
+        let reader = try FieldReader(json, path: "result")
+        from = try reader.string("from")
+        to = try reader.requiredString("to")
+        preparedInTime = try reader.requiredBool("preparedInTime")
+    }
+}

@@ -1,0 +1,202 @@
+import NookActivities
+
+/// `status` (Q12): the display, the inputs and every module's queue.
+public struct StatusAnswer: NookAnswer {
+    public struct Display: Sendable, Equatable {
+        public var backend: String
+        /// The mode as the backend names it: `HDMI-A-1 1280x400@60.0Hz`.
+        public var mode: String
+        public var rotation: Int
+        public var theme: String
+        public var refreshHz: Double
+        /// Median interval between the frames of the last slide, in milliseconds.
+        public var slideFrameIntervalMs: Double?
+        /// Page flips, where the backend flips pages (DRM).
+        public var flips: Flips?
+
+        public init(backend: String, mode: String, rotation: Int, theme: String, refreshHz: Double,
+                    slideFrameIntervalMs: Double? = nil, flips: Flips? = nil) {
+            (self.backend, self.mode, self.rotation, self.theme, self.refreshHz) = (backend, mode, rotation, theme, refreshHz)
+            (self.slideFrameIntervalMs, self.flips) = (slideFrameIntervalMs, flips)
+        }
+    }
+
+    public struct Flips: Sendable, Equatable {
+        public var requested: Int
+        public var completed: Int
+        public var timedOut: Int
+
+        public init(requested: Int, completed: Int, timedOut: Int) {
+            (self.requested, self.completed, self.timedOut) = (requested, completed, timedOut)
+        }
+    }
+
+    /// One engagement input (I3) as the queue sees it.
+    public struct Input: Sendable, Equatable {
+        public var input: String
+        public var role: String
+        public var active: Bool
+        /// Why the input cannot be used right now (a missing or unreadable sensor): then it is
+        /// unavailable, not idle.
+        public var problem: String?
+        /// A proximity sensor's last value, in the units its `in_proximity_raw` prints.
+        public var reading: Double?
+
+        public init(input: String, role: String, active: Bool, problem: String? = nil, reading: Double? = nil) {
+            (self.input, self.role, self.active, self.problem, self.reading) = (input, role, active, problem, reading)
+        }
+    }
+
+    public struct GPIO: Sendable, Equatable {
+        public var library: String
+        public var api: Int
+        public var lines: [GPIOLine]
+
+        public init(library: String, api: Int, lines: [GPIOLine]) { (self.library, self.api, self.lines) = (library, api, lines) }
+    }
+
+    public struct GPIOLine: Sendable, Equatable {
+        public var name: String
+        public var role: String
+        public var location: String
+        /// Nil while the line is not available.
+        public var active: Bool?
+        public var changes: Int
+        public var lastEdgeToWakeMs: Double?
+        public var problem: String?
+
+        public init(name: String, role: String, location: String, active: Bool?, changes: Int,
+                    lastEdgeToWakeMs: Double? = nil, problem: String? = nil) {
+            (self.name, self.role, self.location, self.active, self.changes) = (name, role, location, active, changes)
+            (self.lastEdgeToWakeMs, self.problem) = (lastEdgeToWakeMs, problem)
+        }
+    }
+
+    public struct Module: Sendable, Equatable {
+        public var name: String
+        public var current: NookActivity?
+        /// The current activity's phase (`animateIn`, `presented`, …).
+        public var phase: String?
+        public var pending: Int
+        public var capacity: Int
+        public var suspended: Bool
+        public var displayAvailable: Bool
+        /// Why the drain waits, when it does (engaged, denied, …).
+        public var parked: String?
+        /// The blocker holding the queue (Q14).
+        public var blockedBy: NookActivity?
+
+        public init(name: String, current: NookActivity? = nil, phase: String? = nil, pending: Int, capacity: Int,
+                    suspended: Bool, displayAvailable: Bool, parked: String? = nil, blockedBy: NookActivity? = nil) {
+            (self.name, self.current, self.phase, self.pending, self.capacity) = (name, current, phase, pending, capacity)
+            (self.suspended, self.displayAvailable, self.parked, self.blockedBy) = (suspended, displayAvailable, parked, blockedBy)
+        }
+    }
+
+    public var version: Int
+    public var foreground: String?
+    public var display: Display
+    public var home: String
+    public var engaged: Bool
+    public var inputs: [Input]
+    public var gpio: GPIO?
+    public var modules: [Module]
+    public var connections: Int
+
+    public init(version: Int = NookProtocol.version, foreground: String?, display: Display, home: String, engaged: Bool,
+                inputs: [Input], gpio: GPIO?, modules: [Module], connections: Int) {
+        (self.version, self.foreground, self.display, self.home, self.engaged) = (version, foreground, display, home, engaged)
+        (self.inputs, self.gpio, self.modules, self.connections) = (inputs, gpio, modules, connections)
+    }
+
+    public var json: JSONValue {
+        let flips: JSONValue = display.flips.map { flips in
+            .object([("requested", .number(Double(flips.requested))), ("completed", .number(Double(flips.completed))),
+                     ("timedOut", .number(Double(flips.timedOut)))])
+        } ?? .null
+        let displayJSON = JSONValue.object([
+            ("backend", .string(display.backend)), ("mode", .string(display.mode)),
+            ("rotation", .number(Double(display.rotation))), ("theme", .string(display.theme)),
+            ("refreshHz", .number(display.refreshHz)),
+            ("slideFrameIntervalMs", display.slideFrameIntervalMs.map(JSONValue.number) ?? .null),
+            ("flips", flips),
+        ])
+        let gpioJSON: JSONValue = gpio.map { gpio in
+            .object([("library", .string(gpio.library)), ("api", .number(Double(gpio.api))), ("lines", .array(gpio.lines.map { line in
+                .object([
+                    ("name", .string(line.name)), ("role", .string(line.role)), ("location", .string(line.location)),
+                    ("active", line.active.map(JSONValue.bool) ?? .null),
+                    ("changes", .number(Double(line.changes))),
+                    ("lastEdgeToWakeMs", line.lastEdgeToWakeMs.map(JSONValue.number) ?? .null),
+                    ("problem", line.problem.map(JSONValue.string) ?? .null),
+                ])
+            }))])
+        } ?? .null
+        return .object([
+            ("version", .number(Double(version))),
+            ("foreground", foreground.map(JSONValue.string) ?? .null),
+            ("display", displayJSON),
+            ("home", .string(home)),
+            ("engaged", .bool(engaged)),
+            ("inputs", .array(inputs.map { input in
+                .object([("input", .string(input.input)), ("role", .string(input.role)), ("active", .bool(input.active)),
+                         ("problem", input.problem.map(JSONValue.string) ?? .null), ("reading", input.reading.map(JSONValue.number) ?? .null)])
+            })),
+            ("gpio", gpioJSON),
+            ("modules", .array(modules.map { module in
+                .object([
+                    ("name", .string(module.name)),
+                    ("current", module.current.map(ActivityPayload.encode) ?? .null),
+                    ("phase", module.phase.map(JSONValue.string) ?? .null),
+                    ("pending", .number(Double(module.pending))),
+                    ("capacity", .number(Double(module.capacity))),
+                    ("suspended", .bool(module.suspended)),
+                    ("displayAvailable", .bool(module.displayAvailable)),
+                    ("parked", module.parked.map(JSONValue.string) ?? .null),
+                    ("blockedBy", module.blockedBy.map(ActivityPayload.encode) ?? .null),
+                ])
+            })),
+            ("connections", .number(Double(connections))),
+        ])
+    }
+
+    public init(json: JSONValue) throws(ProtocolError) {
+        let reader = try FieldReader(json, path: "result")
+        version = try reader.requiredInt("version")
+        foreground = try reader.string("foreground")
+        let display = try reader.requiredObject("display")
+        self.display = Display(
+            backend: try display.requiredString("backend"), mode: try display.requiredString("mode"),
+            rotation: try display.requiredInt("rotation"), theme: try display.requiredString("theme"),
+            refreshHz: try display.requiredNumber("refreshHz"),
+            slideFrameIntervalMs: try display.number("slideFrameIntervalMs"),
+            flips: try display.object("flips").map { (flips) throws(ProtocolError) in
+                Flips(requested: try flips.requiredInt("requested"), completed: try flips.requiredInt("completed"),
+                      timedOut: try flips.requiredInt("timedOut"))
+            })
+        home = try reader.requiredString("home")
+        engaged = try reader.requiredBool("engaged")
+        inputs = try reader.requiredObjects("inputs").map { (input) throws(ProtocolError) in
+            Input(input: try input.requiredString("input"), role: try input.requiredString("role"), active: try input.requiredBool("active"),
+                  problem: try input.string("problem"), reading: try input.number("reading"))
+        }
+        gpio = try reader.object("gpio").map { (gpio) throws(ProtocolError) in
+            GPIO(library: try gpio.requiredString("library"), api: try gpio.requiredInt("api"),
+                 lines: try gpio.requiredObjects("lines").map { (line) throws(ProtocolError) in
+                     GPIOLine(name: try line.requiredString("name"), role: try line.requiredString("role"),
+                              location: try line.requiredString("location"), active: try line.bool("active"),
+                              changes: try line.requiredInt("changes"), lastEdgeToWakeMs: try line.number("lastEdgeToWakeMs"),
+                              problem: try line.string("problem"))
+                 })
+        }
+        modules = try reader.requiredObjects("modules").map { (module) throws(ProtocolError) in
+            Module(name: try module.requiredString("name"),
+                   current: try module.value("current").map { (value) throws(ProtocolError) in try ActivityPayload.decode(value, path: module.name("current")) },
+                   phase: try module.string("phase"), pending: try module.requiredInt("pending"),
+                   capacity: try module.requiredInt("capacity"), suspended: try module.requiredBool("suspended"),
+                   displayAvailable: try module.requiredBool("displayAvailable"), parked: try module.string("parked"),
+                   blockedBy: try module.value("blockedBy").map { (value) throws(ProtocolError) in try ActivityPayload.decode(value, path: module.name("blockedBy")) })
+        }
+        connections = try reader.requiredInt("connections")
+    }
+}

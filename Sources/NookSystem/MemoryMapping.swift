@@ -1,0 +1,24 @@
+import Glibc
+
+/// The one owner of an `mmap(2)` mapping, unmapped exactly once when the last reference goes.
+/// Sendable as an address: who writes through it, and when, is the user's to serialise.
+public final class MemoryMapping: @unchecked Sendable {
+    public let address: UnsafeMutableRawPointer
+    public let length: Int
+
+    /// `mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, offset)`: shared, writable
+    /// memory of a device (a framebuffer, a DRM dumb buffer).
+    public convenience init(sharing fd: FileDescriptor, length: Int, offset: off_t = 0) throws(SystemCallError) {
+        try self.init(sharing: fd.rawValue, length: length, offset: offset, name: fd.name)
+    }
+
+    /// As above, for a descriptor owned by a C library (libdrm's card) or another owner.
+    public init(sharing fd: Int32, length: Int, offset: off_t = 0, name: String) throws(SystemCallError) {
+        let memory = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, offset)
+        guard let memory, memory != MAP_FAILED else { throw SystemCallError("mmap", subject: name) }
+        address = memory
+        self.length = length
+    }
+
+    deinit { munmap(address, length) }
+}

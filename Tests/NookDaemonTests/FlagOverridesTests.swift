@@ -1,0 +1,41 @@
+import NookConfig
+import NookDaemon
+import NookDisplay
+import Testing
+
+/// nookd's flags and the config file's keys are checked by the same rules and say so alike.
+@Suite("N1 flags override the file by the file's rules")
+struct FlagOverridesTests {
+    @Test func n1_aBadFlagNamesTheFlagWithTheFilesWording() throws {
+        var flags = FlagOverrides()
+        flags.rotation = 45
+        #expect(throws: SettingProblem("--rotation must be 0, 90, 180 or 270, got 45")) { try flags.validate() }
+        let file = try ConfigDocument(parsing: "[display]\nrotation = 45\n", source: "nook.toml")
+        #expect(throws: ConfigError.self) { _ = try DaemonConfig(reading: ConfigReader(file)) }
+        do {
+            _ = try DaemonConfig(reading: ConfigReader(file))
+        } catch {
+            #expect(error.description == "nook.toml:2: display.rotation: must be 0, 90, 180 or 270, got 45")
+        }
+        for (flag, set) in [("--display must be one of auto, drm, fbdev, mock, got \"hdmi\"", { (f: inout FlagOverrides) in f.display = "hdmi" }),
+                            ("--socket must be an absolute path, got \"nook.sock\"", { $0.socket = "nook.sock" }),
+                            ("--journal must be an absolute path or \"none\", got \"j\"", { $0.journal = "j" }),
+                            ("--size must be WIDTHxHEIGHT such as \"1280x400\", got \"big\"", { $0.size = "big" }),
+                            ("--log-level must be one of trace, debug, info, notice, warning, error, got \"loud\"", { $0.logLevel = "loud" }),
+                            ("--theme must be one of dark, light, got \"blue\"", { $0.theme = "blue" })] {
+            var flags = FlagOverrides()
+            set(&flags)
+            #expect(throws: SettingProblem(flag)) { try flags.validate() }
+        }
+    }
+
+    @Test func n1_goodFlagsOverrideTheFile() throws {
+        var flags = FlagOverrides()
+        (flags.rotation, flags.size, flags.journal, flags.display) = (90, "1920x480", "none", "mock")
+        try flags.validate()
+        var config = DaemonConfig()
+        flags.apply(to: &config)
+        #expect(config.rotation == .quarter && config.mockSize == PixelSize(width: 1920, height: 480))
+        #expect(config.journalPath == nil && config.backend == .mock)
+    }
+}

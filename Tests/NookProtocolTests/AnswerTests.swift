@@ -1,0 +1,132 @@
+import NookActivities
+import NookProtocol
+import Testing
+
+/// Every answer nookd sends is a type both sides share: what nookd encodes, a client decodes
+/// to the same value, through the wire's JSON text.
+@Suite("C1 typed answers round-trip through the wire")
+struct AnswerTests {
+    static let card: NookActivity = {
+        var activity = NookActivity(coalescingKey: "build", priority: .high, title: "Build \"finished\"", subtitle: "Debug · 12.4s",
+                                    systemImage: "hammer", tint: .named(.green))
+        activity.progress = 0.5
+        return activity
+    }()
+
+    static let blocker = NookActivity(title: "Door open", presentation: .blocker(timeout: .seconds(30)))
+
+    /// Through `ResponseLine`'s encoded text and back, as nookctl reads it.
+    func throughTheWire<Answer: NookAnswer>(_ answer: Answer) throws -> Answer {
+        let line = ResponseLine.success(id: .number(7), result: answer.json).encoded()
+        guard case .success(.number(7)?, let result) = try ResponseLine.decode(Array(line.utf8)) else {
+            Issue.record("not a success line: \(line)")
+            return answer
+        }
+        return try Answer(json: result)
+    }
+
+    @Test func c1_everyAnswerReadsBackAsItWasSent() throws {
+        let id = NookActivityID()
+        #expect(try throughTheWire(EnqueueAnswer(id: id, module: "door")) == EnqueueAnswer(id: id, module: "door"))
+        #expect(try throughTheWire(CancelAnswer(cancelled: id)) == CancelAnswer(cancelled: id))
+        #expect(try throughTheWire(CancelAllAnswer(cancelled: 3)) == CancelAllAnswer(cancelled: 3))
+        #expect(try throughTheWire(DismissAnswer(dismissed: id)) == DismissAnswer(dismissed: id))
+        #expect(try throughTheWire(ModulesAnswer(modules: ["default", "door"])) == ModulesAnswer(modules: ["default", "door"]))
+        #expect(try throughTheWire(WatchAnswer()) == WatchAnswer())
+        #expect(try throughTheWire(HomeAnswer(home: "text \"Quiet\"")) == HomeAnswer(home: "text \"Quiet\""))
+        #expect(try throughTheWire(FocusAnswer(from: nil, to: "door", preparedInTime: true)) == FocusAnswer(from: nil, to: "door", preparedInTime: true))
+        #expect(try throughTheWire(FocusAnswer(from: "a", to: "b", preparedInTime: false)) == FocusAnswer(from: "a", to: "b", preparedInTime: false))
+        let snapshot = SnapshotAnswer(width: 1280, height: 400, png: [0x89, 0x50, 0x4E, 0x47, 0, 255])
+        #expect(try throughTheWire(snapshot) == snapshot)
+        let list = ListAnswer(modules: [.init(name: "default", current: Self.card, pending: [Self.blocker]), .init(name: "door", current: nil, pending: [])])
+        #expect(try throughTheWire(list) == list)
+    }
+
+    @Test func c1_statusReadsBackWithEveryOptionalPartPresentOrAbsent() throws {
+        let full = StatusAnswer(
+            foreground: "default",
+            display: .init(backend: "drm", mode: "HDMI-A-1 1280x400@60.0Hz", rotation: 90, theme: "dark", refreshHz: 60,
+                           slideFrameIntervalMs: 16.7, flips: .init(requested: 10, completed: 9, timedOut: 1)),
+            home: "clock", engaged: true,
+            inputs: [.init(input: "button", role: "open", active: true), .init(input: "proximity:vcnl4000", role: "hover", active: false, reading: 64.0625),
+                     .init(input: "proximity:ltr559", role: "hover", active: false, problem: "no IIO device named 'ltr559'")],
+            gpio: .init(library: "2.2.3", api: 2, lines: [
+                .init(name: "button", role: "open", location: "gpiochip0 line 3", active: nil, changes: 4, lastEdgeToWakeMs: 0.8, problem: "gone"),
+                .init(name: "lid", role: "hover", location: "gpiochip0 line 4", active: false, changes: 0),
+            ]),
+            modules: [.init(name: "default", current: Self.card, phase: "presented", pending: 2, capacity: 256, suspended: true,
+                            displayAvailable: false, parked: "engaged", blockedBy: Self.blocker)],
+            connections: 3)
+        #expect(try throughTheWire(full) == full)
+        let bare = StatusAnswer(foreground: nil, display: .init(backend: "mock", mode: "mock 1280x400@60.0Hz", rotation: 0, theme: "light", refreshHz: 60),
+                                home: "blank", engaged: false, inputs: [], gpio: nil,
+                                modules: [.init(name: "default", pending: 0, capacity: 256, suspended: false, displayAvailable: true)],
+                                connections: 1)
+        #expect(try throughTheWire(bare) == bare)
+    }
+
+    /// A newer nookd may add fields: an older client still reads what it knows.
+    @Test func c1_fieldsAClientDoesNotKnowAreIgnored() throws {
+        let id = NookActivityID()
+        let newer = try JSONValue.parse(Array(#"{"id":"\#(id)","module":"default","durable":true,"queuedBehind":4}"#.utf8))
+        #expect(try EnqueueAnswer(json: newer) == EnqueueAnswer(id: id, module: "default"))
+    }
+
+    @Test func c1_aMissingOrMistypedFieldIsNamed() {
+        #expect(throws: ProtocolError(.missingField, field: "result.module", "is required")) {
+            try EnqueueAnswer(json: .object([("id", .string(NookActivityID().description))]))
+        }
+        #expect(throws: ProtocolError(.wrongType, field: "result.cancelled", "must be a number, got a string")) {
+            try CancelAllAnswer(json: .object([("cancelled", .string("3"))]))
+        }
+        #expect(throws: ProtocolError(.wrongType, field: "result.cancelled", "must be a whole number, got 2.5")) {
+            try CancelAllAnswer(json: .object([("cancelled", .number(2.5))]))
+        }
+    }
+
+    @Test func q13_eventsReadBackWithHowTheActivityEnded() throws {
+        let at = NookInstant(sinceOrigin: .milliseconds(1500))
+        let hidden = EventMessage(NookActivityEvent(activity: Self.card, kind: .hidden(.timedOut), at: at, module: "door"))
+        let decoded = try EventMessage(json: try JSONValue.parse(Array(hidden.json.serialized.utf8)))
+        #expect(decoded == hidden)
+        #expect(decoded.ending == .hidden(.timedOut) && decoded.at == 1.5 && decoded.module == "door")
+        let invalid = NookActivityValidationError(field: "dwell", problem: "must be greater than 0")
+        let rejected = EventMessage(NookActivityEvent(activity: Self.card, kind: .rejected(.invalid(invalid)), at: at, module: nil))
+        #expect(rejected.ending == .rejected("invalid") && rejected.field == "dwell")
+        #expect(try EventMessage(json: rejected.json) == rejected)
+        let presented = EventMessage(NookActivityEvent(activity: Self.card, kind: .presented, at: at, module: nil))
+        #expect(presented.ending == nil)
+    }
+}
+
+/// One declaration of the activity's fields: the wire codec and nookctl's options follow it.
+@Suite("Q1, C3 one declaration of the activity's fields")
+struct ActivityFieldTests {
+    /// Every declared field is read by the codec: sent with a value, it changes the activity.
+    @Test func q1_everyDeclaredFieldIsReadFromTheWire() throws {
+        let values: [ActivityField: JSONValue] = [
+            .id: .string("22222222-3333-4444-8555-666666666666"), .title: .string("t"), .subtitle: .string("s"),
+            .icon: .string("bell"), .tint: .string("green"), .key: .string("k"), .priority: .string("high"),
+            .dwell: .number(5), .blocker: .bool(true), .timeout: .number(9), .expiresAfter: .number(60),
+            .progress: .number(0.5), .transition: .number(0.5), .endDelay: .number(0.2),
+        ]
+        #expect(Set(values.keys) == Set(ActivityField.allCases), "a value for every field")
+        let base = try ActivityPayload.decode(.object([("title", .string("t")), ("id", values[.id]!)]))
+        for field in ActivityField.allCases where field != .title && field != .id {
+            var members: [(String, JSONValue)] = [("title", .string("t")), ("id", values[.id]!), (field.wireName, values[field]!)]
+            if field == .timeout { members.append(("blocker", .bool(true))) }
+            let decoded = try ActivityPayload.decode(.object(members))
+            #expect(decoded != base, "\(field.wireName) is declared but the codec ignores it")
+            #expect(try ActivityPayload.decode(ActivityPayload.encode(decoded)) == decoded, "\(field.wireName) round-trips")
+        }
+    }
+
+    @Test func c3_theWireAndTheCommandLineGiveTheSameProblemForTheSameValue() throws {
+        #expect(throws: ProtocolError(.invalid, field: "activity.tint", "must be \(NookTint.accepted); got 'chartreuse'")) {
+            try ActivityPayload.decode(.object([("title", .string("t")), ("tint", .string("chartreuse"))]))
+        }
+        #expect(ActivityFieldValue.tint("chartreuse") == .failure(FieldProblem("must be \(NookTint.accepted); got 'chartreuse'")))
+        #expect(ActivityField.name(ofWireField: "expiresAfter", commandLine: true) == "--expires-after")
+        #expect(ActivityField.name(ofWireField: "expiresAfter", commandLine: false) == "activity.expiresAfter")
+    }
+}

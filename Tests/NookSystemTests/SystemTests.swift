@@ -1,0 +1,115 @@
+import Glibc
+import NookSystem
+import Testing
+
+@Suite struct SystemCallErrorTests {
+    @Test func namesTheCallTheSubjectAndTheErrno() {
+        let error = SystemCallError("open", errno: EACCES, subject: "/dev/dri/card0")
+        #expect(error.description == "'open' failed for /dev/dri/card0: (13) Permission denied")
+        #expect(SystemCallError("pipe", errno: EMFILE).description == "'pipe' failed: (24) Too many open files")
+    }
+
+    @Test func aFailingCallThrowsWithTheErrnoItSet() {
+        #expect(throws: SystemCallError("open", errno: ENOENT, subject: "/nonexistent/nook")) {
+            _ = try FileDescriptor.open("/nonexistent/nook", O_RDONLY)
+        }
+    }
+}
+
+@Suite struct FileDescriptorTests {
+    @Test func theOwnerClosesItsDescriptorWhenItEnds() throws {
+        var number: Int32 = -1
+        do {
+            let file = try FileDescriptor.open("/dev/null", O_RDONLY)
+            number = file.rawValue
+            #expect(fcntl(number, F_GETFD) >= 0)
+            #expect(fcntl(number, F_GETFD) & FD_CLOEXEC != 0, "opened close-on-exec")
+        }
+        #expect(fcntl(number, F_GETFD) == -1 && errno == EBADF)
+    }
+
+    @Test func writesAllAndReadsBack() throws {
+        let path = "/tmp/nook-system-\(getpid())-rw"
+        defer { unlink(path) }
+        let bytes = Array("hello, nook\n".utf8)
+        do {
+            let file = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600)
+            try bytes.withUnsafeBytes { try file.writeAll($0) }
+        }
+        #expect(try readRegularFile(path, limit: 100) == bytes)
+    }
+}
+
+@Suite struct RegularFileTests {
+    let directory: String = {
+        var template = Array("/tmp/nook-system-XXXXXX".utf8CString)
+        return String(cString: mkdtemp(&template)!)
+    }()
+
+    /// A FIFO with no writer blocks open(2) and read(2) forever unless refused before reading.
+    @Test func aFIFOIsRefusedWithoutBlocking() throws {
+        let path = directory + "/fifo"
+        #expect(mkfifo(path, 0o600) == 0)
+        #expect(throws: FileReadError.notRegular(path: path, kind: "a FIFO")) { _ = try readRegularFile(path, limit: 1024) }
+    }
+
+    @Test func devicesAndDirectoriesAreRefused() {
+        #expect(throws: FileReadError.notRegular(path: "/dev/zero", kind: "a character device")) {
+            _ = try readRegularFile("/dev/zero", limit: 1024)
+        }
+        #expect(throws: FileReadError.notRegular(path: directory, kind: "a directory")) {
+            _ = try readRegularFile(directory, limit: 1024)
+        }
+    }
+
+    @Test func aFileOverTheLimitIsRefusedBeforeItIsRead() throws {
+        let path = directory + "/huge"
+        let file = try FileDescriptor.open(path, O_WRONLY | O_CREAT, mode: 0o600)
+        #expect(ftruncate(file.rawValue, 1 << 40) == 0, "a sparse terabyte costs no disk")
+        #expect(throws: FileReadError.tooLarge(path: path, bytes: 1 << 40, limit: 1 << 20)) {
+            _ = try readRegularFile(path, limit: 1 << 20)
+        }
+    }
+
+    @Test func aMissingFileNamesOpenAndTheErrno() {
+        let path = directory + "/missing"
+        #expect(throws: FileReadError.systemCall(SystemCallError("open", errno: ENOENT, subject: path))) {
+            _ = try readRegularFile(path, limit: 10)
+        }
+    }
+}
+
+@Suite struct SocketAndPollTests {
+    @Test func socketPathsLongerThanSunPathAreRefused() {
+        #expect(UnixSocketAddress(path: String(repeating: "a", count: UnixSocketAddress.maximumPathLength)) != nil)
+        #expect(UnixSocketAddress(path: String(repeating: "a", count: UnixSocketAddress.maximumPathLength + 1)) == nil)
+        #expect(UnixSocketAddress(path: "") == nil)
+    }
+
+    @Test func connectingToNothingNamesConnectAndThePath() throws {
+        let socket = try FileDescriptor.unixSocket(SOCK_STREAM, name: "test")
+        let address = try #require(UnixSocketAddress(path: "/nonexistent/nook.sock"))
+        #expect(throws: SystemCallError("connect", errno: ENOENT, subject: "/nonexistent/nook.sock")) {
+            try socket.connect(to: address)
+        }
+    }
+
+    @Test func theWakePipeWakesAPollAndIsQuietAfterDraining() throws {
+        let pipe = try WakePipe()
+        var entries = [pipe.pollEntry]
+        #expect(try pollDescriptors(&entries, timeoutMilliseconds: 0) == 0)
+        pipe.wake()
+        pipe.wake()
+        entries = [pipe.pollEntry]
+        #expect(try pollDescriptors(&entries, timeoutMilliseconds: 0) == 1)
+        pipe.drain()
+        entries = [pipe.pollEntry]
+        #expect(try pollDescriptors(&entries, timeoutMilliseconds: 0) == 0)
+    }
+
+    @Test func directoryEntriesLeaveOutDotAndDotDot() throws {
+        let names = try directoryEntries("/dev")
+        #expect(names.contains("null") && !names.contains(".") && !names.contains(".."))
+        #expect(throws: SystemCallError("opendir", errno: ENOENT, subject: "/nonexistent")) { _ = try directoryEntries("/nonexistent") }
+    }
+}
