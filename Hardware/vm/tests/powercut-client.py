@@ -5,7 +5,8 @@ Runs inside the guest. It talks nookd's socket protocol directly so that a pipel
 one connection, and records, in files on the results share (the host's disk, not the guest's),
 what nookd acknowledged before the host cut the power:
 
-  powercut-client.py lockstep SOCKET NAME COUNT DIR   one request per connection, in turn
+  powercut-client.py lockstep SOCKET NAME COUNT DIR [PAUSE]
+                                                      one request per connection, in turn
   powercut-client.py burst SOCKET NAME COUNT DIR [--stop-after N] [--keys K] [--subtitle B]
                                                       COUNT pipelined on one connection
   powercut-client.py cancel SOCKET DIR NAME FIRST COUNT   cancels acknowledged ids, in turn
@@ -80,9 +81,10 @@ def request(path, line):
     return answer
 
 
-def lockstep(path, name, count, directory):
+def lockstep(path, name, count, directory, pause=0.0):
     record = Record(directory, name)
     for number in range(count):
+        time.sleep(pause)
         activity_id = str(uuid.uuid4())
         answer = request(path, enqueue_line(number, activity_id, "%s #%d" % (name, number)))
         if not answer.get("ok"):
@@ -182,7 +184,7 @@ def verify(directory, name, log, lost_within=None, cut_at=None, keys=0):
 def main(argv):
     command = argv[1]
     if command == "lockstep":
-        lockstep(argv[2], argv[3], int(argv[4]), argv[5])
+        lockstep(argv[2], argv[3], int(argv[4]), argv[5], float(argv[6]) if len(argv) > 6 else 0.0)
     elif command == "cancel":
         cancel(argv[2], argv[3], argv[4], int(argv[5]), int(argv[6]))
     elif command == "burst":

@@ -7,9 +7,10 @@
 # journal), so that one cut serves several variants:
 #   1  ack: lockstep through nookctl, cut right after its last ack; lockstep acknowledged 7 s,
 #      a pipelined burst 3 s, and cancels 1 s before the cut
-#   2  checks 1; ack: a pipelined burst cut mid-way, while another one's coalescing updates
-#      compact its journal (the cut comes while a compaction is under way); cards that ran their
-#      course (--wait); interval: lockstep until the cut, of which only the last second may be lost
+#   2  checks 1; ack: a pipelined burst cut mid-way (or just after), while another one's
+#      coalescing updates compact its journal (the cut comes while a compaction's new file is
+#      being written, when the guest sees it in time); cards that ran their course (--wait);
+#      interval: lockstep until the cut, of which only the last second may be lost
 #   3  checks 2, unmounts cleanly (the host then runs e2fsck -f on the image)
 # Acknowledgements are written to the results share (the host's disk) as they come.
 . "$(dirname "$0")/lib.sh"
@@ -95,20 +96,20 @@ case "$phase" in
       fail "done #$number did not complete: $(cat /tmp/done.out)"
     fi
   done
-  # Interval mode: lockstep, one request after another, until the power goes.
-  $client lockstep /tmp/interval.sock interval 100000 "$results" &
-  $client burst /tmp/plain.sock plain 3000 "$results" &
-  # 100 keys, 1,000-byte subtitles: each update ends the one before it; with about 120 KiB
-  # live, the journal is rewritten every hundred requests or so. Suspended, so that no card is
-  # on the glass (coalescing leaves that one alone, Q4).
+  # Interval mode: lockstep, a request every 50 ms or so, until the power goes.
+  $client lockstep /tmp/interval.sock interval 100000 "$results" 0.05 &
+  $client burst /tmp/plain.sock plain 1000 "$results" &
+  # 20 keys, 1,000-byte subtitles: each update ends the one before it, and the journal is
+  # rewritten every 200 requests or so. Suspended, so that no card is on the glass
+  # (coalescing leaves that one alone, Q4).
   "$nookctl" suspend --socket /tmp/compact.sock > /dev/null
-  $client burst /tmp/compact.sock compact 1500 "$results" --stop-after 400 --keys 100 --subtitle 1000 &
+  $client burst /tmp/compact.sock compact 1000 "$results" --stop-after 250 --keys 20 --subtitle 1000 &
   for _ in $(seq 2400); do [ -e "$results/compact.stopped" ] && break; sleep 0.05; done
   # Cut while the next compaction's new file is being written and synced.
   for _ in $(seq 50000); do [ -e /mnt/disk/compact/journal.new ] && break; done
   during=$([ -e /mnt/disk/compact/journal.new ] && echo "while journal.new was being written" || echo "(no compaction seen)")
   cut=$(now)
-  printf 'done\nplain\ncompact --keys 100\ninterval --lost-within 1.0 --cut-at %s\n' "$cut" > "$results/instances"
+  printf 'done\nplain\ncompact --keys 20\ninterval --lost-within 1.0 --cut-at %s\n' "$cut" > "$results/instances"
   echo "note: cut $during, with $(wc -l < "$results/plain.acked") answers of the plain burst and $(wc -l < "$results/interval.acked") interval-mode ones recorded"
   cut_power
   ;;
