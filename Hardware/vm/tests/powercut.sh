@@ -53,17 +53,13 @@ ctl_enqueue() {
 
 # What the previous phase's instances acknowledged, against what nookd restores.
 if [ -n "$previous" ]; then
-  # Lines: NAME[@INSTANCE] [OPTIONS]; NAME's activities live in INSTANCE's journal (default NAME).
-  while read -r entry options; do
-    name=${entry%@*} instance=${entry#*@}
-    if [ ! -e "$results/$instance-verify.log" ]; then
-      leftover=$(ls "/mnt/disk/$instance" | grep -v '^journal$' | tr '\n' ' ')
-      [ -n "$leftover" ] && echo "note $instance: left by the cut: $leftover"
-      start "$instance" ack "$results/$instance-verify.log" debug
-      stop "$instance"
-    fi
+  while read -r name options; do
+    leftover=$(ls "/mnt/disk/$name" | grep -v '^journal$' | tr '\n' ' ')
+    [ -n "$leftover" ] && echo "note $name: left by the cut: $leftover"
+    start "$name" ack "$results/$name-verify.log" debug
+    stop "$name"
     # shellcheck disable=SC2086
-    $client verify "$previous" "$name" "$results/$instance-verify.log" $options
+    $client verify "$previous" "$name" "$results/$name-verify.log" $options
   done < "$previous/instances"
 fi
 
@@ -75,7 +71,7 @@ case "$phase" in
   $client lockstep /tmp/a1.sock a1 20 "$results"
   $client lockstep /tmp/a7.sock a7 20 "$results"
   t7=$(now)
-  sleep 2.5
+  sleep 0.5
   $client burst /tmp/a3.sock a3 200 "$results"
   t3=$(now)
   sleep 1
@@ -103,19 +99,17 @@ case "$phase" in
   # Interval mode: lockstep, a request every 50 ms or so, until the power goes.
   $client lockstep /tmp/interval.sock interval 100000 "$results" 0.05 &
   $client burst /tmp/plain.sock plain 1000 "$results" &
-  # 200 large cards that stay, then updates on 5 keys: each ends the one before it, and every
-  # 300 updates or so the journal is rewritten, a new file of some 300 KiB written and synced
-  # while the updates go on. Suspended, so that no card is on the glass (coalescing leaves that
-  # one alone, Q4).
+  # 20 keys, 1,000-byte subtitles: each update ends the one before it, and the journal is
+  # rewritten every 200 requests or so. Suspended, so that no card is on the glass
+  # (coalescing leaves that one alone, Q4).
   "$nookctl" suspend --socket /tmp/compact.sock > /dev/null
-  $client burst /tmp/compact.sock stay 200 "$results" --subtitle 1000
-  $client burst /tmp/compact.sock compact 1500 "$results" --stop-after 350 --keys 5 --subtitle 1000 &
+  $client burst /tmp/compact.sock compact 1000 "$results" --stop-after 250 --keys 20 --subtitle 1000 &
   for _ in $(seq 2400); do [ -e "$results/compact.stopped" ] && break; sleep 0.05; done
   # Cut while the next compaction's new file is being written and synced.
-  for _ in $(seq 1500); do [ -e /mnt/disk/compact/journal.new ] && break; sleep 0.01; done
+  for _ in $(seq 50000); do [ -e /mnt/disk/compact/journal.new ] && break; done
   during=$([ -e /mnt/disk/compact/journal.new ] && echo "while journal.new was being written" || echo "(no compaction seen)")
   cut=$(now)
-  printf 'done\nplain\ncompact --keys 5\nstay@compact\ninterval --lost-within 1.0 --cut-at %s\n' "$cut" > "$results/instances"
+  printf 'done\nplain\ncompact --keys 20\ninterval --lost-within 1.0 --cut-at %s\n' "$cut" > "$results/instances"
   echo "note: cut $during, with $(wc -l < "$results/plain.acked") answers of the plain burst and $(wc -l < "$results/interval.acked") interval-mode ones recorded"
   cut_power
   ;;
