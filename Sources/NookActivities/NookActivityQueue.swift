@@ -82,6 +82,8 @@ public actor NookActivityQueue {
     /// The one timer that drops pending activities at their expiry (Q17), armed for the
     /// earliest deadline whatever the drain is doing (suspended, parked, showing a blocker).
     private var expiryTimer: (deadline: NookInstant, task: Task<Void, Never>)?
+    /// Events of the change under way, delivered together when it is done (see ``observe(_:)``).
+    private var gathering: [NookActivityEvent]?
 
     public init(
         clock: any NookClock = NookSystemClock(),
@@ -127,6 +129,17 @@ public actor NookActivityQueue {
         where wants: @escaping @Sendable (NookActivityEvent) -> Bool = { _ in true }
     ) -> AsyncStream<NookActivityEvent> {
         hub.subscribe(bufferingPolicy: bufferingPolicy, where: wants)
+    }
+
+    /// Calls `callback` with every event from now on, synchronously, on the queue's executor,
+    /// before any ``events(bufferingPolicy:where:)`` stream receives it and before the call that
+    /// caused it returns. The events of one change arrive together, in order: an `enqueue` that
+    /// evicts or coalesces delivers those ends with its `enqueued`, so a consumer can record them
+    /// as one (nookd's journal, which must never keep an end without the arrival that caused
+    /// it). The callback must be quick and must not wait: it runs inside the queue. Observing
+    /// stops when the returned observation is cancelled or released.
+    public nonisolated func observe(_ callback: @escaping @Sendable ([NookActivityEvent]) -> Void) -> NookObservation {
+        hub.observe(callback)
     }
 
     /// The activity on screen, if any.
@@ -180,6 +193,11 @@ public actor NookActivityQueue {
         if holds(activity.id) {
             return .rejected(activity.id, .invalid(NookActivityValidationError(
                 field: "id", problem: "activity \(activity.id) is already queued or on screen; an id names one activity until it ends")))
+        }
+        gathering = []
+        defer {
+            if let events = gathering, !events.isEmpty { hub.emit(events) }
+            gathering = nil
         }
         do {
             try activity.validate()
@@ -518,7 +536,8 @@ public actor NookActivityQueue {
     // MARK: Events and expiry
 
     private func emit(_ activity: NookActivity, _ kind: NookActivityEvent.Kind, at instant: NookInstant? = nil) {
-        hub.emit(NookActivityEvent(activity: activity, kind: kind, at: instant ?? clock.now, module: boundModule))
+        let event = NookActivityEvent(activity: activity, kind: kind, at: instant ?? clock.now, module: boundModule)
+        if gathering != nil { gathering!.append(event) } else { hub.emit([event]) }
     }
 
     private func reject(_ activity: NookActivity, _ reason: NookRejectionReason) -> NookEnqueueResult {

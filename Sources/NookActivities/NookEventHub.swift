@@ -10,6 +10,10 @@ final class NookEventHub: Sendable {
         var subscribers: [UInt64: Subscriber] = [:]
     }
 
+    /// Called inside ``emit(_:)``, before any stream sees the events (a journal that must hold
+    /// an end before anyone hears of it), with the events of one change together.
+    private let observers = NookObserverList<[NookActivityEvent]>()
+
     /// A stream and the events it wants: an event a subscriber would only skip is not
     /// yielded to it, so it costs that subscriber's task no wake-up.
     private struct Subscriber {
@@ -35,10 +39,18 @@ final class NookEventHub: Sendable {
         return stream
     }
 
-    /// Called only from the queue's actor, so events leave in the order they happened.
-    func emit(_ event: NookActivityEvent) {
+    func observe(_ callback: @escaping @Sendable ([NookActivityEvent]) -> Void) -> NookObservation {
+        observers.add(callback)
+    }
+
+    /// Called only from the queue's actor, so events leave in the order they happened; `events`
+    /// are the events of one change.
+    func emit(_ events: [NookActivityEvent]) {
+        observers.notify(events)
         let subscribers = state.withLock { Array($0.subscribers.values) }
-        for subscriber in subscribers where subscriber.wants(event) { subscriber.continuation.yield(event) }
+        for event in events {
+            for subscriber in subscribers where subscriber.wants(event) { subscriber.continuation.yield(event) }
+        }
     }
 
     func finishAll() {

@@ -1,20 +1,36 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import NookActivities
 import NookProtocol
 import Synchronization
 
-/// Every activity that has not ended, kept on disk so a crash or restart loses none (SPEC Q16,
-/// N2; issue 8).
+/// How far a journal record has to get before nookd answers the request that made it (SPEC J1, J2).
+public enum JournalSync: String, CaseIterable, Sendable {
+    /// On stable storage (`fdatasync`) before the answer or the event: a power cut loses
+    /// nothing acknowledged. Requests that arrive during a sync share the next one.
+    case ack
+    /// Written to the file (the page cache) before the answer; synced within a second of the
+    /// write. A crash of nookd loses nothing; a power cut loses up to the last second.
+    case interval
+}
+
+/// Every activity that has not ended, kept on disk so a crash, a restart or a power cut loses
+/// none (SPEC Q16, N2, J1, J2; issues 8, 14, 25).
 ///
-/// An append log: one line per record, `CRC32 JSON\n`. The adds of a burst of pipelined
-/// enqueues are written together by ``flush()``, which the socket server runs before any answer
-/// becomes visible to a client, so a `kill -9` at any instant leaves every acknowledged activity
-/// in the page cache and at most a torn last line; `fdatasync` runs at most once a second for power
-/// loss. When the log grows past ``compactionBytes`` and twice what is live, the live records are
-/// written to a new file that replaces the log by `rename(2)` (fsynced first). A write that fails
-/// (a full disk) degrades to memory with a warning; compaction retries every ten seconds.
+/// An append log: one line per record, `CRC32 JSON\n`. Records are appended in memory by
+/// whoever changes the queues (adds and ends are recorded synchronously, from inside the queue
+/// that emits them, see ``follow(_:module:)``), and written by one writer thread, which alone
+/// touches the file: it writes what has collected, syncs it (``JournalSync/ack``: always;
+/// ``JournalSync/interval``: within a second of the first unsynced write) and then releases
+/// the requests waiting in ``settle(through:)``. Requests arriving while a sync is in flight
+/// share the next one (group commit). Nothing else in nookd waits for the disk.
+///
+/// When the log grows past ``compactionBytes`` and twice what is live, the writer writes the
+/// live records to a new file, syncs it, renames it over the log and syncs the directory. A
+/// write or sync that fails (a full disk, EIO) degrades to memory with a warning; a rewrite is
+/// retried ten seconds later.
 final class ActivityJournal: Sendable {
     /// One activity that had not ended.
     struct Entry: Sendable {
@@ -34,36 +50,77 @@ final class ActivityJournal: Sendable {
         var warnings: [String] = []
     }
 
+    /// What the writer thread does with a file descriptor to put it on stable storage:
+    /// `fdatasync` (`full` false: the log) or `fsync` (`full` true: a new file, a directory).
+    /// Returns 0 or the errno. Injected by tests to count and hold syncs.
+    typealias Syncer = @Sendable (_ fd: Int32, _ full: Bool) -> Int32
+
     static let compactionBytes = 256 * 1024
     /// A journal larger than this is not read (capacity × modules of records is far less).
     static let maximumBytes = 64 * 1024 * 1024
+    /// How long a journal that could not be written stays in memory before a rewrite is tried.
+    static let retryAfterSeconds = 10.0
+    /// How long records nobody waits for (a card taking the glass, a card's own end) may stay
+    /// in memory, so that a burst of them is one write. Records an answer waits for go at once.
+    static let writeDelay = 0.02
 
-    private struct State {
+    /// A request waiting for its records.
+    struct Waiter {
+        var mark: UInt64
+        /// On stable storage, or only written to the file.
+        var durable: Bool
+        var continuation: CheckedContinuation<Void, Never>
+    }
+
+    struct State {
         var fd: Int32 = -1
         var live: [NookActivityID: Entry] = [:]
-        var ended: Set<NookActivityID> = []
-        var endedOrder: [NookActivityID] = []
         var nextSequence: UInt64 = 1
         var bytes = 0
         /// Bytes of the records of activities still live: what a rewrite would keep.
         var liveBytes = 0
         var recordBytes: [NookActivityID: Int] = [:]
-        var lastSync: Double = 0
-        var dirty = false
-        var degradedSince: Double?
-        /// Records not yet written: adds wait here for ``flush()``.
+        /// Records not yet written, in order.
         var pending: [UInt8] = []
+        /// Records appended so far, ever: a record's mark is this count just after it.
+        var appended: UInt64 = 0
+        /// Marks in the file, and on stable storage.
+        var written: UInt64 = 0
+        var durable: UInt64 = 0
+        var waiters: [Waiter] = []
+        /// Monotonic seconds of the first write not yet synced (interval mode's deadline).
+        var unsyncedSince: Double?
+        /// Monotonic seconds of the oldest record in `pending`.
+        var pendingSince: Double?
+        var compactionWanted = false
+        var degradedSince: Double?
+        var started = false
+        var stopping = false
+        var stopped = false
     }
 
     let path: String
-    private let state = Mutex(State())
-    private let warn: @Sendable (String) -> Void
-    private let wallClock: @Sendable () -> Double
+    let mode: JournalSync
+    let state = Mutex(State())
+    let warn: @Sendable (String) -> Void
+    let wallClock: @Sendable () -> Double
+    let monotonic: @Sendable () -> Double
+    let syncer: Syncer
+    /// Wakes the writer thread; signalled once per burst of work, however many records.
+    let work = DispatchSemaphore(value: 0)
+    let kicked = Atomic<Bool>(false)
+    let writerDone = DispatchSemaphore(value: 0)
 
-    init(path: String, warn: @escaping @Sendable (String) -> Void, wallClock: @escaping @Sendable () -> Double = ActivityJournal.realtime) {
+    init(path: String, mode: JournalSync = .ack, warn: @escaping @Sendable (String) -> Void,
+         wallClock: @escaping @Sendable () -> Double = ActivityJournal.realtime,
+         monotonic: @escaping @Sendable () -> Double = ActivityJournal.monotonicNow,
+         syncer: @escaping Syncer = ActivityJournal.systemSync) {
         self.path = path
+        self.mode = mode
         self.warn = warn
         self.wallClock = wallClock
+        self.monotonic = monotonic
+        self.syncer = syncer
     }
 
     deinit {
@@ -72,9 +129,11 @@ final class ActivityJournal: Sendable {
 
     // MARK: Start-up
 
-    /// Reads the journal left by the last run, then starts a fresh one holding what is still live.
-    /// A torn last record is dropped; a corrupt journal is renamed aside (`.corrupt-TIME`) after
-    /// taking the records before the damage. Expired activities are reported, not returned.
+    /// Reads the journal left by the last run, then starts a fresh one holding what is still
+    /// live, synced, and starts the writer thread. Damage at the end (a record cut short, or a
+    /// zero-filled tail that a power cut leaves) is dropped with a warning that says what it
+    /// was; a journal damaged before its end is renamed aside (`.corrupt-TIME`) after taking
+    /// the records before the damage. Expired activities are reported, not returned.
     func recover() -> Recovery {
         var recovery = Recovery()
         let now = wallClock()
@@ -85,32 +144,24 @@ final class ActivityJournal: Sendable {
             recovery.warnings.append("journal \(path): \(problem); starting without it")
             setAside(&recovery)
         case .contents(let bytes):
+            let scan = JournalScan(bytes)
+            if let damage = scan.damage {
+                recovery.warnings.append("journal \(path): \(damage.description(keptRecords: scan.records.count))")
+                if !damage.atEnd { setAside(&recovery) }
+            }
             var records: [String: Entry] = [:]
             var order: [String] = []
-            let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-            for (index, line) in lines.enumerated() where !line.isEmpty {
-                let isLast = index == lines.count - 1
-                switch JournalRecord.decode(line) {
-                case .failure(let problem):
-                    if isLast {
-                        recovery.warnings.append("journal \(path): dropped a torn last record (\(problem)); the process died while writing it")
-                    } else {
-                        recovery.warnings.append("journal \(path): line \(index + 1) is damaged (\(problem)); kept the \(records.count) activities before it")
-                        setAside(&recovery)
-                    }
-                case .success(.added(let entry)):
+            for record in scan.records {
+                switch record {
+                case .added(let entry):
                     let key = entry.activity.id.description
                     if records[key] == nil { order.append(key) }
                     records[key] = entry
-                    continue
-                case .success(.shown(let id)):
+                case .shown(let id):
                     records[id.description]?.wasShown = true
-                    continue
-                case .success(.ended(let id)):
+                case .ended(let id):
                     records[id.description] = nil
-                    continue
                 }
-                break
             }
             for key in order {
                 guard var entry = records[key] else { continue }
@@ -132,8 +183,21 @@ final class ActivityJournal: Sendable {
                 state.live[entry.activity.id] = renumbered
             }
             state.nextSequence = UInt64(recovery.entries.count + 1)
-            rewrite(&state)
+            // Before any request: the fresh file (and its directory entry) is on stable storage
+            // before nookd answers anything, so nothing restored is lost to a cut right after.
+            let snapshot = Self.snapshot(of: state)
+            switch replaceFile(with: snapshot.bytes) {
+            case .success(let fd):
+                state.fd = fd
+                state.bytes = snapshot.bytes.count
+                state.liveBytes = snapshot.bytes.count
+                state.recordBytes = snapshot.recordBytes
+            case .failure(let problem):
+                degrade(&state, problem.description)
+            }
+            state.started = true
         }
+        DispatchQueue(label: "nookd.journal").async { self.writerLoop() }
         return recovery
     }
 
@@ -142,109 +206,171 @@ final class ActivityJournal: Sendable {
         if rename(path, aside) == 0 {
             recovery.warnings.append("journal \(path): set aside as \(aside)")
         } else {
-            recovery.warnings.append("journal \(path): 'rename' to \(aside) failed: (\(errno)) \(String(cString: strerror(errno)))")
+            recovery.warnings.append("journal \(path): 'rename' to \(aside) failed: \(Self.errnoText())")
         }
     }
 
     // MARK: Recording
 
-    /// An accepted activity; it reaches the file with the next ``flush()`` (or any other
-    /// record), which must come before the client hears it was accepted. Idempotent.
-    func added(_ activity: NookActivity, module: NookModuleID) {
-        state.withLock { state in
-            guard state.live[activity.id] == nil, !state.ended.contains(activity.id) else { return }
-            let entry = Entry(sequence: state.nextSequence, module: module, activity: activity, enqueuedAt: wallClock(), wasShown: false)
-            state.nextSequence += 1
-            state.live[activity.id] = entry
-            append(JournalRecord.added(entry).encoded(), of: activity.id, to: &state, deferred: true)
+    /// Records every change of `queue` that must survive, synchronously, as the queue emits
+    /// it: by the time `enqueue`, `cancel` or `dismiss` returns, its record is appended, so the
+    /// request's ``mark`` covers it, and no end is ever lost to a task that had not run yet.
+    func follow(_ queue: NookActivityQueue, module: NookModuleID) -> NookObservation {
+        queue.observe { [weak self] events in self?.record(events, module: module) }
+    }
+
+    /// The records of one change of a queue, appended together: an arrival before the ends it
+    /// caused (evicted, coalesced), so that whatever prefix of the log a power cut leaves never
+    /// holds an end without the arrival that caused it.
+    func record(_ events: [NookActivityEvent], module: NookModuleID) {
+        var arrivals: [NookActivity] = []
+        var shown: [NookActivityID] = []
+        var ends: [NookActivityID] = []
+        for event in events {
+            switch event.kind {
+            case .enqueued: arrivals.append(event.activity)
+            case .animateIn: shown.append(event.id)
+            // A refused request names only itself: an id refused as a duplicate belongs to a
+            // live activity, whose record stays (and an invalid one was never recorded).
+            case .rejected(.invalid): break
+            case .hidden, .rejected: ends.append(event.id)
+            case .presented, .animateOut, .requeued: break
+            }
+        }
+        guard !arrivals.isEmpty || !shown.isEmpty || !ends.isEmpty else { return }
+        appending { state in
+            for activity in arrivals { add(activity, module: module, to: &state) }
+            for id in shown { show(id, in: &state) }
+            for id in ends { end(id, in: &state) }
         }
     }
 
-    /// Writes the adds not yet written, in one `write(2)`.
-    func flush() {
-        state.withLock { state in
-            guard !state.pending.isEmpty else { return }
-            writePending(&state, now: wallClock())
-        }
+    /// An accepted activity. Idempotent (a restored activity is already live).
+    func added(_ activity: NookActivity, module: NookModuleID) {
+        appending { add(activity, module: module, to: &$0) }
     }
 
     /// The activity took the glass.
     func shown(_ id: NookActivityID) {
-        state.withLock { state in
-            guard state.live[id] != nil else { return }
-            state.live[id]?.wasShown = true
-            append(JournalRecord.shown(id).encoded(), of: id, to: &state)
-        }
+        appending { show(id, in: &$0) }
     }
 
-    /// The activity's final event: it never comes back.
+    /// The activity ended (or a request ended it): it never comes back. Idempotent.
     func ended(_ id: NookActivityID) {
-        state.withLock { state in
-            // An end may overtake the add of its request; remember it so the add is skipped.
-            state.ended.insert(id)
-            state.endedOrder.append(id)
-            if state.endedOrder.count > 8192 {
-                for old in state.endedOrder.prefix(4096) { state.ended.remove(old) }
-                state.endedOrder.removeFirst(4096)
-            }
-            guard state.live.removeValue(forKey: id) != nil else { return }
-            state.liveBytes -= state.recordBytes.removeValue(forKey: id) ?? 0
-            append(JournalRecord.ended(id).encoded(), of: nil, to: &state)
-            if state.bytes > Self.compactionBytes && state.bytes > 2 * state.liveBytes { rewrite(&state) }
-        }
+        appending { end(id, in: &$0) }
     }
 
-    /// Flushes to the disk; nookd calls it on the way out.
-    func sync() {
-        state.withLock { state in
-            writePending(&state, now: wallClock())
-            if state.fd >= 0, state.dirty { _ = fdatasync(state.fd); state.dirty = false }
+    /// Appends under the lock. The writer is woken only for the first record of a batch (it
+    /// then writes within ``writeDelay``) or for a compaction, not once per record: a burst of
+    /// a hundred records costs it one wake-up, or none when a request waits for them anyway.
+    private func appending(_ body: (inout State) -> Void) {
+        let wake = state.withLock { state -> Bool in
+            let wasEmpty = state.pending.isEmpty
+            let compactionWanted = state.compactionWanted
+            body(&state)
+            if wasEmpty, !state.pending.isEmpty { state.pendingSince = monotonic() }
+            return (wasEmpty && !state.pending.isEmpty) || (!compactionWanted && state.compactionWanted)
         }
+        if wake { kick() }
     }
+
+    private func add(_ activity: NookActivity, module: NookModuleID, to state: inout State) {
+        guard state.live[activity.id] == nil else { return }
+        let entry = Entry(sequence: state.nextSequence, module: module, activity: activity, enqueuedAt: wallClock(), wasShown: false)
+        state.nextSequence += 1
+        state.live[activity.id] = entry
+        append(JournalRecord.added(entry).encoded(), of: activity.id, to: &state)
+    }
+
+    private func show(_ id: NookActivityID, in state: inout State) {
+        guard state.live[id] != nil else { return }
+        state.live[id]?.wasShown = true
+        append(JournalRecord.shown(id).encoded(), of: id, to: &state)
+    }
+
+    private func end(_ id: NookActivityID, in state: inout State) {
+        guard state.live.removeValue(forKey: id) != nil else { return }
+        state.liveBytes -= state.recordBytes.removeValue(forKey: id) ?? 0
+        append(JournalRecord.ended(id).encoded(), of: nil, to: &state)
+        if state.bytes > Self.compactionBytes && state.bytes > 2 * state.liveBytes { state.compactionWanted = true }
+    }
+
+    /// The mark of everything recorded so far: pass it to ``settle(through:)``.
+    var mark: UInt64 { state.withLock { $0.appended } }
 
     var liveCount: Int { state.withLock { $0.live.count } }
 
-    /// Appends one record, written at once after any pending ones unless `deferred`; `id` names
-    /// the live activity it belongs to (nil for an end, which a rewrite drops along with the
-    /// activity's other records).
-    private func append(_ line: [UInt8], of id: NookActivityID?, to state: inout State, deferred: Bool = false) {
-        let now = wallClock()
+    /// Returns once the records up to `mark` are as safe as an answer needs: on stable storage
+    /// (``JournalSync/ack``) or in the file (``JournalSync/interval``, so a crash of nookd still
+    /// loses nothing answered). At once for a journal that is memory-only for now (it warned).
+    func settle(through mark: UInt64) async {
+        await wait(for: mark, durable: mode == .ack)
+    }
+
+    /// Before a client hears of an event: an activity's arrival and its end are reported once
+    /// their records are settled, like the answers to the requests that made them (J1).
+    func settle(_ event: NookActivityEvent) async {
+        switch event.kind {
+        case .enqueued, .hidden, .rejected: await settle(through: mark)
+        case .animateIn, .presented, .animateOut, .requeued: break
+        }
+    }
+
+    /// Writes and syncs everything recorded, then stops the writer thread; nookd calls it on
+    /// the way out, after the queues are quiet. Records after it are dropped.
+    func finish() async {
+        await wait(for: mark, durable: true)
+        // Without recover() there is no writer thread to stop.
+        guard state.withLock({ state -> Bool in
+            defer { state.stopping = true }
+            return state.started && !state.stopping
+        }) else { return }
+        work.signal()
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async { self.writerDone.wait(); done.resume() }
+        }
+    }
+
+    private func wait(for mark: UInt64, durable: Bool) async {
+        guard mark > 0 else { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                let reached = durable ? state.durable : state.written
+                // Memory-only (degraded, stopped, never started): nothing more will be written.
+                if reached >= mark || state.degradedSince != nil || state.stopped || !state.started { return true }
+                state.waiters.append(Waiter(mark: mark, durable: durable, continuation: continuation))
+                return false
+            }
+            if ready { continuation.resume() } else { kick(force: true) }
+        }
+    }
+
+    /// Appends one record; `id` names the live activity it belongs to (nil for an end, which a
+    /// rewrite drops along with the activity's other records).
+    private func append(_ line: [UInt8], of id: NookActivityID?, to state: inout State) {
         if let since = state.degradedSince {
             // Memory only until a rewrite of everything live succeeds.
-            if now - since >= 10 { rewrite(&state) }
+            if monotonic() - since >= Self.retryAfterSeconds { state.compactionWanted = true }
+            state.appended += 1
             return
         }
-        guard state.fd >= 0 else { return }
+        guard state.fd >= 0, !state.stopped else { return }
         state.pending += line
+        state.appended += 1
         state.bytes += line.count
         if let id {
             state.liveBytes += line.count
             state.recordBytes[id, default: 0] += line.count
         }
-        if !deferred { writePending(&state, now: now) }
     }
 
-    private func writePending(_ state: inout State, now: Double) {
-        guard state.fd >= 0, !state.pending.isEmpty else { return }
-        defer { state.pending.removeAll(keepingCapacity: state.pending.count <= 65536) }
-        if let problem = Self.writeAll(state.fd, state.pending) {
-            degrade(&state, "'write' to \(path) failed: \(problem)", at: now)
-            return
-        }
-        state.dirty = true
-        if now - state.lastSync >= 1 {
-            _ = fdatasync(state.fd)
-            state.lastSync = now
-            state.dirty = false
-        }
+    /// Wakes the writer thread unless a wake is already on its way.
+    func kick(force: Bool = false) {
+        if force || !kicked.exchange(true, ordering: .acquiringAndReleasing) { work.signal() }
     }
 
-    /// Writes every live record to `PATH.new`, syncs it and renames it over the journal.
-    private func rewrite(_ state: inout State) {
-        let now = wallClock()
-        let temporary = path + ".new"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { degrade(&state, "'open' of \(temporary) failed: \(Self.errnoText())", at: now); return }
+    /// Every live record, oldest first, with the bytes each activity has in it.
+    static func snapshot(of state: State) -> (bytes: [UInt8], recordBytes: [NookActivityID: Int]) {
         var bytes: [UInt8] = []
         var recordBytes: [NookActivityID: Int] = [:]
         for entry in state.live.values.sorted(by: { $0.sequence < $1.sequence }) {
@@ -253,51 +379,35 @@ final class ActivityJournal: Sendable {
             recordBytes[entry.activity.id] = record.count
             bytes += record
         }
-        if let problem = Self.writeAll(fd, bytes) {
-            close(fd)
-            unlink(temporary)
-            degrade(&state, "'write' to \(temporary) failed: \(problem)", at: now)
-            return
-        }
-        guard fsync(fd) == 0, rename(temporary, path) == 0 else {
-            let problem = Self.errnoText()
-            close(fd)
-            unlink(temporary)
-            degrade(&state, "replacing \(path) failed: \(problem)", at: now)
-            return
-        }
-        Self.syncDirectory(of: path)
-        if state.fd >= 0 { close(state.fd) }
-        _ = lseek(fd, 0, SEEK_END)
-        state.fd = fd
-        state.pending = []  // every live record is in the new file
-        state.bytes = bytes.count
-        state.liveBytes = bytes.count
-        state.recordBytes = recordBytes
-        state.lastSync = now
-        state.dirty = false
-        if state.degradedSince != nil {
-            warn("journal \(path): writable again; \(state.live.count) activities saved")
-            state.degradedSince = nil
-        }
+        return (bytes, recordBytes)
     }
 
-    private func degrade(_ state: inout State, _ problem: String, at now: Double) {
+    /// Memory only from now until a rewrite succeeds; whoever waits is released (the warning
+    /// says why their records are not on disk).
+    func degrade(_ state: inout State, _ problem: String) {
         if state.degradedSince == nil {
             warn("journal: \(problem); keeping activities in memory only until it can be written again")
         }
-        state.degradedSince = now
-        state.pending = []  // memory only now; the next successful rewrite saves everything live
+        state.degradedSince = monotonic()
+        state.compactionWanted = true
+        state.pending = []
+        state.pendingSince = nil
     }
+
+    var degraded: Bool { state.withLock { $0.degradedSince != nil } }
 
     // MARK: Files
 
     private enum FileContents { case missing, failed(String), contents([UInt8]) }
 
     private static func readFile(_ path: String) -> FileContents {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: a FIFO at the journal's path must not hang the start (fstat refuses it next).
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return errno == ENOENT ? .missing : .failed("'open' failed: \(errnoText())") }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return .failed("'fstat' failed: \(errnoText())") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return .failed("not a regular file") }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -309,8 +419,34 @@ final class ActivityJournal: Sendable {
         }
     }
 
+    /// Writes `bytes` to `PATH.new`, syncs it, renames it over the journal and syncs the
+    /// directory; returns the new file's descriptor, positioned at its end.
+    func replaceFile(with bytes: [UInt8]) -> Result<Int32, JournalDamage> {
+        let temporary = path + ".new"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return .failure(JournalDamage("'open' of \(temporary) failed: \(Self.errnoText())")) }
+        func fail(_ problem: String) -> Result<Int32, JournalDamage> {
+            close(fd)
+            unlink(temporary)
+            return .failure(JournalDamage(problem))
+        }
+        if let problem = Self.writeAll(fd, bytes) { return fail("'write' to \(temporary) failed: \(problem)") }
+        let synced = syncer(fd, true)
+        guard synced == 0 else { return fail("'fsync' of \(temporary) failed: \(Self.errnoText(synced))") }
+        guard rename(temporary, path) == 0 else { return fail("'rename' of \(temporary) to \(path) failed: \(Self.errnoText())") }
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let directoryFD = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryFD >= 0 {
+            let result = syncer(directoryFD, true)
+            close(directoryFD)
+            // The rename may not survive a power cut; the new file is in place for this run.
+            if result != 0 { warn("journal: 'fsync' of directory \(directory) failed: \(Self.errnoText(result))") }
+        }
+        return .success(fd)
+    }
+
     /// nil, or why not every byte was written.
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> String? {
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> String? {
         var written = 0
         while written < bytes.count {
             let count = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
@@ -320,17 +456,24 @@ final class ActivityJournal: Sendable {
         return nil
     }
 
-    private static func syncDirectory(of path: String) {
-        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-        let fd = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if fd >= 0 { _ = fsync(fd); close(fd) }
-    }
+    static func errnoText(_ code: Int32 = errno) -> String { "(\(code)) \(String(cString: strerror(code)))" }
 
-    static func errnoText() -> String { "(\(errno)) \(String(cString: strerror(errno)))" }
+    @Sendable static func systemSync(_ fd: Int32, _ full: Bool) -> Int32 {
+        while (full ? fsync(fd) : fdatasync(fd)) != 0 {
+            if errno != EINTR { return errno }
+        }
+        return 0
+    }
 
     @Sendable static func realtime() -> Double {
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    @Sendable static func monotonicNow() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }

@@ -6,7 +6,8 @@ import Synchronization
 
 /// One client. Answers and events are queued with ``send(_:)`` from any task; the server's
 /// poll loop writes them out, or the handler task at the end of a batch of requests (see
-/// ``holdOutput()``). A client that stops reading is dropped once its backlog passes
+/// ``holdOutput()``), once the journal records they depend on are settled
+/// (``dependOn(_:)``). A client that stops reading is dropped once its backlog passes
 /// ``ClientConnection/outboundLimit`` instead of growing the daemon's memory.
 ///
 /// Flow control lives here, behind methods the server's poll thread calls: how many lines are
@@ -22,7 +23,7 @@ public final class ClientConnection: Sendable {
     private let socket: FileDescriptor
     var fd: Int32 { socket.rawValue }
     private let wake: @Sendable () -> Void
-    private let beforeAnswersLeave: @Sendable () -> Void
+    private let settle: SocketServer.Settle
 
     struct State {
         /// What the poll thread may write; `written` bytes of it are gone already.
@@ -36,21 +37,30 @@ public final class ClientConnection: Sendable {
         /// out in one `send` when the batch is done instead of waking the poll thread for each.
         var holdingOutput = false
         var finishWhenFlushed = false
+        /// The journal mark the held answers depend on (0: none).
+        var mark: UInt64 = 0
         var closed = false
 
-        var backlog: Int { outbound.count - written + held.count }
+        /// Answers released by their batch but waiting for the journal records they depend on
+        /// (mark 0: nothing, only order), oldest first; they go out in order.
+        var gated: [(mark: UInt64, bytes: [UInt8])] = []
+        var gatedBytes = 0
+        /// The highest mark known settled.
+        var settled: UInt64 = 0
+
+        var backlog: Int { outbound.count - written + held.count + gatedBytes }
     }
 
     private let state = Mutex(State())
     private let closedGate = Latch()
 
     init(socket: FileDescriptor, peer: PeerCredentials, number: Int, wake: @escaping @Sendable () -> Void,
-         beforeAnswersLeave: @escaping @Sendable () -> Void = {}) {
+         settle: @escaping SocketServer.Settle = { _ in }) {
         self.socket = socket
         self.peer = peer
         self.number = number
         self.wake = wake
-        self.beforeAnswersLeave = beforeAnswersLeave
+        self.settle = settle
     }
 
     public var isClosed: Bool { state.withLock { $0.closed } }
@@ -103,7 +113,7 @@ public final class ClientConnection: Sendable {
     /// Whether the server may let the connection go: it was closed or dropped, or it has
     /// finished (input closed, every answer written).
     func isDone(inputClosed: Bool) -> Bool {
-        state.withLock { $0.closed || ($0.finishWhenFlushed && inputClosed && $0.outbound.count == $0.written) }
+        state.withLock { $0.closed || ($0.finishWhenFlushed && inputClosed && $0.outbound.count == $0.written && $0.gated.isEmpty) }
     }
 
     /// Queues one line (a newline is added) to be written. False if the connection is gone or
@@ -114,13 +124,18 @@ public final class ClientConnection: Sendable {
         enum Outcome { case closed, held, overLimit, visible }
         var outcome = state.withLock { state -> Outcome in
             guard !state.closed else { return .closed }
+            if !state.holdingOutput, !state.gated.isEmpty {
+                // Behind answers still waiting for the disk: keep the order.
+                state.gated.append((0, Array(line.utf8) + [0x0A]))
+                state.gatedBytes += line.utf8.count + 1
+                return state.backlog <= Self.outboundLimit ? .held : .overLimit
+            }
             guard state.holdingOutput else { return .visible }
             state.held.append(contentsOf: line.utf8)
             state.held.append(0x0A)
             return state.backlog <= Self.outboundLimit ? .held : .overLimit
         }
         if outcome == .visible {
-            beforeAnswersLeave()
             outcome = state.withLock { state -> Outcome in
                 guard !state.closed else { return .closed }
                 state.outbound.append(contentsOf: line.utf8)
@@ -143,12 +158,78 @@ public final class ClientConnection: Sendable {
         state.withLock { $0.holdingOutput = true }
     }
 
+    /// The answers held now (and until the release) depend on the journal's records up to
+    /// `mark`: ``releaseOutputWhenSettled()`` waits for them. Only for held output.
+    public func dependOn(_ mark: UInt64) {
+        state.withLock { $0.mark = max($0.mark, mark) }
+    }
+
+    /// Answers waiting for the disk beyond this make the batch wait too (back-pressure, so a
+    /// fast client on a slow disk is slowed down, not dropped at ``outboundLimit``).
+    static let gatedLimit = 1 << 20
+
+    /// Releases what was held once the records the held answers depend on are settled (synced
+    /// under `journal.sync = "ack"`), without waiting for that: the connection's next batch is
+    /// handled meanwhile, so its records join the sync in flight or the next one (group commit
+    /// across batches). Operations that stream (watch, enqueue with wait) release this way before
+    /// they start; their events queue behind the answers still waiting, in order.
+    public func releaseOutputWhenSettled() async {
+        enum Next { case now, gated(UInt64), wait(UInt64) }
+        let next = state.withLock { state -> Next in
+            let mark = state.mark
+            state.mark = 0
+            if state.gated.isEmpty && (mark == 0 || mark <= state.settled) { return .now }
+            state.holdingOutput = false
+            state.gated.append((mark, state.held))
+            state.gatedBytes += state.held.count
+            state.held = []
+            if mark == 0 { return .gated(0) }
+            return state.gatedBytes > Self.gatedLimit ? .wait(mark) : .gated(mark)
+        }
+        switch next {
+        case .now:
+            releaseOutput()
+        case .gated(let mark):
+            guard mark > 0 else { return }
+            let settle = self.settle
+            Task { [self] in
+                await settle(mark)
+                releaseGated(through: mark)
+            }
+        case .wait(let mark):
+            await settle(mark)
+            releaseGated(through: mark)
+        }
+    }
+
+    /// Records up to `mark` are settled: the gated answers that depended on them, and what
+    /// queued behind them, go out in order.
+    private func releaseGated(through mark: UInt64) {
+        let result = state.withLock { state -> WriteResult in
+            state.settled = max(state.settled, mark)
+            guard !state.closed else { return .done }
+            var released = 0
+            while released < state.gated.count, state.gated[released].mark <= state.settled {
+                state.outbound.append(contentsOf: state.gated[released].bytes)
+                state.gatedBytes -= state.gated[released].bytes.count
+                released += 1
+            }
+            guard released > 0 else { return .done }
+            state.gated.removeFirst(released)
+            let result = Self.writeOut(fd, &state)
+            // A client that stopped sending is closed once its last answers are out.
+            return result == .done && state.finishWhenFlushed && state.gated.isEmpty ? .blocked : result
+        }
+        switch result {
+        case .done: break
+        case .blocked: wake()
+        case .broken: markClosed(); wake()
+        }
+    }
+
     /// Makes what was held visible and writes it from the calling thread; whatever the socket
-    /// cannot take now is left to the poll thread. Operations that stream (watch, enqueue with
-    /// wait) release before they start, so their events are never held behind a request that
-    /// has not ended.
-    public func releaseOutput() {
-        beforeAnswersLeave()
+    /// cannot take now is left to the poll thread.
+    func releaseOutput() {
         let result = state.withLock { state -> WriteResult in
             state.holdingOutput = false
             guard !state.closed else { return .done }
@@ -203,6 +284,8 @@ public final class ClientConnection: Sendable {
                 state.closed = true
                 state.outbound = []
                 state.held = []
+                state.gated = []
+                state.gatedBytes = 0
                 state.written = 0
             }
             return !state.closed

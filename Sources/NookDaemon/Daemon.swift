@@ -91,7 +91,7 @@ public final class Daemon: Sendable {
             screen = DaemonScreen(cards: NookScreen(display: display, clock: clock, settings: settings, onWarning: { logger.warning("\($0)") }),
                                   settings: settings)
         }
-        journal = config.journalPath.map { ActivityJournal(path: $0, warn: { logger.warning("\($0)") }) }
+        journal = config.journalPath.map { ActivityJournal(path: $0, mode: config.journalSync, warn: { logger.warning("\($0)") }) }
         state = Mutex(State(config: config))
     }
 
@@ -144,10 +144,11 @@ public final class Daemon: Sendable {
             }
         }
         services.started("event log") { logTask.cancel() }
-        let journalFollowers = await startJournal()
+        let journalObservations = await startJournal()
         services.started("journal") { [journal] in
-            journal?.sync()
-            journalFollowers.forEach { $0.cancel() }
+            // Everything the queues recorded, up to their last event, is on disk before nookd exits.
+            await journal?.finish()
+            journalObservations.forEach { $0.cancel() }
         }
         await screen.showHome()
         let clockTask = Task { [screen] in await screen.runClock() }
@@ -211,8 +212,8 @@ public final class Daemon: Sendable {
                             .lineTooLong, "a request line is limited to \(NookProtocol.maximumLineBytes) bytes; this one has \(bytes) or more")).encoded())
                     }
                 },
-                // An enqueue's record is in the journal before the client hears "accepted".
-                beforeAnswersLeave: { [journal] in journal?.flush() })
+                // An answer that depends on journal records leaves once they are settled (J1, J2).
+                settle: { [journal] mark in await journal?.settle(through: mark) })
             try server.start()
             return server
         } catch {
@@ -274,6 +275,7 @@ public final class Daemon: Sendable {
         if fresh.led != old.led { needsRestart.append("[led]") }
         if fresh.gpioLines != old.gpioLines || fresh.proximity != old.proximity { needsRestart.append("[gpio.*]/[proximity]") }
         if fresh.journalPath != old.journalPath { needsRestart.append("daemon.journal") }
+        if fresh.journalSync != old.journalSync { needsRestart.append("journal.sync") }
         let restartNote = needsRestart.isEmpty ? "" : "; restart nookd to apply \(needsRestart.joined(separator: ", "))"
         logger.notice("SIGHUP: reloaded \(configPath) (theme, home, rotation applied)\(restartNote)")
     }

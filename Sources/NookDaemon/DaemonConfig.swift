@@ -60,12 +60,15 @@ public struct DaemonConfig: Sendable {
     /// Where unfinished activities are journalled so a crash or restart loses none; nil keeps
     /// them in memory only. Defaults to `$STATE_DIRECTORY/journal` (systemd's StateDirectory=).
     public var journalPath: String? = DaemonConfig.defaultJournalPath
+    /// When a journal record is safe enough to answer (J1, J2): synced (`ack`), or written and
+    /// synced within a second (`interval`).
+    public var journalSync: JournalSync = .ack
     /// GPIO inputs (I1), `[gpio.NAME]` tables in file order.
     public var gpioLines: [GPIOLineSettings] = []
     /// The LEDs the `led-*` backends drive (`[led]`).
     public var led = LEDSettings()
 
-    public static let tables = ["daemon", "display", "theme", "theme.palette", "home", "queue", "proximity", "led"]
+    public static let tables = ["daemon", "journal", "display", "theme", "theme.palette", "home", "queue", "proximity", "led"]
 
     /// `$XDG_RUNTIME_DIR/nook/nookd.sock`, or `/run/nook/nookd.sock` without a runtime directory.
     public static var defaultSocketPath: String {
@@ -118,6 +121,7 @@ public struct DaemonConfig: Sendable {
         }
         maxConnections = try reader.integer("daemon.max_connections", in: 1...65_536) ?? maxConnections
         if let journal = try reader.string("daemon.journal") { journalPath = try checked("daemon.journal", SettingValue.journal(journal)) }
+        if let sync = try reader.choice("journal.sync", among: SettingValue.journalSyncs) { journalSync = JournalSync(rawValue: sync)! }
         logLevel = try reader.choice("daemon.log_level", among: SettingValue.logLevels) ?? logLevel
 
         if let name = try reader.choice("display.backend", among: Backend.allCases.map(\.rawValue)) { backend = Backend(rawValue: name)! }

@@ -2,8 +2,9 @@ import NookActivities
 
 extension Daemon {
     /// Puts back what the last run left unfinished and keeps the journal in step with every
-    /// queue (issue 8). Returns the tasks that follow the queues' events.
-    func startJournal() async -> [Task<Void, Never>] {
+    /// queue (issue 8). Returns the observations that keep it in step; nookd holds them until it
+    /// stops.
+    func startJournal() async -> [NookObservation] {
         guard let journal else {
             logger.notice("no journal: unfinished activities do not survive a restart (set [daemon] journal or --journal)")
             return []
@@ -14,25 +15,10 @@ extension Daemon {
             logger.warning("journal: \"\(entry.activity.title)\" expired while nookd was down; dropped",
                            metadata: ["id": "\(entry.activity.id)", "module": "\(entry.module)"])
         }
-        // Subscribed before anything is enqueued, so no event is missed.
-        let followers = modules.map { module in
-            let events = queues[module]!.events(where: { event in
-                switch event.kind {
-                case .animateIn, .hidden, .rejected: true
-                case .enqueued, .presented, .animateOut, .requeued: false
-                }
-            })
-            return Task { [journal] in
-                for await event in events {
-                    // Adds are written by the enqueue request itself, before its answer.
-                    switch event.kind {
-                    case .animateIn: journal.shown(event.id)
-                    case .hidden, .rejected: journal.ended(event.id)
-                    case .enqueued, .presented, .animateOut, .requeued: break
-                    }
-                }
-            }
-        }
+        // Observed before anything is enqueued, synchronously: each add and end is in the
+        // journal before the call that caused it returns, and none waits on a task that a
+        // shutdown could cancel first (issue 23).
+        let observations = modules.map { journal.follow(queues[$0]!, module: $0) }
         var restored = 0
         for entry in recovery.entries {
             var module = entry.module
@@ -41,8 +27,9 @@ extension Daemon {
                 module = modules[0]
             }
             switch await queues[module]!.enqueue(entry.activity) {
-            case .accepted:
+            case .accepted(let id):
                 restored += 1
+                logger.debug("journal: restored \(id) \"\(entry.activity.title)\"", metadata: ["module": "\(module)"])
             case .rejected(let id, let reason):
                 logger.warning("journal: \"\(entry.activity.title)\" could not be restored: \(reason)", metadata: ["id": "\(id)"])
                 journal.ended(id)
@@ -51,6 +38,7 @@ extension Daemon {
         if restored > 0 || !recovery.expired.isEmpty {
             logger.notice("journal: restored \(restored) unfinished activities, \(recovery.expired.count) expired", metadata: ["path": "\(journal.path)"])
         }
-        return followers
+        logger.info("journal: \(journal.mode == .ack ? "every change is synced before it is acknowledged" : "synced within a second of each write") (journal.sync = \(journal.mode.rawValue))", metadata: ["path": "\(journal.path)"])
+        return observations
     }
 }

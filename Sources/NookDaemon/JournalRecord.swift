@@ -7,6 +7,9 @@ enum JournalRecord: Sendable {
     case shown(NookActivityID)
     case ended(NookActivityID)
 
+    /// The length of the shortest record (an end: every id has the same length).
+    static let shortestBytes = JournalRecord.ended(NookActivityID()).encoded().count
+
     func encoded() -> [UInt8] {
         let json: JSONValue = switch self {
         case .added(let entry):

@@ -37,6 +37,17 @@ extension Daemon {
 
     private func perform(_ request: Request, on connection: ClientConnection) async throws(ProtocolError) {
         func answer(_ result: some NookAnswer) { connection.send(ResponseLine.success(id: request.id, result: result.json).encoded()) }
+        /// An answer that reports a change: it leaves once the change's journal records are
+        /// settled (J1). The queue recorded them before the call that made the change returned.
+        func answerChange(_ result: some NookAnswer, ending ended: NookActivityID? = nil) {
+            if let journal {
+                // An activity ended on the glass records its end now: the answer says it is
+                // gone, and it must not come back if the power fails during its slide out.
+                if let ended { journal.ended(ended) }
+                connection.dependOn(journal.mark)
+            }
+            answer(result)
+        }
         switch request.operation {
         case .enqueue(let requested, let moduleName, let wait):
             let (module, queue) = try queue(moduleName)
@@ -50,18 +61,14 @@ extension Daemon {
             case .rejected(_, let reason):
                 throw ProtocolError(.invalid, "rejected: \(reason)")
             case .accepted(let id):
-                // Recorded before the answer: the server has the journal write it before any
-                // answer leaves (SocketServer's beforeAnswersLeave), so an acknowledged
-                // activity survives a crash.
-                journal?.added(activity, module: module)
                 logger.info("enqueued \"\(activity.title)\"", metadata: ["id": "\(id)", "module": "\(module)", "peer": "\(connection.peer)"])
-                answer(EnqueueAnswer(id: id, module: module.rawValue))
+                answerChange(EnqueueAnswer(id: id, module: module.rawValue))
             }
             if let events { await streamUntilFinal(from: events, to: connection, request: request) }
 
         case .cancel(let id):
             for (_, queue) in modules.map({ ($0, queues[$0]!) }) where await queue.cancel(id) {
-                answer(CancelAnswer(cancelled: id))
+                answerChange(CancelAnswer(cancelled: id), ending: id)
                 return
             }
             throw ProtocolError(.notFound, field: "activity", "no pending or shown activity has id \(id)")
@@ -69,16 +76,16 @@ extension Daemon {
         case .cancelAll(let key, let moduleName):
             var count = 0
             for (_, queue) in try targets(moduleName) { count += await queue.cancelAll(coalescingKey: key) }
-            answer(CancelAllAnswer(cancelled: count))
+            answerChange(CancelAllAnswer(cancelled: count))
 
         case .dismiss(let id):
             for (_, queue) in modules.map({ ($0, queues[$0]!) }) {
                 if let id, await queue.dismiss(id) {
-                    answer(DismissAnswer(dismissed: id))
+                    answerChange(DismissAnswer(dismissed: id), ending: id)
                     return
                 }
                 if id == nil, let shown = await queue.dismissCurrent() {
-                    answer(DismissAnswer(dismissed: shown))
+                    answerChange(DismissAnswer(dismissed: shown), ending: shown)
                     return
                 }
             }
@@ -115,11 +122,12 @@ extension Daemon {
                 return (module, tap, queues[module]!.events(where: tap.admit))
             }
             answer(WatchAnswer())
-            connection.releaseOutput()
+            await connection.releaseOutputWhenSettled()
             await withTaskGroup(of: Void.self) { group in
                 for (module, tap, events) in subscriptions {
-                    group.addTask {
+                    group.addTask { [journal] in
                         for await event in events {
+                            await journal?.settle(event)
                             guard connection.send(ResponseLine.event(id: request.id, event: EventMessage(event).json).encoded()) else { return }
                             if let dropped = tap.consumed() {
                                 let overflow = OverflowMessage(module: module.rawValue, dropped: dropped)
@@ -194,10 +202,11 @@ extension Daemon {
     /// activity's) until its final one (C2).
     private func streamUntilFinal(from events: AsyncStream<NookActivityEvent>,
                                   to connection: ClientConnection, request: Request) async {
-        connection.releaseOutput()
+        await connection.releaseOutputWhenSettled()
         await withTaskGroup(of: Void.self) { group in
-            group.addTask {
+            group.addTask { [journal] in
                 for await event in events {
+                    await journal?.settle(event)
                     guard connection.send(ResponseLine.event(id: request.id, event: EventMessage(event).json).encoded()) else { return }
                     if event.isFinal { return }
                 }

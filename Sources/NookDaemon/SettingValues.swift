@@ -7,6 +7,7 @@ import NookDisplay
 public enum SettingValue {
     public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error"]
     public static let themes = ["dark", "light"]
+    public static let journalSyncs = JournalSync.allCases.map(\.rawValue)
 
     public static func absolutePath(_ text: String) -> Result<String, SettingProblem> {
         text.hasPrefix("/") ? .success(text) : .failure(SettingProblem("must be an absolute path, got \"\(text)\""))
@@ -16,6 +17,10 @@ public enum SettingValue {
     public static func journal(_ text: String) -> Result<String?, SettingProblem> {
         text == "none" || text.hasPrefix("/") ? .success(text == "none" ? nil : text)
             : .failure(SettingProblem("must be an absolute path or \"none\", got \"\(text)\""))
+    }
+
+    public static func journalSync(_ text: String) -> Result<JournalSync, SettingProblem> {
+        JournalSync(rawValue: text).map { .success($0) } ?? .failure(SettingProblem(choiceProblem(text, among: journalSyncs)))
     }
 
     public static func backend(_ text: String) -> Result<DaemonConfig.Backend, SettingProblem> {
@@ -66,6 +71,7 @@ public struct FlagOverrides: Sendable {
     public var socketGroup: String?
     public var logLevel: String?
     public var journal: String?
+    public var journalSync: String?
 
     public init() {}
 
@@ -81,11 +87,13 @@ public struct FlagOverrides: Sendable {
         try check("theme", theme.map(SettingValue.theme))
         try check("log-level", logLevel.map(SettingValue.logLevel))
         try check("journal", journal.map(SettingValue.journal))
+        try check("journal-sync", journalSync.map(SettingValue.journalSync))
     }
 
     /// Applies every flag given; one that does not pass ``validate()`` is left out.
     public func apply(to config: inout DaemonConfig) {
         if case .success(let path)? = journal.map(SettingValue.journal) { config.journalPath = path }
+        if case .success(let sync)? = journalSync.map(SettingValue.journalSync) { config.journalSync = sync }
         if case .success(let path)? = socket.map(SettingValue.absolutePath) { config.socketPath = path }
         if case .success(let backend)? = display.map(SettingValue.backend) { config.backend = backend }
         if let frames { config.framesDirectory = frames }

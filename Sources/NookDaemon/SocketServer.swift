@@ -24,8 +24,9 @@ public struct SocketError: Error, Hashable, Sendable, CustomStringConvertible {
 public final class SocketServer: @unchecked Sendable {
     public typealias Handler = @Sendable (ClientConnection, [UInt8]) async -> Void
     public typealias Refusal = @Sendable (ClientConnection, LineProblem) -> Void
-    /// Runs before answers become visible to a client (the journal writes what it holds).
-    public typealias BeforeAnswersLeave = @Sendable () -> Void
+    /// Returns once what answers depend on (journal records up to a mark, see
+    /// ``ClientConnection/dependOn(_:)``) is safe; answers held until then.
+    public typealias Settle = @Sendable (_ mark: UInt64) async -> Void
 
     /// A line the server refused before any handler saw it.
     public enum LineProblem: Sendable {
@@ -43,7 +44,7 @@ public final class SocketServer: @unchecked Sendable {
     private let logger: Logger
     private let handler: Handler
     private let refusal: Refusal
-    private let beforeAnswersLeave: BeforeAnswersLeave
+    private let settle: Settle
     private let maximumLine: Int
     private let maximumConnections: Int
     /// Connections refused at the limit since the last log line about it, and when that was.
@@ -80,7 +81,7 @@ public final class SocketServer: @unchecked Sendable {
     public init(path: String, mode: UInt32, group: String?, policy: AccessPolicy, maximumLine: Int,
                 logger: Logger, maximumConnections: Int = SocketServer.defaultMaximumConnections,
                 handler: @escaping Handler, refusal: @escaping Refusal,
-                beforeAnswersLeave: @escaping BeforeAnswersLeave = {}) throws(SocketError) {
+                settle: @escaping Settle = { _ in }) throws(SocketError) {
         self.path = path
         self.maximumConnections = maximumConnections
         self.mode = mode
@@ -88,7 +89,7 @@ public final class SocketServer: @unchecked Sendable {
         self.logger = logger
         self.handler = handler
         self.refusal = refusal
-        self.beforeAnswersLeave = beforeAnswersLeave
+        self.settle = settle
         self.maximumLine = maximumLine
         if let group {
             guard let entry = getgrnam(group) else { throw SocketError("socket group '\(group)' does not exist (create it: groupadd \(group))") }
@@ -249,7 +250,7 @@ public final class SocketServer: @unchecked Sendable {
                 continue
             }
             let connection = ClientConnection(socket: socket, peer: peer, number: nextNumber, wake: { [weak self] in self?.wakeUp() },
-                                              beforeAnswersLeave: beforeAnswersLeave)
+                                              settle: settle)
             logger.debug("client connected", metadata: ["peer": "\(peer)", "connection": "\(nextNumber)"])
             let (batches, continuation) = AsyncStream<[[UInt8]]>.makeStream()
             clients[fd] = Client(connection: connection, lines: continuation)
@@ -257,9 +258,14 @@ public final class SocketServer: @unchecked Sendable {
             let handler = self.handler
             Task {
                 for await batch in batches {
-                    connection.holdOutput()
-                    for line in batch { await handler(connection, line) }
-                    connection.releaseOutput()
+                    for line in batch {
+                        // Held again after a request that streamed (and released) mid-batch.
+                        connection.holdOutput()
+                        await handler(connection, line)
+                    }
+                    // Released once the records the answers depend on are settled, without
+                    // waiting here: the next batch's records join the sync in flight.
+                    await connection.releaseOutputWhenSettled()
                     connection.answered(lines: batch.count)
                 }
                 connection.finishWhenFlushed()

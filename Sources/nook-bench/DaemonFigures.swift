@@ -71,11 +71,29 @@ struct DaemonFigures {
 
     /// 10,000 enqueues written back to back on one connection, all answers read; the median of
     /// `rounds` runs on fresh connections to the same daemon.
-    func pipelinedEnqueuesPerSecond(socket: String, rounds: Int = 3) throws -> Double {
+    func pipelinedEnqueuesPerSecond(socket: String, rounds: Int = 3, showSpread: Bool = false) throws -> Double {
         var rates: [Double] = []
         for _ in 0..<rounds { rates.append(try pipelinedRound(socket: socket)) }
-        if getenv("NOOK_BENCH_VERBOSE") != nil { print("pipelined rounds (/s):", rates.map { $0.rounded() }) }
+        if showSpread || getenv("NOOK_BENCH_VERBOSE") != nil { print("  rounds (/s):", rates.map { $0.rounded() }) }
         return median(rates)
+    }
+
+    /// One `nookctl enqueue` against a nookd with a journal: the time from spawning nookctl
+    /// to its exit, answer received (so, under `journal.sync = "ack"`, the record synced).
+    /// The p99 of each of `rounds` rounds of 100; the median of the rounds, with their spread.
+    func journaledEnqueueP99(socket: String, rounds: Int = 3) -> Double {
+        var p99s: [Double] = []
+        for round in 0..<rounds {
+            var samples: [Double] = []
+            for index in 0..<100 {
+                samples.append(timed { spawnAndWait(binaries + "/nookctl", ["enqueue", "--title", "Door \(round).\(index)", "--key", "bench",
+                                                                          "--dwell", "0.05", "--socket", socket], quiet: true) })
+            }
+            samples.sort()
+            p99s.append(samples[98])
+        }
+        print("  rounds (ms):", p99s.map { ($0 * 100).rounded() / 100 })
+        return median(p99s)
     }
 
     private func pipelinedRound(socket: String) throws -> Double {

@@ -1,7 +1,7 @@
 // Prints one `name: value` line per figure. Ratios are measured side by side in one run, and
 // every figure is the median of several rounds, so a busy machine skews both sides alike.
 // `nook-bench soak` runs only the soak (100,000 activities through nookd); `nook-bench daemon`
-// only the figures of nookd and nookctl.
+// only the figures of nookd and nookctl; `nook-bench journal` only the journal's.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,10 +18,17 @@ func reportDaemonFigures(_ figures: DaemonFigures) async {
         report("cli_enqueue_vs_socat", figures.cliVersusSocat(socket: socket))
         report("pipelined_enqueues_per_s", try figures.pipelinedEnqueuesPerSecond(socket: socket))
         figures.stop(pid)
-        // As the system service runs it: every enqueue journaled before it is acknowledged.
+        // As the system service runs it: every enqueue on stable storage before it is
+        // acknowledged (journal.sync = "ack", the default), the journal on this machine's disk.
         let journaled = try figures.startDaemon(socket: socket, extra: ["--journal", figures.scratch + "/journal"])
-        report("pipelined_enqueues_journaled_per_s", try figures.pipelinedEnqueuesPerSecond(socket: socket))
+        report("pipelined_enqueues_journaled_per_s", try figures.pipelinedEnqueuesPerSecond(socket: socket, rounds: 5, showSpread: true))
+        report("enqueue_journaled_ack_ms_p99", figures.journaledEnqueueP99(socket: socket))
         figures.stop(journaled)
+        // The trade-off: written before the answer, synced within a second (journal.sync = "interval").
+        let interval = try figures.startDaemon(socket: socket, extra: ["--journal", figures.scratch + "/journal-interval", "--journal-sync", "interval"])
+        report("pipelined_enqueues_journaled_interval_per_s", try figures.pipelinedEnqueuesPerSecond(socket: socket, rounds: 5, showSpread: true))
+        report("enqueue_journaled_interval_ms_p99", figures.journaledEnqueueP99(socket: socket))
+        figures.stop(interval)
         let fresh = try figures.startDaemon(socket: socket)
         report("daemon_idle_rss_mib", try figures.idleRSSAfter100(socket: socket, pid: fresh))
         figures.stop(fresh)
@@ -75,6 +82,19 @@ func reportLEDFigures() {
 
 if CommandLine.arguments.dropFirst().first == "led" {
     reportLEDFigures()
+    exit(0)
+}
+if CommandLine.arguments.dropFirst().first == "journal" {
+    // Only the journal's figures: durable acknowledgement against interval syncing.
+    let figures = DaemonFigures()
+    try figures.prepare()
+    let socket = figures.scratch + "/nookd.sock"
+    for (name, extra) in [("", [String]()), ("_interval", ["--journal-sync", "interval"])] {
+        let pid = try figures.startDaemon(socket: socket, extra: ["--journal", figures.scratch + "/journal\(name)"] + extra)
+        report("pipelined_enqueues_journaled\(name)_per_s", try figures.pipelinedEnqueuesPerSecond(socket: socket, rounds: 5, showSpread: true))
+        report(name.isEmpty ? "enqueue_journaled_ack_ms_p99" : "enqueue_journaled_interval_ms_p99", figures.journaledEnqueueP99(socket: socket))
+        figures.stop(pid)
+    }
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "daemon" {

@@ -33,6 +33,8 @@ struct Nookd: AsyncParsableCommand {
     var logLevel: String?
     @Option(help: "Journal of unfinished activities, restored after a crash or restart (default $STATE_DIRECTORY/journal under systemd; \"none\" turns it off).")
     var journal: String?
+    @Option(help: "When a journal record is safe enough to answer: ack (synced first; the default) or interval (synced within a second).")
+    var journalSync: String?
     @Flag(help: "Validate the config file and flags, print the result and exit.")
     var check = false
     @Flag(help: "Show a test card on the DRM display for a second, restore the display, report and exit.")
@@ -42,7 +44,7 @@ struct Nookd: AsyncParsableCommand {
     var flagOverrides: FlagOverrides {
         var flags = FlagOverrides()
         (flags.socket, flags.display, flags.frames, flags.size, flags.rotation) = (socket, display, frames, size, rotation)
-        (flags.theme, flags.socketGroup, flags.logLevel, flags.journal) = (theme, socketGroup, logLevel, journal)
+        (flags.theme, flags.socketGroup, flags.logLevel, flags.journal, flags.journalSync) = (theme, socketGroup, logLevel, journal, journalSync)
         return flags
     }
 

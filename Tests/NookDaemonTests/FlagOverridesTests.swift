@@ -22,7 +22,8 @@ struct FlagOverridesTests {
                             ("--journal must be an absolute path or \"none\", got \"j\"", { $0.journal = "j" }),
                             ("--size must be WIDTHxHEIGHT such as \"1280x400\", got \"big\"", { $0.size = "big" }),
                             ("--log-level must be one of trace, debug, info, notice, warning, error, got \"loud\"", { $0.logLevel = "loud" }),
-                            ("--theme must be one of dark, light, got \"blue\"", { $0.theme = "blue" })] {
+                            ("--theme must be one of dark, light, got \"blue\"", { $0.theme = "blue" }),
+                            ("--journal-sync must be one of ack, interval, got \"always\"", { $0.journalSync = "always" })] {
             var flags = FlagOverrides()
             set(&flags)
             #expect(throws: SettingProblem(flag)) { try flags.validate() }
@@ -32,9 +33,12 @@ struct FlagOverridesTests {
     @Test func n1_goodFlagsOverrideTheFile() throws {
         var flags = FlagOverrides()
         (flags.rotation, flags.size, flags.journal, flags.display) = (90, "1920x480", "none", "mock")
+        flags.journalSync = "interval"
         try flags.validate()
         var config = DaemonConfig()
+        #expect(config.journalSync == .ack)
         flags.apply(to: &config)
+        #expect(config.journalSync == .interval)
         #expect(config.rotation == .quarter && config.mockSize == PixelSize(width: 1920, height: 480))
         #expect(config.journalPath == nil && config.backend == .mock)
     }

@@ -156,6 +156,37 @@ struct JournalTests {
         #expect(daemon.stop().status == 0)
     }
 
+    @Test func n2_cardsReportedEndedRightBeforeSIGTERMDoNotComeBack() throws {
+        // Issue 23: nookd cancelled the tasks following the queues' events right after quiesce,
+        // so an end not yet written was lost and the card came back after the restart. Now each
+        // end is recorded as the queue emits it, and `watch` hears of it once it is synced.
+        let scratch = Scratch()
+        let journal = ["--journal", scratch.path + "/journal"]
+        var daemon = try DaemonProcess(scratch: scratch, arguments: journal)
+        let watcher = try daemon.client()
+        try watcher.send(Request(id: .string("watch"), operation: .watch).encoded())
+        _ = try watcher.readLine()
+        var ids: [String] = []
+        for number in 0..<6 {
+            var card = activity("Quick \(number)", dwell: .milliseconds(20))
+            card.transition = .milliseconds(10)
+            card.endDelay = .zero
+            ids.append(try enqueue(daemon, card))
+        }
+        var ended: [String] = []
+        while ended.count < 3, let line = try watcher.readLine() {
+            if case .event(_, let event)? = try? ResponseLine.decode(line), event["event"]?.text == "hidden", let id = event["id"]?.text {
+                ended.append(id)
+            }
+        }
+        #expect(daemon.stop().status == 0)
+        daemon = try DaemonProcess(scratch: scratch, arguments: journal)
+        let back = try queued(daemon)
+        #expect(Set(back).isDisjoint(with: ended), "cards reported ended came back: \(Set(back).intersection(ended))")
+        #expect(Set(back).isSubset(of: Set(ids)))
+        #expect(daemon.stop().status == 0)
+    }
+
     /// A journal of three records from a real nookd, for damaging.
     func journalLines(_ scratch: Scratch) throws -> (path: String, ids: [String], lines: [String]) {
         let path = scratch.path + "/journal"
@@ -175,7 +206,7 @@ struct JournalTests {
         try (lines[0] + "\n" + lines[1] + "\n" + lines[2].prefix(40)).write(toFile: path, atomically: true, encoding: .utf8)
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--journal", path])
         #expect(try queued(daemon) == Array(ids.prefix(2)))
-        #expect(daemon.log.contains("dropped a torn last record (checksum mismatch); the process died while writing it"))
+        #expect(daemon.log.contains("dropped a torn last record (checksum mismatch, 40 bytes): nookd was killed, or the power was cut, while it was being written; kept the 2 records before them"))
         #expect(daemon.stop().status == 0)
     }
 
@@ -187,7 +218,8 @@ struct JournalTests {
         try [lines[0], String(damaged), lines[2]].map { $0 + "\n" }.joined().write(toFile: path, atomically: true, encoding: .utf8)
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--journal", path])
         #expect(try queued(daemon) == [ids[0]])
-        #expect(daemon.log.contains("journal \(path): line 2 is damaged (checksum mismatch); kept the 1 activities before it"))
+        #expect(daemon.log.contains("journal \(path): line 2 is damaged (checksum mismatch): \(lines[1].utf8.count + 1) bytes from byte \(lines[0].utf8.count + 1) (line 2) are unreadable; up to "))
+        #expect(daemon.log.contains("and the 1 after them are not used; kept the 1 records before it"))
         #expect(daemon.log.contains("journal \(path): set aside as \(path).corrupt-"))
         let asideFiles = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix("journal.corrupt-") }
         #expect(asideFiles.count == 1)

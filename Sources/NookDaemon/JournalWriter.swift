@@ -1,0 +1,157 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Synchronization
+
+/// The journal's writer thread: the only code that writes, syncs or replaces the file, so the
+/// queues, the display loop and the request handlers only ever append to memory and wait.
+extension ActivityJournal {
+    private enum Step {
+        /// Sleep until kicked, or until the monotonic deadline (an interval sync is due).
+        case wait(until: Double?)
+        case write([UInt8], mark: UInt64, fd: Int32, thenSync: Bool)
+        case sync(mark: UInt64, fd: Int32)
+        case compact([UInt8], mark: UInt64)
+        case stop
+    }
+
+    func writerLoop() {
+        while true {
+            kicked.store(false, ordering: .releasing)
+            let step = state.withLock { nextStep(&$0, now: monotonic()) }
+            switch step {
+            case .wait(let deadline):
+                if let deadline {
+                    let seconds = max(0, deadline - monotonic())
+                    _ = work.wait(timeout: .now() + .nanoseconds(Int(min(seconds, 60) * 1e9)))
+                } else {
+                    work.wait()
+                }
+            case .write(let bytes, let mark, let fd, let thenSync):
+                if let problem = Self.writeAll(fd, bytes) {
+                    settleAll { degrade(&$0, "'write' to \(path) failed: \(problem)") }
+                    continue
+                }
+                settle { state in
+                    state.written = max(state.written, mark)
+                    if state.unsyncedSince == nil { state.unsyncedSince = monotonic() }
+                }
+                if thenSync { sync(fd, through: mark) }
+            case .sync(let mark, let fd):
+                sync(fd, through: mark)
+            case .compact(let bytes, let mark):
+                let replaced = replaceFile(with: bytes)
+                settleAll { state in
+                    switch replaced {
+                    case .success(let fd):
+                        if state.fd >= 0 { close(state.fd) }
+                        state.fd = fd
+                        state.written = max(state.written, mark)
+                        state.durable = max(state.durable, mark)
+                        if state.written == state.durable { state.unsyncedSince = nil }
+                        if state.degradedSince != nil {
+                            warn("journal \(path): writable again; \(state.live.count) activities saved")
+                            state.degradedSince = nil
+                        }
+                    case .failure(let problem):
+                        degrade(&state, problem.description)
+                    }
+                }
+            case .stop:
+                settleAll { state in
+                    if state.fd >= 0 { close(state.fd) }
+                    state.fd = -1
+                    state.stopped = true
+                }
+                writerDone.signal()
+                return
+            }
+        }
+    }
+
+    private func nextStep(_ state: inout State, now: Double) -> Step {
+        let wantsDurable = state.waiters.contains { $0.durable && $0.mark > state.durable }
+        if let since = state.degradedSince {
+            let retryAt = since + Self.retryAfterSeconds
+            if state.compactionWanted && now >= retryAt { return compaction(&state) }
+            return state.stopping ? .stop : .wait(until: retryAt)
+        }
+        if state.compactionWanted { return compaction(&state) }
+        if !state.pending.isEmpty, state.fd >= 0 {
+            let wantsWritten = state.waiters.contains { $0.mark > state.written }
+            let writeAt = (state.pendingSince ?? now) + Self.writeDelay
+            if wantsWritten || state.stopping || now >= writeAt {
+                defer {
+                    state.pending.removeAll(keepingCapacity: state.pending.count <= 65536)
+                    state.pendingSince = nil
+                }
+                let due = state.unsyncedSince.map { now >= $0 + 1 } ?? false
+                return .write(state.pending, mark: state.appended, fd: state.fd, thenSync: wantsDurable || state.stopping || due)
+            }
+            if state.written <= state.durable || (!wantsDurable && now < (state.unsyncedSince ?? now) + 1) { return .wait(until: writeAt) }
+        }
+        if state.written > state.durable, state.fd >= 0 {
+            let deadline = (state.unsyncedSince ?? now) + 1
+            if wantsDurable || state.stopping || now >= deadline { return .sync(mark: state.written, fd: state.fd) }
+            return .wait(until: deadline)
+        }
+        return state.stopping ? .stop : .wait(until: nil)
+    }
+
+    /// Takes every live record for a new file; what is recorded meanwhile waits in `pending`
+    /// and goes to the new file after the rename.
+    private func compaction(_ state: inout State) -> Step {
+        let snapshot = Self.snapshot(of: state)
+        state.compactionWanted = false
+        state.pending = []
+        state.pendingSince = nil
+        state.bytes = snapshot.bytes.count
+        state.liveBytes = snapshot.bytes.count
+        state.recordBytes = snapshot.recordBytes
+        return .compact(snapshot.bytes, mark: state.appended)
+    }
+
+    private func sync(_ fd: Int32, through mark: UInt64) {
+        let result = syncer(fd, false)
+        settleAll { state in
+            guard result == 0 else {
+                // After a failed fdatasync the kernel may have dropped the dirty pages: syncing
+                // again could report success for data that is gone. Rewrite everything instead.
+                degrade(&state, "'fdatasync' of \(path) failed: \(Self.errnoText(result))")
+                return
+            }
+            state.durable = max(state.durable, mark)
+            if state.durable >= state.written { state.unsyncedSince = nil }
+        }
+    }
+
+    /// Changes the state, then resumes (outside the lock) every waiter whose records are now
+    /// where it asked for them.
+    private func settle(_ change: (inout State) -> Void) {
+        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            change(&state)
+            var ready: [CheckedContinuation<Void, Never>] = []
+            state.waiters.removeAll { waiter in
+                guard waiter.mark <= (waiter.durable ? state.durable : state.written) else { return false }
+                ready.append(waiter.continuation)
+                return true
+            }
+            return ready
+        }
+        ready.forEach { $0.resume() }
+    }
+
+    /// ``settle(_:)``, releasing every waiter when the change left the journal memory-only or
+    /// stopped (nothing more will be written for them).
+    private func settleAll(_ change: (inout State) -> Void) {
+        let everyone = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            change(&state)
+            guard state.degradedSince != nil || state.stopped else { return [] }
+            defer { state.waiters = [] }
+            return state.waiters.map(\.continuation)
+        }
+        everyone.forEach { $0.resume() }
+        settle { _ in }
+    }
+}
