@@ -59,6 +59,7 @@ public final class NotificationBridge {
     /// Takes the name and serves until the bus connection fails. EEXIST: another notification
     /// server (dunst, mako, a desktop's own) holds the name.
     public func run() throws(SystemCallError) {
+        Self.restoreStopSignals()
         try bus.serve(path: Self.objectPath) { [unowned self] message in self.handle(message) }
         do {
             try bus.requestName(Self.busName, replace: options.replace)
@@ -83,6 +84,20 @@ public final class NotificationBridge {
             if descriptors.count > 1, descriptors[1].revents != 0 { readEvents() }
             if events == nil, Self.now() >= nextEventsAttempt { connectEvents() }
         }
+    }
+
+    /// SIGTERM and SIGINT stop the bridge at once (the bus releases its name when the
+    /// connection closes; nothing else needs cleaning up). A parent may have left them ignored
+    /// or blocked, and both survive `exec`: a service manager's or test runner's thread that
+    /// blocks signals would otherwise leave a bridge nobody can stop politely.
+    static func restoreStopSignals() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in [SIGTERM, SIGINT, SIGHUP] {
+            signal(number, SIG_DFL)
+            sigaddset(&set, number)
+        }
+        sigprocmask(SIG_UNBLOCK, &set, nil)
     }
 
     // MARK: nookd
