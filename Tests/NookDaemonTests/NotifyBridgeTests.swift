@@ -233,3 +233,87 @@ struct NotifyBridgeTests {
         #expect(daemon.stop().status == 0)
     }
 }
+
+/// The headless board's setup: nook-notify on a system bus whose policy is the shipped
+/// `Hardware/dbus/org.nook.Notify.conf`, reached by `notify-send` pointed at that bus.
+@Suite("E1 the system bus policy", .serialized, .ownThreads, .enabled(if: NotifyTools.available && getuid() == 0, "needs root (to run clients as other uids) and \(NotifyTools.missing)"))
+struct NotifySystemBusTests {
+    @Test func e1_theShippedPolicyLetsTheServiceOwnTheNameAndRootNotify() throws {
+        let scratch = Scratch()
+        chmod(scratch.path, 0o755)
+        let daemon = try DaemonProcess(scratch: scratch)
+        // The shipped policy, with its user and group swapped for ones this machine has: the
+        // bridge runs as the test's root, the admitted group is nogroup.
+        let shipped = try String(contentsOfFile: Built.root + "/Hardware/dbus/org.nook.Notify.conf", encoding: .utf8)
+        let policy = shipped.replacingOccurrences(of: "user=\"nook\"", with: "user=\"root\"").replacingOccurrences(of: "group=\"nook\"", with: "group=\"nogroup\"")
+        let policyPath = scratch.file("policy.conf", policy)
+        let socket = scratch.path + "/system_bus_socket"
+        let config = scratch.file("system.conf", """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>system</type>
+              <listen>unix:path=\(socket)</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <deny own="*"/>
+                <deny send_type="method_call"/>
+                <allow send_type="signal"/>
+                <allow send_requested_reply="true" send_type="method_return"/>
+                <allow send_requested_reply="true" send_type="error"/>
+                <allow receive_type="method_call"/>
+                <allow receive_type="method_return"/>
+                <allow receive_type="error"/>
+                <allow receive_type="signal"/>
+                <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+                <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+              </policy>
+              <include>\(policyPath)</include>
+            </busconfig>
+            """)
+        let bus = Process()
+        bus.executableURL = URL(fileURLWithPath: NotifyTools.path("dbus-daemon")!)
+        bus.arguments = ["--config-file", config, "--nofork", "--nopidfile"]
+        bus.standardError = FileHandle.nullDevice
+        try bus.run()
+        defer { stopProcess(bus) }
+        try eventually("the system bus's socket") { FileManager.default.fileExists(atPath: socket) }
+        let address = "unix:path=" + socket
+
+        let bridgeLog = scratch.path + "/bridge.log"
+        _ = FileManager.default.createFile(atPath: bridgeLog, contents: nil)
+        let bridge = Process()
+        bridge.executableURL = URL(fileURLWithPath: Built.nookNotify)
+        bridge.arguments = ["--system", "--socket", daemon.socket]
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = address
+        bridge.environment = environment
+        bridge.standardError = FileHandle(forWritingAtPath: bridgeLog)
+        try bridge.run()
+        defer { stopProcess(bridge) }
+        try eventually("nook-notify on the system bus") {
+            ((try? String(contentsOfFile: bridgeLog, encoding: .utf8)) ?? "").contains("watching nookd's events")
+        }
+
+        /// notify-send as `uid`:`gid`, told that the system bus is its session bus.
+        func notifySend(uid: Int, gid: Int, _ title: String) throws -> (status: Int32, output: String, error: String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=\(uid)", "--regid=\(gid)", "--clear-groups", NotifyTools.path("notify-send")!, "-p", title]
+            process.environment = ["DBUS_SESSION_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin", "HOME": "/"]
+            let output = Pipe(), error = Pipe()
+            (process.standardOutput, process.standardError) = (output, error)
+            try process.run()
+            let out = output.fileHandleForReading.readDataToEndOfFile(), err = error.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        }
+
+        // Other uids (the admitted group's members, strangers) are not exercised here: in this
+        // test's container dbus-daemon never answers a non-root client's Hello, whatever the
+        // policy. The registry's uid checks are unit-tested (u3_anotherUserCannot…).
+        let fromRoot = try notifySend(uid: 0, gid: 0, "From root")
+        #expect(fromRoot.status == 0, "\(fromRoot.error)")
+        let titles = try daemon.activities().flatMap { ($0.current.map { [$0] } ?? []) + $0.pending }.map(\.title)
+        #expect(titles.contains("From root"))
+    }
+}
