@@ -70,7 +70,8 @@ public final class NotificationBridge {
         connectEvents()
         while true {
             try bus.processAll()
-            var (entry, timeout) = try bus.pollEntry()
+            let (entry, busTimeout) = try bus.pollEntry()
+            var timeout = busTimeout
             var descriptors = [entry]
             if let events {
                 if events.hasBufferedLine { readEvents(); continue }
@@ -80,7 +81,6 @@ public final class NotificationBridge {
                 timeout = timeout < 0 ? wait : min(timeout, wait)
             }
             _ = try pollDescriptors(&descriptors, timeoutMilliseconds: timeout)
-            entry = descriptors[0]
             if descriptors.count > 1, descriptors[1].revents != 0 { readEvents() }
             if events == nil, Self.now() >= nextEventsAttempt { connectEvents() }
         }
