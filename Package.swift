@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "nookd", targets: ["nookd"]),
         .executable(name: "nookctl", targets: ["nookctl"]),
         .executable(name: "nook-fuzz", targets: ["nook-fuzz"]),
+        .executable(name: "nook-notify", targets: ["nook-notify"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -75,6 +76,17 @@ let package = Package(
             "NookRender", "NookDisplay", "NookActivities",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // sd-bus from libsystemd, seen only by NookNotify.
+        .systemLibrary(name: "CSystemdBus", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // The org.freedesktop.Notifications bridge (SPEC E1-E3): a client of nookd's socket.
+        .target(name: "NookNotify", dependencies: [
+            "NookActivities", "NookProtocol", "NookSystem", "CSystemdBus", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "nook-notify", dependencies: [
+            "NookNotify",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // nookd's outside inputs as fuzz targets; nook-fuzz runs them under libFuzzer (Hardware/dev/fuzz).
         .target(name: "NookFuzzTargets", dependencies: ["NookActivities", "NookConfig", "NookDaemon", "NookProtocol"]),
         .executableTarget(name: "nook-fuzz", dependencies: ["NookFuzzTargets"]),
@@ -87,6 +99,7 @@ let package = Package(
         .testTarget(name: "NookFuzzTargetsTests", dependencies: ["NookFuzzTargets"]),
         .testTarget(name: "NookFramebufferTests", dependencies: ["NookFramebuffer", "NookActivities"]),
         .testTarget(name: "NookInputTests", dependencies: ["NookInput", "NookActivities", "NookTestSupport"]),
+        .testTarget(name: "NookNotifyTests", dependencies: ["NookNotify", "NookActivities", "NookProtocol"]),
         .testTarget(name: "NookProtocolTests", dependencies: ["NookProtocol", "NookActivities"]),
         // nookctl's own reading of `enqueue` command lines against ArgumentParser's.
         .testTarget(name: "NookctlTests", dependencies: ["nookctl", .product(name: "ArgumentParser", package: "swift-argument-parser")]),

@@ -16,6 +16,13 @@ public final class NookClient {
     /// How long ``readLine()`` waits for data before failing; nil waits forever.
     public var readTimeout: Duration?
 
+    /// The socket, for a client's own `poll(2)` (a bridge's event loop); valid while this lives.
+    public var descriptor: Int32 { fd }
+
+    /// Whether a whole line has been read and waits in the buffer: `poll` on ``descriptor``
+    /// does not report those, so a poll loop reads them before it waits again.
+    public var hasBufferedLine: Bool { buffer[unread...].contains(0x0A) }
+
     /// Connects; the error says what to check (is nookd running, the path, the group).
     public init(path: String) throws(ClientError) {
         guard let address = UnixSocketAddress(path: path) else {

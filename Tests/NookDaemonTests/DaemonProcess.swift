@@ -14,6 +14,7 @@ enum Built {
     static var isInstrumented: Bool { ProcessInfo.processInfo.environment["NOOK_TEST_BINARIES"] != nil }
     static let nookd = directory + "/nookd"
     static let nookctl = directory + "/nookctl"
+    static let nookNotify = directory + "/nook-notify"
 }
 
 /// A scratch directory under /tmp, removed by the test that made it.

@@ -149,7 +149,9 @@ struct ServiceTests {
         #expect(install.status == 0, "\(install.output)")
         let expected = ["/usr/local/bin/nookd", "/usr/local/bin/nookctl", "/etc/systemd/system/nookd.service",
                         "/etc/udev/rules.d/70-nook.rules", "/usr/lib/sysusers.d/nook.conf", "/etc/nook/nook.toml",
-                        "/usr/share/bash-completion/completions/nookctl", "/usr/share/doc/nook/README.md"]
+                        "/usr/share/bash-completion/completions/nookctl", "/usr/share/doc/nook/README.md",
+                        "/usr/local/bin/nook-notify", "/etc/systemd/system/nook-notify.service", "/usr/lib/systemd/user/nook-notify.service",
+                        "/usr/share/dbus-1/services/org.nook.Notify.service", "/usr/share/dbus-1/system.d/org.nook.Notify.conf"]
         for path in expected { #expect(FileManager.default.fileExists(atPath: stage + path), "\(path)") }
         #expect(FileManager.default.isExecutableFile(atPath: stage + "/usr/local/bin/nookd"))
         let config = try DaemonConfigProbe.load(stage + "/etc/nook/nook.toml")
@@ -174,5 +176,25 @@ enum DaemonConfigProbe {
     static func load(_ path: String) throws -> Bool {
         let result = try run(repository + "/.build/debug/nookd", ["--config", path, "--check"])
         return result.status == 0 && result.output.contains("configuration OK")
+    }
+}
+
+@Suite("E1 nook-notify's units")
+struct NotifyUnitTests {
+    @Test func e1_theSystemUnitIsHardenedAndTheUserUnitIsActivatedByDBus() throws {
+        let path = repository + "/Hardware/systemd/nook-notify.service"
+        let result = try run("/usr/bin/systemd-analyze", ["security", "--offline=true", "--no-pager", path])
+        let line = try #require(result.output.split(separator: "\n").first { $0.contains("Overall exposure level") }, "\(result.output.suffix(500))")
+        let score = try #require(line.split(separator: " ").compactMap { Double($0) }.last)
+        print("nook-notify.service exposure: \(score)")
+        #expect(score <= 2.0, "\(line)")
+        let system = try String(contentsOfFile: path, encoding: .utf8)
+        for setting in ["Type=dbus", "BusName=org.freedesktop.Notifications", "--system", "User=nook", "RestrictAddressFamilies=AF_UNIX"] {
+            #expect(system.contains(setting), "\(setting)")
+        }
+        let user = try String(contentsOfFile: repository + "/Hardware/systemd/user/nook-notify.service", encoding: .utf8)
+        #expect(user.contains("BusName=org.freedesktop.Notifications") && !user.contains("User="))
+        let activation = try String(contentsOfFile: repository + "/Hardware/dbus/org.nook.Notify.service", encoding: .utf8)
+        #expect(activation.contains("Name=org.freedesktop.Notifications") && activation.contains("SystemdService=nook-notify.service"))
     }
 }

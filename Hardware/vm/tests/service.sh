@@ -107,6 +107,37 @@ else
   fail "after kill -9: restarts $(systemctl show -p NRestarts --value nookd), $listed"
 fi
 
+# E1: nook-notify on the system bus under its unit, with the shipped policy: the nook group
+# (alice) and root may notify, others (bob) are refused by the bus, and one user cannot close
+# another's notification.
+systemctl start nook-notify.service > "$results/notify-start.log" 2>&1
+for _ in $(seq 100); do [ "$(systemctl is-active nook-notify)" = active ] && break; sleep 0.2; done
+sysbus=unix:path=/run/dbus/system_bus_socket
+notify() { user=$1; shift; runuser -u "$user" -- env DBUS_SESSION_BUS_ADDRESS=$sysbus HOME=/ notify-send "$@"; }
+if [ "$(systemctl is-active nook-notify)" = active ] && notify alice -p "From a system service" > "$results/notify-alice.txt" 2>&1 \
+   && as alice list --json | grep -q "From a system service"; then
+  pass "E1 nook-notify under its unit on the system bus: notify-send from the nook group reaches nookd"
+else
+  fail "nook-notify: $(systemctl is-active nook-notify), $(cat "$results/notify-alice.txt" "$results/notify-start.log" | tail -3)"
+fi
+if ! notify bob "From a stranger" > "$results/notify-bob.txt" 2>&1 && grep -q "AccessDenied" "$results/notify-bob.txt"; then
+  pass "E1 the system bus policy refuses notify-send from outside the nook group"
+else
+  fail "bob's notification: $(cat "$results/notify-bob.txt")"
+fi
+root_id=$(DBUS_SESSION_BUS_ADDRESS=$sysbus notify-send -p -t 0 "From root" 2> "$results/notify-root.txt")
+runuser -u alice -- env HOME=/ gdbus call --system --dest org.freedesktop.Notifications --object-path /org/freedesktop/Notifications \
+  --method org.freedesktop.Notifications.CloseNotification "$root_id" > "$results/notify-close.txt" 2>&1
+if [ -n "$root_id" ] && grep -q "AccessDenied" "$results/notify-close.txt"; then
+  pass "E1 U3 a member of the nook group cannot close root's notification"
+else
+  fail "closing root's notification ($root_id) as alice: $(cat "$results/notify-close.txt" "$results/notify-root.txt")"
+fi
+systemd-analyze security nook-notify.service > "$results/security-notify.txt" 2>&1
+echo "nook-notify.service exposure on the booted system: $(tail -1 "$results/security-notify.txt")"
+journalctl -u nook-notify --no-pager > "$results/nook-notify-journal.log" 2>&1
+systemctl stop nook-notify
+
 systemd-analyze security nookd.service > "$results/security.txt" 2>&1
 echo "nookd.service exposure on the booted system: $(tail -1 "$results/security.txt")"
 systemctl stop nookd

@@ -1,0 +1,93 @@
+import NookActivities
+
+/// One notification as an activity (SPEC E2): summary → title, body → subtitle without its
+/// markup, icon names and categories → Nook icons, urgency → priority, critical and
+/// `expire_timeout` 0 → a blocker that never expires by itself, `expire_timeout` > 0 → the
+/// dwell, the `value` hint → progress. Pure: the bridge supplies the id and coalescing key.
+public enum NotificationMapping {
+    public struct Result: Sendable, Equatable {
+        public var activity: NookActivity
+        /// What was cut or ignored, one log line each.
+        public var notes: [String]
+    }
+
+    /// - Parameters:
+    ///   - key: the coalescing key that makes a replacement take its predecessor's place.
+    ///   - allowPaths: whether an image path is passed to nookd, which reads it as its own
+    ///     user: only for senders of the bridge's own uid (another user's path falls back to
+    ///     the category or the urgency's icon).
+    public static func activity(for call: NotifyCall, id: NookActivityID, key: String?, allowPaths: Bool) -> Result {
+        var notes: [String] = []
+        let summary = Markup.collapsingWhitespace(call.summary)
+        var title = summary.isEmpty ? Markup.collapsingWhitespace(call.appName) : summary
+        if title.isEmpty { title = "Notification" }
+        title = clamped(title, to: NookActivity.Limits.titleCharacters, what: "summary", notes: &notes)
+        var subtitle: String? = Markup.plainText(call.body)
+        if subtitle?.isEmpty == true { subtitle = nil }
+        subtitle = subtitle.map { clamped($0, to: NookActivity.Limits.subtitleCharacters, what: "body", notes: &notes) }
+
+        let critical = call.urgency >= 2
+        let priority: NookActivityPriority = critical ? .high : call.urgency <= 0 ? .low : .normal
+        let presentation: NookActivity.Presentation
+        var dwell = NookActivity.defaultDwell
+        if critical || call.expireTimeout == 0 {
+            // The spec: critical notifications do not expire by themselves; 0 means never.
+            presentation = .blocker(timeout: nil)
+        } else {
+            presentation = .timed
+            if call.expireTimeout > 0 {
+                dwell = .milliseconds(Int64(call.expireTimeout))
+                if dwell > NookActivity.Limits.longestDwell {
+                    notes.append("expire_timeout \(call.expireTimeout) ms is longer than a card may stay (\(NookActivity.Limits.longestDwell)); using that")
+                    dwell = NookActivity.Limits.longestDwell
+                }
+            }
+        }
+        var progress: Double?
+        switch call.hints["value"] {
+        case .integer(let value)?: progress = Double(min(max(value, 0), 100)) / 100
+        case .double(let value)? where value.isFinite: progress = min(max(value, 0), 100) / 100
+        case nil: break
+        case let other?: notes.append("hint value ignored: not a number (\(other))")
+        }
+        let icon = self.icon(for: call, allowPaths: allowPaths, critical: critical)
+        let tint: NookTint = critical ? .named(.red) : icon.tint ?? .accent
+        let activity = NookActivity(id: id, coalescingKey: key, priority: priority, title: title, subtitle: subtitle,
+                                    systemImage: icon.symbol, tint: tint, dwell: dwell, presentation: presentation, progress: progress)
+        return Result(activity: activity, notes: notes)
+    }
+
+    /// The spec's order: `image-path` (and its old spelling `image_path`), then `app_icon`, then
+    /// the category; a name not in the table falls through to the next; last the urgency's icon.
+    static func icon(for call: NotifyCall, allowPaths: Bool, critical: Bool) -> FreedesktopIcons.Icon {
+        var candidates: [String] = []
+        for hint in ["image-path", "image_path"] {
+            if case .string(let value)? = call.hints[hint] { candidates.append(value) }
+        }
+        candidates.append(call.appIcon)
+        for candidate in candidates where !candidate.isEmpty {
+            if let path = pngPath(candidate) {
+                if allowPaths { return FreedesktopIcons.Icon(symbol: path, tint: nil) }
+                continue
+            }
+            if let icon = FreedesktopIcons.lookup(candidate) { return icon }
+        }
+        if case .string(let category)? = call.hints["category"], let icon = FreedesktopIcons.category(category) { return icon }
+        return critical ? FreedesktopIcons.Icon(symbol: "exclamationmark.triangle", tint: .named(.red)) : FreedesktopIcons.Icon(symbol: "bell", tint: nil)
+    }
+
+    /// An absolute path (or `file://` URI) of a PNG, which nookd draws (R3); other images are
+    /// formats nookd does not read.
+    static func pngPath(_ value: String) -> String? {
+        var path = Substring(value)
+        if path.hasPrefix("file://") { path = path.dropFirst("file://".count) }
+        guard path.hasPrefix("/"), path.lowercased().hasSuffix(".png"), !path.contains("%") else { return nil }
+        return String(path)
+    }
+
+    static func clamped(_ text: String, to limit: Int, what: String, notes: inout [String]) -> String {
+        guard text.count > limit else { return text }
+        notes.append("\(what) of \(text.count) characters cut to \(limit)")
+        return String(text.prefix(limit - 1)) + "…"
+    }
+}

@@ -1,0 +1,72 @@
+/// The arguments of one `org.freedesktop.Notifications.Notify` call (spec 1.2), read off the
+/// bus and already clamped (``NotifyLimits``): plain Swift values, so the mapping to an
+/// activity is tested without a bus.
+public struct NotifyCall: Sendable, Equatable {
+    public var appName: String
+    /// 0, or the id of a notification this one replaces.
+    public var replacesID: UInt32
+    /// An icon name (`dialog-information`) or a `file://` URI or path; may be empty.
+    public var appIcon: String
+    public var summary: String
+    /// May carry markup (we advertise `body-markup`); see ``Markup``.
+    public var body: String
+    /// Action keys and labels, in pairs as the spec sends them: `["default", "Open", …]`.
+    public var actions: [String]
+    public var hints: [String: HintValue]
+    /// Milliseconds: -1 the server's default, 0 never, more than 0 that long.
+    public var expireTimeout: Int32
+
+    public init(appName: String = "", replacesID: UInt32 = 0, appIcon: String = "", summary: String, body: String = "",
+                actions: [String] = [], hints: [String: HintValue] = [:], expireTimeout: Int32 = -1) {
+        (self.appName, self.replacesID, self.appIcon, self.summary, self.body) = (appName, replacesID, appIcon, summary, body)
+        (self.actions, self.hints, self.expireTimeout) = (actions, hints, expireTimeout)
+    }
+
+    /// The action keys (every other entry of ``actions``).
+    public var actionKeys: [String] {
+        stride(from: 0, to: actions.count - 1, by: 2).map { actions[$0] }
+    }
+
+    public var hasDefaultAction: Bool { actionKeys.contains("default") }
+
+    /// The `urgency` hint: 0 low, 1 normal, 2 critical. The spec says a byte; Chromium sends
+    /// a uint32, so any integer is read.
+    public var urgency: Int64 {
+        if case .integer(let value)? = hints["urgency"] { return value }
+        return 1
+    }
+
+    /// `x-dunst-stack-tag`, else `x-canonical-private-synchronous`: notifications sharing it
+    /// replace each other.
+    public var stackTag: String? {
+        for name in ["x-dunst-stack-tag", "x-canonical-private-synchronous"] {
+            if case .string(let tag)? = hints[name], !tag.isEmpty { return tag }
+        }
+        return nil
+    }
+}
+
+/// A hint's value, by what the mapping needs of it: text, a number, a flag, or something else
+/// (whose D-Bus signature is kept only to say so in a log line).
+public enum HintValue: Sendable, Equatable {
+    case string(String)
+    case integer(Int64)
+    case boolean(Bool)
+    case double(Double)
+    case other(signature: String)
+}
+
+/// How much of a call is kept: the rest is cut off with a log line, never refused, so an
+/// over-long body still reaches the glass.
+public enum NotifyLimits {
+    /// Bytes of the summary and app name read off the message (the card shows at most 512
+    /// characters of title).
+    public static let summaryBytes = 2048
+    public static let bodyBytes = 8192
+    /// Icon names, paths, hint strings and action strings.
+    public static let shortStringBytes = 1024
+    /// Action strings kept (keys and labels: 64 actions).
+    public static let actionStrings = 128
+    /// Hints read; the rest are skipped.
+    public static let hints = 64
+}

@@ -1,0 +1,114 @@
+import NookActivities
+@testable import NookNotify
+import Testing
+
+/// SPEC E2: each mapping rule from a Notify call to an activity.
+@Suite("E2 mapping")
+struct MappingTests {
+    func map(_ call: NotifyCall, key: String? = "notify:1", allowPaths: Bool = true) -> NookActivity {
+        NotificationMapping.activity(for: call, id: NookActivityID(), key: key, allowPaths: allowPaths).activity
+    }
+
+    @Test func e2_summaryIsTitleBodyIsSubtitleWithoutMarkup() {
+        let activity = map(NotifyCall(summary: "Backup complete", body: "<b>42</b> files &amp; 3 folders"))
+        #expect(activity.title == "Backup complete")
+        #expect(activity.subtitle == "42 files & 3 folders")
+        #expect(activity.coalescingKey == "notify:1")
+        #expect(map(NotifyCall(summary: "Only a title", body: " <i></i> ")).subtitle == nil)
+    }
+
+    @Test func e2_anEmptySummaryFallsBackToTheAppName() {
+        #expect(map(NotifyCall(appName: "Backups", summary: "  ")).title == "Backups")
+        #expect(map(NotifyCall(summary: "")).title == "Notification")
+    }
+
+    @Test func e2_urgencyIsPriorityAndCriticalIsABlockerThatNeverExpires() {
+        #expect(map(NotifyCall(summary: "a", hints: ["urgency": .integer(0)])).priority == .low)
+        #expect(map(NotifyCall(summary: "a")).priority == .normal)
+        #expect(map(NotifyCall(summary: "a", hints: ["urgency": .integer(1)])).presentation == .timed)
+        let critical = map(NotifyCall(summary: "a", hints: ["urgency": .integer(2)], expireTimeout: 5000))
+        #expect(critical.priority == .high)
+        #expect(critical.presentation == .blocker(timeout: nil))
+        #expect(critical.tint == .named(.red))
+    }
+
+    @Test func e2_expireTimeoutIsDefaultBlockerOrDwell() {
+        let byDefault = map(NotifyCall(summary: "a", expireTimeout: -1))
+        #expect(byDefault.presentation == .timed && byDefault.dwell == NookActivity.defaultDwell)
+        #expect(map(NotifyCall(summary: "a", expireTimeout: 0)).presentation == .blocker(timeout: nil))
+        let timed = map(NotifyCall(summary: "a", expireTimeout: 1500))
+        #expect(timed.presentation == .timed && timed.dwell == .milliseconds(1500))
+        let result = NotificationMapping.activity(for: NotifyCall(summary: "a", expireTimeout: Int32.max), id: NookActivityID(), key: nil, allowPaths: true)
+        #expect(result.activity.dwell == NookActivity.Limits.longestDwell)
+        #expect(result.notes.count == 1)
+    }
+
+    @Test func e2_valueHintIsProgressClamped() {
+        #expect(map(NotifyCall(summary: "a", hints: ["value": .integer(40)])).progress == 0.4)
+        #expect(map(NotifyCall(summary: "a", hints: ["value": .integer(250)])).progress == 1)
+        #expect(map(NotifyCall(summary: "a", hints: ["value": .integer(-3)])).progress == 0)
+        #expect(map(NotifyCall(summary: "a", hints: ["value": .string("x")])).progress == nil)
+    }
+
+    @Test func e2_stackTagsAreReadFromEitherHint() {
+        #expect(NotifyCall(summary: "a", hints: ["x-dunst-stack-tag": .string("vol")]).stackTag == "vol")
+        #expect(NotifyCall(summary: "a", hints: ["x-canonical-private-synchronous": .string("bright")]).stackTag == "bright")
+        #expect(NotifyCall(summary: "a", hints: ["x-dunst-stack-tag": .string("")]).stackTag == nil)
+    }
+
+    @Test func e2_freedesktopIconNamesMapToOurIcons() {
+        #expect(map(NotifyCall(appIcon: "dialog-information", summary: "a")).systemImage == "info.circle")
+        #expect(map(NotifyCall(appIcon: "network-wireless", summary: "a")).systemImage == "wifi")
+        #expect(map(NotifyCall(appIcon: "battery-low", summary: "a")).systemImage == "battery.25")
+        #expect(map(NotifyCall(appIcon: "mail-unread-symbolic", summary: "a")).systemImage == "envelope")
+        #expect(map(NotifyCall(appIcon: "dialog-error", summary: "a")).tint == .named(.red))
+    }
+
+    @Test func e2_imagePathComesBeforeAppIconAndCategoryIsTheFallback() {
+        #expect(map(NotifyCall(appIcon: "dialog-information", summary: "a", hints: ["image-path": .string("battery-low")])).systemImage == "battery.25")
+        #expect(map(NotifyCall(appIcon: "some-app-we-do-not-know", summary: "a", hints: ["category": .string("email.arrived")])).systemImage == "envelope")
+        #expect(map(NotifyCall(summary: "a", hints: ["category": .string("network.disconnected")])).systemImage == "wifi")
+        #expect(map(NotifyCall(appIcon: "unknown", summary: "a")).systemImage == "bell")
+        #expect(map(NotifyCall(summary: "a", hints: ["urgency": .integer(2)])).systemImage == "exclamationmark.triangle")
+    }
+
+    @Test func e2_pngPathsPassOnlyForTheBridgesOwnUser() {
+        #expect(map(NotifyCall(appIcon: "file:///home/me/icon.png", summary: "a")).systemImage == "/home/me/icon.png")
+        #expect(map(NotifyCall(appIcon: "/home/me/icon.png", summary: "a", hints: ["category": .string("im")]), allowPaths: false).systemImage == "message")
+        #expect(map(NotifyCall(appIcon: "/home/me/icon.svg", summary: "a")).systemImage == "bell")
+    }
+
+    @Test func e2_overlongTextIsCutAndSaysSo() {
+        let long = String(repeating: "é", count: 5000)
+        let result = NotificationMapping.activity(for: NotifyCall(summary: long, body: long), id: NookActivityID(), key: nil, allowPaths: true)
+        #expect(result.activity.title.count == NookActivity.Limits.titleCharacters)
+        #expect(result.activity.subtitle?.count == NookActivity.Limits.subtitleCharacters)
+        #expect(result.notes.count == 2)
+        #expect((try? result.activity.validate()) != nil)
+    }
+
+    @Test func e2_everyMappedActivityIsValid() throws {
+        for urgency in Int64(-1)...3 {
+            for timeout in [Int32.min, -1, 0, 1, 999_999_999] {
+                try map(NotifyCall(summary: "\u{0}x", body: "&#1;", hints: ["urgency": .integer(urgency)], expireTimeout: timeout)).validate()
+            }
+        }
+    }
+
+    @Test func e1_stringsFromTheBusAreCutAtACharacterAndInvalidUTF8IsRepaired() {
+        let text = Array("aé€".utf8) + [0]   // 1 + 2 + 3 bytes
+        text.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { chars in
+                #expect(BusMessage.clampedText(chars.baseAddress!, limit: 2) == ("a", 6))
+                #expect(BusMessage.clampedText(chars.baseAddress!, limit: 3) == ("aé", 6))
+                #expect(BusMessage.clampedText(chars.baseAddress!, limit: 100) == ("aé€", 6))
+            }
+        }
+        let invalid: [UInt8] = [0x41, 0xFF, 0xC3, 0x28, 0]
+        invalid.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { chars in
+                #expect(BusMessage.clampedText(chars.baseAddress!, limit: 100).text == "A\u{FFFD}\u{FFFD}(")
+            }
+        }
+    }
+}
