@@ -288,7 +288,7 @@ public final class NotificationBridge {
         } catch {
             logger.warning("nookd did not take a notification from \(sender): \(error)")
             switch error {
-            case .unreachable: try message.replyError(Self.errorFailed, "nookd is not reachable at \(options.socketPath): \(error)")
+            case .unreachable, .connectionLost: try message.replyError(Self.errorFailed, "nookd is not reachable at \(options.socketPath): \(error)")
             case .daemon: try message.replyError(Self.errorInvalidArgs, "nookd refused the notification: \(error)")
             }
             return
