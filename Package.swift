@@ -91,7 +91,7 @@ let package = Package(
         .target(name: "NookFuzzTargets", dependencies: ["NookActivities", "NookConfig", "NookDaemon", "NookProtocol"]),
         .executableTarget(name: "nook-fuzz", dependencies: ["NookFuzzTargets"]),
         // Manual clock and scriptable engagement for tests; never linked into a product.
-        .target(name: "NookTestSupport", dependencies: ["NookActivities"]),
+        .target(name: "NookTestSupport", dependencies: ["NookActivities", "NookSystem"]),
         .executableTarget(name: "nook-demo", dependencies: ["NookActivities"]),
         .executableTarget(name: "nook-bench", dependencies: ["NookActivities", "NookTestSupport", "NookDisplay", "NookRender", "NookProtocol", "NookLED", "NookPixel"]),
         .testTarget(name: "NookConfigTests", dependencies: ["NookConfig"]),

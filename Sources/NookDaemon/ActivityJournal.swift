@@ -4,6 +4,7 @@ import Glibc
 import Dispatch
 import NookActivities
 import NookProtocol
+import NookSystem
 import Synchronization
 
 /// How far a journal record has to get before nookd answers the request that made it (SPEC J1, J2).
@@ -101,7 +102,7 @@ final class ActivityJournal: Sendable {
 
     let path: String
     let mode: JournalSync
-    let state = Mutex(State())
+    let state = Locked(State())
     let warn: @Sendable (String) -> Void
     let wallClock: @Sendable () -> Double
     let monotonic: @Sendable () -> Double

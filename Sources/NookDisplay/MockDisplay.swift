@@ -1,4 +1,5 @@
 import NookActivities
+import NookSystem
 import Synchronization
 
 /// A headless display (D3): records every presented frame with the time it was shown, paces
@@ -24,7 +25,7 @@ public final class MockDisplay: DisplayBackend {
     private let clock: any NookClock
     private let keepFrames: Int
     private let sink: (@Sendable (RecordedFrame) -> Void)?
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let connection = Mutex<[AsyncStream<Bool>.Continuation]>([])
 
     /// - Parameters:
