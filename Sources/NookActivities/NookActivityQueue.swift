@@ -483,10 +483,18 @@ public actor NookActivityQueue {
 
     private func requestEnd(of id: NookActivityID, _ request: EndRequest) -> Bool {
         guard var shown = onScreen, shown.entry.activity.id == id else { return false }
-        if shown.endRequest == nil, shown.phase != .animateOut {
+        switch (shown.endRequest, request) {
+        case (nil, _) where shown.phase != .animateOut:
             shown.endRequest = request
             onScreen = shown
             wake(.presentation)
+        case (.interrupt?, .end):
+            // Sliding out to be shown again later (quiesce, display gone, another module's
+            // turn): a cancel or dismiss now means it is not shown again, as its answer says.
+            shown.endRequest = request
+            onScreen = shown
+        default:
+            break
         }
         return true
     }

@@ -152,11 +152,15 @@ final class ActivityJournal: Sendable {
             }
             var records: [String: Entry] = [:]
             var order: [String] = []
+            // An id may be added, ended and added again within one log (a script that reuses
+            // its `--id`): it is listed once, or recovery would return it twice and the queue's
+            // refusal of the second copy would end the first one's record.
+            var listed: Set<String> = []
             for record in scan.records {
                 switch record {
                 case .added(let entry):
                     let key = entry.activity.id.description
-                    if records[key] == nil { order.append(key) }
+                    if listed.insert(key).inserted { order.append(key) }
                     records[key] = entry
                 case .shown(let id):
                     records[id.description]?.wasShown = true
@@ -169,7 +173,10 @@ final class ActivityJournal: Sendable {
                 if let expiresAfter = entry.activity.expiresAfter, !entry.wasShown {
                     let remaining = expiresAfter - Duration.nookSeconds(max(0, now - entry.enqueuedAt))!
                     guard remaining > .zero else { recovery.expired.append(entry); continue }
+                    // Counted from now in the fresh file, so the next restart does not subtract
+                    // the time before this one a second time.
                     entry.activity.expiresAfter = remaining
+                    entry.enqueuedAt = now
                 }
                 recovery.entries.append(entry)
             }
@@ -319,6 +326,23 @@ final class ActivityJournal: Sendable {
 
     /// Writes and syncs everything recorded, then stops the writer thread; nookd calls it on
     /// the way out, after the queues are quiet. Records after it are dropped.
+    /// As ``finish()``, but gives up waiting after `bound` (a disk that does not answer must not
+    /// hold nookd past N2's two seconds with the display still taken); false if it gave up.
+    func finish(within bound: Duration) async -> Bool {
+        let waiting = Locked<CheckedContinuation<Bool, Never>?>(nil)
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            waiting.withLock { $0 = continuation }
+            Task {
+                await self.finish()
+                waiting.withLock { $0.take() }?.resume(returning: true)
+            }
+            Task {
+                try? await Task.sleep(for: bound)
+                waiting.withLock { $0.take() }?.resume(returning: false)
+            }
+        }
+    }
+
     func finish() async {
         await wait(for: mark, durable: true)
         // Without recover() there is no writer thread to stop.

@@ -66,6 +66,26 @@ struct SuspendQuiesceTests {
         try await harness.runToEnd(shown.id)
     }
 
+    /// A card sliding out to be put back (quiesce) and dismissed meanwhile: the dismiss was
+    /// answered "dismissed", so it must end, not come back as `requeued` (found in review).
+    @Test func q8_q14_aDismissDuringAnInterruptedSlideOutEndsTheCardInsteadOfRequeueingIt() async throws {
+        let harness = await QueueHarness()
+        let shown = activity("shown")
+        await harness.queue.enqueue(shown)
+        try await harness.recorder.next(.animateIn, of: shown.id)
+        harness.clock.advance(by: .milliseconds(250))
+        try await harness.recorder.next(.presented, of: shown.id)
+
+        async let quiesced: Void = harness.queue.quiesce()
+        try await harness.recorder.next(.animateOut, of: shown.id)
+        #expect(await harness.queue.dismiss(shown.id))
+        harness.clock.advance(by: .milliseconds(250))
+        await quiesced
+        try await harness.recorder.next(.hidden(.dismissed), of: shown.id)
+        #expect(await harness.queue.pendingCount == 0, "not put back")
+        #expect(!harness.recorder.kinds(of: shown.id).contains(.requeued))
+    }
+
     @Test func q8_twoConcurrentQuiesceCallsBothReturnAfterTheUnwindAndItIsIdempotent() async throws {
         let harness = await QueueHarness()
         let shown = activity("shown")

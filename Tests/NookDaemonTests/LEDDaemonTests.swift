@@ -3,11 +3,16 @@ import NookActivities
 import NookConfig
 import NookDisplay
 import NookProtocol
+import NookTestSupport
 import Testing
 @testable import NookDaemon
 
 @Suite("L1 L2 L3 N1 LED displays in nookd: [led] config, the LED mock, the marquee's dwell", .ownThreads)
 struct LEDDaemonTests {
+    /// Pinned first: an in-process card screen or PNG draws text, and fontconfig reads its
+    /// configuration once per process (the golden images depend on it).
+    init() { TestFonts.pin() }
+
     func parse(_ text: String) throws(ConfigError) -> DaemonConfig {
         try DaemonConfig(reading: ConfigReader(try ConfigDocument(parsing: text, source: "nook.toml")))
     }

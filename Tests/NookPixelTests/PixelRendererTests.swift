@@ -2,6 +2,7 @@ import NookActivities
 import NookDisplay
 import NookPixel
 import NookRender
+import NookTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -33,6 +34,10 @@ func picture(_ frame: Frame) -> [String] {
 
 @Suite("L3 L4 pixel renderer")
 struct PixelRendererTests {
+    /// Pinned first: an in-process card screen or PNG draws text, and fontconfig reads its
+    /// configuration once per process (the golden images depend on it).
+    init() { TestFonts.pin() }
+
     func render(_ activity: NookActivity, _ width: Int, _ height: Int, at elapsed: Duration = .zero) -> Frame {
         var frame = Frame(width: width, height: height)
         PixelRenderer(size: PixelSize(width: width, height: height)).render(activity, elapsed: elapsed, into: &frame)
