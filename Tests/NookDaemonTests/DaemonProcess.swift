@@ -65,7 +65,9 @@ final class DaemonProcess {
     }
 
     /// Polls until nookd accepts connections (it listens only once fully started).
-    func waitForSocket(timeout: Double = 20) throws {
+    /// The bound only matters when nookd fails: a sanitizer build replaying a journal on a
+    /// loaded machine can take most of a minute to listen.
+    func waitForSocket(timeout: Double = 60) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if let _ = try? NookClient(path: socket) { return }
