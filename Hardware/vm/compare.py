@@ -2,7 +2,10 @@
 """Compares two images pixel by pixel: a QMP screendump (PPM, P6) and a PNG from nookctl
 snapshot (8-bit RGB or RGBA, as cairo writes them), or two PPMs. Prints the share of equal
 pixels; exits 0 when it is at least the threshold. No imaging library needed."""
-import struct, sys, zlib
+import os, sys
+# The PNG reader the LED suite uses too (tests/png_read.py): one copy of the decoder.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'tests'))
+from png_read import read_png
 
 def read_ppm(path):
     data = open(path, 'rb').read()
@@ -17,37 +20,7 @@ def read_ppm(path):
     assert parts[0] == b'P6' and parts[3] == b'255', f'{path}: not an 8-bit P6 PPM'
     width, height = int(parts[1]), int(parts[2])
     pixels = data[offset + 1:offset + 1 + width * height * 3]
-    return width, height, [pixels[i:i + 3] for i in range(0, len(pixels), 3)]
-
-def read_png(path):
-    data = open(path, 'rb').read()
-    assert data[:8] == b'\x89PNG\r\n\x1a\n', f'{path}: not a PNG'
-    offset, idat, header = 8, b'', None
-    while offset < len(data):
-        length, kind = struct.unpack('>I4s', data[offset:offset + 8])
-        body = data[offset + 8:offset + 8 + length]
-        if kind == b'IHDR': header = struct.unpack('>IIBBBBB', body)
-        elif kind == b'IDAT': idat += body
-        offset += 12 + length
-    width, height, depth, color, _, _, interlace = header
-    assert depth == 8 and color in (2, 6) and interlace == 0, f'{path}: unsupported PNG layout'
-    channels = 3 if color == 2 else 4
-    raw, stride, rows, previous = zlib.decompress(idat), width * channels, [], bytearray(width * channels)
-    for y in range(height):
-        kind = raw[y * (stride + 1)]
-        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for x in range(stride):
-            left = line[x - channels] if x >= channels else 0
-            up, corner = previous[x], previous[x - channels] if x >= channels else 0
-            if kind == 1: line[x] = (line[x] + left) & 255
-            elif kind == 2: line[x] = (line[x] + up) & 255
-            elif kind == 3: line[x] = (line[x] + (left + up) // 2) & 255
-            elif kind == 4:
-                p = left + up - corner
-                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
-                line[x] = (line[x] + (left if pa <= pb and pa <= pc else up if pb <= pc else corner)) & 255
-        rows.append(bytes(line)); previous = line
-    return width, height, [row[i:i + 3] for row in rows for i in range(0, stride, channels)]
+    return width, height, [tuple(pixels[i:i + 3]) for i in range(0, len(pixels), 3)]
 
 def read(path): return read_png(path) if path.endswith('.png') else read_ppm(path)
 
