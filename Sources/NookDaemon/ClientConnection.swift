@@ -37,6 +37,9 @@ public final class ClientConnection: Sendable {
         /// out in one `send` when the batch is done instead of waking the poll thread for each.
         var holdingOutput = false
         var finishWhenFlushed = false
+        /// Dropped on purpose (it stopped reading answers): what it sent and nookd has not read
+        /// is not handled. A client that merely hung up has every line it sent handled.
+        var dropped = false
         /// The journal mark the held answers depend on (0: none).
         var mark: UInt64 = 0
         var closed = false
@@ -64,6 +67,9 @@ public final class ClientConnection: Sendable {
     }
 
     public var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// Closed because the client stopped reading (see ``send(_:)``), not because it went away.
+    var wasDropped: Bool { state.withLock { $0.dropped } }
 
     /// Wakes the poll loop to look at this connection again (input room, output, closing).
     func nudge() { wake() }
@@ -147,7 +153,7 @@ public final class ClientConnection: Sendable {
         case .closed: return false
         case .held: return true
         case .visible: wake(); return true
-        case .overLimit: markClosed(); wake(); return false
+        case .overLimit: markClosed(droppedForNotReading: true); wake(); return false
         }
     }
 
@@ -278,8 +284,9 @@ public final class ClientConnection: Sendable {
     /// Ends the connection: nothing more is written, streams waiting on it stop, and the
     /// client sees end of file at once (`shutdown`) although the descriptor stays open until
     /// the last task holding the connection lets go.
-    func markClosed() {
+    func markClosed(droppedForNotReading: Bool = false) {
         let wasOpen = state.withLock { state -> Bool in
+            if droppedForNotReading { state.dropped = true }
             defer {
                 state.closed = true
                 state.outbound = []

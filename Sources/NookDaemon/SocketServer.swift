@@ -209,7 +209,7 @@ public final class SocketServer: @unchecked Sendable {
                 guard let client = clients[entry.fd] else { continue }
                 if entry.revents & Int16(POLLIN) != 0 { readFrom(client, buffer: &buffer) }
                 if entry.revents & Int16(POLLOUT) != 0 { client.connection.flush() }
-                if entry.revents & Int16(POLLHUP | POLLERR) != 0 && entry.revents & Int16(POLLIN) == 0 { client.connection.markClosed() }
+                if entry.revents & Int16(POLLHUP | POLLERR) != 0 && entry.revents & Int16(POLLIN) == 0 { clientHungUp(client, buffer: &buffer) }
             }
             reapClosed()
         }
@@ -291,17 +291,35 @@ public final class SocketServer: @unchecked Sendable {
         refusedAtLimit = 0
     }
 
-    private func readFrom(_ client: Client, buffer: inout [UInt8]) {
+    /// The peer is gone (POLLHUP) while this loop was not asking for its input, because its
+    /// requests were at the in-flight limit.
+    private func clientHungUp(_ client: Client, buffer: inout [UInt8]) {
+        readRemaining(client, buffer: &buffer)
+        client.connection.markClosed()
+    }
+
+    /// Reads what a client that went away had sent before it went: each line is a request it
+    /// was promised would be handled (a fire-and-forget burst that hangs up at once, or hangs
+    /// up while nookd had stopped reading at the in-flight limit). Bounded by the socket's
+    /// receive buffer. A client dropped for not reading answers is not read further.
+    private func readRemaining(_ client: Client, buffer: inout [UInt8]) {
+        guard !client.connection.wasDropped else { return }
+        while !client.inputClosed, readFrom(client, buffer: &buffer) {}
+    }
+
+    /// Reads once; false when nothing could be read now (would block, or the read failed).
+    @discardableResult
+    private func readFrom(_ client: Client, buffer: inout [UInt8]) -> Bool {
         let count = read(client.connection.fd, &buffer, buffer.count)
         if count < 0 {
-            if errno == EAGAIN || errno == EINTR { return }
+            if errno == EAGAIN || errno == EINTR { return false }
             client.connection.markClosed()
-            return
+            return false
         }
         if count == 0 {
             client.inputClosed = true
             client.lines.finish()
-            return
+            return true
         }
         var start = 0
         var batch: [[UInt8]] = []
@@ -314,7 +332,7 @@ public final class SocketServer: @unchecked Sendable {
             client.lines.yield(batch)
         }
         if start < count {
-            if client.discardingLongLine { return }
+            if client.discardingLongLine { return true }
             client.partial.append(contentsOf: buffer[start..<count])
             if client.partial.count > maximumLine {
                 refusal(client.connection, .tooLong(bytes: client.partial.count))
@@ -322,6 +340,7 @@ public final class SocketServer: @unchecked Sendable {
                 client.discardingLongLine = true
             }
         }
+        return true
     }
 
     /// A complete line (the bytes before a newline, after what an earlier read left) for the
@@ -346,8 +365,13 @@ public final class SocketServer: @unchecked Sendable {
 
     /// Lets go of connections that are done; each closes its socket when its last holder does.
     private func reapClosed() {
+        var buffer: [UInt8] = []
         for (fd, client) in clients {
             guard client.connection.isDone(inputClosed: client.inputClosed) else { continue }
+            if !client.inputClosed && !stopping.load(ordering: .acquiring) {
+                if buffer.isEmpty { buffer = [UInt8](repeating: 0, count: 65536) }
+                readRemaining(client, buffer: &buffer)
+            }
             client.connection.markClosed()
             client.lines.finish()
             clients.removeValue(forKey: fd)

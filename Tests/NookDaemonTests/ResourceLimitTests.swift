@@ -52,3 +52,41 @@ struct ResourceLimitTests {
         #expect(files.contains("latest.png"))
     }
 }
+
+/// C1: a client's requests are back-pressured (nookd stops reading past 256 unanswered lines),
+/// never dropped: one that pipelines thousands and hangs up without reading any answer still
+/// has every line handled.
+@Suite("C1 pipelined requests of a client that hangs up", .serialized, .ownThreads)
+struct HangUpAtInFlightLimitTests {
+    @Test func c1_aClientThatHangsUpAtTheInFlightLimitLosesNoRequest() throws {
+        let scratch = Scratch()
+        let count = 4000
+        let config = scratch.file("nook.toml", "[queue]\ncapacity = \(count + 100)\n")
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+        var bytes: [UInt8] = []
+        for number in 0..<count {
+            let card = NookActivity(title: "burst \(number)", presentation: .blocker(timeout: nil))
+            bytes += Array(Request(id: .number(Double(number)), operation: .enqueue(card, module: nil, wait: false)).encoded().utf8) + [0x0A]
+        }
+        do {
+            // About 400 KB: more than the socket holds, so the last write returns only once nookd
+            // is reading at its in-flight limit, and the hang-up finds lines still unread.
+            let client = try daemon.client()
+            try client.sendRaw(bytes)
+        }
+        func accounted() throws -> Int {
+            let modules = try daemon.request(.status)["modules"]?.items ?? []
+            return modules.reduce(0) { total, module in
+                total + Int(module["pending"]?.numberValue ?? 0) + (module["current"].map { $0 == .null ? 0 : 1 } ?? 0)
+            }
+        }
+        var seen = 0
+        do {
+            try eventually("every request handled", timeout: 120) { seen = try accounted(); return seen == count }
+        } catch {
+            Issue.record("\(seen) of \(count) requests are in the queue")
+            throw error
+        }
+        #expect(daemon.stop().status == 0)
+    }
+}
