@@ -24,6 +24,10 @@ public final class ClientConnection: Sendable {
     var fd: Int32 { socket.rawValue }
     private let wake: @Sendable () -> Void
     private let settle: SocketServer.Settle
+    /// Told when the socket closes, which is when the last holder lets go (a task waiting for
+    /// the journal may hold it after the server let go): the server counts descriptors, not
+    /// connections it still serves, against `daemon.max_connections`.
+    private let released: @Sendable () -> Void
 
     struct State {
         /// What the poll thread may write; `written` bytes of it are gone already.
@@ -58,13 +62,16 @@ public final class ClientConnection: Sendable {
     private let closedGate = Latch()
 
     init(socket: FileDescriptor, peer: PeerCredentials, number: Int, wake: @escaping @Sendable () -> Void,
-         settle: @escaping SocketServer.Settle = { _ in }) {
+         settle: @escaping SocketServer.Settle = { _ in }, released: @escaping @Sendable () -> Void = {}) {
         self.socket = socket
         self.peer = peer
         self.number = number
         self.wake = wake
         self.settle = settle
+        self.released = released
     }
+
+    deinit { released() }
 
     public var isClosed: Bool { state.withLock { $0.closed } }
 

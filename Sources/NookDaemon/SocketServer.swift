@@ -62,6 +62,12 @@ public final class SocketServer: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private let connectionCount = Atomic<Int>(0)
+    /// Client sockets still open, counted against `daemon.max_connections`: a connection the
+    /// server let go can keep its socket while an answer waits for the journal.
+    private let openSockets = Atomic<Int>(0)
+    /// Set by the poll thread when `accept` ran out of descriptors: it stops asking for new
+    /// clients (which would return at once, forever) until a socket closes or a second passes.
+    private var acceptPaused: (sockets: Int, since: UInt64)?
     /// Set while a wake byte sits unread in the pipe, so a burst of answers costs one write.
     private let wakePending = Atomic<Bool>(false)
 
@@ -83,7 +89,7 @@ public final class SocketServer: @unchecked Sendable {
                 handler: @escaping Handler, refusal: @escaping Refusal,
                 settle: @escaping Settle = { _ in }) throws(SocketError) {
         self.path = path
-        self.maximumConnections = maximumConnections
+        self.maximumConnections = Self.connectionsTheDescriptorLimitAllows(maximumConnections, logger: logger)
         self.mode = mode
         self.policy = policy
         self.logger = logger
@@ -97,6 +103,32 @@ public final class SocketServer: @unchecked Sendable {
         } else {
             groupID = nil
         }
+    }
+
+    /// Descriptors nookd needs besides its clients' (listener, wake pipes, journal, display,
+    /// inputs, fonts, timers), with room to spare.
+    static let descriptorsBesidesClients = 64
+
+    /// `daemon.max_connections`, or fewer when the descriptor limit (RLIMIT_NOFILE) cannot hold
+    /// that many: the soft limit is raised up to the hard one first, as servers do. Past the
+    /// limit `accept` would fail with EMFILE instead of the newcomer hearing why.
+    static func connectionsTheDescriptorLimitAllows(_ wanted: Int, logger: Logger) -> Int {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else {
+            logger.warning("\(SystemCallError("getrlimit", subject: "RLIMIT_NOFILE"))")
+            return wanted
+        }
+        let unlimited = rlim_t.max  // RLIM_INFINITY
+        let needed = rlim_t(wanted + descriptorsBesidesClients)
+        if limit.rlim_cur != unlimited, limit.rlim_cur < needed, limit.rlim_max == unlimited || limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max == unlimited ? needed : min(needed, limit.rlim_max)
+            if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        guard limit.rlim_cur != unlimited, limit.rlim_cur < needed else { return wanted }
+        let allowed = max(1, Int(limit.rlim_cur) - descriptorsBesidesClients)
+        logger.warning("daemon.max_connections = \(wanted) needs \(needed) descriptors but the limit is \(limit.rlim_cur) (RLIMIT_NOFILE, hard \(limit.rlim_max)): serving at most \(allowed) connections; raise LimitNOFILE= or lower daemon.max_connections")
+        return allowed
     }
 
     /// Open connections, for status and tests.
@@ -177,6 +209,17 @@ public final class SocketServer: @unchecked Sendable {
         guard unlink(path) == 0 else { throw .call("unlink", path) }
     }
 
+    private func socketClosed() {
+        openSockets.subtract(1, ordering: .relaxed)
+        wakeUp()
+    }
+
+    private static func monotonicSeconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec)
+    }
+
     private func wakeUp() {
         guard !wakePending.exchange(true, ordering: .acquiringAndReleasing) else { return }
         wakePipe?.wake()
@@ -188,12 +231,15 @@ public final class SocketServer: @unchecked Sendable {
         guard let listener, let wakePipe else { return }
         var buffer = [UInt8](repeating: 0, count: 65536)
         while !stopping.load(ordering: .acquiring) {
-            var fds = [pollfd(fd: listener.rawValue, events: Int16(POLLIN), revents: 0), wakePipe.pollEntry]
+            if let paused = acceptPaused, openSockets.load(ordering: .relaxed) < paused.sockets || Self.monotonicSeconds() > paused.since + 1 {
+                acceptPaused = nil
+            }
+            var fds = [pollfd(fd: listener.rawValue, events: acceptPaused == nil ? Int16(POLLIN) : 0, revents: 0), wakePipe.pollEntry]
             for (fd, client) in clients {
                 fds.append(pollfd(fd: fd, events: client.connection.pollEvents(inputOpen: !client.inputClosed), revents: 0))
             }
             do throws(SystemCallError) {
-                _ = try pollDescriptors(&fds, timeoutMilliseconds: -1)
+                _ = try pollDescriptors(&fds, timeoutMilliseconds: acceptPaused == nil ? -1 : 1000)
             } catch {
                 logger.error("\(error)")
                 break
@@ -226,12 +272,19 @@ public final class SocketServer: @unchecked Sendable {
         while true {
             let fd = retryingInterrupts { accept(listener.rawValue, nil, nil) }
             if fd < 0 {
-                if errno != EAGAIN && errno != EWOULDBLOCK { logger.warning("\(SystemCallError("accept", subject: path))") }
+                if errno == EMFILE || errno == ENFILE {
+                    if acceptPaused == nil {
+                        logger.warning("\(SystemCallError("accept", subject: path)); not accepting new clients until a connection closes")
+                    }
+                    acceptPaused = (openSockets.load(ordering: .relaxed), Self.monotonicSeconds())
+                } else if errno != EAGAIN && errno != EWOULDBLOCK {
+                    logger.warning("\(SystemCallError("accept", subject: path))")
+                }
                 return
             }
             nextNumber += 1
             let socket = FileDescriptor(owning: fd, name: "connection \(nextNumber)")
-            if clients.count >= maximumConnections {
+            if openSockets.load(ordering: .relaxed) >= maximumConnections {
                 refuseAtLimit(socket)
                 continue
             }
@@ -249,8 +302,9 @@ public final class SocketServer: @unchecked Sendable {
                 _ = refusal.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
                 continue
             }
+            openSockets.add(1, ordering: .relaxed)
             let connection = ClientConnection(socket: socket, peer: peer, number: nextNumber, wake: { [weak self] in self?.wakeUp() },
-                                              settle: settle)
+                                              settle: settle, released: { [weak self] in self?.socketClosed() })
             logger.debug("client connected", metadata: ["peer": "\(peer)", "connection": "\(nextNumber)"])
             let (batches, continuation) = AsyncStream<[[UInt8]]>.makeStream()
             clients[fd] = Client(connection: connection, lines: continuation)
@@ -282,9 +336,7 @@ public final class SocketServer: @unchecked Sendable {
             "nookd already serves \(maximumConnections) connections, the most daemon.max_connections allows; try again later")).encoded() + "\n"
         _ = refusal.withCString { send(socket.rawValue, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
         refusedAtLimit += 1
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let seconds = UInt64(now.tv_sec)
+        let seconds = Self.monotonicSeconds()
         if let last = lastLimitNote, seconds < last + 10 { return }
         logger.warning("refusing new connections: \(maximumConnections) are open, the most daemon.max_connections allows", metadata: ["refused": "\(refusedAtLimit)"])
         lastLimitNote = seconds

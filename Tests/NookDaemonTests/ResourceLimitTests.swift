@@ -32,6 +32,27 @@ struct ResourceLimitTests {
         #expect(daemon.stop().status == 0)
     }
 
+    @Test func c1_maxConnectionsIsCutToWhatTheDescriptorLimitHolds() throws {
+        // 80 descriptors, 64 kept for nookd itself: 16 clients, whatever max_connections says.
+        let daemon = try DaemonProcess(launcher: ["/usr/bin/prlimit", "--nofile=80:80", "--"])
+        try eventually("the warning") {
+            daemon.log.contains("daemon.max_connections = 256 needs 320 descriptors but the limit is 80") && daemon.log.contains("serving at most 16 connections")
+        }
+        var idle = [try daemon.client()]
+        func openConnections() throws -> JSONValue? {
+            try idle[0].request(Request(id: .number(1), operation: .status))["connections"]
+        }
+        try eventually("only the first idle connection") { try openConnections() == .number(1) }
+        for _ in 1..<16 { idle.append(try daemon.client()) }
+        try eventually("sixteen connections") { try openConnections() == .number(16) }
+        let refused = try daemon.client()
+        let answer = try #require(try refused.readLine())
+        guard case .failure(_, let error) = try ResponseLine.decode(answer) else { Issue.record("not refused: \(answer)"); return }
+        #expect(error.code == .unavailable && error.message.contains("16 connections"), "\(error)")
+        idle.removeAll()
+        #expect(daemon.stop().status == 0)
+    }
+
     @Test func d3_theMockKeepsOnlyTheNewestFrameFiles() throws {
         let scratch = Scratch()
         let frames = scratch.path + "/frames"
