@@ -268,6 +268,23 @@ final class ActivityJournal: Sendable {
         appending { end(id, in: &$0) }
     }
 
+    /// Which arrival of `id` is live now: a request that is about to end an activity takes
+    /// this first and passes it to ``ended(_:arrival:)``.
+    func arrival(of id: NookActivityID) -> UInt64? {
+        state.withLock { $0.live[id]?.sequence }
+    }
+
+    /// The activity a request ended, if it is still the arrival the request saw. A cancelled
+    /// pending card is ended by its queue at once; by the time the request records the end
+    /// itself, another client may have enqueued a new activity under the freed id, which must
+    /// not be ended with it.
+    func ended(_ id: NookActivityID, arrival: UInt64?) {
+        appending { state in
+            guard let arrival, state.live[id]?.sequence == arrival else { return }
+            end(id, in: &state)
+        }
+    }
+
     /// Appends under the lock. The writer is woken only for the first record of a batch (it
     /// then writes within ``writeDelay``) or for a compaction, not once per record: a burst of
     /// a hundred records costs it one wake-up, or none when a request waits for them anyway.

@@ -39,11 +39,11 @@ extension Daemon {
         func answer(_ result: some NookAnswer) { connection.send(ResponseLine.success(id: request.id, result: result.json).encoded()) }
         /// An answer that reports a change: it leaves once the change's journal records are
         /// settled (J1). The queue recorded them before the call that made the change returned.
-        func answerChange(_ result: some NookAnswer, ending ended: NookActivityID? = nil) {
+        func answerChange(_ result: some NookAnswer, ending ended: (id: NookActivityID, arrival: UInt64?)? = nil) {
             if let journal {
                 // An activity ended on the glass records its end now: the answer says it is
                 // gone, and it must not come back if the power fails during its slide out.
-                if let ended { journal.ended(ended) }
+                if let ended { journal.ended(ended.id, arrival: ended.arrival) }
                 connection.dependOn(journal.mark)
             }
             answer(result)
@@ -67,8 +67,9 @@ extension Daemon {
             if let events { await streamUntilFinal(from: events, to: connection, request: request) }
 
         case .cancel(let id):
+            let arrival = journal?.arrival(of: id)
             for (_, queue) in modules.map({ ($0, queues[$0]!) }) where await queue.cancel(id) {
-                answerChange(CancelAnswer(cancelled: id), ending: id)
+                answerChange(CancelAnswer(cancelled: id), ending: (id, arrival))
                 return
             }
             throw ProtocolError(.notFound, field: "activity", "no pending or shown activity has id \(id)")
@@ -79,13 +80,16 @@ extension Daemon {
             answerChange(CancelAllAnswer(cancelled: count))
 
         case .dismiss(let id):
+            let arrival = id.flatMap { journal?.arrival(of: $0) }
             for (_, queue) in modules.map({ ($0, queues[$0]!) }) {
                 if let id, await queue.dismiss(id) {
-                    answerChange(DismissAnswer(dismissed: id), ending: id)
+                    answerChange(DismissAnswer(dismissed: id), ending: (id, arrival))
                     return
                 }
+                // The card on the glass keeps its id until its slide out ends: nobody can
+                // enqueue a new one under it before this end is recorded.
                 if id == nil, let shown = await queue.dismissCurrent() {
-                    answerChange(DismissAnswer(dismissed: shown), ending: shown)
+                    answerChange(DismissAnswer(dismissed: shown), ending: (shown, journal?.arrival(of: shown)))
                     return
                 }
             }

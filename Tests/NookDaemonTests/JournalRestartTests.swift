@@ -33,6 +33,32 @@ struct JournalRestartTests {
         await second.finish()
     }
 
+    /// A cancel of a pending card is recorded by the queue at once and again by the request
+    /// that made it; another client may enqueue a new activity under the freed id in between.
+    /// The request's end once removed the newcomer's record, and the next restart lost it.
+    @Test func j1_aRequestsEndDoesNotEndANewActivityUnderTheSameId() async throws {
+        let scratch = Scratch()
+        let path = scratch.path + "/journal"
+        let wall = Locked(1_000_000.0)
+        let first = journal(path, wall: wall)
+        _ = first.recover()
+        let doorbell = NookActivity(title: "Doorbell")
+        first.added(doorbell, module: "default")
+        let seen = first.arrival(of: doorbell.id)
+        #expect(seen != nil)
+        first.ended(doorbell.id)  // the queue's own record of the cancel
+        var again = doorbell
+        again.title = "Doorbell again"
+        first.added(again, module: "default")  // another client, between the two
+        first.ended(doorbell.id, arrival: seen)  // the cancel request's record
+        #expect(first.liveCount == 1)
+        await first.finish()
+
+        let second = journal(path, wall: wall)
+        #expect(second.recover().entries.map(\.activity.title) == ["Doorbell again"])
+        await second.finish()
+    }
+
     /// The time before a restart was once subtracted again at the next one: two restarts a
     /// minute apart dropped an activity with most of its hour still to go.
     @Test func q17_expiryIsCountedOnceAcrossRestartsInARow() async throws {
