@@ -169,6 +169,12 @@ public final class NotificationBridge {
         }
     }
 
+    /// nookd's refusal of an id it already holds (see `enqueueUnique` in NookDaemon).
+    static func isOwnEarlierAttempt(_ error: ClientError) -> Bool {
+        guard case .daemon(let refusal) = error else { return false }
+        return refusal.code == .invalid && refusal.field == "activity.id" && refusal.message.contains("already")
+    }
+
     /// One request to nookd, reconnecting once if the connection was lost meanwhile.
     private func request<Answer: NookAnswer>(_ operation: NookOperation, as type: Answer.Type) throws(ClientError) -> (Answer, JSONValue) {
         for attempt in 0..<2 {
@@ -285,6 +291,11 @@ public final class NotificationBridge {
         for note in notes { logger.notice("notification from \(sender) (\(call.appName.isEmpty ? "no app name" : call.appName)): \(note)") }
         do throws(ClientError) {
             _ = try request(.enqueue(mapped.activity, module: options.module, wait: false), as: EnqueueAnswer.self)
+        } catch where Self.isOwnEarlierAttempt(error) {
+            // The id is new for this call: nookd holding it already means the first attempt
+            // got through before its answer was lost (a timeout, a dropped connection), and
+            // the retry was refused as a duplicate. It is queued; treat it as accepted.
+            logger.info("nookd already had activity \(activityID) from an attempt whose answer was lost")
         } catch {
             logger.warning("nookd did not take a notification from \(sender): \(error)")
             switch error {
