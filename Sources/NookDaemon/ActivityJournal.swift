@@ -95,6 +95,8 @@ final class ActivityJournal: Sendable {
         var pendingSince: Double?
         var compactionWanted = false
         var degradedSince: Double?
+        /// Why the journal is memory-only (set with ``degradedSince``).
+        var problem: String?
         var started = false
         var stopping = false
         var stopped = false
@@ -327,8 +329,10 @@ final class ActivityJournal: Sendable {
 
     /// Returns once the records up to `mark` are as safe as an answer needs: on stable storage
     /// (``JournalSync/ack``) or in the file (``JournalSync/interval``, so a crash of nookd still
-    /// loses nothing answered). At once for a journal that is memory-only for now (it warned).
-    func settle(through mark: UInt64) async {
+    /// loses nothing answered). At once for a journal that is memory-only for now (it warned);
+    /// then the result says why they are not safe, for the answer to say so (J1).
+    @discardableResult
+    func settle(through mark: UInt64) async -> String? {
         await wait(for: mark, durable: mode == .ack)
     }
 
@@ -373,8 +377,8 @@ final class ActivityJournal: Sendable {
         }
     }
 
-    private func wait(for mark: UInt64, durable: Bool) async {
-        guard mark > 0 else { return }
+    private func wait(for mark: UInt64, durable: Bool) async -> String? {
+        guard mark > 0 else { return nil }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state -> Bool in
                 let reached = durable ? state.durable : state.written
@@ -384,6 +388,11 @@ final class ActivityJournal: Sendable {
                 return false
             }
             if ready { continuation.resume() } else { kick(force: true) }
+        }
+        return state.withLock { state in
+            if (durable ? state.durable : state.written) >= mark { return nil }
+            if state.degradedSince != nil { return state.problem ?? "the journal cannot be written" }
+            return state.stopped ? "nookd is stopping and its journal is closed" : "nookd runs without its journal"
         }
     }
 
@@ -430,6 +439,7 @@ final class ActivityJournal: Sendable {
         if state.degradedSince == nil {
             warn("journal: \(problem); keeping activities in memory only until it can be written again")
         }
+        state.problem = problem
         state.degradedSince = monotonic()
         state.compactionWanted = true
         state.pending = []

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import NookProtocol
 import NookSystem
 import Synchronization
 
@@ -62,7 +63,7 @@ public final class ClientConnection: Sendable {
     private let closedGate = Latch()
 
     init(socket: FileDescriptor, peer: PeerCredentials, number: Int, wake: @escaping @Sendable () -> Void,
-         settle: @escaping SocketServer.Settle = { _ in }, released: @escaping @Sendable () -> Void = {}) {
+         settle: @escaping SocketServer.Settle = { _ in nil }, released: @escaping @Sendable () -> Void = {}) {
         self.socket = socket
         self.peer = peer
         self.number = number
@@ -206,23 +207,30 @@ public final class ClientConnection: Sendable {
             guard mark > 0 else { return }
             let settle = self.settle
             Task { [self] in
-                await settle(mark)
-                releaseGated(through: mark)
+                releaseGated(through: mark, unsaved: await settle(mark))
             }
         case .wait(let mark):
-            await settle(mark)
-            releaseGated(through: mark)
+            releaseGated(through: mark, unsaved: await settle(mark))
         }
     }
 
     /// Records up to `mark` are settled: the gated answers that depended on them, and what
-    /// queued behind them, go out in order.
-    private func releaseGated(through mark: UInt64) {
+    /// queued behind them, go out in order. When the journal could not make them safe
+    /// (`unsaved` says why), the answers that depended on them say so (J1).
+    private func releaseGated(through mark: UInt64, unsaved: String? = nil) {
+        let warning = unsaved.map(Self.unsavedWarning)
         let result = state.withLock { state -> WriteResult in
-            state.settled = max(state.settled, mark)
+            if warning == nil { state.settled = max(state.settled, mark) }
             guard !state.closed else { return .done }
             var released = 0
-            while released < state.gated.count, state.gated[released].mark <= state.settled {
+            while released < state.gated.count, state.gated[released].mark <= max(state.settled, mark) {
+                let gated = state.gated[released]
+                if let warning, gated.mark > state.settled {
+                    state.outbound.append(contentsOf: Self.adding(warning: warning, toAnswersIn: gated.bytes))
+                    state.gatedBytes -= gated.bytes.count
+                    released += 1
+                    continue
+                }
                 state.outbound.append(contentsOf: state.gated[released].bytes)
                 state.gatedBytes -= state.gated[released].bytes.count
                 released += 1
@@ -238,6 +246,29 @@ public final class ClientConnection: Sendable {
         case .blocked: wake()
         case .broken: markClosed(); wake()
         }
+    }
+
+    static func unsavedWarning(_ reason: String) -> String {
+        "not saved to nookd's journal (\(reason)): it is queued, but a restart or a power cut loses it until the journal can be written again"
+    }
+
+    /// Each success answer among `bytes` (lines) with a `warning` member added; events and
+    /// refusals unchanged. nookd writes every answer as one JSON object on one line.
+    static func adding(warning: String, toAnswersIn bytes: [UInt8]) -> [UInt8] {
+        let member = Array(",\"warning\":".utf8) + JSONValue.string(warning).serializedBytes + [UInt8(ascii: "}")]
+        let success = Array("\"ok\":true".utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count + member.count)
+        for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).dropLast() {
+            if line.last == UInt8(ascii: "}"), line.firstRange(of: success) != nil {
+                output += line.dropLast()
+                output += member
+            } else {
+                output += line
+            }
+            output.append(0x0A)
+        }
+        return output
     }
 
     /// Makes what was held visible and writes it from the calling thread; whatever the socket

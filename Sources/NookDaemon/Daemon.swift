@@ -217,7 +217,7 @@ public final class Daemon: Sendable {
                     }
                 },
                 // An answer that depends on journal records leaves once they are settled (J1, J2).
-                settle: { [journal] mark in await journal?.settle(through: mark) })
+                settle: { [journal] mark in await journal?.settle(through: mark) ?? nil })
             try server.start()
             return server
         } catch {

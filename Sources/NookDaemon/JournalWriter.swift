@@ -53,6 +53,7 @@ extension ActivityJournal {
                         if state.degradedSince != nil {
                             warn("journal \(path): writable again; \(state.live.count) activities saved")
                             state.degradedSince = nil
+                            state.problem = nil
                         }
                     case .failure(let problem):
                         degrade(&state, problem.description)

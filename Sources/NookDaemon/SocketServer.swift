@@ -25,8 +25,10 @@ public final class SocketServer: @unchecked Sendable {
     public typealias Handler = @Sendable (ClientConnection, [UInt8]) async -> Void
     public typealias Refusal = @Sendable (ClientConnection, LineProblem) -> Void
     /// Returns once what answers depend on (journal records up to a mark, see
-    /// ``ClientConnection/dependOn(_:)``) is safe; answers held until then.
-    public typealias Settle = @Sendable (_ mark: UInt64) async -> Void
+    /// ``ClientConnection/dependOn(_:)``) is safe, or is as safe as it will get: then with
+    /// the reason it is not (the journal cannot be written), which the answers carry. Answers
+    /// are held until then.
+    public typealias Settle = @Sendable (_ mark: UInt64) async -> String?
 
     /// A line the server refused before any handler saw it.
     public enum LineProblem: Sendable {
@@ -87,7 +89,7 @@ public final class SocketServer: @unchecked Sendable {
     public init(path: String, mode: UInt32, group: String?, policy: AccessPolicy, maximumLine: Int,
                 logger: Logger, maximumConnections: Int = SocketServer.defaultMaximumConnections,
                 handler: @escaping Handler, refusal: @escaping Refusal,
-                settle: @escaping Settle = { _ in }) throws(SocketError) {
+                settle: @escaping Settle = { _ in nil }) throws(SocketError) {
         self.path = path
         self.maximumConnections = Self.connectionsTheDescriptorLimitAllows(maximumConnections, logger: logger)
         self.mode = mode

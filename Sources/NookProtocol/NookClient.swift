@@ -107,16 +107,29 @@ public final class NookClient {
             }
             throw error
         }
+        warning = nil
         while let line = try readLine() {
             let response: ResponseLine
             do { response = try ResponseLine.decode(line) } catch { throw .daemon(error) }
             switch response {
-            case .success(_, let result): return result
+            case .success(_, let result):
+                warning = Self.warning(in: line)
+                return result
             case .failure(_, let error): throw .daemon(error)
             case .event: continue
             }
         }
         throw .unreachable("nookd closed the connection without answering")
+    }
+
+    /// What nookd said beside the last answer, if anything: an accepted change that its
+    /// journal could not save (SPEC J1) is answered with a `warning`.
+    public private(set) var warning: String?
+
+    /// The `warning` member of an answer line (looked for before parsing the line again).
+    public static func warning(in line: some Collection<UInt8>) -> String? {
+        guard line.firstRange(of: Array("\"warning\"".utf8)) != nil else { return nil }
+        return (try? JSONValue.parse(line))?["warning"]?.text
     }
 
     /// Sends a request and decodes its answer as `Answer`; also returns the result as nookd

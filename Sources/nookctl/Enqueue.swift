@@ -112,6 +112,7 @@ struct EnqueueOptions: Equatable {
             let (accepted, raw) = try client.request(Request(id: .number(1), operation: .enqueue(activity, module: module, wait: true)),
                                                      as: EnqueueAnswer.self)
             if json { print(raw.serialized) } else { print(accepted.id) }
+            connection.warn(client.warning)
             var lost = "nookd closed the connection before the activity ended"
             do {
                 while let line = try client.readLine() {

@@ -59,10 +59,19 @@ struct Connection: ParsableArguments {
             let client = try NookClient(path: path)
             let (answer, result) = try client.request(Request(id: .number(1), operation: operation), as: Answer.self)
             if json { print(result.serialized) } else if let text = human(answer) { print(text) }
+            warn(client.warning)
         } catch {
             // The do-block throws only ClientError (typed throws).
             fail(error)
         }
+    }
+
+    /// nookd's warning beside an answer, on standard error: the request was done, with a
+    /// caveat (SPEC J1: not saved to the journal).
+    func warn(_ warning: String?) {
+        guard let warning else { return }
+        var text = Array("nookctl: warning: \(warning)\n".utf8)
+        _ = write(2, &text, text.count)
     }
 
     func fail(_ error: ClientError) -> Never {

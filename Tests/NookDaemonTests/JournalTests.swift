@@ -266,6 +266,33 @@ struct JournalTests {
     }
 }
 
+/// J1: an answer promises its change is on stable storage. When the journal cannot be written,
+/// the change is still made (a doorbell is shown) but the answer says it is not saved, and
+/// nookctl prints that; answers used to look exactly as durable ones.
+@Suite("J1 answers say when the journal could not save them", .serialized, .ownThreads)
+struct UnsavedAnswerTests {
+    @Test func j1_anAnswerWhoseRecordCouldNotBeSavedCarriesAWarningThatNookctlPrints() throws {
+        let scratch = Scratch()
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--journal", scratch.path + "/journal", "--log-level", "warning"],
+                                       launcher: ["/usr/bin/prlimit", "--fsize=4096", "--"])
+        try daemon.request(.suspend(module: nil))
+        let client = try daemon.client()
+        var warnings: [String?] = []
+        for number in 1...40 {
+            let card = NookActivity(title: "Activity \(number) " + String(repeating: "x", count: 150))
+            _ = try client.request(Request(id: .number(Double(number)), operation: .enqueue(card, module: nil, wait: false)))
+            warnings.append(client.warning)
+        }
+        #expect(warnings.first == .some(nil), "the first records fit in 4 KiB")
+        let warned = warnings.compactMap { $0 }
+        #expect(!warned.isEmpty && warned.allSatisfy { $0.contains("not saved to nookd's journal") && $0.contains("File too large") }, "\(warned)")
+        let result = try nookctl(["enqueue", "--title", "Doorbell"], socket: daemon.socket)
+        #expect(result.status == 0)
+        #expect(result.error.contains("nookctl: warning: not saved to nookd's journal"), "\(result.error)")
+        #expect(daemon.stop().status == 0)
+    }
+}
+
 /// A client and the bytes to write, handed to a writer thread (see the burst test).
 private final class WritingSide: @unchecked Sendable {
     let client: NookClient
