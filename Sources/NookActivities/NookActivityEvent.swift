@@ -85,6 +85,18 @@ public enum NookRejectionReason: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// How an activity's time on screen ended.
+/// What a request to end an activity (cancel, dismiss) does.
+public enum NookEndRequestOutcome: Hashable, Sendable {
+    /// It ends because of this request: pending ones at once, the one on screen after its
+    /// slide out.
+    case ends
+    /// It was already ending for this reason (sliding out after its dwell, or ended by an
+    /// earlier request); it ends as that said.
+    case alreadyEnding(NookEndReason)
+    /// No pending or shown activity has that id.
+    case notFound
+}
+
 public enum NookEndReason: String, Hashable, Sendable, CustomStringConvertible {
     /// A timed activity's dwell elapsed.
     case completed

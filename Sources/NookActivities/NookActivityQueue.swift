@@ -227,9 +227,15 @@ public actor NookActivityQueue {
     /// (animate out, release the claim) (Q5). False if no such activity is pending or shown.
     @discardableResult
     public func cancel(_ id: NookActivityID) -> Bool {
+        cancelling(id) != .notFound
+    }
+
+    /// ``cancel(_:)``, saying what happens: a card already sliding out on its own ends as it
+    /// was going to (its dwell ran out, or an earlier request ended it).
+    public func cancelling(_ id: NookActivityID) -> NookEndRequestOutcome {
         if let removed = pendingActivities.remove(id) {
             emit(removed.activity, .rejected(.cancelled))
-            return true
+            return .ends
         }
         return requestEnd(of: id, .end(.cancelled))
     }
@@ -249,9 +255,14 @@ public actor NookActivityQueue {
     /// Dismisses an activity (Q14): the one on screen ends now; a pending one is skipped.
     @discardableResult
     public func dismiss(_ id: NookActivityID) -> Bool {
+        dismissing(id) != .notFound
+    }
+
+    /// ``dismiss(_:)``, saying what happens (see ``cancelling(_:)``).
+    public func dismissing(_ id: NookActivityID) -> NookEndRequestOutcome {
         if let removed = pendingActivities.remove(id) {
             emit(removed.activity, .rejected(.dismissed))
-            return true
+            return .ends
         }
         return requestEnd(of: id, .end(.dismissed))
     }
@@ -259,8 +270,14 @@ public actor NookActivityQueue {
     /// Dismisses whatever is on screen (the dismiss input, I1); returns its id.
     @discardableResult
     public func dismissCurrent() -> NookActivityID? {
-        guard let id = onScreen?.entry.activity.id, dismiss(id) else { return nil }
-        return id
+        dismissingCurrent()?.id
+    }
+
+    /// ``dismissCurrent()``, saying what happens.
+    public func dismissingCurrent() -> (id: NookActivityID, outcome: NookEndRequestOutcome)? {
+        guard let id = onScreen?.entry.activity.id else { return nil }
+        let outcome = dismissing(id)
+        return outcome == .notFound ? nil : (id, outcome)
     }
 
     /// ``dismiss(_:)`` for callers on any thread that cannot await (GPIO callbacks). Requests
@@ -481,8 +498,8 @@ public actor NookActivityQueue {
         armExpiryTimer()
     }
 
-    private func requestEnd(of id: NookActivityID, _ request: EndRequest) -> Bool {
-        guard var shown = onScreen, shown.entry.activity.id == id else { return false }
+    private func requestEnd(of id: NookActivityID, _ request: EndRequest) -> NookEndRequestOutcome {
+        guard var shown = onScreen, shown.entry.activity.id == id else { return .notFound }
         switch (shown.endRequest, request) {
         case (nil, _) where shown.phase != .animateOut:
             shown.endRequest = request
@@ -493,10 +510,12 @@ public actor NookActivityQueue {
             // turn): a cancel or dismiss now means it is not shown again, as its answer says.
             shown.endRequest = request
             onScreen = shown
+        case (.end(let reason)?, _):
+            return .alreadyEnding(reason)
         default:
             break
         }
-        return true
+        return .ends
     }
 
     private func interruptPresentation() {

@@ -68,8 +68,10 @@ extension Daemon {
 
         case .cancel(let id):
             let arrival = journal?.arrival(of: id)
-            for (_, queue) in modules.map({ ($0, queues[$0]!) }) where await queue.cancel(id) {
-                answerChange(CancelAnswer(cancelled: id), ending: (id, arrival))
+            for (_, queue) in modules.map({ ($0, queues[$0]!) }) {
+                let outcome = await queue.cancelling(id)
+                guard outcome != .notFound else { continue }
+                answerChange(CancelAnswer(cancelled: id, alreadyEnding: outcome.alreadyEndingReason), ending: (id, arrival))
                 return
             }
             throw ProtocolError(.notFound, field: "activity", "no pending or shown activity has id \(id)")
@@ -82,14 +84,17 @@ extension Daemon {
         case .dismiss(let id):
             let arrival = id.flatMap { journal?.arrival(of: $0) }
             for (_, queue) in modules.map({ ($0, queues[$0]!) }) {
-                if let id, await queue.dismiss(id) {
-                    answerChange(DismissAnswer(dismissed: id), ending: (id, arrival))
+                if let id {
+                    let outcome = await queue.dismissing(id)
+                    guard outcome != .notFound else { continue }
+                    answerChange(DismissAnswer(dismissed: id, alreadyEnding: outcome.alreadyEndingReason), ending: (id, arrival))
                     return
                 }
                 // The card on the glass keeps its id until its slide out ends: nobody can
                 // enqueue a new one under it before this end is recorded.
-                if id == nil, let shown = await queue.dismissCurrent() {
-                    answerChange(DismissAnswer(dismissed: shown), ending: (shown, journal?.arrival(of: shown)))
+                if let shown = await queue.dismissingCurrent() {
+                    answerChange(DismissAnswer(dismissed: shown.id, alreadyEnding: shown.outcome.alreadyEndingReason),
+                                 ending: (shown.id, journal?.arrival(of: shown.id)))
                     return
                 }
             }
@@ -248,5 +253,12 @@ extension Daemon {
         return StatusAnswer(foreground: arbiter.foregroundModule?.rawValue, display: display, home: settings.home.description,
                             engaged: engagement.isEngaged, inputs: inputs, gpio: gpioStatus(), modules: moduleStates,
                             connections: connections)
+    }
+}
+
+extension NookEndRequestOutcome {
+    /// The wire name of how an activity that was already ending ends, for the answer.
+    var alreadyEndingReason: String? {
+        if case .alreadyEnding(let reason) = self { reason.rawValue } else { nil }
     }
 }

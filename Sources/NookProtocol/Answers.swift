@@ -29,13 +29,19 @@ public struct EnqueueAnswer: NookAnswer {
 /// `cancel`: the activity that was cancelled.
 public struct CancelAnswer: NookAnswer {
     public var cancelled: NookActivityID
+    /// Set when it was already ending on its own: how it ends instead (`completed`, …).
+    public var alreadyEnding: String?
 
-    public init(cancelled: NookActivityID) { self.cancelled = cancelled }
+    public init(cancelled: NookActivityID, alreadyEnding: String? = nil) { (self.cancelled, self.alreadyEnding) = (cancelled, alreadyEnding) }
 
-    public var json: JSONValue { .object([("cancelled", .string(cancelled.description))]) }
+    public var json: JSONValue {
+        .object([("cancelled", .string(cancelled.description))] + (alreadyEnding.map { [("alreadyEnding", .string($0))] } ?? []))
+    }
 
     public init(json: JSONValue) throws(ProtocolError) {
-        cancelled = try FieldReader(json, path: "result").requiredID("cancelled")
+        let reader = try FieldReader(json, path: "result")
+        cancelled = try reader.requiredID("cancelled")
+        alreadyEnding = try reader.string("alreadyEnding")
     }
 }
 
@@ -55,13 +61,19 @@ public struct CancelAllAnswer: NookAnswer {
 /// `dismiss`: the activity that was dismissed.
 public struct DismissAnswer: NookAnswer {
     public var dismissed: NookActivityID
+    /// Set when it was already ending on its own: how it ends instead (`completed`, …).
+    public var alreadyEnding: String?
 
-    public init(dismissed: NookActivityID) { self.dismissed = dismissed }
+    public init(dismissed: NookActivityID, alreadyEnding: String? = nil) { (self.dismissed, self.alreadyEnding) = (dismissed, alreadyEnding) }
 
-    public var json: JSONValue { .object([("dismissed", .string(dismissed.description))]) }
+    public var json: JSONValue {
+        .object([("dismissed", .string(dismissed.description))] + (alreadyEnding.map { [("alreadyEnding", .string($0))] } ?? []))
+    }
 
     public init(json: JSONValue) throws(ProtocolError) {
-        dismissed = try FieldReader(json, path: "result").requiredID("dismissed")
+        let reader = try FieldReader(json, path: "result")
+        dismissed = try reader.requiredID("dismissed")
+        alreadyEnding = try reader.string("alreadyEnding")
     }
 }
 

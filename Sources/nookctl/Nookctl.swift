@@ -89,7 +89,11 @@ struct Cancel: ParsableCommand {
     @OptionGroup var connection: Connection
     @Argument(help: "The activity's id.") var id: String
     func validate() throws { if NookActivityID(id) == nil { throw ValidationError("'\(id)' is not an activity id (a UUID)") } }
-    func run() throws { connection.run(.cancel(NookActivityID(id)!), as: CancelAnswer.self) { _ in nil } }
+    func run() throws {
+        connection.run(.cancel(NookActivityID(id)!), as: CancelAnswer.self) { answer in
+            answer.alreadyEnding.map { "\(answer.cancelled) was already ending (\($0)); it ends as that" }
+        }
+    }
 }
 
 struct CancelAll: ParsableCommand {
@@ -105,7 +109,11 @@ struct Dismiss: ParsableCommand {
     @OptionGroup var connection: Connection
     @Argument(help: "An activity id; without one, whatever is on screen.") var id: String?
     func validate() throws { if let id, NookActivityID(id) == nil { throw ValidationError("'\(id)' is not an activity id (a UUID)") } }
-    func run() throws { connection.run(.dismiss(id.flatMap { NookActivityID($0) }), as: DismissAnswer.self) { $0.dismissed.description } }
+    func run() throws {
+        connection.run(.dismiss(id.flatMap { NookActivityID($0) }), as: DismissAnswer.self) { answer in
+            answer.alreadyEnding.map { "\(answer.dismissed) was already ending (\($0)); it ends as that" } ?? answer.dismissed.description
+        }
+    }
 }
 
 struct Suspend: ParsableCommand {

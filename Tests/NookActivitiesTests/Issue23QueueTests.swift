@@ -112,6 +112,34 @@ struct Issue23QueueTests {
         #expect(harness.recorder.kinds(of: first.id) == [.enqueued, .rejected(.cancelled)])
     }
 
+    // MARK: Ending a card that is already ending says so (issue 13)
+
+    @Test func q14_dismissingACardAlreadySlidingOutSaysHowItEndsInstead() async throws {
+        let harness = await QueueHarness()
+        let card = activity("Build finished")
+        let presented = try await harness.enqueueAndPresentFirst(card)
+        harness.clock.advance(by: card.dwell)
+        _ = try await harness.recorder.next(.animateOut, of: card.id)
+        #expect(await harness.queue.dismissing(card.id) == .alreadyEnding(.completed))
+        #expect(await harness.queue.cancelling(card.id) == .alreadyEnding(.completed))
+        #expect(await harness.queue.dismissingCurrent()?.outcome == .alreadyEnding(.completed))
+        harness.clock.advance(by: card.transition)
+        let hidden = try await harness.recorder.next(.hidden(.completed), of: card.id)
+        #expect(hidden.at == presented.at + card.dwell + card.transition)
+        #expect(await harness.queue.dismissing(card.id) == .notFound)
+    }
+
+    @Test func q14_aSecondDismissOfTheCardOnScreenSaysTheFirstEndedIt() async throws {
+        let harness = await QueueHarness()
+        let card = activity("Doorbell", presentation: .blocker(timeout: nil))
+        try await harness.enqueueAndPresentFirst(card)
+        #expect(await harness.queue.dismissing(card.id) == .ends)
+        #expect(await harness.queue.cancelling(card.id) == .alreadyEnding(.dismissed))
+        _ = try await harness.recorder.next(.animateOut, of: card.id)
+        harness.clock.advance(by: card.transition)
+        _ = try await harness.recorder.next(.hidden(.dismissed), of: card.id)
+    }
+
     // MARK: Switch-away keeps a user's suspension (reading-only item)
 
     @Test func q10_switchingAwayFromASuspendedModuleLeavesItSuspended() async throws {
