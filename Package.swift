@@ -56,7 +56,7 @@ let package = Package(
         // The pixel renderer for LED matrices and strips (L3, L4): bitmap font, marquee, 8x8 icons.
         .target(name: "NookPixel", dependencies: ["NookActivities", "NookDisplay"]),
         // Theme, icons, card layout, home content, animation, PNG: the only user of cairo/pango.
-        .target(name: "NookRender", dependencies: ["NookActivities", "NookDisplay", "NookConfig", "CPangoCairo"]),
+        .target(name: "NookRender", dependencies: ["NookActivities", "NookDisplay", "NookConfig", "NookSystem", "CPangoCairo"]),
         // The daemon's wiring: config, backend selection, socket server, signals, requests.
         .target(name: "NookDaemon", dependencies: [
             "NookActivities", "NookProtocol", "NookConfig", "NookDisplay", "NookRender", "NookInput", "NookDRM", "NookFramebuffer", "NookLED", "NookPixel",

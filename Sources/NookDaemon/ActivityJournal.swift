@@ -508,7 +508,7 @@ final class ActivityJournal: Sendable {
         return nil
     }
 
-    static func errnoText(_ code: Int32 = errno) -> String { "(\(code)) \(String(cString: strerror(code)))" }
+    static func errnoText(_ code: Int32 = errno) -> String { SystemCallError.describe(errno: code) }
 
     @Sendable static func systemSync(_ fd: Int32, _ full: Bool) -> Int32 {
         while (full ? fsync(fd) : fdatasync(fd)) != 0 {

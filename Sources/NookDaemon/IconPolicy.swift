@@ -3,6 +3,7 @@ import Glibc
 #endif
 import NookProtocol
 import NookRender
+import NookSystem
 
 /// Which image files an activity's icon may name (R3, C4), checked when it is enqueued.
 ///
@@ -26,7 +27,7 @@ struct IconPolicy: Sendable {
         if name.hasPrefix("/") {
             guard let path = Self.canonical(name) else {
                 let code = errno
-                throw refuse("\(name): \(code == ENOENT ? "no such file" : "'realpath' failed: (\(code)) \(String(cString: strerror(code)))")")
+                throw refuse("\(name): \(code == ENOENT ? "no such file" : SystemCallError("realpath", errno: code).description)")
             }
             resolved = path
         } else {

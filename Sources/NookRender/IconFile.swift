@@ -2,6 +2,7 @@
 import Glibc
 #endif
 internal import CPangoCairo
+import NookSystem
 
 /// A PNG icon decoded into memory (R3): premultiplied ARGB32 pixels, as cairo paints them.
 public struct IconImage: Hashable, Sendable {
@@ -46,50 +47,23 @@ public enum IconFile {
 
     static func readFile(path: String, followingSymlinks: Bool) throws(IconFileError) -> [UInt8] {
         func failure(_ problem: String) -> IconFileError { IconFileError(path: path, problem: problem) }
-        func systemFailure(_ call: String, _ code: Int32) -> IconFileError {
-            failure("'\(call)' failed: (\(code)) \(String(cString: strerror(code)))")
-        }
-        var flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY
-        if !followingSymlinks { flags |= O_NOFOLLOW }
-        var fd: Int32
-        repeat { fd = open(path, flags) } while fd < 0 && errno == EINTR
-        guard fd >= 0 else {
-            let code = errno
-            if code == ELOOP && !followingSymlinks { throw failure("is a symbolic link") }
-            if code == ENOENT { throw failure("no such file") }
-            if code == EACCES { throw failure("nookd may not read it: 'open' failed: (\(code)) \(String(cString: strerror(code)))") }
-            throw systemFailure("open", code)
-        }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw systemFailure("fstat", errno) }
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: break
-        case S_IFIFO: throw failure("is a FIFO, not a regular file")
-        case S_IFDIR: throw failure("is a directory, not a regular file")
-        case S_IFCHR, S_IFBLK: throw failure("is a device, not a regular file")
-        case S_IFSOCK: throw failure("is a socket, not a regular file")
-        default: throw failure("is not a regular file")
-        }
-        guard info.st_size <= maximumBytes else {
-            throw failure("is \(info.st_size) bytes; an icon file may have at most \(maximumBytes)")
-        }
-        // Read up to one byte past the limit: a file that grew since fstat is caught too.
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size) + 1)
-        var filled = 0
-        while filled < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw systemFailure("read", errno)
+        do throws(FileReadError) {
+            return try readRegularFile(path, limit: maximumBytes, openFlags: followingSymlinks ? 0 : O_NOFOLLOW)
+        } catch {
+            switch error {
+            case .systemCall(let call):
+                // Without the path: the warning names it already.
+                let plain = SystemCallError(call.call, errno: call.errno)
+                switch (call.call, call.errno) {
+                case ("open", ELOOP) where !followingSymlinks: throw failure("is a symbolic link")
+                case ("open", ENOENT): throw failure("no such file")
+                case ("open", EACCES): throw failure("nookd may not read it: \(plain)")
+                default: throw failure(plain.description)
+                }
+            case .notRegular(_, let kind): throw failure("is \(kind), not a regular file")
+            case .tooLarge(_, let bytes, _): throw failure("is \(bytes) bytes; an icon file may have at most \(maximumBytes)")
             }
-            if count == 0 { break }
-            filled += count
-            if filled > maximumBytes { throw failure("has more than \(maximumBytes) bytes; that is the most an icon file may have") }
-            if filled == bytes.count { bytes.append(contentsOf: repeatElement(0, count: 4096)) }
         }
-        bytes.removeLast(bytes.count - filled)
-        return bytes
     }
 
     static func decode(_ bytes: [UInt8], path: String) throws(IconFileError) -> IconImage {

@@ -21,11 +21,12 @@ public enum FileReadError: Error, Hashable, Sendable, CustomStringConvertible {
 /// would otherwise block `open` itself), then `fstat` must show a regular file no larger
 /// than `limit` before a byte is read. A file that grows while it is read is cut at `limit`
 /// and refused.
-public func readRegularFile(_ path: String, limit: Int) throws(FileReadError) -> [UInt8] {
+/// `openFlags` adds to those (`O_NOFOLLOW`: a symbolic link fails `open` with ELOOP).
+public func readRegularFile(_ path: String, limit: Int, openFlags: Int32 = 0) throws(FileReadError) -> [UInt8] {
     let file: FileDescriptor
     let info: stat
     do throws(SystemCallError) {
-        file = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY)
+        file = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | openFlags)
         info = try file.status()
     } catch {
         throw .systemCall(error)

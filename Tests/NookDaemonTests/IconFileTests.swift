@@ -29,7 +29,7 @@ struct IconFileTests {
         try PNG.write(Frame(width: 8, height: 8, fill: RGB(hex: 0x00FF00).pixel), to: icons + "/ok.png")
 
         let refused = [
-            (fifo, "is a FIFO, not a regular file"), ("/dev/zero", "is a device, not a regular file"),
+            (fifo, "is a FIFO, not a regular file"), ("/dev/zero", "is a character device, not a regular file"),
             (icons, "is a directory, not a regular file"), (sparse, "bytes; an icon file may have at most 1048576"),
             (icons + "/text.png", "is not a PNG file"), (outside, "is not in an icon directory nookd may read"),
             (icons + "/escape.png", "is not in an icon directory nookd may read"), ("missing.png", "no icon file named missing.png"),

@@ -195,7 +195,7 @@ struct CardTests {
         symlink(fifo, link)
 
         let expected = [
-            (fifo, "is a FIFO, not a regular file"), ("/dev/zero", "is a device, not a regular file"),
+            (fifo, "is a FIFO, not a regular file"), ("/dev/zero", "is a character device, not a regular file"),
             (directory, "is a directory, not a regular file"), (sparse, "is 8589934592 bytes; an icon file may have at most 1048576"),
             (text, "is not a PNG file"), (huge, "is 2000x10 pixels; an icon may be at most 1024x1024"), (link, "is a FIFO, not a regular file"),
         ]
