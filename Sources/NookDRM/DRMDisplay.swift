@@ -45,6 +45,10 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
     private var dpmsProperty: UInt32?
     private var pageFlipping: Bool
     private var restored = false
+    /// DPMS is off (idle blanking): the CRTC is inactive, and the kernel refuses a page flip
+    /// with an event on it (EINVAL), so presents go into the front buffer unflipped; turning
+    /// DPMS on again scans out that buffer, the newest frame.
+    private var poweredOff = false
     private var flips = PageFlipCounts()
 
     public var pageFlips: PageFlipCounts? { queue.sync { flips } }
@@ -225,6 +229,10 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
     /// without flips, draw into the only buffer and mark it dirty.
     private func showOnQueue(_ pixels: [UInt32]) -> DisplayError? {
         guard !restored else { return DisplayError(operation: "present", detail: "the display was restored and released") }
+        if poweredOff {
+            buffers[front].write(pixels)
+            return nil
+        }
         guard pageFlipping else {
             buffers[0].write(pixels)
             let dirty = drmModeDirtyFB(card.fd, buffers[0].framebuffer, nil, 0)
@@ -259,6 +267,7 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
             queue.async {
                 guard let property = self.dpmsProperty else { return continuation.resume(returning: nil) }
                 let set = drmModeConnectorSetProperty(self.card.fd, self.connectorID, property, blanked ? 3 : 0)
+                if set == 0 { self.poweredOff = blanked }
                 continuation.resume(returning: set == 0 ? nil : DisplayError(SystemCallError("drmModeConnectorSetProperty(DPMS)")))
             }
         }
@@ -333,7 +342,7 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
             guard !restored, let setup = try? Self.setUp(selection), setup.found.mode.size == mode.size else { return false }
             (card, connectorID, crtcID, modeInfo, dpmsProperty) =
                 (setup.found.card, setup.found.connector, setup.found.crtc, setup.found.modeInfo, setup.found.dpms)
-            (buffers, saved, pageFlipping, front) = (setup.buffers, setup.saved, setup.flipsPages, 0)
+            (buffers, saved, pageFlipping, front, poweredOff) = (setup.buffers, setup.saved, setup.flipsPages, 0, false)
             return true
         }
     }
