@@ -3,7 +3,7 @@
 # preferred depth is 16, so its fbdev is RGB565, and a 1024-pixel XRGB8888 line exceeds its
 # pitch limit, so the driver converts nookd's frames to RGB888 for the glass) and bochs
 # (bochs-display, XRGB8888, 1280x400 from its EDID). drm.sh runs on each card, fbdev.sh on
-# cirrus's 16-bit framebuffer.
+# cirrus's 16-bit framebuffer; then vkms.sh (a third card, with a real vblank).
 . "$(dirname "$0")/lib.sh"
 modprobe cirrus || fail "modprobe cirrus"
 modprobe bochs || fail "modprobe bochs"
@@ -26,4 +26,5 @@ here=$(dirname "$0")
 drivers="" tag=cirrus- card=$cirrus_card connector=VGA-1 screen=cirrus "$here/drm.sh"
 drivers="" tag=bochs- card=$bochs_card connector=Virtual-1 screen=bochs "$here/drm.sh"
 drivers="" tag=cirrus-fbdev- fbdev=$cirrus_fb fb_format=rgb565 screen=cirrus "$here/fbdev.sh"
+"$here/vkms.sh"
 exit $status

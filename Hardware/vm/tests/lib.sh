@@ -13,16 +13,10 @@ fail() { echo "FAIL $1"; status=1; }
 # dump NAME: the host writes what the guest shows to $results/dump-NAME.ppm: the first display
 # device's, or that of the QEMU device whose id is in $screen (a guest with two cards).
 dump() {
-  printf '%s' "${screen:-}" > "$results/dump-$1.request"
+  # Written under another name first: the host must never read a request half written.
+  printf '%s' "${screen:-}" > "$results/dump-$1.part" && mv "$results/dump-$1.part" "$results/dump-$1.request"
   for _ in $(seq 200); do [ -e "$results/dump-$1.done" ] && return 0; sleep 0.1; done
   fail "screendump $1 (the host did not answer)"
-}
-# qmp NAME JSON: the host sends one QMP command for the guest; QEMU's answer is left in
-# $results/qmp-NAME.reply.
-qmp() {
-  printf '%s' "$2" > "$results/qmp-$1.request"
-  for _ in $(seq 100); do [ -e "$results/qmp-$1.done" ] && return 0; sleep 0.1; done
-  fail "QMP $1 (the host did not answer)"
 }
 ctl() { "$nookctl" "$@" --socket "$socket"; }
 # console_text LINE: something on the text console, so "the console is back" compares text.
