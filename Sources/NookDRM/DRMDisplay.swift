@@ -334,12 +334,16 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
     }
 
     /// Sets up a display as at start, on whichever card now has one; true when it took the
-    /// vanished card's place. A mode of another size is not taken: every frame is drawn for
-    /// this one. The old card's buffers and descriptor are released with it (its device node
-    /// is gone; closing frees its minor number).
+    /// vanished card's place. A mode of another size is not taken (every frame is drawn for
+    /// this one), and what that display showed is put back at once. The old card's buffers and
+    /// descriptor are released with it (its device node is gone; closing frees its minor).
     private func replaceVanishedCard() -> Bool {
         queue.sync {
-            guard !restored, let setup = try? Self.setUp(selection), setup.found.mode.size == mode.size else { return false }
+            guard !restored, let setup = try? Self.setUp(selection) else { return false }
+            guard setup.found.mode.size == mode.size else {
+                Self.restoreCRTC(setup.found.card, crtc: setup.found.crtc, connector: setup.found.connector, saved: setup.saved)
+                return false
+            }
             (card, connectorID, crtcID, modeInfo, dpmsProperty) =
                 (setup.found.card, setup.found.connector, setup.found.crtc, setup.found.modeInfo, setup.found.dpms)
             (buffers, saved, pageFlipping, front, poweredOff) = (setup.buffers, setup.saved, setup.flipsPages, 0, false)
