@@ -2,7 +2,7 @@
 # Q15 on a real kernel: the display's PCI device is removed while a card is on the glass
 # (sysfs "remove": the kernel's own hot-unplug path, the driver's remove callback and
 # drm_dev_unplug, as when a USB or SPI display vanishes; QEMU 7.2 cannot hot-plug a display
-# device over QMP, virtio-gpu and bochs-display are not pluggable): nookd must keep running,
+# device over QMP: device_add says virtio-gpu-pci is not a pluggable device type): nookd must keep running,
 # keep what waits and report the display gone. A rescan of the bus then finds the device again
 # and the kernel makes a new DRM card of it: nookd must find that and show what waits.
 . "$(dirname "$0")/lib.sh"
