@@ -29,28 +29,37 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
     /// The connector's `panel orientation` property as a clockwise turn to apply (R6).
     public let panelOrientation: Rotation
     /// True when the driver flips pages with events; false means single buffer + dirty-fb.
-    public let flipsPages: Bool
+    public var flipsPages: Bool { queue.sync { pageFlipping } }
 
-    private let card: DRMCard
+    private let selection: Selection
     private let queue = DispatchQueue(label: "nook.drm")
-    private let connectorID: UInt32
-    private let crtcID: UInt32
+    // The card and everything made on it: replaced together (on the queue) when the device
+    // vanished and a new one appeared (Q15), so they are not constants.
+    private var card: DRMCard
+    private var connectorID: UInt32
+    private var crtcID: UInt32
     private var modeInfo: drmModeModeInfo
     private var buffers: [DumbBuffer]
     private var front = 0
-    private let saved: SavedCRTC?
+    private var saved: SavedCRTC?
     private var dpmsProperty: UInt32?
+    private var pageFlipping: Bool
     private var restored = false
+    /// DPMS is off (idle blanking): the CRTC is inactive, and the kernel refuses a page flip
+    /// with an event on it (EINVAL), so presents go into the front buffer unflipped; turning
+    /// DPMS on again scans out that buffer, the newest frame.
+    private var poweredOff = false
     private var flips = PageFlipCounts()
 
     public var pageFlips: PageFlipCounts? { queue.sync { flips } }
 
     public init(selection: Selection = Selection()) throws(DRMError) {
         let setup = try Self.setUp(selection)
+        self.selection = selection
         (card, connectorID, crtcID, modeInfo, mode, panelOrientation, dpmsProperty) =
             (setup.found.card, setup.found.connector, setup.found.crtc, setup.found.modeInfo, setup.found.mode,
              setup.found.orientation, setup.found.dpms)
-        (buffers, saved, flipsPages) = (setup.buffers, setup.saved, setup.flipsPages)
+        (buffers, saved, pageFlipping) = (setup.buffers, setup.saved, setup.flipsPages)
     }
 
     private struct Setup {
@@ -220,7 +229,11 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
     /// without flips, draw into the only buffer and mark it dirty.
     private func showOnQueue(_ pixels: [UInt32]) -> DisplayError? {
         guard !restored else { return DisplayError(operation: "present", detail: "the display was restored and released") }
-        guard flipsPages else {
+        if poweredOff {
+            buffers[front].write(pixels)
+            return nil
+        }
+        guard pageFlipping else {
             buffers[0].write(pixels)
             let dirty = drmModeDirtyFB(card.fd, buffers[0].framebuffer, nil, 0)
             if dirty < 0, errno != ENOSYS, errno != EOPNOTSUPP {
@@ -254,6 +267,7 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
             queue.async {
                 guard let property = self.dpmsProperty else { return continuation.resume(returning: nil) }
                 let set = drmModeConnectorSetProperty(self.card.fd, self.connectorID, property, blanked ? 3 : 0)
+                if set == 0 { self.poweredOff = blanked }
                 continuation.resume(returning: set == 0 ? nil : DisplayError(SystemCallError("drmModeConnectorSetProperty(DPMS)")))
             }
         }
@@ -282,17 +296,21 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
     }
 
     /// Checks the connector once a second (without forcing a probe) and reports when it is
-    /// unplugged or plugged back in; on reconnection the mode is set again first (Q15).
+    /// unplugged or plugged back in; on reconnection the mode is set again first (Q15). A
+    /// device that vanished (a USB or SPI display unplugged, a PCI device removed: its ioctls
+    /// fail with ENODEV) is looked for again each second as at start; when one with the same
+    /// mode size appears it replaces the old one and the display counts as back.
     public func connectionChanges() -> AsyncStream<Bool> {
         AsyncStream { continuation in
             let watcher = Task.detached { [weak self] in
                 var connected = true
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(1))
-                    guard let self, let now = self.isConnectorConnected() else { return }
+                    guard let self, let state = self.connectorState() else { return }
+                    let now = state == .gone ? self.replaceVanishedCard() : state == .connected
                     if now != connected {
                         connected = now
-                        if now { self.setModeAgain() }
+                        if now && state != .gone { self.setModeAgain() }
                         continuation.yield(now)
                     }
                 }
@@ -301,13 +319,35 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
         }
     }
 
+    private enum ConnectorState { case connected, disconnected, gone }
+
     /// nil once the display has been restored and released.
-    private func isConnectorConnected() -> Bool? {
+    private func connectorState() -> ConnectorState? {
         queue.sync {
             guard !restored else { return nil }
-            guard let connector = drmModeGetConnectorCurrent(card.fd, connectorID) else { return false }
+            guard let connector = drmModeGetConnectorCurrent(card.fd, connectorID) else {
+                return errno == ENODEV ? .gone : .disconnected
+            }
             defer { drmModeFreeConnector(connector) }
-            return connector.pointee.connection == DRM_MODE_CONNECTED
+            return connector.pointee.connection == DRM_MODE_CONNECTED ? .connected : .disconnected
+        }
+    }
+
+    /// Sets up a display as at start, on whichever card now has one; true when it took the
+    /// vanished card's place. A mode of another size is not taken (every frame is drawn for
+    /// this one), and what that display showed is put back at once. The old card's buffers and
+    /// descriptor are released with it (its device node is gone; closing frees its minor).
+    private func replaceVanishedCard() -> Bool {
+        queue.sync {
+            guard !restored, let setup = try? Self.setUp(selection) else { return false }
+            guard setup.found.mode.size == mode.size else {
+                Self.restoreCRTC(setup.found.card, crtc: setup.found.crtc, connector: setup.found.connector, saved: setup.saved)
+                return false
+            }
+            (card, connectorID, crtcID, modeInfo, dpmsProperty) =
+                (setup.found.card, setup.found.connector, setup.found.crtc, setup.found.modeInfo, setup.found.dpms)
+            (buffers, saved, pageFlipping, front, poweredOff) = (setup.buffers, setup.saved, setup.flipsPages, 0, false)
+            return true
         }
     }
 
@@ -321,7 +361,7 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
 
     /// The framebuffer the CRTC scanned out before this display took it (0 if it was off):
     /// what `restore()` puts back.
-    public var framebufferFoundAtStart: UInt32 { saved?.crtc.pointee.buffer_id ?? 0 }
+    public var framebufferFoundAtStart: UInt32 { queue.sync { saved?.crtc.pointee.buffer_id ?? 0 } }
 
     /// The CRTC's framebuffer id right now, as the kernel reports it (for tests of `restore`).
     public var currentFramebuffer: UInt32 {

@@ -10,9 +10,11 @@ socket=/tmp/nookd.sock
 status=0
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1"; status=1; }
-# dump NAME: the host writes what the guest shows to $results/dump-NAME.ppm.
+# dump NAME: the host writes what the guest shows to $results/dump-NAME.ppm: the first display
+# device's, or that of the QEMU device whose id is in $screen (a guest with two cards).
 dump() {
-  : > "$results/dump-$1.request"
+  # Written under another name first: the host must never read a request half written.
+  printf '%s' "${screen:-}" > "$results/dump-$1.part" && mv "$results/dump-$1.part" "$results/dump-$1.request"
   for _ in $(seq 200); do [ -e "$results/dump-$1.done" ] && return 0; sleep 0.1; done
   fail "screendump $1 (the host did not answer)"
 }

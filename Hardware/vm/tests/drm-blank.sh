@@ -1,0 +1,52 @@
+#!/bin/sh
+# Idle blanking on DRM (D1 blank/unblank, R4): after display.blank_after_s with only home content
+# nookd turns the connector's DPMS off (the atomic helpers then switch the CRTC off: QEMU shows
+# its "display not active" placeholder), and a card arriving turns it back on before its first
+# frame. Read through the kernel's own reports: the connector's dpms in sysfs and the CRTC's
+# "active" in the DRM debugfs state.
+. "$(dirname "$0")/lib.sh"
+[ -e /dev/dri/card0 ] || modprobe virtio-gpu
+for _ in $(seq 50); do [ -e /dev/dri/card0 ] && break; sleep 0.1; done
+dpms=/sys/class/drm/card0-Virtual-1/dpms
+mount -t debugfs debugfs /sys/kernel/debug 2> /dev/null || true
+crtc_active() { sed -n 's/^[[:space:]]*active=\([01]\).*/\1/p' $(ls /sys/kernel/debug/dri/*/state | head -1) 2> /dev/null | head -1; }
+printf '[display]\nblank_after_s = 3\n' > /tmp/blank.toml
+# The light theme: its home is bright, so the blanked glass cannot be mistaken for it.
+"$nookd" --config /tmp/blank.toml --display drm --theme light --socket "$socket" 2> "$results/nookd-blank.log" &
+daemon=$!
+for _ in $(seq 100); do [ -S "$socket" ] && break; sleep 0.1; done
+sleep 0.3
+home_dpms=$(cat "$dpms"); home_active=$(crtc_active)
+dump home-light
+for _ in $(seq 100); do [ "$(cat "$dpms")" = Off ] && break; sleep 0.1; done
+sleep 0.3
+blank_dpms=$(cat "$dpms"); blank_active=$(crtc_active)
+if [ "$home_dpms" = On ] && [ "$home_active" = 1 ] && [ "$blank_dpms" = Off ] && [ "$blank_active" = 0 ]; then
+  pass "D1 R4 idle blanking: DPMS On -> Off after blank_after_s, the CRTC inactive (kernel state)"
+else
+  fail "idle blanking: dpms $home_dpms -> $blank_dpms, CRTC active $home_active -> $blank_active; $(tail -3 "$results/nookd-blank.log")"
+fi
+dump blanked
+# The home changing while blanked (a status text, the clock's next minute) must not light the
+# panel, nor fail: the kernel refuses a page flip on an inactive CRTC.
+ctl home text --text "Quiet now" > /dev/null
+sleep 1
+if [ "$(cat "$dpms")" = Off ] && ! grep -q "drmModePageFlip" "$results/nookd-blank.log"; then
+  pass "D1 R4 the home redrawn while blanked keeps the panel off, without a failed page flip"
+else
+  fail "home while blanked: dpms $(cat "$dpms"); $(grep -m1 "drmModePageFlip" "$results/nookd-blank.log")"
+fi
+ctl enqueue --title "Doorbell" --subtitle "Front door" --icon bell --tint orange --dwell 60 > /dev/null
+for _ in $(seq 100); do ctl status | grep -q "(presented)" && break; sleep 0.1; done
+sleep 0.5
+if [ "$(cat "$dpms")" = On ] && [ "$(crtc_active)" = 1 ]; then
+  pass "D1 R4 a card arriving turns DPMS and the CRTC back on"
+else
+  fail "unblank: dpms $(cat "$dpms"), CRTC active $(crtc_active)"
+fi
+ctl snapshot -o "$results/snapshot-unblanked.png" > /dev/null
+dump unblanked
+kill -TERM "$daemon"
+wait "$daemon" || fail "nookd (blanking) exited $?"
+rm -f "$socket"
+exit $status
