@@ -7,27 +7,35 @@ import Testing
 /// (`daemon.max_connections`) and the mock's frame files (`display.frames_limit`).
 @Suite("C1 D3 resource limits", .serialized, .ownThreads)
 struct ResourceLimitTests {
-    @Test func c1_connectionsPastTheLimitAreRefusedWithAReasonAndALogLine() throws {
-        let scratch = Scratch()
-        let config = scratch.file("nook.toml", "[daemon]\nmax_connections = 8\n")
-        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+    /// Opens `count` idle connections, checks nookd counts them, and returns them with the
+    /// refusal the next one hears (`unavailable`, then closed).
+    func fill(_ daemon: DaemonProcess, with count: Int) throws -> ([NookClient], ProtocolError) {
         // Status is asked on one of the idle connections: a connection of its own would count.
         var idle = [try daemon.client()]
         func openConnections() throws -> JSONValue? {
             try idle[0].request(Request(id: .number(1), operation: .status))["connections"]
         }
         try eventually("only the first idle connection") { try openConnections() == .number(1) }
-        for _ in 1..<8 { idle.append(try daemon.client()) }
-        try eventually("eight idle connections, earlier ones gone") { try openConnections() == .number(8) }
+        for _ in 1..<count { idle.append(try daemon.client()) }
+        try eventually("\(count) idle connections, earlier ones gone") { try openConnections() == .number(Double(count)) }
         let refused = try daemon.client()
         let answer = try #require(try refused.readLine())
-        guard case .failure(_, let error) = try ResponseLine.decode(answer) else { Issue.record("not refused: \(answer)"); return }
-        #expect(error.code == .unavailable && error.message.contains("daemon.max_connections"), "\(error)")
+        guard case .failure(_, let error) = try ResponseLine.decode(answer) else { throw DaemonFailure("not refused: \(answer)") }
+        #expect(error.code == .unavailable)
         #expect(try refused.readLine() == nil, "then closed")
+        return (idle, error)
+    }
+
+    @Test func c1_connectionsPastTheLimitAreRefusedWithAReasonAndALogLine() throws {
+        let scratch = Scratch()
+        let config = scratch.file("nook.toml", "[daemon]\nmax_connections = 8\n")
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+        var (idle, error) = try fill(daemon, with: 8)
+        #expect(error.message.contains("daemon.max_connections"), "\(error)")
         try eventually("the log line") { daemon.log.contains("refusing new connections: 8 are open, the most daemon.max_connections allows") }
 
         idle.removeLast(2)
-        try eventually("room again") { try openConnections() == .number(6) }
+        try eventually("room again") { try idle[0].request(Request(id: .number(1), operation: .status))["connections"] == .number(6) }
         #expect(try daemon.request(.status)["connections"] == .number(7))
         #expect(daemon.stop().status == 0)
     }
@@ -38,18 +46,9 @@ struct ResourceLimitTests {
         try eventually("the warning") {
             daemon.log.contains("daemon.max_connections = 256 needs 320 descriptors but the limit is 80") && daemon.log.contains("serving at most 16 connections")
         }
-        var idle = [try daemon.client()]
-        func openConnections() throws -> JSONValue? {
-            try idle[0].request(Request(id: .number(1), operation: .status))["connections"]
-        }
-        try eventually("only the first idle connection") { try openConnections() == .number(1) }
-        for _ in 1..<16 { idle.append(try daemon.client()) }
-        try eventually("sixteen connections") { try openConnections() == .number(16) }
-        let refused = try daemon.client()
-        let answer = try #require(try refused.readLine())
-        guard case .failure(_, let error) = try ResponseLine.decode(answer) else { Issue.record("not refused: \(answer)"); return }
-        #expect(error.code == .unavailable && error.message.contains("16 connections"), "\(error)")
-        idle.removeAll()
+        let (idle, error) = try fill(daemon, with: 16)
+        #expect(error.message.contains("16 connections"), "\(error)")
+        #expect(idle.count == 16)
         #expect(daemon.stop().status == 0)
     }
 
