@@ -1,4 +1,5 @@
 import NookActivities
+import NookProtocol
 
 extension Daemon {
     /// Puts back what the last run left unfinished and keeps the journal in step with every
@@ -26,7 +27,7 @@ extension Daemon {
                 logger.warning("journal: module \(module) no longer exists; \"\(entry.activity.title)\" goes to \(modules[0])")
                 module = modules[0]
             }
-            switch await queues[module]!.enqueue(entry.activity) {
+            switch await queues[module]!.enqueue(recheckedIcon(entry.activity)) {
             case .accepted(let id):
                 restored += 1
                 logger.debug("journal: restored \(id) \"\(entry.activity.title)\"", metadata: ["module": "\(module)"])
@@ -40,5 +41,19 @@ extension Daemon {
         }
         logger.info("journal: \(journal.mode == .ack ? "every change is synced before it is acknowledged" : "synced within a second of each write") (journal.sync = \(journal.mode.rawValue))", metadata: ["path": "\(journal.path)"])
         return observations
+    }
+
+    /// A restored activity's icon file is checked again as an enqueue checks it: the allowed
+    /// directories may have changed since it was accepted, or the file been replaced. One that
+    /// fails is shown with the generic glyph, not dropped.
+    private func recheckedIcon(_ activity: NookActivity) -> NookActivity {
+        do throws(ProtocolError) {
+            return try checkedIcon(activity)
+        } catch {
+            logger.warning("journal: \"\(activity.title)\" is restored without its icon: \(error.message)", metadata: ["id": "\(activity.id)"])
+            var plain = activity
+            plain.systemImage = nil
+            return plain
+        }
     }
 }

@@ -200,7 +200,7 @@ extension Daemon {
     /// The activity with its icon file, if it names one, checked and replaced by the canonical
     /// path. Read here, in the connection's task: a FIFO, a device or a huge file is refused at
     /// once instead of stalling the screen later.
-    private func checkedIcon(_ activity: NookActivity) throws(ProtocolError) -> NookActivity {
+    func checkedIcon(_ activity: NookActivity) throws(ProtocolError) -> NookActivity {
         guard let icon = activity.systemImage, IconCatalog.namesFile(icon) else { return activity }
         var checked = activity
         checked.systemImage = try state.withLock { IconPolicy(directories: $0.config.iconDirectories) }.resolve(icon)

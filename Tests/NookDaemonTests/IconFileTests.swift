@@ -70,6 +70,30 @@ struct IconFileTests {
         #expect(daemon.stop().status == 0)
     }
 
+    /// An activity restored from the journal was drawn with its icon file unchecked: one the
+    /// icon directories no longer allow (config changed meanwhile) must lose its icon.
+    @Test func r3_anActivityRestoredFromTheJournalHasItsIconCheckedAgain() throws {
+        let scratch = Scratch()
+        let icons = scratch.path + "/icons"
+        try FileManager.default.createDirectory(atPath: icons, withIntermediateDirectories: true)
+        let icon = icons + "/door.png"
+        try PNG.write(Frame(width: 8, height: 8, fill: RGB(hex: 0x00FF00).pixel), to: icon)
+        let journal = ["--journal", scratch.path + "/journal"]
+        let allowing = scratch.file("allowing.toml", "[daemon]\nicon_directories = [\"\(icons)\"]\n")
+        var daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", allowing] + journal)
+        var card = NookActivity(title: "Door open", systemImage: icon)
+        card.presentation = .blocker(timeout: nil)
+        try daemon.request(.enqueue(card, module: nil, wait: false))
+        #expect(daemon.stop().status == 0)
+
+        let elsewhere = scratch.file("elsewhere.toml", "[daemon]\nicon_directories = [\"/usr/share/nook/icons\"]\n")
+        daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", elsewhere] + journal)
+        try eventually("the restored card") { try daemon.activities().first?.current?.id == card.id }
+        #expect(try daemon.activities().first?.current?.systemImage == nil)
+        #expect(daemon.log.contains("journal: \"Door open\" is restored without its icon"), "\(daemon.log)")
+        #expect(daemon.stop().status == 0)
+    }
+
     @Test func n1_iconDirectoriesMustBeAbsolute() throws {
         let scratch = Scratch()
         let config = scratch.file("nook.toml", "[daemon]\nicon_directories = [\"icons\"]\n")
