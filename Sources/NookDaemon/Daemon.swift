@@ -209,7 +209,7 @@ public final class Daemon: Sendable {
             let server = try SocketServer(
                 path: config.socketPath, mode: config.socketMode, group: config.socketGroup, policy: policy,
                 maximumLine: NookProtocol.maximumLineBytes, logger: logger, maximumConnections: config.maxConnections,
-                handler: { [weak self] connection, line in await self?.handle(connection, line) },
+                handler: { [weak self] connection, lines in await self?.handle(connection, batch: lines) },
                 refusal: { connection, problem in
                     if case .tooLong(let bytes) = problem {
                         connection.send(ResponseLine.failure(id: nil, error: ProtocolError(
