@@ -88,6 +88,7 @@ public final class Daemon: Sendable {
             screen = DaemonScreen(display: display, clock: clock, settings: settings, scrollSpeed: config.led.scrollSpeed,
                                   onWarning: { logger.warning("\($0)") })
         } else {
+            FrameMemory.keepFramesAsOwnMappings()
             screen = DaemonScreen(cards: NookScreen(display: display, clock: clock, settings: settings, onWarning: { logger.warning("\($0)") }),
                                   settings: settings)
         }
@@ -154,6 +155,8 @@ public final class Daemon: Sendable {
             }
             journalObservations.forEach { $0.cancel() }
         }
+        // An idle display keeps home only: the spare frames of the last card go after 10 s.
+        await screen.releaseFrames(after: .seconds(10))
         await screen.showHome()
         let clockTask = Task { [screen] in await screen.runClock() }
         services.started("home clock") { clockTask.cancel() }
