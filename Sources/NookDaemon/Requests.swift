@@ -12,21 +12,23 @@ extension Daemon {
     /// checks, and the answers still wait for their journal records (J1).
     func handle(_ connection: ClientConnection, batch lines: [[UInt8]]) async {
         var run: [(request: Request, activity: NookActivity)] = []
+        var runIDs: Set<NookActivityID> = []
         var runModule: String?
         for line in lines {
             let decoded = Request.decode(line)
             if case .success(let request) = decoded, case .enqueue(let activity, let module, false) = request.operation {
-                if !run.isEmpty, module != runModule || run.contains(where: { $0.activity.id == activity.id }) {
+                if !run.isEmpty, module != runModule || runIDs.contains(activity.id) {
                     await enqueueRun(run, module: runModule, on: connection)
-                    run = []
+                    (run, runIDs) = ([], [])
                 }
                 runModule = module
                 run.append((request, activity))
+                runIDs.insert(activity.id)
                 continue
             }
             if !run.isEmpty {
                 await enqueueRun(run, module: runModule, on: connection)
-                run = []
+                (run, runIDs) = ([], [])
             }
             // Held again after a request that streamed (and released) mid-batch.
             connection.holdOutput()
