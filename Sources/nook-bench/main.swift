@@ -16,7 +16,9 @@ func reportDaemonFigures(_ figures: DaemonFigures) async {
         let socket = figures.scratch + "/nookd.sock"
         let pid = try figures.startDaemon(socket: socket)
         report("cli_enqueue_vs_socat", await figures.cliVersusSocat(socket: socket))
-        report("pipelined_enqueues_per_s", try await figures.pipelinedEnqueuesPerSecond(socket: socket))
+        let pipelined = try await figures.pipelined(socket: socket, pid: pid)
+        report("pipelined_enqueues_per_s", pipelined.rate)
+        report("pipelined_nookd_cpu_us_per_enqueue", pipelined.cpuMicroseconds)
         figures.stop(pid)
         // As the system service runs it: every enqueue on stable storage before it is
         // acknowledged (journal.sync = "ack", the default), the journal on this machine's disk.
@@ -34,6 +36,7 @@ func reportDaemonFigures(_ figures: DaemonFigures) async {
         print("daemon figures skipped: \(error)")
     }
     report("enqueue_to_first_frame_ms_p99", await figures.enqueueToFirstFrameP99())
+    report("first_frame_after_idle_ms_p99", await figures.enqueueToFirstFrameP99(afterRelease: true))
 }
 
 /// A nookd that has shown 100 cards and then sat idle with the clock home: its memory once it
@@ -46,6 +49,7 @@ func reportIdleDaemon(_ figures: DaemonFigures, socket: String) async throws {
     report("daemon_idle_pss_mib", memory.pss)
     report("daemon_idle_private_mib", memory.privateMiB)
     report("daemon_idle_shared_mib", memory.sharedMiB)
+    report("daemon_idle_private_dirty_mib", memory.privateDirtyMiB)
     if getenv("NOOK_BENCH_VERBOSE") != nil {
         for mapping in figures.residentByMapping(pid: pid).prefix(20) {
             print("  resident \(mapping.name): \(mapping.rssKiB) KiB (\(mapping.dirtyKiB) dirty)")
@@ -90,6 +94,7 @@ if CommandLine.arguments.dropFirst().first == "soak" {
 }
 if CommandLine.arguments.dropFirst().first == "first-frame" {
     report("enqueue_to_first_frame_ms_p99", await DaemonFigures().enqueueToFirstFrameP99())
+    report("first_frame_after_idle_ms_p99", await DaemonFigures().enqueueToFirstFrameP99(afterRelease: true))
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "pipelined" {
@@ -97,7 +102,9 @@ if CommandLine.arguments.dropFirst().first == "pipelined" {
     try figures.prepare()
     let socket = figures.scratch + "/nookd.sock"
     let pid = try figures.startDaemon(socket: socket)
-    report("pipelined_enqueues_per_s", try await figures.pipelinedEnqueuesPerSecond(socket: socket))
+    let pipelined = try await figures.pipelined(socket: socket, pid: pid)
+    report("pipelined_enqueues_per_s", pipelined.rate)
+    report("pipelined_nookd_cpu_us_per_enqueue", pipelined.cpuMicroseconds)
     figures.stop(pid)
     exit(0)
 }
