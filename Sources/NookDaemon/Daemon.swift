@@ -92,6 +92,9 @@ public final class Daemon: Sendable {
             screen = DaemonScreen(cards: NookScreen(display: display, clock: clock, settings: settings, onWarning: { logger.warning("\($0)") }),
                                   settings: settings)
         }
+        // Once the libraries and the fonts (loaded for the first home frame) are mapped, before
+        // the daemon runs most of its code: the text it never runs stays unmapped (issue 19).
+        FaultAround.disableForReadOnlyFileMappings()
         journal = config.journalPath.map { ActivityJournal(path: $0, mode: config.journalSync, warn: { logger.warning("\($0)") }) }
         state = Mutex(State(config: config))
     }
