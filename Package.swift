@@ -62,9 +62,9 @@ let package = Package(
             "NookActivities", "NookProtocol", "NookConfig", "NookDisplay", "NookRender", "NookInput", "NookDRM", "NookFramebuffer", "NookLED", "NookPixel",
             "NookSystem", .product(name: "Logging", package: "swift-log"),
         ]),
+        // No ArgumentParser here: it links FoundationEssentials (NookdCommandLine reads the flags).
         .executableTarget(name: "nookd", dependencies: [
             "NookDaemon", "NookDisplay",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "nookctl", dependencies: [

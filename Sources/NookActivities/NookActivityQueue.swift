@@ -163,6 +163,18 @@ public actor NookActivityQueue {
         pendingActivities.contains(id) || onScreen?.entry.activity.id == id
     }
 
+    /// The ids among `ids` that are pending or on screen here: one call for a batch.
+    public func held(among ids: [NookActivityID]) -> [NookActivityID] {
+        ids.filter { holds($0) }
+    }
+
+    /// ``enqueue(_:)`` of each activity in turn, in one call: a client pipelining requests
+    /// then costs one hop to the queue's executor per batch instead of one per activity. The
+    /// results and events are those of the same enqueues made one by one.
+    public func enqueue(contentsOf activities: [NookActivity]) -> [NookEnqueueResult] {
+        activities.map { enqueue($0) }
+    }
+
     public func snapshot() -> NookQueueSnapshot {
         expireDue()
         return NookQueueSnapshot(

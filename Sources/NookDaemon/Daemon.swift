@@ -88,9 +88,13 @@ public final class Daemon: Sendable {
             screen = DaemonScreen(display: display, clock: clock, settings: settings, scrollSpeed: config.led.scrollSpeed,
                                   onWarning: { logger.warning("\($0)") })
         } else {
+            FrameMemory.keepFramesAsOwnMappings()
             screen = DaemonScreen(cards: NookScreen(display: display, clock: clock, settings: settings, onWarning: { logger.warning("\($0)") }),
                                   settings: settings)
         }
+        // Once the libraries and the fonts (loaded for the first home frame) are mapped, before
+        // the daemon runs most of its code: the text it never runs stays unmapped (issue 19).
+        FaultAround.disableForReadOnlyFileMappings()
         journal = config.journalPath.map { ActivityJournal(path: $0, mode: config.journalSync, warn: { logger.warning("\($0)") }) }
         state = Mutex(State(config: config))
     }
@@ -154,6 +158,8 @@ public final class Daemon: Sendable {
             }
             journalObservations.forEach { $0.cancel() }
         }
+        // An idle display keeps home only: the spare frames of the last card go after 10 s.
+        await screen.releaseFrames(after: .seconds(10))
         await screen.showHome()
         let clockTask = Task { [screen] in await screen.runClock() }
         services.started("home clock") { clockTask.cancel() }
@@ -209,7 +215,7 @@ public final class Daemon: Sendable {
             let server = try SocketServer(
                 path: config.socketPath, mode: config.socketMode, group: config.socketGroup, policy: policy,
                 maximumLine: NookProtocol.maximumLineBytes, logger: logger, maximumConnections: config.maxConnections,
-                handler: { [weak self] connection, line in await self?.handle(connection, line) },
+                handler: { [weak self] connection, lines in await self?.handle(connection, batch: lines) },
                 refusal: { connection, problem in
                     if case .tooLong(let bytes) = problem {
                         connection.send(ResponseLine.failure(id: nil, error: ProtocolError(

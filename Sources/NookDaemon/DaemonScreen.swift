@@ -70,6 +70,11 @@ final class DaemonScreen: Sendable {
         }
     }
 
+    /// Lets go of the card compositor's spare frames after `delay` of home content (issue 19).
+    func releaseFrames(after delay: Duration?) async {
+        if case .cards(let screen) = kind { await screen.releaseFrames(after: delay) }
+    }
+
     func showHome() async {
         switch kind {
         case .cards(let screen): await screen.showHome()

@@ -19,10 +19,12 @@ public struct SocketError: Error, Hashable, Sendable, CustomStringConvertible {
 /// The Unix stream socket nookd listens on (C1, C4): newline-delimited lines in, lines out.
 ///
 /// One poll loop on its own thread does all socket I/O; each connection's lines go, in order,
-/// to one task that runs `handler` for each. The listening socket, each client fd and the wake
+/// to one task that runs `handler` for each read's batch of them. The listening socket, each client fd and the wake
 /// pipe are owned here and closed by `stop()`.
 public final class SocketServer: @unchecked Sendable {
-    public typealias Handler = @Sendable (ClientConnection, [UInt8]) async -> Void
+    /// Answers a batch of lines (those of one read), in order; it holds the connection's output
+    /// (``ClientConnection/holdOutput()``) while it answers each, released after the batch.
+    public typealias Handler = @Sendable (ClientConnection, [[UInt8]]) async -> Void
     public typealias Refusal = @Sendable (ClientConnection, LineProblem) -> Void
     /// Returns once what answers depend on (journal records up to a mark, see
     /// ``ClientConnection/dependOn(_:)``) is safe, or is as safe as it will get: then with
@@ -314,11 +316,8 @@ public final class SocketServer: @unchecked Sendable {
             let handler = self.handler
             Task {
                 for await batch in batches {
-                    for line in batch {
-                        // Held again after a request that streamed (and released) mid-batch.
-                        connection.holdOutput()
-                        await handler(connection, line)
-                    }
+                    // The handler answers the lines in order, holding the output of each.
+                    await handler(connection, batch)
                     // Released once the records the answers depend on are settled, without
                     // waiting here: the next batch's records join the sync in flight.
                     await connection.releaseOutputWhenSettled()

@@ -57,6 +57,15 @@ public actor NookScreen {
     private var slideFrameIntervals: [Duration] = []
     /// Slides between two of their frames (a reload then leaves the drawing to them).
     private var slidesRunning = 0
+    /// How long the glass shows home before the spare frames are let go (nil, the default,
+    /// keeps them; nookd lets them go after 10 s).
+    public private(set) var releaseFramesAfter: Duration?
+    private var releaseTimer: Task<Void, Never>?
+    /// True once the spare frames were let go: `composed` shares home's storage until the next
+    /// card, whose first slide frame allocates it again (`first_frame_after_idle_ms_p99`).
+    private var framesReleased = false
+    /// How many times the spare frames were let go after an idle spell.
+    public private(set) var frameReleases = 0
 
     /// The median time between consecutive slide frames lately: the display's refresh period
     /// when presents are paced by vblank (R5), near zero if they were not.
@@ -84,9 +93,52 @@ public actor NookScreen {
     /// Shows the home content (the first frame after start-up).
     public func showHome() async {
         showing = nil
-        composed.overwrite(with: homeFrame)
+        composeHome()
         await presentComposed()
         scheduleBlanking()
+        scheduleRelease()
+    }
+
+    /// Lets go of the spare frames after `delay` of home content (nil: never). An idle display
+    /// then holds home only (and the turned frame on a rotated panel).
+    public func releaseFrames(after delay: Duration?) {
+        releaseFramesAfter = delay
+        scheduleRelease()
+    }
+
+    // MARK: Memory when idle
+
+    /// `composed` showing home: a copy into its own storage while cards come and go (so the
+    /// next slide frame allocates nothing), the home frame's own storage once released.
+    private func composeHome() {
+        if framesReleased {
+            composed = homeFrame
+        } else {
+            composed.overwrite(with: homeFrame)
+        }
+    }
+
+    private func scheduleRelease() {
+        releaseTimer?.cancel()
+        guard let delay = releaseFramesAfter, showing == nil, !framesReleased else { return }
+        let deadline = clock.now + delay
+        releaseTimer = Task { [clock] in
+            do { try await clock.sleep(until: deadline) } catch { return }
+            self.releaseIfIdle()
+        }
+    }
+
+    /// The last card's frame and the composed frame (each a full frame, 1.6–3.7 MiB on a bar
+    /// panel) go back to the system; `malloc_trim` returns what the burst left in malloc's
+    /// free lists too (see ``FrameMemory``).
+    private func releaseIfIdle() {
+        guard showing == nil, slidesRunning == 0, !framesReleased else { return }
+        framesReleased = true
+        spareCardFrame = nil
+        card = nil
+        composed = homeFrame
+        frameReleases += 1
+        FrameMemory.trim()
     }
 
     /// Presents again what the screen shows now, card or home (a panel plugged back in lost
@@ -99,7 +151,7 @@ public actor NookScreen {
         if let card, showing == card.id {
             composed.overwrite(with: card.frame)
         } else {
-            composed.overwrite(with: homeFrame)
+            composeHome()
         }
         await presentComposed()
     }
@@ -237,6 +289,8 @@ public actor NookScreen {
             }
             _ = cardFrame(for: event.activity, icon: icon)
             showing = event.id
+            releaseTimer?.cancel()
+            framesReleased = false
             await unblank()
             await slide(event.id, from: 0, to: 1, over: event.activity.transition)
         case .presented:
@@ -252,9 +306,10 @@ public actor NookScreen {
             showing = nil
             spareCardFrame = card?.frame
             card = nil
-            composed.overwrite(with: homeFrame)
+            composeHome()
             await presentComposed()
             scheduleBlanking()
+            scheduleRelease()
         case .enqueued, .rejected:
             break  // See draws(_:).
         }
@@ -288,7 +343,7 @@ public actor NookScreen {
         // A slide under way draws its next frame from the frames just redrawn; presenting the
         // whole card here would make it jump.
         guard slidesRunning == 0 else { return }
-        if showing == nil { composed.overwrite(with: homeFrame) }
+        if showing == nil { composeHome() }
         await presentComposed()
     }
 
@@ -301,7 +356,7 @@ public actor NookScreen {
             homeTime = now
             homeFrame = HomeRenderer(theme: settings.theme).render(settings.home, size: logicalSize, time: now)
             if showing == nil {
-                composed.overwrite(with: homeFrame)
+                composeHome()
                 await presentComposed()
             }
         }

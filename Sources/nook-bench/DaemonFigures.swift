@@ -23,7 +23,7 @@ struct DaemonFigures {
     func prepare() throws {
         // Built every time, not only when missing: a plain `swift build -c release` leaves
         // dynamically linked binaries at the same paths, and those start 2-3x slower.
-        for product in ["nookd", "nookctl"] {
+        for product in ["nookd", "nookctl"] where getenv("NOOK_BENCH_NO_BUILD") == nil {
             let status = spawnAndWait("/usr/bin/env", ["swift", "build", "-c", "release", "--static-swift-stdlib",
                                                        "--package-path", packageRoot, "--product", product], quiet: true)
             guard status == 0 else { throw BenchError("could not build \(product) (swift build exited \(status))") }
@@ -38,7 +38,9 @@ struct DaemonFigures {
     /// Starts a release nookd on the mock display; returns its pid once it listens.
     func startDaemon(socket: String, extra: [String] = []) throws -> pid_t {
         var pid: pid_t = 0
-        let arguments = [binaries + "/nookd", "--display", "mock", "--socket", socket, "--log-level", "warning"] + extra
+        // NOOK_BENCH_NOOKD runs another nookd (an older build, to compare two in one sitting).
+        let nookd = getenv("NOOK_BENCH_NOOKD").map { String(cString: $0) } ?? binaries + "/nookd"
+        let arguments = [nookd, "--display", "mock", "--socket", socket, "--log-level", "warning"] + extra
         let status = spawn(arguments, pid: &pid, quiet: true)
         guard status == 0 else { throw BenchError("could not start nookd") }
         for _ in 0..<500 {
@@ -55,45 +57,65 @@ struct DaemonFigures {
     }
 
     /// `nookctl enqueue` against socat sending the same line to the same daemon, alternating.
-    func cliVersusSocat(socket: String) -> Double {
+    func cliVersusSocat(socket: String) async -> Spread {
         let line = Request(id: .number(1), operation: .enqueue(
             NookActivity(coalescingKey: "bench", title: "Build finished", dwell: .milliseconds(50)), module: nil, wait: false)).encoded()
         let linePath = scratch + "/line.json"
         _ = FileManager.default.createFile(atPath: linePath, contents: Data((line + "\n").utf8))
-        var cli: [Double] = [], yardstick: [Double] = []
-        for _ in 0..<60 {
-            cli.append(timed { spawnAndWait(binaries + "/nookctl", ["enqueue", "--title", "Build finished", "--key", "bench",
-                                                                      "--dwell", "0.05", "--socket", socket], quiet: true) })
-            yardstick.append(timed { spawnAndWait("/usr/bin/socat", ["-t", "5", "-", "UNIX-CONNECT:\(socket)"], quiet: true, stdin: linePath) })
+        return await rounds(5) {
+            interleavedRatio(repetitions: 15, measured: {
+                _ = spawnAndWait(binaries + "/nookctl", ["enqueue", "--title", "Build finished", "--key", "bench",
+                                                         "--dwell", "0.05", "--socket", socket], quiet: true)
+            }, baseline: {
+                _ = spawnAndWait("/usr/bin/socat", ["-t", "5", "-", "UNIX-CONNECT:\(socket)"], quiet: true, stdin: linePath)
+            })
         }
-        return median(cli) / median(yardstick)
     }
 
     /// 10,000 enqueues written back to back on one connection, all answers read; the median of
     /// `rounds` runs on fresh connections to the same daemon.
-    func pipelinedEnqueuesPerSecond(socket: String, rounds: Int = 3, showSpread: Bool = false) throws -> Double {
-        var rates: [Double] = []
-        for _ in 0..<rounds { rates.append(try pipelinedRound(socket: socket)) }
-        if showSpread || getenv("NOOK_BENCH_VERBOSE") != nil { print("  rounds (/s):", rates.map { $0.rounded() }) }
-        return median(rates)
+    func pipelinedEnqueuesPerSecond(socket: String, rounds count: Int = 5) async throws -> Spread {
+        try await rounds(count) { try pipelinedRound(socket: socket) }
+    }
+
+    /// The same rounds, also counting nookd's CPU time (user + system, from /proc/PID/stat) per
+    /// enqueue: what the work costs, which the machine's load changes far less than the rate.
+    func pipelined(socket: String, pid: pid_t, rounds count: Int = 5) async throws -> (rate: Spread, cpuMicroseconds: Spread) {
+        var cpu: [Double] = []
+        let rate = try await rounds(count) {
+            let before = cpuTicks(pid: pid)
+            let value = try pipelinedRound(socket: socket)
+            cpu.append(Double(cpuTicks(pid: pid) - before) / Double(sysconf(Int32(_SC_CLK_TCK))) * 1e6 / 10_000)
+            return value
+        }
+        return (rate, Spread(rounds: cpu))
+    }
+
+    /// utime + stime of `pid` in clock ticks.
+    func cpuTicks(pid: pid_t) -> Int {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the command: state is field 3, utime 14 and stime 15 (proc(5)).
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return 0 }
+        return user + system
     }
 
     /// One `nookctl enqueue` against a nookd with a journal: the time from spawning nookctl
     /// to its exit, answer received (so, under `journal.sync = "ack"`, the record synced).
     /// The p99 of each of `rounds` rounds of 100; the median of the rounds, with their spread.
-    func journaledEnqueueP99(socket: String, rounds: Int = 3) -> Double {
-        var p99s: [Double] = []
-        for round in 0..<rounds {
+    func journaledEnqueueP99(socket: String, rounds count: Int = 3) async -> Spread {
+        var round = 0
+        return await rounds(count) {
+            round += 1
             var samples: [Double] = []
             for index in 0..<100 {
                 samples.append(timed { spawnAndWait(binaries + "/nookctl", ["enqueue", "--title", "Door \(round).\(index)", "--key", "bench",
                                                                           "--dwell", "0.05", "--socket", socket], quiet: true) })
             }
             samples.sort()
-            p99s.append(samples[98])
+            return samples[98]
         }
-        print("  rounds (ms):", p99s.map { ($0 * 100).rounded() / 100 })
-        return median(p99s)
     }
 
     private func pipelinedRound(socket: String) throws -> Double {
@@ -127,8 +149,9 @@ struct DaemonFigures {
         return answered
     }
 
-    /// RSS of an otherwise idle nookd after it has shown 100 activities.
-    func idleRSSAfter100(socket: String, pid: pid_t) throws -> Double {
+    /// Shows 100 activities on an otherwise idle nookd and returns once it is idle again and
+    /// has been for `settle` (long enough to have let go of its spare frames).
+    func show100(socket: String, settle: Duration) throws {
         let client = try NookClient(path: socket)
         client.readTimeout = .seconds(30)
         for index in 0..<100 {
@@ -142,19 +165,76 @@ struct DaemonFigures {
             if status["modules"]?.items.first?["pending"] == .number(0), status["modules"]?.items.first?["current"] == .null { break }
             usleep(20_000)
         }
-        usleep(300_000)
-        return Double(statusField(pid: pid, "VmRSS:") ?? 0) / 1024
+        usleep(UInt32(settle.nookSeconds * 1_000_000))
     }
 
-    /// Voluntary and involuntary context switches of every nookd thread over `seconds` idle.
-    /// Counted per thread: a thread that exits meanwhile takes its count with it, a new one starts at zero.
-    func idleWakeupsPerSecond(pid: pid_t, seconds: Double) -> Double {
+    func rssMiB(pid: pid_t) -> Double {
+        Double(statusField(pid: pid, "VmRSS:") ?? 0) / 1024
+    }
+
+    /// Voluntary and involuntary context switches of every nookd thread over windows of
+    /// `seconds` idle, one round per window. Counted per thread: a thread that exits meanwhile
+    /// takes its count with it, a new one starts at zero.
+    func idleWakeupsPerSecond(pid: pid_t, seconds: Double, rounds count: Int) async -> Spread {
         usleep(1_000_000)
-        let before = contextSwitches(pid: pid)
-        usleep(UInt32(seconds * 1_000_000))
-        let after = contextSwitches(pid: pid)
-        let switches = after.reduce(0) { total, thread in total + thread.value - (before[thread.key] ?? 0) }
-        return Double(switches) / seconds
+        return await rounds(count) {
+            let before = contextSwitches(pid: pid)
+            usleep(UInt32(seconds * 1_000_000))
+            let after = contextSwitches(pid: pid)
+            let switches = after.reduce(0) { total, thread in total + thread.value - (before[thread.key] ?? 0) }
+            return Double(switches) / seconds
+        }
+    }
+
+    /// nookd's memory from `/proc/PID/smaps_rollup` (MiB): proportional set size (shared pages
+    /// divided among the processes mapping them), and resident pages private to nookd or shared.
+    func memory(pid: pid_t) -> (pss: Double, privateMiB: Double, sharedMiB: Double, privateDirtyMiB: Double) {
+        let fields = smapsFields(procText("/proc/\(pid)/smaps_rollup"))
+        func mib(_ names: String...) -> Double { Double(names.reduce(0) { $0 + (fields[$1] ?? 0) }) / 1024 }
+        return (mib("Pss"), mib("Private_Clean", "Private_Dirty"), mib("Shared_Clean", "Shared_Dirty"), mib("Private_Dirty"))
+    }
+
+    /// Where nookd's resident kilobytes are, by mapping (the binary, each library, heap, anonymous,
+    /// fonts), largest first, with how much of each is dirty: the README's table comes from this.
+    func residentByMapping(pid: pid_t) -> [(name: String, rssKiB: Int, dirtyKiB: Int)] {
+        let smaps = procText("/proc/\(pid)/smaps")
+        var totals: [String: (rss: Int, dirty: Int)] = [:]
+        var current = "?"
+        for line in smaps.split(separator: "\n") {
+            let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+            if let first = parts.first, first.contains("-"), first.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
+                current = parts.count >= 6 ? String(parts[5...].joined(separator: " ").split(separator: "/").last ?? "?") : "[anonymous]"
+            } else if parts.first == "Rss:", parts.count > 1, let kib = Int(parts[1]) {
+                totals[current, default: (0, 0)].rss += kib
+            } else if parts.first == "Private_Dirty:" || parts.first == "Shared_Dirty:", parts.count > 1, let kib = Int(parts[1]) {
+                totals[current, default: (0, 0)].dirty += kib
+            }
+        }
+        return totals.map { ($0.key, $0.value.rss, $0.value.dirty) }.filter { $0.rssKiB > 0 }.sorted { $0.rssKiB > $1.rssKiB }
+    }
+
+    /// A /proc file read to its end (they report a size of 0, and are generated as read).
+    func procText(_ path: String) -> String {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(fd, &chunk, chunk.count)
+            if count <= 0 { break }
+            bytes += chunk[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private func smapsFields(_ text: String) -> [String: Int] {
+        var fields: [String: Int] = [:]
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+            if parts.count >= 2, parts[0].hasSuffix(":"), let kib = Int(parts[1]) { fields[String(parts[0].dropLast())] = kib }
+        }
+        return fields
     }
 
     private func contextSwitches(pid: pid_t) -> [String: Int] {
@@ -176,7 +256,15 @@ struct DaemonFigures {
 
     /// In-process: from `enqueue` on an idle queue to the mock display presenting the first frame
     /// of its card, through the real queue, screen and renderer on the system clock.
-    func enqueueToFirstFrameP99() async -> Double {
+    /// With `afterRelease`, the screen lets go of its spare frames after 20 ms of home and
+    /// every card comes after that: `first_frame_after_idle_ms_p99`, the first frame that has to
+    /// allocate its frames again.
+    func enqueueToFirstFrameP99(rounds count: Int = 3, afterRelease: Bool = false) async -> Spread {
+        await rounds(count) { await enqueueToFirstFrameRound(afterRelease: afterRelease) }
+    }
+
+    /// One round of 100 cards: the p99 (their second largest).
+    private func enqueueToFirstFrameRound(afterRelease: Bool) async -> Double {
         let clock = NookSystemClock()
         let presented = FirstFrameClock()
         let display = MockDisplay(size: PixelSize(width: 1280, height: 400), clock: clock, keepFrames: 0) { _ in presented.mark() }
@@ -185,11 +273,18 @@ struct DaemonFigures {
         let queue = NookActivityQueue(clock: clock)
         await queue.bind(to: arbiter)
         let feeder = Task { await screen.run(queue.events(where: NookScreen.draws)) }
+        if afterRelease {
+            // As nookd: frames are mappings of their own, so each card after a release maps and
+            // faults in its frames afresh (without this, malloc hands back the ones just freed).
+            FrameMemory.keepFramesAsOwnMappings()
+            await screen.releaseFrames(after: .milliseconds(20))
+        }
         await screen.showHome()
-        // 300 samples: the p99 of 120 was their third largest, and the first card after start
-        // (fontconfig and pango loading fonts) is always among the largest.
+        // The first card after start (fontconfig and pango loading fonts) is always among the
+        // largest: one card before the samples.
         var samples: [Double] = []
-        for index in 0..<300 {
+        var faults: [Double] = []
+        for index in -1..<100 {
             var activity = NookActivity(title: "Build \(index) finished", subtitle: "Debug · 12.4s", systemImage: "hammer",
                                         tint: .named(.green), dwell: .milliseconds(5))
             activity.transition = .milliseconds(20)
@@ -198,15 +293,27 @@ struct DaemonFigures {
             // presented (the screen follows the queue's events a few frames behind).
             while await queue.current != nil { try? await Task.sleep(for: .milliseconds(5)) }
             try? await Task.sleep(for: .milliseconds(80))
+            if afterRelease {
+                while await screen.frameReleases < index + 2 { try? await Task.sleep(for: .milliseconds(5)) }
+            }
             presented.reset()
+            var before = rusage(), after = rusage()
+            getrusage(Int32(RUSAGE_SELF.rawValue), &before)
             let start = ContinuousClock.now
             await queue.enqueue(activity)
             await presented.wait()
-            samples.append((presented.at! - start).nookSeconds * 1000)
+            getrusage(Int32(RUSAGE_SELF.rawValue), &after)
+            if index >= 0 {
+                samples.append((presented.at! - start).nookSeconds * 1000)
+                faults.append(Double(after.ru_minflt - before.ru_minflt))
+            }
         }
         feeder.cancel()
         samples.sort()
         if getenv("NOOK_BENCH_VERBOSE") != nil { print("first-frame samples (ms):", samples.map { (($0 * 100).rounded() / 100) }) }
+        // Page faults from enqueue to the first frame (the whole process: the queue, the screen
+        // and the mock run in it), a count the machine's load does not change.
+        print("  \(afterRelease ? "first_frame_after_idle" : "enqueue_to_first_frame")_minflt_median: \(median(faults))")
         return samples[Int(Double(samples.count - 1) * 0.99)]
     }
 }

@@ -5,10 +5,7 @@ func milliseconds(_ work: () async -> Void) async -> Double {
     return (ContinuousClock.now - start).nookSeconds * 1000
 }
 
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-}
+func median(_ values: [Double]) -> Double { NookBench.median(values) }
 
 func report(_ name: String, _ value: Double) {
     let rounded = (value * 1000).rounded() / 1000

@@ -4,50 +4,81 @@ import Glibc
 import NookActivities
 import NookDisplay
 import NookRender
+import NookTestSupport
 
-/// Renderer costs against the plainest operation on the same frame, measured side by side.
+/// Renderer costs against the plainest operation on the same frame, measured side by side in
+/// interleaved rounds (see Rounds.swift), and the page faults they take (a count load does not
+/// change: a fresh 2–4 MiB buffer per call shows here on any machine).
 struct RenderFigures {
     let size: PixelSize
-    let repetitions: Int
+    var roundCount = 7
+    var repetitions = 40
 
-    /// Median time of `body` per call over `repetitions`, in milliseconds.
-    private func perCall(_ body: () -> Void) -> Double {
-        var samples: [Double] = []
-        for _ in 0..<repetitions {
-            let start = ContinuousClock.now
-            body()
-            samples.append((ContinuousClock.now - start).nookSeconds * 1000)
-        }
-        return median(samples)
-    }
+    private let activity = NookActivity(title: "Build finished", subtitle: "Debug · 12.4s", systemImage: "hammer",
+                                        tint: .named(.green), progress: 0.6)
 
-    func run() -> (anim: Double, render: Double, rotate: Double) {
-        let activity = NookActivity(title: "Build finished", subtitle: "Debug · 12.4s", systemImage: "hammer",
-                                    tint: .named(.green), progress: 0.6)
+    func run() async {
         let renderer = CardRenderer(theme: .dark)
         let card = renderer.render(activity, size: size).frame
         let home = HomeRenderer(theme: .dark).render(.clock, size: size, time: LocalTime.now())
         var output = Frame(width: size.width, height: size.height)
         var rotated = Frame(width: size.height, height: size.width)
+        // The screen draws each card into the frame of the card before (NookScreen.cardFrame).
+        var reused = Frame(width: size.width, height: size.height)
         let byteCount = size.width * size.height * 4
-
-        var progress = 0.0
-        let memcpyMs = perCall {
+        let copy = {
             output.pixels.withUnsafeMutableBytes { target in
-                card.pixels.withUnsafeBytes { source in
-                    target.baseAddress!.copyMemory(from: source.baseAddress!, byteCount: byteCount)
-                }
+                card.pixels.withUnsafeBytes { source in target.baseAddress!.copyMemory(from: source.baseAddress!, byteCount: byteCount) }
             }
         }
-        let animMs = perCall {
-            progress = progress >= 1 ? 0.05 : progress + 0.07
-            SlideTransition.compose(card: card, under: home, progress: progress, into: &output)
-        }
-        let memsetMs = perCall {
+        let set = {
             output.pixels.withUnsafeMutableBytes { target in _ = memset(target.baseAddress!, 0x20, byteCount) }
         }
-        let renderMs = perCall { _ = renderer.render(activity, size: size) }
-        let rotateMs = perCall { card.rotate(.quarter, into: &rotated) }
-        return (animMs / memcpyMs, renderMs / memsetMs, rotateMs / memcpyMs)
+        let render = {
+            var taken = Frame(width: 1, height: 1)
+            swap(&taken, &reused)
+            reused = renderer.render(activity, into: consume taken).frame
+        }
+        var progress = 0.0
+        let anim = await nook_bench.rounds(roundCount) {
+            interleavedRatio(repetitions: repetitions, measured: {
+                progress = progress >= 1 ? 0.05 : progress + 0.07
+                SlideTransition.compose(card: card, under: home, progress: progress, into: &output)
+            }, baseline: copy)
+        }
+        let draw = await nook_bench.rounds(roundCount) { interleavedRatio(repetitions: repetitions, measured: render, baseline: set) }
+        let turn = await nook_bench.rounds(roundCount) { interleavedRatio(repetitions: repetitions, measured: { card.rotate(.quarter, into: &rotated) }, baseline: copy) }
+        report("anim_frame_vs_memcpy_\(size)", anim)
+        report("card_render_vs_memset_\(size)", draw)
+        report("rotate90_vs_memcpy_\(size)", turn)
+        report("card_render_minflt_\(size)", Double(pageFaults { for _ in 0..<20 { render() } }) / 20)
+        // The same card into a fresh frame each time, as the screen drew before issue 4.
+        report("card_render_fresh_frame_minflt_\(size)", Double(pageFaults { for _ in 0..<20 { _ = renderer.render(activity, size: size) } }) / 20)
+        report("rotate90_minflt_\(size)", Double(pageFaults { for _ in 0..<20 { card.rotate(.quarter, into: &rotated) } }) / 20)
+        report("screen_card_minflt_\(size)_rotated", await screenFaultsPerCard())
+    }
+
+    /// Page faults per card through the whole frame loop of `NookScreen` on a quarter-turned
+    /// panel (draw, slide in, present, slide out, home), after a few cards to warm it up: a
+    /// buffer allocated per frame or per card shows as hundreds of faults here.
+    func screenFaultsPerCard() async -> Double {
+        let clock = InstantClock()
+        let display = MockDisplay(size: size.rotated(.quarter), clock: clock, keepFrames: 0)
+        let screen = NookScreen(display: display, clock: clock, settings: .init(rotation: .quarter))
+        await screen.showHome()
+        func show(_ index: Int) async {
+            var shown = activity
+            shown = NookActivity(title: "Build \(index) finished", subtitle: shown.subtitle, systemImage: shown.systemImage,
+                                 tint: shown.tint, progress: shown.progress)
+            for kind in [NookActivityEvent.Kind.animateIn, .presented, .animateOut, .hidden(.completed)] {
+                await screen.handle(NookActivityEvent(activity: shown, kind: kind, at: clock.now, module: nil))
+            }
+        }
+        for index in 0..<3 { await show(index) }
+        var before = rusage(), after = rusage()
+        getrusage(Int32(RUSAGE_SELF.rawValue), &before)
+        for index in 3..<23 { await show(index) }
+        getrusage(Int32(RUSAGE_SELF.rawValue), &after)
+        return Double(after.ru_minflt - before.ru_minflt) / 20
     }
 }

@@ -1,7 +1,8 @@
 // Prints one `name: value` line per figure. Ratios are measured side by side in one run, and
 // every figure is the median of several rounds, so a busy machine skews both sides alike.
 // `nook-bench soak` runs only the soak (100,000 activities through nookd); `nook-bench daemon`
-// only the figures of nookd and nookctl; `nook-bench journal` only the journal's.
+// only the figures of nookd and nookctl; `nook-bench journal` only the journal's; `render`, `idle`,
+// `first-frame`, `pipelined` and `led` one group each. Rounds.swift says how to add a figure.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,28 +15,49 @@ func reportDaemonFigures(_ figures: DaemonFigures) async {
         try figures.prepare()
         let socket = figures.scratch + "/nookd.sock"
         let pid = try figures.startDaemon(socket: socket)
-        report("daemon_idle_wakeups_per_s", figures.idleWakeupsPerSecond(pid: pid, seconds: 5))
-        report("cli_enqueue_vs_socat", figures.cliVersusSocat(socket: socket))
-        report("pipelined_enqueues_per_s", try figures.pipelinedEnqueuesPerSecond(socket: socket))
+        report("cli_enqueue_vs_socat", await figures.cliVersusSocat(socket: socket))
+        let pipelined = try await figures.pipelined(socket: socket, pid: pid)
+        report("pipelined_enqueues_per_s", pipelined.rate)
+        report("pipelined_nookd_cpu_us_per_enqueue", pipelined.cpuMicroseconds)
         figures.stop(pid)
         // As the system service runs it: every enqueue on stable storage before it is
         // acknowledged (journal.sync = "ack", the default), the journal on this machine's disk.
         let journaled = try figures.startDaemon(socket: socket, extra: ["--journal", figures.scratch + "/journal"])
-        report("pipelined_enqueues_journaled_per_s", try figures.pipelinedEnqueuesPerSecond(socket: socket, rounds: 5, showSpread: true))
-        report("enqueue_journaled_ack_ms_p99", figures.journaledEnqueueP99(socket: socket))
+        report("pipelined_enqueues_journaled_per_s", try await figures.pipelinedEnqueuesPerSecond(socket: socket))
+        report("enqueue_journaled_ack_ms_p99", await figures.journaledEnqueueP99(socket: socket))
         figures.stop(journaled)
         // The trade-off: written before the answer, synced within a second (journal.sync = "interval").
         let interval = try figures.startDaemon(socket: socket, extra: ["--journal", figures.scratch + "/journal-interval", "--journal-sync", "interval"])
-        report("pipelined_enqueues_journaled_interval_per_s", try figures.pipelinedEnqueuesPerSecond(socket: socket, rounds: 5, showSpread: true))
-        report("enqueue_journaled_interval_ms_p99", figures.journaledEnqueueP99(socket: socket))
+        report("pipelined_enqueues_journaled_interval_per_s", try await figures.pipelinedEnqueuesPerSecond(socket: socket))
+        report("enqueue_journaled_interval_ms_p99", await figures.journaledEnqueueP99(socket: socket))
         figures.stop(interval)
-        let fresh = try figures.startDaemon(socket: socket)
-        report("daemon_idle_rss_mib", try figures.idleRSSAfter100(socket: socket, pid: fresh))
-        figures.stop(fresh)
+        try await reportIdleDaemon(figures, socket: socket)
     } catch {
         print("daemon figures skipped: \(error)")
     }
     report("enqueue_to_first_frame_ms_p99", await figures.enqueueToFirstFrameP99())
+    report("first_frame_after_idle_ms_p99", await figures.enqueueToFirstFrameP99(afterRelease: true))
+}
+
+/// A nookd that has shown 100 cards and then sat idle with the clock home: its memory once it
+/// has let go of its spare frames, and how often it wakes (`nook-bench idle` runs only these).
+func reportIdleDaemon(_ figures: DaemonFigures, socket: String) async throws {
+    let pid = try figures.startDaemon(socket: socket)
+    try figures.show100(socket: socket, settle: .seconds(12))
+    report("daemon_idle_rss_mib", figures.rssMiB(pid: pid))
+    let memory = figures.memory(pid: pid)
+    report("daemon_idle_pss_mib", memory.pss)
+    report("daemon_idle_private_mib", memory.privateMiB)
+    report("daemon_idle_shared_mib", memory.sharedMiB)
+    report("daemon_idle_private_dirty_mib", memory.privateDirtyMiB)
+    if getenv("NOOK_BENCH_VERBOSE") != nil {
+        for mapping in figures.residentByMapping(pid: pid).prefix(20) {
+            print("  resident \(mapping.name): \(mapping.rssKiB) KiB (\(mapping.dirtyKiB) dirty)")
+        }
+    }
+    // Windows of 20 s: the clock's minute tick falls in one of them at most.
+    report("daemon_idle_wakeups_per_s", await figures.idleWakeupsPerSecond(pid: pid, seconds: 20, rounds: 3))
+    figures.stop(pid)
 }
 
 func reportSoak(_ figures: DaemonFigures) {
@@ -53,12 +75,26 @@ func reportSoak(_ figures: DaemonFigures) {
     }
 }
 
+Machine.report()
+
+/// Render, slide, rotation and their page faults at both panel sizes (`nook-bench render` runs only these).
+func reportRenderFigures() async {
+    for size in [PixelSize(width: 1280, height: 400), PixelSize(width: 1920, height: 480)] {
+        await RenderFigures(size: size).run()
+    }
+}
+
+if CommandLine.arguments.dropFirst().first == "render" {
+    await reportRenderFigures()
+    exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "soak" {
     reportSoak(DaemonFigures())
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "first-frame" {
     report("enqueue_to_first_frame_ms_p99", await DaemonFigures().enqueueToFirstFrameP99())
+    report("first_frame_after_idle_ms_p99", await DaemonFigures().enqueueToFirstFrameP99(afterRelease: true))
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "pipelined" {
@@ -66,7 +102,9 @@ if CommandLine.arguments.dropFirst().first == "pipelined" {
     try figures.prepare()
     let socket = figures.scratch + "/nookd.sock"
     let pid = try figures.startDaemon(socket: socket)
-    report("pipelined_enqueues_per_s", try figures.pipelinedEnqueuesPerSecond(socket: socket, rounds: 5))
+    let pipelined = try await figures.pipelined(socket: socket, pid: pid)
+    report("pipelined_enqueues_per_s", pipelined.rate)
+    report("pipelined_nookd_cpu_us_per_enqueue", pipelined.cpuMicroseconds)
     figures.stop(pid)
     exit(0)
 }
@@ -91,10 +129,16 @@ if CommandLine.arguments.dropFirst().first == "journal" {
     let socket = figures.scratch + "/nookd.sock"
     for (name, extra) in [("", [String]()), ("_interval", ["--journal-sync", "interval"])] {
         let pid = try figures.startDaemon(socket: socket, extra: ["--journal", figures.scratch + "/journal\(name)"] + extra)
-        report("pipelined_enqueues_journaled\(name)_per_s", try figures.pipelinedEnqueuesPerSecond(socket: socket, rounds: 5, showSpread: true))
-        report(name.isEmpty ? "enqueue_journaled_ack_ms_p99" : "enqueue_journaled_interval_ms_p99", figures.journaledEnqueueP99(socket: socket))
+        report("pipelined_enqueues_journaled\(name)_per_s", try await figures.pipelinedEnqueuesPerSecond(socket: socket))
+        report(name.isEmpty ? "enqueue_journaled_ack_ms_p99" : "enqueue_journaled_interval_ms_p99", await figures.journaledEnqueueP99(socket: socket))
         figures.stop(pid)
     }
+    exit(0)
+}
+if CommandLine.arguments.dropFirst().first == "idle" {
+    let figures = DaemonFigures()
+    try figures.prepare()
+    try await reportIdleDaemon(figures, socket: figures.scratch + "/nookd.sock")
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "daemon" {
@@ -102,26 +146,18 @@ if CommandLine.arguments.dropFirst().first == "daemon" {
     exit(0)
 }
 
-let rounds = 5
-
 var burst10k: [Double] = []
 var burst100k: [Double] = []
-for _ in 0..<rounds {
+for _ in 0..<5 {
     burst10k.append(await QueueBurst(count: 10_000).run())
     burst100k.append(await QueueBurst(count: 100_000).run())
 }
-let median10k = median(burst10k)
-let median100k = median(burst100k)
-report("queue_burst_10k_ms", median10k)
-report("queue_burst_100k_ms", median100k)
-report("queue_scaling_100k_vs_10k", median100k / median10k)
+report("queue_burst_10k_ms", Spread(rounds: burst10k))
+report("queue_burst_100k_ms", Spread(rounds: burst100k))
+// Each round's own ratio: the two sizes of one round ran under the same load.
+report("queue_scaling_100k_vs_10k", Spread(rounds: zip(burst100k, burst10k).map { $0 / $1 }))
 
-for size in [PixelSize(width: 1280, height: 400), PixelSize(width: 1920, height: 480)] {
-    let figures = RenderFigures(size: size, repetitions: 200).run()
-    report("anim_frame_vs_memcpy_\(size)", figures.anim)
-    report("card_render_vs_memset_\(size)", figures.render)
-    report("rotate90_vs_memcpy_\(size)", figures.rotate)
-}
+await reportRenderFigures()
 
 reportLEDFigures()
 

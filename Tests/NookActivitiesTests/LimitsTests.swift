@@ -29,6 +29,24 @@ struct LimitsTests {
         #expect(await harness.queue.pending.map(\.title) == ["high", "normal", "normal2"])
     }
 
+    @Test func q4_q16_aBatchOfEnqueuesInOneCallActsAsTheSameEnqueuesOneByOne() async throws {
+        // nookd hands a pipelining client's consecutive enqueues to the queue in one call
+        // (issue 19): coalescing, the capacity, eviction and duplicate ids inside one batch
+        // must come out exactly as they would one by one.
+        let batched = await QueueHarness(capacity: 3, bind: false)
+        let single = await QueueHarness(capacity: 3, bind: false)
+        let low = activity("low", .low)
+        let items = [activity("a", key: "k"), low, activity("b"), activity("a2", key: "k"), activity("c"),
+                     activity("high", .high), low, NookActivity(title: "")]
+        let results = await batched.queue.enqueue(contentsOf: items)
+        var oneByOne: [NookEnqueueResult] = []
+        for item in items { oneByOne.append(await single.queue.enqueue(item)) }
+        #expect(results == oneByOne)
+        #expect(await batched.queue.pending.map(\.title) == single.queue.pending.map(\.title))
+        #expect(await batched.queue.pending.map(\.title) == ["high", "a2", "c"])
+        #expect(await batched.queue.held(among: items.map(\.id)) == [items[3].id, items[4].id, items[5].id])
+    }
+
     @Test func q16_coalescingIntoAFullQueueNeedsNoRoom() async throws {
         let harness = await QueueHarness(capacity: 2, bind: false)
         await harness.queue.enqueue(activity("a", key: "k"))

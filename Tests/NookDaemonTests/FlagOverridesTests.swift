@@ -42,4 +42,31 @@ struct FlagOverridesTests {
         #expect(config.rotation == .quarter && config.mockSize == PixelSize(width: 1920, height: 480))
         #expect(config.journalPath == nil && config.backend == .mock)
     }
+
+    @Test func n1_nookdReadsItsCommandLineWithoutArgumentParser() throws {
+        // Issue 19: nookd reads its flags by hand (no FoundationEssentials in the daemon); every
+        // spelling it accepted through ArgumentParser still works, and mistakes name the flag.
+        let line = try NookdCommandLine.parse(["--config", "/etc/nook/nook.toml", "--socket=/run/n.sock", "--display", "mock",
+                                               "--frames", "/tmp/f", "--size", "1920x480", "--rotation", "270", "--theme", "light",
+                                               "--socket-group", "nook", "--log-level", "debug", "--journal", "none",
+                                               "--journal-sync", "interval", "--check"])
+        #expect(line.config == "/etc/nook/nook.toml" && line.check && !line.testDisplay && !line.help)
+        let flags = line.flags
+        #expect(flags.socket == "/run/n.sock" && flags.display == "mock" && flags.frames == "/tmp/f" && flags.size == "1920x480")
+        #expect(flags.rotation == 270 && flags.theme == "light" && flags.socketGroup == "nook" && flags.logLevel == "debug")
+        #expect(flags.journal == "none" && flags.journalSync == "interval")
+        #expect(try NookdCommandLine.parse(["--test-display"]).testDisplay)
+        #expect(try NookdCommandLine.parse(["-h"]).help && NookdCommandLine.parse(["--rotation", "45", "--help"]).help)
+        #expect(NookdCommandLine.usage.contains("--journal-sync VALUE") && NookdCommandLine.usage.contains("--check"))
+        for (arguments, problem) in [(["--rotation", "45"], "--rotation must be 0, 90, 180 or 270, got 45"),
+                                     (["--rotation", "ninety"], "--rotation must be 0, 90, 180 or 270, got ninety"),
+                                     (["--display=hdmi"], "--display must be one of auto, drm, fbdev, mock, led-spi, led-i2c, led-mock, got \"hdmi\""),
+                                     (["--socket"], "missing value for '--socket'"),
+                                     (["--socket", "--check"], "missing value for '--socket'"),
+                                     (["--sockets", "/s"], "unknown option '--sockets'"),
+                                     (["serve"], "unexpected argument 'serve'"),
+                                     (["--check=yes"], "--check takes no value")] {
+            #expect(throws: NookdCommandLine.Problem(problem), "\(arguments)") { try NookdCommandLine.parse(arguments) }
+        }
+    }
 }

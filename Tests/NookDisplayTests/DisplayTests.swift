@@ -1,5 +1,5 @@
 import NookActivities
-import NookDisplay
+@testable import NookDisplay
 import NookTestSupport
 import Testing
 
@@ -25,6 +25,21 @@ struct DisplayTests {
         #expect(quarter.rotated(.quarter).rotated(.quarter).rotated(.quarter) == frame)
         #expect(frame.rotated(.half).rotated(.half) == frame)
         #expect(frame.rotated(.none) == frame)
+    }
+
+    @Test func r6_rotationTilesAvoidRowsThatShareOneCacheSet() {
+        // Issue 19: turned rows 1,600 and 1,920 bytes apart spread over the L1's sets and keep
+        // 128-row tiles; rows 4,096 bytes apart all land in one set, so a tile writes to few.
+        #expect(Frame.rotationTileRows(rowBytes: 400 * 4) == 128)
+        #expect(Frame.rotationTileRows(rowBytes: 480 * 4) == 128)
+        #expect(Frame.rotationTileRows(rowBytes: 1024 * 4) == 8)
+        #expect(Frame.rotationTileRows(rowBytes: 512 * 4) == 8)
+        #expect(Frame.rotationTileRows(rowBytes: 768 * 4) == 16)
+        // Whatever the tile, the turn is exact.
+        let tall = numbered(width: 33, height: 1024)
+        let turned = tall.rotated(.quarter)
+        #expect(turned[1023, 0] == tall[0, 0] && turned[0, 32] == tall[32, 1023])
+        #expect(turned.rotated(.threeQuarters) == tall)
     }
 
     @Test func r6_rotationsComposeAndParse() {

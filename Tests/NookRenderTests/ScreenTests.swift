@@ -170,6 +170,39 @@ struct ScreenTests {
 
 @Suite("D1 idle blanking")
 struct BlankingTests {
+    @Test func r4_anIdleScreenLetsGoOfItsSpareFramesAndStillDrawsEveryCardWhole() async throws {
+        // Issue 19: after a while of home content the screen keeps home only; the next card
+        // allocates its frames again and must look exactly as a card drawn fresh.
+        let clock = InstantClock()
+        let display = MockDisplay(size: PixelSize(width: 1280, height: 400), clock: clock)
+        let screen = NookScreen(display: display, clock: clock, localTime: { LocalTime(hour: 12, minute: 0, weekday: 0, day: 22, month: 11) })
+        await screen.releaseFrames(after: .seconds(10))
+        await screen.showHome()
+        let home = try #require(display.lastFrame).frame
+        func released(_ count: Int) async -> Bool {
+            for _ in 0..<2000 where await screen.frameReleases < count { try? await Task.sleep(for: .milliseconds(1)) }
+            return await screen.frameReleases == count
+        }
+        #expect(await released(1), "home alone lets go of the composed frame")
+        let doorbell = NookActivity(title: "Doorbell", subtitle: nil, systemImage: "bell", tint: .named(.orange))
+        for activity in [buildFinished, doorbell] {
+            await screen.handle(NookActivityEvent(activity: activity, kind: .animateIn, at: .origin, module: "main"))
+            await screen.handle(NookActivityEvent(activity: activity, kind: .presented, at: .origin, module: "main"))
+            #expect(display.lastFrame?.frame == CardRenderer(theme: .dark).render(activity, size: display.mode.size).frame,
+                    "\(activity.title) drawn whole after the release")
+            #expect(await screen.lastPresentedFrame == display.lastFrame?.frame)
+            await screen.handle(NookActivityEvent(activity: activity, kind: .animateOut, at: .origin, module: "main"))
+            await screen.handle(NookActivityEvent(activity: activity, kind: .hidden(.completed), at: .origin, module: "main"))
+            #expect(display.lastFrame?.frame == home, "home returns")
+        }
+        _ = await released(2)
+        let releases = await screen.frameReleases
+        // Between the two cards, the first one's release may or may not have come first.
+        #expect(releases == 2 || releases == 3, "let go again after the cards")
+        #expect(await screen.lastPresentedFrame == home)
+        await screen.releaseFrames(after: nil)
+    }
+
     @Test func d1_theScreenBlanksWhenIdleAndTheNextCardTurnsItBackOn() async throws {
         pinFonts()
         let clock = ManualClock()

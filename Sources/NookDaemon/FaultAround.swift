@@ -1,0 +1,51 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Keeps nookd's resident set to the code it runs (issue 19). Start-up (the runtime, config,
+/// fontconfig, the first frame) touches code it never runs again, and the kernel maps up to
+/// 64 KiB of neighbouring pages around each fault in a file mapping: most of a 6 MiB text
+/// segment ends up resident. Once nookd has started, its executable mappings' pages are dropped
+/// from its page tables (the page cache keeps them: what runs again comes back as a minor
+/// fault), and `MADV_RANDOM` keeps readahead from bringing in neighbours of a page read again
+/// from disk. Measured idle after 100 cards: nookd's own text 7.0 -> 5.9 MiB, RSS 23.0 -> 19.8.
+enum FaultAround {
+    /// Advises `MADV_RANDOM` on every read-only file mapping of this process (the executable's,
+    /// each shared library's, the font files mapped so far) and drops the pages of the executable
+    /// ones; returns how many mappings took the advice. Writable mappings (DRM and fbdev buffers
+    /// among them) are left alone.
+    @discardableResult
+    static func disableForReadOnlyFileMappings() -> Int {
+        let fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return 0 }
+        defer { close(fd) }
+        var text: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16384)
+        while true {
+            let count = read(fd, &chunk, chunk.count)
+            if count <= 0 { break }
+            text += chunk[0..<count]
+        }
+        var advised = 0
+        for line in text.split(separator: UInt8(ascii: "\n")) {
+            // start-end perms offset dev inode path
+            let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: true)
+            guard fields.count >= 6, fields[5].first == UInt8(ascii: "/"), fields[1].count >= 2,
+                  fields[1][fields[1].startIndex + 1] == UInt8(ascii: "-") else { continue }
+            let range = fields[0].split(separator: UInt8(ascii: "-"))
+            guard range.count == 2, let start = UInt(String(decoding: range[0], as: UTF8.self), radix: 16),
+                  let end = UInt(String(decoding: range[1], as: UTF8.self), radix: 16), end > start,
+                  let address = UnsafeMutableRawPointer(bitPattern: start) else { continue }
+            guard madvise(address, Int(end - start), MADV_RANDOM) == 0 else { continue }
+            advised += 1
+            // Executable text is never written (a position-independent executable has no text
+            // relocations), so dropping its pages from this process's page tables loses nothing:
+            // the page cache keeps them, and what runs again comes back a page at a time. The
+            // read-only data is left mapped: relocated RELRO pages are private copies.
+            if fields[1].count >= 3, fields[1][fields[1].startIndex + 2] == UInt8(ascii: "x") {
+                _ = madvise(address, Int(end - start), MADV_DONTNEED)
+            }
+        }
+        return advised
+    }
+}

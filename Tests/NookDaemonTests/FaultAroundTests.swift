@@ -1,0 +1,42 @@
+import Foundation
+@testable import NookDaemon
+import Testing
+
+/// Issue 19: nookd asks the kernel not to map neighbouring pages around each fault in its
+/// read-only file mappings, so its resident set is the code it runs.
+@Suite("N3 idle memory: no fault-around in read-only file mappings")
+struct FaultAroundTests {
+    @Test func n3_readOnlyFileMappingsTakeRandomAccessAdviceAndWritableOnesAreLeftAlone() throws {
+        #expect(FaultAround.disableForReadOnlyFileMappings() > 0)
+        let smaps = procFile("/proc/self/smaps")
+        var mapping = "", random: [String] = [], writableRandom: [String] = []
+        for line in smaps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if let first = fields.first, first.contains("-"), first.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
+                mapping = String(line)
+            } else if line.hasPrefix("VmFlags:"), fields.contains("rr") {
+                random.append(mapping)
+                if mapping.split(separator: " ")[1].dropFirst().first == "w" { writableRandom.append(mapping) }
+            }
+        }
+        #expect(random.contains { $0.contains("libc.so") }, "libc's mappings are advised: \(random.prefix(5))")
+        #expect(writableRandom.isEmpty, "\(writableRandom)")
+        // Code whose pages were dropped still runs: it comes back a page at a time.
+        #expect([3, 1, 2].sorted() == [1, 2, 3])
+    }
+
+    /// A /proc file to its end (they report a size of 0 and are generated as they are read).
+    func procFile(_ path: String) -> String {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(fd, &chunk, chunk.count)
+            if count <= 0 { break }
+            bytes += chunk[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import NookActivities
+import NookProtocol
+import Testing
+
+/// nookd hands consecutive plain enqueues of one read to the queue in one call (issue 19); a
+/// pipelining client must see exactly what it saw when each line was handled on its own.
+@Suite("C1 C3 pipelined requests in one read", .serialized, .ownThreads)
+struct PipelinedBatchTests {
+    @Test func c1_c3_aPipelinedMixIsAnsweredInOrderWithEachLinesOwnChecks() throws {
+        let daemon = try DaemonProcess()
+        let client = try daemon.client()
+        let first = NookActivity(coalescingKey: "k", title: "First", dwell: .seconds(30))
+        let second = NookActivity(title: "Second", dwell: .seconds(30))
+        let replacement = NookActivity(coalescingKey: "k", title: "Replacement", dwell: .seconds(30))
+        func enqueue(_ id: Int, _ activity: NookActivity, module: String? = nil) -> String {
+            Request(id: .number(Double(id)), operation: .enqueue(activity, module: module, wait: false)).encoded()
+        }
+        let lines = [
+            enqueue(0, first),
+            enqueue(1, second),
+            enqueue(2, first),  // the same id again: refused, the first one keeps it
+            enqueue(3, NookActivity(title: "Elsewhere"), module: "nope"),
+            #"{"v":1,"id":4,"op":"enqueue","activity":{"title":""}}"#,
+            Request(id: .number(5), operation: .status).encoded(),
+            #"{"v":1,"id":6,"op":"enqueue","activity":{"title":"Bad icon","icon":"/dev/zero"}}"#,
+            enqueue(7, replacement),
+            "not json",
+            enqueue(9, NookActivity(title: "Last", dwell: .seconds(30))),
+        ]
+        try client.sendRaw(Array((lines.joined(separator: "\n") + "\n").utf8))
+        var answers: [(id: RequestID?, ok: Bool, code: String?, field: String?, message: String)] = []
+        for _ in 0..<lines.count {
+            let line = try #require(try client.readLine())
+            switch try ResponseLine.decode(line) {
+            case .success(let id, _): answers.append((id, true, nil, nil, ""))
+            case .failure(let id, let error): answers.append((id, false, error.code.rawValue, error.field, error.message))
+            case .event: Issue.record("an event nobody asked for")
+            }
+        }
+        #expect(answers.map(\.id) == [0, 1, 2, 3, 4, 5, 6, 7, nil, 9].map { $0.map { RequestID.number(Double($0)) } })
+        #expect(answers.map(\.ok) == [true, true, false, false, false, true, false, true, false, true])
+        #expect(answers[2].field == "activity.id" && answers[2].message.contains("already queued or on screen in module"), "\(answers[2])")
+        #expect(answers[3].code == "unknownModule")
+        #expect(answers[4].field == "activity.title", "\(answers[4])")
+        #expect(answers[6].field == "activity.icon", "\(answers[6])")
+        #expect(answers[8].code == "badJSON")
+        // What is queued is what one-by-one handling would have queued: the replacement took
+        // the first's place in the pending list, or followed it if the first was on the glass.
+        let list = try daemon.request(.list(module: nil))
+        let module = try #require(list["modules"]?.items.first)
+        let titles = ([module["current"]].compactMap { $0 } + (module["pending"]?.items ?? [])).compactMap { $0["title"]?.text }
+        #expect(titles.contains("Second") && titles.contains("Replacement") && titles.contains("Last"), "\(titles)")
+        #expect(!titles.contains("Elsewhere") && !titles.contains("Bad icon"))
+        #expect(daemon.stop().status == 0)
+    }
+}
