@@ -171,6 +171,7 @@ public final class LCDServer {
     private func deliver() {
         for output in model.takeOutput() {
             guard let connection = connections[output.client] else { continue }
+            if output.line.hasPrefix("huh? ") { logger.debug("LCDproc client \(output.client.rawValue): \(output.line)") }
             queue(output.line, to: connection)
         }
         for (id, connection) in connections {
@@ -183,11 +184,21 @@ public final class LCDServer {
                 drop(id, reason: "said bye")
             }
         }
-        sender?.submit(cards: model.takeCards())
-        if model.glanceChanged {
-            sender?.submit(glance: model.glance())
-            model.markGlanceSent()
+        let cards = model.takeCards()
+        for card in cards { logger.info("card for nookd: \"\(card.title)\" (\(card.priority))") }
+        sender?.submit(cards: cards)
+        submitGlance()
+    }
+
+    private func submitGlance() {
+        guard model.glanceChanged else { return }
+        let glance = model.glance()
+        if let shown = model.shownScreen, logger.logLevel <= .debug {
+            let title = glance?.lines.first { !$0.isEmpty } ?? ""
+            logger.debug("showing screen \(shown.screen) of client \(shown.client.rawValue): \(title)")
         }
+        sender?.submit(glance: glance)
+        model.markGlanceSent()
     }
 
     private func flush(_ connection: Connection) {
@@ -217,10 +228,7 @@ public final class LCDServer {
         logger.info("LCDproc client \(id.rawValue) (\(connection.peer)) \(reason ?? "disconnected")")
         shutdown(connection.socket.rawValue, Int32(SHUT_RDWR))
         // The model forgot its screens: what is shown may have changed.
-        if model.glanceChanged {
-            sender?.submit(glance: model.glance())
-            model.markGlanceSent()
-        }
+        submitGlance()
     }
 }
 

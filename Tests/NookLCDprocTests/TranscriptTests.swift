@@ -6,7 +6,7 @@ import Testing
 /// goes to a real LCDd started for the test and to Nook; the answers must be the same lines.
 /// `listen`, `ignore` and `menuevent` notices come when each server's frame loop gets to them,
 /// so they are compared apart from the answers (`info` names the driver, so it is not in the script).
-@Suite("E8 LCDproc transcript against LCDd", .serialized)
+@Suite("E8 LCDproc transcript against LCDd", .serialized, .ownThreads)
 struct TranscriptTests {
     static let script = Bundle.module.path(forResource: "commands", ofType: "txt", inDirectory: "Transcripts")
         ?? (String(#filePath).replacingOccurrences(of: "TranscriptTests.swift", with: "") + "Transcripts/commands.txt")
