@@ -149,7 +149,7 @@ public final class LCDServer {
                 handled += 1
             case .tooLong:
                 connection.overlong += 1
-                queue("huh? Line too long (more than \(options.maximumLineBytes) bytes)", to: connection)
+                model.refuse(from: connection.id, "Line too long (more than \(options.maximumLineBytes) bytes)")
                 if connection.overlong >= 16 {
                     logger.warning("LCDproc client \(connection.id.rawValue) (\(connection.peer)) sent 16 lines over \(options.maximumLineBytes) bytes; dropped")
                     drop(connection.id, reason: nil)

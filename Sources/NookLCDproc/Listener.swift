@@ -61,6 +61,10 @@ final class TCPListener {
             if errno == EAGAIN || errno == EWOULDBLOCK || errno == ECONNABORTED { return nil }
             throw SystemCallError("accept4", subject: "LCDproc listener")
         }
+        // The kernel's share of a client's unread answers is bounded too (it would otherwise
+        // grow to megabytes before the server's own backlog limit sees anything).
+        var sendBuffer: Int32 = 65536
+        _ = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sendBuffer, socklen_t(MemoryLayout<Int32>.size))
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))

@@ -143,6 +143,12 @@ public final class LCDServerModel {
         if handled == nil { error(id, "Invalid command \"\(Self.cut(first))\"") }
     }
 
+    /// Answers a line the server refused before parsing it (too long), in order with the rest.
+    public func refuse(from id: LCDClientID, _ message: String) {
+        guard clients[id] != nil else { return }
+        error(id, message)
+    }
+
     static let commands: Set<String> = [
         "test_func", "hello", "client_set", "client_add_key", "client_del_key", "screen_add", "screen_del", "screen_set",
         "widget_add", "widget_del", "widget_set", "menu_add_item", "menu_del_item", "menu_set_item", "menu_goto",

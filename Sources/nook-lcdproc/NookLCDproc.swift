@@ -31,6 +31,8 @@ struct NookLCDprocCommand: ParsableCommand {
     var maxWidgets = 256
     @Option(help: "Most clients at once.")
     var maxClients = 64
+    @Option(help: "Bytes of answers a client may leave unread before it is dropped.")
+    var maxBacklog = 1 << 20
     @Option(help: "nookd queue module the cards go to (default: the foreground one).")
     var module: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error.")
@@ -54,7 +56,7 @@ struct NookLCDprocCommand: ParsableCommand {
         if !LCDBindAddress(host: bind).isLoopback && !allowNetwork {
             throw ValidationError("--bind \(bind) is not a loopback address; LCDproc has no authentication, so listening there needs --allow-network as well")
         }
-        for (value, flag) in [(maxScreens, "max-screens"), (maxWidgets, "max-widgets"), (maxClients, "max-clients")] where value < 1 {
+        for (value, flag) in [(maxScreens, "max-screens"), (maxWidgets, "max-widgets"), (maxClients, "max-clients"), (maxBacklog, "max-backlog")] where value < 1 {
             throw ValidationError("--\(flag) must be at least 1, got \(value)")
         }
         if let module, module.isEmpty { throw ValidationError("--module must not be empty") }
@@ -76,6 +78,7 @@ struct NookLCDprocCommand: ParsableCommand {
         options.limits.screens = maxScreens
         options.limits.widgetsPerScreen = maxWidgets
         options.maximumClients = maxClients
+        options.maximumBacklogBytes = maxBacklog
         do {
             let sender = try GlanceSender(socketPath: socket ?? LCDServer.defaultSocketPath, module: module, logger: logger)
             let server = try LCDServer(options: options, sender: sender, logger: logger)

@@ -85,7 +85,7 @@ func freeTCPPort() throws -> UInt16 {
 }
 
 /// A blocking TCP client for tests.
-final class TCPConnection {
+final class TCPConnection: @unchecked Sendable {
     let fd: Int32
 
     init(port: UInt16, host: String = "127.0.0.1") throws {
