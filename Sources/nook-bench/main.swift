@@ -84,6 +84,20 @@ if CommandLine.arguments.dropFirst().first == "led" {
     reportLEDFigures()
     exit(0)
 }
+/// Issue 22: the LCDproc server (`nook-bench lcdproc` runs only these).
+func reportLCDprocFigures() async {
+    report("lcdproc_widget_set_to_frame_ms_p99", await LCDprocFigures.widgetSetToFrameP99())
+    do {
+        report("lcdproc_client_updates_per_s", try await LCDprocFigures.clientUpdatesPerSecond())
+    } catch {
+        print("lcdproc figures skipped: \(error)")
+    }
+}
+
+if CommandLine.arguments.dropFirst().first == "lcdproc" {
+    await reportLCDprocFigures()
+    exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "journal" {
     // Only the journal's figures: durable acknowledgement against interval syncing.
     let figures = DaemonFigures()
@@ -124,6 +138,7 @@ for size in [PixelSize(width: 1280, height: 400), PixelSize(width: 1920, height:
 }
 
 reportLEDFigures()
+await reportLCDprocFigures()
 
 let daemonFigures = DaemonFigures()
 await reportDaemonFigures(daemonFigures)
