@@ -46,14 +46,18 @@ struct LCDComposer {
     /// cells from the origin (a frame's box).
     private func place(_ widgets: [LCDWidget], originX: Int, originY: Int, clip: (Int, Int),
                        cells: inout [[Character]], bars: inout [NookGlance.Bar], titleRow: inout Int?) {
+        // The box on the grid: a frame at column or row 0 (or a client's negative numbers)
+        // starts off the grid, and nothing may be drawn there.
+        let (minX, minY) = (max(0, originX), max(0, originY))
         let maxX = min(grid.width, originX + clip.0)
         let maxY = min(grid.height, originY + clip.1)
+        guard minX < maxX, minY < maxY else { return }
         func write(_ text: some Sequence<Character>, column: Int, row: Int) {
-            guard row >= originY, row < maxY else { return }
+            guard row >= minY, row < maxY else { return }
             var column = column
             for character in text {
                 if column >= maxX { break }
-                if column >= originX, !character.isNewline { cells[row][column] = character }
+                if column >= minX, !character.isNewline { cells[row][column] = character }
                 column += 1
             }
         }
@@ -64,15 +68,15 @@ struct LCDComposer {
             case .string:
                 if let text = widget.text { write(text, column: column, row: row) }
             case .title:
-                guard let text = widget.text, originY < maxY else { continue }
+                guard let text = widget.text, originY >= 0 else { continue }
                 titleRow = originY
                 cells[originY] = Array(repeating: " ", count: grid.width)
-                write(text, column: originX, row: originY)
+                write(text, column: minX, row: originY)
             case .hbar, .vbar:
-                guard row >= originY, row < maxY, column >= originX, column < maxX, widget.length > 0 else { continue }
+                guard row >= minY, row < maxY, column >= minX, column < maxX, widget.length > 0 else { continue }
                 let horizontal = widget.type == .hbar
                 let cellPixels = Double(horizontal ? grid.cellWidth : grid.cellHeight)
-                let room = Double(horizontal ? maxX - column : row - originY + 1)
+                let room = Double(horizontal ? maxX - column : row - minY + 1)
                 bars.append(NookGlance.Bar(row: row, column: column, length: min(room, Double(widget.length) / cellPixels),
                                            direction: horizontal ? .horizontal : .vertical))
             case .icon:
@@ -81,7 +85,7 @@ struct LCDComposer {
                 // LCDd draws big digits 3 cells wide over the display's height; a glance has
                 // real fonts, so the digit sits in the middle row.
                 let digit: Character = widget.y == 10 ? ":" : Character(String(min(9, max(0, widget.y))))
-                write([digit], column: column, row: originY + (maxY - originY - 1) / 2)
+                write([digit], column: column, row: minY + (maxY - minY - 1) / 2)
             case .scroller:
                 guard let text = widget.text else { continue }
                 let left = originX + widget.left - 1, top = originY + widget.top - 1

@@ -22,10 +22,6 @@ public final class GlanceSender: Sendable {
     private let logger: Logger
     private let pending = Locked(Pending())
     private let wake: WakePipe
-    /// Glances nookd accepted, for tests and the benchmark.
-    let delivered = Locked(0)
-    /// Called after each glance nookd answered (the benchmark measures with it).
-    let onDelivered = Locked<(@Sendable (NookGlance?) -> Void)?>(nil)
 
     public init(socketPath: String, module: String?, logger: Logger) throws(SystemCallError) {
         (self.socketPath, self.module, self.logger) = (socketPath, module, logger)
@@ -80,8 +76,6 @@ public final class GlanceSender: Sendable {
                     }
                     if let glance {
                         _ = try client!.request(Request(id: .number(2), operation: .glance(glance)), as: GlanceAnswer.self)
-                        delivered.withLock { $0 += 1 }
-                        if let callback = onDelivered.withLock({ $0 }) { callback(glance) }
                     }
                 } catch {
                     client = nil

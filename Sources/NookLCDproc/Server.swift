@@ -87,7 +87,6 @@ public final class LCDServerModel {
         guard let client = clients[id] else { return }
         client.gone = true
         for screen in client.screenOrder { removeFromList(ScreenRef(client: id, screen: screen)) }
-        for key in client.keys { _ = key }
         clients[id] = nil
     }
 

@@ -142,3 +142,43 @@ struct ScreenListTests {
                                 NookGlance.Bar(row: 1, column: 18, length: 1.5, direction: .vertical)])
     }
 }
+
+/// E8: random command lines built from the protocol's own words, on a fixed seed, through the
+/// model with time moving: nothing crashes, every glance and card is one nookd accepts. (It
+/// found a title or string in a frame placed at column or row 0 indexing off the grid.)
+@Suite("E8 LCDproc model under random commands")
+struct RandomCommandTests {
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    @Test func e8_randomCommandsNeverBreakTheModel() throws {
+        let words = ["screen_add", "screen_del", "screen_set", "widget_add", "widget_del", "widget_set", "a", "b", "w", "f", "t",
+                     "string", "title", "hbar", "vbar", "icon", "scroller", "frame", "num", "-in", "-priority", "alert", "foreground",
+                     "info", "hidden", "-timeout", "-duration", "0", "1", "2", "3", "40", "99", "-5", "h", "v", "m", "{x y}", "\"é\"",
+                     "HEART_OPEN", "menu_add_item", "\"\"", "menu", "action", "client_add_key", "Up", "-1", "2147483648"]
+        var random = SplitMix(state: 22)
+        let model = LCDServerModel(grid: LCDGrid(width: 20, height: 4))
+        let client = model.connect()
+        model.receive(Array("hello".utf8), from: client)
+        model.receive(Array("client_set -name r".utf8), from: client)
+        for step in 0..<10_000 {
+            let count = Int.random(in: 1...10, using: &random)
+            let line = (0..<count).map { _ in words.randomElement(using: &random)! }.joined(separator: " ")
+            model.receive(Array(line.utf8), from: client)
+            _ = model.takeOutput()
+            if step % 7 == 0 { model.advance(toFrame: model.frame + 1) }
+            if let glance = model.glance() { try glance.validate() }
+            for card in model.takeCards() { try card.validate() }
+        }
+        model.disconnect(client)
+        #expect(model.screenCount == 0)
+    }
+}
