@@ -17,7 +17,7 @@ enum Built {
 final class Bridge {
     let directory: String
     let socket: String
-    let nookd = Process()
+    var nookd = Process()
     let bridge = Process()
     let bridgeLog: String
     private(set) var port: UInt16 = 0
@@ -27,17 +27,7 @@ final class Bridge {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         socket = directory + "/nookd.sock"
         bridgeLog = directory + "/bridge.log"
-        if withNookd {
-            nookd.executableURL = URL(fileURLWithPath: Built.directory + "/nookd")
-            nookd.arguments = ["--socket", socket, "--display", "mock", "--journal", "none", "--log-level", "warning"]
-            nookd.standardError = FileHandle.nullDevice
-            try nookd.run()
-            let deadline = Date().addingTimeInterval(60)
-            while (try? NookClient(path: socket)) == nil {
-                guard Date() < deadline, nookd.isRunning else { throw TestFailure("nookd did not start") }
-                usleep(20_000)
-            }
-        }
+        if withNookd { try startNookd() }
         _ = FileManager.default.createFile(atPath: bridgeLog, contents: nil)
         let output = Pipe()
         bridge.executableURL = URL(fileURLWithPath: Built.directory + "/nook-lcdproc")
@@ -57,6 +47,21 @@ final class Bridge {
             throw TestFailure("nook-lcdproc did not say where it listens: '\(text)' \(log)")
         }
         self.port = port
+    }
+
+    /// Starts (or starts again) nookd on the mock display and waits until it listens.
+    func startNookd() throws {
+        if nookd.isRunning { kill(nookd.processIdentifier, SIGKILL); nookd.waitUntilExit() }
+        nookd = Process()
+        nookd.executableURL = URL(fileURLWithPath: Built.directory + "/nookd")
+        nookd.arguments = ["--socket", socket, "--display", "mock", "--journal", "none", "--log-level", "warning"]
+        nookd.standardError = FileHandle.nullDevice
+        try nookd.run()
+        let deadline = Date().addingTimeInterval(60)
+        while (try? NookClient(path: socket)) == nil {
+            guard Date() < deadline, nookd.isRunning else { throw TestFailure("nookd did not start") }
+            usleep(20_000)
+        }
     }
 
     var log: String { (try? String(contentsOfFile: bridgeLog, encoding: .utf8)) ?? "" }
@@ -179,6 +184,32 @@ struct BridgeTests {
         usleep(1_500_000)
         #expect(client.process.isRunning, "lcdexec exited: \(bridge.log)")
         #expect(!bridge.log.contains("huh?"), "lcdexec got an error: \(bridge.log)")
+    }
+
+    @Test func e8_theGlanceComesBackAfterNookdRestarts() throws {
+        let bridge = try Bridge()
+        let client = try TCPConnection(port: bridge.port)
+        try client.send("hello\nscreen_add s\nwidget_add s t title\nwidget_set s t {Still here}\n")
+        // Four answers and, at the next frame, `listen s`.
+        #expect(client.readLines(5).filter { $0 == "success" || $0 == "listen s" }.count == 4)
+        func waitForHome(_ home: String) throws -> Bool {
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline {
+                if let status = try? bridge.status(), status.home == home { return true }
+                usleep(50_000)
+            }
+            return false
+        }
+        #expect(try waitForHome("glance 40x4"))
+        // nookd goes away and a fresh one (home: the clock) takes its place; the client sends
+        // nothing new, and the bridge still puts its glance back.
+        kill(bridge.nookd.processIdentifier, SIGKILL)
+        bridge.nookd.waitUntilExit()
+        try client.send("widget_set s t {Still here, again}\n")
+        #expect(client.readLines(1) == ["success"])
+        try bridge.startNookd()
+        #expect(try waitForHome("glance 40x4"), "\(bridge.log)")
+        #expect(bridge.log.contains("nookd is reachable again"), "\(bridge.log)")
     }
 
     @Test func e8_alertScreensBecomeHighCardsThroughTheQueue() throws {
