@@ -36,6 +36,8 @@ final class DaemonScreen: Sendable {
         case .clock: .clock
         case .blank: .blank
         case .text(let text): .text(text)
+        // An LED matrix has no room for a grid: it shows the glance's first line with text.
+        case .glance(let glance): glance.lines.first { !$0.allSatisfy { $0 == " " } }.map { .text($0.trimmingSpaces) } ?? .blank
         }
     }
 
@@ -133,5 +135,14 @@ final class DaemonScreen: Sendable {
             case .pixels: return nil
             }
         }
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        var scalars = Substring(self)
+        while scalars.first == " " { scalars.removeFirst() }
+        while scalars.last == " " { scalars.removeLast() }
+        return String(scalars)
     }
 }

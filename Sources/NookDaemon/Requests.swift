@@ -197,6 +197,12 @@ extension Daemon {
             await screen.setHome(content)
             answer(HomeAnswer(home: content.description))
 
+        case .glance(let glance):
+            // Nil gives back the home the config names (the bridge has no screens left).
+            let content = glance.map(HomeContent.glance) ?? state.withLock { $0.config.home }
+            await screen.setHome(content)
+            answer(GlanceAnswer(home: content.description))
+
         case .focus(let name):
             do {
                 let report = try await arbiter.switchForeground(to: NookModuleID(name))

@@ -1,6 +1,7 @@
 import NookActivities
 import NookConfig
 import NookDaemon
+import NookLCDproc
 import NookProtocol
 
 /// The inputs nookd takes from outside, as fuzz targets (issue 8): each must come back for any
@@ -11,11 +12,15 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case `protocol`
     /// A config file as `nookd --config` reads and validates it (N1).
     case config
+    /// Bytes from an LCDproc client as nook-lcdproc reads them (E8): framing, LCDd's
+    /// tokenizer, every command, the screen list and the composed glance.
+    case lcdproc
 
     public func run(_ bytes: UnsafeBufferPointer<UInt8>) {
         switch self {
         case .protocol: Self.request(bytes)
         case .config: Self.configFile(bytes)
+        case .lcdproc: Self.lcdprocSession(bytes)
         }
     }
 
@@ -39,6 +44,31 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         }
         // nookctl's side reads the same kinds of line.
         _ = try? ResponseLine.decode(bytes)
+    }
+
+    private static func lcdprocSession(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let model = LCDServerModel(grid: LCDGrid(width: 20, height: 4))
+        let client = model.connect()
+        model.receive(Array("hello".utf8), from: client)
+        var framer = LCDLineFramer(maximumLineBytes: 1024)
+        var items: [LCDLineFramer.Item] = []
+        framer.append(bytes, into: &items)
+        var frame = 0
+        for case .line(let line) in items {
+            model.receive(line, from: client)
+            _ = model.takeOutput()
+            frame += 3
+            model.advance(toFrame: frame)
+            // What is shown is always a glance nookd accepts, and every card is a valid activity.
+            if let glance = model.glance() {
+                do { try glance.validate() } catch { fatalError("an invalid glance: \(error)") }
+            }
+            for card in model.takeCards() {
+                do { try card.validate() } catch { fatalError("an invalid card: \(error)") }
+            }
+        }
+        model.disconnect(client)
+        guard model.screenCount == 0 else { fatalError("a disconnected client's screens stayed listed") }
     }
 
     private static func configFile(_ bytes: UnsafeBufferPointer<UInt8>) {

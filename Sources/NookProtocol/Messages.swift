@@ -38,9 +38,11 @@ public enum NookOperation: Hashable, Sendable {
     case snapshot
     case home(HomeSetting)
     case focus(module: String)
+    /// Shows a character-grid glance as the home content (E8); nil gives the configured home back.
+    case glance(NookGlance?)
 
     public static let names = ["enqueue", "cancel", "cancel-all", "dismiss", "suspend", "resume", "quiesce",
-                               "status", "list", "watch", "snapshot", "home", "focus"]
+                               "status", "list", "watch", "snapshot", "home", "focus", "glance"]
 }
 
 /// The home content a client sets (R4).
@@ -149,6 +151,9 @@ public struct Request: Hashable, Sendable {
             try reader.rejectUnknown(common.union(["module"]))
             guard let name = try module() else { throw ProtocolError(.missingField, field: "module", "is required") }
             return .focus(module: name)
+        case "glance":
+            try reader.rejectUnknown(common.union(["glance"]))
+            return .glance(try reader.value("glance").map { value throws(ProtocolError) in try GlancePayload.decode(value) })
         default:
             throw ProtocolError(.unknownOperation, field: "op", "'\(op)' is not an operation; known: \(NookOperation.names.joined(separator: ", "))")
         }
@@ -184,6 +189,9 @@ public struct Request: Hashable, Sendable {
             case .text(let text): members.append(("content", .string("text"))); members.append(("text", .string(text)))
             }
         case .focus(let name): op("focus"); module(name)
+        case .glance(let glance):
+            op("glance")
+            if let glance { members.append(("glance", GlancePayload.encode(glance))) }
         }
         return JSONValue.object(members).serialized
     }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import NookActivities
 import NookDisplay
 
 /// What the glass shows when no activity is on it (R4).
@@ -13,12 +14,15 @@ public enum HomeContent: Hashable, Sendable, CustomStringConvertible {
     case blank
     /// A status line set over IPC.
     case text(String)
+    /// A character grid from an LCDproc client (E8), set by `nook-lcdproc`.
+    case glance(NookGlance)
 
     public var description: String {
         switch self {
         case .clock: "clock"
         case .blank: "blank"
         case .text(let text): "text: \(text)"
+        case .glance(let glance): "glance \(glance.columns)x\(glance.rows)"
         }
     }
 }
@@ -90,6 +94,8 @@ public struct HomeRenderer: Sendable {
                                              pixelSize: 0.12 * unit, maxWidth: width * 0.9, maxLines: 2)
                 let lineSize = line.size
                 line.draw(x: (width - lineSize.width) / 2, y: (height - lineSize.height) / 2, color: theme.secondaryText)
+            case .glance(let glance):
+                GlanceRenderer(theme: theme).draw(glance, on: canvas, size: size)
             }
         }
         return frame

@@ -122,6 +122,20 @@ if CommandLine.arguments.dropFirst().first == "led" {
     reportLEDFigures()
     exit(0)
 }
+/// Issue 22: the LCDproc server (`nook-bench lcdproc` runs only these).
+func reportLCDprocFigures() async {
+    report("lcdproc_widget_set_to_frame_ms_p99", await LCDprocFigures.widgetSetToFrameP99())
+    do {
+        report("lcdproc_client_updates_per_s", try await LCDprocFigures.clientUpdatesPerSecond())
+    } catch {
+        print("lcdproc figures skipped: \(error)")
+    }
+}
+
+if CommandLine.arguments.dropFirst().first == "lcdproc" {
+    await reportLCDprocFigures()
+    exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "journal" {
     // Only the journal's figures: durable acknowledgement against interval syncing.
     let figures = DaemonFigures()
@@ -160,6 +174,7 @@ report("queue_scaling_100k_vs_10k", Spread(rounds: zip(burst100k, burst10k).map 
 await reportRenderFigures()
 
 reportLEDFigures()
+await reportLCDprocFigures()
 
 let daemonFigures = DaemonFigures()
 await reportDaemonFigures(daemonFigures)

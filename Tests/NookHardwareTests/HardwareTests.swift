@@ -198,3 +198,22 @@ struct NotifyUnitTests {
         #expect(activation.contains("Name=org.freedesktop.Notifications") && activation.contains("SystemdService=nook-notify.service"))
     }
 }
+
+@Suite("E8 nook-lcdproc's unit")
+struct LCDprocUnitTests {
+    @Test func e8_theUnitIsHardenedListensOnLoopbackOnlyAndOpensNoDevice() throws {
+        let path = repository + "/Hardware/systemd/nook-lcdproc.service"
+        let result = try run("/usr/bin/systemd-analyze", ["security", "--offline=true", "--no-pager", path])
+        let line = try #require(result.output.split(separator: "\n").first { $0.contains("Overall exposure level") }, "\(result.output.suffix(500))")
+        let score = try #require(line.split(separator: " ").compactMap { Double($0) }.last)
+        print("nook-lcdproc.service exposure: \(score)")
+        #expect(score <= 2.0, "\(line)")
+        let unit = try String(contentsOfFile: path, encoding: .utf8)
+        for setting in ["DynamicUser=yes", "SupplementaryGroups=nook", "--bind 127.0.0.1", "IPAddressAllow=localhost", "IPAddressDeny=any",
+                        "PrivateDevices=yes", "DevicePolicy=closed", "RestrictAddressFamilies=AF_UNIX AF_INET", "Conflicts=LCDd.service"] {
+            #expect(unit.contains(setting), "\(setting)")
+        }
+        let exec = try #require(unit.split(separator: "\n").first { $0.hasPrefix("ExecStart=") })
+        #expect(!exec.contains("--allow-network"), "\(exec)")
+    }
+}

@@ -34,6 +34,7 @@ struct AnswerTests {
         #expect(try throughTheWire(ModulesAnswer(modules: ["default", "door"])) == ModulesAnswer(modules: ["default", "door"]))
         #expect(try throughTheWire(WatchAnswer()) == WatchAnswer())
         #expect(try throughTheWire(HomeAnswer(home: "text \"Quiet\"")) == HomeAnswer(home: "text \"Quiet\""))
+        #expect(try throughTheWire(GlanceAnswer(home: "glance 40x4")) == GlanceAnswer(home: "glance 40x4"))
         #expect(try throughTheWire(FocusAnswer(from: nil, to: "door", preparedInTime: true)) == FocusAnswer(from: nil, to: "door", preparedInTime: true))
         #expect(try throughTheWire(FocusAnswer(from: "a", to: "b", preparedInTime: false)) == FocusAnswer(from: "a", to: "b", preparedInTime: false))
         let snapshot = SnapshotAnswer(width: 1280, height: 400, png: [0x89, 0x50, 0x4E, 0x47, 0, 255])

@@ -15,6 +15,9 @@ struct ProtocolTests {
             .enqueue(activity, module: "ci", wait: true), .cancel(id), .cancelAll(key: "build", module: nil), .dismiss(id),
             .dismiss(nil), .suspend(module: "ci"), .resume(module: nil), .quiesce(module: nil), .status, .list(module: nil),
             .watch, .snapshot, .home(.text("Quiet")), .home(.clock), .focus(module: "music"),
+            .glance(NookGlance(columns: 20, rows: 2, lines: ["CPU 12%", "é ✓"], titleRow: 0,
+                               bars: [NookGlance.Bar(row: 1, column: 4, length: 2.5, direction: .vertical)])),
+            .glance(nil),
         ]
         for operation in operations {
             let line = Request(id: .number(7), operation: operation).encoded()
@@ -22,7 +25,24 @@ struct ProtocolTests {
             #expect(decoded.operation == operation, "\(line)")
             #expect(decoded.id == .number(7))
         }
-        #expect(Set(NookOperation.names).count == 13)
+        #expect(Set(NookOperation.names).count == 14)
+    }
+
+    @Test(arguments: [
+        (#"{"op":"glance","glance":{"columns":0,"rows":4,"lines":[]}}"#, ProtocolError.Code.invalid, "glance.columns"),
+        (#"{"op":"glance","glance":{"columns":4,"rows":2,"lines":["a"]}}"#, .invalid, "glance.lines"),
+        (#"{"op":"glance","glance":{"columns":4,"rows":1,"lines":["abcde"]}}"#, .invalid, "glance.lines[0]"),
+        (#"{"op":"glance","glance":{"columns":4,"rows":1,"lines":[7]}}"#, .wrongType, "glance.lines[0]"),
+        (#"{"op":"glance","glance":{"columns":4,"rows":1,"lines":[""],"titleRow":1}}"#, .invalid, "glance.titleRow"),
+        (#"{"op":"glance","glance":{"columns":4,"rows":1,"lines":[""],"bars":[{"row":0,"column":0,"length":1,"direction":"d"}]}}"#, .invalid, "glance.bars[0].direction"),
+        (#"{"op":"glance","glance":{"columns":4,"rows":1,"lines":[""],"bars":[{"row":0,"column":9,"length":1,"direction":"h"}]}}"#, .invalid, "glance.bars[0]"),
+        (#"{"op":"glance","glance":{"columns":4,"rows":1,"lines":[""],"colour":1}}"#, .invalid, "glance.colour"),
+        (#"{"op":"glance","glance":"big"}"#, .wrongType, "glance"),
+    ])
+    func e8_aBadGlanceIsRefusedNamingTheField(line: String, code: ProtocolError.Code, field: String) {
+        guard case .failure(let failure) = decode(line) else { Issue.record("accepted \(line)"); return }
+        #expect(failure.error.code == code, "\(failure.error)")
+        #expect(failure.error.field == field, "\(failure.error)")
     }
 
     @Test func c1_aMinimalEnqueueNeedsOnlyATitleAndTheVersionIsOptional() throws {

@@ -1,0 +1,98 @@
+import Logging
+import NookActivities
+import NookProtocol
+import NookSystem
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Sends the composed glance and the cards to nookd from a thread of its own, so a slow or
+/// absent nookd never stalls the LCDproc clients. Only the newest glance matters: one
+/// submitted while another is on its way replaces it (any number of widget updates between
+/// two round trips cost one). Cards are all sent, in order.
+public final class GlanceSender: Sendable {
+    struct Pending {
+        var glance: NookGlance??
+        var cards: [NookActivity] = []
+        var stopped = false
+    }
+
+    private let socketPath: String
+    private let module: String?
+    private let logger: Logger
+    private let pending = Locked(Pending())
+    private let wake: WakePipe
+
+    public init(socketPath: String, module: String?, logger: Logger) throws(SystemCallError) {
+        (self.socketPath, self.module, self.logger) = (socketPath, module, logger)
+        wake = try WakePipe()
+        startThread { [self] in run() }
+    }
+
+    public func submit(glance: NookGlance?) {
+        pending.withLock { $0.glance = .some(glance) }
+        wake.wake()
+    }
+
+    public func submit(cards: [NookActivity]) {
+        guard !cards.isEmpty else { return }
+        pending.withLock { $0.cards += cards }
+        wake.wake()
+    }
+
+    public func stop() {
+        pending.withLock { $0.stopped = true }
+        wake.wake()
+    }
+
+    private func run() {
+        var client: NookClient?
+        var warned = false
+        while true {
+            var entries = [wake.pollEntry]
+            _ = try? pollDescriptors(&entries, timeoutMilliseconds: 1000)
+            wake.drain()
+            while true {
+                let (glance, cards, stopped) = pending.withLock { state in
+                    defer { state.glance = nil; state.cards = [] }
+                    return (state.glance, state.cards, state.stopped)
+                }
+                if stopped { return }
+                guard glance != nil || !cards.isEmpty else { break }
+                do throws(ClientError) {
+                    if client == nil {
+                        let fresh = try NookClient(path: socketPath)
+                        fresh.readTimeout = .seconds(10)
+                        client = fresh
+                        if warned { logger.info("nookd is reachable again at \(socketPath)") }
+                        warned = false
+                    }
+                    for card in cards {
+                        do throws(ClientError) {
+                            _ = try client!.request(Request(id: .number(1), operation: .enqueue(card, module: module, wait: false)), as: EnqueueAnswer.self)
+                        } catch {
+                            if case .daemon(let refusal) = error { logger.warning("nookd refused the card \"\(card.title)\": \(refusal.message)") } else { throw error }
+                        }
+                    }
+                    if let glance {
+                        _ = try client!.request(Request(id: .number(2), operation: .glance(glance)), as: GlanceAnswer.self)
+                    }
+                } catch {
+                    client = nil
+                    if case .daemon(let refusal) = error {
+                        logger.error("nookd refused the glance: \(refusal.message)")
+                        continue
+                    }
+                    if !warned { logger.warning("nookd is not reachable (\(error)); the glance is kept and sent once it is back") }
+                    warned = true
+                    // Keep what was not sent (unless something newer came meanwhile) and retry.
+                    pending.withLock { state in
+                        if state.glance == nil { state.glance = glance }
+                        state.cards = cards + state.cards
+                    }
+                    break
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,259 @@
+import Logging
+import NookActivities
+import NookSystem
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `nook-lcdproc`: an LCDproc protocol 0.3 server (SPEC E8). One thread polls the listener
+/// and every client; LCDd's commands run in ``LCDServerModel``; what is shown goes to nookd
+/// through ``GlanceSender``. Nothing a client sends runs inside nookd.
+public final class LCDServer {
+    public struct Options: Sendable {
+        public var bind = LCDBindAddress()
+        public var grid = LCDGrid(width: 40, height: 4)
+        public var limits = LCDLimits()
+        /// Longest line read from a client (LCDd's ring holds 8 KiB).
+        public var maximumLineBytes = LCDLineFramer.defaultMaximumLineBytes
+        /// A client with this many bytes of answers it has not read is dropped.
+        public var maximumBacklogBytes = 1 << 20
+        /// Most clients connected at once; a newcomer past it is closed at once.
+        public var maximumClients = 64
+        /// Bytes read from one client per turn of the loop, so one busy client cannot starve the rest.
+        public var readChunk = 65536
+
+        public init() {}
+    }
+
+    final class Connection {
+        let socket: FileDescriptor
+        let peer: String
+        let id: LCDClientID
+        var framer: LCDLineFramer
+        var outgoing: [UInt8] = []
+        var sent = 0
+        var closing = false
+        var overlong = 0
+
+        init(socket: FileDescriptor, peer: String, id: LCDClientID, maximumLineBytes: Int) {
+            (self.socket, self.peer, self.id) = (socket, peer, id)
+            framer = LCDLineFramer(maximumLineBytes: maximumLineBytes)
+        }
+
+        var backlog: Int { outgoing.count - sent }
+    }
+
+    private let options: Options
+    private let logger: Logger
+    private let listener: TCPListener
+    private let model: LCDServerModel
+    private let sender: GlanceSender?
+    private let stopPipe: WakePipe
+    private var connections: [LCDClientID: Connection] = [:]
+    private let started: timespec
+    private var buffer = [UInt8](repeating: 0, count: 65536)
+    /// Lines answered since start (the benchmark's count of accepted updates).
+    public let linesHandled = Locked(0)
+
+    /// The port listened on (the kernel's choice if 0 was configured).
+    public var port: UInt16 { listener.port }
+
+    public init(options: Options, sender: GlanceSender?, logger: Logger) throws(SystemCallError) {
+        self.options = options
+        self.logger = logger
+        self.sender = sender
+        listener = try TCPListener(options.bind)
+        model = LCDServerModel(grid: options.grid, limits: options.limits)
+        stopPipe = try WakePipe()
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        started = now
+        if !options.bind.isLoopback {
+            logger.warning("listening on \(options.bind.host), not loopback: LCDproc has no authentication, so anyone who can reach port \(listener.port) can draw on the glance")
+        }
+        logger.info("LCDproc server on \(options.bind.host):\(listener.port), a \(options.grid.width)x\(options.grid.height) grid")
+    }
+
+    /// Ends ``run()`` from any thread.
+    public func stop() { stopPipe.wake() }
+
+    /// LCDd's frame counter: eighths of a second since start.
+    private var currentFrame: Int {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let nanos = Int(now.tv_sec - started.tv_sec) * 1_000_000_000 + Int(now.tv_nsec - started.tv_nsec)
+        return nanos / 125_000_000
+    }
+
+    public func run() throws(SystemCallError) {
+        while true {
+            var entries = [stopPipe.pollEntry, pollfd(fd: listener.socket.rawValue, events: Int16(POLLIN), revents: 0)]
+            let order = connections.keys.sorted()
+            for id in order {
+                let connection = connections[id]!
+                var events = Int16(POLLIN)
+                if connection.backlog > 0 { events |= Int16(POLLOUT) }
+                entries.append(pollfd(fd: connection.socket.rawValue, events: events, revents: 0))
+            }
+            // Wake at the next LCDd frame: rotation, timeouts and scrollers move with it.
+            _ = try pollDescriptors(&entries, timeoutMilliseconds: 125)
+            if entries[0].revents != 0 { break }
+            if entries[1].revents != 0 { acceptAll() }
+            for (offset, id) in order.enumerated() {
+                let revents = entries[offset + 2].revents
+                guard revents != 0, let connection = connections[id] else { continue }
+                if revents & Int16(POLLOUT) != 0 { flush(connection) }
+                if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { read(connection) }
+            }
+            model.advance(toFrame: currentFrame)
+            deliver()
+        }
+        for id in Array(connections.keys) { drop(id, reason: nil) }
+        sender?.stop()
+    }
+
+    private func acceptAll() {
+        while true {
+            let accepted: (FileDescriptor, String)?
+            do { accepted = try listener.accept() } catch {
+                logger.warning("\(error)")
+                return
+            }
+            guard let (socket, peer) = accepted else { return }
+            guard connections.count < options.maximumClients else {
+                logger.warning("refused \(peer): already \(options.maximumClients) LCDproc clients (max_clients)")
+                continue  // closed with its owner
+            }
+            let id = model.connect()
+            connections[id] = Connection(socket: socket, peer: peer, id: id, maximumLineBytes: options.maximumLineBytes)
+            logger.info("LCDproc client \(id.rawValue) connected from \(peer)")
+        }
+    }
+
+    private func read(_ connection: Connection) {
+        let count = buffer.withUnsafeMutableBytes { bytes in
+            retryingInterrupts { Glibc.read(connection.socket.rawValue, bytes.baseAddress, min(bytes.count, options.readChunk)) }
+        }
+        if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+            drop(connection.id, reason: nil)
+            return
+        }
+        guard count > 0 else { return }
+        var items: [LCDLineFramer.Item] = []
+        connection.framer.append(buffer[..<count], into: &items)
+        var handled = 0
+        for item in items {
+            switch item {
+            case .line(let line):
+                model.receive(line, from: connection.id)
+                handled += 1
+            case .tooLong:
+                connection.overlong += 1
+                model.refuse(from: connection.id, "Line too long (more than \(options.maximumLineBytes) bytes)")
+                if connection.overlong >= 16 {
+                    logger.warning("LCDproc client \(connection.id.rawValue) (\(connection.peer)) sent 16 lines over \(options.maximumLineBytes) bytes; dropped")
+                    drop(connection.id, reason: nil)
+                    return
+                }
+            }
+            if model.isGone(connection.id) { break }
+        }
+        linesHandled.withLock { $0 += handled }
+        deliver()
+    }
+
+    private func queue(_ line: String, to connection: Connection) {
+        connection.outgoing.append(contentsOf: line.utf8)
+        connection.outgoing.append(0x0A)
+    }
+
+    /// Hands the model's answers to their clients and what is shown to nookd.
+    private func deliver() {
+        for output in model.takeOutput() {
+            guard let connection = connections[output.client] else { continue }
+            if output.line.hasPrefix("huh? ") { logger.debug("LCDproc client \(output.client.rawValue): \(output.line)") }
+            queue(output.line, to: connection)
+        }
+        for (id, connection) in connections {
+            if connection.backlog > 0 { flush(connection) }
+            guard connections[id] != nil else { continue }
+            if connection.backlog > options.maximumBacklogBytes {
+                logger.warning("LCDproc client \(id.rawValue) (\(connection.peer)) does not read its answers (\(connection.backlog) bytes waiting); dropped")
+                drop(id, reason: nil)
+            } else if model.isGone(id) && connection.backlog == 0 {
+                drop(id, reason: "said bye")
+            }
+        }
+        let cards = model.takeCards()
+        for card in cards { logger.info("card for nookd: \"\(card.title)\" (\(card.priority))") }
+        sender?.submit(cards: cards)
+        submitGlance()
+    }
+
+    private func submitGlance() {
+        guard model.glanceChanged else { return }
+        let glance = model.glance()
+        if let shown = model.shownScreen, logger.logLevel <= .debug {
+            let title = glance?.lines.first { !$0.isEmpty } ?? ""
+            logger.debug("showing screen \(shown.screen) of client \(shown.client.rawValue): \(title)")
+        }
+        sender?.submit(glance: glance)
+        model.markGlanceSent()
+    }
+
+    private func flush(_ connection: Connection) {
+        while connection.backlog > 0 {
+            let count = connection.outgoing.withUnsafeBytes { bytes in
+                retryingInterrupts { send(connection.socket.rawValue, bytes.baseAddress! + connection.sent, connection.outgoing.count - connection.sent, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            }
+            if count < 0 {
+                if errno == EAGAIN || errno == EWOULDBLOCK { break }
+                drop(connection.id, reason: nil)
+                return
+            }
+            connection.sent += count
+        }
+        if connection.backlog == 0 {
+            connection.outgoing.removeAll(keepingCapacity: connection.outgoing.count <= 65536)
+            connection.sent = 0
+        } else if connection.sent > 65536 {
+            connection.outgoing.removeFirst(connection.sent)
+            connection.sent = 0
+        }
+    }
+
+    private func drop(_ id: LCDClientID, reason: String?) {
+        guard let connection = connections.removeValue(forKey: id) else { return }
+        model.disconnect(id)
+        logger.info("LCDproc client \(id.rawValue) (\(connection.peer)) \(reason ?? "disconnected")")
+        shutdown(connection.socket.rawValue, Int32(SHUT_RDWR))
+        // The model forgot its screens: what is shown may have changed.
+        submitGlance()
+    }
+}
+
+extension LCDServer {
+    /// nookctl's choice: `$NOOK_SOCKET`, else the user's own nookd, else the system service's.
+    public static var defaultSocketPath: String {
+        if let chosen = getenv("NOOK_SOCKET").map({ String(cString: $0) }), !chosen.isEmpty { return chosen }
+        if let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !runtime.isEmpty,
+           access(runtime + "/nook/nookd.sock", F_OK) == 0 {
+            return runtime + "/nook/nookd.sock"
+        }
+        return "/run/nook/nookd.sock"
+    }
+
+    /// SIGTERM and SIGINT end the server at once (clients see the connection close; nothing
+    /// else needs cleaning up). A parent may have left them ignored or blocked, and both
+    /// survive `exec`.
+    public static func restoreStopSignals() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in [SIGTERM, SIGINT, SIGHUP] {
+            signal(number, SIG_DFL)
+            sigaddset(&set, number)
+        }
+        sigprocmask(SIG_UNBLOCK, &set, nil)
+        signal(SIGPIPE, SIG_IGN)
+    }
+}

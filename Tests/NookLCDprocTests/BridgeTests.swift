@@ -1,0 +1,230 @@
+import Foundation
+import NookProtocol
+import Testing
+
+/// The built executables (`swift build` builds them before the tests); NOOK_TEST_BINARIES picks
+/// another build, such as the AddressSanitizer one.
+enum Built {
+    static let root: String = {
+        let file = #filePath
+        return String(file[..<file.range(of: "/Tests/")!.lowerBound])
+    }()
+    static let directory = ProcessInfo.processInfo.environment["NOOK_TEST_BINARIES"] ?? root + "/.build/debug"
+}
+
+/// A scratch directory with nookd on the mock display and nook-lcdproc on a port the kernel
+/// chose; both are killed when this is released.
+final class Bridge {
+    let directory: String
+    let socket: String
+    var nookd = Process()
+    let bridge = Process()
+    let bridgeLog: String
+    private(set) var port: UInt16 = 0
+
+    init(bridgeArguments: [String] = [], withNookd: Bool = true) throws {
+        directory = NSTemporaryDirectory() + "nook-lcdproc-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        socket = directory + "/nookd.sock"
+        bridgeLog = directory + "/bridge.log"
+        if withNookd { try startNookd() }
+        _ = FileManager.default.createFile(atPath: bridgeLog, contents: nil)
+        let output = Pipe()
+        bridge.executableURL = URL(fileURLWithPath: Built.directory + "/nook-lcdproc")
+        bridge.arguments = ["--socket", socket, "--port", "0", "--log-level", "debug"] + bridgeArguments
+        bridge.standardOutput = output
+        bridge.standardError = FileHandle(forWritingAtPath: bridgeLog)
+        try bridge.run()
+        // The first line says where it listens.
+        var text = ""
+        let deadline = Date().addingTimeInterval(30)
+        while !text.contains("\n"), Date() < deadline {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            text += String(decoding: data, as: UTF8.self)
+        }
+        guard let portText = text.split(separator: ":").last?.split(separator: "\n").first, let port = UInt16(portText) else {
+            throw TestFailure("nook-lcdproc did not say where it listens: '\(text)' \(log)")
+        }
+        self.port = port
+    }
+
+    /// Starts (or starts again) nookd on the mock display and waits until it listens.
+    func startNookd() throws {
+        if nookd.isRunning { kill(nookd.processIdentifier, SIGKILL); nookd.waitUntilExit() }
+        nookd = Process()
+        nookd.executableURL = URL(fileURLWithPath: Built.directory + "/nookd")
+        nookd.arguments = ["--socket", socket, "--display", "mock", "--journal", "none", "--log-level", "warning"]
+        nookd.standardError = FileHandle.nullDevice
+        try nookd.run()
+        let deadline = Date().addingTimeInterval(60)
+        while (try? NookClient(path: socket)) == nil {
+            guard Date() < deadline, nookd.isRunning else { throw TestFailure("nookd did not start") }
+            usleep(20_000)
+        }
+    }
+
+    var log: String { (try? String(contentsOfFile: bridgeLog, encoding: .utf8)) ?? "" }
+
+    func waitForLog(_ needle: String, timeout: Double = 30) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if log.contains(needle) { return true }
+            usleep(50_000)
+        }
+        return false
+    }
+
+    func status() throws -> StatusAnswer {
+        try NookClient(path: socket).request(Request(id: .number(1), operation: .status), as: StatusAnswer.self).0
+    }
+
+    deinit {
+        for process in [bridge, nookd] where process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+/// A client program run for a test, killed when released.
+final class Child {
+    let process = Process()
+    init(_ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+    }
+}
+
+/// E8 end to end: nookd on the mock display, nook-lcdproc, and Debian's real LCDproc clients.
+@Suite("E8 nook-lcdproc end to end", .serialized, .ownThreads)
+struct BridgeTests {
+    @Test func e8_theServerAnswersTheScriptAsLCDdDoes() throws {
+        // The transcript again, through nook-lcdproc's own socket and framing this time.
+        let script = try [UInt8](Data(contentsOf: URL(fileURLWithPath: TranscriptTests.script)))
+        let reference = try LCDdReference()
+        let lcdd = try TCPConnection(port: reference.port)
+        try lcdd.send(script)
+        let expected = TranscriptTests.answers(lcdd.readUntilQuiet())
+        let bridge = try Bridge(withNookd: false)
+        let ours = try TCPConnection(port: bridge.port)
+        try ours.send(script)
+        let answers = TranscriptTests.answers(ours.readUntilQuiet())
+        #expect(answers == expected)
+    }
+
+    @Test func e8_lcdprocShowsCPUMemoryAndLoadOnTheGlance() throws {
+        let bridge = try Bridge()
+        let config = bridge.directory + "/lcdproc.conf"
+        try """
+            [lcdproc]
+            Server=127.0.0.1
+            Port=\(bridge.port)
+            ReportToSyslog=false
+            Foreground=true
+            [CPU]
+            Active=true
+            [Memory]
+            Active=true
+            [Load]
+            Active=true
+            [Iface]
+            Active=false
+            [TimeDate]
+            Active=false
+
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let client = try Child(["/usr/bin/lcdproc", "-c", config, "-s", "127.0.0.1", "-p", "\(bridge.port)", "-f"])
+        // lcdproc's screens rotate every 4 s (LCDd's default duration): C, then M, then L.
+        for screen in ["C", "M", "L"] {
+            #expect(bridge.waitForLog("showing screen \(screen) of client 1"), "screen \(screen) never shown: \(bridge.log)")
+        }
+        #expect(try bridge.status().home == "glance 40x4")
+        #expect(!bridge.log.contains("huh?"), "lcdproc got an error: \(bridge.log)")
+        // The client goes: its screens go, and nookd gets its own home back.
+        kill(client.process.processIdentifier, SIGKILL)
+        let deadline = Date().addingTimeInterval(20)
+        while try bridge.status().home != "clock", Date() < deadline { usleep(50_000) }
+        #expect(try bridge.status().home == "clock")
+    }
+
+    @Test func e8_lcdexecBuildsItsMenuWithoutAnError() throws {
+        let bridge = try Bridge()
+        let config = bridge.directory + "/lcdexec.conf"
+        try """
+            [lcdexec]
+            Address=127.0.0.1
+            Port=\(bridge.port)
+            ReportToSyslog=false
+            Foreground=true
+            [MainMenu]
+            Entry=Hello
+            Entry=More
+            [Hello]
+            DisplayName="Say hello"
+            Exec="echo hello"
+            [More]
+            DisplayName="More"
+            Entry=Date
+            [Date]
+            DisplayName="Date"
+            Exec="date"
+
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let client = try Child(["/usr/bin/lcdexec", "-c", config, "-a", "127.0.0.1", "-p", "\(bridge.port)", "-f"])
+        #expect(bridge.waitForLog("LCDproc client 1 connected"))
+        // lcdexec sends hello, its name and five menu items; give it a moment to be answered.
+        usleep(1_500_000)
+        #expect(client.process.isRunning, "lcdexec exited: \(bridge.log)")
+        #expect(!bridge.log.contains("huh?"), "lcdexec got an error: \(bridge.log)")
+    }
+
+    @Test func e8_theGlanceComesBackAfterNookdRestarts() throws {
+        let bridge = try Bridge()
+        let client = try TCPConnection(port: bridge.port)
+        try client.send("hello\nscreen_add s\nwidget_add s t title\nwidget_set s t {Still here}\n")
+        // Four answers and, at the next frame, `listen s`.
+        #expect(client.readLines(5).filter { $0 == "success" || $0 == "listen s" }.count == 4)
+        func waitForHome(_ home: String) throws -> Bool {
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline {
+                if let status = try? bridge.status(), status.home == home { return true }
+                usleep(50_000)
+            }
+            return false
+        }
+        #expect(try waitForHome("glance 40x4"))
+        // nookd goes away and a fresh one (home: the clock) takes its place; the client sends
+        // nothing new, and the bridge still puts its glance back.
+        kill(bridge.nookd.processIdentifier, SIGKILL)
+        bridge.nookd.waitUntilExit()
+        try client.send("widget_set s t {Still here, again}\n")
+        #expect(client.readLines(1) == ["success"])
+        try bridge.startNookd()
+        #expect(try waitForHome("glance 40x4"), "\(bridge.log)")
+        #expect(bridge.log.contains("nookd is reachable again"), "\(bridge.log)")
+    }
+
+    @Test func e8_alertScreensBecomeHighCardsThroughTheQueue() throws {
+        let bridge = try Bridge()
+        let client = try TCPConnection(port: bridge.port)
+        try client.send("hello\nclient_set -name door\nscreen_add d\nwidget_add d t title\nwidget_set d t {Doorbell}\nwidget_add d s string\nwidget_set d s 1 2 {Front door}\nscreen_set d -priority alert\n")
+        #expect(client.readLines(8).count == 8)
+        let nook = try NookClient(path: bridge.socket)
+        let deadline = Date().addingTimeInterval(20)
+        var titles: [String] = []
+        while titles.isEmpty, Date() < deadline {
+            let list = try nook.request(Request(id: .number(1), operation: .list(module: nil)), as: ListAnswer.self).0
+            titles = list.modules.flatMap { ([$0.current].compactMap { $0 } + $0.pending).map { "\($0.title)|\($0.subtitle ?? "")|\($0.priority)" } }
+            usleep(50_000)
+        }
+        #expect(titles == ["Doorbell|Front door|high"])
+    }
+}

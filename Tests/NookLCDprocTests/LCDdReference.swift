@@ -1,0 +1,147 @@
+import Foundation
+import NookSystem
+
+/// A real LCDd 0.5.9 (Debian's `lcdproc` package) on a port of the test's choosing, with its
+/// `text` driver and a config in a scratch directory: the reference the transcript tests
+/// compare Nook's answers with. Never on 13666, never as a service; stopped when released.
+final class LCDdReference {
+    static let binary = "/usr/sbin/LCDd"
+    let directory: String
+    let port: UInt16
+    let process = Process()
+
+    static var driverPath: String? {
+        let candidates = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib")) ?? []
+        for entry in candidates.sorted() where FileManager.default.fileExists(atPath: "/usr/lib/\(entry)/lcdproc/text.so") {
+            return "/usr/lib/\(entry)/lcdproc/"
+        }
+        return nil
+    }
+
+    init(width: Int = 40, height: Int = 4) throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.binary), let driverPath = Self.driverPath else {
+            throw TestFailure("LCDd is not installed: run Hardware/dev/install-deps (Debian package lcdproc)")
+        }
+        directory = NSTemporaryDirectory() + "nook-lcdd-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        port = try freeTCPPort()
+        // LCDd drops root for User; as another user it stays who it is.
+        let user = getuid() == 0 ? "nobody" : (ProcessInfo.processInfo.environment["USER"] ?? "nobody")
+        let config = """
+            [server]
+            DriverPath=\(driverPath)
+            Driver=text
+            Bind=127.0.0.1
+            Port=\(port)
+            ReportLevel=2
+            ReportToSyslog=no
+            User=\(user)
+            Foreground=yes
+            ServerScreen=no
+            [text]
+            Size=\(width)x\(height)
+
+            """
+        let path = directory + "/LCDd.conf"
+        try config.write(toFile: path, atomically: true, encoding: .utf8)
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = ["-c", path, "-f", "-s", "0"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if let probe = try? TCPConnection(port: port) { _ = probe; return }
+            guard process.isRunning else { throw TestFailure("LCDd exited at start (\(process.terminationStatus))") }
+            usleep(20_000)
+        }
+        throw TestFailure("LCDd did not listen on 127.0.0.1:\(port)")
+    }
+
+    deinit {
+        // SIGKILL: a test runner's thread may block SIGTERM, and the child inherits the mask.
+        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A port nobody listens on now (the kernel's choice for port 0).
+func freeTCPPort() throws -> UInt16 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+    guard bound == 0 else { throw TestFailure("bind: errno \(errno)") }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+    return UInt16(bigEndian: address.sin_port)
+}
+
+/// A blocking TCP client for tests.
+final class TCPConnection: @unchecked Sendable {
+    let fd: Int32
+
+    init(port: UInt16, host: String = "127.0.0.1") throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr(host)
+        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard connected == 0 else {
+            let error = errno
+            close(fd)
+            throw TestFailure("connect to \(host):\(port): errno \(error)")
+        }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ bytes: [UInt8]) throws {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { throw TestFailure("send: errno \(errno)") }
+            sent += count
+        }
+    }
+
+    func send(_ text: String) throws { try send(Array(text.utf8)) }
+
+    /// Everything that arrives until the peer closes or nothing came for `quiet` seconds.
+    func readUntilQuiet(quiet: Double = 1.5, limit: Double = 30) -> [UInt8] {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let deadline = Date().addingTimeInterval(limit)
+        while Date() < deadline {
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, Int32(quiet * 1000)) > 0 else { break }
+            let count = read(fd, &buffer, buffer.count)
+            if count <= 0 { break }
+            received += buffer[..<count]
+        }
+        return received
+    }
+
+    /// Lines until `count` have come or `timeout` passes.
+    func readLines(_ count: Int, timeout: Double = 20) -> [String] {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let deadline = Date().addingTimeInterval(timeout)
+        while received.filter({ $0 == 0x0A }).count < count, Date() < deadline {
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 200) > 0 else { continue }
+            let got = read(fd, &buffer, buffer.count)
+            if got <= 0 { break }
+            received += buffer[..<got]
+        }
+        return String(decoding: received, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+
+/// Runs every test of a suite on threads of its own instead of Swift Testing's cooperative pool.
+///
+/// End-to-end tests block for seconds at a time (a nookd process to start, a socket to answer,
+/// `usleep` between polls). The cooperative pool has one thread per core, two on the CI
+/// machine: two blocking tests at once stall every async test in the process, and under
+/// AddressSanitizer the queue tests' 20 s watchdogs fired while they waited for a thread.
+/// A task executor preference keeps the test's own task (so `#expect` still knows its test)
+/// and only moves where its code runs.
+struct OwnThreads: SuiteTrait, TestTrait, TestScoping {
+    var isRecursive: Bool { true }
+
+    func provideScope(for test: Test, testCase: Test.Case?,
+                      performing function: @Sendable () async throws -> Void) async throws {
+        try await withTaskExecutorPreference(ThreadPerJobExecutor.shared) { try await function() }
+    }
+}
+
+extension Trait where Self == OwnThreads {
+    /// See ``OwnThreads``.
+    static var ownThreads: Self { OwnThreads() }
+}
+
+/// Runs each job of its tasks on a new thread: blocking there holds up nothing else.
+final class ThreadPerJobExecutor: TaskExecutor {
+    static let shared = ThreadPerJobExecutor()
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        Thread { job.runSynchronously(on: executor) }.start()
+    }
+}

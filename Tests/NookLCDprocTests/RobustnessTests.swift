@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+/// E8 robustness: loopback only unless asked, over-long lines, a client that floods without
+/// reading its answers is dropped and the others keep being served.
+@Suite("E8 nook-lcdproc under bad input and floods", .serialized, .ownThreads)
+struct RobustnessTests {
+    @Test func e8_aNonLoopbackBindNeedsAnExplicitFlagAndIsLogged() throws {
+        let refused = Process()
+        refused.executableURL = URL(fileURLWithPath: Built.directory + "/nook-lcdproc")
+        refused.arguments = ["--bind", "0.0.0.0", "--port", "0", "--socket", "/nonexistent/nookd.sock"]
+        let errors = Pipe()
+        refused.standardError = errors
+        refused.standardOutput = FileHandle.nullDevice
+        try refused.run()
+        refused.waitUntilExit()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(refused.terminationStatus == 64)
+        #expect(message.contains("--allow-network"), "\(message)")
+
+        let bridge = try Bridge(bridgeArguments: ["--bind", "0.0.0.0", "--allow-network"], withNookd: false)
+        #expect(bridge.waitForLog("not loopback"), "\(bridge.log)")
+    }
+
+    @Test func e8_overLongLinesAndGarbageGetAnswersAndTheConnectionKeepsWorking() throws {
+        let bridge = try Bridge(withNookd: false)
+        let client = try TCPConnection(port: bridge.port)
+        try client.send("hello\n" + String(repeating: "x", count: 9000) + "\n\u{01}\u{02}\u{7F}\n\"unterminated\nnoop\n")
+        let lines = client.readLines(5)
+        #expect(lines.count == 5)
+        #expect(lines.dropFirst().elementsEqual(["huh? Line too long (more than 8191 bytes)", "huh? Invalid command \"\u{01}\u{02}\u{7F}\"",
+                                                 "huh? Could not parse command", "noop complete"]), "\(lines)")
+    }
+
+    @Test func e8_aClientThatFloodsWithoutReadingIsDroppedAndOthersAreServed() throws {
+        let bridge = try Bridge(bridgeArguments: ["--max-backlog", "65536"], withNookd: false)
+        let steady = try TCPConnection(port: bridge.port)
+        try steady.send("hello\n")
+        #expect(steady.readLines(1).first?.hasPrefix("connect LCDproc") == true)
+
+        // The flooder never reads: its answers pile up in nook-lcdproc until it is dropped.
+        let flooder = try TCPConnection(port: bridge.port)
+        var size: Int32 = 4096
+        setsockopt(flooder.fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        let burst = Array(String(repeating: "noop\n", count: 20_000).utf8)
+        let flood = Thread {
+            for _ in 0..<100 {
+                guard (try? flooder.send(burst)) != nil else { return }
+            }
+        }
+        flood.start()
+        #expect(bridge.waitForLog("does not read its answers", timeout: 90), "\(bridge.log)")
+        // The steady client was answered all along and still is.
+        try steady.send("noop\n")
+        #expect(steady.readLines(1) == ["noop complete"])
+    }
+
+    @Test func e8_aClientThatHangsUpMidLineIsForgotten() throws {
+        let bridge = try Bridge(withNookd: false)
+        do {
+            let leaving = try TCPConnection(port: bridge.port)
+            try leaving.send("hello\nscreen_add a\nwidget_add a s string\nwidget_set a s 1 1 {half")
+            _ = leaving.readLines(3)
+        }
+        #expect(bridge.waitForLog("LCDproc client 1 (127.0.0.1"), "\(bridge.log)")
+        let next = try TCPConnection(port: bridge.port)
+        try next.send("hello\nscreen_add a\n")
+        #expect(next.readLines(2).last == "success")
+    }
+}
