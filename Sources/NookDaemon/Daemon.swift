@@ -74,7 +74,12 @@ public final class Daemon: Sendable {
         self.queues = queues
 
         let selection = try DisplaySelection.choose(config, clock: clock, logger: logger)
-        display = selection.display
+        if let trigger = config.hangDisplayFile {
+            logger.warning("debug.hang_display_file is set: the display loop hangs when \(trigger) appears (a test of the watchdog, W1)")
+            display = HangingDisplay(selection.display, triggerPath: trigger, warn: { logger.warning("\($0)") })
+        } else {
+            display = selection.display
+        }
         backendName = selection.name
         frameWriter = selection.writer
         // R6: the configured turn, then the one the panel's orientation property asks for.
@@ -123,11 +128,15 @@ public final class Daemon: Sendable {
         for module in modules {
             await queues[module]!.bind(to: arbiter, moduleID: module)
         }
+        // W1: systemd's watchdog is pinged from the loops that draw the queues' events, so a
+        // loop stuck in a present stops the pings and systemd restarts nookd.
+        let heartbeat = Watchdog.heartbeat(clock: clock)
+        if let heartbeat { logger.info("systemd watchdog: pinging every \(heartbeat.interval) from the display loops") }
         let feeders = modules.map { module in
             // Subscribed here, not inside the task: the journal's restored activities follow at once.
             let queue = queues[module]!
             let events = queue.events(where: NookScreen.draws)
-            return Task { [screen] in await screen.run(events, reportingTo: queue) }
+            return Task { [screen] in await screen.run(events, reportingTo: queue, heartbeat: heartbeat) }
         }
         services.started("screen") { feeders.forEach { $0.cancel() } }
         // Every event in the log only when asked for: at info a busy daemon should not pay for it.
@@ -280,6 +289,7 @@ public final class Daemon: Sendable {
         if fresh.gpioLines != old.gpioLines || fresh.proximity != old.proximity { needsRestart.append("[gpio.*]/[proximity]") }
         if fresh.journalPath != old.journalPath { needsRestart.append("daemon.journal") }
         if fresh.journalSync != old.journalSync { needsRestart.append("journal.sync") }
+        if fresh.hangDisplayFile != old.hangDisplayFile { needsRestart.append("debug.hang_display_file") }
         let restartNote = needsRestart.isEmpty ? "" : "; restart nookd to apply \(needsRestart.joined(separator: ", "))"
         logger.notice("SIGHUP: reloaded \(configPath) (theme, home, rotation applied)\(restartNote)")
     }

@@ -67,8 +67,11 @@ public struct DaemonConfig: Sendable {
     public var gpioLines: [GPIOLineSettings] = []
     /// The LEDs the `led-*` backends drive (`[led]`).
     public var led = LEDSettings()
+    /// Fault injection for the watchdog's tests (W1, `debug.hang_display_file`): the display
+    /// loop hangs at the first present after this file appears. Nil (the default): never.
+    public var hangDisplayFile: String?
 
-    public static let tables = ["daemon", "journal", "display", "theme", "theme.palette", "home", "queue", "proximity", "led"]
+    public static let tables = ["daemon", "journal", "display", "theme", "theme.palette", "home", "queue", "proximity", "led", "debug"]
 
     /// `$XDG_RUNTIME_DIR/nook/nookd.sock`, or `/run/nook/nookd.sock` without a runtime directory.
     public static var defaultSocketPath: String {
@@ -177,6 +180,7 @@ public struct DaemonConfig: Sendable {
         } else if let stray = DaemonConfig.proximityKeys.first(where: { reader.document["proximity.\($0)"] != nil }) {
             throw reader.error("proximity.\(stray)", "needs proximity.device or proximity.name to say which sensor")
         }
+        if let path = try reader.string("debug.hang_display_file") { hangDisplayFile = try checked("debug.hang_display_file", SettingValue.absolutePath(path)) }
         gpioLines = try GPIOConfig.lines(from: reader)
         led = try LEDSettings(reading: reader, backend: backend)
         try reader.rejectUnknownKeys(known: Self.tables + gpioLines.map { "gpio." + $0.name })
