@@ -27,6 +27,8 @@ public final class Daemon: Sendable {
     let clock: any NookClock
     let engagement = NookEngagement()
     let arbiter: NookSurfaceArbiter
+    /// Quiet hours (Z1): the arbiter's gate, and which pending priorities end as `suppressed`.
+    let quiet: NookQuietHours
     let modules: [NookModuleID]
     let queues: [NookModuleID: NookActivityQueue]
     let display: any DisplayBackend
@@ -61,6 +63,8 @@ public final class Daemon: Sendable {
         self.overrides = overrides
         modules = config.modules
         arbiter = NookSurfaceArbiter(foreground: config.modules[0], clock: clock)
+        quiet = NookQuietHours(schedule: config.quiet.schedule, policy: config.quiet.policy, localTime: QuietConfig.systemLocalTime)
+        arbiter.setGate { [quiet] in quiet.admits($0) }
         var queues: [NookModuleID: NookActivityQueue] = [:]
         for module in config.modules {
             // The screen reports each slide-in's end: a card's dwell counts from when it is
@@ -163,6 +167,8 @@ public final class Daemon: Sendable {
             }
             journalObservations.forEach { $0.cancel() }
         }
+        let quietTask = Task { [weak self] in await self?.runQuietHours() }
+        services.started("quiet hours") { quietTask.cancel() }
         await screen.showHome()
         let clockTask = Task { [screen] in await screen.runClock() }
         services.started("home clock") { clockTask.cancel() }
@@ -278,6 +284,8 @@ public final class Daemon: Sendable {
             defer { state.config = fresh }
             return state.config
         }
+        quiet.configure(schedule: fresh.quiet.schedule, policy: fresh.quiet.policy)
+        await endSuppressed()
         let panelTurn = display.panelOrientation
         await screen.apply(.init(theme: fresh.theme, rotation: fresh.rotation.then(panelTurn), home: fresh.home, blankAfter: fresh.blankAfter))
         var needsRestart: [String] = []
@@ -291,6 +299,6 @@ public final class Daemon: Sendable {
         if fresh.journalSync != old.journalSync { needsRestart.append("journal.sync") }
         if fresh.hangDisplayFile != old.hangDisplayFile { needsRestart.append("debug.hang_display_file") }
         let restartNote = needsRestart.isEmpty ? "" : "; restart nookd to apply \(needsRestart.joined(separator: ", "))"
-        logger.notice("SIGHUP: reloaded \(configPath) (theme, home, rotation applied)\(restartNote)")
+        logger.notice("SIGHUP: reloaded \(configPath) (theme, home, rotation, quiet hours applied)\(restartNote)")
     }
 }

@@ -70,8 +70,10 @@ public struct DaemonConfig: Sendable {
     /// Fault injection for the watchdog's tests (W1, `debug.hang_display_file`): the display
     /// loop hangs at the first present after this file appears. Nil (the default): never.
     public var hangDisplayFile: String?
+    /// Quiet hours (Z1, `[quiet]`).
+    var quiet = QuietConfig()
 
-    public static let tables = ["daemon", "journal", "display", "theme", "theme.palette", "home", "queue", "proximity", "led", "debug"]
+    public static let tables = ["daemon", "journal", "display", "theme", "theme.palette", "home", "queue", "proximity", "led", "debug", "quiet"]
 
     /// `$XDG_RUNTIME_DIR/nook/nookd.sock`, or `/run/nook/nookd.sock` without a runtime directory.
     public static var defaultSocketPath: String {
@@ -181,6 +183,7 @@ public struct DaemonConfig: Sendable {
             throw reader.error("proximity.\(stray)", "needs proximity.device or proximity.name to say which sensor")
         }
         if let path = try reader.string("debug.hang_display_file") { hangDisplayFile = try checked("debug.hang_display_file", SettingValue.absolutePath(path)) }
+        quiet = try QuietConfig(reading: reader)
         gpioLines = try GPIOConfig.lines(from: reader)
         led = try LEDSettings(reading: reader, backend: backend)
         try reader.rejectUnknownKeys(known: Self.tables + gpioLines.map { "gpio." + $0.name })

@@ -63,6 +63,8 @@ extension Daemon {
             case .accepted(let id):
                 logger.info("enqueued \"\(activity.title)\"", metadata: ["id": "\(id)", "module": "\(module)", "peer": "\(connection.peer)"])
                 answerChange(EnqueueAnswer(id: id, module: module.rawValue))
+                // Z1: while quiet, a priority configured to be suppressed ends at once.
+                if quiet.suppresses(activity.priority) { await endSuppressed() }
             }
             if let events { await streamUntilFinal(from: events, to: connection, request: request) }
 
@@ -160,6 +162,9 @@ extension Daemon {
             }
             await screen.setHome(content)
             answer(HomeAnswer(home: content.description))
+
+        case .quiet(let setting):
+            answer(try await quietRequest(setting))
 
         case .focus(let name):
             do {

@@ -15,6 +15,7 @@ struct ProtocolTests {
             .enqueue(activity, module: "ci", wait: true), .cancel(id), .cancelAll(key: "build", module: nil), .dismiss(id),
             .dismiss(nil), .suspend(module: "ci"), .resume(module: nil), .quiesce(module: nil), .status, .list(module: nil),
             .watch, .snapshot, .home(.text("Quiet")), .home(.clock), .focus(module: "music"),
+            .quiet(.on), .quiet(.off), .quiet(.status), .quiet(.until("07:30")),
         ]
         for operation in operations {
             let line = Request(id: .number(7), operation: operation).encoded()
@@ -22,7 +23,17 @@ struct ProtocolTests {
             #expect(decoded.operation == operation, "\(line)")
             #expect(decoded.id == .number(7))
         }
-        #expect(Set(NookOperation.names).count == 13)
+        #expect(Set(NookOperation.names).count == 14)
+    }
+
+    @Test func z1_quietRequestsAreCheckedAndTheAnswerReadsBack() throws {
+        guard case .failure(let failure) = decode(#"{"op":"quiet","set":"later"}"#) else { Issue.record("accepted"); return }
+        #expect(failure.error.field == "set")
+        guard case .failure(let missing) = decode(#"{"op":"quiet","set":"until"}"#) else { Issue.record("accepted"); return }
+        #expect(missing.error.field == "until")
+        let answer = QuietAnswer(quiet: true, source: "schedule", until: "tue 07:00", minimum: "high")
+        #expect(try QuietAnswer(json: answer.json) == answer)
+        #expect(answer.summary == "quiet (schedule) until tue 07:00; while quiet, high and above show")
     }
 
     @Test func c1_aMinimalEnqueueNeedsOnlyATitleAndTheVersionIsOptional() throws {
