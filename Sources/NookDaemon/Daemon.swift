@@ -40,6 +40,8 @@ public final class Daemon: Sendable {
     private let configPath: String?
     private let overrides: @Sendable (inout DaemonConfig) -> Void
     let state: Mutex<State>
+    /// Z2: the backlight's levels, when `[brightness] backlight` names one that exists.
+    let brightness = Mutex<BrightnessService?>(nil)
     /// Ids of enqueue requests between their duplicate check and their enqueue.
     let idsBeingEnqueued = Mutex<Set<NookActivityID>>([])
 
@@ -166,6 +168,24 @@ public final class Daemon: Sendable {
                 logger.warning("journal: the disk did not confirm the last records within 400 ms; stopping without waiting for it")
             }
             journalObservations.forEach { $0.cancel() }
+        }
+        if let name = config.backlightName {
+            do {
+                let backlight = try Backlight(name: name, root: config.brightnessRoot)
+                let service = BrightnessService(backlight: backlight, levels: config.brightnessLevels, fade: config.brightnessFade,
+                                                clock: clock, warn: { [logger] in logger.warning("\($0)") })
+                await service.setQuiet(quiet.isQuiet)
+                brightness.withLock { $0 = service }
+                let relays = modules.map { module in
+                    let events = queues[module]!.events(where: BrightnessService.matters)
+                    return Task { for await event in events { await service.observe(event) } }
+                }
+                services.started("brightness") { relays.forEach { $0.cancel() } }
+                logger.info("brightness through \(backlight.directory) (max \(backlight.maximum))")
+            } catch {
+                // Like a missing sensor (I4): a warning, and the panel keeps its brightness.
+                logger.warning("brightness: \(error); the backlight is left as it is")
+            }
         }
         let quietTask = Task { [weak self] in await self?.runQuietHours() }
         services.started("quiet hours") { quietTask.cancel() }

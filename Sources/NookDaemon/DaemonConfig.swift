@@ -72,8 +72,13 @@ public struct DaemonConfig: Sendable {
     public var hangDisplayFile: String?
     /// Quiet hours (Z1, `[quiet]`).
     var quiet = QuietConfig()
+    /// Z2 (`[brightness]`): the backlight's name under `brightnessRoot`; nil leaves it alone.
+    var backlightName: String?
+    var brightnessRoot = "/sys/class/backlight"
+    var brightnessLevels = BrightnessService.Levels()
+    var brightnessFade: Duration = .milliseconds(400)
 
-    public static let tables = ["daemon", "journal", "display", "theme", "theme.palette", "home", "queue", "proximity", "led", "debug", "quiet"]
+    public static let tables = ["daemon", "journal", "display", "theme", "theme.palette", "home", "queue", "proximity", "led", "debug", "quiet", "brightness"]
 
     /// `$XDG_RUNTIME_DIR/nook/nookd.sock`, or `/run/nook/nookd.sock` without a runtime directory.
     public static var defaultSocketPath: String {
@@ -184,6 +189,18 @@ public struct DaemonConfig: Sendable {
         }
         if let path = try reader.string("debug.hang_display_file") { hangDisplayFile = try checked("debug.hang_display_file", SettingValue.absolutePath(path)) }
         quiet = try QuietConfig(reading: reader)
+        backlightName = try reader.string("brightness.backlight")
+        brightnessRoot = try reader.string("brightness.sysfs_root") ?? brightnessRoot
+        for key in ["active", "idle", "quiet"] {
+            guard let percent = try reader.integer("brightness.\(key)", in: 0...100) else { continue }
+            let level = Double(percent) / 100
+            switch key {
+            case "active": brightnessLevels.active = level
+            case "idle": brightnessLevels.idle = level
+            default: brightnessLevels.quiet = level
+            }
+        }
+        if let milliseconds = try reader.integer("brightness.fade_ms", in: 300...10_000) { brightnessFade = .milliseconds(milliseconds) }
         gpioLines = try GPIOConfig.lines(from: reader)
         led = try LEDSettings(reading: reader, backend: backend)
         try reader.rejectUnknownKeys(known: Self.tables + gpioLines.map { "gpio." + $0.name })

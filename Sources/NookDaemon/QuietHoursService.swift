@@ -9,6 +9,7 @@ extension Daemon {
     func runQuietHours() async {
         while !Task.isCancelled {
             await endSuppressed()
+            await brightness.withLock { $0 }?.setQuiet(quiet.isQuiet)
             let status = quiet.status()
             var wait: Int64 = 60
             if let until = status.until { wait = max(1, min(wait, until.seconds - QuietConfig.systemLocalTime().seconds)) }
@@ -38,6 +39,7 @@ extension Daemon {
             quiet.set(.until(end))
         }
         if setting != .status {
+            await brightness.withLock { $0 }?.setQuiet(quiet.isQuiet)
             logger.info("quiet hours: \(setting) → \(quiet.status().quiet ? "quiet" : "not quiet")")
             await endSuppressed()
         }
