@@ -9,8 +9,13 @@ import Synchronization
 /// present that never returns stops it, however many other loops are idle and well. Nothing
 /// here runs on a timer of its own: a hung loop cannot be covered for by a side thread.
 public final class NookLoopHeartbeat: Sendable {
-    /// How often an idle loop is woken to beat.
+    /// The least time between two `onAlive` calls.
     public let interval: Duration
+    /// How often an idle loop is woken to beat: a third of ``interval``, so after one
+    /// `onAlive` every loop has beaten again within a third of an interval of the next being
+    /// allowed, and the gap stays under 1⅓ intervals (waking at the interval itself let it
+    /// reach two, which for systemd's `WATCHDOG_USEC / 2` is the whole timeout).
+    public var wakeInterval: Duration { interval / 3 }
     private let clock: any NookClock
     private let onAlive: @Sendable () -> Void
 

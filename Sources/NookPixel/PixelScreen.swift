@@ -117,7 +117,7 @@ public actor PixelScreen {
             }
             group.addTask { [clock] in
                 while true {
-                    do { try await clock.sleep(until: clock.now + heartbeat.interval) } catch { return }
+                    do { try await clock.sleep(until: clock.now + heartbeat.wakeInterval) } catch { return }
                     feed.yield(nil)
                 }
             }

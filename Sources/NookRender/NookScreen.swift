@@ -193,7 +193,7 @@ public actor NookScreen {
             if let (heartbeat, _) = beating {
                 group.addTask { [clock] in
                     while true {
-                        do { try await clock.sleep(until: clock.now + heartbeat.interval) } catch { return }
+                        do { try await clock.sleep(until: clock.now + heartbeat.wakeInterval) } catch { return }
                         await self.wake(run)
                     }
                 }

@@ -29,5 +29,6 @@ struct HeartbeatTests {
         clock.advance(by: .milliseconds(100))
         heartbeat.beat(idle)
         #expect(alive.withLock { $0 } == 3)
+        #expect(heartbeat.wakeInterval == heartbeat.interval / 3, "idle loops wake often enough to keep the gap under 1⅓ intervals")
     }
 }
