@@ -58,11 +58,19 @@ actor BrightnessService {
         apply()
     }
 
+    /// Z4's `brighter` step: full brightness until what the display does changes.
+    func boost() {
+        fade(to: backlight.maximum)
+    }
+
     private func apply() {
         let wanted: State = showing != nil ? .active : quiet ? .quiet : .idle
         guard wanted != state else { return }
         state = wanted
-        let target = Int((levels.level(wanted) * Double(backlight.maximum)).rounded())
+        fade(to: Int((levels.level(wanted) * Double(backlight.maximum)).rounded()))
+    }
+
+    private func fade(to target: Int) {
         fading?.cancel()
         guard let start = current else {
             write(target)  // the first level, at start-up: nothing on the glass to fade from

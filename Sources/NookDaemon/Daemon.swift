@@ -187,6 +187,15 @@ public final class Daemon: Sendable {
                 logger.warning("brightness: \(error); the backlight is left as it is")
             }
         }
+        if !config.escalation.steps.isEmpty {
+            let escalation = EscalationService(settings: config.escalation, clock: clock, quiet: quiet, logger: logger,
+                                               brighter: { [weak self] in await self?.brightness.withLock { $0 }?.boost() })
+            let relays = modules.map { module in
+                let events = queues[module]!.events(where: EscalationService.matters)
+                return Task { for await event in events { await escalation.observe(event) } }
+            }
+            services.started("escalation") { relays.forEach { $0.cancel() } }
+        }
         let quietTask = Task { [weak self] in await self?.runQuietHours() }
         services.started("quiet hours") { quietTask.cancel() }
         await screen.showHome()

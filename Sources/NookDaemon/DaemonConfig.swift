@@ -77,8 +77,10 @@ public struct DaemonConfig: Sendable {
     var brightnessRoot = "/sys/class/backlight"
     var brightnessLevels = BrightnessService.Levels()
     var brightnessFade: Duration = .milliseconds(400)
+    /// Z4 (`[escalation]`); no steps: blockers never escalate.
+    var escalation = EscalationService.Settings()
 
-    public static let tables = ["daemon", "journal", "display", "theme", "theme.palette", "home", "queue", "proximity", "led", "debug", "quiet", "brightness"]
+    public static let tables = ["daemon", "journal", "display", "theme", "theme.palette", "home", "queue", "proximity", "led", "debug", "quiet", "brightness", "escalation"]
 
     /// `$XDG_RUNTIME_DIR/nook/nookd.sock`, or `/run/nook/nookd.sock` without a runtime directory.
     public static var defaultSocketPath: String {
@@ -189,6 +191,18 @@ public struct DaemonConfig: Sendable {
         }
         if let path = try reader.string("debug.hang_display_file") { hangDisplayFile = try checked("debug.hang_display_file", SettingValue.absolutePath(path)) }
         quiet = try QuietConfig(reading: reader)
+        if let seconds = try reader.integer("escalation.after_s", in: 1...86_400) { escalation.after = .seconds(seconds) }
+        if let seconds = try reader.integer("escalation.every_s", in: 1...86_400) { escalation.every = .seconds(seconds) }
+        escalation.command = try reader.strings("escalation.on_escalate") ?? []
+        for name in try reader.strings("escalation.steps") ?? [] {
+            guard let step = EscalationService.Step(rawValue: name) else {
+                throw reader.error("escalation.steps", "steps are brighter and hook, got \"\(name)\"")
+            }
+            escalation.steps.append(step)
+        }
+        if escalation.steps.contains(.hook), escalation.command.first?.isEmpty ?? true {
+            throw reader.error("escalation.on_escalate", "the hook step needs a command: an argument list such as [\"/usr/local/bin/ring\", \"--loud\"]")
+        }
         backlightName = try reader.string("brightness.backlight")
         brightnessRoot = try reader.string("brightness.sysfs_root") ?? brightnessRoot
         for key in ["active", "idle", "quiet"] {
