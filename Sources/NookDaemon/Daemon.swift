@@ -327,6 +327,9 @@ public final class Daemon: Sendable {
         if fresh.journalPath != old.journalPath { needsRestart.append("daemon.journal") }
         if fresh.journalSync != old.journalSync { needsRestart.append("journal.sync") }
         if fresh.hangDisplayFile != old.hangDisplayFile { needsRestart.append("debug.hang_display_file") }
+        if fresh.backlightName != old.backlightName || fresh.brightnessRoot != old.brightnessRoot || fresh.brightnessLevels != old.brightnessLevels
+            || fresh.brightnessFade != old.brightnessFade { needsRestart.append("[brightness]") }
+        if fresh.escalation != old.escalation { needsRestart.append("[escalation]") }
         let restartNote = needsRestart.isEmpty ? "" : "; restart nookd to apply \(needsRestart.joined(separator: ", "))"
         logger.notice("SIGHUP: reloaded \(configPath) (theme, home, rotation, quiet hours applied)\(restartNote)")
     }
