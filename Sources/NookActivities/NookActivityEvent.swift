@@ -71,9 +71,12 @@ public enum NookRejectionReason: Hashable, Sendable, CustomStringConvertible {
     /// A pending activity (typically a blocker that turned out not to be needed) was dismissed
     /// and skipped (Q14).
     case dismissed
+    /// Quiet hours were on and its priority was configured to end rather than wait (Z1).
+    case suppressed
 
     public var description: String {
         switch self {
+        case .suppressed: "suppressed"
         case .cancelled: "cancelled"
         case .coalesced: "coalesced"
         case .expired: "expired"

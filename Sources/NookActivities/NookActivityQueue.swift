@@ -264,6 +264,18 @@ public actor NookActivityQueue {
         return removed
     }
 
+    /// Ends every pending activity `matching` says to as `suppressed` (Z1: quiet hours with a
+    /// priority configured to end rather than wait); the one on screen is not touched.
+    /// Returns the ids ended.
+    @discardableResult
+    public func suppressPending(where matching: (NookActivity) -> Bool) -> [NookActivityID] {
+        let ids = pendingActivities.ordered.map(\.activity).filter(matching).map(\.id)
+        for id in ids {
+            if let removed = pendingActivities.remove(id) { emit(removed.activity, .rejected(.suppressed)) }
+        }
+        return ids
+    }
+
     /// Dismisses an activity (Q14): the one on screen ends now; a pending one is skipped.
     @discardableResult
     public func dismiss(_ id: NookActivityID) -> Bool {

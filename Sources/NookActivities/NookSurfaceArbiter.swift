@@ -20,6 +20,8 @@ public final class NookSurfaceArbiter: Sendable {
         case busy(holder: NookModuleID)
         /// A foreground switch is under way.
         case switching
+        /// Quiet hours (Z1): this priority waits until they end.
+        case quiet
         /// The glass is free but promised to another module's waiting claim, which has a higher
         /// priority or the same one and has waited longer (Q9: a background `.high` goes next).
         case promised(to: NookModuleID)
@@ -30,6 +32,7 @@ public final class NookSurfaceArbiter: Sendable {
             case .notForeground(let foreground): "module is not foreground (foreground: \(foreground?.rawValue ?? "none")) and only high priority may take the glass"
             case .busy(let holder): "the glass is held by module \(holder)"
             case .switching: "a module switch is under way"
+            case .quiet: "quiet hours are on and this priority waits for them to end"
             }
         }
     }
@@ -82,6 +85,8 @@ public final class NookSurfaceArbiter: Sendable {
     }
 
     private let state: Mutex<State>
+    /// Consulted on every claim besides the foreground rule (Z1: quiet hours); nil admits all.
+    private let gate = Mutex<(@Sendable (NookActivityPriority) -> Bool)?>(nil)
     private let clock: any NookClock
     /// How long an outgoing module may take to prepare for switch-away (Q10).
     public let switchAwayBound: Duration
@@ -106,6 +111,13 @@ public final class NookSurfaceArbiter: Sendable {
         }
     }
 
+    /// Sets the gate every claim must pass as well as the foreground rule: a claim of a
+    /// priority it refuses is denied as ``Denial/quiet`` and, like a background module's
+    /// `normal`, is not remembered as waiting. The claim holding the glass is not affected.
+    public func setGate(_ admits: (@Sendable (NookActivityPriority) -> Bool)?) {
+        gate.withLock { $0 = admits }
+    }
+
     /// Asks for the surface on behalf of `module` to show an activity of `priority` (Q9).
     ///
     /// A claim denied because the glass is held is remembered until `module` claims again or
@@ -115,12 +127,17 @@ public final class NookSurfaceArbiter: Sendable {
     /// is called (on the releasing thread; keep it short) when the glass is released meanwhile.
     public func claim(module: NookModuleID, priority: NookActivityPriority,
                       whenFree: (@Sendable () -> Void)? = nil) -> ClaimResult {
+        // Asked outside the lock: the gate may read the wall clock and takes a lock of its own.
+        let gated = gate.withLock { $0 }.map { !$0(priority) } ?? false
         let (result, woken) = state.withLock { state -> (ClaimResult, [@Sendable () -> Void]) in
             if state.switching { return (.denied(.switching), []) }
             let waited = state.waiting.removeValue(forKey: module)
             if module != state.foreground, priority < .high {
                 // No longer a contender: whoever it kept waiting may try again.
                 return (.denied(.notForeground(foreground: state.foreground)), waited == nil ? [] : Self.wakes(state.waiting))
+            }
+            if gated {
+                return (.denied(.quiet), waited == nil ? [] : Self.wakes(state.waiting))
             }
             func wait() {
                 state.nextWaitingSerial += 1

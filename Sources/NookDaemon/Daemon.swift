@@ -27,6 +27,8 @@ public final class Daemon: Sendable {
     let clock: any NookClock
     let engagement = NookEngagement()
     let arbiter: NookSurfaceArbiter
+    /// Quiet hours (Z1): the arbiter's gate, and which pending priorities end as `suppressed`.
+    let quiet: NookQuietHours
     let modules: [NookModuleID]
     let queues: [NookModuleID: NookActivityQueue]
     let display: any DisplayBackend
@@ -38,6 +40,8 @@ public final class Daemon: Sendable {
     private let configPath: String?
     private let overrides: @Sendable (inout DaemonConfig) -> Void
     let state: Mutex<State>
+    /// Z2: the backlight's levels, when `[brightness] backlight` names one that exists.
+    let brightness = Mutex<BrightnessService?>(nil)
     /// Ids of enqueue requests between their duplicate check and their enqueue.
     let idsBeingEnqueued = Mutex<Set<NookActivityID>>([])
 
@@ -61,6 +65,8 @@ public final class Daemon: Sendable {
         self.overrides = overrides
         modules = config.modules
         arbiter = NookSurfaceArbiter(foreground: config.modules[0], clock: clock)
+        quiet = NookQuietHours(schedule: config.quiet.schedule, policy: config.quiet.policy, localTime: QuietConfig.systemLocalTime)
+        arbiter.setGate { [quiet] in quiet.admits($0) }
         var queues: [NookModuleID: NookActivityQueue] = [:]
         for module in config.modules {
             // The screen reports each slide-in's end: a card's dwell counts from when it is
@@ -74,7 +80,12 @@ public final class Daemon: Sendable {
         self.queues = queues
 
         let selection = try DisplaySelection.choose(config, clock: clock, logger: logger)
-        display = selection.display
+        if let trigger = config.hangDisplayFile {
+            logger.warning("debug.hang_display_file is set: the display loop hangs when \(trigger) appears (a test of the watchdog, W1)")
+            display = HangingDisplay(selection.display, triggerPath: trigger, warn: { logger.warning("\($0)") })
+        } else {
+            display = selection.display
+        }
         backendName = selection.name
         frameWriter = selection.writer
         // R6: the configured turn, then the one the panel's orientation property asks for.
@@ -127,11 +138,15 @@ public final class Daemon: Sendable {
         for module in modules {
             await queues[module]!.bind(to: arbiter, moduleID: module)
         }
+        // W1: systemd's watchdog is pinged from the loops that draw the queues' events, so a
+        // loop stuck in a present stops the pings and systemd restarts nookd.
+        let heartbeat = Watchdog.heartbeat(clock: clock)
+        if let heartbeat { logger.info("systemd watchdog: pinging every \(heartbeat.interval) from the display loops") }
         let feeders = modules.map { module in
             // Subscribed here, not inside the task: the journal's restored activities follow at once.
             let queue = queues[module]!
             let events = queue.events(where: NookScreen.draws)
-            return Task { [screen] in await screen.run(events, reportingTo: queue) }
+            return Task { [screen] in await screen.run(events, reportingTo: queue, heartbeat: heartbeat) }
         }
         services.started("screen") { feeders.forEach { $0.cancel() } }
         // Every event in the log only when asked for: at info a busy daemon should not pay for it.
@@ -160,6 +175,35 @@ public final class Daemon: Sendable {
         }
         // An idle display keeps home only: the spare frames of the last card go after 10 s.
         await screen.releaseFrames(after: .seconds(10))
+        if let name = config.backlightName {
+            do {
+                let backlight = try Backlight(name: name, root: config.brightnessRoot)
+                let service = BrightnessService(backlight: backlight, levels: config.brightnessLevels, fade: config.brightnessFade,
+                                                clock: clock, warn: { [logger] in logger.warning("\($0)") })
+                await service.setQuiet(quiet.isQuiet)
+                brightness.withLock { $0 = service }
+                let relays = modules.map { module in
+                    let events = queues[module]!.events(where: BrightnessService.matters)
+                    return Task { for await event in events { await service.observe(event) } }
+                }
+                services.started("brightness") { relays.forEach { $0.cancel() } }
+                logger.info("brightness through \(backlight.directory) (max \(backlight.maximum))")
+            } catch {
+                // Like a missing sensor (I4): a warning, and the panel keeps its brightness.
+                logger.warning("brightness: \(error); the backlight is left as it is")
+            }
+        }
+        if !config.escalation.steps.isEmpty {
+            let escalation = EscalationService(settings: config.escalation, clock: clock, quiet: quiet, logger: logger,
+                                               brighter: { [weak self] in await self?.brightness.withLock { $0 }?.boost() })
+            let relays = modules.map { module in
+                let events = queues[module]!.events(where: EscalationService.matters)
+                return Task { for await event in events { await escalation.observe(event) } }
+            }
+            services.started("escalation") { relays.forEach { $0.cancel() } }
+        }
+        let quietTask = Task { [weak self] in await self?.runQuietHours() }
+        services.started("quiet hours") { quietTask.cancel() }
         await screen.showHome()
         let clockTask = Task { [screen] in await screen.runClock() }
         services.started("home clock") { clockTask.cancel() }
@@ -275,6 +319,8 @@ public final class Daemon: Sendable {
             defer { state.config = fresh }
             return state.config
         }
+        quiet.configure(schedule: fresh.quiet.schedule, policy: fresh.quiet.policy)
+        await endSuppressed()
         let panelTurn = display.panelOrientation
         await screen.apply(.init(theme: fresh.theme, rotation: fresh.rotation.then(panelTurn), home: fresh.home, blankAfter: fresh.blankAfter))
         var needsRestart: [String] = []
@@ -286,7 +332,11 @@ public final class Daemon: Sendable {
         if fresh.gpioLines != old.gpioLines || fresh.proximity != old.proximity { needsRestart.append("[gpio.*]/[proximity]") }
         if fresh.journalPath != old.journalPath { needsRestart.append("daemon.journal") }
         if fresh.journalSync != old.journalSync { needsRestart.append("journal.sync") }
+        if fresh.hangDisplayFile != old.hangDisplayFile { needsRestart.append("debug.hang_display_file") }
+        if fresh.backlightName != old.backlightName || fresh.brightnessRoot != old.brightnessRoot || fresh.brightnessLevels != old.brightnessLevels
+            || fresh.brightnessFade != old.brightnessFade { needsRestart.append("[brightness]") }
+        if fresh.escalation != old.escalation { needsRestart.append("[escalation]") }
         let restartNote = needsRestart.isEmpty ? "" : "; restart nookd to apply \(needsRestart.joined(separator: ", "))"
-        logger.notice("SIGHUP: reloaded \(configPath) (theme, home, rotation applied)\(restartNote)")
+        logger.notice("SIGHUP: reloaded \(configPath) (theme, home, rotation, quiet hours applied)\(restartNote)")
     }
 }

@@ -67,8 +67,20 @@ public struct DaemonConfig: Sendable {
     public var gpioLines: [GPIOLineSettings] = []
     /// The LEDs the `led-*` backends drive (`[led]`).
     public var led = LEDSettings()
+    /// Fault injection for the watchdog's tests (W1, `debug.hang_display_file`): the display
+    /// loop hangs at the first present after this file appears. Nil (the default): never.
+    public var hangDisplayFile: String?
+    /// Quiet hours (Z1, `[quiet]`).
+    var quiet = QuietConfig()
+    /// Z2 (`[brightness]`): the backlight's name under `brightnessRoot`; nil leaves it alone.
+    var backlightName: String?
+    var brightnessRoot = "/sys/class/backlight"
+    var brightnessLevels = BrightnessService.Levels()
+    var brightnessFade: Duration = .milliseconds(400)
+    /// Z4 (`[escalation]`); no steps: blockers never escalate.
+    var escalation = EscalationService.Settings()
 
-    public static let tables = ["daemon", "journal", "display", "theme", "theme.palette", "home", "queue", "proximity", "led"]
+    public static let tables = ["daemon", "journal", "display", "theme", "theme.palette", "home", "queue", "proximity", "led", "debug", "quiet", "brightness", "escalation"]
 
     /// `$XDG_RUNTIME_DIR/nook/nookd.sock`, or `/run/nook/nookd.sock` without a runtime directory.
     public static var defaultSocketPath: String {
@@ -177,6 +189,32 @@ public struct DaemonConfig: Sendable {
         } else if let stray = DaemonConfig.proximityKeys.first(where: { reader.document["proximity.\($0)"] != nil }) {
             throw reader.error("proximity.\(stray)", "needs proximity.device or proximity.name to say which sensor")
         }
+        if let path = try reader.string("debug.hang_display_file") { hangDisplayFile = try checked("debug.hang_display_file", SettingValue.absolutePath(path)) }
+        quiet = try QuietConfig(reading: reader)
+        if let seconds = try reader.integer("escalation.after_s", in: 1...86_400) { escalation.after = .seconds(seconds) }
+        if let seconds = try reader.integer("escalation.every_s", in: 1...86_400) { escalation.every = .seconds(seconds) }
+        escalation.command = try reader.strings("escalation.on_escalate") ?? []
+        for name in try reader.strings("escalation.steps") ?? [] {
+            guard let step = EscalationService.Step(rawValue: name) else {
+                throw reader.error("escalation.steps", "steps are brighter and hook, got \"\(name)\"")
+            }
+            escalation.steps.append(step)
+        }
+        if escalation.steps.contains(.hook), escalation.command.first?.isEmpty ?? true {
+            throw reader.error("escalation.on_escalate", "the hook step needs a command: an argument list such as [\"/usr/local/bin/ring\", \"--loud\"]")
+        }
+        backlightName = try reader.string("brightness.backlight")
+        brightnessRoot = try reader.string("brightness.sysfs_root") ?? brightnessRoot
+        for key in ["active", "idle", "quiet"] {
+            guard let percent = try reader.integer("brightness.\(key)", in: 0...100) else { continue }
+            let level = Double(percent) / 100
+            switch key {
+            case "active": brightnessLevels.active = level
+            case "idle": brightnessLevels.idle = level
+            default: brightnessLevels.quiet = level
+            }
+        }
+        if let milliseconds = try reader.integer("brightness.fade_ms", in: 300...10_000) { brightnessFade = .milliseconds(milliseconds) }
         gpioLines = try GPIOConfig.lines(from: reader)
         led = try LEDSettings(reading: reader, backend: backend)
         try reader.rejectUnknownKeys(known: Self.tables + gpioLines.map { "gpio." + $0.name })

@@ -57,10 +57,10 @@ final class DaemonScreen: Sendable {
 
     /// Draws the lifecycle `events` of `queue`, reporting each finished slide-in back to it so
     /// the card's dwell counts from when it is really on the glass (Q13).
-    func run(_ events: AsyncStream<NookActivityEvent>, reportingTo queue: NookActivityQueue) async {
+    func run(_ events: AsyncStream<NookActivityEvent>, reportingTo queue: NookActivityQueue, heartbeat: NookLoopHeartbeat? = nil) async {
         switch kind {
-        case .cards(let screen): await screen.run(events, reportingTo: queue)
-        case .pixels(let screen, _): await screen.run(events, reportingTo: queue)
+        case .cards(let screen): await screen.run(events, reportingTo: queue, heartbeat: heartbeat)
+        case .pixels(let screen, _): await screen.run(events, reportingTo: queue, heartbeat: heartbeat)
         }
     }
 
@@ -139,10 +139,8 @@ final class DaemonScreen: Sendable {
 }
 
 extension String {
+    /// Without leading and trailing white space (a sysfs value's newline included).
     var trimmingSpaces: String {
-        var scalars = Substring(self)
-        while scalars.first == " " { scalars.removeFirst() }
-        while scalars.last == " " { scalars.removeLast() }
-        return String(scalars)
+        String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
     }
 }

@@ -91,6 +91,8 @@ extension Daemon {
             let events = wait ? queue.events(where: { $0.id == activity.id }) : nil
             let id = try accepted(try await enqueueUnique(activity, into: queue), activity, module: module, queue: queue, on: connection)
             answerChange(EnqueueAnswer(id: id, module: module.rawValue))
+            // Z1: while quiet, a priority configured to be suppressed ends at once.
+            if quiet.suppresses(activity.priority) { await endSuppressed() }
             if let events { await streamUntilFinal(from: events, to: connection, request: request) }
 
         case .cancel(let id):
@@ -202,6 +204,8 @@ extension Daemon {
             let content = glance.map(HomeContent.glance) ?? state.withLock { $0.config.home }
             await screen.setHome(content)
             answer(GlanceAnswer(home: content.description))
+        case .quiet(let setting):
+            answer(try await quietRequest(setting))
 
         case .focus(let name):
             do {
@@ -298,6 +302,8 @@ extension Daemon {
                 connection.send(ResponseLine.failure(id: request.id, error: error).encoded())
             }
         }
+        // Z1: while quiet, a priority configured to be suppressed ends at once.
+        if queued.contains(where: { quiet.suppresses($0.priority) }) { await endSuppressed() }
     }
 
     static func idRefusal(_ id: NookActivityID, _ place: String) -> ProtocolError {

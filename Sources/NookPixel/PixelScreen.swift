@@ -95,10 +95,41 @@ public actor PixelScreen {
     /// Consumes lifecycle events until the stream ends. With `queue` (the queue the events come
     /// from, configured with a `presenterTimeout`), each card drawn for its `animateIn` is
     /// reported to it, so its dwell counts from when the LEDs show it (Q13).
-    public func run(_ events: AsyncStream<NookActivityEvent>, reportingTo queue: NookActivityQueue? = nil) async {
-        for await event in events {
-            await handle(event)
-            if event.kind == .animateIn { await queue?.animateInFinished(event) }
+    /// With `heartbeat`, the loop beats between events and at the heartbeat's interval while
+    /// idle (W1): a draw that never returns stops it.
+    public func run(_ events: AsyncStream<NookActivityEvent>, reportingTo queue: NookActivityQueue? = nil,
+                    heartbeat: NookLoopHeartbeat? = nil) async {
+        guard let heartbeat else {
+            for await event in events {
+                await handle(event)
+                if event.kind == .animateIn { await queue?.animateInFinished(event) }
+            }
+            return
+        }
+        let loop = heartbeat.register()
+        defer { heartbeat.unregister(loop) }
+        // The events and an idle tick, merged, so the loop below is the one that beats.
+        let (steps, feed) = AsyncStream<NookActivityEvent?>.makeStream()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await event in events { feed.yield(event) }
+                feed.finish()
+            }
+            group.addTask { [clock] in
+                while true {
+                    do { try await clock.sleep(until: clock.now + heartbeat.wakeInterval) } catch { return }
+                    feed.yield(nil)
+                }
+            }
+            heartbeat.beat(loop)
+            for await step in steps {
+                if let event = step {
+                    await handle(event)
+                    if event.kind == .animateIn { await queue?.animateInFinished(event) }
+                }
+                heartbeat.beat(loop)
+            }
+            group.cancelAll()
         }
     }
 

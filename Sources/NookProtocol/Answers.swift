@@ -181,6 +181,45 @@ public struct HomeAnswer: NookAnswer {
     }
 }
 
+/// `quiet` (Z1): whether the board is quiet now, why (`schedule` or `manual`, absent when
+/// neither applies), until when this state lasts by itself (`"tue 07:00"`, local time; absent
+/// for `quiet on` or with no schedule) and the lowest priority that still takes the glass.
+public struct QuietAnswer: NookAnswer {
+    public var quiet: Bool
+    public var source: String?
+    public var until: String?
+    public var minimum: String
+
+    public init(quiet: Bool, source: String?, until: String?, minimum: String) {
+        (self.quiet, self.source, self.until, self.minimum) = (quiet, source, until, minimum)
+    }
+
+    public var json: JSONValue {
+        var members: [(String, JSONValue)] = [("quiet", .bool(quiet))]
+        if let source { members.append(("source", .string(source))) }
+        if let until { members.append(("until", .string(until))) }
+        members.append(("minimum", .string(minimum)))
+        return .object(members)
+    }
+
+    public init(json: JSONValue) throws(ProtocolError) {
+        let reader = try FieldReader(json, path: "result")
+        guard let quiet = try reader.bool("quiet") else { throw ProtocolError(.missingField, field: reader.name("quiet"), "is required") }
+        self.quiet = quiet
+        source = try reader.string("source")
+        until = try reader.string("until")
+        minimum = try reader.requiredString("minimum")
+    }
+
+    /// One line for a person: `quiet (schedule) until tue 07:00; high and above show`.
+    public var summary: String {
+        let state = quiet ? "quiet" : "not quiet"
+        let why = source.map { " (\($0))" } ?? ""
+        let end = until.map { quiet ? " until \($0)" : (source == nil ? "; next quiet from \($0)" : " until \($0)") } ?? ""
+        return "\(state)\(why)\(end); while quiet, \(minimum) and above show"
+    }
+}
+
 /// `focus`: the foreground module before and after, and whether the old one let go in time.
 public struct FocusAnswer: NookAnswer {
     public var from: String?

@@ -40,9 +40,19 @@ public enum NookOperation: Hashable, Sendable {
     case focus(module: String)
     /// Shows a character-grid glance as the home content (E8); nil gives the configured home back.
     case glance(NookGlance?)
+    /// Quiet hours (Z1): `on`, `off`, `until` a time, or the status.
+    case quiet(QuietSetting)
 
     public static let names = ["enqueue", "cancel", "cancel-all", "dismiss", "suspend", "resume", "quiesce",
-                               "status", "list", "watch", "snapshot", "home", "focus", "glance"]
+                               "status", "list", "watch", "snapshot", "home", "focus", "glance", "quiet"]
+}
+
+/// What `quiet` asks for (Z1).
+public enum QuietSetting: Hashable, Sendable {
+    case on, off, status
+    /// Quiet until this time: `HH:MM` (its next occurrence in the board's time zone) or a
+    /// duration from now such as `45m` or `2h`; nookd reads it, as it knows the zone.
+    case until(String)
 }
 
 /// The home content a client sets (R4).
@@ -147,6 +157,18 @@ public struct Request: Hashable, Sendable {
                 return .home(.text(text))
             case let other: throw ProtocolError(.invalid, field: "content", "must be clock, blank or text; got '\(other)'")
             }
+        case "quiet":
+            try reader.rejectUnknown(common.union(["set", "until"]))
+            switch try reader.requiredString("set") {
+            case "on": return .quiet(.on)
+            case "off": return .quiet(.off)
+            case "status": return .quiet(.status)
+            case "until":
+                let time = try reader.requiredString("until")
+                guard !time.isEmpty, time.utf8.count <= 16 else { throw ProtocolError(.invalid, field: "until", "must be HH:MM or a duration such as 45m or 2h") }
+                return .quiet(.until(time))
+            case let other: throw ProtocolError(.invalid, field: "set", "must be on, off, until or status; got '\(other)'")
+            }
         case "focus":
             try reader.rejectUnknown(common.union(["module"]))
             guard let name = try module() else { throw ProtocolError(.missingField, field: "module", "is required") }
@@ -192,6 +214,14 @@ public struct Request: Hashable, Sendable {
         case .glance(let glance):
             op("glance")
             if let glance { members.append(("glance", GlancePayload.encode(glance))) }
+        case .quiet(let setting):
+            op("quiet")
+            switch setting {
+            case .on: members.append(("set", .string("on")))
+            case .off: members.append(("set", .string("off")))
+            case .status: members.append(("set", .string("status")))
+            case .until(let time): members.append(("set", .string("until"))); members.append(("until", .string(time)))
+            }
         }
         return JSONValue.object(members).serialized
     }

@@ -225,17 +225,32 @@ public actor NookScreen {
     /// already in the backlog is not drawn (see ``EventBacklog``). With `queue` (the queue the
     /// events come from, configured with a `presenterTimeout`), each card's slide-in that has
     /// finished on the display is reported to it, so its dwell counts from then (Q13).
-    public func run(_ events: AsyncStream<NookActivityEvent>, reportingTo queue: NookActivityQueue? = nil) async {
+    /// With `heartbeat`, the loop beats each time it comes back for an event, and is woken to
+    /// beat at the heartbeat's interval while idle (W1): a present that never returns stops it.
+    public func run(_ events: AsyncStream<NookActivityEvent>, reportingTo queue: NookActivityQueue? = nil,
+                    heartbeat: NookLoopHeartbeat? = nil) async {
         nextRun += 1
         let run = nextRun
         backlogs[run] = EventBacklog()
-        defer { backlogs[run] = nil }
+        let beating = heartbeat.map { ($0, $0.register()) }
+        defer {
+            backlogs[run] = nil
+            if let (heartbeat, loop) = beating { heartbeat.unregister(loop) }
+        }
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await event in events { await self.receive(event, for: run) }
                 await self.finishReceiving(for: run)
             }
-            while let event = await nextEvent(for: run) {
+            if let (heartbeat, _) = beating {
+                group.addTask { [clock] in
+                    while true {
+                        do { try await clock.sleep(until: clock.now + heartbeat.wakeInterval) } catch { return }
+                        await self.wake(run)
+                    }
+                }
+            }
+            while let event = await nextEvent(for: run, beating: beating) {
                 switch event.kind {
                 case .animateIn, .presented, .animateOut:
                     if backlogs[run]!.endsLater(event.id) {
@@ -269,8 +284,9 @@ public actor NookScreen {
         }
     }
 
-    private func nextEvent(for run: Int) async -> NookActivityEvent? {
+    private func nextEvent(for run: Int, beating: (NookLoopHeartbeat, Int)?) async -> NookActivityEvent? {
         while true {
+            if let (heartbeat, loop) = beating { heartbeat.beat(loop) }
             if let event = backlogs[run]?.next() { return event }
             if backlogs[run]?.isFinished ?? true { return nil }
             await withCheckedContinuation { backlogs[run]?.waiter = $0 }

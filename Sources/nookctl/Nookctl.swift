@@ -19,7 +19,7 @@ struct Nookctl: ParsableCommand {
             Shell completions: nookctl --generate-completion-script bash|zsh|fish.
             """,
         subcommands: [Enqueue.self, Cancel.self, CancelAll.self, Dismiss.self, Suspend.self, Resume.self, Quiesce.self,
-                      Status.self, List.self, Watch.self, Snapshot.self, Home.self, Focus.self])
+                      Status.self, List.self, Watch.self, Snapshot.self, Home.self, Focus.self, Quiet.self])
 
     /// `nookctl enqueue` with a well-formed command line skips ArgumentParser (see
     /// ``EnqueueCommandLine``); everything else goes through it.
@@ -271,4 +271,27 @@ struct Focus: ParsableCommand {
     @OptionGroup var connection: Connection
     @Argument(help: "The module's name.") var module: String
     func run() throws { connection.run(.focus(module: module), as: FocusAnswer.self) { "foreground: \($0.to)" } }
+}
+
+struct Quiet: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "quiet",
+        abstract: "Quiet hours: on, off, until HH:MM (or 45m, 2h), or status. While quiet only high-priority activities (by default) show.")
+    @OptionGroup var connection: Connection
+    @Argument(help: "on, off, until or status.") var action: String
+    @Argument(help: "With 'until': HH:MM (the next time the board's clock shows it) or a duration such as 45m or 2h.") var time: String?
+    func validate() throws {
+        guard ["on", "off", "until", "status"].contains(action) else { throw ValidationError("the action must be on, off, until or status; got '\(action)'") }
+        if action == "until" && (time ?? "").isEmpty { throw ValidationError("'until' needs a time: HH:MM, or a duration such as 45m or 2h") }
+        if action != "until" && time != nil { throw ValidationError("only 'until' takes a time") }
+    }
+    func run() throws {
+        let setting: QuietSetting = switch action {
+        case "on": .on
+        case "off": .off
+        case "until": .until(time!)
+        default: .status
+        }
+        connection.run(.quiet(setting), as: QuietAnswer.self) { $0.summary }
+    }
 }

@@ -50,7 +50,9 @@ final class DaemonProcess {
     let logPath: String
 
     /// - Parameter launcher: a command nookd runs under, such as `prlimit --fsize=N --`.
-    init(scratch: Scratch = Scratch(), arguments: [String] = [], launcher: [String] = [], waitUntilReady: Bool = true) throws {
+    /// - Parameter environment: variables added to the test's own for nookd (NOTIFY_SOCKET, …).
+    init(scratch: Scratch = Scratch(), arguments: [String] = [], launcher: [String] = [], environment: [String: String] = [:],
+         waitUntilReady: Bool = true) throws {
         self.scratch = scratch
         socket = scratch.path + "/nookd.sock"
         logPath = scratch.path + "/nookd.log"
@@ -60,6 +62,9 @@ final class DaemonProcess {
         process.arguments = Array(command.dropFirst())
         process.standardError = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = FileHandle.nullDevice
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         try process.run()
         if waitUntilReady { try waitForSocket() }
     }

@@ -27,8 +27,8 @@ struct UdevRulesTests {
     }()
 
     @Test func n3_everyRuleGrantsTheNookGroupReadWriteAndTagsForSystemd() throws {
-        #expect(rules.count == 7)
-        for rule in rules {
+        #expect(rules.count == 8)
+        for rule in rules where !rule.matches.contains(where: { $0.value == "backlight" }) {
             #expect(rule.value("GROUP") == "nook", "line \(rule.line)")
             #expect(rule.value("MODE") == "0660", "line \(rule.line): owner and group only")
             #expect(rule.assignments.contains { $0.key == "TAG" && $0.op == "+=" && $0.value == "systemd" }, "line \(rule.line)")
@@ -36,6 +36,12 @@ struct UdevRulesTests {
             #expect(rule.matches.contains { $0.key == "DRIVERS" || $0.key == "ATTR" }, "line \(rule.line) is narrowed below the class")
         }
         #expect(rules.first { $0.matches.contains { $0.value == "drm" } }?.assignments.contains { $0.key == "SYMLINK" && $0.value == "nook/display" } == true)
+    }
+
+    @Test func z2_theBacklightRuleGivesOnlyItsBrightnessFileToTheNookGroup() throws {
+        let rule = try #require(rules.first { $0.matches.contains { $0.key == "SUBSYSTEM" && $0.value == "backlight" } })
+        let runs = rule.assignments.filter { $0.key == "RUN" }.map(\.value)
+        #expect(runs == ["/bin/chgrp nook /sys%p/brightness", "/bin/chmod 0664 /sys%p/brightness"])
     }
 
     @Test func n3_theParserRejectsWhatUdevWould() {

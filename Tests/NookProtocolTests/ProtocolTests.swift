@@ -18,6 +18,7 @@ struct ProtocolTests {
             .glance(NookGlance(columns: 20, rows: 2, lines: ["CPU 12%", "é ✓"], titleRow: 0,
                                bars: [NookGlance.Bar(row: 1, column: 4, length: 2.5, direction: .vertical)])),
             .glance(nil),
+            .quiet(.on), .quiet(.off), .quiet(.status), .quiet(.until("07:30")),
         ]
         for operation in operations {
             let line = Request(id: .number(7), operation: operation).encoded()
@@ -25,7 +26,7 @@ struct ProtocolTests {
             #expect(decoded.operation == operation, "\(line)")
             #expect(decoded.id == .number(7))
         }
-        #expect(Set(NookOperation.names).count == 14)
+        #expect(Set(NookOperation.names).count == 15)
     }
 
     @Test(arguments: [
@@ -43,6 +44,16 @@ struct ProtocolTests {
         guard case .failure(let failure) = decode(line) else { Issue.record("accepted \(line)"); return }
         #expect(failure.error.code == code, "\(failure.error)")
         #expect(failure.error.field == field, "\(failure.error)")
+    }
+
+    @Test func z1_quietRequestsAreCheckedAndTheAnswerReadsBack() throws {
+        guard case .failure(let failure) = decode(#"{"op":"quiet","set":"later"}"#) else { Issue.record("accepted"); return }
+        #expect(failure.error.field == "set")
+        guard case .failure(let missing) = decode(#"{"op":"quiet","set":"until"}"#) else { Issue.record("accepted"); return }
+        #expect(missing.error.field == "until")
+        let answer = QuietAnswer(quiet: true, source: "schedule", until: "tue 07:00", minimum: "high")
+        #expect(try QuietAnswer(json: answer.json) == answer)
+        #expect(answer.summary == "quiet (schedule) until tue 07:00; while quiet, high and above show")
     }
 
     @Test func c1_aMinimalEnqueueNeedsOnlyATitleAndTheVersionIsOptional() throws {

@@ -107,6 +107,40 @@ else
   fail "after kill -9: restarts $(systemctl show -p NRestarts --value nookd), $listed"
 fi
 
+# W1: a display loop that hangs (debug.hang_display_file, fault injection) stops the watchdog
+# pings; systemd kills nookd and restarts it, and the journal brings the waiting card back.
+mkdir -p /etc/systemd/system/nookd.service.d
+printf '[Service]\nWatchdogSec=3\n' > /etc/systemd/system/nookd.service.d/watchdog-test.conf
+cp /etc/nook/nook.toml /etc/nook/nook.toml.orig
+printf '\n[debug]\nhang_display_file = "/var/lib/nook/hang-display"\n' >> /etc/nook/nook.toml
+systemctl daemon-reload
+systemctl restart nookd
+for _ in $(seq 100); do [ "$(systemctl is-active nookd)" = active ] && break; sleep 0.2; done
+restarts=$(systemctl show -p NRestarts --value nookd)
+pid=$(systemctl show -p MainPID --value nookd)
+as alice suspend > /dev/null
+waiting=$(as alice enqueue --title "Waiting through a hang" --dwell 30)
+touch /var/lib/nook/hang-display
+as alice resume > /dev/null
+for _ in $(seq 150); do
+  [ "$(systemctl show -p NRestarts --value nookd)" -gt "$restarts" ] && [ "$(systemctl is-active nookd)" = active ] && break
+  sleep 0.2
+done
+sleep 1
+listed=$(as alice list --json 2>&1)
+journalctl -u nookd --no-pager > "$results/nookd-journal-watchdog.log" 2>&1
+if grep -q "display loop now hangs" "$results/nookd-journal-watchdog.log" && grep -qi "watchdog timeout" "$results/nookd-journal-watchdog.log" \
+   && [ "$(systemctl show -p MainPID --value nookd)" != "$pid" ] && echo "$listed" | grep -q "$waiting"; then
+  pass "W1 a hung display loop stops the pings; systemd's watchdog restarts nookd and the journal restores the card"
+else
+  fail "watchdog: restarts $(systemctl show -p NRestarts --value nookd) (was $restarts), $(grep -i "watchdog\|hangs" "$results/nookd-journal-watchdog.log" | tail -3), $listed"
+fi
+rm -f /etc/systemd/system/nookd.service.d/watchdog-test.conf /var/lib/nook/hang-display
+mv /etc/nook/nook.toml.orig /etc/nook/nook.toml
+systemctl daemon-reload
+systemctl restart nookd
+for _ in $(seq 100); do [ "$(systemctl is-active nookd)" = active ] && break; sleep 0.2; done
+
 # E1: nook-notify on the system bus under its unit, with the shipped policy: the nook group
 # (alice) and root may notify, others (bob) are refused by the bus, and one user cannot close
 # another's notification.

@@ -1,0 +1,101 @@
+import Logging
+import NookActivities
+
+/// Z2: the backlight level follows what the display is doing — a card on the glass (`active`),
+/// home content (`idle`), quiet hours with nothing on the glass (`quiet`) — and every change
+/// fades through at least ten levels over `fade` instead of jumping.
+actor BrightnessService {
+    enum State: String, Sendable { case active, idle, quiet }
+
+    struct Levels: Hashable, Sendable {
+        var active = 1.0, idle = 0.6, quiet = 0.1
+        func level(_ state: State) -> Double {
+            switch state {
+            case .active: active
+            case .idle: idle
+            case .quiet: quiet
+            }
+        }
+    }
+
+    private let backlight: Backlight
+    private let levels: Levels
+    private let fade: Duration
+    private let clock: any NookClock
+    private let warn: @Sendable (String) -> Void
+    /// The level last written.
+    private(set) var current: Int?
+    private(set) var state: State?
+    private var fading: Task<Void, Never>?
+    private var showing: NookActivityID?
+    private var quiet = false
+
+    init(backlight: Backlight, levels: Levels, fade: Duration, clock: any NookClock, warn: @escaping @Sendable (String) -> Void) {
+        (self.backlight, self.levels, self.fade, self.clock, self.warn) = (backlight, levels, fade, clock, warn)
+    }
+
+    /// The events ``observe(_:)`` needs.
+    @Sendable static func matters(_ event: NookActivityEvent) -> Bool {
+        switch event.kind {
+        case .animateIn, .hidden, .requeued: true
+        default: false
+        }
+    }
+
+    /// A lifecycle event from any queue: a card coming onto or leaving the glass.
+    func observe(_ event: NookActivityEvent) {
+        switch event.kind {
+        case .animateIn: showing = event.id
+        case .hidden, .requeued: if showing == event.id { showing = nil }
+        default: return
+        }
+        apply()
+    }
+
+    func setQuiet(_ quiet: Bool) {
+        guard quiet != self.quiet || state == nil else { return }
+        self.quiet = quiet
+        apply()
+    }
+
+    /// Z4's `brighter` step: full brightness until what the display does changes.
+    func boost() {
+        fade(to: backlight.maximum)
+    }
+
+    private func apply() {
+        let wanted: State = showing != nil ? .active : quiet ? .quiet : .idle
+        guard wanted != state else { return }
+        state = wanted
+        fade(to: Int((levels.level(wanted) * Double(backlight.maximum)).rounded()))
+    }
+
+    private func fade(to target: Int) {
+        fading?.cancel()
+        guard let start = current else {
+            write(target)  // the first level, at start-up: nothing on the glass to fade from
+            return
+        }
+        let steps = NookBrightnessFade(from: start, to: target, over: fade).steps
+        let began = clock.now
+        fading = Task { [clock] in
+            for step in steps {
+                do { try await clock.sleep(until: began + step.offset) } catch { return }
+                self.write(step.level)
+            }
+        }
+    }
+
+    private func write(_ level: Int) {
+        do {
+            try backlight.set(level)
+            current = level
+        } catch {
+            if current != nil || state != nil { warn("brightness: \(error) (\(backlight.directory)/brightness)") }
+            current = level
+        }
+    }
+
+    /// Waits for the fade under way (tests).
+    func settle() async { await fading?.value }
+}

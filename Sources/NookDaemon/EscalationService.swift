@@ -1,0 +1,73 @@
+import Logging
+import NookActivities
+
+/// Z4: a blocker left on the glass unacknowledged escalates: after `after`, and again every
+/// `every`, the next of `steps` — `brighter` (the backlight to full), then `hook` (the
+/// `on_escalate` command, ``EscalationHook``). Dismissing it (input or `nookctl dismiss`) ends
+/// the blocker and so its escalation. While quiet hours are on only `.high` blockers escalate.
+actor EscalationService {
+    enum Step: String, Sendable, CaseIterable { case brighter, hook }
+
+    struct Settings: Hashable, Sendable {
+        var after: Duration = .seconds(60)
+        var every: Duration = .seconds(60)
+        var steps: [Step] = []
+        var command: [String] = []
+    }
+
+    private let settings: Settings
+    private let clock: any NookClock
+    private let quiet: NookQuietHours
+    private let brighter: @Sendable () async -> Void
+    private let logger: Logger
+    private var running: [NookActivityID: Task<Void, Never>] = [:]
+
+    init(settings: Settings, clock: any NookClock, quiet: NookQuietHours, logger: Logger, brighter: @escaping @Sendable () async -> Void) {
+        (self.settings, self.clock, self.quiet, self.logger, self.brighter) = (settings, clock, quiet, logger, brighter)
+    }
+
+    @Sendable static func matters(_ event: NookActivityEvent) -> Bool {
+        switch event.kind {
+        case .presented, .animateOut, .hidden, .requeued: event.activity.isBlocker
+        default: false
+        }
+    }
+
+    func observe(_ event: NookActivityEvent) {
+        switch event.kind {
+        case .presented where event.activity.isBlocker:
+            running[event.id]?.cancel()
+            let activity = event.activity
+            running[event.id] = Task { [settings, clock] in
+                var deadline = clock.now + settings.after
+                for (index, step) in settings.steps.enumerated() {
+                    do { try await clock.sleep(until: deadline) } catch { return }
+                    await self.escalate(activity, step: step, number: index + 1)
+                    deadline = deadline + settings.every
+                }
+            }
+        case .animateOut, .hidden, .requeued:
+            running.removeValue(forKey: event.id)?.cancel()
+        default:
+            break
+        }
+    }
+
+    private func escalate(_ activity: NookActivity, step: Step, number: Int) async {
+        guard running[activity.id] != nil else { return }
+        if activity.priority < .high, quiet.isQuiet {
+            logger.info("escalation: step \(number) (\(step.rawValue)) of \(activity.id) skipped, quiet hours")
+            return
+        }
+        logger.notice("escalation: step \(number) (\(step.rawValue)) for \(activity.id), not acknowledged")
+        switch step {
+        case .brighter:
+            await brighter()
+        case .hook:
+            guard !settings.command.isEmpty else { return }
+            if case .failure(let error) = EscalationHook.run(settings.command, activity: activity, step: number) {
+                logger.warning("escalation: on_escalate could not start: \(error)")
+            }
+        }
+    }
+}

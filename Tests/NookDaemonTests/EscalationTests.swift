@@ -1,0 +1,56 @@
+import Foundation
+import NookActivities
+import NookProtocol
+import Testing
+
+@Suite("Z4 escalation of an unacknowledged blocker", .serialized, .ownThreads)
+struct EscalationEndToEndTests {
+    @Test func z4_theHookGetsTheActivityInItsEnvironmentAndAHostileTitleRunsNothing() throws {
+        let scratch = Scratch()
+        let out = scratch.path
+        // The script is fixed; the activity arrives only in the environment.
+        let script = scratch.file("hook.sh", "#!/bin/sh\nprintf '%s|%s|%s\\n' \"$NOOK_ESCALATION_STEP\" \"$NOOK_ACTIVITY_ID\" \"$NOOK_ACTIVITY_TITLE\" >> \(out)/hook.log\n")
+        chmod(script, 0o755)
+        let config = scratch.file("nook.toml", "[escalation]\nafter_s = 1\nevery_s = 1\nsteps = [\"hook\", \"hook\", \"hook\"]\non_escalate = [\"\(script)\"]\n")
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+        let title = "$(touch \(out)/pwned1) `touch \(out)/pwned2` \"quoted\" 'single'; touch \(out)/pwned3 && echo $HOME"
+        let alarm = NookActivity(priority: .high, title: title, presentation: .blocker(timeout: nil))
+        try daemon.request(.enqueue(alarm, module: nil, wait: false))
+        let log = out + "/hook.log"
+        try eventually("the first escalation's hook", timeout: 30) { FileManager.default.fileExists(atPath: log) }
+        let first = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        #expect(first.first == "1|\(alarm.id)|\(title)"[...], "the title arrives verbatim: \(first)")
+        for name in ["pwned1", "pwned2", "pwned3"] {
+            #expect(!FileManager.default.fileExists(atPath: out + "/" + name), "\(name): the title was run")
+        }
+        // Acknowledged: dismissing ends the blocker and the steps still to come.
+        try daemon.request(.dismiss(alarm.id))
+        let count = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").count
+        usleep(2_500_000)
+        #expect(try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").count == count, "no step after the dismiss")
+        #expect(daemon.stop().status == 0)
+    }
+
+    @Test func z4_quietHoursHoldANormalBlockersEscalation() throws {
+        let scratch = Scratch()
+        let script = scratch.file("hook.sh", "#!/bin/sh\ntouch \(scratch.path)/ran\n")
+        chmod(script, 0o755)
+        let config = scratch.file("nook.toml", "[escalation]\nafter_s = 1\nsteps = [\"hook\"]\non_escalate = [\"\(script)\"]\n")
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+        let alarm = NookActivity(title: "Laundry done", presentation: .blocker(timeout: nil))
+        try daemon.request(.enqueue(alarm, module: nil, wait: false))
+        try eventually("the blocker on the glass") { (try daemon.request(.status)).serialized.contains("Laundry done") }
+        try daemon.request(.quiet(.on))
+        try eventually("the escalation to be skipped", timeout: 30) { daemon.log.contains("skipped, quiet hours") }
+        #expect(!FileManager.default.fileExists(atPath: scratch.path + "/ran"))
+        #expect(daemon.stop().status == 0)
+    }
+
+    @Test func z4_aHookStepWithoutACommandIsAConfigError() throws {
+        let scratch = Scratch()
+        let path = scratch.file("bad.toml", "[escalation]\nsteps = [\"brighter\", \"hook\"]\n")
+        let daemon = try DaemonProcess.exited(scratch: scratch, arguments: ["--config", path])
+        #expect(daemon.process.terminationStatus == 2)
+        #expect(daemon.log.contains("escalation.on_escalate: the hook step needs a command"), "\(daemon.log)")
+    }
+}
