@@ -298,7 +298,8 @@ public final class MQTTBridge {
                 sent.append((nextRequestID, message, operation))
             }
         }
-        guard let requests else { return }
+        guard let requests, !sent.isEmpty else { return }
+        logger.debug("passed \(sent.count) message(s) to nookd; waiting for its answers before acknowledging")
         for entry in sent {
             let response: ResponseLine
             do throws(ClientError) {

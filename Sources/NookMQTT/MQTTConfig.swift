@@ -78,7 +78,7 @@ public struct MQTTConfig: Sendable, Equatable {
         let keyFile = try reader.string("mqtt.tls.key_file")
         if let caFile {
             guard (certFile == nil) == (keyFile == nil) else {
-                throw reader.error(certFile == nil ? "mqtt.tls.key_file" : "mqtt.tls.cert_file",
+                throw reader.error(certFile == nil ? "mqtt.tls.cert_file" : "mqtt.tls.key_file",
                                    "a client certificate needs both mqtt.tls.cert_file and mqtt.tls.key_file")
             }
             tls = TLS(caFile: caFile, certFile: certFile, keyFile: keyFile)
