@@ -1,7 +1,8 @@
 // Prints one `name: value` line per figure. Ratios are measured side by side in one run, and
 // every figure is the median of several rounds, so a busy machine skews both sides alike.
 // `nook-bench soak` runs only the soak (100,000 activities through nookd); `nook-bench daemon`
-// only the figures of nookd and nookctl; `nook-bench journal` only the journal's.
+// only the figures of nookd and nookctl; `nook-bench journal` only the journal's; `nook-bench mqtt`
+// only the MQTT bridge's.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -97,6 +98,10 @@ if CommandLine.arguments.dropFirst().first == "journal" {
     }
     exit(0)
 }
+if CommandLine.arguments.dropFirst().first == "mqtt" {
+    reportMQTTFigures(DaemonFigures())
+    exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "daemon" {
     await reportDaemonFigures(DaemonFigures())
     exit(0)
@@ -127,4 +132,5 @@ reportLEDFigures()
 
 let daemonFigures = DaemonFigures()
 await reportDaemonFigures(daemonFigures)
+reportMQTTFigures(daemonFigures)
 reportSoak(daemonFigures)
