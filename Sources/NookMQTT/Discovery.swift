@@ -34,7 +34,6 @@ public struct Discovery: Sendable {
             var members: [(String, JSONValue)] = [
                 ("name", .string(name)),
                 ("unique_id", .string("\(nodeID)_\(object)")),
-                ("object_id", .string("\(nodeID)_\(object)")),
                 ("device", device),
                 ("availability", .array([.object([
                     ("topic", .string(topics.availability)),

@@ -55,6 +55,8 @@ public final class MQTTBridge {
     /// CONNACK accepted and not lost since.
     private var brokerReady = false
     private var brokerBackoff = Backoff()
+    /// Said once per outage: a broker down for a day must not fill the journal.
+    private var brokerWarned = false
     private var nextBrokerAttempt = 0.0
 
     private var batch: [MQTTMessage] = []
@@ -220,7 +222,10 @@ public final class MQTTBridge {
             try connection.connect()
             logger.debug("connecting to \(config.host):\(config.effectivePort)")
         } catch {
-            logger.warning("cannot reach the broker: \(error); trying again")
+            if brokerWarned { logger.debug("cannot reach the broker: \(error)") } else {
+                logger.warning("cannot reach the broker: \(error); trying again with backoff (up to every 10 s)")
+            }
+            brokerWarned = true
             nextBrokerAttempt = Self.now() + brokerBackoff.next()
         }
     }
@@ -232,6 +237,7 @@ public final class MQTTBridge {
             return
         }
         brokerReady = true
+        brokerWarned = false
         brokerBackoff.reset()
         logger.info("connected to the broker at \(config.host):\(config.effectivePort) (session \(sessionPresent ? "resumed" : "new"))")
         do throws(MQTTError) {

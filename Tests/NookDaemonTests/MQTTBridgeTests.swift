@@ -281,6 +281,23 @@ struct MQTTBridgeTests {
         #expect(try setup.broker.retained("nook/b1/state").isEmpty)
     }
 
+    @Test func e5_aBridgeStartedBeforeItsBrokerSaysSoOnceAndConnectsWhenItComes() throws {
+        let scratch = Scratch()
+        let daemon = try DaemonProcess(scratch: Scratch())
+        let port = MQTTTools.freePort()
+        let placeholder = try Broker(scratch: Scratch())
+        let bridge = try MQTTBridgeProcess(broker: placeholder, socket: daemon.socket, scratch: scratch, port: port, waitUntilOnline: false)
+        try eventually("the first warning") { bridge.log.contains("cannot reach the broker") }
+        // Backoff from a quarter second: several attempts within two seconds, one warning.
+        usleep(2_000_000)
+        #expect(bridge.log.components(separatedBy: "warning nook-mqtt").count - 1 == 1, "\(bridge.log)")
+        #expect(bridge.log.components(separatedBy: "cannot reach the broker").count - 1 >= 3)
+        let broker = try Broker(scratch: scratch, port: port)
+        try eventually("connected once the broker listens", timeout: 20) { bridge.log.contains("connected to the broker") }
+        try broker.publish("nook/b1/activity", "Late broker")
+        try eventually("the card") { try daemon.activities().flatMap { $0.pending + ($0.current.map { [$0] } ?? []) }.map(\.title) == ["Late broker"] }
+    }
+
     @Test func e4_aFleetOfThreeBoardsOnOneBroker() throws {
         let scratch = Scratch()
         let broker = try Broker(scratch: scratch)

@@ -78,9 +78,9 @@ final class Broker {
 
     struct TLSFiles { let ca: String; let cert: String; let key: String }
 
-    init(scratch: Scratch, passwordFile: String? = nil, tls: TLSFiles? = nil) throws {
+    init(scratch: Scratch, passwordFile: String? = nil, tls: TLSFiles? = nil, port: Int? = nil) throws {
         self.scratch = scratch
-        port = MQTTTools.freePort()
+        self.port = port ?? MQTTTools.freePort()
         tlsPort = tls == nil ? nil : MQTTTools.freePort()
         logPath = scratch.path + "/mosquitto.log"
         // Run as root, mosquitto drops to its own user, which must write its log and persistence here.
@@ -91,7 +91,7 @@ final class Broker {
             "persistence_location \(scratch.path)/",
             "log_dest file \(logPath)",
             "log_type error", "log_type warning", "log_type notice", "log_type information",
-            "listener \(port) 127.0.0.1",
+            "listener \(self.port) 127.0.0.1",
         ]
         if let tls, let tlsPort {
             lines += ["listener \(tlsPort) 127.0.0.1", "cafile \(tls.ca)", "certfile \(tls.cert)", "keyfile \(tls.key)"]
