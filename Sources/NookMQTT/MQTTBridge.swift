@@ -59,6 +59,7 @@ public final class MQTTBridge {
     private var brokerWarned = false
     private var nextBrokerAttempt = 0.0
 
+    private var pendingSubscriptions = 0
     private var batch: [MQTTMessage] = []
     private var discarding = false
     private var nextRequestID = 0.0
@@ -77,6 +78,11 @@ public final class MQTTBridge {
         connection.onConnect = { [unowned self] code, sessionPresent in connected(code, sessionPresent: sessionPresent) }
         connection.onDisconnect = { [unowned self] code in disconnected(code) }
         connection.onMessage = { [unowned self] message in if !discarding { batch.append(message) } }
+        connection.onSubscribed = { [unowned self] _ in
+            pendingSubscriptions -= 1
+            // From here on the broker queues what arrives for us while we are away.
+            if pendingSubscriptions == 0 { logger.info("subscribed to \(topics.inbound.joined(separator: ", "))") }
+        }
         connection.onLog = { error, text in
             if error { logger.error("libmosquitto: \(text)") } else { logger.notice("libmosquitto: \(text)") }
         }
@@ -242,6 +248,7 @@ public final class MQTTBridge {
         logger.info("connected to the broker at \(config.host):\(config.effectivePort) (session \(sessionPresent ? "resumed" : "new"))")
         do throws(MQTTError) {
             // Subscribing again on a resumed session is harmless and picks up a changed prefix.
+            pendingSubscriptions = topics.inbound.count
             for topic in topics.inbound { try connection.subscribe(topic, qos: 1) }
             try connection.publish(topics.availability, "online", qos: 1, retain: true)
             if config.discovery {

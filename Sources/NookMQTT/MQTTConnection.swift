@@ -77,6 +77,8 @@ public final class MQTTConnection {
     public var onMessage: ((MQTTMessage) -> Void)?
     /// An outgoing QoS 1 message was acknowledged by the broker.
     public var onPublished: ((_ messageID: Int32) -> Void)?
+    /// The broker acknowledged a subscription (SUBACK).
+    public var onSubscribed: ((_ messageID: Int32) -> Void)?
     /// libmosquitto's own warnings and errors (a TLS handshake's OpenSSL reason lands here).
     public var onLog: ((_ error: Bool, _ message: String) -> Void)?
 
@@ -123,6 +125,9 @@ public final class MQTTConnection {
         }
         mosquitto_publish_callback_set(handle) { _, userdata, messageID in
             MQTTConnection.owner(userdata)?.onPublished?(messageID)
+        }
+        mosquitto_subscribe_callback_set(handle) { _, userdata, messageID, _, _ in
+            MQTTConnection.owner(userdata)?.onSubscribed?(messageID)
         }
         mosquitto_log_callback_set(handle) { _, userdata, level, text in
             guard let text, level & Int32(MOSQ_LOG_ERR | MOSQ_LOG_WARNING) != 0 else { return }

@@ -299,7 +299,7 @@ struct MQTTBridgeTests {
         #expect(bridge.log.components(separatedBy: "warning nook-mqtt").count - 1 == 1, "\(bridge.log)")
         #expect(bridge.log.components(separatedBy: "cannot reach the broker").count - 1 >= 3)
         let broker = try Broker(scratch: scratch, port: port)
-        try eventually("connected once the broker listens", timeout: 20) { bridge.log.contains("connected to the broker") }
+        try eventually("subscribed once the broker listens", timeout: 20) { bridge.log.contains("subscribed to") }
         try broker.publish("nook/b1/activity", "Late broker")
         try eventually("the card") { try daemon.activities().flatMap { $0.pending + ($0.current.map { [$0] } ?? []) }.map(\.title) == ["Late broker"] }
     }

@@ -234,7 +234,8 @@ final class MQTTBridgeProcess {
         if waitUntilOnline {
             try eventually("nook-mqtt \(device) online") {
                 if !process.isRunning { throw DaemonFailure("nook-mqtt exited (\(process.terminationStatus)): \(log)") }
-                return log.contains("connected to the broker")
+                // Subscribed: only then does the broker keep messages for this session.
+                return log.contains("subscribed to")
             }
         }
     }
