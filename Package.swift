@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "nook-fuzz", targets: ["nook-fuzz"]),
         .executable(name: "nook-notify", targets: ["nook-notify"]),
         .executable(name: "nook-lcdproc", targets: ["nook-lcdproc"]),
+        .executable(name: "nook-mqtt", targets: ["nook-mqtt"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -97,6 +98,18 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // libmosquitto (Debian libmosquitto-dev), seen only by NookMQTT. No pkgConfig: its .pc
+        // file adds only -pthread, which SwiftPM refuses with a warning on every build.
+        .systemLibrary(name: "CMosquitto"),
+        // The MQTT and Home Assistant bridge (SPEC E4-E7): a client of nookd's socket.
+        .target(name: "NookMQTT", dependencies: [
+            "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "CMosquitto", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "nook-mqtt", dependencies: [
+            "NookMQTT", "NookConfig",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // nookd's outside inputs as fuzz targets; nook-fuzz runs them under libFuzzer (Hardware/dev/fuzz).
         .target(name: "NookFuzzTargets", dependencies: ["NookActivities", "NookConfig", "NookDaemon", "NookProtocol", "NookLCDproc"]),
         .executableTarget(name: "nook-fuzz", dependencies: ["NookFuzzTargets"]),
@@ -104,7 +117,7 @@ let package = Package(
         .target(name: "NookTestSupport", dependencies: ["NookActivities", "NookSystem"]),
         .executableTarget(name: "nook-demo", dependencies: ["NookActivities"]),
         .executableTarget(name: "nook-bench", dependencies: ["NookActivities", "NookTestSupport", "NookDisplay", "NookRender", "NookProtocol", "NookLED", "NookPixel", "NookLCDproc",
-                                                           .product(name: "Logging", package: "swift-log")]),
+                                                           "NookMQTT", "NookSystem", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "NookConfigTests", dependencies: ["NookConfig"]),
         .testTarget(name: "NookSystemTests", dependencies: ["NookSystem"]),
         .testTarget(name: "NookFuzzTargetsTests", dependencies: ["NookFuzzTargets"]),
@@ -113,6 +126,7 @@ let package = Package(
         .testTarget(name: "NookNotifyTests", dependencies: ["NookNotify", "NookActivities", "NookProtocol"]),
         .testTarget(name: "NookLCDprocTests", dependencies: ["NookLCDproc", "NookActivities", "NookProtocol", "NookSystem", "NookTestSupport"],
                     resources: [.copy("Transcripts")]),
+        .testTarget(name: "NookMQTTTests", dependencies: ["NookMQTT", "NookActivities", "NookProtocol", "NookConfig"]),
         .testTarget(name: "NookProtocolTests", dependencies: ["NookProtocol", "NookActivities"]),
         // nookctl's own reading of `enqueue` command lines against ArgumentParser's.
         .testTarget(name: "NookctlTests", dependencies: ["nookctl", .product(name: "ArgumentParser", package: "swift-argument-parser")]),

@@ -2,7 +2,8 @@
 // every figure is the median of several rounds, so a busy machine skews both sides alike.
 // `nook-bench soak` runs only the soak (100,000 activities through nookd); `nook-bench daemon`
 // only the figures of nookd and nookctl; `nook-bench journal` only the journal's; `render`, `idle`,
-// `first-frame`, `pipelined` and `led` one group each. Rounds.swift says how to add a figure.
+// `first-frame`, `pipelined`, `led`, `lcdproc` and `mqtt` one group each. Rounds.swift says how
+// to add a figure.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -155,6 +156,10 @@ if CommandLine.arguments.dropFirst().first == "idle" {
     try await reportIdleDaemon(figures, socket: figures.scratch + "/nookd.sock")
     exit(0)
 }
+if CommandLine.arguments.dropFirst().first == "mqtt" {
+    reportMQTTFigures(DaemonFigures())
+    exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "daemon" {
     await reportDaemonFigures(DaemonFigures())
     exit(0)
@@ -178,4 +183,5 @@ await reportLCDprocFigures()
 
 let daemonFigures = DaemonFigures()
 await reportDaemonFigures(daemonFigures)
+reportMQTTFigures(daemonFigures)
 reportSoak(daemonFigures)

@@ -166,3 +166,7 @@ func startNookctl(_ arguments: [String], socket: String) throws -> Process {
     try process.run()
     return process
 }
+
+extension Built {
+    static let nookMQTT = directory + "/nook-mqtt"
+}

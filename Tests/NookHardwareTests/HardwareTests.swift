@@ -157,7 +157,8 @@ struct ServiceTests {
                         "/etc/udev/rules.d/70-nook.rules", "/usr/lib/sysusers.d/nook.conf", "/etc/nook/nook.toml",
                         "/usr/share/bash-completion/completions/nookctl", "/usr/share/doc/nook/README.md",
                         "/usr/local/bin/nook-notify", "/etc/systemd/system/nook-notify.service", "/usr/lib/systemd/user/nook-notify.service",
-                        "/usr/share/dbus-1/services/org.nook.Notify.service", "/usr/share/dbus-1/system.d/org.nook.Notify.conf"]
+                        "/usr/share/dbus-1/services/org.nook.Notify.service", "/usr/share/dbus-1/system.d/org.nook.Notify.conf",
+                        "/usr/local/bin/nook-mqtt", "/etc/systemd/system/nook-mqtt.service", "/etc/nook/mqtt.toml"]
         for path in expected { #expect(FileManager.default.fileExists(atPath: stage + path), "\(path)") }
         #expect(FileManager.default.isExecutableFile(atPath: stage + "/usr/local/bin/nookd"))
         let config = try DaemonConfigProbe.load(stage + "/etc/nook/nook.toml")
@@ -170,7 +171,7 @@ struct ServiceTests {
 
         let uninstall = try run(repository + "/Hardware/install", ["--uninstall", "--destdir", stage])
         #expect(uninstall.status == 0, "\(uninstall.output)")
-        for path in expected where path != "/etc/nook/nook.toml" { #expect(!FileManager.default.fileExists(atPath: stage + path), "\(path) removed") }
+        for path in expected where !path.hasPrefix("/etc/nook/") { #expect(!FileManager.default.fileExists(atPath: stage + path), "\(path) removed") }
         #expect(FileManager.default.fileExists(atPath: stage + "/etc/nook/nook.toml"), "config kept without --purge")
         #expect(try run(repository + "/Hardware/install", ["--uninstall", "--destdir", stage]).status == 1, "nothing left to uninstall")
     }
@@ -182,6 +183,26 @@ enum DaemonConfigProbe {
     static func load(_ path: String) throws -> Bool {
         let result = try run(repository + "/.build/debug/nookd", ["--config", path, "--check"])
         return result.status == 0 && result.output.contains("configuration OK")
+    }
+}
+
+@Suite("E6 nook-mqtt's unit")
+struct MQTTUnitFileTests {
+    @Test func e6_theUnitIsHardenedRunsAsItsOwnUserAndHasNoDevices() throws {
+        let path = repository + "/Hardware/systemd/nook-mqtt.service"
+        let result = try run("/usr/bin/systemd-analyze", ["security", "--offline=true", "--no-pager", path])
+        let line = try #require(result.output.split(separator: "\n").first { $0.contains("Overall exposure level") }, "\(result.output.suffix(500))")
+        let score = try #require(line.split(separator: " ").compactMap { Double($0) }.last)
+        print("nook-mqtt.service exposure: \(score)")
+        #expect(score <= 2.5, "\(line)")
+        let unit = try String(contentsOfFile: path, encoding: .utf8)
+        for setting in ["User=nook-mqtt", "SupplementaryGroups=nook", "PrivateDevices=yes", "DevicePolicy=closed", "NoNewPrivileges=yes",
+                        "ProtectSystem=strict", "Restart=on-failure"] {
+            #expect(unit.contains(setting), "\(setting)")
+        }
+        #expect(!unit.contains("DeviceAllow="))
+        let users = try String(contentsOfFile: repository + "/Hardware/sysusers/nook.conf", encoding: .utf8)
+        #expect(users.contains("u nook-mqtt ") && users.contains("m nook-mqtt nook"))
     }
 }
 

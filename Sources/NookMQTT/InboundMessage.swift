@@ -1,0 +1,165 @@
+import NookActivities
+import NookProtocol
+
+/// Why a message from the broker was not passed on, as the `error` topic reports it (E4):
+/// the topic, the field at fault (`activity.tint`, `command`, `payload`) and why.
+public struct Rejection: Error, Sendable, Equatable, CustomStringConvertible {
+    public var topic: String
+    public var code: String
+    public var field: String?
+    public var message: String
+
+    public init(topic: String, code: String, field: String?, _ message: String) {
+        (self.topic, self.code, self.field, self.message) = (topic, code, field, message)
+    }
+
+    init(topic: String, _ error: ProtocolError) {
+        self.init(topic: topic, code: error.code.rawValue, field: error.field, error.message)
+    }
+
+    public var description: String { "\(topic): " + (field.map { "\($0): " } ?? "") + message }
+
+    /// The `error` topic's payload; the first bytes of the payload help find who sent it.
+    public func json(payload: [UInt8]) -> JSONValue {
+        var members: [(String, JSONValue)] = [("topic", .string(topic)), ("code", .string(code))]
+        if let field { members.append(("field", .string(field))) }
+        members.append(("message", .string(message)))
+        let head = payload.prefix(InboundMessage.echoedBytes)
+        members.append(("payload", .string(String(decoding: head, as: UTF8.self) + (payload.count > head.count ? "…" : ""))))
+        return .object(members)
+    }
+}
+
+/// Turns a payload from `activity` or `command` into the socket protocol's operation, with the
+/// socket protocol's own decoding and validation (``ActivityPayload``, ``Request``): MQTT adds
+/// no rules of its own except those only a network source needs (no icon files, no retained
+/// messages).
+public enum InboundMessage {
+    /// The socket protocol's own line limit.
+    public static let largestPayload = NookProtocol.maximumLineBytes
+    static let echoedBytes = 200
+    /// What `command` accepts, as the error for an unknown one lists it.
+    public static let commandHelp = "dismiss [ID], cancel ID, cancel-all KEY, suspend, resume, home clock|blank|text TEXT, or the socket protocol's JSON request for one of these"
+
+    public static func decode(_ kind: Topics.Inbound, topic: String, payload: [UInt8], retained: Bool, module: String?) -> Result<NookOperation, Rejection> {
+        do throws(Rejection) {
+            if retained {
+                throw Rejection(topic: topic, code: "invalid", field: "retain",
+                                "a retained message would be taken again on every reconnect; publish it without the retain flag (and clear it: publish an empty retained message)")
+            }
+            guard payload.count <= largestPayload else {
+                throw Rejection(topic: topic, code: "lineTooLong", field: "payload", "is \(payload.count) bytes; at most \(largestPayload)")
+            }
+            guard let text = String(validating: payload, as: UTF8.self) else {
+                throw Rejection(topic: topic, code: "invalid", field: "payload", "is not valid UTF-8 text")
+            }
+            let trimmed = text.trimmingWhitespace()
+            switch kind {
+            case .activity: return .success(try activity(trimmed, topic: topic, module: module))
+            case .command: return .success(try command(trimmed, topic: topic, module: module))
+            }
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    static func activity(_ text: Substring, topic: String, module: String?) throws(Rejection) -> NookOperation {
+        let activity: NookActivity
+        if text.first == "{" {
+            let value: JSONValue
+            do { value = try JSONValue.parse(Array(text.utf8)) } catch {
+                throw Rejection(topic: topic, code: "badJSON", field: "payload", "starts with '{' but is not valid JSON \(error) (plain text without a leading '{' is a title)")
+            }
+            do { activity = try ActivityPayload.decode(value) } catch { throw Rejection(topic: topic, error) }
+        } else {
+            guard !text.isEmpty else {
+                throw Rejection(topic: topic, code: "missingField", field: "activity.title", "is required: the payload is empty (send a title as plain text, or a JSON activity)")
+            }
+            var plain = NookActivity(title: String(text))
+            plain.id = NookActivityID()
+            do { try plain.validate() } catch {
+                throw Rejection(topic: topic, code: "invalid", field: "activity." + error.field, error.problem)
+            }
+            activity = plain
+        }
+        // A path would make nookd read a file of the board's on behalf of anyone who can
+        // publish to the broker.
+        if let icon = activity.systemImage, icon.contains("/") {
+            throw Rejection(topic: topic, code: "invalid", field: "activity.icon", "file paths are not accepted over MQTT; name a symbol such as \"bell\"")
+        }
+        return .enqueue(activity, module: module, wait: false)
+    }
+
+    static func command(_ text: Substring, topic: String, module: String?) throws(Rejection) -> NookOperation {
+        let request: JSONValue
+        if text.first == "{" {
+            let result = Request.decode(Array(text.utf8))
+            switch result {
+            case .failure(let failure): throw Rejection(topic: topic, failure.error)
+            case .success(let decoded): return try allowed(decoded.operation, topic: topic)
+            }
+        }
+        let words = text.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard let verb = words.first else {
+            throw Rejection(topic: topic, code: "missingField", field: "command", "the payload is empty; send one of: \(commandHelp)")
+        }
+        let rest = words.count > 1 ? String(words[1].trimmingWhitespace()) : nil
+        func noArgument() throws(Rejection) {
+            if let rest { throw Rejection(topic: topic, code: "invalid", field: "command", "'\(verb)' takes no argument, got '\(rest)'") }
+        }
+        var members: [(String, JSONValue)] = []
+        switch verb {
+        case "dismiss":
+            members = [("op", .string("dismiss"))]
+            if let rest { members.append(("activity", .string(rest))) }
+        case "cancel":
+            members = [("op", .string("cancel"))]
+            if let rest { members.append(("activity", .string(rest))) }
+        case "cancel-all":
+            members = [("op", .string("cancel-all"))]
+            if let rest { members.append(("key", .string(rest))) }
+            if let module { members.append(("module", .string(module))) }
+        case "suspend", "resume":
+            try noArgument()
+            members = [("op", .string(String(verb)))]
+        case "home":
+            members = [("op", .string("home"))]
+            let parts = rest?.split(separator: " ", maxSplits: 1).map(String.init) ?? []
+            if let content = parts.first { members.append(("content", .string(content))) }
+            if parts.count > 1 { members.append(("text", .string(parts[1]))) }
+        default:
+            throw Rejection(topic: topic, code: "unknownOperation", field: "command", "'\(verb)' is not a command; known: \(commandHelp)")
+        }
+        request = .object(members)
+        switch Request.decode(request.serializedBytes) {
+        case .failure(let failure): throw Rejection(topic: topic, failure.error)
+        case .success(let decoded): return try allowed(decoded.operation, topic: topic)
+        }
+    }
+
+    /// Operations a broker's clients may ask for: those that change what the board shows.
+    /// Reading (`status`, `list`, `snapshot`, `watch`) is what `state` and `event` are for;
+    /// `focus` and `quiesce` belong to the board's own administrator.
+    private static func allowed(_ operation: NookOperation, topic: String) throws(Rejection) -> NookOperation {
+        switch operation {
+        case .dismiss, .cancel, .cancelAll, .suspend, .resume, .home: return operation
+        case .enqueue:
+            throw Rejection(topic: topic, code: "invalid", field: "op", "activities go to the activity topic, not to command")
+        default:
+            throw Rejection(topic: topic, code: "invalid", field: "op", "is not accepted over MQTT; known: \(commandHelp)")
+        }
+    }
+}
+
+extension Substring {
+    func trimmingWhitespace() -> Substring {
+        guard let start = firstIndex(where: { !$0.isWhitespace }), let end = lastIndex(where: { !$0.isWhitespace }) else {
+            return self[endIndex...]
+        }
+        return self[start...end]
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> Substring { self[...].trimmingWhitespace() }
+}

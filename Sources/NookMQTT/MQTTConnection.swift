@@ -1,0 +1,221 @@
+internal import CMosquitto
+import NookSystem
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A failed libmosquitto call: its name, what it was called on and libmosquitto's reason
+/// (`'mosquitto_connect' failed for localhost:1883: (111) Connection refused`).
+public struct MQTTError: Error, Sendable, CustomStringConvertible {
+    public var call: String
+    public var subject: String?
+    /// libmosquitto's `MOSQ_ERR_*` code.
+    public var code: Int32
+    public var reason: String
+
+    init(_ call: String, subject: String? = nil, code: Int32) {
+        (self.call, self.subject, self.code) = (call, subject, code)
+        // MOSQ_ERR_ERRNO: the reason is the system call's errno, set by the call just made.
+        if code == Int32(MOSQ_ERR_ERRNO.rawValue) {
+            reason = SystemCallError.describe(errno: errno)
+        } else {
+            reason = String(cString: mosquitto_strerror(code))
+        }
+    }
+
+    init(_ call: String, subject: String? = nil, reason: String) {
+        (self.call, self.subject, self.code, self.reason) = (call, subject, -1, reason)
+    }
+
+    public var description: String {
+        "'\(call)' failed" + (subject.map { " for \($0)" } ?? "") + ": " + reason
+    }
+}
+
+/// One message from the broker.
+public struct MQTTMessage: Sendable {
+    public var topic: String
+    public var payload: [UInt8]
+    public var qos: Int
+    /// Sent because it was retained when we subscribed, not because someone just published it.
+    public var retained: Bool
+}
+
+/// The one owner of a libmosquitto client (`struct mosquitto`), driven by its owner's own
+/// `poll(2)` loop: ``descriptor``, ``wantsWrite``, ``readPackets()``, ``writePackets()``,
+/// ``housekeeping()``. Callbacks run inside those calls, on the calling thread.
+///
+/// It is marked threaded (`mosquitto_threaded_set`), which in libmosquitto 2.0 means a queued
+/// packet is never written from inside the call that queued it: only ``writePackets()``
+/// writes. The bridge depends on this for E5 (see `MQTTBridge`): libmosquitto queues a QoS 1
+/// message's PUBACK *before* it calls `on_message` (lib/handle_publish.c), so the PUBACK
+/// must not reach the wire until nookd has accepted the message.
+public final class MQTTConnection {
+    public struct Options: Sendable {
+        public var clientID: String
+        /// False: a persistent session the broker keeps while we are away (E5).
+        public var cleanSession: Bool
+        public var host: String
+        public var port: Int
+        public var keepalive: Int
+        public var credentials: Credentials?
+        public var tls: MQTTConfig.TLS?
+        /// The last will: topic, payload, retained; published by the broker if we vanish.
+        public var will: (topic: String, payload: String, retain: Bool)?
+
+        public init(clientID: String, cleanSession: Bool, host: String, port: Int, keepalive: Int = 30,
+                    credentials: Credentials? = nil, tls: MQTTConfig.TLS? = nil, will: (topic: String, payload: String, retain: Bool)? = nil) {
+            (self.clientID, self.cleanSession, self.host, self.port, self.keepalive) = (clientID, cleanSession, host, port, keepalive)
+            (self.credentials, self.tls, self.will) = (credentials, tls, will)
+        }
+    }
+
+    /// CONNACK: the code (0 accepted) and whether the broker still had our session.
+    public var onConnect: ((_ code: Int32, _ sessionPresent: Bool) -> Void)?
+    /// The connection ended; 0 when we asked for it.
+    public var onDisconnect: ((_ code: Int32) -> Void)?
+    public var onMessage: ((MQTTMessage) -> Void)?
+    /// An outgoing QoS 1 message was acknowledged by the broker.
+    public var onPublished: ((_ messageID: Int32) -> Void)?
+    /// The broker acknowledged a subscription (SUBACK).
+    public var onSubscribed: ((_ messageID: Int32) -> Void)?
+    /// libmosquitto's own warnings and errors (a TLS handshake's OpenSSL reason lands here).
+    public var onLog: ((_ error: Bool, _ message: String) -> Void)?
+
+    public let options: Options
+    private let handle: OpaquePointer
+    private var hasConnected = false
+
+    private static let libraryInit: Int32 = mosquitto_lib_init()
+
+    public init(options: Options) throws(MQTTError) {
+        self.options = options
+        if Self.libraryInit != 0 { throw MQTTError("mosquitto_lib_init", code: Self.libraryInit) }
+        guard let handle = mosquitto_new(options.clientID, options.cleanSession, nil) else {
+            throw MQTTError("mosquitto_new", subject: options.clientID, code: Int32(MOSQ_ERR_ERRNO.rawValue))
+        }
+        self.handle = handle
+        try check("mosquitto_threaded_set", mosquitto_threaded_set(handle, true))
+        _ = mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, Int32(MQTT_PROTOCOL_V311))
+        if let will = options.will {
+            let bytes = Array(will.payload.utf8)
+            try check("mosquitto_will_set", subject: will.topic, mosquitto_will_set(handle, will.topic, Int32(bytes.count), bytes, 1, will.retain))
+        }
+        if let credentials = options.credentials {
+            try check("mosquitto_username_pw_set", mosquitto_username_pw_set(handle, credentials.username, credentials.password))
+        }
+        if let tls = options.tls {
+            try check("mosquitto_tls_set", subject: tls.caFile, mosquitto_tls_set(handle, tls.caFile, nil, tls.certFile, tls.keyFile, nil))
+            // Verify the broker's certificate and its name: never the "insecure" mode.
+            try check("mosquitto_tls_opts_set", mosquitto_tls_opts_set(handle, 1, nil, nil))
+        }
+        mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
+        mosquitto_connect_with_flags_callback_set(handle) { _, userdata, code, flags in
+            MQTTConnection.owner(userdata)?.onConnect?(code, flags & 1 != 0)
+        }
+        mosquitto_disconnect_callback_set(handle) { _, userdata, code in
+            MQTTConnection.owner(userdata)?.onDisconnect?(code)
+        }
+        mosquitto_message_callback_set(handle) { _, userdata, message in
+            guard let connection = MQTTConnection.owner(userdata), let message = message?.pointee else { return }
+            let payload = message.payloadlen > 0 && message.payload != nil
+                ? Array(UnsafeRawBufferPointer(start: message.payload, count: Int(message.payloadlen)))
+                : []
+            connection.onMessage?(MQTTMessage(topic: String(cString: message.topic), payload: payload, qos: Int(message.qos), retained: message.retain))
+        }
+        mosquitto_publish_callback_set(handle) { _, userdata, messageID in
+            MQTTConnection.owner(userdata)?.onPublished?(messageID)
+        }
+        mosquitto_subscribe_callback_set(handle) { _, userdata, messageID, _, _ in
+            MQTTConnection.owner(userdata)?.onSubscribed?(messageID)
+        }
+        mosquitto_log_callback_set(handle) { _, userdata, level, text in
+            guard let text, level & Int32(MOSQ_LOG_ERR | MOSQ_LOG_WARNING) != 0 else { return }
+            MQTTConnection.owner(userdata)?.onLog?(level & Int32(MOSQ_LOG_ERR) != 0, String(cString: text))
+        }
+    }
+
+    private static func owner(_ userdata: UnsafeMutableRawPointer?) -> MQTTConnection? {
+        userdata.map { Unmanaged<MQTTConnection>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    deinit {
+        mosquitto_destroy(handle)
+    }
+
+    private func check(_ call: String, subject: String? = nil, _ code: Int32) throws(MQTTError) {
+        if code != 0 { throw MQTTError(call, subject: subject, code: code) }
+    }
+
+    private var address: String { "\(options.host):\(options.port)" }
+
+    /// Opens the TCP connection and queues CONNECT (the first time `mosquitto_connect`, then
+    /// `mosquitto_reconnect`, which also drops every packet still queued from the last
+    /// connection: an unsent PUBACK stays unsent, so the broker sends that message again).
+    /// Blocks for the TCP connect only; the TLS handshake and CONNACK come through the loop.
+    public func connect() throws(MQTTError) {
+        if hasConnected {
+            try check("mosquitto_reconnect", subject: address, mosquitto_reconnect(handle))
+        } else {
+            try check("mosquitto_connect", subject: address, mosquitto_connect(handle, options.host, Int32(options.port), Int32(options.keepalive)))
+            hasConnected = true
+        }
+    }
+
+    /// The socket, or -1 while there is no connection.
+    public var descriptor: Int32 { mosquitto_socket(handle) }
+    public var wantsWrite: Bool { mosquitto_want_write(handle) }
+
+    /// `mosquitto_loop_read`: reads what the socket has and runs the callbacks. Queued
+    /// answers (PUBACK) are not written here.
+    @discardableResult
+    public func readPackets() -> Int32 { mosquitto_loop_read(handle, 1) }
+
+    /// `mosquitto_loop_write`: writes every queued packet it can.
+    @discardableResult
+    public func writePackets() -> Int32 { mosquitto_loop_write(handle, 1) }
+
+    /// `mosquitto_loop_misc`: keepalive pings and retries; call at least once a second.
+    @discardableResult
+    public func housekeeping() -> Int32 { mosquitto_loop_misc(handle) }
+
+    /// Queues a message; written by the next ``writePackets()``. Returns its message id.
+    @discardableResult
+    public func publish(_ topic: String, _ payload: [UInt8], qos: Int = 1, retain: Bool = false) throws(MQTTError) -> Int32 {
+        var messageID: Int32 = 0
+        try check("mosquitto_publish", subject: topic, mosquitto_publish(handle, &messageID, topic, Int32(payload.count), payload, Int32(qos), retain))
+        return messageID
+    }
+
+    public func publish(_ topic: String, _ text: String, qos: Int = 1, retain: Bool = false) throws(MQTTError) {
+        try publish(topic, Array(text.utf8), qos: qos, retain: retain)
+    }
+
+    public func subscribe(_ topic: String, qos: Int = 1) throws(MQTTError) {
+        try check("mosquitto_subscribe", subject: topic, mosquitto_subscribe(handle, nil, topic, Int32(qos)))
+    }
+
+    /// A polite end: DISCONNECT is queued (the will is not published); written by ``writePackets()``.
+    public func disconnect() {
+        _ = mosquitto_disconnect(handle)
+    }
+
+    /// Ends the connection without writing anything still queued — above all the PUBACKs of
+    /// messages nookd did not take — and without DISCONNECT, so the broker publishes the will
+    /// and sends the unacknowledged messages again on the next connection (E5).
+    public func abandon() {
+        let fd = descriptor
+        guard fd >= 0 else { return }
+        shutdown(fd, Int32(SHUT_RDWR))
+        // libmosquitto notices on its next read (end of file), closes the socket and reports
+        // the disconnect; whatever it still reads meanwhile is answered into a queue that is
+        // never written.
+        for _ in 0..<10_000 where descriptor >= 0 {
+            readPackets()
+        }
+    }
+
+    public static func connackDescription(_ code: Int32) -> String {
+        String(cString: mosquitto_connack_string(code))
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import NookProtocol
+import Testing
+
+/// SPEC E6 end to end: a broker with a password file and a TLS listener whose certificates the
+/// test makes with openssl.
+@Suite("E6 MQTT bridge security against a real broker", .serialized, .ownThreads, .enabled(if: MQTTTools.available, MQTTTools.skipReason))
+struct MQTTSecurityTests {
+    /// A CA, a server certificate for 127.0.0.1 signed by it, and a second CA that signed nothing.
+    static func certificates(_ scratch: Scratch) throws -> (files: Broker.TLSFiles, otherCA: String) {
+        let dir = scratch.path
+        func openssl(_ arguments: [String]) throws {
+            let result = try MQTTTools.run(["openssl"] + arguments)
+            if result.status != 0 { throw DaemonFailure("openssl \(arguments.joined(separator: " ")): \(result.error)") }
+        }
+        for name in ["ca", "other"] {
+            try openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+                         "-subj", "/CN=Nook test \(name)", "-keyout", "\(dir)/\(name).key", "-out", "\(dir)/\(name).pem"])
+        }
+        try openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=127.0.0.1",
+                     "-keyout", "\(dir)/server.key", "-out", "\(dir)/server.csr"])
+        let extensions = scratch.file("server.ext", "subjectAltName = IP:127.0.0.1\n")
+        try openssl(["x509", "-req", "-in", "\(dir)/server.csr", "-CA", "\(dir)/ca.pem", "-CAkey", "\(dir)/ca.key", "-CAcreateserial",
+                     "-days", "2", "-extfile", extensions, "-out", "\(dir)/server.pem"])
+        // Run as root, mosquitto reads its key as its own user.
+        chmod("\(dir)/server.key", 0o644)
+        return (Broker.TLSFiles(ca: "\(dir)/ca.pem", cert: "\(dir)/server.pem", key: "\(dir)/server.key"), "\(dir)/other.pem")
+    }
+
+    static func passwordFile(_ scratch: Scratch) throws -> String {
+        let path = scratch.path + "/passwords"
+        let result = try MQTTTools.run(["mosquitto_passwd", "-b", "-c", path, "board", "right-password"])
+        if result.status != 0 { throw DaemonFailure("mosquitto_passwd: \(result.error)") }
+        chmod(path, 0o644)
+        return path
+    }
+
+    static func credentials(_ scratch: Scratch, password: String, mode: mode_t = 0o600) -> String {
+        let path = scratch.file("credentials-\(UUID().uuidString)", "username = \"board\"\npassword = \"\(password)\"\n")
+        chmod(path, mode)
+        return path
+    }
+
+    @Test func e6_tlsWithTheRightCAConnectsAndABadCertificateIsAClearError() throws {
+        let scratch = Scratch()
+        let (files, otherCA) = try Self.certificates(scratch)
+        let passwords = try Self.passwordFile(scratch)
+        let broker = try Broker(scratch: scratch, passwordFile: passwords, tls: files)
+        let daemon = try DaemonProcess(scratch: Scratch())
+        try daemon.request(.suspend(module: nil))
+        let good = Self.credentials(scratch, password: "right-password")
+        let bridge = try MQTTBridgeProcess(broker: broker, socket: daemon.socket, scratch: scratch,
+                                           extraConfig: "credentials = \"\(good)\"\n[mqtt.tls]\nca_file = \"\(files.ca)\"\n", port: broker.tlsPort)
+        let sent = try MQTTTools.run(["mosquitto_pub", "-h", "127.0.0.1", "-p", String(broker.tlsPort!), "--cafile", files.ca,
+                                      "-u", "board", "-P", "right-password", "-q", "1", "-t", "nook/b1/activity", "-m", "Over TLS"])
+        #expect(sent.status == 0, "\(sent.error)")
+        try eventually("the card over TLS") { try daemon.activities().flatMap(\.pending).map(\.title) == ["Over TLS"] }
+        #expect(bridge.process.isRunning)
+
+        // A CA that did not sign the broker's certificate: the handshake fails, and the log says why.
+        let doubtful = try MQTTBridgeProcess(broker: broker, socket: daemon.socket, scratch: scratch, device: "b2",
+                                             extraConfig: "credentials = \"\(good)\"\n[mqtt.tls]\nca_file = \"\(otherCA)\"\n",
+                                             port: broker.tlsPort, waitUntilOnline: false)
+        try eventually("the certificate error in the log") { doubtful.log.contains("certificate verify failed") }
+        #expect(!doubtful.log.contains("connected to the broker"))
+    }
+
+    @Test func e6_aWrongPasswordIsAClearError() throws {
+        let scratch = Scratch()
+        let broker = try Broker(scratch: scratch, passwordFile: try Self.passwordFile(scratch))
+        let daemon = try DaemonProcess(scratch: Scratch())
+        let wrong = Self.credentials(scratch, password: "wrong-password")
+        let bridge = try MQTTBridgeProcess(broker: broker, socket: daemon.socket, scratch: scratch,
+                                           extraConfig: "credentials = \"\(wrong)\"\nallow_plain_credentials = true\n", waitUntilOnline: false)
+        try eventually("the refusal in the log") { bridge.log.contains("refused the connection") }
+        #expect(bridge.log.contains("not authorised") || bridge.log.contains("bad user name or password"), "\(bridge.log)")
+        #expect(bridge.log.contains("credentials file"))
+        #expect(bridge.process.isRunning, "keeps trying: a password may be fixed on the broker's side")
+    }
+
+    @Test func e6_credentialsOverPlainTCPOrReadableByOthersAreRefusedAtStart() throws {
+        let scratch = Scratch()
+        let broker = try Broker(scratch: scratch)
+        let daemon = try DaemonProcess(scratch: Scratch())
+        let good = Self.credentials(scratch, password: "secret")
+        let plain = try MQTTBridgeProcess(broker: broker, socket: daemon.socket, scratch: scratch, device: "plain",
+                                          extraConfig: "credentials = \"\(good)\"\n", waitUntilOnline: false)
+        plain.process.waitUntilExit()
+        #expect(plain.process.terminationStatus == 1)
+        #expect(plain.log.contains("refusing to send a user name and password") && plain.log.contains("mqtt.allow_plain_credentials"), "\(plain.log)")
+
+        let open = Self.credentials(scratch, password: "secret", mode: 0o644)
+        let readable = try MQTTBridgeProcess(broker: broker, socket: daemon.socket, scratch: scratch, device: "readable",
+                                             extraConfig: "credentials = \"\(open)\"\nallow_plain_credentials = true\n", waitUntilOnline: false)
+        readable.process.waitUntilExit()
+        #expect(readable.process.terminationStatus == 1)
+        #expect(readable.log.contains("chmod 600"), "\(readable.log)")
+
+        let typo = try MQTTBridgeProcess(broker: broker, socket: daemon.socket, scratch: scratch, device: "typo",
+                                         extraConfig: "colour = \"red\"\n", waitUntilOnline: false)
+        typo.process.waitUntilExit()
+        #expect(typo.process.terminationStatus == 1)
+        #expect(typo.log.contains("mqtt.colour"), "\(typo.log)")
+    }
+}
