@@ -277,7 +277,9 @@ public final class Daemon: Sendable {
         if fresh.capacity != old.capacity || fresh.pollInterval != old.pollInterval { needsRestart.append("queue.capacity/poll_interval_ms") }
         if fresh.backend != old.backend || fresh.mockSize != old.mockSize { needsRestart.append("display.backend/size") }
         if fresh.led != old.led { needsRestart.append("[led]") }
-        if fresh.backend.isLED, fresh.rotation != old.rotation { needsRestart.append("display.rotation (LEDs)") }
+        if fresh.backend.isLED, DaemonScreen.ledRotation(fresh.rotation, size: display.mode.size) != DaemonScreen.ledRotation(old.rotation, size: display.mode.size) {
+            needsRestart.append("display.rotation (LED matrix)")
+        }
         if fresh.gpioLines != old.gpioLines || fresh.proximity != old.proximity { needsRestart.append("[gpio.*]/[proximity]") }
         if fresh.journalPath != old.journalPath { needsRestart.append("daemon.journal") }
         if fresh.journalSync != old.journalSync { needsRestart.append("journal.sync") }
