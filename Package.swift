@@ -139,7 +139,7 @@ let package = Package(
         .testTarget(name: "NookDisplayTests", dependencies: ["NookDisplay", "NookTestSupport"]),
         .testTarget(name: "NookPixelTests", dependencies: ["NookPixel", "NookDisplay", "NookActivities", "NookRender", "NookTestSupport"],
                     exclude: ["Golden"]),
-        .testTarget(name: "NookLEDTests", dependencies: ["NookLED", "NookDisplay", "NookActivities", "NookTestSupport"]),
+        .testTarget(name: "NookLEDTests", dependencies: ["NookLED", "NookPixel", "NookDisplay", "NookActivities", "NookTestSupport"]),
         .testTarget(
             name: "NookRenderTests",
             dependencies: ["NookRender", "NookDisplay", "NookActivities", "NookConfig", "NookTestSupport"],

@@ -93,8 +93,8 @@ public final class Daemon: Sendable {
         let settings = NookScreen.Settings(theme: config.theme, rotation: config.rotation.then(panelTurn), home: config.home, blankAfter: config.blankAfter)
         if config.backend.isLED {
             // L3: LEDs get the pixel renderer; the cairo compositor is never made for them.
-            if config.rotation != .none {
-                logger.notice("display.rotation does not turn LEDs; say where the chain starts with [led] origin and lines instead")
+            if config.rotation != .none, DaemonScreen.ledRotation(config.rotation, size: display.mode.size) == .none {
+                logger.notice("display.rotation does not turn an LED strip; say which end comes first with [led] origin instead")
             }
             screen = DaemonScreen(display: display, clock: clock, settings: settings, scrollSpeed: config.led.scrollSpeed,
                                   onWarning: { logger.warning("\($0)") })
@@ -329,6 +329,9 @@ public final class Daemon: Sendable {
         if fresh.capacity != old.capacity || fresh.pollInterval != old.pollInterval { needsRestart.append("queue.capacity/poll_interval_ms") }
         if fresh.backend != old.backend || fresh.mockSize != old.mockSize { needsRestart.append("display.backend/size") }
         if fresh.led != old.led { needsRestart.append("[led]") }
+        if fresh.backend.isLED, DaemonScreen.ledRotation(fresh.rotation, size: display.mode.size) != DaemonScreen.ledRotation(old.rotation, size: display.mode.size) {
+            needsRestart.append("display.rotation (LED matrix)")
+        }
         if fresh.gpioLines != old.gpioLines || fresh.proximity != old.proximity { needsRestart.append("[gpio.*]/[proximity]") }
         if fresh.journalPath != old.journalPath { needsRestart.append("daemon.journal") }
         if fresh.journalSync != old.journalSync { needsRestart.append("journal.sync") }

@@ -14,7 +14,8 @@ final class DaemonScreen: Sendable {
     }
 
     private let kind: Kind
-    /// What `status` reports for an LED screen (the theme and rotation do not apply to it).
+    /// What `status` reports for an LED screen (the theme does not apply to it; the rotation is
+    /// the one the LEDs were started with).
     private let pixelSettings: Mutex<NookScreen.Settings>
 
     init(cards: NookScreen, settings: NookScreen.Settings) {
@@ -24,11 +25,19 @@ final class DaemonScreen: Sendable {
 
     init(display: any DisplayBackend, clock: any NookClock, settings: NookScreen.Settings, scrollSpeed: Double,
          onWarning: @escaping @Sendable (String) -> Void) {
-        let renderer = PixelRenderer(size: display.mode.size, scrollSpeed: scrollSpeed)
-        let screen = PixelScreen(display: display, clock: clock, renderer: renderer, home: Self.pixelHome(settings.home),
+        var settings = settings
+        settings.rotation = Self.ledRotation(settings.rotation, size: display.mode.size)
+        let renderer = PixelRenderer(size: display.mode.size.rotated(settings.rotation.inverse), scrollSpeed: scrollSpeed)
+        let screen = PixelScreen(display: display, clock: clock, renderer: renderer, rotation: settings.rotation, home: Self.pixelHome(settings.home),
                                  blankAfter: settings.blankAfter, localTime: { let now = LocalTime.now(); return (now.hour, now.minute, now.second) }, onWarning: onWarning)
         kind = .pixels(screen, renderer)
         pixelSettings = Mutex(settings)
+    }
+
+    /// The turn a matrix gets (R6). A strip gets none: it has no top to turn, only a chain
+    /// direction, and which end comes first is `[led] origin`'s to say.
+    static func ledRotation(_ rotation: Rotation, size: PixelSize) -> Rotation {
+        size.width == 1 || size.height == 1 ? .none : rotation
     }
 
     static func pixelHome(_ content: HomeContent) -> PixelHome {
@@ -104,7 +113,9 @@ final class DaemonScreen: Sendable {
         switch kind {
         case .cards(let screen): await screen.apply(settings)
         case .pixels(let screen, _):
-            pixelSettings.withLock { $0 = settings }
+            // The renderer's size follows the rotation, so a new one waits for a restart;
+            // `status` keeps reporting the turn the LEDs really have.
+            pixelSettings.withLock { $0 = NookScreen.Settings(theme: settings.theme, rotation: $0.rotation, home: settings.home, blankAfter: settings.blankAfter) }
             await screen.setHome(Self.pixelHome(settings.home))
         }
     }

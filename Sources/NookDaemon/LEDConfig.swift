@@ -15,9 +15,9 @@ public struct LEDSettings: Hashable, Sendable {
     /// `/dev/spidev0.0` (led-spi) or `/dev/i2c-1` (led-i2c).
     public var device: String?
     public var chip: Chip = .ws2812
-    /// I2C address; defaults to the chip's (IS31FL3731 0x74, HT16K33 0x70).
+    /// I2C address; defaults to the board's (IS31FL3731 0x74, LED SHIM 0x75, HT16K33 0x70).
     public var address: UInt8?
-    /// I2C boards: `scroll-phat-hd`, `16x9` (IS31FL3731), `8x8`, `16x8` (HT16K33).
+    /// I2C boards: `scroll-phat-hd`, `16x9`, `led-shim` (IS31FL3731), `8x8`, `16x8` (HT16K33).
     public var board: String?
     /// SPI chains: the whole display in LEDs (`32x8`, `60x1` for a strip).
     public var geometry = PixelSize(width: 32, height: 8)

@@ -22,8 +22,9 @@ enum LEDSelection {
                 guard let device = led.device else { throw LEDError("led-i2c needs [led] device (such as /dev/i2c-1)") }
                 switch led.chip {
                 case .is31fl3731:
-                    let bus = try I2CDevice(path: device, address: led.address ?? 0x74)
-                    driver = try IS31FL3731(bus: bus, board: IS31FL3731.Board(rawValue: led.board ?? "scroll-phat-hd") ?? .scrollPHATHD, safety: led.safety)
+                    let board = IS31FL3731.Board(rawValue: led.board ?? "scroll-phat-hd") ?? .scrollPHATHD
+                    let bus = try I2CDevice(path: device, address: led.address ?? board.defaultAddress)
+                    driver = try IS31FL3731(bus: bus, board: board, safety: led.safety)
                 case .ht16k33:
                     let bus = try I2CDevice(path: device, address: led.address ?? 0x70)
                     driver = try HT16K33(bus: bus, board: HT16K33.Board(rawValue: led.board ?? "8x8") ?? .matrix8x8, safety: led.safety)

@@ -1,7 +1,8 @@
 import NookDisplay
 
 /// ISSI IS31FL3731 (L2): a 16x9 charlieplexed matrix of single-colour LEDs with 8-bit PWM,
-/// on Pimoroni's Scroll pHAT HD (17x7) and Adafruit's CharliePlex (16x9).
+/// on Pimoroni's Scroll pHAT HD (17x7), Adafruit's CharliePlex (16x9) and Pimoroni's LED SHIM
+/// (28 RGB LEDs, each three of the chip's LEDs).
 ///
 /// The chip has eight frame pages (LED on/off, blink, 144 PWM registers each) and a function
 /// page (0x0B: mode, which frame is shown, shutdown), chosen by writing the page number to
@@ -19,12 +20,39 @@ public final class IS31FL3731: LEDDriver {
         case scrollPHATHD = "scroll-phat-hd"
         /// The chip's own 16x9 grid, LED n at register n (Adafruit CharliePlex FeatherWing).
         case matrix16x9 = "16x9"
+        /// Pimoroni LED SHIM: a strip of 28 RGB LEDs (an ambient strip, L4), at address 0x75.
+        case ledSHIM = "led-shim"
 
         public var size: PixelSize {
             switch self {
             case .scrollPHATHD: PixelSize(width: 17, height: 7)
             case .matrix16x9: PixelSize(width: 16, height: 9)
+            case .ledSHIM: PixelSize(width: 28, height: 1)
             }
+        }
+
+        /// The board's I2C address as shipped (the LED SHIM's ADDR pad is cut to 0x75).
+        public var defaultAddress: UInt8 { self == .ledSHIM ? 0x75 : 0x74 }
+
+        /// True where each pixel is three chip LEDs (red, green, blue), not one.
+        public var isRGB: Bool { self == .ledSHIM }
+
+        /// The PWM register offsets (0...143) of LED n's red, green and blue on the LED SHIM,
+        /// LED 0 first. The board routes them irregularly across the chip's matrix, so this is
+        /// a table: the `LOOKUP` of Pimoroni's ledshim Python library (github.com/pimoroni/ledshim,
+        /// `library/ledshim/__init__.py`), as its ports to other languages repeat it.
+        static let ledSHIMRegisters: [(red: UInt8, green: UInt8, blue: UInt8)] = [
+            (118, 69, 85), (117, 68, 101), (116, 84, 100), (115, 83, 99), (114, 82, 98), (113, 81, 97), (112, 80, 96),
+            (134, 21, 37), (133, 20, 36), (132, 19, 35), (131, 18, 34), (130, 17, 50), (129, 33, 49), (128, 32, 48),
+            (127, 47, 63), (121, 41, 57), (122, 25, 58), (123, 26, 42), (124, 27, 43), (125, 28, 44), (126, 29, 45),
+            (15, 95, 111), (8, 89, 105), (9, 90, 106), (10, 91, 107), (11, 92, 108), (12, 76, 109), (13, 77, 93),
+        ]
+
+        /// The PWM register offsets of pixel (x, y)'s red, green and blue, for an RGB board.
+        public func rgbRegisters(x: Int, y: Int) -> (red: Int, green: Int, blue: Int) {
+            precondition(isRGB && y == 0, "\(rawValue) has no RGB pixel (\(x), \(y))")
+            let entry = Self.ledSHIMRegisters[x]
+            return (Int(entry.red), Int(entry.green), Int(entry.blue))
         }
 
         /// The PWM register offset (0...143) of pixel (x, y). For the Scroll pHAT HD this is
@@ -33,6 +61,8 @@ public final class IS31FL3731: LEDDriver {
             switch self {
             case .matrix16x9:
                 return y * 16 + x
+            case .ledSHIM:
+                preconditionFailure("the LED SHIM's pixels are RGB: rgbRegisters(x:y:)")
             case .scrollPHATHD:
                 return x <= 8 ? (8 - x) * 16 + (6 - y) : (x - 8) * 16 + y - 8
             }
@@ -109,8 +139,30 @@ public final class IS31FL3731: LEDDriver {
     }
 
     /// A single-colour LED shows the brightest channel: a tint stays visible at its strength.
+    /// An RGB board's pixel is its three chip LEDs, each channel through the same correction.
     public func show(_ frame: Frame) throws(LEDError) {
         if !awake { try setUp() }
+        if board.isRGB {
+            for y in 0..<size.height {
+                for x in 0..<size.width {
+                    let value = frame[x, y]
+                    let (red, green, blue) = board.rgbRegisters(x: x, y: y)
+                    pwm[red] = table[Int(value >> 16 & 0xFF)]
+                    pwm[green] = table[Int(value >> 8 & 0xFF)]
+                    pwm[blue] = table[Int(value & 0xFF)]
+                }
+            }
+        } else {
+            fillSingleColour(frame)
+        }
+        let next: UInt8 = shown == 0 ? 1 : 0
+        try writePWM(page: next)
+        try page(Self.functionPage)
+        try bus.writeByteData(register: Function.pictureFrame, next)
+        shown = next
+    }
+
+    private func fillSingleColour(_ frame: Frame) {
         for y in 0..<size.height {
             for x in 0..<size.width {
                 let value = frame[x, y]
@@ -118,11 +170,6 @@ public final class IS31FL3731: LEDDriver {
                 pwm[board.ledIndex(x: x, y: y)] = table[Int(level)]
             }
         }
-        let next: UInt8 = shown == 0 ? 1 : 0
-        try writePWM(page: next)
-        try page(Self.functionPage)
-        try bus.writeByteData(register: Function.pictureFrame, next)
-        shown = next
     }
 
     /// Every PWM register of both frames to zero, then software shutdown: dark, and drawing nothing.

@@ -82,48 +82,4 @@ public struct LEDChain: Sendable {
         }
         return budget.scaleTable(ledCount: layout.count, sum: sum)
     }
-
-    /// WS2812 RGB straight from the frame to SPI symbols, for the common case: one pass sums the
-    /// corrected channels for the budget, a second stores one 32-bit symbol word per channel at
-    /// the LED's place in the chain, through a per-frame table of value → word with gamma,
-    /// brightness and the budget's scaling folded in. No intermediate channel array.
-    /// `wireSlot` gives, for red, green and blue, the channel's position on the wire.
-    func encodeWS2812RGB(_ frame: Frame, wireSlot: (Int, Int, Int), symbols: [UInt32], into out: inout [UInt8]) {
-        precondition(channelsPerLED == 3 && frame.width == layout.width && frame.height == layout.height)
-        let size = WS2812Encoder.byteCount(ledCount: layout.count, channelsPerLED: 3)
-        if out.count != size { out = [UInt8](repeating: 0, count: size) }
-        var sum = 0
-        table.withUnsafeBufferPointer { table in
-            frame.pixels.withUnsafeBufferPointer { pixels in
-                for value in pixels {
-                    sum &+= Int(table[Int(value >> 16 & 0xFF)]) &+ Int(table[Int(value >> 8 & 0xFF)]) &+ Int(table[Int(value & 0xFF)])
-                }
-            }
-        }
-        let scale = budget.scaleTable(ledCount: layout.count, sum: sum)
-        var words = [UInt32](repeating: 0, count: 256)
-        for value in 0..<256 {
-            let corrected = table[value]
-            words[value] = symbols[Int(scale?[Int(corrected)] ?? corrected)].bigEndian
-        }
-        let (red, green, blue) = (wireSlot.0 * 4, wireSlot.1 * 4, wireSlot.2 * 4)
-        words.withUnsafeBufferPointer { words in
-            layout.chainIndex.withUnsafeBufferPointer { chainIndex in
-                frame.pixels.withUnsafeBufferPointer { pixels in
-                    out.withUnsafeMutableBytes { out in
-                        for pixel in 0..<pixels.count {
-                            let value = pixels[pixel]
-                            let base = Int(chainIndex[pixel]) &* 12
-                            out.storeBytes(of: words[Int(value >> 16 & 0xFF)], toByteOffset: base &+ red, as: UInt32.self)
-                            out.storeBytes(of: words[Int(value >> 8 & 0xFF)], toByteOffset: base &+ green, as: UInt32.self)
-                            out.storeBytes(of: words[Int(value & 0xFF)], toByteOffset: base &+ blue, as: UInt32.self)
-                        }
-                        // The reset gap: zeros after the last LED (untouched above, but the
-                        // buffer may have been handed in dirty).
-                        for index in layout.count * 12..<out.count { out[index] = 0 }
-                    }
-                }
-            }
-        }
-    }
 }

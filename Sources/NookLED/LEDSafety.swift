@@ -104,8 +104,14 @@ public struct CurrentBudget: Hashable, Sendable {
     /// value. 16.16 fixed point rounded down: each scaled value is at most value × allowed / sum,
     /// so the scaled sum is at most `allowed`.
     public func scaleTable(ledCount: Int, sum: Int) -> [UInt8]? {
-        guard let allowed = allowedSum(ledCount: ledCount), sum > allowed else { return nil }
-        let scale = (allowed << 16) / sum
+        guard let scale = scaleFactor(ledCount: ledCount, sum: sum) else { return nil }
         return (0..<256).map { UInt8(($0 * scale) >> 16) }
+    }
+
+    /// The 16.16 factor of ``scaleTable(ledCount:sum:)`` (value → `value * factor >> 16`), nil
+    /// within budget. Any smaller factor keeps the frame within budget too.
+    func scaleFactor(ledCount: Int, sum: Int) -> Int? {
+        guard let allowed = allowedSum(ledCount: ledCount), sum > allowed else { return nil }
+        return (allowed << 16) / sum
     }
 }

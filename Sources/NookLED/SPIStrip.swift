@@ -25,6 +25,8 @@ public final class SPIStrip: LEDDriver {
     private let apa102: APA102Encoder?
     private var channels: [UInt8] = []
     private var bytes: [UInt8] = []
+    /// WS2812/SK6812 RGB: the one-pass path from frame to symbols.
+    private var rgbPath: WS2812Path?
 
     public init(chip: SPIChip, layout: LEDLayout, order: LEDColorOrder? = nil, safety: LEDSafety,
                 transport: any SPITransport, apa102SpeedHz: UInt32 = 8_000_000) throws(LEDError) {
@@ -43,6 +45,7 @@ public final class SPIStrip: LEDDriver {
             chain = LEDChain(layout: layout, white: false, safety: safety, dutyScale: Double(global) / 31, extraScale: 31 / Double(global))
         }
         (self.chip, self.layout, self.order, self.transport) = (chip, layout, order, transport)
+        if apa102 == nil, order.count == 3 { rgbPath = WS2812Path(chain: chain, order: order) }
     }
 
     public var size: PixelSize { PixelSize(width: layout.width, height: layout.height) }
@@ -52,10 +55,8 @@ public final class SPIStrip: LEDDriver {
         if let apa102 {
             chain.channels(of: frame, into: &channels)
             apa102.encode(channels, into: &bytes)
-        } else if order.count == 3 {
-            let slots = order.channels
-            chain.encodeWS2812RGB(frame, wireSlot: (slots.firstIndex(of: 0)!, slots.firstIndex(of: 1)!, slots.firstIndex(of: 2)!),
-                                  symbols: WS2812Encoder.symbols, into: &bytes)
+        } else if rgbPath != nil {
+            rgbPath!.encode(frame, into: &bytes)
         } else {
             let scale = chain.unscaledChannels(of: frame, into: &channels)
             WS2812Encoder(order: order).encode(channels, scale: scale, into: &bytes)

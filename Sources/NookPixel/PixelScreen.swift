@@ -17,6 +17,10 @@ public actor PixelScreen {
     private var homeMinute: (hour: Int, minute: Int) = (-1, -1)
     private var card: (activity: NookActivity, start: NookInstant)?
     private var frame: Frame
+    /// Clockwise turn from the drawn frame to the LEDs (R6 on a matrix): the renderer draws
+    /// at the turned size, and each frame is turned into `turned` before it is sent.
+    public nonisolated let rotation: Rotation
+    private var turned: Frame
     private var lastPresented: Frame?
     private var animator: Task<Void, Never>?
     private var generation = 0
@@ -27,11 +31,16 @@ public actor PixelScreen {
     private var blankTimer: Task<Void, Never>?
     public private(set) var isBlanked = false
 
-    public init(display: any DisplayBackend, clock: any NookClock, renderer: PixelRenderer, home: PixelHome = .clock,
-                blankAfter: Duration? = nil,
+    /// - Parameter rotation: clockwise from `renderer`'s frames to the display, so the renderer
+    ///   is the display's size turned back (a 17x7 matrix turned 90° draws 7x17 frames).
+    public init(display: any DisplayBackend, clock: any NookClock, renderer: PixelRenderer, rotation: Rotation = .none,
+                home: PixelHome = .clock, blankAfter: Duration? = nil,
                 localTime: @escaping @Sendable () -> (hour: Int, minute: Int, second: Int),
                 onWarning: @escaping @Sendable (String) -> Void = { _ in }) {
-        precondition(renderer.size == display.mode.size, "a \(renderer.size) renderer on a \(display.mode.size) display")
+        precondition(renderer.size.rotated(rotation) == display.mode.size,
+                     "a \(renderer.size) renderer turned \(rotation) on a \(display.mode.size) display")
+        self.rotation = rotation
+        turned = Frame(width: display.mode.size.width, height: display.mode.size.height)
         self.display = display
         self.clock = clock
         self.renderer = renderer
@@ -45,7 +54,7 @@ public actor PixelScreen {
     /// Time between animation frames: 30 a second, or fewer if the bus carries fewer.
     var frameInterval: Duration { .nookSeconds(1 / min(30, display.mode.refreshHz)) ?? .milliseconds(33) }
 
-    /// The frame on the LEDs now (for snapshots).
+    /// The frame on the LEDs now, as they are wired (turned): for snapshots.
     public var lastPresentedFrame: Frame? { lastPresented }
 
     /// The activity on the LEDs, if any.
@@ -217,8 +226,9 @@ public actor PixelScreen {
     /// Sends the frame unless it is what the LEDs already show: a marquee moves a column at a
     /// time, and each unchanged frame would cost a bus transfer for nothing.
     private func present(force: Bool) async {
-        if !force, let lastPresented, lastPresented == frame { return }
-        let sent = frame
+        frame.rotate(rotation, into: &turned)
+        if !force, let lastPresented, lastPresented == turned { return }
+        let sent = turned
         do {
             try await display.present(sent)
             lastPresented = sent

@@ -112,7 +112,12 @@ if CommandLine.arguments.dropFirst().first == "pipelined" {
 /// Issue 18: LED encoding and the marquee (`nook-bench led` runs only these).
 func reportLEDFigures() {
     do {
-        report("led_encode_ns_per_led", try LEDFigures.encodeNanosecondsPerLED())
+        // Rounds, with their spread: a figure this small moves with the machine's load.
+        for (name, fading) in [("led_encode_ns_per_led", false), ("led_encode_fading_ns_per_led", true)] {
+            let samples = try LEDFigures.encodeNanosecondsPerLED(fading: fading)
+            report(name, median(samples))
+            print("\(name)_range: \((samples.min()! * 1000).rounded() / 1000) \((samples.max()! * 1000).rounded() / 1000)")
+        }
         report("led_marquee_frame_us", try LEDFigures.marqueeFrameMicroseconds())
     } catch {
         print("LED figures skipped: \(error)")

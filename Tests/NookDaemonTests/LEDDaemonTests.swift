@@ -40,6 +40,21 @@ struct LEDDaemonTests {
         #expect(scroll.led.size == PixelSize(width: 17, height: 7) && scroll.led.address == 0x74)
     }
 
+    @Test func l2_theLEDSHIMIsChosenByItsBoardName() throws {
+        let shim = try parse("[display]\nbackend = \"led-i2c\"\n[led]\ndevice = \"/dev/i2c-1\"\nchip = \"is31fl3731\"\nboard = \"led-shim\"\n")
+        #expect(shim.led.size == PixelSize(width: 28, height: 1) && shim.led.board == "led-shim")
+        #expect(throws: ConfigError.self) {
+            try parse("[display]\nbackend = \"led-i2c\"\n[led]\ndevice = \"/dev/i2c-1\"\nchip = \"ht16k33\"\nboard = \"led-shim\"\n")
+        }
+    }
+
+    @Test func r6_l4_rotationTurnsMatricesButNotStrips() {
+        #expect(DaemonScreen.ledRotation(.quarter, size: PixelSize(width: 17, height: 7)) == .quarter)
+        #expect(DaemonScreen.ledRotation(.half, size: PixelSize(width: 32, height: 8)) == .half)
+        #expect(DaemonScreen.ledRotation(.half, size: PixelSize(width: 28, height: 1)) == .none)
+        #expect(DaemonScreen.ledRotation(.quarter, size: PixelSize(width: 1, height: 60)) == .none)
+    }
+
     @Test func n1_ledMistakesNameTheKeyAndLine() {
         let cases: [(String, String)] = [
             ("[display]\nbackend = \"led-spi\"\n[led]\ndevice = \"/dev/spidev0.0\"\nchip = \"is31fl3731\"\n",

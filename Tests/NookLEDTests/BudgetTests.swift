@@ -51,6 +51,44 @@ struct BudgetTests {
         }
     }
 
+    /// The WS2812 strip writes a frame with the last frame's budget scaling and keeps it only
+    /// when it is the exact one or at most 1/256 dimmer: a run of frames that brighten, dim,
+    /// jump and repeat on one strip must stay within the supply and within one step of the
+    /// exact scaling (LEDChain's, computed afresh for each frame).
+    @Test func l5_aStripShowingChangingFramesStaysWithinTheSupplyAndOneStepOfExactScaling() throws {
+        var random = SplitMix(seed: 2812)
+        let leds = 64
+        let safety = LEDSafety(gamma: 1, brightness: 1, milliampsPerChannel: 20, idleMilliampsPerLED: 1, supplyMilliamps: 1500)
+        let layout = try LEDLayout.strip(leds)
+        let spi = RecordingSPI()
+        let strip = try SPIStrip(chip: .ws2812, layout: layout, order: .grb, safety: safety, transport: spi)
+        let chain = LEDChain(layout: layout, white: false, safety: safety)
+        let base = (0..<leds).map { _ in UInt32(truncatingIfNeeded: random.next()) & 0xFF_FFFF }
+        // A fade up past the budget, a slow wobble over it, a jump to dark and back, repeats.
+        var levels: [Double] = stride(from: 0.1, through: 1, by: 0.05).map { $0 }
+        levels += (0..<20).map { 0.9 + 0.002 * Double($0 % 5) }
+        levels += [0.05, 1, 1, 0.6, 0.6, 1]
+        for (step, level) in levels.enumerated() {
+            let frame = Frame(width: leds, height: 1, pixels: base.map { value in
+                let channels = [value >> 16 & 0xFF, value >> 8 & 0xFF, value & 0xFF].map { UInt32(Double($0) * level) }
+                return 0xFF00_0000 | channels[0] << 16 | channels[1] << 8 | channels[2]
+            })
+            try strip.show(frame)
+            let sent = try decodeWS2812(spi.transfers.withLock { $0.last!.bytes }, ledBytes: leds * 3).values
+            #expect(draw(sent, leds: leds, perChannel: 20, idle: 1) <= 1500, "step \(step)")
+            var exact: [UInt8] = []
+            chain.channels(of: frame, into: &exact)
+            // The wire is GRB, the chain RGB: compare LED by LED.
+            for led in 0..<leds {
+                let wire = [sent[led * 3 + 1], sent[led * 3], sent[led * 3 + 2]]
+                for channel in 0..<3 {
+                    let (got, want) = (Int(wire[channel]), Int(exact[led * 3 + channel]))
+                    #expect(got <= want && want - got <= 1, "step \(step), LED \(led): \(got) against exact \(want)")
+                }
+            }
+        }
+    }
+
     @Test func l5_aFrameWithinBudgetIsUntouchedAndAnOverBudgetOneIsScaledEvenly() throws {
         // 256 WS2812s at full white: 256 × 3 × 20 mA + 256 mA ≈ 15.6 A on a 4 A supply.
         let safety = LEDSafety(gamma: 1, brightness: 1, milliampsPerChannel: 20, idleMilliampsPerLED: 1, supplyMilliamps: 4000)

@@ -1,12 +1,13 @@
 #!/bin/sh
 # LED tests inside the guest (SPEC L2, L5, N2): the kernel's i2c-stub stands in for an
-# IS31FL3731 (0x74, its frame pages as i2c-stub banks selected by register 0xFD) and an HT16K33
-# (0x70) on one i2c-dev bus. nookd drives each through /dev/i2c-N; the chip's registers, read
+# IS31FL3731 (0x74, its frame pages as i2c-stub banks selected by register 0xFD), a second one
+# as a Pimoroni LED SHIM (0x75) and an HT16K33 (0x70) on one i2c-dev bus. nookd drives each through /dev/i2c-N; the chip's registers, read
 # back with i2c-tools, must hold the frame nookd drew (its snapshot), and be dark after SIGTERM.
 . "$(dirname "$0")/lib.sh"
 
 # Banks 1-15 for page values 1-15 (page 0 is the unbanked registers), over registers 0x00-0xB3.
-modprobe i2c-stub chip_addr=0x70,0x74 bank_reg=0,0xFD bank_mask=0,0x0F bank_start=0,0x00 bank_end=0,0xB3 \
+modprobe i2c-stub chip_addr=0x70,0x74,0x75 bank_reg=0,0xFD,0xFD bank_mask=0,0x0F,0x0F bank_start=0,0x00,0x00 \
+  bank_end=0,0xB3,0xB3 \
   || { fail "L2 i2c-stub loads with a paged chip"; exit 1; }
 modprobe i2c-dev
 bus=
@@ -39,7 +40,7 @@ TOML
     || fail "nookd did not take the $1: $(tail -3 "$results/nookd-$1.log")"
 }
 show_card() {
-  ctl enqueue --title "$1" --tint "#ffffff" --dwell 60 > /dev/null
+  ctl enqueue --title "$1" --tint "#ffffff" --dwell 60 $3 > /dev/null
   for _ in $(seq 100); do ctl status | grep -q "(presented)" && break; sleep 0.1; done
   sleep 0.5
   ctl snapshot -o "$results/snapshot-$2.png" > /dev/null
@@ -51,10 +52,12 @@ stop_nookd() {
   [ "$code" = 0 ] && pass "N2 $1: SIGTERM exits 0" || fail "$1: SIGTERM exit $code"
 }
 # is31_page PAGE FIRST LAST: the registers of one page as hex words (byte reads honour the page).
+# ADDRESS defaults to 0x74.
 is31_page() {
-  i2cset -y "$bus" 0x74 0xFD "$1"
+  address=${4:-0x74}
+  i2cset -y "$bus" "$address" 0xFD "$1"
   i=$2
-  while [ "$i" -le "$3" ]; do i2cget -y "$bus" 0x74 "$i" b; i=$((i + 1)); done | tr '\n' ' '
+  while [ "$i" -le "$3" ]; do i2cget -y "$bus" "$address" "$i" b; i=$((i + 1)); done | tr '\n' ' '
 }
 
 # IS31FL3731 on a Scroll pHAT HD (17x7).
@@ -78,6 +81,22 @@ if [ "$(echo "$function" | cut -d' ' -f11)" = 0x00 ] && ! echo "$pages" | grep -
 else
   fail "IS31FL3731 after stop: function $function"
 fi
+
+# IS31FL3731 on an LED SHIM (28 RGB LEDs, an ambient strip): a white card at 50 % progress
+# lights the first 14 LEDs fully and the rest dimmer, each colour on the SHIM's own register.
+run_nookd is31fl3731 led-shim 0x75
+show_card "Hi" shim "--progress 0.5"
+function=$(is31_page 0x0B 0 10 0x75)
+frame=$(echo "$function" | cut -d' ' -f2)
+is31_page "$frame" 36 179 0x75 > "$results/shim-pwm.txt"
+if python3 "$repo/Hardware/vm/tests/led-frame.py" "$results/snapshot-shim.png" "$results/shim-pwm.txt" led-shim > "$results/shim-check.txt"; then
+  pass "L2 L4 the LED SHIM's PWM registers hold the strip nookd drew ($(cat "$results/shim-check.txt"))"
+else
+  fail "LED SHIM registers differ from the snapshot: $(cat "$results/shim-check.txt")"
+fi
+stop_nookd "LED SHIM"
+pages=$(is31_page 0 36 179 0x75; is31_page 1 36 179 0x75)
+if ! echo "$pages" | grep -qv '^\(0x00 \)*$'; then pass "L5 after SIGTERM the LED SHIM is dark"; else fail "LED SHIM after stop: $pages"; fi
 
 # HT16K33 on an 8x8 backpack.
 run_nookd ht16k33 8x8 0x70
