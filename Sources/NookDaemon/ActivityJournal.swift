@@ -74,7 +74,8 @@ final class ActivityJournal: Sendable {
     }
 
     struct State {
-        var fd: Int32 = -1
+        /// The log, open for appending; nil while memory-only or stopped.
+        var file: FileDescriptor?
         var live: [NookActivityID: Entry] = [:]
         var nextSequence: UInt64 = 1
         var bytes = 0
@@ -124,10 +125,6 @@ final class ActivityJournal: Sendable {
         self.wallClock = wallClock
         self.monotonic = monotonic
         self.syncer = syncer
-    }
-
-    deinit {
-        state.withLock { if $0.fd >= 0 { close($0.fd) } }
     }
 
     // MARK: Start-up
@@ -197,8 +194,8 @@ final class ActivityJournal: Sendable {
             // before nookd answers anything, so nothing restored is lost to a cut right after.
             let snapshot = Self.snapshot(of: state)
             switch replaceFile(with: snapshot.bytes) {
-            case .success(let fd):
-                state.fd = fd
+            case .success(let file):
+                state.file = file
                 state.bytes = snapshot.bytes.count
                 state.liveBytes = snapshot.bytes.count
                 state.recordBytes = snapshot.recordBytes
@@ -405,7 +402,7 @@ final class ActivityJournal: Sendable {
             state.appended += 1
             return
         }
-        guard state.fd >= 0, !state.stopped else { return }
+        guard state.file != nil, !state.stopped else { return }
         state.pending += line
         state.appended += 1
         state.bytes += line.count
@@ -453,59 +450,54 @@ final class ActivityJournal: Sendable {
     private enum FileContents { case missing, failed(String), contents([UInt8]) }
 
     private static func readFile(_ path: String) -> FileContents {
-        // O_NONBLOCK: a FIFO at the journal's path must not hang the start (fstat refuses it next).
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { return errno == ENOENT ? .missing : .failed("'open' failed: \(errnoText())") }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { return .failed("'fstat' failed: \(errnoText())") }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { return .failed("not a regular file") }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = read(fd, &buffer, buffer.count)
-            if count < 0 { if errno == EINTR { continue }; return .failed("'read' failed: \(errnoText())") }
-            if count == 0 { return .contents(bytes) }
-            bytes += buffer[..<count]
-            if bytes.count > maximumBytes { return .failed("larger than \(maximumBytes / 1024 / 1024) MiB") }
+        // Never blocks on what the path turns out to be: a FIFO there must not hang the start.
+        do throws(FileReadError) {
+            return .contents(try readRegularFile(path, limit: maximumBytes))
+        } catch {
+            switch error {
+            case .systemCall(let failure) where failure.call == "open" && failure.errno == ENOENT: return .missing
+            case .systemCall(let failure): return .failed(SystemCallError(failure.call, errno: failure.errno).description)
+            case .notRegular: return .failed("not a regular file")
+            case .tooLarge: return .failed("larger than \(maximumBytes / 1024 / 1024) MiB")
+            }
         }
     }
 
     /// Writes `bytes` to `PATH.new`, syncs it, renames it over the journal and syncs the
-    /// directory; returns the new file's descriptor, positioned at its end.
-    func replaceFile(with bytes: [UInt8]) -> Result<Int32, JournalDamage> {
+    /// directory; returns the new file, positioned at its end.
+    func replaceFile(with bytes: [UInt8]) -> Result<FileDescriptor, JournalDamage> {
         let temporary = path + ".new"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return .failure(JournalDamage("'open' of \(temporary) failed: \(Self.errnoText())")) }
-        func fail(_ problem: String) -> Result<Int32, JournalDamage> {
-            close(fd)
+        let file: FileDescriptor
+        do throws(SystemCallError) {
+            file = try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600)
+        } catch {
+            return .failure(JournalDamage(error.description))
+        }
+        func fail(_ problem: String) -> Result<FileDescriptor, JournalDamage> {
             unlink(temporary)
             return .failure(JournalDamage(problem))
         }
-        if let problem = Self.writeAll(fd, bytes) { return fail("'write' to \(temporary) failed: \(problem)") }
-        let synced = syncer(fd, true)
-        guard synced == 0 else { return fail("'fsync' of \(temporary) failed: \(Self.errnoText(synced))") }
-        guard rename(temporary, path) == 0 else { return fail("'rename' of \(temporary) to \(path) failed: \(Self.errnoText())") }
+        if let problem = Self.writeAll(file, bytes, path: temporary) { return fail(problem) }
+        let synced = syncer(file.rawValue, true)
+        guard synced == 0 else { return fail(SystemCallError("fsync", errno: synced, subject: temporary).description) }
+        guard rename(temporary, path) == 0 else { return fail(SystemCallError("rename", subject: "\(temporary) to \(path)").description) }
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-        let directoryFD = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryFD >= 0 {
-            let result = syncer(directoryFD, true)
-            close(directoryFD)
+        if let directoryFile = try? FileDescriptor.open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY) {
+            let result = syncer(directoryFile.rawValue, true)
             // The rename may not survive a power cut; the new file is in place for this run.
-            if result != 0 { warn("journal: 'fsync' of directory \(directory) failed: \(Self.errnoText(result))") }
+            if result != 0 { warn("journal: \(SystemCallError("fsync", errno: result, subject: "directory \(directory)"))") }
         }
-        return .success(fd)
+        return .success(file)
     }
 
-    /// nil, or why not every byte was written.
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> String? {
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if count < 0 { if errno == EINTR { continue }; return errnoText() }
-            written += count
+    /// nil, or why not every byte was written, naming `path` (the log keeps the descriptor of
+    /// the file it was renamed from).
+    static func writeAll(_ file: FileDescriptor, _ bytes: [UInt8], path: String) -> String? {
+        var failure: SystemCallError?
+        bytes.withUnsafeBytes { buffer in
+            do throws(SystemCallError) { try file.writeAll(buffer) } catch { failure = error }
         }
-        return nil
+        return failure.map { SystemCallError($0.call, errno: $0.errno, subject: path).description }
     }
 
     static func errnoText(_ code: Int32 = errno) -> String { SystemCallError.describe(errno: code) }

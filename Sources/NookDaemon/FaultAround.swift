@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import NookSystem
 
 /// Keeps nookd's resident set to the code it runs (issue 19). Start-up (the runtime, config,
 /// fontconfig, the first frame) touches code it never runs again, and the kernel maps up to
@@ -16,16 +17,7 @@ enum FaultAround {
     /// among them) are left alone.
     @discardableResult
     static func disableForReadOnlyFileMappings() -> Int {
-        let fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return 0 }
-        defer { close(fd) }
-        var text: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16384)
-        while true {
-            let count = read(fd, &chunk, chunk.count)
-            if count <= 0 { break }
-            text += chunk[0..<count]
-        }
+        guard let text = try? readRegularFile("/proc/self/maps", limit: 4 << 20) else { return 0 }
         var advised = 0
         for line in text.split(separator: UInt8(ascii: "\n")) {
             // start-end perms offset dev inode path

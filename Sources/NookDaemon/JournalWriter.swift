@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Dispatch
+import NookSystem
 import Synchronization
 
 /// The journal's writer thread: the only code that writes, syncs or replaces the file, so the
@@ -10,8 +11,8 @@ extension ActivityJournal {
     private enum Step {
         /// Sleep until kicked, or until the monotonic deadline (an interval sync is due).
         case wait(until: Double?)
-        case write([UInt8], mark: UInt64, fd: Int32, thenSync: Bool)
-        case sync(mark: UInt64, fd: Int32)
+        case write([UInt8], mark: UInt64, file: FileDescriptor, thenSync: Bool)
+        case sync(mark: UInt64, file: FileDescriptor)
         case compact([UInt8], mark: UInt64)
         case stop
     }
@@ -28,25 +29,24 @@ extension ActivityJournal {
                 } else {
                     work.wait()
                 }
-            case .write(let bytes, let mark, let fd, let thenSync):
-                if let problem = Self.writeAll(fd, bytes) {
-                    settleAll { degrade(&$0, "'write' to \(path) failed: \(problem)") }
+            case .write(let bytes, let mark, let file, let thenSync):
+                if let problem = Self.writeAll(file, bytes, path: path) {
+                    settleAll { degrade(&$0, problem) }
                     continue
                 }
                 settle { state in
                     state.written = max(state.written, mark)
                     if state.unsyncedSince == nil { state.unsyncedSince = monotonic() }
                 }
-                if thenSync { sync(fd, through: mark) }
-            case .sync(let mark, let fd):
-                sync(fd, through: mark)
+                if thenSync { sync(file, through: mark) }
+            case .sync(let mark, let file):
+                sync(file, through: mark)
             case .compact(let bytes, let mark):
                 let replaced = replaceFile(with: bytes)
                 settleAll { state in
                     switch replaced {
-                    case .success(let fd):
-                        if state.fd >= 0 { close(state.fd) }
-                        state.fd = fd
+                    case .success(let file):
+                        state.file = file
                         state.written = max(state.written, mark)
                         state.durable = max(state.durable, mark)
                         if state.written == state.durable { state.unsyncedSince = nil }
@@ -61,8 +61,7 @@ extension ActivityJournal {
                 }
             case .stop:
                 settleAll { state in
-                    if state.fd >= 0 { close(state.fd) }
-                    state.fd = -1
+                    state.file = nil
                     state.stopped = true
                 }
                 writerDone.signal()
@@ -79,7 +78,7 @@ extension ActivityJournal {
             return state.stopping ? .stop : .wait(until: retryAt)
         }
         if state.compactionWanted { return compaction(&state) }
-        if !state.pending.isEmpty, state.fd >= 0 {
+        if !state.pending.isEmpty, let file = state.file {
             let wantsWritten = state.waiters.contains { $0.mark > state.written }
             let writeAt = (state.pendingSince ?? now) + Self.writeDelay
             if wantsWritten || state.stopping || now >= writeAt {
@@ -88,13 +87,13 @@ extension ActivityJournal {
                     state.pendingSince = nil
                 }
                 let due = state.unsyncedSince.map { now >= $0 + 1 } ?? false
-                return .write(state.pending, mark: state.appended, fd: state.fd, thenSync: wantsDurable || state.stopping || due)
+                return .write(state.pending, mark: state.appended, file: file, thenSync: wantsDurable || state.stopping || due)
             }
             if state.written <= state.durable || (!wantsDurable && now < (state.unsyncedSince ?? now) + 1) { return .wait(until: writeAt) }
         }
-        if state.written > state.durable, state.fd >= 0 {
+        if state.written > state.durable, let file = state.file {
             let deadline = (state.unsyncedSince ?? now) + 1
-            if wantsDurable || state.stopping || now >= deadline { return .sync(mark: state.written, fd: state.fd) }
+            if wantsDurable || state.stopping || now >= deadline { return .sync(mark: state.written, file: file) }
             return .wait(until: deadline)
         }
         return state.stopping ? .stop : .wait(until: nil)
@@ -113,8 +112,8 @@ extension ActivityJournal {
         return .compact(snapshot.bytes, mark: state.appended)
     }
 
-    private func sync(_ fd: Int32, through mark: UInt64) {
-        let result = syncer(fd, false)
+    private func sync(_ file: FileDescriptor, through mark: UInt64) {
+        let result = syncer(file.rawValue, false)
         settleAll { state in
             guard result == 0 else {
                 // After a failed fdatasync the kernel may have dropped the dirty pages: syncing
