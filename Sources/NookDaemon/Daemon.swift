@@ -34,6 +34,8 @@ public final class Daemon: Sendable {
     let screen: DaemonScreen
     /// Unfinished activities on disk; nil keeps them in memory only.
     let journal: ActivityJournal?
+    /// Who may act on whose activities (U3).
+    let ownership: OwnershipPolicy
     private let frameWriter: FrameWriter?
     private let configPath: String?
     private let overrides: @Sendable (inout DaemonConfig) -> Void
@@ -91,6 +93,7 @@ public final class Daemon: Sendable {
             screen = DaemonScreen(cards: NookScreen(display: display, clock: clock, settings: settings, onWarning: { logger.warning("\($0)") }),
                                   settings: settings)
         }
+        ownership = try OwnershipPolicy(adminGroup: config.adminGroup)
         journal = config.journalPath.map { ActivityJournal(path: $0, mode: config.journalSync, warn: { logger.warning("\($0)") }) }
         state = Mutex(State(config: config))
     }

@@ -21,7 +21,7 @@ extension Daemon {
         }
     }
 
-    private func queue(_ name: String?) throws(ProtocolError) -> (NookModuleID, NookActivityQueue) {
+    func queue(_ name: String?) throws(ProtocolError) -> (NookModuleID, NookActivityQueue) {
         let module = name.map { NookModuleID($0) } ?? arbiter.foregroundModule ?? modules[0]
         guard let queue = queues[module] else {
             throw ProtocolError(.unknownModule, field: "module", "no module '\(module)'; this nookd has \(modules.map(\.rawValue).joined(separator: ", "))")
@@ -51,7 +51,9 @@ extension Daemon {
         switch request.operation {
         case .enqueue(let requested, let moduleName, let wait):
             let (module, queue) = try queue(moduleName)
-            let activity = try checkedIcon(screen.fitted(requested))
+            var checked = try checkedIcon(screen.fitted(requested))
+            checked.sender = connection.peer.sender
+            let activity = checked
             let events = wait ? queue.events(where: { $0.id == activity.id }) : nil
             switch try await enqueueUnique(activity, into: queue) {
             case .rejected(_, .invalid(let error)):
@@ -67,7 +69,9 @@ extension Daemon {
             if let events { await streamUntilFinal(from: events, to: connection, request: request) }
 
         case .cancel(let id):
-            for (_, queue) in modules.map({ ($0, queues[$0]!) }) where await queue.cancel(id) {
+            for (_, queue) in modules.map({ ($0, queues[$0]!) }) {
+                try await checkOwner(of: id, in: queue, for: "cancel", peer: connection.peer)
+                guard await queue.cancel(id) else { continue }
                 answerChange(CancelAnswer(cancelled: id), ending: id)
                 return
             }
@@ -80,6 +84,10 @@ extension Daemon {
 
         case .dismiss(let id):
             for (_, queue) in modules.map({ ($0, queues[$0]!) }) {
+                // Without an id the card on the glass is meant: the same rule applies to it.
+                let shown = await queue.current?.id
+                guard let target = id ?? shown else { continue }
+                try await checkOwner(of: target, in: queue, for: "dismiss", peer: connection.peer)
                 if let id, await queue.dismiss(id) {
                     answerChange(DismissAnswer(dismissed: id), ending: id)
                     return
@@ -161,6 +169,12 @@ extension Daemon {
             await screen.setHome(content)
             answer(HomeAnswer(home: content.description))
 
+        case .update(let target, let changes, let restartDwell):
+            let result = try await performUpdate(target, changes: changes, restartDwell: restartDwell, peer: connection.peer)
+            logger.info("updated \(result.updated.map { "\($0.id) (\($0.fields.joined(separator: ", ")))" }.joined(separator: "; "))",
+                        metadata: ["peer": "\(connection.peer)"])
+            answerChange(result)
+
         case .focus(let name):
             do {
                 let report = try await arbiter.switchForeground(to: NookModuleID(name))
@@ -170,6 +184,14 @@ extension Daemon {
                 throw ProtocolError(.unknownModule, field: "module", "\(error); this nookd has \(modules.map(\.rawValue).joined(separator: ", "))")
             }
         }
+    }
+
+    /// Throws `forbidden` if `peer` may not act on the activity (U3); nothing if it is not in
+    /// this queue (the caller goes on looking, or answers `notFound`).
+    private func checkOwner(of id: NookActivityID, in queue: NookActivityQueue, for operation: String,
+                            peer: PeerCredentials) async throws(ProtocolError) {
+        guard !ownership.isAdmin(peer), let activity = await queue.activity(id) else { return }
+        if let refusal = ownership.refusal(of: operation, on: activity, by: peer) { throw refusal }
     }
 
     /// Enqueues unless an activity with the same id is pending or on screen in any module, or
@@ -191,7 +213,7 @@ extension Daemon {
     /// The activity with its icon file, if it names one, checked and replaced by the canonical
     /// path. Read here, in the connection's task: a FIFO, a device or a huge file is refused at
     /// once instead of stalling the screen later.
-    private func checkedIcon(_ activity: NookActivity) throws(ProtocolError) -> NookActivity {
+    func checkedIcon(_ activity: NookActivity) throws(ProtocolError) -> NookActivity {
         guard let icon = activity.systemImage, IconCatalog.namesFile(icon) else { return activity }
         var checked = activity
         checked.systemImage = try state.withLock { IconPolicy(directories: $0.config.iconDirectories) }.resolve(icon)

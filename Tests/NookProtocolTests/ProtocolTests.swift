@@ -15,6 +15,7 @@ struct ProtocolTests {
             .enqueue(activity, module: "ci", wait: true), .cancel(id), .cancelAll(key: "build", module: nil), .dismiss(id),
             .dismiss(nil), .suspend(module: "ci"), .resume(module: nil), .quiesce(module: nil), .status, .list(module: nil),
             .watch, .snapshot, .home(.text("Quiet")), .home(.clock), .focus(module: "music"),
+            .update(.id(id), changes: ActivityChanges(members: [("progress", .number(0.7))]), restartDwell: true),
         ]
         for operation in operations {
             let line = Request(id: .number(7), operation: operation).encoded()
@@ -22,7 +23,7 @@ struct ProtocolTests {
             #expect(decoded.operation == operation, "\(line)")
             #expect(decoded.id == .number(7))
         }
-        #expect(Set(NookOperation.names).count == 13)
+        #expect(Set(NookOperation.names).count == 14)
     }
 
     @Test func c1_aMinimalEnqueueNeedsOnlyATitleAndTheVersionIsOptional() throws {
