@@ -171,7 +171,8 @@ extension Daemon {
 
         case .update(let target, let changes, let restartDwell):
             let result = try await performUpdate(target, changes: changes, restartDwell: restartDwell, peer: connection.peer)
-            logger.info("updated \(result.updated.map { "\($0.id) (\($0.fields.joined(separator: ", ")))" }.joined(separator: "; "))",
+            // Debug: a client may send a hundred updates a second.
+            logger.debug("updated \(result.updated.map { "\($0.id) (\($0.fields.joined(separator: ", ")))" }.joined(separator: "; "))",
                         metadata: ["peer": "\(connection.peer)"])
             answerChange(result)
 

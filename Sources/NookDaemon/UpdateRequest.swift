@@ -23,13 +23,21 @@ extension Daemon {
             }
         }
         let ownership = self.ownership
-        let checkedIcon: @Sendable (NookActivity) throws -> NookActivity = { [self] activity in try self.checkedIcon(activity) }
+        // An icon file is checked here, in the connection's task, not inside the queue: a FIFO
+        // or a slow disk must not stall the queue (see checkedIcon).
+        var iconPath: String?
+        if let icon = changes.members.first(where: { $0.0 == ActivityField.icon.wireName })?.1.text {
+            iconPath = try checkedIcon(NookActivity(title: "icon", systemImage: icon)).systemImage
+        }
+        let resolvedIcon = iconPath
         var changed: [UpdateAnswer.Change] = []
         for (queue, id) in targets {
             do {
                 let update = try await queue.update(id, restartDwell: restartDwell) { [screen] current in
                     if let refusal = ownership.refusal(of: "update", on: current, by: peer) { throw refusal }
-                    return try checkedIcon(screen.fitted(try changes.applied(to: current)))
+                    var result = try changes.applied(to: current)
+                    if let resolvedIcon { result.systemImage = resolvedIcon }
+                    return screen.fitted(result)
                 }
                 changed.append(UpdateAnswer.Change(id: id, fields: ActivityField.changed(from: update.previous, to: update.activity).map(\.wireName),
                                                    onScreen: update.wasOnScreen))

@@ -37,6 +37,8 @@ struct UpdateEndToEndTests {
         #expect(forty.status == 0 && forty.output.contains(id) && forty.output.contains("on screen: progress"), "\(forty)")
         let seventy = try nookctl(["update", id, "--progress", "0.7", "--json"], socket: socket)
         #expect(seventy.status == 0 && seventy.output.contains("\"fields\":[\"progress\"]"), "\(seventy)")
+        let outside = try nookctl(["update", id, "--icon", "/etc/passwd.png"], socket: socket)
+        #expect(outside.status == ExitCodes.refused && outside.error.contains("icon"), "icon files come only from icon_directories: \(outside)")
         let done = try nookctl(["update", "--key", "dl", "--title", "Download complete", "--timed", "--dwell", "1", "--clear", "progress"], socket: socket)
         #expect(done.status == 0 && done.output.contains("title") && done.output.contains("blocker"), "\(done)")
 
