@@ -36,6 +36,7 @@ func reportDaemonFigures(_ figures: DaemonFigures) async {
         print("daemon figures skipped: \(error)")
     }
     report("enqueue_to_first_frame_ms_p99", await figures.enqueueToFirstFrameP99())
+    report("update_to_frame_ms_p99", await figures.updateToFrameP99())
 }
 
 func reportSoak(_ figures: DaemonFigures) {
@@ -59,6 +60,10 @@ if CommandLine.arguments.dropFirst().first == "soak" {
 }
 if CommandLine.arguments.dropFirst().first == "first-frame" {
     report("enqueue_to_first_frame_ms_p99", await DaemonFigures().enqueueToFirstFrameP99())
+    exit(0)
+}
+if CommandLine.arguments.dropFirst().first == "update" {
+    report("update_to_frame_ms_p99", await DaemonFigures().updateToFrameP99())
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "pipelined" {
