@@ -38,9 +38,10 @@ struct OwnershipPolicy: Sendable {
     }
 
     /// Nil if `peer` may update, cancel or dismiss `activity`, else the refusal naming whose it is.
-    func refusal(of operation: String, on activity: NookActivity, by peer: PeerCredentials) -> ProtocolError? {
+    /// `isAdmin`, when known, spares the group database look-up (inside the queue's actor).
+    func refusal(of operation: String, on activity: NookActivity, by peer: PeerCredentials, isAdmin known: Bool? = nil) -> ProtocolError? {
         // Activities made in-process or journalled before senders were recorded have no owner.
-        guard let owner = activity.sender, owner.uid != peer.uid, !isAdmin(peer) else { return nil }
+        guard let owner = activity.sender, owner.uid != peer.uid, !(known ?? isAdmin(peer)) else { return nil }
         let admin = adminGroup.map { ", or a member of group '\($0)' (daemon.admin_group)" } ?? " (set daemon.admin_group to let a group act on all)"
         return ProtocolError(.forbidden, field: "activity",
                              "uid \(peer.uid) may not \(operation) activity \(activity.id): it was sent by uid \(owner.uid); only its sender, root\(admin) may")

@@ -23,6 +23,7 @@ extension Daemon {
             }
         }
         let ownership = self.ownership
+        let isAdmin = ownership.isAdmin(peer)
         // An icon file is checked here, in the connection's task, not inside the queue: a FIFO
         // or a slow disk must not stall the queue (see checkedIcon).
         var iconPath: String?
@@ -34,7 +35,7 @@ extension Daemon {
         for (queue, id) in targets {
             do {
                 let update = try await queue.update(id, restartDwell: restartDwell) { [screen] current in
-                    if let refusal = ownership.refusal(of: "update", on: current, by: peer) { throw refusal }
+                    if let refusal = ownership.refusal(of: "update", on: current, by: peer, isAdmin: isAdmin) { throw refusal }
                     var result = try changes.applied(to: current)
                     if let resolvedIcon { result.systemImage = resolvedIcon }
                     return screen.fitted(result)
