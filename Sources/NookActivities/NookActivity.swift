@@ -32,6 +32,11 @@ public struct NookActivity: Identifiable, Hashable, Sendable {
     public var transition: Duration
     /// A pause after the activity is hidden, before the next one may take the glass (Q13).
     public var endDelay: Duration
+    /// Not kept in the history once it ends (U4): a volume change, a key press echo.
+    public var isTransient: Bool
+    /// Who sent it (U3), filled in by whoever accepted it (nookd, from the socket's peer
+    /// credentials); nil for activities made in-process. Not a field a client sets.
+    public var sender: NookSender?
 
     public static let defaultDwell: Duration = .milliseconds(2400)
     public static let defaultTransition: Duration = .milliseconds(250)
@@ -50,7 +55,9 @@ public struct NookActivity: Identifiable, Hashable, Sendable {
         expiresAfter: Duration? = nil,
         progress: Double? = nil,
         transition: Duration = NookActivity.defaultTransition,
-        endDelay: Duration = NookActivity.defaultEndDelay
+        endDelay: Duration = NookActivity.defaultEndDelay,
+        isTransient: Bool = false,
+        sender: NookSender? = nil
     ) {
         self.id = id
         self.coalescingKey = coalescingKey
@@ -65,12 +72,30 @@ public struct NookActivity: Identifiable, Hashable, Sendable {
         self.progress = progress
         self.transition = transition
         self.endDelay = endDelay
+        self.isTransient = isTransient
+        self.sender = sender
     }
 
     public var isBlocker: Bool {
         if case .blocker = presentation { return true }
         return false
     }
+}
+
+/// The process that sent an activity (U3, U4): its user, process id and, when known, name.
+public struct NookSender: Hashable, Sendable, CustomStringConvertible {
+    public var uid: UInt32
+    public var pid: Int32
+    /// The process's name (`/proc/PID/comm`), read when the activity arrived.
+    public var name: String?
+
+    public init(uid: UInt32, pid: Int32, name: String? = nil) {
+        self.uid = uid
+        self.pid = pid
+        self.name = name
+    }
+
+    public var description: String { "uid \(uid) pid \(pid)" + (name.map { " (\($0))" } ?? "") }
 }
 
 /// Why an activity was refused by ``NookActivity/validate()``: the field and what is wrong with it.

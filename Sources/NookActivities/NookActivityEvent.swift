@@ -12,6 +12,9 @@ public struct NookActivityEvent: Hashable, Sendable, CustomStringConvertible {
         /// Taken off the glass before its end (quiesce, display gone) and put back at the head
         /// of its priority class, to be shown again later.
         case requeued
+        /// Changed in place (U1): pending where it stands, or redrawn on the glass. `previous`
+        /// is the activity before the change; ``NookActivityEvent/activity`` is after it.
+        case updated(previous: NookActivity)
     }
 
     public let id: NookActivityID
@@ -43,7 +46,7 @@ public struct NookActivityEvent: Hashable, Sendable, CustomStringConvertible {
 
 extension NookActivityEvent.Kind {
     /// The wire and CLI name of the event: `enqueued`, `animateIn`, `presented`, `animateOut`,
-    /// `hidden`, `rejected`, `requeued`.
+    /// `hidden`, `rejected`, `requeued`, `updated`.
     public var name: String {
         switch self {
         case .enqueued: "enqueued"
@@ -53,6 +56,7 @@ extension NookActivityEvent.Kind {
         case .hidden: "hidden"
         case .rejected: "rejected"
         case .requeued: "requeued"
+        case .updated: "updated"
         }
     }
 }

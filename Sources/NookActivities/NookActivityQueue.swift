@@ -58,6 +58,9 @@ public actor NookActivityQueue {
         var animateInAt: NookInstant
         /// When the presenter reported the card fully on the glass.
         var onGlassAt: NookInstant?
+        /// Where the dwell (or a blocker's timeout) counts from once presented; an update that
+        /// restarts the dwell, or turns a blocker into a timed card, moves it to its own time (U1).
+        var dwellStart: NookInstant?
     }
 
     public nonisolated let configuration: Configuration
@@ -173,6 +176,12 @@ public actor NookActivityQueue {
     /// results and events are those of the same enqueues made one by one.
     public func enqueue(contentsOf activities: [NookActivity]) -> [NookEnqueueResult] {
         activities.map { enqueue($0) }
+    }
+
+    /// The activity with this id if it is pending or on screen.
+    public func activity(_ id: NookActivityID) -> NookActivity? {
+        if let shown = onScreen?.entry.activity, shown.id == id { return shown }
+        return pendingActivities.entry(id)?.activity
     }
 
     public func snapshot() -> NookQueueSnapshot {
@@ -302,6 +311,70 @@ public actor NookActivityQueue {
         guard let id = onScreen?.entry.activity.id else { return nil }
         let outcome = dismissing(id)
         return outcome == .notFound ? nil : (id, outcome)
+    }
+
+    /// The ids of every activity with this coalescing key that has not ended: the one on
+    /// screen, if it has the key, then the pending one (U1's update by key).
+    public func live(withKey key: String) -> [NookActivityID] {
+        var ids: [NookActivityID] = []
+        if let shown = onScreen?.entry.activity, shown.coalescingKey == key { ids.append(shown.id) }
+        if let id = pendingActivities.id(forKey: key) { ids.append(id) }
+        return ids
+    }
+
+    /// Changes an activity that has not ended, in place (U1). `change` gets the activity as it
+    /// is now and returns it changed (its id cannot change; an error it throws is rethrown
+    /// and changes nothing). A pending activity keeps its place in the queue (a new priority
+    /// moves it to that class, among the others by enqueue order); a new coalescing key held by
+    /// another pending activity coalesces that one away, as an enqueue would (Q4). The activity
+    /// on screen is redrawn in place by the presenter, with no animate-out or in; its dwell
+    /// keeps running (a changed dwell or timeout counts from when it was presented) unless
+    /// `restartDwell`, and a blocker that becomes timed counts its dwell from now, so it ends
+    /// on its own. An `updated` event carries the activity before and after; an update that
+    /// changes nothing emits none.
+    @discardableResult
+    public func update(
+        _ id: NookActivityID, restartDwell: Bool = false,
+        _ change: @Sendable (NookActivity) throws -> NookActivity
+    ) throws -> NookUpdate {
+        expireDue()
+        let onScreenNow = onScreen.flatMap { $0.entry.activity.id == id ? $0 : nil }
+        guard let previous = onScreenNow?.entry.activity ?? pendingActivities.entry(id)?.activity else {
+            throw NookUpdateError.notFound(id)
+        }
+        var updated = try change(previous)
+        updated.id = id
+        updated.sender = previous.sender
+        do {
+            try updated.validate()
+        } catch {
+            throw NookUpdateError.invalid(error)
+        }
+        let result = NookUpdate(previous: previous, activity: updated, wasOnScreen: onScreenNow != nil)
+        guard result.changed || (restartDwell && onScreenNow != nil) else { return result }
+        gathering = []
+        defer {
+            if let events = gathering, !events.isEmpty { hub.emit(events) }
+            gathering = nil
+        }
+        if var shown = onScreenNow {
+            shown.entry.activity = updated
+            if shown.phase == .presented, restartDwell || (previous.isBlocker && !updated.isBlocker) {
+                shown.dwellStart = clock.now
+            }
+            onScreen = shown
+            if result.changed { emit(updated, .updated(previous: previous)) }
+            wake(.presentation)
+        } else {
+            if let key = updated.coalescingKey, key != previous.coalescingKey,
+               let peer = pendingActivities.id(forKey: key), peer != id, let removed = pendingActivities.remove(peer) {
+                emit(removed.activity, .rejected(.coalesced))
+            }
+            _ = pendingActivities.replace(updated)
+            emit(updated, .updated(previous: previous))
+            expireDue()
+        }
+        return result
     }
 
     /// ``dismiss(_:)`` for callers on any thread that cannot await (GPIO callbacks). Requests
@@ -471,15 +544,19 @@ public actor NookActivityQueue {
         if onScreen?.endRequest == nil {
             onScreen?.phase = .presented
             onScreen?.since = clock.now
-            emit(activity, .presented)
-            let dwellEnd: NookInstant?
-            switch activity.presentation {
-            case .timed: dwellEnd = presentedAt + activity.dwell
-            case .blocker(let timeout): dwellEnd = timeout.map { presentedAt + $0 }
-            }
-            while onScreen?.endRequest == nil {
+            onScreen?.dwellStart = presentedAt
+            emit(onScreen?.entry.activity ?? activity, .presented)
+            var dwellEnd: NookInstant?
+            while let shown = onScreen, shown.endRequest == nil {
+                // Read again after every wake: an update may change the dwell, the
+                // presentation or where the dwell counts from (U1).
+                let start = shown.dwellStart ?? presentedAt
+                switch shown.entry.activity.presentation {
+                case .timed: dwellEnd = start + shown.entry.activity.dwell
+                case .blocker(let timeout): dwellEnd = timeout.map { start + $0 }
+                }
                 if let dwellEnd, clock.now >= dwellEnd {
-                    onScreen?.endRequest = .end(activity.isBlocker ? .timedOut : .completed)
+                    onScreen?.endRequest = .end(shown.entry.activity.isBlocker ? .timedOut : .completed)
                     break
                 }
                 await wait(until: dwellEnd, purpose: .presentation)
@@ -489,22 +566,24 @@ public actor NookActivityQueue {
 
         onScreen?.phase = .animateOut
         onScreen?.since = clock.now
-        emit(activity, .animateOut)
-        let hiddenAt = endAt + activity.transition
+        let leaving = onScreen?.entry.activity ?? activity
+        emit(leaving, .animateOut)
+        let hiddenAt = endAt + leaving.transition
         while clock.now < hiddenAt {
             await wait(until: hiddenAt, purpose: .animateOut)
         }
         surface.release(grant)
         let ending = onScreen?.endRequest ?? .end(.completed)
+        let last = onScreen?.entry ?? entry
         onScreen = nil
 
         switch ending {
         case .end(let reason):
-            emit(activity, .hidden(reason))
+            emit(last.activity, .hidden(reason))
         case .interrupt:
-            putBack(entry)
+            putBack(last)
         }
-        let nextAllowedAt = hiddenAt + activity.endDelay
+        let nextAllowedAt = hiddenAt + last.activity.endDelay
         while mayDrain, clock.now < nextAllowedAt {
             await wait(until: nextAllowedAt, purpose: .endDelay)
         }
@@ -517,7 +596,7 @@ public actor NookActivityQueue {
             emit(entry.activity, .rejected(.coalesced))
             return
         }
-        pendingActivities.insert(entry.activity, enqueuedAt: entry.enqueuedAt, expiresAt: entry.expiresAt, atFront: true)
+        pendingActivities.insert(entry.activity, enqueuedAt: entry.enqueuedAt, expiresAt: entry.expiresAt, atFront: true, order: entry.order)
         emit(entry.activity, .requeued)
         armExpiryTimer()
     }

@@ -56,3 +56,28 @@ public struct NookQueueSnapshot: Sendable {
         return current
     }
 }
+
+/// Why ``NookActivityQueue/update(_:restartDwell:_:)`` changed nothing (U1).
+public enum NookUpdateError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// No activity with this id is pending or on screen: it never was, or it has ended.
+    case notFound(NookActivityID)
+    /// The changed activity is not valid; the error names the field.
+    case invalid(NookActivityValidationError)
+
+    public var description: String {
+        switch self {
+        case .notFound(let id): "no pending or shown activity has id \(id); it has ended or never was"
+        case .invalid(let error): "\(error)"
+        }
+    }
+}
+
+/// What ``NookActivityQueue/update(_:restartDwell:_:)`` did.
+public struct NookUpdate: Hashable, Sendable {
+    public var previous: NookActivity
+    public var activity: NookActivity
+    /// On the glass (redrawn in place), rather than pending.
+    public var wasOnScreen: Bool
+    /// False when the change left the activity as it was: no event, no redraw.
+    public var changed: Bool { previous != activity }
+}

@@ -12,6 +12,8 @@ struct PendingActivities {
         /// Distinguishes this entry from an earlier one with the same id, whose tombstones
         /// may still sit in a FIFO or the expiry heap.
         var serial: UInt64
+        /// Its place in enqueue order, kept when an update moves it to another class (U1).
+        var order: UInt64 = 0
     }
 
     private struct Slot {
@@ -45,6 +47,8 @@ struct PendingActivities {
 
     func contains(_ id: NookActivityID) -> Bool { entries[id] != nil }
 
+    func entry(_ id: NookActivityID) -> Entry? { entries[id] }
+
     /// The pending activity with this coalescing key, if any. Coalescing keeps at most one.
     func id(forKey key: String) -> NookActivityID? { idByKey[key] }
 
@@ -55,10 +59,10 @@ struct PendingActivities {
     }
 
     /// Adds with an expiry already fixed (an activity put back keeps its original deadline).
-    mutating func insert(_ activity: NookActivity, enqueuedAt: NookInstant, expiresAt: NookInstant?, atFront: Bool) {
+    mutating func insert(_ activity: NookActivity, enqueuedAt: NookInstant, expiresAt: NookInstant?, atFront: Bool, order: UInt64? = nil) {
         precondition(entries[activity.id] == nil, "activity \(activity.id) is already pending")
         nextSerial += 1
-        entries[activity.id] = Entry(activity: activity, enqueuedAt: enqueuedAt, expiresAt: expiresAt, serial: nextSerial)
+        entries[activity.id] = Entry(activity: activity, enqueuedAt: enqueuedAt, expiresAt: expiresAt, serial: nextSerial, order: order ?? nextSerial)
         if let key = activity.coalescingKey { idByKey[key] = activity.id }
         if let expiresAt { expiries.push(ExpirySlot(at: expiresAt, serial: nextSerial, id: activity.id)) }
         let slot = Slot(id: activity.id, serial: nextSerial)
@@ -74,6 +78,34 @@ struct PendingActivities {
             fifos[index].slots.append(slot)
         }
         fifos[index].live += 1
+    }
+
+    /// Changes a pending activity where it stands (U1). Its place in enqueue order is kept: in
+    /// its class, or, for a new priority, among the new class's activities by when each was
+    /// enqueued. A new `expiresAfter` counts from the original enqueue. False if not pending.
+    mutating func replace(_ activity: NookActivity) -> Bool {
+        guard let entry = entries[activity.id] else { return false }
+        let old = entry.activity
+        if old.priority == activity.priority, old.expiresAfter == activity.expiresAfter, old.coalescingKey == activity.coalescingKey {
+            entries[activity.id]!.activity = activity
+            return true
+        }
+        remove(activity.id)
+        let expiresAt = activity.expiresAfter.map { entry.enqueuedAt + $0 }
+        insert(activity, enqueuedAt: entry.enqueuedAt, expiresAt: expiresAt, atFront: false, order: entry.order)
+        // insert appended it; move its slot back among those enqueued after it.
+        let index = activity.priority.rawValue
+        var slots = fifos[index].slots
+        let moved = slots.removeLast()
+        var position = slots.count
+        while position > fifos[index].head {
+            let before = slots[position - 1]
+            if let other = entries[before.id], other.serial == before.serial, other.order < entry.order { break }
+            position -= 1
+        }
+        slots.insert(moved, at: position)
+        fifos[index].slots = slots
+        return true
     }
 
     /// Forgets a pending activity; its FIFO slot becomes a tombstone.

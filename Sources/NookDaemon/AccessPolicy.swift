@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import NookActivities
 import NookSystem
 
 /// `struct ucred` as Linux lays it out for `SO_PEERCRED` (Swift's Glibc module hides the
@@ -16,7 +17,17 @@ public struct PeerCredentials: Hashable, Sendable, CustomStringConvertible {
     public var pid: Int32
     public var uid: UInt32
     public var gid: UInt32
+    /// The process's name (`/proc/PID/comm`) when the connection was accepted, for the
+    /// history's sender (U4); nil if it could not be read.
+    public var name: String?
     public var description: String { "pid \(pid) uid \(uid) gid \(gid)" }
+
+    public init(pid: Int32, uid: UInt32, gid: UInt32, name: String? = nil) {
+        (self.pid, self.uid, self.gid, self.name) = (pid, uid, gid, name)
+    }
+
+    /// Who sent an activity on this connection (U3).
+    var sender: NookSender { NookSender(uid: uid, pid: pid, name: name) }
 
     /// The peer of a connected Unix socket, as the kernel recorded it at `connect` time.
     static func of(_ socket: FileDescriptor) throws(SystemCallError) -> PeerCredentials {
@@ -25,7 +36,11 @@ public struct PeerCredentials: Hashable, Sendable, CustomStringConvertible {
         _ = try systemCall("getsockopt SO_PEERCRED", subject: socket.name) {
             getsockopt(socket.rawValue, SOL_SOCKET, SO_PEERCRED, &credentials, &length)
         }
-        return PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
+        var name: String?
+        if credentials.pid > 0, let comm = try? readRegularFile("/proc/\(credentials.pid)/comm", limit: 64) {
+            name = String(decoding: comm, as: UTF8.self).split(separator: "\n").first.map(String.init)
+        }
+        return PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid, name: name)
     }
 }
 

@@ -157,9 +157,12 @@ final class ActivityJournal: Sendable {
             var listed: Set<String> = []
             for record in scan.records {
                 switch record {
-                case .added(let entry):
+                case .added(var entry):
                     let key = entry.activity.id.description
                     if listed.insert(key).inserted { order.append(key) }
+                    // A second record of a live activity is an update (U1): it stays where it
+                    // was on the glass or in the queue.
+                    if let live = records[key] { (entry.wasShown, entry.sequence) = (live.wasShown, live.sequence) }
                     records[key] = entry
                 case .shown(let id):
                     records[id.description]?.wasShown = true
@@ -231,11 +234,13 @@ final class ActivityJournal: Sendable {
     /// holds an end without the arrival that caused it.
     func record(_ events: [NookActivityEvent], module: NookModuleID) {
         var arrivals: [NookActivity] = []
+        var updates: [NookActivity] = []
         var shown: [NookActivityID] = []
         var ends: [NookActivityID] = []
         for event in events {
             switch event.kind {
             case .enqueued: arrivals.append(event.activity)
+            case .updated: updates.append(event.activity)
             case .animateIn: shown.append(event.id)
             // A refused request names only itself: an id refused as a duplicate belongs to a
             // live activity, whose record stays (and an invalid one was never recorded).
@@ -244,9 +249,10 @@ final class ActivityJournal: Sendable {
             case .presented, .animateOut, .requeued: break
             }
         }
-        guard !arrivals.isEmpty || !shown.isEmpty || !ends.isEmpty else { return }
+        guard !arrivals.isEmpty || !updates.isEmpty || !shown.isEmpty || !ends.isEmpty else { return }
         appending { state in
             for activity in arrivals { add(activity, module: module, to: &state) }
+            for activity in updates { update(activity, in: &state) }
             for id in shown { show(id, in: &state) }
             for id in ends { end(id, in: &state) }
         }
@@ -306,6 +312,16 @@ final class ActivityJournal: Sendable {
         append(JournalRecord.added(entry).encoded(), of: activity.id, to: &state)
     }
 
+    /// A live activity changed in place (U1): its record is written again under the same
+    /// sequence number, which recovery reads as a replacement that keeps its place.
+    private func update(_ activity: NookActivity, in state: inout State) {
+        guard var entry = state.live[activity.id] else { return }
+        entry.activity = activity
+        state.live[activity.id] = entry
+        append(JournalRecord.added(entry).encoded(), of: activity.id, to: &state)
+        if state.bytes > Self.compactionBytes && state.bytes > 2 * state.liveBytes { state.compactionWanted = true }
+    }
+
     private func show(_ id: NookActivityID, in state: inout State) {
         guard state.live[id] != nil else { return }
         state.live[id]?.wasShown = true
@@ -337,7 +353,7 @@ final class ActivityJournal: Sendable {
     /// their records are settled, like the answers to the requests that made them (J1).
     func settle(_ event: NookActivityEvent) async {
         switch event.kind {
-        case .enqueued, .hidden, .rejected: await settle(through: mark)
+        case .enqueued, .updated, .hidden, .rejected: await settle(through: mark)
         case .animateIn, .presented, .animateOut, .requeued: break
         }
     }

@@ -36,6 +36,8 @@ public final class Daemon: Sendable {
     let screen: DaemonScreen
     /// Unfinished activities on disk; nil keeps them in memory only.
     let journal: ActivityJournal?
+    /// Who may act on whose activities (U3).
+    let ownership: OwnershipPolicy
     private let frameWriter: FrameWriter?
     private let configPath: String?
     private let overrides: @Sendable (inout DaemonConfig) -> Void
@@ -106,6 +108,7 @@ public final class Daemon: Sendable {
         // Once the libraries and the fonts (loaded for the first home frame) are mapped, before
         // the daemon runs most of its code: the text it never runs stays unmapped (issue 19).
         FaultAround.disableForReadOnlyFileMappings()
+        ownership = try OwnershipPolicy(adminGroup: config.adminGroup)
         journal = config.journalPath.map { ActivityJournal(path: $0, mode: config.journalSync, warn: { logger.warning("\($0)") }) }
         state = Mutex(State(config: config))
     }

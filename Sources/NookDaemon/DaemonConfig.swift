@@ -26,6 +26,8 @@ public struct DaemonConfig: Sendable {
     /// When non-empty, only these uids (and members of `allowedGroups`) may connect (C4).
     public var allowedUIDs: [UInt32] = []
     public var allowedGroups: [String] = []
+    /// Members may update, cancel and dismiss everyone's activities, as root may (U3).
+    public var adminGroup: String?
     /// Directories icon image files may come from (R3); nookd reads nothing else on a client's behalf.
     public var iconDirectories: [String] = IconPolicy.defaultDirectories
     public var backend: Backend = .auto
@@ -125,6 +127,7 @@ public struct DaemonConfig: Sendable {
         }
         allowedUIDs = try reader.integers("daemon.allowed_uids", in: 0...Int(UInt32.max - 1))?.map(UInt32.init) ?? []
         allowedGroups = try reader.strings("daemon.allowed_groups") ?? []
+        adminGroup = try reader.string("daemon.admin_group")
         if let directories = try reader.strings("daemon.icon_directories") {
             for directory in directories where !directory.hasPrefix("/") {
                 throw reader.error("daemon.icon_directories", "must list absolute paths, got \"\(directory)\"")

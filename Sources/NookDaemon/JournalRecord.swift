@@ -14,7 +14,8 @@ enum JournalRecord: Sendable {
         let json: JSONValue = switch self {
         case .added(let entry):
             .object([("seq", .number(Double(entry.sequence))), ("module", .string(entry.module.rawValue)),
-                     ("at", .number(entry.enqueuedAt)), ("activity", ActivityPayload.encode(entry.activity))])
+                     ("at", .number(entry.enqueuedAt)), ("activity", ActivityPayload.encode(entry.activity))]
+                    + (entry.activity.sender.map { [("sender", SenderPayload.encode($0))] } ?? []))
         case .shown(let id): .object([("shown", .string(id.description))])
         case .ended(let id): .object([("ended", .string(id.description))])
         }
@@ -40,7 +41,8 @@ enum JournalRecord: Sendable {
             return .failure(JournalDamage("not a journal record"))
         }
         do {
-            let activity = try ActivityPayload.decode(payload)
+            var activity = try ActivityPayload.decode(payload)
+            activity.sender = json["sender"].flatMap(SenderPayload.decode)
             return .success(.added(ActivityJournal.Entry(sequence: UInt64(sequence), module: NookModuleID(module), activity: activity,
                                                          enqueuedAt: at, wasShown: false)))
         } catch {

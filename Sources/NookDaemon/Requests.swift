@@ -57,7 +57,7 @@ extension Daemon {
         }
     }
 
-    private func queue(_ name: String?) throws(ProtocolError) -> (NookModuleID, NookActivityQueue) {
+    func queue(_ name: String?) throws(ProtocolError) -> (NookModuleID, NookActivityQueue) {
         let module = name.map { NookModuleID($0) } ?? arbiter.foregroundModule ?? modules[0]
         guard let queue = queues[module] else {
             throw ProtocolError(.unknownModule, field: "module", "no module '\(module)'; this nookd has \(modules.map(\.rawValue).joined(separator: ", "))")
@@ -87,7 +87,9 @@ extension Daemon {
         switch request.operation {
         case .enqueue(let requested, let moduleName, let wait):
             let (module, queue) = try queue(moduleName)
-            let activity = try checkedIcon(screen.fitted(requested))
+            var checked = try checkedIcon(screen.fitted(requested))
+            checked.sender = connection.peer.sender
+            let activity = checked
             let events = wait ? queue.events(where: { $0.id == activity.id }) : nil
             let id = try accepted(try await enqueueUnique(activity, into: queue), activity, module: module, queue: queue, on: connection)
             answerChange(EnqueueAnswer(id: id, module: module.rawValue))
@@ -98,6 +100,7 @@ extension Daemon {
         case .cancel(let id):
             let arrival = journal?.arrival(of: id)
             for (_, queue) in modules.map({ ($0, queues[$0]!) }) {
+                try await checkOwner(of: id, in: queue, for: "cancel", peer: connection.peer)
                 let outcome = await queue.cancelling(id)
                 guard outcome != .notFound else { continue }
                 answerChange(CancelAnswer(cancelled: id, alreadyEnding: outcome.alreadyEndingReason), ending: (id, arrival))
@@ -111,21 +114,17 @@ extension Daemon {
             answerChange(CancelAllAnswer(cancelled: count))
 
         case .dismiss(let id):
-            let arrival = id.flatMap { journal?.arrival(of: $0) }
             for (_, queue) in modules.map({ ($0, queues[$0]!) }) {
-                if let id {
-                    let outcome = await queue.dismissing(id)
-                    guard outcome != .notFound else { continue }
-                    answerChange(DismissAnswer(dismissed: id, alreadyEnding: outcome.alreadyEndingReason), ending: (id, arrival))
-                    return
-                }
-                // The card on the glass keeps its id until its slide out ends: nobody can
-                // enqueue a new one under it before this end is recorded.
-                if let shown = await queue.dismissingCurrent() {
-                    answerChange(DismissAnswer(dismissed: shown.id, alreadyEnding: shown.outcome.alreadyEndingReason),
-                                 ending: (shown.id, journal?.arrival(of: shown.id)))
-                    return
-                }
+                // Without an id the card on the glass is meant: the same rule applies to it.
+                let target: NookActivityID
+                if let id { target = id } else if let shown = await queue.current?.id { target = shown } else { continue }
+                try await checkOwner(of: target, in: queue, for: "dismiss", peer: connection.peer)
+                // Taken before the request ends it (see ActivityJournal.ended(_:arrival:)).
+                let arrival = journal?.arrival(of: target)
+                let outcome = await queue.dismissing(target)
+                guard outcome != .notFound else { continue }
+                answerChange(DismissAnswer(dismissed: target, alreadyEnding: outcome.alreadyEndingReason), ending: (target, arrival))
+                return
             }
             throw ProtocolError(.notFound, field: id == nil ? nil : "activity",
                                 id.map { "no pending or shown activity has id \($0)" } ?? "nothing is on the glass to dismiss")
@@ -206,6 +205,12 @@ extension Daemon {
             answer(GlanceAnswer(home: content.description))
         case .quiet(let setting):
             answer(try await quietRequest(setting))
+        case .update(let target, let changes, let restartDwell):
+            let result = try await performUpdate(target, changes: changes, restartDwell: restartDwell, peer: connection.peer)
+            // Debug: a client may send a hundred updates a second.
+            logger.debug("updated \(result.updated.map { "\($0.id) (\($0.fields.joined(separator: ", ")))" }.joined(separator: "; "))",
+                        metadata: ["peer": "\(connection.peer)"])
+            answerChange(result)
 
         case .focus(let name):
             do {
@@ -308,6 +313,14 @@ extension Daemon {
 
     static func idRefusal(_ id: NookActivityID, _ place: String) -> ProtocolError {
         ProtocolError(.invalid, field: "activity.id", "activity \(id) is already \(place); an id names one activity until it ends")
+    }
+
+    /// Throws `forbidden` if `peer` may not act on the activity (U3); nothing if it is not in
+    /// this queue (the caller goes on looking, or answers `notFound`).
+    private func checkOwner(of id: NookActivityID, in queue: NookActivityQueue, for operation: String,
+                            peer: PeerCredentials) async throws(ProtocolError) {
+        guard !ownership.isAdmin(peer), let activity = await queue.activity(id) else { return }
+        if let refusal = ownership.refusal(of: operation, on: activity, by: peer) { throw refusal }
     }
 
     /// Enqueues unless an activity with the same id is pending or on screen in any module, or

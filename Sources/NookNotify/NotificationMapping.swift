@@ -3,7 +3,7 @@ import NookActivities
 /// One notification as an activity (SPEC E2): summary → title, body → subtitle without its
 /// markup, icon names and categories → Nook icons, urgency → priority, critical and
 /// `expire_timeout` 0 → a blocker that never expires by itself, `expire_timeout` > 0 → the
-/// dwell, the `value` hint → progress. Pure: the bridge supplies the id and coalescing key.
+/// dwell, the `value` hint → progress, `transient` → not kept in the history. Pure: the bridge supplies the id and coalescing key.
 public enum NotificationMapping {
     public struct Result: Sendable, Equatable {
         public var activity: NookActivity
@@ -52,8 +52,18 @@ public enum NotificationMapping {
         }
         let icon = self.icon(for: call, allowPaths: allowPaths, critical: critical)
         let tint: NookTint = critical ? .named(.red) : icon.tint ?? .accent
+        // The spec's `transient` hint (notify-send --transient): shown, but kept out of any
+        // persistence, which for Nook is its history (U4).
+        var transient = false
+        switch call.hints["transient"] {
+        case .boolean(let value)?: transient = value
+        case .integer(let value)?: transient = value != 0
+        case nil: break
+        case let other?: notes.append("hint transient ignored: not a boolean (\(other))")
+        }
         let activity = NookActivity(id: id, coalescingKey: key, priority: priority, title: title, subtitle: subtitle,
-                                    systemImage: icon.symbol, tint: tint, dwell: dwell, presentation: presentation, progress: progress)
+                                    systemImage: icon.symbol, tint: tint, dwell: dwell, presentation: presentation, progress: progress,
+                                    isTransient: transient)
         return Result(activity: activity, notes: notes)
     }
 

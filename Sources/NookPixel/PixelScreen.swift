@@ -158,6 +158,12 @@ public actor PixelScreen {
         case .hidden, .requeued:
             guard card?.activity.id == event.id else { return }
             await showHome()
+        case .updated:
+            // Redrawn in place (U1); the marquee keeps its place in the pass.
+            guard let shown = card, shown.activity.id == event.id else { return }
+            card = (event.activity, shown.start)
+            await drawCard()
+            startAnimatingIfNeeded()
         case .animateOut, .enqueued, .rejected:
             break
         }

@@ -5,7 +5,7 @@ import NookActivities
 /// against (`ActivityFieldTests`), so adding a field is this list, its codec line and its
 /// `nookctl enqueue` option.
 public enum ActivityField: String, CaseIterable, Sendable {
-    case id, title, subtitle, icon, tint, key, priority, dwell, blocker, timeout, expiresAfter, progress, transition, endDelay
+    case id, title, subtitle, icon, tint, key, priority, dwell, blocker, timeout, expiresAfter, progress, transition, endDelay, transient
 
     /// The key in a request's `activity` object.
     public var wireName: String { rawValue }
@@ -20,8 +20,22 @@ public enum ActivityField: String, CaseIterable, Sendable {
         }
     }
 
-    /// False for the one field that is a flag on the command line (`--blocker`).
-    public var takesValue: Bool { self != .blocker }
+    /// False for the fields that are flags on the command line (`--blocker`, `--transient`).
+    public var takesValue: Bool { self != .blocker && self != .transient }
+
+    /// The fields an update may clear (send `null`, or `nookctl update --clear FIELD`): the
+    /// optional ones, and the animation timings (back to their defaults). Derived from the
+    /// codec: a field absent from a bare activity's encoding.
+    public var isClearable: Bool {
+        ActivityPayload.encode(NookActivity(title: "x"))[wireName] == nil && self != .blocker && self != .transient
+    }
+
+    /// The fields whose values differ between two versions of an activity (the `fields` of an
+    /// `updated` event, U1), read off the codec so no field is listed twice.
+    public static func changed(from previous: NookActivity, to activity: NookActivity) -> [ActivityField] {
+        let before = ActivityPayload.encode(previous), after = ActivityPayload.encode(activity)
+        return allCases.filter { before[$0.wireName] != after[$0.wireName] }
+    }
 
     /// How an error names the field: `activity.tint` on the wire, `--tint` on the command line.
     public static func name(ofWireField field: String, commandLine: Bool) -> String {

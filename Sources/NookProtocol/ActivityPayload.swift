@@ -4,7 +4,8 @@ import NookActivities
 ///
 /// Fields: `title` (required), `subtitle`, `icon`, `tint`, `key`, `priority`
 /// (`low`/`normal`/`high`), `dwell`, `blocker`, `timeout`, `expiresAfter`, `progress`,
-/// `transition`, `endDelay` (seconds) and `id` (a UUID, assigned if absent).
+/// `transition`, `endDelay` (seconds), `transient` (bool: not kept in the history) and `id` (a UUID,
+/// assigned if absent).
 public enum ActivityPayload {
     static let fields = Set(ActivityField.allCases.map(\.wireName))
 
@@ -42,6 +43,7 @@ public enum ActivityPayload {
             throw ProtocolError(.invalid, field: reader.name("timeout"), "applies only to blockers (\"blocker\": true)")
         }
         activity.progress = try reader.number("progress")
+        activity.isTransient = try reader.bool("transient") ?? false
         do {
             try activity.validate()
         } catch {
@@ -66,6 +68,7 @@ public enum ActivityPayload {
         if let progress = activity.progress { members.append(("progress", .number(progress))) }
         if activity.transition != NookActivity.defaultTransition { members.append(("transition", .number(activity.transition.nookSeconds))) }
         if activity.endDelay != NookActivity.defaultEndDelay { members.append(("endDelay", .number(activity.endDelay.nookSeconds))) }
+        if activity.isTransient { members.append(("transient", .bool(true))) }
         return .object(members)
     }
 }

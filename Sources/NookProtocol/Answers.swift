@@ -239,3 +239,35 @@ public struct FocusAnswer: NookAnswer {
         preparedInTime = try reader.requiredBool("preparedInTime")
     }
 }
+
+/// `update`: the activities changed (one for an update by id; for one by key, each that had
+/// it) and, per activity, the fields whose values changed (U1).
+public struct UpdateAnswer: NookAnswer {
+    public struct Change: Sendable, Equatable {
+        public var id: NookActivityID
+        public var fields: [String]
+        /// On the glass (redrawn in place) rather than pending.
+        public var onScreen: Bool
+
+        public init(id: NookActivityID, fields: [String], onScreen: Bool) { (self.id, self.fields, self.onScreen) = (id, fields, onScreen) }
+    }
+
+    public var updated: [Change]
+
+    public init(updated: [Change]) { self.updated = updated }
+
+    public var json: JSONValue {
+        .object([("updated", .array(updated.map { change in
+            .object([("id", .string(change.id.description)), ("fields", .array(change.fields.map(JSONValue.string))),
+                     ("onScreen", .bool(change.onScreen))])
+        }))])
+    }
+
+    public init(json: JSONValue) throws(ProtocolError) {
+        let reader = try FieldReader(json, path: "result")
+        updated = try reader.requiredObjects("updated").map { (item) throws(ProtocolError) in
+            Change(id: try item.requiredID("id"), fields: try item.requiredArray("fields").compactMap(\.text),
+                   onScreen: try item.bool("onScreen") ?? false)
+        }
+    }
+}

@@ -42,9 +42,11 @@ public enum NookOperation: Hashable, Sendable {
     case glance(NookGlance?)
     /// Quiet hours (Z1): `on`, `off`, `until` a time, or the status.
     case quiet(QuietSetting)
+    /// Changes a pending or shown activity in place (U1).
+    case update(UpdateTarget, changes: ActivityChanges, restartDwell: Bool)
 
     public static let names = ["enqueue", "cancel", "cancel-all", "dismiss", "suspend", "resume", "quiesce",
-                               "status", "list", "watch", "snapshot", "home", "focus", "glance", "quiet"]
+                               "status", "list", "watch", "snapshot", "home", "focus", "glance", "quiet", "update"]
 }
 
 /// What `quiet` asks for (Z1).
@@ -53,6 +55,13 @@ public enum QuietSetting: Hashable, Sendable {
     /// Quiet until this time: `HH:MM` (its next occurrence in the board's time zone) or a
     /// duration from now such as `45m` or `2h`; nookd reads it, as it knows the zone.
     case until(String)
+}
+
+/// Which activities an `update` changes: one by id, or every one not ended with a coalescing
+/// key (the one on screen and the pending one; in one module, or in all).
+public enum UpdateTarget: Hashable, Sendable {
+    case id(NookActivityID)
+    case key(String, module: String?)
 }
 
 /// The home content a client sets (R4).
@@ -169,6 +178,26 @@ public struct Request: Hashable, Sendable {
                 return .quiet(.until(time))
             case let other: throw ProtocolError(.invalid, field: "set", "must be on, off, until or status; got '\(other)'")
             }
+        case "update":
+            try reader.rejectUnknown(common.union(["activity", "key", "module", "changes", "restartDwell"]))
+            let target: UpdateTarget
+            switch (reader.value("activity"), try reader.string("key")) {
+            case (_?, nil):
+                if reader.value("module") != nil { throw ProtocolError(.invalid, field: "module", "applies only to an update by key") }
+                target = .id(try activityID("activity"))
+            case (nil, let key?):
+                guard !key.isEmpty else { throw ProtocolError(.invalid, field: "key", "must not be empty") }
+                target = .key(key, module: try module())
+            case (_?, _?): throw ProtocolError(.invalid, field: "key", "give either activity (an id) or key, not both")
+            case (nil, nil): throw ProtocolError(.missingField, field: "activity", "is required (an id), or key")
+            }
+            guard let changes = reader.value("changes") else { throw ProtocolError(.missingField, field: "changes", "is required") }
+            let parsed = try ActivityChanges(json: changes)
+            let restartDwell = try reader.bool("restartDwell") ?? false
+            guard !parsed.members.isEmpty || restartDwell else {
+                throw ProtocolError(.invalid, field: "changes", "names no field to change (and restartDwell is not set)")
+            }
+            return .update(target, changes: parsed, restartDwell: restartDwell)
         case "focus":
             try reader.rejectUnknown(common.union(["module"]))
             guard let name = try module() else { throw ProtocolError(.missingField, field: "module", "is required") }
@@ -222,6 +251,14 @@ public struct Request: Hashable, Sendable {
             case .status: members.append(("set", .string("status")))
             case .until(let time): members.append(("set", .string("until"))); members.append(("until", .string(time)))
             }
+        case .update(let target, let changes, let restartDwell):
+            op("update")
+            switch target {
+            case .id(let id): members.append(("activity", .string(id.description)))
+            case .key(let key, let name): members.append(("key", .string(key))); module(name)
+            }
+            members.append(("changes", changes.json))
+            if restartDwell { members.append(("restartDwell", .bool(true))) }
         }
         return JSONValue.object(members).serialized
     }
@@ -298,6 +335,8 @@ public struct EventMessage: Sendable, Equatable {
     public var at: Double
     public var module: String?
     public var title: String
+    /// For `updated`: the fields that changed, by their wire names (U1).
+    public var fields: [String]?
 
     public init(_ event: NookActivityEvent) {
         id = event.id
@@ -307,6 +346,7 @@ public struct EventMessage: Sendable, Equatable {
         case .rejected(let reason):
             self.reason = reason.description
             if case .invalid(let error) = reason { (field, message) = (error.field, error.problem) }
+        case .updated(let previous): fields = ActivityField.changed(from: previous, to: event.activity).map(\.wireName)
         default: break
         }
         at = (event.at.sinceOrigin.nookSeconds * 1000).rounded() / 1000
@@ -331,6 +371,7 @@ public struct EventMessage: Sendable, Equatable {
         members.append(("at", .number(at)))
         if let module { members.append(("module", .string(module))) }
         members.append(("title", .string(title)))
+        if let fields { members.append(("fields", .array(fields.map(JSONValue.string)))) }
         return .object(members)
     }
 
@@ -344,6 +385,7 @@ public struct EventMessage: Sendable, Equatable {
         at = try reader.requiredNumber("at")
         module = try reader.string("module")
         title = try reader.requiredString("title")
+        fields = reader.value("fields").map { $0.items.compactMap(\.text) }
     }
 }
 

@@ -164,6 +164,8 @@ public enum ClientError: Error, CustomStringConvertible {
         case .unreachable: ExitCodes.unreachable
         case .connectionLost: ExitCodes.connectionLost
         case .daemon(let error) where error.code == .notFound: ExitCodes.notFound
+        // Refused for naming someone else's activity (U3), rather than for using nookd at all.
+        case .daemon(let error) where error.code == .forbidden && error.field != nil: ExitCodes.notOwner
         case .daemon: ExitCodes.refused
         }
     }
@@ -174,6 +176,8 @@ public enum ExitCodes {
     public static let refused: Int32 = 1
     public static let unreachable: Int32 = 3
     public static let notFound: Int32 = 4
+    /// `update`, `cancel`, `dismiss`: the activity was sent by another user (U3).
+    public static let notOwner: Int32 = 5
     /// `enqueue --wait`: how the activity ended.
     public static let dismissed: Int32 = 10
     public static let cancelled: Int32 = 11

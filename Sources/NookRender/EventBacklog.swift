@@ -9,6 +9,8 @@ struct EventBacklog {
     private var head = 0
     /// Activities with a `hidden` or `requeued` event still in the backlog.
     private var endsAhead: [NookActivityID: Int] = [:]
+    /// Activities with an `updated` event still in the backlog.
+    private var updatesAhead: [NookActivityID: Int] = [:]
     /// The stream has finished: nothing more will be appended.
     var isFinished = false
     /// The screen waiting for the next event.
@@ -19,6 +21,7 @@ struct EventBacklog {
     mutating func append(_ event: NookActivityEvent) {
         events.append(event)
         if Self.ends(event) { endsAhead[event.id, default: 0] += 1 }
+        if case .updated = event.kind { updatesAhead[event.id, default: 0] += 1 }
     }
 
     mutating func next() -> NookActivityEvent? {
@@ -28,6 +31,10 @@ struct EventBacklog {
         if Self.ends(event) {
             let remaining = endsAhead[event.id, default: 1] - 1
             endsAhead[event.id] = remaining > 0 ? remaining : nil
+        }
+        if case .updated = event.kind {
+            let remaining = updatesAhead[event.id, default: 1] - 1
+            updatesAhead[event.id] = remaining > 0 ? remaining : nil
         }
         if head == events.count {
             // Drained: give the storage of a burst back.
@@ -42,6 +49,10 @@ struct EventBacklog {
 
     /// True if the activity's card is already gone further on: drawing it now would be late.
     func endsLater(_ id: NookActivityID) -> Bool { endsAhead[id] != nil }
+
+    /// True if a newer version of the activity is further on: redrawing this one would be
+    /// wasted, since all updates that arrived between two frames cost one redraw (U2).
+    func updatedLater(_ id: NookActivityID) -> Bool { updatesAhead[id] != nil }
 
     private static func ends(_ event: NookActivityEvent) -> Bool {
         switch event.kind {

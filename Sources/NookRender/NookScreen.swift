@@ -44,6 +44,10 @@ public actor NookScreen {
     private var rotated: Frame?
     public private(set) var lastError: DisplayError?
     public private(set) var presentedFrames = 0
+    /// Cards drawn (each activity once per look: an update in place draws it again, U2).
+    public private(set) var cardsRendered = 0
+    /// Events received by ``run(_:reportingTo:)`` and not drawn or skipped yet.
+    public var undrawnEvents: Int { backlogs.values.reduce(0) { $0 + $1.count } }
     private var blanked = false
     private var blankTimer: Task<Void, Never>?
     /// The last call turning the panel off or on (see ``changePower(to:)``).
@@ -215,7 +219,7 @@ public actor NookScreen {
     /// (`queue.events(where: NookScreen.draws)`): a burst of enqueues then costs the screen nothing.
     @Sendable public static func draws(_ event: NookActivityEvent) -> Bool {
         switch event.kind {
-        case .animateIn, .presented, .animateOut, .hidden, .requeued: true
+        case .animateIn, .presented, .animateOut, .hidden, .requeued, .updated: true
         case .enqueued, .rejected: false
         }
     }
@@ -254,6 +258,12 @@ public actor NookScreen {
                 switch event.kind {
                 case .animateIn, .presented, .animateOut:
                     if backlogs[run]!.endsLater(event.id) {
+                        skippedLateEvents += 1
+                        continue
+                    }
+                case .updated:
+                    // Updates that piled up while a frame was on its way are drawn as one (U2).
+                    if backlogs[run]!.endsLater(event.id) || backlogs[run]!.updatedLater(event.id) {
                         skippedLateEvents += 1
                         continue
                     }
@@ -326,9 +336,33 @@ public actor NookScreen {
             await presentComposed()
             scheduleBlanking()
             scheduleRelease()
+        case .updated(let previous):
+            await redrawInPlace(event.activity, previous: previous)
         case .enqueued, .rejected:
             break  // See draws(_:).
         }
+    }
+
+    /// Draws the changed card where it stands (U1): no slide out and in. A slide under way
+    /// picks the new card up with its next frame; a card at rest is presented once.
+    private func redrawInPlace(_ activity: NookActivity, previous: NookActivity) async {
+        guard card?.id == activity.id else { return }
+        var icon = card?.icon
+        if activity.systemImage != previous.systemImage {
+            icon = nil
+            if let name = activity.systemImage, IconCatalog.namesFile(name) {
+                icon = await Task.detached(priority: .userInitiated) { CardRenderer.loadIcon(for: activity) }.value
+            }
+        }
+        // The icon load suspended: a newer card or an end may have come meanwhile.
+        guard card?.id == activity.id else { return }
+        // Drawn into the old card's frame: a hundred updates a second allocate nothing.
+        spareCardFrame = card?.frame
+        card = nil
+        let frame = cardFrame(for: activity, icon: icon)
+        guard showing == activity.id, slidesRunning == 0 else { return }
+        composed.overwrite(with: frame)
+        await presentComposed()
     }
 
     /// Changes the home content; shown at once if nothing else is on the glass.
@@ -407,6 +441,7 @@ public actor NookScreen {
             rendered = renderer.render(activity, size: logicalSize, icon: icon)
         }
         for warning in rendered.warnings { onWarning(warning) }
+        cardsRendered += 1
         card = (activity.id, activity, rendered.frame, icon)
         return rendered.frame
     }

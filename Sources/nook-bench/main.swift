@@ -37,6 +37,7 @@ func reportDaemonFigures(_ figures: DaemonFigures) async {
         print("daemon figures skipped: \(error)")
     }
     report("enqueue_to_first_frame_ms_p99", await figures.enqueueToFirstFrameP99())
+    report("update_to_frame_ms_p99", await figures.updateToFrameP99())
     report("first_frame_after_idle_ms_p99", await figures.enqueueToFirstFrameP99(afterRelease: true))
 }
 
@@ -96,6 +97,10 @@ if CommandLine.arguments.dropFirst().first == "soak" {
 if CommandLine.arguments.dropFirst().first == "first-frame" {
     report("enqueue_to_first_frame_ms_p99", await DaemonFigures().enqueueToFirstFrameP99())
     report("first_frame_after_idle_ms_p99", await DaemonFigures().enqueueToFirstFrameP99(afterRelease: true))
+    exit(0)
+}
+if CommandLine.arguments.dropFirst().first == "update" {
+    report("update_to_frame_ms_p99", await DaemonFigures().updateToFrameP99())
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "pipelined" {

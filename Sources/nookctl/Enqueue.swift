@@ -21,6 +21,7 @@ struct Enqueue: ParsableCommand {
     @Option(help: "A blocker's timeout in seconds.") var timeout: Double?
     @Option(help: "Progress from 0 to 1, drawn as a bar.") var progress: Double?
     @Option(help: "Drop it if still waiting after this many seconds.") var expiresAfter: Double?
+    @Flag(help: "Not kept in the history once it ends.") var transient = false
     @Option(help: "The module (queue) to show it in; default: the foreground module.") var module: String?
     @Option(help: "Use this id (a UUID) instead of a fresh one.") var id: String?
     @Flag(help: "Wait until the activity has ended; the exit code says how.") var wait = false
@@ -28,7 +29,7 @@ struct Enqueue: ParsableCommand {
     var options: EnqueueOptions {
         EnqueueOptions(socket: connection.socket, json: connection.json, title: title, subtitle: subtitle, icon: icon, tint: tint,
                        key: key, priority: priority, dwell: dwell, blocker: blocker, timeout: timeout, progress: progress,
-                       expiresAfter: expiresAfter, module: module, id: id, wait: wait)
+                       expiresAfter: expiresAfter, transient: transient, module: module, id: id, wait: wait)
     }
 
     func validate() throws {
@@ -56,6 +57,7 @@ struct EnqueueOptions: Equatable {
     var timeout: Double?
     var progress: Double?
     var expiresAfter: Double?
+    var transient = false
     var module: String?
     var id: String?
     var wait = false
@@ -92,6 +94,7 @@ struct EnqueueOptions: Equatable {
             return .failure(error)
         }
         activity.progress = progress
+        activity.isTransient = transient
         do {
             try activity.validate()
         } catch {

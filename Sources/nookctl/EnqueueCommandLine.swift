@@ -49,6 +49,7 @@ enum EnqueueCommandLine {
         switch name {
         case "--json": options.json = true
         case "--blocker": options.blocker = true
+        case "--transient": options.transient = true
         default: options.wait = true
         }
     }

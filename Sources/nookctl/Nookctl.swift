@@ -13,13 +13,14 @@ struct Nookctl: ParsableCommand {
         abstract: "Talk to nookd: show activities on the nook's display and control it.",
         discussion: """
             Exit codes: 0 success; 1 nookd refused the request (bad input, unknown module, queue full); \
-            3 nookd could not be reached; 4 no such activity; 64 bad command line. \
+            3 nookd could not be reached; 4 no such activity; 5 the activity belongs to another user \
+            (update, cancel, dismiss); 64 bad command line. \
             enqueue --wait exits with how the activity ended: 0 shown to the end, 10 dismissed, \
             11 cancelled, 12 coalesced, 13 expired, 14 blocker timed out, 15 rejected, 16 connection lost.
             Shell completions: nookctl --generate-completion-script bash|zsh|fish.
             """,
         subcommands: [Enqueue.self, Cancel.self, CancelAll.self, Dismiss.self, Suspend.self, Resume.self, Quiesce.self,
-                      Status.self, List.self, Watch.self, Snapshot.self, Home.self, Focus.self, Quiet.self])
+                      Status.self, List.self, Watch.self, Snapshot.self, Home.self, Focus.self, Quiet.self, Update.self])
 
     /// `nookctl enqueue` with a well-formed command line skips ArgumentParser (see
     /// ``EnqueueCommandLine``); everything else goes through it.
@@ -209,7 +210,7 @@ struct List: ParsableCommand {
 }
 
 struct Watch: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "watch", abstract: "Print lifecycle events as they happen (enqueued, animateIn, presented, animateOut, hidden, rejected, requeued).")
+    static let configuration = CommandConfiguration(commandName: "watch", abstract: "Print lifecycle events as they happen (enqueued, animateIn, presented, animateOut, hidden, rejected, requeued, updated).")
     @OptionGroup var connection: Connection
     func run() throws {
         do {
@@ -223,7 +224,7 @@ struct Watch: ParsableCommand {
                     // nookd keeps at most 4,096 events per module for a watcher that falls behind.
                     print("overflow: \(overflow.dropped) events of module \(overflow.module) were dropped here (this watcher fell behind)")
                 } else if let event = try? EventMessage(json: json) {
-                    let reason = event.reason.map { " (\($0))" } ?? ""
+                    let reason = event.reason.map { " (\($0))" } ?? event.fields.map { " (\($0.joined(separator: ", ")))" } ?? ""
                     print("\(event.at)s \(event.event)\(reason) \(event.id) \"\(event.title)\"")
                 }
                 fflush(nil)

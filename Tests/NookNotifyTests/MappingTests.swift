@@ -17,6 +17,15 @@ struct MappingTests {
         #expect(map(NotifyCall(summary: "Only a title", body: " <i></i> ")).subtitle == nil)
     }
 
+    @Test func e2_u4_theTransientHintMarksTheActivityTransient() {
+        #expect(map(NotifyCall(summary: "a", hints: ["transient": .boolean(true)])).isTransient)
+        #expect(map(NotifyCall(summary: "a", hints: ["transient": .integer(1)])).isTransient, "some clients send a byte")
+        #expect(!map(NotifyCall(summary: "a", hints: ["transient": .boolean(false)])).isTransient)
+        #expect(!map(NotifyCall(summary: "a")).isTransient)
+        let odd = NotificationMapping.activity(for: NotifyCall(summary: "a", hints: ["transient": .string("yes")]), id: NookActivityID(), key: nil, allowPaths: true)
+        #expect(!odd.activity.isTransient && odd.notes.contains { $0.contains("transient") })
+    }
+
     @Test func e2_anEmptySummaryFallsBackToTheAppName() {
         #expect(map(NotifyCall(appName: "Backups", summary: "  ")).title == "Backups")
         #expect(map(NotifyCall(summary: "")).title == "Notification")

@@ -109,7 +109,7 @@ struct ActivityFieldTests {
             .id: .string("22222222-3333-4444-8555-666666666666"), .title: .string("t"), .subtitle: .string("s"),
             .icon: .string("bell"), .tint: .string("green"), .key: .string("k"), .priority: .string("high"),
             .dwell: .number(5), .blocker: .bool(true), .timeout: .number(9), .expiresAfter: .number(60),
-            .progress: .number(0.5), .transition: .number(0.5), .endDelay: .number(0.2),
+            .progress: .number(0.5), .transition: .number(0.5), .endDelay: .number(0.2), .transient: .bool(true),
         ]
         #expect(Set(values.keys) == Set(ActivityField.allCases), "a value for every field")
         let base = try ActivityPayload.decode(.object([("title", .string("t")), ("id", values[.id]!)]))

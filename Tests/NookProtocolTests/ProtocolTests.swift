@@ -19,6 +19,7 @@ struct ProtocolTests {
                                bars: [NookGlance.Bar(row: 1, column: 4, length: 2.5, direction: .vertical)])),
             .glance(nil),
             .quiet(.on), .quiet(.off), .quiet(.status), .quiet(.until("07:30")),
+            .update(.id(id), changes: ActivityChanges(members: [("progress", .number(0.7))]), restartDwell: true),
         ]
         for operation in operations {
             let line = Request(id: .number(7), operation: operation).encoded()
@@ -26,7 +27,7 @@ struct ProtocolTests {
             #expect(decoded.operation == operation, "\(line)")
             #expect(decoded.id == .number(7))
         }
-        #expect(Set(NookOperation.names).count == 15)
+        #expect(Set(NookOperation.names).count == 16)
     }
 
     @Test(arguments: [

@@ -1,0 +1,49 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import NookActivities
+import NookProtocol
+
+/// Who may change an activity someone else sent (U3): its sender, root, nookd's own user and
+/// members of the configured admin group. The inputs at the device (GPIO dismiss and open) do
+/// not go through the socket and always act.
+struct OwnershipPolicy: Sendable {
+    /// The admin group's id and its members by name (the group database's view at start; a
+    /// peer's supplementary groups are not in `SO_PEERCRED`).
+    var adminGID: UInt32?
+    var adminMembers: Set<String> = []
+    var adminGroup: String?
+
+    init(adminGroup: String?) throws(DaemonError) {
+        self.adminGroup = adminGroup
+        guard let adminGroup else { return }
+        guard let group = getgrnam(adminGroup) else {
+            throw DaemonError("daemon.admin_group: no group named '\(adminGroup)' in the group database")
+        }
+        adminGID = group.pointee.gr_gid
+        var member = group.pointee.gr_mem
+        while let name = member?.pointee {
+            adminMembers.insert(String(cString: name))
+            member = member?.successor()
+        }
+    }
+
+    /// Acts on every activity: root, nookd's own user, the admin group.
+    func isAdmin(_ peer: PeerCredentials) -> Bool {
+        if peer.uid == 0 || peer.uid == geteuid() { return true }
+        guard let adminGID else { return false }
+        if peer.gid == adminGID { return true }
+        guard let user = getpwuid(peer.uid) else { return false }
+        return adminMembers.contains(String(cString: user.pointee.pw_name))
+    }
+
+    /// Nil if `peer` may update, cancel or dismiss `activity`, else the refusal naming whose it is.
+    /// `isAdmin`, when known, spares the group database look-up (inside the queue's actor).
+    func refusal(of operation: String, on activity: NookActivity, by peer: PeerCredentials, isAdmin known: Bool? = nil) -> ProtocolError? {
+        // Activities made in-process or journalled before senders were recorded have no owner.
+        guard let owner = activity.sender, owner.uid != peer.uid, !(known ?? isAdmin(peer)) else { return nil }
+        let admin = adminGroup.map { ", or a member of group '\($0)' (daemon.admin_group)" } ?? " (set daemon.admin_group to let a group act on all)"
+        return ProtocolError(.forbidden, field: "activity",
+                             "uid \(peer.uid) may not \(operation) activity \(activity.id): it was sent by uid \(owner.uid); only its sender, root\(admin) may")
+    }
+}

@@ -1,0 +1,58 @@
+import NookActivities
+
+/// The fields an `update` changes (U1): a JSON object with any of an activity's fields
+/// (``ActivityField``, all but `id`), each set to its new value or to `null` to clear an
+/// optional one. Applied through the activity's own codec, so a field is never declared twice
+/// and a bad value is refused with the same words as in an `enqueue`, naming `changes.FIELD`.
+public struct ActivityChanges: Hashable, Sendable {
+    public private(set) var members: [(String, JSONValue)]
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { JSONValue.object(lhs.members) == JSONValue.object(rhs.members) }
+    public func hash(into hasher: inout Hasher) { hasher.combine(JSONValue.object(members)) }
+
+    /// Reads and checks the object: known fields only, `null` only for the clearable ones,
+    /// and every value of the type its field takes (checked against a stand-in activity).
+    public init(json: JSONValue, path: String = "changes") throws(ProtocolError) {
+        let reader = try FieldReader(json, path: path)
+        try reader.rejectUnknown(Set(ActivityField.allCases.filter { $0 != .id }.map(\.wireName)))
+        for (key, value) in reader.object where value == .null {
+            guard ActivityField(rawValue: key)?.isClearable == true else {
+                throw ProtocolError(.invalid, field: reader.name(key), "cannot be cleared (null); give it a value")
+            }
+        }
+        members = reader.object
+        // Types and ranges are checked now, on a stand-in, so a bad request changes nothing
+        // and is refused before nookd looks for the activity.
+        let standIn = NookActivity(title: "x", presentation: reader.value("timeout") == nil ? .timed : .blocker(timeout: nil))
+        _ = try applied(to: standIn, path: path)
+    }
+
+    /// Changes built in code (nookctl): the members as they go on the wire.
+    public init(members: [(String, JSONValue)]) {
+        self.members = members
+    }
+
+    public var json: JSONValue { .object(members) }
+
+    /// The fields this names, in the order ``ActivityField`` declares them.
+    public var fields: [ActivityField] {
+        ActivityField.allCases.filter { field in members.contains { $0.0 == field.wireName } }
+    }
+
+    /// `activity` with the changes applied and validated; the error names `PATH.FIELD`.
+    /// `blocker: false` makes it timed and drops its timeout (unless one is given, which is
+    /// then refused as for an enqueue); a `timeout` alone keeps a blocker a blocker.
+    public func applied(to activity: NookActivity, path: String = "changes") throws(ProtocolError) -> NookActivity {
+        guard case .object(var merged) = ActivityPayload.encode(activity) else { return activity }
+        for (key, value) in members {
+            merged.removeAll { $0.0 == key }
+            if key == "blocker", value == .bool(false), !members.contains(where: { $0.0 == "timeout" }) {
+                merged.removeAll { $0.0 == "timeout" }
+            }
+            if value != .null { merged.append((key, value)) }
+        }
+        var changed = try ActivityPayload.decode(.object(merged), path: path)
+        changed.sender = activity.sender
+        return changed
+    }
+}
