@@ -257,7 +257,9 @@ extension Daemon {
         var reserved: [NookActivityID] = []
         for (_, requested) in run {
             do throws(ProtocolError) {
-                let activity = try checkedIcon(screen.fitted(requested))
+                var activity = try checkedIcon(screen.fitted(requested))
+                // Its owner (U3), as for a single enqueue.
+                activity.sender = connection.peer.sender
                 guard idsBeingEnqueued.withLock({ $0.insert(activity.id).inserted }) else {
                     throw Self.idRefusal(activity.id, "being enqueued by another request")
                 }
