@@ -64,9 +64,11 @@ let package = Package(
             "NookActivities", "NookProtocol", "NookConfig", "NookDisplay", "NookRender", "NookInput", "NookDRM", "NookFramebuffer", "NookLED", "NookPixel",
             "NookSystem", .product(name: "Logging", package: "swift-log"),
         ]),
+        // How every Nook process logs (swift-log on standard error at --log-level).
+        .target(name: "NookLogging", dependencies: [.product(name: "Logging", package: "swift-log")]),
         // No ArgumentParser here: it links FoundationEssentials (NookdCommandLine reads the flags).
         .executableTarget(name: "nookd", dependencies: [
-            "NookDaemon", "NookDisplay",
+            "NookDaemon", "NookDisplay", "NookLogging",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "nookctl", dependencies: [
@@ -85,7 +87,7 @@ let package = Package(
             "NookActivities", "NookProtocol", "NookSystem", "CSystemdBus", .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "nook-notify", dependencies: [
-            "NookNotify",
+            "NookNotify", "NookLogging",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -94,7 +96,7 @@ let package = Package(
             "NookActivities", "NookProtocol", "NookSystem", .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "nook-lcdproc", dependencies: [
-            "NookLCDproc",
+            "NookLCDproc", "NookLogging",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -106,7 +108,7 @@ let package = Package(
             "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "CMosquitto", .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "nook-mqtt", dependencies: [
-            "NookMQTT", "NookConfig",
+            "NookMQTT", "NookConfig", "NookLogging",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import NookLogging
 import NookLCDproc
 #if canImport(Glibc)
 import Glibc
@@ -47,7 +48,7 @@ struct NookLCDprocCommand: ParsableCommand {
     }
 
     func validate() throws {
-        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level must be trace, debug, info, notice, warning, error or critical; got '\(logLevel)'") }
+        if let problem = StandardErrorLogging.problem(withLevel: logLevel) { throw ValidationError(problem) }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got \(port)") }
         let (columns, rows) = try Self.pair(size, "size", range: 1...80)
         guard rows <= 24 else { throw ValidationError("--size: at most 24 rows, got \(rows)") }
@@ -63,12 +64,7 @@ struct NookLCDprocCommand: ParsableCommand {
     }
 
     func run() throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        StandardErrorLogging.bootstrap(level: logLevel)
         let logger = Logger(label: "nook-lcdproc")
         var options = LCDServer.Options()
         options.bind = LCDBindAddress(host: bind, port: UInt16(port))

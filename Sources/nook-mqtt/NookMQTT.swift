@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import NookLogging
 import NookConfig
 import NookMQTT
 #if canImport(Glibc)
@@ -24,16 +25,11 @@ struct NookMQTTCommand: ParsableCommand {
     var logLevel: String = "info"
 
     func validate() throws {
-        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level must be trace, debug, info, notice, warning, error or critical; got '\(logLevel)'") }
+        if let problem = StandardErrorLogging.problem(withLevel: logLevel) { throw ValidationError(problem) }
     }
 
     func run() throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        StandardErrorLogging.bootstrap(level: logLevel)
         let logger = Logger(label: "nook-mqtt")
         do {
             let settings: MQTTConfig

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import NookLogging
 import NookNotify
 #if canImport(Glibc)
 import Glibc
@@ -25,17 +26,12 @@ struct NookNotifyCommand: ParsableCommand {
     var logLevel: String = "info"
 
     func validate() throws {
-        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level must be trace, debug, info, notice, warning, error or critical; got '\(logLevel)'") }
+        if let problem = StandardErrorLogging.problem(withLevel: logLevel) { throw ValidationError(problem) }
         if let module, module.isEmpty { throw ValidationError("--module must not be empty") }
     }
 
     func run() throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        StandardErrorLogging.bootstrap(level: logLevel)
         let options = NotificationBridge.Options(socketPath: socket ?? NotificationBridge.defaultSocketPath, systemBus: system, replace: replace, module: module)
         do {
             try NotificationBridge(options: options, logger: Logger(label: "nook-notify")).run()

@@ -1,4 +1,5 @@
 import Logging
+import NookLogging
 import NookDaemon
 #if canImport(Glibc)
 import Glibc
@@ -51,12 +52,7 @@ enum Nookd {
             print("nookd: configuration OK (socket \(settings.socketPath), display \(settings.backend.rawValue), modules \(settings.modules.map(\.rawValue).joined(separator: ", ")))")
             return 0
         }
-        let level = Logger.Level(rawValue: settings.logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        StandardErrorLogging.bootstrap(level: settings.logLevel)
         let logger = Logger(label: "nookd")
         let daemon: Daemon
         do {
