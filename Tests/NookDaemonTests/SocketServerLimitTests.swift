@@ -33,7 +33,7 @@ struct SocketServerLimitTests {
             try client.send("{\"v\":1,\"id\":1,\"op\":\"status\"}")
             // Hangs up before its answer, which waits for the disk.
         }
-        try eventually("the four served connections let go") { server.openConnections == 0 }
+        try eventually("the four served connections let go", timeout: 60) { server.openConnections == 0 }
         let fifth = try NookClient(path: path)
         fifth.readTimeout = .seconds(10)
         let answer = try #require(try fifth.readLine())
@@ -41,7 +41,7 @@ struct SocketServerLimitTests {
         #expect(error.code == .unavailable && error.message.contains("daemon.max_connections"), "\(error)")
 
         disk.open()
-        try eventually("room again once the disk answers") {
+        try eventually("room again once the disk answers", timeout: 60) {
             // Refused (and closed) while the released sockets are still on their way out.
             guard let client = try? NookClient(path: path) else { return false }
             client.readTimeout = .seconds(10)
