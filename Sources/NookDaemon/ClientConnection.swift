@@ -249,7 +249,7 @@ public final class ClientConnection: Sendable {
     }
 
     static func unsavedWarning(_ reason: String) -> String {
-        "not saved to nookd's journal (\(reason)): it is queued, but a restart or a power cut loses it until the journal can be written again"
+        "not saved to nookd's journal (\(reason)): done, but a restart or a power cut may undo it until the journal can be written again"
     }
 
     /// Each success answer among `bytes` (lines) with a `warning` member added; events and

@@ -34,9 +34,12 @@ public func readRegularFile(_ path: String, limit: Int, openFlags: Int32 = 0) th
     let kind = info.st_mode & S_IFMT
     guard kind == S_IFREG else { throw .notRegular(path: path, kind: fileKind(kind)) }
     guard Int(info.st_size) <= limit else { throw .tooLarge(path: path, bytes: Int(info.st_size), limit: limit) }
-    var bytes = [UInt8](repeating: 0, count: limit + 1)
+    // Sized by the file, not the limit (a 64 MiB limit must not cost 64 MiB for a small file);
+    // grown while a file that reports no size (/proc) or grew since fstat has more.
+    var bytes = [UInt8](repeating: 0, count: min(limit, Int(info.st_size)) + 1)
     var count = 0
     while count <= limit {
+        if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: min(max(bytes.count, 4096), limit + 1 - count))) }
         let read = bytes.withUnsafeMutableBytes { buffer in
             retryingInterrupts { Glibc.read(file.rawValue, buffer.baseAddress! + count, buffer.count - count) }
         }

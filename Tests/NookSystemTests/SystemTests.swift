@@ -40,6 +40,31 @@ import Testing
     }
 }
 
+@Suite struct RegularFileSizeTests {
+    /// A file that reports no size (/proc) is read whole past its first buffer, and a small file
+    /// under a large limit reads the same: the buffer follows the file, not the limit (the
+    /// journal's 64 MiB limit once cost 64 MiB at every start).
+    @Test func aFileWithoutASizeIsReadWholeAndTheLimitIsNotTheBuffer() throws {
+        let maps = try readRegularFile("/proc/self/maps", limit: 4 << 20)
+        #expect(maps.count > 4096, "\(maps.count) bytes")
+        #expect(maps.last == UInt8(ascii: "\n"))
+        let path = "/tmp/nook-system-\(getpid())-small"
+        defer { unlink(path) }
+        let bytes = Array("small\n".utf8)
+        do {
+            let file = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600)
+            try bytes.withUnsafeBytes { try file.writeAll($0) }
+        }
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        let before = usage.ru_minflt
+        #expect(try readRegularFile(path, limit: 256 << 20) == bytes)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        // Zero-filling 256 MiB would fault in 65,536 pages.
+        #expect(usage.ru_minflt - before < 1000, "\(usage.ru_minflt - before) page faults")
+    }
+}
+
 @Suite struct RegularFileTests {
     let directory: String = {
         var template = Array("/tmp/nook-system-XXXXXX".utf8CString)
