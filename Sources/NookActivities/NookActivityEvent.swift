@@ -102,6 +102,8 @@ public enum NookEndRequestOutcome: Hashable, Sendable {
     case alreadyEnding(NookEndReason)
     /// No pending or shown activity has that id.
     case notFound
+    /// The request may not end it (its `permits` check said no, U3); nothing changed.
+    case refused(NookActivity)
 }
 
 public enum NookEndReason: String, Hashable, Sendable, CustomStringConvertible {

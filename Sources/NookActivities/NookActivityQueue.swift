@@ -306,6 +306,26 @@ public actor NookActivityQueue {
         dismissingCurrent()?.id
     }
 
+    /// ``cancelling(_:)`` if `permits` accepts the activity, checked inside the queue so that
+    /// nothing comes between the check and the end (an owner check, U3).
+    public func cancelling(_ id: NookActivityID, permits: @Sendable (NookActivity) -> Bool) -> NookEndRequestOutcome {
+        if let found = activity(id), !permits(found) { return .refused(found) }
+        return cancelling(id)
+    }
+
+    /// ``dismissing(_:)`` if `permits` accepts the activity (see ``cancelling(_:permits:)``).
+    public func dismissing(_ id: NookActivityID, permits: @Sendable (NookActivity) -> Bool) -> NookEndRequestOutcome {
+        if let found = activity(id), !permits(found) { return .refused(found) }
+        return dismissing(id)
+    }
+
+    /// ``dismissingCurrent()`` if `permits` accepts the card on screen, in one step.
+    public func dismissingCurrent(permits: @Sendable (NookActivity) -> Bool) -> (id: NookActivityID, outcome: NookEndRequestOutcome)? {
+        guard let current = onScreen?.entry.activity else { return nil }
+        if !permits(current) { return (current.id, .refused(current)) }
+        return dismissingCurrent()
+    }
+
     /// ``dismissCurrent()``, saying what happens.
     public func dismissingCurrent() -> (id: NookActivityID, outcome: NookEndRequestOutcome)? {
         guard let id = onScreen?.entry.activity.id else { return nil }

@@ -99,9 +99,10 @@ extension Daemon {
 
         case .cancel(let id):
             let arrival = journal?.arrival(of: id)
+            let permits = owners(for: connection.peer)
             for (_, queue) in modules.map({ ($0, queues[$0]!) }) {
-                try await checkOwner(of: id, in: queue, for: "cancel", peer: connection.peer)
-                let outcome = await queue.cancelling(id)
+                let outcome = await queue.cancelling(id, permits: permits)
+                try refuseIfRefused(outcome, "cancel", peer: connection.peer)
                 guard outcome != .notFound else { continue }
                 answerChange(CancelAnswer(cancelled: id, alreadyEnding: outcome.alreadyEndingReason), ending: (id, arrival))
                 return
@@ -114,16 +115,24 @@ extension Daemon {
             answerChange(CancelAllAnswer(cancelled: count))
 
         case .dismiss(let id):
+            let permits = owners(for: connection.peer)
             for (_, queue) in modules.map({ ($0, queues[$0]!) }) {
-                // Without an id the card on the glass is meant: the same rule applies to it.
-                let target: NookActivityID
-                if let id { target = id } else if let shown = await queue.current?.id { target = shown } else { continue }
-                try await checkOwner(of: target, in: queue, for: "dismiss", peer: connection.peer)
-                // Taken before the request ends it (see ActivityJournal.ended(_:arrival:)).
-                let arrival = journal?.arrival(of: target)
-                let outcome = await queue.dismissing(target)
-                guard outcome != .notFound else { continue }
-                answerChange(DismissAnswer(dismissed: target, alreadyEnding: outcome.alreadyEndingReason), ending: (target, arrival))
+                if let id {
+                    // Taken before the request ends it (see ActivityJournal.ended(_:arrival:)).
+                    let arrival = journal?.arrival(of: id)
+                    let outcome = await queue.dismissing(id, permits: permits)
+                    try refuseIfRefused(outcome, "dismiss", peer: connection.peer)
+                    guard outcome != .notFound else { continue }
+                    answerChange(DismissAnswer(dismissed: id, alreadyEnding: outcome.alreadyEndingReason), ending: (id, arrival))
+                    return
+                }
+                // Without an id the card on the glass is meant, checked and ended in one step.
+                // It keeps its id until its slide out ends: nobody can enqueue a new one under it
+                // before this end is recorded.
+                guard let shown = await queue.dismissingCurrent(permits: permits) else { continue }
+                try refuseIfRefused(shown.outcome, "dismiss", peer: connection.peer)
+                answerChange(DismissAnswer(dismissed: shown.id, alreadyEnding: shown.outcome.alreadyEndingReason),
+                             ending: (shown.id, journal?.arrival(of: shown.id)))
                 return
             }
             throw ProtocolError(.notFound, field: id == nil ? nil : "activity",
@@ -319,10 +328,19 @@ extension Daemon {
 
     /// Throws `forbidden` if `peer` may not act on the activity (U3); nothing if it is not in
     /// this queue (the caller goes on looking, or answers `notFound`).
-    private func checkOwner(of id: NookActivityID, in queue: NookActivityQueue, for operation: String,
-                            peer: PeerCredentials) async throws(ProtocolError) {
-        guard !ownership.isAdmin(peer), let activity = await queue.activity(id) else { return }
-        if let refusal = ownership.refusal(of: operation, on: activity, by: peer) { throw refusal }
+    /// Whether `peer` may end an activity (U3), for the queue to ask inside its own step: the
+    /// group database is read once per request, here, not inside the queue.
+    private func owners(for peer: PeerCredentials) -> @Sendable (NookActivity) -> Bool {
+        let isAdmin = ownership.isAdmin(peer)
+        let ownership = self.ownership
+        return { activity in ownership.refusal(of: "end", on: activity, by: peer, isAdmin: isAdmin) == nil }
+    }
+
+    /// The `forbidden` answer for an activity the queue would not let `peer` end.
+    private func refuseIfRefused(_ outcome: NookEndRequestOutcome, _ operation: String, peer: PeerCredentials) throws(ProtocolError) {
+        guard case .refused(let activity) = outcome else { return }
+        throw ownership.refusal(of: operation, on: activity, by: peer, isAdmin: false)
+            ?? ProtocolError(.forbidden, field: "activity", "uid \(peer.uid) may not \(operation) activity \(activity.id)")
     }
 
     /// Enqueues unless an activity with the same id is pending or on screen in any module, or

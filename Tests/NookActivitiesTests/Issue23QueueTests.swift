@@ -140,6 +140,22 @@ struct Issue23QueueTests {
         _ = try await harness.recorder.next(.hidden(.dismissed), of: card.id)
     }
 
+    /// U3: the owner check happens inside the queue's step that ends the activity; refused,
+    /// nothing changes (a check before a separate end call could be raced by a re-enqueue).
+    @Test func u3_anEndTheCheckRefusesChangesNothing() async throws {
+        let harness = await QueueHarness()
+        let shown = activity("Door open", presentation: .blocker(timeout: nil))
+        let waiting = activity("Backup complete")
+        try await harness.enqueueAndPresentFirst(shown, waiting)
+        #expect(await harness.queue.cancelling(waiting.id, permits: { _ in false }) == .refused(waiting))
+        #expect(await harness.queue.dismissing(shown.id, permits: { _ in false }) == .refused(shown))
+        #expect(await harness.queue.dismissingCurrent(permits: { _ in false })?.outcome == .refused(shown))
+        #expect(await harness.queue.holds(waiting.id))
+        #expect(await harness.queue.holds(shown.id))
+        #expect(await harness.queue.cancelling(waiting.id, permits: { $0.id == waiting.id }) == .ends)
+        #expect(await harness.queue.dismissingCurrent(permits: { _ in true })?.outcome == .ends)
+    }
+
     // MARK: Switch-away keeps a user's suspension (reading-only item)
 
     @Test func q10_switchingAwayFromASuspendedModuleLeavesItSuspended() async throws {
