@@ -370,6 +370,11 @@ public final class SocketServer: @unchecked Sendable {
             return false
         }
         if count == 0 {
+            // A last request without its newline (`printf '{…}' | socat - UNIX:…`) is still one.
+            if !client.partial.isEmpty, let line = completeLine(client, []) {
+                client.connection.received(lines: 1)
+                client.lines.yield([line])
+            }
             client.inputClosed = true
             client.lines.finish()
             return true

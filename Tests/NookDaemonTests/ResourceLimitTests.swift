@@ -110,3 +110,17 @@ struct HangUpAtInFlightLimitTests {
         #expect(daemon.stop().status == 0)
     }
 }
+
+/// C1: the last request of a client that closes without a final newline is handled too.
+@Suite("C1 a last line without its newline", .serialized, .ownThreads)
+struct LastLineTests {
+    @Test func c1_aLastRequestWithoutItsNewlineIsAnswered() throws {
+        let daemon = try DaemonProcess()
+        let client = try daemon.client()
+        try client.sendRaw(Array(#"{"v":1,"id":1,"op":"enqueue","activity":{"title":"No newline"}}"#.utf8))
+        client.finishSending()
+        let answer = try #require(try client.readLine())
+        guard case .success = try ResponseLine.decode(answer) else { Issue.record("\(String(decoding: answer, as: UTF8.self))"); return }
+        #expect(daemon.stop().status == 0)
+    }
+}
