@@ -378,7 +378,7 @@ final class ActivityJournal: Sendable {
     }
 
     func finish() async {
-        await wait(for: mark, durable: true)
+        _ = await wait(for: mark, durable: true)
         // Without recover() there is no writer thread to stop.
         guard state.withLock({ state -> Bool in
             defer { state.stopping = true }

@@ -148,7 +148,7 @@ struct JournalSyncTests {
             syncer.letGo()
             try await group.waitForAll()
         }
-        await first.value
+        _ = await first.value
         // The first sync, then one for all 200 (two at most if the writer woke between).
         #expect(syncer.dataSyncs >= 2 && syncer.dataSyncs <= 3, "\(syncer.dataSyncs) syncs for 201 requests")
         let ends = try recordEnds(scratch.path + "/journal")
