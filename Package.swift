@@ -87,7 +87,7 @@ let package = Package(
             "NookActivities", "NookProtocol", "NookSystem", "CSystemdBus", .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "nook-notify", dependencies: [
-            "NookNotify", "NookLogging",
+            "NookNotify", "NookProtocol", "NookLogging",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -96,7 +96,7 @@ let package = Package(
             "NookActivities", "NookProtocol", "NookSystem", .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "nook-lcdproc", dependencies: [
-            "NookLCDproc", "NookLogging",
+            "NookLCDproc", "NookProtocol", "NookSystem", "NookLogging",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -108,7 +108,7 @@ let package = Package(
             "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "CMosquitto", .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "nook-mqtt", dependencies: [
-            "NookMQTT", "NookConfig", "NookLogging",
+            "NookMQTT", "NookProtocol", "NookConfig", "NookLogging",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -117,6 +117,8 @@ let package = Package(
         .executableTarget(name: "nook-fuzz", dependencies: ["NookFuzzTargets"]),
         // Manual clock and scriptable engagement for tests; never linked into a product.
         .target(name: "NookTestSupport", dependencies: ["NookActivities", "NookSystem"]),
+        // Swift Testing traits shared by test targets (imports Testing, so never linked by nook-bench).
+        .target(name: "NookTestTraits"),
         .executableTarget(name: "nook-demo", dependencies: ["NookActivities"]),
         .executableTarget(name: "nook-bench", dependencies: ["NookActivities", "NookTestSupport", "NookDisplay", "NookRender", "NookProtocol", "NookLED", "NookPixel", "NookLCDproc",
                                                            "NookMQTT", "NookSystem", .product(name: "Logging", package: "swift-log")]),
@@ -126,7 +128,7 @@ let package = Package(
         .testTarget(name: "NookFramebufferTests", dependencies: ["NookFramebuffer", "NookActivities"]),
         .testTarget(name: "NookInputTests", dependencies: ["NookInput", "NookActivities", "NookTestSupport"]),
         .testTarget(name: "NookNotifyTests", dependencies: ["NookNotify", "NookActivities", "NookProtocol"]),
-        .testTarget(name: "NookLCDprocTests", dependencies: ["NookLCDproc", "NookActivities", "NookProtocol", "NookSystem", "NookTestSupport"],
+        .testTarget(name: "NookLCDprocTests", dependencies: ["NookLCDproc", "NookActivities", "NookProtocol", "NookSystem", "NookTestSupport", "NookTestTraits"],
                     resources: [.copy("Transcripts")]),
         .testTarget(name: "NookMQTTTests", dependencies: ["NookMQTT", "NookActivities", "NookProtocol", "NookConfig"]),
         .testTarget(name: "NookProtocolTests", dependencies: ["NookProtocol", "NookActivities"]),
@@ -135,7 +137,7 @@ let package = Package(
         // Hardware/ and udev/: the unit, rules, overlay and install script.
         .testTarget(name: "NookHardwareTests"),
         .testTarget(name: "NookDaemonTests", dependencies: [
-            "NookDaemon", "NookProtocol", "NookConfig", "NookActivities", "NookDisplay", "NookRender", "NookInput", "NookTestSupport", "NookSystem",
+            "NookDaemon", "NookProtocol", "NookConfig", "NookActivities", "NookDisplay", "NookRender", "NookInput", "NookTestSupport", "NookTestTraits", "NookSystem",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "NookDisplayTests", dependencies: ["NookDisplay", "NookTestSupport"]),

@@ -117,7 +117,7 @@ final class ActivityJournal: Sendable {
 
     init(path: String, mode: JournalSync = .ack, warn: @escaping @Sendable (String) -> Void,
          wallClock: @escaping @Sendable () -> Double = ActivityJournal.realtime,
-         monotonic: @escaping @Sendable () -> Double = ActivityJournal.monotonicNow,
+         monotonic: @escaping @Sendable () -> Double = { MonotonicClock.seconds },
          syncer: @escaping Syncer = ActivityJournal.systemSync) {
         self.path = path
         self.mode = mode
@@ -528,12 +528,6 @@ final class ActivityJournal: Sendable {
     @Sendable static func realtime() -> Double {
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
-
-    @Sendable static func monotonicNow() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }

@@ -218,12 +218,6 @@ public final class SocketServer: @unchecked Sendable {
         wakeUp()
     }
 
-    private static func monotonicSeconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec)
-    }
-
     private func wakeUp() {
         guard !wakePending.exchange(true, ordering: .acquiringAndReleasing) else { return }
         wakePipe?.wake()
@@ -235,7 +229,7 @@ public final class SocketServer: @unchecked Sendable {
         guard let listener, let wakePipe else { return }
         var buffer = [UInt8](repeating: 0, count: 65536)
         while !stopping.load(ordering: .acquiring) {
-            if let paused = acceptPaused, openSockets.load(ordering: .relaxed) < paused.sockets || Self.monotonicSeconds() > paused.since + 1 {
+            if let paused = acceptPaused, openSockets.load(ordering: .relaxed) < paused.sockets || UInt64(MonotonicClock.now.components.seconds) > paused.since + 1 {
                 acceptPaused = nil
             }
             var fds = [pollfd(fd: listener.rawValue, events: acceptPaused == nil ? Int16(POLLIN) : 0, revents: 0), wakePipe.pollEntry]
@@ -280,7 +274,7 @@ public final class SocketServer: @unchecked Sendable {
                     if acceptPaused == nil {
                         logger.warning("\(SystemCallError("accept", subject: path)); not accepting new clients until a connection closes")
                     }
-                    acceptPaused = (openSockets.load(ordering: .relaxed), Self.monotonicSeconds())
+                    acceptPaused = (openSockets.load(ordering: .relaxed), UInt64(MonotonicClock.now.components.seconds))
                 } else if errno != EAGAIN && errno != EWOULDBLOCK {
                     logger.warning("\(SystemCallError("accept", subject: path))")
                 }
@@ -337,7 +331,7 @@ public final class SocketServer: @unchecked Sendable {
             "nookd already serves \(maximumConnections) connections, the most daemon.max_connections allows; try again later")).encoded() + "\n"
         _ = refusal.withCString { send(socket.rawValue, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
         refusedAtLimit += 1
-        let seconds = Self.monotonicSeconds()
+        let seconds = UInt64(MonotonicClock.now.components.seconds)
         if let last = lastLimitNote, seconds < last + 10 { return }
         logger.warning("refusing new connections: \(maximumConnections) are open, the most daemon.max_connections allows", metadata: ["refused": "\(refusedAtLimit)"])
         lastLimitNote = seconds

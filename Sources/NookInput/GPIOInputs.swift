@@ -105,7 +105,7 @@ public final class GPIOInputs: Sendable {
     private func watch() {
         var watched = lines.map(Watched.init)
         while !stopping.load(ordering: .acquiring) {
-            var now = Self.monotonicNow()
+            var now = MonotonicClock.now
             for index in watched.indices where watched[index].line == nil && now >= watched[index].retryAt {
                 open(&watched[index], index: index, now: now)
             }
@@ -125,7 +125,7 @@ public final class GPIOInputs: Sendable {
                     wakeAt = min(wakeAt ?? entry.retryAt, entry.retryAt)
                 }
             }
-            now = Self.monotonicNow()
+            now = MonotonicClock.now
             let timeout = wakeAt.map { Int32(min(60_000, max(0, (($0 - now) / .milliseconds(1)).rounded(.up)))) } ?? -1
             let ready = (try? pollDescriptors(&descriptors, timeoutMilliseconds: timeout)) ?? 0
             guard ready > 0 else { continue }
@@ -136,7 +136,7 @@ public final class GPIOInputs: Sendable {
                 if events & Int16(POLLIN) != 0 {
                     receiveEdges(&watched[index], index: index)
                 } else {
-                    lose(&watched[index], index: index, because: "the chip went away (poll reports \(events))", now: Self.monotonicNow())
+                    lose(&watched[index], index: index, because: "the chip went away (poll reports \(events))", now: MonotonicClock.now)
                 }
             }
         }
@@ -186,7 +186,7 @@ public final class GPIOInputs: Sendable {
         guard let line = entry.line else { return }
         switch line.edges() {
         case .failure(let problem):
-            lose(&entry, index: index, because: problem.description, now: Self.monotonicNow())
+            lose(&entry, index: index, because: problem.description, now: MonotonicClock.now)
         case .success(let edges):
             for edge in edges {
                 let active = edge.isRising != entry.settings.activeLow
@@ -221,7 +221,7 @@ public final class GPIOInputs: Sendable {
         case .none:
             break
         }
-        let latency = Self.monotonicNow() - edgeTime
+        let latency = MonotonicClock.now - edgeTime
         state.withLock {
             $0[index].isActive = active
             $0[index].changes += 1
@@ -273,12 +273,5 @@ public final class GPIOInputs: Sendable {
     static func milliseconds(_ duration: Duration) -> String {
         let microseconds = duration / .microseconds(1)
         return "\((microseconds / 10).rounded() / 100)"
-    }
-
-    /// CLOCK_MONOTONIC, the clock of the kernel's edge timestamps.
-    static func monotonicNow() -> Duration {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
     }
 }

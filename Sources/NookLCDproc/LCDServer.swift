@@ -50,7 +50,7 @@ public final class LCDServer {
     private let sender: GlanceSender?
     private let stopPipe: WakePipe
     private var connections: [LCDClientID: Connection] = [:]
-    private let started: timespec
+    private let started: Duration
     private var buffer = [UInt8](repeating: 0, count: 65536)
     /// Lines answered since start (the benchmark's count of accepted updates).
     public let linesHandled = Locked(0)
@@ -65,9 +65,7 @@ public final class LCDServer {
         listener = try TCPListener(options.bind)
         model = LCDServerModel(grid: options.grid, limits: options.limits)
         stopPipe = try WakePipe()
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        started = now
+        started = MonotonicClock.now
         if !options.bind.isLoopback {
             logger.warning("listening on \(options.bind.host), not loopback: LCDproc has no authentication, so anyone who can reach port \(listener.port) can draw on the glance")
         }
@@ -79,10 +77,7 @@ public final class LCDServer {
 
     /// LCDd's frame counter: eighths of a second since start.
     private var currentFrame: Int {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let nanos = Int(now.tv_sec - started.tv_sec) * 1_000_000_000 + Int(now.tv_nsec - started.tv_nsec)
-        return nanos / 125_000_000
+        Int((MonotonicClock.now - started) / .milliseconds(125))
     }
 
     public func run() throws(SystemCallError) {
@@ -229,31 +224,5 @@ public final class LCDServer {
         shutdown(connection.socket.rawValue, Int32(SHUT_RDWR))
         // The model forgot its screens: what is shown may have changed.
         submitGlance()
-    }
-}
-
-extension LCDServer {
-    /// nookctl's choice: `$NOOK_SOCKET`, else the user's own nookd, else the system service's.
-    public static var defaultSocketPath: String {
-        if let chosen = getenv("NOOK_SOCKET").map({ String(cString: $0) }), !chosen.isEmpty { return chosen }
-        if let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !runtime.isEmpty,
-           access(runtime + "/nook/nookd.sock", F_OK) == 0 {
-            return runtime + "/nook/nookd.sock"
-        }
-        return "/run/nook/nookd.sock"
-    }
-
-    /// SIGTERM and SIGINT end the server at once (clients see the connection close; nothing
-    /// else needs cleaning up). A parent may have left them ignored or blocked, and both
-    /// survive `exec`.
-    public static func restoreStopSignals() {
-        var set = sigset_t()
-        sigemptyset(&set)
-        for number in [SIGTERM, SIGINT, SIGHUP] {
-            signal(number, SIG_DFL)
-            sigaddset(&set, number)
-        }
-        sigprocmask(SIG_UNBLOCK, &set, nil)
-        signal(SIGPIPE, SIG_IGN)
     }
 }

@@ -48,13 +48,13 @@ public final class MQTTBridge {
 
     private var requests: NookClient?
     private var events: NookClient?
-    private var nookdBackoff = Backoff()
+    private var nookdBackoff = ReconnectBackoff()
     private var nextNookdAttempt = 0.0
     private var nookdWarned = false
 
     /// CONNACK accepted and not lost since.
     private var brokerReady = false
-    private var brokerBackoff = Backoff()
+    private var brokerBackoff = ReconnectBackoff()
     /// Said once per outage: a broker down for a day must not fill the journal.
     private var brokerWarned = false
     private var nextBrokerAttempt = 0.0
@@ -116,10 +116,12 @@ public final class MQTTBridge {
 
     /// Serves until killed (SIGTERM: the broker publishes the will, `offline`).
     public func run() -> Never {
-        Self.prepareSignals()
+        // SIGTERM ends the process at once: the kernel closes the broker connection without
+        // DISCONNECT, so the broker publishes the will.
+        StopSignals.restoreDefaults()
         logger.info("bridging \(config.tls == nil ? "mqtt" : "mqtts")://\(config.host):\(config.effectivePort) as '\(config.effectiveClientID)' (topics \(config.prefix)/\(config.device)/…) to nookd at \(options.socketPath)")
         while true {
-            let now = Self.now()
+            let now = MonotonicClock.seconds
             if requests == nil, now >= nextNookdAttempt { connectNookd() }
             if requests != nil, connection.descriptor < 0, now >= nextBrokerAttempt { connectBroker() }
             var descriptors: [pollfd] = []
@@ -151,33 +153,11 @@ public final class MQTTBridge {
         }
     }
 
-    /// SIGTERM and SIGINT end the process at once: the kernel closes the broker connection
-    /// without DISCONNECT, so the broker publishes the will. A parent may have left them
-    /// ignored or blocked. SIGPIPE is ignored: a broken TLS connection is an error return.
-    static func prepareSignals() {
-        var set = sigset_t()
-        sigemptyset(&set)
-        for number in [SIGTERM, SIGINT, SIGHUP] {
-            signal(number, SIG_DFL)
-            sigaddset(&set, number)
-        }
-        sigprocmask(SIG_UNBLOCK, &set, nil)
-        signal(SIGPIPE, SIG_IGN)
-    }
-
-    static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
-
     // MARK: nookd
 
     private func connectNookd() {
         do throws(ClientError) {
-            let events = try NookClient(path: options.socketPath)
-            events.readTimeout = .seconds(10)
-            _ = try events.request(Request(id: .string("watch"), operation: .watch), as: WatchAnswer.self)
+            let events = try NookClient.watching(path: options.socketPath, readTimeout: .seconds(10))
             let requests = try NookClient(path: options.socketPath)
             requests.readTimeout = .seconds(30)
             (self.events, self.requests) = (events, requests)
@@ -188,7 +168,7 @@ public final class MQTTBridge {
         } catch {
             if !nookdWarned { logger.warning("nookd is not reachable (\(error)); the broker waits until it is (trying again with backoff)") }
             nookdWarned = true
-            nextNookdAttempt = Self.now() + nookdBackoff.next()
+            nextNookdAttempt = MonotonicClock.seconds + nookdBackoff.next()
         }
     }
 
@@ -197,7 +177,7 @@ public final class MQTTBridge {
     private func nookdLost(_ why: String) {
         logger.warning("lost nookd (\(why)); leaving the broker until nookd is back")
         (requests, events) = (nil, nil)
-        nextNookdAttempt = Self.now() + nookdBackoff.next()
+        nextNookdAttempt = MonotonicClock.seconds + nookdBackoff.next()
         abandonBroker()
     }
 
@@ -232,7 +212,7 @@ public final class MQTTBridge {
                 logger.warning("cannot reach the broker: \(error); trying again with backoff (up to every 10 s)")
             }
             brokerWarned = true
-            nextBrokerAttempt = Self.now() + brokerBackoff.next()
+            nextBrokerAttempt = MonotonicClock.seconds + brokerBackoff.next()
         }
     }
 
@@ -268,7 +248,7 @@ public final class MQTTBridge {
         if code != 0, !discarding {
             logger.warning("lost the broker connection: \(MQTTError("mosquitto_loop", subject: "\(config.host):\(config.effectivePort)", code: code)); reconnecting")
         }
-        nextBrokerAttempt = Self.now() + brokerBackoff.next()
+        nextBrokerAttempt = MonotonicClock.seconds + brokerBackoff.next()
     }
 
     private func readBroker() {
@@ -347,7 +327,7 @@ public final class MQTTBridge {
     private func abandonBatch(_ why: String) {
         logger.warning("nookd did not take a batch of messages (\(why)); leaving the broker without acknowledging them, so it sends them again once nookd is back")
         (requests, events) = (nil, nil)
-        nextNookdAttempt = Self.now() + nookdBackoff.next()
+        nextNookdAttempt = MonotonicClock.seconds + nookdBackoff.next()
         abandonBroker()
     }
 
@@ -365,7 +345,7 @@ public final class MQTTBridge {
 
     private func refreshState() {
         guard brokerReady, let requests else { return }
-        let now = Self.now()
+        let now = MonotonicClock.seconds
         let due = stateDirty ? now >= lastStateRefresh + 0.05 : now >= lastStateRefresh + Double(config.statePollMilliseconds) / 1000
         guard due else { return }
         lastStateRefresh = now
@@ -404,8 +384,8 @@ public final class MQTTBridge {
         do throws(MQTTError) { try connection.connect() } catch { throw BridgeError(error.description) }
         let clear = discovery.entities.map(discovery.topic) + [topics.state, topics.availability]
         var published = false
-        let deadline = now() + 10
-        while now() < deadline {
+        let deadline = MonotonicClock.seconds + 10
+        while MonotonicClock.seconds < deadline {
             if let refused { throw BridgeError("the broker refused the connection: \(MQTTConnection.connackDescription(refused))") }
             if ready, !published {
                 for topic in clear {
@@ -429,14 +409,4 @@ public final class MQTTBridge {
         }
         throw BridgeError("the broker at \(config.host):\(config.effectivePort) did not acknowledge within 10 s")
     }
-}
-
-/// Seconds to wait before the next attempt: a quarter second, doubling to ten.
-struct Backoff {
-    private var current = 0.25
-    mutating func next() -> Double {
-        defer { current = min(current * 2, 10) }
-        return current
-    }
-    mutating func reset() { current = 0.25 }
 }

@@ -75,9 +75,9 @@ final class Bus {
         try busCall("sd_bus_get_timeout", sd_bus_get_timeout(handle, &deadline))
         var timeout: Int32 = -1
         if deadline != UInt64.max {
-            var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            let nowMicroseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+            // sd-bus's deadlines are CLOCK_MONOTONIC microseconds.
+            let now = MonotonicClock.now.components
+            let nowMicroseconds = UInt64(now.seconds) * 1_000_000 + UInt64(now.attoseconds / 1_000_000_000_000)
             timeout = deadline <= nowMicroseconds ? 0 : Int32(clamping: (deadline - nowMicroseconds + 999) / 1000)
         }
         return (pollfd(fd: fd, events: Int16(truncatingIfNeeded: events), revents: 0), timeout)

@@ -44,6 +44,8 @@ public final class NotificationBridge {
     /// The `watch` stream: every activity's end, read as it comes.
     private var events: NookClient?
     private var nextEventsAttempt = 0.0
+    /// Up to a second: notifications sent while the stream is down cannot be closed.
+    private var eventsBackoff = ReconnectBackoff(limit: 1)
     private var uids: [String: UInt32] = [:]
     private let ownUID = getuid()
 
@@ -59,7 +61,8 @@ public final class NotificationBridge {
     /// Takes the name and serves until the bus connection fails. EEXIST: another notification
     /// server (dunst, mako, a desktop's own) holds the name.
     public func run() throws(SystemCallError) {
-        Self.restoreStopSignals()
+        // SIGTERM stops the bridge at once: the bus releases the name when the connection closes.
+        StopSignals.restoreDefaults()
         try bus.serve(path: Self.objectPath) { [unowned self] message in self.handle(message) }
         do {
             try bus.requestName(Self.busName, replace: options.replace)
@@ -77,49 +80,27 @@ public final class NotificationBridge {
                 if events.hasBufferedLine { readEvents(); continue }
                 descriptors.append(pollfd(fd: events.descriptor, events: Int16(POLLIN), revents: 0))
             } else {
-                let wait = Int32(max(0, (nextEventsAttempt - Self.now()) * 1000))
+                let wait = Int32(max(0, (nextEventsAttempt - MonotonicClock.seconds) * 1000))
                 timeout = timeout < 0 ? wait : min(timeout, wait)
             }
             _ = try pollDescriptors(&descriptors, timeoutMilliseconds: timeout)
             if descriptors.count > 1, descriptors[1].revents != 0 { readEvents() }
-            if events == nil, Self.now() >= nextEventsAttempt { connectEvents() }
+            if events == nil, MonotonicClock.seconds >= nextEventsAttempt { connectEvents() }
         }
-    }
-
-    /// SIGTERM and SIGINT stop the bridge at once (the bus releases its name when the
-    /// connection closes; nothing else needs cleaning up). A parent may have left them ignored
-    /// or blocked, and both survive `exec`: a service manager's or test runner's thread that
-    /// blocks signals would otherwise leave a bridge nobody can stop politely.
-    static func restoreStopSignals() {
-        var set = sigset_t()
-        sigemptyset(&set)
-        for number in [SIGTERM, SIGINT, SIGHUP] {
-            signal(number, SIG_DFL)
-            sigaddset(&set, number)
-        }
-        sigprocmask(SIG_UNBLOCK, &set, nil)
     }
 
     // MARK: nookd
 
-    private static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
-
     private func connectEvents() {
         do throws(ClientError) {
-            let client = try NookClient(path: options.socketPath)
-            client.readTimeout = .seconds(2)
-            _ = try client.request(Request(id: .string("watch"), operation: .watch), as: WatchAnswer.self)
-            events = client
+            events = try NookClient.watching(path: options.socketPath, readTimeout: .seconds(2))
+            eventsBackoff.reset()
             logger.info("watching nookd's events at \(options.socketPath)")
             reconcile()
         } catch {
-            if nextEventsAttempt == 0 || events != nil { logger.warning("nookd is not reachable (\(error)); trying again every second") }
+            if nextEventsAttempt == 0 || events != nil { logger.warning("nookd is not reachable (\(error)); trying again within a second") }
             events = nil
-            nextEventsAttempt = Self.now() + 1
+            nextEventsAttempt = MonotonicClock.seconds + eventsBackoff.next()
         }
     }
 
@@ -148,7 +129,7 @@ public final class NotificationBridge {
             }
             guard let line else {
                 self.events = nil
-                nextEventsAttempt = Self.now() + 1
+                nextEventsAttempt = MonotonicClock.seconds + eventsBackoff.next()
                 return
             }
             guard case .event(_, let json)? = try? ResponseLine.decode(line),
@@ -280,7 +261,7 @@ public final class NotificationBridge {
         let placement = registry.plan(call, uid: uid)
         if let note = placement.note { notes.append(note) }
         let live = placement.replacing == nil ? registry.liveCount(sender: sender) : 0
-        if let refusal = limits.admit(sender, now: Self.now(), live: live) {
+        if let refusal = limits.admit(sender, now: MonotonicClock.seconds, live: live) {
             logger.warning("refused a notification from \(sender) (uid \(uid)): \(refusal)")
             try message.replyError(Self.errorLimitsExceeded, refusal)
             return
@@ -376,16 +357,4 @@ public final class NotificationBridge {
          </interface>
         </node>
         """
-}
-
-extension NotificationBridge {
-    /// nookctl's choice: `$NOOK_SOCKET`, else the user's own nookd, else the system service's.
-    public static var defaultSocketPath: String {
-        if let chosen = getenv("NOOK_SOCKET").map({ String(cString: $0) }), !chosen.isEmpty { return chosen }
-        if let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !runtime.isEmpty,
-           access(runtime + "/nook/nookd.sock", F_OK) == 0 {
-            return runtime + "/nook/nookd.sock"
-        }
-        return "/run/nook/nookd.sock"
-    }
 }

@@ -265,21 +265,14 @@ struct DaemonFigures {
 
     /// One round of 100 cards: the p99 (their second largest).
     private func enqueueToFirstFrameRound(afterRelease: Bool) async -> Double {
-        let clock = NookSystemClock()
-        let presented = FirstFrameClock()
-        let display = MockDisplay(size: PixelSize(width: 1280, height: 400), clock: clock, keepFrames: 0) { _ in presented.mark() }
-        let screen = NookScreen(display: display, clock: clock)
-        let arbiter = NookSurfaceArbiter(foreground: "bench", clock: clock)
-        let queue = NookActivityQueue(clock: clock)
-        await queue.bind(to: arbiter)
-        let feeder = Task { await screen.run(queue.events(where: NookScreen.draws)) }
-        if afterRelease {
+        let stack = await InProcessScreen { screen in
+            guard afterRelease else { return }
             // As nookd: frames are mappings of their own, so each card after a release maps and
             // faults in its frames afresh (without this, malloc hands back the ones just freed).
             FrameMemory.keepFramesAsOwnMappings()
             await screen.releaseFrames(after: .milliseconds(20))
         }
-        await screen.showHome()
+        let (presented, screen, queue) = (stack.presented, stack.screen, stack.queue)
         // The first card after start (fontconfig and pango loading fonts) is always among the
         // largest: one card before the samples.
         var samples: [Double] = []
@@ -308,7 +301,7 @@ struct DaemonFigures {
                 faults.append(Double(after.ru_minflt - before.ru_minflt))
             }
         }
-        feeder.cancel()
+        stack.stop()
         samples.sort()
         if getenv("NOOK_BENCH_VERBOSE") != nil { print("first-frame samples (ms):", samples.map { (($0 * 100).rounded() / 100) }) }
         // Page faults from enqueue to the first frame (the whole process: the queue, the screen

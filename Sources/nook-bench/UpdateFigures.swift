@@ -1,22 +1,18 @@
 import NookActivities
-import NookDisplay
-import NookRender
 
 extension DaemonFigures {
     /// `update_to_frame_ms_p99` (issue 17): an update of the card on the glass until the mock
     /// has presented the redrawn frame, in process, as nookd's queue and screen run it. Samples
     /// are 30 ms apart, so the mock's vblank pacing (60 Hz) adds no wait: what is measured is
     /// the event's way to the screen, the redraw and the present.
-    func updateToFrameP99() async -> Double {
-        let clock = NookSystemClock()
-        let presented = FirstFrameClock()
-        let display = MockDisplay(size: PixelSize(width: 1280, height: 400), clock: clock, keepFrames: 0) { _ in presented.mark() }
-        let screen = NookScreen(display: display, clock: clock)
-        let arbiter = NookSurfaceArbiter(foreground: "bench", clock: clock)
-        let queue = NookActivityQueue(clock: clock)
-        await queue.bind(to: arbiter)
-        let feeder = Task { await screen.run(queue.events(where: NookScreen.draws)) }
-        await screen.showHome()
+    func updateToFrameP99(rounds count: Int = 3) async -> Spread {
+        await rounds(count) { await updateToFrameRound() }
+    }
+
+    /// One round of 300 updates: their p99.
+    private func updateToFrameRound() async -> Double {
+        let stack = await InProcessScreen()
+        let (presented, queue) = (stack.presented, stack.queue)
         var card = NookActivity(title: "Downloading", subtitle: "nook-1.2.tar.gz", systemImage: "arrow.down.circle",
                                 tint: .named(.blue), presentation: .blocker(timeout: nil), progress: 0)
         card.transition = .milliseconds(20)
@@ -36,7 +32,7 @@ extension DaemonFigures {
             await presented.wait()
             samples.append((presented.at! - start).nookSeconds * 1000)
         }
-        feeder.cancel()
+        stack.stop()
         samples.sort()
         return samples[Int(Double(samples.count - 1) * 0.99)]
     }

@@ -2,6 +2,8 @@ import ArgumentParser
 import Logging
 import NookLogging
 import NookLCDproc
+import NookProtocol
+import NookSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -76,9 +78,9 @@ struct NookLCDprocCommand: ParsableCommand {
         options.maximumClients = maxClients
         options.maximumBacklogBytes = maxBacklog
         do {
-            let sender = try GlanceSender(socketPath: socket ?? LCDServer.defaultSocketPath, module: module, logger: logger)
+            let sender = try GlanceSender(socketPath: socket ?? NookClient.defaultSocketPath, module: module, logger: logger)
             let server = try LCDServer(options: options, sender: sender, logger: logger)
-            LCDServer.restoreStopSignals()
+            StopSignals.restoreDefaults()
             // The chosen port, for whoever started us with --port 0 (tests, scripts).
             let announcement = Array("listening on \(bind):\(server.port)\n".utf8)
             _ = announcement.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }

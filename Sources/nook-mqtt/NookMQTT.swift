@@ -3,6 +3,7 @@ import Logging
 import NookLogging
 import NookConfig
 import NookMQTT
+import NookProtocol
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -44,7 +45,7 @@ struct NookMQTTCommand: ParsableCommand {
                 try MQTTBridge.removeRetained(config: settings, logger: logger)
                 return
             }
-            let path = socket ?? getenv("NOOK_SOCKET").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/run/nook/nookd.sock"
+            let path = socket ?? NookClient.defaultSocketPath
             try MQTTBridge(options: .init(socketPath: path, config: settings), logger: logger).run()
         } catch {
             let line = Array("nook-mqtt: \(error)\n".utf8)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Logging
 import NookLogging
 import NookNotify
+import NookProtocol
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,7 +33,7 @@ struct NookNotifyCommand: ParsableCommand {
 
     func run() throws {
         StandardErrorLogging.bootstrap(level: logLevel)
-        let options = NotificationBridge.Options(socketPath: socket ?? NotificationBridge.defaultSocketPath, systemBus: system, replace: replace, module: module)
+        let options = NotificationBridge.Options(socketPath: socket ?? NookClient.defaultSocketPath, systemBus: system, replace: replace, module: module)
         do {
             try NotificationBridge(options: options, logger: Logger(label: "nook-notify")).run()
         } catch {

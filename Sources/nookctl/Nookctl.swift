@@ -41,17 +41,7 @@ struct Connection: ParsableArguments {
     @Flag(help: "Print the answer as JSON (one object per line) for scripts.")
     var json = false
 
-    /// A user's own nookd first, then the system service's: a logged-in user has
-    /// `XDG_RUNTIME_DIR` set even when nookd runs as the system service.
-    var path: String {
-        if let socket { return socket }
-        if let chosen = getenv("NOOK_SOCKET").map({ String(cString: $0) }), !chosen.isEmpty { return chosen }
-        if let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !runtime.isEmpty,
-           access(runtime + "/nook/nookd.sock", F_OK) == 0 {
-            return runtime + "/nook/nookd.sock"
-        }
-        return "/run/nook/nookd.sock"
-    }
+    var path: String { socket ?? NookClient.defaultSocketPath }
 
     /// Runs one request and prints its result: as nookd sent it with `--json`, else through
     /// `human` reading the typed answer.

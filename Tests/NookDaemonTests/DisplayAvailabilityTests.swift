@@ -3,6 +3,7 @@ import NookActivities
 import NookDisplay
 import NookRender
 import NookTestSupport
+import NookTestTraits
 import Testing
 @testable import NookDaemon
 

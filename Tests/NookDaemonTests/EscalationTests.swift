@@ -1,6 +1,7 @@
 import Foundation
 import NookActivities
 import NookProtocol
+import NookTestTraits
 import Testing
 
 @Suite("Z4 escalation of an unacknowledged blocker", .serialized, .ownThreads)

@@ -3,6 +3,7 @@ import NookActivities
 import NookDisplay
 import NookProtocol
 import NookRender
+import NookTestTraits
 import Testing
 
 /// R3, C3, C4: an icon path from a client is checked when it is enqueued. A FIFO once hung the

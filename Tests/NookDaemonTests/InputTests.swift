@@ -4,6 +4,7 @@ import NookConfig
 import NookDaemon
 import NookInput
 import NookProtocol
+import NookTestTraits
 import Testing
 
 @Suite("I2 I4 engagement inputs in nookd", .serialized, .ownThreads)

@@ -2,6 +2,7 @@ import Foundation
 import NookTestSupport
 import NookActivities
 import NookProtocol
+import NookTestTraits
 import Testing
 
 /// Issue 23, items 3 and 4, through nookd and nookctl: a duplicate id, and expiry with nobody

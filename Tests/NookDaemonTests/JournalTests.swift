@@ -1,6 +1,7 @@
 import Foundation
 import NookActivities
 import NookProtocol
+import NookTestTraits
 import Testing
 
 /// Crash recovery (issue 8; SPEC Q16, Q17, N2): unfinished activities survive `kill -9`, restarts,

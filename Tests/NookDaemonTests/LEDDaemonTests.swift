@@ -4,6 +4,7 @@ import NookConfig
 import NookDisplay
 import NookProtocol
 import NookTestSupport
+import NookTestTraits
 import Testing
 @testable import NookDaemon
 

@@ -3,6 +3,7 @@ import NookActivities
 import NookConfig
 import NookDaemon
 import NookProtocol
+import NookTestTraits
 import Testing
 
 @Suite("N1, N2, D4 config, signals, backend selection", .serialized, .ownThreads)

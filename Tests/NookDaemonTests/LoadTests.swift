@@ -2,6 +2,7 @@ import Foundation
 import NookActivities
 import NookProtocol
 import NookTestSupport
+import NookTestTraits
 import Testing
 
 @Suite("Q16 C3 load: 64 clients × 1,000 requests, every activity accounted for", .serialized, .ownThreads)

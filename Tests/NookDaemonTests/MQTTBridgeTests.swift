@@ -1,6 +1,7 @@
 import Foundation
 import NookActivities
 import NookProtocol
+import NookTestTraits
 import Testing
 
 /// SPEC E4–E7 end to end: Debian's mosquitto on a loopback port of the test's own, nookd on

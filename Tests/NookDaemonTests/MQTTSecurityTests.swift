@@ -1,5 +1,6 @@
 import Foundation
 import NookProtocol
+import NookTestTraits
 import Testing
 
 /// SPEC E6 end to end: a broker with a password file and a TLS listener whose certificates the

@@ -1,4 +1,5 @@
 import Foundation
+import NookTestTraits
 import Testing
 
 /// nookd's own flag reader (issue 19), through the built binary.

@@ -1,6 +1,7 @@
 import Foundation
 import NookActivities
 import NookProtocol
+import NookTestTraits
 import Testing
 
 /// SPEC E1–E3 end to end: a private bus, nookd on the mock display, nook-notify, and Debian's

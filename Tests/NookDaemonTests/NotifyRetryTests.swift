@@ -1,5 +1,6 @@
 import Foundation
 import NookProtocol
+import NookTestTraits
 import Testing
 
 /// E1: a Notify whose enqueue reached nookd but whose answer was lost (nookd's answer waited

@@ -1,6 +1,7 @@
 import Foundation
 import NookActivities
 import NookProtocol
+import NookTestTraits
 import Testing
 
 /// nookd hands consecutive plain enqueues of one read to the queue in one call (issue 19); a

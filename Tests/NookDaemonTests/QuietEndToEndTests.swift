@@ -1,6 +1,7 @@
 import Foundation
 import NookActivities
 import NookProtocol
+import NookTestTraits
 import Testing
 
 @Suite("Z1 quiet hours through nookd and nookctl", .serialized, .ownThreads)

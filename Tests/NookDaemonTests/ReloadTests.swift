@@ -1,6 +1,7 @@
 import Foundation
 import NookActivities
 import NookProtocol
+import NookTestTraits
 import Testing
 
 /// N1, R5, R6: a SIGHUP that turns the panel must never take nookd down, whatever the screen

@@ -1,6 +1,7 @@
 import Foundation
 import NookActivities
 import NookProtocol
+import NookTestTraits
 import Testing
 
 /// C1, D3: nookd bounds what a client or a long run can make it hold: open connections

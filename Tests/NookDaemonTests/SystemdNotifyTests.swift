@@ -1,5 +1,6 @@
 import Foundation
 import NookSystem
+import NookTestTraits
 import Testing
 
 /// N3: under `Type=notify` systemd learns that nookd is ready, and that it is stopping, on

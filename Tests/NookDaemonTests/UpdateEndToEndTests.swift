@@ -2,6 +2,7 @@ import Foundation
 import NookActivities
 import NookProtocol
 import NookTestSupport
+import NookTestTraits
 import Testing
 
 /// U1 and U3 through nookd and nookctl: a card updated in place, journalled, and owned.

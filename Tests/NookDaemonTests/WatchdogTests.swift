@@ -1,6 +1,7 @@
 import Foundation
 import NookActivities
 import NookProtocol
+import NookTestTraits
 import Testing
 
 /// A datagram socket standing in for systemd's NOTIFY_SOCKET: the test reads what nookd sends.

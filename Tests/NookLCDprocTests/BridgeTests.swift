@@ -1,5 +1,6 @@
 import Foundation
 import NookProtocol
+import NookTestTraits
 import Testing
 
 /// The built executables (`swift build` builds them before the tests); NOOK_TEST_BINARIES picks

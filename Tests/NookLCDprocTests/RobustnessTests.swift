@@ -1,4 +1,5 @@
 import Foundation
+import NookTestTraits
 import Testing
 
 /// E8 robustness: loopback only unless asked, over-long lines, a client that floods without

@@ -1,5 +1,6 @@
 import Foundation
 import NookLCDproc
+import NookTestTraits
 import Testing
 
 /// E8: every command, answered as LCDd 0.5.9 answers it. The script (`Transcripts/commands.txt`)

@@ -9,10 +9,10 @@ import Testing
 /// AddressSanitizer the queue tests' 20 s watchdogs fired while they waited for a thread.
 /// A task executor preference keeps the test's own task (so `#expect` still knows its test)
 /// and only moves where its code runs.
-struct OwnThreads: SuiteTrait, TestTrait, TestScoping {
-    var isRecursive: Bool { true }
+public struct OwnThreads: SuiteTrait, TestTrait, TestScoping {
+    public var isRecursive: Bool { true }
 
-    func provideScope(for test: Test, testCase: Test.Case?,
+    public func provideScope(for test: Test, testCase: Test.Case?,
                       performing function: @Sendable () async throws -> Void) async throws {
         try await withTaskExecutorPreference(ThreadPerJobExecutor.shared) { try await function() }
     }
@@ -20,7 +20,7 @@ struct OwnThreads: SuiteTrait, TestTrait, TestScoping {
 
 extension Trait where Self == OwnThreads {
     /// See ``OwnThreads``.
-    static var ownThreads: Self { OwnThreads() }
+    public static var ownThreads: Self { OwnThreads() }
 }
 
 /// Runs each job of its tasks on a new thread: blocking there holds up nothing else.
