@@ -485,7 +485,10 @@ final class ActivityJournal: Sendable {
         let temporary = path + ".new"
         let file: FileDescriptor
         do throws(SystemCallError) {
-            file = try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600)
+            // Whatever a previous run (or anyone) left there goes first, and the file is then
+            // created anew: a FIFO would block the open, a link would truncate its target.
+            if unlink(temporary) != 0 && errno != ENOENT { throw SystemCallError("unlink", subject: temporary) }
+            file = try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
         } catch {
             return .failure(JournalDamage(error.description))
         }

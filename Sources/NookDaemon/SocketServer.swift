@@ -51,9 +51,10 @@ public final class SocketServer: @unchecked Sendable {
     private let settle: Settle
     private let maximumLine: Int
     private let maximumConnections: Int
-    /// Connections refused at the limit since the last log line about it, and when that was.
-    private var refusedAtLimit = 0
-    private var lastLimitNote: UInt64?
+    /// Connections refused at the limit: logged once, then at most every 10 s while it lasts.
+    private var limitNotes = LogThrottle(interval: .seconds(10))
+    /// `accept` failing for want of descriptors or memory: the same.
+    private var starvedNotes = LogThrottle(interval: .seconds(10))
 
     // Set by start(), then touched only by the poll thread (and by stop(), after it has ended).
     private var listener: FileDescriptor?
@@ -71,7 +72,7 @@ public final class SocketServer: @unchecked Sendable {
     private let openSockets = Atomic<Int>(0)
     /// Set by the poll thread when `accept` ran out of descriptors: it stops asking for new
     /// clients (which would return at once, forever) until a socket closes or a second passes.
-    private var acceptPaused: (sockets: Int, since: UInt64)?
+    private var acceptPaused: (sockets: Int, since: Duration)?
     /// Set while a wake byte sits unread in the pipe, so a burst of answers costs one write.
     private let wakePending = Atomic<Bool>(false)
 
@@ -229,7 +230,7 @@ public final class SocketServer: @unchecked Sendable {
         guard let listener, let wakePipe else { return }
         var buffer = [UInt8](repeating: 0, count: 65536)
         while !stopping.load(ordering: .acquiring) {
-            if let paused = acceptPaused, openSockets.load(ordering: .relaxed) < paused.sockets || UInt64(MonotonicClock.now.components.seconds) > paused.since + 1 {
+            if let paused = acceptPaused, openSockets.load(ordering: .relaxed) < paused.sockets || MonotonicClock.now - paused.since >= .seconds(1) {
                 acceptPaused = nil
             }
             var fds = [pollfd(fd: listener.rawValue, events: acceptPaused == nil ? Int16(POLLIN) : 0, revents: 0), wakePipe.pollEntry]
@@ -270,15 +271,20 @@ public final class SocketServer: @unchecked Sendable {
         while true {
             let fd = retryingInterrupts { accept(listener.rawValue, nil, nil) }
             if fd < 0 {
-                if errno == EMFILE || errno == ENFILE {
-                    if acceptPaused == nil {
-                        logger.warning("\(SystemCallError("accept", subject: path)); not accepting new clients until a connection closes")
+                let failure = SystemCallError("accept", subject: path)
+                switch AcceptFailure(errno: failure.errno) {
+                case .drained: return
+                case .connectionLost:
+                    logger.debug("\(failure)")
+                    continue
+                case .starved:
+                    let now = MonotonicClock.now
+                    acceptPaused = (openSockets.load(ordering: .relaxed), now)
+                    if let count = starvedNotes.admit(at: now) {
+                        logger.warning("\(failure); not accepting new clients until a connection closes or a second passes", metadata: ["failures": "\(count)"])
                     }
-                    acceptPaused = (openSockets.load(ordering: .relaxed), UInt64(MonotonicClock.now.components.seconds))
-                } else if errno != EAGAIN && errno != EWOULDBLOCK {
-                    logger.warning("\(SystemCallError("accept", subject: path))")
+                    return
                 }
-                return
             }
             nextNumber += 1
             let socket = FileDescriptor(owning: fd, name: "connection \(nextNumber)")
@@ -330,12 +336,8 @@ public final class SocketServer: @unchecked Sendable {
         let refusal = ResponseLine.failure(id: nil, error: ProtocolError(.unavailable,
             "nookd already serves \(maximumConnections) connections, the most daemon.max_connections allows; try again later")).encoded() + "\n"
         _ = refusal.withCString { send(socket.rawValue, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
-        refusedAtLimit += 1
-        let seconds = UInt64(MonotonicClock.now.components.seconds)
-        if let last = lastLimitNote, seconds < last + 10 { return }
-        logger.warning("refusing new connections: \(maximumConnections) are open, the most daemon.max_connections allows", metadata: ["refused": "\(refusedAtLimit)"])
-        lastLimitNote = seconds
-        refusedAtLimit = 0
+        guard let refused = limitNotes.admit(at: MonotonicClock.now) else { return }
+        logger.warning("refusing new connections: \(maximumConnections) are open, the most daemon.max_connections allows", metadata: ["refused": "\(refused)"])
     }
 
     /// The peer is gone (POLLHUP) while this loop was not asking for its input, because its

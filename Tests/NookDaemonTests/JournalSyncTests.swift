@@ -2,6 +2,7 @@ import Foundation
 import NookActivities
 import NookConfig
 @testable import NookDaemon
+import NookSystem
 import NookTestSupport
 import Testing
 
@@ -289,6 +290,35 @@ struct JournalSyncTests {
         let again = ActivityJournal(path: path, warn: { _ in })
         #expect(again.recover().entries.map(\.activity.id) == [lost.id, later.id])
         await again.finish()
+    }
+
+    @Test func j1_aFIFOOrALinkLeftAtTheJournalsNewFileNeitherBlocksRecoveryNorTruncatesItsTarget() async throws {
+        // PATH.new used to be opened with O_CREAT | O_TRUNC: a FIFO there blocked nookd's start
+        // for good (no reader), and a symbolic link truncated the file it pointed to.
+        for planted in ["fifo", "link"] {
+            let scratch = Scratch()
+            let path = scratch.path + "/journal"
+            let first = journal(scratch, syncer: TestSyncer())
+            _ = first.recover()
+            let kept = activity("kept across the restart")
+            first.added(kept, module: "default")
+            await first.settle(through: first.mark)
+            await first.finish()
+            let target = scratch.file("precious", "not the journal's to truncate\n")
+            if planted == "fifo" { #expect(mkfifo(path + ".new", 0o600) == 0) } else { #expect(symlink(target, path + ".new") == 0) }
+            let again = journal(scratch, syncer: TestSyncer())
+            // On a thread of its own: a recovery blocked in open(2) must not hold a pool thread.
+            let recovery = Locked<ActivityJournal.Recovery?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            Thread { let result = again.recover(); recovery.withLock { $0 = result }; done.signal() }.start()
+            #expect(done.wait(timeout: .now() + 20) == .success, "\(planted): recovery blocked on the planted journal.new")
+            let recovered = try #require(recovery.withLock { $0 })
+            #expect(recovered.entries.map(\.activity.id) == [kept.id], "\(planted)")
+            #expect(try String(contentsOfFile: target, encoding: .utf8) == "not the journal's to truncate\n", "\(planted)")
+            var info = stat()
+            #expect(lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG, "\(planted): the journal is a regular file again")
+            await again.finish()
+        }
     }
 
     @Test func n2_anEndIsInTheJournalBeforeTheCallThatCausedItReturns() async throws {
