@@ -6,6 +6,7 @@ import NookActivities
 import NookDisplay
 import NookProtocol
 import NookRender
+import NookSystem
 
 /// Figures of the daemon and the CLI (issue 4), measured against running release binaries.
 /// nookd and nookctl are (re)built next to this benchmark, statically linked as `Hardware/install` builds them.
@@ -215,17 +216,7 @@ struct DaemonFigures {
 
     /// A /proc file read to its end (they report a size of 0, and are generated as read).
     func procText(_ path: String) -> String {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return "" }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = read(fd, &chunk, chunk.count)
-            if count <= 0 { break }
-            bytes += chunk[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        (try? readRegularFile(path, limit: 64 << 20)).map { String(decoding: $0, as: UTF8.self) } ?? ""
     }
 
     private func smapsFields(_ text: String) -> [String: Int] {

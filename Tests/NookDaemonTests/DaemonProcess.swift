@@ -134,9 +134,14 @@ struct DaemonFailure: Error, CustomStringConvertible {
 /// Runs nookctl with `arguments` and returns its exit status, standard output and error.
 @discardableResult
 func nookctl(_ arguments: [String], socket: String?) throws -> (status: Int32, output: String, error: String) {
+    try run(Built.nookctl, arguments + (socket.map { ["--socket", $0] } ?? []))
+}
+
+/// Runs `executable` to its end: its exit status, standard output and standard error.
+func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: Built.nookctl)
-    process.arguments = arguments + (socket.map { ["--socket", $0] } ?? [])
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
     let output = Pipe(), error = Pipe()
     process.standardOutput = output
     process.standardError = error
@@ -169,4 +174,15 @@ func startNookctl(_ arguments: [String], socket: String) throws -> Process {
 
 extension Built {
     static let nookMQTT = directory + "/nook-mqtt"
+}
+
+/// Reads `watch` lines from `client` until `stop` holds for an event; returns every event read.
+func readEvents(_ client: NookClient, until stop: (JSONValue) -> Bool) throws -> [JSONValue] {
+    var events: [JSONValue] = []
+    while let line = try client.readLine() {
+        guard let event = try JSONValue.parse(line)["event"] else { continue }
+        events.append(event)
+        if stop(event) { return events }
+    }
+    throw DaemonFailure("the watch ended early after \(events)")
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NookSystem
 @testable import NookDaemon
 import Testing
 
@@ -27,16 +28,6 @@ struct FaultAroundTests {
 
     /// A /proc file to its end (they report a size of 0 and are generated as they are read).
     func procFile(_ path: String) -> String {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return "" }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = read(fd, &chunk, chunk.count)
-            if count <= 0 { break }
-            bytes += chunk[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        (try? readRegularFile(path, limit: 64 << 20)).map { String(decoding: $0, as: UTF8.self) } ?? ""
     }
 }

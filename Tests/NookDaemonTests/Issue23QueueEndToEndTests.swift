@@ -9,17 +9,6 @@ import Testing
 /// reading the queue.
 @Suite("Q13 Q17 issue 23 end to end: duplicate ids, expiry on a deadline", .serialized, .ownThreads)
 struct Issue23QueueEndToEndTests {
-    /// Reads `watch` lines until `stop` holds for one; returns every line read.
-    func readEvents(_ client: NookClient, until stop: (JSONValue) -> Bool) throws -> [JSONValue] {
-        var lines: [JSONValue] = []
-        while let line = try client.readLine() {
-            guard let event = try JSONValue.parse(line)["event"] else { continue }
-            lines.append(event)
-            if stop(event) { return lines }
-        }
-        throw DaemonFailure("the watch ended early after \(lines)")
-    }
-
     @Test func q13_aDuplicateIdIsRefusedAndTheOriginalKeepsItsWaitItsEventsAndItsJournalRecord() throws {
         let scratch = Scratch()
         let arguments = ["--journal", scratch.path + "/journal",

@@ -6,17 +6,7 @@ import Testing
 @Suite("N1 nookd's command line end to end", .ownThreads)
 struct NookdCommandLineEndToEndTests {
     func nookd(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Built.nookd)
-        process.arguments = arguments
-        let output = Pipe(), error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        try run(Built.nookd, arguments)
     }
 
     @Test func n1_aBadFlagExits64NamingItAndHelpAndCheckWork() throws {

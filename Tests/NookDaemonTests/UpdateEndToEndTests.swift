@@ -8,16 +8,6 @@ import Testing
 /// U1 and U3 through nookd and nookctl: a card updated in place, journalled, and owned.
 @Suite("U1 U3 end to end: update in place, durable, owned by its sender", .serialized, .ownThreads)
 struct UpdateEndToEndTests {
-    func readEvents(_ client: NookClient, until stop: (JSONValue) -> Bool) throws -> [JSONValue] {
-        var lines: [JSONValue] = []
-        while let line = try client.readLine() {
-            guard let event = try JSONValue.parse(line)["event"] else { continue }
-            lines.append(event)
-            if stop(event) { return lines }
-        }
-        throw DaemonFailure("the watch ended early after \(lines)")
-    }
-
     func watch(_ daemon: DaemonProcess) throws -> NookClient {
         let watcher = try daemon.client(timeout: .seconds(30))
         try watcher.sendRaw(Array((Request(id: .string("w"), operation: .watch).encoded() + "\n").utf8))
@@ -80,17 +70,7 @@ struct UpdateEndToEndTests {
 
     /// Runs nookctl as another user (uid, gid, no supplementary groups) with `setpriv`.
     func nookctlAs(_ uid: Int, gid: Int, _ arguments: [String], socket: String) throws -> (status: Int32, output: String, error: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=\(uid)", "--regid=\(gid)", "--clear-groups", Built.nookctl] + arguments + ["--socket", socket]
-        let output = Pipe(), error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        try run("/usr/bin/setpriv", ["--reuid=\(uid)", "--regid=\(gid)", "--clear-groups", Built.nookctl] + arguments + ["--socket", socket])
     }
 
     @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "needs root and setpriv to act as two users"))
