@@ -280,3 +280,42 @@ struct BridgeKeyTests {
         #expect(client.readLines(1) == ["key Escape"])
     }
 }
+
+/// E8 `[lcdproc]` end to end: nook-lcdproc takes its settings from nook.toml, a flag wins
+/// over its key, and a bad key stops it with the key named.
+@Suite("E8 nook-lcdproc config end to end", .serialized, .ownThreads)
+struct BridgeConfigTests {
+    @Test func e8_theLcdprocTableSetsTheServerAndFlagsOverrideIt() throws {
+        let directory = NSTemporaryDirectory() + "nook-lcdproc-config-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/nook.toml"
+        // nookd's own tables beside it are none of nook-lcdproc's business; port 1 loses to --port 0.
+        try "[display]\nrotation = 180\n[lcdproc]\nport = 1\nsize = \"20x2\"\ncell = \"6x10\"\n[lcdproc.keys]\nopen = \"Up\"\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let bridge = try Bridge(bridgeArguments: ["--config", config, "--cell", "5x8"], withNookd: false)
+        let client = try TCPConnection(port: bridge.port)
+        try client.send("hello\n")
+        #expect(client.readLines(1) == ["connect LCDproc 0.5.9 protocol 0.3 lcd wid 20 hgt 2 cellwid 5 cellhgt 8"])
+        #expect(bridge.log.contains("open→Up"), "\(bridge.log)")
+    }
+
+    @Test func e8_aBadLcdprocKeyStopsTheServerNamingIt() throws {
+        let directory = NSTemporaryDirectory() + "nook-lcdproc-bad-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/nook.toml"
+        try "[lcdproc]\nsize = \"40x4\"\nbind = \"10.1.2.3\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Built.directory + "/nook-lcdproc")
+        process.arguments = ["--config", config, "--port", "0"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus != 0)
+        #expect(text.contains("nook.toml:3") && text.contains("lcdproc.bind") && text.contains("allow_network"), "\(text)")
+    }
+}
