@@ -111,7 +111,10 @@ public final class ConfigReader {
             let table = key.split(separator: ".").dropLast().joined(separator: ".")
             let top = String(key.split(separator: ".").first ?? "")
             guard tables.contains(table) || tables.contains(top) || tables.contains(key) else { continue }
-            throw ConfigError(source: document.source, line: entry.line, key: key, message: tables.contains(table) ? "is not a known setting" : "is in an unknown table [\(table)] (known: \(tables.map { "[\($0)]" }.joined(separator: ", ")))")
+            let message = tables.contains(table) ? "is not a known setting"
+                : table.isEmpty ? "must be a table ([\(key)]), not a value"
+                : "is in an unknown table [\(table)] (known: \(tables.map { "[\($0)]" }.joined(separator: ", ")))"
+            throw ConfigError(source: document.source, line: entry.line, key: key, message: message)
         }
     }
 

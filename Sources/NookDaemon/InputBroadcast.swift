@@ -30,6 +30,4 @@ final class InputBroadcast: Sendable {
         let streams = subscribers.withLock { Array($0.streams.values) }
         for stream in streams { stream.yield(message) }
     }
-
-    var subscriberCount: Int { subscribers.withLock { $0.streams.count } }
 }

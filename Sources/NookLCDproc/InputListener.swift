@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// Follows nookd's `inputs` stream on a thread of its own and hands every press, mapped to a
-/// key name, to ``LCDServer/press(key:)`` (E8). A nookd that is absent or restarts is asked
+/// key name, to the server's ``LCDKeyInbox`` (E8). A nookd that is absent or restarts is asked
 /// again every second; an older nookd without `inputs` is reported once and left alone (the
 /// screens work without keys).
 public final class InputListener: Sendable {

@@ -158,7 +158,8 @@ struct ServiceTests {
                         "/usr/share/bash-completion/completions/nookctl", "/usr/share/doc/nook/README.md",
                         "/usr/local/bin/nook-notify", "/etc/systemd/system/nook-notify.service", "/usr/lib/systemd/user/nook-notify.service",
                         "/usr/share/dbus-1/services/org.nook.Notify.service", "/usr/share/dbus-1/system.d/org.nook.Notify.conf",
-                        "/usr/local/bin/nook-mqtt", "/etc/systemd/system/nook-mqtt.service", "/etc/nook/mqtt.toml"]
+                        "/usr/local/bin/nook-mqtt", "/etc/systemd/system/nook-mqtt.service", "/etc/nook/mqtt.toml",
+                        "/usr/local/bin/nook-lcdproc", "/etc/systemd/system/nook-lcdproc.service"]
         for path in expected { #expect(FileManager.default.fileExists(atPath: stage + path), "\(path)") }
         #expect(FileManager.default.isExecutableFile(atPath: stage + "/usr/local/bin/nookd"))
         let config = try DaemonConfigProbe.load(stage + "/etc/nook/nook.toml")

@@ -58,6 +58,7 @@ struct ConfigTests {
         ("[lcdproc.keys]\nopen = \"Two words\"\n", "lcdproc.keys.open", 2),
         ("[lcdproc.keys]\nopen = 1\n", "lcdproc.keys.open", 2),
         ("[lcdproc.menu]\nkey = \"x\"\n", "lcdproc.menu.key", 2),
+        ("lcdproc = 1\n", "lcdproc", 1),
     ])
     func e8_aBadLcdprocSettingIsRefusedNamingItsKeyAndLine(text: String, key: String, line: Int) {
         do {
