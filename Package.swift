@@ -93,10 +93,10 @@ let package = Package(
         ]),
         // The LCDproc protocol server (SPEC E8): LCDd's parser and screens, a client of nookd's socket.
         .target(name: "NookLCDproc", dependencies: [
-            "NookActivities", "NookProtocol", "NookSystem", .product(name: "Logging", package: "swift-log"),
+            "NookActivities", "NookProtocol", "NookSystem", "NookConfig", .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "nook-lcdproc", dependencies: [
-            "NookLCDproc", "NookProtocol", "NookSystem", "NookLogging",
+            "NookLCDproc", "NookProtocol", "NookSystem", "NookConfig", "NookLogging",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -128,7 +128,7 @@ let package = Package(
         .testTarget(name: "NookFramebufferTests", dependencies: ["NookFramebuffer", "NookActivities"]),
         .testTarget(name: "NookInputTests", dependencies: ["NookInput", "NookActivities", "NookTestSupport"]),
         .testTarget(name: "NookNotifyTests", dependencies: ["NookNotify", "NookActivities", "NookProtocol"]),
-        .testTarget(name: "NookLCDprocTests", dependencies: ["NookLCDproc", "NookActivities", "NookProtocol", "NookSystem", "NookTestSupport", "NookTestTraits"],
+        .testTarget(name: "NookLCDprocTests", dependencies: ["NookLCDproc", "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "NookTestSupport", "NookTestTraits"],
                     resources: [.copy("Transcripts")]),
         .testTarget(name: "NookMQTTTests", dependencies: ["NookMQTT", "NookActivities", "NookProtocol", "NookConfig"]),
         .testTarget(name: "NookProtocolTests", dependencies: ["NookProtocol", "NookActivities"]),

@@ -95,6 +95,29 @@ public final class ConfigReader {
         return text
     }
 
+    /// Marks every key in `tables` as read: tables another program of the board reads from
+    /// the same file and checks itself.
+    public func leave(tables: [String]) {
+        for key in document.entries.map({ $0.key }) {
+            let table = key.split(separator: ".").dropLast().joined(separator: ".")
+            if tables.contains(table) { read.insert(key) }
+        }
+    }
+
+    /// Keys set in `tables` (and nowhere else) that no getter asked for: the first is an error
+    /// naming it. For a program that reads only its own tables of a shared file.
+    public func rejectUnknownKeys(in tables: [String]) throws(ConfigError) {
+        for (key, entry) in document.entries where !read.contains(key) {
+            let table = key.split(separator: ".").dropLast().joined(separator: ".")
+            let top = String(key.split(separator: ".").first ?? "")
+            guard tables.contains(table) || tables.contains(top) || tables.contains(key) else { continue }
+            let message = tables.contains(table) ? "is not a known setting"
+                : table.isEmpty ? "must be a table ([\(key)]), not a value"
+                : "is in an unknown table [\(table)] (known: \(tables.map { "[\($0)]" }.joined(separator: ", ")))"
+            throw ConfigError(source: document.source, line: entry.line, key: key, message: message)
+        }
+    }
+
     /// Throws for the first key in the file that no getter asked for: a typo or a key that
     /// does not exist, which would otherwise be silently ignored.
     public func rejectUnknownKeys(known tables: [String]) throws(ConfigError) {

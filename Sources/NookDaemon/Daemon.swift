@@ -26,6 +26,8 @@ public final class Daemon: Sendable {
     let logger: Logger
     let clock: any NookClock
     let engagement = NookEngagement()
+    /// Presses of the open and dismiss inputs, for `inputs` streams (E8).
+    let inputs = InputBroadcast()
     let arbiter: NookSurfaceArbiter
     /// Quiet hours (Z1): the arbiter's gate, and which pending priorities end as `suppressed`.
     let quiet: NookQuietHours
@@ -52,6 +54,8 @@ public final class Daemon: Sendable {
         var server: SocketServer?
         var gpio: GPIOInputs?
         var proximity: ProximitySensor?
+        /// The `press` operation's own open toggle (`debug.press_inputs`).
+        var pressedOpen = false
     }
 
     private let stopRequested = Latch()

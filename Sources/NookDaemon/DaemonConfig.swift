@@ -72,6 +72,9 @@ public struct DaemonConfig: Sendable {
     /// Fault injection for the watchdog's tests (W1, `debug.hang_display_file`): the display
     /// loop hangs at the first present after this file appears. Nil (the default): never.
     public var hangDisplayFile: String?
+    /// `debug.press_inputs`: the `press` operation acts as the open or dismiss button (tests,
+    /// boards without buttons). Off: `press` is refused.
+    public var pressInputs = false
     /// Quiet hours (Z1, `[quiet]`).
     var quiet = QuietConfig()
     /// Z2 (`[brightness]`): the backlight's name under `brightnessRoot`; nil leaves it alone.
@@ -192,6 +195,7 @@ public struct DaemonConfig: Sendable {
         } else if let stray = DaemonConfig.proximityKeys.first(where: { reader.document["proximity.\($0)"] != nil }) {
             throw reader.error("proximity.\(stray)", "needs proximity.device or proximity.name to say which sensor")
         }
+        pressInputs = try reader.bool("debug.press_inputs") ?? false
         if let path = try reader.string("debug.hang_display_file") { hangDisplayFile = try checked("debug.hang_display_file", SettingValue.absolutePath(path)) }
         quiet = try QuietConfig(reading: reader)
         if let seconds = try reader.integer("escalation.after_s", in: 1...86_400) { escalation.after = .seconds(seconds) }
@@ -220,6 +224,8 @@ public struct DaemonConfig: Sendable {
         if let milliseconds = try reader.integer("brightness.fade_ms", in: 300...10_000) { brightnessFade = .milliseconds(milliseconds) }
         gpioLines = try GPIOConfig.lines(from: reader)
         led = try LEDSettings(reading: reader, backend: backend)
+        // nook-lcdproc's tables share the file (one config for the board); it checks them.
+        reader.leave(tables: ["lcdproc", "lcdproc.keys"])
         try reader.rejectUnknownKeys(known: Self.tables + gpioLines.map { "gpio." + $0.name })
     }
 

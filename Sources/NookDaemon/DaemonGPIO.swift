@@ -14,6 +14,13 @@ extension Daemon {
                 lines: lines, engagement: engagement,
                 // Only one module's card is on the glass; the others have nothing to dismiss.
                 dismiss: { queues.forEach { $0.requestDismissCurrent() } },
+                pressed: { [presses = self.inputs] role, label in
+                    switch role {
+                    case .open: presses.publish(InputMessage(input: .open, source: label))
+                    case .dismiss: presses.publish(InputMessage(input: .dismiss, source: label))
+                    case .hover: break
+                    }
+                },
                 info: { [logger] in logger.info("\($0)") },
                 warn: { [logger] in logger.warning("\($0)") })
         } catch {

@@ -187,6 +187,41 @@ extension Daemon {
                 group.cancelAll()
             }
 
+        case .inputs:
+            // Subscribed before the answer: a press right after it is never missed.
+            let presses = inputs.subscribe()
+            answer(InputsAnswer())
+            await connection.releaseOutputWhenSettled()
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await press in presses {
+                        guard connection.send(ResponseLine.event(id: request.id, event: press.json).encoded()) else { return }
+                    }
+                }
+                group.addTask { await connection.waitUntilClosed() }
+                await group.next()
+                group.cancelAll()
+            }
+
+        case .press(let input):
+            guard state.withLock({ $0.config.pressInputs }) else {
+                throw ProtocolError(.unavailable, field: "op", "press is off; set debug.press_inputs = true in nookd's config to act as the buttons over the socket")
+            }
+            switch input {
+            case .open:
+                // A toggle of its own, as a second open button would be (I3: hover OR open).
+                let open = state.withLock { state in
+                    state.pressedOpen.toggle()
+                    return state.pressedOpen
+                }
+                engagement.set(.open, active: open, input: "press")
+            case .dismiss:
+                queues.values.forEach { $0.requestDismissCurrent() }
+            }
+            logger.info("press: \(input.rawValue) (debug.press_inputs)")
+            inputs.publish(InputMessage(input: input, source: "press"))
+            answer(PressAnswer(pressed: input))
+
         case .snapshot:
             guard let frame = await screen.lastPresentedFrame else {
                 throw ProtocolError(.unavailable, "nothing has been presented yet")

@@ -53,6 +53,13 @@ struct GPIORoleState: Sendable {
         self.openMode = openMode
     }
 
+    /// Whether the line becoming `active` is a press of a button (reported to `inputs`
+    /// watchers, E8): the open button in toggle mode and the dismiss button; a level role's
+    /// change (hover, a lid) is a state, not a press.
+    func isPress(active: Bool) -> Bool {
+        active && (role == .dismiss || (role == .open && openMode == .toggle))
+    }
+
     /// The effect of the line's logical level becoming `active`.
     mutating func change(active: Bool) -> Effect {
         switch (role, openMode) {

@@ -38,6 +38,7 @@ public final class GPIOInputs: Sendable {
     private let lines: [GPIOLineSettings]
     private let engagement: NookEngagement
     private let dismiss: @Sendable () -> Void
+    private let pressed: @Sendable (GPIOLineSettings.Role, String) -> Void
     private let info: @Sendable (String) -> Void
     private let warn: @Sendable (String) -> Void
     private let devices: String
@@ -50,6 +51,7 @@ public final class GPIOInputs: Sendable {
     /// - Parameter devices: where `gpiochipN` devices are; tests point it elsewhere.
     public init(lines: [GPIOLineSettings], engagement: NookEngagement, devices: String = "/dev",
                 dismiss: @escaping @Sendable () -> Void,
+                pressed: @escaping @Sendable (_ role: GPIOLineSettings.Role, _ label: String) -> Void = { _, _ in },
                 info: @escaping @Sendable (String) -> Void, warn: @escaping @Sendable (String) -> Void) throws(SensorProblem) {
         do throws(SystemCallError) {
             wakePipe = try WakePipe()
@@ -60,6 +62,7 @@ public final class GPIOInputs: Sendable {
         self.engagement = engagement
         self.devices = devices
         self.dismiss = dismiss
+        self.pressed = pressed
         self.info = info
         self.warn = warn
         state = Mutex(lines.map {
@@ -212,7 +215,9 @@ public final class GPIOInputs: Sendable {
     /// Acts on a debounced change of the line's logical level.
     private func apply(_ active: Bool, to entry: inout Watched, index: Int, edgeTime: Duration) {
         let settings = entry.settings
+        let isPress = entry.role.isPress(active: active)
         let effect = entry.role.change(active: active)
+        if isPress { pressed(settings.role, settings.label) }
         switch effect {
         case .engagement(let engaged):
             if let role = Self.engagementRole(settings.role) { engagement.set(role, active: engaged, input: settings.label) }

@@ -49,6 +49,8 @@ public final class LCDServer {
     private let model: LCDServerModel
     private let sender: GlanceSender?
     private let stopPipe: WakePipe
+    /// Keys pressed (from the inputs thread) and not yet given to a client.
+    public let keys: LCDKeyInbox
     private var connections: [LCDClientID: Connection] = [:]
     private let started: Duration
     private var buffer = [UInt8](repeating: 0, count: 65536)
@@ -65,6 +67,7 @@ public final class LCDServer {
         listener = try TCPListener(options.bind)
         model = LCDServerModel(grid: options.grid, limits: options.limits)
         stopPipe = try WakePipe()
+        keys = try LCDKeyInbox()
         started = MonotonicClock.now
         if !options.bind.isLoopback {
             logger.warning("listening on \(options.bind.host), not loopback: LCDproc has no authentication, so anyone who can reach port \(listener.port) can draw on the glance")
@@ -82,7 +85,7 @@ public final class LCDServer {
 
     public func run() throws(SystemCallError) {
         while true {
-            var entries = [stopPipe.pollEntry, pollfd(fd: listener.socket.rawValue, events: Int16(POLLIN), revents: 0)]
+            var entries = [stopPipe.pollEntry, pollfd(fd: listener.socket.rawValue, events: Int16(POLLIN), revents: 0), keys.pipe.pollEntry]
             let order = connections.keys.sorted()
             for id in order {
                 let connection = connections[id]!
@@ -95,16 +98,27 @@ public final class LCDServer {
             if entries[0].revents != 0 { break }
             if entries[1].revents != 0 { acceptAll() }
             for (offset, id) in order.enumerated() {
-                let revents = entries[offset + 2].revents
+                let revents = entries[offset + 3].revents
                 guard revents != 0, let connection = connections[id] else { continue }
                 if revents & Int16(POLLOUT) != 0 { flush(connection) }
                 if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { read(connection) }
             }
             model.advance(toFrame: currentFrame)
+            if entries[2].revents != 0 { pressKeys() }
             deliver()
         }
         for id in Array(connections.keys) { drop(id, reason: nil) }
         sender?.stop()
+    }
+
+    private func pressKeys() {
+        for key in keys.take() {
+            if let client = model.press(key: key) {
+                logger.debug("key \(key) to LCDproc client \(client.rawValue)")
+            } else {
+                logger.debug("key \(key): no client reserved it")
+            }
+        }
     }
 
     private func acceptAll() {
@@ -224,5 +238,32 @@ public final class LCDServer {
         shutdown(connection.socket.rawValue, Int32(SHUT_RDWR))
         // The model forgot its screens: what is shown may have changed.
         submitGlance()
+    }
+}
+
+/// Keys pressed (Nook's inputs, mapped by ``LCDKeyMap``) on their way from any thread to the
+/// server's loop, which gives each to the client LCDd would give it to.
+public final class LCDKeyInbox: Sendable {
+    private let pending = Locked<[String]>([])
+    let pipe: WakePipe
+    /// Presses kept while the loop is busy; a flood of presses beyond it is dropped, oldest first.
+    static let limit = 256
+
+    init() throws(SystemCallError) { pipe = try WakePipe() }
+
+    public func press(key: String) {
+        pending.withLock { keys in
+            if keys.count >= Self.limit { keys.removeFirst() }
+            keys.append(key)
+        }
+        pipe.wake()
+    }
+
+    func take() -> [String] {
+        pipe.drain()
+        return pending.withLock { keys in
+            defer { keys.removeAll() }
+            return keys
+        }
     }
 }

@@ -13,6 +13,12 @@ public struct LCDBindAddress: Hashable, Sendable, CustomStringConvertible {
 
     public var isLoopback: Bool { host.hasPrefix("127.") || host == "localhost" }
 
+    /// Whether `host` is what the listener can bind: dotted IPv4, or `localhost`.
+    public static func isValidHost(_ host: String) -> Bool {
+        var inet = in_addr()
+        return host == "localhost" || inet_pton(AF_INET, host, &inet) == 1
+    }
+
     public var description: String { "\(host):\(port)" }
 }
 

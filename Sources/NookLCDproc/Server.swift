@@ -250,6 +250,22 @@ public final class LCDServerModel {
     /// The key names a client reserved (Nook's inputs are offered to them as key presses).
     public func reservedKeys(of id: LCDClientID) -> [String] { clients[id]?.keys.map(\.key) ?? [] }
 
+    /// A key pressed (one of Nook's inputs, mapped to a key name), given as LCDd's
+    /// `handle_input` gives it: to the client that reserved it exclusively, else to the client
+    /// whose screen is shown if it reserved the key shared; the client is sent `key NAME`. A
+    /// key nobody takes is dropped (LCDd's own rotation keys and server menu are not there).
+    /// Returns who got it.
+    @discardableResult
+    public func press(key: String) -> LCDClientID? {
+        let holder = clients.first { _, client in !client.gone && client.keys.contains { $0.key == key && $0.exclusive } }?.key
+        let shownClient = current?.client
+        let target = holder ?? shownClient.flatMap { id in
+            clients[id].map { !$0.gone && $0.keys.contains { $0.key == key } } == true ? id : nil
+        }
+        if let target { send(target, "key \(key)") }
+        return target
+    }
+
     private func backlight(_ id: LCDClientID, _ client: Client, _ argv: [String]) {
         guard argv.count == 2 else { return error(id, "Usage: backlight {on|off|toggle|blink|flash}") }
         switch argv[1] {

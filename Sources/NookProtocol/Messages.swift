@@ -44,9 +44,16 @@ public enum NookOperation: Hashable, Sendable {
     case quiet(QuietSetting)
     /// Changes a pending or shown activity in place (U1).
     case update(UpdateTarget, changes: ActivityChanges, restartDwell: Bool)
+    /// Streams a ``InputMessage`` for every press of an input (open, dismiss), as `watch`
+    /// streams activity events: what a bridge offers its own clients as keys (E8).
+    case inputs
+    /// Acts as if the named input were pressed (`open` or `dismiss`); only when nookd's config
+    /// sets `debug.press_inputs` (tests and boards without buttons).
+    case press(NookInputName)
 
     public static let names = ["enqueue", "cancel", "cancel-all", "dismiss", "suspend", "resume", "quiesce",
-                               "status", "list", "watch", "snapshot", "home", "focus", "glance", "quiet", "update"]
+                               "status", "list", "watch", "snapshot", "home", "focus", "glance", "quiet", "update",
+                               "inputs", "press"]
 }
 
 /// What `quiet` asks for (Z1).
@@ -202,6 +209,16 @@ public struct Request: Hashable, Sendable {
             try reader.rejectUnknown(common.union(["module"]))
             guard let name = try module() else { throw ProtocolError(.missingField, field: "module", "is required") }
             return .focus(module: name)
+        case "inputs":
+            try reader.rejectUnknown(common)
+            return .inputs
+        case "press":
+            try reader.rejectUnknown(common.union(["input"]))
+            let name = try reader.requiredString("input")
+            guard let input = NookInputName(rawValue: name) else {
+                throw ProtocolError(.invalid, field: "input", "must be one of \(NookInputName.allCases.map(\.rawValue).joined(separator: ", ")); got '\(name)'")
+            }
+            return .press(input)
         case "glance":
             try reader.rejectUnknown(common.union(["glance"]))
             return .glance(try reader.value("glance").map { value throws(ProtocolError) in try GlancePayload.decode(value) })
@@ -259,6 +276,8 @@ public struct Request: Hashable, Sendable {
             }
             members.append(("changes", changes.json))
             if restartDwell { members.append(("restartDwell", .bool(true))) }
+        case .inputs: op("inputs")
+        case .press(let input): op("press"); members.append(("input", .string(input.rawValue)))
         }
         return JSONValue.object(members).serialized
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import NookConfig
 import NookLogging
 import NookLCDproc
 import NookProtocol
@@ -8,83 +9,127 @@ import NookSystem
 import Glibc
 #endif
 
-/// nook-lcdproc: parses flags and runs the LCDproc server (SPEC E8).
+/// nook-lcdproc: parses flags and the `[lcdproc]` tables of the config file, and runs the
+/// LCDproc server (SPEC E8). A flag overrides the file; the file overrides the defaults.
 @main
 struct NookLCDprocCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "nook-lcdproc",
         abstract: "An LCDproc server (protocol 0.3, as LCDd 0.5.9) whose screens are the Nook home glance.",
-        discussion: "LCDproc clients (lcdproc, lcdexec, lcdvc, MPD and Kodi clients) connect over TCP; what they show is sent to nookd as the home content, and alert/foreground screens as cards.")
+        discussion: """
+            LCDproc clients (lcdproc, lcdexec, lcdvc, MPD and Kodi clients) connect over TCP; what they show is sent to nookd as the home content, and alert/foreground screens as cards. Nook's buttons reach clients as keys: open is Enter, dismiss is Escape, unless [lcdproc.keys] or --key says otherwise.
+            Settings come from the [lcdproc] and [lcdproc.keys] tables of --config (default /etc/nook/nook.toml when it exists); each flag overrides its key.
+            """)
 
+    static let defaultConfig = "/etc/nook/nook.toml"
+
+    @Option(help: "Config file whose [lcdproc] tables are read (default \(defaultConfig) if it exists).")
+    var config: String?
     @Option(help: "nookd's socket (default: $NOOK_SOCKET, else $XDG_RUNTIME_DIR/nook/nookd.sock if it exists, else /run/nook/nookd.sock).")
     var socket: String?
-    @Option(help: "IPv4 address to listen on. Anything but loopback also needs --allow-network.")
-    var bind = "127.0.0.1"
-    @Flag(help: "Allow --bind to a non-loopback address: LCDproc has no authentication, anyone who reaches the port draws on the glance.")
+    @Option(help: "IPv4 address to listen on (lcdproc.bind; default 127.0.0.1). Anything but loopback also needs --allow-network.")
+    var bind: String?
+    @Flag(help: "Allow --bind to a non-loopback address (lcdproc.allow_network): LCDproc has no authentication, anyone who reaches the port draws on the glance.")
     var allowNetwork = false
-    @Option(help: "TCP port (LCDd's is 13666; 0 lets the kernel choose and prints it).")
-    var port: Int = 13666
-    @Option(help: "The character grid clients are told about, COLUMNSxROWS.")
-    var size = "40x4"
-    @Option(help: "Pixels per cell clients are told about, WIDTHxHEIGHT (bars are sized in them).")
-    var cell = "5x8"
-    @Option(help: "Most screens one client may add.")
-    var maxScreens = 64
-    @Option(help: "Most widgets on one screen.")
-    var maxWidgets = 256
-    @Option(help: "Most clients at once.")
-    var maxClients = 64
-    @Option(help: "Bytes of answers a client may leave unread before it is dropped.")
-    var maxBacklog = 1 << 20
-    @Option(help: "nookd queue module the cards go to (default: the foreground one).")
+    @Option(help: "TCP port (lcdproc.port; LCDd's is 13666; 0 lets the kernel choose and prints it).")
+    var port: Int?
+    @Option(help: "The character grid clients are told about, COLUMNSxROWS (lcdproc.size; default 40x4).")
+    var size: String?
+    @Option(help: "Pixels per cell clients are told about, WIDTHxHEIGHT (lcdproc.cell; default 5x8; bars are sized in them).")
+    var cell: String?
+    @Option(help: "Most screens one client may add (lcdproc.max_screens; default 64).")
+    var maxScreens: Int?
+    @Option(help: "Most widgets on one screen (lcdproc.max_widgets; default 256).")
+    var maxWidgets: Int?
+    @Option(help: "Most clients at once (lcdproc.max_clients; default 64).")
+    var maxClients: Int?
+    @Option(help: "Bytes of answers a client may leave unread before it is dropped (lcdproc.max_backlog; default 1 MiB).")
+    var maxBacklog: Int?
+    @Option(help: "nookd queue module the cards go to (lcdproc.module; default: the foreground one).")
     var module: String?
+    @Option(name: .customLong("key"), help: "INPUT=KEY: the LCDproc key a press of INPUT (open, dismiss, or a [gpio.NAME] line's NAME) becomes; KEY empty: none. Repeatable; over [lcdproc.keys].")
+    var keys: [String] = []
     @Option(help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel: String = "info"
 
-    static func pair(_ text: String, _ flag: String, range: ClosedRange<Int>) throws -> (Int, Int) {
-        let parts = text.split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, range.contains(parts[0]), range.contains(parts[1]) else {
-            throw ValidationError("--\(flag) must be WIDTHxHEIGHT with each from \(range.lowerBound) to \(range.upperBound), got '\(text)'")
+    /// The settings once the file and the flags are read, or a message naming what is wrong.
+    struct Settings {
+        var options = LCDServer.Options()
+        var keyMap = LCDKeyMap()
+        var module: String?
+    }
+
+    func settings() throws -> Settings {
+        var file = LCDConfig()
+        let path = config ?? (access(Self.defaultConfig, F_OK) == 0 ? Self.defaultConfig : nil)
+        if let path {
+            do { file = try LCDConfig.load(path: path) } catch { throw ValidationError("\(error)") }
         }
-        return (parts[0], parts[1])
+        var settings = Settings()
+        let bind = self.bind ?? file.bind ?? "127.0.0.1"
+        guard LCDBindAddress.isValidHost(bind) else { throw ValidationError("--bind must be an IPv4 address such as 127.0.0.1, got '\(bind)'") }
+        if !LCDBindAddress(host: bind).isLoopback && !(allowNetwork || file.allowNetwork == true) {
+            throw ValidationError("--bind \(bind) is not a loopback address; LCDproc has no authentication, so listening there needs --allow-network (or lcdproc.allow_network = true) as well")
+        }
+        let port = self.port ?? file.port ?? 13666
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got \(port)") }
+        settings.options.bind = LCDBindAddress(host: bind, port: UInt16(port))
+        var grid = LCDGrid(width: file.columns ?? 40, height: file.rows ?? 4, cellWidth: file.cellWidth ?? 5, cellHeight: file.cellHeight ?? 8)
+        if let size {
+            guard let (columns, rows) = LCDConfig.pair(size, width: 1...80, height: 1...24) else {
+                throw ValidationError("--size must be COLUMNSxROWS with 1 to 80 columns and 1 to 24 rows, got '\(size)'")
+            }
+            (grid.width, grid.height) = (columns, rows)
+        }
+        if let cell {
+            guard let (width, height) = LCDConfig.pair(cell, width: 1...64, height: 1...64) else {
+                throw ValidationError("--cell must be WIDTHxHEIGHT with each from 1 to 64, got '\(cell)'")
+            }
+            (grid.cellWidth, grid.cellHeight) = (width, height)
+        }
+        settings.options.grid = grid
+        for (value, flag) in [(maxScreens, "max-screens"), (maxWidgets, "max-widgets"), (maxClients, "max-clients"), (maxBacklog, "max-backlog")] {
+            if let value, value < 1 { throw ValidationError("--\(flag) must be at least 1, got \(value)") }
+        }
+        settings.options.limits.screens = maxScreens ?? file.maxScreens ?? settings.options.limits.screens
+        settings.options.limits.widgetsPerScreen = maxWidgets ?? file.maxWidgets ?? settings.options.limits.widgetsPerScreen
+        settings.options.maximumClients = maxClients ?? file.maxClients ?? settings.options.maximumClients
+        settings.options.maximumBacklogBytes = maxBacklog ?? file.maxBacklog ?? settings.options.maximumBacklogBytes
+        settings.module = module ?? file.module
+        if let module = settings.module, module.isEmpty { throw ValidationError("--module must not be empty") }
+        settings.keyMap.keys.merge(file.keys) { $1 }
+        for assignment in keys {
+            guard let (input, key) = LCDKeyMap.parse(assignment: assignment) else {
+                throw ValidationError("--key must be INPUT=KEY (such as open=Enter), got '\(assignment)'")
+            }
+            if let problem = LCDKeyMap.problem(with: key) { throw ValidationError("--key \(assignment): \(problem)") }
+            settings.keyMap.keys[input] = key
+        }
+        return settings
     }
 
     func validate() throws {
         if let problem = StandardErrorLogging.problem(withLevel: logLevel) { throw ValidationError(problem) }
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got \(port)") }
-        let (columns, rows) = try Self.pair(size, "size", range: 1...80)
-        guard rows <= 24 else { throw ValidationError("--size: at most 24 rows, got \(rows)") }
-        _ = columns
-        _ = try Self.pair(cell, "cell", range: 1...64)
-        if !LCDBindAddress(host: bind).isLoopback && !allowNetwork {
-            throw ValidationError("--bind \(bind) is not a loopback address; LCDproc has no authentication, so listening there needs --allow-network as well")
-        }
-        for (value, flag) in [(maxScreens, "max-screens"), (maxWidgets, "max-widgets"), (maxClients, "max-clients"), (maxBacklog, "max-backlog")] where value < 1 {
-            throw ValidationError("--\(flag) must be at least 1, got \(value)")
-        }
-        if let module, module.isEmpty { throw ValidationError("--module must not be empty") }
+        _ = try settings()
     }
 
     func run() throws {
         StandardErrorLogging.bootstrap(level: logLevel)
         let logger = Logger(label: "nook-lcdproc")
-        var options = LCDServer.Options()
-        options.bind = LCDBindAddress(host: bind, port: UInt16(port))
-        let (columns, rows) = try Self.pair(size, "size", range: 1...80)
-        let (cellWidth, cellHeight) = try Self.pair(cell, "cell", range: 1...64)
-        options.grid = LCDGrid(width: columns, height: rows, cellWidth: cellWidth, cellHeight: cellHeight)
-        options.limits.screens = maxScreens
-        options.limits.widgetsPerScreen = maxWidgets
-        options.maximumClients = maxClients
-        options.maximumBacklogBytes = maxBacklog
+        let settings = try settings()
         do {
-            let sender = try GlanceSender(socketPath: socket ?? NookClient.defaultSocketPath, module: module, logger: logger)
-            let server = try LCDServer(options: options, sender: sender, logger: logger)
+            let socketPath = socket ?? NookClient.defaultSocketPath
+            let sender = try GlanceSender(socketPath: socketPath, module: settings.module, logger: logger)
+            let server = try LCDServer(options: settings.options, sender: sender, logger: logger)
+            let keys = settings.keyMap.keys.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }.map { "\($0.key)→\($0.value)" }
+            logger.info("Nook's inputs as keys: \(keys.isEmpty ? "none" : keys.joined(separator: ", "))")
+            let inputs = try InputListener(socketPath: socketPath, keyMap: settings.keyMap, logger: logger) { [keys = server.keys] key in keys.press(key: key) }
             StopSignals.restoreDefaults()
             // The chosen port, for whoever started us with --port 0 (tests, scripts).
-            let announcement = Array("listening on \(bind):\(server.port)\n".utf8)
+            let announcement = Array("listening on \(settings.options.bind.host):\(server.port)\n".utf8)
             _ = announcement.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
             try server.run()
+            inputs.stop()
         } catch {
             let line = Array("nook-lcdproc: \(error)\n".utf8)
             _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }

@@ -158,7 +158,8 @@ struct ServiceTests {
                         "/usr/share/bash-completion/completions/nookctl", "/usr/share/doc/nook/README.md",
                         "/usr/local/bin/nook-notify", "/etc/systemd/system/nook-notify.service", "/usr/lib/systemd/user/nook-notify.service",
                         "/usr/share/dbus-1/services/org.nook.Notify.service", "/usr/share/dbus-1/system.d/org.nook.Notify.conf",
-                        "/usr/local/bin/nook-mqtt", "/etc/systemd/system/nook-mqtt.service", "/etc/nook/mqtt.toml"]
+                        "/usr/local/bin/nook-mqtt", "/etc/systemd/system/nook-mqtt.service", "/etc/nook/mqtt.toml",
+                        "/usr/local/bin/nook-lcdproc", "/etc/systemd/system/nook-lcdproc.service"]
         for path in expected { #expect(FileManager.default.fileExists(atPath: stage + path), "\(path)") }
         #expect(FileManager.default.isExecutableFile(atPath: stage + "/usr/local/bin/nookd"))
         let config = try DaemonConfigProbe.load(stage + "/etc/nook/nook.toml")
@@ -236,11 +237,12 @@ struct LCDprocUnitTests {
         print("nook-lcdproc.service exposure: \(score)")
         #expect(score <= 2.0, "\(line)")
         let unit = try String(contentsOfFile: path, encoding: .utf8)
-        for setting in ["DynamicUser=yes", "SupplementaryGroups=nook", "--bind 127.0.0.1", "IPAddressAllow=localhost", "IPAddressDeny=any",
+        // Its settings (the listen address among them, loopback unless set) are nook.toml's [lcdproc].
+        for setting in ["DynamicUser=yes", "SupplementaryGroups=nook", "--config /etc/nook/nook.toml", "IPAddressAllow=localhost", "IPAddressDeny=any",
                         "PrivateDevices=yes", "DevicePolicy=closed", "RestrictAddressFamilies=AF_UNIX AF_INET", "Conflicts=LCDd.service"] {
             #expect(unit.contains(setting), "\(setting)")
         }
         let exec = try #require(unit.split(separator: "\n").first { $0.hasPrefix("ExecStart=") })
-        #expect(!exec.contains("--allow-network"), "\(exec)")
+        #expect(!exec.contains("--allow-network") && !exec.contains("--bind"), "\(exec)")
     }
 }

@@ -65,6 +65,15 @@ struct GPIODebounceTests {
         #expect(!state.isOpen)
     }
 
+    @Test func e8_onlyButtonPressesAreReportedAsPresses() {
+        #expect(GPIORoleState(role: .open, openMode: .toggle).isPress(active: true))
+        #expect(!GPIORoleState(role: .open, openMode: .toggle).isPress(active: false))
+        #expect(GPIORoleState(role: .dismiss, openMode: .toggle).isPress(active: true))
+        #expect(!GPIORoleState(role: .dismiss, openMode: .toggle).isPress(active: false))
+        #expect(!GPIORoleState(role: .open, openMode: .level).isPress(active: true))
+        #expect(!GPIORoleState(role: .hover, openMode: .toggle).isPress(active: true))
+    }
+
     @Test func i1_q14_theDismissLineActsOnPressOnly() {
         var state = GPIORoleState(role: .dismiss, openMode: .toggle)
         #expect(state.initialEngagement(active: true) == nil)

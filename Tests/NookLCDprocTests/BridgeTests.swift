@@ -22,12 +22,18 @@ final class Bridge {
     let bridge = Process()
     let bridgeLog: String
     private(set) var port: UInt16 = 0
+    /// nookd's config file, if the test gave one.
+    private(set) var nookdConfig: String?
 
-    init(bridgeArguments: [String] = [], withNookd: Bool = true) throws {
+    init(bridgeArguments: [String] = [], withNookd: Bool = true, nookdConfig text: String? = nil) throws {
         directory = NSTemporaryDirectory() + "nook-lcdproc-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         socket = directory + "/nookd.sock"
         bridgeLog = directory + "/bridge.log"
+        if let text {
+            nookdConfig = directory + "/nook.toml"
+            try text.write(toFile: nookdConfig!, atomically: true, encoding: .utf8)
+        }
         if withNookd { try startNookd() }
         _ = FileManager.default.createFile(atPath: bridgeLog, contents: nil)
         let output = Pipe()
@@ -55,7 +61,7 @@ final class Bridge {
         if nookd.isRunning { kill(nookd.processIdentifier, SIGKILL); nookd.waitUntilExit() }
         nookd = Process()
         nookd.executableURL = URL(fileURLWithPath: Built.directory + "/nookd")
-        nookd.arguments = ["--socket", socket, "--display", "mock", "--journal", "none", "--log-level", "warning"]
+        nookd.arguments = ["--socket", socket, "--display", "mock", "--journal", "none", "--log-level", "warning"] + (nookdConfig.map { ["--config", $0] } ?? [])
         nookd.standardError = FileHandle.nullDevice
         try nookd.run()
         let deadline = Date().addingTimeInterval(60)
@@ -227,5 +233,90 @@ struct BridgeTests {
             usleep(50_000)
         }
         #expect(titles == ["Doorbell|Front door|high"])
+    }
+}
+
+/// E8 keys end to end: a press through nookd's `press` operation (the buttons' stand-in) reaches
+/// the LCDproc client that reserved the key, over nookd's `inputs` stream.
+@Suite("E8 nook-lcdproc keys end to end", .serialized, .ownThreads)
+struct BridgeKeyTests {
+    func press(_ input: NookInputName, _ bridge: Bridge) throws {
+        _ = try NookClient(path: bridge.socket).request(Request(id: .number(1), operation: .press(input)), as: PressAnswer.self)
+    }
+
+    @Test func e8_nooksButtonsReachTheClientThatReservedTheirKeys() throws {
+        let bridge = try Bridge(bridgeArguments: ["--key", "dismiss=Menu"], nookdConfig: "[debug]\npress_inputs = true\n")
+        #expect(bridge.waitForLog("following nookd's inputs"), "\(bridge.log)")
+        let holder = try TCPConnection(port: bridge.port)
+        try holder.send("hello\nclient_add_key -exclusively Enter Menu\n")
+        #expect(holder.readLines(2).last == "success")
+        // A shared reservation of a key another client holds exclusively is refused, as by LCDd.
+        let other = try TCPConnection(port: bridge.port)
+        try other.send("hello\nclient_add_key Enter\n")
+        #expect(Array(other.readLines(3).dropFirst()) == ["huh? Could not reserve key \"Enter\"", "success"])
+        try press(.open, bridge)
+        #expect(holder.readLines(1) == ["key Enter"])
+        try press(.dismiss, bridge)
+        #expect(holder.readLines(1) == ["key Menu"])
+        // Released, the key goes nowhere; the other client never got one.
+        try holder.send("client_del_key Enter\n")
+        #expect(holder.readLines(1) == ["success"])
+        try press(.open, bridge)
+        #expect(bridge.waitForLog("key Enter: no client reserved it"), "\(bridge.log)")
+        #expect(other.readUntilQuiet(quiet: 0.5).isEmpty)
+    }
+
+    @Test func e8_keysComeBackAfterNookdRestarts() throws {
+        let bridge = try Bridge(nookdConfig: "[debug]\npress_inputs = true\n")
+        #expect(bridge.waitForLog("following nookd's inputs"), "\(bridge.log)")
+        let client = try TCPConnection(port: bridge.port)
+        try client.send("hello\nclient_add_key -exclusively Escape\n")
+        #expect(client.readLines(2).last == "success")
+        kill(bridge.nookd.processIdentifier, SIGKILL)
+        bridge.nookd.waitUntilExit()
+        #expect(bridge.waitForLog("cannot follow nookd's inputs"), "\(bridge.log)")
+        try bridge.startNookd()
+        #expect(bridge.waitForLog("following nookd's inputs again"), "\(bridge.log)")
+        try press(.dismiss, bridge)
+        #expect(client.readLines(1) == ["key Escape"])
+    }
+}
+
+/// E8 `[lcdproc]` end to end: nook-lcdproc takes its settings from nook.toml, a flag wins
+/// over its key, and a bad key stops it with the key named.
+@Suite("E8 nook-lcdproc config end to end", .serialized, .ownThreads)
+struct BridgeConfigTests {
+    @Test func e8_theLcdprocTableSetsTheServerAndFlagsOverrideIt() throws {
+        let directory = NSTemporaryDirectory() + "nook-lcdproc-config-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/nook.toml"
+        // nookd's own tables beside it are none of nook-lcdproc's business; port 1 loses to --port 0.
+        try "[display]\nrotation = 180\n[lcdproc]\nport = 1\nsize = \"20x2\"\ncell = \"6x10\"\n[lcdproc.keys]\nopen = \"Up\"\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let bridge = try Bridge(bridgeArguments: ["--config", config, "--cell", "5x8"], withNookd: false)
+        let client = try TCPConnection(port: bridge.port)
+        try client.send("hello\n")
+        #expect(client.readLines(1) == ["connect LCDproc 0.5.9 protocol 0.3 lcd wid 20 hgt 2 cellwid 5 cellhgt 8"])
+        #expect(bridge.log.contains("open→Up"), "\(bridge.log)")
+    }
+
+    @Test func e8_aBadLcdprocKeyStopsTheServerNamingIt() throws {
+        let directory = NSTemporaryDirectory() + "nook-lcdproc-bad-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/nook.toml"
+        try "[lcdproc]\nsize = \"40x4\"\nbind = \"10.1.2.3\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Built.directory + "/nook-lcdproc")
+        process.arguments = ["--config", config, "--port", "0"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus != 0)
+        #expect(text.contains("nook.toml:3") && text.contains("lcdproc.bind") && text.contains("allow_network"), "\(text)")
     }
 }

@@ -79,6 +79,11 @@ else
   fail "bias/active-low: value $(cat "$(attribute 0 value)"); $(status_line button)"
 fi
 
+# E8: every button press is streamed to `inputs` watchers (what nook-lcdproc turns into keys).
+( printf '{"id":1,"op":"inputs"}\n'; sleep 60 ) | socat - "UNIX-CONNECT:$socket" > /tmp/inputs.jsonl 2>&1 &
+inputs_watcher=$!
+for _ in $(seq 50); do grep -q '"inputs":true' /tmp/inputs.jsonl 2> /dev/null && break; sleep 0.1; done
+
 # The button opens the nook: the queue parks (Q6).
 press_button
 sleep 0.3
@@ -140,6 +145,16 @@ if [ "$(cat /tmp/blocker.exit 2> /dev/null)" = 10 ]; then
   pass "I1 Q14 a press on the dismiss line ends the blocker on the glass (enqueue --wait exits 10, dismissed)"
 else
   fail "dismiss line: enqueue --wait ended with '$(cat /tmp/blocker.exit 2> /dev/null)'"
+fi
+
+# Two presses of the open button and one of dismiss, nothing for the hover and lid levels.
+presses=$(grep -o '"input":"[a-z]*","source":"[a-z:]*"' /tmp/inputs.jsonl | tr '\n' ' ')
+kill "$inputs_watcher" 2> /dev/null
+expected='"input":"open","source":"gpio:button" "input":"open","source":"gpio:button" "input":"dismiss","source":"gpio:dismiss" '
+if [ "$presses" = "$expected" ]; then
+  pass "E8 button presses (open twice, dismiss once) reach an inputs watcher; hover and the lid's level do not"
+else
+  fail "inputs stream: '$presses' (expected '$expected'); $(head -c 300 /tmp/inputs.jsonl)"
 fi
 
 # A missing line is a warning and nookd runs without it (I4).

@@ -1,0 +1,80 @@
+import NookConfig
+
+/// nook-lcdproc's settings from the board's config file (`[lcdproc]` and `[lcdproc.keys]` in
+/// `/etc/nook/nook.toml`, SPEC E8), read with NookConfig's rules: every error names the file,
+/// the line and the key. nookd leaves these tables to this program; this program reads
+/// nothing else of the file. Unset keys are nil: the command line's flags, then the defaults,
+/// decide them.
+public struct LCDConfig: Sendable, Equatable {
+    public var bind: String?
+    public var port: Int?
+    /// Listening anywhere but loopback needs this as well (LCDproc has no authentication).
+    public var allowNetwork: Bool?
+    public var columns: Int?
+    public var rows: Int?
+    public var cellWidth: Int?
+    public var cellHeight: Int?
+    public var maxScreens: Int?
+    public var maxWidgets: Int?
+    public var maxClients: Int?
+    public var maxBacklog: Int?
+    public var module: String?
+    /// `[lcdproc.keys]`: role or GPIO line name → key name (over ``LCDKeyMap/defaults``).
+    public var keys: [String: String] = [:]
+
+    public static let tables = ["lcdproc", "lcdproc.keys"]
+
+    public init() {}
+
+    public init(_ document: ConfigDocument) throws(ConfigError) {
+        let reader = ConfigReader(document)
+        bind = try reader.string("lcdproc.bind")
+        if let bind, !LCDBindAddress.isValidHost(bind) {
+            throw reader.error("lcdproc.bind", "must be an IPv4 address such as \"127.0.0.1\", got \"\(bind)\"")
+        }
+        port = try reader.integer("lcdproc.port", in: 0...65535)
+        allowNetwork = try reader.bool("lcdproc.allow_network")
+        if let bind, !LCDBindAddress(host: bind).isLoopback, allowNetwork != true {
+            throw reader.error("lcdproc.bind", "\(bind) is not a loopback address; LCDproc has no authentication, so listening there needs lcdproc.allow_network = true as well")
+        }
+        if let size = try reader.string("lcdproc.size") {
+            guard let (columns, rows) = Self.pair(size, width: 1...80, height: 1...24) else {
+                throw reader.error("lcdproc.size", "must be \"COLUMNSxROWS\" with 1 to 80 columns and 1 to 24 rows, got \"\(size)\"")
+            }
+            (self.columns, self.rows) = (columns, rows)
+        }
+        if let cell = try reader.string("lcdproc.cell") {
+            guard let (width, height) = Self.pair(cell, width: 1...64, height: 1...64) else {
+                throw reader.error("lcdproc.cell", "must be \"WIDTHxHEIGHT\" in pixels, each from 1 to 64, got \"\(cell)\"")
+            }
+            (cellWidth, cellHeight) = (width, height)
+        }
+        maxScreens = try reader.integer("lcdproc.max_screens", in: 1...65536)
+        maxWidgets = try reader.integer("lcdproc.max_widgets", in: 1...65536)
+        maxClients = try reader.integer("lcdproc.max_clients", in: 1...4096)
+        maxBacklog = try reader.integer("lcdproc.max_backlog", in: 1024...(1 << 30))
+        module = try reader.string("lcdproc.module")
+        if let module, module.isEmpty { throw reader.error("lcdproc.module", "must not be empty") }
+        for (key, _) in document.entries where key.hasPrefix("lcdproc.keys.") {
+            let input = String(key.dropFirst("lcdproc.keys.".count))
+            // A deeper table is not a key mapping: left for the unknown-key check below.
+            guard !input.contains(".") else { continue }
+            guard let name = try reader.string(key) else { continue }
+            if let problem = LCDKeyMap.problem(with: name) { throw reader.error(key, problem) }
+            keys[input] = name
+        }
+        try reader.rejectUnknownKeys(in: Self.tables)
+    }
+
+    public static func load(path: String) throws(ConfigError) -> LCDConfig {
+        try LCDConfig(ConfigDocument.load(path: path))
+    }
+
+    /// `AxB` with each part in its range.
+    public static func pair(_ text: String, width: ClosedRange<Int>, height: ClosedRange<Int>) -> (Int, Int)? {
+        let parts = text.split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let first = Int(parts[0]), let second = Int(parts[1]),
+              width.contains(first), height.contains(second) else { return nil }
+        return (first, second)
+    }
+}
