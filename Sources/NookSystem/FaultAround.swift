@@ -1,22 +1,22 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import NookSystem
 
-/// Keeps nookd's resident set to the code it runs (issue 19). Start-up (the runtime, config,
+/// Keeps a long-running process's resident set to the code it runs (issue 19: nookd; issue 16:
+/// nook-mqtt, which calls it once its broker session is set up). Start-up (the runtime, config,
 /// fontconfig, the first frame) touches code it never runs again, and the kernel maps up to
 /// 64 KiB of neighbouring pages around each fault in a file mapping: most of a 6 MiB text
 /// segment ends up resident. Once nookd has started, its executable mappings' pages are dropped
 /// from its page tables (the page cache keeps them: what runs again comes back as a minor
 /// fault), and `MADV_RANDOM` keeps readahead from bringing in neighbours of a page read again
 /// from disk. Measured idle after 100 cards: nookd's own text 7.0 -> 5.9 MiB, RSS 23.0 -> 19.8.
-enum FaultAround {
+public enum FaultAround {
     /// Advises `MADV_RANDOM` on every read-only file mapping of this process (the executable's,
     /// each shared library's, the font files mapped so far) and drops the pages of the executable
     /// ones; returns how many mappings took the advice. Writable mappings (DRM and fbdev buffers
     /// among them) are left alone.
     @discardableResult
-    static func disableForReadOnlyFileMappings() -> Int {
+    public static func disableForReadOnlyFileMappings() -> Int {
         guard let text = try? readRegularFile("/proc/self/maps", limit: 4 << 20) else { return 0 }
         var advised = 0
         for line in text.split(separator: UInt8(ascii: "\n")) {
