@@ -85,6 +85,9 @@ public final class MQTTBridge {
     static let watchEventPrefix = ResponseLine.eventLinePrefix(id: .string("watch"))
     /// Whether the start-up's pages were dropped (once, after the first state was published).
     private var trimmed = false
+    /// When a burst's code and data pages are dropped again: a second after its last message.
+    private var trimAt: Double?
+    static let idleTrimDelay = 1.0
 
     public init(options: Options, logger: Logger) throws(BridgeError) {
         self.options = options
@@ -157,6 +160,7 @@ public final class MQTTBridge {
             if requests != nil, brokerFD < 0 { wait = min(wait, nextBrokerAttempt - now) }
             if brokerReady, stateDirty { wait = min(wait, lastStateRefresh + Self.stateCoalescing - now) }
             if brokerReady, let poll = statePollInterval { wait = min(wait, lastStateRefresh + poll - now) }
+            if let trimAt { wait = min(wait, trimAt - now) }
             let timeout = Int32(max(0, min(3_600_000, (wait * 1000).rounded(.up))))
             if (try? pollDescriptors(&descriptors, timeoutMilliseconds: timeout)) == nil { continue }
             var index = 0
@@ -170,7 +174,19 @@ public final class MQTTBridge {
                 if connection.wantsWrite { connection.writePackets() }
             }
             refreshState()
+            if let at = trimAt, Self.now() >= at {
+                trimAt = nil
+                trimResidentPages()
+            }
         }
+    }
+
+    /// Returns the pages only start-up or a burst needed to the page cache
+    /// (`mqtt_bridge_idle_rss_mib`): once after start-up, then once a second after each burst,
+    /// never periodically. The next message takes their code back as minor faults.
+    private func trimResidentPages() {
+        FaultAround.disableForReadOnlyFileMappings()
+        FaultAround.dropCleanReadOnlyData()
     }
 
     /// SIGTERM and SIGINT end the process at once: the kernel closes the broker connection
@@ -310,6 +326,7 @@ public final class MQTTBridge {
             var entry = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
             guard (try? pollDescriptors(&entry, timeoutMilliseconds: 0)) == 1 else { break }
         }
+        if !batch.isEmpty { trimAt = Self.now() + Self.idleTrimDelay }
         processBatch()
     }
 
@@ -437,7 +454,7 @@ public final class MQTTBridge {
             // Start-up is over (config, TLS, the broker session, the first state): its code
             // need not stay resident (`mqtt_bridge_idle_rss_mib`).
             trimmed = true
-            FaultAround.disableForReadOnlyFileMappings()
+            trimResidentPages()
         }
     }
 
