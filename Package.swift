@@ -107,10 +107,9 @@ let package = Package(
         .target(name: "NookMQTT", dependencies: [
             "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "CMosquitto", .product(name: "Logging", package: "swift-log"),
         ]),
+        // No ArgumentParser (it links FoundationEssentials): BridgeCommandLine reads the flags.
         .executableTarget(name: "nook-mqtt", dependencies: [
-            "NookMQTT", "NookProtocol", "NookConfig", "NookLogging",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Logging", package: "swift-log"),
+            "NookMQTT", "NookProtocol", "NookConfig", "NookLogging", .product(name: "Logging", package: "swift-log"),
         ]),
         // nookd's outside inputs as fuzz targets; nook-fuzz runs them under libFuzzer (Hardware/dev/fuzz).
         .target(name: "NookFuzzTargets", dependencies: ["NookActivities", "NookConfig", "NookDaemon", "NookProtocol", "NookLCDproc"]),

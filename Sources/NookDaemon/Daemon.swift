@@ -48,6 +48,9 @@ public final class Daemon: Sendable {
     let brightness = Mutex<BrightnessService?>(nil)
     /// Ids of enqueue requests between their duplicate check and their enqueue.
     let idsBeingEnqueued = Mutex<Set<NookActivityID>>([])
+    /// Changes of what `status` reports that no activity event tells (suspend, home, focus;
+    /// engagement has its own observers): each `watch` stream sends them as `status` events.
+    let statusChanges = NookObserverList<StatusChangeMessage.Change>()
 
     struct State {
         var config: DaemonConfig
@@ -330,6 +333,7 @@ public final class Daemon: Sendable {
         await endSuppressed()
         let panelTurn = display.panelOrientation
         await screen.apply(.init(theme: fresh.theme, rotation: fresh.rotation.then(panelTurn), home: fresh.home, blankAfter: fresh.blankAfter))
+        if fresh.home != old.home { statusChanges.notify(.home) }
         var needsRestart: [String] = []
         if fresh.socketPath != old.socketPath || fresh.socketGroup != old.socketGroup || fresh.socketMode != old.socketMode { needsRestart.append("daemon.socket*") }
         if fresh.modules != old.modules { needsRestart.append("queue.modules") }

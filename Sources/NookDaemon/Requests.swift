@@ -148,6 +148,7 @@ extension Daemon {
                 }
                 names.append(module.rawValue)
             }
+            statusChanges.notify(.suspended)
             answer(ModulesAnswer(modules: names))
 
         case .status:
@@ -167,6 +168,13 @@ extension Daemon {
                 let tap = WatchTap()
                 return (module, tap, queues[module]!.events(where: tap.admit))
             }
+            // Status changes no activity event tells (issue 16): a watcher mirroring `status`
+            // asks again on these instead of polling. Sent from whichever thread changed it.
+            let statusLine: @Sendable (StatusChangeMessage.Change) -> Void = { change in
+                _ = connection.send(ResponseLine.event(id: request.id, event: StatusChangeMessage(change).json).encoded())
+            }
+            let observations = [statusChanges.add(statusLine), engagement.observe { _ in statusLine(.engaged) }]
+            defer { observations.forEach { $0.cancel() } }
             answer(WatchAnswer())
             await connection.releaseOutputWhenSettled()
             await withTaskGroup(of: Void.self) { group in
@@ -240,12 +248,14 @@ extension Daemon {
             case .text(let text): .text(text)
             }
             await screen.setHome(content)
+            statusChanges.notify(.home)
             answer(HomeAnswer(home: content.description))
 
         case .glance(let glance):
             // Nil gives back the home the config names (the bridge has no screens left).
             let content = glance.map(HomeContent.glance) ?? state.withLock { $0.config.home }
             await screen.setHome(content)
+            statusChanges.notify(.home)
             answer(GlanceAnswer(home: content.description))
         case .quiet(let setting):
             answer(try await quietRequest(setting))
@@ -259,6 +269,7 @@ extension Daemon {
         case .focus(let name):
             do {
                 let report = try await arbiter.switchForeground(to: NookModuleID(name))
+                statusChanges.notify(.foreground)
                 logger.info("foreground is now \(report.to)", metadata: ["from": "\(report.from?.rawValue ?? "none")", "preparedInTime": "\(report.preparedInTime)"])
                 answer(FocusAnswer(from: report.from?.rawValue, to: report.to.rawValue, preparedInTime: report.preparedInTime))
             } catch {

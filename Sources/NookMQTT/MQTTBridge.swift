@@ -36,8 +36,14 @@ public final class MQTTBridge {
         public init(socketPath: String, config: MQTTConfig) { (self.socketPath, self.config) = (socketPath, config) }
     }
 
-    /// Messages read from the broker before they are passed to nookd together.
-    static let batchLimit = 64
+    /// Messages read from the broker before they are passed to nookd together: at most this
+    /// many are taken by nookd and not yet acknowledged, so at most this many come again after
+    /// a lost connection.
+    static let batchLimit = 256
+    /// MQTT 5's Receive Maximum: how many QoS 1 messages the broker may send before we
+    /// acknowledge any. A burst then waits on nookd, not on one broker round trip per 20
+    /// messages (mosquitto's default window for 3.1.1 clients); see `mqtt_activities_per_s`.
+    static let receiveMaximum = 1000
 
     private let options: Options
     private var config: MQTTConfig { options.config }
@@ -65,8 +71,23 @@ public final class MQTTBridge {
     private var nextRequestID = 0.0
 
     private var publishedState: JSONValue?
+    /// An event said `state` may have changed: it is read again within ``stateCoalescing``.
     private var stateDirty = true
     private var lastStateRefresh = 0.0
+    /// Events in a burst share one `status` request.
+    static let stateCoalescing = 0.05
+    /// `mqtt.state_poll_ms`: off unless set (nookd announces every change as an event).
+    private var statePollInterval: Double? { config.statePollMilliseconds > 0 ? Double(config.statePollMilliseconds) / 1000 : nil }
+    /// libmosquitto sends a PINGREQ from `housekeeping()` once a keepalive period passed without
+    /// traffic; called every quarter period, a ping is at most that late.
+    private var housekeepingInterval: Double { Double(config.keepalive) / 4 }
+    /// How nookd starts each event line of the bridge's `watch` (asked for with id "watch").
+    static let watchEventPrefix = ResponseLine.eventLinePrefix(id: .string("watch"))
+    /// Whether the start-up's pages were dropped (once, after the first state was published).
+    private var trimmed = false
+    /// When a burst's code and data pages are dropped again: a second after its last message.
+    private var trimAt: Double?
+    static let idleTrimDelay = 1.0
 
     public init(options: Options, logger: Logger) throws(BridgeError) {
         self.options = options
@@ -108,7 +129,8 @@ public final class MQTTBridge {
             }
         }
         let options = MQTTConnection.Options(clientID: clientID, cleanSession: cleanSession, host: config.host, port: config.effectivePort,
-                                             keepalive: config.keepalive, credentials: credentials, tls: config.tls, will: will)
+                                             keepalive: config.keepalive, credentials: credentials, tls: config.tls, will: will,
+                                             protocolVersion: config.protocolVersion, receiveMaximum: receiveMaximum)
         do { return try MQTTConnection(options: options) } catch { throw BridgeError(error.description) }
     }
 
@@ -133,11 +155,15 @@ public final class MQTTBridge {
                 if events.hasBufferedLine { readEvents(); continue }
                 descriptors.append(pollfd(fd: events.descriptor, events: Int16(POLLIN), revents: 0))
             }
-            var wait = 1.0
+            // Idle, the only timer is the keepalive's (issue 16): `state` follows nookd's events,
+            // and libmosquitto's pings need `housekeeping()` a few times per keepalive period.
+            var wait = brokerFD >= 0 ? housekeepingInterval : 3600
             if requests == nil { wait = min(wait, nextNookdAttempt - now) }
             if requests != nil, brokerFD < 0 { wait = min(wait, nextBrokerAttempt - now) }
-            if brokerReady { wait = min(wait, stateDirty ? lastStateRefresh + 0.05 - now : lastStateRefresh + Double(config.statePollMilliseconds) / 1000 - now) }
-            let timeout = Int32(max(0, min(1000, wait * 1000)))
+            if brokerReady, stateDirty { wait = min(wait, lastStateRefresh + Self.stateCoalescing - now) }
+            if brokerReady, let poll = statePollInterval { wait = min(wait, lastStateRefresh + poll - now) }
+            if let trimAt { wait = min(wait, trimAt - now) }
+            let timeout = Int32(max(0, min(3_600_000, (wait * 1000).rounded(.up))))
             if (try? pollDescriptors(&descriptors, timeoutMilliseconds: timeout)) == nil { continue }
             var index = 0
             if brokerFD >= 0 {
@@ -150,7 +176,19 @@ public final class MQTTBridge {
                 if connection.wantsWrite { connection.writePackets() }
             }
             refreshState()
+            if let at = trimAt, MonotonicClock.seconds >= at {
+                trimAt = nil
+                trimResidentPages()
+            }
         }
+    }
+
+    /// Returns the pages only start-up or a burst needed to the page cache
+    /// (`mqtt_bridge_idle_rss_mib`): once after start-up, then once a second after each burst,
+    /// never periodically. The next message takes their code back as minor faults.
+    private func trimResidentPages() {
+        FaultAround.disableForReadOnlyFileMappings()
+        FaultAround.dropCleanReadOnlyData()
     }
 
     // MARK: nookd
@@ -195,6 +233,13 @@ public final class MQTTBridge {
             let line: [UInt8]?
             do throws(ClientError) { line = try events.readLine() } catch { nookdLost("\(error)"); return }
             guard let line else { nookdLost("nookd closed the event stream"); return }
+            // Passed on as nookd wrote it, not parsed and written again (issue 16: that was a
+            // third of the bridge's CPU time in a burst); any other line is parsed.
+            if let event = ResponseLine.eventObject(in: line, prefix: Self.watchEventPrefix) {
+                stateDirty = true
+                if brokerReady { try? connection.publish(topics.event, slice: event, qos: 0) }
+                continue
+            }
             guard case .event(_, let json)? = try? ResponseLine.decode(line) else { continue }
             stateDirty = true
             if brokerReady { _ = try? connection.publish(topics.event, json.serializedBytes, qos: 0) }
@@ -218,8 +263,8 @@ public final class MQTTBridge {
 
     private func connected(_ code: Int32, sessionPresent: Bool) {
         guard code == 0 else {
-            let hint = code == 4 || code == 5 ? " (check the user name and password in the credentials file, and the broker's ACL)" : ""
-            logger.error("the broker at \(config.host):\(config.effectivePort) refused the connection: \(MQTTConnection.connackDescription(code))\(hint)")
+            let hint = connection.refusedCredentials(code) ? " (check the user name and password in the credentials file, and the broker's ACL)" : ""
+            logger.error("the broker at \(config.host):\(config.effectivePort) refused the connection: \(connection.refusal(code))\(hint)")
             return
         }
         brokerReady = true
@@ -261,6 +306,7 @@ public final class MQTTBridge {
             var entry = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
             guard (try? pollDescriptors(&entry, timeoutMilliseconds: 0)) == 1 else { break }
         }
+        if !batch.isEmpty { trimAt = MonotonicClock.seconds + Self.idleTrimDelay }
         processBatch()
     }
 
@@ -271,6 +317,8 @@ public final class MQTTBridge {
         let messages = batch
         batch = []
         var sent: [(id: Double, message: MQTTMessage, operation: NookOperation)] = []
+        // One write for the whole batch: nookd reads it as one pipelined burst.
+        var lines: [UInt8] = []
         for message in messages {
             guard let kind = topics.kind(of: message.topic) else {
                 logger.debug("ignored a message on \(message.topic), which the bridge does not serve")
@@ -280,38 +328,55 @@ public final class MQTTBridge {
             case .failure(let rejection):
                 report(rejection, payload: message.payload)
             case .success(let operation):
-                guard let requests else { abandonBatch("nookd is not connected"); return }
                 nextRequestID += 1
-                do throws(ClientError) {
-                    try requests.send(Request(id: .number(nextRequestID), operation: operation).encoded())
-                } catch {
-                    abandonBatch("\(error)")
-                    return
-                }
+                lines += Request(id: .number(nextRequestID), operation: operation).encoded().utf8
+                lines.append(0x0A)
                 sent.append((nextRequestID, message, operation))
             }
         }
-        guard let requests, !sent.isEmpty else { return }
+        guard !sent.isEmpty else { return }
+        guard let requests else { abandonBatch("nookd is not connected"); return }
+        do throws(ClientError) { try requests.sendRaw(lines) } catch {
+            abandonBatch("\(error)")
+            return
+        }
         logger.debug("passed \(sent.count) message(s) to nookd; waiting for its answers before acknowledging")
-        for entry in sent {
+        // Matched by request id, not by position: nothing here assumes nookd answers in order.
+        var waiting: [RequestID: (message: MQTTMessage, operation: NookOperation)] = [:]
+        waiting.reserveCapacity(sent.count)
+        for entry in sent { waiting[.number(entry.id)] = (entry.message, entry.operation) }
+        while !waiting.isEmpty {
             let response: ResponseLine
             do throws(ClientError) {
                 guard let line = try requests.readLine() else { abandonBatch("nookd closed the connection"); return }
-                do { response = try ResponseLine.decode(line) } catch { throw .daemon(error) }
+                // An accepted request needs only its id read (issue 16: parsing every answer
+                // whole was a tenth of the bridge's time); refusals are parsed for their reason.
+                if let id = ResponseLine.acceptedNumberID(in: line) {
+                    response = .success(id: .number(id), result: .null)
+                } else {
+                    do { response = try ResponseLine.decode(line) } catch { throw .daemon(error) }
+                }
             } catch {
                 abandonBatch("\(error)")
                 return
             }
             switch response {
-            case .success:
+            case .success(let id?, _):
+                guard let entry = waiting.removeValue(forKey: id) else { continue }
                 if case .enqueue = entry.operation {} else { stateDirty = true }
-            case .failure(_, let error):
+            case .failure(let id?, let error):
+                guard let entry = waiting.removeValue(forKey: id) else { continue }
                 if Self.isRedelivery(error, of: entry.operation) {
                     logger.notice("\(entry.message.topic): activity already taken (a message sent again after a lost acknowledgement); acknowledged")
                 } else {
                     report(Rejection(topic: entry.message.topic, error), payload: entry.message.payload)
                 }
-            case .event:
+            case .failure(nil, let error):
+                // nookd could not tell which request this answers (a line it could not read):
+                // nothing can be acknowledged on that footing.
+                abandonBatch("nookd answered a request it could not identify: \(error)")
+                return
+            case .success(nil, _), .event:
                 continue
             }
         }
@@ -346,7 +411,7 @@ public final class MQTTBridge {
     private func refreshState() {
         guard brokerReady, let requests else { return }
         let now = MonotonicClock.seconds
-        let due = stateDirty ? now >= lastStateRefresh + 0.05 : now >= lastStateRefresh + Double(config.statePollMilliseconds) / 1000
+        let due = stateDirty ? now >= lastStateRefresh + Self.stateCoalescing : statePollInterval.map { now >= lastStateRefresh + $0 } ?? false
         guard due else { return }
         lastStateRefresh = now
         let status: StatusAnswer
@@ -364,6 +429,12 @@ public final class MQTTBridge {
             publishedState = state
         } catch {
             logger.error("cannot publish \(topics.state): \(error)")
+        }
+        if !trimmed {
+            // Start-up is over (config, TLS, the broker session, the first state): its code
+            // need not stay resident (`mqtt_bridge_idle_rss_mib`).
+            trimmed = true
+            trimResidentPages()
         }
     }
 
@@ -386,7 +457,7 @@ public final class MQTTBridge {
         var published = false
         let deadline = MonotonicClock.seconds + 10
         while MonotonicClock.seconds < deadline {
-            if let refused { throw BridgeError("the broker refused the connection: \(MQTTConnection.connackDescription(refused))") }
+            if let refused { throw BridgeError("the broker refused the connection: \(connection.refusal(refused))") }
             if ready, !published {
                 for topic in clear {
                     do throws(MQTTError) { try connection.publish(topic, [], qos: 1, retain: true) } catch { throw BridgeError(error.description) }

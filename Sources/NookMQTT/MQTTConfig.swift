@@ -13,6 +13,8 @@ public struct MQTTConfig: Sendable, Equatable {
     /// 1883, or 8883 with TLS, unless set.
     public var port: Int?
     public var keepalive = 30
+    /// MQTT 5 unless set to 3.1.1 (for a broker older than MQTT 5, such as mosquitto before 1.6).
+    public var protocolVersion = MQTTConnection.ProtocolVersion.v5
     /// Stable across restarts, so the broker keeps the session (E5); `nook-mqtt-DEVICE` unless set.
     public var clientID: String?
     public var prefix = "nook"
@@ -27,9 +29,9 @@ public struct MQTTConfig: Sendable, Equatable {
     public var tls: TLS?
     public var discovery = true
     public var discoveryPrefix = "homeassistant"
-    /// How often `state` is refreshed from nookd when no event says it changed (engagement
-    /// has no event of its own).
-    public var statePollMilliseconds = 1000
+    /// How often `state` is read from nookd even when no event says it changed; 0, the
+    /// default, never: nookd's `watch` stream announces every change (`status` events).
+    public var statePollMilliseconds = 0
 
     public struct TLS: Sendable, Equatable {
         public var caFile: String
@@ -59,6 +61,12 @@ public struct MQTTConfig: Sendable, Equatable {
         guard !host.isEmpty else { throw reader.error("mqtt.host", "must not be empty") }
         port = try reader.integer("mqtt.port", in: 1...65535)
         keepalive = try reader.integer("mqtt.keepalive", in: 5...65535) ?? keepalive
+        if let version = try reader.string("mqtt.protocol") {
+            guard let known = MQTTConnection.ProtocolVersion(rawValue: version) else {
+                throw reader.error("mqtt.protocol", "must be \"5\" or \"3.1.1\", got \"\(version)\"")
+            }
+            protocolVersion = known
+        }
         clientID = try reader.string("mqtt.client_id")
         if let clientID, clientID.isEmpty {
             throw reader.error("mqtt.client_id", "must not be empty")
@@ -72,7 +80,10 @@ public struct MQTTConfig: Sendable, Equatable {
         if let module, module.isEmpty { throw reader.error("mqtt.module", "must not be empty") }
         credentialsFile = try reader.string("mqtt.credentials")
         allowPlainCredentials = try reader.bool("mqtt.allow_plain_credentials") ?? false
-        if let milliseconds = try reader.integer("mqtt.state_poll_ms", in: 100...60_000) { statePollMilliseconds = milliseconds }
+        if let milliseconds = try reader.integer("mqtt.state_poll_ms", in: 0...60_000) {
+            guard milliseconds == 0 || milliseconds >= 100 else { throw reader.error("mqtt.state_poll_ms", "must be 0 (off) or at least 100, got \(milliseconds)") }
+            statePollMilliseconds = milliseconds
+        }
         let caFile = try reader.string("mqtt.tls.ca_file")
         let certFile = try reader.string("mqtt.tls.cert_file")
         let keyFile = try reader.string("mqtt.tls.key_file")

@@ -51,6 +51,15 @@ public struct MQTTMessage: Sendable {
 /// message's PUBACK *before* it calls `on_message` (lib/handle_publish.c), so the PUBACK
 /// must not reach the wire until nookd has accepted the message.
 public final class MQTTConnection {
+    /// The MQTT version spoken. 5 lets the bridge say how many unacknowledged messages the broker
+    /// may send it at once (Receive Maximum); 3.1.1 leaves that to the broker's own setting
+    /// (mosquitto's `max_inflight_messages`, 20 by default), which caps the bridge's rate at 20
+    /// per round trip to nookd (issue 16).
+    public enum ProtocolVersion: String, Sendable, Equatable {
+        case v311 = "3.1.1"
+        case v5 = "5"
+    }
+
     public struct Options: Sendable {
         public var clientID: String
         /// False: a persistent session the broker keeps while we are away (E5).
@@ -62,11 +71,16 @@ public final class MQTTConnection {
         public var tls: MQTTConfig.TLS?
         /// The last will: topic, payload, retained; published by the broker if we vanish.
         public var will: (topic: String, payload: String, retain: Bool)?
+        public var protocolVersion: ProtocolVersion
+        /// MQTT 5 only: how many QoS 1 messages the broker may send before we acknowledge any.
+        public var receiveMaximum: Int
 
         public init(clientID: String, cleanSession: Bool, host: String, port: Int, keepalive: Int = 30,
-                    credentials: Credentials? = nil, tls: MQTTConfig.TLS? = nil, will: (topic: String, payload: String, retain: Bool)? = nil) {
+                    credentials: Credentials? = nil, tls: MQTTConfig.TLS? = nil, will: (topic: String, payload: String, retain: Bool)? = nil,
+                    protocolVersion: ProtocolVersion = .v311, receiveMaximum: Int = 20) {
             (self.clientID, self.cleanSession, self.host, self.port, self.keepalive) = (clientID, cleanSession, host, port, keepalive)
             (self.credentials, self.tls, self.will) = (credentials, tls, will)
+            (self.protocolVersion, self.receiveMaximum) = (protocolVersion, receiveMaximum)
         }
     }
 
@@ -96,7 +110,14 @@ public final class MQTTConnection {
         }
         self.handle = handle
         try check("mosquitto_threaded_set", mosquitto_threaded_set(handle, true))
-        _ = mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, Int32(MQTT_PROTOCOL_V311))
+        switch options.protocolVersion {
+        case .v311:
+            try check("mosquitto_int_option", subject: "MOSQ_OPT_PROTOCOL_VERSION", mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, Int32(MQTT_PROTOCOL_V311)))
+        case .v5:
+            try check("mosquitto_int_option", subject: "MOSQ_OPT_PROTOCOL_VERSION", mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, Int32(MQTT_PROTOCOL_V5)))
+            try check("mosquitto_int_option", subject: "MOSQ_OPT_RECEIVE_MAXIMUM \(options.receiveMaximum)",
+                      mosquitto_int_option(handle, MOSQ_OPT_RECEIVE_MAXIMUM, Int32(options.receiveMaximum)))
+        }
         if let will = options.will {
             let bytes = Array(will.payload.utf8)
             try check("mosquitto_will_set", subject: will.topic, mosquitto_will_set(handle, will.topic, Int32(bytes.count), bytes, 1, will.retain))
@@ -154,6 +175,23 @@ public final class MQTTConnection {
     /// connection: an unsent PUBACK stays unsent, so the broker sends that message again).
     /// Blocks for the TCP connect only; the TLS handshake and CONNACK come through the loop.
     public func connect() throws(MQTTError) {
+        if options.protocolVersion == .v5 {
+            // MQTT 5 ends a session at disconnect unless CONNECT asks for it to be kept, and
+            // `mosquitto_reconnect` sends no properties: every connection is made here, with
+            // them. Like a reconnect it first drops every packet still queued (unsent PUBACKs too).
+            var properties: OpaquePointer?
+            defer { mosquitto_property_free_all(&properties) }
+            if !options.cleanSession {
+                // "Never expires": a 3.1.1 persistent session's lifetime, kept until the broker's
+                // own `persistent_client_expiration`.
+                try check("mosquitto_property_add_int32", subject: "session expiry",
+                          mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), UInt32.max))
+            }
+            try check("mosquitto_connect_bind_v5", subject: address,
+                      mosquitto_connect_bind_v5(handle, options.host, Int32(options.port), Int32(options.keepalive), nil, properties))
+            hasConnected = true
+            return
+        }
         if hasConnected {
             try check("mosquitto_reconnect", subject: address, mosquitto_reconnect(handle))
         } else {
@@ -187,6 +225,15 @@ public final class MQTTConnection {
         return messageID
     }
 
+    /// The same for part of a buffer (an event cut out of nookd's line), without copying it.
+    public func publish(_ topic: String, slice payload: ArraySlice<UInt8>, qos: Int = 1, retain: Bool = false) throws(MQTTError) {
+        var messageID: Int32 = 0
+        let code = payload.withUnsafeBytes { bytes in
+            mosquitto_publish(handle, &messageID, topic, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain)
+        }
+        try check("mosquitto_publish", subject: topic, code)
+    }
+
     public func publish(_ topic: String, _ text: String, qos: Int = 1, retain: Bool = false) throws(MQTTError) {
         try publish(topic, Array(text.utf8), qos: qos, retain: retain)
     }
@@ -217,5 +264,26 @@ public final class MQTTConnection {
 
     public static func connackDescription(_ code: Int32) -> String {
         String(cString: mosquitto_connack_string(code))
+    }
+
+    /// A CONNACK's refusal in words: MQTT 5 reason codes, or 3.1.1 return codes. The two
+    /// credential refusals read the same in both ("not authorised").
+    public func refusal(_ code: Int32) -> String {
+        guard options.protocolVersion == .v5 else { return Self.connackDescription(code) }
+        switch code {
+        case Int32(MQTT_RC_BAD_USERNAME_OR_PASSWORD.rawValue): return Self.connackDescription(4)
+        case Int32(MQTT_RC_NOT_AUTHORIZED.rawValue): return Self.connackDescription(5)
+        case Int32(MQTT_RC_UNSUPPORTED_PROTOCOL_VERSION.rawValue):
+            return "Connection Refused: unsupported protocol version (this broker does not speak MQTT 5: set mqtt.protocol = \"3.1.1\")"
+        default: return "Connection Refused: " + String(cString: mosquitto_reason_string(code))
+        }
+    }
+
+    /// Whether a CONNACK refused the user name or password (or what they may do).
+    public func refusedCredentials(_ code: Int32) -> Bool {
+        switch options.protocolVersion {
+        case .v311: code == 4 || code == 5
+        case .v5: code == Int32(MQTT_RC_BAD_USERNAME_OR_PASSWORD.rawValue) || code == Int32(MQTT_RC_NOT_AUTHORIZED.rawValue)
+        }
     }
 }

@@ -200,7 +200,7 @@ struct List: ParsableCommand {
 }
 
 struct Watch: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "watch", abstract: "Print lifecycle events as they happen (enqueued, animateIn, presented, animateOut, hidden, rejected, requeued, updated).")
+    static let configuration = CommandConfiguration(commandName: "watch", abstract: "Print lifecycle events as they happen (enqueued, animateIn, presented, animateOut, hidden, rejected, requeued, updated), and status changes (engaged, suspended, home, foreground).")
     @OptionGroup var connection: Connection
     func run() throws {
         do {
@@ -213,6 +213,9 @@ struct Watch: ParsableCommand {
                 } else if let overflow = OverflowMessage(json: json) {
                     // nookd keeps at most 4,096 events per module for a watcher that falls behind.
                     print("overflow: \(overflow.dropped) events of module \(overflow.module) were dropped here (this watcher fell behind)")
+                } else if let change = StatusChangeMessage(json: json) {
+                    // What `nookctl status` shows changed without an activity event (engagement, suspend, home, focus).
+                    print("status: \(change.change.rawValue) changed")
                 } else if let event = try? EventMessage(json: json) {
                     let reason = event.reason.map { " (\($0))" } ?? event.fields.map { " (\($0.joined(separator: ", ")))" } ?? ""
                     print("\(event.at)s \(event.event)\(reason) \(event.id) \"\(event.title)\"")

@@ -1,6 +1,6 @@
 import Foundation
-import NookSystem
 @testable import NookDaemon
+import NookSystem
 import Testing
 
 /// Issue 19: nookd asks the kernel not to map neighbouring pages around each fault in its

@@ -14,7 +14,7 @@ struct MQTTBridgeTests {
         let broker: Broker
         var bridge: MQTTBridgeProcess
 
-        init(extraConfig: String = "", statePollMilliseconds: Int = 200) throws {
+        init(extraConfig: String = "", statePollMilliseconds: Int? = nil) throws {
             daemon = try DaemonProcess(scratch: scratch)
             broker = try Broker(scratch: scratch)
             bridge = try MQTTBridgeProcess(broker: broker, socket: daemon.socket, scratch: scratch, extraConfig: extraConfig,
@@ -102,6 +102,61 @@ struct MQTTBridgeTests {
         #expect(try setup.broker.retained("nook/b1/availability")["nook/b1/availability"] == "offline")
     }
 
+    /// Issue 16: `state` follows nookd's `status` events (engagement, suspend, home) with no
+    /// poll, and an idle bridge sleeps: no wake-up but the keepalive's (a quarter of 30 s).
+    @Test func e4_stateFollowsNookdsStatusEventsAndAnIdleBridgeSleeps() throws {
+        let scratch = Scratch()
+        let device = scratch.path + "/iio/iio:device0"
+        try FileManager.default.createDirectory(atPath: device, withIntermediateDirectories: true)
+        try "vcnl4000\n".write(toFile: device + "/name", atomically: true, encoding: .utf8)
+        try "0.000100\n".write(toFile: device + "/in_proximity_integration_time", atomically: true, encoding: .utf8)
+        try "1\n".write(toFile: device + "/in_proximity_raw", atomically: true, encoding: .utf8)
+        let config = scratch.file("nook.toml", """
+            [proximity]
+            name = "vcnl4000"
+            threshold = 50
+            hysteresis = 10
+            interval_ms = 20
+            sysfs_root = "\(scratch.path)/iio"
+            """)
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+        let broker = try Broker(scratch: scratch)
+        let bridge = try MQTTBridgeProcess(broker: broker, socket: daemon.socket, scratch: scratch)
+        func state() throws -> JSONValue? {
+            try broker.retained("nook/b1/state")["nook/b1/state"].flatMap { try? JSONValue.parse(Array($0.utf8)) }
+        }
+        try eventually("the first state") { try state()?["engaged"] == .bool(false) }
+
+        // Idle: the bridge blocks in poll(2). A once-a-second status poll showed here as at
+        // least two context switches a second.
+        let before = try Self.contextSwitches(bridge.process.processIdentifier)
+        sleep(3)
+        let after = try Self.contextSwitches(bridge.process.processIdentifier)
+        #expect(after - before <= 1, "an idle bridge woke \(after - before) times in 3 s")
+
+        try "64\n".write(toFile: device + "/in_proximity_raw", atomically: true, encoding: .utf8)
+        try eventually("engaged in state") { try state()?["engaged"] == .bool(true) }
+        try daemon.request(.suspend(module: nil))
+        try eventually("suspended in state") { try state()?["suspended"] == .bool(true) }
+        try daemon.request(.home(.text("Back at 3")))
+        try eventually("the home text in state") { try state()?["home"]?.text?.contains("Back at 3") == true }
+        try "1\n".write(toFile: device + "/in_proximity_raw", atomically: true, encoding: .utf8)
+        try eventually("not engaged in state") { try state()?["engaged"] == .bool(false) }
+        #expect(!bridge.log.contains("cannot read"), "\(bridge.log)")
+    }
+
+    /// Voluntary and involuntary context switches of every thread of `pid` (proc(5)).
+    static func contextSwitches(_ pid: Int32) throws -> Int {
+        var total = 0
+        for thread in try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") {
+            let status = try String(contentsOfFile: "/proc/\(pid)/task/\(thread)/status", encoding: .utf8)
+            for line in status.split(separator: "\n") where line.hasSuffix("ctxt_switches:") == false && line.contains("ctxt_switches:") {
+                total += Int(line.split(separator: "\t").last.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+            }
+        }
+        return total
+    }
+
     @Test func e5_aBoardThatWasOfflineGetsWhatWasPublishedMeanwhile() throws {
         var setup = try Setup()
         try setup.hold()
@@ -136,9 +191,9 @@ struct MQTTBridgeTests {
     }
 
     @Test func e5_aMessageNookdNeverAnsweredIsNotAcknowledgedAndComesAgain() throws {
-        // No periodic state refresh: the bridge must be idle, not asking nookd for its status,
-        // when nookd stops, so the next thing it sends nookd is the message.
-        let setup = try Setup(statePollMilliseconds: 60_000)
+        // No periodic state refresh (none by default): the bridge must be idle, not asking
+        // nookd for its status, when nookd stops, so the next thing it sends nookd is the message.
+        let setup = try Setup()
         try eventually("the first state published") { try !setup.broker.retained("nook/b1/state").isEmpty }
         // nookd hangs: the bridge has passed the message on and waits for the answer.
         kill(setup.daemon.process.processIdentifier, SIGSTOP)

@@ -215,14 +215,14 @@ final class MQTTBridgeProcess {
     let configPath: String
 
     init(broker: Broker, socket: String, scratch: Scratch, device: String = "b1", extraConfig: String = "", port: Int? = nil,
-         statePollMilliseconds: Int = 200, arguments: [String] = [], waitUntilOnline: Bool = true) throws {
+         statePollMilliseconds: Int? = nil, arguments: [String] = [], waitUntilOnline: Bool = true) throws {
         logPath = scratch.path + "/nook-mqtt-\(device).log"
         configPath = scratch.file("mqtt-\(device).toml", """
             [mqtt]
             host = "127.0.0.1"
             port = \(port ?? broker.port)
             device = "\(device)"
-            state_poll_ms = \(statePollMilliseconds)
+            \(statePollMilliseconds.map { "state_poll_ms = \($0)" } ?? "")
             \(extraConfig)
             """)
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)

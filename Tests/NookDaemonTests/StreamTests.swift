@@ -72,4 +72,53 @@ struct StreamTests {
         #expect(seen + dropped == expected, "seen \(seen), dropped \(dropped)")
         #expect(daemon.stop().status == 0)
     }
+    /// Issue 16: what `status` reports but no activity event tells reaches a watcher as a
+    /// `status` event, so a mirror of the status (nook-mqtt's `state`) need not poll it.
+    @Test func c1_watchAnnouncesStatusChangesThatNoActivityEventTells() throws {
+        let scratch = Scratch()
+        let device = scratch.path + "/iio/iio:device0"
+        try FileManager.default.createDirectory(atPath: device, withIntermediateDirectories: true)
+        try "vcnl4000\n".write(toFile: device + "/name", atomically: true, encoding: .utf8)
+        try "0.000100\n".write(toFile: device + "/in_proximity_integration_time", atomically: true, encoding: .utf8)
+        try "1\n".write(toFile: device + "/in_proximity_raw", atomically: true, encoding: .utf8)
+        let config = scratch.file("nook.toml", """
+            [queue]
+            modules = ["a", "b"]
+            [proximity]
+            name = "vcnl4000"
+            threshold = 50
+            hysteresis = 10
+            interval_ms = 20
+            sysfs_root = "\(scratch.path)/iio"
+            """)
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+        let watcher = try daemon.client(timeout: .seconds(10))
+        _ = try watcher.request(Request(id: .number(1), operation: .watch))
+        func next() throws -> StatusChangeMessage.Change? {
+            while let line = try watcher.readLine() {
+                guard case .event(_, let json) = try ResponseLine.decode(line) else { continue }
+                if let change = StatusChangeMessage(json: json) { return change.change }
+            }
+            return nil
+        }
+        try daemon.request(.suspend(module: "a"))
+        #expect(try next() == .suspended)
+        try daemon.request(.resume(module: nil))
+        #expect(try next() == .suspended)
+        try daemon.request(.home(.text("Back at 3")))
+        #expect(try next() == .home)
+        try daemon.request(.focus(module: "b"))
+        #expect(try next() == .foreground)
+        try "64\n".write(toFile: device + "/in_proximity_raw", atomically: true, encoding: .utf8)
+        #expect(try next() == .engaged)
+        #expect((try daemon.request(.status))["engaged"] == .bool(true))
+        try "1\n".write(toFile: device + "/in_proximity_raw", atomically: true, encoding: .utf8)
+        #expect(try next() == .engaged)
+        // An activity's own events are not doubled as status changes.
+        try daemon.request(.enqueue(NookActivity(title: "Card"), module: nil, wait: false))
+        let line = try #require(try watcher.readLine())
+        guard case .event(_, let event) = try ResponseLine.decode(line) else { Issue.record("not an event: \(line)"); return }
+        #expect(event["event"] == .string("enqueued"))
+        #expect(daemon.stop().status == 0)
+    }
 }

@@ -74,11 +74,22 @@ struct MQTTConfigTests {
             ("[mqtt.tls]\ncert_file = \"/c.pem\"\n", "mqtt.tls.cert_file"),
             ("[mqtt.tls]\nca_file = \"/ca.pem\"\ncert_file = \"/c.pem\"\n", "mqtt.tls.key_file"),
             ("[homeassistant]\ndiscovery = \"yes\"\n", "homeassistant.discovery"),
+            ("[mqtt]\nprotocol = \"3\"\n", "mqtt.protocol"),
+            ("[mqtt]\nstate_poll_ms = 50\n", "mqtt.state_poll_ms"),
         ]
         for (text, key) in cases {
             #expect(throws: ConfigError.self) { try config(text) }
             do { _ = try config(text) } catch { #expect(error.key == key, "\(text): \(error)") }
         }
+    }
+
+    /// Issue 16: MQTT 5 (the bridge sets its own Receive Maximum) unless the file asks for
+    /// 3.1.1; `state` is read on nookd's events only unless a poll is asked for.
+    @Test func e5_protocolAndStatePollDefaults() throws {
+        let defaults = try config("[mqtt]\ndevice = \"kitchen\"\n")
+        #expect(defaults.protocolVersion == .v5 && defaults.statePollMilliseconds == 0)
+        let old = try config("[mqtt]\ndevice = \"kitchen\"\nprotocol = \"3.1.1\"\nstate_poll_ms = 1000\n")
+        #expect(old.protocolVersion == .v311 && old.statePollMilliseconds == 1000)
     }
 
     @Test func e6_credentialsReadableByOthersAreRefused() throws {
@@ -103,6 +114,38 @@ struct DiscoveryTests {
         for entity in discovery.entities {
             #expect(entity.config["unique_id"]?.text?.hasPrefix("nook_K_che_1_") == true)
             #expect(discovery.topic(entity).hasSuffix("/config"))
+        }
+    }
+}
+
+/// nook-mqtt's flags, read without ArgumentParser (issue 16: FoundationEssentials out of the
+/// bridge's resident set).
+@Suite("E4 nook-mqtt's command line")
+struct BridgeCommandLineTests {
+    @Test func e4_flagsInBothSpellingsAndTheirDefaults() throws {
+        #expect(try BridgeCommandLine.parse([]) == BridgeCommandLine())
+        let line = try BridgeCommandLine.parse(["--config", "/etc/m.toml", "--socket=/run/n.sock", "--log-level", "debug", "--remove-discovery"])
+        #expect(line.config == "/etc/m.toml" && line.socket == "/run/n.sock" && line.logLevel == "debug" && line.removeDiscovery && !line.help)
+        #expect(try BridgeCommandLine.parse(["-h"]).help && BridgeCommandLine.usage.contains("--remove-discovery"))
+    }
+
+    @Test func e4_badCommandLinesNameWhatIsWrong() {
+        let cases: [([String], String)] = [
+            (["--colour", "red"], "unknown option '--colour'"),
+            (["stray"], "unexpected argument 'stray'"),
+            (["--config"], "missing value for '--config'"),
+            (["--config", "--socket", "x"], "missing value for '--config'"),
+            (["--socket="], "--socket needs a value"),
+            (["--log-level", "loud"], "--log-level must be"),
+            (["--remove-discovery=yes"], "--remove-discovery takes no value"),
+        ]
+        for (arguments, message) in cases {
+            do {
+                _ = try BridgeCommandLine.parse(arguments)
+                Issue.record("\(arguments) accepted")
+            } catch {
+                #expect(error.description.contains(message), "\(arguments): \(error)")
+            }
         }
     }
 }
