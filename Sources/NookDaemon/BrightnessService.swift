@@ -2,18 +2,20 @@ import Logging
 import NookActivities
 
 /// Z2: the backlight level follows what the display is doing — a card on the glass (`active`),
-/// home content (`idle`), quiet hours with nothing on the glass (`quiet`) — and every change
-/// fades through at least ten levels over `fade` instead of jumping.
+/// home content (`idle`), quiet hours with nothing on the glass (`quiet`), nobody in the room
+/// for a while (`dimmed`, Z3, whatever is on the glass) — and every change fades through at
+/// least ten levels over `fade` instead of jumping.
 actor BrightnessService {
-    enum State: String, Sendable { case active, idle, quiet }
+    enum State: String, Sendable { case active, idle, quiet, dimmed }
 
     struct Levels: Hashable, Sendable {
-        var active = 1.0, idle = 0.6, quiet = 0.1
+        var active = 1.0, idle = 0.6, quiet = 0.1, dim = 0.05
         func level(_ state: State) -> Double {
             switch state {
             case .active: active
             case .idle: idle
             case .quiet: quiet
+            case .dimmed: dim
             }
         }
     }
@@ -29,6 +31,7 @@ actor BrightnessService {
     private var fading: Task<Void, Never>?
     private var showing: NookActivityID?
     private var quiet = false
+    private var dimmed = false
 
     init(backlight: Backlight, levels: Levels, fade: Duration, clock: any NookClock, warn: @escaping @Sendable (String) -> Void) {
         (self.backlight, self.levels, self.fade, self.clock, self.warn) = (backlight, levels, fade, clock, warn)
@@ -58,13 +61,20 @@ actor BrightnessService {
         apply()
     }
 
+    /// Z3: nobody has been near for a while (`true`), or someone is back.
+    func setDimmed(_ dimmed: Bool) {
+        guard dimmed != self.dimmed else { return }
+        self.dimmed = dimmed
+        apply()
+    }
+
     /// Z4's `brighter` step: full brightness until what the display does changes.
     func boost() {
         fade(to: backlight.maximum)
     }
 
     private func apply() {
-        let wanted: State = showing != nil ? .active : quiet ? .quiet : .idle
+        let wanted: State = dimmed ? .dimmed : showing != nil ? .active : quiet ? .quiet : .idle
         guard wanted != state else { return }
         state = wanted
         fade(to: Int((levels.level(wanted) * Double(backlight.maximum)).rounded()))

@@ -44,6 +44,8 @@ public final class Daemon: Sendable {
     let state: Mutex<State>
     /// Z2: the backlight's levels, when `[brightness] backlight` names one that exists.
     let brightness = Mutex<BrightnessService?>(nil)
+    /// Z3: set when an input reports presence.
+    let presence = Mutex<PresenceService?>(nil)
     /// Ids of enqueue requests between their duplicate check and their enqueue.
     let idsBeingEnqueued = Mutex<Set<NookActivityID>>([])
 
@@ -216,6 +218,10 @@ public final class Daemon: Sendable {
             await DisplayAvailability.relay(from: display, to: Array(queues.values), screen: screen, logger: logger)
         }
         services.started("display watch") { displayWatch.cancel() }
+        if let settings = config.presence {
+            let stop = await startPresence(settings)
+            services.started("presence") { stop() }
+        }
         // Engagement inputs (I1–I4): a missing sensor is a warning inside the sensor, never fatal.
         if let proximity = config.proximity {
             let sensor = ProximitySensor(settings: proximity, engagement: engagement, clock: clock,
@@ -223,7 +229,8 @@ public final class Daemon: Sendable {
             state.withLock { $0.proximity = sensor }
             let sensorTask = Task { await sensor.run() }
             services.started("proximity") { sensorTask.cancel() }
-            logger.info("reading proximity from \(proximity.label) (threshold \(proximity.threshold), hysteresis \(proximity.hysteresis), in the units in_proximity_raw prints)")
+            let presence = proximity.presenceThreshold.map { ", presence from \($0)" } ?? ""
+            logger.info("reading proximity from \(proximity.label) (threshold \(proximity.threshold)\(presence), hysteresis \(proximity.hysteresis), in the units in_proximity_raw prints)")
         }
         if let gpio = startGPIO() {
             services.started("gpio") { gpio.stop() }
@@ -342,6 +349,7 @@ public final class Daemon: Sendable {
         if fresh.backlightName != old.backlightName || fresh.brightnessRoot != old.brightnessRoot || fresh.brightnessLevels != old.brightnessLevels
             || fresh.brightnessFade != old.brightnessFade { needsRestart.append("[brightness]") }
         if fresh.escalation != old.escalation { needsRestart.append("[escalation]") }
+        if fresh.presence != old.presence { needsRestart.append("[presence]") }
         let restartNote = needsRestart.isEmpty ? "" : "; restart nookd to apply \(needsRestart.joined(separator: ", "))"
         logger.notice("SIGHUP: reloaded \(configPath) (theme, home, rotation, quiet hours applied)\(restartNote)")
     }
