@@ -74,8 +74,11 @@ public struct DaemonConfig: Sendable {
     public var hangDisplayFile: String?
     /// Quiet hours (Z1, `[quiet]`).
     var quiet = QuietConfig()
-    /// Z2 (`[brightness]`): the backlight's name under `brightnessRoot`; nil leaves it alone.
+    /// Z2 (`[brightness]`): the backlight's name under `brightnessRoot`; nil, with a
+    /// `[brightness]` table, dims the drawn frames instead.
     var backlightName: String?
+    /// Whether `[brightness]` says anything: without it nookd leaves the brightness alone.
+    var brightnessConfigured = false
     var brightnessRoot = "/sys/class/backlight"
     var brightnessLevels = BrightnessService.Levels()
     var brightnessFade: Duration = .milliseconds(400)
@@ -219,11 +222,13 @@ public struct DaemonConfig: Sendable {
         }
         backlightName = try reader.string("brightness.backlight")
         brightnessRoot = try reader.string("brightness.sysfs_root") ?? brightnessRoot
-        for key in ["active", "idle", "quiet", "dim"] {
+        brightnessConfigured = reader.document.entries.contains { $0.key.hasPrefix("brightness.") }
+        for key in ["active", "night", "idle", "quiet", "dim"] {
             guard let percent = try reader.integer("brightness.\(key)", in: 0...100) else { continue }
             let level = Double(percent) / 100
             switch key {
             case "active": brightnessLevels.active = level
+            case "night": brightnessLevels.night = level
             case "idle": brightnessLevels.idle = level
             case "quiet": brightnessLevels.quiet = level
             default: brightnessLevels.dim = level
