@@ -44,7 +44,7 @@ public final class Daemon: Sendable {
     private let configPath: String?
     private let overrides: @Sendable (inout DaemonConfig) -> Void
     let state: Mutex<State>
-    /// Z2: the backlight's levels, when `[brightness] backlight` names one that exists.
+    /// Z2: the brightness levels (backlight or dimmed frames), with a `[brightness]` table.
     let brightness = Mutex<BrightnessService?>(nil)
     /// Z3: set when an input reports presence.
     let presence = Mutex<PresenceService?>(nil)
