@@ -75,6 +75,32 @@ actor BrightnessService {
         await fade(to: backlight.maximum)
     }
 
+    /// Z4's `pulse` step: the brightness swings between full and a fifth of it, one fade each
+    /// way, until what the display does changes (the blocker acknowledged ends it).
+    func pulse() async {
+        fading?.cancel()
+        let high = backlight.maximum
+        let low = high / 5
+        let start = current ?? high
+        let swings = [NookBrightnessFade(from: start, to: high, over: fade).steps,
+                      NookBrightnessFade(from: high, to: low, over: fade).steps,
+                      NookBrightnessFade(from: low, to: high, over: fade).steps]
+        let began = clock.now
+        fading = Task { [clock, fade] in
+            var origin = began
+            var swing = 0
+            while !Task.isCancelled {
+                for step in swings[swing] {
+                    do { try await clock.sleep(until: origin + step.offset) } catch { return }
+                    guard !Task.isCancelled else { return }
+                    await self.write(step.level)
+                }
+                origin = origin + fade
+                swing = swing == 1 ? 2 : 1
+            }
+        }
+    }
+
     private func apply() async {
         let wanted: State = dimmed ? .dimmed : showing != nil ? (quiet ? .night : .active) : quiet ? .quiet : .idle
         guard wanted != state else { return }

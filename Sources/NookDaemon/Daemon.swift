@@ -211,7 +211,8 @@ public final class Daemon: Sendable {
         }
         if !config.escalation.steps.isEmpty {
             let escalation = EscalationService(settings: config.escalation, clock: clock, quiet: quiet, logger: logger,
-                                               brighter: { [weak self] in await self?.brightness.withLock { $0 }?.boost() })
+                                               brighter: { [weak self] in await self?.brightness.withLock { $0 }?.boost() },
+                                               pulse: { [weak self] in await self?.brightness.withLock { $0 }?.pulse() })
             let relays = modules.map { module in
                 let events = queues[module]!.events(where: EscalationService.matters)
                 return Task { for await event in events { await escalation.observe(event) } }

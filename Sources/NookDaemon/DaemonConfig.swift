@@ -213,7 +213,7 @@ public struct DaemonConfig: Sendable {
         escalation.command = try reader.strings("escalation.on_escalate") ?? []
         for name in try reader.strings("escalation.steps") ?? [] {
             guard let step = EscalationService.Step(rawValue: name) else {
-                throw reader.error("escalation.steps", "steps are brighter and hook, got \"\(name)\"")
+                throw reader.error("escalation.steps", "steps are brighter, pulse and hook, got \"\(name)\"")
             }
             escalation.steps.append(step)
         }

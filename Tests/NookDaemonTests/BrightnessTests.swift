@@ -132,6 +132,36 @@ struct FrameDimmingTests {
         #expect(mock.lastFrame?.frame == DimmingDisplay.scaled(drawn, level: 13))
     }
 
+    /// Z4's pulse step: the level swings down and up again, fading, until the blocker ends.
+    @Test func z4_thePulseStepSwingsTheBrightnessUntilTheBlockerEnds() async throws {
+        let clock = ManualClock()
+        let mock = MockDisplay(size: PixelSize(width: 8, height: 8), clock: InstantClock())
+        let dimmer = DimmingDisplay(mock)
+        let service = BrightnessService(backlight: dimmer, levels: .init(active: 1.0, idle: 0.6), fade: .milliseconds(300), clock: clock, warn: { _ in })
+        let alarm = NookActivity(title: "Alarm", presentation: .blocker(timeout: nil))
+        await service.observe(NookActivityEvent(activity: alarm, kind: .animateIn, at: clock.now, module: nil))
+        #expect(dimmer.level == 255)
+        await service.pulse()
+        var seen: [Int] = []
+        for _ in 0..<200 {
+            await clock.waitForSleepers()
+            clock.advance(by: .milliseconds(10))
+            for _ in 0..<2000 where clock.sleeperCount == 0 { try await Task.sleep(for: .milliseconds(1)) }
+            if seen.last != dimmer.level { seen.append(dimmer.level) }
+        }
+        // Two seconds: at least two swings down to a fifth and back up.
+        let bottoms = zip(seen, seen.dropFirst()).filter { $0.0 == 51 && $0.1 > 51 }.count
+        #expect(bottoms >= 2, "\(seen)")
+        #expect(Set(seen).count >= 10, "fades, not jumps")
+        await service.observe(NookActivityEvent(activity: alarm, kind: .hidden(.dismissed), at: clock.now, module: nil))
+        for _ in 0..<40 where dimmer.level != 153 {
+            clock.advance(by: .milliseconds(20))
+            for _ in 0..<2000 where clock.sleeperCount == 0 && dimmer.level != 153 { try await Task.sleep(for: .milliseconds(1)) }
+        }
+        await service.settle()
+        #expect(dimmer.level == 153, "acknowledged: the pulse ends and home's level returns")
+    }
+
     @Test func z2_aBrightnessTableWithoutABacklightDimsTheFramesAndNightIsALevel() throws {
         func parse(_ text: String) throws -> DaemonConfig { try DaemonConfig(reading: ConfigReader(try ConfigDocument(parsing: text, source: "nook.toml"))) }
         let frames = try parse("[brightness]\nidle = 50\nnight = 20\n")
