@@ -44,6 +44,6 @@ extension Daemon {
     /// `status`'s `presence` member.
     func presenceStatus() async -> StatusAnswer.Presence? {
         guard let service = presence.withLock({ $0 }) else { return nil }
-        return StatusAnswer.Presence(state: await service.state.rawValue, unseen: await service.unseen.count)
+        return StatusAnswer.Presence(state: await service.state.rawValue, unseen: await service.unseenCount)
     }
 }

@@ -34,8 +34,11 @@ actor PresenceService {
     private let logger: Logger
     private(set) var state: State = .present
     private var present = true
-    /// The cards that ended unseen since someone was last there, in the order they ended.
+    /// The most important cards that ended unseen since someone was last there (at most
+    /// ``digestTitles``: a week away must not grow without bound), in the order they ended.
     private(set) var unseen: [NookActivity] = []
+    /// How many ended unseen.
+    private(set) var unseenCount = 0
     private var timer: Task<Void, Never>?
     /// Digest cards shown: never themselves counted as missed.
     private var digests: Set<NookActivityID> = []
@@ -66,6 +69,12 @@ actor PresenceService {
         guard case .hidden(let reason) = event.kind, reason == .completed || reason == .timedOut, state != .present,
               !event.activity.isTransient, !digests.contains(event.id) else { return }
         unseen.append(event.activity)
+        unseenCount += 1
+        if unseen.count > Self.digestTitles {
+            // The one the digest would list last: the lowest priority, the latest to end of those.
+            let lowest = unseen.map(\.priority).min()!
+            unseen.remove(at: unseen.lastIndex { $0.priority == lowest }!)
+        }
         logger.info("presence: \(event.id) \"\(event.activity.title)\" ended unseen (nobody there)")
     }
 
@@ -93,11 +102,12 @@ actor PresenceService {
         let previous = state
         guard previous != .present else { return }
         state = .present
-        logger.info("presence: someone is back\(unseen.isEmpty ? "" : ", \(unseen.count) missed")")
+        logger.info("presence: someone is back\(unseenCount == 0 ? "" : ", \(unseenCount) missed")")
         if previous == .away { await effects.dark(false) }
         await effects.dim(false)
-        guard let digest = Self.digest(of: unseen, dwell: settings.digestDwell) else { return }
+        guard let digest = Self.digest(of: unseen, count: unseenCount, dwell: settings.digestDwell) else { return }
         unseen = []
+        unseenCount = 0
         digests.insert(digest.id)
         await effects.digest(digest)
     }
@@ -105,14 +115,16 @@ actor PresenceService {
     /// "N while you were away", the titles most important first (in the order they ended
     /// within a priority); at the highest priority missed, so quiet hours treat it as they
     /// would have treated the most important of them.
-    static func digest(of missed: [NookActivity], dwell: Duration) -> NookActivity? {
+    /// - Parameter count: how many were missed in all (`missed` may hold only the most important).
+    static func digest(of missed: [NookActivity], count: Int? = nil, dwell: Duration) -> NookActivity? {
         guard !missed.isEmpty else { return nil }
+        let count = max(count ?? missed.count, missed.count)
         let ordered = missed.enumerated().sorted { a, b in
             a.element.priority != b.element.priority ? a.element.priority > b.element.priority : a.offset < b.offset
         }.map(\.element)
         var titles = ordered.prefix(digestTitles).map { Self.shortened($0.title) }
-        if ordered.count > digestTitles { titles.append("and \(ordered.count - digestTitles) more") }
-        return NookActivity(priority: ordered[0].priority, title: "\(missed.count) while you were away",
+        if count > titles.count { titles.append("and \(count - titles.count) more") }
+        return NookActivity(priority: ordered[0].priority, title: "\(count) while you were away",
                             subtitle: titles.joined(separator: " · "), systemImage: "bell", dwell: dwell, isTransient: true)
     }
 

@@ -107,7 +107,8 @@ struct PresenceServiceTests {
         #expect(digest.subtitle == "Doorbell · Build finished · Mail from Ann · Alarm · Backup done")
         #expect(digest.priority == .high, "at the priority of the most important card missed")
         #expect(digest.dwell == .seconds(8) && digest.presentation == .timed)
-        #expect(await presence.unseen.isEmpty)
+        let left = (await presence.unseen.count, await presence.unseenCount)
+        #expect(left == (0, 0))
 
         // Shown once: away and back again with nothing missed, and the digest itself ending
         // unseen, brings no second digest.
@@ -127,6 +128,23 @@ struct PresenceServiceTests {
         let many = try #require(PresenceService.digest(of: Array(repeating: long, count: 9), dwell: .seconds(8)))
         #expect(throws: Never.self) { try many.validate() }
         #expect(PresenceService.digest(of: [], dwell: .seconds(8)) == nil)
+    }
+
+    /// A long absence keeps only what the digest lists, and counts the rest.
+    @Test func z3_aLongAbsenceKeepsTheMostImportantAndCountsEveryCard() async throws {
+        let presence = service(dim: 10, blank: 20)
+        await presence.set(present: false)
+        await advance(to: 10, presence)
+        for index in 0..<10_000 {
+            let priority: NookActivityPriority = index == 7_000 ? .high : index % 1000 == 0 ? .normal : .low
+            await presence.observe(ended(NookActivity(priority: priority, title: "Card \(index)"), at: clock))
+        }
+        let kept = (await presence.unseen.count, await presence.unseenCount)
+        #expect(kept == (PresenceService.digestTitles, 10_000))
+        await presence.set(present: true)
+        let digest = try #require(recorded.digests.first)
+        #expect(digest.title == "10000 while you were away")
+        #expect(digest.subtitle == "Card 7000 · Card 0 · Card 1000 · Card 2000 · Card 3000 · and 9995 more")
     }
 }
 
