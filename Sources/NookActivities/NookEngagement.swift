@@ -33,12 +33,18 @@ public final class NookObservation: Sendable {
 /// The engagement of a real nook: any number of inputs, each in the role of `hover` or
 /// `open`; the user is engaged while any input is active (I3).
 ///
+/// Inputs in the role of `presence` (Z3: a PIR sensor, a proximity sensor's farther threshold)
+/// never engage: someone in the room is not someone at the nook. Someone present is anyone an
+/// input of any role reports (``isPresent``): a hand hovering is a person in the room.
+///
 /// Inputs (GPIO lines, proximity sensors, `nookctl`) report with ``set(_:active:input:)`` from
 /// any thread.
 public final class NookEngagement: NookEngagementSource {
     public enum Role: String, Hashable, Sendable, CaseIterable {
         case hover
         case open
+        /// Someone is in the room (Z3); does not make the queue yield.
+        case presence
     }
 
     /// One input's last reported state, for `nookctl status`.
@@ -54,15 +60,23 @@ public final class NookEngagement: NookEngagementSource {
     private struct State {
         var inputs: [String: InputState] = [:]
         var order: [String] = []
-        var isEngaged: Bool { inputs.values.contains(where: \.isActive) }
+        var isEngaged: Bool { inputs.values.contains { $0.isActive && $0.role != .presence } }
+        var isPresent: Bool { inputs.values.contains(where: \.isActive) }
     }
 
     private let state = Mutex(State())
     private let observers = NookObserverList<Bool>()
+    private let presenceObservers = NookObserverList<Bool>()
 
     public init() {}
 
     public var isEngaged: Bool { state.withLock { $0.isEngaged } }
+
+    /// Whether any input, of any role, reports someone (Z3).
+    public var isPresent: Bool { state.withLock { $0.isPresent } }
+
+    /// Whether an input in the `presence` role has reported (Z3 has something to go by).
+    public var hasPresenceInput: Bool { state.withLock { $0.inputs.values.contains { $0.role == .presence } } }
 
     public var isHovering: Bool { state.withLock { $0.inputs.values.contains { $0.role == .hover && $0.isActive } } }
     public var isOpen: Bool { state.withLock { $0.inputs.values.contains { $0.role == .open && $0.isActive } } }
@@ -75,16 +89,22 @@ public final class NookEngagement: NookEngagementSource {
     /// Records an input's state; observers hear about it if overall engagement changed. An
     /// input with a `problem` is never active.
     public func set(_ role: Role, active: Bool, input: String = "default", problem: String? = nil) {
-        let (changed, engaged) = state.withLock { state in
-            let before = state.isEngaged
+        let (changed, engaged, presenceChanged, present) = state.withLock { state in
+            let (before, wasPresent) = (state.isEngaged, state.isPresent)
             if state.inputs[input] == nil { state.order.append(input) }
             state.inputs[input] = InputState(input: input, role: role, isActive: active && problem == nil, problem: problem)
-            return (before != state.isEngaged, state.isEngaged)
+            return (before != state.isEngaged, state.isEngaged, wasPresent != state.isPresent, state.isPresent)
         }
         if changed { observers.notify(engaged) }
+        if presenceChanged { presenceObservers.notify(present) }
     }
 
     public func observe(_ onChange: @escaping @Sendable (Bool) -> Void) -> NookObservation {
         observers.add(onChange)
+    }
+
+    /// Calls `onChange` with ``isPresent`` whenever it changes (Z3), until the observation ends.
+    public func observePresence(_ onChange: @escaping @Sendable (Bool) -> Void) -> NookObservation {
+        presenceObservers.add(onChange)
     }
 }

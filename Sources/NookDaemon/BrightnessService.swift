@@ -1,24 +1,28 @@
 import Logging
 import NookActivities
 
-/// Z2: the backlight level follows what the display is doing — a card on the glass (`active`),
-/// home content (`idle`), quiet hours with nothing on the glass (`quiet`) — and every change
-/// fades through at least ten levels over `fade` instead of jumping.
+/// Z2: the brightness follows what the display is doing — a card on the glass (`active`; during
+/// quiet hours `night`), home content (`idle`), quiet hours with nothing on the glass (`quiet`), nobody in the room
+/// for a while (`dimmed`, Z3, whatever is on the glass) — and every change fades through at
+/// least ten levels over `fade` instead of jumping. The levels go to the panel's backlight, or,
+/// where there is none, scale the drawn frames (``DimmingDisplay``).
 actor BrightnessService {
-    enum State: String, Sendable { case active, idle, quiet }
+    enum State: String, Sendable { case active, night, idle, quiet, dimmed }
 
     struct Levels: Hashable, Sendable {
-        var active = 1.0, idle = 0.6, quiet = 0.1
+        var active = 1.0, night = 0.4, idle = 0.6, quiet = 0.1, dim = 0.05
         func level(_ state: State) -> Double {
             switch state {
             case .active: active
+            case .night: night
             case .idle: idle
             case .quiet: quiet
+            case .dimmed: dim
             }
         }
     }
 
-    private let backlight: Backlight
+    private let backlight: any BrightnessOutput
     private let levels: Levels
     private let fade: Duration
     private let clock: any NookClock
@@ -29,8 +33,9 @@ actor BrightnessService {
     private var fading: Task<Void, Never>?
     private var showing: NookActivityID?
     private var quiet = false
+    private var dimmed = false
 
-    init(backlight: Backlight, levels: Levels, fade: Duration, clock: any NookClock, warn: @escaping @Sendable (String) -> Void) {
+    init(backlight: any BrightnessOutput, levels: Levels, fade: Duration, clock: any NookClock, warn: @escaping @Sendable (String) -> Void) {
         (self.backlight, self.levels, self.fade, self.clock, self.warn) = (backlight, levels, fade, clock, warn)
     }
 
@@ -43,37 +48,70 @@ actor BrightnessService {
     }
 
     /// A lifecycle event from any queue: a card coming onto or leaving the glass.
-    func observe(_ event: NookActivityEvent) {
+    func observe(_ event: NookActivityEvent) async {
         switch event.kind {
         case .animateIn: showing = event.id
         case .hidden, .requeued: if showing == event.id { showing = nil }
         default: return
         }
-        apply()
+        await apply()
     }
 
-    func setQuiet(_ quiet: Bool) {
+    func setQuiet(_ quiet: Bool) async {
         guard quiet != self.quiet || state == nil else { return }
         self.quiet = quiet
-        apply()
+        await apply()
+    }
+
+    /// Z3: nobody has been near for a while (`true`), or someone is back.
+    func setDimmed(_ dimmed: Bool) async {
+        guard dimmed != self.dimmed else { return }
+        self.dimmed = dimmed
+        await apply()
     }
 
     /// Z4's `brighter` step: full brightness until what the display does changes.
-    func boost() {
-        fade(to: backlight.maximum)
+    func boost() async {
+        await fade(to: backlight.maximum)
     }
 
-    private func apply() {
-        let wanted: State = showing != nil ? .active : quiet ? .quiet : .idle
+    /// Z4's `pulse` step: the brightness swings between full and a fifth of it, one fade each
+    /// way, until what the display does changes (the blocker acknowledged ends it).
+    func pulse() async {
+        fading?.cancel()
+        let high = backlight.maximum
+        let low = high / 5
+        let start = current ?? high
+        let swings = [NookBrightnessFade(from: start, to: high, over: fade).steps,
+                      NookBrightnessFade(from: high, to: low, over: fade).steps,
+                      NookBrightnessFade(from: low, to: high, over: fade).steps]
+        let began = clock.now
+        fading = Task { [clock, fade] in
+            var origin = began
+            var swing = 0
+            while !Task.isCancelled {
+                for step in swings[swing] {
+                    do { try await clock.sleep(until: origin + step.offset) } catch { return }
+                    guard !Task.isCancelled else { return }
+                    await self.write(step.level)
+                }
+                origin = origin + fade
+                swing = swing == 1 ? 2 : 1
+            }
+        }
+    }
+
+    private func apply() async {
+        let wanted: State = dimmed ? .dimmed : showing != nil ? (quiet ? .night : .active) : quiet ? .quiet : .idle
         guard wanted != state else { return }
         state = wanted
-        fade(to: Int((levels.level(wanted) * Double(backlight.maximum)).rounded()))
+        await fade(to: Int((levels.level(wanted) * Double(backlight.maximum)).rounded()))
     }
 
-    private func fade(to target: Int) {
+    private func fade(to target: Int) async {
         fading?.cancel()
         guard let start = current else {
-            write(target)  // the first level, at start-up: nothing on the glass to fade from
+            await write(target)  // the first level, at start-up: nothing on the glass to fade from
             return
         }
         let steps = NookBrightnessFade(from: start, to: target, over: fade).steps
@@ -81,19 +119,19 @@ actor BrightnessService {
         fading = Task { [clock] in
             for step in steps {
                 do { try await clock.sleep(until: began + step.offset) } catch { return }
-                self.write(step.level)
+                guard !Task.isCancelled else { return }
+                await self.write(step.level)
             }
         }
     }
 
-    private func write(_ level: Int) {
+    private func write(_ level: Int) async {
         do {
-            try backlight.set(level)
-            current = level
+            try await backlight.apply(level: level)
         } catch {
-            if current != nil || state != nil { warn("brightness: \(error) (\(backlight.directory)/brightness)") }
-            current = level
+            if current != nil || state != nil { warn("brightness: \(error)") }
         }
+        current = level
     }
 
     /// Waits for the fade under way (tests).

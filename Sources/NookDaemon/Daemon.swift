@@ -34,6 +34,8 @@ public final class Daemon: Sendable {
     let modules: [NookModuleID]
     let queues: [NookModuleID: NookActivityQueue]
     let display: any DisplayBackend
+    /// Z2: the frames' dimmer, with `[brightness]` (used where there is no backlight).
+    let dimmer: DimmingDisplay?
     let backendName: String
     let screen: DaemonScreen
     /// Unfinished activities on disk; nil keeps them in memory only.
@@ -44,8 +46,10 @@ public final class Daemon: Sendable {
     private let configPath: String?
     private let overrides: @Sendable (inout DaemonConfig) -> Void
     let state: Mutex<State>
-    /// Z2: the backlight's levels, when `[brightness] backlight` names one that exists.
+    /// Z2: the brightness levels (backlight or dimmed frames), with a `[brightness]` table.
     let brightness = Mutex<BrightnessService?>(nil)
+    /// Z3: set when an input reports presence.
+    let presence = Mutex<PresenceService?>(nil)
     /// Ids of enqueue requests between their duplicate check and their enqueue.
     let idsBeingEnqueued = Mutex<Set<NookActivityID>>([])
     /// Changes of what `status` reports that no activity event tells (suspend, home, focus;
@@ -89,12 +93,14 @@ public final class Daemon: Sendable {
         self.queues = queues
 
         let selection = try DisplaySelection.choose(config, clock: clock, logger: logger)
+        var chosen = selection.display
         if let trigger = config.hangDisplayFile {
             logger.warning("debug.hang_display_file is set: the display loop hangs when \(trigger) appears (a test of the watchdog, W1)")
-            display = HangingDisplay(selection.display, triggerPath: trigger, warn: { logger.warning("\($0)") })
-        } else {
-            display = selection.display
+            chosen = HangingDisplay(chosen, triggerPath: trigger, warn: { logger.warning("\($0)") })
         }
+        // Z2: frames pass through untouched unless brightness without a backlight dims them.
+        dimmer = config.brightnessConfigured ? DimmingDisplay(chosen) : nil
+        display = dimmer ?? chosen
         backendName = selection.name
         frameWriter = selection.writer
         // R6: the configured turn, then the one the panel's orientation property asks for.
@@ -112,6 +118,7 @@ public final class Daemon: Sendable {
             screen = DaemonScreen(cards: NookScreen(display: display, clock: clock, settings: settings, onWarning: { logger.warning("\($0)") }),
                                   settings: settings)
         }
+        dimmer?.redraw { [screen] in await screen.redisplay() }
         // Once the libraries and the fonts (loaded for the first home frame) are mapped, before
         // the daemon runs most of its code: the text it never runs stays unmapped (issue 19).
         FaultAround.disableForReadOnlyFileMappings()
@@ -185,27 +192,34 @@ public final class Daemon: Sendable {
         }
         // An idle display keeps home only: the spare frames of the last card go after 10 s.
         await screen.releaseFrames(after: .seconds(10))
-        if let name = config.backlightName {
-            do {
-                let backlight = try Backlight(name: name, root: config.brightnessRoot)
-                let service = BrightnessService(backlight: backlight, levels: config.brightnessLevels, fade: config.brightnessFade,
-                                                clock: clock, warn: { [logger] in logger.warning("\($0)") })
-                await service.setQuiet(quiet.isQuiet)
-                brightness.withLock { $0 = service }
-                let relays = modules.map { module in
-                    let events = queues[module]!.events(where: BrightnessService.matters)
-                    return Task { for await event in events { await service.observe(event) } }
+        if config.brightnessConfigured, let dimmer {
+            var output: any BrightnessOutput = dimmer
+            if let name = config.backlightName {
+                do {
+                    let backlight = try Backlight(name: name, root: config.brightnessRoot)
+                    output = backlight
+                    logger.info("brightness through \(backlight.directory) (max \(backlight.maximum))")
+                } catch {
+                    // Like a missing sensor (I4): a warning, and the frames are dimmed instead.
+                    logger.warning("brightness: \(error); dimming the drawn frames instead")
                 }
-                services.started("brightness") { relays.forEach { $0.cancel() } }
-                logger.info("brightness through \(backlight.directory) (max \(backlight.maximum))")
-            } catch {
-                // Like a missing sensor (I4): a warning, and the panel keeps its brightness.
-                logger.warning("brightness: \(error); the backlight is left as it is")
+            } else {
+                logger.info("brightness: no backlight configured, dimming the drawn frames")
             }
+            let service = BrightnessService(backlight: output, levels: config.brightnessLevels, fade: config.brightnessFade,
+                                            clock: clock, warn: { [logger] in logger.warning("\($0)") })
+            await service.setQuiet(quiet.isQuiet)
+            brightness.withLock { $0 = service }
+            let relays = modules.map { module in
+                let events = queues[module]!.events(where: BrightnessService.matters)
+                return Task { for await event in events { await service.observe(event) } }
+            }
+            services.started("brightness") { relays.forEach { $0.cancel() } }
         }
         if !config.escalation.steps.isEmpty {
             let escalation = EscalationService(settings: config.escalation, clock: clock, quiet: quiet, logger: logger,
-                                               brighter: { [weak self] in await self?.brightness.withLock { $0 }?.boost() })
+                                               brighter: { [weak self] in await self?.brightness.withLock { $0 }?.boost() },
+                                               pulse: { [weak self] in await self?.brightness.withLock { $0 }?.pulse() })
             let relays = modules.map { module in
                 let events = queues[module]!.events(where: EscalationService.matters)
                 return Task { for await event in events { await escalation.observe(event) } }
@@ -223,6 +237,10 @@ public final class Daemon: Sendable {
             await DisplayAvailability.relay(from: display, to: Array(queues.values), screen: screen, logger: logger)
         }
         services.started("display watch") { displayWatch.cancel() }
+        if let settings = config.presence {
+            let stop = await startPresence(settings)
+            services.started("presence") { stop() }
+        }
         // Engagement inputs (I1–I4): a missing sensor is a warning inside the sensor, never fatal.
         if let proximity = config.proximity {
             let sensor = ProximitySensor(settings: proximity, engagement: engagement, clock: clock,
@@ -230,7 +248,8 @@ public final class Daemon: Sendable {
             state.withLock { $0.proximity = sensor }
             let sensorTask = Task { await sensor.run() }
             services.started("proximity") { sensorTask.cancel() }
-            logger.info("reading proximity from \(proximity.label) (threshold \(proximity.threshold), hysteresis \(proximity.hysteresis), in the units in_proximity_raw prints)")
+            let presence = proximity.presenceThreshold.map { ", presence from \($0)" } ?? ""
+            logger.info("reading proximity from \(proximity.label) (threshold \(proximity.threshold)\(presence), hysteresis \(proximity.hysteresis), in the units in_proximity_raw prints)")
         }
         if let gpio = startGPIO() {
             services.started("gpio") { gpio.stop() }
@@ -347,9 +366,10 @@ public final class Daemon: Sendable {
         if fresh.journalPath != old.journalPath { needsRestart.append("daemon.journal") }
         if fresh.journalSync != old.journalSync { needsRestart.append("journal.sync") }
         if fresh.hangDisplayFile != old.hangDisplayFile { needsRestart.append("debug.hang_display_file") }
-        if fresh.backlightName != old.backlightName || fresh.brightnessRoot != old.brightnessRoot || fresh.brightnessLevels != old.brightnessLevels
+        if fresh.backlightName != old.backlightName || fresh.brightnessConfigured != old.brightnessConfigured || fresh.brightnessRoot != old.brightnessRoot || fresh.brightnessLevels != old.brightnessLevels
             || fresh.brightnessFade != old.brightnessFade { needsRestart.append("[brightness]") }
         if fresh.escalation != old.escalation { needsRestart.append("[escalation]") }
+        if fresh.presence != old.presence { needsRestart.append("[presence]") }
         let restartNote = needsRestart.isEmpty ? "" : "; restart nookd to apply \(needsRestart.joined(separator: ", "))"
         logger.notice("SIGHUP: reloaded \(configPath) (theme, home, rotation, quiet hours applied)\(restartNote)")
     }

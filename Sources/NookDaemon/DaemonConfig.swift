@@ -77,15 +77,20 @@ public struct DaemonConfig: Sendable {
     public var pressInputs = false
     /// Quiet hours (Z1, `[quiet]`).
     var quiet = QuietConfig()
-    /// Z2 (`[brightness]`): the backlight's name under `brightnessRoot`; nil leaves it alone.
+    /// Z2 (`[brightness]`): the backlight's name under `brightnessRoot`; nil, with a
+    /// `[brightness]` table, dims the drawn frames instead.
     var backlightName: String?
+    /// Whether `[brightness]` says anything: without it nookd leaves the brightness alone.
+    var brightnessConfigured = false
     var brightnessRoot = "/sys/class/backlight"
     var brightnessLevels = BrightnessService.Levels()
     var brightnessFade: Duration = .milliseconds(400)
     /// Z4 (`[escalation]`); no steps: blockers never escalate.
     var escalation = EscalationService.Settings()
+    /// Z3 (`[presence]`); nil when no input reports presence.
+    var presence: PresenceService.Settings?
 
-    public static let tables = ["daemon", "journal", "display", "theme", "theme.palette", "home", "queue", "proximity", "led", "debug", "quiet", "brightness", "escalation"]
+    public static let tables = ["daemon", "journal", "display", "theme", "theme.palette", "home", "queue", "proximity", "led", "debug", "quiet", "brightness", "escalation", "presence"]
 
     /// `$XDG_RUNTIME_DIR/nook/nookd.sock`, or `/run/nook/nookd.sock` without a runtime directory.
     public static var defaultSocketPath: String {
@@ -189,6 +194,15 @@ public struct DaemonConfig: Sendable {
             guard sensor.hysteresis <= sensor.threshold else {
                 throw reader.error("proximity.hysteresis", "must not exceed proximity.threshold (\(sensor.threshold)), got \(sensor.hysteresis)")
             }
+            if let presence = try reader.integer("proximity.presence_threshold", in: 1...1_000_000) {
+                guard presence <= sensor.threshold else {
+                    throw reader.error("proximity.presence_threshold", "must not exceed proximity.threshold (\(sensor.threshold)): it is the farther reach, someone in the room rather than at the nook; got \(presence)")
+                }
+                guard sensor.hysteresis <= presence else {
+                    throw reader.error("proximity.presence_threshold", "must not be below proximity.hysteresis (\(sensor.hysteresis)), got \(presence)")
+                }
+                sensor.presenceThreshold = presence
+            }
             if let milliseconds = try reader.integer("proximity.interval_ms", in: 10...10_000) { sensor.interval = .milliseconds(milliseconds) }
             sensor.sysfsRoot = try reader.string("proximity.sysfs_root") ?? sensor.sysfsRoot
             proximity = sensor
@@ -203,7 +217,7 @@ public struct DaemonConfig: Sendable {
         escalation.command = try reader.strings("escalation.on_escalate") ?? []
         for name in try reader.strings("escalation.steps") ?? [] {
             guard let step = EscalationService.Step(rawValue: name) else {
-                throw reader.error("escalation.steps", "steps are brighter and hook, got \"\(name)\"")
+                throw reader.error("escalation.steps", "steps are brighter, pulse and hook, got \"\(name)\"")
             }
             escalation.steps.append(step)
         }
@@ -212,24 +226,52 @@ public struct DaemonConfig: Sendable {
         }
         backlightName = try reader.string("brightness.backlight")
         brightnessRoot = try reader.string("brightness.sysfs_root") ?? brightnessRoot
-        for key in ["active", "idle", "quiet"] {
+        brightnessConfigured = reader.document.entries.contains { $0.key.hasPrefix("brightness.") }
+        for key in ["active", "night", "idle", "quiet", "dim"] {
             guard let percent = try reader.integer("brightness.\(key)", in: 0...100) else { continue }
             let level = Double(percent) / 100
             switch key {
             case "active": brightnessLevels.active = level
+            case "night": brightnessLevels.night = level
             case "idle": brightnessLevels.idle = level
-            default: brightnessLevels.quiet = level
+            case "quiet": brightnessLevels.quiet = level
+            default: brightnessLevels.dim = level
             }
         }
         if let milliseconds = try reader.integer("brightness.fade_ms", in: 300...10_000) { brightnessFade = .milliseconds(milliseconds) }
         gpioLines = try GPIOConfig.lines(from: reader)
+        presence = try Self.presence(from: reader, hasInput: proximity?.presenceThreshold != nil || gpioLines.contains { $0.role == .presence })
         led = try LEDSettings(reading: reader, backend: backend)
         // nook-lcdproc's tables share the file (one config for the board); it checks them.
         reader.leave(tables: ["lcdproc", "lcdproc.keys"])
         try reader.rejectUnknownKeys(known: Self.tables + gpioLines.map { "gpio." + $0.name })
     }
 
-    static let proximityKeys = ["threshold", "hysteresis", "interval_ms", "sysfs_root"]
+    static let proximityKeys = ["threshold", "hysteresis", "presence_threshold", "interval_ms", "sysfs_root"]
+
+    /// `[presence]` (Z3): when the display dims and goes dark with nobody there. Presence needs
+    /// an input that reports it; the table without one is a mistake, not a quiet no-op.
+    static func presence(from reader: ConfigReader, hasInput: Bool) throws(ConfigError) -> PresenceService.Settings? {
+        let keys = ["dim_after_s", "blank_after_s", "digest_dwell_s"]
+        guard hasInput else {
+            if let stray = keys.first(where: { reader.document["presence.\($0)"] != nil }) {
+                throw reader.error("presence.\(stray)", "needs an input that reports presence: proximity.presence_threshold, or a [gpio.NAME] table with role = \"presence\" (a PIR sensor)")
+            }
+            return nil
+        }
+        var settings = PresenceService.Settings()
+        if let seconds = try reader.integer("presence.dim_after_s", in: 1...86_400) { settings.dimAfter = .seconds(seconds) }
+        if let seconds = try reader.integer("presence.blank_after_s", in: 1...86_400) {
+            guard Duration.seconds(seconds) >= settings.dimAfter else {
+                throw reader.error("presence.blank_after_s", "must not be shorter than presence.dim_after_s (\(settings.dimAfter.components.seconds) s): the display dims before it goes dark; got \(seconds)")
+            }
+            settings.blankAfter = .seconds(seconds)
+        } else if settings.blankAfter < settings.dimAfter {
+            settings.blankAfter = settings.dimAfter
+        }
+        if let seconds = try reader.integer("presence.digest_dwell_s", in: 1...600) { settings.digestDwell = .seconds(seconds) }
+        return settings
+    }
 }
 
 extension DaemonConfig {

@@ -86,6 +86,14 @@ final class DaemonScreen: Sendable {
         if case .cards(let screen) = kind { await screen.releaseFrames(after: delay) }
     }
 
+    /// Z3: the panel dark, cards included, while nobody is there; back on when someone is.
+    func holdDark(_ dark: Bool) async {
+        switch kind {
+        case .cards(let screen): await screen.holdDark(dark)
+        case .pixels(let screen, _): await screen.holdDark(dark)
+        }
+    }
+
     func showHome() async {
         switch kind {
         case .cards(let screen): await screen.showHome()

@@ -2,11 +2,12 @@ import Logging
 import NookActivities
 
 /// Z4: a blocker left on the glass unacknowledged escalates: after `after`, and again every
-/// `every`, the next of `steps` — `brighter` (the backlight to full), then `hook` (the
+/// `every`, the next of `steps` — `brighter` (the backlight to full), `pulse` (the brightness
+/// swinging between full and a fifth until acknowledged), then `hook` (the
 /// `on_escalate` command, ``EscalationHook``). Dismissing it (input or `nookctl dismiss`) ends
 /// the blocker and so its escalation. While quiet hours are on only `.high` blockers escalate.
 actor EscalationService {
-    enum Step: String, Sendable, CaseIterable { case brighter, hook }
+    enum Step: String, Sendable, CaseIterable { case brighter, pulse, hook }
 
     struct Settings: Hashable, Sendable {
         var after: Duration = .seconds(60)
@@ -19,11 +20,13 @@ actor EscalationService {
     private let clock: any NookClock
     private let quiet: NookQuietHours
     private let brighter: @Sendable () async -> Void
+    private let pulse: @Sendable () async -> Void
     private let logger: Logger
     private var running: [NookActivityID: Task<Void, Never>] = [:]
 
-    init(settings: Settings, clock: any NookClock, quiet: NookQuietHours, logger: Logger, brighter: @escaping @Sendable () async -> Void) {
-        (self.settings, self.clock, self.quiet, self.logger, self.brighter) = (settings, clock, quiet, logger, brighter)
+    init(settings: Settings, clock: any NookClock, quiet: NookQuietHours, logger: Logger,
+         brighter: @escaping @Sendable () async -> Void, pulse: @escaping @Sendable () async -> Void) {
+        (self.settings, self.clock, self.quiet, self.logger, self.brighter, self.pulse) = (settings, clock, quiet, logger, brighter, pulse)
     }
 
     @Sendable static func matters(_ event: NookActivityEvent) -> Bool {
@@ -63,6 +66,8 @@ actor EscalationService {
         switch step {
         case .brighter:
             await brighter()
+        case .pulse:
+            await pulse()
         case .hook:
             guard !settings.command.isEmpty else { return }
             if case .failure(let error) = EscalationHook.run(settings.command, activity: activity, step: number) {

@@ -5,7 +5,7 @@ import NookInput
 ///
 ///     [gpio.button]
 ///     line = "NOOK_BUTTON"      # or chip = "gpiochip0" and offset = 17
-///     role = "open"             # hover | open | dismiss
+///     role = "open"             # hover | open | dismiss | presence
 ///     active_low = true
 ///     bias = "pull-up"
 enum GPIOConfig {
@@ -26,7 +26,7 @@ enum GPIOConfig {
         for name in names {
             let table = "gpio." + name
             guard let roleName = try reader.choice(table + ".role", among: GPIOLineSettings.Role.allCases.map(\.rawValue)) else {
-                throw reader.error(table + ".role", "is required: hover, open or dismiss")
+                throw reader.error(table + ".role", "is required: hover, open, dismiss or presence")
             }
             let lineName = try reader.string(table + ".line")
             let chip = try reader.string(table + ".chip")

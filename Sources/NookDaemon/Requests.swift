@@ -445,7 +445,7 @@ extension Daemon {
         let proximity = state.withLock { $0.proximity }
         let inputs = engagement.inputs.map { input in
             // The proximity sensor's last value, so thresholds can be chosen from what it reads.
-            let reading = proximity.flatMap { $0.label == input.input ? $0.observation.reading : nil }
+            let reading = proximity.flatMap { $0.label == input.input || $0.presenceLabel == input.input ? $0.observation.reading : nil }
             return StatusAnswer.Input(input: input.input, role: input.role.rawValue, active: input.isActive, problem: input.problem,
                                       reading: reading.map { Double($0.nanos) / 1_000_000_000 })
         }
@@ -458,7 +458,7 @@ extension Daemon {
             flips: self.display.pageFlips.map { StatusAnswer.Flips(requested: $0.requested, completed: $0.completed, timedOut: $0.timedOut) })
         return StatusAnswer(foreground: arbiter.foregroundModule?.rawValue, display: display, home: settings.home.description,
                             engaged: engagement.isEngaged, inputs: inputs, gpio: gpioStatus(), modules: moduleStates,
-                            connections: connections)
+                            connections: connections, presence: await presenceStatus())
     }
 }
 

@@ -63,7 +63,7 @@ struct GPIORoleState: Sendable {
     /// The effect of the line's logical level becoming `active`.
     mutating func change(active: Bool) -> Effect {
         switch (role, openMode) {
-        case (.hover, _), (.open, .level):
+        case (.hover, _), (.open, .level), (.presence, _):
             return .engagement(active: active)
         case (.open, .toggle):
             guard active else { return .none }
@@ -78,7 +78,7 @@ struct GPIORoleState: Sendable {
     /// reports the level, a toggle starts closed.
     func initialEngagement(active: Bool) -> Bool? {
         switch (role, openMode) {
-        case (.hover, _), (.open, .level): return active
+        case (.hover, _), (.open, .level), (.presence, _): return active
         case (.open, .toggle): return isOpen
         case (.dismiss, _): return nil
         }

@@ -233,7 +233,7 @@ public final class GPIOInputs: Sendable {
             $0[index].lastEdgeToWake = latency
         }
         let outcome: String = switch effect {
-        case .engagement(let engaged): "\(settings.role == .hover ? "hover" : "open") \(engaged ? "on" : "off")"
+        case .engagement(let engaged): "\(settings.role.rawValue) \(engaged ? "on" : "off")"
         case .dismiss: "dismiss"
         case .none: "no effect"
         }
@@ -263,6 +263,7 @@ public final class GPIOInputs: Sendable {
         switch role {
         case .hover: .hover
         case .open: .open
+        case .presence: .presence
         case .dismiss: nil
         }
     }

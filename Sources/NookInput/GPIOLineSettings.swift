@@ -8,6 +8,9 @@ public struct GPIOLineSettings: Hashable, Sendable {
         case open
         /// A press dismisses the card on the glass, blocker or not (Q14).
         case dismiss
+        /// Level: someone is in the room while the line is active (a PIR motion sensor, Z3);
+        /// never engages the queue.
+        case presence
     }
 
     public enum OpenMode: String, Hashable, Sendable, CaseIterable {

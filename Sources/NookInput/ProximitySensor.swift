@@ -22,6 +22,9 @@ public final class ProximitySensor: Sendable {
         public var name: String?
         public var threshold: Int
         public var hysteresis: Int
+        /// Z3: a second, lower threshold (someone farther away, in the room) reported in the
+        /// `presence` role under ``presenceLabel``, with the same hysteresis; nil reports none.
+        public var presenceThreshold: Int?
         public var interval: Duration
         /// Where IIO devices live; tests point this at a fake tree.
         public var sysfsRoot: String
@@ -38,6 +41,9 @@ public final class ProximitySensor: Sendable {
 
         /// What the config calls the sensor, for logs and `nookctl status`.
         public var label: String { "proximity:" + (name ?? device ?? "iio") }
+
+        /// The presence input's name (Z3): the same sensor read against its second threshold.
+        public var presenceLabel: String { label + ":presence" }
     }
 
     /// What the sensor last said, for `nookctl status`.
@@ -56,6 +62,8 @@ public final class ProximitySensor: Sendable {
 
     public init(settings: Settings, engagement: NookEngagement, clock: any NookClock, warn: @escaping @Sendable (String) -> Void) {
         precondition(settings.hysteresis >= 0 && settings.hysteresis <= settings.threshold, "hysteresis must lie within the threshold")
+        precondition(settings.presenceThreshold.map { settings.hysteresis <= $0 && $0 <= settings.threshold } ?? true,
+                     "the presence threshold must lie between the hysteresis and the threshold")
         self.settings = settings
         self.engagement = engagement
         self.clock = clock
@@ -67,14 +75,21 @@ public final class ProximitySensor: Sendable {
     /// The input's name in ``NookEngagement`` and `nookctl status`.
     public var label: String { settings.label }
 
+    /// The presence input's name, when the sensor reports presence (Z3).
+    public var presenceLabel: String? { settings.presenceThreshold == nil ? nil : settings.presenceLabel }
+
     /// Reads until the task is cancelled.
     public func run() async {
         var hovering = false
+        var present = false
         var lastProblem: SensorProblem?
         // Thresholds are in the units in_proximity_raw prints (see README): no scale or offset.
         let near = IIOValue(settings.threshold)
         let far = IIOValue(settings.threshold - settings.hysteresis)
+        let presenceNear = settings.presenceThreshold.map { IIOValue($0) }
+        let presenceFar = settings.presenceThreshold.map { IIOValue($0 - settings.hysteresis) }
         engagement.set(.hover, active: false, input: settings.label)
+        if presenceNear != nil { engagement.set(.presence, active: false, input: settings.presenceLabel) }
         var next = clock.now
         while !Task.isCancelled {
             let result = readValue()
@@ -86,6 +101,13 @@ public final class ProximitySensor: Sendable {
                     hovering = now
                     engagement.set(.hover, active: hovering, input: settings.label)
                 }
+                if let presenceNear, let presenceFar {
+                    let there = present ? value >= presenceFar : value >= presenceNear
+                    if there != present || lastProblem != nil {
+                        present = there
+                        engagement.set(.presence, active: present, input: settings.presenceLabel)
+                    }
+                }
                 lastProblem = nil
                 observed.withLock { $0 = Observation(reading: value, problem: nil) }
             case .failure(let problem):
@@ -93,6 +115,10 @@ public final class ProximitySensor: Sendable {
                 if problem != lastProblem || hovering {
                     hovering = false
                     engagement.set(.hover, active: false, input: settings.label, problem: problem.description)
+                }
+                if presenceNear != nil, problem != lastProblem || present {
+                    present = false
+                    engagement.set(.presence, active: false, input: settings.presenceLabel, problem: problem.description)
                 }
                 lastProblem = problem
                 // No reading is shown beside a problem: the last one may be from another device.

@@ -30,6 +30,8 @@ public actor PixelScreen {
     private let blankAfter: Duration?
     private var blankTimer: Task<Void, Never>?
     public private(set) var isBlanked = false
+    /// Z3: nobody is in the room; the LEDs stay dark whatever is drawn.
+    private var heldDark = false
 
     /// - Parameter rotation: clockwise from `renderer`'s frames to the display, so the renderer
     ///   is the display's size turned back (a 17x7 matrix turned 90° draws 7x17 frames).
@@ -85,7 +87,7 @@ public actor PixelScreen {
     }
 
     private func blankIfIdle() async {
-        guard card == nil, !isBlanked else { return }
+        guard card == nil, !isBlanked, !heldDark else { return }
         do {
             try await display.setBlanked(true)
             isBlanked = true
@@ -94,9 +96,27 @@ public actor PixelScreen {
         }
     }
 
+    /// Z3: with `dark`, the LEDs go dark and stay dark, cards included, until someone is back
+    /// (see `NookScreen.holdDark`).
+    public func holdDark(_ dark: Bool) async {
+        guard dark != heldDark else { return }
+        heldDark = dark
+        if dark {
+            blankTimer?.cancel()
+            guard !isBlanked else { return }
+            isBlanked = true
+            do { try await display.setBlanked(true) } catch { onWarning("could not blank the LEDs: \(error)") }
+        } else {
+            guard isBlanked else { return }
+            isBlanked = false
+            do { try await display.setBlanked(false) } catch { onWarning("could not unblank the LEDs: \(error)") }
+            if card == nil { scheduleBlanking() }
+        }
+    }
+
     private func unblank() async {
         blankTimer?.cancel()
-        guard isBlanked else { return }
+        guard isBlanked, !heldDark else { return }
         isBlanked = false
         do { try await display.setBlanked(false) } catch { onWarning("could not unblank the LEDs: \(error)") }
     }

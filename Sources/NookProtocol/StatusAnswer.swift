@@ -72,6 +72,16 @@ public struct StatusAnswer: NookAnswer {
         }
     }
 
+    /// Z3: whether someone is in the room, as nookd acts on it.
+    public struct Presence: Sendable, Equatable {
+        /// `present`, `dimmed` (nobody for a while) or `away` (the display is off).
+        public var state: String
+        /// Timed cards that ended while nobody was there, for the digest.
+        public var unseen: Int
+
+        public init(state: String, unseen: Int) { (self.state, self.unseen) = (state, unseen) }
+    }
+
     public struct Module: Sendable, Equatable {
         public var name: String
         public var current: NookActivity?
@@ -102,11 +112,13 @@ public struct StatusAnswer: NookAnswer {
     public var gpio: GPIO?
     public var modules: [Module]
     public var connections: Int
+    /// Nil when no input reports presence.
+    public var presence: Presence?
 
     public init(version: Int = NookProtocol.version, foreground: String?, display: Display, home: String, engaged: Bool,
-                inputs: [Input], gpio: GPIO?, modules: [Module], connections: Int) {
+                inputs: [Input], gpio: GPIO?, modules: [Module], connections: Int, presence: Presence? = nil) {
         (self.version, self.foreground, self.display, self.home, self.engaged) = (version, foreground, display, home, engaged)
-        (self.inputs, self.gpio, self.modules, self.connections) = (inputs, gpio, modules, connections)
+        (self.inputs, self.gpio, self.modules, self.connections, self.presence) = (inputs, gpio, modules, connections, presence)
     }
 
     public var json: JSONValue {
@@ -157,6 +169,7 @@ public struct StatusAnswer: NookAnswer {
                 ])
             })),
             ("connections", .number(Double(connections))),
+            ("presence", presence.map { .object([("state", .string($0.state)), ("unseen", .number(Double($0.unseen)))]) } ?? .null),
         ])
     }
 
@@ -198,5 +211,8 @@ public struct StatusAnswer: NookAnswer {
                    blockedBy: try module.value("blockedBy").map { (value) throws(ProtocolError) in try ActivityPayload.decode(value, path: module.name("blockedBy")) })
         }
         connections = try reader.requiredInt("connections")
+        presence = try reader.object("presence").map { (presence) throws(ProtocolError) in
+            Presence(state: try presence.requiredString("state"), unseen: try presence.requiredInt("unseen"))
+        }
     }
 }

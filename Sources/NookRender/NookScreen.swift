@@ -49,6 +49,8 @@ public actor NookScreen {
     /// Events received by ``run(_:reportingTo:)`` and not drawn or skipped yet.
     public var undrawnEvents: Int { backlogs.values.reduce(0) { $0 + $1.count } }
     private var blanked = false
+    /// Z3: nobody is in the room; the panel stays dark whatever is drawn (see ``holdDark(_:)``).
+    private var heldDark = false
     private var blankTimer: Task<Void, Never>?
     /// The last call turning the panel off or on (see ``changePower(to:)``).
     private var powerChange: Task<Bool, Never>?
@@ -181,17 +183,39 @@ public actor NookScreen {
     /// the order they were decided. Checking, awaiting the display, then setting the flag once
     /// let a card be drawn and then blanked under it.
     private func blankIfIdle() async {
-        guard showing == nil, !blanked else { return }
+        guard showing == nil, !blanked, !heldDark else { return }
         blanked = true
         if await !changePower(to: true), blanked, showing == nil {
             blanked = false
         }
     }
 
+    /// Z3: with `dark`, turns the panel off and keeps it off, cards included (they are still
+    /// drawn, so the glass is right the moment it comes back on): nobody is there to see them.
+    /// Without, turns it back on showing what the screen shows now, card or home.
+    public func holdDark(_ dark: Bool) async {
+        guard dark != heldDark else { return }
+        heldDark = dark
+        if dark {
+            blankTimer?.cancel()
+            guard !blanked else { return }
+            blanked = true
+            await changePower(to: true)
+        } else {
+            guard blanked else { return }
+            blanked = false
+            await changePower(to: false)
+            if showing == nil { scheduleBlanking() }
+        }
+    }
+
+    /// Whether the panel is held dark for nobody being there (Z3).
+    public var isHeldDark: Bool { heldDark }
+
     /// Turns the panel back on before a card's first frame.
     private func unblank() async {
         blankTimer?.cancel()
-        guard blanked else { return }
+        guard blanked, !heldDark else { return }
         blanked = false
         await changePower(to: false)
     }

@@ -138,6 +138,10 @@ struct Status: ParsableCommand {
                          "home: \(status.home)",
                          "foreground module: \(status.foreground ?? "none")",
                          "engaged: \(status.engaged ? "yes" : "no")"]
+            if let presence = status.presence {
+                let meaning = ["present": "someone is there", "dimmed": "nobody for a while, dimmed", "away": "nobody there, display off"][presence.state] ?? presence.state
+                lines.append("presence: \(presence.state) (\(meaning)\(presence.unseen > 0 ? ", \(presence.unseen) unseen" : ""))")
+            }
             for input in status.inputs {
                 var line = "  input \(input.input) (\(input.role)): "
                 if let problem = input.problem {

@@ -90,4 +90,26 @@ struct EngagementTests {
         #expect(!engagement.isEngaged)
         #expect(engagement.inputs.map(\.input) == ["prox", "button"])
     }
+
+    /// Z3: a PIR or a proximity sensor's farther threshold says someone is in the room; that
+    /// must not make the queue yield (only hover and open do), but any input counts as presence.
+    @Test func z3_aPresenceInputIsPresenceNotEngagement() {
+        let engagement = NookEngagement()
+        let presence = Locked<[Bool]>([])
+        let engaged = Locked<[Bool]>([])
+        let observations = [engagement.observePresence { value in presence.withLock { $0.append(value) } },
+                            engagement.observe { value in engaged.withLock { $0.append(value) } }]
+        #expect(!engagement.hasPresenceInput)
+        engagement.set(.presence, active: true, input: "gpio:pir")
+        #expect(engagement.hasPresenceInput && engagement.isPresent && !engagement.isEngaged)
+        engagement.set(.hover, active: true, input: "proximity:x")
+        engagement.set(.presence, active: false, input: "gpio:pir")
+        #expect(engagement.isPresent && engagement.isEngaged, "a hand at the nook is someone in the room")
+        engagement.set(.hover, active: false, input: "proximity:x")
+        engagement.set(.presence, active: true, input: "gpio:pir", problem: "line gone")
+        #expect(!engagement.isPresent, "an input with a problem reports nobody")
+        #expect(presence.withLock { $0 } == [true, false])
+        #expect(engaged.withLock { $0 } == [true, false])
+        observations.forEach { $0.cancel() }
+    }
 }

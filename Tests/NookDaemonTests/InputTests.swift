@@ -154,7 +154,7 @@ struct GPIOConfigTests {
     }
 
     @Test(arguments: [
-        ("[gpio.button]\nline = \"B\"\n", "nook.toml: gpio.button.role: is required: hover, open or dismiss"),
+        ("[gpio.button]\nline = \"B\"\n", "nook.toml: gpio.button.role: is required: hover, open, dismiss or presence"),
         ("[gpio.button]\nrole = \"press\"\nline = \"B\"\n", "nook.toml:2: gpio.button.role: must be one of hover, open, dismiss"),
         ("[gpio.button]\nrole = \"open\"\n", "nook.toml: gpio.button.line: is required (a gpio-line-names name), or chip and offset"),
         ("[gpio.button]\nrole = \"open\"\noffset = 3\n", "nook.toml:3: gpio.button.offset: needs chip = \"gpiochipN\" (or the chip's label) to say which chip"),

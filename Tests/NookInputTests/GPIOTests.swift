@@ -46,12 +46,20 @@ struct GPIODebounceTests {
     }
 
     @Test func i1_hoverAndALevelOpenFollowTheLine() {
-        for (role, mode) in [(GPIOLineSettings.Role.hover, GPIOLineSettings.OpenMode.toggle), (.open, .level)] {
+        for (role, mode) in [(GPIOLineSettings.Role.hover, GPIOLineSettings.OpenMode.toggle), (.open, .level), (.presence, .toggle)] {
             var state = GPIORoleState(role: role, openMode: mode)
             #expect(state.initialEngagement(active: true) == true)
             #expect(state.change(active: true) == .engagement(active: true))
             #expect(state.change(active: false) == .engagement(active: false))
         }
+    }
+
+    /// Z3: a PIR's line is a level, reported in the presence role (never as engagement).
+    @Test func z3_aPresenceLineIsALevelInThePresenceRole() throws {
+        var state = GPIORoleState(role: .presence, openMode: .toggle)
+        #expect(state.change(active: true) == .engagement(active: true))
+        #expect(state.change(active: true) == .engagement(active: true), "a PIR held active is not a toggle")
+        #expect(state.change(active: false) == .engagement(active: false))
     }
 
     @Test func i1_aToggleButtonOpensOnOnePressAndClosesOnTheNext() {

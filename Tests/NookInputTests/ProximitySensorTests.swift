@@ -285,4 +285,28 @@ struct ProximitySensorTests {
         let shown = try await recorder.next(.animateIn, of: card.id)
         #expect(shown.at == movedAwayAt, "the engagement change wakes the queue without waiting for its poll")
     }
+
+    /// Z3: the same sensor, read against a second, lower threshold, says someone is in the
+    /// room (the `presence` role, with the same hysteresis) without engaging the queue.
+    @Test func z3_aSecondThresholdReportsPresenceBeyondTheEngagementReach() async {
+        let tree = FakeIIOTree()
+        let clock = ManualClock()
+        let engagement = NookEngagement()
+        var settings = ProximitySensor.Settings(name: "vcnl4040", threshold: 200, hysteresis: 10, sysfsRoot: tree.root)
+        settings.presenceThreshold = 40
+        let (sensor, task) = await start(settings, clock: clock, engagement: engagement, warnings: Warnings())
+        defer { task.cancel() }
+        #expect(engagement.inputs.map(\.input) == ["proximity:vcnl4040", "proximity:vcnl4040:presence"])
+        #expect(engagement.inputs.map(\.role) == [.hover, .presence])
+        #expect(sensor.presenceLabel == "proximity:vcnl4040:presence")
+        for (reading, present, engaged) in [(39, false, false), (40, true, false), (31, true, false), (29, false, false),
+                                            (200, true, true), (35, true, false), (0, false, false)] {
+            tree.set(reading)
+            await step(clock)
+            #expect(engagement.isPresent == present && engagement.isEngaged == engaged, "reading \(reading)")
+        }
+        tree.remove()
+        await step(clock)
+        #expect(engagement.inputs.last?.problem != nil, "a sensor that is gone reports nobody, and why")
+    }
 }

@@ -223,6 +223,35 @@ struct BlankingTests {
         #expect(!display.isBlanked)
         #expect(await !screen.isBlanked)
     }
+
+    /// Z3: with nobody in the room the panel stays dark while cards are drawn (so the glass is
+    /// right when it comes back), and idle blanking does not turn it on or off meanwhile.
+    @Test func z3_heldDarkTheCardsAreDrawnButThePanelStaysOffUntilSomeoneIsBack() async throws {
+        pinFonts()
+        let clock = ManualClock()
+        // The panel's vblanks on a clock of their own: only the blanking timer is on the manual one.
+        let display = MockDisplay(size: PixelSize(width: 320, height: 170), refreshHz: 60, clock: InstantClock())
+        let screen = NookScreen(display: display, clock: clock, settings: .init(blankAfter: .seconds(30)),
+                                localTime: { LocalTime(hour: 9, minute: 0, weekday: 1, day: 1, month: 1) })
+        await screen.showHome()
+        await screen.holdDark(true)
+        #expect(display.isBlanked)
+        let card = NookActivity(title: "Doorbell", transition: .zero)
+        let framesBefore = display.frameCount
+        await screen.handle(NookActivityEvent(activity: card, kind: .animateIn, at: clock.now, module: "main"))
+        await screen.handle(NookActivityEvent(activity: card, kind: .presented, at: clock.now, module: "main"))
+        #expect(display.isBlanked, "a card does not light the panel for nobody")
+        #expect(display.frameCount > framesBefore, "but it is drawn")
+        await screen.holdDark(false)
+        let screenBlanked = await screen.isBlanked
+        #expect(!display.isBlanked && !screenBlanked)
+        #expect(display.lastFrame?.frame == CardRenderer(theme: .dark).render(card, size: display.mode.size).frame, "back on showing the card")
+        await screen.handle(NookActivityEvent(activity: card, kind: .hidden(.completed), at: clock.now, module: "main"))
+        await clock.waitForSleepers()
+        clock.advance(by: .seconds(30))
+        for _ in 0..<1000 where !display.isBlanked { await Task.yield() }
+        #expect(display.isBlanked, "idle blanking works again once someone is back")
+    }
 }
 
 /// A mock whose `setBlanked(true)` waits until the test opens the gate, like a DPMS call
