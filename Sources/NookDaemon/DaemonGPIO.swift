@@ -18,7 +18,7 @@ extension Daemon {
                     switch role {
                     case .open: presses.publish(InputMessage(input: .open, source: label))
                     case .dismiss: presses.publish(InputMessage(input: .dismiss, source: label))
-                    case .hover: break
+                    case .hover, .presence: break
                     }
                 },
                 info: { [logger] in logger.info("\($0)") },
