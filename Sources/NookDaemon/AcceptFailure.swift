@@ -18,7 +18,9 @@ enum AcceptFailure: Equatable {
     init(errno code: Int32) {
         switch code {
         case EAGAIN, EWOULDBLOCK: self = .drained
-        case ECONNABORTED, EPROTO, EPERM: self = .connectionLost
+        // EPERM is not here: a security module refuses before the connection leaves the
+        // backlog, so it would come back at once, forever.
+        case ECONNABORTED, EPROTO: self = .connectionLost
         default: self = .starved
         }
     }

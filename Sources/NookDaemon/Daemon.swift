@@ -28,6 +28,9 @@ public final class Daemon: Sendable {
     let engagement = NookEngagement()
     /// Presses of the open and dismiss inputs, for `inputs` streams (E8).
     let inputs = InputBroadcast()
+    /// The `press` operation's own open toggle (`debug.press_inputs`); engagement observers
+    /// run under it, and none of them presses.
+    let pressedOpen = Locked(false)
     let arbiter: NookSurfaceArbiter
     /// Quiet hours (Z1): the arbiter's gate, and which pending priorities end as `suppressed`.
     let quiet: NookQuietHours
@@ -61,8 +64,6 @@ public final class Daemon: Sendable {
         var server: SocketServer?
         var gpio: GPIOInputs?
         var proximity: ProximitySensor?
-        /// The `press` operation's own open toggle (`debug.press_inputs`).
-        var pressedOpen = false
     }
 
     private let stopRequested = Latch()

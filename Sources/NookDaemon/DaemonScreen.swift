@@ -108,12 +108,18 @@ final class DaemonScreen: Sendable {
         }
     }
 
-    func setHome(_ content: HomeContent) async {
+    /// Returns the home content it replaced.
+    @discardableResult
+    func setHome(_ content: HomeContent) async -> HomeContent {
         switch kind {
-        case .cards(let screen): await screen.setHome(content)
+        case .cards(let screen): return await screen.setHome(content)
         case .pixels(let screen, _):
-            pixelSettings.withLock { $0.home = content }
+            let replaced = pixelSettings.withLock { settings in
+                defer { settings.home = content }
+                return settings.home
+            }
             await screen.setHome(Self.pixelHome(content))
+            return replaced
         }
     }
 

@@ -173,9 +173,11 @@ extension Daemon {
             let statusLine: @Sendable (StatusChangeMessage.Change) -> Void = { change in
                 _ = connection.send(ResponseLine.event(id: request.id, event: StatusChangeMessage(change).json).encoded())
             }
+            // After the answer is queued (output is held until it is released): a change from
+            // another thread in between would otherwise be sent ahead of the answer.
+            answer(WatchAnswer())
             let observations = [statusChanges.add(statusLine), engagement.observe { _ in statusLine(.engaged) }]
             defer { observations.forEach { $0.cancel() } }
-            answer(WatchAnswer())
             await connection.releaseOutputWhenSettled()
             await withTaskGroup(of: Void.self) { group in
                 for (module, tap, events) in subscriptions {
@@ -218,11 +220,12 @@ extension Daemon {
             switch input {
             case .open:
                 // A toggle of its own, as a second open button would be (I3: hover OR open).
-                let open = state.withLock { state in
-                    state.pressedOpen.toggle()
-                    return state.pressedOpen
+                // Toggle and set in one step: two racing presses must not leave the input
+                // active while the toggle says closed.
+                pressedOpen.withLock { open in
+                    open.toggle()
+                    engagement.set(.open, active: open, input: "press")
                 }
-                engagement.set(.open, active: open, input: "press")
             case .dismiss:
                 queues.values.forEach { $0.requestDismissCurrent() }
             }
@@ -247,15 +250,16 @@ extension Daemon {
             case .blank: .blank
             case .text(let text): .text(text)
             }
-            await screen.setHome(content)
-            statusChanges.notify(.home)
+            // Announced only when what `status` says changes (a watcher asks `status` again).
+            if await screen.setHome(content).description != content.description { statusChanges.notify(.home) }
             answer(HomeAnswer(home: content.description))
 
         case .glance(let glance):
             // Nil gives back the home the config names (the bridge has no screens left).
             let content = glance.map(HomeContent.glance) ?? state.withLock { $0.config.home }
-            await screen.setHome(content)
-            statusChanges.notify(.home)
+            // nook-lcdproc sends a glance whenever a widget changes (a clock: every second);
+            // `status` only names the grid, so most glances change nothing it reports.
+            if await screen.setHome(content).description != content.description { statusChanges.notify(.home) }
             answer(GlanceAnswer(home: content.description))
         case .quiet(let setting):
             answer(try await quietRequest(setting))

@@ -30,6 +30,14 @@ public struct LCDKeyMap: Sendable, Equatable {
         return nil
     }
 
+    /// Why `input` names nothing a press can come from, or nil: a role (`open`, `dismiss`) or a
+    /// `[gpio.NAME]` line of the board's config. A misspelt name would otherwise map nothing.
+    public static func problem(withInput input: String, gpioLines: Set<String>) -> String? {
+        guard defaults[input] == nil, !gpioLines.contains(input) else { return nil }
+        let lines = gpioLines.sorted().map { "\"\($0)\"" }
+        return "\"\(input)\" is neither an input role (\"open\", \"dismiss\") nor a [gpio.NAME] line of this file\(lines.isEmpty ? "" : " (" + lines.joined(separator: ", ") + ")")"
+    }
+
     /// `INPUT=KEY` as `--key` takes it.
     public static func parse(assignment: String) -> (input: String, key: String)? {
         guard let equals = assignment.firstIndex(of: "=") else { return nil }

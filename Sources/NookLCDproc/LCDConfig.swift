@@ -21,6 +21,11 @@ public struct LCDConfig: Sendable, Equatable {
     public var module: String?
     /// `[lcdproc.keys]`: role or GPIO line name → key name (over ``LCDKeyMap/defaults``).
     public var keys: [String: String] = [:]
+    /// Set when `lcdproc.bind` is not loopback and the file does not allow the network: the
+    /// error (with its line) to give unless `--allow-network` allows it.
+    public var bindNeedsAllowNetwork: ConfigError?
+    /// The `[gpio.NAME]` lines of the same file: `[lcdproc.keys]` may map them by name.
+    public var gpioLines: Set<String> = []
 
     public static let tables = ["lcdproc", "lcdproc.keys"]
 
@@ -35,8 +40,12 @@ public struct LCDConfig: Sendable, Equatable {
         port = try reader.integer("lcdproc.port", in: 0...65535)
         allowNetwork = try reader.bool("lcdproc.allow_network")
         if let bind, !LCDBindAddress(host: bind).isLoopback, allowNetwork != true {
-            throw reader.error("lcdproc.bind", "\(bind) is not a loopback address; LCDproc has no authentication, so listening there needs lcdproc.allow_network = true as well")
+            bindNeedsAllowNetwork = reader.error("lcdproc.bind", "\(bind) is not a loopback address; LCDproc has no authentication, so listening there needs lcdproc.allow_network = true (or --allow-network) as well")
         }
+        gpioLines = Set(document.entries.compactMap { key, _ -> String? in
+            guard key.hasPrefix("gpio.") else { return nil }
+            return key.dropFirst("gpio.".count).split(separator: ".").first.map(String.init)
+        })
         if let size = try reader.string("lcdproc.size") {
             guard let (columns, rows) = Self.pair(size, width: 1...80, height: 1...24) else {
                 throw reader.error("lcdproc.size", "must be \"COLUMNSxROWS\" with 1 to 80 columns and 1 to 24 rows, got \"\(size)\"")
@@ -61,6 +70,7 @@ public struct LCDConfig: Sendable, Equatable {
             guard !input.contains(".") else { continue }
             guard let name = try reader.string(key) else { continue }
             if let problem = LCDKeyMap.problem(with: name) { throw reader.error(key, problem) }
+            if let problem = LCDKeyMap.problem(withInput: input, gpioLines: gpioLines) { throw reader.error(key, problem) }
             keys[input] = name
         }
         try reader.rejectUnknownKeys(in: Self.tables)

@@ -389,10 +389,14 @@ public actor NookScreen {
         await presentComposed()
     }
 
-    /// Changes the home content; shown at once if nothing else is on the glass.
-    public func setHome(_ content: HomeContent) async {
+    /// Changes the home content; shown at once if nothing else is on the glass. Returns the
+    /// content it replaced.
+    @discardableResult
+    public func setHome(_ content: HomeContent) async -> HomeContent {
+        let replaced = settings.home
         settings.home = content
         await refreshHome(force: true)
+        return replaced
     }
 
     /// Changes theme and rotation (a config reload). The card on screen is redrawn too. Safe at

@@ -69,6 +69,8 @@ struct NookLCDprocCommand: ParsableCommand {
         let bind = self.bind ?? file.bind ?? "127.0.0.1"
         guard LCDBindAddress.isValidHost(bind) else { throw ValidationError("--bind must be an IPv4 address such as 127.0.0.1, got '\(bind)'") }
         if !LCDBindAddress(host: bind).isLoopback && !(allowNetwork || file.allowNetwork == true) {
+            // From the file: its own message, naming the line.
+            if self.bind == nil, let problem = file.bindNeedsAllowNetwork { throw ValidationError("\(problem)") }
             throw ValidationError("--bind \(bind) is not a loopback address; LCDproc has no authentication, so listening there needs --allow-network (or lcdproc.allow_network = true) as well")
         }
         let port = self.port ?? file.port ?? 13666
@@ -103,6 +105,7 @@ struct NookLCDprocCommand: ParsableCommand {
                 throw ValidationError("--key must be INPUT=KEY (such as open=Enter), got '\(assignment)'")
             }
             if let problem = LCDKeyMap.problem(with: key) { throw ValidationError("--key \(assignment): \(problem)") }
+            if let problem = LCDKeyMap.problem(withInput: input, gpioLines: file.gpioLines) { throw ValidationError("--key \(assignment): \(problem)") }
             settings.keyMap.keys[input] = key
         }
         return settings

@@ -74,6 +74,28 @@ struct StreamTests {
     }
     /// Issue 16: what `status` reports but no activity event tells reaches a watcher as a
     /// `status` event, so a mirror of the status (nook-mqtt's `state`) need not poll it.
+    @Test func c1_aGlanceThatChangesNothingStatusReportsIsNotAnnounced() throws {
+        // nook-lcdproc sends a glance whenever a widget changes (a clock, every second); each
+        // used to announce `home`, so every watcher (nook-mqtt) asked `status` again, forever.
+        let scratch = Scratch()
+        let daemon = try DaemonProcess(scratch: scratch)
+        let watcher = try daemon.client(timeout: .seconds(10))
+        _ = try watcher.request(Request(id: .number(1), operation: .watch))
+        for second in 0..<3 {
+            try daemon.request(.glance(NookGlance(columns: 20, rows: 2, lines: ["12:00:0\(second)", "up 3 days"])))
+        }
+        // Something else that is announced, to know the stream has caught up.
+        try daemon.request(.suspend(module: nil))
+        var changes: [StatusChangeMessage.Change] = []
+        while changes.last != .suspended, let line = try watcher.readLine() {
+            guard case .event(_, let json) = try ResponseLine.decode(line), let change = StatusChangeMessage(json: json) else { continue }
+            changes.append(change.change)
+        }
+        // The first glance replaced the clock; the other two changed only the grid's text.
+        #expect(changes == [.home, .suspended])
+        #expect(daemon.stop().status == 0)
+    }
+
     @Test func c1_watchAnnouncesStatusChangesThatNoActivityEventTells() throws {
         let scratch = Scratch()
         let device = scratch.path + "/iio/iio:device0"

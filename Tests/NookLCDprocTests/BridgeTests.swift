@@ -319,4 +319,17 @@ struct BridgeConfigTests {
         #expect(process.terminationStatus != 0)
         #expect(text.contains("nook.toml:3") && text.contains("lcdproc.bind") && text.contains("allow_network"), "\(text)")
     }
+
+    @Test func e8_allowNetworkOnTheCommandLineAllowsTheFilesNonLoopbackBind() throws {
+        let directory = NSTemporaryDirectory() + "nook-lcdproc-allow-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/nook.toml"
+        try "[lcdproc]\nbind = \"0.0.0.0\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let bridge = try Bridge(bridgeArguments: ["--config", config, "--allow-network"], withNookd: false)
+        #expect(bridge.log.contains("0.0.0.0") || bridge.port > 0, "\(bridge.log)")
+        let client = try TCPConnection(port: bridge.port)
+        try client.send("hello\n")
+        #expect(client.readLines(1).first?.hasPrefix("connect LCDproc") == true)
+    }
 }

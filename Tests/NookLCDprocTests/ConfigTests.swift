@@ -40,6 +40,7 @@ struct ConfigTests {
         (expected.maxScreens, expected.maxWidgets, expected.maxClients, expected.maxBacklog) = (8, 16, 4, 65536)
         expected.module = "lcd"
         expected.keys = ["open": "Enter", "up": "Up", "dismiss": ""]
+        expected.gpioLines = ["up"]
         #expect(config == expected)
         #expect(try parse("[display]\nrotation = 90\n") == LCDConfig())
     }
@@ -47,7 +48,6 @@ struct ConfigTests {
     @Test(arguments: [
         ("[lcdproc]\nport = 70000\n", "lcdproc.port", 2),
         ("[lcdproc]\nport = \"13666\"\n", "lcdproc.port", 2),
-        ("[lcdproc]\nbind = \"10.0.0.2\"\n", "lcdproc.bind", 2),
         ("[lcdproc]\nbind = \"lcd.local\"\n", "lcdproc.bind", 2),
         ("[lcdproc]\nsize = \"40x4x2\"\n", "lcdproc.size", 2),
         ("[lcdproc]\nsize = \"100x4\"\n", "lcdproc.size", 2),
@@ -57,6 +57,8 @@ struct ConfigTests {
         ("[lcdproc]\nprot = 1\n", "lcdproc.prot", 2),
         ("[lcdproc.keys]\nopen = \"Two words\"\n", "lcdproc.keys.open", 2),
         ("[lcdproc.keys]\nopen = 1\n", "lcdproc.keys.open", 2),
+        ("[lcdproc.keys]\ndimiss = \"Escape\"\n", "lcdproc.keys.dimiss", 2),
+        ("[gpio.button]\nline = 3\n[lcdproc.keys]\nbuton = \"Up\"\n", "lcdproc.keys.buton", 4),
         ("[lcdproc.menu]\nkey = \"x\"\n", "lcdproc.menu.key", 2),
         ("lcdproc = 1\n", "lcdproc", 1),
     ])
@@ -68,5 +70,19 @@ struct ConfigTests {
             #expect(error.key == key, "\(error)")
             #expect(error.line == line, "\(error)")
         }
+    }
+
+    @Test func e8_aNonLoopbackBindInTheFileIsHeldUntilTheFileOrTheFlagAllowsTheNetwork() throws {
+        // Refused at once, before any flag was read, it could not be allowed by --allow-network.
+        let held = try parse("[lcdproc]\nbind = \"10.0.0.2\"\n")
+        let problem = try #require(held.bindNeedsAllowNetwork)
+        #expect(problem.key == "lcdproc.bind" && problem.line == 2, "\(problem)")
+        #expect(try parse("[lcdproc]\nbind = \"10.0.0.2\"\nallow_network = true\n").bindNeedsAllowNetwork == nil)
+    }
+
+    @Test func e8_keysMayNameARoleOrAGPIOLineOfTheSameFile() throws {
+        let config = try parse("[gpio.doorbell]\nline = 4\n[lcdproc.keys]\ndoorbell = \"Up\"\ndismiss = \"Escape\"\n")
+        #expect(config.keys == ["doorbell": "Up", "dismiss": "Escape"])
+        #expect(LCDKeyMap.problem(withInput: "Open", gpioLines: ["doorbell"])?.contains("\"doorbell\"") == true)
     }
 }
