@@ -46,6 +46,8 @@ public final class Daemon: Sendable {
     let brightness = Mutex<BrightnessService?>(nil)
     /// Ids of enqueue requests between their duplicate check and their enqueue.
     let idsBeingEnqueued = Mutex<Set<NookActivityID>>([])
+    /// Whether the open input's press invokes a card's action (E3) or opens the nook.
+    let actionCards = ActionCards()
 
     struct State {
         var config: DaemonConfig
@@ -166,6 +168,10 @@ public final class Daemon: Sendable {
             }
         }
         services.started("event log") { logTask.cancel() }
+        let actionObservations = modules.map { module in
+            queues[module]!.observe { [actionCards] in actionCards.observe($0) }
+        }
+        services.started("action cards") { actionObservations.forEach { $0.cancel() } }
         let journalObservations = await startJournal()
         services.started("journal") { [journal, logger] in
             // Everything the queues recorded, up to their last event, is on disk before nookd exits.

@@ -14,6 +14,12 @@ extension Daemon {
                 lines: lines, engagement: engagement,
                 // Only one module's card is on the glass; the others have nothing to dismiss.
                 dismiss: { queues.forEach { $0.requestDismissCurrent() } },
+                // The device's own input acts on any card, whoever sent it (U3).
+                invoke: { [actionCards] in
+                    guard actionCards.anyOnGlass else { return false }
+                    queues.forEach { $0.requestInvokeCurrent() }
+                    return true
+                },
                 info: { [logger] in logger.info("\($0)") },
                 warn: { [logger] in logger.warning("\($0)") })
         } catch {

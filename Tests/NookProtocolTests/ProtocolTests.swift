@@ -20,6 +20,7 @@ struct ProtocolTests {
             .glance(nil),
             .quiet(.on), .quiet(.off), .quiet(.status), .quiet(.until("07:30")),
             .update(.id(id), changes: ActivityChanges(members: [("progress", .number(0.7))]), restartDwell: true),
+            .invoke(id), .invoke(nil),
         ]
         for operation in operations {
             let line = Request(id: .number(7), operation: operation).encoded()
@@ -27,7 +28,7 @@ struct ProtocolTests {
             #expect(decoded.operation == operation, "\(line)")
             #expect(decoded.id == .number(7))
         }
-        #expect(Set(NookOperation.names).count == 16)
+        #expect(Set(NookOperation.names).count == 17)
     }
 
     @Test(arguments: [
