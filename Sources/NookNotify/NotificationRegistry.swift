@@ -104,10 +104,11 @@ public struct NotificationRegistry: Sendable {
     /// The open input (or `nookctl invoke`) invoked `activity`'s action: the notification whose
     /// "default" action that is, and the activity to dismiss unless it is resident (spec 1.2:
     /// an invoked notification closes, reason 2, dismissed by the user). Nil for an activity
-    /// that is not a live notification's, or one without a default action.
+    /// that is not a live notification's, one without a default action, or one already closing
+    /// (a second press while it slides out, or after its client closed it): one ActionInvoked.
     public mutating func invoked(_ activity: NookActivityID) -> (id: UInt32, dismiss: NookActivityID?)? {
-        guard let record = record(activity: activity), record.hasDefaultAction else { return nil }
-        if record.isResident || record.closing != nil { return (record.id, nil) }
+        guard let record = record(activity: activity), record.hasDefaultAction, record.closing == nil else { return nil }
+        if record.isResident { return (record.id, nil) }
         records[record.id]?.closing = .dismissed
         return (record.id, activity)
     }

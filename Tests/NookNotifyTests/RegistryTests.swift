@@ -34,10 +34,12 @@ struct RegistryTests {
         #expect(registry.requestClose(openID, uid: 1000) == .alreadyClosing)
         #expect(registry.requestClose(openID, uid: 1001) == .forbidden(owner: 1000))
         let again = registry.invoked(open)
-        #expect(again?.id == openID && again?.dismiss == nil, "invoked again while closing: dismissed once")
+        #expect(again == nil, "invoked again while it closes: one ActionInvoked, one dismiss")
         #expect(registry.ended(open, .hidden(.completed))! == (openID, .dismissed))
         // A resident one closed by its client afterwards is closed by the call.
         #expect(registry.requestClose(keptID, uid: 1000) == .cancel(kept))
+        let afterClose = registry.invoked(kept)
+        #expect(afterClose == nil, "closed by its client: its action is no longer invoked")
         #expect(registry.ended(kept, .hidden(.cancelled))! == (keptID, .closedByCall))
     }
 
