@@ -120,7 +120,7 @@ let package = Package(
         .target(name: "NookTestTraits"),
         .executableTarget(name: "nook-demo", dependencies: ["NookActivities"]),
         .executableTarget(name: "nook-bench", dependencies: ["NookActivities", "NookTestSupport", "NookDisplay", "NookRender", "NookProtocol", "NookLED", "NookPixel", "NookLCDproc",
-                                                           "NookMQTT", "NookSystem", .product(name: "Logging", package: "swift-log")]),
+                                                           "NookMQTT", "NookNotify", "NookSystem", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "NookConfigTests", dependencies: ["NookConfig"]),
         .testTarget(name: "NookSystemTests", dependencies: ["NookSystem"]),
         .testTarget(name: "NookFuzzTargetsTests", dependencies: ["NookFuzzTargets"]),

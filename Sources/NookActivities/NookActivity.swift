@@ -34,6 +34,10 @@ public struct NookActivity: Identifiable, Hashable, Sendable {
     public var endDelay: Duration
     /// Not kept in the history once it ends (U4): a volume change, a key press echo.
     public var isTransient: Bool
+    /// It has a default action (E3): while it is on the glass, the open input or `nookctl
+    /// invoke` invokes it instead of opening the nook, and its sender hears `invoked` (a
+    /// notification's "default" action). What the action does is the sender's business.
+    public var hasAction: Bool
     /// Who sent it (U3), filled in by whoever accepted it (nookd, from the socket's peer
     /// credentials); nil for activities made in-process. Not a field a client sets.
     public var sender: NookSender?
@@ -57,6 +61,7 @@ public struct NookActivity: Identifiable, Hashable, Sendable {
         transition: Duration = NookActivity.defaultTransition,
         endDelay: Duration = NookActivity.defaultEndDelay,
         isTransient: Bool = false,
+        hasAction: Bool = false,
         sender: NookSender? = nil
     ) {
         self.id = id
@@ -73,6 +78,7 @@ public struct NookActivity: Identifiable, Hashable, Sendable {
         self.transition = transition
         self.endDelay = endDelay
         self.isTransient = isTransient
+        self.hasAction = hasAction
         self.sender = sender
     }
 

@@ -15,6 +15,9 @@ public struct NookActivityEvent: Hashable, Sendable, CustomStringConvertible {
         /// Changed in place (U1): pending where it stands, or redrawn on the glass. `previous`
         /// is the activity before the change; ``NookActivityEvent/activity`` is after it.
         case updated(previous: NookActivity)
+        /// Its default action was invoked while it was on the glass (E3): the open input, or
+        /// `nookctl invoke`. It stays on the glass; the sender decides what follows.
+        case invoked
     }
 
     public let id: NookActivityID
@@ -46,7 +49,7 @@ public struct NookActivityEvent: Hashable, Sendable, CustomStringConvertible {
 
 extension NookActivityEvent.Kind {
     /// The wire and CLI name of the event: `enqueued`, `animateIn`, `presented`, `animateOut`,
-    /// `hidden`, `rejected`, `requeued`, `updated`.
+    /// `hidden`, `rejected`, `requeued`, `updated`, `invoked`.
     public var name: String {
         switch self {
         case .enqueued: "enqueued"
@@ -57,6 +60,7 @@ extension NookActivityEvent.Kind {
         case .rejected: "rejected"
         case .requeued: "requeued"
         case .updated: "updated"
+        case .invoked: "invoked"
         }
     }
 }
@@ -91,7 +95,18 @@ public enum NookRejectionReason: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// How an activity's time on screen ended.
+/// What ``NookActivityQueue/invoking(_:permits:)`` found.
+public enum NookInvokeOutcome: Hashable, Sendable {
+    /// Its action was invoked: subscribers got `invoked`.
+    case invoked(NookActivity)
+    /// Nothing (or not that activity) is on the glass: only a card the person can see is invoked.
+    case notOnGlass
+    /// The card on the glass has no action; nothing happened.
+    case noAction(NookActivity)
+    /// The request may not invoke it (its `permits` check said no, U3); nothing happened.
+    case refused(NookActivity)
+}
+
 /// What a request to end an activity (cancel, dismiss) does.
 public enum NookEndRequestOutcome: Hashable, Sendable {
     /// It ends because of this request: pending ones at once, the one on screen after its
@@ -106,6 +121,7 @@ public enum NookEndRequestOutcome: Hashable, Sendable {
     case refused(NookActivity)
 }
 
+/// How an activity's time on screen ended.
 public enum NookEndReason: String, Hashable, Sendable, CustomStringConvertible {
     /// A timed activity's dwell elapsed.
     case completed

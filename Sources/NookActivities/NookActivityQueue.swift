@@ -397,6 +397,26 @@ public actor NookActivityQueue {
         return result
     }
 
+    // MARK: Invoke (E3)
+
+    /// Invokes the default action of the card on the glass (E3): of `id`'s card if given, else
+    /// of whatever is on the glass. Only a card the person can see is invoked, never a pending
+    /// one. The card stays on the glass: what follows (a notification closing) is the sender's
+    /// call, through the usual requests.
+    public func invoking(_ id: NookActivityID? = nil, permits: @Sendable (NookActivity) -> Bool = { _ in true }) -> NookInvokeOutcome {
+        guard let shown = onScreen?.entry.activity, id == nil || shown.id == id else { return .notOnGlass }
+        guard shown.hasAction else { return .noAction(shown) }
+        guard permits(shown) else { return .refused(shown) }
+        emit(shown, .invoked)
+        return .invoked(shown)
+    }
+
+    /// ``invoking(_:permits:)`` of the card on the glass, for callers on any thread that
+    /// cannot await (the open input).
+    public nonisolated func requestInvokeCurrent() {
+        mailbox.post(.invokeCurrent, to: self)
+    }
+
     /// ``dismiss(_:)`` for callers on any thread that cannot await (GPIO callbacks). Requests
     /// made from one thread apply in the order they were made.
     public nonisolated func requestDismiss(_ id: NookActivityID) {
@@ -419,6 +439,7 @@ public actor NookActivityQueue {
             switch request {
             case .dismiss(let id): dismiss(id)
             case .dismissCurrent: dismissCurrent()
+            case .invokeCurrent: _ = invoking()
             case .cancel(let id): cancel(id)
             case .engagementChanged: engagementDidChange()
             case .surfaceFreed: wake(.parked)

@@ -12,6 +12,7 @@ final class NookQueueMailbox: Sendable {
     enum Request: Sendable {
         case dismiss(NookActivityID)
         case dismissCurrent
+        case invokeCurrent
         case cancel(NookActivityID)
         case engagementChanged
         case surfaceFreed

@@ -246,7 +246,7 @@ final class ActivityJournal: Sendable {
             // live activity, whose record stays (and an invalid one was never recorded).
             case .rejected(.invalid): break
             case .hidden, .rejected: ends.append(event.id)
-            case .presented, .animateOut, .requeued: break
+            case .presented, .animateOut, .requeued, .invoked: break
             }
         }
         guard !arrivals.isEmpty || !updates.isEmpty || !shown.isEmpty || !ends.isEmpty else { return }
@@ -354,7 +354,7 @@ final class ActivityJournal: Sendable {
     func settle(_ event: NookActivityEvent) async {
         switch event.kind {
         case .enqueued, .updated, .hidden, .rejected: await settle(through: mark)
-        case .animateIn, .presented, .animateOut, .requeued: break
+        case .animateIn, .presented, .animateOut, .requeued, .invoked: break
         }
     }
 

@@ -58,6 +58,8 @@ public final class Daemon: Sendable {
     /// Changes of what `status` reports that no activity event tells (suspend, home, focus;
     /// engagement has its own observers): each `watch` stream sends them as `status` events.
     let statusChanges = NookObserverList<StatusChangeMessage.Change>()
+    /// Whether the open input's press invokes a card's action (E3) or opens the nook.
+    let actionCards = ActionCards()
 
     struct State {
         var config: DaemonConfig
@@ -181,6 +183,10 @@ public final class Daemon: Sendable {
             }
         }
         services.started("event log") { logTask.cancel() }
+        let actionObservations = modules.map { module in
+            queues[module]!.observe { [actionCards] in actionCards.observe($0) }
+        }
+        services.started("action cards") { actionObservations.forEach { $0.cancel() } }
         let journalObservations = await startJournal()
         services.started("journal") { [journal, logger] in
             // Everything the queues recorded, up to their last event, is on disk before nookd exits.

@@ -21,6 +21,12 @@ extension Daemon {
                     case .hover, .presence: break
                     }
                 },
+                // The device's own input acts on any card, whoever sent it (U3).
+                invoke: { [actionCards] in
+                    guard actionCards.anyOnGlass else { return false }
+                    queues.forEach { $0.requestInvokeCurrent() }
+                    return true
+                },
                 info: { [logger] in logger.info("\($0)") },
                 warn: { [logger] in logger.warning("\($0)") })
         } catch {

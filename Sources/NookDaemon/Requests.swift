@@ -138,6 +138,30 @@ extension Daemon {
             throw ProtocolError(.notFound, field: id == nil ? nil : "activity",
                                 id.map { "no pending or shown activity has id \($0)" } ?? "nothing is on the glass to dismiss")
 
+        case .invoke(let id):
+            // Like a dismiss over the socket, not like the open input at the device: only the
+            // sender (or an admin) may act on its card (U3).
+            let permits = owners(for: connection.peer)
+            var seen: NookInvokeOutcome = .notOnGlass
+            for module in modules {
+                let outcome = await queues[module]!.invoking(id, permits: permits)
+                switch outcome {
+                case .invoked(let activity):
+                    answer(InvokeAnswer(invoked: activity.id))
+                    return
+                case .refused(let activity):
+                    throw ownership.refusal(of: "invoke", on: activity, by: connection.peer, isAdmin: false)
+                        ?? ProtocolError(.forbidden, field: "activity", "uid \(connection.peer.uid) may not invoke activity \(activity.id)")
+                case .noAction: seen = outcome
+                case .notOnGlass: continue
+                }
+            }
+            if case .noAction(let shown) = seen {
+                throw ProtocolError(.invalid, field: id == nil ? nil : "activity", "activity \(shown.id) on the glass has no action to invoke")
+            }
+            throw ProtocolError(.notFound, field: id == nil ? nil : "activity",
+                                id.map { "activity \($0) is not on the glass (only a card on the glass can be invoked)" } ?? "nothing is on the glass to invoke")
+
         case .suspend(let moduleName), .resume(let moduleName), .quiesce(let moduleName):
             var names: [String] = []
             for (module, queue) in try targets(moduleName) {
@@ -220,11 +244,16 @@ extension Daemon {
             switch input {
             case .open:
                 // A toggle of its own, as a second open button would be (I3: hover OR open).
-                // Toggle and set in one step: two racing presses must not leave the input
-                // active while the toggle says closed.
-                pressedOpen.withLock { open in
-                    open.toggle()
-                    engagement.set(.open, active: open, input: "press")
+                // As the button: on a card with a default action the press invokes it (E3).
+                if actionCards.anyOnGlass {
+                    queues.values.forEach { $0.requestInvokeCurrent() }
+                } else {
+                    // Toggle and set in one step: two racing presses must not leave the input
+                    // active while the toggle says closed.
+                    pressedOpen.withLock { open in
+                        open.toggle()
+                        engagement.set(.open, active: open, input: "press")
+                    }
                 }
             case .dismiss:
                 queues.values.forEach { $0.requestDismissCurrent() }

@@ -40,6 +40,9 @@ struct GPIORoleState: Sendable {
     enum Effect: Equatable, Sendable {
         case engagement(active: Bool)
         case dismiss
+        /// A press of `open` invoked the default action of the card on the glass (E3); a
+        /// switch's engagement still follows its level, a toggle's press is used up.
+        case invoked(engagement: Bool?)
         case none
     }
 
@@ -60,13 +63,19 @@ struct GPIORoleState: Sendable {
         active && (role == .dismiss || (role == .open && openMode == .toggle))
     }
 
-    /// The effect of the line's logical level becoming `active`.
-    mutating func change(active: Bool) -> Effect {
+    /// The effect of the line's logical level becoming `active`. `invokes` is asked on a
+    /// press of `open` only: true when it invoked the action of a card on the glass (E3).
+    mutating func change(active: Bool, invokes: () -> Bool = { false }) -> Effect {
         switch (role, openMode) {
-        case (.hover, _), (.open, .level), (.presence, _):
+        case (.hover, _), (.presence, _):
             return .engagement(active: active)
+        case (.open, .level):
+            return active && invokes() ? .invoked(engagement: true) : .engagement(active: active)
         case (.open, .toggle):
             guard active else { return .none }
+            // The press acts on the card the person is looking at; opening the nook as well
+            // would hold every later card back until a second press closed it (Q6).
+            if invokes() { return .invoked(engagement: nil) }
             isOpen.toggle()
             return .engagement(active: isOpen)
         case (.dismiss, _):

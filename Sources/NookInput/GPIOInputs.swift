@@ -39,6 +39,7 @@ public final class GPIOInputs: Sendable {
     private let engagement: NookEngagement
     private let dismiss: @Sendable () -> Void
     private let pressed: @Sendable (GPIOLineSettings.Role, String) -> Void
+    private let invoke: @Sendable () -> Bool
     private let info: @Sendable (String) -> Void
     private let warn: @Sendable (String) -> Void
     private let devices: String
@@ -48,10 +49,15 @@ public final class GPIOInputs: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let started = Atomic<Bool>(false)
 
-    /// - Parameter devices: where `gpiochipN` devices are; tests point it elsewhere.
+    /// - Parameters:
+    ///   - devices: where `gpiochipN` devices are; tests point it elsewhere.
+    ///   - invoke: asked on each press of an `open` line; true when a card with a default
+    ///     action is on the glass and has been told to invoke it (E3), which uses up a toggle's
+    ///     press instead of opening the nook.
     public init(lines: [GPIOLineSettings], engagement: NookEngagement, devices: String = "/dev",
                 dismiss: @escaping @Sendable () -> Void,
                 pressed: @escaping @Sendable (_ role: GPIOLineSettings.Role, _ label: String) -> Void = { _, _ in },
+                invoke: @escaping @Sendable () -> Bool = { false },
                 info: @escaping @Sendable (String) -> Void, warn: @escaping @Sendable (String) -> Void) throws(SensorProblem) {
         do throws(SystemCallError) {
             wakePipe = try WakePipe()
@@ -63,6 +69,7 @@ public final class GPIOInputs: Sendable {
         self.devices = devices
         self.dismiss = dismiss
         self.pressed = pressed
+        self.invoke = invoke
         self.info = info
         self.warn = warn
         state = Mutex(lines.map {
@@ -216,11 +223,13 @@ public final class GPIOInputs: Sendable {
     private func apply(_ active: Bool, to entry: inout Watched, index: Int, edgeTime: Duration) {
         let settings = entry.settings
         let isPress = entry.role.isPress(active: active)
-        let effect = entry.role.change(active: active)
+        let effect = entry.role.change(active: active, invokes: invoke)
         if isPress { pressed(settings.role, settings.label) }
         switch effect {
-        case .engagement(let engaged):
+        case .engagement(let engaged), .invoked(let engaged?):
             if let role = Self.engagementRole(settings.role) { engagement.set(role, active: engaged, input: settings.label) }
+        case .invoked(nil):
+            break
         case .dismiss:
             dismiss()
         case .none:
@@ -235,6 +244,7 @@ public final class GPIOInputs: Sendable {
         let outcome: String = switch effect {
         case .engagement(let engaged): "\(settings.role.rawValue) \(engaged ? "on" : "off")"
         case .dismiss: "dismiss"
+        case .invoked: "invoked the card's action"
         case .none: "no effect"
         }
         info("\(settings.label): \(active ? "active" : "inactive") → \(outcome) (edge to queue wake \(Self.milliseconds(latency)) ms)")

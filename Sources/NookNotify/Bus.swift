@@ -272,4 +272,42 @@ struct BusWriter {
         for value in values { try string(value) }
         try busCall("sd_bus_message_close_container", sd_bus_message_close_container(handle))
     }
+
+    func int32(_ value: Int32) throws(SystemCallError) {
+        var value = value
+        try busCall("sd_bus_message_append_basic", subject: "i", sd_bus_message_append_basic(handle, typeCode("i"), &value))
+    }
+
+    /// An array with nothing in it, of `contents` (`{sv}` for Notify's hints).
+    func emptyArray(of contents: String) throws(SystemCallError) {
+        try busCall("sd_bus_message_open_container", subject: contents, sd_bus_message_open_container(handle, typeCode("a"), contents))
+        try busCall("sd_bus_message_close_container", sd_bus_message_close_container(handle))
+    }
+}
+
+extension Bus {
+    /// Calls a method and waits for its answer, whose first value is a uint32 (Notify's id):
+    /// the client side, for nook-bench. A D-Bus error comes back as EIO naming the error.
+    func callForUInt32(destination: String, path: String, interface: String, member: String,
+                       timeoutMicroseconds: UInt64 = 5_000_000, _ build: (BusWriter) throws(SystemCallError) -> Void) throws(SystemCallError) -> UInt32 {
+        var message: OpaquePointer?
+        try busCall("sd_bus_message_new_method_call", subject: member,
+                    sd_bus_message_new_method_call(handle, &message, destination, path, interface, member))
+        guard let message else { throw SystemCallError("sd_bus_message_new_method_call", errno: EINVAL, subject: member) }
+        defer { sd_bus_message_unref(message) }
+        try build(BusWriter(message))
+        var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
+        defer { sd_bus_error_free(&error) }
+        var reply: OpaquePointer?
+        let result = sd_bus_call(handle, message, timeoutMicroseconds, &error, &reply)
+        defer { if let reply { sd_bus_message_unref(reply) } }
+        if result < 0 {
+            let detail = [error.name, error.message].compactMap { $0.map { String(cString: $0) } }.joined(separator: ": ")
+            throw SystemCallError("sd_bus_call", errno: -result, subject: detail.isEmpty ? member : member + " (" + detail + ")")
+        }
+        guard let reply else { throw SystemCallError("sd_bus_call", errno: EIO, subject: member) }
+        var value: UInt32 = 0
+        try busCall("sd_bus_message_read_basic", subject: "u", sd_bus_message_read_basic(reply, typeCode("u"), &value))
+        return value
+    }
 }

@@ -30,7 +30,9 @@ public final class NotificationBridge {
     static let interface = "org.freedesktop.Notifications"
     /// `body-markup`: the markup is removed, not drawn, which the spec allows; advertising it
     /// keeps clients from sending tags that would otherwise have to be shown as text.
-    public static let capabilities = ["body", "body-markup", "icon-static", "x-canonical-private-synchronous", "x-dunst-stack-tag"]
+    /// `actions`: the "default" action, invoked by the open input on its card (E3); other
+    /// actions have no button on a nook and are never invoked.
+    public static let capabilities = ["actions", "body", "body-markup", "icon-static", "x-canonical-private-synchronous", "x-dunst-stack-tag"]
     public static let serverInformation = (name: "nook-notify", vendor: "Nook", version: "1.0", specVersion: "1.2")
 
     private let options: Options
@@ -132,10 +134,34 @@ public final class NotificationBridge {
                 nextEventsAttempt = MonotonicClock.seconds + eventsBackoff.next()
                 return
             }
-            guard case .event(_, let json)? = try? ResponseLine.decode(line),
-                  let event = try? EventMessage(json: json), let ending = event.ending else { continue }
+            guard case .event(_, let json)? = try? ResponseLine.decode(line), let event = try? EventMessage(json: json) else { continue }
+            if event.event == "invoked" { invoked(event.id); continue }
+            guard let ending = event.ending else { continue }
             if let (id, reason) = registry.ended(event.id, ending) { closed(id, reason) }
         } while events.hasBufferedLine
+    }
+
+    /// The open input (or `nookctl invoke`) on a notification's card: ActionInvoked(id,
+    /// "default"), then the card is dismissed so the notification closes as dismissed by the
+    /// user (reason 2), unless it is resident (spec 1.2).
+    private func invoked(_ activity: NookActivityID) {
+        guard let (id, dismiss) = registry.invoked(activity) else { return }
+        logger.debug("notification \(id): default action invoked")
+        do {
+            try bus.emit(path: Self.objectPath, interface: Self.interface, member: "ActionInvoked") { writer throws(SystemCallError) in
+                try writer.uint32(id)
+                try writer.string("default")
+            }
+        } catch {
+            logger.error("cannot signal ActionInvoked for \(id): \(error)")
+        }
+        guard let dismiss else { return }
+        do throws(ClientError) {
+            _ = try request(.dismiss(dismiss), as: DismissAnswer.self)
+        } catch {
+            // notFound: it ended meanwhile, and its end event closes it with its own reason.
+            logger.info("notification \(id): could not dismiss it after its action: \(error)")
+        }
     }
 
     private func closed(_ id: UInt32, _ reason: CloseReason) {
@@ -285,7 +311,8 @@ public final class NotificationBridge {
             }
             return
         }
-        registry.commit(placement, activity: activityID, uid: uid, sender: sender, hasDefaultAction: call.hasDefaultAction)
+        registry.commit(placement, activity: activityID, uid: uid, sender: sender, hasDefaultAction: call.hasDefaultAction,
+                        isResident: call.isResident)
         if let old = placement.replacing {
             // A pending predecessor was coalesced by the enqueue; one on the glass ends now so
             // its replacement follows at once instead of after its dwell.
@@ -300,8 +327,9 @@ public final class NotificationBridge {
         let id = try message.uint32()
         let uid = try senderUID(sender)
         switch registry.requestClose(id, uid: uid) {
-        case .unknown:
+        case .unknown, .alreadyClosing:
             // The spec's answer for an id that is gone: nothing to do, not an error clients see.
+            // One whose action was invoked is already being dismissed (reason 2).
             break
         case .forbidden(let owner):
             logger.warning("\(sender) (uid \(uid)) tried to close notification \(id) of uid \(owner)")

@@ -63,7 +63,7 @@ public enum NotificationMapping {
         }
         let activity = NookActivity(id: id, coalescingKey: key, priority: priority, title: title, subtitle: subtitle,
                                     systemImage: icon.symbol, tint: tint, dwell: dwell, presentation: presentation, progress: progress,
-                                    isTransient: transient)
+                                    isTransient: transient, hasAction: call.hasDefaultAction)
         return Result(activity: activity, notes: notes)
     }
 

@@ -23,8 +23,12 @@ public struct NotificationRegistry: Sendable {
         /// `uid:app:tag` of its stack tag, if it had one.
         public var tagKey: String?
         public var hasDefaultAction: Bool
-        /// CloseNotification was called: its end is reason 3, whatever nookd says.
-        public var closeRequested = false
+        /// Stays when its action is invoked (the `resident` hint).
+        public var isResident = false
+        /// The reason its end reports, settled by the first of CloseNotification (3) and its
+        /// default action invoked (2), whatever nookd's end event says later: clients such as
+        /// notify-send call CloseNotification themselves right after ActionInvoked.
+        public var closing: CloseReason?
     }
 
     /// Where a Notify goes: a fresh id, or the id it replaces and the activity to take off.
@@ -41,6 +45,8 @@ public struct NotificationRegistry: Sendable {
 
     public enum CloseDecision: Sendable, Equatable {
         case unknown
+        /// Already closing for another reason (its action was invoked): nothing more to do.
+        case alreadyClosing
         case forbidden(owner: UInt32)
         case cancel(NookActivityID)
     }
@@ -82,23 +88,37 @@ public struct NotificationRegistry: Sendable {
     }
 
     /// Records a placement once nookd accepted its activity.
-    public mutating func commit(_ placement: Placement, activity: NookActivityID, uid: UInt32, sender: String, hasDefaultAction: Bool) {
+    public mutating func commit(_ placement: Placement, activity: NookActivityID, uid: UInt32, sender: String, hasDefaultAction: Bool,
+                                isResident: Bool = false) {
         if let old = records[placement.id] {
             byActivity[old.activity] = nil
             if let tag = old.tagKey, byTag[tag] == old.id { byTag[tag] = nil }
         }
         records[placement.id] = Record(id: placement.id, activity: activity, uid: uid, sender: sender,
-                                       tagKey: placement.tagKey, hasDefaultAction: hasDefaultAction)
+                                       tagKey: placement.tagKey, hasDefaultAction: hasDefaultAction, isResident: isResident)
         byActivity[activity] = placement.id
         if let tag = placement.tagKey { byTag[tag] = placement.id }
         if placement.replacing == nil { lastID = placement.id }
+    }
+
+    /// The open input (or `nookctl invoke`) invoked `activity`'s action: the notification whose
+    /// "default" action that is, and the activity to dismiss unless it is resident (spec 1.2:
+    /// an invoked notification closes, reason 2, dismissed by the user). Nil for an activity
+    /// that is not a live notification's, one without a default action, or one already closing
+    /// (a second press while it slides out, or after its client closed it): one ActionInvoked.
+    public mutating func invoked(_ activity: NookActivityID) -> (id: UInt32, dismiss: NookActivityID?)? {
+        guard let record = record(activity: activity), record.hasDefaultAction, record.closing == nil else { return nil }
+        if record.isResident { return (record.id, nil) }
+        records[record.id]?.closing = .dismissed
+        return (record.id, activity)
     }
 
     /// CloseNotification(id) from `uid`.
     public mutating func requestClose(_ id: UInt32, uid: UInt32) -> CloseDecision {
         guard let record = records[id] else { return .unknown }
         guard record.uid == uid || uid == 0 else { return .forbidden(owner: record.uid) }
-        records[id]?.closeRequested = true
+        if record.closing != nil { return .alreadyClosing }
+        records[id]?.closing = .closedByCall
         return .cancel(record.activity)
     }
 
@@ -107,7 +127,7 @@ public struct NotificationRegistry: Sendable {
     public mutating func ended(_ activity: NookActivityID, _ ending: EventMessage.Ending) -> (id: UInt32, reason: CloseReason)? {
         guard let id = byActivity.removeValue(forKey: activity), let record = records.removeValue(forKey: id) else { return nil }
         if let tag = record.tagKey, byTag[tag] == id { byTag[tag] = nil }
-        if record.closeRequested { return (id, .closedByCall) }
+        if let closing = record.closing { return (id, closing) }
         return (id, Self.reason(ending))
     }
 

@@ -29,6 +29,16 @@ public struct NotifyCall: Sendable, Equatable {
 
     public var hasDefaultAction: Bool { actionKeys.contains("default") }
 
+    /// The `resident` hint: the notification stays when its action is invoked, instead of
+    /// closing as dismissed by the user (spec 1.2). A byte or a boolean, as clients send it.
+    public var isResident: Bool {
+        switch hints["resident"] {
+        case .boolean(let value)?: value
+        case .integer(let value)?: value != 0
+        default: false
+        }
+    }
+
     /// The `urgency` hint: 0 low, 1 normal, 2 critical. The spec says a byte; Chromium sends
     /// a uint32, so any integer is read.
     public var urgency: Int64 {

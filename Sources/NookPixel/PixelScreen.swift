@@ -184,7 +184,7 @@ public actor PixelScreen {
             card = (event.activity, shown.start)
             await drawCard()
             startAnimatingIfNeeded()
-        case .animateOut, .enqueued, .rejected:
+        case .animateOut, .enqueued, .rejected, .invoked:
             break
         }
     }

@@ -5,7 +5,7 @@ import NookActivities
 /// against (`ActivityFieldTests`), so adding a field is this list, its codec line and its
 /// `nookctl enqueue` option.
 public enum ActivityField: String, CaseIterable, Sendable {
-    case id, title, subtitle, icon, tint, key, priority, dwell, blocker, timeout, expiresAfter, progress, transition, endDelay, transient
+    case id, title, subtitle, icon, tint, key, priority, dwell, blocker, timeout, expiresAfter, progress, transition, endDelay, transient, action
 
     /// The key in a request's `activity` object.
     public var wireName: String { rawValue }
@@ -20,14 +20,15 @@ public enum ActivityField: String, CaseIterable, Sendable {
         }
     }
 
-    /// False for the fields that are flags on the command line (`--blocker`, `--transient`).
-    public var takesValue: Bool { self != .blocker && self != .transient }
+    /// False for the fields that are flags on the command line (`--blocker`, `--transient`,
+    /// `--action`).
+    public var takesValue: Bool { self != .blocker && self != .transient && self != .action }
 
     /// The fields an update may clear (send `null`, or `nookctl update --clear FIELD`): the
     /// optional ones, and the animation timings (back to their defaults). Derived from the
     /// codec: a field absent from a bare activity's encoding.
     public var isClearable: Bool {
-        ActivityPayload.encode(NookActivity(title: "x"))[wireName] == nil && self != .blocker && self != .transient
+        ActivityPayload.encode(NookActivity(title: "x"))[wireName] == nil && takesValue
     }
 
     /// The fields whose values differ between two versions of an activity (the `fields` of an

@@ -4,8 +4,9 @@ import NookActivities
 ///
 /// Fields: `title` (required), `subtitle`, `icon`, `tint`, `key`, `priority`
 /// (`low`/`normal`/`high`), `dwell`, `blocker`, `timeout`, `expiresAfter`, `progress`,
-/// `transition`, `endDelay` (seconds), `transient` (bool: not kept in the history) and `id` (a UUID,
-/// assigned if absent).
+/// `transition`, `endDelay` (seconds), `transient` (bool: not kept in the history), `action`
+/// (bool: the card has a default action the open input invokes, E3) and `id` (a UUID, assigned
+/// if absent).
 public enum ActivityPayload {
     static let fields = Set(ActivityField.allCases.map(\.wireName))
 
@@ -44,6 +45,7 @@ public enum ActivityPayload {
         }
         activity.progress = try reader.number("progress")
         activity.isTransient = try reader.bool("transient") ?? false
+        activity.hasAction = try reader.bool("action") ?? false
         do {
             try activity.validate()
         } catch {
@@ -69,6 +71,7 @@ public enum ActivityPayload {
         if activity.transition != NookActivity.defaultTransition { members.append(("transition", .number(activity.transition.nookSeconds))) }
         if activity.endDelay != NookActivity.defaultEndDelay { members.append(("endDelay", .number(activity.endDelay.nookSeconds))) }
         if activity.isTransient { members.append(("transient", .bool(true))) }
+        if activity.hasAction { members.append(("action", .bool(true))) }
         return .object(members)
     }
 }

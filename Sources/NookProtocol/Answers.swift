@@ -77,6 +77,19 @@ public struct DismissAnswer: NookAnswer {
     }
 }
 
+/// `invoke`: the activity whose default action was invoked (E3); its sender hears `invoked`.
+public struct InvokeAnswer: NookAnswer {
+    public var invoked: NookActivityID
+
+    public init(invoked: NookActivityID) { self.invoked = invoked }
+
+    public var json: JSONValue { .object([("invoked", .string(invoked.description))]) }
+
+    public init(json: JSONValue) throws(ProtocolError) {
+        invoked = try FieldReader(json, path: "result").requiredID("invoked")
+    }
+}
+
 /// `suspend`, `resume`, `quiesce`: the modules the operation applied to.
 public struct ModulesAnswer: NookAnswer {
     public var modules: [String]

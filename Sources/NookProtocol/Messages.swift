@@ -50,10 +50,13 @@ public enum NookOperation: Hashable, Sendable {
     /// Acts as if the named input were pressed (`open` or `dismiss`); only when nookd's config
     /// sets `debug.press_inputs` (tests and boards without buttons).
     case press(NookInputName)
+    /// Invokes the default action of the card on the glass (E3), as the open input does: of
+    /// the one with this id, or of whatever is on the glass if `nil`.
+    case invoke(NookActivityID?)
 
     public static let names = ["enqueue", "cancel", "cancel-all", "dismiss", "suspend", "resume", "quiesce",
                                "status", "list", "watch", "snapshot", "home", "focus", "glance", "quiet", "update",
-                               "inputs", "press"]
+                               "inputs", "press", "invoke"]
 }
 
 /// What `quiet` asks for (Z1).
@@ -150,6 +153,9 @@ public struct Request: Hashable, Sendable {
         case "dismiss":
             try reader.rejectUnknown(common.union(["activity"]))
             return .dismiss(reader.value("activity") == nil ? nil : try activityID("activity"))
+        case "invoke":
+            try reader.rejectUnknown(common.union(["activity"]))
+            return .invoke(reader.value("activity") == nil ? nil : try activityID("activity"))
         case "suspend", "resume", "quiesce", "list":
             try reader.rejectUnknown(common.union(["module"]))
             let name = try module()
@@ -242,6 +248,7 @@ public struct Request: Hashable, Sendable {
         case .cancel(let id): op("cancel"); members.append(("activity", .string(id.description)))
         case .cancelAll(let key, let name): op("cancel-all"); members.append(("key", .string(key))); module(name)
         case .dismiss(let id): op("dismiss"); if let id { members.append(("activity", .string(id.description))) }
+        case .invoke(let id): op("invoke"); if let id { members.append(("activity", .string(id.description))) }
         case .suspend(let name): op("suspend"); module(name)
         case .resume(let name): op("resume"); module(name)
         case .quiesce(let name): op("quiesce"); module(name)

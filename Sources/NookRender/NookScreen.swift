@@ -244,7 +244,7 @@ public actor NookScreen {
     @Sendable public static func draws(_ event: NookActivityEvent) -> Bool {
         switch event.kind {
         case .animateIn, .presented, .animateOut, .hidden, .requeued, .updated: true
-        case .enqueued, .rejected: false
+        case .enqueued, .rejected, .invoked: false
         }
     }
 
@@ -362,7 +362,7 @@ public actor NookScreen {
             scheduleRelease()
         case .updated(let previous):
             await redrawInPlace(event.activity, previous: previous)
-        case .enqueued, .rejected:
+        case .enqueued, .rejected, .invoked:
             break  // See draws(_:).
         }
     }

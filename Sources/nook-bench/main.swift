@@ -2,7 +2,7 @@
 // every figure is the median of several rounds, so a busy machine skews both sides alike.
 // `nook-bench soak` runs only the soak (100,000 activities through nookd); `nook-bench daemon`
 // only the figures of nookd and nookctl; `nook-bench journal` only the journal's; `render`, `idle`,
-// `first-frame`, `pipelined`, `led`, `lcdproc` and `mqtt` one group each. Rounds.swift says how
+// `first-frame`, `pipelined`, `led`, `lcdproc`, `mqtt` and `notify` one group each. Rounds.swift says how
 // to add a figure.
 #if canImport(Glibc)
 import Glibc
@@ -170,6 +170,10 @@ if CommandLine.arguments.dropFirst().first == "mqtt" {
     reportMQTTFigures(DaemonFigures())
     exit(0)
 }
+if CommandLine.arguments.dropFirst().first == "notify" {
+    reportNotifyFigures(DaemonFigures())
+    exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "daemon" {
     await reportDaemonFigures(DaemonFigures())
     exit(0)
@@ -194,4 +198,5 @@ await reportLCDprocFigures()
 let daemonFigures = DaemonFigures()
 await reportDaemonFigures(daemonFigures)
 reportMQTTFigures(daemonFigures)
+reportNotifyFigures(daemonFigures)
 reportSoak(daemonFigures)

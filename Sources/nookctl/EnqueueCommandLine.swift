@@ -50,6 +50,7 @@ enum EnqueueCommandLine {
         case "--json": options.json = true
         case "--blocker": options.blocker = true
         case "--transient": options.transient = true
+        case "--action": options.action = true
         default: options.wait = true
         }
     }

@@ -20,7 +20,8 @@ struct Nookctl: ParsableCommand {
             Shell completions: nookctl --generate-completion-script bash|zsh|fish.
             """,
         subcommands: [Enqueue.self, Cancel.self, CancelAll.self, Dismiss.self, Suspend.self, Resume.self, Quiesce.self,
-                      Status.self, List.self, Watch.self, Snapshot.self, Home.self, Focus.self, Quiet.self, Update.self])
+                      Status.self, List.self, Watch.self, Snapshot.self, Home.self, Focus.self, Quiet.self, Update.self,
+                      Invoke.self])
 
     /// `nookctl enqueue` with a well-formed command line skips ArgumentParser (see
     /// ``EnqueueCommandLine``); everything else goes through it.
@@ -104,6 +105,18 @@ struct Dismiss: ParsableCommand {
         connection.run(.dismiss(id.flatMap { NookActivityID($0) }), as: DismissAnswer.self) { answer in
             answer.alreadyEnding.map { "\(answer.dismissed) was already ending (\($0)); it ends as that" } ?? answer.dismissed.description
         }
+    }
+}
+
+struct Invoke: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "invoke",
+        abstract: "Invoke the default action of the card on the glass, as the open input does (a notification's 'default' action).")
+    @OptionGroup var connection: Connection
+    @Argument(help: "An activity id; without one, whatever is on the glass.") var id: String?
+    func validate() throws { if let id, NookActivityID(id) == nil { throw ValidationError("'\(id)' is not an activity id (a UUID)") } }
+    func run() throws {
+        connection.run(.invoke(id.flatMap { NookActivityID($0) }), as: InvokeAnswer.self) { $0.invoked.description }
     }
 }
 
@@ -204,7 +217,7 @@ struct List: ParsableCommand {
 }
 
 struct Watch: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "watch", abstract: "Print lifecycle events as they happen (enqueued, animateIn, presented, animateOut, hidden, rejected, requeued, updated), and status changes (engaged, suspended, home, foreground).")
+    static let configuration = CommandConfiguration(commandName: "watch", abstract: "Print lifecycle events as they happen (enqueued, animateIn, presented, animateOut, hidden, rejected, requeued, updated, invoked), and status changes (engaged, suspended, home, foreground).")
     @OptionGroup var connection: Connection
     func run() throws {
         do {

@@ -29,6 +29,8 @@ struct Update: ParsableCommand {
     @Option(help: "Progress from 0 to 1.") var progress: Double?
     @Option(help: "Expiry in seconds after it was enqueued.") var expiresAfter: Double?
     @Flag(help: "Not kept in the history once it ends.") var transient = false
+    @Flag(help: "Give it a default action (the open input reports 'invoked').") var action = false
+    @Flag(help: "Take its default action away.") var noAction = false
     @Option(help: "Clear an optional field (subtitle, icon, key, timeout, expiresAfter, progress); repeatable.") var clear: [String] = []
     @Flag(help: "Count the dwell (or a blocker's timeout) from now.") var restartDwell = false
 
@@ -37,6 +39,7 @@ struct Update: ParsableCommand {
         if id != nil && key != nil { throw ValidationError("give an id or --key, not both") }
         if let id, NookActivityID(id) == nil { throw ValidationError("'\(id)' is not an activity id (a UUID)") }
         if module != nil && key == nil { throw ValidationError("--module applies only with --key") }
+        if action && noAction { throw ValidationError("--action and --no-action contradict each other") }
         if blocker && timed { throw ValidationError("--blocker and --timed contradict each other") }
         if case .failure(let problem) = changes() { throw ValidationError(problem.message) }
     }
@@ -57,6 +60,7 @@ struct Update: ParsableCommand {
         set(.progress, progress.map(JSONValue.number))
         set(.expiresAfter, expiresAfter.map(JSONValue.number))
         set(.transient, transient ? .bool(true) : nil)
+        set(.action, action ? .bool(true) : noAction ? .bool(false) : nil)
         for name in clear {
             guard let field = ActivityField(rawValue: name) ?? ActivityField.allCases.first(where: { $0.flag == "--" + name }), field.isClearable else {
                 let clearable = ActivityField.allCases.filter(\.isClearable).map(\.wireName).joined(separator: ", ")

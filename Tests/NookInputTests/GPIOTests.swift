@@ -82,6 +82,25 @@ struct GPIODebounceTests {
         #expect(!GPIORoleState(role: .hover, openMode: .toggle).isPress(active: true))
     }
 
+    @Test func e3_i1_aTogglePressOnACardWithAnActionInvokesItAndDoesNotOpenTheNook() {
+        var state = GPIORoleState(role: .open, openMode: .toggle)
+        var asked = 0
+        #expect(state.change(active: true, invokes: { asked += 1; return true }) == .invoked(engagement: nil))
+        #expect(!state.isOpen, "the press was used up by the card's action")
+        #expect(state.change(active: false, invokes: { asked += 1; return true }) == .none)
+        #expect(asked == 1, "asked on the press only")
+        #expect(state.change(active: true, invokes: { false }) == .engagement(active: true), "no action on the glass: the press opens as before")
+        #expect(state.isOpen)
+    }
+
+    @Test func e3_i1_aSwitchOpenedOnACardWithAnActionInvokesItAndStillFollowsItsLevel() {
+        var state = GPIORoleState(role: .open, openMode: .level)
+        #expect(state.change(active: true, invokes: { true }) == .invoked(engagement: true))
+        #expect(state.change(active: false, invokes: { Issue.record("asked on release"); return true }) == .engagement(active: false))
+        var hover = GPIORoleState(role: .hover, openMode: .toggle)
+        #expect(hover.change(active: true, invokes: { Issue.record("hover invoked"); return true }) == .engagement(active: true))
+    }
+
     @Test func i1_q14_theDismissLineActsOnPressOnly() {
         var state = GPIORoleState(role: .dismiss, openMode: .toggle)
         #expect(state.initialEngagement(active: true) == nil)

@@ -17,6 +17,14 @@ struct MappingTests {
         #expect(map(NotifyCall(summary: "Only a title", body: " <i></i> ")).subtitle == nil)
     }
 
+    @Test func e3_aDefaultActionGivesTheCardAnActionAndOtherActionsDoNot() {
+        #expect(map(NotifyCall(summary: "a", actions: ["default", "Open"])).hasAction)
+        #expect(map(NotifyCall(summary: "a", actions: ["reply", "Reply", "default", "Open"])).hasAction)
+        #expect(!map(NotifyCall(summary: "a", actions: ["reply", "Reply"])).hasAction)
+        #expect(!map(NotifyCall(summary: "a", actions: ["default"])).hasAction, "a key without its label is not a pair")
+        #expect(!map(NotifyCall(summary: "a")).hasAction)
+    }
+
     @Test func e2_u4_theTransientHintMarksTheActivityTransient() {
         #expect(map(NotifyCall(summary: "a", hints: ["transient": .boolean(true)])).isTransient)
         #expect(map(NotifyCall(summary: "a", hints: ["transient": .integer(1)])).isTransient, "some clients send a byte")

@@ -11,8 +11,36 @@ struct RegistryTests {
     func add(_ registry: inout NotificationRegistry, _ call: NotifyCall, uid: UInt32 = 1000, sender: String = ":1.5") -> (UInt32, NookActivityID) {
         let placement = registry.plan(call, uid: uid)
         let activity = NookActivityID()
-        registry.commit(placement, activity: activity, uid: uid, sender: sender, hasDefaultAction: call.hasDefaultAction)
+        registry.commit(placement, activity: activity, uid: uid, sender: sender, hasDefaultAction: call.hasDefaultAction,
+                        isResident: call.isResident)
         return (placement.id, activity)
+    }
+
+    @Test func e3_anInvokedDefaultActionNamesTheNotificationAndDismissesItUnlessResident() {
+        var registry = NotificationRegistry()
+        let (_, plain) = add(&registry, NotifyCall(summary: "a"))
+        let (openID, open) = add(&registry, NotifyCall(summary: "b", actions: ["default", "Open"]))
+        let (keptID, kept) = add(&registry, NotifyCall(summary: "c", actions: ["default", "Open"], hints: ["resident": .boolean(true)]))
+        let (_, other) = add(&registry, NotifyCall(summary: "d", actions: ["reply", "Reply"]))
+        let (none, noDefault, unknown) = (registry.invoked(plain), registry.invoked(other), registry.invoked(NookActivityID()))
+        #expect(none == nil && noDefault == nil && unknown == nil, "no default action: nothing to invoke")
+        let first = registry.invoked(open)
+        #expect(first?.id == openID && first?.dismiss == open)
+        let resident = registry.invoked(kept)
+        #expect(resident?.id == keptID && resident?.dismiss == nil, "resident: it stays")
+        #expect(NotifyCall(summary: "e", hints: ["resident": .integer(1)]).isResident)
+        // notify-send calls CloseNotification right after ActionInvoked: it is already closing,
+        // and closes as dismissed by the user (reason 2), not as closed by the call.
+        #expect(registry.requestClose(openID, uid: 1000) == .alreadyClosing)
+        #expect(registry.requestClose(openID, uid: 1001) == .forbidden(owner: 1000))
+        let again = registry.invoked(open)
+        #expect(again == nil, "invoked again while it closes: one ActionInvoked, one dismiss")
+        #expect(registry.ended(open, .hidden(.completed))! == (openID, .dismissed))
+        // A resident one closed by its client afterwards is closed by the call.
+        #expect(registry.requestClose(keptID, uid: 1000) == .cancel(kept))
+        let afterClose = registry.invoked(kept)
+        #expect(afterClose == nil, "closed by its client: its action is no longer invoked")
+        #expect(registry.ended(kept, .hidden(.cancelled))! == (keptID, .closedByCall))
     }
 
     @Test func e1_idsStartAtOneAndNeverAreZeroOrALiveOne() {

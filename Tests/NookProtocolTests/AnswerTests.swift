@@ -31,6 +31,7 @@ struct AnswerTests {
         #expect(try throughTheWire(CancelAnswer(cancelled: id)) == CancelAnswer(cancelled: id))
         #expect(try throughTheWire(CancelAllAnswer(cancelled: 3)) == CancelAllAnswer(cancelled: 3))
         #expect(try throughTheWire(DismissAnswer(dismissed: id)) == DismissAnswer(dismissed: id))
+        #expect(try throughTheWire(InvokeAnswer(invoked: id)) == InvokeAnswer(invoked: id))
         #expect(try throughTheWire(ModulesAnswer(modules: ["default", "door"])) == ModulesAnswer(modules: ["default", "door"]))
         #expect(try throughTheWire(WatchAnswer()) == WatchAnswer())
         #expect(try throughTheWire(HomeAnswer(home: "text \"Quiet\"")) == HomeAnswer(home: "text \"Quiet\""))
@@ -98,6 +99,16 @@ struct AnswerTests {
         let presented = EventMessage(NookActivityEvent(activity: Self.card, kind: .presented, at: at, module: nil))
         #expect(presented.ending == nil)
     }
+
+    @Test func e3_anInvokedEventRoundTripsAndEndsNothing() throws {
+        let at = NookInstant(sinceOrigin: .milliseconds(2500))
+        var card = Self.card
+        card.hasAction = true
+        let invoked = EventMessage(NookActivityEvent(activity: card, kind: .invoked, at: at, module: "main"))
+        let decoded = try EventMessage(json: try JSONValue.parse(Array(invoked.json.serialized.utf8)))
+        #expect(decoded == invoked)
+        #expect(decoded.event == "invoked" && decoded.ending == nil && decoded.id == card.id)
+    }
 }
 
 /// One declaration of the activity's fields: the wire codec and nookctl's options follow it.
@@ -110,6 +121,7 @@ struct ActivityFieldTests {
             .icon: .string("bell"), .tint: .string("green"), .key: .string("k"), .priority: .string("high"),
             .dwell: .number(5), .blocker: .bool(true), .timeout: .number(9), .expiresAfter: .number(60),
             .progress: .number(0.5), .transition: .number(0.5), .endDelay: .number(0.2), .transient: .bool(true),
+            .action: .bool(true),
         ]
         #expect(Set(values.keys) == Set(ActivityField.allCases), "a value for every field")
         let base = try ActivityPayload.decode(.object([("title", .string("t")), ("id", values[.id]!)]))

@@ -21,6 +21,7 @@ struct ProtocolTests {
             .quiet(.on), .quiet(.off), .quiet(.status), .quiet(.until("07:30")),
             .update(.id(id), changes: ActivityChanges(members: [("progress", .number(0.7))]), restartDwell: true),
             .inputs, .press(.open), .press(.dismiss),
+            .invoke(id), .invoke(nil),
         ]
         for operation in operations {
             let line = Request(id: .number(7), operation: operation).encoded()
@@ -28,7 +29,7 @@ struct ProtocolTests {
             #expect(decoded.operation == operation, "\(line)")
             #expect(decoded.id == .number(7))
         }
-        #expect(Set(NookOperation.names).count == 18)
+        #expect(Set(NookOperation.names).count == 19)
     }
 
     @Test(arguments: [

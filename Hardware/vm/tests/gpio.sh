@@ -157,6 +157,24 @@ else
   fail "inputs stream: '$presses' (expected '$expected'); $(head -c 300 /tmp/inputs.jsonl)"
 fi
 
+# E3: the button on a card with a default action invokes it (a watcher hears `invoked`) and
+# the press is used up: the nook stays closed, the card stays until its sender acts.
+ctl watch --json > /tmp/watch.jsonl 2>&1 &
+watcher=$!
+sleep 0.3
+action_id=$(ctl enqueue --title "Mail" --action --blocker)
+for _ in $(seq 50); do status_line 'showing "Mail"' > /dev/null && break; sleep 0.1; done
+press_button
+for _ in $(seq 50); do grep -q '"invoked"' /tmp/watch.jsonl && break; sleep 0.1; done
+if grep '"invoked"' /tmp/watch.jsonl | grep -q "$action_id" && status_line "engaged: no" > /dev/null \
+   && status_line 'showing "Mail"' > /dev/null; then
+  pass "E3 I1 the button on a card with an action invokes it (watch hears invoked) instead of opening the nook"
+else
+  fail "button on a card with an action: $(tr '\n' '|' < /tmp/watch.jsonl); $(ctl status | tr '\n' '|')"
+fi
+kill "$watcher" 2> /dev/null
+ctl dismiss > /dev/null
+
 # A missing line is a warning and nookd runs without it (I4).
 if status_line "absent .*unavailable.*no line named NOOK_ABSENT" > /dev/null && grep -q "gpio:absent: no line named NOOK_ABSENT" "$results/nookd.log"; then
   pass "I4 a line that does not exist is a warning in the log and in status; nookd runs"

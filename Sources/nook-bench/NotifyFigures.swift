@@ -1,0 +1,213 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import NookNotify
+import NookProtocol
+
+/// Issue 15: the notification bridge with a release nookd (mock display) and nook-notify on a
+/// private bus. `notify_send_vs_dunst`: Debian's `notify-send` until it returns, against
+/// nook-notify over dunst 1.9 (under Xvfb, on a second private bus), interleaved;
+/// `notify_to_first_frame_ms_p99`: a Notify call on a live connection until the mock display's
+/// first frame of the card; `notify_bridge_idle_rss_mib`: the bridge after 50 notifications,
+/// idle. Every figure in rounds, with its spread.
+struct NotifyFigures {
+    let daemon: DaemonFigures
+    var scratch: String { daemon.scratch + "/notify" }
+
+    /// A process of the figure's own, stopped when the figure is done.
+    final class Started {
+        let pid: pid_t
+        let stop: (pid_t) -> Void
+        init(_ pid: pid_t, stop: @escaping (pid_t) -> Void) { (self.pid, self.stop) = (pid, stop) }
+        deinit { stop(pid) }
+    }
+
+    func prepare() throws {
+        let status = getenv("NOOK_BENCH_NO_BUILD") != nil ? 0 : spawnAndWait("/usr/bin/env", ["swift", "build", "-c", "release", "--static-swift-stdlib",
+                                                   "--package-path", daemon.packageRoot, "--product", "nook-notify"], quiet: true)
+        guard status == 0 else { throw BenchError("could not build nook-notify (swift build exited \(status))") }
+        for tool in ["/usr/bin/dbus-daemon", "/usr/bin/notify-send"] where !FileManager.default.isExecutableFile(atPath: tool) {
+            throw BenchError("needs \(tool): Hardware/dev/install-deps")
+        }
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+    }
+
+    /// A private session bus; its address.
+    func startBus(_ name: String) throws -> (Started, String) {
+        let path = scratch + "/" + name
+        var pid: pid_t = 0
+        guard spawn(["/usr/bin/dbus-daemon", "--session", "--nofork", "--nopidfile", "--address=unix:path=" + path], pid: &pid, quiet: true) == 0 else {
+            throw BenchError("could not start dbus-daemon")
+        }
+        let bus = Started(pid, stop: daemon.stop)
+        try waitFor("the bus \(name)") { access(path, F_OK) == 0 }
+        return (bus, "unix:path=" + path)
+    }
+
+    /// nook-notify on `address`, once it answers a Notify (the answer is the first card).
+    func startBridge(address: String, socket: String) throws -> Started {
+        setenv("DBUS_SESSION_BUS_ADDRESS", address, 1)
+        var pid: pid_t = 0
+        guard spawn([daemon.binaries + "/nook-notify", "--socket", socket, "--log-level", "warning"], pid: &pid, quiet: true) == 0 else {
+            throw BenchError("could not start nook-notify")
+        }
+        let bridge = Started(pid, stop: daemon.stop)
+        try waitFor("nook-notify to own the name") { (try? NotificationClient().notify(summary: "warm-up", expireTimeout: 1)) != nil }
+        return bridge
+    }
+
+    func waitFor(_ what: String, seconds: Double = 20, _ condition: () -> Bool) throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if condition() { return }
+            usleep(10_000)
+        }
+        throw BenchError("timed out waiting for \(what)")
+    }
+
+    /// `notify-send` on the bus at `address`, until it returns: milliseconds. One stack tag, so
+    /// neither server piles the cards up.
+    func notifySend(_ address: String, _ index: Int) -> Double {
+        setenv("DBUS_SESSION_BUS_ADDRESS", address, 1)
+        return timed { spawnAndWait("/usr/bin/notify-send", ["-h", "string:x-dunst-stack-tag:bench", "-t", "500", "Bench \(index)"], quiet: true) }
+    }
+
+    /// Rounds of the ratio of notify-send's wall time against nook-notify over against dunst,
+    /// or why dunst could not be measured.
+    func versusDunst(ours: String) throws -> Spread {
+        let xvfb = "/usr/bin/Xvfb", dunst = "/usr/bin/dunst"
+        guard FileManager.default.isExecutableFile(atPath: xvfb), FileManager.default.isExecutableFile(atPath: dunst) else {
+            throw BenchError("needs dunst and Xvfb: Hardware/dev/install-deps")
+        }
+        let display = ":\(100 + getpid() % 400)"
+        var pid: pid_t = 0
+        guard spawn([xvfb, display, "-nolisten", "tcp", "-screen", "0", "1280x400x24"], pid: &pid, quiet: true) == 0 else {
+            throw BenchError("could not start Xvfb")
+        }
+        let server = Started(pid, stop: daemon.stop)
+        let (dunstBus, theirs) = try startBus("dunst-bus")
+        try waitFor("Xvfb") { access("/tmp/.X11-unix/X" + display.dropFirst(), F_OK) == 0 }
+        setenv("DISPLAY", display, 1)
+        setenv("DBUS_SESSION_BUS_ADDRESS", theirs, 1)
+        guard spawn([dunst], pid: &pid, quiet: true) == 0 else { throw BenchError("could not start dunst") }
+        let dunstProcess = Started(pid, stop: daemon.stop)
+        unsetenv("DISPLAY")
+        try waitFor("dunst to answer") {
+            setenv("DBUS_SESSION_BUS_ADDRESS", theirs, 1)
+            return spawnAndWait("/usr/bin/notify-send", ["ready"], quiet: true) == 0
+        }
+        var ratios: [Double] = []
+        for _ in 0..<5 {
+            var mine: [Double] = [], dunsts: [Double] = []
+            for index in 0..<20 {
+                dunsts.append(notifySend(theirs, index))
+                mine.append(notifySend(ours, index))
+            }
+            ratios.append(NookBench.median(mine) / NookBench.median(dunsts))
+            if getenv("NOOK_BENCH_VERBOSE") != nil {
+                print("  notify-send ms, nook-notify: \(rounded(NookBench.median(mine))), dunst: \(rounded(NookBench.median(dunsts)))")
+            }
+        }
+        withExtendedLifetime((server, dunstBus, dunstProcess)) {}
+        return Spread(rounds: ratios)
+    }
+
+    /// One round: `count` notifications, each sent on an idle glass, from the Notify call to
+    /// the creation of the mock display's frame file of the card (inotify): the frame writer
+    /// opens it as soon as the frame is presented, so the figure is at most a task hop late.
+    /// The p99 (with 40 samples, the largest but one).
+    func firstFrameRound(frames: String, socket: String, count: Int = 40) throws -> Double {
+        let client = try NotificationClient()
+        let nookd = try NookClient(path: socket)
+        let watch = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        guard watch >= 0 else { throw BenchError("inotify_init1: errno \(errno)") }
+        defer { close(watch) }
+        guard inotify_add_watch(watch, frames, UInt32(IN_CREATE)) >= 0 else { throw BenchError("inotify_add_watch \(frames): errno \(errno)") }
+        var samples: [Double] = []
+        for index in 0..<count {
+            try waitFor("an idle glass") {
+                guard let answer = try? nookd.request(Request(id: .number(1), operation: .list(module: nil)), as: ListAnswer.self) else { return false }
+                return answer.0.modules.allSatisfy { $0.current == nil && $0.pending.isEmpty }
+            }
+            // The slide-out's frames written: no new frame file for 150 ms.
+            while frameCreated(watch, withinMilliseconds: 150) {}
+            let start = ContinuousClock.now
+            _ = try client.notify(summary: "Backup \(index) complete", body: "1,204 files", expireTimeout: 1)
+            var created: ContinuousClock.Instant?
+            while created == nil {
+                guard frameCreated(watch, withinMilliseconds: 10_000) else { throw BenchError("no frame of the card within 10 s") }
+                created = .now
+            }
+            samples.append((created! - start).nookSeconds * 1000)
+        }
+        samples.sort()
+        if getenv("NOOK_BENCH_VERBOSE") != nil { print("  notify-to-frame samples (ms):", samples.map(rounded)) }
+        return samples[Int(Double(samples.count - 1) * 0.99)]
+    }
+
+    /// Whether a `frame-*.png` file was created in the watched directory within the time.
+    func frameCreated(_ watch: Int32, withinMilliseconds timeout: Int32) -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(timeout)
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let left = Int32(max(0, ((deadline - .now) / .milliseconds(1)).rounded(.up)))
+            var entry = pollfd(fd: watch, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, left) > 0 else { return false }
+            let count = read(watch, &buffer, buffer.count)
+            var offset = 0
+            // struct inotify_event: wd, mask, cookie, len (4 bytes each), then len bytes of name.
+            while count > 0, offset + 16 <= count {
+                let length = Int(buffer[offset + 12]) | Int(buffer[offset + 13]) << 8 | Int(buffer[offset + 14]) << 16 | Int(buffer[offset + 15]) << 24
+                let name = buffer[(offset + 16)..<min(count, offset + 16 + length)]
+                if name.starts(with: Array("frame-".utf8)) { return true }
+                offset += 16 + length
+            }
+        }
+    }
+
+    /// nook-notify's resident memory after 50 notifications and 2 s idle, each round a fresh bridge.
+    func idleRSSRound(address: String, socket: String) throws -> Double {
+        let bridge = try startBridge(address: address, socket: socket)
+        let client = try NotificationClient()
+        for index in 0..<50 { _ = try client.notify(summary: "Idle \(index)", expireTimeout: 1) }
+        sleep(2)
+        return Double(daemon.statusField(pid: bridge.pid, "VmRSS:") ?? 0) / 1024
+    }
+}
+
+func reportNotifyFigures(_ figures: DaemonFigures) {
+    do {
+        try figures.prepare()
+        let notify = NotifyFigures(daemon: figures)
+        try notify.prepare()
+        let socket = notify.scratch + "/nookd.sock"
+        let frames = notify.scratch + "/frames"
+        let nookd = NotifyFigures.Started(try figures.startDaemon(socket: socket, extra: ["--frames", frames]), stop: figures.stop)
+        // A blank home: the clock's minute tick would be a frame of its own.
+        _ = try NookClient(path: socket).request(Request(id: .number(1), operation: .home(.blank)))
+        let (bus, address) = try notify.startBus("bus")
+        var firstFrame = Spread(rounds: [])
+        do {
+            let bridge = try notify.startBridge(address: address, socket: socket)
+            do {
+                report("notify_send_vs_dunst", try notify.versusDunst(ours: address))
+            } catch {
+                print("notify_send_vs_dunst not measured: \(error)")
+            }
+            setenv("DBUS_SESSION_BUS_ADDRESS", address, 1)
+            firstFrame = Spread(rounds: try (0..<3).map { _ in try notify.firstFrameRound(frames: frames, socket: socket) })
+            report("notify_to_first_frame_ms_p99", firstFrame)
+            withExtendedLifetime(bridge) {}
+        }
+        let rss = Spread(rounds: try (0..<3).map { _ in try notify.idleRSSRound(address: address, socket: socket) })
+        report("notify_bridge_idle_rss_mib", rss)
+        unsetenv("DBUS_SESSION_BUS_ADDRESS")
+        withExtendedLifetime((nookd, bus)) {}
+        for (name, met) in [("notify_to_first_frame_ms_p99 <= 5", firstFrame.median <= 5), ("notify_bridge_idle_rss_mib <= 8", rss.median <= 8)] where !met {
+            print("  goal not met: \(name)")
+        }
+    } catch {
+        print("notify figures skipped: \(error)")
+    }
+}
