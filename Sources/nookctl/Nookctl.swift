@@ -20,7 +20,7 @@ struct Nookctl: ParsableCommand {
             Shell completions: nookctl --generate-completion-script bash|zsh|fish.
             """,
         subcommands: [Enqueue.self, Cancel.self, CancelAll.self, Dismiss.self, Suspend.self, Resume.self, Quiesce.self,
-                      Status.self, List.self, Watch.self, Snapshot.self, Home.self, Focus.self, Quiet.self, Update.self])
+                      Status.self, List.self, Watch.self, Snapshot.self, Home.self, Focus.self, Quiet.self, Update.self, History.self])
 
     /// `nookctl enqueue` with a well-formed command line skips ArgumentParser (see
     /// ``EnqueueCommandLine``); everything else goes through it.

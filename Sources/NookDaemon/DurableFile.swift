@@ -1,0 +1,37 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import NookSystem
+
+/// Replacing a file so that a crash or a power cut at any instant leaves either the old file
+/// or the new one whole: the journal's and the history's compactions and fresh starts.
+enum DurableFile {
+    /// Writes `bytes` to `PATH.new`, syncs it, renames it over `path` and syncs the directory;
+    /// returns the new file, positioned at its end. `label` starts the warning about a
+    /// directory that could not be synced (the new file is in place for this run regardless).
+    static func replace(_ path: String, with bytes: [UInt8], syncer: ActivityJournal.Syncer, label: String,
+                        warn: (String) -> Void) -> Result<FileDescriptor, JournalDamage> {
+        let temporary = path + ".new"
+        let file: FileDescriptor
+        do throws(SystemCallError) {
+            file = try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600)
+        } catch {
+            return .failure(JournalDamage(error.description))
+        }
+        func fail(_ problem: String) -> Result<FileDescriptor, JournalDamage> {
+            unlink(temporary)
+            return .failure(JournalDamage(problem))
+        }
+        if let problem = ActivityJournal.writeAll(file, bytes, path: temporary) { return fail(problem) }
+        let synced = syncer(file.rawValue, true)
+        guard synced == 0 else { return fail(SystemCallError("fsync", errno: synced, subject: temporary).description) }
+        guard rename(temporary, path) == 0 else { return fail(SystemCallError("rename", subject: "\(temporary) to \(path)").description) }
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        if let directoryFile = try? FileDescriptor.open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY) {
+            let result = syncer(directoryFile.rawValue, true)
+            // The rename may not survive a power cut; the new file is in place for this run.
+            if result != 0 { warn("\(label): \(SystemCallError("fsync", errno: result, subject: "directory \(directory)"))") }
+        }
+        return .success(file)
+    }
+}
