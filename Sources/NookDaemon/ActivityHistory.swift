@@ -389,10 +389,7 @@ final class ActivityHistory: Sendable {
     }
 
     /// One entry as a line of the file.
-    static func line(_ entry: HistoryEntry) -> [UInt8] {
-        let body = entry.json.serializedBytes
-        return Array(CRC32.hex(CRC32.checksum(body)).utf8) + [UInt8(ascii: " ")] + body + [UInt8(ascii: "\n")]
-    }
+    static func line(_ entry: HistoryEntry) -> [UInt8] { CRC32.line(entry.json) }
 }
 
 /// The readable entries of a history file, and what could not be read.

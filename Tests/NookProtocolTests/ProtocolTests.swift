@@ -20,6 +20,8 @@ struct ProtocolTests {
             .glance(nil),
             .quiet(.on), .quiet(.off), .quiet(.status), .quiet(.until("07:30")),
             .update(.id(id), changes: ActivityChanges(members: [("progress", .number(0.7))]), restartDwell: true),
+            .history(HistoryQuery(since: 7200, key: "build", unseen: true, limit: 10)), .historyShow(.number(3)), .historyReplay(.id(id)),
+            .historyClear,
         ]
         for operation in operations {
             let line = Request(id: .number(7), operation: operation).encoded()
@@ -27,7 +29,7 @@ struct ProtocolTests {
             #expect(decoded.operation == operation, "\(line)")
             #expect(decoded.id == .number(7))
         }
-        #expect(Set(NookOperation.names).count == 16)
+        #expect(Set(NookOperation.names).count == 20)
     }
 
     @Test(arguments: [
