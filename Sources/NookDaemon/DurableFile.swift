@@ -4,7 +4,9 @@ import Glibc
 import NookSystem
 
 /// Replacing a file so that a crash or a power cut at any instant leaves either the old file
-/// or the new one whole: the journal's and the history's compactions and fresh starts.
+/// or the new one whole: the history's rewrites. The same steps as the journal's
+/// `replaceFile(with:)` (left as it is on this branch, which main has since hardened the same
+/// way: fold the two into this one after the merge).
 enum DurableFile {
     /// Writes `bytes` to `PATH.new`, syncs it, renames it over `path` and syncs the directory;
     /// returns the new file, positioned at its end. `label` starts the warning about a
@@ -14,7 +16,10 @@ enum DurableFile {
         let temporary = path + ".new"
         let file: FileDescriptor
         do throws(SystemCallError) {
-            file = try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600)
+            // Whatever a previous run (or anyone) left there goes first, and the file is then
+            // created anew: a FIFO would block the open, a link would truncate its target.
+            if unlink(temporary) != 0 && errno != ENOENT { throw SystemCallError("unlink", subject: temporary) }
+            file = try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
         } catch {
             return .failure(JournalDamage(error.description))
         }

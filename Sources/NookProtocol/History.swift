@@ -4,7 +4,8 @@ import NookActivities
 /// sender inside), where and when it lived, how it ended and whether it ever reached the glass.
 /// The same JSON is the wire form (`history`, `history-show`) and a line of the history file.
 public struct HistoryEntry: Sendable, Equatable {
-    /// Numbers entries in the order they ended; never reused within one history file.
+    /// Numbers entries in the order they ended; not reused while the file keeps any entry (a
+    /// history cleared and restarted counts from 1 again).
     public var number: UInt64
     public var activity: NookActivity
     public var module: String

@@ -237,6 +237,8 @@ struct HistoryTests {
         let scratch = Scratch()
         let path = scratch.path + "/history"
         #expect(mkfifo(path, 0o600) == 0)
+        // And one where the rewrite's new file goes: opening it for writing would block forever.
+        #expect(mkfifo(path + ".new", 0o600) == 0)
         let history = history(path)
         let found = history.start()
         #expect(found.first?.contains("not a regular file") == true, "\(found)")
