@@ -45,6 +45,8 @@ public final class Daemon: Sendable {
     let journal: ActivityJournal?
     /// Who may act on whose activities (U3).
     let ownership: OwnershipPolicy
+    /// Every ended activity (U4), on disk beside the journal unless `history.path` says otherwise.
+    let history: ActivityHistory
     private let frameWriter: FrameWriter?
     private let configPath: String?
     private let overrides: @Sendable (inout DaemonConfig) -> Void
@@ -127,6 +129,7 @@ public final class Daemon: Sendable {
         FaultAround.disableForReadOnlyFileMappings()
         ownership = try OwnershipPolicy(adminGroup: config.adminGroup)
         journal = config.journalPath.map { ActivityJournal(path: $0, mode: config.journalSync, warn: { logger.warning("\($0)") }) }
+        history = ActivityHistory(path: config.historyPath, bounds: config.historyBounds, warn: { logger.warning("\($0)") })
         state = Mutex(State(config: config))
     }
 
@@ -187,6 +190,15 @@ public final class Daemon: Sendable {
             queues[module]!.observe { [actionCards] in actionCards.observe($0) }
         }
         services.started("action cards") { actionObservations.forEach { $0.cancel() } }
+        // Before the journal restores anything: a restored card's end is recorded like any other.
+        let historyObservations = startHistory()
+        services.started("history") { [history, logger] in
+            // Bounded like the journal's last sync: N2's two seconds hold on a stalled disk.
+            if await !history.finish(within: .milliseconds(100)) {
+                logger.warning("history: the disk did not confirm the last entries within 100 ms; stopping without waiting for it")
+            }
+            historyObservations.forEach { $0.cancel() }
+        }
         let journalObservations = await startJournal()
         services.started("journal") { [journal, logger] in
             // Everything the queues recorded, up to their last event, is on disk before nookd exits.
@@ -357,6 +369,7 @@ public final class Daemon: Sendable {
         }
         quiet.configure(schedule: fresh.quiet.schedule, policy: fresh.quiet.policy)
         await endSuppressed()
+        history.setBounds(fresh.historyBounds)
         let panelTurn = display.panelOrientation
         await screen.apply(.init(theme: fresh.theme, rotation: fresh.rotation.then(panelTurn), home: fresh.home, blankAfter: fresh.blankAfter))
         if fresh.home != old.home { statusChanges.notify(.home) }
@@ -372,12 +385,13 @@ public final class Daemon: Sendable {
         if fresh.gpioLines != old.gpioLines || fresh.proximity != old.proximity { needsRestart.append("[gpio.*]/[proximity]") }
         if fresh.journalPath != old.journalPath { needsRestart.append("daemon.journal") }
         if fresh.journalSync != old.journalSync { needsRestart.append("journal.sync") }
+        if fresh.historyPath != old.historyPath { needsRestart.append("history.path") }
         if fresh.hangDisplayFile != old.hangDisplayFile { needsRestart.append("debug.hang_display_file") }
         if fresh.backlightName != old.backlightName || fresh.brightnessConfigured != old.brightnessConfigured || fresh.brightnessRoot != old.brightnessRoot || fresh.brightnessLevels != old.brightnessLevels
             || fresh.brightnessFade != old.brightnessFade { needsRestart.append("[brightness]") }
         if fresh.escalation != old.escalation { needsRestart.append("[escalation]") }
         if fresh.presence != old.presence { needsRestart.append("[presence]") }
         let restartNote = needsRestart.isEmpty ? "" : "; restart nookd to apply \(needsRestart.joined(separator: ", "))"
-        logger.notice("SIGHUP: reloaded \(configPath) (theme, home, rotation, quiet hours applied)\(restartNote)")
+        logger.notice("SIGHUP: reloaded \(configPath) (theme, home, rotation, quiet hours, history bounds applied)\(restartNote)")
     }
 }

@@ -5,6 +5,7 @@ import NookActivities
 import NookConfig
 import NookDisplay
 import NookInput
+import NookProtocol
 import NookRender
 
 /// Everything nookd runs with, from the config file (N1) with command-line flags over it.
@@ -90,7 +91,20 @@ public struct DaemonConfig: Sendable {
     /// Z3 (`[presence]`); nil when no input reports presence.
     var presence: PresenceService.Settings?
 
-    public static let tables = ["daemon", "journal", "display", "theme", "theme.palette", "home", "queue", "proximity", "led", "debug", "quiet", "brightness", "escalation", "presence"]
+    /// `[history] path` (U4): a file, `none` (memory only), or nil: `history` next to the journal.
+    var historySetting: String??
+    /// `[history] max_entries`, `max_age`.
+    var historyBounds = ActivityHistory.Bounds()
+
+    /// Where ended activities are kept (U4): `history.path`, else beside the journal (the state
+    /// directory); nil keeps them in memory only.
+    var historyPath: String? {
+        if let setting = historySetting { return setting }
+        guard let journalPath, let slash = journalPath.lastIndex(of: "/") else { return nil }
+        return String(journalPath[..<slash]) + "/history"
+    }
+
+    public static let tables = ["daemon", "journal", "display", "theme", "theme.palette", "home", "queue", "proximity", "led", "debug", "quiet", "brightness", "escalation", "presence", "history"]
 
     /// `$XDG_RUNTIME_DIR/nook/nookd.sock`, or `/run/nook/nookd.sock` without a runtime directory.
     public static var defaultSocketPath: String {
@@ -239,6 +253,11 @@ public struct DaemonConfig: Sendable {
             }
         }
         if let milliseconds = try reader.integer("brightness.fade_ms", in: 300...10_000) { brightnessFade = .milliseconds(milliseconds) }
+        if let path = try reader.string("history.path") { historySetting = .some(try checked("history.path", SettingValue.journal(path))) }
+        historyBounds.maxEntries = try reader.integer("history.max_entries", in: ActivityHistory.Bounds.entriesRange) ?? historyBounds.maxEntries
+        if let age = try reader.string("history.max_age") {
+            historyBounds.maxAge = try checked("history.max_age", HistoryAge.seconds(age).mapError { SettingProblem($0.description) })
+        }
         gpioLines = try GPIOConfig.lines(from: reader)
         presence = try Self.presence(from: reader, hasInput: proximity?.presenceThreshold != nil || gpioLines.contains { $0.role == .presence })
         led = try LEDSettings(reading: reader, backend: backend)

@@ -15,6 +15,7 @@ extension Daemon {
         for entry in recovery.expired {
             logger.warning("journal: \"\(entry.activity.title)\" expired while nookd was down; dropped",
                            metadata: ["id": "\(entry.activity.id)", "module": "\(entry.module)"])
+            history.expiredWhileDown(entry.activity, module: entry.module, enqueuedAt: entry.enqueuedAt)
         }
         // Observed before anything is enqueued, synchronously: each add and end is in the
         // journal before the call that caused it returns, and none waits on a task that a
@@ -27,6 +28,8 @@ extension Daemon {
                 logger.warning("journal: module \(module) no longer exists; \"\(entry.activity.title)\" goes to \(modules[0])")
                 module = modules[0]
             }
+            // Its entry, when it ends, says when it first came and whether it was seen before.
+            history.restoring(entry.activity.id, enqueuedAt: entry.enqueuedAt, wasShown: entry.wasShown)
             switch await queues[module]!.enqueue(recheckedIcon(entry.activity)) {
             case .accepted(let id):
                 restored += 1
@@ -36,6 +39,7 @@ extension Daemon {
                 journal.ended(id)
             }
         }
+        history.restored()
         if restored > 0 || !recovery.expired.isEmpty {
             logger.notice("journal: restored \(restored) unfinished activities, \(recovery.expired.count) expired", metadata: ["path": "\(journal.path)"])
         }

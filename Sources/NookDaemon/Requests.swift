@@ -299,6 +299,17 @@ extension Daemon {
                         metadata: ["peer": "\(connection.peer)"])
             answerChange(result)
 
+        case .history, .historyShow, .historyClear:
+            answer(try await historyRequest(request.operation, peer: connection.peer))
+
+        case .historyReplay(let reference):
+            let (entry, replay, moduleName) = try replayed(reference, by: connection.peer)
+            let (module, queue) = try queue(moduleName)
+            let activity = try checkedIcon(screen.fitted(replay))
+            let id = try accepted(try await enqueueUnique(activity, into: queue), activity, module: module, queue: queue, on: connection)
+            answerChange(HistoryReplayAnswer(id: id, module: module.rawValue, replayed: entry.number))
+            if quiet.suppresses(activity.priority) { await endSuppressed() }
+
         case .focus(let name):
             do {
                 let report = try await arbiter.switchForeground(to: NookModuleID(name))

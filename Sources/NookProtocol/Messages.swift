@@ -54,9 +54,18 @@ public enum NookOperation: Hashable, Sendable {
     /// the one with this id, or of whatever is on the glass if `nil`.
     case invoke(NookActivityID?)
 
+    /// Ended activities that pass the query, oldest first (U4, U5).
+    case history(HistoryQuery)
+    /// One history entry.
+    case historyShow(HistoryReference)
+    /// Enqueues a history entry's activity again, as a new activity sent by the requester.
+    case historyReplay(HistoryReference)
+    /// Removes history entries: all of them for root and the admin group, else the caller's own.
+    case historyClear
+
     public static let names = ["enqueue", "cancel", "cancel-all", "dismiss", "suspend", "resume", "quiesce",
                                "status", "list", "watch", "snapshot", "home", "focus", "glance", "quiet", "update",
-                               "inputs", "press", "invoke"]
+                               "inputs", "press", "invoke", "history", "history-show", "history-replay", "history-clear"]
 }
 
 /// What `quiet` asks for (Z1).
@@ -211,6 +220,34 @@ public struct Request: Hashable, Sendable {
                 throw ProtocolError(.invalid, field: "changes", "names no field to change (and restartDwell is not set)")
             }
             return .update(target, changes: parsed, restartDwell: restartDwell)
+        case "history":
+            try reader.rejectUnknown(common.union(["since", "key", "unseen", "limit"]))
+            var query = HistoryQuery(unseen: try reader.bool("unseen") ?? false)
+            if let since = try reader.number("since") {
+                guard since.isFinite, since > 0 else { throw ProtocolError(.invalid, field: "since", "must be a number of seconds greater than zero, got \(since)") }
+                query.since = since
+            }
+            if let key = try reader.string("key") {
+                guard !key.isEmpty else { throw ProtocolError(.invalid, field: "key", "must not be empty") }
+                query.key = key
+            }
+            if let limit = try reader.number("limit") {
+                guard limit >= 1, limit <= 1e9, limit == limit.rounded() else {
+                    throw ProtocolError(.invalid, field: "limit", "must be a whole number from 1, got \(limit)")
+                }
+                query.limit = Int(limit)
+            }
+            return .history(query)
+        case "history-show", "history-replay":
+            try reader.rejectUnknown(common.union(["entry"]))
+            let text = try reader.requiredString("entry")
+            guard let reference = HistoryReference(text) else {
+                throw ProtocolError(.invalid, field: "entry", "must be \(HistoryReference.expected), got '\(text)'")
+            }
+            return op == "history-show" ? .historyShow(reference) : .historyReplay(reference)
+        case "history-clear":
+            try reader.rejectUnknown(common)
+            return .historyClear
         case "focus":
             try reader.rejectUnknown(common.union(["module"]))
             guard let name = try module() else { throw ProtocolError(.missingField, field: "module", "is required") }
@@ -285,6 +322,15 @@ public struct Request: Hashable, Sendable {
             if restartDwell { members.append(("restartDwell", .bool(true))) }
         case .inputs: op("inputs")
         case .press(let input): op("press"); members.append(("input", .string(input.rawValue)))
+        case .history(let query):
+            op("history")
+            if let since = query.since { members.append(("since", .number(since))) }
+            if let key = query.key { members.append(("key", .string(key))) }
+            if query.unseen { members.append(("unseen", .bool(true))) }
+            if let limit = query.limit { members.append(("limit", .number(Double(limit)))) }
+        case .historyShow(let reference): op("history-show"); members.append(("entry", .string(reference.description)))
+        case .historyReplay(let reference): op("history-replay"); members.append(("entry", .string(reference.description)))
+        case .historyClear: op("history-clear")
         }
         return JSONValue.object(members).serialized
     }

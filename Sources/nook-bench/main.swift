@@ -1,7 +1,7 @@
 // Prints one `name: value` line per figure. Ratios are measured side by side in one run, and
 // every figure is the median of several rounds, so a busy machine skews both sides alike.
 // `nook-bench soak` runs only the soak (100,000 activities through nookd); `nook-bench daemon`
-// only the figures of nookd and nookctl; `nook-bench journal` only the journal's; `render`, `idle`,
+// only the figures of nookd and nookctl; `nook-bench journal` only the journal's; `history`, `render`, `idle`,
 // `first-frame`, `pipelined`, `led`, `lcdproc`, `mqtt` and `notify` one group each. Rounds.swift says how
 // to add a figure.
 #if canImport(Glibc)
@@ -174,6 +174,12 @@ if CommandLine.arguments.dropFirst().first == "notify" {
     reportNotifyFigures(DaemonFigures())
     exit(0)
 }
+if CommandLine.arguments.dropFirst().first == "history" {
+    let figures = DaemonFigures()
+    try figures.prepare()
+    reportHistoryFigures(figures)
+    exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "daemon" {
     await reportDaemonFigures(DaemonFigures())
     exit(0)
@@ -199,4 +205,5 @@ let daemonFigures = DaemonFigures()
 await reportDaemonFigures(daemonFigures)
 reportMQTTFigures(daemonFigures)
 reportNotifyFigures(daemonFigures)
+reportHistoryFigures(daemonFigures)
 reportSoak(daemonFigures)

@@ -22,6 +22,8 @@ struct ProtocolTests {
             .update(.id(id), changes: ActivityChanges(members: [("progress", .number(0.7))]), restartDwell: true),
             .inputs, .press(.open), .press(.dismiss),
             .invoke(id), .invoke(nil),
+            .history(HistoryQuery(since: 7200, key: "build", unseen: true, limit: 10)), .historyShow(.number(3)), .historyReplay(.id(id)),
+            .historyClear,
         ]
         for operation in operations {
             let line = Request(id: .number(7), operation: operation).encoded()
@@ -29,7 +31,7 @@ struct ProtocolTests {
             #expect(decoded.operation == operation, "\(line)")
             #expect(decoded.id == .number(7))
         }
-        #expect(Set(NookOperation.names).count == 19)
+        #expect(Set(NookOperation.names).count == 23)
     }
 
     @Test(arguments: [

@@ -1,0 +1,448 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import NookActivities
+import NookProtocol
+import NookSystem
+import Synchronization
+
+/// Every activity that ended, for `nookctl history` (SPEC U4, U5): what was shown while you
+/// were away, when, from whom, and what you never saw.
+///
+/// The queues report each end synchronously (``follow(_:module:)``); recording one is a lock,
+/// a dictionary look-up and an append in memory, so neither the display loop nor an enqueue's
+/// answer waits for the disk. One writer thread alone touches the file, as the journal's does:
+/// an append log of `CRC32 JSON\n` lines (one ``HistoryEntry`` each), written as entries come
+/// and synced within a second (a crash of nookd loses nothing written; a power cut the last
+/// second at most). When the log holds more than twice the entries kept (the bounds drop old
+/// ones) or after a `clear`, the writer rewrites it: `PATH.new`, synced, renamed over the log,
+/// the directory synced. A write that fails degrades to memory with a warning and a rewrite is
+/// tried ten seconds later. Start-up drops a torn or zero-filled tail, and any damaged line,
+/// with a warning; the entries are independent, so the rest is kept.
+final class ActivityHistory: Sendable {
+    /// How much is kept (`[history]`): at most `maxEntries`, none older than `maxAge` seconds.
+    struct Bounds: Hashable, Sendable {
+        var maxEntries = 1000
+        var maxAge: Double = 7 * 86_400
+        /// Up to 20,000: an entry may hold several KiB (a 512-character title, a 1024-character
+        /// subtitle, an icon path), and every kept one is in nookd's memory.
+        static let entriesRange = 1...20_000
+    }
+
+    /// An activity that has not ended: what its entry will need.
+    struct Live {
+        var module: NookModuleID
+        var enqueuedAt: Double
+        var shownAt: Double?
+        var onGlass: Bool
+    }
+
+    struct Waiter {
+        var mark: UInt64
+        var durable: Bool
+        var continuation: CheckedContinuation<Void, Never>
+    }
+
+    struct State {
+        var bounds: Bounds
+        /// Entries oldest first; the first `head` of them are dropped already (removed in bulk,
+        /// so dropping one per end costs no shifting of the rest).
+        var entries: [HistoryEntry] = []
+        var head = 0
+        var live: [NookActivityID: Live] = [:]
+        /// Activities the journal restores: when they were first enqueued and whether they had
+        /// been on the glass, before the restart.
+        var seeds: [NookActivityID: (enqueuedAt: Double, onGlass: Bool)] = [:]
+        var nextNumber: UInt64 = 1
+        var file: FileDescriptor?
+        /// Lines in the file, dropped entries included: what a rewrite would shed.
+        var fileRecords = 0
+        var unwritten: [HistoryEntry] = []
+        /// Marks: changes appended so far, and those in the file and on stable storage.
+        var appended: UInt64 = 0
+        var written: UInt64 = 0
+        var durable: UInt64 = 0
+        var waiters: [Waiter] = []
+        var unsyncedSince: Double?
+        var compactionWanted = false
+        var degradedSince: Double?
+        var problem: String?
+        var started = false
+        var stopping = false
+        var stopped = false
+
+        var kept: ArraySlice<HistoryEntry> { entries[head...] }
+    }
+
+    /// Nil keeps the history in memory only (`history.path = "none"`, or no state directory).
+    let path: String?
+    let state: Locked<State>
+    let warn: @Sendable (String) -> Void
+    let wallClock: @Sendable () -> Double
+    let monotonic: @Sendable () -> Double
+    let syncer: ActivityJournal.Syncer
+    let work = DispatchSemaphore(value: 0)
+    let kicked = Atomic<Bool>(false)
+    let writerDone = DispatchSemaphore(value: 0)
+
+    /// A history file larger than this is set aside, not read (20,000 entries of a few KiB).
+    static let maximumBytes = 256 * 1024 * 1024
+    /// Lines beyond twice the kept entries that a log may hold before it is rewritten.
+    static let compactionSlack = 64
+
+    init(path: String?, bounds: Bounds = Bounds(), warn: @escaping @Sendable (String) -> Void,
+         wallClock: @escaping @Sendable () -> Double = ActivityJournal.realtime,
+         monotonic: @escaping @Sendable () -> Double = { MonotonicClock.seconds },
+         syncer: @escaping ActivityJournal.Syncer = ActivityJournal.systemSync) {
+        self.path = path
+        state = Locked(State(bounds: bounds))
+        self.warn = warn
+        self.wallClock = wallClock
+        self.monotonic = monotonic
+        self.syncer = syncer
+    }
+
+    // MARK: Start-up
+
+    /// Reads what the last runs kept and starts the writer thread; returns warnings about what
+    /// could not be read. Without a path, only marks the history started.
+    func start() -> [String] {
+        var warnings: [String] = []
+        guard let path else {
+            state.withLock { $0.started = true }
+            return warnings
+        }
+        var loaded: [HistoryEntry] = []
+        var lines = 0
+        var wantsRewrite = false
+        switch Self.read(path) {
+        case .missing:
+            // Created by the writer, with its directory entry synced.
+            wantsRewrite = true
+        case .failed(let problem):
+            warnings.append("history \(path): \(problem); starting an empty history")
+            let aside = path + ".corrupt-\(Int(wallClock()))"
+            if rename(path, aside) == 0 { warnings.append("history \(path): set aside as \(aside)") }
+            wantsRewrite = true
+        case .contents(let bytes):
+            let scan = HistoryScan(bytes)
+            loaded = scan.entries
+            lines = scan.lines
+            if let damage = scan.damage { warnings.append("history \(path): \(damage)") }
+            // A tail without its newline would glue the next line onto it: rewrite first.
+            wantsRewrite = scan.damage != nil || (bytes.last.map { $0 != UInt8(ascii: "\n") } ?? false)
+        }
+        let now = wallClock()
+        state.withLock { state in
+            state.entries = loaded.sorted { $0.number < $1.number }
+            state.nextNumber = (state.entries.last?.number ?? 0) + 1
+            state.fileRecords = lines
+            prune(&state, now: now)
+            if !wantsRewrite {
+                do throws(SystemCallError) {
+                    state.file = try FileDescriptor.open(path, O_WRONLY | O_APPEND)
+                } catch {
+                    warnings.append("history \(path): \(error); rewriting it")
+                    wantsRewrite = true
+                }
+            }
+            if wantsRewrite { state.compactionWanted = true }
+            state.started = true
+        }
+        DispatchQueue(label: "nookd.history").async { self.writerLoop() }
+        kick()
+        return warnings
+    }
+
+    // MARK: Recording
+
+    /// Records the ends of `queue`'s activities as the queue reports them, synchronously, so
+    /// that an end is never lost to a task that had not run yet.
+    func follow(_ queue: NookActivityQueue, module: NookModuleID) -> NookObservation {
+        queue.observe { [weak self] events in self?.record(events, module: module) }
+    }
+
+    /// One change of a queue: arrivals are remembered, the first slide-in is noted, and each
+    /// end becomes an entry (unless the activity is transient).
+    func record(_ events: [NookActivityEvent], module: NookModuleID) {
+        guard events.contains(where: Self.matters) else { return }
+        let now = wallClock()
+        let wake = state.withLock { state -> Bool in
+            var ended = false
+            for event in events {
+                switch event.kind {
+                case .enqueued:
+                    let seed = state.seeds.removeValue(forKey: event.id)
+                    state.live[event.id] = Live(module: module, enqueuedAt: seed?.enqueuedAt ?? now, shownAt: nil, onGlass: seed?.onGlass ?? false)
+                case .animateIn:
+                    guard state.live[event.id] != nil else { continue }
+                    if state.live[event.id]?.shownAt == nil { state.live[event.id]?.shownAt = now }
+                    state.live[event.id]?.onGlass = true
+                // Refused as invalid: never accepted (a duplicate id names a live activity).
+                case .rejected(.invalid): break
+                case .hidden(let reason): ended = end(event, how: reason.rawValue, now: now, in: &state) || ended
+                case .rejected(let reason): ended = end(event, how: reason.description, now: now, in: &state) || ended
+                case .presented, .animateOut, .requeued, .updated, .invoked: break
+                }
+            }
+            if ended { prune(&state, now: now) }
+            return ended && path != nil
+        }
+        if wake { kick() }
+    }
+
+    static func matters(_ event: NookActivityEvent) -> Bool {
+        switch event.kind {
+        case .enqueued, .animateIn, .hidden, .rejected: true
+        case .presented, .animateOut, .requeued, .updated, .invoked: false
+        }
+    }
+
+    /// An activity that is about to be restored from the journal keeps its first enqueue time
+    /// and whether it had been on the glass before the restart.
+    func restoring(_ id: NookActivityID, enqueuedAt: Double, wasShown: Bool) {
+        state.withLock { $0.seeds[id] = (enqueuedAt, wasShown) }
+    }
+
+    /// The restore is over: seeds of activities that did not come back are forgotten.
+    func restored() {
+        state.withLock { $0.seeds = [:] }
+    }
+
+    /// An activity the journal held that expired while nookd was down.
+    func expiredWhileDown(_ activity: NookActivity, module: NookModuleID, enqueuedAt: Double) {
+        guard !activity.isTransient else { return }
+        let now = wallClock()
+        let wake = state.withLock { state -> Bool in
+            state.live[activity.id] = Live(module: module, enqueuedAt: enqueuedAt, shownAt: nil, onGlass: false)
+            let event = NookActivityEvent(activity: activity, kind: .rejected(.expired), at: .origin, module: module)
+            guard end(event, how: "expired", now: now, in: &state) else { return false }
+            prune(&state, now: now)
+            return path != nil
+        }
+        if wake { kick() }
+    }
+
+    private func end(_ event: NookActivityEvent, how: String, now: Double, in state: inout State) -> Bool {
+        // Not accepted (refused at enqueue as queueFull), or already ended.
+        guard let live = state.live.removeValue(forKey: event.id) else { return false }
+        // The activity as it last was: an update may have made it transient, or not.
+        guard !event.activity.isTransient else { return false }
+        let entry = HistoryEntry(number: state.nextNumber, activity: event.activity, module: live.module.rawValue,
+                                 enqueuedAt: live.enqueuedAt, shownAt: live.shownAt, endedAt: now, ending: how, onGlass: live.onGlass)
+        state.nextNumber += 1
+        state.entries.append(entry)
+        // Memory-only while the file cannot be written: the rewrite that ends it takes every entry.
+        if path != nil, !state.stopped, state.degradedSince == nil {
+            state.unwritten.append(entry)
+            state.appended += 1
+        }
+        return true
+    }
+
+    /// Drops what is beyond the bounds, oldest first; asks for a rewrite once the file holds
+    /// more than twice what is kept.
+    private func prune(_ state: inout State, now: Double) {
+        let oldest = now - state.bounds.maxAge
+        while state.head < state.entries.count,
+              state.entries.count - state.head > state.bounds.maxEntries || state.entries[state.head].endedAt < oldest {
+            state.head += 1
+        }
+        if state.head > 0, state.head * 2 >= state.entries.count {
+            state.entries.removeFirst(state.head)
+            state.head = 0
+        }
+        if path != nil, state.fileRecords > 2 * state.kept.count + Self.compactionSlack { state.compactionWanted = true }
+    }
+
+    /// New bounds (SIGHUP); what is beyond them is dropped now.
+    func setBounds(_ bounds: Bounds) {
+        let wake = state.withLock { state -> Bool in
+            state.bounds = bounds
+            prune(&state, now: wallClock())
+            return state.compactionWanted
+        }
+        if wake { kick() }
+    }
+
+    var bounds: Bounds { state.withLock { $0.bounds } }
+
+    // MARK: Reading
+
+    /// The kept entries that pass `query`, oldest first (the newest `limit` of them), and how
+    /// many are kept in all. The filtering runs outside the lock the queues record under.
+    func query(_ query: HistoryQuery) -> (entries: [HistoryEntry], total: Int) {
+        let now = wallClock()
+        let (kept, maxAge) = state.withLock { state in
+            prune(&state, now: now)
+            return (state.kept, state.bounds.maxAge)
+        }
+        var matching = kept.filter { $0.endedAt >= now - maxAge && query.admits($0, now: now) }
+        if let limit = query.limit, matching.count > limit { matching.removeFirst(matching.count - limit) }
+        return (matching, kept.count)
+    }
+
+    /// The entry with that number, or the latest entry of that activity id.
+    func entry(_ reference: HistoryReference) -> HistoryEntry? {
+        let kept = state.withLock { state in
+            prune(&state, now: wallClock())
+            return state.kept
+        }
+        switch reference {
+        case .number(let number): return kept.first { $0.number == number }
+        case .id(let id): return kept.last { $0.activity.id == id }
+        }
+    }
+
+    /// Removes every entry (`uid` nil) or those sent by `uid`, from memory and, before it
+    /// returns, from the file (rewritten without them and synced). Returns how many went.
+    func clear(sentBy uid: UInt32?) async -> Int {
+        let (removed, mark) = state.withLock { state -> (Int, UInt64) in
+            let before = state.kept.count
+            state.entries = uid.map { uid in state.kept.filter { $0.activity.sender?.uid != uid } } ?? []
+            state.head = 0
+            guard path != nil else { return (before - state.entries.count, 0) }
+            state.compactionWanted = true
+            state.appended += 1
+            return (before - state.entries.count, state.appended)
+        }
+        kick()
+        await wait(for: mark, durable: true)
+        return removed
+    }
+
+    /// Returns once everything recorded so far is in the file (so an entry a client saw
+    /// survives a kill of nookd), or after `bound` (a stalled disk must not hold the answer).
+    func settleWritten(within bound: Duration) async {
+        let mark = state.withLock { $0.appended }
+        _ = await bounded(bound) { await self.wait(for: mark, durable: false) }
+    }
+
+    /// Writes and syncs what was recorded, then stops the writer thread, giving up after `bound`
+    /// (N2's two seconds); false if it gave up.
+    func finish(within bound: Duration) async -> Bool {
+        await bounded(bound) { await self.finish() }
+    }
+
+    func finish() async {
+        await wait(for: state.withLock { $0.appended }, durable: true)
+        guard state.withLock({ state -> Bool in
+            defer { state.stopping = true }
+            return state.started && !state.stopping && path != nil
+        }) else { return }
+        work.signal()
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async { self.writerDone.wait(); done.resume() }
+        }
+    }
+
+    private func bounded(_ bound: Duration, _ body: @escaping @Sendable () async -> Void) async -> Bool {
+        let waiting = Locked<CheckedContinuation<Bool, Never>?>(nil)
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            waiting.withLock { $0 = continuation }
+            Task {
+                await body()
+                waiting.withLock { $0.take() }?.resume(returning: true)
+            }
+            Task {
+                try? await Task.sleep(for: bound)
+                waiting.withLock { $0.take() }?.resume(returning: false)
+            }
+        }
+    }
+
+    func wait(for mark: UInt64, durable: Bool) async {
+        guard mark > 0 else { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                let reached = durable ? state.durable : state.written
+                if reached >= mark || state.degradedSince != nil || state.stopped || !state.started { return true }
+                state.waiters.append(Waiter(mark: mark, durable: durable, continuation: continuation))
+                return false
+            }
+            if ready { continuation.resume() } else { kick() }
+        }
+    }
+
+    func kick() {
+        if !kicked.exchange(true, ordering: .acquiringAndReleasing) { work.signal() }
+    }
+
+    var degraded: Bool { state.withLock { $0.degradedSince != nil } }
+
+    // MARK: Files
+
+    private enum FileContents { case missing, failed(String), contents([UInt8]) }
+
+    private static func read(_ path: String) -> FileContents {
+        do throws(FileReadError) {
+            return .contents(try readRegularFile(path, limit: maximumBytes))
+        } catch {
+            switch error {
+            case .systemCall(let failure) where failure.call == "open" && failure.errno == ENOENT: return .missing
+            case .systemCall(let failure): return .failed(failure.description)
+            case .notRegular: return .failed("not a regular file")
+            case .tooLarge: return .failed("larger than \(maximumBytes / 1024 / 1024) MiB")
+            }
+        }
+    }
+
+    /// One entry as a line of the file.
+    static func line(_ entry: HistoryEntry) -> [UInt8] { CRC32.line(entry.json) }
+}
+
+/// The readable entries of a history file, and what could not be read.
+struct HistoryScan {
+    var entries: [HistoryEntry] = []
+    /// Non-empty lines, readable or not.
+    var lines = 0
+    var damage: String?
+
+    init(_ bytes: [UInt8]) {
+        var offset = 0
+        var lineNumber = 0
+        var bad = 0
+        var first: (line: Int, problem: String)?
+        var lastBad = 0
+        var zeros = 0
+        while offset < bytes.count {
+            lineNumber += 1
+            let end = bytes[offset...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+            defer { offset = min(end + 1, bytes.count) }
+            guard end > offset else { continue }
+            lines += 1
+            switch Self.decode(bytes[offset..<end]) {
+            case .success(let entry): entries.append(entry)
+            case .failure(let problem):
+                bad += 1
+                lastBad = lineNumber
+                zeros += bytes[offset..<end].reduce(0) { $0 + ($1 == 0 ? 1 : 0) }
+                if first == nil { first = (lineNumber, problem.description) }
+            }
+        }
+        guard let first else { return }
+        let atEnd = lastBad == lineNumber && bad == 1
+        let cause = zeros > 0 ? "zero-filled, as a power cut leaves a file whose length reached the disk before its data"
+            : atEnd ? "cut short: nookd was killed, or the power cut, while it was written" : first.problem
+        damage = atEnd
+            ? "dropped an unreadable last line (\(cause)); kept the \(entries.count) entries before it"
+            : "dropped \(bad) unreadable line\(bad == 1 ? "" : "s") from line \(first.line) (\(cause)); kept the \(entries.count) readable entries"
+    }
+
+    static func decode(_ line: some Collection<UInt8>) -> Result<HistoryEntry, JournalDamage> {
+        let bytes = Array(line)
+        guard bytes.count > 9, bytes[8] == UInt8(ascii: " ") else { return .failure(JournalDamage("too short for an entry")) }
+        let body = bytes[9...]
+        guard String(decoding: bytes[..<8], as: UTF8.self) == CRC32.hex(CRC32.checksum(body)) else {
+            return .failure(JournalDamage("checksum mismatch"))
+        }
+        do {
+            return .success(try HistoryEntry(json: try JSONValue.parse(body)))
+        } catch let error as ProtocolError {
+            return .failure(JournalDamage("not an entry: \(error)"))
+        } catch {
+            return .failure(JournalDamage("not JSON: \(error)"))
+        }
+    }
+}

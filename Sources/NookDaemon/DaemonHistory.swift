@@ -1,0 +1,57 @@
+import NookActivities
+import NookProtocol
+
+extension Daemon {
+    /// Reads the history the last runs kept and records every queue's ends from now on (U4).
+    /// Returns the observations that keep it recording; nookd holds them until it stops.
+    func startHistory() -> [NookObservation] {
+        for warning in history.start() { logger.warning("\(warning)") }
+        let bounds = history.bounds
+        if let path = history.path {
+            logger.info("history: ended activities are kept in \(path) (at most \(bounds.maxEntries), none older than \(Int(bounds.maxAge)) s)")
+        } else {
+            logger.notice("history: kept in memory only (no journal to keep it beside, or history.path = \"none\"); it is lost at a restart")
+        }
+        return modules.map { history.follow(queues[$0]!, module: $0) }
+    }
+
+    /// `history`, `history-show`, `history-replay`, `history-clear` (U5).
+    func historyRequest(_ operation: NookOperation, peer: PeerCredentials) async throws(ProtocolError) -> any NookAnswer {
+        switch operation {
+        case .history(let query):
+            // What a client is shown is in the file first: it survives a kill of nookd.
+            await history.settleWritten(within: .milliseconds(500))
+            let (entries, total) = history.query(query)
+            return HistoryAnswer(entries: entries, total: total)
+        case .historyShow(let reference):
+            await history.settleWritten(within: .milliseconds(500))
+            return HistoryShowAnswer(entry: try historyEntry(reference))
+        case .historyClear:
+            // Root and the admin group clear everyone's entries; anyone else only their own.
+            let admin = ownership.isAdmin(peer)
+            let cleared = await history.clear(sentBy: admin ? nil : peer.uid)
+            logger.notice("history: cleared \(cleared) entries (\(admin ? "all" : "those sent by uid \(peer.uid)"))", metadata: ["peer": "\(peer)"])
+            return HistoryClearAnswer(cleared: cleared, scope: admin ? "all" : "own")
+        default:
+            preconditionFailure("historyRequest(\(operation)) is not a history read")
+        }
+    }
+
+    /// The entry's activity as a new activity sent by `peer`, for `history-replay`, and the
+    /// module it goes to: its own if this nookd still has it, else the foreground one.
+    func replayed(_ reference: HistoryReference, by peer: PeerCredentials) throws(ProtocolError) -> (HistoryEntry, NookActivity, String?) {
+        let entry = try historyEntry(reference)
+        var activity = entry.activity
+        activity.id = NookActivityID()
+        activity.sender = peer.sender
+        let module = queues[NookModuleID(entry.module)] == nil ? nil : entry.module
+        return (entry, activity, module)
+    }
+
+    private func historyEntry(_ reference: HistoryReference) throws(ProtocolError) -> HistoryEntry {
+        guard let entry = history.entry(reference) else {
+            throw ProtocolError(.notFound, field: "entry", "no history entry \(reference) (it may have been dropped by history.max_entries or max_age, or cleared)")
+        }
+        return entry
+    }
+}

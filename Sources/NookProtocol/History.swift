@@ -1,0 +1,196 @@
+import NookActivities
+
+/// One ended activity as nookd's history keeps it (U4): the activity as it last was (its
+/// sender inside), where and when it lived, how it ended and whether it ever reached the glass.
+/// The same JSON is the wire form (`history`, `history-show`) and a line of the history file.
+public struct HistoryEntry: Sendable, Equatable {
+    /// Numbers entries in the order they ended; not reused while the file keeps any entry (a
+    /// history cleared and restarted counts from 1 again).
+    public var number: UInt64
+    public var activity: NookActivity
+    public var module: String
+    /// Wall-clock seconds (Unix time).
+    public var enqueuedAt: Double
+    /// When it first took the glass; nil if it never did in this run of nookd.
+    public var shownAt: Double?
+    public var endedAt: Double
+    /// How it ended: `completed`, `dismissed`, `cancelled`, `timedOut` (its time on the
+    /// glass ended) or `cancelled`, `coalesced`, `expired`, `queueFull`, `dismissed`,
+    /// `suppressed` (it ended while pending).
+    public var ending: String
+    /// Ever on the glass (taken it at least once, in this run or one before a restart).
+    public var onGlass: Bool
+
+    public init(number: UInt64, activity: NookActivity, module: String, enqueuedAt: Double, shownAt: Double?, endedAt: Double,
+                ending: String, onGlass: Bool) {
+        (self.number, self.activity, self.module, self.enqueuedAt) = (number, activity, module, enqueuedAt)
+        (self.shownAt, self.endedAt, self.ending, self.onGlass) = (shownAt, endedAt, ending, onGlass)
+    }
+
+    public var json: JSONValue {
+        var members: [(String, JSONValue)] = [("number", .number(Double(number))), ("activity", ActivityPayload.encode(activity)),
+                                               ("module", .string(module)), ("enqueuedAt", .number(enqueuedAt))]
+        if let sender = activity.sender { members.append(("sender", SenderPayload.encode(sender))) }
+        if let shownAt { members.append(("shownAt", .number(shownAt))) }
+        members += [("endedAt", .number(endedAt)), ("ending", .string(ending)), ("onGlass", .bool(onGlass))]
+        return .object(members)
+    }
+
+    public init(json: JSONValue, path: String = "entry") throws(ProtocolError) {
+        let reader = try FieldReader(json, path: path)
+        let number = try reader.requiredNumber("number")
+        guard number >= 1, number < 1e15, number == number.rounded() else {
+            throw ProtocolError(.invalid, field: reader.name("number"), "must be a whole number from 1, got \(number)")
+        }
+        self.number = UInt64(number)
+        guard let payload = reader.value("activity") else { throw ProtocolError(.missingField, field: reader.name("activity"), "is required") }
+        activity = try ActivityPayload.decode(payload, path: reader.name("activity"))
+        activity.sender = reader.value("sender").flatMap(SenderPayload.decode)
+        module = try reader.requiredString("module")
+        enqueuedAt = try reader.requiredNumber("enqueuedAt")
+        shownAt = try reader.number("shownAt")
+        endedAt = try reader.requiredNumber("endedAt")
+        ending = try reader.requiredString("ending")
+        onGlass = try reader.requiredBool("onGlass")
+    }
+}
+
+/// What `history` asks for (U5). Every filter is optional; entries come oldest first.
+public struct HistoryQuery: Hashable, Sendable {
+    /// Only entries that ended at most this many seconds ago.
+    public var since: Double?
+    /// Only entries with this coalescing key.
+    public var key: String?
+    /// Only entries that never reached the glass: what the user missed.
+    public var unseen: Bool
+    /// Only the newest this many (after the other filters).
+    public var limit: Int?
+
+    public init(since: Double? = nil, key: String? = nil, unseen: Bool = false, limit: Int? = nil) {
+        (self.since, self.key, self.unseen, self.limit) = (since, key, unseen, limit)
+    }
+
+    /// Whether `entry` passes the filters, at wall-clock `now`.
+    public func admits(_ entry: HistoryEntry, now: Double) -> Bool {
+        if let since, entry.endedAt < now - since { return false }
+        if let key, entry.activity.coalescingKey != key { return false }
+        if unseen && entry.onGlass { return false }
+        return true
+    }
+}
+
+/// How a request names one history entry: its number, or an activity's id (its latest entry:
+/// a script may send one id many times).
+public enum HistoryReference: Hashable, Sendable, CustomStringConvertible {
+    case number(UInt64)
+    case id(NookActivityID)
+
+    /// `42`, `#42` or a UUID; nil for anything else.
+    public init?(_ text: String) {
+        let digits = text.hasPrefix("#") ? String(text.dropFirst()) : text
+        if let number = UInt64(digits), number >= 1 { self = .number(number); return }
+        guard let id = NookActivityID(text) else { return nil }
+        self = .id(id)
+    }
+
+    public var description: String {
+        switch self {
+        case .number(let number): "#\(number)"
+        case .id(let id): id.description
+        }
+    }
+
+    static let expected = "a history entry's number (such as 42 or #42) or an activity id (a UUID)"
+}
+
+/// Ages such as `90s`, `45m`, `2h`, `7d` (`nookctl history --since`, the `history.max_age`
+/// setting): a positive number and one unit.
+public enum HistoryAge {
+    public static let expected = "a duration such as 90s, 45m, 2h or 7d"
+
+    /// Seconds, or what is wrong (without the name of the option or key, which the caller adds).
+    public static func seconds(_ text: String) -> Result<Double, FieldProblem> {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800]
+        guard let unit = text.last, let scale = units[unit], let amount = Double(text.dropLast()),
+              amount.isFinite, amount > 0, text.first?.isNumber == true else {
+            return .failure(FieldProblem("must be \(expected); got '\(text)'"))
+        }
+        let seconds = amount * scale
+        // Ten years: beyond it a typo, not an age, and far past what the history keeps.
+        guard seconds <= 3650 * 86_400 else { return .failure(FieldProblem("must be at most 3650d; got '\(text)'")) }
+        return .success(seconds)
+    }
+}
+
+/// `history`: the entries that pass the query, oldest first, and how many the history holds.
+public struct HistoryAnswer: NookAnswer {
+    public var entries: [HistoryEntry]
+    public var total: Int
+
+    public init(entries: [HistoryEntry], total: Int) { (self.entries, self.total) = (entries, total) }
+
+    public var json: JSONValue {
+        .object([("entries", .array(entries.map(\.json))), ("total", .number(Double(total)))])
+    }
+
+    public init(json: JSONValue) throws(ProtocolError) {
+        let reader = try FieldReader(json, path: "result")
+        entries = try reader.requiredArray("entries").enumerated().map { (index, value) throws(ProtocolError) in
+            try HistoryEntry(json: value, path: reader.name("entries[\(index)]"))
+        }
+        total = try reader.requiredInt("total")
+    }
+}
+
+/// `history-show`: one entry.
+public struct HistoryShowAnswer: NookAnswer {
+    public var entry: HistoryEntry
+
+    public init(entry: HistoryEntry) { self.entry = entry }
+
+    public var json: JSONValue { .object([("entry", entry.json)]) }
+
+    public init(json: JSONValue) throws(ProtocolError) {
+        let reader = try FieldReader(json, path: "result")
+        guard let value = reader.value("entry") else { throw ProtocolError(.missingField, field: reader.name("entry"), "is required") }
+        entry = try HistoryEntry(json: value, path: reader.name("entry"))
+    }
+}
+
+/// `history-replay`: the new activity made from the entry, and the module it went to.
+public struct HistoryReplayAnswer: NookAnswer {
+    public var id: NookActivityID
+    public var module: String
+    /// The entry it was made from.
+    public var replayed: UInt64
+
+    public init(id: NookActivityID, module: String, replayed: UInt64) { (self.id, self.module, self.replayed) = (id, module, replayed) }
+
+    public var json: JSONValue {
+        .object([("id", .string(id.description)), ("module", .string(module)), ("replayed", .number(Double(replayed)))])
+    }
+
+    public init(json: JSONValue) throws(ProtocolError) {
+        let reader = try FieldReader(json, path: "result")
+        id = try reader.requiredID("id")
+        module = try reader.requiredString("module")
+        replayed = UInt64(max(0, try reader.requiredInt("replayed")))
+    }
+}
+
+/// `history-clear`: how many entries were removed, and whether the caller could clear all of
+/// them (`all`: root or the admin group) or only the ones it sent (`own`).
+public struct HistoryClearAnswer: NookAnswer {
+    public var cleared: Int
+    public var scope: String
+
+    public init(cleared: Int, scope: String) { (self.cleared, self.scope) = (cleared, scope) }
+
+    public var json: JSONValue { .object([("cleared", .number(Double(cleared))), ("scope", .string(scope))]) }
+
+    public init(json: JSONValue) throws(ProtocolError) {
+        let reader = try FieldReader(json, path: "result")
+        cleared = try reader.requiredInt("cleared")
+        scope = try reader.requiredString("scope")
+    }
+}
