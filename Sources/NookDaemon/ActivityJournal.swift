@@ -479,34 +479,10 @@ final class ActivityJournal: Sendable {
         }
     }
 
-    /// Writes `bytes` to `PATH.new`, syncs it, renames it over the journal and syncs the
-    /// directory; returns the new file, positioned at its end.
+    /// Replaces the journal with `bytes` (``DurableFile/replace(_:with:syncer:label:warn:)``);
+    /// returns the new file, positioned at its end.
     func replaceFile(with bytes: [UInt8]) -> Result<FileDescriptor, JournalDamage> {
-        let temporary = path + ".new"
-        let file: FileDescriptor
-        do throws(SystemCallError) {
-            // Whatever a previous run (or anyone) left there goes first, and the file is then
-            // created anew: a FIFO would block the open, a link would truncate its target.
-            if unlink(temporary) != 0 && errno != ENOENT { throw SystemCallError("unlink", subject: temporary) }
-            file = try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
-        } catch {
-            return .failure(JournalDamage(error.description))
-        }
-        func fail(_ problem: String) -> Result<FileDescriptor, JournalDamage> {
-            unlink(temporary)
-            return .failure(JournalDamage(problem))
-        }
-        if let problem = Self.writeAll(file, bytes, path: temporary) { return fail(problem) }
-        let synced = syncer(file.rawValue, true)
-        guard synced == 0 else { return fail(SystemCallError("fsync", errno: synced, subject: temporary).description) }
-        guard rename(temporary, path) == 0 else { return fail(SystemCallError("rename", subject: "\(temporary) to \(path)").description) }
-        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-        if let directoryFile = try? FileDescriptor.open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY) {
-            let result = syncer(directoryFile.rawValue, true)
-            // The rename may not survive a power cut; the new file is in place for this run.
-            if result != 0 { warn("journal: \(SystemCallError("fsync", errno: result, subject: "directory \(directory)"))") }
-        }
-        return .success(file)
+        DurableFile.replace(path, with: bytes, syncer: syncer, label: "journal", warn: warn)
     }
 
     /// nil, or why not every byte was written, naming `path` (the log keeps the descriptor of

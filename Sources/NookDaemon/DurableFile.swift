@@ -4,9 +4,7 @@ import Glibc
 import NookSystem
 
 /// Replacing a file so that a crash or a power cut at any instant leaves either the old file
-/// or the new one whole: the history's rewrites. The same steps as the journal's
-/// `replaceFile(with:)` (left as it is on this branch, which main has since hardened the same
-/// way: fold the two into this one after the merge).
+/// or the new one whole: the journal's and the history's rewrites.
 enum DurableFile {
     /// Writes `bytes` to `PATH.new`, syncs it, renames it over `path` and syncs the directory;
     /// returns the new file, positioned at its end. `label` starts the warning about a

@@ -13,19 +13,8 @@ struct DaemonInputTests {
     /// and is named `vcnl4000` like every chip of its driver; nookd refused the value.
     @Test func i2_aVCNL4040sFractionalReadingMakesNookdYieldWhileSomeoneIsNear() throws {
         let scratch = Scratch()
-        let device = scratch.path + "/iio/iio:device0"
-        try FileManager.default.createDirectory(atPath: device, withIntermediateDirectories: true)
-        try "vcnl4000\n".write(toFile: device + "/name", atomically: true, encoding: .utf8)
-        try "0.000100\n".write(toFile: device + "/in_proximity_integration_time", atomically: true, encoding: .utf8)
-        try "64.000000000\n".write(toFile: device + "/in_proximity_raw", atomically: true, encoding: .utf8)
-        let config = scratch.file("nook.toml", """
-            [proximity]
-            name = "vcnl4000"
-            threshold = 50
-            hysteresis = 10
-            interval_ms = 20
-            sysfs_root = "\(scratch.path)/iio"
-            """)
+        let sensor = try FakeProximitySensor(in: scratch, reading: "64.000000000")
+        let config = scratch.file("nook.toml", sensor.configTable)
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
         try eventually("hover reported") { (try daemon.request(.status))["engaged"] == .bool(true) }
         try daemon.request(.enqueue(NookActivity(title: "Waits for you"), module: nil, wait: false))
@@ -35,7 +24,7 @@ struct DaemonInputTests {
         let status = try nookctl(["status"], socket: daemon.socket).output
         #expect(status.contains("input proximity:vcnl4000 (hover): active, reading 64\n"))
 
-        try "0.750000000\n".write(toFile: device + "/in_proximity_raw", atomically: true, encoding: .utf8)
+        try sensor.read("0.750000000")
         try eventually("the card once the user moved away") {
             (try daemon.request(.status))["modules"]?.items.first?["current"]?["title"] == .string("Waits for you")
         }

@@ -106,19 +106,8 @@ struct MQTTBridgeTests {
     /// poll, and an idle bridge sleeps: no wake-up but the keepalive's (a quarter of 30 s).
     @Test func e4_stateFollowsNookdsStatusEventsAndAnIdleBridgeSleeps() throws {
         let scratch = Scratch()
-        let device = scratch.path + "/iio/iio:device0"
-        try FileManager.default.createDirectory(atPath: device, withIntermediateDirectories: true)
-        try "vcnl4000\n".write(toFile: device + "/name", atomically: true, encoding: .utf8)
-        try "0.000100\n".write(toFile: device + "/in_proximity_integration_time", atomically: true, encoding: .utf8)
-        try "1\n".write(toFile: device + "/in_proximity_raw", atomically: true, encoding: .utf8)
-        let config = scratch.file("nook.toml", """
-            [proximity]
-            name = "vcnl4000"
-            threshold = 50
-            hysteresis = 10
-            interval_ms = 20
-            sysfs_root = "\(scratch.path)/iio"
-            """)
+        let sensor = try FakeProximitySensor(in: scratch, reading: "1")
+        let config = scratch.file("nook.toml", sensor.configTable)
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
         let broker = try Broker(scratch: scratch)
         let bridge = try MQTTBridgeProcess(broker: broker, socket: daemon.socket, scratch: scratch)
@@ -134,13 +123,13 @@ struct MQTTBridgeTests {
         let after = try Self.contextSwitches(bridge.process.processIdentifier)
         #expect(after - before <= 1, "an idle bridge woke \(after - before) times in 3 s")
 
-        try "64\n".write(toFile: device + "/in_proximity_raw", atomically: true, encoding: .utf8)
+        try sensor.read("64")
         try eventually("engaged in state") { try state()?["engaged"] == .bool(true) }
         try daemon.request(.suspend(module: nil))
         try eventually("suspended in state") { try state()?["suspended"] == .bool(true) }
         try daemon.request(.home(.text("Back at 3")))
         try eventually("the home text in state") { try state()?["home"]?.text?.contains("Back at 3") == true }
-        try "1\n".write(toFile: device + "/in_proximity_raw", atomically: true, encoding: .utf8)
+        try sensor.read("1")
         try eventually("not engaged in state") { try state()?["engaged"] == .bool(false) }
         #expect(!bridge.log.contains("cannot read"), "\(bridge.log)")
     }

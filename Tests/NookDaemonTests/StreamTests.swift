@@ -98,21 +98,8 @@ struct StreamTests {
 
     @Test func c1_watchAnnouncesStatusChangesThatNoActivityEventTells() throws {
         let scratch = Scratch()
-        let device = scratch.path + "/iio/iio:device0"
-        try FileManager.default.createDirectory(atPath: device, withIntermediateDirectories: true)
-        try "vcnl4000\n".write(toFile: device + "/name", atomically: true, encoding: .utf8)
-        try "0.000100\n".write(toFile: device + "/in_proximity_integration_time", atomically: true, encoding: .utf8)
-        try "1\n".write(toFile: device + "/in_proximity_raw", atomically: true, encoding: .utf8)
-        let config = scratch.file("nook.toml", """
-            [queue]
-            modules = ["a", "b"]
-            [proximity]
-            name = "vcnl4000"
-            threshold = 50
-            hysteresis = 10
-            interval_ms = 20
-            sysfs_root = "\(scratch.path)/iio"
-            """)
+        let sensor = try FakeProximitySensor(in: scratch, reading: "1")
+        let config = scratch.file("nook.toml", "[queue]\nmodules = [\"a\", \"b\"]\n" + sensor.configTable)
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
         let watcher = try daemon.client(timeout: .seconds(10))
         _ = try watcher.request(Request(id: .number(1), operation: .watch))
@@ -131,10 +118,10 @@ struct StreamTests {
         #expect(try next() == .home)
         try daemon.request(.focus(module: "b"))
         #expect(try next() == .foreground)
-        try "64\n".write(toFile: device + "/in_proximity_raw", atomically: true, encoding: .utf8)
+        try sensor.read("64")
         #expect(try next() == .engaged)
         #expect((try daemon.request(.status))["engaged"] == .bool(true))
-        try "1\n".write(toFile: device + "/in_proximity_raw", atomically: true, encoding: .utf8)
+        try sensor.read("1")
         #expect(try next() == .engaged)
         // An activity's own events are not doubled as status changes.
         try daemon.request(.enqueue(NookActivity(title: "Card"), module: nil, wait: false))
