@@ -329,7 +329,17 @@ public final class MQTTBridge {
                 report(rejection, payload: message.payload)
             case .success(let operation):
                 nextRequestID += 1
-                lines += Request(id: .number(nextRequestID), operation: operation).encoded().utf8
+                let line = Request(id: .number(nextRequestID), operation: operation).encoded().utf8
+                // The payload limit is not the line limit: a 64 KiB payload escaped into a
+                // request can be longer than nookd reads, and nookd's refusal of it carries no
+                // id, which would leave the whole batch unacknowledged and sent again forever.
+                guard line.count <= NookProtocol.maximumLineBytes else {
+                    report(Rejection(topic: message.topic, ProtocolError(.lineTooLong, field: "payload",
+                        "the request made from this payload is \(line.count) bytes; nookd reads at most \(NookProtocol.maximumLineBytes)")),
+                           payload: message.payload)
+                    continue
+                }
+                lines += line
                 lines.append(0x0A)
                 sent.append((nextRequestID, message, operation))
             }
