@@ -87,7 +87,17 @@ public final class MQTTBridge {
     private var trimmed = false
     /// When a burst's code and data pages are dropped again: a second after its last message.
     private var trimAt: Double?
+    /// When pages were last dropped: reading smaps and dropping costs more than a message, so a
+    /// message every second or so must not run it each time.
+    private var lastTrim: Double?
     static let idleTrimDelay = 1.0
+    static let minimumTrimInterval = 60.0
+
+    /// When to drop pages after a message at `now`: a second after the burst ends, and no
+    /// sooner than a minute after the last drop.
+    static func trimTime(afterMessageAt now: Double, lastTrim: Double?) -> Double {
+        max(now + idleTrimDelay, lastTrim.map { $0 + minimumTrimInterval } ?? now)
+    }
 
     public init(options: Options, logger: Logger) throws(BridgeError) {
         self.options = options
@@ -184,9 +194,10 @@ public final class MQTTBridge {
     }
 
     /// Returns the pages only start-up or a burst needed to the page cache
-    /// (`mqtt_bridge_idle_rss_mib`): once after start-up, then once a second after each burst,
-    /// never periodically. The next message takes their code back as minor faults.
+    /// (`mqtt_bridge_idle_rss_mib`): once after start-up, then a second after a burst (at most
+    /// once a minute), never periodically. The next message takes their code back as minor faults.
     private func trimResidentPages() {
+        lastTrim = MonotonicClock.seconds
         FaultAround.disableForReadOnlyFileMappings()
         FaultAround.dropCleanReadOnlyData()
     }
@@ -306,7 +317,7 @@ public final class MQTTBridge {
             var entry = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
             guard (try? pollDescriptors(&entry, timeoutMilliseconds: 0)) == 1 else { break }
         }
-        if !batch.isEmpty { trimAt = MonotonicClock.seconds + Self.idleTrimDelay }
+        if !batch.isEmpty { trimAt = Self.trimTime(afterMessageAt: MonotonicClock.seconds, lastTrim: lastTrim) }
         processBatch()
     }
 
