@@ -10,7 +10,7 @@ struct TrimScheduleTests {
     }
 
     @Test func n3_aMessageSoonAfterATrimWaitsAMinuteFromIt() {
-        // Trimmed at 100 after the start-up; messages every 1.01 s from then on.
+        // Trimmed at 100, a second after a message; messages every 1.01 s from then on.
         #expect(MQTTBridge.trimTime(afterMessageAt: 101.01, lastTrim: 100) == 160)
         #expect(MQTTBridge.trimTime(afterMessageAt: 159.5, lastTrim: 100) == 160.5)
     }
