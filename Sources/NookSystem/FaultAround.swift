@@ -11,63 +11,96 @@ import Glibc
 /// fault), and `MADV_RANDOM` keeps readahead from bringing in neighbours of a page read again
 /// from disk. Measured idle after 100 cards: nookd's own text 7.0 -> 5.9 MiB, RSS 23.0 -> 19.8.
 public enum FaultAround {
-    /// Advises `MADV_RANDOM` on every read-only file mapping of this process (the executable's,
-    /// each shared library's, the font files mapped so far) and drops the pages of the executable
-    /// ones; returns how many mappings took the advice. Writable mappings (DRM and fbdev buffers
-    /// among them) are left alone.
-    @discardableResult
-    public static func disableForReadOnlyFileMappings() -> Int {
-        guard let text = try? readRegularFile("/proc/self/maps", limit: 4 << 20) else { return 0 }
-        var advised = 0
-        for line in text.split(separator: UInt8(ascii: "\n")) {
-            // start-end perms offset dev inode path
-            let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: true)
-            guard fields.count >= 6, fields[5].first == UInt8(ascii: "/"), fields[1].count >= 2,
-                  fields[1][fields[1].startIndex + 1] == UInt8(ascii: "-") else { continue }
-            let range = fields[0].split(separator: UInt8(ascii: "-"))
-            guard range.count == 2, let start = UInt(String(decoding: range[0], as: UTF8.self), radix: 16),
-                  let end = UInt(String(decoding: range[1], as: UTF8.self), radix: 16), end > start,
-                  let address = UnsafeMutableRawPointer(bitPattern: start) else { continue }
-            guard madvise(address, Int(end - start), MADV_RANDOM) == 0 else { continue }
-            advised += 1
-            // Executable text is never written (a position-independent executable has no text
-            // relocations), so dropping its pages from this process's page tables loses nothing:
-            // the page cache keeps them, and what runs again comes back a page at a time. The
-            // read-only data is left mapped: relocated RELRO pages are private copies.
-            if fields[1].count >= 3, fields[1][fields[1].startIndex + 2] == UInt8(ascii: "x") {
-                _ = madvise(address, Int(end - start), MADV_DONTNEED)
-            }
-        }
-        return advised
+    /// A file mapping of this process as `/proc/self/smaps` describes it.
+    public struct FileMapping: Equatable, Sendable {
+        public var start: UInt
+        public var end: UInt
+        /// `r-xp`, `r--p`, `rw-p`…
+        public var permissions: String
+        public var path: String
+        /// Whether the mapping may hold a page of this process's own (copy-on-write: relocated
+        /// RELRO, text relocations, a debugger's breakpoint), resident or swapped out. Dropping
+        /// such a page loses what was written to it; a mapping whose block does not say
+        /// `Anonymous`, `Swap` and `Private_Dirty` are all 0 counts as holding one.
+        public var hasPrivatePages: Bool
+
+        public var isReadOnly: Bool { permissions.utf8.dropFirst().first == UInt8(ascii: "-") }
+        public var isExecutable: Bool { permissions.utf8.dropFirst(2).first == UInt8(ascii: "x") }
     }
-    /// Drops this process's pages of read-only file mappings that hold no private copy (smaps'
-    /// `Anonymous: 0 kB`): shared libraries' symbol tables and read-only data the loader and
-    /// start-up read once (1.9 MiB of libcrypto, libstdc++ and libc in nook-mqtt). A mapping
-    /// with any private page (relocated RELRO) is left whole: dropping it would lose the
-    /// relocations. Like text, what is read again comes back from the page cache. Returns how
-    /// many mappings were dropped.
-    @discardableResult
-    public static func dropCleanReadOnlyData() -> Int {
-        guard let text = try? readRegularFile("/proc/self/smaps", limit: 16 << 20) else { return 0 }
-        var dropped = 0
-        var candidate: (address: UnsafeMutableRawPointer, length: Int)?
+
+    /// The file mappings (a path starting with `/`) in `/proc/<pid>/smaps` text. A mapping is
+    /// judged at the end of its block: a private copy can show under `Anonymous` (resident),
+    /// `Swap` (swapped out) or `Private_Dirty`, whichever line comes first.
+    public static func fileMappings(smaps text: some Collection<UInt8>) -> [FileMapping] {
+        var result: [FileMapping] = []
+        var current: FileMapping?
+        var zeroCounters = 0
+        func finish() {
+            guard var mapping = current else { return }
+            mapping.hasPrivatePages = zeroCounters < 3
+            result.append(mapping)
+            current = nil
+        }
         for line in text.split(separator: UInt8(ascii: "\n")) {
             let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: true)
             guard let first = fields.first else { continue }
             if first.contains(UInt8(ascii: "-")), first.allSatisfy({ $0 == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }) {
                 // A mapping's header: start-end perms offset dev inode path.
-                candidate = nil
+                finish()
+                zeroCounters = 0
                 let range = first.split(separator: UInt8(ascii: "-"))
-                guard fields.count >= 6, fields[5].first == UInt8(ascii: "/"), Array(fields[1]) == Array("r--p".utf8), range.count == 2,
+                guard fields.count >= 6, fields[5].first == UInt8(ascii: "/"), fields[1].count == 4, range.count == 2,
                       let start = UInt(String(decoding: range[0], as: UTF8.self), radix: 16),
-                      let end = UInt(String(decoding: range[1], as: UTF8.self), radix: 16), end > start,
-                      let address = UnsafeMutableRawPointer(bitPattern: start) else { continue }
-                candidate = (address, Int(end - start))
-            } else if let mapping = candidate, Array(first) == Array("Anonymous:".utf8) {
-                candidate = nil
-                guard fields.count >= 2, Array(fields[1]) == [UInt8(ascii: "0")] else { continue }
-                if madvise(mapping.address, mapping.length, MADV_DONTNEED) == 0 { dropped += 1 }
+                      let end = UInt(String(decoding: range[1], as: UTF8.self), radix: 16), end > start else { continue }
+                let path = String(decoding: line[fields[5].startIndex...], as: UTF8.self)
+                current = FileMapping(start: start, end: end, permissions: String(decoding: fields[1], as: UTF8.self), path: path, hasPrivatePages: true)
+            } else if current != nil, fields.count >= 2, Array(fields[1]) == [UInt8(ascii: "0")],
+                      ["Anonymous:", "Swap:", "Private_Dirty:"].contains(String(decoding: first, as: UTF8.self)) {
+                zeroCounters += 1
             }
+        }
+        finish()
+        return result
+    }
+
+    /// Advises `MADV_RANDOM` on every read-only file mapping of this process (the executable's,
+    /// each shared library's, the font files mapped so far) and drops the pages of the executable
+    /// ones that hold no private copy; returns how many mappings took the advice. Writable
+    /// mappings (DRM and fbdev buffers among them) are left alone.
+    @discardableResult
+    public static func disableForReadOnlyFileMappings() -> Int {
+        guard let text = try? readRegularFile("/proc/self/smaps", limit: 16 << 20) else { return 0 }
+        var advised = 0
+        for mapping in fileMappings(smaps: text) where mapping.isReadOnly {
+            guard let address = UnsafeMutableRawPointer(bitPattern: mapping.start) else { continue }
+            let length = Int(mapping.end - mapping.start)
+            guard madvise(address, length, MADV_RANDOM) == 0 else { continue }
+            advised += 1
+            // Executable text is normally never written, so dropping its pages from this
+            // process's page tables loses nothing: the page cache keeps them, and what runs again
+            // comes back a page at a time. Text relocations or a debugger's breakpoint make
+            // private copies, which dropping would lose: such a mapping is left whole. The
+            // read-only data is left to `dropCleanReadOnlyData`.
+            if mapping.isExecutable, !mapping.hasPrivatePages {
+                _ = madvise(address, length, MADV_DONTNEED)
+            }
+        }
+        return advised
+    }
+
+    /// Drops this process's pages of read-only file mappings that hold no private copy
+    /// (`Anonymous`, `Swap` and `Private_Dirty` all 0): shared libraries' symbol tables and
+    /// read-only data the loader and start-up read once (1.9 MiB of libcrypto, libstdc++ and libc
+    /// in nook-mqtt). A mapping with any private page (relocated RELRO, resident or swapped out)
+    /// is left whole: dropping it would lose the relocations. Like text, what is read again comes
+    /// back from the page cache. Returns how many mappings were dropped.
+    @discardableResult
+    public static func dropCleanReadOnlyData() -> Int {
+        guard let text = try? readRegularFile("/proc/self/smaps", limit: 16 << 20) else { return 0 }
+        var dropped = 0
+        for mapping in fileMappings(smaps: text) where mapping.permissions == "r--p" && !mapping.hasPrivatePages {
+            guard let address = UnsafeMutableRawPointer(bitPattern: mapping.start) else { continue }
+            if madvise(address, Int(mapping.end - mapping.start), MADV_DONTNEED) == 0 { dropped += 1 }
         }
         return dropped
     }

@@ -291,6 +291,24 @@ struct MQTTBridgeTests {
         #expect(setup.bridge.process.isRunning && setup.daemon.process.isRunning)
     }
 
+    /// A payload within the 64 KiB payload limit whose request line is longer than nookd reads
+    /// ("e" and 32,767 combining accents: 65,535 bytes, one character, so the title check
+    /// passes). nookd's refusal of such a line carries no id; the bridge took that as a lost
+    /// connection, never acknowledged, and the broker sent the batch again forever.
+    @Test func e4_aPayloadWhoseRequestIsTooLongForNookdIsRefusedAndTheNextServed() throws {
+        let setup = try Setup()
+        try setup.hold()
+        let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])
+        let poison = Array("e".utf8) + Array(repeating: Array("\u{301}".utf8), count: 32_767).flatMap { $0 }
+        #expect(poison.count == 65_535)
+        try setup.broker.publish("nook/b1/activity", bytes: poison)
+        try setup.broker.publish("nook/b1/activity", "next")
+        try eventually("the poison refused on the error topic") { !errors.payloads("nook/b1/error").isEmpty }
+        #expect(errors.json("nook/b1/error").first?["code"]?.text == "lineTooLong", "\(errors.text)")
+        try eventually("next enqueued") { try setup.titles() == ["next"] }
+        #expect(setup.bridge.process.isRunning && setup.daemon.process.isRunning)
+    }
+
     @Test func e7_discoveryPayloadsFieldByFieldAndRemoval() throws {
         let setup = try Setup()
         let configs = try setup.broker.retained("homeassistant/#")
