@@ -65,24 +65,29 @@ public enum FaultAround {
 
     /// Advises `MADV_RANDOM` on every read-only file mapping of this process (the executable's,
     /// each shared library's, the font files mapped so far) and drops the pages of the executable
-    /// ones that hold no private copy; returns how many mappings took the advice. Writable
-    /// mappings (DRM and fbdev buffers among them) are left alone.
+    /// ones; returns how many mappings took the advice. Writable mappings (DRM and fbdev buffers
+    /// among them) are left alone.
     @discardableResult
     public static func disableForReadOnlyFileMappings() -> Int {
-        guard let text = try? readRegularFile("/proc/self/smaps", limit: 16 << 20) else { return 0 }
+        guard let text = try? readRegularFile("/proc/self/maps", limit: 4 << 20) else { return 0 }
         var advised = 0
-        for mapping in fileMappings(smaps: text) where mapping.isReadOnly {
-            guard let address = UnsafeMutableRawPointer(bitPattern: mapping.start) else { continue }
-            let length = Int(mapping.end - mapping.start)
-            guard madvise(address, length, MADV_RANDOM) == 0 else { continue }
+        for line in text.split(separator: UInt8(ascii: "\n")) {
+            // start-end perms offset dev inode path
+            let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: true)
+            guard fields.count >= 6, fields[5].first == UInt8(ascii: "/"), fields[1].count >= 2,
+                  fields[1][fields[1].startIndex + 1] == UInt8(ascii: "-") else { continue }
+            let range = fields[0].split(separator: UInt8(ascii: "-"))
+            guard range.count == 2, let start = UInt(String(decoding: range[0], as: UTF8.self), radix: 16),
+                  let end = UInt(String(decoding: range[1], as: UTF8.self), radix: 16), end > start,
+                  let address = UnsafeMutableRawPointer(bitPattern: start) else { continue }
+            guard madvise(address, Int(end - start), MADV_RANDOM) == 0 else { continue }
             advised += 1
-            // Executable text is normally never written, so dropping its pages from this
-            // process's page tables loses nothing: the page cache keeps them, and what runs again
-            // comes back a page at a time. Text relocations or a debugger's breakpoint make
-            // private copies, which dropping would lose: such a mapping is left whole. The
-            // read-only data is left to `dropCleanReadOnlyData`.
-            if mapping.isExecutable, !mapping.hasPrivatePages {
-                _ = madvise(address, length, MADV_DONTNEED)
+            // Executable text is never written (a position-independent executable has no text
+            // relocations), so dropping its pages from this process's page tables loses nothing:
+            // the page cache keeps them, and what runs again comes back a page at a time. The
+            // read-only data is left mapped: relocated RELRO pages are private copies.
+            if fields[1].count >= 3, fields[1][fields[1].startIndex + 2] == UInt8(ascii: "x") {
+                _ = madvise(address, Int(end - start), MADV_DONTNEED)
             }
         }
         return advised
