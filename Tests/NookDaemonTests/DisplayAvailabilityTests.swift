@@ -21,7 +21,9 @@ struct DisplayAvailabilityTests {
         await queue.bind(to: arbiter)
         let relay = Task { await DisplayAvailability.relay(from: display, to: [queue], screen: DaemonScreen(cards: screen, settings: .init(home: .blank)), logger: Logger(label: "test")) }
         defer { relay.cancel() }
-        try await Task.sleep(for: .milliseconds(50))
+        // The relay listens from a task of its own: under ThreadSanitizer it started later than a
+        // 50 ms sleep and the unplug went unheard (the CI rehearsal's one failure).
+        while display.connectionListeners == 0 { try await Task.sleep(for: .milliseconds(5)) }
 
         let card = NookActivity(title: "Leak in the basement", presentation: .blocker(timeout: nil), transition: .milliseconds(20))
         await queue.enqueue(card)
