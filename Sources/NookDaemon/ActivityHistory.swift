@@ -116,7 +116,7 @@ final class ActivityHistory: Sendable {
         var loaded: [HistoryEntry] = []
         var lines = 0
         var wantsRewrite = false
-        switch Self.read(path) {
+        switch DurableFile.contents(of: path, limit: Self.maximumBytes) {
         case .missing:
             // Created by the writer, with its directory entry synced.
             wantsRewrite = true
@@ -372,21 +372,6 @@ final class ActivityHistory: Sendable {
     var degraded: Bool { state.withLock { $0.degradedSince != nil } }
 
     // MARK: Files
-
-    private enum FileContents { case missing, failed(String), contents([UInt8]) }
-
-    private static func read(_ path: String) -> FileContents {
-        do throws(FileReadError) {
-            return .contents(try readRegularFile(path, limit: maximumBytes))
-        } catch {
-            switch error {
-            case .systemCall(let failure) where failure.call == "open" && failure.errno == ENOENT: return .missing
-            case .systemCall(let failure): return .failed(failure.description)
-            case .notRegular: return .failed("not a regular file")
-            case .tooLarge: return .failed("larger than \(maximumBytes / 1024 / 1024) MiB")
-            }
-        }
-    }
 
     /// One entry as a line of the file.
     static func line(_ entry: HistoryEntry) -> [UInt8] { CRC32.line(entry.json) }

@@ -137,7 +137,7 @@ final class ActivityJournal: Sendable {
     func recover() -> Recovery {
         var recovery = Recovery()
         let now = wallClock()
-        switch Self.readFile(path) {
+        switch DurableFile.contents(of: path, limit: Self.maximumBytes) {
         case .missing:
             break
         case .failed(let problem):
@@ -462,22 +462,6 @@ final class ActivityJournal: Sendable {
     var degraded: Bool { state.withLock { $0.degradedSince != nil } }
 
     // MARK: Files
-
-    private enum FileContents { case missing, failed(String), contents([UInt8]) }
-
-    private static func readFile(_ path: String) -> FileContents {
-        // Never blocks on what the path turns out to be: a FIFO there must not hang the start.
-        do throws(FileReadError) {
-            return .contents(try readRegularFile(path, limit: maximumBytes))
-        } catch {
-            switch error {
-            case .systemCall(let failure) where failure.call == "open" && failure.errno == ENOENT: return .missing
-            case .systemCall(let failure): return .failed(SystemCallError(failure.call, errno: failure.errno).description)
-            case .notRegular: return .failed("not a regular file")
-            case .tooLarge: return .failed("larger than \(maximumBytes / 1024 / 1024) MiB")
-            }
-        }
-    }
 
     /// Replaces the journal with `bytes` (``DurableFile/replace(_:with:syncer:label:warn:)``);
     /// returns the new file, positioned at its end.

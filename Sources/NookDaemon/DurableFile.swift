@@ -37,4 +37,22 @@ enum DurableFile {
         }
         return .success(file)
     }
+
+    enum Contents { case missing, failed(String), contents([UInt8]) }
+
+    /// The whole file at `path` as recovery reads it: missing, why it could not be read (the
+    /// caller names the path), or its bytes. Never blocks on what the path turns out to be: a
+    /// FIFO there must not hang nookd's start.
+    static func contents(of path: String, limit: Int) -> Contents {
+        do throws(FileReadError) {
+            return .contents(try readRegularFile(path, limit: limit))
+        } catch {
+            switch error {
+            case .systemCall(let failure) where failure.call == "open" && failure.errno == ENOENT: return .missing
+            case .systemCall(let failure): return .failed(SystemCallError(failure.call, errno: failure.errno).description)
+            case .notRegular: return .failed("not a regular file")
+            case .tooLarge: return .failed("larger than \(limit / 1024 / 1024) MiB")
+            }
+        }
+    }
 }
