@@ -7,6 +7,9 @@ final class ScriptedModule: NookModule {
     let id: NookModuleID
     private let hangs: Bool
     private let calls = Locked<[String]>([])
+    /// Kept, never resumed: a continuation dropped unresumed makes the runtime print a misuse
+    /// warning into the test log, which reads like a failure.
+    private let parked = Locked<[CheckedContinuation<Void, Never>]>([])
 
     init(_ id: NookModuleID, hangs: Bool = false) {
         self.id = id
@@ -19,7 +22,7 @@ final class ScriptedModule: NookModule {
         calls.withLock { $0.append("prepare") }
         if hangs {
             // Never returns on its own, and ignores cancellation: the worst case of Q10.
-            await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in parked.withLock { $0.append(continuation) } }
         }
     }
 

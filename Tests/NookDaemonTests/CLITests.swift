@@ -18,6 +18,14 @@ struct CLITests {
         try watch.run()
         defer { if watch.isRunning { watch.terminate() } }
         try eventually("the watcher to connect") { (try daemon.request(.status))["connections"] == .number(2) }
+        // Connected is not yet subscribed: a probe card that the watch reports proves it listens
+        // (one that ended before the subscription goes unreported, so another follows).
+        let events = PipeLines(pipe)
+        try eventually("the watch to report a probe card", timeout: 60) {
+            let probe = try nookctl(["enqueue", "--title", "Probe", "--dwell", "0.1"], socket: daemon.socket)
+            let probeID = JSONValue.string(probe.output.trimmingCharacters(in: .whitespacesAndNewlines))
+            return try events.next(within: 2) { $0["id"] == probeID } != nil
+        }
 
         let enqueued = try nookctl(["enqueue", "--title", "Build finished", "--subtitle", "Debug · 12.4s", "--icon", "hammer",
                                     "--tint", "green", "--key", "build", "--dwell", "2"], socket: daemon.socket)
@@ -26,14 +34,9 @@ struct CLITests {
         #expect(NookActivityID(id) != nil, "enqueue prints the new id, got '\(id)'")
 
         var lines: [JSONValue] = []
-        var pending = Data()
-        let deadline = Date().addingTimeInterval(15)
-        while Date() < deadline, !lines.contains(where: { $0["event"] == .string("hidden") }) {
-            pending += pipe.fileHandleForReading.availableData
-            while let newline = pending.firstIndex(of: 0x0A) {
-                lines.append(try JSONValue.parse(Array(pending[..<newline])))
-                pending = Data(pending[(newline + 1)...])
-            }
+        while let line = try events.next(within: TestBounds.seconds(15), where: { $0["id"] == .string(id) }) {
+            lines.append(line)
+            if line["event"] == .string("hidden") { break }
         }
         #expect(lines.compactMap { $0["event"]?.text } == ["enqueued", "animateIn", "presented", "animateOut", "hidden"])
         #expect(lines.allSatisfy { $0["id"] == .string(id) })
@@ -231,5 +234,32 @@ struct AccessTests {
         #expect(bound == 0)
         #expect(third.stop().status == 0)
         #expect(FileManager.default.fileExists(atPath: third.socket), "the successor's socket file is left alone")
+    }
+}
+
+/// JSON lines a child process writes to a pipe, read with a bound.
+final class PipeLines {
+    private let handle: FileHandle
+    private var pending: [UInt8] = []
+
+    init(_ pipe: Pipe) { handle = pipe.fileHandleForReading }
+
+    /// The next line for which `wanted` holds, skipping others; nil when none came within `seconds`.
+    func next(within seconds: Double, where wanted: (JSONValue) -> Bool = { _ in true }) throws -> JSONValue? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            while let newline = pending.firstIndex(of: 0x0A) {
+                let line = try JSONValue.parse(Array(pending[..<newline]))
+                pending.removeSubrange(...newline)
+                if wanted(line) { return line }
+            }
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return nil }
+            var entry = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, Int32(left * 1000) + 1) > 0 else { continue }
+            let chunk = handle.availableData
+            if chunk.isEmpty { return nil }
+            pending += chunk
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import NookProtocol
+import NookTestTraits
 import Testing
 
 /// The repository root and the built executables (`swift build` builds them before the tests).
@@ -73,7 +74,7 @@ final class DaemonProcess {
     /// The bound only matters when nookd fails: a sanitizer build replaying a journal on a
     /// loaded machine can take most of a minute to listen.
     func waitForSocket(timeout: Double = 60) throws {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(timeout))
         while Date() < deadline {
             if let _ = try? NookClient(path: socket) { return }
             if !process.isRunning { throw DaemonFailure("nookd exited early (\(process.terminationStatus)): \(log)") }
@@ -93,7 +94,7 @@ final class DaemonProcess {
 
     func client(timeout: Duration = .seconds(10)) throws -> NookClient {
         let client = try NookClient(path: socket)
-        client.readTimeout = timeout
+        client.readTimeout = TestBounds.duration(timeout)
         return client
     }
 
@@ -154,7 +155,7 @@ func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, 
 
 /// Waits (on wall time: these tests run real processes) until `condition` holds.
 func eventually(_ what: String, timeout: Double = 10, _ condition: () throws -> Bool) throws {
-    let deadline = Date().addingTimeInterval(timeout)
+    let deadline = Date().addingTimeInterval(TestBounds.seconds(timeout))
     while Date() < deadline {
         if try condition() { return }
         usleep(20_000)

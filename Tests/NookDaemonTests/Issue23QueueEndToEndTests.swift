@@ -88,7 +88,7 @@ struct Issue23QueueEndToEndTests {
             Thread {
                 defer { group.leave() }
                 guard let client = try? NookClient(path: socket) else { return }
-                client.readTimeout = .seconds(10)
+                client.readTimeout = TestBounds.duration(.seconds(10))
                 // Pipelined, so both connections' requests interleave inside nookd.
                 let lines = ids.enumerated().map { index, id in
                     Request(id: .number(Double(index)), operation: .enqueue(NookActivity(id: id, title: "\(module)"), module: module, wait: false)).encoded() + "\n"

@@ -4,6 +4,7 @@ import NookConfig
 @testable import NookDaemon
 import NookSystem
 import NookTestSupport
+import NookTestTraits
 import Testing
 
 /// Stands in for `fdatasync`/`fsync`: counts them, can hold data syncs until the test lets
@@ -97,7 +98,9 @@ func until(_ what: String, _ condition: () -> Bool) async throws {
     throw DaemonFailure("never happened: \(what)")
 }
 
-@Suite("J1 J2 durable acknowledgement: group commit, interval syncs, recovery after a power cut")
+/// On threads of their own: a thousand records with compactions is seconds of CPU under a
+/// sanitizer, which on the cooperative pool's two threads held up every other test for a minute.
+@Suite("J1 J2 durable acknowledgement: group commit, interval syncs, recovery after a power cut", .ownThreads)
 struct JournalSyncTests {
     func journal(_ scratch: Scratch, mode: JournalSync = .ack, syncer: TestSyncer, seconds: TestSeconds = TestSeconds(),
                  warnings: Warnings = Warnings()) -> ActivityJournal {

@@ -36,7 +36,7 @@ struct SocketServerLimitTests {
         }
         try eventually("the four served connections let go", timeout: 60) { server.openConnections == 0 }
         let fifth = try NookClient(path: path)
-        fifth.readTimeout = .seconds(10)
+        fifth.readTimeout = TestBounds.duration(.seconds(10))
         let answer = try #require(try fifth.readLine())
         guard case .failure(_, let error) = try ResponseLine.decode(answer) else { Issue.record("not refused: \(answer)"); return }
         #expect(error.code == .unavailable && error.message.contains("daemon.max_connections"), "\(error)")
@@ -45,7 +45,7 @@ struct SocketServerLimitTests {
         try eventually("room again once the disk answers", timeout: 60) {
             // Refused (and closed) while the released sockets are still on their way out.
             guard let client = try? NookClient(path: path) else { return false }
-            client.readTimeout = .seconds(10)
+            client.readTimeout = TestBounds.duration(.seconds(10))
             guard (try? client.send("{\"v\":1,\"id\":1,\"op\":\"status\"}")) != nil,
                   let line = try? client.readLine(), case .success? = try? ResponseLine.decode(line) else { return false }
             return true

@@ -44,7 +44,7 @@ final class Bridge {
         try bridge.run()
         // The first line says where it listens.
         var text = ""
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(30))
         while !text.contains("\n"), Date() < deadline {
             let data = output.fileHandleForReading.availableData
             if data.isEmpty { break }
@@ -64,7 +64,7 @@ final class Bridge {
         nookd.arguments = ["--socket", socket, "--display", "mock", "--journal", "none", "--log-level", "warning"] + (nookdConfig.map { ["--config", $0] } ?? [])
         nookd.standardError = FileHandle.nullDevice
         try nookd.run()
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(60))
         while (try? NookClient(path: socket)) == nil {
             guard Date() < deadline, nookd.isRunning else { throw TestFailure("nookd did not start") }
             usleep(20_000)
@@ -74,7 +74,7 @@ final class Bridge {
     var log: String { (try? String(contentsOfFile: bridgeLog, encoding: .utf8)) ?? "" }
 
     func waitForLog(_ needle: String, timeout: Double = 30) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(timeout))
         while Date() < deadline {
             if log.contains(needle) { return true }
             usleep(50_000)
@@ -157,7 +157,7 @@ struct BridgeTests {
         #expect(!bridge.log.contains("huh?"), "lcdproc got an error: \(bridge.log)")
         // The client goes: its screens go, and nookd gets its own home back.
         kill(client.process.processIdentifier, SIGKILL)
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(20))
         while try bridge.status().home != "clock", Date() < deadline { usleep(50_000) }
         #expect(try bridge.status().home == "clock")
     }
@@ -200,7 +200,7 @@ struct BridgeTests {
         // Four answers and, at the next frame, `listen s`.
         #expect(client.readLines(5).filter { $0 == "success" || $0 == "listen s" }.count == 4)
         func waitForHome(_ home: String) throws -> Bool {
-            let deadline = Date().addingTimeInterval(30)
+            let deadline = Date().addingTimeInterval(TestBounds.seconds(30))
             while Date() < deadline {
                 if let status = try? bridge.status(), status.home == home { return true }
                 usleep(50_000)
@@ -225,7 +225,7 @@ struct BridgeTests {
         try client.send("hello\nclient_set -name door\nscreen_add d\nwidget_add d t title\nwidget_set d t {Doorbell}\nwidget_add d s string\nwidget_set d s 1 2 {Front door}\nscreen_set d -priority alert\n")
         #expect(client.readLines(8).count == 8)
         let nook = try NookClient(path: bridge.socket)
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(20))
         var titles: [String] = []
         while titles.isEmpty, Date() < deadline {
             let list = try nook.request(Request(id: .number(1), operation: .list(module: nil)), as: ListAnswer.self).0

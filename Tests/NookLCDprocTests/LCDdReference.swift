@@ -1,5 +1,6 @@
 import Foundation
 import NookSystem
+import NookTestTraits
 
 /// A real LCDd 0.5.9 (Debian's `lcdproc` package) on a port of the test's choosing, with its
 /// `text` driver and a config in a scratch directory: the reference the transcript tests
@@ -49,7 +50,7 @@ final class LCDdReference {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
         try process.run()
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(20))
         while Date() < deadline {
             if let probe = try? TCPConnection(port: port) { _ = probe; return }
             guard process.isRunning else { throw TestFailure("LCDd exited at start (\(process.terminationStatus))") }
@@ -134,7 +135,7 @@ final class TCPConnection: @unchecked Sendable {
     func readLines(_ count: Int, timeout: Double = 20) -> [String] {
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(timeout))
         while received.filter({ $0 == 0x0A }).count < count, Date() < deadline {
             var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             guard poll(&entry, 1, 200) > 0 else { continue }
