@@ -30,7 +30,7 @@ public final class EventRecorder: Sendable {
     private let watchdog: Duration
 
     public init(_ stream: AsyncStream<NookActivityEvent>, watchdog: Duration = .seconds(20)) {
-        self.watchdog = watchdog
+        self.watchdog = TestBounds.duration(watchdog)
         Task { [weak self] in
             for await event in stream {
                 guard let self else { return }

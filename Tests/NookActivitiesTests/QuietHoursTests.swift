@@ -15,7 +15,7 @@ private func localTime(of clock: ManualClock, from start: NookLocalTime) -> @Sen
     return { start + Int64((clock.now - origin).components.seconds) }
 }
 
-@Suite("Z1 quiet hours", .timeLimit(.minutes(1)))
+@Suite("Z1 quiet hours", .timeLimit(.minutes(5)))
 struct QuietHoursTests {
     @Test func z1_weekdaysAreCountedFromTheEpoch() {
         #expect(at(0, 12, 0).weekday == 1, "2026-11-23 is a Monday")

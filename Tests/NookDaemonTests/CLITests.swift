@@ -2,6 +2,7 @@ import Foundation
 import NookActivities
 import NookProtocol
 import NookTestTraits
+import NookTestSupport
 import Testing
 
 @Suite("C1, C2 nookd and nookctl end to end", .serialized, .ownThreads)

@@ -1,6 +1,6 @@
 import Foundation
 import NookProtocol
-import NookTestTraits
+import NookTestSupport
 import Testing
 
 /// The repository root and the built executables (`swift build` builds them before the tests).

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NookProtocol
 import NookTestTraits
+import NookTestSupport
 import Testing
 @testable import NookDaemon
 

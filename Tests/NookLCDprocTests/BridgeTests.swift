@@ -1,6 +1,7 @@
 import Foundation
 import NookProtocol
 import NookTestTraits
+import NookTestSupport
 import Testing
 
 /// The built executables (`swift build` builds them before the tests); NOOK_TEST_BINARIES picks

@@ -1,6 +1,6 @@
 import Foundation
 import NookSystem
-import NookTestTraits
+import NookTestSupport
 
 /// A real LCDd 0.5.9 (Debian's `lcdproc` package) on a port of the test's choosing, with its
 /// `text` driver and a config in a scratch directory: the reference the transcript tests
