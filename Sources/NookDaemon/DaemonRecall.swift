@@ -8,14 +8,12 @@ extension Daemon {
         await recall.bind(to: arbiter)
         let events = recall.queue.events(where: NookScreen.draws)
         let feeder = Task { [screen, recall] in await screen.run(events, reportingTo: recall.queue) }
-        let own = recall.queue.observe { [recall] in recall.observeRecall($0) }
         let followed = modules.map { module in queues[module]!.observe { [recall] in recall.observeModule($0) } }
         if let hold = recall.settings.hold {
             logger.info("recall: a press of open held \(hold) on an idle display shows the \(recall.settings.entries) newest history entries")
         }
         return {
             followed.forEach { $0.cancel() }
-            own.cancel()
             feeder.cancel()
         }
     }

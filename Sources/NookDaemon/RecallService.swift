@@ -55,6 +55,8 @@ final class RecallService: Sendable {
     private let wallClock: @Sendable () -> Double
     private let log: @Sendable (String) -> Void
     private let state: Locked<State>
+    /// Its own queue's ends, followed for as long as it lives.
+    private let ownEnds = Locked<NookObservation?>(nil)
 
     init(settings: Settings, clock: any NookClock, history: ActivityHistory, wallClock: @escaping @Sendable () -> Double = ActivityJournal.realtime,
          log: @escaping @Sendable (String) -> Void) {
@@ -64,6 +66,7 @@ final class RecallService: Sendable {
         self.wallClock = wallClock
         self.log = log
         state = Locked(State(settings: settings))
+        ownEnds.withLock { $0 = queue.observe { [weak self] in self?.observeRecall($0) } }
     }
 
     var settings: Settings {
