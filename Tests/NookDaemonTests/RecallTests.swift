@@ -1,4 +1,5 @@
 import NookActivities
+import NookConfig
 @testable import NookDaemon
 import NookProtocol
 import NookTestSupport
@@ -123,5 +124,25 @@ struct RecallTests {
         #expect(RecallService.ago(12 * 60 + 30) == "12 min ago")
         #expect(RecallService.ago(3 * 3600 + 5) == "3 h ago")
         #expect(RecallService.ago(2 * 86_400) == "2 d ago")
+    }
+
+    func config(_ text: String) throws -> DaemonConfig {
+        try DaemonConfig(reading: ConfigReader(try ConfigDocument(parsing: text, source: "nook.toml")))
+    }
+
+    @Test func u5_theRecallKeysLiveInTheHistoryTableAndArmOnlyToggleButtons() throws {
+        let buttons = "[gpio.button]\nline = \"B\"\nrole = \"open\"\n[gpio.lid]\nline = \"L\"\nrole = \"open\"\nmode = \"level\"\n"
+        let defaults = try config(buttons)
+        #expect(defaults.recall == RecallService.Settings())
+        #expect(defaults.gpioLines.map(\.longPressAfter) == [.milliseconds(800), nil], "a lid's level is a state, not a press")
+        let set = try config("[history]\nrecall_hold_ms = 1200\nrecall_entries = 3\nrecall_dwell_ms = 2000\n" + buttons)
+        #expect(set.recall == RecallService.Settings(hold: .milliseconds(1200), entries: 3, dwell: .seconds(2)))
+        #expect(set.gpioLines.first?.longPressAfter == .milliseconds(1200))
+        let off = try config("[history]\nrecall_hold_ms = 0\n" + buttons)
+        #expect(off.recall.hold == nil && off.gpioLines.first?.longPressAfter == nil)
+        for (text, key) in [("recall_entries = 0", "history.recall_entries"), ("recall_dwell_ms = 100", "history.recall_dwell_ms"),
+                            ("recall_hold_ms = -5", "history.recall_hold_ms"), ("recall_hold = 5", "history.recall_hold")] {
+            #expect { try config("[history]\n" + text + "\n") } throws: { "\($0)".contains(key) }
+        }
     }
 }
