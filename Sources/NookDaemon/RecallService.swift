@@ -31,8 +31,9 @@ final class RecallService: Sendable {
         static let dwellRange = 500...30_000
     }
 
-    /// The module id the recall cards claim the glass under (never a configured module's: a
-    /// module name has no `:`… and if one had, the claims would still only be tagged with it).
+    /// The module id the recall cards claim the glass under: not registered with the arbiter,
+    /// so `focus` cannot switch to it; a configured module of the same name would only share
+    /// the tag on claims.
     static let module = NookModuleID("nookd:recall")
     /// How long "Nothing recent" stays: an answer to the press, not something to read.
     static let nothingRecentDwell: Duration = .milliseconds(1500)
@@ -106,15 +107,18 @@ final class RecallService: Sendable {
 
     /// The recall queue's own events: a recall is over when its last card has ended.
     func observeRecall(_ events: [NookActivityEvent]) {
-        state.withLock { state in
+        let done = state.withLock { state in
+            var done = false
             for event in events where event.isFinal {
                 state.cards.removeAll { $0 == event.id }
                 if state.active, state.cards.isEmpty {
                     state.active = false
-                    log("recall: done, the display is idle again")
+                    done = true
                 }
             }
+            return done
         }
+        if done { log("recall: done, the display is idle again") }
     }
 
     // MARK: The gesture
@@ -154,15 +158,21 @@ final class RecallService: Sendable {
 
     /// A short press of open: during a recall it moves on to the next entry (the card on the
     /// glass slides out, the next follows). False when no recall runs.
+    /// Each press moves on by one, however fast they come: the card is no longer counted as
+    /// the recall's once it is told to go, and after the last one the recall is over.
     func advance() -> Bool {
-        let current: NookActivityID?? = state.withLock { state in
-            guard state.active else { return nil }
-            return .some(state.cards.first)
+        let (active, current, done): (Bool, NookActivityID?, Bool) = state.withLock { state in
+            guard state.active else { return (false, nil, false) }
+            guard !state.cards.isEmpty else { return (true, nil, false) }
+            let current = state.cards.removeFirst()
+            if state.cards.isEmpty { state.active = false }
+            return (true, current, !state.active)
         }
-        guard let current else { return false }
+        guard active else { return false }
         if let current {
             Task { [queue] in _ = await queue.cancel(current) }
         }
+        if done { log("recall: done (moved past the last entry)") }
         return true
     }
 

@@ -82,6 +82,12 @@ struct RecallTests {
         _ = await waitingCards(recall, count: 3)
         #expect(recall.advance())
         #expect(await waitingCards(recall, count: 2).map(\.title) == ["b", "a"])
+        // Two presses in quick succession move on twice.
+        #expect(recall.advance() && recall.advance())
+        #expect(await waitingCards(recall, count: 0).isEmpty)
+        #expect(!recall.isActive, "past the last entry: over")
+        #expect(recall.start())
+        _ = await waitingCards(recall, count: 3)
         #expect(recall.end(because: "dismiss pressed"))
         #expect(!recall.isActive)
         #expect(await waitingCards(recall, count: 0).isEmpty)
