@@ -132,7 +132,8 @@ public final class Daemon: Sendable {
         ownership = try OwnershipPolicy(adminGroup: config.adminGroup)
         journal = config.journalPath.map { ActivityJournal(path: $0, mode: config.journalSync, warn: { logger.warning("\($0)") }) }
         history = ActivityHistory(path: config.historyPath, bounds: config.historyBounds, warn: { logger.warning("\($0)") })
-        recall = RecallService(settings: config.recall, clock: clock, history: history, log: { logger.info("\($0)") })
+        let drawing = screen
+        recall = RecallService(settings: config.recall, clock: clock, history: history, fit: { drawing.fitted($0) }, log: { logger.info("\($0)") })
         state = Mutex(State(config: config))
     }
 

@@ -55,17 +55,20 @@ final class RecallService: Sendable {
     private let history: ActivityHistory
     private let wallClock: @Sendable () -> Double
     private let log: @Sendable (String) -> Void
+    /// The card as the screen needs it (an LED matrix keeps a scrolling title one full pass).
+    private let fit: @Sendable (NookActivity) -> NookActivity
     private let state: Locked<State>
     /// Its own queue's ends, followed for as long as it lives.
     private let ownEnds = Locked<NookObservation?>(nil)
 
     init(settings: Settings, clock: any NookClock, history: ActivityHistory, wallClock: @escaping @Sendable () -> Double = ActivityJournal.realtime,
-         log: @escaping @Sendable (String) -> Void) {
+         fit: @escaping @Sendable (NookActivity) -> NookActivity = { $0 }, log: @escaping @Sendable (String) -> Void) {
         // No engagement source: a recall is what the person at the device asked for.
         queue = NookActivityQueue(clock: clock, engagement: nil, configuration: .init(presenterTimeout: .seconds(2)))
         self.history = history
         self.wallClock = wallClock
         self.log = log
+        self.fit = fit
         state = Locked(State(settings: settings))
         ownEnds.withLock { $0 = queue.observe { [weak self] in self?.observeRecall($0) } }
     }
@@ -137,7 +140,7 @@ final class RecallService: Sendable {
         // The newest first; the history hands them oldest first.
         let entries = Array(history.query(HistoryQuery(limit: started.settings.entries)).entries.reversed())
         let now = wallClock()
-        let cards = entries.isEmpty ? [Self.nothingRecent()] : entries.map { Self.card(for: $0, now: now, dwell: started.settings.dwell) }
+        let cards = (entries.isEmpty ? [Self.nothingRecent()] : entries.map { Self.card(for: $0, now: now, dwell: started.settings.dwell) }).map(fit)
         log(entries.isEmpty ? "recall: long press on an idle display; the history is empty (\"Nothing recent\")"
                             : "recall: long press on an idle display; showing the \(entries.count) newest history entries")
         let queued = state.withLock { state -> Bool in

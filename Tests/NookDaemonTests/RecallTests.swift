@@ -119,6 +119,14 @@ struct RecallTests {
         #expect(await recall.queue.pendingCount == 0)
     }
 
+    @Test func u5_recallCardsAreFittedToTheScreenAsAnyCardIs() async {
+        // An LED matrix keeps a scrolling title one full pass: the screen lengthens the dwell.
+        let recall = RecallService(settings: .init(dwell: .seconds(1)), clock: ManualClock(), history: history(ended: ["a long title"]),
+                                   wallClock: wall.clock, fit: { var card = $0; card.dwell = .seconds(9); return card }, log: { _ in })
+        #expect(recall.start())
+        #expect(await waitingCards(recall, count: 1).map(\.dwell) == [.seconds(9)])
+    }
+
     @Test func u5_noHoldConfiguredMeansNoGesture() {
         let recall = recall(history(ended: ["a"]), settings: .init(hold: nil))
         #expect(!recall.start())
