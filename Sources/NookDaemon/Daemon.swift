@@ -47,6 +47,8 @@ public final class Daemon: Sendable {
     let ownership: OwnershipPolicy
     /// Every ended activity (U4), on disk beside the journal unless `history.path` says otherwise.
     let history: ActivityHistory
+    /// U5's recall gesture: the newest history entries on the glass after a long press of open.
+    let recall: RecallService
     private let frameWriter: FrameWriter?
     private let configPath: String?
     private let overrides: @Sendable (inout DaemonConfig) -> Void
@@ -130,6 +132,8 @@ public final class Daemon: Sendable {
         ownership = try OwnershipPolicy(adminGroup: config.adminGroup)
         journal = config.journalPath.map { ActivityJournal(path: $0, mode: config.journalSync, warn: { logger.warning("\($0)") }) }
         history = ActivityHistory(path: config.historyPath, bounds: config.historyBounds, warn: { logger.warning("\($0)") })
+        let drawing = screen
+        recall = RecallService(settings: config.recall, clock: clock, history: history, fit: { drawing.fitted($0) }, log: { logger.info("\($0)") })
         state = Mutex(State(config: config))
     }
 
@@ -190,6 +194,9 @@ public final class Daemon: Sendable {
             queues[module]!.observe { [actionCards] in actionCards.observe($0) }
         }
         services.started("action cards") { actionObservations.forEach { $0.cancel() } }
+        // Before the journal restores anything: a restored card makes the display busy.
+        let stopRecall = await startRecall()
+        services.started("recall") { stopRecall() }
         // Before the journal restores anything: a restored card's end is recorded like any other.
         let historyObservations = startHistory()
         services.started("history") { [history, logger] in
@@ -332,9 +339,10 @@ public final class Daemon: Sendable {
     /// exit past the 2 s of N2 (the display is restored either way).
     private func quiesceAll(within bound: Duration) async {
         let done = Atomic<Bool>(false)
-        let all = Task { [queues] in
+        let all = Task { [queues, recall] in
             await withTaskGroup(of: Void.self) { group in
                 for queue in queues.values { group.addTask { await queue.quiesce() } }
+                group.addTask { await recall.queue.quiesce() }
             }
             done.store(true, ordering: .releasing)
         }
@@ -370,6 +378,7 @@ public final class Daemon: Sendable {
         quiet.configure(schedule: fresh.quiet.schedule, policy: fresh.quiet.policy)
         await endSuppressed()
         history.setBounds(fresh.historyBounds)
+        recall.setSettings(fresh.recall)
         let panelTurn = display.panelOrientation
         await screen.apply(.init(theme: fresh.theme, rotation: fresh.rotation.then(panelTurn), home: fresh.home, blankAfter: fresh.blankAfter))
         if fresh.home != old.home { statusChanges.notify(.home) }
@@ -392,6 +401,6 @@ public final class Daemon: Sendable {
         if fresh.escalation != old.escalation { needsRestart.append("[escalation]") }
         if fresh.presence != old.presence { needsRestart.append("[presence]") }
         let restartNote = needsRestart.isEmpty ? "" : "; restart nookd to apply \(needsRestart.joined(separator: ", "))"
-        logger.notice("SIGHUP: reloaded \(configPath) (theme, home, rotation, quiet hours, history bounds applied)\(restartNote)")
+        logger.notice("SIGHUP: reloaded \(configPath) (theme, home, rotation, quiet hours, history bounds and recall applied)\(restartNote)")
     }
 }

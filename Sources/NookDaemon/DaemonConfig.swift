@@ -95,6 +95,8 @@ public struct DaemonConfig: Sendable {
     var historySetting: String??
     /// `[history] max_entries`, `max_age`.
     var historyBounds = ActivityHistory.Bounds()
+    /// `[history] recall_hold_ms`, `recall_entries`, `recall_dwell_ms` (U5's recall gesture).
+    var recall = RecallService.Settings()
 
     /// Where ended activities are kept (U4): `history.path`, else beside the journal (the state
     /// directory); nil keeps them in memory only.
@@ -258,7 +260,14 @@ public struct DaemonConfig: Sendable {
         if let age = try reader.string("history.max_age") {
             historyBounds.maxAge = try checked("history.max_age", HistoryAge.seconds(age).mapError { SettingProblem($0.description) })
         }
+        if let hold = try reader.integer("history.recall_hold_ms", in: RecallService.Settings.holdRange) { recall.hold = hold == 0 ? nil : .milliseconds(hold) }
+        recall.entries = try reader.integer("history.recall_entries", in: RecallService.Settings.entriesRange) ?? recall.entries
+        if let dwell = try reader.integer("history.recall_dwell_ms", in: RecallService.Settings.dwellRange) { recall.dwell = .milliseconds(dwell) }
         gpioLines = try GPIOConfig.lines(from: reader)
+        // A toggle button's long press is the recall gesture (U5); a switch's level is a state.
+        for index in gpioLines.indices where gpioLines[index].role == .open && gpioLines[index].openMode == .toggle {
+            gpioLines[index].longPressAfter = recall.hold
+        }
         presence = try Self.presence(from: reader, hasInput: proximity?.presenceThreshold != nil || gpioLines.contains { $0.role == .presence })
         led = try LEDSettings(reading: reader, backend: backend)
         // nook-lcdproc's tables share the file (one config for the board); it checks them.

@@ -13,7 +13,11 @@ extension Daemon {
             inputs = try GPIOInputs(
                 lines: lines, engagement: engagement,
                 // Only one module's card is on the glass; the others have nothing to dismiss.
-                dismiss: { queues.forEach { $0.requestDismissCurrent() } },
+                // During a recall (U5) the card on the glass is a recalled one: dismiss ends it.
+                dismiss: { [recall] in
+                    guard !recall.end(because: "dismiss pressed") else { return }
+                    queues.forEach { $0.requestDismissCurrent() }
+                },
                 pressed: { [presses = self.inputs] role, label in
                     switch role {
                     case .open: presses.publish(InputMessage(input: .open, source: label))
@@ -21,12 +25,16 @@ extension Daemon {
                     case .hover, .presence: break
                     }
                 },
-                // The device's own input acts on any card, whoever sent it (U3).
-                invoke: { [actionCards] in
+                // The device's own input acts on any card, whoever sent it (U3). During a recall
+                // (U5) a press moves on to the next entry instead.
+                invoke: { [actionCards, recall] in
+                    if recall.advance() { return true }
                     guard actionCards.anyOnGlass else { return false }
                     queues.forEach { $0.requestInvokeCurrent() }
                     return true
                 },
+                // U5: held on an idle display, open recalls the newest history entries.
+                longPress: { [recall] in recall.start() },
                 info: { [logger] in logger.info("\($0)") },
                 warn: { [logger] in logger.warning("\($0)") })
         } catch {

@@ -237,15 +237,22 @@ extension Daemon {
                 group.cancelAll()
             }
 
-        case .press(let input):
+        case .press(let input, let holdMs):
             guard state.withLock({ $0.config.pressInputs }) else {
                 throw ProtocolError(.unavailable, field: "op", "press is off; set debug.press_inputs = true in nookd's config to act as the buttons over the socket")
             }
             switch input {
             case .open:
                 // A toggle of its own, as a second open button would be (I3: hover OR open).
-                // As the button: on a card with a default action the press invokes it (E3).
-                if actionCards.anyOnGlass {
+                // As the button: on a card with a default action the press invokes it (E3);
+                // during a recall it moves on (U5); held long on an idle display it recalls.
+                // The hold is taken as said, not waited out: the toggle a long press takes
+                // back is never made.
+                if recall.advance() {
+                    break
+                } else if let holdMs, let hold = recall.settings.hold, .milliseconds(holdMs) >= hold, recall.start() {
+                    break
+                } else if actionCards.anyOnGlass {
                     queues.values.forEach { $0.requestInvokeCurrent() }
                 } else {
                     // Toggle and set in one step: two racing presses must not leave the input
@@ -256,9 +263,9 @@ extension Daemon {
                     }
                 }
             case .dismiss:
-                queues.values.forEach { $0.requestDismissCurrent() }
+                if !recall.end(because: "dismiss pressed") { queues.values.forEach { $0.requestDismissCurrent() } }
             }
-            logger.info("press: \(input.rawValue) (debug.press_inputs)")
+            logger.info("press: \(input.rawValue)\(holdMs.map { " held \($0) ms" } ?? "") (debug.press_inputs)")
             inputs.publish(InputMessage(input: input, source: "press"))
             answer(PressAnswer(pressed: input))
 

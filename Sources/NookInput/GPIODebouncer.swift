@@ -48,12 +48,18 @@ struct GPIORoleState: Sendable {
 
     let role: GPIOLineSettings.Role
     let openMode: GPIOLineSettings.OpenMode
+    /// How long a toggle button is held for a long press (U5's recall); nil: no long press.
+    let longPressAfter: Duration?
     /// Toggled open state of a `toggle` button.
     private(set) var isOpen = false
+    /// While a press that toggled is held: when it becomes a long press.
+    private(set) var longPressDeadline: Duration?
 
-    init(role: GPIOLineSettings.Role, openMode: GPIOLineSettings.OpenMode) {
+    init(role: GPIOLineSettings.Role, openMode: GPIOLineSettings.OpenMode, longPressAfter: Duration? = nil) {
         self.role = role
         self.openMode = openMode
+        // A switch's level is a state, not a press: only a toggle button has a long press.
+        self.longPressAfter = role == .open && openMode == .toggle ? longPressAfter : nil
     }
 
     /// Whether the line becoming `active` is a press of a button (reported to `inputs`
@@ -65,7 +71,9 @@ struct GPIORoleState: Sendable {
 
     /// The effect of the line's logical level becoming `active`. `invokes` is asked on a
     /// press of `open` only: true when it invoked the action of a card on the glass (E3).
-    mutating func change(active: Bool, invokes: () -> Bool = { false }) -> Effect {
+    /// `time` is the change's monotonic time, from which a long press is counted.
+    mutating func change(active: Bool, at time: Duration = .zero, invokes: () -> Bool = { false }) -> Effect {
+        longPressDeadline = nil
         switch (role, openMode) {
         case (.hover, _), (.presence, _):
             return .engagement(active: active)
@@ -77,10 +85,25 @@ struct GPIORoleState: Sendable {
             // would hold every later card back until a second press closed it (Q6).
             if invokes() { return .invoked(engagement: nil) }
             isOpen.toggle()
+            // The short press acts at once, as it always has; held long enough, it becomes
+            // a long press and this toggle is taken back (see ``held(at:longPress:)``).
+            longPressDeadline = longPressAfter.map { time + $0 }
             return .engagement(active: isOpen)
         case (.dismiss, _):
             return active ? .dismiss : .none
         }
+    }
+
+    /// The button is still held at `now`: once its long-press time has come, `longPress` is
+    /// asked (true when it took the press, U5's recall on an idle display) and the toggle the
+    /// press made is taken back, so the nook is as open as before the press. A long press
+    /// nothing takes stays the short press it began as. Nil: no change to report.
+    mutating func held(at now: Duration, longPress: () -> Bool) -> Effect? {
+        guard let deadline = longPressDeadline, now >= deadline else { return nil }
+        longPressDeadline = nil
+        guard longPress() else { return nil }
+        isOpen.toggle()
+        return .engagement(active: isOpen)
     }
 
     /// The engagement state to report when the line is first read (or lost): a level role

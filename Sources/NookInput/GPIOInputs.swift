@@ -40,6 +40,7 @@ public final class GPIOInputs: Sendable {
     private let dismiss: @Sendable () -> Void
     private let pressed: @Sendable (GPIOLineSettings.Role, String) -> Void
     private let invoke: @Sendable () -> Bool
+    private let longPress: @Sendable () -> Bool
     private let info: @Sendable (String) -> Void
     private let warn: @Sendable (String) -> Void
     private let devices: String
@@ -58,6 +59,7 @@ public final class GPIOInputs: Sendable {
                 dismiss: @escaping @Sendable () -> Void,
                 pressed: @escaping @Sendable (_ role: GPIOLineSettings.Role, _ label: String) -> Void = { _, _ in },
                 invoke: @escaping @Sendable () -> Bool = { false },
+                longPress: @escaping @Sendable () -> Bool = { false },
                 info: @escaping @Sendable (String) -> Void, warn: @escaping @Sendable (String) -> Void) throws(SensorProblem) {
         do throws(SystemCallError) {
             wakePipe = try WakePipe()
@@ -70,6 +72,7 @@ public final class GPIOInputs: Sendable {
         self.dismiss = dismiss
         self.pressed = pressed
         self.invoke = invoke
+        self.longPress = longPress
         self.info = info
         self.warn = warn
         state = Mutex(lines.map {
@@ -108,7 +111,7 @@ public final class GPIOInputs: Sendable {
 
         init(_ settings: GPIOLineSettings) {
             self.settings = settings
-            role = GPIORoleState(role: settings.role, openMode: settings.openMode)
+            role = GPIORoleState(role: settings.role, openMode: settings.openMode, longPressAfter: settings.longPressAfter)
         }
     }
 
@@ -121,6 +124,9 @@ public final class GPIOInputs: Sendable {
             }
             for index in watched.indices {
                 if let deadline = watched[index].debouncer?.deadline, now >= deadline { settle(&watched[index], index: index, now: now) }
+                if watched[index].line != nil, let effect = watched[index].role.held(at: now, longPress: longPress) {
+                    longPressed(effect, entry: watched[index])
+                }
             }
 
             var descriptors = [wakePipe.pollEntry]
@@ -131,6 +137,7 @@ public final class GPIOInputs: Sendable {
                     descriptors.append(pollfd(fd: line.fileDescriptor, events: Int16(POLLIN), revents: 0))
                     polled.append(index)
                     if let deadline = entry.debouncer?.deadline { wakeAt = min(wakeAt ?? deadline, deadline) }
+                    if let deadline = entry.role.longPressDeadline { wakeAt = min(wakeAt ?? deadline, deadline) }
                 } else {
                     wakeAt = min(wakeAt ?? entry.retryAt, entry.retryAt)
                 }
@@ -223,7 +230,7 @@ public final class GPIOInputs: Sendable {
     private func apply(_ active: Bool, to entry: inout Watched, index: Int, edgeTime: Duration) {
         let settings = entry.settings
         let isPress = entry.role.isPress(active: active)
-        let effect = entry.role.change(active: active, invokes: invoke)
+        let effect = entry.role.change(active: active, at: edgeTime, invokes: invoke)
         if isPress { pressed(settings.role, settings.label) }
         switch effect {
         case .engagement(let engaged), .invoked(let engaged?):
@@ -250,13 +257,23 @@ public final class GPIOInputs: Sendable {
         info("\(settings.label): \(active ? "active" : "inactive") → \(outcome) (edge to queue wake \(Self.milliseconds(latency)) ms)")
     }
 
+    /// A held button became a long press that was taken (U5): the toggle its press made is
+    /// undone.
+    private func longPressed(_ effect: GPIORoleState.Effect, entry: Watched) {
+        let settings = entry.settings
+        if case .engagement(let engaged) = effect, let role = Self.engagementRole(settings.role) {
+            engagement.set(role, active: engaged, input: settings.label)
+        }
+        info("\(settings.label): held \(Self.milliseconds(settings.longPressAfter ?? .zero)) ms → long press (recall); open back \(entry.role.isOpen ? "on" : "off")")
+    }
+
     /// The line vanished or failed: its input goes inactive (a lost toggle closes) and it is
     /// looked for again.
     private func lose(_ entry: inout Watched, index: Int, because reason: String, now: Duration) {
         let settings = entry.settings
         entry.line = nil
         entry.debouncer = nil
-        entry.role = GPIORoleState(role: settings.role, openMode: settings.openMode)
+        entry.role = GPIORoleState(role: settings.role, openMode: settings.openMode, longPressAfter: settings.longPressAfter)
         entry.problem = reason
         // A line that was there is looked for again quickly: the chip is probably coming back.
         entry.retryDelay = .seconds(1)

@@ -39,6 +39,9 @@ public struct GPIOLineSettings: Hashable, Sendable {
     public var bias: Bias = .asIs
     /// Edges closer together than this after an accepted change are contact bounce.
     public var debounce: Duration = .milliseconds(30)
+    /// An `open` button in toggle mode held this long makes a long press (U5's recall);
+    /// nil: it has none.
+    public var longPressAfter: Duration?
 
     public init(name: String, role: Role, chip: String? = nil, offset: Int? = nil, lineName: String? = nil) {
         self.name = name

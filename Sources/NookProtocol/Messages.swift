@@ -48,8 +48,9 @@ public enum NookOperation: Hashable, Sendable {
     /// streams activity events: what a bridge offers its own clients as keys (E8).
     case inputs
     /// Acts as if the named input were pressed (`open` or `dismiss`); only when nookd's config
-    /// sets `debug.press_inputs` (tests and boards without buttons).
-    case press(NookInputName)
+    /// sets `debug.press_inputs` (tests and boards without buttons). `holdMs`: how long the
+    /// button is held, for a long press (U5's recall); nil is a short press.
+    case press(NookInputName, holdMs: Int? = nil)
     /// Invokes the default action of the card on the glass (E3), as the open input does: of
     /// the one with this id, or of whatever is on the glass if `nil`.
     case invoke(NookActivityID?)
@@ -256,12 +257,16 @@ public struct Request: Hashable, Sendable {
             try reader.rejectUnknown(common)
             return .inputs
         case "press":
-            try reader.rejectUnknown(common.union(["input"]))
+            try reader.rejectUnknown(common.union(["input", "holdMs"]))
             let name = try reader.requiredString("input")
             guard let input = NookInputName(rawValue: name) else {
                 throw ProtocolError(.invalid, field: "input", "must be one of \(NookInputName.allCases.map(\.rawValue).joined(separator: ", ")); got '\(name)'")
             }
-            return .press(input)
+            let hold = try reader.number("holdMs")
+            if let hold, !(hold >= 0 && hold <= 60_000 && hold == hold.rounded()) {
+                throw ProtocolError(.invalid, field: "holdMs", "must be whole milliseconds from 0 to 60000, got \(hold)")
+            }
+            return .press(input, holdMs: hold.map { Int($0) })
         case "glance":
             try reader.rejectUnknown(common.union(["glance"]))
             return .glance(try reader.value("glance").map { value throws(ProtocolError) in try GlancePayload.decode(value) })
@@ -321,7 +326,9 @@ public struct Request: Hashable, Sendable {
             members.append(("changes", changes.json))
             if restartDwell { members.append(("restartDwell", .bool(true))) }
         case .inputs: op("inputs")
-        case .press(let input): op("press"); members.append(("input", .string(input.rawValue)))
+        case .press(let input, let hold):
+            op("press"); members.append(("input", .string(input.rawValue)))
+            if let hold { members.append(("holdMs", .number(Double(hold)))) }
         case .history(let query):
             op("history")
             if let since = query.since { members.append(("since", .number(since))) }

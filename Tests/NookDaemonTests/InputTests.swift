@@ -136,6 +136,7 @@ struct GPIOConfigTests {
         button.activeLow = true
         button.bias = .pullUp
         button.debounce = .milliseconds(50)
+        button.longPressAfter = .milliseconds(800)  // a toggle button's recall gesture (U5), by default
         #expect(config.gpioLines[0] == button)
         #expect(config.gpioLines[1].openMode == .level && config.gpioLines[1].chip == "pinctrl-bcm2711" && config.gpioLines[1].offset == 27)
         #expect(config.gpioLines[2].location == "line NOOK_PIR on gpiochip0")

@@ -22,4 +22,17 @@ struct InputMessageTests {
             #expect(["input", "extra"].contains(failure.error.field ?? ""), "\(line): \(failure.error)")
         }
     }
+
+    @Test func u5_aPressCarriesHowLongTheButtonWasHeld() throws {
+        for operation in [NookOperation.press(.open, holdMs: 900), .press(.open, holdMs: 0), .press(.dismiss)] {
+            let line = Request(id: .number(2), operation: operation).encoded()
+            #expect(try Request.decode(Array(line.utf8)).get().operation == operation, "\(line)")
+        }
+        #expect(Request(id: .number(2), operation: .press(.open, holdMs: 900)).encoded().contains(#""holdMs":900"#))
+        for hold in ["-1", "0.5", "60001", "\"long\""] {
+            let line = #"{"op":"press","input":"open","holdMs":"# + hold + "}"
+            guard case .failure(let failure) = Request.decode(Array(line.utf8)) else { Issue.record("accepted \(line)"); continue }
+            #expect(failure.error.field == "holdMs", "\(line): \(failure.error)")
+        }
+    }
 }

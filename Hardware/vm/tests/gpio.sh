@@ -28,6 +28,10 @@ cat > /tmp/gpio.toml <<TOML
 [queue]
 poll_interval_ms = 200
 
+# U5: the button held 800 ms (the default) on an idle display recalls; short cards for the test.
+[history]
+recall_dwell_ms = 500
+
 # A button to ground with the pull-up inside the SoC: pressed = low.
 [gpio.button]
 line = "NOOK_BUTTON"
@@ -174,6 +178,20 @@ else
 fi
 kill "$watcher" 2> /dev/null
 ctl dismiss > /dev/null
+
+# U5: the button held past recall_hold_ms on an idle display pages through the history's newest
+# entries ("Waiting for you", "Door open", "Mail") and the display is idle again by itself; the
+# toggle the press made at its start is taken back.
+for _ in $(seq 50); do status_line 'showing' > /dev/null || break; sleep 0.1; done
+pull 0 pull-down; sleep 1.2; pull 0 pull-up
+for _ in $(seq 100); do grep -q "recall: done" "$results/nookd.log" && break; sleep 0.1; done
+if grep -q "gpio:button: held .* long press (recall)" "$results/nookd.log" \
+   && grep -q "recall: long press on an idle display; showing the 3 newest history entries" "$results/nookd.log" \
+   && grep -q "recall: done" "$results/nookd.log" && status_line "engaged: no" > /dev/null; then
+  pass "U5 I1 the button held on an idle display recalls the 3 newest history entries, ends by itself, leaves the nook closed"
+else
+  fail "recall: $(grep -E 'recall|long press' "$results/nookd.log" | tr '\n' '|'); $(status_line engaged)"
+fi
 
 # A missing line is a warning and nookd runs without it (I4).
 if status_line "absent .*unavailable.*no line named NOOK_ABSENT" > /dev/null && grep -q "gpio:absent: no line named NOOK_ABSENT" "$results/nookd.log"; then
