@@ -35,9 +35,10 @@ public struct IdleTrim: Sendable {
         return true
     }
 
-    /// Drops this process's executable pages and its clean read-only data (`FaultAround`).
+    /// Drops this process's clean read-only data, then its executable pages (`FaultAround`):
+    /// text last, so the parsing of smaps does not fault it straight back in.
     public static func dropPages() {
-        FaultAround.disableForReadOnlyFileMappings()
         FaultAround.dropCleanReadOnlyData()
+        FaultAround.disableForReadOnlyFileMappings()
     }
 }
