@@ -51,7 +51,8 @@ public final class NotificationBridge {
     private var uids: [String: UInt32] = [:]
     private let ownUID = getuid()
     /// When the pages start-up or a burst of notifications needed are dropped
-    /// (`notify_bridge_idle_rss_mib`): once serving, then a second after a burst.
+    /// (`notify_bridge_idle_rss_mib`): once serving, then a second after a burst of calls and
+    /// of their cards' events.
     private var trim = IdleTrim()
 
     /// Connects to the bus; nookd is reached once ``run()`` starts (and again whenever it
@@ -134,6 +135,9 @@ public final class NotificationBridge {
 
     private func readEvents() {
         guard let events else { return }
+        // The cards' events decode JSON long after their Notify: the pages are dropped once
+        // these too have stopped, not while the code comes back for each event.
+        trim.activity(at: MonotonicClock.seconds)
         repeat {
             let line: [UInt8]?
             do throws(ClientError) { line = try events.readLine() } catch {

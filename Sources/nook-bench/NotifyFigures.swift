@@ -10,7 +10,7 @@ import NookProtocol
 /// nook-notify over dunst 1.9 (under Xvfb, on a second private bus), interleaved;
 /// `notify_to_first_frame_ms_p99`: a Notify call on a live connection until the mock display's
 /// first frame of the card; `notify_bridge_idle_rss_mib`: the bridge after 50 notifications,
-/// idle. Every figure in rounds, with its spread.
+/// idle once their cards have ended. Every figure in rounds, with its spread.
 struct NotifyFigures {
     let daemon: DaemonFigures
     var scratch: String { daemon.scratch + "/notify" }
@@ -205,11 +205,18 @@ struct NotifyFigures {
         }
     }
 
-    /// nook-notify's resident memory after 50 notifications and 2 s idle, each round a fresh bridge.
+    /// nook-notify's resident memory after 50 notifications and 2 s idle, each round a fresh
+    /// bridge. Idle means the cards are gone too: until then each of them sends the bridge its
+    /// events (2 s after the last call, most of the 50 were still to slide through).
     func idleRSSRound(address: String, socket: String) throws -> Double {
         let bridge = try startBridge(address: address, socket: socket)
         let client = try NotificationClient()
         for index in 0..<50 { _ = try client.notify(summary: "Idle \(index)", expireTimeout: 1) }
+        let nookd = try NookClient(path: socket)
+        try waitFor("the cards to end", seconds: 120) {
+            guard let answer = try? nookd.request(Request(id: .number(1), operation: .list(module: nil)), as: ListAnswer.self) else { return false }
+            return answer.0.modules.allSatisfy { $0.current == nil && $0.pending.isEmpty }
+        }
         sleep(2)
         return Double(daemon.statusField(pid: bridge.pid, "VmRSS:") ?? 0) / 1024
     }
