@@ -71,8 +71,8 @@ public enum FaultAround {
     public static func disableForReadOnlyFileMappings() -> Int {
         guard let text = try? readRegularFile("/proc/self/maps", limit: 4 << 20) else { return 0 }
         // Every range is read before any page is dropped: parsing after the executable's text
-        // was dropped (it is the first line) faulted most of that code back in, 64 KiB around
-        // each fault (2.6 MiB of nook-notify's text resident right after a trim).
+        // was dropped (it is the first line) faulted the parser's code straight back, 64 KiB
+        // around each fault.
         var ranges: [(address: UnsafeMutableRawPointer, length: Int, executable: Bool)] = []
         for line in text.split(separator: UInt8(ascii: "\n")) {
             // start-end perms offset dev inode path
