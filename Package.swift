@@ -86,10 +86,9 @@ let package = Package(
         .target(name: "NookNotify", dependencies: [
             "NookActivities", "NookProtocol", "NookSystem", "CSystemdBus", .product(name: "Logging", package: "swift-log"),
         ]),
+        // No ArgumentParser (it links FoundationEssentials): NotifyCommandLine reads the flags.
         .executableTarget(name: "nook-notify", dependencies: [
-            "NookNotify", "NookProtocol", "NookLogging",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Logging", package: "swift-log"),
+            "NookNotify", "NookProtocol", "NookLogging", .product(name: "Logging", package: "swift-log"),
         ]),
         // The LCDproc protocol server (SPEC E8): LCDd's parser and screens, a client of nookd's socket.
         .target(name: "NookLCDproc", dependencies: [

@@ -1,4 +1,5 @@
 import Logging
+import NookSystem
 
 /// nook-mqtt's command line, read by hand as nookd's is (issue 16): ArgumentParser links
 /// FoundationEssentials, about 6 MiB of text and 1 MiB of relocated data, for four flags, and
@@ -32,37 +33,24 @@ public struct BridgeCommandLine: Sendable, Equatable {
     /// Reads `arguments` (without the program name): `--flag value` or `--flag=value`.
     public static func parse(_ arguments: [String]) throws(Problem) -> BridgeCommandLine {
         var line = BridgeCommandLine()
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            var name = argument
-            var inline: String?
-            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-                name = String(argument[..<equals])
-                inline = String(argument[argument.index(after: equals)...])
+        let flags: [FlagReader.Flag]
+        do throws(FlagReader.Problem) {
+            flags = try FlagReader.read(arguments, valued: Set(valued.map(\.flag)), switches: ["--remove-discovery", "--help", "-h"])
+        } catch {
+            switch error {
+            case .unknownOption(let name): throw Problem("unknown option '\(name)'")
+            case .unexpectedArgument(let argument): throw Problem("unexpected argument '\(argument)'")
+            case .missingValue(let name): throw Problem("missing value for '\(name)'")
+            case .switchWithValue(let name, _): throw Problem("\(name) takes no value")
             }
-            switch name {
-            case "--remove-discovery", "--help", "-h":
-                guard inline == nil else { throw Problem("\(name) takes no value") }
-                if name == "--remove-discovery" { line.removeDiscovery = true } else { line.help = true }
+        }
+        for flag in flags {
+            guard let value = flag.value else {
+                if flag.name == "--remove-discovery" { line.removeDiscovery = true } else { line.help = true }
                 continue
-            default:
-                break
             }
-            guard valued.contains(where: { $0.flag == name }) else {
-                throw Problem(argument.hasPrefix("-") ? "unknown option '\(name)'" : "unexpected argument '\(argument)'")
-            }
-            let value: String
-            if let inline {
-                value = inline
-            } else {
-                guard index < arguments.count, !arguments[index].hasPrefix("--") else { throw Problem("missing value for '\(name)'") }
-                value = arguments[index]
-                index += 1
-            }
-            guard !value.isEmpty else { throw Problem("\(name) needs a value, got an empty one") }
-            switch name {
+            guard !value.isEmpty else { throw Problem("\(flag.name) needs a value, got an empty one") }
+            switch flag.name {
             case "--config": line.config = value
             case "--socket": line.socket = value
             default:

@@ -85,21 +85,8 @@ public final class MQTTBridge {
     static let watchEventPrefix = ResponseLine.eventLinePrefix(id: .string("watch"))
     /// Whether the start-up's pages were dropped (once, after the first state was published).
     private var trimmed = false
-    /// When a burst's code and data pages are dropped again: a second after its last message.
-    private var trimAt: Double?
-    /// When pages were last dropped after a burst: reading smaps and dropping costs more than a
-    /// message, so a message every second or so must not run it each time. The start-up's drop
-    /// does not count: a first burst soon after start is trimmed a second after it ends
-    /// (`mqtt_bridge_idle_rss_mib` is read 2 s after the benchmark's bursts).
-    private var lastTrim: Double?
-    static let idleTrimDelay = 1.0
-    static let minimumTrimInterval = 60.0
-
-    /// When to drop pages after a message at `now`: a second after the burst ends, and no
-    /// sooner than a minute after the last drop that followed a burst.
-    static func trimTime(afterMessageAt now: Double, lastTrim: Double?) -> Double {
-        max(now + idleTrimDelay, lastTrim.map { $0 + minimumTrimInterval } ?? now)
-    }
+    /// When a burst's code and data pages are dropped again (`mqtt_bridge_idle_rss_mib`).
+    private var trim = IdleTrim()
 
     public init(options: Options, logger: Logger) throws(BridgeError) {
         self.options = options
@@ -174,7 +161,7 @@ public final class MQTTBridge {
             if requests != nil, brokerFD < 0 { wait = min(wait, nextBrokerAttempt - now) }
             if brokerReady, stateDirty { wait = min(wait, lastStateRefresh + Self.stateCoalescing - now) }
             if brokerReady, let poll = statePollInterval { wait = min(wait, lastStateRefresh + poll - now) }
-            if let trimAt { wait = min(wait, trimAt - now) }
+            if let due = trim.due { wait = min(wait, due - now) }
             let timeout = Int32(max(0, min(3_600_000, (wait * 1000).rounded(.up))))
             if (try? pollDescriptors(&descriptors, timeoutMilliseconds: timeout)) == nil { continue }
             var index = 0
@@ -188,20 +175,8 @@ public final class MQTTBridge {
                 if connection.wantsWrite { connection.writePackets() }
             }
             refreshState()
-            if let at = trimAt, MonotonicClock.seconds >= at {
-                trimAt = nil
-                lastTrim = MonotonicClock.seconds
-                trimResidentPages()
-            }
+            if trim.takeDue(now: MonotonicClock.seconds) { IdleTrim.dropPages() }
         }
-    }
-
-    /// Returns the pages only start-up or a burst needed to the page cache
-    /// (`mqtt_bridge_idle_rss_mib`): once after start-up, then a second after a burst (at most
-    /// once a minute), never periodically. The next message takes their code back as minor faults.
-    private func trimResidentPages() {
-        FaultAround.disableForReadOnlyFileMappings()
-        FaultAround.dropCleanReadOnlyData()
     }
 
     // MARK: nookd
@@ -319,7 +294,7 @@ public final class MQTTBridge {
             var entry = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
             guard (try? pollDescriptors(&entry, timeoutMilliseconds: 0)) == 1 else { break }
         }
-        if !batch.isEmpty { trimAt = Self.trimTime(afterMessageAt: MonotonicClock.seconds, lastTrim: lastTrim) }
+        if !batch.isEmpty { trim.activity(at: MonotonicClock.seconds) }
         processBatch()
     }
 
@@ -457,7 +432,7 @@ public final class MQTTBridge {
             // Start-up is over (config, TLS, the broker session, the first state): its code
             // need not stay resident (`mqtt_bridge_idle_rss_mib`).
             trimmed = true
-            trimResidentPages()
+            IdleTrim.dropPages()
         }
     }
 

@@ -50,6 +50,10 @@ public final class NotificationBridge {
     private var eventsBackoff = ReconnectBackoff(limit: 1)
     private var uids: [String: UInt32] = [:]
     private let ownUID = getuid()
+    /// When the pages start-up or a burst of notifications needed are dropped
+    /// (`notify_bridge_idle_rss_mib`): once serving, then a second after a burst of calls and
+    /// of their cards' events.
+    private var trim = IdleTrim()
 
     /// Connects to the bus; nookd is reached once ``run()`` starts (and again whenever it
     /// comes back).
@@ -73,10 +77,18 @@ public final class NotificationBridge {
         }
         logger.info("serving \(Self.busName) on the \(options.systemBus ? "system" : "session") bus as \(bus.uniqueName), forwarding to nookd at \(options.socketPath)")
         connectEvents()
+        // Start-up is over (the runtime, the bus handshake, the name): its code need not stay
+        // resident.
+        IdleTrim.dropPages()
         while true {
             try bus.processAll()
+            if trim.takeDue(now: MonotonicClock.seconds) { IdleTrim.dropPages() }
             let (entry, busTimeout) = try bus.pollEntry()
             var timeout = busTimeout
+            if let due = trim.due {
+                let wait = Int32(max(0, ((due - MonotonicClock.seconds) * 1000).rounded(.up)))
+                timeout = timeout < 0 ? wait : min(timeout, wait)
+            }
             var descriptors = [entry]
             if let events {
                 if events.hasBufferedLine { readEvents(); continue }
@@ -123,6 +135,9 @@ public final class NotificationBridge {
 
     private func readEvents() {
         guard let events else { return }
+        // The cards' events decode JSON long after their Notify: the pages are dropped once
+        // these too have stopped, not while the code comes back for each event.
+        trim.activity(at: MonotonicClock.seconds)
         repeat {
             let line: [UInt8]?
             do throws(ClientError) { line = try events.readLine() } catch {
@@ -215,6 +230,7 @@ public final class NotificationBridge {
     /// turns into an error reply.
     private func handle(_ message: BusMessage) -> Int32 {
         guard message.isMethodCall, let member = message.member else { return 0 }
+        trim.activity(at: MonotonicClock.seconds)
         let interface = message.interface
         do throws(SystemCallError) {
             if interface == "org.freedesktop.DBus.Introspectable" && member == "Introspect" {

@@ -5,8 +5,7 @@ import NookDisplay
 public enum PNG {
     /// Writes `frame` to `path`; throws naming the path and cairo's reason.
     public static func write(_ frame: Frame, to path: String) throws(RenderError) {
-        var copy = frame
-        let status = withImageSurface(over: &copy) { cairo_surface_write_to_png($0, path) }
+        let status = withEncodingSurface(over: frame) { cairo_surface_write_to_png($0, path) }
         guard status == CAIRO_STATUS_SUCCESS else {
             throw RenderError(operation: "cairo_surface_write_to_png", detail: "\(path): \(String(cString: cairo_status_to_string(status)))")
         }
@@ -16,8 +15,7 @@ public enum PNG {
     public static func encode(_ frame: Frame) throws(RenderError) -> [UInt8] {
         final class Sink { var bytes: [UInt8] = [] }
         let sink = Sink()
-        var copy = frame
-        let status = withImageSurface(over: &copy) { surface in
+        let status = withEncodingSurface(over: frame) { surface in
             withExtendedLifetime(sink) {
                 cairo_surface_write_to_png_stream(surface, { closure, data, length in
                     let sink = Unmanaged<Sink>.fromOpaque(closure!).takeUnretainedValue()
@@ -30,6 +28,21 @@ public enum PNG {
             throw RenderError(operation: "cairo_surface_write_to_png_stream", detail: String(cString: cairo_status_to_string(status)))
         }
         return sink.bytes
+    }
+
+    /// A cairo surface over `frame`'s own pixels, for encoding only. The frame the mock display
+    /// hands over shares its storage with the screen, so the `inout` surface of drawing
+    /// (`withImageSurface`) copied all of it first: 2 MiB, hundreds of fresh pages, before the
+    /// file was even opened, twice per frame written (issue 15: the frame file's creation is how
+    /// `notify_to_first_frame_ms_p99` sees the frame). cairo's PNG encoder only reads the data.
+    static func withEncodingSurface<Result>(over frame: Frame, _ body: (OpaquePointer) -> Result) -> Result {
+        frame.pixels.withUnsafeBytes { bytes in
+            let surface = cairo_image_surface_create_for_data(
+                UnsafeMutablePointer(mutating: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)), CAIRO_FORMAT_RGB24,
+                Int32(frame.width), Int32(frame.height), Int32(frame.width * 4))!
+            defer { cairo_surface_destroy(surface) }
+            return body(surface)
+        }
     }
 
     /// Reads a PNG file into a frame, flattening any alpha onto black.

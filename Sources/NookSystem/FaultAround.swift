@@ -70,7 +70,10 @@ public enum FaultAround {
     @discardableResult
     public static func disableForReadOnlyFileMappings() -> Int {
         guard let text = try? readRegularFile("/proc/self/maps", limit: 4 << 20) else { return 0 }
-        var advised = 0
+        // Every range is read before any page is dropped: parsing after the executable's text
+        // was dropped (it is the first line) faulted the parser's code straight back, 64 KiB
+        // around each fault.
+        var ranges: [(address: UnsafeMutableRawPointer, length: Int, executable: Bool)] = []
         for line in text.split(separator: UInt8(ascii: "\n")) {
             // start-end perms offset dev inode path
             let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: true)
@@ -80,15 +83,18 @@ public enum FaultAround {
             guard range.count == 2, let start = UInt(String(decoding: range[0], as: UTF8.self), radix: 16),
                   let end = UInt(String(decoding: range[1], as: UTF8.self), radix: 16), end > start,
                   let address = UnsafeMutableRawPointer(bitPattern: start) else { continue }
-            guard madvise(address, Int(end - start), MADV_RANDOM) == 0 else { continue }
+            let executable = fields[1].count >= 3 && fields[1][fields[1].startIndex + 2] == UInt8(ascii: "x")
+            ranges.append((address, Int(end - start), executable))
+        }
+        var advised = 0
+        for range in ranges {
+            guard madvise(range.address, range.length, MADV_RANDOM) == 0 else { continue }
             advised += 1
             // Executable text is never written (a position-independent executable has no text
             // relocations), so dropping its pages from this process's page tables loses nothing:
             // the page cache keeps them, and what runs again comes back a page at a time. The
             // read-only data is left mapped: relocated RELRO pages are private copies.
-            if fields[1].count >= 3, fields[1][fields[1].startIndex + 2] == UInt8(ascii: "x") {
-                _ = madvise(address, Int(end - start), MADV_DONTNEED)
-            }
+            if range.executable { _ = madvise(range.address, range.length, MADV_DONTNEED) }
         }
         return advised
     }

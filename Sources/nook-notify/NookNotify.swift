@@ -1,4 +1,3 @@
-import ArgumentParser
 import Logging
 import NookLogging
 import NookNotify
@@ -7,39 +6,44 @@ import NookProtocol
 import Glibc
 #endif
 
-/// nook-notify: parses flags and runs the notification bridge (SPEC E1).
+/// nook-notify: reads its flags and runs the notification bridge (SPEC E1). The flags are read
+/// by `NotifyCommandLine`, not ArgumentParser, which would link FoundationEssentials (README.md,
+/// "Benchmarks": `notify_bridge_idle_rss_mib`); help, messages and exit 64 are as they were.
 @main
-struct NookNotifyCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "nook-notify",
-        abstract: "Show freedesktop notifications (notify-send) on the Nook display.",
-        discussion: "Owns org.freedesktop.Notifications on the session bus (or the system bus with --system) and forwards each notification to nookd.")
-
-    @Option(help: "nookd's socket (default: $NOOK_SOCKET, else $XDG_RUNTIME_DIR/nook/nookd.sock if it exists, else /run/nook/nookd.sock).")
-    var socket: String?
-    @Flag(help: "Serve on the system bus instead of the session bus.")
-    var system = false
-    @Flag(help: "Take the name from a running notification server that allows replacement.")
-    var replace = false
-    @Option(help: "nookd queue module the cards go to (default: the foreground one).")
-    var module: String?
-    @Option(help: "Log level: trace, debug, info, notice, warning, error.")
-    var logLevel: String = "info"
-
-    func validate() throws {
-        if let problem = StandardErrorLogging.problem(withLevel: logLevel) { throw ValidationError(problem) }
-        if let module, module.isEmpty { throw ValidationError("--module must not be empty") }
-    }
-
-    func run() throws {
-        StandardErrorLogging.bootstrap(level: logLevel)
-        let options = NotificationBridge.Options(socketPath: socket ?? NookClient.defaultSocketPath, systemBus: system, replace: replace, module: module)
+enum NookNotifyCommand {
+    static func main() {
+        let line: NotifyCommandLine
+        do {
+            line = try NotifyCommandLine.parse(Array(CommandLine.arguments.dropFirst()), logLevelProblem: StandardErrorLogging.problem(withLevel:))
+        } catch {
+            standardError(NotifyCommandLine.errorText(error))
+            exit(64)
+        }
+        if line.help {
+            standardOutput(NotifyCommandLine.usage)
+            exit(0)
+        }
+        StandardErrorLogging.bootstrap(level: line.logLevel)
+        let options = NotificationBridge.Options(socketPath: line.socket ?? NookClient.defaultSocketPath, systemBus: line.system,
+                                                 replace: line.replace, module: line.module)
         do {
             try NotificationBridge(options: options, logger: Logger(label: "nook-notify")).run()
         } catch {
-            let line = Array("nook-notify: \(error)\n".utf8)
-            _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-            throw ExitCode(1)
+            standardError("nook-notify: \(error)\n")
+            exit(1)
+        }
+    }
+
+    static func standardOutput(_ text: String) { write(text, to: 1) }
+    static func standardError(_ text: String) { write(text, to: 2) }
+
+    static func write(_ text: String, to descriptor: Int32) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else { return }
+            bytes = bytes.dropFirst(written)
         }
     }
 }

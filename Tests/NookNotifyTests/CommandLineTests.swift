@@ -1,0 +1,83 @@
+import NookNotify
+import Testing
+
+/// nook-notify's flags, read without ArgumentParser (issue 15: FoundationEssentials out of the
+/// bridge's resident set). Every expected message below is what ArgumentParser 1.x printed for
+/// the same words before the change (recorded from the old binary), including which of several
+/// problems it named first.
+@Suite("E1 nook-notify's command line")
+struct NotifyCommandLineTests {
+    /// nook-notify's own check of `--log-level` (StandardErrorLogging's message).
+    static func levelProblem(_ name: String) -> String? {
+        ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(name)
+            ? nil : "--log-level must be trace, debug, info, notice, warning, error or critical; got '\(name)'"
+    }
+
+    static func parse(_ arguments: [String]) throws(NotifyCommandLine.Problem) -> NotifyCommandLine {
+        try NotifyCommandLine.parse(arguments, logLevelProblem: levelProblem)
+    }
+
+    @Test func e1_flagsInBothSpellingsAndTheirDefaults() throws {
+        #expect(try Self.parse([]) == NotifyCommandLine())
+        let line = try Self.parse(["--socket", "/run/n.sock", "--system", "--replace", "--module=alerts", "--log-level", "debug"])
+        #expect(line.socket == "/run/n.sock" && line.system && line.replace && line.module == "alerts" && line.logLevel == "debug" && !line.help)
+        // The last of a repeated flag wins; `--system=` is `--system`; `--` ends the flags.
+        let again = try Self.parse(["--socket", "a", "--socket=b", "--system=", "--"])
+        #expect(again.socket == "b" && again.system)
+        #expect(try Self.parse(["--socket", ""]).socket == "")
+    }
+
+    @Test func e1_helpAnywhereWinsOverEveryProblem() throws {
+        for arguments in [["--help"], ["-h"], ["--bogus", "--help"], ["--help", "--bogus"], ["--help=1"], ["--socket=a=b", "-h"], ["--log-level", "nope", "-h"]] {
+            #expect(try Self.parse(arguments).help, "\(arguments)")
+        }
+        #expect(NotifyCommandLine.usage.hasPrefix("OVERVIEW: Show freedesktop notifications (notify-send) on the Nook display.\n\n"))
+        #expect(NotifyCommandLine.usage.hasSuffix("  -h, --help              Show help information.\n\n"))
+        for flag in ["--socket <socket>", "--system", "--replace", "--module <module>", "--log-level <log-level>"] {
+            #expect(NotifyCommandLine.usage.contains("\n  \(flag) "), "\(flag)")
+        }
+    }
+
+    @Test func e1_badCommandLinesGetArgumentParsersMessages() {
+        let socketHelp = "--socket <socket>  nookd's socket (default: $NOOK_SOCKET, else $XDG_RUNTIME_DIR/nook/nookd.sock if it exists, else /run/nook/nookd.sock)."
+        let levelMust = "--log-level must be trace, debug, info, notice, warning, error or critical; got"
+        let cases: [([String], String, String?)] = [
+            (["--bogus"], "Unknown option '--bogus'", nil),
+            (["-x"], "Unknown option '-x'", nil),
+            (["extra"], "Unexpected argument 'extra'", nil),
+            (["--", "foo"], "Unexpected argument 'foo'", nil),
+            (["extra", "--bogus"], "Unknown option '--bogus'", nil),
+            (["--socket"], "Missing value for '--socket <socket>'", socketHelp),
+            (["--socket", "--system"], "Missing value for '--socket <socket>'", socketHelp),
+            (["--socket", "-x"], "Missing value for '--socket <socket>'", socketHelp),
+            (["--socket="], "Missing value for '--socket <socket>'", socketHelp),
+            (["--bogus", "--socket"], "Missing value for '--socket <socket>'", socketHelp),
+            (["--module="], "Missing value for '--module <module>'", "--module <module>  nookd queue module the cards go to (default: the foreground one)."),
+            (["--log-level=debug", "--log-level"], "Missing value for '--log-level <log-level>'", "--log-level <log-level>  Log level: trace, debug, info, notice, warning, error."),
+            (["--system=1"], "The option '--system' does not take any value, but '1' was specified.", nil),
+            (["--system=x", "--bogus"], "The option '--system' does not take any value, but 'x' was specified.", nil),
+            (["--module", ""], "--module must not be empty", nil),
+            (["--module", "", "--bogus"], "--module must not be empty", nil),
+            (["--log-level", "nope"], "\(levelMust) 'nope'", nil),
+            (["--log-level", ""], "\(levelMust) ''", nil),
+            (["--log-level", "nope", "--bogus"], "\(levelMust) 'nope'", nil),
+            (["extra", "--log-level", "nope"], "\(levelMust) 'nope'", nil),
+        ]
+        for (arguments, message, help) in cases {
+            do {
+                _ = try Self.parse(arguments)
+                Issue.record("\(arguments) accepted")
+            } catch {
+                #expect(error.description == message, "\(arguments)")
+                #expect(error.help == help, "\(arguments)")
+            }
+        }
+    }
+
+    @Test func e1_theErrorTextIsArgumentParsersThreeLines() {
+        let usage = "Usage: nook-notify [--socket <socket>] [--system] [--replace] [--module <module>] [--log-level <log-level>]\n  See 'nook-notify --help' for more information.\n"
+        #expect(NotifyCommandLine.errorText(.init("Unknown option '--bogus'")) == "Error: Unknown option '--bogus'\n" + usage)
+        #expect(NotifyCommandLine.errorText(.init("Missing value for '--socket <socket>'", help: "--socket <socket>  x"))
+                == "Error: Missing value for '--socket <socket>'\nHelp:  --socket <socket>  x\n" + usage)
+    }
+}

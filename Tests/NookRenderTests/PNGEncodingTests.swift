@@ -1,0 +1,52 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import NookDisplay
+import NookRender
+import Testing
+
+/// The mock display's frame files (D3) are written from the frame the screen presented, whose
+/// pixels it shares: encoding must read them in place, not copy them first (issue 15: the copy,
+/// 2 MiB of fresh pages per file, delayed every frame file and so `notify_to_first_frame`).
+@Suite("D3 frame files are encoded from the frame's own pixels")
+struct PNGEncodingTests {
+    /// A frame with a pattern, so a round trip can tell pixels apart.
+    static func patterned(width: Int, height: Int) -> Frame {
+        var frame = Frame(width: width, height: height)
+        for index in frame.pixels.indices { frame.pixels[index] = 0xFF00_0000 | UInt32(truncatingIfNeeded: index &* 2_654_435_761) & 0x00FF_FFFF }
+        return frame
+    }
+
+    @Test func d3_aWrittenFrameReadsBackPixelForPixel() throws {
+        let frame = Self.patterned(width: 97, height: 31)
+        let path = "/tmp/nook-png-\(getpid())-roundtrip.png"
+        defer { unlink(path) }
+        try PNG.write(frame, to: path)
+        #expect(try PNG.read(from: path) == frame)
+        let encoded = try PNG.encode(frame)
+        let file = try #require(fopen(path, "rb"))
+        defer { fclose(file) }
+        var bytes = [UInt8](repeating: 0, count: encoded.count + 1)
+        #expect(fread(&bytes, 1, bytes.count, file) == encoded.count)
+        #expect(Array(bytes.prefix(encoded.count)) == encoded)
+    }
+
+    @Test func d3_writingASharedFrameDoesNotCopyIt() throws {
+        // 36 MiB: above glibc's largest mmap threshold, so a copy would always be fresh pages
+        // (9,216 page faults on this thread), never heap memory faulted in by an earlier test.
+        let frame = Frame(width: 4096, height: 2304, fill: 0xFF20_4060)
+        let shared = frame
+        let path = "/tmp/nook-png-\(getpid())-shared.png"
+        defer { unlink(path) }
+        // RUSAGE_THREAD (1; Glibc hides it behind _GNU_SOURCE): this thread's faults only, not
+        // those of tests running beside it.
+        let thread: Int32 = 1
+        var before = rusage(), after = rusage()
+        getrusage(thread, &before)
+        try PNG.write(shared, to: path)
+        getrusage(thread, &after)
+        let faults = after.ru_minflt - before.ru_minflt
+        #expect(faults < 4_608, "writing the frame faulted \(faults) pages: was it copied?")
+        withExtendedLifetime(frame) {}
+    }
+}
