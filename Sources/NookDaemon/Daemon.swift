@@ -195,7 +195,7 @@ public final class Daemon: Sendable {
         }
         services.started("action cards") { actionObservations.forEach { $0.cancel() } }
         // Before the journal restores anything: a restored card makes the display busy.
-        let stopRecall = await startRecall()
+        let stopRecall = await startRecall(heartbeat: heartbeat)
         services.started("recall") { stopRecall() }
         // Before the journal restores anything: a restored card's end is recorded like any other.
         let historyObservations = startHistory()
@@ -236,8 +236,9 @@ public final class Daemon: Sendable {
                                             clock: clock, warn: { [logger] in logger.warning("\($0)") })
             await service.setQuiet(quiet.isQuiet)
             brightness.withLock { $0 = service }
-            let relays = modules.map { module in
-                let events = queues[module]!.events(where: BrightnessService.matters)
+            // The recall's cards (U5) light the panel like any card.
+            let relays = (modules.map { queues[$0]! } + [recall.queue]).map { queue in
+                let events = queue.events(where: BrightnessService.matters)
                 return Task { for await event in events { await service.observe(event) } }
             }
             services.started("brightness") { relays.forEach { $0.cancel() } }
@@ -259,8 +260,8 @@ public final class Daemon: Sendable {
         services.started("home clock") { clockTask.cancel() }
         // Q15: an unplugged panel suspends every queue (nothing is shown to nobody); plugged
         // back in, they resume and the card that was cut off is shown again.
-        let displayWatch = Task { [display, queues, logger, screen] in
-            await DisplayAvailability.relay(from: display, to: Array(queues.values), screen: screen, logger: logger)
+        let displayWatch = Task { [display, queues, recall, logger, screen] in
+            await DisplayAvailability.relay(from: display, to: Array(queues.values) + [recall.queue], screen: screen, logger: logger)
         }
         services.started("display watch") { displayWatch.cancel() }
         if let settings = config.presence {
@@ -391,7 +392,12 @@ public final class Daemon: Sendable {
         if fresh.backend.isLED, DaemonScreen.ledRotation(fresh.rotation, size: display.mode.size) != DaemonScreen.ledRotation(old.rotation, size: display.mode.size) {
             needsRestart.append("display.rotation (LED matrix)")
         }
-        if fresh.gpioLines != old.gpioLines || fresh.proximity != old.proximity { needsRestart.append("[gpio.*]/[proximity]") }
+        // The buttons' long press is set on the GPIO lines at start (the socket's `press` follows
+        // the new hold at once): name the key rather than the [gpio.*] tables it was copied into.
+        if fresh.recall.hold != old.recall.hold, !fresh.gpioLines.isEmpty { needsRestart.append("history.recall_hold_ms (for the GPIO buttons)") }
+        if fresh.gpioLines.map({ $0.withoutLongPress }) != old.gpioLines.map({ $0.withoutLongPress }) || fresh.proximity != old.proximity {
+            needsRestart.append("[gpio.*]/[proximity]")
+        }
         if fresh.journalPath != old.journalPath { needsRestart.append("daemon.journal") }
         if fresh.journalSync != old.journalSync { needsRestart.append("journal.sync") }
         if fresh.historyPath != old.historyPath { needsRestart.append("history.path") }

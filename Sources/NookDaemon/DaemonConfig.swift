@@ -260,11 +260,18 @@ public struct DaemonConfig: Sendable {
         if let age = try reader.string("history.max_age") {
             historyBounds.maxAge = try checked("history.max_age", HistoryAge.seconds(age).mapError { SettingProblem($0.description) })
         }
-        if let hold = try reader.integer("history.recall_hold_ms", in: RecallService.Settings.holdRange) { recall.hold = hold == 0 ? nil : .milliseconds(hold) }
+        if let hold = try reader.integer("history.recall_hold_ms", in: RecallService.Settings.holdRange) {
+            // A hold within the debounce would make every tap a long press: open could never open.
+            guard hold == 0 || hold >= RecallService.Settings.shortestHold else {
+                throw reader.error("history.recall_hold_ms", "must be 0 (no recall gesture) or at least \(RecallService.Settings.shortestHold) ms, got \(hold)")
+            }
+            recall.hold = hold == 0 ? nil : .milliseconds(hold)
+        }
         recall.entries = try reader.integer("history.recall_entries", in: RecallService.Settings.entriesRange) ?? recall.entries
         if let dwell = try reader.integer("history.recall_dwell_ms", in: RecallService.Settings.dwellRange) { recall.dwell = .milliseconds(dwell) }
         gpioLines = try GPIOConfig.lines(from: reader)
         // A toggle button's long press is the recall gesture (U5); a switch's level is a state.
+        recall.iconDirectories = iconDirectories
         for index in gpioLines.indices where gpioLines[index].role == .open && gpioLines[index].openMode == .toggle {
             gpioLines[index].longPressAfter = recall.hold
         }

@@ -56,3 +56,13 @@ enum GPIOConfig {
         return lines
     }
 }
+
+extension GPIOLineSettings {
+    /// The line as its `[gpio.*]` table says, without the long press copied in from
+    /// `history.recall_hold_ms`: a reload compares these to tell which key changed.
+    var withoutLongPress: GPIOLineSettings {
+        var settings = self
+        settings.longPressAfter = nil
+        return settings
+    }
+}

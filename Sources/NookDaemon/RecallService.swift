@@ -1,5 +1,6 @@
 import NookActivities
 import NookProtocol
+import NookRender
 import NookSystem
 
 /// U5's recall gesture: a long press of the open button on an idle display pages through the
@@ -25,9 +26,14 @@ final class RecallService: Sendable {
         var entries = 5
         /// How long each recall card stays.
         var dwell: Duration = .seconds(3)
+        /// `daemon.icon_directories`: an entry's icon file is checked again before it is drawn,
+        /// as a replayed or restored activity's is (R3); one refused now shows without it.
+        var iconDirectories = IconPolicy.defaultDirectories
 
         static let entriesRange = 1...20
         static let holdRange = 0...10_000
+        /// The shortest hold that is a long press: well past a tap and any debounce.
+        static let shortestHold = 200
         static let dwellRange = 500...30_000
     }
 
@@ -113,6 +119,8 @@ final class RecallService: Sendable {
         let done = state.withLock { state in
             var done = false
             for event in events where event.isFinal {
+                // An earlier recall's card ending late is none of this one's business.
+                guard state.cards.contains(event.id) else { continue }
                 state.cards.removeAll { $0 == event.id }
                 if state.active, state.cards.isEmpty {
                     state.active = false
@@ -129,34 +137,51 @@ final class RecallService: Sendable {
     /// A long press of open: starts a recall when the display is idle (nothing on the glass,
     /// nothing pending, no recall running). False when it did not: the press stays a short one.
     func start() -> Bool {
-        let started: (generation: UInt64, settings: Settings)? = state.withLock { state in
-            guard state.settings.hold != nil, state.live.isEmpty, !state.active else { return nil }
+        let (settings, busy, running) = state.withLock { ($0.settings, $0.live.count, $0.active) }
+        guard settings.hold != nil, !running else { return false }
+        guard busy == 0 else {
+            log("recall: long press not taken: \(busy) card(s) on the glass, pending or held back; it stays a press of open")
+            return false
+        }
+        // Built before the lock is taken again, so that checking idle and taking the recall is
+        // one step: no card can arrive, and no end of an earlier recall's card can land, between
+        // the recall being active and its cards being known.
+        // The newest first; the history hands them oldest first.
+        let entries = Array(history.query(HistoryQuery(limit: settings.entries)).entries.reversed())
+        let now = wallClock()
+        let cards = (entries.isEmpty ? [Self.nothingRecent()] : entries.map { Self.card(for: $0, now: now, dwell: settings.dwell) }).map(fit)
+        let generation: UInt64? = state.withLock { state in
+            guard state.live.isEmpty, !state.active else { return nil }
             state.active = true
             state.generation += 1
-            state.cards = []
-            return (state.generation, state.settings)
+            state.cards = cards.map(\.id)
+            return state.generation
         }
-        guard let started else { return false }
-        // The newest first; the history hands them oldest first.
-        let entries = Array(history.query(HistoryQuery(limit: started.settings.entries)).entries.reversed())
-        let now = wallClock()
-        let cards = (entries.isEmpty ? [Self.nothingRecent()] : entries.map { Self.card(for: $0, now: now, dwell: started.settings.dwell) }).map(fit)
+        guard let generation else { return false }
         log(entries.isEmpty ? "recall: long press on an idle display; the history is empty (\"Nothing recent\")"
                             : "recall: long press on an idle display; showing the \(entries.count) newest history entries")
-        let queued = state.withLock { state -> Bool in
-            guard state.active, state.generation == started.generation else { return false }
-            state.cards = cards.map(\.id)
-            return true
-        }
-        guard queued else { return true }
+        let icons = IconPolicy(directories: settings.iconDirectories)
         Task { [queue, state] in
-            _ = await queue.enqueue(contentsOf: cards)
+            // File checks off the input's thread; the ids stay as recorded above.
+            let checked = cards.map { Self.checkingIcon($0, with: icons) }
+            // Only the cards still the recall's: a press may have moved past some, or ended it.
+            let wanted = state.withLock { state in state.generation == generation ? Set(state.cards) : [] }
+            _ = await queue.enqueue(contentsOf: checked.filter { wanted.contains($0.id) })
             // Ended while they were being queued: nothing of it may show.
-            if state.withLock({ $0.generation != started.generation }) {
-                for card in cards.reversed() { _ = await queue.cancel(card.id) }
+            if state.withLock({ $0.generation != generation }) {
+                for card in checked.reversed() { _ = await queue.cancel(card.id) }
             }
         }
         return true
+    }
+
+    /// The card with its icon file checked as at enqueue (R3): a file no longer in the icon
+    /// directories, or no longer a drawable PNG, is left out rather than read.
+    static func checkingIcon(_ card: NookActivity, with policy: IconPolicy) -> NookActivity {
+        guard let icon = card.systemImage, IconCatalog.namesFile(icon) else { return card }
+        var checked = card
+        checked.systemImage = try? policy.resolve(icon)
+        return checked
     }
 
     /// A short press of open: during a recall it moves on to the next entry (the card on the

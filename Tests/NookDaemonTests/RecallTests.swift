@@ -155,8 +155,38 @@ struct RecallTests {
         let off = try config("[history]\nrecall_hold_ms = 0\n" + buttons)
         #expect(off.recall.hold == nil && off.gpioLines.first?.longPressAfter == nil)
         for (text, key) in [("recall_entries = 0", "history.recall_entries"), ("recall_dwell_ms = 100", "history.recall_dwell_ms"),
-                            ("recall_hold_ms = -5", "history.recall_hold_ms"), ("recall_hold = 5", "history.recall_hold")] {
+                            ("recall_hold_ms = -5", "history.recall_hold_ms"), ("recall_hold = 5", "history.recall_hold"),
+                            ("recall_hold_ms = 20", "at least 200 ms")] {
             #expect { try config("[history]\n" + text + "\n") } throws: { "\($0)".contains(key) }
         }
+        // Within the debounce every tap would be a long press, and open could never open.
+        #expect(try config("[history]\nrecall_hold_ms = 200\n").recall.hold == .milliseconds(200))
+    }
+
+    @Test func u5_aRecalledIconFileIsCheckedAgainAndLeftOutWhenNoLongerAllowed() async {
+        let history = ActivityHistory(path: nil, warn: { _ in }, wallClock: wall.clock, monotonic: wall.clock)
+        _ = history.start()
+        // Accepted once from a directory the configuration no longer lists (or a file since
+        // replaced by a link elsewhere): the recall must not read it with nookd's rights.
+        for (title, icon) in [("named", "bell"), ("file", "/etc/passwd")] {
+            let activity = NookActivity(title: title, systemImage: icon)
+            history.record([NookActivityEvent(activity: activity, kind: .enqueued, at: .origin, module: "default")], module: "default")
+            history.record([NookActivityEvent(activity: activity, kind: .hidden(.completed), at: .origin, module: "default")], module: "default")
+        }
+        let recall = recall(history)
+        #expect(recall.start())
+        let cards = await waitingCards(recall, count: 2)
+        #expect(cards.map(\.title) == ["file", "named"])
+        #expect(cards.map(\.systemImage) == [nil, "bell"])
+    }
+
+    @Test func u5_aCardMovedPastBeforeItWasQueuedNeverReachesTheGlass() async {
+        let recall = recall(history(ended: ["older", "newer"]))
+        #expect(recall.start())
+        // A second press before the recall's cards are queued (pipelined presses on the socket).
+        #expect(recall.advance())
+        for _ in 0..<1000 { await Task.yield() }
+        #expect(await recall.queue.pending.map(\.title) == ["older"])
+        #expect(recall.isActive)
     }
 }
