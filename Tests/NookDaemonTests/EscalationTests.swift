@@ -18,7 +18,8 @@ struct EscalationEndToEndTests {
         let alarm = NookActivity(priority: .high, title: title, presentation: .blocker(timeout: nil))
         try daemon.request(.enqueue(alarm, module: nil, wait: false))
         let log = out + "/hook.log"
-        try eventually("the first escalation's hook", timeout: 30) { FileManager.default.fileExists(atPath: log) }
+        // The shell creates the file for `>>` before printf writes the line: wait for the line.
+        try eventually("the first escalation's hook", timeout: 30) { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("\n") }
         let first = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
         #expect(first.first == "1|\(alarm.id)|\(title)"[...], "the title arrives verbatim: \(first)")
         for name in ["pwned1", "pwned2", "pwned3"] {
