@@ -33,7 +33,7 @@ struct NotifyActionTests {
         let setup = try Setup()
         // gdbus, not notify-send: notify-send closes a notification itself once its action is
         // invoked (then reason 3, closed by the call), which a resident one's client need not.
-        let sent = try setup.bus.call("Notify", ["app", "0", "", "Timer", "", "['default', 'Open']", "{'resident': <true>}", "0"])
+        let sent = try setup.bus.call("Notify", ["app", "uint32 0", "", "Timer", "", "['default', 'Open']", "{'resident': <true>}", "int32 0"])
         #expect(sent.status == 0 && sent.output.contains("uint32 1"), "\(sent.output) \(sent.error)")
         try eventually("the card on the glass") { try setup.daemon.activities()[0].current?.title == "Timer" }
         #expect(try nookctl(["invoke"], socket: setup.daemon.socket).status == 0)

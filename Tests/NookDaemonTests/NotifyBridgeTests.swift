@@ -95,7 +95,7 @@ struct NotifyBridgeTests {
         let id = try setup.send(["Copying 10%"])
         #expect(try setup.send(["-r", String(id), "Copying 50%"]) == id)
         #expect(try setup.allActivities().map(\.title) == ["Holding the glass", "Copying 50%"])
-        #expect(try setup.bus.call("CloseNotification", [String(id)]).status == 0)
+        #expect(try setup.bus.call("CloseNotification", ["uint32 \(id)"]).status == 0)
         try eventually("the pending one closed") { try setup.allActivities().count == 1 }
         // On the glass: the old card goes and the new one shows, once.
         let holder = try #require(try setup.daemon.activities()[0].current).id
@@ -141,7 +141,7 @@ struct NotifyBridgeTests {
         try eventually("the card on the glass") { try setup.daemon.activities()[0].current?.title == "On the glass" }
         let pending = try setup.send(["Pending"])
         for id in [pending, shown] {
-            let closed = try setup.bus.call("CloseNotification", [String(id)])
+            let closed = try setup.bus.call("CloseNotification", ["uint32 \(id)"])
             #expect(closed.status == 0, "\(closed.error)")
         }
         try eventually("NotificationClosed with reason 3") {
@@ -149,8 +149,8 @@ struct NotifyBridgeTests {
         }
         #expect(try setup.allActivities().isEmpty)
         // Closing an id that is gone is not an error, and signals nothing more.
-        #expect(try setup.bus.call("CloseNotification", [String(shown)]).status == 0)
-        #expect(try setup.bus.call("CloseNotification", ["4000"]).status == 0)
+        #expect(try setup.bus.call("CloseNotification", ["uint32 \(shown)"]).status == 0)
+        #expect(try setup.bus.call("CloseNotification", ["uint32 4000"]).status == 0)
     }
 
     @Test func e3_cancelledByAnotherClientIsReasonOther() throws {
@@ -187,7 +187,7 @@ struct NotifyBridgeTests {
         // Thousands of actions and hints of every type, through gdbus.
         let actions = "[" + (0..<3000).map { "'a\($0)', 'Action \($0)'" }.joined(separator: ", ") + "]"
         let hints = "{'urgency': <byte 1>, 'value': <uint32 70>, 'x-weird': <(1, 'two', [3.0])>, 'transient': <true>, 'category': <'im.received'>}"
-        let many = try setup.bus.call("Notify", ["app", "0", "", "Many actions", "body", actions, hints, "-1"])
+        let many = try setup.bus.call("Notify", ["app", "uint32 0", "", "Many actions", "body", actions, hints, "int32 -1"])
         #expect(many.status == 0, "\(many.error)")
         #expect(many.output.contains("uint32"), "Notify answers the id: \(many.output)")
         #expect(setup.bridge.log.contains("6000 action strings; kept the first 128"))
