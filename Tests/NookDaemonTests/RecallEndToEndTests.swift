@@ -10,8 +10,8 @@ import Testing
 struct RecallEndToEndTests {
     static let nookRender = Built.directory + "/nook-render"
 
-    func start(_ scratch: Scratch, frames: String? = nil) throws -> DaemonProcess {
-        let config = scratch.file("nook.toml", "[debug]\npress_inputs = true\n[queue]\npoll_interval_ms = 50\n[history]\nrecall_dwell_ms = 800\n")
+    func start(_ scratch: Scratch, frames: String? = nil, recallDwellMs: Int = 800) throws -> DaemonProcess {
+        let config = scratch.file("nook.toml", "[debug]\npress_inputs = true\n[queue]\npoll_interval_ms = 50\n[history]\nrecall_dwell_ms = \(recallDwellMs)\n")
         return try DaemonProcess(scratch: scratch, arguments: ["--config", config] + (frames.map { ["--frames", $0] } ?? []))
     }
 
@@ -34,7 +34,10 @@ struct RecallEndToEndTests {
         TestFonts.pin()
         let scratch = Scratch()
         let frames = scratch.path + "/frames"
-        let daemon = try start(scratch, frames: frames)
+        // Each recalled card rests 3 s: the frame writer keeps only the newest frame while it
+        // encodes, and on a loaded machine an encoding outlasted an 800 ms rest, so the card at
+        // rest was never written (the slide-out replaced it).
+        let daemon = try start(scratch, frames: frames, recallDwellMs: 3000)
         for title in ["Kettle boiled", "Door opened"] {
             try daemon.request(.enqueue(NookActivity(title: title, dwell: .milliseconds(200)), module: nil, wait: false))
         }
