@@ -208,6 +208,8 @@ public final class LCDServerModel {
             let option = argv[index].hasPrefix("-") ? String(argv[index].dropFirst()) : argv[index]
             if option == "name" {
                 index += 1
+                // `client_set other -name`: the name is past the end (LCDd says which it missed).
+                guard index < argv.count else { return error(id, "internal error: no parameter #\(index)") }
                 client.name = text(argv[index])
                 success(id)
                 index += 1

@@ -1,4 +1,5 @@
 import Foundation
+import NookLCDproc
 import NookTestTraits
 import Testing
 
@@ -6,6 +7,17 @@ import Testing
 /// reading its answers is dropped and the others keep being served.
 @Suite("E8 nook-lcdproc under bad input and floods", .serialized, .ownThreads)
 struct RobustnessTests {
+    /// Found by fuzzing (`Tests/Fuzz/lcdproc/regression-index-out-of-range.txt`): a `-name`
+    /// as the last word read past the end of the line and stopped nook-lcdproc. LCDd answers
+    /// which parameter it missed and carries on.
+    @Test func e8_clientSetWithANameMissingIsAnErrorNotACrash() {
+        let model = LCDServerModel(grid: LCDGrid(width: 20, height: 2))
+        let id = model.connect()
+        for line in ["hello", "client_set other -name", "client_set -name kept"] { model.receive(Array(line.utf8), from: id) }
+        let lines = model.takeOutput().map(\.line)
+        #expect(Array(lines.dropFirst()) == ["huh? invalid parameter (other)", "huh? internal error: no parameter #3", "success"], "\(lines)")
+    }
+
     @Test func e8_aNonLoopbackBindNeedsAnExplicitFlagAndIsLogged() throws {
         let refused = Process()
         refused.executableURL = URL(fileURLWithPath: Built.directory + "/nook-lcdproc")
