@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import NookActivities
 import NookProtocol
 import NookRender
 import NookSystem
@@ -17,6 +18,15 @@ struct IconPolicy: Sendable {
     static let defaultDirectories = ["/usr/share/nook/icons", "/etc/nook/icons"]
 
     var directories: [String]
+
+    /// `activity` with its icon file (if it names one rather than a built-in icon) resolved and
+    /// checked as at enqueue (R3).
+    func checked(_ activity: NookActivity) throws(ProtocolError) -> NookActivity {
+        guard let icon = activity.systemImage, IconCatalog.namesFile(icon) else { return activity }
+        var checked = activity
+        checked.systemImage = try resolve(icon)
+        return checked
+    }
 
     /// The canonical path of the icon file `name` names, after checking it can be drawn.
     func resolve(_ name: String) throws(ProtocolError) -> String {

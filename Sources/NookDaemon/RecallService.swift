@@ -1,6 +1,5 @@
 import NookActivities
 import NookProtocol
-import NookRender
 import NookSystem
 
 /// U5's recall gesture: a long press of the open button on an idle display pages through the
@@ -178,10 +177,10 @@ final class RecallService: Sendable {
     /// The card with its icon file checked as at enqueue (R3): a file no longer in the icon
     /// directories, or no longer a drawable PNG, is left out rather than read.
     static func checkingIcon(_ card: NookActivity, with policy: IconPolicy) -> NookActivity {
-        guard let icon = card.systemImage, IconCatalog.namesFile(icon) else { return card }
-        var checked = card
-        checked.systemImage = try? policy.resolve(icon)
-        return checked
+        if let checked = try? policy.checked(card) { return checked }
+        var withoutIcon = card
+        withoutIcon.systemImage = nil
+        return withoutIcon
     }
 
     /// A short press of open: during a recall it moves on to the next entry (the card on the

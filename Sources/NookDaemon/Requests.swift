@@ -458,10 +458,7 @@ extension Daemon {
     /// path. Read here, in the connection's task: a FIFO, a device or a huge file is refused at
     /// once instead of stalling the screen later.
     func checkedIcon(_ activity: NookActivity) throws(ProtocolError) -> NookActivity {
-        guard let icon = activity.systemImage, IconCatalog.namesFile(icon) else { return activity }
-        var checked = activity
-        checked.systemImage = try state.withLock { IconPolicy(directories: $0.config.iconDirectories) }.resolve(icon)
-        return checked
+        try state.withLock { IconPolicy(directories: $0.config.iconDirectories) }.checked(activity)
     }
 
     /// For `enqueue` with `wait`: streams the activity's events (`events` holds only that
