@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Whether the user is engaged with the nook (Q6, I3): hovering it or having it open.
 ///
@@ -13,10 +12,10 @@ public protocol NookEngagementSource: AnyObject, Sendable {
 
 /// Keeps a change callback registered; cancel it, or let it go, to stop the callbacks.
 public final class NookObservation: Sendable {
-    private let cancellation: Mutex<(@Sendable () -> Void)?>
+    private let cancellation: Locked<(@Sendable () -> Void)?>
 
     public init(onCancel: @escaping @Sendable () -> Void) {
-        cancellation = Mutex(onCancel)
+        cancellation = Locked(onCancel)
     }
 
     public func cancel() {
@@ -64,7 +63,7 @@ public final class NookEngagement: NookEngagementSource {
         var isPresent: Bool { inputs.values.contains(where: \.isActive) }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let observers = NookObserverList<Bool>()
     private let presenceObservers = NookObserverList<Bool>()
 

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Fans lifecycle events out to any number of `AsyncStream` subscribers, in emission order.
 ///
@@ -21,7 +20,7 @@ final class NookEventHub: Sendable {
         let wants: @Sendable (NookActivityEvent) -> Bool
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func subscribe(
         bufferingPolicy: AsyncStream<NookActivityEvent>.Continuation.BufferingPolicy,

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Proof that the display loops are going round (W1), for a watchdog.
 ///
@@ -25,7 +24,7 @@ public final class NookLoopHeartbeat: Sendable {
         var lastAlive: NookInstant?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init(interval: Duration, clock: any NookClock, onAlive: @escaping @Sendable () -> Void) {
         precondition(interval > .zero, "a heartbeat interval must be positive")

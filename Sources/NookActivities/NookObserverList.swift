@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A thread-safe set of change callbacks, each removed when its ``NookObservation`` is
 /// cancelled or released: the registry every ``NookEngagementSource`` needs.
@@ -8,7 +7,7 @@ public final class NookObserverList<Value: Sendable>: Sendable {
         var callbacks: [UInt64: @Sendable (Value) -> Void] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Quiet hours (Z1): whether the board is quiet now (its schedule, or a person's `quiet
 /// on|off|until`), and what that means for an activity of a given priority. The surface arbiter
@@ -50,11 +49,11 @@ public final class NookQuietHours: Sendable {
         var override: Override?
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let localTime: @Sendable () -> NookLocalTime
 
     public init(schedule: NookQuietSchedule = NookQuietSchedule(), policy: Policy = Policy(), localTime: @escaping @Sendable () -> NookLocalTime) {
-        state = Mutex(State(schedule: schedule, policy: policy))
+        state = Locked(State(schedule: schedule, policy: policy))
         self.localTime = localTime
     }
 

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The one display surface, claimed by queues (Q9) and handed between modules (Q10).
 ///
@@ -84,15 +83,15 @@ public final class NookSurfaceArbiter: Sendable {
         var nextToken: UInt64 = 0
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// Consulted on every claim besides the foreground rule (Z1: quiet hours); nil admits all.
-    private let gate = Mutex<(@Sendable (NookActivityPriority) -> Bool)?>(nil)
+    private let gate = Locked<(@Sendable (NookActivityPriority) -> Bool)?>(nil)
     private let clock: any NookClock
     /// How long an outgoing module may take to prepare for switch-away (Q10).
     public let switchAwayBound: Duration
 
     public init(foreground: NookModuleID? = nil, clock: any NookClock = NookSystemClock(), switchAwayBound: Duration = .seconds(2)) {
-        state = Mutex(State(foreground: foreground))
+        state = Locked(State(foreground: foreground))
         self.clock = clock
         self.switchAwayBound = switchAwayBound
     }
@@ -274,7 +273,7 @@ final class FirstOutcome: Sendable {
         var waiter: CheckedContinuation<Bool, Never>?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func settle(_ result: Bool) {
         let waiter: CheckedContinuation<Bool, Never>? = state.withLock { state in

@@ -2,8 +2,8 @@
 import Glibc
 #endif
 import NookProtocol
+import NookActivities
 import NookSystem
-import Synchronization
 
 /// One client. Answers and events are queued with ``send(_:)`` from any task; the server's
 /// poll loop writes them out, or the handler task at the end of a batch of requests (see
@@ -59,7 +59,7 @@ public final class ClientConnection: Sendable {
         var backlog: Int { outbound.count - written + held.count + gatedBytes }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let closedGate = Latch()
 
     init(socket: FileDescriptor, peer: PeerCredentials, number: Int, wake: @escaping @Sendable () -> Void,

@@ -52,13 +52,13 @@ public final class Daemon: Sendable {
     private let frameWriter: FrameWriter?
     private let configPath: String?
     private let overrides: @Sendable (inout DaemonConfig) -> Void
-    let state: Mutex<State>
+    let state: Locked<State>
     /// Z2: the brightness levels (backlight or dimmed frames), with a `[brightness]` table.
-    let brightness = Mutex<BrightnessService?>(nil)
+    let brightness = Locked<BrightnessService?>(nil)
     /// Z3: set when an input reports presence.
-    let presence = Mutex<PresenceService?>(nil)
+    let presence = Locked<PresenceService?>(nil)
     /// Ids of enqueue requests between their duplicate check and their enqueue.
-    let idsBeingEnqueued = Mutex<Set<NookActivityID>>([])
+    let idsBeingEnqueued = Locked<Set<NookActivityID>>([])
     /// Changes of what `status` reports that no activity event tells (suspend, home, focus;
     /// engagement has its own observers): each `watch` stream sends them as `status` events.
     let statusChanges = NookObserverList<StatusChangeMessage.Change>()
@@ -134,7 +134,7 @@ public final class Daemon: Sendable {
         history = ActivityHistory(path: config.historyPath, bounds: config.historyBounds, warn: { logger.warning("\($0)") })
         let drawing = screen
         recall = RecallService(settings: config.recall, clock: clock, history: history, fit: { drawing.fitted($0) }, log: { logger.info("\($0)") })
-        state = Mutex(State(config: config))
+        state = Locked(State(config: config))
     }
 
     // MARK: Running

@@ -2,7 +2,6 @@ import NookActivities
 import NookDisplay
 import NookPixel
 import NookRender
-import Synchronization
 
 /// The screen nookd drives: the cairo card compositor (`NookScreen`) on pixel panels, or the
 /// pixel renderer's `PixelScreen` on LED matrices and strips (L3). The daemon talks to this
@@ -16,11 +15,11 @@ final class DaemonScreen: Sendable {
     private let kind: Kind
     /// What `status` reports for an LED screen (the theme does not apply to it; the rotation is
     /// the one the LEDs were started with).
-    private let pixelSettings: Mutex<NookScreen.Settings>
+    private let pixelSettings: Locked<NookScreen.Settings>
 
     init(cards: NookScreen, settings: NookScreen.Settings) {
         kind = .cards(cards)
-        pixelSettings = Mutex(settings)
+        pixelSettings = Locked(settings)
     }
 
     init(display: any DisplayBackend, clock: any NookClock, settings: NookScreen.Settings, scrollSpeed: Double,
@@ -31,7 +30,7 @@ final class DaemonScreen: Sendable {
         let screen = PixelScreen(display: display, clock: clock, renderer: renderer, rotation: settings.rotation, home: Self.pixelHome(settings.home),
                                  blankAfter: settings.blankAfter, localTime: { let now = LocalTime.now(); return (now.hour, now.minute, now.second) }, onWarning: onWarning)
         kind = .pixels(screen, renderer)
-        pixelSettings = Mutex(settings)
+        pixelSettings = Locked(settings)
     }
 
     /// The turn a matrix gets (R6). A strip gets none: it has no top to turn, only a chain

@@ -1,4 +1,5 @@
 import NookProtocol
+import NookActivities
 import NookSystem
 
 /// Presses of the open and dismiss inputs, fanned out to every `inputs` stream (E8). The GPIO

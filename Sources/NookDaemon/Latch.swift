@@ -1,4 +1,4 @@
-import Synchronization
+import NookActivities
 
 /// A one-way gate tasks can wait on: once opened it stays open and every waiter, present or
 /// future, goes through. Used for "the daemon was asked to stop" and "this client is gone".
@@ -8,7 +8,7 @@ final class Latch: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var isOpen: Bool { state.withLock { $0.isOpen } }
 

@@ -1,5 +1,4 @@
 import NookActivities
-import Synchronization
 
 /// One `watch` subscription to one queue: a backlog of at most ``limit`` events that says where
 /// it overflowed instead of dropping silently.
@@ -19,7 +18,7 @@ final class WatchTap: Sendable {
         var gaps: [(after: Int, dropped: Int)] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let limit: Int
 
     init(limit: Int = WatchTap.limit) {

@@ -1,6 +1,5 @@
 import NookActivities
 import NookSystem
-import Synchronization
 
 /// A headless display (D3): records every presented frame with the time it was shown, paces
 /// presents to its refresh rate on the injected clock, and hands each frame to an optional
@@ -26,7 +25,7 @@ public final class MockDisplay: DisplayBackend {
     private let keepFrames: Int
     private let sink: (@Sendable (RecordedFrame) -> Void)?
     private let state = Locked(State())
-    private let connection = Mutex<[AsyncStream<Bool>.Continuation]>([])
+    private let connection = Locked<[AsyncStream<Bool>.Continuation]>([])
 
     /// - Parameters:
     ///   - keepFrames: how many of the latest frames stay in memory (every one, by default).

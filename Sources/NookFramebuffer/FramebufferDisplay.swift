@@ -4,7 +4,6 @@ import Glibc
 import NookActivities
 import NookDisplay
 import NookSystem
-import Synchronization
 
 /// The fbdev fallback (D2) for panels that offer only `/dev/fbN` (fbtft SPI panels, simple
 /// framebuffers): XRGB8888 or RGB565, waiting for vsync where the driver offers
@@ -31,7 +30,7 @@ public final class FramebufferDisplay: DisplayBackend, @unchecked Sendable {
     /// What the framebuffer showed at start (the console), put back by `restore()`.
     private let savedContents: [UInt8]
     /// Guards the mapping: presents and restore may come from different tasks.
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var hasVSync = true

@@ -44,7 +44,7 @@ public final class GPIOInputs: Sendable {
     private let info: @Sendable (String) -> Void
     private let warn: @Sendable (String) -> Void
     private let devices: String
-    private let state: Mutex<[LineState]>
+    private let state: Locked<[LineState]>
     private let stopping = Atomic<Bool>(false)
     private let wakePipe: WakePipe
     private let finished = DispatchSemaphore(value: 0)
@@ -75,7 +75,7 @@ public final class GPIOInputs: Sendable {
         self.longPress = longPress
         self.info = info
         self.warn = warn
-        state = Mutex(lines.map {
+        state = Locked(lines.map {
             LineState(name: $0.name, role: $0.role, location: $0.location, isActive: nil, changes: 0, lastEdgeToWake: nil, problem: "not looked for yet")
         })
     }

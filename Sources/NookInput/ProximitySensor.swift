@@ -3,7 +3,6 @@ import Glibc
 #endif
 import NookActivities
 import NookSystem
-import Synchronization
 
 /// An IIO proximity sensor (SPEC I2) driving the `hover` role of ``NookEngagement``: hover
 /// starts when `in_proximity_raw` reaches ``Settings/threshold`` and ends when it falls below
@@ -58,7 +57,7 @@ public final class ProximitySensor: Sendable {
     private let engagement: NookEngagement
     private let clock: any NookClock
     private let warn: @Sendable (String) -> Void
-    private let observed = Mutex(Observation())
+    private let observed = Locked(Observation())
 
     public init(settings: Settings, engagement: NookEngagement, clock: any NookClock, warn: @escaping @Sendable (String) -> Void) {
         precondition(settings.hysteresis >= 0 && settings.hysteresis <= settings.threshold, "hysteresis must lie within the threshold")

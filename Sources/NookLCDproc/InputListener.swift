@@ -1,5 +1,6 @@
 import Logging
 import NookProtocol
+import NookActivities
 import NookSystem
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,5 @@
 import NookActivities
 import NookDisplay
-import Synchronization
 
 /// An LED matrix or strip behind the same seam as every panel (L1, L2, L5): presents are
 /// paced on the injected clock at the rate the bus carries; `restore()` (stop, SIGTERM) and
@@ -21,13 +20,13 @@ public final class LEDDisplay: DisplayBackend {
 
     public let mode: DisplayMode
     private let clock: any NookClock
-    private let state: Mutex<State>
-    private let watchers = Mutex<[AsyncStream<Bool>.Continuation]>([])
+    private let state: Locked<State>
+    private let watchers = Locked<[AsyncStream<Bool>.Continuation]>([])
 
     public init(driver: sending any LEDDriver, clock: any NookClock) {
         mode = DisplayMode(size: driver.size, refreshHz: driver.maximumFrameRate, name: driver.name)
         self.clock = clock
-        state = Mutex(State(driver: driver))
+        state = Locked(State(driver: driver))
     }
 
     /// Frames that reached the LEDs.

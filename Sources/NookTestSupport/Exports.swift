@@ -1,3 +1,4 @@
-/// Tests that import NookTestSupport get NookSystem's `Locked`, the TSan-visible lock they
-/// share state with.
+/// Tests that import NookTestSupport get `Locked` (NookActivities), the TSan-visible lock they
+/// share state with, and NookSystem's owners of descriptors and errno messages.
+@_exported import NookActivities
 @_exported import NookSystem
