@@ -3,9 +3,9 @@
 extension LCDServerModel {
     func menu(_ command: String, _ id: LCDClientID, _ client: Client, _ argv: [String]) {
         func find(_ item: String) -> Int? { client.menu?.firstIndex { $0.id == item } }
-        /// "" is the client's own menu; otherwise an item of type menu (LCDd would add to an
+        /// "" is the client's own menu (none before its first item); otherwise an item of type menu (LCDd would add to an
         /// item of any type and corrupt it: Nook refuses as for an unknown id).
-        func menuExists(_ name: String) -> Bool { name.isEmpty || (client.menu?.contains { $0.id == name && $0.kind == .menu } ?? false) }
+        func menuExists(_ name: String) -> Bool { client.menu != nil && (name.isEmpty || client.menu!.contains { $0.id == name && $0.kind == .menu }) }
         switch command {
         case "menu_add_item":
             guard client.name != nil else { return error(id, "You need to give your client a name first") }
@@ -35,6 +35,12 @@ extension LCDServerModel {
             }
             menuWillRemove(id, removed, parentOfRemoved: client.menu![index].parent)
             client.menu!.removeAll { removed.contains($0.id) }
+            if client.menu!.isEmpty {
+                // Its last item gone, the client's menu goes too (as in LCDd).
+                client.menu = nil
+                if menuCustomMain?.client == id { menuCustomMain = nil }
+                if menuActive?.client == id { switchMenu(to: anyClientMenu ? .main : nil) }
+            }
             if menuIsOpen { glanceChanged = true }
             success(id)
         case "menu_set_item":

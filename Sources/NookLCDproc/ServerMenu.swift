@@ -341,9 +341,11 @@ extension LCDServerModel {
 
     private func line(_ text: String, _ value: String, selected: Bool, width: Int) -> String {
         let prefix = width > 4 ? (selected ? "▸ " : "  ") : ""
-        let value = String(value.prefix(max(0, width / 2)))
-        let room = width - prefix.count - (value.isEmpty ? 0 : value.count + 1)
+        var value = String(value.prefix(max(0, width / 2)))
         var text = Self.oneLine(text)
+        // On a very narrow grid the entry's text matters more than its value.
+        if width - prefix.count - value.count - 1 < min(text.count, 4) { value = "" }
+        let room = width - prefix.count - (value.isEmpty ? 0 : value.count + 1)
         if text.count > room { text = String(text.prefix(max(0, room - 1))) + (room > 0 ? "…" : "") }
         guard !value.isEmpty else { return fit(prefix + text, width) }
         let gap = max(1, width - prefix.count - text.count - value.count)
