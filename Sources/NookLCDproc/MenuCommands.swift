@@ -59,7 +59,8 @@ extension LCDServerModel {
             success(id)
         default:  // menu_set_main
             guard argv.count == 2 else { return error(id, "Usage: menu_set_main <menuid>") }
-            guard argv[1].isEmpty || argv[1] == "_main_" || menuExists(argv[1]) else { return error(id, "Cannot find menu id") }
+            // Any item, as LCDd finds it; the menu opens there only if it is a menu or a slider.
+            guard argv[1].isEmpty || argv[1] == "_main_" || find(argv[1]) != nil else { return error(id, "Cannot find menu id") }
             switch argv[1] {
             case "_main_": menuCustomMain = nil
             case "": menuCustomMain = client.menu == nil ? nil : LCDMenuLevel(client: id, item: nil)

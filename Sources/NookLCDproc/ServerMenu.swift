@@ -213,7 +213,12 @@ extension LCDServerModel {
     }
 
     /// Where the menu opens: a client's `menu_set_main`, else the main menu.
-    var menuMain: LCDMenuLevel { menuCustomMain ?? .main }
+    var menuMain: LCDMenuLevel {
+        guard let custom = menuCustomMain else { return .main }
+        guard let id = custom.item else { return clients[custom.client!]?.menu == nil ? .main : custom }
+        let kind = item(custom.client, id)?.kind
+        return kind == .menu || kind == .slider ? custom : .main
+    }
 
     /// LCDd's `menuscreen_switch_item`: opening shows the menu over the client screens (the
     /// client shown is told `ignore`), closing gives them back; the item left and the item
