@@ -224,3 +224,16 @@ struct MenuTests {
         #expect(glance.highlightRow == 0)
     }
 }
+
+extension MenuTests {
+    /// What the golden image `glance-menu-1280x400-dark.png` (NookRenderTests) shows.
+    @Test func e8_theMenuAsTheGoldenImageShowsIt() throws {
+        let server = Server(twoKeys: true, grid: LCDGrid(width: 40, height: 4))
+        _ = server.connect("client_set -name {lcdexec myhost}", "menu_add_item \"\" 1 action {Touch it}", "menu_add_item \"\" 2 menu More",
+                           "menu_add_item 2 3 action {Date}")
+        _ = server.press("Escape", "Enter")
+        let glance = try #require(server.model.glance())
+        #expect(glance == NookGlance(columns: 40, rows: 4, lines: ["lcdexec myhost", "▸ Touch it", "  More                                 ›", "  Back                                 ‹"],
+                                     titleRow: 0, highlightRow: 1))
+    }
+}
