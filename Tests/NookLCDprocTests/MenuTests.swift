@@ -237,3 +237,26 @@ extension MenuTests {
                                      titleRow: 0, highlightRow: 1))
     }
 }
+
+extension MenuTests {
+    /// Two-key mode comes on when no input of the board becomes Up or Down.
+    @Test func e8_twoKeyModeWhenNoInputIsUpOrDown() {
+        #expect(LCDMenuSettings.twoKeys(for: LCDKeyMap()))
+        #expect(!LCDMenuSettings.twoKeys(for: LCDKeyMap(keys: ["open": "Enter", "dismiss": "Escape", "down": "Down"])))
+    }
+
+    /// `menu_set_main` makes the menu open at the client's menu; `_main_` puts LCDd's back.
+    @Test func e8_menuSetMainIsWhereTheMenuOpens() {
+        let server = Server()
+        let client = server.connect("client_set -name c", "menu_add_item \"\" m menu {Settings}", "menu_add_item m a action {A}")
+        #expect(server.send("menu_set_main m", from: client) == ["success"])
+        #expect(server.press("Escape") == ["\(client.rawValue): menuevent enter m"])
+        #expect(server.lines.first == "Settings")
+        // Escape at the entry point closes the menu.
+        #expect(server.press("Escape") == ["\(client.rawValue): menuevent leave m"])
+        #expect(!server.model.menuIsOpen)
+        #expect(server.send("menu_set_main _main_", from: client) == ["success"])
+        _ = server.press("Escape")
+        #expect(server.lines.first == "LCDproc Menu")
+    }
+}
