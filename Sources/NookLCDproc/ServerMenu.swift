@@ -255,14 +255,19 @@ extension LCDServerModel {
     /// A client went: a menu of its own closes to the main menu (or shut, if no menu is left).
     func menuClientGone(_ client: LCDClientID) {
         if menuCustomMain?.client == client { menuCustomMain = nil }
-        guard let active = menuActive, active.client == client else { return }
-        menuActive = nil
         menuSelection = menuSelection.filter { $0.key.client != client }
+        guard menuIsOpen else { return }
+        // The main menu lists the clients: it changes even if another client's menu is shown.
+        glanceChanged = true
+        guard menuActive?.client == client else { return }
+        // No events: the client whose level it was is gone.
         if anyClientMenu {
             menuActive = menuMain
-            glanceChanged = true
+            menuLastKey = frame
         } else {
-            switchMenu(to: nil)
+            menuActive = nil
+            menuSelection.removeAll()
+            showFirstScreen()
         }
     }
 

@@ -260,3 +260,21 @@ extension MenuTests {
         #expect(server.lines.first == "LCDproc Menu")
     }
 }
+
+extension MenuTests {
+    /// The only client with a menu hangs up while its menu is shown: the menu closes and the
+    /// other client's screen is shown again at once, not a frame later.
+    @Test func e8_aGoneClientsOpenMenuClosesAndTheScreensComeBackAtOnce() {
+        let server = Server()
+        let watcher = server.connect("screen_add s", "widget_add s t title", "widget_set s t {Clock}")
+        let menu = server.connect("client_set -name m", "menu_add_item \"\" a action {Run}")
+        server.model.advance(toFrame: 1)
+        _ = server.model.takeOutput()
+        _ = server.press("Escape", "Enter")
+        #expect(server.lines.first == "m")
+        server.model.disconnect(menu)
+        #expect(!server.model.menuIsOpen)
+        #expect(server.model.takeOutput().map { "\($0.client.rawValue): \($0.line)" } == ["\(watcher.rawValue): listen s"])
+        #expect(server.lines.first == "Clock")
+    }
+}
