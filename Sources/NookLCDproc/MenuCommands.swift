@@ -39,7 +39,11 @@ extension LCDServerModel {
                 // Its last item gone, the client's menu goes too (as in LCDd).
                 client.menu = nil
                 if menuCustomMain?.client == id { menuCustomMain = nil }
-                if menuActive?.client == id { switchMenu(to: anyClientMenu ? .main : nil) }
+                if menuActive?.client == id {
+                    switchMenu(to: anyClientMenu ? .main : nil)
+                } else if menuIsOpen, !anyClientMenu {
+                    switchMenu(to: nil)  // the main menu would be empty
+                }
             }
             if menuIsOpen { glanceChanged = true }
             success(id)

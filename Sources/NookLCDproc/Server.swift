@@ -58,7 +58,7 @@ public final class LCDServerModel {
     /// Every client screen, in the order added: LCDd's `screenlist`, kept sorted by priority
     /// (stable) when rotating.
     private var screenList: [ScreenRef] = []
-    private(set) var current: ScreenRef?
+    private var current: ScreenRef?
     private var currentStart = 0
     public private(set) var frame = 0
     private var output: [LCDOutput] = []

@@ -259,15 +259,15 @@ extension LCDServerModel {
         guard menuIsOpen else { return }
         // The main menu lists the clients: it changes even if another client's menu is shown.
         glanceChanged = true
-        guard menuActive?.client == client else { return }
-        // No events: the client whose level it was is gone.
-        if anyClientMenu {
-            menuActive = menuMain
-            menuLastKey = frame
-        } else {
+        // No events: the client whose level it was is gone. With no client menu left the menu
+        // closes whatever level it shows (an empty main menu would stay up until its timeout).
+        if !anyClientMenu {
             menuActive = nil
             menuSelection.removeAll()
             showFirstScreen()
+        } else if menuActive?.client == client {
+            menuActive = menuMain
+            menuLastKey = frame
         }
     }
 

@@ -278,3 +278,20 @@ extension MenuTests {
         #expect(server.lines.first == "Clock")
     }
 }
+
+extension MenuTests {
+    /// Found by the fuzzer: the menu open at its top when the only client with a menu goes (or
+    /// deletes its last item) stayed open and empty until its timeout; it closes now.
+    @Test func e8_theMainMenuClosesWhenNoClientMenuIsLeft() {
+        let server = Server()
+        let first = server.connect("client_set -name a", "menu_add_item \"\" x action {X}")
+        _ = server.press("Escape")
+        #expect(server.model.menuIsOpen)
+        #expect(server.send("menu_del_item \"\" x", from: first) == ["success"])
+        #expect(!server.model.menuIsOpen)
+        let second = server.connect("client_set -name b", "menu_add_item \"\" y action {Y}")
+        _ = server.press("Escape")
+        server.model.disconnect(second)
+        #expect(!server.model.menuIsOpen)
+    }
+}
