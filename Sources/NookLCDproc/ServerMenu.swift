@@ -192,14 +192,17 @@ extension LCDServerModel {
         case .enter(let level): switchMenu(to: level)
         case .goto(let client, let id):
             guard let target = item(client, id) else { return }
+            // LCDd's handle_successor: an entry without a screen of its own is selected in its
+            // menu (after switching there, which starts the menu at its top); a menu or a
+            // slider is entered, selected in its own menu first.
             let parentLevel = LCDMenuLevel(client: client, item: target.parent)
-            if let position = entries(of: parentLevel).firstIndex(where: { if case .item(_, let entry) = $0 { entry.id == id } else { false } }) {
-                menuSelection[parentLevel] = position
-            }
+            let position = entries(of: parentLevel).firstIndex { if case .item(_, let entry) = $0 { entry.id == id } else { false } }
             switch target.kind {
             case .action, .checkbox, .ring, .numeric, .alpha, .ip:
                 if active != parentLevel { switchMenu(to: parentLevel) }
+                if let position { menuSelection[parentLevel] = position }
             case .menu, .slider:
+                if let position { menuSelection[parentLevel] = position }
                 switchMenu(to: LCDMenuLevel(client: client, item: id))
             }
         }

@@ -295,3 +295,19 @@ extension MenuTests {
         #expect(!server.model.menuIsOpen)
     }
 }
+
+extension MenuTests {
+    /// `-next ID` on an entry (a wizard's next step): Enter selects that entry in its menu,
+    /// switching there first, as LCDd's handle_successor does.
+    @Test func e8_nextGoesToTheNamedEntrySelected() {
+        let server = Server()
+        let client = server.connect("client_set -name w", "menu_add_item \"\" m menu {Step 1}", "menu_add_item m m2 menu {Step 2}",
+                                    "menu_add_item m2 c checkbox {Agree}",
+                                    "menu_add_item \"\" x action {Other}", "menu_add_item \"\" y action {Last}", "menu_set_item m2 c -next y")
+        _ = server.press("Escape", "Enter", "Enter", "Enter")
+        #expect(server.lines.first == "Step 2")
+        // Two levels up: the selection lands on Last even though switching there resets it.
+        #expect(server.press("Enter") == ["\(client.rawValue): menuevent update c on", "\(client.rawValue): menuevent leave m2", "\(client.rawValue): menuevent enter _client_menu_"])
+        #expect(server.lines == ["w", "  Step 1           ›", "  Other", "▸ Last"])
+    }
+}
