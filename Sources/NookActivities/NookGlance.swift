@@ -38,9 +38,12 @@ public struct NookGlance: Hashable, Sendable {
     /// The row drawn as a title bar (LCDproc's `title` widget), if any.
     public var titleRow: Int?
     public var bars: [Bar]
+    /// The row drawn highlighted (the selected entry of LCDproc's server menu), if any.
+    public var highlightRow: Int?
 
-    public init(columns: Int, rows: Int, lines: [String], titleRow: Int? = nil, bars: [Bar] = []) {
+    public init(columns: Int, rows: Int, lines: [String], titleRow: Int? = nil, bars: [Bar] = [], highlightRow: Int? = nil) {
         (self.columns, self.rows, self.lines, self.titleRow, self.bars) = (columns, rows, lines, titleRow, bars)
+        self.highlightRow = highlightRow
     }
 
     /// A blank grid.
@@ -64,6 +67,9 @@ public struct NookGlance: Hashable, Sendable {
         }
         if let titleRow, !(0..<rows).contains(titleRow) {
             throw NookActivityValidationError(field: "titleRow", problem: "must be a row from 0 to \(rows - 1), got \(titleRow)")
+        }
+        if let highlightRow, !(0..<rows).contains(highlightRow) {
+            throw NookActivityValidationError(field: "highlightRow", problem: "must be a row from 0 to \(rows - 1), got \(highlightRow)")
         }
         guard bars.count <= Limits.bars else {
             throw NookActivityValidationError(field: "bars", problem: "at most \(Limits.bars) bars, got \(bars.count)")

@@ -13,7 +13,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// A config file as `nookd --config` reads and validates it (N1).
     case config
     /// Bytes from an LCDproc client as nook-lcdproc reads them (E8): framing, LCDd's
-    /// tokenizer, every command, the screen list and the composed glance.
+    /// tokenizer, every command, the screen list and the composed glance. A line that starts
+    /// with byte 1 is a key press instead (the rest is the key's name), so the server menu is
+    /// driven too; an input of even length runs it in two-key mode.
     case lcdproc
 
     public func run(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -48,6 +50,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
 
     private static func lcdprocSession(_ bytes: UnsafeBufferPointer<UInt8>) {
         let model = LCDServerModel(grid: LCDGrid(width: 20, height: 4))
+        model.menuSettings.twoKeys = bytes.count % 2 == 0
+        model.menuSettings.timeoutFrames = 40
         let client = model.connect()
         model.receive(Array("hello".utf8), from: client)
         var framer = LCDLineFramer(maximumLineBytes: 1024)
@@ -55,7 +59,11 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         framer.append(bytes, into: &items)
         var frame = 0
         for case .line(let line) in items {
-            model.receive(line, from: client)
+            if line.first == 1 {
+                model.press(key: String(decoding: line.dropFirst(), as: UTF8.self))
+            } else {
+                model.receive(line, from: client)
+            }
             _ = model.takeOutput()
             frame += 3
             model.advance(toFrame: frame)
@@ -69,6 +77,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         }
         model.disconnect(client)
         guard model.screenCount == 0 else { fatalError("a disconnected client's screens stayed listed") }
+        guard !model.menuIsOpen else { fatalError("the menu stayed open with its only client gone") }
     }
 
     private static func configFile(_ bytes: UnsafeBufferPointer<UInt8>) {

@@ -19,6 +19,8 @@ public struct LCDConfig: Sendable, Equatable {
     public var maxClients: Int?
     public var maxBacklog: Int?
     public var module: String?
+    /// Seconds with no key after which the server menu closes; 0: never.
+    public var menuTimeout: Int?
     /// `[lcdproc.keys]`: role or GPIO line name → key name (over ``LCDKeyMap/defaults``).
     public var keys: [String: String] = [:]
     /// Set when `lcdproc.bind` is not loopback and the file does not allow the network: the
@@ -63,6 +65,7 @@ public struct LCDConfig: Sendable, Equatable {
         maxClients = try reader.integer("lcdproc.max_clients", in: 1...4096)
         maxBacklog = try reader.integer("lcdproc.max_backlog", in: 1024...(1 << 30))
         module = try reader.string("lcdproc.module")
+        menuTimeout = try reader.integer("lcdproc.menu_timeout", in: 0...3600)
         if let module, module.isEmpty { throw reader.error("lcdproc.module", "must not be empty") }
         for (key, _) in document.entries where key.hasPrefix("lcdproc.keys.") {
             let input = String(key.dropFirst("lcdproc.keys.".count))

@@ -21,6 +21,8 @@ public final class LCDServer {
         public var maximumClients = 64
         /// Bytes read from one client per turn of the loop, so one busy client cannot starve the rest.
         public var readChunk = 65536
+        /// The server menu's keys, two-key mode and timeout.
+        public var menu = LCDMenuSettings()
 
         public init() {}
     }
@@ -66,6 +68,7 @@ public final class LCDServer {
         self.sender = sender
         listener = try TCPListener(options.bind)
         model = LCDServerModel(grid: options.grid, limits: options.limits)
+        model.menuSettings = options.menu
         stopPipe = try WakePipe()
         keys = try LCDKeyInbox()
         started = MonotonicClock.now
@@ -113,8 +116,11 @@ public final class LCDServer {
 
     private func pressKeys() {
         for key in keys.take() {
+            let menuWasOpen = model.menuIsOpen
             if let client = model.press(key: key) {
                 logger.debug("key \(key) to LCDproc client \(client.rawValue)")
+            } else if menuWasOpen || model.menuIsOpen {
+                logger.debug("key \(key) to the server menu (\(model.menuIsOpen ? "open" : "closed"))")
             } else {
                 logger.debug("key \(key): no client reserved it")
             }
@@ -202,7 +208,9 @@ public final class LCDServer {
     private func submitGlance() {
         guard model.glanceChanged else { return }
         let glance = model.glance()
-        if let shown = model.shownScreen, logger.logLevel <= .debug {
+        if model.menuIsOpen, logger.logLevel <= .debug {
+            logger.debug("showing the server menu: \(glance?.lines.filter { !$0.isEmpty }.joined(separator: " | ") ?? "")")
+        } else if let shown = model.shownScreen, logger.logLevel <= .debug {
             let title = glance?.lines.first { !$0.isEmpty } ?? ""
             logger.debug("showing screen \(shown.screen) of client \(shown.client.rawValue): \(title)")
         }

@@ -78,15 +78,6 @@ struct LCDScreen: Sendable {
     }
 }
 
-/// A client menu entry (`menu_add_item`); Nook keeps the tree so `lcdexec` and other menu
-/// clients are answered as LCDd answers them.
-struct LCDMenuItem: Sendable {
-    let id: String
-    let type: String
-    var text: String
-    var parent: String?
-}
-
 /// C's `atoi` and the `isdigit` first-character test LCDd applies to coordinates.
 enum CLike {
     static func atoi(_ text: String) -> Int {

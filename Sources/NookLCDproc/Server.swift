@@ -53,7 +53,7 @@ public final class LCDServerModel {
     public let limits: LCDLimits
     /// What `info` answers (LCDd answers its driver's description).
     public var info = "Nook glance (nook-lcdproc)"
-    private var clients: [LCDClientID: Client] = [:]
+    var clients: [LCDClientID: Client] = [:]
     private var nextClient = 1
     /// Every client screen, in the order added: LCDd's `screenlist`, kept sorted by priority
     /// (stable) when rotating.
@@ -65,8 +65,16 @@ public final class LCDServerModel {
     /// Cards for screens that reached `alert` or `foreground`, not yet taken.
     private var cards: [NookActivity] = []
     /// Set whenever what ``glance()`` would compose may have changed.
-    public private(set) var glanceChanged = true
+    public internal(set) var glanceChanged = true
     private var outputState = 0
+    /// How the server menu is driven; set before clients connect.
+    public var menuSettings = LCDMenuSettings()
+    /// The server menu's open level (nil: closed), each level's selected entry, the frame of
+    /// the last key (for its timeout) and a client's `menu_set_main`.
+    var menuActive: LCDMenuLevel?
+    var menuSelection: [LCDMenuLevel: Int] = [:]
+    var menuLastKey = 0
+    var menuCustomMain: LCDMenuLevel?
 
     public init(grid: LCDGrid, limits: LCDLimits = LCDLimits()) {
         self.grid = grid
@@ -87,6 +95,7 @@ public final class LCDServerModel {
         guard let client = clients[id] else { return }
         client.gone = true
         for screen in client.screenOrder { removeFromList(ScreenRef(client: id, screen: screen)) }
+        menuClientGone(id)
         clients[id] = nil
     }
 
@@ -157,11 +166,11 @@ public final class LCDServerModel {
     /// `%.40s` of the command as LCDd prints it in errors.
     static func cut(_ bytes: [UInt8]) -> String { LCDText.decode(Array(bytes.prefix(40))) }
 
-    private func send(_ id: LCDClientID, _ line: String) { output.append(LCDOutput(client: id, line: line)) }
-    private func success(_ id: LCDClientID) { send(id, "success") }
-    private func error(_ id: LCDClientID, _ message: String) { send(id, "huh? " + message) }
+    func send(_ id: LCDClientID, _ line: String) { output.append(LCDOutput(client: id, line: line)) }
+    func success(_ id: LCDClientID) { send(id, "success") }
+    func error(_ id: LCDClientID, _ message: String) { send(id, "huh? " + message) }
 
-    private func text(_ value: String) -> String {
+    func text(_ value: String) -> String {
         value.count <= limits.textCharacters ? value : String(value.prefix(limits.textCharacters))
     }
 
@@ -253,18 +262,23 @@ public final class LCDServerModel {
     public func reservedKeys(of id: LCDClientID) -> [String] { clients[id]?.keys.map(\.key) ?? [] }
 
     /// A key pressed (one of Nook's inputs, mapped to a key name), given as LCDd's
-    /// `handle_input` gives it: to the client that reserved it exclusively, else to the client
-    /// whose screen is shown if it reserved the key shared; the client is sent `key NAME`. A
-    /// key nobody takes is dropped (LCDd's own rotation keys and server menu are not there).
-    /// Returns who got it.
+    /// `handle_input` gives it: to the client that reserved it exclusively; else, while the
+    /// server menu is open, to the menu; else to the client whose screen is shown if it
+    /// reserved the key shared (the client is sent `key NAME`); else the menu key opens the
+    /// server menu when a client has one. Anything else is dropped (LCDd's own rotation keys
+    /// are not there). Returns the client that got it.
     @discardableResult
     public func press(key: String) -> LCDClientID? {
         let holder = clients.first { _, client in !client.gone && client.keys.contains { $0.key == key && $0.exclusive } }?.key
+        if holder == nil, menuIsOpen {
+            _ = menuTakes(key: key)
+            return nil
+        }
         let shownClient = current?.client
         let target = holder ?? shownClient.flatMap { id in
             clients[id].map { !$0.gone && $0.keys.contains { $0.key == key } } == true ? id : nil
         }
-        if let target { send(target, "key \(key)") }
+        if let target { send(target, "key \(key)") } else { _ = menuTakes(key: key) }
         return target
     }
 
@@ -486,81 +500,6 @@ public final class LCDServerModel {
         touched(id, argv[1])
     }
 
-    // MARK: Menus
-
-    private func menu(_ command: String, _ id: LCDClientID, _ client: Client, _ argv: [String]) {
-        func find(_ item: String) -> Int? { client.menu?.firstIndex { $0.id == item } }
-        /// "" is the client's own menu; otherwise an item of type menu.
-        func menuExists(_ name: String) -> Bool { name.isEmpty || (client.menu?.contains { $0.id == name && $0.type == "menu" } ?? false) }
-        switch command {
-        case "menu_add_item":
-            guard client.name != nil else { return error(id, "You need to give your client a name first") }
-            guard argv.count >= 4 else { return error(id, "Usage: menu_add_item <menuid> <newitemid> <type> [<text>] [<option>]+") }
-            if client.menu == nil { client.menu = [] }
-            guard menuExists(argv[1]) else { return error(id, "Cannot find menu id") }
-            guard find(argv[2]) == nil else { return error(id, "Item id already in use") }
-            guard ["menu", "action", "checkbox", "ring", "slider", "numeric", "alpha", "ip"].contains(argv[3]) else { return error(id, "Invalid menuitem type") }
-            guard client.menu!.count < limits.menuItems else { return error(id, "Cannot create menu (at most \(limits.menuItems) items)") }
-            let hasText = argv.count >= 5 && !argv[4].hasPrefix("-")
-            client.menu!.append(LCDMenuItem(id: argv[2], type: argv[3], text: hasText ? text(argv[4]) : "", parent: argv[1].isEmpty ? nil : argv[1]))
-            let options = Array(argv[(hasText ? 5 : 4)...])
-            if options.isEmpty { success(id) } else { setMenuItem(id, client, item: argv[2], options) }
-        case "menu_del_item":
-            guard argv.count == 3 else { return error(id, "Usage: menu_del_item <menuid> <itemid>") }
-            guard client.menu != nil else { return error(id, "Client has no menu") }
-            guard menuExists(argv[1]) else { return error(id, "Cannot find menu id") }
-            guard let index = find(argv[2]) else { return error(id, "Cannot find item") }
-            let removed = client.menu!.remove(at: index).id
-            client.menu!.removeAll { $0.parent == removed }
-            success(id)
-        case "menu_set_item":
-            guard argv.count >= 4 else { return error(id, "Usage: menu_set_item <menuid> <itemid> {<option>}+") }
-            guard menuExists(argv[1]) else { return error(id, "Cannot find menu id") }
-            guard find(argv[2]) != nil else { return error(id, "Cannot find item") }
-            setMenuItem(id, client, item: argv[2], Array(argv[3...]))
-        case "menu_goto":
-            guard (2...3).contains(argv.count) else { return error(id, "Usage: menu_goto <menuid> [<predecessor_id>]") }
-            guard client.menu != nil, menuExists(argv[1]) else { return error(id, "Cannot find menu id") }
-            success(id)
-        default:  // menu_set_main
-            guard argv.count == 2 else { return error(id, "Usage: menu_set_main <menuid>") }
-            guard argv[1].isEmpty || argv[1] == "_main_" || menuExists(argv[1]) else { return error(id, "Cannot find menu id") }
-            success(id)
-        }
-    }
-
-    /// LCDd's option table for menu items: each takes a value; `-text` and the rest are
-    /// accepted for every type here (LCDd refuses some per type, which clients avoid).
-    static let menuOptions: Set<String> = [
-        "text", "is_hidden", "prev", "next", "menu_result", "value", "minvalue", "maxvalue", "mintext", "maxtext",
-        "stepsize", "strings", "allow_caps", "allow_noncaps", "allow_numbers", "allowed_extra", "password_char", "maxlength", "v6",
-    ]
-
-    private func setMenuItem(_ id: LCDClientID, _ client: Client, item: String, _ options: [String]) {
-        var index = 0
-        while index < options.count {
-            let option = options[index]
-            guard option.hasPrefix("-") else {
-                error(id, "Found non-option: \"\(Self.cut(Array(option.utf8)))\"")
-                index += 1
-                continue
-            }
-            guard Self.menuOptions.contains(String(option.dropFirst())) else {
-                error(id, "Unknown option: \"\(Self.cut(Array(option.utf8)))\"")
-                index += 1
-                continue
-            }
-            guard index + 1 < options.count else {
-                error(id, "Missing value at option: \"\(Self.cut(Array(option.utf8)))\"")
-                index += 1
-                continue
-            }
-            if option == "-text", let at = client.menu?.firstIndex(where: { $0.id == item }) { client.menu![at].text = text(options[index + 1]) }
-            index += 2
-        }
-        success(id)
-    }
-
     // MARK: The screen list
 
     private func screen(_ ref: ScreenRef) -> LCDScreen? { clients[ref.client]?.screens[ref.screen] }
@@ -577,11 +516,16 @@ public final class LCDServerModel {
             if current == ref { current = nil }
         }
         screenList.removeAll { $0 == ref }
-        if current == nil, let first = sortedList().first, (screen(first)?.priority ?? .hidden) > .hidden { switchTo(first) }
+        if current == nil, !menuIsOpen { showFirstScreen() }
         glanceChanged = true
     }
 
-    private func switchTo(_ ref: ScreenRef?) {
+    /// Shows the first screen of the sorted list, if one is to be shown.
+    func showFirstScreen() {
+        if let first = sortedList().first, (screen(first)?.priority ?? .hidden) > .hidden { switchTo(first) }
+    }
+
+    func switchTo(_ ref: ScreenRef?) {
         guard ref != current else { return }
         if let old = current, let client = clients[old.client], !client.gone { send(old.client, "ignore \(old.screen)") }
         if let ref { send(ref.client, "listen \(ref.screen)") }
@@ -611,6 +555,11 @@ public final class LCDServerModel {
 
     private func process() {
         collectCards()
+        // The open menu is LCDd's screen at `input` priority: nothing rotates under it.
+        if menuIsOpen {
+            menuTick()
+            return
+        }
         let list = sortedList()
         guard let first = list.first, (screen(first)?.priority ?? .hidden) > .hidden else {
             switchTo(nil)
@@ -667,6 +616,7 @@ public final class LCDServerModel {
 
     /// The shown screen as a glance; nil when no client screen is shown.
     public func glance() -> NookGlance? {
+        if menuIsOpen { return menuGlance() }
         guard let current, let shown = screen(current) else { return nil }
         return LCDComposer(grid: grid, frame: frame).compose(shown)
     }

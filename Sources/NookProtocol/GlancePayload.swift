@@ -3,7 +3,7 @@ import NookActivities
 /// The `glance` op's payload (SPEC E8): a ``NookGlance`` as JSON, both ways, validated by
 /// ``NookGlance/validate()`` with the field named as a path (`glance.lines[2]`).
 public enum GlancePayload {
-    public static let fields: Set<String> = ["columns", "rows", "lines", "titleRow", "bars"]
+    public static let fields: Set<String> = ["columns", "rows", "lines", "titleRow", "bars", "highlightRow"]
 
     public static func decode(_ value: JSONValue) throws(ProtocolError) -> NookGlance {
         let reader = try FieldReader(value, path: "glance")
@@ -19,6 +19,8 @@ public enum GlancePayload {
         }
         var titleRow: Int?
         if reader.value("titleRow") != nil { titleRow = try reader.requiredInt("titleRow") }
+        var highlightRow: Int?
+        if reader.value("highlightRow") != nil { highlightRow = try reader.requiredInt("highlightRow") }
         var bars: [NookGlance.Bar] = []
         if reader.value("bars") != nil {
             for bar in try reader.requiredObjects("bars") {
@@ -31,7 +33,7 @@ public enum GlancePayload {
                                            length: try bar.requiredNumber("length"), direction: direction))
             }
         }
-        let glance = NookGlance(columns: columns, rows: rows, lines: lines, titleRow: titleRow, bars: bars)
+        let glance = NookGlance(columns: columns, rows: rows, lines: lines, titleRow: titleRow, bars: bars, highlightRow: highlightRow)
         do { try glance.validate() } catch { throw ProtocolError(.invalid, field: "glance.\(error.field)", error.problem) }
         return glance
     }
@@ -42,6 +44,7 @@ public enum GlancePayload {
             ("lines", .array(glance.lines.map { .string($0) })),
         ]
         if let titleRow = glance.titleRow { members.append(("titleRow", .number(Double(titleRow)))) }
+        if let highlightRow = glance.highlightRow { members.append(("highlightRow", .number(Double(highlightRow)))) }
         if !glance.bars.isEmpty {
             members.append(("bars", .array(glance.bars.map { bar in
                 .object([("row", .number(Double(bar.row))), ("column", .number(Double(bar.column))),

@@ -30,6 +30,12 @@ struct GlanceRenderer {
                            width: gridWidth + cellWidth, height: cellHeight * 0.88)
             canvas.fillRoundedRect(bar, radius: cellHeight * 0.22, color: theme.accent, alpha: 0.28)
         }
+        if let row = glance.highlightRow, row != glance.titleRow {
+            // The selected entry of the server menu: a solid accent bar, the text over it.
+            let bar = Rect(x: left - cellWidth * 0.5, y: top + Double(row) * cellHeight + cellHeight * 0.06,
+                           width: gridWidth + cellWidth, height: cellHeight * 0.88)
+            canvas.fillRoundedRect(bar, radius: cellHeight * 0.22, color: theme.accent, alpha: 0.55)
+        }
         for bar in glance.bars {
             let x = left + Double(bar.column) * cellWidth
             let rowTop = top + Double(bar.row) * cellHeight

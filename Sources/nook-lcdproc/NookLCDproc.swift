@@ -49,6 +49,8 @@ struct NookLCDprocCommand: ParsableCommand {
     var module: String?
     @Option(name: .customLong("key"), help: "INPUT=KEY: the LCDproc key a press of INPUT (open, dismiss, or a [gpio.NAME] line's NAME) becomes; KEY empty: none. Repeatable; over [lcdproc.keys].")
     var keys: [String] = []
+    @Option(help: "Seconds with no key after which the server menu closes, 0 never (lcdproc.menu_timeout; default 30).")
+    var menuTimeout: Int?
     @Option(help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel: String = "info"
 
@@ -99,6 +101,9 @@ struct NookLCDprocCommand: ParsableCommand {
         settings.options.maximumBacklogBytes = maxBacklog ?? file.maxBacklog ?? settings.options.maximumBacklogBytes
         settings.module = module ?? file.module
         if let module = settings.module, module.isEmpty { throw ValidationError("--module must not be empty") }
+        let timeout = menuTimeout ?? file.menuTimeout ?? 30
+        guard (0...3600).contains(timeout) else { throw ValidationError("--menu-timeout must be 0 to 3600 seconds, got \(timeout)") }
+        settings.options.menu.timeoutFrames = timeout * 8
         settings.keyMap.keys.merge(file.keys) { $1 }
         for assignment in keys {
             guard let (input, key) = LCDKeyMap.parse(assignment: assignment) else {
@@ -108,6 +113,7 @@ struct NookLCDprocCommand: ParsableCommand {
             if let problem = LCDKeyMap.problem(withInput: input, gpioLines: file.gpioLines) { throw ValidationError("--key \(assignment): \(problem)") }
             settings.keyMap.keys[input] = key
         }
+        settings.options.menu.twoKeys = LCDMenuSettings.twoKeys(for: settings.keyMap, settings: settings.options.menu)
         return settings
     }
 
@@ -126,6 +132,8 @@ struct NookLCDprocCommand: ParsableCommand {
             let server = try LCDServer(options: settings.options, sender: sender, logger: logger)
             let keys = settings.keyMap.keys.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }.map { "\($0.key)→\($0.value)" }
             logger.info("Nook's inputs as keys: \(keys.isEmpty ? "none" : keys.joined(separator: ", "))")
+            let menu = settings.options.menu
+            logger.info("server menu: \(menu.menuKey) opens it, \(menu.enterKey) selects, \(menu.twoKeys ? "\(menu.menuKey) moves to the next entry once open (two keys)" : "\(menu.upKey)/\(menu.downKey) move, \(menu.menuKey) goes back"); closes after \(menu.timeoutFrames == 0 ? "no time" : "\(menu.timeoutFrames / 8) s") with no key")
             let inputs = try InputListener(socketPath: socketPath, keyMap: settings.keyMap, logger: logger) { [keys = server.keys] key in keys.press(key: key) }
             StopSignals.restoreDefaults()
             // The chosen port, for whoever started us with --port 0 (tests, scripts).

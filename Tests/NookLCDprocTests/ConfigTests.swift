@@ -29,6 +29,7 @@ struct ConfigTests {
             max_clients = 4
             max_backlog = 65536
             module = "lcd"
+            menu_timeout = 0
             [lcdproc.keys]
             open = "Enter"
             up = "Up"
@@ -39,6 +40,7 @@ struct ConfigTests {
         (expected.columns, expected.rows, expected.cellWidth, expected.cellHeight) = (20, 2, 6, 10)
         (expected.maxScreens, expected.maxWidgets, expected.maxClients, expected.maxBacklog) = (8, 16, 4, 65536)
         expected.module = "lcd"
+        expected.menuTimeout = 0
         expected.keys = ["open": "Enter", "up": "Up", "dismiss": ""]
         expected.gpioLines = ["up"]
         #expect(config == expected)
@@ -47,6 +49,7 @@ struct ConfigTests {
 
     @Test(arguments: [
         ("[lcdproc]\nport = 70000\n", "lcdproc.port", 2),
+        ("[lcdproc]\nmenu_timeout = 3601\n", "lcdproc.menu_timeout", 2),
         ("[lcdproc]\nport = \"13666\"\n", "lcdproc.port", 2),
         ("[lcdproc]\nbind = \"lcd.local\"\n", "lcdproc.bind", 2),
         ("[lcdproc]\nsize = \"40x4x2\"\n", "lcdproc.size", 2),
