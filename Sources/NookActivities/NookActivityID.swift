@@ -26,12 +26,24 @@ public struct NookActivityID: Hashable, Sendable, Codable, CustomStringConvertib
 
     /// Parses the `8-4-4-4-12` hexadecimal form, upper or lower case; nil if malformed.
     /// Byte by byte: every request that names an activity parses one.
+    public init?(_ text: String) {
+        guard let (high, low) = Self.parse(text.utf8) else { return nil }
+        self.init(high: high, low: low)
+    }
+
+    /// The same for a substring. (`String` has its own initializer: called from another
+    /// module, this generic one runs unspecialised, which cost 7% of decoding a history answer.)
     public init?(_ text: some StringProtocol) {
+        guard let (high, low) = Self.parse(text.utf8) else { return nil }
+        self.init(high: high, low: low)
+    }
+
+    private static func parse(_ bytes: some Sequence<UInt8>) -> (high: UInt64, low: UInt64)? {
         var high: UInt64 = 0
         var low: UInt64 = 0
         var length = 0
         var digits = 0
-        for byte in text.utf8 {
+        for byte in bytes {
             defer { length += 1 }
             if length == 8 || length == 13 || length == 18 || length == 23 {
                 guard byte == UInt8(ascii: "-") else { return nil }
@@ -49,7 +61,7 @@ public struct NookActivityID: Hashable, Sendable, Codable, CustomStringConvertib
             digits += 1
         }
         guard length == 36, digits == 32 else { return nil }
-        self.init(high: high, low: low)
+        return (high, low)
     }
 
     public var description: String {

@@ -260,7 +260,7 @@ public final class ClientConnection: Sendable {
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count + member.count)
         for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).dropLast() {
-            if line.last == UInt8(ascii: "}"), line.firstRange(of: success) != nil {
+            if line.last == UInt8(ascii: "}"), line.contains(bytes: success) {
                 output += line.dropLast()
                 output += member
             } else {

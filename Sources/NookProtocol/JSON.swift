@@ -226,6 +226,7 @@ private struct Parser {
         // UTF-8 of the string so far; runs between escapes are checked as they are copied, so
         // an error names the run's offset. A string with no escape is one run, checked once.
         var text: [UInt8] = []
+        let start = position
         var runStart = position
         func flushRun(_ parser: Parser, into text: inout [UInt8]) throws(JSONError) {
             guard runStart < parser.position else { return }
@@ -238,6 +239,15 @@ private struct Parser {
         while let byte = peek {
             switch byte {
             case UInt8(ascii: "\""):
+                if text.isEmpty, runStart == start {
+                    // No escape: the string is its one run, made straight from the bytes.
+                    let run = bytes[runStart..<position]
+                    guard run.allSatisfy({ $0 < 0x80 }) || String(validating: run, as: UTF8.self) != nil else {
+                        throw JSONError(offset: runStart, message: "invalid UTF-8 in a string")
+                    }
+                    position += 1
+                    return String(decoding: run, as: UTF8.self)
+                }
                 try flushRun(self, into: &text)
                 position += 1
                 return String(decoding: text, as: UTF8.self)
@@ -303,7 +313,19 @@ private struct Parser {
                 || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") {
             position += 1
         }
-        guard let text = String(validating: bytes[start..<position], as: UTF8.self), let number = Double(text), number.isFinite else {
+        // Most numbers are whole (ids, counts, versions): up to 15 digits a Double holds them
+        // exactly, and summing digits costs a fraction of making a String for `Double(_:)`.
+        let negative = bytes[start] == UInt8(ascii: "-")
+        let digitsStart = negative ? start + 1 : start
+        if position > digitsStart, position - digitsStart <= 15,
+           bytes[digitsStart..<position].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+           bytes[digitsStart] != UInt8(ascii: "0") || position - digitsStart == 1 {
+            var whole: Int64 = 0
+            for byte in bytes[digitsStart..<position] { whole = whole * 10 + Int64(byte - UInt8(ascii: "0")) }
+            return negative ? -Double(whole) : Double(whole)
+        }
+        // Only ASCII bytes were taken above: no UTF-8 to validate.
+        guard let number = Double(String(decoding: bytes[start..<position], as: UTF8.self)), number.isFinite else {
             throw JSONError(offset: start, message: "malformed number")
         }
         return number

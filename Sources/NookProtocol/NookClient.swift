@@ -12,6 +12,9 @@ public final class NookClient {
     /// moving the index, not the bytes (a burst of answers would otherwise cost quadratic copying).
     private var buffer: [UInt8] = []
     private var unread = 0
+    /// Where the search for the next newline resumes: a long line arrives in many reads, and
+    /// searching it again from its start after each one would cost quadratic time.
+    private var searchedUpTo = 0
     private var chunk = [UInt8](repeating: 0, count: 65536)
     /// How long ``readLine()`` waits for data before failing; nil waits forever.
     public var readTimeout: Duration?
@@ -72,11 +75,12 @@ public final class NookClient {
     /// The next line nookd sends, or nil when it closes the connection.
     public func readLine() throws(ClientError) -> [UInt8]? {
         while true {
-            if let newline = buffer[unread...].firstIndex(of: 0x0A) {
+            if let newline = buffer[max(unread, searchedUpTo)...].firstIndex(of: 0x0A) {
                 let line = Array(buffer[unread..<newline])
                 unread = newline + 1
                 return line
             }
+            searchedUpTo = buffer.count - unread
             buffer.removeFirst(unread)
             unread = 0
             if let readTimeout {
@@ -127,10 +131,12 @@ public final class NookClient {
     public private(set) var warning: String?
 
     /// The `warning` member of an answer line (looked for before parsing the line again).
-    public static func warning(in line: some Collection<UInt8>) -> String? {
-        guard line.firstRange(of: Array("\"warning\"".utf8)) != nil else { return nil }
+    public static func warning(in line: [UInt8]) -> String? {
+        guard line.contains(bytes: warningKey) else { return nil }
         return (try? JSONValue.parse(line))?["warning"]?.text
     }
+
+    private static let warningKey = Array("\"warning\"".utf8)
 
     /// Sends a request and decodes its answer as `Answer`; also returns the result as nookd
     /// sent it (for `--json`, which prints fields this client may not know).
