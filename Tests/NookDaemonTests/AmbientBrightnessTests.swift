@@ -201,3 +201,40 @@ struct AmbientBrightnessTests {
         }
     }
 }
+
+@Suite("Z2 auto-brightness through nookd", .serialized, .ownThreads)
+struct AmbientBrightnessEndToEndTests {
+    /// nookd wired to a fake light sensor and a fake backlight: the room's light sets the idle
+    /// level, and a sensor that goes away leaves the configured level, with the warning logged.
+    @Test func z2_nookdFollowsTheRoomsLightAndFallsBackWhenTheSensorGoes() throws {
+        let scratch = Scratch()
+        let device = scratch.path + "/iio/iio:device0"
+        try FileManager.default.createDirectory(atPath: device, withIntermediateDirectories: true)
+        _ = scratch.file("iio/iio:device0/name", "vcnl4000\n")
+        _ = scratch.file("iio/iio:device0/in_illuminance_raw", "0\n")
+        try FileManager.default.createDirectory(atPath: scratch.path + "/backlight/panel", withIntermediateDirectories: true)
+        _ = scratch.file("backlight/panel/max_brightness", "100\n")
+        _ = scratch.file("backlight/panel/brightness", "100\n")
+        let config = scratch.file("nook.toml", """
+            [brightness]
+            backlight = "panel"
+            sysfs_root = "\(scratch.path)/backlight"
+            idle = 60
+            ambient_sensor = "vcnl4000"
+            ambient_curve = ["0:20", "500:100"]
+            ambient_interval_ms = 100
+            ambient_sysfs_root = "\(scratch.path)/iio"
+            """)
+        // A file is not truncated by a write as a sysfs attribute is: the first line is the level.
+        func level() -> Int? {
+            (try? String(contentsOfFile: scratch.path + "/backlight/panel/brightness", encoding: .utf8))
+                .flatMap { $0.split(separator: "\n").first.flatMap { Int($0) } }
+        }
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+        try eventually("a dark room: a fifth of the idle level") { level() == 12 }
+        try FileManager.default.removeItem(atPath: device)
+        try eventually("no sensor: the idle level as configured") { level() == 60 }
+        #expect(daemon.log.contains("light:vcnl4000: no IIO device named 'vcnl4000'"), "\(daemon.log)")
+        #expect(daemon.stop().status == 0)
+    }
+}
