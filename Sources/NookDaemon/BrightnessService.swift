@@ -5,7 +5,9 @@ import NookActivities
 /// quiet hours `night`), home content (`idle`), quiet hours with nothing on the glass (`quiet`), nobody in the room
 /// for a while (`dimmed`, Z3, whatever is on the glass) — and every change fades through at
 /// least ten levels over `fade` instead of jumping. The levels go to the panel's backlight, or,
-/// where there is none, scale the drawn frames (``DimmingDisplay``).
+/// where there is none, scale the drawn frames (``DimmingDisplay``). With an ambient light
+/// sensor the room's light scales `active` and `idle` (``AmbientBrightness``); quiet, night and
+/// dim keep their fixed levels.
 actor BrightnessService {
     enum State: String, Sendable { case active, night, idle, quiet, dimmed }
 
@@ -34,9 +36,18 @@ actor BrightnessService {
     private var showing: NookActivityID?
     private var quiet = false
     private var dimmed = false
+    /// The room's light, with an ambient light sensor.
+    private var ambient: AmbientTracker?
+    /// The level the state (and the room's light) asks for, last aimed at.
+    private(set) var target: Int?
+    /// Z4's `brighter` or `pulse` holds the level until the state changes: the room's light
+    /// does not take it back.
+    private var overridden = false
 
-    init(backlight: any BrightnessOutput, levels: Levels, fade: Duration, clock: any NookClock, warn: @escaping @Sendable (String) -> Void) {
+    init(backlight: any BrightnessOutput, levels: Levels, fade: Duration, clock: any NookClock,
+         ambient: AmbientBrightness? = nil, warn: @escaping @Sendable (String) -> Void) {
         (self.backlight, self.levels, self.fade, self.clock, self.warn) = (backlight, levels, fade, clock, warn)
+        self.ambient = ambient.map(AmbientTracker.init(curve:))
     }
 
     /// The events ``observe(_:)`` needs.
@@ -70,14 +81,32 @@ actor BrightnessService {
         await apply()
     }
 
+    /// A reading of the room's light in lux, or nil when the sensor stopped giving one (the
+    /// fixed levels again). Ignored without ``AmbientBrightness``.
+    func setAmbient(lux: Double?) async {
+        guard var tracker = ambient else { return }
+        let changed = tracker.take(lux)
+        ambient = tracker
+        guard changed, !overridden, state != nil else { return }
+        await apply()
+    }
+
+    /// What the room's light scales the active and idle levels by now (1 without a reading).
+    private var ambientScale: Double { ambient?.scale ?? 1 }
+
+    /// The reading the scale follows (nil: none, the fixed levels).
+    var ambientLux: Double? { ambient?.reference }
+
     /// Z4's `brighter` step: full brightness until what the display does changes.
     func boost() async {
+        overridden = true
         await fade(to: backlight.maximum)
     }
 
     /// Z4's `pulse` step: the brightness swings between full and a fifth of it, one fade each
     /// way, until what the display does changes (the blocker acknowledged ends it).
     func pulse() async {
+        overridden = true
         fading?.cancel()
         let high = backlight.maximum
         let low = high / 5
@@ -103,9 +132,14 @@ actor BrightnessService {
 
     private func apply() async {
         let wanted: State = dimmed ? .dimmed : showing != nil ? (quiet ? .night : .active) : quiet ? .quiet : .idle
-        guard wanted != state else { return }
+        // Z2: quiet hours, night and dim keep their fixed levels whatever the room's light.
+        let scale = wanted == .active || wanted == .idle ? ambientScale : 1
+        let level = Int((levels.level(wanted) * scale * Double(backlight.maximum)).rounded())
+        guard wanted != state || (level != target && !overridden) else { return }
         state = wanted
-        await fade(to: Int((levels.level(wanted) * Double(backlight.maximum)).rounded()))
+        target = level
+        overridden = false
+        await fade(to: level)
     }
 
     private func fade(to target: Int) async {

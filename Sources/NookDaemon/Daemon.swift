@@ -233,9 +233,13 @@ public final class Daemon: Sendable {
                 logger.info("brightness: no backlight configured, dimming the drawn frames")
             }
             let service = BrightnessService(backlight: output, levels: config.brightnessLevels, fade: config.brightnessFade,
-                                            clock: clock, warn: { [logger] in logger.warning("\($0)") })
+                                            clock: clock, ambient: config.ambient?.curve, warn: { [logger] in logger.warning("\($0)") })
             await service.setQuiet(quiet.isQuiet)
             brightness.withLock { $0 = service }
+            if let ambient = config.ambient {
+                let stop = startAmbientLight(ambient, brightness: service)
+                services.started("ambient light") { stop() }
+            }
             // The recall's cards (U5) light the panel like any card.
             let relays = (modules.map { queues[$0]! } + [recall.queue]).map { queue in
                 let events = queue.events(where: BrightnessService.matters)
@@ -403,7 +407,7 @@ public final class Daemon: Sendable {
         if fresh.historyPath != old.historyPath { needsRestart.append("history.path") }
         if fresh.hangDisplayFile != old.hangDisplayFile { needsRestart.append("debug.hang_display_file") }
         if fresh.backlightName != old.backlightName || fresh.brightnessConfigured != old.brightnessConfigured || fresh.brightnessRoot != old.brightnessRoot || fresh.brightnessLevels != old.brightnessLevels
-            || fresh.brightnessFade != old.brightnessFade { needsRestart.append("[brightness]") }
+            || fresh.brightnessFade != old.brightnessFade || fresh.ambient != old.ambient { needsRestart.append("[brightness]") }
         if fresh.escalation != old.escalation { needsRestart.append("[escalation]") }
         if fresh.presence != old.presence { needsRestart.append("[presence]") }
         let restartNote = needsRestart.isEmpty ? "" : "; restart nookd to apply \(needsRestart.joined(separator: ", "))"

@@ -86,6 +86,8 @@ public struct DaemonConfig: Sendable {
     var brightnessRoot = "/sys/class/backlight"
     var brightnessLevels = BrightnessService.Levels()
     var brightnessFade: Duration = .milliseconds(400)
+    /// Z2's ambient light sensor (`brightness.ambient_*`); nil: the levels are fixed.
+    var ambient: AmbientSettings?
     /// Z4 (`[escalation]`); no steps: blockers never escalate.
     var escalation = EscalationService.Settings()
     /// Z3 (`[presence]`); nil when no input reports presence.
@@ -255,6 +257,7 @@ public struct DaemonConfig: Sendable {
             }
         }
         if let milliseconds = try reader.integer("brightness.fade_ms", in: 300...10_000) { brightnessFade = .milliseconds(milliseconds) }
+        ambient = try AmbientSettings.reading(reader)
         if let path = try reader.string("history.path") { historySetting = .some(try checked("history.path", SettingValue.journal(path))) }
         historyBounds.maxEntries = try reader.integer("history.max_entries", in: ActivityHistory.Bounds.entriesRange) ?? historyBounds.maxEntries
         if let age = try reader.string("history.max_age") {

@@ -80,6 +80,16 @@ final class DaemonScreen: Sendable {
         }
     }
 
+    /// The panel is back (Q15): kept dark if the screen keeps it dark (a re-plugged panel
+    /// comes back lit), then presented again. LEDs keep their blanking through a loss (the
+    /// LED display holds it and a lost chip is only cleared), so they are only redrawn.
+    func displayReturned() async {
+        switch kind {
+        case .cards(let screen): await screen.displayReturned()
+        case .pixels(let screen, _): await screen.redisplay()
+        }
+    }
+
     /// Lets go of the card compositor's spare frames after `delay` of home content (issue 19).
     func releaseFrames(after delay: Duration?) async {
         if case .cards(let screen) = kind { await screen.releaseFrames(after: delay) }

@@ -133,34 +133,7 @@ public final class ProximitySensor: Sendable {
     /// With both, the device must carry the name: numbers follow the order devices appeared in,
     /// so after a re-probe `iio:device0` may be another sensor.
     func deviceDirectory() -> Result<String, SensorProblem> {
-        if let device = settings.device {
-            let path = device.hasPrefix("/") ? device : settings.sysfsRoot + "/" + device
-            guard let wanted = settings.name else { return .success(path) }
-            switch Self.readFile(path + "/name") {
-            case .failure(let problem): return .failure(SensorProblem(.missing, problem.description))
-            case .success(let actual) where actual != wanted:
-                return .failure(SensorProblem(.unusable, "\(path) is named '\(actual)', not '\(wanted)': IIO devices are numbered in the order they appear, so this number may now belong to another sensor; configure the name alone"))
-            case .success: return .success(path)
-            }
-        }
-        guard let wanted = settings.name else { return .failure(SensorProblem(.unusable, "neither a device nor a name is configured")) }
-        let entries: [String]
-        do { entries = try directoryEntries(settings.sysfsRoot) } catch {
-            return .failure(SensorProblem(.missing, "cannot list \(settings.sysfsRoot): \(error)", errno: error.errno))
-        }
-        var matches: [(number: Int, path: String)] = []
-        for entryName in entries {
-            guard entryName.hasPrefix("iio:device"), let number = Int(entryName.dropFirst("iio:device".count)) else { continue }
-            let path = settings.sysfsRoot + "/" + entryName
-            if case .success(let text) = Self.readFile(path + "/name"), text == wanted { matches.append((number, path)) }
-        }
-        // The listing's order is the directory's, not the devices': take the lowest number, always,
-        // passing over a chip nookd refuses to read when another of the same name can be read.
-        let ordered = matches.sorted { $0.number < $1.number }
-        guard let first = ordered.first(where: { Self.refusal($0.path) == nil }) ?? ordered.first else {
-            return .failure(SensorProblem(.missing, "no IIO device named '\(wanted)' under \(settings.sysfsRoot)"))
-        }
-        return .success(first.path)
+        IIODevice.directory(device: settings.device, name: settings.name, root: settings.sysfsRoot, refusal: Self.refusal)
     }
 
     func readValue() -> Result<IIOValue, SensorProblem> {
@@ -200,25 +173,8 @@ public final class ProximitySensor: Sendable {
         return SensorProblem(.unusable, "\(directory) is a VCNL4000/4010/4020 (IIO name 'vcnl4000' without in_proximity_integration_time); Linux 6.12's driver divides by zero when its in_proximity_raw is read (a kernel oops), so nookd does not read it")
     }
 
-    /// A small sysfs attribute without its surrounding whitespace; errors name the call and errno.
-    static func readFile(_ path: String) -> Result<String, SensorProblem> {
-        let bytes: [UInt8]
-        // sysfs reports every attribute as 4096 bytes long, whatever it holds.
-        do { bytes = try readRegularFile(path, limit: 4096) } catch {
-            switch error {
-            case .systemCall(let failure):
-                let absent = failure.call == "open" && (failure.errno == ENOENT || failure.errno == ENOTDIR)
-                return .failure(SensorProblem(absent ? .missing : .unreadable, failure.description, errno: failure.errno))
-            case .notRegular:
-                // A FIFO or device where an attribute should be: never opened for reading.
-                return .failure(SensorProblem(.unusable, error.description))
-            case .tooLarge:
-                return .failure(SensorProblem(.unparseable, error.description))
-            }
-        }
-        let text = String(decoding: bytes, as: UTF8.self)
-        return .success(String(text.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed()))
-    }
+    /// A small sysfs attribute without its surrounding whitespace (``IIODevice/attribute(_:)``).
+    static func readFile(_ path: String) -> Result<String, SensorProblem> { IIODevice.attribute(path) }
 }
 
 /// Why a sensor cannot be used right now, as the log and `nookctl status` say it.

@@ -162,6 +162,15 @@ public actor NookScreen {
         await presentComposed()
     }
 
+    /// The panel is back after it was gone (Q15): a panel plugged back in comes on lit (DRM sets
+    /// its mode again, which powers it; a new device starts powered), so one the screen keeps
+    /// dark (idle, or nobody there, Z3) is turned off again before anything is presented to
+    /// it; then the screen presents what it shows, as ``redisplay()``.
+    public func displayReturned() async {
+        if blanked { await changePower(to: true) }
+        await redisplay()
+    }
+
     /// Whether the panel is blanked for idleness now.
     public var isBlanked: Bool { blanked }
 

@@ -2,7 +2,7 @@
 // every figure is the median of several rounds, so a busy machine skews both sides alike.
 // `nook-bench soak` runs only the soak (100,000 activities through nookd); `nook-bench daemon`
 // only the figures of nookd and nookctl; `nook-bench journal` only the journal's; `history`, `render`, `idle`,
-// `first-frame`, `pipelined`, `led`, `lcdproc`, `mqtt` and `notify` one group each. Rounds.swift says how
+// `first-frame`, `pipelined`, `led`, `lcdproc`, `mqtt`, `notify` and `brightness` one group each. Rounds.swift says how
 // to add a figure.
 #if canImport(Glibc)
 import Glibc
@@ -180,6 +180,12 @@ if CommandLine.arguments.dropFirst().first == "history" {
     reportHistoryFigures(figures)
     exit(0)
 }
+if CommandLine.arguments.dropFirst().first == "brightness" {
+    let figures = DaemonFigures()
+    try figures.prepare()
+    reportBrightnessFigures(figures)
+    exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "daemon" {
     await reportDaemonFigures(DaemonFigures())
     exit(0)
@@ -206,4 +212,5 @@ await reportDaemonFigures(daemonFigures)
 reportMQTTFigures(daemonFigures)
 reportNotifyFigures(daemonFigures)
 reportHistoryFigures(daemonFigures)
+reportBrightnessFigures(daemonFigures)
 reportSoak(daemonFigures)

@@ -77,4 +77,57 @@ struct DisplayAvailabilityTests {
         }
         #expect(display.lastFrame?.frame.pixels.allSatisfy { $0 == home } == true, "home, not the card taken off, is on the glass")
     }
+
+    /// A panel plugged back in comes on lit (DRM sets its mode again, which powers it; a new
+    /// device starts powered): the screen held dark for nobody in the room (Z3) once presented
+    /// to that lit panel and left it on, in an empty room, until someone came back.
+    @Test func z3_q15_aPanelPluggedBackWhileNobodyIsThereStaysDark() async throws {
+        TestFonts.pin()
+        let clock = NookSystemClock()
+        let mock = MockDisplay(size: PixelSize(width: 64, height: 32), clock: clock)
+        let display = LitWhenPluggedBack(mock)
+        let screen = NookScreen(display: display, clock: clock, settings: .init(home: .blank))
+        let queue = NookActivityQueue(clock: clock)
+        await screen.showHome()
+        let relay = Task { await DisplayAvailability.relay(from: display, to: [queue], screen: DaemonScreen(cards: screen, settings: .init(home: .blank)), logger: Logger(label: "test")) }
+        defer { relay.cancel() }
+        while mock.connectionListeners == 0 { try await Task.sleep(for: .milliseconds(5)) }
+
+        await screen.holdDark(true)
+        #expect(mock.isBlanked)
+        let before = mock.frameCount
+        mock.simulateConnection(false)
+        mock.simulateConnection(true)
+        // The relay presents home again once the panel is back; the bound only matters if it never does.
+        for _ in 0..<1000 where mock.frameCount == before { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(mock.frameCount > before, "the screen presented again")
+        #expect(mock.isBlanked, "still nobody there: the panel is dark again")
+        await screen.holdDark(false)
+        #expect(!mock.isBlanked, "someone is back: lit")
+    }
+}
+
+/// The mock, with a re-plugged panel coming back lit as a real one does.
+private final class LitWhenPluggedBack: DisplayBackend {
+    let mock: MockDisplay
+    init(_ mock: MockDisplay) { self.mock = mock }
+    var mode: DisplayMode { mock.mode }
+    var panelOrientation: Rotation { mock.panelOrientation }
+    var pageFlips: PageFlipCounts? { mock.pageFlips }
+    func present(_ frame: Frame) async throws(DisplayError) { try await mock.present(frame) }
+    func setBlanked(_ blanked: Bool) async throws(DisplayError) { try await mock.setBlanked(blanked) }
+    func restore() { mock.restore() }
+    func connectionChanges() -> AsyncStream<Bool> {
+        let changes = mock.connectionChanges()
+        return AsyncStream { continuation in
+            let relay = Task { [mock] in
+                for await connected in changes {
+                    if connected { try? await mock.setBlanked(false) }
+                    continuation.yield(connected)
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in relay.cancel() }
+        }
+    }
 }

@@ -198,4 +198,42 @@ else
   fail "sensor removed: $(ctl status | tr '\n' '|')"
 fi
 stop_nookd
+
+# Z2 auto-brightness from the VCNL4040's light channel, as the kernel prints it (raw counts and
+# a scale): nookd scales a (fake, in /tmp) backlight's idle level by the room's light, and falls
+# back to the configured level when the chip goes away. The ALS data word is register 0x09.
+vcnl_word 0x09 0
+dark_raw=$(cat "$vcnl/in_illuminance_raw" 2> /dev/null)
+vcnl_word 0x09 0x0800
+bright_raw=$(cat "$vcnl/in_illuminance_raw" 2> /dev/null)
+scale=$(cat "$vcnl/in_illuminance_scale" 2> /dev/null)
+bright_lux=$(awk -v r="$bright_raw" -v s="$scale" 'BEGIN { printf "%d", r * s }')
+echo "vcnl4040 light: raw $dark_raw dark, $bright_raw bright, scale $scale: $bright_lux lx"
+mkdir -p /tmp/backlight/panel
+echo 100 > /tmp/backlight/panel/max_brightness
+echo 100 > /tmp/backlight/panel/brightness
+level() { head -1 /tmp/backlight/panel/brightness; }
+wait_level() { for _ in $(seq 100); do [ "$(level)" = "$1" ] && return 0; sleep 0.1; done; return 1; }
+printf '[brightness]\nbacklight = "panel"\nsysfs_root = "/tmp/backlight"\nidle = 60\nambient_sensor = "vcnl4000"\nambient_device = "%s"\nambient_curve = ["0:20", "%s:100"]\nambient_interval_ms = 100\n' \
+  "${vcnl##*/}" "$bright_lux" > /tmp/ambient.toml
+"$nookd" --config /tmp/ambient.toml --display mock --socket "$socket" 2> "$results/nookd-ambient.log" &
+daemon=$!
+for _ in $(seq 100); do [ -S "$socket" ] && break; sleep 0.1; done
+if [ "$bright_lux" -gt 0 ] && wait_level 60; then
+  vcnl_word 0x09 0
+  if wait_level 12; then
+    pass "Z2 the VCNL4040's light channel ($bright_raw × $scale lx, then 0) sets the idle level: 60, then a fifth of it in the dark"
+  else
+    fail "Z2 dark room: level $(level); $(tail -3 "$results/nookd-ambient.log" | tr '\n' '|')"
+  fi
+  echo 0x60 > "/sys/bus/i2c/devices/i2c-$bus/delete_device"
+  if wait_level 60 && kill -0 "$daemon" && grep -q "light:vcnl4000: .* the brightness keeps its fixed levels" "$results/nookd-ambient.log"; then
+    pass "Z2 I4 the light sensor removed: a warning, the configured level again, nookd running"
+  else
+    fail "Z2 light sensor removed: level $(level); $(tail -3 "$results/nookd-ambient.log" | tr '\n' '|')"
+  fi
+else
+  fail "Z2 ambient light: level $(level) with $bright_lux lx; $(tail -3 "$results/nookd-ambient.log" | tr '\n' '|')"
+fi
+stop_nookd
 exit $status

@@ -1,0 +1,137 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import NookActivities
+
+/// An IIO ambient light sensor (Z2): the room's illuminance in lux, for auto-brightness.
+///
+/// Reads sysfs on the injected clock every ``Settings/interval``: `in_illuminance_input` (lux,
+/// as drivers that compute it print it), or else `in_illuminance_raw` turned into lux as the
+/// IIO ABI says, `(raw + offset) × scale`, with `in_illuminance_offset` (0 when absent) and
+/// `in_illuminance_scale` (1 when absent); the same with the channel index `0`
+/// (`in_illuminance0_input`, …) for drivers that number their one channel. Values are parsed as
+/// the IIO core prints them (``IIOValue``). A sensor that is missing, unreadable or unusable is
+/// a warning naming what is wrong, never a crash (I4): it reports no reading, so the caller
+/// falls back to its fixed levels, and is looked at again every second.
+public final class AmbientLightSensor: Sendable {
+    public struct Settings: Hashable, Sendable {
+        /// `iio:device0`, or a path; or nil to find the device by ``name``.
+        public var device: String?
+        /// The IIO device's `name` attribute, e.g. `vcnl4000` or `tsl2563`.
+        public var name: String?
+        public var interval: Duration
+        /// Where IIO devices live; tests point this at a fake tree.
+        public var sysfsRoot: String
+
+        public init(device: String? = nil, name: String? = nil, interval: Duration = .milliseconds(500),
+                    sysfsRoot: String = "/sys/bus/iio/devices") {
+            self.device = device
+            self.name = name
+            self.interval = interval
+            self.sysfsRoot = sysfsRoot
+        }
+
+        /// What the config calls the sensor, for logs.
+        public var label: String { "light:" + (name ?? device ?? "iio") }
+    }
+
+    private let settings: Settings
+    private let clock: any NookClock
+    private let warn: @Sendable (String) -> Void
+
+    public init(settings: Settings, clock: any NookClock, warn: @escaping @Sendable (String) -> Void) {
+        self.settings = settings
+        self.clock = clock
+        self.warn = warn
+    }
+
+    public var label: String { settings.label }
+
+    /// Reads until the task is cancelled, handing each reading (lux) to `report`, or nil once
+    /// when the sensor stops giving one; the warning for a problem is given once, and once
+    /// more when readings come back.
+    public func run(_ report: @Sendable (Double?) async -> Void) async {
+        var lastProblem: SensorProblem?
+        var next = clock.now
+        while !Task.isCancelled {
+            switch readLux() {
+            case .success(let lux):
+                if lastProblem != nil { warn("\(settings.label): reading again (\(lux) lx)") }
+                lastProblem = nil
+                await report(lux)
+            case .failure(let problem):
+                if problem != lastProblem {
+                    warn("\(settings.label): \(problem); \(Self.consequence(problem.kind))")
+                    if lastProblem == nil { await report(nil) }
+                }
+                lastProblem = problem
+            }
+            // A sensor that cannot be read is looked at once a second, not at the reading rate.
+            next = next + (lastProblem == nil ? settings.interval : .seconds(1))
+            do { try await clock.sleep(until: max(next, clock.now)) } catch { return }
+        }
+    }
+
+    private static func consequence(_ kind: SensorProblem.Kind) -> String {
+        switch kind {
+        case .missing: "the brightness keeps its fixed levels until it appears"
+        case .unreadable, .unparseable: "the brightness keeps its fixed levels; trying again every second"
+        case .unusable: "the brightness keeps its fixed levels; fix brightness.ambient_sensor in the config"
+        }
+    }
+
+    /// One reading, in lux.
+    public func readLux() -> Result<Double, SensorProblem> {
+        let directory: String
+        switch IIODevice.directory(device: settings.device, name: settings.name, root: settings.sysfsRoot) {
+        case .success(let path): directory = path
+        case .failure(let problem): return .failure(problem)
+        }
+        for channel in ["in_illuminance", "in_illuminance0"] {
+            switch value(directory + "/" + channel + "_input") {
+            case .success(let lux): return .success(lux)
+            case .failure(let problem) where problem.kind != .missing: return .failure(problem)
+            case .failure: break
+            }
+            let raw: Double
+            switch value(directory + "/" + channel + "_raw") {
+            case .success(let value): raw = value
+            case .failure(let problem) where problem.kind != .missing: return .failure(problem)
+            case .failure: continue
+            }
+            // A driver shares scale and offset across channels (`in_illuminance_scale`) or
+            // gives the numbered channel its own.
+            var factors: [Double] = []
+            for (suffix, absent) in [("_offset", 0.0), ("_scale", 1.0)] {
+                let files = channel == "in_illuminance" ? [channel + suffix] : [channel + suffix, "in_illuminance" + suffix]
+                var found = absent
+                for file in files {
+                    switch value(directory + "/" + file) {
+                    case .success(let number): found = number
+                    case .failure(let problem) where problem.kind != .missing: return .failure(problem)
+                    case .failure: continue
+                    }
+                    break
+                }
+                factors.append(found)
+            }
+            return .success((raw + factors[0]) * factors[1])
+        }
+        if access(directory, F_OK) == 0 {
+            let name = (try? IIODevice.attribute(directory + "/name").get()).map { " ('\($0)')" } ?? ""
+            return .failure(SensorProblem(.unusable, "\(directory)\(name) has no in_illuminance_input or in_illuminance_raw: not a light sensor"))
+        }
+        return .failure(SensorProblem(.missing, "\(directory) is gone"))
+    }
+
+    private func value(_ path: String) -> Result<Double, SensorProblem> {
+        switch IIODevice.attribute(path) {
+        case .failure(let problem): return .failure(problem)
+        case .success(let text):
+            guard let value = IIOValue(parsing: text) else {
+                return .failure(SensorProblem(.unparseable, "\(path) holds '\(text.prefix(64))', not a value as the IIO core prints one"))
+            }
+            return .success(Double(value.nanos) / 1_000_000_000)
+        }
+    }
+}

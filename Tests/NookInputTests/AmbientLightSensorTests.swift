@@ -1,0 +1,108 @@
+import Foundation
+import NookActivities
+import NookInput
+import NookTestSupport
+import Testing
+
+/// The lux readings the sensor reports, in order (nil: it stopped giving one).
+private final class Readings: Sendable {
+    private let list = Locked<[Double?]>([])
+    func add(_ lux: Double?) { list.withLock { $0.append(lux) } }
+    var all: [Double?] { list.withLock { $0 } }
+}
+
+@Suite("Z2 I4 ambient light sensor")
+struct AmbientLightSensorTests {
+    func sensor(_ tree: FakeIIOTree, name: String = "vcnl4040", warnings: Warnings = Warnings(), clock: any NookClock = ManualClock()) -> AmbientLightSensor {
+        AmbientLightSensor(settings: .init(name: name, sysfsRoot: tree.root), clock: clock, warn: { warnings.add($0) })
+    }
+
+    /// As the kernel prints them: a processed value in lux, or raw counts with scale and
+    /// offset ((raw + offset) × scale), with or without the channel's index.
+    @Test func z2_luxFromInputOrFromRawWithScaleAndOffset() throws {
+        let tree = FakeIIOTree()
+        let light = sensor(tree)
+        tree.write("1234\n", to: "iio:device0/in_illuminance_raw")
+        #expect(try light.readLux().get() == 1234, "no scale, no offset: the raw value")
+        tree.write("0.250000\n", to: "iio:device0/in_illuminance_scale")  // vcnl4040: 0.25 lx a count
+        #expect(try light.readLux().get() == 308.5)
+        tree.write("-34\n", to: "iio:device0/in_illuminance_offset")
+        #expect(try light.readLux().get() == 300)
+        tree.write("412.500000\n", to: "iio:device0/in_illuminance_input")
+        #expect(try light.readLux().get() == 412.5, "a processed value is taken as it is")
+
+        let numbered = FakeIIOTree(name: "tsl2563")
+        numbered.write("80\n", to: "iio:device0/in_illuminance0_raw")
+        numbered.write("0.5\n", to: "iio:device0/in_illuminance_scale")  // shared by the channels
+        #expect(try sensor(numbered, name: "tsl2563").readLux().get() == 40)
+        numbered.write("2\n", to: "iio:device0/in_illuminance0_scale")  // the channel's own wins
+        #expect(try sensor(numbered, name: "tsl2563").readLux().get() == 160)
+    }
+
+    @Test func i4_unparseableUnreadableAndNotALightSensorAreNamed() throws {
+        let tree = FakeIIOTree(name: "ltr559")
+        let light = sensor(tree, name: "ltr559")
+        var problem: SensorProblem?
+        if case .failure(let failure) = light.readLux() { problem = failure }
+        #expect(problem?.kind == .unusable)
+        #expect(problem?.description.contains("('ltr559') has no in_illuminance_input or in_illuminance_raw: not a light sensor") == true, "\(String(describing: problem))")
+
+        tree.write("12 13\n", to: "iio:device0/in_illuminance_raw")
+        if case .failure(let failure) = light.readLux() { problem = failure }
+        #expect(problem?.kind == .unparseable)
+        #expect(problem?.description.contains("in_illuminance_raw holds '12 13', not a value as the IIO core prints one") == true)
+
+        tree.write("12\n", to: "iio:device0/in_illuminance_raw")
+        tree.write("0x10\n", to: "iio:device0/in_illuminance_scale")
+        if case .failure(let failure) = light.readLux() { problem = failure }
+        #expect(problem?.description.contains("in_illuminance_scale holds '0x10'") == true, "a bad scale is named, not taken as 1")
+
+        // /proc/self/mem is a regular file whose read at offset 0 fails with EIO, like a chip
+        // that does not answer.
+        try FileManager.default.removeItem(atPath: tree.root + "/iio:device0/in_illuminance_scale")
+        try FileManager.default.removeItem(atPath: tree.root + "/iio:device0/in_illuminance_raw")
+        try FileManager.default.createSymbolicLink(atPath: tree.root + "/iio:device0/in_illuminance_raw", withDestinationPath: "/proc/self/mem")
+        if case .failure(let failure) = light.readLux() { problem = failure }
+        #expect(problem?.kind == .unreadable)
+        #expect(problem?.description.contains("'read' failed for \(tree.root)/iio:device0/in_illuminance_raw: (5) Input/output error") == true, "\(String(describing: problem))")
+    }
+
+    /// The sensor unplugged: one warning, one "no reading" (the caller's fixed levels), no
+    /// crash, looked at once a second; plugged back, readings resume with a note.
+    @Test func i4_aSensorThatDisappearsReportsNoReadingOnceAndComesBack() async {
+        let tree = FakeIIOTree()
+        tree.write("200\n", to: "iio:device0/in_illuminance_input")
+        let clock = ManualClock()
+        let warnings = Warnings()
+        let readings = Readings()
+        let light = AmbientLightSensor(settings: .init(name: "vcnl4040", interval: .milliseconds(500), sysfsRoot: tree.root),
+                                       clock: clock, warn: { warnings.add($0) })
+        let task = Task { await light.run { readings.add($0) } }
+        defer { task.cancel() }
+        await clock.waitForSleepers()
+        #expect(readings.all == [200])
+
+        tree.remove()
+        for _ in 0..<3 {
+            clock.advance(by: .seconds(1))
+            await clock.waitForSleepers()
+        }
+        #expect(readings.all == [200, nil], "no reading, told once")
+        #expect(warnings.all.count == 1)
+        #expect(warnings.all.first?.contains("light:vcnl4040: no IIO device named 'vcnl4040'") == true, "\(warnings.all)")
+        #expect(warnings.all.first?.contains("keeps its fixed levels") == true)
+
+        tree.restore()
+        tree.write("35.5\n", to: "iio:device0/in_illuminance_input")
+        clock.advance(by: .seconds(1))
+        await clock.waitForSleepers()
+        // The late reading is taken again at once to catch up with the interval: 35.5 once or more.
+        #expect(readings.all.prefix(3) == [200, nil, 35.5] && readings.all.dropFirst(3).allSatisfy { $0 == 35.5 }, "\(readings.all)")
+        #expect(warnings.all.last?.contains("reading again (35.5 lx)") == true, "\(warnings.all)")
+    }
+}
+
+extension FakeIIOTree {
+    /// The device back after ``remove(device:)``, with its name.
+    func restore(name: String = "vcnl4040") { write(name + "\n", to: "iio:device0/name") }
+}
