@@ -162,7 +162,9 @@ extension LCDServerModel {
         case "_quit_": .quit
         case "_close_": .close
         case "_none_": .none
-        case let id?: client.map { .goto($0, id) } ?? fallback
+        // A target deleted since it was named counts as none: the menu key must still lead
+        // out of the menu (LCDd would do nothing, and with no timeout the menu stayed open).
+        case let id?: if let client, item(client, id) != nil { .goto(client, id) } else { fallback }
         }
     }
 

@@ -310,4 +310,17 @@ extension MenuTests {
         #expect(server.press("Enter") == ["\(client.rawValue): menuevent update c on", "\(client.rawValue): menuevent leave m2", "\(client.rawValue): menuevent enter _client_menu_"])
         #expect(server.lines == ["w", "  Step 1           ›", "  Other", "▸ Last"])
     }
+
+    /// A `-prev` naming an entry deleted since: the menu key still leads out (it did nothing,
+    /// and with `menu_timeout = 0` the menu could not be left).
+    @Test func e8_aPredecessorDeletedSinceStillLetsTheMenuKeyGoBack() {
+        let server = Server(timeoutFrames: 0)
+        let client = server.connect("client_set -name p", "menu_add_item \"\" m menu {Sub}", "menu_add_item m a action {Act}",
+                                    "menu_add_item \"\" gone action {Gone}", "menu_set_item m a -prev gone")
+        _ = server.press("Escape", "Enter", "Enter")
+        #expect(server.lines.first == "Sub")
+        _ = server.send("menu_del_item \"\" gone", from: client)
+        #expect(server.press("Escape") == ["\(client.rawValue): menuevent leave m", "\(client.rawValue): menuevent enter _client_menu_"])
+        #expect(server.lines.first == "p")
+    }
 }
