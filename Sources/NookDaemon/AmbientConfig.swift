@@ -37,6 +37,9 @@ struct AmbientSettings: Hashable, Sendable {
                 guard let point = AmbientBrightness.point(text) else {
                     throw reader.error("brightness.ambient_curve", "each point is \"LUX:PERCENT\" (lux from 0, percent of the state's level from 0 to 100), got \"\(text)\"")
                 }
+                guard point.scale > 0 else {
+                    throw reader.error("brightness.ambient_curve", "\"\(text)\" would turn the backlight off in that light; the lowest percent is 1 (auto-brightness never turns the panel off: quiet hours and dim do that with a level of 0)")
+                }
                 if let last = points.last, point.lux <= last.lux {
                     throw reader.error("brightness.ambient_curve", "points must rise in lux, got \"\(text)\" after \(last.lux) lx")
                 }

@@ -7,7 +7,7 @@ import NookActivities
 /// least ten levels over `fade` instead of jumping. The levels go to the panel's backlight, or,
 /// where there is none, scale the drawn frames (``DimmingDisplay``). With an ambient light
 /// sensor the room's light scales `active` and `idle` (``AmbientBrightness``); quiet, night and
-/// dim keep their fixed levels.
+/// dim keep their fixed levels, capped at the scaled level of the state under them.
 actor BrightnessService {
     enum State: String, Sendable { case active, night, idle, quiet, dimmed }
 
@@ -91,9 +91,6 @@ actor BrightnessService {
         await apply()
     }
 
-    /// What the room's light scales the active and idle levels by now (1 without a reading).
-    private var ambientScale: Double { ambient?.scale ?? 1 }
-
     /// The reading the scale follows (nil: none, the fixed levels).
     var ambientLux: Double? { ambient?.reference }
 
@@ -132,14 +129,28 @@ actor BrightnessService {
 
     private func apply() async {
         let wanted: State = dimmed ? .dimmed : showing != nil ? (quiet ? .night : .active) : quiet ? .quiet : .idle
-        // Z2: quiet hours, night and dim keep their fixed levels whatever the room's light.
-        let scale = wanted == .active || wanted == .idle ? ambientScale : 1
-        let level = Int((levels.level(wanted) * scale * Double(backlight.maximum)).rounded())
+        let level = level(for: wanted)
         guard wanted != state || (level != target && !overridden) else { return }
         state = wanted
         target = level
         overridden = false
         await fade(to: level)
+    }
+
+    /// The raw level for `state`. Z2: the room's light scales active and idle; quiet hours,
+    /// night and dim keep their fixed levels, but never above what the scaled active or idle
+    /// level under them would be (a dark room at 20 % is not lit to night's 40 % by quiet hours).
+    /// A scaled level never rounds to off while its fixed level is on (a backlight with one
+    /// step, gpio-backlight, would go dark below half).
+    private func level(for state: State) -> Int {
+        func raw(_ fraction: Double) -> Int { Int((fraction * Double(backlight.maximum)).rounded()) }
+        let fixed = raw(levels.level(state))
+        guard let ambient, ambient.reference != nil else { return fixed }  // no reading: the fixed levels
+        let scale = ambient.scale
+        let under: State = state == .active || state == .night || (state == .dimmed && showing != nil) ? .active : .idle
+        let scaled = raw(levels.level(under) * scale)
+        let floor = raw(levels.level(under)) > 0 ? max(1, scaled) : scaled
+        return state == under ? floor : min(fixed, floor)
     }
 
     private func fade(to target: Int) async {

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import NookActivities
 
 /// An IIO ambient light sensor (Z2): the room's illuminance in lux, for auto-brightness.
@@ -12,7 +13,9 @@ import NookActivities
 /// (`in_illuminance0_input`, …) for drivers that number their one channel. Values are parsed as
 /// the IIO core prints them (``IIOValue``). A sensor that is missing, unreadable or unusable is
 /// a warning naming what is wrong, never a crash (I4): it reports no reading, so the caller
-/// falls back to its fixed levels, and is looked at again every second.
+/// falls back to its fixed levels (after a few failed reads in a row when the sensor is there
+/// but failing, ``transientFailuresTolerated``), and is looked at again every second. Reads
+/// run on the sensor's own dispatch queue, never on the cooperative pool.
 public final class AmbientLightSensor: Sendable {
     public struct Settings: Hashable, Sendable {
         /// `iio:device0`, or a path; or nil to find the device by ``name``.
@@ -38,6 +41,7 @@ public final class AmbientLightSensor: Sendable {
     private let settings: Settings
     private let clock: any NookClock
     private let warn: @Sendable (String) -> Void
+    private let queue = DispatchQueue(label: "nook.light")
 
     public init(settings: Settings, clock: any NookClock, warn: @escaping @Sendable (String) -> Void) {
         self.settings = settings
@@ -47,35 +51,60 @@ public final class AmbientLightSensor: Sendable {
 
     public var label: String { settings.label }
 
+    /// Transient failures (unreadable, unparseable: a bus glitch, a driver error) in a row before
+    /// the sensor reports no reading: until then the last reading stands, so one failed read
+    /// does not flash a dark room to the fixed level. A failing sensor is retried once a second,
+    /// so this is about two seconds. A sensor that is gone or the wrong device reports at once.
+    public static let transientFailuresTolerated = 3
+
     /// Reads until the task is cancelled, handing each reading (lux) to `report`, or nil once
-    /// when the sensor stops giving one; the warning for a problem is given once, and once
-    /// more when readings come back.
+    /// when the sensor stops giving one (at once when it is missing or unusable, after
+    /// ``transientFailuresTolerated`` failed reads in a row otherwise); the warning for a
+    /// problem is given once, and once more when readings come back.
     public func run(_ report: @Sendable (Double?) async -> Void) async {
         var lastProblem: SensorProblem?
-        var next = clock.now
+        var failures = 0
+        var reportedNone = false
         while !Task.isCancelled {
-            switch readLux() {
+            switch await readOffPool() {
             case .success(let lux):
                 if lastProblem != nil { warn("\(settings.label): reading again (\(lux) lx)") }
                 lastProblem = nil
+                failures = 0
+                reportedNone = false
                 await report(lux)
             case .failure(let problem):
-                if problem != lastProblem {
-                    warn("\(settings.label): \(problem); \(Self.consequence(problem.kind))")
-                    if lastProblem == nil { await report(nil) }
+                failures += 1
+                if problem != lastProblem { warn("\(settings.label): \(problem); \(Self.consequence(problem.kind))") }
+                let transient = problem.kind == .unreadable || problem.kind == .unparseable
+                if !reportedNone, !transient || failures >= Self.transientFailuresTolerated {
+                    reportedNone = true
+                    await report(nil)
                 }
                 lastProblem = problem
             }
+            // Scheduled from the clock after the read, not from the last deadline: after a
+            // stall, a suspend, or a read slower than the interval the loop still sleeps a whole
+            // step instead of reading back to back to catch up (a cooperative thread at 100 %).
             // A sensor that cannot be read is looked at once a second, not at the reading rate.
-            next = next + (lastProblem == nil ? settings.interval : .seconds(1))
-            do { try await clock.sleep(until: max(next, clock.now)) } catch { return }
+            let next = clock.now + (lastProblem == nil ? settings.interval : .seconds(1))
+            do { try await clock.sleep(until: next) } catch { return }
+        }
+    }
+
+    /// Reads sysfs on the sensor's own queue: an IIO read can block for tens of milliseconds
+    /// (the vcnl4000 driver polls the chip with msleep) or for seconds (a wedged I2C bus), and
+    /// the cooperative pool has as few threads as the machine has cores.
+    private func readOffPool() async -> Result<Double, SensorProblem> {
+        await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: self.readLux()) }
         }
     }
 
     private static func consequence(_ kind: SensorProblem.Kind) -> String {
         switch kind {
         case .missing: "the brightness keeps its fixed levels until it appears"
-        case .unreadable, .unparseable: "the brightness keeps its fixed levels; trying again every second"
+        case .unreadable, .unparseable: "the brightness keeps its last level, and its fixed levels after \(transientFailuresTolerated) failed reads in a row; trying again every second"
         case .unusable: "the brightness keeps its fixed levels; fix brightness.ambient_sensor in the config"
         }
     }

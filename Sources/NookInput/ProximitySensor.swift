@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import NookActivities
 import NookSystem
 
@@ -58,6 +59,7 @@ public final class ProximitySensor: Sendable {
     private let clock: any NookClock
     private let warn: @Sendable (String) -> Void
     private let observed = Locked(Observation())
+    private let queue = DispatchQueue(label: "nook.proximity")
 
     public init(settings: Settings, engagement: NookEngagement, clock: any NookClock, warn: @escaping @Sendable (String) -> Void) {
         precondition(settings.hysteresis >= 0 && settings.hysteresis <= settings.threshold, "hysteresis must lie within the threshold")
@@ -89,9 +91,12 @@ public final class ProximitySensor: Sendable {
         let presenceFar = settings.presenceThreshold.map { IIOValue($0 - settings.hysteresis) }
         engagement.set(.hover, active: false, input: settings.label)
         if presenceNear != nil { engagement.set(.presence, active: false, input: settings.presenceLabel) }
-        var next = clock.now
         while !Task.isCancelled {
-            let result = readValue()
+            // Off the cooperative pool: an IIO read can block for tens of milliseconds or, on a
+            // wedged I2C bus, for seconds.
+            let result = await withCheckedContinuation { continuation in
+                queue.async { continuation.resume(returning: self.readValue()) }
+            }
             switch result {
             case .success(let value):
                 if lastProblem != nil { warn("\(settings.label): reading again (\(value))") }
@@ -123,9 +128,12 @@ public final class ProximitySensor: Sendable {
                 // No reading is shown beside a problem: the last one may be from another device.
                 observed.withLock { $0 = Observation(reading: nil, problem: problem) }
             }
+            // Scheduled from the clock after the read, not from the last deadline: after a
+            // stall, a suspend, or a read slower than the interval the loop still sleeps a whole
+            // step instead of reading back to back to catch up (a cooperative thread at 100 %).
             // A sensor that cannot be read is looked at once a second, not at the reading rate.
-            next = next + (lastProblem == nil ? settings.interval : .seconds(1))
-            do { try await clock.sleep(until: max(next, clock.now)) } catch { return }
+            let next = clock.now + (lastProblem == nil ? settings.interval : .seconds(1))
+            do { try await clock.sleep(until: next) } catch { return }
         }
     }
 

@@ -17,6 +17,15 @@ private final class RecordedLevels: BrightnessOutput {
     func apply(level: Int) async throws(DaemonError) { written.withLock { $0.append(level) } }
 }
 
+/// gpio-backlight: off or on.
+private final class OneStep: BrightnessOutput {
+    let maximum = 1
+    let name = "gpio-backlight"
+    private let written = Locked<[Int]>([])
+    var all: [Int] { written.withLock { $0 } }
+    func apply(level: Int) async throws(DaemonError) { written.withLock { $0.append(level) } }
+}
+
 @Suite("Z2 auto-brightness from an ambient light sensor")
 struct AmbientBrightnessTests {
     /// Runs the fade under way to its end (every step is due at once on the manual clock).
@@ -116,6 +125,50 @@ struct AmbientBrightnessTests {
         #expect(output.last == 100, "a reading does not take back Z4's boost")
     }
 
+    /// Z2: at 0 lx the default curve scales active to 20 %; night's fixed 40 % must not light a
+    /// dark room brighter during quiet hours than outside them (nor quiet above idle, nor dim).
+    @Test func z2_quietNightAndDimAreNeverBrighterThanTheScaledLevelsInADarkRoom() async {
+        let clock = ManualClock()
+        let output = RecordedLevels()
+        let service = BrightnessService(backlight: output, levels: .init(active: 1, night: 0.4, idle: 0.6, quiet: 0.3, dim: 0.5),
+                                        fade: .milliseconds(300), clock: clock, ambient: AmbientBrightness(points: AmbientSettings.defaultCurve), warn: { _ in })
+        await service.setQuiet(false)
+        await service.setAmbient(lux: 0)
+        await finishFade(clock, service)
+        #expect(output.last == 12, "idle: a fifth of 60 %")
+        await service.setQuiet(true)
+        await finishFade(clock, service)
+        #expect(output.last == 12, "quiet's 30 % capped at the scaled idle level")
+        let card = NookActivity(title: "Doorbell")
+        await service.observe(NookActivityEvent(activity: card, kind: .animateIn, at: clock.now, module: nil))
+        await finishFade(clock, service)
+        #expect(output.last == 20, "night's 40 % capped at the scaled active level (20 %)")
+        await service.setDimmed(true)
+        await finishFade(clock, service)
+        #expect(output.last == 20, "dim's 50 % capped too")
+        await service.setAmbient(lux: 1000)
+        await finishFade(clock, service)
+        #expect(output.last == 50, "daylight: dim's own level, below full active")
+        await service.setDimmed(false)
+        await finishFade(clock, service)
+        #expect(output.last == 40, "daylight: night's own level")
+    }
+
+    /// Z2: a gpio-backlight has one step; any scale under a half rounded its level to off.
+    @Test func z2_autoBrightnessNeverTurnsAOneStepBacklightOff() async {
+        let clock = ManualClock()
+        let output = OneStep()
+        let service = BrightnessService(backlight: output, levels: .init(), fade: .milliseconds(300), clock: clock,
+                                        ambient: AmbientBrightness(points: AmbientSettings.defaultCurve), warn: { _ in })
+        await service.setQuiet(false)
+        await service.setAmbient(lux: 0)
+        await finishFade(clock, service)
+        #expect(output.all.last == 1, "idle at 0 lx: 60 % × 20 % of one step is still on: \(output.all)")
+        await service.setQuiet(true)
+        await finishFade(clock, service)
+        #expect(output.all.last == 0, "quiet's fixed 10 % rounds to off as it does without a sensor")
+    }
+
     /// The real sensor against a fake IIO tree on the manual clock: the room darkens, the
     /// sensor disappears (a clear warning, the fixed level again, no crash), and comes back.
     @Test func z2_i4_theSensorDisappearingFadesBackToTheFixedLevel() async throws {
@@ -192,6 +245,7 @@ struct AmbientBrightnessTests {
             ("[brightness]\nambient_sensor = \"x\"\nambient_curve = [\"100:10\", \"50:20\"]\n", "nook.toml:3: brightness.ambient_curve: points must rise in lux, got \"50:20\""),
             ("[brightness]\nambient_sensor = \"x\"\nambient_curve = [\"dark:10\"]\n", "each point is \"LUX:PERCENT\""),
             ("[brightness]\nambient_sensor = \"x\"\nambient_curve = []\n", "needs at least one point"),
+            ("[brightness]\nambient_sensor = \"x\"\nambient_curve = [\"0:0\", \"500:100\"]\n", "nook.toml:3: brightness.ambient_curve: \"0:0\" would turn the backlight off in that light; the lowest percent is 1"),
             ("[brightness]\nambient_sensor = \"x\"\nambient_hysteresis_pct = 150\n", "brightness.ambient_hysteresis_pct"),
             ("[brightness]\nambient_sensr = \"x\"\n", "brightness.ambient_sensr: is not a known setting"),
         ] {

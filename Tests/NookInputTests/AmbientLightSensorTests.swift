@@ -96,9 +96,67 @@ struct AmbientLightSensorTests {
         tree.write("35.5\n", to: "iio:device0/in_illuminance_input")
         clock.advance(by: .seconds(1))
         await clock.waitForSleepers()
-        // The late reading is taken again at once to catch up with the interval: 35.5 once or more.
-        #expect(readings.all.prefix(3) == [200, nil, 35.5] && readings.all.dropFirst(3).allSatisfy { $0 == 35.5 }, "\(readings.all)")
+        #expect(readings.all == [200, nil, 35.5], "\(readings.all)")
         #expect(warnings.all.last?.contains("reading again (35.5 lx)") == true, "\(warnings.all)")
+    }
+}
+
+extension AmbientLightSensorTests {
+    /// After a stall or a suspend (time jumps ten seconds past the next reading) the loop reads
+    /// once and sleeps a whole interval; it read back to back twenty times to catch up, and with
+    /// a read slower than the interval it never slept at all.
+    @Test func z2_afterAStallTheSensorReadsOnceAndSleepsAWholeInterval() async {
+        let tree = FakeIIOTree()
+        tree.write("200\n", to: "iio:device0/in_illuminance_input")
+        let clock = CountingClock()
+        let readings = Readings()
+        let light = AmbientLightSensor(settings: .init(name: "vcnl4040", interval: .milliseconds(500), sysfsRoot: tree.root),
+                                       clock: clock, warn: { _ in })
+        let task = Task { await light.run { readings.add($0) } }
+        defer { task.cancel() }
+        await clock.manual.waitForSleepers()
+        #expect(readings.all.count == 1 && clock.sleeps == 1)
+        clock.manual.advance(by: .seconds(10))
+        await clock.manual.waitForSleepers()
+        #expect(readings.all.count == 2 && clock.sleeps == 2, "\(readings.all.count) readings, \(clock.sleeps) sleeps")
+        clock.manual.advance(by: .milliseconds(499))
+        #expect(clock.manual.sleeperCount == 1, "a whole interval from the read")
+    }
+
+    /// Z2: one failed read (a bus glitch) keeps the last reading, so a dark room does not flash
+    /// to the fixed level; only the third failed read in a row reports no reading.
+    @Test func z2_transientFailuresKeepTheLastReadingUntilTheThirdInARow() async {
+        let tree = FakeIIOTree()
+        tree.write("5\n", to: "iio:device0/in_illuminance_input")
+        let clock = ManualClock()
+        let readings = Readings()
+        let warnings = Warnings()
+        let light = AmbientLightSensor(settings: .init(name: "vcnl4040", interval: .milliseconds(500), sysfsRoot: tree.root),
+                                       clock: clock, warn: { warnings.add($0) })
+        let task = Task { await light.run { readings.add($0) } }
+        defer { task.cancel() }
+        await clock.waitForSleepers()
+        func step(_ duration: Duration) async {
+            clock.advance(by: duration)
+            await clock.waitForSleepers()
+        }
+        // Two glitches, then a reading: nothing but readings.
+        tree.write("garbage\n", to: "iio:device0/in_illuminance_input")
+        await step(.milliseconds(500))
+        await step(.seconds(1))
+        tree.write("6\n", to: "iio:device0/in_illuminance_input")
+        await step(.seconds(1))
+        #expect(readings.all == [5, 6], "\(readings.all)")
+        #expect(warnings.all.first?.contains("keeps its last level") == true, "\(warnings.all)")
+
+        tree.write("garbage\n", to: "iio:device0/in_illuminance_input")
+        await step(.milliseconds(500))
+        await step(.seconds(1))
+        #expect(readings.all == [5, 6], "two failures: the last reading stands")
+        await step(.seconds(1))
+        #expect(readings.all == [5, 6, nil], "the third in a row: no reading")
+        await step(.seconds(1))
+        #expect(readings.all == [5, 6, nil], "told once")
     }
 }
 

@@ -310,3 +310,29 @@ struct ProximitySensorTests {
         #expect(engagement.inputs.last?.problem != nil, "a sensor that is gone reports nobody, and why")
     }
 }
+
+extension ProximitySensorTests {
+    /// After a stall or a suspend (time jumps a second past the next reading) the loop reads
+    /// once and sleeps a whole interval; it read back to back twenty times to catch up, and with
+    /// a read slower than the interval it never slept at all.
+    @Test func i2_afterAStallTheSensorReadsOnceAndSleepsAWholeInterval() async {
+        let tree = FakeIIOTree()
+        let clock = CountingClock()
+        let engagement = NookEngagement()
+        let sensor = ProximitySensor(settings: .init(name: "vcnl4040", threshold: 200, hysteresis: 30, interval: .milliseconds(50), sysfsRoot: tree.root),
+                                     engagement: engagement, clock: clock, warn: { _ in })
+        let task = Task { await sensor.run() }
+        defer { task.cancel() }
+        await clock.manual.waitForSleepers()
+        #expect(clock.sleeps == 1)
+        clock.manual.advance(by: .seconds(1))
+        await clock.manual.waitForSleepers()
+        #expect(clock.sleeps == 2, "\(clock.sleeps) sleeps")
+        tree.set(250)
+        clock.manual.advance(by: .milliseconds(49))
+        #expect(clock.manual.sleeperCount == 1 && !engagement.isHovering, "a whole interval from the read")
+        clock.manual.advance(by: .milliseconds(1))
+        await clock.manual.waitForSleepers()
+        #expect(engagement.isHovering)
+    }
+}
