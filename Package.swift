@@ -74,6 +74,11 @@ let package = Package(
         .executableTarget(name: "nookctl", dependencies: [
             "NookProtocol", "NookActivities", "NookSystem",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], linkerSettings: [
+            // Scripts start nookctl for every event. Linked fully static (release builds) it
+            // starts in under half the time: no dynamic loader resolving the C and C++
+            // libraries' symbols. Debug builds stay dynamic: the sanitizers need that.
+            .unsafeFlags(["-static-executable"], .when(configuration: .release)),
         ]),
         // Renders one activity to a PNG at a panel size and theme: for people and the README.
         .executableTarget(name: "nook-render", dependencies: [

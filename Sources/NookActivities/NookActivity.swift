@@ -157,14 +157,32 @@ extension NookActivity {
         }
     }
 
+    /// Every activity is checked where it enters (decoded, queued, fitted to a screen), so the
+    /// common case is read from the UTF-8 bytes alone; characters are counted and classified
+    /// only when the bytes cannot answer (grapheme breaking was a tenth of a pipelined enqueue).
     private static func checkText(_ text: String, field: String, limit: Int, required: Bool) throws(NookActivityValidationError) {
-        if required, text.allSatisfy(\.isWhitespace) {
+        // U+0000 is the byte 0 in UTF-8 and no other character contains that byte.
+        var hasNUL = false
+        // A printable ASCII byte is a character of its own or part of one that is not
+        // whitespace, so the text is not blank.
+        var hasVisibleASCII = false
+        let scanned: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            for byte in bytes {
+                if byte == 0 { hasNUL = true } else if byte > 0x20 && byte < 0x7F { hasVisibleASCII = true }
+            }
+        }
+        if scanned == nil {
+            hasNUL = text.utf8.contains(0)
+            hasVisibleASCII = text.utf8.contains { $0 > 0x20 && $0 < 0x7F }
+        }
+        if required, !hasVisibleASCII, text.allSatisfy(\.isWhitespace) {
             throw NookActivityValidationError(field: field, problem: "must not be empty")
         }
-        if text.count > limit {
+        // Every character is at least one byte: within the limit in bytes is within it in characters.
+        if text.utf8.count > limit, text.count > limit {
             throw NookActivityValidationError(field: field, problem: "is \(text.count) characters long; at most \(limit) are allowed")
         }
-        if text.unicodeScalars.contains(where: { $0.value == 0 }) {
+        if hasNUL {
             throw NookActivityValidationError(field: field, problem: "must not contain NUL characters")
         }
     }

@@ -108,7 +108,8 @@ public final class NookQuietHours: Sendable {
 
     /// Whether an activity of `priority` is to end as `suppressed` now rather than wait.
     public func suppresses(_ priority: NookActivityPriority) -> Bool {
-        guard !admits(priority) else { return false }
-        return state.withLock { $0.policy.suppressed.contains(priority) }
+        // Asked for every enqueue: a priority nobody suppresses costs no reading of the clock.
+        guard state.withLock({ $0.policy.suppressed.contains(priority) }) else { return false }
+        return !admits(priority)
     }
 }

@@ -54,10 +54,10 @@ final class DaemonScreen: Sendable {
     /// An invalid activity is returned as it came, so the queue refuses it for what the
     /// sender wrote (a zero dwell is not made valid by lengthening it).
     func fitted(_ activity: NookActivity) -> NookActivity {
+        // Only an LED matrix changes anything; other screens skip the validation.
+        guard case .pixels(_, let renderer) = kind, !activity.isBlocker else { return activity }
         do { try activity.validate() } catch { return activity }
-        guard case .pixels(_, let renderer) = kind, !activity.isBlocker, let pass = renderer.marqueePass(for: activity), pass > activity.dwell else {
-            return activity
-        }
+        guard let pass = renderer.marqueePass(for: activity), pass > activity.dwell else { return activity }
         var fitted = activity
         fitted.dwell = pass
         return fitted

@@ -10,11 +10,14 @@ public struct ActivityChanges: Hashable, Sendable {
     public static func == (lhs: Self, rhs: Self) -> Bool { JSONValue.object(lhs.members) == JSONValue.object(rhs.members) }
     public func hash(into hasher: inout Hasher) { hasher.combine(JSONValue.object(members)) }
 
+    /// Every field but `id`: built once, not per update.
+    private static let changeableFields = Set(ActivityField.allCases.filter { $0 != .id }.map(\.wireName))
+
     /// Reads and checks the object: known fields only, `null` only for the clearable ones,
     /// and every value of the type its field takes (checked against a stand-in activity).
     public init(json: JSONValue, path: String = "changes") throws(ProtocolError) {
         let reader = try FieldReader(json, path: path)
-        try reader.rejectUnknown(Set(ActivityField.allCases.filter { $0 != .id }.map(\.wireName)))
+        try reader.rejectUnknown(Self.changeableFields)
         for (key, value) in reader.object where value == .null {
             guard ActivityField(rawValue: key)?.isClearable == true else {
                 throw ProtocolError(.invalid, field: reader.name(key), "cannot be cleared (null); give it a value")

@@ -8,9 +8,19 @@ public enum CRC32 {
     }
 
     public static func checksum(_ bytes: some Collection<UInt8>) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
-        return crc ^ 0xFFFF_FFFF
+        // The table is read through a local buffer: touching the static inside the loop went
+        // through its lazy initialiser's check on every byte (a third of the journal writer's
+        // time in a burst).
+        table.withUnsafeBufferPointer { table in
+            var crc: UInt32 = 0xFFFF_FFFF
+            let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+                for byte in buffer { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+            }
+            if done == nil {
+                for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+            }
+            return crc ^ 0xFFFF_FFFF
+        }
     }
 
     public static func hex(_ value: UInt32) -> String {

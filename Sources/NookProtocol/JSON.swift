@@ -69,7 +69,7 @@ public enum JSONValue: Hashable, Sendable {
         case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
         case .number(let number):
             if number.rounded() == number, abs(number) < 1e15 {
-                output.append(contentsOf: String(Int64(number)).utf8)
+                Self.writeWhole(Int64(number), to: &output)
             } else {
                 output.append(contentsOf: "\(number)".utf8)
             }
@@ -93,13 +93,35 @@ public enum JSONValue: Hashable, Sendable {
         }
     }
 
+    /// Digits straight into the output: sequence numbers, counts and ids are most of the
+    /// numbers written, and a `String` for each cost an allocation.
+    private static func writeWhole(_ value: Int64, to output: inout [UInt8]) {
+        if value < 0 { output.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: Int64's 19 digits fit
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var index = buffer.count
+            repeat {
+                index -= 1
+                buffer[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            output.append(contentsOf: buffer[index...])
+        }
+    }
+
     /// Escapes byte by byte: no byte of a multi-byte UTF-8 sequence is below 0x80, so only
     /// ASCII bytes ever need an escape.
     private static func writeString(_ text: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        // Most strings (ids, names, titles) need no escape: copy them whole.
-        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            output.append(contentsOf: text.utf8)
+        // Most strings (ids, names, titles) need no escape: copy them whole. Scanned through
+        // the string's own storage: the generic scan of its UTF-8 view cost more than copying.
+        let plain = text.utf8.withContiguousStorageIfAvailable { bytes in
+            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
+            output.append(contentsOf: bytes)
+            return true
+        }
+        if plain == true {
             output.append(UInt8(ascii: "\""))
             return
         }

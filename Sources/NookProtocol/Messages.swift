@@ -121,6 +121,9 @@ public struct Request: Hashable, Sendable {
         }
     }
 
+    /// The fields every request may carry; built once, not per request.
+    private static let commonFields: Set<String> = ["v", "id", "op"]
+
     private static func decodeOperation(_ value: JSONValue) throws(ProtocolError) -> NookOperation {
         let reader = try FieldReader(value, path: "")
         if let version = reader.value("v") {
@@ -136,7 +139,6 @@ public struct Request: Hashable, Sendable {
             }
         }
         let op = try reader.requiredString("op")
-        let common: Set<String> = ["v", "id", "op"]
         func module() throws(ProtocolError) -> String? {
             guard let name = try reader.string("module") else { return nil }
             guard !name.isEmpty else { throw ProtocolError(.invalid, field: "module", "must not be empty") }
@@ -149,25 +151,25 @@ public struct Request: Hashable, Sendable {
         }
         switch op {
         case "enqueue":
-            try reader.rejectUnknown(common.union(["activity", "module", "wait"]))
+            try reader.rejectUnknown(commonFields, also: ["activity", "module", "wait"])
             guard let payload = reader.value("activity") else { throw ProtocolError(.missingField, field: "activity", "is required") }
             return .enqueue(try ActivityPayload.decode(payload), module: try module(), wait: try reader.bool("wait") ?? false)
         case "cancel":
-            try reader.rejectUnknown(common.union(["activity"]))
+            try reader.rejectUnknown(commonFields, also: ["activity"])
             return .cancel(try activityID("activity"))
         case "cancel-all":
-            try reader.rejectUnknown(common.union(["key", "module"]))
+            try reader.rejectUnknown(commonFields, also: ["key", "module"])
             let key = try reader.requiredString("key")
             guard !key.isEmpty else { throw ProtocolError(.invalid, field: "key", "must not be empty") }
             return .cancelAll(key: key, module: try module())
         case "dismiss":
-            try reader.rejectUnknown(common.union(["activity"]))
+            try reader.rejectUnknown(commonFields, also: ["activity"])
             return .dismiss(reader.value("activity") == nil ? nil : try activityID("activity"))
         case "invoke":
-            try reader.rejectUnknown(common.union(["activity"]))
+            try reader.rejectUnknown(commonFields, also: ["activity"])
             return .invoke(reader.value("activity") == nil ? nil : try activityID("activity"))
         case "suspend", "resume", "quiesce", "list":
-            try reader.rejectUnknown(common.union(["module"]))
+            try reader.rejectUnknown(commonFields, also: ["module"])
             let name = try module()
             switch op {
             case "suspend": return .suspend(module: name)
@@ -176,10 +178,10 @@ public struct Request: Hashable, Sendable {
             default: return .list(module: name)
             }
         case "status", "watch", "snapshot":
-            try reader.rejectUnknown(common)
+            try reader.rejectUnknown(commonFields)
             return op == "status" ? .status : op == "watch" ? .watch : .snapshot
         case "home":
-            try reader.rejectUnknown(common.union(["content", "text"]))
+            try reader.rejectUnknown(commonFields, also: ["content", "text"])
             switch try reader.requiredString("content") {
             case "clock": return .home(.clock)
             case "blank": return .home(.blank)
@@ -190,7 +192,7 @@ public struct Request: Hashable, Sendable {
             case let other: throw ProtocolError(.invalid, field: "content", "must be clock, blank or text; got '\(other)'")
             }
         case "quiet":
-            try reader.rejectUnknown(common.union(["set", "until"]))
+            try reader.rejectUnknown(commonFields, also: ["set", "until"])
             switch try reader.requiredString("set") {
             case "on": return .quiet(.on)
             case "off": return .quiet(.off)
@@ -202,7 +204,7 @@ public struct Request: Hashable, Sendable {
             case let other: throw ProtocolError(.invalid, field: "set", "must be on, off, until or status; got '\(other)'")
             }
         case "update":
-            try reader.rejectUnknown(common.union(["activity", "key", "module", "changes", "restartDwell"]))
+            try reader.rejectUnknown(commonFields, also: ["activity", "key", "module", "changes", "restartDwell"])
             let target: UpdateTarget
             switch (reader.value("activity"), try reader.string("key")) {
             case (_?, nil):
@@ -222,7 +224,7 @@ public struct Request: Hashable, Sendable {
             }
             return .update(target, changes: parsed, restartDwell: restartDwell)
         case "history":
-            try reader.rejectUnknown(common.union(["since", "key", "unseen", "limit"]))
+            try reader.rejectUnknown(commonFields, also: ["since", "key", "unseen", "limit"])
             var query = HistoryQuery(unseen: try reader.bool("unseen") ?? false)
             if let since = try reader.number("since") {
                 guard since.isFinite, since > 0 else { throw ProtocolError(.invalid, field: "since", "must be a number of seconds greater than zero, got \(since)") }
@@ -240,24 +242,24 @@ public struct Request: Hashable, Sendable {
             }
             return .history(query)
         case "history-show", "history-replay":
-            try reader.rejectUnknown(common.union(["entry"]))
+            try reader.rejectUnknown(commonFields, also: ["entry"])
             let text = try reader.requiredString("entry")
             guard let reference = HistoryReference(text) else {
                 throw ProtocolError(.invalid, field: "entry", "must be \(HistoryReference.expected), got '\(text)'")
             }
             return op == "history-show" ? .historyShow(reference) : .historyReplay(reference)
         case "history-clear":
-            try reader.rejectUnknown(common)
+            try reader.rejectUnknown(commonFields)
             return .historyClear
         case "focus":
-            try reader.rejectUnknown(common.union(["module"]))
+            try reader.rejectUnknown(commonFields, also: ["module"])
             guard let name = try module() else { throw ProtocolError(.missingField, field: "module", "is required") }
             return .focus(module: name)
         case "inputs":
-            try reader.rejectUnknown(common)
+            try reader.rejectUnknown(commonFields)
             return .inputs
         case "press":
-            try reader.rejectUnknown(common.union(["input", "holdMs"]))
+            try reader.rejectUnknown(commonFields, also: ["input", "holdMs"])
             let name = try reader.requiredString("input")
             guard let input = NookInputName(rawValue: name) else {
                 throw ProtocolError(.invalid, field: "input", "must be one of \(NookInputName.allCases.map(\.rawValue).joined(separator: ", ")); got '\(name)'")
@@ -268,7 +270,7 @@ public struct Request: Hashable, Sendable {
             }
             return .press(input, holdMs: hold.map { Int($0) })
         case "glance":
-            try reader.rejectUnknown(common.union(["glance"]))
+            try reader.rejectUnknown(commonFields, also: ["glance"])
             return .glance(try reader.value("glance").map { value throws(ProtocolError) in try GlancePayload.decode(value) })
         default:
             throw ProtocolError(.unknownOperation, field: "op", "'\(op)' is not an operation; known: \(NookOperation.names.joined(separator: ", "))")

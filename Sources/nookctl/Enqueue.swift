@@ -68,12 +68,7 @@ struct EnqueueOptions: Equatable {
         let message: String
     }
 
-    var connection: Connection {
-        var connection = Connection()
-        connection.socket = socket
-        connection.json = json
-        return connection
-    }
+    var connection: Endpoint { Endpoint(socket: socket, json: json) }
 
     /// The activity these options describe, or what is wrong with them (checked before
     /// nookd is contacted; its wording is what `nookctl enqueue` prints).

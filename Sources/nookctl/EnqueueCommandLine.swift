@@ -13,16 +13,15 @@ import NookProtocol
 enum EnqueueCommandLine {
     /// The spellings of every option `Enqueue` declares: the activity's fields, where to send
     /// it, and how (`NookctlTests` checks this against ArgumentParser's reading of `Enqueue`).
-    static let flags: Set<String> = GlobalOptions.flags.union(["--wait"])
-        .union(ActivityField.allCases.filter { !$0.takesValue }.compactMap(\.flag))
-    static let valued: Set<String> = GlobalOptions.valued.union(["--module"])
-        .union(ActivityField.allCases.filter(\.takesValue).compactMap(\.flag))
+    /// Arrays, as in ``GlobalOptions``: a set's first use costs more than a dozen comparisons.
+    static let flags: [String] = GlobalOptions.flags + ["--wait"] + ActivityField.allCases.filter { !$0.takesValue }.compactMap(\.flag)
+    static let valued: [String] = GlobalOptions.valued + ["--module"] + ActivityField.allCases.filter(\.takesValue).compactMap(\.flag)
 
     /// The options of `nookctl enqueue ARGUMENTS…` (the arguments after `enqueue`) and the
     /// activity they describe, or nil to let ArgumentParser read the command line.
     static func parse(_ arguments: ArraySlice<String>) -> (options: EnqueueOptions, activity: NookActivity)? {
         var options = EnqueueOptions()
-        var seen: Set<String> = []
+        var seen: [String] = []
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             guard argument.hasPrefix("--") else { return nil }
@@ -32,7 +31,8 @@ enum EnqueueCommandLine {
                 name = String(argument[..<equals])
                 attached = String(argument[argument.index(after: equals)...])
             }
-            guard seen.insert(name).inserted else { return nil }
+            guard !seen.contains(name) else { return nil }
+            seen.append(name)
             if flags.contains(name) {
                 guard attached == nil else { return nil }
                 setFlag(name, in: &options)

@@ -2,8 +2,10 @@
 /// first (`git -C DIR log`, `systemctl --user status`): `nookctl --socket P enqueue …` is
 /// read as `nookctl enqueue --socket P …`.
 enum GlobalOptions {
-    static let valued: Set<String> = ["--socket"]
-    static let flags: Set<String> = ["--json"]
+    // Arrays, not sets: every `nookctl enqueue` reads them, and the first use of a set type
+    // in a process costs its generic metadata (start-up is most of that command's time).
+    static let valued = ["--socket"]
+    static let flags = ["--json"]
 
     /// The arguments (after the program name) with global options that come before the
     /// subcommand moved to just after it. Anything else before the subcommand (`--help`,
@@ -14,7 +16,7 @@ enum GlobalOptions {
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
-            let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
+            let name = argument.firstIndex(of: "=").map { String(argument[..<$0]) } ?? argument
             if flags.contains(argument) {
                 global.append(argument)
                 index += 1

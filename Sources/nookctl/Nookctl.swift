@@ -42,6 +42,25 @@ struct Connection: ParsableArguments {
     @Flag(help: "Print the answer as JSON (one object per line) for scripts.")
     var json = false
 
+    var endpoint: Endpoint { Endpoint(socket: socket, json: json) }
+    var path: String { endpoint.path }
+
+    func run<Answer: NookAnswer>(_ operation: NookOperation, as type: Answer.Type, human: (Answer) -> String?) {
+        endpoint.run(operation, as: type, human: human)
+    }
+
+    func warn(_ warning: String?) { endpoint.warn(warning) }
+
+    func fail(_ error: ClientError) -> Never { endpoint.fail(error) }
+}
+
+/// Where nookctl sends a request and how it prints the answer: ``Connection``'s values
+/// without ArgumentParser, for `nookctl enqueue`'s own reading of its command line
+/// (initialising ArgumentParser's option wrappers cost a tenth of that command's run).
+struct Endpoint {
+    var socket: String?
+    var json: Bool
+
     var path: String { socket ?? NookClient.defaultSocketPath }
 
     /// Runs one request and prints its result: as nookd sent it with `--json`, else through

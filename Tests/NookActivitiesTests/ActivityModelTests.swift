@@ -64,6 +64,11 @@ struct ActivityModelTests {
         (NookActivity(title: "ok", progress: -0.1), "progress"),
         (NookActivity(title: "ok", progress: .nan), "progress"),
         (NookActivity(title: "ok", transition: .seconds(-1)), "transition"),
+        // Blank without a printable ASCII byte: whitespace beyond ASCII, a CR-LF, controls.
+        (NookActivity(title: "\u{00A0}\u{3000}\r\n\u{2028}\t"), "title"),
+        (NookActivity(title: "é\u{0}"), "title"),
+        (NookActivity(title: String(repeating: "é", count: 513)), "title"),
+        (NookActivity(title: String(repeating: "🔨", count: 513)), "title"),
     ])
     func q1_validationNamesTheBadField(activity: NookActivity, field: String) {
         #expect(throws: NookActivityValidationError.self) { try activity.validate() }
@@ -78,6 +83,13 @@ struct ActivityModelTests {
         try NookActivity(title: "Build finished", subtitle: "Debug · 12.4s", systemImage: "hammer",
                          tint: .named(.green), progress: 1).validate()
         try NookActivity(title: "Doorbell 🔔 Türklingel 门铃", presentation: .blocker(timeout: nil)).validate()
+        // Limits count characters, not bytes: 512 two-byte, four-byte and combined characters fit.
+        try NookActivity(title: String(repeating: "é", count: 512)).validate()
+        try NookActivity(title: String(repeating: "🔨", count: 512)).validate()
+        try NookActivity(title: String(repeating: "e\u{301}", count: 512)).validate()
+        // Not blank: visible characters beyond ASCII, and a control character that is not whitespace.
+        try NookActivity(title: "门铃").validate()
+        try NookActivity(title: " \u{1}").validate()
     }
 
     @Test func q1_queueRejectsInvalidActivityAsInvalidAndKeepsTheRest() async throws {

@@ -129,6 +129,24 @@ struct ProtocolTests {
         #expect(escaped == .array([.string("aé🔨/b"), .string("中")]))
     }
 
+    @Test func c1_wholeNumbersAreWrittenAsIntegersAndOthersRoundTrip() throws {
+        let numbers: [Double] = [0, -0.0, 1, -1, 9, 10, 42, -730, 1_763_939_000, 999_999_999_999_999, -999_999_999_999_999,
+                                 1e15, -1e15, 0.5, -2.25, 1_763_939_000.125, 1e-7, 123_456_789_012_345_680]
+        let line = JSONValue.array(numbers.map { .number($0) }).serialized
+        #expect(line.hasPrefix("[0,0,1,-1,9,10,42,-730,1763939000,999999999999999,-999999999999999,"), "\(line)")
+        #expect(try JSONValue.parse(Array(line.utf8)) == .array(numbers.map { .number($0) }))
+    }
+
+    @Test func c1_journalLinesCarryTheStandardCRC32() {
+        // The check value every CRC-32 (IEEE) implementation gives for "123456789".
+        #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+        #expect(CRC32.checksum(Array("123456789".utf8)[...]) == 0xCBF4_3926)
+        // A collection without contiguous storage takes the other loop.
+        #expect(CRC32.checksum("123456789".utf8.lazy.map { $0 }) == 0xCBF4_3926)
+        #expect(CRC32.checksum([UInt8]()) == 0)
+        #expect(CRC32.line(.string("a")) == Array("\(CRC32.hex(CRC32.checksum(Array(#""a""#.utf8)))) \"a\"\n".utf8))
+    }
+
     @Test func c1_answersAndEventsRoundTrip() throws {
         let answer = try ResponseLine.decode(Array(ResponseLine.success(id: .number(1), result: .object([("n", .number(3))])).encoded().utf8))
         guard case .success(.number(1)?, let result) = answer else { Issue.record("\(answer)"); return }

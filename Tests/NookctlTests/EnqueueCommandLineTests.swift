@@ -39,6 +39,8 @@ struct EnqueueCommandLineTests {
         let help = Enqueue.helpMessage(columns: 400)
         let declared = Set(help.split(whereSeparator: { " ,\n[]<>".contains($0) }).filter { $0.hasPrefix("--") }.map(String.init))
         #expect(declared.contains("--title") && declared.contains("--expires-after"), "read the help: \(help)")
-        #expect(declared.subtracting(["--help"]) == EnqueueCommandLine.flags.union(EnqueueCommandLine.valued))
+        let known = EnqueueCommandLine.flags + EnqueueCommandLine.valued
+        #expect(declared.subtracting(["--help"]) == Set(known))
+        #expect(Set(known).count == known.count, "an option listed twice: \(known)")
     }
 }
