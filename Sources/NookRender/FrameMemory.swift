@@ -1,4 +1,6 @@
 internal import CPangoCairo
+import NookActivities
+import NookSystem
 
 /// How the process's allocator treats frames (issue 19): a frame of a bar panel is 1.6–3.7 MiB,
 /// and glibc serves such a block with a mapping of its own only until the first one is freed;
@@ -11,8 +13,24 @@ public enum FrameMemory {
         _ = mallopt(M_MMAP_THRESHOLD, 256 * 1024)
     }
 
-    /// Returns free heap memory to the system (`malloc_trim`), after a burst.
+    /// Returns free heap memory to the system (`malloc_trim`), after a burst, and (at most once
+    /// a minute, as the bridges do) the code pages the cards faulted back in: an idle display
+    /// runs only its clock's minute tick (`IdleTrim.dropPages`; the next card takes them back
+    /// as minor faults, counted in `first_frame_after_idle_ms_p99`).
     static func trim() {
         _ = malloc_trim(0)
+        let now = MonotonicClock.seconds
+        if lastPageDrop.withLock({ takePageDrop(now: now, last: &$0) }) { IdleTrim.dropPages() }
     }
+
+    /// Whether pages are dropped at `now` (seconds) after the last drop at `last`, which it
+    /// then updates: reading smaps and dropping costs more than a card, so a display that
+    /// goes idle every few seconds drops at most once a minute.
+    static func takePageDrop(now: Double, last: inout Double?) -> Bool {
+        guard last.map({ now >= $0 + IdleTrim.minimumInterval }) ?? true else { return false }
+        last = now
+        return true
+    }
+
+    private static let lastPageDrop = Locked<Double?>(nil)
 }
