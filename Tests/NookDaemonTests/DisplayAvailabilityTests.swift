@@ -99,7 +99,9 @@ struct DisplayAvailabilityTests {
         mock.simulateConnection(false)
         mock.simulateConnection(true)
         // The relay presents home again once the panel is back; the bound only matters if it never does.
-        for _ in 0..<1000 where mock.frameCount == before { try await Task.sleep(for: .milliseconds(5)) }
+        // (Scaled: under ASan with the machine's two cores busy the re-present took over 5 s.)
+        let deadline = ContinuousClock.now + TestBounds.duration(.seconds(10))
+        while mock.frameCount == before, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(mock.frameCount > before, "the screen presented again")
         #expect(mock.isBlanked, "still nobody there: the panel is dark again")
         await screen.holdDark(false)
