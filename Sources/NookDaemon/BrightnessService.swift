@@ -1,5 +1,6 @@
 import Logging
 import NookActivities
+import NookProtocol
 
 /// Z2: the brightness follows what the display is doing — a card on the glass (`active`; during
 /// quiet hours `night`), home content (`idle`), quiet hours with nothing on the glass (`quiet`), nobody in the room
@@ -177,6 +178,21 @@ actor BrightnessService {
             if current != nil || state != nil { warn("brightness: \(error)") }
         }
         current = level
+    }
+
+    /// What `status` shows (nil before the first level is written).
+    var status: StatusAnswer.Brightness? {
+        guard let current, let state else { return nil }
+        let output = backlight is DimmingDisplay ? "frames" : backlight.name
+        return StatusAnswer.Brightness(state: state.rawValue, level: current, maximum: backlight.maximum, output: output, lux: ambientLux)
+    }
+
+    /// Q15: a panel plugged back in comes with a re-probed backlight at its driver's default
+    /// level; the level last written goes to it again (a fade under way writes its next step
+    /// anyway). A backlight not back yet is the usual warning, and the next change writes it.
+    func displayReturned() async {
+        guard let current else { return }
+        await write(current)
     }
 
     /// Waits for the fade under way (tests).

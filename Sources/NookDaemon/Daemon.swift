@@ -264,8 +264,9 @@ public final class Daemon: Sendable {
         services.started("home clock") { clockTask.cancel() }
         // Q15: an unplugged panel suspends every queue (nothing is shown to nobody); plugged
         // back in, they resume and the card that was cut off is shown again.
-        let displayWatch = Task { [display, queues, recall, logger, screen] in
-            await DisplayAvailability.relay(from: display, to: Array(queues.values) + [recall.queue], screen: screen, logger: logger)
+        let displayWatch = Task { [display, queues, recall, logger, screen, brightness] in
+            await DisplayAvailability.relay(from: display, to: Array(queues.values) + [recall.queue], screen: screen, logger: logger,
+                                            brightness: { brightness.withLock { $0 } })
         }
         services.started("display watch") { displayWatch.cancel() }
         if let settings = config.presence {

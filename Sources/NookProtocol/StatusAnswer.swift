@@ -82,6 +82,23 @@ public struct StatusAnswer: NookAnswer {
         public init(state: String, unseen: Int) { (self.state, self.unseen) = (state, unseen) }
     }
 
+    /// Z2: the brightness, with a `[brightness]` table.
+    public struct Brightness: Sendable, Equatable {
+        /// `active`, `night`, `idle`, `quiet` or `dimmed`.
+        public var state: String
+        /// The level last written, of `maximum`.
+        public var level: Int
+        public var maximum: Int
+        /// Where it goes: the backlight's `brightness` file, or `frames` (the drawn frames dimmed).
+        public var output: String
+        /// The room's light the levels follow, in lux (an ambient light sensor's reading).
+        public var lux: Double?
+
+        public init(state: String, level: Int, maximum: Int, output: String, lux: Double? = nil) {
+            (self.state, self.level, self.maximum, self.output, self.lux) = (state, level, maximum, output, lux)
+        }
+    }
+
     public struct Module: Sendable, Equatable {
         public var name: String
         public var current: NookActivity?
@@ -114,11 +131,14 @@ public struct StatusAnswer: NookAnswer {
     public var connections: Int
     /// Nil when no input reports presence.
     public var presence: Presence?
+    /// Nil without a `[brightness]` table.
+    public var brightness: Brightness?
 
     public init(version: Int = NookProtocol.version, foreground: String?, display: Display, home: String, engaged: Bool,
-                inputs: [Input], gpio: GPIO?, modules: [Module], connections: Int, presence: Presence? = nil) {
+                inputs: [Input], gpio: GPIO?, modules: [Module], connections: Int, presence: Presence? = nil, brightness: Brightness? = nil) {
         (self.version, self.foreground, self.display, self.home, self.engaged) = (version, foreground, display, home, engaged)
         (self.inputs, self.gpio, self.modules, self.connections, self.presence) = (inputs, gpio, modules, connections, presence)
+        self.brightness = brightness
     }
 
     public var json: JSONValue {
@@ -170,6 +190,11 @@ public struct StatusAnswer: NookAnswer {
             })),
             ("connections", .number(Double(connections))),
             ("presence", presence.map { .object([("state", .string($0.state)), ("unseen", .number(Double($0.unseen)))]) } ?? .null),
+            ("brightness", brightness.map { brightness in
+                .object([("state", .string(brightness.state)), ("level", .number(Double(brightness.level))),
+                         ("maximum", .number(Double(brightness.maximum))), ("output", .string(brightness.output)),
+                         ("lux", brightness.lux.map(JSONValue.number) ?? .null)])
+            } ?? .null),
         ])
     }
 
@@ -213,6 +238,11 @@ public struct StatusAnswer: NookAnswer {
         connections = try reader.requiredInt("connections")
         presence = try reader.object("presence").map { (presence) throws(ProtocolError) in
             Presence(state: try presence.requiredString("state"), unseen: try presence.requiredInt("unseen"))
+        }
+        brightness = try reader.object("brightness").map { (brightness) throws(ProtocolError) in
+            Brightness(state: try brightness.requiredString("state"), level: try brightness.requiredInt("level"),
+                       maximum: try brightness.requiredInt("maximum"), output: try brightness.requiredString("output"),
+                       lux: try brightness.number("lux"))
         }
     }
 }

@@ -174,6 +174,11 @@ struct Status: ParsableCommand {
                 let meaning = ["present": "someone is there", "dimmed": "nobody for a while, dimmed", "away": "nobody there, display off"][presence.state] ?? presence.state
                 lines.append("presence: \(presence.state) (\(meaning)\(presence.unseen > 0 ? ", \(presence.unseen) unseen" : ""))")
             }
+            if let brightness = status.brightness {
+                let percent = Int((Double(brightness.level) / Double(max(1, brightness.maximum)) * 100).rounded())
+                let room = brightness.lux.map { ", the room at \(Int($0.rounded())) lux" } ?? ""
+                lines.append("brightness: \(brightness.state), \(percent) % (\(brightness.level) of \(brightness.maximum) on \(brightness.output))\(room)")
+            }
             for input in status.inputs {
                 var line = "  input \(input.input) (\(input.role)): "
                 if let problem = input.problem {

@@ -2,6 +2,7 @@ import Foundation
 import NookActivities
 import NookConfig
 import NookInput
+import NookProtocol
 @testable import NookDaemon
 import NookSystem
 import NookTestSupport
@@ -286,6 +287,11 @@ struct AmbientBrightnessEndToEndTests {
         }
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
         try eventually("a dark room: a fifth of the idle level") { level() == 12 }
+        // Z2: status says what the room's light did to the level.
+        let status = try StatusAnswer(json: daemon.request(.status))
+        #expect(status.brightness == .init(state: "idle", level: 12, maximum: 100, output: scratch.path + "/backlight/panel/brightness", lux: 0))
+        let shown = try nookctl(["status"], socket: daemon.socket)
+        #expect(shown.output.contains("brightness: idle, 12 % (12 of 100 on \(scratch.path)/backlight/panel/brightness), the room at 0 lux"), "\(shown.output)")
         try FileManager.default.removeItem(atPath: device)
         try eventually("no sensor: the idle level as configured") { level() == 60 }
         #expect(daemon.log.contains("light:vcnl4000: no IIO device named 'vcnl4000'"), "\(daemon.log)")

@@ -56,6 +56,21 @@ struct BrightnessTests {
         #expect(level(root) == 13, "quiet with nothing on the glass")
     }
 
+    /// Q15: a re-probed backlight comes back at its driver's default; the level goes to it again.
+    @Test func z2_q15_aBacklightProbedAgainGetsItsLevelBack() async throws {
+        let scratch = Scratch()
+        let root = fakeBacklight(scratch)
+        let clock = ManualClock()
+        let service = BrightnessService(backlight: try Backlight(name: "panel", root: root),
+                                        levels: .init(active: 1.0, idle: 0.4, quiet: 0.05), fade: .milliseconds(300), clock: clock, warn: { _ in })
+        await service.setQuiet(false)
+        #expect(level(root) == 102)
+        _ = scratch.file("backlight/panel/brightness", "255\n")  // the driver's default after the re-probe
+        await service.displayReturned()
+        #expect(level(root) == 102, "the idle level again, without a state change")
+        #expect(await service.state == .idle)
+    }
+
     @Test func z2_aMissingOrBadBacklightIsAClearError() {
         let scratch = Scratch()
         let root = fakeBacklight(scratch, maximum: "zero")
