@@ -234,10 +234,14 @@ public final class Daemon: Sendable {
             }
             let service = BrightnessService(backlight: output, levels: config.brightnessLevels, fade: config.brightnessFade,
                                             clock: clock, ambient: config.ambient?.curve, warn: { [logger] in logger.warning("\($0)") })
+            // Z2: the room's light before the first level, so a dark room does not start bright
+            // and fade down (one read; a sensor that cannot answer leaves the fixed levels).
+            let sensor = config.ambient.map(ambientLightSensor)
+            if let lux = await sensor?.firstReading() { await service.setAmbient(lux: lux) }
             await service.setQuiet(quiet.isQuiet)
             brightness.withLock { $0 = service }
-            if let ambient = config.ambient {
-                let stop = startAmbientLight(ambient, brightness: service)
+            if let ambient = config.ambient, let sensor {
+                let stop = startAmbientLight(ambient, sensor: sensor, brightness: service)
                 services.started("ambient light") { stop() }
             }
             // The recall's cards (U5) light the panel like any card.

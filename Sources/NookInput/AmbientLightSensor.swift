@@ -92,6 +92,14 @@ public final class AmbientLightSensor: Sendable {
         }
     }
 
+    /// One reading before ``run(_:)`` starts, off the cooperative pool, or nil if the sensor
+    /// cannot give one now (``run(_:)`` warns about that): nookd takes it before it sets the
+    /// first brightness, so a dark room does not start bright and then fade down.
+    public func firstReading() async -> Double? {
+        if case .success(let lux) = await readOffPool() { return lux }
+        return nil
+    }
+
     /// Reads sysfs on the sensor's own queue: an IIO read can block for tens of milliseconds
     /// (the vcnl4000 driver polls the chip with msleep) or for seconds (a wedged I2C bus), and
     /// the cooperative pool has as few threads as the machine has cores.

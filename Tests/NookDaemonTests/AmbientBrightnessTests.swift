@@ -85,6 +85,20 @@ struct AmbientBrightnessTests {
         #expect(down == down.sorted(by: >), "a monotonic fade down: \(down)")
     }
 
+    /// Z2: nookd reads the room's light before it sets the first level: a dark room starts at
+    /// its dark level instead of at the fixed one and fading down.
+    @Test func z2_aReadingBeforeTheFirstLevelStartsADarkRoomDark() async {
+        let clock = ManualClock()
+        let output = RecordedLevels()
+        let curve = AmbientBrightness(points: [.init(lux: 0, scale: 0.2), .init(lux: 500, scale: 1)], hysteresis: 0.2)
+        let service = BrightnessService(backlight: output, levels: .init(idle: 0.6), fade: .milliseconds(400), clock: clock, ambient: curve, warn: { _ in })
+        await service.setAmbient(lux: 0)
+        #expect(output.all.isEmpty, "a reading alone writes nothing before the first level")
+        await service.setQuiet(false)
+        #expect(output.all == [12], "the first level is already the dark room's: \(output.all)")
+        #expect(await service.status?.lux == 0)
+    }
+
     /// SPEC Z2: quiet hours, night and dim keep their fixed levels whatever the room's light;
     /// active and idle follow it; Z4's boost is not taken back by a reading.
     @Test func z2_quietNightAndDimKeepTheirLevelsWhateverTheLight() async {
@@ -286,6 +300,9 @@ struct AmbientBrightnessEndToEndTests {
                 .flatMap { $0.split(separator: "\n").first.flatMap { Int($0) } }
         }
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+        // The room's light is read before the first level is set and before the socket
+        // listens: no bright start (100 in the file before nookd, 60 the fixed idle level).
+        #expect(level() == 12, "dark from the start")
         try eventually("a dark room: a fifth of the idle level") { level() == 12 }
         // Z2: status says what the room's light did to the level.
         let status = try StatusAnswer(json: daemon.request(.status))
