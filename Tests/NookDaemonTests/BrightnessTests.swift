@@ -22,13 +22,20 @@ private func level(_ root: String) -> Int? {
 
 @Suite("Z2 brightness through the backlight class")
 struct BrightnessTests {
-    @Test func z2_levelsFollowCardIdleAndQuietAndFadeThroughTenLevels() async throws {
+    /// A fake backlight (max 255) driven at active 100 %, idle 40 %, quiet 5 %, started idle.
+    func idleAtFortyPercent() async throws -> (Scratch, String, ManualClock, BrightnessService) {
         let scratch = Scratch()
         let root = fakeBacklight(scratch)
         let clock = ManualClock()
         let service = BrightnessService(backlight: try Backlight(name: "panel", root: root),
                                         levels: .init(active: 1.0, idle: 0.4, quiet: 0.05), fade: .milliseconds(300), clock: clock, warn: { _ in })
         await service.setQuiet(false)
+        return (scratch, root, clock, service)
+    }
+
+    @Test func z2_levelsFollowCardIdleAndQuietAndFadeThroughTenLevels() async throws {
+        let (scratch, root, clock, service) = try await idleAtFortyPercent()
+        defer { withExtendedLifetime(scratch) {} }  // the fake sysfs tree lives as long as the test
         #expect(level(root) == 102, "idle at start, at once")
         let card = NookActivity(title: "Doorbell")
         await service.observe(NookActivityEvent(activity: card, kind: .animateIn, at: clock.now, module: nil))
@@ -58,12 +65,7 @@ struct BrightnessTests {
 
     /// Q15: a re-probed backlight comes back at its driver's default; the level goes to it again.
     @Test func z2_q15_aBacklightProbedAgainGetsItsLevelBack() async throws {
-        let scratch = Scratch()
-        let root = fakeBacklight(scratch)
-        let clock = ManualClock()
-        let service = BrightnessService(backlight: try Backlight(name: "panel", root: root),
-                                        levels: .init(active: 1.0, idle: 0.4, quiet: 0.05), fade: .milliseconds(300), clock: clock, warn: { _ in })
-        await service.setQuiet(false)
+        let (scratch, root, _, service) = try await idleAtFortyPercent()
         #expect(level(root) == 102)
         _ = scratch.file("backlight/panel/brightness", "255\n")  // the driver's default after the re-probe
         await service.displayReturned()
