@@ -32,6 +32,8 @@ final class JobQueue: @unchecked Sendable {
     private var timed: [Timed] = []
     private var timedCount: UInt64 = 0
     private var stopped = false
+    /// A thread is in the timed wait for `timed`'s earliest deadline.
+    private var watching = false
 
     func push(_ job: UnownedJob) {
         condition.withLock {
@@ -49,14 +51,21 @@ final class JobQueue: @unchecked Sendable {
                 timed.swapAt(child, (child - 1) / 2)
                 child = (child - 1) / 2
             }
-            // Only a new earliest deadline changes how long a sleeping thread waits.
-            if child == 0 { condition.signal() }
+            // Only a new earliest deadline changes how long the timer's watcher waits; all wake
+            // so that the watcher (which may not be the one `signal` picks) sees it.
+            if child == 0 { condition.broadcast() }
         }
     }
 
-    /// The next runnable job, waiting for one as long as needed; nil once stopped.
+    /// The next runnable job, waiting for one as long as needed; nil once stopped. One idle
+    /// thread at a time (the watcher) sleeps until the earliest deadline, the others until a
+    /// job comes: a due timer wakes one thread, not all of them.
     func next() -> UnownedJob? {
         condition.withLock {
+            defer {
+                // A thread leaving with a job while timers wait and none watches hands the watch on.
+                if !timed.isEmpty && !watching { condition.signal() }
+            }
             while !stopped {
                 if let first = timed.first, first.deadline <= ThreadCondition.nowNanoseconds {
                     return popEarliest()
@@ -70,8 +79,10 @@ final class JobQueue: @unchecked Sendable {
                     }
                     return job
                 }
-                if let first = timed.first {
+                if let first = timed.first, !watching {
+                    watching = true
                     condition.wait(untilNanoseconds: first.deadline)
+                    watching = false
                 } else {
                     condition.wait()
                 }
