@@ -20,14 +20,14 @@ struct ThreadsTests {
     @Test func serialWorkerRunsInOrderOnItsNamedThread() {
         /// Touched on the worker's thread only: no lock (TSan checks that the hand-offs order it).
         final class Seen: @unchecked Sendable { var numbers: [Int] = [] }
-        let worker = SerialWorker(name: "nook.test.serial")
+        let worker = SerialWorker(name: "nook.test.queue")
         let seen = Seen()
         for number in 0..<200 {
             worker.async { seen.numbers.append(number) }
         }
         let (numbers, name) = worker.sync { (seen.numbers, Self.currentThreadName()) }
         #expect(numbers == Array(0..<200))
-        #expect(name == "nook.test.serial")
+        #expect(name == "nook.test.queue")
     }
 
     /// A sync answer can be nil (an optional result is not mistaken for "not done yet").
