@@ -67,8 +67,9 @@ let package = Package(
         // How every Nook process logs (swift-log on standard error at --log-level).
         .target(name: "NookLogging", dependencies: [.product(name: "Logging", package: "swift-log")]),
         // No ArgumentParser here: it links FoundationEssentials (NookdCommandLine reads the flags).
+        // Runs Swift concurrency on executors of its own (ThreadExecutors.swift: no libdispatch threads).
         .executableTarget(name: "nookd", dependencies: [
-            "NookDaemon", "NookDisplay", "NookLogging",
+            "NookDaemon", "NookDisplay", "NookLogging", "NookSystem",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "nookctl", dependencies: [

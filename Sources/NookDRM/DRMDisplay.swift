@@ -1,5 +1,4 @@
 internal import CDRM
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,8 +9,9 @@ import NookSystem
 /// page flips paced by the flip events of vblank (R5). The CRTC found at start is restored by
 /// `restore()` and, as a last resort, when the display is released.
 ///
-/// Every libdrm call runs on one serial queue, the only place the buffers and the front index
-/// are touched; a present waits there for its flip event without blocking Swift's executors.
+/// Every libdrm call runs on one serial thread (a `SerialWorker`), the only place the buffers
+/// and the front index are touched; a present waits there for its flip event without blocking
+/// Swift's executors.
 public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
     /// What to drive; nil fields mean "the first card with a connected connector", "the first
     /// connected connector", "the preferred mode".
@@ -32,7 +32,7 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
     public var flipsPages: Bool { queue.sync { pageFlipping } }
 
     private let selection: Selection
-    private let queue = DispatchQueue(label: "nook.drm")
+    private let queue = SerialWorker(name: "nook.drm")
     // The card and everything made on it: replaced together (on the queue) when the device
     // vanished and a new one appeared (Q15), so they are not constants.
     private var card: DRMCard

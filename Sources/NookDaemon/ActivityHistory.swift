@@ -150,7 +150,7 @@ final class ActivityHistory: Sendable {
             if wantsRewrite { state.compactionWanted = true }
             state.started = true
         }
-        DispatchQueue(label: "nookd.history").async { self.writerLoop() }
+        startThread(named: "nookd.history") { self.writerLoop() }
         kick()
         return warnings
     }
@@ -333,7 +333,7 @@ final class ActivityHistory: Sendable {
         }) else { return }
         work.signal()
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async { self.writerDone.wait(); done.resume() }
+            startThread(named: "nookd.history.end") { self.writerDone.wait(); done.resume() }
         }
     }
 

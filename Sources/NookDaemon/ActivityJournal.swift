@@ -207,7 +207,7 @@ final class ActivityJournal: Sendable {
             }
             state.started = true
         }
-        DispatchQueue(label: "nookd.journal").async { self.writerLoop() }
+        startThread(named: "nookd.journal") { self.writerLoop() }
         return recovery
     }
 
@@ -386,7 +386,7 @@ final class ActivityJournal: Sendable {
         }) else { return }
         work.signal()
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async { self.writerDone.wait(); done.resume() }
+            startThread(named: "nookd.journal.end") { self.writerDone.wait(); done.resume() }
         }
     }
 

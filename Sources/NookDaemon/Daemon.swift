@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
 import Logging
 import NookActivities
 import NookConfig

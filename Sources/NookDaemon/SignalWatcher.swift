@@ -1,62 +1,110 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
 import Logging
+import NookActivities
+import NookSystem
+import Synchronization
 
 /// SIGTERM/SIGINT stop the daemon (a second one exits at once); SIGHUP reloads (N1, N2).
-final class SignalWatcher: @unchecked Sendable {
-    /// Set once in init, then only read.
-    private let sources: [any DispatchSourceSignal]
+final class SignalWatcher: Sendable {
+    private let id: Int
 
     init(logger: Logger, stop: @escaping @Sendable () -> Void, reload: @escaping @Sendable () -> Void) {
-        let queue = DispatchQueue(label: "nookd.signals")
         let stops = Counter()
-        var sources: [any DispatchSourceSignal] = []
-        for number in [SIGTERM, SIGINT, SIGHUP] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler {
-                if number == SIGHUP {
-                    reload()
-                    return
-                }
-                if stops.increment() > 1 {
-                    logger.warning("second stop signal: exiting now")
-                    exit(1)
-                }
-                stop()
+        id = SignalRelay.watch { number in
+            if number == SIGHUP {
+                reload()
+                return
             }
-            source.resume()
-            sources.append(source)
+            if stops.increment() > 1 {
+                logger.warning("second stop signal: exiting now")
+                exit(1)
+            }
+            stop()
         }
-        self.sources = sources
         // A journal at a file-size limit gets EFBIG and degrades to memory; it must not kill nookd.
         signal(SIGXFSZ, SIG_IGN)
-        // libdispatch installs its handler for a signal source on its manager thread, after
-        // resume() has returned; until then the disposition is the SIG_IGN set above and a stop
-        // signal is dropped. nookd opens its socket only after this returns, so a client (or
-        // systemd) that sees nookd ready can always stop it.
-        for _ in 0..<2000 where [SIGTERM, SIGINT, SIGHUP].contains(where: { Self.isIgnored($0) }) {
-            usleep(1000)
-        }
     }
 
-    /// Stops reacting to signals (the dispositions stay ignored: the daemon is on its way out).
+    /// Stops reacting to signals (the handlers stay installed and ignore them: the daemon is on
+    /// its way out).
     func cancel() {
-        sources.forEach { $0.cancel() }
+        SignalRelay.forget(id)
+    }
+}
+
+/// The process's one handler of SIGTERM, SIGINT and SIGHUP: it writes the signal's number into
+/// a pipe, and a thread of its own (not a Dispatch signal source: libdispatch's threads wake
+/// nookd once a second, README.md "Idle wake-ups") reads it and calls every watcher. The
+/// handlers are installed before `watch` returns, so a signal sent once nookd's socket exists
+/// is never lost to the default disposition.
+private enum SignalRelay {
+    static let watchers = Locked<[Int: @Sendable (Int32) -> Void]>([:])
+    static let nextID = Atomic<Int>(0)
+    /// The pipe's write end, read by the handler (an atomic load is async-signal-safe).
+    static let writeEnd = Atomic<Int32>(-1)
+
+    /// Made once, on the first `watch`.
+    static let installed: Void = {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else {
+            fatalError("pipe (signal relay): \(String(cString: strerror(errno)))")
+        }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        // The handler must never block: a full pipe already holds a wake-up.
+        _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
+        writeEnd.store(ends[1], ordering: .releasing)
+        let readEnd = ends[0]
+        startThread(named: "nookd.signals") {
+            // A parent that left these blocked (a test runner's thread, a service manager)
+            // passes its mask on: this thread, at least, takes them.
+            var set = sigset_t()
+            sigemptyset(&set)
+            for number in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, number) }
+            pthread_sigmask(SIG_UNBLOCK, &set, nil)
+            relay(from: readEnd)
+        }
+        for number in [SIGTERM, SIGINT, SIGHUP] {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { number in
+                let saved = errno
+                var byte = UInt8(truncatingIfNeeded: number)
+                _ = write(SignalRelay.writeEnd.load(ordering: .acquiring), &byte, 1)
+                errno = saved
+            }
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            sigaction(number, &action, nil)
+        }
+    }()
+
+    static func watch(_ handler: @escaping @Sendable (Int32) -> Void) -> Int {
+        installed
+        let id = nextID.add(1, ordering: .relaxed).newValue
+        watchers.withLock { $0[id] = handler }
+        return id
     }
 
-    private static func isIgnored(_ number: Int32) -> Bool {
-        var current = sigaction()
-        sigaction(number, nil, &current)
-        return unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
+    static func forget(_ id: Int) {
+        _ = watchers.withLock { $0.removeValue(forKey: id) }
+    }
+
+    private static func relay(from readEnd: Int32) {
+        var byte: UInt8 = 0
+        while true {
+            let count = read(readEnd, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            guard count == 1 else { return }
+            let handlers = watchers.withLock { Array($0.values) }
+            for handler in handlers { handler(Int32(byte)) }
+        }
     }
 }
 
 final class Counter: @unchecked Sendable {
     private var value = 0
-    /// Only called on the signal queue, which is serial.
+    /// Only called on the relay's thread.
     func increment() -> Int {
         value += 1
         return value

@@ -171,7 +171,7 @@ public final class SocketServer: @unchecked Sendable {
             throw SocketError(error)
         }
         started.store(true, ordering: .releasing)
-        DispatchQueue(label: "nookd.socket").async { self.pollLoop() }
+        startThread(named: "nookd.socket") { self.pollLoop() }
     }
 
     /// Stops accepting, closes every connection and removes the socket file.

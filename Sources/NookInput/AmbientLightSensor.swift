@@ -1,8 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
 import NookActivities
+import NookSystem
 
 /// An IIO ambient light sensor (Z2): the room's illuminance in lux, for auto-brightness.
 ///
@@ -15,7 +15,7 @@ import NookActivities
 /// a warning naming what is wrong, never a crash (I4): it reports no reading, so the caller
 /// falls back to its fixed levels (after a few failed reads in a row when the sensor is there
 /// but failing, ``transientFailuresTolerated``), and is looked at again every second. Reads
-/// run on the sensor's own dispatch queue, never on the cooperative pool.
+/// run on the sensor's own thread (a `SerialWorker`), never on the cooperative pool.
 public final class AmbientLightSensor: Sendable {
     public struct Settings: Hashable, Sendable {
         /// `iio:device0`, or a path; or nil to find the device by ``name``.
@@ -41,7 +41,7 @@ public final class AmbientLightSensor: Sendable {
     private let settings: Settings
     private let clock: any NookClock
     private let warn: @Sendable (String) -> Void
-    private let queue = DispatchQueue(label: "nook.light")
+    private let queue = SerialWorker(name: "nook.light")
 
     public init(settings: Settings, clock: any NookClock, warn: @escaping @Sendable (String) -> Void) {
         self.settings = settings

@@ -85,7 +85,7 @@ public final class GPIOInputs: Sendable {
     /// Starts watching on a thread of its own.
     public func start() {
         guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        DispatchQueue(label: "nook.gpio").async { self.watch() }
+        startThread(named: "nook.gpio") { self.watch() }
     }
 
     /// Stops watching and releases every line.

@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
 import NookActivities
 import NookSystem
 
@@ -59,7 +58,7 @@ public final class ProximitySensor: Sendable {
     private let clock: any NookClock
     private let warn: @Sendable (String) -> Void
     private let observed = Locked(Observation())
-    private let queue = DispatchQueue(label: "nook.proximity")
+    private let queue = SerialWorker(name: "nook.proximity")
 
     public init(settings: Settings, engagement: NookEngagement, clock: any NookClock, warn: @escaping @Sendable (String) -> Void) {
         precondition(settings.hysteresis >= 0 && settings.hysteresis <= settings.threshold, "hysteresis must lie within the threshold")

@@ -79,16 +79,3 @@ final class TCPListener {
         return (FileDescriptor(owning: fd, name: "LCDproc client \(name)"), name)
     }
 }
-
-/// Runs `body` on a new thread of its own (not the Swift concurrency pool: it blocks).
-func startThread(_ body: @escaping @Sendable () -> Void) {
-    final class Box: @unchecked Sendable { let body: @Sendable () -> Void; init(_ body: @escaping @Sendable () -> Void) { self.body = body } }
-    var thread = pthread_t()
-    let box = Unmanaged.passRetained(Box(body)).toOpaque()
-    pthread_create(&thread, nil, { raw in
-        let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-        box.body()
-        return nil
-    }, box)
-    pthread_detach(thread)
-}

@@ -1,3 +1,4 @@
+@_spi(ExperimentalCustomExecutors) import _Concurrency
 import Logging
 import NookLogging
 import NookDaemon
@@ -10,7 +11,17 @@ import Glibc
 /// FoundationEssentials into the daemon for a dozen flags (see README.md, "Benchmarks").
 @main
 enum Nookd {
-    static func main() async {
+    /// Synchronous, so that nookd's own executors (ThreadExecutors.swift: libdispatch's wake
+    /// once a second) are installed before the first task exists; the main thread then runs
+    /// the main actor's jobs until `start` exits.
+    static func main() throws {
+        _createExecutors(factory: NookdExecutors.self)
+        Task { await start() }
+        try NookdExecutors.mainExecutor.run()
+        exit(0)
+    }
+
+    static func start() async -> Never {
         let line: NookdCommandLine
         do {
             line = try NookdCommandLine.parse(Array(CommandLine.arguments.dropFirst()))

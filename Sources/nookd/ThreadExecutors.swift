@@ -1,0 +1,203 @@
+@_spi(ExperimentalCustomExecutors) @_spi(ExperimentalScheduling) import _Concurrency
+import NookSystem
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Why nookd has executors of its own: Swift concurrency's default executors on Linux are
+// libdispatch's, and the first worker thread of a libdispatch global queue arms a once-a-second
+// timer on the manager thread (`_dispatch_workq_monitor_pools`, created in
+// `_dispatch_workq_init_once`) that is never cancelled. An idle nookd then woke once a second
+// for nothing (issue 19). These executors are plain pthreads that sleep in a condition variable
+// until a job arrives or the earliest `Task.sleep` is due, so an idle nookd wakes only for its
+// own timers (the clock's minute tick). Installed by `Nookd.main` for the nookd executable
+// alone (SE-0476, still SPI in Swift 6.3); library tests keep the platform's executors.
+
+/// Jobs to run now and a min-heap of jobs to run at a CLOCK_MONOTONIC deadline, for the
+/// threads that take them with `next()`.
+final class JobQueue: @unchecked Sendable {
+    private struct Timed {
+        let deadline: UInt64
+        let order: UInt64
+        let job: UnownedJob
+        func precedes(_ other: Timed) -> Bool {
+            deadline != other.deadline ? deadline < other.deadline : order < other.order
+        }
+    }
+
+    private let condition = ThreadCondition()
+    // Guarded by `condition`.
+    private var ready: [UnownedJob] = []
+    private var readyHead = 0
+    private var timed: [Timed] = []
+    private var timedCount: UInt64 = 0
+    private var stopped = false
+    /// A thread is in the timed wait for `timed`'s earliest deadline.
+    private var watching = false
+
+    func push(_ job: UnownedJob) {
+        condition.withLock {
+            ready.append(job)
+            condition.signal()
+        }
+    }
+
+    func push(_ job: UnownedJob, atNanoseconds deadline: UInt64) {
+        condition.withLock {
+            timedCount += 1
+            timed.append(Timed(deadline: deadline, order: timedCount, job: job))
+            var child = timed.count - 1
+            while child > 0, timed[child].precedes(timed[(child - 1) / 2]) {
+                timed.swapAt(child, (child - 1) / 2)
+                child = (child - 1) / 2
+            }
+            // Only a new earliest deadline changes how long the timer's watcher waits; all wake
+            // so that the watcher (which may not be the one `signal` picks) sees it.
+            if child == 0 { condition.broadcast() }
+        }
+    }
+
+    /// The next runnable job, waiting for one as long as needed; nil once stopped. One idle
+    /// thread at a time (the watcher) sleeps until the earliest deadline, the others until a
+    /// job comes: a due timer wakes one thread, not all of them.
+    func next() -> UnownedJob? {
+        condition.withLock {
+            defer {
+                // A thread leaving with a job while timers wait and none watches hands the watch on.
+                if !timed.isEmpty && !watching { condition.signal() }
+            }
+            while !stopped {
+                if let first = timed.first, first.deadline <= ThreadCondition.nowNanoseconds {
+                    return popEarliest()
+                }
+                if readyHead < ready.count {
+                    let job = ready[readyHead]
+                    readyHead += 1
+                    if readyHead == ready.count {
+                        ready.removeAll(keepingCapacity: true)
+                        readyHead = 0
+                    }
+                    return job
+                }
+                if let first = timed.first, !watching {
+                    watching = true
+                    condition.wait(untilNanoseconds: first.deadline)
+                    watching = false
+                } else {
+                    condition.wait()
+                }
+            }
+            return nil
+        }
+    }
+
+    func stop() {
+        condition.withLock {
+            stopped = true
+            condition.broadcast()
+        }
+    }
+
+    private func popEarliest() -> UnownedJob {
+        let earliest = timed[0].job
+        let last = timed.removeLast()
+        if !timed.isEmpty {
+            timed[0] = last
+            var parent = 0
+            while true {
+                var first = parent
+                for child in [2 * parent + 1, 2 * parent + 2] where child < timed.count && timed[child].precedes(timed[first]) {
+                    first = child
+                }
+                if first == parent { break }
+                timed.swapAt(parent, first)
+                parent = first
+            }
+        }
+        return earliest
+    }
+
+    /// `instant` of `clock` as a CLOCK_MONOTONIC deadline in nanoseconds. Both standard clocks
+    /// (and any clock measured in `Duration`) convert through their distance from now; a
+    /// `ContinuousClock` instant drifts from CLOCK_MONOTONIC only by time spent suspended.
+    static func deadline<C: Clock>(_ instant: C.Instant, clock: C) -> UInt64 {
+        let now = ThreadCondition.nowNanoseconds
+        guard let delay = clock.now.duration(to: instant) as? Duration else {
+            fatalError("nookd's executor cannot schedule on \(C.self), whose durations are not Duration")
+        }
+        let nanoseconds = Double(delay.components.seconds) * 1e9 + Double(delay.components.attoseconds) / 1e9
+        if nanoseconds <= 0 { return now }
+        return nanoseconds < Double(UInt64.max - now) ? now + UInt64(nanoseconds) : .max
+    }
+}
+
+/// The global executor of nookd's tasks: a few pthreads sharing one `JobQueue`.
+final class ThreadPoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable {
+    private let queue = JobQueue()
+
+    init(threads: Int) {
+        for index in 0..<threads {
+            startThread(named: "nookd.pool\(index)") { [self] in
+                let me = asUnownedTaskExecutor()
+                while let job = queue.next() { job.runSynchronously(on: me) }
+            }
+        }
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        queue.push(UnownedJob(job))
+    }
+
+    func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
+        queue.push(UnownedJob(job), atNanoseconds: JobQueue.deadline(instant, clock: clock))
+    }
+
+    func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
+        enqueue(job, at: clock.now.advanced(by: delay), tolerance: tolerance, clock: clock)
+    }
+}
+
+/// The main actor's executor: runs on the thread that calls `run()`, nookd's main thread.
+final class MainThreadExecutor: MainExecutor, SchedulingExecutor, @unchecked Sendable {
+    private let queue = JobQueue()
+    /// The thread that made it (`Nookd.main`, through `NookdExecutors`), which calls `run()`.
+    private let mainThread = pthread_self()
+
+    func run() throws {
+        let me = asUnownedSerialExecutor()
+        while let job = queue.next() { job.runSynchronously(on: me) }
+    }
+
+    func stop() {
+        queue.stop()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        queue.push(UnownedJob(job))
+    }
+
+    func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
+        queue.push(UnownedJob(job), atNanoseconds: JobQueue.deadline(instant, clock: clock))
+    }
+
+    func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
+        enqueue(job, at: clock.now.advanced(by: delay), tolerance: tolerance, clock: clock)
+    }
+
+    var isMainExecutor: Bool { true }
+
+    /// `MainActor.assumeIsolated` off the main thread is a bug: stop there, as the platform's does.
+    func checkIsolated() {
+        guard pthread_equal(mainThread, pthread_self()) != 0 else {
+            fatalError("main actor code ran off nookd's main thread")
+        }
+    }
+}
+
+/// nookd's executors, installed by `Nookd.main` before any task exists.
+enum NookdExecutors: ExecutorFactory {
+    static let mainExecutor: any MainExecutor = MainThreadExecutor()
+    /// As many threads as the cooperative pool would have (one per CPU), at least two; the
+    /// blocking work has threads of its own (`startThread`, `SerialWorker`).
+    static let defaultExecutor: any TaskExecutor = ThreadPoolExecutor(threads: max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+}

@@ -1,0 +1,42 @@
+import Foundation
+import NookTestTraits
+import Testing
+
+/// Issue 19: an idle nookd wakes only for its own timers. libdispatch's first worker thread
+/// arms a once-a-second timer that is never cancelled, so nookd runs Swift concurrency on
+/// executors of its own and starts no libdispatch thread at all (README.md, "Idle wake-ups").
+@Suite("Issue 19 idle wake-ups", .serialized, .ownThreads)
+struct IdleWakeupEndToEndTests {
+    /// Every thread of nookd is one it named itself (libdispatch's are `…default-qos`,
+    /// `…qos.overcommit`), before and after a card went through the screen; and the card's
+    /// dwell, a `Clock.sleep` on nookd's executor, still ends it.
+    @Test func issue19_noLibdispatchThreadsAndSleepsStillFire() throws {
+        let daemon = try DaemonProcess()
+        let pid = daemon.process.processIdentifier
+        #expect(Self.foreignThreads(of: pid) == [], "\(Self.threadNames(of: pid))")
+
+        // Bounded: a timer that never fires would otherwise hang the test, not fail it.
+        let waiter = try startNookctl(["enqueue", "--title", "Kettle", "--dwell", "0.3", "--wait"], socket: daemon.socket)
+        defer { if waiter.isRunning { waiter.terminate() } }
+        try eventually("the card's dwell to end it", timeout: 30) { !waiter.isRunning }
+        #expect(waiter.terminationStatus == 0)
+        let status = try nookctl(["status"], socket: daemon.socket)
+        #expect(status.output.contains("idle, 0 pending"), "\(status.output)")
+        #expect(Self.foreignThreads(of: pid) == [], "\(Self.threadNames(of: pid))")
+        #expect(daemon.stop().status == 0)
+    }
+
+    /// Names of the threads of `pid` that nookd did not name (it names its own `nookd.…`, and
+    /// the main thread is `nookd`).
+    static func foreignThreads(of pid: pid_t) -> [String] {
+        threadNames(of: pid).filter { $0 != "nookd" && !$0.hasPrefix("nookd.") && !$0.hasPrefix("nook.") }
+    }
+
+    static func threadNames(of pid: pid_t) -> [String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.compactMap { task in
+            (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .newlines)
+        }.sorted()
+    }
+}
