@@ -75,7 +75,8 @@ actor PresenceService {
             let lowest = unseen.map(\.priority).min()!
             unseen.remove(at: unseen.lastIndex { $0.priority == lowest }!)
         }
-        logger.info("presence: \(event.id) \"\(event.activity.title)\" ended unseen (nobody there)")
+        // Debug, not info: a long absence can see thousands; the digest says how many at info.
+        logger.debug("presence: \(event.id) \"\(event.activity.title)\" ended unseen (nobody there)")
     }
 
     /// The absence clock counts from now: dim, then dark.

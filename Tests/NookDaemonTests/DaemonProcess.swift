@@ -104,11 +104,20 @@ final class DaemonProcess {
         try client().request(Request(id: .number(1), operation: operation))
     }
 
-    /// SIGTERM, then waits; returns the exit status and how long the exit took.
+    /// SIGTERM, then waits; returns the exit status and how long the exit took. A nookd still
+    /// running 30 s later (N2 says 2) is a hang: the test fails naming where each of its
+    /// threads waits, and nookd is killed, rather than the whole run waiting forever.
     func stop() -> (status: Int32, seconds: Double) {
         guard process.isRunning else { return (process.terminationStatus, 0) }
         let start = Date()
-        kill(process.processIdentifier, SIGTERM)
+        let pid = process.processIdentifier
+        kill(pid, SIGTERM)
+        let deadline = start.addingTimeInterval(TestBounds.seconds(30))
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            Issue.record("nookd did not exit within 30 s of SIGTERM; its threads: \(threadStates(of: pid))\nits log ends: \(log.suffix(3000))")
+            kill(pid, SIGKILL)
+        }
         process.waitUntilExit()
         return (process.terminationStatus, Date().timeIntervalSince(start))
     }
@@ -125,6 +134,20 @@ final class DaemonProcess {
             process.waitUntilExit()
         }
     }
+}
+
+/// Each thread of `pid`: its name, the kernel function it sleeps in and, where readable (root),
+/// its kernel stack: what a hung process was waiting for.
+func threadStates(of pid: pid_t) -> String {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    return tasks.sorted().map { task in
+        let directory = "/proc/\(pid)/task/\(task)/"
+        func read(_ name: String) -> String {
+            ((try? String(contentsOfFile: directory + name, encoding: .utf8)) ?? "?").trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let stack = read("stack").split(separator: "\n").prefix(6).joined(separator: " < ")
+        return "\n  \(task) \(read("comm")): \(read("wchan")) [\(stack)]"
+    }.joined()
 }
 
 struct DaemonFailure: Error, CustomStringConvertible {
