@@ -28,7 +28,7 @@ final class DaemonScreen: Sendable {
         settings.rotation = Self.ledRotation(settings.rotation, size: display.mode.size)
         let renderer = PixelRenderer(size: display.mode.size.rotated(settings.rotation.inverse), scrollSpeed: scrollSpeed)
         let screen = PixelScreen(display: display, clock: clock, renderer: renderer, rotation: settings.rotation, home: Self.pixelHome(settings.home),
-                                 blankAfter: settings.blankAfter, localTime: { let now = LocalTime.now(); return (now.hour, now.minute, now.second) }, onWarning: onWarning)
+                                 blankAfter: settings.blankAfter, localTime: { let now = LocalTime.now(); return (now.hour, now.minute, Double(now.second) + Double(now.nanosecond) / 1e9) }, onWarning: onWarning)
         kind = .pixels(screen, renderer)
         pixelSettings = Locked(settings)
     }

@@ -1,19 +1,22 @@
 import NookActivities
 import NookProtocol
+import NookRender
 
 extension Daemon {
     /// Z1: ends the pending activities whose priority is configured to be suppressed, each
-    /// time quiet hours may have begun (a schedule boundary, at least once a minute in case the
-    /// wall clock was set). Claims below the minimum are held back by the arbiter's gate on
-    /// their own; this only ends the ones that are not to wait.
+    /// time quiet hours may have begun: at the start of every minute (schedule boundaries are
+    /// whole minutes, and the wall clock may have been set), and at a `quiet until` duration's
+    /// end. Claims below the minimum are held back by the arbiter's gate on their own; this only
+    /// ends the ones that are not to wait. The minute's start is the clock tick's instant, so
+    /// both are one wake (issue 19).
     func runQuietHours() async {
         while !Task.isCancelled {
             await endSuppressed()
             await brightness.withLock { $0 }?.setQuiet(quiet.isQuiet)
             let status = quiet.status()
-            var wait: Int64 = 60
-            if let until = status.until { wait = max(1, min(wait, until.seconds - QuietConfig.systemLocalTime().seconds)) }
-            do { try await clock.sleep(until: clock.now + .seconds(wait)) } catch { return }
+            var wait = LocalTime.now().untilNextMinute
+            if let until = status.until { wait = min(wait, .seconds(max(1, until.seconds - QuietConfig.systemLocalTime().seconds))) }
+            do { try await clock.sleep(until: clock.now + wait) } catch { return }
         }
     }
 

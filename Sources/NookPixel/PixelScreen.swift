@@ -11,7 +11,7 @@ public actor PixelScreen {
     private let display: any DisplayBackend
     private let clock: any NookClock
     public let renderer: PixelRenderer
-    private let localTime: @Sendable () -> (hour: Int, minute: Int, second: Int)
+    private let localTime: @Sendable () -> (hour: Int, minute: Int, second: Double)
     private let onWarning: @Sendable (String) -> Void
     public private(set) var home: PixelHome
     private var homeMinute: (hour: Int, minute: Int) = (-1, -1)
@@ -37,7 +37,7 @@ public actor PixelScreen {
     ///   is the display's size turned back (a 17x7 matrix turned 90° draws 7x17 frames).
     public init(display: any DisplayBackend, clock: any NookClock, renderer: PixelRenderer, rotation: Rotation = .none,
                 home: PixelHome = .clock, blankAfter: Duration? = nil,
-                localTime: @escaping @Sendable () -> (hour: Int, minute: Int, second: Int),
+                localTime: @escaping @Sendable () -> (hour: Int, minute: Int, second: Double),
                 onWarning: @escaping @Sendable (String) -> Void = { _ in }) {
         precondition(renderer.size.rotated(rotation) == display.mode.size,
                      "a \(renderer.size) renderer turned \(rotation) on a \(display.mode.size) display")
@@ -199,7 +199,8 @@ public actor PixelScreen {
     public func refreshHome() async -> Duration {
         let now = localTime()
         if card == nil, home == .clock, (now.hour, now.minute) != homeMinute { await drawHome() }
-        return .seconds(60 - min(59, now.second))
+        // A millisecond into the next minute, as nookd's other once-a-minute timers (issue 19).
+        return .seconds(60 - min(59.999, now.second)) + .milliseconds(1)
     }
 
     /// Keeps the home clock current until the task is cancelled.

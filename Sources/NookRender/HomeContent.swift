@@ -37,18 +37,33 @@ public struct LocalTime: Hashable, Sendable {
     public var day: Int
     /// 1 = January.
     public var month: Int
+    /// The part of the second gone by (0 where a test gives whole seconds).
+    public var nanosecond: Int
 
-    public init(hour: Int, minute: Int, second: Int = 0, weekday: Int, day: Int, month: Int) {
+    public init(hour: Int, minute: Int, second: Int = 0, weekday: Int, day: Int, month: Int, nanosecond: Int = 0) {
         (self.hour, self.minute, self.second, self.weekday, self.day, self.month) = (hour, minute, second, weekday, day, month)
+        self.nanosecond = nanosecond
     }
 
-    /// The system's local time (`localtime_r`, honouring `TZ` and `/etc/localtime`).
+    /// The system's local time (`clock_gettime` and `localtime_r`, honouring `TZ` and
+    /// `/etc/localtime`).
     public static func now() -> LocalTime {
-        var seconds = time(nil)
+        var wall = timespec()
+        clock_gettime(CLOCK_REALTIME, &wall)
+        var seconds = wall.tv_sec
         var parts = tm()
         localtime_r(&seconds, &parts)
         return LocalTime(hour: Int(parts.tm_hour), minute: Int(parts.tm_min), second: Int(parts.tm_sec),
-                         weekday: Int(parts.tm_wday), day: Int(parts.tm_mday), month: Int(parts.tm_mon) + 1)
+                         weekday: Int(parts.tm_wday), day: Int(parts.tm_mday), month: Int(parts.tm_mon) + 1,
+                         nanosecond: Int(wall.tv_nsec))
+    }
+
+    /// How long from this time until a millisecond into the next minute. Every once-a-minute
+    /// timer of nookd (the clock, quiet hours) sleeps this long, so they all fall due at one
+    /// instant and an idle nookd wakes once a minute, not once per timer (issue 19); the
+    /// millisecond keeps a wake that comes a hair early from finding the old minute.
+    public var untilNextMinute: Duration {
+        .seconds(60 - min(59, second)) - .nanoseconds(nanosecond) + .milliseconds(1)
     }
 
     var clockText: String {

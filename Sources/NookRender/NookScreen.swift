@@ -447,7 +447,7 @@ public actor NookScreen {
                 await presentComposed()
             }
         }
-        return .seconds(60 - min(59, now.second))
+        return now.untilNextMinute
     }
 
     /// Keeps the home clock current until the task is cancelled.

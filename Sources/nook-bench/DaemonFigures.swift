@@ -173,18 +173,31 @@ struct DaemonFigures {
         Double(statusField(pid: pid, "VmRSS:") ?? 0) / 1024
     }
 
-    /// Voluntary and involuntary context switches of every nookd thread over windows of
-    /// `seconds` idle, one round per window. Counted per thread: a thread that exits meanwhile
-    /// takes its count with it, a new one starts at zero.
-    func idleWakeupsPerSecond(pid: pid_t, seconds: Double, rounds count: Int) async -> Spread {
+    /// An idle nookd sampled every 25 ms for `minutes` minutes (one round per minute): how many
+    /// times a minute it woke (a sample in which any of its threads was switched in, after one
+    /// in which none was: the minute tick waking the main thread, a pool thread and pango's is
+    /// one wake), and its voluntary and involuntary context switches a second over the whole
+    /// time. Counted per thread: a thread that exits meanwhile takes its count with it, a new
+    /// one starts at zero.
+    func idleWakes(pid: pid_t, minutes: Int) -> (perMinute: Spread, switchesPerSecond: Double) {
         usleep(1_000_000)
-        return await rounds(count) {
-            let before = contextSwitches(pid: pid)
-            usleep(UInt32(seconds * 1_000_000))
-            let after = contextSwitches(pid: pid)
-            let switches = after.reduce(0) { total, thread in total + thread.value - (before[thread.key] ?? 0) }
-            return Double(switches) / seconds
+        var previous = contextSwitches(pid: pid)
+        var wasAwake = false
+        var switches = 0
+        var perMinute: [Double] = []
+        let start = ContinuousClock.now
+        for minute in 1...minutes {
+            var wakes = 0
+            while ContinuousClock.now < start + .seconds(60 * minute) {
+                usleep(25_000)
+                let counts = contextSwitches(pid: pid)
+                let grown = counts.reduce(0) { total, thread in total + max(0, thread.value - (previous[thread.key] ?? 0)) }
+                if grown > 0 && !wasAwake { wakes += 1 }
+                (wasAwake, previous, switches) = (grown > 0, counts, switches + grown)
+            }
+            perMinute.append(Double(wakes))
         }
+        return (Spread(rounds: perMinute), Double(switches) / Double(60 * minutes))
     }
 
     /// nookd's memory from `/proc/PID/smaps_rollup` (MiB): proportional set size (shared pages

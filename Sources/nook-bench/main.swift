@@ -57,8 +57,10 @@ func reportIdleDaemon(_ figures: DaemonFigures, socket: String) async throws {
             print("  resident \(mapping.name): \(mapping.rssKiB) KiB (\(mapping.dirtyKiB) dirty)")
         }
     }
-    // Windows of 20 s: the clock's minute tick falls in one of them at most.
-    report("daemon_idle_wakeups_per_s", await figures.idleWakeupsPerSecond(pid: pid, seconds: 20, rounds: 3))
+    // Three minutes, a round each: the clock's minute tick falls once in every one.
+    let wakes = figures.idleWakes(pid: pid, minutes: 3)
+    report("daemon_idle_wakes_per_min", wakes.perMinute)
+    report("daemon_idle_wakeups_per_s", wakes.switchesPerSecond)
     figures.stop(pid)
 }
 

@@ -18,6 +18,15 @@ final class RecordingDisplay: DisplayBackend {
 
 @Suite("L3 pixel screen on the injected clock")
 struct PixelScreenTests {
+    /// Issue 19: the LED clock sleeps until a millisecond into the next minute, as nookd's
+    /// other once-a-minute timers do, so they wake together.
+    @Test func issue19_theLEDClockSleepsUntilAMillisecondIntoTheNextMinute() async {
+        let screen = PixelScreen(display: RecordingDisplay(32, 8), clock: InstantClock(),
+                                 renderer: PixelRenderer(size: PixelSize(width: 32, height: 8)), localTime: { (9, 41, 12.3) })
+        let wait = await screen.refreshHome()
+        #expect(abs((wait - .milliseconds(47_701)) / .microseconds(1)) < 1, "\(wait)")
+    }
+
     /// The queue waits for its presenter before it counts a card's dwell: the LED screen must
     /// report each card it drew, or every card would wait for the queue's presenter timeout.
     @Test func q13_theLEDScreenReportsEachCardItDrewSoTheQueuePresents() async throws {

@@ -29,6 +29,20 @@ struct ScreenTests {
         #expect(NookScreen.Settings().home == .clock)
     }
 
+    /// Issue 19: the clock sleeps until a millisecond into the next minute, measured to the
+    /// nanosecond, so it and the quiet-hours check (which sleeps the same way) wake together.
+    @Test func issue19_theClockSleepsUntilAMillisecondIntoTheNextMinute() async {
+        let at = LocalTime(hour: 9, minute: 41, second: 12, weekday: 2, day: 24, month: 11, nanosecond: 300_000_000)
+        #expect(at.untilNextMinute == .milliseconds(47_701))
+        var late = at
+        (late.second, late.nanosecond) = (59, 999_999_999)
+        #expect(late.untilNextMinute == .nanoseconds(1_000_001))
+        let clock = InstantClock()
+        let screen = NookScreen(display: MockDisplay(size: PixelSize(width: 320, height: 170), clock: clock), clock: clock, localTime: { at })
+        #expect(await screen.refreshHome() == .milliseconds(47_701))
+        #expect(LocalTime.now().untilNextMinute <= .milliseconds(60_001))
+    }
+
     @Test func r4_theCardReplacesHomeForATakeoverAndHomeReturnsAfterwards() async throws {
         let clock = InstantClock()
         let display = MockDisplay(size: PixelSize(width: 1280, height: 400), clock: clock)
