@@ -44,6 +44,7 @@ extension Daemon {
     /// `status`'s `presence` member.
     func presenceStatus() async -> StatusAnswer.Presence? {
         guard let service = presence.withLock({ $0 }) else { return nil }
-        return StatusAnswer.Presence(state: await service.state.rawValue, unseen: await service.unseenCount)
+        let lastReturnMs = await service.lastReturn.map { $0.nookSeconds * 1000 }
+        return StatusAnswer.Presence(state: await service.state.rawValue, unseen: await service.unseenCount, lastReturnMs: lastReturnMs)
     }
 }

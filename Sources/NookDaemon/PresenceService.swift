@@ -39,6 +39,9 @@ actor PresenceService {
     private(set) var unseen: [NookActivity] = []
     /// How many ended unseen.
     private(set) var unseenCount = 0
+    /// How long the last return took, from hearing it to the panel lit and undimmed (the
+    /// `presence_to_home_ms` figure, less the input's own edge-to-wake time).
+    private(set) var lastReturn: Duration?
     private var timer: Task<Void, Never>?
     /// Digest cards shown: never themselves counted as missed.
     private var digests: Set<NookActivityID> = []
@@ -102,10 +105,12 @@ actor PresenceService {
     private func cameBack() async {
         let previous = state
         guard previous != .present else { return }
+        let heard = clock.now
         state = .present
         logger.info("presence: someone is back\(unseenCount == 0 ? "" : ", \(unseenCount) missed")")
         if previous == .away { await effects.dark(false) }
         await effects.dim(false)
+        lastReturn = clock.now - heard
         guard let digest = Self.digest(of: unseen, count: unseenCount, dwell: settings.digestDwell) else { return }
         unseen = []
         unseenCount = 0

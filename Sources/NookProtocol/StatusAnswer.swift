@@ -78,8 +78,13 @@ public struct StatusAnswer: NookAnswer {
         public var state: String
         /// Timed cards that ended while nobody was there, for the digest.
         public var unseen: Int
+        /// The last return (someone back after the display dimmed or went off): milliseconds
+        /// from nookd hearing it to the panel lit and the backlight up again (`lastReturnMs`).
+        public var lastReturnMs: Double?
 
-        public init(state: String, unseen: Int) { (self.state, self.unseen) = (state, unseen) }
+        public init(state: String, unseen: Int, lastReturnMs: Double? = nil) {
+            (self.state, self.unseen, self.lastReturnMs) = (state, unseen, lastReturnMs)
+        }
     }
 
     /// Z2: the brightness, with a `[brightness]` table.
@@ -189,7 +194,8 @@ public struct StatusAnswer: NookAnswer {
                 ])
             })),
             ("connections", .number(Double(connections))),
-            ("presence", presence.map { .object([("state", .string($0.state)), ("unseen", .number(Double($0.unseen)))]) } ?? .null),
+            ("presence", presence.map { .object([("state", .string($0.state)), ("unseen", .number(Double($0.unseen))),
+                                                 ("lastReturnMs", $0.lastReturnMs.map(JSONValue.number) ?? .null)]) } ?? .null),
             ("brightness", brightness.map { brightness in
                 .object([("state", .string(brightness.state)), ("level", .number(Double(brightness.level))),
                          ("maximum", .number(Double(brightness.maximum))), ("output", .string(brightness.output)),
@@ -237,7 +243,8 @@ public struct StatusAnswer: NookAnswer {
         }
         connections = try reader.requiredInt("connections")
         presence = try reader.object("presence").map { (presence) throws(ProtocolError) in
-            Presence(state: try presence.requiredString("state"), unseen: try presence.requiredInt("unseen"))
+            Presence(state: try presence.requiredString("state"), unseen: try presence.requiredInt("unseen"),
+                     lastReturnMs: try presence.number("lastReturnMs"))
         }
         brightness = try reader.object("brightness").map { (brightness) throws(ProtocolError) in
             Brightness(state: try brightness.requiredString("state"), level: try brightness.requiredInt("level"),

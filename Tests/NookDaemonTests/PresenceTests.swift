@@ -119,6 +119,23 @@ struct PresenceServiceTests {
         #expect(recorded.digests.count == 1)
     }
 
+    /// `presence_to_home_ms` from inside nookd: a return is timed from nookd hearing it until
+    /// the panel is lit and the backlight up again (here a DPMS-on taking 40 ms, the undim 10).
+    @Test func z3_aReturnIsTimedUntilThePanelIsLitAndUndimmed() async {
+        let clock = clock
+        let presence = PresenceService(settings: .init(dimAfter: .seconds(60), blankAfter: .seconds(300), digestDwell: .seconds(8)),
+                                       clock: clock, logger: Logger(label: "test"), effects: .init(
+                                           dim: { dim in if !dim { clock.advance(by: .milliseconds(10)) } },
+                                           dark: { dark in if !dark { clock.advance(by: .milliseconds(40)) } },
+                                           digest: { _ in }))
+        await presence.set(present: false)
+        #expect(await presence.lastReturn == nil)
+        await advance(to: 300, presence)
+        #expect(await presence.state == .away)
+        await presence.set(present: true)
+        #expect(await presence.lastReturn == .milliseconds(50))
+    }
+
     @Test func z3_aDigestOfManyListsFiveAndCountsTheRest() throws {
         let missed = (1...9).map { NookActivity(title: "Card \($0)") }
         let digest = try #require(PresenceService.digest(of: missed, dwell: .seconds(8)))

@@ -58,12 +58,13 @@ struct AnswerTests {
             ]),
             modules: [.init(name: "default", current: Self.card, phase: "presented", pending: 2, capacity: 256, suspended: true,
                             displayAvailable: false, parked: "engaged", blockedBy: Self.blocker)],
-            connections: 3, presence: .init(state: "dimmed", unseen: 2),
+            connections: 3, presence: .init(state: "dimmed", unseen: 2, lastReturnMs: 12.5),
             brightness: .init(state: "idle", level: 51, maximum: 255, output: "/sys/class/backlight/panel/brightness", lux: 12.5))
         #expect(try throughTheWire(full) == full)
         var frames = full
         frames.brightness = .init(state: "quiet", level: 5, maximum: 100, output: "frames")
-        #expect(try throughTheWire(frames) == frames, "no light sensor: no lux")
+        frames.presence = .init(state: "away", unseen: 0)
+        #expect(try throughTheWire(frames) == frames, "no light sensor: no lux; no return yet")
         let bare = StatusAnswer(foreground: nil, display: .init(backend: "mock", mode: "mock 1280x400@60.0Hz", rotation: 0, theme: "light", refreshHz: 60),
                                 home: "blank", engaged: false, inputs: [], gpio: nil,
                                 modules: [.init(name: "default", pending: 0, capacity: 256, suspended: false, displayAvailable: true)],

@@ -13,7 +13,7 @@ sim=/sys/kernel/config/gpio-sim/nook
 mkdir "$sim" "$sim/bank0"
 echo 8 > "$sim/bank0/num_lines"
 echo nook-sim > "$sim/bank0/label"
-for named in 0:NOOK_BUTTON 1:NOOK_HOVER 2:NOOK_DISMISS 3:NOOK_LID; do
+for named in 0:NOOK_BUTTON 1:NOOK_HOVER 2:NOOK_DISMISS 3:NOOK_LID 4:NOOK_PIR; do
   mkdir "$sim/bank0/line${named%%:*}"
   echo "${named#*:}" > "$sim/bank0/line${named%%:*}/name"
 done
@@ -232,4 +232,47 @@ if [ "$code" = 0 ] && gpioinfo "$(cat "$sim/bank0/chip_name")" | grep "NOOK_BUTT
 else
   fail "after SIGTERM: exit $code; $(gpioinfo | grep NOOK_BUTTON)"
 fi
+
+# Z3: presence from a PIR sensor's output on a line (high while it sees motion), a second nookd.
+# Nobody there: dimmed after 1 s, the display off after 2; a card that ends meanwhile is unseen;
+# motion: the display is on again and the digest shows. The figure is the PIR edge to the panel
+# lit and undimmed: the line's kernel edge timestamp to nookd hearing it, plus nookd's own time
+# from hearing it to the mock display unblanked (status: lastEdgeToWakeMs + lastReturnMs).
+cat > /tmp/presence.toml <<TOML
+[gpio.pir]
+line = "NOOK_PIR"
+role = "presence"
+bias = "pull-down"
+
+[presence]
+dim_after_s = 1
+blank_after_s = 2
+digest_dwell_s = 3
+TOML
+"$nookd" --config /tmp/presence.toml --display mock --socket "$socket" 2> "$results/nookd-presence.log" &
+daemon=$!
+for _ in $(seq 100); do [ -S "$socket" ] && ctl status > /dev/null 2>&1 && break; sleep 0.1; done
+for _ in $(seq 100); do status_line "presence: away" > /dev/null && break; sleep 0.1; done
+away=$(status_line "presence:")
+ctl enqueue --title "Parcel delivered" --dwell 0.3 > /dev/null
+for _ in $(seq 100); do status_line "presence: away .*1 unseen" > /dev/null && break; sleep 0.1; done
+unseen=$(status_line "presence:")
+pull 4 pull-up
+for _ in $(seq 100); do status_line 'showing "1 while you were away"' > /dev/null && break; sleep 0.1; done
+if echo "$away" | grep -q "away (nobody there, display off" && echo "$unseen" | grep -q "1 unseen" \
+   && status_line "presence: present" > /dev/null && status_line 'showing "1 while you were away"' > /dev/null; then
+  pass "Z3 I1 a PIR line low: dimmed, then the display off; a card ends unseen; motion on the line lights it and shows the digest"
+else
+  fail "presence: '$away' → '$unseen' → '$(status_line "presence:")'; $(status_line showing); $(grep presence "$results/nookd-presence.log" | tr '\n' '|')"
+fi
+json=$(ctl status --json)
+edge=$(echo "$json" | sed -n 's/.*"name":"pir"[^}]*"lastEdgeToWakeMs":\([0-9.]*\).*/\1/p')
+back=$(echo "$json" | sed -n 's/.*"lastReturnMs":\([0-9.]*\).*/\1/p')
+if [ -n "$edge" ] && [ -n "$back" ]; then
+  echo "note presence_to_home_ms (libgpiod $expect_libgpiod, debug nookd, TCG): $(awk "BEGIN { printf \"%.2f\", $edge + $back }") (edge to wake $edge, to the panel lit $back; mock display)"
+else
+  fail "presence_to_home_ms: no lastEdgeToWakeMs ('$edge') or lastReturnMs ('$back') in status"
+fi
+kill -TERM "$daemon"
+wait "$daemon"
 exit $status
