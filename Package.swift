@@ -139,7 +139,7 @@ let package = Package(
         // nookctl's own reading of `enqueue` command lines against ArgumentParser's.
         .testTarget(name: "NookctlTests", dependencies: ["nookctl", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // Hardware/ and udev/: the unit, rules, overlay and install script.
-        .testTarget(name: "NookHardwareTests"),
+        .testTarget(name: "NookHardwareTests", dependencies: ["NookTestTraits"]),
         .testTarget(name: "NookDaemonTests", dependencies: [
             "NookDaemon", "NookProtocol", "NookConfig", "NookActivities", "NookDisplay", "NookRender", "NookInput", "NookTestSupport", "NookTestTraits", "NookSystem",
             .product(name: "Logging", package: "swift-log"),

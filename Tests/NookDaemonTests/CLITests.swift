@@ -94,7 +94,7 @@ struct CLITests {
             (try daemon.request(.status))["modules"]?.items.first?["blockedBy"]?["title"] == .string("Door open")
         }
         #expect(try nookctl(["dismiss"], socket: socket).status == 0)
-        waiter.waitUntilExit()
+        waiter.waitForExit()
         #expect(waiter.terminationStatus == ExitCodes.dismissed)
 
         // Coalesced, cancelled and expired, while the queue is held.
@@ -102,19 +102,19 @@ struct CLITests {
         let first = try startNookctl(["enqueue", "--title", "Build 1", "--key", "build", "--wait"], socket: socket)
         try eventually("Build 1 pending") { (try daemon.request(.status))["modules"]?.items.first?["pending"] == .number(1) }
         #expect(try nookctl(["enqueue", "--title", "Build 2", "--key", "build"], socket: socket).status == 0)
-        first.waitUntilExit()
+        first.waitForExit()
         #expect(first.terminationStatus == ExitCodes.coalesced)
 
         let cancelled = try startNookctl(["enqueue", "--title", "Obsolete", "--id", "22222222-3333-4444-8555-666666666666", "--wait"], socket: socket)
         try eventually("Obsolete pending") { (try daemon.request(.status))["modules"]?.items.first?["pending"] == .number(2) }
         #expect(try nookctl(["cancel", "22222222-3333-4444-8555-666666666666"], socket: socket).status == 0)
-        cancelled.waitUntilExit()
+        cancelled.waitForExit()
         #expect(cancelled.terminationStatus == ExitCodes.cancelled)
 
         let expiring = try startNookctl(["enqueue", "--title", "Stale", "--expires-after", "0.2", "--wait"], socket: socket)
         usleep(400_000)
         try eventually("Stale to expire") { try nookctl(["list"], socket: socket).output.contains("Stale") == false }
-        expiring.waitUntilExit()
+        expiring.waitForExit()
         #expect(expiring.terminationStatus == ExitCodes.expired)
         #expect(daemon.stop().status == 0)
     }
@@ -196,7 +196,7 @@ struct AccessTests {
         process.standardError = error
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
+        process.waitForExit()
         let message = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationStatus == ExitCodes.refused, "\(message)")
         #expect(message.contains("uid 65534 is not allowed"))
@@ -214,7 +214,7 @@ struct AccessTests {
         #expect(try nookctl(["status"], socket: first.socket).status == 0, "the first still serves")
 
         kill(first.process.processIdentifier, SIGKILL)
-        first.process.waitUntilExit()
+        first.process.waitForExit()
         #expect(FileManager.default.fileExists(atPath: first.socket), "a killed daemon leaves its socket behind")
         let third = try DaemonProcess(scratch: scratch)
         #expect(third.log.contains("replacing stale socket"))

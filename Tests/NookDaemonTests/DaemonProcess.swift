@@ -1,6 +1,7 @@
 import Foundation
 import NookProtocol
 import NookTestSupport
+import NookTestTraits
 import Testing
 
 /// The repository root and the built executables (`swift build` builds them before the tests).
@@ -86,7 +87,7 @@ final class DaemonProcess {
     /// Starts nookd expecting it to refuse to start, and waits until it has exited.
     static func exited(scratch: Scratch = Scratch(), arguments: [String]) throws -> DaemonProcess {
         let daemon = try DaemonProcess(scratch: scratch, arguments: arguments, waitUntilReady: false)
-        daemon.process.waitUntilExit()
+        daemon.process.waitForExit()
         return daemon
     }
 
@@ -118,20 +119,20 @@ final class DaemonProcess {
             Issue.record("nookd did not exit within 30 s of SIGTERM; its threads: \(threadStates(of: pid))\nits log ends: \(log.suffix(3000))")
             kill(pid, SIGKILL)
         }
-        process.waitUntilExit()
+        process.waitForExit()
         return (process.terminationStatus, Date().timeIntervalSince(start))
     }
 
     /// SIGKILL: a crash at this instant, with no chance to clean up.
     func crash() {
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.waitForExit()
     }
 
     deinit {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.waitForExit()
         }
     }
 }
@@ -172,7 +173,7 @@ func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, 
     try process.run()
     let out = output.fileHandleForReading.readDataToEndOfFile()
     let err = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    process.waitForExit()
     return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
 }
 

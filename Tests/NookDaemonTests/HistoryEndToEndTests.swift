@@ -1,6 +1,7 @@
 import Foundation
 import NookActivities
 import NookProtocol
+import NookTestTraits
 import Testing
 
 /// U4 and U5 through nookd and nookctl: the history across restarts and kill -9, its queries,
@@ -135,7 +136,7 @@ struct HistoryEndToEndTests {
             (process.standardOutput, process.standardError) = (output, error)
             try process.run()
             let out = output.fileHandleForReading.readDataToEndOfFile(), err = error.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
+            process.waitForExit()
             return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
         }
         #expect(try nookctl(["suspend"], socket: socket).status == 0)

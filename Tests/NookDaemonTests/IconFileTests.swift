@@ -119,7 +119,7 @@ func nookctlWithin(_ seconds: Double, _ arguments: [String], socket: String) thr
     while process.isRunning && Date() < deadline { usleep(10_000) }
     if process.isRunning {
         process.terminate()
-        process.waitUntilExit()
+        process.waitForExit()
         throw DaemonFailure("nookctl \(arguments.joined(separator: " ")) did not finish within \(seconds) s")
     }
     let output = (try? String(contentsOfFile: scratchOut + ".out", encoding: .utf8)) ?? ""

@@ -43,7 +43,7 @@ struct Issue23QueueEndToEndTests {
         #expect(listed.contains("\"original\"") && !listed.contains("\"dup\""))
 
         #expect(daemon.stop().status == 0)
-        original.waitUntilExit()
+        original.waitForExit()
         #expect(original.terminationStatus != ExitCodes.rejected)
         daemon = try DaemonProcess(scratch: scratch, arguments: arguments)
         #expect(try nookctl(["list"], socket: daemon.socket).output.contains(id), "the original survives a clean restart")

@@ -83,7 +83,7 @@ struct DaemonLifecycleTests {
     @Test func n2_sigintStopsToo() throws {
         let daemon = try DaemonProcess()
         kill(daemon.process.processIdentifier, SIGINT)
-        daemon.process.waitUntilExit()
+        daemon.process.waitForExit()
         #expect(daemon.process.terminationStatus == 0)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import NookProtocol
+import NookTestTraits
 import Testing
 
 /// Debian's broker and clients the MQTT bridge's end-to-end tests use; installed by
@@ -45,7 +46,7 @@ enum MQTTTools {
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        process.waitForExit()
         killer.cancel()
         return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
     }
@@ -245,7 +246,7 @@ final class MQTTBridgeProcess {
     /// SIGKILL: a crash, with no chance to say goodbye.
     func crash() {
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.waitForExit()
     }
 
     deinit { stopProcess(process) }

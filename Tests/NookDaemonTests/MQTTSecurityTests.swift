@@ -86,20 +86,20 @@ struct MQTTSecurityTests {
         let good = Self.credentials(scratch, password: "secret")
         let plain = try MQTTBridgeProcess(broker: broker, socket: daemon.socket, scratch: scratch, device: "plain",
                                           extraConfig: "credentials = \"\(good)\"\n", waitUntilOnline: false)
-        plain.process.waitUntilExit()
+        plain.process.waitForExit()
         #expect(plain.process.terminationStatus == 1)
         #expect(plain.log.contains("refusing to send a user name and password") && plain.log.contains("mqtt.allow_plain_credentials"), "\(plain.log)")
 
         let open = Self.credentials(scratch, password: "secret", mode: 0o644)
         let readable = try MQTTBridgeProcess(broker: broker, socket: daemon.socket, scratch: scratch, device: "readable",
                                              extraConfig: "credentials = \"\(open)\"\nallow_plain_credentials = true\n", waitUntilOnline: false)
-        readable.process.waitUntilExit()
+        readable.process.waitForExit()
         #expect(readable.process.terminationStatus == 1)
         #expect(readable.log.contains("chmod 600"), "\(readable.log)")
 
         let typo = try MQTTBridgeProcess(broker: broker, socket: daemon.socket, scratch: scratch, device: "typo",
                                          extraConfig: "colour = \"red\"\n", waitUntilOnline: false)
-        typo.process.waitUntilExit()
+        typo.process.waitForExit()
         #expect(typo.process.terminationStatus == 1)
         #expect(typo.log.contains("mqtt.colour"), "\(typo.log)")
     }

@@ -135,7 +135,7 @@ struct NotifyBridgeTests {
         let waiting = try setup.bus.start(["notify-send", "--wait", "-t", "0", "Door open"])
         try eventually("the blocker on the glass") { try setup.daemon.activities()[0].current?.title == "Door open" }
         #expect(try nookctl(["dismiss"], socket: setup.daemon.socket).status == 0)
-        waiting.waitUntilExit()
+        waiting.waitForExit()
         #expect(waiting.terminationStatus == 0)
         try eventually("NotificationClosed(2, 2)") { setup.monitor.closeReasons(2) == ["uint32 2"] }
 
@@ -211,7 +211,7 @@ struct NotifyBridgeTests {
         let flood = (0..<300).map { number in
             try? setup.bus.start(["notify-send", "Flood \(number)"])
         }
-        for process in flood { process?.waitUntilExit() }
+        for process in flood { process?.waitForExit() }
         #expect(setup.bridge.process.isRunning)
         let activities = try setup.allActivities()
         #expect(activities.first?.title == "Holding the glass")
@@ -308,7 +308,7 @@ struct NotifySystemBusTests {
             (process.standardOutput, process.standardError) = (output, error)
             try process.run()
             let out = output.fileHandleForReading.readDataToEndOfFile(), err = error.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
+            process.waitForExit()
             return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
         }
 

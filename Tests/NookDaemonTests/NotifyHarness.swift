@@ -1,5 +1,6 @@
 import Foundation
 import NookProtocol
+import NookTestTraits
 import Testing
 
 /// The real clients and the bus the notification bridge's end-to-end tests use; installed by
@@ -55,7 +56,7 @@ final class PrivateBus {
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        process.waitForExit()
         killer.cancel()
         return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
     }
@@ -174,5 +175,5 @@ func stopProcess(_ process: Process) {
     let deadline = Date().addingTimeInterval(2)
     while process.isRunning, Date() < deadline { usleep(10_000) }
     if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    process.waitUntilExit()
+    process.waitForExit()
 }

@@ -14,7 +14,7 @@ struct StreamTests {
         let waiter = try startNookctl(["enqueue", "--title", "Long", "--dwell", "30", "--wait"], socket: daemon.socket)
         try eventually("the card presented") { (try daemon.request(.status))["modules"]?.items.first?["phase"] == .string("presented") }
         #expect(daemon.stop().status == 0)
-        waiter.waitUntilExit()
+        waiter.waitForExit()
         #expect(waiter.terminationStatus == ExitCodes.connectionLost, "16: accepted, then the connection was lost")
 
         // Never accepted: 3, nookd could not be reached.

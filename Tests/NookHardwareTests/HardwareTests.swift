@@ -1,4 +1,5 @@
 import Foundation
+import NookTestTraits
 import Testing
 
 let repository: String = {
@@ -15,7 +16,7 @@ func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, 
     process.standardError = pipe
     try process.run()
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    process.waitForExit()
     return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }
 

@@ -59,7 +59,7 @@ final class Bridge {
 
     /// Starts (or starts again) nookd on the mock display and waits until it listens.
     func startNookd() throws {
-        if nookd.isRunning { kill(nookd.processIdentifier, SIGKILL); nookd.waitUntilExit() }
+        if nookd.isRunning { kill(nookd.processIdentifier, SIGKILL); nookd.waitForExit() }
         nookd = Process()
         nookd.executableURL = URL(fileURLWithPath: Built.directory + "/nookd")
         nookd.arguments = ["--socket", socket, "--display", "mock", "--journal", "none", "--log-level", "warning"] + (nookdConfig.map { ["--config", $0] } ?? [])
@@ -90,7 +90,7 @@ final class Bridge {
     deinit {
         for process in [bridge, nookd] where process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.waitForExit()
         }
         try? FileManager.default.removeItem(atPath: directory)
     }
@@ -107,7 +107,7 @@ final class Child {
         try process.run()
     }
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitForExit() }
     }
 }
 
@@ -212,7 +212,7 @@ struct BridgeTests {
         // nookd goes away and a fresh one (home: the clock) takes its place; the client sends
         // nothing new, and the bridge still puts its glance back.
         kill(bridge.nookd.processIdentifier, SIGKILL)
-        bridge.nookd.waitUntilExit()
+        bridge.nookd.waitForExit()
         try client.send("widget_set s t {Still here, again}\n")
         #expect(client.readLines(1) == ["success"])
         try bridge.startNookd()
@@ -274,7 +274,7 @@ struct BridgeKeyTests {
         try client.send("hello\nclient_add_key -exclusively Escape\n")
         #expect(client.readLines(2).last == "success")
         kill(bridge.nookd.processIdentifier, SIGKILL)
-        bridge.nookd.waitUntilExit()
+        bridge.nookd.waitForExit()
         #expect(bridge.waitForLog("cannot follow nookd's inputs"), "\(bridge.log)")
         try bridge.startNookd()
         #expect(bridge.waitForLog("following nookd's inputs again"), "\(bridge.log)")
@@ -316,7 +316,7 @@ struct BridgeConfigTests {
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        process.waitForExit()
         #expect(process.terminationStatus != 0)
         #expect(text.contains("nook.toml:3") && text.contains("lcdproc.bind") && text.contains("allow_network"), "\(text)")
     }

@@ -1,6 +1,8 @@
 import Foundation
 import NookSystem
 import NookTestSupport
+import NookTestTraits
+import Testing
 
 /// A real LCDd 0.5.9 (Debian's `lcdproc` package) on a port of the test's choosing, with its
 /// `text` driver and a config in a scratch directory: the reference the transcript tests
@@ -61,7 +63,7 @@ final class LCDdReference {
 
     deinit {
         // SIGKILL: a test runner's thread may block SIGTERM, and the child inherits the mask.
-        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitForExit() }
         try? FileManager.default.removeItem(atPath: directory)
     }
 }

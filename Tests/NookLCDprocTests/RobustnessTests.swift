@@ -26,7 +26,7 @@ struct RobustnessTests {
         refused.standardError = errors
         refused.standardOutput = FileHandle.nullDevice
         try refused.run()
-        refused.waitUntilExit()
+        refused.waitForExit()
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(refused.terminationStatus == 64)
         #expect(message.contains("--allow-network"), "\(message)")

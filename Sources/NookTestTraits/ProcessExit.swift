@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+
+extension Process {
+    /// Waits until the process has exited and returns true, or, still running after `seconds`,
+    /// kills it (SIGKILL), records an issue naming it and returns false once it is gone or after
+    /// ten more seconds.
+    ///
+    /// Not `waitUntilExit()`: that spins the calling thread's RunLoop, whose timeout is a
+    /// libdispatch timer and whose early wake-up depends on which thread's run loop `Process`
+    /// noted. In the ThreadSanitizer pass a test's thread sat in that run loop's `ppoll` for
+    /// 20 minutes after its child (lcdexec, SIGKILLed) had been reaped, and CI ran out of time.
+    /// Foundation clears `isRunning` from its own monitoring thread; polling it needs neither.
+    @discardableResult
+    public func waitForExit(seconds: Double = 120, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        if waitWhileRunning(seconds: seconds) { return true }
+        let name = executableURL?.lastPathComponent ?? "a child process"
+        Issue.record("\(name) (pid \(processIdentifier)) still running after \(seconds) s: killed", sourceLocation: sourceLocation)
+        kill(processIdentifier, SIGKILL)
+        _ = waitWhileRunning(seconds: 10)
+        return false
+    }
+
+    private func waitWhileRunning(seconds: Double) -> Bool {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let deadline = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 + seconds
+        while isRunning {
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            if Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 >= deadline { return false }
+            usleep(2_000)
+        }
+        return true
+    }
+}
