@@ -281,6 +281,7 @@ struct DaemonFigures {
         // largest: one card before the samples.
         var samples: [Double] = []
         var faults: [Double] = []
+        var switches: [(Int, Int)] = []
         for index in -1..<100 {
             var activity = NookActivity(title: "Build \(index) finished", subtitle: "Debug · 12.4s", systemImage: "hammer",
                                         tint: .named(.green), dwell: .milliseconds(5))
@@ -303,9 +304,18 @@ struct DaemonFigures {
             if index >= 0 {
                 samples.append((presented.at! - start).nookSeconds * 1000)
                 faults.append(Double(after.ru_minflt - before.ru_minflt))
+                switches.append((after.ru_nvcsw - before.ru_nvcsw, after.ru_nivcsw - before.ru_nivcsw))
             }
         }
         stack.stop()
+        if getenv("NOOK_BENCH_VERBOSE") != nil {
+            // The slowest cards beside their page faults and the process's context switches
+            // (voluntary: hops between threads; involuntary: a core taken by something else).
+            let slowest = samples.indices.sorted { samples[$0] > samples[$1] }.prefix(4)
+            print("first-frame slowest (card: ms, faults, switches vol/invol):", slowest.map {
+                "\($0): \((samples[$0] * 100).rounded() / 100), \(Int(faults[$0])), \(switches[$0].0)/\(switches[$0].1)"
+            }, "median switches vol", median(switches.map { Double($0.0) }))
+        }
         samples.sort()
         if getenv("NOOK_BENCH_VERBOSE") != nil { print("first-frame samples (ms):", samples.map { (($0 * 100).rounded() / 100) }) }
         // Page faults from enqueue to the first frame (the whole process: the queue, the screen
