@@ -131,19 +131,13 @@ final class JobQueue: @unchecked Sendable {
     }
 }
 
-/// The global executor of nookd's tasks: a few pthreads sharing one `JobQueue`.
-final class ThreadPoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable {
-    private let queue = JobQueue()
+/// An executor whose jobs, and timed jobs at their deadlines, wait in a `JobQueue`: nookd's pool
+/// and its main thread.
+protocol JobQueueExecutor: SchedulingExecutor {
+    var queue: JobQueue { get }
+}
 
-    init(threads: Int) {
-        for index in 0..<threads {
-            startThread(named: "nookd.pool\(index)") { [self] in
-                let me = asUnownedTaskExecutor()
-                while let job = queue.next() { job.runSynchronously(on: me) }
-            }
-        }
-    }
-
+extension JobQueueExecutor {
     func enqueue(_ job: consuming ExecutorJob) {
         queue.push(UnownedJob(job))
     }
@@ -157,9 +151,23 @@ final class ThreadPoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sen
     }
 }
 
+/// The global executor of nookd's tasks: a few pthreads sharing one `JobQueue`.
+final class ThreadPoolExecutor: TaskExecutor, JobQueueExecutor, @unchecked Sendable {
+    let queue = JobQueue()
+
+    init(threads: Int) {
+        for index in 0..<threads {
+            startThread(named: "nookd.pool\(index)") { [self] in
+                let me = asUnownedTaskExecutor()
+                while let job = queue.next() { job.runSynchronously(on: me) }
+            }
+        }
+    }
+}
+
 /// The main actor's executor: runs on the thread that calls `run()`, nookd's main thread.
-final class MainThreadExecutor: MainExecutor, SchedulingExecutor, @unchecked Sendable {
-    private let queue = JobQueue()
+final class MainThreadExecutor: MainExecutor, JobQueueExecutor, @unchecked Sendable {
+    let queue = JobQueue()
     /// The thread that made it (`Nookd.main`, through `NookdExecutors`), which calls `run()`.
     private let mainThread = pthread_self()
 
@@ -170,18 +178,6 @@ final class MainThreadExecutor: MainExecutor, SchedulingExecutor, @unchecked Sen
 
     func stop() {
         queue.stop()
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        queue.push(UnownedJob(job))
-    }
-
-    func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
-        queue.push(UnownedJob(job), atNanoseconds: JobQueue.deadline(instant, clock: clock))
-    }
-
-    func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
-        enqueue(job, at: clock.now.advanced(by: delay), tolerance: tolerance, clock: clock)
     }
 
     var isMainExecutor: Bool { true }
