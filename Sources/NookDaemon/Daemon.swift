@@ -157,8 +157,14 @@ public final class Daemon: Sendable {
         }
         if handlingSignals {
             // Before the socket exists: a client (or systemd) that sees nookd ready can stop it.
-            let signals = SignalWatcher(logger: logger, stop: { [weak self] in self?.requestStop() },
-                                        reload: { [weak self] in Task { await self?.reload() } })
+            let signals: SignalWatcher
+            do {
+                signals = try SignalWatcher(logger: logger, stop: { [weak self] in self?.requestStop() },
+                                            reload: { [weak self] in Task { await self?.reload() } })
+            } catch {
+                await services.stopAll()
+                throw error
+            }
             services.started("signal handling") { signals.cancel() }
         }
         for module in modules {

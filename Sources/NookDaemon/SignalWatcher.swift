@@ -10,9 +10,10 @@ import Synchronization
 final class SignalWatcher: Sendable {
     private let id: Int
 
-    init(logger: Logger, stop: @escaping @Sendable () -> Void, reload: @escaping @Sendable () -> Void) {
+    /// Throws if the relay's pipe cannot be made (no descriptor left: `RLIMIT_NOFILE`).
+    init(logger: Logger, stop: @escaping @Sendable () -> Void, reload: @escaping @Sendable () -> Void) throws(DaemonError) {
         let stops = Counter()
-        id = SignalRelay.watch { number in
+        id = try SignalRelay.watch { number in
             if number == SIGHUP {
                 reload()
                 return
@@ -45,11 +46,13 @@ private enum SignalRelay {
     /// The pipe's write end, read by the handler (an atomic load is async-signal-safe).
     static let writeEnd = Atomic<Int32>(-1)
 
-    /// Made once, on the first `watch`.
-    static let installed: Void = {
+    /// Made once, on the first `watch`; the reason, if the pipe could not be made (the signals
+    /// then keep their default disposition, and the daemon does not start).
+    static let installed: DaemonError? = {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else {
-            fatalError("pipe (signal relay): \(String(cString: strerror(errno)))")
+            let code = errno
+            return DaemonError("cannot handle signals: 'pipe' failed for the signal relay: (\(code)) \(String(cString: strerror(code)))")
         }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         // The handler must never block: a full pipe already holds a wake-up.
@@ -77,10 +80,11 @@ private enum SignalRelay {
             action.sa_flags = SA_RESTART
             sigaction(number, &action, nil)
         }
+        return nil
     }()
 
-    static func watch(_ handler: @escaping @Sendable (Int32) -> Void) -> Int {
-        installed
+    static func watch(_ handler: @escaping @Sendable (Int32) -> Void) throws(DaemonError) -> Int {
+        if let failure = installed { throw failure }
         let id = nextID.add(1, ordering: .relaxed).newValue
         watchers.withLock { $0[id] = handler }
         return id

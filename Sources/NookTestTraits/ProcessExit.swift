@@ -13,15 +13,18 @@ extension Process {
     /// Foundation clears `isRunning` from its own monitoring thread; polling it needs neither.
     @discardableResult
     public func waitForExit(seconds: Double = 120, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
-        if waitWhileRunning(seconds: seconds) { return true }
+        if exited(within: seconds) { return true }
         let name = executableURL?.lastPathComponent ?? "a child process"
         Issue.record("\(name) (pid \(processIdentifier)) still running after \(seconds) s: killed", sourceLocation: sourceLocation)
         kill(processIdentifier, SIGKILL)
-        _ = waitWhileRunning(seconds: 10)
+        _ = exited(within: 10)
         return false
     }
 
-    private func waitWhileRunning(seconds: Double) -> Bool {
+    /// Waits up to `seconds` for the process to exit: true if it did, false if it still runs
+    /// (for a child that may rightly keep running; ``waitForExit(seconds:sourceLocation:)``
+    /// calls a child still running a failure).
+    public func exited(within seconds: Double) -> Bool {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let deadline = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 + seconds

@@ -1,6 +1,7 @@
 import Foundation
 import NookActivities
 import NookProtocol
+import NookTestSupport
 import NookTestTraits
 import Testing
 
@@ -51,6 +52,43 @@ struct ResourceLimitTests {
         #expect(error.message.contains("16 connections"), "\(error)")
         #expect(idle.count == 16)
         #expect(daemon.stop().status == 0)
+    }
+
+    /// Every open-file limit too small to start nookd ends it with an error naming the call
+    /// that failed, never a crash; the signal relay's pipe was a `fatalError` (SIGILL at 4).
+    @Test func n1_aDescriptorLimitTooSmallToStartIsAnErrorNotACrash() throws {
+        let scratch = Scratch()
+        var relayFailure = false
+        for limit in 3...16 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+            process.arguments = ["--nofile=\(limit):\(limit)", "--", Built.nookd, "--display", "mock",
+                                 "--socket", scratch.path + "/nookd-\(limit).sock", "--journal", "none"]
+            let errors = scratch.path + "/stderr-\(limit)"
+            _ = FileManager.default.createFile(atPath: errors, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            // A limit that is enough: nookd serves (its socket is there) until it is told to stop.
+            let socket = scratch.path + "/nookd-\(limit).sock"
+            let deadline = Date().addingTimeInterval(TestBounds.seconds(20))
+            while !process.exited(within: 0.02) {
+                let started = FileManager.default.fileExists(atPath: socket)
+                if !started && Date() > deadline { Issue.record("limit \(limit): nookd neither served nor ended") }
+                if started || Date() > deadline {
+                    process.terminate()
+                    process.waitForExit()
+                }
+            }
+            let text = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+            #expect(process.terminationReason == .exit, "limit \(limit): nookd died of signal \(process.terminationStatus): \(text.suffix(300))")
+            if process.terminationStatus != 0 {
+                #expect(text.contains("failed") || text.contains("error while loading shared libraries"),
+                        "limit \(limit): exit \(process.terminationStatus) without naming the failure: \(text.suffix(300))")
+            }
+            relayFailure = relayFailure || text.contains("'pipe' failed for the signal relay: (24)")
+        }
+        #expect(relayFailure, "some limit left no descriptor for the signal relay's pipe")
     }
 
     @Test func d3_theMockKeepsOnlyTheNewestFrameFiles() throws {
