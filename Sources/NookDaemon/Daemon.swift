@@ -80,6 +80,9 @@ public final class Daemon: Sendable {
                 logger: Logger, clock: any NookClock = NookSystemClock()) throws(DaemonError) {
         self.logger = logger
         self.clock = clock
+        // An id for every enqueue that brings none: 4 KiB of randomness per getrandom(2) call,
+        // not 8 bytes (see IDRandomness).
+        IDRandomness.install(fill: SystemRandom.fill)
         self.configPath = configPath
         self.overrides = overrides
         modules = config.modules

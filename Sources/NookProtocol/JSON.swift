@@ -264,11 +264,11 @@ private struct Parser {
                 if text.isEmpty, runStart == start {
                     // No escape: the string is its one run, made straight from the bytes.
                     let run = bytes[runStart..<position]
-                    guard run.allSatisfy({ $0 < 0x80 }) || String(validating: run, as: UTF8.self) != nil else {
-                        throw JSONError(offset: runStart, message: "invalid UTF-8 in a string")
-                    }
+                    // Validated once: the string made while checking is the one returned.
+                    let string = run.allSatisfy({ $0 < 0x80 }) ? String(decoding: run, as: UTF8.self) : String(validating: run, as: UTF8.self)
+                    guard let string else { throw JSONError(offset: runStart, message: "invalid UTF-8 in a string") }
                     position += 1
-                    return String(decoding: run, as: UTF8.self)
+                    return string
                 }
                 try flushRun(self, into: &text)
                 position += 1

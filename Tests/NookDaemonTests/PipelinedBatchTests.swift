@@ -55,4 +55,39 @@ struct PipelinedBatchTests {
         #expect(!titles.contains("Elsewhere") && !titles.contains("Bad icon"))
         #expect(daemon.stop().status == 0)
     }
+
+    /// A read holding more enqueues than go to the queue in one call (64): the runs it is cut
+    /// into change nothing a client sees. An id sent again within a run and across the cut is
+    /// refused as it is when each line is handled on its own, and every other card is queued,
+    /// in order, each with the id it was sent with.
+    @Test func c1_aReadOfMoreEnqueuesThanOneQueueCallTakesIsAnsweredAsLineByLine() throws {
+        let daemon = try DaemonProcess()
+        let client = try daemon.client()
+        let cards = (0..<200).map { NookActivity(title: "Card \($0)", dwell: .seconds(30)) }
+        var sent = cards
+        sent[10] = cards[5]    // the same id again within the first run
+        sent[70] = cards[20]   // and in the second run, 50 lines after the first
+        let refused: Set<Int> = [10, 70]
+        let lines = sent.enumerated().map { index, card in
+            Request(id: .number(Double(index)), operation: .enqueue(card, module: nil, wait: false)).encoded()
+        }
+        try client.sendRaw(Array((lines.joined(separator: "\n") + "\n").utf8))
+        for index in sent.indices {
+            let line = try #require(try client.readLine())
+            switch try ResponseLine.decode(line) {
+            case .success(let id, let result):
+                #expect(id == .number(Double(index)) && !refused.contains(index), "line \(index): \(line)")
+                #expect(result["id"]?.text == sent[index].id.description)
+            case .failure(let id, let error):
+                #expect(id == .number(Double(index)) && refused.contains(index), "line \(index): \(error)")
+                #expect(error.field == "activity.id" && error.message.contains("already queued or on screen in module"), "\(error)")
+            case .event: Issue.record("an event nobody asked for")
+            }
+        }
+        let list = try daemon.request(.list(module: nil))
+        let module = try #require(list["modules"]?.items.first)
+        let ids = ([module["current"]].compactMap { $0 } + (module["pending"]?.items ?? [])).compactMap { $0["id"]?.text }
+        #expect(ids == sent.indices.filter { !refused.contains($0) }.map { sent[$0].id.description })
+        #expect(daemon.stop().status == 0)
+    }
 }
