@@ -6,6 +6,10 @@
 /// were 9% of its time; it installs a bulk source (`NookSystem.SystemRandom.fill`, one call per
 /// 4 KiB), and ids are then handed out of a ``RandomWordPool`` under a lock. The bytes come from
 /// the kernel's generator either way; only how many are fetched per call changes.
+///
+/// The pool is memory of the process: a child made by `fork()` without `exec` would hand out
+/// the parent's next ids (nookd starts hooks with `posix_spawn`, which execs at once). The fill
+/// runs under the pool's lock, so it must not make ids itself.
 public enum IDRandomness {
     private static let pool = Locked<RandomWordPool?>(nil)
 

@@ -68,15 +68,24 @@ public struct NookActivityID: Hashable, Sendable, Codable, CustomStringConvertib
     /// The hash that sets and dictionaries of ids use. An enqueue goes through a dozen of them
     /// (the queue's index, the ids being enqueued, history, recall), and the standard
     /// library's SipHash of two words (its seeding and finalisation) was 9% of nookd's time
-    /// under a flood of enqueues. This is one 64×64→128-bit multiply of the two words, keyed by
-    /// the table's seed (which the standard library draws at random per process), as the
-    /// multiply-mix hashes of hash tables do: clients choose ids, so the table's seed, which
-    /// they cannot see, stays in the mix, and every queue and table it protects is bounded.
+    /// under a flood of enqueues. This is one 64×64→128-bit multiply of the two words, as the
+    /// multiply-mix hashes of hash tables do, keyed by a secret drawn at random once per process
+    /// and by the table's seed. Clients choose ids, and the table's seed alone is not secret
+    /// (the standard library derives it from the table's address; SipHash adds its own per-process
+    /// secret, which this override bypasses), so the secret is what keeps a client from computing
+    /// ids that all land in one bucket. `==` compares the same two words, as a hash must.
     public func _rawHashValue(seed: Int) -> Int {
-        let key = UInt64(UInt(bitPattern: seed))
-        let product = (high ^ key ^ 0x9E37_79B9_7F4A_7C15).multipliedFullWidth(by: low ^ (key &* 0xD6E8_FEB8_6659_FD93) ^ 0xA076_1D64_78BD_642F)
+        let table = UInt64(UInt(bitPattern: seed))
+        let (first, second) = Self.hashSecret
+        let product = (high ^ first ^ table).multipliedFullWidth(by: low ^ (second &+ table &* 0x9E37_79B9_7F4A_7C15))
         return Int(truncatingIfNeeded: product.high ^ product.low)
     }
+
+    /// Drawn once, on first use, from the system's random source.
+    private static let hashSecret: (UInt64, UInt64) = {
+        var system = SystemRandomNumberGenerator()
+        return (system.next(), system.next())
+    }()
 
     public var description: String {
         // Written nibble by nibble into one buffer: ids are formatted for every answer and event.

@@ -20,7 +20,8 @@ extension Daemon {
             if case .success(let request) = decoded, case .enqueue(let activity, let module, false) = request.operation {
                 if !run.isEmpty, module != runModule || runIDs.contains(activity.id) || run.count == Self.longestRun {
                     await enqueueRun(run, module: runModule, on: connection)
-                    (run, runIDs) = ([], [])
+                    run.removeAll(keepingCapacity: true)
+                    runIDs.removeAll(keepingCapacity: true)
                 }
                 runModule = module
                 run.append((request, activity))
@@ -29,7 +30,8 @@ extension Daemon {
             }
             if !run.isEmpty {
                 await enqueueRun(run, module: runModule, on: connection)
-                (run, runIDs) = ([], [])
+                run.removeAll(keepingCapacity: true)
+                runIDs.removeAll(keepingCapacity: true)
             }
             // Held again after a request that streamed (and released) mid-batch.
             connection.holdOutput()

@@ -22,7 +22,7 @@ public enum ActivityPayload {
             }
         }
         let id = try reader.string("id").map { (text) throws(ProtocolError) in try parsed(.id, ActivityFieldValue.id(text)) }
-        // A fresh id only when the client sent none: drawing one costs a getrandom(2) call.
+        // A fresh id only when the client sent none: drawing one costs randomness (IDRandomness).
         var activity = NookActivity(id: id ?? NookActivityID(), title: title)
         activity.subtitle = try reader.string("subtitle")
         activity.systemImage = try reader.string("icon")

@@ -41,11 +41,28 @@ struct ActivityIDRandomnessTests {
         #expect(source.calls.load(ordering: .relaxed) == 2)
     }
 
-    @Test func q1_freshIdsAreDistinctWithTheSystemSourceInstalled() {
-        // nookd installs a bulk source; whichever is installed now, ids stay distinct.
-        let ids = (0..<10_000).map { _ in NookActivityID() }
-        #expect(Set(ids).count == ids.count)
+    @Test func q1_freshIdsDrawnFromAnInstalledPoolStayDistinctWhileItIsInstalledAgain() async {
+        // A bulk source as nookd's, random, that counts its calls. Other tests draw ids from the
+        // same process-wide pool meanwhile: they only add calls and use up words.
+        let calls = Atomic<Int>(0)
+        let fill: RandomWordPool.Fill = { buffer in
+            calls.add(1, ordering: .relaxed)
+            var system = SystemRandomNumberGenerator()
+            for offset in stride(from: 0, to: buffer.count, by: 8) { buffer.storeBytes(of: system.next(), toByteOffset: offset, as: UInt64.self) }
+        }
+        IDRandomness.install(fill: fill)
+        let ids = await withTaskGroup(of: [NookActivityID].self) { group in
+            for _ in 0..<4 { group.addTask { (0..<2_000).map { _ in NookActivityID() } } }
+            group.addTask {
+                for _ in 0..<10 { IDRandomness.install(fill: fill) }
+                return []
+            }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(ids.count == 8_000 && Set(ids).count == 8_000, "no id twice, however the installs fell")
         #expect(Set(ids.map { Array($0.description)[14] }) == ["4"])
+        // 8,000 ids are 16,000 words: at least 31 fills of 512 once the last install is done.
+        #expect(calls.load(ordering: .relaxed) >= 16, "the ids came from the installed fill")
     }
 
     @Test func q1_theHashOfAnIdIsKeyedByTheTablesSeedAndSpreadsNeighbouringIds() {

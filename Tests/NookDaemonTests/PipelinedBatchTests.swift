@@ -57,37 +57,57 @@ struct PipelinedBatchTests {
     }
 
     /// A read holding more enqueues than go to the queue in one call (64): the runs it is cut
-    /// into change nothing a client sees. An id sent again within a run and across the cut is
-    /// refused as it is when each line is handled on its own, and every other card is queued,
-    /// in order, each with the id it was sent with.
+    /// into change nothing a client sees. An id sent again within a run, right at the first cut
+    /// (line 64 repeats line 3) and later, a `list` between enqueues and an enqueue for an
+    /// unknown module are each answered as when every line is handled on its own, in order, and
+    /// every other card is queued, in order, with the id it was sent with.
     @Test func c1_aReadOfMoreEnqueuesThanOneQueueCallTakesIsAnsweredAsLineByLine() throws {
         let daemon = try DaemonProcess()
         let client = try daemon.client()
         let cards = (0..<200).map { NookActivity(title: "Card \($0)", dwell: .seconds(30)) }
         var sent = cards
         sent[10] = cards[5]    // the same id again within the first run
-        sent[70] = cards[20]   // and in the second run, 50 lines after the first
-        let refused: Set<Int> = [10, 70]
+        sent[64] = cards[3]    // the first line after the first cut repeats one before it
+        sent[100] = cards[70]  // and one 30 lines later
+        let refused: Set<Int> = [10, 64, 100]
+        let (listLine, otherModule) = (128, 192)
         let lines = sent.enumerated().map { index, card in
-            Request(id: .number(Double(index)), operation: .enqueue(card, module: nil, wait: false)).encoded()
+            switch index {
+            case listLine: Request(id: .number(Double(index)), operation: .list(module: nil)).encoded()
+            case otherModule: Request(id: .number(Double(index)), operation: .enqueue(card, module: "nope", wait: false)).encoded()
+            default: Request(id: .number(Double(index)), operation: .enqueue(card, module: nil, wait: false)).encoded()
+            }
         }
         try client.sendRaw(Array((lines.joined(separator: "\n") + "\n").utf8))
         for index in sent.indices {
             let line = try #require(try client.readLine())
             switch try ResponseLine.decode(line) {
             case .success(let id, let result):
-                #expect(id == .number(Double(index)) && !refused.contains(index), "line \(index): \(line)")
-                #expect(result["id"]?.text == sent[index].id.description)
+                #expect(id == .number(Double(index)) && !refused.contains(index) && index != otherModule, "line \(index): \(line)")
+                if index == listLine {
+                    // What was queued before it, and nothing after: the runs before it went first.
+                    let pending = result["modules"]?.items.first?["pending"]?.items.count ?? -1
+                    let current = result["modules"]?.items.first?["current"] == .null ? 0 : 1
+                    #expect(pending + current == listLine - refused.count, "\(line)")
+                } else {
+                    #expect(result["id"]?.text == sent[index].id.description)
+                }
             case .failure(let id, let error):
-                #expect(id == .number(Double(index)) && refused.contains(index), "line \(index): \(error)")
-                #expect(error.field == "activity.id" && error.message.contains("already queued or on screen in module"), "\(error)")
+                #expect(id == .number(Double(index)), "line \(index): \(error)")
+                if index == otherModule {
+                    #expect(error.code == .unknownModule, "\(error)")
+                } else {
+                    #expect(refused.contains(index) && error.field == "activity.id"
+                            && error.message.contains("already queued or on screen in module"), "line \(index): \(error)")
+                }
             case .event: Issue.record("an event nobody asked for")
             }
         }
         let list = try daemon.request(.list(module: nil))
         let module = try #require(list["modules"]?.items.first)
         let ids = ([module["current"]].compactMap { $0 } + (module["pending"]?.items ?? [])).compactMap { $0["id"]?.text }
-        #expect(ids == sent.indices.filter { !refused.contains($0) }.map { sent[$0].id.description })
+        let queued = sent.indices.filter { !refused.contains($0) && $0 != listLine && $0 != otherModule }
+        #expect(ids == queued.map { sent[$0].id.description })
         #expect(daemon.stop().status == 0)
     }
 }
