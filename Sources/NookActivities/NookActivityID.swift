@@ -75,10 +75,20 @@ public struct NookActivityID: Hashable, Sendable, Codable, CustomStringConvertib
     /// secret, which this override bypasses), so the secret is what keeps a client from computing
     /// ids that all land in one bucket. `==` compares the same two words, as a hash must.
     public func _rawHashValue(seed: Int) -> Int {
-        let table = UInt64(UInt(bitPattern: seed))
-        let (first, second) = Self.hashSecret
-        let product = (high ^ first ^ table).multipliedFullWidth(by: low ^ (second &+ table &* 0x9E37_79B9_7F4A_7C15))
-        return Int(truncatingIfNeeded: product.high ^ product.low)
+        Self.hash(high: high, low: low, secret: Self.hashSecret, table: UInt64(UInt(bitPattern: seed)))
+    }
+
+    /// ``_rawHashValue(seed:)`` under a given secret (tests try many).
+    static func hash(high: UInt64, low: UInt64, secret: (UInt64, UInt64), table: UInt64) -> Int {
+        let product = (high ^ secret.0 ^ table).multipliedFullWidth(by: low ^ (secret.1 &+ table &* 0x9E37_79B9_7F4A_7C15))
+        // The product's low bits depend only on the factors' low bits, and its high bits change
+        // slowly with ids counted 1, 2, 3…: a finaliser (MurmurHash3's) spreads both over the
+        // bits a table takes its bucket from (without it, ids counted through left buckets
+        // empty under some secrets).
+        var mixed = product.high ^ product.low
+        mixed = (mixed ^ (mixed >> 33)) &* 0xFF51_AFD7_ED55_8CCD
+        mixed = (mixed ^ (mixed >> 33)) &* 0xC4CE_B9FE_1A85_EC53
+        return Int(truncatingIfNeeded: mixed ^ (mixed >> 33))
     }
 
     /// Drawn once, on first use, from the system's random source.

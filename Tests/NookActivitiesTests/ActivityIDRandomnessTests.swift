@@ -1,4 +1,4 @@
-import NookActivities
+@testable import NookActivities
 import Synchronization
 import Testing
 
@@ -70,14 +70,22 @@ struct ActivityIDRandomnessTests {
         let same = NookActivityID(id.description)!
         #expect(id._rawHashValue(seed: 42) == same._rawHashValue(seed: 42), "equal ids hash alike")
         #expect(id._rawHashValue(seed: 42) != id._rawHashValue(seed: 43), "the seed is in the hash")
-        // Ids a client could count through (one bit apart, or 1, 2, 3…) land in every bucket of
-        // a table of 256 about evenly: none gets more than four times its share.
-        var buckets = [Int](repeating: 0, count: 256)
-        for number in 0..<25_600 {
-            let counted = NookActivityID(high: 0x4000, low: 0x8000_0000_0000_0000 | UInt64(number))
-            buckets[counted._rawHashValue(seed: 7) & 255] += 1
+        // Ids a client could count through (1, 2, 3… in either word) land in every bucket of a
+        // table of 256 about evenly, under every secret tried (each process draws its own):
+        // none gets twice its share.
+        var keys = SystemRandomNumberGenerator()
+        for _ in 0..<48 {
+            let secret = (keys.next() as UInt64, keys.next() as UInt64)
+            let table = keys.next() as UInt64
+            for countsLow in [true, false] {
+                var buckets = [Int](repeating: 0, count: 256)
+                for number in UInt64(0)..<25_600 {
+                    let (high, low) = countsLow ? (UInt64(0x4000), 0x8000_0000_0000_0000 | number) : (0x4000 | number << 16, UInt64(0x8000_0000_0000_0000))
+                    buckets[NookActivityID.hash(high: high, low: low, secret: secret, table: table) & 255] += 1
+                }
+                #expect(buckets.max()! <= 200 && buckets.min()! >= 40, "secret \(secret): \(buckets.min()!)…\(buckets.max()!)")
+            }
         }
-        #expect(buckets.max()! <= 400 && buckets.min()! > 0, "\(buckets.min()!)…\(buckets.max()!)")
         // Sets and dictionaries use it: 10,000 ids in and out.
         var set = Set((0..<10_000).map { NookActivityID(high: 0x4000 | UInt64($0) << 16, low: 0x8000_0000_0000_0000) })
         #expect(set.count == 10_000)
