@@ -92,26 +92,29 @@ park_and_show vcnl4040 vcnl_near vcnl_far
 # Q6 yield, not preempt: someone arriving while a card is on the glass lets it finish its dwell;
 # the next card waits for them to leave and then takes the glass within one poll interval.
 # Lifecycle events are stamped in the guest as they arrive, the far write likewise.
+# The dwell is long because the shell must write "near" and read nookd's status while the card is
+# still up: on a loaded CI host a TCG guest took over 7 s for those few nookctl calls.
+dwell=15
 ctl watch | while IFS= read -r line; do echo "$(date +%s%N) $line"; done > /tmp/watch.log &
 watcher=$!
 wait_for "showing \"Waiting for vcnl4040\"" || true
 for _ in $(seq 60); do status_has "showing" || break; sleep 0.1; done    # the parked card ends
-ctl enqueue --title "On the glass" --dwell 6 > /dev/null
+ctl enqueue --title "On the glass" --dwell "$dwell" > /dev/null
 wait_for "showing \"On the glass\"" || fail "Q6 the first card did not show: $(ctl status | tr '\n' '|')"
 vcnl_near
 wait_for "engaged: yes" || fail "Q6 the sensor did not engage"
 ctl status > /tmp/status-mid-dwell.txt
 ctl enqueue --title "Next in line" --dwell 1 > /dev/null
-for _ in $(seq 150); do status_has "showing" || break; sleep 0.1; done
+for _ in $(seq 300); do status_has "showing" || break; sleep 0.1; done
 # nookd's own event times (not the shell's, which a loaded machine delays): the card was not
 # taken off before its whole dwell (it counts from the end of its slide-in) and never put back.
 event_at() { sed -n "s/^[0-9]* \([0-9.]*\)s $1 .*\"On the glass\"\$/\1/p" /tmp/watch.log | head -1; }
 held=$(awk -v a="$(event_at animateIn)" -v b="$(event_at animateOut)" 'BEGIN { if (a != "" && b != "") printf "%.1f", b - a }')
 if grep -q "engaged: yes" /tmp/status-mid-dwell.txt && grep -q 'showing "On the glass"' /tmp/status-mid-dwell.txt \
-   && [ -n "$held" ] && awk -v h="$held" 'BEGIN { exit !(h >= 5.9) }' && ! grep -q 'requeued.*"On the glass"' /tmp/watch.log; then
-  pass "Q6 someone arriving mid-dwell does not interrupt the card on the glass (${held} s from its slide-in to its slide-out, dwell 6 s)"
+   && [ -n "$held" ] && awk -v h="$held" -v d="$dwell" 'BEGIN { exit !(h >= d - 0.1) }' && ! grep -q 'requeued.*"On the glass"' /tmp/watch.log; then
+  pass "Q6 someone arriving mid-dwell does not interrupt the card on the glass (${held} s from its slide-in to its slide-out, dwell $dwell s)"
 else
-  fail "Q6 the card on the glass was interrupted (${held:-?} s on the glass): $(grep '"On the glass"' /tmp/watch.log | tr '\n' '|')"
+  fail "Q6 the card on the glass was interrupted or the status mid-dwell missed it (${held:-?} s on the glass, dwell $dwell s): $(grep '"On the glass"' /tmp/watch.log | tr '\n' '|'); status mid-dwell: $(tr '\n' '|' < /tmp/status-mid-dwell.txt)"
 fi
 if ! status_has "showing" && status_has "1 pending, waiting: yielding to the user" && grep -q 'hidden.*"On the glass"' /tmp/watch.log; then
   pass "Q6 the next card waits while the person is near"
