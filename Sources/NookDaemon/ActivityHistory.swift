@@ -50,6 +50,10 @@ final class ActivityHistory: Sendable {
         /// so dropping one per end costs no shifting of the rest).
         var entries: [HistoryEntry] = []
         var head = 0
+        /// The JSON of kept entries by number, as the writer thread encoded them for the file
+        /// (or as the file held them): `history` answers are these bytes joined, not a tree
+        /// built and serialized again per query (issue 17). Dropped with their entries.
+        var encoded: [UInt64: [UInt8]] = [:]
         var live: [NookActivityID: Live] = [:]
         /// Activities the journal restores: when they were first enqueued and whether they had
         /// been on the glass, before the restart.
@@ -73,6 +77,16 @@ final class ActivityHistory: Sendable {
         var stopped = false
 
         var kept: ArraySlice<HistoryEntry> { entries[head...] }
+
+        /// Whether the entry with this number is kept (entries are in number order).
+        func keeps(_ number: UInt64) -> Bool {
+            var low = head, high = entries.count
+            while low < high {
+                let middle = (low + high) / 2
+                if entries[middle].number < number { low = middle + 1 } else { high = middle }
+            }
+            return low < entries.count && entries[low].number == number
+        }
     }
 
     /// Nil keeps the history in memory only (`history.path = "none"`, or no state directory).
@@ -114,6 +128,7 @@ final class ActivityHistory: Sendable {
             return warnings
         }
         var loaded: [HistoryEntry] = []
+        var bodies: [UInt64: [UInt8]] = [:]
         var lines = 0
         var wantsRewrite = false
         switch DurableFile.contents(of: path, limit: Self.maximumBytes) {
@@ -128,6 +143,7 @@ final class ActivityHistory: Sendable {
         case .contents(let bytes):
             let scan = HistoryScan(bytes)
             loaded = scan.entries
+            bodies = scan.bodies
             lines = scan.lines
             if let damage = scan.damage { warnings.append("history \(path): \(damage)") }
             // A tail without its newline would glue the next line onto it: rewrite first.
@@ -136,6 +152,7 @@ final class ActivityHistory: Sendable {
         let now = wallClock()
         state.withLock { state in
             state.entries = loaded.sorted { $0.number < $1.number }
+            state.encoded = bodies
             state.nextNumber = (state.entries.last?.number ?? 0) + 1
             state.fileRecords = lines
             prune(&state, now: now)
@@ -247,6 +264,7 @@ final class ActivityHistory: Sendable {
         let oldest = now - state.bounds.maxAge
         while state.head < state.entries.count,
               state.entries.count - state.head > state.bounds.maxEntries || state.entries[state.head].endedAt < oldest {
+            state.encoded[state.entries[state.head].number] = nil
             state.head += 1
         }
         if state.head > 0, state.head * 2 >= state.entries.count {
@@ -283,6 +301,27 @@ final class ActivityHistory: Sendable {
         return (matching, kept.count)
     }
 
+    /// The JSON of each of `entries` (from ``query(_:)``), in order: the writer thread's encoding
+    /// where it has made one, made here (and kept) for entries not written yet or for a
+    /// history kept in memory only.
+    func encodedJSON(of entries: [HistoryEntry]) -> [[UInt8]] {
+        let cached = state.withLock { state in entries.map { state.encoded[$0.number] } }
+        var made: [(UInt64, [UInt8])] = []
+        let bodies = zip(entries, cached).map { entry, bytes in
+            if let bytes { return bytes }
+            let body = entry.json.serializedBytes
+            made.append((entry.number, body))
+            return body
+        }
+        if !made.isEmpty {
+            state.withLock { state in
+                // Only entries still kept: one dropped or cleared meanwhile must not linger here.
+                for (number, body) in made where state.keeps(number) { state.encoded[number] = body }
+            }
+        }
+        return bodies
+    }
+
     /// The entry with that number, or the latest entry of that activity id.
     func entry(_ reference: HistoryReference) -> HistoryEntry? {
         let kept = state.withLock { state in
@@ -302,6 +341,8 @@ final class ActivityHistory: Sendable {
             let before = state.kept.count
             state.entries = uid.map { uid in state.kept.filter { $0.activity.sender?.uid != uid } } ?? []
             state.head = 0
+            let remaining = Set(state.entries.map(\.number))
+            state.encoded = state.encoded.filter { remaining.contains($0.key) }
             guard path != nil else { return (before - state.entries.count, 0) }
             state.compactionWanted = true
             state.appended += 1
@@ -370,16 +411,13 @@ final class ActivityHistory: Sendable {
     }
 
     var degraded: Bool { state.withLock { $0.degradedSince != nil } }
-
-    // MARK: Files
-
-    /// One entry as a line of the file.
-    static func line(_ entry: HistoryEntry) -> [UInt8] { CRC32.line(entry.json) }
 }
 
 /// The readable entries of a history file, and what could not be read.
 struct HistoryScan {
     var entries: [HistoryEntry] = []
+    /// Each readable entry's JSON as the file holds it, by number.
+    var bodies: [UInt64: [UInt8]] = [:]
     /// Non-empty lines, readable or not.
     var lines = 0
     var damage: String?
@@ -398,7 +436,9 @@ struct HistoryScan {
             guard end > offset else { continue }
             lines += 1
             switch Self.decode(bytes[offset..<end]) {
-            case .success(let entry): entries.append(entry)
+            case .success(let entry):
+                entries.append(entry)
+                bodies[entry.number] = Array(bytes[(offset + 9)..<end])
             case .failure(let problem):
                 bad += 1
                 lastBad = lineNumber

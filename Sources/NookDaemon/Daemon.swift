@@ -61,6 +61,7 @@ public final class Daemon: Sendable {
     /// Changes of what `status` reports that no activity event tells (suspend, home, focus;
     /// engagement has its own observers): each `watch` stream sends them as `status` events.
     let statusChanges = NookObserverList<StatusChangeMessage.Change>()
+    private let reloadRequests = ReloadRequests()
     /// Whether the open input's press invokes a card's action (E3) or opens the nook.
     let actionCards = ActionCards()
 
@@ -163,7 +164,7 @@ public final class Daemon: Sendable {
             let signals: SignalWatcher
             do {
                 signals = try SignalWatcher(logger: logger, stop: { [weak self] in self?.requestStop() },
-                                            reload: { [weak self] in Task { await self?.reload() } })
+                                            reload: { [weak self] in Task { await self?.reloadRequested() } })
             } catch {
                 await services.stopAll()
                 throw error
@@ -372,6 +373,13 @@ public final class Daemon: Sendable {
             logger.warning("queues did not quiesce within \(bound); restoring the display anyway")
             all.cancel()
         }
+    }
+
+    /// A SIGHUP: reloads, or, while a reload runs, has it run once more when it ends, so the
+    /// file as it was at the last signal is what applies.
+    func reloadRequested() async {
+        guard reloadRequests.begin() else { return }
+        repeat { await reload() } while reloadRequests.end()
     }
 
     /// SIGHUP (N1): re-reads the config file; theme, home content and rotation apply at once,

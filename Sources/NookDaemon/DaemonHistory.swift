@@ -15,14 +15,18 @@ extension Daemon {
         return modules.map { history.follow(queues[$0]!, module: $0) }
     }
 
-    /// `history`, `history-show`, `history-replay`, `history-clear` (U5).
+    /// The answer line to `history` (U5), from the entries' JSON kept since they were written.
+    func historyAnswerLine(_ query: HistoryQuery, id: RequestID?) async -> String {
+        // What a client is shown is in the file first: it survives a kill of nookd.
+        await history.settleWritten(within: .milliseconds(500))
+        let (entries, total) = history.query(query)
+        return HistoryAnswer.line(id: id, entries: history.encodedJSON(of: entries), total: total)
+    }
+
+    /// `history-show`, `history-replay`, `history-clear` (U5); `history` is answered by
+    /// ``historyAnswerLine(_:id:)``.
     func historyRequest(_ operation: NookOperation, peer: PeerCredentials) async throws(ProtocolError) -> any NookAnswer {
         switch operation {
-        case .history(let query):
-            // What a client is shown is in the file first: it survives a kill of nookd.
-            await history.settleWritten(within: .milliseconds(500))
-            let (entries, total) = history.query(query)
-            return HistoryAnswer(entries: entries, total: total)
         case .historyShow(let reference):
             await history.settleWritten(within: .milliseconds(500))
             return HistoryShowAnswer(entry: try historyEntry(reference))

@@ -31,12 +31,13 @@ extension ActivityHistory {
                     work.wait()
                 }
             case .write(let entries, let mark, let file, let thenSync):
-                let bytes = entries.reduce(into: [UInt8]()) { $0 += Self.line($1) }
+                let (bytes, bodies) = Self.lines(entries)
                 if let problem = ActivityJournal.writeAll(file, bytes, path: path) {
                     settle(releasingAll: true) { degrade(&$0, problem) }
                     continue
                 }
                 settle { state in
+                    keep(bodies, of: entries, in: &state)
                     state.written = max(state.written, mark)
                     state.fileRecords += entries.count
                     if state.unsyncedSince == nil { state.unsyncedSince = monotonic() }
@@ -46,9 +47,10 @@ extension ActivityHistory {
             case .sync(let mark, let file):
                 sync(file, through: mark)
             case .compact(let entries, let mark):
-                let bytes = entries.reduce(into: [UInt8]()) { $0 += Self.line($1) }
+                let (bytes, bodies) = Self.lines(entries)
                 let replaced = DurableFile.replace(path, with: bytes, syncer: syncer, label: "history", warn: warn)
                 settle(releasingAll: true) { state in
+                    keep(bodies, of: entries, in: &state)
                     switch replaced {
                     case .success(let file):
                         state.file = file
@@ -95,6 +97,25 @@ extension ActivityHistory {
             return .wait(until: deadline)
         }
         return state.stopping ? .stop : .wait(until: nil)
+    }
+
+    /// The file's lines for `entries`, and each entry's JSON (kept for `history` answers).
+    private static func lines(_ entries: some Collection<HistoryEntry>) -> (file: [UInt8], bodies: [[UInt8]]) {
+        var file: [UInt8] = []
+        var bodies: [[UInt8]] = []
+        bodies.reserveCapacity(entries.count)
+        for entry in entries {
+            let body = entry.json.serializedBytes
+            file += CRC32.line(body: body)
+            bodies.append(body)
+        }
+        return (file, bodies)
+    }
+
+    /// Keeps the JSON of the entries that are still kept (one may have been dropped or
+    /// cleared while it was being written).
+    private func keep(_ bodies: [[UInt8]], of entries: some Collection<HistoryEntry>, in state: inout State) {
+        for (entry, body) in zip(entries, bodies) where state.keeps(entry.number) { state.encoded[entry.number] = body }
     }
 
     /// Takes every kept entry for a new file; entries recorded meanwhile wait in `unwritten`

@@ -203,8 +203,9 @@ extension Daemon {
             }
             // Status changes no activity event tells (issue 16): a watcher mirroring `status`
             // asks again on these instead of polling. Sent from whichever thread changed it.
-            let statusLine: @Sendable (StatusChangeMessage.Change) -> Void = { change in
-                _ = connection.send(ResponseLine.event(id: request.id, event: StatusChangeMessage(change).json).encoded())
+            let statusLine: @Sendable (StatusChangeMessage.Change) -> Void = { [clock] change in
+                let at = clock.now.sinceOrigin.nookSeconds
+                _ = connection.send(ResponseLine.event(id: request.id, event: StatusChangeMessage(change, at: at).json).encoded())
             }
             // After the answer is queued (output is held until it is released): a change from
             // another thread in between would otherwise be sent ahead of the answer.
@@ -315,7 +316,10 @@ extension Daemon {
                         metadata: ["peer": "\(connection.peer)"])
             answerChange(result)
 
-        case .history, .historyShow, .historyClear:
+        case .history(let query):
+            connection.send(await historyAnswerLine(query, id: request.id))
+
+        case .historyShow, .historyClear:
             answer(try await historyRequest(request.operation, peer: connection.peer))
 
         case .historyReplay(let reference):

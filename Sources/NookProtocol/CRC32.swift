@@ -30,7 +30,11 @@ public enum CRC32 {
 
     /// `json` as one checked line: 8 hex digits of its CRC, a space, the JSON, a newline.
     public static func line(_ json: JSONValue) -> [UInt8] {
-        let body = json.serializedBytes
-        return Array(hex(checksum(body)).utf8) + [UInt8(ascii: " ")] + body + [UInt8(ascii: "\n")]
+        line(body: json.serializedBytes)
+    }
+
+    /// `body` (serialized JSON) as one checked line.
+    public static func line(body: [UInt8]) -> [UInt8] {
+        Array(hex(checksum(body)).utf8) + [UInt8(ascii: " ")] + body + [UInt8(ascii: "\n")]
     }
 }

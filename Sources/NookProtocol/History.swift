@@ -133,6 +133,24 @@ public struct HistoryAnswer: NookAnswer {
         .object([("entries", .array(entries.map(\.json))), ("total", .number(Double(total)))])
     }
 
+    /// The whole answer line (no newline) for a request `id`, from each entry's JSON already
+    /// serialized (nookd keeps them so): the same line as ``json`` would give, without building
+    /// and walking a tree of thousands of entries per query (issue 17).
+    public static func line(id: RequestID?, entries: [[UInt8]], total: Int) -> String {
+        // `{"v":1,"id":…,"ok":true,"result":` from the encoder itself: all but `null}`.
+        var line = Array(Array(ResponseLine.success(id: id, result: .null).encoded().utf8).dropLast(5))
+        line.reserveCapacity(line.count + entries.reduce(32) { $0 + $1.count + 1 })
+        line.append(contentsOf: #"{"entries":["#.utf8)
+        for (index, entry) in entries.enumerated() {
+            if index > 0 { line.append(UInt8(ascii: ",")) }
+            line.append(contentsOf: entry)
+        }
+        line.append(contentsOf: #"],"total":"#.utf8)
+        line.append(contentsOf: String(total).utf8)
+        line.append(contentsOf: "}}".utf8)
+        return String(decoding: line, as: UTF8.self)
+    }
+
     public init(json: JSONValue) throws(ProtocolError) {
         let reader = try FieldReader(json, path: "result")
         entries = try reader.requiredArray("entries").enumerated().map { (index, value) throws(ProtocolError) in

@@ -8,11 +8,19 @@ public struct StatusChangeMessage: Sendable, Equatable {
     }
 
     public var change: Change
+    /// When nookd saw the change, in seconds on the clock of the events' `at` (so a watcher can
+    /// tell how long after someone left the next card took the glass, however late it reads).
+    public var at: Double?
 
-    public init(_ change: Change) { self.change = change }
+    public init(_ change: Change, at: Double? = nil) {
+        self.change = change
+        self.at = at.map { ($0 * 1000).rounded() / 1000 }
+    }
 
     public var json: JSONValue {
-        .object([("event", .string("status")), ("changed", .string(change.rawValue))])
+        var members: [(String, JSONValue)] = [("event", .string("status")), ("changed", .string(change.rawValue))]
+        if let at { members.append(("at", .number(at))) }
+        return .object(members)
     }
 
     /// Nil for a line that is not a status change (every other event).
@@ -20,5 +28,6 @@ public struct StatusChangeMessage: Sendable, Equatable {
         guard let reader = try? FieldReader(json, path: "event"), (try? reader.string("event")) == "status",
               let name = try? reader.requiredString("changed"), let change = Change(rawValue: name) else { return nil }
         self.change = change
+        at = try? reader.number("at")
     }
 }

@@ -256,7 +256,7 @@ struct Watch: ParsableCommand {
                     print("overflow: \(overflow.dropped) events of module \(overflow.module) were dropped here (this watcher fell behind)")
                 } else if let change = StatusChangeMessage(json: json) {
                     // What `nookctl status` shows changed without an activity event (engagement, suspend, home, focus).
-                    print("status: \(change.change.rawValue) changed")
+                    print("\(change.at.map { "\($0)s " } ?? "")status: \(change.change.rawValue) changed")
                 } else if let event = try? EventMessage(json: json) {
                     let reason = event.reason.map { " (\($0))" } ?? event.fields.map { " (\($0.joined(separator: ", ")))" } ?? ""
                     print("\(event.at)s \(event.event)\(reason) \(event.id) \"\(event.title)\"")

@@ -145,6 +145,47 @@ struct HistoryTests {
         #expect(await history.finish(within: .seconds(30)))
     }
 
+    /// `history` is answered from each entry's JSON as the writer encoded it (issue 17): what is
+    /// kept of it must be exactly the kept entries' JSON, through drops, a clear and a restart,
+    /// and a history in memory only makes it when asked.
+    @Test func u5_theJSONKeptForAnswersIsEachKeptEntrysOwnAndNothingMore() async throws {
+        let scratch = Scratch()
+        let path = scratch.path + "/history"
+        func check(_ history: ActivityHistory, _ label: String) {
+            let entries = history.query(HistoryQuery()).entries
+            #expect(history.encodedJSON(of: entries) == entries.map(\.json.serializedBytes), "\(label)")
+            let cached = history.state.withLock { Set($0.encoded.keys) }
+            #expect(cached == Set(entries.map(\.number)), "\(label): the JSON kept is that of the kept entries")
+        }
+        var history = history(path, bounds: .init(maxEntries: 4))
+        _ = history.start()
+        for index in 1...7 {
+            var activity = NookActivity(title: "card \(index) \"quoted\" · ünïcode", subtitle: "line\nbreak")
+            activity.sender = NookSender(uid: index % 2 == 0 ? 1000 : 1001, pid: Int32(index), name: "make")
+            live(history, activity, shown: index % 3 != 0, end: .hidden(.completed))
+            // Each written (and its JSON kept) before the next ends: the first three are
+            // dropped by the bound after they were written.
+            await history.settleWritten(within: .seconds(30))
+        }
+        #expect(history.state.withLock { $0.encoded.count } == 4, "written entries keep their JSON; the three dropped do not")
+        check(history, "after writes and drops")
+        #expect(await history.clear(sentBy: 1000) == 2)
+        check(history, "after a clear")
+        #expect(await history.finish(within: .seconds(30)))
+
+        history = self.history(path, bounds: .init(maxEntries: 4))
+        #expect(history.start().isEmpty)
+        #expect(history.state.withLock { $0.encoded.count } == 2, "read back with the file's own JSON")
+        check(history, "after a restart")
+        #expect(await history.finish(within: .seconds(30)))
+
+        let memory = self.history(nil)
+        _ = memory.start()
+        live(memory, NookActivity(title: "in memory"), shown: true, end: .hidden(.dismissed))
+        #expect(memory.state.withLock { $0.encoded.isEmpty })
+        check(memory, "in memory only")
+    }
+
     @Test func u4_entriesSurviveARestartAndNumbersGoOn() async throws {
         let scratch = Scratch()
         let path = scratch.path + "/history"

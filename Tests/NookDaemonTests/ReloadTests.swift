@@ -1,5 +1,6 @@
 import Foundation
 import NookActivities
+@testable import NookDaemon
 import NookProtocol
 import NookTestTraits
 import Testing
@@ -57,6 +58,19 @@ struct ReloadTests {
         }
         #expect(daemon.process.isRunning, "nookd survived: \(daemon.log.suffix(2000))")
         #expect(!daemon.log.contains("display: present"), "every frame had the panel's size")
+        // The file as it was at the last signal applies: reloads run one after another (the
+        // ones asked for meanwhile folded into one), never an older file after a newer.
+        try eventually("the last file's rotation") { (try daemon.request(.status))["display"]?["rotation"] == .number(0) }
         #expect(daemon.stop().status == 0)
+    }
+
+    @Test func n1_sighupsDuringAReloadFoldIntoOneMoreReloadAfterIt() {
+        let requests = ReloadRequests()
+        #expect(requests.begin(), "the first reloads")
+        #expect(!requests.begin() && !requests.begin(), "those during it do not run beside it")
+        #expect(requests.end(), "it runs once more for them")
+        #expect(!requests.end(), "and then stops")
+        #expect(requests.begin(), "a later signal reloads again")
+        #expect(!requests.end())
     }
 }

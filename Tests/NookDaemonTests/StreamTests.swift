@@ -103,13 +103,18 @@ struct StreamTests {
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
         let watcher = try daemon.client(timeout: .seconds(10))
         _ = try watcher.request(Request(id: .number(1), operation: .watch))
+        var times: [Double] = []
         func next() throws -> StatusChangeMessage.Change? {
             while let line = try watcher.readLine() {
                 guard case .event(_, let json) = try ResponseLine.decode(line) else { continue }
-                if let change = StatusChangeMessage(json: json) { return change.change }
+                if let change = StatusChangeMessage(json: json) {
+                    times.append(change.at ?? -1)
+                    return change.change
+                }
             }
             return nil
         }
+        let firstAsked = ContinuousClock.now
         try daemon.request(.suspend(module: "a"))
         #expect(try next() == .suspended)
         try daemon.request(.resume(module: nil))
@@ -125,9 +130,18 @@ struct StreamTests {
         #expect(try next() == .engaged)
         // An activity's own events are not doubled as status changes.
         try daemon.request(.enqueue(NookActivity(title: "Card"), module: nil, wait: false))
+        let lastAnswered = ContinuousClock.now
         let line = try #require(try watcher.readLine())
         guard case .event(_, let event) = try ResponseLine.decode(line) else { Issue.record("not an event: \(line)"); return }
         #expect(event["event"] == .string("enqueued"))
+        // Each change stamped when nookd saw it, on the clock of the activity events' `at`
+        // (the VM's proximity test measures the queue's wake from the one to the other).
+        let enqueuedAt = try #require(event["at"]?.numberValue)
+        #expect(times.count == 6 && times.allSatisfy { $0 >= 0 } && times == times.sorted(), "\(times)")
+        // On the same clock, the first change to the card's enqueue spans no more than the test
+        // saw between asking for the one and being answered the other (ms rounding aside).
+        let span = (lastAnswered - firstAsked).nookSeconds
+        #expect(times.last! <= enqueuedAt && enqueuedAt - times.first! <= span + 0.002, "\(times), enqueued at \(enqueuedAt), \(span) s apart")
         #expect(daemon.stop().status == 0)
     }
 }

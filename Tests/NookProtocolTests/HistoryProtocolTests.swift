@@ -38,6 +38,20 @@ struct HistoryProtocolTests {
         #expect(try throughTheWire(HistoryClearAnswer(cleared: 3, scope: "own")) == HistoryClearAnswer(cleared: 3, scope: "own"))
     }
 
+    /// nookd answers `history` from each entry's JSON as it was written (issue 17): the line
+    /// must be byte for byte the one the answer's tree gives, for any request id.
+    @Test func u5_theHistoryAnswerMadeFromKeptJSONIsTheLineTheAnswerTreeGives() throws {
+        for entries in [[Self.entry, Self.unseen], [Self.unseen], []] {
+            for id: RequestID? in [.number(7), .string("q \"1\""), nil] {
+                let expected = ResponseLine.success(id: id, result: HistoryAnswer(entries: entries, total: 1234).json).encoded()
+                let line = HistoryAnswer.line(id: id, entries: entries.map(\.json.serializedBytes), total: 1234)
+                #expect(line == expected)
+                guard case .success(_, let result) = try ResponseLine.decode(Array(line.utf8)) else { Issue.record("not a success: \(line)"); continue }
+                #expect(try HistoryAnswer(json: result) == HistoryAnswer(entries: entries, total: 1234))
+            }
+        }
+    }
+
     @Test func u5_everyHistoryRequestRoundTrips() throws {
         let id = NookActivityID()
         for operation: NookOperation in [.history(HistoryQuery()), .history(HistoryQuery(since: 7200, key: "dl", unseen: true, limit: 5)),

@@ -10,7 +10,8 @@ for _ in $(seq 50); do [ -e /dev/dri/card0 ] && break; sleep 0.1; done
 dpms=/sys/class/drm/card0-Virtual-1/dpms
 mount -t debugfs debugfs /sys/kernel/debug 2> /dev/null || true
 crtc_active() { sed -n 's/^[[:space:]]*active=\([01]\).*/\1/p' $(ls /sys/kernel/debug/dri/*/state | head -1) 2> /dev/null | head -1; }
-printf '[display]\nblank_after_s = 3\n' > /tmp/blank.toml
+# 8 s: the home's screendump (9p and the host's QMP, each polled) must land before the blank.
+printf '[display]\nblank_after_s = 8\n' > /tmp/blank.toml
 # The light theme: its home is bright, so the blanked glass cannot be mistaken for it.
 "$nookd" --config /tmp/blank.toml --display drm --theme light --socket "$socket" 2> "$results/nookd-blank.log" &
 daemon=$!
@@ -18,7 +19,8 @@ for _ in $(seq 100); do [ -S "$socket" ] && break; sleep 0.1; done
 sleep 0.3
 home_dpms=$(cat "$dpms"); home_active=$(crtc_active)
 dump home-light
-for _ in $(seq 100); do [ "$(cat "$dpms")" = Off ] && break; sleep 0.1; done
+end=$(( $(date +%s) + 30 ))
+until [ "$(cat "$dpms")" = Off ] || [ "$(date +%s)" -ge "$end" ]; do sleep 0.1; done
 sleep 0.3
 blank_dpms=$(cat "$dpms"); blank_active=$(crtc_active)
 if [ "$home_dpms" = On ] && [ "$home_active" = 1 ] && [ "$blank_dpms" = Off ] && [ "$blank_active" = 0 ]; then

@@ -57,14 +57,28 @@ run_nookd() {
 }
 stop_nookd() { kill -TERM "$daemon"; wait "$daemon"; rm -f "$socket"; }
 status_has() { ctl status | grep -q -- "$1"; }
-wait_for() { for _ in $(seq 40); do status_has "$1" && return 0; sleep 0.1; done; return 1; }
+# wait_for PATTERN [SECONDS]: until status shows it, at most SECONDS (10) by the clock: under
+# TCG on a loaded host one nookctl call can take two seconds, so a count of tries is no bound.
+wait_for() {
+  local end=$(( $(date +%s) + ${2:-10} ))
+  while ! status_has "$1"; do
+    [ "$(date +%s)" -ge "$end" ] && return 1
+    sleep 0.1
+  done
+}
+# until_idle: until no card is on the glass (at most 30 s).
+until_idle() {
+  local end=$(( $(date +%s) + 30 ))
+  while status_has "showing"; do [ "$(date +%s)" -ge "$end" ] && return 1; sleep 0.1; done
+}
 
-# park_and_show LABEL NEAR FAR: someone near parks the card, leaving shows it at once.
+# park_and_show LABEL NEAR FAR: someone near parks the card, leaving shows it at once. The card
+# dwells 30 s, so a slow status call cannot miss it, and is dismissed once seen.
 park_and_show() {
   local label=$1 near=$2 far=$3
   $near
   wait_for "engaged: yes"
-  ctl enqueue --title "Waiting for $label" --dwell 3 > /dev/null
+  ctl enqueue --title "Waiting for $label" --dwell 30 > /dev/null
   sleep 0.6
   if status_has "engaged: yes" && status_has "1 pending, waiting: yielding to the user"; then
     pass "I2 I3 Q6 $label near: nookd parks the card"
@@ -78,43 +92,53 @@ park_and_show() {
   else
     fail "$label far did not release: $(ctl status | tr '\n' '|')"
   fi
+  ctl dismiss > /dev/null 2>&1 || true
+  until_idle || fail "$label: the card was still on the glass 30 s after it was dismissed"
 }
 
 # The VCNL4040 by the name the docs give, thresholds in what in_proximity_raw prints (count/16).
-# A long poll (2 s) here, so that "the next card within one poll" below is measured against a
-# bound the shell's own latency under emulation cannot reach by accident.
-poll_ms=2000
+# A long poll (5 s, the most the config allows) here: "the next card on the person leaving" below
+# is bounded far inside it, so a nookd that waited for its poll instead (I3) fails four times in
+# five (the unit tests of I3 catch it every time; this proves the sensor's path on a real kernel).
+poll_ms=5000
 run_nookd vcnl4000 50 10
 vcnl_near() { vcnl_word 0x08 1024; }    # prints 64.000000000
 vcnl_far() { vcnl_word 0x08 160; }      # prints 10.000000000
 park_and_show vcnl4040 vcnl_near vcnl_far
 
 # Q6 yield, not preempt: someone arriving while a card is on the glass lets it finish its dwell;
-# the next card waits for them to leave and then takes the glass within one poll interval.
-# Lifecycle events are stamped in the guest as they arrive, the far write likewise.
+# the next card waits for them to leave and then takes the glass at once. Judged by nookd's own
+# times (the watch stream's): the shell's are late by however busy the host is.
 # The dwell is long because the shell must write "near" and read nookd's status while the card is
 # still up: on a loaded CI host a TCG guest took over 7 s for those few nookctl calls.
 dwell=15
 ctl watch | while IFS= read -r line; do echo "$(date +%s%N) $line"; done > /tmp/watch.log &
 watcher=$!
-wait_for "showing \"Waiting for vcnl4040\"" || true
-for _ in $(seq 60); do status_has "showing" || break; sleep 0.1; done    # the parked card ends
+# nookd does not replay events: the watcher must be subscribed before the card comes. A resume
+# is announced to watchers, so its line in the log says the subscription is in place.
+end=$(( $(date +%s) + 20 ))
+until ctl resume > /dev/null; grep -q 'status: suspended changed' /tmp/watch.log || [ "$(date +%s)" -ge "$end" ]; do sleep 0.2; done
 ctl enqueue --title "On the glass" --dwell "$dwell" > /dev/null
 wait_for "showing \"On the glass\"" || fail "Q6 the first card did not show: $(ctl status | tr '\n' '|')"
 vcnl_near
 wait_for "engaged: yes" || fail "Q6 the sensor did not engage"
-ctl status > /tmp/status-mid-dwell.txt
+ctl status > /tmp/status-mid-dwell.txt    # for the failure message only
 ctl enqueue --title "Next in line" --dwell 1 > /dev/null
-for _ in $(seq 300); do status_has "showing" || break; sleep 0.1; done
-# nookd's own event times (not the shell's, which a loaded machine delays): the card was not
-# taken off before its whole dwell (it counts from the end of its slide-in) and never put back.
-event_at() { sed -n "s/^[0-9]* \([0-9.]*\)s $1 .*\"On the glass\"\$/\1/p" /tmp/watch.log | head -1; }
-held=$(awk -v a="$(event_at animateIn)" -v b="$(event_at animateOut)" 'BEGIN { if (a != "" && b != "") printf "%.1f", b - a }')
-if grep -q "engaged: yes" /tmp/status-mid-dwell.txt && grep -q 'showing "On the glass"' /tmp/status-mid-dwell.txt \
-   && [ -n "$held" ] && awk -v h="$held" -v d="$dwell" 'BEGIN { exit !(h >= d - 0.1) }' && ! grep -q 'requeued.*"On the glass"' /tmp/watch.log; then
-  pass "Q6 someone arriving mid-dwell does not interrupt the card on the glass (${held} s from its slide-in to its slide-out, dwell $dwell s)"
+until_idle || true
+# nookd's own event times (not the shell's, which a loaded machine delays): the person arrived
+# (the engagement change) between the card's slide-in and its slide-out, and the card was not
+# taken off before its whole dwell (it counts from the end of its slide-in) nor put back.
+set -- $(awk '/ animateIn .*"On the glass"$/ && shown == "" { shown = $2 + 0 }
+              / status: engaged changed$/ && shown != "" && arrived == "" { arrived = $2 + 0 }
+              / animateOut .*"On the glass"$/ && out == "" { out = $2 + 0 }
+              END { if (shown != "" && arrived != "" && out != "") printf "%.1f %.1f %d\n", out - shown, arrived - shown, arrived < out }' /tmp/watch.log)
+held=${1:-} arrived=${2:-} during=${3:-0}
+if [ "$during" = 1 ] && awk -v h="$held" -v d="$dwell" 'BEGIN { exit !(h >= d - 0.1) }' && ! grep -q 'requeued.*"On the glass"' /tmp/watch.log; then
+  pass "Q6 someone arriving mid-dwell (${arrived} s after its slide-in) does not interrupt the card on the glass (${held} s from its slide-in to its slide-out, dwell $dwell s)"
+elif [ -n "$held" ] && [ "$during" = 0 ]; then
+  fail "Q6 not tested: the person arrived ${arrived} s after the card's slide-in, after it had gone (${held} s); the shell was slower than the dwell"
 else
-  fail "Q6 the card on the glass was interrupted or the status mid-dwell missed it (${held:-?} s on the glass, dwell $dwell s): $(grep '"On the glass"' /tmp/watch.log | tr '\n' '|'); status mid-dwell: $(tr '\n' '|' < /tmp/status-mid-dwell.txt)"
+  fail "Q6 the card on the glass was interrupted (${held:-?} s on the glass, dwell $dwell s): $(grep '"On the glass"\|engaged' /tmp/watch.log | tr '\n' '|'); status after the near: $(tr '\n' '|' < /tmp/status-mid-dwell.txt)"
 fi
 if ! status_has "showing" && status_has "1 pending, waiting: yielding to the user" && grep -q 'hidden.*"On the glass"' /tmp/watch.log; then
   pass "Q6 the next card waits while the person is near"
@@ -124,17 +148,35 @@ fi
 sleep 0.5
 left=$(date +%s%N)
 vcnl_far
-wait_for "showing \"Next in line\"" || true
+end=$(( $(date +%s) + 20 ))
+until grep -q ' animateIn .*"Next in line"$' /tmp/watch.log || [ "$(date +%s)" -ge "$end" ]; do sleep 0.1; done
 shown=$(sed -n 's/^\([0-9]*\) .* animateIn .*"Next in line"$/\1/p' /tmp/watch.log | head -1)
 kill "$watcher" 2> /dev/null
 if [ -n "$shown" ]; then
-  latency=$(( (shown - left) / 1000000 ))
-  echo "note proximity: far written to the next card's animateIn: $latency ms (poll interval $poll_ms ms, sensor read every 50 ms)"
-  # I3 wakes the queue on the change; without it the wait is up to a whole poll (2 s).
-  if [ "$latency" -lt "$poll_ms" ]; then
-    pass "Q6 I3 the next card takes the glass $latency ms after the person leaves (within one poll, $poll_ms ms)"
+  echo "note proximity: far written to the next card's animateIn seen by the shell: $(( (shown - left) / 1000000 )) ms (sensor read every 50 ms; the shell's fork and pipe delays included)"
+  # nookd's times ("118.2s" reads as 118.2 in awk arithmetic): the card's animateIn, the
+  # engagement change closest before it (the person leaving; each watcher stamps its own line,
+  # so up to 50 ms after is taken too), and the parked card's end, when the queue began to wait.
+  # I3 wakes the queue on the change; without it the card waits for the queue's next poll, up to
+  # 5 s after the park: conclusive when the person left less than 3.9 s into a poll.
+  set -- $(awk '/ status: engaged changed$/ { changes[n++] = $2 + 0 }
+                / hidden .*"On the glass"$/ && parked == "" { parked = $2 + 0 }
+                / animateIn .*"Next in line"$/ && shown == "" { shown = $2 + 0 }
+                END {
+                  if (shown == "" || parked == "") exit
+                  for (i = 0; i < n; i++) if (changes[i] <= shown + 0.05 && (left == "" || changes[i] > left)) left = changes[i]
+                  if (left == "") exit
+                  printf "%d %d\n", (shown - left) * 1000, ((left - parked) * 1000) % 5000
+                }' /tmp/watch.log)
+  woke=${1:-} into=${2:-}
+  if [ -z "$woke" ]; then
+    fail "Q6 nookd's times of the far change or the park are missing: $(grep 'engaged\|Next in line\|On the glass' /tmp/watch.log | tr '\n' '|')"
+  elif [ "$woke" -ge -100 ] && [ "$woke" -lt 1000 ] && [ "$into" -lt 3900 ]; then
+    pass "Q6 I3 the next card takes the glass $woke ms after nookd sees the person leave ($into ms into a $poll_ms ms poll, bound 1000 ms)"
+  elif [ "$woke" -ge -100 ] && [ "$woke" -lt 1000 ]; then
+    echo "note Q6 I3 inconclusive: the card came $woke ms after the person left, but they left $into ms into a $poll_ms ms poll, where waiting for the poll looks the same"
   else
-    fail "Q6 the next card came $latency ms after the person left (poll $poll_ms ms)"
+    fail "Q6 the next card came $woke ms after nookd saw the person leave (poll $poll_ms ms): $(grep 'engaged\|Next in line' /tmp/watch.log | tr '\n' '|')"
   fi
 else
   fail "Q6 the next card never took the glass: $(ctl status | tr '\n' '|'); $(tail -5 /tmp/watch.log | tr '\n' '|')"
