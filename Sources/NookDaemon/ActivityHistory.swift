@@ -296,7 +296,14 @@ final class ActivityHistory: Sendable {
             prune(&state, now: now)
             return (state.kept, state.bounds.maxAge)
         }
-        var matching = kept.filter { $0.endedAt >= now - maxAge && query.admits($0, now: now) }
+        // In place: `filter` hands its closure a copy of each entry, and copying ten thousand
+        // entries (a retain per string) was a quarter of a query's time; only matches are copied.
+        var matching: [HistoryEntry] = []
+        kept.withUnsafeBufferPointer { entries in
+            for index in entries.indices where entries[index].endedAt >= now - maxAge && query.admits(entries[index], now: now) {
+                matching.append(entries[index])
+            }
+        }
         if let limit = query.limit, matching.count > limit { matching.removeFirst(matching.count - limit) }
         return (matching, kept.count)
     }

@@ -135,24 +135,32 @@ public final class ClientConnection: Sendable {
     /// one `send` per answer is slower than one per burst of answers.)
     @discardableResult
     public func send(_ line: String) -> Bool {
-        enum Outcome { case closed, held, overLimit, visible }
-        var outcome = state.withLock { state -> Outcome in
+        send(utf8: line.utf8)
+    }
+
+    private enum SendOutcome { case closed, held, overLimit, visible }
+
+    /// ``send(_:)`` for a line already in bytes (UTF-8, no newline): a large answer (`history`)
+    /// is not validated again as a `String` on its way out.
+    @discardableResult
+    public func send(utf8 line: some Collection<UInt8>) -> Bool {
+        var outcome = state.withLock { state -> SendOutcome in
             guard !state.closed else { return .closed }
             if !state.holdingOutput, !state.gated.isEmpty {
                 // Behind answers still waiting for the disk: keep the order.
-                state.gated.append((0, Array(line.utf8) + [0x0A]))
-                state.gatedBytes += line.utf8.count + 1
+                state.gated.append((0, Array(line) + [0x0A]))
+                state.gatedBytes += line.count + 1
                 return state.backlog <= Self.outboundLimit ? .held : .overLimit
             }
             guard state.holdingOutput else { return .visible }
-            state.held.append(contentsOf: line.utf8)
+            state.held.append(contentsOf: line)
             state.held.append(0x0A)
             return state.backlog <= Self.outboundLimit ? .held : .overLimit
         }
         if outcome == .visible {
-            outcome = state.withLock { state -> Outcome in
+            outcome = state.withLock { state -> SendOutcome in
                 guard !state.closed else { return .closed }
-                state.outbound.append(contentsOf: line.utf8)
+                state.outbound.append(contentsOf: line)
                 state.outbound.append(0x0A)
                 return state.backlog <= Self.outboundLimit ? .visible : .overLimit
             }

@@ -16,11 +16,11 @@ extension Daemon {
     }
 
     /// The answer line to `history` (U5), from the entries' JSON kept since they were written.
-    func historyAnswerLine(_ query: HistoryQuery, id: RequestID?) async -> String {
+    func historyAnswerLine(_ query: HistoryQuery, id: RequestID?) async -> [UInt8] {
         // What a client is shown is in the file first: it survives a kill of nookd.
         await history.settleWritten(within: .milliseconds(500))
         let (entries, total) = history.query(query)
-        return HistoryAnswer.line(id: id, entries: history.encodedJSON(of: entries), total: total)
+        return HistoryAnswer.lineBytes(id: id, entries: history.encodedJSON(of: entries), total: total)
     }
 
     /// `history-show`, `history-replay`, `history-clear` (U5); `history` is answered by

@@ -317,7 +317,7 @@ extension Daemon {
             answerChange(result)
 
         case .history(let query):
-            connection.send(await historyAnswerLine(query, id: request.id))
+            connection.send(utf8: await historyAnswerLine(query, id: request.id))
 
         case .historyShow, .historyClear:
             answer(try await historyRequest(request.operation, peer: connection.peer))

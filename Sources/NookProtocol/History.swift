@@ -70,7 +70,9 @@ public struct HistoryQuery: Hashable, Sendable {
         (self.since, self.key, self.unseen, self.limit) = (since, key, unseen, limit)
     }
 
-    /// Whether `entry` passes the filters, at wall-clock `now`.
+    /// Whether `entry` passes the filters, at wall-clock `now`. Inlinable: nookd runs it over
+    /// every kept entry in place, and a call across modules took a copy of each.
+    @inlinable
     public func admits(_ entry: HistoryEntry, now: Double) -> Bool {
         if let since, entry.endedAt < now - since { return false }
         if let key, entry.activity.coalescingKey != key { return false }
@@ -137,6 +139,11 @@ public struct HistoryAnswer: NookAnswer {
     /// serialized (nookd keeps them so): the same line as ``json`` would give, without building
     /// and walking a tree of thousands of entries per query (issue 17).
     public static func line(id: RequestID?, entries: [[UInt8]], total: Int) -> String {
+        String(decoding: lineBytes(id: id, entries: entries, total: total), as: UTF8.self)
+    }
+
+    /// ``line(id:entries:total:)`` as UTF-8, for a socket that takes bytes.
+    public static func lineBytes(id: RequestID?, entries: [[UInt8]], total: Int) -> [UInt8] {
         // `{"v":1,"id":…,"ok":true,"result":` from the encoder itself: all but `null}`.
         var line = Array(Array(ResponseLine.success(id: id, result: .null).encoded().utf8).dropLast(5))
         line.reserveCapacity(line.count + entries.reduce(32) { $0 + $1.count + 1 })
@@ -148,7 +155,7 @@ public struct HistoryAnswer: NookAnswer {
         line.append(contentsOf: #"],"total":"#.utf8)
         line.append(contentsOf: String(total).utf8)
         line.append(contentsOf: "}}".utf8)
-        return String(decoding: line, as: UTF8.self)
+        return line
     }
 
     public init(json: JSONValue) throws(ProtocolError) {
