@@ -50,10 +50,13 @@ final class ActivityHistory: Sendable {
         /// so dropping one per end costs no shifting of the rest).
         var entries: [HistoryEntry] = []
         var head = 0
-        /// The JSON of kept entries by number, as the writer thread encoded them for the file
-        /// (or as the file held them): `history` answers are these bytes joined, not a tree
+        /// The JSON of kept entries by number, as the writer thread encoded them for the file (or
+        /// as a query first needed them): `history` answers are these bytes joined, not a tree
         /// built and serialized again per query (issue 17). Dropped with their entries.
         var encoded: [UInt64: [UInt8]] = [:]
+        /// Numbers that more than one entry of a (hand-merged) file carries: never cached by
+        /// number, or one entry's JSON would answer for the other.
+        var sharedNumbers: Set<UInt64> = []
         var live: [NookActivityID: Live] = [:]
         /// Activities the journal restores: when they were first enqueued and whether they had
         /// been on the glass, before the restart.
@@ -128,7 +131,6 @@ final class ActivityHistory: Sendable {
             return warnings
         }
         var loaded: [HistoryEntry] = []
-        var bodies: [UInt64: [UInt8]] = [:]
         var lines = 0
         var wantsRewrite = false
         switch DurableFile.contents(of: path, limit: Self.maximumBytes) {
@@ -143,7 +145,6 @@ final class ActivityHistory: Sendable {
         case .contents(let bytes):
             let scan = HistoryScan(bytes)
             loaded = scan.entries
-            bodies = scan.bodies
             lines = scan.lines
             if let damage = scan.damage { warnings.append("history \(path): \(damage)") }
             // A tail without its newline would glue the next line onto it: rewrite first.
@@ -152,7 +153,9 @@ final class ActivityHistory: Sendable {
         let now = wallClock()
         state.withLock { state in
             state.entries = loaded.sorted { $0.number < $1.number }
-            state.encoded = bodies
+            // Not the file's own bytes: a line that decodes need not be in the encoder's exact
+            // form (another nookd's, or edited), and an answer must say what the entry is.
+            state.sharedNumbers = Set(zip(state.entries, state.entries.dropFirst()).filter { $0.number == $1.number }.map(\.0.number))
             state.nextNumber = (state.entries.last?.number ?? 0) + 1
             state.fileRecords = lines
             prune(&state, now: now)
@@ -323,7 +326,7 @@ final class ActivityHistory: Sendable {
         if !made.isEmpty {
             state.withLock { state in
                 // Only entries still kept: one dropped or cleared meanwhile must not linger here.
-                for (number, body) in made where state.keeps(number) { state.encoded[number] = body }
+                for (number, body) in made where state.keeps(number) && !state.sharedNumbers.contains(number) { state.encoded[number] = body }
             }
         }
         return bodies
@@ -423,8 +426,6 @@ final class ActivityHistory: Sendable {
 /// The readable entries of a history file, and what could not be read.
 struct HistoryScan {
     var entries: [HistoryEntry] = []
-    /// Each readable entry's JSON as the file holds it, by number.
-    var bodies: [UInt64: [UInt8]] = [:]
     /// Non-empty lines, readable or not.
     var lines = 0
     var damage: String?
@@ -443,9 +444,7 @@ struct HistoryScan {
             guard end > offset else { continue }
             lines += 1
             switch Self.decode(bytes[offset..<end]) {
-            case .success(let entry):
-                entries.append(entry)
-                bodies[entry.number] = Array(bytes[(offset + 9)..<end])
+            case .success(let entry): entries.append(entry)
             case .failure(let problem):
                 bad += 1
                 lastBad = lineNumber

@@ -164,7 +164,7 @@ public final class Daemon: Sendable {
             let signals: SignalWatcher
             do {
                 signals = try SignalWatcher(logger: logger, stop: { [weak self] in self?.requestStop() },
-                                            reload: { [weak self] in Task { await self?.reloadRequested() } })
+                                            reload: { [weak self] in Task { await self?.reload() } })
             } catch {
                 await services.stopAll()
                 throw error
@@ -375,16 +375,16 @@ public final class Daemon: Sendable {
         }
     }
 
-    /// A SIGHUP: reloads, or, while a reload runs, has it run once more when it ends, so the
-    /// file as it was at the last signal is what applies.
-    func reloadRequested() async {
+    /// SIGHUP (N1): re-reads the config file; theme, home content and rotation apply at once,
+    /// queued activities are kept. Settings that need a restart are named in the log. While a
+    /// reload runs, another is not started beside it: it runs once more when it ends, so the
+    /// file as it was at the last request is what applies.
+    public func reload() async {
         guard reloadRequests.begin() else { return }
-        repeat { await reload() } while reloadRequests.end()
+        repeat { await reloadOnce() } while reloadRequests.end()
     }
 
-    /// SIGHUP (N1): re-reads the config file; theme, home content and rotation apply at once,
-    /// queued activities are kept. Settings that need a restart are named in the log.
-    public func reload() async {
+    private func reloadOnce() async {
         guard let configPath else {
             logger.notice("SIGHUP: nookd was started without --config; nothing to reload")
             return
