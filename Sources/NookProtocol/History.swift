@@ -135,14 +135,9 @@ public struct HistoryAnswer: NookAnswer {
         .object([("entries", .array(entries.map(\.json))), ("total", .number(Double(total)))])
     }
 
-    /// The whole answer line (no newline) for a request `id`, from each entry's JSON already
+    /// The whole answer line in UTF-8 (no newline) for a request `id`, from each entry's JSON already
     /// serialized (nookd keeps them so): the same line as ``json`` would give, without building
     /// and walking a tree of thousands of entries per query (issue 17).
-    public static func line(id: RequestID?, entries: [[UInt8]], total: Int) -> String {
-        String(decoding: lineBytes(id: id, entries: entries, total: total), as: UTF8.self)
-    }
-
-    /// ``line(id:entries:total:)`` as UTF-8, for a socket that takes bytes.
     public static func lineBytes(id: RequestID?, entries: [[UInt8]], total: Int) -> [UInt8] {
         // `{"v":1,"id":…,"ok":true,"result":` from the encoder itself: all but `null}`.
         var line = Array(Array(ResponseLine.success(id: id, result: .null).encoded().utf8).dropLast(5))

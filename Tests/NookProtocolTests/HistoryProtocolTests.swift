@@ -44,9 +44,9 @@ struct HistoryProtocolTests {
         for entries in [[Self.entry, Self.unseen], [Self.unseen], []] {
             for id: RequestID? in [.number(7), .string("q \"1\""), nil] {
                 let expected = ResponseLine.success(id: id, result: HistoryAnswer(entries: entries, total: 1234).json).encoded()
-                let line = HistoryAnswer.line(id: id, entries: entries.map(\.json.serializedBytes), total: 1234)
-                #expect(line == expected)
-                guard case .success(_, let result) = try ResponseLine.decode(Array(line.utf8)) else { Issue.record("not a success: \(line)"); continue }
+                let line = HistoryAnswer.lineBytes(id: id, entries: entries.map(\.json.serializedBytes), total: 1234)
+                #expect(line == Array(expected.utf8))
+                guard case .success(_, let result) = try ResponseLine.decode(line) else { Issue.record("not a success: \(expected)"); continue }
                 #expect(try HistoryAnswer(json: result) == HistoryAnswer(entries: entries, total: 1234))
             }
         }
