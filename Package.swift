@@ -37,7 +37,7 @@ let package = Package(
         // libdrm, seen only by NookDRM.
         .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
         // DRM/KMS dumb-buffer display backend.
-        .target(name: "NookDRM", dependencies: ["NookDisplay", "NookSystem", "CDRM"]),
+        .target(name: "NookDRM", dependencies: ["NookActivities", "NookDisplay", "NookSystem", "CDRM"]),
         // fbdev fallback: /dev/fbN through ioctls and mmap, pure Swift.
         .target(name: "NookFramebuffer", dependencies: ["NookActivities", "NookDisplay", "NookSystem"]),
         // The TOML subset of Nook's config and theme files, with line numbers: pure Swift.

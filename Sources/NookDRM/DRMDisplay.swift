@@ -2,12 +2,15 @@ internal import CDRM
 #if canImport(Glibc)
 import Glibc
 #endif
+import NookActivities
 import NookDisplay
 import NookSystem
 
 /// The real display path (D1): a connector's mode on a CRTC, two XRGB8888 dumb buffers, and
-/// page flips paced by the flip events of vblank (R5). The CRTC found at start is restored by
-/// `restore()` and, as a last resort, when the display is released.
+/// page flips paced by the flip events of vblank (R5). A driver that cannot flip (or a
+/// `Selection` that says not to) gets one buffer drawn in place and `drmModeDirtyFB`, paced to
+/// the mode's refresh rate on the clock. The CRTC found at start is restored by `restore()`
+/// and, as a last resort, when the display is released.
 ///
 /// Every libdrm call runs on one serial thread (a `SerialWorker`), the only place the buffers
 /// and the front index are touched; a present waits there for its flip event without blocking
@@ -20,8 +23,11 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
         public var connector: String?
         /// `WIDTHxHEIGHT` or `WIDTHxHEIGHT@HZ`.
         public var mode: String?
-        public init(card: String? = nil, connector: String? = nil, mode: String? = nil) {
-            (self.card, self.connector, self.mode) = (card, connector, mode)
+        /// False draws into one buffer and marks it dirty even where the driver flips pages:
+        /// for a driver whose flip events do not come (each frame would wait out its timeout).
+        public var pageFlip: Bool
+        public init(card: String? = nil, connector: String? = nil, mode: String? = nil, pageFlip: Bool = true) {
+            (self.card, self.connector, self.mode, self.pageFlip) = (card, connector, mode, pageFlip)
         }
     }
 
@@ -50,12 +56,20 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
     /// DPMS on again scans out that buffer, the newest frame.
     private var poweredOff = false
     private var flips = PageFlipCounts()
+    /// Refresh slots for presents without flips (nil while the display flips pages), which
+    /// would otherwise return as soon as the frame is written; read by `present` before it
+    /// goes onto the queue, so kept apart from the queue's state.
+    private let pacing: Locked<RefreshPacer?>
+    private let clock: any NookClock
 
-    public var pageFlips: PageFlipCounts? { queue.sync { flips } }
+    /// Counted only where the display flips pages (nil where it draws in place).
+    public var pageFlips: PageFlipCounts? { queue.sync { pageFlipping ? flips : nil } }
 
-    public init(selection: Selection = Selection()) throws(DRMError) {
+    public init(selection: Selection = Selection(), clock: any NookClock = NookSystemClock()) throws(DRMError) {
         let setup = try Self.setUp(selection)
         self.selection = selection
+        self.clock = clock
+        pacing = Locked(setup.flipsPages ? nil : RefreshPacer(refreshHz: setup.found.mode.refreshHz))
         (card, connectorID, crtcID, modeInfo, mode, panelOrientation, dpmsProperty) =
             (setup.found.card, setup.found.connector, setup.found.crtc, setup.found.modeInfo, setup.found.mode,
              setup.found.orientation, setup.found.dpms)
@@ -83,9 +97,10 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
                 var connector = found.connector
                 let set = drmModeSetCrtc(found.card.fd, found.crtc, buffers[0].framebuffer, 0, 0, &connector, 1, &found.modeInfo)
                 guard set == 0 else { throw DRMError.failed("drmModeSetCrtc", result: set) }
-                // A second buffer only where the driver flips pages; otherwise draw in place.
-                let flipProbe = drmModePageFlip(found.card.fd, found.crtc, buffers[0].framebuffer, UInt32(DRM_MODE_PAGE_FLIP_EVENT), nil)
-                let flipsPages = flipProbe == 0
+                // A second buffer only where the driver flips pages (and flips are wanted);
+                // otherwise draw in place.
+                let flipsPages = selection.pageFlip
+                    && drmModePageFlip(found.card.fd, found.crtc, buffers[0].framebuffer, UInt32(DRM_MODE_PAGE_FLIP_EVENT), nil) == 0
                 if flipsPages {
                     waitForIdleFlip(found.card.fd)
                     do throws(DRMError) {
@@ -218,6 +233,10 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
         guard frame.size == mode.size else {
             throw DisplayError(operation: "present", detail: "frame is \(frame.size) but \(mode.name) runs \(mode.size)")
         }
+        // Without flips nothing waits for a vblank: wait for the frame's refresh slot instead.
+        if let slot = pacing.withLock({ $0?.slot(readyAt: clock.now) }) {
+            try? await clock.sleep(until: slot)
+        }
         let pixels = frame.pixels
         let result: DisplayError? = await withCheckedContinuation { continuation in
             queue.async { continuation.resume(returning: self.showOnQueue(pixels)) }
@@ -347,6 +366,7 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
             (card, connectorID, crtcID, modeInfo, dpmsProperty) =
                 (setup.found.card, setup.found.connector, setup.found.crtc, setup.found.modeInfo, setup.found.dpms)
             (buffers, saved, pageFlipping, front, poweredOff) = (setup.buffers, setup.saved, setup.flipsPages, 0, false)
+            pacing.withLock { $0 = setup.flipsPages ? nil : RefreshPacer(refreshHz: setup.found.mode.refreshHz) }
             return true
         }
     }

@@ -413,6 +413,10 @@ public final class Daemon: Sendable {
         if fresh.modules != old.modules { needsRestart.append("queue.modules") }
         if fresh.capacity != old.capacity || fresh.pollInterval != old.pollInterval { needsRestart.append("queue.capacity/poll_interval_ms") }
         if fresh.backend != old.backend || fresh.mockSize != old.mockSize { needsRestart.append("display.backend/size") }
+        if fresh.drmCard != old.drmCard || fresh.drmConnector != old.drmConnector || fresh.drmMode != old.drmMode
+            || fresh.drmPageFlip != old.drmPageFlip || fresh.fbdevPath != old.fbdevPath {
+            needsRestart.append("display.card/connector/mode/page_flip/fbdev")
+        }
         if fresh.led != old.led { needsRestart.append("[led]") }
         if fresh.backend.isLED, DaemonScreen.ledRotation(fresh.rotation, size: display.mode.size) != DaemonScreen.ledRotation(old.rotation, size: display.mode.size) {
             needsRestart.append("display.rotation (LED matrix)")

@@ -46,6 +46,8 @@ public struct DaemonConfig: Sendable {
     public var drmCard: String?
     public var drmConnector: String?
     public var drmMode: String?
+    /// `display.page_flip = false`: one buffer and dirty-fb even where the driver flips.
+    public var drmPageFlip = true
     /// fbdev: the framebuffer device (`/dev/fb1`); nil takes the first one.
     public var fbdevPath: String?
     public var refreshHz: Double = 60
@@ -182,6 +184,7 @@ public struct DaemonConfig: Sendable {
             }
             drmMode = mode
         }
+        drmPageFlip = try reader.bool("display.page_flip") ?? drmPageFlip
 
         theme = try Theme.load(from: reader, directory: directory)
 

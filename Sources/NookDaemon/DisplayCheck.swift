@@ -9,7 +9,7 @@ import NookRender
 /// a panel, and for the real-kernel tests of `restore()`.
 public enum DisplayCheck {
     public static func run(_ config: DaemonConfig, logger: Logger, hold: Duration = .seconds(1)) async throws(DaemonError) -> String {
-        let selection = DRMDisplay.Selection(card: config.drmCard, connector: config.drmConnector, mode: config.drmMode)
+        let selection = DRMDisplay.Selection(card: config.drmCard, connector: config.drmConnector, mode: config.drmMode, pageFlip: config.drmPageFlip)
         let display: DRMDisplay
         do { display = try DRMDisplay(selection: selection) } catch { throw DaemonError("cannot drive the display through DRM: \(error)") }
         var lines = ["display: \(display.mode) through DRM (page flips: \(display.flipsPages ? "yes" : "no, dirty-fb"), panel orientation: \(display.panelOrientation))"]

@@ -12,9 +12,9 @@ enum DisplaySelection {
     /// and says which (and why not the others) in the log.
     static func choose(_ config: DaemonConfig, clock: any NookClock, logger: Logger) throws(DaemonError)
         -> (display: any DisplayBackend, name: String, writer: FrameWriter?) {
-        let selection = DRMDisplay.Selection(card: config.drmCard, connector: config.drmConnector, mode: config.drmMode)
+        let selection = DRMDisplay.Selection(card: config.drmCard, connector: config.drmConnector, mode: config.drmMode, pageFlip: config.drmPageFlip)
         func drm() throws(DRMError) -> (display: any DisplayBackend, name: String, writer: FrameWriter?) {
-            let display = try DRMDisplay(selection: selection)
+            let display = try DRMDisplay(selection: selection, clock: clock)
             logger.notice("driving \(display.mode) through DRM", metadata: ["pageFlips": "\(display.flipsPages)"])
             return (display, "drm", nil)
         }

@@ -15,7 +15,7 @@ public final class MockDisplay: DisplayBackend {
     private struct State {
         var recorded: [RecordedFrame] = []
         var presentedCount = 0
-        var nextVBlank: NookInstant?
+        var pacer: RefreshPacer
         var blanked = false
         var restored = false
     }
@@ -24,7 +24,7 @@ public final class MockDisplay: DisplayBackend {
     private let clock: any NookClock
     private let keepFrames: Int
     private let sink: (@Sendable (RecordedFrame) -> Void)?
-    private let state = Locked(State())
+    private let state: Locked<State>
     private let connection = Locked<[AsyncStream<Bool>.Continuation]>([])
 
     /// - Parameters:
@@ -39,6 +39,7 @@ public final class MockDisplay: DisplayBackend {
         self.clock = clock
         self.keepFrames = max(0, keepFrames)
         self.sink = sink
+        state = Locked(State(pacer: RefreshPacer(refreshHz: refreshHz)))
     }
 
     /// The frames still held, oldest first.
@@ -54,13 +55,7 @@ public final class MockDisplay: DisplayBackend {
             throw DisplayError(operation: "present", detail: "frame is \(frame.size) but the mock display is \(mode.size)")
         }
         // Wait for the next vertical blank, as a page flip would.
-        let period = Duration.nookSeconds(1 / mode.refreshHz) ?? .milliseconds(16)
-        let flipAt = state.withLock { state -> NookInstant in
-            let now = clock.now
-            let slot = max(now, state.nextVBlank ?? now)
-            state.nextVBlank = slot + period
-            return slot
-        }
+        let flipAt = state.withLock { $0.pacer.slot(readyAt: clock.now) }
         do {
             try await clock.sleep(until: flipAt)
         } catch {

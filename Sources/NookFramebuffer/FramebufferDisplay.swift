@@ -34,7 +34,7 @@ public final class FramebufferDisplay: DisplayBackend, @unchecked Sendable {
 
     private struct State {
         var hasVSync = true
-        var nextFrameAt: NookInstant?
+        var pacer = RefreshPacer(refreshHz: 60)
         var restored = false
     }
 
@@ -95,7 +95,7 @@ public final class FramebufferDisplay: DisplayBackend, @unchecked Sendable {
             throw DisplayError(operation: "present", detail: "frame is \(frame.size) but \(path) is \(mode.size)")
         }
         // Without vsync, pace to 60 Hz on the clock so animations keep their speed.
-        if let waitUntil = state.withLock({ $0.hasVSync ? nil : $0.nextFrameAt }) {
+        if let waitUntil = state.withLock({ $0.hasVSync ? nil : $0.pacer.slot(readyAt: clock.now) }) {
             try? await clock.sleep(until: waitUntil)
         }
         let failure: DisplayError? = state.withLock { state in
@@ -105,7 +105,6 @@ public final class FramebufferDisplay: DisplayBackend, @unchecked Sendable {
                 if ioctl(fd, Self.waitForVSync, &crtc) != 0 { state.hasVSync = false }
             }
             write(frame)
-            state.nextFrameAt = clock.now + .milliseconds(16)
             return nil
         }
         if let failure { throw failure }
