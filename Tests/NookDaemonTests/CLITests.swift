@@ -14,9 +14,9 @@ struct CLITests {
         let watch = Process()
         watch.executableURL = URL(fileURLWithPath: Built.nookctl)
         watch.arguments = ["watch", "--json", "--socket", daemon.socket]
-        let pipe = Pipe()
+        let pipe = Pipe.closedOnExec()
         watch.standardOutput = pipe
-        try watch.run()
+        try watch.runAlone()
         defer { if watch.isRunning { watch.terminate() } }
         try eventually("the watcher to connect") { (try daemon.request(.status))["connections"] == .number(2) }
         // Connected is not yet subscribed: a probe card that the watch reports proves it listens
@@ -192,10 +192,10 @@ struct AccessTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", Built.nookctl, "status", "--socket", daemon.socket]
-        let error = Pipe()
+        let error = Pipe.closedOnExec()
         process.standardError = error
         process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        try process.runAlone()
         process.waitForExit()
         let message = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationStatus == ExitCodes.refused, "\(message)")

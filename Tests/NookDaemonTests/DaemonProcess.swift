@@ -67,7 +67,7 @@ final class DaemonProcess {
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
-        try process.run()
+        try process.runAlone()
         if waitUntilReady { try waitForSocket() }
     }
 
@@ -167,10 +167,10 @@ func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, 
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    let output = Pipe(), error = Pipe()
+    let output = Pipe.closedOnExec(), error = Pipe.closedOnExec()
     process.standardOutput = output
     process.standardError = error
-    try process.run()
+    try process.runAlone()
     let out = output.fileHandleForReading.readDataToEndOfFile()
     let err = error.fileHandleForReading.readDataToEndOfFile()
     process.waitForExit()
@@ -193,7 +193,7 @@ func startNookctl(_ arguments: [String], socket: String) throws -> Process {
     process.executableURL = URL(fileURLWithPath: Built.nookctl)
     process.arguments = arguments + ["--socket", socket]
     process.standardOutput = FileHandle.nullDevice
-    try process.run()
+    try process.runAlone()
     return process
 }
 

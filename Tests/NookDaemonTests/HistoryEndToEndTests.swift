@@ -132,9 +132,9 @@ struct HistoryEndToEndTests {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", Built.nookctl] + arguments + ["--socket", socket]
-            let output = Pipe(), error = Pipe()
+            let output = Pipe.closedOnExec(), error = Pipe.closedOnExec()
             (process.standardOutput, process.standardError) = (output, error)
-            try process.run()
+            try process.runAlone()
             let out = output.fileHandleForReading.readDataToEndOfFile(), err = error.fileHandleForReading.readDataToEndOfFile()
             process.waitForExit()
             return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))

@@ -114,7 +114,7 @@ func nookctlWithin(_ seconds: Double, _ arguments: [String], socket: String) thr
     defer { unlink(scratchOut + ".out"); unlink(scratchOut + ".err") }
     process.standardOutput = FileHandle(forWritingAtPath: scratchOut + ".out")
     process.standardError = FileHandle(forWritingAtPath: scratchOut + ".err")
-    try process.run()
+    try process.runAlone()
     let deadline = Date().addingTimeInterval(seconds)
     while process.isRunning && Date() < deadline { usleep(10_000) }
     if process.isRunning {

@@ -34,12 +34,12 @@ enum MQTTTools {
     static func run(_ arguments: [String], input: String? = nil, timeout: Double = 20) throws -> (status: Int32, output: String, error: String) {
         let process = Process()
         launch(process, arguments)
-        let output = Pipe(), error = Pipe()
+        let output = Pipe.closedOnExec(), error = Pipe.closedOnExec()
         process.standardOutput = output
         process.standardError = error
-        let stdin = Pipe()
+        let stdin = Pipe.closedOnExec()
         process.standardInput = stdin
-        try process.run()
+        try process.runAlone()
         if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
         try? stdin.fileHandleForWriting.close()
         let killer = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
@@ -111,7 +111,7 @@ final class Broker {
         MQTTTools.launch(process, ["mosquitto", "-c", configPath])
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runAlone()
         self.process = process
         try eventually("mosquitto to listen on \(port)") {
             if !process.isRunning { throw DaemonFailure("mosquitto exited (\(process.terminationStatus)): \(log)") }
@@ -185,7 +185,7 @@ final class Subscriber {
         MQTTTools.launch(process, ["mosquitto_sub", "-h", "127.0.0.1", "-p", String(broker.port), "-v", "-q", "1"] + (topics + [ready]).flatMap { ["-t", $0] })
         process.standardOutput = FileHandle(forWritingAtPath: path)
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runAlone()
         try eventually("mosquitto_sub to subscribe") {
             try broker.publish(ready, "ready")
             return text.contains(ready)
@@ -231,7 +231,7 @@ final class MQTTBridgeProcess {
         process.arguments = ["--config", configPath, "--socket", socket, "--log-level", "debug"] + arguments
         process.standardError = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        try process.runAlone()
         if waitUntilOnline {
             try eventually("nook-mqtt \(device) online") {
                 if !process.isRunning { throw DaemonFailure("nook-mqtt exited (\(process.terminationStatus)): \(log)") }

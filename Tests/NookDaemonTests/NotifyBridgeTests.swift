@@ -278,7 +278,7 @@ struct NotifySystemBusTests {
         bus.executableURL = URL(fileURLWithPath: NotifyTools.path("dbus-daemon")!)
         bus.arguments = ["--config-file", config, "--nofork", "--nopidfile"]
         bus.standardError = FileHandle.nullDevice
-        try bus.run()
+        try bus.runAlone()
         defer { stopProcess(bus) }
         try eventually("the system bus's socket") { FileManager.default.fileExists(atPath: socket) }
         let address = "unix:path=" + socket
@@ -292,7 +292,7 @@ struct NotifySystemBusTests {
         environment["DBUS_SYSTEM_BUS_ADDRESS"] = address
         bridge.environment = environment
         bridge.standardError = FileHandle(forWritingAtPath: bridgeLog)
-        try bridge.run()
+        try bridge.runAlone()
         defer { stopProcess(bridge) }
         try eventually("nook-notify on the system bus") {
             ((try? String(contentsOfFile: bridgeLog, encoding: .utf8)) ?? "").contains("watching nookd's events")
@@ -304,9 +304,9 @@ struct NotifySystemBusTests {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             process.arguments = ["--reuid=\(uid)", "--regid=\(gid)", "--clear-groups", NotifyTools.path("notify-send")!, "-p", title]
             process.environment = ["DBUS_SESSION_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin", "HOME": "/"]
-            let output = Pipe(), error = Pipe()
+            let output = Pipe.closedOnExec(), error = Pipe.closedOnExec()
             (process.standardOutput, process.standardError) = (output, error)
-            try process.run()
+            try process.runAlone()
             let out = output.fileHandleForReading.readDataToEndOfFile(), err = error.fileHandleForReading.readDataToEndOfFile()
             process.waitForExit()
             return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))

@@ -30,7 +30,7 @@ final class PrivateBus {
         process.arguments = ["--session", "--nofork", "--nopidfile", "--address=" + address]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runAlone()
         try eventually("the private bus's socket") { FileManager.default.fileExists(atPath: path) }
     }
 
@@ -48,10 +48,10 @@ final class PrivateBus {
         process.executableURL = URL(fileURLWithPath: NotifyTools.path(arguments[0]) ?? arguments[0])
         process.arguments = Array(arguments.dropFirst())
         process.environment = environment
-        let output = Pipe(), error = Pipe()
+        let output = Pipe.closedOnExec(), error = Pipe.closedOnExec()
         process.standardOutput = output
         process.standardError = error
-        try process.run()
+        try process.runAlone()
         let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
         let out = output.fileHandleForReading.readDataToEndOfFile()
@@ -74,7 +74,7 @@ final class PrivateBus {
             process.standardOutput = FileHandle.nullDevice
         }
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runAlone()
         return process
     }
 
@@ -104,7 +104,7 @@ final class NotifyBridgeProcess {
         process.environment = bus.environment
         process.standardError = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        try process.runAlone()
         try eventually("nook-notify to own org.freedesktop.Notifications") {
             if !process.isRunning { throw DaemonFailure("nook-notify exited (\(process.terminationStatus)): \(log)") }
             let owner = try bus.run(["gdbus", "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",

@@ -56,7 +56,7 @@ struct NotifyRetryTests {
         let fake = Process()
         fake.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         fake.arguments = [script, socket, log]
-        try fake.run()
+        try fake.runAlone()
         defer { stopProcess(fake) }
         try eventually("the fake nookd to listen") { FileManager.default.fileExists(atPath: socket) }
 

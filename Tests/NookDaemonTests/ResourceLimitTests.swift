@@ -68,7 +68,7 @@ struct ResourceLimitTests {
             _ = FileManager.default.createFile(atPath: errors, contents: nil)
             process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
             process.standardOutput = FileHandle.nullDevice
-            try process.run()
+            try process.runAlone()
             // A limit that is enough: nookd serves (its socket is there) until it is told to stop.
             let socket = scratch.path + "/nookd-\(limit).sock"
             let deadline = Date().addingTimeInterval(TestBounds.seconds(20))

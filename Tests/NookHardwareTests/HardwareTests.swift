@@ -11,10 +11,10 @@ func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, 
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    let pipe = Pipe()
+    let pipe = Pipe.closedOnExec()
     process.standardOutput = pipe
     process.standardError = pipe
-    try process.run()
+    try process.runAlone()
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitForExit()
     return (process.terminationStatus, String(decoding: data, as: UTF8.self))

@@ -37,12 +37,12 @@ final class Bridge {
         }
         if withNookd { try startNookd() }
         _ = FileManager.default.createFile(atPath: bridgeLog, contents: nil)
-        let output = Pipe()
+        let output = Pipe.closedOnExec()
         bridge.executableURL = URL(fileURLWithPath: Built.directory + "/nook-lcdproc")
         bridge.arguments = ["--socket", socket, "--port", "0", "--log-level", "debug"] + bridgeArguments
         bridge.standardOutput = output
         bridge.standardError = FileHandle(forWritingAtPath: bridgeLog)
-        try bridge.run()
+        try bridge.runAlone()
         // The first line says where it listens.
         var text = ""
         let deadline = Date().addingTimeInterval(TestBounds.seconds(30))
@@ -64,7 +64,7 @@ final class Bridge {
         nookd.executableURL = URL(fileURLWithPath: Built.directory + "/nookd")
         nookd.arguments = ["--socket", socket, "--display", "mock", "--journal", "none", "--log-level", "warning"] + (nookdConfig.map { ["--config", $0] } ?? [])
         nookd.standardError = FileHandle.nullDevice
-        try nookd.run()
+        try nookd.runAlone()
         let deadline = Date().addingTimeInterval(TestBounds.seconds(60))
         while (try? NookClient(path: socket)) == nil {
             guard Date() < deadline, nookd.isRunning else { throw TestFailure("nookd did not start") }
@@ -104,7 +104,7 @@ final class Child {
         process.arguments = Array(arguments.dropFirst())
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runAlone()
     }
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitForExit() }
@@ -311,10 +311,10 @@ struct BridgeConfigTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Built.directory + "/nook-lcdproc")
         process.arguments = ["--config", config, "--port", "0"]
-        let errors = Pipe()
+        let errors = Pipe.closedOnExec()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        try process.runAlone()
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitForExit()
         #expect(process.terminationStatus != 0)

@@ -51,7 +51,7 @@ final class LCDdReference {
         process.arguments = ["-c", path, "-f", "-s", "0"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
+        try process.runAlone()
         let deadline = Date().addingTimeInterval(TestBounds.seconds(20))
         while Date() < deadline {
             if let probe = try? TCPConnection(port: port) { _ = probe; return }

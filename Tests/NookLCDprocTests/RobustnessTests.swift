@@ -22,10 +22,10 @@ struct RobustnessTests {
         let refused = Process()
         refused.executableURL = URL(fileURLWithPath: Built.directory + "/nook-lcdproc")
         refused.arguments = ["--bind", "0.0.0.0", "--port", "0", "--socket", "/nonexistent/nookd.sock"]
-        let errors = Pipe()
+        let errors = Pipe.closedOnExec()
         refused.standardError = errors
         refused.standardOutput = FileHandle.nullDevice
-        try refused.run()
+        try refused.runAlone()
         refused.waitForExit()
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(refused.terminationStatus == 64)

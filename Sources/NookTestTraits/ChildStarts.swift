@@ -1,0 +1,40 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Children of a test process start one at a time, and the pipes given to them are made
+/// close-on-exec while none is starting.
+///
+/// Why: Foundation's `Process.run()` learns that its child exited from end-of-file on a socket
+/// pair whose write end only that child should hold, and it closes in the new child only the
+/// descriptors that were open when it listed `/proc/self/fd`, a moment before it spawns. A
+/// pair (or a test's pipe) that another thread made in that moment went to that other child as
+/// well, so the first child's exit went unseen, unreaped and `isRunning`, for as long as the
+/// other child lived. In a rehearsal's AddressSanitizer pass, run beside a build, three nookds
+/// that had logged "nookd stopped" sat as zombies through their tests' whole exit bound.
+private let childStarts = NSLock()
+
+extension Process {
+    /// `run()`, with no other child of this process starting at the same moment.
+    public func runAlone() throws {
+        childStarts.lock()
+        defer { childStarts.unlock() }
+        try run()
+    }
+}
+
+extension Pipe {
+    /// A pipe that reaches a child only as that child's standard input, output or error
+    /// (`Process` duplicates it there, which clears close-on-exec), never as a stray descriptor
+    /// of some other child started at the same time.
+    public static func closedOnExec() -> Pipe {
+        childStarts.lock()
+        defer { childStarts.unlock() }
+        let pipe = Pipe()
+        for descriptor in [pipe.fileHandleForReading.fileDescriptor, pipe.fileHandleForWriting.fileDescriptor] {
+            _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC)
+        }
+        return pipe
+    }
+}
