@@ -149,7 +149,10 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
                 throw DRMError("find a CRTC for \(name)", advice: "Every CRTC this connector can use is busy")
             }
             let size = PixelSize(width: Int(modeInfo.hdisplay), height: Int(modeInfo.vdisplay))
-            let mode = DisplayMode(size: size, refreshHz: Double(max(1, modeInfo.vrefresh)), name: name)
+            // Panels whose driver does not know their timing (the SPI panels' DRM_SIMPLE_MODE:
+            // a 1 kHz pixel clock) report 0 Hz; 60 paces their slides as on any other panel.
+            let refreshHz = modeInfo.vrefresh > 0 ? Double(modeInfo.vrefresh) : 60
+            let mode = DisplayMode(size: size, refreshHz: refreshHz, name: name)
             return Found(card: card, connector: connector.pointee.connector_id, crtc: crtc, modeInfo: modeInfo, mode: mode,
                          orientation: panelOrientation(card: card, connector: connector),
                          dpms: property(named: "DPMS", card: card, connector: connector)?.id)

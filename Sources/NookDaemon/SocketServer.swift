@@ -286,6 +286,9 @@ public final class SocketServer: @unchecked Sendable {
                     return
                 }
             }
+            // Not inherited by what nookd starts (escalation hooks): a hook still running would
+            // otherwise hold a closed client's connection open, and that client see no EOF.
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             nextNumber += 1
             let socket = FileDescriptor(owning: fd, name: "connection \(nextNumber)")
             if openSockets.load(ordering: .relaxed) >= maximumConnections {

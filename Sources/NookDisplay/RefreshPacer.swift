@@ -10,9 +10,10 @@ public struct RefreshPacer: Sendable {
     public let period: Duration
     private var nextSlot: NookInstant?
 
+    /// A rate that is not a positive number (a driver that does not know its own) paces at
+    /// about 60 Hz.
     public init(refreshHz: Double) {
-        precondition(refreshHz > 0, "refreshHz must be positive")
-        period = Duration.nookSeconds(1 / refreshHz) ?? .milliseconds(16)
+        period = refreshHz.isFinite && refreshHz > 0 ? Duration.nookSeconds(1 / refreshHz) ?? .milliseconds(16) : .milliseconds(16)
     }
 
     /// Claims the slot of a frame ready at `now`: the instant it may go on the glass.

@@ -8,7 +8,7 @@ import NookDisplay
 public final class LEDDisplay: DisplayBackend {
     private struct State {
         var driver: any LEDDriver
-        var nextSlot: NookInstant?
+        var pacer: RefreshPacer
         var lastFrame: Frame?
         var connected = true
         var blanked = false
@@ -26,7 +26,7 @@ public final class LEDDisplay: DisplayBackend {
     public init(driver: sending any LEDDriver, clock: any NookClock) {
         mode = DisplayMode(size: driver.size, refreshHz: driver.maximumFrameRate, name: driver.name)
         self.clock = clock
-        state = Locked(State(driver: driver))
+        state = Locked(State(driver: driver, pacer: RefreshPacer(refreshHz: driver.maximumFrameRate)))
     }
 
     /// Frames that reached the LEDs.
@@ -36,13 +36,7 @@ public final class LEDDisplay: DisplayBackend {
         guard frame.size == mode.size else {
             throw DisplayError(operation: "present", detail: "frame is \(frame.size) but the LEDs are \(mode.size)")
         }
-        let period = Duration.nookSeconds(1 / mode.refreshHz) ?? .milliseconds(16)
-        let slot = state.withLock { state -> NookInstant in
-            let now = clock.now
-            let slot = max(now, state.nextSlot ?? now)
-            state.nextSlot = slot + period
-            return slot
-        }
+        let slot = state.withLock { $0.pacer.slot(readyAt: clock.now) }
         do { try await clock.sleep(until: slot) } catch {
             throw DisplayError(operation: "present", detail: "cancelled while waiting for the LEDs' next frame slot")
         }

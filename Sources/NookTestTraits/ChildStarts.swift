@@ -1,16 +1,13 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Children of a test process start one at a time, and the pipes given to them are made
 /// close-on-exec while none is starting.
 ///
 /// Why: Foundation's `Process.run()` learns that its child exited from end-of-file on a socket
 /// pair whose write end only that child should hold, and it closes in the new child only the
-/// descriptors that were open when it listed `/proc/self/fd`, a moment before it spawns. A
-/// pair (or a test's pipe) that another thread made in that moment went to that other child as
-/// well, so the first child's exit went unseen, unreaped and `isRunning`, for as long as the
+/// descriptors up to the highest one it found in `/proc/self/fd` a moment before it spawns. A
+/// pair (or a test's pipe) that another thread made in that moment, numbered above it, went to
+/// that other child as well, so the first child's exit went unseen, unreaped and `isRunning`, for as long as the
 /// other child lived. In a rehearsal's AddressSanitizer pass, run beside a build, three nookds
 /// that had logged "nookd stopped" sat as zombies through their tests' whole exit bound.
 private let childStarts = NSLock()

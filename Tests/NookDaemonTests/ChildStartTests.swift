@@ -3,7 +3,9 @@ import NookTestTraits
 import Testing
 
 /// The harness's own rule (NookTestTraits/ChildStarts.swift): a test's pipe reaches only the
-/// child it is given to, so another test's child cannot hold it open and hide an exit.
+/// child it is given to, so another test's child cannot hold it open and hide an exit. (The
+/// race itself, another thread's `run()` between its listing and its spawn, is not reproduced
+/// here: the close-on-exec flag is what closes it, and that is checked.)
 @Suite("Test harness: children and their pipes", .ownThreads)
 struct ChildStartTests {
     @Test func aPipeGivenToNoChildIsNotInheritedByOne() throws {

@@ -39,6 +39,37 @@ struct EscalationEndToEndTests {
         #expect(daemon.stop().status == 0)
     }
 
+    @Test func z4_aHookInheritsNoClientConnection() throws {
+        let scratch = Scratch()
+        // What the hook holds open: a client's connection among them would stay open for as
+        // long as the hook runs, however nookd closed it.
+        let script = scratch.file("hook.sh", "#!/bin/sh\nfor fd in /proc/self/fd/*; do readlink \"$fd\"; done > \(scratch.path)/fds.part\nmv \(scratch.path)/fds.part \(scratch.path)/fds\n")
+        chmod(script, 0o755)
+        let config = scratch.file("nook.toml", "[escalation]\nafter_s = 1\nsteps = [\"hook\"]\non_escalate = [\"\(script)\"]\n")
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+        // What nookd itself was started with (here Foundation's socket pair to the test, which
+        // a hook may share: under systemd there is none) is not a client's.
+        func sockets(of directory: String) -> Set<String> {
+            Set(((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).compactMap {
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + $0)).flatMap { $0.hasPrefix("socket:") ? $0 : nil }
+            })
+        }
+        let atStart = sockets(of: "/proc/\(daemon.process.processIdentifier)/fd")
+        let watcher = try daemon.client()
+        _ = try watcher.request(Request(id: .number(1), operation: .status))
+        let clients = sockets(of: "/proc/\(daemon.process.processIdentifier)/fd").subtracting(atStart)
+        #expect(!clients.isEmpty, "the watcher's connection is one of nookd's descriptors")
+        let alarm = NookActivity(title: "Freezer open", presentation: .blocker(timeout: nil))
+        try daemon.request(.enqueue(alarm, module: nil, wait: false))
+        let listing = scratch.path + "/fds"
+        try eventually("the hook's listing", timeout: 30) { FileManager.default.fileExists(atPath: listing) }
+        let targets = try String(contentsOfFile: listing, encoding: .utf8)
+        let inherited = Set(targets.split(separator: "\n").map(String.init)).intersection(clients)
+        #expect(inherited.isEmpty, "the hook inherited a client's connection: \(targets)")
+        _ = watcher
+        #expect(daemon.stop().status == 0)
+    }
+
     @Test func z4_quietHoursHoldANormalBlockersEscalation() throws {
         let scratch = Scratch()
         let script = scratch.file("hook.sh", "#!/bin/sh\ntouch \(scratch.path)/ran\n")

@@ -17,6 +17,13 @@ struct RefreshPacerTests {
         #expect(slots == [at(0), at(20), at(40), at(60), at(80)])
     }
 
+    @Test(arguments: [0.0, -1, .nan, .infinity])
+    func r5_aRateThatIsNoPositiveNumberPacesAtAbout60Hz(refreshHz: Double) {
+        var pacer = RefreshPacer(refreshHz: refreshHz)
+        #expect(pacer.period == .milliseconds(16))
+        #expect(pacer.slot(readyAt: at(0)) == at(0) && pacer.slot(readyAt: at(0)) == at(16))
+    }
+
     @Test func r5_aFrameReadyAfterItsSlotGoesAtOnceAndTheNextCountsFromIt() {
         var pacer = RefreshPacer(refreshHz: 50)
         #expect(pacer.slot(readyAt: at(0)) == at(0))
