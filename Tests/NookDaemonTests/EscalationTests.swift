@@ -39,14 +39,19 @@ struct EscalationEndToEndTests {
         #expect(daemon.stop().status == 0)
     }
 
+    /// A nookd whose one escalation step, a second after a blocker shows, runs `script` in sh.
+    func nookdWithOneHookStep(_ script: String, in scratch: Scratch) throws -> DaemonProcess {
+        let hook = scratch.file("hook.sh", "#!/bin/sh\n\(script)\n")
+        chmod(hook, 0o755)
+        let config = scratch.file("nook.toml", "[escalation]\nafter_s = 1\nsteps = [\"hook\"]\non_escalate = [\"\(hook)\"]\n")
+        return try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+    }
+
     @Test func z4_aHookInheritsNoClientConnection() throws {
         let scratch = Scratch()
         // What the hook holds open: a client's connection among them would stay open for as
         // long as the hook runs, however nookd closed it.
-        let script = scratch.file("hook.sh", "#!/bin/sh\nfor fd in /proc/self/fd/*; do readlink \"$fd\"; done > \(scratch.path)/fds.part\nmv \(scratch.path)/fds.part \(scratch.path)/fds\n")
-        chmod(script, 0o755)
-        let config = scratch.file("nook.toml", "[escalation]\nafter_s = 1\nsteps = [\"hook\"]\non_escalate = [\"\(script)\"]\n")
-        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+        let daemon = try nookdWithOneHookStep("for fd in /proc/self/fd/*; do readlink \"$fd\"; done > \(scratch.path)/fds.part\nmv \(scratch.path)/fds.part \(scratch.path)/fds", in: scratch)
         // What nookd itself was started with (here Foundation's socket pair to the test, which
         // a hook may share: under systemd there is none) is not a client's.
         func sockets(of directory: String) -> Set<String> {
@@ -72,10 +77,7 @@ struct EscalationEndToEndTests {
 
     @Test func z4_quietHoursHoldANormalBlockersEscalation() throws {
         let scratch = Scratch()
-        let script = scratch.file("hook.sh", "#!/bin/sh\ntouch \(scratch.path)/ran\n")
-        chmod(script, 0o755)
-        let config = scratch.file("nook.toml", "[escalation]\nafter_s = 1\nsteps = [\"hook\"]\non_escalate = [\"\(script)\"]\n")
-        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+        let daemon = try nookdWithOneHookStep("touch \(scratch.path)/ran", in: scratch)
         let alarm = NookActivity(title: "Laundry done", presentation: .blocker(timeout: nil))
         try daemon.request(.enqueue(alarm, module: nil, wait: false))
         try eventually("the blocker on the glass") { (try daemon.request(.status)).serialized.contains("Laundry done") }
