@@ -27,6 +27,16 @@ struct DisplayTests {
         #expect(frame.rotated(.none) == frame)
     }
 
+    @Test(arguments: [(1, 1), (1023, 1), (32, 32), (1025, 1), (33, 62), (1280, 400), (1920, 480)])
+    func d3_aFillSetsEveryPixelWhateverTheSizeAgainstItsBlock(width: Int, height: Int) {
+        var frame = numbered(width: width, height: height)
+        frame.fill(0xFF12_3456)
+        #expect(frame.pixels.allSatisfy { $0 == 0xFF12_3456 })
+        #expect(frame.pixels.count == width * height)
+        frame.fill(0xFF00_0000)
+        #expect(frame.pixels.allSatisfy { $0 == 0xFF00_0000 })
+    }
+
     @Test func r6_rotationTilesAvoidRowsThatShareOneCacheSet() {
         // Issue 19: turned rows 1,600 and 1,920 bytes apart spread over the L1's sets and keep
         // 128-row tiles; rows 4,096 bytes apart all land in one set, so a tile writes to few.
