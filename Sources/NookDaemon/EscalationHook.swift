@@ -32,7 +32,8 @@ enum EscalationHook {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         var pid: pid_t = 0
-        let result = posix_spawnp(&pid, command[0], &actions, nil, argv, envp)
+        // Never while a client's connection is still inheritable (ChildSpawns).
+        let result = ChildSpawns.exclusively { posix_spawnp(&pid, command[0], &actions, nil, argv, envp) }
         guard result == 0 else { return .failure(SystemCallError("posix_spawnp", errno: result, subject: command[0])) }
         // Reaped by polling (WNOHANG) so no zombie is left and no thread ever blocks on a hook.
         let child = pid

@@ -269,9 +269,16 @@ public final class SocketServer: @unchecked Sendable {
 
     private func acceptClients(on listener: FileDescriptor) {
         while true {
-            let fd = retryingInterrupts { accept(listener.rawValue, nil, nil) }
+            // Accepted and marked close-on-exec with no child spawning in between (ChildSpawns):
+            // what nookd starts (escalation hooks) must not hold a client's connection open.
+            let (fd, acceptErrno) = ChildSpawns.exclusively { () -> (Int32, Int32) in
+                let fd = retryingInterrupts { accept(listener.rawValue, nil, nil) }
+                let failure = errno
+                if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+                return (fd, failure)
+            }
             if fd < 0 {
-                let failure = SystemCallError("accept", subject: path)
+                let failure = SystemCallError("accept", errno: acceptErrno, subject: path)
                 switch AcceptFailure(errno: failure.errno) {
                 case .drained: return
                 case .connectionLost:
@@ -286,9 +293,6 @@ public final class SocketServer: @unchecked Sendable {
                     return
                 }
             }
-            // Not inherited by what nookd starts (escalation hooks): a hook still running would
-            // otherwise hold a closed client's connection open, and that client see no EOF.
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             nextNumber += 1
             let socket = FileDescriptor(owning: fd, name: "connection \(nextNumber)")
             if openSockets.load(ordering: .relaxed) >= maximumConnections {

@@ -12,7 +12,10 @@ struct EscalationEndToEndTests {
         // The script is fixed; the activity arrives only in the environment.
         let script = scratch.file("hook.sh", "#!/bin/sh\nprintf '%s|%s|%s\\n' \"$NOOK_ESCALATION_STEP\" \"$NOOK_ACTIVITY_ID\" \"$NOOK_ACTIVITY_TITLE\" >> \(out)/hook.log\n")
         chmod(script, 0o755)
-        let config = scratch.file("nook.toml", "[escalation]\nafter_s = 1\nevery_s = 1\nsteps = [\"hook\", \"hook\", \"hook\"]\non_escalate = [\"\(script)\"]\n")
+        // Run by sh, not executed itself: a script just written cannot be exec'd while any
+        // process still holds it open for writing (ETXTBSY), and another test's child started
+        // at that moment could have inherited the descriptor.
+        let config = scratch.file("nook.toml", "[escalation]\nafter_s = 1\nevery_s = 1\nsteps = [\"hook\", \"hook\", \"hook\"]\non_escalate = [\"/bin/sh\", \"\(script)\"]\n")
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
         let title = "$(touch \(out)/pwned1) `touch \(out)/pwned2` \"quoted\" 'single'; touch \(out)/pwned3 && echo $HOME"
         let alarm = NookActivity(priority: .high, title: title, presentation: .blocker(timeout: nil))
@@ -39,11 +42,11 @@ struct EscalationEndToEndTests {
         #expect(daemon.stop().status == 0)
     }
 
-    /// A nookd whose one escalation step, a second after a blocker shows, runs `script` in sh.
+    /// A nookd whose one escalation step, a second after a blocker shows, runs `script` in sh
+    /// (given to sh to read, never exec'd itself: see above).
     func nookdWithOneHookStep(_ script: String, in scratch: Scratch) throws -> DaemonProcess {
-        let hook = scratch.file("hook.sh", "#!/bin/sh\n\(script)\n")
-        chmod(hook, 0o755)
-        let config = scratch.file("nook.toml", "[escalation]\nafter_s = 1\nsteps = [\"hook\"]\non_escalate = [\"\(hook)\"]\n")
+        let hook = scratch.file("hook.sh", "\(script)\n")
+        let config = scratch.file("nook.toml", "[escalation]\nafter_s = 1\nsteps = [\"hook\"]\non_escalate = [\"/bin/sh\", \"\(hook)\"]\n")
         return try DaemonProcess(scratch: scratch, arguments: ["--config", config])
     }
 
@@ -67,7 +70,12 @@ struct EscalationEndToEndTests {
         let alarm = NookActivity(title: "Freezer open", presentation: .blocker(timeout: nil))
         try daemon.request(.enqueue(alarm, module: nil, wait: false))
         let listing = scratch.path + "/fds"
-        try eventually("the hook's listing", timeout: 30) { FileManager.default.fileExists(atPath: listing) }
+        do {
+            try eventually("the hook's listing", timeout: 30) { FileManager.default.fileExists(atPath: listing) }
+        } catch {
+            Issue.record("no listing from the hook; nookd's log ends: \(daemon.log.suffix(2000))")
+            throw error
+        }
         let targets = try String(contentsOfFile: listing, encoding: .utf8)
         let inherited = Set(targets.split(separator: "\n").map(String.init)).intersection(clients)
         #expect(inherited.isEmpty, "the hook inherited a client's connection: \(targets)")
