@@ -38,8 +38,8 @@ public struct Frame: Sendable, Equatable {
 
     /// Sets every pixel to `pixel`, in this frame's own storage.
     ///
-    /// The first 4 KiB are written pixel by pixel and the rest copied from them with libc's
-    /// `memcpy`, which stores a cache line at a time: the compiler's loop for
+    /// The first 4 KiB are written pixel by pixel and the rest copied from them by libc
+    /// (`copyMemory` is `memmove`), which stores a cache line at a time: the compiler's loop for
     /// `update(repeating:)` stores 16 bytes at a time, and every card's background fill (a whole
     /// 2 MiB frame) took twice as long as a `memset` of it (issue 19, `perf annotate`).
     public mutating func fill(_ pixel: UInt32) {
