@@ -56,7 +56,8 @@ struct DisplayAvailabilityTests {
         let recorder = EventRecorder(queue.events())
         await queue.bind(to: arbiter)
         await screen.showHome()
-        let feeder = Task { await screen.run(queue.events(where: NookScreen.draws)) }
+        let events = queue.events(where: NookScreen.draws)  // subscribed before any card comes
+        let feeder = Task { await screen.run(events) }
         let relay = Task { await DisplayAvailability.relay(from: display, to: [queue], screen: DaemonScreen(cards: screen, settings: .init(home: .blank)), logger: Logger(label: "test")) }
         defer { relay.cancel(); feeder.cancel() }
         while display.connectionListeners == 0 { try await Task.sleep(for: .milliseconds(5)) }

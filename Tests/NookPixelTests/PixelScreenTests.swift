@@ -36,7 +36,11 @@ struct PixelScreenTests {
         let recorder = EventRecorder(queue.events())
         let screen = PixelScreen(display: RecordingDisplay(32, 8), clock: InstantClock(),
                                  renderer: PixelRenderer(size: PixelSize(width: 32, height: 8)), localTime: { (9, 41, 0) })
-        let feeder = Task { await screen.run(queue.events(), reportingTo: queue) }
+        // Subscribed here, not inside the task: a task that ran late subscribed after the card's
+        // animateIn, so the screen never drew it, never reported it, and the queue waited for
+        // its presenter (a full suite's run once timed out so).
+        let events = queue.events()
+        let feeder = Task { await screen.run(events, reportingTo: queue) }
         defer { feeder.cancel() }
         await queue.bind(to: arbiter, moduleID: "main")
         let card = NookActivity(title: "LED")
