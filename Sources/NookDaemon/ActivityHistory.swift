@@ -90,6 +90,13 @@ final class ActivityHistory: Sendable {
             }
             return low < entries.count && entries[low].number == number
         }
+
+        /// Keeps an entry's JSON for `history` answers, unless the entry was dropped or cleared
+        /// meanwhile or its number is one that several entries carry.
+        mutating func keepJSON(_ body: [UInt8], of number: UInt64) {
+            guard keeps(number), !sharedNumbers.contains(number) else { return }
+            encoded[number] = body
+        }
     }
 
     /// Nil keeps the history in memory only (`history.path = "none"`, or no state directory).
@@ -325,8 +332,7 @@ final class ActivityHistory: Sendable {
         }
         if !made.isEmpty {
             state.withLock { state in
-                // Only entries still kept: one dropped or cleared meanwhile must not linger here.
-                for (number, body) in made where state.keeps(number) && !state.sharedNumbers.contains(number) { state.encoded[number] = body }
+                for (number, body) in made { state.keepJSON(body, of: number) }
             }
         }
         return bodies

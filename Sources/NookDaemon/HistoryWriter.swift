@@ -115,9 +115,7 @@ extension ActivityHistory {
     /// Keeps the JSON of the entries that are still kept (one may have been dropped or
     /// cleared while it was being written).
     private func keep(_ bodies: [[UInt8]], of entries: some Collection<HistoryEntry>, in state: inout State) {
-        for (entry, body) in zip(entries, bodies) where state.keeps(entry.number) && !state.sharedNumbers.contains(entry.number) {
-            state.encoded[entry.number] = body
-        }
+        for (entry, body) in zip(entries, bodies) { state.keepJSON(body, of: entry.number) }
     }
 
     /// Takes every kept entry for a new file; entries recorded meanwhile wait in `unwritten`
