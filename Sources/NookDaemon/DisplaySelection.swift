@@ -47,7 +47,7 @@ enum DisplaySelection {
             } else {
                 picture = { frame in frame }
             }
-            do { writer = try FrameWriter(directory: directory, limit: config.framesLimit, logger: logger, picture: picture) } catch { throw DaemonError("cannot use --frames \(directory): \(error)") }
+            do { writer = try FrameWriter(directory: directory, limit: config.framesLimit, clock: clock, logger: logger, picture: picture) } catch { throw DaemonError("cannot use --frames \(directory): \(error)") }
             logger.notice("the mock display writes its frames as PNG files", metadata: ["directory": "\(directory)"])
         }
         var sink: (@Sendable (MockDisplay.RecordedFrame) -> Void)?

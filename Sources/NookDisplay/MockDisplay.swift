@@ -10,6 +10,8 @@ public final class MockDisplay: DisplayBackend {
         public var index: Int
         public var at: NookInstant
         public var frame: Frame
+
+        public init(index: Int, at: NookInstant, frame: Frame) { (self.index, self.at, self.frame) = (index, at, frame) }
     }
 
     private struct State {

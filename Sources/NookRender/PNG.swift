@@ -1,13 +1,55 @@
 internal import CPangoCairo
 import NookDisplay
+import NookSystem
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// PNG files of frames, through cairo's encoder (zlib-compressed, 8-bit RGB).
 public enum PNG {
     /// Writes `frame` to `path`; throws naming the path and cairo's reason.
     public static func write(_ frame: Frame, to path: String) throws(RenderError) {
-        let status = withEncodingSurface(over: frame) { cairo_surface_write_to_png($0, path) }
+        try write(frame, to: [path])
+    }
+
+    /// Writes `frame` once encoded to every file of `paths` (the mock's numbered frame file and
+    /// its `latest.png`: one encoding, not one per file). Each file is opened, close-on-exec,
+    /// before the encoding starts; throws naming the first path that failed and why.
+    public static func write(_ frame: Frame, to paths: [String]) throws(RenderError) {
+        final class Files {
+            var opened: [FileDescriptor] = []
+            var failure: SystemCallError?
+        }
+        let files = Files()
+        for path in paths {
+            do throws(SystemCallError) {
+                // Opened without blocking: a FIFO where a frame file should be (nobody reading
+                // it) fails with ENXIO instead of holding the writer forever; writes then block
+                // as usual (`nook-render --output /dev/stdout` into a pipe).
+                let file = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK, mode: 0o644)
+                try file.setNonBlocking(false)
+                files.opened.append(file)
+            } catch {
+                throw RenderError(operation: error.call, detail: "\(path): \(SystemCallError.describe(errno: error.errno))")
+            }
+        }
+        let status = withEncodingSurface(over: frame) { surface in
+            withExtendedLifetime(files) {
+                cairo_surface_write_to_png_stream(surface, { closure, data, length in
+                    let files = Unmanaged<Files>.fromOpaque(closure!).takeUnretainedValue()
+                    do throws(SystemCallError) {
+                        for file in files.opened { try file.writeAll(UnsafeRawBufferPointer(start: data, count: Int(length))) }
+                    } catch {
+                        files.failure = error
+                        return CAIRO_STATUS_WRITE_ERROR
+                    }
+                    return CAIRO_STATUS_SUCCESS
+                }, Unmanaged.passUnretained(files).toOpaque())
+            }
+        }
+        if let failure = files.failure { throw RenderError(operation: failure.call, detail: "\(failure.subject ?? ""): \(SystemCallError.describe(errno: failure.errno))") }
         guard status == CAIRO_STATUS_SUCCESS else {
-            throw RenderError(operation: "cairo_surface_write_to_png", detail: "\(path): \(String(cString: cairo_status_to_string(status)))")
+            throw RenderError(operation: "cairo_surface_write_to_png_stream", detail: "\(paths.joined(separator: ", ")): \(String(cString: cairo_status_to_string(status)))")
         }
     }
 

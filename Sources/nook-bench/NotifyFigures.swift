@@ -114,16 +114,19 @@ struct NotifyFigures {
     }
 
     /// One round: `count` notifications, each sent on an idle glass, from the Notify call to
-    /// the creation of the mock display's frame file of the card (inotify): the frame writer
-    /// opens it as soon as the frame is presented, so the figure is at most a task hop late.
-    /// The p99 (with 40 samples, the largest but one).
+    /// the moment the mock display presented the card's first frame: the modification time
+    /// nookd gives the frame's file (`FrameWriter`), read once the file is dated (inotify
+    /// IN_ATTRIB). Timed by when this process saw the file instead, a sample also held the
+    /// frame writer's PNG encoding: it woke this thread on its own core and kept it there to the
+    /// end of its time slice, 4 to 5 ms after the frame. The p99 (with 40 samples, the largest
+    /// but one).
     func firstFrameRound(frames: String, socket: String, count: Int = 40) throws -> Double {
         let client = try NotificationClient()
         let nookd = try NookClient(path: socket)
         let watch = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard watch >= 0 else { throw BenchError("inotify_init1: errno \(errno)") }
         defer { close(watch) }
-        guard inotify_add_watch(watch, frames, UInt32(IN_CREATE)) >= 0 else { throw BenchError("inotify_add_watch \(frames): errno \(errno)") }
+        guard inotify_add_watch(watch, frames, UInt32(IN_ATTRIB)) >= 0 else { throw BenchError("inotify_add_watch \(frames): errno \(errno)") }
         var samples: [Double] = []
         // Where the time goes (NOOK_BENCH_VERBOSE): the Notify call until its answer (the bus,
         // nook-notify and nookd's enqueue), beside the same call until the frame.
@@ -133,21 +136,23 @@ struct NotifyFigures {
                 guard let answer = try? nookd.request(Request(id: .number(1), operation: .list(module: nil)), as: ListAnswer.self) else { return false }
                 return answer.0.modules.allSatisfy { $0.current == nil && $0.pending.isEmpty }
             }
-            // The slide-out's frames written: no new frame file for 150 ms.
-            while frameCreated(watch, withinMilliseconds: 150) {}
+            // The slide-out's frames written: no frame file dated for 150 ms.
+            while nextFrameFile(watch, withinMilliseconds: 150) != nil {}
             // The call runs on a thread of its own, so the frame is noticed when it appears even
             // if it comes before the call's answer (nook-notify answers once nookd has
-            // answered the enqueue, and nookd may present first). Timed by this thread waiting on
-            // the frame alone, the figure was the later of the two.
+            // answered the enqueue, and nookd may present first).
             let call = NotifyCall(client: client, summary: "Backup \(index) complete")
             let caller = Thread { call.run() }
             let start = ContinuousClock.now
+            let startWall = Self.wallClockNanoseconds()
             caller.start()
-            guard frameCreated(watch, withinMilliseconds: 10_000) else { throw BenchError("no frame of the card within 10 s") }
-            let created = ContinuousClock.now
+            guard let file = nextFrameFile(watch, withinMilliseconds: 10_000) else { throw BenchError("no frame of the card within 10 s") }
+            var info = stat()
+            guard stat(frames + "/" + file, &info) == 0 else { throw BenchError("stat \(file): errno \(errno)") }
+            let presented = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
             let (answered, failure) = call.wait()
             if let failure { throw BenchError("Notify failed: \(failure)") }
-            samples.append((created - start).nookSeconds * 1000)
+            samples.append(Double(presented - startWall) / 1e6)
             answers.append((answered - start).nookSeconds * 1000)
         }
         if getenv("NOOK_BENCH_VERBOSE") != nil {
@@ -156,6 +161,13 @@ struct NotifyFigures {
         }
         samples.sort()
         return samples[Int(Double(samples.count - 1) * 0.99)]
+    }
+
+    /// CLOCK_REALTIME now, in nanoseconds: the clock of file times.
+    static func wallClockNanoseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 
     /// One `Notify` on another thread: when its answer came, or why it failed.
@@ -185,21 +197,23 @@ struct NotifyFigures {
         }
     }
 
-    /// Whether a `frame-*.png` file was created in the watched directory within the time.
-    func frameCreated(_ watch: Int32, withinMilliseconds timeout: Int32) -> Bool {
+    /// The name of the next `frame-*.png` file dated in the watched directory within the time,
+    /// or nil.
+    func nextFrameFile(_ watch: Int32, withinMilliseconds timeout: Int32) -> String? {
         let deadline = ContinuousClock.now + .milliseconds(timeout)
         var buffer = [UInt8](repeating: 0, count: 16_384)
         while true {
             let left = Int32(max(0, ((deadline - .now) / .milliseconds(1)).rounded(.up)))
             var entry = pollfd(fd: watch, events: Int16(POLLIN), revents: 0)
-            guard poll(&entry, 1, left) > 0 else { return false }
+            guard poll(&entry, 1, left) > 0 else { return nil }
             let count = read(watch, &buffer, buffer.count)
             var offset = 0
-            // struct inotify_event: wd, mask, cookie, len (4 bytes each), then len bytes of name.
+            // struct inotify_event: wd, mask, cookie, len (4 bytes each), then len bytes of name
+            // (NUL-padded).
             while count > 0, offset + 16 <= count {
                 let length = Int(buffer[offset + 12]) | Int(buffer[offset + 13]) << 8 | Int(buffer[offset + 14]) << 16 | Int(buffer[offset + 15]) << 24
-                let name = buffer[(offset + 16)..<min(count, offset + 16 + length)]
-                if name.starts(with: Array("frame-".utf8)) { return true }
+                let name = buffer[(offset + 16)..<min(count, offset + 16 + length)].prefix { $0 != 0 }
+                if name.starts(with: Array("frame-".utf8)) { return String(decoding: name, as: UTF8.self) }
                 offset += 16 + length
             }
         }

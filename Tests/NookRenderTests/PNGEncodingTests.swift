@@ -50,3 +50,52 @@ struct PNGEncodingTests {
         withExtendedLifetime(frame) {}
     }
 }
+
+/// One encoding written to several files (the mock's numbered frame file and its
+/// `latest.png`), and what goes wrong named by the call and the file.
+@Suite("D3 one encoding, several frame files")
+struct PNGSeveralFilesTests {
+    @Test func d3_everyFileGetsTheSamePNG() throws {
+        let frame = PNGEncodingTests.patterned(width: 64, height: 20)
+        let paths = ["/tmp/nook-png-\(getpid())-a.png", "/tmp/nook-png-\(getpid())-b.png"]
+        defer { for path in paths { unlink(path) } }
+        try PNG.write(frame, to: paths)
+        for path in paths { #expect(try PNG.read(from: path) == frame, "\(path)") }
+    }
+
+    @Test func d3_aFileThatCannotBeOpenedIsNamed() throws {
+        let good = "/tmp/nook-png-\(getpid())-good.png"
+        defer { unlink(good) }
+        let missing = "/tmp/nook-png-\(getpid())-no-such-directory/frame.png"
+        #expect {
+            try PNG.write(Frame(width: 4, height: 4), to: [good, missing])
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("'open'") && text.contains(missing) && text.contains("No such file")
+        }
+    }
+
+    @Test func d3_aFullDiskIsNamedWithTheFile() throws {
+        // /dev/full: every write fails with ENOSPC, as on a full disk.
+        #expect {
+            try PNG.write(PNGEncodingTests.patterned(width: 32, height: 32), to: ["/dev/full"])
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("'write'") && text.contains("/dev/full") && text.contains("No space left")
+        }
+    }
+}
+
+extension PNGSeveralFilesTests {
+    @Test func d3_aFIFOWhereAFrameFileShouldBeFailsAtOnceInsteadOfWaitingForAReader() throws {
+        let fifo = "/tmp/nook-png-\(getpid())-fifo.png"
+        unlink(fifo)
+        try #require(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        #expect {
+            try PNG.write(Frame(width: 4, height: 4), to: [fifo])
+        } throws: { error in
+            "\(error)".contains("'open'") && "\(error)".contains(fifo) && "\(error)".contains("No such device or address")
+        }
+    }
+}
