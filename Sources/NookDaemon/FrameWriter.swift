@@ -22,7 +22,8 @@ public final class FrameWriter: Sendable {
         // Guarded by `condition`.
         var newest: MockDisplay.RecordedFrame?
         var finishing = false
-        var onDrained: (@Sendable () -> Void)?
+        /// Callers of `finish()` waiting for the thread to end.
+        var waiting: [CheckedContinuation<Void, Never>] = []
         var drained = false
 
         /// The next frame to write, or nil once finishing and nothing is left.
@@ -35,11 +36,12 @@ public final class FrameWriter: Sendable {
         }
 
         func drainedNow() {
-            let resume = condition.withLock {
+            let waiters = condition.withLock {
                 drained = true
-                return onDrained
+                defer { waiting = [] }
+                return waiting
             }
-            resume?()
+            for waiter in waiters { waiter.resume() }
         }
     }
 
@@ -73,13 +75,14 @@ public final class FrameWriter: Sendable {
         }
     }
 
-    /// Writes the frame still waiting, if any, and returns once the writer's thread has ended.
+    /// Writes the frame still waiting, if any, and returns once the writer's thread has ended
+    /// (to every caller, however many).
     func finish() async {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             let alreadyDrained = mailbox.condition.withLock {
                 mailbox.finishing = true
                 mailbox.condition.signal()
-                if !mailbox.drained { mailbox.onDrained = { done.resume() } }
+                if !mailbox.drained { mailbox.waiting.append(done) }
                 return mailbox.drained
             }
             if alreadyDrained { done.resume() }

@@ -13,25 +13,42 @@ public enum PNG {
     }
 
     /// Writes `frame` once encoded to every file of `paths` (the mock's numbered frame file and
-    /// its `latest.png`: one encoding, not one per file). Each file is opened, close-on-exec,
-    /// before the encoding starts; throws naming the first path that failed and why.
+    /// its `latest.png`: one encoding, not one per file). Each is opened, close-on-exec, before
+    /// the encoding starts, and must be a regular file: a FIFO whose reader never reads would
+    /// hold the writer (and nookd's shutdown, which waits for it) forever, one whose reader
+    /// left would end nookd with SIGPIPE, and opening a device can itself do something
+    /// (`/dev/watchdog`). Throws naming the first path that failed and why; a failed write
+    /// removes the files it had opened, which would hold nothing or part of a PNG.
     public static func write(_ frame: Frame, to paths: [String]) throws(RenderError) {
         final class Files {
             var opened: [FileDescriptor] = []
             var failure: SystemCallError?
         }
         let files = Files()
+        func notRegular(_ path: String) -> RenderError {
+            RenderError(operation: "open", detail: "\(path): not a regular file (a FIFO, a device or a directory); refusing to write a PNG there")
+        }
+        func failed(_ error: RenderError) -> RenderError {
+            for file in files.opened { unlink(file.name) }
+            return error
+        }
         for path in paths {
-            do throws(SystemCallError) {
-                // Opened without blocking: a FIFO where a frame file should be (nobody reading
-                // it) fails with ENXIO instead of holding the writer forever; writes then block
-                // as usual (`nook-render --output /dev/stdout` into a pipe).
-                let file = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK, mode: 0o644)
-                try file.setNonBlocking(false)
-                files.opened.append(file)
-            } catch {
-                throw RenderError(operation: error.call, detail: "\(path): \(SystemCallError.describe(errno: error.errno))")
+            var info = stat()
+            if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+                throw failed(notRegular(path))
             }
+            let regular: Bool
+            do throws(SystemCallError) {
+                // Without blocking, so that a FIFO made after the check fails (ENXIO) or is
+                // refused below instead of waiting for a reader.
+                let file = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK, mode: 0o644)
+                regular = try file.status().st_mode & S_IFMT == S_IFREG
+                // Refused, it is closed, and left where it is.
+                if regular { files.opened.append(file) }
+            } catch {
+                throw failed(RenderError(operation: error.call, detail: "\(path): \(SystemCallError.describe(errno: error.errno))"))
+            }
+            guard regular else { throw failed(notRegular(path)) }
         }
         let status = withEncodingSurface(over: frame) { surface in
             withExtendedLifetime(files) {
@@ -47,9 +64,11 @@ public enum PNG {
                 }, Unmanaged.passUnretained(files).toOpaque())
             }
         }
-        if let failure = files.failure { throw RenderError(operation: failure.call, detail: "\(failure.subject ?? ""): \(SystemCallError.describe(errno: failure.errno))") }
+        if let failure = files.failure {
+            throw failed(RenderError(operation: failure.call, detail: "\(failure.subject ?? ""): \(SystemCallError.describe(errno: failure.errno))"))
+        }
         guard status == CAIRO_STATUS_SUCCESS else {
-            throw RenderError(operation: "cairo_surface_write_to_png_stream", detail: "\(paths.joined(separator: ", ")): \(String(cString: cairo_status_to_string(status)))")
+            throw failed(RenderError(operation: "cairo_surface_write_to_png_stream", detail: "\(paths.joined(separator: ", ")): \(String(cString: cairo_status_to_string(status)))"))
         }
     }
 

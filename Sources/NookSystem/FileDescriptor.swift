@@ -49,12 +49,7 @@ public final class FileDescriptor: Sendable {
 
     /// Adds `O_NONBLOCK` through `fcntl(2)`.
     public func setNonBlocking() throws(SystemCallError) {
-        try setNonBlocking(true)
-    }
-
-    /// Adds or removes `O_NONBLOCK` through `fcntl(2)`.
-    public func setNonBlocking(_ nonBlocking: Bool) throws(SystemCallError) {
         let flags = try systemCall("fcntl F_GETFL", subject: name) { fcntl(rawValue, F_GETFL) }
-        _ = try systemCall("fcntl F_SETFL", subject: name) { fcntl(rawValue, F_SETFL, nonBlocking ? flags | O_NONBLOCK : flags & ~O_NONBLOCK) }
+        _ = try systemCall("fcntl F_SETFL", subject: name) { fcntl(rawValue, F_SETFL, flags | O_NONBLOCK) }
     }
 }

@@ -64,3 +64,14 @@ struct FrameWriterTests {
         await writer.finish()
     }
 }
+
+extension FrameWriterTests {
+    @Test(.timeLimit(.minutes(1))) func d3_everyCallerOfFinishReturns() async throws {
+        let scratch = Scratch()
+        let writer = try FrameWriter(directory: scratch.path + "/frames", clock: ManualClock(), logger: Logger(label: "test"))
+        writer.offer(MockDisplay.RecordedFrame(index: 0, at: .origin, frame: Frame(width: 640, height: 480)))
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<3 { group.addTask { await writer.finish() } }
+        }
+    }
+}

@@ -75,27 +75,39 @@ struct PNGSeveralFilesTests {
         }
     }
 
-    @Test func d3_aFullDiskIsNamedWithTheFile() throws {
-        // /dev/full: every write fails with ENOSPC, as on a full disk.
+    @Test func d3_aDeviceIsRefusedWithoutBeingWritten() throws {
         #expect {
             try PNG.write(PNGEncodingTests.patterned(width: 32, height: 32), to: ["/dev/full"])
         } throws: { error in
-            let text = "\(error)"
-            return text.contains("'write'") && text.contains("/dev/full") && text.contains("No space left")
+            "\(error)".contains("/dev/full") && "\(error)".contains("not a regular file")
         }
+    }
+
+    @Test func d3_aFailedWriteLeavesNoneOfItsFilesBehind() throws {
+        let first = "/tmp/nook-png-\(getpid())-first.png"
+        defer { unlink(first) }
+        #expect(throws: RenderError.self) { try PNG.write(Frame(width: 4, height: 4), to: [first, "/tmp/nook-png-\(getpid())-no-such-directory/latest.png"]) }
+        #expect(access(first, F_OK) != 0, "an empty frame file was left behind")
     }
 }
 
 extension PNGSeveralFilesTests {
-    @Test func d3_aFIFOWhereAFrameFileShouldBeFailsAtOnceInsteadOfWaitingForAReader() throws {
-        let fifo = "/tmp/nook-png-\(getpid())-fifo.png"
+    /// A FIFO where a frame file should be: waiting for a reader, or writing to one that never
+    /// reads, would hold the writer and nookd's shutdown forever; a reader that left would end
+    /// nookd with SIGPIPE.
+    @Test(arguments: [false, true])
+    func d3_aFIFOWhereAFrameFileShouldBeIsRefusedAtOnce(withReader: Bool) throws {
+        let fifo = "/tmp/nook-png-\(getpid())-fifo-\(withReader).png"
         unlink(fifo)
         try #require(mkfifo(fifo, 0o600) == 0)
         defer { unlink(fifo) }
+        let reader = withReader ? open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1
+        defer { if reader >= 0 { close(reader) } }
         #expect {
-            try PNG.write(Frame(width: 4, height: 4), to: [fifo])
+            try PNG.write(PNGEncodingTests.patterned(width: 300, height: 300), to: [fifo])
         } throws: { error in
-            "\(error)".contains("'open'") && "\(error)".contains(fifo) && "\(error)".contains("No such device or address")
+            "\(error)".contains(fifo) && "\(error)".contains("not a regular file")
         }
+        #expect(access(fifo, F_OK) == 0, "the FIFO itself is not the writer's to remove")
     }
 }
