@@ -56,6 +56,9 @@ public final class FrameWriter: Sendable {
         var info = stat()
         if stat(directory, &info) != 0 {
             guard mkdir(directory, 0o755) == 0 else { throw SocketError.call("mkdir", directory) }
+        } else if info.st_mode & S_IFMT != S_IFDIR {
+            // Said at start, not as a warning at the first frame.
+            throw SocketError("\(directory) is not a directory")
         }
         startThread(named: "nookd.frames") { [mailbox] in
             var files = FrameFiles(directory: directory, limit: limit, logger: logger)

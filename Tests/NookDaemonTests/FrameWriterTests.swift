@@ -75,3 +75,16 @@ extension FrameWriterTests {
         }
     }
 }
+
+extension FrameWriterTests {
+    @Test(arguments: ["/dev/null", "regular file"])
+    func d3_framesThatAreNotADirectoryAreRefusedAtStart(path: String) throws {
+        let scratch = Scratch()
+        let target = path == "/dev/null" ? path : scratch.file("frames.png", "not a directory")
+        #expect {
+            _ = try FrameWriter(directory: target, clock: ManualClock(), logger: Logger(label: "test"))
+        } throws: { error in
+            "\(error)".contains(target) && "\(error)".contains("not a directory")
+        }
+    }
+}
