@@ -108,20 +108,17 @@ private struct FrameFiles {
         (self.directory, self.limit, self.logger) = (directory, limit, logger)
     }
 
-    /// - Parameter presented: how long ago the frame was presented, read when the files are dated.
+    /// - Parameter presented: how long ago the frame was presented.
     mutating func write(_ image: Frame, index: Int, presented: () -> Duration) {
         let number = String(index)
         let path = directory + "/frame-" + String(repeating: "0", count: max(0, 6 - number.count)) + number + ".png"
         let latest = directory + "/.latest.png"
         do {
-            // One encoding for both files.
-            try PNG.write(image, to: [path, latest])
-            // The files are dated (access and modification) when the frame was on the glass, not when its encoding ended
-            // (a few milliseconds, or far more behind a busy core): `ls --full-time` gives an
-            // animation's frame times, and `notify_to_first_frame_ms_p99` reads the first's.
-            let shown = Self.wallClock(before: presented())
-            var times = [shown, shown]
-            for file in [path, latest] { utimensat(AT_FDCWD, file, &times, 0) }
+            // One encoding for both files, dated when the frame was on the glass, not when its
+            // encoding ended (a few milliseconds, or far more behind a busy core): `ls
+            // --full-time` gives an animation's frame times, and `notify_to_first_frame_ms_p99`
+            // reads the first's.
+            try PNG.write(image, to: [path, latest], modified: Self.wallClock(before: presented()))
             rename(latest, directory + "/latest.png")
             failed = false
             written.append(path)
@@ -132,12 +129,11 @@ private struct FrameFiles {
         }
     }
 
-    /// CLOCK_REALTIME `ago` before now.
-    static func wallClock(before ago: Duration) -> timespec {
+    /// CLOCK_REALTIME `ago` before now, in nanoseconds since the epoch.
+    static func wallClock(before ago: Duration) -> Int64 {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        let nanoseconds = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec) - Int64(max(0, min(ago.nookSeconds, 1e9)) * 1e9)
-        return timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec) - Int64(max(0, min(ago.nookSeconds, 1e9)) * 1e9)
     }
 
     private mutating func removeOldest() {

@@ -19,7 +19,10 @@ public enum PNG {
     /// left would end nookd with SIGPIPE, and opening a device can itself do something
     /// (`/dev/watchdog`). Throws naming the first path that failed and why; a failed write
     /// removes the files it had opened, which would hold nothing or part of a PNG.
-    public static func write(_ frame: Frame, to paths: [String]) throws(RenderError) {
+    /// - Parameter modified: the files' access and modification time in nanoseconds since the
+    ///   epoch (CLOCK_REALTIME), set on each file's own descriptor once written; nil leaves the
+    ///   time of the writing.
+    public static func write(_ frame: Frame, to paths: [String], modified: Int64? = nil) throws(RenderError) {
         final class Files {
             var opened: [FileDescriptor] = []
             var failure: SystemCallError?
@@ -69,6 +72,13 @@ public enum PNG {
         }
         guard status == CAIRO_STATUS_SUCCESS else {
             throw failed(RenderError(operation: "cairo_surface_write_to_png_stream", detail: "\(paths.joined(separator: ", ")): \(String(cString: cairo_status_to_string(status)))"))
+        }
+        if let modified {
+            let time = timespec(tv_sec: Int(modified / 1_000_000_000), tv_nsec: Int(modified % 1_000_000_000))
+            var times = [time, time]
+            for file in files.opened where futimens(file.rawValue, &times) != 0 {
+                throw failed(RenderError(operation: "futimens", detail: "\(file.name): \(SystemCallError.describe(errno: errno))"))
+            }
         }
     }
 
