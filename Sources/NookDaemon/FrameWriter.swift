@@ -63,7 +63,7 @@ public final class FrameWriter: Sendable {
         startThread(named: "nookd.frames") { [mailbox] in
             var files = FrameFiles(directory: directory, limit: limit, logger: logger)
             while let record = mailbox.take() {
-                files.write(picture(record.frame), index: record.index, presented: { clock.now - record.at })
+                files.write(picture(record.frame), index: record.index, shown: FrameFiles.wallClock(before: clock.now - record.at))
             }
             mailbox.drainedNow()
         }
@@ -108,8 +108,8 @@ private struct FrameFiles {
         (self.directory, self.limit, self.logger) = (directory, limit, logger)
     }
 
-    /// - Parameter presented: how long ago the frame was presented.
-    mutating func write(_ image: Frame, index: Int, presented: () -> Duration) {
+    /// - Parameter shown: when the frame was presented, in CLOCK_REALTIME nanoseconds.
+    mutating func write(_ image: Frame, index: Int, shown: Int64) {
         let number = String(index)
         let path = directory + "/frame-" + String(repeating: "0", count: max(0, 6 - number.count)) + number + ".png"
         let latest = directory + "/.latest.png"
@@ -118,7 +118,7 @@ private struct FrameFiles {
             // encoding ended (a few milliseconds, or far more behind a busy core): `ls
             // --full-time` gives an animation's frame times, and `notify_to_first_frame_ms_p99`
             // reads the first's.
-            try PNG.write(image, to: [path, latest], modified: Self.wallClock(before: presented()))
+            try PNG.write(image, to: [path, latest], modified: shown)
             rename(latest, directory + "/latest.png")
             failed = false
             written.append(path)

@@ -23,16 +23,12 @@ public enum PNG {
     ///   epoch (CLOCK_REALTIME), set on each file's own descriptor once written; nil leaves the
     ///   time of the writing.
     public static func write(_ frame: Frame, to paths: [String], modified: Int64? = nil) throws(RenderError) {
-        final class Files {
-            var opened: [FileDescriptor] = []
-            var failure: SystemCallError?
-        }
-        let files = Files()
+        var opened: [FileDescriptor] = []
         func notRegular(_ path: String) -> RenderError {
             RenderError(operation: "open", detail: "\(path): not a regular file (a FIFO, a device or a directory); refusing to write a PNG there")
         }
         func failed(_ error: RenderError) -> RenderError {
-            for file in files.opened { unlink(file.name) }
+            for file in opened { unlink(file.name) }
             return error
         }
         for path in paths {
@@ -47,27 +43,23 @@ public enum PNG {
                 let file = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK, mode: 0o644)
                 regular = try file.status().st_mode & S_IFMT == S_IFREG
                 // Refused, it is closed, and left where it is.
-                if regular { files.opened.append(file) }
+                if regular { opened.append(file) }
             } catch {
                 throw failed(RenderError(operation: error.call, detail: "\(path): \(SystemCallError.describe(errno: error.errno))"))
             }
             guard regular else { throw failed(notRegular(path)) }
         }
-        let status = withEncodingSurface(over: frame) { surface in
-            withExtendedLifetime(files) {
-                cairo_surface_write_to_png_stream(surface, { closure, data, length in
-                    let files = Unmanaged<Files>.fromOpaque(closure!).takeUnretainedValue()
-                    do throws(SystemCallError) {
-                        for file in files.opened { try file.writeAll(UnsafeRawBufferPointer(start: data, count: Int(length))) }
-                    } catch {
-                        files.failure = error
-                        return CAIRO_STATUS_WRITE_ERROR
-                    }
-                    return CAIRO_STATUS_SUCCESS
-                }, Unmanaged.passUnretained(files).toOpaque())
+        var failure: SystemCallError?
+        let status = stream(frame) { chunk in
+            do throws(SystemCallError) {
+                for file in opened { try file.writeAll(chunk) }
+                return true
+            } catch {
+                failure = error
+                return false
             }
         }
-        if let failure = files.failure {
+        if let failure {
             throw failed(RenderError(operation: failure.call, detail: "\(failure.subject ?? ""): \(SystemCallError.describe(errno: failure.errno))"))
         }
         guard status == CAIRO_STATUS_SUCCESS else {
@@ -76,7 +68,7 @@ public enum PNG {
         if let modified {
             let time = timespec(tv_sec: Int(modified / 1_000_000_000), tv_nsec: Int(modified % 1_000_000_000))
             var times = [time, time]
-            for file in files.opened where futimens(file.rawValue, &times) != 0 {
+            for file in opened where futimens(file.rawValue, &times) != 0 {
                 throw failed(RenderError(operation: "futimens", detail: "\(file.name): \(SystemCallError.describe(errno: errno))"))
             }
         }
@@ -84,28 +76,42 @@ public enum PNG {
 
     /// The PNG bytes of `frame`, in memory (for `nookctl snapshot`).
     public static func encode(_ frame: Frame) throws(RenderError) -> [UInt8] {
-        final class Sink { var bytes: [UInt8] = [] }
-        let sink = Sink()
-        let status = withEncodingSurface(over: frame) { surface in
-            withExtendedLifetime(sink) {
-                cairo_surface_write_to_png_stream(surface, { closure, data, length in
-                    let sink = Unmanaged<Sink>.fromOpaque(closure!).takeUnretainedValue()
-                    sink.bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
-                    return CAIRO_STATUS_SUCCESS
-                }, Unmanaged.passUnretained(sink).toOpaque())
-            }
+        var bytes: [UInt8] = []
+        let status = stream(frame) { chunk in
+            bytes.append(contentsOf: chunk)
+            return true
         }
         guard status == CAIRO_STATUS_SUCCESS else {
             throw RenderError(operation: "cairo_surface_write_to_png_stream", detail: String(cString: cairo_status_to_string(status)))
         }
-        return sink.bytes
+        return bytes
+    }
+
+    /// Encodes `frame`, handing each piece of the PNG to `chunk` as cairo makes it; `chunk`
+    /// returns false to stop the encoding with a write error.
+    static func stream(_ frame: Frame, _ chunk: (UnsafeRawBufferPointer) -> Bool) -> cairo_status_t {
+        withoutActuallyEscaping(chunk) { chunk in
+            final class Sink {
+                let chunk: (UnsafeRawBufferPointer) -> Bool
+                init(_ chunk: @escaping (UnsafeRawBufferPointer) -> Bool) { self.chunk = chunk }
+            }
+            let sink = Sink(chunk)
+            return withEncodingSurface(over: frame) { surface in
+                withExtendedLifetime(sink) {
+                    cairo_surface_write_to_png_stream(surface, { closure, data, length in
+                        let sink = Unmanaged<Sink>.fromOpaque(closure!).takeUnretainedValue()
+                        return sink.chunk(UnsafeRawBufferPointer(start: data, count: Int(length))) ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR
+                    }, Unmanaged.passUnretained(sink).toOpaque())
+                }
+            }
+        }
     }
 
     /// A cairo surface over `frame`'s own pixels, for encoding only. The frame the mock display
     /// hands over shares its storage with the screen, so the `inout` surface of drawing
     /// (`withImageSurface`) copied all of it first: 2 MiB, hundreds of fresh pages, before the
-    /// file was even opened, twice per frame written (issue 15: the frame file's creation is how
-    /// `notify_to_first_frame_ms_p99` sees the frame). cairo's PNG encoder only reads the data.
+    /// file was even opened, for every frame file written (issue 15). cairo's PNG encoder only
+    /// reads the data.
     static func withEncodingSurface<Result>(over frame: Frame, _ body: (OpaquePointer) -> Result) -> Result {
         frame.pixels.withUnsafeBytes { bytes in
             let surface = cairo_image_surface_create_for_data(
