@@ -80,6 +80,10 @@ let package = Package(
             // starts in under half the time: no dynamic loader resolving the C and C++
             // libraries' symbols. Debug builds stay dynamic: the sanitizers need that.
             .unsafeFlags(["-static-executable"], .when(configuration: .release)),
+            // ArgumentParser's FoundationEssentials, compiled against the shared runtime, names
+            // only itself to the linker: its static archive needs these two beside it.
+            .linkedLibrary("_FoundationCollections", .when(configuration: .release)),
+            .linkedLibrary("_FoundationCShims", .when(configuration: .release)),
         ]),
         // Renders one activity to a PNG at a panel size and theme: for people and the README.
         .executableTarget(name: "nook-render", dependencies: [
@@ -121,8 +125,9 @@ let package = Package(
         .executableTarget(name: "nook-fuzz", dependencies: ["NookFuzzTargets"]),
         // Manual clock and scriptable engagement for tests; never linked into a product.
         .target(name: "NookTestSupport", dependencies: ["NookActivities", "NookSystem"]),
-        // Swift Testing traits shared by test targets (imports Testing, so never linked by nook-bench).
-        .target(name: "NookTestTraits"),
+        // Swift Testing traits shared by test targets. A test target itself: it imports Testing,
+        // which a plain `swift build` (and the static SDK of `--static-swift-stdlib`) lacks.
+        .testTarget(name: "NookTestTraits"),
         .executableTarget(name: "nook-demo", dependencies: ["NookActivities"]),
         .executableTarget(name: "nook-bench", dependencies: ["NookActivities", "NookTestSupport", "NookDisplay", "NookRender", "NookProtocol", "NookLED", "NookPixel", "NookLCDproc",
                                                            "NookMQTT", "NookNotify", "NookSystem", .product(name: "Logging", package: "swift-log")]),
