@@ -10,10 +10,49 @@ public struct Discovery: Sendable {
 
     public init(topics: Topics, prefix: String) { (self.topics, self.prefix) = (topics, prefix) }
 
-    /// HA allows only `[a-zA-Z0-9_-]` in node and object ids.
+    /// What this bridge tells Home Assistant it runs (the device's `sw_version`), so a fleet's
+    /// owner sees which boards run which release.
+    public static let softwareVersion = "1.0"
+
+    /// HA allows only `[a-zA-Z0-9_-]` in node and object ids. A device name that already fits is
+    /// used as it is; one that does not gets its other characters replaced and a hash of the
+    /// whole name appended, so `kitchen.1` and `kitchen_1` stay two devices rather than the
+    /// last one to connect taking over the other's entities.
     public var nodeID: String {
-        "nook_" + String(topics.device.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") ? $0 : "_" })
+        let device = topics.device
+        if device.allSatisfy(Self.allowedInID) { return "nook_" + device }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in device.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let digits = String(hash & 0xffff_ffff, radix: 16)
+        return "nook_" + String(device.map { Self.allowedInID($0) ? $0 : "_" }) + "_" + String(repeating: "0", count: 8 - digits.count) + digits
     }
+
+    static func allowedInID(_ character: Character) -> Bool {
+        character.isASCII && (character.isLetter || character.isNumber || character == "_" || character == "-")
+    }
+
+    /// Home Assistant keeps a state of at most 255 characters (a longer one becomes `unknown`
+    /// with an error); titles may be longer.
+    public static let stateCharacters = 255
+
+    /// The card sensor's state: the title on the glass, cut to fit a state, or no value
+    /// (`None`: HA's `unknown`) when the glass is empty. A title that is literally `None` is
+    /// quoted, or HA would take it for no value.
+    static let cardValueTemplate = """
+        {% set c = value_json.current %}{% if not c %}None{% elif c.title == 'None' %}"None"\
+        {% elif c.title | length > \(stateCharacters) %}{{ c.title[:\(stateCharacters - 1)] }}…{% else %}{{ c.title }}{% endif %}
+        """
+
+    /// The card as attributes: the whole title and the other fields; none when the glass is
+    /// empty. `icon` is a name Home Assistant's MQTT integration drops from attributes, so the
+    /// card's icon is `card_icon`.
+    static let cardAttributesTemplate = """
+        {% set c = value_json.current %}{% if c %}{{ {'id': c.get('id'), 'title': c.get('title'), \
+        'subtitle': c.get('subtitle'), 'card_icon': c.get('icon'), 'tint': c.get('tint'), \
+        'priority': c.get('priority'), 'key': c.get('key'), 'dwell': c.get('dwell'), \
+        'blocker': c.get('blocker', false), 'timeout': c.get('timeout'), 'progress': c.get('progress')} | tojson }}\
+        {% else %}{}{% endif %}
+        """
 
     public struct Entity: Sendable {
         public var component: String
@@ -29,6 +68,7 @@ public struct Discovery: Sendable {
             ("name", .string("Nook \(topics.device)")),
             ("manufacturer", .string("Nook")),
             ("model", .string("nook-mqtt bridge")),
+            ("sw_version", .string(Self.softwareVersion)),
         ])
         func entity(_ component: String, _ object: String, _ name: String, _ specific: [(String, JSONValue)]) -> Entity {
             var members: [(String, JSONValue)] = [
@@ -40,7 +80,7 @@ public struct Discovery: Sendable {
                     ("payload_available", .string("online")),
                     ("payload_not_available", .string("offline")),
                 ])])),
-                ("origin", .object([("name", .string("nook-mqtt"))])),
+                ("origin", .object([("name", .string("nook-mqtt")), ("sw_version", .string(Self.softwareVersion))])),
             ]
             members += specific
             return Entity(component: component, object: object, config: .object(members))
@@ -50,9 +90,9 @@ public struct Discovery: Sendable {
             entity("notify", "notify", "Card", [("command_topic", .string(topics.activity)), ("qos", .number(1))]),
             entity("sensor", "card", "Card on the glass", [
                 ("state_topic", .string(topics.state)),
-                ("value_template", .string("{{ value_json.current.title if value_json.current else 'none' }}")),
+                ("value_template", .string(Self.cardValueTemplate)),
                 ("json_attributes_topic", .string(topics.state)),
-                ("json_attributes_template", .string("{{ (value_json.current or {}) | tojson }}")),
+                ("json_attributes_template", .string(Self.cardAttributesTemplate)),
                 ("icon", .string("mdi:card-text-outline")),
             ]),
             entity("sensor", "pending", "Pending cards", [

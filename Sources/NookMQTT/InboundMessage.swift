@@ -41,11 +41,19 @@ public enum InboundMessage {
     /// What `command` accepts, as the error for an unknown one lists it.
     public static let commandHelp = "dismiss [ID], cancel ID, cancel-all KEY, suspend, resume, home clock|blank|text TEXT, or the socket protocol's JSON request for one of these"
 
-    public static func decode(_ kind: Topics.Inbound, topic: String, payload: [UInt8], retained: Bool, module: String?) -> Result<NookOperation, Rejection> {
+    /// The operation a message asks for; nil for an empty retained message, which is how a
+    /// retained message is cleared and asks for nothing. `retainFlagKept` says whether the
+    /// retain flag is as published (MQTT 5's Retain As Published); without it (3.1.1) an empty
+    /// message cannot be told from an empty retained one and is taken as clearing too.
+    /// `activityID` is the id an activity without one of its own gets (the bridge derives it
+    /// from the broker's packet id, so a redelivery gets the same one).
+    public static func decode(_ kind: Topics.Inbound, topic: String, payload: [UInt8], retained: Bool, module: String?,
+                              retainFlagKept: Bool = true, activityID: NookActivityID? = nil) -> Result<NookOperation?, Rejection> {
         do throws(Rejection) {
+            if payload.isEmpty, retained || !retainFlagKept { return .success(nil) }
             if retained {
                 throw Rejection(topic: topic, code: "invalid", field: "retain",
-                                "a retained message would be taken again on every reconnect; publish it without the retain flag (and clear it: publish an empty retained message)")
+                                "a retained activity or command would be taken again by every new subscription; publish it without the retain flag, and clear this one with an empty retained message (mosquitto_pub -r -n -t \(topic))")
             }
             guard payload.count <= largestPayload else {
                 throw Rejection(topic: topic, code: "lineTooLong", field: "payload", "is \(payload.count) bytes; at most \(largestPayload)")
@@ -55,7 +63,7 @@ public enum InboundMessage {
             }
             let trimmed = text.trimmingWhitespace()
             switch kind {
-            case .activity: return .success(try activity(trimmed, topic: topic, module: module))
+            case .activity: return .success(try activity(trimmed, topic: topic, module: module, id: activityID))
             case .command: return .success(try command(trimmed, topic: topic, module: module))
             }
         } catch {
@@ -63,20 +71,21 @@ public enum InboundMessage {
         }
     }
 
-    static func activity(_ text: Substring, topic: String, module: String?) throws(Rejection) -> NookOperation {
-        let activity: NookActivity
+    static func activity(_ text: Substring, topic: String, module: String?, id: NookActivityID?) throws(Rejection) -> NookOperation {
+        var activity: NookActivity
         if text.first == "{" {
             let value: JSONValue
             do { value = try JSONValue.parse(Array(text.utf8)) } catch {
                 throw Rejection(topic: topic, code: "badJSON", field: "payload", "starts with '{' but is not valid JSON \(error) (plain text without a leading '{' is a title)")
             }
             do { activity = try ActivityPayload.decode(value) } catch { throw Rejection(topic: topic, error) }
+            if let id, value["id"] == nil { activity.id = id }
         } else {
             guard !text.isEmpty else {
                 throw Rejection(topic: topic, code: "missingField", field: "activity.title", "is required: the payload is empty (send a title as plain text, or a JSON activity)")
             }
             var plain = NookActivity(title: String(text))
-            plain.id = NookActivityID()
+            plain.id = id ?? NookActivityID()
             do { try plain.validate() } catch {
                 throw Rejection(topic: topic, code: "invalid", field: "activity." + error.field, error.problem)
             }

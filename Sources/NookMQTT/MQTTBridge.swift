@@ -64,8 +64,30 @@ public final class MQTTBridge {
     /// Said once per outage: a broker down for a day must not fill the journal.
     private var brokerWarned = false
     private var nextBrokerAttempt = 0.0
+    /// A connection (or an attempt at one) is open: its end, whichever way it ends (refused,
+    /// lost, or a TLS handshake that fails without a disconnect callback), schedules the next.
+    private var brokerAttempt: (started: Double, acceptedAt: Double?)?
+    /// Why the last attempt failed, logged again only when it changes (a wrong CA file must not
+    /// fill the journal either); libmosquitto's error lines during an attempt end up here.
+    private var attemptFailure: String?
+    private var lastAttemptFailure: String?
+    /// The backoff starts again from its first step only after a connection that lasted this
+    /// long: one the broker accepts and then drops at once (a client id taken over by another
+    /// board, an ACL) must not be retried four times a second.
+    static let stableConnection = 10.0
+    /// We left the broker on purpose (nookd went away): not a failure to report.
+    private var abandoning = false
+
+    /// Messages nookd took in this session, by packet id (its low bits): the broker sends a
+    /// message again with the same packet id and the DUP flag when it saw no PUBACK, and one
+    /// recorded here is acknowledged without showing it again, even after its card has ended.
+    private var taken = [(messageID: Int, digest: UInt64)](repeating: (0, 0), count: 2048)
 
     private var pendingSubscriptions = 0
+    /// The broker's count of messages it dropped (for any client), as last read: a rise is
+    /// reported, since a dropped message never reaches the bridge (see README "Broker limits").
+    private var droppedByBroker: Int?
+    static let droppedTopic = "$SYS/broker/publish/messages/dropped"
     private var batch: [MQTTMessage] = []
     private var discarding = false
     private var nextRequestID = 0.0
@@ -97,13 +119,23 @@ public final class MQTTBridge {
                                          will: (topics.availability, "offline", true))
         connection.onConnect = { [unowned self] code, sessionPresent in connected(code, sessionPresent: sessionPresent) }
         connection.onDisconnect = { [unowned self] code in disconnected(code) }
-        connection.onMessage = { [unowned self] message in if !discarding { batch.append(message) } }
+        connection.onMessage = { [unowned self] message in
+            // The broker's counter is no work for nookd, and must not count as a burst whose
+            // pages are dropped afterwards (an idle bridge would wake for it).
+            if message.topic == Self.droppedTopic { noteDropped(message.payload); return }
+            if !discarding { batch.append(message) }
+        }
         connection.onSubscribed = { [unowned self] _ in
             pendingSubscriptions -= 1
             // From here on the broker queues what arrives for us while we are away.
             if pendingSubscriptions == 0 { logger.info("subscribed to \(topics.inbound.joined(separator: ", "))") }
         }
-        connection.onLog = { error, text in
+        connection.onLog = { [unowned self] error, text in
+            // During an attempt, said once with the attempt's end (a TLS handshake's reason).
+            if error, let attempt = brokerAttempt, attempt.acceptedAt == nil {
+                attemptFailure = attemptFailure.map { $0 + "; " + text } ?? text
+                return
+            }
             if error { logger.error("libmosquitto: \(text)") } else { logger.notice("libmosquitto: \(text)") }
         }
     }
@@ -144,7 +176,8 @@ public final class MQTTBridge {
         while true {
             let now = MonotonicClock.seconds
             if requests == nil, now >= nextNookdAttempt { connectNookd() }
-            if requests != nil, connection.descriptor < 0, now >= nextBrokerAttempt { connectBroker() }
+            if brokerAttempt != nil, connection.descriptor < 0 { brokerConnectionEnded() }
+            if requests != nil, brokerAttempt == nil, now >= nextBrokerAttempt { connectBroker() }
             var descriptors: [pollfd] = []
             let brokerFD = connection.descriptor
             if brokerFD >= 0 {
@@ -209,7 +242,10 @@ public final class MQTTBridge {
 
     private func abandonBroker() {
         discarding = true
+        abandoning = true
         connection.abandon()
+        if brokerAttempt != nil, connection.descriptor < 0 { brokerConnectionEnded() }
+        abandoning = false
         discarding = false
         batch = []
         brokerReady = false
@@ -238,31 +274,62 @@ public final class MQTTBridge {
 
     private func connectBroker() {
         do throws(MQTTError) {
-            try connection.connect()
+            attemptFailure = nil
+            // Set first: libmosquitto may log the handshake's failure inside the connect call.
+            brokerAttempt = (MonotonicClock.seconds, nil)
             logger.debug("connecting to \(config.host):\(config.effectivePort)")
+            try connection.connect()
         } catch {
-            if brokerWarned { logger.debug("cannot reach the broker: \(error)") } else {
-                logger.warning("cannot reach the broker: \(error); trying again with backoff (up to every 10 s)")
+            brokerAttempt = nil
+            let reason = "\(error)" + (attemptFailure.map { " (\($0))" } ?? "")
+            attemptFailure = nil
+            if brokerWarned { logger.debug("cannot reach the broker: \(reason)") } else {
+                logger.warning("cannot reach the broker: \(reason); trying again with backoff (up to every 10 s)")
             }
             brokerWarned = true
             nextBrokerAttempt = MonotonicClock.seconds + brokerBackoff.next()
         }
     }
 
+    /// The connection or the attempt ended, however it ended: the next attempt waits its step
+    /// of the backoff.
+    private func brokerConnectionEnded() {
+        guard let attempt = brokerAttempt else { return }
+        brokerAttempt = nil
+        brokerReady = false
+        let now = MonotonicClock.seconds
+        if let acceptedAt = attempt.acceptedAt, now - acceptedAt >= Self.stableConnection { brokerBackoff.reset() }
+        let delay = brokerBackoff.next()
+        nextBrokerAttempt = now + delay
+        guard attempt.acceptedAt == nil, !abandoning else { return }
+        // Never accepted: a TLS handshake that failed, a refusal (already logged with its
+        // reason), or a broker that closed the connection before answering.
+        let failure = attemptFailure ?? "the broker closed the connection before accepting it"
+        attemptFailure = nil
+        let line = "cannot connect to the broker at \(config.host):\(config.effectivePort): \(failure); trying again in \(delay) s (backoff up to every 10 s)"
+        if failure == lastAttemptFailure { logger.debug("\(line)") } else { logger.error("\(line)") }
+        lastAttemptFailure = failure
+    }
+
     private func connected(_ code: Int32, sessionPresent: Bool) {
         guard code == 0 else {
             let hint = connection.refusedCredentials(code) ? " (check the user name and password in the credentials file, and the broker's ACL)" : ""
-            logger.error("the broker at \(config.host):\(config.effectivePort) refused the connection: \(connection.refusal(code))\(hint)")
+            attemptFailure = "the broker refused the connection: \(connection.refusal(code))\(hint)"
             return
         }
         brokerReady = true
         brokerWarned = false
-        brokerBackoff.reset()
+        lastAttemptFailure = nil
+        brokerAttempt?.acceptedAt = MonotonicClock.seconds
+        // A new session: the broker sends nothing of an earlier one again.
+        if !sessionPresent { taken = taken.map { _ in (0, 0) } }
         logger.info("connected to the broker at \(config.host):\(config.effectivePort) (session \(sessionPresent ? "resumed" : "new"))")
         do throws(MQTTError) {
             // Subscribing again on a resumed session is harmless and picks up a changed prefix.
-            pendingSubscriptions = topics.inbound.count
+            pendingSubscriptions = topics.inbound.count + 1
             for topic in topics.inbound { try connection.subscribe(topic, qos: 1) }
+            // Mosquitto's counter; a broker without it, or an ACL that hides it, costs nothing.
+            try connection.subscribe(Self.droppedTopic, qos: 0)
             try connection.publish(topics.availability, "online", qos: 1, retain: true)
             if config.discovery {
                 for entity in discovery.entities {
@@ -277,11 +344,12 @@ public final class MQTTBridge {
     }
 
     private func disconnected(_ code: Int32) {
-        brokerReady = false
-        if code != 0, !discarding {
+        // Scheduling the next attempt is brokerConnectionEnded's, which sees every way a
+        // connection ends; a failed TLS handshake ends one without this callback.
+        if code != 0, !discarding, brokerReady {
             logger.warning("lost the broker connection: \(MQTTError("mosquitto_loop", subject: "\(config.host):\(config.effectivePort)", code: code)); reconnecting")
         }
-        nextBrokerAttempt = MonotonicClock.seconds + brokerBackoff.next()
+        brokerReady = false
     }
 
     private func readBroker() {
@@ -298,55 +366,101 @@ public final class MQTTBridge {
         processBatch()
     }
 
+    /// A message on its way to nookd.
+    struct Delivery {
+        var message: MQTTMessage
+        var operation: NookOperation
+        /// Of the topic and payload: with the packet id, what a redelivery has in common with
+        /// the first delivery.
+        var digest: UInt64
+        /// The activity's id is the one derived from the packet id (it had none of its own).
+        var derivedID: Bool
+    }
+
     /// Passes the batch to nookd, pipelined, and waits for every answer before the loop may
     /// write the PUBACKs libmosquitto queued for them.
     private func processBatch() {
         guard !batch.isEmpty else { return }
         let messages = batch
         batch = []
-        var sent: [(id: Double, message: MQTTMessage, operation: NookOperation)] = []
-        // One write for the whole batch: nookd reads it as one pipelined burst.
-        var lines: [UInt8] = []
+        var deliveries: [Delivery] = []
         for message in messages {
             guard let kind = topics.kind(of: message.topic) else {
                 logger.debug("ignored a message on \(message.topic), which the bridge does not serve")
                 continue
             }
-            switch InboundMessage.decode(kind, topic: message.topic, payload: message.payload, retained: message.retained, module: config.module) {
-            case .failure(let rejection):
-                report(rejection, payload: message.payload)
-            case .success(let operation):
-                nextRequestID += 1
-                let line = Request(id: .number(nextRequestID), operation: operation).encoded().utf8
-                // The payload limit is not the line limit: a 64 KiB payload escaped into a
-                // request can be longer than nookd reads, and nookd's refusal of it carries no
-                // id, which would leave the whole batch unacknowledged and sent again forever.
-                guard line.count <= NookProtocol.maximumLineBytes else {
-                    report(Rejection(topic: message.topic, ProtocolError(.lineTooLong, field: "payload",
-                        "the request made from this payload is \(line.count) bytes; nookd reads at most \(NookProtocol.maximumLineBytes)")),
-                           payload: message.payload)
+            let digest = Self.digest(message)
+            if message.qos > 0 {
+                let slot = taken[message.messageID & (taken.count - 1)]
+                if message.redelivered == true, slot.messageID == message.messageID, slot.digest == digest {
+                    logger.notice("\(message.topic): message \(message.messageID) sent again after a lost acknowledgement was taken before; acknowledged")
                     continue
                 }
-                lines += line
-                lines.append(0x0A)
-                sent.append((nextRequestID, message, operation))
+                // A first delivery: the broker uses this packet id for a new message now.
+                if message.redelivered != true, slot.messageID == message.messageID {
+                    taken[message.messageID & (taken.count - 1)] = (0, 0)
+                }
+            }
+            // Derived from the session's packet id, so a redelivery (same id, same payload,
+            // DUP set) names the same activity, and nookd, which refuses an id it holds,
+            // does not show it twice.
+            let derived = message.qos > 0 && kind == .activity ? Self.derivedID(clientID: config.effectiveClientID, message: message, digest: digest) : nil
+            switch InboundMessage.decode(kind, topic: message.topic, payload: message.payload, retained: message.retained, module: config.module,
+                                         retainFlagKept: config.protocolVersion == .v5, activityID: derived) {
+            case .failure(let rejection):
+                report(rejection, payload: message.payload)
+            case .success(nil):
+                logger.debug("\(message.topic): an empty retained message (clearing what was retained); nothing to do")
+            case .success(let operation?):
+                var isDerived = false
+                if case .enqueue(let activity, _, _) = operation, let derived { isDerived = activity.id == derived }
+                deliveries.append(Delivery(message: message, operation: operation, digest: digest, derivedID: isDerived))
             }
         }
-        guard !sent.isEmpty else { return }
-        guard let requests else { abandonBatch("nookd is not connected"); return }
+        while !deliveries.isEmpty {
+            guard let again = deliver(deliveries) else { return }
+            deliveries = again
+        }
+    }
+
+    /// Sends `deliveries` to nookd in one write and reads every answer. Returns those to send
+    /// again (a derived id that named an earlier message), or nil when the batch was abandoned.
+    private func deliver(_ deliveries: [Delivery]) -> [Delivery]? {
+        var sent: [(id: Double, delivery: Delivery)] = []
+        // One write for the whole batch: nookd reads it as one pipelined burst.
+        var lines: [UInt8] = []
+        for delivery in deliveries {
+            nextRequestID += 1
+            let line = Request(id: .number(nextRequestID), operation: delivery.operation).encoded().utf8
+            // The payload limit is not the line limit: a 64 KiB payload escaped into a
+            // request can be longer than nookd reads, and nookd's refusal of it carries no
+            // id, which would leave the whole batch unacknowledged and sent again forever.
+            guard line.count <= NookProtocol.maximumLineBytes else {
+                report(Rejection(topic: delivery.message.topic, ProtocolError(.lineTooLong, field: "payload",
+                    "the request made from this payload is \(line.count) bytes; nookd reads at most \(NookProtocol.maximumLineBytes)")),
+                       payload: delivery.message.payload)
+                continue
+            }
+            lines += line
+            lines.append(0x0A)
+            sent.append((nextRequestID, delivery))
+        }
+        guard !sent.isEmpty else { return [] }
+        guard let requests else { abandonBatch("nookd is not connected"); return nil }
         do throws(ClientError) { try requests.sendRaw(lines) } catch {
             abandonBatch("\(error)")
-            return
+            return nil
         }
         logger.debug("passed \(sent.count) message(s) to nookd; waiting for its answers before acknowledging")
         // Matched by request id, not by position: nothing here assumes nookd answers in order.
-        var waiting: [RequestID: (message: MQTTMessage, operation: NookOperation)] = [:]
+        var waiting: [RequestID: Delivery] = [:]
         waiting.reserveCapacity(sent.count)
-        for entry in sent { waiting[.number(entry.id)] = (entry.message, entry.operation) }
+        for entry in sent { waiting[.number(entry.id)] = entry.delivery }
+        var again: [Delivery] = []
         while !waiting.isEmpty {
             let response: ResponseLine
             do throws(ClientError) {
-                guard let line = try requests.readLine() else { abandonBatch("nookd closed the connection"); return }
+                guard let line = try requests.readLine() else { abandonBatch("nookd closed the connection"); return nil }
                 // An accepted request needs only its id read (issue 16: parsing every answer
                 // whole was a tenth of the bridge's time); refusals are parsed for their reason.
                 if let id = ResponseLine.acceptedNumberID(in: line) {
@@ -356,15 +470,25 @@ public final class MQTTBridge {
                 }
             } catch {
                 abandonBatch("\(error)")
-                return
+                return nil
             }
             switch response {
             case .success(let id?, _):
                 guard let entry = waiting.removeValue(forKey: id) else { continue }
+                recordTaken(entry)
                 if case .enqueue = entry.operation {} else { stateDirty = true }
             case .failure(let id?, let error):
                 guard let entry = waiting.removeValue(forKey: id) else { continue }
                 if Self.isRedelivery(error, of: entry.operation) {
+                    if entry.derivedID, entry.message.redelivered != true, case .enqueue(var activity, let module, let wait) = entry.operation {
+                        // Not sent before, yet its derived id is held: an earlier message had
+                        // this packet id and the same payload. This one is new.
+                        activity.id = NookActivityID()
+                        again.append(Delivery(message: entry.message, operation: .enqueue(activity, module: module, wait: wait),
+                                              digest: entry.digest, derivedID: false))
+                        continue
+                    }
+                    recordTaken(entry)
                     logger.notice("\(entry.message.topic): activity already taken (a message sent again after a lost acknowledgement); acknowledged")
                 } else {
                     report(Rejection(topic: entry.message.topic, error), payload: entry.message.payload)
@@ -373,10 +497,64 @@ public final class MQTTBridge {
                 // nookd could not tell which request this answers (a line it could not read):
                 // nothing can be acknowledged on that footing.
                 abandonBatch("nookd answered a request it could not identify: \(error)")
-                return
+                return nil
             case .success(nil, _), .event:
                 continue
             }
+        }
+        return again
+    }
+
+    /// A new value of the broker's dropped-message counter: a rise since the last one is logged
+    /// and published on the error topic. The counter is the broker's, for all its clients; it
+    /// says that messages were lost, not whose.
+    private func noteDropped(_ payload: [UInt8]) {
+        guard let text = String(validating: payload, as: UTF8.self), let count = Int(text.trimmingWhitespace()) else { return }
+        defer { droppedByBroker = count }
+        guard let before = droppedByBroker, count > before else { return }
+        let rejection = Rejection(topic: Self.droppedTopic, code: "dropped", field: nil,
+            "the broker dropped \(count - before) message(s) (\(count) since it started), for this board or another of its clients: messages beyond its max_queued_messages per client (1000 by default) are dropped, also for a connected client; raise it (README: Broker limits)")
+        logger.warning("\(rejection)")
+        guard brokerReady else { return }
+        do throws(MQTTError) {
+            try connection.publish(topics.error, rejection.json(payload: payload).serializedBytes, qos: 1)
+        } catch {
+            logger.error("cannot publish to \(topics.error): \(error)")
+        }
+    }
+
+    private func recordTaken(_ delivery: Delivery) {
+        guard delivery.message.qos > 0 else { return }
+        taken[delivery.message.messageID & (taken.count - 1)] = (delivery.message.messageID, delivery.digest)
+    }
+
+    /// FNV-1a of the topic and the payload.
+    static func digest(_ message: MQTTMessage) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in message.topic.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        hash = (hash ^ 0) &* 0x100_0000_01b3
+        for byte in message.payload { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return hash
+    }
+
+    /// The activity id of a message without one: the same for the same client id, packet id,
+    /// topic and payload, i.e. for the broker's redelivery of a message to this session.
+    static func derivedID(clientID: String, message: MQTTMessage, digest: UInt64) -> NookActivityID {
+        var seed = digest
+        for byte in clientID.utf8 { seed = (seed ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        seed = (seed ^ UInt64(message.messageID)) &* 0x100_0000_01b3
+        var generator = SplitMix(state: seed)
+        return NookActivityID(using: &generator)
+    }
+
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9e37_79b9_7f4a_7c15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+            z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+            return z ^ (z >> 31)
         }
     }
 

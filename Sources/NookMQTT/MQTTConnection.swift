@@ -37,8 +37,15 @@ public struct MQTTMessage: Sendable {
     public var topic: String
     public var payload: [UInt8]
     public var qos: Int
-    /// Sent because it was retained when we subscribed, not because someone just published it.
+    /// Published with the retain flag (MQTT 5 subscriptions keep it as published), or sent
+    /// because it was retained when we subscribed.
     public var retained: Bool
+    /// The packet id the broker gave it (0 for QoS 0): a redelivery to the same session carries
+    /// the same id.
+    public var messageID: Int = 0
+    /// The PUBLISH packet's DUP flag: the broker sent this message to this session before and
+    /// saw no PUBACK. Nil when it could not be read.
+    public var redelivered: Bool? = nil
 }
 
 /// The one owner of a libmosquitto client (`struct mosquitto`), driven by its owner's own
@@ -99,11 +106,17 @@ public final class MQTTConnection {
     public let options: Options
     private let handle: OpaquePointer
     private var hasConnected = false
+    /// How libmosquitto's debug line for an incoming PUBLISH starts; the line comes just before
+    /// `on_message` (lib/handle_publish.c) and is the only place libmosquitto shows the DUP flag.
+    private let publishLogPrefix: [UInt8]
+    /// The DUP flag and packet id of the PUBLISH just logged, for the `on_message` that follows.
+    private var loggedPublish: (messageID: Int, duplicate: Bool)?
 
     private static let libraryInit: Int32 = mosquitto_lib_init()
 
     public init(options: Options) throws(MQTTError) {
         self.options = options
+        publishLogPrefix = Array("Client \(options.clientID) received PUBLISH (d".utf8)
         if Self.libraryInit != 0 { throw MQTTError("mosquitto_lib_init", code: Self.libraryInit) }
         guard let handle = mosquitto_new(options.clientID, options.cleanSession, nil) else {
             throw MQTTError("mosquitto_new", subject: options.clientID, code: Int32(MOSQ_ERR_ERRNO.rawValue))
@@ -142,7 +155,11 @@ public final class MQTTConnection {
             let payload = message.payloadlen > 0 && message.payload != nil
                 ? Array(UnsafeRawBufferPointer(start: message.payload, count: Int(message.payloadlen)))
                 : []
-            connection.onMessage?(MQTTMessage(topic: String(cString: message.topic), payload: payload, qos: Int(message.qos), retained: message.retain))
+            var received = MQTTMessage(topic: String(cString: message.topic), payload: payload, qos: Int(message.qos), retained: message.retain,
+                                       messageID: Int(message.mid))
+            if let logged = connection.loggedPublish, logged.messageID == received.messageID { received.redelivered = logged.duplicate }
+            connection.loggedPublish = nil
+            connection.onMessage?(received)
         }
         mosquitto_publish_callback_set(handle) { _, userdata, messageID in
             MQTTConnection.owner(userdata)?.onPublished?(messageID)
@@ -151,9 +168,44 @@ public final class MQTTConnection {
             MQTTConnection.owner(userdata)?.onSubscribed?(messageID)
         }
         mosquitto_log_callback_set(handle) { _, userdata, level, text in
-            guard let text, level & Int32(MOSQ_LOG_ERR | MOSQ_LOG_WARNING) != 0 else { return }
-            MQTTConnection.owner(userdata)?.onLog?(level & Int32(MOSQ_LOG_ERR) != 0, String(cString: text))
+            guard let text, let connection = MQTTConnection.owner(userdata) else { return }
+            if level == Int32(MOSQ_LOG_DEBUG) {
+                // Other debug lines (the PUBACK queued for it) come between it and `on_message`.
+                if let publish = connection.parsePublishLine(text) { connection.loggedPublish = publish }
+                return
+            }
+            guard level & Int32(MOSQ_LOG_ERR | MOSQ_LOG_WARNING) != 0 else { return }
+            connection.onLog?(level & Int32(MOSQ_LOG_ERR) != 0, String(cString: text))
         }
+    }
+
+    /// `Client ID received PUBLISH (d1, q1, r0, m42, 'topic', ... (N bytes))`: the DUP flag and
+    /// the packet id, or nil for any other line.
+    private func parsePublishLine(_ text: UnsafePointer<CChar>) -> (messageID: Int, duplicate: Bool)? {
+        let prefixCount = publishLogPrefix.count
+        let matches = publishLogPrefix.withUnsafeBufferPointer { prefix in
+            prefix.baseAddress!.withMemoryRebound(to: CChar.self, capacity: prefixCount) { strncmp(text, $0, prefixCount) == 0 }
+        }
+        guard matches else { return nil }
+        // After the prefix: "1, q1, r0, m42, ..."
+        var cursor = text + prefixCount
+        let duplicate: Bool
+        switch cursor.pointee {
+        case 0x31: duplicate = true
+        case 0x30: duplicate = false
+        default: return nil
+        }
+        // The packet id follows ", m".
+        while cursor.pointee != 0, !(cursor.pointee == 0x6D && (cursor - 1).pointee == 0x20) { cursor += 1 }
+        guard cursor.pointee == 0x6D else { return nil }
+        cursor += 1
+        var messageID = 0
+        while cursor.pointee >= 0x30, cursor.pointee <= 0x39, messageID < 1 << 20 {
+            messageID = messageID * 10 + Int(cursor.pointee - 0x30)
+            cursor += 1
+        }
+        guard cursor.pointee == 0x2C else { return nil }
+        return (messageID, duplicate)
     }
 
     private static func owner(_ userdata: UnsafeMutableRawPointer?) -> MQTTConnection? {
@@ -238,8 +290,19 @@ public final class MQTTConnection {
         try publish(topic, Array(text.utf8), qos: qos, retain: retain)
     }
 
+    /// Subscribes. With MQTT 5 the broker keeps each message's retain flag as it was published
+    /// (Retain As Published), so a retained publish can be told from an ordinary one even while
+    /// we are connected, and sends retained messages only when the subscription is new, not
+    /// again on every reconnect of a kept session. MQTT 3.1.1 has neither: the broker clears
+    /// the flag on what it forwards live and sends what is retained on every subscribe.
     public func subscribe(_ topic: String, qos: Int = 1) throws(MQTTError) {
-        try check("mosquitto_subscribe", subject: topic, mosquitto_subscribe(handle, nil, topic, Int32(qos)))
+        switch options.protocolVersion {
+        case .v311:
+            try check("mosquitto_subscribe", subject: topic, mosquitto_subscribe(handle, nil, topic, Int32(qos)))
+        case .v5:
+            let subscriptionOptions = Int32(MQTT_SUB_OPT_RETAIN_AS_PUBLISHED.rawValue | MQTT_SUB_OPT_SEND_RETAIN_NEW.rawValue)
+            try check("mosquitto_subscribe_v5", subject: topic, mosquitto_subscribe_v5(handle, nil, topic, Int32(qos), subscriptionOptions, nil))
+        }
     }
 
     /// A polite end: DISCONNECT is queued (the will is not published); written by ``writePackets()``.

@@ -322,6 +322,7 @@ struct MQTTBridgeTests {
             #expect(config["name"]?.text?.isEmpty == false)
             #expect(config["device"]?["identifiers"] == .array([.string("nook_b1")]))
             #expect(config["device"]?["name"]?.text == "Nook b1")
+            #expect(config["device"]?["sw_version"]?.text?.isEmpty == false)
             #expect(config["availability"]?.items.first?["topic"]?.text == "nook/b1/availability")
             #expect(config["availability"]?.items.first?["payload_not_available"]?.text == "offline")
             switch component {
@@ -348,6 +349,66 @@ struct MQTTBridgeTests {
         #expect(removal.status == 0, "\(removal.error)")
         #expect(try setup.broker.retained("homeassistant/#").isEmpty)
         #expect(try setup.broker.retained("nook/b1/state").isEmpty)
+    }
+
+    /// Attribute names Home Assistant's MQTT integration drops (`MQTT_ATTRIBUTES_BLOCKED`).
+    static let homeAssistantBlockedAttributes: Set<String> = [
+        "assumed_state", "available", "device_class", "entity_category", "entity_picture", "entity_registry_enabled_default",
+        "extra_state_attributes", "force_update", "icon", "name", "should_poll", "state", "supported_features", "unique_id",
+        "unit_of_measurement",
+    ]
+
+    /// Renders the card sensor's templates with Jinja2 (the engine Home Assistant's templates
+    /// are) against the state the bridge published: the sensor's state and its attributes.
+    static func renderCard(config: JSONValue, state: String) throws -> (state: String, attributes: JSONValue) {
+        let script = """
+            import json, sys, jinja2
+            config, state = json.loads(sys.argv[1]), sys.argv[2]
+            env = jinja2.sandbox.ImmutableSandboxedEnvironment()
+            value_json = json.loads(state)
+            rendered = env.from_string(config["value_template"]).render(value=state, value_json=value_json)
+            attributes = env.from_string(config["json_attributes_template"]).render(value=state, value_json=value_json)
+            print(json.dumps({"state": rendered, "attributes": json.loads(attributes)}))
+            """
+        let result = try MQTTTools.run(["python3", "-c", "import jinja2.sandbox\n" + script, config.serialized, state])
+        guard result.status == 0, let output = try? JSONValue.parse(Array(result.output.utf8)), let rendered = output["state"]?.text,
+              let attributes = output["attributes"] else {
+            throw DaemonFailure("rendering the card's templates failed: \(result.error)")
+        }
+        return (rendered, attributes)
+    }
+
+    @Test(.enabled(if: MQTTTools.path("python3") != nil && (try? MQTTTools.run(["python3", "-c", "import jinja2"]).status) == 0,
+                   "needs python3-jinja2: run Hardware/dev/install-deps"))
+    func e7_theCardSensorsStateFitsHomeAssistantAndItsAttributesAreKept() throws {
+        let setup = try Setup()
+        let config = try #require(try setup.broker.retained("homeassistant/sensor/nook_b1/card/config").values.first
+            .flatMap { try? JSONValue.parse(Array($0.utf8)) })
+        func retainedState() throws -> String? { try setup.broker.retained("nook/b1/state")["nook/b1/state"] }
+        // An empty glass is Home Assistant's "no value" (unknown), not a word a title could be.
+        let empty = try Self.renderCard(config: config, state: try #require(try retainedState()))
+        #expect(empty.state == "None")
+
+        let long = String(repeating: "Long title ", count: 46) + "end." // 510 characters
+        for title in [long, "None", "none"] {
+            try setup.broker.publish("nook/b1/command", "dismiss")
+            try eventually("the glass empty") { try setup.daemon.activities()[0].current == nil }
+            let payload = JSONValue.object([("title", .string(title)), ("icon", .string("bell")), ("blocker", .bool(true))]).serialized
+            try setup.broker.publish("nook/b1/activity", payload)
+            var state = ""
+            try eventually("the card in state") {
+                state = try retainedState() ?? ""
+                return (try? JSONValue.parse(Array(state.utf8)))?["current"]?["title"]?.text == title
+            }
+            let card = try Self.renderCard(config: config, state: state)
+            #expect(card.state.count <= 255 && card.state != "None" && card.state != empty.state, "\(card.state)")
+            #expect(title.count > 255 ? card.state.hasPrefix("Long title Long") : card.state.contains(title), "\(card.state)")
+            #expect(card.attributes["title"]?.text == title)
+            #expect(card.attributes["card_icon"]?.text == "bell")
+            guard case .object(let members) = card.attributes else { Issue.record("attributes: \(card.attributes.serialized)"); continue }
+            let names = Set(members.map(\.0))
+            #expect(names.isDisjoint(with: Self.homeAssistantBlockedAttributes), "\(names)")
+        }
     }
 
     @Test func e5_aBridgeStartedBeforeItsBrokerSaysSoOnceAndConnectsWhenItComes() throws {

@@ -79,7 +79,7 @@ final class Broker {
 
     struct TLSFiles { let ca: String; let cert: String; let key: String }
 
-    init(scratch: Scratch, passwordFile: String? = nil, tls: TLSFiles? = nil, port: Int? = nil) throws {
+    init(scratch: Scratch, passwordFile: String? = nil, tls: TLSFiles? = nil, port: Int? = nil, settings: [String] = []) throws {
         self.scratch = scratch
         self.port = port ?? MQTTTools.freePort()
         tlsPort = tls == nil ? nil : MQTTTools.freePort()
@@ -92,6 +92,7 @@ final class Broker {
             "persistence_location \(scratch.path)/",
             "log_dest file \(logPath)",
             "log_type error", "log_type warning", "log_type notice", "log_type information",
+        ] + settings + [
             "listener \(self.port) 127.0.0.1",
         ]
         if let tls, let tlsPort {
@@ -137,10 +138,11 @@ final class Broker {
     }
 
     /// Publishes a payload as raw bytes from a file (`-f`): invalid UTF-8, empty messages.
-    func publish(_ topic: String, bytes: [UInt8]) throws {
+    func publish(_ topic: String, bytes: [UInt8], retain: Bool = false) throws {
         let path = scratch.path + "/payload-\(UUID().uuidString)"
         _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
-        let result = try MQTTTools.run(["mosquitto_pub", "-h", "127.0.0.1", "-p", String(port), "-q", "1", "-t", topic] + (bytes.isEmpty ? ["-n"] : ["-f", path]))
+        let result = try MQTTTools.run(["mosquitto_pub", "-h", "127.0.0.1", "-p", String(port), "-q", "1", "-t", topic]
+                                       + (bytes.isEmpty ? ["-n"] : ["-f", path]) + (retain ? ["-r"] : []))
         if result.status != 0 { throw DaemonFailure("mosquitto_pub -f \(topic) failed (\(result.status)): \(result.error)") }
     }
 
@@ -216,11 +218,11 @@ final class MQTTBridgeProcess {
     let configPath: String
 
     init(broker: Broker, socket: String, scratch: Scratch, device: String = "b1", extraConfig: String = "", port: Int? = nil,
-         statePollMilliseconds: Int? = nil, arguments: [String] = [], waitUntilOnline: Bool = true) throws {
+         statePollMilliseconds: Int? = nil, arguments: [String] = [], waitUntilOnline: Bool = true, host: String = "127.0.0.1") throws {
         logPath = scratch.path + "/nook-mqtt-\(device).log"
         configPath = scratch.file("mqtt-\(device).toml", """
             [mqtt]
-            host = "127.0.0.1"
+            host = "\(host)"
             port = \(port ?? broker.port)
             device = "\(device)"
             \(statePollMilliseconds.map { "state_poll_ms = \($0)" } ?? "")

@@ -9,7 +9,7 @@ import Testing
 struct InboundMessageTests {
     let topics = Topics(prefix: "nook", device: "b1")
 
-    func decode(_ kind: Topics.Inbound, _ text: String, retained: Bool = false) -> Result<NookOperation, Rejection> {
+    func decode(_ kind: Topics.Inbound, _ text: String, retained: Bool = false) -> Result<NookOperation?, Rejection> {
         InboundMessage.decode(kind, topic: kind == .activity ? topics.activity : topics.command, payload: Array(text.utf8), retained: retained, module: "default")
     }
 
@@ -18,6 +18,34 @@ struct InboundMessageTests {
         #expect(plain.title == "Dinner is ready" && module == "default")
         guard case .success(.enqueue(let json, _, _)) = decode(.activity, #"{"title":"Build","tint":"red","blocker":true,"timeout":30}"#) else { Issue.record("json"); return }
         #expect(json.title == "Build" && json.presentation == .blocker(timeout: .seconds(30)))
+    }
+
+    /// An empty retained message is how a retained message is cleared: it asks for nothing and
+    /// is no error. An empty message that is not retained is; with MQTT 3.1.1 (no Retain As
+    /// Published) the two cannot be told apart and both are taken as clearing.
+    @Test func e4_anEmptyRetainedMessageClearsAndAnEmptyMessageIsAnError() throws {
+        let topic = topics.activity
+        #expect(try InboundMessage.decode(.activity, topic: topic, payload: [], retained: true, module: nil).get() == nil)
+        #expect(try InboundMessage.decode(.command, topic: topics.command, payload: [], retained: true, module: nil).get() == nil)
+        guard case .failure(let empty) = InboundMessage.decode(.activity, topic: topic, payload: [], retained: false, module: nil) else {
+            Issue.record("an empty message taken"); return
+        }
+        #expect(empty.field == "activity.title")
+        #expect(try InboundMessage.decode(.activity, topic: topic, payload: [], retained: false, module: nil, retainFlagKept: false).get() == nil)
+    }
+
+    @Test func e4_anActivityWithoutAnIdGetsTheIdItIsGivenAndOneWithAnIdKeepsIt() throws {
+        let given = NookActivityID()
+        let own = NookActivityID()
+        guard case .enqueue(let plain, _, _)? = try InboundMessage.decode(.activity, topic: topics.activity, payload: Array("Hi".utf8), retained: false,
+                                                                        module: nil, activityID: given).get(),
+              case .enqueue(let json, _, _)? = try InboundMessage.decode(.activity, topic: topics.activity, payload: Array(#"{"title":"Hi"}"#.utf8),
+                                                                       retained: false, module: nil, activityID: given).get(),
+              case .enqueue(let identified, _, _)? = try InboundMessage.decode(.activity, topic: topics.activity,
+                                                                             payload: Array(#"{"title":"Hi","id":"\#(own)"}"#.utf8),
+                                                                             retained: false, module: nil, activityID: given).get()
+        else { Issue.record("not enqueued"); return }
+        #expect(plain.id == given && json.id == given && identified.id == own)
     }
 
     @Test func e4_retainedMessagesAreRefusedNamingTheFlag() {
@@ -109,12 +137,56 @@ struct MQTTConfigTests {
 struct DiscoveryTests {
     @Test func e7_nodeIDsHoldOnlyWhatHomeAssistantAllows() {
         let discovery = Discovery(topics: Topics(prefix: "nook", device: "Küche.1"), prefix: "homeassistant")
-        #expect(discovery.nodeID == "nook_K_che_1")
+        #expect(discovery.nodeID.hasPrefix("nook_K_che_1_"))
+        #expect(discovery.nodeID.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
         #expect(Set(discovery.entities.map(\.component)) == ["notify", "sensor", "binary_sensor", "button", "switch"])
         for entity in discovery.entities {
-            #expect(entity.config["unique_id"]?.text?.hasPrefix("nook_K_che_1_") == true)
+            #expect(entity.config["unique_id"]?.text?.hasPrefix(discovery.nodeID + "_") == true)
             #expect(discovery.topic(entity).hasSuffix("/config"))
         }
+        // A name Home Assistant allows is kept as it is.
+        #expect(Discovery(topics: Topics(prefix: "nook", device: "kitchen_1"), prefix: "homeassistant").nodeID == "nook_kitchen_1")
+    }
+
+    /// Two boards whose names differ only in what Home Assistant does not allow in an id.
+    @Test func e7_devicesWhoseNamesDifferOnlyInRewrittenCharactersStayTwoDevices() {
+        let names = ["kitchen.1", "kitchen_1", "kitchen 1", "kitchen-1", "kitchen:1", "Küche", "K_che"]
+        let boards = names.map { Discovery(topics: Topics(prefix: "nook", device: $0), prefix: "homeassistant") }
+        #expect(Set(boards.map(\.nodeID)).count == names.count, "\(boards.map(\.nodeID))")
+        let uniqueIDs = boards.flatMap { $0.entities.compactMap { $0.config["unique_id"]?.text } }
+        #expect(Set(uniqueIDs).count == uniqueIDs.count)
+        let topics = boards.flatMap { board in board.entities.map(board.topic) }
+        #expect(Set(topics).count == topics.count)
+        let identifiers = boards.map { $0.entities[0].config["device"]?["identifiers"] }
+        #expect(Set(identifiers.map { $0?.serialized ?? "" }).count == names.count)
+    }
+
+    /// What Home Assistant's MQTT discovery schema asks of these payloads (its source: the
+    /// discovery topic pattern, each platform's required keys, the device block, and the
+    /// attribute names it drops).
+    @Test func e7_discoveryPayloadsFollowHomeAssistantsSchema() {
+        let discovery = Discovery(topics: Topics(prefix: "nook", device: "kitchen.1"), prefix: "homeassistant")
+        let idCharacters: (Character) -> Bool = { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
+        let required: [String: [String]] = ["notify": ["command_topic"], "sensor": ["state_topic"], "binary_sensor": ["state_topic"],
+                                            "button": ["command_topic"], "switch": ["command_topic"]]
+        for entity in discovery.entities {
+            // homeassistant/COMPONENT/NODE_ID/OBJECT_ID/config, ids of [a-zA-Z0-9_-].
+            let levels = discovery.topic(entity).split(separator: "/", omittingEmptySubsequences: false)
+            #expect(levels.count == 5 && levels[0] == "homeassistant" && levels[1] == Substring(entity.component) && levels[4] == "config")
+            #expect(levels[2].allSatisfy(idCharacters) && levels[3].allSatisfy(idCharacters), "\(levels)")
+            for key in required[entity.component] ?? [] { #expect(entity.config[key]?.text?.isEmpty == false, "\(entity.component) \(key)") }
+            #expect(entity.config["unique_id"]?.text?.isEmpty == false)
+            let device = entity.config["device"]
+            #expect(device?["identifiers"]?.items.isEmpty == false)
+            #expect(device?["sw_version"]?.text == Discovery.softwareVersion)
+            #expect(device?["name"]?.text == "Nook kitchen.1")
+        }
+        // The card sensor's templates: the title as state only through the template that cuts
+        // it to 255 characters; the icon under a name HA keeps.
+        let card = discovery.entities.first { $0.object == "card" }?.config
+        #expect(card?["value_template"]?.text?.contains("255") == true)
+        #expect(card?["json_attributes_template"]?.text?.contains("'card_icon'") == true)
+        #expect(card?["json_attributes_template"]?.text?.contains("'icon':") == false)
     }
 }
 

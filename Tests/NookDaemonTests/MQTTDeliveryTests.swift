@@ -1,0 +1,161 @@
+import Foundation
+import NookActivities
+import NookProtocol
+import NookTestTraits
+import Testing
+
+/// SPEC E4–E6 end to end, on what a broker and its clients actually do: retained messages
+/// published while the bridge is connected, redeliveries after a lost PUBACK, handshakes that
+/// fail. Debian's mosquitto on loopback, nookd on the mock display, nook-mqtt, mosquitto_pub.
+@Suite("E4–E6 MQTT delivery against a real broker", .serialized, .ownThreads, .enabled(if: MQTTTools.available, MQTTTools.skipReason))
+struct MQTTDeliveryTests {
+    struct Setup {
+        let scratch = Scratch()
+        let daemon: DaemonProcess
+        let broker: Broker
+        var bridge: MQTTBridgeProcess
+
+        init() throws {
+            daemon = try DaemonProcess(scratch: scratch)
+            broker = try Broker(scratch: scratch)
+            bridge = try MQTTBridgeProcess(broker: broker, socket: daemon.socket, scratch: scratch)
+        }
+
+        func titles() throws -> [String] {
+            try daemon.activities().flatMap { ($0.current.map { [$0] } ?? []) + $0.pending }.map(\.title)
+        }
+
+        /// How many times nookd accepted an activity with this title (its log, one line each).
+        func enqueued(_ title: String) -> Int {
+            daemon.log.components(separatedBy: "enqueued \"\(title)\"").count - 1
+        }
+    }
+
+    /// A retained publish reaches a connected bridge too: mosquitto clears the retain flag on
+    /// what it forwards live unless the subscription asks for it as published (MQTT 5).
+    @Test func e4_aRetainedActivityIsRefusedAndAnEmptyRetainedMessageClearsItSilently() throws {
+        var setup = try Setup()
+        try setup.daemon.request(.suspend(module: nil))
+        let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])
+        try setup.broker.publish("nook/b1/activity", "keep-ret", retain: true)
+        try setup.broker.publish("nook/b1/activity", "after")
+        try eventually("the next message taken") { try setup.titles() == ["after"] }
+        try eventually("the retained one refused on the error topic") { !errors.payloads("nook/b1/error").isEmpty }
+        let refusal = try #require(errors.json("nook/b1/error").first)
+        #expect(refusal["field"]?.text == "retain" && refusal["payload"]?.text == "keep-ret", "\(refusal.serialized)")
+
+        // The remedy the refusal names: an empty retained message clears it, and is no error.
+        try setup.broker.publish("nook/b1/activity", bytes: [], retain: true)
+        try setup.broker.publish("nook/b1/activity", "after the clear")
+        try eventually("served after the clear") { try setup.titles() == ["after", "after the clear"] }
+        #expect(try setup.broker.retained("nook/b1/activity").isEmpty)
+        #expect(errors.payloads("nook/b1/error").count == 1, "\(errors.text)")
+
+        // A retained command is refused the same way; a new bridge finds nothing retained.
+        try setup.broker.publish("nook/b1/command", "resume", retain: true)
+        try eventually("the retained command refused") { errors.payloads("nook/b1/error").count == 2 }
+        #expect(try StatusAnswer(json: setup.daemon.request(.status)).modules.allSatisfy(\.suspended))
+        try setup.broker.publish("nook/b1/command", bytes: [], retain: true)
+        setup.bridge.crash()
+        setup.bridge = try MQTTBridgeProcess(broker: setup.broker, socket: setup.daemon.socket, scratch: setup.scratch)
+        try setup.broker.publish("nook/b1/activity", "last")
+        try eventually("the last one") { try setup.titles() == ["after", "after the clear", "last"] }
+        #expect(errors.payloads("nook/b1/error").count == 2, "\(errors.text)")
+    }
+
+    /// nookd took a plain-text activity (no id) but the bridge died before its PUBACK left:
+    /// the broker sends it again, DUP set, with the same packet id, to the next bridge.
+    @Test func e5_aPlainActivityTakenWhenTheBridgeDiedIsShownOnceAfterRedelivery() throws {
+        var setup = try Setup()
+        try setup.daemon.request(.suspend(module: nil))
+        try eventually("the first state published") { try !setup.broker.retained("nook/b1/state").isEmpty }
+        kill(setup.daemon.process.processIdentifier, SIGSTOP)
+        try setup.broker.publish("nook/b1/activity", "Once only")
+        try eventually("the bridge waiting for nookd's answer", timeout: 30) { setup.bridge.log.contains("passed 1 message(s) to nookd") }
+        // The request is in nookd's socket; the bridge dies before it could acknowledge.
+        setup.bridge.crash()
+        kill(setup.daemon.process.processIdentifier, SIGCONT)
+        try eventually("nookd took it") { try setup.titles() == ["Once only"] }
+        setup.bridge = try MQTTBridgeProcess(broker: setup.broker, socket: setup.daemon.socket, scratch: setup.scratch)
+        try eventually("the redelivery recognised", timeout: 30) { setup.bridge.log.contains("already taken") }
+        try setup.broker.publish("nook/b1/activity", "Next")
+        try eventually("the next one") { try setup.titles().last == "Next" }
+        #expect(try setup.titles() == ["Once only", "Next"])
+    }
+
+    /// The broker restarts while nookd holds an answer: the PUBACK is lost with the connection
+    /// and the broker sends the message again after the restart. Its card has ended by then,
+    /// so nookd no longer holds its id: the bridge remembers what it took in this session.
+    @Test func e5_aPlainActivityRedeliveredAfterABrokerRestartIsNotShownAgain() throws {
+        let setup = try Setup()
+        try eventually("the first state published") { try !setup.broker.retained("nook/b1/state").isEmpty }
+        kill(setup.daemon.process.processIdentifier, SIGSTOP)
+        try setup.broker.publish("nook/b1/activity", #"{"title":"Across the restart","dwell":0.2,"transition":0.05}"#)
+        try eventually("the bridge waiting for nookd's answer", timeout: 30) { setup.bridge.log.contains("passed 1 message(s) to nookd") }
+        setup.broker.stop()
+        kill(setup.daemon.process.processIdentifier, SIGCONT)
+        try eventually("shown and ended") { try setup.enqueued("Across the restart") == 1 && setup.titles().isEmpty }
+        try setup.broker.start()
+        try eventually("the redelivery recognised", timeout: 30) { setup.bridge.log.contains("was taken before") }
+        try setup.broker.publish("nook/b1/activity", #"{"title":"Next","dwell":0.2,"transition":0.05}"#)
+        try eventually("the next one") { setup.enqueued("Next") == 1 }
+        #expect(setup.enqueued("Across the restart") == 1, "\(setup.daemon.log)")
+    }
+
+    /// Mosquitto drops what does not fit in a connected client's window and queue, too. The
+    /// bridge cannot see those messages; it reports the broker's own count of them rising.
+    @Test func e5_messagesTheBrokerDroppedAreReportedOnTheErrorTopic() throws {
+        let scratch = Scratch()
+        let daemon = try DaemonProcess(scratch: scratch)
+        try daemon.request(.suspend(module: nil))
+        // A 3.1.1 connection gets the broker's window (2 here) rather than asking for its own.
+        let broker = try Broker(scratch: scratch, settings: ["max_inflight_messages 2", "max_queued_messages 5", "sys_interval 1"])
+        let bridge = try MQTTBridgeProcess(broker: broker, socket: daemon.socket, scratch: scratch, extraConfig: "protocol = \"3.1.1\"\n")
+        let errors = try Subscriber(broker: broker, topics: ["nook/b1/error"])
+        try eventually("the broker's counter read") { bridge.log.contains("subscribed to") }
+        sleep(2)
+        kill(bridge.process.processIdentifier, SIGSTOP)
+        for number in 1...20 { try broker.publish("nook/b1/activity", "Burst \(number)") }
+        kill(bridge.process.processIdentifier, SIGCONT)
+        // 2 in flight and 5 queued of 20: 13 dropped, reported in one message or in several.
+        func reported() -> Int {
+            errors.json("nook/b1/error").filter { $0["code"]?.text == "dropped" }.compactMap { report in
+                report["message"]?.text?.split(separator: " ").dropFirst(3).first.flatMap { Int($0) }
+            }.reduce(0, +)
+        }
+        try eventually("the drops reported", timeout: 20) { reported() >= 13 }
+        #expect(reported() == 13, "\(errors.text)")
+        try eventually("what was not dropped") { try daemon.activities()[0].pending.count == 7 }
+    }
+
+    /// A TLS listener whose certificate does not verify (another CA, or another host name): the
+    /// handshake fails after the TCP connect, without a disconnect callback, and every attempt
+    /// must still wait its step of the backoff (¼ s doubling to 10 s).
+    @Test func e6_aFailingTLSHandshakeIsRetriedWithBackoffAndLoggedOnce() throws {
+        let scratch = Scratch()
+        let (files, otherCA) = try MQTTSecurityTests.certificates(scratch)
+        let broker = try Broker(scratch: scratch, tls: files)
+        let daemon = try DaemonProcess(scratch: Scratch())
+        let wrongCA = try MQTTBridgeProcess(broker: broker, socket: daemon.socket, scratch: scratch, device: "ca",
+                                            extraConfig: "[mqtt.tls]\nca_file = \"\(otherCA)\"\n", port: broker.tlsPort, waitUntilOnline: false)
+        // The certificate names 127.0.0.1, not localhost.
+        let wrongHost = try MQTTBridgeProcess(broker: broker, socket: daemon.socket, scratch: scratch, device: "host",
+                                              extraConfig: "[mqtt.tls]\nca_file = \"\(files.ca)\"\n", port: broker.tlsPort, waitUntilOnline: false,
+                                              host: "localhost")
+        try eventually("both failing") {
+            wrongCA.log.contains("certificate verify failed") && wrongHost.log.contains("cannot connect to the broker")
+        }
+        sleep(6)
+        func attempts(_ bridge: MQTTBridgeProcess) -> Int { bridge.log.components(separatedBy: "connecting to ").count - 1 }
+        let brokerAttempts = broker.log.components(separatedBy: "on port \(broker.tlsPort!)").count - 1
+        // The schedule allows attempts at 0, ¼, ¾, 1¾, 3¾, 7¾ s: at most 6 in these 6–7 s.
+        for bridge in [wrongCA, wrongHost] {
+            #expect(attempts(bridge) >= 2 && attempts(bridge) <= 7, "\(attempts(bridge)) attempts: \(bridge.log.suffix(2000))")
+            let errors = bridge.log.split(separator: "\n").filter { $0.contains(" error nook-mqtt") }
+            #expect(errors.count == 1, "one error line for one reason: \(errors)")
+            #expect(bridge.process.isRunning)
+        }
+        #expect(brokerAttempts <= 14, "the broker saw \(brokerAttempts) connections")
+        #expect(!wrongCA.log.contains("connected to the broker") && !wrongHost.log.contains("connected to the broker"))
+    }
+}
