@@ -78,6 +78,8 @@ final class ActivityHistory: Sendable {
         var started = false
         var stopping = false
         var stopped = false
+        /// A memory-only history is rewritten once more when nookd stops.
+        var finalRewriteTried = false
 
         var kept: ArraySlice<HistoryEntry> { entries[head...] }
 
@@ -137,6 +139,12 @@ final class ActivityHistory: Sendable {
             state.withLock { $0.started = true }
             return warnings
         }
+        if let refusal = refusal() {
+            // Checked at start; a path swapped since is left alone: memory only.
+            warnings.append("\(refusal); keeping the history in memory only")
+            state.withLock { state in (state.started, state.stopping, state.stopped) = (true, true, true) }
+            return warnings
+        }
         var loaded: [HistoryEntry] = []
         var lines = 0
         var wantsRewrite = false
@@ -146,8 +154,12 @@ final class ActivityHistory: Sendable {
             wantsRewrite = true
         case .failed(let problem):
             warnings.append("history \(path): \(problem); starting an empty history")
+            // Only a regular file is nookd's to move.
+            var info = stat()
             let aside = path + ".corrupt-\(Int(wallClock()))"
-            if rename(path, aside) == 0 { warnings.append("history \(path): set aside as \(aside)") }
+            if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, rename(path, aside) == 0 {
+                warnings.append("history \(path): set aside as \(aside)")
+            }
             wantsRewrite = true
         case .contents(let bytes):
             let scan = HistoryScan(bytes)
@@ -168,7 +180,7 @@ final class ActivityHistory: Sendable {
             prune(&state, now: now)
             if !wantsRewrite {
                 do throws(SystemCallError) {
-                    state.file = try FileDescriptor.open(path, O_WRONLY | O_APPEND)
+                    state.file = try FileDescriptor.open(path, O_WRONLY | O_APPEND | O_NOFOLLOW)
                 } catch {
                     warnings.append("history \(path): \(error); rewriting it")
                     wantsRewrite = true
@@ -180,6 +192,11 @@ final class ActivityHistory: Sendable {
         startThread(named: "nookd.history") { self.writerLoop() }
         kick()
         return warnings
+    }
+
+    /// Why nookd must not start with this history path, or nil (see ``DurableFile``).
+    func refusal() -> String? {
+        path.flatMap { DurableFile.refusal(of: $0, label: "history", limit: Self.maximumBytes) }
     }
 
     // MARK: Recording
@@ -351,8 +368,9 @@ final class ActivityHistory: Sendable {
     }
 
     /// Removes every entry (`uid` nil) or those sent by `uid`, from memory and, before it
-    /// returns, from the file (rewritten without them and synced). Returns how many went.
-    func clear(sentBy uid: UInt32?) async -> Int {
+    /// returns, from the file (rewritten without them and synced). Returns how many went, and
+    /// why the file still holds them (it could not be rewritten: a full disk), if it does.
+    func clear(sentBy uid: UInt32?) async -> (removed: Int, unsaved: String?) {
         let (removed, mark) = state.withLock { state -> (Int, UInt64) in
             let before = state.kept.count
             state.entries = uid.map { uid in state.kept.filter { $0.activity.sender?.uid != uid } } ?? []
@@ -366,7 +384,12 @@ final class ActivityHistory: Sendable {
         }
         kick()
         await wait(for: mark, durable: true)
-        return removed
+        let unsaved = state.withLock { state -> String? in
+            guard state.durable < mark else { return nil }
+            if state.degradedSince != nil { return state.problem ?? "the history file cannot be written" }
+            return state.stopped ? "nookd is stopping and its history file is closed" : nil
+        }
+        return (removed, unsaved)
     }
 
     /// Returns once everything recorded so far is in the file (so an entry a client saw
@@ -441,6 +464,7 @@ struct HistoryScan {
         var lineNumber = 0
         var bad = 0
         var first: (line: Int, problem: String)?
+        var lastComplete = true
         var lastBad = 0
         var zeros = 0
         while offset < bytes.count {
@@ -454,14 +478,18 @@ struct HistoryScan {
             case .failure(let problem):
                 bad += 1
                 lastBad = lineNumber
+                lastComplete = end < bytes.count
                 zeros += bytes[offset..<end].reduce(0) { $0 + ($1 == 0 ? 1 : 0) }
                 if first == nil { first = (lineNumber, problem.description) }
             }
         }
         guard let first else { return }
         let atEnd = lastBad == lineNumber && bad == 1
+        // Only a last line without its newline was cut short; one written whole that cannot be
+        // read was changed by something else (an edit, another nookd, a disk error).
         let cause = zeros > 0 ? "zero-filled, as a power cut leaves a file whose length reached the disk before its data"
-            : atEnd ? "cut short: nookd was killed, or the power cut, while it was written" : first.problem
+            : atEnd && !lastComplete ? "cut short: nookd was killed, or the power cut, while it was written"
+            : "\(first.problem): written whole, so not a power cut but a change by something else than this nookd"
         damage = atEnd
             ? "dropped an unreadable last line (\(cause)); kept the \(entries.count) entries before it"
             : "dropped \(bad) unreadable line\(bad == 1 ? "" : "s") from line \(first.line) (\(cause)); kept the \(entries.count) readable entries"

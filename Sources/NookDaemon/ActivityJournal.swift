@@ -49,6 +49,9 @@ final class ActivityJournal: Sendable {
         var entries: [Entry] = []
         var expired: [Entry] = []
         var warnings: [String] = []
+        /// Why nookd must not start with this path (``DurableFile/refusal(of:label:limit:)``):
+        /// nothing was read, written or started.
+        var refusal: String?
     }
 
     /// What the writer thread does with a file descriptor to put it on stable storage:
@@ -101,6 +104,8 @@ final class ActivityJournal: Sendable {
         var started = false
         var stopping = false
         var stopped = false
+        /// A memory-only journal is rewritten once more when nookd stops.
+        var finalRewriteTried = false
     }
 
     let path: String
@@ -136,6 +141,10 @@ final class ActivityJournal: Sendable {
     /// the records before the damage. Expired activities are reported, not returned.
     func recover() -> Recovery {
         var recovery = Recovery()
+        if let refusal = refusal() {
+            recovery.refusal = refusal
+            return recovery
+        }
         let now = wallClock()
         switch DurableFile.contents(of: path, limit: Self.maximumBytes) {
         case .missing:
@@ -147,7 +156,8 @@ final class ActivityJournal: Sendable {
             let scan = JournalScan(bytes)
             if let damage = scan.damage {
                 recovery.warnings.append("journal \(path): \(damage.description(keptRecords: scan.records.count))")
-                if !damage.atEnd { setAside(&recovery) }
+                // Only what a power cut or a kill leaves is expected; anything else is kept aside.
+                if !damage.torn { setAside(&recovery) }
             }
             var records: [String: Entry] = [:]
             var order: [String] = []
@@ -211,7 +221,16 @@ final class ActivityJournal: Sendable {
         return recovery
     }
 
+    /// Why nookd must not start with this journal path, or nil (see ``DurableFile``).
+    func refusal() -> String? {
+        DurableFile.refusal(of: path, label: "journal", limit: Self.maximumBytes)
+    }
+
     private func setAside(_ recovery: inout Recovery) {
+        // Only a regular file is nookd's to move (the start refused anything else; this guards
+        // against one swapped in since).
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
         let aside = path + ".corrupt-\(Int(wallClock()))"
         if rename(path, aside) == 0 {
             recovery.warnings.append("journal \(path): set aside as \(aside)")

@@ -159,6 +159,12 @@ public final class Daemon: Sendable {
             await frameWriter?.finish()
             display.restore()
         }
+        // Before anything is read or written: a journal or history path that is not nookd's
+        // (a device, a FIFO, a link, someone else's file) is an error, never replaced.
+        if let refusal = journal?.refusal() ?? history.refusal() {
+            await services.stopAll()
+            throw DaemonError(refusal)
+        }
         if handlingSignals {
             // Before the socket exists: a client (or systemd) that sees nookd ready can stop it.
             let signals: SignalWatcher

@@ -33,8 +33,16 @@ extension Daemon {
         case .historyClear:
             // Root and the admin group clear everyone's entries; anyone else only their own.
             let admin = ownership.isAdmin(peer)
-            let cleared = await history.clear(sentBy: admin ? nil : peer.uid)
+            let (cleared, unsaved) = await history.clear(sentBy: admin ? nil : peer.uid)
             logger.notice("history: cleared \(cleared) entries (\(admin ? "all" : "those sent by uid \(peer.uid)"))", metadata: ["peer": "\(peer)"])
+            if let unsaved {
+                // A clear is asked for so that the entries are gone: one that a restart would
+                // undo is not done, and the answer must not say it is.
+                logger.error("history: the \(cleared) cleared entries are still in the file: \(unsaved)")
+                throw ProtocolError(.unavailable, "cleared \(cleared) entries from nookd's memory, but the history file could not be rewritten "
+                    + "without them (\(unsaved)): they come back after a restart unless nookd can write the file first "
+                    + "(it tries again every \(Int(ActivityJournal.retryAfterSeconds)) s and when it stops)")
+            }
             return HistoryClearAnswer(cleared: cleared, scope: admin ? "all" : "own")
         default:
             preconditionFailure("historyRequest(\(operation)) is not a history read")

@@ -11,6 +11,11 @@ extension Daemon {
             return []
         }
         let recovery = journal.recover()
+        if let refusal = recovery.refusal {
+            // Checked at start; a path swapped since is left alone, and the journal with it.
+            logger.error("\(refusal); running without the journal")
+            return []
+        }
         for warning in recovery.warnings { logger.warning("\(warning)") }
         for entry in recovery.expired {
             logger.warning("journal: \"\(entry.activity.title)\" expired while nookd was down; dropped",

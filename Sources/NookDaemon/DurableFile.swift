@@ -16,7 +16,17 @@ enum DurableFile {
         do throws(SystemCallError) {
             // Whatever a previous run (or anyone) left there goes first, and the file is then
             // created anew: a FIFO would block the open, a link would truncate its target.
-            if unlink(temporary) != 0 && errno != ENOENT { throw SystemCallError("unlink", subject: temporary) }
+            // Only a regular file there is nookd's own leftover: anything else (a device node, a
+            // FIFO, a link someone planted) is refused, never removed.
+            var info = stat()
+            if lstat(temporary, &info) == 0 {
+                guard info.st_mode & S_IFMT == S_IFREG else {
+                    return .failure(JournalDamage("\(temporary) is \(fileKind(info.st_mode & S_IFMT)), not nookd's: remove it"))
+                }
+                if unlink(temporary) != 0 && errno != ENOENT { throw SystemCallError("unlink", subject: temporary) }
+            } else if errno != ENOENT {
+                throw SystemCallError("lstat", subject: temporary)
+            }
             file = try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
         } catch {
             return .failure(JournalDamage(error.description))
@@ -40,12 +50,89 @@ enum DurableFile {
 
     enum Contents { case missing, failed(String), contents([UInt8]) }
 
+    /// Why nookd must not start with `path` as its journal or history (`label`), or nil. Only a
+    /// missing path, or a regular file whose first line is a record (or the zeros a power cut
+    /// leaves), is nookd's to read, set aside and replace; a device, a FIFO, a socket, a
+    /// directory, a symbolic link, a file too large to be nookd's, or a file of something else
+    /// is refused, untouched. Reads at most the first 4 KiB.
+    static func refusal(of path: String, label: String, limit: Int) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT { return nil }
+            return "\(label) \(path): \(SystemCallError("lstat", subject: path))"
+        }
+        let kind = info.st_mode & S_IFMT
+        if kind == S_IFLNK {
+            return "\(label) \(path) is a symbolic link: nookd replaces its \(label) by renaming a new file over it, "
+                + "which would replace the link, not its target; give the real path"
+        }
+        guard kind == S_IFREG else {
+            return "\(label) \(path) is \(fileKind(kind)), not a regular file; nookd never writes, renames or replaces it: "
+                + "give the path of a file nookd owns, or of one that does not exist yet"
+        }
+        guard Int(info.st_size) <= limit else {
+            return "\(label) \(path) is \(info.st_size) bytes, more than a nookd \(label) ever holds (\(limit / 1024 / 1024) MiB): "
+                + "it is not nookd's, and nookd does not replace it; give another path, or remove the file"
+        }
+        var head = [UInt8](repeating: 0, count: 4096)
+        do throws(SystemCallError) {
+            let file = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW)
+            let opened = try file.status()
+            // Swapped for something else since the lstat.
+            guard opened.st_mode & S_IFMT == S_IFREG else { return "\(label) \(path) is \(fileKind(opened.st_mode & S_IFMT)), not a regular file" }
+            let count = head.withUnsafeMutableBytes { buffer in retryingInterrupts { pread(file.rawValue, buffer.baseAddress!, buffer.count, 0) } }
+            if count < 0 { throw SystemCallError("pread", subject: path) }
+            head.removeSubrange(count...)
+        } catch {
+            return "\(label) \(path): \(error); nookd does not replace a file it cannot read"
+        }
+        // The first line that is not empty: a record, a record cut short, or zeros.
+        let start = head.firstIndex { $0 != UInt8(ascii: "\n") } ?? head.count
+        let line = head[start...].prefix { $0 != UInt8(ascii: "\n") }
+        guard line.isEmpty || line.allSatisfy({ $0 == 0 }) || looksLikeRecord(line) else {
+            return "\(label) \(path) does not start with a \(label) record (a line `CRC32 JSON`): it is not a nookd \(label), "
+                + "and nookd does not replace it; give another path, or remove the file"
+        }
+        return nil
+    }
+
+    /// Whether `line` starts as a record does: eight hexadecimal digits, a space and `{` (as far
+    /// as it goes: a record torn after a few bytes is still one).
+    static func looksLikeRecord(_ line: some Collection<UInt8>) -> Bool {
+        for (index, byte) in line.prefix(10).enumerated() {
+            switch index {
+            case 0..<8:
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte) else { return false }
+            case 8: guard byte == UInt8(ascii: " ") else { return false }
+            default: guard byte == UInt8(ascii: "{") else { return false }
+            }
+        }
+        return true
+    }
+
+    /// Appends `bytes` to the log `file` (named `path` in the failure). A write cut short (a
+    /// full disk) is undone by truncating the file back to its length before it, so the file
+    /// never ends in a torn record that the next start would take for a power cut.
+    static func append(_ file: FileDescriptor, _ bytes: [UInt8], path: String) -> String? {
+        var before = stat()
+        let sized = fstat(file.rawValue, &before) == 0
+        guard let problem = ActivityJournal.writeAll(file, bytes, path: path) else { return nil }
+        guard sized else { return problem }
+        if ftruncate(file.rawValue, before.st_size) != 0 {
+            return problem + "; \(SystemCallError("ftruncate", subject: path)): the file ends in a torn record"
+        }
+        // For a descriptor without O_APPEND the next write must start at the old end too.
+        _ = lseek(file.rawValue, before.st_size, SEEK_SET)
+        return problem
+    }
+
     /// The whole file at `path` as recovery reads it: missing, why it could not be read (the
     /// caller names the path), or its bytes. Never blocks on what the path turns out to be: a
     /// FIFO there must not hang nookd's start.
-    static func contents(of path: String, limit: Int) -> Contents {
+    static func contents(of path: String, limit: Int, noFollow: Bool = false) -> Contents {
         do throws(FileReadError) {
-            return .contents(try readRegularFile(path, limit: limit))
+            return .contents(try readRegularFile(path, limit: limit, openFlags: noFollow ? O_NOFOLLOW : 0))
         } catch {
             switch error {
             case .systemCall(let failure) where failure.call == "open" && failure.errno == ENOENT: return .missing

@@ -13,7 +13,7 @@ extension ActivityHistory {
         case wait(until: Double?)
         case write([HistoryEntry], mark: UInt64, file: FileDescriptor, thenSync: Bool)
         case sync(mark: UInt64, file: FileDescriptor)
-        case compact(ArraySlice<HistoryEntry>, mark: UInt64)
+        case compact(ArraySlice<HistoryEntry>, mark: UInt64, wasDegraded: Bool)
         case stop
     }
 
@@ -32,7 +32,7 @@ extension ActivityHistory {
                 }
             case .write(let entries, let mark, let file, let thenSync):
                 let (bytes, bodies) = Self.lines(entries)
-                if let problem = ActivityJournal.writeAll(file, bytes, path: path) {
+                if let problem = DurableFile.append(file, bytes, path: path) {
                     settle(releasingAll: true) { degrade(&$0, problem) }
                     continue
                 }
@@ -46,7 +46,7 @@ extension ActivityHistory {
                 if thenSync { sync(file, through: mark) }
             case .sync(let mark, let file):
                 sync(file, through: mark)
-            case .compact(let entries, let mark):
+            case .compact(let entries, let mark, let wasDegraded):
                 let (bytes, bodies) = Self.lines(entries)
                 let replaced = DurableFile.replace(path, with: bytes, syncer: syncer, label: "history", warn: warn)
                 settle(releasingAll: true) { state in
@@ -63,6 +63,9 @@ extension ActivityHistory {
                             state.degradedSince = nil
                             state.problem = nil
                         }
+                        // Entries that ended while a memory-only history was being rewritten
+                        // are in memory only: the file misses them until it is rewritten again.
+                        if wasDegraded, state.kept.last?.number != entries.last?.number { state.compactionWanted = true }
                     case .failure(let problem):
                         degrade(&state, problem.description)
                     }
@@ -83,6 +86,12 @@ extension ActivityHistory {
         if let since = state.degradedSince {
             let retryAt = since + ActivityJournal.retryAfterSeconds
             if now >= retryAt { return compaction(&state) }
+            // On the way out one more rewrite is tried at once: the file left behind otherwise
+            // holds the entries from before the disk filled (a clear undone, later ends lost).
+            if state.stopping && !state.finalRewriteTried {
+                state.finalRewriteTried = true
+                return compaction(&state)
+            }
             return state.stopping ? .stop : .wait(until: retryAt)
         }
         if state.compactionWanted { return compaction(&state) }
@@ -123,7 +132,7 @@ extension ActivityHistory {
     private func compaction(_ state: inout State) -> Step {
         state.compactionWanted = false
         state.unwritten = []
-        return .compact(state.kept, mark: state.appended)
+        return .compact(state.kept, mark: state.appended, wasDegraded: state.degradedSince != nil)
     }
 
     private func sync(_ file: FileDescriptor, through mark: UInt64) {

@@ -40,6 +40,8 @@ enum JournalRecord: Sendable {
               let module = json["module"]?.text, let at = json["at"]?.numberValue, let payload = json["activity"] else {
             return .failure(JournalDamage("not a journal record"))
         }
+        // Wall-clock seconds up to the year 9999: recovery subtracts it from now.
+        guard at >= 0, at <= 253_402_300_799 else { return .failure(JournalDamage("at: must be from 0 to 253402300799 (wall-clock seconds), got \(at)")) }
         do {
             var activity = try ActivityPayload.decode(payload)
             activity.sender = json["sender"].flatMap(SenderPayload.decode)

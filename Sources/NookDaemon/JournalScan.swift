@@ -18,8 +18,13 @@ struct JournalScan {
         var recordsAfter: Int
         /// Why the first line failed to decode.
         var problem: String
+        /// The first unreadable line ended with its newline: it was written whole, so it was
+        /// not cut short by a kill or a power cut.
+        var complete: Bool
 
         var atEnd: Bool { recordsAfter == 0 }
+        /// What a kill or a power cut leaves: a last record cut short, or a zero-filled tail.
+        var torn: Bool { atEnd && (zeroFilled || !complete) }
         /// Mostly zeros: what a power cut leaves when the size reached the disk before the data.
         var zeroFilled: Bool { zeroBytes > 0 && zeroBytes * 2 >= length }
 
@@ -35,6 +40,11 @@ struct JournalScan {
                 if atEnd { return "the last \(span) are unreadable, \(zeroBytes) of them \(cause); \(lost); \(kept)" }
                 return "\(span) are unreadable, \(zeroBytes) of them \(cause); \(lost) and the \(recordsAfter) after them are not used; \(kept)"
             }
+            if atEnd && complete {
+                return "the last record (line \(line), \(length) bytes) was written whole but cannot be read (\(problem)): "
+                    + "not a power cut or a kill, but a change by something else than this nookd (an edit, another version of nookd, "
+                    + "a disk error); \(kept)"
+            }
             if atEnd {
                 return "dropped a torn last record (\(problem), \(length) bytes): nookd was killed, or the power was cut, while it was being written; \(kept)"
             }
@@ -45,7 +55,7 @@ struct JournalScan {
     init(_ bytes: [UInt8]) {
         var offset = 0
         var line = 0
-        var damageStart: (offset: Int, line: Int, problem: String)?
+        var damageStart: (offset: Int, line: Int, problem: String, complete: Bool)?
         var damageEnd = 0
         var recordsAfter = 0
         while offset < bytes.count {
@@ -58,7 +68,7 @@ struct JournalScan {
             case .success(let record):
                 if damageStart == nil { records.append(record) } else { recordsAfter += 1 }
             case .failure(let problem):
-                if damageStart == nil { damageStart = (offset, line, problem.description) }
+                if damageStart == nil { damageStart = (offset, line, problem.description, end < bytes.count) }
                 // A second damaged stretch after readable records extends the span: nothing
                 // after the first damage is used anyway.
                 if recordsAfter == 0 { damageEnd = next }
@@ -70,6 +80,6 @@ struct JournalScan {
         let stop = recordsAfter == 0 ? bytes.count : damageEnd
         let zeros = bytes[start.offset..<stop].reduce(0) { $0 + ($1 == 0 ? 1 : 0) }
         damage = Damage(offset: start.offset, line: start.line, length: stop - start.offset, zeroBytes: zeros,
-                        recordsAfter: recordsAfter, problem: start.problem)
+                        recordsAfter: recordsAfter, problem: start.problem, complete: start.complete)
     }
 }

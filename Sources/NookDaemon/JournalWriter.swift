@@ -30,7 +30,7 @@ extension ActivityJournal {
                     work.wait()
                 }
             case .write(let bytes, let mark, let file, let thenSync):
-                if let problem = Self.writeAll(file, bytes, path: path) {
+                if let problem = DurableFile.append(file, bytes, path: path) {
                     settleAll { degrade(&$0, problem) }
                     continue
                 }
@@ -54,6 +54,9 @@ extension ActivityJournal {
                             warn("journal \(path): writable again; \(state.live.count) activities saved")
                             state.degradedSince = nil
                             state.problem = nil
+                            // Records made while this rewrite ran were kept in memory only, not
+                            // in `pending`: the file misses them until it is rewritten again.
+                            if state.appended > mark { state.compactionWanted = true }
                         }
                     case .failure(let problem):
                         degrade(&state, problem.description)
@@ -75,6 +78,13 @@ extension ActivityJournal {
         if let since = state.degradedSince {
             let retryAt = since + Self.retryAfterSeconds
             if state.compactionWanted && now >= retryAt { return compaction(&state) }
+            // On the way out one more rewrite is tried at once: the file left behind otherwise
+            // holds the state from before the disk filled, and the next start would bring back
+            // what ended since and lose what came since.
+            if state.stopping && !state.finalRewriteTried {
+                state.finalRewriteTried = true
+                return compaction(&state)
+            }
             return state.stopping ? .stop : .wait(until: retryAt)
         }
         if state.compactionWanted { return compaction(&state) }

@@ -47,9 +47,9 @@ public struct HistoryEntry: Sendable, Equatable {
         activity = try ActivityPayload.decode(payload, path: reader.name("activity"))
         activity.sender = reader.value("sender").flatMap(SenderPayload.decode)
         module = try reader.requiredString("module")
-        enqueuedAt = try reader.requiredNumber("enqueuedAt")
-        shownAt = try reader.number("shownAt")
-        endedAt = try reader.requiredNumber("endedAt")
+        enqueuedAt = try reader.requiredNumber("enqueuedAt", in: FieldReader.wallClock)
+        shownAt = try reader.number("shownAt", in: FieldReader.wallClock)
+        endedAt = try reader.requiredNumber("endedAt", in: FieldReader.wallClock)
         ending = try reader.requiredString("ending")
         onGlass = try reader.requiredBool("onGlass")
     }
@@ -158,7 +158,7 @@ public struct HistoryAnswer: NookAnswer {
         entries = try reader.requiredArray("entries").enumerated().map { (index, value) throws(ProtocolError) in
             try HistoryEntry(json: value, path: reader.name("entries[\(index)]"))
         }
-        total = try reader.requiredInt("total")
+        total = try reader.requiredCount("total")
     }
 }
 
@@ -210,7 +210,7 @@ public struct HistoryClearAnswer: NookAnswer {
 
     public init(json: JSONValue) throws(ProtocolError) {
         let reader = try FieldReader(json, path: "result")
-        cleared = try reader.requiredInt("cleared")
+        cleared = try reader.requiredCount("cleared")
         scope = try reader.requiredString("scope")
     }
 }

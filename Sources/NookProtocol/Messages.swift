@@ -463,7 +463,7 @@ public struct EventMessage: Sendable, Equatable {
         reason = try reader.string("reason")
         field = try reader.string("field")
         message = try reader.string("message")
-        at = try reader.requiredNumber("at")
+        at = try reader.requiredNumber("at", in: -1e12...1e12)
         module = try reader.string("module")
         title = try reader.requiredString("title")
         fields = reader.value("fields").map { $0.items.compactMap(\.text) }

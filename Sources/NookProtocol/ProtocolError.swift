@@ -106,7 +106,39 @@ struct FieldReader {
     func requiredInt(_ key: String) throws(ProtocolError) -> Int {
         let number = try requiredNumber(key)
         guard let whole = Int(exactly: number) else { throw ProtocolError(.wrongType, field: name(key), "must be a whole number, got \(number)") }
+        // Beyond 2^53 a JSON number is no longer exact, and arithmetic on it can overflow.
+        guard abs(whole) <= 1 << 53 else { throw ProtocolError(.invalid, field: name(key), "must be at most 2^53 in size, got \(number)") }
         return whole
+    }
+
+    /// A whole number that counts something: from 0.
+    func requiredCount(_ key: String) throws(ProtocolError) -> Int {
+        let count = try requiredInt(key)
+        guard count >= 0 else { throw ProtocolError(.invalid, field: name(key), "must be 0 or more, got \(count)") }
+        return count
+    }
+
+    /// A number within `range`, or nil if absent: every number read from a peer or a file is
+    /// checked before it is converted or used in arithmetic that traps (a time of 1e308 once
+    /// crashed nookctl's date formatting).
+    func number(_ key: String, in range: ClosedRange<Double>) throws(ProtocolError) -> Double? {
+        guard let number = try number(key) else { return nil }
+        guard range.contains(number) else {
+            throw ProtocolError(.invalid, field: name(key), "must be from \(FieldReader.text(range.lowerBound)) to \(FieldReader.text(range.upperBound)), got \(number)")
+        }
+        return number
+    }
+
+    func requiredNumber(_ key: String, in range: ClosedRange<Double>) throws(ProtocolError) -> Double {
+        guard let number = try number(key, in: range) else { throw ProtocolError(.missingField, field: name(key), "is required") }
+        return number
+    }
+
+    /// Wall-clock seconds (Unix time) up to the end of the year 9999.
+    static let wallClock: ClosedRange<Double> = 0...253_402_300_799
+
+    static func text(_ number: Double) -> String {
+        number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
     }
 
     func requiredBool(_ key: String) throws(ProtocolError) -> Bool {

@@ -212,44 +212,44 @@ public struct StatusAnswer: NookAnswer {
         self.display = Display(
             backend: try display.requiredString("backend"), mode: try display.requiredString("mode"),
             rotation: try display.requiredInt("rotation"), theme: try display.requiredString("theme"),
-            refreshHz: try display.requiredNumber("refreshHz"),
-            slideFrameIntervalMs: try display.number("slideFrameIntervalMs"),
+            refreshHz: try display.requiredNumber("refreshHz", in: 0...100_000),
+            slideFrameIntervalMs: try display.number("slideFrameIntervalMs", in: 0...1e9),
             flips: try display.object("flips").map { (flips) throws(ProtocolError) in
-                Flips(requested: try flips.requiredInt("requested"), completed: try flips.requiredInt("completed"),
-                      timedOut: try flips.requiredInt("timedOut"))
+                Flips(requested: try flips.requiredCount("requested"), completed: try flips.requiredCount("completed"),
+                      timedOut: try flips.requiredCount("timedOut"))
             })
         home = try reader.requiredString("home")
         engaged = try reader.requiredBool("engaged")
         inputs = try reader.requiredObjects("inputs").map { (input) throws(ProtocolError) in
             Input(input: try input.requiredString("input"), role: try input.requiredString("role"), active: try input.requiredBool("active"),
-                  problem: try input.string("problem"), reading: try input.number("reading"))
+                  problem: try input.string("problem"), reading: try input.number("reading", in: -1e15...1e15))
         }
         gpio = try reader.object("gpio").map { (gpio) throws(ProtocolError) in
             GPIO(library: try gpio.requiredString("library"), api: try gpio.requiredInt("api"),
                  lines: try gpio.requiredObjects("lines").map { (line) throws(ProtocolError) in
                      GPIOLine(name: try line.requiredString("name"), role: try line.requiredString("role"),
                               location: try line.requiredString("location"), active: try line.bool("active"),
-                              changes: try line.requiredInt("changes"), lastEdgeToWakeMs: try line.number("lastEdgeToWakeMs"),
+                              changes: try line.requiredCount("changes"), lastEdgeToWakeMs: try line.number("lastEdgeToWakeMs", in: -1e12...1e12),
                               problem: try line.string("problem"))
                  })
         }
         modules = try reader.requiredObjects("modules").map { (module) throws(ProtocolError) in
             Module(name: try module.requiredString("name"),
                    current: try module.value("current").map { (value) throws(ProtocolError) in try ActivityPayload.decode(value, path: module.name("current")) },
-                   phase: try module.string("phase"), pending: try module.requiredInt("pending"),
-                   capacity: try module.requiredInt("capacity"), suspended: try module.requiredBool("suspended"),
+                   phase: try module.string("phase"), pending: try module.requiredCount("pending"),
+                   capacity: try module.requiredCount("capacity"), suspended: try module.requiredBool("suspended"),
                    displayAvailable: try module.requiredBool("displayAvailable"), parked: try module.string("parked"),
                    blockedBy: try module.value("blockedBy").map { (value) throws(ProtocolError) in try ActivityPayload.decode(value, path: module.name("blockedBy")) })
         }
-        connections = try reader.requiredInt("connections")
+        connections = try reader.requiredCount("connections")
         presence = try reader.object("presence").map { (presence) throws(ProtocolError) in
-            Presence(state: try presence.requiredString("state"), unseen: try presence.requiredInt("unseen"),
-                     lastReturnMs: try presence.number("lastReturnMs"))
+            Presence(state: try presence.requiredString("state"), unseen: try presence.requiredCount("unseen"),
+                     lastReturnMs: try presence.number("lastReturnMs", in: -1e12...1e12))
         }
         brightness = try reader.object("brightness").map { (brightness) throws(ProtocolError) in
-            Brightness(state: try brightness.requiredString("state"), level: try brightness.requiredInt("level"),
-                       maximum: try brightness.requiredInt("maximum"), output: try brightness.requiredString("output"),
-                       lux: try brightness.number("lux"))
+            Brightness(state: try brightness.requiredString("state"), level: try brightness.requiredCount("level"),
+                       maximum: try brightness.requiredCount("maximum"), output: try brightness.requiredString("output"),
+                       lux: try brightness.number("lux", in: -1e12...1e12))
         }
     }
 }

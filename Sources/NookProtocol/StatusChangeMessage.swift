@@ -28,6 +28,6 @@ public struct StatusChangeMessage: Sendable, Equatable {
         guard let reader = try? FieldReader(json, path: "event"), (try? reader.string("event")) == "status",
               let name = try? reader.requiredString("changed"), let change = Change(rawValue: name) else { return nil }
         self.change = change
-        at = try? reader.number("at")
+        at = try? reader.number("at", in: -1e12...1e12)
     }
 }

@@ -131,6 +131,8 @@ enum HistoryText {
 
     /// Local time: `14:03:05` today, `Nov 22 14:03:05` before, the full date with `full`.
     static func time(_ seconds: Double, now: Double, full: Bool = false) -> String {
+        // The answer's decoder checked the range; a time_t conversion must never trap regardless.
+        guard seconds.isFinite, abs(seconds) < 1e12, now.isFinite, abs(now) < 1e12 else { return "(time \(seconds) out of range)" }
         var when = time_t(seconds.rounded(.down)), today = time_t(now)
         var parts = tm(), todayParts = tm()
         localtime_r(&when, &parts)

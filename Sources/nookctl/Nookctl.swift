@@ -176,7 +176,7 @@ struct Status: ParsableCommand {
             }
             if let brightness = status.brightness {
                 let percent = Int((Double(brightness.level) / Double(max(1, brightness.maximum)) * 100).rounded())
-                let room = brightness.lux.map { ", the room at \(Int($0.rounded())) lux" } ?? ""
+                let room = brightness.lux.map { ", the room at \($0.isFinite && abs($0) < 1e15 ? String(Int($0.rounded())) : String($0)) lux" } ?? ""
                 lines.append("brightness: \(brightness.state), \(percent) % (\(brightness.level) of \(brightness.maximum) on \(brightness.output))\(room)")
             }
             for input in status.inputs {

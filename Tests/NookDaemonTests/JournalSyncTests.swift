@@ -445,19 +445,43 @@ struct JournalSyncTests {
             "dropped a torn last record (checksum mismatch, 50 bytes): nookd was killed, or the power was cut, while it was being written; kept the 2 records before them") == true)
     }
 
-    @Test func j1_aFIFOAtTheJournalsPathDoesNotHangTheStart() async throws {
+    @Test func j1_aCompleteLastRecordThatCannotBeReadIsNotCalledAPowerCutAndTheJournalIsSetAside() throws {
+        let (records, ids) = threeRecords()
+        // Whole, with its newline, but a byte changed: not what a kill or a power cut leaves.
+        var changed = records[2]
+        changed[20] = changed[20] == UInt8(ascii: "x") ? UInt8(ascii: "y") : UInt8(ascii: "x")
+        let (recovery, scratch) = try recover(records[0] + records[1] + changed)
+        #expect(recovery.entries.map(\.activity.id) == Array(ids.prefix(2)))
+        let warning = try #require(recovery.warnings.first)
+        #expect(warning.contains("the last record (line 3, \(changed.count) bytes) was written whole but cannot be read (checksum mismatch): not a power cut"), "\(warning)")
+        #expect(!warning.contains("torn"), "\(warning)")
+        #expect(recovery.warnings.last?.contains("set aside as \(scratch.path)/journal.corrupt-") == true, "\(recovery.warnings)")
+    }
+
+    @Test func j1_aJournalLeftMemoryOnlyByAFailedSyncIsRewrittenWholeWhenNookdStops() async throws {
         let scratch = Scratch()
-        let path = scratch.path + "/journal"
-        #expect(mkfifo(path, 0o600) == 0)
-        let journal = ActivityJournal(path: path, warn: { _ in })
-        let recovery = journal.recover()
-        #expect(recovery.warnings.first == "journal \(path): not a regular file; starting without it")
-        journal.added(activity("after"), module: "default")
+        let syncer = TestSyncer()
+        let seconds = TestSeconds()
+        let journal = journal(scratch, syncer: syncer, seconds: seconds)
+        _ = journal.recover()
+        let first = activity("first"), second = activity("second")
+        journal.added(first, module: "default")
+        journal.added(second, module: "default")
         await journal.settle(through: journal.mark)
+        syncer.failNext(with: EIO)
+        let third = activity("third")
+        journal.added(third, module: "default")
+        #expect(await journal.settle(through: journal.mark)?.contains("Input/output error") == true)
+        #expect(journal.degraded)
+        // Changes while memory-only, and the stop comes before the ten seconds' retry.
+        journal.ended(first.id)
+        let fourth = activity("fourth")
+        journal.added(fourth, module: "default")
         await journal.finish()
-        await journal.finish()
-        let again = ActivityJournal(path: path, warn: { _ in })
-        #expect(again.recover().entries.map(\.activity.title) == ["after"])
+        let again = ActivityJournal(path: scratch.path + "/journal", warn: { _ in })
+        let recovery = again.recover()
+        #expect(recovery.entries.map(\.activity.title) == ["second", "third", "fourth"])
+        #expect(recovery.warnings.isEmpty, "\(recovery.warnings)")
         await again.finish()
     }
 

@@ -72,6 +72,32 @@ struct AnswerTests {
         #expect(try throughTheWire(bare) == bare)
     }
 
+    /// nookctl converts status numbers to whole ones (a lux of 1e300, a level of 9e18 trapped
+    /// it): the decoder refuses numbers out of range, naming the field.
+    @Test func c3_numbersOutOfRangeInAStatusAnswerAreRefusedNamingTheField() throws {
+        let base = StatusAnswer(foreground: nil, display: .init(backend: "mock", mode: "mock", rotation: 0, theme: "light", refreshHz: 60),
+                                home: "blank", engaged: false, inputs: [], gpio: nil,
+                                modules: [.init(name: "default", pending: 0, capacity: 256, suspended: false, displayAvailable: true)],
+                                connections: 1, brightness: .init(state: "idle", level: 51, maximum: 255, output: "frames", lux: 12.5))
+        let cases: [(String, (inout StatusAnswer) -> Void)] = [
+            ("result.brightness.lux", { $0.brightness?.lux = 1e300 }),
+            ("result.brightness.level", { $0.brightness = .init(state: "idle", level: -1, maximum: 255, output: "frames") }),
+            ("result.brightness.maximum", { $0.brightness = .init(state: "idle", level: 1, maximum: 9_000_000_000_000_000_000, output: "frames") }),
+            ("result.display.refreshHz", { $0.display.refreshHz = 1e308 }),
+            ("result.connections", { $0.connections = -3 }),
+        ]
+        for (field, change) in cases {
+            var answer = base
+            change(&answer)
+            #expect(throws: ProtocolError.self, "\(field)") { _ = try throughTheWire(answer) }
+            do {
+                _ = try throughTheWire(answer)
+            } catch let error as ProtocolError {
+                #expect(error.field == field, "\(error)")
+            }
+        }
+    }
+
     /// A newer nookd may add fields: an older client still reads what it knows.
     @Test func c1_fieldsAClientDoesNotKnowAreIgnored() throws {
         let id = NookActivityID()
