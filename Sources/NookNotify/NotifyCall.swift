@@ -40,10 +40,17 @@ public struct NotifyCall: Sendable, Equatable {
     }
 
     /// The `urgency` hint: 0 low, 1 normal, 2 critical. The spec says a byte; Chromium sends
-    /// a uint32, so any integer is read.
+    /// a uint32, so any integer is read. A value outside 0...2 means nothing the spec defines:
+    /// normal, never critical (``urgencyNote`` says so in the log).
     public var urgency: Int64 {
-        if case .integer(let value)? = hints["urgency"] { return value }
+        if case .integer(let value)? = hints["urgency"], (0...2).contains(value) { return value }
         return 1
+    }
+
+    /// Why the `urgency` hint was read as normal, if it was out of range.
+    public var urgencyNote: String? {
+        guard case .integer(let value)? = hints["urgency"], !(0...2).contains(value) else { return nil }
+        return "urgency \(value) is not 0, 1 or 2: read as normal"
     }
 
     /// `x-dunst-stack-tag`, else `x-canonical-private-synchronous`: notifications sharing it
@@ -56,14 +63,13 @@ public struct NotifyCall: Sendable, Equatable {
     }
 }
 
-/// A hint's value, by what the mapping needs of it: text, a number, a flag, or something else
-/// (whose D-Bus signature is kept only to say so in a log line).
+/// A hint's value, of the types the mapping reads: text, a number, a flag. A hint of any other
+/// type (an object path, an array, a struct, a nested variant ...) is not read at all.
 public enum HintValue: Sendable, Equatable {
     case string(String)
     case integer(Int64)
     case boolean(Bool)
     case double(Double)
-    case other(signature: String)
 }
 
 /// How much of a call is kept: the rest is cut off with a log line, never refused, so an
