@@ -639,7 +639,10 @@ public final class NotificationBridge {
         let uid = try senderUID(sender)
         let now = MonotonicClock.seconds
         let replacing = registry.plan(call, uid: uid).replacing != nil
-        let live = replacing ? 0 : registry.liveCount(sender: sender)
+        // Its notifications still waiting for nookd count as live too.
+        let live = replacing ? 0 : registry.liveCount(sender: sender) + waiting.reduce(0) { count, work in
+            if case .notify(let notify) = work, notify.caller.sender == sender { count + 1 } else { count }
+        }
         if let refusal = limits.admit(sender, now: now, live: live) {
             logger.warning("refused a notification from \(sender) (uid \(uid)): \(refusal)")
             try message.replyError(Self.errorLimitsExceeded, refusal)
@@ -658,7 +661,7 @@ public final class NotificationBridge {
             return
         }
         let caller = Caller(message, sender: sender, deadline: now + options.timeout)
-        waiting.append(.notify(NotifyWork(caller: caller, call: call, uid: uid, notes: notes)))
+        waiting.append(.notify(NotifyWork(caller: caller, call: call.compacted(), uid: uid, notes: notes)))
         pump()
     }
 

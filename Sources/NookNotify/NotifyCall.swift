@@ -53,6 +53,20 @@ public struct NotifyCall: Sendable, Equatable {
         return "urgency \(value) is not 0, 1 or 2: read as normal"
     }
 
+    /// The hints the mapping and the registry read; the rest are dropped by ``compacted()``.
+    static let readHints: Set<String> = ["urgency", "value", "transient", "resident", "category", "image-path", "image_path",
+                                         "x-dunst-stack-tag", "x-canonical-private-synchronous"]
+
+    /// The call with only what is read of it: the hints above and, of the actions, whether
+    /// there is a default one. What waits for nookd is then a few kilobytes, not the 200 a
+    /// call of 64 long hints and 64 long actions may carry.
+    public func compacted() -> NotifyCall {
+        var call = self
+        call.hints = hints.filter { Self.readHints.contains($0.key) }
+        call.actions = hasDefaultAction ? ["default", ""] : []
+        return call
+    }
+
     /// `x-dunst-stack-tag`, else `x-canonical-private-synchronous`: notifications sharing it
     /// replace each other.
     public var stackTag: String? {
