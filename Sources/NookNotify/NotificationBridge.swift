@@ -267,7 +267,10 @@ public final class NotificationBridge {
                 requests = client
             }
             requestNumber += 1
-            try client.send(Request(id: .number(Double(requestNumber)), operation: operation).encoded())
+            // A Notify's request is not carried out after its sender has been told it failed.
+            var deadline: Double?
+            if case .notify(let work, _, _, _) = purpose { deadline = work.caller.deadline }
+            try client.send(Request(id: .number(Double(requestNumber)), operation: operation, deadline: deadline).encoded())
             outstanding.append(Sent(operation: operation, purpose: purpose, sentAt: MonotonicClock.seconds, retried: retried))
         } catch {
             let hadConnection = requests != nil

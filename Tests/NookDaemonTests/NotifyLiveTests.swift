@@ -170,4 +170,19 @@ struct NotifyLiveTests {
         #expect(events.allSatisfy { $0["title"] != .string("Also while stopped") }, "never sent")
         #expect(setup.monitor.signals("NotificationClosed").count == 1, "only Before's: \(setup.monitor.text)")
     }
+
+    @Test func e1_aNotificationItsSenderWasToldFailedNeverReachesAnEmptyGlass() throws {
+        let setup = try Setup(bridgeArguments: ["--timeout", "1"])
+        let watcher = try Self.watch(setup.daemon)
+        let pid = setup.daemon.process.processIdentifier
+        kill(pid, SIGSTOP)
+        defer { kill(pid, SIGCONT) }
+        let stalled = try setup.bus.run(["notify-send", "While stopped"])
+        #expect(stalled.status != 0 && stalled.error.contains("nookd did not answer within 1 s"), "\(stalled.error)")
+        kill(pid, SIGCONT)
+        try eventually("nookd to answer the bridge again") { setup.bridge.log.contains("after its sender was told it failed") }
+        _ = try setup.send(["After"])
+        let events = try readEvents(watcher) { $0["title"] == .string("After") && $0["event"] == .string("enqueued") }
+        #expect(events.allSatisfy { $0["title"] != .string("While stopped") }, "never queued, so never on the glass: \(events)")
+    }
 }
