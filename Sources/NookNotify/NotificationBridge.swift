@@ -275,12 +275,31 @@ public final class NotificationBridge {
         } catch {
             let hadConnection = requests != nil
             requests = nil
-            // A connection that broke since the last request (nookd restarted) is made again once.
+            // A connection that broke since the last request (nookd restarted) is made again
+            // once, for what it still owed answers to first.
             if hadConnection, !retried {
+                resend(lost: error.description)
                 send(operation, purpose, retried: true)
                 return
             }
             finish(purpose, .failure(error))
+        }
+    }
+
+    /// The request connection is gone: what was sent on it and not answered goes again, once,
+    /// on a new connection (an enqueue that did arrive is refused as a duplicate id, which
+    /// counts as taken); a Notify whose sender was already told it failed is not sent again.
+    private func resend(lost failure: String) {
+        requests = nil
+        let lost = outstanding
+        outstanding = []
+        for sent in lost {
+            if case .notify(let work, _, _, _) = sent.purpose, work.caller.answered { continue }
+            if sent.retried {
+                finish(sent.purpose, .failure(.connectionLost(failure)))
+            } else {
+                send(sent.operation, sent.purpose, retried: true)
+            }
         }
     }
 
@@ -294,7 +313,7 @@ public final class NotificationBridge {
             open = false
             failure = error.description
         }
-        while let line = client.bufferedLine() {
+        while requests === client, let line = client.bufferedLine() {
             guard !outstanding.isEmpty else { break }
             let result: Result<JSONValue, ClientError>
             switch try? ResponseLine.decode(line) {
@@ -305,20 +324,8 @@ public final class NotificationBridge {
             }
             finish(outstanding.removeFirst().purpose, result)
         }
-        guard !open else { return }
-        // What was sent and not answered goes again, once, on a new connection: an enqueue
-        // that did arrive is refused as a duplicate id, which counts as taken.
-        requests = nil
-        let lost = outstanding
-        outstanding = []
-        for sent in lost {
-            if case .notify(let work, _, _, _) = sent.purpose, work.caller.answered { continue }
-            if sent.retried {
-                finish(sent.purpose, .failure(.connectionLost(failure)))
-            } else {
-                send(sent.operation, sent.purpose, retried: true)
-            }
-        }
+        guard !open, requests === client else { return }
+        resend(lost: failure)
     }
 
     /// nookd answered `purpose`'s request (or it could not be sent).
@@ -678,8 +685,11 @@ public final class NotificationBridge {
             try message.replyError(Self.errorAccessDenied, "notification \(id) was sent by another user")
             return
         }
-        // An id that is gone: the spec's answer is nothing to do, not an error clients see.
-        if registry.record(id) != nil {
+        // An id that is gone: the spec's answer is nothing to do, not an error clients see. One
+        // already closing, or whose close is waiting, needs nothing more (a client repeating
+        // the call while nookd is stopped adds nothing to the line).
+        let queued = waiting.contains { if case .close(let waitingID, _) = $0 { waitingID == id } else { false } }
+        if let record = registry.record(id), record.closing == nil, !queued {
             waiting.append(.close(id: id, uid: uid))
             pump()
         }
