@@ -3,6 +3,7 @@ import NookActivities
 import NookDisplay
 import NookProtocol
 import NookRender
+import NookSystem
 
 extension Daemon {
     /// Answers the lines of one read in order (C1). Consecutive plain enqueues for one module
@@ -17,7 +18,7 @@ extension Daemon {
         var runModule: String?
         for line in lines {
             let decoded = Request.decode(line)
-            if case .success(let request) = decoded, case .enqueue(let activity, let module, false) = request.operation {
+            if case .success(let request) = decoded, case .enqueue(let activity, let module, false) = request.operation, !Self.isPastDeadline(request) {
                 if !run.isEmpty, module != runModule || runIDs.contains(activity.id) || run.count == Self.longestRun {
                     await enqueueRun(run, module: runModule, on: connection)
                     run.removeAll(keepingCapacity: true)
@@ -40,6 +41,13 @@ extension Daemon {
         if !run.isEmpty { await enqueueRun(run, module: runModule, on: connection) }
     }
 
+    /// Whether the client's deadline for the request has passed (nookd was stopped or stalled
+    /// while the request waited in its socket).
+    static func isPastDeadline(_ request: Request) -> Bool {
+        guard let deadline = request.deadline else { return false }
+        return MonotonicClock.seconds > deadline
+    }
+
     /// At most this many enqueues go to the queue in one call. A read of 64 KiB holds about 700
     /// short ones, and arrays of that many requests and activities (hundreds of kilobytes) were
     /// mapped afresh by malloc for every read, page faults and copies that cost a tenth of
@@ -57,6 +65,9 @@ extension Daemon {
         case .failure(let failure):
             logger.debug("bad request: \(failure.error)", metadata: ["peer": "\(connection.peer)"])
             connection.send(ResponseLine.failure(id: failure.id, error: failure.error).encoded())
+        case .success(let request) where Self.isPastDeadline(request):
+            connection.send(ResponseLine.failure(id: request.id, error: ProtocolError(
+                .unavailable, field: "deadline", "the request arrived after its deadline (its client has stopped waiting): not carried out")).encoded())
         case .success(let request):
             do {
                 try await perform(request, on: connection)

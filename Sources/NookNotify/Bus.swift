@@ -60,6 +60,23 @@ final class Bus {
         try busCall("sd_bus_request_name", subject: name, sd_bus_request_name(handle, name, flags))
     }
 
+    /// Who owns `name`: its program and pid as the bus knows them (`dunst (pid 812)`), or
+    /// nil if that cannot be asked.
+    func ownerDescription(of name: String) -> String? {
+        var creds: OpaquePointer?
+        let mask = UInt64(SD_BUS_CREDS_PID) | UInt64(SD_BUS_CREDS_COMM) | UInt64(SD_BUS_CREDS_UNIQUE_NAME) | UInt64(SD_BUS_CREDS_AUGMENT)
+        guard sd_bus_get_name_creds(handle, name, mask, &creds) >= 0, let creds else { return nil }
+        defer { sd_bus_creds_unref(creds) }
+        var parts: [String] = []
+        var comm: UnsafePointer<CChar>?
+        if sd_bus_creds_get_comm(creds, &comm) >= 0, let comm { parts.append(String(cString: comm)) }
+        var pid: pid_t = 0
+        if sd_bus_creds_get_pid(creds, &pid) >= 0, pid > 0 { parts.append("(pid \(pid))") }
+        var unique: UnsafePointer<CChar>?
+        if parts.isEmpty, sd_bus_creds_get_unique_name(creds, &unique) >= 0, let unique { parts.append(String(cString: unique)) }
+        return parts.isEmpty ? nil : parts.joined(separator: " ")
+    }
+
     var uniqueName: String {
         var name: UnsafePointer<CChar>?
         guard sd_bus_get_unique_name(handle, &name) >= 0, let name else { return "?" }
@@ -205,9 +222,11 @@ struct BusMessage {
         return (hints, total)
     }
 
-    /// The variant's value if it is a single basic type, else nil (and nothing is read).
+    /// The variant's value if it is of a type the mapping reads (numbers, booleans, strings),
+    /// else nil and nothing is read: object paths, signatures, descriptors, arrays, structs,
+    /// dicts and nested variants are skipped by the caller, whatever they hold.
     private func variant(_ signature: String, bytes: Int) throws(SystemCallError) -> HintValue? {
-        guard signature.utf8.count == 1, let code = signature.unicodeScalars.first, "ybnqiuxtdsogh".unicodeScalars.contains(code) else {
+        guard signature.utf8.count == 1, let code = signature.unicodeScalars.first, "ybnqiuxtds".unicodeScalars.contains(code) else {
             return nil
         }
         _ = try enter("v", signature)
@@ -228,10 +247,12 @@ struct BusMessage {
         case "x": return .integer(try read(Int64(0)))
         case "t": return .integer(Int64(clamping: try read(UInt64(0))))
         case "d": return .double(try read(Double(0)))
-        case "h": _ = try read(Int32(0)); return .other(signature: signature)
         default: return .string(try string(limit: bytes).text)
         }
     }
+
+    /// This message kept past its handler, to be answered later (a Notify waiting for nookd).
+    func retained() -> RetainedMessage { RetainedMessage(handle) }
 
     /// Answers with the values `build` appends.
     func reply(_ build: (BusWriter) throws(SystemCallError) -> Void) throws(SystemCallError) {
@@ -250,6 +271,20 @@ struct BusMessage {
         sd_bus_error_set(&error, name, message)
         try busCall("sd_bus_reply_method_error", subject: name, sd_bus_reply_method_error(handle, &error))
     }
+}
+
+/// A method call held (referenced) until it is answered, once.
+final class RetainedMessage {
+    private let handle: OpaquePointer
+
+    fileprivate init(_ handle: OpaquePointer) {
+        sd_bus_message_ref(handle)
+        self.handle = handle
+    }
+
+    deinit { sd_bus_message_unref(handle) }
+
+    var message: BusMessage { BusMessage(handle) }
 }
 
 /// Appends values to a message being built.

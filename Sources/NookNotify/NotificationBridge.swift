@@ -8,8 +8,10 @@ import Glibc
 
 /// `nook-notify`: owns `org.freedesktop.Notifications` (spec 1.2) on a bus and forwards each
 /// notification to nookd over its socket, so nookd stays the one owner of the display and
-/// the queue (SPEC E1–E3). One thread: a `poll(2)` loop over the bus connection and nookd's
-/// event stream; sd-bus is not thread-safe and needs nothing more.
+/// the queue (SPEC E1–E3). One thread: a `poll(2)` loop over the bus connection, nookd's
+/// event stream and the connection its requests go over; sd-bus is not thread-safe and needs
+/// nothing more. No call waits on nookd inside the loop: a Notify is answered when nookd's
+/// answer arrives, so the bus is served while nookd is slow or stopped.
 public final class NotificationBridge {
     public struct Options: Sendable {
         public var socketPath: String
@@ -19,9 +21,15 @@ public final class NotificationBridge {
         /// nookd's queue module the cards go to; nil: the foreground one.
         public var module: String?
         public var limits: SenderLimits
+        /// Seconds a Notify waits for nookd before its sender is told it failed (and what it
+        /// asked for is withdrawn): well under the 25 s D-Bus clients wait by default, so the
+        /// sender hears it from the bridge, not from its own timeout.
+        public var timeout: Double
 
-        public init(socketPath: String, systemBus: Bool = false, replace: Bool = false, module: String? = nil, limits: SenderLimits = SenderLimits()) {
+        public init(socketPath: String, systemBus: Bool = false, replace: Bool = false, module: String? = nil, limits: SenderLimits = SenderLimits(),
+                    timeout: Double = NotifyCommandLine.defaultTimeout) {
             (self.socketPath, self.systemBus, self.replace, self.module, self.limits) = (socketPath, systemBus, replace, module, limits)
+            self.timeout = timeout
         }
     }
 
@@ -40,11 +48,19 @@ public final class NotificationBridge {
     private let bus: Bus
     private var registry = NotificationRegistry()
     private var limits: SenderLimits
-    /// Requests (enqueue, cancel): blocking round trips, answered in well under a millisecond
-    /// without a journal and after one `fdatasync` with one.
+    /// Requests (enqueue, update, cancel, ...) go over this connection one at a time, in the
+    /// order they came, each planned against the registry only when it is sent (so it sees
+    /// every notification placed before it), and answered in the poll loop.
     private var requests: NookClient?
-    /// The `watch` stream: every activity's end, read as it comes.
+    private var waiting: [Work] = []
+    private var outstanding: [Sent] = []
+    private var requestNumber = 0
+    /// Notifications waiting for their turn: beyond this, Notify answers LimitsExceeded.
+    static let waitingLimit = 128
+    /// The `watch` stream: every activity's end, read as it comes. `watching` once nookd has
+    /// answered the subscription.
     private var events: NookClient?
+    private var watching = false
     private var nextEventsAttempt = 0.0
     /// Up to a second: notifications sent while the stream is down cannot be closed.
     private var eventsBackoff = ReconnectBackoff(limit: 1)
@@ -54,6 +70,67 @@ public final class NotificationBridge {
     /// (`notify_bridge_idle_rss_mib`): once serving, then a second after a burst of calls and
     /// of their cards' events.
     private var trim = IdleTrim()
+
+    /// A D-Bus call waiting for nookd: answered once, by nookd's answer or at its deadline.
+    private final class Caller {
+        let message: RetainedMessage
+        let sender: String
+        let deadline: Double
+        private(set) var answered = false
+
+        init(_ message: BusMessage, sender: String, deadline: Double) {
+            (self.message, self.sender, self.deadline) = (message.retained(), sender, deadline)
+        }
+
+        func reply(_ id: UInt32) throws(SystemCallError) {
+            guard !answered else { return }
+            answered = true
+            try message.message.reply { writer throws(SystemCallError) in try writer.uint32(id) }
+        }
+
+        func fail(_ name: String, _ text: String) throws(SystemCallError) {
+            guard !answered else { return }
+            answered = true
+            try message.message.replyError(name, text)
+        }
+    }
+
+    private struct NotifyWork {
+        let caller: Caller
+        let call: NotifyCall
+        let uid: UInt32
+        let notes: [String]
+    }
+
+    /// What waits for its turn on the request connection.
+    private enum Work {
+        case notify(NotifyWork)
+        /// CloseNotification(id): the activity is looked up when the cancel is sent.
+        case close(id: UInt32, uid: UInt32)
+        /// A notification's card after its default action was invoked.
+        case dismiss(NookActivityID, id: UInt32)
+        /// nookd's activities, after the event stream was down (``reconcile(_:)``).
+        case list
+    }
+
+    /// A request sent and not answered yet.
+    private struct Sent {
+        let operation: NookOperation
+        let purpose: Purpose
+        let sentAt: Double
+        var retried: Bool
+    }
+
+    private enum Purpose {
+        /// A notification's card: a new activity, or an update in place of a live one (U1)
+        /// whose card before is `previous`.
+        case notify(NotifyWork, NotificationRegistry.Placement, card: NookActivity, previous: NookActivity?)
+        case close(id: UInt32)
+        case dismiss(id: UInt32)
+        case list
+        /// Takes back what a Notify asked for after its sender was told it failed.
+        case withdraw(String)
+    }
 
     /// Connects to the bus; nookd is reached once ``run()`` starts (and again whenever it
     /// comes back).
@@ -73,7 +150,13 @@ public final class NotificationBridge {
         do {
             try bus.requestName(Self.busName, replace: options.replace)
         } catch where error.errno == EEXIST {
-            throw SystemCallError("sd_bus_request_name", errno: EEXIST, subject: "\(Self.busName): another notification server (dunst, mako, the desktop's own) owns it; stop it or pass --replace")
+            let owner = bus.ownerDescription(of: Self.busName).map { " (\($0))" } ?? ""
+            // With --replace, EEXIST means the owner did not allow replacement when it took the
+            // name: asking again cannot help.
+            let problem = options.replace
+                ? "another notification server\(owner) owns it and does not let it be replaced (dunst and mako never do), so --replace cannot take it; stop that server first"
+                : "another notification server\(owner) owns it (dunst, mako, the desktop's own); stop it, or pass --replace if it lets the name be replaced"
+            throw SystemCallError("sd_bus_request_name", errno: EEXIST, subject: "\(Self.busName): \(problem)")
         }
         logger.info("serving \(Self.busName) on the \(options.systemBus ? "system" : "session") bus as \(bus.uniqueName), forwarding to nookd at \(options.socketPath)")
         connectEvents()
@@ -82,35 +165,314 @@ public final class NotificationBridge {
         IdleTrim.dropPages()
         while true {
             try bus.processAll()
-            if trim.takeDue(now: MonotonicClock.seconds) { IdleTrim.dropPages() }
+            let now = MonotonicClock.seconds
+            expireCallers(now: now)
+            pump()
+            if trim.takeDue(now: now) { IdleTrim.dropPages() }
             let (entry, busTimeout) = try bus.pollEntry()
             var timeout = busTimeout
-            if let due = trim.due {
-                let wait = Int32(max(0, ((due - MonotonicClock.seconds) * 1000).rounded(.up)))
+            func wake(at time: Double) {
+                let wait = Int32(clamping: Int64(max(0, ((time - now) * 1000).rounded(.up))))
                 timeout = timeout < 0 ? wait : min(timeout, wait)
             }
+            if let due = trim.due { wake(at: due) }
+            if let deadline = nextDeadline() { wake(at: deadline) }
             var descriptors = [entry]
+            var eventsIndex: Int?
+            var requestsIndex: Int?
             if let events {
-                if events.hasBufferedLine { readEvents(); continue }
+                eventsIndex = descriptors.count
                 descriptors.append(pollfd(fd: events.descriptor, events: Int16(POLLIN), revents: 0))
             } else {
-                let wait = Int32(max(0, (nextEventsAttempt - MonotonicClock.seconds) * 1000))
-                timeout = timeout < 0 ? wait : min(timeout, wait)
+                wake(at: nextEventsAttempt)
+            }
+            if let requests {
+                requestsIndex = descriptors.count
+                descriptors.append(pollfd(fd: requests.descriptor, events: Int16(POLLIN), revents: 0))
             }
             _ = try pollDescriptors(&descriptors, timeoutMilliseconds: timeout)
-            if descriptors.count > 1, descriptors[1].revents != 0 { readEvents() }
+            if let requestsIndex, descriptors[requestsIndex].revents != 0 { readAnswers() }
+            if let eventsIndex, descriptors[eventsIndex].revents != 0 { readEvents() }
             if events == nil, MonotonicClock.seconds >= nextEventsAttempt { connectEvents() }
         }
     }
 
-    // MARK: nookd
+    // MARK: nookd's requests
 
+    /// Sends the next waiting request once nothing is outstanding. One at a time: a request
+    /// still waiting here when its sender has been told it failed is never sent.
+    private func pump() {
+        while outstanding.isEmpty, !waiting.isEmpty {
+            let work = waiting.removeFirst()
+            guard let (operation, purpose) = prepare(work) else { continue }
+            send(operation, purpose)
+        }
+    }
+
+    /// The request for `work`, planned against the registry as it is now; nil: nothing to send.
+    private func prepare(_ work: Work) -> (NookOperation, Purpose)? {
+        switch work {
+        case .notify(let work):
+            guard !work.caller.answered else { return nil }
+            let call = work.call
+            var notes = work.notes
+            let placement = registry.plan(call, uid: work.uid)
+            if let note = placement.note { notes.append(note) }
+            let activityID = placement.replacing ?? NookActivityID()
+            let mapped = NotificationMapping.activity(for: call, id: activityID, key: placement.coalescingKey, allowPaths: work.uid == ownUID)
+            notes += mapped.notes
+            logger.debug("sending notification \(placement.id) from \(work.caller.sender) to nookd")
+            for note in notes {
+                logger.notice("notification from \(work.caller.sender) (\(call.appName.isEmpty ? "no app name" : call.appName)): \(note)")
+            }
+            if let live = placement.replacing {
+                // A replacement changes the live card in place (U1): one on the glass is redrawn
+                // with no slide out and in, and its time counts again from now, as the sender's
+                // expire_timeout says; a pending one keeps its place.
+                let previous = registry.record(placement.id)?.card
+                return (.update(.id(live), changes: Self.changes(to: mapped.activity), restartDwell: true),
+                        .notify(work, placement, card: mapped.activity, previous: previous ?? mapped.activity))
+            }
+            return (.enqueue(mapped.activity, module: options.module, wait: false), .notify(work, placement, card: mapped.activity, previous: nil))
+        case .close(let id, let uid):
+            guard case .cancel(let activity) = registry.requestClose(id, uid: uid) else { return nil }
+            return (.cancel(activity), .close(id: id))
+        case .dismiss(let activity, let id):
+            return (.dismiss(activity), .dismiss(id: id))
+        case .list:
+            return (.list(module: nil), .list)
+        }
+    }
+
+    /// Every field of `card` but its id, the absent ones cleared: an update that makes the live
+    /// card this one.
+    static func changes(to card: NookActivity) -> ActivityChanges {
+        let encoded = ActivityPayload.encode(card)
+        var members: [(String, JSONValue)] = []
+        for field in ActivityField.allCases where field != .id {
+            if let value = encoded[field.wireName] {
+                members.append((field.wireName, value))
+            } else {
+                members.append((field.wireName, field.takesValue ? .null : .bool(false)))
+            }
+        }
+        return ActivityChanges(members: members)
+    }
+
+    private func send(_ operation: NookOperation, _ purpose: Purpose, retried: Bool = false) {
+        do throws(ClientError) {
+            let client: NookClient
+            if let requests { client = requests } else {
+                client = try NookClient(path: options.socketPath)
+                requests = client
+            }
+            requestNumber += 1
+            // A Notify's request is not carried out after its sender has been told it failed.
+            var deadline: Double?
+            if case .notify(let work, _, _, _) = purpose { deadline = work.caller.deadline }
+            try client.send(Request(id: .number(Double(requestNumber)), operation: operation, deadline: deadline).encoded())
+            outstanding.append(Sent(operation: operation, purpose: purpose, sentAt: MonotonicClock.seconds, retried: retried))
+        } catch {
+            let hadConnection = requests != nil
+            requests = nil
+            // A connection that broke since the last request (nookd restarted) is made again
+            // once, for what it still owed answers to first.
+            if hadConnection, !retried {
+                resend(lost: error.description)
+                send(operation, purpose, retried: true)
+                return
+            }
+            finish(purpose, .failure(error))
+        }
+    }
+
+    /// The request connection is gone: what was sent on it and not answered goes again, once,
+    /// on a new connection (an enqueue that did arrive is refused as a duplicate id, which
+    /// counts as taken); a Notify whose sender was already told it failed is not sent again.
+    private func resend(lost failure: String) {
+        requests = nil
+        let lost = outstanding
+        outstanding = []
+        for sent in lost {
+            if case .notify(let work, _, _, _) = sent.purpose, work.caller.answered { continue }
+            if sent.retried {
+                finish(sent.purpose, .failure(.connectionLost(failure)))
+            } else {
+                send(sent.operation, sent.purpose, retried: true)
+            }
+        }
+    }
+
+    private func readAnswers() {
+        guard let client = requests else { return }
+        var open = true
+        var failure = "nookd closed the connection"
+        do throws(ClientError) {
+            open = try client.readAvailable()
+        } catch {
+            open = false
+            failure = error.description
+        }
+        while requests === client, let line = client.bufferedLine() {
+            guard !outstanding.isEmpty else { break }
+            let result: Result<JSONValue, ClientError>
+            switch try? ResponseLine.decode(line) {
+            case .success(_, let value)?: result = .success(value)
+            case .failure(_, let error)?: result = .failure(.daemon(error))
+            case .event?: continue
+            case nil: result = .failure(.daemon(ProtocolError(.badJSON, "nookd's answer cannot be read")))
+            }
+            finish(outstanding.removeFirst().purpose, result)
+        }
+        guard !open, requests === client else { return }
+        resend(lost: failure)
+    }
+
+    /// nookd answered `purpose`'s request (or it could not be sent).
+    private func finish(_ purpose: Purpose, _ result: Result<JSONValue, ClientError>) {
+        switch purpose {
+        case .notify(let work, let placement, let card, let previous):
+            finishNotify(work, placement, card: card, previous: previous, result)
+        case .close(let id):
+            if case .failure(let error) = result, !Self.isNotFound(error) {
+                // notFound: it ended meanwhile; its end event is on its way and reports reason 3.
+                logger.warning("could not close notification \(id) in nookd: \(error)")
+            }
+        case .dismiss(let id):
+            if case .failure(let error) = result {
+                // notFound: it ended meanwhile, and its end event closes it with its own reason.
+                logger.info("notification \(id): could not dismiss it after its action: \(error)")
+            }
+        case .list:
+            if case .success(let json) = result, let list = try? ListAnswer(json: json) { reconcile(list) }
+        case .withdraw(let what):
+            if case .failure(let error) = result, !Self.isNotFound(error) { logger.warning("could not withdraw \(what): \(error)") }
+        }
+    }
+
+    private func finishNotify(_ work: NotifyWork, _ placement: NotificationRegistry.Placement, card: NookActivity, previous: NookActivity?,
+                              _ result: Result<JSONValue, ClientError>) {
+        let sender = work.caller.sender
+        if work.caller.answered {
+            // Told it failed at its deadline; its withdrawal went right behind it.
+            logger.notice("nookd answered notification \(placement.id) from \(sender) after its sender was told it failed; withdrawn")
+            return
+        }
+        switch result {
+        case .success:
+            break
+        case .failure(let error) where previous == nil && Self.isOwnEarlierAttempt(error):
+            // The id is new for this call: nookd holding it already means the first attempt
+            // got through before its answer was lost (a dropped connection), and the retry was
+            // refused as a duplicate. It is queued; treat it as accepted.
+            logger.info("nookd already had activity \(card.id) from an attempt whose answer was lost")
+        case .failure(let error) where previous != nil && Self.isNotFound(error):
+            // The live card ended between the plan and the update: the replacement is a new card
+            // under the same notification id.
+            var fresh = card
+            fresh.id = NookActivityID()
+            send(.enqueue(fresh, module: options.module, wait: false), .notify(work, placement, card: fresh, previous: nil))
+            return
+        case .failure(let error):
+            logger.warning("nookd did not take a notification from \(sender): \(error)")
+            let (name, text) = busError(error)
+            do { try work.caller.fail(name, text) } catch { logger.error("cannot answer \(sender)'s Notify: \(error)") }
+            return
+        }
+        registry.commit(placement, activity: card.id, uid: work.uid, sender: sender, hasDefaultAction: work.call.hasDefaultAction,
+                        isResident: work.call.isResident, card: card)
+        logger.debug("notification \(placement.id) from \(sender) is activity \(card.id)\(previous == nil ? "" : ", updated in place")")
+        do { try work.caller.reply(placement.id) } catch { logger.error("cannot answer \(sender)'s Notify: \(error)") }
+    }
+
+    /// The D-Bus error for a request nookd did not carry out.
+    private func busError(_ error: ClientError) -> (String, String) {
+        switch error {
+        case .unreachable, .connectionLost:
+            return (Self.errorFailed, "nookd is not reachable at \(options.socketPath): \(error)")
+        case .daemon(let refusal):
+            let text = "nookd refused the notification: \(error)"
+            switch refusal.code {
+            case .queueFull: return (Self.errorLimitsExceeded, text)
+            case .forbidden: return (Self.errorAccessDenied, text)
+            case .unavailable, .internalError: return (Self.errorFailed, text)
+            default: return (Self.errorInvalidArgs, text)
+            }
+        }
+    }
+
+    /// Answers every Notify whose deadline has passed: one still waiting is dropped unsent; one
+    /// sent has its request withdrawn at once, right behind it on the same connection, so
+    /// nookd takes the withdrawal next.
+    private func expireCallers(now: Double) {
+        let message = "nookd did not answer within \(Self.seconds(options.timeout)) (it is stopped or stalled)"
+        waiting.removeAll { work in
+            guard case .notify(let notify) = work, now >= notify.caller.deadline else { return false }
+            logger.warning("notification from \(notify.caller.sender) not sent: \(message)")
+            do { try notify.caller.fail(Self.errorFailed, message + "; the notification was not sent") } catch {
+                logger.error("cannot answer \(notify.caller.sender)'s Notify: \(error)")
+            }
+            return true
+        }
+        for sent in outstanding {
+            guard case .notify(let work, let placement, let card, let previous) = sent.purpose, !work.caller.answered, now >= work.caller.deadline
+            else { continue }
+            logger.warning("notification \(placement.id) from \(work.caller.sender): \(message); withdrawing it")
+            do { try work.caller.fail(Self.errorFailed, message + "; the notification was withdrawn") } catch {
+                logger.error("cannot answer \(work.caller.sender)'s Notify: \(error)")
+            }
+            if let previous {
+                send(.update(.id(card.id), changes: Self.changes(to: previous), restartDwell: false),
+                     .withdraw("the replacement of notification \(placement.id)"))
+            } else {
+                send(.cancel(card.id), .withdraw("notification \(placement.id) (activity \(card.id))"))
+            }
+        }
+    }
+
+    /// The next time a waiting or outstanding Notify must be answered.
+    private func nextDeadline() -> Double? {
+        var next: Double?
+        func consider(_ caller: Caller) {
+            guard !caller.answered else { return }
+            next = min(next ?? caller.deadline, caller.deadline)
+        }
+        for work in waiting { if case .notify(let notify) = work { consider(notify.caller) } }
+        for sent in outstanding { if case .notify(let work, _, _, _) = sent.purpose { consider(work.caller) } }
+        return next
+    }
+
+    /// Whether nookd has left a request unanswered for the whole timeout: new notifications
+    /// are then told at once instead of each waiting that long.
+    private func stalledFor(now: Double) -> Double? {
+        guard let oldest = outstanding.first, now - oldest.sentAt >= options.timeout else { return nil }
+        return now - oldest.sentAt
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+
+    static func isNotFound(_ error: ClientError) -> Bool {
+        if case .daemon(let refusal) = error, refusal.code == .notFound { return true }
+        return false
+    }
+
+    /// nookd's refusal of an id it already holds (see `enqueueUnique` in NookDaemon).
+    static func isOwnEarlierAttempt(_ error: ClientError) -> Bool {
+        guard case .daemon(let refusal) = error else { return false }
+        return refusal.code == .invalid && refusal.field == "activity.id" && refusal.message.contains("already")
+    }
+
+    // MARK: nookd's events
+
+    /// Connects and asks for the event stream; its answer is read in the poll loop.
     private func connectEvents() {
         do throws(ClientError) {
-            events = try NookClient.watching(path: options.socketPath, readTimeout: .seconds(2))
-            eventsBackoff.reset()
-            logger.info("watching nookd's events at \(options.socketPath)")
-            reconcile()
+            let client = try NookClient(path: options.socketPath)
+            try client.send(Request(id: .string("watch"), operation: .watch).encoded())
+            events = client
+            watching = false
         } catch {
             if nextEventsAttempt == 0 || events != nil { logger.warning("nookd is not reachable (\(error)); trying again within a second") }
             events = nil
@@ -120,9 +482,7 @@ public final class NotificationBridge {
 
     /// After the stream was down, notifications whose activity nookd no longer has ended
     /// unseen: they are closed with reason 4 so clients waiting on them (`notify-send --wait`) return.
-    private func reconcile() {
-        guard registry.count > 0 else { return }
-        guard let (list, _) = try? request(.list(module: nil), as: ListAnswer.self) else { return }
+    private func reconcile(_ list: ListAnswer) {
         var live = Set<NookActivityID>()
         for module in list.modules {
             if let current = module.current { live.insert(current.id) }
@@ -138,22 +498,38 @@ public final class NotificationBridge {
         // The cards' events decode JSON long after their Notify: the pages are dropped once
         // these too have stopped, not while the code comes back for each event.
         trim.activity(at: MonotonicClock.seconds)
-        repeat {
-            let line: [UInt8]?
-            do throws(ClientError) { line = try events.readLine() } catch {
-                logger.warning("lost nookd's event stream: \(error)")
-                line = nil
+        var open = true
+        do throws(ClientError) { open = try events.readAvailable() } catch {
+            logger.warning("lost nookd's event stream: \(error)")
+            open = false
+        }
+        while open, let line = events.bufferedLine() {
+            switch try? ResponseLine.decode(line) {
+            case .success?:
+                guard !watching else { continue }
+                watching = true
+                eventsBackoff.reset()
+                logger.info("watching nookd's events at \(options.socketPath)")
+                if registry.count > 0 {
+                    waiting.append(.list)
+                    pump()
+                }
+            case .failure(_, let error)? where !watching:
+                logger.warning("nookd refused to stream its events: \(error)")
+                open = false
+            case .event(_, let json)?:
+                guard let event = try? EventMessage(json: json) else { continue }
+                if event.event == "invoked" { invoked(event.id); continue }
+                guard let ending = event.ending else { continue }
+                if let (id, reason) = registry.ended(event.id, ending) { closed(id, reason) }
+            default:
+                continue
             }
-            guard let line else {
-                self.events = nil
-                nextEventsAttempt = MonotonicClock.seconds + eventsBackoff.next()
-                return
-            }
-            guard case .event(_, let json)? = try? ResponseLine.decode(line), let event = try? EventMessage(json: json) else { continue }
-            if event.event == "invoked" { invoked(event.id); continue }
-            guard let ending = event.ending else { continue }
-            if let (id, reason) = registry.ended(event.id, ending) { closed(id, reason) }
-        } while events.hasBufferedLine
+        }
+        guard !open else { return }
+        self.events = nil
+        watching = false
+        nextEventsAttempt = MonotonicClock.seconds + eventsBackoff.next()
     }
 
     /// The open input (or `nookctl invoke`) on a notification's card: ActionInvoked(id,
@@ -171,12 +547,8 @@ public final class NotificationBridge {
             logger.error("cannot signal ActionInvoked for \(id): \(error)")
         }
         guard let dismiss else { return }
-        do throws(ClientError) {
-            _ = try request(.dismiss(dismiss), as: DismissAnswer.self)
-        } catch {
-            // notFound: it ended meanwhile, and its end event closes it with its own reason.
-            logger.info("notification \(id): could not dismiss it after its action: \(error)")
-        }
+        waiting.append(.dismiss(dismiss, id: id))
+        pump()
     }
 
     private func closed(_ id: UInt32, _ reason: CloseReason) {
@@ -191,43 +563,18 @@ public final class NotificationBridge {
         }
     }
 
-    /// nookd's refusal of an id it already holds (see `enqueueUnique` in NookDaemon).
-    static func isOwnEarlierAttempt(_ error: ClientError) -> Bool {
-        guard case .daemon(let refusal) = error else { return false }
-        return refusal.code == .invalid && refusal.field == "activity.id" && refusal.message.contains("already")
-    }
-
-    /// One request to nookd, reconnecting once if the connection was lost meanwhile.
-    private func request<Answer: NookAnswer>(_ operation: NookOperation, as type: Answer.Type) throws(ClientError) -> (Answer, JSONValue) {
-        for attempt in 0..<2 {
-            do throws(ClientError) {
-                let client: NookClient
-                if let requests { client = requests } else {
-                    client = try NookClient(path: options.socketPath)
-                    client.readTimeout = .seconds(10)
-                    requests = client
-                }
-                return try client.request(Request(id: .number(1), operation: operation), as: type)
-            } catch {
-                guard case .unreachable = error, attempt == 0 else {
-                    if case .unreachable = error { requests = nil }
-                    throw error
-                }
-                requests = nil
-            }
-        }
-        throw .unreachable("unreachable")
-    }
-
     // MARK: D-Bus
 
     static let errorFailed = "org.freedesktop.DBus.Error.Failed"
     static let errorInvalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"
     static let errorAccessDenied = "org.freedesktop.DBus.Error.AccessDenied"
+    /// Too many: a sender over its limits, the bridge's line of waiting notifications full, or
+    /// nookd's queue full. The notification spec names no errors; this is the standard D-Bus
+    /// one, which GLib senders match as G_DBUS_ERROR_LIMITS_EXCEEDED.
     static let errorLimitsExceeded = "org.freedesktop.DBus.Error.LimitsExceeded"
 
-    /// 1: answered; 0: not ours, sd-bus answers (unknown method); negative: a failure sd-bus
-    /// turns into an error reply.
+    /// 1: answered (or to be answered once nookd has); 0: not ours, sd-bus answers (unknown
+    /// method); negative: a failure sd-bus turns into an error reply.
     private func handle(_ message: BusMessage) -> Int32 {
         guard message.isMethodCall, let member = message.member else { return 0 }
         trim.activity(at: MonotonicClock.seconds)
@@ -300,67 +647,51 @@ public final class NotificationBridge {
         call.expireTimeout = try message.int32()
 
         let uid = try senderUID(sender)
-        let placement = registry.plan(call, uid: uid)
-        if let note = placement.note { notes.append(note) }
-        let live = placement.replacing == nil ? registry.liveCount(sender: sender) : 0
-        if let refusal = limits.admit(sender, now: MonotonicClock.seconds, live: live) {
+        let now = MonotonicClock.seconds
+        let replacing = registry.plan(call, uid: uid).replacing != nil
+        // Its notifications still waiting for nookd count as live too.
+        let live = replacing ? 0 : registry.liveCount(sender: sender) + waiting.reduce(0) { count, work in
+            if case .notify(let notify) = work, notify.caller.sender == sender { count + 1 } else { count }
+        }
+        if let refusal = limits.admit(sender, now: now, live: live) {
             logger.warning("refused a notification from \(sender) (uid \(uid)): \(refusal)")
             try message.replyError(Self.errorLimitsExceeded, refusal)
             return
         }
-        let activityID = NookActivityID()
-        let mapped = NotificationMapping.activity(for: call, id: activityID, key: placement.coalescingKey, allowPaths: uid == ownUID)
-        notes += mapped.notes
-        for note in notes { logger.notice("notification from \(sender) (\(call.appName.isEmpty ? "no app name" : call.appName)): \(note)") }
-        do throws(ClientError) {
-            _ = try request(.enqueue(mapped.activity, module: options.module, wait: false), as: EnqueueAnswer.self)
-        } catch where Self.isOwnEarlierAttempt(error) {
-            // The id is new for this call: nookd holding it already means the first attempt
-            // got through before its answer was lost (a timeout, a dropped connection), and
-            // the retry was refused as a duplicate. It is queued; treat it as accepted.
-            logger.info("nookd already had activity \(activityID) from an attempt whose answer was lost")
-        } catch {
-            logger.warning("nookd did not take a notification from \(sender): \(error)")
-            switch error {
-            case .unreachable, .connectionLost: try message.replyError(Self.errorFailed, "nookd is not reachable at \(options.socketPath): \(error)")
-            case .daemon: try message.replyError(Self.errorInvalidArgs, "nookd refused the notification: \(error)")
-            }
+        if let stalled = stalledFor(now: now) {
+            let text = "nookd has not answered for \(Self.seconds(stalled.rounded())) (it is stopped or stalled); the notification was not sent"
+            logger.warning("refused a notification from \(sender): \(text)")
+            try message.replyError(Self.errorFailed, text)
             return
         }
-        registry.commit(placement, activity: activityID, uid: uid, sender: sender, hasDefaultAction: call.hasDefaultAction,
-                        isResident: call.isResident)
-        if let old = placement.replacing {
-            // A pending predecessor was coalesced by the enqueue; one on the glass ends now so
-            // its replacement follows at once instead of after its dwell.
-            _ = try? request(.cancel(old), as: CancelAnswer.self)
+        guard waiting.count < Self.waitingLimit else {
+            let text = "\(waiting.count) notifications are already waiting for nookd"
+            logger.warning("refused a notification from \(sender): \(text)")
+            try message.replyError(Self.errorLimitsExceeded, text)
+            return
         }
-        logger.debug("notification \(placement.id) from \(sender) is activity \(activityID)")
-        try message.reply { writer throws(SystemCallError) in try writer.uint32(placement.id) }
+        let caller = Caller(message, sender: sender, deadline: now + options.timeout)
+        waiting.append(.notify(NotifyWork(caller: caller, call: call.compacted(), uid: uid, notes: notes)))
+        pump()
     }
 
+    /// Answered at once: the cancel follows in line, behind any Notify still waiting for nookd.
     private func close(_ message: BusMessage) throws(SystemCallError) {
         let sender = message.sender ?? ""
         let id = try message.uint32()
         let uid = try senderUID(sender)
-        switch registry.requestClose(id, uid: uid) {
-        case .unknown, .alreadyClosing:
-            // The spec's answer for an id that is gone: nothing to do, not an error clients see.
-            // One whose action was invoked is already being dismissed (reason 2).
-            break
-        case .forbidden(let owner):
-            logger.warning("\(sender) (uid \(uid)) tried to close notification \(id) of uid \(owner)")
+        if let record = registry.record(id), record.uid != uid, uid != 0 {
+            logger.warning("\(sender) (uid \(uid)) tried to close notification \(id) of uid \(record.uid)")
             try message.replyError(Self.errorAccessDenied, "notification \(id) was sent by another user")
             return
-        case .cancel(let activity):
-            do throws(ClientError) {
-                _ = try request(.cancel(activity), as: CancelAnswer.self)
-            } catch {
-                // notFound: it ended meanwhile; its end event is on its way and reports reason 3.
-                if case .unreachable = error {
-                    try message.replyError(Self.errorFailed, "nookd is not reachable at \(options.socketPath): \(error)")
-                    return
-                }
-            }
+        }
+        // An id that is gone: the spec's answer is nothing to do, not an error clients see. One
+        // already closing, or whose close is waiting, needs nothing more (a client repeating
+        // the call while nookd is stopped adds nothing to the line).
+        let queued = waiting.contains { if case .close(let waitingID, _) = $0 { waitingID == id } else { false } }
+        if let record = registry.record(id), record.closing == nil, !queued {
+            waiting.append(.close(id: id, uid: uid))
+            pump()
         }
         try message.reply { _ throws(SystemCallError) in }
     }

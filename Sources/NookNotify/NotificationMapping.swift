@@ -26,7 +26,8 @@ public enum NotificationMapping {
         if subtitle?.isEmpty == true { subtitle = nil }
         subtitle = subtitle.map { clamped($0, to: NookActivity.Limits.subtitleCharacters, what: "body", notes: &notes) }
 
-        let critical = call.urgency >= 2
+        if let note = call.urgencyNote { notes.append(note) }
+        let critical = call.urgency == 2
         let priority: NookActivityPriority = critical ? .high : call.urgency <= 0 ? .low : .normal
         let presentation: NookActivity.Presentation
         var dwell = NookActivity.defaultDwell

@@ -29,6 +29,9 @@ public struct NotificationRegistry: Sendable {
         /// default action invoked (2), whatever nookd's end event says later: clients such as
         /// notify-send call CloseNotification themselves right after ActionInvoked.
         public var closing: CloseReason?
+        /// The card as last sent to nookd: what a replacement that its sender was told failed
+        /// puts back.
+        public var card: NookActivity?
     }
 
     /// Where a Notify goes: a fresh id, or the id it replaces and the activity to take off.
@@ -89,13 +92,13 @@ public struct NotificationRegistry: Sendable {
 
     /// Records a placement once nookd accepted its activity.
     public mutating func commit(_ placement: Placement, activity: NookActivityID, uid: UInt32, sender: String, hasDefaultAction: Bool,
-                                isResident: Bool = false) {
+                                isResident: Bool = false, card: NookActivity? = nil) {
         if let old = records[placement.id] {
             byActivity[old.activity] = nil
             if let tag = old.tagKey, byTag[tag] == old.id { byTag[tag] = nil }
         }
         records[placement.id] = Record(id: placement.id, activity: activity, uid: uid, sender: sender,
-                                       tagKey: placement.tagKey, hasDefaultAction: hasDefaultAction, isResident: isResident)
+                                       tagKey: placement.tagKey, hasDefaultAction: hasDefaultAction, isResident: isResident, card: card)
         byActivity[activity] = placement.id
         if let tag = placement.tagKey { byTag[tag] = placement.id }
         if placement.replacing == nil { lastID = placement.id }

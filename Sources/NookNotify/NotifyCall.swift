@@ -40,10 +40,31 @@ public struct NotifyCall: Sendable, Equatable {
     }
 
     /// The `urgency` hint: 0 low, 1 normal, 2 critical. The spec says a byte; Chromium sends
-    /// a uint32, so any integer is read.
+    /// a uint32, so any integer is read. A value outside 0...2 means nothing the spec defines:
+    /// normal, never critical (``urgencyNote`` says so in the log).
     public var urgency: Int64 {
-        if case .integer(let value)? = hints["urgency"] { return value }
+        if case .integer(let value)? = hints["urgency"], (0...2).contains(value) { return value }
         return 1
+    }
+
+    /// Why the `urgency` hint was read as normal, if it was out of range.
+    public var urgencyNote: String? {
+        guard case .integer(let value)? = hints["urgency"], !(0...2).contains(value) else { return nil }
+        return "urgency \(value) is not 0, 1 or 2: read as normal"
+    }
+
+    /// The hints the mapping and the registry read; the rest are dropped by ``compacted()``.
+    static let readHints: Set<String> = ["urgency", "value", "transient", "resident", "category", "image-path", "image_path",
+                                         "x-dunst-stack-tag", "x-canonical-private-synchronous"]
+
+    /// The call with only what is read of it: the hints above and, of the actions, whether
+    /// there is a default one. What waits for nookd is then a few kilobytes, not the 200 a
+    /// call of 64 long hints and 64 long actions may carry.
+    public func compacted() -> NotifyCall {
+        var call = self
+        call.hints = hints.filter { Self.readHints.contains($0.key) }
+        call.actions = hasDefaultAction ? ["default", ""] : []
+        return call
     }
 
     /// `x-dunst-stack-tag`, else `x-canonical-private-synchronous`: notifications sharing it
@@ -56,14 +77,13 @@ public struct NotifyCall: Sendable, Equatable {
     }
 }
 
-/// A hint's value, by what the mapping needs of it: text, a number, a flag, or something else
-/// (whose D-Bus signature is kept only to say so in a log line).
+/// A hint's value, of the types the mapping reads: text, a number, a flag. A hint of any other
+/// type (an object path, an array, a struct, a nested variant ...) is not read at all.
 public enum HintValue: Sendable, Equatable {
     case string(String)
     case integer(Int64)
     case boolean(Bool)
     case double(Double)
-    case other(signature: String)
 }
 
 /// How much of a call is kept: the rest is cut off with a log line, never refused, so an

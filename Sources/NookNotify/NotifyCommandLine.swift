@@ -9,7 +9,13 @@ public struct NotifyCommandLine: Sendable, Equatable {
     public var replace = false
     public var module: String?
     public var logLevel = "info"
+    /// Seconds a Notify waits for nookd (``NotificationBridge/Options/timeout``).
+    public var timeout = NotifyCommandLine.defaultTimeout
     public var help = false
+
+    public static let defaultTimeout = 10.0
+    /// D-Bus clients give up after 25 s by default: the bridge answers well before.
+    public static let timeoutRange = 0.1...20.0
 
     public init() {}
 
@@ -25,6 +31,7 @@ public struct NotifyCommandLine: Sendable, Equatable {
         ("--socket", "<socket>", "nookd's socket (default: $NOOK_SOCKET, else $XDG_RUNTIME_DIR/nook/nookd.sock if it exists, else /run/nook/nookd.sock)."),
         ("--module", "<module>", "nookd queue module the cards go to (default: the foreground one)."),
         ("--log-level", "<log-level>", "Log level: trace, debug, info, notice, warning, error."),
+        ("--timeout", "<seconds>", "How long a notification waits for nookd before its sender is told it failed (default: 10)."),
     ]
 
     /// Reads `arguments` (without the program name) in ArgumentParser's order: `-h`/`--help`
@@ -54,6 +61,11 @@ public struct NotifyCommandLine: Sendable, Equatable {
             case ("--replace", _): line.replace = true
             case ("--socket", let value?): line.socket = value
             case ("--module", let value?): line.module = value
+            case ("--timeout", let value?):
+                guard let seconds = Double(value), timeoutRange.contains(seconds) else {
+                    throw Problem("--timeout must be a number of seconds from \(timeoutRange.lowerBound) to \(Int(timeoutRange.upperBound)); got '\(value)'")
+                }
+                line.timeout = seconds
             case (_, let value?): line.logLevel = value
             default: break
             }
@@ -77,7 +89,7 @@ public struct NotifyCommandLine: Sendable, Equatable {
         }
     }
 
-    static let usageLine = "nook-notify [--socket <socket>] [--system] [--replace] [--module <module>] [--log-level <log-level>]"
+    static let usageLine = "nook-notify [--socket <socket>] [--system] [--replace] [--module <module>] [--log-level <log-level>] [--timeout <seconds>]"
 
     /// What goes to standard error for `problem` before exit 64.
     public static func errorText(_ problem: Problem) -> String {
@@ -106,6 +118,8 @@ public struct NotifyCommandLine: Sendable, Equatable {
                                   foreground one).
           --log-level <log-level> Log level: trace, debug, info, notice, warning,
                                   error. (default: info)
+          --timeout <seconds>     How long a notification waits for nookd before its
+                                  sender is told it failed (default: 10).
           -h, --help              Show help information.
 
 

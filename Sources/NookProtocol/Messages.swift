@@ -93,10 +93,16 @@ public enum HomeSetting: Hashable, Sendable {
 public struct Request: Hashable, Sendable {
     public var id: RequestID?
     public var operation: NookOperation
+    /// When the client stops waiting for the answer, in seconds of the machine's monotonic
+    /// clock (`CLOCK_MONOTONIC`, which nookd and its local clients share): nookd refuses a
+    /// request it gets to later, instead of carrying out what the client has already reported
+    /// as failed (nook-notify's answer to a sender while nookd was stopped).
+    public var deadline: Double?
 
-    public init(id: RequestID?, operation: NookOperation) {
+    public init(id: RequestID?, operation: NookOperation, deadline: Double? = nil) {
         self.id = id
         self.operation = operation
+        self.deadline = deadline
     }
 
     /// Decodes one line (without its newline). On failure the error carries whatever request id
@@ -114,15 +120,21 @@ public struct Request: Hashable, Sendable {
         case .string(let text)?: id = .string(text)
         default: break
         }
-        do {
-            return .success(Request(id: id, operation: try decodeOperation(value)))
+        do throws(ProtocolError) {
+            var deadline: Double?
+            switch value["deadline"] {
+            case nil: break
+            case .number(let seconds)? where seconds.isFinite: deadline = seconds
+            case let other?: throw ProtocolError(.wrongType, field: "deadline", "must be a number of seconds on the monotonic clock, got \(other.typeName)")
+            }
+            return .success(Request(id: id, operation: try decodeOperation(value), deadline: deadline))
         } catch {
             return .failure(RequestFailure(id: id, error: error))
         }
     }
 
     /// The fields every request may carry; built once, not per request.
-    private static let commonFields: Set<String> = ["v", "id", "op"]
+    private static let commonFields: Set<String> = ["v", "id", "op", "deadline"]
 
     private static func decodeOperation(_ value: JSONValue) throws(ProtocolError) -> NookOperation {
         let reader = try FieldReader(value, path: "")
@@ -281,6 +293,7 @@ public struct Request: Hashable, Sendable {
     public func encoded() -> String {
         var members: [(String, JSONValue)] = [("v", .number(Double(NookProtocol.version)))]
         if let id { members.append(("id", id.json)) }
+        if let deadline { members.append(("deadline", .number(deadline))) }
         func op(_ name: String) { members.append(("op", .string(name))) }
         func module(_ name: String?) { if let name { members.append(("module", .string(name))) } }
         switch operation {

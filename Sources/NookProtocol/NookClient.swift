@@ -99,6 +99,33 @@ public final class NookClient {
         }
     }
 
+    /// Reads what has arrived, without waiting (a poll loop calls it when ``descriptor`` is
+    /// readable): false once nookd has closed the connection. Take the lines with ``bufferedLine()``.
+    public func readAvailable() throws(ClientError) -> Bool {
+        buffer.removeFirst(unread)
+        searchedUpTo = max(0, searchedUpTo - unread)
+        unread = 0
+        let count = retryingInterrupts { recv(fd, &chunk, chunk.count, Int32(MSG_DONTWAIT)) }
+        if count < 0 {
+            if errno == EAGAIN || errno == EWOULDBLOCK { return true }
+            throw .unreachable("lost the connection to nookd: \(SystemCallError.describe(errno: errno))")
+        }
+        if count == 0 { return false }
+        buffer.append(contentsOf: chunk[0..<count])
+        return true
+    }
+
+    /// The next whole line already read, without waiting; nil if none is complete yet.
+    public func bufferedLine() -> [UInt8]? {
+        guard let newline = buffer[max(unread, searchedUpTo)...].firstIndex(of: 0x0A) else {
+            searchedUpTo = buffer.count
+            return nil
+        }
+        let line = Array(buffer[unread..<newline])
+        unread = newline + 1
+        return line
+    }
+
     /// Sends a request and returns the result of the first line answering it.
     public func request(_ request: Request) throws(ClientError) -> JSONValue {
         do {

@@ -25,7 +25,7 @@ enum NookNotifyCommand {
         }
         StandardErrorLogging.bootstrap(level: line.logLevel)
         let options = NotificationBridge.Options(socketPath: line.socket ?? NookClient.defaultSocketPath, systemBus: line.system,
-                                                 replace: line.replace, module: line.module)
+                                                 replace: line.replace, module: line.module, timeout: line.timeout)
         do {
             try NotificationBridge(options: options, logger: Logger(label: "nook-notify")).run()
         } catch {

@@ -27,6 +27,18 @@ struct NotifyCommandLineTests {
         #expect(try Self.parse(["--socket", ""]).socket == "")
     }
 
+    @Test func e1_timeoutIsSecondsUnderWhatDBusClientsWait() throws {
+        #expect(try Self.parse([]).timeout == 10)
+        #expect(try Self.parse(["--timeout", "2.5"]).timeout == 2.5)
+        #expect(try Self.parse(["--timeout=20"]).timeout == 20)
+        for value in ["0", "25", "abc", "-1", "nan"] {
+            #expect(throws: NotifyCommandLine.Problem("--timeout must be a number of seconds from 0.1 to 20; got '\(value)'")) {
+                try Self.parse(["--timeout=\(value)"])
+            }
+        }
+        #expect(NotifyCommandLine.usage.contains("\n  --timeout <seconds> "))
+    }
+
     @Test func e1_helpAnywhereWinsOverEveryProblem() throws {
         for arguments in [["--help"], ["-h"], ["--bogus", "--help"], ["--help", "--bogus"], ["--help=1"], ["--socket=a=b", "-h"], ["--log-level", "nope", "-h"]] {
             #expect(try Self.parse(arguments).help, "\(arguments)")
@@ -75,7 +87,7 @@ struct NotifyCommandLineTests {
     }
 
     @Test func e1_theErrorTextIsArgumentParsersThreeLines() {
-        let usage = "Usage: nook-notify [--socket <socket>] [--system] [--replace] [--module <module>] [--log-level <log-level>]\n  See 'nook-notify --help' for more information.\n"
+        let usage = "Usage: nook-notify [--socket <socket>] [--system] [--replace] [--module <module>] [--log-level <log-level>] [--timeout <seconds>]\n  See 'nook-notify --help' for more information.\n"
         #expect(NotifyCommandLine.errorText(.init("Unknown option '--bogus'")) == "Error: Unknown option '--bogus'\n" + usage)
         #expect(NotifyCommandLine.errorText(.init("Missing value for '--socket <socket>'", help: "--socket <socket>  x"))
                 == "Error: Missing value for '--socket <socket>'\nHelp:  --socket <socket>  x\n" + usage)

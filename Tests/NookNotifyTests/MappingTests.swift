@@ -17,6 +17,22 @@ struct MappingTests {
         #expect(map(NotifyCall(summary: "Only a title", body: " <i></i> ")).subtitle == nil)
     }
 
+    @Test func e1_aCallWaitingForNookdKeepsOnlyWhatIsReadAndMapsTheSame() {
+        let long = String(repeating: "x", count: 1024)
+        var hints: [String: HintValue] = ["urgency": .integer(2), "value": .integer(30), "category": .string("transfer"),
+                                          "transient": .boolean(true), "resident": .boolean(true), "x-dunst-stack-tag": .string("vol")]
+        for number in 0..<58 { hints["x-extra-\(number)"] = .string(long) }
+        let actions = ["reply", long, "default", "Open"] + (0..<62).flatMap { ["a\($0)", long] }
+        let call = NotifyCall(appName: "app", summary: "Copying", actions: actions, hints: hints, expireTimeout: 0)
+        let compacted = call.compacted()
+        #expect(compacted.hints.count == 6 && compacted.actions == ["default", ""])
+        #expect(compacted.hasDefaultAction && compacted.isResident && compacted.stackTag == "vol" && compacted.urgency == 2)
+        let id = NookActivityID()
+        #expect(NotificationMapping.activity(for: compacted, id: id, key: "k", allowPaths: true)
+                == NotificationMapping.activity(for: call, id: id, key: "k", allowPaths: true))
+        #expect(!NotifyCall(summary: "a", actions: ["reply", "Reply"]).compacted().hasDefaultAction)
+    }
+
     @Test func e3_aDefaultActionGivesTheCardAnActionAndOtherActionsDoNot() {
         #expect(map(NotifyCall(summary: "a", actions: ["default", "Open"])).hasAction)
         #expect(map(NotifyCall(summary: "a", actions: ["reply", "Reply", "default", "Open"])).hasAction)
