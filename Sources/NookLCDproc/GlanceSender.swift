@@ -59,7 +59,7 @@ public final class GlanceSender: Sendable {
             wake.drain()
             if entries.count > 1, entries[1].revents != 0 {
                 client = nil
-                logger.warning("nookd closed the connection; the glance is sent again once it is back")
+                logger.warning("lost nookd: its connection closed; the glance is sent again once it is back")
                 warned = true
                 pending.withLock { state in
                     if state.glance == nil, let sent { state.glance = sent }

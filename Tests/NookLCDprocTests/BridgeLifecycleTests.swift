@@ -25,11 +25,12 @@ struct BridgeLifecycleTests {
         try client.send("hello\nscreen_add s\nwidget_add s t title\nwidget_set s t {Still here}\n")
         #expect(client.readLines(5).filter { $0 == "success" || $0 == "listen s" }.count == 4)
         #expect(waitForHome(bridge, "glance 40x4"))
+        usleep(500_000)  // the glance of the first frame, if still on its way, is answered
         // nookd goes away and a fresh one (home: the clock) takes its place; the client says
         // nothing more, and the bridge puts its glance back by itself.
         kill(bridge.nookd.processIdentifier, SIGKILL)
         bridge.nookd.waitForExit()
-        #expect(bridge.waitForLog("nookd closed the connection"), "\(bridge.log)")
+        #expect(bridge.waitForLog("lost nookd: its connection closed"), "\(bridge.log)")
         try bridge.startNookd()
         #expect(waitForHome(bridge, "glance 40x4", seconds: 20), "\(bridge.log)")
         #expect(bridge.log.contains("nookd is reachable again"), "\(bridge.log)")
@@ -168,5 +169,36 @@ struct MenuEngagementTests {
         let engaged = try bridge.status().engaged
         #expect(current == "Doorbell", "the card stayed pending (engaged: \(engaged))")
         #expect(client.process.isRunning, "lcdexec exited: \(bridge.log)")
+    }
+}
+
+extension MenuEngagementTests {
+    @Test func e8_aBridgeThatDiesWithItsMenuOpenLeavesTheOpenButtonWorking() throws {
+        let bridge = try Bridge(nookdConfig: "[debug]\npress_inputs = true\n")
+        #expect(bridge.waitForLog("following nookd's inputs"), "\(bridge.log)")
+        let client = try TCPConnection(port: bridge.port)
+        try client.send("hello\nclient_set -name m\nmenu_add_item \"\" a action {Act}\n")
+        #expect(client.readLines(3).last == "success")
+        func press(_ input: NookInputName) throws {
+            _ = try NookClient(path: bridge.socket).request(Request(id: .number(1), operation: .press(input)), as: PressAnswer.self)
+        }
+        try press(.dismiss)
+        #expect(bridge.waitForLog("showing the server menu"), "\(bridge.log)")
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(20))
+        while (try? bridge.status().home) != "glance 40x4", Date() < deadline { usleep(20_000) }
+        try press(.open)
+        #expect(try bridge.status().engaged == false)
+        // The bridge goes with the menu on the glance: open is the nook's toggle again.
+        kill(bridge.bridge.processIdentifier, SIGKILL)
+        bridge.bridge.waitForExit()
+        let released = Date().addingTimeInterval(TestBounds.seconds(20))
+        var engaged = false
+        // While the claim lasts a press does nothing; the first press after it opens the nook.
+        while !engaged, Date() < released {
+            try press(.open)
+            engaged = try bridge.status().engaged
+            if !engaged { usleep(100_000) }
+        }
+        #expect(engaged, "open did not toggle after the bridge died")
     }
 }
