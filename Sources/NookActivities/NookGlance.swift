@@ -40,10 +40,13 @@ public struct NookGlance: Hashable, Sendable {
     public var bars: [Bar]
     /// The row drawn highlighted (the selected entry of LCDproc's server menu), if any.
     public var highlightRow: Int?
+    /// A menu the person is working with the buttons (LCDproc's server menu): while it is the
+    /// home, a press of the open input is the menu's Enter, not the nook's open toggle (E8).
+    public var menu: Bool
 
-    public init(columns: Int, rows: Int, lines: [String], titleRow: Int? = nil, bars: [Bar] = [], highlightRow: Int? = nil) {
+    public init(columns: Int, rows: Int, lines: [String], titleRow: Int? = nil, bars: [Bar] = [], highlightRow: Int? = nil, menu: Bool = false) {
         (self.columns, self.rows, self.lines, self.titleRow, self.bars) = (columns, rows, lines, titleRow, bars)
-        self.highlightRow = highlightRow
+        (self.highlightRow, self.menu) = (highlightRow, menu)
     }
 
     /// A blank grid.

@@ -64,6 +64,9 @@ public final class Daemon: Sendable {
     private let reloadRequests = ReloadRequests()
     /// Whether the open input's press invokes a card's action (E3) or opens the nook.
     let actionCards = ActionCards()
+    /// The connection whose glance, now the home, is a menu (E8: LCDproc's server menu): the
+    /// open input's presses are then the menu's and do not toggle the nook open. Nil: none.
+    let menuOnGlance = Locked<ObjectIdentifier?>(nil)
 
     struct State {
         var config: DaemonConfig
@@ -413,6 +416,7 @@ public final class Daemon: Sendable {
         recall.setSettings(fresh.recall)
         let panelTurn = display.panelOrientation
         await screen.apply(.init(theme: fresh.theme, rotation: fresh.rotation.then(panelTurn), home: fresh.home, blankAfter: fresh.blankAfter))
+        menuOnGlance.withLock { $0 = nil }
         if fresh.home != old.home { statusChanges.notify(.home) }
         var needsRestart: [String] = []
         if fresh.socketPath != old.socketPath || fresh.socketGroup != old.socketGroup || fresh.socketMode != old.socketMode { needsRestart.append("daemon.socket*") }

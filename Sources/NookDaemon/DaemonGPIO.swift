@@ -27,9 +27,12 @@ extension Daemon {
                 },
                 // The device's own input acts on any card, whoever sent it (U3). During a recall
                 // (U5) a press moves on to the next entry instead.
-                invoke: { [actionCards, recall] in
+                invoke: { [actionCards, recall, menuOnGlance] in
                     if recall.advance() { return true }
-                    guard actionCards.anyOnGlass else { return false }
+                    guard actionCards.anyOnGlass else {
+                        // A menu on the glance takes the press as its Enter (E8): no toggle.
+                        return menuOnGlance.withLock { $0 != nil }
+                    }
                     queues.forEach { $0.requestInvokeCurrent() }
                     return true
                 },

@@ -275,6 +275,8 @@ extension Daemon {
                     break
                 } else if actionCards.anyOnGlass {
                     queues.values.forEach { $0.requestInvokeCurrent() }
+                } else if menuOnGlance.withLock({ $0 != nil }) {
+                    // The press is the menu's Enter (published below): the nook stays as it was.
                 } else {
                     // Toggle and set in one step: two racing presses must not leave the input
                     // active while the toggle says closed.
@@ -308,12 +310,26 @@ extension Daemon {
             case .text(let text): .text(text)
             }
             // Announced only when what `status` says changes (a watcher asks `status` again).
+            menuOnGlance.withLock { $0 = nil }
             if await screen.setHome(content).description != content.description { statusChanges.notify(.home) }
             answer(HomeAnswer(home: content.description))
 
         case .glance(let glance):
             // Nil gives back the home the config names (the bridge has no screens left).
             let content = glance.map(HomeContent.glance) ?? state.withLock { $0.config.home }
+            let sender = ObjectIdentifier(connection)
+            let claims = glance?.menu == true
+            let newlyClaimed = menuOnGlance.withLock { owner -> Bool in
+                defer { owner = claims ? sender : nil }
+                return claims && owner != sender
+            }
+            if newlyClaimed {
+                // A bridge that dies with its menu open must not leave the open button dead.
+                Task { [menuOnGlance] in
+                    await connection.waitUntilClosed()
+                    menuOnGlance.withLock { if $0 == sender { $0 = nil } }
+                }
+            }
             // nook-lcdproc sends a glance whenever a widget changes (a clock: every second);
             // `status` only names the grid, so most glances change nothing it reports.
             if await screen.setHome(content).description != content.description { statusChanges.notify(.home) }

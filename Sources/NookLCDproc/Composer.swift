@@ -84,7 +84,10 @@ struct LCDComposer {
             case .num:
                 // LCDd draws big digits 3 cells wide over the display's height; a glance has
                 // real fonts, so the digit sits in the middle row.
-                let digit: Character = widget.y == 10 ? ":" : Character(String(min(9, max(0, widget.y))))
+                // LCDd draws 0–9 and 10 (a colon) only; anything else draws nothing, which is
+                // how lcdproc's BigClock blinks its colon (it sets 11).
+                guard (0...10).contains(widget.y) else { continue }
+                let digit: Character = widget.y == 10 ? ":" : Character(String(widget.y))
                 write([digit], column: column, row: minY + (maxY - minY - 1) / 2)
             case .scroller:
                 guard let text = widget.text else { continue }

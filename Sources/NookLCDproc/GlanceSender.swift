@@ -48,10 +48,23 @@ public final class GlanceSender: Sendable {
     private func run() {
         var client: NookClient?
         var warned = false
+        // The glance nookd has: a nookd that restarts shows its own home until it is sent again.
+        var sent: NookGlance??
         while true {
             var entries = [wake.pollEntry]
+            // Between requests nookd sends nothing on this connection: readable means it closed
+            // (nookd stopped or restarted), which is noticed now, not at the next send.
+            if let client { entries.append(pollfd(fd: client.descriptor, events: Int16(POLLIN), revents: 0)) }
             _ = try? pollDescriptors(&entries, timeoutMilliseconds: 1000)
             wake.drain()
+            if entries.count > 1, entries[1].revents != 0 {
+                client = nil
+                logger.warning("lost nookd: its connection closed; the glance is sent again once it is back")
+                warned = true
+                pending.withLock { state in
+                    if state.glance == nil, let sent { state.glance = sent }
+                }
+            }
             while true {
                 let (glance, cards, stopped) = pending.withLock { state in
                     defer { state.glance = nil; state.cards = [] }
@@ -76,6 +89,7 @@ public final class GlanceSender: Sendable {
                     }
                     if let glance {
                         _ = try client!.request(Request(id: .number(2), operation: .glance(glance)), as: GlanceAnswer.self)
+                        sent = glance
                     }
                 } catch {
                     client = nil

@@ -56,6 +56,11 @@ public final class LCDServer {
     private var connections: [LCDClientID: Connection] = [:]
     private let started: Duration
     private var buffer = [UInt8](repeating: 0, count: 65536)
+    /// Connections refused past `maximumClients` and not yet logged, and when the last such
+    /// warning was: a flood of connections is one line per interval, with its count.
+    private var refusedUnlogged = 0
+    private var refusedLoggedAt: Duration?
+    static let refusalLogInterval: Duration = .seconds(10)
     /// Lines answered since start (the benchmark's count of accepted updates).
     public let linesHandled = Locked(0)
 
@@ -107,6 +112,7 @@ public final class LCDServer {
                 if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { read(connection) }
             }
             model.advance(toFrame: currentFrame)
+            logRefusals()
             if entries[2].revents != 0 { pressKeys() }
             deliver()
         }
@@ -136,13 +142,26 @@ public final class LCDServer {
             }
             guard let (socket, peer) = accepted else { return }
             guard connections.count < options.maximumClients else {
-                logger.warning("refused \(peer): already \(options.maximumClients) LCDproc clients (max_clients)")
+                if let last = refusedLoggedAt, MonotonicClock.now - last < Self.refusalLogInterval {
+                    refusedUnlogged += 1
+                } else {
+                    logger.warning("refused \(peer): already \(options.maximumClients) LCDproc clients (max_clients)")
+                    refusedLoggedAt = MonotonicClock.now
+                }
                 continue  // closed with its owner
             }
             let id = model.connect()
             connections[id] = Connection(socket: socket, peer: peer, id: id, maximumLineBytes: options.maximumLineBytes)
             logger.info("LCDproc client \(id.rawValue) connected from \(peer)")
         }
+    }
+
+    /// The connections refused since the last warning, once its interval is over.
+    private func logRefusals() {
+        guard refusedUnlogged > 0, let last = refusedLoggedAt, MonotonicClock.now - last >= Self.refusalLogInterval else { return }
+        logger.warning("refused \(refusedUnlogged) more LCDproc connection(s) in the last \(Self.refusalLogInterval): already \(options.maximumClients) clients (max_clients)")
+        refusedUnlogged = 0
+        refusedLoggedAt = MonotonicClock.now
     }
 
     private func read(_ connection: Connection) {
@@ -178,7 +197,7 @@ public final class LCDServer {
     }
 
     private func queue(_ line: String, to connection: Connection) {
-        connection.outgoing.append(contentsOf: line.utf8)
+        LCDText.encode(line, into: &connection.outgoing)
         connection.outgoing.append(0x0A)
     }
 

@@ -39,11 +39,9 @@ extension LCDServerModel {
                 // Its last item gone, the client's menu goes too (as in LCDd).
                 client.menu = nil
                 if menuCustomMain?.client == id { menuCustomMain = nil }
-                if menuActive?.client == id {
-                    switchMenu(to: anyClientMenu ? .main : nil)
-                } else if menuIsOpen, !anyClientMenu {
-                    switchMenu(to: nil)  // the main menu would be empty
-                }
+                // A menu shown in it goes up to the main menu and stays open there, as LCDd's
+                // does, until a key or the timeout closes it.
+                if menuActive?.client == id { switchMenu(to: .main) }
             }
             if menuIsOpen { glanceChanged = true }
             success(id)
@@ -59,8 +57,15 @@ extension LCDServerModel {
                 let target = argv[1].isEmpty ? "_client_menu_" : argv[1]
                 if checkTarget(id, client, argv[2], of: target, "predecessor"), let index = find(argv[1]) { client.menu![index].predecessor = argv[2] }
             }
+            // LCDd answers at once and switches screens in its next frame: the shown client's
+            // `ignore` follows the answer (`menuevent enter` comes before it, as in LCDd).
+            let mark = output.count
             menuGoto(id, argv[1].isEmpty ? nil : argv[1])
+            let produced = output[mark...]
+            output.removeSubrange(mark...)
+            output += produced.filter { !$0.line.hasPrefix("ignore ") }
             success(id)
+            output += produced.filter { $0.line.hasPrefix("ignore ") }
         default:  // menu_set_main
             guard argv.count == 2 else { return error(id, "Usage: menu_set_main <menuid>") }
             // Any item, as LCDd finds it; the menu opens there only if it is a menu or a slider.

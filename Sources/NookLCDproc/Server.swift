@@ -61,7 +61,7 @@ public final class LCDServerModel {
     private var current: ScreenRef?
     private var currentStart = 0
     public private(set) var frame = 0
-    private var output: [LCDOutput] = []
+    var output: [LCDOutput] = []
     /// Cards for screens that reached `alert` or `foreground`, not yet taken.
     private var cards: [NookActivity] = []
     /// Set whenever what ``glance()`` would compose may have changed.
@@ -97,6 +97,8 @@ public final class LCDServerModel {
         for screen in client.screenOrder { removeFromList(ScreenRef(client: id, screen: screen)) }
         menuClientGone(id)
         clients[id] = nil
+        // Nothing more reaches a client that is gone (the `ignore` its shown screen caused).
+        output.removeAll { $0.client == id }
     }
 
     /// Whether the client said `bye`: the server closes it once its answers are out.
@@ -138,7 +140,12 @@ public final class LCDServerModel {
         switch command {
         case "test_func": handled = testFunc(id, argv)
         case "hello": handled = hello(id, client, argv)
-        case "bye": client.gone = true; handled = true
+        case "bye":
+            // LCDd removes a leaving client's screens before it closes the socket, so the
+            // client whose screen was shown still reads `ignore`.
+            client.gone = true
+            for screen in client.screenOrder { removeFromList(ScreenRef(client: id, screen: screen)) }
+            handled = true
         default:
             // Every other command wants `hello` first; LCDd reports the function's failure.
             guard client.active else {
@@ -513,7 +520,8 @@ public final class LCDServerModel {
     private func removeFromList(_ ref: ScreenRef) {
         if current == ref {
             goToNext()
-            if current == ref { current = nil }
+            // The shown screen's client is told `ignore` as it goes, as LCDd tells it.
+            if current == ref { switchTo(nil) }
         }
         screenList.removeAll { $0 == ref }
         if current == nil, !menuIsOpen { showFirstScreen() }
@@ -527,7 +535,8 @@ public final class LCDServerModel {
 
     func switchTo(_ ref: ScreenRef?) {
         guard ref != current else { return }
-        if let old = current, let client = clients[old.client], !client.gone { send(old.client, "ignore \(old.screen)") }
+        // A client that said `bye` is still here until its answers are out: it hears `ignore`.
+        if let old = current, clients[old.client] != nil { send(old.client, "ignore \(old.screen)") }
         if let ref { send(ref.client, "listen \(ref.screen)") }
         current = ref
         currentStart = frame
@@ -598,14 +607,17 @@ public final class LCDServerModel {
                   screen.priority >= .foreground, screen.priority <= .alert, !screen.carded else { continue }
             let composed = LCDComposer(grid: grid, frame: frame).compose(screen)
             let lines = composed.lines.enumerated().filter { $0.offset != composed.titleRow }.map { $0.element.trimmingCharacters }.filter { !$0.isEmpty }
-            let title = LCDComposer.title(of: screen)?.trimmingCharacters ?? screen.name ?? lines.first ?? screen.id
-            guard !(title.isEmpty && lines.isEmpty) else { continue }
+            // A screen raised before its widgets are set waits for them: a card of its bare id
+            // or name would say nothing.
+            let heading = LCDComposer.title(of: screen)?.trimmingCharacters ?? ""
+            guard !heading.isEmpty || !lines.isEmpty else { continue }
+            let title = heading.isEmpty ? screen.name ?? lines.first ?? screen.id : heading
             screen.carded = true
             client.screens[ref.screen] = screen
             var subtitle = lines.filter { $0 != title }.joined(separator: " · ")
             if subtitle.count > 1024 { subtitle = String(subtitle.prefix(1024)) }
-            var activity = NookActivity(title: String(title.prefix(256)))
-            activity.subtitle = subtitle.isEmpty ? nil : subtitle
+            var activity = NookActivity(title: LCDText.display(String(title.prefix(256))))
+            activity.subtitle = subtitle.isEmpty ? nil : LCDText.display(subtitle)
             activity.priority = screen.priority == .alert ? .high : .normal
             activity.coalescingKey = "lcdproc:\(client.name ?? "client\(ref.client.rawValue)"):\(ref.screen)"
             activity.systemImage = screen.priority == .alert ? "exclamationmark.triangle" : "info.circle"
@@ -616,9 +628,17 @@ public final class LCDServerModel {
 
     /// The shown screen as a glance; nil when no client screen is shown.
     public func glance() -> NookGlance? {
-        if menuIsOpen { return menuGlance() }
-        guard let current, let shown = screen(current) else { return nil }
-        return LCDComposer(grid: grid, frame: frame).compose(shown)
+        var glance: NookGlance
+        if menuIsOpen {
+            guard let menu = menuGlance() else { return nil }
+            glance = menu
+            glance.menu = true
+        } else {
+            guard let current, let shown = screen(current) else { return nil }
+            glance = LCDComposer(grid: grid, frame: frame).compose(shown)
+        }
+        glance.lines = glance.lines.map(LCDText.display)
+        return glance
     }
 
     /// The client and screen id shown now.

@@ -121,11 +121,35 @@ public struct LCDLineFramer: Sendable {
 
 /// Text from a client: UTF-8 where the bytes are valid UTF-8 (LCDd is 8-bit only; Nook draws
 /// any script), else ISO 8859-1, which is what an 8-bit LCDproc client means by its bytes.
+/// The bytes of such text are kept as they came (each byte from 0x80 as a private-use scalar),
+/// so an id is echoed back in `listen`, `key` or an error byte for byte, as LCDd echoes it, and
+/// two ids are the same only if their bytes are; ``display(_:)`` gives the text to draw.
 public enum LCDText {
+    static let keptBase: UInt32 = 0xF700
+
+    static func isKept(_ scalar: Unicode.Scalar) -> Bool { (keptBase + 0x80...keptBase + 0xFF).contains(scalar.value) }
+
     public static func decode(_ bytes: [UInt8]) -> String {
-        if let text = String(validating: bytes, as: UTF8.self) { return text }
+        if let text = String(validating: bytes, as: UTF8.self), !text.unicodeScalars.contains(where: isKept) { return text }
         var scalars = String.UnicodeScalarView()
-        for byte in bytes { scalars.append(Unicode.Scalar(byte)) }
+        for byte in bytes { scalars.append(byte < 0x80 ? Unicode.Scalar(byte) : Unicode.Scalar(keptBase + UInt32(byte))!) }
+        return String(scalars)
+    }
+
+    /// The bytes that `text` (from ``decode(_:)``) came as: UTF-8, each kept byte as itself.
+    public static func encode(_ text: String, into bytes: inout [UInt8]) {
+        // Kept scalars are U+F780–U+F7FF, whose UTF-8 starts with 0xEF.
+        guard text.utf8.contains(0xEF) else { return bytes.append(contentsOf: text.utf8) }
+        for scalar in text.unicodeScalars {
+            if isKept(scalar) { bytes.append(UInt8(scalar.value - keptBase)) } else { UTF8.encode(scalar) { bytes.append($0) } }
+        }
+    }
+
+    /// `text` to draw: kept bytes as ISO 8859-1.
+    public static func display(_ text: String) -> String {
+        guard text.utf8.contains(0xEF) else { return text }
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars { scalars.append(isKept(scalar) ? Unicode.Scalar(UInt8(scalar.value - keptBase)) : scalar) }
         return String(scalars)
     }
 }

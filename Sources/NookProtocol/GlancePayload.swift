@@ -3,7 +3,7 @@ import NookActivities
 /// The `glance` op's payload (SPEC E8): a ``NookGlance`` as JSON, both ways, validated by
 /// ``NookGlance/validate()`` with the field named as a path (`glance.lines[2]`).
 public enum GlancePayload {
-    public static let fields: Set<String> = ["columns", "rows", "lines", "titleRow", "bars", "highlightRow"]
+    public static let fields: Set<String> = ["columns", "rows", "lines", "titleRow", "bars", "highlightRow", "menu"]
 
     public static func decode(_ value: JSONValue) throws(ProtocolError) -> NookGlance {
         let reader = try FieldReader(value, path: "glance")
@@ -33,7 +33,8 @@ public enum GlancePayload {
                                            length: try bar.requiredNumber("length"), direction: direction))
             }
         }
-        let glance = NookGlance(columns: columns, rows: rows, lines: lines, titleRow: titleRow, bars: bars, highlightRow: highlightRow)
+        let menu = try reader.bool("menu") ?? false
+        let glance = NookGlance(columns: columns, rows: rows, lines: lines, titleRow: titleRow, bars: bars, highlightRow: highlightRow, menu: menu)
         do { try glance.validate() } catch { throw ProtocolError(.invalid, field: "glance.\(error.field)", error.problem) }
         return glance
     }
@@ -45,6 +46,7 @@ public enum GlancePayload {
         ]
         if let titleRow = glance.titleRow { members.append(("titleRow", .number(Double(titleRow)))) }
         if let highlightRow = glance.highlightRow { members.append(("highlightRow", .number(Double(highlightRow)))) }
+        if glance.menu { members.append(("menu", .bool(true))) }
         if !glance.bars.isEmpty {
             members.append(("bars", .array(glance.bars.map { bar in
                 .object([("row", .number(Double(bar.row))), ("column", .number(Double(bar.column))),

@@ -210,6 +210,9 @@ struct MenuTests {
         #expect(glance.lines[1].count == 40 && glance.lines[1].hasSuffix("x…"))
         // Deleting the root of the chain deletes all of it at once.
         #expect(server.send("menu_del_item \"\" m0", from: client).last == "success")
+        // The client's menu went with it; the menu stays open at its top, as LCDd's does.
+        #expect(server.model.menuIsOpen && server.lines.first == "LCDproc Menu")
+        _ = server.press("Escape")
         #expect(!server.model.menuIsOpen)
         #expect(server.send("menu_del_item \"\" m0", from: client) == ["huh? Client has no menu"])
     }
@@ -234,7 +237,7 @@ extension MenuTests {
         _ = server.press("Escape", "Enter")
         let glance = try #require(server.model.glance())
         #expect(glance == NookGlance(columns: 40, rows: 4, lines: ["lcdexec myhost", "▸ Touch it", "  More                                 ›", "  Back                                 ‹"],
-                                     titleRow: 0, highlightRow: 1))
+                                     titleRow: 0, highlightRow: 1, menu: true))
     }
 }
 
@@ -280,14 +283,17 @@ extension MenuTests {
 }
 
 extension MenuTests {
-    /// Found by the fuzzer: the menu open at its top when the only client with a menu goes (or
-    /// deletes its last item) stayed open and empty until its timeout; it closes now.
-    @Test func e8_theMainMenuClosesWhenNoClientMenuIsLeft() {
+    /// Found by the fuzzer: the menu open at its top when the only client with a menu goes
+    /// stayed open and empty until its timeout; it closes now. A client that deletes its last
+    /// item leaves it open, as LCDd does (the client is still there to see it), and a key closes it.
+    @Test func e8_theMainMenuClosesWhenTheLastClientWithAMenuGoes() {
         let server = Server()
         let first = server.connect("client_set -name a", "menu_add_item \"\" x action {X}")
         _ = server.press("Escape")
         #expect(server.model.menuIsOpen)
         #expect(server.send("menu_del_item \"\" x", from: first) == ["success"])
+        #expect(server.model.menuIsOpen)
+        _ = server.press("Escape")
         #expect(!server.model.menuIsOpen)
         let second = server.connect("client_set -name b", "menu_add_item \"\" y action {Y}")
         _ = server.press("Escape")

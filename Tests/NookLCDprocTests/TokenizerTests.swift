@@ -65,6 +65,12 @@ struct TokenizerTests {
 
     @Test func e8_textIsUTF8OrLatin1() {
         #expect(LCDText.decode(Array("Grüße ✓".utf8)) == "Grüße ✓")
-        #expect(LCDText.decode([0x47, 0x72, 0xFC, 0xDF, 0x65]) == "Grüße")   // ISO 8859-1 from an 8-bit client
+        // ISO 8859-1 from an 8-bit client: drawn as such, echoed back as the same bytes.
+        let latin1: [UInt8] = [0x47, 0x72, 0xFC, 0xDF, 0x65]
+        #expect(LCDText.display(LCDText.decode(latin1)) == "Grüße")
+        var echoed: [UInt8] = []
+        LCDText.encode(LCDText.decode(latin1), into: &echoed)
+        #expect(echoed == latin1)
+        #expect(LCDText.decode(latin1) != LCDText.decode(Array("Grüße".utf8)))
     }
 }

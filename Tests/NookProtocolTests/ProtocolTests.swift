@@ -16,7 +16,7 @@ struct ProtocolTests {
             .dismiss(nil), .suspend(module: "ci"), .resume(module: nil), .quiesce(module: nil), .status, .list(module: nil),
             .watch, .snapshot, .home(.text("Quiet")), .home(.clock), .focus(module: "music"),
             .glance(NookGlance(columns: 20, rows: 2, lines: ["CPU 12%", "é ✓"], titleRow: 0,
-                               bars: [NookGlance.Bar(row: 1, column: 4, length: 2.5, direction: .vertical)], highlightRow: 1)),
+                               bars: [NookGlance.Bar(row: 1, column: 4, length: 2.5, direction: .vertical)], highlightRow: 1, menu: true)),
             .glance(nil),
             .quiet(.on), .quiet(.off), .quiet(.status), .quiet(.until("07:30")),
             .update(.id(id), changes: ActivityChanges(members: [("progress", .number(0.7))]), restartDwell: true),
