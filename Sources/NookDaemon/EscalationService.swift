@@ -23,6 +23,8 @@ actor EscalationService {
     private let pulse: @Sendable () async -> Void
     private let logger: Logger
     private var running: [NookActivityID: Task<Void, Never>] = [:]
+    /// Each escalating blocker as it is now: an update (U1) changes what a step sees.
+    private var latest: [NookActivityID: NookActivity] = [:]
 
     init(settings: Settings, clock: any NookClock, quiet: NookQuietHours, logger: Logger,
          brighter: @escaping @Sendable () async -> Void, pulse: @escaping @Sendable () async -> Void) {
@@ -32,6 +34,7 @@ actor EscalationService {
     @Sendable static func matters(_ event: NookActivityEvent) -> Bool {
         switch event.kind {
         case .presented, .animateOut, .hidden, .requeued: event.activity.isBlocker
+        case .updated(let previous): event.activity.isBlocker || previous.isBlocker
         default: false
         }
     }
@@ -40,24 +43,37 @@ actor EscalationService {
         switch event.kind {
         case .presented where event.activity.isBlocker:
             running[event.id]?.cancel()
-            let activity = event.activity
-            running[event.id] = Task { [settings, clock] in
+            let id = event.id
+            latest[id] = event.activity
+            running[id] = Task { [settings, clock] in
                 var deadline = clock.now + settings.after
                 for (index, step) in settings.steps.enumerated() {
                     do { try await clock.sleep(until: deadline) } catch { return }
-                    await self.escalate(activity, step: step, number: index + 1)
+                    await self.escalate(id, step: step, number: index + 1)
                     deadline = deadline + settings.every
                 }
             }
+        case .updated where running[event.id] != nil:
+            if event.activity.isBlocker {
+                latest[event.id] = event.activity
+            } else {
+                // Turned timed: it ends on its own and waits for nobody's acknowledgement.
+                stop(event.id)
+            }
         case .animateOut, .hidden, .requeued:
-            running.removeValue(forKey: event.id)?.cancel()
+            stop(event.id)
         default:
             break
         }
     }
 
-    private func escalate(_ activity: NookActivity, step: Step, number: Int) async {
-        guard running[activity.id] != nil else { return }
+    private func stop(_ id: NookActivityID) {
+        running.removeValue(forKey: id)?.cancel()
+        latest[id] = nil
+    }
+
+    private func escalate(_ id: NookActivityID, step: Step, number: Int) async {
+        guard running[id] != nil, let activity = latest[id] else { return }
         if activity.priority < .high, quiet.isQuiet {
             logger.info("escalation: step \(number) (\(step.rawValue)) of \(activity.id) skipped, quiet hours")
             return

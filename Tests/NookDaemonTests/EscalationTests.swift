@@ -95,6 +95,27 @@ struct EscalationEndToEndTests {
         #expect(daemon.stop().status == 0)
     }
 
+    @Test func z4_theStepsSeeTheBlockerAsUpdatedNotAsEnqueued() throws {
+        let scratch = Scratch()
+        let log = scratch.path + "/hook.log"
+        let hook = scratch.file("hook.sh", "printf '%s|%s\\n' \"$NOOK_ACTIVITY_TITLE\" \"$NOOK_ACTIVITY_PRIORITY\" >> \(log)\n")
+        // Steps every 2 s for a while: some come after the update however late it lands.
+        let steps = Array(repeating: "\"hook\"", count: 15).joined(separator: ", ")
+        let config = scratch.file("nook.toml", "[escalation]\nafter_s = 2\nevery_s = 2\nsteps = [\(steps)]\non_escalate = [\"/bin/sh\", \"\(hook)\"]\n")
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+        let alarm = NookActivity(title: "Laundry done", presentation: .blocker(timeout: nil))
+        try daemon.request(.enqueue(alarm, module: nil, wait: false))
+        try eventually("the blocker on the glass", timeout: 30) { (try daemon.request(.status)).serialized.contains("Laundry done") }
+        // Quiet holds a normal blocker's steps; the update makes it high, which quiet lets through.
+        try daemon.request(.quiet(.on))
+        let updated = try nookctl(["update", alarm.id.description, "--priority", "high", "--title", "Freezer open"], socket: daemon.socket)
+        #expect(updated.status == 0, "\(updated)")
+        try eventually("a step with the card as it is now", timeout: 40) {
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").contains("Freezer open|high")
+        }
+        #expect(daemon.stop().status == 0)
+    }
+
     @Test func z4_aHookStepWithoutACommandIsAConfigError() throws {
         let scratch = Scratch()
         let path = scratch.file("bad.toml", "[escalation]\nsteps = [\"brighter\", \"hook\"]\n")
