@@ -103,9 +103,13 @@ struct EscalationEndToEndTests {
         let steps = Array(repeating: "\"hook\"", count: 15).joined(separator: ", ")
         let config = scratch.file("nook.toml", "[escalation]\nafter_s = 2\nevery_s = 2\nsteps = [\(steps)]\non_escalate = [\"/bin/sh\", \"\(hook)\"]\n")
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+        let watcher = try daemon.client(timeout: .seconds(30))
+        try watcher.sendRaw(Array((Request(id: .string("w"), operation: .watch).encoded() + "\n").utf8))
+        _ = try watcher.readLine()
         let alarm = NookActivity(title: "Laundry done", presentation: .blocker(timeout: nil))
         try daemon.request(.enqueue(alarm, module: nil, wait: false))
-        try eventually("the blocker on the glass", timeout: 30) { (try daemon.request(.status)).serialized.contains("Laundry done") }
+        // Its escalation starts when it is presented: the update comes after that.
+        _ = try readEvents(watcher) { $0["id"] == .string(alarm.id.description) && $0["event"] == .string("presented") }
         // Quiet holds a normal blocker's steps; the update makes it high, which quiet lets through.
         try daemon.request(.quiet(.on))
         let updated = try nookctl(["update", alarm.id.description, "--priority", "high", "--title", "Freezer open"], socket: daemon.socket)
