@@ -414,7 +414,9 @@ extension Daemon {
             for id in await queues[other]!.held(among: reserved) where heldIn[id] == nil { heldIn[id] = other }
         }
         let queued = activities.filter { heldIn[$0.id] == nil }
-        var results = await queue.enqueue(contentsOf: queued, coalescing: owners(for: connection.peer))[...]
+        // The admin check (a look-up in the user database) only when a key may need it.
+        let permits = queued.contains { $0.coalescingKey != nil } ? owners(for: connection.peer) : Self.noOwners
+        var results = await queue.enqueue(contentsOf: queued, coalescing: permits)[...]
         for ((request, _), outcome) in zip(run, outcomes) {
             let answer: Result<NookActivityID, ProtocolError>
             switch outcome {
@@ -464,6 +466,9 @@ extension Daemon {
         return { activity in ownership.refusal(of: "end", on: activity, by: peer, isAdmin: isAdmin) == nil }
     }
 
+    /// For an activity without a key, which coalesces nothing: no look-up needed.
+    static let noOwners: @Sendable (NookActivity) -> Bool = { _ in false }
+
     /// The `forbidden` answer for an activity the queue would not let `peer` end.
     private func refuseIfRefused(_ outcome: NookEndRequestOutcome, _ operation: String, peer: PeerCredentials) throws(ProtocolError) {
         guard case .refused(let activity) = outcome else { return }
@@ -483,7 +488,8 @@ extension Daemon {
         for module in modules where await queues[module]!.holds(id) {
             throw refusal("queued or on screen in module \(module)")
         }
-        return await queue.enqueue(activity, coalescing: owners(for: peer))
+        // The admin check (a look-up in the user database) only when the key may need it.
+        return await queue.enqueue(activity, coalescing: activity.coalescingKey == nil ? Self.noOwners : owners(for: peer))
     }
 
     /// The activity with its icon file, if it names one, checked and replaced by the canonical

@@ -120,6 +120,26 @@ struct EscalationEndToEndTests {
         #expect(daemon.stop().status == 0)
     }
 
+    @Test func z4_aBlockerUpdatedToTimedStopsEscalating() throws {
+        let scratch = Scratch()
+        let hook = scratch.file("hook.sh", "touch \(scratch.path)/ran\n")
+        let config = scratch.file("nook.toml", "[escalation]\nafter_s = 5\nevery_s = 1\nsteps = [\"hook\", \"hook\"]\non_escalate = [\"/bin/sh\", \"\(hook)\"]\n")
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+        let watcher = try daemon.client(timeout: .seconds(30))
+        try watcher.sendRaw(Array((Request(id: .string("w"), operation: .watch).encoded() + "\n").utf8))
+        _ = try watcher.readLine()
+        let alarm = NookActivity(title: "Download running", presentation: .blocker(timeout: nil))
+        try daemon.request(.enqueue(alarm, module: nil, wait: false))
+        _ = try readEvents(watcher) { $0["id"] == .string(alarm.id.description) && $0["event"] == .string("presented") }
+        // Timed now, with a dwell well past the steps: nobody needs to acknowledge it.
+        let updated = try nookctl(["update", alarm.id.description, "--timed", "--dwell", "60"], socket: daemon.socket)
+        #expect(updated.status == 0, "\(updated)")
+        usleep(8_000_000)
+        #expect(!FileManager.default.fileExists(atPath: scratch.path + "/ran"), "a timed card escalated")
+        #expect((try daemon.request(.status)).serialized.contains("Download running"), "still on the glass")
+        #expect(daemon.stop().status == 0)
+    }
+
     @Test func z4_aHookStepWithoutACommandIsAConfigError() throws {
         let scratch = Scratch()
         let path = scratch.file("bad.toml", "[escalation]\nsteps = [\"brighter\", \"hook\"]\n")
