@@ -25,6 +25,9 @@ actor EscalationService {
     private var running: [NookActivityID: Task<Void, Never>] = [:]
     /// Each escalating blocker as it is now: an update (U1) changes what a step sees.
     private var latest: [NookActivityID: NookActivity] = [:]
+    /// The cards presented and not yet leaving: a timed one updated into a blocker there
+    /// starts escalating from the update.
+    private var onGlass: Set<NookActivityID> = []
 
     init(settings: Settings, clock: any NookClock, quiet: NookQuietHours, logger: Logger,
          brighter: @escaping @Sendable () async -> Void, pulse: @escaping @Sendable () async -> Void) {
@@ -33,7 +36,7 @@ actor EscalationService {
 
     @Sendable static func matters(_ event: NookActivityEvent) -> Bool {
         switch event.kind {
-        case .presented, .animateOut, .hidden, .requeued: event.activity.isBlocker
+        case .presented, .animateOut, .hidden, .requeued: true
         case .updated(let previous): event.activity.isBlocker || previous.isBlocker
         default: false
         }
@@ -41,18 +44,9 @@ actor EscalationService {
 
     func observe(_ event: NookActivityEvent) {
         switch event.kind {
-        case .presented where event.activity.isBlocker:
-            running[event.id]?.cancel()
-            let id = event.id
-            latest[id] = event.activity
-            running[id] = Task { [settings, clock] in
-                var deadline = clock.now + settings.after
-                for (index, step) in settings.steps.enumerated() {
-                    do { try await clock.sleep(until: deadline) } catch { return }
-                    await self.escalate(id, step: step, number: index + 1)
-                    deadline = deadline + settings.every
-                }
-            }
+        case .presented:
+            onGlass.insert(event.id)
+            if event.activity.isBlocker { start(event.activity) }
         case .updated where running[event.id] != nil:
             if event.activity.isBlocker {
                 latest[event.id] = event.activity
@@ -60,10 +54,28 @@ actor EscalationService {
                 // Turned timed: it ends on its own and waits for nobody's acknowledgement.
                 stop(event.id)
             }
+        case .updated where event.activity.isBlocker && onGlass.contains(event.id):
+            start(event.activity)
         case .animateOut, .hidden, .requeued:
+            onGlass.remove(event.id)
             stop(event.id)
         default:
             break
+        }
+    }
+
+    /// Escalates `activity`, a blocker on the glass, from now on.
+    private func start(_ activity: NookActivity) {
+        running[activity.id]?.cancel()
+        let id = activity.id
+        latest[id] = activity
+        running[id] = Task { [settings, clock] in
+            var deadline = clock.now + settings.after
+            for (index, step) in settings.steps.enumerated() {
+                do { try await clock.sleep(until: deadline) } catch { return }
+                await self.escalate(id, step: step, number: index + 1)
+                deadline = deadline + settings.every
+            }
         }
     }
 

@@ -140,6 +140,21 @@ struct EscalationEndToEndTests {
         #expect(daemon.stop().status == 0)
     }
 
+    @Test func z4_aTimedCardUpdatedIntoABlockerOnTheGlassEscalatesFromTheUpdate() throws {
+        let scratch = Scratch()
+        let daemon = try nookdWithOneHookStep("touch \(scratch.path)/ran", in: scratch)
+        let watcher = try daemon.client(timeout: .seconds(30))
+        try watcher.sendRaw(Array((Request(id: .string("w"), operation: .watch).encoded() + "\n").utf8))
+        _ = try watcher.readLine()
+        let card = NookActivity(title: "Oven preheated", dwell: .seconds(60))
+        try daemon.request(.enqueue(card, module: nil, wait: false))
+        _ = try readEvents(watcher) { $0["id"] == .string(card.id.description) && $0["event"] == .string("presented") }
+        let updated = try nookctl(["update", card.id.description, "--blocker"], socket: daemon.socket)
+        #expect(updated.status == 0, "\(updated)")
+        try eventually("the hook of the blocker it became", timeout: 30) { FileManager.default.fileExists(atPath: scratch.path + "/ran") }
+        #expect(daemon.stop().status == 0)
+    }
+
     @Test func z4_aHookStepWithoutACommandIsAConfigError() throws {
         let scratch = Scratch()
         let path = scratch.file("bad.toml", "[escalation]\nsteps = [\"brighter\", \"hook\"]\n")
