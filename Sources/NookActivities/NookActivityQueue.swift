@@ -279,7 +279,9 @@ public actor NookActivityQueue {
     /// The pending activities a key reaches: those with the key that `permits` accepts.
     private func coalesced(by key: String?, except id: NookActivityID? = nil, permits: (NookActivity) -> Bool) -> [NookActivityID] {
         guard let key else { return [] }
-        return pendingActivities.ids(forKey: key).filter { other in
+        let ids = pendingActivities.ids(forKey: key)
+        guard !ids.isEmpty else { return [] }
+        return ids.filter { other in
             guard other != id, let entry = pendingActivities.entry(other) else { return false }
             return permits(entry.activity)
         }

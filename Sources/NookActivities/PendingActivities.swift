@@ -114,9 +114,10 @@ struct PendingActivities {
     @discardableResult
     mutating func remove(_ id: NookActivityID) -> Entry? {
         guard let entry = entries.removeValue(forKey: id) else { return nil }
-        if let key = entry.activity.coalescingKey, var ids = idsByKey[key] {
-            ids.removeAll { $0 == id }
-            idsByKey[key] = ids.isEmpty ? nil : ids
+        // In place: a copy of the array taken out of the dictionary would be copied again.
+        if let key = entry.activity.coalescingKey {
+            idsByKey[key]?.removeAll { $0 == id }
+            if idsByKey[key]?.isEmpty == true { idsByKey[key] = nil }
         }
         let index = entry.activity.priority.rawValue
         fifos[index].live -= 1
