@@ -171,11 +171,12 @@ public actor NookActivityQueue {
         ids.filter { holds($0) }
     }
 
-    /// ``enqueue(_:)`` of each activity in turn, in one call: a client pipelining requests
-    /// then costs one hop to the queue's executor per batch instead of one per activity. The
-    /// results and events are those of the same enqueues made one by one.
-    public func enqueue(contentsOf activities: [NookActivity]) -> [NookEnqueueResult] {
-        activities.map { enqueue($0) }
+    /// ``enqueue(_:coalescing:)`` of each activity in turn, in one call: a client pipelining
+    /// requests then costs one hop to the queue's executor per batch instead of one per
+    /// activity. The results and events are those of the same enqueues made one by one.
+    public func enqueue(contentsOf activities: [NookActivity],
+                        coalescing permits: @Sendable (NookActivity) -> Bool = { _ in true }) -> [NookEnqueueResult] {
+        activities.map { enqueue($0, coalescing: permits) }
     }
 
     /// The activity with this id if it is pending or on screen.
@@ -204,13 +205,14 @@ public actor NookActivityQueue {
     // MARK: Enqueue, cancel, dismiss (Q4, Q5, Q14, Q16, Q17)
 
     /// Validates and queues an activity. A non-nil coalescing key first removes the pending
-    /// activity with the same key (Q4); a full queue evicts its oldest lowest-priority activity
+    /// activities with the same key that `permits` accepts (Q4; nookd lets a key reach only
+    /// what its sender may end, U3); a full queue evicts its oldest lowest-priority activity
     /// for a higher-priority arrival, or rejects the arrival as `queueFull` (Q16).
     ///
     /// An activity whose id is already pending or on screen is refused with no event at all:
     /// events are keyed by id, so a `rejected` for it would read as the live activity's end.
     @discardableResult
-    public func enqueue(_ activity: NookActivity) -> NookEnqueueResult {
+    public func enqueue(_ activity: NookActivity, coalescing permits: @Sendable (NookActivity) -> Bool = { _ in true }) -> NookEnqueueResult {
         if holds(activity.id) {
             return .rejected(activity.id, .invalid(NookActivityValidationError(
                 field: "id", problem: "activity \(activity.id) is already queued or on screen; an id names one activity until it ends")))
@@ -226,16 +228,16 @@ public actor NookActivityQueue {
             return reject(activity, .invalid(error))
         }
         expireDue()
-        let peer = activity.coalescingKey.flatMap { pendingActivities.id(forKey: $0) }
-        if peer == nil, pendingActivities.count >= configuration.capacity {
+        let peers = coalesced(by: activity.coalescingKey, except: activity.id, permits: permits)
+        if peers.isEmpty, pendingActivities.count >= configuration.capacity {
             guard let victim = pendingActivities.evictionCandidate(),
                   activity.priority > victim.activity.priority
             else { return reject(activity, .queueFull) }
             pendingActivities.remove(victim.activity.id)
             emit(victim.activity, .rejected(.queueFull))
         }
-        if let peer, let removed = pendingActivities.remove(peer) {
-            emit(removed.activity, .rejected(.coalesced))
+        for peer in peers {
+            if let removed = pendingActivities.remove(peer) { emit(removed.activity, .rejected(.coalesced)) }
         }
         pendingActivities.insert(activity, enqueuedAt: clock.now)
         emit(activity, .enqueued)
@@ -261,16 +263,28 @@ public actor NookActivityQueue {
         return requestEnd(of: id, .end(.cancelled))
     }
 
-    /// Removes every pending activity with this coalescing key, queueing no replacement (Q4).
-    /// Returns how many were removed.
+    /// Removes every pending activity with this coalescing key that `permits` accepts,
+    /// queueing no replacement (Q4). Returns how many were removed.
     @discardableResult
-    public func cancelAll(coalescingKey key: String) -> Int {
+    public func cancelAll(coalescingKey key: String, permits: @Sendable (NookActivity) -> Bool = { _ in true }) -> Int {
         var removed = 0
-        while let id = pendingActivities.id(forKey: key), let entry = pendingActivities.remove(id) {
+        for id in coalesced(by: key, permits: permits) {
+            guard let entry = pendingActivities.remove(id) else { continue }
             emit(entry.activity, .rejected(.cancelled))
             removed += 1
         }
         return removed
+    }
+
+    /// The pending activities a key reaches: those with the key that `permits` accepts.
+    private func coalesced(by key: String?, except id: NookActivityID? = nil, permits: (NookActivity) -> Bool) -> [NookActivityID] {
+        guard let key else { return [] }
+        let ids = pendingActivities.ids(forKey: key)
+        guard !ids.isEmpty else { return [] }
+        return ids.filter { other in
+            guard other != id, let entry = pendingActivities.entry(other) else { return false }
+            return permits(entry.activity)
+        }
     }
 
     /// Ends every pending activity `matching` says to as `suppressed` (Z1: quiet hours with a
@@ -334,11 +348,11 @@ public actor NookActivityQueue {
     }
 
     /// The ids of every activity with this coalescing key that has not ended: the one on
-    /// screen, if it has the key, then the pending one (U1's update by key).
+    /// screen, if it has the key, then the pending ones (U1's update by key).
     public func live(withKey key: String) -> [NookActivityID] {
         var ids: [NookActivityID] = []
         if let shown = onScreen?.entry.activity, shown.coalescingKey == key { ids.append(shown.id) }
-        if let id = pendingActivities.id(forKey: key) { ids.append(id) }
+        ids += pendingActivities.ids(forKey: key)
         return ids
     }
 
@@ -346,7 +360,8 @@ public actor NookActivityQueue {
     /// is now and returns it changed (its id cannot change; an error it throws is rethrown
     /// and changes nothing). A pending activity keeps its place in the queue (a new priority
     /// moves it to that class, among the others by enqueue order); a new coalescing key held by
-    /// another pending activity coalesces that one away, as an enqueue would (Q4). The activity
+    /// other pending activities that `permits` accepts coalesces those away, as an enqueue
+    /// would (Q4). The activity
     /// on screen is redrawn in place by the presenter, with no animate-out or in; its dwell
     /// keeps running (a changed dwell or timeout counts from when it was presented) unless
     /// `restartDwell`, and a blocker that becomes timed counts its dwell from now, so it ends
@@ -355,46 +370,67 @@ public actor NookActivityQueue {
     @discardableResult
     public func update(
         _ id: NookActivityID, restartDwell: Bool = false,
+        coalescing permits: @Sendable (NookActivity) -> Bool = { _ in true },
         _ change: @Sendable (NookActivity) throws -> NookActivity
     ) throws -> NookUpdate {
+        try update([id], restartDwell: restartDwell, coalescing: permits, change)[0]
+    }
+
+    /// ``update(_:restartDwell:coalescing:_:)`` of several activities, all or nothing: the
+    /// change is made and checked for every one before any is changed, so a change one of them
+    /// refuses (a timeout for a timed card) leaves all of them as they were. A new key
+    /// coalesces only pending activities that `permits` accepts and that are not among `ids`.
+    public func update(
+        _ ids: [NookActivityID], restartDwell: Bool = false,
+        coalescing permits: @Sendable (NookActivity) -> Bool = { _ in true },
+        _ change: @Sendable (NookActivity) throws -> NookActivity
+    ) throws -> [NookUpdate] {
         expireDue()
-        let onScreenNow = onScreen.flatMap { $0.entry.activity.id == id ? $0 : nil }
-        guard let previous = onScreenNow?.entry.activity ?? pendingActivities.entry(id)?.activity else {
-            throw NookUpdateError.notFound(id)
+        var planned: [NookUpdate] = []
+        for id in ids {
+            let onScreenNow = onScreen.flatMap { $0.entry.activity.id == id ? $0 : nil }
+            guard let previous = onScreenNow?.entry.activity ?? pendingActivities.entry(id)?.activity else {
+                throw NookUpdateError.notFound(id)
+            }
+            var updated = try change(previous)
+            updated.id = id
+            updated.sender = previous.sender
+            do {
+                try updated.validate()
+            } catch {
+                throw NookUpdateError.invalid(error)
+            }
+            planned.append(NookUpdate(previous: previous, activity: updated, wasOnScreen: onScreenNow != nil))
         }
-        var updated = try change(previous)
-        updated.id = id
-        updated.sender = previous.sender
-        do {
-            try updated.validate()
-        } catch {
-            throw NookUpdateError.invalid(error)
-        }
-        let result = NookUpdate(previous: previous, activity: updated, wasOnScreen: onScreenNow != nil)
-        guard result.changed || (restartDwell && onScreenNow != nil) else { return result }
         gathering = []
         defer {
             if let events = gathering, !events.isEmpty { hub.emit(events) }
             gathering = nil
         }
-        if var shown = onScreenNow {
-            shown.entry.activity = updated
-            if shown.phase == .presented, restartDwell || (previous.isBlocker && !updated.isBlocker) {
-                shown.dwellStart = clock.now
+        let targets = Set(ids)
+        for result in planned {
+            let (previous, updated) = (result.previous, result.activity)
+            if result.wasOnScreen, var shown = onScreen, shown.entry.activity.id == updated.id {
+                guard result.changed || restartDwell else { continue }
+                shown.entry.activity = updated
+                if shown.phase == .presented, restartDwell || (previous.isBlocker && !updated.isBlocker) {
+                    shown.dwellStart = clock.now
+                }
+                onScreen = shown
+                if result.changed { emit(updated, .updated(previous: previous)) }
+                wake(.presentation)
+            } else if result.changed {
+                if let key = updated.coalescingKey, key != previous.coalescingKey {
+                    for peer in coalesced(by: key, except: updated.id, permits: permits) where !targets.contains(peer) {
+                        if let removed = pendingActivities.remove(peer) { emit(removed.activity, .rejected(.coalesced)) }
+                    }
+                }
+                _ = pendingActivities.replace(updated)
+                emit(updated, .updated(previous: previous))
+                expireDue()
             }
-            onScreen = shown
-            if result.changed { emit(updated, .updated(previous: previous)) }
-            wake(.presentation)
-        } else {
-            if let key = updated.coalescingKey, key != previous.coalescingKey,
-               let peer = pendingActivities.id(forKey: key), peer != id, let removed = pendingActivities.remove(peer) {
-                emit(removed.activity, .rejected(.coalesced))
-            }
-            _ = pendingActivities.replace(updated)
-            emit(updated, .updated(previous: previous))
-            expireDue()
         }
-        return result
+        return planned
     }
 
     // MARK: Invoke (E3)
@@ -633,7 +669,9 @@ public actor NookActivityQueue {
     /// Returns an interrupted activity to the head of its class, unless a newer activity with
     /// its coalescing key arrived meanwhile, which then supersedes it.
     private func putBack(_ entry: PendingActivities.Entry) {
-        if let key = entry.activity.coalescingKey, pendingActivities.id(forKey: key) != nil {
+        // By one of the same sender's: another sender's key never reaches it (U3).
+        if let key = entry.activity.coalescingKey,
+           pendingActivities.ids(forKey: key).contains(where: { pendingActivities.entry($0)?.activity.sender?.uid == entry.activity.sender?.uid }) {
             emit(entry.activity, .rejected(.coalesced))
             return
         }

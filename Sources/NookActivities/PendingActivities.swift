@@ -30,7 +30,9 @@ struct PendingActivities {
 
     private var entries: [NookActivityID: Entry] = [:]
     private var fifos = [ClassFIFO](repeating: ClassFIFO(), count: NookActivityPriority.allCases.count)
-    private var idByKey: [String: NookActivityID] = [:]
+    /// Pending ids by coalescing key, oldest first: one per sender at most when senders are
+    /// told apart (a key coalesces only what its sender may end, U3), else one.
+    private var idsByKey: [String: [NookActivityID]] = [:]
     private var expiries = MinHeap<ExpirySlot>()
     private var nextSerial: UInt64 = 0
 
@@ -49,8 +51,8 @@ struct PendingActivities {
 
     func entry(_ id: NookActivityID) -> Entry? { entries[id] }
 
-    /// The pending activity with this coalescing key, if any. Coalescing keeps at most one.
-    func id(forKey key: String) -> NookActivityID? { idByKey[key] }
+    /// The pending activities with this coalescing key, oldest first.
+    func ids(forKey key: String) -> [NookActivityID] { idsByKey[key] ?? [] }
 
     /// Adds at the back of its priority class (or the front, for an activity put back after an
     /// interrupted presentation).
@@ -63,7 +65,7 @@ struct PendingActivities {
         precondition(entries[activity.id] == nil, "activity \(activity.id) is already pending")
         nextSerial += 1
         entries[activity.id] = Entry(activity: activity, enqueuedAt: enqueuedAt, expiresAt: expiresAt, serial: nextSerial, order: order ?? nextSerial)
-        if let key = activity.coalescingKey { idByKey[key] = activity.id }
+        if let key = activity.coalescingKey { idsByKey[key, default: []].append(activity.id) }
         if let expiresAt { expiries.push(ExpirySlot(at: expiresAt, serial: nextSerial, id: activity.id)) }
         let slot = Slot(id: activity.id, serial: nextSerial)
         let index = activity.priority.rawValue
@@ -112,7 +114,11 @@ struct PendingActivities {
     @discardableResult
     mutating func remove(_ id: NookActivityID) -> Entry? {
         guard let entry = entries.removeValue(forKey: id) else { return nil }
-        if let key = entry.activity.coalescingKey, idByKey[key] == id { idByKey[key] = nil }
+        // In place: a copy of the array taken out of the dictionary would be copied again.
+        if let key = entry.activity.coalescingKey {
+            idsByKey[key]?.removeAll { $0 == id }
+            if idsByKey[key]?.isEmpty == true { idsByKey[key] = nil }
+        }
         let index = entry.activity.priority.rawValue
         fifos[index].live -= 1
         sweepIfMostlyTombstones(index)

@@ -35,7 +35,10 @@ extension Daemon {
             }
             // Its entry, when it ends, says when it first came and whether it was seen before.
             history.restoring(entry.activity.id, enqueuedAt: entry.enqueuedAt, wasShown: entry.wasShown)
-            switch await queues[module]!.enqueue(recheckedIcon(entry.activity)) {
+            // Its key reaches only its own sender's cards (U3): two senders' cards with one key
+            // were both live before, and come back both.
+            let sender = entry.activity.sender?.uid
+            switch await queues[module]!.enqueue(recheckedIcon(entry.activity), coalescing: { $0.sender?.uid == sender }) {
             case .accepted(let id):
                 restored += 1
                 logger.debug("journal: restored \(id) \"\(entry.activity.title)\"", metadata: ["module": "\(module)"])

@@ -23,6 +23,11 @@ actor EscalationService {
     private let pulse: @Sendable () async -> Void
     private let logger: Logger
     private var running: [NookActivityID: Task<Void, Never>] = [:]
+    /// Each escalating blocker as it is now: an update (U1) changes what a step sees.
+    private var latest: [NookActivityID: NookActivity] = [:]
+    /// The cards presented and not yet leaving: a timed one updated into a blocker there
+    /// starts escalating from the update.
+    private var onGlass: Set<NookActivityID> = []
 
     init(settings: Settings, clock: any NookClock, quiet: NookQuietHours, logger: Logger,
          brighter: @escaping @Sendable () async -> Void, pulse: @escaping @Sendable () async -> Void) {
@@ -31,33 +36,56 @@ actor EscalationService {
 
     @Sendable static func matters(_ event: NookActivityEvent) -> Bool {
         switch event.kind {
-        case .presented, .animateOut, .hidden, .requeued: event.activity.isBlocker
+        case .presented, .animateOut, .hidden, .requeued: true
+        case .updated(let previous): event.activity.isBlocker || previous.isBlocker
         default: false
         }
     }
 
     func observe(_ event: NookActivityEvent) {
         switch event.kind {
-        case .presented where event.activity.isBlocker:
-            running[event.id]?.cancel()
-            let activity = event.activity
-            running[event.id] = Task { [settings, clock] in
-                var deadline = clock.now + settings.after
-                for (index, step) in settings.steps.enumerated() {
-                    do { try await clock.sleep(until: deadline) } catch { return }
-                    await self.escalate(activity, step: step, number: index + 1)
-                    deadline = deadline + settings.every
-                }
+        case .presented:
+            onGlass.insert(event.id)
+            if event.activity.isBlocker { start(event.activity) }
+        case .updated where running[event.id] != nil:
+            if event.activity.isBlocker {
+                latest[event.id] = event.activity
+            } else {
+                // Turned timed: it ends on its own and waits for nobody's acknowledgement.
+                stop(event.id)
             }
+        case .updated where event.activity.isBlocker && onGlass.contains(event.id):
+            start(event.activity)
         case .animateOut, .hidden, .requeued:
-            running.removeValue(forKey: event.id)?.cancel()
+            onGlass.remove(event.id)
+            stop(event.id)
         default:
             break
         }
     }
 
-    private func escalate(_ activity: NookActivity, step: Step, number: Int) async {
-        guard running[activity.id] != nil else { return }
+    /// Escalates `activity`, a blocker on the glass, from now on.
+    private func start(_ activity: NookActivity) {
+        running[activity.id]?.cancel()
+        let id = activity.id
+        latest[id] = activity
+        running[id] = Task { [settings, clock] in
+            var deadline = clock.now + settings.after
+            for (index, step) in settings.steps.enumerated() {
+                do { try await clock.sleep(until: deadline) } catch { return }
+                await self.escalate(id, step: step, number: index + 1)
+                deadline = deadline + settings.every
+            }
+        }
+    }
+
+    private func stop(_ id: NookActivityID) {
+        running.removeValue(forKey: id)?.cancel()
+        latest[id] = nil
+    }
+
+    private func escalate(_ id: NookActivityID, step: Step, number: Int) async {
+        guard running[id] != nil, let activity = latest[id] else { return }
         if activity.priority < .high, quiet.isQuiet {
             logger.info("escalation: step \(number) (\(step.rawValue)) of \(activity.id) skipped, quiet hours")
             return

@@ -37,6 +37,15 @@ struct OwnershipPolicy: Sendable {
         return adminMembers.contains(String(cString: user.pointee.pw_name))
     }
 
+    /// Nil if `peer` may make a change to the whole device (`operation`: suspend, quiet,
+    /// focus, home …): it reaches everyone's cards, so only an admin may.
+    func deviceRefusal(of operation: String, by peer: PeerCredentials) -> ProtocolError? {
+        guard !isAdmin(peer) else { return nil }
+        let admin = adminGroup.map { ", or a member of group '\($0)' (daemon.admin_group)" } ?? " (set daemon.admin_group to let a group do it)"
+        return ProtocolError(.forbidden, field: "op",
+                             "uid \(peer.uid) may not \(operation): it acts on everyone's cards; only root, nookd's own user\(admin) may")
+    }
+
     /// Nil if `peer` may update, cancel or dismiss `activity`, else the refusal naming whose it is.
     /// `isAdmin`, when known, spares the group database look-up (inside the queue's actor).
     func refusal(of operation: String, on activity: NookActivity, by peer: PeerCredentials, isAdmin known: Bool? = nil) -> ProtocolError? {

@@ -206,6 +206,12 @@ final class RecallService: Sendable {
     /// The dismiss button, or a real card arriving: ends a recall at once. False when none ran.
     @discardableResult
     func end(because reason: String) -> Bool {
+        ending(because: reason) != nil
+    }
+
+    /// ``end(because:)``, returning the recall's cards not yet ended (the first is the one on
+    /// the glass, or about to be); nil when no recall ran.
+    func ending(because reason: String) -> [NookActivityID]? {
         let cards: [NookActivityID]? = state.withLock { state in
             guard state.active else { return nil }
             state.active = false
@@ -213,13 +219,13 @@ final class RecallService: Sendable {
             defer { state.cards = [] }
             return state.cards
         }
-        guard let cards else { return false }
+        guard let cards else { return nil }
         log("recall: ended (\(reason))")
         // The waiting ones first, so none of them takes the glass as the shown one leaves.
         Task { [queue] in
             for id in cards.reversed() { _ = await queue.cancel(id) }
         }
-        return true
+        return cards
     }
 
     // MARK: The cards

@@ -111,7 +111,7 @@ extension Daemon {
             checked.sender = connection.peer.sender
             let activity = checked
             let events = wait ? queue.events(where: { $0.id == activity.id }) : nil
-            let id = try accepted(try await enqueueUnique(activity, into: queue), activity, module: module, queue: queue, on: connection)
+            let id = try accepted(try await enqueueUnique(activity, into: queue, by: connection.peer), activity, module: module, queue: queue, on: connection)
             answerChange(EnqueueAnswer(id: id, module: module.rawValue))
             // Z1: while quiet, a priority configured to be suppressed ends at once.
             if quiet.suppresses(activity.priority) { await endSuppressed() }
@@ -130,11 +130,19 @@ extension Daemon {
             throw ProtocolError(.notFound, field: "activity", "no pending or shown activity has id \(id)")
 
         case .cancelAll(let key, let moduleName):
+            // Only the caller's own cards with the key, as its key coalesces only those (U3).
+            let permits = owners(for: connection.peer)
             var count = 0
-            for (_, queue) in try targets(moduleName) { count += await queue.cancelAll(coalescingKey: key) }
+            for (_, queue) in try targets(moduleName) { count += await queue.cancelAll(coalescingKey: key, permits: permits) }
             answerChange(CancelAllAnswer(cancelled: count))
 
         case .dismiss(let id):
+            // Without an id, a recall on the glass (U5) is what is meant, as for the dismiss
+            // input: it is nobody's card, so anyone who may use the socket may end it.
+            if id == nil, let shown = recall.ending(because: "dismiss requested by \(connection.peer)")?.first {
+                answer(DismissAnswer(dismissed: shown))
+                return
+            }
             let permits = owners(for: connection.peer)
             for (_, queue) in modules.map({ ($0, queues[$0]!) }) {
                 if let id {
@@ -183,6 +191,9 @@ extension Daemon {
                                 id.map { "activity \($0) is not on the glass (only a card on the glass can be invoked)" } ?? "nothing is on the glass to invoke")
 
         case .suspend(let moduleName), .resume(let moduleName), .quiesce(let moduleName):
+            // They hold back or release everyone's cards: a whole-device change.
+            let verb = switch request.operation { case .suspend: "suspend"; case .resume: "resume"; default: "quiesce" }
+            if let refusal = ownership.deviceRefusal(of: verb, by: connection.peer) { throw refusal }
             var names: [String] = []
             for (module, queue) in try targets(moduleName) {
                 switch request.operation {
@@ -304,6 +315,7 @@ extension Daemon {
             }
 
         case .home(let setting):
+            if let refusal = ownership.deviceRefusal(of: "set the home content", by: connection.peer) { throw refusal }
             let content: HomeContent = switch setting {
             case .clock: .clock
             case .blank: .blank
@@ -335,6 +347,8 @@ extension Daemon {
             if await screen.setHome(content).description != content.description { statusChanges.notify(.home) }
             answer(GlanceAnswer(home: content.description))
         case .quiet(let setting):
+            // Quiet holds back or ends (as suppressed) everyone's cards; reading it is open.
+            if setting != .status, let refusal = ownership.deviceRefusal(of: "change quiet hours", by: connection.peer) { throw refusal }
             answer(try await quietRequest(setting))
         case .update(let target, let changes, let restartDwell):
             let result = try await performUpdate(target, changes: changes, restartDwell: restartDwell, peer: connection.peer)
@@ -353,11 +367,12 @@ extension Daemon {
             let (entry, replay, moduleName) = try replayed(reference, by: connection.peer)
             let (module, queue) = try queue(moduleName)
             let activity = try checkedIcon(screen.fitted(replay))
-            let id = try accepted(try await enqueueUnique(activity, into: queue), activity, module: module, queue: queue, on: connection)
+            let id = try accepted(try await enqueueUnique(activity, into: queue, by: connection.peer), activity, module: module, queue: queue, on: connection)
             answerChange(HistoryReplayAnswer(id: id, module: module.rawValue, replayed: entry.number))
             if quiet.suppresses(activity.priority) { await endSuppressed() }
 
         case .focus(let name):
+            if let refusal = ownership.deviceRefusal(of: "switch the foreground module", by: connection.peer) { throw refusal }
             do {
                 let report = try await arbiter.switchForeground(to: NookModuleID(name))
                 statusChanges.notify(.foreground)
@@ -426,7 +441,9 @@ extension Daemon {
             for id in await queues[other]!.held(among: reserved) where heldIn[id] == nil { heldIn[id] = other }
         }
         let queued = activities.filter { heldIn[$0.id] == nil }
-        var results = await queue.enqueue(contentsOf: queued)[...]
+        // The admin check (a look-up in the user database) only when a key may need it.
+        let permits = queued.contains { $0.coalescingKey != nil } ? owners(for: connection.peer) : Self.noOwners
+        var results = await queue.enqueue(contentsOf: queued, coalescing: permits)[...]
         for ((request, _), outcome) in zip(run, outcomes) {
             let answer: Result<NookActivityID, ProtocolError>
             switch outcome {
@@ -470,11 +487,14 @@ extension Daemon {
     /// this queue (the caller goes on looking, or answers `notFound`).
     /// Whether `peer` may end an activity (U3), for the queue to ask inside its own step: the
     /// group database is read once per request, here, not inside the queue.
-    private func owners(for peer: PeerCredentials) -> @Sendable (NookActivity) -> Bool {
+    func owners(for peer: PeerCredentials) -> @Sendable (NookActivity) -> Bool {
         let isAdmin = ownership.isAdmin(peer)
         let ownership = self.ownership
         return { activity in ownership.refusal(of: "end", on: activity, by: peer, isAdmin: isAdmin) == nil }
     }
+
+    /// For an activity without a key, which coalesces nothing: no look-up needed.
+    static let noOwners: @Sendable (NookActivity) -> Bool = { _ in false }
 
     /// The `forbidden` answer for an activity the queue would not let `peer` end.
     private func refuseIfRefused(_ outcome: NookEndRequestOutcome, _ operation: String, peer: PeerCredentials) throws(ProtocolError) {
@@ -486,7 +506,8 @@ extension Daemon {
     /// Enqueues unless an activity with the same id is pending or on screen in any module, or
     /// being enqueued by another request right now: an id names one activity until it ends,
     /// and only the refused request hears about the refusal (issue 23).
-    private func enqueueUnique(_ activity: NookActivity, into queue: NookActivityQueue) async throws(ProtocolError) -> NookEnqueueResult {
+    /// Its key coalesces only the pending cards `peer` may end (U3).
+    private func enqueueUnique(_ activity: NookActivity, into queue: NookActivityQueue, by peer: PeerCredentials) async throws(ProtocolError) -> NookEnqueueResult {
         let id = activity.id
         func refusal(_ place: String) -> ProtocolError { Self.idRefusal(id, place) }
         guard idsBeingEnqueued.withLock({ $0.insert(id).inserted }) else { throw refusal("being enqueued by another request") }
@@ -494,7 +515,8 @@ extension Daemon {
         for module in modules where await queues[module]!.holds(id) {
             throw refusal("queued or on screen in module \(module)")
         }
-        return await queue.enqueue(activity)
+        // The admin check (a look-up in the user database) only when the key may need it.
+        return await queue.enqueue(activity, coalescing: activity.coalescingKey == nil ? Self.noOwners : owners(for: peer))
     }
 
     /// The activity with its icon file, if it names one, checked and replaced by the canonical

@@ -31,21 +31,50 @@ extension Daemon {
             iconPath = try checkedIcon(NookActivity(title: "icon", systemImage: icon)).systemImage
         }
         let resolvedIcon = iconPath
-        var changed: [UpdateAnswer.Change] = []
+        let change: @Sendable (NookActivity) throws -> NookActivity = { [screen] current in
+            if let refusal = ownership.refusal(of: "update", on: current, by: peer, isAdmin: isAdmin) { throw refusal }
+            var result = try changes.applied(to: current)
+            if let resolvedIcon { result.systemImage = resolvedIcon }
+            return screen.fitted(result)
+        }
+        // All or nothing: the change is made and checked for every card before any is changed,
+        // so one card refusing it (a timeout for a timed card) leaves the others as they were.
+        // Each queue checks its cards again and changes them in one step of its own.
+        var checked: [(queue: NookActivityQueue, ids: [NookActivityID])] = []
         for (queue, id) in targets {
+            guard let current = await queue.activity(id) else {
+                // Ended since it was looked up: by key, there is nothing left of it to change.
+                if case .key = target { continue }
+                throw ProtocolError(.notFound, field: "activity", "no pending or shown activity has id \(id); it has ended or never was")
+            }
             do {
-                let update = try await queue.update(id, restartDwell: restartDwell) { [screen] current in
-                    if let refusal = ownership.refusal(of: "update", on: current, by: peer, isAdmin: isAdmin) { throw refusal }
-                    var result = try changes.applied(to: current)
-                    if let resolvedIcon { result.systemImage = resolvedIcon }
-                    return screen.fitted(result)
-                }
-                changed.append(UpdateAnswer.Change(id: id, fields: ActivityField.changed(from: update.previous, to: update.activity).map(\.wireName),
-                                                   onScreen: update.wasOnScreen))
+                try change(current).validate()
             } catch let error as ProtocolError {
                 // By key, someone else's card with the same key is left alone, not an error,
                 // unless it was the only one.
                 if case .key = target, error.code == .forbidden, targets.count > 1 { continue }
+                throw error
+            } catch let error as NookActivityValidationError {
+                throw ProtocolError(.invalid, field: "changes.\(error.field)", error.problem)
+            } catch {
+                throw ProtocolError(.internalError, "update failed: \(error)")
+            }
+            if let index = checked.firstIndex(where: { $0.queue === queue }) { checked[index].ids.append(id) } else { checked.append((queue, [id])) }
+        }
+        if checked.isEmpty {
+            if case .key = target, !targets.isEmpty { throw ProtocolError(.forbidden, field: "key", "every activity with this key was sent by another user") }
+            throw ProtocolError(.notFound, field: "activity", "no pending or shown activity is left to update; it has ended")
+        }
+        var changed: [UpdateAnswer.Change] = []
+        // A new key coalesces only the pending cards the caller may end (U3).
+        let permits = owners(for: peer)
+        for (queue, ids) in checked {
+            do {
+                for update in try await queue.update(ids, restartDwell: restartDwell, coalescing: permits, change) {
+                    changed.append(UpdateAnswer.Change(id: update.activity.id, fields: ActivityField.changed(from: update.previous, to: update.activity).map(\.wireName),
+                                                       onScreen: update.wasOnScreen))
+                }
+            } catch let error as ProtocolError {
                 throw error
             } catch let error as NookUpdateError {
                 switch error {
@@ -58,9 +87,6 @@ extension Daemon {
             } catch {
                 throw ProtocolError(.internalError, "update failed: \(error)")
             }
-        }
-        if changed.isEmpty {
-            throw ProtocolError(.forbidden, field: "key", "every activity with this key was sent by another user")
         }
         return UpdateAnswer(updated: changed)
     }

@@ -95,6 +95,66 @@ struct EscalationEndToEndTests {
         #expect(daemon.stop().status == 0)
     }
 
+    @Test func z4_theStepsSeeTheBlockerAsUpdatedNotAsEnqueued() throws {
+        let scratch = Scratch()
+        let log = scratch.path + "/hook.log"
+        let hook = scratch.file("hook.sh", "printf '%s|%s\\n' \"$NOOK_ACTIVITY_TITLE\" \"$NOOK_ACTIVITY_PRIORITY\" >> \(log)\n")
+        // Steps every 2 s for a while: some come after the update however late it lands.
+        let steps = Array(repeating: "\"hook\"", count: 15).joined(separator: ", ")
+        let config = scratch.file("nook.toml", "[escalation]\nafter_s = 2\nevery_s = 2\nsteps = [\(steps)]\non_escalate = [\"/bin/sh\", \"\(hook)\"]\n")
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+        let watcher = try daemon.client(timeout: .seconds(30))
+        try watcher.sendRaw(Array((Request(id: .string("w"), operation: .watch).encoded() + "\n").utf8))
+        _ = try watcher.readLine()
+        let alarm = NookActivity(title: "Laundry done", presentation: .blocker(timeout: nil))
+        try daemon.request(.enqueue(alarm, module: nil, wait: false))
+        // Its escalation starts when it is presented: the update comes after that.
+        _ = try readEvents(watcher) { $0["id"] == .string(alarm.id.description) && $0["event"] == .string("presented") }
+        // Quiet holds a normal blocker's steps; the update makes it high, which quiet lets through.
+        try daemon.request(.quiet(.on))
+        let updated = try nookctl(["update", alarm.id.description, "--priority", "high", "--title", "Freezer open"], socket: daemon.socket)
+        #expect(updated.status == 0, "\(updated)")
+        try eventually("a step with the card as it is now", timeout: 40) {
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").contains("Freezer open|high")
+        }
+        #expect(daemon.stop().status == 0)
+    }
+
+    @Test func z4_aBlockerUpdatedToTimedStopsEscalating() throws {
+        let scratch = Scratch()
+        let hook = scratch.file("hook.sh", "touch \(scratch.path)/ran\n")
+        let config = scratch.file("nook.toml", "[escalation]\nafter_s = 5\nevery_s = 1\nsteps = [\"hook\", \"hook\"]\non_escalate = [\"/bin/sh\", \"\(hook)\"]\n")
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+        let watcher = try daemon.client(timeout: .seconds(30))
+        try watcher.sendRaw(Array((Request(id: .string("w"), operation: .watch).encoded() + "\n").utf8))
+        _ = try watcher.readLine()
+        let alarm = NookActivity(title: "Download running", presentation: .blocker(timeout: nil))
+        try daemon.request(.enqueue(alarm, module: nil, wait: false))
+        _ = try readEvents(watcher) { $0["id"] == .string(alarm.id.description) && $0["event"] == .string("presented") }
+        // Timed now, with a dwell well past the steps: nobody needs to acknowledge it.
+        let updated = try nookctl(["update", alarm.id.description, "--timed", "--dwell", "60"], socket: daemon.socket)
+        #expect(updated.status == 0, "\(updated)")
+        usleep(8_000_000)
+        #expect(!FileManager.default.fileExists(atPath: scratch.path + "/ran"), "a timed card escalated")
+        #expect((try daemon.request(.status)).serialized.contains("Download running"), "still on the glass")
+        #expect(daemon.stop().status == 0)
+    }
+
+    @Test func z4_aTimedCardUpdatedIntoABlockerOnTheGlassEscalatesFromTheUpdate() throws {
+        let scratch = Scratch()
+        let daemon = try nookdWithOneHookStep("touch \(scratch.path)/ran", in: scratch)
+        let watcher = try daemon.client(timeout: .seconds(30))
+        try watcher.sendRaw(Array((Request(id: .string("w"), operation: .watch).encoded() + "\n").utf8))
+        _ = try watcher.readLine()
+        let card = NookActivity(title: "Oven preheated", dwell: .seconds(60))
+        try daemon.request(.enqueue(card, module: nil, wait: false))
+        _ = try readEvents(watcher) { $0["id"] == .string(card.id.description) && $0["event"] == .string("presented") }
+        let updated = try nookctl(["update", card.id.description, "--blocker"], socket: daemon.socket)
+        #expect(updated.status == 0, "\(updated)")
+        try eventually("the hook of the blocker it became", timeout: 30) { FileManager.default.fileExists(atPath: scratch.path + "/ran") }
+        #expect(daemon.stop().status == 0)
+    }
+
     @Test func z4_aHookStepWithoutACommandIsAConfigError() throws {
         let scratch = Scratch()
         let path = scratch.file("bad.toml", "[escalation]\nsteps = [\"brighter\", \"hook\"]\n")

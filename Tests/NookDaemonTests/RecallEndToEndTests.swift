@@ -117,4 +117,22 @@ struct RecallEndToEndTests {
         #expect(try historyCount(daemon) == 4, "recalls wrote no history")
         #expect(daemon.stop().status == 0)
     }
+
+    @Test func u5_dismissWithoutAnIdEndsARecallAsTheDismissInputDoes() throws {
+        let scratch = Scratch()
+        // Each recalled card rests long enough for the dismiss to find the recall running.
+        let daemon = try start(scratch, recallDwellMs: 30_000)
+        try daemon.request(.enqueue(NookActivity(title: "Kettle boiled", dwell: .milliseconds(100)), module: nil, wait: false))
+        try eventually("the card in the history", timeout: 30) { try historyCount(daemon) == 1 }
+        try eventually("the display idle", timeout: 30) { (try daemon.request(.status))["modules"]?.items.first?["current"] == .null }
+        try press(daemon, .open, holdMs: 900)
+        try eventually("the recalled card on the glass", timeout: 30) {
+            (try daemon.request(.status))["modules"]?.items.first?["current"] == .null && log(daemon).contains("showing the 1 newest")
+        }
+        let dismissed = try nookctl(["dismiss"], socket: daemon.socket)
+        #expect(dismissed.status == 0, "\(dismissed)")
+        try eventually("the recall ended", timeout: 30) { log(daemon).contains("recall: ended (dismiss requested by") }
+        #expect(try historyCount(daemon) == 1, "nothing else was dismissed")
+        #expect(daemon.stop().status == 0)
+    }
 }
