@@ -448,13 +448,19 @@ final class ActivityHistory: Sendable {
 
     var degraded: Bool { state.withLock { $0.degradedSince != nil } }
 
-    /// About the bytes of the entry's line in the file (its JSON, checksum and newline), from the
-    /// lengths of its texts: cheap enough to take for every end under the lock.
+    /// About the bytes of the entry's line in the file (its JSON, checksum and newline), from its
+    /// texts as JSON escapes them and a fixed share for the rest: cheap enough to take for
+    /// every end under the lock.
     static func size(of entry: HistoryEntry) -> Int {
         let activity = entry.activity
-        let texts = activity.title.utf8.count + (activity.subtitle?.utf8.count ?? 0) + (activity.coalescingKey?.utf8.count ?? 0)
-            + (activity.systemImage?.utf8.count ?? 0) + (activity.sender?.name?.utf8.count ?? 0) + entry.module.utf8.count
-        return texts + 400
+        let texts = [activity.title, activity.subtitle, activity.coalescingKey, activity.systemImage, activity.sender?.name, entry.module]
+        return texts.reduce(400) { total, text in total + (text.map(escapedBytes) ?? 0) }
+    }
+
+    /// Bytes of `text` inside a JSON string: control characters take up to six, quotes and
+    /// backslashes two.
+    static func escapedBytes(_ text: String) -> Int {
+        text.utf8.reduce(0) { count, byte in count + (byte < 0x20 ? 6 : byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") ? 2 : 1) }
     }
 
     /// The last `bytes` of the regular file at `path` from its first whole line on, and the

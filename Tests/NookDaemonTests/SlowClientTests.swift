@@ -59,6 +59,19 @@ struct ConnectionLimitsUnitTests {
         #expect(heavy.utf8.count <= LogText.maximumBytes, "\(heavy.utf8.count) bytes")
     }
 
+    @Test func u4_anEntrysMeasureFollowsItsLineInTheFileEvenForTextsJSONEscapes() {
+        for title in [String(repeating: "a", count: 500), String(repeating: "\u{1}", count: 500), String(repeating: "\"", count: 500), "short"] {
+            var activity = NookActivity(title: title, subtitle: String(repeating: "\\", count: 300))
+            activity.coalescingKey = "key"
+            activity.sender = NookSender(uid: 1000, pid: 42, name: "curl")
+            let entry = HistoryEntry(number: 7, activity: activity, module: "default", enqueuedAt: 1.7e9, shownAt: 1.7e9 + 1,
+                                     endedAt: 1.7e9 + 2, ending: "completed", onGlass: true)
+            let line = 9 + entry.json.serializedBytes.count + 1
+            let measured = ActivityHistory.size(of: entry)
+            #expect(measured >= line * 9 / 10 && measured <= line + 400, "\(measured) for a line of \(line)")
+        }
+    }
+
     @Test func c1_aListTooLargeForOneAnswerComesInPagesThatJoinToTheWhole() throws {
         func card(_ n: Int) -> NookActivity { NookActivity(title: "card \(n) " + String(repeating: "x", count: 300)) }
         let modules = [ListAnswer.Module(name: "default", current: card(0), pending: (1...40).map(card)),
@@ -247,10 +260,10 @@ struct SlowClientTests {
         let config = scratch.file("nook.toml", "[history]\nmax_entries = 5000\nmax_bytes = 33554432\n")
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
         #expect(try nookctl(["suspend"], socket: daemon.socket).status == 0)
-        // About 4.5 MB of entries: more than a client may leave unread (4 MiB).
-        try flood(daemon, count: 2601, title: String(repeating: "h", count: 250), subtitle: String(repeating: "s", count: 1000))
+        // About 5 MB of entries: more than a client may leave unread (4 MiB).
+        try flood(daemon, count: 3001, title: String(repeating: "h", count: 250), subtitle: String(repeating: "s", count: 1000))
         try eventually("the entries recorded", timeout: 60) {
-            try HistoryAnswer(json: daemon.request(.history(HistoryQuery(limit: 1)))).total == 2600
+            try HistoryAnswer(json: daemon.request(.history(HistoryQuery(limit: 1)))).total == 3000
         }
 
         // A client that does not page (an older one) gets the newest page and where the rest starts.
@@ -260,16 +273,16 @@ struct SlowClientTests {
         #expect(line.count <= NookProtocol.answerPageBytes + 4096, "\(line.count) bytes in one answer")
         guard case .success(_, let result) = try ResponseLine.decode(line) else { throw DaemonFailure("refused") }
         let first = try HistoryAnswer(json: result)
-        #expect(first.total == 2600 && first.entries.last?.number == 2600 && first.next == first.entries.first?.number, "\(first.entries.count), next \(String(describing: first.next))")
+        #expect(first.total == 3000 && first.entries.last?.number == 3000 && first.next == first.entries.first?.number, "\(first.entries.count), next \(String(describing: first.next))")
 
         let whole = try nookctl(["history", "--json"], socket: daemon.socket)
         #expect(whole.status == 0, "\(whole.error)")
         let entries = try HistoryAnswer(json: JSONValue.parse(Array(whole.output.utf8))).entries
-        #expect(entries.map { Int($0.number) } == Array(1...2600), "every entry once, oldest first")
+        #expect(entries.map { Int($0.number) } == Array(1...3000), "every entry once, oldest first")
         let newest = try HistoryAnswer(json: JSONValue.parse(Array(try nookctl(["history", "--limit", "1500", "--json"], socket: daemon.socket).output.utf8)))
-        #expect(newest.entries.map { Int($0.number) } == Array(1101...2600))
+        #expect(newest.entries.map { Int($0.number) } == Array(1501...3000))
         let human = try nookctl(["history"], socket: daemon.socket)
-        #expect(human.status == 0 && human.output.split(separator: "\n").count >= 2600, "\(human.error)")
+        #expect(human.status == 0 && human.output.split(separator: "\n").count >= 3000, "\(human.error)")
         #expect(daemon.stop().status == 0)
     }
 
