@@ -218,7 +218,7 @@ struct SlowClientTests {
         // A `nookctl watch` stopped with SIGSTOP, and watchers that never read at all.
         let stopped = Process()
         stopped.executableURL = URL(fileURLWithPath: Built.nookctl)
-        stopped.arguments = ["watch", "--socket", daemon.socket]
+        stopped.arguments = ["watch", "--json", "--socket", daemon.socket]
         let printed = Pipe.closedOnExec(), complaint = Pipe.closedOnExec()
         stopped.standardOutput = printed
         stopped.standardError = complaint
@@ -230,10 +230,17 @@ struct SlowClientTests {
             return client
         }
         try eventually("four watchers", timeout: 30) { try status(daemon).connections == 5 }
+        // Connected is not yet subscribed: stopped only once it has printed a probe card's event.
+        let seen = PipeLines(printed)
+        try eventually("nookctl watch subscribed", timeout: 60) {
+            let probe = try nookctl(["enqueue", "--title", "Probe", "--dwell", "0.1", "--key", "probe"], socket: daemon.socket)
+            let probeID = JSONValue.string(probe.output.trimmingCharacters(in: .whitespacesAndNewlines))
+            return try seen.next(within: TestBounds.seconds(2)) { $0["id"] == probeID } != nil
+        }
         kill(stopped.processIdentifier, SIGSTOP)
         // Every watcher hears two events with the title per card (enqueued, coalesced).
         #expect(try nookctl(["suspend"], socket: daemon.socket).status == 0)
-        try flood(daemon, count: 1500, title: String(repeating: "t", count: 400))
+        try flood(daemon, count: 2000, title: String(repeating: "t", count: 200))
 
         try eventually("the slowest dropped, named in the log", timeout: 60) { daemon.log.contains("over daemon.max_buffered_bytes (\(budget))") }
         let buffered = try #require(try status(daemon).bufferedBytes, "status says what waits for clients")
@@ -261,9 +268,9 @@ struct SlowClientTests {
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
         #expect(try nookctl(["suspend"], socket: daemon.socket).status == 0)
         // About 5 MB of entries: more than a client may leave unread (4 MiB).
-        try flood(daemon, count: 3001, title: String(repeating: "h", count: 250), subtitle: String(repeating: "s", count: 1000))
+        try flood(daemon, count: 3401, title: String(repeating: "h", count: 200), subtitle: String(repeating: "s", count: 900))
         try eventually("the entries recorded", timeout: 60) {
-            try HistoryAnswer(json: daemon.request(.history(HistoryQuery(limit: 1)))).total == 3000
+            try HistoryAnswer(json: daemon.request(.history(HistoryQuery(limit: 1)))).total == 3400
         }
 
         // A client that does not page (an older one) gets the newest page and where the rest starts.
@@ -273,16 +280,16 @@ struct SlowClientTests {
         #expect(line.count <= NookProtocol.answerPageBytes + 4096, "\(line.count) bytes in one answer")
         guard case .success(_, let result) = try ResponseLine.decode(line) else { throw DaemonFailure("refused") }
         let first = try HistoryAnswer(json: result)
-        #expect(first.total == 3000 && first.entries.last?.number == 3000 && first.next == first.entries.first?.number, "\(first.entries.count), next \(String(describing: first.next))")
+        #expect(first.total == 3400 && first.entries.last?.number == 3400 && first.next == first.entries.first?.number, "\(first.entries.count), next \(String(describing: first.next))")
 
         let whole = try nookctl(["history", "--json"], socket: daemon.socket)
         #expect(whole.status == 0, "\(whole.error)")
         let entries = try HistoryAnswer(json: JSONValue.parse(Array(whole.output.utf8))).entries
-        #expect(entries.map { Int($0.number) } == Array(1...3000), "every entry once, oldest first")
+        #expect(entries.map { Int($0.number) } == Array(1...3400), "every entry once, oldest first")
         let newest = try HistoryAnswer(json: JSONValue.parse(Array(try nookctl(["history", "--limit", "1500", "--json"], socket: daemon.socket).output.utf8)))
-        #expect(newest.entries.map { Int($0.number) } == Array(1501...3000))
+        #expect(newest.entries.map { Int($0.number) } == Array(1901...3400))
         let human = try nookctl(["history"], socket: daemon.socket)
-        #expect(human.status == 0 && human.output.split(separator: "\n").count >= 3000, "\(human.error)")
+        #expect(human.status == 0 && human.output.split(separator: "\n").count >= 3400, "\(human.error)")
         #expect(daemon.stop().status == 0)
     }
 
@@ -292,11 +299,11 @@ struct SlowClientTests {
         let roomy = scratch.file("roomy.toml", "[history]\nmax_entries = 5000\nmax_bytes = 16777216\n")
         var daemon = try DaemonProcess(scratch: scratch, arguments: journal + ["--config", roomy])
         #expect(try nookctl(["suspend"], socket: daemon.socket).status == 0)
-        try flood(daemon, count: 1301, title: String(repeating: "h", count: 250), subtitle: String(repeating: "s", count: 1000))
+        try flood(daemon, count: 1601, title: String(repeating: "h", count: 200), subtitle: String(repeating: "s", count: 900))
         // The last one pending ends too, so that nothing is restored to end after the restart.
         #expect(try nookctl(["cancel-all", "flood"], socket: daemon.socket).status == 0)
         try eventually("the entries recorded", timeout: 60) {
-            try HistoryAnswer(json: daemon.request(.history(HistoryQuery(limit: 1)))).total == 1301
+            try HistoryAnswer(json: daemon.request(.history(HistoryQuery(limit: 1)))).total == 1601
         }
         #expect(daemon.stop().status == 0)
         let file = scratch.path + "/history"
@@ -310,9 +317,9 @@ struct SlowClientTests {
             try HistoryAnswer(json: JSONValue.parse(Array(try nookctl(["history", "--json"], socket: daemon.socket).output.utf8))).entries
         }
         var entries = try kept()
-        #expect(entries.last?.number == 1301, "the newest kept")
-        #expect(entries.map { Int($0.number) } == Array((1302 - entries.count)...1301), "the newest, none skipped")
-        let lineBytes = 1250 + 100
+        #expect(entries.last?.number == 1601, "the newest kept")
+        #expect(entries.map { Int($0.number) } == Array((1602 - entries.count)...1601), "the newest, none skipped")
+        let lineBytes = 1100 + 100
         #expect(entries.count >= 100 && entries.count * lineBytes <= bound, "\(entries.count) entries within \(bound) bytes")
         #expect(daemon.log.contains("more than history.max_bytes"), "says so")
         try eventually("the file rewritten within the bound", timeout: 30) {
@@ -321,7 +328,7 @@ struct SlowClientTests {
 
         // Running on, it stays within the bound and keeps the newest.
         #expect(try nookctl(["suspend"], socket: daemon.socket).status == 0)
-        try flood(daemon, count: 300, title: String(repeating: "n", count: 250), subtitle: String(repeating: "s", count: 1000))
+        try flood(daemon, count: 300, title: String(repeating: "n", count: 200), subtitle: String(repeating: "s", count: 900))
         try eventually("the newest recorded", timeout: 60) { try kept().contains { $0.activity.title.hasPrefix("298 n") } }
         entries = try kept()
         #expect(entries.count >= 100 && entries.count * lineBytes <= bound, "\(entries.count) entries")
