@@ -21,10 +21,15 @@ import Synchronization
 /// tried ten seconds later. Start-up drops a torn or zero-filled tail, and any damaged line,
 /// with a warning; the entries are independent, so the rest is kept.
 final class ActivityHistory: Sendable {
-    /// How much is kept (`[history]`): at most `maxEntries`, none older than `maxAge` seconds.
+    /// How much is kept (`[history]`): at most `maxEntries` taking at most `maxBytes` (as the
+    /// file's lines measure them), none older than `maxAge` seconds.
     struct Bounds: Hashable, Sendable {
         var maxEntries = 1000
         var maxAge: Double = 7 * 86_400
+        /// A small board's share: a kept entry costs about twice its line in nookd's memory.
+        var maxBytes = 4 << 20
+        /// From 256 KiB: a bound below one large entry would keep nothing.
+        static let bytesRange = (256 << 10)...(256 << 20)
         /// Up to 20,000: an entry may hold several KiB (a 512-character title, a 1024-character
         /// subtitle, an icon path), and every kept one is in nookd's memory.
         static let entriesRange = 1...20_000
@@ -50,6 +55,8 @@ final class ActivityHistory: Sendable {
         /// so dropping one per end costs no shifting of the rest).
         var entries: [HistoryEntry] = []
         var head = 0
+        /// ``ActivityHistory/size(of:)`` of the kept entries together.
+        var keptBytes = 0
         /// The JSON of kept entries by number, as the writer thread encoded them for the file (or
         /// as a query first needed them): `history` answers are these bytes joined, not a tree
         /// built and serialized again per query (issue 17). Dropped with their entries.
@@ -148,7 +155,15 @@ final class ActivityHistory: Sendable {
         var loaded: [HistoryEntry] = []
         var lines = 0
         var wantsRewrite = false
-        switch DurableFile.contents(of: path, limit: Self.maximumBytes) {
+        // A file larger than the bound needs is read from its end: its newest entries are kept.
+        let readLimit = min(Self.maximumBytes, 2 * bounds.maxBytes + (1 << 20))
+        var contents = DurableFile.contents(of: path, limit: readLimit)
+        if case .failed = contents, let (tail, size) = Self.tail(of: path, bytes: readLimit) {
+            warnings.append("history \(path): \(size) bytes, more than history.max_bytes (\(bounds.maxBytes)) keeps; read its last \(readLimit) bytes and kept the newest entries that fit")
+            contents = .contents(tail)
+            wantsRewrite = true
+        }
+        switch contents {
         case .missing:
             // Created by the writer, with its directory entry synced.
             wantsRewrite = true
@@ -167,7 +182,7 @@ final class ActivityHistory: Sendable {
             lines = scan.lines
             if let damage = scan.damage { warnings.append("history \(path): \(damage)") }
             // A tail without its newline would glue the next line onto it: rewrite first.
-            wantsRewrite = scan.damage != nil || (bytes.last.map { $0 != UInt8(ascii: "\n") } ?? false)
+            wantsRewrite = wantsRewrite || scan.damage != nil || (bytes.last.map { $0 != UInt8(ascii: "\n") } ?? false)
         }
         let now = wallClock()
         state.withLock { state in
@@ -176,6 +191,7 @@ final class ActivityHistory: Sendable {
             // form (another nookd's, or edited), and an answer must say what the entry is.
             state.sharedNumbers = Set(zip(state.entries, state.entries.dropFirst()).filter { $0.number == $1.number }.map(\.0.number))
             state.nextNumber = (state.entries.last?.number ?? 0) + 1
+            state.keptBytes = state.entries.reduce(0) { $0 + Self.size(of: $1) }
             state.fileRecords = lines
             prune(&state, now: now)
             if !wantsRewrite {
@@ -277,6 +293,7 @@ final class ActivityHistory: Sendable {
                                  enqueuedAt: live.enqueuedAt, shownAt: live.shownAt, endedAt: now, ending: how, onGlass: live.onGlass)
         state.nextNumber += 1
         state.entries.append(entry)
+        state.keptBytes += Self.size(of: entry)
         // Memory-only while the file cannot be written: the rewrite that ends it takes every entry.
         if path != nil, !state.stopped, state.degradedSince == nil {
             state.unwritten.append(entry)
@@ -290,8 +307,10 @@ final class ActivityHistory: Sendable {
     private func prune(_ state: inout State, now: Double) {
         let oldest = now - state.bounds.maxAge
         while state.head < state.entries.count,
-              state.entries.count - state.head > state.bounds.maxEntries || state.entries[state.head].endedAt < oldest {
+              state.entries.count - state.head > state.bounds.maxEntries || state.keptBytes > state.bounds.maxBytes
+                || state.entries[state.head].endedAt < oldest {
             state.encoded[state.entries[state.head].number] = nil
+            state.keptBytes -= Self.size(of: state.entries[state.head])
             state.head += 1
         }
         if state.head > 0, state.head * 2 >= state.entries.count {
@@ -375,6 +394,7 @@ final class ActivityHistory: Sendable {
             let before = state.kept.count
             state.entries = uid.map { uid in state.kept.filter { $0.activity.sender?.uid != uid } } ?? []
             state.head = 0
+            state.keptBytes = state.entries.reduce(0) { $0 + Self.size(of: $1) }
             let remaining = Set(state.entries.map(\.number))
             state.encoded = state.encoded.filter { remaining.contains($0.key) }
             guard path != nil else { return (before - state.entries.count, 0) }
@@ -450,6 +470,41 @@ final class ActivityHistory: Sendable {
     }
 
     var degraded: Bool { state.withLock { $0.degradedSince != nil } }
+
+    /// About the bytes of the entry's line in the file (its JSON, checksum and newline), from its
+    /// texts as JSON escapes them and a fixed share for the rest: cheap enough to take for
+    /// every end under the lock.
+    static func size(of entry: HistoryEntry) -> Int {
+        let activity = entry.activity
+        let texts = [activity.title, activity.subtitle, activity.coalescingKey, activity.systemImage, activity.sender?.name, entry.module]
+        return texts.reduce(400) { total, text in total + (text.map(escapedBytes) ?? 0) }
+    }
+
+    /// Bytes of `text` inside a JSON string: control characters take up to six, quotes and
+    /// backslashes two.
+    static func escapedBytes(_ text: String) -> Int {
+        text.utf8.reduce(0) { count, byte in count + (byte < 0x20 ? 6 : byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") ? 2 : 1) }
+    }
+
+    /// The last `bytes` of the regular file at `path` from its first whole line on, and the
+    /// file's size, if it is larger than `bytes`; nil otherwise or when it cannot be read.
+    static func tail(of path: String, bytes: Int) -> ([UInt8], Int)? {
+        guard let file = try? FileDescriptor.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY), let info = try? file.status(),
+              info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) > bytes else { return nil }
+        var buffer = [UInt8](repeating: 0, count: bytes)
+        var count = 0
+        let start = Int(info.st_size) - bytes
+        while count < bytes {
+            let read = buffer.withUnsafeMutableBytes { raw in
+                retryingInterrupts { pread(file.rawValue, raw.baseAddress! + count, bytes - count, off_t(start + count)) }
+            }
+            if read < 0 { return nil }
+            if read == 0 { break }
+            count += read
+        }
+        guard let newline = buffer[..<count].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        return (Array(buffer[(newline + 1)..<count]), Int(info.st_size))
+    }
 }
 
 /// The readable entries of a history file, and what could not be read.

@@ -4,6 +4,30 @@ import Glibc
 import NookProtocol
 import NookActivities
 import NookSystem
+import Synchronization
+
+/// Bytes queued for every client together, bounded by `daemon.max_buffered_bytes`: 256 clients
+/// that never read, each under the per-client bound, would otherwise hold a gigabyte. Past the
+/// budget the server drops the clients with the most waiting (``SocketServer``).
+final class OutboundBudget: Sendable {
+    /// Default for `daemon.max_buffered_bytes`: a small board's spare memory, several times
+    /// what the busiest reading clients need.
+    static let defaultLimit = 16 << 20
+    let limit: Int
+    private let total = Atomic<Int>(0)
+
+    init(limit: Int) { self.limit = limit }
+
+    var buffered: Int { total.load(ordering: .relaxed) }
+    var isExceeded: Bool { buffered > limit }
+
+    /// Adds `delta` (negative when bytes left); true when that took the total past the limit.
+    func change(by delta: Int) -> Bool {
+        guard delta != 0 else { return false }
+        let now = total.add(delta, ordering: .relaxed).newValue
+        return delta > 0 && now > limit
+    }
+}
 
 /// One client. Answers and events are queued with ``send(_:)`` from any task; the server's
 /// poll loop writes them out, or the handler task at the end of a batch of requests (see
@@ -29,6 +53,8 @@ public final class ClientConnection: Sendable {
     /// the journal may hold it after the server let go): the server counts descriptors, not
     /// connections it still serves, against `daemon.max_connections`.
     private let released: @Sendable () -> Void
+    private let budget: OutboundBudget?
+    private let clock: @Sendable () -> Duration
 
     struct State {
         /// What the poll thread may write; `written` bytes of it are gone already.
@@ -55,6 +81,8 @@ public final class ClientConnection: Sendable {
         var gatedBytes = 0
         /// The highest mark known settled.
         var settled: UInt64 = 0
+        /// When the last batch of requests was answered (the server's clock), for idle timeouts.
+        var lastAnswered: Duration = .zero
 
         var backlog: Int { outbound.count - written + held.count + gatedBytes }
     }
@@ -63,16 +91,42 @@ public final class ClientConnection: Sendable {
     private let closedGate = Latch()
 
     init(socket: FileDescriptor, peer: PeerCredentials, number: Int, wake: @escaping @Sendable () -> Void,
-         settle: @escaping SocketServer.Settle = { _ in nil }, released: @escaping @Sendable () -> Void = {}) {
+         settle: @escaping SocketServer.Settle = { _ in nil }, released: @escaping @Sendable () -> Void = {},
+         budget: OutboundBudget? = nil, clock: @escaping @Sendable () -> Duration = { MonotonicClock.now }) {
         self.socket = socket
         self.peer = peer
         self.number = number
         self.wake = wake
         self.settle = settle
         self.released = released
+        self.budget = budget
+        self.clock = clock
+        state.withLock { $0.lastAnswered = clock() }
     }
 
     deinit { released() }
+
+    /// Changes the state, counting what that adds to or takes from the bytes waiting for the
+    /// client against the shared budget; wakes the server when that passed the budget.
+    private func mutate<Result: Sendable>(_ body: (inout State) -> Result) -> Result {
+        let (result, delta) = state.withLock { state -> (Result, Int) in
+            let before = state.backlog
+            let result = body(&state)
+            return (result, state.backlog - before)
+        }
+        if budget?.change(by: delta) == true { wake() }
+        return result
+    }
+
+    /// Bytes waiting to be written to the client (queued, held, or gated by the journal).
+    var backlog: Int { state.withLock { $0.backlog } }
+
+    /// What the server's timeouts need: whether nookd owes the client anything (requests in
+    /// flight, which a running watch, inputs or enqueue-with-wait stream is until it ends, or
+    /// answers unwritten), and when its last batch was answered.
+    var activity: (answering: Bool, lastAnswered: Duration) {
+        state.withLock { ($0.inFlight > 0 || $0.backlog > 0, $0.lastAnswered) }
+    }
 
     public var isClosed: Bool { state.withLock { $0.closed } }
 
@@ -104,8 +158,9 @@ public final class ClientConnection: Sendable {
     /// The handler answered `count` lines; wakes the poll thread if that takes the connection
     /// back under the in-flight limit, where it had stopped reading.
     func answered(lines count: Int) {
+        let now = clock()
         let wasAtLimit = state.withLock { state -> Bool in
-            defer { state.inFlight -= count }
+            defer { state.inFlight -= count; state.lastAnswered = now }
             return state.inFlight >= Self.maximumInFlight
         }
         if wasAtLimit { wake() }
@@ -120,7 +175,7 @@ public final class ClientConnection: Sendable {
 
     /// Writes what the socket takes now (the poll thread saw it writable).
     func flush() {
-        let broken = state.withLock { Self.writeOut(fd, &$0) == .broken }
+        let broken = mutate { Self.writeOut(fd, &$0) == .broken }
         if broken { markClosed() }
     }
 
@@ -144,7 +199,7 @@ public final class ClientConnection: Sendable {
     /// is not validated again as a `String` on its way out.
     @discardableResult
     public func send(utf8 line: some Collection<UInt8>) -> Bool {
-        var outcome = state.withLock { state -> SendOutcome in
+        var outcome = mutate { state -> SendOutcome in
             guard !state.closed else { return .closed }
             if !state.holdingOutput, !state.gated.isEmpty {
                 // Behind answers still waiting for the disk: keep the order.
@@ -158,7 +213,7 @@ public final class ClientConnection: Sendable {
             return state.backlog <= Self.outboundLimit ? .held : .overLimit
         }
         if outcome == .visible {
-            outcome = state.withLock { state -> SendOutcome in
+            outcome = mutate { state -> SendOutcome in
                 guard !state.closed else { return .closed }
                 state.outbound.append(contentsOf: line)
                 state.outbound.append(0x0A)
@@ -227,7 +282,7 @@ public final class ClientConnection: Sendable {
     /// (`unsaved` says why), the answers that depended on them say so (J1).
     private func releaseGated(through mark: UInt64, unsaved: String? = nil) {
         let warning = unsaved.map(Self.unsavedWarning)
-        let result = state.withLock { state -> WriteResult in
+        let result = mutate { state -> WriteResult in
             if warning == nil { state.settled = max(state.settled, mark) }
             guard !state.closed else { return .done }
             var released = 0
@@ -282,7 +337,7 @@ public final class ClientConnection: Sendable {
     /// Makes what was held visible and writes it from the calling thread; whatever the socket
     /// cannot take now is left to the poll thread.
     func releaseOutput() {
-        let result = state.withLock { state -> WriteResult in
+        let result = mutate { state -> WriteResult in
             state.holdingOutput = false
             guard !state.closed else { return .done }
             state.outbound.append(contentsOf: state.held)
@@ -331,7 +386,7 @@ public final class ClientConnection: Sendable {
     /// client sees end of file at once (`shutdown`) although the descriptor stays open until
     /// the last task holding the connection lets go.
     func markClosed(droppedForNotReading: Bool = false) {
-        let wasOpen = state.withLock { state -> Bool in
+        let wasOpen = mutate { state -> Bool in
             if droppedForNotReading { state.dropped = true }
             defer {
                 state.closed = true

@@ -201,7 +201,7 @@ public final class Daemon: Sendable {
                 for module in modules {
                     group.addTask {
                         for await event in queues[module]!.events() {
-                            logger.debug("\(event.kind.name) \(event.id) \"\(event.activity.title)\"", metadata: ["module": "\(module)"])
+                            logger.debug("\(event.kind.name) \(event.id) \"\(LogText.short(event.activity.title))\"", metadata: ["module": "\(module)"])
                         }
                     }
                 }
@@ -342,6 +342,7 @@ public final class Daemon: Sendable {
             let server = try SocketServer(
                 path: config.socketPath, mode: config.socketMode, group: config.socketGroup, policy: policy,
                 maximumLine: NookProtocol.maximumLineBytes, logger: logger, maximumConnections: config.maxConnections,
+                limits: config.connectionLimits, privileged: { [ownership] peer in ownership.isAdmin(peer) },
                 handler: { [weak self] connection, lines in await self?.handle(connection, batch: lines) },
                 refusal: { connection, problem in
                     if case .tooLong(let bytes) = problem {

@@ -40,6 +40,8 @@ public struct DaemonConfig: Sendable {
     public var framesLimit = FrameWriter.defaultLimit
     /// Open socket connections at most; more are refused with a reason (C1).
     public var maxConnections = SocketServer.defaultMaximumConnections
+    /// Timeouts, the per-user share and the buffer budget for slow clients (C1, C4).
+    public var connectionLimits = ConnectionLimits()
     public var rotation: Rotation = .none
     /// DRM: the card (`/dev/dri/card0`), connector (`HDMI-A-1`) and mode (`1280x400@60`);
     /// nil takes the first card with a connected connector and its preferred mode.
@@ -163,6 +165,14 @@ public struct DaemonConfig: Sendable {
             iconDirectories = directories
         }
         maxConnections = try reader.integer("daemon.max_connections", in: 1...65_536) ?? maxConnections
+        connectionLimits.perUser = try reader.integer("daemon.max_connections_per_user", in: 1...65_536) ?? connectionLimits.perUser
+        if let seconds = try reader.integer("daemon.partial_line_timeout", in: ConnectionLimits.timeoutRange) {
+            connectionLimits.partialLineTimeout = .seconds(seconds)
+        }
+        if let seconds = try reader.integer("daemon.idle_timeout", in: ConnectionLimits.timeoutRange) {
+            connectionLimits.idleTimeout = .seconds(seconds)
+        }
+        connectionLimits.bufferedBytes = try reader.integer("daemon.max_buffered_bytes", in: ConnectionLimits.bufferedRange) ?? connectionLimits.bufferedBytes
         if let journal = try reader.string("daemon.journal") { journalPath = try checked("daemon.journal", SettingValue.journal(journal)) }
         if let sync = try reader.choice("journal.sync", among: SettingValue.journalSyncs) { journalSync = JournalSync(rawValue: sync)! }
         logLevel = try reader.choice("daemon.log_level", among: SettingValue.logLevels) ?? logLevel
@@ -263,6 +273,7 @@ public struct DaemonConfig: Sendable {
         ambient = try AmbientSettings.reading(reader)
         if let path = try reader.string("history.path") { historySetting = .some(try checked("history.path", SettingValue.journal(path))) }
         historyBounds.maxEntries = try reader.integer("history.max_entries", in: ActivityHistory.Bounds.entriesRange) ?? historyBounds.maxEntries
+        historyBounds.maxBytes = try reader.integer("history.max_bytes", in: ActivityHistory.Bounds.bytesRange) ?? historyBounds.maxBytes
         if let age = try reader.string("history.max_age") {
             historyBounds.maxAge = try checked("history.max_age", HistoryAge.seconds(age).mapError { SettingProblem($0.description) })
         }

@@ -20,7 +20,11 @@ extension Daemon {
         // What a client is shown is in the file first: it survives a kill of nookd.
         await history.settleWritten(within: .milliseconds(500))
         let (entries, total) = history.query(query)
-        return HistoryAnswer.lineBytes(id: id, entries: history.encodedJSON(of: entries), total: total)
+        let bodies = history.encodedJSON(of: entries)
+        // Past one page, the newest entries that fit; the client asks for the ones before.
+        let count = HistoryAnswer.pageCount(sizes: bodies.map(\.count))
+        let next = count < entries.count ? entries[entries.count - count].number : nil
+        return HistoryAnswer.lineBytes(id: id, entries: Array(bodies.suffix(count)), total: total, next: next)
     }
 
     /// `history-show`, `history-replay`, `history-clear` (U5); `history` is answered by

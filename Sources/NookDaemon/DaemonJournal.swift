@@ -18,7 +18,7 @@ extension Daemon {
         }
         for warning in recovery.warnings { logger.warning("\(warning)") }
         for entry in recovery.expired {
-            logger.warning("journal: \"\(entry.activity.title)\" expired while nookd was down; dropped",
+            logger.warning("journal: \"\(LogText.short(entry.activity.title))\" expired while nookd was down; dropped",
                            metadata: ["id": "\(entry.activity.id)", "module": "\(entry.module)"])
             history.expiredWhileDown(entry.activity, module: entry.module, enqueuedAt: entry.enqueuedAt)
         }
@@ -30,7 +30,7 @@ extension Daemon {
         for entry in recovery.entries {
             var module = entry.module
             if queues[module] == nil {
-                logger.warning("journal: module \(module) no longer exists; \"\(entry.activity.title)\" goes to \(modules[0])")
+                logger.warning("journal: module \(module) no longer exists; \"\(LogText.short(entry.activity.title))\" goes to \(modules[0])")
                 module = modules[0]
             }
             // Its entry, when it ends, says when it first came and whether it was seen before.
@@ -41,9 +41,9 @@ extension Daemon {
             switch await queues[module]!.enqueue(recheckedIcon(entry.activity), coalescing: { $0.sender?.uid == sender }) {
             case .accepted(let id):
                 restored += 1
-                logger.debug("journal: restored \(id) \"\(entry.activity.title)\"", metadata: ["module": "\(module)"])
+                logger.debug("journal: restored \(id) \"\(LogText.short(entry.activity.title))\"", metadata: ["module": "\(module)"])
             case .rejected(let id, let reason):
-                logger.warning("journal: \"\(entry.activity.title)\" could not be restored: \(reason)", metadata: ["id": "\(id)"])
+                logger.warning("journal: \"\(LogText.short(entry.activity.title))\" could not be restored: \(reason)", metadata: ["id": "\(id)"])
                 journal.ended(id)
             }
         }
@@ -62,7 +62,7 @@ extension Daemon {
         do throws(ProtocolError) {
             return try checkedIcon(activity)
         } catch {
-            logger.warning("journal: \"\(activity.title)\" is restored without its icon: \(error.message)", metadata: ["id": "\(activity.id)"])
+            logger.warning("journal: \"\(LogText.short(activity.title))\" is restored without its icon: \(error.message)", metadata: ["id": "\(activity.id)"])
             var plain = activity
             plain.systemImage = nil
             return plain

@@ -37,7 +37,7 @@ extension Daemon {
         let module = arbiter.foregroundModule ?? modules[0]
         let result = await queues[module]!.enqueue(card)
         if case .rejected(_, let reason) = result {
-            logger.warning("presence: the digest \"\(card.title)\" was refused: \(reason)")
+            logger.warning("presence: the digest \"\(LogText.short(card.title))\" was refused: \(reason)")
         }
     }
 

@@ -79,7 +79,7 @@ actor PresenceService {
             unseen.remove(at: unseen.lastIndex { $0.priority == lowest }!)
         }
         // Debug, not info: a long absence can see thousands; the digest says how many at info.
-        logger.debug("presence: \(event.id) \"\(event.activity.title)\" ended unseen (nobody there)")
+        logger.debug("presence: \(event.id) \"\(LogText.short(event.activity.title))\" ended unseen (nobody there)")
     }
 
     /// The absence clock counts from now: dim, then dark.

@@ -207,15 +207,18 @@ extension Daemon {
             answer(ModulesAnswer(modules: names))
 
         case .status:
-            answer(await status(connections: state.withLock { $0.server?.openConnections } ?? 0))
+            let server = state.withLock { $0.server }
+            var status = await status(connections: server?.openConnections ?? 0)
+            status.bufferedBytes = server?.bufferedBytes
+            answer(status)
 
-        case .list(let moduleName):
+        case .list(let moduleName, let offset):
             var lists: [ListAnswer.Module] = []
             for (module, queue) in try targets(moduleName) {
                 let snapshot = await queue.snapshot()
                 lists.append(ListAnswer.Module(name: module.rawValue, current: snapshot.current, pending: snapshot.pending))
             }
-            answer(ListAnswer(modules: lists))
+            answer(ListAnswer.page(of: lists, offset: offset))
 
         case .watch:
             // Subscribed before the answer: an event right after "watching" is never missed.
@@ -395,7 +398,7 @@ extension Daemon {
         case .rejected(_, let reason):
             throw ProtocolError(.invalid, "rejected: \(reason)")
         case .accepted(let id):
-            logger.info("enqueued \"\(activity.title)\"", metadata: ["id": "\(id)", "module": "\(module)", "peer": "\(connection.peer)"])
+            logger.info("enqueued \"\(LogText.short(activity.title))\"", metadata: ["id": "\(id)", "module": "\(module)", "peer": "\(connection.peer)"])
             return id
         }
     }

@@ -51,6 +51,17 @@ public final class SocketServer: @unchecked Sendable {
     private let settle: Settle
     private let maximumLine: Int
     private let maximumConnections: Int
+    private let limits: ConnectionLimits
+    /// Root, nookd's own user, `daemon.admin_group`: they may use the reserved slots and are not
+    /// held to the per-user share.
+    private let privileged: @Sendable (PeerCredentials) -> Bool
+    private let clock: @Sendable () -> Duration
+    private let budget: OutboundBudget
+    /// Connections served per uid, for the per-user share (poll thread only).
+    private var perUser: [UInt32: Int] = [:]
+    /// Connections closed by each timeout, logged at most every 10 s.
+    private var partialLineNotes = LogThrottle(interval: .seconds(10))
+    private var idleNotes = LogThrottle(interval: .seconds(10))
     /// Connections refused at the limit: logged once, then at most every 10 s while it lasts.
     private var limitNotes = LogThrottle(interval: .seconds(10))
     /// `accept` failing for want of descriptors or memory: the same.
@@ -83,17 +94,29 @@ public final class SocketServer: @unchecked Sendable {
         var partial: [UInt8] = []
         var discardingLongLine = false
         var inputClosed = false
-        init(connection: ClientConnection, lines: AsyncStream<[[UInt8]]>.Continuation) {
+        /// Counted in ``perUser`` (not a privileged peer).
+        var counted = false
+        /// When bytes last came in (the server's clock), for the timeouts.
+        var lastHeard: Duration
+        init(connection: ClientConnection, lines: AsyncStream<[[UInt8]]>.Continuation, now: Duration) {
             self.connection = connection
             self.lines = lines
+            lastHeard = now
         }
     }
 
     public init(path: String, mode: UInt32, group: String?, policy: AccessPolicy, maximumLine: Int,
                 logger: Logger, maximumConnections: Int = SocketServer.defaultMaximumConnections,
+                limits: ConnectionLimits = ConnectionLimits(),
+                privileged: @escaping @Sendable (PeerCredentials) -> Bool = { $0.uid == 0 || $0.uid == geteuid() },
+                clock: @escaping @Sendable () -> Duration = { MonotonicClock.now },
                 handler: @escaping Handler, refusal: @escaping Refusal,
                 settle: @escaping Settle = { _ in nil }) throws(SocketError) {
         self.path = path
+        self.limits = limits
+        self.privileged = privileged
+        self.clock = clock
+        budget = OutboundBudget(limit: limits.bufferedBytes)
         self.maximumConnections = Self.connectionsTheDescriptorLimitAllows(maximumConnections, logger: logger)
         self.mode = mode
         self.policy = policy
@@ -138,6 +161,9 @@ public final class SocketServer: @unchecked Sendable {
 
     /// Open connections, for status and tests.
     public var openConnections: Int { connectionCount.load(ordering: .relaxed) }
+
+    /// Bytes waiting for clients to read them, all connections together (status).
+    public var bufferedBytes: Int { budget.buffered }
 
     /// Creates the socket (replacing a stale one, never a live daemon's) and starts serving.
     public func start() throws(SocketError) {
@@ -237,8 +263,14 @@ public final class SocketServer: @unchecked Sendable {
             for (fd, client) in clients {
                 fds.append(pollfd(fd: fd, events: client.connection.pollEvents(inputOpen: !client.inputClosed), revents: 0))
             }
+            var timeout: Int32 = acceptPaused == nil ? -1 : 1000
+            if let next = closeTimedOut() {
+                let wait = max(Duration.zero, next - clock())
+                let milliseconds = Int32(clamping: wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000 + 1)
+                timeout = timeout < 0 ? milliseconds : min(timeout, milliseconds)
+            }
             do throws(SystemCallError) {
-                _ = try pollDescriptors(&fds, timeoutMilliseconds: acceptPaused == nil ? -1 : 1000)
+                _ = try pollDescriptors(&fds, timeoutMilliseconds: timeout)
             } catch {
                 logger.error("\(error)")
                 break
@@ -256,6 +288,7 @@ public final class SocketServer: @unchecked Sendable {
                 if entry.revents & Int16(POLLOUT) != 0 { client.connection.flush() }
                 if entry.revents & Int16(POLLHUP | POLLERR) != 0 && entry.revents & Int16(POLLIN) == 0 { clientHungUp(client, buffer: &buffer) }
             }
+            if budget.isExceeded { dropSlowest() }
             reapClosed()
         }
         for client in clients.values { client.connection.markClosed() }
@@ -296,7 +329,7 @@ public final class SocketServer: @unchecked Sendable {
             nextNumber += 1
             let socket = FileDescriptor(owning: fd, name: "connection \(nextNumber)")
             if openSockets.load(ordering: .relaxed) >= maximumConnections {
-                refuseAtLimit(socket)
+                refuse(socket, limits.refusal(open: maximumConnections, ofUser: 0, maximum: maximumConnections, privileged: true, uid: 0) ?? "")
                 continue
             }
             let peer: PeerCredentials
@@ -313,12 +346,21 @@ public final class SocketServer: @unchecked Sendable {
                 _ = refusal.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
                 continue
             }
+            let isPrivileged = privileged(peer)
+            if let reason = limits.refusal(open: openSockets.load(ordering: .relaxed), ofUser: perUser[peer.uid] ?? 0,
+                                           maximum: maximumConnections, privileged: isPrivileged, uid: peer.uid) {
+                refuse(socket, reason, peer: peer)
+                continue
+            }
             openSockets.add(1, ordering: .relaxed)
+            if !isPrivileged { perUser[peer.uid, default: 0] += 1 }
             let connection = ClientConnection(socket: socket, peer: peer, number: nextNumber, wake: { [weak self] in self?.wakeUp() },
-                                              settle: settle, released: { [weak self] in self?.socketClosed() })
+                                              settle: settle, released: { [weak self] in self?.socketClosed() }, budget: budget, clock: clock)
             logger.debug("client connected", metadata: ["peer": "\(peer)", "connection": "\(nextNumber)"])
             let (batches, continuation) = AsyncStream<[[UInt8]]>.makeStream()
-            clients[fd] = Client(connection: connection, lines: continuation)
+            let client = Client(connection: connection, lines: continuation, now: clock())
+            client.counted = !isPrivileged
+            clients[fd] = client
             connectionCount.add(1, ordering: .relaxed)
             let handler = self.handler
             Task {
@@ -335,16 +377,72 @@ public final class SocketServer: @unchecked Sendable {
         }
     }
 
-    /// Past `daemon.max_connections`, a newcomer hears why and is closed: idle connections must
-    /// not use up nookd's descriptors. Logged once, then at most every 10 s while it lasts.
-    /// Answers a client past `daemon.max_connections` with the reason; the socket closes with
-    /// its owner when this returns.
-    private func refuseAtLimit(_ socket: FileDescriptor) {
-        let refusal = ResponseLine.failure(id: nil, error: ProtocolError(.unavailable,
-            "nookd already serves \(maximumConnections) connections, the most daemon.max_connections allows; try again later")).encoded() + "\n"
+    /// Past `daemon.max_connections` (or the newcomer's share of it), a newcomer hears why and
+    /// is closed: idle connections must not use up nookd's descriptors. Logged once, then at most
+    /// every 10 s while it lasts. The socket closes with its owner when this returns.
+    private func refuse(_ socket: FileDescriptor, _ reason: String, peer: PeerCredentials? = nil) {
+        let refusal = ResponseLine.failure(id: nil, error: ProtocolError(.unavailable, reason)).encoded() + "\n"
         _ = refusal.withCString { send(socket.rawValue, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
         guard let refused = limitNotes.admit(at: MonotonicClock.now) else { return }
-        logger.warning("refusing new connections: \(maximumConnections) are open, the most daemon.max_connections allows", metadata: ["refused": "\(refused)"])
+        logger.warning("refusing new connections: \(reason)", metadata: ["refused": "\(refused)", "peer": "\(peer.map { "\($0)" } ?? "unknown")"])
+    }
+
+    /// Closes connections past their timeouts (``ConnectionLimits/verdict``); returns when the
+    /// next one falls due, if any.
+    private func closeTimedOut() -> Duration? {
+        guard !clients.isEmpty else { return nil }
+        let now = clock()
+        var next: Duration?
+        let open = clients.values.filter { !$0.inputClosed && !$0.connection.isClosed }.map { ($0, $0.connection.activity) }
+        let streaming = Set(open.filter { $0.1.answering }.map { $0.0.connection.peer.pid })
+        for (client, activity) in open {
+            let verdict = limits.verdict(partial: !client.partial.isEmpty || client.discardingLongLine, answering: activity.answering,
+                                         companion: streaming.contains(client.connection.peer.pid), lastHeard: client.lastHeard,
+                                         lastAnswered: activity.lastAnswered, now: now)
+            let reason: String
+            switch verdict {
+            case .keep(let until):
+                if let until { next = min(next ?? until, until) }
+                continue
+            case .partialLine:
+                reason = "sent part of a line and nothing more for \(limits.partialLineTimeout) (daemon.partial_line_timeout)"
+            case .idle:
+                reason = "idle for \(limits.idleTimeout) with no request or stream (daemon.idle_timeout)"
+            }
+            // An idle client hears nothing: its next request then fails as a lost connection,
+            // which clients (bridges) answer by connecting again.
+            close(client, saying: verdict == .idle ? nil : ProtocolError(.unavailable, "nookd closed this connection: it \(reason)"))
+            let admitted = verdict == .idle ? idleNotes.admit(at: now) : partialLineNotes.admit(at: now)
+            if let count = admitted {
+                logger.notice("closed connection \(client.connection.number): it \(reason)",
+                              metadata: ["peer": "\(client.connection.peer)", "closed": "\(count)"])
+            }
+        }
+        return next
+    }
+
+    /// Tells the client why (if its socket has room for the line) and closes the connection.
+    private func close(_ client: Client, saying error: ProtocolError?) {
+        if let error, client.connection.backlog == 0 {
+            let line = ResponseLine.failure(id: nil, error: error).encoded() + "\n"
+            _ = line.withCString { send(client.connection.fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        }
+        client.partial = []
+        client.connection.markClosed(droppedForNotReading: true)
+    }
+
+    /// The clients' buffers together passed `daemon.max_buffered_bytes`: the connections with
+    /// the most waiting unread are dropped until the total is back under it. Each sees the end
+    /// of its stream (end of file) once it reads what its socket already holds.
+    private func dropSlowest() {
+        let slowest = clients.values.map { ($0, $0.connection.backlog) }.filter { $0.1 > 0 }.sorted { $0.1 > $1.1 }
+        for (client, waiting) in slowest {
+            guard budget.isExceeded else { break }
+            let total = budget.buffered
+            client.connection.markClosed(droppedForNotReading: true)
+            // Each drop is named: one needs megabytes left unread, so they cannot flood the log.
+            logger.warning("dropped connection \(client.connection.number) (\(client.connection.peer)): \(waiting) bytes waited for it unread, and clients' buffers held \(total), over daemon.max_buffered_bytes (\(budget.limit))")
+        }
     }
 
     /// The peer is gone (POLLHUP) while this loop was not asking for its input, because its
@@ -367,6 +465,7 @@ public final class SocketServer: @unchecked Sendable {
     @discardableResult
     private func readFrom(_ client: Client, buffer: inout [UInt8]) -> Bool {
         let count = read(client.connection.fd, &buffer, buffer.count)
+        if count > 0 { client.lastHeard = clock() }
         if count < 0 {
             if errno == EAGAIN || errno == EINTR { return false }
             client.connection.markClosed()
@@ -436,6 +535,10 @@ public final class SocketServer: @unchecked Sendable {
             client.connection.markClosed()
             client.lines.finish()
             clients.removeValue(forKey: fd)
+            if client.counted {
+                let uid = client.connection.peer.uid
+                if let held = perUser[uid], held > 1 { perUser[uid] = held - 1 } else { perUser[uid] = nil }
+            }
             connectionCount.subtract(1, ordering: .relaxed)
             logger.debug("client disconnected", metadata: ["connection": "\(client.connection.number)"])
         }

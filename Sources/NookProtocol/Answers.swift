@@ -122,8 +122,12 @@ public struct ListAnswer: NookAnswer {
     }
 
     public var modules: [Module]
+    /// Set when the activities do not fit in one answer (``NookProtocol/answerPageBytes``):
+    /// the `offset` of the next page. A module whose activities span pages is in each of them,
+    /// its `current` only in the first.
+    public var next: Int?
 
-    public init(modules: [Module]) { self.modules = modules }
+    public init(modules: [Module], next: Int? = nil) { (self.modules, self.next) = (modules, next) }
 
     public var json: JSONValue {
         .object([("modules", .array(modules.map { module in
@@ -132,7 +136,41 @@ public struct ListAnswer: NookAnswer {
                 ("current", module.current.map(ActivityPayload.encode) ?? .null),
                 ("pending", .array(module.pending.map(ActivityPayload.encode))),
             ])
-        }))])
+        }))] + (next.map { [("next", .number(Double($0)))] } ?? []))
+    }
+
+    /// The page of `modules` starting `offset` activities in (each module's current, then its
+    /// pending), as many as fit in `budget`, at least one. The first page names every module,
+    /// even empty ones; later pages only those they hold activities of.
+    public static func page(of modules: [Module], offset: Int, budget: Int = NookProtocol.answerPageBytes) -> ListAnswer {
+        let total = modules.reduce(0) { $0 + ($1.current == nil ? 0 : 1) + $1.pending.count }
+        var page: [Module] = []
+        var start = 0, bytes = 0, end = offset, full = false
+        for module in modules {
+            let items = (module.current.map { [$0] } ?? []) + module.pending
+            var slice = Module(name: module.name, current: nil, pending: [])
+            for index in items.indices where !full && start + index >= offset {
+                let size = ActivityPayload.encode(items[index]).serializedBytes.count + 1
+                if end > offset && bytes + size > budget { full = true; break }
+                bytes += size
+                end = start + index + 1
+                if index == 0 && module.current != nil { slice.current = items[index] } else { slice.pending.append(items[index]) }
+            }
+            if offset == 0 || slice.current != nil || !slice.pending.isEmpty { page.append(slice) }
+            start += items.count
+        }
+        return ListAnswer(modules: page, next: end < total ? end : nil)
+    }
+
+    /// Adds a later page's activities to their modules (`seen`: the ids listed so far; an
+    /// activity that moved between two pages is listed once).
+    public mutating func join(_ page: ListAnswer, seen: inout Set<NookActivityID>) {
+        for part in page.modules {
+            if !modules.contains(where: { $0.name == part.name }) { modules.append(Module(name: part.name, current: nil, pending: [])) }
+            guard let index = modules.firstIndex(where: { $0.name == part.name }) else { continue }
+            if modules[index].current == nil, let current = part.current, seen.insert(current.id).inserted { modules[index].current = current }
+            modules[index].pending += part.pending.filter { seen.insert($0.id).inserted }
+        }
     }
 
     public init(json: JSONValue) throws(ProtocolError) {
@@ -144,6 +182,7 @@ public struct ListAnswer: NookAnswer {
                        try ActivityPayload.decode(value, path: module.name("pending[\(index)]"))
                    })
         }
+        next = try reader.count("next")
     }
 }
 

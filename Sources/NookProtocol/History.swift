@@ -65,9 +65,12 @@ public struct HistoryQuery: Hashable, Sendable {
     public var unseen: Bool
     /// Only the newest this many (after the other filters).
     public var limit: Int?
+    /// Only entries numbered below this: the next page of an answer too large for one line
+    /// (its `next`).
+    public var before: UInt64?
 
-    public init(since: Double? = nil, key: String? = nil, unseen: Bool = false, limit: Int? = nil) {
-        (self.since, self.key, self.unseen, self.limit) = (since, key, unseen, limit)
+    public init(since: Double? = nil, key: String? = nil, unseen: Bool = false, limit: Int? = nil, before: UInt64? = nil) {
+        (self.since, self.key, self.unseen, self.limit, self.before) = (since, key, unseen, limit, before)
     }
 
     /// Whether `entry` passes the filters, at wall-clock `now`. Inlinable: nookd runs it over
@@ -77,6 +80,7 @@ public struct HistoryQuery: Hashable, Sendable {
         if let since, entry.endedAt < now - since { return false }
         if let key, entry.activity.coalescingKey != key { return false }
         if unseen && entry.onGlass { return false }
+        if let before, entry.number >= before { return false }
         return true
     }
 }
@@ -128,17 +132,34 @@ public enum HistoryAge {
 public struct HistoryAnswer: NookAnswer {
     public var entries: [HistoryEntry]
     public var total: Int
+    /// Set when more entries pass the query than fit in one answer
+    /// (``NookProtocol/answerPageBytes``): these are the newest of them, and asking again with
+    /// `before` set to this gives the ones before.
+    public var next: UInt64?
 
-    public init(entries: [HistoryEntry], total: Int) { (self.entries, self.total) = (entries, total) }
+    public init(entries: [HistoryEntry], total: Int, next: UInt64? = nil) { (self.entries, self.total, self.next) = (entries, total, next) }
 
     public var json: JSONValue {
-        .object([("entries", .array(entries.map(\.json))), ("total", .number(Double(total)))])
+        .object([("entries", .array(entries.map(\.json))), ("total", .number(Double(total)))]
+                + (next.map { [("next", .number(Double($0)))] } ?? []))
+    }
+
+    /// How many of `sizes` (the entries' JSON lengths, oldest first) the page holds: the newest
+    /// that fit in `budget` together, at least one.
+    public static func pageCount(sizes: [Int], budget: Int = NookProtocol.answerPageBytes) -> Int {
+        var bytes = 0, count = 0
+        for size in sizes.reversed() {
+            if count > 0 && bytes + size + 1 > budget { break }
+            bytes += size + 1
+            count += 1
+        }
+        return count
     }
 
     /// The whole answer line in UTF-8 (no newline) for a request `id`, from each entry's JSON already
     /// serialized (nookd keeps them so): the same line as ``json`` would give, without building
     /// and walking a tree of thousands of entries per query (issue 17).
-    public static func lineBytes(id: RequestID?, entries: [[UInt8]], total: Int) -> [UInt8] {
+    public static func lineBytes(id: RequestID?, entries: [[UInt8]], total: Int, next: UInt64? = nil) -> [UInt8] {
         // `{"v":1,"id":…,"ok":true,"result":` from the encoder itself: all but `null}`.
         var line = Array(Array(ResponseLine.success(id: id, result: .null).encoded().utf8).dropLast(5))
         line.reserveCapacity(line.count + entries.reduce(32) { $0 + $1.count + 1 })
@@ -149,6 +170,7 @@ public struct HistoryAnswer: NookAnswer {
         }
         line.append(contentsOf: #"],"total":"#.utf8)
         line.append(contentsOf: String(total).utf8)
+        if let next { line.append(contentsOf: #","next":\#(next)"#.utf8) }
         line.append(contentsOf: "}}".utf8)
         return line
     }
@@ -159,6 +181,7 @@ public struct HistoryAnswer: NookAnswer {
             try HistoryEntry(json: value, path: reader.name("entries[\(index)]"))
         }
         total = try reader.requiredCount("total")
+        next = try reader.count("next").map { UInt64($0) }
     }
 }
 

@@ -5,6 +5,10 @@ public enum NookProtocol {
     public static let version = 1
     /// Longest request line accepted, newline excluded.
     public static let maximumLineBytes = 64 * 1024
+    /// Largest `list` or `history` answer nookd sends in one line: past it the answer is one
+    /// page and says where the next starts (`next`), which nookctl asks for in turn. Well under
+    /// the 4 MiB a client may leave unread, so a large board never drops its own readers.
+    public static let answerPageBytes = 1 << 20
 }
 
 /// The request id a client chose, echoed in every line answering it: a string or a number.
@@ -33,7 +37,9 @@ public enum NookOperation: Hashable, Sendable {
     case resume(module: String?)
     case quiesce(module: String?)
     case status
-    case list(module: String?)
+    /// `offset`: the page starting that many activities (on screen, then pending, module by
+    /// module) in; 0 for the first.
+    case list(module: String?, offset: Int = 0)
     case watch
     case snapshot
     case home(HomeSetting)
@@ -180,15 +186,21 @@ public struct Request: Hashable, Sendable {
         case "invoke":
             try reader.rejectUnknown(commonFields, also: ["activity"])
             return .invoke(reader.value("activity") == nil ? nil : try activityID("activity"))
-        case "suspend", "resume", "quiesce", "list":
+        case "suspend", "resume", "quiesce":
             try reader.rejectUnknown(commonFields, also: ["module"])
             let name = try module()
             switch op {
             case "suspend": return .suspend(module: name)
             case "resume": return .resume(module: name)
-            case "quiesce": return .quiesce(module: name)
-            default: return .list(module: name)
+            default: return .quiesce(module: name)
             }
+        case "list":
+            try reader.rejectUnknown(commonFields, also: ["module", "offset"])
+            let offset = try reader.number("offset") ?? 0
+            guard offset >= 0, offset <= 1e9, offset == offset.rounded() else {
+                throw ProtocolError(.invalid, field: "offset", "must be a whole number from 0, got \(offset)")
+            }
+            return .list(module: try module(), offset: Int(offset))
         case "status", "watch", "snapshot":
             try reader.rejectUnknown(commonFields)
             return op == "status" ? .status : op == "watch" ? .watch : .snapshot
@@ -236,7 +248,7 @@ public struct Request: Hashable, Sendable {
             }
             return .update(target, changes: parsed, restartDwell: restartDwell)
         case "history":
-            try reader.rejectUnknown(commonFields, also: ["since", "key", "unseen", "limit"])
+            try reader.rejectUnknown(commonFields, also: ["since", "key", "unseen", "limit", "before"])
             var query = HistoryQuery(unseen: try reader.bool("unseen") ?? false)
             if let since = try reader.number("since") {
                 guard since.isFinite, since > 0 else { throw ProtocolError(.invalid, field: "since", "must be a number of seconds greater than zero, got \(since)") }
@@ -251,6 +263,12 @@ public struct Request: Hashable, Sendable {
                     throw ProtocolError(.invalid, field: "limit", "must be a whole number from 1, got \(limit)")
                 }
                 query.limit = Int(limit)
+            }
+            if let before = try reader.number("before") {
+                guard before >= 1, before < 1e15, before == before.rounded() else {
+                    throw ProtocolError(.invalid, field: "before", "must be a history entry's number (a whole number from 1), got \(before)")
+                }
+                query.before = UInt64(before)
             }
             return .history(query)
         case "history-show", "history-replay":
@@ -310,7 +328,7 @@ public struct Request: Hashable, Sendable {
         case .resume(let name): op("resume"); module(name)
         case .quiesce(let name): op("quiesce"); module(name)
         case .status: op("status")
-        case .list(let name): op("list"); module(name)
+        case .list(let name, let offset): op("list"); module(name); if offset > 0 { members.append(("offset", .number(Double(offset)))) }
         case .watch: op("watch")
         case .snapshot: op("snapshot")
         case .home(let setting):
@@ -350,6 +368,7 @@ public struct Request: Hashable, Sendable {
             if let key = query.key { members.append(("key", .string(key))) }
             if query.unseen { members.append(("unseen", .bool(true))) }
             if let limit = query.limit { members.append(("limit", .number(Double(limit)))) }
+            if let before = query.before { members.append(("before", .number(Double(before)))) }
         case .historyShow(let reference): op("history-show"); members.append(("entry", .string(reference.description)))
         case .historyReplay(let reference): op("history-replay"); members.append(("entry", .string(reference.description)))
         case .historyClear: op("history-clear")

@@ -118,6 +118,12 @@ struct FieldReader {
         return count
     }
 
+    /// A count, or nil if absent.
+    func count(_ key: String) throws(ProtocolError) -> Int? {
+        guard try number(key) != nil else { return nil }
+        return try requiredCount(key)
+    }
+
     /// A number within `range`, or nil if absent: every number read from a peer or a file is
     /// checked before it is converted or used in arithmetic that traps (a time of 1e308 once
     /// crashed nookctl's date formatting).

@@ -134,6 +134,9 @@ public struct StatusAnswer: NookAnswer {
     public var gpio: GPIO?
     public var modules: [Module]
     public var connections: Int
+    /// Bytes waiting for clients to read them, all connections together (bounded by
+    /// `daemon.max_buffered_bytes`); nil from a nookd that does not say.
+    public var bufferedBytes: Int?
     /// Nil when no input reports presence.
     public var presence: Presence?
     /// Nil without a `[brightness]` table.
@@ -194,6 +197,7 @@ public struct StatusAnswer: NookAnswer {
                 ])
             })),
             ("connections", .number(Double(connections))),
+            ("bufferedBytes", bufferedBytes.map { .number(Double($0)) } ?? .null),
             ("presence", presence.map { .object([("state", .string($0.state)), ("unseen", .number(Double($0.unseen))),
                                                  ("lastReturnMs", $0.lastReturnMs.map(JSONValue.number) ?? .null)]) } ?? .null),
             ("brightness", brightness.map { brightness in
@@ -242,6 +246,7 @@ public struct StatusAnswer: NookAnswer {
                    blockedBy: try module.value("blockedBy").map { (value) throws(ProtocolError) in try ActivityPayload.decode(value, path: module.name("blockedBy")) })
         }
         connections = try reader.requiredCount("connections")
+        bufferedBytes = try reader.count("bufferedBytes")
         presence = try reader.object("presence").map { (presence) throws(ProtocolError) in
             Presence(state: try presence.requiredString("state"), unseen: try presence.requiredCount("unseen"),
                      lastReturnMs: try presence.number("lastReturnMs", in: -1e12...1e12))

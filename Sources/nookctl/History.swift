@@ -36,7 +36,7 @@ struct HistoryList: ParsableCommand {
     func run() throws {
         let seconds = since.flatMap { try? HistoryAge.seconds($0).get() }
         let query = HistoryQuery(since: seconds, key: key, unseen: unseen, limit: limit)
-        connection.run(.history(query), as: HistoryAnswer.self) { answer in
+        connection.run(fetching: { (client) throws(ClientError) in try client.history(query) }) { answer in
             guard !answer.entries.isEmpty else {
                 return answer.total == 0 ? "the history is empty" : "no entries match (\(answer.total) in the history)"
             }

@@ -49,6 +49,10 @@ struct Connection: ParsableArguments {
         endpoint.run(operation, as: type, human: human)
     }
 
+    func run<Answer: NookAnswer>(fetching fetch: (NookClient) throws(ClientError) -> (Answer, JSONValue), human: (Answer) -> String?) {
+        endpoint.run(fetching: fetch, human: human)
+    }
+
     func warn(_ warning: String?) { endpoint.warn(warning) }
 
     func fail(_ error: ClientError) -> Never { endpoint.fail(error) }
@@ -66,9 +70,15 @@ struct Endpoint {
     /// Runs one request and prints its result: as nookd sent it with `--json`, else through
     /// `human` reading the typed answer.
     func run<Answer: NookAnswer>(_ operation: NookOperation, as _: Answer.Type, human: (Answer) -> String?) {
+        run(fetching: { (client) throws(ClientError) in try client.request(Request(id: .number(1), operation: operation), as: Answer.self) }, human: human)
+    }
+
+    /// ``run(_:as:human:)`` for answers asked for in several requests (`list` and `history`
+    /// pages, joined by `fetch`).
+    func run<Answer: NookAnswer>(fetching fetch: (NookClient) throws(ClientError) -> (Answer, JSONValue), human: (Answer) -> String?) {
         do {
             let client = try NookClient(path: path)
-            let (answer, result) = try client.request(Request(id: .number(1), operation: operation), as: Answer.self)
+            let (answer, result) = try fetch(client)
             if json { print(result.serialized) } else if let text = human(answer) { print(text) }
             warn(client.warning)
         } catch {
@@ -224,7 +234,7 @@ struct List: ParsableCommand {
     @OptionGroup var connection: Connection
     @Option(help: "Only this module.") var module: String?
     func run() throws {
-        connection.run(.list(module: module), as: ListAnswer.self) { result in
+        connection.run(fetching: { (client) throws(ClientError) in try client.list(module: module) }) { result in
             var lines: [String] = []
             for module in result.modules {
                 lines.append("\(module.name):")
@@ -263,6 +273,9 @@ struct Watch: ParsableCommand {
                 }
                 fflush(nil)
             }
+            // nookd ended the stream: it stopped or restarted, or dropped this watcher for
+            // falling too far behind (its log names the connection).
+            connection.fail(.connectionLost("nookd closed the watch (it stopped, or dropped this watcher for not reading fast enough)"))
         } catch {
             connection.fail(error)
         }

@@ -34,7 +34,7 @@ struct ResourceLimitTests {
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
         var (idle, error) = try fill(daemon, with: 8)
         #expect(error.message.contains("daemon.max_connections"), "\(error)")
-        try eventually("the log line") { daemon.log.contains("refusing new connections: 8 are open, the most daemon.max_connections allows") }
+        try eventually("the log line") { daemon.log.contains("refusing new connections: nookd already serves 8 connections, the most daemon.max_connections allows") }
 
         idle.removeLast(2)
         try eventually("room again") { try idle[0].request(Request(id: .number(1), operation: .status))["connections"] == .number(6) }
