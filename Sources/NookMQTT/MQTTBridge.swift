@@ -329,7 +329,9 @@ public final class MQTTBridge {
             pendingSubscriptions = topics.inbound.count + 1
             for topic in topics.inbound { try connection.subscribe(topic, qos: 1) }
             // Mosquitto's counter; a broker without it, or an ACL that hides it, costs nothing.
-            try connection.subscribe(Self.droppedTopic, qos: 0)
+            // Its retained value is read on every connect: the drops while we were away (the
+            // usual ones: the broker's queue for an offline client is full) show there.
+            try connection.subscribe(Self.droppedTopic, qos: 0, retainedEveryTime: true)
             try connection.publish(topics.availability, "online", qos: 1, retain: true)
             if config.discovery {
                 for entity in discovery.entities {

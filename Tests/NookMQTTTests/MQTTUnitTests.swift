@@ -48,6 +48,17 @@ struct InboundMessageTests {
         #expect(plain.id == given && json.id == given && identified.id == own)
     }
 
+    /// `"id": null` is how JSON says "no id" (nookd reads it so): the activity gets the derived
+    /// id like one without the member, or a redelivery of it would be shown again.
+    @Test func e5_anActivityWhoseIdIsNullGetsTheIdItIsGiven() throws {
+        let given = NookActivityID()
+        guard case .enqueue(let activity, _, _)? = try InboundMessage.decode(.activity, topic: topics.activity,
+                                                                           payload: Array(#"{"title":"Hi","id":null}"#.utf8),
+                                                                           retained: false, module: nil, activityID: given).get()
+        else { Issue.record("not enqueued"); return }
+        #expect(activity.id == given)
+    }
+
     @Test func e4_retainedMessagesAreRefusedNamingTheFlag() {
         guard case .failure(let rejection) = decode(.activity, "Hello", retained: true) else { Issue.record("taken"); return }
         #expect(rejection.field == "retain" && rejection.topic == "nook/b1/activity")
