@@ -103,6 +103,19 @@ struct MQTTConfigTests {
         #expect(tls.effectivePort == 8883 && tls.tls?.caFile == "/etc/ca.pem")
     }
 
+    /// The client id is in the libmosquitto log line the bridge reads each message's DUP flag
+    /// from, which libmosquitto cuts short: a longer id would show redeliveries again.
+    @Test func e5_aClientIDTooLongToReadRedeliveriesIsRefusedNamingTheKey() throws {
+        let longest = String(repeating: "é", count: MQTTConfig.longestClientID / 2)
+        #expect(try config("[mqtt]\ndevice = \"b1\"\nclient_id = \"\(longest)\"\n").effectiveClientID == longest)
+        for (text, key) in [("[mqtt]\ndevice = \"b1\"\nclient_id = \"\(longest)x\"\n", "mqtt.client_id"),
+                            ("[mqtt]\ndevice = \"\(String(repeating: "k", count: 300))\"\n", "mqtt.device")] {
+            do { _ = try config(text); Issue.record("taken: \(key)") } catch { #expect(error.key == key && "\(error)".contains("at most 256"), "\(error)") }
+        }
+        // A long device name is fine with a client id of its own.
+        #expect(try config("[mqtt]\ndevice = \"\(String(repeating: "k", count: 300))\"\nclient_id = \"board\"\n").device.count == 300)
+    }
+
     @Test func e6_errorsNameTheKey() {
         let cases: [(String, String)] = [
             ("[mqtt]\ndevice = \"a/b\"\n", "mqtt.device"),
