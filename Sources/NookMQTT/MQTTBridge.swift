@@ -513,9 +513,12 @@ public final class MQTTBridge {
     private func noteDropped(_ payload: [UInt8]) {
         guard let text = String(validating: payload, as: UTF8.self), let count = Int(text.trimmingWhitespace()) else { return }
         defer { droppedByBroker = count }
-        guard let before = droppedByBroker, count > before else { return }
+        guard let before = droppedByBroker else { return }
+        // A count below the last one is counted again from 0: the broker restarted since.
+        let rise = count >= before ? count - before : count
+        guard rise > 0 else { return }
         let rejection = Rejection(topic: Self.droppedTopic, code: "dropped", field: nil,
-            "the broker dropped \(count - before) message(s) (\(count) since it started), for this board or another of its clients: messages beyond its max_queued_messages per client (1000 by default) are dropped, also for a connected client; raise it (README: Broker limits)")
+            "the broker dropped \(rise) message(s) (\(count) since it started), for this board or another of its clients: messages beyond its max_queued_messages per client (1000 by default) are dropped, also for a connected client; raise it (README: Broker limits)")
         logger.warning("\(rejection)")
         guard brokerReady else { return }
         do throws(MQTTError) {
