@@ -79,7 +79,8 @@ public enum InboundMessage {
                 throw Rejection(topic: topic, code: "badJSON", field: "payload", "starts with '{' but is not valid JSON \(error) (plain text without a leading '{' is a title)")
             }
             do { activity = try ActivityPayload.decode(value) } catch { throw Rejection(topic: topic, error) }
-            if let id, value["id"] == nil { activity.id = id }
+            // `"id": null` is no id, as nookd reads it.
+            if let id, value["id"] == nil || value["id"] == .null { activity.id = id }
         } else {
             guard !text.isEmpty else {
                 throw Rejection(topic: topic, code: "missingField", field: "activity.title", "is required: the payload is empty (send a title as plain text, or a JSON activity)")

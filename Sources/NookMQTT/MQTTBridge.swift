@@ -329,7 +329,9 @@ public final class MQTTBridge {
             pendingSubscriptions = topics.inbound.count + 1
             for topic in topics.inbound { try connection.subscribe(topic, qos: 1) }
             // Mosquitto's counter; a broker without it, or an ACL that hides it, costs nothing.
-            try connection.subscribe(Self.droppedTopic, qos: 0)
+            // Its retained value is read on every connect: the drops while we were away (the
+            // usual ones: the broker's queue for an offline client is full) show there.
+            try connection.subscribe(Self.droppedTopic, qos: 0, retainedEveryTime: true)
             try connection.publish(topics.availability, "online", qos: 1, retain: true)
             if config.discovery {
                 for entity in discovery.entities {
@@ -511,9 +513,12 @@ public final class MQTTBridge {
     private func noteDropped(_ payload: [UInt8]) {
         guard let text = String(validating: payload, as: UTF8.self), let count = Int(text.trimmingWhitespace()) else { return }
         defer { droppedByBroker = count }
-        guard let before = droppedByBroker, count > before else { return }
+        guard let before = droppedByBroker else { return }
+        // A count below the last one is counted again from 0: the broker restarted since.
+        let rise = count >= before ? count - before : count
+        guard rise > 0 else { return }
         let rejection = Rejection(topic: Self.droppedTopic, code: "dropped", field: nil,
-            "the broker dropped \(count - before) message(s) (\(count) since it started), for this board or another of its clients: messages beyond its max_queued_messages per client (1000 by default) are dropped, also for a connected client; raise it (README: Broker limits)")
+            "the broker dropped \(rise) message(s) (\(count) since it started), for this board or another of its clients: messages beyond its max_queued_messages per client (1000 by default) are dropped, also for a connected client; raise it (README: Broker limits)")
         logger.warning("\(rejection)")
         guard brokerReady else { return }
         do throws(MQTTError) {

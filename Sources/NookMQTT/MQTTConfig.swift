@@ -49,6 +49,8 @@ public struct MQTTConfig: Sendable, Equatable {
 
     public var effectivePort: Int { port ?? (tls == nil ? 1883 : 8883) }
     public var effectiveClientID: String { clientID ?? "nook-mqtt-" + device }
+    /// In UTF-8 bytes.
+    public static let longestClientID = 256
 
     public static let defaultPath = "/etc/nook/mqtt.toml"
     static let tables = ["mqtt", "mqtt.tls", "homeassistant"]
@@ -76,6 +78,14 @@ public struct MQTTConfig: Sendable, Equatable {
         if let name = try reader.string("mqtt.device") { device = name }
         try Self.checkTopicLevels(device, key: "mqtt.device", reader: reader, allowSlash: false)
         guard device != "all" else { throw reader.error("mqtt.device", "'all' is the topic every board listens on; pick another name") }
+        // libmosquitto shows a message's DUP flag only in a debug line it cuts at about 560
+        // bytes, after the client id: with a longer id a redelivery would be shown again.
+        if effectiveClientID.utf8.count > Self.longestClientID {
+            let key = clientID == nil ? "mqtt.device" : "mqtt.client_id"
+            throw reader.error(key, clientID == nil
+                ? "makes a client id ('nook-mqtt-' and the name) of \(effectiveClientID.utf8.count) bytes; at most \(Self.longestClientID): pick a shorter name or set mqtt.client_id"
+                : "is \(effectiveClientID.utf8.count) bytes; at most \(Self.longestClientID)")
+        }
         module = try reader.string("mqtt.module")
         if let module, module.isEmpty { throw reader.error("mqtt.module", "must not be empty") }
         credentialsFile = try reader.string("mqtt.credentials")

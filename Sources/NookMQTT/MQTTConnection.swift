@@ -295,12 +295,15 @@ public final class MQTTConnection {
     /// we are connected, and sends retained messages only when the subscription is new, not
     /// again on every reconnect of a kept session. MQTT 3.1.1 has neither: the broker clears
     /// the flag on what it forwards live and sends what is retained on every subscribe.
-    public func subscribe(_ topic: String, qos: Int = 1) throws(MQTTError) {
+    /// `retainedEveryTime` asks for what is retained on every subscribe with MQTT 5 too: a value read
+    /// afresh after each reconnect (a counter that moved while we were away).
+    public func subscribe(_ topic: String, qos: Int = 1, retainedEveryTime: Bool = false) throws(MQTTError) {
         switch options.protocolVersion {
         case .v311:
             try check("mosquitto_subscribe", subject: topic, mosquitto_subscribe(handle, nil, topic, Int32(qos)))
         case .v5:
-            let subscriptionOptions = Int32(MQTT_SUB_OPT_RETAIN_AS_PUBLISHED.rawValue | MQTT_SUB_OPT_SEND_RETAIN_NEW.rawValue)
+            let sendRetained = retainedEveryTime ? MQTT_SUB_OPT_SEND_RETAIN_ALWAYS : MQTT_SUB_OPT_SEND_RETAIN_NEW
+            let subscriptionOptions = Int32(MQTT_SUB_OPT_RETAIN_AS_PUBLISHED.rawValue | sendRetained.rawValue)
             try check("mosquitto_subscribe_v5", subject: topic, mosquitto_subscribe_v5(handle, nil, topic, Int32(qos), subscriptionOptions, nil))
         }
     }

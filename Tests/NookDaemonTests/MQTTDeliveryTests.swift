@@ -128,6 +128,76 @@ struct MQTTDeliveryTests {
         try eventually("what was not dropped") { try daemon.activities()[0].pending.count == 7 }
     }
 
+    /// The usual way a broker drops a board's messages: the board is away (here nookd is, so
+    /// the bridge leaves the broker) and more arrive than the broker queues for an offline
+    /// client. The counter rose while the bridge was not subscribed; it reads it again on its
+    /// return, so the drops are reported then, not only once some later drop moves the counter.
+    @Test func e5_messagesTheBrokerDroppedWhileTheBoardWasAwayAreReportedWhenItIsBack() throws {
+        let scratch = Scratch()
+        var daemon: DaemonProcess? = try DaemonProcess(scratch: scratch)
+        let broker = try Broker(scratch: scratch, settings: ["max_queued_messages 5", "sys_interval 1"])
+        let bridge = try MQTTBridgeProcess(broker: broker, socket: daemon!.socket, scratch: scratch)
+        let errors = try Subscriber(broker: broker, topics: ["nook/b1/error"])
+        // The counter's first value read: what rises from here is reported.
+        sleep(2)
+        _ = daemon?.stop()
+        daemon = nil
+        try eventually("the bridge away from the broker") { bridge.log.contains("leaving the broker until nookd is back") }
+        for number in 1...20 { try broker.publish("nook/b1/activity", "Away \(number)") }
+        // The broker's $SYS tree takes in the drops (every second) while the bridge is away.
+        sleep(3)
+        let restarted = try DaemonProcess(scratch: scratch)
+        func reported() -> Int {
+            errors.json("nook/b1/error").filter { $0["code"]?.text == "dropped" }.compactMap { report in
+                report["message"]?.text?.split(separator: " ").dropFirst(3).first.flatMap { Int($0) }
+            }.reduce(0, +)
+        }
+        func taken() -> Int { restarted.log.components(separatedBy: "enqueued \"Away ").count - 1 }
+        try eventually("what was queued taken") { taken() > 0 }
+        sleep(2)
+        try eventually("the drops reported", timeout: 20) { reported() > 0 }
+        #expect(reported() + taken() == 20, "\(reported()) reported, \(taken()) taken: \(errors.text)")
+    }
+
+    /// The broker restarted (its count starts again from 0) and dropped messages for the board,
+    /// away meanwhile, before the bridge read the count again: a count below the last one is a
+    /// new count, all of it since the restart.
+    @Test func e5_dropsCountedAfterABrokerRestartAreReportedThoughTheCountIsLowerThanBefore() throws {
+        let scratch = Scratch()
+        var daemon: DaemonProcess? = try DaemonProcess(scratch: scratch)
+        let broker = try Broker(scratch: scratch, settings: ["max_queued_messages 5", "sys_interval 1"])
+        let bridge = try MQTTBridgeProcess(broker: broker, socket: daemon!.socket, scratch: scratch)
+        let errors = try Subscriber(broker: broker, topics: ["nook/b1/error"])
+        func reported() -> [Int] {
+            errors.json("nook/b1/error").filter { $0["code"]?.text == "dropped" }.compactMap { report in
+                report["message"]?.text?.split(separator: " ").dropFirst(3).first.flatMap { Int($0) }
+            }
+        }
+        sleep(2)
+        // Away with 20 messages: 15 dropped, reported on the return.
+        var lost = 0
+        for (round, count) in [(1, 20), (2, 10)] {
+            _ = daemon?.stop()
+            daemon = nil
+            try eventually("the bridge away from the broker") {
+                bridge.log.components(separatedBy: "leaving the broker until nookd is back").count - 1 == round
+            }
+            if round == 2 {
+                broker.stop()
+                try broker.start()
+            }
+            for number in 1...count { try broker.publish("nook/b1/activity", "Away \(round).\(number)") }
+            sleep(3)
+            daemon = try DaemonProcess(scratch: scratch)
+            try eventually("some taken") { daemon!.log.contains("enqueued \"Away \(round).") }
+            sleep(2)
+            let taken = daemon!.log.components(separatedBy: "enqueued \"Away \(round).").count - 1
+            lost += count - taken
+            try eventually("the drops of round \(round) reported", timeout: 20) { reported().reduce(0, +) >= lost }
+        }
+        #expect(reported().reduce(0, +) == lost, "\(reported()) for \(lost) lost: \(errors.text)")
+    }
+
     /// A TLS listener whose certificate does not verify (another CA, or another host name): the
     /// handshake fails after the TCP connect, without a disconnect callback, and every attempt
     /// must still wait its step of the backoff (¼ s doubling to 10 s).

@@ -48,6 +48,17 @@ struct InboundMessageTests {
         #expect(plain.id == given && json.id == given && identified.id == own)
     }
 
+    /// `"id": null` is how JSON says "no id" (nookd reads it so): the activity gets the derived
+    /// id like one without the member, or a redelivery of it would be shown again.
+    @Test func e5_anActivityWhoseIdIsNullGetsTheIdItIsGiven() throws {
+        let given = NookActivityID()
+        guard case .enqueue(let activity, _, _)? = try InboundMessage.decode(.activity, topic: topics.activity,
+                                                                           payload: Array(#"{"title":"Hi","id":null}"#.utf8),
+                                                                           retained: false, module: nil, activityID: given).get()
+        else { Issue.record("not enqueued"); return }
+        #expect(activity.id == given)
+    }
+
     @Test func e4_retainedMessagesAreRefusedNamingTheFlag() {
         guard case .failure(let rejection) = decode(.activity, "Hello", retained: true) else { Issue.record("taken"); return }
         #expect(rejection.field == "retain" && rejection.topic == "nook/b1/activity")
@@ -90,6 +101,19 @@ struct MQTTConfigTests {
         #expect(plain.effectivePort == 1883 && plain.effectiveClientID == "nook-mqtt-kitchen" && plain.prefix == "nook")
         let tls = try config("[mqtt]\ndevice = \"kitchen\"\n[mqtt.tls]\nca_file = \"/etc/ca.pem\"\n")
         #expect(tls.effectivePort == 8883 && tls.tls?.caFile == "/etc/ca.pem")
+    }
+
+    /// The client id is in the libmosquitto log line the bridge reads each message's DUP flag
+    /// from, which libmosquitto cuts short: a longer id would show redeliveries again.
+    @Test func e5_aClientIDTooLongToReadRedeliveriesIsRefusedNamingTheKey() throws {
+        let longest = String(repeating: "é", count: MQTTConfig.longestClientID / 2)
+        #expect(try config("[mqtt]\ndevice = \"b1\"\nclient_id = \"\(longest)\"\n").effectiveClientID == longest)
+        for (text, key) in [("[mqtt]\ndevice = \"b1\"\nclient_id = \"\(longest)x\"\n", "mqtt.client_id"),
+                            ("[mqtt]\ndevice = \"\(String(repeating: "k", count: 300))\"\n", "mqtt.device")] {
+            do { _ = try config(text); Issue.record("taken: \(key)") } catch { #expect(error.key == key && "\(error)".contains("at most 256"), "\(error)") }
+        }
+        // A long device name is fine with a client id of its own.
+        #expect(try config("[mqtt]\ndevice = \"\(String(repeating: "k", count: 300))\"\nclient_id = \"board\"\n").device.count == 300)
     }
 
     @Test func e6_errorsNameTheKey() {
