@@ -41,7 +41,7 @@ enum JournalRecord: Sendable {
             return .failure(JournalDamage("not a journal record"))
         }
         do {
-            var activity = try ActivityPayload.decode(payload)
+            var activity = try ActivityPayload.decode(payload, clampingText: true)
             activity.sender = json["sender"].flatMap(SenderPayload.decode)
             return .success(.added(ActivityJournal.Entry(sequence: UInt64(sequence), module: NookModuleID(module), activity: activity,
                                                          enqueuedAt: at, wasShown: false)))
