@@ -125,6 +125,13 @@ extension NookActivity {
         public static let subtitleCharacters = 1024
         public static let coalescingKeyCharacters = 256
         public static let systemImageCharacters = 4096
+        /// Each text field in characters and in bytes: four bytes a character lets any script
+        /// (CJK is three, most emoji four) fill the character limit; a card shows far fewer.
+        public static let title = NookTextLimit(characters: titleCharacters, bytes: 4 * titleCharacters)
+        public static let subtitle = NookTextLimit(characters: subtitleCharacters, bytes: 4 * subtitleCharacters)
+        public static let coalescingKey = NookTextLimit(characters: coalescingKeyCharacters, bytes: 4 * coalescingKeyCharacters)
+        /// A symbol name or a PNG path: `PATH_MAX` bytes.
+        public static let systemImage = NookTextLimit(characters: systemImageCharacters, bytes: 4096)
         public static let longestDwell: Duration = .seconds(3600)
         public static let longestTransition: Duration = .seconds(5)
         public static let longestEndDelay: Duration = .seconds(10)
@@ -133,15 +140,15 @@ extension NookActivity {
 
     /// Checks every field against SPEC Q1 and ``Limits``; throws naming the first bad field.
     public func validate() throws(NookActivityValidationError) {
-        try Self.checkText(title, field: "title", limit: Limits.titleCharacters, required: true)
+        try Self.checkText(title, field: "title", limit: Limits.title, required: true)
         if let subtitle {
-            try Self.checkText(subtitle, field: "subtitle", limit: Limits.subtitleCharacters, required: false)
+            try Self.checkText(subtitle, field: "subtitle", limit: Limits.subtitle, required: false)
         }
         if let coalescingKey {
-            try Self.checkText(coalescingKey, field: "key", limit: Limits.coalescingKeyCharacters, required: true)
+            try Self.checkText(coalescingKey, field: "key", limit: Limits.coalescingKey, required: true)
         }
         if let systemImage {
-            try Self.checkText(systemImage, field: "icon", limit: Limits.systemImageCharacters, required: true)
+            try Self.checkText(systemImage, field: "icon", limit: Limits.systemImage, required: true)
         }
         try Self.checkDuration(dwell, field: "dwell", allowZero: false, longest: Limits.longestDwell)
         try Self.checkDuration(transition, field: "transition", allowZero: true, longest: Limits.longestTransition)
@@ -160,27 +167,28 @@ extension NookActivity {
     /// Every activity is checked where it enters (decoded, queued, fitted to a screen), so the
     /// common case is read from the UTF-8 bytes alone; characters are counted and classified
     /// only when the bytes cannot answer (grapheme breaking was a tenth of a pipelined enqueue).
-    private static func checkText(_ text: String, field: String, limit: Int, required: Bool) throws(NookActivityValidationError) {
+    private static func checkText(_ text: String, field: String, limit: NookTextLimit, required: Bool) throws(NookActivityValidationError) {
         // U+0000 is the byte 0 in UTF-8 and no other character contains that byte.
         var hasNUL = false
         // A printable ASCII byte is a character of its own or part of one that is not
         // whitespace, so the text is not blank.
         var hasVisibleASCII = false
+        var isASCII = true
         let scanned: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
             for byte in bytes {
-                if byte == 0 { hasNUL = true } else if byte > 0x20 && byte < 0x7F { hasVisibleASCII = true }
+                if byte == 0 { hasNUL = true } else if byte > 0x20 && byte < 0x7F { hasVisibleASCII = true } else if byte >= 0x80 { isASCII = false }
             }
         }
         if scanned == nil {
             hasNUL = text.utf8.contains(0)
             hasVisibleASCII = text.utf8.contains { $0 > 0x20 && $0 < 0x7F }
+            isASCII = !text.utf8.contains { $0 >= 0x80 }
         }
         if required, !hasVisibleASCII, text.allSatisfy(\.isWhitespace) {
             throw NookActivityValidationError(field: field, problem: "must not be empty")
         }
-        // Every character is at least one byte: within the limit in bytes is within it in characters.
-        if text.utf8.count > limit, text.count > limit {
-            throw NookActivityValidationError(field: field, problem: "is \(text.count) characters long; at most \(limit) are allowed")
+        if let problem = limit.problem(with: text, isASCII: isASCII) {
+            throw NookActivityValidationError(field: field, problem: problem)
         }
         if hasNUL {
             throw NookActivityValidationError(field: field, problem: "must not contain NUL characters")

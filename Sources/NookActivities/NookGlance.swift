@@ -29,6 +29,9 @@ public struct NookGlance: Hashable, Sendable {
         public static let columns = 1...80
         public static let rows = 1...24
         public static let bars = 256
+        /// One line: as many characters as the grid is wide, and 32 bytes a cell on average
+        /// (any emoji sequence fits a cell): a full 80x24 grid is at most 60 KiB of text.
+        public static func line(columns: Int) -> NookTextLimit { NookTextLimit(characters: columns, bytes: 32 * columns) }
     }
 
     public var columns: Int
@@ -65,8 +68,14 @@ public struct NookGlance: Hashable, Sendable {
         guard lines.count == rows else {
             throw NookActivityValidationError(field: "lines", problem: "must hold one string per row (\(rows)), got \(lines.count)")
         }
-        for (index, line) in lines.enumerated() where line.count > columns {
-            throw NookActivityValidationError(field: "lines[\(index)]", problem: "is \(line.count) characters long; the grid is \(columns) wide")
+        let limit = Limits.line(columns: columns)
+        for (index, line) in lines.enumerated() {
+            if line.utf8.count > columns, line.count > columns {
+                throw NookActivityValidationError(field: "lines[\(index)]", problem: "is \(line.count) characters long; the grid is \(columns) wide")
+            }
+            if let problem = limit.problem(with: line) {
+                throw NookActivityValidationError(field: "lines[\(index)]", problem: problem)
+            }
         }
         if let titleRow, !(0..<rows).contains(titleRow) {
             throw NookActivityValidationError(field: "titleRow", problem: "must be a row from 0 to \(rows - 1), got \(titleRow)")

@@ -21,20 +21,16 @@ enum EscalationHook {
             "NOOK_ESCALATION_STEP=\(step)",
             "PATH=/usr/local/bin:/usr/bin:/bin",
         ]
-        let argv = command.map { strdup($0) } + [nil]
-        let envp = variables.map { strdup($0) } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        var pid: pid_t = 0
-        // Never while a client's connection is still inheritable (ChildSpawns).
-        let result = ChildSpawns.exclusively { posix_spawnp(&pid, command[0], &actions, nil, argv, envp) }
-        guard result == 0 else { return .failure(SystemCallError("posix_spawnp", errno: result, subject: command[0])) }
+        // A clean signal mask, and never while a client's connection is still inheritable (ChildSpawns).
+        let pid: pid_t
+        switch ChildSpawns.spawn(command, environment: variables, searchingPath: true, fileActions: &actions) {
+        case .success(let child): pid = child
+        case .failure(let error): return .failure(error)
+        }
         // Reaped by polling (WNOHANG) so no zombie is left and no thread ever blocks on a hook.
         let child = pid
         Task.detached { @Sendable in

@@ -43,7 +43,7 @@ enum JournalRecord: Sendable {
         // Wall-clock seconds up to the year 9999: recovery subtracts it from now.
         guard at >= 0, at <= 253_402_300_799 else { return .failure(JournalDamage("at: must be from 0 to 253402300799 (wall-clock seconds), got \(at)")) }
         do {
-            var activity = try ActivityPayload.decode(payload)
+            var activity = try ActivityPayload.decode(payload, clampingText: true)
             activity.sender = json["sender"].flatMap(SenderPayload.decode)
             return .success(.added(ActivityJournal.Entry(sequence: UInt64(sequence), module: NookModuleID(module), activity: activity,
                                                          enqueuedAt: at, wasShown: false)))

@@ -37,7 +37,8 @@ struct LCDComposer {
         func trimmed(_ row: [Character]) -> String {
             var end = row.count
             while end > 0, row[end - 1] == " " { end -= 1 }
-            return String(row[..<end])
+            // A client's cell may hold a letter with any number of combining marks.
+            return NookGlance.Limits.line(columns: grid.width).clamped(String(row[..<end]))
         }
         return NookGlance(columns: grid.width, rows: grid.height, lines: cells.map(trimmed), titleRow: titleRow, bars: bars)
     }

@@ -21,10 +21,10 @@ public enum NotificationMapping {
         let summary = Markup.collapsingWhitespace(call.summary)
         var title = summary.isEmpty ? Markup.collapsingWhitespace(call.appName) : summary
         if title.isEmpty { title = "Notification" }
-        title = clamped(title, to: NookActivity.Limits.titleCharacters, what: "summary", notes: &notes)
+        title = clamped(title, to: NookActivity.Limits.title, what: "summary", notes: &notes)
         var subtitle: String? = Markup.plainText(call.body)
         if subtitle?.isEmpty == true { subtitle = nil }
-        subtitle = subtitle.map { clamped($0, to: NookActivity.Limits.subtitleCharacters, what: "body", notes: &notes) }
+        subtitle = subtitle.map { clamped($0, to: NookActivity.Limits.subtitle, what: "body", notes: &notes) }
 
         if let note = call.urgencyNote { notes.append(note) }
         let critical = call.urgency == 2
@@ -96,9 +96,9 @@ public enum NotificationMapping {
         return String(path)
     }
 
-    static func clamped(_ text: String, to limit: Int, what: String, notes: inout [String]) -> String {
-        guard text.count > limit else { return text }
-        notes.append("\(what) of \(text.count) characters cut to \(limit)")
-        return String(text.prefix(limit - 1)) + "…"
+    static func clamped(_ text: String, to limit: NookTextLimit, what: String, notes: inout [String]) -> String {
+        guard let problem = limit.problem(with: text) else { return text }
+        notes.append("\(what) \(problem): cut to fit")
+        return limit.clamped(text)
     }
 }

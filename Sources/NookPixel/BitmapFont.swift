@@ -22,12 +22,12 @@ public struct BitmapFont: Sendable {
         glyphs[scalar.value] ?? glyphs[0x3F]!
     }
 
-    /// The text's glyphs, one per character (a combining sequence or emoji counts as one).
-    func scalars(_ text: String) -> [Unicode.Scalar] {
-        text.map { character in
-            // A precomposed Latin-1 letter is one scalar; anything longer (emoji, combining marks) is not in the font.
-            character.unicodeScalars.count == 1 ? character.unicodeScalars.first! : "?"
-        }
+    /// The glyph of one character (a combining sequence or emoji counts as one): a precomposed
+    /// Latin-1 letter is one scalar; anything longer (emoji, combining marks) is not in the font.
+    static func glyphScalar(_ character: Character) -> Unicode.Scalar {
+        var scalars = character.unicodeScalars.makeIterator()
+        guard let first = scalars.next(), scalars.next() == nil else { return "?" }
+        return first
     }
 
     /// Width in columns of `text`, without the spacing after its last glyph.
@@ -38,9 +38,11 @@ public struct BitmapFont: Sendable {
     /// Draws `text` with its top-left at (`x`, `y`), clipped to the frame.
     public func draw(_ text: String, at x: Int, _ y: Int, color: UInt32, into frame: inout Frame) {
         var left = x
-        for scalar in scalars(text) {
+        // Character by character, up to the frame's edge: a scrolling title is drawn every
+        // frame, and only what is on the glass is worth segmenting.
+        for character in text {
             if left >= frame.width { return }
-            if left + advance > 0 { blit(rows(scalar), at: left, y, color: color, into: &frame) }
+            if left + advance > 0 { blit(rows(Self.glyphScalar(character)), at: left, y, color: color, into: &frame) }
             left += advance
         }
     }

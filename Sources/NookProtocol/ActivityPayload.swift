@@ -11,10 +11,14 @@ public enum ActivityPayload {
     static let fields = Set(ActivityField.allCases.map(\.wireName))
 
     /// Decodes and validates, naming `activity.FIELD` in any error.
-    public static func decode(_ value: JSONValue, path: String = "activity") throws(ProtocolError) -> NookActivity {
+    /// - Parameter clampingText: cut text fields to ``NookActivity/Limits`` instead of refusing
+    ///   them: for records nookd wrote itself (journal, history), which an older nookd may
+    ///   have accepted under looser limits and which must still come back.
+    public static func decode(_ value: JSONValue, path: String = "activity", clampingText: Bool = false) throws(ProtocolError) -> NookActivity {
         let reader = try FieldReader(value, path: path)
         try reader.rejectUnknown(fields)
-        let title = try reader.requiredString("title")
+        var title = try reader.requiredString("title")
+        if clampingText { title = NookActivity.Limits.title.clamped(title) }
         func parsed<Value>(_ key: ActivityField, _ result: Result<Value, FieldProblem>) throws(ProtocolError) -> Value {
             switch result {
             case .success(let value): return value
@@ -27,6 +31,11 @@ public enum ActivityPayload {
         activity.subtitle = try reader.string("subtitle")
         activity.systemImage = try reader.string("icon")
         activity.coalescingKey = try reader.string("key")
+        if clampingText {
+            activity.subtitle = activity.subtitle.map(NookActivity.Limits.subtitle.clamped)
+            activity.systemImage = activity.systemImage.map(NookActivity.Limits.systemImage.clamped)
+            activity.coalescingKey = activity.coalescingKey.map(NookActivity.Limits.coalescingKey.clamped)
+        }
         if let text = try reader.string("tint") { activity.tint = try parsed(.tint, ActivityFieldValue.tint(text)) }
         if let text = try reader.string("priority") { activity.priority = try parsed(.priority, ActivityFieldValue.priority(text)) }
         func seconds(_ key: ActivityField) throws(ProtocolError) -> Duration? {

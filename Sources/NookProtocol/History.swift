@@ -44,7 +44,8 @@ public struct HistoryEntry: Sendable, Equatable {
         }
         self.number = UInt64(number)
         guard let payload = reader.value("activity") else { throw ProtocolError(.missingField, field: reader.name("activity"), "is required") }
-        activity = try ActivityPayload.decode(payload, path: reader.name("activity"))
+        // Entries are nookd's own records, kept under the limits of whichever nookd wrote them.
+        activity = try ActivityPayload.decode(payload, path: reader.name("activity"), clampingText: true)
         activity.sender = reader.value("sender").flatMap(SenderPayload.decode)
         module = try reader.requiredString("module")
         enqueuedAt = try reader.requiredNumber("enqueuedAt", in: FieldReader.wallClock)

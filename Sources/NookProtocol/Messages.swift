@@ -93,6 +93,9 @@ public enum UpdateTarget: Hashable, Sendable {
 /// The home content a client sets (R4).
 public enum HomeSetting: Hashable, Sendable {
     case clock, blank, text(String)
+
+    /// A status text is a line or two on the glass, bounded as a card's title is.
+    public static let textLimit = NookActivity.Limits.title
 }
 
 /// One decoded request line.
@@ -211,7 +214,8 @@ public struct Request: Hashable, Sendable {
             case "blank": return .home(.blank)
             case "text":
                 let text = try reader.requiredString("text")
-                guard !text.isEmpty, text.count <= 512 else { throw ProtocolError(.invalid, field: "text", "must be 1 to 512 characters") }
+                guard !text.isEmpty else { throw ProtocolError(.invalid, field: "text", "must not be empty") }
+                if let problem = HomeSetting.textLimit.problem(with: text) { throw ProtocolError(.invalid, field: "text", problem) }
                 return .home(.text(text))
             case let other: throw ProtocolError(.invalid, field: "content", "must be clock, blank or text; got '\(other)'")
             }

@@ -1,4 +1,5 @@
 internal import CPangoCairo
+import NookActivities
 import NookDisplay
 
 /// A cairo context drawing straight into a ``Frame``'s pixels (cairo `RGB24` is XRGB8888).
@@ -55,11 +56,68 @@ final class Canvas {
     // MARK: Text
 
     /// Lays out `text` in one font, `maxWidth` wide, at most `maxLines` lines, ellipsised at
-    /// the end when it does not fit.
+    /// the end when it does not fit. Pango is handed only what the box can show
+    /// (``LayoutText/bounded(_:characters:)``), so no text holds the display loop longer than
+    /// a short one does; `bounded: false` hands it everything (tests compare the two).
     func layoutText(_ text: String, family: String, weight: FontWeight, pixelSize: Double,
-                    maxWidth: Double, maxLines: Int) -> TextLayout {
-        TextLayout(canvas: self, text: text, family: family, weight: weight, pixelSize: pixelSize,
-                   maxWidth: maxWidth, maxLines: maxLines)
+                    maxWidth: Double, maxLines: Int, bounded: Bool = true) -> TextLayout {
+        let shown: (text: String, ellipsized: Bool) = bounded
+            ? LayoutText.bounded(text, characters: LayoutText.characterBound(width: maxWidth, lines: maxLines, pixelSize: pixelSize),
+                                 joiningLines: maxLines > 1)
+            : (text, false)
+        return TextLayout(canvas: self, text: shown.text, cut: shown.ellipsized, family: family, weight: weight, pixelSize: pixelSize,
+                          maxWidth: maxWidth, maxLines: maxLines)
+    }
+}
+
+/// What of a text a layout is handed. Shaping and ellipsising cost grows with the text, not
+/// with what shows: a title of one letter and 31,000 combining marks took seconds. A box
+/// `width` wide shows at most `width / narrowest advance` characters a line, so a prefix of
+/// that many (plus one, to make pango ellipsise) looks the same as the whole text; and no
+/// character keeps more than ``NookTextLimit/scalarsPerCharacter`` scalars (what validation
+/// allows: a stack that tall is already past the line above).
+enum LayoutText {
+    /// The narrowest advance of a character that takes room on a line, in ems: `i`, `l`, `.`,
+    /// `'` and the space are a quarter of an em or more in DejaVu Sans and Noto Sans, bold or
+    /// not; a fifth leaves room for narrower fonts. Zero-width characters may be cut off
+    /// sooner than pango would, which changes nothing on the glass but the "…".
+    static let narrowestAdvance = 0.2
+
+    /// The most characters a box of `lines` lines of `width` pixels can show at `pixelSize`.
+    static func characterBound(width: Double, lines: Int, pixelSize: Double) -> Int {
+        let perLine = max(1, width) / (narrowestAdvance * max(1, pixelSize))
+        return Int(min(1e6, (perLine * Double(max(1, lines))).rounded(.up))) + 1
+    }
+
+    /// `text` with at most `characters` characters, each of at most
+    /// ``NookTextLimit/scalarsPerCharacter`` scalars, ending in "…" if characters were cut off
+    /// (`ellipsized`). `joiningLines`: line breaks become spaces, for a box of several lines:
+    /// pango limits the lines of each paragraph, not of the layout, so a subtitle of 500 line
+    /// breaks would otherwise be 500 lines tall, far past the card.
+    static func bounded(_ text: String, characters: Int, joiningLines: Bool = false) -> (text: String, ellipsized: Bool) {
+        let scalarLimit = NookTextLimit.scalarsPerCharacter
+        // Short text has neither too many characters nor a character of too many scalars.
+        if text.utf8.count <= min(characters, scalarLimit), !joiningLines || !text.contains(where: \.isNewline) { return (text, false) }
+        var result = ""
+        var count = 0
+        var trimmed = false
+        for character in text {
+            if count == characters {
+                return (result + "…", true)
+            }
+            let scalars = character.unicodeScalars
+            if joiningLines, character.isNewline {
+                result.append(" ")
+                trimmed = true
+            } else if scalars.count > scalarLimit {
+                result.unicodeScalars.append(contentsOf: scalars.prefix(scalarLimit))
+                trimmed = true
+            } else {
+                result.append(character)
+            }
+            count += 1
+        }
+        return (trimmed ? result : text, false)
     }
 }
 
@@ -72,9 +130,16 @@ final class TextLayout {
     private let canvas: Canvas
     private let layout: OpaquePointer
 
-    fileprivate init(canvas: Canvas, text: String, family: String, weight: FontWeight, pixelSize: Double,
+    /// Characters were left out before layout (``LayoutText``).
+    private let cut: Bool
+    /// Unicode scalars handed to pango.
+    let scalarCount: Int
+
+    fileprivate init(canvas: Canvas, text: String, cut: Bool, family: String, weight: FontWeight, pixelSize: Double,
                      maxWidth: Double, maxLines: Int) {
         self.canvas = canvas
+        self.cut = cut
+        scalarCount = text.unicodeScalars.count
         layout = pango_cairo_create_layout(canvas.context)
         let font = pango_font_description_new()
         pango_font_description_set_family(font, family)
@@ -107,7 +172,7 @@ final class TextLayout {
         return Double(logical.x)
     }
 
-    var isEllipsized: Bool { pango_layout_is_ellipsized(layout) != 0 }
+    var isEllipsized: Bool { cut || pango_layout_is_ellipsized(layout) != 0 }
 
     /// Characters no installed font could draw (they would show as boxes).
     var unknownGlyphs: Int { Int(pango_layout_get_unknown_glyphs_count(layout)) }

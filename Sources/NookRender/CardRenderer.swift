@@ -28,6 +28,9 @@ public struct CardLayout: Hashable, Sendable {
     public var subtitleEllipsized: Bool
     /// Characters no font could draw; zero when every script and emoji found a font.
     public var unknownGlyphs: Int
+    /// Unicode scalars of title and subtitle handed to the text layout: bounded by the boxes,
+    /// not by the activity's text (``LayoutText``).
+    public var textScalars: Int
 }
 
 /// A card drawn once per activity: the whole logical frame, background included, ready to be
@@ -139,6 +142,7 @@ public struct CardRenderer: Sendable {
         var subtitleRect: Rect?
         var subtitleEllipsized = false
         var unknown = title.unknownGlyphs + iconUnknown
+        var textScalars = title.scalarCount
         if let text = activity.subtitle {
             let subtitle = canvas.layoutText(text, family: theme.fontFamily, weight: .regular,
                                              pixelSize: 0.1 * unit * theme.subtitleScale, maxWidth: textWidth, maxLines: 2)
@@ -148,6 +152,7 @@ public struct CardRenderer: Sendable {
             subtitleRect = rect
             subtitleEllipsized = subtitle.isEllipsized
             unknown += subtitle.unknownGlyphs
+            textScalars += subtitle.scalarCount
             y = rect.maxY
         }
         var progressRect: Rect?
@@ -159,7 +164,8 @@ public struct CardRenderer: Sendable {
         }
         return CardLayout(arrangement: .stacked, card: .init(card), icon: .init(icon), title: .init(titleRect),
                           subtitle: subtitleRect.map(CardLayout.Box.init), progress: progressRect.map(CardLayout.Box.init),
-                          titleEllipsized: title.isEllipsized, subtitleEllipsized: subtitleEllipsized, unknownGlyphs: unknown)
+                          titleEllipsized: title.isEllipsized, subtitleEllipsized: subtitleEllipsized, unknownGlyphs: unknown,
+                          textScalars: textScalars)
     }
 
     /// Title, subtitle and progress bar as one block, vertically centred in `card`.
@@ -194,7 +200,8 @@ public struct CardRenderer: Sendable {
         return CardLayout(arrangement: arrangement, card: .init(cardRect), icon: .init(icon), title: .init(titleRect),
                           subtitle: subtitleRect.map(CardLayout.Box.init), progress: progressRect.map(CardLayout.Box.init),
                           titleEllipsized: title.isEllipsized, subtitleEllipsized: subtitle?.isEllipsized ?? false,
-                          unknownGlyphs: title.unknownGlyphs + (subtitle?.unknownGlyphs ?? 0) + iconUnknownGlyphs)
+                          unknownGlyphs: title.unknownGlyphs + (subtitle?.unknownGlyphs ?? 0) + iconUnknownGlyphs,
+                          textScalars: title.scalarCount + (subtitle?.scalarCount ?? 0))
     }
 
     // MARK: Parts

@@ -23,3 +23,49 @@ public enum ChildSpawns {
         return try body()
     }
 }
+
+extension ChildSpawns {
+    /// Starts `arguments[0]` (searched in `PATH` when `searchingPath`) with `environment`
+    /// (nil: this process's), an empty signal mask and every signal at its default action,
+    /// under ``exclusively(_:)``. Without that, `posix_spawn` passes on the spawning thread's
+    /// mask (threads of the Swift runtime and of libdispatch block SIGTERM, SIGINT, SIGHUP and
+    /// more) and the signals this process ignores (SIGPIPE): a child with SIGTERM blocked
+    /// cannot be stopped politely, and `exec` keeps the mask for its whole life.
+    /// `fileActions` are applied in the child as `posix_spawn` does.
+    public static func spawn(_ arguments: [String], environment: [String]? = nil, searchingPath: Bool = false,
+                             fileActions: UnsafePointer<posix_spawn_file_actions_t>? = nil) -> Result<pid_t, SystemCallError> {
+        precondition(!arguments.isEmpty, "a child needs a program")
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        // Every signal that can be caught or ignored back to its default; a caught one is reset
+        // by exec anyway, an ignored one would not be.
+        var all = sigset_t()
+        sigfillset(&all)
+        sigdelset(&all, SIGKILL)
+        sigdelset(&all, SIGSTOP)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { $0.map { strdup($0) } + [nil] }
+        defer {
+            argv.forEach { free($0) }
+            envp?.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let result = exclusively { () -> Int32 in
+            func start(_ environment: UnsafePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
+                searchingPath
+                    ? posix_spawnp(&pid, arguments[0], fileActions, &attributes, argv, environment)
+                    : posix_spawn(&pid, arguments[0], fileActions, &attributes, argv, environment)
+            }
+            guard let envp else { return start(environ) }
+            return envp.withUnsafeBufferPointer { start($0.baseAddress!) }
+        }
+        guard result == 0 else { return .failure(SystemCallError(searchingPath ? "posix_spawnp" : "posix_spawn", errno: result, subject: arguments[0])) }
+        return .success(pid)
+    }
+}

@@ -52,9 +52,7 @@ struct DaemonFigures {
     }
 
     func stop(_ pid: pid_t) {
-        kill(pid, SIGTERM)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
+        nook_bench.stop(pid)
     }
 
     /// `nookctl enqueue` against socat sending the same line to the same daemon, alternating.
@@ -381,9 +379,15 @@ func spawn(_ arguments: [String], pid: inout pid_t, quiet: Bool, stdin: String? 
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
     }
-    let argv = arguments.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    return posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
+    // A clean signal mask: this benchmark's threads block SIGTERM, and a child keeps the mask
+    // it was started with (mosquitto then never stopped).
+    switch ChildSpawns.spawn(arguments, fileActions: &actions) {
+    case .success(let child):
+        pid = child
+        return 0
+    case .failure(let error):
+        return error.errno
+    }
 }
 
 func spawnAndWait(_ path: String, _ arguments: [String], quiet: Bool, stdin: String? = nil) -> Int32 {
@@ -392,4 +396,36 @@ func spawnAndWait(_ path: String, _ arguments: [String], quiet: Bool, stdin: Str
     var status: Int32 = 0
     waitpid(pid, &status, 0)
     return status
+}
+
+/// Stops a child of the benchmark: SIGTERM, then SIGKILL if it has not exited within `grace`
+/// seconds, so no child can hang a run. One that needed SIGKILL is named on stdout (beside
+/// the figures it belonged to) and in ``unstoppedChildren``.
+func stop(_ pid: pid_t, grace: Double = 5) {
+    guard pid > 0 else { return }
+    kill(pid, SIGTERM)
+    if reaped(pid, within: grace) { return }
+    let name = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+    let blocked = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8))?
+        .split(separator: "\n").first { $0.hasPrefix("SigBlk:") }.map { $0.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces) } ?? "?"
+    kill(pid, SIGKILL)
+    let gone = reaped(pid, within: grace)
+    let note = "\(name) (pid \(pid)) did not stop within \(grace) s of SIGTERM (SigBlk \(blocked)): " + (gone ? "killed" : "still there after SIGKILL")
+    print("note: " + note)
+    unstoppedChildren.withLock { $0.append(note) }
+}
+
+/// Children that needed SIGKILL in this run (see ``stop(_:grace:)``).
+let unstoppedChildren = Locked<[String]>([])
+
+/// Whether `pid` exited (and was reaped) within `seconds`.
+func reaped(_ pid: pid_t, within seconds: Double) -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    var status: Int32 = 0
+    while true {
+        let result = waitpid(pid, &status, WNOHANG)
+        if result == pid || (result < 0 && errno == ECHILD) { return true }
+        if ContinuousClock.now >= deadline { return false }
+        usleep(10_000)
+    }
 }

@@ -82,3 +82,51 @@ struct RenderFigures {
         return Double(after.ru_minflt - before.ru_minflt) / 20
     }
 }
+
+/// `card_render_worst_ms`: the slowest render of one card over ``HostileCards`` (valid cards
+/// whose text costs layout the most: the tallest combining stacks, emoji sequences, CJK,
+/// right-to-left, a script change at every character, every icon) at every panel class. The
+/// display loop is held for one card render, so the goal is one frame at 60 Hz. Each round
+/// renders every card twice into a reused frame, as the screen does, and keeps the slower.
+/// Timed in the thread's CPU time: on two shared cores the wall time of one render is mostly
+/// other processes' time slices.
+struct WorstCardFigure {
+    static let sizes = [PixelSize(width: 1280, height: 400), PixelSize(width: 1920, height: 480), PixelSize(width: 320, height: 170)]
+
+    /// The slowest card's milliseconds in each of `count` rounds, and which card that was.
+    static func run(rounds count: Int = 5) async -> (spread: Spread, slowest: String) {
+        let renderer = CardRenderer(theme: .dark)
+        let cards = HostileCards.cards(icons: IconCatalog.glyphs.keys.sorted())
+        let names = HostileCards.texts(NookActivity.Limits.title).map(\.name)
+        var slowest = (ms: 0.0, name: "")
+        let spread = await nook_bench.rounds(count) {
+            var worst = 0.0
+            for size in sizes {
+                var frame = Frame(width: size.width, height: size.height)
+                for (index, card) in cards.enumerated() {
+                    for _ in 0..<2 {
+                        var taken = Frame(width: 1, height: 1)
+                        swap(&taken, &frame)
+                        var rendered: RenderedCard?
+                        let ms = threadSecondsTaken { rendered = renderer.render(card, into: consume taken) } * 1000
+                        frame = rendered!.frame
+                        worst = max(worst, ms)
+                        if ms > slowest.ms { slowest = (ms, "\(names[index % names.count]) / \(names[(index + 1) % names.count]) at \(size)") }
+                        if getenv("NOOK_BENCH_VERBOSE") != nil, ms > 16.7 { print("  card_render_worst_ms over 16.7: \(ms) ms \(names[index % names.count]) / \(names[(index + 1) % names.count]) at \(size)") }
+                    }
+                }
+            }
+            return worst
+        }
+        return (spread, slowest.name)
+    }
+}
+
+/// CPU time of the calling thread while `body` ran, in seconds.
+func threadSecondsTaken(_ body: () -> Void) -> Double {
+    var start = timespec(), end = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start)
+    body()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &end)
+    return Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
+}

@@ -86,6 +86,9 @@ func reportRenderFigures() async {
     for size in [PixelSize(width: 1280, height: 400), PixelSize(width: 1920, height: 480)] {
         await RenderFigures(size: size).run()
     }
+    let worst = await WorstCardFigure.run()
+    report("card_render_worst_ms", worst.spread)
+    print("  card_render_worst_ms slowest card: \(worst.slowest)")
 }
 
 if CommandLine.arguments.dropFirst().first == "render" {

@@ -1,4 +1,6 @@
 import Foundation
+import NookActivities
+@testable import NookDaemon
 import NookTestTraits
 import Testing
 
@@ -27,4 +29,64 @@ struct ChildStartTests {
         #expect(listing.contains("pipe:["), "the child's own standard output is a pipe: \(listing)")
         #expect(!listing.contains("pipe:[\(status.st_ino)]"), "the stray pipe reached the child: \(listing)")
     }
+}
+
+/// Children keep the signal mask of the thread that spawns them; the test runner's threads
+/// block SIGTERM (a broker started so never stopped on SIGTERM), so test children and nookd's
+/// escalation hooks start with an empty mask.
+@Suite("Children start with an empty signal mask", .serialized, .ownThreads)
+struct ChildSignalMaskTests {
+    /// `body` on a thread of its own that blocks SIGTERM.
+    static func onBlockingThread(_ body: @escaping @Sendable () throws -> pid_t) throws -> pid_t {
+        let box = PidBox()
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            var set = sigset_t()
+            sigemptyset(&set)
+            sigaddset(&set, SIGTERM)
+            pthread_sigmask(SIG_BLOCK, &set, nil)
+            do { box.value = try body() } catch { box.error = error }
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        if let error = box.error { throw error }
+        return box.value
+    }
+
+    static func blockedMask(_ pid: pid_t) -> String? {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        return status.split(separator: "\n").first { $0.hasPrefix("SigBlk:") }.map { $0.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces) }
+    }
+
+    @Test func aTestChildStartedFromAThreadWithSIGTERMBlockedHasAnEmptyBlockedMask() throws {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        child.arguments = ["30"]
+        let started = UncheckedProcess(child)
+        _ = try Self.onBlockingThread {
+            try started.process.runAlone()
+            return started.process.processIdentifier
+        }
+        #expect(Self.blockedMask(child.processIdentifier) == "0000000000000000")
+        kill(child.processIdentifier, SIGTERM)
+        #expect(child.waitForExit(seconds: 10))
+        #expect(child.terminationReason == .uncaughtSignal && child.terminationStatus == SIGTERM)
+    }
+
+    @Test func z4_anEscalationHookStartedFromAThreadWithSIGTERMBlockedHasAnEmptyBlockedMask() throws {
+        let pid = try Self.onBlockingThread { try EscalationHook.run(["sleep", "30"], activity: NookActivity(title: "x"), step: 1).get() }
+        #expect(Self.blockedMask(pid) == "0000000000000000")
+        kill(pid, SIGKILL)
+    }
+}
+
+private final class PidBox: @unchecked Sendable {
+    var value: pid_t = 0
+    var error: (any Error)?
+}
+
+private struct UncheckedProcess: @unchecked Sendable {
+    let process: Process
+    init(_ process: Process) { self.process = process }
 }

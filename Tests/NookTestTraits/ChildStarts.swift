@@ -13,10 +13,17 @@ import Foundation
 private let childStarts = NSLock()
 
 extension Process {
-    /// `run()`, with no other child of this process starting at the same moment.
+    /// `run()`, with no other child of this process starting at the same moment, and with an
+    /// empty signal mask: the child keeps the mask of the thread that spawns it, and the test
+    /// runner's threads block SIGTERM and others (a broker started so never stopped on SIGTERM).
+    /// `Process` sets no mask of its own, so the calling thread's is emptied while it spawns.
     public func runAlone() throws {
         childStarts.lock()
         defer { childStarts.unlock() }
+        var empty = sigset_t(), saved = sigset_t()
+        sigemptyset(&empty)
+        pthread_sigmask(SIG_SETMASK, &empty, &saved)
+        defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
         try run()
     }
 }
