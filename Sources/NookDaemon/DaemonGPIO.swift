@@ -31,7 +31,7 @@ extension Daemon {
                     if recall.advance() { return true }
                     guard actionCards.anyOnGlass else {
                         // A menu on the glance takes the press as its Enter (E8): no toggle.
-                        return menuOnGlance.withLock { $0 != nil }
+                        return menuOnGlance.withLock { $0?.isLive == true }
                     }
                     queues.forEach { $0.requestInvokeCurrent() }
                     return true

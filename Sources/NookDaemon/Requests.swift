@@ -264,7 +264,7 @@ extension Daemon {
                     break
                 } else if actionCards.anyOnGlass {
                     queues.values.forEach { $0.requestInvokeCurrent() }
-                } else if menuOnGlance.withLock({ $0 != nil }) {
+                } else if menuTakesOpen {
                     // The press is the menu's Enter (published below): the nook stays as it was.
                 } else {
                     // Toggle and set in one step: two racing presses must not leave the input
@@ -308,15 +308,14 @@ extension Daemon {
             let content = glance.map(HomeContent.glance) ?? state.withLock { $0.config.home }
             let sender = ObjectIdentifier(connection)
             let claims = glance?.menu == true
-            let newlyClaimed = menuOnGlance.withLock { owner -> Bool in
-                defer { owner = claims ? sender : nil }
-                return claims && owner != sender
-            }
-            if newlyClaimed {
-                // A bridge that dies with its menu open must not leave the open button dead.
-                Task { [menuOnGlance] in
+            menuOnGlance.withLock { $0 = claims ? MenuClaim(owner: sender) : nil }
+            // A bridge that dies with its menu open must not leave the open button dead until
+            // the lease runs out. One watcher per connection, however often its menu opens.
+            if claims, menuClaimWatched.withLock({ $0.insert(sender).inserted }) {
+                Task { [menuOnGlance, menuClaimWatched] in
                     await connection.waitUntilClosed()
-                    menuOnGlance.withLock { if $0 == sender { $0 = nil } }
+                    menuOnGlance.withLock { if $0?.owner == sender { $0 = nil } }
+                    menuClaimWatched.withLock { _ = $0.remove(sender) }
                 }
             }
             // nook-lcdproc sends a glance whenever a widget changes (a clock: every second);
