@@ -251,6 +251,7 @@ extension Daemon {
             guard state.withLock({ $0.config.pressInputs }) else {
                 throw ProtocolError(.unavailable, field: "op", "press is off; set debug.press_inputs = true in nookd's config to act as the buttons over the socket")
             }
+            var taken = false
             switch input {
             case .open:
                 // A toggle of its own, as a second open button would be (I3: hover OR open).
@@ -259,11 +260,12 @@ extension Daemon {
                 // The hold is taken as said, not waited out: the toggle a long press takes
                 // back is never made.
                 if recall.advance() {
-                    break
+                    taken = true
                 } else if let holdMs, let hold = recall.settings.hold, .milliseconds(holdMs) >= hold, recall.start() {
-                    break
+                    taken = true
                 } else if actionCards.anyOnGlass {
                     queues.values.forEach { $0.requestInvokeCurrent() }
+                    taken = true
                 } else if menuTakesOpen {
                     // The press is the menu's Enter (published below): the nook stays as it was.
                 } else {
@@ -278,7 +280,7 @@ extension Daemon {
                 if !recall.end(because: "dismiss pressed") { queues.values.forEach { $0.requestDismissCurrent() } }
             }
             logger.info("press: \(input.rawValue)\(holdMs.map { " held \($0) ms" } ?? "") (debug.press_inputs)")
-            inputs.publish(InputMessage(input: input, source: "press"))
+            inputs.publish(InputMessage(input: input, source: "press", taken: taken))
             answer(PressAnswer(pressed: input))
 
         case .snapshot:

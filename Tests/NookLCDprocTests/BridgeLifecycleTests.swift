@@ -248,3 +248,30 @@ extension MenuEngagementTests {
         #expect(try bridge.status().engaged == false, "the open menu's Enter opened the nook: \(bridge.log)")
     }
 }
+
+/// E8 with E3: one press does one thing. A press that invokes the card over the menu is not
+/// also the menu's Enter.
+extension MenuEngagementTests {
+    @Test func e8_aPressThatInvokesTheCardOverTheMenuIsNotAlsoTheMenusEnter() throws {
+        let (bridge, client) = try bridgeWithMenuOpen()
+        defer { withExtendedLifetime(client) {} }
+        let nook = try NookClient(path: bridge.socket)
+        var card = NookActivity(title: "Reply?")
+        card.priority = .high
+        card.hasAction = true
+        card.dwell = .seconds(60)
+        _ = try nook.request(Request(id: .number(2), operation: .enqueue(card, module: nil, wait: false)))
+        let shownDeadline = Date().addingTimeInterval(TestBounds.seconds(15))
+        var current: String?
+        while current == nil, Date() < shownDeadline {
+            let list = try nook.request(Request(id: .number(3), operation: .list(module: nil)), as: ListAnswer.self).0
+            current = list.modules.compactMap { $0.current?.title }.first
+            if current == nil { usleep(50_000) }
+        }
+        #expect(current == "Reply?")
+        _ = try nook.request(Request(id: .number(4), operation: .press(.open)), as: PressAnswer.self)
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(20))
+        while !bridge.log.contains("acted on the card on the glass"), !bridge.log.contains("key Enter"), Date() < deadline { usleep(20_000) }
+        #expect(!bridge.log.contains("key Enter"), "the card's press went to the menu under it too: \(bridge.log)")
+    }
+}
