@@ -66,7 +66,25 @@ public final class Daemon: Sendable {
     let actionCards = ActionCards()
     /// The connection whose glance, now the home, is a menu (E8: LCDproc's server menu): the
     /// open input's presses are then the menu's and do not toggle the nook open. Nil: none.
-    let menuOnGlance = Locked<ObjectIdentifier?>(nil)
+    let menuOnGlance = Locked<MenuClaim?>(nil)
+    /// The connections a task already watches to end their menu claim when they close.
+    let menuClaimWatched = Locked<Set<ObjectIdentifier>>([])
+
+    /// A menu's hold on the open button, renewed by each menu glance from its connection. It
+    /// lapses `lease` after the last one, so a bridge that stopped (SIGSTOP, hung) or a client
+    /// that sent one menu glance and went quiet cannot leave the open button dead.
+    struct MenuClaim: Sendable {
+        static let lease: Duration = .seconds(10)
+        var owner: ObjectIdentifier
+        var renewed: Duration
+
+        init(owner: ObjectIdentifier) { (self.owner, renewed) = (owner, MonotonicClock.now) }
+
+        var isLive: Bool { MonotonicClock.now - renewed < Self.lease }
+    }
+
+    /// Whether a press of open is a live menu's Enter rather than the nook's toggle.
+    var menuTakesOpen: Bool { menuOnGlance.withLock { $0?.isLive == true } }
 
     struct State {
         var config: DaemonConfig

@@ -18,9 +18,9 @@ extension Daemon {
                     guard !recall.end(because: "dismiss pressed") else { return }
                     queues.forEach { $0.requestDismissCurrent() }
                 },
-                pressed: { [presses = self.inputs] role, label in
+                pressed: { [presses = self.inputs] role, label, invoked in
                     switch role {
-                    case .open: presses.publish(InputMessage(input: .open, source: label))
+                    case .open: presses.publish(InputMessage(input: .open, source: label, taken: invoked))
                     case .dismiss: presses.publish(InputMessage(input: .dismiss, source: label))
                     case .hover, .presence: break
                     }
@@ -31,7 +31,7 @@ extension Daemon {
                     if recall.advance() { return true }
                     guard actionCards.anyOnGlass else {
                         // A menu on the glance takes the press as its Enter (E8): no toggle.
-                        return menuOnGlance.withLock { $0 != nil }
+                        return menuOnGlance.withLock { $0?.isLive == true }
                     }
                     queues.forEach { $0.requestInvokeCurrent() }
                     return true

@@ -276,6 +276,7 @@ extension Daemon {
             guard state.withLock({ $0.config.pressInputs }) else {
                 throw ProtocolError(.unavailable, field: "op", "press is off; set debug.press_inputs = true in nookd's config to act as the buttons over the socket")
             }
+            var taken = false
             switch input {
             case .open:
                 // A toggle of its own, as a second open button would be (I3: hover OR open).
@@ -284,12 +285,13 @@ extension Daemon {
                 // The hold is taken as said, not waited out: the toggle a long press takes
                 // back is never made.
                 if recall.advance() {
-                    break
+                    taken = true
                 } else if let holdMs, let hold = recall.settings.hold, .milliseconds(holdMs) >= hold, recall.start() {
-                    break
+                    taken = true
                 } else if actionCards.anyOnGlass {
                     queues.values.forEach { $0.requestInvokeCurrent() }
-                } else if menuOnGlance.withLock({ $0 != nil }) {
+                    taken = true
+                } else if menuTakesOpen {
                     // The press is the menu's Enter (published below): the nook stays as it was.
                 } else {
                     // Toggle and set in one step: two racing presses must not leave the input
@@ -303,7 +305,7 @@ extension Daemon {
                 if !recall.end(because: "dismiss pressed") { queues.values.forEach { $0.requestDismissCurrent() } }
             }
             logger.info("press: \(input.rawValue)\(holdMs.map { " held \($0) ms" } ?? "") (debug.press_inputs)")
-            inputs.publish(InputMessage(input: input, source: "press"))
+            inputs.publish(InputMessage(input: input, source: "press", taken: taken))
             answer(PressAnswer(pressed: input))
 
         case .snapshot:
@@ -334,15 +336,14 @@ extension Daemon {
             let content = glance.map(HomeContent.glance) ?? state.withLock { $0.config.home }
             let sender = ObjectIdentifier(connection)
             let claims = glance?.menu == true
-            let newlyClaimed = menuOnGlance.withLock { owner -> Bool in
-                defer { owner = claims ? sender : nil }
-                return claims && owner != sender
-            }
-            if newlyClaimed {
-                // A bridge that dies with its menu open must not leave the open button dead.
-                Task { [menuOnGlance] in
+            menuOnGlance.withLock { $0 = claims ? MenuClaim(owner: sender) : nil }
+            // A bridge that dies with its menu open must not leave the open button dead until
+            // the lease runs out. One watcher per connection, however often its menu opens.
+            if claims, menuClaimWatched.withLock({ $0.insert(sender).inserted }) {
+                Task { [menuOnGlance, menuClaimWatched] in
                     await connection.waitUntilClosed()
-                    menuOnGlance.withLock { if $0 == sender { $0 = nil } }
+                    menuOnGlance.withLock { if $0?.owner == sender { $0 = nil } }
+                    menuClaimWatched.withLock { _ = $0.remove(sender) }
                 }
             }
             // nook-lcdproc sends a glance whenever a widget changes (a clock: every second);

@@ -38,7 +38,7 @@ public final class GPIOInputs: Sendable {
     private let lines: [GPIOLineSettings]
     private let engagement: NookEngagement
     private let dismiss: @Sendable () -> Void
-    private let pressed: @Sendable (GPIOLineSettings.Role, String) -> Void
+    private let pressed: @Sendable (GPIOLineSettings.Role, String, Bool) -> Void
     private let invoke: @Sendable () -> Bool
     private let longPress: @Sendable () -> Bool
     private let info: @Sendable (String) -> Void
@@ -57,7 +57,7 @@ public final class GPIOInputs: Sendable {
     ///     press instead of opening the nook.
     public init(lines: [GPIOLineSettings], engagement: NookEngagement, devices: String = "/dev",
                 dismiss: @escaping @Sendable () -> Void,
-                pressed: @escaping @Sendable (_ role: GPIOLineSettings.Role, _ label: String) -> Void = { _, _ in },
+                pressed: @escaping @Sendable (_ role: GPIOLineSettings.Role, _ label: String, _ invoked: Bool) -> Void = { _, _, _ in },
                 invoke: @escaping @Sendable () -> Bool = { false },
                 longPress: @escaping @Sendable () -> Bool = { false },
                 info: @escaping @Sendable (String) -> Void, warn: @escaping @Sendable (String) -> Void) throws(SensorProblem) {
@@ -231,7 +231,10 @@ public final class GPIOInputs: Sendable {
         let settings = entry.settings
         let isPress = entry.role.isPress(active: active)
         let effect = entry.role.change(active: active, at: edgeTime, invokes: invoke)
-        if isPress { pressed(settings.role, settings.label) }
+        if isPress {
+            let invoked = if case .invoked = effect { true } else { false }
+            pressed(settings.role, settings.label, invoked)
+        }
         switch effect {
         case .engagement(let engaged), .invoked(let engaged?):
             if let role = Self.engagementRole(settings.role) { engagement.set(role, active: engaged, input: settings.label) }

@@ -22,6 +22,8 @@ public final class GlanceSender: Sendable {
     private let logger: Logger
     private let pending = Locked(Pending())
     private let wake: WakePipe
+    /// How often an open menu's glance is sent again, well inside nookd's lease on it.
+    static let menuRenewal: Duration = .seconds(3)
 
     public init(socketPath: String, module: String?, logger: Logger) throws(SystemCallError) {
         (self.socketPath, self.module, self.logger) = (socketPath, module, logger)
@@ -50,6 +52,7 @@ public final class GlanceSender: Sendable {
         var warned = false
         // The glance nookd has: a nookd that restarts shows its own home until it is sent again.
         var sent: NookGlance??
+        var sentAt = MonotonicClock.now
         while true {
             var entries = [wake.pollEntry]
             // Between requests nookd sends nothing on this connection: readable means it closed
@@ -63,6 +66,13 @@ public final class GlanceSender: Sendable {
                 warned = true
                 pending.withLock { state in
                     if state.glance == nil, let sent { state.glance = sent }
+                }
+            }
+            // nookd's hold for an open menu is a lease: renewed while the menu stays open, so it
+            // lasts as long as the menu and lapses soon after this bridge stops.
+            if case .some(.some(let shown)) = sent, shown.menu, MonotonicClock.now - sentAt >= Self.menuRenewal {
+                pending.withLock { state in
+                    if state.glance == nil { state.glance = shown }
                 }
             }
             while true {
@@ -89,7 +99,7 @@ public final class GlanceSender: Sendable {
                     }
                     if let glance {
                         _ = try client!.request(Request(id: .number(2), operation: .glance(glance)), as: GlanceAnswer.self)
-                        sent = glance
+                        (sent, sentAt) = (glance, MonotonicClock.now)
                     }
                 } catch {
                     client = nil

@@ -64,6 +64,12 @@ public final class InputListener: Sendable {
             }
             guard let line = try client.readLine() else { throw .unreachable("nookd closed the inputs stream") }
             guard case .event(_, let event)? = try? ResponseLine.decode(line), let press = InputMessage(json: event) else { continue }
+            // A press that invoked the card on the glass (or moved a recall on) is not also a
+            // key: the menu or a client under the card would act on a press meant for the card.
+            guard !press.taken else {
+                logger.debug("input \(press.input.rawValue) from \(press.source) acted on the card on the glass: no key")
+                continue
+            }
             guard let key = keyMap.key(for: press) else {
                 logger.debug("input \(press.input.rawValue) from \(press.source) is mapped to no key")
                 continue

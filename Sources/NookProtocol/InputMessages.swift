@@ -13,11 +13,17 @@ public enum NookInputName: String, Hashable, Sendable, CaseIterable {
 public struct InputMessage: Sendable, Equatable {
     public var input: NookInputName
     public var source: String
+    /// The press acted on the glass (invoked the card's action, E3, or moved a recall on, U5):
+    /// a watcher that maps presses to actions of its own (E8's keys) leaves it alone, so one
+    /// press never does two things.
+    public var taken: Bool
 
-    public init(input: NookInputName, source: String) { (self.input, self.source) = (input, source) }
+    public init(input: NookInputName, source: String, taken: Bool = false) { (self.input, self.source, self.taken) = (input, source, taken) }
 
     public var json: JSONValue {
-        .object([("event", .string("input")), ("input", .string(input.rawValue)), ("source", .string(source))])
+        var members: [(String, JSONValue)] = [("event", .string("input")), ("input", .string(input.rawValue)), ("source", .string(source))]
+        if taken { members.append(("taken", .bool(true))) }
+        return .object(members)
     }
 
     /// Nil for a line that is not an input event; an input event naming an input this build
@@ -27,6 +33,7 @@ public struct InputMessage: Sendable, Equatable {
               let name = try? reader.requiredString("input"), let input = NookInputName(rawValue: name),
               let source = try? reader.requiredString("source") else { return nil }
         (self.input, self.source) = (input, source)
+        taken = (try? reader.bool("taken")) == true
     }
 }
 

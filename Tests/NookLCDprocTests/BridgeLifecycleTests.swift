@@ -203,3 +203,75 @@ extension MenuEngagementTests {
         #expect(engaged, "open did not toggle after the bridge died")
     }
 }
+
+/// E8 with I1: the menu's hold on the open button is a lease the bridge renews while its menu
+/// is open, so it lasts as long as the menu and no longer than a stopped bridge.
+extension MenuEngagementTests {
+    /// A bridge with a client menu, the server menu opened by dismiss and on nookd's glass.
+    func bridgeWithMenuOpen() throws -> (Bridge, TCPConnection) {
+        let bridge = try Bridge(nookdConfig: "[debug]\npress_inputs = true\n")
+        #expect(bridge.waitForLog("following nookd's inputs"), "\(bridge.log)")
+        let client = try TCPConnection(port: bridge.port)
+        try client.send("hello\nclient_set -name m\nmenu_add_item \"\" a action {Act}\nmenu_add_item \"\" b action {Bee}\n")
+        #expect(client.readLines(4).last == "success")
+        _ = try NookClient(path: bridge.socket).request(Request(id: .number(1), operation: .press(.dismiss)), as: PressAnswer.self)
+        #expect(bridge.waitForLog("showing the server menu"), "\(bridge.log)")
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(20))
+        while (try? bridge.status().home) != "glance 40x4", Date() < deadline { usleep(20_000) }
+        return (bridge, client)
+    }
+
+    @Test func e8_aBridgeStoppedWithItsMenuOpenGivesTheOpenButtonBackAfterALease() throws {
+        let (bridge, client) = try bridgeWithMenuOpen()
+        defer { withExtendedLifetime(client) {} }
+        // Stopped, not gone: its connection to nookd stays open.
+        kill(bridge.bridge.processIdentifier, SIGSTOP)
+        defer { kill(bridge.bridge.processIdentifier, SIGCONT) }
+        let released = Date().addingTimeInterval(TestBounds.seconds(60))
+        var engaged = false
+        while !engaged, Date() < released {
+            _ = try NookClient(path: bridge.socket).request(Request(id: .number(1), operation: .press(.open)), as: PressAnswer.self)
+            engaged = try bridge.status().engaged
+            if !engaged { usleep(500_000) }
+        }
+        #expect(engaged, "open stayed the stopped bridge's menu's")
+    }
+
+    @Test func e8_aMenuLeftOpenLongerThanTheLeaseStillTakesTheOpenPress() throws {
+        let (bridge, client) = try bridgeWithMenuOpen()
+        defer { withExtendedLifetime(client) {} }
+        // Longer than nookd's lease (10 s), shorter than the menu's own timeout (30 s).
+        sleep(14)
+        #expect(!bridge.log.contains("disconnected"), "\(bridge.log)")
+        _ = try NookClient(path: bridge.socket).request(Request(id: .number(1), operation: .press(.open)), as: PressAnswer.self)
+        #expect(bridge.waitForLog("key Enter to the server menu"), "\(bridge.log)")
+        #expect(try bridge.status().engaged == false, "the open menu's Enter opened the nook: \(bridge.log)")
+    }
+}
+
+/// E8 with E3: one press does one thing. A press that invokes the card over the menu is not
+/// also the menu's Enter.
+extension MenuEngagementTests {
+    @Test func e8_aPressThatInvokesTheCardOverTheMenuIsNotAlsoTheMenusEnter() throws {
+        let (bridge, client) = try bridgeWithMenuOpen()
+        defer { withExtendedLifetime(client) {} }
+        let nook = try NookClient(path: bridge.socket)
+        var card = NookActivity(title: "Reply?")
+        card.priority = .high
+        card.hasAction = true
+        card.dwell = .seconds(60)
+        _ = try nook.request(Request(id: .number(2), operation: .enqueue(card, module: nil, wait: false)))
+        let shownDeadline = Date().addingTimeInterval(TestBounds.seconds(15))
+        var current: String?
+        while current == nil, Date() < shownDeadline {
+            let list = try nook.request(Request(id: .number(3), operation: .list(module: nil)), as: ListAnswer.self).0
+            current = list.modules.compactMap { $0.current?.title }.first
+            if current == nil { usleep(50_000) }
+        }
+        #expect(current == "Reply?")
+        _ = try nook.request(Request(id: .number(4), operation: .press(.open)), as: PressAnswer.self)
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(20))
+        while !bridge.log.contains("acted on the card on the glass"), !bridge.log.contains("key Enter"), Date() < deadline { usleep(20_000) }
+        #expect(!bridge.log.contains("key Enter"), "the card's press went to the menu under it too: \(bridge.log)")
+    }
+}

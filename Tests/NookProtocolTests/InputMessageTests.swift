@@ -16,6 +16,12 @@ struct InputMessageTests {
         #expect(try PressAnswer(json: PressAnswer(pressed: .open).json).pressed == .open)
     }
 
+    @Test func e8_aPressTheGlassTookSaysSoAndAnOlderEventIsNotTaken() throws {
+        let taken = InputMessage(input: .open, source: "press", taken: true)
+        #expect(InputMessage(json: taken.json) == taken)
+        #expect(InputMessage(json: try JSONValue.parse(Array(#"{"event":"input","input":"open","source":"press"}"#.utf8)))?.taken == false)
+    }
+
     @Test func e8_aPressNamingNoInputIsRefusedNamingTheField() {
         for line in [#"{"op":"press"}"#, #"{"op":"press","input":"knob"}"#, #"{"op":"press","input":"open","extra":1}"#] {
             guard case .failure(let failure) = Request.decode(Array(line.utf8)) else { Issue.record("accepted \(line)"); continue }
