@@ -190,6 +190,18 @@ struct SlowClientTests {
         #expect(daemon.stop().status == 0)
     }
 
+    @Test func c1_n1_aReloadThatChangesTheConnectionLimitsSaysNookdMustRestartForThem() throws {
+        let scratch = Scratch()
+        let path = scratch.file("nook.toml", "[daemon]\nidle_timeout = 300\n")
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", path])
+        _ = scratch.file("nook.toml", "[daemon]\nidle_timeout = 30\n")
+        kill(daemon.process.processIdentifier, SIGHUP)
+        try eventually("the reload's note") { daemon.log.contains("SIGHUP: reloaded") }
+        #expect(daemon.log.contains("restart nookd to apply daemon.max_connections/max_connections_per_user/partial_line_timeout/idle_timeout/max_buffered_bytes"),
+                "\(daemon.log.suffix(1000))")
+        #expect(daemon.stop().status == 0)
+    }
+
     @Test func c1_oneWatchSheltersOneOtherConnectionOfItsProcessNotACrowdOfIdleOnes() throws {
         let scratch = Scratch()
         let config = scratch.file("nook.toml", "[daemon]\nidle_timeout = 1\n")
