@@ -56,11 +56,14 @@ public struct ConnectionLimits: Hashable, Sendable {
     /// not count as the client's stall); `lastHeard` when bytes last came in, and `lastAnswered`
     /// when its last requests were answered. `companion`: the client's process streams on
     /// another connection (a bridge's request connection beside its watch), so it is not idle.
-    func verdict(partial: Bool, answering: Bool, companion: Bool = false, lastHeard: Duration, lastAnswered: Duration, now: Duration) -> Verdict {
+    /// `lineStarted`: when the unfinished line's first byte came in (a half line is timed from
+    /// there, not from its latest byte).
+    func verdict(partial: Bool, answering: Bool, companion: Bool = false, lastHeard: Duration, lineStarted: Duration? = nil,
+                 lastAnswered: Duration, now: Duration) -> Verdict {
         guard !answering else { return .keep(until: nil) }
         let since = max(lastHeard, lastAnswered)
         if partial {
-            let deadline = since + partialLineTimeout
+            let deadline = max(lineStarted ?? lastHeard, lastAnswered) + partialLineTimeout
             return now >= deadline ? .partialLine : .keep(until: deadline)
         }
         guard !companion else { return .keep(until: nil) }

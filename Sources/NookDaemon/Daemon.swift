@@ -439,6 +439,10 @@ public final class Daemon: Sendable {
         if fresh.home != old.home { statusChanges.notify(.home) }
         var needsRestart: [String] = []
         if fresh.socketPath != old.socketPath || fresh.socketGroup != old.socketGroup || fresh.socketMode != old.socketMode { needsRestart.append("daemon.socket*") }
+        if fresh.maxConnections != old.maxConnections || fresh.connectionLimits != old.connectionLimits {
+            // The socket server takes them at start.
+            needsRestart.append("daemon.max_connections/max_connections_per_user/partial_line_timeout/idle_timeout/max_buffered_bytes")
+        }
         if fresh.modules != old.modules { needsRestart.append("queue.modules") }
         if fresh.capacity != old.capacity || fresh.pollInterval != old.pollInterval { needsRestart.append("queue.capacity/poll_interval_ms") }
         if fresh.backend != old.backend || fresh.mockSize != old.mockSize { needsRestart.append("display.backend/size") }

@@ -98,6 +98,9 @@ public final class SocketServer: @unchecked Sendable {
         var counted = false
         /// When bytes last came in (the server's clock), for the timeouts.
         var lastHeard: Duration
+        /// When the first byte of the unfinished line came in: the partial-line timeout runs from
+        /// there, so a byte now and then cannot keep a half line open.
+        var lineStarted: Duration?
         init(connection: ClientConnection, lines: AsyncStream<[[UInt8]]>.Continuation, now: Duration) {
             self.connection = connection
             self.lines = lines
@@ -394,11 +397,22 @@ public final class SocketServer: @unchecked Sendable {
         let now = clock()
         var next: Duration?
         let open = clients.values.filter { !$0.inputClosed && !$0.connection.isClosed }.map { ($0, $0.connection.activity) }
-        let streaming = Set(open.filter { $0.1.answering }.map { $0.0.connection.peer.pid })
+        // A process that streams (a bridge's watch) keeps as many of its other connections from
+        // idling as it has streams, its most recently active ones: one watch must not shelter a
+        // crowd of idle connections of the same process.
+        var streams: [Int32: Int] = [:]
+        for (client, activity) in open where activity.answering { streams[client.connection.peer.pid, default: 0] += 1 }
+        var companions = Set<Int32>()
+        let sheltered = open.filter { !$0.1.answering && streams[$0.0.connection.peer.pid] != nil }
+        for (pid, count) in streams {
+            let ofProcess = sheltered.filter { $0.0.connection.peer.pid == pid }
+                .sorted { (max($0.0.lastHeard, $0.1.lastAnswered), $0.0.connection.number) > (max($1.0.lastHeard, $1.1.lastAnswered), $1.0.connection.number) }
+            for (client, _) in ofProcess.prefix(count) { companions.insert(client.connection.fd) }
+        }
         for (client, activity) in open {
             let verdict = limits.verdict(partial: !client.partial.isEmpty || client.discardingLongLine, answering: activity.answering,
-                                         companion: streaming.contains(client.connection.peer.pid), lastHeard: client.lastHeard,
-                                         lastAnswered: activity.lastAnswered, now: now)
+                                         companion: companions.contains(client.connection.fd), lastHeard: client.lastHeard,
+                                         lineStarted: client.lineStarted, lastAnswered: activity.lastAnswered, now: now)
             let reason: String
             switch verdict {
             case .keep(let until):
@@ -465,7 +479,8 @@ public final class SocketServer: @unchecked Sendable {
     @discardableResult
     private func readFrom(_ client: Client, buffer: inout [UInt8]) -> Bool {
         let count = read(client.connection.fd, &buffer, buffer.count)
-        if count > 0 { client.lastHeard = clock() }
+        let now = clock()
+        if count > 0 { client.lastHeard = now }
         if count < 0 {
             if errno == EAGAIN || errno == EINTR { return false }
             client.connection.markClosed()
@@ -490,6 +505,11 @@ public final class SocketServer: @unchecked Sendable {
         if !batch.isEmpty {
             client.connection.received(lines: batch.count)
             client.lines.yield(batch)
+        }
+        if start > 0 {
+            client.lineStarted = start < count ? now : nil
+        } else if client.lineStarted == nil {
+            client.lineStarted = now
         }
         if start < count {
             if client.discardingLongLine { return true }

@@ -30,6 +30,9 @@ struct ConnectionLimitsUnitTests {
         #expect(verdict(partial: false, answering: true, at: heard + .seconds(86_400)) == .keep(until: nil))
         #expect(verdict(partial: false, companion: true, at: heard + .seconds(86_400)) == .keep(until: nil))
         #expect(verdict(partial: true, companion: true, at: heard + .seconds(10)) == .partialLine)
+        // A half line is timed from its first byte: a byte now and then does not extend it.
+        #expect(limits.verdict(partial: true, answering: false, lastHeard: heard + .seconds(9), lineStarted: heard,
+                               lastAnswered: .zero, now: heard + .seconds(10)) == .partialLine)
     }
 
     @Test func c4_theLastSlotsAreKeptForRootAndEachUserHasAShareOfTheRest() {
@@ -158,6 +161,69 @@ struct SlowClientTests {
         #expect(watch.isRunning)
         #expect(try status(daemon).connections == 2, "the watcher and this status request")
         #expect(daemon.log.contains("daemon.partial_line_timeout") && daemon.log.contains("daemon.idle_timeout"), "each close is logged")
+        #expect(daemon.stop().status == 0)
+    }
+
+    @Test func c1_aHalfLineFedOneByteAtATimeStillTimesOutFromItsFirstByte() throws {
+        let scratch = Scratch()
+        let config = scratch.file("nook.toml", "[daemon]\npartial_line_timeout = 1\n")
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+        let trickle = try daemon.client()
+        trickle.readTimeout = .milliseconds(300)
+        var told: [UInt8]?
+        // A byte every 0.3 s, each well inside the timeout, for up to 100 bytes: the line is
+        // never finished, so nookd must close it.
+        trickling: for byte in Array(#"{"v":1,"id":1,"op":"status","x":""#.utf8) + Array(repeating: UInt8(ascii: "a"), count: 70) {
+            do {
+                try trickle.sendRaw([byte])
+                told = try trickle.readLine()
+                break trickling
+            } catch {
+                if "\(error)".contains("sent nothing") { continue }
+                told = try? trickle.readLine()
+                break trickling
+            }
+        }
+        let line = try #require(told, "nookd kept a half line fed one byte at a time open")
+        guard case .failure(_, let error) = try ResponseLine.decode(line) else { throw DaemonFailure("not an error: \(line)") }
+        #expect(error.code == .unavailable && error.message.contains("daemon.partial_line_timeout"), "\(error)")
+        #expect(daemon.stop().status == 0)
+    }
+
+    @Test func c1_n1_aReloadThatChangesTheConnectionLimitsSaysNookdMustRestartForThem() throws {
+        let scratch = Scratch()
+        let path = scratch.file("nook.toml", "[daemon]\nidle_timeout = 300\n")
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", path])
+        _ = scratch.file("nook.toml", "[daemon]\nidle_timeout = 30\n")
+        kill(daemon.process.processIdentifier, SIGHUP)
+        try eventually("the reload's note") { daemon.log.contains("SIGHUP: reloaded") }
+        #expect(daemon.log.contains("restart nookd to apply daemon.max_connections/max_connections_per_user/partial_line_timeout/idle_timeout/max_buffered_bytes"),
+                "\(daemon.log.suffix(1000))")
+        #expect(daemon.stop().status == 0)
+    }
+
+    @Test func c1_oneWatchSheltersOneOtherConnectionOfItsProcessNotACrowdOfIdleOnes() throws {
+        let scratch = Scratch()
+        let config = scratch.file("nook.toml", "[daemon]\nidle_timeout = 1\n")
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+        // This test's process is the watcher, and opens idle connections beside its watch.
+        let watcher = try daemon.client(timeout: .seconds(60))
+        _ = try watcher.request(Request(id: .number(1), operation: .watch))
+        let idle = try (0..<3).map { _ in try daemon.client(timeout: .seconds(60)) }
+        // The bridge's request connection: the most recently active one is kept.
+        let companion = try daemon.client(timeout: .seconds(60))
+        _ = try companion.request(Request(id: .number(2), operation: .status))
+        for (index, client) in idle.enumerated() {
+            #expect(try client.readLine() == nil, "idle connection \(index) beside the watch is closed")
+        }
+        _ = try companion.request(Request(id: .number(3), operation: .status))
+        let id = try nookctl(["enqueue", "--title", "still watched", "--dwell", "0.2"], socket: daemon.socket).output
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        var heard = false
+        while let line = try watcher.readLine() {
+            if String(decoding: line, as: UTF8.self).contains(id) { heard = true; break }
+        }
+        #expect(heard, "the watch still streams")
         #expect(daemon.stop().status == 0)
     }
 
