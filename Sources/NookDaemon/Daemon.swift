@@ -182,7 +182,8 @@ public final class Daemon: Sendable {
         }
         // Before anything is read or written: a journal or history path that is not nookd's
         // (a device, a FIFO, a link, someone else's file) is an error, never replaced.
-        if let refusal = journal?.refusal() ?? history.refusal() {
+        let sharing = journal.flatMap { journal in history.path.flatMap { DurableFile.sharing(journal: journal.path, history: $0) } }
+        if let refusal = sharing ?? journal?.refusal() ?? history.refusal() {
             await services.stopAll()
             throw DaemonError(refusal)
         }

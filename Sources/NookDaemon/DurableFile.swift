@@ -96,6 +96,31 @@ enum DurableFile {
         return nil
     }
 
+    /// Why the journal and the history cannot live at these paths, or nil: one file (or one's
+    /// `.new`) for both would be rewritten by each writer over the other's records, and their
+    /// rewrites would race for the one `PATH.new`. Compared as written with `.` and `..` taken
+    /// out, and by device and inode where both exist (a hard link, a linked directory).
+    static func sharing(journal: String, history: String) -> String? {
+        func normal(_ path: String) -> String {
+            var parts: [Substring] = []
+            for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+                if part == "." { continue }
+                if part == "..", !parts.isEmpty, parts.last != ".." { parts.removeLast(); continue }
+                parts.append(part)
+            }
+            return (path.hasPrefix("/") ? "/" : "") + parts.joined(separator: "/")
+        }
+        let (j, h) = (normal(journal), normal(history))
+        var clash = j == h || j == h + ".new" || h == j + ".new"
+        var (jInfo, hInfo) = (stat(), stat())
+        if !clash, stat(journal, &jInfo) == 0, stat(history, &hInfo) == 0 {
+            clash = jInfo.st_dev == hInfo.st_dev && jInfo.st_ino == hInfo.st_ino
+        }
+        guard clash else { return nil }
+        return "journal \(journal) and history \(history) are one file: each would replace the other's records; "
+            + "give [history] path a file of its own"
+    }
+
     /// Whether `line` starts as a record does: eight hexadecimal digits, a space and `{` (as far
     /// as it goes: a record torn after a few bytes is still one).
     static func looksLikeRecord(_ line: some Collection<UInt8>) -> Bool {

@@ -107,7 +107,8 @@ struct FieldReader {
         let number = try requiredNumber(key)
         guard let whole = Int(exactly: number) else { throw ProtocolError(.wrongType, field: name(key), "must be a whole number, got \(number)") }
         // Beyond 2^53 a JSON number is no longer exact, and arithmetic on it can overflow.
-        guard abs(whole) <= 1 << 53 else { throw ProtocolError(.invalid, field: name(key), "must be at most 2^53 in size, got \(number)") }
+        // Its magnitude, not abs: -2^63 is a whole Double that fits in an Int, and abs traps on it.
+        guard whole.magnitude <= 1 << 53 else { throw ProtocolError(.invalid, field: name(key), "must be at most 2^53 in size, got \(number)") }
         return whole
     }
 

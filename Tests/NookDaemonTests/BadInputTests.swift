@@ -71,6 +71,12 @@ let badRequests: [BadRequest] = {
         BadRequest("home with unknown content", #"{"id":1,"op":"home","content":"video"}"#, "invalid", "content"),
         BadRequest("focus without a module", #"{"id":1,"op":"focus"}"#, "missingField", "module"),
         BadRequest("focus on an unknown module", #"{"id":1,"op":"focus","module":"zzz"}"#, "unknownModule", "module"),
+        // -2^63 is a whole number a Double holds exactly: its size is checked without negating it.
+        BadRequest("glance columns of -2^63", #"{"id":1,"op":"glance","glance":{"columns":-9223372036854775808,"rows":2,"lines":["a","b"]}}"#,
+                   "invalid", "glance.columns"),
+        BadRequest("glance row of -2^63 in a bar",
+                   #"{"id":1,"op":"glance","glance":{"columns":4,"rows":2,"lines":["a","b"],"bars":[{"row":-9223372036854775808,"column":0,"length":1,"direction":"h"}]}}"#,
+                   "invalid", "glance.bars[0].row"),
     ]
 }()
 

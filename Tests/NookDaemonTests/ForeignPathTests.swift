@@ -2,6 +2,7 @@ import Foundation
 @testable import NookDaemon
 import NookActivities
 import NookProtocol
+import NookTestSupport
 import NookTestTraits
 import Testing
 
@@ -113,6 +114,38 @@ struct ForeignPathTests {
             #expect(foreign.fingerprint == before, "\(foreign.kind) was changed")
             #expect(!FileManager.default.fileExists(atPath: scratch.path + "/journal"), "nothing is started before the check")
         }
+    }
+
+    @Test func u4_aHistoryPathThatIsTheJournalIsRefusedAtStartAndTheJournalKept() throws {
+        let scratch = Scratch()
+        let journal = scratch.path + "/journal"
+        // A journal of one unfinished activity, written by a nookd.
+        var daemon = try DaemonProcess(scratch: scratch, arguments: ["--journal", journal])
+        try daemon.request(.suspend(module: nil))
+        let kept = try #require(try daemon.request(.enqueue(NookActivity(title: "kept"), module: nil, wait: false))["id"]?.text)
+        #expect(daemon.stop().status == 0)
+        try FileManager.default.createDirectory(atPath: scratch.path + "/sub", withIntermediateDirectories: true)
+        link(journal, scratch.path + "/hardlink")
+        for same in [journal, scratch.path + "/sub/../journal", scratch.path + "/./journal.new", scratch.path + "/hardlink"] {
+            let before = try Data(contentsOf: URL(fileURLWithPath: journal))
+            let config = scratch.file("same.toml", "[history]\npath = \"\(same)\"\n")
+            daemon = try DaemonProcess(scratch: scratch, arguments: ["--journal", journal, "--config", config], waitUntilReady: false)
+            // Bounded for a nookd that starts instead: it is then stopped, and the test fails.
+            guard daemon.process.exited(within: TestBounds.seconds(30)) else {
+                Issue.record("nookd started with history \(same): \(daemon.log.suffix(2000))")
+                _ = daemon.stop()
+                continue
+            }
+            #expect(daemon.process.terminationStatus != 0, "\(same)")
+            #expect(daemon.log.contains("journal \(journal) and history \(same) are one file"), "\(same): \(daemon.log.suffix(2000))")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: journal)) == before, "\(same): the journal was changed")
+        }
+        unlink(scratch.path + "/hardlink")
+        daemon = try DaemonProcess(scratch: scratch, arguments: ["--journal", journal])
+        let module = try daemon.request(.list(module: nil))["modules"]?.items.first
+        let queued = (module?["current"]?["id"]?.text.map { [$0] } ?? []) + (module?["pending"]?.items.compactMap { $0["id"]?.text } ?? [])
+        #expect(queued == [kept], "the journal still holds the unfinished activity")
+        #expect(daemon.stop().status == 0)
     }
 
     @Test func j1_aLeftoverNewFileThatIsNotRegularIsNeitherRemovedNorOpened() async throws {
