@@ -359,6 +359,9 @@ public actor NookActivityQueue {
     ) throws -> NookUpdate {
         expireDue()
         let onScreenNow = onScreen.flatMap { $0.entry.activity.id == id ? $0 : nil }
+        // One ending for good (its dwell ran out, cancelled, dismissed) is as good as ended: a
+        // change to it would slide out with it unseen, and its client would think it shown.
+        if case .end? = onScreenNow?.endRequest { throw NookUpdateError.notFound(id) }
         guard let previous = onScreenNow?.entry.activity ?? pendingActivities.entry(id)?.activity else {
             throw NookUpdateError.notFound(id)
         }
