@@ -54,6 +54,8 @@ public actor NookActivityQueue {
         var phase: NookPresentationPhase
         var since: NookInstant
         var endRequest: EndRequest?
+        /// Ending for good (its dwell ran out, cancelled, dismissed), not to come back.
+        var isEnding: Bool { if case .end? = endRequest { true } else { false } }
         /// The `at` of this presentation's `animateIn` event, which the presenter's report names.
         var animateInAt: NookInstant
         /// When the presenter reported the card fully on the glass.
@@ -351,7 +353,8 @@ public actor NookActivityQueue {
     /// screen, if it has the key, then the pending ones (U1's update by key).
     public func live(withKey key: String) -> [NookActivityID] {
         var ids: [NookActivityID] = []
-        if let shown = onScreen?.entry.activity, shown.coalescingKey == key { ids.append(shown.id) }
+        // One sliding out to end is left out: it cannot be updated (``update(_:restartDwell:_:)``).
+        if let shown = onScreen, shown.entry.activity.coalescingKey == key, !shown.isEnding { ids.append(shown.entry.activity.id) }
         ids += pendingActivities.ids(forKey: key)
         return ids
     }
@@ -389,6 +392,9 @@ public actor NookActivityQueue {
         var planned: [NookUpdate] = []
         for id in ids {
             let onScreenNow = onScreen.flatMap { $0.entry.activity.id == id ? $0 : nil }
+            // One ending for good (its dwell ran out, cancelled, dismissed) is as good as ended: a
+            // change to it would slide out with it unseen, and its client would think it shown.
+            if onScreenNow?.isEnding == true { throw NookUpdateError.notFound(id) }
             guard let previous = onScreenNow?.entry.activity ?? pendingActivities.entry(id)?.activity else {
                 throw NookUpdateError.notFound(id)
             }

@@ -59,14 +59,15 @@ public struct NookQueueSnapshot: Sendable {
 
 /// Why ``NookActivityQueue/update(_:restartDwell:_:)`` changed nothing (U1).
 public enum NookUpdateError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// No activity with this id is pending or on screen: it never was, or it has ended.
+    /// No activity with this id is pending or on screen: it never was, or it has ended (or is
+    /// ending: sliding out, not to come back).
     case notFound(NookActivityID)
     /// The changed activity is not valid; the error names the field.
     case invalid(NookActivityValidationError)
 
     public var description: String {
         switch self {
-        case .notFound(let id): "no pending or shown activity has id \(id); it has ended or never was"
+        case .notFound(let id): "no pending or shown activity has id \(id); it has ended (or is sliding out to end) or never was"
         case .invalid(let error): "\(error)"
         }
     }

@@ -70,11 +70,13 @@ public struct NotificationRegistry: Sendable {
 
     /// Plans a Notify from `uid`: replaces `replaces_id` if that notification is live and
     /// `uid`'s (or `uid` is root), else the live one with the same stack tag, else a new id.
+    /// One already closing (closed by a call, or dismissed after its action) is not live: its
+    /// card is on its way out, and an update of it would go out with it.
     public func plan(_ call: NotifyCall, uid: UInt32) -> Placement {
         let tagKey = call.stackTag.map { "\(uid):\(call.appName):\($0)" }
         var note: String?
         if call.replacesID != 0 {
-            if let old = records[call.replacesID] {
+            if let old = records[call.replacesID], old.closing == nil {
                 if old.uid == uid || uid == 0 {
                     return Placement(id: old.id, replacing: old.activity, coalescingKey: key(old.id), tagKey: tagKey)
                 }
@@ -83,7 +85,7 @@ public struct NotificationRegistry: Sendable {
                 note = "replaces_id \(call.replacesID) is not a live notification: shown as a new one"
             }
         }
-        if let tagKey, let id = byTag[tagKey], let old = records[id] {
+        if let tagKey, let id = byTag[tagKey], let old = records[id], old.closing == nil {
             return Placement(id: id, replacing: old.activity, coalescingKey: key(id), tagKey: tagKey, note: note)
         }
         let id = nextID()

@@ -25,6 +25,24 @@ struct UpdateTests {
         #expect(await harness.queue.pending.map(\.title) == ["early", "late", "normal"])
     }
 
+    @Test func u1_anActivitySlidingOutToEndIsNotUpdatedButReportedEnded() async throws {
+        let harness = await QueueHarness()
+        var card = activity("Download", dwell: .seconds(3))
+        card.coalescingKey = "download"
+        try await harness.enqueueAndPresentFirst(card)
+        #expect(await harness.queue.live(withKey: "download") == [card.id])
+        harness.clock.advance(by: .seconds(3))
+        try await harness.recorder.next(.animateOut, of: card.id)
+        await #expect(throws: NookUpdateError.notFound(card.id)) {
+            try await harness.queue.update(card.id, restartDwell: true) { var changed = $0; changed.title = "Download, changed"; return changed }
+        }
+        #expect(await harness.queue.live(withKey: "download").isEmpty, "nothing left to update by key")
+        harness.clock.advance(by: card.transition)
+        let hidden = try await harness.recorder.next(.hidden(.completed), of: card.id)
+        #expect(hidden.activity.title == "Download")
+        #expect(!harness.recorder.kinds(of: card.id).contains(.updated(previous: card)))
+    }
+
     @Test func u1_updateOnScreenEmitsUpdatedWithoutReanimationAndTheDwellKeepsRunning() async throws {
         let harness = await QueueHarness()
         let card = activity("Download", dwell: .seconds(3))

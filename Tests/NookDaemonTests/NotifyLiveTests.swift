@@ -53,6 +53,19 @@ struct NotifyLiveTests {
         #expect(pending.first?.progress == 0.7)
     }
 
+    @Test func e2_aReplacementOfANotificationItsSenderClosedIsANewCard() throws {
+        let setup = try Setup()
+        let id = try setup.send(["-t", "0", "First"])
+        try eventually("the first card on the glass") { try setup.daemon.activities().first?.current?.title == "First" }
+        #expect(try setup.bus.call("CloseNotification", ["uint32 \(id)"]).status == 0)
+        // The close goes to nookd before it: an update would change the card sliding out.
+        let next = try setup.send(["-r", String(id), "-t", "0", "Second"])
+        #expect(next != id)
+        try eventually("the new card on the glass") { try setup.daemon.activities().first?.current?.title == "Second" }
+        try eventually("NotificationClosed(id, 3)") { setup.monitor.closeReasons(id) == ["uint32 3"] }
+        #expect(setup.monitor.closeReasons(next).isEmpty)
+    }
+
     @Test func e1_hintsOfTypesTheBridgeDoesNotReadAreIgnored() throws {
         let setup = try Setup()
         _ = try setup.send(["-t", "0", "Holding the glass"])

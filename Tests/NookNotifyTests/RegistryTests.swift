@@ -74,6 +74,22 @@ struct RegistryTests {
         #expect(placement.id == 1 && placement.replacing == nil && placement.note != nil)
     }
 
+    @Test func e2_aNotificationAlreadyClosingIsNotReplacedButFollowedByANewOne() {
+        var registry = NotificationRegistry()
+        let tagged = NotifyCall(appName: "volume", summary: "Volume 40%", hints: ["x-dunst-stack-tag": .string("vol")])
+        let (id, activity) = add(&registry, tagged)
+        #expect(registry.requestClose(id, uid: 1000) == .cancel(activity))
+        var replacement = tagged
+        replacement.replacesID = id
+        let placement = registry.plan(replacement, uid: 1000)
+        #expect(placement.id != id && placement.replacing == nil, "its card is on its way out")
+        let next = NookActivityID()
+        registry.commit(placement, activity: next, uid: 1000, sender: ":1.5", hasDefaultAction: false)
+        // The closed one still closes, and its end leaves the new one with the tag.
+        #expect(registry.ended(activity, .hidden(.cancelled))! == (id, .closedByCall))
+        #expect(registry.plan(tagged, uid: 1000).replacing == next)
+    }
+
     @Test func u3_anotherUserCannotReplaceOrCloseANotification() {
         var registry = NotificationRegistry()
         let (id, activity) = add(&registry, NotifyCall(summary: "mine"), uid: 1000)
