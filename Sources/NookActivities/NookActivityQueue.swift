@@ -376,13 +376,18 @@ public actor NookActivityQueue {
         coalescing permits: @Sendable (NookActivity) -> Bool = { _ in true },
         _ change: @Sendable (NookActivity) throws -> NookActivity
     ) throws -> NookUpdate {
-        try update([id], restartDwell: restartDwell, coalescing: permits, change)[0]
+        guard let result = try update([id], restartDwell: restartDwell, coalescing: permits, change).first else {
+            throw NookUpdateError.notFound(id)
+        }
+        return result
     }
 
     /// ``update(_:restartDwell:coalescing:_:)`` of several activities, all or nothing: the
     /// change is made and checked for every one before any is changed, so a change one of them
-    /// refuses (a timeout for a timed card) leaves all of them as they were. A new key
-    /// coalesces only pending activities that `permits` accepts and that are not among `ids`.
+    /// refuses (a timeout for a timed card) leaves all of them as they were. An id that has
+    /// ended since the caller looked it up is left out (nothing is left of it to change), not
+    /// an error that would fail the others: returns the updates made, in `ids`' order. A new
+    /// key coalesces only pending activities that `permits` accepts and that are not among `ids`.
     public func update(
         _ ids: [NookActivityID], restartDwell: Bool = false,
         coalescing permits: @Sendable (NookActivity) -> Bool = { _ in true },
@@ -394,10 +399,8 @@ public actor NookActivityQueue {
             let onScreenNow = onScreen.flatMap { $0.entry.activity.id == id ? $0 : nil }
             // One ending for good (its dwell ran out, cancelled, dismissed) is as good as ended: a
             // change to it would slide out with it unseen, and its client would think it shown.
-            if onScreenNow?.isEnding == true { throw NookUpdateError.notFound(id) }
-            guard let previous = onScreenNow?.entry.activity ?? pendingActivities.entry(id)?.activity else {
-                throw NookUpdateError.notFound(id)
-            }
+            if onScreenNow?.isEnding == true { continue }
+            guard let previous = onScreenNow?.entry.activity ?? pendingActivities.entry(id)?.activity else { continue }
             var updated = try change(previous)
             updated.id = id
             updated.sender = previous.sender

@@ -72,7 +72,7 @@ public struct AccessPolicy: Sendable {
     func allows(_ peer: PeerCredentials) -> Bool {
         if isOpen || peer.uid == 0 || peer.uid == geteuid() { return true }
         if allowedUIDs.contains(peer.uid) || allowedGIDs.contains(peer.gid) { return true }
-        if let user = getpwuid(peer.uid) { return allowedMembers.contains(String(cString: user.pointee.pw_name)) }
+        if let name = userName(of: peer.uid) { return allowedMembers.contains(name) }
         return false
     }
 }

@@ -42,8 +42,9 @@ public final class Daemon: Sendable {
     let screen: DaemonScreen
     /// Unfinished activities on disk; nil keeps them in memory only.
     let journal: ActivityJournal?
-    /// Who may act on whose activities (U3).
-    let ownership: OwnershipPolicy
+    /// Who may act on whose activities (U3); read again, group database too, at each reload.
+    var ownership: OwnershipPolicy { ownershipPolicy.withLock { $0 } }
+    private let ownershipPolicy: Locked<OwnershipPolicy>
     /// Every ended activity (U4), on disk beside the journal unless `history.path` says otherwise.
     let history: ActivityHistory
     /// U5's recall gesture: the newest history entries on the glass after a long press of open.
@@ -153,7 +154,7 @@ public final class Daemon: Sendable {
         // Once the libraries and the fonts (loaded for the first home frame) are mapped, before
         // the daemon runs most of its code: the text it never runs stays unmapped (issue 19).
         FaultAround.disableForReadOnlyFileMappings()
-        ownership = try OwnershipPolicy(adminGroup: config.adminGroup)
+        ownershipPolicy = Locked(try OwnershipPolicy(adminGroup: config.adminGroup))
         journal = config.journalPath.map { ActivityJournal(path: $0, mode: config.journalSync, warn: { logger.warning("\($0)") }) }
         history = ActivityHistory(path: config.historyPath, bounds: config.historyBounds, warn: { logger.warning("\($0)") })
         let drawing = screen
@@ -426,6 +427,17 @@ public final class Daemon: Sendable {
             return
         }
         overrides(&fresh)
+        // The admin group, and who is in it, as the group database says now: a user taken out
+        // of the group loses its rights at this reload. A group that is gone refuses the whole
+        // file, as it would at start, rather than leave the old admins in place unannounced.
+        let policy: OwnershipPolicy
+        do {
+            policy = try OwnershipPolicy(adminGroup: fresh.adminGroup)
+        } catch {
+            logger.error("SIGHUP: keeping the running config, the file has an error: \(error)")
+            return
+        }
+        ownershipPolicy.withLock { $0 = policy }
         let old = state.withLock { state -> DaemonConfig in
             defer { state.config = fresh }
             return state.config
@@ -470,6 +482,6 @@ public final class Daemon: Sendable {
         if fresh.escalation != old.escalation { needsRestart.append("[escalation]") }
         if fresh.presence != old.presence { needsRestart.append("[presence]") }
         let restartNote = needsRestart.isEmpty ? "" : "; restart nookd to apply \(needsRestart.joined(separator: ", "))"
-        logger.notice("SIGHUP: reloaded \(configPath) (theme, home, rotation, quiet hours, history bounds and recall applied)\(restartNote)")
+        logger.notice("SIGHUP: reloaded \(configPath) (theme, home, rotation, quiet hours, history bounds, recall and the admin group applied)\(restartNote)")
     }
 }

@@ -33,8 +33,8 @@ struct OwnershipPolicy: Sendable {
         if peer.uid == 0 || peer.uid == geteuid() { return true }
         guard let adminGID else { return false }
         if peer.gid == adminGID { return true }
-        guard let user = getpwuid(peer.uid) else { return false }
-        return adminMembers.contains(String(cString: user.pointee.pw_name))
+        guard let name = userName(of: peer.uid) else { return false }
+        return adminMembers.contains(name)
     }
 
     /// Nil if `peer` may make a change to the whole device (`operation`: suspend, quiet,

@@ -70,6 +70,8 @@ extension Daemon {
         let permits = owners(for: peer)
         for (queue, ids) in checked {
             do {
+                // A card that ended since it was checked is left out by the queue: by key, the
+                // others are still updated (another module's may already be).
                 for update in try await queue.update(ids, restartDwell: restartDwell, coalescing: permits, change) {
                     changed.append(UpdateAnswer.Change(id: update.activity.id, fields: ActivityField.changed(from: update.previous, to: update.activity).map(\.wireName),
                                                        onScreen: update.wasOnScreen))
@@ -87,6 +89,9 @@ extension Daemon {
             } catch {
                 throw ProtocolError(.internalError, "update failed: \(error)")
             }
+        }
+        if changed.isEmpty {
+            throw ProtocolError(.notFound, field: "activity", "no pending or shown activity is left to update; it has ended")
         }
         return UpdateAnswer(updated: changed)
     }

@@ -76,4 +76,22 @@ struct SenderScopeTests {
         #expect(await harness.queue.current?.title == "CHANGED")
         #expect(await harness.queue.pending.map(\.title) == ["CHANGED"])
     }
+
+    @Test func u1_anUpdateOfSeveralCardsLeavesOutOneThatEndedSinceItWasLookedUp() async throws {
+        let harness = await QueueHarness()
+        await harness.queue.suspend()
+        let first = card("first", key: "k", from: Self.alice), second = card("second", key: "k", from: Self.alice)
+        await harness.queue.enqueue(first)
+        // Two cards with one key, as two senders' keys leave each other's.
+        await harness.queue.enqueue(second, coalescing: { _ in false })
+        let ids = await harness.queue.live(withKey: "k")
+        #expect(await harness.queue.cancel(first.id))
+        let updates = try await harness.queue.update(ids) { var changed = $0; changed.title = "CHANGED"; return changed }
+        #expect(ids == [first.id, second.id])
+        #expect(updates.map(\.activity.id) == [second.id])
+        #expect(await harness.queue.pending.map(\.title) == ["CHANGED"], "the card still there was updated")
+        await #expect(throws: NookUpdateError.self) {
+            try await harness.queue.update(first.id) { $0 }
+        }
+    }
 }

@@ -145,6 +145,32 @@ struct OwnershipEndToEndTests {
         #expect(daemon.stop().status == 0)
     }
 
+    @Test(.enabled(if: canSwitchUsers, "needs root and setpriv to act as several users"))
+    func u3_aReloadGivesAdminRightsToTheNewGroupAndTakesThemFromTheOldOne() throws {
+        let scratch = Scratch()
+        let daemon = try start(scratch)
+        let socket = daemon.socket
+        #expect(try nookctlAs(other, ["suspend"], socket: socket).status == ExitCodes.notOwner)
+        #expect(try nookctlAs(admin, ["suspend"], socket: socket).status == 0)
+
+        // The group `daemon` (the other user's) becomes the admin group: adm's rights end.
+        _ = scratch.file("nook.toml", "[daemon]\nsocket_mode = \"0666\"\nadmin_group = \"daemon\"\n")
+        kill(daemon.process.processIdentifier, SIGHUP)
+        try eventually("the reload's note") { daemon.log.contains("SIGHUP: reloaded") }
+        #expect(try nookctlAs(other, ["resume"], socket: socket).status == 0)
+        let revoked = try nookctlAs(admin, ["suspend"], socket: socket)
+        #expect(revoked.status == ExitCodes.notOwner && revoked.error.contains("group 'daemon'"), "\(revoked)")
+
+        // A group that does not exist keeps the running config, admin group and all.
+        _ = scratch.file("nook.toml", "[daemon]\nsocket_mode = \"0666\"\nadmin_group = \"no-such-nook-group\"\n")
+        kill(daemon.process.processIdentifier, SIGHUP)
+        try eventually("the refusal") { daemon.log.contains("no group named 'no-such-nook-group'") }
+        #expect(daemon.log.contains("keeping the running config"))
+        #expect(try nookctlAs(other, ["suspend"], socket: socket).status == 0)
+        #expect(try nookctlAs(admin, ["resume"], socket: socket).status == ExitCodes.notOwner)
+        #expect(daemon.stop().status == 0)
+    }
+
     @Test func u1_anUpdateByKeyThatOneCardRefusesChangesNone() throws {
         let daemon = try DaemonProcess()
         let socket = daemon.socket
