@@ -1,7 +1,8 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// Module layout and import rules: see README.md, "Architecture".
+// The arrows between modules are written here and nowhere else: Hardware/dev/check-imports
+// reads them from `swift package dump-package`.
 let package = Package(
     name: "Nook",
     platforms: [.macOS(.v15)],
@@ -149,7 +150,7 @@ let package = Package(
             "NookDaemon", "NookProtocol", "NookConfig", "NookActivities", "NookDisplay", "NookRender", "NookInput", "NookTestSupport", "NookTestTraits", "NookSystem",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "NookDisplayTests", dependencies: ["NookDisplay", "NookTestSupport"]),
+        .testTarget(name: "NookDisplayTests", dependencies: ["NookDisplay", "NookActivities", "NookTestSupport"]),
         .testTarget(name: "NookPixelTests", dependencies: ["NookPixel", "NookDisplay", "NookActivities", "NookRender", "NookTestSupport"],
                     exclude: ["Golden"]),
         .testTarget(name: "NookLEDTests", dependencies: ["NookLED", "NookPixel", "NookDisplay", "NookActivities", "NookTestSupport"]),

@@ -2,8 +2,8 @@
 ///
 /// By default each id costs two 8-byte draws from `SystemRandomNumberGenerator`, which on Linux
 /// is a `getrandom(2)` call each: nothing is kept, which suits a client making one id. nookd
-/// makes an id for every enqueue that brings none, and at 100,000 enqueues a second those calls
-/// were 9% of its time; it installs a bulk source (`NookSystem.SystemRandom.fill`, one call per
+/// makes an id for every enqueue that brings none, where a system call per id shows under a
+/// flood of enqueues; it installs a bulk source (`NookSystem.SystemRandom.fill`, one call per
 /// 4 KiB), and ids are then handed out of a ``RandomWordPool`` under a lock. The bytes come from
 /// the kernel's generator either way; only how many are fetched per call changes.
 ///

@@ -33,7 +33,7 @@ public struct NookActivityID: Hashable, Sendable, Codable, CustomStringConvertib
     }
 
     /// The same for a substring. (`String` has its own initializer: called from another
-    /// module, this generic one runs unspecialised, which cost 7% of decoding a history answer.)
+    /// module, this generic one runs unspecialised, which shows when decoding a history answer.)
     public init?(_ text: some StringProtocol) {
         guard let (high, low) = Self.parse(text.utf8) else { return nil }
         self.init(high: high, low: low)
@@ -67,8 +67,8 @@ public struct NookActivityID: Hashable, Sendable, Codable, CustomStringConvertib
 
     /// The hash that sets and dictionaries of ids use. An enqueue goes through a dozen of them
     /// (the queue's index, the ids being enqueued, history, recall), and the standard
-    /// library's SipHash of two words (its seeding and finalisation) was 9% of nookd's time
-    /// under a flood of enqueues. This is one 64×64→128-bit multiply of the two words, as the
+    /// library's SipHash of two words (its seeding and finalisation) is a visible share of nookd's
+    /// time under a flood of enqueues. This is one 64×64→128-bit multiply of the two words, as the
     /// multiply-mix hashes of hash tables do, keyed by a secret drawn at random once per process
     /// and by the table's seed. Clients choose ids, and the table's seed alone is not secret
     /// (the standard library derives it from the table's address; SipHash adds its own per-process

@@ -40,8 +40,8 @@ public struct Frame: Sendable, Equatable {
     ///
     /// The first 4 KiB are written pixel by pixel and the rest copied from them by libc
     /// (`copyMemory` is `memmove`), which stores a cache line at a time: the compiler's loop for
-    /// `update(repeating:)` stores 16 bytes at a time, and every card's background fill (a whole
-    /// 2 MiB frame) took twice as long as a `memset` of it (issue 19, `perf annotate`).
+    /// `update(repeating:)` stores 16 bytes at a time, which made every card's background fill (a
+    /// whole frame) slower than a `memset` of it.
     public mutating func fill(_ pixel: UInt32) {
         pixels.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }

@@ -25,19 +25,18 @@ public enum Rotation: Int, CaseIterable, Hashable, Sendable, CustomStringConvert
 extension Frame {
     /// Edge of the square tiles a quarter turn walks through. Within a tile, 4x4 blocks are
     /// loaded as four SIMD rows and stored as four transposed rows, so every memory access moves
-    /// 16 bytes; 128-pixel tiles keep a tile's source and destination rows in cache (measured:
-    /// about 2.2x a memcpy of the frame, against 7x for a pixel-at-a-time loop).
+    /// 16 bytes; 128-pixel tiles keep a tile's source and destination rows in cache (its cost
+    /// against a memcpy of the frame is `rotate90_vs_memcpy_*` in nook-bench).
     static let rotationTile = 128
 
-    /// How many output rows one tile writes to, for output rows `rowBytes` apart (issue 19).
+    /// How many output rows one tile writes to, for output rows `rowBytes` apart.
     /// A tile keeps one cache line of each of its output rows in the L1 cache while it walks
     /// down the source; rows whose distance is a multiple of a large power of two fall into few
     /// of the cache's sets (a 32 KiB 8-way L1 has 64 sets of 64-byte lines: rows 4,096 bytes
     /// apart all share one set), and more rows than the set has ways evict each other. Bar
     /// panels are safe: 1,600 and 1,920-byte rows (1280x400, 1920x480 turned) spread over 64
-    /// and 32 sets, and cachegrind counts 137,000 and 245,000 L1 misses per turn plus memcpy,
-    /// within 7% of the lines both must touch; a 1,024-pixel-high frame (4,096-byte rows) took
-    /// 8x a memcpy with 128 rows per tile and 3x with 8.
+    /// and 32 sets, and miss in L1 about as often as the lines they must touch; a
+    /// 1,024-pixel-high frame (4,096-byte rows) does not, unless fewer rows go per tile.
     static func rotationTileRows(rowBytes: Int) -> Int {
         let lineBytes = 64, sets = 64, spareWays = 4
         let stride = max(1, rowBytes / lineBytes)

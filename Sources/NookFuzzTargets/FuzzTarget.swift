@@ -4,7 +4,7 @@ import NookDaemon
 import NookLCDproc
 import NookProtocol
 
-/// The inputs nookd takes from outside, as fuzz targets (issue 8): each must come back for any
+/// The inputs nookd takes from outside, as fuzz targets: each must come back for any
 /// bytes, with a value or an error, never a crash or a hang, and keep the properties checked
 /// here. `nook-fuzz` runs them under libFuzzer; the tests replay the committed corpora.
 public enum FuzzTarget: String, CaseIterable, Sendable {

@@ -187,7 +187,7 @@ public final class MQTTBridge {
                 if events.hasBufferedLine { readEvents(); continue }
                 descriptors.append(pollfd(fd: events.descriptor, events: Int16(POLLIN), revents: 0))
             }
-            // Idle, the only timer is the keepalive's (issue 16): `state` follows nookd's events,
+            // Idle, the only timer is the keepalive's: `state` follows nookd's events,
             // and libmosquitto's pings need `housekeeping()` a few times per keepalive period.
             var wait = brokerFD >= 0 ? housekeepingInterval : 3600
             if requests == nil { wait = min(wait, nextNookdAttempt - now) }
@@ -257,7 +257,7 @@ public final class MQTTBridge {
             let line: [UInt8]?
             do throws(ClientError) { line = try events.readLine() } catch { nookdLost("\(error)"); return }
             guard let line else { nookdLost("nookd closed the event stream"); return }
-            // Passed on as nookd wrote it, not parsed and written again (issue 16: that was a
+            // Passed on as nookd wrote it, not parsed and written again (that was a
             // third of the bridge's CPU time in a burst); any other line is parsed.
             if let event = ResponseLine.eventObject(in: line, prefix: Self.watchEventPrefix) {
                 stateDirty = true
@@ -463,7 +463,7 @@ public final class MQTTBridge {
             let response: ResponseLine
             do throws(ClientError) {
                 guard let line = try requests.readLine() else { abandonBatch("nookd closed the connection"); return nil }
-                // An accepted request needs only its id read (issue 16: parsing every answer
+                // An accepted request needs only its id read (parsing every answer
                 // whole was a tenth of the bridge's time); refusals are parsed for their reason.
                 if let id = ResponseLine.acceptedNumberID(in: line) {
                     response = .success(id: .number(id), result: .null)

@@ -61,7 +61,7 @@ public final class MQTTConnection {
     /// The MQTT version spoken. 5 lets the bridge say how many unacknowledged messages the broker
     /// may send it at once (Receive Maximum); 3.1.1 leaves that to the broker's own setting
     /// (mosquitto's `max_inflight_messages`, 20 by default), which caps the bridge's rate at 20
-    /// per round trip to nookd (issue 16).
+    /// per round trip to nookd.
     public enum ProtocolVersion: String, Sendable, Equatable {
         case v311 = "3.1.1"
         case v5 = "5"

@@ -199,7 +199,7 @@ public actor PixelScreen {
     public func refreshHome() async -> Duration {
         let now = localTime()
         if card == nil, home == .clock, (now.hour, now.minute) != homeMinute { await drawHome() }
-        // A millisecond into the next minute, as nookd's other once-a-minute timers (issue 19).
+        // A millisecond into the next minute, as nookd's other once-a-minute timers.
         return .seconds(60 - min(59.999, now.second)) + .milliseconds(1)
     }
 

@@ -159,7 +159,7 @@ public struct HistoryAnswer: NookAnswer {
 
     /// The whole answer line in UTF-8 (no newline) for a request `id`, from each entry's JSON already
     /// serialized (nookd keeps them so): the same line as ``json`` would give, without building
-    /// and walking a tree of thousands of entries per query (issue 17).
+    /// and walking a tree of thousands of entries per query.
     public static func lineBytes(id: RequestID?, entries: [[UInt8]], total: Int, next: UInt64? = nil) -> [UInt8] {
         // `{"v":1,"id":…,"ok":true,"result":` from the encoder itself: all but `null}`.
         var line = Array(Array(ResponseLine.success(id: id, result: .null).encoded().utf8).dropLast(5))

@@ -1,4 +1,4 @@
-/// Reading nookd's lines without parsing all of them (issue 16): nook-mqtt passes thousands of
+/// Reading nookd's lines without parsing all of them: nook-mqtt passes thousands of
 /// answers and events a second, and parsing each whole line into a `JSONValue` (to republish an
 /// event, or to learn only that an enqueue was accepted) was most of its CPU time. These look
 /// at the fixed start nookd's own encoder (`ResponseLine.encoded()`) writes and return nil for

@@ -1,5 +1,5 @@
-/// In a `watch` stream: something `status` reports changed that no activity event tells
-/// (issue 16): engagement, a queue suspended or resumed, the home content, the foreground
+/// In a `watch` stream: something `status` reports changed that no activity event tells:
+/// engagement, a queue suspended or resumed, the home content, the foreground
 /// module. A watcher that mirrors the status (nook-mqtt's retained `state`) asks `status`
 /// again on this line instead of polling it.
 public struct StatusChangeMessage: Sendable, Equatable {

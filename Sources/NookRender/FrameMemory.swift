@@ -2,7 +2,7 @@ internal import CPangoCairo
 import NookActivities
 import NookSystem
 
-/// How the process's allocator treats frames (issue 19): a frame of a bar panel is 1.6–3.7 MiB,
+/// How the process's allocator treats frames: a frame of a bar panel is 1.6–3.7 MiB,
 /// and glibc serves such a block with a mapping of its own only until the first one is freed;
 /// its dynamic threshold then moves blocks that size into the heap, where memory freed by an
 /// idle screen stays resident. nookd fixes the threshold so frames always come and go as

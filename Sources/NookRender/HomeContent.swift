@@ -60,7 +60,7 @@ public struct LocalTime: Hashable, Sendable {
 
     /// How long from this time until a millisecond into the next minute. Every once-a-minute
     /// timer of nookd (the clock, quiet hours) sleeps this long, so they all fall due at one
-    /// instant and an idle nookd wakes once a minute, not once per timer (issue 19); the
+    /// instant and an idle nookd wakes once a minute, not once per timer; the
     /// millisecond keeps a wake that comes a hair early from finding the old minute.
     public var untilNextMinute: Duration {
         .seconds(60 - min(59, second)) - .nanoseconds(nanosecond) + .milliseconds(1)

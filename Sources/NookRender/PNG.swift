@@ -109,8 +109,8 @@ public enum PNG {
 
     /// A cairo surface over `frame`'s own pixels, for encoding only. The frame the mock display
     /// hands over shares its storage with the screen, so the `inout` surface of drawing
-    /// (`withImageSurface`) copied all of it first: 2 MiB, hundreds of fresh pages, before the
-    /// file was even opened, for every frame file written (issue 15). cairo's PNG encoder only
+    /// (`withImageSurface`) would copy all of it first, hundreds of fresh pages, before the
+    /// file was even opened, for every frame file written. cairo's PNG encoder only
     /// reads the data.
     static func withEncodingSurface<Result>(over frame: Frame, _ body: (OpaquePointer) -> Result) -> Result {
         frame.pixels.withUnsafeBytes { bytes in

@@ -3,8 +3,8 @@ import Glibc
 /// Finding a run of bytes in a line: `memchr` for its first byte, then `memcmp`.
 ///
 /// `Collection.firstRange(of:)` would do, but it is generic code in `_StringProcessing` that is
-/// never specialised for bytes: looking for `"warning"` in a 560 KB `history` answer took 70%
-/// of its round trip (`history_query_ms`), and it runs on every answer nookctl reads.
+/// never specialised for bytes: it dominated the round trip of a large `history` answer
+/// (`history_query_ms`), and it runs on every answer nookctl reads.
 public enum ByteSearch {
     /// The offset of the first occurrence of `needle` in `haystack`, or nil.
     public static func firstOffset(of needle: [UInt8], in haystack: UnsafeRawBufferPointer) -> Int? {

@@ -8,7 +8,7 @@ import NookProtocol
 import NookRender
 import NookSystem
 
-/// Figures of the daemon and the CLI (issue 4), measured against running release binaries.
+/// Figures of the daemon and the CLI, measured against running release binaries.
 /// nookd and nookctl are (re)built next to this benchmark, statically linked as `Hardware/install` builds them.
 struct DaemonFigures {
     let packageRoot: String

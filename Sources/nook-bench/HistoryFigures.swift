@@ -6,7 +6,7 @@ import NookActivities
 import NookProtocol
 
 extension DaemonFigures {
-    /// `history_query_ms` (issue 17): `history --since 24h` answered by a nookd whose history
+    /// `history_query_ms`: `history --since 24h` answered by a nookd whose history
     /// holds 10,000 entries that ended evenly over the last week (so about 1,430 match), from
     /// the request to the typed answer decoded, on one connection; each round the median of 5
     /// queries. `history_query_all_10k_ms`: the same with every entry matching (no filter).

@@ -9,7 +9,7 @@ import NookLCDproc
 import NookProtocol
 import NookRender
 
-/// Issue 22 (E8): the LCDproc server's figures, in-process.
+/// The LCDproc server's figures (E8), in-process.
 enum LCDprocFigures {
     /// From a `widget_set` line reaching the model to the mock display presenting the glance
     /// that shows it: LCDd's parser and command, composition, the `glance` request encoded and

@@ -6,7 +6,7 @@ import NookDisplay
 import NookLED
 import NookPixel
 
-/// Issue 18's figures: WS2812 encoding per LED, and one scrolled marquee frame on a 32x8
+/// The LED figures: WS2812 encoding per LED, and one scrolled marquee frame on a 32x8
 /// matrix rendered and encoded. Both are medians of rounds of many repetitions, timed in the
 /// thread's CPU time: what a frame costs the board, not how long a shared machine made it wait.
 enum LEDFigures {

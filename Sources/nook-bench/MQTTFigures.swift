@@ -7,7 +7,7 @@ import NookMQTT
 import NookProtocol
 import NookSystem
 
-/// Issue 16: the MQTT bridge against Debian's mosquitto on loopback, with a release nookd and
+/// The MQTT bridge against Debian's mosquitto on loopback, with a release nookd and
 /// nook-mqtt: publish → nookd accepted (p99), activities per second through one bridge (all
 /// accepted: one coalescing key keeps nookd's queue at one pending card), the bridge's idle RSS.
 struct MQTTFigures {

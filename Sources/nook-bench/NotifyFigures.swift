@@ -5,7 +5,7 @@ import Foundation
 import NookNotify
 import NookProtocol
 
-/// Issue 15: the notification bridge with a release nookd (mock display) and nook-notify on a
+/// The notification bridge with a release nookd (mock display) and nook-notify on a
 /// private bus. `notify_send_vs_dunst`: Debian's `notify-send` until it returns, against
 /// nook-notify over dunst 1.9 (under Xvfb, on a second private bus), interleaved;
 /// `notify_to_first_frame_ms_p99`: a Notify call on a live connection until the mock display's

@@ -52,7 +52,7 @@ struct RenderFigures {
         report("card_render_vs_memset_\(size)", draw)
         report("rotate90_vs_memcpy_\(size)", turn)
         report("card_render_minflt_\(size)", Double(pageFaults { for _ in 0..<20 { render() } }) / 20)
-        // The same card into a fresh frame each time, as the screen drew before issue 4.
+        // The same card into a fresh frame each time, as the screen once drew.
         report("card_render_fresh_frame_minflt_\(size)", Double(pageFaults { for _ in 0..<20 { _ = renderer.render(activity, size: size) } }) / 20)
         report("rotate90_minflt_\(size)", Double(pageFaults { for _ in 0..<20 { card.rotate(.quarter, into: &rotated) } }) / 20)
         report("screen_card_minflt_\(size)_rotated", await screenFaultsPerCard())

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-// Figures measured in rounds, with their spread (issue 19).
+// Figures measured in rounds, with their spread.
 //
 // A shared machine makes any single timing a lottery: one round that met a compiler on the
 // other core can pass or fail a goal by itself. So every timed figure is measured in several

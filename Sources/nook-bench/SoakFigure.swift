@@ -5,7 +5,7 @@ import Foundation
 import NookActivities
 import NookProtocol
 
-/// 100,000 activities through a running release nookd with its journal on (issue 8): RSS growth
+/// 100,000 activities through a running release nookd with its journal on: RSS growth
 /// from the level after the first 1,000, and open file descriptors, before and after.
 ///
 /// Batches of 1,000 requests are pipelined on one connection: every tenth activity without a

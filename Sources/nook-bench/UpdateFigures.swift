@@ -1,7 +1,7 @@
 import NookActivities
 
 extension DaemonFigures {
-    /// `update_to_frame_ms_p99` (issue 17): an update of the card on the glass until the mock
+    /// `update_to_frame_ms_p99`: an update of the card on the glass until the mock
     /// has presented the redrawn frame, in process, as nookd's queue and screen run it. Samples
     /// are 30 ms apart, so the mock's vblank pacing (60 Hz) adds no wait: what is measured is
     /// the event's way to the screen, the redraw and the present.

@@ -10,7 +10,7 @@ import Glibc
 import NookActivities
 import NookDisplay
 
-/// The figures of issue 4: nookd and nookctl as release binaries, side by side with socat.
+/// The daemon's and the CLI's figures: nookd and nookctl as release binaries, side by side with socat.
 func reportDaemonFigures(_ figures: DaemonFigures) async {
     do {
         try figures.prepare()
@@ -119,7 +119,7 @@ if CommandLine.arguments.dropFirst().first == "pipelined" {
     figures.stop(pid)
     exit(0)
 }
-/// Issue 18: LED encoding and the marquee (`nook-bench led` runs only these).
+/// LED encoding and the marquee (`nook-bench led` runs only these).
 func reportLEDFigures() {
     do {
         // Rounds, with their spread: a figure this small moves with the machine's load.
@@ -138,7 +138,7 @@ if CommandLine.arguments.dropFirst().first == "led" {
     reportLEDFigures()
     exit(0)
 }
-/// Issue 22: the LCDproc server (`nook-bench lcdproc` runs only these).
+/// The LCDproc server (`nook-bench lcdproc` runs only these).
 func reportLCDprocFigures() async {
     report("lcdproc_widget_set_to_frame_ms_p99", await LCDprocFigures.widgetSetToFrameP99())
     do {

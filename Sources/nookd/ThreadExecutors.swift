@@ -8,7 +8,7 @@ import Glibc
 // libdispatch's, and the first worker thread of a libdispatch global queue arms a once-a-second
 // timer on the manager thread (`_dispatch_workq_monitor_pools`, created in
 // `_dispatch_workq_init_once`) that is never cancelled. An idle nookd then woke once a second
-// for nothing (issue 19). These executors are plain pthreads that sleep in a condition variable
+// for nothing. These executors are plain pthreads that sleep in a condition variable
 // until a job arrives or the earliest `Task.sleep` is due, so an idle nookd wakes only for its
 // own timers (the clock's minute tick). Installed by `Nookd.main` for the nookd executable
 // alone (SE-0476, still SPI in Swift 6.3); library tests keep the platform's executors.

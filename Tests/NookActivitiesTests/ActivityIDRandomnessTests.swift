@@ -2,7 +2,7 @@
 import Synchronization
 import Testing
 
-/// Fresh ids drawn from a pool of random words (issue 19: one kernel call per 256 ids in nookd),
+/// Fresh ids drawn from a pool of random words (one kernel call per 256 ids in nookd),
 /// and the hash sets and dictionaries of ids use.
 @Suite("Q1 activity ids: their randomness and their hash")
 struct ActivityIDRandomnessTests {

@@ -30,8 +30,8 @@ struct LimitsTests {
     }
 
     @Test func q4_q16_aBatchOfEnqueuesInOneCallActsAsTheSameEnqueuesOneByOne() async throws {
-        // nookd hands a pipelining client's consecutive enqueues to the queue in one call
-        // (issue 19): coalescing, the capacity, eviction and duplicate ids inside one batch
+        // nookd hands a pipelining client's consecutive enqueues to the queue in one call:
+        // coalescing, the capacity, eviction and duplicate ids inside one batch
         // must come out exactly as they would one by one.
         let batched = await QueueHarness(capacity: 3, bind: false)
         let single = await QueueHarness(capacity: 3, bind: false)

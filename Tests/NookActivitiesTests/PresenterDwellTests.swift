@@ -2,7 +2,7 @@ import NookActivities
 import NookTestSupport
 import Testing
 
-/// Issue 24: under load a card's slide-in ends later than planned; its dwell must count from
+/// Under load a card's slide-in ends later than planned; its dwell must count from
 /// when it is really on the glass (Q13 order), as the presenter reports it.
 @Suite("Q13 the dwell counts from when the presenter has the card on the glass")
 struct PresenterDwellTests {

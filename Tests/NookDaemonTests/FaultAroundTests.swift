@@ -3,7 +3,7 @@ import Foundation
 import NookSystem
 import Testing
 
-/// Issue 19: nookd asks the kernel not to map neighbouring pages around each fault in its
+/// nookd asks the kernel not to map neighbouring pages around each fault in its
 /// read-only file mappings, so its resident set is the code it runs.
 @Suite("N3 idle memory: no fault-around in read-only file mappings")
 struct FaultAroundTests {

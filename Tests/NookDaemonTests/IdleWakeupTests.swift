@@ -2,15 +2,15 @@ import Foundation
 import NookTestTraits
 import Testing
 
-/// Issue 19: an idle nookd wakes only for its own timers. libdispatch's first worker thread
+/// An idle nookd wakes only for its own timers. libdispatch's first worker thread
 /// arms a once-a-second timer that is never cancelled, so nookd runs Swift concurrency on
 /// executors of its own and starts no libdispatch thread at all (README.md, "Idle wake-ups").
-@Suite("Issue 19 idle wake-ups", .serialized, .ownThreads)
+@Suite("An idle nookd wakes only for its own timers", .serialized, .ownThreads)
 struct IdleWakeupEndToEndTests {
     /// Every thread of nookd is one it named itself (libdispatch's are `…default-qos`,
     /// `…qos.overcommit`), before and after a card went through the screen; and the card's
     /// dwell, a `Clock.sleep` on nookd's executor, still ends it.
-    @Test func issue19_noLibdispatchThreadsAndSleepsStillFire() throws {
+    @Test func noLibdispatchThreadsAndSleepsStillFire() throws {
         let daemon = try DaemonProcess()
         let pid = daemon.process.processIdentifier
         #expect(Self.foreignThreads(of: pid) == [], "\(Self.threadNames(of: pid))")

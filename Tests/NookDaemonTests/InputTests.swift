@@ -9,7 +9,7 @@ import Testing
 
 @Suite("I2 I4 engagement inputs in nookd", .serialized, .ownThreads)
 struct DaemonInputTests {
-    /// Issue 24: a VCNL4040 on Linux 6.12 prints its reading as a fraction (`64.000000000`)
+    /// A VCNL4040 on Linux 6.12 prints its reading as a fraction (`64.000000000`)
     /// and is named `vcnl4000` like every chip of its driver; nookd refused the value.
     @Test func i2_aVCNL4040sFractionalReadingMakesNookdYieldWhileSomeoneIsNear() throws {
         let scratch = Scratch()
@@ -45,7 +45,7 @@ struct DaemonInputTests {
         #expect(daemon.stop().status == 0)
     }
 
-    /// Issue 24: status called a missing or unreadable sensor `idle`, like one reading far.
+    /// Status called a missing or unreadable sensor `idle`, like one reading far.
     @Test func i4_statusShowsAMissingOrUnreadableSensorAsUnavailableWithWhy() throws {
         let scratch = Scratch()
         try FileManager.default.createDirectory(atPath: scratch.path + "/iio", withIntermediateDirectories: true)

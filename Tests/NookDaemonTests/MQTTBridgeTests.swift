@@ -102,7 +102,7 @@ struct MQTTBridgeTests {
         #expect(try setup.broker.retained("nook/b1/availability")["nook/b1/availability"] == "offline")
     }
 
-    /// Issue 16: `state` follows nookd's `status` events (engagement, suspend, home) with no
+    /// `state` follows nookd's `status` events (engagement, suspend, home) with no
     /// poll, and an idle bridge sleeps: no wake-up but the keepalive's (a quarter of 30 s).
     @Test func e4_stateFollowsNookdsStatusEventsAndAnIdleBridgeSleeps() throws {
         let scratch = Scratch()

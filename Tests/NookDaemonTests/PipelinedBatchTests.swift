@@ -4,7 +4,7 @@ import NookProtocol
 import NookTestTraits
 import Testing
 
-/// nookd hands consecutive plain enqueues of one read to the queue in one call (issue 19); a
+/// nookd hands consecutive plain enqueues of one read to the queue in one call; a
 /// pipelining client must see exactly what it saw when each line was handled on its own.
 @Suite("C1 C3 pipelined requests in one read", .serialized, .ownThreads)
 struct PipelinedBatchTests {

@@ -72,7 +72,7 @@ struct StreamTests {
         #expect(seen + dropped == expected, "seen \(seen), dropped \(dropped)")
         #expect(daemon.stop().status == 0)
     }
-    /// Issue 16: what `status` reports but no activity event tells reaches a watcher as a
+    /// What `status` reports but no activity event tells reaches a watcher as a
     /// `status` event, so a mirror of the status (nook-mqtt's `state`) need not poll it.
     @Test func c1_aGlanceThatChangesNothingStatusReportsIsNotAnnounced() throws {
         // nook-lcdproc sends a glance whenever a widget changes (a clock, every second); each

@@ -38,7 +38,7 @@ struct DisplayTests {
     }
 
     @Test func r6_rotationTilesAvoidRowsThatShareOneCacheSet() {
-        // Issue 19: turned rows 1,600 and 1,920 bytes apart spread over the L1's sets and keep
+        // Turned rows 1,600 and 1,920 bytes apart spread over the L1's sets and keep
         // 128-row tiles; rows 4,096 bytes apart all land in one set, so a tile writes to few.
         #expect(Frame.rotationTileRows(rowBytes: 400 * 4) == 128)
         #expect(Frame.rotationTileRows(rowBytes: 480 * 4) == 128)

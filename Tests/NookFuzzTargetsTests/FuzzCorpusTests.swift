@@ -2,7 +2,7 @@ import Foundation
 import NookFuzzTargets
 import Testing
 
-/// Replays every committed fuzz input, seeds and crash regressions alike (issue 8; C3, N1): a
+/// Replays every committed fuzz input, seeds and crash regressions alike (C3, N1): a
 /// decoder or validator that crashes, or breaks a property the target checks, fails here.
 @Suite("C3 N1 the fuzz corpora replay cleanly")
 struct FuzzCorpusTests {

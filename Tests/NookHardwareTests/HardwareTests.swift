@@ -63,7 +63,7 @@ struct UdevRulesTests {
         (FakeDevice(subsystem: "gpio", kernel: "gpiochip0", parentDrivers: ["rp1-pinctrl"]), true),
         (FakeDevice(subsystem: "gpio", kernel: "gpiochip3", parentDrivers: ["gpio-sim"]), true),
         (FakeDevice(subsystem: "gpio", kernel: "gpiochip2", parentDrivers: ["pca953x", "i2c-bcm2835"]), false),
-        // IIO names as the drivers publish them (issue 24): no device is ever named "vcnl4040".
+        // IIO names as the drivers publish them: no device is ever named "vcnl4040".
         (FakeDevice(subsystem: "iio", kernel: "iio:device0", attributes: ["name": "vcnl4000"]), true),
         (FakeDevice(subsystem: "iio", kernel: "iio:device2", attributes: ["name": "ltr559"]), true),
         (FakeDevice(subsystem: "iio", kernel: "iio:device3", attributes: ["name": "apds9960"]), true),
@@ -96,7 +96,7 @@ let kernelIIONames: [String: String] = [
 struct IIONameTests {
     func text(_ path: String) throws -> String { try String(contentsOfFile: repository + "/" + path, encoding: .utf8) }
 
-    /// Issue 24: the docs said `name = "vcnl4040"` and the rule listed vcnl4010/4035/4040,
+    /// The docs said `name = "vcnl4040"` and the rule listed vcnl4010/4035/4040,
     /// names no device ever has.
     @Test func i2_n3_theUdevRuleNamesExactlyTheIIONamesTheKernelPublishes() throws {
         let rules = try UdevRule.parse(try text("udev/70-nook.rules"))

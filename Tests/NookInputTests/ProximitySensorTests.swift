@@ -64,7 +64,7 @@ struct ProximitySensorTests {
         return (sensor, task)
     }
 
-    /// Issue 24: the kernel prints a VCNL4040's reading as a fraction (`64.000000000` for the
+    /// The kernel prints a VCNL4040's reading as a fraction (`64.000000000` for the
     /// register's 1024); nookd called it not a number and never engaged.
     @Test func i2_fractionalAndNegativeReadingsAreComparedExactlyWithTheThreshold() async {
         let tree = FakeIIOTree(name: "ltr559")

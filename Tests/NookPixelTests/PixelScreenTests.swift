@@ -18,9 +18,9 @@ final class RecordingDisplay: DisplayBackend {
 
 @Suite("L3 pixel screen on the injected clock")
 struct PixelScreenTests {
-    /// Issue 19: the LED clock sleeps until a millisecond into the next minute, as nookd's
+    /// The LED clock sleeps until a millisecond into the next minute, as nookd's
     /// other once-a-minute timers do, so they wake together.
-    @Test func issue19_theLEDClockSleepsUntilAMillisecondIntoTheNextMinute() async {
+    @Test func theLEDClockSleepsUntilAMillisecondIntoTheNextMinute() async {
         let screen = PixelScreen(display: RecordingDisplay(32, 8), clock: InstantClock(),
                                  renderer: PixelRenderer(size: PixelSize(width: 32, height: 8)), localTime: { (9, 41, 12.3) })
         let wait = await screen.refreshHome()

@@ -38,7 +38,7 @@ struct HistoryProtocolTests {
         #expect(try throughTheWire(HistoryClearAnswer(cleared: 3, scope: "own")) == HistoryClearAnswer(cleared: 3, scope: "own"))
     }
 
-    /// nookd answers `history` from each entry's JSON as it was written (issue 17): the line
+    /// nookd answers `history` from each entry's JSON as it was written: the line
     /// must be byte for byte the one the answer's tree gives, for any request id.
     @Test func u5_theHistoryAnswerMadeFromKeptJSONIsTheLineTheAnswerTreeGives() throws {
         for entries in [[Self.entry, Self.unseen], [Self.unseen], []] {

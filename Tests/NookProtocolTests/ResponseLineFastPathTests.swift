@@ -2,7 +2,7 @@ import NookActivities
 @testable import NookProtocol
 import Testing
 
-/// Issue 16: nook-mqtt reads the start of nookd's lines instead of parsing them whole; what it
+/// nook-mqtt reads the start of nookd's lines instead of parsing them whole; what it
 /// reads must be what a full decode says, and anything else must fall back to the decode.
 @Suite("C1 reading answers and events without parsing them whole")
 struct ResponseLineFastPathTests {

@@ -4,7 +4,7 @@ import NookDisplay
 import NookTestSupport
 import Testing
 
-/// The screen behind a burst (issue 8 soak): cards that already ended are not drawn late, and
+/// The screen behind a burst (the soak): cards that already ended are not drawn late, and
 /// the events waiting for the screen do not pile up.
 @Suite("R5 Q13 a screen behind the queue skips cards already gone")
 struct BacklogTests {

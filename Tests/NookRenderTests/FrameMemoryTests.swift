@@ -1,7 +1,7 @@
 @testable import NookRender
 import Testing
 
-/// Issue 19: an idle screen returns its spare frames and, at most once a minute, the code
+/// An idle screen returns its spare frames and, at most once a minute, the code
 /// pages the cards faulted back in (`daemon_idle_rss_mib` in nook-bench shows the effect).
 @Suite("N3 idle memory: the screen's page drop")
 struct FrameMemoryTests {

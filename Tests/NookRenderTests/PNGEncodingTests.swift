@@ -6,7 +6,7 @@ import NookRender
 import Testing
 
 /// The mock display's frame files (D3) are written from the frame the screen presented, whose
-/// pixels it shares: encoding must read them in place, not copy them first (issue 15: the copy,
+/// pixels it shares: encoding must read them in place, not copy them first (the copy,
 /// 2 MiB of fresh pages per file, delayed every frame file and so `notify_to_first_frame`).
 @Suite("D3 frame files are encoded from the frame's own pixels")
 struct PNGEncodingTests {

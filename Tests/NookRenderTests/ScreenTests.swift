@@ -29,9 +29,9 @@ struct ScreenTests {
         #expect(NookScreen.Settings().home == .clock)
     }
 
-    /// Issue 19: the clock sleeps until a millisecond into the next minute, measured to the
+    /// The clock sleeps until a millisecond into the next minute, measured to the
     /// nanosecond, so it and the quiet-hours check (which sleeps the same way) wake together.
-    @Test func issue19_theClockSleepsUntilAMillisecondIntoTheNextMinute() async {
+    @Test func theClockSleepsUntilAMillisecondIntoTheNextMinute() async {
         let at = LocalTime(hour: 9, minute: 41, second: 12, weekday: 2, day: 24, month: 11, nanosecond: 300_000_000)
         #expect(at.untilNextMinute == .milliseconds(47_701))
         var late = at
@@ -185,7 +185,7 @@ struct ScreenTests {
 @Suite("D1 idle blanking")
 struct BlankingTests {
     @Test func r4_anIdleScreenLetsGoOfItsSpareFramesAndStillDrawsEveryCardWhole() async throws {
-        // Issue 19: after a while of home content the screen keeps home only; the next card
+        // After a while of home content the screen keeps home only; the next card
         // allocates its frames again and must look exactly as a card drawn fresh.
         let clock = InstantClock()
         let display = MockDisplay(size: PixelSize(width: 1280, height: 400), clock: clock)

@@ -2,7 +2,7 @@ import Foundation
 import NookSystem
 import Testing
 
-/// Issue 16: nook-mqtt drops its clean read-only file pages (libraries' symbol tables and
+/// nook-mqtt drops its clean read-only file pages (libraries' symbol tables and
 /// read-only data) once idle; pages holding relocations must survive it.
 @Suite("N3 idle memory: clean read-only data dropped, relocations kept")
 struct CleanReadOnlyDataTests {

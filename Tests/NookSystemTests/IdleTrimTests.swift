@@ -1,7 +1,7 @@
 import NookSystem
 import Testing
 
-/// The bridges' page trimming (issues 15 and 16) runs a second after a burst; a message every
+/// The bridges' page trimming runs a second after a burst; a message every
 /// ~1.01 s made every message a burst, so smaps was parsed and pages dropped (and faulted back)
 /// each time. nook-mqtt and nook-notify both schedule it with `IdleTrim`.
 @Suite("N3 idle memory: the bridges' page trimming is rate-limited")

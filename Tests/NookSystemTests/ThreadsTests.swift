@@ -2,7 +2,7 @@ import Glibc
 import NookSystem
 import Testing
 
-/// The plain threads that replace nookd's Dispatch queues (issue 19: libdispatch's threads wake
+/// The plain threads that replace nookd's Dispatch queues (libdispatch's threads wake
 /// an idle nookd once a second).
 @Suite("Threads: named threads and serial workers")
 struct ThreadsTests {

@@ -5,10 +5,10 @@ import NookProtocol
 import NookTestTraits
 import Testing
 
-/// Issue 23, items 3 and 4, through nookd and nookctl: a duplicate id, and expiry with nobody
+/// Through nookd and nookctl: a duplicate id, and expiry with nobody
 /// reading the queue.
-@Suite("Q13 Q17 issue 23 end to end: duplicate ids, expiry on a deadline", .serialized, .ownThreads)
-struct Issue23QueueEndToEndTests {
+@Suite("Q13 Q17 end to end: duplicate ids, expiry on a deadline", .serialized, .ownThreads)
+struct DuplicateIdsAndExpiryEndToEndTests {
     @Test func q13_aDuplicateIdIsRefusedAndTheOriginalKeepsItsWaitItsEventsAndItsJournalRecord() throws {
         let scratch = Scratch()
         let arguments = ["--journal", scratch.path + "/journal",

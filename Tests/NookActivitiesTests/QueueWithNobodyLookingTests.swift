@@ -3,10 +3,10 @@ import NookActivities
 import NookTestSupport
 import Testing
 
-/// Issue 23: duplicate ids, expiry with nobody looking, switch-away and a suspended queue,
+/// Duplicate ids, expiry with nobody looking, switch-away and a suspended queue,
 /// a background `.high` behind back-to-back foreground cards, and requests from one thread.
-@Suite("Q9 Q10 Q13 Q14 Q17 issue 23: the queue when nobody is looking")
-struct Issue23QueueTests {
+@Suite("Q9 Q10 Q13 Q14 Q17: the queue when nobody is looking")
+struct QueueWithNobodyLookingTests {
     // MARK: Duplicate ids (item 3)
 
     @Test func q13_aDuplicateIdIsRefusedWithNoEventForTheLiveActivity() async throws {
@@ -112,7 +112,7 @@ struct Issue23QueueTests {
         #expect(harness.recorder.kinds(of: first.id) == [.enqueued, .rejected(.cancelled)])
     }
 
-    // MARK: Ending a card that is already ending says so (issue 13)
+    // MARK: Ending a card that is already ending says so
 
     @Test func q14_dismissingACardAlreadySlidingOutSaysHowItEndsInstead() async throws {
         let harness = await QueueHarness()
