@@ -8,17 +8,18 @@ import Testing
 struct ImportRulesTests {
     let script = repository + "/Hardware/dev/check-imports"
 
-    /// A package of three Swift modules and one C library: `Queue` depends on nothing, `Screen`
-    /// on `Queue` and the C library `CPaint`, `Tool` on `Screen`.
+    /// A package of three Swift modules and one C library: `NookActivities` (the activity queue,
+    /// which may not import C) depends on nothing, `Screen` on it and the C library `CPaint`,
+    /// `Tool` on `Screen`.
     func package(_ sources: [String: String]) throws -> String {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("imports-\(UUID().uuidString)").path
         let manifest = """
             // swift-tools-version: 6.1
             import PackageDescription
             let package = Package(name: "Fixture", targets: [
-                .target(name: "Queue"),
+                .target(name: "NookActivities"),
                 .systemLibrary(name: "CPaint"),
-                .target(name: "Screen", dependencies: ["Queue", "CPaint"]),
+                .target(name: "Screen", dependencies: ["NookActivities", "CPaint"]),
                 .executableTarget(name: "Tool", dependencies: ["Screen"]),
             ])
             """
@@ -34,8 +35,8 @@ struct ImportRulesTests {
     }
 
     let allowed = [
-        "Sources/Queue/Queue.swift": "import Synchronization\npublic struct Queue {}\n",
-        "Sources/Screen/Screen.swift": "import Glibc\nimport Queue\ninternal import CPaint\npublic struct Screen {}\n",
+        "Sources/NookActivities/Queue.swift": "import Synchronization\npublic struct Queue {}\n",
+        "Sources/Screen/Screen.swift": "import Glibc\nimport NookActivities\ninternal import CPaint\npublic struct Screen {}\n",
         "Sources/Tool/main.swift": "import Screen\nlet text = \"\"\"\nimport json\n\"\"\"\n",
     ]
 
@@ -47,8 +48,8 @@ struct ImportRulesTests {
     }
 
     @Test(arguments: [
-        ("Sources/Tool/main.swift", "import Queue\n", "Tool/main.swift:1: imports Queue"),
-        ("Sources/Queue/Queue.swift", "import Glibc\n", "Queue/Queue.swift:1: imports Glibc"),
+        ("Sources/Tool/main.swift", "import NookActivities\n", "Tool/main.swift:1: imports NookActivities"),
+        ("Sources/NookActivities/Queue.swift", "import Glibc\n", "NookActivities/Queue.swift:1: imports Glibc"),
         ("Sources/Screen/Screen.swift", "import CPaint\n", "must use 'internal import CPaint'"),
         ("Sources/Tool/main.swift", "import Foundation\n", "Tool/main.swift:1: imports Foundation"),
         ("Sources/Screen/Screen.swift", "import Testing\n", "test frameworks only in test targets"),
