@@ -151,10 +151,10 @@ enum SystemCallScan {
             let wrapped = wrappers.contains { line.contains($0) }
                 || (wrappers.contains { previous.contains($0) } && (previous.hasSuffix("{") || previous.hasSuffix(" in")))
             for token in identifiers(in: line) {
-                if errnoNames.contains(token.name) && !token.afterDot {
-                    findings.append(Finding(file: file, line: index + 1, what: "raw errno"))
-                } else if token.name == "errno" && !token.afterDot && (token.followedBy("==") || token.followedBy("!=") || token.precededBy("==") || token.precededBy("!=")) {
-                    findings.append(Finding(file: file, line: index + 1, what: "raw errno"))
+                let rawErrno = (errnoNames.contains(token.name) && !token.afterDot)
+                    || (token.name == "errno" && !token.afterDot && (token.followedBy("==") || token.followedBy("!=") || token.precededBy("==") || token.precededBy("!=")))
+                if rawErrno {
+                    if findings.last?.line != index + 1 || findings.last?.isErrno != true { findings.append(Finding(file: file, line: index + 1, what: "raw errno")) }
                 } else if calls.contains(token.name), token.isCall, !wrapped, !["func", "case"].contains(token.previousWord),
                           token.afterGlibc || (!token.afterDot && !declared.contains(token.name)) {
                     findings.append(Finding(file: file, line: index + 1, what: token.name))

@@ -57,18 +57,26 @@ private let interruptions = Atomic<Int>(0)
     @Test func aReadInterruptedByASignalWithoutRestartIsRetried() throws {
         let restore = try installCountingHandler(SIGUSR1)
         defer { restore() }
+        // The test runner's threads may block signals: this one takes SIGUSR1 while it reads.
+        var usr1 = sigset_t()
+        var mask = sigset_t()
+        sigemptyset(&usr1)
+        sigaddset(&usr1, SIGUSR1)
+        _ = try errnoReturningCall("pthread_sigmask") { pthread_sigmask(SIG_UNBLOCK, &usr1, &mask) }
+        defer { _ = try? errnoReturningCall("pthread_sigmask") { pthread_sigmask(SIG_SETMASK, &mask, nil) } }
         let reader = pthread_self()
         var byte: UInt8 = 0
 
         // Without the wrapper the same read fails with EINTR: the signal does interrupt it.
-        let (controlRead, controlWrite) = try testPipe()
-        interruptSoon(reader, times: 1, thenWriteTo: controlWrite, after: 1_000_000)
-        let raw = read(controlRead.rawValue, &byte, 1)
+        let control = try testPipe()
+        interruptSoon(reader, times: 1, thenWriteTo: control, after: 1_000_000)
+        let raw = read(control.0.rawValue, &byte, 1)
         #expect(raw == -1 && Errno.current == .interrupted, "the raw read is interrupted")
 
-        let (readEnd, writeEnd) = try testPipe()
+        let pipe = try testPipe()
+        let readEnd = pipe.0
         interruptions.store(0, ordering: .relaxed)
-        interruptSoon(reader, times: 3, thenWriteTo: writeEnd, after: 50_000)
+        interruptSoon(reader, times: 3, thenWriteTo: pipe, after: 50_000)
         let count = try systemCall("read", subject: readEnd.name) { read(readEnd.rawValue, &byte, 1) }
         #expect(count == 1 && byte == 42)
         #expect(interruptions.load(ordering: .relaxed) == 3, "every signal arrived during the read")
@@ -148,8 +156,9 @@ private func testPipe() throws -> (FileDescriptor, FileDescriptor) {
 
 /// From another thread: sends SIGUSR1 to `thread` `times` times, 50 ms apart (the first after
 /// 50 ms, so the read has begun), then after `microseconds` writes 42 to `file` (which also
-/// ends a read that no signal interrupted).
-private func interruptSoon(_ thread: pthread_t, times: Int, thenWriteTo file: FileDescriptor, after microseconds: UInt32) {
+/// ends a read that no signal interrupted). Holds both ends: a write with no reader left
+/// would raise SIGPIPE.
+private func interruptSoon(_ thread: pthread_t, times: Int, thenWriteTo pipe: (FileDescriptor, FileDescriptor), after microseconds: UInt32) {
     startThread(named: "test.interrupt") {
         for _ in 0..<times {
             usleep(50_000)
@@ -157,6 +166,7 @@ private func interruptSoon(_ thread: pthread_t, times: Int, thenWriteTo file: Fi
         }
         usleep(microseconds)
         var byte: UInt8 = 42
-        _ = try? systemCall("write") { write(file.rawValue, &byte, 1) }
+        _ = try? systemCall("write") { write(pipe.1.rawValue, &byte, 1) }
+        withExtendedLifetime(pipe.0) {}
     }
 }
