@@ -125,6 +125,7 @@ struct NotifyFigures {
         let client = try NotificationClient()
         let nookd = try NookClient(path: socket)
         let watcher = FileDescriptor(owning: try systemCall("inotify_init1") { inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK)) }, name: "inotify")
+        defer { withExtendedLifetime(watcher) {} }
         let watch = watcher.rawValue
         _ = try systemCall("inotify_add_watch", subject: frames) { inotify_add_watch(watch, frames, UInt32(IN_ATTRIB)) }
         var samples: [Double] = []
