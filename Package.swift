@@ -24,7 +24,8 @@ let package = Package(
     targets: [
         // The activity queue: standard library and the toolchain's Swift modules only.
         .target(name: "NookActivities"),
-        // The thin Glibc layer every device and socket module uses: SystemCallError (one errno
+        // The thin Glibc layer every device and socket module uses: the one system-call wrapper
+        // (EINTR retried, EAGAIN a value) with a typed Errno and SystemCallError (one errno
         // message format), FileDescriptor and MemoryMapping owners, Unix socket addresses, the
         // wake pipe of a poll loop, directory listing.
         .target(name: "NookSystem"),

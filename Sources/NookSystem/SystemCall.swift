@@ -43,12 +43,14 @@ public func nonBlockingSystemCall<Result: FixedWidthInteger>(
 }
 
 /// For a call that returns a pointer, or nil with errno set (`opendir`, `realpath`): the
-/// pointer, or ``SystemCallError`` naming `call`. EINTR is retried.
+/// pointer, or ``SystemCallError`` naming `call`. EINTR is retried. errno is cleared before
+/// each call, so that a stale EINTR left by an earlier call cannot make this loop forever.
 @inlinable
 public func systemCall<Pointer>(
     _ call: String, subject: String? = nil, returning body: () -> Pointer?
 ) throws(SystemCallError) -> Pointer {
     while true {
+        Glibc.errno = 0
         if let pointer = body() { return pointer }
         let code = Errno.current
         if code != .interrupted { throw SystemCallError(call, errno: code, subject: subject) }

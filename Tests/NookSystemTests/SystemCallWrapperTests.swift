@@ -127,6 +127,15 @@ private let interruptions = Atomic<Int>(0)
         }
     }
 
+    @Test func aPointerCallFailingWithoutSettingErrnoIsNotRetriedForAStaleEINTR() {
+        var calls = 0
+        errno = EINTR
+        #expect(throws: SystemCallError("lookup", errno: Errno(rawValue: 0))) {
+            _ = try systemCall("lookup", returning: { () -> UnsafeMutableRawPointer? in calls += 1; return nil })
+        }
+        #expect(calls == 1)
+    }
+
     @Test func pathHelpersAnswerNothingThereWithoutAnError() throws {
         #expect(try fileStatus("/nonexistent/nook") == nil)
         #expect(try removeFile("/nonexistent/nook") == false)
