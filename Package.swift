@@ -25,7 +25,8 @@ let package = Package(
     targets: [
         // The activity queue: standard library and the toolchain's Swift modules only.
         .target(name: "NookActivities"),
-        // The thin Glibc layer every device and socket module uses: SystemCallError (one errno
+        // The thin Glibc layer every device and socket module uses: the one system-call wrapper
+        // (EINTR retried, EAGAIN a value) with a typed Errno and SystemCallError (one errno
         // message format), FileDescriptor and MemoryMapping owners, Unix socket addresses, the
         // wake pipe of a poll loop, directory listing.
         .target(name: "NookSystem"),
@@ -99,7 +100,7 @@ let package = Package(
         ]),
         // No ArgumentParser (it links FoundationEssentials): NotifyCommandLine reads the flags.
         .executableTarget(name: "nook-notify", dependencies: [
-            "NookNotify", "NookProtocol", "NookLogging", .product(name: "Logging", package: "swift-log"),
+            "NookNotify", "NookProtocol", "NookSystem", "NookLogging", .product(name: "Logging", package: "swift-log"),
         ]),
         // The LCDproc protocol server (SPEC E8): LCDd's parser and screens, a client of nookd's socket.
         .target(name: "NookLCDproc", dependencies: [
@@ -119,11 +120,11 @@ let package = Package(
         ]),
         // No ArgumentParser (it links FoundationEssentials): BridgeCommandLine reads the flags.
         .executableTarget(name: "nook-mqtt", dependencies: [
-            "NookMQTT", "NookProtocol", "NookConfig", "NookLogging", .product(name: "Logging", package: "swift-log"),
+            "NookMQTT", "NookProtocol", "NookConfig", "NookSystem", "NookLogging", .product(name: "Logging", package: "swift-log"),
         ]),
         // nookd's outside inputs as fuzz targets; nook-fuzz runs them under libFuzzer (Hardware/dev/fuzz).
         .target(name: "NookFuzzTargets", dependencies: ["NookActivities", "NookConfig", "NookDaemon", "NookProtocol", "NookLCDproc"]),
-        .executableTarget(name: "nook-fuzz", dependencies: ["NookFuzzTargets"]),
+        .executableTarget(name: "nook-fuzz", dependencies: ["NookFuzzTargets", "NookSystem"]),
         // Manual clock and scriptable engagement for tests; never linked into a product.
         .target(name: "NookTestSupport", dependencies: ["NookActivities", "NookSystem"]),
         // Swift Testing traits shared by test targets. A test target itself: it imports Testing,

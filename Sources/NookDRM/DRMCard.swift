@@ -16,8 +16,8 @@ final class DRMCard {
             descriptor = try FileDescriptor.open(path, O_RDWR)
         } catch {
             let advice = switch error.errno {
-            case EACCES, EPERM: "Access to \(path) is denied: install udev/70-nook.rules and add the user to the 'nook' group"
-            case ENOENT: "No such DRM device: is the display driver loaded (ls /dev/dri)?"
+            case .permissionDenied, .notPermitted: "Access to \(path) is denied: install udev/70-nook.rules and add the user to the 'nook' group"
+            case .noSuchFileOrDirectory: "No such DRM device: is the display driver loaded (ls /dev/dri)?"
             default: ""
             }
             throw DRMError(error, advice: advice)

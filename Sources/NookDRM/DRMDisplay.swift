@@ -136,7 +136,12 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
         guard card.capability(Int32(DRM_CAP_DUMB_BUFFER)) == 1 else {
             throw DRMError("DRM_CAP_DUMB_BUFFER on \(path)", advice: "The driver offers no dumb buffers")
         }
-        guard let resources = drmModeGetResources(card.fd) else { throw DRMError("drmModeGetResources \(path)", errno: errno) }
+        let resources: UnsafeMutablePointer<drmModeRes>
+        do throws(SystemCallError) {
+            resources = try systemCall("drmModeGetResources", subject: path, returning: { drmModeGetResources(card.fd) })
+        } catch {
+            throw DRMError(error)
+        }
         defer { drmModeFreeResources(resources) }
         var names: [String] = []
         for index in 0..<Int(resources.pointee.count_connectors) {
@@ -260,8 +265,10 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
         guard pageFlipping else {
             buffers[0].write(pixels)
             let dirty = drmModeDirtyFB(card.fd, buffers[0].framebuffer, nil, 0)
-            if dirty < 0, errno != ENOSYS, errno != EOPNOTSUPP {
-                return DisplayError(SystemCallError("drmModeDirtyFB"))
+            // A driver without dirty-rectangle support shows the buffer as written.
+            if dirty < 0, let failure = DRMError.failed("drmModeDirtyFB", result: dirty).errno,
+               failure != .notImplemented, failure != .notSupported {
+                return DisplayError(SystemCallError("drmModeDirtyFB", errno: failure))
             }
             return nil
         }
@@ -372,7 +379,7 @@ public final class DRMDisplay: DisplayBackend, @unchecked Sendable {
         queue.sync {
             guard !restored else { return nil }
             guard let connector = drmModeGetConnectorCurrent(card.fd, connectorID) else {
-                return errno == ENODEV ? .gone : .disconnected
+                return Errno.current == .noSuchDevice ? .gone : .disconnected
             }
             defer { drmModeFreeConnector(connector) }
             return connector.pointee.connection == DRM_MODE_CONNECTED ? .connected : .disconnected

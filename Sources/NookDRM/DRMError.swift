@@ -7,10 +7,10 @@ import NookSystem
 /// can act on it (D1).
 public struct DRMError: Error, Hashable, Sendable, CustomStringConvertible {
     public var call: String
-    public var errno: Int32?
+    public var errno: Errno?
     public var advice: String
 
-    init(_ call: String, errno: Int32? = nil, advice: String = "") {
+    init(_ call: String, errno: Errno? = nil, advice: String = "") {
         self.call = call
         self.errno = errno
         self.advice = advice
@@ -19,7 +19,7 @@ public struct DRMError: Error, Hashable, Sendable, CustomStringConvertible {
     /// For a call that returned `result < 0`: libdrm's mode-setting calls return -1 and set
     /// errno, its dumb-buffer helpers return a negative errno; both are read here.
     static func failed(_ call: String, result: Int32, advice: String = "") -> DRMError {
-        DRMError(call, errno: result == -1 ? Glibc.errno : -result, advice: advice)
+        DRMError(call, errno: result == -1 ? .current : Errno(rawValue: -result), advice: advice)
     }
 
     /// A failed system call made while setting up the display.

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import NookSystem
 
 /// What the socket server does when `accept` fails. The listening socket stays readable while a
 /// connection waits in its backlog, so an error that leaves the connection there (out of
@@ -15,12 +13,12 @@ enum AcceptFailure: Equatable {
     /// clients until a connection closes or a second passes.
     case starved
 
-    init(errno code: Int32) {
+    init(errno code: Errno) {
         switch code {
-        case EAGAIN, EWOULDBLOCK: self = .drained
+        case .wouldBlock: self = .drained
         // EPERM is not here: a security module refuses before the connection leaves the
         // backlog, so it would come back at once, forever.
-        case ECONNABORTED, EPROTO: self = .connectionLost
+        case .connectionAborted, .protocolError: self = .connectionLost
         default: self = .starved
         }
     }

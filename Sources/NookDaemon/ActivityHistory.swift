@@ -170,9 +170,8 @@ final class ActivityHistory: Sendable {
         case .failed(let problem):
             warnings.append("history \(path): \(problem); starting an empty history")
             // Only a regular file is nookd's to move.
-            var info = stat()
             let aside = path + ".corrupt-\(Int(wallClock()))"
-            if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, rename(path, aside) == 0 {
+            if let info = try? fileStatus(path, followingLinks: false), info.st_mode & S_IFMT == S_IFREG, (try? renameFile(path, to: aside)) != nil {
                 warnings.append("history \(path): set aside as \(aside)")
             }
             wantsRewrite = true
@@ -495,10 +494,9 @@ final class ActivityHistory: Sendable {
         var count = 0
         let start = Int(info.st_size) - bytes
         while count < bytes {
-            let read = buffer.withUnsafeMutableBytes { raw in
-                retryingInterrupts { pread(file.rawValue, raw.baseAddress! + count, bytes - count, off_t(start + count)) }
-            }
-            if read < 0 { return nil }
+            guard let read = buffer.withUnsafeMutableBytes({ raw in
+                try? systemCall("pread", subject: path) { pread(file.rawValue, raw.baseAddress! + count, bytes - count, off_t(start + count)) }
+            }) else { return nil }
             if read == 0 { break }
             count += read
         }

@@ -229,13 +229,13 @@ final class ActivityJournal: Sendable {
     private func setAside(_ recovery: inout Recovery) {
         // Only a regular file is nookd's to move (the start refused anything else; this guards
         // against one swapped in since).
-        var info = stat()
-        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
+        guard let info = try? fileStatus(path, followingLinks: false), info.st_mode & S_IFMT == S_IFREG else { return }
         let aside = path + ".corrupt-\(Int(wallClock()))"
-        if rename(path, aside) == 0 {
+        do throws(SystemCallError) {
+            try renameFile(path, to: aside)
             recovery.warnings.append("journal \(path): set aside as \(aside)")
-        } else {
-            recovery.warnings.append("journal \(path): 'rename' to \(aside) failed: \(Self.errnoText())")
+        } catch {
+            recovery.warnings.append("journal \(path): 'rename' to \(aside) failed: \(error.errno)")
         }
     }
 
@@ -498,13 +498,14 @@ final class ActivityJournal: Sendable {
         return failure.map { SystemCallError($0.call, errno: $0.errno, subject: path).description }
     }
 
-    static func errnoText(_ code: Int32 = errno) -> String { SystemCallError.describe(errno: code) }
+    /// `(5) Input/output error` for a ``Syncer``'s result.
+    static func errnoText(_ code: Int32) -> String { Errno(rawValue: code).description }
 
     @Sendable static func systemSync(_ fd: Int32, _ full: Bool) -> Int32 {
-        while (full ? fsync(fd) : fdatasync(fd)) != 0 {
-            if errno != EINTR { return errno }
+        switch systemCallResult({ full ? fsync(fd) : fdatasync(fd) }) {
+        case .success: 0
+        case .failure(let code): code.rawValue
         }
-        return 0
     }
 
     @Sendable static func realtime() -> Double {

@@ -358,13 +358,13 @@ public final class ClientConnection: Sendable {
         var result = WriteResult.done
         while state.written < state.outbound.count {
             let written = state.written
-            let sent = state.outbound.withUnsafeBytes { bytes in
-                retryingInterrupts { Glibc.send(fd, bytes.baseAddress! + written, bytes.count - written, Int32(MSG_NOSIGNAL)) }
+            let sending = state.outbound.withUnsafeBytes { bytes in
+                Result { () throws(SystemCallError) in
+                    try nonBlockingSystemCall("send") { Glibc.send(fd, bytes.baseAddress! + written, bytes.count - written, Int32(MSG_NOSIGNAL)) }
+                }
             }
-            if sent < 0 {
-                if errno == EAGAIN || errno == EWOULDBLOCK { result = .blocked; break }
-                return .broken
-            }
+            guard case .success(let ready) = sending else { return .broken }
+            guard let sent = ready else { result = .blocked; break }
             state.written += sent
         }
         if state.written == state.outbound.count {
@@ -398,7 +398,7 @@ public final class ClientConnection: Sendable {
             }
             return !state.closed
         }
-        if wasOpen { shutdown(fd, Int32(SHUT_RDWR)) }
+        if wasOpen { _ = try? systemCall("shutdown", { shutdown(fd, Int32(SHUT_RDWR)) }) }
         closedGate.open()
     }
 }

@@ -18,32 +18,29 @@ enum DurableFile {
             // created anew: a FIFO would block the open, a link would truncate its target.
             // Only a regular file there is nookd's own leftover: anything else (a device node, a
             // FIFO, a link someone planted) is refused, never removed.
-            var info = stat()
-            if lstat(temporary, &info) == 0 {
+            if let info = try fileStatus(temporary, followingLinks: false) {
                 guard info.st_mode & S_IFMT == S_IFREG else {
                     return .failure(JournalDamage("\(temporary) is \(fileKind(info.st_mode & S_IFMT)), not nookd's: remove it"))
                 }
-                if unlink(temporary) != 0 && errno != ENOENT { throw SystemCallError("unlink", subject: temporary) }
-            } else if errno != ENOENT {
-                throw SystemCallError("lstat", subject: temporary)
+                try removeFile(temporary)
             }
             file = try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
         } catch {
             return .failure(JournalDamage(error.description))
         }
         func fail(_ problem: String) -> Result<FileDescriptor, JournalDamage> {
-            unlink(temporary)
+            _ = try? removeFile(temporary)
             return .failure(JournalDamage(problem))
         }
         if let problem = ActivityJournal.writeAll(file, bytes, path: temporary) { return fail(problem) }
         let synced = syncer(file.rawValue, true)
-        guard synced == 0 else { return fail(SystemCallError("fsync", errno: synced, subject: temporary).description) }
-        guard rename(temporary, path) == 0 else { return fail(SystemCallError("rename", subject: "\(temporary) to \(path)").description) }
+        guard synced == 0 else { return fail(SystemCallError("fsync", errno: Errno(rawValue: synced), subject: temporary).description) }
+        do { try renameFile(temporary, to: path) } catch { return fail(error.description) }
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         if let directoryFile = try? FileDescriptor.open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY) {
             let result = syncer(directoryFile.rawValue, true)
             // The rename may not survive a power cut; the new file is in place for this run.
-            if result != 0 { warn("\(label): \(SystemCallError("fsync", errno: result, subject: "directory \(directory)"))") }
+            if result != 0 { warn("\(label): \(SystemCallError("fsync", errno: Errno(rawValue: result), subject: "directory \(directory)"))") }
         }
         return .success(file)
     }
@@ -56,10 +53,12 @@ enum DurableFile {
     /// directory, a symbolic link, a file too large to be nookd's, or a file of something else
     /// is refused, untouched. Reads at most the first 4 KiB.
     static func refusal(of path: String, label: String, limit: Int) -> String? {
-        var info = stat()
-        guard lstat(path, &info) == 0 else {
-            if errno == ENOENT { return nil }
-            return "\(label) \(path): \(SystemCallError("lstat", subject: path))"
+        let info: stat
+        do throws(SystemCallError) {
+            guard let found = try fileStatus(path, followingLinks: false) else { return nil }
+            info = found
+        } catch {
+            return "\(label) \(path): \(error)"
         }
         let kind = info.st_mode & S_IFMT
         if kind == S_IFLNK {
@@ -80,8 +79,9 @@ enum DurableFile {
             let opened = try file.status()
             // Swapped for something else since the lstat.
             guard opened.st_mode & S_IFMT == S_IFREG else { return "\(label) \(path) is \(fileKind(opened.st_mode & S_IFMT)), not a regular file" }
-            let count = head.withUnsafeMutableBytes { buffer in retryingInterrupts { pread(file.rawValue, buffer.baseAddress!, buffer.count, 0) } }
-            if count < 0 { throw SystemCallError("pread", subject: path) }
+            let count = try head.withUnsafeMutableBytes { buffer in
+                Result { () throws(SystemCallError) in try systemCall("pread", subject: path) { pread(file.rawValue, buffer.baseAddress!, buffer.count, 0) } }
+            }.get()
             head.removeSubrange(count...)
         } catch {
             return "\(label) \(path): \(error); nookd does not replace a file it cannot read"
@@ -112,8 +112,7 @@ enum DurableFile {
         }
         let (j, h) = (normal(journal), normal(history))
         var clash = j == h || j == h + ".new" || h == j + ".new"
-        var (jInfo, hInfo) = (stat(), stat())
-        if !clash, stat(journal, &jInfo) == 0, stat(history, &hInfo) == 0 {
+        if !clash, let jInfo = try? fileStatus(journal), let hInfo = try? fileStatus(history) {
             clash = jInfo.st_dev == hInfo.st_dev && jInfo.st_ino == hInfo.st_ino
         }
         guard clash else { return nil }
@@ -140,15 +139,16 @@ enum DurableFile {
     /// full disk) is undone by truncating the file back to its length before it, so the file
     /// never ends in a torn record that the next start would take for a power cut.
     static func append(_ file: FileDescriptor, _ bytes: [UInt8], path: String) -> String? {
-        var before = stat()
-        let sized = fstat(file.rawValue, &before) == 0
+        let before = try? file.status()
         guard let problem = ActivityJournal.writeAll(file, bytes, path: path) else { return nil }
-        guard sized else { return problem }
-        if ftruncate(file.rawValue, before.st_size) != 0 {
-            return problem + "; \(SystemCallError("ftruncate", subject: path)): the file ends in a torn record"
+        guard let before else { return problem }
+        do throws(SystemCallError) {
+            _ = try systemCall("ftruncate", subject: path) { ftruncate(file.rawValue, before.st_size) }
+        } catch {
+            return problem + "; \(error): the file ends in a torn record"
         }
         // For a descriptor without O_APPEND the next write must start at the old end too.
-        _ = lseek(file.rawValue, before.st_size, SEEK_SET)
+        _ = try? systemCall("lseek", subject: path) { lseek(file.rawValue, before.st_size, SEEK_SET) }
         return problem
     }
 
@@ -160,7 +160,7 @@ enum DurableFile {
             return .contents(try readRegularFile(path, limit: limit, openFlags: noFollow ? O_NOFOLLOW : 0))
         } catch {
             switch error {
-            case .systemCall(let failure) where failure.call == "open" && failure.errno == ENOENT: return .missing
+            case .systemCall(let failure) where failure.call == "open" && failure.errno == .noSuchFileOrDirectory: return .missing
             case .systemCall(let failure): return .failed(SystemCallError(failure.call, errno: failure.errno).description)
             case .notRegular: return .failed("not a regular file")
             case .tooLarge: return .failed("larger than \(limit / 1024 / 1024) MiB")

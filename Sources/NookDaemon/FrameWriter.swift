@@ -53,12 +53,15 @@ public final class FrameWriter: Sendable {
     ///   - clock: the display's clock, which stamped each frame's presentation.
     init(directory: String, limit: Int = FrameWriter.defaultLimit, clock: any NookClock, logger: Logger,
          picture: @escaping @Sendable (Frame) -> Frame = { $0 }) throws(SocketError) {
-        var info = stat()
-        if stat(directory, &info) != 0 {
-            guard mkdir(directory, 0o755) == 0 else { throw SocketError.call("mkdir", directory) }
-        } else if info.st_mode & S_IFMT != S_IFDIR {
+        if let info = try? fileStatus(directory) {
             // Said at start, not as a warning at the first frame.
-            throw SocketError("\(directory) is not a directory")
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw SocketError("\(directory) is not a directory") }
+        } else {
+            do throws(SystemCallError) {
+                _ = try systemCall("mkdir", subject: directory) { mkdir(directory, 0o755) }
+            } catch {
+                throw SocketError(error)
+            }
         }
         startThread(named: "nookd.frames") { [mailbox] in
             var files = FrameFiles(directory: directory, limit: limit, logger: logger)
@@ -119,7 +122,7 @@ private struct FrameFiles {
             // --full-time` gives an animation's frame times, and `notify_to_first_frame_ms_p99`
             // reads the first's.
             try PNG.write(image, to: [path, latest], modified: shown)
-            rename(latest, directory + "/latest.png")
+            _ = try? renameFile(latest, to: directory + "/latest.png")
             failed = false
             written.append(path)
             if written.count - oldest > limit { removeOldest() }
@@ -141,7 +144,7 @@ private struct FrameFiles {
             logger.notice("mock frames: keeping only the newest \(limit) frame files in \(directory) (display.frames_limit); removing older ones from now on")
             noted = true
         }
-        unlink(written[oldest])
+        _ = try? removeFile(written[oldest])
         oldest += 1
         if oldest > 4096 {
             written.removeFirst(oldest)

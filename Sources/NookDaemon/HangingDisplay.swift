@@ -36,10 +36,12 @@ final class HangingDisplay: DisplayBackend {
             while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
             return
         }
-        if access(triggerPath, F_OK) == 0 {
+        if fileExists(triggerPath) {
             hung.withLock { $0 = true }
-            if unlink(triggerPath) != 0 {
-                warn("debug.hang_display_file: \(SystemCallError("unlink", errno: errno)) (\(triggerPath)); hanging anyway")
+            do throws(SystemCallError) {
+                _ = try systemCall("unlink") { unlink(triggerPath) }
+            } catch {
+                warn("debug.hang_display_file: \(error) (\(triggerPath)); hanging anyway")
             }
             warn("debug.hang_display_file: \(triggerPath) appeared; the display loop now hangs (fault injection)")
             // Cancellation (nookd stopping) is the only way out, as for a flip that never comes.

@@ -35,11 +35,11 @@ struct IconPolicy: Sendable {
         let listed = directories.isEmpty ? "none are configured" : directories.joined(separator: ", ")
         let resolved: String
         if name.hasPrefix("/") {
-            guard let path = Self.canonical(name) else {
-                let code = errno
-                throw refuse("\(name): \(code == ENOENT ? "no such file" : SystemCallError("realpath", errno: code).description)")
+            do throws(SystemCallError) {
+                resolved = try Self.canonicalPath(name)
+            } catch {
+                throw refuse("\(name): \(error.errno == .noSuchFileOrDirectory ? "no such file" : error.description)")
             }
-            resolved = path
         } else {
             guard !name.contains("/"), let path = allowed.lazy.compactMap({ Self.canonical($0 + "/" + name) }).first else {
                 throw refuse("no icon file named \(name) in the icon directories (daemon.icon_directories: \(listed))")
@@ -58,9 +58,12 @@ struct IconPolicy: Sendable {
     }
 
     /// `realpath(3)`: the absolute path with `.`, `..` and symbolic links resolved (it reads
-    /// links and directories, never opens the file itself), or nil with errno set.
-    static func canonical(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
+    /// links and directories, never opens the file itself), or nil.
+    static func canonical(_ path: String) -> String? { try? canonicalPath(path) }
+
+    /// As ``canonical(_:)``, or why not (the error names `realpath`, not the path).
+    static func canonicalPath(_ path: String) throws(SystemCallError) -> String {
+        let resolved = try systemCall("realpath", returning: { realpath(path, nil) })
         defer { free(resolved) }
         return String(cString: resolved)
     }

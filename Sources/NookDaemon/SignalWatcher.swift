@@ -50,13 +50,16 @@ private enum SignalRelay {
     /// then keep their default disposition, and the daemon does not start).
     static let installed: DaemonError? = {
         var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else {
-            let code = errno
-            return DaemonError("cannot handle signals: 'pipe' failed for the signal relay: (\(code)) \(String(cString: strerror(code)))")
+        do throws(SystemCallError) {
+            _ = try systemCall("pipe", subject: "the signal relay") { pipe(&ends) }
+        } catch {
+            return DaemonError("cannot handle signals: \(error)")
         }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        for end in ends { _ = try? systemCall("fcntl F_SETFD", subject: "the signal relay") { fcntl(end, F_SETFD, FD_CLOEXEC) } }
         // The handler must never block: a full pipe already holds a wake-up.
-        _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
+        if let flags = try? systemCall("fcntl F_GETFL", subject: "the signal relay", { fcntl(ends[1], F_GETFL) }) {
+            _ = try? systemCall("fcntl F_SETFL", subject: "the signal relay") { fcntl(ends[1], F_SETFL, flags | O_NONBLOCK) }
+        }
         writeEnd.store(ends[1], ordering: .releasing)
         let readEnd = ends[0]
         startThread(named: "nookd.signals") {
@@ -65,7 +68,7 @@ private enum SignalRelay {
             var set = sigset_t()
             sigemptyset(&set)
             for number in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, number) }
-            pthread_sigmask(SIG_UNBLOCK, &set, nil)
+            _ = try? errnoReturningCall("pthread_sigmask") { pthread_sigmask(SIG_UNBLOCK, &set, nil) }
             relay(from: readEnd)
         }
         for number in [SIGTERM, SIGINT, SIGHUP] {
@@ -78,7 +81,7 @@ private enum SignalRelay {
             }
             sigemptyset(&action.sa_mask)
             action.sa_flags = SA_RESTART
-            sigaction(number, &action, nil)
+            _ = try? systemCall("sigaction") { sigaction(number, &action, nil) }
         }
         return nil
     }()
@@ -97,9 +100,7 @@ private enum SignalRelay {
     private static func relay(from readEnd: Int32) {
         var byte: UInt8 = 0
         while true {
-            let count = read(readEnd, &byte, 1)
-            if count < 0 && errno == EINTR { continue }
-            guard count == 1 else { return }
+            guard (try? systemCall("read", subject: "the signal relay") { read(readEnd, &byte, 1) }) == 1 else { return }
             let handlers = watchers.withLock { Array($0.values) }
             for handler in handlers { handler(Int32(byte)) }
         }

@@ -145,8 +145,10 @@ public final class SocketServer: @unchecked Sendable {
     /// limit `accept` would fail with EMFILE instead of the newcomer hearing why.
     static func connectionsTheDescriptorLimitAllows(_ wanted: Int, logger: Logger) -> Int {
         var limit = rlimit()
-        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else {
-            logger.warning("\(SystemCallError("getrlimit", subject: "RLIMIT_NOFILE"))")
+        do throws(SystemCallError) {
+            _ = try systemCall("getrlimit", subject: "RLIMIT_NOFILE") { getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) }
+        } catch {
+            logger.warning("\(error)")
             return wanted
         }
         let unlimited = rlim_t.max  // RLIM_INFINITY
@@ -154,7 +156,7 @@ public final class SocketServer: @unchecked Sendable {
         if limit.rlim_cur != unlimited, limit.rlim_cur < needed, limit.rlim_max == unlimited || limit.rlim_cur < limit.rlim_max {
             var raised = limit
             raised.rlim_cur = limit.rlim_max == unlimited ? needed : min(needed, limit.rlim_max)
-            if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+            if (try? systemCall("setrlimit", subject: "RLIMIT_NOFILE") { setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &raised) }) != nil { limit = raised }
         }
         guard limit.rlim_cur != unlimited, limit.rlim_cur < needed else { return wanted }
         let allowed = max(1, Int(limit.rlim_cur) - descriptorsBesidesClients)
@@ -178,14 +180,14 @@ public final class SocketServer: @unchecked Sendable {
         do throws(SystemCallError) {
             let listener = try FileDescriptor.unixSocket(SOCK_STREAM, nonBlocking: true, name: path)
             _ = try systemCall("bind", subject: path) { address.withSocketAddress { bind(listener.rawValue, $0, $1) } }
-            var created = stat()
-            if lstat(path, &created) == 0 { socketFile = (UInt64(created.st_dev), UInt64(created.st_ino)) }
+            let created = try? fileStatus(path, followingLinks: false)
+            if let created { socketFile = (UInt64(created.st_dev), UInt64(created.st_ino)) }
             do throws(SystemCallError) {
                 // chmod/chown after bind: the socket file is created with the umask's mode.
                 _ = try systemCall("chmod", subject: path) { chmod(path, mode_t(mode)) }
                 // Under the shipped unit the socket is born in the nook group (nookd's own) and chown is
                 // filtered out (@privileged): change the group only when it is not already the one asked for.
-                let currentGroup = socketFile != nil ? created.st_gid : nil
+                let currentGroup = created?.st_gid
                 if let groupID, groupID != currentGroup {
                     _ = try systemCall("chown", subject: path) { chown(path, uid_t.max, groupID) }
                 }
@@ -213,24 +215,21 @@ public final class SocketServer: @unchecked Sendable {
     /// Removes the socket file if it is still the one this server bound: a nookd started while
     /// this one shuts down (a restart) may already have replaced it, and must keep its own.
     private func removeSocketFile() {
-        var current = stat()
-        guard let socketFile, lstat(path, &current) == 0,
+        guard let socketFile, let current = try? fileStatus(path, followingLinks: false),
               UInt64(current.st_dev) == socketFile.device, UInt64(current.st_ino) == socketFile.inode else { return }
-        unlink(path)
+        _ = try? removeFile(path)
     }
 
     private func prepareDirectory() throws(SocketError) {
         guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
         let directory = String(path[..<slash])
-        var info = stat()
-        if stat(directory, &info) == 0 { return }
-        guard mkdir(directory, 0o755) == 0 || errno == EEXIST else { throw .call("mkdir", directory) }
+        if (try? fileStatus(directory)) != nil { return }
+        do throws(SystemCallError) { try makeDirectory(directory, mode: 0o755) } catch { throw SocketError(error) }
     }
 
     /// A socket file left by a dead daemon is replaced; a live daemon's is never stolen.
     private func replaceStaleSocket(_ address: UnixSocketAddress) throws(SocketError) {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return }
+        guard let info = try? fileStatus(path, followingLinks: false) else { return }
         guard (info.st_mode & S_IFMT) == S_IFSOCK else {
             throw SocketError("\(path) exists and is not a socket; refusing to replace it")
         }
@@ -240,7 +239,7 @@ public final class SocketServer: @unchecked Sendable {
             throw SocketError("another nookd is already listening on \(path); stop it first (or pass --socket PATH)")
         }
         logger.notice("replacing stale socket left by a daemon that is gone", metadata: ["path": "\(path)"])
-        guard unlink(path) == 0 else { throw .call("unlink", path) }
+        do throws(SystemCallError) { try removeFile(path) } catch { throw SocketError(error) }
     }
 
     private func socketClosed() {
@@ -307,14 +306,18 @@ public final class SocketServer: @unchecked Sendable {
         while true {
             // Accepted and marked close-on-exec with no child spawning in between (ChildSpawns):
             // what nookd starts (escalation hooks) must not hold a client's connection open.
-            let (fd, acceptErrno) = ChildSpawns.exclusively { () -> (Int32, Int32) in
-                let fd = retryingInterrupts { accept(listener.rawValue, nil, nil) }
-                let failure = errno
-                if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-                return (fd, failure)
+            let accepted = ChildSpawns.exclusively { () -> Result<Int32?, SystemCallError> in
+                Result { () throws(SystemCallError) in
+                    guard let fd = try nonBlockingSystemCall("accept", subject: path, { accept(listener.rawValue, nil, nil) }) else { return nil }
+                    _ = try? systemCall("fcntl F_SETFD", subject: path) { fcntl(fd, F_SETFD, FD_CLOEXEC) }
+                    return fd
+                }
             }
-            if fd < 0 {
-                let failure = SystemCallError("accept", errno: acceptErrno, subject: path)
+            let fd: Int32
+            switch accepted {
+            case .success(nil): return
+            case .success(let descriptor?): fd = descriptor
+            case .failure(let failure):
                 switch AcceptFailure(errno: failure.errno) {
                 case .drained: return
                 case .connectionLost:
@@ -346,7 +349,7 @@ public final class SocketServer: @unchecked Sendable {
             guard policy.allows(peer) else {
                 logger.warning("refused a client that is not allowed", metadata: ["peer": "\(peer)"])
                 let refusal = ResponseLine.failure(id: nil, error: ProtocolError(.forbidden, "uid \(peer.uid) is not allowed to use nookd")).encoded() + "\n"
-                _ = refusal.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+                _ = refusal.withCString { line in try? nonBlockingSystemCall("send", subject: path) { send(fd, line, strlen(line), Int32(MSG_NOSIGNAL)) } }
                 continue
             }
             let isPrivileged = privileged(peer)
@@ -385,7 +388,7 @@ public final class SocketServer: @unchecked Sendable {
     /// every 10 s while it lasts. The socket closes with its owner when this returns.
     private func refuse(_ socket: FileDescriptor, _ reason: String, peer: PeerCredentials? = nil) {
         let refusal = ResponseLine.failure(id: nil, error: ProtocolError(.unavailable, reason)).encoded() + "\n"
-        _ = refusal.withCString { send(socket.rawValue, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        _ = refusal.withCString { line in try? nonBlockingSystemCall("send", subject: path) { send(socket.rawValue, line, strlen(line), Int32(MSG_NOSIGNAL)) } }
         guard let refused = limitNotes.admit(at: MonotonicClock.now) else { return }
         logger.warning("refusing new connections: \(reason)", metadata: ["refused": "\(refused)", "peer": "\(peer.map { "\($0)" } ?? "unknown")"])
     }
@@ -439,7 +442,7 @@ public final class SocketServer: @unchecked Sendable {
     private func close(_ client: Client, saying error: ProtocolError?) {
         if let error, client.connection.backlog == 0 {
             let line = ResponseLine.failure(id: nil, error: error).encoded() + "\n"
-            _ = line.withCString { send(client.connection.fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+            _ = line.withCString { text in try? nonBlockingSystemCall("send", subject: path) { send(client.connection.fd, text, strlen(text), Int32(MSG_NOSIGNAL)) } }
         }
         client.partial = []
         client.connection.markClosed(droppedForNotReading: true)
@@ -478,14 +481,16 @@ public final class SocketServer: @unchecked Sendable {
     /// Reads once; false when nothing could be read now (would block, or the read failed).
     @discardableResult
     private func readFrom(_ client: Client, buffer: inout [UInt8]) -> Bool {
-        let count = read(client.connection.fd, &buffer, buffer.count)
-        let now = clock()
-        if count > 0 { client.lastHeard = now }
-        if count < 0 {
-            if errno == EAGAIN || errno == EINTR { return false }
+        let read: Int?
+        do throws(SystemCallError) {
+            read = try nonBlockingSystemCall("read", subject: path) { Glibc.read(client.connection.fd, &buffer, buffer.count) }
+        } catch {
             client.connection.markClosed()
             return false
         }
+        let now = clock()
+        guard let count = read else { return false }
+        if count > 0 { client.lastHeard = now }
         if count == 0 {
             // A last request without its newline (`printf '{…}' | socat - UNIX:…`) is still one.
             if !client.partial.isEmpty, let line = completeLine(client, []) {

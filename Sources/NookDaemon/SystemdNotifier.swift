@@ -10,7 +10,9 @@ enum SystemdNotifier {
               let address = UnixSocketAddress(path: socketPath),
               let socket = try? FileDescriptor.unixSocket(SOCK_DGRAM, name: "NOTIFY_SOCKET") else { return }
         _ = message.withCString { text in
-            address.withSocketAddress { sendto(socket.rawValue, text, strlen(text), Int32(MSG_NOSIGNAL), $0, $1) }
+            address.withSocketAddress { to, length in
+                try? nonBlockingSystemCall("sendto", subject: socketPath) { sendto(socket.rawValue, text, strlen(text), Int32(MSG_NOSIGNAL), to, length) }
+            }
         }
     }
 }

@@ -20,10 +20,10 @@ public struct DisplayMode: Hashable, Sendable, CustomStringConvertible {
 /// A failure of a display backend, naming the operation and, for system calls, the errno.
 public struct DisplayError: Error, Hashable, Sendable, CustomStringConvertible {
     public var operation: String
-    public var errno: Int32?
+    public var errno: Errno?
     public var detail: String
 
-    public init(operation: String, errno: Int32? = nil, detail: String) {
+    public init(operation: String, errno: Errno? = nil, detail: String) {
         self.operation = operation
         self.errno = errno
         self.detail = detail

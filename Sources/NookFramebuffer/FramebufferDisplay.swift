@@ -53,14 +53,19 @@ public final class FramebufferDisplay: DisplayBackend, @unchecked Sendable {
         do throws(SystemCallError) {
             device = try FileDescriptor.open(chosen, O_RDWR)
         } catch {
-            throw DisplayError(error, advice: error.errno == EACCES ? "install udev/70-nook.rules and add the user to the 'nook' group" : "")
+            throw DisplayError(error, advice: error.errno == .permissionDenied ? "install udev/70-nook.rules and add the user to the 'nook' group" : "")
         }
         var variable = [UInt8](repeating: 0, count: 160)
         var fixed = [UInt8](repeating: 0, count: 80)
-        let gotVariable = variable.withUnsafeMutableBytes { ioctl(device.rawValue, Self.getVariableInfo, $0.baseAddress!) }
-        let gotFixed = fixed.withUnsafeMutableBytes { ioctl(device.rawValue, Self.getFixedInfo, $0.baseAddress!) }
-        guard gotVariable == 0, gotFixed == 0 else {
-            throw DisplayError(SystemCallError("ioctl FBIOGET_*SCREENINFO", subject: chosen))
+        do throws(SystemCallError) {
+            _ = try variable.withUnsafeMutableBytes { bytes in
+                Result { () throws(SystemCallError) in try systemCall("ioctl FBIOGET_*SCREENINFO", subject: chosen) { ioctl(device.rawValue, Self.getVariableInfo, bytes.baseAddress!) } }
+            }.get()
+            _ = try fixed.withUnsafeMutableBytes { bytes in
+                Result { () throws(SystemCallError) in try systemCall("ioctl FBIOGET_*SCREENINFO", subject: chosen) { ioctl(device.rawValue, Self.getFixedInfo, bytes.baseAddress!) } }
+            }.get()
+        } catch {
+            throw DisplayError(error)
         }
         let info = ScreenInfo(variable: variable, fixed: fixed)
         guard let format = info.pixelFormat else {
@@ -87,7 +92,7 @@ public final class FramebufferDisplay: DisplayBackend, @unchecked Sendable {
 
     /// `/dev/fb0`, `/dev/fb1`, … that exist.
     public static func framebufferPaths() -> [String] {
-        (0..<8).map { "/dev/fb\($0)" }.filter { access($0, F_OK) == 0 }
+        (0..<8).map { "/dev/fb\($0)" }.filter(fileExists)
     }
 
     public func present(_ frame: Frame) async throws(DisplayError) {
@@ -102,7 +107,7 @@ public final class FramebufferDisplay: DisplayBackend, @unchecked Sendable {
             guard !state.restored else { return DisplayError(operation: "present", detail: "the display was restored and released") }
             if state.hasVSync {
                 var crtc: UInt32 = 0
-                if ioctl(fd, Self.waitForVSync, &crtc) != 0 { state.hasVSync = false }
+                if (try? systemCall("ioctl FBIO_WAITFORVSYNC", { ioctl(fd, Self.waitForVSync, &crtc) })) == nil { state.hasVSync = false }
             }
             write(frame)
             return nil
@@ -137,8 +142,10 @@ public final class FramebufferDisplay: DisplayBackend, @unchecked Sendable {
 
     public func setBlanked(_ blanked: Bool) async throws(DisplayError) {
         // FB_BLANK_POWERDOWN = 4, FB_BLANK_UNBLANK = 0.
-        if ioctl(fd, Self.blank, blanked ? 4 : 0) != 0 {
-            throw DisplayError(SystemCallError("ioctl FBIOBLANK", subject: path))
+        do throws(SystemCallError) {
+            _ = try systemCall("ioctl FBIOBLANK", subject: path) { ioctl(fd, Self.blank, blanked ? 4 : 0) }
+        } catch {
+            throw DisplayError(error)
         }
     }
 

@@ -154,7 +154,7 @@ public final class AmbientLightSensor: Sendable {
             }
             return .success((raw + factors[0]) * factors[1])
         }
-        if access(directory, F_OK) == 0 {
+        if fileExists(directory) {
             let name = (try? IIODevice.attribute(directory + "/name").get()).map { " ('\($0)')" } ?? ""
             return .failure(SensorProblem(.unusable, "\(directory)\(name) has no in_illuminance_input or in_illuminance_raw: not a light sensor"))
         }

@@ -66,7 +66,7 @@ enum GPIOLookup {
             var error = nook_gpio_error()
             let offset = nook_gpio_chip_find_line(path, name, &error)
             if offset >= 0 { return .success(GPIOLineLocation(chipPath: path, chipName: chipName, offset: Int(offset), lineName: name)) }
-            if error.code != ENOENT { return .failure(problem(error, path)) }
+            if error.errno != .noSuchFileOrDirectory { return .failure(problem(error, path)) }
         }
         let scope = settings.chip.map { "on \($0)" } ?? "on any GPIO chip under \(devices)"
         return .failure(SensorProblem("no line named \(settings.lineName ?? "?") \(scope)"))
@@ -75,7 +75,7 @@ enum GPIOLookup {
     /// A chip given as a path, as `gpiochipN`, or by its label.
     static func chipPath(_ chip: String, devices: String) -> Result<String, SensorProblem> {
         if chip.hasPrefix("/") { return .success(chip) }
-        if chip.hasPrefix("gpiochip"), access(devices + "/" + chip, F_OK) == 0 { return .success(devices + "/" + chip) }
+        if chip.hasPrefix("gpiochip"), fileExists(devices + "/" + chip) { return .success(devices + "/" + chip) }
         for path in chipPaths(in: devices) {
             if case .success(let info) = describe(path), text(info.label) == chip || text(info.name) == chip { return .success(path) }
         }
@@ -84,10 +84,10 @@ enum GPIOLookup {
 
     static func problem(_ error: nook_gpio_error, _ path: String) -> SensorProblem {
         let call = error.call.map { String(cString: $0) } ?? "libgpiod"
-        var message = SystemCallError(call, errno: error.code, subject: path).description
-        if error.code == EACCES || error.code == EPERM {
+        var message = SystemCallError(call, errno: error.errno, subject: path).description
+        if error.errno == .permissionDenied || error.errno == .notPermitted {
             message += " (nookd's user needs the nook group and udev/70-nook.rules)"
-        } else if error.code == EBUSY {
+        } else if error.errno == .resourceBusy {
             message += " (another program holds the line: see gpioinfo)"
         }
         return SensorProblem(message)
@@ -135,4 +135,9 @@ final class GPIORequestedLine {
         guard count >= 0 else { return .failure(GPIOLookup.problem(error, location.chipPath)) }
         return .success(events[..<Int(count)].map { GPIOEdge(isRising: $0.rising != 0, time: .nanoseconds(Int64($0.timestamp_ns))) })
     }
+}
+
+extension nook_gpio_error {
+    /// The errno the failed libgpiod or system call set.
+    var errno: Errno { Errno(rawValue: code) }
 }

@@ -50,7 +50,7 @@ enum IIODevice {
         do { bytes = try readRegularFile(path, limit: 4096) } catch {
             switch error {
             case .systemCall(let failure):
-                let absent = failure.call == "open" && (failure.errno == ENOENT || failure.errno == ENOTDIR)
+                let absent = failure.call == "open" && (failure.errno == .noSuchFileOrDirectory || failure.errno == .notDirectory)
                 return .failure(SensorProblem(absent ? .missing : .unreadable, failure.description, errno: failure.errno))
             case .notRegular:
                 // A FIFO or device where an attribute should be: never opened for reading.

@@ -153,10 +153,10 @@ public final class ProximitySensor: Sendable {
         let file = directory + "/in_proximity_raw"
         switch Self.readFile(file) {
         case .failure(let problem):
-            guard problem.errno == ENOENT else { return .failure(problem) }
+            guard problem.errno == .noSuchFileOrDirectory else { return .failure(problem) }
             // The device is there but has no proximity channel (a light-only sensor, or the
             // wrong device): waiting for the file would wait forever.
-            if access(directory, F_OK) == 0 {
+            if fileExists(directory) {
                 let name = (try? Self.readFile(directory + "/name").get()).map { " ('\($0)')" } ?? ""
                 return .failure(SensorProblem(.unusable, "\(directory)\(name) has no in_proximity_raw: not a proximity sensor"))
             }
@@ -176,7 +176,7 @@ public final class ProximitySensor: Sendable {
         // in_proximity_raw is a divide-error oops that kills the reader. Only the VCNL4040/4200
         // publish in_proximity_integration_time, so its absence tells the old chips apart.
         guard case .success("vcnl4000") = readFile(directory + "/name"),
-              access(directory + "/in_proximity_integration_time", F_OK) != 0 else { return nil }
+              !fileExists(directory + "/in_proximity_integration_time") else { return nil }
         return SensorProblem(.unusable, "\(directory) is a VCNL4000/4010/4020 (IIO name 'vcnl4000' without in_proximity_integration_time); Linux 6.12's driver divides by zero when its in_proximity_raw is read (a kernel oops), so nookd does not read it")
     }
 
@@ -211,12 +211,12 @@ public struct SensorProblem: Error, Hashable, Sendable, CustomStringConvertible 
     public let kind: Kind
     public let description: String
     /// The errno of the failed call, if one failed.
-    public let errno: Int32?
+    public let errno: Errno?
 
     /// A problem the GPIO inputs report; they say themselves what they do about it.
     init(_ description: String) { self.init(.unreadable, description) }
 
-    init(_ kind: Kind, _ description: String, errno: Int32? = nil) {
+    init(_ kind: Kind, _ description: String, errno: Errno? = nil) {
         self.kind = kind
         self.description = description
         self.errno = errno

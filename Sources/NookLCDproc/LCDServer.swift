@@ -165,14 +165,19 @@ public final class LCDServer {
     }
 
     private func read(_ connection: Connection) {
-        let count = buffer.withUnsafeMutableBytes { bytes in
-            retryingInterrupts { Glibc.read(connection.socket.rawValue, bytes.baseAddress, min(bytes.count, options.readChunk)) }
+        let reading = buffer.withUnsafeMutableBytes { bytes in
+            Result { () throws(SystemCallError) in
+                try nonBlockingSystemCall("read", subject: connection.socket.name) {
+                    Glibc.read(connection.socket.rawValue, bytes.baseAddress, min(bytes.count, options.readChunk))
+                }
+            }
         }
-        if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+        // End of file or a failed read: the client is gone. Nothing yet: wait for the next poll.
+        guard case .success(let ready) = reading, ready != 0 else {
             drop(connection.id, reason: nil)
             return
         }
-        guard count > 0 else { return }
+        guard let count = ready else { return }
         var items: [LCDLineFramer.Item] = []
         connection.framer.append(buffer[..<count], into: &items)
         var handled = 0
@@ -239,14 +244,18 @@ public final class LCDServer {
 
     private func flush(_ connection: Connection) {
         while connection.backlog > 0 {
-            let count = connection.outgoing.withUnsafeBytes { bytes in
-                retryingInterrupts { send(connection.socket.rawValue, bytes.baseAddress! + connection.sent, connection.outgoing.count - connection.sent, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            let sending = connection.outgoing.withUnsafeBytes { bytes in
+                Result { () throws(SystemCallError) in
+                    try nonBlockingSystemCall("send", subject: connection.socket.name) {
+                        send(connection.socket.rawValue, bytes.baseAddress! + connection.sent, connection.outgoing.count - connection.sent, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                    }
+                }
             }
-            if count < 0 {
-                if errno == EAGAIN || errno == EWOULDBLOCK { break }
+            guard case .success(let ready) = sending else {
                 drop(connection.id, reason: nil)
                 return
             }
+            guard let count = ready else { break }
             connection.sent += count
         }
         if connection.backlog == 0 {
@@ -262,7 +271,7 @@ public final class LCDServer {
         guard let connection = connections.removeValue(forKey: id) else { return }
         model.disconnect(id)
         logger.info("LCDproc client \(id.rawValue) (\(connection.peer)) \(reason ?? "disconnected")")
-        shutdown(connection.socket.rawValue, Int32(SHUT_RDWR))
+        _ = try? systemCall("shutdown", { shutdown(connection.socket.rawValue, Int32(SHUT_RDWR)) })
         // The model forgot its screens: what is shown may have changed.
         submitGlance()
     }

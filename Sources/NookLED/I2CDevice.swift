@@ -22,12 +22,13 @@ public final class I2CDevice: I2CTransport {
         do {
             fd = try FileDescriptor.open(path, O_RDWR | O_CLOEXEC)
         } catch {
-            throw LEDError("\(error)" + (error.errno == EACCES ? "; is nookd's user in the nook group (udev/70-nook.rules)?" : "")
-                + (error.errno == ENOENT ? "; enable I2C (dtparam=i2c_arm=on in config.txt) and load i2c-dev" : ""))
+            throw LEDError("\(error)" + (error.errno == .permissionDenied ? "; is nookd's user in the nook group (udev/70-nook.rules)?" : "")
+                + (error.errno == .noSuchFileOrDirectory ? "; enable I2C (dtparam=i2c_arm=on in config.txt) and load i2c-dev" : ""))
         }
-        guard ioctl(fd.rawValue, Self.setAddress, Int32(address)) == 0 else {
-            let failure = SystemCallError("ioctl I2C_SLAVE", subject: "\(path) address 0x\(String(address, radix: 16))")
-            throw LEDError(failure.description + (failure.errno == EBUSY ? "; a kernel driver holds this address" : ""))
+        do throws(SystemCallError) {
+            _ = try systemCall("ioctl I2C_SLAVE", subject: "\(path) address 0x\(String(address, radix: 16))") { ioctl(fd.rawValue, Self.setAddress, Int32(address)) }
+        } catch {
+            throw LEDError(error.description + (error.errno == .resourceBusy ? "; a kernel driver holds this address" : ""))
         }
     }
 
@@ -38,17 +39,17 @@ public final class I2CDevice: I2CTransport {
         if let data { for (index, byte) in data.enumerated() { union[index] = byte } }
         var request = [UInt8](repeating: 0, count: 16)
         let status = union.withUnsafeMutableBufferPointer { union in
-            request.withUnsafeMutableBytes { raw in
+            request.withUnsafeMutableBytes { raw -> Result<Int32, SystemCallError> in
                 raw.storeBytes(of: 0, toByteOffset: 0, as: UInt8.self)
                 raw.storeBytes(of: command, toByteOffset: 1, as: UInt8.self)
                 raw.storeBytes(of: size, toByteOffset: 4, as: UInt32.self)
                 raw.storeBytes(of: data == nil ? 0 : UInt(bitPattern: union.baseAddress), toByteOffset: 8, as: UInt.self)
-                return retryingInterrupts { ioctl(fd.rawValue, Self.smbus, raw.baseAddress!) }
+                return Result { () throws(SystemCallError) in
+                    try systemCall("ioctl I2C_SMBUS (\(what))", subject: "\(path) address 0x\(String(address, radix: 16))") { ioctl(fd.rawValue, Self.smbus, raw.baseAddress!) }
+                }
             }
         }
-        guard status >= 0 else {
-            throw LEDError(SystemCallError("ioctl I2C_SMBUS (\(what))", subject: "\(path) address 0x\(String(address, radix: 16))").description)
-        }
+        if case .failure(let failure) = status { throw LEDError(failure.description) }
     }
 
     public func writeByte(_ value: UInt8) throws(LEDError) {

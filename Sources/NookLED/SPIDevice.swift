@@ -28,13 +28,18 @@ public final class SPIDevice: SPITransport {
         do {
             fd = try FileDescriptor.open(path, O_RDWR | O_CLOEXEC)
         } catch {
-            throw LEDError("\(error)" + (error.errno == EACCES ? "; is nookd's user in the nook group (udev/70-nook.rules)?" : "")
-                + (error.errno == ENOENT ? "; enable SPI (dtparam=spi=on in config.txt)" : ""))
+            throw LEDError("\(error)" + (error.errno == .permissionDenied ? "; is nookd's user in the nook group (udev/70-nook.rules)?" : "")
+                + (error.errno == .noSuchFileOrDirectory ? "; enable SPI (dtparam=spi=on in config.txt)" : ""))
         }
         var mode: UInt8 = 0
         var bits: UInt8 = 8
-        guard control(fd.rawValue, Self.writeMode, &mode) == 0 else { throw LEDError(SystemCallError("ioctl SPI_IOC_WR_MODE", subject: path).description) }
-        guard control(fd.rawValue, Self.writeBitsPerWord, &bits) == 0 else { throw LEDError(SystemCallError("ioctl SPI_IOC_WR_BITS_PER_WORD", subject: path).description) }
+        let descriptor = fd.rawValue
+        do throws(SystemCallError) {
+            _ = try systemCall("ioctl SPI_IOC_WR_MODE", subject: path) { control(descriptor, Self.writeMode, &mode) }
+            _ = try systemCall("ioctl SPI_IOC_WR_BITS_PER_WORD", subject: path) { control(descriptor, Self.writeBitsPerWord, &bits) }
+        } catch {
+            throw LEDError(error.description)
+        }
         maximumTransfer = (try? readRegularFile(bufsizPath, limit: 64)).flatMap { Int(String(decoding: $0, as: UTF8.self).trimmingCharacters(in: [" ", "\n"])) }
     }
 
@@ -45,15 +50,17 @@ public final class SPIDevice: SPITransport {
         // struct spi_ioc_transfer, built byte by byte so its layout is the kernel's, not Swift's.
         var request = [UInt8](repeating: 0, count: 32)
         let status = bytes.withUnsafeBufferPointer { data in
-            request.withUnsafeMutableBytes { raw in
+            request.withUnsafeMutableBytes { raw -> Result<Int32, SystemCallError> in
                 raw.storeBytes(of: UInt64(UInt(bitPattern: data.baseAddress)), toByteOffset: 0, as: UInt64.self)  // tx_buf
                 raw.storeBytes(of: UInt32(data.count), toByteOffset: 16, as: UInt32.self)  // len
                 raw.storeBytes(of: speedHz, toByteOffset: 20, as: UInt32.self)  // speed_hz
                 raw.storeBytes(of: 8, toByteOffset: 26, as: UInt8.self)  // bits_per_word
-                return retryingInterrupts { control(fd.rawValue, Self.message1, raw.baseAddress!) }
+                return Result { () throws(SystemCallError) in
+                    try systemCall("ioctl SPI_IOC_MESSAGE", subject: path) { control(fd.rawValue, Self.message1, raw.baseAddress!) }
+                }
             }
         }
-        guard status >= 0 else { throw LEDError(SystemCallError("ioctl SPI_IOC_MESSAGE", subject: path).description) }
+        if case .failure(let failure) = status { throw LEDError(failure.description) }
     }
 }
 

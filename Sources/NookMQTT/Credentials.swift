@@ -47,6 +47,6 @@ public struct Credentials: Sendable, Equatable {
     public static var systemdCredential: String? {
         guard let directory = getenv("CREDENTIALS_DIRECTORY").map({ String(cString: $0) }), !directory.isEmpty else { return nil }
         let path = directory + "/mqtt"
-        return access(path, F_OK) == 0 ? path : nil
+        return fileExists(path) ? path : nil
     }
 }

@@ -17,7 +17,7 @@ public struct MQTTError: Error, Sendable, CustomStringConvertible {
         (self.call, self.subject, self.code) = (call, subject, code)
         // MOSQ_ERR_ERRNO: the reason is the system call's errno, set by the call just made.
         if code == Int32(MOSQ_ERR_ERRNO.rawValue) {
-            reason = SystemCallError.describe(errno: errno)
+            reason = Errno.current.description
         } else {
             reason = String(cString: mosquitto_strerror(code))
         }
@@ -319,7 +319,7 @@ public final class MQTTConnection {
     public func abandon() {
         let fd = descriptor
         guard fd >= 0 else { return }
-        shutdown(fd, Int32(SHUT_RDWR))
+        _ = try? systemCall("shutdown", { shutdown(fd, Int32(SHUT_RDWR)) })
         // libmosquitto notices on its next read (end of file), closes the socket and reports
         // the disconnect; whatever it still reads meanwhile is answered into a queue that is
         // never written.

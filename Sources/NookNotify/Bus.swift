@@ -8,7 +8,7 @@ import Glibc
 /// so its failure names the function: `'sd_bus_request_name' failed: (17) File exists`.
 @discardableResult
 func busCall(_ call: String, subject: String? = nil, _ result: Int32) throws(SystemCallError) -> Int32 {
-    if result < 0 { throw SystemCallError(call, errno: -result, subject: subject) }
+    if result < 0 { throw SystemCallError(call, errno: Errno(rawValue: -result), subject: subject) }
     return result
 }
 
@@ -32,7 +32,7 @@ final class Bus {
         var bus: OpaquePointer?
         let call = system ? "sd_bus_open_system" : "sd_bus_open_user"
         try busCall(call, system ? sd_bus_open_system(&bus) : sd_bus_open_user(&bus))
-        guard let bus else { throw SystemCallError(call, errno: EINVAL) }
+        guard let bus else { throw SystemCallError(call, errno: .invalidArgument) }
         handle = bus
     }
 
@@ -122,11 +122,11 @@ final class Bus {
         var creds: OpaquePointer?
         let mask = UInt64(SD_BUS_CREDS_UID) | UInt64(SD_BUS_CREDS_EUID)
         try busCall("sd_bus_get_name_creds", subject: sender, sd_bus_get_name_creds(handle, sender, mask, &creds))
-        guard let creds else { throw SystemCallError("sd_bus_get_name_creds", errno: ENODATA, subject: sender) }
+        guard let creds else { throw SystemCallError("sd_bus_get_name_creds", errno: .noData, subject: sender) }
         defer { sd_bus_creds_unref(creds) }
         var uid: uid_t = 0
         if sd_bus_creds_get_euid(creds, &uid) >= 0 || sd_bus_creds_get_uid(creds, &uid) >= 0 { return uid }
-        throw SystemCallError("sd_bus_creds_get_uid", errno: ENODATA, subject: sender)
+        throw SystemCallError("sd_bus_creds_get_uid", errno: .noData, subject: sender)
     }
 }
 
@@ -328,7 +328,7 @@ extension Bus {
         var message: OpaquePointer?
         try busCall("sd_bus_message_new_method_call", subject: member,
                     sd_bus_message_new_method_call(handle, &message, destination, path, interface, member))
-        guard let message else { throw SystemCallError("sd_bus_message_new_method_call", errno: EINVAL, subject: member) }
+        guard let message else { throw SystemCallError("sd_bus_message_new_method_call", errno: .invalidArgument, subject: member) }
         defer { sd_bus_message_unref(message) }
         try build(BusWriter(message))
         var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
@@ -338,9 +338,9 @@ extension Bus {
         defer { if let reply { sd_bus_message_unref(reply) } }
         if result < 0 {
             let detail = [error.name, error.message].compactMap { $0.map { String(cString: $0) } }.joined(separator: ": ")
-            throw SystemCallError("sd_bus_call", errno: -result, subject: detail.isEmpty ? member : member + " (" + detail + ")")
+            throw SystemCallError("sd_bus_call", errno: Errno(rawValue: -result), subject: detail.isEmpty ? member : member + " (" + detail + ")")
         }
-        guard let reply else { throw SystemCallError("sd_bus_call", errno: EIO, subject: member) }
+        guard let reply else { throw SystemCallError("sd_bus_call", errno: .ioError, subject: member) }
         var value: UInt32 = 0
         try busCall("sd_bus_message_read_basic", subject: "u", sd_bus_message_read_basic(reply, typeCode("u"), &value))
         return value

@@ -149,14 +149,14 @@ public final class NotificationBridge {
         try bus.serve(path: Self.objectPath) { [unowned self] message in self.handle(message) }
         do {
             try bus.requestName(Self.busName, replace: options.replace)
-        } catch where error.errno == EEXIST {
+        } catch where error.errno == .fileExists {
             let owner = bus.ownerDescription(of: Self.busName).map { " (\($0))" } ?? ""
             // With --replace, EEXIST means the owner did not allow replacement when it took the
             // name: asking again cannot help.
             let problem = options.replace
                 ? "another notification server\(owner) owns it and does not let it be replaced (dunst and mako never do), so --replace cannot take it; stop that server first"
                 : "another notification server\(owner) owns it (dunst, mako, the desktop's own); stop it, or pass --replace if it lets the name be replaced"
-            throw SystemCallError("sd_bus_request_name", errno: EEXIST, subject: "\(Self.busName): \(problem)")
+            throw SystemCallError("sd_bus_request_name", errno: .fileExists, subject: "\(Self.busName): \(problem)")
         }
         logger.info("serving \(Self.busName) on the \(options.systemBus ? "system" : "session") bus as \(bus.uniqueName), forwarding to nookd at \(options.socketPath)")
         connectEvents()
@@ -610,7 +610,7 @@ public final class NotificationBridge {
             return 1
         } catch {
             logger.error("\(member) from \(message.sender ?? "?"): \(error)")
-            return -error.errno
+            return -error.errno.rawValue
         }
     }
 

@@ -38,8 +38,8 @@ public final class NookClient {
             self.socket = socket
         } catch {
             let hint = switch error.errno {
-            case ENOENT, ECONNREFUSED: "is nookd running? (or pass --socket PATH)"
-            case EACCES: "permission denied: is your user in the socket's group (usually 'nook')?"
+            case .noSuchFileOrDirectory, .connectionRefused: "is nookd running? (or pass --socket PATH)"
+            case .permissionDenied: "permission denied: is your user in the socket's group (usually 'nook')?"
             default: ""
             }
             throw .unreachable("cannot connect to nookd at \(path): \(SystemCallError.describe(errno: error.errno)) \(hint)")
@@ -57,19 +57,21 @@ public final class NookClient {
     public func sendRaw(_ bytes: [UInt8]) throws(ClientError) {
         var sent = 0
         while sent < bytes.count {
-            let count = bytes.withUnsafeBytes { bytes in
-                retryingInterrupts { Glibc.send(fd, bytes.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+            let sending = bytes.withUnsafeBytes { bytes in
+                Result { () throws(SystemCallError) in
+                    try systemCall("send") { Glibc.send(fd, bytes.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+                }
             }
-            if count < 0 {
-                throw .unreachable("lost the connection to nookd while sending: \(SystemCallError.describe(errno: errno))")
+            switch sending {
+            case .success(let count): sent += count
+            case .failure(let error): throw .unreachable("lost the connection to nookd while sending: \(error.errno)")
             }
-            sent += count
         }
     }
 
     /// Closes the sending side only; answers can still be read.
     public func finishSending() {
-        shutdown(fd, Int32(SHUT_WR))
+        _ = try? systemCall("shutdown", { shutdown(fd, Int32(SHUT_WR)) })
     }
 
     /// The next line nookd sends, or nil when it closes the connection.
@@ -90,9 +92,11 @@ public final class NookClient {
                     throw .unreachable("nookd sent nothing for \(readTimeout)")
                 }
             }
-            let count = retryingInterrupts { read(fd, &chunk, chunk.count) }
-            if count < 0 {
-                throw .unreachable("lost the connection to nookd: \(SystemCallError.describe(errno: errno))")
+            let count: Int
+            do throws(SystemCallError) {
+                count = try systemCall("read") { read(fd, &chunk, chunk.count) }
+            } catch {
+                throw .unreachable("lost the connection to nookd: \(error.errno)")
             }
             if count == 0 { return nil }
             buffer.append(contentsOf: chunk[0..<count])
@@ -105,11 +109,13 @@ public final class NookClient {
         buffer.removeFirst(unread)
         searchedUpTo = max(0, searchedUpTo - unread)
         unread = 0
-        let count = retryingInterrupts { recv(fd, &chunk, chunk.count, Int32(MSG_DONTWAIT)) }
-        if count < 0 {
-            if errno == EAGAIN || errno == EWOULDBLOCK { return true }
-            throw .unreachable("lost the connection to nookd: \(SystemCallError.describe(errno: errno))")
+        let received: Int?
+        do throws(SystemCallError) {
+            received = try nonBlockingSystemCall("recv") { recv(fd, &chunk, chunk.count, Int32(MSG_DONTWAIT)) }
+        } catch {
+            throw .unreachable("lost the connection to nookd: \(error.errno)")
         }
+        guard let count = received else { return true }
         if count == 0 { return false }
         buffer.append(contentsOf: chunk[0..<count])
         return true

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import NookSystem
 
 extension NookClient {
     /// Where a client finds nookd: `$NOOK_SOCKET`, else the user's own nookd
@@ -10,7 +11,7 @@ extension NookClient {
     public static var defaultSocketPath: String {
         if let chosen = getenv("NOOK_SOCKET").map({ String(cString: $0) }), !chosen.isEmpty { return chosen }
         if let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !runtime.isEmpty,
-           access(runtime + "/nook/nookd.sock", F_OK) == 0 {
+           fileExists(runtime + "/nook/nookd.sock") {
             return runtime + "/nook/nookd.sock"
         }
         return "/run/nook/nookd.sock"

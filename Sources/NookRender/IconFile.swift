@@ -55,9 +55,9 @@ public enum IconFile {
                 // Without the path: the warning names it already.
                 let plain = SystemCallError(call.call, errno: call.errno)
                 switch (call.call, call.errno) {
-                case ("open", ELOOP) where !followingSymlinks: throw failure("is a symbolic link")
-                case ("open", ENOENT): throw failure("no such file")
-                case ("open", EACCES): throw failure("nookd may not read it: \(plain)")
+                case ("open", .tooManySymbolicLinkLevels) where !followingSymlinks: throw failure("is a symbolic link")
+                case ("open", .noSuchFileOrDirectory): throw failure("no such file")
+                case ("open", .permissionDenied): throw failure("nookd may not read it: \(plain)")
                 default: throw failure(plain.description)
                 }
             case .notRegular(_, let kind): throw failure("is \(kind), not a regular file")

@@ -28,12 +28,11 @@ public enum PNG {
             RenderError(operation: "open", detail: "\(path): not a regular file (a FIFO, a device or a directory); refusing to write a PNG there")
         }
         func failed(_ error: RenderError) -> RenderError {
-            for file in opened { unlink(file.name) }
+            for file in opened { _ = try? removeFile(file.name) }
             return error
         }
         for path in paths {
-            var info = stat()
-            if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            if let info = try? fileStatus(path), info.st_mode & S_IFMT != S_IFREG {
                 throw failed(notRegular(path))
             }
             let regular: Bool
@@ -68,8 +67,12 @@ public enum PNG {
         if let modified {
             let time = timespec(tv_sec: Int(modified / 1_000_000_000), tv_nsec: Int(modified % 1_000_000_000))
             var times = [time, time]
-            for file in opened where futimens(file.rawValue, &times) != 0 {
-                throw failed(RenderError(operation: "futimens", detail: "\(file.name): \(SystemCallError.describe(errno: errno))"))
+            for file in opened {
+                do throws(SystemCallError) {
+                    _ = try systemCall("futimens", subject: file.name) { futimens(file.rawValue, &times) }
+                } catch {
+                    throw failed(RenderError(operation: "futimens", detail: "\(file.name): \(error.errno)"))
+                }
             }
         }
     }

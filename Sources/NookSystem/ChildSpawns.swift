@@ -56,7 +56,8 @@ extension ChildSpawns {
             envp?.forEach { free($0) }
         }
         var pid: pid_t = 0
-        let result = exclusively { () -> Int32 in
+        let call = searchingPath ? "posix_spawnp" : "posix_spawn"
+        let spawn = { () -> Int32 in exclusively { () -> Int32 in
             func start(_ environment: UnsafePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
                 searchingPath
                     ? posix_spawnp(&pid, arguments[0], fileActions, &attributes, argv, environment)
@@ -64,8 +65,8 @@ extension ChildSpawns {
             }
             guard let envp else { return start(environ) }
             return envp.withUnsafeBufferPointer { start($0.baseAddress!) }
-        }
-        guard result == 0 else { return .failure(SystemCallError(searchingPath ? "posix_spawnp" : "posix_spawn", errno: result, subject: arguments[0])) }
+        } }
+        do { _ = try errnoReturningCall(call, subject: arguments[0], spawn) } catch { return .failure(error) }
         return .success(pid)
     }
 }

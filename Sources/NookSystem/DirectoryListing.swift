@@ -2,8 +2,8 @@ import Glibc
 
 /// The names in a directory (`opendir`/`readdir`), without `.` and `..`, in no given order.
 public func directoryEntries(_ path: String) throws(SystemCallError) -> [String] {
-    guard let directory = opendir(path) else { throw SystemCallError("opendir", subject: path) }
-    defer { closedir(directory) }
+    let directory = try systemCall("opendir", subject: path, returning: { opendir(path) })
+    defer { _ = try? systemCall("closedir", subject: path) { closedir(directory) } }
     var names: [String] = []
     while let entry = readdir(directory) {
         let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }

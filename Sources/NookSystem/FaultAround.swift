@@ -88,13 +88,13 @@ public enum FaultAround {
         }
         var advised = 0
         for range in ranges {
-            guard madvise(range.address, range.length, MADV_RANDOM) == 0 else { continue }
+            guard (try? systemCall("madvise", { madvise(range.address, range.length, MADV_RANDOM) })) != nil else { continue }
             advised += 1
             // Executable text is never written (a position-independent executable has no text
             // relocations), so dropping its pages from this process's page tables loses nothing:
             // the page cache keeps them, and what runs again comes back a page at a time. The
             // read-only data is left mapped: relocated RELRO pages are private copies.
-            if range.executable { _ = madvise(range.address, range.length, MADV_DONTNEED) }
+            if range.executable { _ = try? systemCall("madvise", { madvise(range.address, range.length, MADV_DONTNEED) }) }
         }
         return advised
     }
@@ -111,7 +111,7 @@ public enum FaultAround {
         var dropped = 0
         for mapping in fileMappings(smaps: text) where mapping.permissions == "r--p" && !mapping.hasPrivatePages {
             guard let address = UnsafeMutableRawPointer(bitPattern: mapping.start) else { continue }
-            if madvise(address, Int(mapping.end - mapping.start), MADV_DONTNEED) == 0 { dropped += 1 }
+            if (try? systemCall("madvise", { madvise(address, Int(mapping.end - mapping.start), MADV_DONTNEED) })) != nil { dropped += 1 }
         }
         return dropped
     }

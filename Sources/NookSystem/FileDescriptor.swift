@@ -23,11 +23,17 @@ public final class FileDescriptor: Sendable {
         return FileDescriptor(owning: fd, name: path)
     }
 
-    deinit { Glibc.close(rawValue) }
+    deinit { closeDescriptor(rawValue) }
 
     /// `read(2)` into `buffer`, retrying `EINTR`: the byte count, 0 at end of file.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Int {
         try systemCall("read", subject: name) { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
+    }
+
+    /// `read(2)` into `buffer` on a non-blocking descriptor: the byte count, 0 at end of file,
+    /// nil when nothing is there yet (EAGAIN).
+    public func readIfReady(into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Int? {
+        try nonBlockingSystemCall("read", subject: name) { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
     }
 
     /// `write(2)` until every byte of `bytes` is written (a write may take fewer).

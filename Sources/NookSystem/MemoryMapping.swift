@@ -14,11 +14,12 @@ public final class MemoryMapping: @unchecked Sendable {
 
     /// As above, for a descriptor owned by a C library (libdrm's card) or another owner.
     public init(sharing fd: Int32, length: Int, offset: off_t = 0, name: String) throws(SystemCallError) {
-        let memory = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, offset)
-        guard let memory, memory != MAP_FAILED else { throw SystemCallError("mmap", subject: name) }
-        address = memory
+        // MAP_FAILED, not nil, is mmap's failure: mapped to nil for the wrapper.
+        address = try systemCall("mmap", subject: name, returning: {
+            mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, offset).flatMap { $0 == MAP_FAILED ? nil : $0 }
+        })
         self.length = length
     }
 
-    deinit { munmap(address, length) }
+    deinit { _ = try? systemCall("munmap", { munmap(address, length) }) }
 }

@@ -40,10 +40,16 @@ public func readRegularFile(_ path: String, limit: Int, openFlags: Int32 = 0) th
     var count = 0
     while count <= limit {
         if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: min(max(bytes.count, 4096), limit + 1 - count))) }
-        let read = bytes.withUnsafeMutableBytes { buffer in
-            retryingInterrupts { Glibc.read(file.rawValue, buffer.baseAddress! + count, buffer.count - count) }
+        let reading = bytes.withUnsafeMutableBytes { buffer in
+            Result { () throws(SystemCallError) in
+                try systemCall("read", subject: path) { Glibc.read(file.rawValue, buffer.baseAddress! + count, buffer.count - count) }
+            }
         }
-        if read < 0 { throw .systemCall(SystemCallError("read", subject: path)) }
+        let read: Int
+        switch reading {
+        case .success(let got): read = got
+        case .failure(let error): throw .systemCall(error)
+        }
         if read == 0 { break }
         count += read
     }

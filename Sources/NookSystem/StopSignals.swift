@@ -15,7 +15,7 @@ public enum StopSignals {
             signal(number, SIG_DFL)
             sigaddset(&set, number)
         }
-        sigprocmask(SIG_UNBLOCK, &set, nil)
+        _ = try? systemCall("sigprocmask") { sigprocmask(SIG_UNBLOCK, &set, nil) }
         signal(SIGPIPE, SIG_IGN)
     }
 }

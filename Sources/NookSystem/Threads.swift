@@ -25,18 +25,16 @@ public func startThread(named name: String? = nil, _ body: @escaping @Sendable (
         return nil
     }, start)
     // Out of threads (EAGAIN) is not something a daemon can carry on without.
-    precondition(created == 0, "pthread_create(\(name ?? "thread")): \(String(cString: strerror(created)))")
+    precondition(created == 0, "pthread_create(\(name ?? "thread")): \(Errno(rawValue: created))")
     pthread_detach(thread)
 }
 
 /// Writes `/proc/thread-self/comm` (`pthread_setname_np` and `prctl` are out of Swift's reach:
 /// one needs `_GNU_SOURCE`, the other is variadic). Best effort: a thread without a name works.
 private func nameThisThread(_ name: String) {
-    let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-    guard fd >= 0 else { return }
-    var bytes = Array(name.utf8.prefix(15))
-    _ = write(fd, &bytes, bytes.count)
-    close(fd)
+    guard let file = try? FileDescriptor.open("/proc/thread-self/comm", O_WRONLY) else { return }
+    let bytes = Array(name.utf8.prefix(15))
+    bytes.withUnsafeBytes { buffer in _ = try? file.writeAll(buffer) }
 }
 
 /// A pthread mutex with a condition variable on CLOCK_MONOTONIC: ThreadSanitizer sees both,

@@ -14,9 +14,9 @@ public final class WakePipe: Sendable {
         _ = try systemCall("pipe", subject: "wake pipe") { pipe(&ends) }
         let readEnd = FileDescriptor(owning: ends[0], name: "wake pipe")
         let writeEnd = FileDescriptor(owning: ends[1], name: "wake pipe")
-        for end in [ends[0], ends[1]] {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+        for end in [readEnd, writeEnd] {
+            _ = try systemCall("fcntl F_SETFD", subject: "wake pipe") { fcntl(end.rawValue, F_SETFD, FD_CLOEXEC) }
+            try end.setNonBlocking()
         }
         self.readEnd = readEnd
         self.writeEnd = writeEnd
@@ -25,14 +25,13 @@ public final class WakePipe: Sendable {
     /// Makes the read end readable. Never blocks: a full pipe already wakes the poller.
     public func wake() {
         var byte: UInt8 = 1
-        _ = retryingInterrupts { write(writeEnd.rawValue, &byte, 1) }
+        _ = try? nonBlockingSystemCall("write", subject: "wake pipe") { write(writeEnd.rawValue, &byte, 1) }
     }
 
     /// Empties the read end after `poll` reported it, so the next poll waits again.
     public func drain() {
         var bytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-        let fd = readEnd.rawValue
-        while withUnsafeMutableBytes(of: &bytes, { buffer in retryingInterrupts { read(fd, buffer.baseAddress, buffer.count) } }) > 0 {}
+        while let count = withUnsafeMutableBytes(of: &bytes, { buffer in try? readEnd.readIfReady(into: buffer) }), count > 0 {}
     }
 
     /// A `pollfd` for the read end, to put first in a poll set.

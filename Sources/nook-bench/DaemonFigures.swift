@@ -386,7 +386,7 @@ func spawn(_ arguments: [String], pid: inout pid_t, quiet: Bool, stdin: String? 
         pid = child
         return 0
     case .failure(let error):
-        return error.errno
+        return error.errno.rawValue
     }
 }
 
@@ -394,7 +394,7 @@ func spawnAndWait(_ path: String, _ arguments: [String], quiet: Bool, stdin: Str
     var pid: pid_t = 0
     guard spawn([path] + arguments, pid: &pid, quiet: quiet, stdin: stdin) == 0 else { return -1 }
     var status: Int32 = 0
-    waitpid(pid, &status, 0)
+    _ = try? systemCall("waitpid", { waitpid(pid, &status, 0) })
     return status
 }
 
@@ -403,12 +403,12 @@ func spawnAndWait(_ path: String, _ arguments: [String], quiet: Bool, stdin: Str
 /// the figures it belonged to) and in ``unstoppedChildren``.
 func stop(_ pid: pid_t, grace: Double = 5) {
     guard pid > 0 else { return }
-    kill(pid, SIGTERM)
+    _ = try? systemCall("kill", { kill(pid, SIGTERM) })
     if reaped(pid, within: grace) { return }
     let name = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
     let blocked = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8))?
         .split(separator: "\n").first { $0.hasPrefix("SigBlk:") }.map { $0.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces) } ?? "?"
-    kill(pid, SIGKILL)
+    _ = try? systemCall("kill", { kill(pid, SIGKILL) })
     let gone = reaped(pid, within: grace)
     let note = "\(name) (pid \(pid)) did not stop within \(grace) s of SIGTERM (SigBlk \(blocked)): " + (gone ? "killed" : "still there after SIGKILL")
     print("note: " + note)
@@ -423,8 +423,10 @@ func reaped(_ pid: pid_t, within seconds: Double) -> Bool {
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
     var status: Int32 = 0
     while true {
-        let result = waitpid(pid, &status, WNOHANG)
-        if result == pid || (result < 0 && errno == ECHILD) { return true }
+        switch systemCallResult({ waitpid(pid, &status, WNOHANG) }) {
+        case .success(pid), .failure(.noChildProcess): return true
+        default: break
+        }
         if ContinuousClock.now >= deadline { return false }
         usleep(10_000)
     }

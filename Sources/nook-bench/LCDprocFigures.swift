@@ -8,6 +8,7 @@ import NookDisplay
 import NookLCDproc
 import NookProtocol
 import NookRender
+import NookSystem
 
 /// The LCDproc server's figures (E8), in-process.
 enum LCDprocFigures {
@@ -81,20 +82,23 @@ enum LCDprocFigures {
         }
         defer { cards.cancel(); feeder.cancel() }
 
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
+        let connection = FileDescriptor(owning: try systemCall("socket") { socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0) }, name: "LCDproc client")
+        defer { withExtendedLifetime(connection) {} }
+        let fd = connection.rawValue
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        guard withUnsafePointer(to: &address, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }) == 0 else {
+        guard withUnsafePointer(to: &address, { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { to in try? systemCall("connect") { connect(fd, to, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        }) != nil else {
             throw BenchError("cannot connect to the LCDproc server")
         }
-        var setup = Array("hello\nscreen_add C\nwidget_add C s string\nwidget_add C b hbar\n".utf8)
+        let setup = Array("hello\nscreen_add C\nwidget_add C s string\nwidget_add C b hbar\n".utf8)
         let count = 100_000
         var burst: [UInt8] = []
         for index in 0..<count { burst += Array("widget_set C \(index % 2 == 0 ? "s 1 2 {CPU \(index % 100)%}" : "b 1 3 \(index % 200)")\n".utf8) }
-        _ = setup.withUnsafeMutableBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        try setup.withUnsafeBytes { bytes in Result { () throws(SystemCallError) in try connection.writeAll(bytes) } }.get()
         // Reader: counts answers until every widget_set has one.
         let expected = 4 + count
         let reader = UncheckedBox(fd)
@@ -104,8 +108,8 @@ enum LCDprocFigures {
             var sent = 0
             payload.withUnsafeBytes { bytes in
                 while sent < bytes.count {
-                    let result = send(reader.value, bytes.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
-                    if result <= 0 { return }
+                    guard let result = try? systemCall("send", { send(reader.value, bytes.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }),
+                          result > 0 else { return }
                     sent += result
                 }
             }
@@ -114,8 +118,7 @@ enum LCDprocFigures {
         var lines = 0
         var buffer = [UInt8](repeating: 0, count: 65536)
         while lines < expected {
-            let got = read(fd, &buffer, buffer.count)
-            if got <= 0 { break }
+            guard let got = try? systemCall("read", { read(fd, &buffer, buffer.count) }), got > 0 else { break }
             for byte in buffer[..<got] where byte == 0x0A { lines += 1 }
         }
         let seconds = (ContinuousClock.now - start).nookSeconds

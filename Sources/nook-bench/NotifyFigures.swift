@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import NookNotify
 import NookProtocol
+import NookSystem
 
 /// The notification bridge with a release nookd (mock display) and nook-notify on a
 /// private bus. `notify_send_vs_dunst`: Debian's `notify-send` until it returns, against
@@ -41,7 +42,7 @@ struct NotifyFigures {
             throw BenchError("could not start dbus-daemon")
         }
         let bus = Started(pid, stop: daemon.stop)
-        try waitFor("the bus \(name)") { access(path, F_OK) == 0 }
+        try waitFor("the bus \(name)") { fileExists(path) }
         return (bus, "unix:path=" + path)
     }
 
@@ -87,7 +88,7 @@ struct NotifyFigures {
         }
         let server = Started(pid, stop: daemon.stop)
         let (dunstBus, theirs) = try startBus("dunst-bus")
-        try waitFor("Xvfb") { access("/tmp/.X11-unix/X" + display.dropFirst(), F_OK) == 0 }
+        try waitFor("Xvfb") { fileExists("/tmp/.X11-unix/X" + display.dropFirst()) }
         setenv("DISPLAY", display, 1)
         setenv("DBUS_SESSION_BUS_ADDRESS", theirs, 1)
         guard spawn([dunst], pid: &pid, quiet: true) == 0 else { throw BenchError("could not start dunst") }
@@ -123,10 +124,10 @@ struct NotifyFigures {
     func firstFrameRound(frames: String, socket: String, count: Int = 40) throws -> Double {
         let client = try NotificationClient()
         let nookd = try NookClient(path: socket)
-        let watch = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        guard watch >= 0 else { throw BenchError("inotify_init1: errno \(errno)") }
-        defer { close(watch) }
-        guard inotify_add_watch(watch, frames, UInt32(IN_ATTRIB)) >= 0 else { throw BenchError("inotify_add_watch \(frames): errno \(errno)") }
+        let watcher = FileDescriptor(owning: try systemCall("inotify_init1") { inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK)) }, name: "inotify")
+        defer { withExtendedLifetime(watcher) {} }
+        let watch = watcher.rawValue
+        _ = try systemCall("inotify_add_watch", subject: frames) { inotify_add_watch(watch, frames, UInt32(IN_ATTRIB)) }
         var samples: [Double] = []
         // Where the time goes (NOOK_BENCH_VERBOSE): the Notify call until its answer (the bus,
         // nook-notify and nookd's enqueue), beside the same call until the frame.
@@ -147,8 +148,7 @@ struct NotifyFigures {
             let startWall = Self.wallClockNanoseconds()
             caller.start()
             guard let file = nextFrameFile(watch, withinMilliseconds: 10_000) else { throw BenchError("no frame of the card within 10 s") }
-            var info = stat()
-            guard stat(frames + "/" + file, &info) == 0 else { throw BenchError("stat \(file): errno \(errno)") }
+            guard let info = try fileStatus(frames + "/" + file) else { throw BenchError("stat \(file): no such file") }
             let presented = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
             let (answered, failure) = call.wait()
             if let failure { throw BenchError("Notify failed: \(failure)") }
@@ -205,8 +205,8 @@ struct NotifyFigures {
         while true {
             let left = Int32(max(0, ((deadline - .now) / .milliseconds(1)).rounded(.up)))
             var entry = pollfd(fd: watch, events: Int16(POLLIN), revents: 0)
-            guard poll(&entry, 1, left) > 0 else { return nil }
-            let count = read(watch, &buffer, buffer.count)
+            guard (try? systemCall("poll", { poll(&entry, 1, left) })) ?? 0 > 0 else { return nil }
+            let count = (try? nonBlockingSystemCall("read", subject: "inotify") { read(watch, &buffer, buffer.count) }) ?? -1
             var offset = 0
             // struct inotify_event: wd, mask, cookie, len (4 bytes each), then len bytes of name
             // (NUL-padded).

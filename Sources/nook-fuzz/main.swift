@@ -5,6 +5,7 @@
 import Glibc
 #endif
 import NookFuzzTargets
+import NookSystem
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 2, let target = FuzzTarget(rawValue: arguments[1]) else {
@@ -35,13 +36,8 @@ exit(status)
 var replayed = 0
 for path in arguments.dropFirst(2) {
     var files = [path]
-    if let directory = opendir(path) {
-        files = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if !name.hasPrefix(".") { files.append(path + "/" + name) }
-        }
-        closedir(directory)
+    if let names = try? directoryEntries(path) {
+        files = names.filter { !$0.hasPrefix(".") }.map { path + "/" + $0 }
     }
     for file in files.sorted() {
         guard let handle = fopen(file, "rb") else { print("nook-fuzz: cannot open \(file)"); exit(1) }

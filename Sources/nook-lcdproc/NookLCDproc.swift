@@ -63,7 +63,7 @@ struct NookLCDprocCommand: ParsableCommand {
 
     func settings() throws -> Settings {
         var file = LCDConfig()
-        let path = config ?? (access(Self.defaultConfig, F_OK) == 0 ? Self.defaultConfig : nil)
+        let path = config ?? (fileExists(Self.defaultConfig) ? Self.defaultConfig : nil)
         if let path {
             do { file = try LCDConfig.load(path: path) } catch { throw ValidationError("\(error)") }
         }
@@ -137,13 +137,11 @@ struct NookLCDprocCommand: ParsableCommand {
             let inputs = try InputListener(socketPath: socketPath, keyMap: settings.keyMap, logger: logger) { [keys = server.keys] key in keys.press(key: key) }
             StopSignals.restoreDefaults()
             // The chosen port, for whoever started us with --port 0 (tests, scripts).
-            let announcement = Array("listening on \(settings.options.bind.host):\(server.port)\n".utf8)
-            _ = announcement.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+            writeWhole("listening on \(settings.options.bind.host):\(server.port)\n", to: 1)
             try server.run()
             inputs.stop()
         } catch {
-            let line = Array("nook-lcdproc: \(error)\n".utf8)
-            _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+            writeWhole("nook-lcdproc: \(error)\n", to: 2)
             throw ExitCode(1)
         }
     }

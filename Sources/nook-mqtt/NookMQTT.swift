@@ -3,6 +3,7 @@ import NookLogging
 import NookConfig
 import NookMQTT
 import NookProtocol
+import NookSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -30,7 +31,7 @@ enum NookMQTTCommand {
             let settings: MQTTConfig
             if let config = line.config {
                 settings = try MQTTConfig.load(path: config)
-            } else if access(MQTTConfig.defaultPath, F_OK) == 0 {
+            } else if fileExists(MQTTConfig.defaultPath) {
                 settings = try MQTTConfig.load(path: MQTTConfig.defaultPath)
             } else {
                 settings = MQTTConfig()
@@ -48,7 +49,6 @@ enum NookMQTTCommand {
     }
 
     static func standardError(_ text: String) {
-        let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        writeWhole(text, to: 2)
     }
 }

@@ -2,6 +2,7 @@ import Logging
 import NookLogging
 import NookNotify
 import NookProtocol
+import NookSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -37,13 +38,5 @@ enum NookNotifyCommand {
     static func standardOutput(_ text: String) { write(text, to: 1) }
     static func standardError(_ text: String) { write(text, to: 2) }
 
-    static func write(_ text: String, to descriptor: Int32) {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0, errno == EINTR { continue }
-            guard written > 0 else { return }
-            bytes = bytes.dropFirst(written)
-        }
-    }
+    static func write(_ text: String, to descriptor: Int32) { writeWhole(text, to: descriptor) }
 }

@@ -91,16 +91,14 @@ struct Endpoint {
     /// caveat (SPEC J1: not saved to the journal).
     func warn(_ warning: String?) {
         guard let warning else { return }
-        var text = Array("nookctl: warning: \(warning)\n".utf8)
-        _ = write(2, &text, text.count)
+        writeWhole("nookctl: warning: \(warning)\n", to: 2)
     }
 
     func fail(_ error: ClientError) -> Never {
         if json {
             print(JSONValue.object([("error", .string(error.description)), ("exitCode", .number(Double(error.exitCode)))]).serialized)
         }
-        var text = Array("nookctl: \(error)\n".utf8)
-        _ = write(2, &text, text.count)
+        writeWhole("nookctl: \(error)\n", to: 2)
         Glibc.exit(error.exitCode)
     }
 }

@@ -2,6 +2,7 @@
 import Logging
 import NookLogging
 import NookDaemon
+import NookSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -83,7 +84,6 @@ enum Nookd {
 
     /// Writes straight to file descriptor 2 (the C `stderr` global is not concurrency-safe).
     static func standardError(_ text: String) {
-        var bytes = Array(text.utf8)
-        _ = write(2, &bytes, bytes.count)
+        writeWhole(text, to: 2)
     }
 }

@@ -3,14 +3,15 @@ import Glibc
 #endif
 import Testing
 @testable import NookDaemon
+import NookSystem
 
 /// C1: a failing `accept` must neither spin nor flood the log (the listening socket stays
 /// readable while the connection waits in the backlog).
 @Suite("C1 accept failures") struct AcceptFailureTests {
     @Test func c1_outOfDescriptorsOrMemoryPausesAcceptingAndALostConnectionDoesNot() {
-        for code in [EMFILE, ENFILE, ENOBUFS, ENOMEM, EPERM, EINVAL] { #expect(AcceptFailure(errno: code) == .starved, "errno \(code)") }
-        for code in [ECONNABORTED, EPROTO] { #expect(AcceptFailure(errno: code) == .connectionLost, "errno \(code)") }
-        #expect(AcceptFailure(errno: EAGAIN) == .drained)
+        for code in [EMFILE, ENFILE, ENOBUFS, ENOMEM, EPERM, EINVAL] { #expect(AcceptFailure(errno: Errno(rawValue: code)) == .starved, "errno \(code)") }
+        for code in [ECONNABORTED, EPROTO] { #expect(AcceptFailure(errno: Errno(rawValue: code)) == .connectionLost, "errno \(code)") }
+        #expect(AcceptFailure(errno: Errno(rawValue: EAGAIN)) == .drained)
     }
 
     @Test func c1_aRepeatingWarningIsLoggedOnceThenEveryIntervalWithTheCountItStandsFor() {

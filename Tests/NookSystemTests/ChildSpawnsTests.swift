@@ -65,7 +65,7 @@ struct ChildSpawnsTests {
 
     @Test func aProgramThatCannotBeStartedIsAnErrorNamingTheCall() {
         guard case .failure(let error) = ChildSpawns.spawn(["/nonexistent/program"]) else { Issue.record("started"); return }
-        #expect(error.call == "posix_spawn" && error.errno == ENOENT && error.subject == "/nonexistent/program")
+        #expect(error.call == "posix_spawn" && error.errno == .noSuchFileOrDirectory && error.subject == "/nonexistent/program")
     }
 }
 

@@ -4,13 +4,13 @@ import Testing
 
 @Suite struct SystemCallErrorTests {
     @Test func namesTheCallTheSubjectAndTheErrno() {
-        let error = SystemCallError("open", errno: EACCES, subject: "/dev/dri/card0")
+        let error = SystemCallError("open", errno: .permissionDenied, subject: "/dev/dri/card0")
         #expect(error.description == "'open' failed for /dev/dri/card0: (13) Permission denied")
-        #expect(SystemCallError("pipe", errno: EMFILE).description == "'pipe' failed: (24) Too many open files")
+        #expect(SystemCallError("pipe", errno: .tooManyOpenFiles).description == "'pipe' failed: (24) Too many open files")
     }
 
     @Test func aFailingCallThrowsWithTheErrnoItSet() {
-        #expect(throws: SystemCallError("open", errno: ENOENT, subject: "/nonexistent/nook")) {
+        #expect(throws: SystemCallError("open", errno: .noSuchFileOrDirectory, subject: "/nonexistent/nook")) {
             _ = try FileDescriptor.open("/nonexistent/nook", O_RDONLY)
         }
     }
@@ -98,7 +98,7 @@ import Testing
 
     @Test func aMissingFileNamesOpenAndTheErrno() {
         let path = directory + "/missing"
-        #expect(throws: FileReadError.systemCall(SystemCallError("open", errno: ENOENT, subject: path))) {
+        #expect(throws: FileReadError.systemCall(SystemCallError("open", errno: .noSuchFileOrDirectory, subject: path))) {
             _ = try readRegularFile(path, limit: 10)
         }
     }
@@ -114,7 +114,7 @@ import Testing
     @Test func connectingToNothingNamesConnectAndThePath() throws {
         let socket = try FileDescriptor.unixSocket(SOCK_STREAM, name: "test")
         let address = try #require(UnixSocketAddress(path: "/nonexistent/nook.sock"))
-        #expect(throws: SystemCallError("connect", errno: ENOENT, subject: "/nonexistent/nook.sock")) {
+        #expect(throws: SystemCallError("connect", errno: .noSuchFileOrDirectory, subject: "/nonexistent/nook.sock")) {
             try socket.connect(to: address)
         }
     }
@@ -135,6 +135,6 @@ import Testing
     @Test func directoryEntriesLeaveOutDotAndDotDot() throws {
         let names = try directoryEntries("/dev")
         #expect(names.contains("null") && !names.contains(".") && !names.contains(".."))
-        #expect(throws: SystemCallError("opendir", errno: ENOENT, subject: "/nonexistent")) { _ = try directoryEntries("/nonexistent") }
+        #expect(throws: SystemCallError("opendir", errno: .noSuchFileOrDirectory, subject: "/nonexistent")) { _ = try directoryEntries("/nonexistent") }
     }
 }
