@@ -1,7 +1,7 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// Module layout and import rules: see README.md, "Architecture".
+// Module layout and import rules: see docs/architecture.md.
 let package = Package(
     name: "Nook",
     platforms: [.macOS(.v15)],
@@ -85,7 +85,7 @@ let package = Package(
             .linkedLibrary("_FoundationCollections", .when(configuration: .release)),
             .linkedLibrary("_FoundationCShims", .when(configuration: .release)),
         ]),
-        // Renders one activity to a PNG at a panel size and theme: for people and the README.
+        // Renders one activity to a PNG at a panel size and theme: for people and the docs.
         .executableTarget(name: "nook-render", dependencies: [
             "NookRender", "NookDisplay", "NookActivities",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
