@@ -145,7 +145,7 @@ enum DocumentationRules {
     /// The IDs of the contract's rules, in order: each rule is a list item `- **ID Name.**`.
     static func contractRuleList(_ contract: String) -> [String] {
         contract.split(separator: "\n").compactMap { line in
-            line.firstMatch(of: /^- \*\*([A-Z][0-9]{1,2}) /).map { String($0.output.1) }
+            line.firstMatch(of: /^- \*\*([A-Z][0-9]{1,2})[ ]/).map { String($0.output.1) }
         }
     }
 
