@@ -2,7 +2,7 @@
 import PackageDescription
 
 // The arrows between modules are written here and nowhere else: Hardware/dev/check-imports
-// reads them from `swift package dump-package`.
+// reads them from `swift package dump-package` (docs/architecture.md).
 let package = Package(
     name: "Nook",
     platforms: [.macOS(.v15)],
@@ -87,7 +87,7 @@ let package = Package(
             .linkedLibrary("_FoundationCollections", .when(configuration: .release)),
             .linkedLibrary("_FoundationCShims", .when(configuration: .release)),
         ]),
-        // Renders one activity to a PNG at a panel size and theme: for people and the README.
+        // Renders one activity to a PNG at a panel size and theme: for people and the docs.
         .executableTarget(name: "nook-render", dependencies: [
             "NookRender", "NookDisplay", "NookActivities",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -37,7 +37,7 @@ final class SignalWatcher: Sendable {
 
 /// The process's one handler of SIGTERM, SIGINT and SIGHUP: it writes the signal's number into
 /// a pipe, and a thread of its own (not a Dispatch signal source: libdispatch's threads wake
-/// nookd once a second, README.md "Idle wake-ups") reads it and calls every watcher. The
+/// nookd once a second, docs/benchmarks.md, "Idle wake-ups") reads it and calls every watcher. The
 /// handlers are installed before `watch` returns, so a signal sent once nookd's socket exists
 /// is never lost to the default disposition.
 private enum SignalRelay {

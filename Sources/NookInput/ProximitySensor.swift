@@ -83,7 +83,7 @@ public final class ProximitySensor: Sendable {
         var hovering = false
         var present = false
         var lastProblem: SensorProblem?
-        // Thresholds are in the units in_proximity_raw prints (see README): no scale or offset.
+        // Thresholds are in the units in_proximity_raw prints (see docs/inputs.md): no scale or offset.
         let near = IIOValue(settings.threshold)
         let far = IIOValue(settings.threshold - settings.hysteresis)
         let presenceNear = settings.presenceThreshold.map { IIOValue($0) }

@@ -85,7 +85,7 @@ public final class MQTTBridge {
 
     private var pendingSubscriptions = 0
     /// The broker's count of messages it dropped (for any client), as last read: a rise is
-    /// reported, since a dropped message never reaches the bridge (see README "Broker limits").
+    /// reported, since a dropped message never reaches the bridge (see docs/mqtt.md, "Broker limits").
     private var droppedByBroker: Int?
     static let droppedTopic = "$SYS/broker/publish/messages/dropped"
     private var batch: [MQTTMessage] = []
@@ -518,7 +518,7 @@ public final class MQTTBridge {
         let rise = count >= before ? count - before : count
         guard rise > 0 else { return }
         let rejection = Rejection(topic: Self.droppedTopic, code: "dropped", field: nil,
-            "the broker dropped \(rise) message(s) (\(count) since it started), for this board or another of its clients: messages beyond its max_queued_messages per client (1000 by default) are dropped, also for a connected client; raise it (README: Broker limits)")
+            "the broker dropped \(rise) message(s) (\(count) since it started), for this board or another of its clients: messages beyond its max_queued_messages per client (1000 by default) are dropped, also for a connected client; raise it (docs/mqtt.md: Broker limits)")
         logger.warning("\(rejection)")
         guard brokerReady else { return }
         do throws(MQTTError) {

@@ -5,7 +5,7 @@ import Glibc
 // Plain threads for work that blocks (poll loops, device reads, fsync) or must run in order.
 // nookd uses these instead of Dispatch queues: the first worker thread libdispatch starts on
 // Linux arms a once-a-second timer on its manager thread that is never cancelled, and an idle
-// nookd must not wake once a second (README.md, "Idle wake-ups").
+// nookd must not wake once a second (docs/benchmarks.md, "Idle wake-ups").
 
 /// Runs `body` on a new thread of its own (not the Swift concurrency pool: it may block).
 /// `name` (its first 15 bytes, the kernel's limit) is what `/proc/PID/task/*/comm`, `top -H`

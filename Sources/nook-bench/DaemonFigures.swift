@@ -207,7 +207,7 @@ struct DaemonFigures {
     }
 
     /// Where nookd's resident kilobytes are, by mapping (the binary, each library, heap, anonymous,
-    /// fonts), largest first, with how much of each is dirty: the README's table comes from this.
+    /// fonts), largest first, with how much of each is dirty: the table in docs/benchmarks.md comes from this.
     func residentByMapping(pid: pid_t) -> [(name: String, rssKiB: Int, dirtyKiB: Int)] {
         let smaps = procText("/proc/\(pid)/smaps")
         var totals: [String: (rss: Int, dirty: Int)] = [:]

@@ -22,7 +22,7 @@ import Glibc
 //
 // Where load would blur a figure, report a count that does not depend on it beside the time:
 // `pageFaults { ... }` (minor faults, from getrusage) or, outside the benchmark, instruction
-// counts from callgrind and cache misses from cachegrind (see README.md, "Benchmarks").
+// counts from callgrind and cache misses from cachegrind (see docs/benchmarks.md).
 
 /// The rounds of one figure: their median and the smallest and largest.
 struct Spread {

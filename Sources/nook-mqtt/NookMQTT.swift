@@ -9,8 +9,8 @@ import Glibc
 #endif
 
 /// nook-mqtt: reads its flags and runs the MQTT bridge (SPEC E4–E7). The flags are read by
-/// `BridgeCommandLine`, not ArgumentParser, which would link FoundationEssentials (see README.md,
-/// "Benchmarks": `mqtt_bridge_idle_rss_mib`).
+/// `BridgeCommandLine`, not ArgumentParser, which would link FoundationEssentials (see docs/benchmarks.md,
+/// `mqtt_bridge_idle_rss_mib`).
 @main
 enum NookMQTTCommand {
     static func main() {

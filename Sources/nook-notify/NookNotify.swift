@@ -8,8 +8,8 @@ import Glibc
 #endif
 
 /// nook-notify: reads its flags and runs the notification bridge (SPEC E1). The flags are read
-/// by `NotifyCommandLine`, not ArgumentParser, which would link FoundationEssentials (README.md,
-/// "Benchmarks": `notify_bridge_idle_rss_mib`); help, messages and exit 64 are as they were.
+/// by `NotifyCommandLine`, not ArgumentParser, which would link FoundationEssentials (docs/benchmarks.md,
+/// `notify_bridge_idle_rss_mib`); help, messages and exit 64 are as they were.
 @main
 enum NookNotifyCommand {
     static func main() {

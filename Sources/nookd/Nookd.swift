@@ -9,7 +9,7 @@ import Glibc
 
 /// nookd: reads its flags, bootstraps logging and runs the daemon (which handles the signals).
 /// The flags are read by `NookdCommandLine`, not ArgumentParser: that would link
-/// FoundationEssentials into the daemon for a dozen flags (see README.md, "Benchmarks").
+/// FoundationEssentials into the daemon for a dozen flags (see docs/benchmarks.md).
 @main
 enum Nookd {
     /// Synchronous, so that nookd's own executors (ThreadExecutors.swift: libdispatch's wake

@@ -4,7 +4,7 @@ import Testing
 
 /// An idle nookd wakes only for its own timers. libdispatch's first worker thread
 /// arms a once-a-second timer that is never cancelled, so nookd runs Swift concurrency on
-/// executors of its own and starts no libdispatch thread at all (README.md, "Idle wake-ups").
+/// executors of its own and starts no libdispatch thread at all (docs/benchmarks.md, "Idle wake-ups").
 @Suite("An idle nookd wakes only for its own timers", .serialized, .ownThreads)
 struct IdleWakeupEndToEndTests {
     /// Every thread of nookd is one it named itself (libdispatch's are `…default-qos`,

@@ -105,7 +105,7 @@ struct IIONameTests {
         #expect(Set(names.split(separator: "|").map(String.init)) == Set(kernelIIONames.keys))
     }
 
-    @Test(arguments: ["README.md", "Hardware/README.md", "Hardware/nook.toml"])
+    @Test(arguments: ["docs/inputs.md", "docs/room.md", "Hardware/README.md", "Hardware/nook.toml"])
     func i2_everyProximityNameInTheDocsIsOneTheKernelPublishes(path: String) throws {
         let document = try text(path)
         var named: [String] = []
@@ -161,6 +161,7 @@ struct ServiceTests {
                         "/usr/share/dbus-1/services/org.nook.Notify.service", "/usr/share/dbus-1/system.d/org.nook.Notify.conf",
                         "/usr/local/bin/nook-mqtt", "/etc/systemd/system/nook-mqtt.service", "/etc/nook/mqtt.toml",
                         "/usr/local/bin/nook-lcdproc", "/etc/systemd/system/nook-lcdproc.service"]
+            + (try FileManager.default.contentsOfDirectory(atPath: repository + "/docs")).filter { $0.hasSuffix(".md") }.map { "/usr/share/doc/nook/docs/" + $0 }
         for path in expected { #expect(FileManager.default.fileExists(atPath: stage + path), "\(path)") }
         #expect(FileManager.default.isExecutableFile(atPath: stage + "/usr/local/bin/nookd"))
         let config = try DaemonConfigProbe.load(stage + "/etc/nook/nook.toml")
@@ -174,6 +175,7 @@ struct ServiceTests {
         let uninstall = try run(repository + "/Hardware/install", ["--uninstall", "--destdir", stage])
         #expect(uninstall.status == 0, "\(uninstall.output)")
         for path in expected where !path.hasPrefix("/etc/nook/") { #expect(!FileManager.default.fileExists(atPath: stage + path), "\(path) removed") }
+        #expect(!FileManager.default.fileExists(atPath: stage + "/usr/share/doc/nook"), "the documentation's directories are removed too")
         #expect(FileManager.default.fileExists(atPath: stage + "/etc/nook/nook.toml"), "config kept without --purge")
         #expect(try run(repository + "/Hardware/install", ["--uninstall", "--destdir", stage]).status == 1, "nothing left to uninstall")
     }
