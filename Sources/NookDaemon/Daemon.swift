@@ -287,24 +287,19 @@ public final class Daemon: Sendable {
         }
         // The order was checked at start.
         let services = (try? parts.inStartOrder()) ?? []
-        let decision = await Self.reloadServices(services, from: old, to: fresh, context: ReloadContext(displaySize: display.mode.size))
+        let decision = Self.reloadDecision(services.map { type(of: $0) }, from: old, to: fresh, context: ReloadContext(displaySize: display.mode.size))
+        // Every service's apply runs: a theme file's content may have changed under the same key.
+        for service in services { await service.apply(config: fresh) }
         menuOnGlance.withLock { $0 = nil }
         if fresh.home != old.home { statusChanges.notify(.home) }
-        let applied = decision.applied.isEmpty ? "" : " (applied \(decision.applied.joined(separator: ", ")))"
-        let restartNote = decision.needsRestart.isEmpty ? "" : "; restart nookd to apply \(decision.needsRestart.joined(separator: ", "))"
-        logger.notice("SIGHUP: reloaded \(configPath)\(applied)\(restartNote)")
+        logger.notice("\(decision.note(reloading: configPath))")
     }
 
-    /// Each service decides what the change from `old` to `new` does with its keys, and
-    /// applies what applies at once (every service's apply runs: a theme file's content may
-    /// have changed under the same key).
-    private static func reloadServices(_ services: [any DaemonService], from old: DaemonConfig, to new: DaemonConfig, context: ReloadContext) async -> ReloadDecision {
+    /// What a reload from `old` to `new` does with each key whose value changed in the file,
+    /// as each of `services` decides for its own keys.
+    static func reloadDecision(_ services: [any DaemonService.Type], from old: DaemonConfig, to new: DaemonConfig,
+                               context: ReloadContext) -> ReloadDecision {
         let changed = old.changedKeys(to: new)
-        var decision = ReloadDecision()
-        for service in services {
-            decision = decision + type(of: service).decide(from: old, to: new, changed: changed, in: context)
-            await service.apply(config: new)
-        }
-        return decision
+        return services.reduce(ReloadDecision()) { $0 + $1.decide(from: old, to: new, changed: changed, in: context) }
     }
 }

@@ -1,7 +1,6 @@
+import Logging
 import NookActivities
 import NookProtocol
-
-import Logging
 
 extension Service {
     /// Every ended activity (U4), on disk beside the journal unless `history.path` says

@@ -1,7 +1,6 @@
+import Logging
 import NookActivities
 import NookProtocol
-
-import Logging
 
 extension Service {
     /// Unfinished activities on disk (J1, J2): what the last run left is put back at start,

@@ -87,6 +87,13 @@ struct ReloadDecision: Equatable, Sendable {
     /// Keys that keep their old value until nookd restarts, each with why where it helps.
     var needsRestart: [String] = []
 
+    /// The log line of a reload of `path`: every changed key, applied or to restart for.
+    func note(reloading path: String) -> String {
+        let applied = applied.isEmpty ? "" : " (applied \(applied.joined(separator: ", ")))"
+        let restart = needsRestart.isEmpty ? "" : "; restart nookd to apply \(needsRestart.joined(separator: ", "))"
+        return "SIGHUP: reloaded \(path)\(applied)\(restart)"
+    }
+
     static func + (left: ReloadDecision, right: ReloadDecision) -> ReloadDecision {
         ReloadDecision(applied: left.applied + right.applied, needsRestart: left.needsRestart + right.needsRestart)
     }

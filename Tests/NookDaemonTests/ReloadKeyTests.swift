@@ -147,7 +147,8 @@ struct ReloadKeyTests {
         return try DaemonConfig(reading: ConfigReader(try ConfigDocument(parsing: text, source: "nook.toml")))
     }
 
-    /// The keys whose change, key by key, `services` neither apply nor name as needing a restart.
+    /// The keys whose change, key by key, the reload's log line (as `services` decide it)
+    /// neither names as applied nor as needing a restart.
     static func unreported(by services: [any DaemonService.Type], scratch: Scratch) throws -> [String] {
         let samples = samples(themeFiles: (scratch.file("a.toml", "[theme]\naccent = \"#112233\"\n"),
                                            scratch.file("b.toml", "[theme]\naccent = \"#445566\"\n")))
@@ -162,14 +163,38 @@ struct ReloadKeyTests {
             let changed = old.changedKeys(to: new)
             let name = key.replacingOccurrences(of: "*", with: "button")
             #expect(changed == [name], "\(key): \(changed)")
-            let decision = services.reduce(ReloadDecision()) {
-                $0 + $1.decide(from: old, to: new, changed: changed, in: ReloadContext(displaySize: PixelSize(width: 1280, height: 400)))
-            }
-            if !decision.applied.contains(name) && !decision.needsRestart.contains(where: { $0 == name || $0.hasPrefix(name + " ") }) {
-                unreported.append(key)
-            }
+            let decision = Daemon.reloadDecision(services, from: old, to: new, context: ReloadContext(displaySize: PixelSize(width: 1280, height: 400)))
+            // The log line nookd writes for this reload names the key in one of its two lists.
+            let note = decision.note(reloading: "nook.toml")
+            let (appliedKeys, restartKeys) = named(in: note)
+            let applied = appliedKeys.contains(name)
+            let restart = restartKeys.contains(name)
+            if !applied && !restart { unreported.append(key) }
+            #expect(!(applied && restart), "\(key) is both applied and waiting for a restart: \(note)")
         }
         return unreported
+    }
+
+    /// The keys a reload's log line names as applied, and as waiting for a restart.
+    static func named(in note: String) -> (applied: [String], restart: [String]) {
+        var applied: [String] = []
+        if let start = note.range(of: " (applied "), let end = note[start.upperBound...].firstIndex(of: ")") {
+            applied = note[start.upperBound..<end].components(separatedBy: ", ")
+        }
+        var restart: [String] = []
+        if let start = note.range(of: "; restart nookd to apply ") {
+            restart = note[start.upperBound...].components(separatedBy: ", ").map { String($0.prefix { $0 != " " }) }
+        }
+        return (applied, restart)
+    }
+
+    @Test func n1_aReloadsLogLineNamesTheAppliedKeysAndThoseThatNeedARestart() {
+        let note = ReloadDecision(applied: ["theme.accent", "home.text"], needsRestart: ["queue.capacity", "history.recall_hold_ms (for the GPIO buttons)"])
+            .note(reloading: "/etc/nook.toml")
+        #expect(note == "SIGHUP: reloaded /etc/nook.toml (applied theme.accent, home.text); restart nookd to apply queue.capacity, history.recall_hold_ms (for the GPIO buttons)")
+        #expect(Self.named(in: note).applied == ["theme.accent", "home.text"])
+        #expect(Self.named(in: note).restart == ["queue.capacity", "history.recall_hold_ms"])
+        #expect(ReloadDecision().note(reloading: "/etc/nook.toml") == "SIGHUP: reloaded /etc/nook.toml")
     }
 
     @Test func n1_everyKeyTheConfigReaderAcceptsHasValuesToWalk() {
