@@ -201,8 +201,16 @@ public final class Daemon: Sendable {
             parts.signals.handle(stop: { [weak self] in self?.requestStop() }, reload: { [weak self] in Task { await self?.reload() } })
         }
         parts.socket.serve { [weak self] connection, lines in await self?.handle(connection, batch: lines) }
+        let services: [any DaemonService]
+        do {
+            services = try parts.inStartOrder()
+        } catch {
+            // The display was opened when nookd was built: put back what it showed.
+            await parts.display.stop()
+            throw error
+        }
         var started = ServiceStack(logger: logger)
-        for service in try parts.inStartOrder() {
+        for service in services {
             do {
                 try await service.start(with: config)
             } catch {
