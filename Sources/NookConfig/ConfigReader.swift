@@ -3,9 +3,17 @@
 public final class ConfigReader {
     public let document: ConfigDocument
     private var read: Set<String> = []
+    /// When set, the only keys a getter may read (a program's table of its keys).
+    private var table: ConfigKeyTable?
 
     public init(_ document: ConfigDocument) {
         self.document = document
+    }
+
+    /// From now on, a getter asked for a key outside `table` throws: the table is the one
+    /// list of what the program reads, and a key missing from it is a bug to catch in tests.
+    public func restrict(to table: ConfigKeyTable) {
+        self.table = table
     }
 
     /// An error about `key`, pointing at its line if the file sets it.
@@ -13,13 +21,16 @@ public final class ConfigReader {
         ConfigError(source: document.source, line: document[key]?.line, key: key, message: message)
     }
 
-    private func value(_ key: String) -> ConfigValue? {
+    private func value(_ key: String) throws(ConfigError) -> ConfigValue? {
+        if let table, !table.contains(key) {
+            throw error(key, "is read but missing from the program's table of keys")
+        }
         read.insert(key)
         return document[key]?.value
     }
 
     public func string(_ key: String) throws(ConfigError) -> String? {
-        switch value(key) {
+        switch try value(key) {
         case nil: return nil
         case .string(let text)?: return text
         case let other?: throw error(key, "must be a string in quotes, got \(other.typeName)")
@@ -27,7 +38,7 @@ public final class ConfigReader {
     }
 
     public func bool(_ key: String) throws(ConfigError) -> Bool? {
-        switch value(key) {
+        switch try value(key) {
         case nil: return nil
         case .bool(let flag)?: return flag
         case let other?: throw error(key, "must be true or false, got \(other.typeName)")
@@ -35,7 +46,7 @@ public final class ConfigReader {
     }
 
     public func integer(_ key: String, in range: ClosedRange<Int>) throws(ConfigError) -> Int? {
-        switch value(key) {
+        switch try value(key) {
         case nil: return nil
         case .integer(let number)?:
             guard range.contains(number) else { throw error(key, "must be from \(range.lowerBound) to \(range.upperBound), got \(number)") }
@@ -46,7 +57,7 @@ public final class ConfigReader {
 
     public func number(_ key: String, in range: ClosedRange<Double>) throws(ConfigError) -> Double? {
         let number: Double
-        switch value(key) {
+        switch try value(key) {
         case nil: return nil
         case .integer(let whole)?: number = Double(whole)
         case .float(let fraction)?: number = fraction
@@ -57,7 +68,7 @@ public final class ConfigReader {
     }
 
     public func strings(_ key: String) throws(ConfigError) -> [String]? {
-        switch value(key) {
+        switch try value(key) {
         case nil: return nil
         case .array(let values)?:
             var texts: [String] = []
@@ -71,7 +82,7 @@ public final class ConfigReader {
     }
 
     public func integers(_ key: String, in range: ClosedRange<Int>) throws(ConfigError) -> [Int]? {
-        switch value(key) {
+        switch try value(key) {
         case nil: return nil
         case .array(let values)?:
             var numbers: [Int] = []

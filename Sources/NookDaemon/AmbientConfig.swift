@@ -51,20 +51,3 @@ struct AmbientSettings: Hashable, Sendable {
         return AmbientSettings(sensor: sensor, curve: curve)
     }
 }
-
-extension Daemon {
-    /// Z2: reads the room's light into `brightness` until the returned stop is called. A missing
-    /// sensor is a warning inside the sensor, and the levels stay fixed, never fatal (I4).
-    /// The ambient light sensor of `settings`, before it runs: nookd reads it once before the
-    /// first brightness is set (``AmbientLightSensor/firstReading()``).
-    func ambientLightSensor(_ settings: AmbientSettings) -> AmbientLightSensor {
-        AmbientLightSensor(settings: settings.sensor, clock: clock, warn: { [logger] in logger.warning("\($0)") })
-    }
-
-    func startAmbientLight(_ settings: AmbientSettings, sensor: AmbientLightSensor, brightness: BrightnessService) -> @Sendable () -> Void {
-        let task = Task { await sensor.run { lux in await brightness.setAmbient(lux: lux) } }
-        let points = settings.curve.points.map { "\($0.lux) lx: \(Int(($0.scale * 100).rounded())) %" }.joined(separator: ", ")
-        logger.info("brightness follows the room's light from \(sensor.label) (\(points) of the active and idle levels, hysteresis \(Int((settings.curve.hysteresis * 100).rounded())) %)")
-        return { task.cancel() }
-    }
-}

@@ -104,6 +104,10 @@ public struct DaemonConfig: Sendable {
     /// `[history] recall_hold_ms`, `recall_entries`, `recall_dwell_ms` (U5's recall gesture).
     var recall = RecallService.Settings()
 
+    /// The file's values of nookd's keys, as written: what a reload compares to name the keys
+    /// that changed.
+    var fileValues: [String: ConfigValue] = [:]
+
     /// Where ended activities are kept (U4): `history.path`, else beside the journal (the state
     /// directory); nil keeps them in memory only.
     var historyPath: String? {
@@ -142,6 +146,7 @@ public struct DaemonConfig: Sendable {
 
     public init(reading reader: ConfigReader, directory: String = ".") throws(ConfigError) {
         self.init()
+        reader.restrict(to: Self.keys)
         /// The value, or the problem as an error naming the key and its line.
         func checked<Value>(_ key: String, _ result: Result<Value, SettingProblem>) throws(ConfigError) -> Value {
             switch result {
@@ -258,7 +263,7 @@ public struct DaemonConfig: Sendable {
         backlightName = try reader.string("brightness.backlight")
         brightnessRoot = try reader.string("brightness.sysfs_root") ?? brightnessRoot
         brightnessConfigured = reader.document.entries.contains { $0.key.hasPrefix("brightness.") }
-        for key in ["active", "night", "idle", "quiet", "dim"] {
+        for key in BrightnessService.Levels.keys {
             guard let percent = try reader.integer("brightness.\(key)", in: 0...100) else { continue }
             let level = Double(percent) / 100
             switch key {
@@ -297,6 +302,7 @@ public struct DaemonConfig: Sendable {
         // nook-lcdproc's tables share the file (one config for the board); it checks them.
         reader.leave(tables: ["lcdproc", "lcdproc.keys"])
         try reader.rejectUnknownKeys(known: Self.tables + gpioLines.map { "gpio." + $0.name })
+        for (key, entry) in reader.document.entries where Self.keys.contains(key) { fileValues[key] = entry.value }
     }
 
     static let proximityKeys = ["threshold", "hysteresis", "presence_threshold", "interval_ms", "sysfs_root"]
@@ -304,7 +310,7 @@ public struct DaemonConfig: Sendable {
     /// `[presence]` (Z3): when the display dims and goes dark with nobody there. Presence needs
     /// an input that reports it; the table without one is a mistake, not a quiet no-op.
     static func presence(from reader: ConfigReader, hasInput: Bool) throws(ConfigError) -> PresenceService.Settings? {
-        let keys = ["dim_after_s", "blank_after_s", "digest_dwell_s"]
+        let keys = Self.keys.keys.filter { $0.hasPrefix("presence.") }.map { $0.dropFirst("presence.".count) }
         guard hasInput else {
             if let stray = keys.first(where: { reader.document["presence.\($0)"] != nil }) {
                 throw reader.error("presence.\(stray)", "needs an input that reports presence: proximity.presence_threshold, or a [gpio.NAME] table with role = \"presence\" (a PIR sensor)")

@@ -1,20 +1,65 @@
+import Logging
 import NookActivities
 import NookProtocol
 
-extension Daemon {
-    /// Reads the history the last runs kept and records every queue's ends from now on (U4).
-    /// Returns the observations that keep it recording; nookd holds them until it stops.
-    func startHistory() -> [NookObservation] {
-        for warning in history.start() { logger.warning("\(warning)") }
-        let bounds = history.bounds
-        if let path = history.path {
-            logger.info("history: ended activities are kept in \(path) (at most \(bounds.maxEntries), none older than \(Int(bounds.maxAge)) s)")
-        } else {
-            logger.notice("history: kept in memory only (no journal to keep it beside, or history.path = \"none\"); it is lost at a restart")
+extension Service {
+    /// Every ended activity (U4), on disk beside the journal unless `history.path` says
+    /// otherwise: read at start, recorded from every queue's ends; its bounds apply at a reload.
+    final class History: DaemonService {
+        struct Section: Equatable, Sendable {
+            var path: String??
+            var bounds: ActivityHistory.Bounds
         }
-        return modules.map { history.follow(queues[$0]!, module: $0) }
-    }
 
+        static let name = "history"
+        static let needs = ["queues", "state files"]
+        static let keys = ["history.path", "history.max_entries", "history.max_bytes", "history.max_age"]
+
+        static func section(of config: DaemonConfig) -> Section { Section(path: config.historySetting, bounds: config.historyBounds) }
+
+        /// The bounds apply at once; the file is opened at start.
+        static func reload(from old: Section, to new: Section, changed: [String], in context: ReloadContext) -> ReloadDecision {
+            guard old != new else { return ReloadDecision() }
+            let mine = owned(changed)
+            return ReloadDecision(applied: mine.filter { $0 != "history.path" }, needsRestart: mine.filter { $0 == "history.path" })
+        }
+
+        let history: ActivityHistory
+        private let queues: [(NookModuleID, NookActivityQueue)]
+        private let logger: Logger
+        private let stops = StopActions()
+
+        init(_ config: DaemonConfig, queues: [(NookModuleID, NookActivityQueue)], logger: Logger) {
+            history = ActivityHistory(path: config.historyPath, bounds: config.historyBounds, warn: { logger.warning("\($0)") })
+            (self.queues, self.logger) = (queues, logger)
+        }
+
+        /// Before the journal restores anything: a restored card's end is recorded like any other.
+        func start(_ section: Section) async throws(DaemonError) {
+            for warning in history.start() { logger.warning("\(warning)") }
+            let bounds = history.bounds
+            if let path = history.path {
+                logger.info("history: ended activities are kept in \(path) (at most \(bounds.maxEntries), none older than \(Int(bounds.maxAge)) s)")
+            } else {
+                logger.notice("history: kept in memory only (no journal to keep it beside, or history.path = \"none\"); it is lost at a restart")
+            }
+            let observations = queues.map { history.follow($1, module: $0) }
+            stops.add { [history, logger] in
+                // Bounded like the journal's last sync: N2's two seconds hold on a stalled disk.
+                if await !history.finish(within: .milliseconds(100)) {
+                    logger.warning("history: the disk did not confirm the last entries within 100 ms; stopping without waiting for it")
+                }
+                observations.forEach { $0.cancel() }
+            }
+        }
+
+        func stop() async { await stops.run() }
+
+        func apply(_ section: Section) async { history.setBounds(section.bounds) }
+    }
+}
+
+extension Daemon {
     /// The answer line to `history` (U5), from the entries' JSON kept since they were written.
     func historyAnswerLine(_ query: HistoryQuery, id: RequestID?) async -> [UInt8] {
         // What a client is shown is in the file first: it survives a kill of nookd.

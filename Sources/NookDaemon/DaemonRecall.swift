@@ -1,22 +1,52 @@
+import Logging
 import NookActivities
 import NookRender
 
-extension Daemon {
-    /// Puts the recall queue (U5) on the glass beside the modules' queues and has it follow
-    /// them; returns how to stop it.
-    /// Its display loop beats the systemd watchdog's `heartbeat` like the modules' loops (W1):
-    /// a display that hangs while a recall card is drawn stops the pings.
-    func startRecall(heartbeat: NookLoopHeartbeat?) async -> @Sendable () -> Void {
-        await recall.bind(to: arbiter)
-        let events = recall.queue.events(where: NookScreen.draws)
-        let feeder = Task { [screen, recall] in await screen.run(events, reportingTo: recall.queue, heartbeat: heartbeat) }
-        let followed = modules.map { module in queues[module]!.observe { [recall] in recall.observeModule($0) } }
-        if let hold = recall.settings.hold {
-            logger.info("recall: a press of open held \(hold) on an idle display shows the \(recall.settings.entries) newest history entries")
+extension Service {
+    /// U5's recall gesture: the newest history entries on the glass after a long press of open.
+    /// Its queue is on the glass beside the modules' queues and follows them; its display loop
+    /// beats the systemd watchdog like the modules' loops (W1), so a display that hangs while a
+    /// recall card is drawn stops the pings.
+    final class Recall: DaemonService {
+        typealias Section = RecallService.Settings
+        static let name = "recall"
+        static let needs = ["screen", "watchdog", "queues"]
+        static let keys = ["history.recall_hold_ms", "history.recall_entries", "history.recall_dwell_ms"]
+        static let appliesAtReload = true
+
+        static func section(of config: DaemonConfig) -> Section { config.recall }
+
+        let recall: RecallService
+        private let arbiter: NookSurfaceArbiter
+        private let screen: DaemonScreen
+        private let queues: [NookActivityQueue]
+        private let watchdog: SystemdWatchdog
+        private let logger: Logger
+        private let stops = StopActions()
+
+        init(_ config: DaemonConfig, clock: any NookClock, history: ActivityHistory, screen: DaemonScreen, arbiter: NookSurfaceArbiter,
+             queues: [NookActivityQueue], watchdog: SystemdWatchdog, logger: Logger) {
+            recall = RecallService(settings: config.recall, clock: clock, history: history, fit: { screen.fitted($0) }, log: { logger.info("\($0)") })
+            (self.arbiter, self.screen, self.queues, self.watchdog, self.logger) = (arbiter, screen, queues, watchdog, logger)
         }
-        return {
-            followed.forEach { $0.cancel() }
-            feeder.cancel()
+
+        func start(_ section: Section) async throws(DaemonError) {
+            await recall.bind(to: arbiter)
+            let heartbeat = watchdog.heartbeat
+            let events = recall.queue.events(where: NookScreen.draws)
+            let feeder = Task { [screen, recall] in await screen.run(events, reportingTo: recall.queue, heartbeat: heartbeat) }
+            let followed = queues.map { queue in queue.observe { [recall] in recall.observeModule($0) } }
+            if let hold = recall.settings.hold {
+                logger.info("recall: a press of open held \(hold) on an idle display shows the \(recall.settings.entries) newest history entries")
+            }
+            stops.add {
+                followed.forEach { $0.cancel() }
+                feeder.cancel()
+            }
         }
+
+        func stop() async { await stops.run() }
+
+        func apply(_ section: Section) async { recall.setSettings(section) }
     }
 }

@@ -1,33 +1,72 @@
+import Logging
 import NookActivities
 import NookProtocol
 import NookRender
 
-extension Daemon {
-    /// Z1: ends the pending activities whose priority is configured to be suppressed, each
-    /// time quiet hours may have begun: at the start of every minute (schedule boundaries are
-    /// whole minutes, and the wall clock may have been set), and at a `quiet until` duration's
-    /// end. Claims below the minimum are held back by the arbiter's gate on their own; this only
-    /// ends the ones that are not to wait. The minute's start is the clock tick's instant, so
-    /// both are one wake (issue 19).
-    func runQuietHours() async {
-        while !Task.isCancelled {
-            await endSuppressed()
-            await brightness.withLock { $0 }?.setQuiet(quiet.isQuiet)
-            let status = quiet.status()
-            var wait = LocalTime.now().untilNextMinute
-            if let until = status.until { wait = min(wait, .seconds(max(1, until.seconds - QuietConfig.systemLocalTime().seconds))) }
-            do { try await clock.sleep(until: clock.now + wait) } catch { return }
-        }
-    }
+extension Service {
+    /// Z1: quiet hours' schedule and policy (the arbiter's gate holds back the claims below the
+    /// minimum on its own); this ends the pending activities that are not to wait, each time
+    /// quiet hours may have begun, and tells the brightness. The schedule applies at a reload.
+    final class QuietHours: DaemonService {
+        typealias Section = QuietConfig
+        static let name = "quiet hours"
+        static let needs = ["brightness", "queues"]
+        static let keys = ["quiet.*"]
+        static let appliesAtReload = true
 
-    /// Ends, as `suppressed`, every pending activity that quiet hours now suppress.
-    func endSuppressed() async {
-        guard quiet.isQuiet, !quiet.policy.suppressed.isEmpty else { return }
-        for module in modules {
-            let ended = await queues[module]!.suppressPending { [quiet] in quiet.suppresses($0.priority) }
-            if !ended.isEmpty { logger.info("quiet hours: ended \(ended.count) pending activities as suppressed", metadata: ["module": "\(module)"]) }
+        static func section(of config: DaemonConfig) -> Section { config.quiet }
+
+        private let quiet: NookQuietHours
+        private let queues: [(NookModuleID, NookActivityQueue)]
+        private let brightness: Brightness
+        private let clock: any NookClock
+        private let logger: Logger
+        private let stops = StopActions()
+
+        init(quiet: NookQuietHours, queues: [(NookModuleID, NookActivityQueue)], brightness: Brightness, clock: any NookClock, logger: Logger) {
+            (self.quiet, self.queues, self.brightness, self.clock, self.logger) = (quiet, queues, brightness, clock, logger)
+        }
+
+        func start(_ section: Section) async throws(DaemonError) {
+            let task = Task { [weak self] in await self?.run() }
+            stops.add { task.cancel() }
+        }
+
+        func stop() async { await stops.run() }
+
+        func apply(_ section: Section) async {
+            quiet.configure(schedule: section.schedule, policy: section.policy)
+            await endSuppressed()
+        }
+
+        /// At the start of every minute (schedule boundaries are whole minutes, and the wall clock
+        /// may have been set), and at a `quiet until` duration's end. The minute's start is the
+        /// clock tick's instant, so both are one wake.
+        private func run() async {
+            while !Task.isCancelled {
+                await endSuppressed()
+                await brightness.current.withLock { $0 }?.setQuiet(quiet.isQuiet)
+                let status = quiet.status()
+                var wait = LocalTime.now().untilNextMinute
+                if let until = status.until { wait = min(wait, .seconds(max(1, until.seconds - QuietConfig.systemLocalTime().seconds))) }
+                do { try await clock.sleep(until: clock.now + wait) } catch { return }
+            }
+        }
+
+        /// Ends, as `suppressed`, every pending activity that quiet hours now suppress.
+        func endSuppressed() async {
+            guard quiet.isQuiet, !quiet.policy.suppressed.isEmpty else { return }
+            for (module, queue) in queues {
+                let ended = await queue.suppressPending { [quiet] in quiet.suppresses($0.priority) }
+                if !ended.isEmpty { logger.info("quiet hours: ended \(ended.count) pending activities as suppressed", metadata: ["module": "\(module)"]) }
+            }
         }
     }
+}
+
+extension Daemon {
+    /// Ends, as `suppressed`, every pending activity that quiet hours now suppress.
+    func endSuppressed() async { await parts.quietHours.endSuppressed() }
 
     /// `quiet on|off|until|status`.
     func quietRequest(_ setting: QuietSetting) async throws(ProtocolError) -> QuietAnswer {

@@ -68,7 +68,7 @@ enum Nookd {
         let logger = Logger(label: "nookd")
         let daemon: Daemon
         do {
-            daemon = try Daemon(config: settings, configPath: line.config, overrides: apply, logger: logger)
+            daemon = try NookdProcess.makeDaemon(config: settings, configPath: line.config, overrides: apply, logger: logger)
         } catch {
             logger.error("\(error)")
             return 1

@@ -197,8 +197,7 @@ struct SlowClientTests {
         _ = scratch.file("nook.toml", "[daemon]\nidle_timeout = 30\n")
         kill(daemon.process.processIdentifier, SIGHUP)
         try eventually("the reload's note") { daemon.log.contains("SIGHUP: reloaded") }
-        #expect(daemon.log.contains("restart nookd to apply daemon.max_connections/max_connections_per_user/partial_line_timeout/idle_timeout/max_buffered_bytes"),
-                "\(daemon.log.suffix(1000))")
+        #expect(daemon.log.contains("restart nookd to apply daemon.idle_timeout"), "\(daemon.log.suffix(1000))")
         #expect(daemon.stop().status == 0)
     }
 

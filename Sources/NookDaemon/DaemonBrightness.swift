@@ -1,0 +1,80 @@
+import Logging
+import NookActivities
+import NookInput
+
+extension Service {
+    /// Z2: the brightness levels, through a backlight or by dimming the drawn frames, with a
+    /// `[brightness]` table; without one nookd leaves the brightness alone.
+    final class Brightness: DaemonService {
+        struct Section: Equatable, Sendable {
+            var configured: Bool
+            var backlightName: String?
+            var root: String
+            var levels: BrightnessService.Levels
+            var fade: Duration
+            var ambient: AmbientSettings?
+        }
+
+        static let name = "brightness"
+        static let needs = ["display", "queues", "recall"]
+        static let keys = ["brightness.*"]
+
+        static func section(of config: DaemonConfig) -> Section {
+            Section(configured: config.brightnessConfigured, backlightName: config.backlightName, root: config.brightnessRoot,
+                    levels: config.brightnessLevels, fade: config.brightnessFade, ambient: config.ambient)
+        }
+
+        /// The levels in force; nil until started, and without `[brightness]`.
+        let current = Locked<BrightnessService?>(nil)
+        private let dimmer: DimmingDisplay?
+        private let queues: [NookActivityQueue]
+        private let quiet: NookQuietHours
+        private let clock: any NookClock
+        private let logger: Logger
+        private let stops = StopActions()
+
+        /// - Parameter queues: every queue whose cards light the panel, the recall's (U5) too.
+        init(dimmer: DimmingDisplay?, queues: [NookActivityQueue], quiet: NookQuietHours, clock: any NookClock, logger: Logger) {
+            (self.dimmer, self.queues, self.quiet, self.clock, self.logger) = (dimmer, queues, quiet, clock, logger)
+        }
+
+        func start(_ section: Section) async throws(DaemonError) {
+            guard section.configured, let dimmer else { return }
+            var output: any BrightnessOutput = dimmer
+            if let name = section.backlightName {
+                do {
+                    let backlight = try Backlight(name: name, root: section.root)
+                    output = backlight
+                    logger.info("brightness through \(backlight.directory) (max \(backlight.maximum))")
+                } catch {
+                    // Like a missing sensor (I4): a warning, and the frames are dimmed instead.
+                    logger.warning("brightness: \(error); dimming the drawn frames instead")
+                }
+            } else {
+                logger.info("brightness: no backlight configured, dimming the drawn frames")
+            }
+            let service = BrightnessService(backlight: output, levels: section.levels, fade: section.fade,
+                                            clock: clock, ambient: section.ambient?.curve, warn: { [logger] in logger.warning("\($0)") })
+            // Z2: the room's light before the first level, so a dark room does not start bright
+            // and fade down (one read; a sensor that cannot answer leaves the fixed levels).
+            let sensor = section.ambient.map { AmbientLightSensor(settings: $0.sensor, clock: clock, warn: { [logger] in logger.warning("\($0)") }) }
+            if let lux = await sensor?.firstReading() { await service.setAmbient(lux: lux) }
+            await service.setQuiet(quiet.isQuiet)
+            current.withLock { $0 = service }
+            if let ambient = section.ambient, let sensor {
+                // A missing sensor is a warning inside the sensor, and the levels stay fixed (I4).
+                let task = Task { await sensor.run { lux in await service.setAmbient(lux: lux) } }
+                let points = ambient.curve.points.map { "\($0.lux) lx: \(Int(($0.scale * 100).rounded())) %" }.joined(separator: ", ")
+                logger.info("brightness follows the room's light from \(sensor.label) (\(points) of the active and idle levels, hysteresis \(Int((ambient.curve.hysteresis * 100).rounded())) %)")
+                stops.add { task.cancel() }
+            }
+            let relays = queues.map { queue in
+                let events = queue.events(where: BrightnessService.matters)
+                return Task { for await event in events { await service.observe(event) } }
+            }
+            stops.add { relays.forEach { $0.cancel() } }
+        }
+
+        func stop() async { await stops.run() }
+    }
+}

@@ -1,0 +1,40 @@
+import Logging
+import NookActivities
+import NookInput
+
+extension Service {
+    /// Z4: a blocker left unanswered escalates, step by step.
+    final class Escalation: DaemonService {
+        typealias Section = EscalationService.Settings
+        static let name = "escalation"
+        static let needs = ["brightness", "queues"]
+        static let keys = ["escalation.*"]
+
+        static func section(of config: DaemonConfig) -> Section { config.escalation }
+
+        private let queues: [NookActivityQueue]
+        private let quiet: NookQuietHours
+        private let brightness: Brightness
+        private let clock: any NookClock
+        private let logger: Logger
+        private let stops = StopActions()
+
+        init(queues: [NookActivityQueue], quiet: NookQuietHours, brightness: Brightness, clock: any NookClock, logger: Logger) {
+            (self.queues, self.quiet, self.brightness, self.clock, self.logger) = (queues, quiet, brightness, clock, logger)
+        }
+
+        func start(_ section: Section) async throws(DaemonError) {
+            guard !section.steps.isEmpty else { return }
+            let escalation = EscalationService(settings: section, clock: clock, quiet: quiet, logger: logger,
+                                               brighter: { [brightness] in await brightness.current.withLock { $0 }?.boost() },
+                                               pulse: { [brightness] in await brightness.current.withLock { $0 }?.pulse() })
+            let relays = queues.map { queue in
+                let events = queue.events(where: EscalationService.matters)
+                return Task { for await event in events { await escalation.observe(event) } }
+            }
+            stops.add { relays.forEach { $0.cancel() } }
+        }
+
+        func stop() async { await stops.run() }
+    }
+}

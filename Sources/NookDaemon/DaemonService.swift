@@ -1,0 +1,138 @@
+import NookActivities
+import NookConfig
+import NookDisplay
+
+/// A part of nookd (journal, history, screen, socket, …): it owns its section of the config,
+/// its resources and its tasks, starts and stops them, and decides itself what a reload does
+/// with its keys. ``Daemon`` is the list of services in start order and the wiring between
+/// them; adding a feature is adding a service.
+protocol DaemonService: AnyObject, Sendable {
+    /// The part of ``DaemonConfig`` the service reads, typed.
+    associatedtype Section: Equatable & Sendable
+
+    /// The name other services give in ``needs`` and the log uses.
+    static var name: String { get }
+    /// The services that must have started before this one (see ``ServiceOrder``).
+    static var needs: [String] { get }
+    /// The config keys the service owns: patterns of ``DaemonConfig/keys``.
+    static var keys: [String] { get }
+    /// Whether the service's keys apply at a reload (through ``apply(_:)``) or need a restart;
+    /// a service with both kinds decides key by key in ``reload(from:to:changed:in:)``.
+    static var appliesAtReload: Bool { get }
+
+    static func section(of config: DaemonConfig) -> Section
+    /// What a reload from `old` to `new` does with `changed` (every key whose value in the
+    /// file changed): which of the service's keys apply at once and which wait for a restart.
+    /// Pure, so every key's outcome can be tested without a display. A key whose change leaves
+    /// the section as it was (a flag overrides it) is in neither.
+    static func reload(from old: Section, to new: Section, changed: [String], in context: ReloadContext) -> ReloadDecision
+
+    /// Starts the service's resources and tasks; a failure stops nookd's start.
+    func start(_ section: Section) async throws(DaemonError)
+    /// Stops what `start` started; called in the reverse order of the starts.
+    func stop() async
+    /// Applies the keys ``reload(from:to:in:)`` said apply at once.
+    func apply(_ section: Section) async
+}
+
+extension DaemonService {
+    static var keys: [String] { [] }
+    static var appliesAtReload: Bool { false }
+    func stop() async {}
+    func apply(_ section: Section) async {}
+
+    static func reload(from old: Section, to new: Section, changed: [String], in context: ReloadContext) -> ReloadDecision {
+        guard old != new else { return ReloadDecision() }
+        let mine = owned(changed)
+        return appliesAtReload ? ReloadDecision(applied: mine) : ReloadDecision(needsRestart: mine)
+    }
+
+    /// The keys of `changed` that are this service's.
+    static func owned(_ changed: [String]) -> [String] {
+        let table = ConfigKeyTable(keys)
+        return changed.filter(table.contains)
+    }
+
+    func start(with config: DaemonConfig) async throws(DaemonError) { try await start(Self.section(of: config)) }
+    func apply(config: DaemonConfig) async { await apply(Self.section(of: config)) }
+    static func decide(from old: DaemonConfig, to new: DaemonConfig, changed: [String], in context: ReloadContext) -> ReloadDecision {
+        reload(from: section(of: old), to: section(of: new), changed: changed, in: context)
+    }
+}
+
+/// A service without config keys.
+struct NoSection: Equatable, Sendable {}
+
+extension DaemonService where Section == NoSection {
+    static func section(of config: DaemonConfig) -> NoSection { NoSection() }
+}
+
+/// What a reload needs to know beyond the config: the display nookd runs on.
+struct ReloadContext: Sendable {
+    var displaySize: PixelSize
+}
+
+extension DaemonConfig {
+    /// nookd's keys whose value in the file differs between `self` and `other` (set in one
+    /// and not the other included), sorted.
+    func changedKeys(to other: DaemonConfig) -> [String] {
+        Set(fileValues.keys).union(other.fileValues.keys).filter { fileValues[$0] != other.fileValues[$0] }.sorted()
+    }
+}
+
+/// The keys a reload changed, by outcome.
+struct ReloadDecision: Equatable, Sendable {
+    /// Keys whose new value is in effect once the reload ends.
+    var applied: [String] = []
+    /// Keys that keep their old value until nookd restarts, each with why where it helps.
+    var needsRestart: [String] = []
+
+    /// The log line of a reload of `path`: every changed key, applied or to restart for.
+    func note(reloading path: String) -> String {
+        let applied = applied.isEmpty ? "" : " (applied \(applied.joined(separator: ", ")))"
+        let restart = needsRestart.isEmpty ? "" : "; restart nookd to apply \(needsRestart.joined(separator: ", "))"
+        return "SIGHUP: reloaded \(path)\(applied)\(restart)"
+    }
+
+    static func + (left: ReloadDecision, right: ReloadDecision) -> ReloadDecision {
+        ReloadDecision(applied: left.applied + right.applied, needsRestart: left.needsRestart + right.needsRestart)
+    }
+}
+
+/// The start order as data: services start in list order, stop in reverse, and a list in
+/// which a service comes before one it needs (or needs one that is not there) is refused.
+enum ServiceOrder {
+    static func check(_ services: [any DaemonService.Type]) -> String? {
+        var started: Set<String> = []
+        for service in services {
+            if started.contains(service.name) { return "service \(service.name) is listed twice" }
+            let all = Set(services.map { $0.name })
+            for need in service.needs {
+                guard all.contains(need) else { return "service \(service.name) needs \(need), which is not in the list" }
+                guard started.contains(need) else { return "service \(service.name) would start before \(need), which it needs" }
+            }
+            started.insert(service.name)
+        }
+        return nil
+    }
+}
+
+/// The namespace of nookd's services; ``DaemonParts`` lists them in start order.
+enum Service {}
+
+/// How to stop what a service started: run once, the last added first.
+final class StopActions: Sendable {
+    private let actions = Locked<[@Sendable () async -> Void]>([])
+
+    func add(_ action: @escaping @Sendable () async -> Void) {
+        actions.withLock { $0.append(action) }
+    }
+
+    func run() async {
+        let all = actions.withLock { list in
+            defer { list = [] }
+            return list
+        }
+        for action in all.reversed() { await action() }
+    }
+}

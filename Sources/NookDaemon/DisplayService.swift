@@ -1,0 +1,60 @@
+import Logging
+import NookActivities
+import NookDisplay
+import NookRender
+
+extension Service {
+    /// The panel, LEDs or mock nookd draws on (D4): chosen when nookd is built, restored last.
+    final class Display: DaemonService {
+        struct Section: Equatable, Sendable {
+            var backend: DaemonConfig.Backend
+            var mockSize: PixelSize
+            var card, connector, mode, fbdev: String?
+            var pageFlip: Bool
+            var frames: String?
+            var framesLimit: Int
+            var refreshHz: Double
+            var led: LEDSettings
+            var hangDisplayFile: String?
+        }
+
+        static let name = "display"
+        static let needs: [String] = []
+        static let keys = ["display.backend", "display.size", "display.card", "display.connector", "display.mode", "display.page_flip",
+                           "display.fbdev", "display.frames", "display.frames_limit", "display.refresh_hz", "led.*", "debug.hang_display_file"]
+
+        static func section(of config: DaemonConfig) -> Section {
+            Section(backend: config.backend, mockSize: config.mockSize, card: config.drmCard, connector: config.drmConnector, mode: config.drmMode,
+                    fbdev: config.fbdevPath, pageFlip: config.drmPageFlip, frames: config.framesDirectory, framesLimit: config.framesLimit,
+                    refreshHz: config.refreshHz, led: config.led, hangDisplayFile: config.hangDisplayFile)
+        }
+
+        let display: any DisplayBackend
+        /// Z2: the frames' dimmer, with `[brightness]` (used where there is no backlight).
+        let dimmer: DimmingDisplay?
+        let backendName: String
+        private let frameWriter: FrameWriter?
+
+        init(_ config: DaemonConfig, clock: any NookClock, logger: Logger) throws(DaemonError) {
+            let selection = try DisplaySelection.choose(config, clock: clock, logger: logger)
+            var chosen = selection.display
+            if let trigger = config.hangDisplayFile {
+                logger.warning("debug.hang_display_file is set: the display loop hangs when \(trigger) appears (a test of the watchdog, W1)")
+                chosen = HangingDisplay(chosen, triggerPath: trigger, warn: { logger.warning("\($0)") })
+            }
+            // Z2: frames pass through untouched unless brightness without a backlight dims them.
+            dimmer = config.brightnessConfigured ? DimmingDisplay(chosen) : nil
+            display = dimmer ?? chosen
+            backendName = selection.name
+            frameWriter = selection.writer
+        }
+
+        func start(_ section: Section) async throws(DaemonError) {}
+
+        /// What the screen showed before nookd is put back.
+        func stop() async {
+            await frameWriter?.finish()
+            display.restore()
+        }
+    }
+}

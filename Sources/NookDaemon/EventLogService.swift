@@ -1,0 +1,41 @@
+import Logging
+import NookActivities
+import NookDisplay
+import NookRender
+
+extension Service {
+    /// Every event in the log, only when asked for: at info a busy daemon should not pay for it.
+    final class EventLog: DaemonService {
+        struct Section: Equatable, Sendable { var logLevel: String }
+        static let name = "event log"
+        static let needs = ["queues"]
+        /// The level is set when logging is bootstrapped, before the daemon exists.
+        static let keys = ["daemon.log_level"]
+
+        static func section(of config: DaemonConfig) -> Section { Section(logLevel: config.logLevel) }
+
+        private let queues: [(NookModuleID, NookActivityQueue)]
+        private let logger: Logger
+        private let stops = StopActions()
+
+        init(queues: [(NookModuleID, NookActivityQueue)], logger: Logger) { (self.queues, self.logger) = (queues, logger) }
+
+        func start(_ section: Section) async throws(DaemonError) {
+            let task = Task { [logger, queues] in
+                guard logger.logLevel <= .debug else { return }
+                await withTaskGroup(of: Void.self) { group in
+                    for (module, queue) in queues {
+                        group.addTask {
+                            for await event in queue.events() {
+                                logger.debug("\(event.kind.name) \(event.id) \"\(LogText.short(event.activity.title))\"", metadata: ["module": "\(module)"])
+                            }
+                        }
+                    }
+                }
+            }
+            stops.add { task.cancel() }
+        }
+
+        func stop() async { await stops.run() }
+    }
+}

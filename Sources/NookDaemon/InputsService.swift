@@ -1,0 +1,134 @@
+import Logging
+import NookActivities
+import NookInput
+import NookProtocol
+
+extension Service {
+    /// The engagement inputs (I1–I4): the proximity sensor and the GPIO lines. A missing
+    /// sensor or line is a warning inside them, never a reason not to run.
+    final class Inputs: DaemonService {
+        struct Section: Equatable, Sendable {
+            var proximity: ProximitySensor.Settings?
+            var gpioLines: [GPIOLineSettings]
+        }
+
+        static let name = "inputs"
+        static let needs = ["presence", "recall", "queues", "action cards"]
+        static let keys = ["proximity.*", "gpio.*.*"]
+
+        static func section(of config: DaemonConfig) -> Section { Section(proximity: config.proximity, gpioLines: config.gpioLines) }
+
+        /// Every key needs a restart, and so does the recall's hold for the buttons: it is set
+        /// on the GPIO lines at start (the socket's `press` follows the new hold at once).
+        static func reload(from old: Section, to new: Section, changed: [String], in context: ReloadContext) -> ReloadDecision {
+            guard old != new else { return ReloadDecision() }
+            var decision = ReloadDecision(needsRestart: owned(changed))
+            if old.gpioLines.map(\.longPressAfter) != new.gpioLines.map(\.longPressAfter) {
+                decision.needsRestart.append("history.recall_hold_ms (for the GPIO buttons)")
+            }
+            return decision
+        }
+
+        private let engagement: NookEngagement
+        private let presses: InputBroadcast
+        private let queues: [NookActivityQueue]
+        private let recall: RecallService
+        private let actionCards: ActionCards
+        private let menuOnGlance: Locked<Daemon.MenuClaim?>
+        private let state: Locked<Daemon.State>
+        private let clock: any NookClock
+        private let logger: Logger
+        private let gpio = Locked<GPIOInputs?>(nil)
+        private let stops = StopActions()
+
+        init(engagement: NookEngagement, presses: InputBroadcast, queues: [NookActivityQueue], recall: RecallService, actionCards: ActionCards,
+             menuOnGlance: Locked<Daemon.MenuClaim?>, state: Locked<Daemon.State>, clock: any NookClock, logger: Logger) {
+            (self.engagement, self.presses, self.queues, self.recall, self.actionCards) = (engagement, presses, queues, recall, actionCards)
+            (self.menuOnGlance, self.state, self.clock, self.logger) = (menuOnGlance, state, clock, logger)
+        }
+
+        func start(_ section: Section) async throws(DaemonError) {
+            if let proximity = section.proximity {
+                let sensor = ProximitySensor(settings: proximity, engagement: engagement, clock: clock,
+                                             warn: { [logger] in logger.warning("\($0)") })
+                state.withLock { $0.proximity = sensor }
+                let sensorTask = Task { await sensor.run() }
+                stops.add { sensorTask.cancel() }
+                let presence = proximity.presenceThreshold.map { ", presence from \($0)" } ?? ""
+                logger.info("reading proximity from \(proximity.label) (threshold \(proximity.threshold)\(presence), hysteresis \(proximity.hysteresis), in the units in_proximity_raw prints)")
+            }
+            if let inputs = startGPIO(section.gpioLines) {
+                stops.add { inputs.stop() }
+            }
+            if section.proximity == nil && section.gpioLines.isEmpty {
+                logger.notice("no engagement inputs configured: activities never wait for a user")
+            }
+        }
+
+        func stop() async { await stops.run() }
+
+        /// Starts watching the configured GPIO lines (I1); nil when there are none or none can
+        /// be had (a warning, I4).
+        private func startGPIO(_ lines: [GPIOLineSettings]) -> GPIOInputs? {
+            guard !lines.isEmpty else { return nil }
+            let inputs: GPIOInputs
+            do {
+                inputs = try GPIOInputs(
+                    lines: lines, engagement: engagement,
+                    // Only one module's card is on the glass; the others have nothing to dismiss.
+                    // During a recall (U5) the card on the glass is a recalled one: dismiss ends it.
+                    dismiss: { [recall, queues] in
+                        guard !recall.end(because: "dismiss pressed") else { return }
+                        queues.forEach { $0.requestDismissCurrent() }
+                    },
+                    pressed: { [presses] role, label, invoked in
+                        switch role {
+                        case .open: presses.publish(InputMessage(input: .open, source: label, taken: invoked))
+                        case .dismiss: presses.publish(InputMessage(input: .dismiss, source: label))
+                        case .hover, .presence: break
+                        }
+                    },
+                    // The device's own input acts on any card, whoever sent it (U3). During a recall
+                    // (U5) a press moves on to the next entry instead.
+                    invoke: { [actionCards, recall, menuOnGlance, queues] in
+                        if recall.advance() { return true }
+                        guard actionCards.anyOnGlass else {
+                            // A menu on the glance takes the press as its Enter (E8): no toggle.
+                            return menuOnGlance.withLock { $0?.isLive == true }
+                        }
+                        queues.forEach { $0.requestInvokeCurrent() }
+                        return true
+                    },
+                    // U5: held on an idle display, open recalls the newest history entries.
+                    longPress: { [recall] in recall.start() },
+                    info: { [logger] in logger.info("\($0)") },
+                    warn: { [logger] in logger.warning("\($0)") })
+            } catch {
+                logger.warning("GPIO inputs unavailable: \(error); running without them")
+                return nil
+            }
+            let library = GPIOInputs.library
+            logger.info("watching \(lines.count) GPIO line(s) through libgpiod \(library.version)")
+            inputs.start()
+            gpio.withLock { $0 = inputs }
+            return inputs
+        }
+
+        /// `status`'s `gpio` member: the libgpiod in use and each line's live state.
+        func gpioStatus() -> StatusAnswer.GPIO? {
+            guard let inputs = gpio.withLock({ $0 }) else { return nil }
+            let library = GPIOInputs.library
+            return StatusAnswer.GPIO(library: library.version, api: library.api, lines: inputs.states.map { line in
+                StatusAnswer.GPIOLine(name: line.name, role: line.role.rawValue, location: line.location, active: line.isActive,
+                                      changes: line.changes,
+                                      lastEdgeToWakeMs: line.lastEdgeToWake.map { ($0 / .microseconds(1)).rounded() / 1000 },
+                                      problem: line.problem)
+            })
+        }
+    }
+}
+
+extension Daemon {
+    /// `status`'s `gpio` member.
+    func gpioStatus() -> StatusAnswer.GPIO? { parts.inputs.gpioStatus() }
+}

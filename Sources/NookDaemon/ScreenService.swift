@@ -1,0 +1,70 @@
+import Logging
+import NookActivities
+import NookDisplay
+import NookRender
+
+extension Service {
+    /// The loops that draw each module's events on the glass, and the screen's settings:
+    /// theme, home content, rotation and blanking apply at a reload.
+    final class Screen: DaemonService {
+        struct Section: Equatable, Sendable {
+            var theme: Theme
+            var rotation: Rotation
+            var home: HomeContent
+            var blankAfter: Duration?
+            var isLED: Bool
+        }
+
+        static let name = "screen"
+        static let needs = ["display", "queues", "watchdog"]
+        static let keys = ["theme.*", "theme.palette.*", "home.*", "display.rotation", "display.blank_after_s"]
+        static let appliesAtReload = true
+
+        static func section(of config: DaemonConfig) -> Section {
+            Section(theme: config.theme, rotation: config.rotation, home: config.home, blankAfter: config.blankAfter, isLED: config.backend.isLED)
+        }
+
+        /// Everything applies, but an LED matrix's turn is set up at start (a strip has none).
+        static func reload(from old: Section, to new: Section, changed: [String], in context: ReloadContext) -> ReloadDecision {
+            guard old != new else { return ReloadDecision() }
+            var decision = ReloadDecision()
+            for key in owned(changed) {
+                if key == "display.rotation", new.isLED,
+                   DaemonScreen.ledRotation(new.rotation, size: context.displaySize) != DaemonScreen.ledRotation(old.rotation, size: context.displaySize) {
+                    decision.needsRestart.append(key)
+                } else {
+                    decision.applied.append(key)
+                }
+            }
+            return decision
+        }
+
+        private let screen: DaemonScreen
+        private let display: any DisplayBackend
+        private let queues: [NookActivityQueue]
+        private let watchdog: SystemdWatchdog
+        private let stops = StopActions()
+
+        init(screen: DaemonScreen, display: any DisplayBackend, queues: [NookActivityQueue], watchdog: SystemdWatchdog) {
+            (self.screen, self.display, self.queues, self.watchdog) = (screen, display, queues, watchdog)
+        }
+
+        func start(_ section: Section) async throws(DaemonError) {
+            let heartbeat = watchdog.heartbeat
+            let feeders = queues.map { queue in
+                // Subscribed here, not inside the task: the journal's restored activities follow at once.
+                let events = queue.events(where: NookScreen.draws)
+                return Task { [screen] in await screen.run(events, reportingTo: queue, heartbeat: heartbeat) }
+            }
+            stops.add { feeders.forEach { $0.cancel() } }
+        }
+
+        func stop() async { await stops.run() }
+
+        func apply(_ section: Section) async {
+            // R6: the configured turn, then the one the panel's orientation property asks for.
+            let panelTurn = display.panelOrientation
+            await screen.apply(.init(theme: section.theme, rotation: section.rotation.then(panelTurn), home: section.home, blankAfter: section.blankAfter))
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Logging
+import NookActivities
+import NookProtocol
+
+extension Service {
+    /// The socket (C1, C4): started last, as every request may reach every other service.
+    final class Socket: DaemonService {
+        struct Section: Equatable, Sendable {
+            var path: String
+            var group: String?
+            var mode: UInt32
+            var uids: [UInt32]
+            var groups: [String]
+            var maxConnections: Int
+            var limits: ConnectionLimits
+        }
+
+        static let name = "socket"
+        static let needs = ["signals", "queues", "screen", "journal", "history", "recall", "brightness", "quiet hours", "presence",
+                            "inputs", "ownership", "requests", "home clock"]
+        /// The server takes them all at start.
+        static let keys = ["daemon.socket", "daemon.socket_group", "daemon.socket_mode", "daemon.allowed_uids", "daemon.allowed_groups",
+                           "daemon.max_connections", "daemon.max_connections_per_user", "daemon.partial_line_timeout", "daemon.idle_timeout",
+                           "daemon.max_buffered_bytes"]
+
+        static func section(of config: DaemonConfig) -> Section {
+            Section(path: config.socketPath, group: config.socketGroup, mode: config.socketMode, uids: config.allowedUIDs, groups: config.allowedGroups,
+                    maxConnections: config.maxConnections, limits: config.connectionLimits)
+        }
+
+        private let ownership: Ownership
+        private let journal: ActivityJournal?
+        private let state: Locked<Daemon.State>
+        private let logger: Logger
+        private let handler = Locked<SocketServer.Handler?>(nil)
+        private let server = Locked<SocketServer?>(nil)
+
+        init(ownership: Ownership, journal: ActivityJournal?, state: Locked<Daemon.State>, logger: Logger) {
+            (self.ownership, self.journal, self.state, self.logger) = (ownership, journal, state, logger)
+        }
+
+        /// What serves each batch of request lines.
+        func serve(_ handler: @escaping SocketServer.Handler) {
+            self.handler.withLock { $0 = handler }
+        }
+
+        func start(_ section: Section) async throws(DaemonError) {
+            let handler: SocketServer.Handler = self.handler.withLock { $0 } ?? { @Sendable _, _ async in }
+            do {
+                let policy = try AccessPolicy(uids: section.uids, groups: section.groups)
+                let server = try SocketServer(
+                    path: section.path, mode: section.mode, group: section.group, policy: policy,
+                    maximumLine: NookProtocol.maximumLineBytes, logger: logger, maximumConnections: section.maxConnections,
+                    limits: section.limits, privileged: { [ownership] peer in ownership.current.isAdmin(peer) },
+                    handler: handler,
+                    refusal: { connection, problem in
+                        if case .tooLong(let bytes) = problem {
+                            connection.send(ResponseLine.failure(id: nil, error: ProtocolError(
+                                .lineTooLong, "a request line is limited to \(NookProtocol.maximumLineBytes) bytes; this one has \(bytes) or more")).encoded())
+                        }
+                    },
+                    // An answer that depends on journal records leaves once they are settled (J1, J2).
+                    settle: { [journal] mark in await journal?.settle(through: mark) ?? nil })
+                try server.start()
+                self.server.withLock { $0 = server }
+                state.withLock { $0.server = server }
+            } catch {
+                throw DaemonError("cannot serve on \(section.path): \(error)")
+            }
+        }
+
+        func stop() async {
+            server.withLock { $0 }?.stop()
+        }
+    }
+}
