@@ -30,18 +30,18 @@ public struct EnqueueAnswer: NookAnswer {
 public struct CancelAnswer: NookAnswer {
     public var cancelled: NookActivityID
     /// Set when it was already ending on its own: how it ends instead (`completed`, …).
-    public var alreadyEnding: String?
+    public var alreadyEnding: NookEndReason?
 
-    public init(cancelled: NookActivityID, alreadyEnding: String? = nil) { (self.cancelled, self.alreadyEnding) = (cancelled, alreadyEnding) }
+    public init(cancelled: NookActivityID, alreadyEnding: NookEndReason? = nil) { (self.cancelled, self.alreadyEnding) = (cancelled, alreadyEnding) }
 
     public var json: JSONValue {
-        .object([("cancelled", .string(cancelled.description))] + (alreadyEnding.map { [("alreadyEnding", .string($0))] } ?? []))
+        .object([("cancelled", .string(cancelled.description))] + (alreadyEnding.map { [("alreadyEnding", .string($0.rawValue))] } ?? []))
     }
 
     public init(json: JSONValue) throws(ProtocolError) {
         let reader = try FieldReader(json, path: "result")
         cancelled = try reader.requiredID("cancelled")
-        alreadyEnding = try reader.string("alreadyEnding")
+        alreadyEnding = try reader.oneOf("alreadyEnding", NookEndReason.self)
     }
 }
 
@@ -62,18 +62,18 @@ public struct CancelAllAnswer: NookAnswer {
 public struct DismissAnswer: NookAnswer {
     public var dismissed: NookActivityID
     /// Set when it was already ending on its own: how it ends instead (`completed`, …).
-    public var alreadyEnding: String?
+    public var alreadyEnding: NookEndReason?
 
-    public init(dismissed: NookActivityID, alreadyEnding: String? = nil) { (self.dismissed, self.alreadyEnding) = (dismissed, alreadyEnding) }
+    public init(dismissed: NookActivityID, alreadyEnding: NookEndReason? = nil) { (self.dismissed, self.alreadyEnding) = (dismissed, alreadyEnding) }
 
     public var json: JSONValue {
-        .object([("dismissed", .string(dismissed.description))] + (alreadyEnding.map { [("alreadyEnding", .string($0))] } ?? []))
+        .object([("dismissed", .string(dismissed.description))] + (alreadyEnding.map { [("alreadyEnding", .string($0.rawValue))] } ?? []))
     }
 
     public init(json: JSONValue) throws(ProtocolError) {
         let reader = try FieldReader(json, path: "result")
         dismissed = try reader.requiredID("dismissed")
-        alreadyEnding = try reader.string("alreadyEnding")
+        alreadyEnding = try reader.oneOf("alreadyEnding", NookEndReason.self)
     }
 }
 

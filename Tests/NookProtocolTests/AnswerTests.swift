@@ -138,7 +138,7 @@ struct AnswerTests {
         let invoked = EventMessage(NookActivityEvent(activity: card, kind: .invoked, at: at, module: "main"))
         let decoded = try EventMessage(json: try JSONValue.parse(Array(invoked.json.serialized.utf8)))
         #expect(decoded == invoked)
-        #expect(decoded.event == "invoked" && decoded.ending == nil && decoded.id == card.id)
+        #expect(decoded.event == .invoked && decoded.ending == nil && decoded.id == card.id)
     }
 }
 
