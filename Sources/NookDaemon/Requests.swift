@@ -546,7 +546,7 @@ extension Daemon {
         for module in modules {
             let snapshot = await queues[module]!.snapshot()
             moduleStates.append(StatusAnswer.Module(
-                name: module.rawValue, current: snapshot.current, phase: snapshot.currentPhase?.rawValue,
+                name: module.rawValue, current: snapshot.current, phase: snapshot.currentPhase,
                 pending: snapshot.pending.count, capacity: snapshot.capacity, suspended: snapshot.isSuspended,
                 displayAvailable: snapshot.isDisplayAvailable, parked: snapshot.parkReason?.description,
                 blockedBy: snapshot.blockingActivity))

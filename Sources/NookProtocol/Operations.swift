@@ -48,7 +48,11 @@ extension NookOperation {
         func activity(_ id: NookActivityID?) -> [(String, JSONValue)] { id.map { [("activity", .string($0.description))] } ?? [] }
         switch self {
         case .enqueue(let activity, let name, let wait):
-            return (.enqueue, [("activity", ActivityPayload.encode(activity))] + module(name) + (wait ? [("wait", .bool(true))] : []))
+            // Bridges encode thousands a second: appended, not joined from small arrays.
+            var fields: [(String, JSONValue)] = [("activity", ActivityPayload.encode(activity))]
+            if let name { fields.append(("module", .string(name))) }
+            if wait { fields.append(("wait", .bool(true))) }
+            return (.enqueue, fields)
         case .cancel(let id): return (.cancel, activity(id))
         case .cancelAll(let key, let name): return (.cancelAll, [("key", .string(key))] + module(name))
         case .dismiss(let id): return (.dismiss, activity(id))

@@ -215,7 +215,7 @@ struct Status: ParsableCommand {
             for module in status.modules {
                 var line = "module \(module.name): "
                 if let current = module.current {
-                    line += "showing \"\(current.title)\" (\(module.phase ?? "?"))"
+                    line += "showing \"\(current.title)\" (\(module.phase?.rawValue ?? "?"))"
                 } else {
                     line += "idle"
                 }
