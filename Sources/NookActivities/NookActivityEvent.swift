@@ -47,22 +47,32 @@ public struct NookActivityEvent: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(id) \(kind.name) at \(at)" }
 }
 
+extension NookActivityEvent {
+    /// The kinds of event by their wire and CLI names.
+    public enum Name: String, CaseIterable, Hashable, Sendable {
+        case enqueued, animateIn, presented, animateOut, hidden, rejected, requeued, updated, invoked
+    }
+}
+
 extension NookActivityEvent.Kind {
-    /// The wire and CLI name of the event: `enqueued`, `animateIn`, `presented`, `animateOut`,
-    /// `hidden`, `rejected`, `requeued`, `updated`, `invoked`.
-    public var name: String {
+    /// The kind without its details, by its wire name.
+    public var eventName: NookActivityEvent.Name {
         switch self {
-        case .enqueued: "enqueued"
-        case .animateIn: "animateIn"
-        case .presented: "presented"
-        case .animateOut: "animateOut"
-        case .hidden: "hidden"
-        case .rejected: "rejected"
-        case .requeued: "requeued"
-        case .updated: "updated"
-        case .invoked: "invoked"
+        case .enqueued: .enqueued
+        case .animateIn: .animateIn
+        case .presented: .presented
+        case .animateOut: .animateOut
+        case .hidden: .hidden
+        case .rejected: .rejected
+        case .requeued: .requeued
+        case .updated: .updated
+        case .invoked: .invoked
         }
     }
+
+    /// The wire and CLI name of the event: `enqueued`, `animateIn`, `presented`, `animateOut`,
+    /// `hidden`, `rejected`, `requeued`, `updated`, `invoked`.
+    public var name: String { eventName.rawValue }
 }
 
 /// Why an activity ended without being shown (Q13).
@@ -122,7 +132,7 @@ public enum NookEndRequestOutcome: Hashable, Sendable {
 }
 
 /// How an activity's time on screen ended.
-public enum NookEndReason: String, Hashable, Sendable, CustomStringConvertible {
+public enum NookEndReason: String, CaseIterable, Hashable, Sendable, CustomStringConvertible {
     /// A timed activity's dwell elapsed.
     case completed
     /// Dismissed by `dismiss`, IPC or the dismiss input (Q14).

@@ -16,7 +16,7 @@ public enum NookEnqueueResult: Hashable, Sendable {
 }
 
 /// Where the activity on screen is in its presentation.
-public enum NookPresentationPhase: String, Hashable, Sendable {
+public enum NookPresentationPhase: String, CaseIterable, Hashable, Sendable {
     case animateIn, presented, animateOut
 }
 

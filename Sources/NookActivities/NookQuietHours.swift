@@ -26,7 +26,7 @@ public final class NookQuietHours: Sendable {
         case offUntil(NookLocalTime)
     }
 
-    public enum Source: String, Hashable, Sendable {
+    public enum Source: String, CaseIterable, Hashable, Sendable {
         case schedule, manual
     }
 

@@ -92,7 +92,7 @@ extension Daemon {
                     + "without them (\(unsaved)): they come back after a restart unless nookd can write the file first "
                     + "(it tries again every \(Int(ActivityJournal.retryAfterSeconds)) s and when it stops)")
             }
-            return HistoryClearAnswer(cleared: cleared, scope: admin ? "all" : "own")
+            return HistoryClearAnswer(cleared: cleared, scope: admin ? .all : .own)
         default:
             preconditionFailure("historyRequest(\(operation)) is not a history read")
         }

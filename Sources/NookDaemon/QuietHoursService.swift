@@ -86,6 +86,6 @@ extension Daemon {
             await endSuppressed()
         }
         let status = quiet.status()
-        return QuietAnswer(quiet: status.quiet, source: status.source?.rawValue, until: status.until?.description, minimum: status.minimum.description)
+        return QuietAnswer(quiet: status.quiet, source: status.source, until: status.until?.description, minimum: status.minimum)
     }
 }

@@ -20,7 +20,7 @@ extension Daemon {
             let decoded = Request.decode(line)
             if case .success(let request) = decoded, case .enqueue(let activity, let module, false) = request.operation, !Self.isPastDeadline(request) {
                 if !run.isEmpty, module != runModule || runIDs.contains(activity.id) || run.count == Self.longestRun {
-                    await enqueueRun(run, module: runModule, on: connection)
+                    await enqueue(run, module: runModule, on: connection)
                     run.removeAll(keepingCapacity: true)
                     runIDs.removeAll(keepingCapacity: true)
                 }
@@ -30,7 +30,7 @@ extension Daemon {
                 continue
             }
             if !run.isEmpty {
-                await enqueueRun(run, module: runModule, on: connection)
+                await enqueue(run, module: runModule, on: connection)
                 run.removeAll(keepingCapacity: true)
                 runIDs.removeAll(keepingCapacity: true)
             }
@@ -38,7 +38,7 @@ extension Daemon {
             connection.holdOutput()
             await handle(connection, decoded)
         }
-        if !run.isEmpty { await enqueueRun(run, module: runModule, on: connection) }
+        if !run.isEmpty { await enqueue(run, module: runModule, on: connection) }
     }
 
     /// Whether the client's deadline for the request has passed (nookd was stopped or stalled
@@ -106,16 +106,12 @@ extension Daemon {
         }
         switch request.operation {
         case .enqueue(let requested, let moduleName, let wait):
-            let (module, queue) = try queue(moduleName)
-            var checked = try checkedIcon(screen.fitted(requested))
-            checked.sender = connection.peer.sender
-            let activity = checked
-            let events = wait ? queue.events(where: { $0.id == activity.id }) : nil
-            let id = try accepted(try await enqueueUnique(activity, into: queue, by: connection.peer), activity, module: module, queue: queue, on: connection)
-            answerChange(EnqueueAnswer(id: id, module: module.rawValue))
-            // Z1: while quiet, a priority configured to be suppressed ends at once.
-            if quiet.suppresses(activity.priority) { await endSuppressed() }
-            if let events { await streamUntilFinal(from: events, to: connection, request: request) }
+            // Subscribed before the activity is queued: its first event is never missed.
+            var events: AsyncStream<NookActivityEvent>?
+            let accepted = await enqueue([(request, requested)], module: moduleName, on: connection, beforeQueueing: { queue in
+                if wait { events = queue.events(where: { $0.id == requested.id }) }
+            })
+            if accepted == [true], let events { await streamUntilFinal(from: events, to: connection, request: request) }
 
         case .cancel(let id):
             let arrival = journal?.arrival(of: id)
@@ -192,8 +188,7 @@ extension Daemon {
 
         case .suspend(let moduleName), .resume(let moduleName), .quiesce(let moduleName):
             // They hold back or release everyone's cards: a whole-device change.
-            let verb = switch request.operation { case .suspend: "suspend"; case .resume: "resume"; default: "quiesce" }
-            if let refusal = ownership.deviceRefusal(of: verb, by: connection.peer) { throw refusal }
+            if let refusal = ownership.deviceRefusal(of: request.operation.name.rawValue, by: connection.peer) { throw refusal }
             var names: [String] = []
             for (module, queue) in try targets(moduleName) {
                 switch request.operation {
@@ -369,11 +364,8 @@ extension Daemon {
 
         case .historyReplay(let reference):
             let (entry, replay, moduleName) = try replayed(reference, by: connection.peer)
-            let (module, queue) = try queue(moduleName)
-            let activity = try checkedIcon(screen.fitted(replay))
-            let id = try accepted(try await enqueueUnique(activity, into: queue, by: connection.peer), activity, module: module, queue: queue, on: connection)
-            answerChange(HistoryReplayAnswer(id: id, module: module.rawValue, replayed: entry.number))
-            if quiet.suppresses(activity.priority) { await endSuppressed() }
+            await enqueue([(request, replay)], module: moduleName, on: connection,
+                          answer: { id, module in HistoryReplayAnswer(id: id, module: module.rawValue, replayed: entry.number) })
 
         case .focus(let name):
             if let refusal = ownership.deviceRefusal(of: "switch the foreground module", by: connection.peer) { throw refusal }
@@ -404,17 +396,27 @@ extension Daemon {
         }
     }
 
-    /// A run of plain enqueues for one module, with distinct ids: each checked as
-    /// ``enqueueUnique(_:into:)`` checks one, then all queued in one call to the queue, in
-    /// order, and answered in order, each once its journal records are settled (J1).
-    private func enqueueRun(_ run: [(request: Request, activity: NookActivity)], module name: String?, on connection: ClientConnection) async {
+    /// Every enqueue goes through here: one, or a run of plain enqueues for one module with
+    /// distinct ids (pipelined lines), or a history entry replayed. Each activity is fitted to
+    /// the screen, its icon file checked, its sender recorded (U3), and refused if its id is
+    /// pending or on screen in any module or being enqueued by another request right now (an id
+    /// names one activity until it ends; only the refused request hears of it). Then all are
+    /// queued in one call, in order, each key coalescing only the pending cards the sender may
+    /// end (U3), and answered in order, each once its journal records are settled (J1):
+    /// `answer` makes an accepted one's answer. `beforeQueueing` runs just before the queue
+    /// call (a `wait` subscribes to the activity's events there). Returns, per activity,
+    /// whether it was accepted.
+    @discardableResult
+    func enqueue(_ run: [(request: Request, activity: NookActivity)], module name: String?, on connection: ClientConnection,
+                 beforeQueueing: (NookActivityQueue) -> Void = { _ in },
+                 answer: (NookActivityID, NookModuleID) -> any NookAnswer = { EnqueueAnswer(id: $0, module: $1.rawValue) }) async -> [Bool] {
         connection.holdOutput()
         let module: NookModuleID, queue: NookActivityQueue
         do throws(ProtocolError) {
             (module, queue) = try self.queue(name)
         } catch {
             for (request, _) in run { connection.send(ResponseLine.failure(id: request.id, error: error).encoded()) }
-            return
+            return run.map { _ in false }
         }
         // Each request's outcome: the error it is answered with, or its place in the call below.
         var outcomes: [Result<Int, ProtocolError>] = []
@@ -426,7 +428,7 @@ extension Daemon {
         for (_, requested) in run {
             do throws(ProtocolError) {
                 var activity = try checkedIcon(screen.fitted(requested))
-                // Its owner (U3), as for a single enqueue.
+                // Its owner (U3).
                 activity.sender = connection.peer.sender
                 guard idsBeingEnqueued.withLock({ $0.insert(activity.id).inserted }) else {
                     throw Self.idRefusal(activity.id, "being enqueued by another request")
@@ -439,7 +441,7 @@ extension Daemon {
             }
         }
         defer { idsBeingEnqueued.withLock { ids in for id in reserved { ids.remove(id) } } }
-        // Held elsewhere: refused before the queue sees it, as for a single enqueue.
+        // Held in another module: refused before the queue sees it (its own queue refuses an id it holds).
         var heldIn: [NookActivityID: NookModuleID] = [:]
         for other in modules where other != module {
             for id in await queues[other]!.held(among: reserved) where heldIn[id] == nil { heldIn[id] = other }
@@ -447,40 +449,46 @@ extension Daemon {
         let queued = activities.filter { heldIn[$0.id] == nil }
         // The admin check (a look-up in the user database) only when a key may need it.
         let permits = queued.contains { $0.coalescingKey != nil } ? owners(for: connection.peer) : Self.noOwners
+        beforeQueueing(queue)
         var results = await queue.enqueue(contentsOf: queued, coalescing: permits)[...]
+        var wasAccepted: [Bool] = []
+        wasAccepted.reserveCapacity(run.count)
         for ((request, _), outcome) in zip(run, outcomes) {
-            let answer: Result<NookActivityID, ProtocolError>
+            let verdict: Result<NookActivityID, ProtocolError>
             switch outcome {
             case .failure(let error):
-                answer = .failure(error)
+                verdict = .failure(error)
             case .success(let index):
                 let activity = activities[index]
                 if let other = heldIn[activity.id] {
-                    answer = .failure(Self.idRefusal(activity.id, "queued or on screen in module \(other)"))
+                    verdict = .failure(Self.idRefusal(activity.id, "queued or on screen in module \(other)"))
                 } else {
                     let result = results.removeFirst()
                     if case .rejected(_, .invalid(let error)) = result, error.field == "id" {
-                        // The queue's own refusal of an id it holds, in the words of enqueueUnique.
-                        answer = .failure(Self.idRefusal(activity.id, "queued or on screen in module \(module)"))
+                        // The queue's own refusal of an id it holds, as the check across modules words it.
+                        verdict = .failure(Self.idRefusal(activity.id, "queued or on screen in module \(module)"))
                     } else {
                         do throws(ProtocolError) {
-                            answer = .success(try accepted(result, activity, module: module, queue: queue, on: connection))
+                            verdict = .success(try accepted(result, activity, module: module, queue: queue, on: connection))
                         } catch {
-                            answer = .failure(error)
+                            verdict = .failure(error)
                         }
                     }
                 }
             }
-            switch answer {
+            switch verdict {
             case .success(let id):
                 if let journal { connection.dependOn(journal.mark) }
-                connection.send(ResponseLine.success(id: request.id, result: EnqueueAnswer(id: id, module: module.rawValue).json).encoded())
+                connection.send(ResponseLine.success(id: request.id, result: answer(id, module).json).encoded())
+                wasAccepted.append(true)
             case .failure(let error):
                 connection.send(ResponseLine.failure(id: request.id, error: error).encoded())
+                wasAccepted.append(false)
             }
         }
         // Z1: while quiet, a priority configured to be suppressed ends at once.
         if queued.contains(where: { quiet.suppresses($0.priority) }) { await endSuppressed() }
+        return wasAccepted
     }
 
     static func idRefusal(_ id: NookActivityID, _ place: String) -> ProtocolError {
@@ -505,22 +513,6 @@ extension Daemon {
         guard case .refused(let activity) = outcome else { return }
         throw ownership.refusal(of: operation, on: activity, by: peer, isAdmin: false)
             ?? ProtocolError(.forbidden, field: "activity", "uid \(peer.uid) may not \(operation) activity \(activity.id)")
-    }
-
-    /// Enqueues unless an activity with the same id is pending or on screen in any module, or
-    /// being enqueued by another request right now: an id names one activity until it ends,
-    /// and only the refused request hears about the refusal (issue 23).
-    /// Its key coalesces only the pending cards `peer` may end (U3).
-    private func enqueueUnique(_ activity: NookActivity, into queue: NookActivityQueue, by peer: PeerCredentials) async throws(ProtocolError) -> NookEnqueueResult {
-        let id = activity.id
-        func refusal(_ place: String) -> ProtocolError { Self.idRefusal(id, place) }
-        guard idsBeingEnqueued.withLock({ $0.insert(id).inserted }) else { throw refusal("being enqueued by another request") }
-        defer { _ = idsBeingEnqueued.withLock { $0.remove(id) } }
-        for module in modules where await queues[module]!.holds(id) {
-            throw refusal("queued or on screen in module \(module)")
-        }
-        // The admin check (a look-up in the user database) only when the key may need it.
-        return await queue.enqueue(activity, coalescing: activity.coalescingKey == nil ? Self.noOwners : owners(for: peer))
     }
 
     /// The activity with its icon file, if it names one, checked and replaced by the canonical
@@ -554,7 +546,7 @@ extension Daemon {
         for module in modules {
             let snapshot = await queues[module]!.snapshot()
             moduleStates.append(StatusAnswer.Module(
-                name: module.rawValue, current: snapshot.current, phase: snapshot.currentPhase?.rawValue,
+                name: module.rawValue, current: snapshot.current, phase: snapshot.currentPhase,
                 pending: snapshot.pending.count, capacity: snapshot.capacity, suspended: snapshot.isSuspended,
                 displayAvailable: snapshot.isDisplayAvailable, parked: snapshot.parkReason?.description,
                 blockedBy: snapshot.blockingActivity))
@@ -580,8 +572,8 @@ extension Daemon {
 }
 
 extension NookEndRequestOutcome {
-    /// The wire name of how an activity that was already ending ends, for the answer.
-    var alreadyEndingReason: String? {
-        if case .alreadyEnding(let reason) = self { reason.rawValue } else { nil }
+    /// How an activity that was already ending ends, for the answer.
+    var alreadyEndingReason: NookEndReason? {
+        if case .alreadyEnding(let reason) = self { reason } else { nil }
     }
 }

@@ -519,7 +519,7 @@ public final class NotificationBridge {
                 open = false
             case .event(_, let json)?:
                 guard let event = try? EventMessage(json: json) else { continue }
-                if event.event == "invoked" { invoked(event.id); continue }
+                if event.event == .invoked { invoked(event.id); continue }
                 guard let ending = event.ending else { continue }
                 if let (id, reason) = registry.ended(event.id, ending) { closed(id, reason) }
             default:

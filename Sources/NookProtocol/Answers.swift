@@ -30,18 +30,18 @@ public struct EnqueueAnswer: NookAnswer {
 public struct CancelAnswer: NookAnswer {
     public var cancelled: NookActivityID
     /// Set when it was already ending on its own: how it ends instead (`completed`, …).
-    public var alreadyEnding: String?
+    public var alreadyEnding: NookEndReason?
 
-    public init(cancelled: NookActivityID, alreadyEnding: String? = nil) { (self.cancelled, self.alreadyEnding) = (cancelled, alreadyEnding) }
+    public init(cancelled: NookActivityID, alreadyEnding: NookEndReason? = nil) { (self.cancelled, self.alreadyEnding) = (cancelled, alreadyEnding) }
 
     public var json: JSONValue {
-        .object([("cancelled", .string(cancelled.description))] + (alreadyEnding.map { [("alreadyEnding", .string($0))] } ?? []))
+        .object([("cancelled", .string(cancelled.description))] + (alreadyEnding.map { [("alreadyEnding", .string($0.rawValue))] } ?? []))
     }
 
     public init(json: JSONValue) throws(ProtocolError) {
         let reader = try FieldReader(json, path: "result")
         cancelled = try reader.requiredID("cancelled")
-        alreadyEnding = try reader.string("alreadyEnding")
+        alreadyEnding = try reader.oneOf("alreadyEnding", NookEndReason.self)
     }
 }
 
@@ -62,18 +62,18 @@ public struct CancelAllAnswer: NookAnswer {
 public struct DismissAnswer: NookAnswer {
     public var dismissed: NookActivityID
     /// Set when it was already ending on its own: how it ends instead (`completed`, …).
-    public var alreadyEnding: String?
+    public var alreadyEnding: NookEndReason?
 
-    public init(dismissed: NookActivityID, alreadyEnding: String? = nil) { (self.dismissed, self.alreadyEnding) = (dismissed, alreadyEnding) }
+    public init(dismissed: NookActivityID, alreadyEnding: NookEndReason? = nil) { (self.dismissed, self.alreadyEnding) = (dismissed, alreadyEnding) }
 
     public var json: JSONValue {
-        .object([("dismissed", .string(dismissed.description))] + (alreadyEnding.map { [("alreadyEnding", .string($0))] } ?? []))
+        .object([("dismissed", .string(dismissed.description))] + (alreadyEnding.map { [("alreadyEnding", .string($0.rawValue))] } ?? []))
     }
 
     public init(json: JSONValue) throws(ProtocolError) {
         let reader = try FieldReader(json, path: "result")
         dismissed = try reader.requiredID("dismissed")
-        alreadyEnding = try reader.string("alreadyEnding")
+        alreadyEnding = try reader.oneOf("alreadyEnding", NookEndReason.self)
     }
 }
 
@@ -238,19 +238,19 @@ public struct HomeAnswer: NookAnswer {
 /// for `quiet on` or with no schedule) and the lowest priority that still takes the glass.
 public struct QuietAnswer: NookAnswer {
     public var quiet: Bool
-    public var source: String?
+    public var source: NookQuietHours.Source?
     public var until: String?
-    public var minimum: String
+    public var minimum: NookActivityPriority
 
-    public init(quiet: Bool, source: String?, until: String?, minimum: String) {
+    public init(quiet: Bool, source: NookQuietHours.Source?, until: String?, minimum: NookActivityPriority) {
         (self.quiet, self.source, self.until, self.minimum) = (quiet, source, until, minimum)
     }
 
     public var json: JSONValue {
         var members: [(String, JSONValue)] = [("quiet", .bool(quiet))]
-        if let source { members.append(("source", .string(source))) }
+        if let source { members.append(("source", .string(source.rawValue))) }
         if let until { members.append(("until", .string(until))) }
-        members.append(("minimum", .string(minimum)))
+        members.append(("minimum", .string(minimum.description)))
         return .object(members)
     }
 
@@ -258,15 +258,19 @@ public struct QuietAnswer: NookAnswer {
         let reader = try FieldReader(json, path: "result")
         guard let quiet = try reader.bool("quiet") else { throw ProtocolError(.missingField, field: reader.name("quiet"), "is required") }
         self.quiet = quiet
-        source = try reader.string("source")
+        source = try reader.oneOf("source", NookQuietHours.Source.self)
         until = try reader.string("until")
-        minimum = try reader.requiredString("minimum")
+        let lowest = try reader.requiredString("minimum")
+        guard let minimum = NookActivityPriority(name: lowest) else {
+            throw ProtocolError(.invalid, field: reader.name("minimum"), "must be low, normal or high; got '\(lowest)'")
+        }
+        self.minimum = minimum
     }
 
     /// One line for a person: `quiet (schedule) until tue 07:00; high and above show`.
     public var summary: String {
         let state = quiet ? "quiet" : "not quiet"
-        let why = source.map { " (\($0))" } ?? ""
+        let why = source.map { " (\($0.rawValue))" } ?? ""
         let end = until.map { quiet ? " until \($0)" : (source == nil ? "; next quiet from \($0)" : " until \($0)") } ?? ""
         return "\(state)\(why)\(end); while quiet, \(minimum) and above show"
     }

@@ -225,16 +225,20 @@ public struct HistoryReplayAnswer: NookAnswer {
 /// `history-clear`: how many entries were removed, and whether the caller could clear all of
 /// them (`all`: root or the admin group) or only the ones it sent (`own`).
 public struct HistoryClearAnswer: NookAnswer {
+    public enum Scope: String, CaseIterable, Sendable {
+        case all, own
+    }
+
     public var cleared: Int
-    public var scope: String
+    public var scope: Scope
 
-    public init(cleared: Int, scope: String) { (self.cleared, self.scope) = (cleared, scope) }
+    public init(cleared: Int, scope: Scope) { (self.cleared, self.scope) = (cleared, scope) }
 
-    public var json: JSONValue { .object([("cleared", .number(Double(cleared))), ("scope", .string(scope))]) }
+    public var json: JSONValue { .object([("cleared", .number(Double(cleared))), ("scope", .string(scope.rawValue))]) }
 
     public init(json: JSONValue) throws(ProtocolError) {
         let reader = try FieldReader(json, path: "result")
         cleared = try reader.requiredCount("cleared")
-        scope = try reader.requiredString("scope")
+        scope = try reader.requiredOneOf("scope", Scope.self)
     }
 }

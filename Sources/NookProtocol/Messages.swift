@@ -69,10 +69,6 @@ public enum NookOperation: Hashable, Sendable {
     case historyReplay(HistoryReference)
     /// Removes history entries: all of them for root and the admin group, else the caller's own.
     case historyClear
-
-    public static let names = ["enqueue", "cancel", "cancel-all", "dismiss", "suspend", "resume", "quiesce",
-                               "status", "list", "watch", "snapshot", "home", "focus", "glance", "quiet", "update",
-                               "inputs", "press", "invoke", "history", "history-show", "history-replay", "history-clear"]
 }
 
 /// What `quiet` asks for (Z1).
@@ -160,155 +156,12 @@ public struct Request: Hashable, Sendable {
             }
         }
         let op = try reader.requiredString("op")
-        func module() throws(ProtocolError) -> String? {
-            guard let name = try reader.string("module") else { return nil }
-            guard !name.isEmpty else { throw ProtocolError(.invalid, field: "module", "must not be empty") }
-            return name
-        }
-        func activityID(_ key: String) throws(ProtocolError) -> NookActivityID {
-            let text = try reader.requiredString(key)
-            guard let id = NookActivityID(text) else { throw ProtocolError(.invalid, field: key, "must be a UUID (8-4-4-4-12 hexadecimal digits), got '\(text)'") }
-            return id
-        }
-        switch op {
-        case "enqueue":
-            try reader.rejectUnknown(commonFields, also: ["activity", "module", "wait"])
-            guard let payload = reader.value("activity") else { throw ProtocolError(.missingField, field: "activity", "is required") }
-            return .enqueue(try ActivityPayload.decode(payload), module: try module(), wait: try reader.bool("wait") ?? false)
-        case "cancel":
-            try reader.rejectUnknown(commonFields, also: ["activity"])
-            return .cancel(try activityID("activity"))
-        case "cancel-all":
-            try reader.rejectUnknown(commonFields, also: ["key", "module"])
-            let key = try reader.requiredString("key")
-            guard !key.isEmpty else { throw ProtocolError(.invalid, field: "key", "must not be empty") }
-            return .cancelAll(key: key, module: try module())
-        case "dismiss":
-            try reader.rejectUnknown(commonFields, also: ["activity"])
-            return .dismiss(reader.value("activity") == nil ? nil : try activityID("activity"))
-        case "invoke":
-            try reader.rejectUnknown(commonFields, also: ["activity"])
-            return .invoke(reader.value("activity") == nil ? nil : try activityID("activity"))
-        case "suspend", "resume", "quiesce":
-            try reader.rejectUnknown(commonFields, also: ["module"])
-            let name = try module()
-            switch op {
-            case "suspend": return .suspend(module: name)
-            case "resume": return .resume(module: name)
-            default: return .quiesce(module: name)
-            }
-        case "list":
-            try reader.rejectUnknown(commonFields, also: ["module", "offset"])
-            let offset = try reader.number("offset") ?? 0
-            guard offset >= 0, offset <= 1e9, offset == offset.rounded() else {
-                throw ProtocolError(.invalid, field: "offset", "must be a whole number from 0, got \(offset)")
-            }
-            return .list(module: try module(), offset: Int(offset))
-        case "status", "watch", "snapshot":
-            try reader.rejectUnknown(commonFields)
-            return op == "status" ? .status : op == "watch" ? .watch : .snapshot
-        case "home":
-            try reader.rejectUnknown(commonFields, also: ["content", "text"])
-            switch try reader.requiredString("content") {
-            case "clock": return .home(.clock)
-            case "blank": return .home(.blank)
-            case "text":
-                let text = try reader.requiredString("text")
-                guard !text.isEmpty else { throw ProtocolError(.invalid, field: "text", "must not be empty") }
-                if let problem = HomeSetting.textLimit.problem(with: text) { throw ProtocolError(.invalid, field: "text", problem) }
-                return .home(.text(text))
-            case let other: throw ProtocolError(.invalid, field: "content", "must be clock, blank or text; got '\(other)'")
-            }
-        case "quiet":
-            try reader.rejectUnknown(commonFields, also: ["set", "until"])
-            switch try reader.requiredString("set") {
-            case "on": return .quiet(.on)
-            case "off": return .quiet(.off)
-            case "status": return .quiet(.status)
-            case "until":
-                let time = try reader.requiredString("until")
-                guard !time.isEmpty, time.utf8.count <= 16 else { throw ProtocolError(.invalid, field: "until", "must be HH:MM or a duration such as 45m or 2h") }
-                return .quiet(.until(time))
-            case let other: throw ProtocolError(.invalid, field: "set", "must be on, off, until or status; got '\(other)'")
-            }
-        case "update":
-            try reader.rejectUnknown(commonFields, also: ["activity", "key", "module", "changes", "restartDwell"])
-            let target: UpdateTarget
-            switch (reader.value("activity"), try reader.string("key")) {
-            case (_?, nil):
-                if reader.value("module") != nil { throw ProtocolError(.invalid, field: "module", "applies only to an update by key") }
-                target = .id(try activityID("activity"))
-            case (nil, let key?):
-                guard !key.isEmpty else { throw ProtocolError(.invalid, field: "key", "must not be empty") }
-                target = .key(key, module: try module())
-            case (_?, _?): throw ProtocolError(.invalid, field: "key", "give either activity (an id) or key, not both")
-            case (nil, nil): throw ProtocolError(.missingField, field: "activity", "is required (an id), or key")
-            }
-            guard let changes = reader.value("changes") else { throw ProtocolError(.missingField, field: "changes", "is required") }
-            let parsed = try ActivityChanges(json: changes)
-            let restartDwell = try reader.bool("restartDwell") ?? false
-            guard !parsed.members.isEmpty || restartDwell else {
-                throw ProtocolError(.invalid, field: "changes", "names no field to change (and restartDwell is not set)")
-            }
-            return .update(target, changes: parsed, restartDwell: restartDwell)
-        case "history":
-            try reader.rejectUnknown(commonFields, also: ["since", "key", "unseen", "limit", "before"])
-            var query = HistoryQuery(unseen: try reader.bool("unseen") ?? false)
-            if let since = try reader.number("since") {
-                guard since.isFinite, since > 0 else { throw ProtocolError(.invalid, field: "since", "must be a number of seconds greater than zero, got \(since)") }
-                query.since = since
-            }
-            if let key = try reader.string("key") {
-                guard !key.isEmpty else { throw ProtocolError(.invalid, field: "key", "must not be empty") }
-                query.key = key
-            }
-            if let limit = try reader.number("limit") {
-                guard limit >= 1, limit <= 1e9, limit == limit.rounded() else {
-                    throw ProtocolError(.invalid, field: "limit", "must be a whole number from 1, got \(limit)")
-                }
-                query.limit = Int(limit)
-            }
-            if let before = try reader.number("before") {
-                guard before >= 1, before < 1e15, before == before.rounded() else {
-                    throw ProtocolError(.invalid, field: "before", "must be a history entry's number (a whole number from 1), got \(before)")
-                }
-                query.before = UInt64(before)
-            }
-            return .history(query)
-        case "history-show", "history-replay":
-            try reader.rejectUnknown(commonFields, also: ["entry"])
-            let text = try reader.requiredString("entry")
-            guard let reference = HistoryReference(text) else {
-                throw ProtocolError(.invalid, field: "entry", "must be \(HistoryReference.expected), got '\(text)'")
-            }
-            return op == "history-show" ? .historyShow(reference) : .historyReplay(reference)
-        case "history-clear":
-            try reader.rejectUnknown(commonFields)
-            return .historyClear
-        case "focus":
-            try reader.rejectUnknown(commonFields, also: ["module"])
-            guard let name = try module() else { throw ProtocolError(.missingField, field: "module", "is required") }
-            return .focus(module: name)
-        case "inputs":
-            try reader.rejectUnknown(commonFields)
-            return .inputs
-        case "press":
-            try reader.rejectUnknown(commonFields, also: ["input", "holdMs"])
-            let name = try reader.requiredString("input")
-            guard let input = NookInputName(rawValue: name) else {
-                throw ProtocolError(.invalid, field: "input", "must be one of \(NookInputName.allCases.map(\.rawValue).joined(separator: ", ")); got '\(name)'")
-            }
-            let hold = try reader.number("holdMs")
-            if let hold, !(hold >= 0 && hold <= 60_000 && hold == hold.rounded()) {
-                throw ProtocolError(.invalid, field: "holdMs", "must be whole milliseconds from 0 to 60000, got \(hold)")
-            }
-            return .press(input, holdMs: hold.map { Int($0) })
-        case "glance":
-            try reader.rejectUnknown(commonFields, also: ["glance"])
-            return .glance(try reader.value("glance").map { value throws(ProtocolError) in try GlancePayload.decode(value) })
-        default:
+        guard let name = NookOperation.Name(rawValue: op) else {
             throw ProtocolError(.unknownOperation, field: "op", "'\(op)' is not an operation; known: \(NookOperation.names.joined(separator: ", "))")
         }
+        let entry = name.entry
+        try reader.rejectUnknown(commonFields, also: entry.fields)
+        return try entry.decode(reader)
     }
 
     /// The request as a JSON line (what nookctl sends).
@@ -316,67 +169,9 @@ public struct Request: Hashable, Sendable {
         var members: [(String, JSONValue)] = [("v", .number(Double(NookProtocol.version)))]
         if let id { members.append(("id", id.json)) }
         if let deadline { members.append(("deadline", .number(deadline))) }
-        func op(_ name: String) { members.append(("op", .string(name))) }
-        func module(_ name: String?) { if let name { members.append(("module", .string(name))) } }
-        switch operation {
-        case .enqueue(let activity, let name, let wait):
-            op("enqueue")
-            members.append(("activity", ActivityPayload.encode(activity)))
-            module(name)
-            if wait { members.append(("wait", .bool(true))) }
-        case .cancel(let id): op("cancel"); members.append(("activity", .string(id.description)))
-        case .cancelAll(let key, let name): op("cancel-all"); members.append(("key", .string(key))); module(name)
-        case .dismiss(let id): op("dismiss"); if let id { members.append(("activity", .string(id.description))) }
-        case .invoke(let id): op("invoke"); if let id { members.append(("activity", .string(id.description))) }
-        case .suspend(let name): op("suspend"); module(name)
-        case .resume(let name): op("resume"); module(name)
-        case .quiesce(let name): op("quiesce"); module(name)
-        case .status: op("status")
-        case .list(let name, let offset): op("list"); module(name); if offset > 0 { members.append(("offset", .number(Double(offset)))) }
-        case .watch: op("watch")
-        case .snapshot: op("snapshot")
-        case .home(let setting):
-            op("home")
-            switch setting {
-            case .clock: members.append(("content", .string("clock")))
-            case .blank: members.append(("content", .string("blank")))
-            case .text(let text): members.append(("content", .string("text"))); members.append(("text", .string(text)))
-            }
-        case .focus(let name): op("focus"); module(name)
-        case .glance(let glance):
-            op("glance")
-            if let glance { members.append(("glance", GlancePayload.encode(glance))) }
-        case .quiet(let setting):
-            op("quiet")
-            switch setting {
-            case .on: members.append(("set", .string("on")))
-            case .off: members.append(("set", .string("off")))
-            case .status: members.append(("set", .string("status")))
-            case .until(let time): members.append(("set", .string("until"))); members.append(("until", .string(time)))
-            }
-        case .update(let target, let changes, let restartDwell):
-            op("update")
-            switch target {
-            case .id(let id): members.append(("activity", .string(id.description)))
-            case .key(let key, let name): members.append(("key", .string(key))); module(name)
-            }
-            members.append(("changes", changes.json))
-            if restartDwell { members.append(("restartDwell", .bool(true))) }
-        case .inputs: op("inputs")
-        case .press(let input, let hold):
-            op("press"); members.append(("input", .string(input.rawValue)))
-            if let hold { members.append(("holdMs", .number(Double(hold)))) }
-        case .history(let query):
-            op("history")
-            if let since = query.since { members.append(("since", .number(since))) }
-            if let key = query.key { members.append(("key", .string(key))) }
-            if query.unseen { members.append(("unseen", .bool(true))) }
-            if let limit = query.limit { members.append(("limit", .number(Double(limit)))) }
-            if let before = query.before { members.append(("before", .number(Double(before)))) }
-        case .historyShow(let reference): op("history-show"); members.append(("entry", .string(reference.description)))
-        case .historyReplay(let reference): op("history-replay"); members.append(("entry", .string(reference.description)))
-        case .historyClear: op("history-clear")
-        }
+        let (name, fields) = operation.wire
+        members.append(("op", .string(name.rawValue)))
+        members += fields
         return JSONValue.object(members).serialized
     }
 }
@@ -441,8 +236,8 @@ public struct EventMessage: Sendable, Equatable {
     }
 
     public var id: NookActivityID
-    /// The event's wire name (``NookActivityEvent/Kind/name``).
-    public var event: String
+    /// The kind of event.
+    public var event: NookActivityEvent.Name
     /// `hidden`'s end reason or `rejected`'s reason.
     public var reason: String?
     /// For a rejection as `invalid`: the field at fault and what is wrong with it.
@@ -457,7 +252,7 @@ public struct EventMessage: Sendable, Equatable {
 
     public init(_ event: NookActivityEvent) {
         id = event.id
-        self.event = event.kind.name
+        self.event = event.kind.eventName
         switch event.kind {
         case .hidden(let reason): self.reason = reason.rawValue
         case .rejected(let reason):
@@ -474,14 +269,14 @@ public struct EventMessage: Sendable, Equatable {
     /// Nil until the activity's last event.
     public var ending: Ending? {
         switch event {
-        case "hidden": NookEndReason(rawValue: reason ?? "").map(Ending.hidden) ?? .rejected(reason ?? "unknown")
-        case "rejected": .rejected(reason ?? "unknown")
-        default: nil
+        case .hidden: NookEndReason(rawValue: reason ?? "").map(Ending.hidden) ?? .rejected(reason ?? "unknown")
+        case .rejected: .rejected(reason ?? "unknown")
+        case .enqueued, .animateIn, .presented, .animateOut, .requeued, .updated, .invoked: nil
         }
     }
 
     public var json: JSONValue {
-        var members: [(String, JSONValue)] = [("id", .string(id.description)), ("event", .string(event))]
+        var members: [(String, JSONValue)] = [("id", .string(id.description)), ("event", .string(event.rawValue))]
         if let reason { members.append(("reason", .string(reason))) }
         if let field { members.append(("field", .string(field))) }
         if let message { members.append(("message", .string(message))) }
@@ -495,7 +290,7 @@ public struct EventMessage: Sendable, Equatable {
     public init(json: JSONValue) throws(ProtocolError) {
         let reader = try FieldReader(json, path: "event")
         id = try reader.requiredID("id")
-        event = try reader.requiredString("event")
+        event = try reader.requiredOneOf("event", NookActivityEvent.Name.self)
         reason = try reader.string("reason")
         field = try reader.string("field")
         message = try reader.string("message")

@@ -174,6 +174,8 @@ public final class NookClient {
     /// Sends a request and decodes its answer as `Answer`; also returns the result as nookd
     /// sent it (for `--json`, which prints fields this client may not know).
     public func request<Answer: NookAnswer>(_ request: Request, as _: Answer.Type) throws(ClientError) -> (Answer, JSONValue) {
+        assert(ObjectIdentifier(request.operation.name.entry.answer) == ObjectIdentifier(Answer.self),
+               "\(request.operation.name.rawValue) is answered with \(request.operation.name.entry.answer), not \(Answer.self)")
         let result = try self.request(request)
         do {
             return (try Answer(json: result), result)

@@ -72,6 +72,20 @@ struct FieldReader {
         return text
     }
 
+    /// A string from a closed set (a `String`-backed enum): absent, or one of its cases.
+    func oneOf<Value: RawRepresentable & CaseIterable>(_ key: String, _: Value.Type) throws(ProtocolError) -> Value? where Value.RawValue == String {
+        guard let text = try string(key) else { return nil }
+        guard let value = Value(rawValue: text) else {
+            throw ProtocolError(.invalid, field: name(key), "must be one of \(Value.allCases.map(\.rawValue).joined(separator: ", ")); got '\(text)'")
+        }
+        return value
+    }
+
+    func requiredOneOf<Value: RawRepresentable & CaseIterable>(_ key: String, _ type: Value.Type) throws(ProtocolError) -> Value where Value.RawValue == String {
+        guard let value = try oneOf(key, type) else { throw ProtocolError(.missingField, field: name(key), "is required") }
+        return value
+    }
+
     func number(_ key: String) throws(ProtocolError) -> Double? {
         switch value(key) {
         case nil: return nil

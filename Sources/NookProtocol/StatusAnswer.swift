@@ -108,7 +108,7 @@ public struct StatusAnswer: NookAnswer {
         public var name: String
         public var current: NookActivity?
         /// The current activity's phase (`animateIn`, `presented`, …).
-        public var phase: String?
+        public var phase: NookPresentationPhase?
         public var pending: Int
         public var capacity: Int
         public var suspended: Bool
@@ -118,7 +118,7 @@ public struct StatusAnswer: NookAnswer {
         /// The blocker holding the queue (Q14).
         public var blockedBy: NookActivity?
 
-        public init(name: String, current: NookActivity? = nil, phase: String? = nil, pending: Int, capacity: Int,
+        public init(name: String, current: NookActivity? = nil, phase: NookPresentationPhase? = nil, pending: Int, capacity: Int,
                     suspended: Bool, displayAvailable: Bool, parked: String? = nil, blockedBy: NookActivity? = nil) {
             (self.name, self.current, self.phase, self.pending, self.capacity) = (name, current, phase, pending, capacity)
             (self.suspended, self.displayAvailable, self.parked, self.blockedBy) = (suspended, displayAvailable, parked, blockedBy)
@@ -187,7 +187,7 @@ public struct StatusAnswer: NookAnswer {
                 .object([
                     ("name", .string(module.name)),
                     ("current", module.current.map(ActivityPayload.encode) ?? .null),
-                    ("phase", module.phase.map(JSONValue.string) ?? .null),
+                    ("phase", module.phase.map { .string($0.rawValue) } ?? .null),
                     ("pending", .number(Double(module.pending))),
                     ("capacity", .number(Double(module.capacity))),
                     ("suspended", .bool(module.suspended)),
@@ -240,7 +240,7 @@ public struct StatusAnswer: NookAnswer {
         modules = try reader.requiredObjects("modules").map { (module) throws(ProtocolError) in
             Module(name: try module.requiredString("name"),
                    current: try module.value("current").map { (value) throws(ProtocolError) in try ActivityPayload.decode(value, path: module.name("current")) },
-                   phase: try module.string("phase"), pending: try module.requiredCount("pending"),
+                   phase: try module.oneOf("phase", NookPresentationPhase.self), pending: try module.requiredCount("pending"),
                    capacity: try module.requiredCount("capacity"), suspended: try module.requiredBool("suspended"),
                    displayAvailable: try module.requiredBool("displayAvailable"), parked: try module.string("parked"),
                    blockedBy: try module.value("blockedBy").map { (value) throws(ProtocolError) in try ActivityPayload.decode(value, path: module.name("blockedBy")) })

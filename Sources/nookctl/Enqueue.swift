@@ -8,7 +8,7 @@ import NookProtocol
 /// `nookctl enqueue`: ArgumentParser's definition of the command (help, completion, errors).
 /// Well-formed command lines usually never reach it: see ``EnqueueCommandLine``.
 struct Enqueue: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "enqueue", abstract: "Show an activity; prints its id.")
+    static let configuration = CommandConfiguration.operation(Enqueue.self, abstract: "Show an activity; prints its id.")
     @OptionGroup var connection: Connection
     @Option(help: "The card's title (required).") var title: String
     @Option(help: "Secondary text.") var subtitle: String?
@@ -121,7 +121,7 @@ struct EnqueueOptions: Equatable {
                           event.id == accepted.id else { continue }
                     if self.json { print(json.serialized) }
                     guard let ending = event.ending else { continue }
-                    if !self.json { print("\(event.event) (\(event.reason ?? "?"))") }
+                    if !self.json { print("\(event.event.rawValue) (\(event.reason ?? "?"))") }
                     Glibc.exit(Self.exitCode(ending))
                 }
             } catch {

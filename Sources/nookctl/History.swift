@@ -15,12 +15,12 @@ struct History: ParsableCommand {
             [history] max_entries and max_age. 'nookctl history --unseen' answers "what did I miss": \
             the ones that never reached the glass.
             """,
-        subcommands: [HistoryList.self, HistoryShow.self, HistoryReplay.self, HistoryClear.self],
+        subcommands: OperationCommands.subcommands(under: ["history"]),
         defaultSubcommand: HistoryList.self)
 }
 
 struct HistoryList: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List history entries, oldest first (the default).")
+    static let configuration = CommandConfiguration.operation(HistoryList.self, abstract: "List history entries, oldest first (the default).")
     @OptionGroup var connection: Connection
     @Option(help: "Only entries that ended within this long: 90s, 45m, 2h, 7d.") var since: String?
     @Option(help: "Only entries with this coalescing key.") var key: String?
@@ -47,7 +47,7 @@ struct HistoryList: ParsableCommand {
 }
 
 struct HistoryShow: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one history entry whole.")
+    static let configuration = CommandConfiguration.operation(HistoryShow.self, abstract: "Show one history entry whole.")
     @OptionGroup var connection: Connection
     @Argument(help: "The entry's number (42 or #42), or an activity id (its latest entry).") var entry: String
     func validate() throws { try HistoryText.check(entry) }
@@ -57,7 +57,9 @@ struct HistoryShow: ParsableCommand {
 }
 
 struct HistoryReplay: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "replay", abstract: "Enqueue a history entry's activity again, as a new activity; prints its id.")
+    static let configuration = CommandConfiguration.operation(
+        HistoryReplay.self,
+        abstract: "Enqueue a history entry's activity again, as a new activity; prints its id.")
     @OptionGroup var connection: Connection
     @Argument(help: "The entry's number (42 or #42), or an activity id (its latest entry).") var entry: String
     func validate() throws { try HistoryText.check(entry) }
@@ -67,14 +69,14 @@ struct HistoryReplay: ParsableCommand {
 }
 
 struct HistoryClear: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "clear",
+    static let configuration = CommandConfiguration.operation(
+        HistoryClear.self,
         abstract: "Remove history entries: root and daemon.admin_group remove all; anyone else only the ones they sent.")
     @OptionGroup var connection: Connection
     func run() throws {
         connection.run(.historyClear, as: HistoryClearAnswer.self) { answer in
             let noun = answer.cleared == 1 ? "entry" : "entries"
-            return answer.scope == "all" ? "cleared \(answer.cleared) \(noun)"
+            return answer.scope == .all ? "cleared \(answer.cleared) \(noun)"
                 : "cleared \(answer.cleared) \(noun) you sent (only root and daemon.admin_group clear everyone's)"
         }
     }

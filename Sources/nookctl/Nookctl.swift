@@ -19,9 +19,7 @@ struct Nookctl: ParsableCommand {
             11 cancelled, 12 coalesced, 13 expired, 14 blocker timed out, 15 rejected, 16 connection lost.
             Shell completions: nookctl --generate-completion-script bash|zsh|fish.
             """,
-        subcommands: [Enqueue.self, Cancel.self, CancelAll.self, Dismiss.self, Suspend.self, Resume.self, Quiesce.self,
-                      Status.self, List.self, Watch.self, Snapshot.self, Home.self, Focus.self, Quiet.self, Update.self,
-                      Invoke.self, History.self])
+        subcommands: OperationCommands.subcommands() + OperationCommands.local)
 
     /// `nookctl enqueue` with a well-formed command line skips ArgumentParser (see
     /// ``EnqueueCommandLine``); everything else goes through it.
@@ -104,7 +102,7 @@ struct Endpoint {
 }
 
 struct Cancel: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "cancel", abstract: "Cancel an activity: pending ones are dropped, the one on screen ends early.")
+    static let configuration = CommandConfiguration.operation(Cancel.self, abstract: "Cancel an activity: pending ones are dropped, the one on screen ends early.")
     @OptionGroup var connection: Connection
     @Argument(help: "The activity's id.") var id: String
     func validate() throws { if NookActivityID(id) == nil { throw ValidationError("'\(id)' is not an activity id (a UUID)") } }
@@ -116,7 +114,7 @@ struct Cancel: ParsableCommand {
 }
 
 struct CancelAll: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "cancel-all", abstract: "Cancel every pending activity with a coalescing key.")
+    static let configuration = CommandConfiguration.operation(CancelAll.self, abstract: "Cancel every pending activity with a coalescing key.")
     @OptionGroup var connection: Connection
     @Argument(help: "The coalescing key.") var key: String
     @Option(help: "Only in this module.") var module: String?
@@ -124,7 +122,9 @@ struct CancelAll: ParsableCommand {
 }
 
 struct Dismiss: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "dismiss", abstract: "Dismiss the activity on screen (a blocker, usually), or the one with this id.")
+    static let configuration = CommandConfiguration.operation(
+        Dismiss.self,
+        abstract: "Dismiss the activity on screen (a blocker, usually), or the one with this id.")
     @OptionGroup var connection: Connection
     @Argument(help: "An activity id; without one, whatever is on screen.") var id: String?
     func validate() throws { if let id, NookActivityID(id) == nil { throw ValidationError("'\(id)' is not an activity id (a UUID)") } }
@@ -136,8 +136,8 @@ struct Dismiss: ParsableCommand {
 }
 
 struct Invoke: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "invoke",
+    static let configuration = CommandConfiguration.operation(
+        Invoke.self,
         abstract: "Invoke the default action of the card on the glass, as the open input does (a notification's 'default' action).")
     @OptionGroup var connection: Connection
     @Argument(help: "An activity id; without one, whatever is on the glass.") var id: String?
@@ -148,28 +148,30 @@ struct Invoke: ParsableCommand {
 }
 
 struct Suspend: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "suspend", abstract: "Stop new takeovers; the card on screen finishes. Everything queued is kept.")
+    static let configuration = CommandConfiguration.operation(Suspend.self, abstract: "Stop new takeovers; the card on screen finishes. Everything queued is kept.")
     @OptionGroup var connection: Connection
     @Option(help: "Only this module (default: all).") var module: String?
     func run() throws { connection.run(.suspend(module: module), as: ModulesAnswer.self) { _ in nil } }
 }
 
 struct Resume: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "resume", abstract: "Show activities again after suspend or quiesce.")
+    static let configuration = CommandConfiguration.operation(Resume.self, abstract: "Show activities again after suspend or quiesce.")
     @OptionGroup var connection: Connection
     @Option(help: "Only this module (default: all).") var module: String?
     func run() throws { connection.run(.resume(module: module), as: ModulesAnswer.self) { _ in nil } }
 }
 
 struct Quiesce: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "quiesce", abstract: "Stop at once: the card on screen goes back to the queue; returns when the glass is free.")
+    static let configuration = CommandConfiguration.operation(
+        Quiesce.self,
+        abstract: "Stop at once: the card on screen goes back to the queue; returns when the glass is free.")
     @OptionGroup var connection: Connection
     @Option(help: "Only this module (default: all).") var module: String?
     func run() throws { connection.run(.quiesce(module: module), as: ModulesAnswer.self) { _ in nil } }
 }
 
 struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show what is on the glass, what is waiting, and the inputs.")
+    static let configuration = CommandConfiguration.operation(Status.self, abstract: "Show what is on the glass, what is waiting, and the inputs.")
     @OptionGroup var connection: Connection
     func run() throws {
         connection.run(.status, as: StatusAnswer.self) { status in
@@ -211,7 +213,7 @@ struct Status: ParsableCommand {
             for module in status.modules {
                 var line = "module \(module.name): "
                 if let current = module.current {
-                    line += "showing \"\(current.title)\" (\(module.phase ?? "?"))"
+                    line += "showing \"\(current.title)\" (\(module.phase?.rawValue ?? "?"))"
                 } else {
                     line += "idle"
                 }
@@ -228,7 +230,7 @@ struct Status: ParsableCommand {
 }
 
 struct List: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the activity on screen and the pending ones, in the order they will show.")
+    static let configuration = CommandConfiguration.operation(List.self, abstract: "List the activity on screen and the pending ones, in the order they will show.")
     @OptionGroup var connection: Connection
     @Option(help: "Only this module.") var module: String?
     func run() throws {
@@ -249,7 +251,9 @@ struct List: ParsableCommand {
 }
 
 struct Watch: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "watch", abstract: "Print lifecycle events as they happen (enqueued, animateIn, presented, animateOut, hidden, rejected, requeued, updated, invoked), and status changes (engaged, suspended, home, foreground).")
+    static let configuration = CommandConfiguration.operation(
+        Watch.self,
+        abstract: "Print lifecycle events as they happen (enqueued, animateIn, presented, animateOut, hidden, rejected, requeued, updated, invoked), and status changes (engaged, suspended, home, foreground).")
     @OptionGroup var connection: Connection
     func run() throws {
         do {
@@ -267,7 +271,7 @@ struct Watch: ParsableCommand {
                     print("\(change.at.map { "\($0)s " } ?? "")status: \(change.change.rawValue) changed")
                 } else if let event = try? EventMessage(json: json) {
                     let reason = event.reason.map { " (\($0))" } ?? event.fields.map { " (\($0.joined(separator: ", ")))" } ?? ""
-                    print("\(event.at)s \(event.event)\(reason) \(event.id) \"\(event.title)\"")
+                    print("\(event.at)s \(event.event.rawValue)\(reason) \(event.id) \"\(event.title)\"")
                 }
                 fflush(nil)
             }
@@ -281,7 +285,7 @@ struct Watch: ParsableCommand {
 }
 
 struct Snapshot: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "snapshot", abstract: "Save the frame on the glass as a PNG.")
+    static let configuration = CommandConfiguration.operation(Snapshot.self, abstract: "Save the frame on the glass as a PNG.")
     @OptionGroup var connection: Connection
     @Option(name: .shortAndLong, help: "Where to write the PNG.") var output = "snapshot.png"
     func run() throws {
@@ -298,7 +302,7 @@ struct Snapshot: ParsableCommand {
 }
 
 struct Home: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "home", abstract: "Set what shows when no activity does: clock, blank, or --text.")
+    static let configuration = CommandConfiguration.operation(Home.self, abstract: "Set what shows when no activity does: clock, blank, or --text.")
     @OptionGroup var connection: Connection
     @Argument(help: "clock, blank or text.") var content: String
     @Option(help: "The status text, with 'text'.") var text: String?
@@ -313,15 +317,17 @@ struct Home: ParsableCommand {
 }
 
 struct Focus: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "focus", abstract: "Make a module the foreground one (its queue shows any priority; others only high).")
+    static let configuration = CommandConfiguration.operation(
+        Focus.self,
+        abstract: "Make a module the foreground one (its queue shows any priority; others only high).")
     @OptionGroup var connection: Connection
     @Argument(help: "The module's name.") var module: String
     func run() throws { connection.run(.focus(module: module), as: FocusAnswer.self) { "foreground: \($0.to)" } }
 }
 
 struct Quiet: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "quiet",
+    static let configuration = CommandConfiguration.operation(
+        Quiet.self,
         abstract: "Quiet hours: on, off, until HH:MM (or 45m, 2h), or status. While quiet only high-priority activities (by default) show.")
     @OptionGroup var connection: Connection
     @Argument(help: "on, off, until or status.") var action: String

@@ -4,8 +4,8 @@ import NookProtocol
 
 /// `nookctl update ID|--key KEY …` (U1): changes a pending or shown activity in place.
 struct Update: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "update",
+    static let configuration = CommandConfiguration.operation(
+        Update.self,
         abstract: "Change a pending or shown activity in place: the card on the glass is redrawn, not shown again.",
         discussion: """
             Name the activity by id, or every live one with a coalescing key (--key). Only the \

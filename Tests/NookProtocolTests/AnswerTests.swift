@@ -56,7 +56,7 @@ struct AnswerTests {
                 .init(name: "button", role: "open", location: "gpiochip0 line 3", active: nil, changes: 4, lastEdgeToWakeMs: 0.8, problem: "gone"),
                 .init(name: "lid", role: "hover", location: "gpiochip0 line 4", active: false, changes: 0),
             ]),
-            modules: [.init(name: "default", current: Self.card, phase: "presented", pending: 2, capacity: 256, suspended: true,
+            modules: [.init(name: "default", current: Self.card, phase: .presented, pending: 2, capacity: 256, suspended: true,
                             displayAvailable: false, parked: "engaged", blockedBy: Self.blocker)],
             connections: 3, presence: .init(state: "dimmed", unseen: 2, lastReturnMs: 12.5),
             brightness: .init(state: "idle", level: 51, maximum: 255, output: "/sys/class/backlight/panel/brightness", lux: 12.5))
@@ -138,7 +138,7 @@ struct AnswerTests {
         let invoked = EventMessage(NookActivityEvent(activity: card, kind: .invoked, at: at, module: "main"))
         let decoded = try EventMessage(json: try JSONValue.parse(Array(invoked.json.serialized.utf8)))
         #expect(decoded == invoked)
-        #expect(decoded.event == "invoked" && decoded.ending == nil && decoded.id == card.id)
+        #expect(decoded.event == .invoked && decoded.ending == nil && decoded.id == card.id)
     }
 }
 

@@ -35,7 +35,7 @@ struct HistoryProtocolTests {
         #expect(try throughTheWire(HistoryShowAnswer(entry: Self.unseen)) == HistoryShowAnswer(entry: Self.unseen))
         let id = NookActivityID()
         #expect(try throughTheWire(HistoryReplayAnswer(id: id, module: "door", replayed: 42)) == HistoryReplayAnswer(id: id, module: "door", replayed: 42))
-        #expect(try throughTheWire(HistoryClearAnswer(cleared: 3, scope: "own")) == HistoryClearAnswer(cleared: 3, scope: "own"))
+        #expect(try throughTheWire(HistoryClearAnswer(cleared: 3, scope: .own)) == HistoryClearAnswer(cleared: 3, scope: .own))
     }
 
     /// nookd answers `history` from each entry's JSON as it was written: the line

@@ -57,7 +57,7 @@ struct ProtocolTests {
         #expect(failure.error.field == "set")
         guard case .failure(let missing) = decode(#"{"op":"quiet","set":"until"}"#) else { Issue.record("accepted"); return }
         #expect(missing.error.field == "until")
-        let answer = QuietAnswer(quiet: true, source: "schedule", until: "tue 07:00", minimum: "high")
+        let answer = QuietAnswer(quiet: true, source: .schedule, until: "tue 07:00", minimum: .high)
         #expect(try QuietAnswer(json: answer.json) == answer)
         #expect(answer.summary == "quiet (schedule) until tue 07:00; while quiet, high and above show")
     }

@@ -64,7 +64,7 @@ struct UpdateProtocolTests {
         after.progress = 0.7
         after.title = "Almost"
         let event = EventMessage(NookActivityEvent(activity: after, kind: .updated(previous: before), at: .origin, module: "main"))
-        #expect(event.event == "updated" && event.fields == ["title", "progress"] && event.ending == nil)
+        #expect(event.event == .updated && event.fields == ["title", "progress"] && event.ending == nil)
         #expect(try EventMessage(json: event.json) == event)
         let answer = UpdateAnswer(updated: [.init(id: after.id, fields: ["title", "progress"], onScreen: true)])
         #expect(try UpdateAnswer(json: answer.json) == answer)

@@ -1,0 +1,306 @@
+import NookActivities
+
+extension NookOperation {
+    /// Every operation of the protocol, by its wire name (the request's `op`), in the order
+    /// nookd lists them. The one table of operations: ``entry`` says what each one's request
+    /// carries, how it is decoded, what it is answered with and where nookctl offers it;
+    /// ``wire`` gives a request's name and fields back. nookd's dispatch (a switch over
+    /// ``NookOperation``) and nookctl's subcommands (a switch over these names) are
+    /// exhaustive, so a new operation is a compile error until each has decided what to do
+    /// with it; the tests check that each agrees with the table.
+    public enum Name: String, CaseIterable, Hashable, Sendable {
+        case enqueue, cancel
+        case cancelAll = "cancel-all"
+        case dismiss, suspend, resume, quiesce, status, list, watch, snapshot, home, focus, glance, quiet, update, inputs, press, invoke, history
+        case historyShow = "history-show"
+        case historyReplay = "history-replay"
+        case historyClear = "history-clear"
+    }
+
+    /// The wire names, in the table's order (the `unknownOperation` error lists them).
+    public static let names = Name.allCases.map(\.rawValue)
+
+    /// Where nookctl offers an operation.
+    public enum Command: Hashable, Sendable {
+        /// `nookctl NAME`: a subcommand named as the operation.
+        case subcommand
+        /// `nookctl GROUP WORD` (`nookctl history show`): a subcommand of a group.
+        case grouped(String, String)
+        /// Not a subcommand: only bridges send it (subscriptions, a bridge's own home content,
+        /// the buttons simulated for tests).
+        case bridgesOnly
+    }
+
+    /// What one operation is, beside its handler in nookd.
+    public struct Entry {
+        /// The fields its request may carry besides `v`, `id`, `op` and `deadline`.
+        public let fields: [String]
+        /// What nookd answers it with when it succeeds (the first line, for a stream).
+        public let answer: any NookAnswer.Type
+        public let command: Command
+        /// Reads the request's fields; unknown fields were refused before.
+        let decode: (FieldReader) throws(ProtocolError) -> NookOperation
+    }
+
+    /// The request's wire name and its fields (after `op`), as ``Request/encoded()`` writes them.
+    public var wire: (name: Name, fields: [(String, JSONValue)]) {
+        func module(_ name: String?) -> [(String, JSONValue)] { name.map { [("module", .string($0))] } ?? [] }
+        func activity(_ id: NookActivityID?) -> [(String, JSONValue)] { id.map { [("activity", .string($0.description))] } ?? [] }
+        switch self {
+        case .enqueue(let activity, let name, let wait):
+            // Bridges encode thousands a second: appended, not joined from small arrays.
+            var fields: [(String, JSONValue)] = [("activity", ActivityPayload.encode(activity))]
+            if let name { fields.append(("module", .string(name))) }
+            if wait { fields.append(("wait", .bool(true))) }
+            return (.enqueue, fields)
+        case .cancel(let id): return (.cancel, activity(id))
+        case .cancelAll(let key, let name): return (.cancelAll, [("key", .string(key))] + module(name))
+        case .dismiss(let id): return (.dismiss, activity(id))
+        case .invoke(let id): return (.invoke, activity(id))
+        case .suspend(let name): return (.suspend, module(name))
+        case .resume(let name): return (.resume, module(name))
+        case .quiesce(let name): return (.quiesce, module(name))
+        case .status: return (.status, [])
+        case .list(let name, let offset): return (.list, module(name) + (offset > 0 ? [("offset", .number(Double(offset)))] : []))
+        case .watch: return (.watch, [])
+        case .snapshot: return (.snapshot, [])
+        case .home(let setting):
+            switch setting {
+            case .clock: return (.home, [("content", .string("clock"))])
+            case .blank: return (.home, [("content", .string("blank"))])
+            case .text(let text): return (.home, [("content", .string("text")), ("text", .string(text))])
+            }
+        case .focus(let name): return (.focus, module(name))
+        case .glance(let glance): return (.glance, glance.map { [("glance", GlancePayload.encode($0))] } ?? [])
+        case .quiet(let setting):
+            switch setting {
+            case .on: return (.quiet, [("set", .string("on"))])
+            case .off: return (.quiet, [("set", .string("off"))])
+            case .status: return (.quiet, [("set", .string("status"))])
+            case .until(let time): return (.quiet, [("set", .string("until")), ("until", .string(time))])
+            }
+        case .update(let target, let changes, let restartDwell):
+            var fields: [(String, JSONValue)]
+            switch target {
+            case .id(let id): fields = activity(id)
+            case .key(let key, let name): fields = [("key", .string(key))] + module(name)
+            }
+            fields.append(("changes", changes.json))
+            if restartDwell { fields.append(("restartDwell", .bool(true))) }
+            return (.update, fields)
+        case .inputs: return (.inputs, [])
+        case .press(let input, let hold):
+            return (.press, [("input", .string(input.rawValue))] + (hold.map { [("holdMs", .number(Double($0)))] } ?? []))
+        case .history(let query):
+            var fields: [(String, JSONValue)] = []
+            if let since = query.since { fields.append(("since", .number(since))) }
+            if let key = query.key { fields.append(("key", .string(key))) }
+            if query.unseen { fields.append(("unseen", .bool(true))) }
+            if let limit = query.limit { fields.append(("limit", .number(Double(limit)))) }
+            if let before = query.before { fields.append(("before", .number(Double(before)))) }
+            return (.history, fields)
+        case .historyShow(let reference): return (.historyShow, [("entry", .string(reference.description))])
+        case .historyReplay(let reference): return (.historyReplay, [("entry", .string(reference.description))])
+        case .historyClear: return (.historyClear, [])
+        }
+    }
+
+    /// The operation's wire name.
+    public var name: Name { wire.name }
+}
+
+extension NookOperation.Name {
+    /// The words that run it in nookctl (`["history", "show"]`), or nil if it is not a subcommand.
+    public var commandWords: [String]? {
+        switch entry.command {
+        case .subcommand: [rawValue]
+        case .grouped(let group, let word): [group, word]
+        case .bridgesOnly: nil
+        }
+    }
+}
+
+extension NookOperation.Name {
+    /// The table's row for this operation.
+    public var entry: NookOperation.Entry {
+        typealias Entry = NookOperation.Entry
+        switch self {
+        case .enqueue:
+            return Entry(fields: ["activity", "module", "wait"], answer: EnqueueAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+                guard let payload = reader.value("activity") else { throw ProtocolError(.missingField, field: "activity", "is required") }
+                return .enqueue(try ActivityPayload.decode(payload), module: try reader.module(), wait: try reader.bool("wait") ?? false)
+            }
+        case .cancel:
+            return Entry(fields: ["activity"], answer: CancelAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+                .cancel(try reader.requiredID("activity"))
+            }
+        case .cancelAll:
+            return Entry(fields: ["key", "module"], answer: CancelAllAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+                let key = try reader.requiredString("key")
+                guard !key.isEmpty else { throw ProtocolError(.invalid, field: "key", "must not be empty") }
+                return .cancelAll(key: key, module: try reader.module())
+            }
+        case .dismiss:
+            return Entry(fields: ["activity"], answer: DismissAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+                .dismiss(reader.value("activity") == nil ? nil : try reader.requiredID("activity"))
+            }
+        case .suspend:
+            return Entry(fields: ["module"], answer: ModulesAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+                .suspend(module: try reader.module())
+            }
+        case .resume:
+            return Entry(fields: ["module"], answer: ModulesAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+                .resume(module: try reader.module())
+            }
+        case .quiesce:
+            return Entry(fields: ["module"], answer: ModulesAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+                .quiesce(module: try reader.module())
+            }
+        case .status:
+            return Entry(fields: [], answer: StatusAnswer.self, command: .subcommand) { _ throws(ProtocolError) in .status }
+        case .list:
+            return Entry(fields: ["module", "offset"], answer: ListAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+                let offset = try reader.number("offset") ?? 0
+                guard offset >= 0, offset <= 1e9, offset == offset.rounded() else {
+                    throw ProtocolError(.invalid, field: "offset", "must be a whole number from 0, got \(offset)")
+                }
+                return .list(module: try reader.module(), offset: Int(offset))
+            }
+        case .watch:
+            return Entry(fields: [], answer: WatchAnswer.self, command: .subcommand) { _ throws(ProtocolError) in .watch }
+        case .snapshot:
+            return Entry(fields: [], answer: SnapshotAnswer.self, command: .subcommand) { _ throws(ProtocolError) in .snapshot }
+        case .home:
+            return Entry(fields: ["content", "text"], answer: HomeAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+                switch try reader.requiredString("content") {
+                case "clock": return .home(.clock)
+                case "blank": return .home(.blank)
+                case "text":
+                    let text = try reader.requiredString("text")
+                    guard !text.isEmpty else { throw ProtocolError(.invalid, field: "text", "must not be empty") }
+                    if let problem = HomeSetting.textLimit.problem(with: text) { throw ProtocolError(.invalid, field: "text", problem) }
+                    return .home(.text(text))
+                case let other: throw ProtocolError(.invalid, field: "content", "must be clock, blank or text; got '\(other)'")
+                }
+            }
+        case .focus:
+            return Entry(fields: ["module"], answer: FocusAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+                guard let name = try reader.module() else { throw ProtocolError(.missingField, field: "module", "is required") }
+                return .focus(module: name)
+            }
+        case .glance:
+            // nook-lcdproc's screens as the home content (E8).
+            return Entry(fields: ["glance"], answer: GlanceAnswer.self, command: .bridgesOnly) { reader throws(ProtocolError) in
+                .glance(try reader.value("glance").map { value throws(ProtocolError) in try GlancePayload.decode(value) })
+            }
+        case .quiet:
+            return Entry(fields: ["set", "until"], answer: QuietAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+                switch try reader.requiredString("set") {
+                case "on": return .quiet(.on)
+                case "off": return .quiet(.off)
+                case "status": return .quiet(.status)
+                case "until":
+                    let time = try reader.requiredString("until")
+                    guard !time.isEmpty, time.utf8.count <= 16 else { throw ProtocolError(.invalid, field: "until", "must be HH:MM or a duration such as 45m or 2h") }
+                    return .quiet(.until(time))
+                case let other: throw ProtocolError(.invalid, field: "set", "must be on, off, until or status; got '\(other)'")
+                }
+            }
+        case .update:
+            return Entry(fields: ["activity", "key", "module", "changes", "restartDwell"], answer: UpdateAnswer.self,
+                         command: .subcommand) { reader throws(ProtocolError) in
+                let target: UpdateTarget
+                switch (reader.value("activity"), try reader.string("key")) {
+                case (_?, nil):
+                    if reader.value("module") != nil { throw ProtocolError(.invalid, field: "module", "applies only to an update by key") }
+                    target = .id(try reader.requiredID("activity"))
+                case (nil, let key?):
+                    guard !key.isEmpty else { throw ProtocolError(.invalid, field: "key", "must not be empty") }
+                    target = .key(key, module: try reader.module())
+                case (_?, _?): throw ProtocolError(.invalid, field: "key", "give either activity (an id) or key, not both")
+                case (nil, nil): throw ProtocolError(.missingField, field: "activity", "is required (an id), or key")
+                }
+                guard let changes = reader.value("changes") else { throw ProtocolError(.missingField, field: "changes", "is required") }
+                let parsed = try ActivityChanges(json: changes)
+                let restartDwell = try reader.bool("restartDwell") ?? false
+                guard !parsed.members.isEmpty || restartDwell else {
+                    throw ProtocolError(.invalid, field: "changes", "names no field to change (and restartDwell is not set)")
+                }
+                return .update(target, changes: parsed, restartDwell: restartDwell)
+            }
+        case .inputs:
+            // A subscription for bridges that map the buttons onto their clients' keys (E8).
+            return Entry(fields: [], answer: InputsAnswer.self, command: .bridgesOnly) { _ throws(ProtocolError) in .inputs }
+        case .press:
+            // The buttons simulated, for tests and boards without buttons (debug.press_inputs).
+            return Entry(fields: ["input", "holdMs"], answer: PressAnswer.self, command: .bridgesOnly) { reader throws(ProtocolError) in
+                let name = try reader.requiredString("input")
+                guard let input = NookInputName(rawValue: name) else {
+                    throw ProtocolError(.invalid, field: "input", "must be one of \(NookInputName.allCases.map(\.rawValue).joined(separator: ", ")); got '\(name)'")
+                }
+                let hold = try reader.number("holdMs")
+                if let hold, !(hold >= 0 && hold <= 60_000 && hold == hold.rounded()) {
+                    throw ProtocolError(.invalid, field: "holdMs", "must be whole milliseconds from 0 to 60000, got \(hold)")
+                }
+                return .press(input, holdMs: hold.map { Int($0) })
+            }
+        case .invoke:
+            return Entry(fields: ["activity"], answer: InvokeAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+                .invoke(reader.value("activity") == nil ? nil : try reader.requiredID("activity"))
+            }
+        case .history:
+            return Entry(fields: ["since", "key", "unseen", "limit", "before"], answer: HistoryAnswer.self,
+                         command: .grouped("history", "list")) { reader throws(ProtocolError) in
+                var query = HistoryQuery(unseen: try reader.bool("unseen") ?? false)
+                if let since = try reader.number("since") {
+                    guard since.isFinite, since > 0 else { throw ProtocolError(.invalid, field: "since", "must be a number of seconds greater than zero, got \(since)") }
+                    query.since = since
+                }
+                if let key = try reader.string("key") {
+                    guard !key.isEmpty else { throw ProtocolError(.invalid, field: "key", "must not be empty") }
+                    query.key = key
+                }
+                if let limit = try reader.number("limit") {
+                    guard limit >= 1, limit <= 1e9, limit == limit.rounded() else {
+                        throw ProtocolError(.invalid, field: "limit", "must be a whole number from 1, got \(limit)")
+                    }
+                    query.limit = Int(limit)
+                }
+                if let before = try reader.number("before") {
+                    guard before >= 1, before < 1e15, before == before.rounded() else {
+                        throw ProtocolError(.invalid, field: "before", "must be a history entry's number (a whole number from 1), got \(before)")
+                    }
+                    query.before = UInt64(before)
+                }
+                return .history(query)
+            }
+        case .historyShow:
+            return Entry(fields: ["entry"], answer: HistoryShowAnswer.self, command: .grouped("history", "show")) { reader throws(ProtocolError) in
+                .historyShow(try reader.historyReference())
+            }
+        case .historyReplay:
+            return Entry(fields: ["entry"], answer: HistoryReplayAnswer.self, command: .grouped("history", "replay")) { reader throws(ProtocolError) in
+                .historyReplay(try reader.historyReference())
+            }
+        case .historyClear:
+            return Entry(fields: [], answer: HistoryClearAnswer.self, command: .grouped("history", "clear")) { _ throws(ProtocolError) in .historyClear }
+        }
+    }
+}
+
+extension FieldReader {
+    /// A request's optional `module`: absent, or a non-empty name.
+    fileprivate func module() throws(ProtocolError) -> String? {
+        guard let name = try string("module") else { return nil }
+        guard !name.isEmpty else { throw ProtocolError(.invalid, field: "module", "must not be empty") }
+        return name
+    }
+
+    fileprivate func historyReference() throws(ProtocolError) -> HistoryReference {
+        let text = try requiredString("entry")
+        guard let reference = HistoryReference(text) else {
+            throw ProtocolError(.invalid, field: "entry", "must be \(HistoryReference.expected), got '\(text)'")
+        }
+        return reference
+    }
+}

@@ -1,0 +1,74 @@
+import ArgumentParser
+import NookProtocol
+
+/// nookctl's subcommands come from the protocol's table of operations
+/// (``NookOperation/Name``): one per operation the table offers on the command line, named and
+/// grouped as the table says, in its order.
+extension NookOperation.Name {
+    /// The subcommand that sends this operation; nil for one the table keeps for bridges.
+    var command: ParsableCommand.Type? {
+        switch self {
+        case .enqueue: Enqueue.self
+        case .cancel: Cancel.self
+        case .cancelAll: CancelAll.self
+        case .dismiss: Dismiss.self
+        case .suspend: Suspend.self
+        case .resume: Resume.self
+        case .quiesce: Quiesce.self
+        case .status: Status.self
+        case .list: List.self
+        case .watch: Watch.self
+        case .snapshot: Snapshot.self
+        case .home: Home.self
+        case .focus: Focus.self
+        case .quiet: Quiet.self
+        case .update: Update.self
+        case .invoke: Invoke.self
+        case .history: HistoryList.self
+        case .historyShow: HistoryShow.self
+        case .historyReplay: HistoryReplay.self
+        case .historyClear: HistoryClear.self
+        case .glance, .inputs, .press: nil
+        }
+    }
+}
+
+enum OperationCommands {
+    /// A group of subcommands (`nookctl history …`): the command holding them, by its word.
+    static func group(_ word: String) -> ParsableCommand.Type? {
+        word == "history" ? History.self : nil
+    }
+
+    /// nookctl's subcommands that send no operation (they answer from nookctl itself).
+    static var local: [ParsableCommand.Type] { [] }
+
+    /// The subcommands directly under `words` (nookctl's own for none), in the table's order:
+    /// an operation's command, or a group's, where the first of its operations would be.
+    static func subcommands(under words: [String] = []) -> [ParsableCommand.Type] {
+        var commands: [ParsableCommand.Type] = []
+        var groups: [String] = []
+        for name in NookOperation.Name.allCases {
+            guard let path = name.commandWords, path.count > words.count, Array(path.prefix(words.count)) == words else { continue }
+            if path.count == words.count + 1 {
+                if let command = name.command { commands.append(command) }
+            } else if !groups.contains(path[words.count]), let group = group(path[words.count]) {
+                groups.append(path[words.count])
+                commands.append(group)
+            }
+        }
+        return commands
+    }
+
+    /// The operation a subcommand sends, if it sends one.
+    static func operation(of command: ParsableCommand.Type) -> NookOperation.Name? {
+        NookOperation.Name.allCases.first { $0.command.map(ObjectIdentifier.init) == ObjectIdentifier(command) }
+    }
+}
+
+extension CommandConfiguration {
+    /// The configuration of an operation's subcommand (``NookOperation/Name/command``): named
+    /// as the table says.
+    static func operation(_ command: ParsableCommand.Type, abstract: String, discussion: String = "") -> CommandConfiguration {
+        CommandConfiguration(commandName: OperationCommands.operation(of: command)?.commandWords?.last, abstract: abstract, discussion: discussion)
+    }
+}
