@@ -258,7 +258,7 @@ public struct QuietAnswer: NookAnswer {
         let reader = try FieldReader(json, path: "result")
         guard let quiet = try reader.bool("quiet") else { throw ProtocolError(.missingField, field: reader.name("quiet"), "is required") }
         self.quiet = quiet
-        source = try reader.oneOf("source", NookQuietHours.Source.self)
+        source = try reader.oneOfIfKnown("source", NookQuietHours.Source.self)
         until = try reader.string("until")
         let lowest = try reader.requiredString("minimum")
         guard let minimum = NookActivityPriority(name: lowest) else {

@@ -81,6 +81,12 @@ struct FieldReader {
         return value
     }
 
+    /// The same for a value a client only shows: a word a newer nookd added reads as absent, so an
+    /// older client still reads the rest of the answer.
+    func oneOfIfKnown<Value: RawRepresentable & CaseIterable>(_ key: String, _: Value.Type) throws(ProtocolError) -> Value? where Value.RawValue == String {
+        try string(key).flatMap { Value(rawValue: $0) }
+    }
+
     func requiredOneOf<Value: RawRepresentable & CaseIterable>(_ key: String, _ type: Value.Type) throws(ProtocolError) -> Value where Value.RawValue == String {
         guard let value = try oneOf(key, type) else { throw ProtocolError(.missingField, field: name(key), "is required") }
         return value

@@ -240,7 +240,7 @@ public struct StatusAnswer: NookAnswer {
         modules = try reader.requiredObjects("modules").map { (module) throws(ProtocolError) in
             Module(name: try module.requiredString("name"),
                    current: try module.value("current").map { (value) throws(ProtocolError) in try ActivityPayload.decode(value, path: module.name("current")) },
-                   phase: try module.oneOf("phase", NookPresentationPhase.self), pending: try module.requiredCount("pending"),
+                   phase: try module.oneOfIfKnown("phase", NookPresentationPhase.self), pending: try module.requiredCount("pending"),
                    capacity: try module.requiredCount("capacity"), suspended: try module.requiredBool("suspended"),
                    displayAvailable: try module.requiredBool("displayAvailable"), parked: try module.string("parked"),
                    blockedBy: try module.value("blockedBy").map { (value) throws(ProtocolError) in try ActivityPayload.decode(value, path: module.name("blockedBy")) })
