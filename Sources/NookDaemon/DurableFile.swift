@@ -6,10 +6,13 @@ import NookSystem
 /// Replacing a file so that a crash or a power cut at any instant leaves either the old file
 /// or the new one whole: the journal's and the history's rewrites.
 enum DurableFile {
+    /// How long a log that could not be written stays in memory before a rewrite is tried.
+    static let retryAfterSeconds = 10.0
+
     /// Writes `bytes` to `PATH.new`, syncs it, renames it over `path` and syncs the directory;
     /// returns the new file, positioned at its end. `label` starts the warning about a
     /// directory that could not be synced (the new file is in place for this run regardless).
-    static func replace(_ path: String, with bytes: [UInt8], syncer: ActivityJournal.Syncer, label: String,
+    static func replace(_ path: String, with bytes: [UInt8], syncer: Syncer, label: String,
                         warn: (String) -> Void) -> Result<FileDescriptor, JournalDamage> {
         let temporary = path + ".new"
         let file: FileDescriptor
@@ -35,7 +38,7 @@ enum DurableFile {
             unlink(temporary)
             return .failure(JournalDamage(problem))
         }
-        if let problem = ActivityJournal.writeAll(file, bytes, path: temporary) { return fail(problem) }
+        if let problem = writeAll(file, bytes, path: temporary) { return fail(problem) }
         let synced = syncer(file.rawValue, true)
         guard synced == 0 else { return fail(SystemCallError("fsync", errno: synced, subject: temporary).description) }
         guard rename(temporary, path) == 0 else { return fail(SystemCallError("rename", subject: "\(temporary) to \(path)").description) }
@@ -142,7 +145,7 @@ enum DurableFile {
     static func append(_ file: FileDescriptor, _ bytes: [UInt8], path: String) -> String? {
         var before = stat()
         let sized = fstat(file.rawValue, &before) == 0
-        guard let problem = ActivityJournal.writeAll(file, bytes, path: path) else { return nil }
+        guard let problem = writeAll(file, bytes, path: path) else { return nil }
         guard sized else { return problem }
         if ftruncate(file.rawValue, before.st_size) != 0 {
             return problem + "; \(SystemCallError("ftruncate", subject: path)): the file ends in a torn record"
@@ -166,5 +169,27 @@ enum DurableFile {
             case .tooLarge: return .failed("larger than \(limit / 1024 / 1024) MiB")
             }
         }
+    }
+
+    /// What the writer thread does with a file descriptor to put it on stable storage:
+    /// `fdatasync` (`full` false: the log) or `fsync` (`full` true: a new file, a directory).
+    /// Returns 0 or the errno. Injected by tests to count and hold syncs.
+    typealias Syncer = @Sendable (_ fd: Int32, _ full: Bool) -> Int32
+
+    @Sendable static func systemSync(_ fd: Int32, _ full: Bool) -> Int32 {
+        while (full ? fsync(fd) : fdatasync(fd)) != 0 {
+            if errno != EINTR { return errno }
+        }
+        return 0
+    }
+
+    /// nil, or why not every byte was written, naming `path` (the log keeps the descriptor of
+    /// the file it was renamed from).
+    static func writeAll(_ file: FileDescriptor, _ bytes: [UInt8], path: String) -> String? {
+        var failure: SystemCallError?
+        bytes.withUnsafeBytes { buffer in
+            do throws(SystemCallError) { try file.writeAll(buffer) } catch { failure = error }
+        }
+        return failure.map { SystemCallError($0.call, errno: $0.errno, subject: path).description }
     }
 }
