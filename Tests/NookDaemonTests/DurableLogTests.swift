@@ -274,8 +274,8 @@ struct DurableLogTests {
         #expect(await log.settle() == nil)
         disk.fill()
         var saved = ["first"]
-        for number in 1...8 where !log.log.degraded {
-            let title = "card \(number) " + String(repeating: "c", count: 1500)
+        for number in 1...12 where !log.log.degraded {
+            let title = "card \(number) " + String(repeating: "c", count: 500)
             log.keep(title)
             if await log.settle() == nil { saved.append(title) }
         }
