@@ -12,14 +12,12 @@ import Synchronization
 ///
 /// The queues report each end synchronously (``follow(_:module:)``); recording one is a lock,
 /// a dictionary look-up and an append in memory, so neither the display loop nor an enqueue's
-/// answer waits for the disk. One writer thread alone touches the file, as the journal's does:
-/// an append log of `CRC32 JSON\n` lines (one ``HistoryEntry`` each), written as entries come
-/// and synced within a second (a crash of nookd loses nothing written; a power cut the last
-/// second at most). When the log holds more than twice the entries kept (the bounds drop old
-/// ones) or after a `clear`, the writer rewrites it: `PATH.new`, synced, renamed over the log,
-/// the directory synced. A write that fails degrades to memory with a warning and a rewrite is
-/// tried ten seconds later. Start-up drops a torn or zero-filled tail, and any damaged line,
-/// with a warning; the entries are independent, so the rest is kept.
+/// answer waits for the disk. A use of the ``DurableLog``, as the journal is: one line per
+/// ``HistoryEntry``, written as entries come and synced within a second (a crash of nookd loses
+/// nothing written; a power cut the last second at most). When the log holds more than twice
+/// the entries kept (the bounds drop old ones) or after a `clear`, it is rewritten. Start-up
+/// drops a torn or zero-filled tail, and any damaged line, with a warning; the entries are
+/// independent, so the rest is kept.
 final class ActivityHistory: Sendable {
     /// How much is kept (`[history]`): at most `maxEntries` taking at most `maxBytes` (as the
     /// file's lines measure them), none older than `maxAge` seconds.
@@ -43,81 +41,13 @@ final class ActivityHistory: Sendable {
         var onGlass: Bool
     }
 
-    struct Waiter {
-        var mark: UInt64
-        var durable: Bool
-        var continuation: CheckedContinuation<Void, Never>
-    }
-
-    struct State {
-        var bounds: Bounds
-        /// Entries oldest first; the first `head` of them are dropped already (removed in bulk,
-        /// so dropping one per end costs no shifting of the rest).
-        var entries: [HistoryEntry] = []
-        var head = 0
-        /// ``ActivityHistory/size(of:)`` of the kept entries together.
-        var keptBytes = 0
-        /// The JSON of kept entries by number, as the writer thread encoded them for the file (or
-        /// as a query first needed them): `history` answers are these bytes joined, not a tree
-        /// built and serialized again per query (issue 17). Dropped with their entries.
-        var encoded: [UInt64: [UInt8]] = [:]
-        /// Numbers that more than one entry of a (hand-merged) file carries: never cached by
-        /// number, or one entry's JSON would answer for the other.
-        var sharedNumbers: Set<UInt64> = []
-        var live: [NookActivityID: Live] = [:]
-        /// Activities the journal restores: when they were first enqueued and whether they had
-        /// been on the glass, before the restart.
-        var seeds: [NookActivityID: (enqueuedAt: Double, onGlass: Bool)] = [:]
-        var nextNumber: UInt64 = 1
-        var file: FileDescriptor?
-        /// Lines in the file, dropped entries included: what a rewrite would shed.
-        var fileRecords = 0
-        var unwritten: [HistoryEntry] = []
-        /// Marks: changes appended so far, and those in the file and on stable storage.
-        var appended: UInt64 = 0
-        var written: UInt64 = 0
-        var durable: UInt64 = 0
-        var waiters: [Waiter] = []
-        var unsyncedSince: Double?
-        var compactionWanted = false
-        var degradedSince: Double?
-        var problem: String?
-        var started = false
-        var stopping = false
-        var stopped = false
-        /// A memory-only history is rewritten once more when nookd stops.
-        var finalRewriteTried = false
-
-        var kept: ArraySlice<HistoryEntry> { entries[head...] }
-
-        /// Whether the entry with this number is kept (entries are in number order).
-        func keeps(_ number: UInt64) -> Bool {
-            var low = head, high = entries.count
-            while low < high {
-                let middle = (low + high) / 2
-                if entries[middle].number < number { low = middle + 1 } else { high = middle }
-            }
-            return low < entries.count && entries[low].number == number
-        }
-
-        /// Keeps an entry's JSON for `history` answers, unless the entry was dropped or cleared
-        /// meanwhile or its number is one that several entries carry.
-        mutating func keepJSON(_ body: [UInt8], of number: UInt64) {
-            guard keeps(number), !sharedNumbers.contains(number) else { return }
-            encoded[number] = body
-        }
-    }
+    typealias State = DurableLog<HistoryContent>.State
 
     /// Nil keeps the history in memory only (`history.path = "none"`, or no state directory).
-    let path: String?
-    let state: Locked<State>
-    let warn: @Sendable (String) -> Void
+    var path: String? { log.path }
+    let log: DurableLog<HistoryContent>
+    var state: Locked<State> { log.state }
     let wallClock: @Sendable () -> Double
-    let monotonic: @Sendable () -> Double
-    let syncer: ActivityJournal.Syncer
-    let work = DispatchSemaphore(value: 0)
-    let kicked = Atomic<Bool>(false)
-    let writerDone = DispatchSemaphore(value: 0)
 
     /// A history file larger than this is set aside, not read (20,000 entries of a few KiB).
     static let maximumBytes = 256 * 1024 * 1024
@@ -127,29 +57,25 @@ final class ActivityHistory: Sendable {
     init(path: String?, bounds: Bounds = Bounds(), warn: @escaping @Sendable (String) -> Void,
          wallClock: @escaping @Sendable () -> Double = ActivityJournal.realtime,
          monotonic: @escaping @Sendable () -> Double = { MonotonicClock.seconds },
-         syncer: @escaping ActivityJournal.Syncer = ActivityJournal.systemSync) {
-        self.path = path
-        state = Locked(State(bounds: bounds))
-        self.warn = warn
+         syncer: @escaping DurableFile.Syncer = DurableFile.systemSync) {
         self.wallClock = wallClock
-        self.monotonic = monotonic
-        self.syncer = syncer
+        // Entries nobody waits for are written as they come: the history has no write delay.
+        log = DurableLog(path: path, content: HistoryContent(bounds: bounds),
+                         settings: .init(label: "history", keeping: "the history", maximumBytes: Self.maximumBytes, writeDelay: 0),
+                         warn: warn, monotonic: monotonic, syncer: syncer)
     }
 
     // MARK: Start-up
 
     /// Reads what the last runs kept and starts the writer thread; returns warnings about what
-    /// could not be read. Without a path, only marks the history started.
+    /// could not be read. Without a path there is nothing to read or write.
     func start() -> [String] {
         var warnings: [String] = []
-        guard let path else {
-            state.withLock { $0.started = true }
-            return warnings
-        }
+        guard let path else { return warnings }
         if let refusal = refusal() {
             // Checked at start; a path swapped since is left alone: memory only.
             warnings.append("\(refusal); keeping the history in memory only")
-            state.withLock { state in (state.started, state.stopping, state.stopped) = (true, true, true) }
+            log.startStopped()
             return warnings
         }
         var loaded: [HistoryEntry] = []
@@ -157,7 +83,7 @@ final class ActivityHistory: Sendable {
         var wantsRewrite = false
         // A file larger than the bound needs is read from its end: its newest entries are kept.
         let readLimit = min(Self.maximumBytes, 2 * bounds.maxBytes + (1 << 20))
-        var contents = DurableFile.contents(of: path, limit: readLimit)
+        var contents = log.contents(limit: readLimit)
         if case .failed = contents, let (tail, size) = Self.tail(of: path, bytes: readLimit) {
             warnings.append("history \(path): \(size) bytes, more than history.max_bytes (\(bounds.maxBytes)) keeps; read its last \(readLimit) bytes and kept the newest entries that fit")
             contents = .contents(tail)
@@ -169,11 +95,7 @@ final class ActivityHistory: Sendable {
             wantsRewrite = true
         case .failed(let problem):
             warnings.append("history \(path): \(problem); starting an empty history")
-            // Only a regular file is nookd's to move.
-            let aside = path + ".corrupt-\(Int(wallClock()))"
-            if let info = try? fileStatus(path, followingLinks: false), info.st_mode & S_IFMT == S_IFREG, (try? renameFile(path, to: aside)) != nil {
-                warnings.append("history \(path): set aside as \(aside)")
-            }
+            warnings += log.setAside(now: wallClock())
             wantsRewrite = true
         case .contents(let bytes):
             let scan = HistoryScan(bytes)
@@ -185,34 +107,31 @@ final class ActivityHistory: Sendable {
         }
         let now = wallClock()
         state.withLock { state in
-            state.entries = loaded.sorted { $0.number < $1.number }
+            var content = HistoryContent(bounds: state.content.bounds)
+            content.entries = loaded.sorted { $0.number < $1.number }
             // Not the file's own bytes: a line that decodes need not be in the encoder's exact
             // form (another nookd's, or edited), and an answer must say what the entry is.
-            state.sharedNumbers = Set(zip(state.entries, state.entries.dropFirst()).filter { $0.number == $1.number }.map(\.0.number))
-            state.nextNumber = (state.entries.last?.number ?? 0) + 1
-            state.keptBytes = state.entries.reduce(0) { $0 + Self.size(of: $1) }
-            state.fileRecords = lines
+            content.sharedNumbers = Set(zip(content.entries, content.entries.dropFirst()).filter { $0.number == $1.number }.map(\.0.number))
+            content.nextNumber = (content.entries.last?.number ?? 0) + 1
+            content.keptBytes = content.entries.reduce(0) { $0 + Self.size(of: $1) }
+            content.fileRecords = lines
+            state.content = content
             prune(&state, now: now)
-            if !wantsRewrite {
-                do throws(SystemCallError) {
-                    state.file = try FileDescriptor.open(path, O_WRONLY | O_APPEND | O_NOFOLLOW)
-                } catch {
-                    warnings.append("history \(path): \(error); rewriting it")
-                    wantsRewrite = true
-                }
-            }
-            if wantsRewrite { state.compactionWanted = true }
-            state.started = true
         }
-        startThread(named: "nookd.history") { self.writerLoop() }
-        kick()
+        var file: FileDescriptor?
+        if !wantsRewrite {
+            do throws(SystemCallError) {
+                file = try FileDescriptor.open(path, O_WRONLY | O_APPEND | O_NOFOLLOW)
+            } catch {
+                warnings.append("history \(path): \(error); rewriting it")
+            }
+        }
+        log.start(appendingTo: file)
         return warnings
     }
 
     /// Why nookd must not start with this history path, or nil (see ``DurableFile``).
-    func refusal() -> String? {
-        path.flatMap { DurableFile.refusal(of: $0, label: "history", limit: Self.maximumBytes) }
-    }
+    func refusal() -> String? { log.refusal() }
 
     // MARK: Recording
 
@@ -227,17 +146,17 @@ final class ActivityHistory: Sendable {
     func record(_ events: [NookActivityEvent], module: NookModuleID) {
         guard events.contains(where: Self.matters) else { return }
         let now = wallClock()
-        let wake = state.withLock { state -> Bool in
+        log.appending { state in
             var ended = false
             for event in events {
                 switch event.kind {
                 case .enqueued:
-                    let seed = state.seeds.removeValue(forKey: event.id)
-                    state.live[event.id] = Live(module: module, enqueuedAt: seed?.enqueuedAt ?? now, shownAt: nil, onGlass: seed?.onGlass ?? false)
+                    let seed = state.content.seeds.removeValue(forKey: event.id)
+                    state.content.live[event.id] = Live(module: module, enqueuedAt: seed?.enqueuedAt ?? now, shownAt: nil, onGlass: seed?.onGlass ?? false)
                 case .animateIn:
-                    guard state.live[event.id] != nil else { continue }
-                    if state.live[event.id]?.shownAt == nil { state.live[event.id]?.shownAt = now }
-                    state.live[event.id]?.onGlass = true
+                    guard state.content.live[event.id] != nil else { continue }
+                    if state.content.live[event.id]?.shownAt == nil { state.content.live[event.id]?.shownAt = now }
+                    state.content.live[event.id]?.onGlass = true
                 // Refused as invalid: never accepted (a duplicate id names a live activity).
                 case .rejected(.invalid): break
                 case .hidden(let reason): ended = end(event, how: reason.rawValue, now: now, in: &state) || ended
@@ -246,9 +165,7 @@ final class ActivityHistory: Sendable {
                 }
             }
             if ended { prune(&state, now: now) }
-            return ended && path != nil
         }
-        if wake { kick() }
     }
 
     static func matters(_ event: NookActivityEvent) -> Bool {
@@ -261,75 +178,68 @@ final class ActivityHistory: Sendable {
     /// An activity that is about to be restored from the journal keeps its first enqueue time
     /// and whether it had been on the glass before the restart.
     func restoring(_ id: NookActivityID, enqueuedAt: Double, wasShown: Bool) {
-        state.withLock { $0.seeds[id] = (enqueuedAt, wasShown) }
+        state.withLock { $0.content.seeds[id] = (enqueuedAt, wasShown) }
     }
 
     /// The restore is over: seeds of activities that did not come back are forgotten.
     func restored() {
-        state.withLock { $0.seeds = [:] }
+        state.withLock { $0.content.seeds = [:] }
     }
 
     /// An activity the journal held that expired while nookd was down.
     func expiredWhileDown(_ activity: NookActivity, module: NookModuleID, enqueuedAt: Double) {
         guard !activity.isTransient else { return }
         let now = wallClock()
-        let wake = state.withLock { state -> Bool in
-            state.live[activity.id] = Live(module: module, enqueuedAt: enqueuedAt, shownAt: nil, onGlass: false)
+        log.appending { state in
+            state.content.live[activity.id] = Live(module: module, enqueuedAt: enqueuedAt, shownAt: nil, onGlass: false)
             let event = NookActivityEvent(activity: activity, kind: .rejected(.expired), at: .origin, module: module)
-            guard end(event, how: "expired", now: now, in: &state) else { return false }
+            guard end(event, how: "expired", now: now, in: &state) else { return }
             prune(&state, now: now)
-            return path != nil
         }
-        if wake { kick() }
     }
 
     private func end(_ event: NookActivityEvent, how: String, now: Double, in state: inout State) -> Bool {
         // Not accepted (refused at enqueue as queueFull), or already ended.
-        guard let live = state.live.removeValue(forKey: event.id) else { return false }
+        guard let live = state.content.live.removeValue(forKey: event.id) else { return false }
         // The activity as it last was: an update may have made it transient, or not.
         guard !event.activity.isTransient else { return false }
-        let entry = HistoryEntry(number: state.nextNumber, activity: event.activity, module: live.module.rawValue,
+        let entry = HistoryEntry(number: state.content.nextNumber, activity: event.activity, module: live.module.rawValue,
                                  enqueuedAt: live.enqueuedAt, shownAt: live.shownAt, endedAt: now, ending: how, onGlass: live.onGlass)
-        state.nextNumber += 1
-        state.entries.append(entry)
-        state.keptBytes += Self.size(of: entry)
+        state.content.nextNumber += 1
+        state.content.entries.append(entry)
+        state.content.keptBytes += Self.size(of: entry)
         // Memory-only while the file cannot be written: the rewrite that ends it takes every entry.
-        if path != nil, !state.stopped, state.degradedSince == nil {
-            state.unwritten.append(entry)
-            state.appended += 1
-        }
+        state.append(entry)
         return true
     }
 
     /// Drops what is beyond the bounds, oldest first; asks for a rewrite once the file holds
     /// more than twice what is kept.
     private func prune(_ state: inout State, now: Double) {
-        let oldest = now - state.bounds.maxAge
-        while state.head < state.entries.count,
-              state.entries.count - state.head > state.bounds.maxEntries || state.keptBytes > state.bounds.maxBytes
-                || state.entries[state.head].endedAt < oldest {
-            state.encoded[state.entries[state.head].number] = nil
-            state.keptBytes -= Self.size(of: state.entries[state.head])
-            state.head += 1
+        let oldest = now - state.content.bounds.maxAge
+        while state.content.head < state.content.entries.count,
+              state.content.entries.count - state.content.head > state.content.bounds.maxEntries || state.content.keptBytes > state.content.bounds.maxBytes
+                || state.content.entries[state.content.head].endedAt < oldest {
+            state.content.encoded[state.content.entries[state.content.head].number] = nil
+            state.content.keptBytes -= Self.size(of: state.content.entries[state.content.head])
+            state.content.head += 1
         }
-        if state.head > 0, state.head * 2 >= state.entries.count {
-            state.entries.removeFirst(state.head)
-            state.head = 0
+        if state.content.head > 0, state.content.head * 2 >= state.content.entries.count {
+            state.content.entries.removeFirst(state.content.head)
+            state.content.head = 0
         }
-        if path != nil, state.fileRecords > 2 * state.kept.count + Self.compactionSlack { state.compactionWanted = true }
+        if path != nil, state.content.outgrown { state.rewriteWanted = true }
     }
 
     /// New bounds (SIGHUP); what is beyond them is dropped now.
     func setBounds(_ bounds: Bounds) {
-        let wake = state.withLock { state -> Bool in
-            state.bounds = bounds
+        log.appending { state in
+            state.content.bounds = bounds
             prune(&state, now: wallClock())
-            return state.compactionWanted
         }
-        if wake { kick() }
     }
 
-    var bounds: Bounds { state.withLock { $0.bounds } }
+    var bounds: Bounds { state.withLock { $0.content.bounds } }
 
     // MARK: Reading
 
@@ -339,7 +249,7 @@ final class ActivityHistory: Sendable {
         let now = wallClock()
         let (kept, maxAge) = state.withLock { state in
             prune(&state, now: now)
-            return (state.kept, state.bounds.maxAge)
+            return (state.content.kept, state.content.bounds.maxAge)
         }
         // In place: `filter` hands its closure a copy of each entry, and copying ten thousand
         // entries (a retain per string) was a quarter of a query's time; only matches are copied.
@@ -357,7 +267,7 @@ final class ActivityHistory: Sendable {
     /// where it has made one, made here (and kept) for entries not written yet or for a
     /// history kept in memory only.
     func encodedJSON(of entries: [HistoryEntry]) -> [[UInt8]] {
-        let cached = state.withLock { state in entries.map { state.encoded[$0.number] } }
+        let cached = state.withLock { state in entries.map { state.content.encoded[$0.number] } }
         var made: [(UInt64, [UInt8])] = []
         let bodies = zip(entries, cached).map { entry, bytes in
             if let bytes { return bytes }
@@ -367,7 +277,7 @@ final class ActivityHistory: Sendable {
         }
         if !made.isEmpty {
             state.withLock { state in
-                for (number, body) in made { state.keepJSON(body, of: number) }
+                for (number, body) in made { state.content.keepJSON(body, of: number) }
             }
         }
         return bodies
@@ -377,7 +287,7 @@ final class ActivityHistory: Sendable {
     func entry(_ reference: HistoryReference) -> HistoryEntry? {
         let kept = state.withLock { state in
             prune(&state, now: wallClock())
-            return state.kept
+            return state.content.kept
         }
         switch reference {
         case .number(let number): return kept.first { $0.number == number }
@@ -390,85 +300,34 @@ final class ActivityHistory: Sendable {
     /// why the file still holds them (it could not be rewritten: a full disk), if it does.
     func clear(sentBy uid: UInt32?) async -> (removed: Int, unsaved: String?) {
         let (removed, mark) = state.withLock { state -> (Int, UInt64) in
-            let before = state.kept.count
-            state.entries = uid.map { uid in state.kept.filter { $0.activity.sender?.uid != uid } } ?? []
-            state.head = 0
-            state.keptBytes = state.entries.reduce(0) { $0 + Self.size(of: $1) }
-            let remaining = Set(state.entries.map(\.number))
-            state.encoded = state.encoded.filter { remaining.contains($0.key) }
-            guard path != nil else { return (before - state.entries.count, 0) }
-            state.compactionWanted = true
-            state.appended += 1
-            return (before - state.entries.count, state.appended)
+            let before = state.content.kept.count
+            state.content.entries = uid.map { uid in state.content.kept.filter { $0.activity.sender?.uid != uid } } ?? []
+            state.content.head = 0
+            state.content.keptBytes = state.content.entries.reduce(0) { $0 + Self.size(of: $1) }
+            let remaining = Set(state.content.entries.map(\.number))
+            state.content.encoded = state.content.encoded.filter { remaining.contains($0.key) }
+            return (before - state.content.entries.count, state.rewrite())
         }
-        kick()
-        await wait(for: mark, durable: true)
-        let unsaved = state.withLock { state -> String? in
-            guard state.durable < mark else { return nil }
-            if state.degradedSince != nil { return state.problem ?? "the history file cannot be written" }
-            return state.stopped ? "nookd is stopping and its history file is closed" : nil
-        }
-        return (removed, unsaved)
+        log.kick()
+        return (removed, await log.wait(for: mark, durable: true))
     }
 
     /// Returns once everything recorded so far is in the file (so an entry a client saw
     /// survives a kill of nookd), or after `bound` (a stalled disk must not hold the answer).
     func settleWritten(within bound: Duration) async {
-        let mark = state.withLock { $0.appended }
-        _ = await bounded(bound) { await self.wait(for: mark, durable: false) }
+        let mark = log.mark
+        _ = await DurableLog<HistoryContent>.bounded(bound) { _ = await self.log.wait(for: mark, durable: false) }
     }
 
     /// Writes and syncs what was recorded, then stops the writer thread, giving up after `bound`
     /// (N2's two seconds); false if it gave up.
-    func finish(within bound: Duration) async -> Bool {
-        await bounded(bound) { await self.finish() }
-    }
+    func finish(within bound: Duration) async -> Bool { await log.finish(within: bound) }
 
-    func finish() async {
-        await wait(for: state.withLock { $0.appended }, durable: true)
-        guard state.withLock({ state -> Bool in
-            defer { state.stopping = true }
-            return state.started && !state.stopping && path != nil
-        }) else { return }
-        work.signal()
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            startThread(named: "nookd.history.end") { self.writerDone.wait(); done.resume() }
-        }
-    }
+    func finish() async { await log.finish() }
 
-    private func bounded(_ bound: Duration, _ body: @escaping @Sendable () async -> Void) async -> Bool {
-        let waiting = Locked<CheckedContinuation<Bool, Never>?>(nil)
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            waiting.withLock { $0 = continuation }
-            Task {
-                await body()
-                waiting.withLock { $0.take() }?.resume(returning: true)
-            }
-            Task {
-                try? await Task.sleep(for: bound)
-                waiting.withLock { $0.take() }?.resume(returning: false)
-            }
-        }
-    }
+    func kick() { log.kick() }
 
-    func wait(for mark: UInt64, durable: Bool) async {
-        guard mark > 0 else { return }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> Bool in
-                let reached = durable ? state.durable : state.written
-                if reached >= mark || state.degradedSince != nil || state.stopped || !state.started { return true }
-                state.waiters.append(Waiter(mark: mark, durable: durable, continuation: continuation))
-                return false
-            }
-            if ready { continuation.resume() } else { kick() }
-        }
-    }
-
-    func kick() {
-        if !kicked.exchange(true, ordering: .acquiringAndReleasing) { work.signal() }
-    }
-
-    var degraded: Bool { state.withLock { $0.degradedSince != nil } }
+    var degraded: Bool { log.degraded }
 
     /// About the bytes of the entry's line in the file (its JSON, checksum and newline), from its
     /// texts as JSON escapes them and a fixed share for the rest: cheap enough to take for
@@ -502,65 +361,5 @@ final class ActivityHistory: Sendable {
         }
         guard let newline = buffer[..<count].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
         return (Array(buffer[(newline + 1)..<count]), Int(info.st_size))
-    }
-}
-
-/// The readable entries of a history file, and what could not be read.
-struct HistoryScan {
-    var entries: [HistoryEntry] = []
-    /// Non-empty lines, readable or not.
-    var lines = 0
-    var damage: String?
-
-    init(_ bytes: [UInt8]) {
-        var offset = 0
-        var lineNumber = 0
-        var bad = 0
-        var first: (line: Int, problem: String)?
-        var lastComplete = true
-        var lastBad = 0
-        var zeros = 0
-        while offset < bytes.count {
-            lineNumber += 1
-            let end = bytes[offset...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
-            defer { offset = min(end + 1, bytes.count) }
-            guard end > offset else { continue }
-            lines += 1
-            switch Self.decode(bytes[offset..<end]) {
-            case .success(let entry): entries.append(entry)
-            case .failure(let problem):
-                bad += 1
-                lastBad = lineNumber
-                lastComplete = end < bytes.count
-                zeros += bytes[offset..<end].reduce(0) { $0 + ($1 == 0 ? 1 : 0) }
-                if first == nil { first = (lineNumber, problem.description) }
-            }
-        }
-        guard let first else { return }
-        let atEnd = lastBad == lineNumber && bad == 1
-        // Only a last line without its newline was cut short; one written whole that cannot be
-        // read was changed by something else (an edit, another nookd, a disk error).
-        let cause = zeros > 0 ? "zero-filled, as a power cut leaves a file whose length reached the disk before its data"
-            : atEnd && !lastComplete ? "cut short: nookd was killed, or the power cut, while it was written"
-            : "\(first.problem): written whole, so not a power cut but a change by something else than this nookd"
-        damage = atEnd
-            ? "dropped an unreadable last line (\(cause)); kept the \(entries.count) entries before it"
-            : "dropped \(bad) unreadable line\(bad == 1 ? "" : "s") from line \(first.line) (\(cause)); kept the \(entries.count) readable entries"
-    }
-
-    static func decode(_ line: some Collection<UInt8>) -> Result<HistoryEntry, JournalDamage> {
-        let bytes = Array(line)
-        guard bytes.count > 9, bytes[8] == UInt8(ascii: " ") else { return .failure(JournalDamage("too short for an entry")) }
-        let body = bytes[9...]
-        guard String(decoding: bytes[..<8], as: UTF8.self) == CRC32.hex(CRC32.checksum(body)) else {
-            return .failure(JournalDamage("checksum mismatch"))
-        }
-        do {
-            return .success(try HistoryEntry(json: try JSONValue.parse(body)))
-        } catch let error as ProtocolError {
-            return .failure(JournalDamage("not an entry: \(error)"))
-        } catch {
-            return .failure(JournalDamage("not JSON: \(error)"))
-        }
     }
 }

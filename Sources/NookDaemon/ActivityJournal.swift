@@ -20,18 +20,12 @@ public enum JournalSync: String, CaseIterable, Sendable {
 /// Every activity that has not ended, kept on disk so a crash, a restart or a power cut loses
 /// none (SPEC Q16, N2, J1, J2; issues 8, 14, 25).
 ///
-/// An append log: one line per record, `CRC32 JSON\n`. Records are appended in memory by
-/// whoever changes the queues (adds and ends are recorded synchronously, from inside the queue
-/// that emits them, see ``follow(_:module:)``), and written by one writer thread, which alone
-/// touches the file: it writes what has collected, syncs it (``JournalSync/ack``: always;
-/// ``JournalSync/interval``: within a second of the first unsynced write) and then releases
-/// the requests waiting in ``settle(through:)``. Requests arriving while a sync is in flight
-/// share the next one (group commit). Nothing else in nookd waits for the disk.
-///
-/// When the log grows past ``compactionBytes`` and twice what is live, the writer writes the
-/// live records to a new file, syncs it, renames it over the log and syncs the directory. A
-/// write or sync that fails (a full disk, EIO) degrades to memory with a warning; a rewrite is
-/// retried ten seconds later.
+/// A use of the ``DurableLog``: one record per add, update, showing and end. Records are
+/// appended by whoever changes the queues (synchronously, from inside the queue that emits
+/// them, see ``follow(_:module:)``); requests wait in ``settle(through:)`` until the log's
+/// writer has synced them (``JournalSync/ack``) or written them (``JournalSync/interval``).
+/// Nothing else in nookd waits for the disk. When the log grows past ``compactionBytes`` and
+/// twice what is live, it is rewritten with the live records only.
 final class ActivityJournal: Sendable {
     /// One activity that had not ended.
     struct Entry: Sendable {
@@ -54,82 +48,31 @@ final class ActivityJournal: Sendable {
         var refusal: String?
     }
 
-    /// What the writer thread does with a file descriptor to put it on stable storage:
-    /// `fdatasync` (`full` false: the log) or `fsync` (`full` true: a new file, a directory).
-    /// Returns 0 or the errno. Injected by tests to count and hold syncs.
-    typealias Syncer = @Sendable (_ fd: Int32, _ full: Bool) -> Int32
+    typealias Syncer = DurableFile.Syncer
 
     static let compactionBytes = 256 * 1024
     /// A journal larger than this is not read (capacity × modules of records is far less).
     static let maximumBytes = 64 * 1024 * 1024
-    /// How long a journal that could not be written stays in memory before a rewrite is tried.
-    static let retryAfterSeconds = 10.0
+    static var retryAfterSeconds: Double { DurableFile.retryAfterSeconds }
     /// How long records nobody waits for (a card taking the glass, a card's own end) may stay
     /// in memory, so that a burst of them is one write. Records an answer waits for go at once.
     static let writeDelay = 0.02
 
-    /// A request waiting for its records.
-    struct Waiter {
-        var mark: UInt64
-        /// On stable storage, or only written to the file.
-        var durable: Bool
-        var continuation: CheckedContinuation<Void, Never>
-    }
-
-    struct State {
-        /// The log, open for appending; nil while memory-only or stopped.
-        var file: FileDescriptor?
-        var live: [NookActivityID: Entry] = [:]
-        var nextSequence: UInt64 = 1
-        var bytes = 0
-        /// Bytes of the records of activities still live: what a rewrite would keep.
-        var liveBytes = 0
-        var recordBytes: [NookActivityID: Int] = [:]
-        /// Records not yet written, in order.
-        var pending: [UInt8] = []
-        /// Records appended so far, ever: a record's mark is this count just after it.
-        var appended: UInt64 = 0
-        /// Marks in the file, and on stable storage.
-        var written: UInt64 = 0
-        var durable: UInt64 = 0
-        var waiters: [Waiter] = []
-        /// Monotonic seconds of the first write not yet synced (interval mode's deadline).
-        var unsyncedSince: Double?
-        /// Monotonic seconds of the oldest record in `pending`.
-        var pendingSince: Double?
-        var compactionWanted = false
-        var degradedSince: Double?
-        /// Why the journal is memory-only (set with ``degradedSince``).
-        var problem: String?
-        var started = false
-        var stopping = false
-        var stopped = false
-        /// A memory-only journal is rewritten once more when nookd stops.
-        var finalRewriteTried = false
-    }
-
     let path: String
     let mode: JournalSync
-    let state = Locked(State())
-    let warn: @Sendable (String) -> Void
+    let log: DurableLog<JournalContent>
     let wallClock: @Sendable () -> Double
-    let monotonic: @Sendable () -> Double
-    let syncer: Syncer
-    /// Wakes the writer thread; signalled once per burst of work, however many records.
-    let work = DispatchSemaphore(value: 0)
-    let kicked = Atomic<Bool>(false)
-    let writerDone = DispatchSemaphore(value: 0)
 
     init(path: String, mode: JournalSync = .ack, warn: @escaping @Sendable (String) -> Void,
          wallClock: @escaping @Sendable () -> Double = ActivityJournal.realtime,
          monotonic: @escaping @Sendable () -> Double = { MonotonicClock.seconds },
-         syncer: @escaping Syncer = ActivityJournal.systemSync) {
+         syncer: @escaping Syncer = DurableFile.systemSync) {
         self.path = path
         self.mode = mode
-        self.warn = warn
         self.wallClock = wallClock
-        self.monotonic = monotonic
-        self.syncer = syncer
+        log = DurableLog(path: path, content: JournalContent(),
+                         settings: .init(label: "journal", keeping: "activities", maximumBytes: Self.maximumBytes, writeDelay: Self.writeDelay),
+                         warn: warn, monotonic: monotonic, syncer: syncer)
     }
 
     // MARK: Start-up
@@ -146,18 +89,18 @@ final class ActivityJournal: Sendable {
             return recovery
         }
         let now = wallClock()
-        switch DurableFile.contents(of: path, limit: Self.maximumBytes) {
+        switch log.contents() {
         case .missing:
             break
         case .failed(let problem):
             recovery.warnings.append("journal \(path): \(problem); starting without it")
-            setAside(&recovery)
+            recovery.warnings += log.setAside(now: wallClock())
         case .contents(let bytes):
             let scan = JournalScan(bytes)
             if let damage = scan.damage {
                 recovery.warnings.append("journal \(path): \(damage.description(keptRecords: scan.records.count))")
                 // Only what a power cut or a kill leaves is expected; anything else is kept aside.
-                if !damage.torn { setAside(&recovery) }
+                if !damage.torn { recovery.warnings += log.setAside(now: wallClock()) }
             }
             var records: [String: Entry] = [:]
             var order: [String] = []
@@ -195,49 +138,23 @@ final class ActivityJournal: Sendable {
         }
         // What was on the glass goes back first, then the rest in the order they came.
         recovery.entries.sort { ($0.wasShown ? 0 : 1, $0.sequence) < ($1.wasShown ? 0 : 1, $1.sequence) }
-        state.withLock { state in
+        log.state.withLock { state in
             for (offset, entry) in recovery.entries.enumerated() {
                 var renumbered = entry
                 renumbered.sequence = UInt64(offset + 1)
                 renumbered.wasShown = false
-                state.live[entry.activity.id] = renumbered
+                state.content.live[entry.activity.id] = renumbered
             }
-            state.nextSequence = UInt64(recovery.entries.count + 1)
-            // Before any request: the fresh file (and its directory entry) is on stable storage
-            // before nookd answers anything, so nothing restored is lost to a cut right after.
-            let snapshot = Self.snapshot(of: state)
-            switch replaceFile(with: snapshot.bytes) {
-            case .success(let file):
-                state.file = file
-                state.bytes = snapshot.bytes.count
-                state.liveBytes = snapshot.bytes.count
-                state.recordBytes = snapshot.recordBytes
-            case .failure(let problem):
-                degrade(&state, problem.description)
-            }
-            state.started = true
+            state.content.nextSequence = UInt64(recovery.entries.count + 1)
         }
-        startThread(named: "nookd.journal") { self.writerLoop() }
+        // Before any request: the fresh file (and its directory entry) is on stable storage
+        // before nookd answers anything, so nothing restored is lost to a cut right after.
+        log.startRewriting()
         return recovery
     }
 
     /// Why nookd must not start with this journal path, or nil (see ``DurableFile``).
-    func refusal() -> String? {
-        DurableFile.refusal(of: path, label: "journal", limit: Self.maximumBytes)
-    }
-
-    private func setAside(_ recovery: inout Recovery) {
-        // Only a regular file is nookd's to move (the start refused anything else; this guards
-        // against one swapped in since).
-        guard let info = try? fileStatus(path, followingLinks: false), info.st_mode & S_IFMT == S_IFREG else { return }
-        let aside = path + ".corrupt-\(Int(wallClock()))"
-        do throws(SystemCallError) {
-            try renameFile(path, to: aside)
-            recovery.warnings.append("journal \(path): set aside as \(aside)")
-        } catch {
-            recovery.warnings.append("journal \(path): 'rename' to \(aside) failed: \(error.errno)")
-        }
-    }
+    func refusal() -> String? { log.refusal() }
 
     // MARK: Recording
 
@@ -295,7 +212,7 @@ final class ActivityJournal: Sendable {
     /// Which arrival of `id` is live now: a request that is about to end an activity takes
     /// this first and passes it to ``ended(_:arrival:)``.
     func arrival(of id: NookActivityID) -> UInt64? {
-        state.withLock { $0.live[id]?.sequence }
+        log.state.withLock { $0.content.live[id]?.sequence }
     }
 
     /// The activity a request ended, if it is still the arrival the request saw. A cancelled
@@ -304,60 +221,50 @@ final class ActivityJournal: Sendable {
     /// not be ended with it.
     func ended(_ id: NookActivityID, arrival: UInt64?) {
         appending { state in
-            guard let arrival, state.live[id]?.sequence == arrival else { return }
+            guard let arrival, state.content.live[id]?.sequence == arrival else { return }
             end(id, in: &state)
         }
     }
 
-    /// Appends under the lock. The writer is woken only for the first record of a batch (it
-    /// then writes within ``writeDelay``) or for a compaction, not once per record: a burst of
-    /// a hundred records costs it one wake-up, or none when a request waits for them anyway.
-    private func appending(_ body: (inout State) -> Void) {
-        let wake = state.withLock { state -> Bool in
-            let wasEmpty = state.pending.isEmpty
-            let compactionWanted = state.compactionWanted
-            body(&state)
-            if wasEmpty, !state.pending.isEmpty { state.pendingSince = monotonic() }
-            return (wasEmpty && !state.pending.isEmpty) || (!compactionWanted && state.compactionWanted)
-        }
-        if wake { kick() }
+    private func appending(_ body: (inout DurableLog<JournalContent>.State) -> Void) {
+        log.appending(body)
     }
 
-    private func add(_ activity: NookActivity, module: NookModuleID, to state: inout State) {
-        guard state.live[activity.id] == nil else { return }
-        let entry = Entry(sequence: state.nextSequence, module: module, activity: activity, enqueuedAt: wallClock(), wasShown: false)
-        state.nextSequence += 1
-        state.live[activity.id] = entry
+    private func add(_ activity: NookActivity, module: NookModuleID, to state: inout DurableLog<JournalContent>.State) {
+        guard state.content.live[activity.id] == nil else { return }
+        let entry = Entry(sequence: state.content.nextSequence, module: module, activity: activity, enqueuedAt: wallClock(), wasShown: false)
+        state.content.nextSequence += 1
+        state.content.live[activity.id] = entry
         append(JournalRecord.added(entry).encoded(), of: activity.id, to: &state)
     }
 
     /// A live activity changed in place (U1): its record is written again under the same
     /// sequence number, which recovery reads as a replacement that keeps its place.
-    private func update(_ activity: NookActivity, in state: inout State) {
-        guard var entry = state.live[activity.id] else { return }
+    private func update(_ activity: NookActivity, in state: inout DurableLog<JournalContent>.State) {
+        guard var entry = state.content.live[activity.id] else { return }
         entry.activity = activity
-        state.live[activity.id] = entry
+        state.content.live[activity.id] = entry
         append(JournalRecord.added(entry).encoded(), of: activity.id, to: &state)
-        if state.bytes > Self.compactionBytes && state.bytes > 2 * state.liveBytes { state.compactionWanted = true }
+        if state.content.outgrown { state.rewriteWanted = true }
     }
 
-    private func show(_ id: NookActivityID, in state: inout State) {
-        guard state.live[id] != nil else { return }
-        state.live[id]?.wasShown = true
+    private func show(_ id: NookActivityID, in state: inout DurableLog<JournalContent>.State) {
+        guard state.content.live[id] != nil else { return }
+        state.content.live[id]?.wasShown = true
         append(JournalRecord.shown(id).encoded(), of: id, to: &state)
     }
 
-    private func end(_ id: NookActivityID, in state: inout State) {
-        guard state.live.removeValue(forKey: id) != nil else { return }
-        state.liveBytes -= state.recordBytes.removeValue(forKey: id) ?? 0
+    private func end(_ id: NookActivityID, in state: inout DurableLog<JournalContent>.State) {
+        guard state.content.live.removeValue(forKey: id) != nil else { return }
+        state.content.liveBytes -= state.content.recordBytes.removeValue(forKey: id) ?? 0
         append(JournalRecord.ended(id).encoded(), of: nil, to: &state)
-        if state.bytes > Self.compactionBytes && state.bytes > 2 * state.liveBytes { state.compactionWanted = true }
+        if state.content.outgrown { state.rewriteWanted = true }
     }
 
     /// The mark of everything recorded so far: pass it to ``settle(through:)``.
-    var mark: UInt64 { state.withLock { $0.appended } }
+    var mark: UInt64 { log.mark }
 
-    var liveCount: Int { state.withLock { $0.live.count } }
+    var liveCount: Int { log.state.withLock { $0.content.live.count } }
 
     /// Returns once the records up to `mark` are as safe as an answer needs: on stable storage
     /// (``JournalSync/ack``) or in the file (``JournalSync/interval``, so a crash of nookd still
@@ -365,7 +272,7 @@ final class ActivityJournal: Sendable {
     /// then the result says why they are not safe, for the answer to say so (J1).
     @discardableResult
     func settle(through mark: UInt64) async -> String? {
-        await wait(for: mark, durable: mode == .ack)
+        await log.wait(for: mark, durable: mode == .ack)
     }
 
     /// Before a client hears of an event: an activity's arrival and its end are reported once
@@ -379,134 +286,27 @@ final class ActivityJournal: Sendable {
 
     /// Writes and syncs everything recorded, then stops the writer thread; nookd calls it on
     /// the way out, after the queues are quiet. Records after it are dropped.
+    func finish() async { await log.finish() }
+
     /// As ``finish()``, but gives up waiting after `bound` (a disk that does not answer must not
     /// hold nookd past N2's two seconds with the display still taken); false if it gave up.
-    func finish(within bound: Duration) async -> Bool {
-        let waiting = Locked<CheckedContinuation<Bool, Never>?>(nil)
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            waiting.withLock { $0 = continuation }
-            Task {
-                await self.finish()
-                waiting.withLock { $0.take() }?.resume(returning: true)
-            }
-            Task {
-                try? await Task.sleep(for: bound)
-                waiting.withLock { $0.take() }?.resume(returning: false)
-            }
-        }
-    }
-
-    func finish() async {
-        _ = await wait(for: mark, durable: true)
-        // Without recover() there is no writer thread to stop.
-        guard state.withLock({ state -> Bool in
-            defer { state.stopping = true }
-            return state.started && !state.stopping
-        }) else { return }
-        work.signal()
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            startThread(named: "nookd.journal.end") { self.writerDone.wait(); done.resume() }
-        }
-    }
-
-    private func wait(for mark: UInt64, durable: Bool) async -> String? {
-        guard mark > 0 else { return nil }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> Bool in
-                let reached = durable ? state.durable : state.written
-                // Memory-only (degraded, stopped, never started): nothing more will be written.
-                if reached >= mark || state.degradedSince != nil || state.stopped || !state.started { return true }
-                state.waiters.append(Waiter(mark: mark, durable: durable, continuation: continuation))
-                return false
-            }
-            if ready { continuation.resume() } else { kick(force: true) }
-        }
-        return state.withLock { state in
-            if (durable ? state.durable : state.written) >= mark { return nil }
-            if state.degradedSince != nil { return state.problem ?? "the journal cannot be written" }
-            return state.stopped ? "nookd is stopping and its journal is closed" : "nookd runs without its journal"
-        }
-    }
+    func finish(within bound: Duration) async -> Bool { await log.finish(within: bound) }
 
     /// Appends one record; `id` names the live activity it belongs to (nil for an end, which a
     /// rewrite drops along with the activity's other records).
-    private func append(_ line: [UInt8], of id: NookActivityID?, to state: inout State) {
-        if let since = state.degradedSince {
-            // Memory only until a rewrite of everything live succeeds.
-            if monotonic() - since >= Self.retryAfterSeconds { state.compactionWanted = true }
-            state.appended += 1
-            return
-        }
-        guard state.file != nil, !state.stopped else { return }
-        state.pending += line
-        state.appended += 1
-        state.bytes += line.count
+    private func append(_ line: [UInt8], of id: NookActivityID?, to state: inout DurableLog<JournalContent>.State) {
+        guard state.append(line) else { return }
+        state.content.bytes += line.count
         if let id {
-            state.liveBytes += line.count
-            state.recordBytes[id, default: 0] += line.count
+            state.content.liveBytes += line.count
+            state.content.recordBytes[id, default: 0] += line.count
         }
     }
 
     /// Wakes the writer thread unless a wake is already on its way.
-    func kick(force: Bool = false) {
-        if force || !kicked.exchange(true, ordering: .acquiringAndReleasing) { work.signal() }
-    }
+    func kick() { log.kick() }
 
-    /// Every live record, oldest first, with the bytes each activity has in it.
-    static func snapshot(of state: State) -> (bytes: [UInt8], recordBytes: [NookActivityID: Int]) {
-        var bytes: [UInt8] = []
-        var recordBytes: [NookActivityID: Int] = [:]
-        for entry in state.live.values.sorted(by: { $0.sequence < $1.sequence }) {
-            // The card on the glass keeps its mark, so it still goes back first after a crash.
-            let record = JournalRecord.added(entry).encoded() + (entry.wasShown ? JournalRecord.shown(entry.activity.id).encoded() : [])
-            recordBytes[entry.activity.id] = record.count
-            bytes += record
-        }
-        return (bytes, recordBytes)
-    }
-
-    /// Memory only from now until a rewrite succeeds; whoever waits is released (the warning
-    /// says why their records are not on disk).
-    func degrade(_ state: inout State, _ problem: String) {
-        if state.degradedSince == nil {
-            warn("journal: \(problem); keeping activities in memory only until it can be written again")
-        }
-        state.problem = problem
-        state.degradedSince = monotonic()
-        state.compactionWanted = true
-        state.pending = []
-        state.pendingSince = nil
-    }
-
-    var degraded: Bool { state.withLock { $0.degradedSince != nil } }
-
-    // MARK: Files
-
-    /// Replaces the journal with `bytes` (``DurableFile/replace(_:with:syncer:label:warn:)``);
-    /// returns the new file, positioned at its end.
-    func replaceFile(with bytes: [UInt8]) -> Result<FileDescriptor, JournalDamage> {
-        DurableFile.replace(path, with: bytes, syncer: syncer, label: "journal", warn: warn)
-    }
-
-    /// nil, or why not every byte was written, naming `path` (the log keeps the descriptor of
-    /// the file it was renamed from).
-    static func writeAll(_ file: FileDescriptor, _ bytes: [UInt8], path: String) -> String? {
-        var failure: SystemCallError?
-        bytes.withUnsafeBytes { buffer in
-            do throws(SystemCallError) { try file.writeAll(buffer) } catch { failure = error }
-        }
-        return failure.map { SystemCallError($0.call, errno: $0.errno, subject: path).description }
-    }
-
-    /// `(5) Input/output error` for a ``Syncer``'s result.
-    static func errnoText(_ code: Int32) -> String { Errno(rawValue: code).description }
-
-    @Sendable static func systemSync(_ fd: Int32, _ full: Bool) -> Int32 {
-        switch systemCallResult({ full ? fsync(fd) : fdatasync(fd) }) {
-        case .success: 0
-        case .failure(let code): code.rawValue
-        }
-    }
+    var degraded: Bool { log.degraded }
 
     @Sendable static func realtime() -> Double {
         var time = timespec()

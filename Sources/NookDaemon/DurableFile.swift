@@ -6,10 +6,13 @@ import NookSystem
 /// Replacing a file so that a crash or a power cut at any instant leaves either the old file
 /// or the new one whole: the journal's and the history's rewrites.
 enum DurableFile {
+    /// How long a log that could not be written stays in memory before a rewrite is tried.
+    static let retryAfterSeconds = 10.0
+
     /// Writes `bytes` to `PATH.new`, syncs it, renames it over `path` and syncs the directory;
     /// returns the new file, positioned at its end. `label` starts the warning about a
     /// directory that could not be synced (the new file is in place for this run regardless).
-    static func replace(_ path: String, with bytes: [UInt8], syncer: ActivityJournal.Syncer, label: String,
+    static func replace(_ path: String, with bytes: [UInt8], syncer: Syncer, label: String,
                         warn: (String) -> Void) -> Result<FileDescriptor, JournalDamage> {
         let temporary = path + ".new"
         let file: FileDescriptor
@@ -32,7 +35,7 @@ enum DurableFile {
             _ = try? removeFile(temporary)
             return .failure(JournalDamage(problem))
         }
-        if let problem = ActivityJournal.writeAll(file, bytes, path: temporary) { return fail(problem) }
+        if let problem = writeAll(file, bytes, path: temporary) { return fail(problem) }
         let synced = syncer(file.rawValue, true)
         guard synced == 0 else { return fail(SystemCallError("fsync", errno: Errno(rawValue: synced), subject: temporary).description) }
         do { try renameFile(temporary, to: path) } catch { return fail(error.description) }
@@ -140,7 +143,7 @@ enum DurableFile {
     /// never ends in a torn record that the next start would take for a power cut.
     static func append(_ file: FileDescriptor, _ bytes: [UInt8], path: String) -> String? {
         let before = try? file.status()
-        guard let problem = ActivityJournal.writeAll(file, bytes, path: path) else { return nil }
+        guard let problem = writeAll(file, bytes, path: path) else { return nil }
         guard let before else { return problem }
         do throws(SystemCallError) {
             _ = try systemCall("ftruncate", subject: path) { ftruncate(file.rawValue, before.st_size) }
@@ -166,5 +169,27 @@ enum DurableFile {
             case .tooLarge: return .failed("larger than \(limit / 1024 / 1024) MiB")
             }
         }
+    }
+
+    /// What the writer thread does with a file descriptor to put it on stable storage:
+    /// `fdatasync` (`full` false: the log) or `fsync` (`full` true: a new file, a directory).
+    /// Returns 0 or the errno. Injected by tests to count and hold syncs.
+    typealias Syncer = @Sendable (_ fd: Int32, _ full: Bool) -> Int32
+
+    @Sendable static func systemSync(_ fd: Int32, _ full: Bool) -> Int32 {
+        switch systemCallResult({ full ? fsync(fd) : fdatasync(fd) }) {
+        case .success: 0
+        case .failure(let code): code.rawValue
+        }
+    }
+
+    /// nil, or why not every byte was written, naming `path` (the log keeps the descriptor of
+    /// the file it was renamed from).
+    static func writeAll(_ file: FileDescriptor, _ bytes: [UInt8], path: String) -> String? {
+        var failure: SystemCallError?
+        bytes.withUnsafeBytes { buffer in
+            do throws(SystemCallError) { try file.writeAll(buffer) } catch { failure = error }
+        }
+        return failure.map { SystemCallError($0.call, errno: $0.errno, subject: path).description }
     }
 }

@@ -19,17 +19,15 @@ enum JournalRecord: Sendable {
         case .shown(let id): .object([("shown", .string(id.description))])
         case .ended(let id): .object([("ended", .string(id.description))])
         }
-        let body = json.serializedBytes
-        return Array(CRC32.hex(CRC32.checksum(body)).utf8) + [UInt8(ascii: " ")] + body + [UInt8(ascii: "\n")]
+        return DurableLine.encoded(json.serializedBytes)
     }
 
     /// A line without its newline; the failure says what is wrong with it.
     static func decode(_ line: some Collection<UInt8>) -> Result<JournalRecord, JournalDamage> {
-        let bytes = Array(line)
-        guard bytes.count > 9, bytes[8] == UInt8(ascii: " ") else { return .failure(JournalDamage("too short for a record")) }
-        let body = bytes[9...]
-        guard String(decoding: bytes[..<8], as: UTF8.self) == CRC32.hex(CRC32.checksum(body)) else {
-            return .failure(JournalDamage("checksum mismatch"))
+        let body: ArraySlice<UInt8>
+        switch DurableLine.body(of: line, what: "a record") {
+        case .success(let checked): body = checked
+        case .failure(let damage): return .failure(damage)
         }
         let json: JSONValue
         do { json = try JSONValue.parse(body) } catch { return .failure(JournalDamage("not JSON: \(error)")) }

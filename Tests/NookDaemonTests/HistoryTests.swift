@@ -156,7 +156,7 @@ struct HistoryTests {
             #expect(history.encodedJSON(of: entries) == entries.map(\.json.serializedBytes), "\(label)")
             // Numbers two entries share are never kept by number.
             let once = Set(Dictionary(grouping: entries, by: \.number).filter { $0.value.count == 1 }.keys)
-            let cached = history.state.withLock { Set($0.encoded.keys) }
+            let cached = history.log.state.withLock { Set($0.content.encoded.keys) }
             #expect(cached == once, "\(label): the JSON kept is that of the kept entries")
         }
         var history = history(path, bounds: .init(maxEntries: 4))
@@ -169,7 +169,7 @@ struct HistoryTests {
             // dropped by the bound after they were written.
             await history.settleWritten(within: .seconds(30))
         }
-        #expect(history.state.withLock { $0.encoded.count } == 4, "written entries keep their JSON; the three dropped do not")
+        #expect(history.log.state.withLock { $0.content.encoded.count } == 4, "written entries keep their JSON; the three dropped do not")
         check(history, "after writes and drops")
         #expect(await history.clear(sentBy: 1000).removed == 2)
         check(history, "after a clear")
@@ -199,7 +199,7 @@ struct HistoryTests {
         let memory = self.history(nil)
         _ = memory.start()
         live(memory, NookActivity(title: "in memory"), shown: true, end: .hidden(.dismissed))
-        #expect(memory.state.withLock { $0.encoded.isEmpty })
+        #expect(memory.log.state.withLock { $0.content.encoded.isEmpty })
         check(memory, "in memory only")
     }
 
@@ -293,7 +293,7 @@ struct HistoryTests {
         syncer.failNext(with: ENOSPC)
         live(history, NookActivity(title: "c"), shown: true, end: .hidden(.completed))
         await history.settleWritten(within: .seconds(30))
-        await history.wait(for: history.state.withLock { $0.appended }, durable: true)
+        _ = await history.log.wait(for: history.log.mark, durable: true)
         #expect(history.degraded)
         let (removed, unsaved) = await history.clear(sentBy: nil)
         #expect(removed == 3)

@@ -49,7 +49,7 @@ final class TestSyncer: Sendable {
         for _ in 0..<held { release.signal() }
     }
 
-    var syncer: ActivityJournal.Syncer {
+    var syncer: DurableFile.Syncer {
         { [self] fd, full in
             let (hold, failure) = state.withLock { state -> (Bool, Int32) in
                 let hold = full ? state.holdingFull : state.holdingData
@@ -147,7 +147,7 @@ struct JournalSyncTests {
                 }
             }
             // All 200 are waiting (with the first) and none was answered while the sync was in flight.
-            try await until("201 waiters") { journal.state.withLock { $0.waiters.count } == 201 }
+            try await until("201 waiters") { journal.log.state.withLock { $0.waiters.count } == 201 }
             #expect(answered.withLock { $0.isEmpty })
             syncer.letGo()
             try await group.waitForAll()

@@ -1,23 +1,21 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import NookSystem
 import Synchronization
 
-/// The journal's writer thread: the only code that writes, syncs or replaces the file, so the
+/// The log's writer thread: the only code that writes, syncs or replaces the file, so the
 /// queues, the display loop and the request handlers only ever append to memory and wait.
-extension ActivityJournal {
+extension DurableLog {
     private enum Step {
-        /// Sleep until kicked, or until the monotonic deadline (an interval sync is due).
+        /// Sleep until kicked, or until the monotonic deadline (a write or a sync is due).
         case wait(until: Double?)
-        case write([UInt8], mark: UInt64, file: FileDescriptor, thenSync: Bool)
+        case write([Content.Record], mark: UInt64, file: FileDescriptor, thenSync: Bool)
         case sync(mark: UInt64, file: FileDescriptor)
-        case compact([UInt8], mark: UInt64)
+        case rewrite(ArraySlice<Content.Record>, mark: UInt64, wasDegraded: Bool)
         case stop
     }
 
     func writerLoop() {
+        guard let path else { return }
         while true {
             kicked.store(false, ordering: .releasing)
             let step = state.withLock { nextStep(&$0, now: monotonic()) }
@@ -29,41 +27,45 @@ extension ActivityJournal {
                 } else {
                     work.wait()
                 }
-            case .write(let bytes, let mark, let file, let thenSync):
-                if let problem = DurableFile.append(file, bytes, path: path) {
-                    settleAll { degrade(&$0, problem) }
+            case .write(let records, let mark, let file, let thenSync):
+                let lines = Content.lines(records[...])
+                if let problem = DurableFile.append(file, lines.bytes, path: path) {
+                    settle { degrade(&$0, problem) }
                     continue
                 }
                 settle { state in
+                    if state.content.wrote(records[...], as: lines, rewrite: false) { state.rewriteWanted = true }
                     state.written = max(state.written, mark)
                     if state.unsyncedSince == nil { state.unsyncedSince = monotonic() }
                 }
-                if thenSync { sync(file, through: mark) }
+                if thenSync { sync(file, through: mark, path: path) }
             case .sync(let mark, let file):
-                sync(file, through: mark)
-            case .compact(let bytes, let mark):
-                let replaced = replaceFile(with: bytes)
-                settleAll { state in
+                sync(file, through: mark, path: path)
+            case .rewrite(let records, let mark, let wasDegraded):
+                let lines = Content.lines(records)
+                let replaced = DurableFile.replace(path, with: lines.bytes, syncer: syncer, label: settings.label, warn: warn)
+                settle { state in
                     switch replaced {
                     case .success(let file):
+                        _ = state.content.wrote(records, as: lines, rewrite: true)
                         state.file = file
                         state.written = max(state.written, mark)
                         state.durable = max(state.durable, mark)
                         if state.written == state.durable { state.unsyncedSince = nil }
-                        if state.degradedSince != nil {
-                            warn("journal \(path): writable again; \(state.live.count) activities saved")
+                        if wasDegraded {
+                            warn("\(settings.label) \(path): writable again; \(state.content.savedSummary) saved")
                             state.degradedSince = nil
                             state.problem = nil
                             // Records made while this rewrite ran were kept in memory only, not
                             // in `pending`: the file misses them until it is rewritten again.
-                            if state.appended > mark { state.compactionWanted = true }
+                            if state.appended > mark { state.rewriteWanted = true }
                         }
                     case .failure(let problem):
                         degrade(&state, problem.description)
                     }
                 }
             case .stop:
-                settleAll { state in
+                settle { state in
                     state.file = nil
                     state.stopped = true
                 }
@@ -76,24 +78,24 @@ extension ActivityJournal {
     private func nextStep(_ state: inout State, now: Double) -> Step {
         let wantsDurable = state.waiters.contains { $0.durable && $0.mark > state.durable }
         if let since = state.degradedSince {
-            let retryAt = since + Self.retryAfterSeconds
-            if state.compactionWanted && now >= retryAt { return compaction(&state) }
+            let retryAt = since + DurableFile.retryAfterSeconds
+            if state.rewriteWanted && now >= retryAt { return rewrite(&state) }
             // On the way out one more rewrite is tried at once: the file left behind otherwise
-            // holds the state from before the disk filled, and the next start would bring back
+            // holds what was kept before the disk filled, and the next start would bring back
             // what ended since and lose what came since.
             if state.stopping && !state.finalRewriteTried {
                 state.finalRewriteTried = true
-                return compaction(&state)
+                return rewrite(&state)
             }
             return state.stopping ? .stop : .wait(until: retryAt)
         }
-        if state.compactionWanted { return compaction(&state) }
+        if state.rewriteWanted { return rewrite(&state) }
         if !state.pending.isEmpty, let file = state.file {
             let wantsWritten = state.waiters.contains { $0.mark > state.written }
-            let writeAt = (state.pendingSince ?? now) + Self.writeDelay
+            let writeAt = (state.pendingSince ?? now) + settings.writeDelay
             if wantsWritten || state.stopping || now >= writeAt {
                 defer {
-                    state.pending.removeAll(keepingCapacity: state.pending.count <= 65536)
+                    state.pending.removeAll(keepingCapacity: state.pending.count <= 4096)
                     state.pendingSince = nil
                 }
                 let due = state.unsyncedSince.map { now >= $0 + 1 } ?? false
@@ -109,26 +111,22 @@ extension ActivityJournal {
         return state.stopping ? .stop : .wait(until: nil)
     }
 
-    /// Takes every live record for a new file; what is recorded meanwhile waits in `pending`
+    /// Takes every kept record for a new file; what is recorded meanwhile waits in `pending`
     /// and goes to the new file after the rename.
-    private func compaction(_ state: inout State) -> Step {
-        let snapshot = Self.snapshot(of: state)
-        state.compactionWanted = false
+    private func rewrite(_ state: inout State) -> Step {
+        state.rewriteWanted = false
         state.pending = []
         state.pendingSince = nil
-        state.bytes = snapshot.bytes.count
-        state.liveBytes = snapshot.bytes.count
-        state.recordBytes = snapshot.recordBytes
-        return .compact(snapshot.bytes, mark: state.appended)
+        return .rewrite(state.content.recordsToKeep(), mark: state.appended, wasDegraded: state.degradedSince != nil)
     }
 
-    private func sync(_ file: FileDescriptor, through mark: UInt64) {
+    private func sync(_ file: FileDescriptor, through mark: UInt64, path: String) {
         let result = syncer(file.rawValue, false)
-        settleAll { state in
+        settle { state in
             guard result == 0 else {
                 // After a failed fdatasync the kernel may have dropped the dirty pages: syncing
                 // again could report success for data that is gone. Rewrite everything instead.
-                degrade(&state, "'fdatasync' of \(path) failed: \(Self.errnoText(result))")
+                degrade(&state, "'fdatasync' of \(path) failed: \(Errno(rawValue: result))")
                 return
             }
             state.durable = max(state.durable, mark)
@@ -137,31 +135,20 @@ extension ActivityJournal {
     }
 
     /// Changes the state, then resumes (outside the lock) every waiter whose records are now
-    /// where it asked for them.
+    /// where it asked for them, or every waiter when the change left the log memory-only or
+    /// stopped (nothing more will be written for them).
     private func settle(_ change: (inout State) -> Void) {
         let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             change(&state)
+            let everyone = state.degradedSince != nil || state.stopped
             var ready: [CheckedContinuation<Void, Never>] = []
             state.waiters.removeAll { waiter in
-                guard waiter.mark <= (waiter.durable ? state.durable : state.written) else { return false }
+                guard everyone || waiter.mark <= (waiter.durable ? state.durable : state.written) else { return false }
                 ready.append(waiter.continuation)
                 return true
             }
             return ready
         }
         ready.forEach { $0.resume() }
-    }
-
-    /// ``settle(_:)``, releasing every waiter when the change left the journal memory-only or
-    /// stopped (nothing more will be written for them).
-    private func settleAll(_ change: (inout State) -> Void) {
-        let everyone = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            change(&state)
-            guard state.degradedSince != nil || state.stopped else { return [] }
-            defer { state.waiters = [] }
-            return state.waiters.map(\.continuation)
-        }
-        everyone.forEach { $0.resume() }
-        settle { _ in }
     }
 }

@@ -1,0 +1,42 @@
+import NookActivities
+
+/// What the journal keeps under its log's lock: every activity that has not ended, and how
+/// much of the file is theirs (a rewrite keeps only that). Its records are the file's lines,
+/// encoded as they are appended so that the bytes are counted exactly.
+struct JournalContent: DurableLogContent {
+    var live: [NookActivityID: ActivityJournal.Entry] = [:]
+    var nextSequence: UInt64 = 1
+    /// Bytes in the file, and those of the records of activities still live.
+    var bytes = 0
+    var liveBytes = 0
+    var recordBytes: [NookActivityID: Int] = [:]
+
+    /// The log has grown past ``ActivityJournal/compactionBytes`` and twice what is live.
+    var outgrown: Bool { bytes > ActivityJournal.compactionBytes && bytes > 2 * liveBytes }
+
+    /// Every live activity's record, oldest first; the card on the glass keeps its mark, so it
+    /// still goes back first after a crash. The file's byte counts start again from these.
+    mutating func recordsToKeep() -> ArraySlice<[UInt8]> {
+        var records: [[UInt8]] = []
+        recordBytes = [:]
+        for entry in live.values.sorted(by: { $0.sequence < $1.sequence }) {
+            let record = JournalRecord.added(entry).encoded() + (entry.wasShown ? JournalRecord.shown(entry.activity.id).encoded() : [])
+            recordBytes[entry.activity.id] = record.count
+            records.append(record)
+        }
+        bytes = records.reduce(0) { $0 + $1.count }
+        liveBytes = bytes
+        return records[...]
+    }
+
+    static func lines(_ records: ArraySlice<[UInt8]>) -> DurableLines {
+        var lines = DurableLines()
+        lines.bytes.reserveCapacity(records.reduce(0) { $0 + $1.count })
+        for record in records { lines.bytes += record }
+        return lines
+    }
+
+    mutating func wrote(_ records: ArraySlice<[UInt8]>, as lines: DurableLines, rewrite: Bool) -> Bool { false }
+
+    var savedSummary: String { "\(live.count) activities" }
+}
