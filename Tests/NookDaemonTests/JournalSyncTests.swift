@@ -35,10 +35,13 @@ final class TestSyncer: Sendable {
     func failNext(with code: Int32) { state.withLock { $0.failWith = code } }
 
     /// Waits (off the cooperative pool) until a held sync is inside the syncer.
-    func waitUntilEntered() async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async { self.entered.wait(); done.resume() }
+    /// Returns once a held sync was entered; a test whose sync never comes fails (after a bound
+    /// generous enough for any load) instead of hanging the suite.
+    func waitUntilEntered(sourceLocation: SourceLocation = #_sourceLocation) async {
+        let entered = await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
+            DispatchQueue.global().async { done.resume(returning: self.entered.wait(timeout: .now() + 120) == .success) }
         }
+        if !entered { Issue.record("no held sync was entered within 120 s", sourceLocation: sourceLocation) }
     }
 
     func letGo() {
