@@ -112,7 +112,7 @@ extension Daemon {
             let activity = checked
             let events = wait ? queue.events(where: { $0.id == activity.id }) : nil
             let id = try accepted(try await enqueueUnique(activity, into: queue, by: connection.peer), activity, module: module, queue: queue, on: connection)
-            answerChange(EnqueueAnswer(id: id, module: module.rawValue))
+            answerChange(EnqueueAnswer(id: id, module: module.rawValue, warnings: Self.iconWarnings(activity.systemImage)))
             // Z1: while quiet, a priority configured to be suppressed ends at once.
             if quiet.suppresses(activity.priority) { await endSuppressed() }
             if let events { await streamUntilFinal(from: events, to: connection, request: request) }
@@ -355,7 +355,8 @@ extension Daemon {
             if setting != .status, let refusal = ownership.deviceRefusal(of: "change quiet hours", by: connection.peer) { throw refusal }
             answer(try await quietRequest(setting))
         case .update(let target, let changes, let restartDwell):
-            let result = try await performUpdate(target, changes: changes, restartDwell: restartDwell, peer: connection.peer)
+            var result = try await performUpdate(target, changes: changes, restartDwell: restartDwell, peer: connection.peer)
+            result.warnings = Self.iconWarnings(changes.json[ActivityField.icon.wireName]?.text)
             // Debug: a client may send a hundred updates a second.
             logger.debug("updated \(result.updated.map { "\($0.id) (\($0.fields.joined(separator: ", ")))" }.joined(separator: "; "))",
                         metadata: ["peer": "\(connection.peer)"])
@@ -450,11 +451,13 @@ extension Daemon {
         var results = await queue.enqueue(contentsOf: queued, coalescing: permits)[...]
         for ((request, _), outcome) in zip(run, outcomes) {
             let answer: Result<NookActivityID, ProtocolError>
+            var warnings: [String] = []
             switch outcome {
             case .failure(let error):
                 answer = .failure(error)
             case .success(let index):
                 let activity = activities[index]
+                warnings = Self.iconWarnings(activity.systemImage)
                 if let other = heldIn[activity.id] {
                     answer = .failure(Self.idRefusal(activity.id, "queued or on screen in module \(other)"))
                 } else {
@@ -474,7 +477,7 @@ extension Daemon {
             switch answer {
             case .success(let id):
                 if let journal { connection.dependOn(journal.mark) }
-                connection.send(ResponseLine.success(id: request.id, result: EnqueueAnswer(id: id, module: module.rawValue).json).encoded())
+                connection.send(ResponseLine.success(id: request.id, result: EnqueueAnswer(id: id, module: module.rawValue, warnings: warnings).json).encoded())
             case .failure(let error):
                 connection.send(ResponseLine.failure(id: request.id, error: error).encoded())
             }
@@ -526,6 +529,12 @@ extension Daemon {
     /// The activity with its icon file, if it names one, checked and replaced by the canonical
     /// path. Read here, in the connection's task: a FIFO, a device or a huge file is refused at
     /// once instead of stalling the screen later.
+    /// R3: an icon name nookd cannot draw is accepted (the card shows the generic glyph), and
+    /// the sender is told in the answer rather than only in nookd's log.
+    static func iconWarnings(_ icon: String?) -> [String] {
+        icon.flatMap(NookIconNames.warning(for:)).map { [$0] } ?? []
+    }
+
     func checkedIcon(_ activity: NookActivity) throws(ProtocolError) -> NookActivity {
         try state.withLock { IconPolicy(directories: $0.config.iconDirectories) }.checked(activity)
     }

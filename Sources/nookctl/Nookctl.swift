@@ -21,7 +21,7 @@ struct Nookctl: ParsableCommand {
             """,
         subcommands: [Enqueue.self, Cancel.self, CancelAll.self, Dismiss.self, Suspend.self, Resume.self, Quiesce.self,
                       Status.self, List.self, Watch.self, Snapshot.self, Home.self, Focus.self, Quiet.self, Update.self,
-                      Invoke.self, History.self])
+                      Invoke.self, History.self, Icons.self])
 
     /// `nookctl enqueue` with a well-formed command line skips ArgumentParser (see
     /// ``EnqueueCommandLine``); everything else goes through it.
@@ -81,6 +81,7 @@ struct Endpoint {
             let (answer, result) = try fetch(client)
             if json { print(result.serialized) } else if let text = human(answer) { print(text) }
             warn(client.warning)
+            warn(answer)
         } catch {
             // The do-block throws only ClientError (typed throws).
             fail(error)
@@ -93,6 +94,12 @@ struct Endpoint {
         guard let warning else { return }
         var text = Array("nookctl: warning: \(warning)\n".utf8)
         _ = write(2, &text, text.count)
+    }
+
+    /// The answer's own warnings (an icon name nookd does not know): done, and exit 0.
+    func warn(_ answer: some NookAnswer) {
+        guard let answer = answer as? any NookWarningAnswer else { return }
+        for warning in answer.warnings { warn(warning) }
     }
 
     func fail(_ error: ClientError) -> Never {
