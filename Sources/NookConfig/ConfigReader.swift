@@ -8,6 +8,10 @@ public final class ConfigReader {
         self.document = document
     }
 
+    /// The keys a getter has asked for so far: the ones the program accepts, once it has read
+    /// a document that reaches every table (the man page's test compares them with nook.toml(5)).
+    public var askedKeys: Set<String> { read }
+
     /// An error about `key`, pointing at its line if the file sets it.
     public func error(_ key: String, _ message: String) -> ConfigError {
         ConfigError(source: document.source, line: document[key]?.line, key: key, message: message)
