@@ -23,16 +23,10 @@ func warningsMember(_ warnings: [String]) -> [(String, JSONValue)] {
 }
 
 extension FieldReader {
-    /// The optional `warnings` member: an array of strings.
-    func warnings() throws(ProtocolError) -> [String] {
-        guard value("warnings") != nil else { return [] }
-        let items = try requiredArray("warnings")
-        var texts: [String] = []
-        for item in items {
-            guard let text = item.text else { throw ProtocolError(.invalid, field: name("warnings"), "must be an array of strings") }
-            texts.append(text)
-        }
-        return texts
+    /// The optional `warnings` member, read leniently: a caveat is advice, so one a client
+    /// cannot read never turns a request that was done into an error.
+    func warnings() -> [String] {
+        value("warnings")?.items.compactMap(\.text) ?? []
     }
 }
 
@@ -51,7 +45,7 @@ public struct EnqueueAnswer: NookAnswer, NookWarningAnswer {
         let reader = try FieldReader(json, path: "result")
         id = try reader.requiredID("id")
         module = try reader.requiredString("module")
-        warnings = try reader.warnings()
+        warnings = reader.warnings()
     }
 }
 
@@ -352,6 +346,6 @@ public struct UpdateAnswer: NookAnswer, NookWarningAnswer {
             Change(id: try item.requiredID("id"), fields: try item.requiredArray("fields").compactMap(\.text),
                    onScreen: try item.bool("onScreen") ?? false)
         }
-        warnings = try reader.warnings()
+        warnings = reader.warnings()
     }
 }

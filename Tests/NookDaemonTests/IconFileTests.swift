@@ -127,6 +127,20 @@ struct IconFileTests {
         #expect(!daemon.log.contains("Sources/"), "no message points a user at a source file")
     }
 
+    @Test func r3_nookctlIconsListsTheNamesNookdDrawsAndTheTints() throws {
+        let plain = try run(Built.nookctl, ["icons", "--icons-only"])
+        #expect(plain.status == 0 && plain.output == NookIconNames.all.joined(separator: "\n") + "\n", "\(plain)")
+        let tints = try run(Built.nookctl, ["icons", "--tints-only"])
+        #expect(tints.output.split(separator: "\n").map(String.init) == ["accent"] + NookTint.Name.allCases.map(\.rawValue))
+        let json = try run(Built.nookctl, ["--json", "icons"])
+        let listed = try JSONValue.parse(Array(json.output.utf8))
+        #expect(listed["icons"]?.items.compactMap(\.text) == NookIconNames.all)
+        #expect(listed["tints"]?.items.count == NookTint.Name.allCases.count + 1)
+        let both = try run(Built.nookctl, ["icons"])
+        #expect(both.status == 0 && both.output.contains("  hammer\n") && both.output.contains("tints:\n  accent\n"))
+        #expect(try run(Built.nookctl, ["icons", "--icons-only", "--tints-only"]).status == 64)
+    }
+
     @Test func n1_iconDirectoriesMustBeAbsolute() throws {
         let scratch = Scratch()
         let config = scratch.file("nook.toml", "[daemon]\nicon_directories = [\"icons\"]\n")
