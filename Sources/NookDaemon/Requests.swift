@@ -526,15 +526,15 @@ extension Daemon {
         return await queue.enqueue(activity, coalescing: activity.coalescingKey == nil ? Self.noOwners : owners(for: peer))
     }
 
-    /// The activity with its icon file, if it names one, checked and replaced by the canonical
-    /// path. Read here, in the connection's task: a FIFO, a device or a huge file is refused at
-    /// once instead of stalling the screen later.
     /// R3: an icon name nookd cannot draw is accepted (the card shows the generic glyph), and
     /// the sender is told in the answer rather than only in nookd's log.
     static func iconWarnings(_ icon: String?) -> [String] {
         icon.flatMap(NookIconNames.warning(for:)).map { [$0] } ?? []
     }
 
+    /// The activity with its icon file, if it names one, checked and replaced by the canonical
+    /// path. Read here, in the connection's task: a FIFO, a device or a huge file is refused at
+    /// once instead of stalling the screen later.
     func checkedIcon(_ activity: NookActivity) throws(ProtocolError) -> NookActivity {
         try state.withLock { IconPolicy(directories: $0.config.iconDirectories) }.checked(activity)
     }
