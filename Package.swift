@@ -147,6 +147,9 @@ let package = Package(
         .testTarget(name: "NookctlTests", dependencies: ["nookctl", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // Hardware/ and udev/: the unit, rules, overlay and install script.
         .testTarget(name: "NookHardwareTests", dependencies: ["NookTestTraits"]),
+        // docs/man against the code: every page lints clean and names every config key, command
+        // and flag the programs accept (read from the config reader and the built binaries).
+        .testTarget(name: "NookManPageTests", dependencies: ["NookDaemon", "NookConfig", "NookProtocol", "NookActivities", "NookTestTraits"]),
         .testTarget(name: "NookDaemonTests", dependencies: [
             "NookDaemon", "NookProtocol", "NookConfig", "NookActivities", "NookDisplay", "NookRender", "NookInput", "NookTestSupport", "NookTestTraits", "NookSystem",
             .product(name: "Logging", package: "swift-log"),

@@ -350,7 +350,8 @@ extension Daemon {
             if setting != .status, let refusal = ownership.deviceRefusal(of: "change quiet hours", by: connection.peer) { throw refusal }
             answer(try await quietRequest(setting))
         case .update(let target, let changes, let restartDwell):
-            let result = try await performUpdate(target, changes: changes, restartDwell: restartDwell, peer: connection.peer)
+            var result = try await performUpdate(target, changes: changes, restartDwell: restartDwell, peer: connection.peer)
+            result.warnings = Self.iconWarnings(changes.json[ActivityField.icon.wireName]?.text)
             // Debug: a client may send a hundred updates a second.
             logger.debug("updated \(result.updated.map { "\($0.id) (\($0.fields.joined(separator: ", ")))" }.joined(separator: "; "))",
                         metadata: ["peer": "\(connection.peer)"])
@@ -365,7 +366,7 @@ extension Daemon {
         case .historyReplay(let reference):
             let (entry, replay, moduleName) = try replayed(reference, by: connection.peer)
             await enqueue([(request, replay)], module: moduleName, on: connection,
-                          answer: { id, module in HistoryReplayAnswer(id: id, module: module.rawValue, replayed: entry.number) })
+                          answer: { id, module, _ in HistoryReplayAnswer(id: id, module: module.rawValue, replayed: entry.number) })
 
         case .focus(let name):
             if let refusal = ownership.deviceRefusal(of: "switch the foreground module", by: connection.peer) { throw refusal }
@@ -409,7 +410,7 @@ extension Daemon {
     @discardableResult
     func enqueue(_ run: [(request: Request, activity: NookActivity)], module name: String?, on connection: ClientConnection,
                  beforeQueueing: (NookActivityQueue) -> Void = { _ in },
-                 answer: (NookActivityID, NookModuleID) -> any NookAnswer = { EnqueueAnswer(id: $0, module: $1.rawValue) }) async -> [Bool] {
+                 answer: (NookActivityID, NookModuleID, _ warnings: [String]) -> any NookAnswer = { EnqueueAnswer(id: $0, module: $1.rawValue, warnings: $2) }) async -> [Bool] {
         connection.holdOutput()
         let module: NookModuleID, queue: NookActivityQueue
         do throws(ProtocolError) {
@@ -455,11 +456,13 @@ extension Daemon {
         wasAccepted.reserveCapacity(run.count)
         for ((request, _), outcome) in zip(run, outcomes) {
             let verdict: Result<NookActivityID, ProtocolError>
+            var warnings: [String] = []
             switch outcome {
             case .failure(let error):
                 verdict = .failure(error)
             case .success(let index):
                 let activity = activities[index]
+                warnings = Self.iconWarnings(activity.systemImage)
                 if let other = heldIn[activity.id] {
                     verdict = .failure(Self.idRefusal(activity.id, "queued or on screen in module \(other)"))
                 } else {
@@ -479,7 +482,7 @@ extension Daemon {
             switch verdict {
             case .success(let id):
                 if let journal { connection.dependOn(journal.mark) }
-                connection.send(ResponseLine.success(id: request.id, result: answer(id, module).json).encoded())
+                connection.send(ResponseLine.success(id: request.id, result: answer(id, module, warnings).json).encoded())
                 wasAccepted.append(true)
             case .failure(let error):
                 connection.send(ResponseLine.failure(id: request.id, error: error).encoded())
@@ -513,6 +516,12 @@ extension Daemon {
         guard case .refused(let activity) = outcome else { return }
         throw ownership.refusal(of: operation, on: activity, by: peer, isAdmin: false)
             ?? ProtocolError(.forbidden, field: "activity", "uid \(peer.uid) may not \(operation) activity \(activity.id)")
+    }
+
+    /// R3: an icon name nookd cannot draw is accepted (the card shows the generic glyph), and
+    /// the sender is told in the answer rather than only in nookd's log.
+    static func iconWarnings(_ icon: String?) -> [String] {
+        icon.flatMap(NookIconNames.warning(for:)).map { [$0] } ?? []
     }
 
     /// The activity with its icon file, if it names one, checked and replaced by the canonical

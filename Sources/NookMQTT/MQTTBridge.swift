@@ -518,7 +518,7 @@ public final class MQTTBridge {
         let rise = count >= before ? count - before : count
         guard rise > 0 else { return }
         let rejection = Rejection(topic: Self.droppedTopic, code: "dropped", field: nil,
-            "the broker dropped \(rise) message(s) (\(count) since it started), for this board or another of its clients: messages beyond its max_queued_messages per client (1000 by default) are dropped, also for a connected client; raise it (docs/mqtt.md: Broker limits)")
+            "the broker dropped \(rise) message(s) (\(count) since it started), for this board or another of its clients: messages beyond its max_queued_messages per client (1000 by default) are dropped, also for a connected client; raise it (nook-mqtt(8), BROKER LIMITS)")
         logger.warning("\(rejection)")
         guard brokerReady else { return }
         do throws(MQTTError) {

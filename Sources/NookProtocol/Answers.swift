@@ -10,19 +10,42 @@ public protocol NookAnswer: Sendable, Equatable {
     init(json: JSONValue) throws(ProtocolError)
 }
 
+/// An answer that may carry `warnings`: the request was done as asked, with something the
+/// sender should hear (an icon name nookd does not know). nookctl prints them on standard
+/// error and exits 0. Older clients ignore the member.
+public protocol NookWarningAnswer {
+    var warnings: [String] { get }
+}
+
+/// The `warnings` member, or nothing when there are none (the answer is as before).
+func warningsMember(_ warnings: [String]) -> [(String, JSONValue)] {
+    warnings.isEmpty ? [] : [("warnings", .array(warnings.map(JSONValue.string)))]
+}
+
+extension FieldReader {
+    /// The optional `warnings` member, read leniently: a caveat is advice, so one a client
+    /// cannot read never turns a request that was done into an error.
+    func warnings() -> [String] {
+        value("warnings")?.items.compactMap(\.text) ?? []
+    }
+}
+
 /// `enqueue`: the accepted activity's id and the module it went to.
-public struct EnqueueAnswer: NookAnswer {
+public struct EnqueueAnswer: NookAnswer, NookWarningAnswer {
     public var id: NookActivityID
     public var module: String
+    /// Done, with a caveat for the sender (an unknown icon name); absent from the JSON when none.
+    public var warnings: [String]
 
-    public init(id: NookActivityID, module: String) { (self.id, self.module) = (id, module) }
+    public init(id: NookActivityID, module: String, warnings: [String] = []) { (self.id, self.module, self.warnings) = (id, module, warnings) }
 
-    public var json: JSONValue { .object([("id", .string(id.description)), ("module", .string(module))]) }
+    public var json: JSONValue { .object([("id", .string(id.description)), ("module", .string(module))] + warningsMember(warnings)) }
 
     public init(json: JSONValue) throws(ProtocolError) {
         let reader = try FieldReader(json, path: "result")
         id = try reader.requiredID("id")
         module = try reader.requiredString("module")
+        warnings = reader.warnings()
     }
 }
 
@@ -298,7 +321,7 @@ public struct FocusAnswer: NookAnswer {
 
 /// `update`: the activities changed (one for an update by id; for one by key, each that had
 /// it) and, per activity, the fields whose values changed (U1).
-public struct UpdateAnswer: NookAnswer {
+public struct UpdateAnswer: NookAnswer, NookWarningAnswer {
     public struct Change: Sendable, Equatable {
         public var id: NookActivityID
         public var fields: [String]
@@ -309,14 +332,16 @@ public struct UpdateAnswer: NookAnswer {
     }
 
     public var updated: [Change]
+    /// Done, with a caveat for the sender (an unknown icon name); absent from the JSON when none.
+    public var warnings: [String]
 
-    public init(updated: [Change]) { self.updated = updated }
+    public init(updated: [Change], warnings: [String] = []) { (self.updated, self.warnings) = (updated, warnings) }
 
     public var json: JSONValue {
         .object([("updated", .array(updated.map { change in
             .object([("id", .string(change.id.description)), ("fields", .array(change.fields.map(JSONValue.string))),
                      ("onScreen", .bool(change.onScreen))])
-        }))])
+        }))] + warningsMember(warnings))
     }
 
     public init(json: JSONValue) throws(ProtocolError) {
@@ -325,5 +350,6 @@ public struct UpdateAnswer: NookAnswer {
             Change(id: try item.requiredID("id"), fields: try item.requiredArray("fields").compactMap(\.text),
                    onScreen: try item.bool("onScreen") ?? false)
         }
+        warnings = reader.warnings()
     }
 }

@@ -1,6 +1,10 @@
+import NookActivities
+
 /// SF-Symbol-style icon names mapped to glyphs of the Font Awesome 4.7 font that Debian's
 /// `fonts-font-awesome` installs (R3). A name not in the table falls back to ``generic`` and
 /// the render reports a warning; a name that is a path to a PNG file is drawn as that image.
+/// Its names are `NookIconNames.all` (which nookctl lists without linking cairo); a test
+/// keeps the two equal.
 public enum IconCatalog {
     /// The glyph for an unknown name: a dot in a circle.
     public static let generic: Unicode.Scalar = "\u{F192}"
@@ -48,8 +52,8 @@ public enum IconCatalog {
 
     public static func resolve(_ name: String) -> Resolved {
         if let glyph = glyphs[name] { return .glyph(glyph) }
-        if name.hasSuffix(".png") || name.hasPrefix("/") { return .png(path: name) }
-        return .fallback(warning: "unknown icon '\(name)'; drawing the generic glyph (the known names are listed in Sources/NookRender/Icons.swift)")
+        if NookIconNames.namesFile(name) { return .png(path: name) }
+        return .fallback(warning: NookIconNames.warning(for: name) ?? "unknown icon '\(name)': the card shows the generic glyph")
     }
 
     /// Whether `name` names an image file rather than a glyph.

@@ -114,6 +114,7 @@ struct EnqueueOptions: Equatable {
                                                      as: EnqueueAnswer.self)
             if json { print(raw.serialized) } else { print(accepted.id) }
             connection.warn(client.warning)
+            connection.warn(accepted)
             var lost = "nookd closed the connection before the activity ended"
             do {
                 while let line = try client.readLine() {

@@ -79,6 +79,7 @@ struct Endpoint {
             let (answer, result) = try fetch(client)
             if json { print(result.serialized) } else if let text = human(answer) { print(text) }
             warn(client.warning)
+            warn(answer)
         } catch {
             // The do-block throws only ClientError (typed throws).
             fail(error)
@@ -90,6 +91,12 @@ struct Endpoint {
     func warn(_ warning: String?) {
         guard let warning else { return }
         writeWhole("nookctl: warning: \(warning)\n", to: 2)
+    }
+
+    /// The answer's own warnings (an icon name nookd does not know): done, and exit 0.
+    func warn(_ answer: some NookAnswer) {
+        guard let answer = answer as? any NookWarningAnswer else { return }
+        for warning in answer.warnings { warn(warning) }
     }
 
     func fail(_ error: ClientError) -> Never {

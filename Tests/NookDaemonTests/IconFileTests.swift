@@ -95,6 +95,52 @@ struct IconFileTests {
         #expect(daemon.stop().status == 0)
     }
 
+    @Test func r3_anUnknownIconNameIsShownAndTheSenderIsWarnedOnStandardError() throws {
+        let daemon = try DaemonProcess()
+        let typo = try nookctlWithin(10, ["enqueue", "--title", "x", "--icon", "hamer", "--dwell", "0.2"], socket: daemon.socket)
+        #expect(typo.status == 0, "accepted: \(typo)")
+        let id = typo.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(NookActivityID(id) != nil, "stdout holds only the id: \(typo.output)")
+        #expect(typo.error == "nookctl: warning: unknown icon 'hamer' (did you mean 'hammer'?): the card shows the generic glyph; 'nookctl icons' lists the known names\n",
+                "\(typo.error)")
+
+        // The same through the answer of enqueue --wait, of update, and in --json's result.
+        let waited = try nookctlWithin(15, ["enqueue", "--title", "w", "--icon", "belll", "--dwell", "0.2", "--wait"], socket: daemon.socket)
+        #expect(waited.status == 0 && waited.error.contains("unknown icon 'belll' (did you mean 'bell'?)"), "\(waited)")
+        let held = try nookctlWithin(10, ["enqueue", "--title", "h", "--icon", "bell", "--blocker"], socket: daemon.socket)
+        #expect(held.status == 0 && held.error.isEmpty, "a known name: no warning: \(held)")
+        let heldID = held.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let updated = try nookctlWithin(10, ["update", heldID, "--icon", "no-such-icon"], socket: daemon.socket)
+        #expect(updated.status == 0 && updated.error.contains("nookctl: warning: unknown icon 'no-such-icon'"), "\(updated)")
+        let fine = try nookctlWithin(10, ["update", heldID, "--icon", "checkmark"], socket: daemon.socket)
+        #expect(fine.status == 0 && fine.error.isEmpty, "\(fine)")
+        let json = try nookctlWithin(10, ["update", heldID, "--icon", "hamer", "--json"], socket: daemon.socket)
+        #expect(json.status == 0 && json.output.contains("\"warnings\":[\"unknown icon 'hamer'"), "\(json)")
+        #expect(json.error.contains("nookctl: warning: unknown icon 'hamer'"), "\(json)")
+        _ = try nookctlWithin(10, ["dismiss", heldID], socket: daemon.socket)
+
+        // Older clients read the answer as before: the member is additive.
+        let answer = try daemon.request(.enqueue(NookActivity(title: "raw", systemImage: "hamer"), module: nil, wait: false))
+        #expect(answer["warnings"]?.items.count == 1)
+        #expect(try EnqueueAnswer(json: answer).warnings.count == 1)
+        #expect(daemon.stop().status == 0)
+        #expect(!daemon.log.contains("Sources/"), "no message points a user at a source file")
+    }
+
+    @Test func r3_nookctlIconsListsTheNamesNookdDrawsAndTheTints() throws {
+        let plain = try run(Built.nookctl, ["icons", "--icons-only"])
+        #expect(plain.status == 0 && plain.output == NookIconNames.all.joined(separator: "\n") + "\n", "\(plain)")
+        let tints = try run(Built.nookctl, ["icons", "--tints-only"])
+        #expect(tints.output.split(separator: "\n").map(String.init) == ["accent"] + NookTint.Name.allCases.map(\.rawValue))
+        let json = try run(Built.nookctl, ["--json", "icons"])
+        let listed = try JSONValue.parse(Array(json.output.utf8))
+        #expect(listed["icons"]?.items.compactMap(\.text) == NookIconNames.all)
+        #expect(listed["tints"]?.items.count == NookTint.Name.allCases.count + 1)
+        let both = try run(Built.nookctl, ["icons"])
+        #expect(both.status == 0 && both.output.contains("  hammer\n") && both.output.contains("tints:\n  accent\n"))
+        #expect(try run(Built.nookctl, ["icons", "--icons-only", "--tints-only"]).status == 64)
+    }
+
     @Test func n1_iconDirectoriesMustBeAbsolute() throws {
         let scratch = Scratch()
         let config = scratch.file("nook.toml", "[daemon]\nicon_directories = [\"icons\"]\n")

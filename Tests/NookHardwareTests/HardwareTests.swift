@@ -164,6 +164,8 @@ struct ServiceTests {
             + (try FileManager.default.contentsOfDirectory(atPath: repository + "/docs")).filter { $0.hasSuffix(".md") }.map { "/usr/share/doc/nook/docs/" + $0 }
         for path in expected { #expect(FileManager.default.fileExists(atPath: stage + path), "\(path)") }
         #expect(FileManager.default.isExecutableFile(atPath: stage + "/usr/local/bin/nookd"))
+        let manPages = try installedManPages(stage)
+        #expect(manPages.count == 7, "\(manPages)")
         let config = try DaemonConfigProbe.load(stage + "/etc/nook/nook.toml")
         #expect(config, "the installed config is valid")
 
@@ -176,9 +178,40 @@ struct ServiceTests {
         #expect(uninstall.status == 0, "\(uninstall.output)")
         for path in expected where !path.hasPrefix("/etc/nook/") { #expect(!FileManager.default.fileExists(atPath: stage + path), "\(path) removed") }
         #expect(!FileManager.default.fileExists(atPath: stage + "/usr/share/doc/nook"), "the documentation's directories are removed too")
+        for page in manPages { #expect(!FileManager.default.fileExists(atPath: stage + page), "\(page) removed") }
         #expect(FileManager.default.fileExists(atPath: stage + "/etc/nook/nook.toml"), "config kept without --purge")
         #expect(try run(repository + "/Hardware/install", ["--uninstall", "--destdir", stage]).status == 1, "nothing left to uninstall")
     }
+}
+
+/// Every page of docs/man installed where man(1) finds it, gzipped as Debian's packages are
+/// (`gzip -9n`), each the page's own text and rendered by `man -l` without a warning; the
+/// installed paths, for the uninstall's check.
+func installedManPages(_ stage: String) throws -> [String] {
+    let sources = try FileManager.default.contentsOfDirectory(atPath: repository + "/docs/man")
+        .filter { $0.range(of: #"\.[1-8]$"#, options: .regularExpression) != nil }.sorted()
+    #expect(sources.contains("nookctl.1") && sources.contains("nook.toml.5") && sources.contains("nookd.8"))
+    var installed: [String] = []
+    for name in sources {
+        let path = "/usr/share/man/man\(name.split(separator: ".").last!)/\(name).gz"
+        installed.append(path)
+        guard FileManager.default.fileExists(atPath: stage + path) else {
+            Issue.record("\(name) is installed as \(path)")
+            continue
+        }
+        let unzipped = try run("/usr/bin/gzip", ["-dc", stage + path])
+        let source = try String(contentsOfFile: repository + "/docs/man/" + name, encoding: .utf8)
+        #expect(unzipped.status == 0 && unzipped.output == source, "\(path) is docs/man/\(name) gzipped")
+        let header = try Data(contentsOf: URL(fileURLWithPath: stage + path)).prefix(10)
+        #expect(header.count == 10 && header[4..<8].allSatisfy { $0 == 0 }, "\(path): gzip -n leaves the time stamp out")
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/man") {
+            // MANWIDTH: no terminal here; warnings go to standard error, which run() merges in.
+            let shown = try run("/usr/bin/env", ["MANWIDTH=80", "MAN_KEEP_FORMATTING=0", "/usr/bin/man", "--warnings", "-l", "-P", "cat", stage + path])
+            let complaints = shown.output.split(separator: "\n").filter { $0.hasPrefix("troff:") || $0.hasPrefix("man:") || $0.hasPrefix("mandoc:") }
+            #expect(shown.status == 0 && complaints.isEmpty, "man -l \(path): \(complaints)")
+        }
+    }
+    return installed
 }
 
 /// Checks a config file with nookd's own parser, through the TOML reader (the test target does

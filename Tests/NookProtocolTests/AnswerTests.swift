@@ -25,6 +25,20 @@ struct AnswerTests {
         return try Answer(json: result)
     }
 
+    @Test func r3_theWarningsOfEnqueueAndUpdateAreAdditive() throws {
+        let id = NookActivityID()
+        let warned = EnqueueAnswer(id: id, module: "door", warnings: ["unknown icon 'hamer'"])
+        #expect(try throughTheWire(warned) == warned)
+        let update = UpdateAnswer(updated: [.init(id: id, fields: ["icon"], onScreen: true)], warnings: ["unknown icon 'x'"])
+        #expect(try throughTheWire(update) == update)
+        // Without warnings the answer is what it always was: an older client sees no change.
+        #expect(EnqueueAnswer(id: id, module: "door").json.serialized == "{\"id\":\"\(id)\",\"module\":\"door\"}")
+        #expect(UpdateAnswer(updated: []).json.serialized == "{\"updated\":[]}")
+        // A warnings member a client cannot read is no reason to report a done request as failed.
+        let odd = JSONValue.object([("id", .string(id.description)), ("module", .string("m")), ("warnings", .number(3))])
+        #expect(try EnqueueAnswer(json: odd).warnings.isEmpty)
+    }
+
     @Test func c1_everyAnswerReadsBackAsItWasSent() throws {
         let id = NookActivityID()
         #expect(try throughTheWire(EnqueueAnswer(id: id, module: "door")) == EnqueueAnswer(id: id, module: "door"))

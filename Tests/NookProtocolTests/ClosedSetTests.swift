@@ -59,7 +59,13 @@ struct ClosedSetTests {
     /// What a client only shows may gain words in a newer nookd: an older nookctl still reads the
     /// rest of a status or quiet answer, with that value absent.
     @Test func c1_aPhaseOrQuietSourceANewerNookdAddedReadsAsAbsentNotAsABrokenAnswer() throws {
-        let line = #"{"foreground":"default","display":{"backend":"mock","mode":"1280x400","rotation":0,"theme":"dark","refreshHz":60},"home":"clock","engaged":false,"inputs":[],"modules":[{"name":"default","phase":"hovering","pending":2,"capacity":4,"suspended":false,"displayAvailable":true}],"connections":1}"#
+        let module = StatusAnswer.Module(name: "default", current: NookActivity(title: "x"), phase: .animateOut, pending: 2, capacity: 4,
+                                         suspended: false, displayAvailable: true, parked: nil, blockedBy: nil)
+        let sent = StatusAnswer(foreground: "default", display: StatusAnswer.Display(backend: "mock", mode: "1280x400", rotation: 0, theme: "dark",
+                                                                                    refreshHz: 60, slideFrameIntervalMs: nil, flips: nil),
+                                home: "clock", engaged: false, inputs: [], gpio: nil, modules: [module], connections: 1, presence: nil, brightness: nil)
+        let line = sent.json.serialized.replacingOccurrences(of: #""phase":"animateOut""#, with: #""phase":"hovering""#)
+        #expect(line.contains("hovering"))
         let status = try StatusAnswer(json: try parsed(line))
         #expect(status.modules.first?.phase == nil)
         #expect(status.modules.first?.pending == 2)

@@ -153,6 +153,11 @@ struct CardTests {
         }
     }
 
+    @Test func r3_theIconNamesNookctlListsAreTheRenderersTable() {
+        #expect(NookIconNames.all == IconCatalog.glyphs.keys.sorted(), "NookIconNames.all (nookctl icons, nookd's warning) lists exactly the glyph table's names")
+        for name in NookIconNames.all { #expect(NookIconNames.warning(for: name) == nil, "\(name) is drawn as asked") }
+    }
+
     @Test func r3_anUnknownNameFallsBackToTheGenericGlyphWithAWarning() {
         let renderer = CardRenderer(theme: .dark)
         let unknown = renderer.render(NookActivity(title: "t", systemImage: "no.such.symbol"), size: PixelSize(width: 1280, height: 400))
