@@ -56,6 +56,29 @@ struct ManPageTests {
         }
     }
 
+    /// `systemctl help nookd` opens what a unit's `Documentation=` names: each man page is one of
+    /// docs/man, each file one that Hardware/install puts under /usr/share/doc/nook.
+    @Test func everyUnitsDocumentationIsAPageOrAnInstalledFile() throws {
+        let units = ["nookd.service", "nook-notify.service", "nook-mqtt.service", "nook-lcdproc.service", "user/nook-notify.service"]
+        for unit in units {
+            let text = try String(contentsOfFile: Self.root + "/Hardware/systemd/" + unit, encoding: .utf8)
+            let targets = text.split(separator: "\n").filter { $0.hasPrefix("Documentation=") }
+                .flatMap { $0.dropFirst("Documentation=".count).split(separator: " ").map(String.init) }
+            #expect(targets.contains { $0.hasPrefix("man:") }, "\(unit) names its man page")
+            for target in targets {
+                if target.hasPrefix("man:"), let open = target.firstIndex(of: "("), target.hasSuffix(")") {
+                    let page = target[target.index(target.startIndex, offsetBy: 4)..<open] + "." + target[target.index(after: open)..<target.index(before: target.endIndex)]
+                    #expect(Self.pages.contains(String(page)), "\(unit): \(target) is a page of docs/man")
+                } else if target.hasPrefix("file:///usr/share/doc/nook/") {
+                    let file = String(target.dropFirst("file:///usr/share/doc/nook/".count))
+                    #expect(FileManager.default.fileExists(atPath: Self.root + "/" + file), "\(unit): \(target) is installed from the repository's \(file)")
+                } else {
+                    Issue.record("\(unit): \(target) is neither a man page nor a file Nook installs")
+                }
+            }
+        }
+    }
+
     @Test func everyPageInDocsManIsListedHere() throws {
         let found = try FileManager.default.contentsOfDirectory(atPath: Self.root + "/docs/man").filter { $0.range(of: #"\.[1-8]$"#, options: .regularExpression) != nil }
         #expect(Set(found) == Set(Self.pages), "the pages the tests check are the pages Hardware/install installs")

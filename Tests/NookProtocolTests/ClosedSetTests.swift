@@ -64,7 +64,7 @@ struct ClosedSetTests {
         let sent = StatusAnswer(foreground: "default", display: StatusAnswer.Display(backend: "mock", mode: "1280x400", rotation: 0, theme: "dark",
                                                                                     refreshHz: 60, slideFrameIntervalMs: nil, flips: nil),
                                 home: "clock", engaged: false, inputs: [], gpio: nil, modules: [module], connections: 1, presence: nil, brightness: nil)
-        let line = sent.json.serialized.replacingOccurrences(of: #""phase":"animateOut""#, with: #""phase":"hovering""#)
+        let line = sent.json.serialized.replacing(#""phase":"animateOut""#, with: #""phase":"hovering""#)
         #expect(line.contains("hovering"))
         let status = try StatusAnswer(json: try parsed(line))
         #expect(status.modules.first?.phase == nil)
