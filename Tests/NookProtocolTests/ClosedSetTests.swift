@@ -62,7 +62,7 @@ struct ClosedSetTests {
     /// What a client only shows may gain words in a newer nookd: an older nookctl still reads the
     /// rest of a status or quiet answer, with that value absent.
     @Test func c1_aPhaseOrQuietSourceANewerNookdAddedReadsAsAbsentNotAsABrokenAnswer() throws {
-        let line = #"{"foreground":"default","display":{"backend":"mock","mode":"1280x400","rotation":0,"theme":"dark","refreshHz":60},"home":"clock","engaged":false,"inputs":[],"modules":[{"name":"default","phase":"hovering","pending":2,"capacity":4,"suspended":false,"displayAvailable":true}],"connections":1}"#
+        let line = #"{"version":1,"foreground":"default","display":{"backend":"mock","mode":"1280x400","rotation":0,"theme":"dark","refreshHz":60},"home":"clock","engaged":false,"inputs":[],"modules":[{"name":"default","phase":"hovering","pending":2,"capacity":4,"suspended":false,"displayAvailable":true}],"connections":1}"#
         let status = try StatusAnswer(json: try parsed(line))
         #expect(status.modules.first?.phase == nil)
         #expect(status.modules.first?.pending == 2)
