@@ -128,6 +128,8 @@ public final class Daemon: Sendable {
         let inOrder = config.modules.map { ($0, queues[$0]!) }
         let moduleQueues = inOrder.map(\.1)
 
+        // Before the display is taken: a start refused here has nothing to put back.
+        let ownership = try Service.Ownership(config)
         let output = try Service.Display(config, clock: clock, logger: logger)
         let display = output.display
         // R6: the configured turn, then the one the panel's orientation property asks for.
@@ -148,7 +150,6 @@ public final class Daemon: Sendable {
         let state = Locked(State(config: config))
         self.state = state
 
-        let ownership = try Service.Ownership(config)
         let history = Service.History(config, queues: inOrder, logger: logger)
         let journal = Service.Journal(config, history: history.history, queues: queues, modules: config.modules,
                                       iconDirectories: { state.withLock { $0.config.iconDirectories } }, logger: logger)

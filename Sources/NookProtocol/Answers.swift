@@ -64,7 +64,7 @@ public struct CancelAnswer: NookAnswer {
     public init(json: JSONValue) throws(ProtocolError) {
         let reader = try FieldReader(json, path: "result")
         cancelled = try reader.requiredID("cancelled")
-        alreadyEnding = try reader.oneOf("alreadyEnding", NookEndReason.self)
+        alreadyEnding = try reader.oneOfIfKnown("alreadyEnding", NookEndReason.self)
     }
 }
 
@@ -96,7 +96,7 @@ public struct DismissAnswer: NookAnswer {
     public init(json: JSONValue) throws(ProtocolError) {
         let reader = try FieldReader(json, path: "result")
         dismissed = try reader.requiredID("dismissed")
-        alreadyEnding = try reader.oneOf("alreadyEnding", NookEndReason.self)
+        alreadyEnding = try reader.oneOfIfKnown("alreadyEnding", NookEndReason.self)
     }
 }
 

@@ -236,8 +236,11 @@ public struct EventMessage: Sendable, Equatable {
     }
 
     public var id: NookActivityID
-    /// The kind of event.
-    public var event: NookActivityEvent.Name
+    /// The kind of event; nil for a kind a newer nookd added, which ``name`` still names: a
+    /// client shows it rather than dropping the line or the stream.
+    public var event: NookActivityEvent.Name?
+    /// The event's wire name, as nookd sent it.
+    public var name: String
     /// `hidden`'s end reason or `rejected`'s reason.
     public var reason: String?
     /// For a rejection as `invalid`: the field at fault and what is wrong with it.
@@ -253,6 +256,7 @@ public struct EventMessage: Sendable, Equatable {
     public init(_ event: NookActivityEvent) {
         id = event.id
         self.event = event.kind.eventName
+        name = event.kind.name
         switch event.kind {
         case .hidden(let reason): self.reason = reason.rawValue
         case .rejected(let reason):
@@ -271,12 +275,12 @@ public struct EventMessage: Sendable, Equatable {
         switch event {
         case .hidden: NookEndReason(rawValue: reason ?? "").map(Ending.hidden) ?? .rejected(reason ?? "unknown")
         case .rejected: .rejected(reason ?? "unknown")
-        case .enqueued, .animateIn, .presented, .animateOut, .requeued, .updated, .invoked: nil
+        case .enqueued, .animateIn, .presented, .animateOut, .requeued, .updated, .invoked, nil: nil
         }
     }
 
     public var json: JSONValue {
-        var members: [(String, JSONValue)] = [("id", .string(id.description)), ("event", .string(event.rawValue))]
+        var members: [(String, JSONValue)] = [("id", .string(id.description)), ("event", .string(name))]
         if let reason { members.append(("reason", .string(reason))) }
         if let field { members.append(("field", .string(field))) }
         if let message { members.append(("message", .string(message))) }
@@ -290,7 +294,8 @@ public struct EventMessage: Sendable, Equatable {
     public init(json: JSONValue) throws(ProtocolError) {
         let reader = try FieldReader(json, path: "event")
         id = try reader.requiredID("id")
-        event = try reader.requiredOneOf("event", NookActivityEvent.Name.self)
+        name = try reader.requiredString("event")
+        event = NookActivityEvent.Name(rawValue: name)
         reason = try reader.string("reason")
         field = try reader.string("field")
         message = try reader.string("message")

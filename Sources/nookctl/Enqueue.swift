@@ -122,7 +122,7 @@ struct EnqueueOptions: Equatable {
                           event.id == accepted.id else { continue }
                     if self.json { print(json.serialized) }
                     guard let ending = event.ending else { continue }
-                    if !self.json { print("\(event.event.rawValue) (\(event.reason ?? "?"))") }
+                    if !self.json { print("\(event.name) (\(event.reason ?? "?"))") }
                     Glibc.exit(Self.exitCode(ending))
                 }
             } catch {

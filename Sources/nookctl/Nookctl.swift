@@ -278,7 +278,7 @@ struct Watch: ParsableCommand {
                     print("\(change.at.map { "\($0)s " } ?? "")status: \(change.change.rawValue) changed")
                 } else if let event = try? EventMessage(json: json) {
                     let reason = event.reason.map { " (\($0))" } ?? event.fields.map { " (\($0.joined(separator: ", ")))" } ?? ""
-                    print("\(event.at)s \(event.event.rawValue)\(reason) \(event.id) \"\(event.title)\"")
+                    print("\(event.at)s \(event.name)\(reason) \(event.id) \"\(event.title)\"")
                 }
                 fflush(nil)
             }
