@@ -13,8 +13,9 @@ extension Service {
 
         static let name = "journal"
         /// The history records a restored card's end; the recall queue is on the glass first,
-        /// as a restored card makes the display busy.
-        static let needs = ["history", "recall", "queues", "state files"]
+        /// as a restored card makes the display busy; the event log and the action cards follow
+        /// the queues' events before a restored card makes any.
+        static let needs = ["history", "recall", "queues", "state files", "event log", "action cards"]
         static let keys = ["daemon.journal", "journal.sync"]
 
         static func section(of config: DaemonConfig) -> Section { Section(path: config.journalPath, sync: config.journalSync) }
