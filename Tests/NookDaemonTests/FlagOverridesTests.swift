@@ -79,7 +79,8 @@ struct FlagOverridesTests {
     @Test func n1_everyFlagInNookdsTableIsReadRefusedWithoutItsValueAndInTheHelp() throws {
         let plain = "\(try NookdCommandLine.parse([]))"
         for option in NookdCommandLine.options {
-            for name in option.names { #expect(NookdCommandLine.usage.contains(name), "\(name) is not in --help") }
+            let spelled = "\n  " + option.names.joined(separator: ", ") + (option.value.map { " " + $0 } ?? "") + "\n"
+            #expect(NookdCommandLine.usage.contains(spelled), "\(option.name) is not in --help as \(spelled)")
             guard option.takesValue else {
                 #expect("\(try NookdCommandLine.parse([option.name]))" != plain, "\(option.name) changes nothing")
                 if option.name != "--help" {

@@ -231,7 +231,8 @@ struct BridgeCommandLineTests {
 
     @Test func e4_everyFlagInTheTableIsReadRefusedWithoutItsValueAndInTheHelp() throws {
         for option in BridgeCommandLine.options {
-            for name in option.names { #expect(BridgeCommandLine.usage.contains(name), "\(name) is not in --help") }
+            let spelled = "\n  " + option.names.joined(separator: ", ") + (option.value.map { " " + $0 } ?? "") + "\n"
+            #expect(BridgeCommandLine.usage.contains(spelled), "\(option.name) is not in --help as \(spelled)")
             guard option.takesValue else {
                 #expect(try BridgeCommandLine.parse([option.name]) != BridgeCommandLine(), "\(option.name) changes nothing")
                 #expect(throws: BridgeCommandLine.Problem("\(option.name) takes no value")) { try BridgeCommandLine.parse(["\(option.name)=1"]) }

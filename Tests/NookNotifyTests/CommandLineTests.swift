@@ -92,8 +92,8 @@ struct NotifyCommandLineTests {
 
     @Test func e1_everyFlagInTheTableIsReadRefusedWithoutItsValueAndInTheHelp() throws {
         for option in NotifyCommandLine.options {
-            for name in option.names { #expect(NotifyCommandLine.usage.contains(" \(name)"), "\(name) is not in --help") }
-            if let value = option.value { #expect(NotifyCommandLine.usage.contains("\(option.name) \(value)"), "\(option.name)'s value") }
+            let spelled = "\n  " + option.names.joined(separator: ", ") + (option.value.map { " " + $0 } ?? "") + " "
+            #expect(NotifyCommandLine.usage.contains(spelled), "\(option.name) is not in --help as \(spelled)")
             guard option.takesValue else {
                 #expect(try Self.parse([option.name]) != NotifyCommandLine(), "\(option.name) changes nothing")
                 continue
