@@ -23,15 +23,10 @@ struct Nookctl: ParsableCommand {
                       Status.self, List.self, Watch.self, Snapshot.self, Home.self, Focus.self, Quiet.self, Update.self,
                       Invoke.self, History.self])
 
-    /// `nookctl enqueue` with a well-formed command line skips ArgumentParser (see
-    /// ``EnqueueCommandLine``); everything else goes through it.
+    /// Every command line, `nookctl enqueue` too, is read by ArgumentParser once global options
+    /// typed before the subcommand are moved after it.
     static func main() {
-        let arguments = GlobalOptions.movedAfterSubcommand(Array(CommandLine.arguments.dropFirst()))
-        if arguments.first == "enqueue", let plain = EnqueueCommandLine.parse(arguments.dropFirst()) {
-            plain.options.send(plain.activity)
-            return
-        }
-        main(arguments)
+        main(GlobalOptions.movedAfterSubcommand(Array(CommandLine.arguments.dropFirst())))
     }
 }
 
