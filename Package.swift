@@ -149,7 +149,7 @@ let package = Package(
                     resources: [.copy("Transcripts")]),
         .testTarget(name: "NookMQTTTests", dependencies: ["NookMQTT", "NookActivities", "NookProtocol", "NookConfig", "NookSystem"]),
         .testTarget(name: "NookProtocolTests", dependencies: ["NookProtocol", "NookActivities"]),
-        // nookctl's moving of global options typed before the subcommand.
+        // nookctl's own reading of `enqueue` command lines against ArgumentParser's.
         .testTarget(name: "NookctlTests", dependencies: ["nookctl", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // Hardware/ and udev/: the unit, rules, overlay and install script.
         .testTarget(name: "NookHardwareTests", dependencies: ["NookTestTraits"]),

@@ -6,6 +6,7 @@ import NookActivities
 import NookProtocol
 
 /// `nookctl enqueue`: ArgumentParser's definition of the command (help, completion, errors).
+/// Well-formed command lines usually never reach it: see ``EnqueueCommandLine``.
 struct Enqueue: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "enqueue", abstract: "Show an activity; prints its id.")
     @OptionGroup var connection: Connection
@@ -42,7 +43,7 @@ struct Enqueue: ParsableCommand {
     }
 }
 
-/// Everything `nookctl enqueue` was asked for.
+/// Everything `nookctl enqueue` was asked for, from ArgumentParser or from the fast path.
 struct EnqueueOptions: Equatable {
     var socket: String?
     var json = false

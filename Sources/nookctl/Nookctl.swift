@@ -23,10 +23,15 @@ struct Nookctl: ParsableCommand {
                       Status.self, List.self, Watch.self, Snapshot.self, Home.self, Focus.self, Quiet.self, Update.self,
                       Invoke.self, History.self])
 
-    /// Every command line, `nookctl enqueue` too, is read by ArgumentParser once global options
-    /// typed before the subcommand are moved after it.
+    /// `nookctl enqueue` with a well-formed command line skips ArgumentParser (see
+    /// ``EnqueueCommandLine``); everything else goes through it.
     static func main() {
-        main(GlobalOptions.movedAfterSubcommand(Array(CommandLine.arguments.dropFirst())))
+        let arguments = GlobalOptions.movedAfterSubcommand(Array(CommandLine.arguments.dropFirst()))
+        if arguments.first == "enqueue", let plain = EnqueueCommandLine.parse(arguments.dropFirst()) {
+            plain.options.send(plain.activity)
+            return
+        }
+        main(arguments)
     }
 }
 
