@@ -17,6 +17,8 @@ let package = Package(
         .executable(name: "nook-notify", targets: ["nook-notify"]),
         .executable(name: "nook-lcdproc", targets: ["nook-lcdproc"]),
         .executable(name: "nook-mqtt", targets: ["nook-mqtt"]),
+        .executable(name: "flag-probe-flag-reader", targets: ["flag-probe-flag-reader"]),
+        .executable(name: "flag-probe-argument-parser", targets: ["flag-probe-argument-parser"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -131,6 +133,12 @@ let package = Package(
         // which a plain `swift build` (and the static SDK of `--static-swift-stdlib`) lacks.
         .testTarget(name: "NookTestTraits"),
         .executableTarget(name: "nook-demo", dependencies: ["NookActivities"]),
+        // Two probes nook-bench runs side by side (`nook-bench flags`): the same flags read by
+        // the hand reader and by ArgumentParser, the start-up time and idle memory each costs.
+        .executableTarget(name: "flag-probe-flag-reader", dependencies: ["NookSystem"]),
+        .executableTarget(name: "flag-probe-argument-parser", dependencies: [
+            "NookSystem", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         .executableTarget(name: "nook-bench", dependencies: ["NookActivities", "NookTestSupport", "NookDisplay", "NookRender", "NookProtocol", "NookLED", "NookPixel", "NookLCDproc",
                                                            "NookMQTT", "NookNotify", "NookSystem", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "NookConfigTests", dependencies: ["NookConfig"]),
@@ -138,10 +146,10 @@ let package = Package(
         .testTarget(name: "NookFuzzTargetsTests", dependencies: ["NookFuzzTargets"]),
         .testTarget(name: "NookFramebufferTests", dependencies: ["NookFramebuffer", "NookActivities"]),
         .testTarget(name: "NookInputTests", dependencies: ["NookInput", "NookActivities", "NookTestSupport"]),
-        .testTarget(name: "NookNotifyTests", dependencies: ["NookNotify", "NookActivities", "NookProtocol"]),
+        .testTarget(name: "NookNotifyTests", dependencies: ["NookNotify", "NookActivities", "NookProtocol", "NookSystem"]),
         .testTarget(name: "NookLCDprocTests", dependencies: ["NookLCDproc", "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "NookTestSupport", "NookTestTraits"],
                     resources: [.copy("Transcripts")]),
-        .testTarget(name: "NookMQTTTests", dependencies: ["NookMQTT", "NookActivities", "NookProtocol", "NookConfig"]),
+        .testTarget(name: "NookMQTTTests", dependencies: ["NookMQTT", "NookActivities", "NookProtocol", "NookConfig", "NookSystem"]),
         .testTarget(name: "NookProtocolTests", dependencies: ["NookProtocol", "NookActivities"]),
         // nookctl's own reading of `enqueue` command lines against ArgumentParser's.
         .testTarget(name: "NookctlTests", dependencies: ["nookctl", .product(name: "ArgumentParser", package: "swift-argument-parser")]),

@@ -1,6 +1,6 @@
-/// nookd's command line, read by hand (issue 19): ArgumentParser links FoundationEssentials,
-/// about 2.4 MiB of text and a share of nookd's resident memory for a dozen flags. nookctl keeps
-/// ArgumentParser (completions, subcommands); nookd has only these flags and `--help`.
+import NookSystem
+
+/// nookd's command line, read by ``FlagReader`` (which says why not ArgumentParser).
 public struct NookdCommandLine: Sendable {
     public var config: String?
     public var flags = FlagOverrides()
@@ -16,73 +16,52 @@ public struct NookdCommandLine: Sendable {
         public init(_ description: String) { self.description = description }
     }
 
-    /// Flags that take a value, with the help line of each.
-    static let valued: [(flag: String, help: String)] = [
-        ("--config", "Config file (TOML). Without it nookd runs on its defaults."),
-        ("--socket", "Socket path (default $XDG_RUNTIME_DIR/nook/nookd.sock, else /run/nook/nookd.sock)."),
-        ("--display", "Display backend: auto, drm, fbdev, mock, led-spi, led-i2c or led-mock."),
-        ("--frames", "Directory the mock display writes its PNG frames to."),
-        ("--size", "Mock display size, WIDTHxHEIGHT."),
-        ("--rotation", "Rotation from drawing to panel: 0, 90, 180 or 270."),
-        ("--theme", "Theme appearance: dark or light."),
-        ("--socket-group", "Group that may use the socket (mode 0660)."),
-        ("--log-level", "Log level: trace, debug, info, notice, warning, error."),
-        ("--journal", "Journal of unfinished activities, restored after a crash or restart (default $STATE_DIRECTORY/journal under systemd; \"none\" turns it off)."),
-        ("--journal-sync", "When a journal record is safe enough to answer: ack (synced first; the default) or interval (synced within a second)."),
+    /// Every flag nookd accepts, in the order `--help` lists them. `--rotation` is checked for a
+    /// number where it is met; every value is then checked by the rule of the config key it
+    /// overrides (``FlagOverrides/validate()``).
+    public static let options: [FlagReader.Option] = [
+        .init("--config", value: "VALUE", help: "Config file (TOML). Without it nookd runs on its defaults."),
+        .init("--socket", value: "VALUE", help: "Socket path (default $XDG_RUNTIME_DIR/nook/nookd.sock, else /run/nook/nookd.sock)."),
+        .init("--display", value: "VALUE", help: "Display backend: auto, drm, fbdev, mock, led-spi, led-i2c or led-mock."),
+        .init("--frames", value: "VALUE", help: "Directory the mock display writes its PNG frames to."),
+        .init("--size", value: "VALUE", help: "Mock display size, WIDTHxHEIGHT."),
+        .init("--rotation", value: "VALUE", help: "Rotation from drawing to panel: 0, 90, 180 or 270.",
+              check: { Int($0) == nil ? "--rotation must be 0, 90, 180 or 270, got \($0)" : nil }),
+        .init("--theme", value: "VALUE", help: "Theme appearance: dark or light."),
+        .init("--socket-group", value: "VALUE", help: "Group that may use the socket (mode 0660)."),
+        .init("--log-level", value: "VALUE", help: "Log level: trace, debug, info, notice, warning, error."),
+        .init("--journal", value: "VALUE", help: "Journal of unfinished activities, restored after a crash or restart (default $STATE_DIRECTORY/journal under systemd; \"none\" turns it off)."),
+        .init("--journal-sync", value: "VALUE", help: "When a journal record is safe enough to answer: ack (synced first; the default) or interval (synced within a second)."),
+        .init("--check", help: "Validate the config file and flags, print the result and exit."),
+        .init("--test-display", help: "Show a test card on the DRM display for a second, restore the display, report and exit."),
+        .init("-h", "--help", help: "Show this help and exit."),
     ]
 
-    static let switches: [(flag: String, help: String)] = [
-        ("--check", "Validate the config file and flags, print the result and exit."),
-        ("--test-display", "Show a test card on the DRM display for a second, restore the display, report and exit."),
-        ("-h, --help", "Show this help and exit."),
-    ]
-
-    /// Reads `arguments` (without the program name): `--flag value` or `--flag=value`; every
-    /// value is checked by the rule of the config key it overrides (``FlagOverrides/validate()``).
+    /// Reads `arguments` (without the program name): `--flag value` or `--flag=value`.
     public static func parse(_ arguments: [String]) throws(Problem) -> NookdCommandLine {
         var line = NookdCommandLine()
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            var name = argument
-            var inline: String?
-            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-                name = String(argument[..<equals])
-                inline = String(argument[argument.index(after: equals)...])
-            }
-            switch name {
-            case "--check", "--test-display", "--help", "-h":
-                guard inline == nil else { throw Problem("\(name) takes no value") }
-                switch name {
+        let flags: [FlagReader.Flag]
+        do throws(FlagReader.Problem) {
+            flags = try FlagReader.read(arguments, options: options)
+        } catch {
+            throw Problem(error.description)
+        }
+        for flag in flags {
+            guard let value = flag.value else {
+                switch flag.name {
                 case "--check": line.check = true
                 case "--test-display": line.testDisplay = true
                 default: line.help = true
                 }
                 continue
-            default:
-                break
             }
-            guard valued.contains(where: { $0.flag == name }) else {
-                throw Problem(argument.hasPrefix("-") ? "unknown option '\(name)'" : "unexpected argument '\(argument)'")
-            }
-            let value: String
-            if let inline {
-                value = inline
-            } else {
-                guard index < arguments.count, !arguments[index].hasPrefix("--") else { throw Problem("missing value for '\(name)'") }
-                value = arguments[index]
-                index += 1
-            }
-            switch name {
+            switch flag.name {
             case "--config": line.config = value
             case "--socket": line.flags.socket = value
             case "--display": line.flags.display = value
             case "--frames": line.flags.frames = value
             case "--size": line.flags.size = value
-            case "--rotation":
-                guard let degrees = Int(value) else { throw Problem("--rotation must be 0, 90, 180 or 270, got \(value)") }
-                line.flags.rotation = degrees
+            case "--rotation": line.flags.rotation = Int(value)
             case "--theme": line.flags.theme = value
             case "--socket-group": line.flags.socketGroup = value
             case "--log-level": line.flags.logLevel = value
@@ -96,7 +75,7 @@ public struct NookdCommandLine: Sendable {
     }
 
     public static var usage: String {
-        var text = """
+        let text = """
         OVERVIEW: Show transient activities as cards on a small display.
 
         Flags override the config file. SIGHUP reloads it; SIGTERM/SIGINT quiesce, restore the display and exit 0.
@@ -106,8 +85,6 @@ public struct NookdCommandLine: Sendable {
         OPTIONS:
 
         """
-        for (flag, help) in valued { text += "  \(flag) VALUE\n        \(help)\n" }
-        for (flag, help) in switches { text += "  \(flag)\n        \(help)\n" }
-        return text
+        return text + FlagReader.optionsHelp(options)
     }
 }

@@ -1,9 +1,8 @@
 import Logging
 import NookSystem
 
-/// nook-mqtt's command line, read by hand as nookd's is (issue 16): ArgumentParser links
-/// FoundationEssentials, about 6 MiB of text and 1 MiB of relocated data, for four flags, and
-/// the bridge's idle resident set is a goal (`mqtt_bridge_idle_rss_mib` ≤ 8).
+/// nook-mqtt's command line, read by ``FlagReader`` as nookd's and nook-notify's are (the reader
+/// says why not ArgumentParser).
 public struct BridgeCommandLine: Sendable, Equatable {
     public var config: String?
     public var socket: String?
@@ -19,15 +18,13 @@ public struct BridgeCommandLine: Sendable, Equatable {
         public init(_ description: String) { self.description = description }
     }
 
-    static let valued: [(flag: String, help: String)] = [
-        ("--config", "The bridge's config file (default: \(MQTTConfig.defaultPath) if it exists, else the built-in defaults)."),
-        ("--socket", "nookd's socket (default: $NOOK_SOCKET, else /run/nook/nookd.sock)."),
-        ("--log-level", "Log level: trace, debug, info, notice, warning, error."),
-    ]
-
-    static let switches: [(flag: String, help: String)] = [
-        ("--remove-discovery", "Clear the retained Home Assistant discovery, state and availability messages, then exit (for uninstalling)."),
-        ("-h, --help", "Show this help and exit."),
+    /// Every flag nook-mqtt accepts, in the order `--help` lists them.
+    public static let options: [FlagReader.Option] = [
+        .init("--config", value: "VALUE", help: "The bridge's config file (default: \(MQTTConfig.defaultPath) if it exists, else the built-in defaults)."),
+        .init("--socket", value: "VALUE", help: "nookd's socket (default: $NOOK_SOCKET, else /run/nook/nookd.sock)."),
+        .init("--log-level", value: "VALUE", help: "Log level: trace, debug, info, notice, warning, error."),
+        .init("--remove-discovery", help: "Clear the retained Home Assistant discovery, state and availability messages, then exit (for uninstalling)."),
+        .init("-h", "--help", help: "Show this help and exit."),
     ]
 
     /// Reads `arguments` (without the program name): `--flag value` or `--flag=value`.
@@ -35,14 +32,9 @@ public struct BridgeCommandLine: Sendable, Equatable {
         var line = BridgeCommandLine()
         let flags: [FlagReader.Flag]
         do throws(FlagReader.Problem) {
-            flags = try FlagReader.read(arguments, valued: Set(valued.map(\.flag)), switches: ["--remove-discovery", "--help", "-h"])
+            flags = try FlagReader.read(arguments, options: options)
         } catch {
-            switch error {
-            case .unknownOption(let name): throw Problem("unknown option '\(name)'")
-            case .unexpectedArgument(let argument): throw Problem("unexpected argument '\(argument)'")
-            case .missingValue(let name): throw Problem("missing value for '\(name)'")
-            case .switchWithValue(let name, _): throw Problem("\(name) takes no value")
-            }
+            throw Problem(error.description)
         }
         for flag in flags {
             guard let value = flag.value else {
@@ -64,7 +56,7 @@ public struct BridgeCommandLine: Sendable, Equatable {
     }
 
     public static var usage: String {
-        var text = """
+        let text = """
         OVERVIEW: Bridge an MQTT broker (and Home Assistant) to the Nook display.
 
         Subscribes to PREFIX/DEVICE/activity, PREFIX/all/activity and PREFIX/DEVICE/command, passes them to nookd and publishes state, event, error and availability. Settings: \(MQTTConfig.defaultPath).
@@ -74,8 +66,6 @@ public struct BridgeCommandLine: Sendable, Equatable {
         OPTIONS:
 
         """
-        for (flag, help) in valued { text += "  \(flag) VALUE\n        \(help)\n" }
-        for (flag, help) in switches { text += "  \(flag)\n        \(help)\n" }
-        return text
+        return text + FlagReader.optionsHelp(options)
     }
 }

@@ -1,7 +1,6 @@
 import NookSystem
 
-/// nook-notify's command line, read by `FlagReader` instead of ArgumentParser (issue 15:
-/// FoundationEssentials out of the bridge's resident set, `notify_bridge_idle_rss_mib` ≤ 8).
+/// nook-notify's command line, read by ``FlagReader`` (which says why not ArgumentParser).
 /// The help, the messages and exit 64 are ArgumentParser's, word for word, as before.
 public struct NotifyCommandLine: Sendable, Equatable {
     public var socket: String?
@@ -27,11 +26,16 @@ public struct NotifyCommandLine: Sendable, Equatable {
         public init(_ description: String, help: String? = nil) { (self.description, self.help) = (description, help) }
     }
 
-    static let valued: [(flag: String, value: String, help: String)] = [
-        ("--socket", "<socket>", "nookd's socket (default: $NOOK_SOCKET, else $XDG_RUNTIME_DIR/nook/nookd.sock if it exists, else /run/nook/nookd.sock)."),
-        ("--module", "<module>", "nookd queue module the cards go to (default: the foreground one)."),
-        ("--log-level", "<log-level>", "Log level: trace, debug, info, notice, warning, error."),
-        ("--timeout", "<seconds>", "How long a notification waits for nookd before its sender is told it failed (default: 10)."),
+    /// Every flag nook-notify accepts, in the order `--help` lists them (``usage`` is written
+    /// out in ArgumentParser's layout; a test checks it lists each of these).
+    public static let options: [FlagReader.Option] = [
+        .init("--socket", value: "<socket>", help: "nookd's socket (default: $NOOK_SOCKET, else $XDG_RUNTIME_DIR/nook/nookd.sock if it exists, else /run/nook/nookd.sock)."),
+        .init("--system", help: "Serve on the system bus instead of the session bus."),
+        .init("--replace", help: "Take the name from a running notification server that allows replacement."),
+        .init("--module", value: "<module>", help: "nookd queue module the cards go to (default: the foreground one)."),
+        .init("--log-level", value: "<log-level>", help: "Log level: trace, debug, info, notice, warning, error."),
+        .init("--timeout", value: "<seconds>", help: "How long a notification waits for nookd before its sender is told it failed (default: 10)."),
+        .init("-h", "--help", help: "Show help information."),
     ]
 
     /// Reads `arguments` (without the program name) in ArgumentParser's order: `-h`/`--help`
@@ -40,17 +44,17 @@ public struct NotifyCommandLine: Sendable, Equatable {
     /// an unknown option; then an unexpected word.
     public static func parse(_ arguments: [String], logLevelProblem: (String) -> String?) throws(Problem) -> NotifyCommandLine {
         var line = NotifyCommandLine()
-        let helpNames: Set<String> = ["-h", "--help"]
+        let helpNames = ["-h", "--help"]
         if arguments.contains(where: { helpNames.contains(String($0.prefix { $0 != "=" })) }) {
             line.help = true
             return line
         }
         // ArgumentParser took `--system=` as `--system`.
-        let switches: Set<String> = ["--system", "--replace"]
+        let switches = options.filter { !$0.takesValue }.map(\.name)
         let words = arguments.map { $0.hasSuffix("=") && switches.contains(String($0.dropLast())) ? String($0.dropLast()) : $0 }
         let read: (flags: [FlagReader.Flag], strays: [FlagReader.Problem])
         do throws(FlagReader.Problem) {
-            read = try FlagReader.readLeniently(words, valued: Set(valued.map(\.flag)), switches: switches, flagPrefix: "-",
+            read = try FlagReader.readLeniently(words, options: options, flagPrefix: "-",
                                                 emptyInlineIsMissing: true, dashDashEndsFlags: true)
         } catch {
             throw problem(error)
@@ -82,10 +86,11 @@ public struct NotifyCommandLine: Sendable, Equatable {
         case .unknownOption(let name): return Problem("Unknown option '\(name)'")
         case .unexpectedArgument(let argument): return Problem("Unexpected argument '\(argument)'")
         case .missingValue(let name):
-            let flag = valued.first { $0.flag == name }
+            let flag = FlagReader.option(named: name, in: options)
             let spelled = "\(name) \(flag?.value ?? "<value>")"
             return Problem("Missing value for '\(spelled)'", help: flag.map { "\(spelled)  \($0.help)" })
         case .switchWithValue(let name, let value): return Problem("The option '\(name)' does not take any value, but '\(value)' was specified.")
+        case .badValue(_, let problem): return Problem(problem)
         }
     }
 

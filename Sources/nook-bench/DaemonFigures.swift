@@ -55,20 +55,33 @@ struct DaemonFigures {
         nook_bench.stop(pid)
     }
 
-    /// `nookctl enqueue` against socat sending the same line to the same daemon, alternating.
-    func cliVersusSocat(socket: String) async -> Spread {
+    /// `nookctl enqueue` against socat sending the same line to the same daemon, alternating,
+    /// and the same command line read by ArgumentParser instead of the fast path
+    /// (`EnqueueCommandLine`) in the same rounds: `--key` given twice, which the fast path hands
+    /// to ArgumentParser and ArgumentParser reads as the last one given.
+    func cliVersusSocat(socket: String) async throws -> (fastPath: Spread, argumentParser: Spread) {
         let line = Request(id: .number(1), operation: .enqueue(
             NookActivity(coalescingKey: "bench", title: "Build finished", dwell: .milliseconds(50)), module: nil, wait: false)).encoded()
         let linePath = scratch + "/line.json"
         _ = FileManager.default.createFile(atPath: linePath, contents: Data((line + "\n").utf8))
-        return await rounds(5) {
-            interleavedRatio(repetitions: 15, measured: {
-                _ = spawnAndWait(binaries + "/nookctl", ["enqueue", "--title", "Build finished", "--key", "bench",
-                                                         "--dwell", "0.05", "--socket", socket], quiet: true)
-            }, baseline: {
+        let fastPath = ["enqueue", "--title", "Build finished", "--key", "bench", "--dwell", "0.05", "--socket", socket]
+        let throughArgumentParser = ["enqueue", "--title", "Build finished", "--key", "bench", "--key", "bench", "--dwell", "0.05", "--socket", socket]
+        for arguments in [fastPath, throughArgumentParser] {
+            let status = spawnAndWait(binaries + "/nookctl", arguments, quiet: true)
+            guard status == 0 else { throw BenchError("nookctl \(arguments.joined(separator: " ")) exited with status \(status)") }
+        }
+        var argumentParser: [Double] = []
+        let fast = await rounds(5) {
+            let ratios = interleavedRatios(repetitions: 15, measured: [
+                { _ = spawnAndWait(binaries + "/nookctl", fastPath, quiet: true) },
+                { _ = spawnAndWait(binaries + "/nookctl", throughArgumentParser, quiet: true) },
+            ], baseline: {
                 _ = spawnAndWait("/usr/bin/socat", ["-t", "5", "-", "UNIX-CONNECT:\(socket)"], quiet: true, stdin: linePath)
             })
+            argumentParser.append(ratios[1])
+            return ratios[0]
         }
+        return (fast, Spread(rounds: argumentParser))
     }
 
     /// 10,000 enqueues written back to back on one connection, all answers read; the median of
@@ -104,17 +117,30 @@ struct DaemonFigures {
     /// to its exit, answer received (so, under `journal.sync = "ack"`, the record synced).
     /// The p99 of each of `rounds` rounds of 100; the median of the rounds, with their spread.
     func journaledEnqueueP99(socket: String, rounds count: Int = 3) async -> Spread {
+        await journaledEnqueueP99(socket: socket, rounds: count, throughArgumentParser: false).fastPath
+    }
+
+    /// The same, and with `throughArgumentParser` the same command line read by ArgumentParser
+    /// (`--key` twice, as in ``cliVersusSocat(socket:)``) in the same rounds, call by call.
+    func journaledEnqueueP99(socket: String, rounds count: Int = 3, throughArgumentParser: Bool) async -> (fastPath: Spread, argumentParser: Spread) {
         var round = 0
-        return await rounds(count) {
+        var argumentParser: [Double] = []
+        let fastPath = await rounds(count) {
             round += 1
-            var samples: [Double] = []
+            var samples: [Double] = [], parserSamples: [Double] = []
             for index in 0..<100 {
-                samples.append(timed { spawnAndWait(binaries + "/nookctl", ["enqueue", "--title", "Door \(round).\(index)", "--key", "bench",
-                                                                          "--dwell", "0.05", "--socket", socket], quiet: true) })
+                let arguments = ["enqueue", "--title", "Door \(round).\(index)", "--key", "bench", "--dwell", "0.05", "--socket", socket]
+                samples.append(timed { spawnAndWait(binaries + "/nookctl", arguments, quiet: true) })
+                if throughArgumentParser {
+                    parserSamples.append(timed { spawnAndWait(binaries + "/nookctl", arguments + ["--key", "bench"], quiet: true) })
+                }
             }
             samples.sort()
+            parserSamples.sort()
+            if throughArgumentParser { argumentParser.append(parserSamples[98]) }
             return samples[98]
         }
+        return (fastPath, Spread(rounds: argumentParser))
     }
 
     private func pipelinedRound(socket: String) throws -> Double {

@@ -52,6 +52,17 @@ func interleavedRatio(repetitions: Int, measured: () -> Void, baseline: () -> Vo
     return median(measuredSamples) / median(baselineSamples)
 }
 
+/// One round of several ratios against one yardstick: `baseline` and each of `measured` are
+/// called in turn `repetitions` times; returns each one's median over the median of `baseline`.
+func interleavedRatios(repetitions: Int, measured: [() -> Void], baseline: () -> Void) -> [Double] {
+    var measuredSamples = Array(repeating: [Double](), count: measured.count), baselineSamples: [Double] = []
+    for _ in 0..<repetitions {
+        baselineSamples.append(secondsTaken(baseline))
+        for (index, body) in measured.enumerated() { measuredSamples[index].append(secondsTaken(body)) }
+    }
+    return measuredSamples.map { median($0) / median(baselineSamples) }
+}
+
 /// Wall time of one call, in seconds, on the monotonic clock.
 func secondsTaken(_ body: () -> Void) -> Double {
     var start = timespec(), end = timespec()

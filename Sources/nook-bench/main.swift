@@ -2,7 +2,8 @@
 // every figure is the median of several rounds, so a busy machine skews both sides alike.
 // `nook-bench soak` runs only the soak (100,000 activities through nookd); `nook-bench daemon`
 // only the figures of nookd and nookctl; `nook-bench journal` only the journal's; `history`, `render`, `idle`,
-// `first-frame`, `pipelined`, `led`, `lcdproc`, `mqtt`, `notify` and `brightness` one group each. Rounds.swift says how
+// `first-frame`, `pipelined`, `led`, `lcdproc`, `mqtt`, `notify`, `brightness`, `cli` (nookctl's start-up)
+// and `flags` (ArgumentParser against the hand reader) one group each. Rounds.swift says how
 // to add a figure.
 #if canImport(Glibc)
 import Glibc
@@ -16,7 +17,7 @@ func reportDaemonFigures(_ figures: DaemonFigures) async {
         try figures.prepare()
         let socket = figures.scratch + "/nookd.sock"
         let pid = try figures.startDaemon(socket: socket)
-        report("cli_enqueue_vs_socat", await figures.cliVersusSocat(socket: socket))
+        await reportCLIFigures(figures, socket: socket)
         let pipelined = try await figures.pipelined(socket: socket, pid: pid)
         report("pipelined_enqueues_per_s", pipelined.rate)
         report("pipelined_nookd_cpu_us_per_enqueue", pipelined.cpuMicroseconds)
@@ -25,7 +26,9 @@ func reportDaemonFigures(_ figures: DaemonFigures) async {
         // acknowledged (journal.sync = "ack", the default), the journal on this machine's disk.
         let journaled = try figures.startDaemon(socket: socket, extra: ["--journal", figures.scratch + "/journal"])
         report("pipelined_enqueues_journaled_per_s", try await figures.pipelinedEnqueuesPerSecond(socket: socket))
-        report("enqueue_journaled_ack_ms_p99", await figures.journaledEnqueueP99(socket: socket))
+        let ack = await figures.journaledEnqueueP99(socket: socket, throughArgumentParser: true)
+        report("enqueue_journaled_ack_ms_p99", ack.fastPath)
+        report("enqueue_journaled_ack_argument_parser_ms_p99", ack.argumentParser)
         figures.stop(journaled)
         // The trade-off: written before the answer, synced within a second (journal.sync = "interval").
         let interval = try figures.startDaemon(socket: socket, extra: ["--journal", figures.scratch + "/journal-interval", "--journal-sync", "interval"])
@@ -39,6 +42,17 @@ func reportDaemonFigures(_ figures: DaemonFigures) async {
     report("enqueue_to_first_frame_ms_p99", await figures.enqueueToFirstFrameP99())
     report("update_to_frame_ms_p99", await figures.updateToFrameP99())
     report("first_frame_after_idle_ms_p99", await figures.enqueueToFirstFrameP99(afterRelease: true))
+}
+
+/// nookctl enqueue's start-up: through its fast path and through ArgumentParser, each against socat.
+func reportCLIFigures(_ figures: DaemonFigures, socket: String) async {
+    do {
+        let cli = try await figures.cliVersusSocat(socket: socket)
+        report("cli_enqueue_vs_socat", cli.fastPath)
+        report("cli_enqueue_argument_parser_vs_socat", cli.argumentParser)
+    } catch {
+        print("cli figures skipped: \(error)")
+    }
 }
 
 /// A nookd that has shown 100 cards and then sat idle with the clock home: its memory once it
@@ -191,6 +205,24 @@ if CommandLine.arguments.dropFirst().first == "brightness" {
     reportBrightnessFigures(figures)
     exit(0)
 }
+if CommandLine.arguments.dropFirst().first == "cli" {
+    let figures = DaemonFigures()
+    try figures.prepare()
+    let socket = figures.scratch + "/nookd.sock"
+    let pid = try figures.startDaemon(socket: socket)
+    await reportCLIFigures(figures, socket: socket)
+    figures.stop(pid)
+    let journaled = try figures.startDaemon(socket: socket, extra: ["--journal", figures.scratch + "/journal"])
+    let ack = await figures.journaledEnqueueP99(socket: socket, throughArgumentParser: true)
+    report("enqueue_journaled_ack_ms_p99", ack.fastPath)
+    report("enqueue_journaled_ack_argument_parser_ms_p99", ack.argumentParser)
+    figures.stop(journaled)
+    exit(0)
+}
+if CommandLine.arguments.dropFirst().first == "flags" {
+    await reportFlagFigures(DaemonFigures())
+    exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "daemon" {
     await reportDaemonFigures(DaemonFigures())
     exit(0)
@@ -214,6 +246,7 @@ await reportLCDprocFigures()
 
 let daemonFigures = DaemonFigures()
 await reportDaemonFigures(daemonFigures)
+await reportFlagFigures(daemonFigures)
 reportMQTTFigures(daemonFigures)
 reportNotifyFigures(daemonFigures)
 reportHistoryFigures(daemonFigures)

@@ -1,6 +1,7 @@
 import NookConfig
 import NookDaemon
 import NookDisplay
+import NookSystem
 import Testing
 
 /// nookd's flags and the config file's keys are checked by the same rules and say so alike.
@@ -68,5 +69,29 @@ struct FlagOverridesTests {
                                      (["--check=yes"], "--check takes no value")] {
             #expect(throws: NookdCommandLine.Problem(problem), "\(arguments)") { try NookdCommandLine.parse(arguments) }
         }
+    }
+
+    /// A value for every flag in nookd's table: a flag added without one fails here.
+    static let sampleValues = ["--config": "/etc/nook/nook.toml", "--socket": "/run/n.sock", "--display": "mock", "--frames": "/tmp/f",
+                               "--size": "1920x480", "--rotation": "90", "--theme": "light", "--socket-group": "nook", "--log-level": "debug",
+                               "--journal": "none", "--journal-sync": "interval"]
+
+    @Test func n1_everyFlagInNookdsTableIsReadRefusedWithoutItsValueAndInTheHelp() throws {
+        let plain = "\(try NookdCommandLine.parse([]))"
+        for option in NookdCommandLine.options {
+            let spelled = "\n  " + option.names.joined(separator: ", ") + (option.value.map { " " + $0 } ?? "") + "\n"
+            #expect(NookdCommandLine.usage.contains(spelled), "\(option.name) is not in --help as \(spelled)")
+            guard option.takesValue else {
+                #expect("\(try NookdCommandLine.parse([option.name]))" != plain, "\(option.name) changes nothing")
+                if option.name != "--help" {
+                    #expect(throws: NookdCommandLine.Problem("\(option.name) takes no value")) { try NookdCommandLine.parse(["\(option.name)=1"]) }
+                }
+                continue
+            }
+            let value = try #require(Self.sampleValues[option.name], "no sample value for \(option.name)")
+            #expect("\(try NookdCommandLine.parse([option.name, value]))" != plain, "\(option.name) changes nothing")
+            #expect(throws: NookdCommandLine.Problem("missing value for '\(option.name)'")) { try NookdCommandLine.parse([option.name]) }
+        }
+        #expect(Set(Self.sampleValues.keys) == Set(NookdCommandLine.options.filter(\.takesValue).map(\.name)))
     }
 }

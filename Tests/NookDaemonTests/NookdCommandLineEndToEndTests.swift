@@ -19,4 +19,32 @@ struct NookdCommandLineEndToEndTests {
         let check = try nookd(["--display", "mock", "--socket", "/tmp/nook-check.sock", "--check"])
         #expect(check.status == 0 && check.output.contains("configuration OK"), "\(check)")
     }
+
+    @Test func n1_aMissingValueExits64NamingTheFlag() throws {
+        let missing = try nookd(["--display", "mock", "--socket"])
+        #expect(missing.status == 64 && missing.error.contains("missing value for '--socket'"), "\(missing)")
+    }
+}
+
+/// The bridges read their flags with the same reader as nookd: through the built binaries, a
+/// bad flag and a missing value exit 64 naming the flag, and `--help` exits 0.
+@Suite("E1 E4 the bridges' command lines end to end", .ownThreads)
+struct BridgeCommandLineEndToEndTests {
+    @Test func e4_nookMQTTRefusesABadFlagOrAMissingValueWith64() throws {
+        let unknown = try run(Built.nookMQTT, ["--colour", "red"])
+        #expect(unknown.status == 64 && unknown.error.contains("unknown option '--colour'"), "\(unknown)")
+        let missing = try run(Built.nookMQTT, ["--config"])
+        #expect(missing.status == 64 && missing.error.contains("missing value for '--config'"), "\(missing)")
+        let help = try run(Built.nookMQTT, ["--help"])
+        #expect(help.status == 0 && help.output.contains("--remove-discovery"), "\(help)")
+    }
+
+    @Test func e1_nookNotifyRefusesABadFlagOrAMissingValueWith64() throws {
+        let unknown = try run(Built.nookNotify, ["--colour"])
+        #expect(unknown.status == 64 && unknown.error.hasPrefix("Error: Unknown option '--colour'\n"), "\(unknown)")
+        let missing = try run(Built.nookNotify, ["--module"])
+        #expect(missing.status == 64 && missing.error.hasPrefix("Error: Missing value for '--module <module>'\n"), "\(missing)")
+        let help = try run(Built.nookNotify, ["--help"])
+        #expect(help.status == 0 && help.output.contains("--timeout <seconds>"), "\(help)")
+    }
 }

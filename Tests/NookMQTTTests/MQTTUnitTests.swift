@@ -3,6 +3,7 @@ import NookActivities
 import NookConfig
 import NookMQTT
 import NookProtocol
+import NookSystem
 import Testing
 
 @Suite("E4 payloads through the socket protocol's decoding")
@@ -223,6 +224,25 @@ struct BridgeCommandLineTests {
         let line = try BridgeCommandLine.parse(["--config", "/etc/m.toml", "--socket=/run/n.sock", "--log-level", "debug", "--remove-discovery"])
         #expect(line.config == "/etc/m.toml" && line.socket == "/run/n.sock" && line.logLevel == "debug" && line.removeDiscovery && !line.help)
         #expect(try BridgeCommandLine.parse(["-h"]).help && BridgeCommandLine.usage.contains("--remove-discovery"))
+    }
+
+    /// A value for every flag in nook-mqtt's table: a flag added without one fails here.
+    static let sampleValues = ["--config": "/etc/m.toml", "--socket": "/run/n.sock", "--log-level": "debug"]
+
+    @Test func e4_everyFlagInTheTableIsReadRefusedWithoutItsValueAndInTheHelp() throws {
+        for option in BridgeCommandLine.options {
+            let spelled = "\n  " + option.names.joined(separator: ", ") + (option.value.map { " " + $0 } ?? "") + "\n"
+            #expect(BridgeCommandLine.usage.contains(spelled), "\(option.name) is not in --help as \(spelled)")
+            guard option.takesValue else {
+                #expect(try BridgeCommandLine.parse([option.name]) != BridgeCommandLine(), "\(option.name) changes nothing")
+                #expect(throws: BridgeCommandLine.Problem("\(option.name) takes no value")) { try BridgeCommandLine.parse(["\(option.name)=1"]) }
+                continue
+            }
+            let value = try #require(Self.sampleValues[option.name], "no sample value for \(option.name)")
+            #expect(try BridgeCommandLine.parse([option.name, value]) != BridgeCommandLine(), "\(option.name) changes nothing")
+            #expect(throws: BridgeCommandLine.Problem("missing value for '\(option.name)'")) { try BridgeCommandLine.parse([option.name]) }
+        }
+        #expect(Set(Self.sampleValues.keys) == Set(BridgeCommandLine.options.filter(\.takesValue).map(\.name)))
     }
 
     @Test func e4_badCommandLinesNameWhatIsWrong() {

@@ -1,4 +1,5 @@
 import NookNotify
+import NookSystem
 import Testing
 
 /// nook-notify's flags, read without ArgumentParser (issue 15: FoundationEssentials out of the
@@ -84,6 +85,26 @@ struct NotifyCommandLineTests {
                 #expect(error.help == help, "\(arguments)")
             }
         }
+    }
+
+    /// A value for every flag in nook-notify's table: a flag added without one fails here.
+    static let sampleValues = ["--socket": "/run/n.sock", "--module": "alerts", "--log-level": "debug", "--timeout": "2"]
+
+    @Test func e1_everyFlagInTheTableIsReadRefusedWithoutItsValueAndInTheHelp() throws {
+        for option in NotifyCommandLine.options {
+            let spelled = "\n  " + option.names.joined(separator: ", ") + (option.value.map { " " + $0 } ?? "") + " "
+            #expect(NotifyCommandLine.usage.contains(spelled), "\(option.name) is not in --help as \(spelled)")
+            guard option.takesValue else {
+                #expect(try Self.parse([option.name]) != NotifyCommandLine(), "\(option.name) changes nothing")
+                continue
+            }
+            let value = try #require(Self.sampleValues[option.name], "no sample value for \(option.name)")
+            #expect(try Self.parse([option.name, value]) != NotifyCommandLine(), "\(option.name) changes nothing")
+            #expect(throws: NotifyCommandLine.Problem("Missing value for '\(option.name) \(option.value!)'", help: "\(option.name) \(option.value!)  \(option.help)")) {
+                try Self.parse([option.name])
+            }
+        }
+        #expect(Set(Self.sampleValues.keys) == Set(NotifyCommandLine.options.filter(\.takesValue).map(\.name)))
     }
 
     @Test func e1_theErrorTextIsArgumentParsersThreeLines() {

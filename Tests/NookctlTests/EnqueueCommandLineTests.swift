@@ -43,4 +43,40 @@ struct EnqueueCommandLineTests {
         #expect(declared.subtracting(["--help"]) == Set(known))
         #expect(Set(known).count == known.count, "an option listed twice: \(known)")
     }
+
+    /// A value for every option the fast path reads: an option added without one fails here.
+    static let sampleValues = ["--socket": "/tmp/nook.sock", "--title": "Build finished", "--subtitle": "Debug · 12.4s", "--icon": "hammer",
+                               "--tint": "green", "--key": "build", "--priority": "high", "--dwell": "0.5", "--timeout": "30",
+                               "--progress": "0.25", "--expires-after": "60", "--module": "door", "--id": "22222222-3333-4444-8555-666666666666"]
+
+    /// Every option, alone beside the title and with every other one, in both spellings and in
+    /// every order tried: the fast path reads each line as ArgumentParser does, or hands it over.
+    @Test func c2_everyOptionReadsTheSameThroughEitherReader() throws {
+        let valued = EnqueueCommandLine.valued, switches = EnqueueCommandLine.flags
+        #expect(Set(Self.sampleValues.keys) == Set(valued), "a sample value for each valued option")
+        func words(_ name: String, attached: Bool) -> [String] {
+            guard let value = Self.sampleValues[name], valued.contains(name) else { return [name] }
+            return attached ? ["\(name)=\(value)"] : [name, value]
+        }
+        var lines: [[String]] = []
+        for name in valued + switches where name != "--title" {
+            for attached in [false, true] {
+                // --timeout needs --blocker; the fast path must still agree with ArgumentParser's refusal without it.
+                lines.append(words("--title", attached: attached) + words(name, attached: attached))
+                lines.append(words(name, attached: attached) + words("--title", attached: !attached) + ["--blocker"].filter { _ in name == "--timeout" })
+            }
+        }
+        let all = (valued + switches).filter { $0 != "--title" }
+        lines.append(["--title", "x"] + all.flatMap { words($0, attached: false) })
+        lines.append(all.reversed().flatMap { words($0, attached: true) } + ["--title=x"])
+        var read = 0
+        for arguments in lines {
+            let throughArgumentParser = try? Enqueue.parse(arguments)
+            guard let fast = EnqueueCommandLine.parse(arguments[...]) else { continue }
+            read += 1
+            let parsed = try #require(throughArgumentParser, "the fast path read \(arguments), ArgumentParser refuses it")
+            #expect(fast.options == parsed.options, "\(arguments)")
+        }
+        #expect(read >= lines.count - 4, "the fast path handed over \(lines.count - read) of \(lines.count) plain lines")
+    }
 }
