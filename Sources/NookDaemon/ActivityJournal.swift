@@ -18,7 +18,7 @@ public enum JournalSync: String, CaseIterable, Sendable {
 }
 
 /// Every activity that has not ended, kept on disk so a crash, a restart or a power cut loses
-/// none (SPEC Q16, N2, J1, J2; issues 8, 14, 25).
+/// none (SPEC Q16, N2, J1, J2).
 ///
 /// A use of the ``DurableLog``: one record per add, update, showing and end. Records are
 /// appended by whoever changes the queues (synchronously, from inside the queue that emits

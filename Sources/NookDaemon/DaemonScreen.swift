@@ -90,7 +90,7 @@ final class DaemonScreen: Sendable {
         }
     }
 
-    /// Lets go of the card compositor's spare frames after `delay` of home content (issue 19).
+    /// Lets go of the card compositor's spare frames after `delay` of home content.
     func releaseFrames(after delay: Duration?) async {
         if case .cards(let screen) = kind { await screen.releaseFrames(after: delay) }
     }

@@ -1,7 +1,7 @@
 /// The readable records of a journal file up to its first damage, and what that damage is, so
 /// that recovery can say what it found: a record cut short, or a tail the file system kept the
 /// length of but not the data (zero-filled after a power cut), and how many records that can
-/// have held (issue 25).
+/// have held.
 struct JournalScan {
     var records: [JournalRecord] = []
     var damage: Damage?

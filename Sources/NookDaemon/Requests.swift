@@ -7,7 +7,7 @@ import NookSystem
 
 extension Daemon {
     /// Answers the lines of one read in order (C1). Consecutive plain enqueues for one module
-    /// (no `wait`, distinct ids) go to their queue in one call (issue 19): a pipelining client
+    /// (no `wait`, distinct ids) go to their queue in one call: a pipelining client
     /// otherwise cost two hops to the queue's executor and back per line, about half of nookd's
     /// time under load. Each line is still answered on its own and in order, after the same
     /// checks, and the answers still wait for their journal records (J1).
@@ -221,7 +221,7 @@ extension Daemon {
                 let tap = WatchTap()
                 return (module, tap, queues[module]!.events(where: tap.admit))
             }
-            // Status changes no activity event tells (issue 16): a watcher mirroring `status`
+            // Status changes no activity event tells: a watcher mirroring `status`
             // asks again on these instead of polling. Sent from whichever thread changed it.
             let statusLine: @Sendable (StatusChangeMessage.Change) -> Void = { [clock] change in
                 let at = clock.now.sinceOrigin.nookSeconds

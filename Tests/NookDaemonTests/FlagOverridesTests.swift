@@ -45,7 +45,7 @@ struct FlagOverridesTests {
     }
 
     @Test func n1_nookdReadsItsCommandLineWithoutArgumentParser() throws {
-        // Issue 19: nookd reads its flags by hand (no FoundationEssentials in the daemon); every
+        // nookd reads its flags by hand (no FoundationEssentials in the daemon); every
         // spelling it accepted through ArgumentParser still works, and mistakes name the flag.
         let line = try NookdCommandLine.parse(["--config", "/etc/nook/nook.toml", "--socket=/run/n.sock", "--display", "mock",
                                                "--frames", "/tmp/f", "--size", "1920x480", "--rotation", "270", "--theme", "light",

@@ -145,7 +145,7 @@ struct HistoryTests {
         #expect(await history.finish(within: .seconds(30)))
     }
 
-    /// `history` is answered from each entry's JSON as the writer encoded it (issue 17): what is
+    /// `history` is answered from each entry's JSON as the writer encoded it: what is
     /// kept of it must be exactly the kept entries' JSON, through drops, a clear and a restart,
     /// and a history in memory only makes it when asked.
     @Test func u5_theJSONKeptForAnswersIsEachKeptEntrysOwnAndNothingMore() async throws {

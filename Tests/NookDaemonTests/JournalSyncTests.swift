@@ -328,7 +328,7 @@ struct JournalSyncTests {
     }
 
     @Test func n2_anEndIsInTheJournalBeforeTheCallThatCausedItReturns() async throws {
-        // Issue 23: ends used to reach the journal through a task following the queue's
+        // Ends used to reach the journal through a task following the queue's
         // events, which nookd cancelled at SIGTERM; an end still in its buffer was lost and the
         // card came back. Now the queue hands each event to the journal as it emits it.
         let scratch = Scratch()
@@ -385,7 +385,7 @@ struct JournalSyncTests {
         }
     }
 
-    // MARK: Recovery after a power cut (issue 25)
+    // MARK: Recovery after a power cut
 
     /// Three records from a real journal, as bytes.
     func threeRecords() -> (records: [[UInt8]], ids: [NookActivityID]) {

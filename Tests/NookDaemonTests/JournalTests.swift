@@ -4,7 +4,7 @@ import NookProtocol
 import NookTestTraits
 import Testing
 
-/// Crash recovery (issue 8; SPEC Q16, Q17, N2): unfinished activities survive `kill -9`, restarts,
+/// Crash recovery (SPEC Q16, Q17, N2): unfinished activities survive `kill -9`, restarts,
 /// damaged journals and full disks.
 @Suite("Q16 Q17 N2 crash recovery: the activity journal", .serialized, .ownThreads)
 struct JournalTests {
@@ -161,7 +161,7 @@ struct JournalTests {
     }
 
     @Test func n2_cardsReportedEndedRightBeforeSIGTERMDoNotComeBack() throws {
-        // Issue 23: nookd cancelled the tasks following the queues' events right after quiesce,
+        // nookd cancelled the tasks following the queues' events right after quiesce,
         // so an end not yet written was lost and the card came back after the restart. Now each
         // end is recorded as the queue emits it, and `watch` hears of it once it is synced.
         let scratch = Scratch()

@@ -2,7 +2,7 @@ import Foundation
 import NookTestTraits
 import Testing
 
-/// nookd's own flag reader (issue 19), through the built binary.
+/// nookd's own flag reader, through the built binary.
 @Suite("N1 nookd's command line end to end", .ownThreads)
 struct NookdCommandLineEndToEndTests {
     func nookd(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {

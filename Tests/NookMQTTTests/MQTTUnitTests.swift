@@ -136,7 +136,7 @@ struct MQTTConfigTests {
         }
     }
 
-    /// Issue 16: MQTT 5 (the bridge sets its own Receive Maximum) unless the file asks for
+    /// MQTT 5 (the bridge sets its own Receive Maximum) unless the file asks for
     /// 3.1.1; `state` is read on nookd's events only unless a poll is asked for.
     @Test func e5_protocolAndStatePollDefaults() throws {
         let defaults = try config("[mqtt]\ndevice = \"kitchen\"\n")
@@ -215,7 +215,7 @@ struct DiscoveryTests {
     }
 }
 
-/// nook-mqtt's flags, read without ArgumentParser (issue 16: FoundationEssentials out of the
+/// nook-mqtt's flags, read without ArgumentParser (FoundationEssentials out of the
 /// bridge's resident set).
 @Suite("E4 nook-mqtt's command line")
 struct BridgeCommandLineTests {

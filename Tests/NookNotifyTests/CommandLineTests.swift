@@ -2,7 +2,7 @@ import NookNotify
 import NookSystem
 import Testing
 
-/// nook-notify's flags, read without ArgumentParser (issue 15: FoundationEssentials out of the
+/// nook-notify's flags, read without ArgumentParser (FoundationEssentials out of the
 /// bridge's resident set). Every expected message below is what ArgumentParser 1.x printed for
 /// the same words before the change (recorded from the old binary), including which of several
 /// problems it named first.
