@@ -4,7 +4,7 @@ import Testing
 /// Code and tests say what things do, not which issue asked for them: an issue number in a
 /// comment, a test's name or a file's name means nothing to a newcomer who has no tracker.
 @Suite("Names and comments carry no issue numbers")
-struct IssueNumbersTests {
+struct TrackerReferencesTests {
     static let citation = try! NSRegularExpression(pattern: #"\b[Ii]ssues? #?[0-9]+\b|\bfunc issue[0-9]+_|@Suite\("Issue"#)
 
     static func citations(in text: String) -> [Int] {
@@ -21,7 +21,7 @@ struct IssueNumbersTests {
         for directory in ["Sources", "Tests"] {
             let root = repository + "/" + directory
             let files = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String } ?? []
-            for file in files where file.hasSuffix(".swift") && !file.hasSuffix("IssueNumbersTests.swift") && !file.hasSuffix("DocumentationTests.swift") {
+            for file in files where file.hasSuffix(".swift") && !file.hasSuffix("TrackerReferencesTests.swift") && !file.hasSuffix("DocumentationTests.swift") {
                 if file.lowercased().contains("issue") { found.append("\(directory)/\(file): named after an issue") }
                 let text = try String(contentsOfFile: root + "/" + file, encoding: .utf8)
                 found += Self.citations(in: text).map { "\(directory)/\(file):\($0)" }
