@@ -40,7 +40,7 @@ enum OperationCommands {
     }
 
     /// nookctl's subcommands that send no operation (they answer from nookctl itself).
-    static var local: [ParsableCommand.Type] { [] }
+    static var local: [ParsableCommand.Type] { [Icons.self] }
 
     /// The subcommands directly under `words` (nookctl's own for none), in the table's order:
     /// an operation's command, or a group's, where the first of its operations would be.
