@@ -150,9 +150,15 @@ struct ReloadKeyTests {
     /// The keys whose change, key by key, the reload's log line (as `services` decide it)
     /// neither names as applied nor as needing a restart.
     static func unreported(by services: [any DaemonService.Type], scratch: Scratch) throws -> [String] {
+        try outcomes(by: services, scratch: scratch).filter { !$0.applied && !$0.restart }.map(\.key)
+    }
+
+    /// Each key of the table, changed alone: whether the reload's log line names it as applied,
+    /// as waiting for a restart, or neither.
+    static func outcomes(by services: [any DaemonService.Type], scratch: Scratch) throws -> [(key: String, applied: Bool, restart: Bool)] {
         let samples = samples(themeFiles: (scratch.file("a.toml", "[theme]\naccent = \"#112233\"\n"),
                                            scratch.file("b.toml", "[theme]\naccent = \"#445566\"\n")))
-        var unreported: [String] = []
+        var outcomes: [(key: String, applied: Bool, restart: Bool)] = []
         for key in DaemonConfig.keys.keys {
             let sample = try #require(samples[key], "no sample values for \(key)")
             var values = sample.beside
@@ -169,10 +175,35 @@ struct ReloadKeyTests {
             let (appliedKeys, restartKeys) = named(in: note)
             let applied = appliedKeys.contains(name)
             let restart = restartKeys.contains(name)
-            if !applied && !restart { unreported.append(key) }
             #expect(!(applied && restart), "\(key) is both applied and waiting for a restart: \(note)")
+            outcomes.append((key, applied, restart))
         }
-        return unreported
+        return outcomes
+    }
+
+    /// nook.toml(5) says of each key what a reload does with it ("Reload: applied" or "Reload:
+    /// restart", on the key or once for its whole table): what the services decide.
+    @Test func n1_whatNookToml5SaysAReloadDoesWithEachKeyIsWhatNookdDoes() throws {
+        let file = #filePath
+        let page = try String(contentsOfFile: String(file[..<file.range(of: "/Tests/")!.lowerBound]) + "/docs/man/nook.toml.5", encoding: .utf8)
+        var said: [String: Bool] = [:]  // key as the page writes it -> applied
+        var tableNote: Bool?, current: String?
+        func settle(_ note: Bool?) { if let key = current { said[key] = note ?? tableNote }; current = nil }
+        for line in page.split(separator: "\n").map(String.init) {
+            if line.hasPrefix(".Ss ") { settle(nil); tableNote = nil }
+            if line.hasPrefix(".It ") || line == ".El" { if current != nil, said[current!] == nil { settle(nil) } else { current = nil } }
+            if line.hasPrefix(".It Cm ") { current = line.dropFirst(7).split(separator: " ").first.map(String.init) }
+            guard line.hasPrefix("Reload: ") else { continue }
+            let applied = line.hasPrefix("Reload: applied")
+            if line.contains("for every key of the table") && current == nil { tableNote = applied } else { settle(applied) }
+        }
+        let outcomes = try Self.outcomes(by: DaemonParts.startOrder, scratch: Scratch())
+        for outcome in outcomes {
+            let written = outcome.key.replacingOccurrences(of: "*", with: "NAME")
+            let pageSays = said[written] ?? (written.hasPrefix("theme.palette.") ? said["theme.palette.NAME"] : nil)
+            guard let pageSays else { Issue.record("nook.toml(5) does not say what a reload does with \(written)"); continue }
+            #expect(pageSays == outcome.applied, "\(written): nook.toml(5) says \(pageSays ? "applied" : "restart"), nookd \(outcome.applied ? "applies it" : "needs a restart")")
+        }
     }
 
     /// The keys a reload's log line names as applied, and as waiting for a restart.
