@@ -316,6 +316,21 @@ struct DurableLogTests {
         await log.finish()
     }
 
+    /// Written (an `interval` answer), then the file removed before its sync: the sync of the
+    /// removed file is not counted as stable storage; everything goes to a new file first.
+    @Test func j1_aRecordWhoseFileIsRemovedBetweenItsWriteAndItsSyncIsSyncedInANewFile() async throws {
+        let scratch = Scratch()
+        let path = scratch.path + "/journal"
+        let journal = ActivityJournal(path: path, mode: .interval, warn: { _ in })
+        _ = journal.recover()
+        journal.added(UsedLog.activity("written"), module: "default")
+        #expect(await journal.log.wait(for: journal.mark, durable: false) == nil)
+        #expect(unlink(path) == 0)
+        #expect(await journal.log.wait(for: journal.mark, durable: true) == nil)
+        #expect(await reopened(.journal, path).kept == ["written"])
+        await journal.finish()
+    }
+
     /// A FIFO, a link or a directory swapped in at the path while nookd runs is as foreign as at
     /// start: a rewrite does not rename over it; the log is memory-only, saying why.
     @Test(arguments: DurableUse.allCases)
