@@ -38,6 +38,15 @@ enum DurableFile {
         if let problem = writeAll(file, bytes, path: temporary) { return fail(problem) }
         let synced = syncer(file.rawValue, true)
         guard synced == 0 else { return fail(SystemCallError("fsync", errno: Errno(rawValue: synced), subject: temporary).description) }
+        // Something swapped in at the path since the start's check (a FIFO, a link, a directory)
+        // is not nookd's to replace, as at start: the rewrite fails, naming it, and is retried.
+        do throws(SystemCallError) {
+            if let info = try fileStatus(path, followingLinks: false), info.st_mode & S_IFMT != S_IFREG {
+                return fail("\(path) is \(fileKind(info.st_mode & S_IFMT)), not nookd's: nookd does not replace it")
+            }
+        } catch {
+            return fail(error.description)
+        }
         do { try renameFile(temporary, to: path) } catch { return fail(error.description) }
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         if let directoryFile = try? FileDescriptor.open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY) {
@@ -118,6 +127,18 @@ enum DurableFile {
         if !clash, let jInfo = try? fileStatus(journal), let hInfo = try? fileStatus(history) {
             clash = jInfo.st_dev == hInfo.st_dev && jInfo.st_ino == hInfo.st_ino
         }
+        // Files that do not exist yet, in one directory spelled two ways (a linked directory,
+        // a relative path and an absolute one): the same name, or one the other's `.new`.
+        func split(_ path: String) -> (directory: String, name: String) {
+            guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+            let directory = String(path[..<slash])
+            return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
+        }
+        let (jPlace, hPlace) = (split(j), split(h))
+        if !clash, jPlace.name == hPlace.name || jPlace.name == hPlace.name + ".new" || hPlace.name == jPlace.name + ".new",
+           let jDirectory = try? fileStatus(jPlace.directory), let hDirectory = try? fileStatus(hPlace.directory) {
+            clash = jDirectory.st_dev == hDirectory.st_dev && jDirectory.st_ino == hDirectory.st_ino
+        }
         guard clash else { return nil }
         return "journal \(journal) and history \(history) are one file: each would replace the other's records; "
             + "give [history] path a file of its own"
@@ -136,6 +157,13 @@ enum DurableFile {
             }
         }
         return true
+    }
+
+    /// Whether `file` is the file at `path` still: one removed, renamed over, or whose directory
+    /// was moved away since it was opened takes writes that no restart reads.
+    static func isStill(_ file: FileDescriptor, at path: String) -> Bool {
+        guard let opened = try? file.status(), let found = try? fileStatus(path, followingLinks: false) else { return false }
+        return opened.st_dev == found.st_dev && opened.st_ino == found.st_ino
     }
 
     /// Appends `bytes` to the log `file` (named `path` in the failure). A write cut short (a

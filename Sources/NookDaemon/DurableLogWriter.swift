@@ -28,6 +28,11 @@ extension DurableLog {
                     work.wait()
                 }
             case .write(let records, let mark, let file, let thenSync):
+                // Everything kept (these records too) goes to a new file at the path instead.
+                guard DurableFile.isStill(file, at: path) else {
+                    settle { $0.rewriteWanted = true }
+                    continue
+                }
                 let lines = Content.lines(records[...])
                 if let problem = DurableFile.append(file, lines.bytes, path: path) {
                     settle { degrade(&$0, problem) }
@@ -122,11 +127,17 @@ extension DurableLog {
 
     private func sync(_ file: FileDescriptor, through mark: UInt64, path: String) {
         let result = syncer(file.rawValue, false)
+        // Synced to a file no longer at the path: not durable, as a restart reads the path.
+        let moved = result == 0 && !DurableFile.isStill(file, at: path)
         settle { state in
             guard result == 0 else {
                 // After a failed fdatasync the kernel may have dropped the dirty pages: syncing
                 // again could report success for data that is gone. Rewrite everything instead.
                 degrade(&state, "'fdatasync' of \(path) failed: \(Errno(rawValue: result))")
+                return
+            }
+            guard !moved else {
+                state.rewriteWanted = true
                 return
             }
             state.durable = max(state.durable, mark)

@@ -291,4 +291,75 @@ struct DurableLogTests {
         #expect(restart.warnings.isEmpty, "\(restart.warnings)")
         await log.finish()
     }
+
+    /// The file removed, or its directory moved away and made again, while nookd runs: what is
+    /// recorded after goes to a new file at the path, with everything kept, and is then settled;
+    /// writes to the old file would be acknowledged and lost at the next start.
+    @Test(arguments: DurableUse.allCases)
+    func j1_u4_aLogRemovedOrWhoseDirectoryIsMovedAwayWhileRunningIsWrittenAgainAtItsPath(_ use: DurableUse) async throws {
+        let scratch = Scratch()
+        let directory = scratch.path + "/state"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/" + use.rawValue
+        let log = use.open(path)
+        log.start()
+        log.keep("before")
+        #expect(await log.settle() == nil)
+        #expect(unlink(path) == 0)
+        log.keep("after removal")
+        #expect(await log.settle() == nil)
+        #expect(await reopened(use, path).kept == ["before", "after removal"])
+        #expect(rename(directory, directory + ".old") == 0 && mkdir(directory, 0o700) == 0)
+        log.keep("after move")
+        #expect(await log.settle() == nil)
+        #expect(await reopened(use, path).kept == ["before", "after removal", "after move"])
+        await log.finish()
+    }
+
+    /// Written (an `interval` answer), then the file removed before its sync: the sync of the
+    /// removed file is not counted as stable storage; everything goes to a new file first.
+    @Test func j1_aRecordWhoseFileIsRemovedBetweenItsWriteAndItsSyncIsSyncedInANewFile() async throws {
+        let scratch = Scratch()
+        let path = scratch.path + "/journal"
+        let journal = ActivityJournal(path: path, mode: .interval, warn: { _ in })
+        _ = journal.recover()
+        journal.added(UsedLog.activity("written"), module: "default")
+        #expect(await journal.log.wait(for: journal.mark, durable: false) == nil)
+        #expect(unlink(path) == 0)
+        #expect(await journal.log.wait(for: journal.mark, durable: true) == nil)
+        #expect(await reopened(.journal, path).kept == ["written"])
+        await journal.finish()
+    }
+
+    /// A FIFO, a link or a directory swapped in at the path while nookd runs is as foreign as at
+    /// start: a rewrite does not rename over it; the log is memory-only, saying why.
+    @Test(arguments: DurableUse.allCases)
+    func j1_u4_somethingNotALogSwappedInAtThePathWhileRunningIsNotReplaced(_ use: DurableUse) async throws {
+        for planted in ["fifo", "link", "directory"] {
+            let scratch = Scratch()
+            let path = scratch.path + "/" + use.rawValue
+            let target = scratch.file("precious", "not the log's\n")
+            let warnings = Warnings()
+            let log = use.open(path, warnings: warnings)
+            log.start()
+            log.keep("before")
+            #expect(await log.settle() == nil)
+            #expect(unlink(path) == 0)
+            switch planted {
+            case "fifo": #expect(mkfifo(path, 0o600) == 0)
+            case "link": #expect(symlink(target, path) == 0)
+            default: #expect(mkdir(path, 0o700) == 0)
+            }
+            log.keep("after")
+            #expect(await log.settle() != nil, "\(planted): answered as saved")
+            #expect(log.log.degraded, "\(planted)")
+            let finished = DispatchSemaphore(value: 0)
+            Task { await log.finish(); finished.signal() }
+            #expect(await Task.detached { finished.wait(timeout: .now() + 20) }.value == .success, "\(planted): the stop blocked")
+            var info = stat()
+            let kind: mode_t = planted == "fifo" ? S_IFIFO : planted == "link" ? S_IFLNK : S_IFDIR
+            #expect(lstat(path, &info) == 0 && info.st_mode & S_IFMT == kind, "\(planted) was replaced")
+            #expect(warnings.all.contains { $0.contains("not nookd's: nookd does not replace it") }, "\(planted): \(warnings.all)")
+        }
+    }
 }

@@ -148,6 +148,23 @@ struct ForeignPathTests {
         #expect(daemon.stop().status == 0)
     }
 
+    /// Before either file exists, one directory reached two ways (a link to it, a relative
+    /// path): the first start would make the journal, then read and rewrite it as the history.
+    @Test func u4_aHistoryPathInTheJournalsDirectoryReachedAnotherWayIsRefusedBeforeEitherExists() throws {
+        let scratch = Scratch()
+        let journal = scratch.path + "/journal"
+        #expect(symlink(scratch.path, scratch.path + "/linked") == 0)
+        for same in [scratch.path + "/linked/journal", scratch.path + "/linked/journal.new"] {
+            #expect(DurableFile.sharing(journal: journal, history: same) != nil, "\(same)")
+            #expect(DurableFile.sharing(journal: same, history: journal) != nil, "\(same)")
+        }
+        let relative = String(repeating: "../", count: FileManager.default.currentDirectoryPath.split(separator: "/").count)
+            + String(scratch.path.dropFirst()) + "/journal"
+        #expect(DurableFile.sharing(journal: journal, history: relative) != nil, "\(relative)")
+        #expect(DurableFile.sharing(journal: journal, history: scratch.path + "/linked/history") == nil)
+        #expect(!FileManager.default.fileExists(atPath: journal))
+    }
+
     @Test func j1_aLeftoverNewFileThatIsNotRegularIsNeitherRemovedNorOpened() async throws {
         let scratch = Scratch()
         let path = scratch.path + "/journal"
