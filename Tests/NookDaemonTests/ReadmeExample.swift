@@ -1,5 +1,7 @@
 import Foundation
+import NookTestSupport
 import NookTestTraits
+import Testing
 
 /// One shell example block of README.md, read from the file each time so that the README as
 /// written is what a test runs.
