@@ -24,7 +24,7 @@ struct ReadmeExamplesTests {
         return Dictionary(answer.entries.map { ($0.activity.title, $0.ending) }) { $1 }
     }
 
-    @Test func readme_nookctlExamplesShowTheCardEndTheWaitWithADismissalAndWatchInJSON() throws {
+    @Test func c2_theReadmesNookctlExamplesShowTheCardEndTheWaitWithADismissalAndWatchInJSON() throws {
         let example = try ReadmeExample(after: "**From a script: `nookctl`**")
         let scratch = Scratch()
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--journal", scratch.path + "/journal"])
@@ -103,7 +103,7 @@ struct ReadmeExamplesTests {
     }
 
     @Test(.enabled(if: NotifyTools.available, NotifyTools.skipReason))
-    func readme_notifySendExamplesReachNookdAndTheCriticalOneIsAHighPriorityBlocker() throws {
+    func e1_e2_theReadmesNotifySendExamplesReachNookdAndTheCriticalOneIsAHighPriorityBlocker() throws {
         let example = try ReadmeExample(after: "**From any program: `notify-send`**")
         let setup = try NotifyBridgeTests.Setup()
         let shell = try ReadmeShell(scratch: setup.scratch, environment: ["DBUS_SESSION_BUS_ADDRESS": setup.bus.address])
@@ -127,7 +127,7 @@ struct ReadmeExamplesTests {
     }
 
     @Test(.enabled(if: MQTTTools.available, MQTTTools.skipReason))
-    func readme_mqttExamplesShowPlainTextAsTheTitleAndDismissOnTheCommandTopicEndsTheCard() throws {
+    func e4_theReadmesMQTTExamplesShowPlainTextAsTheTitleAndDismissOnTheCommandTopicEndsTheCard() throws {
         let example = try ReadmeExample(after: "**From the network: MQTT and Home Assistant**")
         let scratch = Scratch()
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--journal", scratch.path + "/journal"])
@@ -168,7 +168,7 @@ struct ReadmeExamplesTests {
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/lcdproc"), "needs lcdproc: run Hardware/dev/install-deps"))
-    func readme_lcdprocExampleShowsTheClientsScreensOnTheGlance() throws {
+    func e8_theReadmesLCDprocExampleShowsTheClientsScreensOnTheGlance() throws {
         let example = try ReadmeExample(after: "**From LCDproc clients**")
         let daemon = try DaemonProcess()
         let serverLine = try example.line(containing: "nook-lcdproc")
