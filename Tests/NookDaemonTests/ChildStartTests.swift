@@ -29,6 +29,38 @@ struct ChildStartTests {
         #expect(listing.contains("pipe:["), "the child's own standard output is a pipe: \(listing)")
         #expect(!listing.contains("pipe:[\(status.st_ino)]"), "the stray pipe reached the child: \(listing)")
     }
+
+    /// A started child's pipes and log file stay open in the test process only while the test
+    /// holds them: the whole suite starts children by the thousand, and descriptors kept past
+    /// their test piled up into the count at which `Process.run()` crashes.
+    @Test func aChildsPipeAndLogFileCloseOnceTheTestLetsGoOfThem() throws {
+        let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("nook-child-log-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: logPath) }
+        let (child, pipes) = try Self.echo(logPath: logPath)
+        #expect(child.terminationStatus == 0)
+        let open = OpenDescriptors.targets
+        for pipe in pipes { #expect(!open.contains(pipe), "\(pipe) still open in the test process") }
+        #expect(!open.contains(logPath), "the child's log file still open in the test process")
+    }
+
+    /// Runs `echo` with its output to a pipe and its error to `logPath`, reads the output, waits
+    /// for the exit; returns the finished `Process` (still referenced, as a test keeps it) and the
+    /// pipes it was given, as `/proc/self/fd` names them.
+    private static func echo(logPath: String) throws -> (Process, [String]) {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/bin/echo")
+        child.arguments = ["hello"]
+        let output = Pipe.closedOnExec()
+        child.standardOutput = output
+        child.standardError = FileHandle(forWritingAtPath: logPath)
+        var status = stat()
+        fstat(output.fileHandleForReading.fileDescriptor, &status)
+        try child.runAlone()
+        #expect(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "hello\n")
+        #expect(child.waitForExit(seconds: 30))
+        return (child, ["pipe:[\(status.st_ino)]"])
+    }
 }
 
 /// Children keep the signal mask of the thread that spawns them; the test runner's threads
