@@ -22,7 +22,7 @@ struct ChildStartTests {
         child.arguments = ["-c", "for fd in /proc/self/fd/*; do readlink \"$fd\"; done"]
         child.standardOutput = output
         try child.runAlone()
-        let listing = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let listing = String(decoding: output.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
         child.waitForExit(seconds: 30)
         var status = stat()
         fstat(stray.fileHandleForWriting.fileDescriptor, &status)
@@ -57,7 +57,7 @@ struct ChildStartTests {
         var status = stat()
         fstat(output.fileHandleForReading.fileDescriptor, &status)
         try child.runAlone()
-        #expect(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "hello\n")
+        #expect(String(decoding: output.fileHandleForReading.readToEndOfFile(), as: UTF8.self) == "hello\n")
         #expect(child.waitForExit(seconds: 30))
         return (child, ["pipe:[\(status.st_ino)]"])
     }
