@@ -44,6 +44,34 @@ struct ChildStartTests {
         #expect(!open.contains(logPath), "the child's log file still open in the test process")
     }
 
+    /// A pipe read to its end keeps reading when a signal whose handler lacks SA_RESTART
+    /// interrupts it, as the runtime's crash handler interrupts every thread: one test's crash
+    /// must not end the run as another test's "Interrupted system call".
+    @Test func aPipeReadToItsEndKeepsReadingThroughAnInterruption() throws {
+        // SIGUSR2: SystemCallWrapperTests installs and restores a SIGUSR1 handler of its own.
+        var action = sigaction(), previous = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = 0
+        #expect(sigaction(SIGUSR2, &action, &previous) == 0)
+        defer { sigaction(SIGUSR2, &previous, nil) }
+        var usr2 = sigset_t(), mask = sigset_t()
+        sigemptyset(&usr2)
+        sigaddset(&usr2, SIGUSR2)
+        pthread_sigmask(SIG_UNBLOCK, &usr2, &mask)
+        defer { pthread_sigmask(SIG_SETMASK, &mask, nil) }
+        let pipe = Pipe.closedOnExec()
+        let reader = pthread_self(), writer = pipe.fileHandleForWriting
+        Thread.detachNewThread {
+            usleep(100_000)
+            pthread_kill(reader, SIGUSR2)
+            usleep(100_000)
+            writer.write(Data("after".utf8))
+            try? writer.close()
+        }
+        #expect(String(decoding: pipe.fileHandleForReading.readToEndOfFile(), as: UTF8.self) == "after")
+    }
+
     /// Runs `echo` with its output to a pipe and its error to `logPath`, reads the output, waits
     /// for the exit; returns the finished `Process` (still referenced, as a test keeps it) and the
     /// pipes it was given, as `/proc/self/fd` names them.
