@@ -6,7 +6,7 @@ import Testing
 /// Why a bound: Foundation's `Process.run()` lists `/proc/self/fd` and copies 256 bytes of
 /// every entry's name; once the listing fills readdir's whole buffer, the copy of the last
 /// entries reads past that buffer's end, and the run crashes when the next page is unmapped.
-/// That happens only from about 1,360 descriptors on, so the tests stay well below.
+/// The buffer fills only when the process holds well over a thousand descriptors.
 public enum OpenDescriptors {
     /// The most descriptors the test process may hold when it starts a child.
     public static let bound = 1000
