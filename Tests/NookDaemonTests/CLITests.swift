@@ -197,7 +197,7 @@ struct AccessTests {
         process.standardOutput = FileHandle.nullDevice
         try process.runAlone()
         process.waitForExit()
-        let message = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let message = String(decoding: error.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
         #expect(process.terminationStatus == ExitCodes.refused, "\(message)")
         #expect(message.contains("uid 65534 is not allowed"))
         #expect(daemon.log.contains("refused a client that is not allowed"))

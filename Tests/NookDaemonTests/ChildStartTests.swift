@@ -22,12 +22,72 @@ struct ChildStartTests {
         child.arguments = ["-c", "for fd in /proc/self/fd/*; do readlink \"$fd\"; done"]
         child.standardOutput = output
         try child.runAlone()
-        let listing = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let listing = String(decoding: output.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
         child.waitForExit(seconds: 30)
         var status = stat()
         fstat(stray.fileHandleForWriting.fileDescriptor, &status)
         #expect(listing.contains("pipe:["), "the child's own standard output is a pipe: \(listing)")
         #expect(!listing.contains("pipe:[\(status.st_ino)]"), "the stray pipe reached the child: \(listing)")
+    }
+
+    /// A started child's pipes and log file stay open in the test process only while the test
+    /// holds them: the whole suite starts children by the thousand, and descriptors kept past
+    /// their test piled up into the count at which `Process.run()` crashes.
+    @Test func aChildsPipeAndLogFileCloseOnceTheTestLetsGoOfThem() throws {
+        let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("nook-child-log-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: logPath) }
+        let (child, pipes) = try Self.echo(logPath: logPath)
+        #expect(child.terminationStatus == 0)
+        let open = OpenDescriptors.targets
+        for pipe in pipes { #expect(!open.contains(pipe), "\(pipe) still open in the test process") }
+        #expect(!open.contains(logPath), "the child's log file still open in the test process")
+    }
+
+    /// A pipe read to its end keeps reading when a signal whose handler lacks SA_RESTART
+    /// interrupts it, as the runtime's crash handler interrupts every thread: one test's crash
+    /// must not end the run as another test's "Interrupted system call".
+    @Test func aPipeReadToItsEndKeepsReadingThroughAnInterruption() throws {
+        // SIGUSR2: SystemCallWrapperTests installs and restores a SIGUSR1 handler of its own.
+        var action = sigaction(), previous = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = 0
+        #expect(sigaction(SIGUSR2, &action, &previous) == 0)
+        defer { sigaction(SIGUSR2, &previous, nil) }
+        var usr2 = sigset_t(), mask = sigset_t()
+        sigemptyset(&usr2)
+        sigaddset(&usr2, SIGUSR2)
+        pthread_sigmask(SIG_UNBLOCK, &usr2, &mask)
+        defer { pthread_sigmask(SIG_SETMASK, &mask, nil) }
+        let pipe = Pipe.closedOnExec()
+        let reader = pthread_self(), writer = pipe.fileHandleForWriting
+        Thread.detachNewThread {
+            usleep(100_000)
+            pthread_kill(reader, SIGUSR2)
+            usleep(100_000)
+            writer.write(Data("after".utf8))
+            try? writer.close()
+        }
+        #expect(String(decoding: pipe.fileHandleForReading.readToEndOfFile(), as: UTF8.self) == "after")
+    }
+
+    /// Runs `echo` with its output to a pipe and its error to `logPath`, reads the output, waits
+    /// for the exit; returns the finished `Process` (still referenced, as a test keeps it) and the
+    /// pipes it was given, as `/proc/self/fd` names them.
+    private static func echo(logPath: String) throws -> (Process, [String]) {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/bin/echo")
+        child.arguments = ["hello"]
+        let output = Pipe.closedOnExec()
+        child.standardOutput = output
+        child.standardError = FileHandle(forWritingAtPath: logPath)
+        var status = stat()
+        fstat(output.fileHandleForReading.fileDescriptor, &status)
+        try child.runAlone()
+        #expect(String(decoding: output.fileHandleForReading.readToEndOfFile(), as: UTF8.self) == "hello\n")
+        #expect(child.waitForExit(seconds: 30))
+        return (child, ["pipe:[\(status.st_ino)]"])
     }
 }
 

@@ -171,8 +171,8 @@ func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, 
     process.standardOutput = output
     process.standardError = error
     try process.runAlone()
-    let out = output.fileHandleForReading.readDataToEndOfFile()
-    let err = error.fileHandleForReading.readDataToEndOfFile()
+    let out = output.fileHandleForReading.readToEndOfFile()
+    let err = error.fileHandleForReading.readToEndOfFile()
     process.waitForExit()
     return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
 }

@@ -135,7 +135,7 @@ struct HistoryEndToEndTests {
             let output = Pipe.closedOnExec(), error = Pipe.closedOnExec()
             (process.standardOutput, process.standardError) = (output, error)
             try process.runAlone()
-            let out = output.fileHandleForReading.readDataToEndOfFile(), err = error.fileHandleForReading.readDataToEndOfFile()
+            let out = output.fileHandleForReading.readToEndOfFile(), err = error.fileHandleForReading.readToEndOfFile()
             process.waitForExit()
             return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
         }

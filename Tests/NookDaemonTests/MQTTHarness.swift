@@ -44,8 +44,8 @@ enum MQTTTools {
         try? stdin.fileHandleForWriting.close()
         let killer = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = error.fileHandleForReading.readDataToEndOfFile()
+        let out = output.fileHandleForReading.readToEndOfFile()
+        let err = error.fileHandleForReading.readToEndOfFile()
         process.waitForExit()
         killer.cancel()
         return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))

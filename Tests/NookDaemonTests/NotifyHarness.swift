@@ -54,8 +54,8 @@ final class PrivateBus {
         try process.runAlone()
         let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = error.fileHandleForReading.readDataToEndOfFile()
+        let out = output.fileHandleForReading.readToEndOfFile()
+        let err = error.fileHandleForReading.readToEndOfFile()
         process.waitForExit()
         killer.cancel()
         return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))

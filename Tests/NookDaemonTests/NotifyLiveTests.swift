@@ -124,7 +124,7 @@ struct NotifyLiveTests {
         second.standardError = error
         second.standardOutput = FileHandle.nullDevice
         try second.runAlone()
-        let text = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let text = String(decoding: error.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
         second.waitForExit()
         #expect(second.terminationStatus == 1)
         #expect(text.contains("does not let it be replaced") && text.contains("stop that server first"), "\(text)")

@@ -318,10 +318,10 @@ struct SlowClientTests {
         }
         kill(stopped.processIdentifier, SIGCONT)
         let reader = printed.fileHandleForReading
-        Thread.detachNewThread { _ = reader.readDataToEndOfFile() }
+        Thread.detachNewThread { _ = reader.readToEndOfFile() }
         try eventually("nookctl watch ends", timeout: 60) { !stopped.isRunning }
         stopped.waitForExit()
-        let said = String(decoding: complaint.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let said = String(decoding: complaint.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
         #expect(stopped.terminationStatus == ExitCodes.connectionLost && said.contains("nookd closed the watch"), "\(stopped.terminationStatus): \(said)")
         try eventually("every watcher that stopped reading is gone", timeout: 30) { try status(daemon).connections == 1 }
         #expect(daemon.stop().status == 0)

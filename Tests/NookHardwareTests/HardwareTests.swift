@@ -15,7 +15,7 @@ func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, 
     process.standardOutput = pipe
     process.standardError = pipe
     try process.runAlone()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    let data = pipe.fileHandleForReading.readToEndOfFile()
     process.waitForExit()
     return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }

@@ -315,7 +315,7 @@ struct BridgeConfigTests {
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.runAlone()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let text = String(decoding: errors.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
         process.waitForExit()
         #expect(process.terminationStatus != 0)
         #expect(text.contains("nook.toml:3") && text.contains("lcdproc.bind") && text.contains("allow_network"), "\(text)")

@@ -27,7 +27,7 @@ struct RobustnessTests {
         refused.standardOutput = FileHandle.nullDevice
         try refused.runAlone()
         refused.waitForExit()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let message = String(decoding: errors.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
         #expect(refused.terminationStatus == 64)
         #expect(message.contains("--allow-network"), "\(message)")
 

@@ -194,8 +194,8 @@ func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, 
     process.standardError = error
     try process.runAlone()
     // Standard error is short here (a lint's lines, a usage message): read after standard output.
-    let out = output.fileHandleForReading.readDataToEndOfFile()
-    let err = error.fileHandleForReading.readDataToEndOfFile()
+    let out = output.fileHandleForReading.readToEndOfFile()
+    let err = error.fileHandleForReading.readToEndOfFile()
     _ = process.waitForExit()
     return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Children of a test process start one at a time, and the pipes given to them are made
 /// close-on-exec while none is starting.
@@ -17,7 +18,13 @@ extension Process {
     /// empty signal mask: the child keeps the mask of the thread that spawns it, and the test
     /// runner's threads block SIGTERM and others (a broker started so never stopped on SIGTERM).
     /// `Process` sets no mask of its own, so the calling thread's is emptied while it spawns.
-    public func runAlone() throws {
+    ///
+    /// Once the child runs, this `Process` lets go of its standard input, output and error: the
+    /// child has its own copies, and Foundation keeps a started `Process` (and so every pipe end
+    /// and log file it was given) alive until the starting thread runs its run loop, which a
+    /// test's thread never does. The caller's own references still close them when released.
+    public func runAlone(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        OpenDescriptors.expectWithinBound(starting: executableURL?.lastPathComponent, sourceLocation: sourceLocation)
         childStarts.lock()
         defer { childStarts.unlock() }
         var empty = sigset_t(), saved = sigset_t()
@@ -25,6 +32,9 @@ extension Process {
         pthread_sigmask(SIG_SETMASK, &empty, &saved)
         defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
         try run()
+        standardInput = nil
+        standardOutput = nil
+        standardError = nil
     }
 }
 
