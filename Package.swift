@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "nook-fuzz", targets: ["nook-fuzz"]),
         .executable(name: "nook-notify", targets: ["nook-notify"]),
         .executable(name: "nook-lcdproc", targets: ["nook-lcdproc"]),
+        .executable(name: "nook-http", targets: ["nook-http"]),
         .executable(name: "nook-mqtt", targets: ["nook-mqtt"]),
         .executable(name: "flag-probe-flag-reader", targets: ["flag-probe-flag-reader"]),
         .executable(name: "flag-probe-argument-parser", targets: ["flag-probe-argument-parser"]),
@@ -113,6 +114,14 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The web (SPEC H1-H4, V1-V2): an HTTP/1.1 server of its own on NookSystem's sockets,
+        // a client of nookd's socket like the other bridges.
+        .target(name: "NookHTTP", dependencies: [
+            "NookActivities", "NookProtocol", "NookSystem", "NookConfig", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "nook-http", dependencies: [
+            "NookHTTP", "NookProtocol", "NookSystem", "NookConfig", "NookLogging", .product(name: "Logging", package: "swift-log"),
+        ]),
         // libmosquitto (Debian libmosquitto-dev), seen only by NookMQTT. No pkgConfig: its .pc
         // file adds only -pthread, which SwiftPM refuses with a warning on every build.
         .systemLibrary(name: "CMosquitto"),
@@ -149,6 +158,7 @@ let package = Package(
         .testTarget(name: "NookNotifyTests", dependencies: ["NookNotify", "NookActivities", "NookProtocol", "NookSystem"]),
         .testTarget(name: "NookLCDprocTests", dependencies: ["NookLCDproc", "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "NookTestSupport", "NookTestTraits"],
                     resources: [.copy("Transcripts")]),
+        .testTarget(name: "NookHTTPTests", dependencies: ["NookHTTP", "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "NookTestSupport", "NookTestTraits"]),
         .testTarget(name: "NookMQTTTests", dependencies: ["NookMQTT", "NookActivities", "NookProtocol", "NookConfig", "NookSystem"]),
         .testTarget(name: "NookProtocolTests", dependencies: ["NookProtocol", "NookActivities"]),
         // nookctl's own reading of `enqueue` command lines against ArgumentParser's.

@@ -1,0 +1,67 @@
+import NookProtocol
+
+/// What a token may do (H4): `publish` creates and changes cards, `read` sees status, pending,
+/// history and the glass, `admin` also suspends, resumes, sets quiet and clears history.
+public enum HTTPScope: String, Sendable, CaseIterable, Comparable {
+    case read, publish, admin
+
+    public static func < (lhs: HTTPScope, rhs: HTTPScope) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
+/// Who is asking: the token's name (the activity's sender, U3) and its scopes. Requests
+/// without a token from loopback, when no token file is configured, are `local` with every scope.
+public struct HTTPCaller: Sendable, Equatable {
+    public var name: String
+    public var scopes: Set<HTTPScope>
+    public init(name: String, scopes: Set<HTTPScope>) { (self.name, self.scopes) = (name, scopes) }
+}
+
+/// Why nookd gave no answer to a call.
+public enum NookdCallError: Error, Sendable, Equatable {
+    /// nookd's socket is not there or refused us: answered 503 with `Retry-After`.
+    case unavailable(String)
+    /// nookd answered `ok: false`: its error object, passed on (the status chosen from its code).
+    case refused(JSONValue)
+}
+
+/// nook-http's way to nookd. Every call and every `done` runs on the server's one loop thread;
+/// answers may come later (nookd acknowledges a batch once it is durable, J1), so handlers
+/// never block.
+public protocol NookdCalls: AnyObject {
+    /// Sends one request; `done` gets nookd's whole answer line (`ok: true`), or why not.
+    func call(_ request: Request, done: @escaping (Result<JSONValue, NookdCallError>) -> Void)
+}
+
+/// One request being answered. Handlers answer exactly once, now or from a `done` later.
+public protocol HTTPExchange: AnyObject {
+    var request: HTTPRequest { get }
+    var caller: HTTPCaller { get }
+    /// False once the client has gone: a handler holding a stream stops sending.
+    var isOpen: Bool { get }
+    func respond(_ response: HTTPResponse)
+    /// Starts an answer of unknown length (chunked): a `multipart/x-mixed-replace` stream of
+    /// frames or `text/event-stream`. `send` returns false when the client has not read what
+    /// it was sent before (it misses this part; it never holds the sender up) or has gone.
+    func startStream(status: Int, headers: [(name: String, value: String)]) -> any HTTPStreamWriter
+}
+
+public protocol HTTPStreamWriter: AnyObject {
+    @discardableResult func send(_ bytes: [UInt8]) -> Bool
+    func finish()
+}
+
+/// One route: a method and a path pattern (`/api/v1/activities/{id}`), the scope it needs,
+/// and its handler, which gets the pattern's parameters by name.
+public struct HTTPRoute {
+    public var method: String
+    public var pattern: String
+    public var scope: HTTPScope
+    public var handler: (_ exchange: any HTTPExchange, _ parameters: [String: String], _ nookd: any NookdCalls) -> Void
+
+    public init(_ method: String, _ pattern: String, scope: HTTPScope,
+                handler: @escaping (_ exchange: any HTTPExchange, _ parameters: [String: String], _ nookd: any NookdCalls) -> Void) {
+        (self.method, self.pattern, self.scope, self.handler) = (method, pattern, scope, handler)
+    }
+}
