@@ -20,6 +20,8 @@ public final class NookdLink: NookdCalls {
         public var callTimeout: Duration = .seconds(15)
         /// The longest line read from nookd (a page of history is at most 1 MiB).
         public var maximumLineBytes = 4 << 20
+        /// Request bytes nookd has not yet read; a call past it is `.unavailable` at once.
+        public var maximumOutgoingBytes = 4 << 20
 
         public init(socketPath: String) { self.socketPath = socketPath }
     }
@@ -65,7 +67,7 @@ public final class NookdLink: NookdCalls {
             done(.failure(.unavailable("nookd is not reachable at \(options.socketPath): \(lastFailure ?? "not connected yet")")))
             return
         }
-        guard callsInFlight < options.maximumInFlight else {
+        guard callsInFlight < options.maximumInFlight, outgoing.count - sent <= options.maximumOutgoingBytes else {
             done(.failure(.unavailable("nookd has \(callsInFlight) calls from nook-http waiting for an answer (the most allowed)")))
             return
         }
@@ -131,7 +133,9 @@ public final class NookdLink: NookdCalls {
             return
         }
         backoff.reset()
-        logger.notice(everConnected ? "nookd is reachable again at \(options.socketPath)" : "connected to nookd at \(options.socketPath)")
+        if lastFailure != nil || !everConnected {
+            logger.notice(everConnected ? "nookd is reachable again at \(options.socketPath)" : "connected to nookd at \(options.socketPath)")
+        }
         everConnected = true
         lastFailure = nil
     }
@@ -181,7 +185,7 @@ public final class NookdLink: NookdCalls {
             case .success(nil):
                 return
             case .success(.some(0)):
-                lose("nookd closed the connection")
+                lose("nookd closed the connection", quiet: pendingStart == pending.count)
                 return
             case .success(let count?):
                 incoming += readBuffer[..<count]
@@ -240,8 +244,19 @@ public final class NookdLink: NookdCalls {
     }
 
     /// Drops the connection: every call in flight fails at once, the next attempt is scheduled.
-    private func lose(_ reason: String) {
+    /// `quiet`: nookd closed a connection with nothing in flight (its idle timeout), which is
+    /// no outage: the next call reconnects at once.
+    private func lose(_ reason: String, quiet: Bool = false) {
         guard socket != nil else { return }
+        if quiet {
+            socket = nil
+            outgoing.removeAll()
+            sent = 0
+            incoming.removeAll()
+            logger.debug("nookd closed the idle connection; the next call opens another")
+            nextAttempt = .zero
+            return
+        }
         socket = nil
         outgoing.removeAll()
         sent = 0

@@ -50,6 +50,15 @@ struct HTTPServerEndToEndTests {
         #expect(codes == [200], "\(service.logText)")
     }
 
+    @Test func h4_nookdClosingAnIdleLinkIsNoOutage() throws {
+        let service = try HTTPService(nookdConfig: "[daemon]\nidle_timeout = 1\n")
+        #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200])
+        // nookd closes the link once it has been idle for its timeout; the next call reopens it.
+        #expect(service.waitForLog("nookd closed the idle connection"), "\(service.logText)")
+        #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200], "\(service.logText)")
+        #expect(!service.logText.contains("lost nookd"))
+    }
+
     @Test func h4_startedWithoutNookdItServes503sRatherThanExiting() throws {
         let service = try HTTPService(withNookd: false)
         let answer = try curl([service.url + "/healthz"])

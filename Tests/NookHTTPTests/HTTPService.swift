@@ -29,11 +29,18 @@ final class HTTPService {
     let log: String
     private(set) var port: UInt16 = 0
 
-    init(config: String? = nil, arguments: [String] = [], withNookd: Bool = true) throws {
+    /// nookd's config file, when the test gave one.
+    private var nookdConfig: String?
+
+    init(config: String? = nil, arguments: [String] = [], withNookd: Bool = true, nookdConfig nookdText: String? = nil) throws {
         directory = NSTemporaryDirectory() + "nook-http-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         socket = directory + "/nookd.sock"
         log = directory + "/nook-http.log"
+        if let nookdText {
+            nookdConfig = directory + "/nook.toml"
+            try nookdText.write(toFile: directory + "/nook.toml", atomically: true, encoding: .utf8)
+        }
         if withNookd { try startNookd() }
         var configArguments: [String] = []
         if let config {
@@ -66,7 +73,7 @@ final class HTTPService {
         if nookd.isRunning { kill(nookd.processIdentifier, SIGKILL); nookd.waitForExit() }
         nookd = Process()
         nookd.executableURL = URL(fileURLWithPath: Built.directory + "/nookd")
-        nookd.arguments = ["--socket", socket, "--display", "mock", "--journal", "none", "--log-level", "warning"]
+        nookd.arguments = ["--socket", socket, "--display", "mock", "--journal", "none", "--log-level", "warning"] + (nookdConfig.map { ["--config", $0] } ?? [])
         nookd.standardError = FileHandle.nullDevice
         try nookd.runAlone()
         let deadline = Date().addingTimeInterval(TestBounds.seconds(60))
