@@ -94,7 +94,8 @@ final class HTTPConnection {
             lastWriteProgress = MonotonicClock.now
         }
         if backlog == 0 {
-            outgoing.removeAll(keepingCapacity: outgoing.capacity <= 65536)
+            // An idle connection keeps little: a thousand of them must not hold a megabyte each.
+            outgoing.removeAll(keepingCapacity: outgoing.capacity <= 4096)
             sent = 0
             if closeAfterAnswers && exchanges.isEmpty { server?.close(self, reason: nil) }
         } else if sent > 65536 {

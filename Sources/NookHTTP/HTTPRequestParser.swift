@@ -71,7 +71,7 @@ public struct HTTPRequestParser: Sendable {
     public mutating func append(_ bytes: some Collection<UInt8>) {
         if case .failed = state { return }
         if start > 0, start == buffer.count {
-            buffer.removeAll(keepingCapacity: buffer.capacity <= 65536)
+            buffer.removeAll(keepingCapacity: buffer.capacity <= 8192)
             start = 0
             headScan = nil
         } else if start > 32768 {

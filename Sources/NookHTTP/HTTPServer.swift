@@ -263,6 +263,7 @@ public final class HTTPServer {
             case .continueExpected:
                 // Only when nothing is owed before it: a 100 must not pass an earlier answer.
                 if connection.exchanges.isEmpty && connection.backlog == 0 {
+                    connection.lastWriteProgress = MonotonicClock.now
                     connection.outgoing += "HTTP/1.1 100 Continue\r\n\r\n".utf8
                     connection.flush()
                 }

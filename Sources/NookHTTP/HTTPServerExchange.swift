@@ -1,4 +1,5 @@
 import Logging
+import NookSystem
 
 /// The server's ``HTTPExchange``: one request and the one answer it gets, now or later, whole
 /// or as a chunked stream. Its answer waits in its connection's order (pipelining).
@@ -74,6 +75,7 @@ final class HTTPServerExchange: HTTPExchange {
         guard case .streaming(nil) = state, let connection, !connection.closed,
               connection.exchanges.first === self, connection.backlog <= streamBacklogBytes else { return false }
         guard !bytes.isEmpty else { return true }
+        if connection.backlog == 0 { connection.lastWriteProgress = MonotonicClock.now }
         connection.outgoing += HTTPResponseEncoding.chunk(bytes)
         connection.flush()
         return true
