@@ -2,7 +2,7 @@
 // every figure is the median of several rounds, so a busy machine skews both sides alike.
 // `nook-bench soak` runs only the soak (100,000 activities through nookd); `nook-bench daemon`
 // only the figures of nookd and nookctl; `nook-bench journal` only the journal's; `history`, `render`, `idle`,
-// `first-frame`, `pipelined`, `led`, `lcdproc`, `mqtt`, `notify`, `brightness`, `cli` (nookctl's start-up)
+// `first-frame`, `pipelined`, `led`, `lcdproc`, `mqtt`, `http`, `notify`, `brightness`, `cli` (nookctl's start-up)
 // and `flags` (ArgumentParser against the hand reader) one group each. Rounds.swift says how
 // to add a figure.
 #if canImport(Glibc)
@@ -185,6 +185,10 @@ if CommandLine.arguments.dropFirst().first == "idle" {
     try await reportIdleDaemon(figures, socket: figures.scratch + "/nookd.sock")
     exit(0)
 }
+if CommandLine.arguments.dropFirst().first == "http" {
+    reportHTTPFigures(DaemonFigures())
+    exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "mqtt" {
     reportMQTTFigures(DaemonFigures())
     exit(0)
@@ -248,6 +252,7 @@ let daemonFigures = DaemonFigures()
 await reportDaemonFigures(daemonFigures)
 await reportFlagFigures(daemonFigures)
 reportMQTTFigures(daemonFigures)
+reportHTTPFigures(daemonFigures)
 reportNotifyFigures(daemonFigures)
 reportHistoryFigures(daemonFigures)
 reportBrightnessFigures(daemonFigures)

@@ -65,6 +65,27 @@ struct HTTPServerEndToEndTests {
         #expect(!service.logText.contains("lost nookd"))
     }
 
+    @Test func h4_sigtermStopsItGracefullyWithAKeptAliveClientConnected() throws {
+        let service = try HTTPService()
+        let idle = try RawConnection(port: service.port)
+        try idle.send("GET /healthz HTTP/1.1\r\n\r\n")
+        #expect(idle.read(until: { $0.contains("reachable") }).text.statusCodes == [200])
+        kill(service.server.processIdentifier, SIGTERM)
+        #expect(service.server.exited(within: TestBounds.seconds(10)), "\(service.logText)")
+        #expect(service.server.terminationStatus == 0 && service.server.terminationReason == .exit)
+        #expect(service.logText.contains("stopped"))
+        #expect(idle.read(seconds: 5).closed)
+    }
+
+    @Test func h4_aTokenFileThatIsMissingOrADeviceStopsTheStartWithItsName() throws {
+        let missing = try startFailure(config: "[http]\ntokens = \"/nonexistent/tokens\"\n")
+        #expect(missing.hasPrefix("exit 78") && missing.contains("/nonexistent/tokens"), "\(missing)")
+        let device = try startFailure(config: "[http]\ntokens = \"/dev/zero\"\n")
+        #expect(device.hasPrefix("exit 78") && device.contains("character device"), "\(device)")
+        let typo = try startFailure(config: "[http]\nmax_body = 5\n")
+        #expect(typo.hasPrefix("exit 78") && typo.contains("http.max_body"), "\(typo)")
+    }
+
     @Test func h4_startedWithoutNookdItServes503sRatherThanExiting() throws {
         let service = try HTTPService(withNookd: false)
         let answer = try curl([service.url + "/healthz"])
