@@ -196,7 +196,11 @@ public final class HTTPServer {
                 let answer = HTTPResponseEncoding.encode(HTTPAPIError(status: 503, code: "too_many_connections",
                     message: "nook-http already serves \(maximumConnections) busy connections (http.max_connections)",
                     headers: [("Retry-After", "1")]).response, headOnly: false, keepAlive: false)
-                _ = answer.withUnsafeBytes { bytes in send(accepted.socket.rawValue, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+                _ = answer.withUnsafeBytes { bytes in
+                    try? nonBlockingSystemCall("send", subject: accepted.socket.name) {
+                        send(accepted.socket.rawValue, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                    }
+                }
                 continue
             }
             nextConnectionID += 1

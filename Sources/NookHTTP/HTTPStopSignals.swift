@@ -1,3 +1,4 @@
+import NookSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,7 +22,7 @@ public enum HTTPStopSignals {
             }
             sigemptyset(&action.sa_mask)
             action.sa_flags = Int32(SA_RESTART)
-            sigaction(number, &action, nil)
+            _ = try? systemCall("sigaction", subject: "SIGTERM/SIGINT") { sigaction(number, &action, nil) }
         }
     }
 }

@@ -90,6 +90,8 @@ enum SystemCallScan {
     static let allowed: [String: String] = [
         "NookDaemon/SignalWatcher.swift: write":
             "in the signal handler: only async-signal-safe calls, and the wrapper may allocate an error",
+        "NookHTTP/HTTPStopSignals.swift: write":
+            "in the signal handler: only async-signal-safe calls, and the wrapper may allocate an error",
         "NookSystem/ChildSpawns.swift: posix_spawn":
             "inside the local function that errnoReturningCall calls, so both variants share one argument list",
         "NookSystem/ChildSpawns.swift: posix_spawnp":
