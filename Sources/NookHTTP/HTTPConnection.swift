@@ -20,6 +20,8 @@ final class HTTPConnection {
     /// closed its side. The connection ends once what is owed is written.
     var closeAfterAnswers = false
     var closed = false
+    /// No more requests are read while the client owes this many bytes of answers unread.
+    var heldBack = false
     /// When the first byte of the request under way came (slowloris: the head must complete
     /// within a bound from here, however slowly bytes trickle in).
     var requestStarted: Duration?

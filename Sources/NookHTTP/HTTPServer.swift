@@ -140,8 +140,12 @@ public final class HTTPServer {
     }
 
     private func wantsToRead(_ connection: HTTPConnection) -> Bool {
-        !connection.closeAfterAnswers && connection.exchanges.count < options.maximumPipelined
-            && connection.backlog <= options.maximumBacklogBytes
+        let owesTooMuch = connection.backlog > options.maximumBacklogBytes
+        if owesTooMuch != connection.heldBack {
+            connection.heldBack = owesTooMuch
+            if owesTooMuch { logger.debug("\(connection.peer) has \(connection.backlog) bytes of answers unread; its further requests wait") }
+        }
+        return !connection.closeAfterAnswers && connection.exchanges.count < options.maximumPipelined && !owesTooMuch
     }
 
     /// Closes connections past their time bounds; the next time one falls due.

@@ -170,6 +170,40 @@ struct HTTPServerEndToEndTests {
         #expect(posted.output.contains("HTTP/1.1 100 Continue") && posted.output.statusCodes.last == 405, "\(posted.output)")
     }
 
+    @Test func h4_aClientThatNeverReadsItsAnswersHoldsNeitherMemoryNorTheLoop() throws {
+        let service = try HTTPService()
+        func residentKiB() -> Int {
+            let status = (try? String(contentsOfFile: "/proc/\(service.server.processIdentifier)/status", encoding: .utf8)) ?? ""
+            let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+        }
+        #expect(try curl([service.url + "/nothing"]).output.statusCodes == [404])
+        let before = residentKiB()
+        // Pipelined requests sent until the kernel takes no more, their answers never read.
+        let stalled = try RawConnection(port: service.port)
+        _ = fcntl(stalled.fd, F_SETFL, fcntl(stalled.fd, F_GETFL) | O_NONBLOCK)
+        let request = Array("GET /nothing/at/all HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+        let burst = [UInt8]((0..<2000).flatMap { _ in request })
+        var sent = 0
+        var heldBack = false
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(20))
+        while Date() < deadline, !heldBack {
+            let count = burst.withUnsafeBytes { Glibc.send(stalled.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count > 0 { sent += count; continue }
+            // Full for now: held back only if the server takes nothing more for two seconds.
+            var entry = pollfd(fd: stalled.fd, events: Int16(POLLOUT), revents: 0)
+            heldBack = poll(&entry, 1, 2000) == 0
+        }
+        // The server stops reading once it owes the client enough: the sockets fill and the
+        // sender is held back, rather than nook-http answering into memory without end.
+        #expect(heldBack, "the server went on reading: \(sent) bytes taken")
+        #expect(service.waitForLog("bytes of answers unread; its further requests wait"), "\(service.logText.suffix(1000))")
+        // Others are served meanwhile, and the stalled client cost a bounded amount of memory.
+        #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200])
+        let grown = residentKiB() - before
+        #expect(grown < 16 * 1024, "nook-http grew by \(grown) KiB for a client that reads nothing")
+    }
+
     @Test func h4_tokensNameTheCallerAndAreRateLimited() throws {
         let token = "nook_test-token-for-grafana"
         let tokens = NSTemporaryDirectory() + "nook-http-tokens-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
