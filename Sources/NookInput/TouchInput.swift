@@ -55,7 +55,8 @@ public final class TouchInput: Sendable {
     ///     applied after `quarterTurns` as nookd does.
     ///   - devices: where the `eventN` devices are.
     ///   - clock: CLOCK_MONOTONIC, the clock the kernel stamps events with; tests inject theirs.
-    ///   - gesture: called on the reader's thread for every gesture, in order.
+    ///   - gesture: called on the reader's thread for every gesture, in order; it must not call
+    ///     stop(), which waits for that thread.
     public convenience init(settings: TouchSettings, picture: (width: Int, height: Int), quarterTurns: Int, panelQuarterTurns: Int = 0,
                             devices: String = "/dev/input", clock: @escaping @Sendable () -> Duration = { MonotonicClock.now },
                             gesture: @escaping @Sendable (TouchGesture) -> Void,
