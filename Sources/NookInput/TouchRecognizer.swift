@@ -45,9 +45,16 @@ public struct TouchRecognizer: Sendable {
     private var still = true
     private var lastDX = 0.0
 
+    /// Thresholds that are not numbers, or negative, take their defaults (nookd's config refuses
+    /// them with an error first; a gesture must never hinge on a NaN).
     public init(settings: TouchSettings, pictureWidth: Double, maximumHold: Duration = .seconds(30)) {
+        var settings = settings
+        let defaults = TouchSettings()
+        if !(settings.swipeFraction > 0 && settings.swipeFraction.isFinite) { settings.swipeFraction = defaults.swipeFraction }
+        if !(settings.tapMaxMovement >= 0 && settings.tapMaxMovement.isFinite) { settings.tapMaxMovement = defaults.tapMaxMovement }
+        if settings.longPress <= .zero { settings.longPress = defaults.longPress }
         self.settings = settings
-        self.pictureWidth = pictureWidth
+        self.pictureWidth = pictureWidth.isFinite ? max(1, pictureWidth) : 1
         self.maximumHold = maximumHold
     }
 

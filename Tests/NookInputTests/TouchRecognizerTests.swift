@@ -47,6 +47,12 @@ struct TouchRecognizerTests {
         #expect(touch.contact(nil, fingers: 0, at: ms(200)) == [.swipe(at(720, 200), dx: 80), .up(cancelled: false)])
     }
 
+    @Test func t2_thresholdsThatAreNotNumbersTakeTheirDefaults() {
+        let touch = TouchRecognizer(settings: TouchSettings(swipeFraction: .nan, longPress: .zero, tapMaxMovement: -3), pictureWidth: 1280)
+        #expect(touch.settings == TouchSettings())
+        #expect(touch.swipeDistance == 128)
+    }
+
     @Test func t2_mostlyVerticalTravelIsNeitherDragNorSwipe() {
         var touch = recognizer()
         _ = touch.contact(at(640, 100), fingers: 1, at: ms(0))
