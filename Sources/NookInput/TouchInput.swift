@@ -165,6 +165,7 @@ public final class TouchInput: Sendable {
             guard ready > 0 else { continue }
             if descriptors[0].revents != 0 { wakePipe.drain() }
             guard var open = reading, descriptors.count > 1, descriptors[1].revents != 0 else { continue }
+            reading = nil   // so the reads below mutate the one copy
             let events = descriptors[1].revents
             var outcome = Received.lost("the device went away (poll reports \(events))")
             if events & Int16(POLLIN) != 0 {

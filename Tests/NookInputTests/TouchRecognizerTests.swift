@@ -157,3 +157,79 @@ struct TouchRecognizerTests {
         #expect(produced <= 10_000 * 3, "at most a few gestures per report")
     }
 }
+
+/// T1, T2: whatever a device sends, gestures stay well formed.
+@Suite("T1 T2 arbitrary event streams")
+struct TouchEventStreamTests {
+    /// xorshift64*: repeatable streams without a seedable generator in the standard library.
+    struct Repeatable: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state ^= state >> 12
+            state ^= state << 25
+            state ^= state >> 27
+            return state &* 2_685_821_657_736_338_717
+        }
+    }
+
+    @Test(arguments: [UInt64(1), 7, 42, 1_000_003, 0xDEAD_BEEF])
+    func t2_anyEventStreamGivesDownThenUpAndNothingOutsideThem(seed: UInt64) {
+        var random = Repeatable(state: seed)
+        let codes: [(UInt16, UInt16)] = [(Evdev.absolute, Evdev.slot), (Evdev.absolute, Evdev.trackingID), (Evdev.absolute, Evdev.positionX),
+                                         (Evdev.absolute, Evdev.positionY), (Evdev.synchronize, Evdev.report), (Evdev.synchronize, Evdev.dropped),
+                                         (Evdev.key, Evdev.buttonTouch), (Evdev.absolute, Evdev.x), (Evdev.absolute, Evdev.y), (Evdev.absolute, 0x3a)]
+        let range = TouchAxisRange(minimum: 0, maximum: 4095)
+        for kind in [TouchContacts.Kind.multitouch(slots: 10), .singleTouch] {
+            var contacts = TouchContacts(kind: kind)
+            var recognizer = TouchRecognizer(settings: TouchSettings(), pictureWidth: 1280)
+            let mapping = TouchMapping(x: range, y: range, settings: TouchSettings(), picture: (1280, 400), quarterTurns: Int(seed % 4))
+            var open = false
+            var time = Duration.zero
+            func check(_ gestures: [TouchGesture]) {
+                for gesture in gestures {
+                    switch gesture {
+                    case .down:
+                        #expect(!open, "down inside a gesture")
+                        open = true
+                    case .up:
+                        #expect(open, "up with no gesture open")
+                        open = false
+                    case .drag(let point, _), .tap(let point), .swipe(let point, _), .longPress(let point):
+                        #expect(open, "\(gesture) outside a gesture")
+                        #expect((0...1280).contains(point.x) && (0...400).contains(point.y), "\(point) is on the picture")
+                    }
+                }
+            }
+            for _ in 0..<20_000 {
+                time += .milliseconds(Int.random(in: 0...40, using: &random))
+                let (type, code) = codes[Int.random(in: 0..<codes.count, using: &random)]
+                let value: Int32 = switch code {
+                case Evdev.slot: Int32.random(in: -2...12, using: &random)
+                case Evdev.trackingID: Int32.random(in: -1...3, using: &random)
+                case Evdev.buttonTouch: Int32.random(in: 0...1, using: &random)
+                default: Bool.random(using: &random) ? Int32.random(in: -500...4600, using: &random) : Int32.random(in: .min ... .max, using: &random)
+                }
+                let frame: TouchContacts.Frame?
+                switch contacts.feed(EvdevEvent(time: time, type: type, code: code, value: value)) {
+                case .nothing: frame = nil
+                case .frame(let next): frame = next
+                case .needsResync(let at): frame = contacts.resync(TouchContacts.DeviceState(), at: at)
+                }
+                check(recognizer.tick(at: time))
+                guard let frame else { continue }
+                if let raw = frame.primary {
+                    switch mapping.map(rawX: raw.x, rawY: raw.y) {
+                    case .inside(let point), .clamped(let point):
+                        check(recognizer.contact(point, fingers: frame.fingers, at: frame.time))
+                    case .impossible:
+                        check(recognizer.cancel(fingersRemain: frame.fingers > 0))
+                    }
+                } else {
+                    check(recognizer.contact(nil, fingers: frame.fingers, at: frame.time))
+                }
+            }
+            check(recognizer.cancel())
+            #expect(!open, "the last gesture was closed")
+        }
+    }
+}
