@@ -134,7 +134,8 @@ struct ServiceTests {
         #expect(score <= 2.0, "\(line)")
         let unit = try String(contentsOfFile: repository + "/Hardware/systemd/nookd.service", encoding: .utf8)
         for setting in ["Type=notify", "User=nook", "Restart=on-failure", "PrivateNetwork=yes", "RestrictAddressFamilies=AF_UNIX",
-                        "DeviceAllow=char-drm rw", "DeviceAllow=char-gpiochip rw", "DeviceAllow=char-spi rw", "DeviceAllow=char-i2c rw", "NoNewPrivileges=yes", "ProtectSystem=strict"] {
+                        "DeviceAllow=char-drm rw", "DeviceAllow=char-gpiochip rw", "DeviceAllow=char-spi rw", "DeviceAllow=char-i2c rw",
+                        "DeviceAllow=char-input r", "NoNewPrivileges=yes", "ProtectSystem=strict"] {
             #expect(unit.contains(setting), "\(setting)")
         }
     }
