@@ -175,4 +175,22 @@ import Testing
                                                    AlertBodies.alert("DiskFull", instance: "backup", severity: "critical")])
         #expect(try routes.call("POST", "/api/v1/grafana", HTTPRequest(method: "POST", path: "/api/v1/grafana", body: changed)).json["status"]?.text == "shown")
     }
+
+    @Test func h3_nookdItselfMakesAnUpdateThatChangesNothingANoOp() throws {
+        // nook-http's memory left out (a fresh one per call, as after a restart): the repeat
+        // reaches nookd as an update, and nookd neither redraws nor reports it.
+        let nookd = try PublishNookd()
+        let watch = try nookd.watch()
+        let body = AlertBodies.alertmanager(alerts: ["web1", "web2"].map { AlertBodies.alert("HighLoad", instance: $0, severity: "critical") })
+        func post() throws -> HTTPResponse {
+            let routes = RouteCaller(routes: AlertRoutes.routes(memory: AlertCardMemory(), logger: RouteCaller.logger), nookd: BlockingNookdCalls(socket: nookd.socket))
+            return try routes.call("POST", "/api/v1/alertmanager", HTTPRequest(method: "POST", path: "/api/v1/alertmanager", body: body))
+        }
+        let id = try #require(try post().json["activity"]?.text)
+        _ = try watch.events { $0.id.description == id && $0.name == "presented" }
+        let again = try post()
+        #expect(again.json["status"]?.text == "updated")
+        #expect(again.json["activity"]?.text == id)
+        #expect(try watch.eventsBeforeMarker(nookd).isEmpty)
+    }
 }
