@@ -96,7 +96,7 @@ public struct NtfyMessage: Sendable, Equatable {
                 throw HTTPAPIError(status: 400, code: "missing_field", field: "topic", message: "is required: the topic to publish to")
             }
             guard isValidName(topic) else {
-                throw HTTPAPIError(status: 400, code: "invalid_field", field: "topic", message: "must be 1 to 64 letters, digits, '-' or '_', got '\(topic)'")
+                throw HTTPAPIError(status: 400, code: "invalid_field", field: "topic", message: "must be 1 to 64 letters, digits, '-' or '_', got '\(PublishText.quoted(topic))'")
             }
             var message = NtfyMessage(topic: topic, message: "")
             try message.readParameters(request)
@@ -144,7 +144,14 @@ public struct NtfyMessage: Sendable, Equatable {
     /// Title, priority, tags, sequence id and Markdown from headers or the query.
     private mutating func readParameters(_ request: HTTPRequest) throws(HTTPAPIError) {
         if let title = Self.parameter(request, Self.titleNames) { self.title = title }
-        if let text = Self.parameter(request, Self.priorityNames) { priority = try Self.priority(text, field: "priority") }
+        if let text = Self.parameter(request, Self.priorityNames) {
+            // Browsers and proxies send RFC 9218's `Priority: u=1, i`, which is no ntfy priority.
+            if Self.isRFC9218Priority(text) {
+                ignored.append("Priority '\(PublishText.quoted(text))' is HTTP's RFC 9218 priority, not ntfy's: ignored")
+            } else {
+                priority = try Self.priority(text, field: "priority")
+            }
+        }
         if let text = Self.parameter(request, Self.tagNames) { tags = Self.splitTags(text) }
         if let text = Self.parameter(request, Self.sequenceNames) { sequenceID = try Self.checkedSequenceID(text, field: "sequence_id") }
         if let text = Self.parameter(request, Self.markdownNames) { markdown = ["1", "yes", "true"].contains(text.lowercased()) }
@@ -179,8 +186,13 @@ public struct NtfyMessage: Sendable, Equatable {
         case "5", "max", "urgent": return 5
         default:
             throw HTTPAPIError(status: 400, code: "invalid_field", field: field,
-                               message: "must be 1 to 5 or min, low, default, high, max, urgent; got '\(text)'")
+                               message: "must be 1 to 5 or min, low, default, high, max, urgent; got '\(PublishText.quoted(text))'")
         }
+    }
+
+    static func isRFC9218Priority(_ text: String) -> Bool {
+        let lowered = text.lowercased().trimmingCharacters()
+        return lowered.hasPrefix("u=") || lowered == "i" || lowered.hasPrefix("i,") || lowered.contains(", i") || lowered.contains(",i")
     }
 
     static func splitTags(_ text: String) -> [String] {
@@ -190,7 +202,7 @@ public struct NtfyMessage: Sendable, Equatable {
     static func checkedSequenceID(_ text: String, field: String) throws(HTTPAPIError) -> String {
         guard isValidName(text) else {
             throw HTTPAPIError(status: 400, code: "invalid_field", field: field,
-                               message: "the sequence id must be 1 to 64 letters, digits, '-' or '_', got '\(text)'")
+                               message: "the sequence id must be 1 to 64 letters, digits, '-' or '_', got '\(PublishText.quoted(text))'")
         }
         return text
     }

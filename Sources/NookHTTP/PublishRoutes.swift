@@ -26,7 +26,7 @@ public struct PublishSettings: Sendable, Equatable {
             let parts = entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map { String($0).trimmingCharacters() }
             let name = parts[0]
             guard NtfyMessage.isValidName(name) else {
-                return .failure(HTTPAPIError(status: 400, code: "invalid_field", field: "topics", message: "'\(entry)': a topic is 1 to 64 letters, digits, '-' or '_'"))
+                return .failure(HTTPAPIError(status: 400, code: "invalid_field", field: "topics", message: "'\(PublishText.quoted(entry))': a topic is 1 to 64 letters, digits, '-' or '_'"))
             }
             guard !reservedTopics.contains(name) else {
                 return .failure(HTTPAPIError(status: 400, code: "invalid_field", field: "topics", message: "'\(entry)': /\(name) is one of nook-http's own paths"))
@@ -50,7 +50,7 @@ public struct PublishSettings: Sendable, Equatable {
     func module(forTopic topic: String) -> Result<String?, HTTPAPIError> {
         guard NtfyMessage.isValidName(topic), !Self.reservedTopics.contains(topic) else {
             return .failure(HTTPAPIError(status: 404, code: "not_found", field: "topic",
-                                         message: "'\(topic)' is not a topic: a topic is 1 to 64 letters, digits, '-' or '_'"))
+                                         message: "'\(PublishText.quoted(topic))' is not a topic: a topic is 1 to 64 letters, digits, '-' or '_'"))
         }
         if topics.isEmpty { return .success(nil) }
         guard let module = topics[topic] else {
@@ -105,7 +105,7 @@ public enum PublishRoutes {
             case .success(let name): module = name
             }
             guard NtfyMessage.isValidName(sequence) else {
-                exchange.respond(HTTPAPIError(status: 400, code: "invalid_field", field: "path", message: "the sequence id must be 1 to 64 letters, digits, '-' or '_', got '\(sequence)'").response)
+                exchange.respond(HTTPAPIError(status: 400, code: "invalid_field", field: "path", message: "the sequence id must be 1 to 64 letters, digits, '-' or '_', got '\(PublishText.quoted(sequence))'").response)
                 return
             }
             CardDelivery.end(key: NtfyMapping.key(topic: topic, sequenceID: sequence), module: module, how: how, nookd: nookd) { result in

@@ -10,6 +10,11 @@ enum PublishText {
         text.split(whereSeparator: { $0.isWhitespace || $0.isNewline }).joined(separator: " ")
     }
 
+    /// A sender's value as an error message echoes it: at most 64 characters.
+    static func quoted(_ text: String) -> String {
+        text.count <= 64 ? text : String(text.prefix(64)) + "…"
+    }
+
     /// A message without a title: its first non-empty line is the title and the rest the
     /// subtitle, as a phone shows a one-line notification.
     static func titleAndSubtitle(title: String?, message: String) -> (title: String, subtitle: String?) {

@@ -161,4 +161,21 @@ import Testing
         #expect(answer["sequence_id"]?.text == NtfyMapping.messageID(for: id))
         #expect(answer["nook"]?["activity"]?.text == id.description)
     }
+
+    @Test func h2_httpsOwnPriorityHeaderFromABrowserIsNotReadAsNtfys() throws {
+        // RFC 9218, as browsers send it through a proxy; X-Priority is still ntfy's.
+        let message = try parsed(request(headers: [("Priority", "u=1, i")], body: "from a page"))
+        #expect(message.priority == 3)
+        #expect(message.ignored.contains { $0.contains("RFC 9218") })
+        #expect(try parsed(request(headers: [("Priority", "u=0"), ("X-Priority", "4")], body: "x")).priority == 4)
+    }
+
+    @Test func h2_anErrorEchoesAtMostTheStartOfWhatWasSent() {
+        let huge = String(repeating: "x", count: 10_000)
+        guard case .failure(let error) = NtfyMessage.fromRequest(request(headers: [("Priority", huge)], body: "x"), topic: "a") else {
+            Issue.record("accepted")
+            return
+        }
+        #expect(error.message.count < 200)
+    }
 }
