@@ -131,7 +131,8 @@ extension NtfyMapping {
     /// nookd says which it does not know (a warning in its answer), so unknown ones reach it as
     /// names, never as paths.
     static func isSymbolName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.count <= 64 && name.first?.isLetter == true
+        // A `.png` name is an icon file to nookd, which a sender over the network does not pick.
+        !name.isEmpty && name.utf8.count <= 64 && name.first?.isLetter == true && !name.hasSuffix(".png")
             && name.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E }
     }
 }

@@ -106,7 +106,7 @@ import Testing
     }
 
     @Test func h2_anAWTRIXIconNumberIsNotAPathAndFallsBackToBell() throws {
-        for icon in ["1234", "/etc/passwd", "../x.png"] {
+        for icon in ["1234", "/etc/passwd", "../x.png", "x.png"] {
             let body = #"{"text": "t", "icon": ""# + icon + #""}"#
             let card = AWTRIXMapping.card(for: try AWTRIXNotification.decode(Array(body.utf8)).get(), id: NookActivityID(), module: nil)
             #expect(card.activity.systemImage == "bell")
