@@ -5,17 +5,19 @@ import Logging
 import NookActivities
 import NookProtocol
 
-/// Where compatible publishing sends its cards (H2): the ntfy topics the board takes, each
-/// with the module its cards go to, and the modules of Gotify's and AWTRIX's cards.
+/// Where compatible publishing sends its cards (H2, H3): the ntfy topics the board takes, each
+/// with the module its cards go to, and the modules of Gotify's, AWTRIX's and alerts' cards.
 public struct PublishSettings: Sendable, Equatable {
     /// The ntfy topics taken, each to a module (nil: nookd's default). Empty takes every topic
     /// with a valid name, to the default module.
     public var topics: [String: String?]
     public var gotifyModule: String?
     public var awtrixModule: String?
+    /// Where Alertmanager's and Grafana's cards go (H3).
+    public var alertModule: String?
 
-    public init(topics: [String: String?] = [:], gotifyModule: String? = nil, awtrixModule: String? = nil) {
-        (self.topics, self.gotifyModule, self.awtrixModule) = (topics, gotifyModule, awtrixModule)
+    public init(topics: [String: String?] = [:], gotifyModule: String? = nil, awtrixModule: String? = nil, alertModule: String? = nil) {
+        (self.topics, self.gotifyModule, self.awtrixModule, self.alertModule) = (topics, gotifyModule, awtrixModule, alertModule)
     }
 
     /// Reads topic entries as a config file lists them: `"alerts"` or `"alerts=monitoring"`

@@ -36,19 +36,34 @@ enum Senders {
     }
 }
 
-/// The publishing routes behind a loopback listener, with a real nookd.
+/// The built nook-http on a loopback port with a real nookd (httpcore's `HTTPService`), and a
+/// watch on nookd's events: what the senders' requests became is read from nookd itself.
 final class SenderBench {
-    let nookd: PublishNookd
-    let server: RouteTestServer
+    let service: HTTPService
     let watch: EventWatch
 
-    init(topics: [String: String?] = [:]) throws {
-        nookd = try PublishNookd()
-        watch = try nookd.watch()
-        watch.client.readTimeout = TestBounds.duration(.seconds(30))
-        let routes = PublishRoutes.routes(settings: PublishSettings(topics: topics), logger: RouteCaller.logger)
-            + AlertRoutes.routes(logger: RouteCaller.logger)
-        server = try RouteTestServer(routes: routes, nookd: BlockingNookdCalls(socket: nookd.socket))
+    init(config: String? = nil) throws {
+        service = try HTTPService(config: config)
+        let client = try NookClient(path: service.socket)
+        client.readTimeout = TestBounds.duration(.seconds(30))
+        watch = try EventWatch(client)
+    }
+
+    var port: UInt16 { service.port }
+    var baseURL: String { service.url }
+    var directory: String { service.directory }
+
+    /// nookd's own answer to `operation` (its `result`).
+    @discardableResult
+    func request(_ operation: NookOperation) throws -> JSONValue {
+        let client = try NookClient(path: service.socket)
+        client.readTimeout = TestBounds.duration(.seconds(10))
+        return try client.request(Request(id: .number(1), operation: operation))
+    }
+
+    /// Every card nookd holds, on the glass and pending.
+    func cards() throws -> [NookActivity] {
+        try ListAnswer(json: request(.list(module: nil))).modules.flatMap { ($0.current.map { [$0] } ?? []) + $0.pending }
     }
 
     /// The titles of the cards nookd queued until `count` were, in order.
@@ -60,15 +75,13 @@ final class SenderBench {
         }
         return titles
     }
-
-    deinit { server.stop() }
 }
 
 @Suite(.serialized) struct RealSendersTests {
     @Test(.enabled(if: Senders.curl != nil, "needs curl"))
     func h2_curlWithNtfysDocumentedExamplesMakesTheirCards() throws {
         let bench = try SenderBench()
-        let base = "127.0.0.1:\(bench.server.port)"
+        let base = "127.0.0.1:\(bench.port)"
         let curl = try #require(Senders.curl)
         let examples: [[String]] = [
             ["-d", "Backup successful 😀", "\(base)/mytopic"],
@@ -91,23 +104,35 @@ final class SenderBench {
     func h2_curlWithGotifysAndAWTRIXsDocumentedRequestsMakesTheirCards() throws {
         let bench = try SenderBench()
         let curl = try #require(Senders.curl)
-        let gotify = try Senders.run(curl, ["-sS", "--fail-with-body", "\(bench.server.baseURL)/message?token=<apptoken>",
+        let gotify = try Senders.run(curl, ["-sS", "--fail-with-body", "\(bench.baseURL)/message?token=<apptoken>",
                                             "-F", "title=my title", "-F", "message=my message", "-F", "priority=5"])
         #expect(gotify.status == 0, "\(gotify.output) \(gotify.error)")
         #expect((try? JSONValue.parse(Array(gotify.output.utf8)))?["id"]?.numberValue == 1)
         let awtrix = try Senders.run(curl, ["-sS", "--fail-with-body", "-X", "POST", "-H", "Content-Type: application/json",
-                                           "-d", ##"{"text": "Hello, AWTRIX 3!", "color": "#FF0000", "duration": 10}"##, "\(bench.server.baseURL)/api/notify"])
+                                           "-d", ##"{"text": "Hello, AWTRIX 3!", "color": "#FF0000", "duration": 10}"##, "\(bench.baseURL)/api/notify"])
         #expect(awtrix.status == 0 && awtrix.output == "OK", "\(awtrix.output) \(awtrix.error)")
         #expect(try bench.enqueuedTitles(2) == ["my title", "Hello, AWTRIX 3!"])
-        let awtrixCard = try bench.nookd.cards().first { $0.title == "Hello, AWTRIX 3!" }
+        let awtrixCard = try bench.cards().first { $0.title == "Hello, AWTRIX 3!" }
         #expect(awtrixCard?.dwell == .seconds(10))
+    }
+
+    @Test(.enabled(if: Senders.curl != nil, "needs curl"))
+    func h2_throughNookHTTPAnUnknownTopicIsA404NamingItAndOwnPathsAreNoTopics() throws {
+        let bench = try SenderBench(config: "[publish]\ntopics = [\"home\"]\n")
+        let curl = try #require(Senders.curl)
+        let unknown = try Senders.run(curl, ["-sS", "-w", "\n%{http_code}", "-d", "open", "\(bench.baseURL)/garage"])
+        #expect(unknown.output.hasSuffix("\n404"), "\(unknown.output)")
+        #expect(unknown.output.contains("'garage'") && unknown.output.contains("home"))
+        let healthz = try Senders.run(curl, ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-d", "x", "\(bench.baseURL)/healthz"])
+        #expect(healthz.output == "405")
+        #expect(try bench.cards().isEmpty)
     }
 
     @Test(.enabled(if: Senders.apprise != nil, "needs Apprise (pip install apprise; Hardware/dev/install-deps)"))
     func h2_appriseNtfyGotifyAndJSONTargetsReachTheBoard() throws {
-        let bench = try SenderBench(topics: ["home": nil])
+        let bench = try SenderBench(config: "[publish]\ntopics = [\"home\"]\n")
         let apprise = try #require(Senders.apprise)
-        let host = "127.0.0.1:\(bench.server.port)"
+        let host = "127.0.0.1:\(bench.port)"
         for (title, url) in [("Apprise ntfy", "ntfy://\(host)/home"), ("Apprise Gotify", "gotify://\(host)/AbCdEf0123456"),
                              ("Apprise JSON", "json://\(host)/?:topic=home")] {
             let result = try Senders.run(apprise, ["-vv", "-t", title, "-b", "sent by Apprise", url])
@@ -116,8 +141,8 @@ final class SenderBench {
         #expect(try bench.enqueuedTitles(3) == ["Apprise ntfy", "Apprise Gotify", "Apprise JSON"])
         // Apprise's body is each card's subtitle: read from the cards still held, then from the
         // history (a card that ends in between is in the second).
-        let held = try bench.nookd.request(.list(module: nil)).serialized
-        let ended = try bench.nookd.request(.history(HistoryQuery())).serialized
+        let held = try bench.request(.list(module: nil)).serialized
+        let ended = try bench.request(.history(HistoryQuery())).serialized
         #expect((held + ended).components(separatedBy: "\"subtitle\":\"sent by Apprise\"").count - 1 >= 3)
     }
 }
@@ -128,7 +153,7 @@ final class SenderBench {
         let bench = try SenderBench()
         let alertmanager = try #require(Senders.alertmanager), amtool = try #require(Senders.amtool)
         let port = try freeLoopbackPort()
-        let config = bench.nookd.directory + "/alertmanager.yml"
+        let config = bench.directory + "/alertmanager.yml"
         try """
             route:
               receiver: nook
@@ -139,12 +164,12 @@ final class SenderBench {
             receivers:
               - name: nook
                 webhook_configs:
-                  - url: \(bench.server.baseURL)/api/v1/alertmanager
+                  - url: \(bench.baseURL)/api/v1/alertmanager
                     send_resolved: true
             """.write(toFile: config, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: alertmanager)
-        process.arguments = ["--config.file=\(config)", "--storage.path=\(bench.nookd.directory)/am-data",
+        process.arguments = ["--config.file=\(config)", "--storage.path=\(bench.directory)/am-data",
                              "--web.listen-address=127.0.0.1:\(port)", "--cluster.listen-address=", "--log.level=warn"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -174,14 +199,14 @@ final class SenderBench {
         try add("web2")
         try add("web3")
         _ = try bench.watch.events { $0.id == id && $0.name == "updated" && $0.title == "HighLoad: 3 firing" }
-        let cards = try bench.nookd.cards()
+        let cards = try bench.cards()
         #expect(cards.map(\.id) == [id], "one card for the group, never one per alert")
         let past = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-60))
         for instance in ["web1", "web2", "web3"] { try add(instance, end: past) }
         let ending = try bench.watch.events { $0.id == id && $0.ending != nil }
         #expect(ending.last?.reason == "cancelled")
         #expect(!ending.contains { $0.name == "enqueued" }, "no second card")
-        #expect(try bench.nookd.cards().isEmpty)
+        #expect(try bench.cards().isEmpty)
     }
 
     func freeLoopbackPort() throws -> Int {

@@ -1,0 +1,27 @@
+import NookConfig
+import NookHTTP
+import Testing
+
+/// `[publish]` in nook-http's config: the topics taken, and where each kind of card goes.
+@Suite struct PublishConfigTests {
+    @Test func h2_publishListsTopicsWithTheirModulesAndTheModulesOfEachSender() throws {
+        let text = """
+            [publish]
+            topics = ["alerts", "backups=home"]
+            gotify_module = "pve"
+            awtrix_module = "clock"
+            alert_module = "ops"
+            """
+        let config = try HTTPConfig(ConfigDocument(parsing: text, source: "http.toml"))
+        #expect(config.publish == PublishSettings(topics: ["alerts": nil, "backups": "home"], gotifyModule: "pve", awtrixModule: "clock", alertModule: "ops"))
+        #expect(try HTTPConfig(ConfigDocument(parsing: "[http]\n", source: "http.toml")).publish == PublishSettings())
+    }
+
+    @Test func h2_aBadPublishSettingIsAnErrorNamingItsKey() {
+        for (text, key, words) in [("[publish]\ntopics = [\"a b\"]\n", "publish.topics", "'a b'"), ("[publish]\ntopics = [\"api\"]\n", "publish.topics", "own paths"),
+                                   ("[publish]\ngotify_module = \"\"\n", "publish.gotify_module", "empty"),
+                                   ("[publish]\ntopic = [\"x\"]\n", "publish.topic", "not a known setting")] {
+            #expect(checkError({ try HTTPConfig(ConfigDocument(parsing: text, source: "http.toml")) }) { $0.contains(key) && $0.contains(words) }, "\(text)")
+        }
+    }
+}
