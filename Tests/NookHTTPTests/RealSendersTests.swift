@@ -147,6 +147,37 @@ final class SenderBench {
     }
 }
 
+@Suite(.serialized) struct SenderTokenTests {
+    @Test(.enabled(if: Senders.apprise != nil && Senders.curl != nil, "needs Apprise and curl"))
+    func h2_theBoardsTokenGoesWhereEachSenderPutsItAndAWrongOneQueuesNothing() throws {
+        let keys = NSTemporaryDirectory() + "nook-publish-tokens-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: keys) }
+        let made = try Senders.run(Built.directory + "/nook-http", ["hash-token", "senders", "publish"])
+        let token = try #require(made.error.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        let tokens = keys + "/http.tokens"
+        try made.output.write(toFile: tokens, atomically: true, encoding: .utf8)
+        chmod(tokens, 0o600)
+        let bench = try SenderBench(config: "[http]\ntokens = \"\(tokens)\"\n[publish]\ntopics = [\"home\"]\n")
+        let apprise = try #require(Senders.apprise), curl = try #require(Senders.curl)
+        let host = "127.0.0.1:\(bench.port)"
+        // ntfy's Bearer token, Gotify's X-Gotify-Key, ntfy's Basic with the token as password.
+        for (title, url) in [("Token ntfy", "ntfy://\(token)@\(host)/home?auth=token"), ("Token Gotify", "gotify://\(host)/\(token)")] {
+            let result = try Senders.run(apprise, ["-t", title, "-b", "with the board's token", url])
+            #expect(result.status == 0, "apprise \(url): \(result.output) \(result.error)")
+        }
+        let basic = try Senders.run(curl, ["-sS", "--fail-with-body", "-u", ":\(token)", "-H", "Title: Token curl", "-d", "basic", "\(bench.baseURL)/home"])
+        #expect(basic.status == 0, "\(basic.output)")
+        #expect(try bench.enqueuedTitles(3) == ["Token ntfy", "Token Gotify", "Token curl"])
+        let wrong = try Senders.run(apprise, ["-t", "Wrong", "-b", "x", "ntfy://nook_wrong@\(host)/home?auth=token"])
+        #expect(wrong.status != 0)
+        let none = try Senders.run(curl, ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-d", "x", "\(bench.baseURL)/home"])
+        #expect(none.output == "401")
+        #expect(!(try bench.cards().contains { $0.title == "Wrong" || $0.title == "x" }))
+        #expect(!(try bench.request(.history(HistoryQuery())).serialized.contains("\"Wrong\"")))
+    }
+}
+
 @Suite(.serialized) struct AlertmanagerSenderTests {
     @Test(.enabled(if: Senders.alertmanager != nil && Senders.amtool != nil, "needs prometheus-alertmanager and amtool (Hardware/dev/install-deps)"))
     func h3_alertmanagersGroupIsOneCardThatCountsUpdatesAndEndsWhenResolved() throws {
