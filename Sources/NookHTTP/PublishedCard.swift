@@ -68,7 +68,7 @@ public enum CardDelivery {
                 // Nothing live has the key (it ended, or never was): this is a new card.
                 enqueue(card, to: nookd, done: done)
             case .failure(let failure):
-                done(.failure(NookdAnswer.error(failure)))
+                done(.failure(HTTPCoreRoutes.error(for: failure, nookd: nookd)))
             }
         }
     }
@@ -85,7 +85,7 @@ public enum CardDelivery {
                     done(.failure(NookdAnswer.unreadable(error)))
                 }
             case .failure(let failure):
-                done(.failure(NookdAnswer.error(failure)))
+                done(.failure(HTTPCoreRoutes.error(for: failure, nookd: nookd)))
             }
         }
     }
@@ -112,7 +112,7 @@ public enum CardDelivery {
                     return
                 }
             case .failure(let failure):
-                done(.failure(NookdAnswer.error(failure)))
+                done(.failure(HTTPCoreRoutes.error(for: failure, nookd: nookd)))
                 return
             }
             guard !ids.isEmpty else {
@@ -129,7 +129,7 @@ public enum CardDelivery {
                     case .success: ended += 1
                     // Ended on its own meanwhile: nothing is left to end.
                     case .failure(.refused(let error)) where ProtocolError(json: error)?.code == .notFound: break
-                    case .failure(let error): failure = failure ?? NookdAnswer.error(error)
+                    case .failure(let error): failure = failure ?? HTTPCoreRoutes.error(for: error, nookd: nookd)
                     }
                     remaining -= 1
                     guard remaining == 0 else { return }
@@ -146,28 +146,8 @@ public enum CardDelivery {
     }
 }
 
-/// nookd's failures as HTTP answers: JSON naming what was wrong, the status from nookd's code.
+/// An answer of nookd's that could not be read, as an HTTP answer.
 enum NookdAnswer {
-    static func error(_ failure: NookdCallError) -> HTTPAPIError {
-        switch failure {
-        case .unavailable(let why):
-            return HTTPAPIError(status: 503, code: "nookd_unavailable", message: "nookd is not reachable: \(why)", headers: [("Retry-After", "1")])
-        case .refused(let json):
-            guard let error = ProtocolError(json: json) else {
-                return HTTPAPIError(status: 502, code: "nookd_error", message: "nookd refused the request: \(json.serialized)")
-            }
-            let status = switch error.code {
-            case .badJSON, .missingField, .wrongType, .invalid, .lineTooLong: 422
-            case .notFound, .unknownModule: 404
-            case .forbidden: 403
-            case .queueFull, .unavailable: 503
-            case .unsupportedVersion, .unknownOperation, .internalError: 502
-            }
-            return HTTPAPIError(status: status, code: "nookd_" + error.code.rawValue, field: error.field, message: error.message,
-                                headers: status == 503 ? [("Retry-After", "1")] : [])
-        }
-    }
-
     static func unreadable(_ error: ProtocolError) -> HTTPAPIError {
         HTTPAPIError(status: 502, code: "nookd_error", message: "nookd's answer could not be read: \(error)")
     }

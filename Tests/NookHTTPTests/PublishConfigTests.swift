@@ -25,3 +25,28 @@ import Testing
         }
     }
 }
+
+/// The publishing routes in nook-http's joined table: a fixed path wins over ntfy's topics.
+@Suite struct PublishRouteTableTests {
+    func pattern(_ method: String, _ path: String) -> String? {
+        if case .found(let route, _) = HTTPRouteTable.standard().match(method: method, path: path) { return route.pattern }
+        return nil
+    }
+
+    @Test func h2_fixedPathsWinOverNtfysTopicPatterns() {
+        #expect(pattern("POST", "/message") == "/message")
+        #expect(pattern("POST", "/api/notify") == "/api/notify")
+        #expect(pattern("POST", "/api/v1/alertmanager") == "/api/v1/alertmanager")
+        #expect(pattern("POST", "/api/v1/grafana") == "/api/v1/grafana")
+        #expect(pattern("POST", "/") == "/")
+        #expect(pattern("PUT", "/alerts") == "/{topic}")
+        #expect(pattern("POST", "/alerts/backup") == "/{topic}/{sequence}")
+        #expect(pattern("PUT", "/alerts/backup/clear") == "/{topic}/{sequence}/clear")
+        #expect(pattern("DELETE", "/alerts/backup") == "/{topic}/{sequence}")
+        guard case .methodNotAllowed(let allowed) = HTTPRouteTable.standard().match(method: "POST", path: "/healthz") else {
+            Issue.record("POST /healthz is not a topic")
+            return
+        }
+        #expect(allowed.contains("GET"))
+    }
+}
