@@ -5,7 +5,7 @@ import NookConfig
 /// the defaults; `--listen` overrides `http.listen`.
 public struct HTTPConfig: Sendable, Equatable {
     public static let defaultPath = "/etc/nook/http.toml"
-    static let tables = ["http"]
+    static let tables = ["http", "publish"]
 
     /// Loopback alone by default (H4); anything else is written here or given with `--listen`.
     public var listen: [HTTPListenAddress] = [HTTPListenAddress()]
@@ -17,6 +17,9 @@ public struct HTTPConfig: Sendable, Equatable {
     public var idleTimeoutSeconds = 60
     public var headerTimeoutSeconds = 10
     public var rateLimit = HTTPAccess.RateLimit()
+    /// `[publish]`: the ntfy topics taken and the modules published and alert cards go to
+    /// (docs/publishing.md).
+    public var publish = PublishSettings()
 
     public init() {}
 
@@ -33,7 +36,29 @@ public struct HTTPConfig: Sendable, Equatable {
         headerTimeoutSeconds = try reader.integer("http.header_timeout_s", in: 1...600) ?? headerTimeoutSeconds
         rateLimit.perSecond = try reader.number("http.rate_limit_per_s", in: 0...1_000_000) ?? rateLimit.perSecond
         rateLimit.burst = try reader.number("http.rate_limit_burst", in: 1...1_000_000) ?? rateLimit.burst
+        publish = try Self.publishSettings(reader)
         try reader.rejectUnknownKeys(known: Self.tables)
+    }
+
+    /// `publish.topics` (`["alerts", "backups=home"]`: a topic, then the module its cards go
+    /// to), `publish.gotify_module`, `publish.awtrix_module`, `publish.alert_module`.
+    private static func publishSettings(_ reader: ConfigReader) throws(ConfigError) -> PublishSettings {
+        var settings = PublishSettings()
+        if let entries = try reader.strings("publish.topics") {
+            switch PublishSettings.topics(parsing: entries) {
+            case .success(let topics): settings.topics = topics
+            case .failure(let error): throw reader.error("publish.topics", error.message)
+            }
+        }
+        func module(_ key: String) throws(ConfigError) -> String? {
+            guard let name = try reader.string(key) else { return nil }
+            guard !name.isEmpty else { throw reader.error(key, "must name a module of nookd's, got an empty string") }
+            return name
+        }
+        settings.gotifyModule = try module("publish.gotify_module")
+        settings.awtrixModule = try module("publish.awtrix_module")
+        settings.alertModule = try module("publish.alert_module")
+        return settings
     }
 
     /// `http.listen`: one address (`"127.0.0.1:8722"`) or an array of them.

@@ -1,9 +1,17 @@
+import Logging
+
 /// Where nook-http's parts join: each HTTP part adds its `XRoutes.routes(...)` here, so the
 /// executable and the end-to-end tests serve the same table.
 extension HTTPRouteTable {
-    public static func standard() -> HTTPRouteTable {
-        let table = HTTPRouteTable(HTTPCoreRoutes.routes())
+    /// - Parameters:
+    ///   - config: the settings routes read (`[publish]`).
+    ///   - logger: where routes log what they left out of a request; silent by default.
+    public static func standard(config: HTTPConfig = HTTPConfig(),
+                                logger: Logger = Logger(label: "nook-http", factory: { _ in SwiftLogNoOpLogHandler() })) -> HTTPRouteTable {
+        var table = HTTPRouteTable(HTTPCoreRoutes.routes())
         // The parts' lists are added here, one line each: table.add(XRoutes.routes()).
+        table.add(PublishRoutes.routes(settings: config.publish, logger: logger))
+        table.add(AlertRoutes.routes(module: config.publish.alertModule, logger: logger))
         return table
     }
 }

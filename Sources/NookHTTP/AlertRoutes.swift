@@ -1,0 +1,54 @@
+import Logging
+import NookActivities
+import NookProtocol
+
+/// Alertmanager's and Grafana's webhooks as nook-http routes (H3): `POST /api/v1/alertmanager`
+/// and `POST /api/v1/grafana`. Each notification of a group shows, updates or ends the group's
+/// one card; a repeat of what was last sent for the group changes nothing.
+public enum AlertRoutes {
+    /// - Parameters:
+    ///   - module: the module alert cards go to (nil: nookd's default).
+    ///   - memory: the content last sent per group, shared by both routes.
+    public static func routes(module: String? = nil, memory: AlertCardMemory = AlertCardMemory(), logger: Logger) -> [HTTPRoute] {
+        func handle(_ exchange: any HTTPExchange, source: AlertNotification.Source, nookd: any NookdCalls) {
+            let notification: AlertNotification
+            switch AlertNotification.decode(exchange.request.body, source: source) {
+            case .failure(let error): exchange.respond(error.response); return
+            case .success(let value): notification = value
+            }
+            switch AlertCards.plan(for: notification, id: NookActivityID(), module: module) {
+            case .end(let key):
+                CardDelivery.end(key: key, module: module, how: .cancel, nookd: nookd) { result in
+                    switch result {
+                    case .failure(let error): exchange.respond(error.response)
+                    case .success(let ended):
+                        memory.forget(key: key)
+                        exchange.respond(.json(.object([("status", .string("resolved")), ("key", .string(key)), ("ended", .number(Double(ended)))])))
+                    }
+                }
+            case .show(let card, let digest):
+                let key = card.activity.coalescingKey ?? ""
+                guard !memory.isUnchanged(key: key, digest: digest) else {
+                    exchange.respond(.json(.object([("status", .string("unchanged")), ("key", .string(key))])))
+                    return
+                }
+                for note in card.notes { logger.info("\(source.rawValue) \(key): \(note)") }
+                CardDelivery.deliver(card, to: nookd) { result in
+                    switch result {
+                    case .failure(let error): exchange.respond(error.response)
+                    case .success(let delivered):
+                        memory.remember(key: key, digest: digest)
+                        exchange.respond(.json(.object([
+                            ("status", .string(delivered.updated ? "updated" : "shown")), ("key", .string(key)),
+                            ("activity", .string(delivered.id.description)),
+                        ])))
+                    }
+                }
+            }
+        }
+        return [
+            HTTPRoute("POST", "/api/v1/alertmanager", scope: .publish) { exchange, _, nookd in handle(exchange, source: .alertmanager, nookd: nookd) },
+            HTTPRoute("POST", "/api/v1/grafana", scope: .publish) { exchange, _, nookd in handle(exchange, source: .grafana, nookd: nookd) },
+        ]
+    }
+}

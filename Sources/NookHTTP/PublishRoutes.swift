@@ -1,0 +1,214 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+import NookActivities
+import NookProtocol
+
+/// Where compatible publishing sends its cards (H2, H3): the ntfy topics the board takes, each
+/// with the module its cards go to, and the modules of Gotify's, AWTRIX's and alerts' cards.
+public struct PublishSettings: Sendable, Equatable {
+    /// The ntfy topics taken, each to a module (nil: nookd's default). Empty takes every topic
+    /// with a valid name, to the default module.
+    public var topics: [String: String?]
+    public var gotifyModule: String?
+    public var awtrixModule: String?
+    /// Where Alertmanager's and Grafana's cards go (H3).
+    public var alertModule: String?
+
+    public init(topics: [String: String?] = [:], gotifyModule: String? = nil, awtrixModule: String? = nil, alertModule: String? = nil) {
+        (self.topics, self.gotifyModule, self.awtrixModule, self.alertModule) = (topics, gotifyModule, awtrixModule, alertModule)
+    }
+
+    /// Reads topic entries as a config file lists them: `"alerts"` or `"alerts=monitoring"`
+    /// (the topic, then the module). The error names the entry at fault.
+    public static func topics(parsing entries: [String]) -> Result<[String: String?], HTTPAPIError> {
+        var topics: [String: String?] = [:]
+        for entry in entries {
+            let parts = entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map { String($0).trimmingCharacters() }
+            let name = parts[0]
+            guard NtfyMessage.isValidName(name) else {
+                return .failure(HTTPAPIError(status: 400, code: "invalid_field", field: "topics", message: "'\(PublishText.quoted(entry))': a topic is 1 to 64 letters, digits, '-' or '_'"))
+            }
+            guard !reservedTopics.contains(name) else {
+                return .failure(HTTPAPIError(status: 400, code: "invalid_field", field: "topics", message: "'\(entry)': /\(name) is one of nook-http's own paths"))
+            }
+            let module = parts.count > 1 ? parts[1] : nil
+            if let module, module.isEmpty {
+                return .failure(HTTPAPIError(status: 400, code: "invalid_field", field: "topics", message: "'\(entry)': the module after '=' is empty"))
+            }
+            guard topics[name] == nil else {
+                return .failure(HTTPAPIError(status: 400, code: "invalid_field", field: "topics", message: "'\(name)' is listed twice"))
+            }
+            topics[name] = module
+        }
+        return .success(topics)
+    }
+
+    /// First path segments nook-http answers itself.
+    public static let reservedTopics: Set<String> = ["api", "message", "page", "healthz"]
+
+    /// The module for `topic`, or a 404 naming it.
+    func module(forTopic topic: String) -> Result<String?, HTTPAPIError> {
+        guard NtfyMessage.isValidName(topic), !Self.reservedTopics.contains(topic) else {
+            return .failure(HTTPAPIError(status: 404, code: "not_found", field: "topic",
+                                         message: "'\(PublishText.quoted(topic))' is not a topic: a topic is 1 to 64 letters, digits, '-' or '_'"))
+        }
+        if topics.isEmpty { return .success(nil) }
+        guard let module = topics[topic] else {
+            return .failure(HTTPAPIError(status: 404, code: "not_found", field: "topic",
+                                         message: "the topic '\(topic)' is not one this board takes; it takes \(topics.keys.sorted().joined(separator: ", "))"))
+        }
+        return .success(module)
+    }
+}
+
+/// ntfy, Gotify and AWTRIX publishing as nook-http routes (H2); each answers once nookd has
+/// acknowledged the card (J1), in the shape its senders read.
+public enum PublishRoutes {
+    /// - Parameter now: seconds since 1970, for the `time` and `date` of the answers.
+    public static func routes(settings: PublishSettings, logger: Logger, now: @escaping () -> Int64 = wallClockSeconds) -> [HTTPRoute] {
+        let gotifyCount = Counter()
+        func ntfy(_ exchange: any HTTPExchange, topic: String?, sequence: String?, nookd: any NookdCalls, json: Bool) {
+            let message: Result<NtfyMessage, HTTPAPIError>
+            if json {
+                message = NtfyMessage.fromJSON(exchange.request)
+            } else {
+                switch settings.module(forTopic: topic ?? "") {
+                case .failure(let error): exchange.respond(error.response); return
+                case .success: message = NtfyMessage.fromRequest(exchange.request, topic: topic ?? "", sequenceID: sequence)
+                }
+            }
+            let parsed: NtfyMessage
+            switch message {
+            case .failure(let error): exchange.respond(error.response); return
+            case .success(let value): parsed = value
+            }
+            let module: String?
+            switch settings.module(forTopic: parsed.topic) {
+            case .failure(let error): exchange.respond(error.response); return
+            case .success(let name): module = name
+            }
+            let card = NtfyMapping.card(for: parsed, id: NookActivityID(), module: module)
+            log(card, source: "ntfy topic \(parsed.topic)", logger: logger)
+            CardDelivery.deliver(card, to: nookd) { result in
+                switch result {
+                case .failure(let error): exchange.respond(error.response)
+                case .success(let delivered):
+                    exchange.respond(.json(NtfyMapping.answer(for: parsed, delivered: delivered, now: now(), notes: card.notes)))
+                }
+            }
+        }
+        func ntfyEnd(_ exchange: any HTTPExchange, _ parameters: [String: String], how: CardDelivery.Ending, nookd: any NookdCalls) {
+            let topic = parameters["topic"] ?? "", sequence = parameters["sequence"] ?? ""
+            let module: String?
+            switch settings.module(forTopic: topic) {
+            case .failure(let error): exchange.respond(error.response); return
+            case .success(let name): module = name
+            }
+            guard NtfyMessage.isValidName(sequence) else {
+                exchange.respond(HTTPAPIError(status: 400, code: "invalid_field", field: "path", message: "the sequence id must be 1 to 64 letters, digits, '-' or '_', got '\(PublishText.quoted(sequence))'").response)
+                return
+            }
+            CardDelivery.end(key: NtfyMapping.key(topic: topic, sequenceID: sequence), module: module, how: how, nookd: nookd) { result in
+                switch result {
+                case .failure(let error): exchange.respond(error.response)
+                case .success(let ended):
+                    exchange.respond(.json(.object([
+                        ("id", .string(sequence)), ("time", .number(Double(now()))), ("event", .string(how == .dismiss ? "message_clear" : "message_delete")),
+                        ("topic", .string(topic)), ("sequence_id", .string(sequence)), ("nook", .object([("ended", .number(Double(ended)))])),
+                    ])))
+                }
+            }
+        }
+        return [
+            HTTPRoute("POST", "/", scope: .publish) { exchange, _, nookd in ntfy(exchange, topic: nil, sequence: nil, nookd: nookd, json: true) },
+            HTTPRoute("POST", "/{topic}", scope: .publish) { exchange, parameters, nookd in
+                ntfy(exchange, topic: parameters["topic"], sequence: nil, nookd: nookd, json: false)
+            },
+            HTTPRoute("PUT", "/{topic}", scope: .publish) { exchange, parameters, nookd in
+                ntfy(exchange, topic: parameters["topic"], sequence: nil, nookd: nookd, json: false)
+            },
+            HTTPRoute("POST", "/{topic}/{sequence}", scope: .publish) { exchange, parameters, nookd in
+                ntfy(exchange, topic: parameters["topic"], sequence: parameters["sequence"], nookd: nookd, json: false)
+            },
+            HTTPRoute("PUT", "/{topic}/{sequence}", scope: .publish) { exchange, parameters, nookd in
+                ntfy(exchange, topic: parameters["topic"], sequence: parameters["sequence"], nookd: nookd, json: false)
+            },
+            HTTPRoute("PUT", "/{topic}/{sequence}/clear", scope: .publish) { exchange, parameters, nookd in
+                ntfyEnd(exchange, parameters, how: .dismiss, nookd: nookd)
+            },
+            HTTPRoute("DELETE", "/{topic}/{sequence}", scope: .publish) { exchange, parameters, nookd in
+                ntfyEnd(exchange, parameters, how: .cancel, nookd: nookd)
+            },
+            HTTPRoute("POST", "/message", scope: .publish) { exchange, _, nookd in
+                let message: GotifyMessage
+                switch GotifyMessage.decode(exchange.request) {
+                case .failure(let error): exchange.respond(error.response); return
+                case .success(let value): message = value
+                }
+                let card = GotifyMapping.card(for: message, id: NookActivityID(), module: settings.gotifyModule)
+                log(card, source: "Gotify", logger: logger)
+                CardDelivery.deliver(card, to: nookd) { result in
+                    switch result {
+                    case .failure(let error): exchange.respond(error.response)
+                    case .success(let delivered):
+                        let number = gotifyCount.next()
+                        exchange.respond(.json(GotifyMapping.answer(for: message, number: number, delivered: delivered, date: rfc3339(now()), notes: card.notes)))
+                    }
+                }
+            },
+            HTTPRoute("POST", "/api/notify", scope: .publish) { exchange, _, nookd in
+                let notification: AWTRIXNotification
+                switch AWTRIXNotification.decode(exchange.request.body) {
+                case .failure(let error): exchange.respond(error.response); return
+                case .success(let value): notification = value
+                }
+                let card = AWTRIXMapping.card(for: notification, id: NookActivityID(), module: settings.awtrixModule)
+                log(card, source: "AWTRIX", logger: logger)
+                CardDelivery.deliver(card, to: nookd) { result in
+                    switch result {
+                    case .failure(let error): exchange.respond(error.response)
+                    // AWTRIX answers a plain OK.
+                    case .success: exchange.respond(HTTPResponse(status: 200, headers: [("Content-Type", "text/plain")], body: Array("OK".utf8)))
+                    }
+                }
+            },
+        ]
+    }
+
+    static func log(_ card: PublishedCard, source: String, logger: Logger) {
+        for note in card.notes { logger.info("\(source): \(note)") }
+    }
+
+    public static func wallClockSeconds() -> Int64 {
+        Int64(time(nil))
+    }
+
+    /// `2018-02-27T19:36:10Z`, as Gotify dates its messages.
+    static func rfc3339(_ seconds: Int64) -> String {
+        let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
+        let secondOfDay = seconds - days * 86400
+        // Howard Hinnant's days-to-civil.
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(year)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay % 3600 / 60)):\(two(secondOfDay % 60))Z"
+    }
+}
+
+/// Numbers Gotify's answers count with, on the loop thread.
+final class Counter {
+    private var value = 0
+    func next() -> Int {
+        value += 1
+        return value
+    }
+}

@@ -1,0 +1,154 @@
+import NookActivities
+import NookProtocol
+
+/// A card a compatible sender asked for (H2, H3), ready for nookd: the activity, the module it
+/// goes to, whether a live card with its key is to be changed in place (U1) rather than a new
+/// one queued, and what of the request was cut or left out, one note each.
+public struct PublishedCard: Sendable, Equatable {
+    public var activity: NookActivity
+    public var module: String?
+    /// With a coalescing key: a pending or shown card with that key is updated in place, and
+    /// only when there is none is this one queued.
+    public var updatesInPlace: Bool
+    public var notes: [String]
+
+    public init(activity: NookActivity, module: String? = nil, updatesInPlace: Bool = false, notes: [String] = []) {
+        (self.activity, self.module, self.updatesInPlace, self.notes) = (activity, module, updatesInPlace, notes)
+    }
+
+    /// Every field an update sets so the live card becomes this one: the optional fields this
+    /// card lacks are cleared (`null`), a timed card turns a blocker timed.
+    public var changes: ActivityChanges {
+        guard case .object(let encoded) = ActivityPayload.encode(activity) else { return ActivityChanges(members: []) }
+        var members = encoded.filter { $0.0 != "id" && $0.0 != "key" }
+        for field in [ActivityField.subtitle, .icon, .progress, .expiresAfter] where !members.contains(where: { $0.0 == field.wireName }) {
+            members.append((field.wireName, .null))
+        }
+        if !activity.isBlocker { members.append(("blocker", .bool(false))) }
+        return ActivityChanges(members: members)
+    }
+}
+
+/// What nookd did with a card: the activity's id and whether a live card was changed in place.
+public struct DeliveredCard: Sendable, Equatable {
+    public var id: NookActivityID
+    public var updated: Bool
+    public var warnings: [String]
+
+    public init(id: NookActivityID, updated: Bool, warnings: [String] = []) { (self.id, self.updated, self.warnings) = (id, updated, warnings) }
+}
+
+/// The calls to nookd a publishing route makes, each answered from nookd's `done`: a card is
+/// queued (or changes the live one with its key) and cards are ended by key. The HTTP answer
+/// waits for nookd's answer, which comes once the change is durable (J1).
+public enum CardDelivery {
+    /// Queues `card`, or with ``PublishedCard/updatesInPlace`` changes the live card with its
+    /// key and queues it only if none is live.
+    public static func deliver(_ card: PublishedCard, to nookd: any NookdCalls,
+                               done: @escaping (Result<DeliveredCard, HTTPAPIError>) -> Void) {
+        guard card.updatesInPlace, let key = card.activity.coalescingKey else {
+            enqueue(card, to: nookd, done: done)
+            return
+        }
+        let update = Request(id: nil, operation: .update(.key(key, module: card.module), changes: card.changes, restartDwell: false))
+        nookd.call(update) { result in
+            switch result {
+            case .success(let line):
+                do throws(ProtocolError) {
+                    let answer = try UpdateAnswer(json: resultValue(line))
+                    guard let first = answer.updated.first else {
+                        enqueue(card, to: nookd, done: done)
+                        return
+                    }
+                    done(.success(DeliveredCard(id: first.id, updated: true, warnings: answer.warnings)))
+                } catch {
+                    done(.failure(NookdAnswer.unreadable(error)))
+                }
+            case .failure(.refused(let error)) where ProtocolError(json: error)?.code == .notFound:
+                // Nothing live has the key (it ended, or never was): this is a new card.
+                enqueue(card, to: nookd, done: done)
+            case .failure(let failure):
+                done(.failure(HTTPCoreRoutes.error(for: failure, nookd: nookd)))
+            }
+        }
+    }
+
+    private static func enqueue(_ card: PublishedCard, to nookd: any NookdCalls,
+                                done: @escaping (Result<DeliveredCard, HTTPAPIError>) -> Void) {
+        nookd.call(Request(id: nil, operation: .enqueue(card.activity, module: card.module, wait: false))) { result in
+            switch result {
+            case .success(let line):
+                do throws(ProtocolError) {
+                    let answer = try EnqueueAnswer(json: resultValue(line))
+                    done(.success(DeliveredCard(id: answer.id, updated: false, warnings: answer.warnings)))
+                } catch {
+                    done(.failure(NookdAnswer.unreadable(error)))
+                }
+            case .failure(let failure):
+                done(.failure(HTTPCoreRoutes.error(for: failure, nookd: nookd)))
+            }
+        }
+    }
+
+    /// How ``end(key:module:how:nookd:done:)`` ends a card: `cancel` (its sender withdrew it:
+    /// an alert resolved, an ntfy delete) or `dismiss` (as if a person had, an ntfy clear).
+    public enum Ending: Sendable { case cancel, dismiss }
+
+    /// Ends every card not yet ended with `key` (the one on the glass leaves through its normal
+    /// end, pending ones never show); `done` gets how many were ended, 0 when none was live.
+    public static func end(key: String, module: String?, how: Ending, nookd: any NookdCalls,
+                           done: @escaping (Result<Int, HTTPAPIError>) -> Void) {
+        nookd.call(Request(id: nil, operation: .list(module: module))) { result in
+            let ids: [NookActivityID]
+            switch result {
+            case .success(let line):
+                do throws(ProtocolError) {
+                    let answer = try ListAnswer(json: resultValue(line))
+                    ids = answer.modules.flatMap { module in
+                        ((module.current.map { [$0] } ?? []) + module.pending).filter { $0.coalescingKey == key }.map(\.id)
+                    }
+                } catch {
+                    done(.failure(NookdAnswer.unreadable(error)))
+                    return
+                }
+            case .failure(let failure):
+                done(.failure(HTTPCoreRoutes.error(for: failure, nookd: nookd)))
+                return
+            }
+            guard !ids.isEmpty else {
+                done(.success(0))
+                return
+            }
+            // Pipelined: every end is sent at once and the answer waits for the last.
+            var remaining = ids.count, ended = 0
+            var failure: HTTPAPIError?
+            for id in ids {
+                let operation: NookOperation = how == .cancel ? .cancel(id) : .dismiss(id)
+                nookd.call(Request(id: nil, operation: operation)) { result in
+                    switch result {
+                    case .success: ended += 1
+                    // Ended on its own meanwhile: nothing is left to end.
+                    case .failure(.refused(let error)) where ProtocolError(json: error)?.code == .notFound: break
+                    case .failure(let error): failure = failure ?? HTTPCoreRoutes.error(for: error, nookd: nookd)
+                    }
+                    remaining -= 1
+                    guard remaining == 0 else { return }
+                    if let failure { done(.failure(failure)) } else { done(.success(ended)) }
+                }
+            }
+        }
+    }
+
+    /// The `result` of an answer line (`done` gets the whole line).
+    static func resultValue(_ line: JSONValue) -> JSONValue {
+        if line["ok"] != nil || line["result"] != nil { return line["result"] ?? .null }
+        return line
+    }
+}
+
+/// An answer of nookd's that could not be read, as an HTTP answer.
+enum NookdAnswer {
+    static func unreadable(_ error: ProtocolError) -> HTTPAPIError {
+        HTTPAPIError(status: 502, code: "nookd_error", message: "nookd's answer could not be read: \(error)")
+    }
+}

@@ -1,0 +1,181 @@
+import NookActivities
+import NookHTTP
+import NookProtocol
+import Testing
+
+@Suite struct NtfyPublishTests {
+    func request(_ method: String = "POST", _ path: String = "/alerts", headers: [(String, String)] = [], query: [(String, String)] = [],
+                 body: String) -> HTTPRequest {
+        HTTPRequest(method: method, path: path, query: query.map { (name: $0.0, value: $0.1) },
+                    headers: headers.map { (name: $0.0, value: $0.1) }, body: Array(body.utf8))
+    }
+
+    func parsed(_ request: HTTPRequest, topic: String = "alerts") throws -> NtfyMessage {
+        try NtfyMessage.fromRequest(request, topic: topic).get()
+    }
+
+    @Test func h2_theBodyIsTheMessageAndItsFirstLineTheTitleWhenNoneIsGiven() throws {
+        let message = try parsed(request(body: "Backup successful 😀\nall 1,204 files\n"))
+        let card = NtfyMapping.card(for: message, id: NookActivityID(), module: nil)
+        #expect(card.activity.title == "Backup successful 😀")
+        #expect(card.activity.subtitle == "all 1,204 files")
+        #expect(card.activity.priority == .normal)
+        #expect(card.activity.systemImage == "bell")
+        #expect(!card.updatesInPlace)
+    }
+
+    @Test func h2_theDocumentationsHeaderExampleGivesTitlePriorityAndTags() throws {
+        // ntfy's own example: Title, Priority: urgent, Tags: warning,skull.
+        let message = try parsed(request(headers: [("Title", "Unauthorized access detected"), ("Priority", "urgent"), ("Tags", "warning,skull")],
+                                         body: "Remote access to phils-laptop detected. Act right away."))
+        #expect(message.title == "Unauthorized access detected")
+        #expect(message.priority == 5)
+        #expect(message.tags == ["warning", "skull"])
+        let card = NtfyMapping.card(for: message, id: NookActivityID(), module: "home")
+        #expect(card.activity.title == "Unauthorized access detected")
+        #expect(card.activity.subtitle == "Remote access to phils-laptop detected. Act right away.")
+        #expect(card.activity.presentation == .blocker(timeout: nil))
+        #expect(card.activity.tint == .named(.red))
+        #expect(card.activity.systemImage == "exclamationmark.triangle")
+        #expect(card.module == "home")
+    }
+
+    @Test(arguments: [("X-Title", "t1"), ("Title", "t2"), ("ti", "t3"), ("t", "t4"), ("x-title", "t5")])
+    func h2_everyAliasOfTheTitleHeaderIsRead(header: String, value: String) throws {
+        #expect(try parsed(request(headers: [(header, value)], body: "m")).title == value)
+    }
+
+    @Test func h2_parametersMayComeAsQueryParameters() throws {
+        let message = try parsed(request(query: [("title", "From the query"), ("p", "4"), ("tags", "tada"), ("message", "Hi")], body: ""))
+        #expect(message.title == "From the query")
+        #expect(message.priority == 4)
+        #expect(message.message == "Hi")
+        let card = NtfyMapping.card(for: message, id: NookActivityID(), module: nil)
+        #expect(card.activity.tint == .named(.green))
+        #expect(card.activity.systemImage == "checkmark.circle")
+    }
+
+    @Test func h2_anEmptyMessageIsTriggeredAsInNtfy() throws {
+        let card = NtfyMapping.card(for: try parsed(request(body: "")), id: NookActivityID(), module: nil)
+        #expect(card.activity.title == "triggered")
+    }
+
+    @Test func h2_rfc2047EncodedHeadersAreDecoded() throws {
+        let message = try parsed(request(headers: [("Title", "=?UTF-8?B?8J+HqfCfh6o=?="), ("Tags", "=?UTF-8?Q?=C3=84pfel?=")], body: "x"))
+        #expect(message.title == "🇩🇪")
+        #expect(message.tags == ["Äpfel"])
+    }
+
+    @Test func h2_markdownMarksAreRemoved() throws {
+        let message = try parsed(request(headers: [("Markdown", "yes")], body: "**Disk** almost _full_ on [web1](https://x.example/web1)\n- `sda` 97%"))
+        let card = NtfyMapping.card(for: message, id: NookActivityID(), module: nil)
+        #expect(card.activity.title == "Disk almost full on web1")
+        #expect(card.activity.subtitle == "sda 97%")
+        let typed = try parsed(request(headers: [("Content-Type", "text/markdown")], body: "# Done"))
+        #expect(NtfyMapping.card(for: typed, id: NookActivityID(), module: nil).activity.title == "Done")
+    }
+
+    @Test func h2_theSequenceIDKeysTheCardAndAsksForAnUpdateInPlace() throws {
+        let message = try parsed(request(headers: [("X-Sequence-ID", "backup-42")], body: "Copying 10%"))
+        let card = NtfyMapping.card(for: message, id: NookActivityID(), module: nil)
+        #expect(card.activity.coalescingKey == "ntfy/alerts/backup-42")
+        #expect(card.updatesInPlace)
+        let fromPath = try NtfyMessage.fromRequest(request(body: "x"), topic: "alerts", sequenceID: "abc").get()
+        #expect(fromPath.sequenceID == "abc")
+        let short = try parsed(request(headers: [("sid", "s1")], body: "x"))
+        #expect(short.sequenceID == "s1")
+    }
+
+    @Test func h2_aMessageWithoutSequenceIDIsKeyedByItsOwnMessageID() throws {
+        let id = NookActivityID()
+        let card = NtfyMapping.card(for: try parsed(request(body: "x")), id: id, module: nil)
+        let messageID = NtfyMapping.messageID(for: id)
+        #expect(messageID.count == 12)
+        #expect(NtfyMessage.isValidName(messageID))
+        #expect(card.activity.coalescingKey == "ntfy/alerts/\(messageID)")
+        #expect(NtfyMapping.messageID(for: id) == messageID)
+    }
+
+    @Test func h2_theJSONFormTakesTopicFieldsAndFillsInFromHeaders() throws {
+        // As Apprise sends it: JSON with topic, title and message, the priority as a header.
+        let json = #"{"topic": "alerts", "title": "Apprise", "message": "from apprise", "tags": ["warning"], "attach": "https://x/y.jpg"}"#
+        let message = try NtfyMessage.fromJSON(request(headers: [("X-Priority", "high"), ("X-Icon", "https://x/i.png")], body: json)).get()
+        #expect(message.topic == "alerts")
+        #expect(message.title == "Apprise")
+        #expect(message.message == "from apprise")
+        #expect(message.priority == 4)
+        #expect(message.tags == ["warning"])
+        #expect(message.ignored.count == 2)
+        let withPriority = try NtfyMessage.fromJSON(request(body: #"{"topic": "t", "priority": 2, "sequence_id": "s"}"#)).get()
+        #expect(withPriority.priority == 2)
+        #expect(withPriority.sequenceID == "s")
+        #expect(withPriority.message == "triggered")
+    }
+
+    @Test func h2_badInputIsAnErrorNamingTheField() {
+        func failure(_ result: Result<NtfyMessage, HTTPAPIError>) -> HTTPAPIError? {
+            if case .failure(let error) = result { return error }
+            return nil
+        }
+        #expect(failure(NtfyMessage.fromRequest(request(headers: [("Priority", "6")], body: "x"), topic: "a"))?.field == "priority")
+        #expect(failure(NtfyMessage.fromRequest(request(headers: [("X-Sequence-ID", "no spaces")], body: "x"), topic: "a"))?.field == "sequence_id")
+        #expect(failure(NtfyMessage.fromRequest(request(headers: [("Delay", "30min")], body: "x"), topic: "a"))?.code == "unsupported")
+        var invalid = request(body: "")
+        invalid.body = [0x66, 0xFF, 0xFE]
+        #expect(failure(NtfyMessage.fromRequest(invalid, topic: "a"))?.field == "body")
+        #expect(failure(NtfyMessage.fromJSON(request(body: "{not json")))?.code == "malformed_json")
+        #expect(failure(NtfyMessage.fromJSON(request(body: #"{"message": "no topic"}"#)))?.field == "topic")
+        #expect(failure(NtfyMessage.fromJSON(request(body: #"{"topic": "a/b"}"#)))?.field == "topic")
+        #expect(failure(NtfyMessage.fromJSON(request(body: #"{"topic": "a", "priority": 9}"#)))?.field == "priority")
+        #expect(failure(NtfyMessage.fromJSON(request(body: #"{"topic": "a", "tags": [1]}"#)))?.field == "tags")
+        #expect(failure(NtfyMessage.fromJSON(request(body: #"{"topic": "a", "delay": "9am"}"#)))?.code == "unsupported")
+    }
+
+    @Test func h2_aLongMessageIsCutToTheCardWithANote() throws {
+        let long = String(repeating: "x", count: 3000)
+        let card = NtfyMapping.card(for: try parsed(request(headers: [("Title", "t")], body: long)), id: NookActivityID(), module: nil)
+        #expect(card.activity.subtitle?.count == NookActivity.Limits.subtitleCharacters)
+        #expect(card.notes.contains { $0.contains("cut to fit") })
+        #expect(throws: Never.self) { try card.activity.validate() }
+    }
+
+    @Test func h2_topicsComeFromConfigWithAModuleEach() throws {
+        let topics = try PublishSettings.topics(parsing: ["alerts", "backups = home"]).get()
+        #expect(topics["alerts"] == .some(nil))
+        #expect(topics["backups"] == .some("home"))
+        for bad in [["a b"], ["api"], ["x="], ["x", "x"]] {
+            #expect(throws: HTTPAPIError.self) { try PublishSettings.topics(parsing: bad).get() }
+        }
+    }
+
+    @Test func h2_theAnswerIsNtfysMessageJSON() throws {
+        let message = try parsed(request(headers: [("Title", "T"), ("Tags", "tada"), ("Priority", "4")], body: "M"))
+        let id = NookActivityID()
+        let answer = NtfyMapping.answer(for: message, delivered: DeliveredCard(id: id, updated: false, warnings: []), now: 1_700_000_000, notes: [])
+        #expect(answer["id"]?.text == NtfyMapping.messageID(for: id))
+        #expect(answer["event"]?.text == "message")
+        #expect(answer["topic"]?.text == "alerts")
+        #expect(answer["time"]?.numberValue == 1_700_000_000)
+        #expect(answer["priority"]?.numberValue == 4)
+        #expect(answer["tags"] == .array([.string("tada")]))
+        #expect(answer["sequence_id"]?.text == NtfyMapping.messageID(for: id))
+        #expect(answer["nook"]?["activity"]?.text == id.description)
+    }
+
+    @Test func h2_httpsOwnPriorityHeaderFromABrowserIsNotReadAsNtfys() throws {
+        // RFC 9218, as browsers send it through a proxy; X-Priority is still ntfy's.
+        let message = try parsed(request(headers: [("Priority", "u=1, i")], body: "from a page"))
+        #expect(message.priority == 3)
+        #expect(message.ignored.contains { $0.contains("RFC 9218") })
+        #expect(try parsed(request(headers: [("Priority", "u=0"), ("X-Priority", "4")], body: "x")).priority == 4)
+    }
+
+    @Test func h2_anErrorEchoesAtMostTheStartOfWhatWasSent() {
+        let huge = String(repeating: "x", count: 10_000)
+        guard case .failure(let error) = NtfyMessage.fromRequest(request(headers: [("Priority", huge)], body: "x"), topic: "a") else {
+            Issue.record("accepted")
+            return
+        }
+        #expect(error.message.count < 200)
+    }
+}

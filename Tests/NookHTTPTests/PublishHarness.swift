@@ -1,0 +1,184 @@
+import Foundation
+import Logging
+import NookHTTP
+import NookProtocol
+import NookTestSupport
+import NookTestTraits
+import Testing
+
+/// A real nookd on the mock display with its own socket in a scratch directory, for the
+/// publishing routes' tests; stopped when released.
+final class PublishNookd {
+    static let root: String = {
+        let file = #filePath
+        return String(file[..<file.range(of: "/Tests/")!.lowerBound])
+    }()
+    static let binaries = ProcessInfo.processInfo.environment["NOOK_TEST_BINARIES"] ?? root + "/.build/debug"
+
+    let directory: String
+    let socket: String
+    private let process = Process()
+
+    init() throws {
+        directory = "/tmp/nook-publish-\(getpid())-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        socket = directory + "/nookd.sock"
+        process.executableURL = URL(fileURLWithPath: Self.binaries + "/nookd")
+        process.arguments = ["--socket", socket, "--display", "mock", "--log-level", "debug"]
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        process.standardOutput = FileHandle.nullDevice
+        try process.runAlone()
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(60))
+        while Date() < deadline {
+            if (try? NookClient(path: socket)) != nil { return }
+            guard process.isRunning else { throw HarnessFailure("nookd exited early (\(process.terminationStatus))") }
+            usleep(20_000)
+        }
+        throw HarnessFailure("nookd did not listen on \(socket)")
+    }
+
+    func client() throws -> NookClient {
+        let client = try NookClient(path: socket)
+        client.readTimeout = TestBounds.duration(.seconds(10))
+        return client
+    }
+
+    /// nookd's own answer to `operation` (its `result`).
+    @discardableResult
+    func request(_ operation: NookOperation) throws -> JSONValue {
+        try client().request(Request(id: .number(1), operation: operation))
+    }
+
+    /// Every card nookd holds, on the glass and pending, in every module.
+    func cards() throws -> [NookActivity] {
+        let answer = try ListAnswer(json: request(.list(module: nil)))
+        return answer.modules.flatMap { ($0.current.map { [$0] } ?? []) + $0.pending }
+    }
+
+    /// A `watch` subscription: events are read from it in order.
+    func watch() throws -> EventWatch { try EventWatch(client()) }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGTERM)
+            _ = process.waitForExit(seconds: 30)
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+struct HarnessFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// nookd's event stream, read up to a marker card: what happened before the marker is all
+/// that happened (nookd delivers events in order), so "nothing changed" is checked without
+/// waiting on a clock.
+final class EventWatch {
+    let client: NookClient
+
+    init(_ client: NookClient) throws {
+        self.client = client
+        try client.send(Request(id: .string("watch"), operation: .watch).encoded())
+        _ = try client.readLine()
+    }
+
+    /// Events until one `stop` accepts (included).
+    func events(until stop: (EventMessage) -> Bool) throws -> [EventMessage] {
+        var events: [EventMessage] = []
+        while let line = try client.readLine() {
+            guard let value = try JSONValue.parse(line)["event"], let event = try? EventMessage(json: value) else { continue }
+            events.append(event)
+            if stop(event) { return events }
+        }
+        throw HarnessFailure("the watch ended after \(events.map(\.name))")
+    }
+
+    /// Every event up to the enqueue of a marker card sent now through `nookd`.
+    func eventsBeforeMarker(_ nookd: PublishNookd) throws -> [EventMessage] {
+        let marker = NookActivity(title: "marker \(UUID().uuidString)")
+        try nookd.request(.enqueue(marker, module: nil, wait: false))
+        return try events { $0.id == marker.id && $0.name == "enqueued" }.filter { $0.id != marker.id }
+    }
+}
+
+/// `NookdCalls` over one blocking connection: each call is sent and its answer read before
+/// `done` runs, on the test's thread (the server does the same on its loop, without blocking).
+final class BlockingNookdCalls: NookdCalls {
+    private let path: String
+    private var client: NookClient?
+    private(set) var sent: [Request] = []
+
+    init(socket: String) { path = socket }
+
+    func call(_ request: Request, done: @escaping (Result<JSONValue, NookdCallError>) -> Void) {
+        sent.append(request)
+        do {
+            if client == nil {
+                client = try NookClient(path: path)
+                client?.readTimeout = TestBounds.duration(.seconds(10))
+            }
+            guard let client else { return }
+            try client.send(request.encoded())
+            while let line = try client.readLine() {
+                let value = try JSONValue.parse(line)
+                if value["event"] != nil { continue }
+                if case .bool(true)? = value["ok"] { done(.success(value)) } else { done(.failure(.refused(value["error"] ?? .null))) }
+                return
+            }
+            done(.failure(.unavailable("nookd closed the connection")))
+        } catch {
+            client = nil
+            done(.failure(.unavailable("\(error)")))
+        }
+    }
+}
+
+/// One request as the server would hand it to a route; keeps what the route answered.
+final class RecordingExchange: HTTPExchange {
+    let request: HTTPRequest
+    let caller = HTTPCaller(name: "test", scopes: Set(HTTPScope.allCases))
+    var isOpen: Bool { true }
+    private(set) var responses: [HTTPResponse] = []
+
+    init(_ request: HTTPRequest) { self.request = request }
+
+    func respond(_ response: HTTPResponse) { responses.append(response) }
+
+    func startStream(status: Int, headers: [(name: String, value: String)]) -> any HTTPStreamWriter { NoStream() }
+
+    final class NoStream: HTTPStreamWriter {
+        func send(_ bytes: [UInt8]) -> Bool { false }
+        func finish() {}
+    }
+}
+
+/// Routes called as the server's table would call them.
+struct RouteCaller {
+    let routes: [HTTPRoute]
+    let nookd: any NookdCalls
+
+    /// The one answer of the route `method pattern` to `request`.
+    func call(_ method: String, _ pattern: String, _ request: HTTPRequest, parameters: [String: String] = [:]) throws -> HTTPResponse {
+        guard let route = routes.first(where: { $0.method == method && $0.pattern == pattern }) else {
+            throw HarnessFailure("no route \(method) \(pattern)")
+        }
+        let exchange = RecordingExchange(request)
+        route.handler(exchange, parameters, nookd)
+        guard exchange.responses.count == 1, let response = exchange.responses.first else {
+            throw HarnessFailure("the route answered \(exchange.responses.count) times")
+        }
+        return response
+    }
+
+    static let logger = Logger(label: "test")
+}
+
+extension HTTPResponse {
+    var json: JSONValue { (try? JSONValue.parse(body)) ?? .null }
+}
+
+func httpRequest(_ method: String, _ path: String, headers: [(String, String)] = [], body: String = "") -> HTTPRequest {
+    HTTPRequest(method: method, path: path, headers: headers.map { (name: $0.0, value: $0.1) }, body: Array(body.utf8))
+}

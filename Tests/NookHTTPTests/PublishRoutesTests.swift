@@ -1,0 +1,196 @@
+import Foundation
+import NookActivities
+import NookHTTP
+import NookProtocol
+import NookTestSupport
+import Testing
+
+/// The publishing and alert routes against a real nookd on the mock display, checked through
+/// nookd's own answers (`list`, `watch`, `history`), not the routes' answers alone.
+@Suite(.serialized) struct PublishRoutesTests {
+    func publishRoutes(_ nookd: PublishNookd, topics: [String: String?] = [:]) -> RouteCaller {
+        RouteCaller(routes: PublishRoutes.routes(settings: PublishSettings(topics: topics), logger: RouteCaller.logger, now: { 1_700_000_000 }),
+                    nookd: BlockingNookdCalls(socket: nookd.socket))
+    }
+
+    @Test func h2_anNtfyPublishIsACardNookdHoldsWhenTheAnswerComes() throws {
+        let nookd = try PublishNookd()
+        let routes = publishRoutes(nookd)
+        let response = try routes.call("POST", "/{topic}", httpRequest("POST", "/phil_alerts", headers: [("Title", "Unauthorized access detected"),
+                                                                                                       ("Priority", "urgent"), ("Tags", "warning,skull")],
+                                                                       body: "Remote access to phils-laptop detected. Act right away."),
+                                       parameters: ["topic": "phil_alerts"])
+        #expect(response.status == 200)
+        let answer = response.json
+        #expect(answer["event"]?.text == "message")
+        #expect(answer["topic"]?.text == "phil_alerts")
+        let id = try #require(answer["nook"]?["activity"]?.text)
+        let card = try #require(try nookd.cards().first { $0.id.description == id })
+        #expect(card.title == "Unauthorized access detected")
+        #expect(card.subtitle == "Remote access to phils-laptop detected. Act right away.")
+        #expect(card.priority == .high)
+        #expect(card.isBlocker)
+        #expect(card.coalescingKey == "ntfy/phil_alerts/\(answer["id"]?.text ?? "")")
+    }
+
+    @Test func h2_aSequenceIDUpdatesTheLiveCardInPlaceAndClearEndsIt() throws {
+        let nookd = try PublishNookd()
+        let watch = try nookd.watch()
+        let routes = publishRoutes(nookd, topics: ["home": nil])
+        // Priority 5 stays on the glass until cleared, so the update finds it there.
+        let first = try routes.call("POST", "/{topic}", httpRequest("POST", "/home", headers: [("Title", "Backup"), ("X-Sequence-ID", "backup"), ("Priority", "5")],
+                                                                     body: "Copying 10%"), parameters: ["topic": "home"])
+        #expect(first.status == 200)
+        #expect(first.json["sequence_id"]?.text == "backup")
+        let id = try #require(first.json["nook"]?["activity"]?.text)
+        let second = try routes.call("PUT", "/{topic}/{sequence}", httpRequest("PUT", "/home/backup", headers: [("Title", "Backup"), ("Priority", "5")], body: "Copying 60%"),
+                                     parameters: ["topic": "home", "sequence": "backup"])
+        #expect(second.json["nook"]?["activity"]?.text == id)
+        #expect(second.json["nook"]?["updated"] == .bool(true))
+        let cards = try nookd.cards().filter { $0.coalescingKey == "ntfy/home/backup" }
+        #expect(cards.count == 1)
+        #expect(cards.first?.subtitle == "Copying 60%")
+        let events = try watch.events { $0.id.description == id && $0.name == "updated" }
+        #expect(events.filter { $0.name == "enqueued" }.count == 1)
+        #expect(events.last?.fields == ["subtitle"])
+
+        let cleared = try routes.call("PUT", "/{topic}/{sequence}/clear", httpRequest("PUT", "/home/backup/clear"), parameters: ["topic": "home", "sequence": "backup"])
+        #expect(cleared.status == 200)
+        #expect(cleared.json["nook"]?["ended"]?.numberValue == 1)
+        let ending = try watch.events { $0.id.description == id && $0.ending != nil }
+        #expect(ending.last?.reason == "dismissed")
+    }
+
+    @Test func h2_anUnknownTopicIsA404NamingItAndQueuesNothing() throws {
+        let nookd = try PublishNookd()
+        let routes = publishRoutes(nookd, topics: ["home": nil])
+        let response = try routes.call("POST", "/{topic}", httpRequest("POST", "/garage", body: "open"), parameters: ["topic": "garage"])
+        #expect(response.status == 404)
+        #expect(response.json["error"]?["field"]?.text == "topic")
+        #expect(response.json["error"]?["message"]?.text?.contains("'garage'") == true)
+        #expect(try nookd.cards().isEmpty)
+    }
+
+    @Test func h2_aTopicsModuleIsWhereItsCardsGo() throws {
+        let nookd = try PublishNookd()
+        let routes = publishRoutes(nookd, topics: ["home": "nosuchmodule"])
+        let response = try routes.call("POST", "/{topic}", httpRequest("POST", "/home", body: "hi"), parameters: ["topic": "home"])
+        // nookd refuses a module it does not have, and says so through nook-http.
+        #expect(response.status == 404)
+        #expect(response.json["error"]?["message"]?.text?.contains("unknownModule") == true)
+    }
+
+    @Test func h2_badInputGetsAnErrorAndLosesNothingQueued() throws {
+        let nookd = try PublishNookd()
+        let routes = publishRoutes(nookd)
+        #expect(try routes.call("POST", "/{topic}", httpRequest("POST", "/t", headers: [("Priority", "5")], body: "keep me"), parameters: ["topic": "t"]).status == 200)
+        let bad = [
+            try routes.call("POST", "/", httpRequest("POST", "/", body: "{\"message\": \"no topic\"}")),
+            try routes.call("POST", "/{topic}", httpRequest("POST", "/t", headers: [("Priority", "11")], body: "x"), parameters: ["topic": "t"]),
+            try routes.call("POST", "/message", httpRequest("POST", "/message", headers: [("Content-Type", "application/json")], body: "{\"title\": 3}")),
+            try routes.call("POST", "/api/notify", httpRequest("POST", "/api/notify", body: "[]")),
+        ]
+        #expect(bad.map(\.status) == [400, 400, 400, 400])
+        #expect(try nookd.cards().map(\.title) == ["keep me"])
+    }
+
+    @Test func h2_gotifyAndAWTRIXMessagesAreCards() throws {
+        let nookd = try PublishNookd()
+        let routes = publishRoutes(nookd)
+        let gotify = try routes.call("POST", "/message", httpRequest("POST", "/message", headers: [("Content-Type", "application/json")],
+                                                                     body: #"{"title": "Backup failed", "message": "vzdump 101", "priority": 10}"#))
+        #expect(gotify.status == 200)
+        #expect(gotify.json["id"]?.numberValue == 1)
+        #expect(gotify.json["date"]?.text == "2023-11-14T22:13:20Z")
+        let awtrix = try routes.call("POST", "/api/notify", httpRequest("POST", "/api/notify", body: ##"{"text": "Hello, AWTRIX 3!", "color": "#FF0000", "duration": 30}"##))
+        #expect(awtrix.status == 200)
+        #expect(awtrix.body == Array("OK".utf8))
+        let cards = try nookd.cards()
+        #expect(cards.map(\.title) == ["Backup failed", "Hello, AWTRIX 3!"])
+        #expect(cards.first?.isBlocker == true)
+        #expect(cards.last?.tint == .rgb(red: 255, green: 0, blue: 0))
+        #expect(cards.last?.dwell == .seconds(30))
+    }
+
+    @Test func h2_nookdGoneIsA503WithRetryAfter() throws {
+        let routes = RouteCaller(routes: PublishRoutes.routes(settings: PublishSettings(), logger: RouteCaller.logger),
+                                 nookd: BlockingNookdCalls(socket: "/tmp/nook-publish-nobody-\(getpid())/nookd.sock"))
+        let response = try routes.call("POST", "/{topic}", httpRequest("POST", "/t", body: "x"), parameters: ["topic": "t"])
+        #expect(response.status == 503)
+        #expect(response.headers.contains { $0.name == "Retry-After" })
+        #expect(response.json["error"]?["code"]?.text == "nookd_unavailable")
+    }
+}
+
+@Suite(.serialized) struct AlertRoutesTests {
+    @Test func h3_aGroupIsOneCardThatCountsUpdatesInPlaceIgnoresRepeatsAndEndsWhenResolved() throws {
+        let nookd = try PublishNookd()
+        let watch = try nookd.watch()
+        let routes = RouteCaller(routes: AlertRoutes.routes(logger: RouteCaller.logger), nookd: BlockingNookdCalls(socket: nookd.socket))
+        func post(_ body: [UInt8]) throws -> HTTPResponse {
+            try routes.call("POST", "/api/v1/alertmanager", HTTPRequest(method: "POST", path: "/api/v1/alertmanager", body: body))
+        }
+        let one = try post(AlertBodies.alertmanager(alerts: [AlertBodies.alert("HighLoad", instance: "web1", severity: "critical")]))
+        #expect(one.json["status"]?.text == "shown")
+        let id = try #require(one.json["activity"]?.text)
+        let three = AlertBodies.alertmanager(alerts: ["web1", "web2", "web3"].map { AlertBodies.alert("HighLoad", instance: $0, severity: "critical") })
+        #expect(try post(three).json["status"]?.text == "updated")
+        var cards = try nookd.cards()
+        #expect(cards.count == 1)
+        #expect(cards.first?.id.description == id)
+        #expect(cards.first?.title == "HighLoad: 3 firing")
+        let updates = try watch.events { $0.id.description == id && $0.name == "updated" }
+        #expect(updates.filter { $0.name == "enqueued" }.map(\.id.description) == [id])
+
+        // The same group again: nookd sees nothing at all.
+        #expect(try post(three).json["status"]?.text == "unchanged")
+        #expect(try watch.eventsBeforeMarker(nookd).isEmpty)
+
+        let resolved = AlertBodies.alertmanager(status: "resolved", alerts: ["web1", "web2", "web3"].map {
+            AlertBodies.alert("HighLoad", instance: $0, severity: "critical", status: "resolved")
+        })
+        #expect(try post(resolved).json["ended"]?.numberValue == 1)
+        let ending = try watch.events { $0.id.description == id && $0.ending != nil }
+        #expect(ending.last?.reason == "cancelled")
+        cards = try nookd.cards()
+        #expect(!cards.contains { $0.id.description == id })
+        let history = try nookd.request(.history(HistoryQuery()))
+        #expect(history.serialized.contains("HighLoad: 3 firing"))
+    }
+
+    @Test func h3_aRepeatAfterTheCardWasDismissedDoesNotBringItBack() throws {
+        let nookd = try PublishNookd()
+        let watch = try nookd.watch()
+        let routes = RouteCaller(routes: AlertRoutes.routes(logger: RouteCaller.logger), nookd: BlockingNookdCalls(socket: nookd.socket))
+        let body = AlertBodies.grafana(alerts: [AlertBodies.alert("DiskFull", instance: "nas", severity: "critical")])
+        let request = HTTPRequest(method: "POST", path: "/api/v1/grafana", body: body)
+        let first = try routes.call("POST", "/api/v1/grafana", request)
+        let id = try #require(first.json["activity"]?.text)
+        try nookd.request(.dismiss(NookActivityID(id)))
+        _ = try watch.events { $0.id.description == id && $0.ending != nil }
+        #expect(try routes.call("POST", "/api/v1/grafana", request).json["status"]?.text == "unchanged")
+        #expect(try watch.eventsBeforeMarker(nookd).isEmpty)
+        // A change to the group shows it again, as a new card.
+        let changed = AlertBodies.grafana(alerts: [AlertBodies.alert("DiskFull", instance: "nas", severity: "critical"),
+                                                   AlertBodies.alert("DiskFull", instance: "backup", severity: "critical")])
+        #expect(try routes.call("POST", "/api/v1/grafana", HTTPRequest(method: "POST", path: "/api/v1/grafana", body: changed)).json["status"]?.text == "shown")
+    }
+
+    @Test func h3_nookdItselfMakesAnUpdateThatChangesNothingANoOp() throws {
+        // nook-http's memory left out (a fresh one per call, as after a restart): the repeat
+        // reaches nookd as an update, and nookd neither redraws nor reports it.
+        let nookd = try PublishNookd()
+        let watch = try nookd.watch()
+        let body = AlertBodies.alertmanager(alerts: ["web1", "web2"].map { AlertBodies.alert("HighLoad", instance: $0, severity: "critical") })
+        func post() throws -> HTTPResponse {
+            let routes = RouteCaller(routes: AlertRoutes.routes(memory: AlertCardMemory(), logger: RouteCaller.logger), nookd: BlockingNookdCalls(socket: nookd.socket))
+            return try routes.call("POST", "/api/v1/alertmanager", HTTPRequest(method: "POST", path: "/api/v1/alertmanager", body: body))
+        }
+        let id = try #require(try post().json["activity"]?.text)
+        _ = try watch.events { $0.id.description == id && $0.name == "presented" }
+        let again = try post()
+        #expect(again.json["status"]?.text == "updated")
+        #expect(again.json["activity"]?.text == id)
+        #expect(try watch.eventsBeforeMarker(nookd).isEmpty)
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import NookActivities
+import NookHTTP
+import NookProtocol
+import Testing
+
+/// The tables of docs/publishing.md, read from the file and checked row by row against the
+/// mapping code: what a user reads is what the board does.
+@Suite struct PublishTablesTests {
+    static let document: String = {
+        let file = #filePath
+        let root = String(file[..<file.range(of: "/Tests/")!.lowerBound])
+        return (try? String(contentsOfFile: root + "/docs/publishing.md", encoding: .utf8)) ?? ""
+    }()
+
+    /// The rows of the table whose header row starts with `| first |`, as trimmed cells.
+    static func table(_ first: String) -> [[String]] {
+        let lines = document.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard let header = lines.firstIndex(where: { $0.hasPrefix("| \(first) |") }) else { return [] }
+        return lines[(header + 2)...].prefix { $0.hasPrefix("|") }.map { line in
+            line.split(separator: "|", omittingEmptySubsequences: false).dropFirst().dropLast().map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+    }
+
+    /// The backquoted words of a cell.
+    static func codes(_ cell: String) -> [String] {
+        cell.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+    }
+
+    static func stays(_ presentation: NookActivity.Presentation, _ dwell: Duration) -> String {
+        if case .blocker = presentation { return "until" }
+        let seconds = dwell.nookSeconds
+        return (seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)) + " s"
+    }
+
+    static func tintName(_ tint: NookTint?) -> String { tint.map(\.description) ?? "accent" }
+
+    @Test func h2_theNtfyPriorityTableIsWhatTheMappingDoes() throws {
+        let rows = Self.table("ntfy priority")
+        #expect(rows.count == 5)
+        var covered = Set<Int>()
+        for row in rows {
+            for name in Self.codes(row[0]) {
+                let message = try NtfyMessage.fromRequest(HTTPRequest(method: "POST", path: "/t", headers: [(name: "Priority", value: name)], body: Array("m".utf8)), topic: "t").get()
+                covered.insert(message.priority)
+                let card = NtfyMapping.card(for: message, id: NookActivityID(), module: nil).activity
+                #expect(card.priority.description == row[1], "priority \(name)")
+                #expect(Self.stays(card.presentation, card.dwell).hasPrefix(row[2].hasPrefix("until") ? "until" : row[2]), "priority \(name)")
+                #expect(Self.tintName(card.tint) == row[3], "priority \(name)")
+            }
+        }
+        #expect(covered == [1, 2, 3, 4, 5])
+    }
+
+    @Test func h2_theGotifyPriorityTableIsWhatTheMappingDoes() {
+        let rows = Self.table("Gotify priority")
+        #expect(rows.count == 5)
+        var covered = Set<Int>()
+        for row in rows {
+            let bounds = Self.codes(row[0]).compactMap { Int($0) }
+            let priorities: [Int?] = bounds.isEmpty ? [nil] : Array(bounds[0]...(bounds.last ?? bounds[0])).map { $0 }
+            for priority in priorities {
+                if let priority { covered.insert(priority) }
+                let card = GotifyMapping.card(for: GotifyMessage(message: "m", priority: priority), id: NookActivityID(), module: nil).activity
+                #expect(card.priority.description == row[1], "Gotify \(String(describing: priority))")
+                #expect(Self.stays(card.presentation, card.dwell).hasPrefix(row[2].hasPrefix("until") ? "until" : row[2]), "Gotify \(String(describing: priority))")
+                #expect(Self.tintName(card.tint) == row[3], "Gotify \(String(describing: priority))")
+            }
+        }
+        #expect(covered == Set(0...10))
+    }
+
+    @Test func h3_theSeverityTableIsWhatTheMappingDoes() {
+        let rows = Self.table("`severity` label")
+        #expect(rows.count == 5)
+        for row in rows {
+            let labels: [String?] = row[0].hasPrefix("anything else") ? [nil, "sev-unknown"] : Self.codes(row[0])
+            #expect(!labels.isEmpty)
+            for label in labels {
+                let mapped = AlertCards.row(forSeverity: label)
+                #expect(mapped.priority.description == row[1], "severity \(String(describing: label))")
+                #expect(Self.stays(mapped.presentation, mapped.dwell).hasPrefix(row[2].hasPrefix("until") ? "until" : row[2]), "severity \(String(describing: label))")
+                #expect(mapped.tint.description == row[3], "severity \(String(describing: label))")
+                #expect(Self.codes(row[4]) == [mapped.symbol], "severity \(String(describing: label))")
+            }
+        }
+    }
+
+    @Test func h2_theTagTableIsExactlyTheMappingsTags() {
+        let rows = Self.table("Tag")
+        #expect(rows.count == NtfyMapping.tagIcons.count)
+        for row in rows {
+            guard let tag = Self.codes(row[0]).first, let mapped = NtfyMapping.tagIcons[tag] else {
+                Issue.record("the documented tag \(row[0]) is not mapped")
+                continue
+            }
+            #expect(Self.codes(row[1]) == [mapped.symbol], "tag \(tag)")
+            #expect((mapped.tint?.description ?? "—") == row[2], "tag \(tag)")
+        }
+    }
+}

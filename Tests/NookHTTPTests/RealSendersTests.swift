@@ -1,0 +1,254 @@
+import Foundation
+import NookActivities
+import NookHTTP
+import NookProtocol
+import NookTestSupport
+import NookTestTraits
+import Testing
+
+/// The senders themselves, installed by `Hardware/dev/install-deps`: curl, Apprise (PyPI) and
+/// Debian's prometheus-alertmanager with amtool.
+enum Senders {
+    static func path(_ name: String) -> String? {
+        let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+            + ["/usr/bin", "/usr/local/bin", "/bin"]
+        return directories.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+    static let curl = path("curl")
+    static let apprise = path("apprise")
+    static let alertmanager = path("prometheus-alertmanager")
+    static let amtool = path("amtool")
+
+    /// Runs a sender to its end: exit status, output and error.
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe.closedOnExec(), error = Pipe.closedOnExec()
+        process.standardOutput = output
+        process.standardError = error
+        try process.runAlone()
+        let out = output.fileHandleForReading.readToEndOfFile()
+        let err = error.fileHandleForReading.readToEndOfFile()
+        _ = process.waitForExit()
+        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    }
+}
+
+/// The built nook-http on a loopback port with a real nookd (httpcore's `HTTPService`), and a
+/// watch on nookd's events: what the senders' requests became is read from nookd itself.
+final class SenderBench {
+    let service: HTTPService
+    let watch: EventWatch
+
+    init(config: String? = nil) throws {
+        service = try HTTPService(config: config)
+        let client = try NookClient(path: service.socket)
+        client.readTimeout = TestBounds.duration(.seconds(30))
+        watch = try EventWatch(client)
+    }
+
+    var port: UInt16 { service.port }
+    var baseURL: String { service.url }
+    var directory: String { service.directory }
+
+    /// nookd's own answer to `operation` (its `result`).
+    @discardableResult
+    func request(_ operation: NookOperation) throws -> JSONValue {
+        let client = try NookClient(path: service.socket)
+        client.readTimeout = TestBounds.duration(.seconds(10))
+        return try client.request(Request(id: .number(1), operation: operation))
+    }
+
+    /// Every card nookd holds, on the glass and pending.
+    func cards() throws -> [NookActivity] {
+        try ListAnswer(json: request(.list(module: nil))).modules.flatMap { ($0.current.map { [$0] } ?? []) + $0.pending }
+    }
+
+    /// The titles of the cards nookd queued until `count` were, in order.
+    func enqueuedTitles(_ count: Int) throws -> [String] {
+        var titles: [String] = []
+        _ = try watch.events { event in
+            if event.name == "enqueued" { titles.append(event.title) }
+            return titles.count == count
+        }
+        return titles
+    }
+}
+
+@Suite(.serialized) struct RealSendersTests {
+    @Test(.enabled(if: Senders.curl != nil, "needs curl"))
+    func h2_curlWithNtfysDocumentedExamplesMakesTheirCards() throws {
+        let bench = try SenderBench()
+        let base = "127.0.0.1:\(bench.port)"
+        let curl = try #require(Senders.curl)
+        let examples: [[String]] = [
+            ["-d", "Backup successful 😀", "\(base)/mytopic"],
+            ["-H", "Title: Unauthorized access detected", "-H", "Priority: urgent", "-H", "Tags: warning,skull",
+             "-d", "Remote access to phils-laptop detected. Act right away.", "\(base)/phil_alerts"],
+            ["-H", "X-Title: Dogs are better than cats", "-d", "Oh my ...", "\(base)/controversial"],
+            ["-H", "p:4", "-d", "A high priority message", "\(base)/phil_alerts"],
+            [base, "-d", #"{"topic": "mytopic", "message": "Disk space is low at 5.1 GB", "title": "Low disk space alert", "tags": ["warning","cd"], "priority": 4, "attach": "https://filesrv.lan/space.jpg", "filename": "diskspace.jpg", "click": "https://homecamera.lan/xasds1h2xsSsa/", "actions": [{ "action": "view", "label": "Admin panel", "url": "https://filesrv.lan/admin" }]}"#],
+        ]
+        for example in examples {
+            let result = try Senders.run(curl, ["-sS", "--fail-with-body"] + example)
+            #expect(result.status == 0, "curl \(example): \(result.output) \(result.error)")
+            #expect((try? JSONValue.parse(Array(result.output.utf8)))?["event"]?.text == "message", "\(result.output)")
+        }
+        #expect(try bench.enqueuedTitles(5) == ["Backup successful 😀", "Unauthorized access detected", "Dogs are better than cats",
+                                               "A high priority message", "Low disk space alert"])
+    }
+
+    @Test(.enabled(if: Senders.curl != nil, "needs curl"))
+    func h2_curlWithGotifysAndAWTRIXsDocumentedRequestsMakesTheirCards() throws {
+        let bench = try SenderBench()
+        let curl = try #require(Senders.curl)
+        let gotify = try Senders.run(curl, ["-sS", "--fail-with-body", "\(bench.baseURL)/message?token=<apptoken>",
+                                            "-F", "title=my title", "-F", "message=my message", "-F", "priority=5"])
+        #expect(gotify.status == 0, "\(gotify.output) \(gotify.error)")
+        #expect((try? JSONValue.parse(Array(gotify.output.utf8)))?["id"]?.numberValue == 1)
+        let awtrix = try Senders.run(curl, ["-sS", "--fail-with-body", "-X", "POST", "-H", "Content-Type: application/json",
+                                           "-d", ##"{"text": "Hello, AWTRIX 3!", "color": "#FF0000", "duration": 10}"##, "\(bench.baseURL)/api/notify"])
+        #expect(awtrix.status == 0 && awtrix.output == "OK", "\(awtrix.output) \(awtrix.error)")
+        #expect(try bench.enqueuedTitles(2) == ["my title", "Hello, AWTRIX 3!"])
+        let awtrixCard = try bench.cards().first { $0.title == "Hello, AWTRIX 3!" }
+        #expect(awtrixCard?.dwell == .seconds(10))
+    }
+
+    @Test(.enabled(if: Senders.curl != nil, "needs curl"))
+    func h2_throughNookHTTPAnUnknownTopicIsA404NamingItAndOwnPathsAreNoTopics() throws {
+        let bench = try SenderBench(config: "[publish]\ntopics = [\"home\"]\n")
+        let curl = try #require(Senders.curl)
+        let unknown = try Senders.run(curl, ["-sS", "-w", "\n%{http_code}", "-d", "open", "\(bench.baseURL)/garage"])
+        #expect(unknown.output.hasSuffix("\n404"), "\(unknown.output)")
+        #expect(unknown.output.contains("'garage'") && unknown.output.contains("home"))
+        let healthz = try Senders.run(curl, ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-d", "x", "\(bench.baseURL)/healthz"])
+        #expect(healthz.output == "405")
+        #expect(try bench.cards().isEmpty)
+    }
+
+    @Test(.enabled(if: Senders.apprise != nil, "needs Apprise (pip install apprise; Hardware/dev/install-deps)"))
+    func h2_appriseNtfyGotifyAndJSONTargetsReachTheBoard() throws {
+        let bench = try SenderBench(config: "[publish]\ntopics = [\"home\"]\n")
+        let apprise = try #require(Senders.apprise)
+        let host = "127.0.0.1:\(bench.port)"
+        for (title, url) in [("Apprise ntfy", "ntfy://\(host)/home"), ("Apprise Gotify", "gotify://\(host)/AbCdEf0123456"),
+                             ("Apprise JSON", "json://\(host)/?:topic=home")] {
+            let result = try Senders.run(apprise, ["-vv", "-t", title, "-b", "sent by Apprise", url])
+            #expect(result.status == 0, "apprise \(url): \(result.output) \(result.error)")
+        }
+        #expect(try bench.enqueuedTitles(3) == ["Apprise ntfy", "Apprise Gotify", "Apprise JSON"])
+        // Apprise's body is each card's subtitle: read from the cards still held, then from the
+        // history (a card that ends in between is in the second).
+        let held = try bench.request(.list(module: nil)).serialized
+        let ended = try bench.request(.history(HistoryQuery())).serialized
+        #expect((held + ended).components(separatedBy: "\"subtitle\":\"sent by Apprise\"").count - 1 >= 3)
+    }
+}
+
+@Suite(.serialized) struct SenderTokenTests {
+    @Test(.enabled(if: Senders.apprise != nil && Senders.curl != nil, "needs Apprise and curl"))
+    func h2_theBoardsTokenGoesWhereEachSenderPutsItAndAWrongOneQueuesNothing() throws {
+        let keys = NSTemporaryDirectory() + "nook-publish-tokens-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: keys) }
+        let made = try Senders.run(Built.directory + "/nook-http", ["hash-token", "senders", "publish"])
+        let token = try #require(made.error.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        let tokens = keys + "/http.tokens"
+        try made.output.write(toFile: tokens, atomically: true, encoding: .utf8)
+        chmod(tokens, 0o600)
+        let bench = try SenderBench(config: "[http]\ntokens = \"\(tokens)\"\n[publish]\ntopics = [\"home\"]\n")
+        let apprise = try #require(Senders.apprise), curl = try #require(Senders.curl)
+        let host = "127.0.0.1:\(bench.port)"
+        // ntfy's Bearer token, Gotify's X-Gotify-Key, ntfy's Basic with the token as password.
+        for (title, url) in [("Token ntfy", "ntfy://\(token)@\(host)/home?auth=token"), ("Token Gotify", "gotify://\(host)/\(token)")] {
+            let result = try Senders.run(apprise, ["-t", title, "-b", "with the board's token", url])
+            #expect(result.status == 0, "apprise \(url): \(result.output) \(result.error)")
+        }
+        let basic = try Senders.run(curl, ["-sS", "--fail-with-body", "-u", ":\(token)", "-H", "Title: Token curl", "-d", "basic", "\(bench.baseURL)/home"])
+        #expect(basic.status == 0, "\(basic.output)")
+        #expect(try bench.enqueuedTitles(3) == ["Token ntfy", "Token Gotify", "Token curl"])
+        let wrong = try Senders.run(apprise, ["-t", "Wrong", "-b", "x", "ntfy://nook_wrong@\(host)/home?auth=token"])
+        #expect(wrong.status != 0)
+        let none = try Senders.run(curl, ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-d", "x", "\(bench.baseURL)/home"])
+        #expect(none.output == "401")
+        #expect(!(try bench.cards().contains { $0.title == "Wrong" || $0.title == "x" }))
+        #expect(!(try bench.request(.history(HistoryQuery())).serialized.contains("\"Wrong\"")))
+    }
+}
+
+@Suite(.serialized) struct AlertmanagerSenderTests {
+    @Test(.enabled(if: Senders.alertmanager != nil && Senders.amtool != nil, "needs prometheus-alertmanager and amtool (Hardware/dev/install-deps)"))
+    func h3_alertmanagersGroupIsOneCardThatCountsUpdatesAndEndsWhenResolved() throws {
+        let bench = try SenderBench()
+        let alertmanager = try #require(Senders.alertmanager), amtool = try #require(Senders.amtool)
+        let port = try freeLoopbackPort()
+        let config = bench.directory + "/alertmanager.yml"
+        try """
+            route:
+              receiver: nook
+              group_by: [alertname]
+              group_wait: 1s
+              group_interval: 1s
+              repeat_interval: 1h
+            receivers:
+              - name: nook
+                webhook_configs:
+                  - url: \(bench.baseURL)/api/v1/alertmanager
+                    send_resolved: true
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: alertmanager)
+        process.arguments = ["--config.file=\(config)", "--storage.path=\(bench.directory)/am-data",
+                             "--web.listen-address=127.0.0.1:\(port)", "--cluster.listen-address=", "--log.level=warn"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.runAlone()
+        defer {
+            kill(process.processIdentifier, SIGKILL)
+            _ = process.waitForExit()
+        }
+        let url = "--alertmanager.url=http://127.0.0.1:\(port)"
+        func add(_ instance: String, end: String? = nil) throws {
+            var arguments = [url, "alert", "add", "alertname=HighLoad", "instance=\(instance)", "severity=critical",
+                             "--annotation=summary=Load above 8 on \(instance)"]
+            if let end { arguments.append("--end=\(end)") }
+            // amtool fails while Alertmanager is still starting; it is ready within seconds.
+            let deadline = Date().addingTimeInterval(TestBounds.seconds(30))
+            while true {
+                let result = try Senders.run(amtool, arguments)
+                if result.status == 0 { return }
+                guard Date() < deadline else { throw HarnessFailure("amtool: \(result.error)") }
+                usleep(200_000)
+            }
+        }
+        try add("web1")
+        let shown = try bench.watch.events { $0.name == "enqueued" }
+        let id = try #require(shown.last?.id)
+        #expect(shown.last?.title == "Load above 8 on web1")
+        try add("web2")
+        try add("web3")
+        _ = try bench.watch.events { $0.id == id && $0.name == "updated" && $0.title == "HighLoad: 3 firing" }
+        let cards = try bench.cards()
+        #expect(cards.map(\.id) == [id], "one card for the group, never one per alert")
+        let past = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-60))
+        for instance in ["web1", "web2", "web3"] { try add(instance, end: past) }
+        let ending = try bench.watch.events { $0.id == id && $0.ending != nil }
+        #expect(ending.last?.reason == "cancelled")
+        #expect(!ending.contains { $0.name == "enqueued" }, "no second card")
+        #expect(try bench.cards().isEmpty)
+    }
+
+    func freeLoopbackPort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
