@@ -145,11 +145,10 @@ enum NativeAPIActivities {
     static func cancelByKey(_ exchange: any HTTPExchange, _: [String: String], _ nookd: any NookdCalls) {
         let key: String, module: String?
         do throws(HTTPAPIError) {
-            guard let given = exchange.request.parameter("key") else {
+            guard let given = try NativeAPIBody.text("key", in: exchange.request) else {
                 throw HTTPAPIError(status: 422, code: "missing_field", field: "key",
                                    message: "is required: DELETE on the collection cancels the activities with this key (DELETE /api/v1/activities/{id} cancels one)")
             }
-            guard !given.isEmpty else { throw HTTPAPIError(status: 422, code: "invalid_field", field: "key", message: "must not be empty") }
             key = given
             module = try NativeAPIBody.module(in: exchange.request)
         } catch {

@@ -64,11 +64,18 @@ enum NativeAPIBody {
         }
     }
 
+    /// A query parameter that goes on to nookd as a string: absent, or non-empty text. nookd
+    /// refuses NUL in a request line as malformed JSON, which would read as nook-http's fault.
+    static func text(_ name: String, in request: HTTPRequest) throws(HTTPAPIError) -> String? {
+        guard let text = request.parameter(name) else { return nil }
+        guard !text.isEmpty else { throw HTTPAPIError(status: 422, code: "invalid_field", field: name, message: "must not be empty") }
+        guard !text.utf8.contains(0) else { throw HTTPAPIError(status: 422, code: "invalid_field", field: name, message: "must not contain NUL") }
+        return text
+    }
+
     /// An optional `module` query parameter: absent, or a non-empty name.
     static func module(in request: HTTPRequest) throws(HTTPAPIError) -> String? {
-        guard let name = request.parameter("module") else { return nil }
-        guard !name.isEmpty else { throw HTTPAPIError(status: 422, code: "invalid_field", field: "module", message: "must not be empty") }
-        return name
+        try text("module", in: request)
     }
 
     /// The `{id}` of a path: an activity id, or 404 naming it.

@@ -40,9 +40,15 @@ enum NativeAPIDevice {
             for (key, _) in members where key != "set" && key != "until" {
                 throw HTTPAPIError(status: 422, code: "invalid_field", field: key, message: "is not a field of this request (known: set, until)")
             }
-            if case .string("status")? = members.first(where: { $0.0 == "set" })?.1 {
+            let set = members.first(where: { $0.0 == "set" })?.1
+            if set == .string("status") {
                 throw HTTPAPIError(status: 422, code: "invalid_field", field: "set",
                                    message: "must be on, off or until; got 'status' (GET /api/v1/status shows quiet hours)")
+            }
+            // nookd reads `until` only with "set": "until"; a time given with on or off would
+            // be dropped without a word.
+            if case .string(let word)? = set, word != "until", members.contains(where: { $0.0 == "until" && $0.1 != .null }) {
+                throw HTTPAPIError(status: 422, code: "invalid_field", field: "until", message: "applies only with \"set\": \"until\"")
             }
             let line = JSONValue.object([("op", .string("quiet"))] + members).serializedBytes
             switch Request.decode(line) {

@@ -34,10 +34,7 @@ enum NativeAPIHistory {
             guard q.utf8.count <= 1024 else { throw HTTPAPIError(status: 422, code: "invalid_field", field: "q", message: "must be at most 1024 bytes") }
             search.words = q.lowercased().split(whereSeparator: { $0.isWhitespace }).map(String.init)
         }
-        if let key = request.parameter("key") {
-            guard !key.isEmpty else { throw HTTPAPIError(status: 422, code: "invalid_field", field: "key", message: "must not be empty") }
-            search.query.key = key
-        }
+        search.query.key = try NativeAPIBody.text("key", in: request)
         if let since = request.parameter("since") {
             switch HistoryAge.seconds(since) {
             case .success(let seconds): search.query.since = seconds

@@ -157,6 +157,10 @@ struct NativeAPITests {
         #expect(answer.status == 200 && answer.json["cancelled"]?.numberValue == 1, "\(answer.json)")
         let left = try api.send("GET", "/api/v1/activities").json["activities"]?.items.compactMap { $0["activity"]?["title"]?.text }
         #expect(left == ["Shown", "Other"])
+        // A NUL would make nookd's request line malformed: refused here, naming the parameter.
+        let nul = try api.send("DELETE", "/api/v1/activities", query: [("key", "build\u{0}")])
+        #expect(nul.status == 422 && nul.error.field == "key", "\(nul.json)")
+        #expect(try api.send("GET", "/api/v1/activities", query: [("module", "\u{0}")]).error.field == "module")
         let keyless = try api.send("DELETE", "/api/v1/activities")
         #expect(keyless.status == 422 && keyless.error.field == "key", "\(keyless.json)")
         #expect(try api.send("GET", "/api/v1/activities").json["activities"]?.items.count == 2, "a DELETE without a key ends nothing")
@@ -195,7 +199,7 @@ struct NativeAPITests {
         #expect(plainPage["entries"]?.items.compactMap { $0["activity"]?["subtitle"]?.text } == ["n3", "n2"])
         #expect(plainPage["next"]?.numberValue == 3)
 
-        for (name, value) in [("offset", "-1"), ("limit", "0"), ("limit", "many"), ("since", "yesterday"), ("unseen", "perhaps"), ("key", "")] {
+        for (name, value) in [("offset", "-1"), ("limit", "0"), ("limit", "many"), ("since", "yesterday"), ("unseen", "perhaps"), ("key", ""), ("key", "a\u{0}b")] {
             let refused = try api.send("GET", "/api/v1/history", query: [(name, value)])
             #expect(refused.status == 422 && refused.error.field == name, "\(name)=\(value): \(refused.json)")
         }
@@ -224,6 +228,7 @@ struct NativeAPITests {
         let refusals: [(String, Int, String?)] = [
             (#"{"set":"loud"}"#, 422, "set"), (#"{"set":"until"}"#, 422, "until"), (#"{"set":3}"#, 400, "set"),
             (#"{}"#, 422, "set"), (#"{"set":"on","volume":1}"#, 422, "volume"), (#"{"set":"status"}"#, 422, "set"), ("on", 400, nil),
+            (#"{"set":"off","until":"07:00"}"#, 422, "until"),
         ]
         for (body, status, field) in refusals {
             let answer = try api.send("PUT", "/api/v1/quiet", body: body)
