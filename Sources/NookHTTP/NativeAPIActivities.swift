@@ -68,7 +68,7 @@ enum NativeAPIActivities {
                 exchange.respond(.json(live(module: found.module, onScreen: found.onScreen, activity: found.activity)))
                 return
             }
-            nookd.call(Request(id: nil, operation: .historyShow(.id(id)))) { result in
+            nookd.callForResult(Request(id: nil, operation: .historyShow(.id(id)))) { result in
                 switch result {
                 case .success(let answer):
                     guard case .object(let members)? = answer["entry"] else {
@@ -79,7 +79,7 @@ enum NativeAPIActivities {
                 case .failure(.refused(let json)) where ProtocolError(json: json)?.code == .notFound:
                     exchange.respond(NativeAPIErrors.notFound(id: id.description).response)
                 case .failure(let failure):
-                    exchange.respond(NativeAPIErrors.error(failure).response)
+                    exchange.respond(nookd.failure(failure).response)
                 }
             }
         }

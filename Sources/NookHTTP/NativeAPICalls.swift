@@ -4,12 +4,18 @@ import NookProtocol
 /// Asking nookd on behalf of one exchange: a refusal or an absent nookd is answered to the
 /// client as an HTTP error, so each handler only says what to do with a success.
 extension NookdCalls {
+    /// One call, answered with the answer line's `result` (what the operation's answer type
+    /// reads), or why not.
+    func callForResult(_ request: Request, done: @escaping (Result<JSONValue, NookdCallError>) -> Void) {
+        call(request) { outcome in done(outcome.map { line in line["result"] ?? .null }) }
+    }
+
     func ask(_ operation: NookOperation, for exchange: any HTTPExchange, strippingPrefix prefix: String? = nil,
              then: @escaping (JSONValue) -> Void) {
-        call(Request(id: nil, operation: operation)) { result in
+        callForResult(Request(id: nil, operation: operation)) { result in
             switch result {
             case .success(let answer): then(answer)
-            case .failure(let failure): exchange.respond(NativeAPIErrors.error(failure, strippingPrefix: prefix).response)
+            case .failure(let failure): exchange.respond(self.failure(failure, strippingPrefix: prefix).response)
             }
         }
     }
@@ -19,21 +25,21 @@ extension NookdCalls {
     /// never was (404).
     func askAbout(_ id: NookActivityID, _ operation: NookOperation, for exchange: any HTTPExchange, strippingPrefix prefix: String? = nil,
                   then: @escaping (JSONValue) -> Void) {
-        call(Request(id: nil, operation: operation)) { result in
+        callForResult(Request(id: nil, operation: operation)) { result in
             switch result {
             case .success(let answer): then(answer)
             case .failure(.refused(let json)) where ProtocolError(json: json)?.code == .notFound:
                 // nookd names its request's `activity`; the API's is the path's `id`.
                 let message = ProtocolError(json: json)?.message ?? "no pending or shown activity has id \(id)"
                 self.answerEnded(id, for: exchange, otherwise: HTTPAPIError(status: 404, code: "not_found", field: "id", message: message))
-            case .failure(let failure): exchange.respond(NativeAPIErrors.error(failure, strippingPrefix: prefix).response)
+            case .failure(let failure): exchange.respond(self.failure(failure, strippingPrefix: prefix).response)
             }
         }
     }
 
     /// 410 naming how `id` ended if the history holds it, else `otherwise`.
     func answerEnded(_ id: NookActivityID, for exchange: any HTTPExchange, otherwise: HTTPAPIError) {
-        call(Request(id: nil, operation: .historyShow(.id(id)))) { result in
+        callForResult(Request(id: nil, operation: .historyShow(.id(id)))) { result in
             guard case .success(let answer) = result, let entry = answer["entry"] else {
                 exchange.respond(otherwise.response)
                 return
@@ -70,6 +76,13 @@ extension NookdCalls {
             }
         }
         page(0)
+    }
+}
+
+extension NookdCalls {
+    /// A failed call as the client hears it, with the link's own `Retry-After`.
+    func failure(_ failure: NookdCallError, strippingPrefix prefix: String? = nil) -> HTTPAPIError {
+        NativeAPIErrors.error(failure, strippingPrefix: prefix, retryAfter: HTTPCoreRoutes.retryAfter(self))
     }
 }
 

@@ -26,7 +26,7 @@ public enum NativeAPIErrors {
     }
 
     /// Seconds a client waits before trying again when nookd is away or its queue is full.
-    static let retryAfterSeconds = 1
+    public static let retryAfterSeconds = 1
 
     /// nookd's refusal as an HTTP error. `strippingPrefix`: nookd names the fields of the
     /// wrapping it was sent in (`activity.title`, `changes.progress`); the API's bodies are
@@ -40,12 +40,13 @@ public enum NativeAPIErrors {
         return HTTPAPIError(status: status, code: code, field: field, message: message, headers: headers)
     }
 
-    /// Why a call to nookd gave no answer, as an HTTP error.
-    public static func error(_ failure: NookdCallError, strippingPrefix prefix: String? = nil) -> HTTPAPIError {
+    /// Why a call to nookd gave no answer, as an HTTP error. `retryAfter`: when the link tries
+    /// nookd again (``HTTPCoreRoutes/retryAfter(_:)``).
+    public static func error(_ failure: NookdCallError, strippingPrefix prefix: String? = nil, retryAfter: Int = retryAfterSeconds) -> HTTPAPIError {
         switch failure {
         case .unavailable(let reason):
             return HTTPAPIError(status: 503, code: "nookd_unavailable", message: "nookd is not available: \(reason)",
-                                headers: [("Retry-After", String(retryAfterSeconds))])
+                                headers: [("Retry-After", String(retryAfter))])
         case .refused(let json):
             guard let refusal = ProtocolError(json: json) else {
                 return HTTPAPIError(status: 502, code: "nookd_error", message: "nookd refused the request with an error nook-http cannot read: \(json.serialized)")

@@ -66,7 +66,7 @@ final class NativeAPINookd {
 }
 
 /// `NookdCalls` over a blocking connection per call: the handlers' own code with nookd's real
-/// answers, before the server's pipelined link is there.
+/// answers, each handed on as the whole answer line, as the server's link hands it.
 final class BlockingNookdCalls: NookdCalls {
     let socket: String
     init(socket: String) { self.socket = socket }
@@ -75,7 +75,17 @@ final class BlockingNookdCalls: NookdCalls {
         do throws(ClientError) {
             let client = try NookClient(path: socket)
             client.readTimeout = .seconds(TestBounds.seconds(30))
-            done(.success(try client.request(request)))
+            try client.send(request.encoded())
+            while let line = try client.readLine() {
+                let answer: ResponseLine
+                do { answer = try ResponseLine.decode(line) } catch { throw .daemon(error) }
+                switch answer {
+                case .success: return done(.success((try? JSONValue.parse(line)) ?? .null))
+                case .failure(_, let refusal): throw .daemon(refusal)
+                case .event: continue
+                }
+            }
+            throw .unreachable("nookd closed the connection without answering")
         } catch {
             switch error {
             case .daemon(let refusal): done(.failure(.refused(refusal.json)))
