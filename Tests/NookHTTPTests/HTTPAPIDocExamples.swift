@@ -10,7 +10,7 @@ struct HTTPAPIDocExample {
 
     static let address = "localhost:8722"
 
-    static func all(document: String = NativeAPIBuilt.root + "/docs/http-api.md") throws -> [HTTPAPIDocExample] {
+    static func all(document: String = Built.root + "/docs/http-api.md") throws -> [HTTPAPIDocExample] {
         let lines = try String(contentsOfFile: document, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         var examples: [HTTPAPIDocExample] = []
         var index = 0
@@ -18,7 +18,7 @@ struct HTTPAPIDocExample {
             guard lines[index] == "```sh" else { index += 1; continue }
             guard let close = lines[(index + 1)...].firstIndex(of: "```"), close + 1 < lines.count, lines[close + 1] == "```json",
                   let end = lines[(close + 2)...].firstIndex(of: "```") else {
-                throw NativeAPIFailure("docs/http-api.md line \(index + 1): a ```sh block without a ```json answer after it")
+                throw TestFailure("docs/http-api.md line \(index + 1): a ```sh block without a ```json answer after it")
             }
             let command = lines[(index + 1)..<close].joined(separator: "\n")
             let json = lines[(close + 2)..<end].joined(separator: "\n")

@@ -22,7 +22,7 @@ struct NativeAPIEndToEndTests {
         // new inputs, and a failure prints the seed and a curl line that repeats it.
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["schemathesis", "run", NativeAPIBuilt.root + "/docs/nook-http.openapi.json", "--url", service.url,
+        process.arguments = ["schemathesis", "run", Built.root + "/docs/nook-http.openapi.json", "--url", service.url,
                              "--include-path-regex", Self.servedPaths,
                              "--checks", "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,"
                                  + "response_headers_conformance,negative_data_rejection",

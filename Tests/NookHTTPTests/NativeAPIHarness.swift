@@ -5,16 +5,6 @@ import NookTestSupport
 import NookTestTraits
 import Testing
 
-/// The repository and the built executables (`swift build` builds them before the tests);
-/// NOOK_TEST_BINARIES picks another build, such as the AddressSanitizer one.
-enum NativeAPIBuilt {
-    static let root: String = {
-        let file = #filePath
-        return String(file[..<file.range(of: "/Tests/")!.lowerBound])
-    }()
-    static let directory = ProcessInfo.processInfo.environment["NOOK_TEST_BINARIES"] ?? root + "/.build/debug"
-}
-
 /// A real nookd on the mock display with a private socket, journal and history in a scratch
 /// directory; killed and removed when released.
 final class NativeAPINookd {
@@ -28,7 +18,7 @@ final class NativeAPINookd {
         socket = directory + "/nookd.sock"
         let configPath = directory + "/nook.toml"
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
-        process.executableURL = URL(fileURLWithPath: NativeAPIBuilt.directory + "/nookd")
+        process.executableURL = URL(fileURLWithPath: Built.directory + "/nookd")
         process.arguments = ["--socket", socket, "--display", "mock", "--journal", directory + "/journal", "--config", configPath,
                              "--log-level", "warning"]
         process.standardOutput = FileHandle.nullDevice
@@ -36,7 +26,7 @@ final class NativeAPINookd {
         try process.runAlone()
         let deadline = Date().addingTimeInterval(TestBounds.seconds(60))
         while (try? NookClient(path: socket)) == nil {
-            guard Date() < deadline, process.isRunning else { throw NativeAPIFailure("nookd did not start") }
+            guard Date() < deadline, process.isRunning else { throw TestFailure("nookd did not start") }
             usleep(20_000)
         }
     }
@@ -117,11 +107,6 @@ final class RecordingExchange: HTTPExchange {
     }
 }
 
-struct NativeAPIFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
 /// One answer as a test reads it.
 struct APIAnswer {
     let response: HTTPResponse
@@ -160,13 +145,13 @@ struct NativeAPIClient {
               sourceLocation: SourceLocation = #_sourceLocation) throws -> APIAnswer {
         guard let (route, parameters) = routes.lazy.compactMap({ route in
             route.method == method ? Self.match(route.pattern, path).map { (route, $0) } : nil
-        }).first else { throw NativeAPIFailure("no route for \(method) \(path)") }
+        }).first else { throw TestFailure("no route for \(method) \(path)") }
         let exchange = RecordingExchange(request: HTTPRequest(method: method, path: path, query: query,
                                                               headers: [("Content-Type", "application/json")], body: Array((body ?? "").utf8)),
                                          caller: caller)
         route.handler(exchange, parameters, nookd)
         #expect(exchange.responses.count == 1, "\(method) \(path) answered \(exchange.responses.count) times", sourceLocation: sourceLocation)
-        guard let response = exchange.responses.first else { throw NativeAPIFailure("\(method) \(path) gave no answer") }
+        guard let response = exchange.responses.first else { throw TestFailure("\(method) \(path) gave no answer") }
         return APIAnswer(response: response)
     }
 }
@@ -178,5 +163,5 @@ func nativeAPIEventually(_ what: String, timeout: Double = 30, _ condition: () t
         if try condition() { return }
         usleep(20_000)
     }
-    throw NativeAPIFailure("\(what): not within \(timeout) s")
+    throw TestFailure("\(what): not within \(timeout) s")
 }

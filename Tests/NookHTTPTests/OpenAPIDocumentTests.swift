@@ -7,7 +7,7 @@ import Testing
 /// with its method and scope, and each documented operation is served.
 @Suite struct OpenAPIDocumentTests {
     static func document() throws -> JSONValue {
-        try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: NativeAPIBuilt.root + "/docs/nook-http.openapi.json"))))
+        try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: Built.root + "/docs/nook-http.openapi.json"))))
     }
 
     /// `(METHOD, path)` of every operation the file documents.
