@@ -54,20 +54,49 @@ struct NativeAPIEndToEndTests {
         }
     }
 
-    @Test func h1_createOverHTTPIsAnsweredWithLocationAndTheTokensNameIsTheSender() throws {
-        let service = try HTTPService()
-        let created = try runProgram("/usr/bin/curl", ["-sS", "-i", "-X", "POST", service.url + "/api/v1/activities", "-H", "Content-Type: application/json",
-                                                        "-d", #"{"title":"Over HTTP","dwell":3600}"#])
-        #expect(created.output.hasPrefix("HTTP/1.1 201"), "\(created.output)")
-        let location = created.output.split(separator: "\r\n").first { $0.lowercased().hasPrefix("location:") }
+    @Test func h1_createOverHTTPIsAnsweredWithLocationAndTheTokensNameIsTheSenderWithinItsScopes() throws {
+        let tokens = NSTemporaryDirectory() + "nook-http-api-tokens-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let (grafana, viewer, owner) = ("nook_grafana-token", "nook_viewer-token", "nook_owner-token")
+        try """
+        grafana publish sha256:\(sha256Hex(grafana))
+        viewer read sha256:\(sha256Hex(viewer))
+        owner admin sha256:\(sha256Hex(owner))
+
+        """.write(toFile: tokens, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: tokens) }
+        chmod(tokens, 0o600)
+        let service = try HTTPService(config: "[http]\ntokens = \"\(tokens)\"\nrate_limit_per_s = 0\n")
+        func curl(_ token: String, _ arguments: [String]) throws -> String {
+            try runProgram("/usr/bin/curl", ["-sS", "-i", "-H", "Authorization: Bearer \(token)"] + arguments).output
+        }
+        let created = try curl(grafana, ["-X", "POST", service.url + "/api/v1/activities", "-H", "Content-Type: application/json",
+                                         "-d", #"{"title":"Over HTTP","dwell":3600}"#])
+        #expect(created.hasPrefix("HTTP/1.1 201"), "\(created)")
+        let location = created.split(separator: "\r\n").first { $0.lowercased().hasPrefix("location:") }
         let path = try #require(location.map { String($0.dropFirst("location:".count)).trimmingCharacters(in: .whitespaces) })
-        let shown = try runProgram("/usr/bin/curl", ["-sS", service.url + path])
-        let json = try JSONValue.parse(Array(shown.output.utf8))
-        #expect(json["activity"]?["title"]?.text == "Over HTTP", "\(shown.output)")
+        let shown = try runProgram("/usr/bin/curl", ["-sS", "-u", ":" + viewer, service.url + path])
+        #expect((try? JSONValue.parse(Array(shown.output.utf8)))?["activity"]?["title"]?.text == "Over HTTP", "\(shown.output)")
+
+        // Scopes: read cannot publish, publish cannot suspend, admin can.
+        #expect(try curl(viewer, ["-X", "POST", service.url + "/api/v1/activities", "-d", #"{"title":"x"}"#]).hasPrefix("HTTP/1.1 403"))
+        #expect(try curl(grafana, ["-X", "POST", service.url + "/api/v1/suspend"]).hasPrefix("HTTP/1.1 403"))
+        #expect(try curl(owner, ["-X", "POST", service.url + "/api/v1/suspend"]).hasPrefix("HTTP/1.1 200"))
+        #expect(try curl(owner, ["-X", "POST", service.url + "/api/v1/resume"]).hasPrefix("HTTP/1.1 200"))
+
+        // The token's name is the card's sender (U3), as the history records it.
+        #expect(try curl(grafana, ["-X", "DELETE", service.url + path]).hasPrefix("HTTP/1.1 200"))
+        var entry: JSONValue?
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(30))
+        while entry == nil, Date() < deadline {
+            let history = try runProgram("/usr/bin/curl", ["-sS", "-u", ":" + viewer, service.url + "/api/v1/history?q=over"])
+            entry = (try? JSONValue.parse(Array(history.output.utf8)))?["entries"]?.items.first
+            if entry == nil { usleep(20_000) }
+        }
+        #expect(entry?["sender"]?["name"]?.text == "grafana", "\(String(describing: entry))")
+
         // Wrong method on a native path: 405 naming the methods it takes.
-        let wrong = try runProgram("/usr/bin/curl", ["-sS", "-i", "-X", "PUT", service.url + "/api/v1/activities"])
-        #expect(wrong.output.hasPrefix("HTTP/1.1 405"), "\(wrong.output)")
-        #expect(wrong.output.contains("DELETE") && wrong.output.contains("POST"), "\(wrong.output)")
+        let wrong = try curl(owner, ["-X", "PUT", service.url + "/api/v1/activities"])
+        #expect(wrong.hasPrefix("HTTP/1.1 405") && wrong.contains("DELETE") && wrong.contains("POST"), "\(wrong)")
     }
 }
 
