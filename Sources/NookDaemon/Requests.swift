@@ -429,8 +429,11 @@ extension Daemon {
         for (_, requested) in run {
             do throws(ProtocolError) {
                 var activity = try checkedIcon(screen.fitted(requested))
-                // Its owner (U3).
-                activity.sender = connection.peer.sender
+                // Its owner (U3): the connection's uid and pid; the name the client stated for
+                // whom it relays (nook-http's token), else the process's.
+                var sender = connection.peer.sender
+                if let stated = activity.sender?.name { sender.name = stated }
+                activity.sender = sender
                 guard idsBeingEnqueued.withLock({ $0.insert(activity.id).inserted }) else {
                     throw Self.idRefusal(activity.id, "being enqueued by another request")
                 }

@@ -52,6 +52,7 @@ extension NookOperation {
             var fields: [(String, JSONValue)] = [("activity", ActivityPayload.encode(activity))]
             if let name { fields.append(("module", .string(name))) }
             if wait { fields.append(("wait", .bool(true))) }
+            if let sender = activity.sender?.name { fields.append(("sender", .string(sender))) }
             return (.enqueue, fields)
         case .cancel(let id): return (.cancel, activity(id))
         case .cancelAll(let key, let name): return (.cancelAll, [("key", .string(key))] + module(name))
@@ -126,9 +127,11 @@ extension NookOperation.Name {
         typealias Entry = NookOperation.Entry
         switch self {
         case .enqueue:
-            return Entry(fields: ["activity", "module", "wait"], answer: EnqueueAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+            return Entry(fields: ["activity", "module", "wait", "sender"], answer: EnqueueAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
                 guard let payload = reader.value("activity") else { throw ProtocolError(.missingField, field: "activity", "is required") }
-                return .enqueue(try ActivityPayload.decode(payload), module: try reader.module(), wait: try reader.bool("wait") ?? false)
+                var activity = try ActivityPayload.decode(payload)
+                activity.sender = try reader.senderName().map { NookSender(uid: 0, pid: 0, name: $0) }
+                return .enqueue(activity, module: try reader.module(), wait: try reader.bool("wait") ?? false)
             }
         case .cancel:
             return Entry(fields: ["activity"], answer: CancelAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
@@ -293,6 +296,17 @@ extension FieldReader {
     fileprivate func module() throws(ProtocolError) -> String? {
         guard let name = try string("module") else { return nil }
         guard !name.isEmpty else { throw ProtocolError(.invalid, field: "module", "must not be empty") }
+        return name
+    }
+
+    /// An enqueue's optional `sender`: the name a client that relays others' messages (nook-http's
+    /// token names) states for the activity's sender (U3, U4), in place of its process name. Only
+    /// the name: nookd records the uid and pid from the connection, as for every activity.
+    fileprivate func senderName() throws(ProtocolError) -> String? {
+        guard let name = try string("sender") else { return nil }
+        guard !name.isEmpty, name.utf8.count <= SenderPayload.maximumNameBytes, !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw ProtocolError(.invalid, field: "sender", "must be a name of 1 to \(SenderPayload.maximumNameBytes) bytes without control characters")
+        }
         return name
     }
 

@@ -3,7 +3,7 @@ import NookActivities
 /// A structured error sent back for a bad request (C3): a stable code, the field at fault
 /// (dotted path such as `activity.title`) and a human message.
 public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible {
-    public enum Code: String, Sendable {
+    public enum Code: String, Sendable, CaseIterable {
         case badJSON, lineTooLong, unsupportedVersion, unknownOperation, missingField, wrongType
         case invalid, unknownModule, notFound, queueFull, forbidden, unavailable, internalError
     }

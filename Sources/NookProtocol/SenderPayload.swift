@@ -1,8 +1,11 @@
 import NookActivities
 
 /// The wire form of who sent an activity (U3, U4): `{"uid":…,"pid":…,"name":…}`. nookd fills
-/// it from the socket's peer credentials; a client never sets it.
+/// it from the socket's peer credentials; a client states at most the name (an enqueue's `sender`).
 public enum SenderPayload {
+    /// The longest name a client may state for the sender it relays (an enqueue's `sender`).
+    public static let maximumNameBytes = 64
+
     public static func encode(_ sender: NookSender) -> JSONValue {
         var members: [(String, JSONValue)] = [("uid", .number(Double(sender.uid))), ("pid", .number(Double(sender.pid)))]
         if let name = sender.name { members.append(("name", .string(name))) }

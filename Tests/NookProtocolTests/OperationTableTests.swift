@@ -14,7 +14,11 @@ struct OperationTableTests {
                                     systemImage: "hammer", tint: .named(.green), dwell: .seconds(3),
                                     presentation: .blocker(timeout: .seconds(30)), expiresAfter: .seconds(60), progress: 0.5)
         switch name {
-        case .enqueue: return [.enqueue(activity, module: "ci", wait: true), .enqueue(NookActivity(title: "Hi"), module: nil, wait: false)]
+        case .enqueue:
+            var relayed = NookActivity(title: "From a token")
+            relayed.sender = NookSender(uid: 0, pid: 0, name: "grafana")
+            return [.enqueue(activity, module: "ci", wait: true), .enqueue(NookActivity(title: "Hi"), module: nil, wait: false),
+                    .enqueue(relayed, module: nil, wait: false)]
         case .cancel: return [.cancel(id)]
         case .cancelAll: return [.cancelAll(key: "build", module: nil), .cancelAll(key: "build", module: "ci")]
         case .dismiss: return [.dismiss(id), .dismiss(nil)]

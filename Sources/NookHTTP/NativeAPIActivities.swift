@@ -1,0 +1,160 @@
+import NookActivities
+import NookProtocol
+
+/// The native API's activity routes (H1): create, pending, one, update, dismiss, cancel.
+enum NativeAPIActivities {
+    static let collection = "/api/v1/activities"
+
+    /// `POST /api/v1/activities`: the body is an activity as the socket protocol's `enqueue`
+    /// carries it (`title`, `subtitle`, …), plus `module`. Decoded by the protocol's own codec,
+    /// so the fields, limits and words are nookd's; answered 201 only once nookd has answered,
+    /// which it does after the activity is durable (J1). The caller's name is its sender (U3).
+    static func create(_ exchange: any HTTPExchange, _: [String: String], _ nookd: any NookdCalls) {
+        var activity: NookActivity
+        let module: String?
+        do throws(HTTPAPIError) {
+            var members = try NativeAPIBody.object(exchange.request)
+            module = try NativeAPIBody.takeString("module", from: &members)
+            if let module, module.isEmpty { throw HTTPAPIError(status: 422, code: "invalid_field", field: "module", message: "must not be empty") }
+            do throws(ProtocolError) {
+                activity = try ActivityPayload.decode(.object(members), path: "")
+            } catch {
+                throw NativeAPIErrors.local(error)
+            }
+        } catch {
+            exchange.respond(error.response)
+            return
+        }
+        activity.sender = NookSender(uid: 0, pid: 0, name: senderName(exchange.caller))
+        nookd.ask(.enqueue(activity, module: module, wait: false), for: exchange, strippingPrefix: "activity") { answer in
+            let id = answer["id"]?.text ?? activity.id.description
+            exchange.respond(.json(answer, status: 201, headers: [("Location", collection + "/" + id)]))
+        }
+    }
+
+    /// The caller as nookd records the sender: its token's name, cut to what nookd takes.
+    static func senderName(_ caller: HTTPCaller) -> String {
+        var name = String(caller.name.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
+        while name.utf8.count > SenderPayload.maximumNameBytes { name.removeLast() }
+        return name.isEmpty ? "nook-http" : name
+    }
+
+    /// One activity as the API shows a live one: where it is and the activity itself.
+    static func live(module: String, onScreen: Bool, activity: JSONValue) -> JSONValue {
+        .object([("state", .string(onScreen ? "onScreen" : "pending")), ("module", .string(module)), ("activity", activity)])
+    }
+
+    /// `GET /api/v1/activities`: what is on the glass and what waits, every module (or `?module=`).
+    static func pending(_ exchange: any HTTPExchange, _: [String: String], _ nookd: any NookdCalls) {
+        let module: String?
+        do throws(HTTPAPIError) { module = try NativeAPIBody.module(in: exchange.request) } catch {
+            exchange.respond(error.response)
+            return
+        }
+        nookd.listAll(module: module, for: exchange) { items in
+            exchange.respond(.json(.object([("activities", .array(items.map { live(module: $0.module, onScreen: $0.onScreen, activity: $0.activity) }))])))
+        }
+    }
+
+    /// `GET /api/v1/activities/{id}`: a live activity, or how it ended (from the history), or 404.
+    static func one(_ exchange: any HTTPExchange, _ parameters: [String: String], _ nookd: any NookdCalls) {
+        let id: NookActivityID
+        do throws(HTTPAPIError) { id = try NativeAPIBody.activityID(parameters) } catch {
+            exchange.respond(error.response)
+            return
+        }
+        nookd.listAll(module: nil, for: exchange) { items in
+            if let found = items.first(where: { $0.activity["id"]?.text == id.description }) {
+                exchange.respond(.json(live(module: found.module, onScreen: found.onScreen, activity: found.activity)))
+                return
+            }
+            nookd.callForResult(Request(id: nil, operation: .historyShow(.id(id)))) { result in
+                switch result {
+                case .success(let answer):
+                    guard case .object(let members)? = answer["entry"] else {
+                        exchange.respond(NativeAPIErrors.notFound(id: id.description).response)
+                        return
+                    }
+                    exchange.respond(.json(.object([("state", .string("ended"))] + members)))
+                case .failure(.refused(let json)) where ProtocolError(json: json)?.code == .notFound:
+                    exchange.respond(NativeAPIErrors.notFound(id: id.description).response)
+                case .failure(let failure):
+                    exchange.respond(nookd.failure(failure).response)
+                }
+            }
+        }
+    }
+
+    /// `PATCH /api/v1/activities/{id}` (U1): the body names the fields to change (`null`
+    /// clears an optional one), checked by the protocol's own ``ActivityChanges``; `restartDwell`
+    /// restarts its time on the glass.
+    static func update(_ exchange: any HTTPExchange, _ parameters: [String: String], _ nookd: any NookdCalls) {
+        let id: NookActivityID, changes: ActivityChanges, restartDwell: Bool
+        do throws(HTTPAPIError) {
+            id = try NativeAPIBody.activityID(parameters)
+            var members = try NativeAPIBody.object(exchange.request)
+            restartDwell = try NativeAPIBody.takeBool("restartDwell", from: &members) ?? false
+            do throws(ProtocolError) {
+                changes = try ActivityChanges(json: .object(members), path: "")
+            } catch {
+                throw NativeAPIErrors.local(error)
+            }
+            guard !changes.members.isEmpty || restartDwell else {
+                throw HTTPAPIError(status: 422, code: "missing_field", message: "the body names no field to change (and restartDwell is not set)")
+            }
+        } catch {
+            exchange.respond(error.response)
+            return
+        }
+        nookd.askAbout(id, .update(.id(id), changes: changes, restartDwell: restartDwell), for: exchange, strippingPrefix: "changes") { answer in
+            exchange.respond(.json(answer))
+        }
+    }
+
+    /// `POST /api/v1/activities/{id}/dismiss`.
+    static func dismiss(_ exchange: any HTTPExchange, _ parameters: [String: String], _ nookd: any NookdCalls) {
+        end(exchange, parameters, nookd, verb: "dismissed") { .dismiss($0) }
+    }
+
+    /// `DELETE /api/v1/activities/{id}`.
+    static func cancel(_ exchange: any HTTPExchange, _ parameters: [String: String], _ nookd: any NookdCalls) {
+        end(exchange, parameters, nookd, verb: "cancelled") { .cancel($0) }
+    }
+
+    /// Dismiss and cancel: 200 when it ended because of this request; 409 when it was already
+    /// ending on its own (nookd's `alreadyEnding`: it ends as that, not as asked); 410 when it had
+    /// ended; 404 when no activity had the id.
+    private static func end(_ exchange: any HTTPExchange, _ parameters: [String: String], _ nookd: any NookdCalls,
+                            verb: String, _ operation: (NookActivityID) -> NookOperation) {
+        let id: NookActivityID
+        do throws(HTTPAPIError) { id = try NativeAPIBody.activityID(parameters) } catch {
+            exchange.respond(error.response)
+            return
+        }
+        nookd.askAbout(id, operation(id), for: exchange) { answer in
+            if let ending = answer["alreadyEnding"]?.text {
+                exchange.respond(HTTPAPIError(status: 409, code: "already_ending", field: "id",
+                                              message: "activity \(id) was already ending (\(ending)); it was not \(verb)").response)
+                return
+            }
+            exchange.respond(.json(answer))
+        }
+    }
+
+    /// `DELETE /api/v1/activities?key=K` (`&module=M`): cancels the caller's cards with the key.
+    static func cancelByKey(_ exchange: any HTTPExchange, _: [String: String], _ nookd: any NookdCalls) {
+        let key: String, module: String?
+        do throws(HTTPAPIError) {
+            guard let given = try NativeAPIBody.text("key", in: exchange.request) else {
+                throw HTTPAPIError(status: 422, code: "missing_field", field: "key",
+                                   message: "is required: DELETE on the collection cancels the activities with this key (DELETE /api/v1/activities/{id} cancels one)")
+            }
+            key = given
+            module = try NativeAPIBody.module(in: exchange.request)
+        } catch {
+            exchange.respond(error.response)
+            return
+        }
+        nookd.ask(.cancelAll(key: key, module: module), for: exchange) { answer in exchange.respond(.json(answer)) }
+    }
+}

@@ -1,0 +1,96 @@
+import NookActivities
+import NookProtocol
+
+/// Asking nookd on behalf of one exchange: a refusal or an absent nookd is answered to the
+/// client as an HTTP error, so each handler only says what to do with a success.
+extension NookdCalls {
+    /// One call, answered with the answer line's `result` (what the operation's answer type
+    /// reads), or why not.
+    func callForResult(_ request: Request, done: @escaping (Result<JSONValue, NookdCallError>) -> Void) {
+        call(request) { outcome in done(outcome.map { line in line["result"] ?? .null }) }
+    }
+
+    func ask(_ operation: NookOperation, for exchange: any HTTPExchange, strippingPrefix prefix: String? = nil,
+             then: @escaping (JSONValue) -> Void) {
+        callForResult(Request(id: nil, operation: operation)) { result in
+            switch result {
+            case .success(let answer): then(answer)
+            case .failure(let failure): exchange.respond(self.failure(failure, strippingPrefix: prefix).response)
+            }
+        }
+    }
+
+    /// Like ``ask(_:for:strippingPrefix:then:)`` for an operation on one activity by id: when
+    /// nookd has no such activity, its history says whether it ended (410 Gone, with how) or
+    /// never was (404).
+    func askAbout(_ id: NookActivityID, _ operation: NookOperation, for exchange: any HTTPExchange, strippingPrefix prefix: String? = nil,
+                  then: @escaping (JSONValue) -> Void) {
+        callForResult(Request(id: nil, operation: operation)) { result in
+            switch result {
+            case .success(let answer): then(answer)
+            case .failure(.refused(let json)) where ProtocolError(json: json)?.code == .notFound:
+                // nookd names its request's `activity`; the API's is the path's `id`.
+                let message = ProtocolError(json: json)?.message ?? "no pending or shown activity has id \(id)"
+                self.answerEnded(id, for: exchange, otherwise: HTTPAPIError(status: 404, code: "not_found", field: "id", message: message))
+            case .failure(let failure): exchange.respond(self.failure(failure, strippingPrefix: prefix).response)
+            }
+        }
+    }
+
+    /// 410 naming how `id` ended if the history holds it, else `otherwise`.
+    func answerEnded(_ id: NookActivityID, for exchange: any HTTPExchange, otherwise: HTTPAPIError) {
+        callForResult(Request(id: nil, operation: .historyShow(.id(id)))) { result in
+            guard case .success(let answer) = result, let entry = answer["entry"] else {
+                exchange.respond(otherwise.response)
+                return
+            }
+            let ending = entry["ending"]?.text ?? "ended"
+            exchange.respond(HTTPAPIError(status: 410, code: "ended", field: "id",
+                                          message: "activity \(id) has already ended (\(ending)); history entry #\(Int(entry["number"]?.numberValue ?? 0))").response)
+        }
+    }
+
+    /// Every activity nookd holds, page after page (`list` answers in pages of 1 MiB), as
+    /// `(module, state, activity)` in presentation order: each module's card on the glass, then
+    /// its pending ones.
+    func listAll(module: String?, for exchange: any HTTPExchange, then: @escaping ([(module: String, onScreen: Bool, activity: JSONValue)]) -> Void) {
+        var gathered: [(module: String, onScreen: Bool, activity: JSONValue)] = []
+        var seen = Set<String>()
+        func page(_ offset: Int) {
+            ask(.list(module: module, offset: offset), for: exchange, strippingPrefix: nil) { answer in
+                for part in answer["modules"]?.items ?? [] {
+                    let name = part["name"]?.text ?? ""
+                    if let current = part["current"], current != .null, let id = current["id"]?.text, seen.insert(id).inserted {
+                        gathered.append((name, true, current))
+                    }
+                    for pending in part["pending"]?.items ?? [] {
+                        if let id = pending["id"]?.text, seen.insert(id).inserted { gathered.append((name, false, pending)) }
+                    }
+                }
+                // A later page starts further in; anything else would loop.
+                if let next = answer["next"]?.numberValue.flatMap({ Int(exactly: $0) }), next > offset {
+                    page(next)
+                } else {
+                    then(gathered)
+                }
+            }
+        }
+        page(0)
+    }
+}
+
+extension NookdCalls {
+    /// A failed call as the client hears it, with the link's own `Retry-After`.
+    func failure(_ failure: NookdCallError, strippingPrefix prefix: String? = nil) -> HTTPAPIError {
+        NativeAPIErrors.error(failure, strippingPrefix: prefix, retryAfter: HTTPCoreRoutes.retryAfter(self))
+    }
+}
+
+extension HTTPResponse {
+    /// A JSON answer with extra header fields.
+    static func json(_ value: JSONValue, status: Int = 200, headers: [(name: String, value: String)]) -> HTTPResponse {
+        var response = HTTPResponse.json(value, status: status)
+        response.headers += headers
+        return response
+    }
+}

@@ -1,0 +1,69 @@
+import NookProtocol
+
+/// The native API's routes for the board as a whole (H1): status, suspend, resume, quiet.
+enum NativeAPIDevice {
+    /// `GET /api/v1/status`: nookd's `status` answer as it gives it, with its quiet hours
+    /// (`quiet`'s status answer) beside, so a page shows both from one request.
+    static func status(_ exchange: any HTTPExchange, _: [String: String], _ nookd: any NookdCalls) {
+        nookd.ask(.status, for: exchange) { status in
+            nookd.ask(.quiet(.status), for: exchange) { quiet in
+                guard case .object(let members) = status else { return exchange.respond(.json(status)) }
+                exchange.respond(.json(.object(members.filter { $0.0 != "quiet" } + [("quiet", quiet)])))
+            }
+        }
+    }
+
+    /// `POST /api/v1/suspend` and `/resume` (`?module=M`; default every module).
+    static func suspend(_ exchange: any HTTPExchange, _: [String: String], _ nookd: any NookdCalls) {
+        modules(exchange, nookd) { .suspend(module: $0) }
+    }
+
+    static func resume(_ exchange: any HTTPExchange, _: [String: String], _ nookd: any NookdCalls) {
+        modules(exchange, nookd) { .resume(module: $0) }
+    }
+
+    private static func modules(_ exchange: any HTTPExchange, _ nookd: any NookdCalls, _ operation: (String?) -> NookOperation) {
+        let module: String?
+        do throws(HTTPAPIError) { module = try NativeAPIBody.module(in: exchange.request) } catch {
+            exchange.respond(error.response)
+            return
+        }
+        nookd.ask(operation(module), for: exchange) { answer in exchange.respond(.json(answer)) }
+    }
+
+    /// `PUT /api/v1/quiet` with `{"set": "on" | "off" | "until", "until": "HH:MM" or "45m"}`
+    /// (Z1). Read by the protocol's own `quiet` decoder, so the words are nookd's.
+    static func quiet(_ exchange: any HTTPExchange, _: [String: String], _ nookd: any NookdCalls) {
+        let setting: QuietSetting
+        do throws(HTTPAPIError) {
+            let members = try NativeAPIBody.object(exchange.request)
+            for (key, _) in members where key != "set" && key != "until" {
+                throw HTTPAPIError(status: 422, code: "invalid_field", field: key, message: "is not a field of this request (known: set, until)")
+            }
+            let set = members.first(where: { $0.0 == "set" })?.1
+            if set == .string("status") {
+                throw HTTPAPIError(status: 422, code: "invalid_field", field: "set",
+                                   message: "must be on, off or until; got 'status' (GET /api/v1/status shows quiet hours)")
+            }
+            // nookd reads `until` only with "set": "until"; a time given with on or off would
+            // be dropped without a word.
+            if case .string(let word)? = set, word != "until", members.contains(where: { $0.0 == "until" && $0.1 != .null }) {
+                throw HTTPAPIError(status: 422, code: "invalid_field", field: "until", message: "applies only with \"set\": \"until\"")
+            }
+            let line = JSONValue.object([("op", .string("quiet"))] + members).serializedBytes
+            switch Request.decode(line) {
+            case .success(let request):
+                guard case .quiet(let decoded) = request.operation else {
+                    throw HTTPAPIError(status: 422, code: "invalid_field", field: "set", message: "must be on, off or until")
+                }
+                setting = decoded
+            case .failure(let failure):
+                throw NativeAPIErrors.local(failure.error)
+            }
+        } catch {
+            exchange.respond(error.response)
+            return
+        }
+        nookd.ask(.quiet(setting), for: exchange) { answer in exchange.respond(.json(answer)) }
+    }
+}

@@ -1,0 +1,66 @@
+import NookProtocol
+
+/// How nook-http's native API (H1) answers what nookd refused: each of nookd's error codes has
+/// one HTTP status, and the error keeps nookd's field and words.
+public enum NativeAPIErrors {
+    /// The table: nookd's code → the status and the word nook-http answers with. A switch, so a
+    /// code nookd adds does not compile until it has a status.
+    public static func status(for code: ProtocolError.Code) -> (status: Int, code: String) {
+        switch code {
+        // What the client sent: its fields.
+        case .missingField: (422, "missing_field")
+        case .invalid: (422, "invalid_field")
+        case .unknownModule: (422, "unknown_module")
+        case .wrongType: (400, "wrong_type")
+        // A request that became a line longer than nookd reads.
+        case .lineTooLong: (413, "body_too_large")
+        case .notFound: (404, "not_found")
+        case .forbidden: (403, "forbidden")
+        // nookd cannot take it now: the same request later may succeed.
+        case .queueFull: (503, "queue_full")
+        case .unavailable: (503, "nookd_unavailable")
+        // nook-http wrote what nookd did not understand, or nookd failed inside: not the
+        // client's fault, and not nook-http's own failure either.
+        case .badJSON, .unsupportedVersion, .unknownOperation, .internalError: (502, "nookd_error")
+        }
+    }
+
+    /// Seconds a client waits before trying again when nookd is away or its queue is full.
+    public static let retryAfterSeconds = 1
+
+    /// nookd's refusal as an HTTP error. `strippingPrefix`: nookd names the fields of the
+    /// wrapping it was sent in (`activity.title`, `changes.progress`); the API's bodies are
+    /// those objects themselves, so their errors name `title`, `progress`.
+    public static func error(_ refusal: ProtocolError, strippingPrefix prefix: String? = nil) -> HTTPAPIError {
+        let (status, code) = status(for: refusal.code)
+        var field = refusal.field
+        if let prefix, let name = field, name.hasPrefix(prefix + ".") { field = String(name.dropFirst(prefix.count + 1)) }
+        let headers: [(name: String, value: String)] = status == 503 ? [("Retry-After", String(retryAfterSeconds))] : []
+        let message = status == 502 ? "nookd could not carry out the request: \(refusal.description)" : refusal.message
+        return HTTPAPIError(status: status, code: code, field: field, message: message, headers: headers)
+    }
+
+    /// Why a call to nookd gave no answer, as an HTTP error. `retryAfter`: when the link tries
+    /// nookd again (``HTTPCoreRoutes/retryAfter(_:)``).
+    public static func error(_ failure: NookdCallError, strippingPrefix prefix: String? = nil, retryAfter: Int = retryAfterSeconds) -> HTTPAPIError {
+        switch failure {
+        case .unavailable(let reason):
+            return HTTPAPIError(status: 503, code: "nookd_unavailable", message: "nookd is not available: \(reason)",
+                                headers: [("Retry-After", String(retryAfter))])
+        case .refused(let json):
+            guard let refusal = ProtocolError(json: json) else {
+                return HTTPAPIError(status: 502, code: "nookd_error", message: "nookd refused the request with an error nook-http cannot read: \(json.serialized)")
+            }
+            return error(refusal, strippingPrefix: prefix)
+        }
+    }
+
+    /// A local check that failed, worded as nookd words it (the protocol's own decoders ran).
+    static func local(_ problem: ProtocolError, strippingPrefix prefix: String? = nil) -> HTTPAPIError {
+        error(problem, strippingPrefix: prefix)
+    }
+
+    static func notFound(id: String) -> HTTPAPIError {
+        HTTPAPIError(status: 404, code: "not_found", field: "id", message: "no activity has id \(id)")
+    }
+}

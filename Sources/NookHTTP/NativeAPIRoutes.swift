@@ -1,0 +1,21 @@
+/// nook-http's native JSON API (H1): create, update, dismiss and cancel activities, and read
+/// status, pending and history, each mapped onto one or a few of nookd's socket operations.
+/// Documented in docs/nook-http.openapi.json, which the tests hold these routes to.
+public enum NativeAPIRoutes {
+    public static func routes() -> [HTTPRoute] {
+        [
+            HTTPRoute("POST", "/api/v1/activities", scope: .publish, handler: NativeAPIActivities.create),
+            HTTPRoute("GET", "/api/v1/activities", scope: .read, handler: NativeAPIActivities.pending),
+            HTTPRoute("DELETE", "/api/v1/activities", scope: .publish, handler: NativeAPIActivities.cancelByKey),
+            HTTPRoute("GET", "/api/v1/activities/{id}", scope: .read, handler: NativeAPIActivities.one),
+            HTTPRoute("PATCH", "/api/v1/activities/{id}", scope: .publish, handler: NativeAPIActivities.update),
+            HTTPRoute("DELETE", "/api/v1/activities/{id}", scope: .publish, handler: NativeAPIActivities.cancel),
+            HTTPRoute("POST", "/api/v1/activities/{id}/dismiss", scope: .publish, handler: NativeAPIActivities.dismiss),
+            HTTPRoute("GET", "/api/v1/status", scope: .read, handler: NativeAPIDevice.status),
+            HTTPRoute("GET", "/api/v1/history", scope: .read, handler: NativeAPIHistory.history),
+            HTTPRoute("POST", "/api/v1/suspend", scope: .admin, handler: NativeAPIDevice.suspend),
+            HTTPRoute("POST", "/api/v1/resume", scope: .admin, handler: NativeAPIDevice.resume),
+            HTTPRoute("PUT", "/api/v1/quiet", scope: .admin, handler: NativeAPIDevice.quiet),
+        ]
+    }
+}
