@@ -108,6 +108,8 @@ function say(id, text) {
 async function watchGlass() {
   let failures = 0;
   for (;;) {
+    // A tab in the background asks for no frames: each costs the board an encoding.
+    while (document.hidden) await new Promise((resolve) => document.addEventListener('visibilitychange', resolve, { once: true }));
     const path = frame ? '/api/v1/screen.png?after=' + frame : '/api/v1/screen.png';
     try {
       const answer = await fetch(path, { cache: 'no-store', headers: authorized({}) });
@@ -322,7 +324,14 @@ function wire() {
   $('history-more').addEventListener('click', () => loadHistory(true));
   $('token-form').addEventListener('submit', (event) => {
     event.preventDefault();
-    token = $('token').value.trim();
+    const given = $('token').value.trim();
+    // A header value the browser would refuse to send: say so here, not as a failed request.
+    if (!/^[\x21-\x7e]*$/.test(given)) {
+      showError(new APIError(0, 'invalid_token', 'token', 'a token is printable ASCII without spaces'));
+      $('token').focus();
+      return;
+    }
+    token = given;
     try { sessionStorage.setItem(TOKEN_KEY, token); } catch (e) { /* private mode: kept in memory only */ }
     $('token').value = '';
     $('token-hint').textContent = token ? 'A token is in use in this tab.' : 'No token in use.';
