@@ -2,7 +2,7 @@
 // every figure is the median of several rounds, so a busy machine skews both sides alike.
 // `nook-bench soak` runs only the soak (100,000 activities through nookd); `nook-bench daemon`
 // only the figures of nookd and nookctl; `nook-bench journal` only the journal's; `history`, `render`, `idle`,
-// `first-frame`, `pipelined`, `led`, `lcdproc`, `mqtt`, `notify`, `brightness`, `page` (the web page's weight), `cli` (nookctl's start-up)
+// `first-frame`, `pipelined`, `led`, `lcdproc`, `mqtt`, `notify`, `brightness`, `cli` (nookctl's start-up)
 // and `flags` (ArgumentParser against the hand reader) one group each. Rounds.swift says how
 // to add a figure.
 #if canImport(Glibc)
@@ -199,6 +199,11 @@ if CommandLine.arguments.dropFirst().first == "history" {
     reportHistoryFigures(figures)
     exit(0)
 }
+// `nook-bench page`: the web page's weight alone.
+if CommandLine.arguments.dropFirst().first == "page" {
+    reportPageFigures()
+    exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "brightness" {
     let figures = DaemonFigures()
     try figures.prepare()
@@ -221,10 +226,6 @@ if CommandLine.arguments.dropFirst().first == "cli" {
 }
 if CommandLine.arguments.dropFirst().first == "flags" {
     await reportFlagFigures(DaemonFigures())
-    exit(0)
-}
-if CommandLine.arguments.dropFirst().first == "page" {
-    reportPageFigures()
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "daemon" {

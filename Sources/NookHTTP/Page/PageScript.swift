@@ -267,8 +267,10 @@ async function loadHistory(more) {
     $('history-more').hidden = !more_;
     if (answer && typeof answer.next === 'number') historyOffset = answer.next;
     const shown = list.children.length;
-    say('history-count', (historyQuery ? 'Matching “' + historyQuery + '”: ' : '')
-      + (total !== null ? shown + ' of ' + total + ' shown' : shown + ' shown'));
+    // `total` counts the whole history, matching or not.
+    say('history-count', historyQuery
+      ? shown + ' matching “' + historyQuery + '”' + (total !== null ? ' of ' + total + ' in the history' : '')
+      : (total !== null ? shown + ' of ' + total + ' shown' : shown + ' shown'));
   } catch (e) {
     showError(e);
   }

@@ -174,7 +174,16 @@ class Firefox:
         self.process = subprocess.Popen(
             ["firefox-esr", "--headless", "--no-remote", "--profile", self.profile, "--remote-debugging-port=0",
              "--width=1280", "--height=1600", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            self.connect()
+        except BaseException:
+            self.process.kill()
+            self.process.wait()
+            shutil.rmtree(self.profile, ignore_errors=True)
+            raise
+
+    def connect(self):
         address = None
         deadline = time.monotonic() + BOUND * 3
         while address is None:
