@@ -113,7 +113,7 @@ struct PageBrowserTests {
         try? FileManager.default.removeItem(atPath: shot)
         let script = Process()
         script.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        script.arguments = ["python3", Self.root + "/Tests/NookHTTPTests/Browser/page_in_browser.py", "--browser", browser,
+        script.arguments = ["python3", "-B", Self.root + "/Tests/NookHTTPTests/Browser/page_in_browser.py", "--browser", browser,
                             "--url", servers.url, "--socket", servers.socket, "--artifacts", Self.artifacts]
         let output = Pipe.closedOnExec()
         script.standardOutput = output
