@@ -2,8 +2,9 @@
 /// executable and the end-to-end tests serve the same table.
 extension HTTPRouteTable {
     public static func standard() -> HTTPRouteTable {
-        let table = HTTPRouteTable(HTTPCoreRoutes.routes())
+        var table = HTTPRouteTable(HTTPCoreRoutes.routes())
         // The parts' lists are added here, one line each: table.add(XRoutes.routes()).
+        table.add(PageRoutes.routes())
         return table
     }
 }

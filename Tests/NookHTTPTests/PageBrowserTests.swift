@@ -1,4 +1,5 @@
 import Foundation
+import NookHTTP
 import NookProtocol
 import NookTestSupport
 import NookTestTraits
@@ -94,15 +95,13 @@ struct PageBrowserTests {
         return missing
     }
 
-    /// Whether this build's nook-http is the server (it answers `--version`), not the
-    /// placeholder that exits at once before the server's branch is merged.
-    static var serverBuilt: Bool {
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: binaries + "/nook-http")
-        probe.arguments = ["--version"]
-        probe.standardOutput = FileHandle.nullDevice
-        probe.standardError = FileHandle.nullDevice
-        return (try? probe.runAlone()) != nil && probe.waitForExit(seconds: 60) && probe.terminationStatus == 0
+    /// The routes the page calls: it runs once nook-http's table has them (the native API's
+    /// and the live view's branches are merged), as it has the page's own.
+    static var pageRoutesJoined: Bool {
+        let served = Set(HTTPRouteTable.standard().routes.map { "\($0.method) \($0.pattern)" })
+        return ["GET /", "GET /page/page.js", "GET /api/v1/screen.png", "GET /api/v1/activities", "POST /api/v1/activities",
+                "POST /api/v1/activities/{id}/dismiss", "GET /api/v1/status", "GET /api/v1/history", "POST /api/v1/suspend",
+                "POST /api/v1/resume", "PUT /api/v1/quiet"].allSatisfy(served.contains)
     }
 
     /// Runs the browser script against fresh servers; its transcript says what it checked.
@@ -126,14 +125,14 @@ struct PageBrowserTests {
         #expect(FileManager.default.fileExists(atPath: shot), "no screenshot at \(shot)")
     }
 
-    @Test(.enabled(if: serverBuilt, "nook-http's server is not in this build"),
+    @Test(.enabled(if: pageRoutesJoined, "nook-http's table lacks the API or live view routes the page calls"),
           .enabled(if: missing(["/usr/bin/chromium", "/usr/bin/chromedriver"]).isEmpty,
                    "needs Debian's chromium and chromium-driver and PyPI's selenium: run Hardware/dev/install-deps"))
     func v2_inChromiumTheGlassIsLiveEveryButtonActsByKeyboardAndHistorySearchFilters() throws {
         try runPage(in: "chromium")
     }
 
-    @Test(.enabled(if: serverBuilt, "nook-http's server is not in this build"),
+    @Test(.enabled(if: pageRoutesJoined, "nook-http's table lacks the API or live view routes the page calls"),
           .enabled(if: missing(["/usr/bin/firefox-esr"]).isEmpty, "needs Debian's firefox-esr and PyPI's selenium: run Hardware/dev/install-deps"))
     func v2_inFirefoxESRTheGlassIsLiveEveryButtonActsByKeyboardAndHistorySearchFilters() throws {
         try runPage(in: "firefox")
