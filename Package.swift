@@ -149,7 +149,7 @@ let package = Package(
             "NookSystem", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "nook-bench", dependencies: ["NookActivities", "NookTestSupport", "NookDisplay", "NookRender", "NookProtocol", "NookLED", "NookPixel", "NookLCDproc",
-                                                           "NookMQTT", "NookNotify", "NookSystem", .product(name: "Logging", package: "swift-log")]),
+                                                           "NookMQTT", "NookNotify", "NookHTTP", "NookSystem", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "NookConfigTests", dependencies: ["NookConfig"]),
         .testTarget(name: "NookSystemTests", dependencies: ["NookSystem"]),
         .testTarget(name: "NookFuzzTargetsTests", dependencies: ["NookFuzzTargets"]),
@@ -158,8 +158,10 @@ let package = Package(
         .testTarget(name: "NookNotifyTests", dependencies: ["NookNotify", "NookActivities", "NookProtocol", "NookSystem"]),
         .testTarget(name: "NookLCDprocTests", dependencies: ["NookLCDproc", "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "NookTestSupport", "NookTestTraits"],
                     resources: [.copy("Transcripts")]),
+        // Browser/: the page's browser test script (run by PageBrowserTests with python3).
         .testTarget(name: "NookHTTPTests", dependencies: ["NookHTTP", "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "NookTestSupport", "NookTestTraits",
-                                                    .product(name: "Logging", package: "swift-log")]),
+                                                    .product(name: "Logging", package: "swift-log")],
+                    exclude: ["Browser"]),
         .testTarget(name: "NookMQTTTests", dependencies: ["NookMQTT", "NookActivities", "NookProtocol", "NookConfig", "NookSystem"]),
         .testTarget(name: "NookProtocolTests", dependencies: ["NookProtocol", "NookActivities"]),
         // nookctl's own reading of `enqueue` command lines against ArgumentParser's.

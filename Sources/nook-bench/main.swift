@@ -203,6 +203,11 @@ if CommandLine.arguments.dropFirst().first == "history" {
     reportHistoryFigures(figures)
     exit(0)
 }
+// `nook-bench page`: the web page's weight alone.
+if CommandLine.arguments.dropFirst().first == "page" {
+    reportPageFigures()
+    exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "brightness" {
     let figures = DaemonFigures()
     try figures.prepare()
@@ -231,6 +236,8 @@ if CommandLine.arguments.dropFirst().first == "daemon" {
     await reportDaemonFigures(DaemonFigures())
     exit(0)
 }
+
+reportPageFigures()
 
 var burst10k: [Double] = []
 var burst100k: [Double] = []
