@@ -5,16 +5,19 @@ extension Daemon {
     /// `frame` (V1): the glass as a PNG, at once, or with `after` once a frame newer than that
     /// generation is on it (or after ``NookProtocol/frameWaitSeconds``, the frame then). Reading
     /// the glass is like `status`: whoever may connect may ask.
-    func liveFrame(after: Int?) async throws(ProtocolError) -> FrameAnswer {
+    /// Nil when the client went away while it waited: nothing is encoded for it.
+    func liveFrame(after: Int?, for connection: ClientConnection) async throws(ProtocolError) -> FrameAnswer? {
         let wait = Duration.seconds(NookProtocol.frameWaitSeconds)
         liveGlass.watch(for: wait + LiveGlass.watchAfterRequest)
         if let after, after == liveGlass.generation {
             // A number from this nookd: wait for the next frame. One larger than any frame
             // presented here came from an earlier nookd, and gets the frame on the glass now.
-            if await liveGlass.waitForFrame(after: after, timeout: wait, clock: clock) == .tooMany {
+            let outcome = await liveGlass.waitForFrame(after: after, timeout: wait, clock: clock, isGone: { connection.isClosed })
+            if outcome == .tooMany {
                 throw ProtocolError(.unavailable, field: "after",
                                     "\(LiveGlass.maximumWaiters) clients already wait for the next frame, the most nookd keeps; ask without after, or again later")
             }
+            if connection.isClosed { return nil }
         }
         var captured = liveGlass.current
         if captured == nil {

@@ -24,6 +24,8 @@ final class LiveGlass: PresentedFrames {
     private struct Waiter {
         var after: Int
         var continuation: CheckedContinuation<Void, Never>
+        /// Whether its client has gone (its connection closed).
+        var isGone: @Sendable () -> Bool
     }
 
     private struct State {
@@ -92,7 +94,9 @@ final class LiveGlass: PresentedFrames {
 
     /// Copies `frame` (outside the lock: a memcpy of the frame) and makes it the captured one.
     private func install(_ frame: Frame, into buffer: Frame?, as generation: Int) {
-        var copy = buffer ?? Frame(width: frame.width, height: frame.height)
+        // A buffer of another size (the panel was turned at a reload) is not reused: taking
+        // the screen's frame instead would share its storage and make its next draw copy it.
+        var copy = buffer.flatMap { $0.size == frame.size ? $0 : nil } ?? Frame(width: frame.width, height: frame.height)
         copy.overwrite(with: frame)
         state.withLock { state in
             guard generation >= (state.captured?.generation ?? 0) else { return }
@@ -120,8 +124,10 @@ final class LiveGlass: PresentedFrames {
 
     /// Returns once a frame newer than generation `after` has been presented, or after
     /// `timeout` (on `clock`), whichever comes first; at once with `.tooMany` when
-    /// ``maximumWaiters`` already wait.
-    func waitForFrame(after: Int, timeout: Duration, clock: any NookClock) async -> WaitOutcome {
+    /// ``maximumWaiters`` already wait. Waiters whose client is gone (`isGone`) are let go when
+    /// the table is full, so clients that hang up cannot hold it for the whole wait.
+    func waitForFrame(after: Int, timeout: Duration, clock: any NookClock,
+                      isGone: @escaping @Sendable () -> Bool = { false }) async -> WaitOutcome {
         let id = state.withLock { state -> Int in
             state.nextWaiter += 1
             return state.nextWaiter
@@ -134,15 +140,23 @@ final class LiveGlass: PresentedFrames {
         defer { timer.cancel() }
         var outcome = WaitOutcome.newer
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            var abandoned: [CheckedContinuation<Void, Never>] = []
             let ready = state.withLock { state -> Bool in
                 if state.generation > after || clock.now >= deadline { return true }
+                if state.waiters.count >= Self.maximumWaiters {
+                    for (other, waiter) in state.waiters where waiter.isGone() {
+                        abandoned.append(waiter.continuation)
+                        state.waiters[other] = nil
+                    }
+                }
                 if state.waiters.count >= Self.maximumWaiters {
                     outcome = .tooMany
                     return true
                 }
-                state.waiters[id] = Waiter(after: after, continuation: continuation)
+                state.waiters[id] = Waiter(after: after, continuation: continuation, isGone: isGone)
                 return false
             }
+            for waiter in abandoned { waiter.resume() }
             if ready { continuation.resume() }
         }
         if outcome == .newer, generation <= after { outcome = .timedOut }

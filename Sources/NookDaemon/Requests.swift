@@ -315,7 +315,7 @@ extension Daemon {
             }
 
         case .frame(let after):
-            answer(try await liveFrame(after: after))
+            if let frame = try await liveFrame(after: after, for: connection) { answer(frame) }
 
         case .home(let setting):
             if let refusal = ownership.deviceRefusal(of: "set the home content", by: connection.peer) { throw refusal }

@@ -51,13 +51,13 @@ struct LiveGlassTests {
         let early = await glass.waitForFrame(after: 0, timeout: .seconds(25), clock: clock)
         #expect(early == .newer, "a newer frame than 0 is already there")
         async let woken = glass.waitForFrame(after: 1, timeout: .seconds(25), clock: clock)
-        await clock.waitForSleepers(atLeast: 1)
-        while glass.waiting < 1 { await Task.yield() }
+        for _ in 0..<100_000 where glass.waiting < 1 { await Task.yield() }
+        #expect(glass.waiting == 1, "the waiter waits for a newer frame")
         glass.presented(Self.frame(0xFF22_2222))
         #expect(await woken == .newer)
         async let bored = glass.waitForFrame(after: 2, timeout: .seconds(25), clock: clock)
-        await clock.waitForSleepers(atLeast: 1)
-        while glass.waiting < 1 { await Task.yield() }
+        for _ in 0..<100_000 where glass.waiting < 1 { await Task.yield() }
+        #expect(glass.waiting == 1, "the waiter waits for a newer frame")
         clock.advance(by: .seconds(25))
         #expect(await bored == .timedOut)
         #expect(glass.waiting == 0)
@@ -70,12 +70,34 @@ struct LiveGlassTests {
             for _ in 0..<LiveGlass.maximumWaiters {
                 group.addTask { await glass.waitForFrame(after: 0, timeout: .seconds(25), clock: clock) }
             }
-            while glass.waiting < LiveGlass.maximumWaiters { await Task.yield() }
+            for _ in 0..<100_000 where glass.waiting < LiveGlass.maximumWaiters { await Task.yield() }
+            #expect(glass.waiting == LiveGlass.maximumWaiters)
             #expect(await glass.waitForFrame(after: 0, timeout: .seconds(25), clock: clock) == .tooMany)
             glass.presented(Self.frame(0xFF11_1111))
             var outcomes: [LiveGlass.WaitOutcome] = []
             for await outcome in group { outcomes.append(outcome) }
             #expect(outcomes.count == LiveGlass.maximumWaiters && outcomes.allSatisfy { $0 == .newer })
+        }
+    }
+
+    @Test func v1_waitersWhoseClientsHaveGoneMakeRoomWhenTheTableIsFull() async {
+        let glass = LiveGlass()
+        let clock = ManualClock()
+        let gone = Locked(false)
+        await withTaskGroup(of: LiveGlass.WaitOutcome.self) { group in
+            for _ in 0..<LiveGlass.maximumWaiters {
+                group.addTask { await glass.waitForFrame(after: 0, timeout: .seconds(25), clock: clock, isGone: { gone.withLock { $0 } }) }
+            }
+            for _ in 0..<100_000 where glass.waiting < LiveGlass.maximumWaiters { await Task.yield() }
+            gone.withLock { $0 = true }  // their clients hung up
+            async let newcomer = glass.waitForFrame(after: 0, timeout: .seconds(25), clock: clock)
+            var abandoned = 0
+            for await _ in group { abandoned += 1 }
+            #expect(abandoned == LiveGlass.maximumWaiters, "every waiter of a gone client was let go")
+            for _ in 0..<100_000 where glass.waiting < 1 { await Task.yield() }
+            #expect(glass.waiting == 1, "the newcomer waits")
+            glass.presented(Self.frame(0xFF11_1111))
+            #expect(await newcomer == .newer)
         }
     }
 }
