@@ -1,6 +1,7 @@
 import NookActivities
 import NookConfig
 import NookDaemon
+import NookHTTP
 import NookLCDproc
 import NookProtocol
 
@@ -17,12 +18,17 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// with byte 1 is a key press instead (the rest is the key's name), so the server menu is
     /// driven too; an input of even length runs it in two-key mode.
     case lcdproc
+    /// Bytes from an HTTP client as nook-http's request parser reads them (H4): fed whole and
+    /// in pieces split where the input's first byte says, the two must give the same requests;
+    /// every refusal has a 4xx/5xx status and a message; every request is within the bounds.
+    case http
 
     public func run(_ bytes: UnsafeBufferPointer<UInt8>) {
         switch self {
         case .protocol: Self.request(bytes)
         case .config: Self.configFile(bytes)
         case .lcdproc: Self.lcdprocSession(bytes)
+        case .http: Self.httpRequests(bytes)
         }
     }
 
@@ -78,6 +84,38 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         model.disconnect(client)
         guard model.screenCount == 0 else { fatalError("a disconnected client's screens stayed listed") }
         guard !model.menuIsOpen else { fatalError("the menu stayed open with its only client gone") }
+    }
+
+    private static func httpRequests(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let limits = HTTPParserLimits(headerBytes: 2048, headerCount: 16, bodyBytes: 4096)
+        func parse(step: Int) -> [HTTPParsedItem] {
+            var parser = HTTPRequestParser(limits: limits)
+            var items: [HTTPParsedItem] = []
+            var offset = 0
+            while offset < bytes.count {
+                let end = min(bytes.count, offset + step)
+                parser.append(UnsafeBufferPointer(rebasing: bytes[offset..<end]))
+                offset = end
+                while let item = parser.next() { items.append(item) }
+            }
+            return items
+        }
+        let whole = parse(step: max(1, bytes.count))
+        let pieces = parse(step: Int(bytes.first ?? 1) % 7 + 1)
+        // A `100 Continue` cue depends on where the bytes were split; nothing else may.
+        let kept = { (items: [HTTPParsedItem]) in items.filter { $0 != .continueExpected } }
+        guard kept(whole) == kept(pieces) else { fatalError("the parser read the same bytes differently when they came in pieces") }
+        for item in whole {
+            switch item {
+            case .failure(let error):
+                guard error.status >= 400, error.status < 600, !error.message.isEmpty else { fatalError("a refusal without a status or message: \(error)") }
+            case .request(let request, _):
+                guard request.body.count <= limits.bodyBytes, request.headers.count <= limits.headerCount else { fatalError("a request past the bounds") }
+                guard request.path.hasPrefix("/") || request.path == "*" else { fatalError("a path not starting with /: \(request.path)") }
+            case .continueExpected:
+                break
+            }
+        }
     }
 
     private static func configFile(_ bytes: UnsafeBufferPointer<UInt8>) {

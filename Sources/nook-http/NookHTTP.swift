@@ -1,13 +1,93 @@
+import Logging
+import NookConfig
 import NookHTTP
+import NookLogging
+import NookProtocol
+import NookSystem
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// nook-http: reads its flags and runs the HTTP server (SPEC H1-H4, V1-V2).
+/// nook-http: reads its flags and config and runs the HTTP server (SPEC H1–H4, V1–V2). The
+/// flags are read by `HTTPCommandLine` (FlagReader), as nook-mqtt's are.
 @main
 enum NookHTTPCommand {
     static func main() {
-        // The server and its flags arrive with the server's branch.
-        exit(69)
+        StopSignals.restoreDefaults()
+        let line: HTTPCommandLine
+        do {
+            line = try HTTPCommandLine.parse(Array(CommandLine.arguments.dropFirst()))
+        } catch {
+            standardError("nook-http: error: \(error)\nSee 'nook-http --help'.\n")
+            exit(64)
+        }
+        if line.help {
+            print(HTTPCommandLine.usage, terminator: "")
+            exit(0)
+        }
+        if line.version {
+            print(HTTPCommandLine.versionText)
+            exit(0)
+        }
+        if let wanted = line.hashToken {
+            let token = HTTPTokenFile.newToken()
+            standardError("token for \(wanted.name) (give it to the sender; only its hash below is kept): \(token)\n")
+            print(HTTPTokenFile.line(name: wanted.name, scopes: wanted.scopes, token: token))
+            exit(0)
+        }
+        StandardErrorLogging.bootstrap(level: line.logLevel)
+        let logger = Logger(label: "nook-http")
+        let config: HTTPConfig
+        do {
+            if let path = line.config {
+                config = try HTTPConfig.load(path: path)
+            } else if fileExists(HTTPConfig.defaultPath) {
+                config = try HTTPConfig.load(path: HTTPConfig.defaultPath)
+            } else {
+                config = HTTPConfig()
+            }
+        } catch {
+            standardError("nook-http: \(error)\n")
+            exit(78)
+        }
+        var tokens: [HTTPToken]?
+        if let path = config.tokens {
+            do {
+                tokens = try HTTPTokenFile.load(path: path)
+            } catch {
+                standardError("nook-http: \(error)\n")
+                exit(78)
+            }
+            logger.info("\(tokens?.count ?? 0) token(s) from \(path)")
+        }
+        var options = config.serverOptions
+        if !line.listen.isEmpty { options.listen = line.listen }
+        let socketPath = line.socket ?? NookClient.defaultSocketPath
+        let nookd = NookdLink(options: .init(socketPath: socketPath), logger: logger)
+        let routes = HTTPRouteTable.standard()
+        do {
+            let server = try HTTPServer(options: options, routes: routes, access: HTTPAccess(tokens: tokens, rateLimit: config.rateLimit),
+                                        nookd: nookd, logger: logger)
+            var said = ""
+            for address in server.addresses {
+                if !address.isLoopback && tokens == nil {
+                    logger.warning("listening on \(address), which is not loopback, with no token file (http.tokens): only loopback clients are served")
+                }
+                said += "listening on \(address)\n"
+            }
+            // The first lines on standard output say where it listens (a port of 0 is the kernel's
+            // choice), written at once: print's buffer would hold them while stdout is a pipe.
+            writeWhole(said, to: 1)
+            logger.info("nook-http on \(server.addresses.map(\.description).joined(separator: ", ")); nookd at \(socketPath)")
+            HTTPStopSignals.install(stopping: server)
+            try server.run()
+        } catch {
+            standardError("nook-http: \(error)\n")
+            exit(1)
+        }
+    }
+
+    static func standardError(_ text: String) {
+        writeWhole(text, to: 2)
     }
 }

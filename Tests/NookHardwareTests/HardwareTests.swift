@@ -160,12 +160,14 @@ struct ServiceTests {
                         "/usr/local/bin/nook-notify", "/etc/systemd/system/nook-notify.service", "/usr/lib/systemd/user/nook-notify.service",
                         "/usr/share/dbus-1/services/org.nook.Notify.service", "/usr/share/dbus-1/system.d/org.nook.Notify.conf",
                         "/usr/local/bin/nook-mqtt", "/etc/systemd/system/nook-mqtt.service", "/etc/nook/mqtt.toml",
-                        "/usr/local/bin/nook-lcdproc", "/etc/systemd/system/nook-lcdproc.service"]
+                        "/usr/local/bin/nook-lcdproc", "/etc/systemd/system/nook-lcdproc.service",
+                        "/usr/local/bin/nook-http", "/etc/systemd/system/nook-http.service", "/etc/nook/http.toml",
+                        "/usr/share/doc/nook/nginx/nook-http.conf"]
             + (try FileManager.default.contentsOfDirectory(atPath: repository + "/docs")).filter { $0.hasSuffix(".md") }.map { "/usr/share/doc/nook/docs/" + $0 }
         for path in expected { #expect(FileManager.default.fileExists(atPath: stage + path), "\(path)") }
         #expect(FileManager.default.isExecutableFile(atPath: stage + "/usr/local/bin/nookd"))
         let manPages = try installedManPages(stage)
-        #expect(manPages.count == 7, "\(manPages)")
+        #expect(manPages.count == 8, "\(manPages)")
         let config = try DaemonConfigProbe.load(stage + "/etc/nook/nook.toml")
         #expect(config, "the installed config is valid")
 
@@ -240,6 +242,26 @@ struct MQTTUnitFileTests {
         #expect(!unit.contains("DeviceAllow="))
         let users = try String(contentsOfFile: repository + "/Hardware/sysusers/nook.conf", encoding: .utf8)
         #expect(users.contains("u nook-mqtt ") && users.contains("m nook-mqtt nook"))
+    }
+}
+
+@Suite("H4 nook-http's unit")
+struct HTTPUnitFileTests {
+    @Test func h4_theUnitIsHardenedRunsAsItsOwnUserAndReachesOnlyLoopback() throws {
+        let path = repository + "/Hardware/systemd/nook-http.service"
+        let result = try run("/usr/bin/systemd-analyze", ["security", "--offline=true", "--no-pager", path])
+        let line = try #require(result.output.split(separator: "\n").first { $0.contains("Overall exposure level") }, "\(result.output.suffix(500))")
+        let score = try #require(line.split(separator: " ").compactMap { Double($0) }.last)
+        print("nook-http.service exposure: \(score)")
+        #expect(score <= 2.5, "\(line)")
+        let unit = try String(contentsOfFile: path, encoding: .utf8)
+        for setting in ["User=nook-http", "SupplementaryGroups=nook", "PrivateDevices=yes", "DevicePolicy=closed", "NoNewPrivileges=yes",
+                        "ProtectSystem=strict", "Restart=on-failure", "IPAddressDeny=any", "IPAddressAllow=localhost", "Documentation=man:nook-http(8)"] {
+            #expect(unit.contains(setting), "\(setting)")
+        }
+        #expect(!unit.contains("DeviceAllow="))
+        let users = try String(contentsOfFile: repository + "/Hardware/sysusers/nook.conf", encoding: .utf8)
+        #expect(users.contains("u nook-http ") && users.contains("m nook-http nook"))
     }
 }
 

@@ -15,7 +15,7 @@ struct ManPageTests {
         return String(file[..<file.range(of: "/Tests/")!.lowerBound])
     }()
     static let binaries = ProcessInfo.processInfo.environment["NOOK_TEST_BINARIES"] ?? root + "/.build/debug"
-    static let pages = ["nookctl.1", "nook.toml.5", "nook-protocol.7", "nookd.8", "nook-notify.8", "nook-mqtt.8", "nook-lcdproc.8"]
+    static let pages = ["nookctl.1", "nook.toml.5", "nook-protocol.7", "nookd.8", "nook-notify.8", "nook-mqtt.8", "nook-lcdproc.8", "nook-http.8"]
 
     static func source(_ page: String) throws -> String {
         try String(contentsOfFile: root + "/docs/man/" + page, encoding: .utf8)
@@ -59,7 +59,7 @@ struct ManPageTests {
     /// `systemctl help nookd` opens what a unit's `Documentation=` names: each man page is one of
     /// docs/man, each file one that Hardware/install puts under /usr/share/doc/nook.
     @Test func everyUnitsDocumentationIsAPageOrAnInstalledFile() throws {
-        let units = ["nookd.service", "nook-notify.service", "nook-mqtt.service", "nook-lcdproc.service", "user/nook-notify.service"]
+        let units = ["nookd.service", "nook-notify.service", "nook-mqtt.service", "nook-lcdproc.service", "nook-http.service", "user/nook-notify.service"]
         for unit in units {
             let text = try String(contentsOfFile: Self.root + "/Hardware/systemd/" + unit, encoding: .utf8)
             let targets = text.split(separator: "\n").filter { $0.hasPrefix("Documentation=") }
@@ -141,7 +141,7 @@ struct ManPageTests {
 
     /// nookd reads its flags by hand, the bridges by hand or through ArgumentParser: each
     /// prints them in `--help`, which is what is compared.
-    @Test(arguments: [("nookd", "nookd.8"), ("nook-notify", "nook-notify.8"), ("nook-mqtt", "nook-mqtt.8"), ("nook-lcdproc", "nook-lcdproc.8")])
+    @Test(arguments: [("nookd", "nookd.8"), ("nook-notify", "nook-notify.8"), ("nook-mqtt", "nook-mqtt.8"), ("nook-lcdproc", "nook-lcdproc.8"), ("nook-http", "nook-http.8")])
     func everyFlagOfTheProgramIsInItsPage(program: String, page: String) throws {
         let help = try run(Self.binaries + "/" + program, ["--help"])
         #expect(help.status == 0, "\(help.error)")

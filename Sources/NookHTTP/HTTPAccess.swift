@@ -1,0 +1,155 @@
+import NookProtocol
+
+/// Who may ask what (H4). With no token file only loopback clients are served, each as `local`
+/// with every scope. With one, every request presents a token (Bearer, Basic's password,
+/// `X-Gotify-Key`, `?token=` or ntfy's `?auth=`), compared by its SHA-256 in constant time;
+/// each token has its own rate limit.
+public final class HTTPAccess {
+    public struct RateLimit: Sendable, Equatable {
+        /// Requests a second a token may make on average; 0 turns the limit off.
+        public var perSecond: Double
+        /// Requests a token may make at once before the average applies.
+        public var burst: Double
+        public init(perSecond: Double = 20, burst: Double = 100) { (self.perSecond, self.burst) = (perSecond, burst) }
+    }
+
+    public let tokens: [HTTPToken]?
+    public let rateLimit: RateLimit
+    private var buckets: [String: (level: Double, at: Duration)] = [:]
+
+    /// - Parameter tokens: nil when no token file is configured.
+    public init(tokens: [HTTPToken]?, rateLimit: RateLimit = RateLimit()) {
+        self.tokens = tokens
+        self.rateLimit = rateLimit
+    }
+
+    public static let local = HTTPCaller(name: "local", scopes: Set(HTTPScope.allCases))
+
+    /// `admin` may do all; otherwise the scope itself is needed.
+    public static func allows(_ caller: HTTPCaller, _ scope: HTTPScope) -> Bool {
+        caller.scopes.contains(scope) || caller.scopes.contains(.admin)
+    }
+
+    static let challenge: [(name: String, value: String)] = [("WWW-Authenticate", "Bearer realm=\"nook-http\", Basic realm=\"nook-http\"")]
+
+    public func caller(for request: HTTPRequest, loopback: Bool, now: Duration) -> Result<HTTPCaller, HTTPAPIError> {
+        guard let tokens else {
+            guard loopback else {
+                return .failure(HTTPAPIError(status: 403, code: "forbidden",
+                    message: "no token file is configured (http.tokens), so only clients on this machine (loopback, not through a proxy) are served"))
+            }
+            return .success(Self.local)
+        }
+        let presented: String?
+        switch Self.presentedToken(in: request) {
+        case .failure(let error): return .failure(error)
+        case .success(let token): presented = token
+        }
+        guard let presented else {
+            return .failure(HTTPAPIError(status: 401, code: "unauthorized",
+                message: "a token is needed: send 'Authorization: Bearer TOKEN' (or Basic with the token as password, X-Gotify-Key, ?token= or ?auth=)",
+                headers: Self.challenge))
+        }
+        let digest = SHA256.hash(presented.utf8)
+        // Every entry is compared whole, matching or not: the time taken says nothing of which
+        // bytes of which token were right.
+        var found: HTTPToken?
+        for token in tokens where Self.constantTimeEqual(token.digest, digest) && found == nil { found = token }
+        guard let found else {
+            return .failure(HTTPAPIError(status: 401, code: "unauthorized", message: "the token is not one nook-http knows", headers: Self.challenge))
+        }
+        if let wait = take(found.name, now: now) {
+            let seconds = max(1, Int(wait.rounded(.up)))
+            return .failure(HTTPAPIError(status: 429, code: "rate_limited",
+                message: "token '\(found.name)' made more than \(Self.format(rateLimit.perSecond)) requests a second (burst \(Self.format(rateLimit.burst))); try again in \(seconds) s",
+                headers: [("Retry-After", "\(seconds)")]))
+        }
+        return .success(HTTPCaller(name: found.name, scopes: found.scopes))
+    }
+
+    /// nil when the token may go on; else the seconds until it may.
+    private func take(_ name: String, now: Duration) -> Double? {
+        guard rateLimit.perSecond > 0 else { return nil }
+        var bucket = buckets[name] ?? (level: rateLimit.burst, at: now)
+        let elapsed = now - bucket.at
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        bucket.level = min(rateLimit.burst, bucket.level + seconds * rateLimit.perSecond)
+        bucket.at = now
+        defer { buckets[name] = bucket }
+        guard bucket.level >= 1 else { return (1 - bucket.level) / rateLimit.perSecond }
+        bucket.level -= 1
+        return nil
+    }
+
+    static func format(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for index in a.indices { difference |= a[index] ^ b[index] }
+        return difference == 0
+    }
+
+    /// The token a request carries, if any, from the first of: `Authorization`, `X-Gotify-Key`,
+    /// `?token=`, `?auth=`. A malformed one is a 401 naming where it was.
+    public static func presentedToken(in request: HTTPRequest) -> Result<String?, HTTPAPIError> {
+        if let authorization = request.header("Authorization") {
+            return fromAuthorization(authorization, field: "Authorization").map { Optional($0) }
+        }
+        if let key = request.header("X-Gotify-Key") {
+            guard !key.isEmpty else { return .failure(unauthorized("X-Gotify-Key", "X-Gotify-Key is empty")) }
+            return .success(key)
+        }
+        if let token = request.parameter("token") {
+            guard !token.isEmpty else { return .failure(unauthorized("token", "the token parameter is empty")) }
+            return .success(token)
+        }
+        if let auth = request.parameter("auth") {
+            // ntfy: base64 (URL-safe, unpadded or not) of a whole Authorization header's value.
+            var text = auth.replacingOccurrences("-", "+").replacingOccurrences("_", "/")
+            while text.utf8.count % 4 != 0 { text += "=" }
+            guard let bytes = Base64.decode(text), let value = String(validating: bytes, as: UTF8.self) else {
+                return .failure(unauthorized("auth", "the auth parameter is not base64 of an Authorization header's value"))
+            }
+            return fromAuthorization(value, field: "auth").map { Optional($0) }
+        }
+        return .success(nil)
+    }
+
+    private static func fromAuthorization(_ value: String, field: String) -> Result<String, HTTPAPIError> {
+        let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2 else { return .failure(unauthorized(field, "\(field) must be 'Bearer TOKEN' or 'Basic BASE64'")) }
+        let scheme = parts[0].lowercased()
+        let credentials = parts[1].trimmingSpaces
+        switch scheme {
+        case "bearer":
+            guard !credentials.isEmpty else { return .failure(unauthorized(field, "the Bearer token is empty")) }
+            return .success(credentials)
+        case "basic":
+            guard let bytes = Base64.decode(credentials), let pair = String(validating: bytes, as: UTF8.self),
+                  let colon = pair.firstIndex(of: ":") else {
+                return .failure(unauthorized(field, "Basic credentials must be base64 of 'USER:PASSWORD'"))
+            }
+            // The token is the password; a sender with only a user field (some put it there) is read too.
+            let password = String(pair[pair.index(after: colon)...])
+            let user = String(pair[..<colon])
+            let token = password.isEmpty ? user : password
+            guard !token.isEmpty else { return .failure(unauthorized(field, "Basic credentials hold no token")) }
+            return .success(token)
+        default:
+            return .failure(unauthorized(field, "\(field) uses the '\(parts[0])' scheme; use Bearer or Basic"))
+        }
+    }
+
+    private static func unauthorized(_ field: String, _ message: String) -> HTTPAPIError {
+        HTTPAPIError(status: 401, code: "unauthorized", field: field, message: message, headers: challenge)
+    }
+}
+
+extension String {
+    func replacingOccurrences(_ target: Character, _ replacement: Character) -> String {
+        String(map { $0 == target ? replacement : $0 })
+    }
+}

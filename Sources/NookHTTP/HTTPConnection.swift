@@ -1,0 +1,105 @@
+import NookSystem
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One client's TCP connection: its parser, the requests it sent whose answers are not yet
+/// written (answered in the order asked, however the handlers finish), and the bytes on their
+/// way out. Only the server's loop thread touches it.
+final class HTTPConnection {
+    let id: Int
+    let socket: FileDescriptor
+    let peer: String
+    let loopback: Bool
+    var parser: HTTPRequestParser
+    /// Requests read and not yet wholly written, oldest first.
+    var exchanges: [HTTPServerExchange] = []
+    var outgoing: [UInt8] = []
+    var sent = 0
+    /// No more requests are read: the client asked to close, sent something refused, or
+    /// closed its side. The connection ends once what is owed is written.
+    var closeAfterAnswers = false
+    var closed = false
+    /// When the first byte of the request under way came (slowloris: the head must complete
+    /// within a bound from here, however slowly bytes trickle in).
+    var requestStarted: Duration?
+    /// When the connection last had nothing under way (the keep-alive idle timeout runs from here).
+    var idleSince: Duration
+    /// When bytes last left for the client, or the backlog began (a reader that stopped).
+    var lastWriteProgress: Duration
+    weak var server: HTTPServer?
+
+    init(id: Int, socket: FileDescriptor, peer: String, loopback: Bool, limits: HTTPParserLimits, now: Duration, server: HTTPServer) {
+        (self.id, self.socket, self.peer, self.loopback) = (id, socket, peer, loopback)
+        parser = HTTPRequestParser(limits: limits)
+        idleSince = now
+        lastWriteProgress = now
+        self.server = server
+    }
+
+    var backlog: Int { outgoing.count - sent }
+
+    /// Nothing read and unanswered, nothing half read, nothing to write.
+    var isIdle: Bool { exchanges.isEmpty && !parser.hasPartialRequest && backlog == 0 }
+
+    /// Moves the answers that are ready, in order, to the outgoing bytes and writes what the
+    /// socket takes now.
+    func advance() {
+        guard !closed else { return }
+        while let first = exchanges.first {
+            switch first.state {
+            case .waiting:
+                break
+            case .answered(let bytes):
+                if backlog == 0 { lastWriteProgress = MonotonicClock.now }
+                outgoing += bytes
+                exchanges.removeFirst()
+                if !first.keepAlive { closeAfterAnswers = true }
+                continue
+            case .streaming(let head):
+                if let head {
+                    if backlog == 0 { lastWriteProgress = MonotonicClock.now }
+                    outgoing += head
+                    first.state = .streaming(head: nil)
+                }
+            case .finished(let tail):
+                outgoing += tail
+                exchanges.removeFirst()
+                if !first.keepAlive { closeAfterAnswers = true }
+                continue
+            }
+            break
+        }
+        if exchanges.isEmpty && !parser.hasPartialRequest { idleSince = MonotonicClock.now }
+        flush()
+    }
+
+    /// Writes what the socket takes without blocking; a failed write ends the connection.
+    func flush() {
+        guard !closed else { return }
+        while backlog > 0 {
+            let sending = outgoing.withUnsafeBytes { bytes in
+                Result { () throws(SystemCallError) in
+                    try nonBlockingSystemCall("send", subject: socket.name) {
+                        send(socket.rawValue, bytes.baseAddress! + sent, outgoing.count - sent, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                    }
+                }
+            }
+            guard case .success(let ready) = sending else {
+                server?.close(self, reason: nil)
+                return
+            }
+            guard let count = ready else { break }
+            sent += count
+            lastWriteProgress = MonotonicClock.now
+        }
+        if backlog == 0 {
+            outgoing.removeAll(keepingCapacity: outgoing.capacity <= 65536)
+            sent = 0
+            if closeAfterAnswers && exchanges.isEmpty { server?.close(self, reason: nil) }
+        } else if sent > 65536 {
+            outgoing.removeFirst(sent)
+            sent = 0
+        }
+    }
+}

@@ -1,0 +1,84 @@
+/// nook-http's routes, joined from each part's list (`HTTPCoreRoutes`, `APIRoutes`, …): a
+/// request's method and path find one route and its `{name}` parameters, or a 404, or a 405
+/// naming the methods the path has (H1).
+public struct HTTPRouteTable {
+    public private(set) var routes: [HTTPRoute]
+
+    public init(_ routes: [HTTPRoute] = []) {
+        self.routes = []
+        add(routes)
+    }
+
+    /// Adds routes after those already there; the first route that matches a request wins.
+    public mutating func add(_ more: [HTTPRoute]) {
+        for route in more {
+            precondition(!routes.contains { $0.method == route.method && $0.pattern == route.pattern },
+                         "two routes for \(route.method) \(route.pattern)")
+            routes.append(route)
+        }
+    }
+
+    public enum Match {
+        case found(HTTPRoute, parameters: [String: String])
+        case notFound
+        case methodNotAllowed(allowed: [String])
+    }
+
+    /// HEAD is answered by the GET route (the server sends the head alone). A pattern with more
+    /// fixed segments wins over one with parameters there (`/healthz` over ntfy's `/{topic}`),
+    /// whatever order the parts' lists came in.
+    public func match(method: String, path: String) -> Match {
+        let segments = Self.segments(path)
+        var allowed: [String] = []
+        let wanted = method == "HEAD" ? "GET" : method
+        var best: (route: HTTPRoute, parameters: [String: String])?
+        var bestFixed = -1
+        var mostFixedAnyMethod = -1
+        var candidates: [(method: String, fixed: Int)] = []
+        for route in routes {
+            guard let parameters = Self.parameters(pattern: route.pattern, segments: segments) else { continue }
+            let fixed = segments.count - parameters.count
+            mostFixedAnyMethod = max(mostFixedAnyMethod, fixed)
+            candidates.append((route.method, fixed))
+            if route.method == wanted, fixed > bestFixed { (best, bestFixed) = ((route, parameters), fixed) }
+        }
+        // A literal path's own methods decide a 405, not a parameter pattern's.
+        if let best, bestFixed == mostFixedAnyMethod { return .found(best.route, parameters: best.parameters) }
+        for candidate in candidates where candidate.fixed == mostFixedAnyMethod && !allowed.contains(candidate.method) {
+            allowed.append(candidate.method)
+        }
+        guard !allowed.isEmpty else { return .notFound }
+        if allowed.contains("GET"), !allowed.contains("HEAD") { allowed.append("HEAD") }
+        return .methodNotAllowed(allowed: allowed)
+    }
+
+    static func segments(_ path: String) -> [Substring] {
+        path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { $0 }
+    }
+
+    /// The pattern's `{name}` parameters as matched by `segments`, or nil when it does not match.
+    /// A parameter matches one non-empty segment.
+    static func parameters(pattern: String, segments: [Substring]) -> [String: String]? {
+        let parts = Self.segments(pattern)
+        guard parts.count == segments.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (part, segment) in zip(parts, segments) {
+            if part.hasPrefix("{"), part.hasSuffix("}") {
+                guard !segment.isEmpty else { return nil }
+                parameters[String(part.dropFirst().dropLast())] = String(segment)
+            } else if part != segment {
+                return nil
+            }
+        }
+        return parameters
+    }
+
+    static func notFound(_ method: String, _ path: String) -> HTTPAPIError {
+        HTTPAPIError(status: 404, code: "not_found", message: "nothing is served at \(path)")
+    }
+
+    static func methodNotAllowed(_ method: String, _ path: String, allowed: [String]) -> HTTPAPIError {
+        HTTPAPIError(status: 405, code: "method_not_allowed", message: "\(path) does not take \(method); it takes \(allowed.joined(separator: ", "))",
+                     headers: [("Allow", allowed.joined(separator: ", "))])
+    }
+}

@@ -1,0 +1,331 @@
+import Logging
+import NookProtocol
+import NookSystem
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// nook-http's server (H1–H4): one thread, one `poll(2)` loop over the listeners, every client
+/// connection and the link to nookd. Handlers run on this thread and never block: they answer
+/// now or from a nookd call's `done`. Each connection is bounded (head size and time, body
+/// size, requests in flight, bytes owed), and so is the number of connections.
+public final class HTTPServer {
+    public struct Options: Sendable {
+        public var listen: [HTTPListenAddress] = [HTTPListenAddress()]
+        public var limits = HTTPParserLimits()
+        /// Most connections at once; past it the longest-idle connection makes room (H4).
+        public var maximumConnections = 1024
+        /// A keep-alive connection with nothing under way is closed after this.
+        public var idleTimeout: Duration = .seconds(60)
+        /// A request's head must be whole this long after its first byte (slowloris).
+        public var headerTimeout: Duration = .seconds(10)
+        /// And its body this long after its first byte.
+        public var bodyTimeout: Duration = .seconds(60)
+        /// A client that reads none of what it is owed for this long is dropped.
+        public var writeTimeout: Duration = .seconds(60)
+        /// Requests read from one connection and not yet answered; more wait in the socket.
+        public var maximumPipelined = 32
+        /// Bytes owed to a client past which no more of its requests are read.
+        public var maximumBacklogBytes = 256 * 1024
+        /// Bytes a stream client may leave unread before parts are dropped for it.
+        public var streamBacklogBytes = 512 * 1024
+        /// Bytes read from one client per turn of the loop.
+        public var readChunk = 65536
+
+        public init() {}
+    }
+
+    public let options: Options
+    private let logger: Logger
+    private let routes: HTTPRouteTable
+    private let access: HTTPAccess
+    public let nookd: NookdLink
+    private var listeners: [HTTPListener]
+    private let stopPipe: WakePipe
+    private var connections: [Int: HTTPConnection] = [:]
+    private var nextConnectionID = 0
+    private let maximumConnections: Int
+    private var readBuffer: [UInt8]
+    private var evictionsUnlogged = 0
+    private var evictionLoggedAt: Duration?
+
+    /// The ports listened on, in the order of ``Options/listen`` (the kernel's choice for 0).
+    public var ports: [UInt16] { listeners.map(\.port) }
+    public var addresses: [HTTPListenAddress] { listeners.map { HTTPListenAddress(host: $0.address.host, port: $0.port) } }
+    public var openConnections: Int { connections.count }
+
+    public init(options: Options, routes: HTTPRouteTable, access: HTTPAccess, nookd: NookdLink, logger: Logger) throws(SystemCallError) {
+        self.options = options
+        self.logger = logger
+        self.routes = routes
+        self.access = access
+        self.nookd = nookd
+        var listeners: [HTTPListener] = []
+        for address in options.listen { listeners.append(try HTTPListener(address)) }
+        self.listeners = listeners
+        stopPipe = try WakePipe()
+        readBuffer = [UInt8](repeating: 0, count: options.readChunk)
+        maximumConnections = HTTPDescriptorLimit.connectionsAllowed(options.maximumConnections, logger: logger)
+    }
+
+    /// Ends ``run()`` from any thread: no new connections, answers under way are written
+    /// (for a few seconds at most), then it returns.
+    public func stop() { stopPipe.wake() }
+
+    /// The stop pipe's write end, for a signal handler (a `write(2)` is async-signal-safe).
+    public var stopDescriptor: Int32 { stopPipe.writeEnd.rawValue }
+
+    public func run() throws(SystemCallError) {
+        var stopping: Duration?
+        var order: [HTTPConnection] = []
+        var entries: [pollfd] = []
+        while true {
+            let now = MonotonicClock.now
+            if let stopping, connections.values.allSatisfy({ $0.exchanges.isEmpty && $0.backlog == 0 }) || now - stopping > .seconds(5) {
+                break
+            }
+            var deadline = expire(now: now)
+            if let next = nookd.tick(now: now) { deadline = min(deadline ?? next, next) }
+            entries.removeAll(keepingCapacity: true)
+            order.removeAll(keepingCapacity: true)
+            entries.append(stopPipe.pollEntry)
+            for listener in listeners { entries.append(pollfd(fd: listener.socket.rawValue, events: Int16(POLLIN), revents: 0)) }
+            let nookdEntry = nookd.pollEntry
+            entries.append(nookdEntry ?? pollfd(fd: -1, events: 0, revents: 0))
+            let first = entries.count
+            for connection in connections.values {
+                var events: Int16 = 0
+                if wantsToRead(connection) { events |= Int16(POLLIN) }
+                if connection.backlog > 0 { events |= Int16(POLLOUT) }
+                entries.append(pollfd(fd: connection.socket.rawValue, events: events, revents: 0))
+                order.append(connection)
+            }
+            var timeout: Int32 = -1
+            if let deadline {
+                let wait = deadline - MonotonicClock.now
+                timeout = Int32(clamping: max(0, min(60_000, wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000 + 1)))
+            }
+            _ = try pollDescriptors(&entries, timeoutMilliseconds: timeout)
+            if entries[0].revents != 0, stopping == nil {
+                stopPipe.drain()
+                stopping = MonotonicClock.now
+                logger.notice("stopping: no new connections; answers under way are written first")
+                listeners.removeAll()
+                for connection in Array(connections.values) where connection.isIdle { close(connection, reason: nil) }
+                for connection in connections.values { connection.closeAfterAnswers = true }
+                continue
+            }
+            for (offset, _) in listeners.enumerated() where entries[1 + offset].revents != 0 { acceptAll(listeners[offset]) }
+            if nookdEntry != nil, entries[first - 1].revents != 0 { nookd.handle(revents: entries[first - 1].revents) }
+            for (offset, connection) in order.enumerated() {
+                let revents = entries[first + offset].revents
+                guard revents != 0, !connection.closed else { continue }
+                if revents & Int16(POLLOUT) != 0 { connection.flush() }
+                guard !connection.closed else { continue }
+                if revents & Int16(POLLIN) != 0 {
+                    read(connection)
+                } else if revents & Int16(POLLHUP | POLLERR) != 0 {
+                    close(connection, reason: nil)
+                }
+            }
+            // Requests held in a parser while the connection had its most in flight are read
+            // once answers made room.
+            for connection in connections.values where connection.parser.bufferedBytes > 0 && !connection.parser.isReadingBody
+                && !connection.closeAfterAnswers && connection.exchanges.count < options.maximumPipelined {
+                parse(connection)
+            }
+        }
+        for connection in Array(connections.values) { close(connection, reason: nil) }
+        logger.notice("stopped")
+    }
+
+    private func wantsToRead(_ connection: HTTPConnection) -> Bool {
+        !connection.closeAfterAnswers && connection.exchanges.count < options.maximumPipelined
+            && connection.backlog <= options.maximumBacklogBytes
+    }
+
+    /// Closes connections past their time bounds; the next time one falls due.
+    private func expire(now: Duration) -> Duration? {
+        var next: Duration?
+        func due(_ time: Duration) { next = min(next ?? time, time) }
+        for connection in Array(connections.values) {
+            if connection.backlog > 0 {
+                if now - connection.lastWriteProgress >= options.writeTimeout {
+                    logger.info("\(connection.peer) read nothing of its answers for \(options.writeTimeout); closed")
+                    close(connection, reason: nil)
+                    continue
+                }
+                due(connection.lastWriteProgress + options.writeTimeout)
+            }
+            if let started = connection.requestStarted, connection.parser.hasPartialRequest {
+                let bound = connection.parser.isReadingBody ? options.bodyTimeout : options.headerTimeout
+                if now - started >= bound {
+                    let what = connection.parser.isReadingBody ? "body" : "header block"
+                    logger.info("\(connection.peer) took over \(bound) to send a request's \(what); answered 408 and closed")
+                    refuse(connection, HTTPAPIError(status: 408, code: "request_timeout",
+                                                    message: "the request's \(what) did not arrive within \(bound) of its first byte"))
+                    continue
+                }
+                due(started + bound)
+            } else if connection.isIdle {
+                if now - connection.idleSince >= options.idleTimeout {
+                    close(connection, reason: nil)
+                    continue
+                }
+                due(connection.idleSince + options.idleTimeout)
+            }
+        }
+        logEvictions(now: now)
+        if let logged = evictionLoggedAt, evictionsUnlogged > 0 { due(logged + .seconds(10)) }
+        return next
+    }
+
+    private func acceptAll(_ listener: HTTPListener) {
+        while true {
+            let accepted: (socket: FileDescriptor, peer: String, loopback: Bool)?
+            do { accepted = try listener.accept() } catch {
+                // Out of descriptors (EMFILE) despite the bound, or the like: the listener stays
+                // readable, so say it and let the next turn try again after making room.
+                logger.warning("\(error)")
+                if error.errno == .tooManyOpenFiles || error.errno == .tooManyOpenFilesInSystem { _ = evictOne() }
+                return
+            }
+            guard let accepted else { return }
+            if connections.count >= maximumConnections, !evictOne() {
+                // Every connection is busy: the newcomer hears why (best effort) and goes.
+                let answer = HTTPResponseEncoding.encode(HTTPAPIError(status: 503, code: "too_many_connections",
+                    message: "nook-http already serves \(maximumConnections) busy connections (http.max_connections)",
+                    headers: [("Retry-After", "1")]).response, headOnly: false, keepAlive: false)
+                _ = answer.withUnsafeBytes { bytes in send(accepted.socket.rawValue, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+                continue
+            }
+            nextConnectionID += 1
+            let connection = HTTPConnection(id: nextConnectionID, socket: accepted.socket, peer: accepted.peer, loopback: accepted.loopback,
+                                            limits: options.limits, now: MonotonicClock.now, server: self)
+            connections[connection.id] = connection
+        }
+    }
+
+    /// Closes the connection that has waited longest with nothing under way, else the one whose
+    /// unfinished head began longest ago: a flood of idle or slow connections never keeps a
+    /// new client out.
+    private func evictOne() -> Bool {
+        var victim: HTTPConnection?
+        var since = Duration.seconds(1 << 40)
+        for connection in connections.values where connection.isIdle && connection.idleSince < since {
+            (victim, since) = (connection, connection.idleSince)
+        }
+        if victim == nil {
+            for connection in connections.values where connection.exchanges.isEmpty && connection.backlog == 0 {
+                if let started = connection.requestStarted, started < since { (victim, since) = (connection, started) }
+            }
+        }
+        guard let victim else { return false }
+        evictionsUnlogged += 1
+        close(victim, reason: nil)
+        return true
+    }
+
+    private func logEvictions(now: Duration) {
+        guard evictionsUnlogged > 0 else { return }
+        if let last = evictionLoggedAt, now - last < .seconds(10) { return }
+        logger.warning("closed \(evictionsUnlogged) idle or unfinished connection(s) to make room: at the limit of \(maximumConnections) connections (http.max_connections)")
+        evictionsUnlogged = 0
+        evictionLoggedAt = now
+    }
+
+    private func read(_ connection: HTTPConnection) {
+        let reading = readBuffer.withUnsafeMutableBytes { bytes in
+            Result { () throws(SystemCallError) in try connection.socket.readIfReady(into: bytes) }
+        }
+        switch reading {
+        case .failure:
+            close(connection, reason: nil)
+            return
+        case .success(nil):
+            return
+        case .success(.some(0)):
+            // The client is done sending: what it asked is still answered, then the connection ends.
+            connection.closeAfterAnswers = true
+            if connection.exchanges.isEmpty && connection.backlog == 0 { close(connection, reason: nil) }
+            return
+        case .success(let count?):
+            if !connection.parser.hasPartialRequest { connection.requestStarted = MonotonicClock.now }
+            connection.parser.append(readBuffer[..<count])
+        }
+        parse(connection)
+    }
+
+    private func parse(_ connection: HTTPConnection) {
+        while !connection.closed, !connection.closeAfterAnswers, connection.exchanges.count < options.maximumPipelined,
+              let item = connection.parser.next() {
+            switch item {
+            case .continueExpected:
+                // Only when nothing is owed before it: a 100 must not pass an earlier answer.
+                if connection.exchanges.isEmpty && connection.backlog == 0 {
+                    connection.outgoing += "HTTP/1.1 100 Continue\r\n\r\n".utf8
+                    connection.flush()
+                }
+            case .failure(let error):
+                logger.info("\(connection.peer): \(error)")
+                refuse(connection, error)
+                return
+            case .request(let request, let keepAlive):
+                let exchange = HTTPServerExchange(request: request, keepAlive: keepAlive, connection: connection,
+                                                  streamBacklogBytes: options.streamBacklogBytes, logger: logger)
+                connection.exchanges.append(exchange)
+                if !keepAlive { connection.closeAfterAnswers = true }
+                connection.requestStarted = connection.parser.hasPartialRequest ? MonotonicClock.now : nil
+                dispatch(exchange, connection: connection)
+            }
+        }
+    }
+
+    /// Answers `error` after whatever the connection is owed, and ends it there.
+    private func refuse(_ connection: HTTPConnection, _ error: HTTPAPIError) {
+        let exchange = HTTPServerExchange(request: HTTPRequest(method: "GET", path: "/"), keepAlive: false, connection: connection,
+                                          streamBacklogBytes: 0, logger: logger)
+        connection.exchanges.append(exchange)
+        connection.closeAfterAnswers = true
+        connection.requestStarted = nil
+        exchange.respond(error.response)
+    }
+
+    private func dispatch(_ exchange: HTTPServerExchange, connection: HTTPConnection) {
+        let request = exchange.request
+        let caller: HTTPCaller
+        // A request a reverse proxy passed on comes from loopback but not from this machine's
+        // own clients: it is served as from the network (a token file is needed).
+        let proxied = request.header("X-Forwarded-For") != nil || request.header("Forwarded") != nil
+        switch access.caller(for: request, loopback: connection.loopback && !proxied, now: MonotonicClock.now) {
+        case .failure(let error):
+            exchange.respond(error.response)
+            return
+        case .success(let found):
+            caller = found
+        }
+        exchange.caller = caller
+        switch routes.match(method: request.method, path: request.path) {
+        case .notFound:
+            exchange.respond(HTTPRouteTable.notFound(request.method, request.path).response)
+        case .methodNotAllowed(let allowed):
+            exchange.respond(HTTPRouteTable.methodNotAllowed(request.method, request.path, allowed: allowed).response)
+        case .found(let route, let parameters):
+            guard HTTPAccess.allows(caller, route.scope) else {
+                exchange.respond(HTTPAPIError(status: 403, code: "forbidden",
+                    message: "\(caller.name) may not \(request.method) \(route.pattern): it needs the '\(route.scope.rawValue)' scope").response)
+                return
+            }
+            route.handler(exchange, parameters, nookd)
+        }
+    }
+
+    func close(_ connection: HTTPConnection, reason: String?) {
+        guard !connection.closed else { return }
+        connection.closed = true
+        connections.removeValue(forKey: connection.id)
+        connection.exchanges.removeAll()
+        if let reason { logger.info("\(connection.peer): \(reason)") }
+        _ = try? systemCall("shutdown", subject: connection.socket.name) { shutdown(connection.socket.rawValue, Int32(SHUT_RDWR)) }
+    }
+}

@@ -1,0 +1,105 @@
+import Logging
+
+/// The server's ``HTTPExchange``: one request and the one answer it gets, now or later, whole
+/// or as a chunked stream. Its answer waits in its connection's order (pipelining).
+final class HTTPServerExchange: HTTPExchange {
+    enum State {
+        case waiting
+        case answered([UInt8])
+        /// The head not yet moved to the connection's bytes, or nil once it was.
+        case streaming(head: [UInt8]?)
+        case finished(tail: [UInt8])
+    }
+
+    let request: HTTPRequest
+    var caller: HTTPCaller
+    let keepAlive: Bool
+    let headOnly: Bool
+    var state: State = .waiting
+    weak var connection: HTTPConnection?
+    private let logger: Logger
+    /// Bytes a stream client may leave unread before parts it is sent are dropped.
+    let streamBacklogBytes: Int
+
+    init(request: HTTPRequest, keepAlive: Bool, connection: HTTPConnection, streamBacklogBytes: Int, logger: Logger) {
+        self.request = request
+        self.keepAlive = keepAlive
+        headOnly = request.method == "HEAD"
+        self.connection = connection
+        self.streamBacklogBytes = streamBacklogBytes
+        self.logger = logger
+        caller = HTTPCaller(name: "", scopes: [])
+    }
+
+    var isOpen: Bool {
+        guard let connection, !connection.closed else { return false }
+        switch state {
+        case .waiting, .streaming: return true
+        case .answered, .finished: return false
+        }
+    }
+
+    func respond(_ response: HTTPResponse) {
+        guard case .waiting = state else {
+            logger.error("a handler answered \(request.method) \(request.path) twice; the second answer (\(response.status)) is dropped")
+            return
+        }
+        state = .answered(HTTPResponseEncoding.encode(response, headOnly: headOnly, keepAlive: keepAlive))
+        logger.debug("\(connection?.peer ?? "gone"): \(request.method) \(request.path) -> \(response.status)")
+        connection?.advance()
+    }
+
+    func startStream(status: Int, headers: [(name: String, value: String)]) -> any HTTPStreamWriter {
+        guard case .waiting = state else {
+            logger.error("a handler started a stream for \(request.method) \(request.path) after answering it")
+            return HTTPClosedStream()
+        }
+        var head: [UInt8] = []
+        HTTPResponseEncoding.head(status: status, headers: headers + [("Cache-Control", "no-store")], contentLength: headOnly ? 0 : nil,
+                                  keepAlive: keepAlive, into: &head)
+        state = .streaming(head: head)
+        logger.debug("\(connection?.peer ?? "gone"): \(request.method) \(request.path) -> \(status), streaming")
+        if headOnly {
+            state = .finished(tail: head)
+            connection?.advance()
+            return HTTPClosedStream()
+        }
+        connection?.advance()
+        return HTTPChunkedStream(exchange: self)
+    }
+
+    /// Queues a chunk if this stream is the connection's answer being written and the client
+    /// keeps up; false when it is dropped.
+    func sendChunk(_ bytes: [UInt8]) -> Bool {
+        guard case .streaming(nil) = state, let connection, !connection.closed,
+              connection.exchanges.first === self, connection.backlog <= streamBacklogBytes else { return false }
+        guard !bytes.isEmpty else { return true }
+        connection.outgoing += HTTPResponseEncoding.chunk(bytes)
+        connection.flush()
+        return true
+    }
+
+    func finishStream() {
+        switch state {
+        case .streaming(let head):
+            state = .finished(tail: (head ?? []) + HTTPResponseEncoding.lastChunk)
+            connection?.advance()
+        default:
+            return
+        }
+    }
+}
+
+final class HTTPChunkedStream: HTTPStreamWriter {
+    private weak var exchange: HTTPServerExchange?
+    init(exchange: HTTPServerExchange) { self.exchange = exchange }
+
+    @discardableResult func send(_ bytes: [UInt8]) -> Bool { exchange?.sendChunk(bytes) ?? false }
+    func finish() { exchange?.finishStream() }
+}
+
+/// A stream whose client is gone (or that was never started): sends nothing.
+final class HTTPClosedStream: HTTPStreamWriter {
+    @discardableResult func send(_ bytes: [UInt8]) -> Bool { false }
+    func finish() {}
+}

@@ -1,0 +1,95 @@
+import Foundation
+import NookHTTP
+import NookProtocol
+import Testing
+
+/// Whether `body` throws an error whose text passes `check`.
+func checkError(_ body: () throws -> Any, _ check: (String) -> Bool) -> Bool {
+    do { _ = try body(); return false } catch { return check("\(error)") }
+}
+
+/// Tokens, scopes and rate limits (H4).
+@Suite struct HTTPAccessTests {
+    static let token = "nook_secret-token"
+    static let tokens = [HTTPToken(name: "grafana", scopes: [.publish], digest: SHA256.hash(token.utf8)),
+                         HTTPToken(name: "owner", scopes: [.admin], digest: SHA256.hash("owner-token".utf8))]
+
+    func request(headers: [(name: String, value: String)] = [], query: [(name: String, value: String)] = []) -> HTTPRequest {
+        HTTPRequest(method: "POST", path: "/x", query: query, headers: headers)
+    }
+
+    @Test func h4_withoutATokenFileOnlyLoopbackIsServedAsLocalWithEveryScope() throws {
+        let access = HTTPAccess(tokens: nil)
+        let caller = try access.caller(for: request(), loopback: true, now: .zero).get()
+        #expect(caller.name == "local" && caller.scopes == Set(HTTPScope.allCases))
+        guard case .failure(let error) = access.caller(for: request(), loopback: false, now: .zero) else { Issue.record("served"); return }
+        #expect(error.status == 403)
+    }
+
+    @Test func h4_everyWayASenderPresentsATokenNamesTheSameCaller() throws {
+        let access = HTTPAccess(tokens: Self.tokens, rateLimit: .init(perSecond: 0, burst: 1))
+        let basic = Base64.encode(Array(":\(Self.token)".utf8))
+        let ntfyAuth = Base64.encode(Array("Bearer \(Self.token)".utf8)).replacingOccurrences(of: "=", with: "")
+        let forms = [
+            request(headers: [("Authorization", "Bearer \(Self.token)")]),
+            request(headers: [("authorization", "basic \(basic)")]),
+            request(headers: [("X-Gotify-Key", Self.token)]),
+            request(query: [("token", Self.token)]),
+            request(query: [("auth", ntfyAuth)]),
+        ]
+        for form in forms {
+            let caller = try access.caller(for: form, loopback: false, now: .zero).get()
+            #expect(caller == HTTPCaller(name: "grafana", scopes: [.publish]))
+        }
+    }
+
+    @Test func h4_aMissingOrWrongTokenIs401WithAChallengeEvenFromLoopback() {
+        let access = HTTPAccess(tokens: Self.tokens)
+        for form in [request(), request(headers: [("Authorization", "Bearer wrong")]), request(headers: [("Authorization", "Digest x")]),
+                     request(query: [("auth", "!!!")])] {
+            guard case .failure(let error) = access.caller(for: form, loopback: true, now: .zero) else { Issue.record("served \(form)"); continue }
+            #expect(error.status == 401)
+            #expect(error.headers.contains { $0.name == "WWW-Authenticate" })
+        }
+    }
+
+    @Test func h4_adminMayDoAllAndOtherScopesOnlyThemselves() {
+        let publisher = HTTPCaller(name: "p", scopes: [.publish])
+        #expect(HTTPAccess.allows(publisher, .publish) && !HTTPAccess.allows(publisher, .read) && !HTTPAccess.allows(publisher, .admin))
+        #expect(HTTPScope.allCases.allSatisfy { HTTPAccess.allows(HTTPCaller(name: "a", scopes: [.admin]), $0) })
+    }
+
+    @Test func h4_eachTokenHasItsOwnBucketAnd429SaysWhenToComeBack() throws {
+        let access = HTTPAccess(tokens: Self.tokens, rateLimit: .init(perSecond: 2, burst: 3))
+        let grafana = request(headers: [("Authorization", "Bearer \(Self.token)")])
+        let owner = request(headers: [("Authorization", "Bearer owner-token")])
+        for _ in 0..<3 { #expect((try? access.caller(for: grafana, loopback: true, now: .zero).get()) != nil) }
+        guard case .failure(let error) = access.caller(for: grafana, loopback: true, now: .zero) else { Issue.record("not limited"); return }
+        #expect(error.status == 429 && error.headers.contains { $0.name == "Retry-After" && $0.value == "1" })
+        // Another token is not held up; the first may go again once its bucket refilled.
+        #expect((try? access.caller(for: owner, loopback: true, now: .zero).get()) != nil)
+        #expect((try? access.caller(for: grafana, loopback: true, now: .milliseconds(600)).get()) != nil)
+    }
+
+    @Test func h4_theTokenFileIsReadAsNameScopesAndHashAndRefusedWhenOthersCanReadIt() throws {
+        let directory = NSTemporaryDirectory() + "nook-http-tokens-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/tokens"
+        let line = HTTPTokenFile.line(name: "grafana", scopes: [.publish, .read], token: Self.token)
+        #expect(line.hasPrefix("grafana read,publish sha256:"))
+        try "# senders\n\(line)\n".write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o644)
+        #expect(checkError({ try HTTPTokenFile.load(path: path) }) { $0.contains(path) && $0.contains("mode 644") })
+        chmod(path, 0o600)
+        let tokens = try HTTPTokenFile.load(path: path)
+        #expect(tokens == [HTTPToken(name: "grafana", scopes: [.publish, .read], digest: SHA256.hash(Self.token.utf8))])
+        // A FIFO given as the path is an error at once, not a read that never ends.
+        let fifo = directory + "/fifo"
+        mkfifo(fifo, 0o600)
+        #expect(checkError({ try HTTPTokenFile.load(path: fifo) }) { $0.contains("a FIFO") })
+        #expect(checkError({ try HTTPTokenFile.load(path: "/dev/zero") }) { $0.contains("character device") })
+        #expect(checkError({ try HTTPTokenFile.parse("grafana publish sha256:abcd\n", path: "t") }) { $0.contains("t line 1") })
+        #expect(checkError({ try HTTPTokenFile.parse("grafana write sha256:\(String(repeating: "a", count: 64))\n", path: "t") }) { $0.contains("unknown scope 'write'") })
+    }
+}

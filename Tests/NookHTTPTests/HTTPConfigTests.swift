@@ -1,0 +1,26 @@
+import NookConfig
+import NookHTTP
+import Testing
+
+/// nook-http's settings (H4): the shipped file is valid and says the defaults; errors name the key.
+@Suite struct HTTPConfigTests {
+    @Test func h4_theShippedConfigIsValidAndListensOnLoopbackAlone() throws {
+        let config = try HTTPConfig.load(path: Built.root + "/Hardware/http.toml")
+        #expect(config == HTTPConfig())
+        #expect(config.listen.allSatisfy(\.isLoopback) && config.listen.map(\.port) == [8722])
+        #expect(config.tokens == nil)
+    }
+
+    @Test func h4_listenTakesOneOrManyAddressesIPv6InBrackets() throws {
+        let config = try HTTPConfig(ConfigDocument(parsing: "[http]\nlisten = [\"0.0.0.0:80\", \"[::1]:8722\"]\n", source: "http.toml"))
+        #expect(config.listen == [HTTPListenAddress(host: "0.0.0.0", port: 80), HTTPListenAddress(host: "::1", port: 8722)])
+        #expect(!config.listen[0].isLoopback && config.listen[1].isLoopback)
+    }
+
+    @Test func h4_aBadValueOrUnknownKeyIsAnErrorNamingIt() {
+        for (text, key) in [("[http]\nmax_body_bytes = 10\n", "http.max_body_bytes"), ("[http]\nlisten = \"nowhere\"\n", "http.listen"),
+                            ("[http]\nmax_conections = 5\n", "http.max_conections"), ("[http]\nrate_limit_per_s = \"fast\"\n", "http.rate_limit_per_s")] {
+            #expect(checkError({ try HTTPConfig(ConfigDocument(parsing: text, source: "http.toml")) }) { $0.contains(key) && $0.contains("http.toml") }, "\(text)")
+        }
+    }
+}

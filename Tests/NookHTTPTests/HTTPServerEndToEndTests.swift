@@ -1,0 +1,181 @@
+import Foundation
+import NookProtocol
+import NookTestSupport
+import NookTestTraits
+import Testing
+
+/// H4 end to end: the built nook-http and a real nookd on the mock display, driven by curl and
+/// by raw sockets (bytes curl would never send).
+@Suite("H4 nook-http server end to end", .serialized, .ownThreads)
+struct HTTPServerEndToEndTests {
+    @Test func h1_healthzAnswersThroughNookdOverOneKeptAliveConnection() throws {
+        let service = try HTTPService()
+        let result = try curl(["-v", service.url + "/healthz", service.url + "/healthz"])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.statusCodes == [200, 200], "\(result.output)")
+        #expect(result.output.contains("\"nookd\":\"reachable\""))
+        #expect(result.error.contains("Re-using existing connection") || result.error.contains("Reusing existing"), "\(result.error)")
+        // HEAD: the GET route's head, no body.
+        let head = try curl(["-I", service.url + "/healthz"])
+        #expect(head.output.statusCodes == [200] && !head.output.contains("reachable"), "\(head.output)")
+    }
+
+    @Test func h1_pipelinedRequestsAreAnsweredInTheOrderAsked() throws {
+        let service = try HTTPService()
+        let connection = try RawConnection(port: service.port)
+        try connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /nothing HTTP/1.1\r\n\r\nDELETE /healthz HTTP/1.1\r\n\r\nGET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n")
+        let (text, closed) = connection.read()
+        #expect(text.statusCodes == [200, 404, 405, 200], "\(text)")
+        #expect(text.contains("Allow: GET, HEAD"))
+        #expect(text.contains("\"code\":\"not_found\""))
+        #expect(closed)
+    }
+
+    @Test func h4_nookdGoneIsA503WithRetryAfterAtOnceAndItsReturnIsFound() throws {
+        let service = try HTTPService()
+        #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200])
+        service.stopNookd()
+        let down = try curl([service.url + "/healthz", service.url + "/healthz"])
+        #expect(down.status == 0, "curl timed out or failed: \(down.error)")
+        #expect(down.output.statusCodes == [503, 503], "\(down.output)")
+        #expect(down.output.contains("Retry-After: "), "\(down.output)")
+        #expect(down.output.contains("\"nookd\":\"unreachable\""))
+        try service.startNookd()
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(30))
+        var codes: [Int] = []
+        while codes != [200], Date() < deadline {
+            codes = try curl([service.url + "/healthz"]).output.statusCodes
+            if codes != [200] { usleep(200_000) }
+        }
+        #expect(codes == [200], "\(service.logText)")
+    }
+
+    @Test func h4_nookdClosingAnIdleLinkIsNoOutage() throws {
+        let service = try HTTPService(nookdConfig: "[daemon]\nidle_timeout = 1\n")
+        #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200])
+        // nookd closes the link once it has been idle for its timeout; the next call reopens it.
+        #expect(service.waitForLog("nookd closed the idle connection"), "\(service.logText)")
+        #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200], "\(service.logText)")
+        #expect(!service.logText.contains("lost nookd"))
+    }
+
+    @Test func h4_startedWithoutNookdItServes503sRatherThanExiting() throws {
+        let service = try HTTPService(withNookd: false)
+        let answer = try curl([service.url + "/healthz"])
+        #expect(answer.output.statusCodes == [503], "\(answer.output)")
+        #expect(service.server.isRunning)
+        try service.startNookd()
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(30))
+        while try curl([service.url + "/healthz"]).output.statusCodes != [200], Date() < deadline { usleep(200_000) }
+        #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200], "\(service.logText)")
+    }
+
+    @Test func h4_twoThousandIdleConnectionsKeepNoNewClientOut() throws {
+        let service = try HTTPService(config: "[http]\nmax_connections = 500\n")
+        // The idle connections come from a child: the test process keeps few descriptors.
+        let script = """
+            import resource, socket, sys
+            soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+            held = []
+            for _ in range(2000):
+                s = socket.create_connection(("127.0.0.1", \(service.port)))
+                held.append(s)
+            print("connected", flush=True)
+            sys.stdin.read()
+            """
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        holder.arguments = ["-c", script]
+        let input = Pipe.closedOnExec(), output = Pipe.closedOnExec()
+        holder.standardInput = input
+        holder.standardOutput = output
+        holder.standardError = FileHandle.nullDevice
+        try holder.runAlone()
+        defer {
+            try? input.fileHandleForWriting.close()
+            if holder.isRunning { kill(holder.processIdentifier, SIGKILL) }
+            holder.waitForExit()
+        }
+        var said = ""
+        while !said.contains("connected") {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            said += String(decoding: data, as: UTF8.self)
+        }
+        #expect(said.contains("connected"), "the 2,000 connections were not made: \(service.logText.suffix(2000))")
+        let answer = try curl([service.url + "/healthz"])
+        #expect(answer.output.statusCodes == [200], "\(answer.output) \(answer.error)")
+        #expect(service.server.isRunning)
+        #expect(service.waitForLog("to make room"), "\(service.logText.suffix(2000))")
+    }
+
+    @Test func h4_aHeadTrickledInSlowlyIsCutAtItsTimeBoundWhileOthersAreServed() throws {
+        let service = try HTTPService(config: "[http]\nheader_timeout_s = 1\n")
+        let slow = try RawConnection(port: service.port)
+        try slow.send("GET /healthz HTTP/1.1\r\n")
+        var cut = false
+        var text = ""
+        // A header line every 200 ms: each byte keeps it alive no longer than the bound from its first.
+        for index in 0..<100 where !cut {
+            try? slow.send("X-\(index): y\r\n")
+            let read = slow.read(seconds: 0.2)
+            text += read.text
+            cut = read.closed
+            if index == 2 { #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200]) }
+        }
+        #expect(cut, "the slow client was never cut: \(service.logText.suffix(2000))")
+        #expect(text.statusCodes == [408], "\(text)")
+    }
+
+    @Test func h4_anOversizedBodyIsRefusedAfterTheAnswersOwedBeforeIt() throws {
+        let service = try HTTPService(config: "[http]\nmax_body_bytes = 2048\n")
+        let connection = try RawConnection(port: service.port)
+        try connection.send("GET /healthz HTTP/1.1\r\n\r\nGET /healthz HTTP/1.1\r\n\r\nPOST /healthz HTTP/1.1\r\nContent-Length: 1000000\r\n\r\n" + String(repeating: "x", count: 4096))
+        let (text, closed) = connection.read()
+        #expect(text.statusCodes == [200, 200, 413], "\(text)")
+        #expect(text.contains("\"code\":\"body_too_large\""))
+        #expect(closed)
+        // A body sent only after `100 Continue` (curl asks so for large bodies) is answered, not hung.
+        let body = String(repeating: "y", count: 1500)
+        let posted = try curl(["-X", "POST", "-H", "Content-Type: text/plain", "-H", "Expect: 100-continue", "--expect100-timeout", "30",
+                               "--data-binary", body, service.url + "/healthz"])
+        #expect(posted.output.contains("HTTP/1.1 100 Continue") && posted.output.statusCodes.last == 405, "\(posted.output)")
+    }
+
+    @Test func h4_tokensNameTheCallerAndAreRateLimited() throws {
+        let token = "nook_test-token-for-grafana"
+        let tokens = NSTemporaryDirectory() + "nook-http-tokens-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let made = try runProgram(Built.directory + "/nook-http", ["hash-token", "grafana", "read"])
+        #expect(made.status == 0 && made.output.hasPrefix("grafana read sha256:") && made.error.contains("nook_"), "\(made)")
+        try "\(made.output)grafana2 read sha256:\(sha256Hex(token))\n".write(toFile: tokens, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: tokens) }
+        chmod(tokens, 0o644)
+        let refused = try startFailure(config: "[http]\ntokens = \"\(tokens)\"\n")
+        #expect(refused.contains(tokens) && refused.contains("mode 644"), "\(refused)")
+        chmod(tokens, 0o600)
+        let service = try HTTPService(config: "[http]\ntokens = \"\(tokens)\"\nrate_limit_per_s = 0.01\nrate_limit_burst = 2\n")
+        let none = try curl([service.url + "/healthz"])
+        #expect(none.output.statusCodes == [401] && none.output.contains("WWW-Authenticate: Bearer"), "\(none.output)")
+        #expect(try curl(["-H", "Authorization: Bearer wrong", service.url + "/healthz"]).output.statusCodes == [401])
+        #expect(try curl(["-H", "Authorization: Bearer \(token)", service.url + "/healthz"]).output.statusCodes == [200])
+        #expect(try curl(["-u", ":\(token)", service.url + "/healthz"]).output.statusCodes == [200])
+        let limited = try curl([service.url + "/healthz?token=\(token)"])
+        #expect(limited.output.statusCodes == [429] && limited.output.contains("Retry-After: "), "\(limited.output)")
+    }
+}
+
+func sha256Hex(_ text: String) -> String {
+    var digest = ""
+    if let result = try? runProgram("/usr/bin/sha256sum", [], input: text) { digest = String(result.output.prefix(64)) }
+    return digest
+}
+
+/// nook-http started with `config`, which must make it exit: what it said.
+func startFailure(config: String) throws -> String {
+    let path = NSTemporaryDirectory() + "nook-http-config-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).toml"
+    try config.write(toFile: path, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let result = try runProgram(Built.directory + "/nook-http", ["--config", path, "--listen", "127.0.0.1:0", "--socket", "/nonexistent/nookd.sock"])
+    return "exit \(result.status): \(result.error)"
+}

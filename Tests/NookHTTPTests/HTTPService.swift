@@ -1,0 +1,191 @@
+import Foundation
+import NookProtocol
+import NookTestSupport
+import NookTestTraits
+import Testing
+
+/// The built executables (`swift build` builds them before the tests); NOOK_TEST_BINARIES picks
+/// another build, such as the AddressSanitizer one.
+enum Built {
+    static let root: String = {
+        let file = #filePath
+        return String(file[..<file.range(of: "/Tests/")!.lowerBound])
+    }()
+    static let directory = ProcessInfo.processInfo.environment["NOOK_TEST_BINARIES"] ?? root + "/.build/debug"
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A scratch directory with a real nookd on the mock display (its socket private to the test)
+/// and the built nook-http on a port the kernel chose; both are killed when this is released.
+final class HTTPService {
+    let directory: String
+    let socket: String
+    var nookd = Process()
+    let server = Process()
+    let log: String
+    private(set) var port: UInt16 = 0
+
+    /// nookd's config file, when the test gave one.
+    private var nookdConfig: String?
+
+    init(config: String? = nil, arguments: [String] = [], withNookd: Bool = true, nookdConfig nookdText: String? = nil) throws {
+        directory = NSTemporaryDirectory() + "nook-http-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        socket = directory + "/nookd.sock"
+        log = directory + "/nook-http.log"
+        if let nookdText {
+            nookdConfig = directory + "/nook.toml"
+            try nookdText.write(toFile: directory + "/nook.toml", atomically: true, encoding: .utf8)
+        }
+        if withNookd { try startNookd() }
+        var configArguments: [String] = []
+        if let config {
+            let path = directory + "/http.toml"
+            try config.write(toFile: path, atomically: true, encoding: .utf8)
+            configArguments = ["--config", path]
+        }
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        let output = Pipe.closedOnExec()
+        server.executableURL = URL(fileURLWithPath: Built.directory + "/nook-http")
+        server.arguments = ["--socket", socket, "--listen", "127.0.0.1:0", "--log-level", "debug"] + configArguments + arguments
+        server.standardOutput = output
+        server.standardError = FileHandle(forWritingAtPath: log)
+        try server.runAlone()
+        var text = ""
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(30))
+        while !text.contains("\n"), Date() < deadline {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            text += String(decoding: data, as: UTF8.self)
+        }
+        guard let portText = text.split(separator: "\n").first?.split(separator: ":").last, let port = UInt16(portText) else {
+            throw TestFailure("nook-http did not say where it listens: '\(text)' \(logText)")
+        }
+        self.port = port
+    }
+
+    /// Starts (or starts again) nookd on the mock display and waits until it listens.
+    func startNookd() throws {
+        if nookd.isRunning { kill(nookd.processIdentifier, SIGKILL); nookd.waitForExit() }
+        nookd = Process()
+        nookd.executableURL = URL(fileURLWithPath: Built.directory + "/nookd")
+        nookd.arguments = ["--socket", socket, "--display", "mock", "--journal", "none", "--log-level", "warning"] + (nookdConfig.map { ["--config", $0] } ?? [])
+        nookd.standardError = FileHandle.nullDevice
+        try nookd.runAlone()
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(60))
+        while (try? NookClient(path: socket)) == nil {
+            guard Date() < deadline, nookd.isRunning else { throw TestFailure("nookd did not start") }
+            usleep(20_000)
+        }
+    }
+
+    func stopNookd() {
+        guard nookd.isRunning else { return }
+        kill(nookd.processIdentifier, SIGKILL)
+        nookd.waitForExit()
+    }
+
+    var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
+    func waitForLog(_ needle: String, timeout: Double = 30) -> Bool {
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(timeout))
+        while Date() < deadline {
+            if logText.contains(needle) { return true }
+            usleep(50_000)
+        }
+        return false
+    }
+
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    deinit {
+        for process in [server, nookd] where process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitForExit()
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+/// Runs a program to its end: its exit status and standard output (standard error joined).
+func runProgram(_ executable: String, _ arguments: [String], input: String? = nil) throws -> (status: Int32, output: String, error: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let output = Pipe.closedOnExec(), error = Pipe.closedOnExec()
+    process.standardOutput = output
+    process.standardError = error
+    let inputPipe = input.map { _ in Pipe.closedOnExec() }
+    if let inputPipe { process.standardInput = inputPipe }
+    try process.runAlone()
+    if let inputPipe, let input {
+        inputPipe.fileHandleForWriting.write(Data(input.utf8))
+        try? inputPipe.fileHandleForWriting.close()
+    }
+    let out = output.fileHandleForReading.readToEndOfFile()
+    let err = error.fileHandleForReading.readToEndOfFile()
+    _ = process.waitForExit()
+    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+}
+
+/// curl with `-sS` and a bounded time: status line and body of every answer (`-i`).
+func curl(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+    try runProgram("/usr/bin/curl", ["-sS", "-i", "--max-time", "\(Int(TestBounds.seconds(20)))"] + arguments)
+}
+
+/// A plain TCP connection to nook-http, for bytes no client library would send.
+final class RawConnection {
+    let fd: Int32
+
+    init(port: UInt16) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard connected == 0 else { close(fd); throw TestFailure("connect: \(errno)") }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ text: String) throws { try send(Array(text.utf8)) }
+
+    func send(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+            guard sent > 0 else { throw TestFailure("send: \(errno)") }
+            offset += sent
+        }
+    }
+
+    /// What arrives until the server closes or `quiet` seconds pass with nothing new.
+    func read(until done: (String) -> Bool = { _ in false }, seconds: Double = 20) -> (text: String, closed: Bool) {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(seconds))
+        while Date() < deadline {
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 100) >= 0 else { break }
+            guard entry.revents != 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { return (String(decoding: bytes, as: UTF8.self), true) }
+            bytes += buffer[..<count]
+            if done(String(decoding: bytes, as: UTF8.self)) { break }
+        }
+        return (String(decoding: bytes, as: UTF8.self), false)
+    }
+}
+
+extension String {
+    /// The status codes of the answers in a stream of HTTP/1.1 answers, in order.
+    var statusCodes: [Int] {
+        components(separatedBy: "HTTP/1.1 ").dropFirst().compactMap { Int($0.prefix(3)) }
+    }
+}
