@@ -3,6 +3,8 @@ import NookProtocol
 /// The live view over HTTP (V1): the glass as a PNG, and a stream of PNGs that sends a part
 /// only when the glass changes. Both are chains of nookd's `frame` operation: nook-http keeps
 /// no frames of its own, and a slow viewer misses frames rather than holding one.
+/// `nookd` must be a link of its own for these routes: nookd answers a connection's requests in
+/// order, so a `frame` waiting for the next change (up to 25 s) holds every call behind it.
 public enum LiveViewRoutes {
     /// The boundary between the stream's parts.
     static let boundary = "nookframe"
@@ -96,9 +98,11 @@ public enum LiveViewRoutes {
     static func frame(after: Int?, _ nookd: any NookdCalls, done: @escaping (Result<FrameAnswer, HTTPAPIError>) -> Void) {
         nookd.call(Request(id: .number(1), operation: .frame(after: after))) { result in
             switch result {
-            case .success(let json):
+            case .success(let line):
                 do {
-                    done(.success(try FrameAnswer(json: json)))
+                    // `done` gets nookd's whole answer line; the frame is its result.
+                    guard let result = line["result"] else { throw ProtocolError(.missingField, field: "result", "is required") }
+                    done(.success(try FrameAnswer(json: result)))
                 } catch {
                     done(.failure(HTTPAPIError(status: 502, code: "nookd_error", message: "nookd's frame could not be read: \(error)")))
                 }
