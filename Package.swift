@@ -62,12 +62,16 @@ let package = Package(
         .target(name: "NookLED", dependencies: ["NookActivities", "NookDisplay", "NookPixel", "NookSystem"]),
         // The pixel renderer for LED matrices and strips (L3, L4): bitmap font, marquee, 8x8 icons.
         .target(name: "NookPixel", dependencies: ["NookActivities", "NookDisplay"]),
+        // zlib (Debian zlib1g-dev), seen only by NookPNG.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // The live view's PNG encoder (V1): RGB8 rows deflated by zlib, fast enough for every frame.
+        .target(name: "NookPNG", dependencies: ["NookDisplay", "CZlib"]),
         // Theme, icons, card layout, home content, animation, PNG: the only user of cairo/pango.
         .target(name: "NookRender", dependencies: ["NookActivities", "NookDisplay", "NookConfig", "NookSystem", "CPangoCairo"]),
         // The daemon's wiring: config, backend selection, socket server, signals, requests.
         .target(name: "NookDaemon", dependencies: [
             "NookActivities", "NookProtocol", "NookConfig", "NookDisplay", "NookRender", "NookInput", "NookDRM", "NookFramebuffer", "NookLED", "NookPixel",
-            "NookSystem", .product(name: "Logging", package: "swift-log"),
+            "NookPNG", "NookSystem", .product(name: "Logging", package: "swift-log"),
         ]),
         // How every Nook process logs (swift-log on standard error at --log-level).
         .target(name: "NookLogging", dependencies: [.product(name: "Logging", package: "swift-log")]),
@@ -149,7 +153,7 @@ let package = Package(
             "NookSystem", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "nook-bench", dependencies: ["NookActivities", "NookTestSupport", "NookDisplay", "NookRender", "NookProtocol", "NookLED", "NookPixel", "NookLCDproc",
-                                                           "NookMQTT", "NookNotify", "NookHTTP", "NookSystem", .product(name: "Logging", package: "swift-log")]),
+                                                           "NookPNG", "NookMQTT", "NookNotify", "NookHTTP", "NookSystem", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "NookConfigTests", dependencies: ["NookConfig"]),
         .testTarget(name: "NookSystemTests", dependencies: ["NookSystem"]),
         .testTarget(name: "NookFuzzTargetsTests", dependencies: ["NookFuzzTargets"]),
@@ -175,6 +179,7 @@ let package = Package(
             "NookDaemon", "NookProtocol", "NookConfig", "NookActivities", "NookDisplay", "NookRender", "NookInput", "NookTestSupport", "NookTestTraits", "NookSystem",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        .testTarget(name: "NookPNGTests", dependencies: ["NookPNG", "NookDisplay", "NookRender"]),
         .testTarget(name: "NookDisplayTests", dependencies: ["NookDisplay", "NookActivities", "NookTestSupport"]),
         .testTarget(name: "NookPixelTests", dependencies: ["NookPixel", "NookDisplay", "NookActivities", "NookRender", "NookTestSupport"],
                     exclude: ["Golden"]),

@@ -6,6 +6,7 @@ import NookActivities
 import NookConfig
 import NookDisplay
 import NookInput
+import NookPixel
 import NookProtocol
 import NookRender
 import NookSystem
@@ -37,6 +38,10 @@ public final class Daemon: Sendable {
     let modules: [NookModuleID]
     let queues: [NookModuleID: NookActivityQueue]
     let screen: DaemonScreen
+    /// The live view (V1): the glass's generation and, while watched, its newest frame.
+    let liveGlass: LiveGlass
+    /// The live view's PNGs, one encoding per generation.
+    let livePNGs: LiveFramePNGs
     /// Every service, by type; ``DaemonParts/startOrder`` says in which order they start.
     let parts: DaemonParts
     /// The file SIGHUP reloads, and the flags applied over it.
@@ -134,6 +139,8 @@ public final class Daemon: Sendable {
         let display = output.display
         // R6: the configured turn, then the one the panel's orientation property asks for.
         let panelTurn = display.panelOrientation
+        let glass = LiveGlass()
+        liveGlass = glass
         let settings = NookScreen.Settings(theme: config.theme, rotation: config.rotation.then(panelTurn), home: config.home, blankAfter: config.blankAfter)
         if config.backend.isLED {
             // L3: LEDs get the pixel renderer; the cairo compositor is never made for them.
@@ -141,10 +148,13 @@ public final class Daemon: Sendable {
                 logger.notice("display.rotation does not turn an LED strip; say which end comes first with [led] origin instead")
             }
             screen = DaemonScreen(display: display, clock: clock, settings: settings, scrollSpeed: config.led.scrollSpeed,
-                                  onWarning: { logger.warning("\($0)") })
+                                  onWarning: { logger.warning("\($0)") }, observer: glass)
+            livePNGs = LiveFramePNGs(picture: { LEDMockImage.render($0, cell: $0.height == 1 ? 12 : 16) })
         } else {
-            screen = DaemonScreen(cards: NookScreen(display: display, clock: clock, settings: settings, onWarning: { logger.warning("\($0)") }),
+            screen = DaemonScreen(cards: NookScreen(display: display, clock: clock, settings: settings, onWarning: { logger.warning("\($0)") },
+                                                    observer: glass),
                                   settings: settings)
+            livePNGs = LiveFramePNGs()
         }
         output.dimmer?.redraw { [screen] in await screen.redisplay() }
         let state = Locked(State(config: config))

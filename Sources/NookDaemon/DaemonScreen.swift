@@ -23,12 +23,13 @@ final class DaemonScreen: Sendable {
     }
 
     init(display: any DisplayBackend, clock: any NookClock, settings: NookScreen.Settings, scrollSpeed: Double,
-         onWarning: @escaping @Sendable (String) -> Void) {
+         onWarning: @escaping @Sendable (String) -> Void, observer: (any PresentedFrames)? = nil) {
         var settings = settings
         settings.rotation = Self.ledRotation(settings.rotation, size: display.mode.size)
         let renderer = PixelRenderer(size: display.mode.size.rotated(settings.rotation.inverse), scrollSpeed: scrollSpeed)
         let screen = PixelScreen(display: display, clock: clock, renderer: renderer, rotation: settings.rotation, home: Self.pixelHome(settings.home),
-                                 blankAfter: settings.blankAfter, localTime: { let now = LocalTime.now(); return (now.hour, now.minute, Double(now.second) + Double(now.nanosecond) / 1e9) }, onWarning: onWarning)
+                                 blankAfter: settings.blankAfter, localTime: { let now = LocalTime.now(); return (now.hour, now.minute, Double(now.second) + Double(now.nanosecond) / 1e9) }, onWarning: onWarning,
+                                 observer: observer)
         kind = .pixels(screen, renderer)
         pixelSettings = Locked(settings)
     }
@@ -140,6 +141,14 @@ final class DaemonScreen: Sendable {
             // `status` keeps reporting the turn the LEDs really have.
             pixelSettings.withLock { $0 = NookScreen.Settings(theme: settings.theme, rotation: $0.rotation, home: settings.home, blankAfter: settings.blankAfter) }
             await screen.setHome(Self.pixelHome(settings.home))
+        }
+    }
+
+    /// Hands the frame on the glass, as drawn, to the live view again (it starts watching).
+    func offerCurrentFrame() async {
+        switch kind {
+        case .cards(let screen): await screen.offerCurrentFrame()
+        case .pixels(let screen, _): await screen.offerCurrentFrame()
         }
     }
 

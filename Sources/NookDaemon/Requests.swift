@@ -314,6 +314,9 @@ extension Daemon {
                 throw ProtocolError(.internalError, "could not encode the snapshot: \(error)")
             }
 
+        case .frame(let after):
+            if let frame = try await liveFrame(after: after, for: connection) { answer(frame) }
+
         case .home(let setting):
             if let refusal = ownership.deviceRefusal(of: "set the home content", by: connection.peer) { throw refusal }
             let content: HomeContent = switch setting {

@@ -22,6 +22,10 @@ public actor PixelScreen {
     public nonisolated let rotation: Rotation
     private var turned: Frame
     private var lastPresented: Frame?
+    /// The frame of `lastPresented` as drawn, before the turn (the live view's, V1).
+    private var lastDrawn: Frame?
+    /// Told of every frame presented, upright as drawn.
+    private let observer: (any PresentedFrames)?
     private var animator: Task<Void, Never>?
     private var generation = 0
     public private(set) var presentedFrames = 0
@@ -38,7 +42,8 @@ public actor PixelScreen {
     public init(display: any DisplayBackend, clock: any NookClock, renderer: PixelRenderer, rotation: Rotation = .none,
                 home: PixelHome = .clock, blankAfter: Duration? = nil,
                 localTime: @escaping @Sendable () -> (hour: Int, minute: Int, second: Double),
-                onWarning: @escaping @Sendable (String) -> Void = { _ in }) {
+                onWarning: @escaping @Sendable (String) -> Void = { _ in }, observer: (any PresentedFrames)? = nil) {
+        self.observer = observer
         precondition(renderer.size.rotated(rotation) == display.mode.size,
                      "a \(renderer.size) renderer turned \(rotation) on a \(display.mode.size) display")
         self.rotation = rotation
@@ -58,6 +63,11 @@ public actor PixelScreen {
 
     /// The frame on the LEDs now, as they are wired (turned): for snapshots.
     public var lastPresentedFrame: Frame? { lastPresented }
+
+    /// Hands the frame on the LEDs, as drawn, to the observer again.
+    public func offerCurrentFrame() {
+        if let lastDrawn { observer?.showing(lastDrawn) }
+    }
 
     /// The activity on the LEDs, if any.
     public var showing: NookActivityID? { card?.activity.id }
@@ -260,6 +270,11 @@ public actor PixelScreen {
             try await display.present(sent)
             lastPresented = sent
             presentedFrames += 1
+            if let observer {
+                // An LED frame is a few hundred pixels: kept whole, it costs nothing.
+                lastDrawn = frame
+                observer.presented(frame)
+            }
             lastError = nil
         } catch {
             if lastError != error { onWarning("display: \(error)") }

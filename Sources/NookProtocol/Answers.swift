@@ -243,6 +243,39 @@ public struct SnapshotAnswer: NookAnswer {
     }
 }
 
+/// `frame` (V1): the glass as a PNG, upright as drawn, and its generation (which grows by one
+/// each time a new frame is presented).
+public struct FrameAnswer: NookAnswer {
+    public var generation: Int
+    public var width: Int
+    public var height: Int
+    public var png: [UInt8]
+    /// The PNG in Base64 as it travels: nookd encodes it once per generation for every client.
+    public var pngBase64: String
+
+    public init(generation: Int, width: Int, height: Int, png: [UInt8], pngBase64: String? = nil) {
+        (self.generation, self.width, self.height, self.png) = (generation, width, height, png)
+        self.pngBase64 = pngBase64 ?? Base64.encode(png)
+    }
+
+    public var json: JSONValue {
+        .object([("generation", .number(Double(generation))), ("width", .number(Double(width))), ("height", .number(Double(height))),
+                 ("png", .string(pngBase64))])
+    }
+
+    public init(json: JSONValue) throws(ProtocolError) {
+        let reader = try FieldReader(json, path: "result")
+        generation = try reader.requiredCount("generation")
+        width = try reader.requiredCount("width")
+        height = try reader.requiredCount("height")
+        pngBase64 = try reader.requiredString("png")
+        guard let png = Base64.decode(pngBase64) else {
+            throw ProtocolError(.invalid, field: "result.png", "is not Base64")
+        }
+        self.png = png
+    }
+}
+
 /// `home`: the home content now shown when no activity is.
 public struct HomeAnswer: NookAnswer {
     public var home: String

@@ -9,6 +9,8 @@ public enum NookProtocol {
     /// page and says where the next starts (`next`), which nookctl asks for in turn. Well under
     /// the 4 MiB a client may leave unread, so a large board never drops its own readers.
     public static let answerPageBytes = 1 << 20
+    /// Longest `frame` waits for a newer frame before it answers with the one on the glass.
+    public static let frameWaitSeconds = 25
 }
 
 /// The request id a client chose, echoed in every line answering it: a string or a number.
@@ -69,6 +71,10 @@ public enum NookOperation: Hashable, Sendable {
     case historyReplay(HistoryReference)
     /// Removes history entries: all of them for root and the admin group, else the caller's own.
     case historyClear
+    /// The glass as a PNG with its generation (V1): at once, or with `after`, once the glass
+    /// shows a frame newer than that generation (bounded: after ``NookProtocol/frameWaitSeconds``
+    /// the frame on the glass then). A stream is a chain of these.
+    case frame(after: Int?)
 }
 
 /// What `quiet` asks for (Z1).

@@ -15,6 +15,7 @@ extension NookOperation {
         case historyShow = "history-show"
         case historyReplay = "history-replay"
         case historyClear = "history-clear"
+        case frame
     }
 
     /// The wire names, in the table's order (the `unknownOperation` error lists them).
@@ -26,6 +27,8 @@ extension NookOperation {
         case subcommand
         /// `nookctl GROUP WORD` (`nookctl history show`): a subcommand of a group.
         case grouped(String, String)
+        /// `nookctl WORD`: a subcommand named other than the operation (`frame` is `screenshot`).
+        case named(String)
         /// Not a subcommand: only bridges send it (subscriptions, a bridge's own home content,
         /// the buttons simulated for tests).
         case bridgesOnly
@@ -103,6 +106,7 @@ extension NookOperation {
         case .historyShow(let reference): return (.historyShow, [("entry", .string(reference.description))])
         case .historyReplay(let reference): return (.historyReplay, [("entry", .string(reference.description))])
         case .historyClear: return (.historyClear, [])
+        case .frame(let after): return (.frame, after.map { [("after", .number(Double($0)))] } ?? [])
         }
     }
 
@@ -116,6 +120,7 @@ extension NookOperation.Name {
         switch entry.command {
         case .subcommand: [rawValue]
         case .grouped(let group, let word): [group, word]
+        case .named(let word): [word]
         case .bridgesOnly: nil
         }
     }
@@ -287,6 +292,15 @@ extension NookOperation.Name {
             }
         case .historyClear:
             return Entry(fields: [], answer: HistoryClearAnswer.self, command: .grouped("history", "clear")) { _ throws(ProtocolError) in .historyClear }
+        case .frame:
+            return Entry(fields: ["after"], answer: FrameAnswer.self, command: .named("screenshot")) { reader throws(ProtocolError) in
+                // A generation is a count of frames: whole, from 0, exact in a JSON number.
+                guard let after = try reader.number("after") else { return .frame(after: nil) }
+                guard after >= 0, after <= 9_007_199_254_740_992, after == after.rounded() else {
+                    throw ProtocolError(.invalid, field: "after", "must be a frame generation (a whole number from 0), got \(after)")
+                }
+                return .frame(after: Int(after))
+            }
         }
     }
 }

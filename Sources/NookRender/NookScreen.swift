@@ -26,6 +26,8 @@ public actor NookScreen {
     private let clock: any NookClock
     private let localTime: @Sendable () -> LocalTime
     private let onWarning: @Sendable (String) -> Void
+    /// Told of every frame presented, upright as drawn (the live view, V1).
+    private let observer: (any PresentedFrames)?
     private var settings: Settings
     private var logicalSize: PixelSize
     private var homeFrame: Frame
@@ -82,11 +84,12 @@ public actor NookScreen {
 
     public init(display: any DisplayBackend, clock: any NookClock, settings: Settings = Settings(),
                 localTime: @escaping @Sendable () -> LocalTime = LocalTime.now,
-                onWarning: @escaping @Sendable (String) -> Void = { _ in }) {
+                onWarning: @escaping @Sendable (String) -> Void = { _ in }, observer: (any PresentedFrames)? = nil) {
         self.display = display
         self.clock = clock
         self.localTime = localTime
         self.onWarning = onWarning
+        self.observer = observer
         self.settings = settings
         logicalSize = display.mode.size.rotated(settings.rotation.inverse)
         homeTime = localTime()
@@ -464,6 +467,13 @@ public actor NookScreen {
         return settings.rotation == .none ? composed : rotated
     }
 
+    /// Hands the frame on the glass, upright as drawn, to the observer again (a live view that
+    /// starts watching has none yet).
+    public func offerCurrentFrame() {
+        guard presentedFrames > 0 else { return }
+        observer?.showing(composed)
+    }
+
     // MARK: Frames
 
     private func cardFrame(for activity: NookActivity, icon: CardRenderer.IconLoad?) -> Frame {
@@ -530,6 +540,7 @@ public actor NookScreen {
                 try await display.present(target)
             }
             presentedFrames += 1
+            observer?.presented(composed)
             lastError = nil
             return true
         } catch {

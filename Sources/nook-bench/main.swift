@@ -3,7 +3,7 @@
 // `nook-bench soak` runs only the soak (100,000 activities through nookd); `nook-bench daemon`
 // only the figures of nookd and nookctl; `nook-bench journal` only the journal's; `history`, `render`, `idle`,
 // `first-frame`, `pipelined`, `led`, `lcdproc`, `mqtt`, `http`, `notify`, `brightness`, `cli` (nookctl's start-up)
-// and `flags` (ArgumentParser against the hand reader) one group each. Rounds.swift says how
+// and `flags` (ArgumentParser against the hand reader) and `live-view` one group each. Rounds.swift says how
 // to add a figure.
 #if canImport(Glibc)
 import Glibc
@@ -232,6 +232,10 @@ if CommandLine.arguments.dropFirst().first == "flags" {
     await reportFlagFigures(DaemonFigures())
     exit(0)
 }
+if CommandLine.arguments.dropFirst().first == "live-view" {
+    await reportLiveViewFigures(DaemonFigures())
+    exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "daemon" {
     await reportDaemonFigures(DaemonFigures())
     exit(0)
@@ -263,4 +267,5 @@ reportHTTPFigures(daemonFigures)
 reportNotifyFigures(daemonFigures)
 reportHistoryFigures(daemonFigures)
 reportBrightnessFigures(daemonFigures)
+await reportLiveViewFigures(daemonFigures)
 reportSoak(daemonFigures)

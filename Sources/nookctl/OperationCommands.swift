@@ -28,6 +28,7 @@ extension NookOperation.Name {
         case .historyShow: HistoryShow.self
         case .historyReplay: HistoryReplay.self
         case .historyClear: HistoryClear.self
+        case .frame: Screenshot.self
         case .glance, .inputs, .press: nil
         }
     }

@@ -35,6 +35,7 @@ struct OperationDispatchTests {
         case .historyShow: .historyShow(.number(1))
         case .historyReplay: .historyReplay(.number(1))
         case .historyClear: .historyClear
+        case .frame: .frame(after: nil)
         }
     }
 

@@ -46,6 +46,7 @@ struct OperationTableTests {
         case .historyShow: return [.historyShow(.number(3)), .historyShow(.id(id))]
         case .historyReplay: return [.historyReplay(.id(id)), .historyReplay(.number(1))]
         case .historyClear: return [.historyClear]
+        case .frame: return [.frame(after: nil), .frame(after: 41)]
         }
     }
 

@@ -23,7 +23,7 @@ struct ProtocolTests {
             .inputs, .press(.open), .press(.dismiss),
             .invoke(id), .invoke(nil),
             .history(HistoryQuery(since: 7200, key: "build", unseen: true, limit: 10)), .historyShow(.number(3)), .historyReplay(.id(id)),
-            .historyClear,
+            .historyClear, .frame(after: nil), .frame(after: 7),
         ]
         for operation in operations {
             let line = Request(id: .number(7), operation: operation).encoded()
@@ -31,7 +31,7 @@ struct ProtocolTests {
             #expect(decoded.operation == operation, "\(line)")
             #expect(decoded.id == .number(7))
         }
-        #expect(Set(NookOperation.names).count == 23)
+        #expect(Set(NookOperation.names).count == 24)
     }
 
     @Test(arguments: [

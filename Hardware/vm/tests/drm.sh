@@ -52,6 +52,8 @@ ctl enqueue --title "Build finished" --subtitle "Debug · 12.4s" --icon hammer -
 for _ in $(seq 100); do ctl status | grep -q "(presented)" && break; sleep 0.1; done
 sleep 0.5
 ctl snapshot -o "$results/snapshot-${tag}card.png" > /dev/null && pass "${tag}snapshot of the card"
+# V1: the live view's frame, upright as drawn (the run compares it with the glass).
+ctl screenshot -o "$results/screenshot-${tag}card.png" > /dev/null && pass "${tag}V1 screenshot of the card (the live view's frame)"
 # R5: every frame is presented by a page flip and waits for that flip's event. (virtio-gpu
 # completes a flip when QEMU has taken the frame rather than at an emulated vblank, so the
 # interval between frames follows QEMU here; on vc4 it is the panel's refresh period.)

@@ -1,0 +1,41 @@
+import NookActivities
+import NookProtocol
+
+extension Daemon {
+    /// `frame` (V1): the glass as a PNG, at once, or with `after` once a frame newer than that
+    /// generation is on it (or after ``NookProtocol/frameWaitSeconds``, the frame then). Reading
+    /// the glass is like `status`: whoever may connect may ask.
+    /// Nil when the client went away while it waited: nothing is encoded for it.
+    func liveFrame(after: Int?, for connection: ClientConnection) async throws(ProtocolError) -> FrameAnswer? {
+        let wait = Duration.seconds(NookProtocol.frameWaitSeconds)
+        liveGlass.watch(for: wait + LiveGlass.watchAfterRequest)
+        if let after, after == liveGlass.generation {
+            // A number from this nookd: wait for the next frame. One larger than any frame
+            // presented here came from an earlier nookd, and gets the frame on the glass now.
+            let outcome = await liveGlass.waitForFrame(after: after, timeout: wait, clock: clock, isGone: { connection.isClosed })
+            if outcome == .tooMany {
+                throw ProtocolError(.unavailable, field: "after",
+                                    "\(LiveGlass.maximumWaiters) clients already wait for the next frame, the most nookd keeps; ask without after, or again later")
+            }
+            if connection.isClosed { return nil }
+        }
+        var captured = liveGlass.current
+        if captured == nil {
+            // Nobody watched a moment ago, so the frame on the glass was not copied.
+            await screen.offerCurrentFrame()
+            captured = liveGlass.current
+        }
+        guard let captured else {
+            throw ProtocolError(.unavailable, liveGlass.generation == 0 ? "nothing has been presented yet" : "the glass changed while its frame was taken; ask again")
+        }
+        switch await livePNGs.png(of: captured) {
+        case .success(let encoded):
+            guard encoded.png.count <= LiveFramePNGs.maximumBytes else {
+                throw ProtocolError(.unavailable, "the frame's PNG is \(encoded.png.count) bytes, more than the \(LiveFramePNGs.maximumBytes) nookd sends a client")
+            }
+            return FrameAnswer(generation: encoded.generation, width: encoded.width, height: encoded.height, png: encoded.png, pngBase64: encoded.base64)
+        case .failure(let error):
+            throw ProtocolError(.internalError, "could not encode the frame: \(error)")
+        }
+    }
+}
