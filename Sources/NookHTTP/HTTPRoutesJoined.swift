@@ -12,6 +12,7 @@ extension HTTPRouteTable {
         // The parts' lists are added here, one line each: table.add(XRoutes.routes()).
         table.add(NativeAPIRoutes.routes())
         table.add(PageRoutes.routes())
+        table.add(LiveViewRoutes.routes())
         table.add(PublishRoutes.routes(settings: config.publish, logger: logger))
         table.add(AlertRoutes.routes(module: config.publish.alertModule, logger: logger))
         return table

@@ -58,10 +58,13 @@ public struct HTTPRoute {
     public var method: String
     public var pattern: String
     public var scope: HTTPScope
+    /// Served to anyone who can connect, without a token: only for answers that hold no data
+    /// (the page's own files), which a browser must load before it has a token to send.
+    public var isPublic: Bool
     public var handler: (_ exchange: any HTTPExchange, _ parameters: [String: String], _ nookd: any NookdCalls) -> Void
 
-    public init(_ method: String, _ pattern: String, scope: HTTPScope,
+    public init(_ method: String, _ pattern: String, scope: HTTPScope, isPublic: Bool = false,
                 handler: @escaping (_ exchange: any HTTPExchange, _ parameters: [String: String], _ nookd: any NookdCalls) -> Void) {
-        (self.method, self.pattern, self.scope, self.handler) = (method, pattern, scope, handler)
+        (self.method, self.pattern, self.scope, self.isPublic, self.handler) = (method, pattern, scope, isPublic, handler)
     }
 }

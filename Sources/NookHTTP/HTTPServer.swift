@@ -40,6 +40,8 @@ public final class HTTPServer {
     private let routes: HTTPRouteTable
     private let access: HTTPAccess
     public let nookd: NookdLink
+    /// The link and its connection for calls that wait, each polled here.
+    private let links: [NookdLink]
     private var listeners: [HTTPListener]
     private let stopPipe: WakePipe
     private var connections: [Int: HTTPConnection] = [:]
@@ -60,6 +62,7 @@ public final class HTTPServer {
         self.routes = routes
         self.access = access
         self.nookd = nookd
+        links = nookd.connections
         var listeners: [HTTPListener] = []
         for address in options.listen { listeners.append(try HTTPListener(address)) }
         self.listeners = listeners
@@ -85,13 +88,13 @@ public final class HTTPServer {
                 break
             }
             var deadline = expire(now: now)
-            if let next = nookd.tick(now: now) { deadline = min(deadline ?? next, next) }
+            for link in links { if let next = link.tick(now: now) { deadline = min(deadline ?? next, next) } }
             entries.removeAll(keepingCapacity: true)
             order.removeAll(keepingCapacity: true)
             entries.append(stopPipe.pollEntry)
             for listener in listeners { entries.append(pollfd(fd: listener.socket.rawValue, events: Int16(POLLIN), revents: 0)) }
-            let nookdEntry = nookd.pollEntry
-            entries.append(nookdEntry ?? pollfd(fd: -1, events: 0, revents: 0))
+            let firstLink = entries.count
+            for link in links { entries.append(link.pollEntry ?? pollfd(fd: -1, events: 0, revents: 0)) }
             let first = entries.count
             for connection in connections.values {
                 var events: Int16 = 0
@@ -116,7 +119,9 @@ public final class HTTPServer {
                 continue
             }
             for (offset, _) in listeners.enumerated() where entries[1 + offset].revents != 0 { acceptAll(listeners[offset]) }
-            if nookdEntry != nil, entries[first - 1].revents != 0 { nookd.handle(revents: entries[first - 1].revents) }
+            for (offset, link) in links.enumerated() where entries[firstLink + offset].fd >= 0 && entries[firstLink + offset].revents != 0 {
+                link.handle(revents: entries[firstLink + offset].revents)
+            }
             for (offset, connection) in order.enumerated() {
                 let revents = entries[first + offset].revents
                 guard revents != 0, !connection.closed else { continue }
@@ -302,6 +307,12 @@ public final class HTTPServer {
 
     private func dispatch(_ exchange: HTTPServerExchange, connection: HTTPConnection) {
         let request = exchange.request
+        // The page's own files hold no data: a browser loads them before it has a token to send.
+        if case .found(let route, let parameters) = routes.match(method: request.method, path: request.path), route.isPublic {
+            exchange.caller = HTTPCaller(name: "anonymous", scopes: [])
+            route.handler(exchange, parameters, nookd)
+            return
+        }
         let caller: HTTPCaller
         // A request a reverse proxy passed on comes from loopback but not from this machine's
         // own clients: it is served as from the network (a token file is needed).

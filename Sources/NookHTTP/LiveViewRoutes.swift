@@ -1,18 +1,20 @@
 import NookProtocol
 
 /// The live view over HTTP (V1): the glass as a PNG, and a stream of PNGs that sends a part
-/// only when the glass changes. Both are chains of nookd's `frame` operation: nook-http keeps
-/// no frames of its own, and a slow viewer misses frames rather than holding one.
-/// `nookd` must be a link of its own for these routes: nookd answers a connection's requests in
-/// order, so a `frame` waiting for the next change (up to 25 s) holds every call behind it.
+/// only when the glass changes. Both are chains of nookd's `frame` operation, the waits of
+/// every viewer shared in one call (``GlassWaiters``), which ``NookdLink`` sends on a
+/// connection of its own: nookd answers a connection's requests in order, so a `frame`
+/// waiting for the next change (up to 25 s) would hold every call behind it. A slow viewer
+/// misses frames rather than holding one.
 public enum LiveViewRoutes {
     /// The boundary between the stream's parts.
     static let boundary = "nookframe"
 
     public static func routes() -> [HTTPRoute] {
-        [
-            HTTPRoute("GET", "/api/v1/screen.png", scope: .read) { exchange, _, nookd in screenPNG(exchange, nookd) },
-            HTTPRoute("GET", "/api/v1/screen/stream", scope: .read) { exchange, _, nookd in stream(exchange, nookd) },
+        let waiters = GlassWaiters()
+        return [
+            HTTPRoute("GET", "/api/v1/screen.png", scope: .read) { exchange, _, nookd in screenPNG(exchange, nookd, waiters) },
+            HTTPRoute("GET", "/api/v1/screen/stream", scope: .read) { exchange, _, nookd in stream(exchange, nookd, waiters) },
         ]
     }
 
@@ -27,11 +29,11 @@ public enum LiveViewRoutes {
         return .success(number)
     }
 
-    static func screenPNG(_ exchange: any HTTPExchange, _ nookd: any NookdCalls) {
+    static func screenPNG(_ exchange: any HTTPExchange, _ nookd: any NookdCalls, _ waiters: GlassWaiters) {
         switch after(in: exchange.request) {
         case .failure(let error): exchange.respond(error.response)
         case .success(let after):
-            frame(after: after, nookd) { result in
+            let answer: (Result<FrameAnswer, HTTPAPIError>) -> Void = { result in
                 switch result {
                 case .success(let answer):
                     exchange.respond(HTTPResponse(status: 200, headers: [
@@ -41,12 +43,17 @@ public enum LiveViewRoutes {
                     exchange.respond(error.response)
                 }
             }
+            if let after {
+                waiters.next(after: after, nookd: nookd, isOpen: { [weak exchange] in exchange?.isOpen ?? false }, done: answer)
+            } else {
+                frame(after: nil, nookd, done: answer)
+            }
         }
     }
 
     /// `multipart/x-mixed-replace`: the frame on the glass, then one part per newer frame,
     /// until the client goes.
-    static func stream(_ exchange: any HTTPExchange, _ nookd: any NookdCalls) {
+    static func stream(_ exchange: any HTTPExchange, _ nookd: any NookdCalls, _ waiters: GlassWaiters) {
         // The first frame is asked for before the stream starts, so that nookd being down is a
         // plain 503, not a stream that ends at once.
         frame(after: nil, nookd) { result in
@@ -58,18 +65,19 @@ public enum LiveViewRoutes {
                     ("Content-Type", "multipart/x-mixed-replace; boundary=\(boundary)"), ("Cache-Control", "no-store"),
                 ])
                 writer.send(part(first))
-                follow(after: first.generation, exchange, writer, nookd)
+                follow(after: first.generation, exchange, writer, nookd, waiters)
             }
         }
     }
 
     /// The next link of the chain: waits in nookd for a frame newer than `generation`.
-    static func follow(after generation: Int, _ exchange: any HTTPExchange, _ writer: any HTTPStreamWriter, _ nookd: any NookdCalls) {
+    static func follow(after generation: Int, _ exchange: any HTTPExchange, _ writer: any HTTPStreamWriter, _ nookd: any NookdCalls,
+                       _ waiters: GlassWaiters) {
         guard exchange.isOpen else {
             writer.finish()
             return
         }
-        frame(after: generation, nookd) { result in
+        waiters.next(after: generation, nookd: nookd, isOpen: { [weak exchange] in exchange?.isOpen ?? false }) { result in
             guard exchange.isOpen else {
                 writer.finish()
                 return
@@ -78,7 +86,7 @@ public enum LiveViewRoutes {
             case .success(let answer):
                 // The same generation: nookd's wait ran out with the glass unchanged.
                 if answer.generation > generation { writer.send(part(answer)) }
-                follow(after: max(generation, answer.generation), exchange, writer, nookd)
+                follow(after: max(generation, answer.generation), exchange, writer, nookd, waiters)
             case .failure:
                 // nookd went away or refused: the stream ends, and a viewer reconnects.
                 writer.finish()

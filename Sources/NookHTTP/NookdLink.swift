@@ -22,6 +22,11 @@ public final class NookdLink: NookdCalls {
         public var maximumLineBytes = 4 << 20
         /// Request bytes nookd has not yet read; a call past it is `.unavailable` at once.
         public var maximumOutgoingBytes = 4 << 20
+        /// Calls that wait in nookd for something to happen (`frame` with `after`, up to
+        /// `NookProtocol.frameWaitSeconds`) go on a connection of their own with this call
+        /// timeout: nookd answers a connection's lines in order, so on this one they would
+        /// hold every call behind them. nil: no such connection (the waiting link itself).
+        public var waitingCallTimeout: Duration? = .seconds(Int64(NookProtocol.frameWaitSeconds) + 15)
 
         public init(socketPath: String) { self.socketPath = socketPath }
     }
@@ -47,10 +52,26 @@ public final class NookdLink: NookdCalls {
     private var everConnected = false
     private var readBuffer = [UInt8](repeating: 0, count: 65536)
 
+    /// The connection for calls that wait (see ``Options/waitingCallTimeout``), polled by the
+    /// same loop.
+    public let waiting: NookdLink?
+
     public init(options: Options, logger: Logger) {
         self.options = options
         self.logger = logger
+        if let timeout = options.waitingCallTimeout {
+            var waitingOptions = options
+            waitingOptions.callTimeout = timeout
+            waitingOptions.maximumInFlight = 64
+            waitingOptions.waitingCallTimeout = nil
+            waiting = NookdLink(options: waitingOptions, logger: logger)
+        } else {
+            waiting = nil
+        }
     }
+
+    /// This link and the one for calls that wait: what the loop polls.
+    public var connections: [NookdLink] { [self] + (waiting.map { [$0] } ?? []) }
 
     public var isConnected: Bool { socket != nil }
     public var callsInFlight: Int { pending.count - pendingStart }
@@ -62,6 +83,10 @@ public final class NookdLink: NookdCalls {
     }
 
     public func call(_ request: Request, done: @escaping (Result<JSONValue, NookdCallError>) -> Void) {
+        if let waiting, case .frame(after: .some) = request.operation {
+            waiting.call(request, done: done)
+            return
+        }
         if socket == nil { connectIfDue() }
         guard socket != nil else {
             done(.failure(.unavailable("nookd is not reachable at \(options.socketPath): \(lastFailure ?? "not connected yet")")))

@@ -103,13 +103,6 @@ struct NativeAPIEndToEndTests {
 /// The route table nook-http serves and docs/nook-http.openapi.json: the same operations, each
 /// with its scope.
 @Suite struct OpenAPIRouteTableTests {
-    /// Documented, served by parts of nook-http not merged yet: each is removed from this list
-    /// as its part's routes join the table (the test says when).
-    static let notServedYet: Set<String> = [
-        "GET /api/v1/screen.png", "GET /api/v1/screen/stream", "POST /api/v1/alertmanager", "POST /api/v1/grafana",
-        "POST /message", "POST /api/notify", "POST /{topic}", "PUT /{topic}", "POST /", "GET /", "GET /page/{asset}",
-    ]
-
     @Test func h1_everyRouteInTheTableIsInTheOpenAPIFileAndViceVersa() throws {
         let document = try OpenAPIDocumentTests.document()
         let documented = OpenAPIDocumentTests.operations(document)
@@ -124,11 +117,7 @@ struct NativeAPIEndToEndTests {
         for (method, path, _) in documented {
             let name = "\(method) \(path)"
             let served = routes.contains { $0.method == method && $0.pattern == path }
-            if Self.notServedYet.contains(name) {
-                #expect(!served, "\(name) is served now: take it off notServedYet")
-            } else {
-                #expect(served, "\(name) is in the OpenAPI file but nook-http does not serve it")
-            }
+            #expect(served, "\(name) is in the OpenAPI file but nook-http does not serve it")
         }
     }
 }

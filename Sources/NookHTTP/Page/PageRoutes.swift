@@ -7,7 +7,7 @@
 public enum PageRoutes {
     public static func routes() -> [HTTPRoute] {
         PageAssets.all.map { asset in
-            HTTPRoute("GET", asset.path, scope: .read) { exchange, _, _ in
+            HTTPRoute("GET", asset.path, scope: .read, isPublic: true) { exchange, _, _ in
                 exchange.respond(response(for: asset, ifNoneMatch: exchange.request.header("If-None-Match")))
             }
         }

@@ -1,0 +1,68 @@
+import NookProtocol
+
+/// Viewers waiting for the glass to change share one `frame` call waiting in nookd: however
+/// many watch, nookd holds one wait and encodes one PNG per change, and nook-http's link to
+/// nookd carries one waiting call, not one per viewer. A viewer behind the newest frame is
+/// answered from it at once. Runs on the server's loop thread, like every handler.
+final class GlassWaiters {
+    private struct Waiter {
+        var after: Int
+        var isOpen: () -> Bool
+        var done: (Result<FrameAnswer, HTTPAPIError>) -> Void
+    }
+
+    /// Viewers waiting at once; one more is told to come back (503) rather than queued.
+    let maximumWaiters: Int
+    private var newest: FrameAnswer?
+    private var waiters: [Waiter] = []
+    /// The generation the call in flight waits past; nil when none is in flight.
+    private var asking: Int?
+
+    init(maximumWaiters: Int = 256) { self.maximumWaiters = maximumWaiters }
+
+    var waiting: Int { waiters.count }
+
+    /// `done` gets the first frame newer than `after`, or, when nookd's bounded wait runs out
+    /// with the glass unchanged, the frame on the glass (a generation not newer than `after`).
+    func next(after: Int, nookd: any NookdCalls, isOpen: @escaping () -> Bool,
+              done: @escaping (Result<FrameAnswer, HTTPAPIError>) -> Void) {
+        // The newest frame is the glass only while a call waits past it.
+        if let newest, asking == newest.generation, newest.generation > after {
+            done(.success(newest))
+            return
+        }
+        if waiters.count >= maximumWaiters { waiters.removeAll { !$0.isOpen() } }
+        guard waiters.count < maximumWaiters else {
+            done(.failure(HTTPAPIError(status: 503, code: "too_many_viewers", field: "after",
+                                       message: "\(maximumWaiters) viewers already wait for the glass to change; try again shortly",
+                                       headers: [("Retry-After", "1")])))
+            return
+        }
+        waiters.append(Waiter(after: after, isOpen: isOpen, done: done))
+        ask(nookd)
+    }
+
+    private func ask(_ nookd: any NookdCalls) {
+        waiters.removeAll { !$0.isOpen() }
+        guard asking == nil, let target = waiters.map(\.after).min() else { return }
+        asking = target
+        LiveViewRoutes.frame(after: target, nookd) { [self] result in
+            asking = nil
+            let answered: [Waiter]
+            switch result {
+            case .failure:
+                answered = waiters
+                waiters = []
+            case .success(let frame):
+                if frame.generation >= newest?.generation ?? Int.min { newest = frame }
+                // Not newer than what was asked past: nookd's wait ran out, and every viewer
+                // gets the glass as it is (as a viewer asking nookd itself would).
+                let ranOut = frame.generation <= target
+                answered = waiters.filter { ranOut || frame.generation > $0.after }
+                waiters.removeAll { ranOut || frame.generation > $0.after }
+            }
+            for waiter in answered where waiter.isOpen() { waiter.done(result) }
+            ask(nookd)
+        }
+    }
+}
