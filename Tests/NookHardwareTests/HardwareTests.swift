@@ -28,13 +28,13 @@ struct UdevRulesTests {
     }()
 
     @Test func n3_everyRuleGrantsTheNookGroupReadWriteAndTagsForSystemd() throws {
-        #expect(rules.count == 8)
+        #expect(rules.count == 9)
         for rule in rules where !rule.matches.contains(where: { $0.value == "backlight" }) {
             #expect(rule.value("GROUP") == "nook", "line \(rule.line)")
             #expect(rule.value("MODE") == "0660", "line \(rule.line): owner and group only")
             #expect(rule.assignments.contains { $0.key == "TAG" && $0.op == "+=" && $0.value == "systemd" }, "line \(rule.line)")
             #expect(rule.matches.contains { $0.key == "SUBSYSTEM" }, "line \(rule.line) names its subsystem")
-            #expect(rule.matches.contains { $0.key == "DRIVERS" || $0.key == "ATTR" }, "line \(rule.line) is narrowed below the class")
+            #expect(rule.matches.contains { $0.key == "DRIVERS" || $0.key == "ATTR" || $0.key == "ENV" }, "line \(rule.line) is narrowed below the class")
         }
         #expect(rules.first { $0.matches.contains { $0.value == "drm" } }?.assignments.contains { $0.key == "SYMLINK" && $0.value == "nook/display" } == true)
     }
@@ -78,6 +78,12 @@ struct UdevRulesTests {
         (FakeDevice(subsystem: "i2c-dev", kernel: "i2c-0", attributes: ["name": "SMBus stub driver"]), true),
         (FakeDevice(subsystem: "i2c-dev", kernel: "i2c-11", attributes: ["name": "i2c-gpio"], parentDrivers: ["i2c-gpio"]), false),
         (FakeDevice(subsystem: "i2c-dev", kernel: "i2c-20", attributes: ["name": "DP-AUX"], parentDrivers: ["vc4_hdmi"]), false),
+        // T1: touchscreens' event nodes, as udev's input_id classifies them; no other input.
+        (FakeDevice(subsystem: "input", kernel: "event4", parentDrivers: ["Goodix-TS", "i2c-bcm2835"], properties: ["ID_INPUT": "1", "ID_INPUT_TOUCHSCREEN": "1"]), true),
+        (FakeDevice(subsystem: "input", kernel: "event12", properties: ["ID_INPUT": "1", "ID_INPUT_TOUCHSCREEN": "1"]), true),
+        (FakeDevice(subsystem: "input", kernel: "mouse1", properties: ["ID_INPUT": "1", "ID_INPUT_TOUCHSCREEN": "1"]), false),
+        (FakeDevice(subsystem: "input", kernel: "event0", parentDrivers: ["atkbd"], properties: ["ID_INPUT": "1", "ID_INPUT_KEYBOARD": "1"]), false),
+        (FakeDevice(subsystem: "input", kernel: "event6", parentDrivers: ["hid-multitouch"], properties: ["ID_INPUT": "1", "ID_INPUT_TOUCHPAD": "1"]), false),
     ])
     func n3_eachRuleMatchesItsHardwareAndNotItsNeighbours(device: FakeDevice, granted: Bool) {
         #expect(rules.contains { $0.matches(device) } == granted, "\(device) with drivers \(device.parentDrivers)")

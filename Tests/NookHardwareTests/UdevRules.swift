@@ -72,6 +72,7 @@ struct UdevRule {
             case "DRIVERS": candidates = device.parentDrivers
             case "ATTR": candidates = [device.attributes[entry.attribute ?? ""]].compactMap { $0 }
             case "ATTRS": candidates = device.parentAttributes.compactMap { $0[entry.attribute ?? ""] }
+            case "ENV": candidates = [device.properties[entry.attribute ?? ""]].compactMap { $0 }
             default: candidates = []
             }
             let hit = candidates.contains { value in entry.value.split(separator: "|").contains { glob(String($0), value) } }
@@ -87,6 +88,8 @@ struct FakeDevice: CustomStringConvertible {
     var attributes: [String: String] = [:]
     var parentDrivers: [String] = []
     var parentAttributes: [[String: String]] = []
+    /// udev properties (`ENV{...}`) set by earlier rules and builtins such as input_id.
+    var properties: [String: String] = [:]
     var description: String { "\(subsystem)/\(kernel)" }
 }
 
