@@ -9,7 +9,10 @@ import NookProtocol
 /// input, role `hover`): the queue yields while it is down (Q6) and the `up` that ends every
 /// gesture, cancelled or not, lets it go. A tap is a press of the open input, as the GPIO
 /// button's: the card's default action (E3), the next recalled entry (U5), a menu's Enter (E8),
-/// else the nook opens or closes (a toggle of its own, the `touch (open)` input). A swipe
+/// else, on a card, the nook opens or closes (a toggle of its own, the `touch (open)` input:
+/// the next cards wait while it is read). Unlike the button, a tap on an idle display only
+/// closes: a touch is too easily made, and nothing on the glass would show why every card
+/// waits. A swipe
 /// dismisses the card, which slides off sideways. A long press recalls on an idle display (U5)
 /// or snoozes the card on the glass: it ends now and comes back after ``snooze``.
 final class TouchActions: Sendable {
@@ -112,13 +115,21 @@ final class TouchActions: Sendable {
             taken = false
             log("touch: tap → the menu's Enter")
         } else {
+            let onCard = effects.glass.current != nil
             // Toggled and set in one step: two taps racing must not leave it open while it says closed.
-            let open = state.withLock { state in
+            let open = state.withLock { state -> Bool? in
+                guard onCard || state.opened else { return nil }
                 state.opened.toggle()
                 effects.engagement.set(.open, active: state.opened, input: Self.openInput)
                 return state.opened
             }
-            log("touch: tap → the nook \(open ? "opens (cards wait until the next tap)" : "closes")")
+            switch open {
+            case true?: log("touch: tap → the nook opens (the next cards wait until the next tap)")
+            case false?: log("touch: tap → the nook closes")
+            case nil:
+                taken = false
+                log("touch: tap on an idle display; nothing to act on")
+            }
         }
         effects.presses.publish(InputMessage(input: .open, source: Self.fingerInput, taken: taken))
     }

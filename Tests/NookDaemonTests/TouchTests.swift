@@ -167,17 +167,24 @@ struct TouchTests {
         #expect(await iterator.next() == InputMessage(input: .open, source: "touch", taken: true))
     }
 
-    @Test func t2_aTapWithNoActionToTakeOpensTheNookAndTheNextTapClosesIt() async throws {
+    /// On a card without an action a tap opens the nook (the next cards wait while it is read);
+    /// on the idle glass a tap only closes it: a touch there never holds the queue by itself.
+    @Test func t2_aTapOnACardWithoutAnActionOpensTheNookAndATapOnTheIdleGlassOnlyCloses() async throws {
         let nook = try await TouchHarness()
+        nook.reader.send(.down(point), .tap(point), .up(cancelled: false))
+        #expect(!nook.engagement.isEngaged, "a tap on the idle glass does not open the nook")
+        let plain = NookActivity(title: "Read me", dwell: .seconds(2))
+        await nook.onGlass(plain)
         nook.reader.send(.down(point), .tap(point), .up(cancelled: false))
         #expect(nook.engagement.isOpen && nook.engagement.isEngaged, "open, as the open button's press")
         #expect(nook.service.status()?.open == true)
-        let card = NookActivity(title: "Waits while open")
-        _ = await nook.queue.enqueue(card)
-        await nook.settle("parked while open") { await nook.queue.snapshot().parkReason == .engaged }
+        let next = NookActivity(title: "Waits while open")
+        _ = await nook.queue.enqueue(next)
+        await nook.settle("the card read ends, the next waits") { await nook.queue.snapshot().parkReason == .engaged }
+        #expect(!nook.kinds(of: next.id).contains("animateIn"))
         nook.reader.send(.down(point), .tap(point), .up(cancelled: false))
-        #expect(!nook.engagement.isEngaged)
-        await nook.settle("shown once closed") { nook.kinds(of: card.id).contains("animateIn") }
+        #expect(!nook.engagement.isEngaged, "a tap on the idle glass closes it")
+        await nook.settle("shown once closed") { nook.kinds(of: next.id).contains("animateIn") }
     }
 
     @Test func t2_aSwipeDismissesTheCardOnTheGlassBlockersIncluded() async throws {

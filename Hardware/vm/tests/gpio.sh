@@ -285,10 +285,4 @@ else
 fi
 kill -TERM "$daemon"
 wait "$daemon"
-# `Hardware/vm/run all` runs the touch tests in this boot too (they need no display and no gpio
-# chip): one boot less for CI.
-if [ -n "${also_touch:-}" ]; then
-  rm -f "$socket"
-  sh "$repo/Hardware/vm/tests/touch.sh" || status=1
-fi
 exit $status
