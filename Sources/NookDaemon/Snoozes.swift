@@ -1,8 +1,9 @@
 import NookActivities
 
 /// Cards snoozed by a long press (T2): each ends now, as dismissed, and the same activity (its
-/// id included) is queued again after the snooze, unless a newer one with its coalescing key
-/// came meanwhile (it would replace that newer one, Q4) or its id is live again. Kept in
+/// id and sender included) is queued again after the snooze, unless a newer one of its sender
+/// with its coalescing key came meanwhile (it would replace that newer one, Q4) or its id is live
+/// again. Kept in
 /// memory: a restart before the time is up drops them (a journal entry for them would need
 /// one more kind of record than the journal has).
 final class Snoozes: Sendable {
@@ -44,11 +45,16 @@ final class Snoozes: Sendable {
             log("touch: long press → \(id) \"\(LogText.short(activity.title))\" snoozed for \(Self.describe(duration))")
             do { try await clock.sleep(until: back) } catch { return }
             state.withLock { _ = $0.waiting.removeValue(forKey: id) }
-            if let key = activity.coalescingKey, !(await queue.live(withKey: key)).isEmpty {
-                log("touch: \(id) not back from its snooze: a newer card with key \"\(key)\" came meanwhile")
-                return
+            // A key reaches only its own sender's cards (U3), as when the journal restores them.
+            let sender = activity.sender?.uid
+            if let key = activity.coalescingKey {
+                for other in await queue.live(withKey: key) {
+                    guard await queue.activity(other)?.sender?.uid == sender else { continue }
+                    log("touch: \(id) not back from its snooze: a newer card with key \"\(key)\" (\(other)) came meanwhile")
+                    return
+                }
             }
-            switch await queue.enqueue(activity) {
+            switch await queue.enqueue(activity, coalescing: { $0.sender?.uid == sender }) {
             case .accepted: log("touch: \(id) is back from its snooze")
             case .rejected(_, let reason): log("touch: \(id) could not come back from its snooze: \(reason)")
             }

@@ -31,13 +31,11 @@ extension Service {
             var reader: (any TouchReading)?
             /// Why no reader runs although touch is not off (none found at start).
             var stopped: String?
-            /// Bumped at each start of a reader, so a look that ends late leaves a newer one alone.
-            var generation = 0
-            var look: Task<Void, Never>?
         }
 
-        /// How long an unset `touch.enabled` looks for a touchscreen at start.
-        static let lookAtStart: Duration = .seconds(3)
+        /// The longest an unset `touch.enabled` waits for the reader's first look at the devices
+        /// (a scan of /dev/input: milliseconds), in real time: it holds up nookd's start.
+        static let firstLookBound: Duration = .seconds(2)
 
         private let actions: TouchActions
         private let snoozes: Snoozes
@@ -46,7 +44,6 @@ extension Service {
         private let display: any DisplayBackend
         private let makeReader: TouchReaderMaker?
         private let logger: Logger
-        private let clock: any NookClock
         private let running = Locked<Running?>(nil)
         private let stops = StopActions()
 
@@ -57,7 +54,6 @@ extension Service {
             snoozes = Snoozes(duration: config.snooze, clock: clock, log: log)
             actions = TouchActions(effects: effects, snoozes: snoozes, log: log)
             (self.glass, self.queues, self.display, self.makeReader, self.logger) = (effects.glass, effects.queues, display, makeReader, logger)
-            self.clock = clock
         }
 
         /// Every gesture goes here (a test's too).
@@ -70,7 +66,7 @@ extension Service {
             stops.add { observations.forEach { $0.cancel() } }
             stops.add { [snoozes] in snoozes.cancelAll() }
             running.withLock { $0 = Running(section: section, reader: nil) }
-            startReader(section)
+            await startReader(section)
         }
 
         func stop() async {
@@ -93,10 +89,10 @@ extension Service {
             stopReader()
             if section.touch.enabled == false { actions.releaseAll() }
             running.withLock { $0?.section = section }
-            startReader(section)
+            await startReader(section)
         }
 
-        private func startReader(_ section: Section) {
+        private func startReader(_ section: Section) async {
             let touch = section.touch
             guard touch.enabled != false else {
                 logger.info("touch: off (touch.enabled = false)")
@@ -110,43 +106,35 @@ extension Service {
                                          rotation: section.rotation, panelOrientation: display.panelOrientation)
             let reader = makeReader(touch, geometry, { [actions] in actions.handle($0) },
                                     { [logger] in logger.info("\($0)") }, { [logger] in logger.warning("\($0)") })
-            let generation = running.withLock { running -> Int in
+            let before = reader.reading
+            reader.start()
+            // Unset: kept only if its first look found a touchscreen. Decided before nookd is
+            // ready, so the descriptors and threads of an idle nookd do not change after.
+            if touch.enabled == nil {
+                let deadline = ContinuousClock.now + Self.firstLookBound
+                while reader.reading == before, reader.reading.device == nil, ContinuousClock.now < deadline {
+                    try? await Task.sleep(for: .milliseconds(5))
+                }
+                guard reader.reading.device != nil else {
+                    reader.stop()
+                    running.withLock {
+                        $0?.stopped = "no touchscreen when nookd started" + (reader.reading.problem.map { " (\($0))" } ?? "")
+                            + "; touch.enabled = true waits for one"
+                    }
+                    logger.info("touch: no touchscreen found; not looking again until nookd restarts (touch.enabled = true waits for one plugged in later)")
+                    return
+                }
+            }
+            running.withLock { running in
                 running?.reader = reader
                 running?.stopped = nil
-                running?.generation += 1
-                return running?.generation ?? 0
             }
-            reader.start()
-            if touch.enabled == nil { lookOnce(reader, generation: generation) }
             logger.info("touch: reading \(touch.device.map { "\"\($0)\"" } ?? "the first touchscreen found"); a swipe is \(Int((touch.swipeFraction * 100).rounded())) % of the width, a long press \(Int(touch.longPress / .milliseconds(1))) ms, a snooze \(Snoozes.describe(touch.snooze))")
-        }
-
-        /// `touch.enabled` unset: keeps the reader if it finds a touchscreen within
-        /// ``lookAtStart``, else stops it.
-        private func lookOnce(_ reader: any TouchReading, generation: Int) {
-            let task = Task { [clock, running, logger] in
-                let deadline = clock.now + Self.lookAtStart
-                while reader.reading.device == nil, clock.now < deadline {
-                    do { try await clock.sleep(until: min(deadline, clock.now + .milliseconds(100))) } catch { return }
-                }
-                guard reader.reading.device == nil else { return }
-                let mine = running.withLock { running -> Bool in
-                    guard running?.generation == generation, running?.reader === reader else { return false }
-                    running?.reader = nil
-                    running?.stopped = "no touchscreen when nookd started; set touch.enabled = true to wait for one"
-                    return true
-                }
-                guard mine else { return }
-                reader.stop()
-                logger.info("touch: no touchscreen found; not looking again until nookd restarts (touch.enabled = true waits for one plugged in later)")
-            }
-            running.withLock { $0?.look = task }
         }
 
         /// Stops the reader, and lets go of a finger it had down.
         private func stopReader() {
             let reader = running.withLock { running -> (any TouchReading)? in
-                running?.look?.cancel()
                 defer { running?.reader = nil }
                 return running?.reader
             }
