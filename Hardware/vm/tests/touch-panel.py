@@ -230,7 +230,9 @@ def main():
     on_glass(nookd, card)
     tap(panel)
     invoked, _ = nookd.wait_event(event_of(card, "invoked"))
-    status = nookd.status()
+    # The tap is decided at the lift, just before the up that ends it: the up may come a moment later.
+    status = until("the up after the tap", lambda: (lambda s: s if s["touch"]["lastGesture"] == "up" and not s["engaged"] else None)(nookd.status()), 5) \
+        or nookd.status()
     report(invoked is not None and status["touch"]["lastGesture"] == "up" and not status["engaged"],
            f"T2 E3 a tap invokes the card's action, and the queue is free after it ({rotation}°)",
            f"invoked {invoked is not None}, touch {status['touch']}, engaged {status['engaged']}")
