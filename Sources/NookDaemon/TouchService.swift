@@ -104,8 +104,12 @@ extension Service {
             }
             let geometry = TouchGeometry(picture: display.mode.size.rotated(section.rotation.then(display.panelOrientation).inverse),
                                          rotation: section.rotation, panelOrientation: display.panelOrientation)
+            // Unset, a board without touch is the usual case, not a warning: the first look's
+            // warnings are details until it has found a touchscreen.
+            let looking = Locked(touch.enabled == nil)
             let reader = makeReader(touch, geometry, { [actions] in actions.handle($0) },
-                                    { [logger] in logger.info("\($0)") }, { [logger] in logger.warning("\($0)") })
+                                    { [logger] in logger.info("\($0)") },
+                                    { [logger] in looking.withLock { $0 } ? logger.debug("\($0)") : logger.warning("\($0)") })
             let before = reader.reading
             reader.start()
             // Unset: kept only if its first look found a touchscreen. Decided before nookd is
@@ -116,14 +120,13 @@ extension Service {
                     try? await Task.sleep(for: .milliseconds(5))
                 }
                 guard reader.reading.device != nil else {
+                    let problem = reader.reading.problem ?? "no touchscreen"
                     reader.stop()
-                    running.withLock {
-                        $0?.stopped = "no touchscreen when nookd started" + (reader.reading.problem.map { " (\($0))" } ?? "")
-                            + "; touch.enabled = true waits for one"
-                    }
-                    logger.info("touch: no touchscreen found; not looking again until nookd restarts (touch.enabled = true waits for one plugged in later)")
+                    running.withLock { $0?.stopped = "\(problem) when nookd started; touch.enabled = true waits for one" }
+                    logger.info("touch: \(problem); not looking again until nookd restarts (touch.enabled = true waits for one plugged in later)")
                     return
                 }
+                looking.withLock { $0 = false }
             }
             running.withLock { running in
                 running?.reader = reader

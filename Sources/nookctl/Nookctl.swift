@@ -222,7 +222,7 @@ struct Status: ParsableCommand {
                 if let device = touch.device {
                     line += "\(device)" + (touch.name.map { " (\($0))" } ?? "")
                 } else {
-                    line += "no touchscreen" + (touch.problem.map { " (\($0))" } ?? "")
+                    line += touch.problem ?? "no touchscreen"
                 }
                 line += ", last gesture: \(touch.lastGesture ?? "none") (\(touch.gestures) in all)"
                 if touch.open { line += ", opened by a tap" }

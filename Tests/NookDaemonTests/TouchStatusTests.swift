@@ -17,7 +17,7 @@ struct TouchStatusTests {
         #expect(json["touch"]?["gestures"] == .number(0))
         #expect(json["touch"]?["problem"]?.text?.isEmpty == false)
         let text = try nookctl(["status"], socket: daemon.socket).output
-        #expect(text.contains("\ntouch: no touchscreen ("), "\(text)")
+        #expect(text.contains("\ntouch: no touchscreen"), "\(text)")
         #expect(text.contains("last gesture: none (0 in all)"), "\(text)")
         #expect(daemon.stop().status == 0)
 
@@ -27,6 +27,13 @@ struct TouchStatusTests {
         #expect(!(try nookctl(["status"], socket: quiet.socket).output.contains("touch:")))
         #expect(quiet.log.contains("touch: off (touch.enabled = false)"))
         #expect(quiet.stop().status == 0)
+
+        // Unset on a machine without a touchscreen: not looked for again, and said so.
+        let unset = try DaemonProcess(scratch: Scratch())
+        let problem = try unset.request(.status)["touch"]?["problem"]?.text ?? ""
+        #expect(problem.hasSuffix("when nookd started; touch.enabled = true waits for one"), "\(problem)")
+        #expect(!unset.log.contains("warning nookd: [NookDaemon] touch:"), "no warning for a board without touch: \(unset.log)")
+        #expect(unset.stop().status == 0)
     }
 
     @Test func t1_aBadTouchSettingRefusesTheStartNamingTheKey() throws {

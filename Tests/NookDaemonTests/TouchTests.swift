@@ -247,7 +247,7 @@ struct TouchTests {
     @Test func t1_unsetTouchStopsLookingWhenThereIsNoTouchscreenAndTrueKeepsLooking() async throws {
         let bare = try await TouchHarness(device: nil)
         #expect(!bare.reader.isRunning, "stopped before the service's start returned")
-        #expect(bare.service.status()?.problem == "no touchscreen when nookd started (no touchscreen under /dev/input); touch.enabled = true waits for one")
+        #expect(bare.service.status()?.problem == "no touchscreen under /dev/input when nookd started; touch.enabled = true waits for one")
         #expect(bare.service.status()?.device == nil)
 
         var on = TouchConfig()
