@@ -97,6 +97,26 @@ public final class ConfigReader {
         }
     }
 
+    public func numbers(_ key: String, in range: ClosedRange<Double>) throws(ConfigError) -> [Double]? {
+        switch try value(key) {
+        case nil: return nil
+        case .array(let values)?:
+            var numbers: [Double] = []
+            for item in values {
+                let number: Double
+                switch item {
+                case .integer(let whole): number = Double(whole)
+                case .float(let fraction): number = fraction
+                default: throw error(key, "must be an array of numbers, but holds \(item.typeName)")
+                }
+                guard range.contains(number) else { throw error(key, "must be an array of numbers from \(range.lowerBound) to \(range.upperBound), but holds \(number)") }
+                numbers.append(number)
+            }
+            return numbers
+        case let other?: throw error(key, "must be an array of numbers, got \(other.typeName)")
+        }
+    }
+
     /// A string that must be one of `choices`.
     public func choice(_ key: String, among choices: [String]) throws(ConfigError) -> String? {
         guard let text = try string(key) else { return nil }

@@ -169,6 +169,11 @@ public final class Daemon: Sendable {
         let brightness = Service.Brightness(dimmer: output.dimmer, queues: moduleQueues + [recall.recall.queue], quiet: quiet, clock: clock, logger: logger)
         let presence = Service.Presence(engagement: engagement, arbiter: arbiter, modules: config.modules, queues: queues,
                                         brightness: brightness, screen: screen, clock: clock, logger: logger)
+        let touchEffects = TouchActions.Effects(
+            engagement: engagement, queues: moduleQueues, recall: recall.recall, actionCards: actionCards, glass: CardsOnGlass(), presses: inputs,
+            menuTakesOpen: { [menuOnGlance] in menuOnGlance.withLock { $0?.isLive == true } }, screen: screen)
+        let touch = Service.Touch(effects: touchEffects, display: display, clock: clock, config: config.touch,
+                                  makeReader: Self.touchReaderMaker, logger: logger)
         parts = DaemonParts(
             display: output,
             stateFiles: Service.StateFiles(journal: journal.journal, history: history.history),
@@ -190,6 +195,7 @@ public final class Daemon: Sendable {
             presence: presence,
             inputs: Service.Inputs(engagement: engagement, presses: inputs, queues: Array(queues.values), recall: recall.recall,
                                    actionCards: actionCards, menuOnGlance: menuOnGlance, state: state, clock: clock, logger: logger),
+            touch: touch,
             ownership: ownership,
             requests: Service.RequestSettings(),
             socket: Service.Socket(ownership: ownership, journal: journal.journal, state: state, logger: logger))

@@ -103,6 +103,8 @@ public struct DaemonConfig: Sendable {
     var historyBounds = ActivityHistory.Bounds()
     /// `[history] recall_hold_ms`, `recall_entries`, `recall_dwell_ms` (U5's recall gesture).
     var recall = RecallService.Settings()
+    /// `[touch]` (T1–T3): the touch panel and its gestures.
+    var touch = TouchConfig()
 
     /// The file's values of nookd's keys, as written: what a reload compares to name the keys
     /// that changed.
@@ -116,7 +118,7 @@ public struct DaemonConfig: Sendable {
         return String(journalPath[..<slash]) + "/history"
     }
 
-    public static let tables = ["daemon", "journal", "display", "theme", "theme.palette", "home", "queue", "proximity", "led", "debug", "quiet", "brightness", "escalation", "presence", "history"]
+    public static let tables = ["daemon", "journal", "display", "theme", "theme.palette", "home", "queue", "proximity", "led", "debug", "quiet", "brightness", "escalation", "presence", "history", "touch"]
 
     /// `$XDG_RUNTIME_DIR/nook/nookd.sock`, or `/run/nook/nookd.sock` without a runtime directory.
     public static var defaultSocketPath: String {
@@ -292,6 +294,7 @@ public struct DaemonConfig: Sendable {
         recall.entries = try reader.integer("history.recall_entries", in: RecallService.Settings.entriesRange) ?? recall.entries
         if let dwell = try reader.integer("history.recall_dwell_ms", in: RecallService.Settings.dwellRange) { recall.dwell = .milliseconds(dwell) }
         gpioLines = try GPIOConfig.lines(from: reader)
+        touch = try TouchConfig(reading: reader)
         // A toggle button's long press is the recall gesture (U5); a switch's level is a state.
         recall.iconDirectories = iconDirectories
         for index in gpioLines.indices where gpioLines[index].role == .open && gpioLines[index].openMode == .toggle {

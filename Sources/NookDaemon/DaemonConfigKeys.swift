@@ -23,7 +23,8 @@ extension DaemonConfig {
         + (["backlight", "sysfs_root", "fade_ms"] + BrightnessService.Levels.keys + AmbientSettings.keys).map { "brightness." + $0 }
         + ["dim_after_s", "blank_after_s", "digest_dwell_s"].map { "presence." + $0 }
         + ["path", "max_entries", "max_bytes", "max_age", "recall_hold_ms", "recall_entries", "recall_dwell_ms"].map { "history." + $0 }
-        + GPIOConfig.keys.map { "gpio.*." + $0 })
+        + GPIOConfig.keys.map { "gpio.*." + $0 }
+        + TouchConfig.keys.map { "touch." + $0 })
 }
 
 extension BrightnessService.Levels {

@@ -18,6 +18,7 @@ struct DaemonParts: Sendable {
     let displayWatch: Service.DisplayWatch
     let presence: Service.Presence
     let inputs: Service.Inputs
+    let touch: Service.Touch
     let ownership: Service.Ownership
     let requests: Service.RequestSettings
     let socket: Service.Socket
@@ -30,13 +31,13 @@ struct DaemonParts: Sendable {
         [Service.Display.self, Service.StateFiles.self, Service.Signals.self, Service.Queues.self, Service.SystemdWatchdog.self,
          Service.Screen.self, Service.EventLog.self, Service.ActionCardTracking.self, Service.Recall.self, Service.History.self,
          Service.Journal.self, Service.Brightness.self, Service.Escalation.self, Service.QuietHours.self, Service.HomeClock.self,
-         Service.DisplayWatch.self, Service.Presence.self, Service.Inputs.self, Service.Ownership.self, Service.RequestSettings.self,
+         Service.DisplayWatch.self, Service.Presence.self, Service.Inputs.self, Service.Touch.self, Service.Ownership.self, Service.RequestSettings.self,
          Service.Socket.self]
     }
 
     private var all: [any DaemonService] {
         [display, stateFiles, signals, queues, watchdog, screen, eventLog, actionCards, recall, history, journal, brightness, escalation,
-         quietHours, homeClock, displayWatch, presence, inputs, ownership, requests, socket]
+         quietHours, homeClock, displayWatch, presence, inputs, touch, ownership, requests, socket]
     }
 
     /// Every service, in ``startOrder``; throws if that order is refused or a service in it

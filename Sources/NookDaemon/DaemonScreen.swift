@@ -91,6 +91,21 @@ final class DaemonScreen: Sendable {
         }
     }
 
+    /// T2: the card on the glass follows a finger sideways. An LED screen has no card to move.
+    func dragCard(by dx: Double) async {
+        if case .cards(let screen) = kind { await screen.dragCard(by: dx) }
+    }
+
+    /// T2: the finger lifted without a swipe; a card it moved springs back.
+    func releaseCard() async {
+        if case .cards(let screen) = kind { await screen.releaseCard() }
+    }
+
+    /// T2: the card `id` is being swiped away towards `dx`'s side; its slide out goes sideways.
+    func markSwiped(_ id: NookActivityID, dx: Double) {
+        if case .cards(let screen) = kind { screen.markSwiped(id, dx: dx) }
+    }
+
     /// Lets go of the card compositor's spare frames after `delay` of home content.
     func releaseFrames(after delay: Duration?) async {
         if case .cards(let screen) = kind { await screen.releaseFrames(after: delay) }

@@ -582,7 +582,8 @@ extension Daemon {
             flips: self.display.pageFlips.map { StatusAnswer.Flips(requested: $0.requested, completed: $0.completed, timedOut: $0.timedOut) })
         return StatusAnswer(foreground: arbiter.foregroundModule?.rawValue, display: display, home: settings.home.description,
                             engaged: engagement.isEngaged, inputs: inputs, gpio: gpioStatus(), modules: moduleStates,
-                            connections: connections, presence: await presenceStatus(), brightness: await brightness.withLock { $0 }?.status)
+                            connections: connections, presence: await presenceStatus(), brightness: await brightness.withLock { $0 }?.status,
+                            touch: touchStatus())
     }
 }
 

@@ -104,6 +104,40 @@ public struct StatusAnswer: NookAnswer {
         }
     }
 
+    /// The touch panel (T1) and what its fingers did last (T2).
+    public struct Touch: Sendable, Equatable {
+        /// The device node read, nil while none is found.
+        public var device: String?
+        /// The name the kernel gives the device.
+        public var name: String?
+        /// The last gesture's name (`tap`, `swipe`, `long-press`, `cancelled`, …).
+        public var lastGesture: String?
+        /// Gestures since nookd started.
+        public var gestures: Int
+        /// A tap opened the nook (cards wait until the next tap).
+        public var open: Bool
+        /// Long-pressed cards waiting to come back.
+        public var snoozed: Int
+        public var problem: String?
+
+        public init(device: String?, name: String?, lastGesture: String?, gestures: Int, open: Bool, snoozed: Int, problem: String?) {
+            (self.device, self.name, self.lastGesture, self.gestures) = (device, name, lastGesture, gestures)
+            (self.open, self.snoozed, self.problem) = (open, snoozed, problem)
+        }
+
+        var json: JSONValue {
+            .object([("device", device.map(JSONValue.string) ?? .null), ("name", name.map(JSONValue.string) ?? .null),
+                     ("lastGesture", lastGesture.map(JSONValue.string) ?? .null), ("gestures", .number(Double(gestures))),
+                     ("open", .bool(open)), ("snoozed", .number(Double(snoozed))), ("problem", problem.map(JSONValue.string) ?? .null)])
+        }
+
+        init(reading touch: FieldReader) throws(ProtocolError) {
+            self.init(device: try touch.string("device"), name: try touch.string("name"), lastGesture: try touch.string("lastGesture"),
+                      gestures: try touch.requiredCount("gestures"), open: try touch.requiredBool("open"),
+                      snoozed: try touch.requiredCount("snoozed"), problem: try touch.string("problem"))
+        }
+    }
+
     public struct Module: Sendable, Equatable {
         public var name: String
         public var current: NookActivity?
@@ -141,13 +175,19 @@ public struct StatusAnswer: NookAnswer {
     public var presence: Presence?
     /// Nil without a `[brightness]` table.
     public var brightness: Brightness?
+    /// Nil when touch is off (`touch.enabled = false`), or from a nookd without touch.
+    public var touch: Touch?
 
     public init(version: Int = NookProtocol.version, foreground: String?, display: Display, home: String, engaged: Bool,
-                inputs: [Input], gpio: GPIO?, modules: [Module], connections: Int, presence: Presence? = nil, brightness: Brightness? = nil) {
+                inputs: [Input], gpio: GPIO?, modules: [Module], connections: Int, presence: Presence? = nil, brightness: Brightness? = nil,
+                touch: Touch? = nil) {
         (self.version, self.foreground, self.display, self.home, self.engaged) = (version, foreground, display, home, engaged)
         (self.inputs, self.gpio, self.modules, self.connections, self.presence) = (inputs, gpio, modules, connections, presence)
-        self.brightness = brightness
+        (self.brightness, self.touch) = (brightness, touch)
     }
+
+    /// Apart from the rest of the object: one expression more than the type checker allows.
+    private var touchMember: [(String, JSONValue)] { [("touch", touch?.json ?? .null)] }
 
     public var json: JSONValue {
         let flips: JSONValue = display.flips.map { flips in
@@ -172,7 +212,7 @@ public struct StatusAnswer: NookAnswer {
                 ])
             }))])
         } ?? .null
-        return .object([
+        let members: [(String, JSONValue)] = [
             ("version", .number(Double(version))),
             ("foreground", foreground.map(JSONValue.string) ?? .null),
             ("display", displayJSON),
@@ -205,7 +245,8 @@ public struct StatusAnswer: NookAnswer {
                          ("maximum", .number(Double(brightness.maximum))), ("output", .string(brightness.output)),
                          ("lux", brightness.lux.map(JSONValue.number) ?? .null)])
             } ?? .null),
-        ])
+        ]
+        return .object(members + touchMember)
     }
 
     public init(json: JSONValue) throws(ProtocolError) {
@@ -256,5 +297,6 @@ public struct StatusAnswer: NookAnswer {
                        maximum: try brightness.requiredCount("maximum"), output: try brightness.requiredString("output"),
                        lux: try brightness.number("lux", in: -1e12...1e12))
         }
+        touch = try reader.object("touch").map { (touch) throws(ProtocolError) in try Touch(reading: touch) }
     }
 }

@@ -74,6 +74,17 @@ public actor NookScreen {
     private var framesReleased = false
     /// How many times the spare frames were let go after an idle spell.
     public private(set) var frameReleases = 0
+    /// T2: how far a finger has moved the card on the glass sideways, in logical pixels, and
+    /// where the newest drag wants it (drags faster than the display presents are drawn as one).
+    public private(set) var cardShift = 0
+    private var shiftTarget = 0
+    private var shiftDrawing = false
+    /// Bumped by each drag, so a spring back under way gives way to a finger touching again.
+    private var shiftGeneration = 0
+    /// A card swiped away (T2) and which way: its slide out goes sideways off the glass. Set from
+    /// the touch input's thread before it asks the queue to dismiss the card, so the slide out
+    /// that follows always finds it.
+    private nonisolated let swipes = Locked<(id: NookActivityID, dx: Double)?>(nil)
 
     /// The median time between consecutive slide frames lately: the display's refresh period
     /// when presents are paced by vblank (R5), near zero if they were not.
@@ -158,7 +169,7 @@ public actor NookScreen {
     public func redisplay() async {
         guard slidesRunning == 0 else { return }
         if let card, showing == card.id {
-            composed.overwrite(with: card.frame)
+            composeCard(card.frame)
         } else {
             composeHome()
         }
@@ -351,21 +362,32 @@ public actor NookScreen {
             }
             _ = cardFrame(for: event.activity, icon: icon)
             showing = event.id
+            (cardShift, shiftTarget) = (0, 0)
             releaseTimer?.cancel()
             framesReleased = false
             await unblank()
             await slide(event.id, from: 0, to: 1, over: event.activity.transition)
         case .presented:
             if showing == event.id, let card, card.id == event.id {
-                composed.overwrite(with: card.frame)
+                composeCard(card.frame)
                 await presentComposed()
             }
         case .animateOut:
             guard showing == event.id, let card, card.id == event.id else { return }
-            await slide(event.id, from: 1, to: 0, over: event.activity.transition)
+            let swiped = swipes.withLock { swipe in
+                defer { swipe = nil }
+                return swipe?.id == event.id ? swipe?.dx : nil
+            }
+            // A card a finger moved or swiped leaves the way it was going: sideways (T2).
+            if let direction = swiped ?? (cardShift != 0 ? Double(cardShift) : nil) {
+                await shift(event.id, to: direction < 0 ? -logicalSize.width : logicalSize.width, over: event.activity.transition)
+            } else {
+                await slide(event.id, from: 1, to: 0, over: event.activity.transition)
+            }
         case .hidden, .requeued:
             guard showing == event.id else { return }
             showing = nil
+            (cardShift, shiftTarget) = (0, 0)
             spareCardFrame = card?.frame
             card = nil
             composeHome()
@@ -397,7 +419,7 @@ public actor NookScreen {
         card = nil
         let frame = cardFrame(for: activity, icon: icon)
         guard showing == activity.id, slidesRunning == 0 else { return }
-        composed.overwrite(with: frame)
+        composeCard(frame)
         await presentComposed()
     }
 
@@ -426,7 +448,10 @@ public actor NookScreen {
             spareCardFrame = current.frame
             card = nil
             let frame = cardFrame(for: current.activity, icon: current.icon)
-            if showing == current.id { composed.overwrite(with: frame) }
+            if showing == current.id {
+                cardShift = max(-logicalSize.width, min(logicalSize.width, cardShift))
+                composeCard(frame)
+            }
         }
         homeTime = localTime()
         homeFrame = HomeRenderer(theme: settings.theme).render(settings.home, size: logicalSize, time: homeTime)
@@ -513,7 +538,13 @@ public actor NookScreen {
             let elapsed = (clock.now - began).nookSeconds
             let fraction = duration > .zero ? min(1, max(elapsed / duration.nookSeconds, frame / expectedFrames)) : 1
             guard showing == id, let card, card.id == id else { return }
-            SlideTransition.compose(card: card.frame, under: homeFrame, progress: start + (end - start) * fraction, into: &composed)
+            let progress = start + (end - start) * fraction
+            if cardShift == 0 {
+                SlideTransition.compose(card: card.frame, under: homeFrame, progress: progress, into: &composed)
+            } else {
+                SidewaysSlide.compose(card: card.frame, under: homeFrame, dx: cardShift,
+                                      rows: SlideTransition.offset(height: card.frame.height, progress: progress), into: &composed)
+            }
             guard await presentComposed() else { return }
             let presentedAt = clock.now
             if let previousFrameAt {
@@ -521,6 +552,76 @@ public actor NookScreen {
                 if slideFrameIntervals.count > 64 { slideFrameIntervals.removeFirst() }
             }
             previousFrameAt = presentedAt
+            if fraction >= 1 { return }
+        }
+    }
+
+    /// `composed` as the card at rest, moved sideways by the finger if one moved it.
+    private func composeCard(_ frame: Frame) {
+        if cardShift == 0 {
+            composed.overwrite(with: frame)
+        } else {
+            SidewaysSlide.compose(card: frame, under: homeFrame, dx: cardShift, into: &composed)
+        }
+    }
+
+    // MARK: Touch (T2)
+
+    /// The card on the glass follows a finger `dx` logical pixels sideways (right when positive).
+    /// Drags that come faster than the display presents are drawn as one, the newest; a slide
+    /// under way draws the shift with its next frame.
+    public func dragCard(by dx: Double) async {
+        guard let id = showing, card?.id == id else { return }
+        shiftGeneration += 1
+        shiftTarget = max(-logicalSize.width, min(logicalSize.width, Int(dx.rounded())))
+        guard !shiftDrawing else { return }
+        shiftDrawing = true
+        defer { shiftDrawing = false }
+        while cardShift != shiftTarget, showing == id, let card, card.id == id {
+            cardShift = shiftTarget
+            guard slidesRunning == 0 else { return }
+            composeCard(card.frame)
+            guard await presentComposed() else { return }
+        }
+    }
+
+    /// The finger lifted without a swipe: a card it moved springs back into place.
+    public func releaseCard() async {
+        guard let id = showing, cardShift != 0, swipes.withLock({ $0?.id != id }) else { return }
+        await shift(id, to: 0, over: .milliseconds(150))
+    }
+
+    /// A swipe is dismissing the card `id` (T2): its slide out goes sideways, towards `dx`'s
+    /// side. Safe from any thread; call it before asking the queue to dismiss the card.
+    public nonisolated func markSwiped(_ id: NookActivityID, dx: Double) {
+        swipes.withLock { $0 = (id, dx) }
+    }
+
+    /// Moves the card sideways from where it is to `target` (0: in place, ±width: off the
+    /// glass), paced by the display's presents as ``slide(_:from:to:over:)`` is. A finger
+    /// touching again (a new drag) stops it where it is.
+    private func shift(_ id: NookActivityID, to target: Int, over duration: Duration) async {
+        slidesRunning += 1
+        defer { slidesRunning -= 1 }
+        let (from, generation, began) = (cardShift, shiftGeneration, clock.now)
+        let expectedFrames = max(1, (duration.nookSeconds * display.mode.refreshHz).rounded(.up))
+        var frame = 0.0
+        while true {
+            frame += 1
+            let elapsed = (clock.now - began).nookSeconds
+            let fraction = duration > .zero ? min(1, max(elapsed / duration.nookSeconds, frame / expectedFrames)) : 1
+            guard showing == id, let card, card.id == id else { return }
+            guard generation == shiftGeneration else {
+                // A finger took the card again: it goes where the finger is.
+                cardShift = shiftTarget
+                composeCard(card.frame)
+                await presentComposed()
+                return
+            }
+            cardShift = from + Int((Double(target - from) * SlideTransition.eased(fraction)).rounded())
+            shiftTarget = cardShift
+            SidewaysSlide.compose(card: card.frame, under: homeFrame, dx: cardShift, into: &composed)
+            guard await presentComposed() else { return }
             if fraction >= 1 { return }
         }
     }

@@ -217,6 +217,19 @@ struct Status: ParsableCommand {
                     lines.append(text)
                 }
             }
+            if let touch = status.touch {
+                var line = "touch: "
+                if let device = touch.device {
+                    line += "\(device)" + (touch.name.map { " (\($0))" } ?? "")
+                } else {
+                    line += touch.problem ?? "no touchscreen"
+                }
+                line += ", last gesture: \(touch.lastGesture ?? "none") (\(touch.gestures) in all)"
+                if touch.open { line += ", opened by a tap" }
+                if touch.snoozed > 0 { line += ", \(touch.snoozed) snoozed" }
+                if touch.device != nil, let problem = touch.problem { line += " (\(problem))" }
+                lines.append(line)
+            }
             for module in status.modules {
                 var line = "module \(module.name): "
                 if let current = module.current {

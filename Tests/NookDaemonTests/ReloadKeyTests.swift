@@ -128,6 +128,15 @@ struct ReloadKeyTests {
             "gpio.*.active_low": Sample(from: "true", to: "false", beside: button),
             "gpio.*.bias": Sample(from: "\"pull-up\"", to: "\"pull-down\"", beside: button),
             "gpio.*.debounce_ms": Sample(from: "10", to: "20", beside: button),
+            "touch.enabled": Sample(from: "true", to: "false"),
+            "touch.device": Sample(from: "\"/dev/input/event2\"", to: "\"Goodix Capacitive TouchScreen\""),
+            "touch.swipe_fraction": Sample(from: "0.1", to: "0.15"),
+            "touch.long_press_ms": Sample(from: "600", to: "800"),
+            "touch.calibration": Sample(from: "[1, 0, 0, 0, 1, 0]", to: "[-1, 0, 1, 0, 1, 0]"),
+            "touch.swap_axes": Sample(from: "false", to: "true"),
+            "touch.invert_x": Sample(from: "false", to: "true"),
+            "touch.invert_y": Sample(from: "false", to: "true"),
+            "touch.snooze": Sample(from: "\"10m\"", to: "\"1h\""),
         ]
         for key in ["accent", "background", "card", "text", "secondary_text"] + NookTint.Name.allCases.map({ "palette.\($0.rawValue)" }) {
             samples["theme." + key] = Sample(from: "\"#112233\"", to: "\"#445566\"")

@@ -1,0 +1,177 @@
+import NookActivities
+import NookInput
+import NookProtocol
+
+/// What each touch gesture does (T2), for the touch service; the reader's thread calls
+/// ``handle(_:)`` with every gesture in order.
+///
+/// A finger on the glass is engagement, as a hand over a proximity sensor is (the `touch`
+/// input, role `hover`): the queue yields while it is down (Q6) and the `up` that ends every
+/// gesture, cancelled or not, lets it go. A tap is a press of the open input, as the GPIO
+/// button's: the card's default action (E3), the next recalled entry (U5), a menu's Enter (E8),
+/// else, on a card, the nook opens or closes (a toggle of its own, the `touch (open)` input:
+/// the next cards wait while it is read). Unlike the button, a tap on an idle display only
+/// closes: a touch is too easily made, and nothing on the glass would show why every card
+/// waits. A swipe
+/// dismisses the card, which slides off sideways. A long press recalls on an idle display (U5)
+/// or snoozes the card on the glass: it ends now and comes back after ``snooze``.
+final class TouchActions: Sendable {
+    /// The engagement input a finger on the glass is.
+    static let fingerInput = "touch"
+    /// The toggle a tap makes where the button's press would open the nook.
+    static let openInput = "touch (open)"
+
+    struct Effects: Sendable {
+        var engagement: NookEngagement
+        var queues: [NookActivityQueue]
+        var recall: RecallService
+        var actionCards: ActionCards
+        var glass: CardsOnGlass
+        var presses: InputBroadcast
+        /// A menu on the glance takes open's press as its Enter (E8).
+        var menuTakesOpen: @Sendable () -> Bool
+        var screen: DaemonScreen?
+    }
+
+    private struct State {
+        var opened = false
+        var lastGesture: String?
+        var gestures = 0
+        /// The finger moved the card: the `up` springs it back unless a swipe took it.
+        var moved = false
+        var swiped = false
+    }
+
+    /// The screen's part, in gesture order, off the reader's thread: drags faster than the
+    /// display are drawn as one by the screen.
+    private enum Move: Sendable { case drag(Double), release }
+
+    private let effects: Effects
+    private let snoozes: Snoozes
+    private let log: @Sendable (String) -> Void
+    private let state = Locked(State())
+    private let moves: AsyncStream<Move>.Continuation
+    private let mover: Task<Void, Never>
+
+    init(effects: Effects, snoozes: Snoozes, log: @escaping @Sendable (String) -> Void) {
+        (self.effects, self.snoozes, self.log) = (effects, snoozes, log)
+        let (stream, continuation) = AsyncStream.makeStream(of: Move.self, bufferingPolicy: .bufferingNewest(256))
+        moves = continuation
+        mover = Task { [screen = effects.screen] in
+            for await move in stream {
+                switch move {
+                case .drag(let dx): await screen?.dragCard(by: dx)
+                case .release: await screen?.releaseCard()
+                }
+            }
+        }
+    }
+
+    deinit {
+        moves.finish()
+        mover.cancel()
+    }
+
+    var lastGesture: String? { state.withLock { $0.lastGesture } }
+    var gestures: Int { state.withLock { $0.gestures } }
+    var isOpen: Bool { state.withLock { $0.opened } }
+
+    func handle(_ gesture: TouchGesture) {
+        state.withLock { state in
+            state.lastGesture = gesture.name
+            state.gestures += 1
+        }
+        switch gesture {
+        case .down:
+            // First, before anything is logged: this is the figure `touch_to_engaged_ms` times.
+            effects.engagement.set(.hover, active: true, input: Self.fingerInput)
+            state.withLock { ($0.moved, $0.swiped) = (false, false) }
+        case .drag(_, let dx):
+            state.withLock { $0.moved = true }
+            moves.yield(.drag(dx))
+        case .tap:
+            tap()
+        case .swipe(_, let dx):
+            swipe(dx: dx)
+        case .longPress:
+            longPress()
+        case .up(let cancelled):
+            effects.engagement.set(.hover, active: false, input: Self.fingerInput)
+            let (moved, swiped) = state.withLock { ($0.moved, $0.swiped) }
+            if moved && !swiped { moves.yield(.release) }
+            if cancelled { log("touch: the gesture was cancelled; the queue is no longer held") }
+        }
+    }
+
+    /// The open input's press (as `GPIOInputs` and the `press` operation make it).
+    private func tap() {
+        var taken = true
+        if effects.recall.advance() {
+            log("touch: tap → the next recalled entry")
+        } else if effects.actionCards.anyOnGlass {
+            effects.queues.forEach { $0.requestInvokeCurrent() }
+            log("touch: tap → the card's action")
+        } else if effects.menuTakesOpen() {
+            taken = false
+            log("touch: tap → the menu's Enter")
+        } else {
+            let onCard = effects.glass.current != nil
+            // Toggled and set in one step: two taps racing must not leave it open while it says closed.
+            let open = state.withLock { state -> Bool? in
+                guard onCard || state.opened else { return nil }
+                state.opened.toggle()
+                effects.engagement.set(.open, active: state.opened, input: Self.openInput)
+                return state.opened
+            }
+            switch open {
+            case true?: log("touch: tap → the nook opens (the next cards wait until the next tap)")
+            case false?: log("touch: tap → the nook closes")
+            case nil:
+                taken = false
+                log("touch: tap on an idle display; nothing to act on")
+            }
+        }
+        effects.presses.publish(InputMessage(input: .open, source: Self.fingerInput, taken: taken))
+    }
+
+    private func swipe(dx: Double) {
+        state.withLock { $0.swiped = true }
+        // During a recall (U5) the card on the glass is a recalled one: the swipe ends the recall.
+        if effects.recall.end(because: "swiped away") {
+            log("touch: swipe → the recall ends")
+        } else if let card = effects.glass.current {
+            // Marked first: the slide out the dismiss starts must find which way to go.
+            effects.screen?.markSwiped(card.activity.id, dx: dx)
+            effects.queues[card.queue].requestDismiss(card.activity.id)
+            log("touch: swipe \(dx < 0 ? "left" : "right") → \(card.activity.id) dismissed")
+        } else {
+            log("touch: swipe with no card on the glass; nothing to dismiss")
+        }
+        effects.presses.publish(InputMessage(input: .dismiss, source: Self.fingerInput))
+    }
+
+    private func longPress() {
+        if effects.recall.start() {
+            log("touch: long press → recall")
+        } else if let card = effects.glass.current {
+            snoozes.snooze(card.activity, in: effects.queues[card.queue])
+        } else {
+            log("touch: long press with cards pending and none on the glass; nothing to recall or snooze")
+        }
+    }
+
+    /// The reader stopped: a finger it had down no longer holds the queue.
+    func liftFinger() {
+        effects.engagement.set(.hover, active: false, input: Self.fingerInput)
+    }
+
+    /// Lets go of everything the touch input holds: the finger, and the nook a tap opened
+    /// (the service stopping, or touch turned off).
+    func releaseAll() {
+        effects.engagement.set(.hover, active: false, input: Self.fingerInput)
+        state.withLock { state in
+            state.opened = false
+            effects.engagement.set(.open, active: false, input: Self.openInput)
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import NookConfig
+import NookProtocol
+
+/// `[touch]` (T1–T3): whether nookd reads a touch panel, which one, and what its fingers mean.
+///
+///     [touch]
+///     device = "/dev/input/by-path/platform-fe205000.i2c-event"   # or the device's name
+///     swipe_fraction = 0.10
+///     long_press_ms = 600
+///     snooze = "10m"
+struct TouchConfig: Equatable, Sendable {
+    /// True: read the touchscreen, and wait for one while there is none (a USB panel plugged in
+    /// later). False: no thread, no descriptor, nothing looked for. Nil (unset): read one found
+    /// at start, else stop looking, so a board without touch costs nothing once started.
+    var enabled: Bool?
+    /// A path under /dev/input or a device name as the kernel gives it; nil: the first
+    /// touchscreen found by its capabilities.
+    var device: String?
+    /// A horizontal movement of this fraction of the picture's width is a swipe.
+    var swipeFraction = 0.10
+    var longPress: Duration = .milliseconds(600)
+    /// libinput's calibration matrix (six numbers, `LIBINPUT_CALIBRATION_MATRIX`'s order); nil:
+    /// the one udev gives the device, else none.
+    var calibration: [Double]?
+    var swapAxes = false
+    var invertX = false
+    var invertY = false
+    /// How long a long-pressed card stays away before it comes back.
+    var snooze: Duration = .seconds(600)
+
+    static let keys = ["enabled", "device", "swipe_fraction", "long_press_ms", "calibration", "swap_axes", "invert_x", "invert_y", "snooze"]
+    static let swipeRange = 0.02...0.9
+    /// Shorter than this a long press is a slow tap; longer, nobody waits for it.
+    static let longPressRange = 200...5000
+    /// A minute at least (shorter is no snooze), a day at most (longer is dismissing).
+    static let snoozeRange: ClosedRange<Double> = 60...86_400
+
+    init() {}
+
+    init(reading reader: ConfigReader) throws(ConfigError) {
+        enabled = try reader.bool("touch.enabled")
+        if let device = try reader.string("touch.device") {
+            guard !device.isEmpty else { throw reader.error("touch.device", "must name a device: a path such as \"/dev/input/event2\" or the device's name") }
+            self.device = device
+        }
+        swipeFraction = try reader.number("touch.swipe_fraction", in: Self.swipeRange) ?? swipeFraction
+        if let milliseconds = try reader.integer("touch.long_press_ms", in: Self.longPressRange) { longPress = .milliseconds(milliseconds) }
+        if let matrix = try reader.numbers("touch.calibration", in: -1e6...1e6) {
+            guard matrix.count == 6 else {
+                throw reader.error("touch.calibration", "must be six numbers (a b c d e f, as LIBINPUT_CALIBRATION_MATRIX), got \(matrix.count)")
+            }
+            // The 2x2 part must turn the panel's square into a surface, not a line or a point.
+            guard abs(matrix[0] * matrix[4] - matrix[1] * matrix[3]) > 1e-9 else {
+                throw reader.error("touch.calibration", "maps every touch onto one line (a*e - b*d is 0): check the numbers")
+            }
+            calibration = matrix
+        }
+        swapAxes = try reader.bool("touch.swap_axes") ?? swapAxes
+        invertX = try reader.bool("touch.invert_x") ?? invertX
+        invertY = try reader.bool("touch.invert_y") ?? invertY
+        if let text = try reader.string("touch.snooze") {
+            let seconds: Double
+            switch HistoryAge.seconds(text) {
+            case .success(let value): seconds = value
+            case .failure(let problem): throw reader.error("touch.snooze", problem.description)
+            }
+            guard Self.snoozeRange.contains(seconds) else {
+                throw reader.error("touch.snooze", "must be from 1m to 24h (a card snoozed longer is better dismissed), got \"\(text)\"")
+            }
+            snooze = .seconds(seconds)
+        }
+    }
+}

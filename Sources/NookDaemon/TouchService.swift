@@ -1,0 +1,163 @@
+import Logging
+import NookActivities
+import NookDisplay
+import NookInput
+import NookProtocol
+
+extension Service {
+    /// Touch (T1–T3): a touch panel's gestures act on the glass. Off (`touch.enabled = false`)
+    /// it starts nothing. Unset, it reads a touchscreen that is there when nookd starts, and
+    /// stops looking if there is none (an idle nookd wakes once a minute; a reader looking for a
+    /// device would wake it every second). On, it also waits for one plugged in later (I4:
+    /// missing hardware is a line in the log and in `status`, never a reason not to run).
+    final class Touch: DaemonService {
+        struct Section: Equatable, Sendable {
+            var touch: TouchConfig
+            /// The reader turns touches with the picture: a new rotation restarts it.
+            var rotation: Rotation
+        }
+
+        static let name = "touch"
+        static let needs = ["presence", "recall", "queues", "action cards", "screen"]
+        static let keys = ["touch.*"]
+        /// Every key applies: the reader is started again with the new settings (a finger on
+        /// the glass at that moment is let go first).
+        static let appliesAtReload = true
+
+        static func section(of config: DaemonConfig) -> Section { Section(touch: config.touch, rotation: config.rotation) }
+
+        private struct Running {
+            var section: Section
+            var reader: (any TouchReading)?
+            /// Why no reader runs although touch is not off (none found at start).
+            var stopped: String?
+        }
+
+        /// The longest an unset `touch.enabled` waits for the reader's first look at the devices
+        /// (a scan of /dev/input: milliseconds), in real time: it holds up nookd's start.
+        static let firstLookBound: Duration = .seconds(2)
+
+        private let actions: TouchActions
+        private let snoozes: Snoozes
+        private let glass: CardsOnGlass
+        private let queues: [NookActivityQueue]
+        private let display: any DisplayBackend
+        private let makeReader: TouchReaderMaker?
+        private let logger: Logger
+        private let running = Locked<Running?>(nil)
+        private let stops = StopActions()
+
+        /// - Parameter makeReader: nil in a build without a touch reader.
+        init(effects: TouchActions.Effects, display: any DisplayBackend, clock: any NookClock,
+             config: TouchConfig, makeReader: TouchReaderMaker?, logger: Logger) {
+            let log: @Sendable (String) -> Void = { logger.info("\($0)") }
+            snoozes = Snoozes(duration: config.snooze, clock: clock, log: log)
+            actions = TouchActions(effects: effects, snoozes: snoozes, log: log)
+            (self.glass, self.queues, self.display, self.makeReader, self.logger) = (effects.glass, effects.queues, display, makeReader, logger)
+        }
+
+        /// Every gesture goes here (a test's too).
+        func handle(_ gesture: TouchGesture) { actions.handle(gesture) }
+
+        func start(_ section: Section) async throws(DaemonError) {
+            let observations = queues.enumerated().map { index, queue in
+                queue.observe { [glass] in glass.observe($0, queue: index) }
+            }
+            stops.add { observations.forEach { $0.cancel() } }
+            stops.add { [snoozes] in snoozes.cancelAll() }
+            running.withLock { $0 = Running(section: section, reader: nil) }
+            await startReader(section)
+        }
+
+        func stop() async {
+            stopReader()
+            actions.releaseAll()
+            await stops.run()
+        }
+
+        func apply(_ section: Section) async {
+            snoozes.duration = section.touch.snooze
+            let old = running.withLock { $0?.section }
+            guard let old, old != section else { return }
+            var readerOnly = old
+            readerOnly.touch.snooze = section.touch.snooze
+            // Only the snooze changed: the reader goes on.
+            guard readerOnly != section else {
+                running.withLock { $0?.section = section }
+                return
+            }
+            stopReader()
+            if section.touch.enabled == false { actions.releaseAll() }
+            running.withLock { $0?.section = section }
+            await startReader(section)
+        }
+
+        private func startReader(_ section: Section) async {
+            let touch = section.touch
+            guard touch.enabled != false else {
+                logger.info("touch: off (touch.enabled = false)")
+                return
+            }
+            guard let makeReader else {
+                logger.warning("touch: this build of nookd has no touch reader")
+                return
+            }
+            let geometry = TouchGeometry(picture: display.mode.size.rotated(section.rotation.then(display.panelOrientation).inverse),
+                                         rotation: section.rotation, panelOrientation: display.panelOrientation)
+            // Unset, a board without touch is the usual case, not a warning: the first look's
+            // warnings are details until it has found a touchscreen.
+            let looking = Locked(touch.enabled == nil)
+            let reader = makeReader(touch, geometry, { [actions] in actions.handle($0) },
+                                    { [logger] in logger.info("\($0)") },
+                                    { [logger] in looking.withLock { $0 } ? logger.debug("\($0)") : logger.warning("\($0)") })
+            let before = reader.reading
+            reader.start()
+            // Unset: kept only if its first look found a touchscreen. Decided before nookd is
+            // ready, so the descriptors and threads of an idle nookd do not change after.
+            if touch.enabled == nil {
+                let deadline = ContinuousClock.now + Self.firstLookBound
+                while reader.reading == before, reader.reading.device == nil, ContinuousClock.now < deadline {
+                    try? await Task.sleep(for: .milliseconds(5))
+                }
+                guard reader.reading.device != nil else {
+                    let problem = reader.reading.problem ?? "no touchscreen"
+                    reader.stop()
+                    running.withLock { $0?.stopped = "\(problem) when nookd started; touch.enabled = true waits for one" }
+                    logger.info("touch: \(problem); not looking again until nookd restarts (touch.enabled = true waits for one plugged in later)")
+                    return
+                }
+                looking.withLock { $0 = false }
+            }
+            running.withLock { running in
+                running?.reader = reader
+                running?.stopped = nil
+            }
+            logger.info("touch: reading \(touch.device.map { "\"\($0)\"" } ?? "the first touchscreen found"); a swipe is \(Int((touch.swipeFraction * 100).rounded())) % of the width, a long press \(Int(touch.longPress / .milliseconds(1))) ms, a snooze \(Snoozes.describe(touch.snooze))")
+        }
+
+        /// Stops the reader, and lets go of a finger it had down.
+        private func stopReader() {
+            let reader = running.withLock { running -> (any TouchReading)? in
+                defer { running?.reader = nil }
+                return running?.reader
+            }
+            guard let reader else { return }
+            reader.stop()
+            actions.liftFinger()
+        }
+
+        /// `status`'s `touch` member; nil when touch is off.
+        func status() -> StatusAnswer.Touch? {
+            guard let running = running.withLock({ $0 }), running.section.touch.enabled != false else { return nil }
+            let reading = running.reader?.reading
+                ?? TouchReadingState(problem: running.stopped ?? (makeReader == nil ? "this build has no touch reader" : "not started"))
+            return StatusAnswer.Touch(device: reading.device, name: reading.name, lastGesture: actions.lastGesture, gestures: actions.gestures,
+                                      open: actions.isOpen, snoozed: snoozes.count, problem: reading.problem)
+        }
+    }
+}
+
+extension Daemon {
+    /// `status`'s `touch` member.
+    func touchStatus() -> StatusAnswer.Touch? { parts.touch.status() }
+}
