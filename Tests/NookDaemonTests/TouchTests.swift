@@ -54,7 +54,7 @@ final class TouchHarness: Sendable {
         arbiter = NookSurfaceArbiter(foreground: "main", clock: clock)
         arbiter.register(NookQueueModule(id: "main", queue: queue))
         await queue.bind(to: arbiter, moduleID: "main")
-        recorder = EventRecorder(await queue.events())
+        recorder = EventRecorder(queue.events())
         let history = ActivityHistory(path: nil, warn: { _ in }, wallClock: { 1000 }, monotonic: { 1000 })
         _ = history.start()
         for title in titles {

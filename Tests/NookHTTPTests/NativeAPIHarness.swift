@@ -55,58 +55,6 @@ final class NativeAPINookd {
     }
 }
 
-/// `NookdCalls` over a blocking connection per call: the handlers' own code with nookd's real
-/// answers, each handed on as the whole answer line, as the server's link hands it.
-final class BlockingNookdCalls: NookdCalls {
-    let socket: String
-    init(socket: String) { self.socket = socket }
-
-    func call(_ request: Request, done: @escaping (Result<JSONValue, NookdCallError>) -> Void) {
-        do throws(ClientError) {
-            let client = try NookClient(path: socket)
-            client.readTimeout = .seconds(TestBounds.seconds(30))
-            try client.send(request.encoded())
-            while let line = try client.readLine() {
-                let answer: ResponseLine
-                do { answer = try ResponseLine.decode(line) } catch { throw .daemon(error) }
-                switch answer {
-                case .success: return done(.success((try? JSONValue.parse(line)) ?? .null))
-                case .failure(_, let refusal): throw .daemon(refusal)
-                case .event: continue
-                }
-            }
-            throw .unreachable("nookd closed the connection without answering")
-        } catch {
-            switch error {
-            case .daemon(let refusal): done(.failure(.refused(refusal.json)))
-            case .unreachable(let reason), .connectionLost(let reason): done(.failure(.unavailable(reason)))
-            }
-        }
-    }
-}
-
-/// An exchange that records the one answer a handler gives.
-final class RecordingExchange: HTTPExchange {
-    let request: HTTPRequest
-    let caller: HTTPCaller
-    var isOpen: Bool { true }
-    private(set) var responses: [HTTPResponse] = []
-
-    init(request: HTTPRequest, caller: HTTPCaller) { (self.request, self.caller) = (request, caller) }
-
-    func respond(_ response: HTTPResponse) { responses.append(response) }
-
-    func startStream(status: Int, headers: [(name: String, value: String)]) -> any HTTPStreamWriter {
-        Issue.record("the native API does not stream")
-        return NoStream()
-    }
-
-    final class NoStream: HTTPStreamWriter {
-        func send(_ bytes: [UInt8]) -> Bool { false }
-        func finish() {}
-    }
-}
-
 /// One answer as a test reads it.
 struct APIAnswer {
     let response: HTTPResponse

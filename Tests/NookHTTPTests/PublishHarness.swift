@@ -103,57 +103,6 @@ final class EventWatch {
     }
 }
 
-/// `NookdCalls` over one blocking connection: each call is sent and its answer read before
-/// `done` runs, on the test's thread (the server does the same on its loop, without blocking).
-final class BlockingNookdCalls: NookdCalls {
-    private let path: String
-    private var client: NookClient?
-    private(set) var sent: [Request] = []
-
-    init(socket: String) { path = socket }
-
-    func call(_ request: Request, done: @escaping (Result<JSONValue, NookdCallError>) -> Void) {
-        sent.append(request)
-        do {
-            if client == nil {
-                client = try NookClient(path: path)
-                client?.readTimeout = TestBounds.duration(.seconds(10))
-            }
-            guard let client else { return }
-            try client.send(request.encoded())
-            while let line = try client.readLine() {
-                let value = try JSONValue.parse(line)
-                if value["event"] != nil { continue }
-                if case .bool(true)? = value["ok"] { done(.success(value)) } else { done(.failure(.refused(value["error"] ?? .null))) }
-                return
-            }
-            done(.failure(.unavailable("nookd closed the connection")))
-        } catch {
-            client = nil
-            done(.failure(.unavailable("\(error)")))
-        }
-    }
-}
-
-/// One request as the server would hand it to a route; keeps what the route answered.
-final class RecordingExchange: HTTPExchange {
-    let request: HTTPRequest
-    let caller = HTTPCaller(name: "test", scopes: Set(HTTPScope.allCases))
-    var isOpen: Bool { true }
-    private(set) var responses: [HTTPResponse] = []
-
-    init(_ request: HTTPRequest) { self.request = request }
-
-    func respond(_ response: HTTPResponse) { responses.append(response) }
-
-    func startStream(status: Int, headers: [(name: String, value: String)]) -> any HTTPStreamWriter { NoStream() }
-
-    final class NoStream: HTTPStreamWriter {
-        func send(_ bytes: [UInt8]) -> Bool { false }
-        func finish() {}
-    }
-}
-
 /// Routes called as the server's table would call them.
 struct RouteCaller {
     let routes: [HTTPRoute]
@@ -164,7 +113,7 @@ struct RouteCaller {
         guard let route = routes.first(where: { $0.method == method && $0.pattern == pattern }) else {
             throw HarnessFailure("no route \(method) \(pattern)")
         }
-        let exchange = RecordingExchange(request)
+        let exchange = RecordingExchange(request: request)
         route.handler(exchange, parameters, nookd)
         guard exchange.responses.count == 1, let response = exchange.responses.first else {
             throw HarnessFailure("the route answered \(exchange.responses.count) times")
