@@ -31,7 +31,7 @@ final class GlassWaiters {
             done(.success(newest))
             return
         }
-        if waiters.count >= maximumWaiters { waiters.removeAll { !$0.isOpen() } }
+        if waiters.count >= maximumWaiters { dropGone() }
         guard waiters.count < maximumWaiters else {
             done(.failure(HTTPAPIError(status: 503, code: "too_many_viewers", field: "after",
                                        message: "\(maximumWaiters) viewers already wait for the glass to change; try again shortly",
@@ -42,8 +42,16 @@ final class GlassWaiters {
         ask(nookd)
     }
 
-    private func ask(_ nookd: any NookdCalls) {
+    /// Viewers who went away while they waited: each is told, so that its stream finishes.
+    private func dropGone() {
+        let gone = waiters.filter { !$0.isOpen() }
+        guard !gone.isEmpty else { return }
         waiters.removeAll { !$0.isOpen() }
+        for waiter in gone { waiter.done(.failure(HTTPAPIError(status: 499, code: "viewer_gone", message: "the viewer went away"))) }
+    }
+
+    private func ask(_ nookd: any NookdCalls) {
+        dropGone()
         guard asking == nil, let target = waiters.map(\.after).min() else { return }
         asking = target
         LiveViewRoutes.frame(after: target, nookd) { [self] result in
@@ -61,7 +69,7 @@ final class GlassWaiters {
                 answered = waiters.filter { ranOut || frame.generation > $0.after }
                 waiters.removeAll { ranOut || frame.generation > $0.after }
             }
-            for waiter in answered where waiter.isOpen() { waiter.done(result) }
+            for waiter in answered { waiter.done(result) }
             ask(nookd)
         }
     }

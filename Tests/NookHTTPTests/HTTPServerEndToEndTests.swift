@@ -177,7 +177,7 @@ struct HTTPServerEndToEndTests {
             let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
             return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
         }
-        #expect(try curl([service.url + "/nothing"]).output.statusCodes == [404])
+        #expect(try curl([service.url + "/nothing/is/served/here"]).output.statusCodes == [404])
         let before = residentKiB()
         // Pipelined requests sent until the kernel takes no more, their answers never read.
         let stalled = try RawConnection(port: service.port)

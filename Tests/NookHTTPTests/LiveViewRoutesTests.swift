@@ -48,22 +48,30 @@ struct LiveViewRoutesTests {
         }
     }
 
-    /// Each call on a thread of its own through a blocking client; `done` runs there too.
+    /// Each call on a thread of its own through a blocking client; `done` runs on `loop`, one
+    /// at a time, as the server runs every handler and answer on its one loop thread (the
+    /// routes share state between viewers and rely on that). Tests call handlers with `run`.
     final class SocketCalls: NookdCalls, @unchecked Sendable {
         let socket: String
+        let loop = DispatchQueue(label: "test.loop")
         init(socket: String) { self.socket = socket }
+
+        func run(_ body: () throws -> Void) rethrows { try loop.sync(execute: body) }
 
         func call(_ request: Request, done: @escaping (Result<JSONValue, NookdCallError>) -> Void) {
             let box = UncheckedBox(done)
-            let socket = self.socket
+            let (socket, loop) = (self.socket, self.loop)
             startThread(named: "test.nookd") {
                 do throws(ClientError) {
                     let client = try NookClient(path: socket)
                     // As the link hands it over: nookd's whole answer line.
                     let result = try client.request(request)
-                    box.value(.success(.object([("id", .number(1)), ("ok", .bool(true)), ("result", result)])))
+                    let line = JSONValue.object([("id", .number(1)), ("ok", .bool(true)), ("result", result)])
+                    loop.async { box.value(.success(line)) }
                 } catch {
-                    if case .daemon(let refusal) = error { box.value(.failure(.refused(refusal.json))) } else { box.value(.failure(.unavailable(error.description))) }
+                    let failure: NookdCallError
+                    if case .daemon(let refusal) = error { failure = .refused(refusal.json) } else { failure = .unavailable(error.description) }
+                    loop.async { box.value(.failure(failure)) }
                 }
             }
         }
@@ -124,7 +132,7 @@ struct LiveViewRoutesTests {
         let route = try Self.route("/api/v1/screen.png")
         #expect(route.method == "GET" && route.scope == .read)
         let now = TestExchange(HTTPRequest(method: "GET", path: "/api/v1/screen.png"))
-        route.handler(now, [:], calls)
+        calls.run { route.handler(now, [:], calls) }
         try now.wait("the PNG") { $0.response != nil }
         let first = try #require(now.response)
         #expect(first.status == 200)
@@ -137,7 +145,7 @@ struct LiveViewRoutesTests {
         #expect(direct.generation == generation && unchanged, "the PNG nookd hands out, unchanged")
 
         let waiting = TestExchange(HTTPRequest(method: "GET", path: "/api/v1/screen.png", query: [("after", String(generation))]))
-        route.handler(waiting, [:], calls)
+        calls.run { route.handler(waiting, [:], calls) }
         usleep(300_000)
         #expect(waiting.response?.status == nil, "answered before the glass changed")
         try nookd.request(.enqueue(NookActivity(title: "Next frame", presentation: .blocker(timeout: nil)), module: nil, wait: false))
@@ -148,7 +156,7 @@ struct LiveViewRoutesTests {
 
         for bad in ["-1", "x", "1.5", "", "99999999999999999999"] {
             let refused = TestExchange(HTTPRequest(method: "GET", path: "/api/v1/screen.png", query: [("after", bad)]))
-            route.handler(refused, [:], calls)
+            calls.run { route.handler(refused, [:], calls) }
             #expect(refused.response?.status == 400, "after=\(bad)")
             #expect(try JSONValue.parse(refused.response?.body ?? [])["error"]?["field"]?.text == "after")
         }
@@ -158,7 +166,8 @@ struct LiveViewRoutesTests {
         let nookd = try Nookd()
         let calls = SocketCalls(socket: nookd.socket)
         let stream = TestExchange(HTTPRequest(method: "GET", path: "/api/v1/screen/stream"))
-        try Self.route("/api/v1/screen/stream").handler(stream, [:], calls)
+        let route = try Self.route("/api/v1/screen/stream")
+        calls.run { route.handler(stream, [:], calls) }
         try stream.wait("the first part") { $0.streamed.count > 0 }
         #expect(Self.header("Content-Type", stream.streamHeaders)?.hasPrefix("multipart/x-mixed-replace; boundary=") == true)
         func parts() -> [Int] {
