@@ -12,20 +12,33 @@ final class CardsOnGlass: Sendable {
     }
 
     private let cards = Locked<[NookActivityID: Card]>([:])
+    private let leaving = Locked<(@Sendable (NookActivityID) -> Void)?>(nil)
+
+    /// Told, outside the lock, each time a card starts to leave the glass.
+    func whenACardLeaves(_ handler: @escaping @Sendable (NookActivityID) -> Void) {
+        leaving.withLock { $0 = handler }
+    }
 
     /// Events of the queue at `index`, as ``NookActivityQueue/observe(_:)`` delivers them.
     func observe(_ events: [NookActivityEvent], queue index: Int) {
-        cards.withLock { cards in
+        let left = cards.withLock { cards -> [NookActivityID] in
+            var left: [NookActivityID] = []
             for event in events {
                 switch event.kind {
                 case .animateIn: cards[event.id] = Card(activity: event.activity, queue: index, ending: false)
                 case .updated where cards[event.id] != nil: cards[event.id]?.activity = event.activity
-                case .animateOut: cards[event.id]?.ending = true
-                case .hidden, .requeued: cards[event.id] = nil
+                case .animateOut:
+                    cards[event.id]?.ending = true
+                    left.append(event.id)
+                case .hidden, .requeued:
+                    if cards.removeValue(forKey: event.id) != nil { left.append(event.id) }
                 default: break
                 }
             }
+            return left
         }
+        guard !left.isEmpty, let handler = leaving.withLock({ $0 }) else { return }
+        for id in left { handler(id) }
     }
 
     /// The card on the glass that is not already on its way out.

@@ -7,6 +7,8 @@ extension Daemon {
     /// the glass is like `status`: whoever may connect may ask.
     /// Nil when the client went away while it waited: nothing is encoded for it.
     func liveFrame(after: Int?, for connection: ClientConnection) async throws(ProtocolError) -> FrameAnswer? {
+        // Requests a client pipelined and then left (or was dropped for) cost nothing more.
+        if connection.isClosed { return nil }
         let wait = Duration.seconds(NookProtocol.frameWaitSeconds)
         liveGlass.watch(for: wait + LiveGlass.watchAfterRequest)
         if let after, after == liveGlass.generation {
@@ -29,6 +31,8 @@ extension Daemon {
             throw ProtocolError(.unavailable, liveGlass.generation == 0 ? "nothing has been presented yet" : "the glass changed while its frame was taken; ask again")
         }
         switch await livePNGs.png(of: captured) {
+        case .success where connection.isClosed:
+            return nil
         case .success(let encoded):
             guard encoded.png.count <= LiveFramePNGs.maximumBytes else {
                 throw ProtocolError(.unavailable, "the frame's PNG is \(encoded.png.count) bytes, more than the \(LiveFramePNGs.maximumBytes) nookd sends a client")

@@ -9,7 +9,7 @@ import NookActivities
 final class Snoozes: Sendable {
     private struct State {
         var duration: Duration
-        var waiting: [NookActivityID: Task<Void, Never>] = [:]
+        var waiting: [NookActivityID: (activity: NookActivity, task: Task<Void, Never>)] = [:]
     }
 
     private let clock: any NookClock
@@ -60,17 +60,33 @@ final class Snoozes: Sendable {
             }
         }
         let replaced = state.withLock { state in
-            defer { state.waiting[id] = task }
-            return state.waiting[id]
+            defer { state.waiting[id] = (activity, task) }
+            return state.waiting[id]?.task
         }
         replaced?.cancel()
+    }
+
+    /// Ends snoozes its sender no longer wants (`cancel` of its id, `cancel-all` of its key): a
+    /// snoozed card is not live, so the queue does not find it. `matches` picks them (the
+    /// caller's own, with that id or key); the ones dropped are returned.
+    func drop(where matches: (NookActivity) -> Bool) -> [NookActivityID] {
+        let dropped = state.withLock { state -> [(NookActivityID, Task<Void, Never>)] in
+            let chosen = state.waiting.filter { matches($0.value.activity) }
+            for id in chosen.keys { state.waiting.removeValue(forKey: id) }
+            return chosen.map { ($0.key, $0.value.task) }
+        }
+        for (id, task) in dropped {
+            task.cancel()
+            log("touch: \(id) cancelled by its sender while snoozed; it does not come back")
+        }
+        return dropped.map(\.0)
     }
 
     /// Drops every snooze under way (nookd stopping).
     func cancelAll() {
         let tasks = state.withLock { state in
             defer { state.waiting = [:] }
-            return Array(state.waiting.values)
+            return state.waiting.values.map(\.task)
         }
         tasks.forEach { $0.cancel() }
     }

@@ -35,6 +35,9 @@ final class TouchActions: Sendable {
 
     private struct State {
         var opened = false
+        /// The card the tap opened the nook on: it closes when that card leaves the glass, so
+        /// a brush of the panel never holds the queue past the card it touched.
+        var openedOn: NookActivityID?
         var lastGesture: String?
         var gestures = 0
         /// The finger moved the card: the `up` springs it back unless a swipe took it.
@@ -65,6 +68,7 @@ final class TouchActions: Sendable {
                 }
             }
         }
+        effects.glass.whenACardLeaves { [weak self] id in self?.cardLeft(id) }
     }
 
     deinit {
@@ -115,16 +119,17 @@ final class TouchActions: Sendable {
             taken = false
             log("touch: tap → the menu's Enter")
         } else {
-            let onCard = effects.glass.current != nil
+            let onCard = effects.glass.current?.activity.id
             // Toggled and set in one step: two taps racing must not leave it open while it says closed.
             let open = state.withLock { state -> Bool? in
-                guard onCard || state.opened else { return nil }
+                guard onCard != nil || state.opened else { return nil }
                 state.opened.toggle()
+                state.openedOn = state.opened ? onCard : nil
                 effects.engagement.set(.open, active: state.opened, input: Self.openInput)
                 return state.opened
             }
             switch open {
-            case true?: log("touch: tap → the nook opens (the next cards wait until the next tap)")
+            case true?: log("touch: tap → the nook opens (the next cards wait until the next tap, or until this card leaves)")
             case false?: log("touch: tap → the nook closes")
             case nil:
                 taken = false
@@ -160,6 +165,18 @@ final class TouchActions: Sendable {
         }
     }
 
+    /// A card left the glass: if the nook was opened on it, it closes.
+    func cardLeft(_ id: NookActivityID) {
+        let closed = state.withLock { state -> Bool in
+            guard state.opened, state.openedOn == id else { return false }
+            state.opened = false
+            state.openedOn = nil
+            effects.engagement.set(.open, active: false, input: Self.openInput)
+            return true
+        }
+        if closed { log("touch: the card the nook was opened on left the glass; the nook closes") }
+    }
+
     /// The reader stopped: a finger it had down no longer holds the queue.
     func liftFinger() {
         effects.engagement.set(.hover, active: false, input: Self.fingerInput)
@@ -171,6 +188,7 @@ final class TouchActions: Sendable {
         effects.engagement.set(.hover, active: false, input: Self.fingerInput)
         state.withLock { state in
             state.opened = false
+            state.openedOn = nil
             effects.engagement.set(.open, active: false, input: Self.openInput)
         }
     }

@@ -147,6 +147,9 @@ extension Service {
         }
 
         /// `status`'s `touch` member; nil when touch is off.
+        /// Snoozed cards `matches` picks, dropped (see ``Snoozes/drop(where:)``).
+        func dropSnoozes(where matches: (NookActivity) -> Bool) -> [NookActivityID] { snoozes.drop(where: matches) }
+
         func status() -> StatusAnswer.Touch? {
             guard let running = running.withLock({ $0 }), running.section.touch.enabled != false else { return nil }
             let reading = running.reader?.reading

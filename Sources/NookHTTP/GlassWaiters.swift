@@ -50,6 +50,26 @@ final class GlassWaiters {
         for waiter in gone { waiter.done(.failure(HTTPAPIError(status: 499, code: "viewer_gone", message: "the viewer went away"))) }
     }
 
+    /// Viewers asking for the glass as it is now, sharing the one call in flight.
+    private var askingNow: [(Result<FrameAnswer, HTTPAPIError>) -> Void] = []
+
+    /// The frame on the glass now. Viewers asking at the same moment share one call to nookd,
+    /// so a burst of them costs nookd one answer, not a PNG each on the shared link.
+    func now(nookd: any NookdCalls, done: @escaping (Result<FrameAnswer, HTTPAPIError>) -> Void) {
+        guard askingNow.count < maximumWaiters else {
+            done(.failure(HTTPAPIError(status: 503, code: "too_many_viewers",
+                                       message: "\(maximumWaiters) viewers already wait for the glass; try again shortly", headers: [("Retry-After", "1")])))
+            return
+        }
+        askingNow.append(done)
+        guard askingNow.count == 1 else { return }
+        LiveViewRoutes.frame(after: nil, nookd) { [self] result in
+            let answered = askingNow
+            askingNow = []
+            for done in answered { done(result) }
+        }
+    }
+
     private func ask(_ nookd: any NookdCalls) {
         dropGone()
         guard asking == nil, let target = waiters.map(\.after).min() else { return }
@@ -62,7 +82,9 @@ final class GlassWaiters {
                 answered = waiters
                 waiters = []
             case .success(let frame):
-                if frame.generation >= newest?.generation ?? Int.min { newest = frame }
+                // Answers come one at a time, so the last is the glass (a restarted nookd
+                // counts its generations from the start again).
+                newest = frame
                 // Not newer than what was asked past: nookd's wait ran out, and every viewer
                 // gets the glass as it is (as a viewer asking nookd itself would).
                 let ranOut = frame.generation <= target

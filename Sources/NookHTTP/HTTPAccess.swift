@@ -30,6 +30,37 @@ public final class HTTPAccess {
         caller.scopes.contains(scope) || caller.scopes.contains(.admin)
     }
 
+    /// Without tokens, a browser on this machine would carry any web site's requests to the
+    /// board with every scope: a page of another site (its `Origin`) or a name that only
+    /// resolves here through DNS rebinding (its `Host`) is refused. Loopback names only.
+    static func fromAnotherSite(_ request: HTTPRequest) -> HTTPAPIError? {
+        if let host = request.header("Host"), !isLoopbackName(authority: host) {
+            return HTTPAPIError(status: 403, code: "forbidden", field: "Host",
+                message: "without a token file only requests addressed to this machine by a loopback name (localhost, 127.0.0.1, [::1]) are served")
+        }
+        if let origin = request.header("Origin"), origin != "null" {
+            let authority = origin.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first.map(String.init) ?? ""
+            guard isLoopbackName(authority: authority) else {
+                return HTTPAPIError(status: 403, code: "forbidden", field: "Origin",
+                    message: "without a token file a request from a web page is served only from the board's own page (a loopback origin)")
+            }
+        }
+        return nil
+    }
+
+    /// `localhost`, `127.x.y.z` or `[::1]`, with or without a port.
+    static func isLoopbackName(authority: String) -> Bool {
+        var host = authority.lowercased()
+        if host.hasPrefix("[") {
+            guard let close = host.firstIndex(of: "]") else { return false }
+            return host[host.index(after: host.startIndex)..<close] == "::1"
+        }
+        if let colon = host.lastIndex(of: ":") { host = String(host[..<colon]) }
+        if host == "localhost" || host.hasSuffix(".localhost") { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+
     static let challenge: [(name: String, value: String)] = [("WWW-Authenticate", "Bearer realm=\"nook-http\", Basic realm=\"nook-http\"")]
 
     public func caller(for request: HTTPRequest, loopback: Bool, now: Duration) -> Result<HTTPCaller, HTTPAPIError> {
@@ -38,6 +69,7 @@ public final class HTTPAccess {
                 return .failure(HTTPAPIError(status: 403, code: "forbidden",
                     message: "no token file is configured (http.tokens), so only clients on this machine (loopback, not through a proxy) are served"))
             }
+            if let refusal = Self.fromAnotherSite(request) { return .failure(refusal) }
             return .success(Self.local)
         }
         let presented: String?

@@ -115,8 +115,12 @@ public struct HTTPRequestParser: Sendable {
                     return nil
                 }
                 continuePending = false
-                let sizeText = line.prefix { $0 != UInt8(ascii: ";") }.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
-                guard !sizeText.isEmpty, sizeText.count <= 8, let size = Self.hexValue(sizeText) else {
+                // Whitespace only after the digits (before an extension), never between them:
+                // a proxy in front must read the same size.
+                var sizeText = Array(line.prefix { $0 != UInt8(ascii: ";") })
+                while let last = sizeText.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { sizeText.removeLast() }
+                let digits = sizeText.drop { $0 == UInt8(ascii: "0") }
+                guard !sizeText.isEmpty, digits.count <= 8, let size = digits.isEmpty ? 0 : Self.hexValue(Array(digits)) else {
                     return fail(Self.malformed(field: "Transfer-Encoding", "a chunk's size is not a hexadecimal number"))
                 }
                 if size == 0 {

@@ -49,7 +49,7 @@ enum HTTPResponseEncoding {
         bytes += "HTTP/1.1 \(status) \(reason(status))\r\n".utf8
         for field in headers where !ownedFields.contains(field.name.lowercased()) {
             // A value a handler built from input must not end the head or add a field.
-            let value = field.value.utf8.contains { $0 == 0x0D || $0 == 0x0A } ? String(field.value.map { $0 == "\r" || $0 == "\n" ? " " : $0 }) : field.value
+            let value = field.value.utf8.contains { $0 == 0x0D || $0 == 0x0A } ? String(decoding: field.value.utf8.map { $0 == 0x0D || $0 == 0x0A ? 0x20 : $0 }, as: UTF8.self) : field.value
             bytes += "\(field.name): \(value)\r\n".utf8
         }
         if let contentLength {

@@ -316,7 +316,7 @@ public final class HTTPServer {
         let caller: HTTPCaller
         // A request a reverse proxy passed on comes from loopback but not from this machine's
         // own clients: it is served as from the network (a token file is needed).
-        let proxied = request.header("X-Forwarded-For") != nil || request.header("Forwarded") != nil
+        let proxied = ["X-Forwarded-For", "Forwarded", "X-Real-IP", "X-Forwarded-Host"].contains { request.header($0) != nil }
         switch access.caller(for: request, loopback: connection.loopback && !proxied, now: MonotonicClock.now) {
         case .failure(let error):
             exchange.respond(error.response)

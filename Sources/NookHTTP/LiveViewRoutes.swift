@@ -46,7 +46,7 @@ public enum LiveViewRoutes {
             if let after {
                 waiters.next(after: after, nookd: nookd, isOpen: { [weak exchange] in exchange?.isOpen ?? false }, done: answer)
             } else {
-                frame(after: nil, nookd, done: answer)
+                waiters.now(nookd: nookd, done: answer)
             }
         }
     }
@@ -56,7 +56,7 @@ public enum LiveViewRoutes {
     static func stream(_ exchange: any HTTPExchange, _ nookd: any NookdCalls, _ waiters: GlassWaiters) {
         // The first frame is asked for before the stream starts, so that nookd being down is a
         // plain 503, not a stream that ends at once.
-        frame(after: nil, nookd) { result in
+        waiters.now(nookd: nookd) { result in
             switch result {
             case .failure(let error):
                 exchange.respond(error.response)

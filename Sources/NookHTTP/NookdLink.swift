@@ -14,7 +14,10 @@ public final class NookdLink: NookdCalls {
     public struct Options: Sendable {
         public var socketPath: String
         /// Calls sent and not answered; a call past it is `.unavailable` (503) at once.
-        public var maximumInFlight = 4096
+        /// Under nookd's own bound per client, with room: past it nookd stops reading, and a
+        /// client that falls megabytes behind reading its answers is dropped by nookd, which
+        /// here would fail every caller's call at once.
+        public var maximumInFlight = 128
         /// A call unanswered this long means nookd is stuck: the connection is dropped and
         /// every call in flight fails.
         public var callTimeout: Duration = .seconds(15)

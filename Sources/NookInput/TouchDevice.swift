@@ -29,6 +29,9 @@ final class TouchDevice: Sendable {
 
     /// Opens `path` and reads its capabilities: the device, or why it cannot be used.
     static func open(_ path: String, configured: Bool) -> Result<TouchDevice, TouchOpenProblem> {
+        // Looked at before it is opened: opening some devices does something (a watchdog
+        // arms), and a FIFO or a huge file is no panel either.
+        if let problem = notAnInputDevice(path) { return .failure(problem) }
         let fd: FileDescriptor
         do throws(SystemCallError) {
             fd = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK)
@@ -123,4 +126,21 @@ enum TouchOpenProblem: Error, Equatable, Sendable {
     case notPermitted(String)
     case notTouch(path: String, name: String?, why: String)
     case unusable(String)
+}
+
+extension TouchDevice {
+    /// The kernel's input devices are character devices of major number 13.
+    static let inputMajor: UInt64 = 13
+
+    /// Why `path` is not an input device, or nil when it is one (or cannot be looked at: the
+    /// open that follows says why).
+    static func notAnInputDevice(_ path: String) -> TouchOpenProblem? {
+        guard let info = try? fileStatus(path) else { return nil }
+        let device = UInt64(info.st_rdev)
+        let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~UInt64(0xfff))
+        guard info.st_mode & S_IFMT == S_IFCHR, major == inputMajor else {
+            return .notTouch(path: path, name: nil, why: "not an input device (a character device of the kernel's input subsystem, as /dev/input/event* are)")
+        }
+        return nil
+    }
 }

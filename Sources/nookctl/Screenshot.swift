@@ -14,8 +14,10 @@ struct Screenshot: ParsableCommand {
     @Option(name: .shortAndLong, help: "Where to write the PNG.") var output = "screenshot.png"
     @Flag(help: "Wait for the glass to change, and save the new frame.") var waitChange = false
 
+    /// A path that cannot take the PNG is a refusal (exit 1), as nookd's refusals are, not a
+    /// usage error: the command line itself was well formed.
     func validate() throws {
-        if let problem = Self.refusal(of: output) { throw ValidationError(problem) }
+        if let problem = Self.refusal(of: output) { Self.exit("cannot write the screenshot: \(problem)") }
     }
 
     /// Why `path` cannot take the PNG, or nil: only a regular file (or nothing) is replaced.
@@ -27,6 +29,9 @@ struct Screenshot: ParsableCommand {
 
     func run() throws {
         connection.run(fetching: { (client) throws(ClientError) -> (FrameAnswer, JSONValue) in
+            // nookd answers every `frame` within its bounded wait: one that does not (stopped,
+            // hung) is given up on rather than waited for forever.
+            client.readTimeout = .seconds(NookProtocol.frameWaitSeconds + 15)
             var result = try client.request(Request(id: .number(1), operation: .frame(after: nil)))
             var answer = try Self.decode(result)
             if waitChange {
@@ -37,15 +42,16 @@ struct Screenshot: ParsableCommand {
                     answer = try Self.decode(result)
                 }
             }
-            return (answer, result)
-        }, human: { answer in
+            // Written here, before the answer is printed, so that `--json` saves the file too.
             if let problem = Self.refusal(of: output) { Self.exit("cannot write the screenshot: \(problem)") }
             do throws(SystemCallError) {
                 try Self.writeAtomically(answer.png, to: output)
             } catch {
                 Self.exit("cannot write the screenshot: \(error)")
             }
-            return "wrote \(output) (\(answer.width)x\(answer.height), frame \(answer.generation))"
+            return (answer, result)
+        }, human: { answer in
+            "wrote \(output) (\(answer.width)x\(answer.height), frame \(answer.generation))"
         })
     }
 
@@ -62,7 +68,10 @@ struct Screenshot: ParsableCommand {
     /// Writes `bytes` to a new file beside `path` and renames it over `path`; the file in
     /// between is removed if anything fails.
     static func writeAtomically(_ bytes: [UInt8], to path: String) throws(SystemCallError) {
-        let temporary = path + ".part-\(getpid())"
+        // A short name in the same directory: the final name may already be as long as a
+        // name can be.
+        let directory = path.lastIndex(of: "/").map { String(path[...$0]) } ?? ""
+        let temporary = directory + ".nookctl-screenshot.part-\(getpid())"
         do {
             let file = try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o644)
             try bytes.withUnsafeBytes { raw in Result { () throws(SystemCallError) in try file.writeAll(raw) } }.get()

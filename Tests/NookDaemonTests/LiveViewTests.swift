@@ -131,12 +131,20 @@ struct LiveViewTests {
         let live = try Self.frame(try daemon.client())
         let same = try PNG.read(from: output) == Self.decode(live.png, in: scratch)
         #expect(same, "the file is the frame nookd hands out")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).allSatisfy { !$0.contains(".part-") }, "no file left beside it")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).allSatisfy { !$0.contains(".part") }, "no file left beside it")
+
+        // --json saves the file too; a name as long as a name may be is written.
+        let json = scratch.path + "/json.png"
+        let saved = try nookctl(["screenshot", "--json", "-o", json], socket: daemon.socket)
+        #expect(saved.status == 0 && FileManager.default.fileExists(atPath: json), "\(saved.error)")
+        let long = scratch.path + "/" + String(repeating: "a", count: 251) + ".png"
+        let longShot = try nookctl(["screenshot", "-o", long], socket: daemon.socket)
+        #expect(longShot.status == 0 && FileManager.default.fileExists(atPath: long), "\(longShot.error)")
 
         let fifo = scratch.path + "/fifo.png"
         #expect(mkfifo(fifo, 0o644) == 0)
         let refused = try nookctl(["screenshot", "-o", fifo], socket: daemon.socket)
-        #expect(refused.status != 0 && refused.error.contains("not a regular file"), "\(refused)")
+        #expect(refused.status == 1 && refused.error.contains("not a regular file"), "\(refused)")
         var info = stat()
         #expect(stat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "the FIFO is left as it was")
 

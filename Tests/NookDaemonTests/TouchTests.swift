@@ -178,13 +178,24 @@ struct TouchTests {
         nook.reader.send(.down(point), .tap(point), .up(cancelled: false))
         #expect(nook.engagement.isOpen && nook.engagement.isEngaged, "open, as the open button's press")
         #expect(nook.service.status()?.open == true)
-        let next = NookActivity(title: "Waits while open")
-        _ = await nook.queue.enqueue(next)
-        await nook.settle("the card read ends, the next waits") { await nook.queue.snapshot().parkReason == .engaged }
-        #expect(!nook.kinds(of: next.id).contains("animateIn"))
         nook.reader.send(.down(point), .tap(point), .up(cancelled: false))
-        #expect(!nook.engagement.isEngaged, "a tap on the idle glass closes it")
-        await nook.settle("shown once closed") { nook.kinds(of: next.id).contains("animateIn") }
+        #expect(!nook.engagement.isEngaged, "a second tap closes it")
+    }
+
+    /// A brush of the panel on a card must not hold every later card: the nook a tap opened
+    /// closes when the card it was opened on leaves the glass.
+    @Test func t2_q6_theNookATapOpenedClosesWhenItsCardLeavesTheGlass() async throws {
+        let nook = try await TouchHarness()
+        let plain = NookActivity(title: "Read me", dwell: .seconds(2))
+        await nook.onGlass(plain)
+        nook.reader.send(.down(point), .tap(point), .up(cancelled: false))
+        #expect(nook.engagement.isOpen)
+        let next = NookActivity(title: "Waits while its card is read")
+        _ = await nook.queue.enqueue(next)
+        #expect(!nook.kinds(of: next.id).contains("animateIn"))
+        await nook.settle("the card read ends, the nook closes and the next shows") { nook.kinds(of: next.id).contains("animateIn") }
+        #expect(!nook.engagement.isEngaged)
+        #expect(nook.service.status()?.open == false)
     }
 
     @Test func t2_aSwipeDismissesTheCardOnTheGlassBlockersIncluded() async throws {
@@ -225,6 +236,24 @@ struct TouchTests {
         #expect(nook.clock.now >= ended + .seconds(120))
         #expect(nook.service.status()?.snoozed == 0)
         #expect(await nook.queue.snapshot().current?.id == card.id, "the same card, id and all")
+    }
+
+    /// nookd's `cancel` of a snoozed card's id (and `cancel-all` of its key) drops the snooze
+    /// through this: the sender ended it, so it must not come back.
+    @Test func t2_u3_aSnoozedCardItsSenderCancelledDoesNotComeBack() async throws {
+        var touch = TouchConfig()
+        touch.snooze = .seconds(60)
+        let nook = try await TouchHarness(touch: touch)
+        let card = NookActivity(title: "Kettle", presentation: .blocker(timeout: nil))
+        await nook.onGlass(card)
+        nook.reader.send(.down(point), .longPress(point), .up(cancelled: false))
+        await nook.settle("snoozed") { nook.service.status()?.snoozed == 1 }
+        #expect(nook.service.dropSnoozes(where: { $0.id != card.id }).isEmpty, "another id drops nothing")
+        #expect(nook.service.dropSnoozes(where: { $0.id == card.id }) == [card.id])
+        #expect(nook.service.status()?.snoozed == 0)
+        let ended = nook.clock.now
+        await nook.settle("past the snooze", step: .seconds(1)) { nook.clock.now >= ended + .seconds(90) }
+        #expect(nook.kinds(of: card.id).filter { $0 == "enqueued" }.count == 1, "cancelled while snoozed: it stays away")
     }
 
     @Test func t2_q4_aSnoozedCardDoesNotComeBackOverANewerOneWithItsKey() async throws {

@@ -26,6 +26,26 @@ func checkError(_ body: () throws -> Any, _ check: (String) -> Bool) -> Bool {
         #expect(error.status == 403)
     }
 
+    /// Without tokens a browser on the board would carry any site's requests with every scope.
+    @Test func h4_withoutATokenFileAPageOfAnotherSiteOrARebindingNameIsRefused() throws {
+        let access = HTTPAccess(tokens: nil)
+        for (name, value) in [("Host", "127.0.0.1:8722"), ("Host", "localhost"), ("Host", "[::1]:8722"),
+                              ("Origin", "http://127.0.0.1:8722"), ("Origin", "http://localhost:8722")] {
+            #expect((try? access.caller(for: request(headers: [(name, value)]), loopback: true, now: .zero).get())?.name == "local", "\(name): \(value)")
+        }
+        for (name, value) in [("Host", "rebind.evil.example:8722"), ("Host", "127.0.0.1.evil.example"), ("Host", "[::2]"),
+                              ("Origin", "http://evil.example"), ("Origin", "https://127.0.0.1.evil.example")] {
+            guard case .failure(let error) = access.caller(for: request(headers: [(name, value)]), loopback: true, now: .zero) else {
+                Issue.record("\(name): \(value) was served"); continue
+            }
+            #expect(error.status == 403 && error.field == name, "\(name): \(value)")
+        }
+        // With tokens a page of another site has no token to send: nothing to refuse by origin.
+        let withTokens = HTTPAccess(tokens: Self.tokens)
+        let owner = request(headers: [("Origin", "http://evil.example"), ("Authorization", "Bearer owner-token")])
+        #expect((try? withTokens.caller(for: owner, loopback: true, now: .zero).get())?.name == "owner")
+    }
+
     @Test func h4_everyWayASenderPresentsATokenNamesTheSameCaller() throws {
         let access = HTTPAccess(tokens: Self.tokens, rateLimit: .init(perSecond: 0, burst: 1))
         let basic = Base64.encode(Array(":\(Self.token)".utf8))

@@ -117,6 +117,11 @@ import Testing
         #expect(error(items("GET / HTTP/1.1\r\nBad Name: x\r\n\r\n"))?.status == 400)
         #expect(error(items("GET / HTTP/1.1\r\nX: a\r\n folded\r\n\r\n"))?.status == 400)
         #expect(error(items("GET / HTTP/1.1\r\nExpect: magic\r\n\r\n"))?.status == 417)
+        // A chunk size is read as a proxy in front reads it: no space between its digits, and
+        // leading zeros do not count against its length.
+        #expect(error(items("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1 8\r\n"))?.field == "Transfer-Encoding")
+        let padded = requests(items("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n000000003 ;x=1\r\nabc\r\n0\r\n\r\n"))
+        #expect(padded.map { String(decoding: $0.0.body, as: UTF8.self) } == ["abc"])
     }
 
     @Test func h4_aHeadSentAByteAtATimeIsHeldAsPartialUntilItEnds() {
