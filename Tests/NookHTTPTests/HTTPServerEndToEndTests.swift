@@ -201,7 +201,9 @@ struct HTTPServerEndToEndTests {
         // Others are served meanwhile, and the stalled client cost a bounded amount of memory.
         #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200])
         let grown = residentKiB() - before
-        #expect(grown < 16 * 1024, "nook-http grew by \(grown) KiB for a client that reads nothing")
+        if !Built.isInstrumented {
+            #expect(grown < 16 * 1024, "nook-http grew by \(grown) KiB for a client that reads nothing")
+        }
     }
 
     @Test func h4_tokensNameTheCallerAndAreRateLimited() throws {

@@ -12,6 +12,9 @@ enum Built {
         return String(file[..<file.range(of: "/Tests/")!.lowerBound])
     }()
     static let directory = ProcessInfo.processInfo.environment["NOOK_TEST_BINARIES"] ?? root + "/.build/debug"
+    /// Another build than the plain debug one is a sanitizer's: its memory figures mean nothing
+    /// (AddressSanitizer keeps freed memory in quarantine).
+    static var isInstrumented: Bool { ProcessInfo.processInfo.environment["NOOK_TEST_BINARIES"] != nil }
 }
 
 struct TestFailure: Error, CustomStringConvertible {
