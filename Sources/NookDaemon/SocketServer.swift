@@ -140,27 +140,10 @@ public final class SocketServer: @unchecked Sendable {
     /// inputs, fonts, timers), with room to spare.
     static let descriptorsBesidesClients = 64
 
-    /// `daemon.max_connections`, or fewer when the descriptor limit (RLIMIT_NOFILE) cannot hold
-    /// that many: the soft limit is raised up to the hard one first, as servers do. Past the
-    /// limit `accept` would fail with EMFILE instead of the newcomer hearing why.
+    /// `daemon.max_connections`, or fewer when the descriptor limit cannot hold that many.
     static func connectionsTheDescriptorLimitAllows(_ wanted: Int, logger: Logger) -> Int {
-        var limit = rlimit()
-        do throws(SystemCallError) {
-            _ = try systemCall("getrlimit", subject: "RLIMIT_NOFILE") { getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) }
-        } catch {
-            logger.warning("\(error)")
-            return wanted
-        }
-        let unlimited = rlim_t.max  // RLIM_INFINITY
-        let needed = rlim_t(wanted + descriptorsBesidesClients)
-        if limit.rlim_cur != unlimited, limit.rlim_cur < needed, limit.rlim_max == unlimited || limit.rlim_cur < limit.rlim_max {
-            var raised = limit
-            raised.rlim_cur = limit.rlim_max == unlimited ? needed : min(needed, limit.rlim_max)
-            if (try? systemCall("setrlimit", subject: "RLIMIT_NOFILE") { setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &raised) }) != nil { limit = raised }
-        }
-        guard limit.rlim_cur != unlimited, limit.rlim_cur < needed else { return wanted }
-        let allowed = max(1, Int(limit.rlim_cur) - descriptorsBesidesClients)
-        logger.warning("daemon.max_connections = \(wanted) needs \(needed) descriptors but the limit is \(limit.rlim_cur) (RLIMIT_NOFILE, hard \(limit.rlim_max)): serving at most \(allowed) connections; raise LimitNOFILE= or lower daemon.max_connections")
+        let (allowed, warning) = DescriptorLimit.connectionsAllowed(wanted, besides: descriptorsBesidesClients, setting: "daemon.max_connections")
+        if let warning { logger.warning("\(warning)") }
         return allowed
     }
 
