@@ -48,11 +48,29 @@ struct OwnershipPolicy: Sendable {
 
     /// Nil if `peer` may update, cancel or dismiss `activity`, else the refusal naming whose it is.
     /// `isAdmin`, when known, spares the group database look-up (inside the queue's actor).
-    func refusal(of operation: String, on activity: NookActivity, by peer: PeerCredentials, isAdmin known: Bool? = nil) -> ProtocolError? {
+    /// `name`: whom a relaying client states it acts for (a request's `sender`): then the
+    /// activity must be one that uid sent under that name, and the uid's own admin standing
+    /// does not count, as the relay speaks for someone it trusts less than itself.
+    func refusal(of operation: String, on activity: NookActivity, by peer: PeerCredentials, actingFor name: String? = nil,
+                 isAdmin known: Bool? = nil) -> ProtocolError? {
+        if let name { return relayRefusal(of: operation, on: activity, by: peer, actingFor: name) }
         // Activities made in-process or journalled before senders were recorded have no owner.
         guard let owner = activity.sender, owner.uid != peer.uid, !(known ?? isAdmin(peer)) else { return nil }
         let admin = adminGroup.map { ", or a member of group '\($0)' (daemon.admin_group)" } ?? " (set daemon.admin_group to let a group act on all)"
         return ProtocolError(.forbidden, field: "activity",
                              "uid \(peer.uid) may not \(operation) activity \(activity.id): it was sent by uid \(owner.uid); only its sender, root\(admin) may")
+    }
+
+    /// A stated sender's refusal: nil only for the cards `peer` sent under `name`.
+    private func relayRefusal(of operation: String, on activity: NookActivity, by peer: PeerCredentials, actingFor name: String) -> ProtocolError? {
+        if let owner = activity.sender, owner.uid == peer.uid, owner.name == name { return nil }
+        let whose: String
+        switch activity.sender {
+        case nil: whose = "nookd itself"
+        case let owner? where owner.uid == peer.uid: whose = owner.name.map { "'\($0)'" } ?? "this uid without a stated sender"
+        case let owner?: whose = "uid \(owner.uid)"
+        }
+        return ProtocolError(.forbidden, field: "activity",
+                             "'\(name)' (relayed by uid \(peer.uid)) may not \(operation) activity \(activity.id): it was sent by \(whose); a stated sender acts only on its own cards")
     }
 }

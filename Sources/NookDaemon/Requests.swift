@@ -16,15 +16,18 @@ extension Daemon {
         run.reserveCapacity(min(lines.count, Self.longestRun))
         var runIDs: Set<NookActivityID> = []
         var runModule: String?
+        var runSender: String?
         for line in lines {
             let decoded = Request.decode(line)
             if case .success(let request) = decoded, case .enqueue(let activity, let module, false) = request.operation, !Self.isPastDeadline(request) {
-                if !run.isEmpty, module != runModule || runIDs.contains(activity.id) || run.count == Self.longestRun {
+                // A run shares its module and its stated sender (whose cards its keys coalesce).
+                if !run.isEmpty, module != runModule || activity.sender?.name != runSender || runIDs.contains(activity.id) || run.count == Self.longestRun {
                     await enqueue(run, module: runModule, on: connection)
                     run.removeAll(keepingCapacity: true)
                     runIDs.removeAll(keepingCapacity: true)
                 }
                 runModule = module
+                runSender = activity.sender?.name
                 run.append((request, activity))
                 runIDs.insert(activity.id)
                 continue
@@ -115,10 +118,10 @@ extension Daemon {
 
         case .cancel(let id):
             let arrival = journal?.arrival(of: id)
-            let permits = owners(for: connection.peer)
+            let permits = owners(for: connection.peer, actingFor: request.sender)
             for (_, queue) in modules.map({ ($0, queues[$0]!) }) {
                 let outcome = await queue.cancelling(id, permits: permits)
-                try refuseIfRefused(outcome, "cancel", peer: connection.peer)
+                try refuseIfRefused(outcome, "cancel", peer: connection.peer, actingFor: request.sender)
                 guard outcome != .notFound else { continue }
                 answerChange(CancelAnswer(cancelled: id, alreadyEnding: outcome.alreadyEndingReason), ending: (id, arrival))
                 return
@@ -132,7 +135,7 @@ extension Daemon {
 
         case .cancelAll(let key, let moduleName):
             // Only the caller's own cards with the key, as its key coalesces only those (U3).
-            let permits = owners(for: connection.peer)
+            let permits = owners(for: connection.peer, actingFor: request.sender)
             var count = parts.touch.dropSnoozes(where: { $0.coalescingKey == key && permits($0) }).count
             for (_, queue) in try targets(moduleName) { count += await queue.cancelAll(coalescingKey: key, permits: permits) }
             answerChange(CancelAllAnswer(cancelled: count))
@@ -144,13 +147,13 @@ extension Daemon {
                 answer(DismissAnswer(dismissed: shown))
                 return
             }
-            let permits = owners(for: connection.peer)
+            let permits = owners(for: connection.peer, actingFor: request.sender)
             for (_, queue) in modules.map({ ($0, queues[$0]!) }) {
                 if let id {
                     // Taken before the request ends it (see ActivityJournal.ended(_:arrival:)).
                     let arrival = journal?.arrival(of: id)
                     let outcome = await queue.dismissing(id, permits: permits)
-                    try refuseIfRefused(outcome, "dismiss", peer: connection.peer)
+                    try refuseIfRefused(outcome, "dismiss", peer: connection.peer, actingFor: request.sender)
                     guard outcome != .notFound else { continue }
                     answerChange(DismissAnswer(dismissed: id, alreadyEnding: outcome.alreadyEndingReason), ending: (id, arrival))
                     return
@@ -159,7 +162,7 @@ extension Daemon {
                 // It keeps its id until its slide out ends: nobody can enqueue a new one under it
                 // before this end is recorded.
                 guard let shown = await queue.dismissingCurrent(permits: permits) else { continue }
-                try refuseIfRefused(shown.outcome, "dismiss", peer: connection.peer)
+                try refuseIfRefused(shown.outcome, "dismiss", peer: connection.peer, actingFor: request.sender)
                 answerChange(DismissAnswer(dismissed: shown.id, alreadyEnding: shown.outcome.alreadyEndingReason),
                              ending: (shown.id, journal?.arrival(of: shown.id)))
                 return
@@ -170,7 +173,7 @@ extension Daemon {
         case .invoke(let id):
             // Like a dismiss over the socket, not like the open input at the device: only the
             // sender (or an admin) may act on its card (U3).
-            let permits = owners(for: connection.peer)
+            let permits = owners(for: connection.peer, actingFor: request.sender)
             var seen: NookInvokeOutcome = .notOnGlass
             for module in modules {
                 let outcome = await queues[module]!.invoking(id, permits: permits)
@@ -179,7 +182,7 @@ extension Daemon {
                     answer(InvokeAnswer(invoked: activity.id))
                     return
                 case .refused(let activity):
-                    throw ownership.refusal(of: "invoke", on: activity, by: connection.peer, isAdmin: false)
+                    throw ownership.refusal(of: "invoke", on: activity, by: connection.peer, actingFor: request.sender, isAdmin: false)
                         ?? ProtocolError(.forbidden, field: "activity", "uid \(connection.peer.uid) may not invoke activity \(activity.id)")
                 case .noAction: seen = outcome
                 case .notOnGlass: continue
@@ -358,7 +361,7 @@ extension Daemon {
             if setting != .status, let refusal = ownership.deviceRefusal(of: "change quiet hours", by: connection.peer) { throw refusal }
             answer(try await quietRequest(setting))
         case .update(let target, let changes, let restartDwell):
-            var result = try await performUpdate(target, changes: changes, restartDwell: restartDwell, peer: connection.peer)
+            var result = try await performUpdate(target, changes: changes, restartDwell: restartDwell, peer: connection.peer, actingFor: request.sender)
             result.warnings = Self.iconWarnings(changes.json[ActivityField.icon.wireName]?.text)
             // Debug: a client may send a hundred updates a second.
             logger.debug("updated \(result.updated.map { "\($0.id) (\($0.fields.joined(separator: ", ")))" }.joined(separator: "; "))",
@@ -459,8 +462,10 @@ extension Daemon {
             for id in await queues[other]!.held(among: reserved) where heldIn[id] == nil { heldIn[id] = other }
         }
         let queued = activities.filter { heldIn[$0.id] == nil }
-        // The admin check (a look-up in the user database) only when a key may need it.
-        let permits = queued.contains { $0.coalescingKey != nil } ? owners(for: connection.peer) : Self.noOwners
+        // The admin check (a look-up in the user database) only when a key may need it. A run
+        // shares one stated sender (see handle(_:batch:)): a key then coalesces only the cards
+        // that name sent (U3).
+        let permits = queued.contains { $0.coalescingKey != nil } ? owners(for: connection.peer, actingFor: run.first?.request.statedSender) : Self.noOwners
         beforeQueueing(queue)
         var results = await queue.enqueue(contentsOf: queued, coalescing: permits)[...]
         var wasAccepted: [Bool] = []
@@ -509,13 +514,13 @@ extension Daemon {
         ProtocolError(.invalid, field: "activity.id", "activity \(id) is already \(place); an id names one activity until it ends")
     }
 
-    /// Throws `forbidden` if `peer` may not act on the activity (U3); nothing if it is not in
-    /// this queue (the caller goes on looking, or answers `notFound`).
     /// Whether `peer` may end an activity (U3), for the queue to ask inside its own step: the
-    /// group database is read once per request, here, not inside the queue.
-    func owners(for peer: PeerCredentials) -> @Sendable (NookActivity) -> Bool {
-        let isAdmin = ownership.isAdmin(peer)
+    /// group database is read once per request, here, not inside the queue. `name`: the sender
+    /// the request states it acts for, which reaches only its own cards (and needs no look-up).
+    func owners(for peer: PeerCredentials, actingFor name: String? = nil) -> @Sendable (NookActivity) -> Bool {
         let ownership = self.ownership
+        if let name { return { activity in ownership.refusal(of: "end", on: activity, by: peer, actingFor: name) == nil } }
+        let isAdmin = ownership.isAdmin(peer)
         return { activity in ownership.refusal(of: "end", on: activity, by: peer, isAdmin: isAdmin) == nil }
     }
 
@@ -523,9 +528,12 @@ extension Daemon {
     static let noOwners: @Sendable (NookActivity) -> Bool = { _ in false }
 
     /// The `forbidden` answer for an activity the queue would not let `peer` end.
-    private func refuseIfRefused(_ outcome: NookEndRequestOutcome, _ operation: String, peer: PeerCredentials) throws(ProtocolError) {
+    /// Throws `forbidden` if `peer` may not act on the activity (U3); nothing if it is not in
+    /// this queue (the caller goes on looking, or answers `notFound`).
+    private func refuseIfRefused(_ outcome: NookEndRequestOutcome, _ operation: String, peer: PeerCredentials,
+                                 actingFor name: String?) throws(ProtocolError) {
         guard case .refused(let activity) = outcome else { return }
-        throw ownership.refusal(of: operation, on: activity, by: peer, isAdmin: false)
+        throw ownership.refusal(of: operation, on: activity, by: peer, actingFor: name, isAdmin: false)
             ?? ProtocolError(.forbidden, field: "activity", "uid \(peer.uid) may not \(operation) activity \(activity.id)")
     }
 

@@ -4,8 +4,9 @@ import NookProtocol
 extension Daemon {
     /// `update` (U1): changes each targeted activity in place, after checking the sender may
     /// (U3). A bad change, an unknown or ended activity, or someone else's changes nothing.
+    /// `name`: the sender the request states it acts for, whose own cards alone it may change.
     func performUpdate(_ target: UpdateTarget, changes: ActivityChanges, restartDwell: Bool,
-                       peer: PeerCredentials) async throws(ProtocolError) -> UpdateAnswer {
+                       peer: PeerCredentials, actingFor name: String? = nil) async throws(ProtocolError) -> UpdateAnswer {
         var targets: [(NookActivityQueue, NookActivityID)] = []
         switch target {
         case .id(let id):
@@ -23,7 +24,7 @@ extension Daemon {
             }
         }
         let ownership = self.ownership
-        let isAdmin = ownership.isAdmin(peer)
+        let isAdmin = name == nil && ownership.isAdmin(peer)
         // An icon file is checked here, in the connection's task, not inside the queue: a FIFO
         // or a slow disk must not stall the queue (see checkedIcon).
         var iconPath: String?
@@ -32,7 +33,7 @@ extension Daemon {
         }
         let resolvedIcon = iconPath
         let change: @Sendable (NookActivity) throws -> NookActivity = { [screen] current in
-            if let refusal = ownership.refusal(of: "update", on: current, by: peer, isAdmin: isAdmin) { throw refusal }
+            if let refusal = ownership.refusal(of: "update", on: current, by: peer, actingFor: name, isAdmin: isAdmin) { throw refusal }
             var result = try changes.applied(to: current)
             if let resolvedIcon { result.systemImage = resolvedIcon }
             return screen.fitted(result)
@@ -62,12 +63,12 @@ extension Daemon {
             if let index = checked.firstIndex(where: { $0.queue === queue }) { checked[index].ids.append(id) } else { checked.append((queue, [id])) }
         }
         if checked.isEmpty {
-            if case .key = target, !targets.isEmpty { throw ProtocolError(.forbidden, field: "key", "every activity with this key was sent by another user") }
+            if case .key = target, !targets.isEmpty { throw ProtocolError(.forbidden, field: "key", "every activity with this key was sent by " + (name.map { "another sender than '\($0)'" } ?? "another user")) }
             throw ProtocolError(.notFound, field: "activity", "no pending or shown activity is left to update; it has ended")
         }
         var changed: [UpdateAnswer.Change] = []
         // A new key coalesces only the pending cards the caller may end (U3).
-        let permits = owners(for: peer)
+        let permits = owners(for: peer, actingFor: name)
         for (queue, ids) in checked {
             do {
                 // A card that ended since it was checked is left out by the queue: by key, the

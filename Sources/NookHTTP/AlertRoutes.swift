@@ -16,28 +16,31 @@ public enum AlertRoutes {
             case .failure(let error): exchange.respond(error.response); return
             case .success(let value): notification = value
             }
+            // What was last sent is remembered per token, as each token's group is a card of its own.
+            func memoryKey(_ key: String) -> String { exchange.caller.senderName + "\n" + key }
             switch AlertCards.plan(for: notification, id: NookActivityID(), module: module) {
             case .end(let key):
-                CardDelivery.end(key: key, module: module, how: .cancel, nookd: nookd) { result in
+                let remembered = memoryKey(key)
+                CardDelivery.end(key: key, module: module, how: .cancel, for: exchange.caller, nookd: nookd) { result in
                     switch result {
                     case .failure(let error): exchange.respond(error.response)
                     case .success(let ended):
-                        memory.forget(key: key)
+                        memory.forget(key: remembered)
                         exchange.respond(.json(.object([("status", .string("resolved")), ("key", .string(key)), ("ended", .number(Double(ended)))])))
                     }
                 }
             case .show(let card, let digest):
                 let key = card.activity.coalescingKey ?? ""
-                guard !memory.isUnchanged(key: key, digest: digest) else {
+                guard !memory.isUnchanged(key: memoryKey(key), digest: digest) else {
                     exchange.respond(.json(.object([("status", .string("unchanged")), ("key", .string(key))])))
                     return
                 }
                 for note in card.notes { logger.info("\(source.rawValue) \(key): \(note)") }
-                CardDelivery.deliver(card, to: nookd) { result in
+                CardDelivery.deliver(card, for: exchange.caller, to: nookd) { result in
                     switch result {
                     case .failure(let error): exchange.respond(error.response)
                     case .success(let delivered):
-                        memory.remember(key: key, digest: digest)
+                        memory.remember(key: memoryKey(key), digest: digest)
                         exchange.respond(.json(.object([
                             ("status", .string(delivered.updated ? "updated" : "shown")), ("key", .string(key)),
                             ("activity", .string(delivered.id.description)),

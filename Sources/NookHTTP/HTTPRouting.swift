@@ -16,6 +16,27 @@ public struct HTTPCaller: Sendable, Equatable {
     public var name: String
     public var scopes: Set<HTTPScope>
     public init(name: String, scopes: Set<HTTPScope>) { (self.name, self.scopes) = (name, scopes) }
+
+    /// The caller as nookd records the sender: its token's name, cut to what nookd takes.
+    public var senderName: String {
+        var name = String(name.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
+        while name.utf8.count > SenderPayload.maximumNameBytes { name.removeLast() }
+        return name.isEmpty ? "nook-http" : name
+    }
+
+    /// Whom nook-http tells nookd it acts for when it changes cards (U3): a token without the
+    /// admin scope reaches only the cards sent under its own name; an admin token (and the
+    /// tokenless loopback caller) states none and reaches every card nook-http sent.
+    public var statedSender: String? { scopes.contains(.admin) ? nil : senderName }
+
+    /// The request for `operation` on this caller's behalf, stating ``statedSender`` where the
+    /// operation takes it (an enqueue names its sender in the activity instead).
+    public func request(_ operation: NookOperation) -> Request {
+        guard let sender = statedSender, operation.name != .enqueue, operation.name.entry.fields.contains("sender") else {
+            return Request(id: nil, operation: operation)
+        }
+        return Request(id: nil, operation: operation, sender: sender)
+    }
 }
 
 /// Why nookd gave no answer to a call.

@@ -25,18 +25,11 @@ enum NativeAPIActivities {
             exchange.respond(error.response)
             return
         }
-        activity.sender = NookSender(uid: 0, pid: 0, name: senderName(exchange.caller))
+        activity.sender = NookSender(uid: 0, pid: 0, name: exchange.caller.senderName)
         nookd.ask(.enqueue(activity, module: module, wait: false), for: exchange, strippingPrefix: "activity") { answer in
             let id = answer["id"]?.text ?? activity.id.description
             exchange.respond(.json(answer, status: 201, headers: [("Location", collection + "/" + id)]))
         }
-    }
-
-    /// The caller as nookd records the sender: its token's name, cut to what nookd takes.
-    static func senderName(_ caller: HTTPCaller) -> String {
-        var name = String(caller.name.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
-        while name.utf8.count > SenderPayload.maximumNameBytes { name.removeLast() }
-        return name.isEmpty ? "nook-http" : name
     }
 
     /// One activity as the API shows a live one: where it is and the activity itself.
@@ -141,7 +134,8 @@ enum NativeAPIActivities {
         }
     }
 
-    /// `DELETE /api/v1/activities?key=K` (`&module=M`): cancels the caller's cards with the key.
+    /// `DELETE /api/v1/activities?key=K` (`&module=M`): cancels the caller's cards with the key
+    /// (a publish token's: those it sent; another token's are left alone, U3).
     static func cancelByKey(_ exchange: any HTTPExchange, _: [String: String], _ nookd: any NookdCalls) {
         let key: String, module: String?
         do throws(HTTPAPIError) {

@@ -12,7 +12,7 @@ extension NookdCalls {
 
     func ask(_ operation: NookOperation, for exchange: any HTTPExchange, strippingPrefix prefix: String? = nil,
              then: @escaping (JSONValue) -> Void) {
-        callForResult(Request(id: nil, operation: operation)) { result in
+        callForResult(exchange.caller.request(operation)) { result in
             switch result {
             case .success(let answer): then(answer)
             case .failure(let failure): exchange.respond(self.failure(failure, strippingPrefix: prefix).response)
@@ -22,12 +22,15 @@ extension NookdCalls {
 
     /// Like ``ask(_:for:strippingPrefix:then:)`` for an operation on one activity by id: when
     /// nookd has no such activity, its history says whether it ended (410 Gone, with how) or
-    /// never was (404).
+    /// never was (404); when it is another token's, 403 says so (U3).
     func askAbout(_ id: NookActivityID, _ operation: NookOperation, for exchange: any HTTPExchange, strippingPrefix prefix: String? = nil,
                   then: @escaping (JSONValue) -> Void) {
-        callForResult(Request(id: nil, operation: operation)) { result in
+        let request = exchange.caller.request(operation)
+        callForResult(request) { result in
             switch result {
             case .success(let answer): then(answer)
+            case .failure(.refused(let json)) where request.sender != nil && ProtocolError(json: json)?.code == .forbidden:
+                exchange.respond(NativeAPIErrors.notSent(id: id.description, by: exchange.caller).response)
             case .failure(.refused(let json)) where ProtocolError(json: json)?.code == .notFound:
                 // nookd names its request's `activity`; the API's is the path's `id`.
                 let message = ProtocolError(json: json)?.message ?? "no pending or shown activity has id \(id)"

@@ -60,6 +60,13 @@ public enum NativeAPIErrors {
         error(problem, strippingPrefix: prefix)
     }
 
+    /// A publish token's refusal to change a card it did not send (U3). nookd's own words name
+    /// the sender it was: another token's name is left out here, as is the uid behind it.
+    static func notSent(id: String, by caller: HTTPCaller) -> HTTPAPIError {
+        HTTPAPIError(status: 403, code: "forbidden", field: "id",
+                     message: "activity \(id) was not sent by token '\(caller.senderName)': a token changes only the cards it sent (one with the admin scope changes any)")
+    }
+
     static func notFound(id: String) -> HTTPAPIError {
         HTTPAPIError(status: 404, code: "not_found", field: "id", message: "no activity has id \(id)")
     }

@@ -91,7 +91,7 @@ public enum PublishRoutes {
             }
             let card = NtfyMapping.card(for: parsed, id: NookActivityID(), module: module)
             log(card, source: "ntfy topic \(parsed.topic)", logger: logger)
-            CardDelivery.deliver(card, to: nookd) { result in
+            CardDelivery.deliver(card, for: exchange.caller, to: nookd) { result in
                 switch result {
                 case .failure(let error): exchange.respond(error.response)
                 case .success(let delivered):
@@ -110,7 +110,7 @@ public enum PublishRoutes {
                 exchange.respond(HTTPAPIError(status: 400, code: "invalid_field", field: "path", message: "the sequence id must be 1 to 64 letters, digits, '-' or '_', got '\(PublishText.quoted(sequence))'").response)
                 return
             }
-            CardDelivery.end(key: NtfyMapping.key(topic: topic, sequenceID: sequence), module: module, how: how, nookd: nookd) { result in
+            CardDelivery.end(key: NtfyMapping.key(topic: topic, sequenceID: sequence), module: module, how: how, for: exchange.caller, nookd: nookd) { result in
                 switch result {
                 case .failure(let error): exchange.respond(error.response)
                 case .success(let ended):
@@ -149,7 +149,7 @@ public enum PublishRoutes {
                 }
                 let card = GotifyMapping.card(for: message, id: NookActivityID(), module: settings.gotifyModule)
                 log(card, source: "Gotify", logger: logger)
-                CardDelivery.deliver(card, to: nookd) { result in
+                CardDelivery.deliver(card, for: exchange.caller, to: nookd) { result in
                     switch result {
                     case .failure(let error): exchange.respond(error.response)
                     case .success(let delivered):
@@ -166,7 +166,7 @@ public enum PublishRoutes {
                 }
                 let card = AWTRIXMapping.card(for: notification, id: NookActivityID(), module: settings.awtrixModule)
                 log(card, source: "AWTRIX", logger: logger)
-                CardDelivery.deliver(card, to: nookd) { result in
+                CardDelivery.deliver(card, for: exchange.caller, to: nookd) { result in
                     switch result {
                     case .failure(let error): exchange.respond(error.response)
                     // AWTRIX answers a plain OK.

@@ -40,17 +40,21 @@ public struct DeliveredCard: Sendable, Equatable {
 
 /// The calls to nookd a publishing route makes, each answered from nookd's `done`: a card is
 /// queued (or changes the live one with its key) and cards are ended by key. The HTTP answer
-/// waits for nookd's answer, which comes once the change is durable (J1).
+/// waits for nookd's answer, which comes once the change is durable (J1). Each card is sent as
+/// the caller's (its token's name is the sender), and a key reaches only the caller's own
+/// cards unless it is an admin (U3): two tokens posting the same key have a card each.
 public enum CardDelivery {
     /// Queues `card`, or with ``PublishedCard/updatesInPlace`` changes the live card with its
-    /// key and queues it only if none is live.
-    public static func deliver(_ card: PublishedCard, to nookd: any NookdCalls,
+    /// key and queues it only if none of the caller's is live.
+    public static func deliver(_ card: PublishedCard, for caller: HTTPCaller, to nookd: any NookdCalls,
                                done: @escaping (Result<DeliveredCard, HTTPAPIError>) -> Void) {
+        var card = card
+        card.activity.sender = NookSender(uid: 0, pid: 0, name: caller.senderName)
         guard card.updatesInPlace, let key = card.activity.coalescingKey else {
             enqueue(card, to: nookd, done: done)
             return
         }
-        let update = Request(id: nil, operation: .update(.key(key, module: card.module), changes: card.changes, restartDwell: false))
+        let update = caller.request(.update(.key(key, module: card.module), changes: card.changes, restartDwell: false))
         nookd.call(update) { result in
             switch result {
             case .success(let line):
@@ -64,8 +68,9 @@ public enum CardDelivery {
                 } catch {
                     done(.failure(NookdAnswer.unreadable(error)))
                 }
-            case .failure(.refused(let error)) where ProtocolError(json: error)?.code == .notFound:
-                // Nothing live has the key (it ended, or never was): this is a new card.
+            case .failure(.refused(let error)) where [.notFound, .forbidden].contains(ProtocolError(json: error)?.code):
+                // Nothing live has the key (it ended, or never was), or only another token's
+                // card has it: this is a new card, the caller's own.
                 enqueue(card, to: nookd, done: done)
             case .failure(let failure):
                 done(.failure(HTTPCoreRoutes.error(for: failure, nookd: nookd)))
@@ -94,9 +99,10 @@ public enum CardDelivery {
     /// an alert resolved, an ntfy delete) or `dismiss` (as if a person had, an ntfy clear).
     public enum Ending: Sendable { case cancel, dismiss }
 
-    /// Ends every card not yet ended with `key` (the one on the glass leaves through its normal
-    /// end, pending ones never show); `done` gets how many were ended, 0 when none was live.
-    public static func end(key: String, module: String?, how: Ending, nookd: any NookdCalls,
+    /// Ends every card of the caller's not yet ended with `key` (the one on the glass leaves
+    /// through its normal end, pending ones never show); `done` gets how many were ended, 0 when
+    /// none was live. Another token's cards with the key are left alone (U3).
+    public static func end(key: String, module: String?, how: Ending, for caller: HTTPCaller, nookd: any NookdCalls,
                            done: @escaping (Result<Int, HTTPAPIError>) -> Void) {
         nookd.call(Request(id: nil, operation: .list(module: module))) { result in
             let ids: [NookActivityID]
@@ -124,11 +130,12 @@ public enum CardDelivery {
             var failure: HTTPAPIError?
             for id in ids {
                 let operation: NookOperation = how == .cancel ? .cancel(id) : .dismiss(id)
-                nookd.call(Request(id: nil, operation: operation)) { result in
+                nookd.call(caller.request(operation)) { result in
                     switch result {
                     case .success: ended += 1
-                    // Ended on its own meanwhile: nothing is left to end.
-                    case .failure(.refused(let error)) where ProtocolError(json: error)?.code == .notFound: break
+                    // Ended on its own meanwhile: nothing is left to end. Or another token's:
+                    // not the caller's to end.
+                    case .failure(.refused(let error)) where [.notFound, .forbidden].contains(ProtocolError(json: error)?.code): break
                     case .failure(let error): failure = failure ?? HTTPCoreRoutes.error(for: error, nookd: nookd)
                     }
                     remaining -= 1

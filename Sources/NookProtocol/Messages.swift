@@ -109,11 +109,24 @@ public struct Request: Hashable, Sendable {
     /// request it gets to later, instead of carrying out what the client has already reported
     /// as failed (nook-notify's answer to a sender while nookd was stopped).
     public var deadline: Double?
+    /// The name a client that relays others' messages (nook-http's token names) states it acts
+    /// for, on `update`, `cancel`, `cancel-all`, `dismiss` and `invoke` (U3): the request then
+    /// reaches only the cards its connection's uid sent under that name, whatever the uid's own
+    /// standing. An `enqueue` states it as the activity's sender name (`activity.sender.name`),
+    /// not here; ``statedSender`` reads either.
+    public var sender: String?
 
-    public init(id: RequestID?, operation: NookOperation, deadline: Double? = nil) {
+    public init(id: RequestID?, operation: NookOperation, deadline: Double? = nil, sender: String? = nil) {
         self.id = id
         self.operation = operation
         self.deadline = deadline
+        self.sender = sender
+    }
+
+    /// Whom the client states it acts for: an enqueue's activity sender name, else ``sender``.
+    public var statedSender: String? {
+        if case .enqueue(let activity, _, _) = operation { return activity.sender?.name ?? sender }
+        return sender
     }
 
     /// Decodes one line (without its newline). On failure the error carries whatever request id
@@ -138,7 +151,8 @@ public struct Request: Hashable, Sendable {
             case .number(let seconds)? where seconds.isFinite: deadline = seconds
             case let other?: throw ProtocolError(.wrongType, field: "deadline", "must be a number of seconds on the monotonic clock, got \(other.typeName)")
             }
-            return .success(Request(id: id, operation: try decodeOperation(value), deadline: deadline))
+            let (operation, sender) = try decodeOperation(value)
+            return .success(Request(id: id, operation: operation, deadline: deadline, sender: sender))
         } catch {
             return .failure(RequestFailure(id: id, error: error))
         }
@@ -147,7 +161,9 @@ public struct Request: Hashable, Sendable {
     /// The fields every request may carry; built once, not per request.
     private static let commonFields: Set<String> = ["v", "id", "op", "deadline"]
 
-    private static func decodeOperation(_ value: JSONValue) throws(ProtocolError) -> NookOperation {
+    /// The operation and, for one that takes it besides `enqueue` (whose activity carries it),
+    /// the stated `sender`.
+    private static func decodeOperation(_ value: JSONValue) throws(ProtocolError) -> (NookOperation, String?) {
         let reader = try FieldReader(value, path: "")
         if let version = reader.value("v") {
             guard case .number(let number) = version else { throw ProtocolError(.wrongType, field: "v", "must be a number, got \(version.typeName)") }
@@ -167,7 +183,9 @@ public struct Request: Hashable, Sendable {
         }
         let entry = name.entry
         try reader.rejectUnknown(commonFields, also: entry.fields)
-        return try entry.decode(reader)
+        let operation = try entry.decode(reader)
+        guard name != .enqueue, entry.fields.contains("sender") else { return (operation, nil) }
+        return (operation, try reader.senderName())
     }
 
     /// The request as a JSON line (what nookctl sends).
@@ -178,6 +196,9 @@ public struct Request: Hashable, Sendable {
         let (name, fields) = operation.wire
         members.append(("op", .string(name.rawValue)))
         members += fields
+        // Written whatever the operation: one that does not take it is refused naming it,
+        // rather than carried out on more cards than the client meant.
+        if let sender, !fields.contains(where: { $0.0 == "sender" }) { members.append(("sender", .string(sender))) }
         return JSONValue.object(members).serialized
     }
 }

@@ -139,17 +139,17 @@ extension NookOperation.Name {
                 return .enqueue(activity, module: try reader.module(), wait: try reader.bool("wait") ?? false)
             }
         case .cancel:
-            return Entry(fields: ["activity"], answer: CancelAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+            return Entry(fields: ["activity", "sender"], answer: CancelAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
                 .cancel(try reader.requiredID("activity"))
             }
         case .cancelAll:
-            return Entry(fields: ["key", "module"], answer: CancelAllAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+            return Entry(fields: ["key", "module", "sender"], answer: CancelAllAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
                 let key = try reader.requiredString("key")
                 guard !key.isEmpty else { throw ProtocolError(.invalid, field: "key", "must not be empty") }
                 return .cancelAll(key: key, module: try reader.module())
             }
         case .dismiss:
-            return Entry(fields: ["activity"], answer: DismissAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+            return Entry(fields: ["activity", "sender"], answer: DismissAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
                 .dismiss(reader.value("activity") == nil ? nil : try reader.requiredID("activity"))
             }
         case .suspend:
@@ -215,7 +215,7 @@ extension NookOperation.Name {
                 }
             }
         case .update:
-            return Entry(fields: ["activity", "key", "module", "changes", "restartDwell"], answer: UpdateAnswer.self,
+            return Entry(fields: ["activity", "key", "module", "changes", "restartDwell", "sender"], answer: UpdateAnswer.self,
                          command: .subcommand) { reader throws(ProtocolError) in
                 let target: UpdateTarget
                 switch (reader.value("activity"), try reader.string("key")) {
@@ -253,7 +253,7 @@ extension NookOperation.Name {
                 return .press(input, holdMs: hold.map { Int($0) })
             }
         case .invoke:
-            return Entry(fields: ["activity"], answer: InvokeAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+            return Entry(fields: ["activity", "sender"], answer: InvokeAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
                 .invoke(reader.value("activity") == nil ? nil : try reader.requiredID("activity"))
             }
         case .history:
@@ -313,10 +313,11 @@ extension FieldReader {
         return name
     }
 
-    /// An enqueue's optional `sender`: the name a client that relays others' messages (nook-http's
-    /// token names) states for the activity's sender (U3, U4), in place of its process name. Only
-    /// the name: nookd records the uid and pid from the connection, as for every activity.
-    fileprivate func senderName() throws(ProtocolError) -> String? {
+    /// A request's optional `sender`: the name a client that relays others' messages (nook-http's
+    /// token names) states it acts for. On an enqueue it is the activity's sender name (U3, U4),
+    /// in place of the process name; on the operations that change cards it limits them to that
+    /// name's cards (U3). Only the name: nookd takes the uid and pid from the connection.
+    func senderName() throws(ProtocolError) -> String? {
         guard let name = try string("sender") else { return nil }
         guard !name.isEmpty, name.utf8.count <= SenderPayload.maximumNameBytes, !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
             throw ProtocolError(.invalid, field: "sender", "must be a name of 1 to \(SenderPayload.maximumNameBytes) bytes without control characters")

@@ -1,0 +1,123 @@
+import Foundation
+import NookActivities
+import NookHTTP
+import NookProtocol
+import NookTestSupport
+import NookTestTraits
+import Testing
+
+/// H4 with U3: a token's name is its cards' sender, and a publish token changes only the cards
+/// it sent, on every route that changes cards; an admin token changes any. Two real tokens
+/// through the built nook-http and a real nookd, with curl.
+@Suite("H4 a publish token owns the cards it sent", .serialized, .ownThreads)
+struct TokenOwnershipTests {
+    let alice = "nook_alice-secret-token", bob = "nook_bob-secret-token", owner = "nook_owner-secret-token"
+
+    func service() throws -> HTTPService {
+        let tokens = NSTemporaryDirectory() + "nook-http-owner-tokens-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try """
+        alice publish sha256:\(sha256Hex(alice))
+        bob publish sha256:\(sha256Hex(bob))
+        owner admin sha256:\(sha256Hex(owner))
+
+        """.write(toFile: tokens, atomically: true, encoding: .utf8)
+        chmod(tokens, 0o600)
+        let service = try HTTPService(config: "[http]\ntokens = \"\(tokens)\"\nrate_limit_per_s = 0\n")
+        try? FileManager.default.removeItem(atPath: tokens)
+        return service
+    }
+
+    /// curl as `token`: the status and the body's JSON (a string when it is not JSON).
+    func curl(_ token: String, _ method: String, _ url: String, _ body: String? = nil) throws -> (status: Int, json: JSONValue) {
+        var arguments = ["-sS", "-o", "-", "-w", "\n%{http_code}", "-X", method, "-H", "Authorization: Bearer \(token)", url]
+        if let body { arguments += ["-H", "Content-Type: application/json", "--data-binary", body] }
+        let result = try runProgram("/usr/bin/curl", arguments)
+        let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
+        let body = lines.dropLast().joined(separator: "\n")
+        return (Int(lines.last ?? "") ?? 0, (try? JSONValue.parse(Array(body.utf8))) ?? .string(body))
+    }
+
+    /// Every card nookd holds, as nookd lists it.
+    func allCards(_ service: HTTPService) throws -> [JSONValue] {
+        let list = try NookClient(path: service.socket).request(Request(id: .number(1), operation: .list(module: nil)))
+        return (list["modules"]?.items ?? []).flatMap { module in (module["current"].map { [$0] } ?? []) + (module["pending"]?.items ?? []) }
+    }
+
+    /// The cards by title and by subtitle (an ntfy message's text).
+    func cards(_ service: HTTPService) throws -> [String: JSONValue] {
+        var cards: [String: JSONValue] = [:]
+        for card in try allCards(service) {
+            cards[card["title"]?.text ?? ""] = card
+            if let subtitle = card["subtitle"]?.text { cards[subtitle] = card }
+        }
+        return cards
+    }
+
+    @Test func h4_u3_anotherPublishTokenCannotChangeEndOrTakeOverATokensCardsAndAnAdminTokenCan() throws {
+        let service = try service()
+        let url = service.url
+        // Everything stays pending: no card ends on its own during the test.
+        #expect(try curl(owner, "POST", url + "/api/v1/suspend").status == 200)
+
+        // Native API: alice's card, keyed.
+        let created = try curl(alice, "POST", url + "/api/v1/activities", #"{"title":"Alice's","key":"shared","dwell":3600}"#)
+        #expect(created.status == 201, "\(created)")
+        let id = try #require(created.json["id"]?.text)
+
+        for (method, path, body) in [("PATCH", "/api/v1/activities/\(id)", #"{"title":"Bob's now"}"#), ("POST", "/api/v1/activities/\(id)/dismiss", nil),
+                                     ("DELETE", "/api/v1/activities/\(id)", nil)] {
+            let refused = try curl(bob, method, url + path, body)
+            #expect(refused.status == 403, "\(method) \(path): \(refused)")
+            #expect(refused.json["error"]?["code"]?.text == "forbidden" && refused.json["error"]?["field"]?.text == "id", "\(refused)")
+            let message = refused.json["error"]?["message"]?.text ?? ""
+            #expect(message.contains(id) && message.contains("'bob'") && !message.contains("alice") && !message.contains("uid"), "\(message)")
+        }
+        let byKey = try curl(bob, "DELETE", url + "/api/v1/activities?key=shared")
+        #expect(byKey.status == 200 && byKey.json["cancelled"]?.numberValue == 0, "\(byKey)")
+        // Bob's card with the same key does not replace alice's pending one.
+        #expect(try curl(bob, "POST", url + "/api/v1/activities", #"{"title":"Bob's","key":"shared","dwell":3600}"#).status == 201)
+        var held = try cards(service)
+        #expect(held["Alice's"] != nil && held["Bob's"] != nil && held["Bob's now"] == nil, "\(held.keys)")
+
+        // ntfy: alice's message by sequence id; bob's clear, delete and publish under it leave it alone.
+        #expect(try curl(alice, "PUT", url + "/alerts/seq1", "disk full").status == 200)
+        #expect(try curl(bob, "PUT", url + "/alerts/seq1/clear").json["nook"]?["ended"]?.numberValue == 0)
+        #expect(try curl(bob, "DELETE", url + "/alerts/seq1").json["nook"]?["ended"]?.numberValue == 0)
+        #expect(try curl(bob, "PUT", url + "/alerts/seq1", "bob's disk").status == 200)
+        held = try cards(service)
+        #expect(held["disk full"] != nil && held["bob's disk"] != nil, "\(held.keys)")
+        #expect(try curl(alice, "PUT", url + "/alerts/seq1", "disk fuller").status == 200, "alice's own update in place")
+        held = try cards(service)
+        #expect(held["disk fuller"] != nil && held["disk full"] == nil && held["bob's disk"] != nil, "\(held.keys)")
+
+        // Alertmanager: bob's resolve of the group leaves alice's card; bob's firing is a card of its own.
+        let firing = String(decoding: AlertBodies.alertmanager(alerts: [AlertBodies.alert("HighLoad", instance: "web1", severity: "critical")]), as: UTF8.self)
+        let resolved = String(decoding: AlertBodies.alertmanager(status: "resolved", alerts: [AlertBodies.alert("HighLoad", instance: "web1", severity: "critical", status: "resolved")]),
+                              as: UTF8.self)
+        func alertCards() throws -> Set<String> {
+            Set(try allCards(service).filter { $0["key"]?.text?.hasPrefix("alertmanager/") == true }.compactMap { $0["id"]?.text })
+        }
+        let alicesAlert = try curl(alice, "POST", url + "/api/v1/alertmanager", firing)
+        #expect(alicesAlert.json["status"]?.text == "shown", "\(alicesAlert)")
+        let bobResolves = try curl(bob, "POST", url + "/api/v1/alertmanager", resolved)
+        #expect(bobResolves.status == 200 && bobResolves.json["ended"]?.numberValue == 0, "\(bobResolves)")
+        let bobsAlert = try curl(bob, "POST", url + "/api/v1/alertmanager", firing)
+        #expect(bobsAlert.json["status"]?.text == "shown", "bob's own card, not alice's updated: \(bobsAlert)")
+        let (alicesID, bobsID) = (try #require(alicesAlert.json["activity"]?.text), try #require(bobsAlert.json["activity"]?.text))
+        #expect(try alertCards() == [alicesID, bobsID])
+        let aliceResolves = try curl(alice, "POST", url + "/api/v1/alertmanager", resolved)
+        #expect(aliceResolves.json["ended"]?.numberValue == 1, "\(aliceResolves)")
+        #expect(try alertCards() == [bobsID])
+
+        // Alice's own token changes her card; the admin token changes and ends anyone's.
+        #expect(try curl(alice, "PATCH", url + "/api/v1/activities/\(id)", #"{"subtitle":"still mine"}"#).status == 200)
+        let bobs = try #require(try cards(service)["Bob's"]?["id"]?.text)
+        #expect(try curl(owner, "PATCH", url + "/api/v1/activities/\(bobs)", #"{"subtitle":"the owner's word"}"#).status == 200)
+        #expect(try curl(owner, "POST", url + "/api/v1/activities/\(bobs)/dismiss").status == 200)
+        #expect(try curl(owner, "DELETE", url + "/api/v1/activities/\(id)").status == 200)
+        #expect(try curl(owner, "DELETE", url + "/alerts/seq1").json["nook"]?["ended"]?.numberValue == 2, "the admin ends both tokens' seq1 cards")
+        held = try cards(service)
+        #expect(held["Alice's"] == nil && held["Bob's"] == nil && held["disk fuller"] == nil && held["bob's disk"] == nil, "\(held.keys)")
+        #expect(service.server.isRunning && service.nookd.isRunning)
+    }
+}
