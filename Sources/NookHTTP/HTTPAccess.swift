@@ -38,7 +38,9 @@ public final class HTTPAccess {
             return HTTPAPIError(status: 403, code: "forbidden", field: "Host",
                 message: "without a token file only requests addressed to this machine by a loopback name (localhost, 127.0.0.1, [::1]) are served")
         }
-        if let origin = request.header("Origin"), origin != "null" {
+        // `null` is an opaque origin: a sandboxed frame, a file, a redirect from another site.
+        // Any web page can make one, so it is no loopback page.
+        if let origin = request.header("Origin") {
             let authority = origin.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first.map(String.init) ?? ""
             guard isLoopbackName(authority: authority) else {
                 return HTTPAPIError(status: 403, code: "forbidden", field: "Origin",

@@ -46,6 +46,15 @@ func checkError(_ body: () throws -> Any, _ check: (String) -> Bool) -> Bool {
         #expect((try? withTokens.caller(for: owner, loopback: true, now: .zero).get())?.name == "owner")
     }
 
+    /// A page of any site makes an opaque origin with a sandboxed frame or a redirect.
+    @Test func h4_withoutATokenFileAnOpaqueOriginIsRefusedAsAnotherSites() throws {
+        let access = HTTPAccess(tokens: nil)
+        guard case .failure(let error) = access.caller(for: request(headers: [("Host", "127.0.0.1:8722"), ("Origin", "null")]), loopback: true, now: .zero) else {
+            Issue.record("Origin: null was served as local with every scope"); return
+        }
+        #expect(error.status == 403 && error.field == "Origin", "\(error)")
+    }
+
     @Test func h4_everyWayASenderPresentsATokenNamesTheSameCaller() throws {
         let access = HTTPAccess(tokens: Self.tokens, rateLimit: .init(perSecond: 0, burst: 1))
         let basic = Base64.encode(Array(":\(Self.token)".utf8))
