@@ -29,6 +29,8 @@ final class HTTPConnection {
         var discardLeft: Int
         /// When the write side was shut (the answer written); the linger ends a bound after it.
         var shutAt: Duration?
+        /// When bytes last came: a client that stops sending is not waited for long.
+        var lastRead: Duration
     }
     var linger: Linger?
     /// No more requests are read while the client owes this many bytes of answers unread.

@@ -32,10 +32,13 @@ public final class HTTPServer {
         /// Bytes read from one client per turn of the loop.
         public var readChunk = 65536
         /// After a refused request (a body over the limit), at most this much of what the client
-        /// still sends is read and let go before the connection closes…
-        public var lingerBytes = 1 << 20
-        /// …and for at most this long after the answer is written.
-        public var lingerTimeout: Duration = .seconds(5)
+        /// still sends is read and let go before the connection closes (ntfy takes attachments
+        /// up to 15 MB, which a sender may send whole)…
+        public var lingerBytes = 16 << 20
+        /// …for at most this long after the answer is written…
+        public var lingerTimeout: Duration = .seconds(10)
+        /// …and no longer than this with nothing coming.
+        public var lingerQuiet: Duration = .seconds(2)
 
         public init() {}
     }
@@ -164,12 +167,13 @@ public final class HTTPServer {
         var next: Duration?
         func due(_ time: Duration) { next = min(next ?? time, time) }
         for connection in Array(connections.values) {
-            if let shutAt = connection.linger?.shutAt {
-                if now - shutAt >= options.lingerTimeout {
+            if let linger = connection.linger, let shutAt = linger.shutAt {
+                let end = min(shutAt + options.lingerTimeout, max(shutAt, linger.lastRead) + options.lingerQuiet)
+                if now >= end {
                     close(connection, reason: nil)
                     continue
                 }
-                due(shutAt + options.lingerTimeout)
+                due(end)
             }
             if connection.backlog > 0 {
                 if now - connection.lastWriteProgress >= options.writeTimeout {
@@ -270,6 +274,7 @@ public final class HTTPServer {
                 return
             case .success(let count?) where count > 0:
                 linger.discardLeft -= count
+                linger.lastRead = MonotonicClock.now
             default:
                 // The client closed or reset its side: nothing more to read.
                 linger.discardLeft = 0
@@ -314,7 +319,7 @@ public final class HTTPServer {
                 // What the client still sends is read and let go: the declared rest of a body
                 // too large, else up to the bound (a chunked body's rest is unknown).
                 let unread = connection.parser.unreadBodyBytes ?? options.lingerBytes
-                connection.linger = HTTPConnection.Linger(discardLeft: min(unread, options.lingerBytes))
+                connection.linger = HTTPConnection.Linger(discardLeft: min(unread, options.lingerBytes), lastRead: MonotonicClock.now)
                 refuse(connection, error)
                 return
             case .request(let request, let keepAlive):
