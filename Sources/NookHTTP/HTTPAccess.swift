@@ -42,9 +42,12 @@ public final class HTTPAccess {
         // Any web page can make one, so it is no loopback page.
         if let origin = request.header("Origin") {
             let authority = origin.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first.map(String.init) ?? ""
-            guard isLoopbackName(authority: authority) else {
+            // Another web server on this machine (another port) is another site: only nook-http's
+            // own page, whose origin is the address the request was sent to, is served.
+            let sameAsHost = request.header("Host").map { $0.lowercased() == authority.lowercased() } ?? true
+            guard isLoopbackName(authority: authority), sameAsHost else {
                 return HTTPAPIError(status: 403, code: "forbidden", field: "Origin",
-                    message: "without a token file a request from a web page is served only from the board's own page (a loopback origin)")
+                    message: "without a token file a request from a web page is served only from nook-http's own page (the loopback address the request is sent to), not from '\(HTTPLogText.escaped(origin.prefix(80)))'")
             }
         }
         return nil
