@@ -14,10 +14,17 @@ extension Daemon {
         if let after, after == liveGlass.generation {
             // A number from this nookd: wait for the next frame. One larger than any frame
             // presented here came from an earlier nookd, and gets the frame on the glass now.
-            let outcome = await liveGlass.waitForFrame(after: after, timeout: wait, clock: clock, isGone: { connection.isClosed })
-            if outcome == .tooMany {
+            let outcome = await liveGlass.waitForFrame(after: after, timeout: wait, clock: clock, uid: connection.peer.uid,
+                                                       isGone: { connection.isClosed })
+            switch outcome {
+            case .tooMany:
                 throw ProtocolError(.unavailable, field: "after",
                                     "\(LiveGlass.maximumWaiters) clients already wait for the next frame, the most nookd keeps; ask without after, or again later")
+            case .tooManyForUser:
+                throw ProtocolError(.unavailable, field: "after",
+                                    "uid \(connection.peer.uid) already has \(LiveGlass.maximumWaitersPerUser) requests waiting for the next frame, its share of nookd's \(LiveGlass.maximumWaiters); ask without after, or once one is answered")
+            case .newer, .timedOut:
+                break
             }
             if connection.isClosed { return nil }
         }

@@ -20,9 +20,14 @@ final class LiveGlass: PresentedFrames {
     static let watchAfterRequest: Duration = .seconds(30)
     /// How many `frame` requests may wait for a newer frame at once; more are refused.
     static let maximumWaiters = 64
+    /// How many of them one uid may hold, so that one client cannot take every place. A
+    /// viewer needs one at a time, and nook-http shares one among all of its viewers.
+    static let maximumWaitersPerUser = 16
 
     private struct Waiter {
         var after: Int
+        /// Whose client asks (nil: counted against the whole table only).
+        var uid: UInt32?
         var continuation: CheckedContinuation<Void, Never>
         /// Whether its client has gone (its connection closed).
         var isGone: @Sendable () -> Bool
@@ -120,13 +125,14 @@ final class LiveGlass: PresentedFrames {
         for continuation in woken { continuation.resume() }
     }
 
-    enum WaitOutcome: Equatable { case newer, timedOut, tooMany }
+    enum WaitOutcome: Equatable { case newer, timedOut, tooMany, tooManyForUser }
 
     /// Returns once a frame newer than generation `after` has been presented, or after
     /// `timeout` (on `clock`), whichever comes first; at once with `.tooMany` when
-    /// ``maximumWaiters`` already wait. Waiters whose client is gone (`isGone`) are let go when
-    /// the table is full, so clients that hang up cannot hold it for the whole wait.
-    func waitForFrame(after: Int, timeout: Duration, clock: any NookClock,
+    /// ``maximumWaiters`` already wait, and with `.tooManyForUser` when ``maximumWaitersPerUser``
+    /// of `uid`'s do. Waiters whose client is gone (`isGone`) are let go when the table or the
+    /// uid's share is full, so clients that hang up cannot hold it for the whole wait.
+    func waitForFrame(after: Int, timeout: Duration, clock: any NookClock, uid: UInt32? = nil,
                       isGone: @escaping @Sendable () -> Bool = { false }) async -> WaitOutcome {
         let id = state.withLock { state -> Int in
             state.nextWaiter += 1
@@ -143,7 +149,8 @@ final class LiveGlass: PresentedFrames {
             var abandoned: [CheckedContinuation<Void, Never>] = []
             let ready = state.withLock { state -> Bool in
                 if state.generation > after || clock.now >= deadline { return true }
-                if state.waiters.count >= Self.maximumWaiters {
+                func usersWaiters() -> Int { uid.map { uid in state.waiters.values.count(where: { $0.uid == uid }) } ?? 0 }
+                if state.waiters.count >= Self.maximumWaiters || usersWaiters() >= Self.maximumWaitersPerUser {
                     for (other, waiter) in state.waiters where waiter.isGone() {
                         abandoned.append(waiter.continuation)
                         state.waiters[other] = nil
@@ -153,7 +160,11 @@ final class LiveGlass: PresentedFrames {
                     outcome = .tooMany
                     return true
                 }
-                state.waiters[id] = Waiter(after: after, continuation: continuation, isGone: isGone)
+                if usersWaiters() >= Self.maximumWaitersPerUser {
+                    outcome = .tooManyForUser
+                    return true
+                }
+                state.waiters[id] = Waiter(after: after, uid: uid, continuation: continuation, isGone: isGone)
                 return false
             }
             for waiter in abandoned { waiter.resume() }

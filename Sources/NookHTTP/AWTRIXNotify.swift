@@ -73,11 +73,12 @@ public struct AWTRIXNotification: Sendable, Equatable {
             }
             switch value["progress"] {
             case .number(let percent)?:
-                guard percent.isFinite else {
-                    throw HTTPAPIError(status: 400, code: "invalid_field", field: "progress", message: "must be a number from 0 to 100, got \(percent)")
+                // AWTRIX draws no bar for -1, its default; its documented range is 0 to 100.
+                guard percent == -1 || (percent >= 0 && percent <= 100) else {
+                    throw HTTPAPIError(status: 422, code: "invalid_field", field: "progress",
+                                       message: "must be from 0 to 100 (or -1 for no bar), got \(percent.isFinite ? String(percent) : "a number out of range")")
                 }
-                // AWTRIX draws no bar for -1, its default.
-                if percent >= 0 { notification.progress = min(percent, 100) }
+                if percent >= 0 { notification.progress = percent }
             case nil, .null?: break
             case let other?: throw HTTPAPIError(status: 400, code: "invalid_field", field: "progress", message: "must be a number from 0 to 100, got \(other.typeName)")
             }

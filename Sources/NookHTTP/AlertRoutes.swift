@@ -35,7 +35,7 @@ public enum AlertRoutes {
                     exchange.respond(.json(.object([("status", .string("unchanged")), ("key", .string(key))])))
                     return
                 }
-                for note in card.notes { logger.info("\(source.rawValue) \(key): \(note)") }
+                for note in card.notes { logger.info("\(source.rawValue) \(key): \(HTTPLogText.escaped(note))") }
                 CardDelivery.deliver(card, for: exchange.caller, to: nookd) { result in
                     switch result {
                     case .failure(let error): exchange.respond(error.response)

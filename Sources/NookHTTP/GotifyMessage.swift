@@ -23,7 +23,7 @@ public struct GotifyMessage: Sendable, Equatable {
             if let form = FormBody.fields(contentType: contentType, body: request.body) {
                 switch form {
                 case .failure(let failure): throw HTTPAPIError(status: 400, code: "invalid_body", field: "body", message: failure.message)
-                case .success(let fields): return .success(try fromForm(fields))
+                case .success(let fields): return .success(try checked(fromForm(fields)))
                 }
             }
             let value: JSONValue
@@ -31,7 +31,7 @@ public struct GotifyMessage: Sendable, Equatable {
                 throw HTTPAPIError(status: 400, code: "malformed_json", field: "body",
                                    message: "a Gotify message is a JSON object or a form with title, message and priority: \(error)")
             }
-            return .success(try fromJSON(value))
+            return .success(try checked(fromJSON(value)))
         } catch {
             return .failure(error)
         }
@@ -73,6 +73,13 @@ public struct GotifyMessage: Sendable, Equatable {
             }
             message.priority = try priority(number, notes: &message.notes)
         }
+        return message
+    }
+
+    /// A form's fields are percent-decoded and may hold a NUL; JSON's never do (the parser refuses it).
+    private static func checked(_ message: GotifyMessage) throws(HTTPAPIError) -> GotifyMessage {
+        try PublishText.refuseNUL(message.title, field: "title")
+        try PublishText.refuseNUL(message.message, field: "message")
         return message
     }
 

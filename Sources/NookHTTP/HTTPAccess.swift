@@ -38,11 +38,16 @@ public final class HTTPAccess {
             return HTTPAPIError(status: 403, code: "forbidden", field: "Host",
                 message: "without a token file only requests addressed to this machine by a loopback name (localhost, 127.0.0.1, [::1]) are served")
         }
-        if let origin = request.header("Origin"), origin != "null" {
+        // `null` is an opaque origin: a sandboxed frame, a file, a redirect from another site.
+        // Any web page can make one, so it is no loopback page.
+        if let origin = request.header("Origin") {
             let authority = origin.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first.map(String.init) ?? ""
-            guard isLoopbackName(authority: authority) else {
+            // Another web server on this machine (another port) is another site: only nook-http's
+            // own page, whose origin is the address the request was sent to, is served.
+            let sameAsHost = request.header("Host").map { $0.lowercased() == authority.lowercased() } ?? true
+            guard isLoopbackName(authority: authority), sameAsHost else {
                 return HTTPAPIError(status: 403, code: "forbidden", field: "Origin",
-                    message: "without a token file a request from a web page is served only from the board's own page (a loopback origin)")
+                    message: "without a token file a request from a web page is served only from nook-http's own page (the loopback address the request is sent to), not from '\(HTTPLogText.escaped(origin.prefix(80)))'")
             }
         }
         return nil

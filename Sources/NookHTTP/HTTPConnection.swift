@@ -20,6 +20,19 @@ final class HTTPConnection {
     /// closed its side. The connection ends once what is owed is written.
     var closeAfterAnswers = false
     var closed = false
+    /// After a refusal that ends the connection (a 413 above all): the client may still be
+    /// sending the body. Closing on unread bytes resets the connection, and a client that is
+    /// not reading yet (no `Expect: 100-continue`) loses the answer, so what comes is read and
+    /// let go, within bounds, and the write side is shut once the answer is out.
+    struct Linger {
+        /// Bytes still read and let go; at 0 nothing more is read.
+        var discardLeft: Int
+        /// When the write side was shut (the answer written); the linger ends a bound after it.
+        var shutAt: Duration?
+        /// When bytes last came: a client that stops sending is not waited for long.
+        var lastRead: Duration
+    }
+    var linger: Linger?
     /// No more requests are read while the client owes this many bytes of answers unread.
     var heldBack = false
     /// When the first byte of the request under way came (slowloris: the head must complete
@@ -99,7 +112,7 @@ final class HTTPConnection {
             // An idle connection keeps little: a thousand of them must not hold a megabyte each.
             outgoing.removeAll(keepingCapacity: outgoing.capacity <= 4096)
             sent = 0
-            if closeAfterAnswers && exchanges.isEmpty { server?.close(self, reason: nil) }
+            if closeAfterAnswers && exchanges.isEmpty { server?.endAfterAnswers(self) }
         } else if sent > 65536 {
             outgoing.removeFirst(sent)
             sent = 0

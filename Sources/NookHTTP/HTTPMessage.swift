@@ -7,15 +7,20 @@ public struct HTTPRequest: Sendable, Equatable {
     public var method: String
     /// The path, percent-decoded, without the query (`/api/v1/activities/7`).
     public var path: String
+    /// The path as sent, still percent-encoded: routes split it at `/` and then decode each
+    /// segment, so an encoded slash (`%2F`) stays inside its segment.
+    public var rawPath: String
     /// The query's parameters in order, percent-decoded, `+` read as a space.
     public var query: [(name: String, value: String)]
     /// Header fields in order; names as sent (look them up with ``header(_:)``).
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
 
+    /// `rawPath`: the path as sent, when it was percent-encoded; nil takes `path` as it is.
     public init(method: String, path: String, query: [(name: String, value: String)] = [],
-                headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+                headers: [(name: String, value: String)] = [], body: [UInt8] = [], rawPath: String? = nil) {
         (self.method, self.path, self.query, self.headers, self.body) = (method, path, query, headers, body)
+        self.rawPath = rawPath ?? path
     }
 
     /// The first value of a header field, its name compared without case.

@@ -5,6 +5,8 @@ struct HTTPRequestHead {
 
     var method: String
     var path: String
+    /// The path as sent, still percent-encoded (routes split it before decoding).
+    var rawPath: String
     var query: [(name: String, value: String)]
     var headers: [(name: String, value: String)]
     var keepAlive: Bool
@@ -51,6 +53,7 @@ struct HTTPRequestHead {
             throw HTTPRequestParser.malformed(field: nil, "the request target must start with '/'")
         }
         path = try Self.decodePercent(rawPath, plusIsSpace: false, what: "the path")
+        self.rawPath = String(decoding: rawPath, as: UTF8.self)
         var query: [(name: String, value: String)] = []
         for pair in rawQuery.split(separator: UInt8(ascii: "&")) {
             let equals = pair.firstIndex(of: UInt8(ascii: "="))

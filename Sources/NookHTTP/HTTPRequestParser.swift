@@ -68,6 +68,10 @@ public struct HTTPRequestParser: Sendable {
     /// Bytes held and not yet parsed.
     public var bufferedBytes: Int { buffer.count - start }
 
+    /// After a 413 for a declared `Content-Length`: how much of that body had not come yet.
+    /// The server reads it and lets it go, so a client still sending hears the 413.
+    public private(set) var unreadBodyBytes: Int?
+
     public mutating func append(_ bytes: some Collection<UInt8>) {
         if case .failed = state { return }
         if start > 0, start == buffer.count {
@@ -233,12 +237,15 @@ public struct HTTPRequestParser: Sendable {
         } catch {
             return .failure(error)
         }
-        var request = HTTPRequest(method: head.method, path: head.path, query: head.query, headers: head.headers)
+        var request = HTTPRequest(method: head.method, path: head.path, query: head.query, headers: head.headers, rawPath: head.rawPath)
         switch head.body {
         case .none:
             return .success(.request(request, keepAlive: head.keepAlive))
         case .length(let length):
-            guard length <= limits.bodyBytes else { return .failure(Self.bodyTooLarge(limits.bodyBytes)) }
+            guard length <= limits.bodyBytes else {
+                unreadBodyBytes = max(0, length - (buffer.count - start))
+                return .failure(Self.bodyTooLarge(limits.bodyBytes))
+            }
             if length == 0 { return .success(.request(request, keepAlive: head.keepAlive)) }
             request.body.reserveCapacity(length)
             continuePending = head.expectsContinue

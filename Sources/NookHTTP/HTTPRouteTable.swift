@@ -26,9 +26,10 @@ public struct HTTPRouteTable {
 
     /// HEAD is answered by the GET route (the server sends the head alone). A pattern with more
     /// fixed segments wins over one with parameters there (`/healthz` over ntfy's `/{topic}`),
-    /// whatever order the parts' lists came in.
+    /// whatever order the parts' lists came in. `path` is the path as sent: it is split at `/`
+    /// first and each segment decoded after, so `a%2Fb` is one segment, `a/b`.
     public func match(method: String, path: String) -> Match {
-        let segments = Self.segments(path)
+        let segments = Self.decodedSegments(path)
         var allowed: [String] = []
         let wanted = method == "HEAD" ? "GET" : method
         var best: (route: HTTPRoute, parameters: [String: String])?
@@ -54,6 +55,16 @@ public struct HTTPRouteTable {
 
     static func segments(_ path: String) -> [Substring] {
         path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { $0 }
+    }
+
+    /// A raw path's segments, each percent-decoded. The parser has decoded the whole path, so
+    /// each segment decodes too (an escape never spans a `/`); one that does not is kept as sent.
+    static func decodedSegments(_ rawPath: String) -> [Substring] {
+        segments(rawPath).map { segment in
+            guard segment.contains("%") else { return segment }
+            let decoded = try? HTTPRequestHead.decodePercent(ArraySlice(segment.utf8), plusIsSpace: false, what: "the path")
+            return decoded.map { Substring($0) } ?? segment
+        }
     }
 
     /// The pattern's `{name}` parameters as matched by `segments`, or nil when it does not match.

@@ -31,6 +31,14 @@ public final class HTTPServer {
         public var streamBacklogBytes = 512 * 1024
         /// Bytes read from one client per turn of the loop.
         public var readChunk = 65536
+        /// After a refused request (a body over the limit), at most this much of what the client
+        /// still sends is read and let go before the connection closes (ntfy takes attachments
+        /// up to 15 MB, which a sender may send whole)…
+        public var lingerBytes = 16 << 20
+        /// …for at most this long after the answer is written…
+        public var lingerTimeout: Duration = .seconds(10)
+        /// …and no longer than this with nothing coming.
+        public var lingerQuiet: Duration = .seconds(2)
 
         public init() {}
     }
@@ -145,6 +153,7 @@ public final class HTTPServer {
     }
 
     private func wantsToRead(_ connection: HTTPConnection) -> Bool {
+        if let linger = connection.linger { return linger.discardLeft > 0 }
         let owesTooMuch = connection.backlog > options.maximumBacklogBytes
         if owesTooMuch != connection.heldBack {
             connection.heldBack = owesTooMuch
@@ -158,6 +167,14 @@ public final class HTTPServer {
         var next: Duration?
         func due(_ time: Duration) { next = min(next ?? time, time) }
         for connection in Array(connections.values) {
+            if let linger = connection.linger, let shutAt = linger.shutAt {
+                let end = min(shutAt + options.lingerTimeout, max(shutAt, linger.lastRead) + options.lingerQuiet)
+                if now >= end {
+                    close(connection, reason: nil)
+                    continue
+                }
+                due(end)
+            }
             if connection.backlog > 0 {
                 if now - connection.lastWriteProgress >= options.writeTimeout {
                     logger.info("\(connection.peer) read nothing of its answers for \(options.writeTimeout); closed")
@@ -251,6 +268,23 @@ public final class HTTPServer {
         let reading = readBuffer.withUnsafeMutableBytes { bytes in
             Result { () throws(SystemCallError) in try connection.socket.readIfReady(into: bytes) }
         }
+        if var linger = connection.linger {
+            switch reading {
+            case .success(nil):
+                return
+            case .success(let count?) where count > 0:
+                linger.discardLeft -= count
+                linger.lastRead = MonotonicClock.now
+            default:
+                // The client closed or reset its side: nothing more to read.
+                linger.discardLeft = 0
+            }
+            connection.linger = linger
+            if linger.discardLeft <= 0, linger.shutAt != nil || (connection.exchanges.isEmpty && connection.backlog == 0) {
+                close(connection, reason: nil)
+            }
+            return
+        }
         switch reading {
         case .failure:
             close(connection, reason: nil)
@@ -281,7 +315,11 @@ public final class HTTPServer {
                     connection.flush()
                 }
             case .failure(let error):
-                logger.info("\(connection.peer): \(error)")
+                logger.info("\(connection.peer): \(HTTPLogText.escaped(error.description))")
+                // What the client still sends is read and let go: the declared rest of a body
+                // too large, else up to the bound (a chunked body's rest is unknown).
+                let unread = connection.parser.unreadBodyBytes ?? options.lingerBytes
+                connection.linger = HTTPConnection.Linger(discardLeft: min(unread, options.lingerBytes), lastRead: MonotonicClock.now)
                 refuse(connection, error)
                 return
             case .request(let request, let keepAlive):
@@ -308,7 +346,7 @@ public final class HTTPServer {
     private func dispatch(_ exchange: HTTPServerExchange, connection: HTTPConnection) {
         let request = exchange.request
         // The page's own files hold no data: a browser loads them before it has a token to send.
-        if case .found(let route, let parameters) = routes.match(method: request.method, path: request.path), route.isPublic {
+        if case .found(let route, let parameters) = routes.match(method: request.method, path: request.rawPath), route.isPublic {
             exchange.caller = HTTPCaller(name: "anonymous", scopes: [])
             route.handler(exchange, parameters, nookd)
             return
@@ -325,7 +363,7 @@ public final class HTTPServer {
             caller = found
         }
         exchange.caller = caller
-        switch routes.match(method: request.method, path: request.path) {
+        switch routes.match(method: request.method, path: request.rawPath) {
         case .notFound:
             exchange.respond(HTTPRouteTable.notFound(request.method, request.path).response)
         case .methodNotAllowed(let allowed):
@@ -338,6 +376,20 @@ public final class HTTPServer {
             }
             route.handler(exchange, parameters, nookd)
         }
+    }
+
+    /// Everything owed is written and no more requests are read: close, or shut the write side
+    /// and linger while the client may still be sending what will not be read.
+    func endAfterAnswers(_ connection: HTTPConnection) {
+        guard var linger = connection.linger, linger.discardLeft > 0 else {
+            close(connection, reason: nil)
+            return
+        }
+        guard linger.shutAt == nil else { return }
+        linger.shutAt = MonotonicClock.now
+        connection.linger = linger
+        // The client reads the answer to its end (EOF) while its last bytes are still taken.
+        _ = try? systemCall("shutdown", subject: connection.socket.name) { shutdown(connection.socket.rawValue, Int32(SHUT_WR)) }
     }
 
     func close(_ connection: HTTPConnection, reason: String?) {

@@ -42,24 +42,26 @@ final class HTTPServerExchange: HTTPExchange {
 
     func respond(_ response: HTTPResponse) {
         guard case .waiting = state else {
-            logger.error("a handler answered \(request.method) \(request.path) twice; the second answer (\(response.status)) is dropped")
+            logger.error("a handler answered \(request.method) \(HTTPLogText.escaped(request.path)) twice; the second answer (\(response.status)) is dropped")
             return
         }
         state = .answered(HTTPResponseEncoding.encode(response, headOnly: headOnly, keepAlive: keepAlive))
-        logger.debug("\(connection?.peer ?? "gone"): \(request.method) \(request.path) -> \(response.status)")
+        logger.debug("\(connection?.peer ?? "gone"): \(request.method) \(HTTPLogText.escaped(request.path)) -> \(response.status)")
         connection?.advance()
     }
 
     func startStream(status: Int, headers: [(name: String, value: String)]) -> any HTTPStreamWriter {
         guard case .waiting = state else {
-            logger.error("a handler started a stream for \(request.method) \(request.path) after answering it")
+            logger.error("a handler started a stream for \(request.method) \(HTTPLogText.escaped(request.path)) after answering it")
             return HTTPClosedStream()
         }
         var head: [UInt8] = []
-        HTTPResponseEncoding.head(status: status, headers: headers + [("Cache-Control", "no-store")], contentLength: headOnly ? 0 : nil,
+        // A stream is never cached; the route may have said so already (one field, once).
+        let saysCache = headers.contains { $0.name.lowercased() == "cache-control" }
+        HTTPResponseEncoding.head(status: status, headers: saysCache ? headers : headers + [("Cache-Control", "no-store")], contentLength: headOnly ? 0 : nil,
                                   keepAlive: keepAlive, into: &head)
         state = .streaming(head: head)
-        logger.debug("\(connection?.peer ?? "gone"): \(request.method) \(request.path) -> \(status), streaming")
+        logger.debug("\(connection?.peer ?? "gone"): \(request.method) \(HTTPLogText.escaped(request.path)) -> \(status), streaming")
         if headOnly {
             state = .finished(tail: head)
             connection?.advance()

@@ -123,7 +123,7 @@ public enum LiveViewRoutes {
     static func httpError(_ error: NookdCallError) -> HTTPAPIError {
         switch error {
         case .unavailable(let why):
-            return HTTPAPIError(status: 503, code: "nookd_unavailable", message: "nookd is not reachable: \(why)", headers: [("Retry-After", "1")])
+            return HTTPAPIError(status: 503, code: "nookd_unavailable", message: why, headers: [("Retry-After", "1")])
         case .refused(let json):
             let failure = ProtocolError(json: json)
             let message = failure?.message ?? json.serialized

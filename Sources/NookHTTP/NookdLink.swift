@@ -92,7 +92,8 @@ public final class NookdLink: NookdCalls {
         }
         if socket == nil { connectIfDue() }
         guard socket != nil else {
-            done(.failure(.unavailable("nookd is not reachable at \(options.socketPath): \(lastFailure ?? "not connected yet")")))
+            // Why (the socket's path and errno) is in the log: a caller is not told where it is.
+            done(.failure(.unavailable(everConnected ? "nookd is not reachable; nook-http tries again" : "nook-http has not reached nookd yet; it tries again")))
             return
         }
         guard callsInFlight < options.maximumInFlight, outgoing.count - sent <= options.maximumOutgoingBytes else {
@@ -149,7 +150,7 @@ public final class NookdLink: NookdCalls {
         let now = MonotonicClock.now
         guard now >= nextAttempt else { return }
         guard let address = UnixSocketAddress(path: options.socketPath) else {
-            fail(attempt: "the socket path is longer than a Unix socket allows", now: now)
+            fail(attempt: "the socket path \(options.socketPath) is longer than a Unix socket allows", now: now)
             return
         }
         do throws(SystemCallError) {
@@ -296,7 +297,7 @@ public final class NookdLink: NookdCalls {
         lastFailure = reason
         nextAttempt = MonotonicClock.now + .milliseconds(Int64(backoff.next() * 1000))
         for call in waiting {
-            call.done(.failure(.unavailable("nookd went away before it answered (\(reason))")))
+            call.done(.failure(.unavailable("nookd went away before it answered")))
         }
     }
 }

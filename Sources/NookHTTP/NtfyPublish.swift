@@ -66,6 +66,7 @@ public struct NtfyMessage: Sendable, Equatable {
             }
             if let pathSequence { message.sequenceID = try checkedSequenceID(pathSequence, field: "path") }
             if (request.header("content-type") ?? "").lowercased().hasPrefix("text/markdown") { message.markdown = true }
+            try message.refuseNUL()
             message.finish()
             return .success(message)
         } catch {
@@ -134,6 +135,7 @@ public struct NtfyMessage: Sendable, Equatable {
             for what in ["click", "actions", "icon", "attach", "filename", "email", "call"] where value[what] != nil && value[what] != .null {
                 if !message.ignored.contains(where: { $0.hasPrefix(what + " ") }) { message.ignored.append(ignoredNote(what)) }
             }
+            try message.refuseNUL()
             message.finish()
             return .success(message)
         } catch {
@@ -159,6 +161,13 @@ public struct NtfyMessage: Sendable, Equatable {
         for (what, names) in Self.ignoredParameters where Self.parameter(request, names) != nil {
             ignored.append(Self.ignoredNote(what))
         }
+    }
+
+    /// The text that goes on the card, from the body, a query parameter or an RFC 2047 header.
+    private func refuseNUL() throws(HTTPAPIError) {
+        try PublishText.refuseNUL(message, field: "message")
+        try PublishText.refuseNUL(title, field: "title")
+        for tag in tags { try PublishText.refuseNUL(tag, field: "tags") }
     }
 
     /// ntfy's empty message.

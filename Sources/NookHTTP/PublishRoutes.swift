@@ -48,9 +48,15 @@ public struct PublishSettings: Sendable, Equatable {
     /// First path segments nook-http answers itself.
     public static let reservedTopics: Set<String> = ["api", "message", "page", "healthz"]
 
-    /// The module for `topic`, or a 404 naming it.
-    func module(forTopic topic: String) -> Result<String?, HTTPAPIError> {
-        guard NtfyMessage.isValidName(topic), !Self.reservedTopics.contains(topic) else {
+    /// The module for `topic`, or a 404 naming it. `path`: the request's path when the topic
+    /// came from it (a reserved first segment is then a path nothing is served at).
+    func module(forTopic topic: String, path: String? = nil) -> Result<String?, HTTPAPIError> {
+        if Self.reservedTopics.contains(topic) {
+            let message = path.map { "nothing is served at \($0): /\(topic) is one of nook-http's own paths, not an ntfy topic" }
+                ?? "'\(topic)' is one of nook-http's own paths, not an ntfy topic"
+            return .failure(HTTPAPIError(status: 404, code: "not_found", field: path == nil ? "topic" : nil, message: message))
+        }
+        guard NtfyMessage.isValidName(topic) else {
             return .failure(HTTPAPIError(status: 404, code: "not_found", field: "topic",
                                          message: "'\(PublishText.quoted(topic))' is not a topic: a topic is 1 to 64 letters, digits, '-' or '_'"))
         }
@@ -74,7 +80,7 @@ public enum PublishRoutes {
             if json {
                 message = NtfyMessage.fromJSON(exchange.request)
             } else {
-                switch settings.module(forTopic: topic ?? "") {
+                switch settings.module(forTopic: topic ?? "", path: exchange.request.path) {
                 case .failure(let error): exchange.respond(error.response); return
                 case .success: message = NtfyMessage.fromRequest(exchange.request, topic: topic ?? "", sequenceID: sequence)
                 }
@@ -102,7 +108,7 @@ public enum PublishRoutes {
         func ntfyEnd(_ exchange: any HTTPExchange, _ parameters: [String: String], how: CardDelivery.Ending, nookd: any NookdCalls) {
             let topic = parameters["topic"] ?? "", sequence = parameters["sequence"] ?? ""
             let module: String?
-            switch settings.module(forTopic: topic) {
+            switch settings.module(forTopic: topic, path: exchange.request.path) {
             case .failure(let error): exchange.respond(error.response); return
             case .success(let name): module = name
             }
@@ -178,7 +184,7 @@ public enum PublishRoutes {
     }
 
     static func log(_ card: PublishedCard, source: String, logger: Logger) {
-        for note in card.notes { logger.info("\(source): \(note)") }
+        for note in card.notes { logger.info("\(source): \(HTTPLogText.escaped(note))") }
     }
 
     public static func wallClockSeconds() -> Int64 {

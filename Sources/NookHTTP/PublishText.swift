@@ -10,6 +10,13 @@ enum PublishText {
         text.split(whereSeparator: { $0.isWhitespace || $0.isNewline }).joined(separator: " ")
     }
 
+    /// A 400 naming `field` when `text` holds a NUL, which nookd's protocol cannot carry: said
+    /// here, before nookd is asked, rather than passed on as nookd's refusal of the whole line.
+    static func refuseNUL(_ text: String?, field: String) throws(HTTPAPIError) {
+        guard let text, text.utf8.contains(0) else { return }
+        throw HTTPAPIError(status: 400, code: "invalid_field", field: field, message: "holds a NUL character (U+0000), which a card cannot carry")
+    }
+
     /// A sender's value as an error message echoes it: at most 64 characters.
     static func quoted(_ text: String) -> String {
         text.count <= 64 ? text : String(text.prefix(64)) + "…"

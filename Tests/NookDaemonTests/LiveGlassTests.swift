@@ -100,4 +100,39 @@ struct LiveGlassTests {
             #expect(await newcomer == .newer)
         }
     }
+
+    @Test func v1_oneUserHoldsNoMoreThanItsShareOfTheWaitersAndOthersStillWait() async {
+        let glass = LiveGlass()
+        let clock = ManualClock()
+        let gone = Locked(false)
+        await withTaskGroup(of: LiveGlass.WaitOutcome.self) { group in
+            for _ in 0..<LiveGlass.maximumWaitersPerUser {
+                group.addTask { await glass.waitForFrame(after: 0, timeout: .seconds(25), clock: clock, uid: 1000, isGone: { gone.withLock { $0 } }) }
+            }
+            for _ in 0..<100_000 where glass.waiting < LiveGlass.maximumWaitersPerUser { await Task.yield() }
+            #expect(glass.waiting == LiveGlass.maximumWaitersPerUser)
+            // One more of uid 1000's is refused at once; were it let in, it would wait for a frame.
+            let extra = Task { await glass.waitForFrame(after: 0, timeout: .seconds(25), clock: clock, uid: 1000) }
+            let settled = Locked(false)
+            Task { _ = await extra.value; settled.withLock { $0 = true } }
+            for _ in 0..<100_000 where !settled.withLock({ $0 }) && glass.waiting == LiveGlass.maximumWaitersPerUser { await Task.yield() }
+            #expect(glass.waiting == LiveGlass.maximumWaitersPerUser, "the request past uid 1000's share holds no place")
+            if glass.waiting > LiveGlass.maximumWaitersPerUser { glass.presented(Self.frame(0xFF00_0000)) }  // let everyone go
+            #expect(await extra.value == .tooManyForUser, "uid 1000 already holds its share")
+            guard glass.waiting == LiveGlass.maximumWaitersPerUser else { return }
+            // Another uid still finds room.
+            group.addTask { await glass.waitForFrame(after: 0, timeout: .seconds(25), clock: clock, uid: 1001) }
+            for _ in 0..<100_000 where glass.waiting < LiveGlass.maximumWaitersPerUser + 1 { await Task.yield() }
+            #expect(glass.waiting == LiveGlass.maximumWaitersPerUser + 1, "another uid waits")
+            // The uid's own clients that hung up make room for it.
+            gone.withLock { $0 = true }
+            group.addTask { await glass.waitForFrame(after: 0, timeout: .seconds(25), clock: clock, uid: 1000) }
+            for _ in 0..<100_000 where glass.waiting != 2 { await Task.yield() }
+            #expect(glass.waiting == 2, "the gone waiters were let go; the newcomer of uid 1000 waits beside uid 1001's")
+            glass.presented(Self.frame(0xFF11_1111))
+            var outcomes: [LiveGlass.WaitOutcome] = []
+            for await outcome in group { outcomes.append(outcome) }
+            #expect(outcomes.count == LiveGlass.maximumWaitersPerUser + 2 && !outcomes.contains(.tooManyForUser) && !outcomes.contains(.tooMany))
+        }
+    }
 }

@@ -119,6 +119,47 @@ struct LiveViewTests {
         #expect(daemon.stop().status == 0)
     }
 
+    @Test func v1_oneUserCannotTakeEveryWaitingPlaceForTheNextFrame() throws {
+        let scratch = Scratch()
+        let config = scratch.file("nook.toml", Self.quietHome)
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+        let now = try Self.frame(try daemon.client())
+        // One more waiting request than a uid's share, each on a connection of its own (one
+        // connection's requests are answered in turn).
+        var waiters: [NookClient] = []
+        for index in 0...16 {
+            let waiter = try daemon.client(timeout: .seconds(30))
+            try waiter.send(Request(id: .number(Double(index)), operation: .frame(after: now.generation)).encoded())
+            waiters.append(waiter)
+        }
+        // The glass does not change: the only answer that comes is the refusal of the one past the share.
+        var refused: Int?
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(20))
+        while refused == nil, Date() < deadline {
+            for (index, waiter) in waiters.enumerated() {
+                waiter.readTimeout = .milliseconds(50)
+                guard let line = try? waiter.readLine() else { continue }
+                guard case .failure(_, let error) = try ResponseLine.decode(line) else {
+                    Issue.record("answered with a frame before the glass changed: \(String(decoding: line, as: UTF8.self))")
+                    continue
+                }
+                #expect(error.code == .unavailable && error.field == "after", "\(error)")
+                #expect(error.message.contains("share") && error.message.contains("uid \(getuid())"), "\(error.message)")
+                refused = index
+            }
+        }
+        let refusedIndex = try #require(refused, "no request past the uid's share was refused")
+        // The others still wait, and get the next frame.
+        try daemon.request(.enqueue(Self.blocker("Shared fairly"), module: nil, wait: false))
+        for (index, waiter) in waiters.enumerated() where index != refusedIndex {
+            waiter.readTimeout = TestBounds.duration(.seconds(20))
+            let line = try #require(try waiter.readLine())
+            guard case .success(_, let result) = try ResponseLine.decode(line) else { Issue.record("waiter \(index) failed: \(String(decoding: line, as: UTF8.self))"); continue }
+            #expect(try FrameAnswer(json: result).generation > now.generation)
+        }
+        #expect(daemon.stop().status == 0)
+    }
+
     @Test func v1_nookctlScreenshotWritesTheFrameAtomicallyAndRefusesAFIFO() throws {
         let scratch = Scratch()
         let config = scratch.file("nook.toml", Self.quietHome)

@@ -94,6 +94,19 @@ import Testing
         #expect(card.notes.contains { $0.contains("rainbow") && $0.contains("rtttl") })
     }
 
+    @Test func h2_progressOutsideAWTRIXsRangeIsRefusedNamingIt() throws {
+        func decoded(_ progress: String) -> Result<AWTRIXNotification, HTTPAPIError> {
+            AWTRIXNotification.decode(Array(#"{"text": "Copying", "progress": \#(progress)}"#.utf8))
+        }
+        for value in ["101", "150", "-5", "-0.5", "1e300"] {
+            guard case .failure(let error) = decoded(value) else { Issue.record("progress \(value) was accepted"); continue }
+            #expect(error.status == 422 && error.field == "progress" && error.message.contains("0 to 100"), "\(value): \(error)")
+        }
+        #expect(try decoded("100").get().progress == 100)
+        #expect(try decoded("0").get().progress == 0)
+        #expect(try decoded("-1").get().progress == nil, "AWTRIX's default: no bar")
+    }
+
     @Test func h2_colouredFragmentsJoinAndTheFirstColourTints() throws {
         let body = #"{"text": [{"t": "CPU ", "c": "00FF00"}, {"t": "42%", "c": "FF0000"}], "icon": "thermometer", "color": [0, 0, 255]}"#
         let card = AWTRIXMapping.card(for: try AWTRIXNotification.decode(Array(body.utf8)).get(), id: NookActivityID(), module: nil)

@@ -46,6 +46,29 @@ func checkError(_ body: () throws -> Any, _ check: (String) -> Bool) -> Bool {
         #expect((try? withTokens.caller(for: owner, loopback: true, now: .zero).get())?.name == "owner")
     }
 
+    /// A page of any site makes an opaque origin with a sandboxed frame or a redirect.
+    @Test func h4_withoutATokenFileAnOpaqueOriginIsRefusedAsAnotherSites() throws {
+        let access = HTTPAccess(tokens: nil)
+        guard case .failure(let error) = access.caller(for: request(headers: [("Host", "127.0.0.1:8722"), ("Origin", "null")]), loopback: true, now: .zero) else {
+            Issue.record("Origin: null was served as local with every scope"); return
+        }
+        #expect(error.status == 403 && error.field == "Origin", "\(error)")
+    }
+
+    /// Another web server on the board (another port) is another site, whatever its page runs.
+    @Test func h4_withoutATokenFileAPageOfAnotherLoopbackServerIsRefused() throws {
+        let access = HTTPAccess(tokens: nil)
+        let own = request(headers: [("Host", "127.0.0.1:8722"), ("Origin", "http://127.0.0.1:8722")])
+        #expect((try? access.caller(for: own, loopback: true, now: .zero).get())?.name == "local", "nook-http's own page")
+        for origin in ["http://127.0.0.1:8123", "http://localhost:8722"] {
+            let other = request(headers: [("Host", "127.0.0.1:8722"), ("Origin", origin)])
+            guard case .failure(let error) = access.caller(for: other, loopback: true, now: .zero) else {
+                Issue.record("a page of \(origin) was served as local with every scope"); continue
+            }
+            #expect(error.status == 403 && error.field == "Origin", "\(error)")
+        }
+    }
+
     @Test func h4_everyWayASenderPresentsATokenNamesTheSameCaller() throws {
         let access = HTTPAccess(tokens: Self.tokens, rateLimit: .init(perSecond: 0, burst: 1))
         let basic = Base64.encode(Array(":\(Self.token)".utf8))

@@ -38,4 +38,16 @@ import Testing
         guard case .found(let topic, let parameters) = table.match(method: "POST", path: "/doorbell") else { Issue.record("no topic"); return }
         #expect(topic.pattern == "/{topic}" && parameters == ["topic": "doorbell"])
     }
+
+    @Test func h1_thePathIsSplitBeforeItsSegmentsAreDecodedSoAnEncodedSlashStaysInItsSegment() {
+        guard case .found(let route, let parameters) = table.match(method: "PATCH", path: "/api/v1/activities/door%201") else { Issue.record("no match"); return }
+        #expect(route.method == "PATCH" && parameters == ["id": "door 1"], "a segment is decoded after the split")
+        guard case .found(let topic, let named) = table.match(method: "POST", path: "/a%2Fb") else { Issue.record("no topic"); return }
+        #expect(topic.pattern == "/{topic}" && named == ["topic": "a/b"], "one segment, its slash kept")
+        // Not the dismiss route: the client asked for one segment that holds a slash.
+        guard case .methodNotAllowed(let allowed) = table.match(method: "POST", path: "/api/v1/activities/7%2Fdismiss") else { Issue.record("dismissed"); return }
+        #expect(allowed == ["GET", "PATCH", "HEAD"])
+        guard case .found(let health, _) = table.match(method: "GET", path: "/%68ealthz") else { Issue.record("an encoded letter of a fixed segment"); return }
+        #expect(health.pattern == "/healthz")
+    }
 }

@@ -40,6 +40,9 @@ struct HTTPServerEndToEndTests {
         #expect(down.output.statusCodes == [503, 503], "\(down.output)")
         #expect(down.output.contains("Retry-After: "), "\(down.output)")
         #expect(down.output.contains("\"nookd\":\"unreachable\""))
+        // Where nookd's socket is, is for the log, not for whoever asks.
+        #expect(!down.output.contains(service.socket) && !down.output.contains("nookd.sock"), "\(down.output)")
+        #expect(service.logText.contains(service.socket), "the log says where nook-http looked")
         try service.startNookd()
         let deadline = Date().addingTimeInterval(TestBounds.seconds(30))
         var codes: [Int] = []
@@ -168,6 +171,119 @@ struct HTTPServerEndToEndTests {
         let posted = try curl(["-X", "POST", "-H", "Content-Type: text/plain", "-H", "Expect: 100-continue", "--expect100-timeout", "30",
                                "--data-binary", body, service.url + "/healthz"])
         #expect(posted.output.contains("HTTP/1.1 100 Continue") && posted.output.statusCodes.last == 405, "\(posted.output)")
+    }
+
+    @Test func h4_aBodyOverTheLimitSentWholeWithoutExpectHearsThe413RatherThanAReset() throws {
+        let service = try HTTPService()
+        // Sent at once, as curl without `Expect:` and most libraries send: the 413 comes while
+        // the client still writes, and it must still read it.
+        let file = service.directory + "/big.json"
+        try Data(repeating: UInt8(ascii: "x"), count: 800_000).write(to: URL(fileURLWithPath: file))
+        for framing in [["-H", "Content-Type: application/json"], ["-H", "Content-Type: application/json", "-H", "Transfer-Encoding: chunked"]] {
+            let posted = try curl(["-H", "Expect:"] + framing + ["--data-binary", "@" + file, service.url + "/api/v1/activities"])
+            #expect(posted.status == 0, "curl failed (\(framing.last ?? "")): \(posted.error)")
+            #expect(posted.output.statusCodes == [413], "\(posted.output.prefix(600))")
+            #expect(posted.output.contains("\"code\":\"body_too_large\"") && posted.output.contains("Connection: close"), "\(posted.output.prefix(600))")
+        }
+        // Python's http.client writes the whole body before it reads a byte: an attachment of
+        // a few megabytes, by length and chunked, as a script or a sender library posts it.
+        let client = """
+            import http.client, sys
+            size = 4_000_000
+            def chunks():
+                for _ in range(size // 65536): yield b"x" * 65536
+            for body, chunked in ((b"x" * size, False), (chunks(), True)):
+                connection = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=20)
+                try:
+                    connection.request("POST", "/api/v1/activities", body=body, headers={"Content-Type": "application/json"}, encode_chunked=chunked)
+                    answer = connection.getresponse()
+                    print(answer.status, answer.getheader("Connection"), answer.read().decode())
+                except OSError as error:
+                    print("failed:", type(error).__name__, error)
+            """
+        let python = try runProgram("/usr/bin/python3", ["-c", client, String(service.port)])
+        let lines = python.output.split(separator: "\n")
+        #expect(lines.count == 2 && lines.allSatisfy { $0.hasPrefix("413 close ") && $0.contains("body_too_large") }, "\(python.output) \(python.error)")
+        #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200])
+    }
+
+    @Test func h4_whatARefusedClientKeepsSendingIsReadOnlyUpToABound() throws {
+        let service = try HTTPService()
+        #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200])
+        func descriptors() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(service.server.processIdentifier)/fd").count) ?? -1 }
+        let before = descriptors()
+        // A client that declares more than it sends, then sends nothing, is let go.
+        let quiet = try RawConnection(port: service.port)
+        try quiet.send("POST /api/v1/activities HTTP/1.1\r\nHost: localhost\r\nContent-Length: 500000\r\n\r\nxx")
+        let (text, closed) = quiet.read()
+        #expect(text.statusCodes == [413] && closed, "the answer, then the end of nook-http's side: \(text)")
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(30))
+        while descriptors() > before, Date() < deadline { usleep(100_000) }
+        #expect(descriptors() == before, "nook-http still holds the connection of a client that sends nothing")
+        // A body declared far over the bound and sent without end: nook-http reads a bounded
+        // amount of it after its 413, then closes; the client's sending then fails.
+        let connection = try RawConnection(port: service.port)
+        try connection.send("POST /api/v1/activities HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1000000000\r\n\r\n")
+        let block = [UInt8](repeating: UInt8(ascii: "x"), count: 65536)
+        var sent = 0
+        while sent < 500_000_000, (try? connection.send(block)) != nil { sent += block.count }
+        #expect(sent < 500_000_000, "nook-http read on without bound")
+        #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200])
+    }
+
+    @Test func h1_anEncodedSlashStaysInItsPathSegmentThroughTheServer() throws {
+        let service = try HTTPService()
+        let created = try curl(["-H", "Content-Type: application/json", "-d", #"{"title":"Stays","dwell":3600}"#, service.url + "/api/v1/activities"])
+        let body = created.output.components(separatedBy: "\r\n\r\n").last ?? ""
+        let id = try #require(try JSONValue.parse(Array(body.utf8))["id"]?.text, "\(created.output)")
+        // One segment "<id>/dismiss" of the activity path: not the dismiss route.
+        let encoded = try curl(["-X", "POST", service.url + "/api/v1/activities/\(id)%2Fdismiss"])
+        #expect(encoded.output.statusCodes == [405] && encoded.output.contains("Allow: GET, PATCH, DELETE, HEAD"), "\(encoded.output)")
+        #expect(try curl([service.url + "/api/v1/activities/\(id)"]).output.statusCodes == [200], "the card is still there")
+        // A topic holding a slash is no topic, not topic "a" with sequence "b".
+        let topic = try curl(["-d", "hello", service.url + "/a%2Fb"])
+        #expect(topic.output.statusCodes == [404] && topic.output.contains("a/b"), "\(topic.output)")
+        let cleared = try curl(["-X", "PUT", service.url + "/home%2Fseq%2Fclear"])
+        #expect(cleared.output.statusCodes == [404], "\(cleared.output)")
+        // Encoded letters are still the path they spell.
+        #expect(try curl(["-X", "POST", service.url + "/api/v1/activities/\(id)/%64ismiss"]).output.statusCodes == [200])
+    }
+
+    @Test func h2_aNULInAnNtfyBodyIsA400NamingTheMessageNotNookdsRefusal() throws {
+        let service = try HTTPService()
+        let file = service.directory + "/nul.txt"
+        try Data("before\u{0}after".utf8).write(to: URL(fileURLWithPath: file))
+        let posted = try curl(["--data-binary", "@" + file, service.url + "/alerts"])
+        #expect(posted.output.statusCodes == [400], "\(posted.output)")
+        #expect(posted.output.contains("\"field\":\"message\"") && posted.output.contains("NUL"), "\(posted.output)")
+        let titled = try curl(["-d", "x", service.url + "/alerts?title=a%00b"])
+        #expect(titled.output.statusCodes == [400] && titled.output.contains("\"field\":\"title\""), "\(titled.output)")
+    }
+
+    @Test func h4_aLineBreakARequestSmugglesIntoTheLogIsShownEscapedNotAsALineOfItsOwn() throws {
+        let service = try HTTPService()
+        let connection = try RawConnection(port: service.port)
+        // A query parameter's name decodes to two lines, and its value is a bad escape: the refusal names it.
+        try connection.send("GET /healthz?forged%0Anook-http%3A%20all%20is%20well=%ZZ HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        #expect(connection.read().text.statusCodes == [400])
+        #expect(service.waitForLog("forged\\nnook-http: all is well"), "the name, escaped: \(service.logText.suffix(2000))")
+        #expect(!service.logText.contains("\nnook-http: all is well"), "a line the client wrote: \(service.logText.suffix(2000))")
+        // A sender's field echoed in a note (an AWTRIX icon that is not the board's).
+        let posted = try curl(["-d", #"{"text": "hi", "icon": "x\nnook-http: forged note"}"#, service.url + "/api/notify"])
+        #expect(posted.output.statusCodes == [200], "\(posted.output)")
+        #expect(service.waitForLog("x\\nnook-http: forged note"), "\(service.logText.suffix(2000))")
+        #expect(!service.logText.contains("\nnook-http: forged note"))
+    }
+
+    @Test func v1_theStreamsHeadSaysCacheControlOnceForGetAndHead() throws {
+        let service = try HTTPService()
+        for method in ["HEAD", "GET"] {
+            let connection = try RawConnection(port: service.port)
+            try connection.send("\(method) /api/v1/screen/stream HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            let head = connection.read(until: { $0.contains("\r\n\r\n") }).text.components(separatedBy: "\r\n\r\n").first ?? ""
+            #expect(head.statusCodes == [200], "\(method): \(head)")
+            #expect(head.lowercased().components(separatedBy: "\r\ncache-control:").count == 2, "\(method): one Cache-Control field: \(head)")
+        }
     }
 
     @Test func h4_aClientThatNeverReadsItsAnswersHoldsNeitherMemoryNorTheLoop() throws {

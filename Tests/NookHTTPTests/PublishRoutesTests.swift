@@ -94,6 +94,62 @@ import Testing
         #expect(try nookd.cards().map(\.title) == ["keep me"])
     }
 
+    @Test func h2_aNULInPublishedTextIsA400NamingItsFieldDecidedBeforeNookdIsAsked() throws {
+        let nookd = try PublishNookd()
+        let routes = publishRoutes(nookd)
+        #expect(try routes.call("POST", "/{topic}", httpRequest("POST", "/t", headers: [("Priority", "5")], body: "keep me"), parameters: ["topic": "t"]).status == 200)
+        func ntfy(query: [(String, String)] = [], headers: [(String, String)] = [], body: String) throws -> HTTPResponse {
+            let request = HTTPRequest(method: "POST", path: "/t", query: query.map { (name: $0.0, value: $0.1) },
+                                      headers: headers.map { (name: $0.0, value: $0.1) }, body: Array(body.utf8))
+            return try routes.call("POST", "/{topic}", request, parameters: ["topic": "t"])
+        }
+        let refused: [(answer: HTTPResponse, field: String)] = [
+            (try ntfy(body: "a\u{0}b"), "message"),
+            (try ntfy(query: [("message", "a\u{0}b")], body: ""), "message"),
+            (try ntfy(query: [("title", "a\u{0}b")], body: "x"), "title"),
+            // RFC 2047: "a\0b" in base64.
+            (try ntfy(headers: [("Title", "=?UTF-8?B?YQBi?=")], body: "x"), "title"),
+            (try ntfy(query: [("tags", "ok,a\u{0}b")], body: "x"), "tags"),
+            (try routes.call("POST", "/message", httpRequest("POST", "/message", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                                                              body: "title=t&message=a%00b")), "message"),
+            (try routes.call("POST", "/message", httpRequest("POST", "/message", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                                                              body: "title=a%00b&message=m")), "title"),
+        ]
+        for (answer, field) in refused {
+            #expect(answer.status == 400 && answer.json["error"]?["field"]?.text == field && answer.json["error"]?["code"]?.text == "invalid_field",
+                    "\(field): \(answer.status) \(answer.json)")
+            #expect(answer.json["error"]?["message"]?.text?.contains("NUL") == true)
+        }
+        // JSON bodies: the parser refuses the escape, naming the body.
+        let json = [
+            try routes.call("POST", "/", httpRequest("POST", "/", body: #"{"topic": "t", "message": "a\u0000b"}"#)),
+            try routes.call("POST", "/message", httpRequest("POST", "/message", headers: [("Content-Type", "application/json")], body: #"{"message": "a\u0000b"}"#)),
+            try routes.call("POST", "/api/notify", httpRequest("POST", "/api/notify", body: #"{"text": "a\u0000b"}"#)),
+        ]
+        for answer in json {
+            #expect(answer.status == 400 && answer.json["error"]?["code"]?.text == "malformed_json" && answer.json["error"]?["field"]?.text == "body",
+                    "\(answer.json)")
+        }
+        #expect(try nookd.cards().map(\.title) == ["keep me"])
+    }
+
+    @Test func h2_publishingToOneOfNookHTTPsOwnPathsIsA404NamingThePathNotAMalformedTopic() throws {
+        let nookd = try PublishNookd()
+        let routes = publishRoutes(nookd)
+        for (path, parameters) in [("/api", ["topic": "api"]), ("/page", ["topic": "page"])] {
+            let answer = try routes.call("POST", "/{topic}", httpRequest("POST", path, body: "x"), parameters: parameters)
+            let message = answer.json["error"]?["message"]?.text ?? ""
+            #expect(answer.status == 404 && answer.json["error"]?["code"]?.text == "not_found", "\(answer.json)")
+            #expect(message.contains("nothing is served at \(path)") && message.contains("own paths") && !message.contains("letters, digits"), "\(message)")
+        }
+        let deeper = try routes.call("DELETE", "/{topic}/{sequence}", httpRequest("DELETE", "/api/x"), parameters: ["topic": "api", "sequence": "x"])
+        #expect(deeper.status == 404 && deeper.json["error"]?["message"]?.text?.contains("nothing is served at /api/x") == true, "\(deeper.json)")
+        let named = try routes.call("POST", "/", httpRequest("POST", "/", body: #"{"topic": "healthz", "message": "x"}"#))
+        #expect(named.status == 404 && named.json["error"]?["field"]?.text == "topic", "\(named.json)")
+        #expect(named.json["error"]?["message"]?.text?.contains("own paths") == true, "\(named.json)")
+        #expect(try nookd.cards().isEmpty)
+    }
+
     @Test func h2_gotifyAndAWTRIXMessagesAreCards() throws {
         let nookd = try PublishNookd()
         let routes = publishRoutes(nookd)
