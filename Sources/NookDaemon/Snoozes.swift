@@ -139,7 +139,9 @@ final class Snoozes: Sendable {
                 // Kept under the module it now comes back to.
                 keeping.journal?.snoozed(activity, module: keeping.modules[index], until: snooze.until)
             }
-            let wait = Duration.nookSeconds(max(0, snooze.until - now)) ?? .zero
+            // No snooze is longer than touch.snooze allows: a clock set back meanwhile does not
+            // keep a card away for longer.
+            let wait = Duration.nookSeconds(min(max(0, snooze.until - now), TouchConfig.snoozeRange.upperBound)) ?? .zero
             log("touch: \(id) \"\(LogText.short(activity.title))\" is still snoozed; back \(wait > .zero ? "in \(Self.describe(wait))" : "now, its time passed while nookd was down")")
             let task = Task { [clock] in
                 if wait > .zero { do { try await clock.sleep(until: clock.now + wait) } catch { return } }
@@ -183,6 +185,20 @@ final class Snoozes: Sendable {
         case .rejected(_, let reason):
             log("touch: \(id) could not come back from its snooze: \(reason)")
             keeping.journal?.unsnoozed(id)
+        }
+    }
+
+    /// The queues' events: a new card that takes a snoozed card's id (a sender reusing its
+    /// `--id`) is what that sender means now, so the snooze ends, as the journal ends it.
+    func observe(_ events: [NookActivityEvent]) {
+        for event in events where event.kind == .enqueued {
+            let id = event.id
+            guard let dropped = state.withLock({ $0.waiting.removeValue(forKey: id) }) else { continue }
+            dropped.task?.cancel()
+            log("touch: \(id) not back from its snooze: a newer card took its id")
+            guard dropped.kept else { continue }
+            keeping.journal?.unsnoozed(id)
+            Task { await dropped.queue.releaseSetAside() }
         }
     }
 

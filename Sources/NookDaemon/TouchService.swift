@@ -62,7 +62,10 @@ extension Service {
 
         func start(_ section: Section) async throws(DaemonError) {
             let observations = queues.enumerated().map { index, queue in
-                queue.observe { [glass] in glass.observe($0, queue: index) }
+                queue.observe { [glass, snoozes] in
+                    glass.observe($0, queue: index)
+                    snoozes.observe($0)
+                }
             }
             stops.add { observations.forEach { $0.cancel() } }
             stops.add { [snoozes] in snoozes.cancelAll() }

@@ -100,6 +100,44 @@ struct TouchSnoozeTests {
         await second.stop()
     }
 
+    /// A clock set back while nookd was down does not keep a snoozed card away longer than the
+    /// longest snooze (24 h).
+    @Test func j1_t2_aClockSetBackDoesNotKeepASnoozedCardAwayLongerThanADay() async throws {
+        let scratch = Scratch()
+        let wall = Locked(1_800_000_000.0)
+        let first = try await JournaledTouch(path: scratch.path + "/journal", wall: wall, touch: Self.snoozeFor(600))
+        let card = NookActivity(title: "Oven", presentation: .blocker(timeout: nil))
+        await snooze(card, in: first.harness)
+        await first.stop()
+        wall.withLock { $0 -= 30 * 86_400 }
+        let second = try await JournaledTouch(path: scratch.path + "/journal", wall: wall)
+        let start = second.harness.clock.now
+        await second.harness.settle("back", step: .seconds(600)) { second.harness.kinds(of: card.id).contains("enqueued") }
+        #expect(second.harness.clock.now <= start + .seconds(86_400 + 600))
+        await second.stop()
+    }
+
+    /// A sender that reuses its id sends what it means now: the snoozed card with that id does
+    /// not come back after it, now or after a restart.
+    @Test func j1_t2_aNewerCardWithASnoozedCardsIdEndsTheSnooze() async throws {
+        let scratch = Scratch()
+        let wall = Locked(1_800_000_000.0)
+        let first = try await JournaledTouch(path: scratch.path + "/journal", wall: wall, touch: Self.snoozeFor(60))
+        let card = NookActivity(title: "Backup: 40 %", presentation: .blocker(timeout: nil))
+        await snooze(card, in: first.harness)
+        var newer = NookActivity(title: "Backup: done")
+        newer.id = card.id
+        #expect(await first.harness.queue.enqueue(newer) == .accepted(card.id))
+        #expect(first.harness.service.status()?.snoozed == 0)
+        #expect(first.journal.snoozedCount == 0)
+        await first.harness.settle("the newer one ended") { first.harness.kinds(of: card.id).filter { $0 == "hidden" }.count == 2 }
+        let ended = first.harness.clock.now
+        await first.harness.settle("past the snooze", step: .seconds(1)) { first.harness.clock.now >= ended + .seconds(90) }
+        #expect(first.harness.kinds(of: card.id).filter { $0 == "enqueued" }.count == 2, "the old one stays away")
+        #expect(await first.harness.queue.setAsideCount == 0)
+        await first.stop()
+    }
+
     @Test func j1_t2_u3_aSnoozedCardItsSenderCancelledStaysAwayAfterARestart() async throws {
         let scratch = Scratch()
         let wall = Locked(1_800_000_000.0)
@@ -252,7 +290,7 @@ struct TouchLeftoverTests {
         #expect(try load("[touch]\nsnooze = \"90s\"\n").touch.snooze == .seconds(90))
         #expect(try load("[touch]\nsnooze = \"1.5m\"\n").touch.snooze == .seconds(90))
         #expect(try load("[touch]\nsnooze = \"24h\"\n").touch.snooze == .seconds(86_400))
-        for text in ["0x10m", "1e3s", "+10m", " 10m", "10 m", "10M", "1_0m", "inf", "25h", "2d", "1w", "59s", "61.5s", "0x1p4m", "١٠m"] {
+        for text in ["0x10m", "1e3s", "+10m", " 10m", "10 m", "10M", "1_0m", "inf", "25h", "2d", "1w", "9999d", "59s", "61.5s", "0x1p4m", "١٠m"] {
             do {
                 _ = try load("[touch]\nsnooze = \"\(text)\"\n")
                 Issue.record("touch.snooze accepted \(text)")
