@@ -142,7 +142,7 @@ final class Snoozes: Sendable {
             // No snooze is longer than touch.snooze allows: a clock set back meanwhile does not
             // keep a card away for longer.
             let wait = Duration.nookSeconds(min(max(0, snooze.until - now), TouchConfig.snoozeRange.upperBound)) ?? .zero
-            log("touch: \(id) \"\(LogText.short(activity.title))\" is still snoozed; back \(wait > .zero ? "in \(Self.describe(wait))" : "now, its time passed while nookd was down")")
+            log("touch: \(id) \"\(LogText.short(activity.title))\" is still snoozed; back \(wait > .zero ? "in \(Self.describe(Self.roundedUp(wait)))" : "now, its time passed while nookd was down")")
             let task = Task { [clock] in
                 if wait > .zero { do { try await clock.sleep(until: clock.now + wait) } catch { return } }
                 await self.bringBack(id)
@@ -236,6 +236,12 @@ final class Snoozes: Sendable {
             return state.waiting.values.compactMap(\.task)
         }
         tasks.forEach { $0.cancel() }
+    }
+
+    /// Past a minute, up to the next whole minute (a log line, not a timer).
+    static func roundedUp(_ duration: Duration) -> Duration {
+        let seconds = Int64((duration / .seconds(1)).rounded(.up))
+        return .seconds(seconds < 60 ? seconds : (seconds + 59) / 60 * 60)
     }
 
     /// "10 min", "90 s", "2 h".

@@ -29,7 +29,7 @@ struct SnoozeEndToEndTests {
         let status = try StatusAnswer(json: daemon.request(.status))
         #expect(status.touch?.snoozed == 1, "the other still snoozed: \(String(describing: status.touch))")
         #expect(!(try nookctl(["list"], socket: daemon.socket).output.contains(later.id.description)))
-        #expect(daemon.log.contains("\(later.id) \"Laundry (snoozed)\" is still snoozed; back in "), "\(daemon.log.suffix(2000))")
+        #expect(daemon.log.contains("\(later.id) \"Laundry (snoozed)\" is still snoozed; back in 1 h"), "\(daemon.log.suffix(2000))")
         #expect(daemon.log.contains("\(due.id) \"Kettle (snoozed)\" is still snoozed; back now, its time passed while nookd was down"))
 
         // Its sender (the test's uid) cancels it: the answer comes once the journal has it.
