@@ -89,6 +89,9 @@ public actor NookActivityQueue {
     private var expiryTimer: (deadline: NookInstant, task: Task<Void, Never>)?
     /// Events of the change under way, delivered together when it is done (see ``observe(_:)``).
     private var gathering: [NookActivityEvent]?
+    /// Slots of the capacity kept for cards set aside to come back (a snooze): counted as
+    /// pending by Q16, so the card finds its place when it returns.
+    private var setAside = 0
 
     public init(
         clock: any NookClock = NookSystemClock(),
@@ -215,6 +218,30 @@ public actor NookActivityQueue {
     /// events are keyed by id, so a `rejected` for it would read as the live activity's end.
     @discardableResult
     public func enqueue(_ activity: NookActivity, coalescing permits: @Sendable (NookActivity) -> Bool = { _ in true }) -> NookEnqueueResult {
+        enqueue(activity, coalescing: permits, fromSetAside: false)
+    }
+
+    /// Keeps one slot of the capacity (Q16) for a card set aside to come back later (a
+    /// snooze): until ``releaseSetAside()`` or its return through
+    /// ``enqueueSetAside(_:coalescing:)``, new arrivals find the queue that much fuller. A queue
+    /// already full stays so: nothing pending is evicted for it.
+    public func keepSetAside() { setAside += 1 }
+
+    /// Gives back a slot ``keepSetAside()`` kept (the card will not come back).
+    public func releaseSetAside() { setAside = max(0, setAside - 1) }
+
+    /// Cards set aside with a slot kept for them.
+    public var setAsideCount: Int { setAside }
+
+    /// The return of a card set aside (``keepSetAside()``): its kept slot is given back and the
+    /// card enqueued, in one step, so no other arrival takes the slot in between.
+    @discardableResult
+    public func enqueueSetAside(_ activity: NookActivity, coalescing permits: @Sendable (NookActivity) -> Bool = { _ in true }) -> NookEnqueueResult {
+        enqueue(activity, coalescing: permits, fromSetAside: true)
+    }
+
+    private func enqueue(_ activity: NookActivity, coalescing permits: @Sendable (NookActivity) -> Bool, fromSetAside: Bool) -> NookEnqueueResult {
+        if fromSetAside { releaseSetAside() }
         if holds(activity.id) {
             return .rejected(activity.id, .invalid(NookActivityValidationError(
                 field: "id", problem: "activity \(activity.id) is already queued or on screen; an id names one activity until it ends")))
@@ -231,7 +258,7 @@ public actor NookActivityQueue {
         }
         expireDue()
         let peers = coalesced(by: activity.coalescingKey, except: activity.id, permits: permits)
-        if peers.isEmpty, pendingActivities.count >= configuration.capacity {
+        if peers.isEmpty, pendingActivities.count + setAside >= configuration.capacity {
             guard let victim = pendingActivities.evictionCandidate(),
                   activity.priority > victim.activity.priority
             else { return reject(activity, .queueFull) }

@@ -38,9 +38,17 @@ final class ActivityJournal: Sendable {
         var wasShown: Bool
     }
 
+    /// A card snoozed by a long press (T2), to come back at `until` (wall-clock seconds).
+    struct Snooze: Sendable {
+        var entry: Entry
+        var until: Double
+    }
+
     /// What start-up found in the journal.
     struct Recovery: Sendable {
         var entries: [Entry] = []
+        /// Snoozed cards still to come back, soonest first.
+        var snoozes: [Snooze] = []
         var expired: [Entry] = []
         var warnings: [String] = []
         /// Why nookd must not start with this path (``DurableFile/refusal(of:label:limit:)``):
@@ -103,6 +111,7 @@ final class ActivityJournal: Sendable {
                 if !damage.torn { recovery.warnings += log.setAside(now: wallClock()) }
             }
             var records: [String: Entry] = [:]
+            var snoozes: [String: Snooze] = [:]
             var order: [String] = []
             // An id may be added, ended and added again within one log (a script that reuses
             // its `--id`): it is listed once, or recovery would return it twice and the queue's
@@ -117,12 +126,23 @@ final class ActivityJournal: Sendable {
                     // was on the glass or in the queue.
                     if let live = records[key] { (entry.wasShown, entry.sequence) = (live.wasShown, live.sequence) }
                     records[key] = entry
+                    // Back from its snooze (or its id taken by a newer card, which the snooze
+                    // would not come back over).
+                    snoozes[key] = nil
                 case .shown(let id):
                     records[id.description]?.wasShown = true
                 case .ended(let id):
                     records[id.description] = nil
+                case .snoozed(let snooze):
+                    // Its showing ended with the snooze (the end record may follow or not).
+                    let key = snooze.entry.activity.id.description
+                    records[key] = nil
+                    snoozes[key] = snooze
+                case .unsnoozed(let id):
+                    snoozes[id.description] = nil
                 }
             }
+            recovery.snoozes = snoozes.values.sorted { $0.until < $1.until }
             for key in order {
                 guard var entry = records[key] else { continue }
                 if let expiresAfter = entry.activity.expiresAfter, !entry.wasShown {
@@ -146,6 +166,7 @@ final class ActivityJournal: Sendable {
                 state.content.live[entry.activity.id] = renumbered
             }
             state.content.nextSequence = UInt64(recovery.entries.count + 1)
+            for snooze in recovery.snoozes { state.content.snoozed[snooze.entry.activity.id] = snooze }
         }
         // Before any request: the fresh file (and its directory entry) is on stable storage
         // before nookd answers anything, so nothing restored is lost to a cut right after.
@@ -209,6 +230,44 @@ final class ActivityJournal: Sendable {
         appending { end(id, in: &$0) }
     }
 
+    /// A long press snoozed `activity` (T2) until `until` (wall-clock seconds): its live record
+    /// ends and the snooze is kept, in one record, before the card leaves the glass.
+    func snoozed(_ activity: NookActivity, module: NookModuleID, until: Double) {
+        appending { state in
+            let id = activity.id
+            let enqueuedAt = state.content.live[id]?.enqueuedAt ?? wallClock()
+            if state.content.live.removeValue(forKey: id) != nil {
+                state.content.liveBytes -= state.content.recordBytes.removeValue(forKey: id) ?? 0
+            }
+            dropSnooze(id, in: &state)
+            let snooze = Snooze(entry: Entry(sequence: 1, module: module, activity: activity, enqueuedAt: enqueuedAt, wasShown: false), until: until)
+            state.content.snoozed[id] = snooze
+            let record = JournalRecord.snoozed(snooze).encoded()
+            guard state.append(record) else { return }
+            state.content.bytes += record.count
+            state.content.liveBytes += record.count
+            state.content.snoozeBytes[id] = record.count
+        }
+    }
+
+    /// The snooze of `id` is over without the card coming back. Idempotent.
+    func unsnoozed(_ id: NookActivityID) {
+        appending { state in
+            guard state.content.snoozed[id] != nil else { return }
+            dropSnooze(id, in: &state)
+            append(JournalRecord.unsnoozed(id).encoded(), of: nil, to: &state)
+            if state.content.outgrown { state.rewriteWanted = true }
+        }
+    }
+
+    /// Cards snoozed now (for tests and `status`).
+    var snoozedCount: Int { log.state.withLock { $0.content.snoozed.count } }
+
+    private func dropSnooze(_ id: NookActivityID, in state: inout DurableLog<JournalContent>.State) {
+        guard state.content.snoozed.removeValue(forKey: id) != nil else { return }
+        state.content.liveBytes -= state.content.snoozeBytes.removeValue(forKey: id) ?? 0
+    }
+
     /// Which arrival of `id` is live now: a request that is about to end an activity takes
     /// this first and passes it to ``ended(_:arrival:)``.
     func arrival(of id: NookActivityID) -> UInt64? {
@@ -232,6 +291,8 @@ final class ActivityJournal: Sendable {
 
     private func add(_ activity: NookActivity, module: NookModuleID, to state: inout DurableLog<JournalContent>.State) {
         guard state.content.live[activity.id] == nil else { return }
+        // Back from its snooze, or its id taken by a newer card: either way the snooze is over.
+        dropSnooze(activity.id, in: &state)
         let entry = Entry(sequence: state.content.nextSequence, module: module, activity: activity, enqueuedAt: wallClock(), wasShown: false)
         state.content.nextSequence += 1
         state.content.live[activity.id] = entry

@@ -172,8 +172,12 @@ public final class Daemon: Sendable {
         let touchEffects = TouchActions.Effects(
             engagement: engagement, queues: moduleQueues, recall: recall.recall, actionCards: actionCards, glass: CardsOnGlass(), presses: inputs,
             menuTakesOpen: { [menuOnGlance] in menuOnGlance.withLock { $0?.isLive == true } }, screen: screen)
+        let quietHours = Service.QuietHours(quiet: quiet, queues: inOrder, brightness: brightness, clock: clock, logger: logger)
+        let snoozeKeeping = Snoozes.Keeping(journal: journal.journal, modules: config.modules, suppresses: { [quiet] in quiet.suppresses($0) },
+                                            endSuppressed: { [quietHours] in await quietHours.endSuppressed() },
+                                            recovered: { [journal] in journal.recoveredSnoozes.withLock { $0 } })
         let touch = Service.Touch(effects: touchEffects, display: display, clock: clock, config: config.touch,
-                                  makeReader: Self.touchReaderMaker, logger: logger)
+                                  makeReader: Self.touchReaderMaker, keeping: snoozeKeeping, logger: logger)
         parts = DaemonParts(
             display: output,
             stateFiles: Service.StateFiles(journal: journal.journal, history: history.history),
@@ -188,7 +192,7 @@ public final class Daemon: Sendable {
             journal: journal,
             brightness: brightness,
             escalation: Service.Escalation(queues: moduleQueues, quiet: quiet, brightness: brightness, clock: clock, logger: logger),
-            quietHours: Service.QuietHours(quiet: quiet, queues: inOrder, brightness: brightness, clock: clock, logger: logger),
+            quietHours: quietHours,
             homeClock: Service.HomeClock(screen: screen),
             displayWatch: Service.DisplayWatch(display: display, queues: Array(queues.values) + [recall.recall.queue], screen: screen,
                                                brightness: brightness, logger: logger),

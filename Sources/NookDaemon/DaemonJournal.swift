@@ -21,6 +21,8 @@ extension Service {
         static func section(of config: DaemonConfig) -> Section { Section(path: config.journalPath, sync: config.journalSync) }
 
         let journal: ActivityJournal?
+        /// Cards snoozed by a long press (T2) that the last run left, for the touch service.
+        let recoveredSnoozes = Locked<[ActivityJournal.Snooze]>([])
         private let history: ActivityHistory
         private let queues: [NookModuleID: NookActivityQueue]
         private let modules: [NookModuleID]
@@ -63,6 +65,7 @@ extension Service {
                 return []
             }
             for warning in recovery.warnings { logger.warning("\(warning)") }
+            recoveredSnoozes.withLock { $0 = recovery.snoozes }
             for entry in recovery.expired {
                 logger.warning("journal: \"\(LogText.short(entry.activity.title))\" expired while nookd was down; dropped",
                                metadata: ["id": "\(entry.activity.id)", "module": "\(entry.module)"])

@@ -5,11 +5,15 @@ import NookActivities
 /// encoded as they are appended so that the bytes are counted exactly.
 struct JournalContent: DurableLogContent {
     var live: [NookActivityID: ActivityJournal.Entry] = [:]
+    /// Cards snoozed by a long press (T2), each until its return; they are the queue's as much
+    /// as the live ones, so a rewrite keeps them.
+    var snoozed: [NookActivityID: ActivityJournal.Snooze] = [:]
     var nextSequence: UInt64 = 1
     /// Bytes in the file, and those of the records of activities still live.
     var bytes = 0
     var liveBytes = 0
     var recordBytes: [NookActivityID: Int] = [:]
+    var snoozeBytes: [NookActivityID: Int] = [:]
 
     /// The log has grown past ``ActivityJournal/compactionBytes`` and twice what is live.
     var outgrown: Bool { bytes > ActivityJournal.compactionBytes && bytes > 2 * liveBytes }
@@ -22,6 +26,12 @@ struct JournalContent: DurableLogContent {
         for entry in live.values.sorted(by: { $0.sequence < $1.sequence }) {
             let record = JournalRecord.added(entry).encoded() + (entry.wasShown ? JournalRecord.shown(entry.activity.id).encoded() : [])
             recordBytes[entry.activity.id] = record.count
+            records.append(record)
+        }
+        snoozeBytes = [:]
+        for snooze in snoozed.values.sorted(by: { $0.until < $1.until }) {
+            let record = JournalRecord.snoozed(snooze).encoded()
+            snoozeBytes[snooze.entry.activity.id] = record.count
             records.append(record)
         }
         bytes = records.reduce(0) { $0 + $1.count }
@@ -38,5 +48,5 @@ struct JournalContent: DurableLogContent {
 
     mutating func wrote(_ records: ArraySlice<[UInt8]>, as lines: DurableLines, rewrite: Bool) -> Bool { false }
 
-    var savedSummary: String { "\(live.count) activities" }
+    var savedSummary: String { "\(live.count) activities" + (snoozed.isEmpty ? "" : " and \(snoozed.count) snoozed") }
 }

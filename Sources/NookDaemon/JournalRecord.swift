@@ -6,6 +6,12 @@ enum JournalRecord: Sendable {
     case added(ActivityJournal.Entry)
     case shown(NookActivityID)
     case ended(NookActivityID)
+    /// A card snoozed by a long press (T2): its showing is over, and it comes back at `until`.
+    /// One record, so no prefix of the log ends the card without keeping its snooze.
+    case snoozed(ActivityJournal.Snooze)
+    /// The snooze is over without the card coming back (its sender cancelled it, or it could
+    /// not come back). A card that came back needs none: its own arrival ends the snooze.
+    case unsnoozed(NookActivityID)
 
     /// The length of the shortest record (an end: every id has the same length).
     static let shortestBytes = JournalRecord.ended(NookActivityID()).encoded().count
@@ -18,6 +24,12 @@ enum JournalRecord: Sendable {
                     + (entry.activity.sender.map { [("sender", SenderPayload.encode($0))] } ?? []))
         case .shown(let id): .object([("shown", .string(id.description))])
         case .ended(let id): .object([("ended", .string(id.description))])
+        case .snoozed(let snooze):
+            .object([("snoozed", .string(snooze.entry.activity.id.description)), ("until", .number(snooze.until)),
+                     ("module", .string(snooze.entry.module.rawValue)), ("at", .number(snooze.entry.enqueuedAt)),
+                     ("activity", ActivityPayload.encode(snooze.entry.activity))]
+                    + (snooze.entry.activity.sender.map { [("sender", SenderPayload.encode($0))] } ?? []))
+        case .unsnoozed(let id): .object([("unsnoozed", .string(id.description))])
         }
         return DurableLine.encoded(json.serializedBytes)
     }
@@ -34,6 +46,8 @@ enum JournalRecord: Sendable {
         func id(_ key: String) -> NookActivityID? { json[key]?.text.flatMap { NookActivityID($0) } }
         if let shown = id("shown") { return .success(.shown(shown)) }
         if let ended = id("ended") { return .success(.ended(ended)) }
+        if let woke = id("unsnoozed") { return .success(.unsnoozed(woke)) }
+        if json["snoozed"] != nil { return decodeSnooze(json) }
         guard let sequence = json["seq"]?.numberValue, sequence >= 1, sequence < 1e15,
               let module = json["module"]?.text, let at = json["at"]?.numberValue, let payload = json["activity"] else {
             return .failure(JournalDamage("not a journal record"))
@@ -45,6 +59,28 @@ enum JournalRecord: Sendable {
             activity.sender = json["sender"].flatMap(SenderPayload.decode)
             return .success(.added(ActivityJournal.Entry(sequence: UInt64(sequence), module: NookModuleID(module), activity: activity,
                                                          enqueuedAt: at, wasShown: false)))
+        } catch {
+            return .failure(JournalDamage("activity: \(error)"))
+        }
+    }
+}
+
+extension JournalRecord {
+    private static func decodeSnooze(_ json: JSONValue) -> Result<JournalRecord, JournalDamage> {
+        guard let id = json["snoozed"]?.text.flatMap({ NookActivityID($0) }) else { return .failure(JournalDamage("snoozed: not an activity id")) }
+        guard let module = json["module"]?.text, let at = json["at"]?.numberValue, let until = json["until"]?.numberValue,
+              let payload = json["activity"] else {
+            return .failure(JournalDamage("not a snooze record"))
+        }
+        for (name, value) in [("at", at), ("until", until)] where !(value >= 0 && value <= 253_402_300_799) {
+            return .failure(JournalDamage("\(name): must be from 0 to 253402300799 (wall-clock seconds), got \(value)"))
+        }
+        do {
+            var activity = try ActivityPayload.decode(payload, clampingText: true)
+            guard activity.id == id else { return .failure(JournalDamage("snoozed: \(id) is not its activity's id \(activity.id)")) }
+            activity.sender = json["sender"].flatMap(SenderPayload.decode)
+            let entry = ActivityJournal.Entry(sequence: 1, module: NookModuleID(module), activity: activity, enqueuedAt: at, wasShown: false)
+            return .success(.snoozed(ActivityJournal.Snooze(entry: entry, until: until)))
         } catch {
             return .failure(JournalDamage("activity: \(error)"))
         }

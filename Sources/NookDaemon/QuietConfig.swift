@@ -3,6 +3,7 @@ import Glibc
 #endif
 import NookActivities
 import NookConfig
+import NookProtocol
 
 /// `[quiet]` (Z1): the schedule and what quiet means for each priority.
 ///
@@ -49,9 +50,10 @@ struct QuietConfig: Hashable, Sendable {
 
     /// `quiet until` argument: `HH:MM` (the next time the wall clock shows it) or `N m`/`N h`.
     static func until(_ text: String, now: NookLocalTime) -> NookLocalTime? {
-        if let unit = text.last, unit == "m" || unit == "h", let amount = Int64(text.dropLast()), amount > 0, amount <= 7 * 24 * 60 {
-            let seconds = amount * (unit == "m" ? 60 : 3600)
-            return seconds <= 7 * 86_400 ? now + seconds : nil
+        if let unit = text.last, unit == "m" || unit == "h" {
+            // Whole minutes or hours, up to a week.
+            guard case .success(let seconds) = DurationText.seconds(text, units: "mh"), !text.contains("."), seconds <= 7 * 86_400 else { return nil }
+            return now + Int64(seconds)
         }
         let parts = text.split(separator: ":")
         guard parts.count == 2, parts[0].count == 2, parts[1].count == 2, let hour = Int(parts[0]), let minute = Int(parts[1]),

@@ -127,8 +127,8 @@ extension Daemon {
                 return
             }
             // Snoozed by a touch (T2): not live, but its sender still means it to end.
-            if !parts.touch.dropSnoozes(where: { $0.id == id && permits($0) }).isEmpty {
-                answer(CancelAnswer(cancelled: id))
+            if await !parts.touch.dropSnoozes(where: { $0.id == id && permits($0) }).isEmpty {
+                answerChange(CancelAnswer(cancelled: id))
                 return
             }
             throw ProtocolError(.notFound, field: "activity", "no pending or shown activity has id \(id)")
@@ -136,7 +136,7 @@ extension Daemon {
         case .cancelAll(let key, let moduleName):
             // Only the caller's own cards with the key, as its key coalesces only those (U3).
             let permits = owners(for: connection.peer, actingFor: request.sender)
-            var count = parts.touch.dropSnoozes(where: { $0.coalescingKey == key && permits($0) }).count
+            var count = await parts.touch.dropSnoozes(where: { $0.coalescingKey == key && permits($0) }).count
             for (_, queue) in try targets(moduleName) { count += await queue.cancelAll(coalescingKey: key, permits: permits) }
             answerChange(CancelAllAnswer(cancelled: count))
 

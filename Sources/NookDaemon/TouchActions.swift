@@ -9,7 +9,7 @@ import NookProtocol
 /// input, role `hover`): the queue yields while it is down (Q6) and the `up` that ends every
 /// gesture, cancelled or not, lets it go. A tap is a press of the open input, as the GPIO
 /// button's: the card's default action (E3), the next recalled entry (U5), a menu's Enter (E8),
-/// else, on a card, the nook opens or closes (a toggle of its own, the `touch (open)` input:
+/// else, on a card, the nook opens or closes (a toggle of its own, the `touch tap` input:
 /// the next cards wait while it is read). Unlike the button, a tap on an idle display only
 /// closes: a touch is too easily made, and nothing on the glass would show why every card
 /// waits. A swipe
@@ -18,8 +18,9 @@ import NookProtocol
 final class TouchActions: Sendable {
     /// The engagement input a finger on the glass is.
     static let fingerInput = "touch"
-    /// The toggle a tap makes where the button's press would open the nook.
-    static let openInput = "touch (open)"
+    /// The toggle a tap makes where the button's press would open the nook (`status` lists it
+    /// as `touch tap (open)`: its name, then its role).
+    static let openInput = "touch tap"
 
     struct Effects: Sendable {
         var engagement: NookEngagement
@@ -159,7 +160,7 @@ final class TouchActions: Sendable {
         if effects.recall.start() {
             log("touch: long press → recall")
         } else if let card = effects.glass.current {
-            snoozes.snooze(card.activity, in: effects.queues[card.queue])
+            snoozes.snooze(card.activity, inQueue: card.queue)
         } else {
             log("touch: long press with cards pending and none on the glass; nothing to recall or snooze")
         }

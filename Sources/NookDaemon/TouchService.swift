@@ -18,7 +18,8 @@ extension Service {
         }
 
         static let name = "touch"
-        static let needs = ["presence", "recall", "queues", "action cards", "screen"]
+        /// The journal hands over the snoozes the last run left; quiet hours end a returning one.
+        static let needs = ["presence", "recall", "queues", "action cards", "screen", "journal", "quiet hours"]
         static let keys = ["touch.*"]
         /// Every key applies: the reader is started again with the new settings (a finger on
         /// the glass at that moment is let go first).
@@ -49,9 +50,9 @@ extension Service {
 
         /// - Parameter makeReader: nil in a build without a touch reader.
         init(effects: TouchActions.Effects, display: any DisplayBackend, clock: any NookClock,
-             config: TouchConfig, makeReader: TouchReaderMaker?, logger: Logger) {
+             config: TouchConfig, makeReader: TouchReaderMaker?, keeping: Snoozes.Keeping = Snoozes.Keeping(), logger: Logger) {
             let log: @Sendable (String) -> Void = { logger.info("\($0)") }
-            snoozes = Snoozes(duration: config.snooze, clock: clock, log: log)
+            snoozes = Snoozes(duration: config.snooze, clock: clock, queues: effects.queues, keeping: keeping, log: log)
             actions = TouchActions(effects: effects, snoozes: snoozes, log: log)
             (self.glass, self.queues, self.display, self.makeReader, self.logger) = (effects.glass, effects.queues, display, makeReader, logger)
         }
@@ -61,10 +62,14 @@ extension Service {
 
         func start(_ section: Section) async throws(DaemonError) {
             let observations = queues.enumerated().map { index, queue in
-                queue.observe { [glass] in glass.observe($0, queue: index) }
+                queue.observe { [glass, snoozes] in
+                    glass.observe($0, queue: index)
+                    snoozes.observe($0)
+                }
             }
             stops.add { observations.forEach { $0.cancel() } }
             stops.add { [snoozes] in snoozes.cancelAll() }
+            await snoozes.restore()
             running.withLock { $0 = Running(section: section, reader: nil) }
             await startReader(section)
         }
@@ -86,13 +91,37 @@ extension Service {
                 running.withLock { $0?.section = section }
                 return
             }
+            let (wasReading, hadStopped) = running.withLock { ($0?.reader != nil, $0?.stopped != nil) }
             stopReader()
             if section.touch.enabled == false { actions.releaseAll() }
             running.withLock { $0?.section = section }
-            await startReader(section)
+            // Unset: a reload never holds its answer for a first look. A reader that found a
+            // panel at start goes on; one that found none stays stopped (as its log line said).
+            if section.touch.enabled == nil && old.touch.enabled == nil {
+                if hadStopped {
+                    logger.info("touch: still not looking for a touchscreen (none when nookd started; touch.enabled = true waits for one)")
+                    return
+                }
+                if wasReading {
+                    await startReader(section, firstLook: .none)
+                    return
+                }
+            }
+            await startReader(section, firstLook: .inBackground)
         }
 
-        private func startReader(_ section: Section) async {
+        /// How an unset `touch.enabled` decides whether to keep the reader.
+        private enum FirstLook {
+            /// Before nookd is ready, so the descriptors and threads of an idle nookd do not
+            /// change after.
+            case awaited
+            /// Without holding a reload's answer.
+            case inBackground
+            /// Kept: it found a panel before.
+            case none
+        }
+
+        private func startReader(_ section: Section, firstLook: FirstLook = .awaited) async {
             let touch = section.touch
             guard touch.enabled != false else {
                 logger.info("touch: off (touch.enabled = false)")
@@ -112,27 +141,49 @@ extension Service {
                                     { [logger] in looking.withLock { $0 } ? logger.debug("\($0)") : logger.warning("\($0)") })
             let before = reader.reading
             reader.start()
-            // Unset: kept only if its first look found a touchscreen. Decided before nookd is
-            // ready, so the descriptors and threads of an idle nookd do not change after.
-            if touch.enabled == nil {
-                let deadline = ContinuousClock.now + Self.firstLookBound
-                while reader.reading == before, reader.reading.device == nil, ContinuousClock.now < deadline {
-                    try? await Task.sleep(for: .milliseconds(5))
-                }
-                guard reader.reading.device != nil else {
-                    let problem = reader.reading.problem ?? "no touchscreen"
-                    reader.stop()
-                    running.withLock { $0?.stopped = "\(problem) when nookd started; touch.enabled = true waits for one" }
-                    logger.info("touch: \(problem); not looking again until nookd restarts (touch.enabled = true waits for one plugged in later)")
-                    return
-                }
-                looking.withLock { $0 = false }
-            }
             running.withLock { running in
                 running?.reader = reader
                 running?.stopped = nil
             }
+            // Unset: kept only if its first look found a touchscreen.
+            if touch.enabled == nil {
+                switch firstLook {
+                case .awaited:
+                    guard await keepAfterFirstLook(reader, before: before) else { return }
+                case .inBackground:
+                    Task { [weak self] in
+                        guard let self, await self.keepAfterFirstLook(reader, before: before) else { return }
+                        looking.withLock { $0 = false }
+                    }
+                    return
+                case .none:
+                    break
+                }
+                looking.withLock { $0 = false }
+            }
             logger.info("touch: reading \(touch.device.map { "\"\($0)\"" } ?? "the first touchscreen found"); a swipe is \(Int((touch.swipeFraction * 100).rounded())) % of the width, a long press \(Int(touch.longPress / .milliseconds(1))) ms, a snooze \(Snoozes.describe(touch.snooze))")
+        }
+
+        /// Waits (bounded, in real time) for the reader's first look at the devices; stops it
+        /// and says why if it found no touchscreen. False if stopped (or replaced meanwhile).
+        private func keepAfterFirstLook(_ reader: any TouchReading, before: TouchReadingState) async -> Bool {
+            let deadline = ContinuousClock.now + Self.firstLookBound
+            while reader.reading == before, reader.reading.device == nil, ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            guard reader.reading.device == nil else { return running.withLock { $0?.reader === reader } }
+            let problem = reader.reading.problem ?? "no touchscreen"
+            let current = running.withLock { running -> Bool in
+                guard running?.reader === reader else { return false }
+                running?.reader = nil
+                running?.stopped = "\(problem) when nookd started; touch.enabled = true waits for one"
+                return true
+            }
+            reader.stop()
+            if current {
+                logger.info("touch: \(problem); not looking again until nookd restarts (touch.enabled = true waits for one plugged in later)")
+            }
+            return false
         }
 
         /// Stops the reader, and lets go of a finger it had down.
@@ -148,7 +199,7 @@ extension Service {
 
         /// `status`'s `touch` member; nil when touch is off.
         /// Snoozed cards `matches` picks, dropped (see ``Snoozes/drop(where:)``).
-        func dropSnoozes(where matches: (NookActivity) -> Bool) -> [NookActivityID] { snoozes.drop(where: matches) }
+        func dropSnoozes(where matches: (NookActivity) -> Bool) async -> [NookActivityID] { await snoozes.drop(where: matches) }
 
         func status() -> StatusAnswer.Touch? {
             guard let running = running.withLock({ $0 }), running.section.touch.enabled != false else { return nil }

@@ -48,8 +48,10 @@ final class TouchHarness: Sendable {
     let logs = Locked<[String]>([])
     private let observation: NookObservation
 
-    init(history titles: [String] = [], touch: TouchConfig = TouchConfig(), device: String? = "/dev/input/event7") async throws {
-        let queue = NookActivityQueue(clock: clock, engagement: engagement, configuration: .init(pollInterval: .milliseconds(200)))
+    /// - Parameter keeping: what the snoozes are kept with (a journal, quiet hours), given the queue.
+    init(history titles: [String] = [], touch: TouchConfig = TouchConfig(), device: String? = "/dev/input/event7", capacity: Int = 256,
+         keeping: (NookActivityQueue, NookSurfaceArbiter) async -> Snoozes.Keeping = { _, _ in Snoozes.Keeping() }) async throws {
+        let queue = NookActivityQueue(clock: clock, engagement: engagement, configuration: .init(pollInterval: .milliseconds(200), capacity: capacity))
         self.queue = queue
         arbiter = NookSurfaceArbiter(foreground: "main", clock: clock)
         arbiter.register(NookQueueModule(id: "main", queue: queue))
@@ -74,13 +76,14 @@ final class TouchHarness: Sendable {
         let (readers, logs) = (readers, logs)
         var logger = Logger(label: "touch-test", factory: { _ in SwiftLogNoOpLogHandler() })
         logger.logLevel = .critical
+        _ = logs
+        let kept = await keeping(queue, arbiter)
         service = Service.Touch(effects: effects, display: MockDisplay(size: PixelSize(width: 1280, height: 400), clock: clock), clock: clock,
                                 config: touch, makeReader: { settings, geometry, gesture, _, _ in
                                     let reader = ScriptedTouchReader(settings: settings, geometry: geometry, device: device, gesture: gesture)
                                     readers.withLock { $0.append(reader) }
                                     return reader
-                                }, logger: logger)
-        _ = logs
+                                }, keeping: kept, logger: logger)
         try await service.start(Service.Touch.Section(touch: touch, rotation: .none))
     }
 
@@ -248,8 +251,8 @@ struct TouchTests {
         await nook.onGlass(card)
         nook.reader.send(.down(point), .longPress(point), .up(cancelled: false))
         await nook.settle("snoozed") { nook.service.status()?.snoozed == 1 }
-        #expect(nook.service.dropSnoozes(where: { $0.id != card.id }).isEmpty, "another id drops nothing")
-        #expect(nook.service.dropSnoozes(where: { $0.id == card.id }) == [card.id])
+        #expect(await nook.service.dropSnoozes(where: { $0.id != card.id }).isEmpty, "another id drops nothing")
+        #expect(await nook.service.dropSnoozes(where: { $0.id == card.id }) == [card.id])
         #expect(nook.service.status()?.snoozed == 0)
         let ended = nook.clock.now
         await nook.settle("past the snooze", step: .seconds(1)) { nook.clock.now >= ended + .seconds(90) }
@@ -350,8 +353,8 @@ struct TouchTests {
             ("calibration = [1, 0, 0]", "nook.toml:2: touch.calibration: must be six numbers"),
             ("calibration = [1, 0, 0, 2, 0, 0]", "nook.toml:2: touch.calibration: maps every touch onto one line"),
             ("calibration = \"1 0 0 0 1 0\"", "nook.toml:2: touch.calibration: must be an array of numbers"),
-            ("snooze = \"10\"", "nook.toml:2: touch.snooze: must be a duration such as"),
-            ("snooze = \"5s\"", "nook.toml:2: touch.snooze: must be from 1m to 24h"),
+            ("snooze = \"10\"", "nook.toml:2: touch.snooze: must be a duration from 1m to 24h such as 10m, 90s or 2h"),
+            ("snooze = \"5s\"", "nook.toml:2: touch.snooze: must be a duration from 1m to 24h"),
             ("device = \"\"", "nook.toml:2: touch.device: must name a device"),
             ("enabled = \"yes\"", "nook.toml:2: touch.enabled: must be true or false"),
             ("swipe = 0.1", "nook.toml:2: touch.swipe: is not a known setting"),
