@@ -307,8 +307,9 @@ public final class HTTPServer {
 
     private func dispatch(_ exchange: HTTPServerExchange, connection: HTTPConnection) {
         let request = exchange.request
+        let match = routes.match(method: request.method, path: request.path)
         // The page's own files hold no data: a browser loads them before it has a token to send.
-        if case .found(let route, let parameters) = routes.match(method: request.method, path: request.path), route.isPublic {
+        if case .found(let route, let parameters) = match, route.isPublic {
             exchange.caller = HTTPCaller(name: "anonymous", scopes: [])
             route.handler(exchange, parameters, nookd)
             return
@@ -325,7 +326,7 @@ public final class HTTPServer {
             caller = found
         }
         exchange.caller = caller
-        switch routes.match(method: request.method, path: request.path) {
+        switch match {
         case .notFound:
             exchange.respond(HTTPRouteTable.notFound(request.method, request.path).response)
         case .methodNotAllowed(let allowed):
