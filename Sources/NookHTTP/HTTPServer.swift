@@ -139,6 +139,7 @@ public final class HTTPServer {
                 && !connection.closeAfterAnswers && connection.exchanges.count < options.maximumPipelined {
                 parse(connection)
             }
+            for link in links { link.sendQueued() }
         }
         for connection in Array(connections.values) { close(connection, reason: nil) }
         logger.notice("stopped")
