@@ -20,6 +20,8 @@ struct HTTPFigures {
     struct Result {
         var publishToFirstFrameP99: Spread
         var publishToFirstFrameMedian: Spread
+        var socketToFirstFrameP99: Spread
+        var socketToFirstFrameMedian: Spread
         var versusSocket: Spread
         var httpEnqueueMilliseconds: Spread
         var socketEnqueueMilliseconds: Spread
@@ -77,20 +79,22 @@ struct HTTPFigures {
         // clock's minute tick would be a frame of its own). Its frame writer encodes every frame
         // as a PNG, work the other figures are kept apart from.
         let frames = scratch + "/frames"
-        var firstFrame: (p99: Spread, median: Spread)
+        var firstFrame: (p99: Spread, median: Spread, socketP99: Spread, socketMedian: Spread)
         do {
             let pair = try start("frames", extra: ["--frames", frames])
             _ = try NookClient(path: pair.socket).request(Request(id: .number(1), operation: .home(.blank)))
             let figures = HTTPLatencyFigures(daemon: daemon, port: pair.port, socket: pair.socket)
-            var medians: [Double] = []
+            var medians: [Double] = [], socketP99s: [Double] = [], socketMedians: [Double] = []
             var round = 0
             let p99 = try rounds(3) {
                 round += 1
                 let result = try figures.publishToFirstFrameRound(frames: frames, round: round)
                 medians.append(result.median)
+                socketP99s.append(result.socketP99)
+                socketMedians.append(result.socketMedian)
                 return result.p99
             }
-            firstFrame = (p99, Spread(rounds: medians))
+            firstFrame = (p99, Spread(rounds: medians), Spread(rounds: socketP99s), Spread(rounds: socketMedians))
             loads["http_publish_to_first_frame_ms_p99"] = Machine.loadAverage()
         }
 
@@ -132,6 +136,7 @@ struct HTTPFigures {
         loads["http_publish_per_s"] = Machine.loadAverage()
         sleep(3)
         return Result(publishToFirstFrameP99: firstFrame.p99, publishToFirstFrameMedian: firstFrame.median,
+                      socketToFirstFrameP99: firstFrame.socketP99, socketToFirstFrameMedian: firstFrame.socketMedian,
                       versusSocket: versusSocket, httpEnqueueMilliseconds: Spread(rounds: httpMilliseconds),
                       socketEnqueueMilliseconds: Spread(rounds: socketMilliseconds), versusNookctl: versusNookctl,
                       healthzPerSecond: healthz, publishPerSecond: publish,
@@ -190,6 +195,8 @@ func reportHTTPFigures(_ figures: DaemonFigures) {
         func load(_ name: String) { if let load = result.loads[name] { print("  \(name) load_average: \(load)") } }
         report("http_publish_to_first_frame_ms_p99", result.publishToFirstFrameP99)
         report("http_publish_to_first_frame_ms_median", result.publishToFirstFrameMedian)
+        report("socket_enqueue_to_first_frame_ms_p99", result.socketToFirstFrameP99)
+        report("socket_enqueue_to_first_frame_ms_median", result.socketToFirstFrameMedian)
         load("http_publish_to_first_frame_ms_p99")
         report("http_vs_socket_enqueue", result.versusSocket)
         report("http_enqueue_ms", result.httpEnqueueMilliseconds)

@@ -18,16 +18,22 @@ struct HTTPLatencyFigures {
     /// dated the frame's file (nookd started with `--frames`, a blank home). Before each
     /// publish: nookd holds no activity (`list`) and no frame file was dated for 150 ms (the
     /// slide-out and the home frame are written). The cards are short (50 ms on the glass,
-    /// 20 ms slides) so a round of `count` takes about a minute. The round's p99 (with 100
-    /// samples, the largest but one); also the median of the same samples beside it.
-    func publishToFirstFrameRound(frames: String, count: Int = 100, round: Int) throws -> (p99: Double, median: Double) {
+    /// 20 ms slides). Alternated with it, the same card as an `enqueue` line on a connection to
+    /// nookd's socket (`socket_enqueue_to_first_frame_ms_p99`): the yardstick under the same
+    /// load, so a tail both share is the machine's. Each side's p99 over the round (with 100
+    /// samples, the largest but one) and median.
+    func publishToFirstFrameRound(frames: String, count: Int = 100, round: Int) throws
+        -> (p99: Double, median: Double, socketP99: Double, socketMedian: Double) {
         let client = try HTTPBenchClient(port: port)
         let nookd = try NookClient(path: socket)
+        let direct = try NookClient(path: socket)
+        direct.readTimeout = .seconds(20)
         let watcher = try PresentedFrameFiles(directory: frames)
-        var samples: [Double] = [], answers: [Double] = []
+        var samples: [Double] = [], answers: [Double] = [], socketSamples: [Double] = []
         for index in 0..<count {
-            let request = HTTPBenchClient.post(NativeAPIPath.activities, json:
-                #"{"title":"Publish \#(round).\#(index)","subtitle":"from nook-bench","icon":"bell","dwell":0.05,"transition":0.02,"endDelay":0}"#)
+            let fields = #""subtitle":"from nook-bench","icon":"bell","dwell":0.05,"transition":0.02,"endDelay":0"#
+            let request = HTTPBenchClient.post(NativeAPIPath.activities, json: #"{"title":"Publish \#(round).\#(index)",\#(fields)}"#)
+            let line = Array(#"{"v":1,"id":1,"op":"enqueue","activity":{"title":"Enqueue \#(round).\#(index)",\#(fields)}}"#.utf8) + [0x0A]
             try PresentedFrameFiles.waitForIdleGlass(nookd)
             watcher.waitForQuiet()
             let start = ContinuousClock.now
@@ -41,13 +47,27 @@ struct HTTPLatencyFigures {
             guard answer.status == 201 else { throw BenchError("POST \(NativeAPIPath.activities) answered \(answer.status): \(String(decoding: answer.body.prefix(200), as: UTF8.self))") }
             samples.append(Double(presented - startWall) / 1e6)
             answers.append((ContinuousClock.now - start).nookSeconds * 1000)
+
+            try PresentedFrameFiles.waitForIdleGlass(nookd)
+            watcher.waitForQuiet()
+            let socketStart = PresentedFrameFiles.wallClockNanoseconds()
+            try direct.sendRaw(line)
+            guard let socketFile = watcher.next(withinMilliseconds: 10_000) else { throw BenchError("no frame of the socket's card within 10 s") }
+            let socketPresented = try watcher.presented(socketFile)
+            guard let reply = try direct.readLine(), case .success? = try? ResponseLine.decode(reply) else {
+                throw BenchError("nookd did not accept the enqueue")
+            }
+            socketSamples.append(Double(socketPresented - socketStart) / 1e6)
         }
         if getenv("NOOK_BENCH_VERBOSE") != nil {
             print("  publish-to-frame samples (ms):", samples.sorted().map(rounded))
             print("  201 read after (ms), same order:", zip(samples, answers).sorted { $0.0 < $1.0 }.map { rounded($0.1) })
+            print("  socket enqueue-to-frame samples (ms):", socketSamples.sorted().map(rounded))
         }
         samples.sort()
-        return (samples[Int(Double(samples.count - 1) * 0.99)], NookBench.median(samples))
+        socketSamples.sort()
+        let p99 = Int(Double(count - 1) * 0.99)
+        return (samples[p99], NookBench.median(samples), socketSamples[p99], NookBench.median(socketSamples))
     }
 
     /// `http_vs_socket_enqueue`: the same enqueue (the activity nookctl sends for `nookctl
