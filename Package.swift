@@ -124,7 +124,7 @@ let package = Package(
             "NookActivities", "NookProtocol", "NookSystem", "NookConfig", .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "nook-http", dependencies: [
-            "NookHTTP", "NookProtocol", "NookSystem", "NookConfig", "NookLogging", .product(name: "Logging", package: "swift-log"),
+            "NookHTTP", "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "NookLogging", .product(name: "Logging", package: "swift-log"),
         ]),
         // libmosquitto (Debian libmosquitto-dev), seen only by NookMQTT. No pkgConfig: its .pc
         // file adds only -pthread, which SwiftPM refuses with a warning on every build.

@@ -3,6 +3,8 @@
 /// naming the methods the path has (H1).
 public struct HTTPRouteTable {
     public private(set) var routes: [HTTPRoute]
+    /// Each route's pattern cut into segments once, when added, not at every request.
+    private var patterns: [[Substring]] = []
 
     public init(_ routes: [HTTPRoute] = []) {
         self.routes = []
@@ -15,6 +17,7 @@ public struct HTTPRouteTable {
             precondition(!routes.contains { $0.method == route.method && $0.pattern == route.pattern },
                          "two routes for \(route.method) \(route.pattern)")
             routes.append(route)
+            patterns.append(Self.segments(route.pattern))
         }
     }
 
@@ -36,12 +39,12 @@ public struct HTTPRouteTable {
         var bestFixed = -1
         var mostFixedAnyMethod = -1
         var candidates: [(method: String, fixed: Int)] = []
-        for route in routes {
-            guard let parameters = Self.parameters(pattern: route.pattern, segments: segments) else { continue }
+        for index in routes.indices where patterns[index].count == segments.count {
+            guard let parameters = Self.parameters(parts: patterns[index], segments: segments) else { continue }
             let fixed = segments.count - parameters.count
             mostFixedAnyMethod = max(mostFixedAnyMethod, fixed)
-            candidates.append((route.method, fixed))
-            if route.method == wanted, fixed > bestFixed { (best, bestFixed) = ((route, parameters), fixed) }
+            candidates.append((routes[index].method, fixed))
+            if routes[index].method == wanted, fixed > bestFixed { (best, bestFixed) = ((routes[index], parameters), fixed) }
         }
         // A literal path's own methods decide a 405, not a parameter pattern's.
         if let best, bestFixed == mostFixedAnyMethod { return .found(best.route, parameters: best.parameters) }
@@ -70,7 +73,11 @@ public struct HTTPRouteTable {
     /// The pattern's `{name}` parameters as matched by `segments`, or nil when it does not match.
     /// A parameter matches one non-empty segment.
     static func parameters(pattern: String, segments: [Substring]) -> [String: String]? {
-        let parts = Self.segments(pattern)
+        parameters(parts: Self.segments(pattern), segments: segments)
+    }
+
+    /// The same with the pattern already cut into segments.
+    private static func parameters(parts: [Substring], segments: [Substring]) -> [String: String]? {
         guard parts.count == segments.count else { return nil }
         var parameters: [String: String] = [:]
         for (part, segment) in zip(parts, segments) {

@@ -147,6 +147,7 @@ public final class HTTPServer {
                 && !connection.closeAfterAnswers && connection.exchanges.count < options.maximumPipelined {
                 parse(connection)
             }
+            for link in links { link.sendQueued() }
         }
         for connection in Array(connections.values) { close(connection, reason: nil) }
         logger.notice("stopped")
@@ -345,8 +346,9 @@ public final class HTTPServer {
 
     private func dispatch(_ exchange: HTTPServerExchange, connection: HTTPConnection) {
         let request = exchange.request
+        let match = routes.match(method: request.method, path: request.rawPath)
         // The page's own files hold no data: a browser loads them before it has a token to send.
-        if case .found(let route, let parameters) = routes.match(method: request.method, path: request.rawPath), route.isPublic {
+        if case .found(let route, let parameters) = match, route.isPublic {
             exchange.caller = HTTPCaller(name: "anonymous", scopes: [])
             route.handler(exchange, parameters, nookd)
             return
@@ -363,7 +365,7 @@ public final class HTTPServer {
             caller = found
         }
         exchange.caller = caller
-        switch routes.match(method: request.method, path: request.rawPath) {
+        switch match {
         case .notFound:
             exchange.respond(HTTPRouteTable.notFound(request.method, request.path).response)
         case .methodNotAllowed(let allowed):

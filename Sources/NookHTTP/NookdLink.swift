@@ -111,7 +111,14 @@ public final class NookdLink: NookdCalls {
         outgoing += line
         outgoing.append(0x0A)
         pending.append(Pending(id: nextID, sentAt: MonotonicClock.now, done: done))
-        flush()
+        // Written by ``sendQueued()`` once the loop's turn has made its calls: one send and one
+        // read in nookd for all of them, not one each.
+    }
+
+    /// Writes the calls made since the last write; the loop calls it at the end of each turn
+    /// (and poll reports the socket writable while anything is left).
+    func sendQueued() {
+        if sent < outgoing.count { flush() }
     }
 
     /// The poll entry for the loop, or nil while not connected.

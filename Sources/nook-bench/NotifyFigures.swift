@@ -115,41 +115,29 @@ struct NotifyFigures {
     }
 
     /// One round: `count` notifications, each sent on an idle glass, from the Notify call to
-    /// the moment the mock display presented the card's first frame: the modification time
-    /// nookd gives the frame's file (`FrameWriter`), read once the file is dated (inotify
-    /// IN_ATTRIB). Timed by when this process saw the file instead, a sample also held the
-    /// frame writer's PNG encoding: it woke this thread on its own core and kept it there to the
-    /// end of its time slice, 4 to 5 ms after the frame. The p99 (with 40 samples, the largest
-    /// but one).
+    /// the moment the mock display presented the card's first frame, as nookd dated the frame's
+    /// file (``PresentedFrameFiles``). The p99 (with 40 samples, the largest but one).
     func firstFrameRound(frames: String, socket: String, count: Int = 40) throws -> Double {
         let client = try NotificationClient()
         let nookd = try NookClient(path: socket)
-        let watcher = FileDescriptor(owning: try systemCall("inotify_init1") { inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK)) }, name: "inotify")
-        defer { withExtendedLifetime(watcher) {} }
-        let watch = watcher.rawValue
-        _ = try systemCall("inotify_add_watch", subject: frames) { inotify_add_watch(watch, frames, UInt32(IN_ATTRIB)) }
+        let watcher = try PresentedFrameFiles(directory: frames)
         var samples: [Double] = []
         // Where the time goes (NOOK_BENCH_VERBOSE): the Notify call until its answer (the bus,
         // nook-notify and nookd's enqueue), beside the same call until the frame.
         var answers: [Double] = []
         for index in 0..<count {
-            try waitFor("an idle glass") {
-                guard let answer = try? nookd.request(Request(id: .number(1), operation: .list(module: nil)), as: ListAnswer.self) else { return false }
-                return answer.0.modules.allSatisfy { $0.current == nil && $0.pending.isEmpty }
-            }
-            // The slide-out's frames written: no frame file dated for 150 ms.
-            while nextFrameFile(watch, withinMilliseconds: 150) != nil {}
+            try PresentedFrameFiles.waitForIdleGlass(nookd)
+            watcher.waitForQuiet()
             // The call runs on a thread of its own, so the frame is noticed when it appears even
             // if it comes before the call's answer (nook-notify answers once nookd has
             // answered the enqueue, and nookd may present first).
             let call = NotifyCall(client: client, summary: "Backup \(index) complete")
             let caller = Thread { call.run() }
             let start = ContinuousClock.now
-            let startWall = Self.wallClockNanoseconds()
+            let startWall = PresentedFrameFiles.wallClockNanoseconds()
             caller.start()
-            guard let file = nextFrameFile(watch, withinMilliseconds: 10_000) else { throw BenchError("no frame of the card within 10 s") }
-            guard let info = try fileStatus(frames + "/" + file) else { throw BenchError("stat \(file): no such file") }
-            let presented = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+            guard let file = watcher.next(withinMilliseconds: 10_000) else { throw BenchError("no frame of the card within 10 s") }
+            let presented = try watcher.presented(file)
             let (answered, failure) = call.wait()
             if let failure { throw BenchError("Notify failed: \(failure)") }
             samples.append(Double(presented - startWall) / 1e6)
@@ -161,13 +149,6 @@ struct NotifyFigures {
         }
         samples.sort()
         return samples[Int(Double(samples.count - 1) * 0.99)]
-    }
-
-    /// CLOCK_REALTIME now, in nanoseconds: the clock of file times.
-    static func wallClockNanoseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 
     /// One `Notify` on another thread: when its answer came, or why it failed.
@@ -194,28 +175,6 @@ struct NotifyFigures {
             defer { done.unlock() }
             while result == nil { done.wait() }
             return result!
-        }
-    }
-
-    /// The name of the next `frame-*.png` file dated in the watched directory within the time,
-    /// or nil.
-    func nextFrameFile(_ watch: Int32, withinMilliseconds timeout: Int32) -> String? {
-        let deadline = ContinuousClock.now + .milliseconds(timeout)
-        var buffer = [UInt8](repeating: 0, count: 16_384)
-        while true {
-            let left = Int32(max(0, ((deadline - .now) / .milliseconds(1)).rounded(.up)))
-            var entry = pollfd(fd: watch, events: Int16(POLLIN), revents: 0)
-            guard (try? systemCall("poll", { poll(&entry, 1, left) })) ?? 0 > 0 else { return nil }
-            let count = (try? nonBlockingSystemCall("read", subject: "inotify") { read(watch, &buffer, buffer.count) }) ?? -1
-            var offset = 0
-            // struct inotify_event: wd, mask, cookie, len (4 bytes each), then len bytes of name
-            // (NUL-padded).
-            while count > 0, offset + 16 <= count {
-                let length = Int(buffer[offset + 12]) | Int(buffer[offset + 13]) << 8 | Int(buffer[offset + 14]) << 16 | Int(buffer[offset + 15]) << 24
-                let name = buffer[(offset + 16)..<min(count, offset + 16 + length)].prefix { $0 != 0 }
-                if name.starts(with: Array("frame-".utf8)) { return String(decoding: name, as: UTF8.self) }
-                offset += 16 + length
-            }
         }
     }
 

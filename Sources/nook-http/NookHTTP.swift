@@ -1,4 +1,5 @@
 import Logging
+import NookActivities
 import NookConfig
 import NookHTTP
 import NookLogging
@@ -35,6 +36,9 @@ enum NookHTTPCommand {
             print(HTTPTokenFile.line(name: wanted.name, scopes: wanted.scopes, token: token))
             exit(0)
         }
+        // Every publish that brings no id gets one here: 4 KiB of randomness per getrandom(2)
+        // call, not two calls per id (see IDRandomness).
+        IDRandomness.install(fill: SystemRandom.fill)
         StandardErrorLogging.bootstrap(level: line.logLevel)
         let logger = Logger(label: "nook-http")
         let config: HTTPConfig
