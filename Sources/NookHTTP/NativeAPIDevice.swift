@@ -45,9 +45,13 @@ enum NativeAPIDevice {
                 throw HTTPAPIError(status: 422, code: "invalid_field", field: "set",
                                    message: "must be on, off or until; got 'status' (GET /api/v1/status shows quiet hours)")
             }
+            // The OpenAPI file says a string: a null is refused as any other type is.
+            if let until = members.first(where: { $0.0 == "until" })?.1, until.text == nil {
+                throw HTTPAPIError(status: 422, code: "invalid_field", field: "until", message: "must be a string: HH:MM or a duration such as 45m")
+            }
             // nookd reads `until` only with "set": "until"; a time given with on or off would
             // be dropped without a word.
-            if case .string(let word)? = set, word != "until", members.contains(where: { $0.0 == "until" && $0.1 != .null }) {
+            if case .string(let word)? = set, word != "until", members.contains(where: { $0.0 == "until" }) {
                 throw HTTPAPIError(status: 422, code: "invalid_field", field: "until", message: "applies only with \"set\": \"until\"")
             }
             let line = JSONValue.object([("op", .string("quiet"))] + members).serializedBytes

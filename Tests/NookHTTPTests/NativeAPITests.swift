@@ -228,7 +228,8 @@ struct NativeAPITests {
         let refusals: [(String, Int, String?)] = [
             (#"{"set":"loud"}"#, 422, "set"), (#"{"set":"until"}"#, 422, "until"), (#"{"set":3}"#, 400, "set"),
             (#"{}"#, 422, "set"), (#"{"set":"on","volume":1}"#, 422, "volume"), (#"{"set":"status"}"#, 422, "set"), ("on", 400, nil),
-            (#"{"set":"off","until":"07:00"}"#, 422, "until"),
+            (#"{"set":"off","until":"07:00"}"#, 422, "until"), (#"{"set":"off","until":null}"#, 422, "until"),
+            (#"{"set":"until","until":45}"#, 422, "until"),
         ]
         for (body, status, field) in refusals {
             let answer = try api.send("PUT", "/api/v1/quiet", body: body)
