@@ -108,12 +108,7 @@ final class Snoozes: Sendable {
             do { try await clock.sleep(until: clock.now + duration) } catch { return }
             await self.bringBack(id)
         }
-        let kept = state.withLock { state -> Bool in
-            guard state.waiting[id] != nil else { return false }
-            state.waiting[id]?.task = task
-            return true
-        }
-        if !kept { task.cancel() }
+        attach(task, to: id)
     }
 
     /// Snoozes the last run of nookd left (the journal's), each back at its time or at once if
@@ -147,13 +142,18 @@ final class Snoozes: Sendable {
                 if wait > .zero { do { try await clock.sleep(until: clock.now + wait) } catch { return } }
                 await self.bringBack(id)
             }
-            let kept = state.withLock { state -> Bool in
-                guard state.waiting[id] != nil else { return false }
-                state.waiting[id]?.task = task
-                return true
-            }
-            if !kept { task.cancel() }
+            attach(task, to: id)
         }
+    }
+
+    /// Keeps the task that brings `id` back, or cancels it if the snooze ended meanwhile.
+    private func attach(_ task: Task<Void, Never>, to id: NookActivityID) {
+        let kept = state.withLock { state -> Bool in
+            guard state.waiting[id] != nil else { return false }
+            state.waiting[id]?.task = task
+            return true
+        }
+        if !kept { task.cancel() }
     }
 
     private func module(of index: Int) -> NookModuleID {
