@@ -461,7 +461,15 @@ extension Daemon {
         for other in modules where other != module {
             for id in await queues[other]!.held(among: reserved) where heldIn[id] == nil { heldIn[id] = other }
         }
-        let queued = activities.filter { heldIn[$0.id] == nil }
+        // A snoozed card's id stays its sender's until it is back (T2): a newer card of that
+        // sender ends the snooze, anyone else's is refused as for a card on the glass (U3).
+        var snoozedByOthers: Set<NookActivityID> = []
+        let snoozed = reserved.compactMap { parts.touch.snoozed($0) }
+        if !snoozed.isEmpty {
+            let mayReplace = owners(for: connection.peer, actingFor: run.first?.request.statedSender)
+            for card in snoozed where !mayReplace(card) { snoozedByOthers.insert(card.id) }
+        }
+        let queued = activities.filter { heldIn[$0.id] == nil && !snoozedByOthers.contains($0.id) }
         // The admin check (a look-up in the user database) only when a key may need it. A run
         // shares one stated sender (see handle(_:batch:)): a key then coalesces only the cards
         // that name sent (U3).
@@ -479,7 +487,9 @@ extension Daemon {
             case .success(let index):
                 let activity = activities[index]
                 warnings = Self.iconWarnings(activity.systemImage)
-                if let other = heldIn[activity.id] {
+                if snoozedByOthers.contains(activity.id) {
+                    verdict = .failure(Self.idRefusal(activity.id, "snoozed by a long press, and another sender's"))
+                } else if let other = heldIn[activity.id] {
                     verdict = .failure(Self.idRefusal(activity.id, "queued or on screen in module \(other)"))
                 } else {
                     let result = results.removeFirst()

@@ -67,6 +67,9 @@ final class Snoozes: Sendable {
     /// Cards waiting to come back.
     var count: Int { state.withLock { $0.waiting.count } }
 
+    /// The snoozed card with this id, if one waits to come back.
+    func waiting(_ id: NookActivityID) -> NookActivity? { state.withLock { $0.waiting[id]?.activity } }
+
     /// Ends `activity` on the glass now and queues it again in `queues[index]` after the snooze.
     func snooze(_ activity: NookActivity, inQueue index: Int) {
         let queue = queues[index]

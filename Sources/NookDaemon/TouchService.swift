@@ -197,10 +197,13 @@ extension Service {
             actions.liftFinger()
         }
 
-        /// `status`'s `touch` member; nil when touch is off.
         /// Snoozed cards `matches` picks, dropped (see ``Snoozes/drop(where:)``).
         func dropSnoozes(where matches: (NookActivity) -> Bool) async -> [NookActivityID] { await snoozes.drop(where: matches) }
 
+        /// The snoozed card with this id, if one waits to come back.
+        func snoozed(_ id: NookActivityID) -> NookActivity? { snoozes.waiting(id) }
+
+        /// `status`'s `touch` member; nil when touch is off.
         func status() -> StatusAnswer.Touch? {
             guard let running = running.withLock({ $0 }), running.section.touch.enabled != false else { return nil }
             let reading = running.reader?.reading

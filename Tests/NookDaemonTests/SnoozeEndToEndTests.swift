@@ -44,4 +44,42 @@ struct SnoozeEndToEndTests {
         #expect(listed.contains(due.id.description) && !listed.contains(later.id.description), "\(listed)")
         #expect(daemon.stop().status == 0)
     }
+
+    /// A snoozed card's id stays its sender's until it is back: another sender's card with that
+    /// id is refused (and the snooze kept), as for a card on the glass; its own sender's newer
+    /// card takes the id and ends the snooze.
+    @Test func u3_t2_anotherSendersCardCannotTakeASnoozedCardsIdAndEndItsSnooze() async throws {
+        let scratch = Scratch()
+        let path = scratch.path + "/journal"
+        var snoozed = NookActivity(title: "Oven (snoozed)", presentation: .blocker(timeout: nil))
+        snoozed.sender = NookSender(uid: getuid(), pid: 1, name: "alice")
+        let left = ActivityJournal(path: path, warn: { _ in })
+        _ = left.recover()
+        left.snoozed(snoozed, module: "default", until: ActivityJournal.realtime() + 3600)
+        await left.finish()
+
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--journal", path])
+        func enqueue(as name: String) throws -> ProtocolError? {
+            let client = try daemon.client()
+            var card = NookActivity(title: "Taken by \(name)")
+            card.id = snoozed.id
+            card.sender = NookSender(uid: 0, pid: 0, name: name)
+            do {
+                _ = try client.request(Request(id: .number(1), operation: .enqueue(card, module: nil, wait: false)))
+                return nil
+            } catch .daemon(let error) {
+                return error
+            } catch {
+                return ProtocolError(.internalError, "\(error)")
+            }
+        }
+        let refused = try enqueue(as: "bob")
+        #expect(refused?.field == "activity.id" && refused?.message.contains("snoozed") == true, "\(String(describing: refused))")
+        #expect(try StatusAnswer(json: daemon.request(.status)).touch?.snoozed == 1, "bob's card left alice's snooze alone")
+        #expect(!(try nookctl(["list"], socket: daemon.socket).output.contains(snoozed.id.description)))
+
+        #expect(try enqueue(as: "alice") == nil, "its own sender's newer card takes the id")
+        #expect(try StatusAnswer(json: daemon.request(.status)).touch?.snoozed == 0)
+        #expect(daemon.stop().status == 0)
+    }
 }
