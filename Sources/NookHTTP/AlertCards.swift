@@ -117,4 +117,12 @@ public final class AlertCardMemory {
         guard digests.removeValue(forKey: key) != nil else { return }
         order.removeAll { $0 == key }
     }
+
+    /// Forgets every key `matches` picks (a group as every token remembers it).
+    public func forget(where matches: (String) -> Bool) {
+        let gone = digests.keys.filter(matches)
+        guard !gone.isEmpty else { return }
+        for key in gone { digests[key] = nil }
+        order.removeAll(where: matches)
+    }
 }

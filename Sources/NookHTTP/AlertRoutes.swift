@@ -18,6 +18,12 @@ public enum AlertRoutes {
             }
             // What was last sent is remembered per token, as each token's group is a card of its own.
             func memoryKey(_ key: String) -> String { exchange.caller.senderName + "\n" + key }
+            // A caller that states no sender (an admin token) reaches every token's card with the
+            // key: what each of them last sent is no longer on the glass, so each must be sent again.
+            func forgetOthers(_ key: String) {
+                guard exchange.caller.statedSender == nil else { return }
+                memory.forget { $0.hasSuffix("\n" + key) }
+            }
             switch AlertCards.plan(for: notification, id: NookActivityID(), module: module) {
             case .end(let key):
                 let remembered = memoryKey(key)
@@ -26,6 +32,7 @@ public enum AlertRoutes {
                     case .failure(let error): exchange.respond(error.response)
                     case .success(let ended):
                         memory.forget(key: remembered)
+                        forgetOthers(key)
                         exchange.respond(.json(.object([("status", .string("resolved")), ("key", .string(key)), ("ended", .number(Double(ended)))])))
                     }
                 }
@@ -40,6 +47,7 @@ public enum AlertRoutes {
                     switch result {
                     case .failure(let error): exchange.respond(error.response)
                     case .success(let delivered):
+                        forgetOthers(key)
                         memory.remember(key: memoryKey(key), digest: digest)
                         exchange.respond(.json(.object([
                             ("status", .string(delivered.updated ? "updated" : "shown")), ("key", .string(key)),

@@ -111,6 +111,13 @@ struct TokenOwnershipTests {
         let aliceResolves = try curl(alice, "POST", url + "/api/v1/alertmanager", resolved)
         #expect(aliceResolves.json["ended"]?.numberValue == 1, "\(aliceResolves)")
         #expect(try alertCards().isEmpty)
+        // The admin's resolve ends alice's card: her next firing is a card again, not an
+        // unchanged repeat of what the admin ended.
+        #expect(try curl(alice, "POST", url + "/api/v1/alertmanager", firing).json["status"]?.text == "shown")
+        #expect(try curl(owner, "POST", url + "/api/v1/alertmanager", resolved).json["ended"]?.numberValue == 1)
+        let again = try curl(alice, "POST", url + "/api/v1/alertmanager", firing)
+        #expect(try again.json["status"]?.text == "shown" && alertCards().count == 1, "\(again)")
+        #expect(try curl(owner, "POST", url + "/api/v1/alertmanager", resolved).json["ended"]?.numberValue == 1)
 
         // Alice's own token changes her card; the admin token changes and ends anyone's.
         #expect(try curl(alice, "PATCH", url + "/api/v1/activities/\(id)", #"{"subtitle":"still mine"}"#).status == 200)
