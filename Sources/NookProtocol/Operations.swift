@@ -319,10 +319,20 @@ extension FieldReader {
     /// name's cards (U3). Only the name: nookd takes the uid and pid from the connection.
     func senderName() throws(ProtocolError) -> String? {
         guard let name = try string("sender") else { return nil }
-        guard !name.isEmpty, name.utf8.count <= SenderPayload.maximumNameBytes, !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-            throw ProtocolError(.invalid, field: "sender", "must be a name of 1 to \(SenderPayload.maximumNameBytes) bytes without control characters")
+        guard !name.isEmpty, name.utf8.count <= SenderPayload.maximumNameBytes, !name.unicodeScalars.contains(where: Self.isHiddenInAName) else {
+            throw ProtocolError(.invalid, field: "sender", "must be a name of 1 to \(SenderPayload.maximumNameBytes) bytes without control or direction-changing characters")
         }
         return name
+    }
+
+    /// What a sender's name must not hold: a name is shown to people (history, the log) and
+    /// compared byte for byte, so nothing in it may be invisible or reorder what is shown: C0,
+    /// DEL and C1 controls, and the bidirectional overrides, embeddings, isolates and marks.
+    static func isHiddenInAName(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0..<0x20, 0x7F...0x9F, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0x061C, 0xFEFF: true
+        default: false
+        }
     }
 
     fileprivate func historyReference() throws(ProtocolError) -> HistoryReference {

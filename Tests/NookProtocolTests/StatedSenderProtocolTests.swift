@@ -34,10 +34,18 @@ import Testing
             #expect(failure.error.code == .invalid && failure.error.field == "sender", "\(failure.error)")
         }
         let long = String(repeating: "n", count: SenderPayload.maximumNameBytes + 1)
-        for sender in [#""""#, #""a\u0007b""#, "\"\(long)\"", "3"] {
+        // Bytes, not characters: 33 two-byte letters are 66 bytes. C1 controls and direction
+        // overrides hide or reorder what a person reads in the history.
+        let wide = String(repeating: "é", count: 33)
+        for sender in [#""""#, #""a\u0007b""#, "\"\(long)\"", "\"\(wide)\"", "3", #""a\u0085b""#, #""\u202Eevil""#, #""\uFEFFbom""#, #""x\u2066y""#] {
             let line = #"{"op":"cancel","activity":"\#(Self.id)","sender":\#(sender)}"#
             guard case .failure(let failure) = Request.decode(Array(line.utf8)) else { Issue.record("accepted \(line)"); continue }
             #expect(failure.error.field == "sender", "\(line): \(failure.error)")
+        }
+        let widest = String(repeating: "é", count: 32)
+        for sender in ["\"\(widest)\"", #""ação-42""#, #""名前""#] {
+            let line = #"{"op":"cancel","activity":"\#(Self.id)","sender":\#(sender)}"#
+            #expect((try? Request.decode(Array(line.utf8)).get()) != nil, "\(line)")
         }
     }
 }
