@@ -92,13 +92,19 @@ public struct NookActivity: Identifiable, Hashable, Sendable {
 public struct NookSender: Hashable, Sendable, CustomStringConvertible {
     public var uid: UInt32
     public var pid: Int32
-    /// The process's name (`/proc/PID/comm`), read when the activity arrived.
+    /// The process's name (`/proc/PID/comm`), read when the activity arrived, or the name a
+    /// relaying client stated for whom it sent it (see `relayed`).
     public var name: String?
+    /// The name was stated by a relaying client (nook-http's token name), not read from the
+    /// process: only a request stating that name again reaches the card as its sender (U3), so
+    /// a relay's name can never stand for a program of the same uid that has the same name.
+    public var relayed: Bool
 
-    public init(uid: UInt32, pid: Int32, name: String? = nil) {
+    public init(uid: UInt32, pid: Int32, name: String? = nil, relayed: Bool = false) {
         self.uid = uid
         self.pid = pid
         self.name = name
+        self.relayed = relayed
     }
 
     public var description: String { "uid \(uid) pid \(pid)" + (name.map { " (\($0))" } ?? "") }

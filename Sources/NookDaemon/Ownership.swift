@@ -63,11 +63,12 @@ struct OwnershipPolicy: Sendable {
 
     /// A stated sender's refusal: nil only for the cards `peer` sent under `name`.
     private func relayRefusal(of operation: String, on activity: NookActivity, by peer: PeerCredentials, actingFor name: String) -> ProtocolError? {
-        if let owner = activity.sender, owner.uid == peer.uid, owner.name == name { return nil }
+        if let owner = activity.sender, owner.uid == peer.uid, owner.relayed, owner.name == name { return nil }
         let whose: String
         switch activity.sender {
         case nil: whose = "nookd itself"
-        case let owner? where owner.uid == peer.uid: whose = owner.name.map { "'\($0)'" } ?? "this uid without a stated sender"
+        case let owner? where owner.uid == peer.uid && owner.relayed: whose = owner.name.map { "'\($0)'" } ?? "this uid without a stated sender"
+        case let owner? where owner.uid == peer.uid: whose = "this uid's process \(owner.name.map { "'\($0)'" } ?? "") without a stated sender"
         case let owner?: whose = "uid \(owner.uid)"
         }
         return ProtocolError(.forbidden, field: "activity",

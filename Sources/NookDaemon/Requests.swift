@@ -443,7 +443,7 @@ extension Daemon {
                 // Its owner (U3): the connection's uid and pid; the name the client stated for
                 // whom it relays (nook-http's token), else the process's.
                 var sender = connection.peer.sender
-                if let stated = activity.sender?.name { sender.name = stated }
+                if let stated = activity.sender?.name { (sender.name, sender.relayed) = (stated, true) }
                 activity.sender = sender
                 guard idsBeingEnqueued.withLock({ $0.insert(activity.id).inserted }) else {
                     throw Self.idRefusal(activity.id, "being enqueued by another request")

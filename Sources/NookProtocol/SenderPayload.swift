@@ -9,6 +9,7 @@ public enum SenderPayload {
     public static func encode(_ sender: NookSender) -> JSONValue {
         var members: [(String, JSONValue)] = [("uid", .number(Double(sender.uid))), ("pid", .number(Double(sender.pid)))]
         if let name = sender.name { members.append(("name", .string(name))) }
+        if sender.relayed { members.append(("relayed", .bool(true))) }
         return .object(members)
     }
 
@@ -16,6 +17,6 @@ public enum SenderPayload {
     public static func decode(_ value: JSONValue) -> NookSender? {
         guard let uid = value["uid"]?.numberValue.flatMap({ UInt32(exactly: $0) }),
               let pid = value["pid"]?.numberValue.flatMap({ Int32(exactly: $0) }) else { return nil }
-        return NookSender(uid: uid, pid: pid, name: value["name"]?.text)
+        return NookSender(uid: uid, pid: pid, name: value["name"]?.text, relayed: value["relayed"] == .bool(true))
     }
 }

@@ -52,7 +52,7 @@ struct SnoozeEndToEndTests {
         let scratch = Scratch()
         let path = scratch.path + "/journal"
         var snoozed = NookActivity(title: "Oven (snoozed)", presentation: .blocker(timeout: nil))
-        snoozed.sender = NookSender(uid: getuid(), pid: 1, name: "alice")
+        snoozed.sender = NookSender(uid: getuid(), pid: 1, name: "alice", relayed: true)
         let left = ActivityJournal(path: path, warn: { _ in })
         _ = left.recover()
         left.snoozed(snoozed, module: "default", until: ActivityJournal.realtime() + 3600)

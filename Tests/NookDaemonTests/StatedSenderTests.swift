@@ -55,6 +55,11 @@ struct StatedSenderTests {
             #expect(error?.message.contains("'bob' (relayed by uid \(getuid())) may not") == true, "\(String(describing: error))")
         }
         #expect(refusal(client, .cancel(alice.id), as: "bob")?.message.contains("sent by 'alice'") == true)
+        // A name a relay states never stands for a process of this uid with that name.
+        // nookd names a process's card by its comm, as this test process's is.
+        let processName = try String(contentsOfFile: "/proc/self/comm", encoding: .utf8).trimmingCharacters(in: .newlines)
+        let sameName = refusal(client, .cancel(plain), as: processName)
+        #expect(sameName?.code == .forbidden && sameName?.message.contains("without a stated sender") == true, "\(String(describing: sameName))")
         #expect(try pending(daemon).map(\.title) == ["alice's", "bob's again", "nobody stated"], "nothing changed")
 
         // By key: only bob's card is updated and cancelled; alice's is left alone.
