@@ -304,7 +304,7 @@ public final class NookdLink: NookdCalls {
         lastFailure = reason
         nextAttempt = MonotonicClock.now + .milliseconds(Int64(backoff.next() * 1000))
         for call in waiting {
-            call.done(.failure(.unavailable("nookd went away before it answered")))
+            call.done(.failure(.unavailable("nookd went away before it answered; what was asked may have been done (a retry that names its own id is safe)")))
         }
     }
 }
