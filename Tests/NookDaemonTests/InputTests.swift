@@ -38,7 +38,7 @@ struct DaemonInputTests {
         let config = scratch.file("nook.toml", "[proximity]\nname = \"vcnl4000\"\nsysfs_root = \"\(scratch.path)/none\"\n")
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
         try eventually("the warning") { daemon.log.contains("running without it until it appears") }
-        try daemon.request(.enqueue(NookActivity(title: "Shown anyway", dwell: .milliseconds(100)), module: nil, wait: false))
+        try daemon.request(.enqueue(NookActivity(title: "Shown anyway", dwell: .seconds(60)), module: nil, wait: false))
         try eventually("the card shown without a sensor") {
             (try daemon.request(.status))["modules"]?.items.first?["current"]?["title"] == .string("Shown anyway")
         }
@@ -91,7 +91,7 @@ struct DaemonInputTests {
         let status = try nookctl(["status"], socket: daemon.socket).output
         #expect(status.contains("gpio: libgpiod "))
         #expect(status.contains("  button (open) at line NOOK_BUTTON: unavailable, 0 changes (no GPIO chip under /dev)"))
-        try daemon.request(.enqueue(NookActivity(title: "Shown anyway", dwell: .milliseconds(100)), module: nil, wait: false))
+        try daemon.request(.enqueue(NookActivity(title: "Shown anyway", dwell: .seconds(60)), module: nil, wait: false))
         try eventually("the card shown without the button") {
             (try daemon.request(.status))["modules"]?.items.first?["current"]?["title"] == .string("Shown anyway")
         }
