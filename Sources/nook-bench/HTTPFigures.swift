@@ -22,6 +22,8 @@ struct HTTPFigures {
         var publishToFirstFrameMedian: Spread
         var socketToFirstFrameP99: Spread
         var socketToFirstFrameMedian: Spread
+        /// Of the first-frame samples, the share in percent during which the host stole CPU time.
+        var firstFrameStolenPercent: Spread
         var versusSocket: Spread
         var httpEnqueueMilliseconds: Spread
         var socketEnqueueMilliseconds: Spread
@@ -79,12 +81,12 @@ struct HTTPFigures {
         // clock's minute tick would be a frame of its own). Its frame writer encodes every frame
         // as a PNG, work the other figures are kept apart from.
         let frames = scratch + "/frames"
-        var firstFrame: (p99: Spread, median: Spread, socketP99: Spread, socketMedian: Spread)
+        var firstFrame: (p99: Spread, median: Spread, socketP99: Spread, socketMedian: Spread, stolenPercent: Spread)
         do {
             let pair = try start("frames", extra: ["--frames", frames])
             _ = try NookClient(path: pair.socket).request(Request(id: .number(1), operation: .home(.blank)))
             let figures = HTTPLatencyFigures(daemon: daemon, port: pair.port, socket: pair.socket)
-            var medians: [Double] = [], socketP99s: [Double] = [], socketMedians: [Double] = []
+            var medians: [Double] = [], socketP99s: [Double] = [], socketMedians: [Double] = [], stolen: [Double] = []
             var round = 0
             let p99 = try rounds(3) {
                 round += 1
@@ -92,9 +94,10 @@ struct HTTPFigures {
                 medians.append(result.median)
                 socketP99s.append(result.socketP99)
                 socketMedians.append(result.socketMedian)
+                stolen.append(result.stolenPercent)
                 return result.p99
             }
-            firstFrame = (p99, Spread(rounds: medians), Spread(rounds: socketP99s), Spread(rounds: socketMedians))
+            firstFrame = (p99, Spread(rounds: medians), Spread(rounds: socketP99s), Spread(rounds: socketMedians), Spread(rounds: stolen))
             loads["http_publish_to_first_frame_ms_p99"] = Machine.loadAverage()
         }
 
@@ -137,6 +140,7 @@ struct HTTPFigures {
         sleep(3)
         return Result(publishToFirstFrameP99: firstFrame.p99, publishToFirstFrameMedian: firstFrame.median,
                       socketToFirstFrameP99: firstFrame.socketP99, socketToFirstFrameMedian: firstFrame.socketMedian,
+                      firstFrameStolenPercent: firstFrame.stolenPercent,
                       versusSocket: versusSocket, httpEnqueueMilliseconds: Spread(rounds: httpMilliseconds),
                       socketEnqueueMilliseconds: Spread(rounds: socketMilliseconds), versusNookctl: versusNookctl,
                       healthzPerSecond: healthz, publishPerSecond: publish,
@@ -197,6 +201,7 @@ func reportHTTPFigures(_ figures: DaemonFigures) {
         report("http_publish_to_first_frame_ms_median", result.publishToFirstFrameMedian)
         report("socket_enqueue_to_first_frame_ms_p99", result.socketToFirstFrameP99)
         report("socket_enqueue_to_first_frame_ms_median", result.socketToFirstFrameMedian)
+        report("first_frame_samples_stolen_pct", result.firstFrameStolenPercent)
         load("http_publish_to_first_frame_ms_p99")
         report("http_vs_socket_enqueue", result.versusSocket)
         report("http_enqueue_ms", result.httpEnqueueMilliseconds)

@@ -21,15 +21,23 @@ struct HTTPLatencyFigures {
     /// 20 ms slides). Alternated with it, the same card as an `enqueue` line on a connection to
     /// nookd's socket (`socket_enqueue_to_first_frame_ms_p99`): the yardstick under the same
     /// load, so a tail both share is the machine's. Each side's p99 over the round (with 100
-    /// samples, the largest but one) and median.
+    /// samples, the largest but one) and median; and how many of the round's samples (both
+    /// sides), in percent, had CPU time stolen by the hypervisor between the request and the frame.
     func publishToFirstFrameRound(frames: String, count: Int = 100, round: Int) throws
-        -> (p99: Double, median: Double, socketP99: Double, socketMedian: Double) {
+        -> (p99: Double, median: Double, socketP99: Double, socketMedian: Double, stolenPercent: Double) {
         let client = try HTTPBenchClient(port: port)
         let nookd = try NookClient(path: socket)
         let direct = try NookClient(path: socket)
         direct.readTimeout = .seconds(20)
         let watcher = try PresentedFrameFiles(directory: frames)
         var samples: [Double] = [], answers: [Double] = [], socketSamples: [Double] = []
+        // The slow samples, with when they began (CLOCK_MONOTONIC, as `perf record -k mono`
+        // dates its events) and the host's steal meanwhile, for a trace of the machine.
+        var slow: [String] = [], stolenSamples = 0
+        func noteSample(_ side: String, _ milliseconds: Double, began: Int64, stolenTicks: Int) {
+            if stolenTicks > 0 { stolenSamples += 1 }
+            if milliseconds > 4 { slow.append("\(side) \(rounded(milliseconds)) ms at \(Double(began) / 1e9) s, steal \(stolenTicks * 10) ms") }
+        }
         for index in 0..<count {
             let fields = #""subtitle":"from nook-bench","icon":"bell","dwell":0.05,"transition":0.02,"endDelay":0"#
             let request = HTTPBenchClient.post(NativeAPIPath.activities, json: #"{"title":"Publish \#(round).\#(index)",\#(fields)}"#)
@@ -38,36 +46,43 @@ struct HTTPLatencyFigures {
             watcher.waitForQuiet()
             let start = ContinuousClock.now
             let startWall = PresentedFrameFiles.wallClockNanoseconds()
+            let (began, stealBefore) = (Machine.monotonicNanoseconds(), Machine.stolenTicks())
             // Written whole at once; the answer waits in the socket while the frame is looked
             // for (nookd may present before it answers: the answer waits for the journal's sync).
             try client.send(request)
             guard let file = watcher.next(withinMilliseconds: 10_000) else { throw BenchError("no frame of the card within 10 s") }
             let presented = try watcher.presented(file)
+            let stolen = Machine.stolenTicks() - stealBefore
             let answer = try client.response()
             guard answer.status == 201 else { throw BenchError("POST \(NativeAPIPath.activities) answered \(answer.status): \(String(decoding: answer.body.prefix(200), as: UTF8.self))") }
             samples.append(Double(presented - startWall) / 1e6)
+            noteSample("http", samples[samples.count - 1], began: began, stolenTicks: stolen)
             answers.append((ContinuousClock.now - start).nookSeconds * 1000)
 
             try PresentedFrameFiles.waitForIdleGlass(nookd)
             watcher.waitForQuiet()
             let socketStart = PresentedFrameFiles.wallClockNanoseconds()
+            let (socketBegan, socketStealBefore) = (Machine.monotonicNanoseconds(), Machine.stolenTicks())
             try direct.sendRaw(line)
             guard let socketFile = watcher.next(withinMilliseconds: 10_000) else { throw BenchError("no frame of the socket's card within 10 s") }
             let socketPresented = try watcher.presented(socketFile)
+            let socketStolen = Machine.stolenTicks() - socketStealBefore
             guard let reply = try direct.readLine(), case .success? = try? ResponseLine.decode(reply) else {
                 throw BenchError("nookd did not accept the enqueue")
             }
             socketSamples.append(Double(socketPresented - socketStart) / 1e6)
+            noteSample("socket", socketSamples[socketSamples.count - 1], began: socketBegan, stolenTicks: socketStolen)
         }
         if getenv("NOOK_BENCH_VERBOSE") != nil {
             print("  publish-to-frame samples (ms):", samples.sorted().map(rounded))
             print("  201 read after (ms), same order:", zip(samples, answers).sorted { $0.0 < $1.0 }.map { rounded($0.1) })
             print("  socket enqueue-to-frame samples (ms):", socketSamples.sorted().map(rounded))
+            print("  samples over 4 ms:", slow)
         }
         samples.sort()
         socketSamples.sort()
         let p99 = Int(Double(count - 1) * 0.99)
-        return (samples[p99], NookBench.median(samples), socketSamples[p99], NookBench.median(socketSamples))
+        return (samples[p99], NookBench.median(samples), socketSamples[p99], NookBench.median(socketSamples), Double(stolenSamples * 100) / Double(2 * count))
     }
 
     /// `http_vs_socket_enqueue`: the same enqueue (the activity nookctl sends for `nookctl

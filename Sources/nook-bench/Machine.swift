@@ -16,6 +16,20 @@ enum Machine {
         text("/proc/loadavg").split(separator: " ").prefix(3).joined(separator: " ")
     }
 
+    /// Time the hypervisor ran something else while this VM's CPUs wanted to run (`steal` of
+    /// /proc/stat's `cpu` line, all CPUs, in clock ticks of 10 ms); 0 on bare metal.
+    static func stolenTicks() -> Int {
+        let first = text("/proc/stat").prefix { $0 != "\n" }.split(separator: " ")
+        return first.count > 8 ? Int(first[8]) ?? 0 : 0
+    }
+
+    /// CLOCK_MONOTONIC now, in nanoseconds: the clock `perf record -k mono` dates events with.
+    static func monotonicNanoseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+
     static func cpuModel() -> String {
         for line in text("/proc/cpuinfo").split(separator: "\n") where line.hasPrefix("model name") {
             if let colon = line.firstIndex(of: ":") { return line[line.index(after: colon)...].trimmed() }

@@ -77,7 +77,7 @@ final class SenderBench {
     }
 }
 
-@Suite(.serialized) struct RealSendersTests {
+@Suite(.serialized, .ownThreads) struct RealSendersTests {
     @Test(.enabled(if: Senders.curl != nil, "needs curl"))
     func h2_curlWithNtfysDocumentedExamplesMakesTheirCards() throws {
         let bench = try SenderBench()
@@ -147,7 +147,7 @@ final class SenderBench {
     }
 }
 
-@Suite(.serialized) struct SenderTokenTests {
+@Suite(.serialized, .ownThreads) struct SenderTokenTests {
     @Test(.enabled(if: Senders.apprise != nil && Senders.curl != nil, "needs Apprise and curl"))
     func h2_theBoardsTokenGoesWhereEachSenderPutsItAndAWrongOneQueuesNothing() throws {
         let keys = NSTemporaryDirectory() + "nook-publish-tokens-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
@@ -178,7 +178,7 @@ final class SenderBench {
     }
 }
 
-@Suite(.serialized) struct AlertmanagerSenderTests {
+@Suite(.serialized, .ownThreads) struct AlertmanagerSenderTests {
     @Test(.enabled(if: Senders.alertmanager != nil && Senders.amtool != nil, "needs prometheus-alertmanager and amtool (Hardware/dev/install-deps)"))
     func h3_alertmanagersGroupIsOneCardThatCountsUpdatesAndEndsWhenResolved() throws {
         let bench = try SenderBench()
