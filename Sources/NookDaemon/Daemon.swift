@@ -248,12 +248,12 @@ public final class Daemon: Sendable {
             }
             started.started(type(of: service).name) { await service.stop() }
         }
-        servicesStarted.open()
         logger.info("nookd ready", metadata: [
             "socket": "\(config.socketPath)", "display": "\(display.mode)", "backend": "\(backendName)",
             "modules": "\(modules.map(\.rawValue).joined(separator: ","))",
         ])
         SystemdNotifier.notify("READY=1\nSTATUS=serving on \(config.socketPath)")
+        servicesStarted.open()
 
         await stopRequested.wait()
         logger.info("stopping: quiescing queues and restoring the display")
