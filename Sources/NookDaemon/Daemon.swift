@@ -225,6 +225,8 @@ public final class Daemon: Sendable {
             parts.signals.handle(stop: { [weak self] in self?.requestStop() }, reload: { [weak self] in
                 Task { [weak self] in
                     await self?.servicesStarted.wait()
+                    // A stop held beside it wins: the services are on their way out.
+                    guard self?.stopRequested.isOpen == false else { return }
                     await self?.reload()
                 }
             })

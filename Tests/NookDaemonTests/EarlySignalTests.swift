@@ -48,6 +48,17 @@ struct EarlySignalTests {
         #expect(daemon.stop().status == 0)
     }
 
+    @Test func n1_n2_aSighupAndASigtermWhileNookdStartsStopItWithoutAReload() throws {
+        let scratch = Scratch()
+        let config = scratch.file("nook.toml", "[theme]\nappearance = \"dark\"\n")
+        let daemon = try Self.starting(scratch, ["--config", config])
+        kill(daemon.process.processIdentifier, SIGHUP)
+        let (status, _) = daemon.stop()
+        #expect(daemon.process.terminationReason == .exit && status == 0, "\(daemon.log)")
+        #expect(daemon.log.contains("nookd stopped"))
+        #expect(!daemon.log.contains("SIGHUP: reloaded"), "no reload of services on their way out: \(daemon.log)")
+    }
+
     @Test func n2_twoStopSignalsWhileNookdStartsExitAtOnce() throws {
         let scratch = Scratch()
         let daemon = try Self.starting(scratch)
