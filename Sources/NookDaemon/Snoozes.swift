@@ -118,7 +118,8 @@ final class Snoozes: Sendable {
     }
 
     /// Snoozes the last run of nookd left (the journal's), each back at its time or at once if
-    /// that passed while nookd was down. Each keeps its slot in its queue until then.
+    /// that passed while nookd was down. Each keeps its slot in its queue until then; those
+    /// beyond a capacity lowered across the restart end now, as `queueFull` (U4).
     func restore(_ snoozes: [ActivityJournal.Snooze]? = nil) async {
         // The soonest back first: with a capacity lowered across the restart, those are the ones kept.
         let snoozes = (snoozes ?? keeping.recovered()).enumerated().sorted { ($0.element.until, $0.offset) < ($1.element.until, $1.offset) }.map(\.element)
