@@ -188,12 +188,22 @@ final class ActivityHistory: Sendable {
 
     /// An activity the journal held that expired while nookd was down.
     func expiredWhileDown(_ activity: NookActivity, module: NookModuleID, enqueuedAt: Double) {
+        endedAway(activity, module: module, enqueuedAt: enqueuedAt, how: .expired)
+    }
+
+    /// An activity that ended outside any queue (expired while nookd was down, a card of the
+    /// journal or a snoozed card refused on its way back), recorded as a queue's end for that
+    /// reason is.
+    func endedAway(_ activity: NookActivity, module: NookModuleID, enqueuedAt: Double? = nil, wasShown: Bool = false,
+                   how reason: NookRejectionReason) {
         guard !activity.isTransient else { return }
         let now = wallClock()
         log.appending { state in
-            state.content.live[activity.id] = Live(module: module, enqueuedAt: enqueuedAt, shownAt: nil, onGlass: false)
-            let event = NookActivityEvent(activity: activity, kind: .rejected(.expired), at: .origin, module: module)
-            guard end(event, how: "expired", now: now, in: &state) else { return }
+            // Not while a card with its id is live: that one's end is its own entry.
+            guard state.content.live[activity.id] == nil else { return }
+            state.content.live[activity.id] = Live(module: module, enqueuedAt: enqueuedAt ?? now, shownAt: nil, onGlass: wasShown)
+            let event = NookActivityEvent(activity: activity, kind: .rejected(reason), at: .origin, module: module)
+            guard end(event, how: reason.description, now: now, in: &state) else { return }
             prune(&state, now: now)
         }
     }

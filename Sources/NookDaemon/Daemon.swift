@@ -61,6 +61,8 @@ public final class Daemon: Sendable {
     /// The connections a task already watches to end their menu claim when they close.
     let menuClaimWatched = Locked<Set<ObjectIdentifier>>([])
     private let stopRequested = Latch()
+    /// Every service has started: a SIGHUP held from the start reloads only then.
+    private let servicesStarted = Latch()
 
     var display: any DisplayBackend { parts.display.display }
     var backendName: String { parts.display.backendName }
@@ -175,7 +177,8 @@ public final class Daemon: Sendable {
         let quietHours = Service.QuietHours(quiet: quiet, queues: inOrder, brightness: brightness, clock: clock, logger: logger)
         let snoozeKeeping = Snoozes.Keeping(journal: journal.journal, modules: config.modules, suppresses: { [quiet] in quiet.suppresses($0) },
                                             endSuppressed: { [quietHours] in await quietHours.endSuppressed() },
-                                            recovered: { [journal] in journal.recoveredSnoozes.withLock { $0 } })
+                                            recovered: { [journal] in journal.recoveredSnoozes.withLock { $0 } },
+                                            ended: { [history] activity, module, reason in history.history.endedAway(activity, module: module, how: reason) })
         let touch = Service.Touch(effects: touchEffects, display: display, clock: clock, config: config.touch,
                                   makeReader: Self.touchReaderMaker, keeping: snoozeKeeping, logger: logger)
         parts = DaemonParts(
@@ -219,7 +222,14 @@ public final class Daemon: Sendable {
     public func run(handlingSignals: Bool = true) async throws(DaemonError) {
         let config = state.withLock { $0.config }
         if handlingSignals {
-            parts.signals.handle(stop: { [weak self] in self?.requestStop() }, reload: { [weak self] in Task { await self?.reload() } })
+            parts.signals.handle(stop: { [weak self] in self?.requestStop() }, reload: { [weak self] in
+                Task { [weak self] in
+                    await self?.servicesStarted.wait()
+                    // A stop held beside it wins: the services are on their way out.
+                    guard self?.stopRequested.isOpen == false else { return }
+                    await self?.reload()
+                }
+            })
         }
         parts.socket.serve { [weak self] connection, lines in await self?.handle(connection, batch: lines) }
         let services: [any DaemonService]
@@ -245,6 +255,7 @@ public final class Daemon: Sendable {
             "modules": "\(modules.map(\.rawValue).joined(separator: ","))",
         ])
         SystemdNotifier.notify("READY=1\nSTATUS=serving on \(config.socketPath)")
+        servicesStarted.open()
 
         await stopRequested.wait()
         logger.info("stopping: quiescing queues and restoring the display")

@@ -94,6 +94,12 @@ extension Service {
                 case .rejected(let id, let reason):
                     logger.warning("journal: \"\(LogText.short(entry.activity.title))\" could not be restored: \(reason)", metadata: ["id": "\(id)"])
                     journal.ended(id)
+                    // Its end is in the history as an arrival's refusal is (U4: a queue.capacity
+                    // lowered across the restart); refused as invalid, its id is live again and
+                    // that card's end is its own entry.
+                    if case .invalid = reason {} else {
+                        history.endedAway(entry.activity, module: module, enqueuedAt: entry.enqueuedAt, wasShown: entry.wasShown, how: reason)
+                    }
                 }
             }
             history.restored()

@@ -24,12 +24,15 @@ final class Snoozes: Sendable {
         var endSuppressed: @Sendable () async -> Void = {}
         /// The snoozes the journal found at start (the journal service starts first).
         var recovered: @Sendable () -> [ActivityJournal.Snooze] = { [] }
+        /// A snoozed card that ended without coming back (its queue full): its history entry (U4).
+        var ended: @Sendable (NookActivity, NookModuleID, NookRejectionReason) -> Void = { _, _, _ in }
 
         init(journal: ActivityJournal? = nil, modules: [NookModuleID] = [], wallClock: @escaping @Sendable () -> Double = ActivityJournal.realtime,
              suppresses: @escaping @Sendable (NookActivityPriority) -> Bool = { _ in false }, endSuppressed: @escaping @Sendable () async -> Void = {},
-             recovered: @escaping @Sendable () -> [ActivityJournal.Snooze] = { [] }) {
+             recovered: @escaping @Sendable () -> [ActivityJournal.Snooze] = { [] },
+             ended: @escaping @Sendable (NookActivity, NookModuleID, NookRejectionReason) -> Void = { _, _, _ in }) {
             (self.journal, self.modules, self.wallClock, self.suppresses, self.endSuppressed) = (journal, modules, wallClock, suppresses, endSuppressed)
-            self.recovered = recovered
+            (self.recovered, self.ended) = (recovered, ended)
         }
     }
 
@@ -115,9 +118,11 @@ final class Snoozes: Sendable {
     }
 
     /// Snoozes the last run of nookd left (the journal's), each back at its time or at once if
-    /// that passed while nookd was down. Each keeps its slot in its queue until then.
+    /// that passed while nookd was down. Each keeps its slot in its queue until then; those
+    /// beyond a capacity lowered across the restart end now, as `queueFull` (U4).
     func restore(_ snoozes: [ActivityJournal.Snooze]? = nil) async {
-        let snoozes = snoozes ?? keeping.recovered()
+        // The soonest back first: with a capacity lowered across the restart, those are the ones kept.
+        let snoozes = (snoozes ?? keeping.recovered()).enumerated().sorted { ($0.element.until, $0.offset) < ($1.element.until, $1.offset) }.map(\.element)
         let now = keeping.wallClock()
         for snooze in snoozes {
             let activity = snooze.entry.activity
@@ -132,6 +137,16 @@ final class Snoozes: Sendable {
                 return true
             }
             guard listed else { continue }
+            let room = await queue.snapshot()
+            if room.pending.count + (await queue.setAsideCount) >= room.capacity {
+                // queue.capacity was lowered across the restart: no slot is left for it, so it
+                // ends now, as a card that arrives at a full queue does.
+                state.withLock { _ = $0.waiting.removeValue(forKey: id) }
+                keeping.journal?.unsnoozed(id)
+                keeping.ended(activity, module(of: index), .queueFull)
+                log("touch: \(id) \"\(LogText.short(activity.title))\" was snoozed but does not come back: its queue is full (queue.capacity \(room.capacity))")
+                continue
+            }
             await queue.keepSetAside()
             if keeping.modules.indices.contains(index), snooze.entry.module != keeping.modules[index] {
                 // Kept under the module it now comes back to.
@@ -188,6 +203,10 @@ final class Snoozes: Sendable {
         case .rejected(_, let reason):
             log("touch: \(id) could not come back from its snooze: \(reason)")
             keeping.journal?.unsnoozed(id)
+            // Refused as invalid it was never back (its id is live again, and that card's end is
+            // its own entry); any other refusal ends it, as it ends an arrival (U4).
+            if case .invalid = reason { return }
+            keeping.ended(activity, module(of: queues.firstIndex { $0 === queue } ?? 0), reason)
         }
     }
 

@@ -16,6 +16,10 @@ enum Nookd {
     /// once a second) are installed before the first task exists; the main thread then runs
     /// the main actor's jobs until `start` exits.
     static func main() throws {
+        // Before anything opens the display: a SIGTERM from here on is held for the signal
+        // service, not the default action that would leave the glass as it was. If the relay
+        // cannot be made, the signal service says so when it starts and nookd does not start.
+        try? DaemonSignals.hold()
         _createExecutors(factory: NookdExecutors.self)
         Task { await start() }
         try NookdExecutors.mainExecutor.run()
@@ -52,6 +56,8 @@ enum Nookd {
         let apply: @Sendable (inout DaemonConfig) -> Void = { config in flags.apply(to: &config) }
         apply(&settings)
         if line.testDisplay {
+            // No daemon to hand a signal to: Ctrl-C acts as it always did.
+            DaemonSignals.release()
             do {
                 print(try await DisplayCheck.run(settings, logger: Logger(label: "nookd")))
                 return 0

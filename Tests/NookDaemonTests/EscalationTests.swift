@@ -174,4 +174,22 @@ struct EscalationEndToEndTests {
         #expect(daemon.process.terminationStatus == 2)
         #expect(daemon.log.contains("escalation.on_escalate: the hook step needs a command"), "\(daemon.log)")
     }
+
+    /// nookd catches SIGTERM, SIGINT and SIGHUP from its first line and ignores SIGXFSZ; a hook
+    /// it starts has none of that: no signal blocked, ignored or caught.
+    @Test func z4_n2_aHookStartsWithNoSignalBlockedIgnoredOrCaught() throws {
+        let scratch = Scratch()
+        let daemon = try nookdWithOneHookStep("cat /proc/self/status > \(scratch.path)/signals.part\nmv \(scratch.path)/signals.part \(scratch.path)/signals", in: scratch)
+        try daemon.request(.enqueue(NookActivity(title: "Freezer open", presentation: .blocker(timeout: nil)), module: nil, wait: false))
+        let listing = scratch.path + "/signals"
+        try eventually("the hook's signal state", timeout: 30) { FileManager.default.fileExists(atPath: listing) }
+        // cat, started by the hook's sh, catches nothing itself; what nookd's spawn leaves blocked
+        // or ignored, sh passes on to it. Signals 1 to 31 (bit n-1 each): the ones above are the
+        // C library's own and real-time ones, out of a hook's concern.
+        let lines = try String(contentsOfFile: listing, encoding: .utf8).split(separator: "\n")
+            .filter { $0.hasPrefix("SigBlk:") || $0.hasPrefix("SigIgn:") || $0.hasPrefix("SigCgt:") }
+        let masks = lines.compactMap { line in line.split(separator: ":").last.flatMap { UInt64($0.trimmingCharacters(in: .whitespaces), radix: 16) } }
+        #expect(masks.count == 3 && masks.allSatisfy { $0 & 0x7fff_ffff == 0 }, "\(lines)")
+        #expect(daemon.stop().status == 0)
+    }
 }

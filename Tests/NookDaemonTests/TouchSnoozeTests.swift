@@ -13,25 +13,31 @@ final class JournaledTouch: Sendable {
     let harness: TouchHarness
     let journal: ActivityJournal
     let recovery: ActivityJournal.Recovery
-    private let observation: Locked<NookObservation?>
+    /// The history beside the journal, wired to the snoozes as nookd wires it.
+    let history: ActivityHistory
+    private let observation: Locked<[NookObservation]>
 
-    init(path: String, wall: Locked<Double>, touch: TouchConfig = TouchConfig()) async throws {
+    init(path: String, wall: Locked<Double>, touch: TouchConfig = TouchConfig(), capacity: Int = 256) async throws {
         let journal = ActivityJournal(path: path, warn: { _ in }, wallClock: { wall.withLock { $0 } })
         let recovery = journal.recover()
-        let observation = Locked<NookObservation?>(nil)
-        harness = try await TouchHarness(touch: touch) { queue, _ in
-            observation.withLock { $0 = journal.follow(queue, module: "main") }
+        let history = ActivityHistory(path: path + ".history", warn: { _ in }, wallClock: { wall.withLock { $0 } })
+        _ = history.start()
+        let observation = Locked<[NookObservation]>([])
+        harness = try await TouchHarness(touch: touch, capacity: capacity) { queue, _ in
+            observation.withLock { $0 = [journal.follow(queue, module: "main"), history.follow(queue, module: "main")] }
             for entry in recovery.entries { _ = await queue.enqueue(entry.activity) }
-            return Snoozes.Keeping(journal: journal, modules: ["main"], wallClock: { wall.withLock { $0 } }, recovered: { recovery.snoozes })
+            return Snoozes.Keeping(journal: journal, modules: ["main"], wallClock: { wall.withLock { $0 } }, recovered: { recovery.snoozes },
+                                   ended: { activity, module, reason in history.endedAway(activity, module: module, how: reason) })
         }
-        (self.journal, self.recovery, self.observation) = (journal, recovery, observation)
+        (self.journal, self.recovery, self.history, self.observation) = (journal, recovery, history, observation)
     }
 
     /// nookd stopping: the touch service first, then the journal's last records on disk.
     func stop() async {
         await harness.service.stop()
         await journal.finish()
-        observation.withLock { $0?.cancel() }
+        await history.finish()
+        observation.withLock { $0.forEach { $0.cancel() } }
     }
 }
 
@@ -213,6 +219,45 @@ struct TouchSnoozeTests {
         await nook.settle("back", step: .seconds(1)) { nook.kinds(of: card.id).filter { $0 == "enqueued" }.count == 2 }
         #expect(await nook.queue.snapshot().pending.map(\.id) == [first.id, card.id])
         #expect(await nook.queue.setAsideCount == 0)
+    }
+
+    /// U4, J1: snoozes that no longer fit a `queue.capacity` lowered across a restart end as a
+    /// card refused by a full queue ends: a history entry "queueFull" each, no snooze left in the
+    /// journal, one log line each. The soonest back keep their slots.
+    @Test func u4_j1_q16_t2_snoozesBeyondALoweredCapacityEndWithAHistoryEntry() async throws {
+        let scratch = Scratch()
+        let wall = Locked(1_800_000_000.0)
+        let first = try await JournaledTouch(path: scratch.path + "/journal", wall: wall, touch: Self.snoozeFor(600))
+        var cards: [NookActivity] = []
+        for title in ["Kettle", "Dryer", "Oven"] {
+            let card = NookActivity(title: title, presentation: .blocker(timeout: nil))
+            await snooze(card, in: first.harness)
+            cards.append(card)
+            wall.withLock { $0 += 60 }
+        }
+        #expect(first.journal.snoozedCount == 3)
+        await first.stop()
+
+        // Back after their time, with room for one: the kettle, snoozed first, was due first
+        // and keeps its slot.
+        wall.withLock { $0 += 7200 }
+        let second = try await JournaledTouch(path: scratch.path + "/journal", wall: wall, touch: Self.snoozeFor(600), capacity: 1)
+        #expect(second.harness.service.status()?.snoozed ?? 0 <= 1)
+        let all = second.history.query(HistoryQuery()).entries
+        let ended = all.filter { $0.ending == NookRejectionReason.queueFull.description }
+        #expect(Set(ended.map(\.activity.id)) == [cards[1].id, cards[2].id],
+                "a history entry for each snooze that does not fit, with the wording of a full queue's refusal: \(all.map { "\($0.activity.title): \($0.ending)" })")
+        #expect(second.journal.snoozedCount == 1, "only the kept snooze is still in the journal")
+        let kettle = cards[0].id
+        await second.harness.settle("the kettle back", step: .seconds(1)) { second.harness.kinds(of: kettle).contains("enqueued") }
+        await second.stop()
+
+        let third = try await JournaledTouch(path: scratch.path + "/journal", wall: wall, capacity: 1)
+        #expect(third.recovery.snoozes.isEmpty, "the journal agrees: no snooze comes back after another restart")
+        #expect(third.recovery.entries.map(\.activity.id) == [cards[0].id])
+        let entries = third.history.query(HistoryQuery()).entries
+        #expect(entries.filter { $0.ending == "queueFull" }.count == 2, "the entries survive the restart: \(entries.map(\.ending))")
+        await third.stop()
     }
 
     /// A cancelled snooze gives its slot back.
