@@ -129,12 +129,12 @@ public struct HTTPRequestParser: Sendable {
                 }
                 // Past 8 digits the size is more than any body limit: refused as too large, not read.
                 guard digits.count <= 8, let size = digits.isEmpty ? 0 : Self.hexValue(Array(digits)) else {
-                    return fail(Self.chunkTooLarge(String(decoding: sizeText, as: UTF8.self), limit: limits.bodyBytes))
+                    return fail(Self.chunkTooLarge(String(decoding: digits, as: UTF8.self), limit: limits.bodyBytes))
                 }
                 if size == 0 {
                     state = .trailers(request, keepAlive: keepAlive, bytes: 0)
                 } else if request.body.count + size > limits.bodyBytes {
-                    return fail(Self.chunkTooLarge(String(decoding: sizeText, as: UTF8.self), limit: limits.bodyBytes))
+                    return fail(Self.chunkTooLarge(String(decoding: digits, as: UTF8.self), limit: limits.bodyBytes))
                 } else {
                     state = .chunkData(request, keepAlive: keepAlive, remaining: size)
                 }
@@ -282,8 +282,8 @@ public struct HTTPRequestParser: Sendable {
         HTTPAPIError(status: 431, code: "headers_too_large", message: "the request line and header fields are more than \(limit) bytes")
     }
 
-    /// A chunk whose size (hexadecimal, as sent) takes the body past the limit: shown as sent,
-    /// at most 24 digits, since a size past 8 digits is not read as a number.
+    /// A chunk whose size (hexadecimal, as sent, leading zeros dropped) takes the body past the
+    /// limit: shown at most 24 digits, since a size past 8 digits is not read as a number.
     static func chunkTooLarge(_ size: String, limit: Int) -> HTTPAPIError {
         let shown = size.count <= 24 ? size : String(size.prefix(24)) + "…"
         return HTTPAPIError(status: 413, code: "body_too_large",
