@@ -84,7 +84,9 @@ public struct NookQuietSchedule: Hashable, Sendable {
 
         private static func minutes(_ text: Substring) -> Int? {
             let parts = text.split(separator: ":")
-            guard parts.count == 2, parts[0].count == 2, parts[1].count == 2, let hour = Int(parts[0]), let minute = Int(parts[1]),
+            // Digits only: Int(_:) would take "+7" as an hour.
+            func twoDigits(_ part: Substring) -> Int? { part.count == 2 && part.allSatisfy { $0.isASCII && $0.isNumber } ? Int(part) : nil }
+            guard parts.count == 2, let hour = twoDigits(parts[0]), let minute = twoDigits(parts[1]),
                   (0...24).contains(hour), (0...59).contains(minute), hour < 24 || minute == 0 else { return nil }
             return hour * 60 + minute
         }

@@ -48,18 +48,26 @@ struct QuietConfig: Hashable, Sendable {
         return NookLocalTime(seconds: Int64(seconds) + Int64(parts.tm_gmtoff))
     }
 
-    /// `quiet until` argument: `HH:MM` (the next time the wall clock shows it) or `N m`/`N h`.
-    static func until(_ text: String, now: NookLocalTime) -> NookLocalTime? {
-        if let unit = text.last, unit == "m" || unit == "h" {
-            // Whole minutes or hours, up to a week.
-            guard case .success(let seconds) = DurationText.seconds(text, units: "mh"), !text.contains("."), seconds <= 7 * 86_400 else { return nil }
-            return now + Int64(seconds)
+    /// What `quiet until` takes, for its refusals.
+    static let untilExpected = "HH:MM (24-hour, such as 07:30) or whole minutes or hours up to a week (such as 45m or 2h)"
+
+    /// `quiet until` argument: `HH:MM` (the next time the wall clock shows it) or `N m`/`N h`,
+    /// or what is wrong with it (the caller names the field).
+    static func until(_ text: String, now: NookLocalTime) -> Result<NookLocalTime, FieldProblem> {
+        guard text.contains(":") else {
+            return DurationText.seconds(text, units: "mh", expected: untilExpected, range: 0...(7 * 86_400), fractions: .refused)
+                .map { now + Int64($0) }
         }
-        let parts = text.split(separator: ":")
-        guard parts.count == 2, parts[0].count == 2, parts[1].count == 2, let hour = Int(parts[0]), let minute = Int(parts[1]),
-              (0...23).contains(hour), (0...59).contains(minute) else { return nil }
+        let quoted = "'\(DurationText.shown(text))'"
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        func twoDigits(_ part: Substring) -> Int? { part.count == 2 && part.allSatisfy { $0.isASCII && $0.isNumber } ? Int(part) : nil }
+        guard parts.count == 2, let hour = twoDigits(parts[0]), let minute = twoDigits(parts[1]) else {
+            return .failure(FieldProblem("\(quoted) is not a time of day as HH:MM (two digits each); must be \(untilExpected)"))
+        }
+        guard (0...23).contains(hour) else { return .failure(FieldProblem("\(quoted) has no such hour (00 to 23); must be \(untilExpected)")) }
+        guard (0...59).contains(minute) else { return .failure(FieldProblem("\(quoted) has no such minute (00 to 59); must be \(untilExpected)")) }
         var target = NookLocalTime(day: now.day, hour: hour, minute: minute)
         if target <= now { target = target + 86_400 }
-        return target
+        return .success(target)
     }
 }

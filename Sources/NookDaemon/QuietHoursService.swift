@@ -75,10 +75,10 @@ extension Daemon {
         case .off: quiet.turnOff()
         case .status: break
         case .until(let text):
-            guard let end = QuietConfig.until(text, now: QuietConfig.systemLocalTime()) else {
-                throw ProtocolError(.invalid, field: "until", "must be HH:MM (24-hour) or a duration up to a week such as 45m or 2h, got '\(text)'")
+            switch QuietConfig.until(text, now: QuietConfig.systemLocalTime()) {
+            case .success(let end): quiet.set(.until(end))
+            case .failure(let problem): throw ProtocolError(.invalid, field: "until", problem.description)
             }
-            quiet.set(.until(end))
         }
         if setting != .status {
             await brightness.withLock { $0 }?.setQuiet(quiet.isQuiet)

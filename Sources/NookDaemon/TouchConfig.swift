@@ -59,10 +59,11 @@ struct TouchConfig: Equatable, Sendable {
         invertX = try reader.bool("touch.invert_x") ?? invertX
         invertY = try reader.bool("touch.invert_y") ?? invertY
         if let text = try reader.string("touch.snooze") {
-            let expected = "a duration from 1m to 24h such as 10m, 90s or 2h (a card snoozed longer is better dismissed)"
-            guard case .success(let seconds) = DurationText.seconds(text, units: "smh", expected: expected), Self.snoozeRange.contains(seconds),
-                  seconds == seconds.rounded() else {
-                throw reader.error("touch.snooze", "must be \(expected), got \"\(text)\"")
+            let expected = "a duration of whole seconds from 1m to 24h, such as 10m, 90s or 1.5h"
+            let seconds: Double
+            switch DurationText.seconds(text, units: "smh", expected: expected, range: Self.snoozeRange, fractions: .wholeSeconds) {
+            case .success(let value): seconds = value
+            case .failure(let problem): throw reader.error("touch.snooze", problem.description)
             }
             snooze = .seconds(seconds)
         }

@@ -124,13 +124,17 @@ public struct HTTPRequestParser: Sendable {
                 var sizeText = Array(line.prefix { $0 != UInt8(ascii: ";") })
                 while let last = sizeText.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { sizeText.removeLast() }
                 let digits = sizeText.drop { $0 == UInt8(ascii: "0") }
-                guard !sizeText.isEmpty, digits.count <= 8, let size = digits.isEmpty ? 0 : Self.hexValue(Array(digits)) else {
+                guard !sizeText.isEmpty, sizeText.allSatisfy({ Self.hexValue(CollectionOfOne($0)) != nil }) else {
                     return fail(Self.malformed(field: "Transfer-Encoding", "a chunk's size is not a hexadecimal number"))
+                }
+                // Past 8 digits the size is more than any body limit: refused as too large, not read.
+                guard digits.count <= 8, let size = digits.isEmpty ? 0 : Self.hexValue(Array(digits)) else {
+                    return fail(Self.chunkTooLarge(String(decoding: digits, as: UTF8.self), limit: limits.bodyBytes))
                 }
                 if size == 0 {
                     state = .trailers(request, keepAlive: keepAlive, bytes: 0)
                 } else if request.body.count + size > limits.bodyBytes {
-                    return fail(Self.bodyTooLarge(limits.bodyBytes))
+                    return fail(Self.chunkTooLarge(String(decoding: digits, as: UTF8.self), limit: limits.bodyBytes))
                 } else {
                     state = .chunkData(request, keepAlive: keepAlive, remaining: size)
                 }
@@ -276,6 +280,14 @@ public struct HTTPRequestParser: Sendable {
 
     static func headersTooLarge(_ limit: Int) -> HTTPAPIError {
         HTTPAPIError(status: 431, code: "headers_too_large", message: "the request line and header fields are more than \(limit) bytes")
+    }
+
+    /// A chunk whose size (hexadecimal, as sent, leading zeros dropped) takes the body past the
+    /// limit: shown at most 24 digits, since a size past 8 digits is not read as a number.
+    static func chunkTooLarge(_ size: String, limit: Int) -> HTTPAPIError {
+        let shown = size.count <= 24 ? size : String(size.prefix(24)) + "…"
+        return HTTPAPIError(status: 413, code: "body_too_large",
+                            message: "a chunk of size 0x\(shown) makes the request body more than \(limit) bytes (http.max_body_bytes)")
     }
 
     static func bodyTooLarge(_ limit: Int) -> HTTPAPIError {

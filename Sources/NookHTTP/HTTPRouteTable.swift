@@ -91,12 +91,15 @@ public struct HTTPRouteTable {
         return parameters
     }
 
+    /// `path` is the raw path, as the client sent it (escapes and all): decoded, `/a%2Fb` would
+    /// read as a path of two segments and `%0A` would put a line break in the message.
     static func notFound(_ method: String, _ path: String) -> HTTPAPIError {
-        HTTPAPIError(status: 404, code: "not_found", message: "nothing is served at \(path)")
+        HTTPAPIError(status: 404, code: "not_found", message: "nothing is served at \(PublishText.quoted(path))")
     }
 
     static func methodNotAllowed(_ method: String, _ path: String, allowed: [String]) -> HTTPAPIError {
-        HTTPAPIError(status: 405, code: "method_not_allowed", message: "\(path) does not take \(method); it takes \(allowed.joined(separator: ", "))",
+        HTTPAPIError(status: 405, code: "method_not_allowed",
+                     message: "\(PublishText.quoted(path)) does not take \(method); it takes \(allowed.joined(separator: ", "))",
                      headers: [("Allow", allowed.joined(separator: ", "))])
     }
 }

@@ -367,9 +367,9 @@ public final class HTTPServer {
         exchange.caller = caller
         switch match {
         case .notFound:
-            exchange.respond(HTTPRouteTable.notFound(request.method, request.path).response)
+            exchange.respond(HTTPRouteTable.notFound(request.method, request.rawPath).response)
         case .methodNotAllowed(let allowed):
-            exchange.respond(HTTPRouteTable.methodNotAllowed(request.method, request.path, allowed: allowed).response)
+            exchange.respond(HTTPRouteTable.methodNotAllowed(request.method, request.rawPath, allowed: allowed).response)
         case .found(let route, let parameters):
             guard HTTPAccess.allows(caller, route.scope) else {
                 exchange.respond(HTTPAPIError(status: 403, code: "forbidden",

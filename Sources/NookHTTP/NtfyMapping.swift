@@ -101,7 +101,8 @@ public enum NtfyMapping {
     }
 
     /// ntfy's answer to a publish, the message as its subscribers get it (senders read `id`,
-    /// newer ones `sequence_id`); `nook` says which card it became.
+    /// newer ones `sequence_id`); `nook` says which card it became and, for an update, every
+    /// card it changed (an admin's sequence id reaches every token's card with it, U3).
     public static func answer(for message: NtfyMessage, delivered: DeliveredCard, now: Int64, notes: [String]) -> JSONValue {
         let id = messageID(for: delivered.id)
         var members: [(String, JSONValue)] = [
@@ -115,6 +116,7 @@ public enum NtfyMapping {
         if message.markdown { members.append(("content_type", .string("text/markdown"))) }
         members.append(("sequence_id", .string(message.sequenceID ?? id)))
         var nook: [(String, JSONValue)] = [("activity", .string(delivered.id.description)), ("updated", .bool(delivered.updated))]
+        if delivered.updated { nook.append(("activities", .array(delivered.changed.map { .string($0.description) }))) }
         let allNotes = notes + delivered.warnings
         if !allNotes.isEmpty { nook.append(("notes", .array(allNotes.map(JSONValue.string)))) }
         members.append(("nook", .object(nook)))

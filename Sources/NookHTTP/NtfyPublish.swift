@@ -131,7 +131,7 @@ public struct NtfyMessage: Sendable, Equatable {
             case let other?: throw HTTPAPIError(status: 400, code: "invalid_field", field: "markdown", message: "must be true or false, got \(other.typeName)")
             }
             if let sequence = try string("sequence_id") { message.sequenceID = try checkedSequenceID(sequence, field: "sequence_id") }
-            if let delay = try string("delay"), !delay.isEmpty { throw unsupportedDelay("delay") }
+            if let delay = try string("delay"), !delay.isEmpty { throw unsupportedDelay("delay", delay) }
             for what in ["click", "actions", "icon", "attach", "filename", "email", "call"] where value[what] != nil && value[what] != .null {
                 if !message.ignored.contains(where: { $0.hasPrefix(what + " ") }) { message.ignored.append(ignoredNote(what)) }
             }
@@ -157,7 +157,7 @@ public struct NtfyMessage: Sendable, Equatable {
         if let text = Self.parameter(request, Self.tagNames) { tags = Self.splitTags(text) }
         if let text = Self.parameter(request, Self.sequenceNames) { sequenceID = try Self.checkedSequenceID(text, field: "sequence_id") }
         if let text = Self.parameter(request, Self.markdownNames) { markdown = ["1", "yes", "true"].contains(text.lowercased()) }
-        if let delay = Self.parameter(request, Self.delayNames), !delay.isEmpty { throw Self.unsupportedDelay("delay") }
+        if let delay = Self.parameter(request, Self.delayNames), !delay.isEmpty { throw Self.unsupportedDelay("delay", delay) }
         for (what, names) in Self.ignoredParameters where Self.parameter(request, names) != nil {
             ignored.append(Self.ignoredNote(what))
         }
@@ -216,9 +216,11 @@ public struct NtfyMessage: Sendable, Equatable {
         return text
     }
 
-    static func unsupportedDelay(_ field: String) -> HTTPAPIError {
+    /// A delay is refused whatever its form (ntfy's `30m`, `10am`, a Unix time): the message
+    /// quotes it so a sender sees which header or field carried one.
+    static func unsupportedDelay(_ field: String, _ value: String) -> HTTPAPIError {
         HTTPAPIError(status: 400, code: "unsupported", field: field,
-                     message: "scheduled delivery (Delay, At, In) is not offered: a board shows a card when it arrives; send it at the time it should show")
+                     message: "a delay ('\(DurationText.shown(value))') is not offered: scheduled delivery (Delay, At, In) needs a server that holds the message; a board shows a card when it arrives, so send it at the time it should show")
     }
 
     static func ignoredNote(_ what: String) -> String {

@@ -52,7 +52,7 @@ public struct PublishSettings: Sendable, Equatable {
     /// came from it (a reserved first segment is then a path nothing is served at).
     func module(forTopic topic: String, path: String? = nil) -> Result<String?, HTTPAPIError> {
         if Self.reservedTopics.contains(topic) {
-            let message = path.map { "nothing is served at \($0): /\(topic) is one of nook-http's own paths, not an ntfy topic" }
+            let message = path.map { "nothing is served at \(PublishText.quoted($0)): /\(topic) is one of nook-http's own paths, not an ntfy topic" }
                 ?? "'\(topic)' is one of nook-http's own paths, not an ntfy topic"
             return .failure(HTTPAPIError(status: 404, code: "not_found", field: path == nil ? "topic" : nil, message: message))
         }
@@ -80,7 +80,7 @@ public enum PublishRoutes {
             if json {
                 message = NtfyMessage.fromJSON(exchange.request)
             } else {
-                switch settings.module(forTopic: topic ?? "", path: exchange.request.path) {
+                switch settings.module(forTopic: topic ?? "", path: exchange.request.rawPath) {
                 case .failure(let error): exchange.respond(error.response); return
                 case .success: message = NtfyMessage.fromRequest(exchange.request, topic: topic ?? "", sequenceID: sequence)
                 }
@@ -108,7 +108,7 @@ public enum PublishRoutes {
         func ntfyEnd(_ exchange: any HTTPExchange, _ parameters: [String: String], how: CardDelivery.Ending, nookd: any NookdCalls) {
             let topic = parameters["topic"] ?? "", sequence = parameters["sequence"] ?? ""
             let module: String?
-            switch settings.module(forTopic: topic, path: exchange.request.path) {
+            switch settings.module(forTopic: topic, path: exchange.request.rawPath) {
             case .failure(let error): exchange.respond(error.response); return
             case .success(let name): module = name
             }

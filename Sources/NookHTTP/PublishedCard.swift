@@ -31,11 +31,18 @@ public struct PublishedCard: Sendable, Equatable {
 
 /// What nookd did with a card: the activity's id and whether a live card was changed in place.
 public struct DeliveredCard: Sendable, Equatable {
+    /// The card the sender's key now names: the one queued, or of the live cards changed the
+    /// first nookd names (the one on the glass, else the first in line).
     public var id: NookActivityID
     public var updated: Bool
     public var warnings: [String]
+    /// Every live card the update changed, `id` first: more than one when an admin's key
+    /// reached several tokens' cards (U3); just `id` for a card queued.
+    public var changed: [NookActivityID]
 
-    public init(id: NookActivityID, updated: Bool, warnings: [String] = []) { (self.id, self.updated, self.warnings) = (id, updated, warnings) }
+    public init(id: NookActivityID, updated: Bool, warnings: [String] = [], changed: [NookActivityID]? = nil) {
+        (self.id, self.updated, self.warnings, self.changed) = (id, updated, warnings, changed ?? [id])
+    }
 }
 
 /// The calls to nookd a publishing route makes, each answered from nookd's `done`: a card is
@@ -64,7 +71,7 @@ public enum CardDelivery {
                         enqueue(card, to: nookd, done: done)
                         return
                     }
-                    done(.success(DeliveredCard(id: first.id, updated: true, warnings: answer.warnings)))
+                    done(.success(DeliveredCard(id: first.id, updated: true, warnings: answer.warnings, changed: answer.updated.map(\.id))))
                 } catch {
                     done(.failure(NookdAnswer.unreadable(error)))
                 }

@@ -117,38 +117,8 @@ public enum HistoryAge {
 
     /// Seconds, or what is wrong (without the name of the option or key, which the caller adds).
     public static func seconds(_ text: String) -> Result<Double, FieldProblem> {
-        let seconds: Double
-        switch DurationText.seconds(text) {
-        case .success(let value): seconds = value
-        case .failure(let problem): return .failure(problem)
-        }
         // Ten years: beyond it a typo, not an age, and far past what the history keeps.
-        guard seconds <= 3650 * 86_400 else { return .failure(FieldProblem("must be at most 3650d; got '\(text)'")) }
-        return .success(seconds)
-    }
-}
-
-/// A duration as people write one in a setting or an option: digits (a decimal point allowed)
-/// and one unit, `90s`, `45m`, `1.5h`, `7d`, `2w`; nothing else (no sign, space, exponent or
-/// hexadecimal, which `Double(_:)` would take). Each caller checks its own range.
-public enum DurationText {
-    public static let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800]
-
-    /// Seconds, more than zero, or what is wrong (without the name of the key, which the caller
-    /// adds). `allowed` limits the units.
-    public static func seconds(_ text: String, units allowed: String = "smhdw", expected: String = HistoryAge.expected) -> Result<Double, FieldProblem> {
-        let bad = FieldProblem("must be \(expected); got '\(text)'")
-        guard let unit = text.last, allowed.contains(unit), let scale = units[unit] else { return .failure(bad) }
-        let number = text.dropLast().utf8
-        let point = number.firstIndex(of: UInt8(ascii: "."))
-        let whole = point.map { number[..<$0] } ?? number[...]
-        let fraction = point.map { number[number.index(after: $0)...] }
-        func digits(_ part: Substring.UTF8View.SubSequence) -> Bool { !part.isEmpty && part.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }
-        // At most 15 digits before the point: exact in a Double, and far past every range.
-        guard digits(whole), whole.count <= 15, fraction.map(digits) ?? true, let amount = Double(String(text.dropLast())), amount > 0 else {
-            return .failure(bad)
-        }
-        return .success(amount * scale)
+        DurationText.seconds(text, expected: expected, range: 0...(3650 * 86_400))
     }
 }
 

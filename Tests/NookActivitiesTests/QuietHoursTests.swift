@@ -54,7 +54,9 @@ struct QuietHoursTests {
     @Test func z1_badRangesSayWhatIsWrong() {
         for (text, problem) in [("22:00-07:00", "DAYS FROM-TO"), ("mon-fry 22:00-07:00", "unknown days \"mon-fry\""),
                                 ("daily 22:00-7:00", "HH:MM-HH:MM"), ("daily 25:00-07:00", "HH:MM-HH:MM"),
-                                ("daily 07:00-07:00", "same time"), ("daily 24:00-01:00", "cannot start at 24:00")] {
+                                ("daily 07:00-07:00", "same time"), ("daily 24:00-01:00", "cannot start at 24:00"),
+                                // A sign is not a digit, though Int(_:) reads "+7" as 7.
+                                ("daily +7:00-09:00", "HH:MM-HH:MM"), ("daily 07:00-+9:00", "HH:MM-HH:MM")] {
             #expect(throws: NookQuietScheduleError.self, "\(text)") { try NookQuietSchedule.Range(parsing: text) }
             do { _ = try NookQuietSchedule.Range(parsing: text) } catch { #expect(error.description.contains(problem), "\(text): \(error)") }
         }

@@ -42,6 +42,26 @@ struct QuietEndToEndTests {
         #expect(daemon.stop().status == 0)
     }
 
+    /// `nookctl quiet until` with what is not a time: nookd's refusal, through nookctl, names
+    /// the field, quotes the text, says what is wrong with it and what form it takes; a
+    /// refusal leaves quiet hours as they were.
+    @Test func z1_quietUntilRefusesWhatIsNotATimeSayingWhatIsWrongAndTheFormExpected() throws {
+        let scratch = Scratch()
+        let daemon = try DaemonProcess(scratch: scratch)
+        let form = "must be HH:MM (24-hour, such as 07:30) or whole minutes or hours up to a week (such as 45m or 2h)"
+        for (text, problem) in [("90s", "'90s' is in seconds, which this does not take"), ("1.5h", "'1.5h' has a fraction"),
+                                ("25:00", "'25:00' has no such hour (00 to 23)"), ("7:30", "'7:30' is not a time of day as HH:MM (two digits each)"),
+                                ("169h", "'169h' is more than 168h"), ("45", "'45' has no unit")] {
+            let refused = try nookctl(["quiet", "until", text], socket: daemon.socket)
+            #expect(refused.status == 1 && refused.error.contains("until: \(problem); \(form)"), "\(text): \(refused)")
+        }
+        let status = try nookctl(["quiet", "status"], socket: daemon.socket)
+        #expect(status.status == 0 && status.output.hasPrefix("not quiet"), "\(status)")
+        let until = try nookctl(["quiet", "until", "07:30"], socket: daemon.socket)
+        #expect(until.status == 0 && until.output.hasPrefix("quiet (manual) until "), "\(until)")
+        #expect(daemon.stop().status == 0)
+    }
+
     @Test func z1_configErrorsNameTheKey() throws {
         let scratch = Scratch()
         for (text, message) in [("[quiet]\nschedule = [\"nightly 22:00-07:00\"]\n", "quiet.schedule: \"nightly 22:00-07:00\": unknown days"),

@@ -87,6 +87,24 @@ import Testing
         #expect(error(items("POST / HTTP/1.1\r\nContent-Length: 10\r\n\r\n0123456789", limits: limits)) == nil)
     }
 
+    @Test func h4_aChunkSizeTooLargeForTheBodyIs413SayingSoNotThatItIsNotHexadecimal() {
+        let head = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+        // Past what fits in 8 digits, past what fits in 64 bits, and a size line of 1000 digits.
+        for size in ["FFFFFFFFFFFF", "ffffffffffffffffffffffff", String(repeating: "7", count: 1000)] {
+            // Leading zeros do not count: the message shows the digits that do.
+            let refusal = error(items(head + String(repeating: "0", count: 20) + size + "\r\nabc"))
+            #expect(refusal?.status == 413 && refusal?.code == "body_too_large", "\(size.prefix(30)): \(String(describing: refusal))")
+            let message = refusal?.message ?? ""
+            #expect(message.contains("a chunk of size 0x\(size.prefix(24))") && message.contains("65536 bytes (http.max_body_bytes)"), "\(message)")
+            #expect(!message.contains("hexadecimal") && message.count < 200, "\(message)")
+        }
+        // Within 8 digits but over the limit: the same answer; a size that is not hexadecimal still says so.
+        let over = error(items(head + "10001\r\n"))
+        #expect(over?.status == 413 && over?.message.contains("a chunk of size 0x10001") == true, "\(String(describing: over))")
+        let bad = error(items(head + "12G4\r\n"))
+        #expect(bad?.status == 400 && bad?.message.contains("not a hexadecimal number") == true, "\(String(describing: bad))")
+    }
+
     @Test func h4_requestsBeforeARefusedOneAreKeptAndNothingAfterIsRead() {
         let found = items("GET /a HTTP/1.1\r\n\r\nPOST /b HTTP/1.1\r\nContent-Length: 999999999\r\n\r\nGET /c HTTP/1.1\r\n\r\n")
         #expect(requests(found).map { $0.0.path } == ["/a"])

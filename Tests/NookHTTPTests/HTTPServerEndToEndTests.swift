@@ -249,6 +249,31 @@ struct HTTPServerEndToEndTests {
         #expect(try curl(["-X", "POST", service.url + "/api/v1/activities/\(id)/%64ismiss"]).output.statusCodes == [200])
     }
 
+    @Test func h1_a405Or404NamesThePathAsTheClientSentItNotDecoded() throws {
+        let service = try HTTPService()
+        let connection = try RawConnection(port: service.port)
+        try connection.send("DELETE /api/v1/%73tatus HTTP/1.1\r\nHost: localhost\r\n\r\nGET /line%0Abreak HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                            + "GET /api/v1/nothing%0Ahere HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        let (text, closed) = connection.read()
+        #expect(text.statusCodes == [405, 405, 404] && closed, "\(text)")
+        #expect(text.contains(#""message":"/api/v1/%73tatus does not take DELETE; it takes GET, HEAD""#), "\(text)")
+        // An ntfy topic's path: its escaped line break stays as sent, not a line of the message.
+        #expect(text.contains(#""message":"/line%0Abreak does not take GET; it takes POST, PUT""#), "\(text)")
+        #expect(text.contains(#""message":"nothing is served at /api/v1/nothing%0Ahere""#), "\(text)")
+    }
+
+    @Test func h4_aChunkSizeTooLargeIsA413SayingSoThatAClientStillSendingHears() throws {
+        let service = try HTTPService()
+        let connection = try RawConnection(port: service.port)
+        try connection.send("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\nPOST /api/v1/activities HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                            + "Transfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFF\r\n" + String(repeating: "x", count: 200_000))
+        let (text, closed) = connection.read()
+        #expect(text.statusCodes == [200, 413] && closed, "the answer owed before it, then the 413 (not a reset): \(text.prefix(2000))")
+        #expect(text.contains(#""code":"body_too_large""#) && text.contains("a chunk of size 0xFFFFFFFFFFFF makes the request body more than 65536 bytes")
+                && !text.contains("hexadecimal"), "\(text.prefix(2000))")
+        #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200])
+    }
+
     @Test func h2_aNULInAnNtfyBodyIsA400NamingTheMessageNotNookdsRefusal() throws {
         let service = try HTTPService()
         let file = service.directory + "/nul.txt"

@@ -131,6 +131,18 @@ import Testing
         #expect(failure(NtfyMessage.fromJSON(request(body: #"{"topic": "a", "delay": "9am"}"#)))?.code == "unsupported")
     }
 
+    @Test func h2_aDelayIsRefusedQuotingTheValueGivenUnderWhicheverNameItCame() {
+        for (name, value) in [("Delay", "30min"), ("X-In", "1h"), ("At", "tomorrow, 10am"), ("x-delay", "9\nforged")] {
+            guard case .failure(let error) = NtfyMessage.fromRequest(request(headers: [(name, value)], body: "x"), topic: "a") else {
+                Issue.record("\(name) accepted"); continue
+            }
+            #expect(error.status == 400 && error.code == "unsupported" && error.field == "delay", "\(error)")
+            #expect(error.message.contains("a delay ('\(value.replacingOccurrences(of: "\n", with: "\\u{a}"))') is not offered"), "\(error.message)")
+        }
+        guard case .failure(let json) = NtfyMessage.fromJSON(request(body: #"{"topic": "a", "delay": "9am"}"#)) else { Issue.record("delay accepted"); return }
+        #expect(json.field == "delay" && json.message.contains("('9am')"), "\(json)")
+    }
+
     @Test func h2_aLongMessageIsCutToTheCardWithANote() throws {
         let long = String(repeating: "x", count: 3000)
         let card = NtfyMapping.card(for: try parsed(request(headers: [("Title", "t")], body: long)), id: NookActivityID(), module: nil)

@@ -130,4 +130,36 @@ struct TokenOwnershipTests {
         #expect(held["Alice's"] == nil && held["Bob's"] == nil && held["disk fuller"] == nil && held["bob's disk"] == nil, "\(held.keys)")
         #expect(service.server.isRunning && service.nookd.isRunning)
     }
+    /// ntfy answers a publish with one message. An admin's message under a sequence id changes
+    /// every token's live card with it (as its clear and delete end them all, and the native
+    /// API's admin reaches any card): the answer's `id` is the card first in line, and
+    /// `nook.activities` names each card changed, which stay their senders'.
+    @Test func h4_u3_anAdminsNtfyPublishBySequenceIDUpdatesEveryTokensCardAndTheAnswerNamesEachOne() throws {
+        let service = try service()
+        let url = service.url
+        #expect(try curl(owner, "POST", url + "/api/v1/suspend").status == 200)
+        let alices = try curl(alice, "PUT", url + "/alerts/seq2", "alice's disk")
+        let bobs = try curl(bob, "PUT", url + "/alerts/seq2", "bob's disk")
+        let aliceID = try #require(alices.json["nook"]?["activity"]?.text, "\(alices)")
+        let bobID = try #require(bobs.json["nook"]?["activity"]?.text, "\(bobs)")
+        #expect(aliceID != bobID && alices.json["nook"]?["updated"] == .bool(false))
+
+        let admin = try curl(owner, "PUT", url + "/alerts/seq2", "the owner's word")
+        #expect(admin.status == 200 && admin.json["event"]?.text == "message" && admin.json["sequence_id"]?.text == "seq2", "\(admin)")
+        #expect(admin.json["nook"]?["updated"] == .bool(true) && admin.json["nook"]?["activity"]?.text == aliceID, "\(admin)")
+        #expect(admin.json["id"] == alices.json["id"], "the message id is that of the card first in line: \(admin)")
+        #expect(admin.json["nook"]?["activities"]?.items.compactMap(\.text) == [aliceID, bobID], "every card it changed: \(admin)")
+        var held = try allCards(service)
+        #expect(held.compactMap { $0["title"]?.text } == ["the owner's word", "the owner's word"], "\(held)")
+
+        // Alice's next message under the sequence changes her card alone, and says so.
+        let again = try curl(alice, "PUT", url + "/alerts/seq2", "alice again")
+        #expect(again.json["nook"]?["activities"]?.items.compactMap(\.text) == [aliceID], "\(again)")
+        held = try allCards(service)
+        #expect(held.compactMap { $0["title"]?.text } == ["alice again", "the owner's word"], "\(held)")
+        // The admin's word did not make bob's card the admin's: bob still clears it, and only it.
+        #expect(try curl(bob, "PUT", url + "/alerts/seq2/clear").json["nook"]?["ended"]?.numberValue == 1)
+        #expect(try allCards(service).compactMap { $0["id"]?.text } == [aliceID])
+        #expect(service.server.isRunning && service.nookd.isRunning)
+    }
 }
