@@ -39,6 +39,11 @@ final class ActivityHistory: Sendable {
         var enqueuedAt: Double
         var shownAt: Double?
         var onGlass: Bool
+        /// As it is now (updates included), for an end a request records before the queue
+        /// reports it (``ended(_:arrival:how:)``).
+        var activity: NookActivity
+        /// Which arrival of its id this is (see ``arrival(of:)``).
+        var arrival: UInt64
     }
 
     typealias State = DurableLog<HistoryContent>.State
@@ -152,7 +157,11 @@ final class ActivityHistory: Sendable {
                 switch event.kind {
                 case .enqueued:
                     let seed = state.content.seeds.removeValue(forKey: event.id)
-                    state.content.live[event.id] = Live(module: module, enqueuedAt: seed?.enqueuedAt ?? now, shownAt: nil, onGlass: seed?.onGlass ?? false)
+                    state.content.live[event.id] = Live(module: module, enqueuedAt: seed?.enqueuedAt ?? now, shownAt: nil, onGlass: seed?.onGlass ?? false,
+                                                        activity: event.activity, arrival: state.content.nextArrival)
+                    state.content.nextArrival += 1
+                case .updated:
+                    state.content.live[event.id]?.activity = event.activity
                 case .animateIn:
                     guard state.content.live[event.id] != nil else { continue }
                     if state.content.live[event.id]?.shownAt == nil { state.content.live[event.id]?.shownAt = now }
@@ -161,7 +170,7 @@ final class ActivityHistory: Sendable {
                 case .rejected(.invalid): break
                 case .hidden(let reason): ended = end(event, how: reason.rawValue, now: now, in: &state) || ended
                 case .rejected(let reason): ended = end(event, how: reason.description, now: now, in: &state) || ended
-                case .presented, .animateOut, .requeued, .updated, .invoked: break
+                case .presented, .animateOut, .requeued, .invoked: break
                 }
             }
             if ended { prune(&state, now: now) }
@@ -170,8 +179,8 @@ final class ActivityHistory: Sendable {
 
     static func matters(_ event: NookActivityEvent) -> Bool {
         switch event.kind {
-        case .enqueued, .animateIn, .hidden, .rejected: true
-        case .presented, .animateOut, .requeued, .updated, .invoked: false
+        case .enqueued, .animateIn, .hidden, .rejected, .updated: true
+        case .presented, .animateOut, .requeued, .invoked: false
         }
     }
 
@@ -201,11 +210,42 @@ final class ActivityHistory: Sendable {
         log.appending { state in
             // Not while a card with its id is live: that one's end is its own entry.
             guard state.content.live[activity.id] == nil else { return }
-            state.content.live[activity.id] = Live(module: module, enqueuedAt: enqueuedAt ?? now, shownAt: nil, onGlass: wasShown)
+            state.content.live[activity.id] = Live(module: module, enqueuedAt: enqueuedAt ?? now, shownAt: nil, onGlass: wasShown,
+                                                   activity: activity, arrival: 0)
             let event = NookActivityEvent(activity: activity, kind: .rejected(reason), at: .origin, module: module)
             guard end(event, how: reason.description, now: now, in: &state) else { return }
             prune(&state, now: now)
         }
+    }
+
+    /// Which arrival of `id` is live now: a request that is about to end an activity takes
+    /// this first and passes it to ``ended(_:arrival:how:)``.
+    func arrival(of id: NookActivityID) -> UInt64? {
+        state.withLock { $0.content.live[id]?.arrival }
+    }
+
+    /// A request (cancel, dismiss) ended the card on the glass, `how` it ends (the request's
+    /// reason, or the one it was already ending for): its entry is recorded now, not after its
+    /// slide out, so that the request's answer, which waits for it, never leaves before a
+    /// crash would keep it. The queue's own report of the end later finds it recorded. Nothing
+    /// if `arrival` is no longer live: the end was recorded already, and an id taken by a newer
+    /// activity since is not ended with it.
+    func ended(_ id: NookActivityID, arrival: UInt64?, how: String) {
+        guard let arrival else { return }
+        let now = wallClock()
+        log.appending { state in
+            guard let live = state.content.live[id], live.arrival == arrival else { return }
+            let event = NookActivityEvent(activity: live.activity, kind: .animateOut, at: .origin, module: live.module)
+            guard end(event, how: how, now: now, in: &state) else { return }
+            prune(&state, now: now)
+        }
+    }
+
+    /// Returns once the entries up to `mark` (``DurableLog/mark``) are on stable storage
+    /// (`durable`) or in the file; at once for a history kept in memory only, or one that
+    /// cannot be written now (it warned).
+    func settle(through mark: UInt64, durable: Bool) async {
+        _ = await log.wait(for: mark, durable: durable)
     }
 
     private func end(_ event: NookActivityEvent, how: String, now: Double, in state: inout State) -> Bool {

@@ -336,11 +336,26 @@ final class ActivityJournal: Sendable {
         await log.wait(for: mark, durable: mode == .ack)
     }
 
+    /// ``settle(through:)``, and as far for every history entry recorded by now (U4): an answer
+    /// that says an activity ended (a cancel or dismiss of the card on the glass records its
+    /// entry as it answers) leaves only once a crash, or under ``JournalSync/ack`` a power cut,
+    /// keeps the entry. The two logs are written and synced at once, by their own threads. Only
+    /// the journal's trouble is named in the answer; the history warns of its own.
+    @discardableResult
+    func settle(through mark: UInt64, with history: ActivityHistory) async -> String? {
+        let entries = history.log.mark
+        async let entriesSettled: Void = history.settle(through: entries, durable: mode == .ack)
+        let unsaved = await settle(through: mark)
+        await entriesSettled
+        return unsaved
+    }
+
     /// Before a client hears of an event: an activity's arrival and its end are reported once
-    /// their records are settled, like the answers to the requests that made them (J1).
-    func settle(_ event: NookActivityEvent) async {
+    /// their records (and an end's history entry) are settled, like the answers to the requests
+    /// that made them (J1, U4).
+    func settle(_ event: NookActivityEvent, with history: ActivityHistory) async {
         switch event.kind {
-        case .enqueued, .updated, .hidden, .rejected: await settle(through: mark)
+        case .enqueued, .updated, .hidden, .rejected: await settle(through: mark, with: history)
         case .animateIn, .presented, .animateOut, .requeued, .invoked: break
         }
     }

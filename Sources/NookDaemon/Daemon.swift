@@ -205,7 +205,7 @@ public final class Daemon: Sendable {
             touch: touch,
             ownership: ownership,
             requests: Service.RequestSettings(),
-            socket: Service.Socket(ownership: ownership, journal: journal.journal, state: state, logger: logger))
+            socket: Service.Socket(ownership: ownership, journal: journal.journal, history: history.history, state: state, logger: logger))
     }
 
     // MARK: Running

@@ -24,6 +24,8 @@ struct HistoryContent: DurableLogContent {
     /// been on the glass, before the restart.
     var seeds: [NookActivityID: (enqueuedAt: Double, onGlass: Bool)] = [:]
     var nextNumber: UInt64 = 1
+    /// Numbers each arrival of an activity (``ActivityHistory/Live/arrival``).
+    var nextArrival: UInt64 = 1
     /// Lines in the file, dropped entries included: what a rewrite would shed.
     var fileRecords = 0
 

@@ -96,13 +96,16 @@ extension Daemon {
 
     private func perform(_ request: Request, on connection: ClientConnection) async throws(ProtocolError) {
         func answer(_ result: some NookAnswer) { connection.send(ResponseLine.success(id: request.id, result: result.json).encoded()) }
-        /// An answer that reports a change: it leaves once the change's journal records are
-        /// settled (J1). The queue recorded them before the call that made the change returned.
-        func answerChange(_ result: some NookAnswer, ending ended: (id: NookActivityID, arrival: UInt64?)? = nil) {
+        /// An answer that reports a change: it leaves once the change's journal records, and the
+        /// history entries of what it ended, are settled (J1, U4). The queue recorded them before
+        /// the call that made the change returned.
+        func answerChange(_ result: some NookAnswer, ending ended: EndedByRequest? = nil) {
+            // An activity ended on the glass records its end now, in the journal and in the
+            // history: the answer says it is gone, and it must neither come back nor be missing
+            // from the history if nookd dies or the power fails during its slide out (U4).
+            if let ended { history.ended(ended.id, arrival: ended.historyArrival, how: ended.how.rawValue) }
             if let journal {
-                // An activity ended on the glass records its end now: the answer says it is
-                // gone, and it must not come back if the power fails during its slide out.
-                if let ended { journal.ended(ended.id, arrival: ended.arrival) }
+                if let ended { journal.ended(ended.id, arrival: ended.journalArrival) }
                 connection.dependOn(journal.mark)
             }
             answer(result)
@@ -117,13 +120,14 @@ extension Daemon {
             if accepted == [true], let events { await streamUntilFinal(from: events, to: connection, request: request) }
 
         case .cancel(let id):
-            let arrival = journal?.arrival(of: id)
+            let arrivals = (journal?.arrival(of: id), history.arrival(of: id))
             let permits = owners(for: connection.peer, actingFor: request.sender)
             for (_, queue) in modules.map({ ($0, queues[$0]!) }) {
                 let outcome = await queue.cancelling(id, permits: permits)
                 try refuseIfRefused(outcome, "cancel", peer: connection.peer, actingFor: request.sender)
                 guard outcome != .notFound else { continue }
-                answerChange(CancelAnswer(cancelled: id, alreadyEnding: outcome.alreadyEndingReason), ending: (id, arrival))
+                answerChange(CancelAnswer(cancelled: id, alreadyEnding: outcome.alreadyEndingReason),
+                             ending: EndedByRequest(id, arrivals, how: outcome.alreadyEndingReason ?? .cancelled))
                 return
             }
             // Snoozed by a touch (T2): not live, but its sender still means it to end.
@@ -151,11 +155,12 @@ extension Daemon {
             for (_, queue) in modules.map({ ($0, queues[$0]!) }) {
                 if let id {
                     // Taken before the request ends it (see ActivityJournal.ended(_:arrival:)).
-                    let arrival = journal?.arrival(of: id)
+                    let arrivals = (journal?.arrival(of: id), history.arrival(of: id))
                     let outcome = await queue.dismissing(id, permits: permits)
                     try refuseIfRefused(outcome, "dismiss", peer: connection.peer, actingFor: request.sender)
                     guard outcome != .notFound else { continue }
-                    answerChange(DismissAnswer(dismissed: id, alreadyEnding: outcome.alreadyEndingReason), ending: (id, arrival))
+                    answerChange(DismissAnswer(dismissed: id, alreadyEnding: outcome.alreadyEndingReason),
+                                 ending: EndedByRequest(id, arrivals, how: outcome.alreadyEndingReason ?? .dismissed))
                     return
                 }
                 // Without an id the card on the glass is meant, checked and ended in one step.
@@ -164,7 +169,8 @@ extension Daemon {
                 guard let shown = await queue.dismissingCurrent(permits: permits) else { continue }
                 try refuseIfRefused(shown.outcome, "dismiss", peer: connection.peer, actingFor: request.sender)
                 answerChange(DismissAnswer(dismissed: shown.id, alreadyEnding: shown.outcome.alreadyEndingReason),
-                             ending: (shown.id, journal?.arrival(of: shown.id)))
+                             ending: EndedByRequest(shown.id, (journal?.arrival(of: shown.id), history.arrival(of: shown.id)),
+                                                    how: shown.outcome.alreadyEndingReason ?? .dismissed))
                 return
             }
             throw ProtocolError(.notFound, field: id == nil ? nil : "activity",
@@ -243,9 +249,9 @@ extension Daemon {
             await connection.releaseOutputWhenSettled()
             await withTaskGroup(of: Void.self) { group in
                 for (module, tap, events) in subscriptions {
-                    group.addTask { [journal] in
+                    group.addTask { [journal, history] in
                         for await event in events {
-                            await journal?.settle(event)
+                            await journal?.settle(event, with: history)
                             guard connection.send(ResponseLine.event(id: request.id, event: EventMessage(event).json).encoded()) else { return }
                             if let dropped = tap.consumed() {
                                 let overflow = OverflowMessage(module: module.rawValue, dropped: dropped)
@@ -566,9 +572,9 @@ extension Daemon {
                                   to connection: ClientConnection, request: Request) async {
         await connection.releaseOutputWhenSettled()
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { [journal] in
+            group.addTask { [journal, history] in
                 for await event in events {
-                    await journal?.settle(event)
+                    await journal?.settle(event, with: history)
                     guard connection.send(ResponseLine.event(id: request.id, event: EventMessage(event).json).encoded()) else { return }
                     if event.isFinal { return }
                 }
@@ -607,6 +613,20 @@ extension Daemon {
                             engaged: engagement.isEngaged, inputs: inputs, gpio: gpioStatus(), modules: moduleStates,
                             connections: connections, presence: await presenceStatus(), brightness: await brightness.withLock { $0 }?.status,
                             touch: touchStatus())
+    }
+}
+
+/// An activity a cancel or dismiss ended, for its answer to record the end in the journal and
+/// the history: which arrival of its id each saw before the request (an id freed by the end may
+/// be taken by a newer activity before the answer), and how it ends.
+struct EndedByRequest {
+    var id: NookActivityID
+    var journalArrival: UInt64?
+    var historyArrival: UInt64?
+    var how: NookEndReason
+
+    init(_ id: NookActivityID, _ arrivals: (journal: UInt64?, history: UInt64?), how: NookEndReason) {
+        (self.id, journalArrival, historyArrival, self.how) = (id, arrivals.journal, arrivals.history, how)
     }
 }
 

@@ -30,13 +30,14 @@ extension Service {
 
         private let ownership: Ownership
         private let journal: ActivityJournal?
+        private let history: ActivityHistory
         private let state: Locked<Daemon.State>
         private let logger: Logger
         private let handler = Locked<SocketServer.Handler?>(nil)
         private let server = Locked<SocketServer?>(nil)
 
-        init(ownership: Ownership, journal: ActivityJournal?, state: Locked<Daemon.State>, logger: Logger) {
-            (self.ownership, self.journal, self.state, self.logger) = (ownership, journal, state, logger)
+        init(ownership: Ownership, journal: ActivityJournal?, history: ActivityHistory, state: Locked<Daemon.State>, logger: Logger) {
+            (self.ownership, self.journal, self.history, self.state, self.logger) = (ownership, journal, history, state, logger)
         }
 
         /// What serves each batch of request lines.
@@ -59,8 +60,9 @@ extension Service {
                                 .lineTooLong, "a request line is limited to \(NookProtocol.maximumLineBytes) bytes; this one has \(bytes) or more")).encoded())
                         }
                     },
-                    // An answer that depends on journal records leaves once they are settled (J1, J2).
-                    settle: { [journal] mark in await journal?.settle(through: mark) ?? nil })
+                    // An answer that depends on journal records leaves once they are settled, with
+                    // the history's entries recorded by then (J1, J2, U4).
+                    settle: { [journal, history] mark in await journal?.settle(through: mark, with: history) ?? nil })
                 try server.start()
                 self.server.withLock { $0 = server }
                 state.withLock { $0.server = server }

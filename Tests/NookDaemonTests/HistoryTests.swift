@@ -97,6 +97,30 @@ struct HistoryTests {
         #expect(entries.allSatisfy { !$0.onGlass && $0.shownAt == nil })
     }
 
+    @Test func u4_anEndARequestRecordsOnTheGlassIsTheCardAsUpdatedKeptOnceAndNeverANewerArrivalOfItsId() throws {
+        let history = history(nil)
+        _ = history.start()
+        var card = NookActivity(title: "Door open")
+        history.record([event(card, .enqueued), event(card, .animateIn)], module: "default")
+        card.subtitle = "since 2 minutes"
+        history.record([event(card, .updated(previous: NookActivity(id: card.id, title: "Door open")))], module: "default")
+        let arrival = history.arrival(of: card.id)
+        wall.advance(1)
+        history.ended(card.id, arrival: arrival, how: "dismissed")
+        var entries = history.query(HistoryQuery()).entries
+        #expect(entries.map(\.ending) == ["dismissed"] && entries.first?.activity.subtitle == "since 2 minutes" && entries.first?.onGlass == true)
+        // The queue's own end after the slide out finds it recorded.
+        history.record([event(card, .animateOut), event(card, .hidden(.dismissed))], module: "default")
+        #expect(history.query(HistoryQuery()).entries.count == 1)
+        // A newer activity under the freed id is not ended by a late request for the old one.
+        let newer = NookActivity(id: card.id, title: "Door open again")
+        history.record([event(newer, .enqueued)], module: "default")
+        history.ended(card.id, arrival: arrival, how: "cancelled")
+        history.ended(card.id, arrival: nil, how: "cancelled")
+        entries = history.query(HistoryQuery()).entries
+        #expect(entries.count == 1 && history.arrival(of: card.id) != arrival)
+    }
+
     @Test func u4_transientActivitiesAreNotRecorded() throws {
         let history = history(nil)
         _ = history.start()
