@@ -40,10 +40,32 @@ func checkError(_ body: () throws -> Any, _ check: (String) -> Bool) -> Bool {
             }
             #expect(error.status == 403 && error.field == name, "\(name): \(value)")
         }
-        // With tokens a page of another site has no token to send: nothing to refuse by origin.
-        let withTokens = HTTPAccess(tokens: Self.tokens)
-        let owner = request(headers: [("Origin", "http://evil.example"), ("Authorization", "Bearer owner-token")])
-        #expect((try? withTokens.caller(for: owner, loopback: true, now: .zero).get())?.name == "owner")
+    }
+
+    /// A browser sends the Basic credentials it saved with another site's simple request: with
+    /// tokens, what changes something is refused from another site's page whatever it presents;
+    /// a read is not, and neither is the page behind a proxy that names the address asked for.
+    @Test func h4_withTokensAnotherSitesPageChangesNothingWhateverItPresents() throws {
+        let access = HTTPAccess(tokens: Self.tokens, rateLimit: .init(perSecond: 0, burst: 1))
+        let basic = "Basic " + Base64.encode(Array(":owner-token".utf8))
+        for headers in [[("Origin", "http://evil.example")], [("Origin", "null")], [("Origin", "http://board.lan:8080")],
+                        [("Sec-Fetch-Site", "cross-site")], [("Sec-Fetch-Site", "same-site")],
+                        [("Origin", "https://evil.example"), ("X-Forwarded-Host", "board.lan")]] {
+            for credentials in [("Authorization", basic), ("Authorization", "Bearer owner-token")] {
+                let asked = request(headers: [("Host", "board.lan")] + headers + [credentials])
+                guard case .failure(let error) = access.caller(for: asked, loopback: false, now: .zero) else {
+                    Issue.record("\(headers) with \(credentials.1) was served"); continue
+                }
+                #expect(error.status == 403 && error.field == headers[0].0 && error.message.contains("another site"), "\(error)")
+            }
+        }
+        for headers in [[], [("Origin", "http://board.lan")], [("Origin", "http://board.lan"), ("Sec-Fetch-Site", "same-origin")],
+                        [("Origin", "https://board.lan:8443"), ("X-Forwarded-Host", "board.lan:8443")]] {
+            let asked = request(headers: [("Host", "board.lan")] + headers + [("Authorization", basic)])
+            #expect((try? access.caller(for: asked, loopback: false, now: .zero).get())?.name == "owner", "\(headers)")
+        }
+        let read = HTTPRequest(method: "GET", path: "/api/v1/status", headers: [("Host", "board.lan"), ("Origin", "http://evil.example"), ("Authorization", basic)])
+        #expect((try? access.caller(for: read, loopback: false, now: .zero).get())?.name == "owner")
     }
 
     /// A page of any site makes an opaque origin with a sandboxed frame or a redirect.
