@@ -83,6 +83,11 @@ enum NookHTTPCommand {
             // choice), written at once: print's buffer would hold them while stdout is a pipe.
             writeWhole(said, to: 1)
             logger.info("nook-http on \(server.addresses.map(\.description).joined(separator: ", ")); nookd at \(socketPath)")
+            if let path = config.tokens {
+                server.reloadTokens = {
+                    do throws(HTTPTokenFileError) { return .success(try HTTPTokenFile.load(path: path)) } catch { return .failure(error) }
+                }
+            }
             HTTPStopSignals.install(stopping: server)
             try server.run()
         } catch {
