@@ -94,7 +94,10 @@ public enum HTTPTokenFile {
 
     public static func parse(_ text: String, path: String) throws(HTTPTokenFileError) -> [HTTPToken] {
         var tokens: [HTTPToken] = []
-        var lines: [Int] = []
+        // Each name and hash with the line it came from: a file of many lines is checked in one
+        // pass (SIGHUP reads it on the server's thread).
+        var names: Set<String> = []
+        var hashes: [[UInt8]: (line: Int, name: String)] = [:]
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.prefix { $0 != "#" }
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
@@ -105,7 +108,7 @@ public enum HTTPTokenFile {
             guard isValidName(name) else {
                 throw HTTPTokenFileError("\(place): the name '\(name)' must be 1 to 64 letters, digits, '.', '_' or '-'")
             }
-            guard !tokens.contains(where: { $0.name == name }) else { throw HTTPTokenFileError("\(place): the name '\(name)' is given twice") }
+            guard names.insert(name).inserted else { throw HTTPTokenFileError("\(place): the name '\(name)' is given twice") }
             var scopes: Set<HTTPScope> = []
             for word in words[1].split(separator: ",") {
                 guard let scope = HTTPScope(rawValue: String(word)) else {
@@ -119,11 +122,11 @@ public enum HTTPTokenFile {
             }
             // Two names for one token: the first would win and the second be a name no request
             // is ever given.
-            if let same = tokens.firstIndex(where: { $0.digest == digest }) {
-                throw HTTPTokenFileError("\(place): the hash is the same as line \(lines[same])'s ('\(tokens[same].name)'): one token has one line")
+            if let same = hashes[digest] {
+                throw HTTPTokenFileError("\(place): the hash is the same as line \(same.line)'s ('\(same.name)'): one token has one line")
             }
+            hashes[digest] = (index + 1, name)
             tokens.append(HTTPToken(name: name, scopes: scopes, digest: digest))
-            lines.append(index + 1)
         }
         return tokens
     }

@@ -18,7 +18,7 @@ struct HTTPReloadTests {
     func reload(_ service: HTTPService, count: Int) -> Bool {
         kill(service.server.processIdentifier, SIGHUP)
         let deadline = Date().addingTimeInterval(TestBounds.seconds(30))
-        while Date() < deadline {
+        while Date() < deadline, service.server.isRunning {
             if service.logText.components(separatedBy: "SIGHUP: ").count - 1 >= count { return true }
             usleep(50_000)
         }
