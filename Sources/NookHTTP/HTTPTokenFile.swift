@@ -72,8 +72,8 @@ public enum HTTPTokenFile {
         userName(of: uid).map { "\($0) (uid \(uid))" } ?? "uid \(uid)"
     }
 
-    /// The login name of `uid`; nil if it has none. getpwuid_r: SIGHUP reads the file on the
-    /// server's thread while the main thread may be logging.
+    /// The login name of `uid`; nil if it has none. getpwuid_r, not getpwuid: no entry shared
+    /// with whatever else in the process looks a user up.
     static func userName(of uid: uid_t) -> String? {
         var size = 4096
         while size <= 1 << 20 {
