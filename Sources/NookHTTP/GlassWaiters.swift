@@ -31,6 +31,25 @@ final class GlassWaiters {
             done(.success(newest))
             return
         }
+        // A number past the one the call in flight waits past is past the glass (one kept from
+        // before nookd restarted): nookd answers it at once with the glass now, and so does this,
+        // rather than holding it until the glass next changes.
+        if let asking, after > asking {
+            now(nookd: nookd) { [self] result in
+                if case .success(let frame) = result, frame.generation == after {
+                    // The glass reached that number meanwhile: a viewer up to date, who waits.
+                    join(after: after, nookd: nookd, isOpen: isOpen, done: done)
+                } else {
+                    done(result)
+                }
+            }
+            return
+        }
+        join(after: after, nookd: nookd, isOpen: isOpen, done: done)
+    }
+
+    private func join(after: Int, nookd: any NookdCalls, isOpen: @escaping () -> Bool,
+                      done: @escaping (Result<FrameAnswer, HTTPAPIError>) -> Void) {
         if waiters.count >= maximumWaiters { dropGone() }
         guard waiters.count < maximumWaiters else {
             done(.failure(HTTPAPIError(status: 503, code: "too_many_viewers", field: "after",

@@ -13,7 +13,8 @@ public final class HTTPAccess {
         public init(perSecond: Double = 20, burst: Double = 100) { (self.perSecond, self.burst) = (perSecond, burst) }
     }
 
-    public let tokens: [HTTPToken]?
+    /// Replaced whole by ``replaceTokens(_:)`` (SIGHUP): a request is checked against one file.
+    public private(set) var tokens: [HTTPToken]?
     public let rateLimit: RateLimit
     private var buckets: [String: (level: Double, at: Duration)] = [:]
 
@@ -21,6 +22,16 @@ public final class HTTPAccess {
     public init(tokens: [HTTPToken]?, rateLimit: RateLimit = RateLimit()) {
         self.tokens = tokens
         self.rateLimit = rateLimit
+    }
+
+    /// A token file read again (SIGHUP): new requests are checked against it. The mode stays:
+    /// a server started without a token file is not given one (nor the reverse) but on restart.
+    /// A name the new file keeps keeps its rate limit's state; a name it drops loses it.
+    public func replaceTokens(_ new: [HTTPToken]) {
+        guard tokens != nil else { return }
+        tokens = new
+        let names = Set(new.map(\.name))
+        buckets = buckets.filter { names.contains($0.key) }
     }
 
     public static let local = HTTPCaller(name: "local", scopes: Set(HTTPScope.allCases))
@@ -38,19 +49,47 @@ public final class HTTPAccess {
             return HTTPAPIError(status: 403, code: "forbidden", field: "Host",
                 message: "without a token file only requests addressed to this machine by a loopback name (localhost, 127.0.0.1, [::1]) are served")
         }
+        return fromAnotherWebPage(request, loopbackOnly: true)
+    }
+
+    /// A request a web page of another site made: its `Origin` is not the address the request
+    /// was sent to (its `Host`, or the `X-Forwarded-Host` a proxy names), or, with no `Origin`,
+    /// `Sec-Fetch-Site` says it is another site's. A browser sends Basic credentials it saved
+    /// for nook-http with any site's simple request (no preflight), so with tokens too a request
+    /// that changes something is refused from another site whatever it presents. Clients that
+    /// are no browser send neither field and are not concerned.
+    static func fromAnotherWebPage(_ request: HTTPRequest, loopbackOnly: Bool) -> HTTPAPIError? {
+        let condition = loopbackOnly ? "without a token file a request from a web page" : "a request from a web page that changes something"
         // `null` is an opaque origin: a sandboxed frame, a file, a redirect from another site.
-        // Any web page can make one, so it is no loopback page.
+        // Any web page can make one, so it is no page of nook-http's.
         if let origin = request.header("Origin") {
-            let authority = origin.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first.map(String.init) ?? ""
+            let authority = (origin.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first.map(String.init) ?? "").lowercased()
             // Another web server on this machine (another port) is another site: only nook-http's
             // own page, whose origin is the address the request was sent to, is served.
-            let sameAsHost = request.header("Host").map { $0.lowercased() == authority.lowercased() } ?? true
-            guard isLoopbackName(authority: authority), sameAsHost else {
-                return HTTPAPIError(status: 403, code: "forbidden", field: "Origin",
-                    message: "without a token file a request from a web page is served only from nook-http's own page (the loopback address the request is sent to), not from '\(HTTPLogText.escaped(origin.prefix(80)))'")
+            var addressed = request.header("Host").map { [$0.lowercased()] } ?? []
+            if !loopbackOnly, let forwarded = request.header("X-Forwarded-Host") {
+                addressed.append(forwarded.split(separator: ",").first.map { $0.trimmingSpaces.lowercased() } ?? "")
             }
+            let sameAsHost = addressed.isEmpty ? loopbackOnly : addressed.contains(authority)
+            guard !authority.isEmpty, !loopbackOnly || isLoopbackName(authority: authority), sameAsHost else {
+                let whence = loopbackOnly ? "the loopback address the request is sent to" : "the address the request is sent to, '\(HTTPLogText.escaped((request.header("Host") ?? "").prefix(80)))'"
+                return HTTPAPIError(status: 403, code: "forbidden", field: "Origin",
+                    message: "\(condition) is served only from nook-http's own page (\(whence)), not from '\(HTTPLogText.escaped(origin.prefix(80)))': a browser would carry another site's requests with the credentials it keeps")
+            }
+            return nil
+        }
+        // A browser sends `Origin` with every request but a GET or HEAD; this covers one that
+        // does not. `same-site` is another origin too (another port of the board, say).
+        if changesSomething(request), let site = request.header("Sec-Fetch-Site")?.lowercased(), site == "cross-site" || site == "same-site" {
+            return HTTPAPIError(status: 403, code: "forbidden", field: "Sec-Fetch-Site",
+                message: "\(condition) is served only from nook-http's own page, and the browser says this one comes from another site (Sec-Fetch-Site: \(site)): a browser would carry another site's requests with the credentials it keeps")
         }
         return nil
+    }
+
+    /// GET and HEAD only read; every other method's route changes something (H1's routes).
+    static func changesSomething(_ request: HTTPRequest) -> Bool {
+        request.method != "GET" && request.method != "HEAD"
     }
 
     /// `localhost`, `127.x.y.z` or `[::1]`, with or without a port.
@@ -77,6 +116,9 @@ public final class HTTPAccess {
             if let refusal = Self.fromAnotherSite(request) { return .failure(refusal) }
             return .success(Self.local)
         }
+        // Before any token is looked at: a page of another site gets no 401 (which would make
+        // the browser ask for credentials) and no answer that says whether its token is known.
+        if Self.changesSomething(request), let refusal = Self.fromAnotherWebPage(request, loopbackOnly: false) { return .failure(refusal) }
         let presented: String?
         switch Self.presentedToken(in: request) {
         case .failure(let error): return .failure(error)

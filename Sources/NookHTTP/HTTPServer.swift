@@ -52,6 +52,11 @@ public final class HTTPServer {
     private let links: [NookdLink]
     private var listeners: [HTTPListener]
     private let stopPipe: WakePipe
+    /// Woken by SIGHUP's handler: ``reload`` runs on this thread, between requests.
+    private let reloadPipe: WakePipe
+    /// What SIGHUP does: the token file read again, or why it cannot be used (the old tokens
+    /// stay). nil: nothing to re-read.
+    public var reloadTokens: (() -> Result<[HTTPToken], HTTPTokenFileError>)?
     private var connections: [Int: HTTPConnection] = [:]
     private var nextConnectionID = 0
     private let maximumConnections: Int
@@ -75,6 +80,7 @@ public final class HTTPServer {
         for address in options.listen { listeners.append(try HTTPListener(address)) }
         self.listeners = listeners
         stopPipe = try WakePipe()
+        reloadPipe = try WakePipe()
         readBuffer = [UInt8](repeating: 0, count: options.readChunk)
         maximumConnections = HTTPDescriptorLimit.connectionsAllowed(options.maximumConnections, logger: logger)
     }
@@ -85,6 +91,26 @@ public final class HTTPServer {
 
     /// The stop pipe's write end, for a signal handler (a `write(2)` is async-signal-safe).
     public var stopDescriptor: Int32 { stopPipe.writeEnd.rawValue }
+
+    /// The reload pipe's write end, for SIGHUP's handler.
+    public var reloadDescriptor: Int32 { reloadPipe.writeEnd.rawValue }
+
+    /// Reads the token file again (SIGHUP): a good one serves every request checked from now on;
+    /// one with an error is logged naming it, and the tokens already read stay.
+    private func reload() {
+        reloadPipe.drain()
+        guard let reloadTokens, access.tokens != nil else {
+            logger.notice("SIGHUP: no token file (http.tokens) to read again; the other settings take effect on restart")
+            return
+        }
+        switch reloadTokens() {
+        case .success(let tokens):
+            access.replaceTokens(tokens)
+            logger.notice("SIGHUP: \(tokens.count) token(s) read again; other settings take effect on restart")
+        case .failure(let error):
+            logger.error("SIGHUP: keeping the \(access.tokens?.count ?? 0) token(s) already read, the token file has an error: \(error)")
+        }
+    }
 
     public func run() throws(SystemCallError) {
         var stopping: Duration?
@@ -100,6 +126,7 @@ public final class HTTPServer {
             entries.removeAll(keepingCapacity: true)
             order.removeAll(keepingCapacity: true)
             entries.append(stopPipe.pollEntry)
+            entries.append(reloadPipe.pollEntry)
             for listener in listeners { entries.append(pollfd(fd: listener.socket.rawValue, events: Int16(POLLIN), revents: 0)) }
             let firstLink = entries.count
             for link in links { entries.append(link.pollEntry ?? pollfd(fd: -1, events: 0, revents: 0)) }
@@ -126,7 +153,8 @@ public final class HTTPServer {
                 for connection in connections.values { connection.closeAfterAnswers = true }
                 continue
             }
-            for (offset, _) in listeners.enumerated() where entries[1 + offset].revents != 0 { acceptAll(listeners[offset]) }
+            if entries[1].revents != 0 { reload() }
+            for (offset, _) in listeners.enumerated() where entries[2 + offset].revents != 0 { acceptAll(listeners[offset]) }
             for (offset, link) in links.enumerated() where entries[firstLink + offset].fd >= 0 && entries[firstLink + offset].revents != 0 {
                 link.handle(revents: entries[firstLink + offset].revents)
             }

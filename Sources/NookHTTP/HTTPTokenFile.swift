@@ -25,15 +25,20 @@ public enum HTTPTokenFile {
     /// A token file is a few lines; anything this big is not one.
     public static let maximumBytes = 1 << 20
 
-    public static func load(path: String) throws(HTTPTokenFileError) -> [HTTPToken] {
+    /// - Parameter ownerUID: the user nook-http runs as; the file must be its own or root's.
+    public static func load(path: String, ownerUID: uid_t = geteuid()) throws(HTTPTokenFileError) -> [HTTPToken] {
         let info: stat?
         do throws(SystemCallError) { info = try fileStatus(path) } catch { throw HTTPTokenFileError("the token file \(path): \(error)") }
         guard let info else { throw HTTPTokenFileError("the token file \(path) does not exist (http.tokens)") }
         let kind = info.st_mode & S_IFMT
         guard kind == S_IFREG else { throw HTTPTokenFileError("the token file \(path) is \(fileKind(kind)), not a regular file") }
+        // Its owner may add a token with every scope, so it must be one who may already do all.
+        guard info.st_uid == ownerUID || info.st_uid == 0 else {
+            throw HTTPTokenFileError("the token file \(path) is owned by \(userText(info.st_uid)), not by the user nook-http runs as (\(userText(ownerUID))) or root, so that user can add a token of their own; chown \(userName(of: ownerUID) ?? String(ownerUID)) \(path)")
+        }
         let mode = info.st_mode & 0o7777
         guard mode & 0o077 == 0 else {
-            throw HTTPTokenFileError("the token file \(path) has mode \(String(mode, radix: 8)), so others than its owner can read it; make it readable by the service alone (chmod 600 \(path))")
+            throw HTTPTokenFileError("the token file \(path) has mode \(String(mode, radix: 8)), so \(othersMay(mode)); make it the service's alone (chmod 600 \(path))")
         }
         let bytes: [UInt8]
         do throws(FileReadError) { bytes = try readRegularFile(path, limit: maximumBytes) } catch {
@@ -43,8 +48,56 @@ public enum HTTPTokenFile {
         return try parse(text, path: path)
     }
 
+    /// What a mode lets others than the owner do: "its group can read it", "others can write
+    /// it, so they could add a token of their own"…
+    static func othersMay(_ mode: mode_t) -> String {
+        func verbs(_ bits: mode_t) -> String {
+            [(mode_t(4), "read"), (mode_t(2), "write"), (mode_t(1), "execute")].filter { bits & $0.0 != 0 }.map(\.1).joined(separator: " and ")
+        }
+        let group = verbs(mode >> 3 & 7), others = verbs(mode & 7)
+        var said: String
+        if group == others {
+            said = "its group and others can \(group) it"
+        } else {
+            said = [group.isEmpty ? nil : "its group can \(group) it", others.isEmpty ? nil : "others can \(others) it"]
+                .compactMap { $0 }.joined(separator: " and ")
+        }
+        var could: [String] = []
+        if mode & 0o022 != 0 { could.append("add a token of their own") }
+        if mode & 0o044 != 0 { could.append("learn every token's name and scopes") }
+        return could.isEmpty ? said : said + ", so they could " + could.joined(separator: " and ")
+    }
+
+    static func userText(_ uid: uid_t) -> String {
+        userName(of: uid).map { "\($0) (uid \(uid))" } ?? "uid \(uid)"
+    }
+
+    /// The login name of `uid`; nil if it has none. getpwuid_r, not getpwuid: no entry shared
+    /// with whatever else in the process looks a user up.
+    static func userName(of uid: uid_t) -> String? {
+        var size = 4096
+        while size <= 1 << 20 {
+            var entry = passwd()
+            var found: UnsafeMutablePointer<passwd>?
+            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
+            defer { buffer.deallocate() }
+            let status = getpwuid_r(uid, &entry, buffer, size, &found)
+            if status == ERANGE {
+                size *= 2
+                continue
+            }
+            guard status == 0, found != nil, let name = entry.pw_name else { return nil }
+            return String(cString: name)
+        }
+        return nil
+    }
+
     public static func parse(_ text: String, path: String) throws(HTTPTokenFileError) -> [HTTPToken] {
         var tokens: [HTTPToken] = []
+        // Each name and hash with the line it came from: a file of many lines is checked in one
+        // pass (SIGHUP reads it on the server's thread).
+        var names: Set<String> = []
+        var hashes: [[UInt8]: (line: Int, name: String)] = [:]
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.prefix { $0 != "#" }
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
@@ -55,7 +108,7 @@ public enum HTTPTokenFile {
             guard isValidName(name) else {
                 throw HTTPTokenFileError("\(place): the name '\(name)' must be 1 to 64 letters, digits, '.', '_' or '-'")
             }
-            guard !tokens.contains(where: { $0.name == name }) else { throw HTTPTokenFileError("\(place): the name '\(name)' is given twice") }
+            guard names.insert(name).inserted else { throw HTTPTokenFileError("\(place): the name '\(name)' is given twice") }
             var scopes: Set<HTTPScope> = []
             for word in words[1].split(separator: ",") {
                 guard let scope = HTTPScope(rawValue: String(word)) else {
@@ -67,6 +120,12 @@ public enum HTTPTokenFile {
             guard words[2].hasPrefix("sha256:"), let digest = hexBytes(words[2].dropFirst(7)), digest.count == 32 else {
                 throw HTTPTokenFileError("\(place): the hash must be 'sha256:' and 64 hexadecimal digits (make a line with nook-http hash-token)")
             }
+            // Two names for one token: the first would win and the second be a name no request
+            // is ever given.
+            if let same = hashes[digest] {
+                throw HTTPTokenFileError("\(place): the hash is the same as line \(same.line)'s ('\(same.name)'): one token has one line")
+            }
+            hashes[digest] = (index + 1, name)
             tokens.append(HTTPToken(name: name, scopes: scopes, digest: digest))
         }
         return tokens

@@ -15,6 +15,9 @@ import Glibc
 enum NookHTTPCommand {
     static func main() {
         StopSignals.restoreDefaults()
+        // Until its handler is installed a SIGHUP (a reload right after the start) would end the
+        // process: the token file is being read for the first time anyway.
+        signal(SIGHUP, SIG_IGN)
         let line: HTTPCommandLine
         do {
             line = try HTTPCommandLine.parse(Array(CommandLine.arguments.dropFirst()))
@@ -72,6 +75,13 @@ enum NookHTTPCommand {
         do {
             let server = try HTTPServer(options: options, routes: routes, access: HTTPAccess(tokens: tokens, rateLimit: config.rateLimit),
                                         nookd: nookd, logger: logger)
+            if let path = config.tokens {
+                server.reloadTokens = {
+                    do throws(HTTPTokenFileError) { return .success(try HTTPTokenFile.load(path: path)) } catch { return .failure(error) }
+                }
+            }
+            // Before saying where it listens: a signal from whoever waits for that line is handled.
+            HTTPStopSignals.install(stopping: server)
             var said = ""
             for address in server.addresses {
                 if !address.isLoopback && tokens == nil {
@@ -83,7 +93,6 @@ enum NookHTTPCommand {
             // choice), written at once: print's buffer would hold them while stdout is a pipe.
             writeWhole(said, to: 1)
             logger.info("nook-http on \(server.addresses.map(\.description).joined(separator: ", ")); nookd at \(socketPath)")
-            HTTPStopSignals.install(stopping: server)
             try server.run()
         } catch {
             standardError("nook-http: \(error)\n")

@@ -40,10 +40,32 @@ func checkError(_ body: () throws -> Any, _ check: (String) -> Bool) -> Bool {
             }
             #expect(error.status == 403 && error.field == name, "\(name): \(value)")
         }
-        // With tokens a page of another site has no token to send: nothing to refuse by origin.
-        let withTokens = HTTPAccess(tokens: Self.tokens)
-        let owner = request(headers: [("Origin", "http://evil.example"), ("Authorization", "Bearer owner-token")])
-        #expect((try? withTokens.caller(for: owner, loopback: true, now: .zero).get())?.name == "owner")
+    }
+
+    /// A browser sends the Basic credentials it saved with another site's simple request: with
+    /// tokens, what changes something is refused from another site's page whatever it presents;
+    /// a read is not, and neither is the page behind a proxy that names the address asked for.
+    @Test func h4_withTokensAnotherSitesPageChangesNothingWhateverItPresents() throws {
+        let access = HTTPAccess(tokens: Self.tokens, rateLimit: .init(perSecond: 0, burst: 1))
+        let basic = "Basic " + Base64.encode(Array(":owner-token".utf8))
+        for headers in [[("Origin", "http://evil.example")], [("Origin", "null")], [("Origin", "http://board.lan:8080")],
+                        [("Sec-Fetch-Site", "cross-site")], [("Sec-Fetch-Site", "same-site")],
+                        [("Origin", "https://evil.example"), ("X-Forwarded-Host", "board.lan")]] {
+            for credentials in [("Authorization", basic), ("Authorization", "Bearer owner-token")] {
+                let asked = request(headers: [("Host", "board.lan")] + headers + [credentials])
+                guard case .failure(let error) = access.caller(for: asked, loopback: false, now: .zero) else {
+                    Issue.record("\(headers) with \(credentials.1) was served"); continue
+                }
+                #expect(error.status == 403 && error.field == headers[0].0 && error.message.contains("another site"), "\(error)")
+            }
+        }
+        for headers in [[], [("Origin", "http://board.lan")], [("Origin", "http://board.lan"), ("Sec-Fetch-Site", "same-origin")],
+                        [("Origin", "https://board.lan:8443"), ("X-Forwarded-Host", "board.lan:8443")]] {
+            let asked = request(headers: [("Host", "board.lan")] + headers + [("Authorization", basic)])
+            #expect((try? access.caller(for: asked, loopback: false, now: .zero).get())?.name == "owner", "\(headers)")
+        }
+        let read = HTTPRequest(method: "GET", path: "/api/v1/status", headers: [("Host", "board.lan"), ("Origin", "http://evil.example"), ("Authorization", basic)])
+        #expect((try? access.caller(for: read, loopback: false, now: .zero).get())?.name == "owner")
     }
 
     /// A page of any site makes an opaque origin with a sandboxed frame or a redirect.
@@ -134,5 +156,41 @@ func checkError(_ body: () throws -> Any, _ check: (String) -> Bool) -> Bool {
         #expect(checkError({ try HTTPTokenFile.load(path: "/dev/zero") }) { $0.contains("character device") })
         #expect(checkError({ try HTTPTokenFile.parse("grafana publish sha256:abcd\n", path: "t") }) { $0.contains("t line 1") })
         #expect(checkError({ try HTTPTokenFile.parse("grafana write sha256:\(String(repeating: "a", count: 64))\n", path: "t") }) { $0.contains("unknown scope 'write'") })
+    }
+
+    /// Another user who owns the file may add a token with every scope; a mode is refused for
+    /// what it lets others do, said as it is.
+    @Test func h4_aTokenFileOwnedByAnotherUserOrThatOthersCanWriteIsRefusedSayingWhy() throws {
+        let directory = NSTemporaryDirectory() + "nook-http-tokens-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/tokens"
+        try "\(HTTPTokenFile.line(name: "grafana", scopes: [.publish], token: Self.token))\n".write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o600)
+        // As if nook-http ran as another user than the file's owner (uid 65534, nobody).
+        let mine = geteuid()
+        if mine != 0 {
+            #expect(checkError({ try HTTPTokenFile.load(path: path, ownerUID: 65534) }) { $0.contains(path) && $0.contains("is owned by") && $0.contains("uid \(mine)") && $0.contains("uid 65534") })
+        } else {
+            // Root's file is accepted by any user (root may do all already); another user's is not.
+            #expect(try HTTPTokenFile.load(path: path, ownerUID: 65534).count == 1)
+            chown(path, 65534, 65534)
+            #expect(checkError({ try HTTPTokenFile.load(path: path) }) { $0.contains(path) && $0.contains("is owned by") && $0.contains("uid 65534") && $0.contains("chown root") })
+            #expect(try HTTPTokenFile.load(path: path, ownerUID: 65534).count == 1)
+            chown(path, 0, 0)
+        }
+        for (mode, says) in [(0o622, "its group and others can write it, so they could add a token of their own"),
+                             (0o640, "its group can read it, so they could learn"), (0o604, "others can read it"),
+                             (0o660, "its group can read and write it")] {
+            chmod(path, mode_t(mode))
+            #expect(checkError({ try HTTPTokenFile.load(path: path) }) { $0.contains("mode \(String(mode, radix: 8)), so \(says)") }, "\(String(mode, radix: 8))")
+        }
+    }
+
+    /// One token on two lines: the first would win, the second name never be any request's.
+    @Test func h4_twoLinesWithTheSameTokenHashAreRefusedNamingBoth() {
+        let hash = String(repeating: "ab", count: 32)
+        let text = "# senders\ngrafana publish sha256:\(hash)\nphone read sha256:\(String(repeating: "cd", count: 32))\nowner admin sha256:\(hash.uppercased())\n"
+        #expect(checkError({ try HTTPTokenFile.parse(text, path: "t") }) { $0.contains("t line 4") && $0.contains("line 2") && $0.contains("'grafana'") })
     }
 }

@@ -162,6 +162,28 @@ struct LiveViewRoutesTests {
         }
     }
 
+    /// A page holding a generation from before nookd restarted asks past the glass: answered at
+    /// once with the glass now, as nookd answers it, even while another viewer's wait is in flight.
+    @Test func v1_afterBeyondTheNewestFrameIsAnsweredAtOnceWithTheGlassWhileAnotherViewerWaits() throws {
+        let nookd = try Nookd()
+        let calls = SocketCalls(socket: nookd.socket)
+        let route = try Self.route("/api/v1/screen.png")
+        let generation = try FrameAnswer(json: try nookd.request(.frame(after: nil))).generation
+        let waiting = TestExchange(HTTPRequest(method: "GET", path: "/api/v1/screen.png", query: [("after", String(generation))]))
+        calls.run { route.handler(waiting, [:], calls) }
+        let beyond = TestExchange(HTTPRequest(method: "GET", path: "/api/v1/screen.png", query: [("after", String(generation + 1000))]))
+        calls.run { route.handler(beyond, [:], calls) }
+        try beyond.wait("the glass for a number beyond it") { $0.response != nil }
+        // Nothing changed on the glass: the viewer waiting for a change is still waiting, so
+        // the answer did not wait for its call to run out.
+        calls.run { #expect(waiting.response == nil, "answered only when the other viewer's wait ran out") }
+        #expect(beyond.response?.status == 200)
+        #expect(Self.header("X-Nook-Frame", beyond.response?.headers) == String(generation))
+        try nookd.request(.enqueue(NookActivity(title: "Next frame", presentation: .blocker(timeout: nil)), module: nil, wait: false))
+        try waiting.wait("the next frame") { $0.response != nil }
+        #expect(Self.header("X-Nook-Frame", waiting.response?.headers).flatMap { Int($0) } ?? 0 > generation)
+    }
+
     @Test func v1_theStreamSendsAPartPerChangeAndStopsWhenTheClientGoes() throws {
         let nookd = try Nookd()
         let calls = SocketCalls(socket: nookd.socket)

@@ -28,6 +28,14 @@ struct NginxTLSTests {
         // Through the proxy the client is not "on this machine": no token, no answer.
         let anonymous = try curl(["--cacert", proxy.certificate, "https://localhost:\(proxy.port)/healthz"])
         #expect(anonymous.output.statusCodes == [401], "\(anonymous.output)")
+        // The page served through the proxy changes things (the file names the address asked
+        // for, port and all, in X-Forwarded-Host); another site's page does not.
+        let page = try curl(["--cacert", proxy.certificate, "-u", ":\(token)", "-X", "POST", "-H", "Origin: https://localhost:\(proxy.port)",
+                             "https://localhost:\(proxy.port)/api/v1/suspend"])
+        #expect(page.output.statusCodes == [200], "\(page.output) \(proxy.errorLog)")
+        let other = try curl(["--cacert", proxy.certificate, "-u", ":\(token)", "-X", "POST", "-H", "Origin: https://localhost:1",
+                              "https://localhost:\(proxy.port)/api/v1/resume"])
+        #expect(other.output.statusCodes == [403] && other.output.contains("\"field\":\"Origin\""), "\(other.output)")
     }
 
     @Test func h4_withoutATokenFileAProxiedClientIsNotTakenForALocalOne() throws {

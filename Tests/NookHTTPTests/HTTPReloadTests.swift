@@ -1,0 +1,72 @@
+import Foundation
+import NookProtocol
+import NookTestSupport
+import NookTestTraits
+import Testing
+
+/// N1 for nook-http: SIGHUP reads the token file again rather than ending the process. A good
+/// file serves every new request; a bad one is logged naming what is wrong and the tokens
+/// already read stay; a request under way is answered. The built nook-http and a real nookd.
+@Suite("N1 nook-http reloads its token file on SIGHUP", .serialized, .ownThreads)
+struct HTTPReloadTests {
+    func status(_ token: String, _ service: HTTPService) throws -> Int {
+        let result = try runProgram("/usr/bin/curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(token)", service.url + "/healthz"])
+        return Int(result.output) ?? 0
+    }
+
+    /// Sends SIGHUP and waits for the log line that says how it went (the `count`th of them).
+    func reload(_ service: HTTPService, count: Int) -> Bool {
+        kill(service.server.processIdentifier, SIGHUP)
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(30))
+        while Date() < deadline, service.server.isRunning {
+            if service.logText.components(separatedBy: "SIGHUP: ").count - 1 >= count { return true }
+            usleep(50_000)
+        }
+        return false
+    }
+
+    @Test func n1_sighupReadsTheTokenFileAgainAndKeepsTheOldTokensWhenTheNewFileIsBad() throws {
+        let first = "nook_first-reload-token", second = "nook_second-reload-token"
+        let tokens = NSTemporaryDirectory() + "nook-http-reload-tokens-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: tokens) }
+        func write(_ text: String) throws {
+            try text.write(toFile: tokens, atomically: true, encoding: .utf8)
+            chmod(tokens, 0o600)
+        }
+        try write("first read sha256:\(sha256Hex(first))\n")
+        let service = try HTTPService(config: "[http]\ntokens = \"\(tokens)\"\nrate_limit_per_s = 0\n")
+        #expect(try status(first, service) == 200 && status(second, service) == 401)
+
+        // A request whose head is half sent when the signal comes is answered once it is whole.
+        let underWay = try RawConnection(port: service.port)
+        try underWay.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        try write("second read sha256:\(sha256Hex(second))\n")
+        #expect(reload(service, count: 1), "\(service.logText.suffix(2000))")
+        #expect(service.server.isRunning, "SIGHUP ended nook-http")
+        try underWay.send("Authorization: Bearer \(first)\r\n\r\n")
+        let answer = underWay.read(until: { $0.contains("unauthorized") || $0.contains("reachable") }).text
+        #expect(answer.statusCodes == [401], "the request is checked against the file read again: \(answer)")
+        #expect(try status(second, service) == 200 && status(first, service) == 401, "\(service.logText.suffix(2000))")
+        #expect(service.logText.contains("SIGHUP: 1 token(s) read again"))
+
+        // A file with an error: refused, said, and the tokens read before stay.
+        try write("second read sha256:\(sha256Hex(second))\nthird admin sha256:\(sha256Hex(second))\n")
+        #expect(reload(service, count: 2), "\(service.logText.suffix(2000))")
+        #expect(service.logText.contains("SIGHUP: keeping the 1 token(s) already read") && service.logText.contains("\(tokens) line 2"),
+                "\(service.logText.suffix(2000))")
+        try write("second read sha256:\(sha256Hex(second))\n")
+        chmod(tokens, 0o622)
+        #expect(reload(service, count: 3))
+        #expect(service.logText.contains("mode 622, so its group and others can write it"), "\(service.logText.suffix(2000))")
+        #expect(service.server.isRunning)
+        #expect(try status(second, service) == 200 && status(first, service) == 401)
+    }
+
+    @Test func n1_sighupWithoutATokenFileKeepsServingAndSaysSo() throws {
+        let service = try HTTPService()
+        #expect(reload(service, count: 1), "\(service.logText.suffix(2000))")
+        #expect(service.server.isRunning, "SIGHUP ended nook-http")
+        #expect(service.logText.contains("no token file (http.tokens) to read again"))
+        #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200])
+    }
+}
