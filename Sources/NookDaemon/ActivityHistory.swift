@@ -210,6 +210,13 @@ final class ActivityHistory: Sendable {
         log.appending { state in
             // Not while a card with its id is live: that one's end is its own entry.
             guard state.content.live[activity.id] == nil else { return }
+            // Nor an end recorded before a crash: an answer waits for the history entries made
+            // before it, not for every journal record behind them, so the journal may still hold
+            // a card whose end the history synced. The same arrival is the same enqueue time,
+            // as the journal and the history each noted it (a moment apart).
+            if let enqueuedAt, state.content.entries[state.content.head...].contains(where: {
+                $0.activity.id == activity.id && abs($0.enqueuedAt - enqueuedAt) < 1
+            }) { return }
             state.content.live[activity.id] = Live(module: module, enqueuedAt: enqueuedAt ?? now, shownAt: nil, onGlass: wasShown,
                                                    activity: activity, arrival: 0)
             let event = NookActivityEvent(activity: activity, kind: .rejected(reason), at: .origin, module: module)

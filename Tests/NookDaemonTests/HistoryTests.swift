@@ -121,6 +121,24 @@ struct HistoryTests {
         #expect(entries.count == 1 && history.arrival(of: card.id) != arrival)
     }
 
+    @Test func u4_j1_anEndTheHistoryKeptIsNotRecordedAgainWhenTheJournalStillHoldsTheCard() throws {
+        let history = history(nil)
+        _ = history.start()
+        let enqueuedAt = wall.value
+        let card = NookActivity(title: "Parcel at the door")
+        history.record([event(card, .enqueued)], module: "default")
+        wall.advance(2)
+        history.record([event(card, .rejected(.expired))], module: "default")
+        // After a crash the journal, which noted the enqueue a moment apart, holds it still.
+        history.expiredWhileDown(card, module: "default", enqueuedAt: enqueuedAt + 0.004)
+        history.endedAway(card, module: "default", enqueuedAt: enqueuedAt - 0.004, how: .queueFull)
+        #expect(history.query(HistoryQuery()).entries.map(\.ending) == ["expired"])
+        // A later card under the same id is another arrival: its end is recorded.
+        wall.advance(60)
+        history.expiredWhileDown(NookActivity(id: card.id, title: "Parcel at the door"), module: "default", enqueuedAt: wall.value - 5)
+        #expect(history.query(HistoryQuery()).entries.count == 2)
+    }
+
     @Test func u4_transientActivitiesAreNotRecorded() throws {
         let history = history(nil)
         _ = history.start()
