@@ -117,8 +117,8 @@ public enum HistoryAge {
 
     /// Seconds, or what is wrong (without the name of the option or key, which the caller adds).
     public static func seconds(_ text: String) -> Result<Double, FieldProblem> {
-        // Ten years: beyond it a typo, not an age, and far past what the history keeps.
-        DurationText.seconds(text, expected: expected, range: 0...(3650 * 86_400))
+        // A second at least: a history that keeps nothing is a typo, as is more than ten years.
+        DurationText.seconds(text, expected: expected, range: 1...(3650 * 86_400))
     }
 }
 

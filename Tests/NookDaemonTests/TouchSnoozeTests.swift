@@ -358,7 +358,8 @@ struct TouchLeftoverTests {
             }
         }
         // The history's age: the same parser, its own range and form.
-        for (text, problem) in [("99999d", "'99999d' is more than 3650d"), ("2", "'2' has no unit"), ("0h", "'0h' is zero"), ("0x10m", "'0x10m' is not a number and one unit")] {
+        for (text, problem) in [("99999d", "'99999d' is more than 3650d"), ("2", "'2' has no unit"), ("0h", "'0h' is zero"), ("0x10m", "'0x10m' is not a number and one unit"),
+                                 ("0.0000001s", "'0.0000001s' is less than 1s"), ("0.5s", "'0.5s' is less than 1s")] {
             guard case .failure(let refusal) = HistoryAge.seconds(text) else { Issue.record("the history's age accepted \(text)"); continue }
             #expect(refusal.description == "\(problem); must be \(HistoryAge.expected)", "\(text)")
             do {
@@ -368,7 +369,7 @@ struct TouchLeftoverTests {
                 #expect(error.description.hasPrefix("nook.toml:2: history.max_age: \(problem); must be"), "\(text): \(error)")
             }
         }
-        #expect(try HistoryAge.seconds("0.5s").get() == 0.5, "a fraction of a second is an age")
+        #expect(try HistoryAge.seconds("1.5s").get() == 1.5, "a fraction of a second is part of an age")
         let now = NookLocalTime(day: 0, hour: 12, minute: 0)
         #expect(try QuietConfig.until("30m", now: now).get() == now + 1800)
         #expect(try QuietConfig.until("11:00", now: now).get() == NookLocalTime(day: 1, hour: 11, minute: 0))
