@@ -3,6 +3,7 @@ import Glibc
 #endif
 import NookActivities
 import NookProtocol
+import NookSystem
 
 /// Who may change an activity someone else sent (U3): its sender, root, nookd's own user and
 /// members of the configured admin group. The inputs at the device (GPIO dismiss and open) do

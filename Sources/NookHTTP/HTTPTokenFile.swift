@@ -72,26 +72,6 @@ public enum HTTPTokenFile {
         userName(of: uid).map { "\($0) (uid \(uid))" } ?? "uid \(uid)"
     }
 
-    /// The login name of `uid`; nil if it has none. getpwuid_r, not getpwuid: no entry shared
-    /// with whatever else in the process looks a user up.
-    static func userName(of uid: uid_t) -> String? {
-        var size = 4096
-        while size <= 1 << 20 {
-            var entry = passwd()
-            var found: UnsafeMutablePointer<passwd>?
-            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
-            defer { buffer.deallocate() }
-            let status = getpwuid_r(uid, &entry, buffer, size, &found)
-            if status == ERANGE {
-                size *= 2
-                continue
-            }
-            guard status == 0, found != nil, let name = entry.pw_name else { return nil }
-            return String(cString: name)
-        }
-        return nil
-    }
-
     public static func parse(_ text: String, path: String) throws(HTTPTokenFileError) -> [HTTPToken] {
         var tokens: [HTTPToken] = []
         // Each name and hash with the line it came from: a file of many lines is checked in one

@@ -1,6 +1,7 @@
 import Foundation
 import NookActivities
 @testable import NookDaemon
+import NookSystem
 import Testing
 
 /// C4 and U3 ask the user database who a peer is on the connections' threads, several at once.

@@ -5,7 +5,7 @@ import Glibc
 /// The login name of `uid` in the user database; nil if it has none. getpwuid_r, not
 /// getpwuid: connections are served on several threads at once, and getpwuid's one shared
 /// entry lets one look-up read another's user (a peer taken for an admin group's member).
-func userName(of uid: UInt32) -> String? {
+public func userName(of uid: UInt32) -> String? {
     var size = 4096
     while size <= 1 << 20 {
         var entry = passwd()
