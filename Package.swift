@@ -144,7 +144,7 @@ let package = Package(
         .target(name: "NookTestSupport", dependencies: ["NookActivities", "NookSystem"]),
         // Swift Testing traits shared by test targets. A test target itself: it imports Testing,
         // which a plain `swift build` (and the static SDK of `--static-swift-stdlib`) lacks.
-        .testTarget(name: "NookTestTraits"),
+        .testTarget(name: "NookTestTraits", dependencies: ["NookSystem"]),
         .executableTarget(name: "nook-demo", dependencies: ["NookActivities"]),
         // Two probes nook-bench runs side by side (`nook-bench flags`): the same flags read by
         // the hand reader and by ArgumentParser, the start-up time and idle memory each costs.
@@ -179,9 +179,9 @@ let package = Package(
             "NookDaemon", "NookProtocol", "NookConfig", "NookActivities", "NookDisplay", "NookRender", "NookInput", "NookTestSupport", "NookTestTraits", "NookSystem",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "NookPNGTests", dependencies: ["NookPNG", "NookDisplay", "NookRender"]),
+        .testTarget(name: "NookPNGTests", dependencies: ["NookPNG", "NookDisplay", "NookRender", "NookTestTraits"]),
         .testTarget(name: "NookDisplayTests", dependencies: ["NookDisplay", "NookActivities", "NookTestSupport"]),
-        .testTarget(name: "NookPixelTests", dependencies: ["NookPixel", "NookDisplay", "NookActivities", "NookRender", "NookTestSupport"],
+        .testTarget(name: "NookPixelTests", dependencies: ["NookPixel", "NookDisplay", "NookActivities", "NookRender", "NookTestSupport", "NookTestTraits"],
                     exclude: ["Golden"]),
         .testTarget(name: "NookLEDTests", dependencies: ["NookLED", "NookPixel", "NookDisplay", "NookActivities", "NookTestSupport"]),
         .testTarget(

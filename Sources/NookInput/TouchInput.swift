@@ -179,15 +179,15 @@ public final class TouchInput: Sendable {
             case .more, .drained:
                 reading = open
             case .lost(let reason):
-                emit(recognizer.cancel())
                 reading = nil
                 retryAt = clock() + .seconds(1)
                 let text = "lost \(open.device.path) (\(open.device.name)): \(reason)"
                 lastProblem = nil
                 current.withLock { ($0.device, $0.deviceName, $0.problem) = (nil, nil, text) }
                 warn("touch: \(text); looking for it again")
-            case .flooded:
+                // After the state says so: whoever the cancelled end reaches sees the device gone.
                 emit(recognizer.cancel())
+            case .flooded:
                 reading = nil
                 retryAt = clock() + floodPause
                 let counted = open.flood.counted
@@ -196,6 +196,7 @@ public final class TouchInput: Sendable {
                 lastProblem = nil
                 current.withLock { ($0.device, $0.deviceName, $0.problem) = (nil, nil, text) }
                 warn("touch: \(text)")
+                emit(recognizer.cancel())
             }
         }
         emit(recognizer.cancel())

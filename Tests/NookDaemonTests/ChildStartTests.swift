@@ -1,6 +1,8 @@
 import Foundation
 import NookActivities
 @testable import NookDaemon
+import NookSystem
+import NookTestSupport
 import NookTestTraits
 import Testing
 
@@ -70,6 +72,54 @@ struct ChildStartTests {
             try? writer.close()
         }
         #expect(String(decoding: pipe.fileHandleForReading.readToEndOfFile(), as: UTF8.self) == "after")
+    }
+
+    /// A test child starts under the same lock as nookd's own spawns (an escalation hook run
+    /// in-process): a hook spawned while a test child's exit-watching socket pair is open would
+    /// hold that pair, and the child's exit would go unseen for as long as the hook lives.
+    @Test func aTestChildDoesNotStartWhileNookdsCodeSpawnsOrMakesADescriptor() throws {
+        let started = Locked(false)
+        let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            ChildSpawns.exclusively {
+                holding.signal()
+                release.wait()
+            }
+        }
+        holding.wait()
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/bin/true")
+        let starting = UncheckedProcess(child)
+        Thread.detachNewThread {
+            try? starting.process.runAlone()
+            started.withLock { $0 = true }
+        }
+        usleep(300_000)
+        #expect(!started.withLock { $0 }, "a child started while the spawn lock was held")
+        release.signal()
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(30))
+        while !started.withLock({ $0 }), Date() < deadline { usleep(10_000) }
+        #expect(started.withLock { $0 })
+        #expect(child.waitForExit(seconds: 30))
+    }
+
+    /// Every child a test starts goes through ``Process/runAlone(sourceLocation:)``: a plain
+    /// `run()` or the C library's `system` skips the lock, and one such start beside another
+    /// test's hid that test's child's exit (a killed nookd "still running" for minutes).
+    @Test func everyTestStartsItsChildrenThroughRunAlone() throws {
+        let root = String(#filePath[..<#filePath.range(of: "/Tests/")!.lowerBound])
+        let files = FileManager.default.enumerator(atPath: root + "/Tests")!.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        let starts = try Regex(#"[A-Za-z_)\]]\.run\(\)|\bsystem\(|waitUntilExit\(\)"#)
+        var found: [String] = []
+        for file in files {
+            let text = try String(contentsOfFile: root + "/Tests/" + file, encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let code = line.trimmingCharacters(in: .whitespaces)
+                guard !code.hasPrefix("//"), code.contains(starts), !code.contains("await") else { continue }
+                found.append("Tests/\(file):\(number + 1): \(code)")
+            }
+        }
+        #expect(found.isEmpty, "start children with runAlone() and wait with waitForExit():\n\(found.joined(separator: "\n"))")
     }
 
     /// Runs `echo` with its output to a pipe and its error to `logPath`, reads the output, waits

@@ -255,7 +255,7 @@ struct DurableLogTests {
             await log.drop("kept")
             let finished = DispatchSemaphore(value: 0)
             Task { await log.finish(); finished.signal() }
-            #expect(await waitedOnAThread(finished) == .success, "\(planted): a rewrite blocked")
+            #expect(await finished.waitedOnAThread(seconds: 20) == .success, "\(planted): a rewrite blocked")
             #expect(try String(contentsOfFile: target, encoding: .utf8) == "not the log's to truncate\n", "\(planted)")
             var info = stat()
             #expect(lstat(path + ".new", &info) == 0 && info.st_mode & S_IFMT == (planted == "fifo" ? S_IFIFO : S_IFLNK),
@@ -355,20 +355,11 @@ struct DurableLogTests {
             #expect(log.log.degraded, "\(planted)")
             let finished = DispatchSemaphore(value: 0)
             Task { await log.finish(); finished.signal() }
-            #expect(await waitedOnAThread(finished) == .success, "\(planted): the stop blocked")
+            #expect(await finished.waitedOnAThread(seconds: 20) == .success, "\(planted): the stop blocked")
             var info = stat()
             let kind: mode_t = planted == "fifo" ? S_IFIFO : planted == "link" ? S_IFLNK : S_IFDIR
             #expect(lstat(path, &info) == 0 && info.st_mode & S_IFMT == kind, "\(planted) was replaced")
             #expect(warnings.all.contains { $0.contains("not nookd's: nookd does not replace it") }, "\(planted): \(warnings.all)")
         }
-    }
-}
-
-/// Waits for `semaphore` on a thread of its own, not on one of the few pool threads: the task
-/// that signals it needs a pool thread, and two cases of a parameterized test blocking both of a
-/// 2-core machine's would starve it (and every other test) until the timeout.
-private func waitedOnAThread(_ semaphore: DispatchSemaphore, seconds: Int = 20) async -> DispatchTimeoutResult {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: semaphore.wait(timeout: .now() + .seconds(seconds))) }.start()
     }
 }

@@ -38,10 +38,9 @@ final class TestSyncer: Sendable {
     /// Returns once a held sync was entered; a test whose sync never comes fails (after a bound
     /// generous enough for any load) instead of hanging the suite.
     func waitUntilEntered(sourceLocation: SourceLocation = #_sourceLocation) async {
-        let entered = await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
-            DispatchQueue.global().async { done.resume(returning: self.entered.wait(timeout: .now() + 120) == .success) }
+        if await entered.waitedOnAThread(seconds: 120) != .success {
+            Issue.record("no held sync was entered within 120 s", sourceLocation: sourceLocation)
         }
-        if !entered { Issue.record("no held sync was entered within 120 s", sourceLocation: sourceLocation) }
     }
 
     func letGo() {

@@ -1,5 +1,6 @@
 import Foundation
 import NookProtocol
+import NookTestTraits
 import Testing
 
 /// docs/http-api.md's examples: each ```sh block with the ```json block after it, read from the
@@ -33,12 +34,12 @@ struct HTTPAPIDocExample {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = ["-c", command.replacingOccurrences(of: Self.address, with: base)]
-        let output = Pipe()
+        let output = Pipe.closedOnExec()
         process.standardOutput = output
         process.standardError = output
-        try process.run()
+        try process.runAlone()
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        process.waitForExit(seconds: 60)
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 

@@ -28,7 +28,7 @@ struct LiveViewRoutesTests {
             process.executableURL = URL(fileURLWithPath: binaries + "/nookd")
             process.arguments = ["--socket", socket, "--display", "mock", "--config", config]
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try process.runAlone()
             let deadline = Date().addingTimeInterval(TestBounds.seconds(60))
             while (try? NookClient(path: socket)) == nil {
                 guard Date() < deadline, process.isRunning else { throw ClientError.unreachable("nookd did not start") }
@@ -43,7 +43,7 @@ struct LiveViewRoutesTests {
 
         deinit {
             if process.isRunning { process.terminate() }
-            process.waitUntilExit()
+            process.waitForExit(seconds: 60)
             try? FileManager.default.removeItem(atPath: directory)
         }
     }

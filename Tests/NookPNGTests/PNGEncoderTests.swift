@@ -2,6 +2,7 @@ import Foundation
 import NookDisplay
 import NookPNG
 import NookRender
+import NookTestTraits
 import Testing
 
 /// V1: the live view's PNG encoder. Each PNG is read back by two decoders that share nothing
@@ -97,13 +98,13 @@ struct PNGEncoderTests {
         let python = Process()
         python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         python.arguments = ["-c", script, path, rawPath]
-        let output = Pipe(), errors = Pipe()
+        let output = Pipe.closedOnExec(), errors = Pipe.closedOnExec()
         python.standardOutput = output
         python.standardError = errors
-        try python.run()
+        try python.runAlone()
         let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let complaint = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        python.waitUntilExit()
+        python.waitForExit(seconds: 60)
         #expect(python.terminationStatus == 0 && said.hasPrefix("same 97 41"), "\(said)\(complaint)")
     }
 

@@ -1,8 +1,10 @@
+import Foundation
 import NookActivities
 import NookDisplay
 import NookPixel
 import NookRender
 import NookTestSupport
+import NookTestTraits
 import Testing
 
 #if canImport(Glibc)
@@ -151,7 +153,13 @@ struct PixelRendererTests {
         for _ in 0..<3 { parent = parent[..<parent.lastIndex(of: "/")!] }
         let root = String(parent)
         let generated = root + "/.build/led-font.swift"
-        #expect(system("\(root)/Hardware/dev/led-font > \(generated)") == 0, "Hardware/dev/led-font needs xfonts-base (Hardware/dev/install-deps)")
+        _ = FileManager.default.createFile(atPath: generated, contents: nil)
+        let deriving = Process()
+        deriving.executableURL = URL(fileURLWithPath: root + "/Hardware/dev/led-font")
+        deriving.standardOutput = FileHandle(forWritingAtPath: generated)
+        try deriving.runAlone()
+        #expect(deriving.waitForExit(seconds: 120) && deriving.terminationStatus == 0,
+                "Hardware/dev/led-font needs xfonts-base (Hardware/dev/install-deps)")
         let fresh = try readText(generated)
         let committed = try readText(root + "/Sources/NookPixel/BitmapFontData.swift")
         #expect(fresh == committed, "BitmapFontData.swift is not what Hardware/dev/led-font derives from xfonts-base")

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import NookActivities
 import NookDisplay
 import NookRender
@@ -185,7 +186,7 @@ struct CardTests {
     func r3_iconFilesThatWouldBlockOrNeverEndAreRefusedAtOnce() throws {
         let directory = "/tmp/nook-test-icons-\(getpid())"
         mkdir(directory, 0o755)
-        defer { _ = Glibc.system("rm -rf '\(directory)'") }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let fifo = directory + "/fifo.png"
         #expect(mkfifo(fifo, 0o644) == 0)
         let sparse = directory + "/sparse.png"

@@ -1,17 +1,20 @@
 import Foundation
+import NookSystem
 import Testing
 
-/// Children of a test process start one at a time, and the pipes given to them are made
-/// close-on-exec while none is starting.
-///
-/// Why: Foundation's `Process.run()` learns that its child exited from end-of-file on a socket
-/// pair whose write end only that child should hold, and it closes in the new child only the
-/// descriptors up to the highest one it found in `/proc/self/fd` a moment before it spawns. A
-/// pair (or a test's pipe) that another thread made in that moment, numbered above it, went to
-/// that other child as well, so the first child's exit went unseen, unreaped and `isRunning`, for as long as the
-/// other child lived. In a rehearsal's AddressSanitizer pass, run beside a build, three nookds
-/// that had logged "nookd stopped" sat as zombies through their tests' whole exit bound.
-private let childStarts = NSLock()
+// Children of a test process start one at a time, and the pipes given to them are made
+// close-on-exec while none is starting, under the one lock every spawn of this process takes
+// (NookSystem's `ChildSpawns`, which nookd's code run in-process spawns its hooks under).
+//
+// Why: Foundation's `Process.run()` learns that its child exited from end-of-file on a socket
+// pair whose write end only that child should hold, and it closes in the new child only the
+// descriptors up to the highest one it found in `/proc/self/fd` a moment before it spawns. A
+// pair (or a test's pipe) that another thread made in that moment, numbered above it, went to
+// that other child as well, so the first child's exit went unseen, unreaped and `isRunning`,
+// for as long as the other child lived. In a rehearsal's AddressSanitizer pass, run beside a build, three nookds
+// that had logged "nookd stopped" sat as zombies through their tests' whole exit bound. A
+// lock of the harness's own was not enough: an escalation hook spawned through `ChildSpawns`
+// (which closes nothing) took such a pair as well, and a `run()` that skipped the lock could.
 
 extension Process {
     /// `run()`, with no other child of this process starting at the same moment, and with an
@@ -25,16 +28,18 @@ extension Process {
     /// test's thread never does. The caller's own references still close them when released.
     public func runAlone(sourceLocation: SourceLocation = #_sourceLocation) throws {
         OpenDescriptors.expectWithinBound(starting: executableURL?.lastPathComponent, sourceLocation: sourceLocation)
-        childStarts.lock()
-        defer { childStarts.unlock() }
+        try ChildSpawns.exclusively { try runWithEmptySignalMask() }
+        standardInput = nil
+        standardOutput = nil
+        standardError = nil
+    }
+
+    private func runWithEmptySignalMask() throws {
         var empty = sigset_t(), saved = sigset_t()
         sigemptyset(&empty)
         pthread_sigmask(SIG_SETMASK, &empty, &saved)
         defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
         try run()
-        standardInput = nil
-        standardOutput = nil
-        standardError = nil
     }
 }
 
@@ -43,12 +48,12 @@ extension Pipe {
     /// (`Process` duplicates it there, which clears close-on-exec), never as a stray descriptor
     /// of some other child started at the same time.
     public static func closedOnExec() -> Pipe {
-        childStarts.lock()
-        defer { childStarts.unlock() }
-        let pipe = Pipe()
-        for descriptor in [pipe.fileHandleForReading.fileDescriptor, pipe.fileHandleForWriting.fileDescriptor] {
-            _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC)
+        ChildSpawns.exclusively {
+            let pipe = Pipe()
+            for descriptor in [pipe.fileHandleForReading.fileDescriptor, pipe.fileHandleForWriting.fileDescriptor] {
+                _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC)
+            }
+            return pipe
         }
-        return pipe
     }
 }

@@ -15,10 +15,19 @@ extension Process {
     public func waitForExit(seconds: Double = 120, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
         if exited(within: seconds) { return true }
         let name = executableURL?.lastPathComponent ?? "a child process"
-        Issue.record("\(name) (pid \(processIdentifier)) still running after \(seconds) s: killed", sourceLocation: sourceLocation)
+        Issue.record("\(name) (pid \(processIdentifier)) still running after \(seconds) s: killed\(unseenExit)", sourceLocation: sourceLocation)
         kill(processIdentifier, SIGKILL)
         _ = exited(within: 10)
         return false
+    }
+
+    /// For the failure's message: a child that did exit (a zombie) but whose exit Foundation
+    /// never saw, because another process holds the socket end only this child should (a start
+    /// that skipped ``runAlone(sourceLocation:)``'s lock).
+    private var unseenExit: String {
+        let stat = (try? String(contentsOfFile: "/proc/\(processIdentifier)/stat", encoding: .utf8)) ?? ""
+        guard let end = stat.lastIndex(of: ")"), stat[end...].dropFirst().trimmingCharacters(in: .whitespaces).hasPrefix("Z") else { return "" }
+        return " (it had exited, a zombie, unseen: another child holds its exit-watching socket)"
     }
 
     /// Waits up to `seconds` for the process to exit: true if it did, false if it still runs
