@@ -180,8 +180,14 @@ public actor NookActivityQueue {
     /// requests then costs one hop to the queue's executor per batch instead of one per
     /// activity. The results and events are those of the same enqueues made one by one.
     public func enqueue(contentsOf activities: [NookActivity],
-                        coalescing permits: @Sendable (NookActivity) -> Bool = { _ in true }) -> [NookEnqueueResult] {
-        activities.map { enqueue($0, coalescing: permits) }
+                        coalescing permits: @Sendable (NookActivity) -> Bool = { _ in true },
+                        share: NookQueueShare? = nil) -> [NookEnqueueResult] {
+        activities.map { enqueue($0, coalescing: permits, share: share, fromSetAside: false) }
+    }
+
+    /// How many pending activities `holds` picks (a share's fill, for the refusal's words).
+    public func pendingCount(where holds: (NookActivity) -> Bool) -> Int {
+        pendingActivities.entries(where: holds).count
     }
 
     /// The activity with this id if it is pending or on screen.
@@ -217,8 +223,9 @@ public actor NookActivityQueue {
     /// An activity whose id is already pending or on screen is refused with no event at all:
     /// events are keyed by id, so a `rejected` for it would read as the live activity's end.
     @discardableResult
-    public func enqueue(_ activity: NookActivity, coalescing permits: @Sendable (NookActivity) -> Bool = { _ in true }) -> NookEnqueueResult {
-        enqueue(activity, coalescing: permits, fromSetAside: false)
+    public func enqueue(_ activity: NookActivity, coalescing permits: @Sendable (NookActivity) -> Bool = { _ in true },
+                        share: NookQueueShare? = nil) -> NookEnqueueResult {
+        enqueue(activity, coalescing: permits, share: share, fromSetAside: false)
     }
 
     /// Keeps one slot of the capacity (Q16) for a card set aside to come back later (a
@@ -237,10 +244,11 @@ public actor NookActivityQueue {
     /// card enqueued, in one step, so no other arrival takes the slot in between.
     @discardableResult
     public func enqueueSetAside(_ activity: NookActivity, coalescing permits: @Sendable (NookActivity) -> Bool = { _ in true }) -> NookEnqueueResult {
-        enqueue(activity, coalescing: permits, fromSetAside: true)
+        enqueue(activity, coalescing: permits, share: nil, fromSetAside: true)
     }
 
-    private func enqueue(_ activity: NookActivity, coalescing permits: @Sendable (NookActivity) -> Bool, fromSetAside: Bool) -> NookEnqueueResult {
+    private func enqueue(_ activity: NookActivity, coalescing permits: @Sendable (NookActivity) -> Bool, share: NookQueueShare?,
+                         fromSetAside: Bool) -> NookEnqueueResult {
         if fromSetAside { releaseSetAside() }
         if holds(activity.id) {
             return .rejected(activity.id, .invalid(NookActivityValidationError(
@@ -258,6 +266,16 @@ public actor NookActivityQueue {
         }
         expireDue()
         let peers = coalesced(by: activity.coalescingKey, except: activity.id, permits: permits)
+        if let share {
+            // The cards this arrival replaces (Q4) leave the share as it comes.
+            let held = pendingActivities.entries(where: share.holds).filter { !peers.contains($0.activity.id) }
+            if held.count >= share.limit {
+                guard let victim = PendingActivities.evictionCandidate(among: held), activity.priority > victim.activity.priority
+                else { return reject(activity, .queueFull) }
+                pendingActivities.remove(victim.activity.id)
+                emit(victim.activity, .rejected(.queueFull))
+            }
+        }
         if peers.isEmpty, pendingActivities.count + setAside >= configuration.capacity {
             guard let victim = pendingActivities.evictionCandidate(),
                   activity.priority > victim.activity.priority

@@ -147,6 +147,16 @@ struct PendingActivities {
         return nil
     }
 
+    /// The pending entries `holds` picks, in no particular order.
+    func entries(where holds: (NookActivity) -> Bool) -> [Entry] {
+        entries.values.filter { holds($0.activity) }
+    }
+
+    /// Among `candidates`, the oldest of the lowest priority: who leaves a full share (Q16).
+    static func evictionCandidate(among candidates: [Entry]) -> Entry? {
+        candidates.min { ($0.activity.priority, $0.order) < ($1.activity.priority, $1.order) }
+    }
+
     /// Removes and returns every activity whose expiry is at or before `now`, oldest first (Q17).
     mutating func removeExpired(asOf now: NookInstant) -> [Entry] {
         var expired: [Entry] = []

@@ -58,6 +58,10 @@ public struct DaemonConfig: Sendable {
     public var theme: Theme = .dark
     public var home: HomeContent = .clock
     public var capacity = 256
+    /// `queue.per_sender`: the most pending activities one sender may hold in a module (a uid's
+    /// own programs together; each name a relay states, a nook-http token, apart); 0: no share
+    /// smaller than the capacity.
+    public var perSender = 0
     public var pollInterval: Duration = .milliseconds(200)
     /// Declared modules, one queue each; the first is foreground at start.
     public var modules: [NookModuleID] = ["default"]
@@ -214,6 +218,7 @@ public struct DaemonConfig: Sendable {
         }
 
         capacity = try reader.integer("queue.capacity", in: 1...100_000) ?? capacity
+        perSender = try reader.integer("queue.per_sender", in: 0...100_000) ?? perSender
         if let milliseconds = try reader.integer("queue.poll_interval_ms", in: 10...5000) { pollInterval = .milliseconds(milliseconds) }
         if let names = try reader.strings("queue.modules") {
             guard !names.isEmpty else { throw reader.error("queue.modules", "must name at least one module") }

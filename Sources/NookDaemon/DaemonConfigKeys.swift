@@ -14,7 +14,7 @@ extension DaemonConfig {
            "connector", "mode", "page_flip"].map { "display." + $0 }
         + Theme.configKeys.map { "theme." + $0 }
         + ["home.content", "home.text"]
-        + ["queue.capacity", "queue.poll_interval_ms", "queue.modules"]
+        + ["queue.capacity", "queue.per_sender", "queue.poll_interval_ms", "queue.modules"]
         + (["device", "name"] + proximityKeys).map { "proximity." + $0 }
         + LEDSettings.keys.map { "led." + $0 }
         + ["debug.press_inputs", "debug.hang_display_file"]

@@ -3,20 +3,22 @@ import NookActivities
 import NookProtocol
 
 extension Service {
-    /// What requests read from the config as they come: the icon directories (R3) and
-    /// `debug.press_inputs`; a reload's new values serve the next request.
+    /// What requests read from the config as they come: the icon directories (R3), each
+    /// sender's share of a queue (Q16) and `debug.press_inputs`; a reload's new values serve
+    /// the next request.
     final class RequestSettings: DaemonService {
         struct Section: Equatable, Sendable {
             var iconDirectories: [String]
+            var perSender: Int
             var pressInputs: Bool
         }
 
         static let name = "requests"
         static let needs: [String] = []
-        static let keys = ["daemon.icon_directories", "debug.press_inputs"]
+        static let keys = ["daemon.icon_directories", "queue.per_sender", "debug.press_inputs"]
         static let appliesAtReload = true
 
-        static func section(of config: DaemonConfig) -> Section { Section(iconDirectories: config.iconDirectories, pressInputs: config.pressInputs) }
+        static func section(of config: DaemonConfig) -> Section { Section(iconDirectories: config.iconDirectories, perSender: config.perSender, pressInputs: config.pressInputs) }
 
         func start(_ section: Section) async throws(DaemonError) {}
     }

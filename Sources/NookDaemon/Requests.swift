@@ -398,13 +398,29 @@ extension Daemon {
         }
     }
 
+    /// The share of a queue one sender holds (`queue.per_sender`, Q16): a uid's own programs
+    /// together, and apart from them each name a relay states for whom it sends (a nook-http
+    /// token), as ownership tells senders apart (U3).
+    static func sameSender(as sender: NookSender) -> @Sendable (NookActivity) -> Bool {
+        let (uid, relayed, name) = (sender.uid, sender.relayed, sender.name)
+        return { other in
+            guard let owner = other.sender, owner.uid == uid, owner.relayed == relayed else { return false }
+            return !relayed || owner.name == name
+        }
+    }
+
     /// The id of an accepted enqueue, or the error its request is answered with.
     private func accepted(_ result: NookEnqueueResult, _ activity: NookActivity, module: NookModuleID, queue: NookActivityQueue,
-                          on connection: ClientConnection) throws(ProtocolError) -> NookActivityID {
+                          shareFull: (sender: NookSender, limit: Int)?, on connection: ClientConnection) throws(ProtocolError) -> NookActivityID {
         switch result {
         case .rejected(_, .invalid(let error)):
             throw ProtocolError(.invalid, field: "activity.\(error.field)", error.problem)
         case .rejected(_, .queueFull):
+            if let shareFull {
+                let who = shareFull.sender.relayed ? "sender \(shareFull.sender.name ?? "")" : "uid \(shareFull.sender.uid)"
+                throw ProtocolError(.queueFull, "\(who) already holds \(shareFull.limit) pending activities of equal or higher priority in module \(module), "
+                                    + "the most queue.per_sender allows")
+            }
             throw ProtocolError(.queueFull, "module \(module) already holds \(queue.configuration.capacity) pending activities of equal or higher priority")
         case .rejected(_, let reason):
             throw ProtocolError(.invalid, "rejected: \(reason)")
@@ -480,8 +496,16 @@ extension Daemon {
         // shares one stated sender (see handle(_:batch:)): a key then coalesces only the cards
         // that name sent (U3).
         let permits = queued.contains { $0.coalescingKey != nil } ? owners(for: connection.peer, actingFor: run.first?.request.statedSender) : Self.noOwners
+        let perSender = state.withLock { $0.config.perSender }
+        let share = perSender > 0 ? queued.first?.sender.map { NookQueueShare(limit: perSender, holds: Self.sameSender(as: $0)) } : nil
         beforeQueueing(queue)
-        var results = await queue.enqueue(contentsOf: queued, coalescing: permits)[...]
+        var results = await queue.enqueue(contentsOf: queued, coalescing: permits, share: share)[...]
+        // A refusal names the limit reached: the sender's share, or the whole queue.
+        var shareFull: (sender: NookSender, limit: Int)?
+        if let share, let sender = queued.first?.sender, results.contains(where: { if case .rejected(_, .queueFull) = $0 { true } else { false } }),
+           await queue.pendingCount(where: share.holds) >= perSender {
+            shareFull = (sender, perSender)
+        }
         var wasAccepted: [Bool] = []
         wasAccepted.reserveCapacity(run.count)
         for ((request, _), outcome) in zip(run, outcomes) {
@@ -504,7 +528,7 @@ extension Daemon {
                         verdict = .failure(Self.idRefusal(activity.id, "queued or on screen in module \(module)"))
                     } else {
                         do throws(ProtocolError) {
-                            verdict = .success(try accepted(result, activity, module: module, queue: queue, on: connection))
+                            verdict = .success(try accepted(result, activity, module: module, queue: queue, shareFull: shareFull, on: connection))
                         } catch {
                             verdict = .failure(error)
                         }

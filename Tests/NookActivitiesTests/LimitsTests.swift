@@ -29,6 +29,50 @@ struct LimitsTests {
         #expect(await harness.queue.pending.map(\.title) == ["high", "normal", "normal2"])
     }
 
+    /// What nookd's `queue.per_sender` builds on: a share of the capacity picked by the
+    /// activity (here its title's first letter stands for its sender).
+    static func share(_ letter: Character, limit: Int) -> NookQueueShare {
+        NookQueueShare(limit: limit) { $0.title.first == letter }
+    }
+
+    @Test func q16_aFullShareRefusesItsOwnArrivalWhileOthersStillGetIn() async throws {
+        let harness = await QueueHarness(capacity: 10, bind: false)
+        let flood = (1...3).map { activity("a\($0)") }
+        for item in flood { #expect(await harness.queue.enqueue(item, share: Self.share("a", limit: 3)).isAccepted) }
+        let fourth = activity("a4")
+        #expect(await harness.queue.enqueue(fourth, share: Self.share("a", limit: 3)) == .rejected(fourth.id, .queueFull))
+        #expect(await harness.queue.enqueue(activity("b1"), share: Self.share("b", limit: 3)).isAccepted, "another sender's share is empty")
+        #expect(await harness.queue.pending.map(\.title) == ["a1", "a2", "a3", "b1"], "nothing already queued is lost")
+        #expect(await harness.queue.pendingCount { $0.title.first == "a" } == 3)
+    }
+
+    @Test func q16_aFullShareEvictsItsOwnOldestLowestPriorityForAHigherArrival() async throws {
+        let harness = await QueueHarness(capacity: 10, bind: false)
+        let others = activity("b-low", .low)
+        await harness.queue.enqueue(others)
+        let low1 = activity("a-low1", .low), normal = activity("a-normal"), low2 = activity("a-low2", .low)
+        for item in [low1, normal, low2] { await harness.queue.enqueue(item, share: Self.share("a", limit: 3)) }
+        let high = activity("a-high", .high)
+        #expect(await harness.queue.enqueue(high, share: Self.share("a", limit: 3)) == .accepted(high.id))
+        try await harness.recorder.waitForKinds(of: low1.id, [.enqueued, .rejected(.queueFull)])
+        #expect(await harness.queue.pending.map(\.title) == ["a-high", "a-normal", "b-low", "a-low2"], "another sender's lower card stays")
+    }
+
+    @Test func q4_q16_aCardReplacedByItsKeyLeavesTheShareAsItsSuccessorComes() async throws {
+        let harness = await QueueHarness(capacity: 10, bind: false)
+        await harness.queue.enqueue(activity("a1", key: "k"), share: Self.share("a", limit: 2))
+        await harness.queue.enqueue(activity("a2"), share: Self.share("a", limit: 2))
+        #expect(await harness.queue.enqueue(activity("a3", key: "k"), share: Self.share("a", limit: 2)).isAccepted)
+        #expect(await harness.queue.pending.map(\.title) == ["a2", "a3"])
+    }
+
+    @Test func q16_theCapacityStillBoundsEveryShareTogether() async throws {
+        let harness = await QueueHarness(capacity: 3, bind: false)
+        for letter in ["a", "b", "c"] { await harness.queue.enqueue(activity("\(letter)1"), share: Self.share(Character(letter), limit: 2)) }
+        let late = activity("d1")
+        #expect(await harness.queue.enqueue(late, share: Self.share("d", limit: 2)) == .rejected(late.id, .queueFull))
+    }
+
     @Test func q4_q16_aBatchOfEnqueuesInOneCallActsAsTheSameEnqueuesOneByOne() async throws {
         // nookd hands a pipelining client's consecutive enqueues to the queue in one call:
         // coalescing, the capacity, eviction and duplicate ids inside one batch

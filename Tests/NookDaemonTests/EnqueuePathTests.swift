@@ -39,4 +39,43 @@ struct EnqueuePathTests {
         #expect(single + pipelined + replayed == [expected, expected, expected, expected])
         #expect(daemon.stop().status == 0)
     }
+
+    /// `queue.per_sender`: a relay's sender (a nook-http token) at its share is refused with an
+    /// error naming the share; another name, and the uid's own programs, still get in; a
+    /// reload lifts the share for the next request.
+    @Test func q16_aSenderAtItsShareIsRefusedNamingItWhileOtherSendersStillGetIn() throws {
+        let scratch = Scratch()
+        let config = scratch.file("nook.toml", "[queue]\nper_sender = 2\n")
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+        try daemon.request(.suspend(module: nil))
+        func card(_ title: String, from name: String?) -> NookOperation {
+            .enqueue(NookActivity(title: title, sender: name.map { NookSender(uid: 0, pid: 0, name: $0) }), module: nil, wait: false)
+        }
+        func refusal(_ operation: NookOperation) throws -> ProtocolError? {
+            do {
+                _ = try daemon.client().request(Request(id: .number(1), operation: operation))
+                return nil
+            } catch ClientError.daemon(let error) {
+                return error
+            }
+        }
+        #expect(try refusal(card("CI 1", from: "ci")) == nil)
+        #expect(try refusal(card("CI 2", from: "ci")) == nil)
+        #expect(try refusal(card("CI 3", from: "ci")) == ProtocolError(.queueFull,
+            "sender ci already holds 2 pending activities of equal or higher priority in module default, the most queue.per_sender allows"))
+        #expect(try refusal(card("Grafana", from: "grafana")) == nil, "another token's share")
+        #expect(try refusal(card("Backup 1", from: nil)) == nil, "the uid's own programs")
+        #expect(try refusal(card("Backup 2", from: nil)) == nil)
+        #expect(try refusal(card("Backup 3", from: nil)) == ProtocolError(.queueFull,
+            "uid 0 already holds 2 pending activities of equal or higher priority in module default, the most queue.per_sender allows"))
+        let list = try daemon.request(.list(module: nil))
+        #expect(list["modules"]?.items.first?["pending"]?.items.compactMap { $0["title"]?.text }
+                == ["CI 1", "CI 2", "Grafana", "Backup 1", "Backup 2"], "nothing already queued is lost")
+
+        try "[queue]\nper_sender = 0\n".write(toFile: config, atomically: true, encoding: .utf8)
+        kill(daemon.process.processIdentifier, SIGHUP)
+        try eventually("the reload's note") { daemon.log.contains("SIGHUP: reloaded") }
+        #expect(try refusal(card("CI 3", from: "ci")) == nil, "no share after the reload")
+        #expect(daemon.stop().status == 0)
+    }
 }

@@ -66,6 +66,7 @@ struct ReloadKeyTests {
             "home.content": Sample(from: "\"text\"", to: "\"clock\"", beside: ["home.text": "\"hi\""]),
             "home.text": Sample(from: "\"hi\"", to: "\"ho\"", beside: ["home.content": "\"text\""]),
             "queue.capacity": Sample(from: "256", to: "100"),
+            "queue.per_sender": Sample(from: "0", to: "32"),
             "queue.poll_interval_ms": Sample(from: "200", to: "100"),
             "queue.modules": Sample(from: "[\"default\"]", to: "[\"a\", \"b\"]"),
             "proximity.device": Sample(from: "\"iio:device0\"", to: "\"iio:device1\""),

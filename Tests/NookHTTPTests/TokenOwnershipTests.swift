@@ -13,7 +13,7 @@ import Testing
 struct TokenOwnershipTests {
     let alice = "nook_alice-secret-token", bob = "nook_bob-secret-token", owner = "nook_owner-secret-token"
 
-    func service() throws -> HTTPService {
+    func service(nookdConfig: String? = nil) throws -> HTTPService {
         let tokens = NSTemporaryDirectory() + "nook-http-owner-tokens-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try """
         alice publish sha256:\(sha256Hex(alice))
@@ -22,7 +22,7 @@ struct TokenOwnershipTests {
 
         """.write(toFile: tokens, atomically: true, encoding: .utf8)
         chmod(tokens, 0o600)
-        let service = try HTTPService(config: "[http]\ntokens = \"\(tokens)\"\nrate_limit_per_s = 0\n")
+        let service = try HTTPService(config: "[http]\ntokens = \"\(tokens)\"\nrate_limit_per_s = 0\n", nookdConfig: nookdConfig)
         try? FileManager.default.removeItem(atPath: tokens)
         return service
     }
@@ -51,6 +51,26 @@ struct TokenOwnershipTests {
             if let subtitle = card["subtitle"]?.text { cards[subtitle] = card }
         }
         return cards
+    }
+
+    /// nookd's `queue.per_sender` gives each token a share of the queue: a token that fills its
+    /// share is answered 503 `queue_full` naming the share, and another token still publishes.
+    @Test func h4_q16_aTokenThatFillsItsShareLeavesRoomForTheOthers() throws {
+        let service = try service(nookdConfig: "[queue]\nper_sender = 2\n")
+        let url = service.url
+        #expect(try curl(owner, "POST", url + "/api/v1/suspend").status == 200)
+        for number in 1...2 {
+            #expect(try curl(alice, "POST", url + "/api/v1/activities", #"{"title":"Alice \#(number)","dwell":3600}"#).status == 201)
+        }
+        let refused = try curl(alice, "POST", url + "/api/v1/activities", #"{"title":"Alice 3","dwell":3600}"#)
+        #expect(refused.status == 503 && refused.json["error"]?["code"]?.text == "queue_full", "\(refused)")
+        #expect(refused.json["error"]?["message"]?.text?.contains("sender alice already holds 2 pending activities") == true, "\(refused)")
+        // ntfy's route answers the same.
+        let ntfy = try curl(alice, "POST", url + "/builds", "Alice 4")
+        #expect(ntfy.status == 503, "\(ntfy)")
+        #expect(try curl(bob, "POST", url + "/api/v1/activities", #"{"title":"Bob 1","dwell":3600}"#).status == 201, "bob's share is his own")
+        let titles = try allCards(service).compactMap { $0["title"]?.text }
+        #expect(Set(titles) == ["Alice 1", "Alice 2", "Bob 1"], "\(titles)")
     }
 
     @Test func h4_u3_anotherPublishTokenCannotChangeEndOrTakeOverATokensCardsAndAnAdminTokenCan() throws {
