@@ -18,14 +18,19 @@ public actor NookActivityQueue {
         /// end, so a stuck display cannot hold the queue), and the dwell counts from it (Q13).
         /// A slow display then shortens no card. Nil: the dwell counts from the planned end.
         public var presenterTimeout: Duration?
+        /// Names the share of the capacity each activity counts against (nookd: its sender), so
+        /// that an enqueue given a share limit can bound it (Q16); nil: no shares.
+        public var shareOf: (@Sendable (NookActivity) -> String)?
 
-        public init(pollInterval: Duration = .milliseconds(200), capacity: Int = 256, presenterTimeout: Duration? = nil) {
+        public init(pollInterval: Duration = .milliseconds(200), capacity: Int = 256, presenterTimeout: Duration? = nil,
+                    shareOf: (@Sendable (NookActivity) -> String)? = nil) {
             precondition(pollInterval > .zero, "pollInterval must be positive")
             precondition(capacity > 0, "capacity must be positive")
             precondition(presenterTimeout.map { $0 >= .zero } ?? true, "presenterTimeout must not be negative")
             self.pollInterval = pollInterval
             self.capacity = capacity
             self.presenterTimeout = presenterTimeout
+            self.shareOf = shareOf
         }
     }
 
@@ -71,7 +76,7 @@ public actor NookActivityQueue {
     private let hub = NookEventHub()
     private let mailbox = NookQueueMailbox()
 
-    private var pendingActivities = PendingActivities()
+    private var pendingActivities: PendingActivities
     private var onScreen: OnScreen?
     private var surface: NookSurfaceArbiter?
     private var boundModule: NookModuleID?
@@ -101,6 +106,7 @@ public actor NookActivityQueue {
         self.clock = clock
         self.engagement = engagement
         self.configuration = configuration
+        pendingActivities = PendingActivities(shareOf: configuration.shareOf)
     }
 
     deinit {
@@ -181,13 +187,13 @@ public actor NookActivityQueue {
     /// activity. The results and events are those of the same enqueues made one by one.
     public func enqueue(contentsOf activities: [NookActivity],
                         coalescing permits: @Sendable (NookActivity) -> Bool = { _ in true },
-                        share: NookQueueShare? = nil) -> [NookEnqueueResult] {
-        activities.map { enqueue($0, coalescing: permits, share: share, fromSetAside: false) }
+                        shareLimit: Int? = nil) -> [NookEnqueueResult] {
+        activities.map { enqueue($0, coalescing: permits, shareLimit: shareLimit, fromSetAside: false) }
     }
 
-    /// How many pending activities `holds` picks (a share's fill, for the refusal's words).
-    public func pendingCount(where holds: (NookActivity) -> Bool) -> Int {
-        pendingActivities.entries(where: holds).count
+    /// How many pending activities count against `share` (``Configuration/shareOf``).
+    public func pendingCount(inShare share: String) -> Int {
+        pendingActivities.count(inShare: share)
     }
 
     /// The activity with this id if it is pending or on screen.
@@ -224,8 +230,8 @@ public actor NookActivityQueue {
     /// events are keyed by id, so a `rejected` for it would read as the live activity's end.
     @discardableResult
     public func enqueue(_ activity: NookActivity, coalescing permits: @Sendable (NookActivity) -> Bool = { _ in true },
-                        share: NookQueueShare? = nil) -> NookEnqueueResult {
-        enqueue(activity, coalescing: permits, share: share, fromSetAside: false)
+                        shareLimit: Int? = nil) -> NookEnqueueResult {
+        enqueue(activity, coalescing: permits, shareLimit: shareLimit, fromSetAside: false)
     }
 
     /// Keeps one slot of the capacity (Q16) for a card set aside to come back later (a
@@ -244,10 +250,10 @@ public actor NookActivityQueue {
     /// card enqueued, in one step, so no other arrival takes the slot in between.
     @discardableResult
     public func enqueueSetAside(_ activity: NookActivity, coalescing permits: @Sendable (NookActivity) -> Bool = { _ in true }) -> NookEnqueueResult {
-        enqueue(activity, coalescing: permits, share: nil, fromSetAside: true)
+        enqueue(activity, coalescing: permits, shareLimit: nil, fromSetAside: true)
     }
 
-    private func enqueue(_ activity: NookActivity, coalescing permits: @Sendable (NookActivity) -> Bool, share: NookQueueShare?,
+    private func enqueue(_ activity: NookActivity, coalescing permits: @Sendable (NookActivity) -> Bool, shareLimit: Int?,
                          fromSetAside: Bool) -> NookEnqueueResult {
         if fromSetAside { releaseSetAside() }
         if holds(activity.id) {
@@ -266,11 +272,12 @@ public actor NookActivityQueue {
         }
         expireDue()
         let peers = coalesced(by: activity.coalescingKey, except: activity.id, permits: permits)
-        if let share {
+        if let shareLimit, let share = configuration.shareOf?(activity) {
             // The cards this arrival replaces (Q4) leave the share as it comes.
-            let held = pendingActivities.entries(where: share.holds).filter { !peers.contains($0.activity.id) }
-            if held.count >= share.limit {
-                guard let victim = PendingActivities.evictionCandidate(among: held), activity.priority > victim.activity.priority
+            let leaving = peers.filter { pendingActivities.entry($0)?.share == share }.count
+            if pendingActivities.count(inShare: share) - leaving >= shareLimit {
+                guard let victim = pendingActivities.evictionCandidate(inShare: share, sparing: peers),
+                      activity.priority > victim.activity.priority
                 else { return reject(activity, .queueFull) }
                 pendingActivities.remove(victim.activity.id)
                 emit(victim.activity, .rejected(.queueFull))

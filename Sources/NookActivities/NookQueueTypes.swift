@@ -57,19 +57,6 @@ public struct NookQueueSnapshot: Sendable {
     }
 }
 
-/// At most `limit` pending activities that `holds` picks, within the queue's capacity (Q16):
-/// nookd gives each sender such a share, so one sender's flood fills its share, not the queue.
-/// An arrival beyond it is refused as `queueFull` unless it outranks the lowest-priority
-/// activity of the share, which is then evicted (oldest first), as the capacity does.
-public struct NookQueueShare: Sendable {
-    public var limit: Int
-    public var holds: @Sendable (NookActivity) -> Bool
-
-    public init(limit: Int, holds: @escaping @Sendable (NookActivity) -> Bool) {
-        (self.limit, self.holds) = (limit, holds)
-    }
-}
-
 /// Why ``NookActivityQueue/update(_:restartDwell:_:)`` changed nothing (U1).
 public enum NookUpdateError: Error, Hashable, Sendable, CustomStringConvertible {
     /// No activity with this id is pending or on screen: it never was, or it has ended (or is

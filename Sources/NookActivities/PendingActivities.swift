@@ -14,6 +14,8 @@ struct PendingActivities {
         var serial: UInt64
         /// Its place in enqueue order, kept when an update moves it to another class (U1).
         var order: UInt64 = 0
+        /// The share of the capacity it counts against (Q16), named when it arrived.
+        var share: String?
     }
 
     private struct Slot {
@@ -35,6 +37,14 @@ struct PendingActivities {
     private var idsByKey: [String: [NookActivityID]] = [:]
     private var expiries = MinHeap<ExpirySlot>()
     private var nextSerial: UInt64 = 0
+    /// Names each arrival's share (the queue's ``NookActivityQueue/Configuration/shareOf``).
+    private let shareOf: (@Sendable (NookActivity) -> String)?
+    /// Pending ids by share: a share's count at once, and its eviction among its own only.
+    private var idsByShare: [String: Set<NookActivityID>] = [:]
+
+    init(shareOf: (@Sendable (NookActivity) -> String)? = nil) {
+        self.shareOf = shareOf
+    }
 
     private struct ExpirySlot: Comparable {
         var at: NookInstant
@@ -64,8 +74,11 @@ struct PendingActivities {
     mutating func insert(_ activity: NookActivity, enqueuedAt: NookInstant, expiresAt: NookInstant?, atFront: Bool, order: UInt64? = nil) {
         precondition(entries[activity.id] == nil, "activity \(activity.id) is already pending")
         nextSerial += 1
-        entries[activity.id] = Entry(activity: activity, enqueuedAt: enqueuedAt, expiresAt: expiresAt, serial: nextSerial, order: order ?? nextSerial)
+        let share = shareOf?(activity)
+        entries[activity.id] = Entry(activity: activity, enqueuedAt: enqueuedAt, expiresAt: expiresAt, serial: nextSerial, order: order ?? nextSerial,
+                                     share: share)
         if let key = activity.coalescingKey { idsByKey[key, default: []].append(activity.id) }
+        if let share { idsByShare[share, default: []].insert(activity.id) }
         if let expiresAt { expiries.push(ExpirySlot(at: expiresAt, serial: nextSerial, id: activity.id)) }
         let slot = Slot(id: activity.id, serial: nextSerial)
         let index = activity.priority.rawValue
@@ -88,7 +101,8 @@ struct PendingActivities {
     mutating func replace(_ activity: NookActivity) -> Bool {
         guard let entry = entries[activity.id] else { return false }
         let old = entry.activity
-        if old.priority == activity.priority, old.expiresAfter == activity.expiresAfter, old.coalescingKey == activity.coalescingKey {
+        if old.priority == activity.priority, old.expiresAfter == activity.expiresAfter, old.coalescingKey == activity.coalescingKey,
+           shareOf?(activity) == entry.share {
             entries[activity.id]!.activity = activity
             return true
         }
@@ -119,6 +133,10 @@ struct PendingActivities {
             idsByKey[key]?.removeAll { $0 == id }
             if idsByKey[key]?.isEmpty == true { idsByKey[key] = nil }
         }
+        if let share = entry.share {
+            idsByShare[share]?.remove(id)
+            if idsByShare[share]?.isEmpty == true { idsByShare[share] = nil }
+        }
         let index = entry.activity.priority.rawValue
         fifos[index].live -= 1
         sweepIfMostlyTombstones(index)
@@ -147,14 +165,13 @@ struct PendingActivities {
         return nil
     }
 
-    /// The pending entries `holds` picks, in no particular order.
-    func entries(where holds: (NookActivity) -> Bool) -> [Entry] {
-        entries.values.filter { holds($0.activity) }
-    }
+    /// How many pending activities count against `share`.
+    func count(inShare share: String) -> Int { idsByShare[share]?.count ?? 0 }
 
-    /// Among `candidates`, the oldest of the lowest priority: who leaves a full share (Q16).
-    static func evictionCandidate(among candidates: [Entry]) -> Entry? {
-        candidates.min { ($0.activity.priority, $0.order) < ($1.activity.priority, $1.order) }
+    /// Who leaves a full share (Q16): its oldest of the lowest priority, other than `sparing`.
+    func evictionCandidate(inShare share: String, sparing: [NookActivityID]) -> Entry? {
+        (idsByShare[share] ?? []).lazy.filter { !sparing.contains($0) }.compactMap { entries[$0] }
+            .min { ($0.activity.priority, $0.order) < ($1.activity.priority, $1.order) }
     }
 
     /// Removes and returns every activity whose expiry is at or before `now`, oldest first (Q17).

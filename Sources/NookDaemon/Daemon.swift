@@ -127,7 +127,7 @@ public final class Daemon: Sendable {
             // really on the glass (Q13), however busy the display; 2 s bounds a stuck one.
             let queue = NookActivityQueue(clock: clock, engagement: engagement,
                                           configuration: .init(pollInterval: config.pollInterval, capacity: config.capacity,
-                                                               presenterTimeout: .seconds(2)))
+                                                               presenterTimeout: .seconds(2), shareOf: Daemon.share(of:)))
             queues[module] = queue
             arbiter.register(NookQueueModule(id: module, queue: queue))
         }

@@ -398,15 +398,12 @@ extension Daemon {
         }
     }
 
-    /// The share of a queue one sender holds (`queue.per_sender`, Q16): a uid's own programs
-    /// together, and apart from them each name a relay states for whom it sends (a nook-http
-    /// token), as ownership tells senders apart (U3).
-    static func sameSender(as sender: NookSender) -> @Sendable (NookActivity) -> Bool {
-        let (uid, relayed, name) = (sender.uid, sender.relayed, sender.name)
-        return { other in
-            guard let owner = other.sender, owner.uid == uid, owner.relayed == relayed else { return false }
-            return !relayed || owner.name == name
-        }
+    /// The share of a queue an activity counts against (`queue.per_sender`, Q16): its sender's.
+    /// A uid's own programs share one, and apart from them each name a relay states for whom it
+    /// sends (a nook-http token) has its own, as ownership tells senders apart (U3).
+    @Sendable static func share(of activity: NookActivity) -> String {
+        guard let sender = activity.sender else { return "nookd" }
+        return sender.relayed ? "\(sender.uid) \(sender.name ?? "")" : "\(sender.uid)"
     }
 
     /// The id of an accepted enqueue, or the error its request is answered with.
@@ -497,13 +494,14 @@ extension Daemon {
         // that name sent (U3).
         let permits = queued.contains { $0.coalescingKey != nil } ? owners(for: connection.peer, actingFor: run.first?.request.statedSender) : Self.noOwners
         let perSender = state.withLock { $0.config.perSender }
-        let share = perSender > 0 ? queued.first?.sender.map { NookQueueShare(limit: perSender, holds: Self.sameSender(as: $0)) } : nil
         beforeQueueing(queue)
-        var results = await queue.enqueue(contentsOf: queued, coalescing: permits, share: share)[...]
-        // A refusal names the limit reached: the sender's share, or the whole queue.
+        var results = await queue.enqueue(contentsOf: queued, coalescing: permits, shareLimit: perSender > 0 ? perSender : nil)[...]
+        // A refusal names the limit reached: the sender's share, or the whole queue. A run
+        // has one sender (see handle(_:batch:)).
         var shareFull: (sender: NookSender, limit: Int)?
-        if let share, let sender = queued.first?.sender, results.contains(where: { if case .rejected(_, .queueFull) = $0 { true } else { false } }),
-           await queue.pendingCount(where: share.holds) >= perSender {
+        if perSender > 0, let first = queued.first, let sender = first.sender,
+           results.contains(where: { if case .rejected(_, .queueFull) = $0 { true } else { false } }),
+           await queue.pendingCount(inShare: Self.share(of: first)) >= perSender {
             shareFull = (sender, perSender)
         }
         var wasAccepted: [Bool] = []

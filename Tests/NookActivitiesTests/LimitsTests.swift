@@ -29,48 +29,80 @@ struct LimitsTests {
         #expect(await harness.queue.pending.map(\.title) == ["high", "normal", "normal2"])
     }
 
-    /// What nookd's `queue.per_sender` builds on: a share of the capacity picked by the
+    /// What nookd's `queue.per_sender` builds on: a share of the capacity named by the
     /// activity (here its title's first letter stands for its sender).
-    static func share(_ letter: Character, limit: Int) -> NookQueueShare {
-        NookQueueShare(limit: limit) { $0.title.first == letter }
+    func sharedQueue(capacity: Int) async -> QueueHarness {
+        await QueueHarness(capacity: capacity, bind: false, shareOf: { String($0.title.prefix(1)) })
     }
 
     @Test func q16_aFullShareRefusesItsOwnArrivalWhileOthersStillGetIn() async throws {
-        let harness = await QueueHarness(capacity: 10, bind: false)
+        let harness = await sharedQueue(capacity: 10)
         let flood = (1...3).map { activity("a\($0)") }
-        for item in flood { #expect(await harness.queue.enqueue(item, share: Self.share("a", limit: 3)).isAccepted) }
+        for item in flood { #expect(await harness.queue.enqueue(item, shareLimit: 3).isAccepted) }
         let fourth = activity("a4")
-        #expect(await harness.queue.enqueue(fourth, share: Self.share("a", limit: 3)) == .rejected(fourth.id, .queueFull))
-        #expect(await harness.queue.enqueue(activity("b1"), share: Self.share("b", limit: 3)).isAccepted, "another sender's share is empty")
+        #expect(await harness.queue.enqueue(fourth, shareLimit: 3) == .rejected(fourth.id, .queueFull))
+        #expect(await harness.queue.enqueue(activity("b1"), shareLimit: 3).isAccepted, "another sender's share is empty")
         #expect(await harness.queue.pending.map(\.title) == ["a1", "a2", "a3", "b1"], "nothing already queued is lost")
-        #expect(await harness.queue.pendingCount { $0.title.first == "a" } == 3)
+        #expect(await harness.queue.pendingCount(inShare: "a") == 3)
     }
 
     @Test func q16_aFullShareEvictsItsOwnOldestLowestPriorityForAHigherArrival() async throws {
-        let harness = await QueueHarness(capacity: 10, bind: false)
+        let harness = await sharedQueue(capacity: 10)
         let others = activity("b-low", .low)
         await harness.queue.enqueue(others)
         let low1 = activity("a-low1", .low), normal = activity("a-normal"), low2 = activity("a-low2", .low)
-        for item in [low1, normal, low2] { await harness.queue.enqueue(item, share: Self.share("a", limit: 3)) }
+        for item in [low1, normal, low2] { await harness.queue.enqueue(item, shareLimit: 3) }
         let high = activity("a-high", .high)
-        #expect(await harness.queue.enqueue(high, share: Self.share("a", limit: 3)) == .accepted(high.id))
+        #expect(await harness.queue.enqueue(high, shareLimit: 3) == .accepted(high.id))
         try await harness.recorder.waitForKinds(of: low1.id, [.enqueued, .rejected(.queueFull)])
         #expect(await harness.queue.pending.map(\.title) == ["a-high", "a-normal", "b-low", "a-low2"], "another sender's lower card stays")
     }
 
     @Test func q4_q16_aCardReplacedByItsKeyLeavesTheShareAsItsSuccessorComes() async throws {
-        let harness = await QueueHarness(capacity: 10, bind: false)
-        await harness.queue.enqueue(activity("a1", key: "k"), share: Self.share("a", limit: 2))
-        await harness.queue.enqueue(activity("a2"), share: Self.share("a", limit: 2))
-        #expect(await harness.queue.enqueue(activity("a3", key: "k"), share: Self.share("a", limit: 2)).isAccepted)
+        let harness = await sharedQueue(capacity: 10)
+        await harness.queue.enqueue(activity("a1", key: "k"), shareLimit: 2)
+        await harness.queue.enqueue(activity("a2"), shareLimit: 2)
+        #expect(await harness.queue.enqueue(activity("a3", key: "k"), shareLimit: 2).isAccepted)
         #expect(await harness.queue.pending.map(\.title) == ["a2", "a3"])
     }
 
     @Test func q16_theCapacityStillBoundsEveryShareTogether() async throws {
-        let harness = await QueueHarness(capacity: 3, bind: false)
-        for letter in ["a", "b", "c"] { await harness.queue.enqueue(activity("\(letter)1"), share: Self.share(Character(letter), limit: 2)) }
+        let harness = await sharedQueue(capacity: 3)
+        for letter in ["a", "b", "c"] { await harness.queue.enqueue(activity("\(letter)1"), shareLimit: 2) }
         let late = activity("d1")
-        #expect(await harness.queue.enqueue(late, share: Self.share("d", limit: 2)) == .rejected(late.id, .queueFull))
+        #expect(await harness.queue.enqueue(late, shareLimit: 2) == .rejected(late.id, .queueFull))
+    }
+
+    /// Random enqueues (some keyed), updates that move cards between priority classes, and
+    /// cancels: every share's count stays what its pending cards are, and within its limit.
+    @Test func q16_u1_sharesStayCountedThroughRandomEnqueuesUpdatesAndCancels() async throws {
+        var generator = SystemRandomNumberGenerator()
+        let harness = await sharedQueue(capacity: 12)
+        var ids: [NookActivityID] = []
+        for step in 0..<2_000 {
+            let sender = ["a", "b", "c", "d"].randomElement(using: &generator)!
+            let priority = NookActivityPriority.allCases.randomElement(using: &generator)!
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0..<6:
+                let key = Bool.random(using: &generator) ? "\(sender)-k\(Int.random(in: 0..<2, using: &generator))" : nil
+                let item = activity("\(sender)\(step)", priority, key: key)
+                if await harness.queue.enqueue(item, shareLimit: 3).isAccepted { ids.append(item.id) }
+            case 6..<8:
+                if let id = ids.randomElement(using: &generator) {
+                    _ = try? await harness.queue.update(id) { var changed = $0; changed.priority = priority; return changed }
+                }
+            default:
+                if let id = ids.randomElement(using: &generator) { await harness.queue.cancel(id) }
+            }
+            let pending = await harness.queue.pending
+            #expect(pending.count <= 12)
+            for share in ["a", "b", "c", "d"] {
+                let held = pending.filter { $0.title.hasPrefix(share) }.count
+                let counted = await harness.queue.pendingCount(inShare: share)
+                #expect(counted == held && held <= 3, "step \(step): share \(share) counts \(counted), holds \(held)")
+                if counted != held || held > 3 { return }
+            }
+        }
     }
 
     @Test func q4_q16_aBatchOfEnqueuesInOneCallActsAsTheSameEnqueuesOneByOne() async throws {

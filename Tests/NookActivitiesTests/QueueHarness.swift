@@ -14,13 +14,14 @@ struct QueueHarness {
         module: NookModuleID = "main",
         capacity: Int = 256,
         engagement: ScriptedEngagement = ScriptedEngagement(),
-        bind: Bool = true
+        bind: Bool = true,
+        shareOf: (@Sendable (NookActivity) -> String)? = nil
     ) async {
         self.engagement = engagement
         arbiter = NookSurfaceArbiter(foreground: module, clock: clock)
         queue = NookActivityQueue(
             clock: clock, engagement: engagement,
-            configuration: .init(capacity: capacity))
+            configuration: .init(capacity: capacity, shareOf: shareOf))
         recorder = EventRecorder(queue.events())
         if bind { await queue.bind(to: arbiter, moduleID: module) }
     }
