@@ -186,9 +186,16 @@ public actor NookActivityQueue {
     /// requests then costs one hop to the queue's executor per batch instead of one per
     /// activity. The results and events are those of the same enqueues made one by one.
     public func enqueue(contentsOf activities: [NookActivity],
-                        coalescing permits: @Sendable (NookActivity) -> Bool = { _ in true },
-                        shareLimit: Int? = nil) -> [NookEnqueueResult] {
-        activities.map { enqueue($0, coalescing: permits, shareLimit: shareLimit, fromSetAside: false) }
+                        coalescing permits: @Sendable (NookActivity) -> Bool = { _ in true }) -> [NookEnqueueResult] {
+        activities.map { enqueue($0, coalescing: permits, shareLimit: nil, fromSetAside: false) }
+    }
+
+    /// ``enqueue(contentsOf:coalescing:)`` with each arrival's share of the capacity bounded
+    /// by `shareLimit` (``Configuration/shareOf``; Q16): for each arrival refused because its
+    /// share was full, `shareHeld` says how many pending cards counted against the share then.
+    public func enqueue(contentsOf activities: [NookActivity], coalescing permits: @Sendable (NookActivity) -> Bool = { _ in true },
+                        shareLimit: Int) -> [(result: NookEnqueueResult, shareHeld: Int?)] {
+        activities.map { enqueueCountingShare($0, coalescing: permits, shareLimit: shareLimit, fromSetAside: false) }
     }
 
     /// How many pending activities count against `share` (``Configuration/shareOf``).
@@ -255,10 +262,18 @@ public actor NookActivityQueue {
 
     private func enqueue(_ activity: NookActivity, coalescing permits: @Sendable (NookActivity) -> Bool, shareLimit: Int?,
                          fromSetAside: Bool) -> NookEnqueueResult {
+        enqueueCountingShare(activity, coalescing: permits, shareLimit: shareLimit, fromSetAside: fromSetAside).result
+    }
+
+    /// The enqueue, and for an arrival refused because its share is full, how many pending
+    /// cards count against that share (it may hold more than the limit: a lowered limit, a
+    /// card put back by `quiesce`).
+    private func enqueueCountingShare(_ activity: NookActivity, coalescing permits: @Sendable (NookActivity) -> Bool, shareLimit: Int?,
+                                      fromSetAside: Bool) -> (result: NookEnqueueResult, shareHeld: Int?) {
         if fromSetAside { releaseSetAside() }
         if holds(activity.id) {
-            return .rejected(activity.id, .invalid(NookActivityValidationError(
-                field: "id", problem: "activity \(activity.id) is already queued or on screen; an id names one activity until it ends")))
+            return (.rejected(activity.id, .invalid(NookActivityValidationError(
+                field: "id", problem: "activity \(activity.id) is already queued or on screen; an id names one activity until it ends"))), nil)
         }
         gathering = []
         defer {
@@ -268,25 +283,32 @@ public actor NookActivityQueue {
         do {
             try activity.validate()
         } catch {
-            return reject(activity, .invalid(error))
+            return (reject(activity, .invalid(error)), nil)
         }
         expireDue()
         let peers = coalesced(by: activity.coalescingKey, except: activity.id, permits: permits)
+        // One arrival ends at most one card to make its room, and only once it is sure to be
+        // queued: its share's lowest when its share is full, else the queue's lowest when the
+        // queue is (Q16). A card its share gives up leaves the count as it was.
+        var victim: PendingActivities.Entry?
         if let shareLimit, let share = configuration.shareOf?(activity) {
             // The cards this arrival replaces (Q4) leave the share as it comes.
             let leaving = peers.filter { pendingActivities.entry($0)?.share == share }.count
-            if pendingActivities.count(inShare: share) - leaving >= shareLimit {
-                guard let victim = pendingActivities.evictionCandidate(inShare: share, sparing: peers),
-                      activity.priority > victim.activity.priority
-                else { return reject(activity, .queueFull) }
-                pendingActivities.remove(victim.activity.id)
-                emit(victim.activity, .rejected(.queueFull))
+            let held = pendingActivities.count(inShare: share) - leaving
+            if held >= shareLimit {
+                guard let candidate = pendingActivities.evictionCandidate(inShare: share, sparing: peers),
+                      activity.priority > candidate.activity.priority
+                else { return (reject(activity, .queueFull), held) }
+                victim = candidate
             }
         }
-        if peers.isEmpty, pendingActivities.count + setAside >= configuration.capacity {
-            guard let victim = pendingActivities.evictionCandidate(),
-                  activity.priority > victim.activity.priority
-            else { return reject(activity, .queueFull) }
+        if victim == nil, peers.isEmpty, pendingActivities.count + setAside >= configuration.capacity {
+            guard let candidate = pendingActivities.evictionCandidate(),
+                  activity.priority > candidate.activity.priority
+            else { return (reject(activity, .queueFull), nil) }
+            victim = candidate
+        }
+        if let victim {
             pendingActivities.remove(victim.activity.id)
             emit(victim.activity, .rejected(.queueFull))
         }
@@ -297,7 +319,7 @@ public actor NookActivityQueue {
         emit(activity, .enqueued)
         armExpiryTimer()
         startDrainIfNeeded()
-        return .accepted(activity.id)
+        return (.accepted(activity.id), nil)
     }
 
     /// Removes a pending activity, or ends the one on screen early through the normal path

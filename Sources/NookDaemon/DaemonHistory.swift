@@ -98,13 +98,15 @@ extension Daemon {
         }
     }
 
-    /// The entry's activity as a new activity sent by `peer`, for `history-replay`, and the
-    /// module it goes to: its own if this nookd still has it, else the foreground one.
-    func replayed(_ reference: HistoryReference, by peer: PeerCredentials) throws(ProtocolError) -> (HistoryEntry, NookActivity, String?) {
+    /// The entry's activity as a new activity, for `history-replay`, and the module it goes to:
+    /// its own if this nookd still has it, else the foreground one.
+    func replayed(_ reference: HistoryReference) throws(ProtocolError) -> (HistoryEntry, NookActivity, String?) {
         let entry = try historyEntry(reference)
         var activity = entry.activity
         activity.id = NookActivityID()
-        activity.sender = peer.sender
+        // Its sender is the connection, as for any enqueue: a name here would read as one the
+        // client stated for whom it relays (U3), and only requests stating it would reach it.
+        activity.sender = nil
         let module = queues[NookModuleID(entry.module)] == nil ? nil : entry.module
         return (entry, activity, module)
     }

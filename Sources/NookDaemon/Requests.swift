@@ -381,7 +381,7 @@ extension Daemon {
             answer(try await historyRequest(request.operation, peer: connection.peer))
 
         case .historyReplay(let reference):
-            let (entry, replay, moduleName) = try replayed(reference, by: connection.peer)
+            let (entry, replay, moduleName) = try replayed(reference)
             await enqueue([(request, replay)], module: moduleName, on: connection,
                           answer: { id, module, _ in HistoryReplayAnswer(id: id, module: module.rawValue, replayed: entry.number) })
 
@@ -408,15 +408,15 @@ extension Daemon {
 
     /// The id of an accepted enqueue, or the error its request is answered with.
     private func accepted(_ result: NookEnqueueResult, _ activity: NookActivity, module: NookModuleID, queue: NookActivityQueue,
-                          shareFull: (sender: NookSender, limit: Int)?, on connection: ClientConnection) throws(ProtocolError) -> NookActivityID {
+                          share: (held: Int, limit: Int)?, on connection: ClientConnection) throws(ProtocolError) -> NookActivityID {
         switch result {
         case .rejected(_, .invalid(let error)):
             throw ProtocolError(.invalid, field: "activity.\(error.field)", error.problem)
         case .rejected(_, .queueFull):
-            if let shareFull {
-                let who = shareFull.sender.relayed ? "sender \(shareFull.sender.name ?? "")" : "uid \(shareFull.sender.uid)"
-                throw ProtocolError(.queueFull, "\(who) already holds \(shareFull.limit) pending activities of equal or higher priority in module \(module), "
-                                    + "the most queue.per_sender allows")
+            if let share {
+                let sender = activity.sender.map { $0.relayed ? "sender \"\($0.name ?? "")\" (relayed by uid \($0.uid))" : "uid \($0.uid)" } ?? "nookd"
+                throw ProtocolError(.queueFull, "\(sender) already holds \(share.held) pending \(share.held == 1 ? "activity" : "activities") in module \(module), "
+                                    + "none of lower priority, and queue.per_sender allows \(share.limit)")
             }
             throw ProtocolError(.queueFull, "module \(module) already holds \(queue.configuration.capacity) pending activities of equal or higher priority")
         case .rejected(_, let reason):
@@ -495,15 +495,9 @@ extension Daemon {
         let permits = queued.contains { $0.coalescingKey != nil } ? owners(for: connection.peer, actingFor: run.first?.request.statedSender) : Self.noOwners
         let perSender = state.withLock { $0.config.perSender }
         beforeQueueing(queue)
-        var results = await queue.enqueue(contentsOf: queued, coalescing: permits, shareLimit: perSender > 0 ? perSender : nil)[...]
-        // A refusal names the limit reached: the sender's share, or the whole queue. A run
-        // has one sender (see handle(_:batch:)).
-        var shareFull: (sender: NookSender, limit: Int)?
-        if perSender > 0, let first = queued.first, let sender = first.sender,
-           results.contains(where: { if case .rejected(_, .queueFull) = $0 { true } else { false } }),
-           await queue.pendingCount(inShare: Self.share(of: first)) >= perSender {
-            shareFull = (sender, perSender)
-        }
+        var results = perSender > 0
+            ? await queue.enqueue(contentsOf: queued, coalescing: permits, shareLimit: perSender)[...]
+            : await queue.enqueue(contentsOf: queued, coalescing: permits).map { (result: $0, shareHeld: Int?.none) }[...]
         var wasAccepted: [Bool] = []
         wasAccepted.reserveCapacity(run.count)
         for ((request, _), outcome) in zip(run, outcomes) {
@@ -520,13 +514,14 @@ extension Daemon {
                 } else if let other = heldIn[activity.id] {
                     verdict = .failure(Self.idRefusal(activity.id, "queued or on screen in module \(other)"))
                 } else {
-                    let result = results.removeFirst()
+                    let (result, shareHeld) = results.removeFirst()
                     if case .rejected(_, .invalid(let error)) = result, error.field == "id" {
                         // The queue's own refusal of an id it holds, as the check across modules words it.
                         verdict = .failure(Self.idRefusal(activity.id, "queued or on screen in module \(module)"))
                     } else {
                         do throws(ProtocolError) {
-                            verdict = .success(try accepted(result, activity, module: module, queue: queue, shareFull: shareFull, on: connection))
+                            verdict = .success(try accepted(result, activity, module: module, queue: queue,
+                                                                        share: shareHeld.map { ($0, perSender) }, on: connection))
                         } catch {
                             verdict = .failure(error)
                         }

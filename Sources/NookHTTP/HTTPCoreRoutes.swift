@@ -40,7 +40,7 @@ public enum HTTPCoreRoutes {
             case "internalError": 500
             default: 422
             }
-            return HTTPAPIError(status: status, code: "nookd_error", field: error["field"]?.text,
+            return HTTPAPIError(status: status, code: code == "queueFull" ? "queue_full" : "nookd_error", field: error["field"]?.text,
                                 message: "nookd refused: \(error["message"]?.text ?? code) (\(code))",
                                 headers: status == 503 ? [("Retry-After", "1")] : [])
         }

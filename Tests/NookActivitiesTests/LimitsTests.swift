@@ -58,6 +58,29 @@ struct LimitsTests {
         #expect(await harness.queue.pending.map(\.title) == ["a-high", "a-normal", "b-low", "a-low2"], "another sender's lower card stays")
     }
 
+    /// A queue fuller than its capacity (a card set aside, or put back by `quiesce`): the
+    /// share's eviction is the arrival's room, so it ends that one card and no other sender's,
+    /// and is never followed by a refusal that would have lost the card for nothing.
+    @Test(arguments: [NookActivityPriority.normal, .low])
+    func q16_anArrivalThatEvictsFromItsShareEndsThatCardAloneInAnOverfullQueue(otherSendersPriority: NookActivityPriority) async throws {
+        let harness = await sharedQueue(capacity: 3)
+        let other = activity("b1", otherSendersPriority), low = activity("a-low", .low), normal = activity("a-normal")
+        for item in [other, low, normal] { await harness.queue.enqueue(item, shareLimit: 2) }
+        await harness.queue.keepSetAside()
+        let arrival = activity("a-new")
+        #expect(await harness.queue.enqueue(arrival, shareLimit: 2) == .accepted(arrival.id))
+        try await harness.recorder.waitForKinds(of: low.id, [.enqueued, .rejected(.queueFull)])
+        #expect(Set(await harness.queue.pending.map(\.title)) == ["b1", "a-normal", "a-new"], "only the share's own lowest ended")
+    }
+
+    @Test func q16_aShareRefusalSaysHowManyItsShareHolds() async throws {
+        let harness = await sharedQueue(capacity: 10)
+        for index in 1...3 { await harness.queue.enqueue(activity("a\(index)")) }
+        let answers = await harness.queue.enqueue(contentsOf: [activity("a4"), activity("b1"), activity("a5")], shareLimit: 2)
+        #expect(answers.map(\.shareHeld) == [3, nil, 3], "the limit was lowered below what the share holds")
+        #expect(answers.map(\.result.isAccepted) == [false, true, false])
+    }
+
     @Test func q4_q16_aCardReplacedByItsKeyLeavesTheShareAsItsSuccessorComes() async throws {
         let harness = await sharedQueue(capacity: 10)
         await harness.queue.enqueue(activity("a1", key: "k"), shareLimit: 2)

@@ -62,12 +62,12 @@ struct EnqueuePathTests {
         #expect(try refusal(card("CI 1", from: "ci")) == nil)
         #expect(try refusal(card("CI 2", from: "ci")) == nil)
         #expect(try refusal(card("CI 3", from: "ci")) == ProtocolError(.queueFull,
-            "sender ci already holds 2 pending activities of equal or higher priority in module default, the most queue.per_sender allows"))
+            "sender \"ci\" (relayed by uid 0) already holds 2 pending activities in module default, none of lower priority, and queue.per_sender allows 2"))
         #expect(try refusal(card("Grafana", from: "grafana")) == nil, "another token's share")
         #expect(try refusal(card("Backup 1", from: nil)) == nil, "the uid's own programs")
         #expect(try refusal(card("Backup 2", from: nil)) == nil)
         #expect(try refusal(card("Backup 3", from: nil)) == ProtocolError(.queueFull,
-            "uid 0 already holds 2 pending activities of equal or higher priority in module default, the most queue.per_sender allows"))
+            "uid 0 already holds 2 pending activities in module default, none of lower priority, and queue.per_sender allows 2"))
         let list = try daemon.request(.list(module: nil))
         #expect(list["modules"]?.items.first?["pending"]?.items.compactMap { $0["title"]?.text }
                 == ["CI 1", "CI 2", "Grafana", "Backup 1", "Backup 2"], "nothing already queued is lost")
@@ -76,6 +76,24 @@ struct EnqueuePathTests {
         kill(daemon.process.processIdentifier, SIGHUP)
         try eventually("the reload's note") { daemon.log.contains("SIGHUP: reloaded") }
         #expect(try refusal(card("CI 3", from: "ci")) == nil, "no share after the reload")
+        #expect(daemon.stop().status == 0)
+    }
+
+    /// A replayed entry is sent by the connection that replays it, as any enqueue is: the
+    /// process's name is recorded, not stated as a relay's (which only requests stating that
+    /// name again would reach, and which would count against a share of its own).
+    @Test func u4_u3_aReplayedCardIsItsReplayersOwnNotARelayedName() throws {
+        let scratch = Scratch()
+        let daemon = try DaemonProcess(scratch: scratch)
+        try daemon.request(.enqueue(NookActivity(title: "Gone", dwell: .milliseconds(50)), module: nil, wait: false))
+        try eventually("the first card in the history") { (try daemon.request(.history(HistoryQuery())))["entries"]?.items.count == 1 }
+        try daemon.request(.historyReplay(.number(1)))
+        try eventually("the replay in the history") { (try daemon.request(.history(HistoryQuery())))["entries"]?.items.count == 2 }
+        let senders = (try daemon.request(.history(HistoryQuery())))["entries"]?.items.compactMap { $0["sender"] } ?? []
+        #expect(senders.count == 2)
+        for sender in senders {
+            #expect(sender["uid"] == .number(0) && sender["relayed"] == nil, "\(sender.serialized)")
+        }
         #expect(daemon.stop().status == 0)
     }
 }
