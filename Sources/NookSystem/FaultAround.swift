@@ -63,6 +63,32 @@ public enum FaultAround {
         return result
     }
 
+    /// Whether pages of a file mapping at `path` may be dropped: only the executable's and the
+    /// shared objects', which the loader mapped for the process's whole life. Any other file (a
+    /// font FreeType maps while a face is open) may be unmapped by another thread between the
+    /// reading of `/proc/self/maps` and the `madvise`, its range taken by a new anonymous mapping
+    /// (a frame, the allocator's block), and `MADV_DONTNEED` zeroes whatever is there then: in
+    /// the AddressSanitizer pass an allocator block's header, zeroed, crashed the test process.
+    public static func staysMapped(_ path: some StringProtocol, executable: String?) -> Bool {
+        if let executable, path == executable { return true }
+        let name = path.split(separator: "/").last ?? ""
+        return name.hasSuffix(".so") || name.contains(".so.")
+    }
+
+    /// This process's executable, as its mappings name it.
+    static var executablePath: String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Of `mappings`, the read-only ones that may be dropped: no private page (a relocation),
+    /// and of a file that stays mapped (``staysMapped(_:executable:)``).
+    public static func cleanAndStayingMapped(_ mappings: [FileMapping], executable: String?) -> [FileMapping] {
+        mappings.filter { $0.permissions == "r--p" && !$0.hasPrivatePages && staysMapped($0.path, executable: executable) }
+    }
+
     /// Advises `MADV_RANDOM` on every read-only file mapping of this process (the executable's,
     /// each shared library's, the font files mapped so far) and drops the pages of the executable
     /// ones; returns how many mappings took the advice. Writable mappings (DRM and fbdev buffers
@@ -70,6 +96,7 @@ public enum FaultAround {
     @discardableResult
     public static func disableForReadOnlyFileMappings() -> Int {
         guard let text = try? readRegularFile("/proc/self/maps", limit: 4 << 20) else { return 0 }
+        let executable = executablePath
         // Every range is read before any page is dropped: parsing after the executable's text
         // was dropped (it is the first line) faulted the parser's code straight back, 64 KiB
         // around each fault.
@@ -83,8 +110,10 @@ public enum FaultAround {
             guard range.count == 2, let start = UInt(String(decoding: range[0], as: UTF8.self), radix: 16),
                   let end = UInt(String(decoding: range[1], as: UTF8.self), radix: 16), end > start,
                   let address = UnsafeMutableRawPointer(bitPattern: start) else { continue }
-            let executable = fields[1].count >= 3 && fields[1][fields[1].startIndex + 2] == UInt8(ascii: "x")
-            ranges.append((address, Int(end - start), executable))
+            // Only code the loader mapped is dropped; other files' ranges are only advised.
+            let droppable = fields[1].count >= 3 && fields[1][fields[1].startIndex + 2] == UInt8(ascii: "x")
+                && staysMapped(String(decoding: line[fields[5].startIndex...], as: UTF8.self), executable: executable)
+            ranges.append((address, Int(end - start), droppable))
         }
         var advised = 0
         for range in ranges {
@@ -99,8 +128,8 @@ public enum FaultAround {
         return advised
     }
 
-    /// Drops this process's pages of read-only file mappings that hold no private copy
-    /// (`Anonymous`, `Swap` and `Private_Dirty` all 0): shared libraries' symbol tables and
+    /// Drops this process's pages of read-only mappings of its executable and shared objects
+    /// that hold no private copy (`Anonymous`, `Swap` and `Private_Dirty` all 0): shared libraries' symbol tables and
     /// read-only data the loader and start-up read once (1.9 MiB of libcrypto, libstdc++ and libc
     /// in nook-mqtt). A mapping with any private page (relocated RELRO, resident or swapped out)
     /// is left whole: dropping it would lose the relocations. Like text, what is read again comes
@@ -109,7 +138,7 @@ public enum FaultAround {
     public static func dropCleanReadOnlyData() -> Int {
         guard let text = try? readRegularFile("/proc/self/smaps", limit: 16 << 20) else { return 0 }
         var dropped = 0
-        for mapping in fileMappings(smaps: text) where mapping.permissions == "r--p" && !mapping.hasPrivatePages {
+        for mapping in cleanAndStayingMapped(fileMappings(smaps: text), executable: executablePath) {
             guard let address = UnsafeMutableRawPointer(bitPattern: mapping.start) else { continue }
             if (try? systemCall("madvise", { madvise(address, Int(mapping.end - mapping.start), MADV_DONTNEED) })) != nil { dropped += 1 }
         }

@@ -58,4 +58,23 @@ struct FileMappingSelectionTests {
         #expect(swapped.start == 0x7f00_0000_0000 && swapped.end == 0x7f00_0000_4000 && swapped.permissions == "r--p")
         #expect(swapped.isReadOnly && !swapped.isExecutable && mappings[2].isExecutable)
     }
+
+    /// A font file FreeType mapped may be unmapped by another thread before the drop, and its
+    /// range reused by an anonymous mapping that `MADV_DONTNEED` would zero: only the
+    /// executable's and shared objects' mappings, which stay for the process's life, are dropped.
+    @Test func n3_onlyTheExecutableAndSharedObjectsAreDroppedNeverAFileThatMayBeUnmapped() {
+        let mappings = FaultAround.fileMappings(smaps: Array(Self.smaps.utf8))
+        #expect(FaultAround.cleanAndStayingMapped(mappings, executable: "/usr/bin/nook-mqtt").map(\.path)
+                == ["/usr/lib/x86_64-linux-gnu/libclean.so.1"], "r--p only; the executable's mapping here is r-xp")
+        var font = mappings[4]
+        font.hasPrivatePages = false
+        #expect(FaultAround.cleanAndStayingMapped([font], executable: "/usr/bin/nook-mqtt").isEmpty, "a clean font mapping is kept")
+        for path in ["/usr/lib/x86_64-linux-gnu/libc.so.6", "/lib64/ld-linux-x86-64.so.2", "/usr/lib/libfoo.so", "/usr/bin/nookd"] {
+            #expect(FaultAround.staysMapped(path, executable: "/usr/bin/nookd"), "\(path)")
+        }
+        for path in ["/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/tmp/nook-relro-1", "/usr/lib/locale/C.utf8/LC_CTYPE",
+                     "/usr/share/so.data", "/usr/bin/nook-mqtt"] {
+            #expect(!FaultAround.staysMapped(path, executable: "/usr/bin/nookd"), "\(path)")
+        }
+    }
 }
