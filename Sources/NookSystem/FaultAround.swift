@@ -78,8 +78,8 @@ public enum FaultAround {
     /// This process's executable, as its mappings name it.
     static var executablePath: String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { return nil }
+        guard let count = try? systemCall("readlink", subject: "/proc/self/exe", { readlink("/proc/self/exe", &buffer, buffer.count - 1) }),
+              count > 0 else { return nil }
         return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
