@@ -1,4 +1,5 @@
 import NookConfig
+import NookProtocol
 
 /// nook-http's settings: `[http]` in `/etc/nook/http.toml`, read with NookConfig's rules (every
 /// error names the file, the line and the key; an unknown key is an error). Unset keys keep
@@ -16,6 +17,8 @@ public struct HTTPConfig: Sendable, Equatable {
     public var maximumConnections = 1024
     public var idleTimeoutSeconds = 60
     public var headerTimeoutSeconds = 10
+    /// A call nookd has not answered in this long means nookd is stuck (``NookdLink/Options/callTimeout``).
+    public var nookdTimeoutSeconds = 15
     public var rateLimit = HTTPAccess.RateLimit()
     /// `[publish]`: the ntfy topics taken and the modules published and alert cards go to
     /// (docs/publishing.md).
@@ -34,6 +37,7 @@ public struct HTTPConfig: Sendable, Equatable {
         maximumConnections = try reader.integer("http.max_connections", in: 1...65536) ?? maximumConnections
         idleTimeoutSeconds = try reader.integer("http.idle_timeout_s", in: 1...86400) ?? idleTimeoutSeconds
         headerTimeoutSeconds = try reader.integer("http.header_timeout_s", in: 1...600) ?? headerTimeoutSeconds
+        nookdTimeoutSeconds = try reader.integer("http.nookd_timeout_s", in: 1...600) ?? nookdTimeoutSeconds
         rateLimit.perSecond = try reader.number("http.rate_limit_per_s", in: 0...1_000_000) ?? rateLimit.perSecond
         rateLimit.burst = try reader.number("http.rate_limit_burst", in: 1...1_000_000) ?? rateLimit.burst
         publish = try Self.publishSettings(reader)
@@ -84,6 +88,14 @@ public struct HTTPConfig: Sendable, Equatable {
 
     public static func load(path: String) throws(ConfigError) -> HTTPConfig {
         try HTTPConfig(ConfigDocument.load(path: path))
+    }
+
+    /// The options of the link to nookd at `socketPath` these settings make.
+    public func nookdOptions(socketPath: String) -> NookdLink.Options {
+        var options = NookdLink.Options(socketPath: socketPath)
+        options.callTimeout = .seconds(nookdTimeoutSeconds)
+        options.waitingCallTimeout = .seconds(Int64(NookProtocol.frameWaitSeconds + nookdTimeoutSeconds))
+        return options
     }
 
     /// The server's options these settings make.

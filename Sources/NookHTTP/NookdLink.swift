@@ -19,7 +19,7 @@ public final class NookdLink: NookdCalls {
         /// here would fail every caller's call at once.
         public var maximumInFlight = 128
         /// A call unanswered this long means nookd is stuck: the connection is dropped and
-        /// every call in flight fails.
+        /// every call in flight fails (`http.nookd_timeout_s`).
         public var callTimeout: Duration = .seconds(15)
         /// The longest line read from nookd (a page of history is at most 1 MiB).
         public var maximumLineBytes = 4 << 20
@@ -145,7 +145,7 @@ public final class NookdLink: NookdCalls {
         if pendingStart < pending.count {
             let oldest = pending[pendingStart].sentAt
             if now - oldest >= options.callTimeout {
-                lose("nookd has not answered a call in \(options.callTimeout)")
+                lose("nookd has not answered a call in \(options.callTimeout) (http.nookd_timeout_s)")
                 return nextAttempt
             }
             return oldest + options.callTimeout

@@ -70,7 +70,7 @@ enum NookHTTPCommand {
         var options = config.serverOptions
         if !line.listen.isEmpty { options.listen = line.listen }
         let socketPath = line.socket ?? NookClient.defaultSocketPath
-        let nookd = NookdLink(options: .init(socketPath: socketPath), logger: logger)
+        let nookd = NookdLink(options: config.nookdOptions(socketPath: socketPath), logger: logger)
         let routes = HTTPRouteTable.standard(config: config, logger: logger)
         do {
             let server = try HTTPServer(options: options, routes: routes, access: HTTPAccess(tokens: tokens, rateLimit: config.rateLimit),

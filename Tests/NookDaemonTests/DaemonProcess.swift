@@ -187,6 +187,11 @@ func eventually(_ what: String, timeout: Double = 10, _ condition: () throws -> 
     throw DaemonFailure("timed out waiting for \(what)")
 }
 
+/// `body`, its failure told with what the peers logged (read only then: the logs are read once).
+func saying<T>(_ logs: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
+    do { return try body() } catch let failure as DaemonFailure { throw DaemonFailure("\(failure)\n\(logs())") }
+}
+
 /// Starts nookctl in the background (for `enqueue --wait`); the caller waits for its exit.
 func startNookctl(_ arguments: [String], socket: String) throws -> Process {
     let process = Process()

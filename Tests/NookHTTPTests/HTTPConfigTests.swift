@@ -1,5 +1,6 @@
 import NookConfig
 import NookHTTP
+import NookProtocol
 import Testing
 
 /// nook-http's settings (H4): the shipped file is valid and says the defaults; errors name the key.
@@ -9,6 +10,8 @@ import Testing
         #expect(config == HTTPConfig())
         #expect(config.listen.allSatisfy(\.isLoopback) && config.listen.map(\.port) == [8722])
         #expect(config.tokens == nil)
+        let link = config.nookdOptions(socketPath: "/run/nook/nookd.sock")
+        #expect(link.callTimeout == .seconds(15) && link.waitingCallTimeout == .seconds(NookProtocol.frameWaitSeconds + 15))
     }
 
     @Test func h4_listenTakesOneOrManyAddressesIPv6InBrackets() throws {
@@ -19,7 +22,8 @@ import Testing
 
     @Test func h4_aBadValueOrUnknownKeyIsAnErrorNamingIt() {
         for (text, key) in [("[http]\nmax_body_bytes = 10\n", "http.max_body_bytes"), ("[http]\nlisten = \"nowhere\"\n", "http.listen"),
-                            ("[http]\nmax_conections = 5\n", "http.max_conections"), ("[http]\nrate_limit_per_s = \"fast\"\n", "http.rate_limit_per_s")] {
+                            ("[http]\nmax_conections = 5\n", "http.max_conections"), ("[http]\nrate_limit_per_s = \"fast\"\n", "http.rate_limit_per_s"),
+                            ("[http]\nnookd_timeout_s = 0\n", "http.nookd_timeout_s")] {
             #expect(checkError({ try HTTPConfig(ConfigDocument(parsing: text, source: "http.toml")) }) { $0.contains(key) && $0.contains("http.toml") }, "\(text)")
         }
     }

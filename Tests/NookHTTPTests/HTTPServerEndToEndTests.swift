@@ -100,6 +100,21 @@ struct HTTPServerEndToEndTests {
         #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200], "\(service.logText)")
     }
 
+    @Test func h4_aStoppedNookdIsAnswered503AfterHttpNookdTimeoutAndServedAgainOnceContinued() throws {
+        let service = try HTTPService(config: "[http]\nnookd_timeout_s = 1\n")
+        #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200], "\(service.logs)")
+        kill(service.nookd.processIdentifier, SIGSTOP)
+        defer { kill(service.nookd.processIdentifier, SIGCONT) }
+        let stalled = try curl([service.url + "/healthz"])
+        #expect(stalled.output.statusCodes == [503] && stalled.output.contains("Retry-After:"), "\(stalled.output)")
+        #expect(stalled.output.contains("nookd went away before it answered"), "\(stalled.output)")
+        #expect(service.logText.contains("nookd has not answered a call in 1.0 seconds (http.nookd_timeout_s)"), "\(service.logs)")
+        kill(service.nookd.processIdentifier, SIGCONT)
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(30))
+        while try curl([service.url + "/healthz"]).output.statusCodes != [200], Date() < deadline { usleep(200_000) }
+        #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200], "\(service.logs)")
+    }
+
     @Test func h4_twoThousandIdleConnectionsKeepNoNewClientOut() throws {
         let service = try HTTPService(config: "[http]\nmax_connections = 500\n")
         // The idle connections come from a child: the test process keeps few descriptors.
@@ -135,7 +150,7 @@ struct HTTPServerEndToEndTests {
         }
         #expect(said.contains("connected"), "the 2,000 connections were not made: \(service.logText.suffix(2000))")
         let answer = try curl([service.url + "/healthz"])
-        #expect(answer.output.statusCodes == [200], "\(answer.output) \(answer.error)")
+        #expect(answer.output.statusCodes == [200], "\(answer.output) \(answer.error)\n\(service.logs)")
         #expect(service.server.isRunning)
         #expect(service.waitForLog("to make room"), "\(service.logText.suffix(2000))")
     }

@@ -30,6 +30,8 @@ final class HTTPService {
     var nookd = Process()
     let server = Process()
     let log: String
+    /// nookd's standard error (warnings and above, and a sanitizer's report if it dies).
+    let nookdLog: String
     private(set) var port: UInt16 = 0
 
     /// nookd's config file, when the test gave one.
@@ -40,17 +42,15 @@ final class HTTPService {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         socket = directory + "/nookd.sock"
         log = directory + "/nook-http.log"
+        nookdLog = directory + "/nookd.log"
         if let nookdText {
             nookdConfig = directory + "/nook.toml"
             try nookdText.write(toFile: directory + "/nook.toml", atomically: true, encoding: .utf8)
         }
         if withNookd { try startNookd() }
-        var configArguments: [String] = []
-        if let config {
-            let path = directory + "/http.toml"
-            try config.write(toFile: path, atomically: true, encoding: .utf8)
-            configArguments = ["--config", path]
-        }
+        let path = directory + "/http.toml"
+        try Self.withNookdTimeout(config ?? "").write(toFile: path, atomically: true, encoding: .utf8)
+        let configArguments = ["--config", path]
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         let output = Pipe.closedOnExec()
         server.executableURL = URL(fileURLWithPath: Built.directory + "/nook-http")
@@ -71,13 +71,25 @@ final class HTTPService {
         self.port = port
     }
 
+    /// `config` with `http.nookd_timeout_s` stretched as the tests' bounds are (unless it sets
+    /// one): a nookd of a sanitizer's build on a loaded machine is slow, not stuck.
+    static func withNookdTimeout(_ config: String) -> String {
+        if config.contains("nookd_timeout_s") { return config }
+        let line = "nookd_timeout_s = \(Int(TestBounds.seconds(15)))\n"
+        guard let table = config.range(of: "[http]\n") else { return "[http]\n" + line + config }
+        return config.replacingCharacters(in: table, with: "[http]\n" + line)
+    }
+
     /// Starts (or starts again) nookd on the mock display and waits until it listens.
     func startNookd() throws {
         if nookd.isRunning { kill(nookd.processIdentifier, SIGKILL); nookd.waitForExit() }
         nookd = Process()
         nookd.executableURL = URL(fileURLWithPath: Built.directory + "/nookd")
         nookd.arguments = ["--socket", socket, "--display", "mock", "--journal", "none", "--log-level", "warning"] + (nookdConfig.map { ["--config", $0] } ?? [])
-        nookd.standardError = FileHandle.nullDevice
+        if !FileManager.default.fileExists(atPath: nookdLog) { _ = FileManager.default.createFile(atPath: nookdLog, contents: nil) }
+        let nookdOutput = FileHandle(forWritingAtPath: nookdLog)
+        nookdOutput?.seekToEndOfFile()
+        nookd.standardError = nookdOutput
         try nookd.runAlone()
         let deadline = Date().addingTimeInterval(TestBounds.seconds(60))
         while (try? NookClient(path: socket)) == nil {
@@ -93,6 +105,17 @@ final class HTTPService {
     }
 
     var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
+    /// Both logs, for a failure's message: what nook-http and nookd said.
+    var logs: String {
+        let nookdText = (try? String(contentsOfFile: nookdLog, encoding: .utf8)) ?? ""
+        var stacks = ""
+        if nookd.isRunning, let traced = try? runProgram("/usr/bin/gdb", ["-p", "\(nookd.processIdentifier)", "-batch", "-ex", "thread apply all bt 12"]) {
+            stacks = traced.output.split(separator: "\n").filter { $0.hasPrefix("#") || $0.hasPrefix("Thread") }.joined(separator: "\n")
+        }
+        let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
+        return "nook-http:\n\(logText.suffix(4000))\nnookd:\n\(nookdText.suffix(4000))\nload: \(load)\nnookd's threads:\n\(stacks)"
+    }
 
     func waitForLog(_ needle: String, timeout: Double = 30) -> Bool {
         let deadline = Date().addingTimeInterval(TestBounds.seconds(timeout))

@@ -21,7 +21,7 @@ struct NginxTLSTests {
         let through = try curl(["--cacert", proxy.certificate, "-H", "Authorization: Bearer \(token)",
                                 "https://localhost:\(proxy.port)/healthz"])
         #expect(through.status == 0, "\(through.error) \(proxy.errorLog)")
-        #expect(through.output.statusCodes == [200] && through.output.contains("\"nookd\":\"reachable\""), "\(through.output)")
+        #expect(through.output.statusCodes == [200] && through.output.contains("\"nookd\":\"reachable\""), "\(through.output)\n\(service.logs)")
         // The certificate is checked: without the CA curl refuses.
         let unchecked = try curl(["https://localhost:\(proxy.port)/healthz"])
         #expect(unchecked.status != 0)
