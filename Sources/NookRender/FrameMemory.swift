@@ -16,12 +16,26 @@ public enum FrameMemory {
     /// Returns free heap memory to the system (`malloc_trim`), after a burst, and (at most once
     /// a minute, as the bridges do) the code pages the cards faulted back in: an idle display
     /// runs only its clock's minute tick (`IdleTrim.dropPages`; the next card takes them back
-    /// as minor faults, counted in `first_frame_after_idle_ms_p99`).
+    /// as minor faults, counted in `first_frame_after_idle_ms_p99`). Both run on a thread of
+    /// their own (``inBackground(_:)``) and this returns at once.
     static func trim() {
-        _ = malloc_trim(0)
         let now = MonotonicClock.seconds
-        if lastPageDrop.withLock({ takePageDrop(now: now, last: &$0) }) { IdleTrim.dropPages() }
+        let dropPages = lastPageDrop.withLock { takePageDrop(now: now, last: &$0) }
+        inBackground {
+            _ = malloc_trim(0)
+            if dropPages { IdleTrim.dropPages() }
+        }
     }
+
+    /// Runs `work` on the trimming thread, after the trims given before, and returns at once.
+    /// Reading and parsing smaps is the most work an idle screen does; on the screen's own
+    /// executor it held back what waits for the screen (a status request, the next card's first
+    /// frame) for as long as it took, which a loaded machine stretches many times over.
+    static func inBackground(_ work: @escaping @Sendable () -> Void) {
+        trimmer.async(work)
+    }
+
+    private static let trimmer = SerialWorker(name: "nook.trim")
 
     /// Whether pages are dropped at `now` (seconds) after the last drop at `last`, which it
     /// then updates: reading smaps and dropping costs more than a card, so a display that

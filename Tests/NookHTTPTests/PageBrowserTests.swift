@@ -49,9 +49,9 @@ struct PageBrowserTests {
             _ = FileManager.default.createFile(atPath: httpLog, contents: nil)
             let output = Pipe.closedOnExec()
             http.executableURL = URL(fileURLWithPath: PageBrowserTests.binaries + "/nook-http")
-            // An empty config file: the machine's own /etc/nook/nook-http.toml must not count.
+            // A config file of the test's own: the machine's /etc/nook/http.toml must not count.
             let config = directory + "/nook-http.toml"
-            _ = FileManager.default.createFile(atPath: config, contents: Data())
+            _ = FileManager.default.createFile(atPath: config, contents: Data(HTTPService.withNookdTimeout("").utf8))
             http.arguments = ["--socket", socket, "--listen", "127.0.0.1:0", "--config", config, "--log-level", "info"]
             http.standardOutput = output
             http.standardError = FileHandle(forWritingAtPath: httpLog)
