@@ -51,6 +51,20 @@ enum MQTTTools {
         return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
     }
 
+    /// Whether process `pid` holds a socket listening on `port` of 127.0.0.1 or every IPv4 address (`/proc/net/tcp`'s
+    /// listening entry for it, and a descriptor of the process naming that socket's inode).
+    static func listens(pid: Int32, port: Int) -> Bool {
+        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return false }
+        let local = Set(["0100007F", "00000000"].map { $0 + ":" + String(format: "%04X", port) })
+        let sockets = Set(table.split(separator: "\n").dropFirst().compactMap { line -> String? in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count > 9, local.contains(String(fields[1])), fields[3] == "0A" else { return nil }
+            return "socket:[\(fields[9])]"
+        })
+        guard !sockets.isEmpty, let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else { return false }
+        return descriptors.contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")).map(sockets.contains) ?? false }
+    }
+
     /// A TCP port on loopback nobody listens on right now.
     static func freePort() -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -70,9 +84,9 @@ enum MQTTTools {
 /// persistence in the scratch directory.
 final class Broker {
     let scratch: Scratch
-    let port: Int
+    private(set) var port = 0
     /// The TLS listener, when the broker has certificates.
-    let tlsPort: Int?
+    private(set) var tlsPort: Int?
     let logPath: String
     private var process: Process?
     private let configPath: String
@@ -81,30 +95,43 @@ final class Broker {
 
     init(scratch: Scratch, passwordFile: String? = nil, tls: TLSFiles? = nil, port: Int? = nil, settings: [String] = []) throws {
         self.scratch = scratch
-        self.port = port ?? MQTTTools.freePort()
-        tlsPort = tls == nil ? nil : MQTTTools.freePort()
         logPath = scratch.path + "/mosquitto.log"
+        configPath = scratch.path + "/mosquitto.conf"
         // Run as root, mosquitto drops to its own user, which must write its log and persistence here.
         chmod(scratch.path, 0o777)
-        var lines = [
-            "per_listener_settings false",
-            "persistence true",
-            "persistence_location \(scratch.path)/",
-            "log_dest file \(logPath)",
-            "log_type error", "log_type warning", "log_type notice", "log_type information",
-        ] + settings + [
-            "listener \(self.port) 127.0.0.1",
-        ]
-        if let tls, let tlsPort {
-            lines += ["listener \(tlsPort) 127.0.0.1", "cafile \(tls.ca)", "certfile \(tls.cert)", "keyfile \(tls.key)"]
+        // A port freePort handed out can be taken by another test's server before mosquitto
+        // binds it; mosquitto then exits, and the test picks others.
+        var attempt = 0
+        while true {
+            attempt += 1
+            self.port = port ?? MQTTTools.freePort()
+            tlsPort = tls == nil ? nil : MQTTTools.freePort()
+            var lines = [
+                "per_listener_settings false",
+                "persistence true",
+                "persistence_location \(scratch.path)/",
+                "log_dest file \(logPath)",
+                "log_type error", "log_type warning", "log_type notice", "log_type information",
+            ] + settings + [
+                "listener \(self.port) 127.0.0.1",
+            ]
+            if let tls, let tlsPort {
+                lines += ["listener \(tlsPort) 127.0.0.1", "cafile \(tls.ca)", "certfile \(tls.cert)", "keyfile \(tls.key)"]
+            }
+            if let passwordFile {
+                lines += ["allow_anonymous false", "password_file \(passwordFile)"]
+            } else {
+                lines += ["allow_anonymous true"]
+            }
+            _ = scratch.file("mosquitto.conf", lines.joined(separator: "\n") + "\n")
+            do {
+                try start()
+                return
+            } catch let failure as DaemonFailure where port == nil && attempt < 5 && log.contains("Address already in use") {
+                _ = failure
+                try? FileManager.default.removeItem(atPath: logPath)
+            }
         }
-        if let passwordFile {
-            lines += ["allow_anonymous false", "password_file \(passwordFile)"]
-        } else {
-            lines += ["allow_anonymous true"]
-        }
-        configPath = scratch.file("mosquitto.conf", lines.joined(separator: "\n") + "\n")
-        try start()
     }
 
     func start() throws {
@@ -114,9 +141,11 @@ final class Broker {
         process.standardError = FileHandle.nullDevice
         try process.runAlone()
         self.process = process
+        // Listening by mosquitto itself: another test's server on the same port answers a
+        // connect too (a bridge once reached nook-lcdproc that way).
         try eventually("mosquitto to listen on \(port)") {
             if !process.isRunning { throw DaemonFailure("mosquitto exited (\(process.terminationStatus)): \(log)") }
-            return MQTTTools.canConnect(port: port)
+            return [port, tlsPort].compactMap { $0 }.allSatisfy { MQTTTools.listens(pid: process.processIdentifier, port: $0) }
         }
     }
 

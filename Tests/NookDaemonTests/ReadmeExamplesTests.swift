@@ -199,7 +199,8 @@ struct ReadmeExamplesTests {
         var log: String { (try? String(contentsOfFile: serverLog, encoding: .utf8)) ?? "" }
         try eventually("nook-lcdproc to listen on \(port)") {
             if !server.isRunning { throw DaemonFailure("\(serverLine) exited (\(server.terminationStatus)): \(log)") }
-            return MQTTTools.canConnect(port: Int(port) ?? 0)
+            // nook-lcdproc's own socket: another test's server may have taken the port.
+            return MQTTTools.listens(pid: server.processIdentifier, port: Int(port) ?? 0)
         }
         let clientWords = ReadmeExample.words(clientLine).map { $0 == readmePort ? port : $0 }
         try #require(clientWords.first == "lcdproc", "not lcdproc: \(clientLine)")
