@@ -59,15 +59,19 @@ public final class NookdLink: NookdCalls {
     /// same loop.
     public let waiting: NookdLink?
 
-    public init(options: Options, logger: Logger) {
+    /// The monotonic clock's reading (injected by tests).
+    private let clock: @Sendable () -> Duration
+
+    public init(options: Options, logger: Logger, clock: @escaping @Sendable () -> Duration = { MonotonicClock.now }) {
         self.options = options
         self.logger = logger
+        self.clock = clock
         if let timeout = options.waitingCallTimeout {
             var waitingOptions = options
             waitingOptions.callTimeout = timeout
             waitingOptions.maximumInFlight = 64
             waitingOptions.waitingCallTimeout = nil
-            waiting = NookdLink(options: waitingOptions, logger: logger)
+            waiting = NookdLink(options: waitingOptions, logger: logger, clock: clock)
         } else {
             waiting = nil
         }
@@ -81,7 +85,7 @@ public final class NookdLink: NookdCalls {
 
     /// Whole seconds until the next attempt to reach nookd: the `Retry-After` of a 503.
     public var retryAfterSeconds: Int {
-        let wait = nextAttempt - MonotonicClock.now
+        let wait = nextAttempt - clock()
         return max(1, Int((Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18).rounded(.up)))
     }
 
@@ -110,7 +114,7 @@ public final class NookdLink: NookdCalls {
         }
         outgoing += line
         outgoing.append(0x0A)
-        pending.append(Pending(id: nextID, sentAt: MonotonicClock.now, done: done))
+        pending.append(Pending(id: nextID, sentAt: clock(), done: done))
         // Written by ``sendQueued()`` once the loop's turn has made its calls: one send and one
         // read in nookd for all of them, not one each.
     }
@@ -154,7 +158,7 @@ public final class NookdLink: NookdCalls {
     }
 
     private func connectIfDue() {
-        let now = MonotonicClock.now
+        let now = clock()
         guard now >= nextAttempt else { return }
         guard let address = UnixSocketAddress(path: options.socketPath) else {
             fail(attempt: "the socket path \(options.socketPath) is longer than a Unix socket allows", now: now)
@@ -168,7 +172,9 @@ public final class NookdLink: NookdCalls {
             fail(attempt: "\(error)", now: now)
             return
         }
-        backoff.reset()
+        // The backoff starts again only once nookd answers (``answer(_:)``): a stopped nookd's
+        // socket still takes connections into its backlog, and a call on each would wait out
+        // the whole call timeout, again and again at the first interval.
         if lastFailure != nil || !everConnected {
             logger.notice(everConnected ? "nookd is reachable again at \(options.socketPath)" : "connected to nookd at \(options.socketPath)")
         }
@@ -264,6 +270,7 @@ public final class NookdLink: NookdCalls {
             lose("nookd answered call \(id) when call \(call.id) was the oldest waiting")
             return
         }
+        backoff.reset()
         pendingStart += 1
         if pendingStart == pending.count {
             pending.removeAll(keepingCapacity: true)
@@ -302,7 +309,7 @@ public final class NookdLink: NookdCalls {
         pendingStart = 0
         logger.warning("lost nookd: \(reason); \(waiting.count) call(s) in flight answer 503")
         lastFailure = reason
-        nextAttempt = MonotonicClock.now + .milliseconds(Int64(backoff.next() * 1000))
+        nextAttempt = clock() + .milliseconds(Int64(backoff.next() * 1000))
         for call in waiting {
             call.done(.failure(.unavailable("nookd went away before it answered; what was asked may have been done (a retry that names its own id is safe)")))
         }

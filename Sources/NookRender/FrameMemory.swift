@@ -35,6 +35,12 @@ public enum FrameMemory {
         trimmer.async(work)
     }
 
+    /// Returns once the trims given so far are done (a benchmark's card must not share the
+    /// machine with one).
+    public static func waitForTrims() {
+        trimmer.sync {}
+    }
+
     private static let trimmer = SerialWorker(name: "nook.trim")
 
     /// Whether pages are dropped at `now` (seconds) after the last drop at `last`, which it

@@ -317,6 +317,7 @@ struct DaemonFigures {
             try? await Task.sleep(for: .milliseconds(80))
             if afterRelease {
                 while await screen.frameReleases < index + 2 { try? await Task.sleep(for: .milliseconds(5)) }
+                FrameMemory.waitForTrims()
             }
             presented.reset()
             var before = rusage(), after = rusage()

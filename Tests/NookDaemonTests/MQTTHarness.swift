@@ -53,16 +53,25 @@ enum MQTTTools {
 
     /// Whether process `pid` holds a socket listening on `port` of 127.0.0.1 or every IPv4 address (`/proc/net/tcp`'s
     /// listening entry for it, and a descriptor of the process naming that socket's inode).
+    /// A process that changed to another user (mosquitto) keeps its descriptors from a root
+    /// without CAP_SYS_PTRACE (a container's); then the socket's owner must be that user.
     static func listens(pid: Int32, port: Int) -> Bool {
         guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return false }
         let local = Set(["0100007F", "00000000"].map { $0 + ":" + String(format: "%04X", port) })
-        let sockets = Set(table.split(separator: "\n").dropFirst().compactMap { line -> String? in
+        let sockets: [(inode: String, uid: String)] = table.split(separator: "\n").dropFirst().compactMap { line in
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count > 9, local.contains(String(fields[1])), fields[3] == "0A" else { return nil }
-            return "socket:[\(fields[9])]"
-        })
-        guard !sockets.isEmpty, let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else { return false }
-        return descriptors.contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")).map(sockets.contains) ?? false }
+            return ("socket:[\(fields[9])]", String(fields[7]))
+        }
+        guard !sockets.isEmpty else { return false }
+        if let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") {
+            let inodes = Set(sockets.map(\.inode))
+            return descriptors.contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")).map(inodes.contains) ?? false }
+        }
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let uids = status.split(separator: "\n").first(where: { $0.hasPrefix("Uid:") })?.split(whereSeparator: \.isWhitespace).dropFirst(),
+              let effective = uids.dropFirst().first, effective != "0" else { return false }
+        return sockets.contains { $0.uid == effective }
     }
 
     /// A TCP port on loopback nobody listens on right now.
