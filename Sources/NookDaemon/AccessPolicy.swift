@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import NookActivities
+import NookConfig
 import NookSystem
 
 /// `struct ucred` as Linux lays it out for `SO_PEERCRED` (Swift's Glibc module hides the

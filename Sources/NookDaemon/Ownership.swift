@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import NookActivities
+import NookConfig
 import NookProtocol
 import NookSystem
 

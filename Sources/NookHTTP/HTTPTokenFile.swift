@@ -1,3 +1,4 @@
+import NookConfig
 import NookSystem
 #if canImport(Glibc)
 import Glibc

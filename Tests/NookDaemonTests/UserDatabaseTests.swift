@@ -1,5 +1,6 @@
 import Foundation
 import NookActivities
+import NookConfig
 @testable import NookDaemon
 import NookSystem
 import Testing
