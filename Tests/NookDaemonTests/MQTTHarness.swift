@@ -136,8 +136,7 @@ final class Broker {
             do {
                 try start()
                 return
-            } catch let failure as DaemonFailure where port == nil && attempt < 5 && log.contains("Address already in use") {
-                _ = failure
+            } catch is DaemonFailure where port == nil && attempt < 5 && log.contains("Address already in use") {
                 try? FileManager.default.removeItem(atPath: logPath)
             }
         }
