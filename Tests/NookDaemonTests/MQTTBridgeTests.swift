@@ -1,6 +1,7 @@
 import Foundation
 import NookActivities
 import NookProtocol
+import NookTestSupport
 import NookTestTraits
 import Testing
 
@@ -417,7 +418,7 @@ struct MQTTBridgeTests {
     @Test func e5_aBridgeStartedBeforeItsBrokerSaysSoOnceAndConnectsWhenItComes() throws {
         let scratch = Scratch()
         let daemon = try DaemonProcess(scratch: Scratch())
-        let port = MQTTTools.freePort()
+        let port = try LoopbackPort.unused()
         let placeholder = try Broker(scratch: Scratch())
         let bridge = try MQTTBridgeProcess(broker: placeholder, socket: daemon.socket, scratch: scratch, port: port, waitUntilOnline: false)
         try eventually("the first warning") { bridge.log.contains("cannot reach the broker") }

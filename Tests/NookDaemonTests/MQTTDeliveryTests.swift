@@ -217,8 +217,10 @@ struct MQTTDeliveryTests {
         let wrongHost = try MQTTBridgeProcess(broker: broker, socket: daemon.socket, scratch: scratch, device: "host",
                                               extraConfig: "[mqtt.tls]\nca_file = \"\(files.ca)\"\n", port: broker.tlsPort, waitUntilOnline: false,
                                               host: "localhost")
-        try eventually("both failing") {
-            wrongCA.log.contains("certificate verify failed") && wrongHost.log.contains("cannot connect to the broker")
+        try saying("wrong CA: \(wrongCA.log)\nwrong host: \(wrongHost.log)\nbroker: \(broker.log)") {
+            try eventually("both failing", timeout: 20) {
+                wrongCA.log.contains("certificate verify failed") && wrongHost.log.contains("cannot connect to the broker")
+            }
         }
         sleep(6)
         func attempts(_ bridge: MQTTBridgeProcess) -> Int { bridge.log.components(separatedBy: "connecting to ").count - 1 }

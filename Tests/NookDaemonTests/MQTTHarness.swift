@@ -1,5 +1,6 @@
 import Foundation
 import NookProtocol
+import NookTestSupport
 import NookTestTraits
 import Testing
 
@@ -50,43 +51,6 @@ enum MQTTTools {
         killer.cancel()
         return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
     }
-
-    /// Whether process `pid` holds a socket listening on `port` of 127.0.0.1 or every IPv4 address (`/proc/net/tcp`'s
-    /// listening entry for it, and a descriptor of the process naming that socket's inode).
-    /// A process that changed to another user (mosquitto) keeps its descriptors from a root
-    /// without CAP_SYS_PTRACE (a container's); then the socket's owner must be that user.
-    static func listens(pid: Int32, port: Int) -> Bool {
-        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return false }
-        let local = Set(["0100007F", "00000000"].map { $0 + ":" + String(format: "%04X", port) })
-        let sockets: [(inode: String, uid: String)] = table.split(separator: "\n").dropFirst().compactMap { line in
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count > 9, local.contains(String(fields[1])), fields[3] == "0A" else { return nil }
-            return ("socket:[\(fields[9])]", String(fields[7]))
-        }
-        guard !sockets.isEmpty else { return false }
-        if let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") {
-            let inodes = Set(sockets.map(\.inode))
-            return descriptors.contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")).map(inodes.contains) ?? false }
-        }
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let uids = status.split(separator: "\n").first(where: { $0.hasPrefix("Uid:") })?.split(whereSeparator: \.isWhitespace).dropFirst(),
-              let effective = uids.dropFirst().first, effective != "0" else { return false }
-        return sockets.contains { $0.uid == effective }
-    }
-
-    /// A TCP port on loopback nobody listens on right now.
-    static func freePort() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 }
 
 /// Debian's mosquitto on loopback ports of the test's choosing, with its config and
@@ -108,13 +72,13 @@ final class Broker {
         configPath = scratch.path + "/mosquitto.conf"
         // Run as root, mosquitto drops to its own user, which must write its log and persistence here.
         chmod(scratch.path, 0o777)
-        // A port freePort handed out can be taken by another test's server before mosquitto
+        // A port LoopbackPort handed out can be taken by another test's server before mosquitto
         // binds it; mosquitto then exits, and the test picks others.
         var attempt = 0
         while true {
             attempt += 1
-            self.port = port ?? MQTTTools.freePort()
-            tlsPort = tls == nil ? nil : MQTTTools.freePort()
+            self.port = try port ?? LoopbackPort.unused()
+            tlsPort = try tls == nil ? nil : LoopbackPort.unused()
             var lines = [
                 "per_listener_settings false",
                 "persistence true",
@@ -153,7 +117,7 @@ final class Broker {
         // connect too (a bridge once reached nook-lcdproc that way).
         try eventually("mosquitto to listen on \(port)") {
             if !process.isRunning { throw DaemonFailure("mosquitto exited (\(process.terminationStatus)): \(log)") }
-            return [port, tlsPort].compactMap { $0 }.allSatisfy { MQTTTools.listens(pid: process.processIdentifier, port: $0) }
+            return [port, tlsPort].compactMap { $0 }.allSatisfy { LoopbackPort.isListening(pid: process.processIdentifier, port: $0) }
         }
     }
 

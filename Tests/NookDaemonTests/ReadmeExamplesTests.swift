@@ -1,6 +1,7 @@
 import Foundation
 import NookActivities
 import NookProtocol
+import NookTestSupport
 import NookTestTraits
 import Testing
 
@@ -183,7 +184,7 @@ struct ReadmeExamplesTests {
         let serverLine = try example.line(containing: "nook-lcdproc")
         let clientLine = try example.line(containing: "lcdproc -s")
         let readmePort = try #require(ReadmeExample.value(of: "--port", in: serverLine))
-        let port = String(MQTTTools.freePort())
+        let port = String(try LoopbackPort.unused())
         // The server's words but its `&`, on the test's port and nookd's socket.
         let serverWords = ReadmeExample.words(serverLine).filter { $0 != "&" }.map { $0 == readmePort ? port : $0 }
         try #require(serverWords.first == "nook-lcdproc", "not nook-lcdproc: \(serverLine)")
@@ -200,7 +201,7 @@ struct ReadmeExamplesTests {
         try eventually("nook-lcdproc to listen on \(port)") {
             if !server.isRunning { throw DaemonFailure("\(serverLine) exited (\(server.terminationStatus)): \(log)") }
             // nook-lcdproc's own socket: another test's server may have taken the port.
-            return MQTTTools.listens(pid: server.processIdentifier, port: Int(port) ?? 0)
+            return LoopbackPort.isListening(pid: server.processIdentifier, port: Int(port) ?? 0)
         }
         let clientWords = ReadmeExample.words(clientLine).map { $0 == readmePort ? port : $0 }
         try #require(clientWords.first == "lcdproc", "not lcdproc: \(clientLine)")

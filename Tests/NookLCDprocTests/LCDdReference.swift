@@ -10,8 +10,9 @@ import Testing
 final class LCDdReference {
     static let binary = "/usr/sbin/LCDd"
     let directory: String
-    let port: UInt16
-    let process = Process()
+    private(set) var port: UInt16 = 0
+    private(set) var process = Process()
+    private var logPath: String { directory + "/LCDd.log" }
 
     static var driverPath: String? {
         let candidates = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib")) ?? []
@@ -27,39 +28,56 @@ final class LCDdReference {
         }
         directory = NSTemporaryDirectory() + "nook-lcdd-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        port = try freeTCPPort()
-        // LCDd drops root for User; as another user it stays who it is.
+        // LCDd drops root for User and must write its log here; as another user it stays who it is.
+        chmod(directory, 0o777)
         let user = getuid() == 0 ? "nobody" : (ProcessInfo.processInfo.environment["USER"] ?? "nobody")
-        let config = """
-            [server]
-            DriverPath=\(driverPath)
-            Driver=text
-            Bind=127.0.0.1
-            Port=\(port)
-            ReportLevel=2
-            ReportToSyslog=no
-            User=\(user)
-            Foreground=yes
-            ServerScreen=no
-            [text]
-            Size=\(width)x\(height)
+        // Another test's server can take the port before LCDd binds it; LCDd then exits, and
+        // starts again on another.
+        for attempt in 1...5 {
+            port = UInt16(try LoopbackPort.unused())
+            let config = """
+                [server]
+                DriverPath=\(driverPath)
+                Driver=text
+                Bind=127.0.0.1
+                Port=\(port)
+                ReportLevel=2
+                ReportToSyslog=no
+                User=\(user)
+                Foreground=yes
+                ServerScreen=no
+                [text]
+                Size=\(width)x\(height)
 
-            """
-        let path = directory + "/LCDd.conf"
-        try config.write(toFile: path, atomically: true, encoding: .utf8)
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["-c", path, "-f", "-s", "0"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.runAlone()
+                """
+            let path = directory + "/LCDd.conf"
+            try config.write(toFile: path, atomically: true, encoding: .utf8)
+            process = Process()
+            process.executableURL = URL(fileURLWithPath: Self.binary)
+            process.arguments = ["-c", path, "-f", "-s", "0"]
+            process.standardOutput = FileHandle.nullDevice
+            _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: logPath)
+            try process.runAlone()
+            if try listens() { return }
+            guard attempt < 5, log.contains("Address already in use") else {
+                throw TestFailure("LCDd exited at start (\(process.terminationStatus)): \(log)")
+            }
+        }
+    }
+
+    /// True once LCDd itself listens on `port`; false when it exited first.
+    private func listens() throws -> Bool {
         let deadline = Date().addingTimeInterval(TestBounds.seconds(20))
         while Date() < deadline {
-            if let probe = try? TCPConnection(port: port) { _ = probe; return }
-            guard process.isRunning else { throw TestFailure("LCDd exited at start (\(process.terminationStatus))") }
+            if LoopbackPort.isListening(pid: process.processIdentifier, port: Int(port)) { return true }
+            if !process.isRunning { process.waitForExit(); return false }
             usleep(20_000)
         }
-        throw TestFailure("LCDd did not listen on 127.0.0.1:\(port)")
+        throw TestFailure("LCDd did not listen on 127.0.0.1:\(port): \(log)")
     }
+
+    private var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     deinit {
         // SIGKILL: a test runner's thread may block SIGTERM, and the child inherits the mask.
@@ -71,20 +89,6 @@ final class LCDdReference {
 struct TestFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
-}
-
-/// A port nobody listens on now (the kernel's choice for port 0).
-func freeTCPPort() throws -> UInt16 {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-    guard bound == 0 else { throw TestFailure("bind: errno \(errno)") }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-    return UInt16(bigEndian: address.sin_port)
 }
 
 /// A blocking TCP client for tests.

@@ -1,0 +1,56 @@
+import Foundation
+import Glibc
+import NookSystem
+
+/// TCP ports on 127.0.0.1 for servers the tests start (mosquitto, LCDd, nook-lcdproc).
+///
+/// A port handed out here is free only at that moment: another test's server bound to port 0,
+/// or a client's outgoing connection, can take it before the server binds it. A caller starts
+/// its server again on another port when the server exits at start, and takes a server for
+/// ready only when ``isListening(pid:port:)`` says the server itself listens there: a connect
+/// alone can reach whichever process got the port.
+public enum LoopbackPort {
+    /// A port nobody listens on right now: the kernel's choice for port 0.
+    public static func unused() throws -> Int {
+        let descriptor = FileDescriptor(
+            owning: try systemCall("socket") { socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) },
+            name: "a probe for an unused port")
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        try withUnsafeMutablePointer(to: &address) { pointer in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                _ = try systemCall("bind", subject: "127.0.0.1:0") { bind(descriptor.rawValue, generic, length) }
+                _ = try systemCall("getsockname") { getsockname(descriptor.rawValue, generic, &length) }
+            }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Whether process `pid` holds a socket listening on `port` of 127.0.0.1 or of every IPv4
+    /// address: `/proc/net/tcp`'s listening entry for it, and a descriptor of the process
+    /// naming that socket's inode. A process that changed to another user (mosquitto, LCDd)
+    /// keeps its descriptors from a root without CAP_SYS_PTRACE (a container's); then the
+    /// socket's owner must be that user.
+    public static func isListening(pid: Int32, port: Int) -> Bool {
+        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return false }
+        let local = Set(["0100007F", "00000000"].map { $0 + ":" + String(format: "%04X", port) })
+        let sockets: [(inode: String, uid: String)] = table.split(separator: "\n").dropFirst().compactMap { line in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count > 9, local.contains(String(fields[1])), fields[3] == "0A" else { return nil }
+            return ("socket:[\(fields[9])]", String(fields[7]))
+        }
+        guard !sockets.isEmpty else { return false }
+        if let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") {
+            let inodes = Set(sockets.map(\.inode))
+            return descriptors.contains {
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")).map(inodes.contains) ?? false
+            }
+        }
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let uids = status.split(separator: "\n").first(where: { $0.hasPrefix("Uid:") })?.split(whereSeparator: \.isWhitespace).dropFirst(),
+              let effective = uids.dropFirst().first, effective != "0" else { return false }
+        return sockets.contains { $0.uid == effective }
+    }
+}
