@@ -183,7 +183,6 @@ final class SenderBench {
     func h3_alertmanagersGroupIsOneCardThatCountsUpdatesAndEndsWhenResolved() throws {
         let bench = try SenderBench()
         let alertmanager = try #require(Senders.alertmanager), amtool = try #require(Senders.amtool)
-        let port = try freeLoopbackPort()
         let config = bench.directory + "/alertmanager.yml"
         try """
             route:
@@ -198,13 +197,7 @@ final class SenderBench {
                   - url: \(bench.baseURL)/api/v1/alertmanager
                     send_resolved: true
             """.write(toFile: config, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: alertmanager)
-        process.arguments = ["--config.file=\(config)", "--storage.path=\(bench.directory)/am-data",
-                             "--web.listen-address=127.0.0.1:\(port)", "--cluster.listen-address=", "--log.level=warn"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.runAlone()
+        let (process, port) = try startAlertmanager(alertmanager, config: config, directory: bench.directory)
         defer {
             kill(process.processIdentifier, SIGKILL)
             _ = process.waitForExit()
@@ -240,15 +233,32 @@ final class SenderBench {
         #expect(try bench.cards().isEmpty)
     }
 
-    func freeLoopbackPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        return Int(UInt16(bigEndian: address.sin_port))
+    /// Alertmanager on a loopback port once it listens there itself; started again on
+    /// another port when another process took the first before it bound it.
+    func startAlertmanager(_ binary: String, config: String, directory: String) throws -> (Process, Int) {
+        let log = directory + "/alertmanager.log"
+        for attempt in 1...5 {
+            let port = try LoopbackPort.unused()
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = ["--config.file=\(config)", "--storage.path=\(directory)/am-data",
+                                 "--web.listen-address=127.0.0.1:\(port)", "--cluster.listen-address=", "--log.level=warn"]
+            process.standardOutput = FileHandle.nullDevice
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: log)
+            try process.runAlone()
+            let deadline = Date().addingTimeInterval(TestBounds.seconds(30))
+            while process.isRunning, !LoopbackPort.isListening(pid: process.processIdentifier, port: port), Date() < deadline {
+                usleep(50_000)
+            }
+            if LoopbackPort.isListening(pid: process.processIdentifier, port: port) { return (process, port) }
+            let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            _ = process.waitForExit()
+            guard attempt < 5, said.contains("address already in use") else {
+                throw HarnessFailure("Alertmanager did not listen on 127.0.0.1:\(port): \(said)")
+            }
+        }
+        throw HarnessFailure("Alertmanager found no free port")
     }
 }
