@@ -25,24 +25,10 @@ public enum HTTPCoreRoutes {
         (nookd as? NookdLink)?.retryAfterSeconds ?? 1
     }
 
-    /// The answer a route gives when a nookd call failed: 503 with `Retry-After` when nookd is
-    /// unreachable, else nookd's refusal as a JSON error with a status chosen from its code.
+    /// The answer a route gives when a nookd call failed: the native API's table
+    /// (``NativeAPIErrors``), so a publishing route and the API answer one refusal alike, with
+    /// the link's own `Retry-After` when nookd is unreachable.
     public static func error(for failure: NookdCallError, nookd: any NookdCalls) -> HTTPAPIError {
-        switch failure {
-        case .unavailable(let reason):
-            return HTTPAPIError(status: 503, code: "nookd_unavailable", message: reason, headers: [("Retry-After", "\(retryAfter(nookd))")])
-        case .refused(let error):
-            let code = error["code"]?.text ?? "nookd_error"
-            let status: Int = switch code {
-            case "notFound", "unknownModule": 404
-            case "queueFull", "unavailable": 503
-            case "forbidden": 403
-            case "internalError": 500
-            default: 422
-            }
-            return HTTPAPIError(status: status, code: code == "queueFull" ? "queue_full" : "nookd_error", field: error["field"]?.text,
-                                message: "nookd refused: \(error["message"]?.text ?? code) (\(code))",
-                                headers: status == 503 ? [("Retry-After", "1")] : [])
-        }
+        NativeAPIErrors.error(failure, retryAfter: retryAfter(nookd))
     }
 }

@@ -30,6 +30,10 @@ public final class NookdLink: NookdCalls {
         /// timeout: nookd answers a connection's lines in order, so on this one they would
         /// hold every call behind them. nil: no such connection (the waiting link itself).
         public var waitingCallTimeout: Duration? = .seconds(Int64(NookProtocol.frameWaitSeconds) + 15)
+        /// Which of the two connections this is, as its log lines name it.
+        public var role = "calls"
+        /// Where ``callTimeout`` comes from, as the message of a timed-out call names it.
+        public var callTimeoutSource = "http.nookd_timeout_s"
 
         public init(socketPath: String) { self.socketPath = socketPath }
     }
@@ -71,6 +75,8 @@ public final class NookdLink: NookdCalls {
             waitingOptions.callTimeout = timeout
             waitingOptions.maximumInFlight = 64
             waitingOptions.waitingCallTimeout = nil
+            waitingOptions.role = "the live view's waiting calls"
+            waitingOptions.callTimeoutSource = "http.nookd_timeout_s plus the \(NookProtocol.frameWaitSeconds) s a frame may wait"
             waiting = NookdLink(options: waitingOptions, logger: logger, clock: clock)
         } else {
             waiting = nil
@@ -149,7 +155,7 @@ public final class NookdLink: NookdCalls {
         if pendingStart < pending.count {
             let oldest = pending[pendingStart].sentAt
             if now - oldest >= options.callTimeout {
-                lose("nookd has not answered a call in \(options.callTimeout) (http.nookd_timeout_s)")
+                lose("nookd has not answered a call in \(options.callTimeout) (\(options.callTimeoutSource))")
                 return nextAttempt
             }
             return oldest + options.callTimeout
@@ -176,7 +182,8 @@ public final class NookdLink: NookdCalls {
         // socket still takes connections into its backlog, and a call on each would wait out
         // the whole call timeout, again and again at the first interval.
         if lastFailure != nil || !everConnected {
-            logger.notice(everConnected ? "nookd is reachable again at \(options.socketPath)" : "connected to nookd at \(options.socketPath)")
+            let link = "at \(options.socketPath), for \(options.role)"
+            logger.notice(everConnected ? "nookd is reachable again \(link)" : "connected to nookd \(link)")
         }
         everConnected = true
         lastFailure = nil

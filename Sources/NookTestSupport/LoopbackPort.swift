@@ -1,4 +1,3 @@
-import Foundation
 import Glibc
 import NookSystem
 
@@ -34,23 +33,31 @@ public enum LoopbackPort {
     /// keeps its descriptors from a root without CAP_SYS_PTRACE (a container's); then the
     /// socket's owner must be that user.
     public static func isListening(pid: Int32, port: Int) -> Bool {
-        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return false }
-        let local = Set(["0100007F", "00000000"].map { $0 + ":" + String(format: "%04X", port) })
-        let sockets: [(inode: String, uid: String)] = table.split(separator: "\n").dropFirst().compactMap { line in
+        guard let table = try? readRegularFile("/proc/net/tcp", limit: 64 << 20) else { return false }
+        let hexPort = String(port, radix: 16, uppercase: true)
+        let paddedPort = String(repeating: "0", count: max(0, 4 - hexPort.count)) + hexPort
+        let local = Set(["0100007F", "00000000"].map { $0 + ":" + paddedPort })
+        let sockets: [(inode: String, uid: String)] = String(decoding: table, as: UTF8.self).split(separator: "\n").dropFirst().compactMap { line in
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count > 9, local.contains(String(fields[1])), fields[3] == "0A" else { return nil }
             return ("socket:[\(fields[9])]", String(fields[7]))
         }
         guard !sockets.isEmpty else { return false }
-        if let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") {
+        if let descriptors = try? directoryEntries("/proc/\(pid)/fd") {
             let inodes = Set(sockets.map(\.inode))
-            return descriptors.contains {
-                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")).map(inodes.contains) ?? false
-            }
+            return descriptors.contains { linkTarget("/proc/\(pid)/fd/\($0)").map(inodes.contains) ?? false }
         }
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let uids = status.split(separator: "\n").first(where: { $0.hasPrefix("Uid:") })?.split(whereSeparator: \.isWhitespace).dropFirst(),
+        guard let status = try? readRegularFile("/proc/\(pid)/status", limit: 1 << 20),
+              let uids = String(decoding: status, as: UTF8.self).split(separator: "\n").first(where: { $0.hasPrefix("Uid:") })?
+                .split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst(),
               let effective = uids.dropFirst().first, effective != "0" else { return false }
         return sockets.contains { $0.uid == effective }
+    }
+
+    /// What the symbolic link at `path` names, or nil when it cannot be read.
+    private static func linkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard let count = try? systemCall("readlink", subject: path, { readlink(path, &buffer, buffer.count - 1) }) else { return nil }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -71,4 +71,47 @@ struct NookdLinkTests {
         advance(.milliseconds(300))
         #expect(call() == nil && link.isConnected, "after the doubled interval the link did not try again")
     }
+
+    /// What the links log, kept for the test to read.
+    struct KeptLog: LogHandler {
+        let lines: Locked<[String]>
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) {
+            lines.withLock { $0.append("\(event.level) \(event.message)") }
+        }
+    }
+
+    @Test func h4_eachLinkSaysWhichItIsAndTheLiveViewsNamesTheFrameWaitInItsTimeout() throws {
+        let stuck = try StuckSocket()
+        let now = Locked<Duration>(.seconds(1000))
+        let lines = Locked<[String]>([])
+        var options = NookdLink.Options(socketPath: stuck.path)
+        options.callTimeout = .seconds(2)
+        options.waitingCallTimeout = .seconds(Int64(NookProtocol.frameWaitSeconds) + 2)
+        let link = NookdLink(options: options, logger: Logger(label: "test", factory: { _ in KeptLog(lines: lines) }),
+                             clock: { now.withLock { $0 } })
+        let waiting = try #require(link.waiting)
+        var failure: NookdCallError?
+        link.call(Request(id: nil, operation: .status)) { _ in }
+        link.call(Request(id: nil, operation: .frame(after: 1))) { result in
+            if case .failure(let error) = result { failure = error }
+        }
+        link.sendQueued()
+        waiting.sendQueued()
+        #expect(waiting.callsInFlight == 1 && link.callsInFlight == 1, "the frame wait went on the link for calls")
+        let connected = lines.withLock { $0 }.filter { $0.contains("connected to nookd") }
+        #expect(connected.count == 2 && Set(connected).count == 2, "\(connected)")
+        #expect(connected.contains { $0.hasSuffix("for calls") } && connected.contains { $0.hasSuffix("for the live view's waiting calls") },
+                "\(connected)")
+        now.withLock { $0 += .seconds(Int64(NookProtocol.frameWaitSeconds) + 2) }
+        _ = waiting.tick(now: now.withLock { $0 })
+        #expect(failure != nil, "the frame wait outlived its bound")
+        let lost = lines.withLock { $0 }.filter { $0.contains("lost nookd") }
+        #expect(lost.count == 1 && lost[0].contains("(http.nookd_timeout_s plus the \(NookProtocol.frameWaitSeconds) s a frame may wait)"), "\(lost)")
+    }
 }

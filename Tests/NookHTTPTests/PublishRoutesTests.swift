@@ -71,13 +71,16 @@ import Testing
         #expect(try nookd.cards().isEmpty)
     }
 
-    @Test func h2_aTopicsModuleIsWhereItsCardsGo() throws {
+    @Test func h2_aTopicWhoseModuleNookdDoesNotHaveIsRefusedAsTheNativeAPIRefusesIt() throws {
         let nookd = try PublishNookd()
         let routes = publishRoutes(nookd, topics: ["home": "nosuchmodule"])
         let response = try routes.call("POST", "/{topic}", httpRequest("POST", "/home", body: "hi"), parameters: ["topic": "home"])
-        // nookd refuses a module it does not have, and says so through nook-http.
-        #expect(response.status == 404)
-        #expect(response.json["error"]?["message"]?.text?.contains("unknownModule") == true)
+        // nookd refuses a module it does not have, and says so through nook-http as the
+        // native API does: the same status, word and field for the same refusal.
+        #expect(response.status == 422)
+        #expect(response.json["error"]?["code"]?.text == "unknown_module")
+        #expect(response.json["error"]?["field"]?.text == "module")
+        #expect(response.json["error"]?["message"]?.text?.contains("no module 'nosuchmodule'") == true)
     }
 
     @Test func h2_badInputGetsAnErrorAndLosesNothingQueued() throws {
