@@ -53,33 +53,61 @@ extension NookdCalls {
         }
     }
 
-    /// Every activity nookd holds, page after page (`list` answers in pages of 1 MiB), as
-    /// `(module, state, activity)` in presentation order: each module's card on the glass, then
-    /// its pending ones.
-    func listAll(module: String?, for exchange: any HTTPExchange, then: @escaping ([(module: String, onScreen: Bool, activity: JSONValue)]) -> Void) {
-        var gathered: [(module: String, onScreen: Bool, activity: JSONValue)] = []
+    /// Every activity nookd holds, for the API's answer (see ``listEveryPage(module:asking:done:)``);
+    /// a failure is answered to the client.
+    func listAll(module: String?, for exchange: any HTTPExchange, then: @escaping ([ListedActivity]) -> Void) {
+        listEveryPage(module: module, asking: exchange.caller.request) { result in
+            switch result {
+            case .success(let activities): then(activities)
+            case .failure(let failure): exchange.respond(self.failure(failure).response)
+            }
+        }
+    }
+
+    /// Every activity nookd holds, page after page (`list` answers in pages of 1 MiB), in
+    /// presentation order: each module's card on the glass, then its pending ones. An activity
+    /// that moved between two pages is in it once. `asking` makes the request of each page.
+    func listEveryPage(module: String?, asking: @escaping (NookOperation) -> Request,
+                       done: @escaping (Result<[ListedActivity], NookdCallError>) -> Void) {
+        var gathered: [ListedActivity] = []
         var seen = Set<String>()
         func page(_ offset: Int) {
-            ask(.list(module: module, offset: offset), for: exchange, strippingPrefix: nil) { answer in
+            callForResult(asking(.list(module: module, offset: offset))) { result in
+                let answer: JSONValue
+                switch result {
+                case .success(let value): answer = value
+                case .failure(let failure):
+                    done(.failure(failure))
+                    return
+                }
                 for part in answer["modules"]?.items ?? [] {
                     let name = part["name"]?.text ?? ""
                     if let current = part["current"], current != .null, let id = current["id"]?.text, seen.insert(id).inserted {
-                        gathered.append((name, true, current))
+                        gathered.append(ListedActivity(module: name, onScreen: true, activity: current))
                     }
                     for pending in part["pending"]?.items ?? [] {
-                        if let id = pending["id"]?.text, seen.insert(id).inserted { gathered.append((name, false, pending)) }
+                        if let id = pending["id"]?.text, seen.insert(id).inserted {
+                            gathered.append(ListedActivity(module: name, onScreen: false, activity: pending))
+                        }
                     }
                 }
                 // A later page starts further in; anything else would loop.
                 if let next = answer["next"]?.numberValue.flatMap({ Int(exactly: $0) }), next > offset {
                     page(next)
                 } else {
-                    then(gathered)
+                    done(.success(gathered))
                 }
             }
         }
         page(0)
     }
+}
+
+/// One activity of nookd's `list`, as nookd sent it: its module and whether it is on the glass.
+struct ListedActivity {
+    var module: String
+    var onScreen: Bool
+    var activity: JSONValue
 }
 
 extension NookdCalls {

@@ -111,19 +111,13 @@ public enum CardDelivery {
     /// none was live. Another token's cards with the key are left alone (U3).
     public static func end(key: String, module: String?, how: Ending, for caller: HTTPCaller, nookd: any NookdCalls,
                            done: @escaping (Result<Int, HTTPAPIError>) -> Void) {
-        nookd.call(Request(id: nil, operation: .list(module: module))) { result in
+        // Every page: a card with the key can wait behind a megabyte of others.
+        nookd.listEveryPage(module: module, asking: { Request(id: nil, operation: $0) }) { result in
             let ids: [NookActivityID]
             switch result {
-            case .success(let line):
-                do throws(ProtocolError) {
-                    let answer = try ListAnswer(json: resultValue(line))
-                    ids = answer.modules.flatMap { module in
-                        ((module.current.map { [$0] } ?? []) + module.pending).filter { $0.coalescingKey == key }.map(\.id)
-                    }
-                } catch {
-                    done(.failure(NookdAnswer.unreadable(error)))
-                    return
-                }
+            case .success(let listed):
+                ids = listed.filter { $0.activity[ActivityField.key.wireName]?.text == key }
+                    .compactMap { $0.activity["id"]?.text.flatMap(NookActivityID.init) }
             case .failure(let failure):
                 done(.failure(HTTPCoreRoutes.error(for: failure, nookd: nookd)))
                 return

@@ -61,6 +61,34 @@ import Testing
         #expect(ending.last?.reason == "dismissed")
     }
 
+    @Test func h2_aClearFindsItsCardBehindAMegabyteOfOthersAndThePendingListHasThemAll() throws {
+        let nookd = try PublishNookd()
+        let routes = publishRoutes(nookd, topics: ["home": nil])
+        let title = String(repeating: "🔔", count: NookActivity.Limits.titleCharacters)
+        let body = String(repeating: "🔔", count: NookActivity.Limits.subtitleCharacters)
+        let count = 200
+        for index in 0..<count {
+            let sent = try routes.call("POST", "/{topic}", httpRequest("POST", "/home", headers: [("Title", title), ("X-Sequence-ID", "s\(index)"), ("Priority", "5")],
+                                                                      body: body), parameters: ["topic": "home"])
+            try #require(sent.status == 200, "\(sent.json.serialized)")
+        }
+        // The cards do not fit in one page of nookd's `list`: the last is on a later one.
+        let firstPage = try ListAnswer(json: nookd.request(.list(module: nil)))
+        try #require(firstPage.next != nil, "the cards fit in one page; the test needs more")
+        #expect(!firstPage.modules.flatMap(\.pending).contains { $0.coalescingKey == "ntfy/home/s\(count - 1)" })
+
+        let pending = try RouteCaller(routes: NativeAPIRoutes.routes(), nookd: routes.nookd)
+            .call("GET", "/api/v1/activities", httpRequest("GET", "/api/v1/activities"))
+        #expect(pending.json["activities"]?.items.count == count)
+        let watch = try nookd.watch()
+        let cleared = try routes.call("PUT", "/{topic}/{sequence}/clear", httpRequest("PUT", "/home/s\(count - 1)/clear"),
+                                      parameters: ["topic": "home", "sequence": "s\(count - 1)"])
+        #expect(cleared.status == 200)
+        #expect(cleared.json["nook"]?["ended"]?.numberValue == 1, "\(cleared.json.serialized)")
+        let ending = try watch.events { $0.ending != nil }
+        #expect(ending.last?.reason == "dismissed")
+    }
+
     @Test func h2_anUnknownTopicIsA404NamingItAndQueuesNothing() throws {
         let nookd = try PublishNookd()
         let routes = publishRoutes(nookd, topics: ["home": nil])
