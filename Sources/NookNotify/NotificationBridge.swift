@@ -109,7 +109,7 @@ public final class NotificationBridge {
         case close(id: UInt32, uid: UInt32)
         /// A notification's card after its default action was invoked.
         case dismiss(NookActivityID, id: UInt32)
-        /// nookd's activities, after the event stream was down (``reconcile(_:)``).
+        /// nookd's activities, after the event stream was down (``reconcile(live:)``).
         case list
     }
 
@@ -127,7 +127,9 @@ public final class NotificationBridge {
         case notify(NotifyWork, NotificationRegistry.Placement, card: NookActivity, previous: NookActivity?)
         case close(id: UInt32)
         case dismiss(id: UInt32)
-        case list
+        /// A page of `list` from `offset` on, with the ids the pages before it held (`list`
+        /// answers in pages of 1 MiB).
+        case list(offset: Int, live: Set<NookActivityID>)
         /// Takes back what a Notify asked for after its sender was told it failed.
         case withdraw(String)
     }
@@ -240,7 +242,7 @@ public final class NotificationBridge {
         case .dismiss(let activity, let id):
             return (.dismiss(activity), .dismiss(id: id))
         case .list:
-            return (.list(module: nil), .list)
+            return (.list(module: nil), .list(offset: 0, live: []))
         }
     }
 
@@ -343,8 +345,18 @@ public final class NotificationBridge {
                 // notFound: it ended meanwhile, and its end event closes it with its own reason.
                 logger.info("notification \(id): could not dismiss it after its action: \(error)")
             }
-        case .list:
-            if case .success(let json) = result, let list = try? ListAnswer(json: json) { reconcile(list) }
+        case .list(let offset, var live):
+            guard case .success(let json) = result, let page = try? ListAnswer(json: json) else { return }
+            for module in page.modules {
+                if let current = module.current { live.insert(current.id) }
+                for activity in module.pending { live.insert(activity.id) }
+            }
+            // Every page before any card is taken for ended: one on a later page is live.
+            if let next = page.next, next > offset {
+                send(.list(module: nil, offset: next), .list(offset: next, live: live))
+            } else {
+                reconcile(live: live)
+            }
         case .withdraw(let what):
             if case .failure(let error) = result, !Self.isNotFound(error) { logger.warning("could not withdraw \(what): \(error)") }
         }
@@ -482,12 +494,7 @@ public final class NotificationBridge {
 
     /// After the stream was down, notifications whose activity nookd no longer has ended
     /// unseen: they are closed with reason 4 so clients waiting on them (`notify-send --wait`) return.
-    private func reconcile(_ list: ListAnswer) {
-        var live = Set<NookActivityID>()
-        for module in list.modules {
-            if let current = module.current { live.insert(current.id) }
-            for activity in module.pending { live.insert(activity.id) }
-        }
+    private func reconcile(live: Set<NookActivityID>) {
         for activity in registry.activities where !live.contains(activity) {
             if let (id, reason) = registry.ended(activity, .rejected("unknown")) { closed(id, reason) }
         }

@@ -236,6 +236,45 @@ struct NotifyBridgeTests {
         try eventually("NotificationClosed after nookd came back") { monitor.closeReasons(id) == ["uint32 1"] }
         #expect(daemon.stop().status == 0)
     }
+
+    /// After nookd's event stream was down, the bridge closes (reason 4) the notifications whose
+    /// cards ended unseen, by what nookd's `list` holds. A card behind a megabyte of others is
+    /// on a later page of that list, and is still live.
+    @Test func e3_afterNookdRestartsANotificationBehindAMegabyteOfCardsIsNotClosed() throws {
+        let scratch = Scratch()
+        let journal = ["--journal", scratch.path + "/journal"]
+        var daemon = try DaemonProcess(scratch: scratch, arguments: journal)
+        let bus = try PrivateBus(scratch: scratch)
+        let bridge = try NotifyBridgeProcess(bus: bus, socket: daemon.socket, scratch: scratch)
+        let monitor = try SignalMonitor(bus: bus, scratch: scratch)
+        let client = try daemon.client()
+        let long = String(repeating: "🔔", count: NookActivity.Limits.subtitleCharacters)
+        for index in 0..<200 {
+            let ahead = NookActivity(title: "Ahead \(index) " + String(long.prefix(NookActivity.Limits.titleCharacters - 10)), subtitle: long,
+                                     dwell: .seconds(3600))
+            _ = try client.request(Request(id: .number(Double(index)), operation: .enqueue(ahead, module: nil, wait: false)))
+        }
+        let sent = try bus.run(["notify-send", "-p", "Behind the others"])
+        let id = try #require(UInt32(sent.output.trimmingCharacters(in: .whitespacesAndNewlines)), "\(sent.error)")
+        let firstPage = try ListAnswer(json: daemon.request(.list(module: nil)))
+        try #require(firstPage.next != nil, "the cards fit in one page; the test needs more")
+        #expect(!firstPage.modules.flatMap(\.pending).contains { $0.title == "Behind the others" })
+
+        #expect(daemon.stop().status == 0)
+        daemon = try DaemonProcess(scratch: scratch, arguments: journal)
+        try eventually("the bridge to watch nookd again", timeout: 30) {
+            bridge.log.components(separatedBy: "watching nookd's events").count - 1 == 2
+        }
+        // Sent after the stream came back, so answered after the bridge's reconciliation; its
+        // close is signalled after anything the reconciliation signalled.
+        let after = try bus.run(["notify-send", "-p", "After the restart"])
+        let afterID = try #require(UInt32(after.output.trimmingCharacters(in: .whitespacesAndNewlines)), "\(after.error)")
+        #expect(try bus.call("CloseNotification", ["uint32 \(afterID)"]).status == 0)
+        try eventually("NotificationClosed for the one closed by call") { monitor.closeReasons(afterID) == ["uint32 3"] }
+        #expect(monitor.closeReasons(id).isEmpty, "closed though nookd still holds its card: \(bridge.log.suffix(3000))")
+        #expect(try daemon.activities().flatMap(\.pending).contains { $0.title == "Behind the others" })
+        #expect(daemon.stop().status == 0)
+    }
 }
 
 /// The headless board's setup: nook-notify on a system bus whose policy is the shipped

@@ -161,9 +161,9 @@ final class SignalMonitor {
 }
 
 extension DaemonProcess {
-    /// Every activity nookd holds, on screen first.
+    /// Every activity nookd holds, on screen first: every page of `list`.
     func activities() throws -> [ListAnswer.Module] {
-        try ListAnswer(json: request(.list(module: nil))).modules
+        try client().list(module: nil).0.modules
     }
 }
 
