@@ -27,8 +27,9 @@ public enum HTTPCoreRoutes {
 
     /// The answer a route gives when a nookd call failed: the native API's table
     /// (``NativeAPIErrors``), so a publishing route and the API answer one refusal alike, with
-    /// the link's own `Retry-After` when nookd is unreachable.
+    /// the link's own `Retry-After` when nookd is unreachable. A field of the card is named as
+    /// the API names it (`title`, not nookd's `activity.title`).
     public static func error(for failure: NookdCallError, nookd: any NookdCalls) -> HTTPAPIError {
-        NativeAPIErrors.error(failure, retryAfter: retryAfter(nookd))
+        NativeAPIErrors.error(failure, strippingPrefix: "activity", retryAfter: retryAfter(nookd))
     }
 }

@@ -58,7 +58,7 @@ extension NookdCalls {
     func listAll(module: String?, for exchange: any HTTPExchange, then: @escaping ([ListedActivity]) -> Void) {
         listEveryPage(module: module, asking: exchange.caller.request) { result in
             switch result {
-            case .success(let activities): then(activities)
+            case .success(let listing): then(listing.activities)
             case .failure(let failure): exchange.respond(self.failure(failure).response)
             }
         }
@@ -66,10 +66,12 @@ extension NookdCalls {
 
     /// Every activity nookd holds, page after page (`list` answers in pages of 1 MiB), in
     /// presentation order: each module's card on the glass, then its pending ones. An activity
-    /// that moved between two pages is in it once. `asking` makes the request of each page.
+    /// that moved between two pages is in it once; one that moved ahead across a page's start
+    /// while a card before it ended is on no page (see ``NookdListing/pages``). `asking` makes
+    /// the request of each page.
     func listEveryPage(module: String?, asking: @escaping (NookOperation) -> Request,
-                       done: @escaping (Result<[ListedActivity], NookdCallError>) -> Void) {
-        var gathered: [ListedActivity] = []
+                       done: @escaping (Result<NookdListing, NookdCallError>) -> Void) {
+        var listing = NookdListing(activities: [], pages: 0)
         var seen = Set<String>()
         func page(_ offset: Int) {
             callForResult(asking(.list(module: module, offset: offset))) { result in
@@ -80,27 +82,42 @@ extension NookdCalls {
                     done(.failure(failure))
                     return
                 }
+                listing.pages += 1
                 for part in answer["modules"]?.items ?? [] {
                     let name = part["name"]?.text ?? ""
                     if let current = part["current"], current != .null, let id = current["id"]?.text, seen.insert(id).inserted {
-                        gathered.append(ListedActivity(module: name, onScreen: true, activity: current))
+                        listing.activities.append(ListedActivity(module: name, onScreen: true, activity: current))
                     }
                     for pending in part["pending"]?.items ?? [] {
                         if let id = pending["id"]?.text, seen.insert(id).inserted {
-                            gathered.append(ListedActivity(module: name, onScreen: false, activity: pending))
+                            listing.activities.append(ListedActivity(module: name, onScreen: false, activity: pending))
                         }
                     }
                 }
-                // A later page starts further in; anything else would loop.
-                if let next = answer["next"]?.numberValue.flatMap({ Int(exactly: $0) }), next > offset {
-                    page(next)
-                } else {
-                    done(.success(gathered))
+                guard let nextValue = answer["next"], nextValue != .null else {
+                    done(.success(listing))
+                    return
                 }
+                // A later page starts further in; anything else would loop, or end early
+                // with a list that looks whole.
+                guard let next = nextValue.numberValue.flatMap({ Int(exactly: $0) }), next > offset else {
+                    done(.failure(.refused(ProtocolError(.internalError, "nookd's list page at \(offset) named \(nextValue.serialized) as the next").json)))
+                    return
+                }
+                page(next)
             }
         }
         page(0)
     }
+}
+
+/// What nookd's `list` held, every page of it.
+struct NookdListing {
+    var activities: [ListedActivity]
+    /// How many pages it took. One page is one moment of nookd's; over several, a card that
+    /// ended ahead of the page boundary moves the rest one place forward, and the card that
+    /// then starts the next page was on none.
+    var pages: Int
 }
 
 /// One activity of nookd's `list`, as nookd sent it: its module and whether it is on the glass.

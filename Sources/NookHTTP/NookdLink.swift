@@ -191,7 +191,7 @@ public final class NookdLink: NookdCalls {
 
     private func fail(attempt reason: String, now: Duration) {
         if reason != lastFailure {
-            logger.warning("nookd is not reachable (\(reason)); API calls answer 503 until it is")
+            logger.warning("nookd is not reachable for \(options.role) (\(reason)); those calls answer 503 until it is")
         }
         lastFailure = reason
         nextAttempt = now + .milliseconds(Int64(backoff.next() * 1000))
@@ -314,7 +314,7 @@ public final class NookdLink: NookdCalls {
         let waiting = pending[pendingStart...]
         pending = []
         pendingStart = 0
-        logger.warning("lost nookd: \(reason); \(waiting.count) call(s) in flight answer 503")
+        logger.warning("lost nookd's link for \(options.role): \(reason); \(waiting.count) call(s) in flight answer 503")
         lastFailure = reason
         nextAttempt = clock() + .milliseconds(Int64(backoff.next() * 1000))
         for call in waiting {

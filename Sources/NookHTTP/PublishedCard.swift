@@ -111,38 +111,61 @@ public enum CardDelivery {
     /// none was live. Another token's cards with the key are left alone (U3).
     public static func end(key: String, module: String?, how: Ending, for caller: HTTPCaller, nookd: any NookdCalls,
                            done: @escaping (Result<Int, HTTPAPIError>) -> Void) {
-        // Every page: a card with the key can wait behind a megabyte of others.
-        nookd.listEveryPage(module: module, asking: { Request(id: nil, operation: $0) }) { result in
-            let ids: [NookActivityID]
-            switch result {
-            case .success(let listed):
-                ids = listed.filter { $0.activity[ActivityField.key.wireName]?.text == key }
-                    .compactMap { $0.activity["id"]?.text.flatMap(NookActivityID.init) }
-            case .failure(let failure):
-                done(.failure(HTTPCoreRoutes.error(for: failure, nookd: nookd)))
-                return
-            }
-            guard !ids.isEmpty else {
-                done(.success(0))
-                return
-            }
-            // Pipelined: every end is sent at once and the answer waits for the last.
-            var remaining = ids.count, ended = 0
-            var failure: HTTPAPIError?
-            for id in ids {
-                let operation: NookOperation = how == .cancel ? .cancel(id) : .dismiss(id)
-                nookd.call(caller.request(operation)) { result in
-                    switch result {
-                    case .success: ended += 1
-                    // Ended on its own meanwhile: nothing is left to end. Or another token's:
-                    // not the caller's to end.
-                    case .failure(.refused(let error)) where [.notFound, .forbidden].contains(ProtocolError(json: error)?.code): break
-                    case .failure(let error): failure = failure ?? HTTPCoreRoutes.error(for: error, nookd: nookd)
-                    }
-                    remaining -= 1
-                    guard remaining == 0 else { return }
-                    if let failure { done(.failure(failure)) } else { done(.success(ended)) }
+        var ended = 0
+        var tried = Set<NookActivityID>()
+        // Every page: a card with the key can wait behind a megabyte of others. A list of
+        // several pages can miss a card (``NookdListing/pages``), so it is read again: until a
+        // pass finds no card of the key left to try, never fewer than two, at most three.
+        func pass(_ number: Int) {
+            nookd.listEveryPage(module: module, asking: { Request(id: nil, operation: $0) }) { result in
+                let listing: NookdListing
+                switch result {
+                case .success(let read): listing = read
+                case .failure(let failure):
+                    done(.failure(HTTPCoreRoutes.error(for: failure, nookd: nookd)))
+                    return
                 }
+                let ids = listing.activities.filter { $0.activity[ActivityField.key.wireName]?.text == key }
+                    .compactMap { $0.activity["id"]?.text.flatMap(NookActivityID.init) }
+                    .filter { tried.insert($0).inserted }
+                let again = listing.pages > 1 && number < 3
+                guard !ids.isEmpty else {
+                    if again && number == 1 { pass(2) } else { done(.success(ended)) }
+                    return
+                }
+                endEach(ids, how: how, for: caller, nookd: nookd) { result in
+                    switch result {
+                    case .success(let count):
+                        ended += count
+                        if again { pass(number + 1) } else { done(.success(ended)) }
+                    case .failure(let failure):
+                        done(.failure(failure))
+                    }
+                }
+            }
+        }
+        pass(1)
+    }
+
+    /// Ends each of `ids`, pipelined: every end is sent at once and `done` waits for the last.
+    /// `done` gets how many were ended.
+    private static func endEach(_ ids: [NookActivityID], how: Ending, for caller: HTTPCaller, nookd: any NookdCalls,
+                                done: @escaping (Result<Int, HTTPAPIError>) -> Void) {
+        var remaining = ids.count, ended = 0
+        var failure: HTTPAPIError?
+        for id in ids {
+            let operation: NookOperation = how == .cancel ? .cancel(id) : .dismiss(id)
+            nookd.call(caller.request(operation)) { result in
+                switch result {
+                case .success: ended += 1
+                // Ended on its own meanwhile: nothing is left to end. Or another token's:
+                // not the caller's to end.
+                case .failure(.refused(let error)) where [.notFound, .forbidden].contains(ProtocolError(json: error)?.code): break
+                case .failure(let error): failure = failure ?? HTTPCoreRoutes.error(for: error, nookd: nookd)
+                }
+                remaining -= 1
+                guard remaining == 0 else { return }
+                if let failure { done(.failure(failure)) } else { done(.success(ended)) }
             }
         }
     }

@@ -513,6 +513,7 @@ public final class MQTTBridge {
     private func noteDropped(_ payload: [UInt8]) {
         guard let text = String(validating: payload, as: UTF8.self), let count = Int(text.trimmingWhitespace()) else { return }
         defer { droppedByBroker = count }
+        logger.debug("the broker has dropped \(count) message(s) since it started")
         guard let before = droppedByBroker else { return }
         // A count below the last one is counted again from 0: the broker restarted since.
         let rise = count >= before ? count - before : count

@@ -109,7 +109,7 @@ public final class NotificationBridge {
         case close(id: UInt32, uid: UInt32)
         /// A notification's card after its default action was invoked.
         case dismiss(NookActivityID, id: UInt32)
-        /// nookd's activities, after the event stream was down (``reconcile(live:)``).
+        /// nookd's activities, after the event stream was down (``reconcile(ended:)``).
         case list
     }
 
@@ -127,9 +127,8 @@ public final class NotificationBridge {
         case notify(NotifyWork, NotificationRegistry.Placement, card: NookActivity, previous: NookActivity?)
         case close(id: UInt32)
         case dismiss(id: UInt32)
-        /// A page of `list` from `offset` on, with the ids the pages before it held (`list`
-        /// answers in pages of 1 MiB).
-        case list(offset: Int, live: Set<NookActivityID>)
+        /// A page of `list` from `offset` on (`list` answers in pages of 1 MiB).
+        case list(ListingPass)
         /// Takes back what a Notify asked for after its sender was told it failed.
         case withdraw(String)
     }
@@ -242,7 +241,7 @@ public final class NotificationBridge {
         case .dismiss(let activity, let id):
             return (.dismiss(activity), .dismiss(id: id))
         case .list:
-            return (.list(module: nil), .list(offset: 0, live: []))
+            return (.list(module: nil), .list(ListingPass()))
         }
     }
 
@@ -299,6 +298,10 @@ public final class NotificationBridge {
             if case .notify(let work, _, _, _) = sent.purpose, work.caller.answered { continue }
             if sent.retried {
                 finish(sent.purpose, .failure(.connectionLost(failure)))
+            } else if case .list(let pass) = sent.purpose {
+                // The pages before were another connection's (perhaps another nookd's): the
+                // pass starts again.
+                send(.list(module: nil), .list(ListingPass(suspects: pass.suspects)), retried: true)
             } else {
                 send(sent.operation, sent.purpose, retried: true)
             }
@@ -345,18 +348,38 @@ public final class NotificationBridge {
                 // notFound: it ended meanwhile, and its end event closes it with its own reason.
                 logger.info("notification \(id): could not dismiss it after its action: \(error)")
             }
-        case .list(let offset, var live):
-            guard case .success(let json) = result, let page = try? ListAnswer(json: json) else { return }
-            for module in page.modules {
-                if let current = module.current { live.insert(current.id) }
-                for activity in module.pending { live.insert(activity.id) }
+        case .list(var pass):
+            let page: ListAnswer
+            switch result {
+            case .success(let json):
+                do throws(ProtocolError) { page = try ListAnswer(json: json) } catch {
+                    logger.warning("nookd's list could not be read (\(error)); notifications that ended unseen stay open")
+                    return
+                }
+            case .failure(let error):
+                logger.warning("could not list nookd's activities (\(error)); notifications that ended unseen stay open")
+                return
             }
-            // Every page before any card is taken for ended: one on a later page is live.
-            if let next = page.next, next > offset {
-                send(.list(module: nil, offset: next), .list(offset: next, live: live))
-            } else {
-                reconcile(live: live)
+            pass.take(page)
+            if let next = page.next {
+                // A later page starts further in; anything else would loop, or end the pass
+                // early and close notifications whose cards are live.
+                guard next > pass.offset else {
+                    logger.warning("nookd's list page at \(pass.offset) named \(next) as the next; notifications that ended unseen stay open")
+                    return
+                }
+                pass.offset = next
+                send(.list(module: nil, offset: next), .list(pass))
+                return
             }
+            let missing = Set(registry.activities).subtracting(pass.live)
+            if pass.pages > 1, pass.suspects == nil, !missing.isEmpty {
+                // Over several pages a card can be on none (one ahead of it ended between two
+                // pages): only what a second pass misses too has ended.
+                send(.list(module: nil), .list(ListingPass(suspects: missing)))
+                return
+            }
+            reconcile(ended: missing.intersection(pass.suspects ?? missing))
         case .withdraw(let what):
             if case .failure(let error) = result, !Self.isNotFound(error) { logger.warning("could not withdraw \(what): \(error)") }
         }
@@ -494,8 +517,8 @@ public final class NotificationBridge {
 
     /// After the stream was down, notifications whose activity nookd no longer has ended
     /// unseen: they are closed with reason 4 so clients waiting on them (`notify-send --wait`) return.
-    private func reconcile(live: Set<NookActivityID>) {
-        for activity in registry.activities where !live.contains(activity) {
+    private func reconcile(ended: Set<NookActivityID>) {
+        for activity in registry.activities where ended.contains(activity) {
             if let (id, reason) = registry.ended(activity, .rejected("unknown")) { closed(id, reason) }
         }
     }

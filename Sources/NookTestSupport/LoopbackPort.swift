@@ -29,9 +29,10 @@ public enum LoopbackPort {
 
     /// Whether process `pid` holds a socket listening on `port` of 127.0.0.1 or of every IPv4
     /// address: `/proc/net/tcp`'s listening entry for it, and a descriptor of the process
-    /// naming that socket's inode. A process that changed to another user (mosquitto, LCDd)
-    /// keeps its descriptors from a root without CAP_SYS_PTRACE (a container's); then the
-    /// socket's owner must be that user.
+    /// naming that socket's inode. A process that changed to another user keeps its
+    /// descriptors from a root without CAP_SYS_PTRACE (a container's); then the socket's owner
+    /// must be that user, which holds only for a server that changes user before it binds.
+    /// Started by root, a server is best kept root (LCDd's `User=root`, mosquitto's `user root`).
     public static func isListening(pid: Int32, port: Int) -> Bool {
         guard let table = try? readRegularFile("/proc/net/tcp", limit: 64 << 20) else { return false }
         let hexPort = String(port, radix: 16, uppercase: true)
@@ -43,9 +44,12 @@ public enum LoopbackPort {
             return ("socket:[\(fields[9])]", String(fields[7]))
         }
         guard !sockets.isEmpty else { return false }
-        if let descriptors = try? directoryEntries("/proc/\(pid)/fd") {
+        // Root without CAP_SYS_PTRACE may list the descriptors of a process that changed user
+        // but not read them: then, as when it cannot list them, the socket's owner decides.
+        let targets = ((try? directoryEntries("/proc/\(pid)/fd")) ?? []).compactMap { linkTarget("/proc/\(pid)/fd/\($0)") }
+        if !targets.isEmpty {
             let inodes = Set(sockets.map(\.inode))
-            return descriptors.contains { linkTarget("/proc/\(pid)/fd/\($0)").map(inodes.contains) ?? false }
+            return targets.contains(where: inodes.contains)
         }
         guard let status = try? readRegularFile("/proc/\(pid)/status", limit: 1 << 20),
               let uids = String(decoding: status, as: UTF8.self).split(separator: "\n").first(where: { $0.hasPrefix("Uid:") })?

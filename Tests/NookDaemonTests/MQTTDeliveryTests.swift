@@ -116,8 +116,8 @@ struct MQTTDeliveryTests {
         let broker = try Broker(scratch: scratch, settings: ["max_inflight_messages 2", "max_queued_messages 5", "sys_interval 1"])
         let bridge = try MQTTBridgeProcess(broker: broker, socket: daemon.socket, scratch: scratch, extraConfig: "protocol = \"3.1.1\"\n")
         let errors = try Subscriber(broker: broker, topics: ["nook/b1/error"])
-        try eventually("the broker's counter read") { bridge.log.contains("subscribed to") }
-        sleep(2)
+        // The counter's first value read: what rises from here is reported.
+        try eventually("the broker's counter read", timeout: 20) { bridge.log.contains("the broker has dropped") }
         kill(bridge.process.processIdentifier, SIGSTOP)
         for number in 1...20 { try broker.publish("nook/b1/activity", "Burst \(number)") }
         kill(bridge.process.processIdentifier, SIGCONT)
@@ -127,7 +127,9 @@ struct MQTTDeliveryTests {
                 report["message"]?.text?.split(separator: " ").dropFirst(3).first.flatMap { Int($0) }
             }.reduce(0, +)
         }
-        try eventually("the drops reported", timeout: 20) { reported() >= 13 }
+        try saying("nook-mqtt: \(bridge.log.suffix(3000))\nerror topic: \(errors.text)") {
+            try eventually("the drops reported", timeout: 20) { reported() >= 13 }
+        }
         #expect(reported() == 13, "\(errors.text)")
         try eventually("what was not dropped") { try daemon.activities()[0].pending.count == 7 }
     }
@@ -143,7 +145,7 @@ struct MQTTDeliveryTests {
         let bridge = try MQTTBridgeProcess(broker: broker, socket: daemon!.socket, scratch: scratch)
         let errors = try Subscriber(broker: broker, topics: ["nook/b1/error"])
         // The counter's first value read: what rises from here is reported.
-        sleep(2)
+        try eventually("the broker's counter read", timeout: 20) { bridge.log.contains("the broker has dropped") }
         _ = daemon?.stop()
         daemon = nil
         try eventually("the bridge away from the broker") { bridge.log.contains("leaving the broker until nookd is back") }
@@ -157,9 +159,9 @@ struct MQTTDeliveryTests {
             }.reduce(0, +)
         }
         func taken() -> Int { restarted.log.components(separatedBy: "enqueued \"Away ").count - 1 }
-        try eventually("what was queued taken") { taken() > 0 }
-        sleep(2)
-        try eventually("the drops reported", timeout: 20) { reported() > 0 }
+        try saying("nook-mqtt: \(bridge.log.suffix(3000))\nerror topic: \(errors.text)") {
+            try eventually("each message taken or reported dropped", timeout: 20) { reported() + taken() >= 20 }
+        }
         #expect(reported() + taken() == 20, "\(reported()) reported, \(taken()) taken: \(errors.text)")
     }
 
@@ -177,7 +179,7 @@ struct MQTTDeliveryTests {
                 report["message"]?.text?.split(separator: " ").dropFirst(3).first.flatMap { Int($0) }
             }
         }
-        sleep(2)
+        try eventually("the broker's counter read", timeout: 20) { bridge.log.contains("the broker has dropped") }
         // Away with 20 messages: 15 dropped, reported on the return.
         var lost = 0
         for (round, count) in [(1, 20), (2, 10)] {
@@ -193,11 +195,13 @@ struct MQTTDeliveryTests {
             for number in 1...count { try broker.publish("nook/b1/activity", "Away \(round).\(number)") }
             sleep(3)
             daemon = try DaemonProcess(scratch: scratch)
-            try eventually("some taken") { daemon!.log.contains("enqueued \"Away \(round).") }
-            sleep(2)
-            let taken = daemon!.log.components(separatedBy: "enqueued \"Away \(round).").count - 1
-            lost += count - taken
-            try eventually("the drops of round \(round) reported", timeout: 20) { reported().reduce(0, +) >= lost }
+            func taken() -> Int { daemon!.log.components(separatedBy: "enqueued \"Away \(round).").count - 1 }
+            try saying("nook-mqtt: \(bridge.log.suffix(3000))\nerror topic: \(errors.text)") {
+                try eventually("round \(round)'s messages each taken or reported dropped", timeout: 20) {
+                    taken() + reported().reduce(0, +) - lost >= count
+                }
+            }
+            lost += count - taken()
         }
         #expect(reported().reduce(0, +) == lost, "\(reported()) for \(lost) lost: \(errors.text)")
     }

@@ -70,8 +70,6 @@ final class Broker {
         self.scratch = scratch
         logPath = scratch.path + "/mosquitto.log"
         configPath = scratch.path + "/mosquitto.conf"
-        // Run as root, mosquitto drops to its own user, which must write its log and persistence here.
-        chmod(scratch.path, 0o777)
         // A port LoopbackPort handed out can be taken by another test's server before mosquitto
         // binds it; mosquitto then exits, and the test picks others.
         var attempt = 0
@@ -79,7 +77,9 @@ final class Broker {
             attempt += 1
             self.port = try port ?? LoopbackPort.unused()
             tlsPort = try tls == nil ? nil : LoopbackPort.unused()
-            var lines = [
+            // Run as root, mosquitto changes to its own user unless told to stay root; staying
+            // keeps its descriptors readable for LoopbackPort.isListening.
+            var lines = (getuid() == 0 ? ["user root"] : []) + [
                 "per_listener_settings false",
                 "persistence true",
                 "persistence_location \(scratch.path)/",

@@ -89,6 +89,50 @@ import Testing
         #expect(ending.last?.reason == "dismissed")
     }
 
+    /// nookd's calls, but a card ahead ends right after the first page of the first `list`: the
+    /// rest move one place forward, and the card that was to start the next page is on none.
+    final class CardEndsBetweenPages: NookdCalls {
+        let nookd: BlockingNookdCalls
+        let ending: NookActivityID
+        private var ended = false
+        init(_ nookd: BlockingNookdCalls, ending: NookActivityID) { (self.nookd, self.ending) = (nookd, ending) }
+
+        func call(_ request: Request, done: @escaping (Result<JSONValue, NookdCallError>) -> Void) {
+            nookd.call(request) { result in
+                if case .list(_, 0) = request.operation, !self.ended {
+                    self.ended = true
+                    self.nookd.call(Request(id: nil, operation: .cancel(self.ending))) { _ in }
+                }
+                done(result)
+            }
+        }
+    }
+
+    @Test func h2_aClearFindsItsCardThoughACardAheadEndedWhileTheListWasReadPageByPage() throws {
+        let nookd = try PublishNookd()
+        let routes = publishRoutes(nookd, topics: ["home": nil])
+        let title = String(repeating: "🔔", count: NookActivity.Limits.titleCharacters)
+        let body = String(repeating: "🔔", count: NookActivity.Limits.subtitleCharacters)
+        for index in 0..<200 {
+            let sent = try routes.call("POST", "/{topic}", httpRequest("POST", "/home", headers: [("Title", title), ("X-Sequence-ID", "s\(index)"), ("Priority", "5")],
+                                                                      body: body), parameters: ["topic": "home"])
+            try #require(sent.status == 200, "\(sent.json.serialized)")
+        }
+        let firstPage = try ListAnswer(json: nookd.request(.list(module: nil)))
+        let boundary = try #require(firstPage.next, "the cards fit in one page; the test needs more")
+        let listed = try nookd.cards()
+        let secondPage = try ListAnswer(json: nookd.request(.list(module: nil, offset: boundary))).modules.flatMap(\.pending)
+        let first = try #require(secondPage.first?.coalescingKey, "no card starts the second page")
+        let sequence = String(first.split(separator: "/").last ?? "")
+        let racing = CardEndsBetweenPages(BlockingNookdCalls(socket: nookd.socket), ending: try #require(listed.dropFirst().first?.id))
+        let raced = RouteCaller(routes: routes.routes, nookd: racing)
+        let cleared = try raced.call("PUT", "/{topic}/{sequence}/clear", httpRequest("PUT", "/home/\(sequence)/clear"),
+                                     parameters: ["topic": "home", "sequence": sequence])
+        #expect(cleared.status == 200)
+        #expect(cleared.json["nook"]?["ended"]?.numberValue == 1, "\(cleared.json.serialized)")
+        #expect(!(try nookd.client().list(module: nil).0.modules.flatMap(\.pending).contains { $0.coalescingKey == first }))
+    }
+
     @Test func h2_anUnknownTopicIsA404NamingItAndQueuesNothing() throws {
         let nookd = try PublishNookd()
         let routes = publishRoutes(nookd, topics: ["home": nil])

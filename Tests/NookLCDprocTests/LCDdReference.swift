@@ -28,9 +28,10 @@ final class LCDdReference {
         }
         directory = NSTemporaryDirectory() + "nook-lcdd-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        // LCDd drops root for User and must write its log here; as another user it stays who it is.
-        chmod(directory, 0o777)
-        let user = getuid() == 0 ? "nobody" : (ProcessInfo.processInfo.environment["USER"] ?? "nobody")
+        // LCDd changes to User; staying who the test is keeps its descriptors readable for
+        // LoopbackPort.isListening (a process that changed user hides them from a root
+        // without CAP_SYS_PTRACE).
+        let user = getuid() == 0 ? "root" : (ProcessInfo.processInfo.environment["USER"] ?? "nobody")
         // Another test's server can take the port before LCDd binds it; LCDd then exits, and
         // starts again on another.
         for attempt in 1...5 {
