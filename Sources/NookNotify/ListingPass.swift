@@ -2,7 +2,7 @@ import NookActivities
 import NookProtocol
 
 /// One reading of nookd's `list`, page by page, after the event stream was down: which cards
-/// are live, so that a notification whose card is not ended unseen (reason 4).
+/// are live. A notification whose card no page held ended unseen, and is closed (reason 4).
 struct ListingPass {
     /// Where the next page starts.
     var offset = 0
