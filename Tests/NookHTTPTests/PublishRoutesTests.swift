@@ -3,11 +3,12 @@ import NookActivities
 import NookHTTP
 import NookProtocol
 import NookTestSupport
+import NookTestTraits
 import Testing
 
 /// The publishing and alert routes against a real nookd on the mock display, checked through
 /// nookd's own answers (`list`, `watch`, `history`), not the routes' answers alone.
-@Suite(.serialized) struct PublishRoutesTests {
+@Suite(.serialized, .ownThreads) struct PublishRoutesTests {
     func publishRoutes(_ nookd: PublishNookd, topics: [String: String?] = [:]) -> RouteCaller {
         RouteCaller(routes: PublishRoutes.routes(settings: PublishSettings(topics: topics), logger: RouteCaller.logger, now: { 1_700_000_000 }),
                     nookd: BlockingNookdCalls(socket: nookd.socket))
@@ -253,7 +254,7 @@ import Testing
     }
 }
 
-@Suite(.serialized) struct AlertRoutesTests {
+@Suite(.serialized, .ownThreads) struct AlertRoutesTests {
     @Test func h3_aGroupIsOneCardThatCountsUpdatesInPlaceIgnoresRepeatsAndEndsWhenResolved() throws {
         let nookd = try PublishNookd()
         let watch = try nookd.watch()

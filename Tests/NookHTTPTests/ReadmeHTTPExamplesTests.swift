@@ -1,10 +1,11 @@
 import Foundation
 import NookProtocol
+import NookTestTraits
 import Testing
 
 /// README.md's "Over HTTP" examples, read from the file and run as written against a real
 /// nook-http and nookd (the board's address replaced by the test's own port).
-@Suite struct ReadmeHTTPExamplesTests {
+@Suite(.ownThreads) struct ReadmeHTTPExamplesTests {
     static let address = "127.0.0.1:8722"
 
     /// The lines of the README's ```sh block that talks to nook-http.
