@@ -115,8 +115,8 @@ extension NookdCalls {
 struct NookdListing {
     var activities: [ListedActivity]
     /// How many pages it took. One page is one moment of nookd's; over several, a card that
-    /// ended ahead of the page boundary moves the rest one place forward, and the card that
-    /// then starts the next page was on none.
+    /// ends ahead of a page boundary between two pages moves the rest one place forward, and
+    /// the card that was to start the next page is on none.
     var pages: Int
 }
 

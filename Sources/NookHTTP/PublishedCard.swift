@@ -122,7 +122,8 @@ public enum CardDelivery {
                 switch result {
                 case .success(let read): listing = read
                 case .failure(let failure):
-                    done(.failure(HTTPCoreRoutes.error(for: failure, nookd: nookd)))
+                    // A later pass's failure does not undo what an earlier one ended.
+                    done(ended > 0 ? .success(ended) : .failure(HTTPCoreRoutes.error(for: failure, nookd: nookd)))
                     return
                 }
                 let ids = listing.activities.filter { $0.activity[ActivityField.key.wireName]?.text == key }
@@ -139,7 +140,7 @@ public enum CardDelivery {
                         ended += count
                         if again { pass(number + 1) } else { done(.success(ended)) }
                     case .failure(let failure):
-                        done(.failure(failure))
+                        done(ended > 0 ? .success(ended) : .failure(failure))
                     }
                 }
             }

@@ -2,7 +2,9 @@ import NookActivities
 import NookProtocol
 
 /// One reading of nookd's `list`, page by page, after the event stream was down: which cards
-/// are live. A notification whose card no page held ended unseen, and is closed (reason 4).
+/// are live. A notification whose card the reading missed ended unseen, and is closed (reason
+/// 4); over several pages only once a second reading misses it too (a card can be on no page
+/// when one ahead of it ends between two pages).
 struct ListingPass {
     /// Where the next page starts.
     var offset = 0

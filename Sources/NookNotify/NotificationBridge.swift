@@ -280,7 +280,8 @@ public final class NotificationBridge {
             // once, for what it still owed answers to first.
             if hadConnection, !retried {
                 resend(lost: error.description)
-                send(operation, purpose, retried: true)
+                let again = Self.onANewConnection(operation, purpose)
+                send(again.operation, again.purpose, retried: true)
                 return
             }
             finish(purpose, .failure(error))
@@ -298,14 +299,19 @@ public final class NotificationBridge {
             if case .notify(let work, _, _, _) = sent.purpose, work.caller.answered { continue }
             if sent.retried {
                 finish(sent.purpose, .failure(.connectionLost(failure)))
-            } else if case .list(let pass) = sent.purpose {
-                // The pages before were another connection's (perhaps another nookd's): the
-                // pass starts again.
-                send(.list(module: nil), .list(ListingPass(suspects: pass.suspects)), retried: true)
             } else {
-                send(sent.operation, sent.purpose, retried: true)
+                let again = Self.onANewConnection(sent.operation, sent.purpose)
+                send(again.operation, again.purpose, retried: true)
             }
         }
+    }
+
+    /// What a request lost with its connection is sent as on the next one: itself, but a page
+    /// of `list`, whose pages before were another connection's (perhaps another nookd's), starts
+    /// its pass again from the first page.
+    private static func onANewConnection(_ operation: NookOperation, _ purpose: Purpose) -> (operation: NookOperation, purpose: Purpose) {
+        guard case .list(let pass) = purpose else { return (operation, purpose) }
+        return (.list(module: nil), .list(ListingPass(suspects: pass.suspects)))
     }
 
     private func readAnswers() {

@@ -45,11 +45,20 @@ public enum LoopbackPort {
         }
         guard !sockets.isEmpty else { return false }
         // Root without CAP_SYS_PTRACE may list the descriptors of a process that changed user
-        // but not read them: then, as when it cannot list them, the socket's owner decides.
-        let targets = ((try? directoryEntries("/proc/\(pid)/fd")) ?? []).compactMap { linkTarget("/proc/\(pid)/fd/\($0)") }
-        if !targets.isEmpty {
+        // but not read them: then, as when it cannot list them, the socket's owner decides. A
+        // list that reads whole but has no such socket (a process that exited has none) is no.
+        if let descriptors = try? directoryEntries("/proc/\(pid)/fd") {
+            var refused = false
+            var targets: [String] = []
+            for descriptor in descriptors {
+                switch linkTarget("/proc/\(pid)/fd/\(descriptor)") {
+                case .success(let target): targets.append(target)
+                case .failure(let error): refused = refused || error.errno == .permissionDenied || error.errno == .notPermitted
+                }
+            }
             let inodes = Set(sockets.map(\.inode))
-            return targets.contains(where: inodes.contains)
+            if targets.contains(where: inodes.contains) { return true }
+            if !refused { return false }
         }
         guard let status = try? readRegularFile("/proc/\(pid)/status", limit: 1 << 20),
               let uids = String(decoding: status, as: UTF8.self).split(separator: "\n").first(where: { $0.hasPrefix("Uid:") })?
@@ -58,10 +67,12 @@ public enum LoopbackPort {
         return sockets.contains { $0.uid == effective }
     }
 
-    /// What the symbolic link at `path` names, or nil when it cannot be read.
-    private static func linkTarget(_ path: String) -> String? {
+    /// What the symbolic link at `path` names, or why it cannot be read.
+    private static func linkTarget(_ path: String) -> Result<String, SystemCallError> {
         var buffer = [CChar](repeating: 0, count: 256)
-        guard let count = try? systemCall("readlink", subject: path, { readlink(path, &buffer, buffer.count - 1) }) else { return nil }
-        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return Result { () throws(SystemCallError) in
+            let count = try systemCall("readlink", subject: path) { readlink(path, &buffer, buffer.count - 1) }
+            return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
     }
 }
