@@ -67,6 +67,38 @@ public enum LoopbackPort {
         return sockets.contains { $0.uid == effective }
     }
 
+    /// What a test that waited in vain for ``isListening(pid:port:)`` reports: the listening
+    /// entries `/proc/net/tcp` has for `port` (owner and inode), and the sockets among the
+    /// process's descriptors, or why they could not be read.
+    public static func explain(pid: Int32, port: Int) -> String {
+        let hexPort = String(port, radix: 16, uppercase: true)
+        let suffix = ":" + String(repeating: "0", count: max(0, 4 - hexPort.count)) + hexPort
+        let table: String
+        do throws(FileReadError) { table = String(decoding: try readRegularFile("/proc/net/tcp", limit: 64 << 20), as: UTF8.self) } catch {
+            return "/proc/net/tcp could not be read: \(error)"
+        }
+        let lines = table.split(separator: "\n")
+        let entries = lines.dropFirst().compactMap { line -> String? in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count > 9, fields[1].hasSuffix(suffix) else { return nil }
+            return "\(fields[1]) state \(fields[3]) uid \(fields[7]) inode \(fields[9])"
+        }
+        var descriptors = "its descriptors: "
+        do throws(SystemCallError) {
+            let names = try directoryEntries("/proc/\(pid)/fd")
+            let targets = names.map { name -> String in
+                switch linkTarget("/proc/\(pid)/fd/\(name)") {
+                case .success(let target): return target
+                case .failure(let error): return "\(name): \(error)"
+                }
+            }
+            descriptors += targets.filter { !$0.hasPrefix("/") }.joined(separator: ", ")
+        } catch {
+            descriptors += "\(error)"
+        }
+        return "/proc/net/tcp (\(lines.count) lines) on port \(port): \(entries.isEmpty ? "nothing" : entries.joined(separator: "; ")); \(descriptors)"
+    }
+
     /// What the symbolic link at `path` names, or why it cannot be read.
     private static func linkTarget(_ path: String) -> Result<String, SystemCallError> {
         var buffer = [CChar](repeating: 0, count: 256)

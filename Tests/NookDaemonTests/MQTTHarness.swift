@@ -115,9 +115,12 @@ final class Broker {
         self.process = process
         // Listening by mosquitto itself: another test's server on the same port answers a
         // connect too (a bridge once reached nook-lcdproc that way).
-        try eventually("mosquitto to listen on \(port)") {
-            if !process.isRunning { throw DaemonFailure("mosquitto exited (\(process.terminationStatus)): \(log)") }
-            return [port, tlsPort].compactMap { $0 }.allSatisfy { LoopbackPort.isListening(pid: process.processIdentifier, port: $0) }
+        let ports = [port, tlsPort].compactMap { $0 }
+        try saying("\(ports.map { LoopbackPort.explain(pid: process.processIdentifier, port: $0) }.joined(separator: "\n"))\nmosquitto: \(log)") {
+            try eventually("mosquitto to listen on \(port)", timeout: 30) {
+                if !process.isRunning { throw DaemonFailure("mosquitto exited (\(process.terminationStatus)): \(log)") }
+                return ports.allSatisfy { LoopbackPort.isListening(pid: process.processIdentifier, port: $0) }
+            }
         }
     }
 

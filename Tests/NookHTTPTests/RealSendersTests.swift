@@ -253,10 +253,11 @@ final class SenderBench {
             }
             if LoopbackPort.isListening(pid: process.processIdentifier, port: port) { return (process, port) }
             let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            let seen = LoopbackPort.explain(pid: process.processIdentifier, port: port)
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             _ = process.waitForExit()
             guard attempt < 5, said.contains("address already in use") else {
-                throw HarnessFailure("Alertmanager did not listen on 127.0.0.1:\(port): \(said)")
+                throw HarnessFailure("Alertmanager did not listen on 127.0.0.1:\(port): \(seen)\n\(said)")
             }
         }
         throw HarnessFailure("Alertmanager found no free port")

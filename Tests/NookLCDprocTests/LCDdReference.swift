@@ -75,7 +75,7 @@ final class LCDdReference {
             if !process.isRunning { process.waitForExit(); return false }
             usleep(20_000)
         }
-        throw TestFailure("LCDd did not listen on 127.0.0.1:\(port): \(log)")
+        throw TestFailure("LCDd did not listen on 127.0.0.1:\(port): \(LoopbackPort.explain(pid: process.processIdentifier, port: Int(port)))\n\(log)")
     }
 
     private var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
