@@ -96,7 +96,8 @@ public enum LoopbackPort {
         } catch {
             descriptors += "\(error)"
         }
-        return "/proc/net/tcp (\(lines.count) lines) on port \(port): \(entries.isEmpty ? "nothing" : entries.joined(separator: "; ")); \(descriptors)"
+        return "/proc/net/tcp (\(lines.count) lines) on port \(port): \(entries.isEmpty ? "nothing" : entries.joined(separator: "; ")); \(descriptors); "
+            + "listening now: \(isListening(pid: pid, port: port))"
     }
 
     /// What the symbolic link at `path` names, or why it cannot be read.
