@@ -60,19 +60,26 @@ final class LCDdReference {
             _ = FileManager.default.createFile(atPath: logPath, contents: nil)
             process.standardError = FileHandle(forWritingAtPath: logPath)
             try process.runAlone()
-            if try listens() { return }
+            if try listens(size: "wid \(width) hgt \(height)") { return }
             guard attempt < 5, log.contains("Address already in use") else {
                 throw TestFailure("LCDd exited at start (\(process.terminationStatus)): \(log)")
             }
         }
     }
 
-    /// True once LCDd itself listens on `port`; false when it exited first.
-    private func listens() throws -> Bool {
+    /// True once LCDd itself listens on `port`; false when it exited first. Where the check of
+    /// LCDd's sockets does not say so, an answer to `hello` with the configured `size` (`wid 40
+    /// hgt 4`) from a running LCDd does: another server that took the port would not have its
+    /// size as well.
+    private func listens(size: String) throws -> Bool {
         let deadline = Date().addingTimeInterval(TestBounds.seconds(20))
         while Date() < deadline {
             if LoopbackPort.isListening(pid: process.processIdentifier, port: Int(port)) { return true }
             if !process.isRunning { process.waitForExit(); return false }
+            if let probe = try? TCPConnection(port: port), (try? probe.send("hello\n")) != nil,
+               probe.readLines(1, timeout: 2).first?.contains(size) == true, process.isRunning {
+                return true
+            }
             usleep(20_000)
         }
         throw TestFailure("LCDd did not listen on 127.0.0.1:\(port): \(LoopbackPort.explain(pid: process.processIdentifier, port: Int(port)))\n\(log)")
