@@ -342,7 +342,7 @@ def run(arguments):
         # generation, and the page follows the glass to the generation it settles on.
         first = until("the first frame on the page", page.frame)
         # The page names the frame when it sets the image's source; decoding follows.
-        natural = until("the glass image decoded", lambda: page.js("return document.getElementById('glass').naturalWidth"))
+        until("the glass image decoded", lambda: page.js("return document.getElementById('glass').naturalWidth"))
         alpha = nookd.call("enqueue", activity={"title": "Alpha probe", "dwell": 60})["id"]
         until("a newer frame on the page after the enqueue", lambda: page.frame() > first)
         ok(f"the glass went from frame {first} to {page.frame()} after an enqueue")
