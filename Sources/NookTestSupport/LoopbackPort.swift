@@ -34,15 +34,11 @@ public enum LoopbackPort {
     /// must be that user, which holds only for a server that changes user before it binds.
     /// Started by root, a server is best kept root (LCDd's `User=root`, mosquitto's `user root`).
     public static func isListening(pid: Int32, port: Int) -> Bool {
-        guard let table = try? readRegularFile("/proc/net/tcp", limit: 64 << 20) else { return false }
-        let hexPort = String(port, radix: 16, uppercase: true)
-        let paddedPort = String(repeating: "0", count: max(0, 4 - hexPort.count)) + hexPort
-        let local = Set(["0100007F", "00000000"].map { $0 + ":" + paddedPort })
-        let sockets: [(inode: String, uid: String)] = String(decoding: table, as: UTF8.self).split(separator: "\n").dropFirst().compactMap { line in
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count > 9, local.contains(String(fields[1])), fields[3] == "0A" else { return nil }
-            return ("socket:[\(fields[9])]", String(fields[7]))
-        }
+        guard let table = try? tcpTable(port: port) else { return false }
+        let local = Set(["0100007F", "00000000"].map { $0 + ":" + hex(port) })
+        let sockets: [(inode: String, uid: String)] = table.entries
+            .filter { local.contains($0.address) && $0.state == "0A" }
+            .map { ("socket:[\($0.inode)]", $0.uid) }
         guard !sockets.isEmpty else { return false }
         // Root without CAP_SYS_PTRACE may list the descriptors of a process that changed user
         // but not read them: then, as when it cannot list them, the socket's owner decides. A
@@ -71,18 +67,11 @@ public enum LoopbackPort {
     /// entries `/proc/net/tcp` has for `port` (owner and inode), and the sockets among the
     /// process's descriptors, or why they could not be read.
     public static func explain(pid: Int32, port: Int) -> String {
-        let hexPort = String(port, radix: 16, uppercase: true)
-        let suffix = ":" + String(repeating: "0", count: max(0, 4 - hexPort.count)) + hexPort
-        let table: String
-        do throws(FileReadError) { table = String(decoding: try readRegularFile("/proc/net/tcp", limit: 64 << 20), as: UTF8.self) } catch {
+        let table: (lines: Int, entries: [TCPEntry])
+        do throws(FileReadError) { table = try tcpTable(port: port) } catch {
             return "/proc/net/tcp could not be read: \(error)"
         }
-        let lines = table.split(separator: "\n")
-        let entries = lines.dropFirst().compactMap { line -> String? in
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count > 9, fields[1].hasSuffix(suffix) else { return nil }
-            return "\(fields[1]) state \(fields[3]) uid \(fields[7]) inode \(fields[9])"
-        }
+        let entries = table.entries.map { "\($0.address) state \($0.state) uid \($0.uid) inode \($0.inode)" }
         var descriptors = "its descriptors: "
         do throws(SystemCallError) {
             let names = try directoryEntries("/proc/\(pid)/fd")
@@ -96,8 +85,35 @@ public enum LoopbackPort {
         } catch {
             descriptors += "\(error)"
         }
-        return "/proc/net/tcp (\(lines.count) lines) on port \(port): \(entries.isEmpty ? "nothing" : entries.joined(separator: "; ")); \(descriptors); "
+        return "/proc/net/tcp (\(table.lines) lines) on port \(port): \(entries.isEmpty ? "nothing" : entries.joined(separator: "; ")); \(descriptors); "
             + "listening now: \(isListening(pid: pid, port: port))"
+    }
+
+    /// One line of `/proc/net/tcp`: the local address (`0100007F:1F90`), the state (`0A` is
+    /// listening), the owner's uid and the socket's inode.
+    struct TCPEntry {
+        var address: String
+        var state: String
+        var uid: String
+        var inode: String
+    }
+
+    /// `/proc/net/tcp`'s entries on `port`, any address, and how many lines it had.
+    private static func tcpTable(port: Int) throws(FileReadError) -> (lines: Int, entries: [TCPEntry]) {
+        let lines = String(decoding: try readRegularFile("/proc/net/tcp", limit: 64 << 20), as: UTF8.self).split(separator: "\n")
+        let suffix = ":" + hex(port)
+        let entries = lines.dropFirst().compactMap { line -> TCPEntry? in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count > 9, fields[1].hasSuffix(suffix) else { return nil }
+            return TCPEntry(address: String(fields[1]), state: String(fields[3]), uid: String(fields[7]), inode: String(fields[9]))
+        }
+        return (lines.count, entries)
+    }
+
+    /// `port` as `/proc/net/tcp` writes it: four upper-case hexadecimal digits.
+    private static func hex(_ port: Int) -> String {
+        let digits = String(port, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 
     /// What the symbolic link at `path` names, or why it cannot be read.
