@@ -2,7 +2,7 @@
 // every figure is the median of several rounds, so a busy machine skews both sides alike.
 // `nook-bench soak` runs only the soak (100,000 activities through nookd); `nook-bench daemon`
 // only the figures of nookd and nookctl; `nook-bench journal` only the journal's; `history`, `render`, `idle`,
-// `first-frame`, `pipelined`, `led`, `lcdproc`, `mqtt`, `http`, `notify`, `brightness`, `cli` (nookctl's start-up)
+// `first-frame`, `stop` (SIGTERM to exit), `pipelined`, `led`, `lcdproc`, `mqtt`, `http`, `notify`, `brightness`, `cli` (nookctl's start-up)
 // and `flags` (ArgumentParser against the hand reader) and `live-view` one group each. Rounds.swift says how
 // to add a figure.
 #if canImport(Glibc)
@@ -35,6 +35,7 @@ func reportDaemonFigures(_ figures: DaemonFigures) async {
         report("pipelined_enqueues_journaled_interval_per_s", try await figures.pipelinedEnqueuesPerSecond(socket: socket))
         report("enqueue_journaled_interval_ms_p99", await figures.journaledEnqueueP99(socket: socket))
         figures.stop(interval)
+        report("sigterm_mid_slide_exit_ms", try await figures.sigtermMidSlideExitMs())
         try await reportIdleDaemon(figures, socket: socket)
     } catch {
         print("daemon figures skipped: \(error)")
@@ -116,6 +117,12 @@ if CommandLine.arguments.dropFirst().first == "soak" {
 if CommandLine.arguments.dropFirst().first == "first-frame" {
     report("enqueue_to_first_frame_ms_p99", await DaemonFigures().enqueueToFirstFrameP99())
     report("first_frame_after_idle_ms_p99", await DaemonFigures().enqueueToFirstFrameP99(afterRelease: true))
+    exit(0)
+}
+if CommandLine.arguments.dropFirst().first == "stop" {
+    let figures = DaemonFigures()
+    try figures.prepare()
+    report("sigterm_mid_slide_exit_ms", try await figures.sigtermMidSlideExitMs())
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "update" {

@@ -138,10 +138,15 @@ struct JournalTests {
         let journal = ["--journal", scratch.path + "/journal"]
         var daemon = try DaemonProcess(scratch: scratch, arguments: journal)
         try daemon.request(.suspend(module: nil))
-        try enqueue(daemon, activity("Stale soon", expiresAfter: .milliseconds(300)))
+        // It must expire after the crash and before the restart: 3 s leaves a loaded machine
+        // time to send the second enqueue and crash, and the wait below counts from the enqueue.
+        let enqueued = Date()
+        try enqueue(daemon, activity("Stale soon", expiresAfter: .seconds(3)))
         let lasting = try enqueue(daemon, activity("Still relevant", expiresAfter: .seconds(600)))
         daemon.crash()
-        usleep(500_000)
+        let crashedAfter = Date().timeIntervalSince(enqueued)
+        try #require(crashedAfter < 3, "the crash came \(crashedAfter) s after the enqueue, past its expiry: nothing to judge")
+        usleep(UInt32((3.2 - crashedAfter) * 1_000_000))
         daemon = try DaemonProcess(scratch: scratch, arguments: journal)
         #expect(try queued(daemon) == [lasting])
         #expect(daemon.log.contains("journal: \"Stale soon\" expired while nookd was down; dropped"))

@@ -276,7 +276,7 @@ import Testing
 
         // The same group again: nookd sees nothing at all.
         #expect(try post(three).json["status"]?.text == "unchanged")
-        #expect(try watch.eventsBeforeMarker(nookd).isEmpty)
+        #expect(try watch.changesBeforeMarker(nookd).isEmpty)
 
         let resolved = AlertBodies.alertmanager(status: "resolved", alerts: ["web1", "web2", "web3"].map {
             AlertBodies.alert("HighLoad", instance: $0, severity: "critical", status: "resolved")
@@ -301,7 +301,7 @@ import Testing
         try nookd.request(.dismiss(NookActivityID(id)))
         _ = try watch.events { $0.id.description == id && $0.ending != nil }
         #expect(try routes.call("POST", "/api/v1/grafana", request).json["status"]?.text == "unchanged")
-        #expect(try watch.eventsBeforeMarker(nookd).isEmpty)
+        #expect(try watch.changesBeforeMarker(nookd).isEmpty)
         // A change to the group shows it again, as a new card.
         let changed = AlertBodies.grafana(alerts: [AlertBodies.alert("DiskFull", instance: "nas", severity: "critical"),
                                                    AlertBodies.alert("DiskFull", instance: "backup", severity: "critical")])
@@ -323,6 +323,6 @@ import Testing
         let again = try post()
         #expect(again.json["status"]?.text == "updated")
         #expect(again.json["activity"]?.text == id)
-        #expect(try watch.eventsBeforeMarker(nookd).isEmpty)
+        #expect(try watch.changesBeforeMarker(nookd).isEmpty)
     }
 }
