@@ -134,24 +134,30 @@ struct JournalTests {
     }
 
     @Test func q17_activitiesThatExpiredWhileNookdWasDownAreDroppedAndReported() throws {
-        let scratch = Scratch()
-        let journal = ["--journal", scratch.path + "/journal"]
-        var daemon = try DaemonProcess(scratch: scratch, arguments: journal)
-        try daemon.request(.suspend(module: nil))
-        // It must expire after the crash and before the restart: 3 s leaves a loaded machine
-        // time to send the second enqueue and crash, and the wait below counts from the enqueue.
-        let enqueued = Date()
-        try enqueue(daemon, activity("Stale soon", expiresAfter: .seconds(3)))
-        let lasting = try enqueue(daemon, activity("Still relevant", expiresAfter: .seconds(600)))
-        daemon.crash()
-        let crashedAfter = Date().timeIntervalSince(enqueued)
-        try #require(crashedAfter < 3, "the crash came \(crashedAfter) s after the enqueue, past its expiry: nothing to judge")
-        usleep(UInt32((3.2 - crashedAfter) * 1_000_000))
-        daemon = try DaemonProcess(scratch: scratch, arguments: journal)
-        #expect(try queued(daemon) == [lasting])
-        #expect(daemon.log.contains("journal: \"Stale soon\" expired while nookd was down; dropped"))
-        #expect(daemon.log.contains("journal: restored 1 unfinished activities, 1 expired"))
-        #expect(daemon.stop().status == 0)
+        // The card must expire after the crash and before the restart. A try in which a loaded
+        // machine took longer than its expiry to crash nookd judges nothing and is made again
+        // with a longer one; the restart waits until the expiry passed by any reckoning.
+        for expiry in [3.0, 6.0, 12.0] {
+            let scratch = Scratch()
+            let journal = ["--journal", scratch.path + "/journal"]
+            var daemon = try DaemonProcess(scratch: scratch, arguments: journal)
+            try daemon.request(.suspend(module: nil))
+            let sent = Date()
+            try enqueue(daemon, activity("Stale soon", expiresAfter: .milliseconds(Int64(expiry * 1000))))
+            let acknowledged = Date()
+            let lasting = try enqueue(daemon, activity("Still relevant", expiresAfter: .seconds(600)))
+            daemon.crash()
+            guard Date().timeIntervalSince(sent) < expiry else { continue }
+            let expired = acknowledged.addingTimeInterval(expiry + 0.2)
+            while Date() < expired { usleep(50_000) }
+            daemon = try DaemonProcess(scratch: scratch, arguments: journal)
+            #expect(try queued(daemon) == [lasting])
+            #expect(daemon.log.contains("journal: \"Stale soon\" expired while nookd was down; dropped"))
+            #expect(daemon.log.contains("journal: restored 1 unfinished activities, 1 expired"))
+            #expect(daemon.stop().status == 0)
+            return
+        }
+        Issue.record("in three tries nookd was never crashed before the card's expiry: nothing was judged")
     }
 
     @Test func n2_aCleanRestartKeepsTheWaitingCards() throws {
