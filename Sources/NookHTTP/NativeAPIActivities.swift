@@ -135,7 +135,10 @@ enum NativeAPIActivities {
     }
 
     /// `DELETE /api/v1/activities?key=K` (`&module=M`): cancels the caller's cards with the key
-    /// (a publish token's: those it sent; another token's are left alone, U3).
+    /// (a publish token's: those it sent; another token's are left alone, U3), waiting or on
+    /// the glass: a sender taking back what it sent expects it gone from the glass, as ntfy's
+    /// delete and an alert's resolve take it (nookd's `cancel-all` takes only waiting cards,
+    /// Q4).
     static func cancelByKey(_ exchange: any HTTPExchange, _: [String: String], _ nookd: any NookdCalls) {
         let key: String, module: String?
         do throws(HTTPAPIError) {
@@ -149,6 +152,11 @@ enum NativeAPIActivities {
             exchange.respond(error.response)
             return
         }
-        nookd.ask(.cancelAll(key: key, module: module), for: exchange) { answer in exchange.respond(.json(answer)) }
+        CardDelivery.end(key: key, module: module, how: .cancel, for: exchange.caller, nookd: nookd) { result in
+            switch result {
+            case .failure(let error): exchange.respond(error.response)
+            case .success(let ended): exchange.respond(.json(.object([("cancelled", .number(Double(ended)))])))
+            }
+        }
     }
 }
