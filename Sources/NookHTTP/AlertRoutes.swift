@@ -9,13 +9,24 @@ public enum AlertRoutes {
     /// - Parameters:
     ///   - module: the module alert cards go to (nil: nookd's default).
     ///   - memory: the content last sent per group, shared by both routes.
-    public static func routes(module: String? = nil, memory: AlertCardMemory = AlertCardMemory(), logger: Logger) -> [HTTPRoute] {
+    ///   - order: runs the notifications of one group one after another (shared with the other
+    ///     routes that use keys).
+    public static func routes(module: String? = nil, memory: AlertCardMemory = AlertCardMemory(), order: CardKeyOrder = CardKeyOrder(),
+                              logger: Logger) -> [HTTPRoute] {
         func handle(_ exchange: any HTTPExchange, source: AlertNotification.Source, nookd: any NookdCalls) {
             let notification: AlertNotification
             switch AlertNotification.decode(exchange.request.body, source: source) {
             case .failure(let error): exchange.respond(error.response); return
             case .success(let value): notification = value
             }
+            let plan = AlertCards.plan(for: notification, id: NookActivityID(), module: module)
+            // After the group's earlier notifications are done: a resolve then finds the card
+            // its firing made, and what was last sent is what the memory says.
+            order.run(key: AlertCards.key(for: notification), exchange) { exchange in
+                carry(plan, exchange, source: source, nookd: nookd)
+            }
+        }
+        func carry(_ plan: AlertCards.Plan, _ exchange: any HTTPExchange, source: AlertNotification.Source, nookd: any NookdCalls) {
             // What was last sent is remembered per token, as each token's group is a card of its own.
             func memoryKey(_ key: String) -> String { exchange.caller.senderName + "\n" + key }
             // A caller that states no sender (an admin token) reaches every token's card with the
@@ -24,7 +35,7 @@ public enum AlertRoutes {
                 guard exchange.caller.statedSender == nil else { return }
                 memory.forget { $0.hasSuffix("\n" + key) }
             }
-            switch AlertCards.plan(for: notification, id: NookActivityID(), module: module) {
+            switch plan {
             case .end(let key):
                 let remembered = memoryKey(key)
                 CardDelivery.end(key: key, module: module, how: .cancel, for: exchange.caller, nookd: nookd) { result in

@@ -9,12 +9,15 @@ extension HTTPRouteTable {
     public static func standard(config: HTTPConfig = HTTPConfig(),
                                 logger: Logger = Logger(label: "nook-http", factory: { _ in SwiftLogNoOpLogHandler() })) -> HTTPRouteTable {
         var table = HTTPRouteTable(HTTPCoreRoutes.routes())
+        // One order for every route that shows or ends cards by key: a native key, an ntfy
+        // sequence id and an alert group are keys of one kind to nookd.
+        let order = CardKeyOrder()
         // The parts' lists are added here, one line each: table.add(XRoutes.routes()).
-        table.add(NativeAPIRoutes.routes())
+        table.add(NativeAPIRoutes.routes(order: order))
         table.add(PageRoutes.routes())
         table.add(LiveViewRoutes.routes())
-        table.add(PublishRoutes.routes(settings: config.publish, logger: logger))
-        table.add(AlertRoutes.routes(module: config.publish.alertModule, logger: logger))
+        table.add(PublishRoutes.routes(settings: config.publish, order: order, logger: logger))
+        table.add(AlertRoutes.routes(module: config.publish.alertModule, order: order, logger: logger))
         return table
     }
 }

@@ -9,7 +9,8 @@ enum NativeAPIActivities {
     /// carries it (`title`, `subtitle`, …), plus `module`. Decoded by the protocol's own codec,
     /// so the fields, limits and words are nookd's; answered 201 only once nookd has answered,
     /// which it does after the activity is durable (J1). The caller's name is its sender (U3).
-    static func create(_ exchange: any HTTPExchange, _: [String: String], _ nookd: any NookdCalls) {
+    /// With a `key`, it waits for the requests with that key taken before it (``CardKeyOrder``).
+    static func create(_ exchange: any HTTPExchange, _: [String: String], _ nookd: any NookdCalls, order: CardKeyOrder) {
         var activity: NookActivity
         let module: String?
         do throws(HTTPAPIError) {
@@ -26,9 +27,11 @@ enum NativeAPIActivities {
             return
         }
         activity.sender = NookSender(uid: 0, pid: 0, name: exchange.caller.senderName)
-        nookd.ask(.enqueue(activity, module: module, wait: false), for: exchange, strippingPrefix: "activity") { answer in
-            let id = answer["id"]?.text ?? activity.id.description
-            exchange.respond(.json(answer, status: 201, headers: [("Location", collection + "/" + id)]))
+        order.run(key: activity.coalescingKey, exchange) { [activity] exchange in
+            nookd.ask(.enqueue(activity, module: module, wait: false), for: exchange, strippingPrefix: "activity") { answer in
+                let id = answer["id"]?.text ?? activity.id.description
+                exchange.respond(.json(answer, status: 201, headers: [("Location", collection + "/" + id)]))
+            }
         }
     }
 
@@ -135,8 +138,12 @@ enum NativeAPIActivities {
     }
 
     /// `DELETE /api/v1/activities?key=K` (`&module=M`): cancels the caller's cards with the key
-    /// (a publish token's: those it sent; another token's are left alone, U3).
-    static func cancelByKey(_ exchange: any HTTPExchange, _: [String: String], _ nookd: any NookdCalls) {
+    /// (a publish token's: those it sent; another token's are left alone, U3), waiting or on
+    /// the glass: a sender taking back what it sent expects it gone from the glass, as ntfy's
+    /// delete and an alert's resolve take it (nookd's `cancel-all` takes only waiting cards,
+    /// Q4). After the requests with the key taken before it (``CardKeyOrder``), so it ends a
+    /// card whose create was still on its way to nookd.
+    static func cancelByKey(_ exchange: any HTTPExchange, _: [String: String], _ nookd: any NookdCalls, order: CardKeyOrder) {
         let key: String, module: String?
         do throws(HTTPAPIError) {
             guard let given = try NativeAPIBody.text("key", in: exchange.request) else {
@@ -149,6 +156,13 @@ enum NativeAPIActivities {
             exchange.respond(error.response)
             return
         }
-        nookd.ask(.cancelAll(key: key, module: module), for: exchange) { answer in exchange.respond(.json(answer)) }
+        order.run(key: key, exchange) { exchange in
+            CardDelivery.end(key: key, module: module, how: .cancel, for: exchange.caller, nookd: nookd) { result in
+                switch result {
+                case .failure(let error): exchange.respond(error.response)
+                case .success(let ended): exchange.respond(.json(.object([("cancelled", .number(Double(ended)))])))
+                }
+            }
+        }
     }
 }

@@ -2,11 +2,13 @@
 /// status, pending and history, each mapped onto one or a few of nookd's socket operations.
 /// Documented in docs/nook-http.openapi.json, which the tests hold these routes to.
 public enum NativeAPIRoutes {
-    public static func routes() -> [HTTPRoute] {
+    /// - Parameter order: runs the creates and deletes of one key one after another (shared
+    ///   with the other routes that use keys).
+    public static func routes(order: CardKeyOrder = CardKeyOrder()) -> [HTTPRoute] {
         [
-            HTTPRoute("POST", "/api/v1/activities", scope: .publish, handler: NativeAPIActivities.create),
+            HTTPRoute("POST", "/api/v1/activities", scope: .publish) { NativeAPIActivities.create($0, $1, $2, order: order) },
             HTTPRoute("GET", "/api/v1/activities", scope: .read, handler: NativeAPIActivities.pending),
-            HTTPRoute("DELETE", "/api/v1/activities", scope: .publish, handler: NativeAPIActivities.cancelByKey),
+            HTTPRoute("DELETE", "/api/v1/activities", scope: .publish) { NativeAPIActivities.cancelByKey($0, $1, $2, order: order) },
             HTTPRoute("GET", "/api/v1/activities/{id}", scope: .read, handler: NativeAPIActivities.one),
             HTTPRoute("PATCH", "/api/v1/activities/{id}", scope: .publish, handler: NativeAPIActivities.update),
             HTTPRoute("DELETE", "/api/v1/activities/{id}", scope: .publish, handler: NativeAPIActivities.cancel),

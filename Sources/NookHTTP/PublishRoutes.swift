@@ -72,8 +72,12 @@ public struct PublishSettings: Sendable, Equatable {
 /// ntfy, Gotify and AWTRIX publishing as nook-http routes (H2); each answers once nookd has
 /// acknowledged the card (J1), in the shape its senders read.
 public enum PublishRoutes {
-    /// - Parameter now: seconds since 1970, for the `time` and `date` of the answers.
-    public static func routes(settings: PublishSettings, logger: Logger, now: @escaping () -> Int64 = wallClockSeconds) -> [HTTPRoute] {
+    /// - Parameters:
+    ///   - now: seconds since 1970, for the `time` and `date` of the answers.
+    ///   - order: runs the messages, clears and deletes of one sequence id one after another
+    ///     (shared with the other routes that use keys).
+    public static func routes(settings: PublishSettings, order: CardKeyOrder = CardKeyOrder(), logger: Logger,
+                              now: @escaping () -> Int64 = wallClockSeconds) -> [HTTPRoute] {
         let gotifyCount = Counter()
         func ntfy(_ exchange: any HTTPExchange, topic: String?, sequence: String?, nookd: any NookdCalls, json: Bool) {
             let message: Result<NtfyMessage, HTTPAPIError>
@@ -97,11 +101,13 @@ public enum PublishRoutes {
             }
             let card = NtfyMapping.card(for: parsed, id: NookActivityID(), module: module)
             log(card, source: "ntfy topic \(parsed.topic)", logger: logger)
-            CardDelivery.deliver(card, for: exchange.caller, to: nookd) { result in
-                switch result {
-                case .failure(let error): exchange.respond(error.response)
-                case .success(let delivered):
-                    exchange.respond(.json(NtfyMapping.answer(for: parsed, delivered: delivered, now: now(), notes: card.notes)))
+            order.run(key: card.activity.coalescingKey, exchange) { exchange in
+                CardDelivery.deliver(card, for: exchange.caller, to: nookd) { result in
+                    switch result {
+                    case .failure(let error): exchange.respond(error.response)
+                    case .success(let delivered):
+                        exchange.respond(.json(NtfyMapping.answer(for: parsed, delivered: delivered, now: now(), notes: card.notes)))
+                    }
                 }
             }
         }
@@ -116,14 +122,17 @@ public enum PublishRoutes {
                 exchange.respond(HTTPAPIError(status: 400, code: "invalid_field", field: "path", message: "the sequence id must be 1 to 64 letters, digits, '-' or '_', got '\(PublishText.quoted(sequence))'").response)
                 return
             }
-            CardDelivery.end(key: NtfyMapping.key(topic: topic, sequenceID: sequence), module: module, how: how, for: exchange.caller, nookd: nookd) { result in
-                switch result {
-                case .failure(let error): exchange.respond(error.response)
-                case .success(let ended):
-                    exchange.respond(.json(.object([
-                        ("id", .string(sequence)), ("time", .number(Double(now()))), ("event", .string(how == .dismiss ? "message_clear" : "message_delete")),
-                        ("topic", .string(topic)), ("sequence_id", .string(sequence)), ("nook", .object([("ended", .number(Double(ended)))])),
-                    ])))
+            let key = NtfyMapping.key(topic: topic, sequenceID: sequence)
+            order.run(key: key, exchange) { exchange in
+                CardDelivery.end(key: key, module: module, how: how, for: exchange.caller, nookd: nookd) { result in
+                    switch result {
+                    case .failure(let error): exchange.respond(error.response)
+                    case .success(let ended):
+                        exchange.respond(.json(.object([
+                            ("id", .string(sequence)), ("time", .number(Double(now()))), ("event", .string(how == .dismiss ? "message_clear" : "message_delete")),
+                            ("topic", .string(topic)), ("sequence_id", .string(sequence)), ("nook", .object([("ended", .number(Double(ended)))])),
+                        ])))
+                    }
                 }
             }
         }

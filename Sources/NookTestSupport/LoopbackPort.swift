@@ -89,13 +89,23 @@ public enum LoopbackPort {
             + "listening now: \(isListening(pid: pid, port: port))"
     }
 
+    /// Bytes that arrived on the connections a server on `port` accepted and that it has not
+    /// read yet (the receive queues of the port's established sockets), or nil when
+    /// `/proc/net/tcp` cannot be read: 0 once the server has read every byte sent to it.
+    public static func unreadBytes(port: Int) -> Int? {
+        guard let table = try? tcpTable(port: port) else { return nil }
+        return table.entries.filter { $0.state == "01" }.reduce(0) { $0 + $1.unread }
+    }
+
     /// One line of `/proc/net/tcp`: the local address (`0100007F:1F90`), the state (`0A` is
-    /// listening), the owner's uid and the socket's inode.
+    /// listening, `01` established), the owner's uid, the socket's inode and the bytes in its
+    /// receive queue.
     struct TCPEntry {
         var address: String
         var state: String
         var uid: String
         var inode: String
+        var unread = 0
     }
 
     /// `/proc/net/tcp`'s entries on `port`, any address, and how many lines it had.
@@ -105,7 +115,9 @@ public enum LoopbackPort {
         let entries = lines.dropFirst().compactMap { line -> TCPEntry? in
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count > 9, fields[1].hasSuffix(suffix) else { return nil }
-            return TCPEntry(address: String(fields[1]), state: String(fields[3]), uid: String(fields[7]), inode: String(fields[9]))
+            // `tx_queue:rx_queue`, in hexadecimal.
+            let unread = fields[4].split(separator: ":").last.flatMap { Int($0, radix: 16) } ?? 0
+            return TCPEntry(address: String(fields[1]), state: String(fields[3]), uid: String(fields[7]), inode: String(fields[9]), unread: unread)
         }
         return (lines.count, entries)
     }

@@ -166,6 +166,37 @@ struct NativeAPITests {
         #expect(try api.send("GET", "/api/v1/activities").json["activities"]?.items.count == 2, "a DELETE without a key ends nothing")
     }
 
+    @Test func h1_deleteByKeyEndsTheCardOnTheGlassAsWellAsThoseWaiting() throws {
+        // A sender taking back what it sent by key takes it off the glass too, as ntfy's delete
+        // and an alert's resolve do: not only out of the line, as nookctl's cancel-all does (Q4).
+        let nookd = try NativeAPINookd()
+        let api = NativeAPIClient(socket: nookd.socket)
+        let client = try NookClient(path: nookd.socket)
+        client.readTimeout = TestBounds.duration(.seconds(10))
+        let watch = try EventWatch(client)
+        let shown = try #require(try api.send("POST", "/api/v1/activities", body: #"{"title":"Build 1","key":"build","dwell":3600}"#).json["id"]?.text)
+        _ = try watch.events { $0.id.description == shown && $0.name == "presented" }
+        // Q4: the second card with the key waits behind the one on the glass.
+        let waiting = try #require(try api.send("POST", "/api/v1/activities", body: #"{"title":"Build 2","key":"build","dwell":3600}"#).json["id"]?.text)
+        #expect(try api.send("POST", "/api/v1/activities", body: #"{"title":"Other","key":"other","dwell":3600}"#).status == 201)
+        #expect(try nookd.holds(shown)?.onScreen == true && nookd.holds(waiting)?.onScreen == false)
+
+        let answer = try api.send("DELETE", "/api/v1/activities", query: [("key", "build")])
+        #expect(answer.status == 200 && answer.json["cancelled"]?.numberValue == 2, "\(answer.json)")
+        var ended: [String: String] = [:]
+        _ = try watch.events { event in
+            if event.ending != nil, [shown, waiting].contains(event.id.description) { ended[event.id.description] = event.reason ?? "" }
+            return ended.count == 2
+        }
+        #expect(ended == [shown: "cancelled", waiting: "cancelled"])
+        let left = try api.send("GET", "/api/v1/activities").json["activities"]?.items.compactMap { $0["activity"]?["title"]?.text }
+        #expect(left == ["Other"])
+        #expect(try api.send("DELETE", "/api/v1/activities", query: [("key", "build")]).json["cancelled"]?.numberValue == 0)
+        // A module nookd does not have is refused as before, naming it.
+        let unknown = try api.send("DELETE", "/api/v1/activities", query: [("key", "build"), ("module", "nowhere")])
+        #expect(unknown.status == 422 && unknown.error.code == "unknown_module" && unknown.error.field == "module", "\(unknown.json)")
+    }
+
     @Test func h1_historyIsSearchedAndPagedNewestFirst() throws {
         let nookd = try NativeAPINookd()
         let api = NativeAPIClient(socket: nookd.socket)

@@ -1,0 +1,69 @@
+import NookHTTP
+import NookProtocol
+import Testing
+
+/// ``CardKeyOrder`` alone: requests with one key run one after another in the order taken,
+/// each once the one before it has answered; other keys, and requests without a key, never wait.
+@Suite struct CardKeyOrderTests {
+    @Test func h3_requestsWithOneKeyRunOneAfterAnotherInTheOrderTakenAndOtherKeysDoNotWait() throws {
+        let order = CardKeyOrder()
+        var started: [String] = []
+        var answer: [String: () -> Void] = [:]
+        func take(_ name: String, key: String?) -> RecordingExchange {
+            let exchange = RecordingExchange(request: httpRequest("POST", "/" + name))
+            order.run(key: key, exchange) { exchange in
+                started.append(name)
+                answer[name] = { exchange.respond(.json(.object([("name", .string(name))]))) }
+            }
+            return exchange
+        }
+        func respond(_ name: String) throws {
+            let answering = try #require(answer[name], "\(name) has not started")
+            answering()
+        }
+        let firing = take("firing", key: "group"), resolved = take("resolved", key: "group"), again = take("again", key: "group")
+        let other = take("other", key: "other group"), keyless = take("keyless", key: nil)
+        #expect(started == ["firing", "other", "keyless"])
+        #expect(order.busyKeys == 2)
+
+        try respond("firing")
+        #expect(started.suffix(1) == ["resolved"])
+        #expect(firing.responses.count == 1 && resolved.responses.isEmpty)
+        // A second answer (a handler's bug) neither starts another turn nor skips one.
+        try respond("firing")
+        #expect(started.suffix(1) == ["resolved"])
+
+        try respond("resolved")
+        #expect(started.suffix(1) == ["again"])
+        try respond("again")
+        #expect(again.responses.count == 1)
+        #expect(order.busyKeys == 1, "the other group's request is still under way")
+        try respond("other")
+        try respond("keyless")
+        #expect(order.busyKeys == 0)
+        #expect(other.responses.count == 1 && keyless.responses.count == 1)
+        #expect(started == ["firing", "other", "keyless", "resolved", "again"])
+    }
+
+    @Test func h3_aLongLineOfRequestsThatAnswerAtOnceRunsWithoutTheStackGrowing() throws {
+        // As when nookd is unreachable: every request behind the first answers 503 as it starts.
+        let order = CardKeyOrder()
+        var first: (() -> Void)?
+        order.run(key: "group", RecordingExchange(request: httpRequest("POST", "/first"))) { exchange in
+            first = { exchange.respond(.json(.null)) }
+        }
+        let count = 200_000
+        var answered = 0
+        for _ in 0..<count {
+            order.run(key: "group", RecordingExchange(request: httpRequest("POST", "/next"))) { exchange in
+                answered += 1
+                exchange.respond(.json(.null))
+            }
+        }
+        #expect(answered == 0)
+        let answering = try #require(first)
+        answering()
+        #expect(answered == count)
+        #expect(order.busyKeys == 0)
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import NookHTTP
+import NookProtocol
+import NookTestSupport
+import NookTestTraits
+import Testing
+
+/// Requests with one key apply in the order nook-http took them (H1, H2, H3): an end sent while
+/// the create before it is still on its way to nookd ends the card that create makes. The built
+/// nook-http and a real nookd, stopped (SIGSTOP, as a slow SD-card sync stalls it) while the
+/// requests arrive, judged by nookd's answers and the cards it holds once every request has
+/// been answered.
+@Suite("H1-H3 an end after a create by key, both on their way to nookd", .serialized, .ownThreads)
+struct KeyOrderEndToEndTests {
+    /// Sends each connection's requests pipelined, in one write per connection, while nookd is
+    /// stopped; lets nookd go on once nook-http has read every byte of them, so that every
+    /// request has made its first call to nookd before nookd has answered any. Each
+    /// connection's answers, in order.
+    static func sentWhileNookdIsStopped(_ service: HTTPService, _ connections: [[String]]) throws -> [[Answer]] {
+        let opened = try connections.map { _ in try RawConnection(port: service.port) }
+        let nookd = service.nookd.processIdentifier
+        kill(nookd, SIGSTOP)
+        var stopped = true
+        defer { if stopped { kill(nookd, SIGCONT) } }
+        for (connection, requests) in zip(opened, connections) { try connection.send(requests.joined()) }
+        do {
+            try nativeAPIEventually("nook-http reading every byte of the requests") { LoopbackPort.unreadBytes(port: Int(service.port)) == 0 }
+        } catch {
+            let unread = LoopbackPort.unreadBytes(port: Int(service.port)).map { "\($0) bytes" } ?? "/proc/net/tcp unreadable"
+            throw TestFailure("\(error): \(unread) still unread\n\(service.logs)")
+        }
+        kill(nookd, SIGCONT)
+        stopped = false
+        return try zip(opened, connections).map { connection, requests in
+            let text = connection.read(until: { $0.statusCodes.count == requests.count }).text
+            guard text.statusCodes.count == requests.count else {
+                throw TestFailure("\(requests.count) requests, \(text.statusCodes.count) answers: \(text)\n\(service.logs)")
+            }
+            return text.components(separatedBy: "HTTP/1.1 ").dropFirst().map(Answer.init)
+        }
+    }
+
+    /// One answer of a pipelined connection: its status and its JSON body.
+    struct Answer: CustomStringConvertible {
+        let status: Int
+        let json: JSONValue
+        let description: String
+
+        init(_ text: String) {
+            description = text
+            status = Int(text.prefix(3)) ?? 0
+            let body = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
+            json = (try? JSONValue.parse(Array(body.utf8))) ?? .null
+        }
+    }
+
+    static func request(_ method: String, _ path: String, headers: [String] = [], body: [UInt8] = []) -> String {
+        "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\n" + headers.map { $0 + "\r\n" }.joined()
+            + "Content-Length: \(body.count)\r\n\r\n" + String(decoding: body, as: UTF8.self)
+    }
+
+    /// The keys of the cards nookd holds, on the glass and waiting, every module.
+    static func keysHeld(_ service: HTTPService) throws -> [String] {
+        let client = try NookClient(path: service.socket)
+        client.readTimeout = TestBounds.duration(.seconds(10))
+        let (answer, _) = try client.list(module: nil)
+        return answer.modules.flatMap { ($0.current.map { [$0] } ?? []) + $0.pending }.compactMap(\.coalescingKey)
+    }
+
+    @Test func h3_aResolveSentWhileItsFiringIsOnItsWayToNookdEndsTheGroupsCard() throws {
+        let service = try HTTPService()
+        func body(_ group: Int, _ status: String) -> [UInt8] {
+            // Critical: a card that stays until it resolves, so one left behind is still there.
+            AlertBodies.alertmanager(status: status, alerts: [AlertBodies.alert("Disk\(group)", instance: "nas\(group)", severity: "critical", status: status)],
+                                     groupKey: "{}:{alertname=\"Disk\(group)\"}", commonLabels: "{\"alertname\": \"Disk\(group)\"}")
+        }
+        func post(_ body: [UInt8]) -> String { Self.request("POST", "/api/v1/alertmanager", headers: ["Content-Type: application/json"], body: body) }
+        func key(_ group: Int) throws -> String { AlertCards.key(for: try AlertNotification.decode(body(group, "firing"), source: .alertmanager).get()) }
+        // Each group on a connection of its own, as each of Alertmanager's notifications is;
+        // the last group fires again after its resolve, which must show it again.
+        let groups = 0..<8, again = 8
+        let answers = try Self.sentWhileNookdIsStopped(service, groups.map { [post(body($0, "firing")), post(body($0, "resolved"))] }
+                                                           + [[post(body(again, "firing")), post(body(again, "resolved")), post(body(again, "firing"))]])
+        for (group, pair) in answers.enumerated() {
+            #expect(pair.map(\.status).allSatisfy { $0 == 200 }, "group \(group): \(pair)")
+            #expect(pair[0].json["status"]?.text == "shown", "group \(group): \(pair[0])")
+            #expect(pair[1].json["status"]?.text == "resolved" && pair[1].json["ended"]?.numberValue == 1,
+                    "group \(group): the resolve did not end the card its firing made: \(pair[1])")
+        }
+        #expect(answers.last?.last?.json["status"]?.text == "shown", "\(answers.last ?? [])")
+        let resolved = Set(try groups.map(key)), fired = try key(again)
+        try nativeAPIEventually("no card of a resolved group left, the group that fired again on the glass or waiting") {
+            let held = try Self.keysHeld(service)
+            return resolved.isDisjoint(with: held) && held.filter { $0 == fired }.count == 1
+        }
+    }
+
+    @Test func h2_anNtfyDeleteOrClearSentWhileItsMessageIsOnItsWayToNookdEndsTheCard() throws {
+        let service = try HTTPService(config: "[publish]\ntopics = [\"home\"]\n")
+        // Priority 5 stays until cleared, so a card left behind is still there.
+        func publish(_ sequence: String) -> String {
+            Self.request("POST", "/home", headers: ["Title: Backup", "X-Sequence-ID: \(sequence)", "Priority: 5"], body: Array("Copying \(sequence)".utf8))
+        }
+        let sequences = (0..<6).map { "s\($0)" }
+        let answers = try Self.sentWhileNookdIsStopped(service, sequences.enumerated().map { index, sequence in
+            [publish(sequence), index % 2 == 0 ? Self.request("DELETE", "/home/\(sequence)") : Self.request("PUT", "/home/\(sequence)/clear")]
+        })
+        for (sequence, pair) in zip(sequences, answers) {
+            #expect(pair.map(\.status) == [200, 200], "\(sequence): \(pair)")
+            #expect(pair[1].json["nook"]?["ended"]?.numberValue == 1, "\(sequence): the end did not end the card the message made: \(pair[1])")
+        }
+        let keys = Set(sequences.map { NtfyMapping.key(topic: "home", sequenceID: $0) })
+        try nativeAPIEventually("no card of an ended sequence id left") { keys.isDisjoint(with: try Self.keysHeld(service)) }
+    }
+
+    @Test func h1_aDeleteByKeySentWhileItsCreateIsOnItsWayToNookdEndsTheCard() throws {
+        let service = try HTTPService()
+        let keys = (0..<6).map { "job\($0)" }
+        let answers = try Self.sentWhileNookdIsStopped(service, keys.map { key in
+            [Self.request("POST", "/api/v1/activities", headers: ["Content-Type: application/json"],
+                          body: Array(#"{"title":"Job \#(key)","key":"\#(key)","blocker":true}"#.utf8)),
+             Self.request("DELETE", "/api/v1/activities?key=\(key)")]
+        })
+        for (key, pair) in zip(keys, answers) {
+            #expect(pair.map(\.status) == [201, 200], "\(key): \(pair)")
+            #expect(pair[1].json["cancelled"]?.numberValue == 1, "\(key): the delete did not end the card the create made: \(pair[1])")
+        }
+        try nativeAPIEventually("no card of a deleted key left") { Set(keys).isDisjoint(with: try Self.keysHeld(service)) }
+    }
+}
