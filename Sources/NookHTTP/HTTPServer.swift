@@ -394,8 +394,8 @@ public final class HTTPServer {
         }
         exchange.caller = caller
         switch match {
-        case .notFound:
-            exchange.respond(HTTPRouteTable.notFound(request.method, request.rawPath).response)
+        case .notFound(let refusal):
+            exchange.respond((refusal ?? HTTPRouteTable.notFound(request.method, request.rawPath)).response)
         case .methodNotAllowed(let allowed):
             exchange.respond(HTTPRouteTable.methodNotAllowed(request.method, request.rawPath, allowed: allowed).response)
         case .found(let route, let parameters):
