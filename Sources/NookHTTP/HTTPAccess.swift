@@ -238,9 +238,11 @@ public final class HTTPAccess {
         return addressKey(host)
     }
 
-    /// An IPv4 address as it is (an IPv4-mapped IPv6 one too); an IPv6 one as its first four groups.
+    /// An IPv4 address as it is (an IPv4-mapped IPv6 one too); an IPv6 one as its first four
+    /// groups. At most 64 characters: a forwarded "address" is whatever the header said, and
+    /// each one remembered costs memory.
     static func addressKey(_ host: String) -> String {
-        var text = host.lowercased()
+        var text = String(host.lowercased().prefix(64))
         if text.hasPrefix("["), text.hasSuffix("]") { text = String(text.dropFirst().dropLast()) }
         if let percent = text.firstIndex(of: "%") { text = String(text[..<percent]) }
         guard text.contains(":") else { return text }

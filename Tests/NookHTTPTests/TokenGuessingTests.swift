@@ -59,6 +59,8 @@ import Testing
         let forwarded = [(name: "X-Forwarded-For", value: "198.51.100.7, 203.0.113.5")]
         #expect(key("127.0.0.1:5000", forwarded, loopback: true) == "203.0.113.5")
         #expect(key("192.0.2.8:5000", forwarded) == "192.0.2.8")
+        // Whatever a forwarded header holds, what is remembered of it is short.
+        #expect(key("127.0.0.1:5000", [(name: "X-Forwarded-For", value: String(repeating: "a", count: 10_000))], loopback: true).count <= 64)
     }
 
     @Test func h4_theAddressesRememberedForUnknownTokensAreBounded() {
