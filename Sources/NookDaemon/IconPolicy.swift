@@ -33,11 +33,23 @@ struct IconPolicy: Sendable {
         func refuse(_ message: String) -> ProtocolError { ProtocolError(.invalid, field: "activity.icon", message) }
         let allowed = directories.compactMap(Self.canonical)
         let listed = directories.isEmpty ? "none are configured" : directories.joined(separator: ", ")
+        func inAllowed(_ path: String) -> Bool {
+            allowed.contains(where: { path == $0 || path.hasPrefix($0 == "/" ? "/" : $0 + "/") })
+        }
+        // Outside the icon directories one answer for every path, there or not, readable or
+        // not: a client (a publish token of nook-http's too) learns nothing of the board's
+        // other files. Why a path inside them fails is said, as those are icons.
+        let outside = refuse("\(name) is not an icon file in an icon directory nookd may read (daemon.icon_directories: \(listed))")
         let resolved: String
         if name.hasPrefix("/") {
             do throws(SystemCallError) {
                 resolved = try Self.canonicalPath(name)
             } catch {
+                // Missing: said only when the directory it would be in is an icon directory's.
+                var parent = name
+                while parent.count > 1, parent.hasSuffix("/") { parent.removeLast() }
+                parent = String(parent[..<(parent.lastIndex(of: "/") ?? parent.startIndex)])
+                guard let directory = Self.canonical(parent.isEmpty ? "/" : parent), inAllowed(directory) else { throw outside }
                 throw refuse("\(name): \(error.errno == .noSuchFileOrDirectory ? "no such file" : error.description)")
             }
         } else {
@@ -46,9 +58,7 @@ struct IconPolicy: Sendable {
             }
             resolved = path
         }
-        guard allowed.contains(where: { resolved == $0 || resolved.hasPrefix($0 == "/" ? "/" : $0 + "/") }) else {
-            throw refuse("\(name) is not in an icon directory nookd may read (daemon.icon_directories: \(listed))")
-        }
+        guard inAllowed(resolved) else { throw outside }
         do {
             _ = try IconFile.load(path: resolved, followingSymlinks: false)
         } catch {

@@ -59,7 +59,8 @@ public struct AWTRIXNotification: Sendable, Equatable {
             }
             switch value["duration"] {
             case .number(let seconds)?:
-                guard seconds.isFinite, seconds > 0 else {
+                // Above 0 once read to the nanosecond a card's time is kept in: 1e-300 is 0.
+                guard seconds.isFinite, seconds > 0, let kept = Duration.nookSeconds(min(seconds, 1e9)), kept > .zero else {
                     throw HTTPAPIError(status: 400, code: "invalid_field", field: "duration", message: "must be a number of seconds above 0, got \(seconds)")
                 }
                 notification.duration = seconds
@@ -123,8 +124,12 @@ public enum AWTRIXMapping {
         let activity = NookActivity(id: id, title: title, systemImage: symbol, tint: notification.color ?? .accent, dwell: dwell,
                                     presentation: notification.hold ? .blocker(timeout: nil) : .timed,
                                     progress: notification.progress.map { $0 / 100 })
-        return PublishedCard(activity: activity, module: module, notes: notes)
+        return PublishedCard(activity: activity, module: module, notes: notes, senderFields: senderFields)
     }
+
+    /// The notification's field each field of its card comes from.
+    static let senderFields = ["title": "text", "tint": "color", "dwell": "duration", "progress": "progress", "icon": "icon",
+                               "blocker": "hold", "timeout": "hold"]
 }
 
 extension NtfyMapping {

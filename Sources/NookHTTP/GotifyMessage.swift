@@ -68,7 +68,12 @@ public struct GotifyMessage: Sendable, Equatable {
         func field(_ name: String) -> String? { fields.first { $0.name == name }?.value }
         var message = GotifyMessage(title: field("title"), message: try requiredMessage(field("message")))
         if let text = field("priority"), !text.trimmingCharacters().isEmpty {
-            guard let number = Double(text.trimmingCharacters()) else {
+            // Decimal digits only, as Gotify reads a form's integer: `0x10`, `1e1` or `inf`,
+            // which a floating-point reading would take, are no priority.
+            let digits = text.trimmingCharacters()
+            let unsigned = digits.first == "+" || digits.first == "-" ? digits.dropFirst() : digits[...]
+            guard !unsigned.isEmpty, unsigned.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+                  let number = Double(digits) else {
                 throw HTTPAPIError(status: 400, code: "invalid_field", field: "priority", message: "must be a whole number from 0 to 10, got '\(text)'")
             }
             message.priority = try priority(number, notes: &message.notes)
@@ -127,7 +132,12 @@ public enum GotifyMapping {
         let icon = mapped.priority == .high ? "exclamationmark.triangle" : "bell"
         let activity = NookActivity(id: id, priority: mapped.priority, title: fittedTitle, subtitle: fittedSubtitle, systemImage: icon,
                                     tint: mapped.tint ?? .accent, dwell: mapped.dwell, presentation: mapped.presentation)
-        return PublishedCard(activity: activity, module: module, notes: notes)
+        // Without a title the message's first line is the card's title.
+        let titleField = message.title.map { !PublishText.collapsed($0).isEmpty } == true ? "title" : "message"
+        return PublishedCard(activity: activity, module: module, notes: notes, senderFields: [
+            "title": titleField, "subtitle": "message",
+            "priority": "priority", "dwell": "priority", "tint": "priority", "icon": "priority", "blocker": "priority",
+        ])
     }
 
     /// Gotify's answer: the message it stored, with its number `id` (Gotify counts messages;

@@ -3,7 +3,8 @@ import NookProtocol
 /// Who may ask what (H4). With no token file only loopback clients are served, each as `local`
 /// with every scope. With one, every request presents a token (Bearer, Basic's password,
 /// `X-Gotify-Key`, `?token=` or ntfy's `?auth=`), compared by its SHA-256 in constant time;
-/// each token has its own rate limit.
+/// each token has its own rate limit, and each client address a bound on the unknown tokens it
+/// may try.
 public final class HTTPAccess {
     public struct RateLimit: Sendable, Equatable {
         /// Requests a second a token may make on average; 0 turns the limit off.
@@ -13,15 +14,36 @@ public final class HTTPAccess {
         public init(perSecond: Double = 20, burst: Double = 100) { (self.perSecond, self.burst) = (perSecond, burst) }
     }
 
+    /// Unknown tokens one client address may present: a token bucket, `burst` at once, then
+    /// one each `every`. Past it that address's requests with a token are answered 429 before
+    /// the token is looked at (a right guess would otherwise tell itself apart); other
+    /// addresses are not held up, and a request without a token is not a try.
+    public struct FailureLimit: Sendable, Equatable {
+        public var burst: Int
+        public var every: Duration
+        /// Addresses remembered at most; past it those with nothing against them are
+        /// forgotten first, then those that tried longest ago.
+        public var addresses: Int
+        public init(burst: Int = 10, every: Duration = .seconds(6), addresses: Int = 4096) {
+            (self.burst, self.every, self.addresses) = (burst, every, addresses)
+        }
+    }
+
     /// Replaced whole by ``replaceTokens(_:)`` (SIGHUP): a request is checked against one file.
     public private(set) var tokens: [HTTPToken]?
     public let rateLimit: RateLimit
+    public let failureLimit: FailureLimit
     private var buckets: [String: (level: Double, at: Duration)] = [:]
+    /// Per client address: the tries it has left and when that was reckoned.
+    private var failures: [String: (left: Double, at: Duration)] = [:]
+    /// How many client addresses have unknown tokens held against them (bounded by ``FailureLimit/addresses``).
+    public var addressesWithFailures: Int { failures.count }
 
     /// - Parameter tokens: nil when no token file is configured.
-    public init(tokens: [HTTPToken]?, rateLimit: RateLimit = RateLimit()) {
+    public init(tokens: [HTTPToken]?, rateLimit: RateLimit = RateLimit(), failureLimit: FailureLimit = FailureLimit()) {
         self.tokens = tokens
         self.rateLimit = rateLimit
+        self.failureLimit = failureLimit
     }
 
     /// A token file read again (SIGHUP): new requests are checked against it. The mode stays:
@@ -107,7 +129,9 @@ public final class HTTPAccess {
 
     static let challenge: [(name: String, value: String)] = [("WWW-Authenticate", "Bearer realm=\"nook-http\", Basic realm=\"nook-http\"")]
 
-    public func caller(for request: HTTPRequest, loopback: Bool, now: Duration) -> Result<HTTPCaller, HTTPAPIError> {
+    /// - Parameter client: the address the request comes from, as ``clientAddress(peer:request:loopback:)``
+    ///   names it: unknown tokens are counted against it.
+    public func caller(for request: HTTPRequest, loopback: Bool, client: String = "", now: Duration) -> Result<HTTPCaller, HTTPAPIError> {
         guard let tokens else {
             guard loopback else {
                 return .failure(HTTPAPIError(status: 403, code: "forbidden",
@@ -129,12 +153,19 @@ public final class HTTPAccess {
                 message: "a token is needed: send 'Authorization: Bearer TOKEN' (or Basic with the token as password, X-Gotify-Key, ?token= or ?auth=)",
                 headers: Self.challenge))
         }
+        if let wait = tries(left: client, now: now) {
+            let seconds = max(1, Int(wait.rounded(.up)))
+            return .failure(HTTPAPIError(status: 429, code: "too_many_failures",
+                message: "\(failureLimit.burst) unknown tokens came from this address; it may try again in \(seconds) s",
+                headers: [("Retry-After", "\(seconds)")]))
+        }
         let digest = SHA256.hash(presented.utf8)
         // Every entry is compared whole, matching or not: the time taken says nothing of which
         // bytes of which token were right.
         var found: HTTPToken?
         for token in tokens where Self.constantTimeEqual(token.digest, digest) && found == nil { found = token }
         guard let found else {
+            failed(client, now: now)
             return .failure(HTTPAPIError(status: 401, code: "unauthorized", message: "the token is not one nook-http knows", headers: Self.challenge))
         }
         if let wait = take(found.name, now: now) {
@@ -158,6 +189,72 @@ public final class HTTPAccess {
         guard bucket.level >= 1 else { return (1 - bucket.level) / rateLimit.perSecond }
         bucket.level -= 1
         return nil
+    }
+
+    /// nil when `client` may present a token; else the seconds until it may.
+    private func tries(left client: String, now: Duration) -> Double? {
+        guard failureLimit.burst > 0, let entry = failures[client] else { return nil }
+        let left = refilled(entry, now: now)
+        guard left < 1 else { return nil }
+        return (1 - left) * Self.seconds(failureLimit.every)
+    }
+
+    private func failed(_ client: String, now: Duration) {
+        guard failureLimit.burst > 0 else { return }
+        let left = failures[client].map { refilled($0, now: now) } ?? Double(failureLimit.burst)
+        failures[client] = (left: max(0, left - 1), at: now)
+        guard failures.count > failureLimit.addresses else { return }
+        // Bounded whatever the number of addresses that try: those back to a full bucket hold
+        // nothing, then the oldest go.
+        failures = failures.filter { refilled($0.value, now: now) < Double(failureLimit.burst) }
+        while failures.count > failureLimit.addresses, let oldest = failures.min(by: { $0.value.at < $1.value.at })?.key {
+            failures.removeValue(forKey: oldest)
+        }
+    }
+
+    private func refilled(_ entry: (left: Double, at: Duration), now: Duration) -> Double {
+        let every = Self.seconds(failureLimit.every)
+        let gained = every > 0 ? Self.seconds(now - entry.at) / every : Double(failureLimit.burst)
+        return min(Double(failureLimit.burst), entry.left + max(0, gained))
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    /// Whom unknown tokens are counted against: the connection's address without its port, an
+    /// IPv6 one by its /64 (one host has the whole of it); behind a reverse proxy on loopback,
+    /// the address the proxy names last in `X-Forwarded-For` (nginx appends the client's).
+    public static func clientAddress(peer: String, request: HTTPRequest, loopback: Bool) -> String {
+        if loopback, let forwarded = request.header("X-Forwarded-For")?.split(separator: ",").last.map({ $0.trimmingSpaces }), !forwarded.isEmpty {
+            return addressKey(forwarded)
+        }
+        var host = peer
+        if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
+            host = String(host[host.index(after: host.startIndex)..<close])
+        } else if let colon = host.lastIndex(of: ":"), host.firstIndex(of: ":") == colon {
+            host = String(host[..<colon])
+        }
+        return addressKey(host)
+    }
+
+    /// An IPv4 address as it is (an IPv4-mapped IPv6 one too); an IPv6 one as its first four
+    /// groups. At most 64 characters: a forwarded "address" is whatever the header said, and
+    /// each one remembered costs memory.
+    static func addressKey(_ host: String) -> String {
+        var text = String(host.lowercased().prefix(64))
+        if text.hasPrefix("["), text.hasSuffix("]") { text = String(text.dropFirst().dropLast()) }
+        if let percent = text.firstIndex(of: "%") { text = String(text[..<percent]) }
+        guard text.contains(":") else { return text }
+        if text.hasPrefix("::ffff:"), text.dropFirst(7).contains(".") { return String(text.dropFirst(7)) }
+        var groups = text.split(separator: ":").map(String.init)
+        if let gap = text.firstRange(of: "::") {
+            let head = text[..<gap.lowerBound].split(separator: ":").map(String.init)
+            let tail = text[gap.upperBound...].split(separator: ":").map(String.init)
+            groups = head + Array(repeating: "0", count: max(0, 8 - head.count - tail.count)) + tail
+        }
+        guard groups.count >= 4 else { return text }
+        return groups.prefix(4).map { String(UInt16($0, radix: 16) ?? 0, radix: 16) }.joined(separator: ":") + "::/64"
     }
 
     static func format(_ value: Double) -> String {

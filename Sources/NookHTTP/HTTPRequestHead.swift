@@ -98,6 +98,15 @@ struct HTTPRequestHead {
         func values(_ wanted: String) -> [String] {
             headers.filter { $0.name.lowercased() == wanted }.map(\.value)
         }
+        // RFC 9112 §3.2: two Host lines (or one naming two authorities) leave the target in
+        // doubt, and a proxy in front may have read the other one.
+        let hosts = values("host")
+        guard hosts.count <= 1 else {
+            throw HTTPRequestParser.malformed(field: "Host", "the request has \(hosts.count) Host header fields; it may have one")
+        }
+        if let host = hosts.first, host.contains(",") {
+            throw HTTPRequestParser.malformed(field: "Host", "Host names more than one authority: '\(HTTPLogText.escaped(host.prefix(80)))'")
+        }
         let connection = values("connection").flatMap { $0.lowercased().split(separator: ",").map { $0.trimmingSpaces } }
         keepAlive = minor == 1 ? !connection.contains("close") : connection.contains("keep-alive")
         let transferCodings = values("transfer-encoding").flatMap { $0.lowercased().split(separator: ",").map { $0.trimmingSpaces } }.filter { !$0.isEmpty }

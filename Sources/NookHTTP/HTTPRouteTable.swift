@@ -23,7 +23,9 @@ public struct HTTPRouteTable {
 
     public enum Match {
         case found(HTTPRoute, parameters: [String: String])
-        case notFound
+        /// No route takes the path. `refusal`: the 404 of a route of the method asked whose
+        /// pattern matched but which does not take these parameters (it says why).
+        case notFound(refusal: HTTPAPIError?)
         case methodNotAllowed(allowed: [String])
     }
 
@@ -39,8 +41,15 @@ public struct HTTPRouteTable {
         var bestFixed = -1
         var mostFixedAnyMethod = -1
         var candidates: [(method: String, fixed: Int)] = []
+        var refused: HTTPAPIError?
         for index in routes.indices where patterns[index].count == segments.count {
             guard let parameters = Self.parameters(parts: patterns[index], segments: segments) else { continue }
+            // A route that does not take these parameters is no candidate, for a 405's `Allow`
+            // either: every method `Allow` names then works for this path.
+            if let refusal = routes[index].refusing?(parameters, path) {
+                if routes[index].method == wanted, refused == nil { refused = refusal }
+                continue
+            }
             let fixed = segments.count - parameters.count
             mostFixedAnyMethod = max(mostFixedAnyMethod, fixed)
             candidates.append((routes[index].method, fixed))
@@ -51,7 +60,7 @@ public struct HTTPRouteTable {
         for candidate in candidates where candidate.fixed == mostFixedAnyMethod && !allowed.contains(candidate.method) {
             allowed.append(candidate.method)
         }
-        guard !allowed.isEmpty else { return .notFound }
+        guard !allowed.isEmpty else { return .notFound(refusal: refused) }
         if allowed.contains("GET"), !allowed.contains("HEAD") { allowed.append("HEAD") }
         return .methodNotAllowed(allowed: allowed)
     }

@@ -83,9 +83,15 @@ public struct HTTPRoute {
     /// (the page's own files), which a browser must load before it has a token to send.
     public var isPublic: Bool
     public var handler: (_ exchange: any HTTPExchange, _ parameters: [String: String], _ nookd: any NookdCalls) -> Void
+    /// Which paths of its pattern the route takes: nil when it takes these parameters, else the
+    /// 404 it would answer (ntfy's `/{topic}` takes no `favicon.ico`). A route that does not
+    /// take a path is not named in a 405's `Allow` for it; nil takes every match.
+    public var refusing: ((_ parameters: [String: String], _ rawPath: String) -> HTTPAPIError?)?
 
     public init(_ method: String, _ pattern: String, scope: HTTPScope, isPublic: Bool = false,
+                refusing: ((_ parameters: [String: String], _ rawPath: String) -> HTTPAPIError?)? = nil,
                 handler: @escaping (_ exchange: any HTTPExchange, _ parameters: [String: String], _ nookd: any NookdCalls) -> Void) {
         (self.method, self.pattern, self.scope, self.isPublic, self.handler) = (method, pattern, scope, isPublic, handler)
+        self.refusing = refusing
     }
 }

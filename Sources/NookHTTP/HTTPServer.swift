@@ -385,7 +385,8 @@ public final class HTTPServer {
         // A request a reverse proxy passed on comes from loopback but not from this machine's
         // own clients: it is served as from the network (a token file is needed).
         let proxied = ["X-Forwarded-For", "Forwarded", "X-Real-IP", "X-Forwarded-Host"].contains { request.header($0) != nil }
-        switch access.caller(for: request, loopback: connection.loopback && !proxied, now: MonotonicClock.now) {
+        let client = HTTPAccess.clientAddress(peer: connection.peer, request: request, loopback: connection.loopback)
+        switch access.caller(for: request, loopback: connection.loopback && !proxied, client: client, now: MonotonicClock.now) {
         case .failure(let error):
             exchange.respond(error.response)
             return
@@ -394,8 +395,8 @@ public final class HTTPServer {
         }
         exchange.caller = caller
         switch match {
-        case .notFound:
-            exchange.respond(HTTPRouteTable.notFound(request.method, request.rawPath).response)
+        case .notFound(let refusal):
+            exchange.respond((refusal ?? HTTPRouteTable.notFound(request.method, request.rawPath)).response)
         case .methodNotAllowed(let allowed):
             exchange.respond(HTTPRouteTable.methodNotAllowed(request.method, request.rawPath, allowed: allowed).response)
         case .found(let route, let parameters):

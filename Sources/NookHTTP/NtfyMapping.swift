@@ -97,7 +97,14 @@ public enum NtfyMapping {
         let activity = NookActivity(id: id, coalescingKey: key(topic: message.topic, sequenceID: sequence), priority: mapped.priority,
                                     title: fittedTitle, subtitle: fittedSubtitle, systemImage: tagged?.symbol ?? "bell",
                                     tint: message.priority >= 5 ? .named(.red) : tagged?.tint ?? mapped.tint ?? .accent, dwell: mapped.dwell, presentation: mapped.presentation)
-        return PublishedCard(activity: activity, module: module, updatesInPlace: message.sequenceID != nil, notes: notes)
+        // Without a title the message's first line is the card's title, without either the topic.
+        let titleField = title.map { !PublishText.collapsed($0).isEmpty } == true ? "title" : PublishText.collapsed(text).isEmpty ? "topic" : "message"
+        let tintField = message.priority < 5 && tagged?.tint != nil ? "tags" : "priority"
+        return PublishedCard(activity: activity, module: module, updatesInPlace: message.sequenceID != nil, notes: notes, senderFields: [
+            "title": titleField, "subtitle": "message", "icon": "tags", "tint": tintField,
+            "priority": "priority", "dwell": "priority", "blocker": "priority",
+            "key": message.sequenceID == nil ? "topic" : "sequence_id", "module": "topic",
+        ])
     }
 
     /// ntfy's answer to a publish, the message as its subscribers get it (senders read `id`,

@@ -136,24 +136,30 @@ public enum PublishRoutes {
                 }
             }
         }
+        // A path whose topic the board does not take is none of these routes' (a 404 saying
+        // why), so a 405 for it names no method of theirs (`GET /favicon.ico`).
+        let takesTopic: (_ parameters: [String: String], _ rawPath: String) -> HTTPAPIError? = { parameters, rawPath in
+            if case .failure(let error) = settings.module(forTopic: parameters["topic"] ?? "", path: rawPath) { return error }
+            return nil
+        }
         return [
             HTTPRoute("POST", "/", scope: .publish) { exchange, _, nookd in ntfy(exchange, topic: nil, sequence: nil, nookd: nookd, json: true) },
-            HTTPRoute("POST", "/{topic}", scope: .publish) { exchange, parameters, nookd in
+            HTTPRoute("POST", "/{topic}", scope: .publish, refusing: takesTopic) { exchange, parameters, nookd in
                 ntfy(exchange, topic: parameters["topic"], sequence: nil, nookd: nookd, json: false)
             },
-            HTTPRoute("PUT", "/{topic}", scope: .publish) { exchange, parameters, nookd in
+            HTTPRoute("PUT", "/{topic}", scope: .publish, refusing: takesTopic) { exchange, parameters, nookd in
                 ntfy(exchange, topic: parameters["topic"], sequence: nil, nookd: nookd, json: false)
             },
-            HTTPRoute("POST", "/{topic}/{sequence}", scope: .publish) { exchange, parameters, nookd in
+            HTTPRoute("POST", "/{topic}/{sequence}", scope: .publish, refusing: takesTopic) { exchange, parameters, nookd in
                 ntfy(exchange, topic: parameters["topic"], sequence: parameters["sequence"], nookd: nookd, json: false)
             },
-            HTTPRoute("PUT", "/{topic}/{sequence}", scope: .publish) { exchange, parameters, nookd in
+            HTTPRoute("PUT", "/{topic}/{sequence}", scope: .publish, refusing: takesTopic) { exchange, parameters, nookd in
                 ntfy(exchange, topic: parameters["topic"], sequence: parameters["sequence"], nookd: nookd, json: false)
             },
-            HTTPRoute("PUT", "/{topic}/{sequence}/clear", scope: .publish) { exchange, parameters, nookd in
+            HTTPRoute("PUT", "/{topic}/{sequence}/clear", scope: .publish, refusing: takesTopic) { exchange, parameters, nookd in
                 ntfyEnd(exchange, parameters, how: .dismiss, nookd: nookd)
             },
-            HTTPRoute("DELETE", "/{topic}/{sequence}", scope: .publish) { exchange, parameters, nookd in
+            HTTPRoute("DELETE", "/{topic}/{sequence}", scope: .publish, refusing: takesTopic) { exchange, parameters, nookd in
                 ntfyEnd(exchange, parameters, how: .cancel, nookd: nookd)
             },
             HTTPRoute("POST", "/message", scope: .publish) { exchange, _, nookd in

@@ -11,9 +11,33 @@ public struct PublishedCard: Sendable, Equatable {
     /// only when there is none is this one queued.
     public var updatesInPlace: Bool
     public var notes: [String]
+    /// For each of the card's fields (nookd's names, and `module`), the sender's field it was
+    /// made from: AWTRIX's `duration` is the card's `dwell`. A refusal names the sender's field,
+    /// never one the sender did not send (``namingSendersField(_:)``). nil: the card's own
+    /// names are the sender's (the native API's shape).
+    public var senderFields: [String: String]?
 
-    public init(activity: NookActivity, module: String? = nil, updatesInPlace: Bool = false, notes: [String] = []) {
+    public init(activity: NookActivity, module: String? = nil, updatesInPlace: Bool = false, notes: [String] = [],
+                senderFields: [String: String]? = nil) {
         (self.activity, self.module, self.updatesInPlace, self.notes) = (activity, module, updatesInPlace, notes)
+        self.senderFields = senderFields
+    }
+
+    /// `error` as the sender reads it: the card's field it names (`activity.dwell`, an update's
+    /// `changes.dwell`, or `dwell`) becomes the sender's field it came from. A field no field of
+    /// the sender's made (one nook-http chose) is named in the message as the card's, with no
+    /// `field`.
+    public func namingSendersField(_ error: HTTPAPIError) -> HTTPAPIError {
+        guard let senderFields, var field = error.field else { return error }
+        for prefix in ["activity.", "changes."] where field.hasPrefix(prefix) { field.removeFirst(prefix.count) }
+        var named = error
+        if let sent = senderFields[field] {
+            named.field = sent
+        } else {
+            named.field = nil
+            named.message = "the card's \(field): \(error.message)"
+        }
+        return named
     }
 
     /// Every field an update sets so the live card becomes this one: the optional fields this
@@ -54,9 +78,11 @@ public enum CardDelivery {
     /// Queues `card`, or with ``PublishedCard/updatesInPlace`` changes the live card with its
     /// key and queues it only if none of the caller's is live.
     public static func deliver(_ card: PublishedCard, for caller: HTTPCaller, to nookd: any NookdCalls,
-                               done: @escaping (Result<DeliveredCard, HTTPAPIError>) -> Void) {
+                               done answer: @escaping (Result<DeliveredCard, HTTPAPIError>) -> Void) {
         var card = card
         card.activity.sender = NookSender(uid: 0, pid: 0, name: caller.senderName)
+        // What nookd refuses it names by the card's fields; the sender hears of its own.
+        let done: (Result<DeliveredCard, HTTPAPIError>) -> Void = { [card] result in answer(result.mapError(card.namingSendersField)) }
         guard card.updatesInPlace, let key = card.activity.coalescingKey else {
             enqueue(card, to: nookd, done: done)
             return

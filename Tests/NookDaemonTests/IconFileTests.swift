@@ -32,8 +32,8 @@ struct IconFileTests {
         let refused = [
             (fifo, "is a FIFO, not a regular file"), ("/dev/zero", "is a character device, not a regular file"),
             (icons, "is a directory, not a regular file"), (sparse, "bytes; an icon file may have at most 1048576"),
-            (icons + "/text.png", "is not a PNG file"), (outside, "is not in an icon directory nookd may read"),
-            (icons + "/escape.png", "is not in an icon directory nookd may read"), ("missing.png", "no icon file named missing.png"),
+            (icons + "/text.png", "is not a PNG file"), (outside, "is not an icon file in an icon directory nookd may read"),
+            (icons + "/escape.png", "is not an icon file in an icon directory nookd may read"), ("missing.png", "no icon file named missing.png"),
         ]
         for (icon, problem) in refused {
             let result = try nookctlWithin(10, ["enqueue", "--title", "x", "--icon", icon], socket: daemon.socket)

@@ -154,4 +154,13 @@ import Testing
         #expect(requests([parser.next()].compactMap { $0 }).count == 1)
         #expect(!parser.hasPartialRequest)
     }
+
+    /// RFC 9112 §3.2: one Host; two (or a list in one) leave in doubt what the request is for.
+    @Test func h4_twoHostHeaderFieldsOrTwoAuthoritiesInOneAre400() {
+        for head in ["Host: localhost\r\nHost: evil.example\r\n", "Host: localhost\r\nhost: localhost\r\n", "Host: localhost, evil.example\r\n"] {
+            let refused = error(items("GET /api/v1/status HTTP/1.1\r\n\(head)\r\n"))
+            #expect(refused?.status == 400 && refused?.field == "Host", "\(head.debugDescription): \(String(describing: refused))")
+        }
+        #expect(requests(items("GET /api/v1/status HTTP/1.1\r\nHost: localhost:8722\r\n\r\n")).count == 1)
+    }
 }

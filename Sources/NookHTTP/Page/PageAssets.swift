@@ -24,7 +24,15 @@ public enum PageAssets {
         PageAsset(path: "/", contentType: "text/html; charset=utf-8", text: PageDocument.html),
         PageAsset(path: "/page/page.css", contentType: "text/css; charset=utf-8", text: PageStyle.css),
         PageAsset(path: "/page/page.js", contentType: "text/javascript; charset=utf-8", text: PageScript.javascript),
+        PageAsset(path: "/page/icon.svg", contentType: "image/svg+xml", text: icon),
     ]
+
+    /// The tab's icon, a card on its glass. The document names it, so a browser does not ask
+    /// for `/favicon.ico` (nothing is served there) and log the 404 on the page's console.
+    static let icon = #"""
+<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect x="1" y="5" width="30" height="22" rx="4" fill="#1c1c1e"/><rect x="5" y="10" width="22" height="5" rx="2" fill="#0a84ff"/><rect x="5" y="18" width="14" height="3" rx="1.5" fill="#8e8e93"/></svg>
+
+"""#
 
     /// What a browser downloads to show the page (the glass's PNGs aside).
     public static var totalBytes: Int { all.reduce(0) { $0 + $1.bytes.count } }

@@ -8,6 +8,7 @@ enum PageDocument {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>Nook</title>
+<link rel="icon" href="/page/icon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/page/page.css">
 <script src="/page/page.js" defer></script>
 </head>

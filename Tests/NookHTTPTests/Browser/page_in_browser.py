@@ -127,6 +127,8 @@ class Chromium:
                          "--window-size=1280,1600", "--lang=en-GB", "--no-first-run",
                          "--disable-extensions", "--disable-background-networking"]:
             options.add_argument(argument)
+        # The console as the page's visitor would see it in the browser's tools.
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         # Debian's chromedriver: Selenium Manager would otherwise try to download one.
         self.driver = webdriver.Chrome(options=options, service=Service(executable_path="/usr/bin/chromedriver"))
         self.version = self.driver.capabilities.get("browserVersion", "?")
@@ -152,6 +154,10 @@ class Chromium:
 
     def screenshot(self, path):
         return self.driver.save_screenshot(path)
+
+    def console_errors(self):
+        """The console's errors and warnings so far: the page's own, and loads that failed."""
+        return [entry["message"] for entry in self.driver.get_log("browser") if entry["level"] in ("SEVERE", "WARNING")]
 
     def quit(self):
         self.driver.quit()
@@ -196,7 +202,9 @@ class Firefox:
         self.drain = subprocess.Popen(["cat"], stdin=self.process.stderr, stdout=subprocess.DEVNULL)
         self.socket = websocket.create_connection(address + "/session", timeout=BOUND * 3, suppress_origin=True)
         self.next_id = 0
+        self.console = []
         self.version = self.command("session.new", capabilities={})["capabilities"]["browserVersion"]
+        self.command("session.subscribe", events=["log.entryAdded"])
         # The first window never gets the (headless) system focus, so :focus and
         # :focus-visible match nothing there; a window made and activated over BiDi does.
         self.context = self.command("browsingContext.create", type="window")["context"]
@@ -206,6 +214,11 @@ class Firefox:
         self.socket.send(json.dumps({"id": self.next_id, "method": method, "params": parameters}))
         while True:
             message = json.loads(self.socket.recv())
+            if message.get("method") == "log.entryAdded":
+                entry = message.get("params", {})
+                if entry.get("level") in ("error", "warn"):
+                    self.console.append(entry.get("text") or json.dumps(entry))
+                continue
             if message.get("id") != self.next_id:
                 continue
             if message.get("type") != "success":
@@ -262,6 +275,12 @@ class Firefox:
         with open(path, "wb") as shot:
             shot.write(base64.b64decode(data))
         return True
+
+    def console_errors(self):
+        """The console's errors and warnings so far (those that came with earlier commands'
+        answers, and those a script call now collects)."""
+        self.js("return 0")
+        return list(self.console)
 
     def quit(self):
         try:
@@ -355,6 +374,12 @@ def run(arguments):
 
         until("Alpha probe in the page's waiting list", lambda: any("Alpha probe" in t for t in page.pending_titles()))
         ok("the waiting list shows what nookd shows")
+
+        # Loaded, live and listing: nothing failed on the way, not even the tab's icon.
+        errors = browser.console_errors()
+        if errors:
+            raise Failure("the console has errors after the page loaded: " + " | ".join(errors))
+        ok("the console is empty")
 
         # Keyboard only: from the page as loaded (nothing focused yet), Tab reaches every control,
         # in the document's order.
