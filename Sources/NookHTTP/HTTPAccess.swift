@@ -108,13 +108,26 @@ public final class HTTPAccess {
     static let challenge: [(name: String, value: String)] = [("WWW-Authenticate", "Bearer realm=\"nook-http\", Basic realm=\"nook-http\"")]
 
     public func caller(for request: HTTPRequest, loopback: Bool, now: Duration) -> Result<HTTPCaller, HTTPAPIError> {
+        check(request, loopback: loopback, now: now).map(\.caller)
+    }
+
+    /// Whether the token with `digest` (nil: none was presented) may still ask for `scope`, by
+    /// the tokens read last: a token a file read again dropped, or whose scopes it narrowed, may not.
+    func stillGrants(_ digest: [UInt8]?, _ scope: HTTPScope) -> Bool {
+        guard let tokens, let digest else { return true }
+        guard let token = tokens.first(where: { Self.constantTimeEqual($0.digest, digest) }) else { return false }
+        return Self.allows(HTTPCaller(name: token.name, scopes: token.scopes), scope)
+    }
+
+    /// The caller, and the digest of the token it presented (nil without one).
+    func check(_ request: HTTPRequest, loopback: Bool, now: Duration) -> Result<(caller: HTTPCaller, token: [UInt8]?), HTTPAPIError> {
         guard let tokens else {
             guard loopback else {
                 return .failure(HTTPAPIError(status: 403, code: "forbidden",
                     message: "no token file is configured (http.tokens), so only clients on this machine (loopback, not through a proxy) are served"))
             }
             if let refusal = Self.fromAnotherSite(request) { return .failure(refusal) }
-            return .success(Self.local)
+            return .success((Self.local, nil))
         }
         // Before any token is looked at: a page of another site gets no 401 (which would make
         // the browser ask for credentials) and no answer that says whether its token is known.
@@ -143,7 +156,7 @@ public final class HTTPAccess {
                 message: "token '\(found.name)' made more than \(Self.format(rateLimit.perSecond)) requests a second (burst \(Self.format(rateLimit.burst))); try again in \(seconds) s",
                 headers: [("Retry-After", "\(seconds)")]))
         }
-        return .success(HTTPCaller(name: found.name, scopes: found.scopes))
+        return .success((HTTPCaller(name: found.name, scopes: found.scopes), found.digest))
     }
 
     /// nil when the token may go on; else the seconds until it may.

@@ -66,6 +66,22 @@ public protocol HTTPExchange: AnyObject {
     /// frames or `text/event-stream`. `send` returns false when the client has not read what
     /// it was sent before (it misses this part; it never holds the sender up) or has gone.
     func startStream(status: Int, headers: [(name: String, value: String)]) -> any HTTPStreamWriter
+    /// A handler that holds its exchange open (a stream, a wait for the glass) says here how it
+    /// ends at once when the server ends it early: `end` runs at most once, on the loop thread,
+    /// and must answer or finish the stream then and there.
+    func whenEndedEarly(_ end: @escaping (HTTPEarlyEnd) -> Void)
+}
+
+extension HTTPExchange {
+    public func whenEndedEarly(_ end: @escaping (HTTPEarlyEnd) -> Void) {}
+}
+
+/// Why the server ends an exchange that its handler holds open.
+public enum HTTPEarlyEnd: Sendable, Equatable {
+    /// SIGTERM or SIGINT: nook-http stops, and a wait would hold the stop up.
+    case stopping
+    /// SIGHUP read a token file that no longer grants the token the route's scope.
+    case accessWithdrawn
 }
 
 public protocol HTTPStreamWriter: AnyObject {

@@ -21,6 +21,12 @@ final class HTTPServerExchange: HTTPExchange {
     private let logger: Logger
     /// Bytes a stream client may leave unread before parts it is sent are dropped.
     let streamBacklogBytes: Int
+    /// The digest of the token the request presented, and the scope its route needs: what a
+    /// token file read again is checked against (nil: no token, or no scope needed).
+    var token: [UInt8]?
+    var scope: HTTPScope?
+    /// How the handler ends the exchange it holds open, when the server ends it early.
+    private var endEarly: ((HTTPEarlyEnd) -> Void)?
 
     init(request: HTTPRequest, keepAlive: Bool, connection: HTTPConnection, streamBacklogBytes: Int, logger: Logger) {
         self.request = request
@@ -30,6 +36,18 @@ final class HTTPServerExchange: HTTPExchange {
         self.streamBacklogBytes = streamBacklogBytes
         self.logger = logger
         caller = HTTPCaller(name: "", scopes: [])
+    }
+
+    /// A handler holds this exchange open and has said how to end it.
+    var canEndEarly: Bool { endEarly != nil && isOpen }
+
+    func whenEndedEarly(_ end: @escaping (HTTPEarlyEnd) -> Void) { endEarly = end }
+
+    /// Ends the exchange now through its handler (which answers or finishes the stream).
+    func end(_ why: HTTPEarlyEnd) {
+        guard isOpen, let end = endEarly else { return }
+        endEarly = nil
+        end(why)
     }
 
     var isOpen: Bool {

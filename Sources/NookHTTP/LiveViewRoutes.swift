@@ -34,6 +34,8 @@ public enum LiveViewRoutes {
         case .failure(let error): exchange.respond(error.response)
         case .success(let after):
             let answer: (Result<FrameAnswer, HTTPAPIError>) -> Void = { result in
+                // Ended early meanwhile (nook-http stopping, the token withdrawn), or gone.
+                guard exchange.isOpen else { return }
                 switch result {
                 case .success(let answer):
                     exchange.respond(HTTPResponse(status: 200, headers: [
@@ -44,7 +46,9 @@ public enum LiveViewRoutes {
                 }
             }
             if let after {
-                waiters.next(after: after, nookd: nookd, isOpen: { [weak exchange] in exchange?.isOpen ?? false }, done: answer)
+                exchange.whenEndedEarly { [weak exchange] why in exchange?.respond(endedEarly(why).response) }
+                waiters.next(after: after, nookd: nookd, isOpen: { [weak exchange] in exchange?.isOpen ?? false },
+                             done: answer)
             } else {
                 waiters.now(nookd: nookd, done: answer)
             }
@@ -65,6 +69,8 @@ public enum LiveViewRoutes {
                     ("Content-Type", "multipart/x-mixed-replace; boundary=\(boundary)"), ("Cache-Control", "no-store"),
                 ])
                 writer.send(part(first))
+                // Stopping or a withdrawn token ends the stream now, not at the glass's next change.
+                exchange.whenEndedEarly { _ in writer.finish() }
                 follow(after: first.generation, exchange, writer, nookd, waiters)
             }
         }
@@ -91,6 +97,17 @@ public enum LiveViewRoutes {
                 // nookd went away or refused: the stream ends, and a viewer reconnects.
                 writer.finish()
             }
+        }
+    }
+
+    /// What a wait for the glass that the server ends early answers.
+    static func endedEarly(_ why: HTTPEarlyEnd) -> HTTPAPIError {
+        switch why {
+        case .stopping:
+            return HTTPAPIError(status: 503, code: "stopping", message: "nook-http is stopping; ask again shortly", headers: [("Retry-After", "1")])
+        case .accessWithdrawn:
+            return HTTPAPIError(status: 401, code: "unauthorized", message: "the token was withdrawn (the token file was read again)",
+                                headers: HTTPAccess.challenge)
         }
     }
 
