@@ -27,8 +27,6 @@ public final class HTTPServer {
         public var maximumPipelined = 32
         /// Bytes owed to a client past which no more of its requests are read.
         public var maximumBacklogBytes = 256 * 1024
-        /// Bytes a stream client may leave unread before parts are dropped for it.
-        public var streamBacklogBytes = 512 * 1024
         /// Bytes read from one client per turn of the loop.
         public var readChunk = 65536
         /// After a refused request (a body over the limit), at most this much of what the client
@@ -359,8 +357,7 @@ public final class HTTPServer {
                 refuse(connection, error)
                 return
             case .request(let request, let keepAlive):
-                let exchange = HTTPServerExchange(request: request, keepAlive: keepAlive, connection: connection,
-                                                  streamBacklogBytes: options.streamBacklogBytes, logger: logger)
+                let exchange = HTTPServerExchange(request: request, keepAlive: keepAlive, connection: connection, logger: logger)
                 connection.exchanges.append(exchange)
                 if !keepAlive { connection.closeAfterAnswers = true }
                 connection.requestStarted = connection.parser.hasPartialRequest ? MonotonicClock.now : nil
@@ -371,8 +368,7 @@ public final class HTTPServer {
 
     /// Answers `error` after whatever the connection is owed, and ends it there.
     private func refuse(_ connection: HTTPConnection, _ error: HTTPAPIError) {
-        let exchange = HTTPServerExchange(request: HTTPRequest(method: "GET", path: "/"), keepAlive: false, connection: connection,
-                                          streamBacklogBytes: 0, logger: logger)
+        let exchange = HTTPServerExchange(request: HTTPRequest(method: "GET", path: "/"), keepAlive: false, connection: connection, logger: logger)
         connection.exchanges.append(exchange)
         connection.closeAfterAnswers = true
         connection.requestStarted = nil
@@ -399,6 +395,8 @@ public final class HTTPServer {
         case .success(let found):
             caller = found.caller
             exchange.token = found.token
+            exchange.client = HTTPClient(address: Self.clientAddress(request, connection: connection),
+                                         token: found.token == nil ? nil : caller.name)
         }
         exchange.caller = caller
         switch match {
@@ -415,6 +413,18 @@ public final class HTTPServer {
             }
             route.handler(exchange, parameters, nookd)
         }
+    }
+
+    /// The client's address as a share counts it: the peer's, or for a request a proxy on this
+    /// machine passed on, the address the proxy names (the last in `X-Forwarded-For`, which the
+    /// nearest proxy appended; else `X-Real-IP`): behind a proxy every client is 127.0.0.1.
+    static func clientAddress(_ request: HTTPRequest, connection: HTTPConnection) -> String {
+        guard connection.loopback else { return connection.address }
+        if let forwarded = request.header("X-Forwarded-For")?.split(separator: ",").last?.trimmingSpaces, !forwarded.isEmpty {
+            return String(forwarded.prefix(64))
+        }
+        if let real = request.header("X-Real-IP").map({ Substring($0).trimmingSpaces }), !real.isEmpty { return String(real.prefix(64)) }
+        return connection.address
     }
 
     /// Ends at once every exchange a handler holds open (streams, waits for the glass) whose
