@@ -32,7 +32,7 @@ final class HTTPServerExchange: HTTPExchange {
     /// A stream's newest part not yet begun: one at most, each part replacing the one before.
     private var pendingPart: [UInt8]?
 
-    /// The kernel doubles it: 64 KiB, two card frames of about 28 KiB.
+    /// The kernel doubles it: about two frames of a card (`screen_png_kib` in benchmarks.md).
     static let streamSendBuffer: Int32 = 32 * 1024
 
     init(request: HTTPRequest, keepAlive: Bool, connection: HTTPConnection, logger: Logger) {
