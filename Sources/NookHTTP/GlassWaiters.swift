@@ -7,24 +7,30 @@ import NookProtocol
 final class GlassWaiters {
     private struct Waiter {
         var after: Int
+        var viewer: HTTPClient
         var isOpen: () -> Bool
         var done: (Result<FrameAnswer, HTTPAPIError>) -> Void
     }
 
     /// Viewers waiting at once; one more is told to come back (503) rather than queued.
     let maximumWaiters: Int
+    /// Of those, at most this many from one address, and as many under one token: one client
+    /// that opens viewers and never reads them cannot take every place.
+    let maximumPerClient: Int
     private var newest: FrameAnswer?
     private var waiters: [Waiter] = []
     /// The generation the call in flight waits past; nil when none is in flight.
     private var asking: Int?
 
-    init(maximumWaiters: Int = 256) { self.maximumWaiters = maximumWaiters }
+    init(maximumWaiters: Int = 256, maximumPerClient: Int = 64) {
+        (self.maximumWaiters, self.maximumPerClient) = (maximumWaiters, maximumPerClient)
+    }
 
     var waiting: Int { waiters.count }
 
     /// `done` gets the first frame newer than `after`, or, when nookd's bounded wait runs out
     /// with the glass unchanged, the frame on the glass (a generation not newer than `after`).
-    func next(after: Int, nookd: any NookdCalls, isOpen: @escaping () -> Bool,
+    func next(after: Int, viewer: HTTPClient, nookd: any NookdCalls, isOpen: @escaping () -> Bool,
               done: @escaping (Result<FrameAnswer, HTTPAPIError>) -> Void) {
         // The newest frame is the glass only while a call waits past it.
         if let newest, asking == newest.generation, newest.generation > after {
@@ -38,27 +44,43 @@ final class GlassWaiters {
             now(nookd: nookd) { [self] result in
                 if case .success(let frame) = result, frame.generation == after {
                     // The glass reached that number meanwhile: a viewer up to date, who waits.
-                    join(after: after, nookd: nookd, isOpen: isOpen, done: done)
+                    join(after: after, viewer: viewer, nookd: nookd, isOpen: isOpen, done: done)
                 } else {
                     done(result)
                 }
             }
             return
         }
-        join(after: after, nookd: nookd, isOpen: isOpen, done: done)
+        join(after: after, viewer: viewer, nookd: nookd, isOpen: isOpen, done: done)
     }
 
-    private func join(after: Int, nookd: any NookdCalls, isOpen: @escaping () -> Bool,
+    private func join(after: Int, viewer: HTTPClient, nookd: any NookdCalls, isOpen: @escaping () -> Bool,
                       done: @escaping (Result<FrameAnswer, HTTPAPIError>) -> Void) {
-        if waiters.count >= maximumWaiters { dropGone() }
-        guard waiters.count < maximumWaiters else {
-            done(.failure(HTTPAPIError(status: 503, code: "too_many_viewers", field: "after",
-                                       message: "\(maximumWaiters) viewers already wait for the glass to change; try again shortly",
-                                       headers: [("Retry-After", "1")])))
+        if let refusal = refusal(for: viewer) {
+            done(.failure(refusal))
             return
         }
-        waiters.append(Waiter(after: after, isOpen: isOpen, done: done))
+        waiters.append(Waiter(after: after, viewer: viewer, isOpen: isOpen, done: done))
         ask(nookd)
+    }
+
+    /// Why `viewer` may not wait now (503 `too_many_viewers`), or nil when it has a place: the
+    /// table is full, or so is its address's or its token's share.
+    func refusal(for viewer: HTTPClient) -> HTTPAPIError? {
+        func full() -> String? {
+            if waiters.count >= maximumWaiters { return "\(maximumWaiters) viewers already wait for the glass to change" }
+            if waiters.count(where: { $0.viewer.address == viewer.address }) >= maximumPerClient {
+                return "\(maximumPerClient) viewers from this address already wait for the glass to change (one address's share)"
+            }
+            if let token = viewer.token, waiters.count(where: { $0.viewer.token == token }) >= maximumPerClient {
+                return "\(maximumPerClient) viewers with this token already wait for the glass to change (one token's share)"
+            }
+            return nil
+        }
+        if full() != nil { dropGone() }
+        guard let why = full() else { return nil }
+        return HTTPAPIError(status: 503, code: "too_many_viewers", field: "after", message: "\(why); try again shortly",
+                            headers: [("Retry-After", "1")])
     }
 
     /// Viewers who went away while they waited: each is told, so that its stream finishes.

@@ -132,13 +132,26 @@ public final class HTTPAccess {
     /// - Parameter client: the address the request comes from, as ``clientAddress(peer:request:loopback:)``
     ///   names it: unknown tokens are counted against it.
     public func caller(for request: HTTPRequest, loopback: Bool, client: String = "", now: Duration) -> Result<HTTPCaller, HTTPAPIError> {
+        check(request, loopback: loopback, client: client, now: now).map(\.caller)
+    }
+
+    /// Whether the token with `digest` (nil: none was presented) may still ask for `scope`, by
+    /// the tokens read last: a token a file read again dropped, or whose scopes it narrowed, may not.
+    func stillGrants(_ digest: [UInt8]?, _ scope: HTTPScope) -> Bool {
+        guard let tokens, let digest else { return true }
+        guard let token = tokens.first(where: { Self.constantTimeEqual($0.digest, digest) }) else { return false }
+        return Self.allows(HTTPCaller(name: token.name, scopes: token.scopes), scope)
+    }
+
+    /// The caller, and the digest of the token it presented (nil without one).
+    func check(_ request: HTTPRequest, loopback: Bool, client: String = "", now: Duration) -> Result<(caller: HTTPCaller, token: [UInt8]?), HTTPAPIError> {
         guard let tokens else {
             guard loopback else {
                 return .failure(HTTPAPIError(status: 403, code: "forbidden",
                     message: "no token file is configured (http.tokens), so only clients on this machine (loopback, not through a proxy) are served"))
             }
             if let refusal = Self.fromAnotherSite(request) { return .failure(refusal) }
-            return .success(Self.local)
+            return .success((Self.local, nil))
         }
         // Before any token is looked at: a page of another site gets no 401 (which would make
         // the browser ask for credentials) and no answer that says whether its token is known.
@@ -174,7 +187,7 @@ public final class HTTPAccess {
                 message: "token '\(found.name)' made more than \(Self.format(rateLimit.perSecond)) requests a second (burst \(Self.format(rateLimit.burst))); try again in \(seconds) s",
                 headers: [("Retry-After", "\(seconds)")]))
         }
-        return .success(HTTPCaller(name: found.name, scopes: found.scopes))
+        return .success((HTTPCaller(name: found.name, scopes: found.scopes), found.digest))
     }
 
     /// nil when the token may go on; else the seconds until it may.
@@ -222,12 +235,16 @@ public final class HTTPAccess {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    /// Whom unknown tokens are counted against: the connection's address without its port, an
-    /// IPv6 one by its /64 (one host has the whole of it); behind a reverse proxy on loopback,
-    /// the address the proxy names last in `X-Forwarded-For` (nginx appends the client's).
+    /// Whom unknown tokens and a live view's places are counted against: the connection's
+    /// address without its port, an IPv6 one by its /64 (one host has the whole of it); behind a
+    /// reverse proxy on loopback, the address the proxy names last in `X-Forwarded-For` (nginx
+    /// appends the client's), else in `X-Real-IP`: behind a proxy every client is 127.0.0.1.
     public static func clientAddress(peer: String, request: HTTPRequest, loopback: Bool) -> String {
         if loopback, let forwarded = request.header("X-Forwarded-For")?.split(separator: ",").last.map({ $0.trimmingSpaces }), !forwarded.isEmpty {
             return addressKey(forwarded)
+        }
+        if loopback, let real = request.header("X-Real-IP").map({ Substring($0).trimmingSpaces }), !real.isEmpty {
+            return addressKey(String(real))
         }
         var host = peer
         if host.hasPrefix("["), let close = host.firstIndex(of: "]") {

@@ -10,6 +10,8 @@ final class HTTPConnection {
     let id: Int
     let socket: FileDescriptor
     let peer: String
+    /// The peer's address without its port.
+    let address: String
     let loopback: Bool
     var parser: HTTPRequestParser
     /// Requests read and not yet wholly written, oldest first.
@@ -46,6 +48,7 @@ final class HTTPConnection {
 
     init(id: Int, socket: FileDescriptor, peer: String, loopback: Bool, limits: HTTPParserLimits, now: Duration, server: HTTPServer) {
         (self.id, self.socket, self.peer, self.loopback) = (id, socket, peer, loopback)
+        address = peer.lastIndex(of: ":").map { String(peer[..<$0]) } ?? peer
         parser = HTTPRequestParser(limits: limits)
         idleSince = now
         lastWriteProgress = now
@@ -90,9 +93,18 @@ final class HTTPConnection {
     }
 
     /// Writes what the socket takes without blocking; a failed write ends the connection.
+    /// A stream's waiting part goes out once everything before it is taken, so what waits for
+    /// a client that reads slowly is the part being written and the newest, never a queue.
     func flush() {
         guard !closed else { return }
-        while backlog > 0 {
+        while true {
+            if backlog == 0, let part = exchanges.first?.takePendingPart() {
+                outgoing.removeAll(keepingCapacity: true)
+                sent = 0
+                outgoing += part
+                lastWriteProgress = MonotonicClock.now
+            }
+            guard backlog > 0 else { break }
             let sending = outgoing.withUnsafeBytes { bytes in
                 Result { () throws(SystemCallError) in
                     try nonBlockingSystemCall("send", subject: socket.name) {

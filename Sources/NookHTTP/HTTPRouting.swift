@@ -63,9 +63,38 @@ public protocol HTTPExchange: AnyObject {
     var isOpen: Bool { get }
     func respond(_ response: HTTPResponse)
     /// Starts an answer of unknown length (chunked): a `multipart/x-mixed-replace` stream of
-    /// frames or `text/event-stream`. `send` returns false when the client has not read what
-    /// it was sent before (it misses this part; it never holds the sender up) or has gone.
+    /// frames. Each `send` is a part that replaces the ones before it: a part the client is not
+    /// ready for (it has not read the one before) waits in place of any part that waited before
+    /// it, so a slow client gets the newest part when it reads, never a queue of old ones, and
+    /// never holds the sender up. `send` returns false once the client has gone.
     func startStream(status: Int, headers: [(name: String, value: String)]) -> any HTTPStreamWriter
+    /// Who asks, for a share of something bounded (the live view's viewers).
+    var client: HTTPClient { get }
+    /// A handler that holds its exchange open (a stream, a wait for the glass) says here how it
+    /// ends at once when the server ends it early: `end` runs at most once, on the loop thread,
+    /// and must answer or finish the stream then and there.
+    func whenEndedEarly(_ end: @escaping (HTTPEarlyEnd) -> Void)
+}
+
+extension HTTPExchange {
+    public var client: HTTPClient { HTTPClient(address: "", token: nil) }
+    public func whenEndedEarly(_ end: @escaping (HTTPEarlyEnd) -> Void) {}
+}
+
+/// Why the server ends an exchange that its handler holds open.
+public enum HTTPEarlyEnd: Sendable, Equatable {
+    /// SIGTERM or SIGINT: nook-http stops, and a wait would hold the stop up.
+    case stopping
+    /// SIGHUP read a token file that no longer grants the token the route's scope.
+    case accessWithdrawn
+}
+
+/// A client, as the shares of bounded things count it: its address (for a request a proxy on
+/// the board passed on, the address the proxy names) and the name of its token (nil without one).
+public struct HTTPClient: Sendable, Hashable {
+    public var address: String
+    public var token: String?
+    public init(address: String, token: String?) { (self.address, self.token) = (address, token) }
 }
 
 public protocol HTTPStreamWriter: AnyObject {

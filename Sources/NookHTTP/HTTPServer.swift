@@ -27,8 +27,6 @@ public final class HTTPServer {
         public var maximumPipelined = 32
         /// Bytes owed to a client past which no more of its requests are read.
         public var maximumBacklogBytes = 256 * 1024
-        /// Bytes a stream client may leave unread before parts are dropped for it.
-        public var streamBacklogBytes = 512 * 1024
         /// Bytes read from one client per turn of the loop.
         public var readChunk = 65536
         /// After a refused request (a body over the limit), at most this much of what the client
@@ -42,6 +40,9 @@ public final class HTTPServer {
 
         public init() {}
     }
+
+    /// Answers under way are written for at most this long after SIGTERM.
+    static let stopBound: Duration = .seconds(5)
 
     public let options: Options
     private let logger: Logger
@@ -107,6 +108,7 @@ public final class HTTPServer {
         case .success(let tokens):
             access.replaceTokens(tokens)
             logger.notice("SIGHUP: \(tokens.count) token(s) read again; other settings take effect on restart")
+            endHeldOpen(.accessWithdrawn)
         case .failure(let error):
             logger.error("SIGHUP: keeping the \(access.tokens?.count ?? 0) token(s) already read, the token file has an error: \(error)")
         }
@@ -118,10 +120,12 @@ public final class HTTPServer {
         var entries: [pollfd] = []
         while true {
             let now = MonotonicClock.now
-            if let stopping, connections.values.allSatisfy({ $0.exchanges.isEmpty && $0.backlog == 0 }) || now - stopping > .seconds(5) {
+            if let stopping, connections.values.allSatisfy({ $0.exchanges.isEmpty && $0.backlog == 0 }) || now - stopping >= Self.stopBound {
                 break
             }
             var deadline = expire(now: now)
+            // The bound on stopping is a time the loop wakes at, not a check made when it next wakes.
+            if let stopping { deadline = min(deadline ?? stopping + Self.stopBound, stopping + Self.stopBound) }
             for link in links { if let next = link.tick(now: now) { deadline = min(deadline ?? next, next) } }
             entries.removeAll(keepingCapacity: true)
             order.removeAll(keepingCapacity: true)
@@ -151,6 +155,7 @@ public final class HTTPServer {
                 listeners.removeAll()
                 for connection in Array(connections.values) where connection.isIdle { close(connection, reason: nil) }
                 for connection in connections.values { connection.closeAfterAnswers = true }
+                endHeldOpen(.stopping)
                 continue
             }
             if entries[1].revents != 0 { reload() }
@@ -352,8 +357,7 @@ public final class HTTPServer {
                 refuse(connection, error)
                 return
             case .request(let request, let keepAlive):
-                let exchange = HTTPServerExchange(request: request, keepAlive: keepAlive, connection: connection,
-                                                  streamBacklogBytes: options.streamBacklogBytes, logger: logger)
+                let exchange = HTTPServerExchange(request: request, keepAlive: keepAlive, connection: connection, logger: logger)
                 connection.exchanges.append(exchange)
                 if !keepAlive { connection.closeAfterAnswers = true }
                 connection.requestStarted = connection.parser.hasPartialRequest ? MonotonicClock.now : nil
@@ -364,8 +368,7 @@ public final class HTTPServer {
 
     /// Answers `error` after whatever the connection is owed, and ends it there.
     private func refuse(_ connection: HTTPConnection, _ error: HTTPAPIError) {
-        let exchange = HTTPServerExchange(request: HTTPRequest(method: "GET", path: "/"), keepAlive: false, connection: connection,
-                                          streamBacklogBytes: 0, logger: logger)
+        let exchange = HTTPServerExchange(request: HTTPRequest(method: "GET", path: "/"), keepAlive: false, connection: connection, logger: logger)
         connection.exchanges.append(exchange)
         connection.closeAfterAnswers = true
         connection.requestStarted = nil
@@ -385,13 +388,17 @@ public final class HTTPServer {
         // A request a reverse proxy passed on comes from loopback but not from this machine's
         // own clients: it is served as from the network (a token file is needed).
         let proxied = ["X-Forwarded-For", "Forwarded", "X-Real-IP", "X-Forwarded-Host"].contains { request.header($0) != nil }
+        // Whom unknown tokens and viewers' places are counted against.
         let client = HTTPAccess.clientAddress(peer: connection.peer, request: request, loopback: connection.loopback)
-        switch access.caller(for: request, loopback: connection.loopback && !proxied, client: client, now: MonotonicClock.now) {
+        switch access.check(request, loopback: connection.loopback && !proxied, client: client, now: MonotonicClock.now) {
         case .failure(let error):
             exchange.respond(error.response)
             return
         case .success(let found):
-            caller = found
+            caller = found.caller
+            exchange.token = found.token
+            exchange.client = HTTPClient(address: client,
+                                         token: found.token == nil ? nil : caller.name)
         }
         exchange.caller = caller
         switch match {
@@ -400,12 +407,33 @@ public final class HTTPServer {
         case .methodNotAllowed(let allowed):
             exchange.respond(HTTPRouteTable.methodNotAllowed(request.method, request.rawPath, allowed: allowed).response)
         case .found(let route, let parameters):
+            exchange.scope = route.scope
             guard HTTPAccess.allows(caller, route.scope) else {
                 exchange.respond(HTTPAPIError(status: 403, code: "forbidden",
                     message: "\(caller.name) may not \(request.method) \(route.pattern): it needs the '\(route.scope.rawValue)' scope").response)
                 return
             }
             route.handler(exchange, parameters, nookd)
+        }
+    }
+
+    /// Ends at once every exchange a handler holds open (streams, waits for the glass) whose
+    /// token the token file read last no longer grants the route's scope, or all of them when
+    /// stopping; the connections they were on close once their answers are written.
+    private func endHeldOpen(_ why: HTTPEarlyEnd) {
+        var ended = 0
+        for connection in Array(connections.values) {
+            for exchange in connection.exchanges where exchange.canEndEarly {
+                if why == .accessWithdrawn, access.stillGrants(exchange.token, exchange.scope ?? .read) { continue }
+                connection.closeAfterAnswers = true
+                exchange.end(why)
+                ended += 1
+            }
+            connection.flush()
+        }
+        if ended > 0 {
+            logger.notice(why == .stopping ? "stopping: ended \(ended) live view(s) waiting for the glass"
+                                            : "SIGHUP: ended \(ended) live view(s) of token(s) the file no longer grants")
         }
     }
 

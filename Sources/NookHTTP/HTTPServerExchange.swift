@@ -1,5 +1,8 @@
 import Logging
 import NookSystem
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The server's ``HTTPExchange``: one request and the one answer it gets, now or later, whole
 /// or as a chunked stream. Its answer waits in its connection's order (pipelining).
@@ -19,17 +22,39 @@ final class HTTPServerExchange: HTTPExchange {
     var state: State = .waiting
     weak var connection: HTTPConnection?
     private let logger: Logger
-    /// Bytes a stream client may leave unread before parts it is sent are dropped.
-    let streamBacklogBytes: Int
+    var client: HTTPClient
+    /// The digest of the token the request presented, and the scope its route needs: what a
+    /// token file read again is checked against (nil: no token, or no scope needed).
+    var token: [UInt8]?
+    var scope: HTTPScope?
+    /// How the handler ends the exchange it holds open, when the server ends it early.
+    private var endEarly: ((HTTPEarlyEnd) -> Void)?
+    /// A stream's newest part not yet begun: one at most, each part replacing the one before.
+    private var pendingPart: [UInt8]?
 
-    init(request: HTTPRequest, keepAlive: Bool, connection: HTTPConnection, streamBacklogBytes: Int, logger: Logger) {
+    /// The kernel doubles it: about two frames of a card (`screen_png_kib` in benchmarks.md).
+    static let streamSendBuffer: Int32 = 32 * 1024
+
+    init(request: HTTPRequest, keepAlive: Bool, connection: HTTPConnection, logger: Logger) {
         self.request = request
         self.keepAlive = keepAlive
         headOnly = request.method == "HEAD"
         self.connection = connection
-        self.streamBacklogBytes = streamBacklogBytes
         self.logger = logger
         caller = HTTPCaller(name: "", scopes: [])
+        client = HTTPClient(address: connection.address, token: nil)
+    }
+
+    /// A handler holds this exchange open and has said how to end it.
+    var canEndEarly: Bool { endEarly != nil && isOpen }
+
+    func whenEndedEarly(_ end: @escaping (HTTPEarlyEnd) -> Void) { endEarly = end }
+
+    /// Ends the exchange now through its handler (which answers or finishes the stream).
+    func end(_ why: HTTPEarlyEnd) {
+        guard isOpen, let end = endEarly else { return }
+        endEarly = nil
+        end(why)
     }
 
     var isOpen: Bool {
@@ -61,6 +86,14 @@ final class HTTPServerExchange: HTTPExchange {
         HTTPResponseEncoding.head(status: status, headers: saysCache ? headers : headers + [("Cache-Control", "no-store")], contentLength: headOnly ? 0 : nil,
                                   keepAlive: keepAlive, into: &head)
         state = .streaming(head: head)
+        if let connection, !headOnly {
+            // What the kernel holds for a client is old parts it would read before the newest:
+            // a stream's buffer there is kept to about two frames of a card.
+            var size = Self.streamSendBuffer
+            _ = try? systemCall("setsockopt SO_SNDBUF", subject: connection.socket.name) {
+                setsockopt(connection.socket.rawValue, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+            }
+        }
         logger.debug("\(connection?.peer ?? "gone"): \(request.method) \(HTTPLogText.escaped(request.path)) -> \(status), streaming")
         if headOnly {
             state = .finished(tail: head)
@@ -71,19 +104,25 @@ final class HTTPServerExchange: HTTPExchange {
         return HTTPChunkedStream(exchange: self)
     }
 
-    /// Queues a chunk if this stream is the connection's answer being written and the client
-    /// keeps up; false when it is dropped.
+    /// Holds a part in place of the one that waited before it; the connection writes it once
+    /// the client has taken everything before it. False when the client has gone.
     func sendChunk(_ bytes: [UInt8]) -> Bool {
-        guard case .streaming(nil) = state, let connection, !connection.closed,
-              connection.exchanges.first === self, connection.backlog <= streamBacklogBytes else { return false }
+        guard case .streaming = state, let connection, !connection.closed else { return false }
         guard !bytes.isEmpty else { return true }
-        if connection.backlog == 0 { connection.lastWriteProgress = MonotonicClock.now }
-        connection.outgoing += HTTPResponseEncoding.chunk(bytes)
+        pendingPart = bytes
         connection.flush()
         return true
     }
 
+    /// The part waiting, chunked, once this stream's head is written; nil when none waits.
+    func takePendingPart() -> [UInt8]? {
+        guard case .streaming(nil) = state, let part = pendingPart else { return nil }
+        pendingPart = nil
+        return HTTPResponseEncoding.chunk(part)
+    }
+
     func finishStream() {
+        pendingPart = nil
         switch state {
         case .streaming(let head):
             state = .finished(tail: (head ?? []) + HTTPResponseEncoding.lastChunk)

@@ -5,16 +5,17 @@ import NookProtocol
 /// every viewer shared in one call (``GlassWaiters``), which ``NookdLink`` sends on a
 /// connection of its own: nookd answers a connection's requests in order, so a `frame`
 /// waiting for the next change (up to 25 s) would hold every call behind it. A slow viewer
-/// misses frames rather than holding one.
+/// gets the newest frame when it reads, never a queue of old ones.
 public enum LiveViewRoutes {
     /// The boundary between the stream's parts.
     static let boundary = "nookframe"
 
     public static func routes() -> [HTTPRoute] {
         let waiters = GlassWaiters()
+        let parts = StreamParts()
         return [
             HTTPRoute("GET", "/api/v1/screen.png", scope: .read) { exchange, _, nookd in screenPNG(exchange, nookd, waiters) },
-            HTTPRoute("GET", "/api/v1/screen/stream", scope: .read) { exchange, _, nookd in stream(exchange, nookd, waiters) },
+            HTTPRoute("GET", "/api/v1/screen/stream", scope: .read) { exchange, _, nookd in stream(exchange, nookd, waiters, parts) },
         ]
     }
 
@@ -34,6 +35,8 @@ public enum LiveViewRoutes {
         case .failure(let error): exchange.respond(error.response)
         case .success(let after):
             let answer: (Result<FrameAnswer, HTTPAPIError>) -> Void = { result in
+                // Ended early meanwhile (nook-http stopping, the token withdrawn), or gone.
+                guard exchange.isOpen else { return }
                 switch result {
                 case .success(let answer):
                     exchange.respond(HTTPResponse(status: 200, headers: [
@@ -44,7 +47,9 @@ public enum LiveViewRoutes {
                 }
             }
             if let after {
-                waiters.next(after: after, nookd: nookd, isOpen: { [weak exchange] in exchange?.isOpen ?? false }, done: answer)
+                exchange.whenEndedEarly { [weak exchange] why in exchange?.respond(endedEarly(why).response) }
+                waiters.next(after: after, viewer: exchange.client, nookd: nookd, isOpen: { [weak exchange] in exchange?.isOpen ?? false },
+                             done: answer)
             } else {
                 waiters.now(nookd: nookd, done: answer)
             }
@@ -53,7 +58,12 @@ public enum LiveViewRoutes {
 
     /// `multipart/x-mixed-replace`: the frame on the glass, then one part per newer frame,
     /// until the client goes.
-    static func stream(_ exchange: any HTTPExchange, _ nookd: any NookdCalls, _ waiters: GlassWaiters) {
+    static func stream(_ exchange: any HTTPExchange, _ nookd: any NookdCalls, _ waiters: GlassWaiters, _ parts: StreamParts) {
+        // A viewer without a place is a plain 503, not a stream that ends after its first frame.
+        if let refusal = waiters.refusal(for: exchange.client) {
+            exchange.respond(refusal.response)
+            return
+        }
         // The first frame is asked for before the stream starts, so that nookd being down is a
         // plain 503, not a stream that ends at once.
         waiters.now(nookd: nookd) { result in
@@ -64,20 +74,22 @@ public enum LiveViewRoutes {
                 let writer = exchange.startStream(status: 200, headers: [
                     ("Content-Type", "multipart/x-mixed-replace; boundary=\(boundary)"), ("Cache-Control", "no-store"),
                 ])
-                writer.send(part(first))
-                follow(after: first.generation, exchange, writer, nookd, waiters)
+                writer.send(parts.part(first))
+                // Stopping or a withdrawn token ends the stream now, not at the glass's next change.
+                exchange.whenEndedEarly { _ in writer.finish() }
+                follow(after: first.generation, exchange, writer, nookd, waiters, parts)
             }
         }
     }
 
     /// The next link of the chain: waits in nookd for a frame newer than `generation`.
     static func follow(after generation: Int, _ exchange: any HTTPExchange, _ writer: any HTTPStreamWriter, _ nookd: any NookdCalls,
-                       _ waiters: GlassWaiters) {
+                       _ waiters: GlassWaiters, _ parts: StreamParts) {
         guard exchange.isOpen else {
             writer.finish()
             return
         }
-        waiters.next(after: generation, nookd: nookd, isOpen: { [weak exchange] in exchange?.isOpen ?? false }) { result in
+        waiters.next(after: generation, viewer: exchange.client, nookd: nookd, isOpen: { [weak exchange] in exchange?.isOpen ?? false }) { result in
             guard exchange.isOpen else {
                 writer.finish()
                 return
@@ -85,12 +97,23 @@ public enum LiveViewRoutes {
             switch result {
             case .success(let answer):
                 // The same generation: nookd's wait ran out with the glass unchanged.
-                if answer.generation > generation { writer.send(part(answer)) }
-                follow(after: max(generation, answer.generation), exchange, writer, nookd, waiters)
+                if answer.generation > generation { writer.send(parts.part(answer)) }
+                follow(after: max(generation, answer.generation), exchange, writer, nookd, waiters, parts)
             case .failure:
                 // nookd went away or refused: the stream ends, and a viewer reconnects.
                 writer.finish()
             }
+        }
+    }
+
+    /// What a wait for the glass that the server ends early answers.
+    static func endedEarly(_ why: HTTPEarlyEnd) -> HTTPAPIError {
+        switch why {
+        case .stopping:
+            return HTTPAPIError(status: 503, code: "stopping", message: "nook-http is stopping; ask again shortly", headers: [("Retry-After", "1")])
+        case .accessWithdrawn:
+            return HTTPAPIError(status: 401, code: "unauthorized", message: "the token was withdrawn (the token file was read again)",
+                                headers: HTTPAccess.challenge)
         }
     }
 
@@ -135,5 +158,27 @@ public enum LiveViewRoutes {
             }
             return HTTPAPIError(status: 502, code: "nookd_error", field: failure?.field, message: message)
         }
+    }
+}
+
+/// The stream's part of the newest frame, built once for all the viewers it goes to: the part
+/// that waits for each slow viewer is then one shared array, not a copy of the PNG each.
+final class StreamParts {
+    private var frame: FrameAnswer?
+    private var bytes: [UInt8] = []
+
+    func part(_ answer: FrameAnswer) -> [UInt8] {
+        // The same answer handed to every viewer holds the same PNG storage; the one kept here
+        // stays alive, so no other PNG can be at that address.
+        let same = frame.map { kept in
+            kept.generation == answer.generation && kept.png.withUnsafeBufferPointer { a in
+                answer.png.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress && a.count == b.count }
+            }
+        } ?? false
+        if !same {
+            frame = answer
+            bytes = LiveViewRoutes.part(answer)
+        }
+        return bytes
     }
 }

@@ -196,6 +196,10 @@ if CommandLine.arguments.dropFirst().first == "http" {
     reportHTTPFigures(DaemonFigures())
     exit(0)
 }
+if CommandLine.arguments.dropFirst().first == "http-viewers" {
+    reportStalledViewerFigure(DaemonFigures())
+    exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "mqtt" {
     reportMQTTFigures(DaemonFigures())
     exit(0)

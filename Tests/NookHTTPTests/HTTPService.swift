@@ -167,9 +167,22 @@ func curl(_ arguments: [String]) throws -> (status: Int32, output: String, error
 final class RawConnection {
     let fd: Int32
 
-    init(port: UInt16) throws {
+    /// - Parameters:
+    ///   - source: the loopback address to connect from (all of 127/8 is this machine).
+    ///   - receiveBuffer: the kernel's buffer for what arrives, for a client that reads slowly.
+    init(port: UInt16, from source: String? = nil, receiveBuffer: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
+        if var size = receiveBuffer {
+            _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            guard bound == 0 else { close(fd); throw TestFailure("bind \(source): \(errno)") }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian

@@ -82,7 +82,7 @@ struct KeyOrderEndToEndTests {
         let answers = try Self.sentWhileNookdIsStopped(service, groups.map { [post(body($0, "firing")), post(body($0, "resolved"))] }
                                                            + [[post(body(again, "firing")), post(body(again, "resolved")), post(body(again, "firing"))]])
         for (group, pair) in answers.enumerated() {
-            #expect(pair.map(\.status).allSatisfy { $0 == 200 }, "group \(group): \(pair)")
+            #expect(pair.map(\.status).allSatisfy { $0 == 200 }, "group \(group): \(pair)\n\(service.logs)")
             #expect(pair[0].json["status"]?.text == "shown", "group \(group): \(pair[0])")
             #expect(pair[1].json["status"]?.text == "resolved" && pair[1].json["ended"]?.numberValue == 1,
                     "group \(group): the resolve did not end the card its firing made: \(pair[1])")
@@ -106,7 +106,7 @@ struct KeyOrderEndToEndTests {
             [publish(sequence), index % 2 == 0 ? Self.request("DELETE", "/home/\(sequence)") : Self.request("PUT", "/home/\(sequence)/clear")]
         })
         for (sequence, pair) in zip(sequences, answers) {
-            #expect(pair.map(\.status) == [200, 200], "\(sequence): \(pair)")
+            #expect(pair.map(\.status) == [200, 200], "\(sequence): \(pair)\n\(service.logs)")
             #expect(pair[1].json["nook"]?["ended"]?.numberValue == 1, "\(sequence): the end did not end the card the message made: \(pair[1])")
         }
         let keys = Set(sequences.map { NtfyMapping.key(topic: "home", sequenceID: $0) })
@@ -122,7 +122,7 @@ struct KeyOrderEndToEndTests {
              Self.request("DELETE", "/api/v1/activities?key=\(key)")]
         })
         for (key, pair) in zip(keys, answers) {
-            #expect(pair.map(\.status) == [201, 200], "\(key): \(pair)")
+            #expect(pair.map(\.status) == [201, 200], "\(key): \(pair)\n\(service.logs)")
             #expect(pair[1].json["cancelled"]?.numberValue == 1, "\(key): the delete did not end the card the create made: \(pair[1])")
         }
         try nativeAPIEventually("no card of a deleted key left") { Set(keys).isDisjoint(with: try Self.keysHeld(service)) }
