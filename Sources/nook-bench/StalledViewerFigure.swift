@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import NookActivities
 import NookProtocol
+import NookSystem
 
 /// `http_stalled_viewer_kib`: what one live-view viewer that never reads costs nook-http. 200
 /// streams (50 from each of four loopback addresses, inside one address's share) each send
@@ -24,14 +25,13 @@ struct StalledViewerFigure {
         _ = try client.request(Request(id: .number(1), operation: .enqueue(card, module: nil, wait: false)))
         // One viewer that reads, first: the live view's own buffers are in the baseline.
         let reader = try Self.connect(port: pair.port, from: "127.0.0.1", receiveBuffer: nil)
-        defer { close(reader) }
         try Self.send(reader, "GET /api/v1/screen.png HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
         var buffer = [UInt8](repeating: 0, count: 65536)
-        while buffer.withUnsafeMutableBytes({ recv(reader, $0.baseAddress, $0.count, 0) }) > 0 {}
+        while try buffer.withUnsafeMutableBytes({ bytes in try systemCall("recv") { recv(reader.rawValue, bytes.baseAddress, bytes.count, 0) } }) > 0 {}
         usleep(300_000)
         let before = figures.daemon.rssMiB(pid: pair.server)
-        var stalled: [Int32] = []
-        defer { for fd in stalled { close(fd) } }
+        // Each socket closes when its FileDescriptor goes, after the measurement.
+        var stalled: [FileDescriptor] = []
         for index in 0..<Self.viewers {
             let fd = try Self.connect(port: pair.port, from: "127.0.0.\(1 + index % 4)", receiveBuffer: 4096)
             stalled.append(fd)
@@ -45,13 +45,17 @@ struct StalledViewerFigure {
         }
         sleep(1)
         let after = figures.daemon.rssMiB(pid: pair.server)
+        withExtendedLifetime(stalled) {}
         return (after - before) * 1024 / Double(Self.viewers)
     }
 
-    static func connect(port: Int, from source: String, receiveBuffer: Int32?) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw BenchError("socket: \(errno)") }
-        if var size = receiveBuffer { _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
+    static func connect(port: Int, from source: String, receiveBuffer: Int32?) throws -> FileDescriptor {
+        let socket = FileDescriptor(owning: try systemCall("socket") { Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0) },
+                                    name: "viewer from \(source)")
+        let fd = socket.rawValue
+        if var size = receiveBuffer {
+            _ = try systemCall("setsockopt") { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
+        }
         var local = sockaddr_in()
         local.sin_family = sa_family_t(AF_INET)
         local.sin_addr.s_addr = inet_addr(source)
@@ -59,20 +63,25 @@ struct StalledViewerFigure {
         remote.sin_family = sa_family_t(AF_INET)
         remote.sin_port = UInt16(port).bigEndian
         remote.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard bound == 0, connected == 0 else {
-            close(fd)
-            throw BenchError("connect from \(source): \(errno)")
+        _ = try withUnsafePointer(to: &local) { pointer in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                try systemCall("bind", subject: source) { bind(fd, address, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
         }
-        return fd
+        _ = try withUnsafePointer(to: &remote) { pointer in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                try systemCall("connect", subject: source) { Glibc.connect(fd, address, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        }
+        return socket
     }
 
-    static func send(_ fd: Int32, _ text: String) throws {
+    static func send(_ socket: FileDescriptor, _ text: String) throws {
         let bytes = Array(text.utf8)
-        guard bytes.withUnsafeBytes({ Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count else {
-            throw BenchError("send: \(errno)")
+        let sent = try bytes.withUnsafeBytes { buffer in
+            try systemCall("send") { Glibc.send(socket.rawValue, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL)) }
         }
+        guard sent == bytes.count else { throw BenchError("send: \(sent) of \(bytes.count) bytes") }
     }
 }
 
