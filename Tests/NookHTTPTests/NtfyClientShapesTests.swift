@@ -1,0 +1,82 @@
+import Foundation
+import NookActivities
+import NookHTTP
+import NookProtocol
+import NookTestSupport
+import NookTestTraits
+import Testing
+
+/// ntfy's own request shapes as ntfy's documentation sends them, through curl and Apprise to
+/// the built nook-http and a real nookd: what each became is read from nookd's events, in
+/// order, and "no card" is judged by a marker card that comes next.
+@Suite(.serialized, .ownThreads) struct NtfyClientShapesTests {
+    /// curl's answer: its output with the status code on a last line of its own.
+    func curl(_ arguments: [String]) throws -> (status: Int, body: JSONValue) {
+        let curl = try #require(Senders.curl)
+        let result = try Senders.run(curl, ["-sS", "-g", "-w", "\n%{http_code}"] + arguments)
+        let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
+        let status = Int(lines.last ?? "") ?? 0
+        let body = (try? JSONValue.parse(Array(lines.dropLast().joined(separator: "\n").utf8))) ?? .null
+        return (status, body)
+    }
+
+    /// Publishes a marker and returns the titles nookd queued up to it: what the requests before
+    /// it queued, and nothing else.
+    func titlesUpToMarker(_ bench: SenderBench) throws -> [String] {
+        let marker = "marker \(UUID().uuidString.prefix(8))"
+        let sent = try curl(["-H", "Title: \(marker)", "-d", "m", "\(bench.baseURL)/mytopic"])
+        try #require(sent.status == 200, "\(sent.body.serialized)")
+        var titles: [String] = []
+        _ = try bench.watch.events { event in
+            if event.name == "enqueued" { titles.append(event.title) }
+            return event.name == "enqueued" && event.title == marker
+        }
+        return titles.dropLast()
+    }
+
+    /// Every card nookd holds or has ended (its history), to read a card that may already have
+    /// left the glass.
+    func seen(_ bench: SenderBench) throws -> [NookActivity] {
+        try bench.cards() + HistoryAnswer(json: bench.request(.history(HistoryQuery()))).entries.map(\.activity)
+    }
+
+    @Test(.enabled(if: Senders.curl != nil, "needs curl"))
+    func h2_ntfysPublishAsGETWebhooksAndPostToTriggerMakeTheirCards() throws {
+        let bench = try SenderBench()
+        let base = bench.baseURL
+        // ntfy's webhook paths: /publish, /send and /trigger, the message from `message` or `m`.
+        let published = try curl(["\(base)/mytopic/publish?message=Hi&title=T"])
+        #expect(published.status == 200 && published.body["event"]?.text == "message", "\(published.body.serialized)")
+        #expect(published.body["topic"]?.text == "mytopic" && published.body["message"]?.text == "Hi")
+        let sent = try curl(["\(base)/mytopic/send?m=Sent+by+GET"])
+        #expect(sent.status == 200, "\(sent.body.serialized)")
+        // ntfy's documented `curl ntfy.sh/mywebhook/trigger`: no message is `triggered`.
+        let triggered = try curl(["\(base)/mywebhook/trigger"])
+        #expect(triggered.status == 200 && triggered.body["message"]?.text == "triggered", "\(triggered.body.serialized)")
+        // POST to /trigger publishes to the topic; "trigger" is no sequence id.
+        let posted = try curl(["-X", "POST", "\(base)/mytopic/trigger"])
+        #expect(posted.status == 200, "\(posted.body.serialized)")
+        let postedID = try #require(posted.body["id"]?.text)
+        #expect(posted.body["sequence_id"]?.text == postedID)
+        #expect(try titlesUpToMarker(bench) == ["T", "Sent by GET", "triggered", "triggered"])
+        let cards = try seen(bench)
+        #expect(cards.first { $0.title == "T" }?.subtitle == "Hi")
+        #expect(cards.contains { $0.coalescingKey == "ntfy/mytopic/\(postedID)" })
+        #expect(!cards.contains { $0.coalescingKey == "ntfy/mytopic/trigger" })
+    }
+
+    /// A GET that publishes changes something: a HEAD makes no card, and another site's page
+    /// (an `<img>` pointing at the webhook) is refused as its POST would be.
+    @Test(.enabled(if: Senders.curl != nil, "needs curl"))
+    func h2_aWebhookGETIsNoReadHEADAndAnotherSitesPageMakeNoCard() throws {
+        let bench = try SenderBench()
+        let base = bench.baseURL
+        let head = try curl(["-I", "\(base)/mytopic/trigger?m=by+HEAD"])
+        #expect(head.status == 405)
+        let crossSite = try curl(["-H", "Sec-Fetch-Site: cross-site", "\(base)/mytopic/trigger?m=from+another+site"])
+        #expect(crossSite.status == 403 && crossSite.body["error"]?["field"]?.text == "Sec-Fetch-Site", "\(crossSite.body.serialized)")
+        let typed = try curl(["-H", "Sec-Fetch-Site: none", "\(base)/mytopic/trigger?m=typed+in+the+address+bar"])
+        #expect(typed.status == 200, "\(typed.body.serialized)")
+        #expect(try titlesUpToMarker(bench) == ["typed in the address bar"])
+    }
+}
