@@ -74,7 +74,7 @@ public struct NtfyMessage: Sendable, Equatable {
         }
     }
 
-    /// `POST /` with a JSON object naming its `topic`; headers fill in what it leaves out (as
+    /// `POST|PUT /` with a JSON object naming its `topic`; headers fill in what it leaves out (as
     /// ntfy reads them: Apprise sends the priority and tags as headers beside the JSON).
     public static func fromJSON(_ request: HTTPRequest) -> Result<NtfyMessage, HTTPAPIError> {
         do throws(HTTPAPIError) {
@@ -104,10 +104,11 @@ public struct NtfyMessage: Sendable, Equatable {
             message.message = try string("message") ?? parameter(request, messageNames) ?? ""
             if let title = try string("title") { message.title = title }
             switch value["priority"] {
-            case nil, .null?: break
+            // ntfy's typed clients send 0 for "not set", and ntfy reads it so.
+            case nil, .null?, .number(0)?: break
             case .number(let number)?:
                 guard number == number.rounded(), number >= 1, number <= 5 else {
-                    throw HTTPAPIError(status: 400, code: "invalid_field", field: "priority", message: "must be 1 (min) to 5 (max), got \(number)")
+                    throw HTTPAPIError(status: 400, code: "invalid_field", field: "priority", message: "must be 1 (min) to 5 (max), or 0 for the default, got \(number)")
                 }
                 message.priority = Int(number)
             case .string(let text)?: message.priority = try priority(text, field: "priority")

@@ -154,6 +154,7 @@ public enum PublishRoutes {
         }
         return webhooks + [
             HTTPRoute("POST", "/", scope: .publish) { exchange, _, nookd in ntfy(exchange, topic: nil, sequence: nil, nookd: nookd, json: true) },
+            HTTPRoute("PUT", "/", scope: .publish) { exchange, _, nookd in ntfy(exchange, topic: nil, sequence: nil, nookd: nookd, json: true) },
             HTTPRoute("POST", "/{topic}", scope: .publish, refusing: takesTopic) { exchange, parameters, nookd in
                 ntfy(exchange, topic: parameters["topic"], sequence: nil, nookd: nookd, json: false)
             },

@@ -79,4 +79,18 @@ import Testing
         #expect(typed.status == 200, "\(typed.body.serialized)")
         #expect(try titlesUpToMarker(bench) == ["typed in the address bar"])
     }
+
+    @Test(.enabled(if: Senders.curl != nil, "needs curl"))
+    func h2_ntfysJSONFormTakesPUTAndReadsPriorityZeroAsUnset() throws {
+        let bench = try SenderBench()
+        let put = try curl(["-X", "PUT", "-d", #"{"topic": "mytopic", "message": "by PUT", "priority": 0}"#, bench.baseURL])
+        #expect(put.status == 200 && put.body["event"]?.text == "message", "\(put.body.serialized)")
+        // As ntfy does: 0 sets nothing, so the header's priority stands.
+        let zero = try curl(["-H", "X-Priority: 4", "-d", #"{"topic": "mytopic", "title": "zero", "priority": 0}"#, bench.baseURL])
+        #expect(zero.status == 200, "\(zero.body.serialized)")
+        #expect(try titlesUpToMarker(bench) == ["by PUT", "zero"])
+        let cards = try seen(bench)
+        #expect(cards.first { $0.title == "by PUT" }?.priority == .normal)
+        #expect(cards.first { $0.title == "zero" }?.priority == .high)
+    }
 }

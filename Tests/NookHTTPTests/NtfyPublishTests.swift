@@ -190,4 +190,11 @@ import Testing
         }
         #expect(error.message.count < 200)
     }
+
+    @Test func h2_jsonPriorityZeroIsUnsetAsInNtfy() throws {
+        #expect(try NtfyMessage.fromJSON(request(body: #"{"topic": "t", "priority": 0}"#)).get().priority == 3)
+        #expect(try NtfyMessage.fromJSON(request(headers: [("X-Priority", "5")], body: #"{"topic": "t", "priority": 0}"#)).get().priority == 5)
+        #expect(throws: HTTPAPIError.self) { try NtfyMessage.fromJSON(request(body: #"{"topic": "t", "priority": 6}"#)).get() }
+        #expect(throws: HTTPAPIError.self) { try NtfyMessage.fromJSON(request(body: #"{"topic": "t", "priority": -1}"#)).get() }
+    }
 }
