@@ -48,8 +48,9 @@ public struct NtfyMessage: Sendable, Equatable {
         ("email", ["x-email", "x-e-mail", "email", "e-mail", "mail", "e"]), ("call", ["x-call", "call"]),
     ]
 
-    /// `POST|PUT /{topic}` (and `/{topic}/{sequenceID}`): the body is the message unless a
-    /// `message` parameter gives it.
+    /// `POST|PUT /{topic}` (and `/{topic}/{sequenceID}`, and ntfy's webhooks `GET|POST|PUT
+    /// /{topic}/publish|send|trigger`): the body is the message, as ntfy reads it; without a
+    /// body a `message` parameter gives it.
     public static func fromRequest(_ request: HTTPRequest, topic: String, sequenceID pathSequence: String? = nil) -> Result<NtfyMessage, HTTPAPIError> {
         do throws(HTTPAPIError) {
             guard let body = String(validating: request.body, as: UTF8.self) else {
@@ -58,11 +59,12 @@ public struct NtfyMessage: Sendable, Equatable {
             }
             var message = NtfyMessage(topic: topic, message: "")
             try message.readParameters(request)
-            if let given = parameter(request, messageNames) {
-                message.message = given
-                if !body.isEmpty { message.ignored.append("the body was left out: the message parameter gives the message") }
-            } else {
+            let given = parameter(request, messageNames)
+            if !request.body.isEmpty {
                 message.message = body
+                if given != nil { message.ignored.append("the message parameter was left out: the body gives the message, as ntfy reads it") }
+            } else {
+                message.message = given ?? ""
             }
             if let pathSequence { message.sequenceID = try checkedSequenceID(pathSequence, field: "path") }
             if (request.header("content-type") ?? "").lowercased().hasPrefix("text/markdown") { message.markdown = true }

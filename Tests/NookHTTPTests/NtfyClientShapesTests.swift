@@ -93,4 +93,14 @@ import Testing
         #expect(cards.first { $0.title == "by PUT" }?.priority == .normal)
         #expect(cards.first { $0.title == "zero" }?.priority == .high)
     }
+
+    @Test(.enabled(if: Senders.curl != nil, "needs curl"))
+    func h2_withAMessageParameterAndABodyTheBodyIsTheMessageAsInNtfy() throws {
+        let bench = try SenderBench()
+        let header = try curl(["-H", "X-Message: from the header", "-d", "from the body", "\(bench.baseURL)/mytopic"])
+        #expect(header.status == 200 && header.body["message"]?.text == "from the body", "\(header.body.serialized)")
+        let query = try curl(["-d", "body again", "\(bench.baseURL)/mytopic?m=from+the+query"])
+        #expect(query.status == 200 && query.body["message"]?.text == "body again", "\(query.body.serialized)")
+        #expect(try titlesUpToMarker(bench) == ["from the body", "body again"])
+    }
 }

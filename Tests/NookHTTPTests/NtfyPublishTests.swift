@@ -191,6 +191,15 @@ import Testing
         #expect(error.message.count < 200)
     }
 
+    @Test func h2_aBodyBesideAMessageParameterIsTheMessage() throws {
+        let header = try parsed(request(headers: [("X-Message", "from the header")], body: "from the body"))
+        #expect(header.message == "from the body")
+        #expect(header.ignored.contains { $0.contains("the body gives the message") })
+        #expect(try parsed(request(query: [("m", "from the query")], body: "from the body")).message == "from the body")
+        // Without a body the parameter is the message, as in a publish by GET.
+        #expect(try parsed(request("GET", query: [("message", "Hi")], body: "")).message == "Hi")
+    }
+
     @Test func h2_jsonPriorityZeroIsUnsetAsInNtfy() throws {
         #expect(try NtfyMessage.fromJSON(request(body: #"{"topic": "t", "priority": 0}"#)).get().priority == 3)
         #expect(try NtfyMessage.fromJSON(request(headers: [("X-Priority", "5")], body: #"{"topic": "t", "priority": 0}"#)).get().priority == 5)
