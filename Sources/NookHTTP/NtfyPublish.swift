@@ -50,7 +50,8 @@ public struct NtfyMessage: Sendable, Equatable {
 
     /// `POST|PUT /{topic}` (and `/{topic}/{sequenceID}`, and ntfy's webhooks `GET|POST|PUT
     /// /{topic}/publish|send|trigger`): the body is the message, as ntfy reads it; without a
-    /// body a `message` parameter gives it.
+    /// body a `message` parameter gives it. With a template (`X-Template: yes`) the message and
+    /// title parameters are templates and the body is the JSON they are filled in from.
     public static func fromRequest(_ request: HTTPRequest, topic: String, sequenceID pathSequence: String? = nil) -> Result<NtfyMessage, HTTPAPIError> {
         do throws(HTTPAPIError) {
             guard let body = String(validating: request.body, as: UTF8.self) else {
@@ -60,7 +61,11 @@ public struct NtfyMessage: Sendable, Equatable {
             var message = NtfyMessage(topic: topic, message: "")
             try message.readParameters(request)
             let given = parameter(request, messageNames)
-            if !request.body.isEmpty {
+            if try NtfyTemplate.requested(request) {
+                let data = try NtfyTemplate.data(request.body)
+                message.message = try NtfyTemplate.render(given ?? "", data: data, field: "message")
+                if let title = message.title { message.title = try NtfyTemplate.render(title, data: data, field: "title") }
+            } else if !request.body.isEmpty {
                 message.message = body
                 if given != nil { message.ignored.append("the message parameter was left out: the body gives the message, as ntfy reads it") }
             } else {
@@ -100,6 +105,11 @@ public struct NtfyMessage: Sendable, Equatable {
             }
             guard isValidName(topic) else {
                 throw HTTPAPIError(status: 400, code: "invalid_field", field: "topic", message: "must be 1 to 64 letters, digits, '-' or '_', got '\(PublishText.quoted(topic))'")
+            }
+            // ntfy fills a template from the body, which here is the publish itself.
+            if try NtfyTemplate.requested(request) {
+                throw HTTPAPIError(status: 400, code: "unsupported", field: "template",
+                                   message: "a template is filled in from the JSON body of POST /{topic}; the JSON form (/) has no other body to fill it from")
             }
             var message = NtfyMessage(topic: topic, message: "")
             try message.readParameters(request)

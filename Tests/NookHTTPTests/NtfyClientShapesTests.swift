@@ -103,4 +103,28 @@ import Testing
         #expect(query.status == 200 && query.body["message"]?.text == "body again", "\(query.body.serialized)")
         #expect(try titlesUpToMarker(bench) == ["from the body", "body again"])
     }
+
+    /// ntfy's documented template example (its Python and PowerShell tabs): the title and message
+    /// are filled in from the JSON body; a richer template is refused naming it, and no card
+    /// ever shows `{{…}}` as written.
+    @Test(.enabled(if: Senders.curl != nil, "needs curl"))
+    func h2_aTemplateIsFilledInFromTheJSONBodyOrRefusedNamingIt() throws {
+        let bench = try SenderBench()
+        let webhook = #"{"hostname": "phil-pc", "error": {"level": "severe", "desc": "Disk has run out of space"}}"#
+        let documented = try curl(["-d", webhook,
+                                   "\(bench.baseURL)/mytopic?tpl=yes&t={{.hostname}}:+A+{{.error.level}}+error+has+occurred&m=Error+message:+{{.error.desc}}"])
+        #expect(documented.status == 200, "\(documented.body.serialized)")
+        #expect(documented.body["title"]?.text == "phil-pc: A severe error has occurred")
+        #expect(documented.body["message"]?.text == "Error message: Disk has run out of space")
+        let header = try curl(["-H", "X-Template: yes", "-H", "Message: {{.error.desc}} on {{.hostname}}", "-d", webhook, "\(bench.baseURL)/mytopic"])
+        #expect(header.status == 200 && header.body["message"]?.text == "Disk has run out of space on phil-pc", "\(header.body.serialized)")
+        let ranged = try curl(["-H", "Template: 1", "-H", "Message: {{range .alerts}}{{.summary}}{{end}}", "-d", #"{"alerts": [{"summary": "x"}]}"#,
+                               "\(bench.baseURL)/mytopic"])
+        #expect(ranged.status == 400, "\(ranged.body.serialized)")
+        #expect(ranged.body["error"]?["field"]?.text == "message" && ranged.body["error"]?["message"]?.text?.contains("{{range .alerts}}") == true,
+                "\(ranged.body.serialized)")
+        let notJSON = try curl(["-d", "not json", "\(bench.baseURL)/mytopic?template=yes&m={{.a}}"])
+        #expect(notJSON.status == 400 && notJSON.body["error"]?["field"]?.text == "body", "\(notJSON.body.serialized)")
+        #expect(try titlesUpToMarker(bench) == ["phil-pc: A severe error has occurred", "Disk has run out of space on phil-pc"])
+    }
 }
