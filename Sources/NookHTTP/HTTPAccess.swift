@@ -315,10 +315,12 @@ public final class HTTPAccess {
                   let colon = pair.firstIndex(of: ":") else {
                 return .failure(unauthorized(field, "Basic credentials must be base64 of 'USER:PASSWORD'"))
             }
-            // The token is the password; a sender with only a user field (some put it there) is read too.
+            // The token is the password. A sender with only a user field is read too: a browser's
+            // prompt leaves the password empty, and Apprise's `ntfy://TOKEN@host` sends Python's
+            // `None` as it. Either way the user must be a known token to be let in.
             let password = String(pair[pair.index(after: colon)...])
             let user = String(pair[..<colon])
-            let token = password.isEmpty ? user : password
+            let token = (password.isEmpty || password == "None") && !user.isEmpty ? user : password
             guard !token.isEmpty else { return .failure(unauthorized(field, "Basic credentials hold no token")) }
             return .success(token)
         default:

@@ -127,4 +127,35 @@ import Testing
         #expect(notJSON.status == 400 && notJSON.body["error"]?["field"]?.text == "body", "\(notJSON.body.serialized)")
         #expect(try titlesUpToMarker(bench) == ["phil-pc: A severe error has occurred", "Disk has run out of space on phil-pc"])
     }
+
+    /// publishing.md's Apprise example, as written there, with the board's token: Apprise sends
+    /// `Authorization: Basic base64("TOKEN:None")` for `ntfy://TOKEN@host/topic`.
+    @Test(.enabled(if: Senders.apprise != nil, "needs Apprise (pip install apprise; Hardware/dev/install-deps)"))
+    func h2_publishingMdsAppriseExampleReachesTheBoardWithItsToken() throws {
+        let document = try String(contentsOfFile: Built.root + "/docs/publishing.md", encoding: .utf8)
+        let pattern = try NSRegularExpression(pattern: #"`apprise -t "([^"]+)" -b "([^"]+)" "(ntfy://TOKEN@board:8080/([^"]+))"`"#)
+        let match = try #require(pattern.firstMatch(in: document, range: NSRange(document.startIndex..., in: document)), "publishing.md has no Apprise ntfy example")
+        let part = { (index: Int) in String(document[Range(match.range(at: index), in: document)!]) }
+        let (title, body, url, topic) = (part(1), part(2), part(3), part(4))
+
+        let keys = NSTemporaryDirectory() + "nook-apprise-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: keys) }
+        let made = try Senders.run(Built.directory + "/nook-http", ["hash-token", "apprise", "publish"])
+        let token = try #require(made.error.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        try made.output.write(toFile: keys + "/http.tokens", atomically: true, encoding: .utf8)
+        chmod(keys + "/http.tokens", 0o600)
+        let bench = try SenderBench(config: "[http]\ntokens = \"\(keys)/http.tokens\"\n[publish]\ntopics = [\"\(topic)\"]\n")
+        let apprise = try #require(Senders.apprise)
+        let board = url.replacingOccurrences(of: "board:8080", with: "127.0.0.1:\(bench.port)")
+        let sent = try Senders.run(apprise, ["-vv", "-t", title, "-b", body, board.replacingOccurrences(of: "TOKEN", with: token)])
+        #expect(sent.status == 0, "apprise: \(sent.output) \(sent.error)")
+        // A token nook-http does not know, in the same form, is refused.
+        let wrong = try Senders.run(apprise, ["-t", "wrong", "-b", "x", board.replacingOccurrences(of: "TOKEN", with: "nook_notAToken")])
+        #expect(wrong.status != 0)
+        let marker = try Senders.run(apprise, ["-t", "marker", "-b", "m", board.replacingOccurrences(of: "TOKEN", with: token)])
+        #expect(marker.status == 0, "apprise: \(marker.output) \(marker.error)")
+        #expect(try bench.enqueuedTitles(2) == [title, "marker"])
+        #expect(try seen(bench).first { $0.title == title }?.subtitle == body)
+    }
 }
