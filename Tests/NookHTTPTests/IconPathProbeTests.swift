@@ -25,7 +25,7 @@ struct IconPathProbeTests {
                       "/proc/self/environ", "/nonexistent/x.png"]
         var answers: Set<String> = []
         for path in probes {
-            let body = try JSONValue.object([("title", .string("probe")), ("icon", .string(path))]).serialized
+            let body = JSONValue.object([("title", .string("probe")), ("icon", .string(path))]).serialized
             let answer = try api.send("POST", "/api/v1/activities", body: body)
             let error = answer.error
             #expect(answer.status == 422 && error.field == "icon", "\(path): \(answer.json)")
