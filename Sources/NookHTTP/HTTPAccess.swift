@@ -66,12 +66,12 @@ public final class HTTPAccess {
     /// Without tokens, a browser on this machine would carry any web site's requests to the
     /// board with every scope: a page of another site (its `Origin`) or a name that only
     /// resolves here through DNS rebinding (its `Host`) is refused. Loopback names only.
-    static func fromAnotherSite(_ request: HTTPRequest) -> HTTPAPIError? {
+    static func fromAnotherSite(_ request: HTTPRequest, changes: Bool) -> HTTPAPIError? {
         if let host = request.header("Host"), !isLoopbackName(authority: host) {
             return HTTPAPIError(status: 403, code: "forbidden", field: "Host",
                 message: "without a token file only requests addressed to this machine by a loopback name (localhost, 127.0.0.1, [::1]) are served")
         }
-        return fromAnotherWebPage(request, loopbackOnly: true)
+        return fromAnotherWebPage(request, loopbackOnly: true, changes: changes)
     }
 
     /// A request a web page of another site made: its `Origin` is not the address the request
@@ -79,8 +79,9 @@ public final class HTTPAccess {
     /// `Sec-Fetch-Site` says it is another site's. A browser sends Basic credentials it saved
     /// for nook-http with any site's simple request (no preflight), so with tokens too a request
     /// that changes something is refused from another site whatever it presents. Clients that
-    /// are no browser send neither field and are not concerned.
-    static func fromAnotherWebPage(_ request: HTTPRequest, loopbackOnly: Bool) -> HTTPAPIError? {
+    /// are no browser send neither field and are not concerned. `changes`: whether the request's
+    /// route changes something (a GET that publishes does).
+    static func fromAnotherWebPage(_ request: HTTPRequest, loopbackOnly: Bool, changes: Bool) -> HTTPAPIError? {
         let condition = loopbackOnly ? "without a token file a request from a web page" : "a request from a web page that changes something"
         // `null` is an opaque origin: a sandboxed frame, a file, a redirect from another site.
         // Any web page can make one, so it is no page of nook-http's.
@@ -101,15 +102,17 @@ public final class HTTPAccess {
             return nil
         }
         // A browser sends `Origin` with every request but a GET or HEAD; this covers one that
-        // does not. `same-site` is another origin too (another port of the board, say).
-        if changesSomething(request), let site = request.header("Sec-Fetch-Site")?.lowercased(), site == "cross-site" || site == "same-site" {
+        // does not (an `<img>` or a link to a GET that publishes). `same-site` is another origin
+        // too (another port of the board, say).
+        if changes, let site = request.header("Sec-Fetch-Site")?.lowercased(), site == "cross-site" || site == "same-site" {
             return HTTPAPIError(status: 403, code: "forbidden", field: "Sec-Fetch-Site",
                 message: "\(condition) is served only from nook-http's own page, and the browser says this one comes from another site (Sec-Fetch-Site: \(site)): a browser would carry another site's requests with the credentials it keeps")
         }
         return nil
     }
 
-    /// GET and HEAD only read; every other method's route changes something (H1's routes).
+    /// By the method alone: GET and HEAD only read, every other method changes something. A
+    /// route may say otherwise (``HTTPRoute/changesSomething``: ntfy's publish by GET).
     static func changesSomething(_ request: HTTPRequest) -> Bool {
         request.method != "GET" && request.method != "HEAD"
     }
@@ -129,10 +132,13 @@ public final class HTTPAccess {
 
     static let challenge: [(name: String, value: String)] = [("WWW-Authenticate", "Bearer realm=\"nook-http\", Basic realm=\"nook-http\"")]
 
-    /// - Parameter client: the address the request comes from, as ``clientAddress(peer:request:loopback:)``
-    ///   names it: unknown tokens are counted against it.
-    public func caller(for request: HTTPRequest, loopback: Bool, client: String = "", now: Duration) -> Result<HTTPCaller, HTTPAPIError> {
-        check(request, loopback: loopback, client: client, now: now).map(\.caller)
+    /// - Parameters:
+    ///   - client: the address the request comes from, as ``clientAddress(peer:request:loopback:)``
+    ///     names it: unknown tokens are counted against it.
+    ///   - changes: whether the route asked for changes something (``HTTPRoute/changesSomething``);
+    ///     nil: every method but GET and HEAD does.
+    public func caller(for request: HTTPRequest, loopback: Bool, client: String = "", changes: Bool? = nil, now: Duration) -> Result<HTTPCaller, HTTPAPIError> {
+        check(request, loopback: loopback, client: client, changes: changes, now: now).map(\.caller)
     }
 
     /// Whether the token with `digest` (nil: none was presented) may still ask for `scope`, by
@@ -143,19 +149,22 @@ public final class HTTPAccess {
         return Self.allows(HTTPCaller(name: token.name, scopes: token.scopes), scope)
     }
 
-    /// The caller, and the digest of the token it presented (nil without one).
-    func check(_ request: HTTPRequest, loopback: Bool, client: String = "", now: Duration) -> Result<(caller: HTTPCaller, token: [UInt8]?), HTTPAPIError> {
+    /// The caller, and the digest of the token it presented (nil without one); the parameters
+    /// are ``caller(for:loopback:client:changes:now:)``'s.
+    func check(_ request: HTTPRequest, loopback: Bool, client: String = "", changes: Bool? = nil,
+               now: Duration) -> Result<(caller: HTTPCaller, token: [UInt8]?), HTTPAPIError> {
+        let changes = changes ?? Self.changesSomething(request)
         guard let tokens else {
             guard loopback else {
                 return .failure(HTTPAPIError(status: 403, code: "forbidden",
                     message: "no token file is configured (http.tokens), so only clients on this machine (loopback, not through a proxy) are served"))
             }
-            if let refusal = Self.fromAnotherSite(request) { return .failure(refusal) }
+            if let refusal = Self.fromAnotherSite(request, changes: changes) { return .failure(refusal) }
             return .success((Self.local, nil))
         }
         // Before any token is looked at: a page of another site gets no 401 (which would make
         // the browser ask for credentials) and no answer that says whether its token is known.
-        if Self.changesSomething(request), let refusal = Self.fromAnotherWebPage(request, loopbackOnly: false) { return .failure(refusal) }
+        if changes, let refusal = Self.fromAnotherWebPage(request, loopbackOnly: false, changes: true) { return .failure(refusal) }
         let presented: String?
         switch Self.presentedToken(in: request) {
         case .failure(let error): return .failure(error)
@@ -325,10 +334,12 @@ public final class HTTPAccess {
                   let colon = pair.firstIndex(of: ":") else {
                 return .failure(unauthorized(field, "Basic credentials must be base64 of 'USER:PASSWORD'"))
             }
-            // The token is the password; a sender with only a user field (some put it there) is read too.
+            // The token is the password. A sender with only a user field is read too: a browser's
+            // prompt leaves the password empty, and Apprise's `ntfy://TOKEN@host` sends Python's
+            // `None` as it. Either way the user must be a known token to be let in.
             let password = String(pair[pair.index(after: colon)...])
             let user = String(pair[..<colon])
-            let token = password.isEmpty ? user : password
+            let token = (password.isEmpty || password == "None") && !user.isEmpty ? user : password
             guard !token.isEmpty else { return .failure(unauthorized(field, "Basic credentials hold no token")) }
             return .success(token)
         default:

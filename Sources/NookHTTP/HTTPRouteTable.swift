@@ -29,7 +29,8 @@ public struct HTTPRouteTable {
         case methodNotAllowed(allowed: [String])
     }
 
-    /// HEAD is answered by the GET route (the server sends the head alone). A pattern with more
+    /// HEAD is answered by the GET route (the server sends the head alone), unless that GET
+    /// changes something (ntfy's publish by GET): a HEAD must not. A pattern with more
     /// fixed segments wins over one with parameters there (`/healthz` over ntfy's `/{topic}`),
     /// whatever order the parts' lists came in. `path` is the path as sent: it is split at `/`
     /// first and each segment decoded after, so `a%2Fb` is one segment, `a/b`.
@@ -40,7 +41,7 @@ public struct HTTPRouteTable {
         var best: (route: HTTPRoute, parameters: [String: String])?
         var bestFixed = -1
         var mostFixedAnyMethod = -1
-        var candidates: [(method: String, fixed: Int)] = []
+        var candidates: [(method: String, fixed: Int, headless: Bool)] = []
         var refused: HTTPAPIError?
         for index in routes.indices where patterns[index].count == segments.count {
             guard let parameters = Self.parameters(parts: patterns[index], segments: segments) else { continue }
@@ -52,8 +53,11 @@ public struct HTTPRouteTable {
             }
             let fixed = segments.count - parameters.count
             mostFixedAnyMethod = max(mostFixedAnyMethod, fixed)
-            candidates.append((routes[index].method, fixed))
-            if routes[index].method == wanted, fixed > bestFixed { (best, bestFixed) = ((routes[index], parameters), fixed) }
+            let headless = routes[index].method == "GET" && routes[index].changesSomething
+            candidates.append((routes[index].method, fixed, headless))
+            if routes[index].method == wanted, !(method == "HEAD" && headless), fixed > bestFixed {
+                (best, bestFixed) = ((routes[index], parameters), fixed)
+            }
         }
         // A literal path's own methods decide a 405, not a parameter pattern's.
         if let best, bestFixed == mostFixedAnyMethod { return .found(best.route, parameters: best.parameters) }
@@ -61,7 +65,8 @@ public struct HTTPRouteTable {
             allowed.append(candidate.method)
         }
         guard !allowed.isEmpty else { return .notFound(refusal: refused) }
-        if allowed.contains("GET"), !allowed.contains("HEAD") { allowed.append("HEAD") }
+        let takesHead = candidates.contains { $0.method == "GET" && !$0.headless && $0.fixed == mostFixedAnyMethod }
+        if takesHead, !allowed.contains("HEAD") { allowed.append("HEAD") }
         return .methodNotAllowed(allowed: allowed)
     }
 

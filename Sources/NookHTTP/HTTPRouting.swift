@@ -116,11 +116,17 @@ public struct HTTPRoute {
     /// 404 it would answer (ntfy's `/{topic}` takes no `favicon.ico`). A route that does not
     /// take a path is not named in a 405's `Allow` for it; nil takes every match.
     public var refusing: ((_ parameters: [String: String], _ rawPath: String) -> HTTPAPIError?)?
+    /// Whether a request to this route changes something: every method's but GET's, and a GET
+    /// that does (ntfy's publish by GET). Such a GET is not answered for HEAD, and is refused
+    /// from another site's page as a POST is (``HTTPAccess``).
+    public var changesSomething: Bool
 
-    public init(_ method: String, _ pattern: String, scope: HTTPScope, isPublic: Bool = false,
+    /// - Parameter changesSomething: nil: every method but GET and HEAD changes something.
+    public init(_ method: String, _ pattern: String, scope: HTTPScope, isPublic: Bool = false, changesSomething: Bool? = nil,
                 refusing: ((_ parameters: [String: String], _ rawPath: String) -> HTTPAPIError?)? = nil,
                 handler: @escaping (_ exchange: any HTTPExchange, _ parameters: [String: String], _ nookd: any NookdCalls) -> Void) {
         (self.method, self.pattern, self.scope, self.isPublic, self.handler) = (method, pattern, scope, isPublic, handler)
         self.refusing = refusing
+        self.changesSomething = changesSomething ?? (method != "GET" && method != "HEAD")
     }
 }

@@ -390,7 +390,10 @@ public final class HTTPServer {
         let proxied = ["X-Forwarded-For", "Forwarded", "X-Real-IP", "X-Forwarded-Host"].contains { request.header($0) != nil }
         // Whom unknown tokens and viewers' places are counted against.
         let client = HTTPAccess.clientAddress(peer: connection.peer, request: request, loopback: connection.loopback)
-        switch access.check(request, loopback: connection.loopback && !proxied, client: client, now: MonotonicClock.now) {
+        // A route that changes something with a GET (ntfy's publish by GET) is guarded as a POST is.
+        var changes: Bool?
+        if case .found(let route, _) = match { changes = route.changesSomething }
+        switch access.check(request, loopback: connection.loopback && !proxied, client: client, changes: changes, now: MonotonicClock.now) {
         case .failure(let error):
             exchange.respond(error.response)
             return

@@ -48,8 +48,10 @@ public struct NtfyMessage: Sendable, Equatable {
         ("email", ["x-email", "x-e-mail", "email", "e-mail", "mail", "e"]), ("call", ["x-call", "call"]),
     ]
 
-    /// `POST|PUT /{topic}` (and `/{topic}/{sequenceID}`): the body is the message unless a
-    /// `message` parameter gives it.
+    /// `POST|PUT /{topic}` (and `/{topic}/{sequenceID}`, and ntfy's webhooks `GET|POST|PUT
+    /// /{topic}/publish|send|trigger`): the body is the message, as ntfy reads it; without a
+    /// body a `message` parameter gives it. With a template (`X-Template: yes`) the message and
+    /// title parameters are templates and the body is the JSON they are filled in from.
     public static func fromRequest(_ request: HTTPRequest, topic: String, sequenceID pathSequence: String? = nil) -> Result<NtfyMessage, HTTPAPIError> {
         do throws(HTTPAPIError) {
             guard let body = String(validating: request.body, as: UTF8.self) else {
@@ -58,11 +60,16 @@ public struct NtfyMessage: Sendable, Equatable {
             }
             var message = NtfyMessage(topic: topic, message: "")
             try message.readParameters(request)
-            if let given = parameter(request, messageNames) {
-                message.message = given
-                if !body.isEmpty { message.ignored.append("the body was left out: the message parameter gives the message") }
-            } else {
+            let given = parameter(request, messageNames)
+            if try NtfyTemplate.requested(request) {
+                let data = try NtfyTemplate.data(request.body)
+                message.message = try NtfyTemplate.render(given ?? "", data: data, field: "message")
+                if let title = message.title { message.title = try NtfyTemplate.render(title, data: data, field: "title") }
+            } else if !request.body.isEmpty {
                 message.message = body
+                if given != nil { message.ignored.append("the message parameter was left out: the body gives the message, as ntfy reads it") }
+            } else {
+                message.message = given ?? ""
             }
             if let pathSequence { message.sequenceID = try checkedSequenceID(pathSequence, field: "path") }
             if (request.header("content-type") ?? "").lowercased().hasPrefix("text/markdown") { message.markdown = true }
@@ -74,7 +81,7 @@ public struct NtfyMessage: Sendable, Equatable {
         }
     }
 
-    /// `POST /` with a JSON object naming its `topic`; headers fill in what it leaves out (as
+    /// `POST|PUT /` with a JSON object naming its `topic`; headers fill in what it leaves out (as
     /// ntfy reads them: Apprise sends the priority and tags as headers beside the JSON).
     public static func fromJSON(_ request: HTTPRequest) -> Result<NtfyMessage, HTTPAPIError> {
         do throws(HTTPAPIError) {
@@ -99,15 +106,21 @@ public struct NtfyMessage: Sendable, Equatable {
             guard isValidName(topic) else {
                 throw HTTPAPIError(status: 400, code: "invalid_field", field: "topic", message: "must be 1 to 64 letters, digits, '-' or '_', got '\(PublishText.quoted(topic))'")
             }
+            // ntfy fills a template from the body, which here is the publish itself.
+            if try NtfyTemplate.requested(request) {
+                throw HTTPAPIError(status: 400, code: "unsupported", field: "template",
+                                   message: "a template is filled in from the JSON body of POST /{topic}; the JSON form (/) has no other body to fill it from")
+            }
             var message = NtfyMessage(topic: topic, message: "")
             try message.readParameters(request)
             message.message = try string("message") ?? parameter(request, messageNames) ?? ""
             if let title = try string("title") { message.title = title }
             switch value["priority"] {
-            case nil, .null?: break
+            // ntfy's typed clients send 0 for "not set", and ntfy reads it so.
+            case nil, .null?, .number(0)?: break
             case .number(let number)?:
                 guard number == number.rounded(), number >= 1, number <= 5 else {
-                    throw HTTPAPIError(status: 400, code: "invalid_field", field: "priority", message: "must be 1 (min) to 5 (max), got \(number)")
+                    throw HTTPAPIError(status: 400, code: "invalid_field", field: "priority", message: "must be 1 (min) to 5 (max), or 0 for the default, got \(number)")
                 }
                 message.priority = Int(number)
             case .string(let text)?: message.priority = try priority(text, field: "priority")

@@ -142,8 +142,19 @@ public enum PublishRoutes {
             if case .failure(let error) = settings.module(forTopic: parameters["topic"] ?? "", path: rawPath) { return error }
             return nil
         }
-        return [
+        // ntfy's webhooks: `GET /{topic}/publish` (or `send`, `trigger`) publishes with every
+        // parameter in the query, `triggered` without a message; POST and PUT take those paths
+        // too, as a publish to the topic (the word is no sequence id).
+        let webhooks = ["publish", "send", "trigger"].flatMap { word in
+            ["GET", "POST", "PUT"].map { method in
+                HTTPRoute(method, "/{topic}/\(word)", scope: .publish, changesSomething: true, refusing: takesTopic) { exchange, parameters, nookd in
+                    ntfy(exchange, topic: parameters["topic"], sequence: nil, nookd: nookd, json: false)
+                }
+            }
+        }
+        return webhooks + [
             HTTPRoute("POST", "/", scope: .publish) { exchange, _, nookd in ntfy(exchange, topic: nil, sequence: nil, nookd: nookd, json: true) },
+            HTTPRoute("PUT", "/", scope: .publish) { exchange, _, nookd in ntfy(exchange, topic: nil, sequence: nil, nookd: nookd, json: true) },
             HTTPRoute("POST", "/{topic}", scope: .publish, refusing: takesTopic) { exchange, parameters, nookd in
                 ntfy(exchange, topic: parameters["topic"], sequence: nil, nookd: nookd, json: false)
             },

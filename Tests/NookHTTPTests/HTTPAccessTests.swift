@@ -108,6 +108,22 @@ func checkError(_ body: () throws -> Any, _ check: (String) -> Bool) -> Bool {
         }
     }
 
+    /// Apprise's `ntfy://TOKEN@host/topic` sends Basic `TOKEN:None` (Python's None as the
+    /// password); a browser's prompt, `TOKEN:` with the password left empty. The user is then the
+    /// token; with any other password the password is.
+    @Test func h4_basicWithTheTokenAsUserAndAnEmptyOrNonePasswordIsThatToken() throws {
+        let access = HTTPAccess(tokens: Self.tokens, rateLimit: .init(perSecond: 0, burst: 1))
+        for pair in ["\(Self.token):None", "\(Self.token):", ":\(Self.token)", "anyone:\(Self.token)"] {
+            let asked = request(headers: [("Authorization", "Basic " + Base64.encode(Array(pair.utf8)))])
+            #expect((try? access.caller(for: asked, loopback: false, now: .zero).get())?.name == "grafana", "\(pair)")
+        }
+        for pair in ["\(Self.token):wrong", "None:None", "\(Self.token):none "] {
+            let asked = request(headers: [("Authorization", "Basic " + Base64.encode(Array(pair.utf8)))])
+            guard case .failure(let error) = access.caller(for: asked, loopback: false, client: pair, now: .zero) else { Issue.record("\(pair) was served"); continue }
+            #expect(error.status == 401, "\(pair): \(error)")
+        }
+    }
+
     @Test func h4_aMissingOrWrongTokenIs401WithAChallengeEvenFromLoopback() {
         let access = HTTPAccess(tokens: Self.tokens)
         for form in [request(), request(headers: [("Authorization", "Bearer wrong")]), request(headers: [("Authorization", "Digest x")]),

@@ -190,4 +190,79 @@ import Testing
         }
         #expect(error.message.count < 200)
     }
+
+    @Test func h2_aBodyBesideAMessageParameterIsTheMessage() throws {
+        let header = try parsed(request(headers: [("X-Message", "from the header")], body: "from the body"))
+        #expect(header.message == "from the body")
+        #expect(header.ignored.contains { $0.contains("the body gives the message") })
+        #expect(try parsed(request(query: [("m", "from the query")], body: "from the body")).message == "from the body")
+        // Without a body the parameter is the message, as in a publish by GET.
+        #expect(try parsed(request("GET", query: [("message", "Hi")], body: "")).message == "Hi")
+    }
+
+    @Test func h2_jsonPriorityZeroIsUnsetAsInNtfy() throws {
+        #expect(try NtfyMessage.fromJSON(request(body: #"{"topic": "t", "priority": 0}"#)).get().priority == 3)
+        #expect(try NtfyMessage.fromJSON(request(headers: [("X-Priority", "5")], body: #"{"topic": "t", "priority": 0}"#)).get().priority == 5)
+        #expect(throws: HTTPAPIError.self) { try NtfyMessage.fromJSON(request(body: #"{"topic": "t", "priority": 6}"#)).get() }
+        #expect(throws: HTTPAPIError.self) { try NtfyMessage.fromJSON(request(body: #"{"topic": "t", "priority": -1}"#)).get() }
+    }
+
+    /// ntfy's templates: field lookups print as Go's text/template prints JSON decoded into maps.
+    @Test func h2_aTemplatesFieldLookupsAreFilledInFromTheJSONBodyAsGoPrintsThem() throws {
+        let body = #"{"host": "web1", "n": 100000000, "m": 1234567, "k": 100000, "f": 5.1, "big": 1e21, "small": 0.00001, "int": 42, "neg": -3.5, "ok": true, "none": null, "deep": {"er": {"est": "x"}}}"#
+        func filled(_ template: String, title: String? = nil) throws -> NtfyMessage {
+            try parsed(request(headers: [("X-Template", "yes"), ("X-Message", template)] + (title.map { [("X-Title", $0)] } ?? []), body: body))
+        }
+        #expect(try filled("{{.host}}: {{ .deep.er.est }}", title: "T {{.int}}").message == "web1: x")
+        #expect(try filled("{{.host}}", title: "T {{.int}}").title == "T 42")
+        #expect(try filled("{{.n}} {{.m}} {{.k}} {{.f}} {{.big}} {{.small}} {{.neg}} {{.ok}}").message == "1e+08 1.234567e+06 100000 5.1 1e+21 1e-05 -3.5 true")
+        // A key that is not there prints Go's `<no value>`, at any depth, as ntfy shows it.
+        #expect(try filled("{{.none}} {{.missing}} {{.missing.deeper}}").message == "<no value> <no value> <no value>")
+        // `{{-` and `-}}` trim the whitespace beside them.
+        #expect(try filled("a \n {{- .host -}} \t b").message == "aweb1b")
+        #expect(try filled("no actions at all").message == "no actions at all")
+        for (name, value) in [("tpl", "1"), ("template", "yes"), ("Template", "TRUE")] {
+            let asked = name == "Template" ? request(headers: [(name, value), ("m", "{{.host}}")], body: body)
+                : request(query: [(name, value), ("m", "{{.host}}")], body: body)
+            #expect(try parsed(asked).message == "web1", "\(name)=\(value)")
+        }
+        // Without a template the text is the text.
+        #expect(try parsed(request(query: [("tpl", "no")], body: "{{.host}}")).message == "{{.host}}")
+    }
+
+    @Test func h2_aTemplateNookHTTPCannotFillInIsRefusedNamingIt() {
+        let body = #"{"alerts": [{"summary": "x"}], "s": "text", "o": {"a": 1}, "z": null}"#
+        for (template, field, code, says) in [
+            ("{{range .alerts}}{{.summary}}{{end}}", "message", "unsupported", "{{range .alerts}}"),
+            ("{{.s | printf \"%q\"}}", "message", "unsupported", "printf"),
+            ("{{if .s}}yes{{end}}", "message", "unsupported", "{{if .s}}"),
+            ("{{.}}", "message", "unsupported", "{{.}}"),
+            ("{{$x := .s}}", "message", "unsupported", "$x"),
+            ("{{/* a comment */}}", "message", "unsupported", "comment"),
+            ("{{.o}}", "message", "unsupported", "an object"),
+            ("{{.alerts}}", "message", "unsupported", "an array"),
+            ("{{.s.deeper}}", "message", "invalid_field", "a string"),
+            ("{{.z.deeper}}", "message", "invalid_field", "null"),
+            ("{{.s", "message", "invalid_field", "no '}}'"),
+        ] {
+            guard case .failure(let error) = NtfyMessage.fromRequest(request(headers: [("X-Template", "yes"), ("X-Message", template)], body: body), topic: "a") else {
+                Issue.record("\(template) was filled in"); continue
+            }
+            #expect(error.status == 400 && error.field == field && error.code == code && error.message.contains(says), "\(template): \(error)")
+        }
+        func refusal(_ request: HTTPRequest) -> HTTPAPIError? {
+            if case .failure(let error) = NtfyMessage.fromRequest(request, topic: "a") { return error }
+            return nil
+        }
+        // The title is a template too.
+        #expect(refusal(request(headers: [("X-Template", "yes"), ("Title", "{{range .alerts}}x{{end}}")], body: body))?.field == "title")
+        // The body must be JSON; a named template (newer ntfy's `github`) is none a board has.
+        #expect(refusal(request(query: [("tpl", "yes"), ("m", "{{.a}}")], body: "not json"))?.field == "body")
+        #expect(refusal(request(query: [("tpl", "github")], body: body))?.field == "template")
+        // The JSON form has no body to fill a template from.
+        guard case .failure(let json) = NtfyMessage.fromJSON(request(headers: [("X-Template", "yes")], body: #"{"topic": "t", "message": "{{.a}}"}"#)) else {
+            Issue.record("the JSON form took a template"); return
+        }
+        #expect(json.field == "template" && json.code == "unsupported", "\(json)")
+    }
 }

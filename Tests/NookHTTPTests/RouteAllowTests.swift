@@ -6,6 +6,7 @@ import Testing
 /// is a 404 for every method (ntfy's `/{topic}` takes no `favicon.ico`).
 @Suite struct RouteAllowTests {
     static let paths = ["/favicon.ico", "/robots.txt", "/alerts", "/alerts/backup", "/alerts/backup/clear", "/alerts/bad.sequence",
+                        "/alerts/trigger", "/alerts/publish", "/alerts/send", "/api/trigger",
                         "/api", "/page", "/healthz", "/message", "/api/notify", "/api/v1/status", "/api/v1/activities",
                         "/api/v1/activities/7", "/a%2Fb", "/.well-known/security.txt", "/", "/page/page.js"]
     static let methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
@@ -42,6 +43,27 @@ import Testing
         // A topic's path still names ntfy's methods for another one.
         guard case .methodNotAllowed(let allowed) = table.match(method: "GET", path: "/alerts") else { Issue.record("GET /alerts"); return }
         #expect(allowed == ["POST", "PUT"])
+    }
+
+    /// ntfy's webhook paths publish with GET, POST and PUT; a HEAD must change nothing, so it is
+    /// no GET there, and the word is no sequence id for the other methods either.
+    @Test func h2_ntfysWebhookPathsTakeGETPOSTAndPUTButNoHEAD() {
+        let table = HTTPRouteTable.standard()
+        for word in ["publish", "send", "trigger"] {
+            for method in ["GET", "POST", "PUT"] {
+                guard case .found(let route, let parameters) = table.match(method: method, path: "/alerts/\(word)") else {
+                    Issue.record("\(method) /alerts/\(word): \(table.match(method: method, path: "/alerts/\(word)"))"); continue
+                }
+                #expect(route.pattern == "/{topic}/\(word)" && parameters == ["topic": "alerts"] && route.changesSomething)
+            }
+            guard case .methodNotAllowed(let allowed) = table.match(method: "HEAD", path: "/alerts/\(word)") else {
+                Issue.record("HEAD /alerts/\(word): \(table.match(method: "HEAD", path: "/alerts/\(word)"))"); continue
+            }
+            #expect(allowed == ["GET", "POST", "PUT"])
+        }
+        // Other GETs still answer HEAD.
+        guard case .found(let page, _) = table.match(method: "HEAD", path: "/") else { Issue.record("HEAD /"); return }
+        #expect(page.method == "GET" && !page.changesSomething)
     }
 
     /// With topics configured, one the board does not take is no path of ntfy's either.
