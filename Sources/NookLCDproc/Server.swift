@@ -250,6 +250,7 @@ public final class LCDServerModel {
         }
         for key in argv[index...] {
             let taken = clients.values.contains { other in other.keys.contains { $0.key == key && ($0.exclusive || exclusive) } }
+                || menuSettings.reservation(of: key).map { $0 || exclusive } == true
             if taken || client.keys.count >= limits.keys {
                 error(id, "Could not reserve key \"\(key)\"")
             } else {

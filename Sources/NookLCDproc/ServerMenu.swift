@@ -18,6 +18,15 @@ public struct LCDMenuSettings: Sendable, Equatable {
 
     public init() {}
 
+    /// Whether the server menu holds `key`, as LCDd's `menuscreens_init` reserves its `[menu]`
+    /// keys: the menu key exclusively (true), Enter, Up and Down shared (false); nil: not a
+    /// key of the menu. A client cannot reserve a key the menu holds exclusively, nor one the
+    /// menu shares exclusively.
+    func reservation(of key: String) -> Bool? {
+        if key == menuKey { return true }
+        return [enterKey, upKey, downKey].contains(key) ? false : nil
+    }
+
     /// Two-key mode when no mapped input produces the up or the down key.
     public static func twoKeys(for keyMap: LCDKeyMap, settings: LCDMenuSettings = LCDMenuSettings()) -> Bool {
         !keyMap.keys.values.contains(settings.upKey) && !keyMap.keys.values.contains(settings.downKey)

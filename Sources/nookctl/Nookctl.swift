@@ -224,7 +224,10 @@ struct Status: ParsableCommand {
                 } else {
                     line += touch.problem ?? "no touchscreen"
                 }
-                line += ", last gesture: \(touch.lastGesture ?? "none") (\(touch.gestures) in all)"
+                // Without a panel, and none read since start, there is no gesture to speak of.
+                if touch.device != nil || touch.gestures > 0 {
+                    line += ", last gesture: \(touch.lastGesture ?? "none") (\(touch.gestures) in all)"
+                }
                 if touch.open { line += ", opened by a tap" }
                 if touch.snoozed > 0 { line += ", \(touch.snoozed) snoozed" }
                 if touch.device != nil, let problem = touch.problem { line += " (\(problem))" }

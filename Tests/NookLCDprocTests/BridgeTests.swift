@@ -246,32 +246,33 @@ struct BridgeKeyTests {
     }
 
     @Test func e8_nooksButtonsReachTheClientThatReservedTheirKeys() throws {
-        let bridge = try Bridge(bridgeArguments: ["--key", "dismiss=Menu"], nookdConfig: "[debug]\npress_inputs = true\n")
+        // Keys of their own: the server menu holds Enter and Escape (as LCDd holds its menu's keys).
+        let bridge = try Bridge(bridgeArguments: ["--key", "open=Select", "--key", "dismiss=Menu"], nookdConfig: "[debug]\npress_inputs = true\n")
         #expect(bridge.waitForLog("following nookd's inputs"), "\(bridge.log)")
         let holder = try TCPConnection(port: bridge.port)
-        try holder.send("hello\nclient_add_key -exclusively Enter Menu\n")
+        try holder.send("hello\nclient_add_key -exclusively Select Menu\n")
         #expect(holder.readLines(2).last == "success")
         // A shared reservation of a key another client holds exclusively is refused, as by LCDd.
         let other = try TCPConnection(port: bridge.port)
-        try other.send("hello\nclient_add_key Enter\n")
-        #expect(Array(other.readLines(3).dropFirst()) == ["huh? Could not reserve key \"Enter\"", "success"])
+        try other.send("hello\nclient_add_key Select\n")
+        #expect(Array(other.readLines(3).dropFirst()) == ["huh? Could not reserve key \"Select\"", "success"])
         try press(.open, bridge)
-        #expect(holder.readLines(1) == ["key Enter"])
+        #expect(holder.readLines(1) == ["key Select"])
         try press(.dismiss, bridge)
         #expect(holder.readLines(1) == ["key Menu"])
         // Released, the key goes nowhere; the other client never got one.
-        try holder.send("client_del_key Enter\n")
+        try holder.send("client_del_key Select\n")
         #expect(holder.readLines(1) == ["success"])
         try press(.open, bridge)
-        #expect(bridge.waitForLog("key Enter: no client reserved it"), "\(bridge.log)")
+        #expect(bridge.waitForLog("key Select: no client reserved it"), "\(bridge.log)")
         #expect(other.readUntilQuiet(quiet: 0.5).isEmpty)
     }
 
     @Test func e8_keysComeBackAfterNookdRestarts() throws {
-        let bridge = try Bridge(nookdConfig: "[debug]\npress_inputs = true\n")
+        let bridge = try Bridge(bridgeArguments: ["--key", "dismiss=Back"], nookdConfig: "[debug]\npress_inputs = true\n")
         #expect(bridge.waitForLog("following nookd's inputs"), "\(bridge.log)")
         let client = try TCPConnection(port: bridge.port)
-        try client.send("hello\nclient_add_key -exclusively Escape\n")
+        try client.send("hello\nclient_add_key -exclusively Back\n")
         #expect(client.readLines(2).last == "success")
         kill(bridge.nookd.processIdentifier, SIGKILL)
         bridge.nookd.waitForExit()
@@ -279,7 +280,7 @@ struct BridgeKeyTests {
         try bridge.startNookd()
         #expect(bridge.waitForLog("following nookd's inputs again"), "\(bridge.log)")
         try press(.dismiss, bridge)
-        #expect(client.readLines(1) == ["key Escape"])
+        #expect(client.readLines(1) == ["key Back"])
     }
 }
 

@@ -51,11 +51,14 @@ struct LCDdParityTests {
         ])
     }
 
-    @Test func e8_theMenusOwnKeysCanBeReservedExclusivelyAsInLCDd() throws {
-        // LCDd 0.5.9 keeps no reservation of its own for the menu's keys: a client may take
-        // them, and then they go to it, as they do in Nook.
+    @Test func e8_keysTheMenuHoldsAreRefusedAsLCDdWithItsFourMenuKeysRefusesThem() throws {
+        // LCDd reserves its [menu] keys at start: the menu key exclusively, Enter, Up and Down
+        // shared. So no client may have the menu key, and the others only shared; a refused key
+        // does not stop the rest of the line, and the answer is still `success`.
         try compare([
-            Array("hello\nclient_add_key -exclusively Up Down Enter Escape\nclient_add_key Enter\n".utf8),
+            Array("hello\nclient_add_key -exclusively Up\nclient_add_key Up\nclient_add_key -shared Enter\n".utf8),
+            Array("client_add_key -exclusively Escape\nclient_add_key Escape\nclient_add_key -exclusively Down Left Enter\n".utf8),
+            Array("client_del_key Up\nclient_add_key -exclusively Up\nclient_add_key Down\n".utf8),
         ])
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import NookLCDproc
 import NookSystem
 import NookTestSupport
 import NookTestTraits
@@ -7,6 +8,8 @@ import Testing
 /// A real LCDd 0.5.9 (Debian's `lcdproc` package) on a port of the test's choosing, with its
 /// `text` driver and a config in a scratch directory: the reference the transcript tests
 /// compare Nook's answers with. Never on 13666, never as a service; stopped when released.
+/// Its `[menu]` names the keys of nook-lcdproc's server menu, as Debian's own LCDd.conf names
+/// them: LCDd's menu then holds them, as Nook's does.
 final class LCDdReference {
     static let binary = "/usr/sbin/LCDd"
     let directory: String
@@ -36,6 +39,7 @@ final class LCDdReference {
         // starts again on another.
         for attempt in 1...5 {
             port = UInt16(try LoopbackPort.unused())
+            let menu = LCDMenuSettings()
             let config = """
                 [server]
                 DriverPath=\(driverPath)
@@ -47,6 +51,11 @@ final class LCDdReference {
                 User=\(user)
                 Foreground=yes
                 ServerScreen=no
+                [menu]
+                MenuKey=\(menu.menuKey)
+                EnterKey=\(menu.enterKey)
+                UpKey=\(menu.upKey)
+                DownKey=\(menu.downKey)
                 [text]
                 Size=\(width)x\(height)
 
