@@ -326,11 +326,13 @@ struct NotifySystemBusTests {
             """)
         let bus = Process()
         bus.executableURL = URL(fileURLWithPath: NotifyTools.path("dbus-daemon")!)
-        bus.arguments = ["--config-file", config, "--nofork", "--nopidfile"]
+        bus.arguments = ["--config-file", config, "--nofork", "--nopidfile", "--print-address"]
+        let printed = Pipe.closedOnExec()
+        bus.standardOutput = printed
         bus.standardError = FileHandle.nullDevice
         try bus.runAlone()
         defer { stopProcess(bus) }
-        try eventually("the system bus's socket") { FileManager.default.fileExists(atPath: socket) }
+        try PrivateBus.waitUntilListening(printed)
         let address = "unix:path=" + socket
 
         let bridgeLog = scratch.path + "/bridge.log"

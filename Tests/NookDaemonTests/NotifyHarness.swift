@@ -22,16 +22,31 @@ enum NotifyTools {
 final class PrivateBus {
     let address: String
     private let process = Process()
+    /// dbus-daemon's standard output, where it prints its address once it listens.
+    private let printed = Pipe.closedOnExec()
 
     init(scratch: Scratch) throws {
         let path = scratch.path + "/bus"
         address = "unix:path=" + path
         process.executableURL = URL(fileURLWithPath: NotifyTools.path("dbus-daemon")!)
-        process.arguments = ["--session", "--nofork", "--nopidfile", "--address=" + address]
-        process.standardOutput = FileHandle.nullDevice
+        process.arguments = ["--session", "--nofork", "--nopidfile", "--address=" + address, "--print-address"]
+        process.standardOutput = printed
         process.standardError = FileHandle.nullDevice
         try process.runAlone()
-        try eventually("the private bus's socket") { FileManager.default.fileExists(atPath: path) }
+        try Self.waitUntilListening(printed)
+    }
+
+    /// Waits for the address a `dbus-daemon --print-address` prints on `output` once it
+    /// listens: its socket file exists a moment before (bind, then listen), and a client that
+    /// connects then is refused.
+    static func waitUntilListening(_ output: Pipe) throws {
+        var text = ""
+        while !text.contains("\n") {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            text += String(decoding: data, as: UTF8.self)
+        }
+        guard text.contains("\n") else { throw DaemonFailure("dbus-daemon ended without saying where it listens: '\(text)'") }
     }
 
     var environment: [String: String] {
