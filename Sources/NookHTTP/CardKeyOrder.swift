@@ -95,6 +95,8 @@ private final class TurnExchange: HTTPExchange {
     var request: HTTPRequest { exchange.request }
     var caller: HTTPCaller { exchange.caller }
     var isOpen: Bool { exchange.isOpen }
+    var client: HTTPClient { exchange.client }
+    func whenEndedEarly(_ end: @escaping (HTTPEarlyEnd) -> Void) { exchange.whenEndedEarly(end) }
 
     func respond(_ response: HTTPResponse) {
         exchange.respond(response)

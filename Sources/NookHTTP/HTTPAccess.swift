@@ -176,7 +176,7 @@ public final class HTTPAccess {
                 headers: Self.challenge))
         }
         if let wait = tries(left: client, now: now) {
-            let seconds = max(1, Int(wait.rounded(.up)))
+            let seconds = Self.retryAfter(wait)
             return .failure(HTTPAPIError(status: 429, code: "too_many_failures",
                 message: "\(failureLimit.burst) unknown tokens came from this address; it may try again in \(seconds) s",
                 headers: [("Retry-After", "\(seconds)")]))
@@ -191,7 +191,7 @@ public final class HTTPAccess {
             return .failure(HTTPAPIError(status: 401, code: "unauthorized", message: "the token is not one nook-http knows", headers: Self.challenge))
         }
         if let wait = take(found.name, now: now) {
-            let seconds = max(1, Int(wait.rounded(.up)))
+            let seconds = Self.retryAfter(wait)
             return .failure(HTTPAPIError(status: 429, code: "rate_limited",
                 message: "token '\(found.name)' made more than \(Self.format(rateLimit.perSecond)) requests a second (burst \(Self.format(rateLimit.burst))); try again in \(seconds) s",
                 headers: [("Retry-After", "\(seconds)")]))
@@ -240,6 +240,12 @@ public final class HTTPAccess {
         return min(Double(failureLimit.burst), entry.left + max(0, gained))
     }
 
+    /// `wait` as whole seconds for `Retry-After`, at least 1 and at most a day: a rate of
+    /// 1e-19 a second (the setting's range allows it) waits past what an Int holds.
+    public static func retryAfter(_ wait: Double) -> Int {
+        Int(min(max(1, wait.rounded(.up)), 86_400))
+    }
+
     static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
@@ -249,11 +255,16 @@ public final class HTTPAccess {
     /// reverse proxy on loopback, the address the proxy names last in `X-Forwarded-For` (nginx
     /// appends the client's), else in `X-Real-IP`: behind a proxy every client is 127.0.0.1.
     public static func clientAddress(peer: String, request: HTTPRequest, loopback: Bool) -> String {
-        if loopback, let forwarded = request.header("X-Forwarded-For")?.split(separator: ",").last.map({ $0.trimmingSpaces }), !forwarded.isEmpty {
+        // The last line's last entry: several lines are one list in order (RFC 9110 §5.3), and a
+        // proxy that adds a line of its own (HAProxy's `option forwardfor`) adds it last.
+        func last(_ name: String) -> String? {
+            request.headers.last { $0.name.lowercased() == name }?.value.split(separator: ",").last.map { String($0.trimmingSpaces) }
+        }
+        if loopback, let forwarded = last("x-forwarded-for"), !forwarded.isEmpty {
             return addressKey(forwarded)
         }
-        if loopback, let real = request.header("X-Real-IP").map({ Substring($0).trimmingSpaces }), !real.isEmpty {
-            return addressKey(String(real))
+        if loopback, let real = last("x-real-ip"), !real.isEmpty {
+            return addressKey(real)
         }
         var host = peer
         if host.hasPrefix("["), let close = host.firstIndex(of: "]") {

@@ -65,8 +65,12 @@ public enum LiveViewRoutes {
             return
         }
         // The first frame is asked for before the stream starts, so that nookd being down is a
-        // plain 503, not a stream that ends at once.
+        // plain 503, not a stream that ends at once. Stopping or a withdrawn token while it is
+        // asked for answers at once, as for a long poll; the stream's own end replaces this.
+        exchange.whenEndedEarly { [weak exchange] why in exchange?.respond(endedEarly(why).response) }
         waiters.now(nookd: nookd) { result in
+            // Ended early meanwhile (nook-http stopping, the token withdrawn), or gone.
+            guard exchange.isOpen else { return }
             switch result {
             case .failure(let error):
                 exchange.respond(error.response)

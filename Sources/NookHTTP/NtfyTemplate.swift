@@ -33,10 +33,24 @@ enum NtfyTemplate {
         }
     }
 
+    /// The most a template may fill in, in bytes: what nook-http takes as a message body by
+    /// default. A few hundred lookups of one long field would otherwise fill hundreds of MB from
+    /// a body and header inside their limits.
+    static let longestOutput = 64 * 1024
+
     /// `template` filled in from `data`. `field`: the sender's field that held the template
     /// (`message` or `title`), named in a refusal.
     static func render(_ template: String, data: JSONValue, field: String) throws(HTTPAPIError) -> String {
         var output = ""
+        var bytes = 0
+        func append(_ piece: some StringProtocol) throws(HTTPAPIError) {
+            bytes += piece.utf8.count
+            guard bytes <= longestOutput else {
+                throw HTTPAPIError(status: 400, code: "invalid_field", field: field,
+                                   message: "the template filled in is longer than \(longestOutput) bytes")
+            }
+            output += piece
+        }
         var rest = Substring(template)
         var trimNext = false
         while let open = rest.firstRange(of: "{{") {
@@ -60,10 +74,10 @@ enum NtfyTemplate {
                 action = action.dropLast()
                 trimNext = true
             }
-            output += text
-            output += try value(of: action, in: data, written: written, field: field)
+            try append(text)
+            try append(value(of: action, in: data, written: written, field: field))
         }
-        output += trimNext ? rest.drop(while: isTemplateSpace) : rest
+        try append(trimNext ? rest.drop(while: isTemplateSpace) : rest)
         return output
     }
 

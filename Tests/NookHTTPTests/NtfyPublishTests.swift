@@ -265,4 +265,24 @@ import Testing
         }
         #expect(json.field == "template" && json.code == "unsupported", "\(json)")
     }
+
+    /// A few hundred lookups of one long field would fill hundreds of MB from a body and a
+    /// header inside their limits: what a template fills in is bounded, and past the bound the
+    /// sender hears which of its fields did it.
+    @Test func h2_aTemplateThatFillsInMoreThanABodyMayHoldIsRefusedNamingItsField() {
+        let long = String(repeating: "x", count: 60_000)
+        let body = "{\"a\": \"\(long)\"}"
+        let lookups = String(repeating: "{{.a}}", count: 2_700)
+        for (header, field) in [("X-Message", "message"), ("X-Title", "title")] {
+            guard case .failure(let error) = NtfyMessage.fromRequest(request(headers: [("X-Template", "yes"), (header, lookups)], body: body), topic: "a") else {
+                Issue.record("\(field): 2,700 lookups of 60,000 bytes were filled in"); continue
+            }
+            #expect(error.status == 400 && error.field == field && error.message.contains("longer than 65536 bytes"), "\(error)")
+        }
+        // One lookup of the same field is within the bound.
+        guard case .success(let one) = NtfyMessage.fromRequest(request(headers: [("X-Template", "yes"), ("X-Message", "{{.a}}")], body: body), topic: "a") else {
+            Issue.record("one lookup was refused"); return
+        }
+        #expect(one.message.utf8.count == 60_000)
+    }
 }

@@ -61,6 +61,20 @@ import Testing
         #expect(key("192.0.2.8:5000", forwarded) == "192.0.2.8")
         // Whatever a forwarded header holds, what is remembered of it is short.
         #expect(key("127.0.0.1:5000", [(name: "X-Forwarded-For", value: String(repeating: "a", count: 10_000))], loopback: true).count <= 64)
+        // A proxy that adds a line of its own (HAProxy) adds it after the client's forged one:
+        // the lines are one list, and its last entry is the proxy's.
+        let twoLines = [(name: "X-Forwarded-For", value: "192.0.2.66"), (name: "x-forwarded-for", value: "203.0.113.5")]
+        #expect(key("127.0.0.1:5000", twoLines, loopback: true) == "203.0.113.5")
+        // A proxy that names the client in X-Real-IP only.
+        #expect(key("127.0.0.1:5000", [(name: "X-Real-IP", value: "198.51.100.9")], loopback: true) == "198.51.100.9")
+    }
+
+    @Test func h4_aRetryAfterIsWholeSecondsFromOneToADayWhateverTheRate() {
+        #expect(HTTPAccess.retryAfter(0.2) == 1)
+        #expect(HTTPAccess.retryAfter(6.1) == 7)
+        // http.rate_limit_per_s = 1e-19 is in the setting's range: its wait is past any Int.
+        #expect(HTTPAccess.retryAfter(1 / 1e-19) == 86_400)
+        #expect(HTTPAccess.retryAfter(.infinity) == 86_400)
     }
 
     @Test func h4_theAddressesRememberedForUnknownTokensAreBounded() {
