@@ -97,11 +97,23 @@ public enum LoopbackPort {
         return table.entries.filter { $0.state == "01" }.reduce(0) { $0 + $1.unread }
     }
 
+    /// ``unreadBytes(port:)`` of only the connections from `clients` (the ports the clients'
+    /// ends have): what other processes' sockets on the port hold is not counted.
+    public static func unreadBytes(port: Int, from clients: Set<Int>) -> Int? {
+        guard let table = try? tcpTable(port: port) else { return nil }
+        let ports = Set(clients.map(hex))
+        return table.entries.filter { entry in
+            entry.state == "01" && entry.remote.split(separator: ":").last.map { ports.contains(String($0)) } == true
+        }.reduce(0) { $0 + $1.unread }
+    }
+
     /// One line of `/proc/net/tcp`: the local address (`0100007F:1F90`), the state (`0A` is
     /// listening, `01` established), the owner's uid, the socket's inode and the bytes in its
     /// receive queue.
     struct TCPEntry {
         var address: String
+        /// The other end's address (`0100007F:9C40`).
+        var remote = ""
         var state: String
         var uid: String
         var inode: String
@@ -117,7 +129,7 @@ public enum LoopbackPort {
             guard fields.count > 9, fields[1].hasSuffix(suffix) else { return nil }
             // `tx_queue:rx_queue`, in hexadecimal.
             let unread = fields[4].split(separator: ":").last.flatMap { Int($0, radix: 16) } ?? 0
-            return TCPEntry(address: String(fields[1]), state: String(fields[3]), uid: String(fields[7]), inode: String(fields[9]), unread: unread)
+            return TCPEntry(address: String(fields[1]), remote: String(fields[2]), state: String(fields[3]), uid: String(fields[7]), inode: String(fields[9]), unread: unread)
         }
         return (lines.count, entries)
     }

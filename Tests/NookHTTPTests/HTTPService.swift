@@ -191,6 +191,14 @@ final class RawConnection {
         guard connected == 0 else { close(fd); throw TestFailure("connect: \(errno)") }
     }
 
+    /// The port this end of the connection has (the server sees it as the peer's).
+    var localPort: Int {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return named == 0 ? Int(UInt16(bigEndian: address.sin_port)) : 0
+    }
+
     deinit { close(fd) }
 
     func send(_ text: String) throws { try send(Array(text.utf8)) }
