@@ -142,9 +142,14 @@ func runProgram(_ executable: String, _ arguments: [String], input: String? = ni
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    let output = Pipe.closedOnExec(), error = Pipe.closedOnExec()
+    let output = Pipe.closedOnExec()
     process.standardOutput = output
-    process.standardError = error
+    // Standard error to a file, not a second pipe: a program that fills that pipe while the
+    // output is read to its end would wait for ever (gdb, warning about a sanitizer's threads).
+    let errorPath = NSTemporaryDirectory() + "run-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).err"
+    _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+    defer { try? FileManager.default.removeItem(atPath: errorPath) }
+    process.standardError = FileHandle(forWritingAtPath: errorPath)
     let inputPipe = input.map { _ in Pipe.closedOnExec() }
     if let inputPipe { process.standardInput = inputPipe }
     try process.runAlone()
@@ -153,9 +158,9 @@ func runProgram(_ executable: String, _ arguments: [String], input: String? = ni
         try? inputPipe.fileHandleForWriting.close()
     }
     let out = output.fileHandleForReading.readToEndOfFile()
-    let err = error.fileHandleForReading.readToEndOfFile()
     _ = process.waitForExit()
-    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    let err = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
+    return (process.terminationStatus, String(decoding: out, as: UTF8.self), err)
 }
 
 /// curl with `-sS` and a bounded time: status line and body of every answer (`-i`).
