@@ -18,15 +18,7 @@ final class HTTPBenchClient {
         // Requests are single writes; without this each would wait for the previous answer's ACK.
         var on: Int32 = 1
         _ = try systemCall("setsockopt") { setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size)) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = try withUnsafePointer(to: &address) { pointer in
-            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { to in
-                try systemCall("connect") { connect(fd, to, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-        }
+        _ = try withIPv4Address("127.0.0.1", port: port) { to, length in try systemCall("connect") { connect(fd, to, length) } }
     }
 
     /// The bytes of a `POST` of a JSON body to `path`.

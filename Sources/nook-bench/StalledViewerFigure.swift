@@ -56,22 +56,9 @@ struct StalledViewerFigure {
         if var size = receiveBuffer {
             _ = try systemCall("setsockopt") { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
         }
-        var local = sockaddr_in()
-        local.sin_family = sa_family_t(AF_INET)
-        local.sin_addr.s_addr = inet_addr(source)
-        var remote = sockaddr_in()
-        remote.sin_family = sa_family_t(AF_INET)
-        remote.sin_port = UInt16(port).bigEndian
-        remote.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = try withUnsafePointer(to: &local) { pointer in
-            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                try systemCall("bind", subject: source) { bind(fd, address, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-        }
-        _ = try withUnsafePointer(to: &remote) { pointer in
-            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                try systemCall("connect", subject: source) { Glibc.connect(fd, address, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
+        _ = try withIPv4Address(source) { address, length in try systemCall("bind", subject: source) { bind(fd, address, length) } }
+        _ = try withIPv4Address("127.0.0.1", port: port) { address, length in
+            try systemCall("connect", subject: source) { Glibc.connect(fd, address, length) }
         }
         return socket
     }
