@@ -21,7 +21,16 @@ struct SoakFigure {
         var fdsAfterAll: Int
         /// The journal's size at the end: bounded by compaction, not by the 100,000.
         var journalKiB = 0.0
+        /// RSS when half the activities are through: a bound that fills (the history's 1,000
+        /// entries, full after the first batch) adds nothing after it, a leak adds as much again.
+        var rssAtHalfMiB = 0.0
+        /// Anonymous memory (heap and stacks: no code pages) once the display has been idle long
+        /// enough to let go of its frames and trim the heap: what a board keeps after a burst.
+        var idleAnonAfterFirst1kMiB = 0.0
+        var idleAnonAfterAllMiB = 0.0
         var growthPercent: Double { (rssAfterAllMiB - rssAfterFirst1kMiB) / rssAfterFirst1kMiB * 100 }
+        var secondHalfGrowthPercent: Double { (rssAfterAllMiB - rssAtHalfMiB) / rssAtHalfMiB * 100 }
+        var idleAnonGrowthPercent: Double { (idleAnonAfterAllMiB - idleAnonAfterFirst1kMiB) / idleAnonAfterFirst1kMiB * 100 }
     }
 
     let daemon: DaemonFigures
@@ -31,8 +40,9 @@ struct SoakFigure {
 
     func run() throws -> Result {
         let socket = daemon.scratch + "/soak.sock"
-        // As the service runs it (Hardware/systemd/nookd.service).
-        setenv("MALLOC_ARENA_MAX", "2", 1)
+        // As the service runs it (Hardware/systemd/nookd.service), unless MALLOC_ARENA_MAX is
+        // given to compare another setting.
+        setenv("MALLOC_ARENA_MAX", "2", 0)
         let journal = getenv("NOOK_SOAK_NO_JOURNAL") == nil ? ["--journal", daemon.scratch + "/soak-journal"] : []
         let pid = try daemon.startDaemon(socket: socket, extra: journal)
         defer { daemon.stop(pid) }
@@ -47,12 +57,18 @@ struct SoakFigure {
                 usleep(200_000)
                 result.rssAfterFirst1kMiB = rss(pid)
                 result.fdsAfterFirst1k = openDescriptors(pid)
+                result.idleAnonAfterFirst1kMiB = idleAnon(pid)
+            }
+            if first + batch == total / 2 {
+                usleep(200_000)
+                result.rssAtHalfMiB = rss(pid)
             }
         }
         result.seconds = (ContinuousClock.now - start).nookSeconds
         usleep(200_000)
         result.rssAfterAllMiB = rss(pid)
         result.fdsAfterAll = openDescriptors(pid)
+        result.idleAnonAfterAllMiB = idleAnon(pid)
         let size = (try? FileManager.default.attributesOfItem(atPath: daemon.scratch + "/soak-journal")[.size] as? Int) ?? 0
         result.journalKiB = Double(size) / 1024
         return result
@@ -91,6 +107,28 @@ struct SoakFigure {
     }
 
     private func rss(_ pid: pid_t) -> Double { Double(daemon.statusField(pid: pid, "VmRSS:") ?? 0) / 1024 }
+
+    private func anon(_ pid: pid_t) -> Double { Double(daemon.statusField(pid: pid, "RssAnon:") ?? 0) / 1024 }
+
+    /// Waits for the idle display to let go of its frames (after 10 s of home, nookd's
+    /// HomeClockService): seen as anonymous memory falling by most of a frame, then steady for
+    /// a second while the trim that follows finishes. At most 30 s (the level then, as it is).
+    private func idleAnon(_ pid: pid_t) -> Double {
+        let busy = anon(pid)
+        let frameMiB = Double(1280 * 400 * 4) / 1_048_576  // the mock panel nookd starts with
+        var level = busy
+        for _ in 0..<120 {
+            usleep(250_000)
+            level = anon(pid)
+            if busy - level >= frameMiB * 0.75 { break }
+        }
+        while true {
+            usleep(1_000_000)
+            let next = anon(pid)
+            if next >= level - 0.05 { return min(level, next) }
+            level = next
+        }
+    }
 
     private func openDescriptors(_ pid: pid_t) -> Int {
         ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).count

@@ -87,6 +87,10 @@ func reportSoak(_ figures: DaemonFigures) {
         report("soak_rss_after_first_1k_mib", soak.rssAfterFirst1kMiB)
         report("soak_rss_after_100k_mib", soak.rssAfterAllMiB)
         report("soak_rss_growth_pct", soak.growthPercent)
+        report("soak_rss_second_half_growth_pct", soak.secondHalfGrowthPercent)
+        report("soak_idle_anon_after_first_1k_mib", soak.idleAnonAfterFirst1kMiB)
+        report("soak_idle_anon_after_100k_mib", soak.idleAnonAfterAllMiB)
+        report("soak_idle_anon_growth_pct", soak.idleAnonGrowthPercent)
         report("soak_fd_growth", Double(soak.fdsAfterAll - soak.fdsAfterFirst1k))
         report("soak_journal_kib", soak.journalKiB)
     } catch {
