@@ -382,7 +382,10 @@ public final class SocketServer: @unchecked Sendable {
         guard !clients.isEmpty else { return nil }
         let now = clock()
         var next: Duration?
-        let open = clients.values.filter { !$0.inputClosed && !$0.connection.isClosed }.map { ($0, $0.connection.activity) }
+        // A client held back for answers it does not read is judged whether or not it has
+        // closed its sending side: it may have sent everything and then stopped reading.
+        let open = clients.values.filter { !$0.connection.isClosed }.map { ($0, $0.connection.activity) }
+            .filter { !$0.0.inputClosed || $0.1.unreadSince != nil }
         // A process that streams (a bridge's watch) keeps as many of its other connections from
         // idling as it has streams, its most recently active ones: one watch must not shelter a
         // crowd of idle connections of the same process.
@@ -398,11 +401,21 @@ public final class SocketServer: @unchecked Sendable {
         for (client, activity) in open {
             let verdict = limits.verdict(partial: !client.partial.isEmpty || client.discardingLongLine, answering: activity.answering,
                                          companion: companions.contains(client.connection.fd), lastHeard: client.lastHeard,
-                                         lineStarted: client.lineStarted, lastAnswered: activity.lastAnswered, now: now)
+                                         lineStarted: client.lineStarted, lastAnswered: activity.lastAnswered,
+                                         unreadSince: activity.unreadSince, now: now)
             let reason: String
             switch verdict {
             case .keep(let until):
                 if let until { next = min(next ?? until, until) }
+                continue
+            case .unread:
+                let waiting = client.connection.backlog
+                client.partial = []
+                client.connection.markClosed(droppedForNotReading: true)
+                if let count = idleNotes.admit(at: now) {
+                    logger.notice("dropped connection \(client.connection.number): it read none of the \(waiting) bytes of answers waiting for it for \(limits.idleTimeout) (daemon.idle_timeout); its requests not yet answered are not carried out",
+                                  metadata: ["peer": "\(client.connection.peer)", "closed": "\(count)"])
+                }
                 continue
             case .partialLine:
                 reason = "sent part of a line and nothing more for \(limits.partialLineTimeout) (daemon.partial_line_timeout)"
