@@ -51,10 +51,12 @@ public final class ClientConnection: Sendable {
     /// What may wait for a client that does not read its events (a watch) before it is dropped.
     public static let outboundLimit = 4 << 20
     /// Bytes waiting for the client past which its next request waits (back-pressure), and
-    /// what they must drain to before it is handled: an answer of up to a page (1 MiB) or a
-    /// frame (under 3 MiB of Base64) on top of the high mark stays under ``outboundLimit``.
-    public static let answersHighWater = 512 << 10
-    public static let answersLowWater = 128 << 10
+    /// what they must drain to before it is handled. As much as a client could always leave
+    /// unread: one that writes all its requests before it reads any answer (a script, a test)
+    /// would otherwise wait for ever with nookd, each for the other to read. One answer (a page,
+    /// 1 MiB, or a frame, under 3 MiB of Base64) may go past it.
+    public static let answersHighWater = outboundLimit
+    public static let answersLowWater = 1 << 20
     /// Lines handed to the handler and not yet answered, past which the server stops reading.
     public static let maximumInFlight = 256
     public let peer: PeerCredentials
@@ -162,8 +164,8 @@ public final class ClientConnection: Sendable {
         state.withLock { ($0.inFlight > 0 || $0.backlog > 0, $0.lastAnswered, $0.roomWaiter == nil ? nil : $0.unreadSince) }
     }
 
-    /// Whether nookd holds the client's requests back until it reads its answers.
-    var isThrottled: Bool { state.withLock { $0.roomWaiter != nil } }
+    /// Whether the socket has taken none of what waits for the client since it last filled up.
+    var isUnread: Bool { state.withLock { $0.unreadSince != nil && $0.outbound.count > $0.written } }
 
     public var isClosed: Bool { state.withLock { $0.closed } }
 

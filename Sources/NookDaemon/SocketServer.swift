@@ -445,11 +445,13 @@ public final class SocketServer: @unchecked Sendable {
     }
 
     /// The clients' buffers together passed `daemon.max_buffered_bytes`: the connections with
-    /// the most waiting unread are dropped until the total is back under it. Each sees the end
+    /// the most waiting unread are dropped until the total is back under it, those that do not
+    /// read (their socket full) before those that do (held back, reading at their pace). Each sees the end
     /// of its stream (end of file) once it reads what its socket already holds.
     private func dropSlowest() {
-        let slowest = clients.values.map { ($0, $0.connection.backlog) }.filter { $0.1 > 0 }.sorted { $0.1 > $1.1 }
-        for (client, waiting) in slowest {
+        let slowest = clients.values.map { ($0, $0.connection.backlog, $0.connection.isUnread) }.filter { $0.1 > 0 }
+            .sorted { ($0.2 ? 1 : 0, $0.1) > ($1.2 ? 1 : 0, $1.1) }
+        for (client, waiting, _) in slowest {
             guard budget.isExceeded else { break }
             let total = budget.buffered
             client.connection.markClosed(droppedForNotReading: true)
