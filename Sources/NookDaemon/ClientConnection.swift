@@ -39,7 +39,7 @@ final class OutboundBudget: Sendable {
 /// ``answersHighWater`` waiting, nookd stops handling (and reading) the client's requests until
 /// it has read them down to ``answersLowWater`` (``makeRoom()``), so a client that asks for much
 /// at once (a pipelined burst of history pages) is slowed to its reading pace, never dropped for
-/// the size of what it asked; one held back that reads nothing for `daemon.idle_timeout` is
+/// the size of what it asked; one held back that reads nothing for `daemon.unread_timeout` is
 /// dropped (``activity``). Events were not asked for one by one (a watch): nookd cannot stop
 /// them, so a client whose backlog passes ``outboundLimit`` with them is dropped.
 ///

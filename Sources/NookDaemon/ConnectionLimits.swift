@@ -6,9 +6,12 @@ public struct ConnectionLimits: Hashable, Sendable {
     /// long is closed (a person typing into socat takes seconds, not minutes).
     public var partialLineTimeout: Duration = .seconds(10)
     /// `daemon.idle_timeout`: a client with nothing in flight (a running watch, inputs or
-    /// enqueue-with-wait stream is in flight) and no half line is closed after this long; so is
-    /// one whose requests wait because it reads none of its answers.
+    /// enqueue-with-wait stream is in flight) and no half line is closed after this long.
     public var idleTimeout: Duration = .seconds(300)
+    /// `daemon.unread_timeout`: a client whose requests nookd holds back for answers it does not
+    /// read, and whose socket has taken none of them for this long, is dropped. A client that
+    /// reads takes bytes within moments; one stopped or hung does not.
+    public var unreadTimeout: Duration = .seconds(30)
     /// `daemon.max_connections_per_user`: connections one uid may hold (root, nookd's own user
     /// and `daemon.admin_group` are not counted against it); nil: a quarter of the slots.
     public var perUser: Int?
@@ -62,11 +65,11 @@ public struct ConnectionLimits: Hashable, Sendable {
     /// `lineStarted`: when the unfinished line's first byte came in (a half line is timed from
     /// there, not from its latest byte). `unreadSince`: while nookd holds the client's requests
     /// back until it reads its answers, since when it has read none of them: past
-    /// `idleTimeout` of that, it is dropped (a client that reads slowly is not).
+    /// `unreadTimeout` of that, it is dropped (a client that reads slowly is not).
     func verdict(partial: Bool, answering: Bool, companion: Bool = false, lastHeard: Duration, lineStarted: Duration? = nil,
                  lastAnswered: Duration, unreadSince: Duration? = nil, now: Duration) -> Verdict {
         if let unreadSince {
-            let deadline = unreadSince + idleTimeout
+            let deadline = unreadSince + unreadTimeout
             return now >= deadline ? .unread : .keep(until: deadline)
         }
         guard !answering else { return .keep(until: nil) }

@@ -413,7 +413,7 @@ public final class SocketServer: @unchecked Sendable {
                 client.partial = []
                 client.connection.markClosed(droppedForNotReading: true)
                 if let count = idleNotes.admit(at: now) {
-                    logger.notice("dropped connection \(client.connection.number): it read none of the \(waiting) bytes of answers waiting for it for \(limits.idleTimeout) (daemon.idle_timeout); its requests not yet answered are not carried out",
+                    logger.notice("dropped connection \(client.connection.number): it read none of the \(waiting) bytes of answers waiting for it for \(limits.unreadTimeout) (daemon.unread_timeout); its requests not yet answered are not carried out",
                                   metadata: ["peer": "\(client.connection.peer)", "closed": "\(count)"])
                 }
                 continue

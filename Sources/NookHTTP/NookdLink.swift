@@ -312,6 +312,8 @@ public final class NookdLink: NookdCalls {
         }
         outgoing.removeAll(keepingCapacity: outgoing.capacity <= 1 << 20)
         sent = 0
+        // Calls that waited for the requests' bytes to go: written on the loop's next turn.
+        admitWaiting()
     }
 
     private func read() {

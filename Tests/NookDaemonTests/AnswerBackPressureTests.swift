@@ -10,9 +10,10 @@ import Testing
 /// it does not read is judged by whether it reads, not by how much it asked for.
 @Suite("C1 a client held back for its answers (decisions)")
 struct AnswerBackPressureUnitTests {
-    @Test func c1_aClientHeldBackIsDroppedOnlyAfterReadingNoneOfItsAnswersForTheIdleTimeout() {
+    @Test func c1_aClientHeldBackIsDroppedOnlyAfterReadingNoneOfItsAnswersForTheUnreadTimeout() {
         var limits = ConnectionLimits()
-        limits.idleTimeout = .seconds(300)
+        limits.idleTimeout = .seconds(30)
+        limits.unreadTimeout = .seconds(300)
         let stalled = Duration.seconds(1000)
         func verdict(unreadSince: Duration?, at now: Duration) -> ConnectionLimits.Verdict {
             limits.verdict(partial: false, answering: true, lastHeard: .zero, lastAnswered: .zero, unreadSince: unreadSince, now: now)
@@ -92,13 +93,13 @@ struct AnswerBackPressureTests {
 
     @Test func c1_aClientThatPipelinesLargeReadsAndNeverReadsIsStillDropped() throws {
         let scratch = Scratch()
-        let config = scratch.file("nook.toml", "[daemon]\nidle_timeout = 2\n")
+        let config = scratch.file("nook.toml", "[daemon]\nunread_timeout = 2\n")
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
         try Self.fillHistory(daemon, entries: 500)
         let client = try daemon.client(timeout: .seconds(120))
         try Self.burst(client)
         try eventually("the client that reads nothing is dropped", timeout: 60) {
-            daemon.log.contains("dropped connection") && daemon.log.contains("daemon.idle_timeout")
+            daemon.log.contains("dropped connection") && daemon.log.contains("daemon.unread_timeout")
         }
         #expect(daemon.log.contains("it read none of the"), "\(daemon.log.suffix(2000))")
         try eventually("its answers no longer held", timeout: 30) {
