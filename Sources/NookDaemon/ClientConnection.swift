@@ -32,15 +32,31 @@ final class OutboundBudget: Sendable {
 /// One client. Answers and events are queued with ``send(_:)`` from any task; the server's
 /// poll loop writes them out, or the handler task at the end of a batch of requests (see
 /// ``holdOutput()``), once the journal records they depend on are settled
-/// (``dependOn(_:)``). A client that stops reading is dropped once its backlog passes
-/// ``ClientConnection/outboundLimit`` instead of growing the daemon's memory.
+/// (``dependOn(_:)``).
+///
+/// Two bounds keep a client that does not read from growing the daemon's memory, and they
+/// differ by who asked for the bytes. Answers were asked for, one request each: past
+/// ``answersHighWater`` waiting, nookd stops handling (and reading) the client's requests until
+/// it has read them down to ``answersLowWater`` (``makeRoom()``), so a client that asks for much
+/// at once (a pipelined burst of history pages) is slowed to its reading pace, never dropped for
+/// the size of what it asked; one held back that reads nothing for `daemon.unread_timeout` is
+/// dropped (``activity``). Events were not asked for one by one (a watch): nookd cannot stop
+/// them, so a client whose backlog passes ``outboundLimit`` with them is dropped.
 ///
 /// Flow control lives here, behind methods the server's poll thread calls: how many lines are
 /// in flight (inbound back-pressure), what is queued to write, and when the connection is done.
 /// The socket is owned here and closed when the last reference goes, so no task that still
 /// holds the connection can ever write to a descriptor number that was handed out again.
 public final class ClientConnection: Sendable {
+    /// What may wait for a client that does not read its events (a watch) before it is dropped.
     public static let outboundLimit = 4 << 20
+    /// Bytes waiting for the client past which its next request waits (back-pressure), and
+    /// what they must drain to before it is handled. As much as a client could always leave
+    /// unread: one that writes all its requests before it reads any answer (a script, a test)
+    /// would otherwise wait for ever with nookd, each for the other to read. One answer (a page,
+    /// 1 MiB, or a frame, under 3 MiB of Base64) may go past it.
+    public static let answersHighWater = outboundLimit
+    public static let answersLowWater = 1 << 20
     /// Lines handed to the handler and not yet answered, past which the server stops reading.
     public static let maximumInFlight = 256
     public let peer: PeerCredentials
@@ -83,6 +99,11 @@ public final class ClientConnection: Sendable {
         var settled: UInt64 = 0
         /// When the last batch of requests was answered (the server's clock), for idle timeouts.
         var lastAnswered: Duration = .zero
+        /// The handler task waiting for the client to read its answers down (``makeRoom()``).
+        var roomWaiter: CheckedContinuation<Void, Never>?
+        /// Since when the socket has taken none of the bytes written to it (full: the client
+        /// does not read); nil while it takes them or nothing waits.
+        var unreadSince: Duration?
 
         var backlog: Int { outbound.count - written + held.count + gatedBytes }
     }
@@ -108,13 +129,25 @@ public final class ClientConnection: Sendable {
 
     /// Changes the state, counting what that adds to or takes from the bytes waiting for the
     /// client against the shared budget; wakes the server when that passed the budget.
+    /// Resumes the handler task waiting for room (``makeRoom()``) once the client has read its
+    /// answers down to the low mark, or the connection closed.
     private func mutate<Result: Sendable>(_ body: (inout State) -> Result) -> Result {
-        let (result, delta) = state.withLock { state -> (Result, Int) in
+        let (result, delta, roomMade) = state.withLock { state -> (Result, Int, CheckedContinuation<Void, Never>?) in
             let before = state.backlog
             let result = body(&state)
-            return (result, state.backlog - before)
+            var roomMade: CheckedContinuation<Void, Never>?
+            if state.roomWaiter != nil, state.closed || state.backlog <= Self.answersLowWater {
+                roomMade = state.roomWaiter
+                state.roomWaiter = nil
+            }
+            return (result, state.backlog - before, roomMade)
         }
         if budget?.change(by: delta) == true { wake() }
+        if let roomMade {
+            roomMade.resume()
+            // The poll thread reads the client's input again.
+            wake()
+        }
         return result
     }
 
@@ -124,9 +157,15 @@ public final class ClientConnection: Sendable {
     /// What the server's timeouts need: whether nookd owes the client anything (requests in
     /// flight, which a running watch, inputs or enqueue-with-wait stream is until it ends, or
     /// answers unwritten), and when its last batch was answered.
-    var activity: (answering: Bool, lastAnswered: Duration) {
-        state.withLock { ($0.inFlight > 0 || $0.backlog > 0, $0.lastAnswered) }
+    /// `unreadSince`: while nookd holds the client's requests back for answers it does not read
+    /// (``makeRoom()``), since when the socket has taken none of them: judged by whether the
+    /// client reads, not by how much it asked for.
+    var activity: (answering: Bool, lastAnswered: Duration, unreadSince: Duration?) {
+        state.withLock { ($0.inFlight > 0 || $0.backlog > 0, $0.lastAnswered, $0.roomWaiter == nil ? nil : $0.unreadSince) }
     }
+
+    /// Whether the socket has taken none of what waits for the client since it last filled up.
+    var isUnread: Bool { state.withLock { $0.unreadSince != nil && $0.outbound.count > $0.written } }
 
     public var isClosed: Bool { state.withLock { $0.closed } }
 
@@ -139,12 +178,12 @@ public final class ClientConnection: Sendable {
     // MARK: Flow control, for the server's poll thread and the connection's handler task
 
     /// The `poll` events the server waits for: input while the client may send more lines
-    /// (its input is open and fewer than ``maximumInFlight`` wait for answers), output while
-    /// anything is queued.
+    /// (its input is open, fewer than ``maximumInFlight`` wait for answers and its answers are
+    /// not held back, ``makeRoom()``), output while anything is queued.
     func pollEvents(inputOpen: Bool) -> Int16 {
         state.withLock { state in
             var events: Int16 = 0
-            if inputOpen && state.inFlight < Self.maximumInFlight { events |= Int16(POLLIN) }
+            if inputOpen && state.inFlight < Self.maximumInFlight && state.roomWaiter == nil { events |= Int16(POLLIN) }
             if state.outbound.count > state.written { events |= Int16(POLLOUT) }
             return events
         }
@@ -175,7 +214,7 @@ public final class ClientConnection: Sendable {
 
     /// Writes what the socket takes now (the poll thread saw it writable).
     func flush() {
-        let broken = mutate { Self.writeOut(fd, &$0) == .broken }
+        let broken = mutate { Self.writeOut(fd, &$0, clock: clock) == .broken }
         if broken { markClosed() }
     }
 
@@ -208,9 +247,11 @@ public final class ClientConnection: Sendable {
                 return state.backlog <= Self.outboundLimit ? .held : .overLimit
             }
             guard state.holdingOutput else { return .visible }
+            // An answer of the batch being handled: the client asked for it, and ``makeRoom()``
+            // bounds what waits by holding its next request back, so its size drops nobody.
             state.held.append(contentsOf: line)
             state.held.append(0x0A)
-            return state.backlog <= Self.outboundLimit ? .held : .overLimit
+            return .held
         }
         if outcome == .visible {
             outcome = mutate { state -> SendOutcome in
@@ -226,6 +267,31 @@ public final class ClientConnection: Sendable {
         case .visible: wake(); return true
         case .overLimit: markClosed(droppedForNotReading: true); wake(); return false
         }
+    }
+
+    /// Back-pressure on answers: when more than ``answersHighWater`` bytes wait for the client,
+    /// releases what is held (once its journal records are settled, as at the end of a batch)
+    /// and returns only when the client has read them down to ``answersLowWater``, or the
+    /// connection closed; meanwhile the poll thread reads none of its input. The handler calls
+    /// it before each request, so a pipelined burst of large answers is served at the pace the
+    /// client reads. Output is held again when it returns. False when nookd dropped the client
+    /// for not reading: its requests not yet handled are not carried out.
+    public func makeRoom() async -> Bool {
+        let (full, dropped) = state.withLock { ($0.backlog > Self.answersHighWater, $0.dropped) }
+        guard full, !dropped else { return !dropped }
+        await releaseOutputWhenSettled()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let roomAlready = mutate { state -> Bool in
+                if state.closed || state.backlog <= Self.answersLowWater { return true }
+                state.roomWaiter = continuation
+                return false
+            }
+            if roomAlready { continuation.resume() }
+            // The poll thread stops reading this client and times how long it reads nothing.
+            wake()
+        }
+        holdOutput()
+        return !wasDropped
     }
 
     /// Answers sent from now on wait for ``releaseOutput()``. The handler task holds output
@@ -300,7 +366,7 @@ public final class ClientConnection: Sendable {
             }
             guard released > 0 else { return .done }
             state.gated.removeFirst(released)
-            let result = Self.writeOut(fd, &state)
+            let result = Self.writeOut(fd, &state, clock: clock)
             // A client that stopped sending is closed once its last answers are out.
             return result == .done && state.finishWhenFlushed && state.gated.isEmpty ? .blocked : result
         }
@@ -342,7 +408,7 @@ public final class ClientConnection: Sendable {
             guard !state.closed else { return .done }
             state.outbound.append(contentsOf: state.held)
             state.held.removeAll(keepingCapacity: state.held.count < 65536)
-            return Self.writeOut(fd, &state)
+            return Self.writeOut(fd, &state, clock: clock)
         }
         switch result {
         case .done: break
@@ -354,7 +420,8 @@ public final class ClientConnection: Sendable {
     enum WriteResult { case done, blocked, broken }
 
     /// Writes queued output until it is all gone or the socket would block. Call under the lock.
-    static func writeOut(_ fd: Int32, _ state: inout State) -> WriteResult {
+    /// Notes since when the socket has taken nothing (``State/unreadSince``).
+    static func writeOut(_ fd: Int32, _ state: inout State, clock: () -> Duration) -> WriteResult {
         var result = WriteResult.done
         while state.written < state.outbound.count {
             let written = state.written
@@ -364,8 +431,13 @@ public final class ClientConnection: Sendable {
                 }
             }
             guard case .success(let ready) = sending else { return .broken }
-            guard let sent = ready else { result = .blocked; break }
+            guard let sent = ready else {
+                if state.unreadSince == nil { state.unreadSince = clock() }
+                result = .blocked
+                break
+            }
             state.written += sent
+            state.unreadSince = nil
         }
         if state.written == state.outbound.count {
             state.outbound.removeAll(keepingCapacity: state.outbound.count < 65536)

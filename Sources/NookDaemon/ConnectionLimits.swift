@@ -8,6 +8,10 @@ public struct ConnectionLimits: Hashable, Sendable {
     /// `daemon.idle_timeout`: a client with nothing in flight (a running watch, inputs or
     /// enqueue-with-wait stream is in flight) and no half line is closed after this long.
     public var idleTimeout: Duration = .seconds(300)
+    /// `daemon.unread_timeout`: a client whose requests nookd holds back for answers it does not
+    /// read, and whose socket has taken none of them for this long, is dropped. A client that
+    /// reads takes bytes within moments; one stopped or hung does not.
+    public var unreadTimeout: Duration = .seconds(30)
     /// `daemon.max_connections_per_user`: connections one uid may hold (root, nookd's own user
     /// and `daemon.admin_group` are not counted against it); nil: a quarter of the slots.
     public var perUser: Int?
@@ -48,6 +52,8 @@ public struct ConnectionLimits: Hashable, Sendable {
         case keep(until: Duration?)
         case partialLine
         case idle
+        /// nookd holds its requests back for answers it reads none of (``ClientConnection/makeRoom()``).
+        case unread
     }
 
     /// The timeouts: `partial` when part of a line waits for its end; `answering` while nookd
@@ -57,9 +63,15 @@ public struct ConnectionLimits: Hashable, Sendable {
     /// when its last requests were answered. `companion`: the client's process streams on
     /// another connection (a bridge's request connection beside its watch), so it is not idle.
     /// `lineStarted`: when the unfinished line's first byte came in (a half line is timed from
-    /// there, not from its latest byte).
+    /// there, not from its latest byte). `unreadSince`: while nookd holds the client's requests
+    /// back until it reads its answers, since when it has read none of them: past
+    /// `unreadTimeout` of that, it is dropped (a client that reads slowly is not).
     func verdict(partial: Bool, answering: Bool, companion: Bool = false, lastHeard: Duration, lineStarted: Duration? = nil,
-                 lastAnswered: Duration, now: Duration) -> Verdict {
+                 lastAnswered: Duration, unreadSince: Duration? = nil, now: Duration) -> Verdict {
+        if let unreadSince {
+            let deadline = unreadSince + unreadTimeout
+            return now >= deadline ? .unread : .keep(until: deadline)
+        }
         guard !answering else { return .keep(until: nil) }
         let since = max(lastHeard, lastAnswered)
         if partial {

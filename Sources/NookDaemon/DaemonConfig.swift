@@ -183,6 +183,9 @@ public struct DaemonConfig: Sendable {
         if let seconds = try reader.integer("daemon.idle_timeout", in: ConnectionLimits.timeoutRange) {
             connectionLimits.idleTimeout = .seconds(seconds)
         }
+        if let seconds = try reader.integer("daemon.unread_timeout", in: ConnectionLimits.timeoutRange) {
+            connectionLimits.unreadTimeout = .seconds(seconds)
+        }
         connectionLimits.bufferedBytes = try reader.integer("daemon.max_buffered_bytes", in: ConnectionLimits.bufferedRange) ?? connectionLimits.bufferedBytes
         if let journal = try reader.string("daemon.journal") { journalPath = try checked("daemon.journal", SettingValue.journal(journal)) }
         if let sync = try reader.choice("journal.sync", among: SettingValue.journalSyncs) { journalSync = JournalSync(rawValue: sync)! }

@@ -7,7 +7,7 @@ extension DaemonConfig {
     /// documents them. `gpio.*` stands for each `[gpio.NAME]` table.
     public static let keys = ConfigKeyTable(
         ["socket", "socket_group", "socket_mode", "allowed_uids", "allowed_groups", "admin_group", "icon_directories",
-         "max_connections", "max_connections_per_user", "partial_line_timeout", "idle_timeout", "max_buffered_bytes",
+         "max_connections", "max_connections_per_user", "partial_line_timeout", "idle_timeout", "unread_timeout", "max_buffered_bytes",
          "journal", "log_level"].map { "daemon." + $0 }
         + ["journal.sync"]
         + ["backend", "size", "frames", "frames_limit", "rotation", "refresh_hz", "blank_after_s", "card", "fbdev",

@@ -17,7 +17,8 @@ final class LiveFramePNGs: Sendable {
         var base64: String
     }
 
-    /// Largest PNG handed out: its Base64 line stays under the 4 MiB a client may leave unread.
+    /// Largest PNG handed out: its Base64 line stays under the 4 MiB a client may leave unread
+    /// before nookd holds its next request back.
     static let maximumBytes = 2 << 20
 
     private struct Waiter {

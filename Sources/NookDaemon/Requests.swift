@@ -10,7 +10,8 @@ extension Daemon {
     /// (no `wait`, distinct ids) go to their queue in one call: a pipelining client
     /// otherwise cost two hops to the queue's executor and back per line, about half of nookd's
     /// time under load. Each line is still answered on its own and in order, after the same
-    /// checks, and the answers still wait for their journal records (J1).
+    /// checks, and the answers still wait for their journal records (J1). Before each request
+    /// (or run) it waits while the client's answers pile up unread (back-pressure, C1).
     func handle(_ connection: ClientConnection, batch lines: [[UInt8]]) async {
         var run: [(request: Request, activity: NookActivity)] = []
         run.reserveCapacity(min(lines.count, Self.longestRun))
@@ -22,6 +23,7 @@ extension Daemon {
             if case .success(let request) = decoded, case .enqueue(let activity, let module, false) = request.operation, !Self.isPastDeadline(request) {
                 // A run shares its module and its stated sender (whose cards its keys coalesce).
                 if !run.isEmpty, module != runModule || activity.sender?.name != runSender || runIDs.contains(activity.id) || run.count == Self.longestRun {
+                    guard await connection.makeRoom() else { return }
                     await enqueue(run, module: runModule, on: connection)
                     run.removeAll(keepingCapacity: true)
                     runIDs.removeAll(keepingCapacity: true)
@@ -33,15 +35,17 @@ extension Daemon {
                 continue
             }
             if !run.isEmpty {
+                guard await connection.makeRoom() else { return }
                 await enqueue(run, module: runModule, on: connection)
                 run.removeAll(keepingCapacity: true)
                 runIDs.removeAll(keepingCapacity: true)
             }
+            guard await connection.makeRoom() else { return }
             // Held again after a request that streamed (and released) mid-batch.
             connection.holdOutput()
             await handle(connection, decoded)
         }
-        if !run.isEmpty { await enqueue(run, module: runModule, on: connection) }
+        if !run.isEmpty, await connection.makeRoom() { await enqueue(run, module: runModule, on: connection) }
     }
 
     /// Whether the client's deadline for the request has passed (nookd was stopped or stalled

@@ -382,7 +382,10 @@ public final class SocketServer: @unchecked Sendable {
         guard !clients.isEmpty else { return nil }
         let now = clock()
         var next: Duration?
-        let open = clients.values.filter { !$0.inputClosed && !$0.connection.isClosed }.map { ($0, $0.connection.activity) }
+        // A client held back for answers it does not read is judged whether or not it has
+        // closed its sending side: it may have sent everything and then stopped reading.
+        let open = clients.values.filter { !$0.connection.isClosed }.map { ($0, $0.connection.activity) }
+            .filter { !$0.0.inputClosed || $0.1.unreadSince != nil }
         // A process that streams (a bridge's watch) keeps as many of its other connections from
         // idling as it has streams, its most recently active ones: one watch must not shelter a
         // crowd of idle connections of the same process.
@@ -398,11 +401,21 @@ public final class SocketServer: @unchecked Sendable {
         for (client, activity) in open {
             let verdict = limits.verdict(partial: !client.partial.isEmpty || client.discardingLongLine, answering: activity.answering,
                                          companion: companions.contains(client.connection.fd), lastHeard: client.lastHeard,
-                                         lineStarted: client.lineStarted, lastAnswered: activity.lastAnswered, now: now)
+                                         lineStarted: client.lineStarted, lastAnswered: activity.lastAnswered,
+                                         unreadSince: activity.unreadSince, now: now)
             let reason: String
             switch verdict {
             case .keep(let until):
                 if let until { next = min(next ?? until, until) }
+                continue
+            case .unread:
+                let waiting = client.connection.backlog
+                client.partial = []
+                client.connection.markClosed(droppedForNotReading: true)
+                if let count = idleNotes.admit(at: now) {
+                    logger.notice("dropped connection \(client.connection.number): it read none of the \(waiting) bytes of answers waiting for it for \(limits.unreadTimeout) (daemon.unread_timeout); its requests not yet answered are not carried out",
+                                  metadata: ["peer": "\(client.connection.peer)", "closed": "\(count)"])
+                }
                 continue
             case .partialLine:
                 reason = "sent part of a line and nothing more for \(limits.partialLineTimeout) (daemon.partial_line_timeout)"
@@ -432,11 +445,13 @@ public final class SocketServer: @unchecked Sendable {
     }
 
     /// The clients' buffers together passed `daemon.max_buffered_bytes`: the connections with
-    /// the most waiting unread are dropped until the total is back under it. Each sees the end
+    /// the most waiting unread are dropped until the total is back under it, those that do not
+    /// read (their socket full) before those that do (held back, reading at their pace). Each sees the end
     /// of its stream (end of file) once it reads what its socket already holds.
     private func dropSlowest() {
-        let slowest = clients.values.map { ($0, $0.connection.backlog) }.filter { $0.1 > 0 }.sorted { $0.1 > $1.1 }
-        for (client, waiting) in slowest {
+        let slowest = clients.values.map { ($0, $0.connection.backlog, $0.connection.isUnread) }.filter { $0.1 > 0 }
+            .sorted { ($0.2 ? 1 : 0, $0.1) > ($1.2 ? 1 : 0, $1.1) }
+        for (client, waiting, _) in slowest {
             guard budget.isExceeded else { break }
             let total = budget.buffered
             client.connection.markClosed(droppedForNotReading: true)

@@ -21,7 +21,7 @@ extension Service {
         /// The server takes them all at start.
         static let keys = ["daemon.socket", "daemon.socket_group", "daemon.socket_mode", "daemon.allowed_uids", "daemon.allowed_groups",
                            "daemon.max_connections", "daemon.max_connections_per_user", "daemon.partial_line_timeout", "daemon.idle_timeout",
-                           "daemon.max_buffered_bytes"]
+                           "daemon.unread_timeout", "daemon.max_buffered_bytes"]
 
         static func section(of config: DaemonConfig) -> Section {
             Section(path: config.socketPath, group: config.socketGroup, mode: config.socketMode, uids: config.allowedUIDs, groups: config.allowedGroups,

@@ -11,7 +11,7 @@ public enum HTTPCoreRoutes {
                 case .failure(.refused(let error)):
                     // nookd answered, if only to refuse: it is there.
                     exchange.respond(.json(.object([("ok", .bool(true)), ("nookd", .string("reachable")), ("status_error", error)])))
-                case .failure(.unavailable(let reason)):
+                case .failure(.unavailable(let reason)), .failure(.outcomeUnknown(let reason)):
                     var answer = HTTPResponse.json(.object([("ok", .bool(false)), ("nookd", .string("unreachable")), ("reason", .string(reason))]), status: 503)
                     answer.headers.append(("Retry-After", "\(retryAfter(nookd))"))
                     exchange.respond(answer)

@@ -66,7 +66,8 @@ public struct HTTPAPIError: Error, Sendable, Equatable, CustomStringConvertible 
     public var status: Int
     /// A stable, machine-readable word: `malformed_json`, `invalid_field`, `missing_field`,
     /// `unknown_field`, `not_found`, `method_not_allowed`, `unauthorized`, `forbidden`,
-    /// `body_too_large`, `headers_too_large`, `rate_limited`, `nookd_unavailable`, `nookd_error`…
+    /// `body_too_large`, `headers_too_large`, `rate_limited`, `nookd_unavailable`, `nookd_error`,
+    /// `outcome_unknown`…
     public var code: String
     /// The field (a JSON key, header or query parameter) that was wrong, when one was.
     public var field: String?

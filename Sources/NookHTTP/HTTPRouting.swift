@@ -45,6 +45,10 @@ public enum NookdCallError: Error, Sendable, Equatable {
     case unavailable(String)
     /// nookd answered `ok: false`: its error object, passed on (the status chosen from its code).
     case refused(JSONValue)
+    /// The link to nookd was lost after nookd may have read a request that changes something,
+    /// before it answered: it may or may not have been done. Answered 504 `outcome_unknown`,
+    /// never 503, which tells a sender that nothing was done and a retry is safe.
+    case outcomeUnknown(String)
 }
 
 /// nook-http's way to nookd. Every call and every `done` runs on the server's one loop thread;

@@ -151,6 +151,8 @@ public enum LiveViewRoutes {
         switch error {
         case .unavailable(let why):
             return HTTPAPIError(status: 503, code: "nookd_unavailable", message: why, headers: [("Retry-After", "1")])
+        case .outcomeUnknown(let why):
+            return NativeAPIErrors.outcomeUnknown(why)
         case .refused(let json):
             let failure = ProtocolError(json: json)
             let message = failure?.message ?? json.serialized

@@ -47,12 +47,23 @@ public enum NativeAPIErrors {
         case .unavailable(let reason):
             return HTTPAPIError(status: 503, code: "nookd_unavailable", message: "nookd is not available: \(reason)",
                                 headers: [("Retry-After", String(retryAfter))])
+        case .outcomeUnknown(let reason):
+            return outcomeUnknown(reason)
         case .refused(let json):
             guard let refusal = ProtocolError(json: json) else {
                 return HTTPAPIError(status: 502, code: "nookd_error", message: "nookd refused the request with an error nook-http cannot read: \(json.serialized)")
             }
             return error(refusal, strippingPrefix: prefix)
         }
+    }
+
+    /// nookd may have carried the request out, and nook-http cannot tell: 504, as a gateway
+    /// whose upstream never answered, distinct from the 503 that says nothing was done (a
+    /// sender retries that blindly) and from the 502 of a refusal nookd did answer. No
+    /// `Retry-After`: a blind retry may do it twice. docs/http-api.md says what to do instead.
+    static func outcomeUnknown(_ reason: String) -> HTTPAPIError {
+        HTTPAPIError(status: 504, code: "outcome_unknown",
+                     message: "\(reason); look before sending it again (GET /api/v1/activities, GET /api/v1/history), or send it again with the same id or key, which cannot make a second card")
     }
 
     /// A local check that failed, worded as nookd words it (the protocol's own decoders ran).

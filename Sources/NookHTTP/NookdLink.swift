@@ -10,14 +10,25 @@ import Glibc
 /// after its journal is durable, and a burst shares one sync: group commit, J1). While nookd is
 /// unreachable every call fails at once with `.unavailable`; the link tries again with
 /// ``ReconnectBackoff`` and a call waits on nothing that may never come (H4).
+///
+/// What is in flight is bounded twice: by calls and by the bytes their answers may take (a
+/// history page is hundreds of kilobytes). A call past either waits here, in order, unsent,
+/// until answers make room; past ``Options/maximumWaiting`` waiting, or after waiting the call
+/// timeout, it fails `.unavailable` (503): nothing was asked of nookd. When the link is lost,
+/// a call nookd may have read (its first byte was written) and that changes something fails
+/// `.outcomeUnknown` (504): it may have been done.
 public final class NookdLink: NookdCalls {
     public struct Options: Sendable {
         public var socketPath: String
-        /// Calls sent and not answered; a call past it is `.unavailable` (503) at once.
-        /// Under nookd's own bound per client, with room: past it nookd stops reading, and a
-        /// client that falls megabytes behind reading its answers is dropped by nookd, which
-        /// here would fail every caller's call at once.
+        /// Calls sent and not answered; a call past it waits (see ``maximumWaiting``).
         public var maximumInFlight = 128
+        /// The answers' bytes in flight, as ``expectedAnswerBytes(_:)`` reckons them; a call
+        /// past it waits, unless nothing is in flight. nookd holds a client's next request
+        /// back while half a megabyte of answers waits for it; this keeps nook-http's own
+        /// calls from queueing behind more than a few pages of another caller's.
+        public var maximumAnswerBytes = 4 << 20
+        /// Calls waiting for room, unsent; one more is `.unavailable` (503) at once.
+        public var maximumWaiting = 256
         /// A call unanswered this long means nookd is stuck: the connection is dropped and
         /// every call in flight fails (`http.nookd_timeout_s`).
         public var callTimeout: Duration = .seconds(15)
@@ -41,6 +52,18 @@ public final class NookdLink: NookdCalls {
     private struct Pending {
         var id: Double
         var sentAt: Duration
+        /// Where its line starts in what this connection has written (``queuedBytes``).
+        var start: Int
+        /// It changes something: lost after nookd may have read it, its outcome is unknown.
+        var changes: Bool
+        var answerBytes: Int
+        var done: (Result<JSONValue, NookdCallError>) -> Void
+    }
+
+    /// A call waiting for room in flight, not yet written.
+    private struct Waiting {
+        var request: Request
+        var since: Duration
         var done: (Result<JSONValue, NookdCallError>) -> Void
     }
 
@@ -52,6 +75,13 @@ public final class NookdLink: NookdCalls {
     private var incoming: [UInt8] = []
     private var pending: [Pending] = []
     private var pendingStart = 0
+    /// Bytes of calls put in ``outgoing`` and bytes written, since the connection opened.
+    private var queuedBytes = 0
+    private var writtenBytes = 0
+    /// ``Pending/answerBytes`` of the calls in flight.
+    public private(set) var answerBytesInFlight = 0
+    private var waitingCalls: [Waiting] = []
+    private var waitingStart = 0
     private var nextID = 0.0
     private var backoff = ReconnectBackoff()
     private var nextAttempt: Duration = .zero
@@ -88,6 +118,8 @@ public final class NookdLink: NookdCalls {
 
     public var isConnected: Bool { socket != nil }
     public var callsInFlight: Int { pending.count - pendingStart }
+    /// Calls waiting for room in flight, unsent.
+    public var callsWaiting: Int { waitingCalls.count - waitingStart }
 
     /// Whole seconds until the next attempt to reach nookd: the `Retry-After` of a 503.
     public var retryAfterSeconds: Int {
@@ -106,10 +138,58 @@ public final class NookdLink: NookdCalls {
             done(.failure(.unavailable(everConnected ? "nookd is not reachable; nook-http tries again" : "nook-http has not reached nookd yet; it tries again")))
             return
         }
-        guard callsInFlight < options.maximumInFlight, outgoing.count - sent <= options.maximumOutgoingBytes else {
-            done(.failure(.unavailable("nookd has \(callsInFlight) calls from nook-http waiting for an answer (the most allowed)")))
+        // In order: a call never overtakes one that waits.
+        guard callsWaiting == 0, hasRoom(for: request) else {
+            guard callsWaiting < options.maximumWaiting else {
+                done(.failure(.unavailable("nook-http already has \(callsInFlight) calls in flight to nookd and \(callsWaiting) waiting for room (the most allowed); nothing was sent")))
+                return
+            }
+            waitingCalls.append(Waiting(request: request, since: clock(), done: done))
             return
         }
+        write(request, done: done)
+    }
+
+    /// Whether a call may be written now: under the bounds on calls, answers' bytes and request
+    /// bytes in flight, or alone (a call larger than the bound still goes, by itself).
+    private func hasRoom(for request: Request) -> Bool {
+        guard callsInFlight > 0 else { return true }
+        return callsInFlight < options.maximumInFlight && outgoing.count - sent <= options.maximumOutgoingBytes
+            && answerBytesInFlight + Self.expectedAnswerBytes(request.operation) <= options.maximumAnswerBytes
+    }
+
+    /// Roughly the most an answer takes: a history page by its limit (a kilobyte an entry, a
+    /// page at most), a list page, a frame's PNG as a card's usually is; a few kilobytes for the
+    /// rest. Only the pace of the calls depends on it: nookd holds nook-http's requests back
+    /// while answers wait unread, whatever their size.
+    static func expectedAnswerBytes(_ operation: NookOperation) -> Int {
+        switch operation {
+        case .history(let query):
+            min(NookProtocol.answerPageBytes, max(1, min(query.limit ?? .max, NookProtocol.answerPageBytes)) * 1024) + 1024
+        case .list: 64 << 10
+        case .frame: 512 << 10
+        case .status: 16 << 10
+        default: 2 << 10
+        }
+    }
+
+    /// Writes the calls that waited while there is room, oldest first.
+    private func admitWaiting() {
+        while waitingStart < waitingCalls.count, socket != nil, hasRoom(for: waitingCalls[waitingStart].request) {
+            let call = waitingCalls[waitingStart]
+            waitingStart += 1
+            write(call.request, done: call.done)
+        }
+        if waitingStart == waitingCalls.count {
+            waitingCalls.removeAll(keepingCapacity: waitingCalls.capacity <= 1024)
+            waitingStart = 0
+        } else if waitingStart > 1024 {
+            waitingCalls.removeFirst(waitingStart)
+            waitingStart = 0
+        }
+    }
+
+    private func write(_ request: Request, done: @escaping (Result<JSONValue, NookdCallError>) -> Void) {
         nextID += 1
         var numbered = request
         numbered.id = .number(nextID)
@@ -118,9 +198,13 @@ public final class NookdLink: NookdCalls {
             done(.failure(.refused(ProtocolError(.lineTooLong, "the request is \(line.count) bytes; nookd reads at most \(NookProtocol.maximumLineBytes)").json)))
             return
         }
+        let answerBytes = Self.expectedAnswerBytes(request.operation)
+        pending.append(Pending(id: nextID, sentAt: clock(), start: queuedBytes, changes: request.operation.changesSomething,
+                               answerBytes: answerBytes, done: done))
+        answerBytesInFlight += answerBytes
         outgoing += line
         outgoing.append(0x0A)
-        pending.append(Pending(id: nextID, sentAt: clock(), done: done))
+        queuedBytes += line.count + 1
         // Written by ``sendQueued()`` once the loop's turn has made its calls: one send and one
         // read in nookd for all of them, not one each.
     }
@@ -152,15 +236,23 @@ public final class NookdLink: NookdCalls {
             connectIfDue()
             return socket == nil ? nextAttempt : nil
         }
+        // A call that waited for room as long as a call may wait for its answer gives up,
+        // unsent; the oldest waited longest.
+        while waitingStart < waitingCalls.count, now - waitingCalls[waitingStart].since >= options.callTimeout {
+            let call = waitingCalls[waitingStart]
+            waitingStart += 1
+            call.done(.failure(.unavailable("nookd's link to nook-http stayed full for \(options.callTimeout) (\(options.callTimeoutSource)); nothing was sent")))
+        }
+        let waitingDeadline = waitingStart < waitingCalls.count ? waitingCalls[waitingStart].since + options.callTimeout : nil
         if pendingStart < pending.count {
             let oldest = pending[pendingStart].sentAt
             if now - oldest >= options.callTimeout {
                 lose("nookd has not answered a call in \(options.callTimeout) (\(options.callTimeoutSource))")
                 return nextAttempt
             }
-            return oldest + options.callTimeout
+            return min(oldest + options.callTimeout, waitingDeadline ?? oldest + options.callTimeout)
         }
-        return nil
+        return waitingDeadline
     }
 
     private func connectIfDue() {
@@ -215,10 +307,13 @@ public final class NookdLink: NookdCalls {
                 return
             case .success(let count?):
                 sent += count
+                writtenBytes += count
             }
         }
         outgoing.removeAll(keepingCapacity: outgoing.capacity <= 1 << 20)
         sent = 0
+        // Calls that waited for the requests' bytes to go: written on the loop's next turn.
+        admitWaiting()
     }
 
     private func read() {
@@ -279,6 +374,7 @@ public final class NookdLink: NookdCalls {
         }
         backoff.reset()
         pendingStart += 1
+        answerBytesInFlight -= call.answerBytes
         if pendingStart == pending.count {
             pending.removeAll(keepingCapacity: true)
             pendingStart = 0
@@ -291,34 +387,64 @@ public final class NookdLink: NookdCalls {
         } else {
             call.done(.failure(.refused(value["error"] ?? .object([("code", .string("bad_json")), ("message", .string("nookd refused the call without saying why"))]))))
         }
+        admitWaiting()
     }
 
     /// Drops the connection: every call in flight fails at once, the next attempt is scheduled.
     /// `quiet`: nookd closed a connection with nothing in flight (its idle timeout), which is
     /// no outage: the next call reconnects at once.
+    ///
+    /// A call that changes something and whose line nookd may have read (a byte of it was
+    /// written: nookd handles a last line without its newline too) may have been carried out:
+    /// it fails `.outcomeUnknown`, never `.unavailable`, which says nothing was done. A call
+    /// still unwritten, or one that only reads, fails `.unavailable`.
     private func lose(_ reason: String, quiet: Bool = false) {
         guard socket != nil else { return }
-        if quiet {
-            socket = nil
-            outgoing.removeAll()
-            sent = 0
-            incoming.removeAll()
-            logger.debug("nookd closed the idle connection; the next call opens another")
-            nextAttempt = .zero
-            return
-        }
         socket = nil
         outgoing.removeAll()
         sent = 0
         incoming.removeAll()
-        let waiting = pending[pendingStart...]
+        let written = writtenBytes
+        queuedBytes = 0
+        writtenBytes = 0
+        answerBytesInFlight = 0
+        if quiet {
+            logger.debug("nookd closed the idle connection; the next call opens another")
+            nextAttempt = .zero
+            return
+        }
+        let inFlight = pending[pendingStart...]
         pending = []
         pendingStart = 0
-        logger.warning("lost nookd's link for \(options.role): \(reason); \(waiting.count) call(s) in flight answer 503")
+        let waiting = waitingCalls[waitingStart...]
+        waitingCalls = []
+        waitingStart = 0
+        let unknown = inFlight.filter { $0.changes && $0.start < written }.count
+        logger.warning("lost nookd's link for \(options.role): \(reason); of \(inFlight.count + waiting.count) call(s) in flight or waiting, \(unknown) that nookd may have carried out answer 504 (outcome unknown), the rest 503")
         lastFailure = reason
         nextAttempt = clock() + .milliseconds(Int64(backoff.next() * 1000))
+        for call in inFlight {
+            if call.changes && call.start < written {
+                call.done(.failure(.outcomeUnknown("nookd went away (\(reason)) after it received the request and before it answered: it may or may not have been carried out")))
+            } else {
+                call.done(.failure(.unavailable(call.start < written
+                    ? "nookd went away before it answered (\(reason)); the request only reads, so nothing was done"
+                    : "nookd went away before nook-http could send the request: nothing was done")))
+            }
+        }
         for call in waiting {
-            call.done(.failure(.unavailable("nookd went away before it answered; what was asked may have been done (a retry that names its own id is safe)")))
+            call.done(.failure(.unavailable("nookd went away while the request waited in nook-http: it was never sent, nothing was done")))
+        }
+    }
+}
+
+extension NookOperation {
+    /// Whether carrying it out changes something, so that a lost answer leaves its outcome
+    /// unknown; reading the state (status, list, history, the glass) changes nothing.
+    var changesSomething: Bool {
+        switch self {
+        case .status, .list, .watch, .snapshot, .inputs, .history, .historyShow, .frame, .quiet(.status): false
+        default: true
         }
     }
 }

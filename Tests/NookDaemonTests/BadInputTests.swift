@@ -126,7 +126,10 @@ struct BadInputTests {
     }
 
     @Test func c3_aClientThatNeverReadsIsDroppedAndOthersAreStillServed() throws {
-        let daemon = try DaemonProcess()
+        // nookd holds its requests back once 4 MiB of answers wait, and drops it once its
+        // socket has taken none of them for daemon.unread_timeout.
+        let scratch = Scratch()
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", scratch.file("nook.toml", "[daemon]\nunread_timeout = 2\n")])
         let greedy = try daemon.client()
         // About 40 MB of answers it will never read: far past the per-client backlog limit.
         let status = Array((Request(id: .number(1), operation: .status).encoded() + "\n").utf8)

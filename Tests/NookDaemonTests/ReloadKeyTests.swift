@@ -40,6 +40,7 @@ struct ReloadKeyTests {
             "daemon.max_connections_per_user": Sample(from: "8", to: "9"),
             "daemon.partial_line_timeout": Sample(from: "10", to: "20"),
             "daemon.idle_timeout": Sample(from: "300", to: "30"),
+            "daemon.unread_timeout": Sample(from: "30", to: "60"),
             "daemon.max_buffered_bytes": Sample(from: "1048576", to: "2097152"),
             "daemon.journal": Sample(from: "\"/var/lib/nook/journal\"", to: "\"/var/lib/nook/other\""),
             "daemon.log_level": Sample(from: "\"info\"", to: "\"debug\""),

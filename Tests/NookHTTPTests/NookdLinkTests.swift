@@ -72,6 +72,56 @@ struct NookdLinkTests {
         #expect(call() == nil && link.isConnected, "after the doubled interval the link did not try again")
     }
 
+    @Test func h4_callsPastTheBoundsWaitUnsentAndALostLinkTellsAChangeNookdMayHaveTakenFromOneNeverSent() throws {
+        let stuck = try StuckSocket()
+        let now = Locked<Duration>(.seconds(1000))
+        var options = NookdLink.Options(socketPath: stuck.path)
+        options.callTimeout = .seconds(2)
+        options.waitingCallTimeout = nil
+        options.maximumInFlight = 2
+        options.maximumWaiting = 1
+        let link = NookdLink(options: options, logger: Logger(label: "test"), clock: { now.withLock { $0 } })
+        var outcomes: [String: NookdCallError] = [:]
+        func call(_ name: String, _ operation: NookOperation) {
+            link.call(Request(id: nil, operation: operation)) { result in
+                if case .failure(let error) = result { outcomes[name] = error }
+            }
+            link.sendQueued()
+        }
+        // Written to nookd's socket (the kernel queues them for the connection nobody accepted).
+        call("card", .enqueue(NookActivity(title: "maybe shown"), module: nil, wait: false))
+        call("read", .status)
+        // Past the calls in flight: it waits, unsent; one more finds the waiting room full.
+        call("waiting", .enqueue(NookActivity(title: "never sent"), module: nil, wait: false))
+        #expect(outcomes.isEmpty && link.callsInFlight == 2 && link.callsWaiting == 1, "\(outcomes)")
+        call("refused", .status)
+        guard case .unavailable(let full)? = outcomes["refused"] else { Issue.record("\(outcomes)"); return }
+        #expect(full.contains("nothing was sent"), "\(full)")
+
+        // nookd never answers: the link is lost at the call timeout.
+        now.withLock { $0 += .seconds(2) }
+        _ = link.tick(now: now.withLock { $0 })
+        #expect(!link.isConnected)
+        guard case .outcomeUnknown(let unknown)? = outcomes["card"] else { Issue.record("the card: \(String(describing: outcomes["card"]))"); return }
+        #expect(unknown.contains("may or may not have been carried out"), "\(unknown)")
+        guard case .unavailable? = outcomes["read"] else { Issue.record("a read: \(String(describing: outcomes["read"]))"); return }
+        guard case .unavailable(let unsent)? = outcomes["waiting"] else { Issue.record("unsent: \(String(describing: outcomes["waiting"]))"); return }
+        // (It waited as long as a call may: it gave up at the same moment, unsent.)
+        #expect(unsent.contains("nothing was sent") || unsent.contains("never sent"), "\(unsent)")
+        let answer = NativeAPIErrors.error(.outcomeUnknown(unknown))
+        #expect(answer.status == 504 && answer.code == "outcome_unknown" && !answer.headers.contains { $0.name == "Retry-After" })
+    }
+
+    @Test func h4_aHistoryPageCountsItsSizeAgainstTheAnswersInFlight() {
+        let page = NookdLink.expectedAnswerBytes(.history(HistoryQuery(limit: 500)))
+        #expect(page >= 500 * 400 && page <= NookProtocol.answerPageBytes + 4096, "\(page)")
+        #expect(NookdLink.expectedAnswerBytes(.history(HistoryQuery())) > NookProtocol.answerPageBytes / 2, "no limit: up to a page")
+        #expect(NookdLink.expectedAnswerBytes(.enqueue(NookActivity(title: "t"), module: nil, wait: false)) < 8192)
+        // The default bounds let several pages go at once, and not sixty.
+        let options = NookdLink.Options(socketPath: "/nonexistent")
+        #expect((2...16).contains(options.maximumAnswerBytes / page), "\(options.maximumAnswerBytes / page) pages")
+    }
+
     /// What the links log, kept for the test to read.
     struct KeptLog: LogHandler {
         let lines: Locked<[String]>

@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import NookActivities
+import NookProtocol
+import NookSystem
+
+/// `http_history_burst_ms`: 60 concurrent `GET /api/v1/history?limit=500` (about 200 KB each,
+/// inside one client's default rate-limit burst) through nook-http, from the first request sent
+/// to the last answer read, by one curl with 60 transfers at once. Every answer must be a 200:
+/// a 503 (nook-http cut off from nookd, or its link refusing) makes the round an error, not a
+/// figure. What nook-http's bounds on the link (calls and answers' bytes in flight) and nookd's
+/// back-pressure on a client's answers cost a burst of large reads.
+struct HistoryBurstFigure {
+    let figures: HTTPFigures
+    static let requests = 60
+    static let entries = 500
+
+    func round() throws -> Double {
+        let pair = try figures.start("burst-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try Self.fillHistory(socket: pair.socket)
+        var arguments = ["-sS", "--max-time", "120", "-Z", "--parallel-immediate", "--parallel-max", "\(Self.requests)", "-w", "%{http_code}\n"]
+        for _ in 0..<Self.requests { arguments += ["-o", "/dev/null", pair.url + "/api/v1/history?limit=\(Self.entries)"] }
+        let start = MonotonicClock.now
+        let output = try figures.run("/usr/bin/curl", arguments)
+        let elapsed = MonotonicClock.now - start
+        let codes = output.split(separator: "\n")
+        guard codes.count == Self.requests, codes.allSatisfy({ $0 == "200" }) else {
+            throw BenchError("the burst's answers were not all 200: \(codes.map(String.init))")
+        }
+        return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+    }
+
+    /// `entries` history entries of about 400 bytes: each enqueue, while the queue is suspended,
+    /// replaces the one before (coalesced), which ends into the history.
+    static func fillHistory(socket: String) throws {
+        let client = try NookClient(path: socket)
+        _ = try client.request(Request(id: .number(-1), operation: .suspend(module: nil)))
+        var lines = ""
+        for number in 0...entries {
+            var activity = NookActivity(title: "\(number) " + String(repeating: "t", count: 120))
+            activity.subtitle = String(repeating: "s", count: 120)
+            activity.coalescingKey = "burst"
+            lines += Request(id: .number(Double(number)), operation: .enqueue(activity, module: nil, wait: false)).encoded() + "\n"
+        }
+        try client.sendRaw(Array(lines.utf8))
+        for _ in 0...entries {
+            guard let line = try client.readLine(), case .success = try ResponseLine.decode(line) else { throw BenchError("an enqueue failed") }
+        }
+        for _ in 0..<500 {
+            let answer = try NookClient(path: socket).request(Request(id: .number(1), operation: .history(HistoryQuery(limit: 1))))
+            if try HistoryAnswer(json: answer).total >= entries { return }
+            usleep(10_000)
+        }
+        throw BenchError("the history did not reach \(entries) entries")
+    }
+}
+
+func reportHistoryBurstFigure(_ daemon: DaemonFigures) {
+    do {
+        try daemon.prepare()
+        let figures = HTTPFigures(daemon: daemon)
+        if getenv("NOOK_BENCH_NO_BUILD") == nil {
+            let status = spawnAndWait("/usr/bin/env", ["swift", "build", "-c", "release", "--static-swift-stdlib",
+                                                       "--package-path", daemon.packageRoot, "--product", "nook-http"], quiet: true)
+            guard status == 0 else { throw BenchError("could not build nook-http (swift build exited \(status))") }
+        }
+        try FileManager.default.createDirectory(atPath: figures.scratch, withIntermediateDirectories: true)
+        report("http_history_burst_ms", try figures.rounds(3) { try HistoryBurstFigure(figures: figures).round() })
+    } catch {
+        print("history burst figure skipped: \(error)")
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import NookActivities
+import NookProtocol
+import NookTestSupport
+import NookTestTraits
+import Testing
+
+/// H1 and H4 through the built nook-http and a real nookd on the mock display: a burst of large
+/// reads is served whole without cutting nook-http off from nookd, and a change nookd may have
+/// carried out before its link was lost is never answered 503 ("nothing was done").
+@Suite("H1 H4 nook-http's link to nookd under a burst of large reads, and when nookd dies mid-call", .serialized, .ownThreads)
+struct NookdLinkBackPressureTests {
+    /// 500 history entries of about 400 bytes: a page of `limit=500` is about 200 KB.
+    static func fillHistory(_ service: HTTPService, entries: Int) throws {
+        let client = try NookClient(path: service.socket)
+        client.readTimeout = TestBounds.duration(.seconds(120))
+        _ = try client.request(Request(id: .number(-1), operation: .suspend(module: nil)))
+        var lines = ""
+        for number in 0...entries {
+            var activity = NookActivity(title: "\(number) " + String(repeating: "t", count: 120))
+            activity.subtitle = String(repeating: "s", count: 120)
+            activity.coalescingKey = "burst"
+            lines += Request(id: .number(Double(number)), operation: .enqueue(activity, module: nil, wait: false)).encoded() + "\n"
+        }
+        try client.sendRaw(Array(lines.utf8))
+        for _ in 0...entries {
+            guard let line = try client.readLine(), case .success = try ResponseLine.decode(line) else { throw TestFailure("an enqueue failed") }
+        }
+        try nativeAPIEventually("the history holds \(entries) entries", timeout: 60) {
+            let answer = try NookClient(path: service.socket).request(Request(id: .number(1), operation: .history(HistoryQuery(limit: 1))))
+            return try HistoryAnswer(json: answer).total >= entries
+        }
+    }
+
+    @Test func h1_h4_sixtyConcurrentLargeHistoryReadsAreEachServedWholeWithNo503AndTheLinkKept() throws {
+        let service = try HTTPService()
+        try Self.fillHistory(service, entries: 500)
+        let directory = service.directory + "/answers"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // One curl, 60 transfers at once: the issue's burst, inside the default rate limit's burst.
+        var arguments = ["-sS", "--max-time", "\(Int(TestBounds.seconds(120)))", "-Z", "--parallel-immediate", "--parallel-max", "60",
+                         "-w", "%{http_code}\n"]
+        for number in 0..<60 { arguments += ["-o", "\(directory)/\(number).json", service.url + "/api/v1/history?limit=500"] }
+        let burst = try runProgram("/usr/bin/curl", arguments)
+        #expect(burst.status == 0, "\(burst.error)")
+        let codes = burst.output.split(separator: "\n")
+        #expect(codes.count == 60 && codes.allSatisfy { $0 == "200" }, "\(codes)\n\(service.logs)")
+        for number in 0..<60 {
+            let body = try Data(contentsOf: URL(fileURLWithPath: "\(directory)/\(number).json"))
+            let entries = try JSONValue.parse(Array(body))["entries"]?.items ?? []
+            #expect(entries.count == 500, "answer \(number) holds \(entries.count) entries (\(body.count) bytes)")
+        }
+        #expect(!service.logText.contains("lost nookd"), "\(service.logs)")
+        let nookdLog = (try? String(contentsOfFile: service.nookdLog, encoding: .utf8)) ?? ""
+        #expect(!nookdLog.contains("dropped connection"), "\(nookdLog)")
+        // The link still serves a change at once.
+        let created = try curl(["-H", "Content-Type: application/json", "-d", #"{"title":"after the burst"}"#, service.url + "/api/v1/activities"])
+        #expect(created.output.statusCodes == [201], "\(created.output)")
+    }
+
+    /// Bytes nookd has not yet read on its side of connections to `socket` (`ss`: the kernel's
+    /// receive queue of each accepted socket, which carries the listening socket's path).
+    static func unreadByNookd(_ socket: String) throws -> Int {
+        let listed = try runProgram("/bin/ss", ["-xn"])
+        return listed.output.split(separator: "\n").reduce(0) { total, line in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 5, fields[0] == "u_str", fields[1] == "ESTAB", fields[4] == socket else { return total }
+            return total + (Int(fields[2]) ?? 0)
+        }
+    }
+
+    @Test func h1_h4_aCardSentWhenNookdIsKilledBeforeItAnswersIsA504OutcomeUnknownNeverA503() throws {
+        let service = try HTTPService()
+        #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200], "\(service.logs)")
+        let nookd = service.nookd.processIdentifier
+        // Stopped, nookd reads nothing: the POST's bytes wait in its socket, then it dies.
+        kill(nookd, SIGSTOP)
+        var stopped = true
+        defer { if stopped { kill(nookd, SIGCONT) } }
+        let post = Process()
+        post.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        post.arguments = ["-sS", "-i", "--max-time", "\(Int(TestBounds.seconds(60)))", "-H", "Content-Type: application/json",
+                          "-d", #"{"title":"maybe shown"}"#, service.url + "/api/v1/activities"]
+        let output = Pipe.closedOnExec()
+        post.standardOutput = output
+        try post.runAlone()
+        try nativeAPIEventually("the POST's call written to nookd's socket") { try Self.unreadByNookd(service.socket) > 0 }
+        service.stopNookd()
+        stopped = false
+        let answer = String(decoding: output.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
+        post.waitUntilExit()
+        #expect(answer.statusCodes == [504], "\(answer)\n\(service.logs)")
+        #expect(answer.contains("\"code\":\"outcome_unknown\"") && !answer.contains("Retry-After"), "\(answer)")
+        #expect(service.logText.contains("answer 504 (outcome unknown)"), "\(service.logs)")
+        // A read asks nothing of nookd that could have been done: with nookd gone it is a 503.
+        let read = try curl([service.url + "/api/v1/status"])
+        #expect(read.output.statusCodes == [503] && read.output.contains("Retry-After:"), "\(read.output)")
+    }
+}
