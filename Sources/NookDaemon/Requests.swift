@@ -89,7 +89,7 @@ extension Daemon {
     }
 
     /// The queues an operation with an optional module applies to: that one, or all.
-    private func targets(_ name: String?) throws(ProtocolError) -> [(NookModuleID, NookActivityQueue)] {
+    func targets(_ name: String?) throws(ProtocolError) -> [(NookModuleID, NookActivityQueue)] {
         if let name { return [try queue(name)] }
         return modules.map { ($0, queues[$0]!) }
     }
@@ -221,13 +221,18 @@ extension Daemon {
             status.bufferedBytes = server?.bufferedBytes
             answer(status)
 
-        case .list(let moduleName, let offset):
-            var lists: [ListAnswer.Module] = []
-            for (module, queue) in try targets(moduleName) {
-                let snapshot = await queue.snapshot()
-                lists.append(ListAnswer.Module(name: module.rawValue, current: snapshot.current, pending: snapshot.pending))
+        case .list(let moduleName, let offset, let after, let limit):
+            if offset > 0 {
+                // Version 1's paging by count, kept for the clients written for it.
+                var lists: [ListAnswer.Module] = []
+                for (module, queue) in try targets(moduleName) {
+                    let snapshot = await queue.snapshot()
+                    lists.append(ListAnswer.Module(name: module.rawValue, current: snapshot.current, pending: snapshot.pending))
+                }
+                answer(ListAnswer.page(of: lists, offset: offset, limit: limit ?? .max))
+            } else {
+                answer(try await listPage(moduleName, after: after, limit: limit ?? ListAnswer.maximumLimit))
             }
-            answer(ListAnswer.page(of: lists, offset: offset))
 
         case .watch:
             // Subscribed before the answer: an event right after "watching" is never missed.

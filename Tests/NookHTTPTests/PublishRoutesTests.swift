@@ -91,7 +91,7 @@ import Testing
     }
 
     /// nookd's calls, but a card ahead ends right after the first page of the first `list`: the
-    /// rest move one place forward, and the card that was to start the next page is on none.
+    /// rest move one place forward, which by offset hid the card that was to start the next page.
     final class CardEndsBetweenPages: NookdCalls {
         let nookd: BlockingNookdCalls
         let ending: NookActivityID
@@ -100,7 +100,7 @@ import Testing
 
         func call(_ request: Request, done: @escaping (Result<JSONValue, NookdCallError>) -> Void) {
             nookd.call(request) { result in
-                if case .list(_, 0) = request.operation, !self.ended {
+                if case .list(_, 0, nil, _) = request.operation, !self.ended {
                     self.ended = true
                     self.nookd.call(Request(id: nil, operation: .cancel(self.ending))) { _ in }
                 }
@@ -120,9 +120,9 @@ import Testing
             try #require(sent.status == 200, "\(sent.json.serialized)")
         }
         let firstPage = try ListAnswer(json: nookd.request(.list(module: nil)))
-        let boundary = try #require(firstPage.next, "the cards fit in one page; the test needs more")
+        let boundary = try #require(firstPage.cursor.flatMap(ListCursor.init(text:)), "the cards fit in one page; the test needs more")
         let listed = try nookd.cards()
-        let secondPage = try ListAnswer(json: nookd.request(.list(module: nil, offset: boundary))).modules.flatMap(\.pending)
+        let secondPage = try ListAnswer(json: nookd.request(.list(module: nil, after: boundary))).modules.flatMap(\.pending)
         let first = try #require(secondPage.first?.coalescingKey, "no card starts the second page")
         let sequence = String(first.split(separator: "/").last ?? "")
         let racing = CardEndsBetweenPages(BlockingNookdCalls(socket: nookd.socket), ending: try #require(listed.dropFirst().first?.id))
