@@ -224,9 +224,9 @@ public actor NookActivityQueue {
     }
 
     /// The entry on the glass and up to `limit` pending entries after `place` (``listing(after:limit:)``).
-    func listedPart(after place: NookListingPlace?, limit: Int) -> (shown: PendingActivities.Entry?, pending: [PendingActivities.Entry], more: Bool) {
+    func listedPart(after place: NookListingPlace?, except: NookActivityID?, limit: Int) -> (shown: PendingActivities.Entry?, pending: [PendingActivities.Entry], more: Bool) {
         expireDue()
-        let (pending, more) = pendingActivities.listed(after: place, limit: limit)
+        let (pending, more) = pendingActivities.listed(after: place, except: except, limit: limit)
         return (onScreen?.entry, pending, more)
     }
 

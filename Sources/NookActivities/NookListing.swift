@@ -37,9 +37,10 @@ public struct NookListingChunk: Sendable {
 extension NookActivityQueue {
     /// Up to `limit` pending activities after `position` (from the start when nil), and the card on
     /// the glass unless it was listed before: it is when it was on the glass then, or pending
-    /// before the position (it moved from the queue to the glass since).
+    /// before the position (it moved from the queue to the glass since). The card that was on
+    /// the glass at the position is left out of the pending ones too (put back since, Q8).
     public func listing(after position: NookListingPosition?, limit: Int) -> NookListingChunk {
-        let (shownEntry, pending, more) = listedPart(after: position?.pending, limit: limit)
+        let (shownEntry, pending, more) = listedPart(after: position?.pending, except: position?.shown, limit: limit)
         var current = shownEntry?.activity
         if let position, let shown = shownEntry {
             let listedBefore = shown.activity.id == position.shown || position.pending.map { !$0.precedes(shown.place) } ?? false

@@ -173,7 +173,8 @@ struct PendingActivities {
 
     /// Up to `limit` pending activities after `place` in presentation order (from the first
     /// when nil), and whether more follow: one page of a listing, never a copy of the whole.
-    func listed(after place: NookListingPlace?, limit: Int) -> (entries: [Entry], more: Bool) {
+    /// `except`: a card left out (one listed while it was on the glass, put back since).
+    func listed(after place: NookListingPlace?, except: NookActivityID? = nil, limit: Int) -> (entries: [Entry], more: Bool) {
         var result: [Entry] = []
         for index in fifos.indices.reversed() {
             if let place, index > place.rank { continue }
@@ -188,7 +189,7 @@ struct PendingActivities {
                 }
             }
             for slot in slots[start...] {
-                guard let entry = entries[slot.id], entry.serial == slot.serial else { continue }
+                guard let entry = entries[slot.id], entry.serial == slot.serial, slot.id != except else { continue }
                 if result.count == limit { return (result, true) }
                 result.append(entry)
             }

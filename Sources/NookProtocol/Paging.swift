@@ -27,7 +27,8 @@ extension NookClient {
     /// `list` whole, page by page, each asked for after the cursor of the one before: cards
     /// that end meanwhile move nothing between pages, so a card held throughout is listed once;
     /// one that moved (a card on the glass put back, an update of its priority) is kept once.
-    public func list(module: String?) throws(ClientError) -> (ListAnswer, JSONValue) {
+    /// `betweenPages` runs before each page after the first (a test ends cards there).
+    public func list(module: String?, betweenPages: () throws(ClientError) -> Void = {}) throws(ClientError) -> (ListAnswer, JSONValue) {
         var (answer, _) = try request(Request(id: .number(1), operation: .list(module: module)), as: ListAnswer.self)
         var whole = ListAnswer(modules: answer.modules)
         var seen = Set(whole.modules.flatMap { ($0.current.map { [$0.id] } ?? []) + $0.pending.map(\.id) })
@@ -35,6 +36,7 @@ extension NookClient {
             guard let cursor = ListCursor(text: text) else {
                 throw ClientError.daemon(ProtocolError(.wrongType, field: "result.cursor", "is not a list cursor: \(text)"))
             }
+            try betweenPages()
             (answer, _) = try request(Request(id: .number(1), operation: .list(module: module, after: cursor)), as: ListAnswer.self)
             whole.join(answer, seen: &seen)
         }
