@@ -404,11 +404,12 @@ extension Daemon {
     }
 
     /// The share of a queue an activity counts against (`queue.per_sender`, Q16): its sender's.
-    /// A uid's own programs share one, and apart from them each name a relay states for whom it
-    /// sends (a nook-http token) has its own, as ownership tells senders apart (U3).
-    @Sendable static func share(of activity: NookActivity) -> String {
+    /// A uid's own programs share one, and apart from them each name a relay (a uid of
+    /// `daemon.relay_users`, `relays`) states for whom it sends (a nook-http token) has its own.
+    /// The names any other program states count in its uid's share.
+    @Sendable static func share(of activity: NookActivity, relays: Set<UInt32>) -> String {
         guard let sender = activity.sender else { return "nookd" }
-        return sender.relayed ? "\(sender.uid) \(sender.name ?? "")" : "\(sender.uid)"
+        return sender.relayed && relays.contains(sender.uid) ? "\(sender.uid) \(sender.name ?? "")" : "\(sender.uid)"
     }
 
     /// The id of an accepted enqueue, or the error its request is answered with.
@@ -419,7 +420,13 @@ extension Daemon {
             throw ProtocolError(.invalid, field: "activity.\(error.field)", error.problem)
         case .rejected(_, .queueFull):
             if let share {
-                let sender = activity.sender.map { $0.relayed ? "sender \"\($0.name ?? "")\" (relayed by uid \($0.uid))" : "uid \($0.uid)" } ?? "nookd"
+                let sender = activity.sender.map { sender in
+                    guard sender.relayed else { return "uid \(sender.uid)" }
+                    guard ownership.relayUIDs.contains(sender.uid) else {
+                        return "uid \(sender.uid) (whose stated senders share its own share: it is not in daemon.relay_users)"
+                    }
+                    return "sender \"\(sender.name ?? "")\" (relayed by uid \(sender.uid))"
+                } ?? "nookd"
                 throw ProtocolError(.queueFull, "\(sender) already holds \(share.held) pending \(share.held == 1 ? "activity" : "activities") in module \(module), "
                                     + "none of lower priority, and queue.per_sender allows \(share.limit)")
             }
