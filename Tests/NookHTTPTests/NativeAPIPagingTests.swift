@@ -93,6 +93,9 @@ struct NativeAPIPagingTests {
         let most = try api.send("GET", "/api/v1/activities", query: [("limit", "1000")])
         #expect(listed(most).count == 1000)
         #expect(most.response.body.count < 400_000, "\(most.response.body.count) bytes")
+        // One card found behind every other, nookd's list read a page at a time.
+        let lastOne = try api.send("GET", "/api/v1/activities/" + (all.last ?? ""))
+        #expect(lastOne.status == 200 && lastOne.json["state"]?.text == "pending", "\(lastOne.json)")
         // Large cards: a page is cut at nookd's answer of 1 MiB whatever the limit.
         let big = try NativeAPINookd(config: "[queue]\ncapacity = 1000\n")
         try big.request(.suspend(module: nil))
