@@ -39,8 +39,10 @@ struct PendingActivities {
         var lastPlace: Int64 = 0
     }
 
-    /// The room left between two places, so a card moved into the middle (U1) finds one.
-    private static let placeGap: Int64 = 1 << 16
+    /// The room left between two places, so a card moved into the middle (U1) finds one: 24
+    /// moves into one gap before the class is renumbered (which can shift a listing under way
+    /// by cursor), and 2^39 arrivals before the places run out.
+    private static let placeGap: Int64 = 1 << 24
 
     private var entries: [NookActivityID: Entry] = [:]
     private var fifos = [ClassFIFO](repeating: ClassFIFO(), count: NookActivityPriority.allCases.count)

@@ -57,7 +57,7 @@ struct ListingTests {
         let last = activity("last")
         for card in [first] + lows + [last] { await queue.enqueue(card) }
         // Each low card moves up between the one moved before it and `last`: the gap there
-        // halves each time, 2^16 runs out after 16, and the class is renumbered.
+        // halves each time, 2^24 runs out after 24, and the class is renumbered.
         for (index, card) in lows.enumerated() {
             try await move(queue, card.id, to: .normal)
             #expect(await paged(queue, limit: 3) == (await queue.pending.map(\.id)), "after move \(index)")
