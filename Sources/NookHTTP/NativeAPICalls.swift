@@ -83,8 +83,9 @@ extension NookdCalls {
                         visit(answered.activities, nil)
                         return
                     }
-                    guard let next = ListCursor(text: text) else {
-                        failed(.refused(ProtocolError(.internalError, "nookd's list page named \(text) as the next, which is not a cursor").json))
+                    // A page that names where it started as the next would loop.
+                    guard let next = ListCursor(text: text), next != cursor else {
+                        failed(.refused(ProtocolError(.internalError, "nookd's list page named \(text) as the next, which is not a later cursor").json))
                         return
                     }
                     visit(answered.activities) { read(after: next) }

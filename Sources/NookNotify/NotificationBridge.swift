@@ -368,8 +368,9 @@ public final class NotificationBridge {
             }
             pass.take(page)
             if let text = page.cursor {
-                guard let cursor = ListCursor(text: text) else {
-                    logger.warning("nookd's list page named \(text) as the next, which is not a cursor; notifications that ended unseen stay open")
+                // A page that names where it started as the next would loop.
+                guard let cursor = ListCursor(text: text), cursor != pass.cursor else {
+                    logger.warning("nookd's list page named \(text) as the next, which is not a later cursor; notifications that ended unseen stay open")
                     return
                 }
                 pass.cursor = cursor

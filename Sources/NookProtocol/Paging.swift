@@ -32,10 +32,13 @@ extension NookClient {
         var (answer, _) = try request(Request(id: .number(1), operation: .list(module: module)), as: ListAnswer.self)
         var whole = ListAnswer(modules: answer.modules)
         var seen = Set(whole.modules.flatMap { ($0.current.map { [$0.id] } ?? []) + $0.pending.map(\.id) })
+        var previous: ListCursor?
         while let text = answer.cursor {
-            guard let cursor = ListCursor(text: text) else {
-                throw ClientError.daemon(ProtocolError(.wrongType, field: "result.cursor", "is not a list cursor: \(text)"))
+            // A page that names where it started as the next would loop.
+            guard let cursor = ListCursor(text: text), cursor != previous else {
+                throw ClientError.daemon(ProtocolError(.invalid, field: "result.cursor", "is not a later list cursor: \(text)"))
             }
+            previous = cursor
             try betweenPages()
             (answer, _) = try request(Request(id: .number(1), operation: .list(module: module, after: cursor)), as: ListAnswer.self)
             whole.join(answer, seen: &seen)
