@@ -223,6 +223,13 @@ public actor NookActivityQueue {
             capacity: configuration.capacity)
     }
 
+    /// The entry on the glass and up to `limit` pending entries after `place` (``listing(after:limit:)``).
+    func listedPart(after place: NookListingPlace?, except: NookActivityID?, limit: Int) -> (shown: PendingActivities.Entry?, pending: [PendingActivities.Entry], more: Bool) {
+        expireDue()
+        let (pending, more) = pendingActivities.listed(after: place, except: except, limit: limit)
+        return (onScreen?.entry, pending, more)
+    }
+
     /// Slots held by the pending structure, live or awaiting sweep (for memory-bound tests).
     var storageSlots: Int { pendingActivities.storageSlots }
 

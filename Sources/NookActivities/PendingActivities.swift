@@ -16,11 +16,16 @@ struct PendingActivities {
         var order: UInt64 = 0
         /// The share of the capacity it counts against (Q16), named when it arrived.
         var share: String?
+        /// Where it stands in its class (a listing's cursor, C1); kept once it is on screen.
+        var place = NookListingPlace(rank: 0, place: 0)
     }
 
     private struct Slot {
         var id: NookActivityID
         var serial: UInt64
+        /// Rises from the class's front to its back, tombstones included: a listing resumes
+        /// after a place even when the card that had it has ended.
+        var place: Int64
     }
 
     private struct ClassFIFO {
@@ -28,7 +33,16 @@ struct PendingActivities {
         var head = 0
         var live = 0
         var tombstones: Int { slots.count - head - live }
+        /// The lowest and highest places given: a card put at the front goes below the one, an
+        /// arrival above the other.
+        var firstPlace: Int64 = 0
+        var lastPlace: Int64 = 0
     }
+
+    /// The room left between two places, so a card moved into the middle (U1) finds one: 24
+    /// moves into one gap before the class is renumbered (which can shift a listing under way
+    /// by cursor), and 2^39 arrivals before the places run out.
+    private static let placeGap: Int64 = 1 << 24
 
     private var entries: [NookActivityID: Entry] = [:]
     private var fifos = [ClassFIFO](repeating: ClassFIFO(), count: NookActivityPriority.allCases.count)
@@ -80,8 +94,17 @@ struct PendingActivities {
         if let key = activity.coalescingKey { idsByKey[key, default: []].append(activity.id) }
         if let share { idsByShare[share, default: []].insert(activity.id) }
         if let expiresAt { expiries.push(ExpirySlot(at: expiresAt, serial: nextSerial, id: activity.id)) }
-        let slot = Slot(id: activity.id, serial: nextSerial)
         let index = activity.priority.rawValue
+        let place: Int64
+        if atFront {
+            fifos[index].firstPlace -= Self.placeGap
+            place = fifos[index].firstPlace
+        } else {
+            fifos[index].lastPlace += Self.placeGap
+            place = fifos[index].lastPlace
+        }
+        entries[activity.id]!.place = NookListingPlace(rank: index, place: place)
+        let slot = Slot(id: activity.id, serial: nextSerial, place: place)
         if atFront {
             if fifos[index].head > 0 {
                 fifos[index].head -= 1
@@ -121,7 +144,59 @@ struct PendingActivities {
         }
         slots.insert(moved, at: position)
         fifos[index].slots = slots
+        placeBetweenNeighbours(index, at: position)
         return true
+    }
+
+    /// Gives the slot at `position` a place between its neighbours' (after a move into the
+    /// middle), renumbering the class when they leave no room.
+    private mutating func placeBetweenNeighbours(_ index: Int, at position: Int) {
+        let slots = fifos[index].slots
+        let below = position > fifos[index].head ? slots[position - 1].place : nil
+        let above = position + 1 < slots.count ? slots[position + 1].place : nil
+        let lower = below ?? (above ?? 0) - 2 * Self.placeGap
+        let upper = above ?? lower + 2 * Self.placeGap
+        if upper - lower >= 2 {
+            setPlace(lower + (upper - lower) / 2, index, position)
+            fifos[index].firstPlace = min(fifos[index].firstPlace, slots[0].place, lower)
+            fifos[index].lastPlace = max(fifos[index].lastPlace, upper)
+            return
+        }
+        for position in fifos[index].slots.indices { setPlace(Int64(position + 1) * Self.placeGap, index, position) }
+        fifos[index].firstPlace = Self.placeGap
+        fifos[index].lastPlace = Int64(fifos[index].slots.count) * Self.placeGap
+    }
+
+    private mutating func setPlace(_ place: Int64, _ index: Int, _ position: Int) {
+        let slot = fifos[index].slots[position]
+        fifos[index].slots[position].place = place
+        if entries[slot.id]?.serial == slot.serial { entries[slot.id]!.place = NookListingPlace(rank: index, place: place) }
+    }
+
+    /// Up to `limit` pending activities after `place` in presentation order (from the first
+    /// when nil), and whether more follow: one page of a listing, never a copy of the whole.
+    /// `except`: a card left out (one listed while it was on the glass, put back since).
+    func listed(after place: NookListingPlace?, except: NookActivityID? = nil, limit: Int) -> (entries: [Entry], more: Bool) {
+        var result: [Entry] = []
+        for index in fifos.indices.reversed() {
+            if let place, index > place.rank { continue }
+            let slots = fifos[index].slots
+            var start = fifos[index].head
+            if let place, index == place.rank {
+                // The first slot placed after the cursor: places rise along the FIFO.
+                var end = slots.count
+                while start < end {
+                    let middle = (start + end) / 2
+                    if slots[middle].place <= place.place { start = middle + 1 } else { end = middle }
+                }
+            }
+            for slot in slots[start...] {
+                guard let entry = entries[slot.id], entry.serial == slot.serial, slot.id != except else { continue }
+                if result.count == limit { return (result, true) }
+                result.append(entry)
+            }
+        }
+        return (result, false)
     }
 
     /// Forgets a pending activity; its FIFO slot becomes a tombstone.

@@ -121,13 +121,17 @@ public final class Daemon: Sendable {
         arbiter = NookSurfaceArbiter(foreground: config.modules[0], clock: clock)
         quiet = NookQuietHours(schedule: config.quiet.schedule, policy: config.quiet.policy, localTime: QuietConfig.systemLocalTime)
         arbiter.setGate { [quiet] in quiet.admits($0) }
+        // Before the display is taken: a start refused here has nothing to put back. The queues
+        // ask it whose stated senders each have a share (Q16).
+        let ownership = try Service.Ownership(config)
         var queues: [NookModuleID: NookActivityQueue] = [:]
         for module in config.modules {
             // The screen reports each slide-in's end: a card's dwell counts from when it is
             // really on the glass (Q13), however busy the display; 2 s bounds a stuck one.
             let queue = NookActivityQueue(clock: clock, engagement: engagement,
                                           configuration: .init(pollInterval: config.pollInterval, capacity: config.capacity,
-                                                               presenterTimeout: .seconds(2), shareOf: Daemon.share(of:)))
+                                                               presenterTimeout: .seconds(2),
+                                                               shareOf: { [ownership] in Daemon.share(of: $0, relays: ownership.relayUIDs) }))
             queues[module] = queue
             arbiter.register(NookQueueModule(id: module, queue: queue))
         }
@@ -135,8 +139,6 @@ public final class Daemon: Sendable {
         let inOrder = config.modules.map { ($0, queues[$0]!) }
         let moduleQueues = inOrder.map(\.1)
 
-        // Before the display is taken: a start refused here has nothing to put back.
-        let ownership = try Service.Ownership(config)
         let output = try Service.Display(config, clock: clock, logger: logger)
         let display = output.display
         // R6: the configured turn, then the one the panel's orientation property asks for.

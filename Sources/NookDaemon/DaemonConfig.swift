@@ -29,6 +29,10 @@ public struct DaemonConfig: Sendable {
     public var allowedGroups: [String] = []
     /// Members may update, cancel and dismiss everyone's activities, as root may (U3).
     public var adminGroup: String?
+    /// `daemon.relay_users`: the users whose programs relay others' messages (nook-http) and so
+    /// may state for whom they send with a share of the queue per name (Q16); nil: `nook-http`
+    /// where that user exists.
+    public var relayUsers: [String]?
     /// Directories icon image files may come from (R3); nookd reads nothing else on a client's behalf.
     public var iconDirectories: [String] = IconPolicy.defaultDirectories
     public var backend: Backend = .auto
@@ -169,6 +173,7 @@ public struct DaemonConfig: Sendable {
         allowedUIDs = try reader.integers("daemon.allowed_uids", in: 0...Int(UInt32.max - 1))?.map(UInt32.init) ?? []
         allowedGroups = try reader.strings("daemon.allowed_groups") ?? []
         adminGroup = try reader.string("daemon.admin_group")
+        relayUsers = try reader.strings("daemon.relay_users") ?? relayUsers
         if let directories = try reader.strings("daemon.icon_directories") {
             for directory in directories where !directory.hasPrefix("/") {
                 throw reader.error("daemon.icon_directories", "must list absolute paths, got \"\(directory)\"")

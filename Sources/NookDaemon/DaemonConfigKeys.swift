@@ -6,7 +6,7 @@ extension DaemonConfig {
     /// a service that applies it at a reload or names it as needing a restart, and nook.toml(5)
     /// documents them. `gpio.*` stands for each `[gpio.NAME]` table.
     public static let keys = ConfigKeyTable(
-        ["socket", "socket_group", "socket_mode", "allowed_uids", "allowed_groups", "admin_group", "icon_directories",
+        ["socket", "socket_group", "socket_mode", "allowed_uids", "allowed_groups", "admin_group", "relay_users", "icon_directories",
          "max_connections", "max_connections_per_user", "partial_line_timeout", "idle_timeout", "unread_timeout", "max_buffered_bytes",
          "journal", "log_level"].map { "daemon." + $0 }
         + ["journal.sync"]

@@ -15,9 +15,29 @@ struct OwnershipPolicy: Sendable {
     var adminGID: UInt32?
     var adminMembers: Set<String> = []
     var adminGroup: String?
+    /// The uids of `daemon.relay_users`: only their stated sender names have a share of a queue
+    /// each (Q16); any other program's stated names count in its uid's share, so a local
+    /// program cannot take many shares by stating many names.
+    var relayUIDs: Set<UInt32> = []
 
-    init(adminGroup: String?) throws(DaemonError) {
+    /// The user nook-http runs as, a relay unless `daemon.relay_users` says otherwise.
+    static let defaultRelayUser = "nook-http"
+
+    init(adminGroup: String?, relayUsers: [String]? = nil) throws(DaemonError) {
         self.adminGroup = adminGroup
+        if let relayUsers {
+            for name in relayUsers {
+                if let user = getpwnam(name) {
+                    relayUIDs.insert(user.pointee.pw_uid)
+                } else if let uid = UInt32(name) {
+                    relayUIDs.insert(uid)
+                } else {
+                    throw DaemonError("daemon.relay_users: no user named '\(name)' in the user database (a uid may be given as a number)")
+                }
+            }
+        } else if let user = getpwnam(Self.defaultRelayUser) {
+            relayUIDs.insert(user.pointee.pw_uid)
+        }
         guard let adminGroup else { return }
         guard let group = getgrnam(adminGroup) else {
             throw DaemonError("daemon.admin_group: no group named '\(adminGroup)' in the group database")

@@ -6,29 +6,33 @@ extension Service {
     /// Who may act on whose activities (U3): the admin group, and who is in it, read again at
     /// each reload.
     final class Ownership: DaemonService {
-        struct Section: Equatable, Sendable { var adminGroup: String? }
+        struct Section: Equatable, Sendable { var adminGroup: String?; var relayUsers: [String]? }
         static let name = "ownership"
         static let needs: [String] = []
-        static let keys = ["daemon.admin_group"]
+        static let keys = ["daemon.admin_group", "daemon.relay_users"]
         static let appliesAtReload = true
 
-        static func section(of config: DaemonConfig) -> Section { Section(adminGroup: config.adminGroup) }
+        static func section(of config: DaemonConfig) -> Section { Section(adminGroup: config.adminGroup, relayUsers: config.relayUsers) }
 
         private let policy: Locked<OwnershipPolicy>
 
         init(_ config: DaemonConfig) throws(DaemonError) {
-            policy = Locked(try OwnershipPolicy(adminGroup: config.adminGroup))
+            policy = Locked(try OwnershipPolicy(adminGroup: config.adminGroup, relayUsers: config.relayUsers))
         }
+
+        /// The uids whose stated sender names each have a share of a queue (Q16).
+        var relayUIDs: Set<UInt32> { policy.withLock { $0.relayUIDs } }
 
         var current: OwnershipPolicy { policy.withLock { $0 } }
 
         func start(_ section: Section) async throws(DaemonError) {}
 
-        /// The admin group, and who is in it, as the group database says now: a user taken out
-        /// of the group loses its rights at this reload. A group that is gone throws, and the
-        /// reload keeps the running config, as a start would refuse the file.
+        /// The admin group, and who is in it, and the relay users, as the group and user
+        /// databases say now: a user taken out of the group loses its rights at this reload. A
+        /// group or user that is gone throws, and the reload keeps the running config, as a
+        /// start would refuse the file.
         func reread(_ config: DaemonConfig) throws(DaemonError) {
-            let fresh = try OwnershipPolicy(adminGroup: config.adminGroup)
+            let fresh = try OwnershipPolicy(adminGroup: config.adminGroup, relayUsers: config.relayUsers)
             policy.withLock { $0 = fresh }
         }
     }

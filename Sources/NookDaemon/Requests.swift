@@ -93,7 +93,7 @@ extension Daemon {
     }
 
     /// The queues an operation with an optional module applies to: that one, or all.
-    private func targets(_ name: String?) throws(ProtocolError) -> [(NookModuleID, NookActivityQueue)] {
+    func targets(_ name: String?) throws(ProtocolError) -> [(NookModuleID, NookActivityQueue)] {
         if let name { return [try queue(name)] }
         return modules.map { ($0, queues[$0]!) }
     }
@@ -225,13 +225,18 @@ extension Daemon {
             status.bufferedBytes = server?.bufferedBytes
             answer(status)
 
-        case .list(let moduleName, let offset):
-            var lists: [ListAnswer.Module] = []
-            for (module, queue) in try targets(moduleName) {
-                let snapshot = await queue.snapshot()
-                lists.append(ListAnswer.Module(name: module.rawValue, current: snapshot.current, pending: snapshot.pending))
+        case .list(let moduleName, let offset, let after, let limit):
+            if offset > 0 {
+                // Version 1's paging by count, kept for the clients written for it.
+                var lists: [ListAnswer.Module] = []
+                for (module, queue) in try targets(moduleName) {
+                    let snapshot = await queue.snapshot()
+                    lists.append(ListAnswer.Module(name: module.rawValue, current: snapshot.current, pending: snapshot.pending))
+                }
+                answer(ListAnswer.page(of: lists, offset: offset, limit: limit ?? .max))
+            } else {
+                answer(try await listPage(moduleName, after: after, limit: limit ?? ListAnswer.maximumLimit))
             }
-            answer(ListAnswer.page(of: lists, offset: offset))
 
         case .watch:
             // Subscribed before the answer: an event right after "watching" is never missed.
@@ -403,11 +408,12 @@ extension Daemon {
     }
 
     /// The share of a queue an activity counts against (`queue.per_sender`, Q16): its sender's.
-    /// A uid's own programs share one, and apart from them each name a relay states for whom it
-    /// sends (a nook-http token) has its own, as ownership tells senders apart (U3).
-    @Sendable static func share(of activity: NookActivity) -> String {
+    /// A uid's own programs share one, and apart from them each name a relay (a uid of
+    /// `daemon.relay_users`, `relays`) states for whom it sends (a nook-http token) has its own.
+    /// The names any other program states count in its uid's share.
+    @Sendable static func share(of activity: NookActivity, relays: Set<UInt32>) -> String {
         guard let sender = activity.sender else { return "nookd" }
-        return sender.relayed ? "\(sender.uid) \(sender.name ?? "")" : "\(sender.uid)"
+        return sender.relayed && relays.contains(sender.uid) ? "\(sender.uid) \(sender.name ?? "")" : "\(sender.uid)"
     }
 
     /// The id of an accepted enqueue, or the error its request is answered with.
@@ -418,7 +424,13 @@ extension Daemon {
             throw ProtocolError(.invalid, field: "activity.\(error.field)", error.problem)
         case .rejected(_, .queueFull):
             if let share {
-                let sender = activity.sender.map { $0.relayed ? "sender \"\($0.name ?? "")\" (relayed by uid \($0.uid))" : "uid \($0.uid)" } ?? "nookd"
+                let sender = activity.sender.map { sender in
+                    guard sender.relayed else { return "uid \(sender.uid)" }
+                    guard ownership.relayUIDs.contains(sender.uid) else {
+                        return "uid \(sender.uid) (whose stated senders share its own share: it is not in daemon.relay_users)"
+                    }
+                    return "sender \"\(sender.name ?? "")\" (relayed by uid \(sender.uid))"
+                } ?? "nookd"
                 throw ProtocolError(.queueFull, "\(sender) already holds \(share.held) pending \(share.held == 1 ? "activity" : "activities") in module \(module), "
                                     + "none of lower priority, and queue.per_sender allows \(share.limit)")
             }

@@ -30,6 +30,22 @@ enum FormBody {
         return .success(fields)
     }
 
+    /// `text` for a URL's query: every byte but unreserved ones (RFC 3986 §2.3) as `%XX`.
+    static func percentEncoded(_ text: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var output: [UInt8] = []
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                output.append(byte)
+            default:
+                output += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
     private static func percentDecoded(_ bytes: some Collection<UInt8>) -> String? {
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)

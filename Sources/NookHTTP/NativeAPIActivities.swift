@@ -40,28 +40,61 @@ enum NativeAPIActivities {
         .object([("state", .string(onScreen ? "onScreen" : "pending")), ("module", .string(module)), ("activity", activity)])
     }
 
-    /// `GET /api/v1/activities`: what is on the glass and what waits, every module (or `?module=`).
+    /// Activities in one page of `GET /api/v1/activities` unless `limit` says otherwise, and the most it may say.
+    static let defaultLimit = 100
+    static let maximumLimit = 1_000
+
+    /// `GET /api/v1/activities`: what is on the glass and what waits, every module (or
+    /// `?module=`), a page at a time: `limit` activities (or as many as fit in nookd's answer
+    /// of 1 MiB) after `after`, the `next` of the page before. `next` and a `Link` header with
+    /// `rel="next"` say where the following page starts; cards that end between two pages move
+    /// nothing from one to another. A page is one answer of nookd's, so nook-http holds one
+    /// page, however full the queue.
     static func pending(_ exchange: any HTTPExchange, _: [String: String], _ nookd: any NookdCalls) {
-        let module: String?
-        do throws(HTTPAPIError) { module = try NativeAPIBody.module(in: exchange.request) } catch {
+        let module: String?, limit: Int
+        var after: ListCursor?
+        do throws(HTTPAPIError) {
+            module = try NativeAPIBody.module(in: exchange.request)
+            limit = try NativeAPIBody.count("limit", in: exchange.request, range: 1...maximumLimit, fallback: defaultLimit)
+            if let text = try NativeAPIBody.text("after", in: exchange.request) {
+                guard let cursor = ListCursor(text: text) else {
+                    throw HTTPAPIError(status: 422, code: "invalid_field", field: "after",
+                                       message: "is not a page's `next`: pass the `next` of the page before as it came")
+                }
+                after = cursor
+            }
+        } catch {
             exchange.respond(error.response)
             return
         }
-        nookd.listAll(module: module, for: exchange) { items in
-            exchange.respond(.json(.object([("activities", .array(items.map { live(module: $0.module, onScreen: $0.onScreen, activity: $0.activity) }))])))
+        nookd.listPage(module: module, after: after, limit: limit, for: exchange) { page in
+            var members: [(String, JSONValue)] = [("activities", .array(page.activities.map { live(module: $0.module, onScreen: $0.onScreen, activity: $0.activity) }))]
+            var headers: [(name: String, value: String)] = []
+            if let next = page.cursor {
+                members.append(("next", .string(next)))
+                var query = "after=\(FormBody.percentEncoded(next))&limit=\(limit)"
+                if let module { query += "&module=\(FormBody.percentEncoded(module))" }
+                headers.append(("Link", "<\(collection)?\(query)>; rel=\"next\""))
+            }
+            exchange.respond(.json(.object(members), headers: headers))
         }
     }
 
     /// `GET /api/v1/activities/{id}`: a live activity, or how it ended (from the history), or 404.
+    /// nookd's list is read page by page until the card is found, one page held at a time.
     static func one(_ exchange: any HTTPExchange, _ parameters: [String: String], _ nookd: any NookdCalls) {
         let id: NookActivityID
         do throws(HTTPAPIError) { id = try NativeAPIBody.activityID(parameters) } catch {
             exchange.respond(error.response)
             return
         }
-        nookd.listAll(module: nil, for: exchange) { items in
+        nookd.listPages(module: nil, asking: exchange.caller.request, page: { items, next in
             if let found = items.first(where: { $0.activity["id"]?.text == id.description }) {
                 exchange.respond(.json(live(module: found.module, onScreen: found.onScreen, activity: found.activity)))
+                return
+            }
+            if let next {
+                next()
                 return
             }
             nookd.callForResult(Request(id: nil, operation: .historyShow(.id(id)))) { result in
@@ -78,7 +111,7 @@ enum NativeAPIActivities {
                     exchange.respond(nookd.failure(failure).response)
                 }
             }
-        }
+        }, failed: { failure in exchange.respond(nookd.failure(failure).response) })
     }
 
     /// `PATCH /api/v1/activities/{id}` (U1): the body names the fields to change (`null`

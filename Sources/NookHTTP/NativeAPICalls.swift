@@ -53,71 +53,69 @@ extension NookdCalls {
         }
     }
 
-    /// Every activity nookd holds, for the API's answer (see ``listEveryPage(module:asking:done:)``);
-    /// a failure is answered to the client.
-    func listAll(module: String?, for exchange: any HTTPExchange, then: @escaping ([ListedActivity]) -> Void) {
-        listEveryPage(module: module, asking: exchange.caller.request) { result in
+    /// One page of nookd's `list` (after `cursor`, at most `limit` activities) for the API's
+    /// answer, with the cursor of the next page when more follow; a failure is answered to the client.
+    func listPage(module: String?, after cursor: ListCursor?, limit: Int, for exchange: any HTTPExchange,
+                  then: @escaping (NookdPage) -> Void) {
+        callForResult(exchange.caller.request(.list(module: module, after: cursor, limit: limit))) { result in
             switch result {
-            case .success(let listing): then(listing.activities)
+            case .success(let answer): then(NookdPage(answer))
             case .failure(let failure): exchange.respond(self.failure(failure).response)
             }
         }
     }
 
-    /// Every activity nookd holds, page after page (`list` answers in pages of 1 MiB), in
-    /// presentation order: each module's card on the glass, then its pending ones. An activity
-    /// that moved between two pages is in it once; one that moved ahead across a page's start
-    /// while a card before it ended is on no page (see ``NookdListing/pages``). `asking` makes
-    /// the request of each page.
-    func listEveryPage(module: String?, asking: @escaping (NookOperation) -> Request,
-                       done: @escaping (Result<NookdListing, NookdCallError>) -> Void) {
-        var listing = NookdListing(activities: [], pages: 0)
-        var seen = Set<String>()
-        func page(_ offset: Int) {
-            callForResult(asking(.list(module: module, offset: offset))) { result in
-                let answer: JSONValue
+    /// nookd's `list` page after page, each asked for after the cursor of the one before, in
+    /// presentation order: each module's card on the glass, then its pending ones. Cards that
+    /// end between two pages move nothing across the cursor, so a card held throughout is on
+    /// exactly one page. `visit` gets each page's activities and, unless it is the last, what
+    /// asks for the next one (not called: the reading stops there). Only one page is held at
+    /// a time, however full the queue. `asking` makes the request of each page.
+    func listPages(module: String?, asking: @escaping (NookOperation) -> Request,
+                   page visit: @escaping ([ListedActivity], _ next: (() -> Void)?) -> Void,
+                   failed: @escaping (NookdCallError) -> Void) {
+        func read(after cursor: ListCursor?) {
+            callForResult(asking(.list(module: module, after: cursor))) { result in
                 switch result {
-                case .success(let value): answer = value
+                case .success(let answer):
+                    let answered = NookdPage(answer)
+                    guard let text = answered.cursor else {
+                        visit(answered.activities, nil)
+                        return
+                    }
+                    // A page that names where it started as the next would loop.
+                    guard let next = ListCursor(text: text), next != cursor else {
+                        failed(.refused(ProtocolError(.internalError, "nookd's list page named \(text) as the next, which is not a later cursor").json))
+                        return
+                    }
+                    visit(answered.activities) { read(after: next) }
                 case .failure(let failure):
-                    done(.failure(failure))
-                    return
+                    failed(failure)
                 }
-                listing.pages += 1
-                for part in answer["modules"]?.items ?? [] {
-                    let name = part["name"]?.text ?? ""
-                    if let current = part["current"], current != .null, let id = current["id"]?.text, seen.insert(id).inserted {
-                        listing.activities.append(ListedActivity(module: name, onScreen: true, activity: current))
-                    }
-                    for pending in part["pending"]?.items ?? [] {
-                        if let id = pending["id"]?.text, seen.insert(id).inserted {
-                            listing.activities.append(ListedActivity(module: name, onScreen: false, activity: pending))
-                        }
-                    }
-                }
-                guard let nextValue = answer["next"], nextValue != .null else {
-                    done(.success(listing))
-                    return
-                }
-                // A later page starts further in; anything else would loop, or end early
-                // with a list that looks whole.
-                guard let next = nextValue.numberValue.flatMap({ Int(exactly: $0) }), next > offset else {
-                    done(.failure(.refused(ProtocolError(.internalError, "nookd's list page at \(offset) named \(nextValue.serialized) as the next").json)))
-                    return
-                }
-                page(next)
             }
         }
-        page(0)
+        read(after: nil)
     }
 }
 
-/// What nookd's `list` held, every page of it.
-struct NookdListing {
-    var activities: [ListedActivity]
-    /// How many pages it took. One page is one moment of nookd's; over several, a card that
-    /// ends ahead of a page boundary between two pages moves the rest one place forward, and
-    /// the card that was to start the next page is on none.
-    var pages: Int
+/// One page of nookd's `list`: its activities in presentation order, and where the next page
+/// starts when more follow.
+struct NookdPage {
+    var activities: [ListedActivity] = []
+    var cursor: String?
+
+    init(_ answer: JSONValue) {
+        for part in answer["modules"]?.items ?? [] {
+            let name = part["name"]?.text ?? ""
+            if let current = part["current"], current != .null {
+                activities.append(ListedActivity(module: name, onScreen: true, activity: current))
+            }
+            for pending in part["pending"]?.items ?? [] {
+                activities.append(ListedActivity(module: name, onScreen: false, activity: pending))
+            }
+        }
+        cursor = answer["cursor"]?.text
+    }
 }
 
 /// One activity of nookd's `list`, as nookd sent it: its module and whether it is on the glass.

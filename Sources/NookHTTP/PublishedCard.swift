@@ -138,40 +138,27 @@ public enum CardDelivery {
     public static func end(key: String, module: String?, how: Ending, for caller: HTTPCaller, nookd: any NookdCalls,
                            done: @escaping (Result<Int, HTTPAPIError>) -> Void) {
         var ended = 0
-        var tried = Set<NookActivityID>()
-        // Every page: a card with the key can wait behind a megabyte of others. A list of
-        // several pages can miss a card (``NookdListing/pages``), so it is read again: until a
-        // pass finds no card of the key left to try, never fewer than two, at most three.
-        func pass(_ number: Int) {
-            nookd.listEveryPage(module: module, asking: { Request(id: nil, operation: $0) }) { result in
-                let listing: NookdListing
+        // Page by page, each page's cards ended before the next is read: a card with the key
+        // can wait behind a megabyte of others, and nookd's cursor lets no card that ends
+        // meanwhile hide another from the next page.
+        nookd.listPages(module: module, asking: { Request(id: nil, operation: $0) }, page: { items, next in
+            let ids = items.filter { $0.activity[ActivityField.key.wireName]?.text == key }
+                .compactMap { $0.activity["id"]?.text.flatMap(NookActivityID.init) }
+            func onward() { if let next { next() } else { done(.success(ended)) } }
+            guard !ids.isEmpty else { return onward() }
+            endEach(ids, how: how, for: caller, nookd: nookd) { result in
                 switch result {
-                case .success(let read): listing = read
+                case .success(let count):
+                    ended += count
+                    onward()
                 case .failure(let failure):
-                    // A later pass's failure does not undo what an earlier one ended.
-                    done(ended > 0 ? .success(ended) : .failure(HTTPCoreRoutes.error(for: failure, nookd: nookd)))
-                    return
-                }
-                let ids = listing.activities.filter { $0.activity[ActivityField.key.wireName]?.text == key }
-                    .compactMap { $0.activity["id"]?.text.flatMap(NookActivityID.init) }
-                    .filter { tried.insert($0).inserted }
-                let again = listing.pages > 1 && number < 3
-                guard !ids.isEmpty else {
-                    if again && number == 1 { pass(2) } else { done(.success(ended)) }
-                    return
-                }
-                endEach(ids, how: how, for: caller, nookd: nookd) { result in
-                    switch result {
-                    case .success(let count):
-                        ended += count
-                        if again { pass(number + 1) } else { done(.success(ended)) }
-                    case .failure(let failure):
-                        done(ended > 0 ? .success(ended) : .failure(failure))
-                    }
+                    done(ended > 0 ? .success(ended) : .failure(failure))
                 }
             }
-        }
-        pass(1)
+        }, failed: { failure in
+            // A later page's failure does not undo what an earlier one ended.
+            done(ended > 0 ? .success(ended) : .failure(HTTPCoreRoutes.error(for: failure, nookd: nookd)))
+        })
     }
 
     /// Ends each of `ids`, pipelined: every end is sent at once and `done` waits for the last.

@@ -367,21 +367,21 @@ public final class NotificationBridge {
                 return
             }
             pass.take(page)
-            if let next = page.next {
-                // A later page starts further in; anything else would loop, or end the pass
-                // early and close notifications whose cards are live.
-                guard next > pass.offset else {
-                    logger.warning("nookd's list page at \(pass.offset) named \(next) as the next; notifications that ended unseen stay open")
+            if let text = page.cursor {
+                // A page that names where it started as the next would loop.
+                guard let cursor = ListCursor(text: text), cursor != pass.cursor else {
+                    logger.warning("nookd's list page named \(text) as the next, which is not a later cursor; notifications that ended unseen stay open")
                     return
                 }
-                pass.offset = next
-                send(.list(module: nil, offset: next), .list(pass))
+                pass.cursor = cursor
+                send(.list(module: nil, after: cursor), .list(pass))
                 return
             }
             let missing = Set(registry.activities).subtracting(pass.live)
             if pass.pages > 1, pass.suspects == nil, !missing.isEmpty {
-                // Over several pages a card can be on none (one ahead of it ended between two
-                // pages): only what a second pass misses too has ended.
+                // Cards that end between pages move nothing across the cursor, but one that
+                // moved ahead of it (an update that raised its priority) is on no page: only
+                // what a second pass misses too has ended.
                 send(.list(module: nil), .list(ListingPass(suspects: missing)))
                 return
             }

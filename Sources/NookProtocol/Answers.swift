@@ -145,12 +145,18 @@ public struct ListAnswer: NookAnswer {
     }
 
     public var modules: [Module]
-    /// Set when the activities do not fit in one answer (``NookProtocol/answerPageBytes``):
-    /// the `offset` of the next page. A module whose activities span pages is in each of them,
-    /// its `current` only in the first.
+    /// Set when more activities follow than one answer holds (``NookProtocol/answerPageBytes``,
+    /// or the request's `limit`): the `offset` of the next page, for version-1 clients that page
+    /// by offset (only on the first page and on pages asked for by offset). A module whose
+    /// activities span pages is in each of them, its `current` only in the first.
     public var next: Int?
+    /// Set when more activities follow: the next request's `after` (``ListCursor``).
+    public var cursor: String?
 
-    public init(modules: [Module], next: Int? = nil) { (self.modules, self.next) = (modules, next) }
+    /// The most activities one `list` request may ask for (`limit`).
+    public static let maximumLimit = 100_000
+
+    public init(modules: [Module], next: Int? = nil, cursor: String? = nil) { (self.modules, self.next, self.cursor) = (modules, next, cursor) }
 
     public var json: JSONValue {
         .object([("modules", .array(modules.map { module in
@@ -159,13 +165,13 @@ public struct ListAnswer: NookAnswer {
                 ("current", module.current.map(ActivityPayload.encode) ?? .null),
                 ("pending", .array(module.pending.map(ActivityPayload.encode))),
             ])
-        }))] + (next.map { [("next", .number(Double($0)))] } ?? []))
+        }))] + (next.map { [("next", .number(Double($0)))] } ?? []) + (cursor.map { [("cursor", .string($0))] } ?? []))
     }
 
     /// The page of `modules` starting `offset` activities in (each module's current, then its
-    /// pending), as many as fit in `budget`, at least one. The first page names every module,
-    /// even empty ones; later pages only those they hold activities of.
-    public static func page(of modules: [Module], offset: Int, budget: Int = NookProtocol.answerPageBytes) -> ListAnswer {
+    /// pending), as many as fit in `budget` up to `limit`, at least one. The first page names
+    /// every module, even empty ones; later pages only those they hold activities of.
+    public static func page(of modules: [Module], offset: Int, budget: Int = NookProtocol.answerPageBytes, limit: Int = .max) -> ListAnswer {
         let total = modules.reduce(0) { $0 + ($1.current == nil ? 0 : 1) + $1.pending.count }
         var page: [Module] = []
         var start = 0, bytes = 0, end = offset, full = false
@@ -174,7 +180,7 @@ public struct ListAnswer: NookAnswer {
             var slice = Module(name: module.name, current: nil, pending: [])
             for index in items.indices where !full && start + index >= offset {
                 let size = ActivityPayload.encode(items[index]).serializedBytes.count + 1
-                if end > offset && bytes + size > budget { full = true; break }
+                if end > offset && (bytes + size > budget || end - offset >= limit) { full = true; break }
                 bytes += size
                 end = start + index + 1
                 if index == 0 && module.current != nil { slice.current = items[index] } else { slice.pending.append(items[index]) }
@@ -206,6 +212,7 @@ public struct ListAnswer: NookAnswer {
                    })
         }
         next = try reader.count("next")
+        cursor = try reader.string("cursor")
     }
 }
 

@@ -39,9 +39,10 @@ public enum NookOperation: Hashable, Sendable {
     case resume(module: String?)
     case quiesce(module: String?)
     case status
-    /// `offset`: the page starting that many activities (on screen, then pending, module by
-    /// module) in; 0 for the first.
-    case list(module: String?, offset: Int = 0)
+    /// The page starting after `after` (a previous page's ``ListAnswer/cursor``), or, as
+    /// version-1 clients before cursors page, `offset` activities (on screen, then pending,
+    /// module by module) in; the first page with neither. `limit`: at most that many activities.
+    case list(module: String?, offset: Int = 0, after: ListCursor? = nil, limit: Int? = nil)
     case watch
     case snapshot
     case home(HomeSetting)

@@ -65,7 +65,9 @@ extension NookOperation {
         case .resume(let name): return (.resume, module(name))
         case .quiesce(let name): return (.quiesce, module(name))
         case .status: return (.status, [])
-        case .list(let name, let offset): return (.list, module(name) + (offset > 0 ? [("offset", .number(Double(offset)))] : []))
+        case .list(let name, let offset, let after, let limit):
+            return (.list, module(name) + (offset > 0 ? [("offset", .number(Double(offset)))] : []) + (after.map { [("after", .string($0.text))] } ?? [])
+                        + (limit.map { [("limit", .number(Double($0)))] } ?? []))
         case .watch: return (.watch, [])
         case .snapshot: return (.snapshot, [])
         case .home(let setting):
@@ -167,12 +169,22 @@ extension NookOperation.Name {
         case .status:
             return Entry(fields: [], answer: StatusAnswer.self, command: .subcommand) { _ throws(ProtocolError) in .status }
         case .list:
-            return Entry(fields: ["module", "offset"], answer: ListAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+            return Entry(fields: ["module", "offset", "after", "limit"], answer: ListAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
                 let offset = try reader.number("offset") ?? 0
                 guard offset >= 0, offset <= 1e9, offset == offset.rounded() else {
                     throw ProtocolError(.invalid, field: "offset", "must be a whole number from 0, got \(offset)")
                 }
-                return .list(module: try reader.module(), offset: Int(offset))
+                var after: ListCursor?
+                if let text = try reader.string("after") {
+                    guard let cursor = ListCursor(text: text) else {
+                        throw ProtocolError(.invalid, field: "after", "is not a cursor this nookd gave: pass a list answer's `cursor` back as it came")
+                    }
+                    guard offset == 0 else { throw ProtocolError(.invalid, field: "offset", "cannot be given with `after`: a page starts at one or the other") }
+                    after = cursor
+                }
+                let limit = try reader.number("limit", in: 1...Double(ListAnswer.maximumLimit))
+                if let limit, limit != limit.rounded() { throw ProtocolError(.invalid, field: "limit", "must be a whole number, got \(limit)") }
+                return .list(module: try reader.module(), offset: Int(offset), after: after, limit: limit.map { Int($0) })
             }
         case .watch:
             return Entry(fields: [], answer: WatchAnswer.self, command: .subcommand) { _ throws(ProtocolError) in .watch }

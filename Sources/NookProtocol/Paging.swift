@@ -24,16 +24,23 @@ extension NookClient {
         return (HistoryAnswer(entries: entries, total: total), json)
     }
 
-    /// `list` whole, page by page as ``history(_:)`` does; an activity that moved between two
-    /// pages (one ahead of it ended meanwhile) is listed once.
-    public func list(module: String?) throws(ClientError) -> (ListAnswer, JSONValue) {
+    /// `list` whole, page by page, each asked for after the cursor of the one before: cards
+    /// that end meanwhile move nothing between pages, so a card held throughout is listed once;
+    /// one that moved (a card on the glass put back, an update of its priority) is kept once.
+    /// `betweenPages` runs before each page after the first (a test ends cards there).
+    public func list(module: String?, betweenPages: () throws(ClientError) -> Void = {}) throws(ClientError) -> (ListAnswer, JSONValue) {
         var (answer, _) = try request(Request(id: .number(1), operation: .list(module: module)), as: ListAnswer.self)
         var whole = ListAnswer(modules: answer.modules)
         var seen = Set(whole.modules.flatMap { ($0.current.map { [$0.id] } ?? []) + $0.pending.map(\.id) })
-        var offset = 0
-        while let next = answer.next, next > offset {
-            offset = next
-            (answer, _) = try request(Request(id: .number(1), operation: .list(module: module, offset: offset)), as: ListAnswer.self)
+        var previous: ListCursor?
+        while let text = answer.cursor {
+            // A page that names where it started as the next would loop.
+            guard let cursor = ListCursor(text: text), cursor != previous else {
+                throw ClientError.daemon(ProtocolError(.invalid, field: "result.cursor", "is not a later list cursor: \(text)"))
+            }
+            previous = cursor
+            try betweenPages()
+            (answer, _) = try request(Request(id: .number(1), operation: .list(module: module, after: cursor)), as: ListAnswer.self)
             whole.join(answer, seen: &seen)
         }
         return (whole, whole.json)

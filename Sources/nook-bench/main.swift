@@ -2,7 +2,7 @@
 // every figure is the median of several rounds, so a busy machine skews both sides alike.
 // `nook-bench soak` runs only the soak (100,000 activities through nookd); `nook-bench daemon`
 // only the figures of nookd and nookctl; `nook-bench journal` only the journal's; `history`, `render`, `idle`,
-// `first-frame`, `stop` (SIGTERM to exit), `pipelined`, `led`, `lcdproc`, `mqtt`, `http`, `http-burst`, `notify`, `brightness`, `cli` (nookctl's start-up)
+// `first-frame`, `stop` (SIGTERM to exit), `pipelined`, `led`, `lcdproc`, `mqtt`, `http`, `http-burst`, `http-list` (a queue of 100,000 read page by page over HTTP), `notify`, `brightness`, `cli` (nookctl's start-up)
 // and `flags` (ArgumentParser against the hand reader) and `live-view` one group each. Rounds.swift says how
 // to add a figure.
 #if canImport(Glibc)
@@ -202,6 +202,10 @@ if CommandLine.arguments.dropFirst().first == "http" {
 }
 if CommandLine.arguments.dropFirst().first == "http-burst" {
     reportHistoryBurstFigure(DaemonFigures())
+    exit(0)
+}
+if CommandLine.arguments.dropFirst().first == "http-list" {
+    reportListingFigure(DaemonFigures())
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "http-viewers" {

@@ -40,12 +40,47 @@ struct EnqueuePathTests {
         #expect(daemon.stop().status == 0)
     }
 
-    /// `queue.per_sender`: a relay's sender (a nook-http token) at its share is refused with an
-    /// error naming the share; another name, and the uid's own programs, still get in; a
-    /// reload lifts the share for the next request.
+    /// `queue.per_sender` for a program that is not a relay (its uid is not in
+    /// `daemon.relay_users`): the names it states all count in its uid's one share, so stating
+    /// many names takes no more of the queue; the refusal says why.
+    @Test func q16_namesStatedByAProgramThatIsNotARelayShareItsUidsShare() throws {
+        let scratch = Scratch()
+        // Some other uid is the relay; this test's is not.
+        let config = scratch.file("nook.toml", "[daemon]\nrelay_users = [\"\(getuid() == 4242 ? 4243 : 4242)\"]\n[queue]\nper_sender = 2\n")
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+        defer { _ = daemon.stop() }
+        try daemon.request(.suspend(module: nil))
+        func refusal(_ title: String, from name: String?) throws -> ProtocolError? {
+            let card = NookActivity(title: title, sender: name.map { NookSender(uid: 0, pid: 0, name: $0) })
+            do {
+                _ = try daemon.client().request(Request(id: .number(1), operation: .enqueue(card, module: nil, wait: false)))
+                return nil
+            } catch ClientError.daemon(let error) {
+                return error
+            }
+        }
+        #expect(try refusal("A", from: "alice") == nil)
+        #expect(try refusal("B", from: "bob") == nil)
+        let third = try refusal("C", from: "carol")
+        #expect(third == ProtocolError(.queueFull, "uid \(getuid()) (whose stated senders share its own share: it is not in daemon.relay_users) "
+                                       + "already holds 2 pending activities in module default, none of lower priority, and queue.per_sender allows 2"))
+        #expect(try refusal("Own", from: nil)?.code == .queueFull, "its programs without a stated name share the same share")
+    }
+
+    @Test func q16_aRelayUserThatDoesNotExistIsRefusedAtStartNamingTheKey() throws {
+        let scratch = Scratch()
+        let config = scratch.file("nook.toml", "[daemon]\nrelay_users = [\"no-such-user-here\"]\n")
+        let daemon = try DaemonProcess.exited(scratch: scratch, arguments: ["--config", config])
+        #expect(daemon.process.terminationStatus != 0)
+        #expect(daemon.log.contains("daemon.relay_users: no user named 'no-such-user-here'"), "\(daemon.log)")
+    }
+
+    /// `queue.per_sender`: a relay's sender (a nook-http token; this test's uid is the relay,
+    /// `daemon.relay_users`) at its share is refused with an error naming the share; another
+    /// name, and the uid's own programs, still get in; a reload lifts the share for the next request.
     @Test func q16_aSenderAtItsShareIsRefusedNamingItWhileOtherSendersStillGetIn() throws {
         let scratch = Scratch()
-        let config = scratch.file("nook.toml", "[queue]\nper_sender = 2\n")
+        let config = scratch.file("nook.toml", "[daemon]\nrelay_users = [\"\(getuid())\"]\n[queue]\nper_sender = 2\n")
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
         try daemon.request(.suspend(module: nil))
         func card(_ title: String, from name: String?) -> NookOperation {
@@ -62,12 +97,12 @@ struct EnqueuePathTests {
         #expect(try refusal(card("CI 1", from: "ci")) == nil)
         #expect(try refusal(card("CI 2", from: "ci")) == nil)
         #expect(try refusal(card("CI 3", from: "ci")) == ProtocolError(.queueFull,
-            "sender \"ci\" (relayed by uid 0) already holds 2 pending activities in module default, none of lower priority, and queue.per_sender allows 2"))
+            "sender \"ci\" (relayed by uid \(getuid())) already holds 2 pending activities in module default, none of lower priority, and queue.per_sender allows 2"))
         #expect(try refusal(card("Grafana", from: "grafana")) == nil, "another token's share")
         #expect(try refusal(card("Backup 1", from: nil)) == nil, "the uid's own programs")
         #expect(try refusal(card("Backup 2", from: nil)) == nil)
         #expect(try refusal(card("Backup 3", from: nil)) == ProtocolError(.queueFull,
-            "uid 0 already holds 2 pending activities in module default, none of lower priority, and queue.per_sender allows 2"))
+            "uid \(getuid()) already holds 2 pending activities in module default, none of lower priority, and queue.per_sender allows 2"))
         let list = try daemon.request(.list(module: nil))
         #expect(list["modules"]?.items.first?["pending"]?.items.compactMap { $0["title"]?.text }
                 == ["CI 1", "CI 2", "Grafana", "Backup 1", "Backup 2"], "nothing already queued is lost")

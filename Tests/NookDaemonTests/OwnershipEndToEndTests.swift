@@ -95,6 +95,38 @@ struct OwnershipEndToEndTests {
         #expect(daemon.stop().status == 0)
     }
 
+    /// `queue.per_sender` with two peers of different uids: the relay (root here, as
+    /// `daemon.relay_users` says) has a share per name it states; another user stating names
+    /// has its uid's one share for all of them.
+    @Test(.enabled(if: canSwitchUsers, "needs root and setpriv to act as several users"))
+    func q16_u3_onlyTheRelayUserGetsAShareForEachNameItStates() throws {
+        let scratch = Scratch()
+        let daemon = try start(scratch, "relay_users = [\"root\"]\n[queue]\nper_sender = 1\n")
+        defer { _ = daemon.stop() }
+        #expect(try nookctl(["suspend"], socket: daemon.socket).status == 0, "everything stays pending")
+        func enqueue(_ title: String, as name: String, by user: (uid: Int, gid: Int)?) throws -> JSONValue {
+            let card = NookActivity(title: title, sender: NookSender(uid: 0, pid: 0, name: name))
+            let operation = NookOperation.enqueue(card, module: nil, wait: false)
+            if let user { return try requestAs(user, operation, socket: daemon.socket) }
+            do {
+                return .object([("ok", .bool(true)), ("result", try daemon.request(operation))])
+            } catch ClientError.daemon(let error) {
+                return .object([("ok", .bool(false)), ("error", error.json)])
+            }
+        }
+        for name in ["alice", "bob", "carol"] {
+            let sent = try enqueue("relayed for \(name)", as: name, by: nil)
+            #expect(sent["ok"] == .bool(true), "the relay's \(name) has a share of its own: \(sent)")
+        }
+        #expect(try enqueue("nobody as alice", as: "alice", by: owner)["ok"] == .bool(true))
+        let second = try enqueue("nobody as bob", as: "bob", by: owner)
+        #expect(second["ok"] == .bool(false))
+        #expect(second["error"]?["code"]?.text == "queueFull")
+        #expect(second["error"]?["message"]?.text?.hasPrefix("uid \(owner.uid) (whose stated senders share its own share: it is not in daemon.relay_users)") == true,
+                "\(second)")
+        #expect(try pendingTitles(daemon.socket) == ["relayed for alice", "relayed for bob", "relayed for carol", "nobody as alice"])
+    }
+
     @Test(.enabled(if: canSwitchUsers, "needs root and setpriv to act as several users"))
     func u3_j1_twoSendersCardsWithOneKeyBothComeBackAfterKill9() throws {
         let scratch = Scratch()

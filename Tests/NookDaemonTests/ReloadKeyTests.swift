@@ -35,6 +35,7 @@ struct ReloadKeyTests {
             "daemon.allowed_uids": Sample(from: "[1000]", to: "[1001]"),
             "daemon.allowed_groups": Sample(from: "[\"nook\"]", to: "[\"users\"]"),
             "daemon.admin_group": Sample(from: "\"wheel\"", to: "\"adm\""),
+            "daemon.relay_users": Sample(from: "[\"root\"]", to: "[\"1000\"]"),
             "daemon.icon_directories": Sample(from: "[\"/usr/share/icons\"]", to: "[\"/opt/icons\"]"),
             "daemon.max_connections": Sample(from: "64", to: "65"),
             "daemon.max_connections_per_user": Sample(from: "8", to: "9"),

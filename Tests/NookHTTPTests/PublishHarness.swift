@@ -133,6 +133,6 @@ extension HTTPResponse {
     var json: JSONValue { (try? JSONValue.parse(body)) ?? .null }
 }
 
-func httpRequest(_ method: String, _ path: String, headers: [(String, String)] = [], body: String = "") -> HTTPRequest {
-    HTTPRequest(method: method, path: path, headers: headers.map { (name: $0.0, value: $0.1) }, body: Array(body.utf8))
+func httpRequest(_ method: String, _ path: String, query: [(name: String, value: String)] = [], headers: [(String, String)] = [], body: String = "") -> HTTPRequest {
+    HTTPRequest(method: method, path: path, query: query, headers: headers.map { (name: $0.0, value: $0.1) }, body: Array(body.utf8))
 }

@@ -56,7 +56,8 @@ struct TokenOwnershipTests {
     /// nookd's `queue.per_sender` gives each token a share of the queue: a token that fills its
     /// share is answered 503 `queue_full` naming the share, and another token still publishes.
     @Test func h4_q16_aTokenThatFillsItsShareLeavesRoomForTheOthers() throws {
-        let service = try service(nookdConfig: "[queue]\nper_sender = 2\n")
+        // nook-http runs as this test's uid: nookd is told it is the relay.
+        let service = try service(nookdConfig: "[daemon]\nrelay_users = [\"\(getuid())\"]\n[queue]\nper_sender = 2\n")
         let url = service.url
         #expect(try curl(owner, "POST", url + "/api/v1/suspend").status == 200)
         for number in 1...2 {
@@ -64,7 +65,7 @@ struct TokenOwnershipTests {
         }
         let refused = try curl(alice, "POST", url + "/api/v1/activities", #"{"title":"Alice 3","dwell":3600}"#)
         #expect(refused.status == 503 && refused.json["error"]?["code"]?.text == "queue_full", "\(refused)")
-        #expect(refused.json["error"]?["message"]?.text?.contains("sender \"alice\" (relayed by uid 0) already holds 2 pending activities") == true, "\(refused)")
+        #expect(refused.json["error"]?["message"]?.text?.contains("sender \"alice\" (relayed by uid \(getuid())) already holds 2 pending activities") == true, "\(refused)")
         // The publishing routes answer the same.
         let ntfy = try curl(alice, "POST", url + "/builds", "Alice 4")
         #expect(ntfy.status == 503 && ntfy.json["error"]?["code"]?.text == "queue_full", "\(ntfy)")

@@ -180,14 +180,17 @@ async function refreshPending() {
   if (pendingBusy) return;
   pendingBusy = true;
   try {
-    const cards = cardsOf(await api('GET', '/api/v1/activities'));
+    // The first page (100 cards) of a queue that can hold 100,000: the rest are said, not drawn.
+    const answer = await api('GET', '/api/v1/activities');
+    const cards = cardsOf(answer);
     const list = $('pending');
     const focused = document.activeElement && document.activeElement.dataset.activity;
     list.replaceChildren(...cards.map(pendingItem));
     const onGlass = cards.filter(shownNow).length;
     const waiting = cards.length - onGlass;
     say('pending-count', cards.length === 0 ? 'Nothing waits.'
-      : (onGlass ? onGlass + ' on the glass' : 'Nothing on the glass') + ', ' + waiting + ' waiting.');
+      : (onGlass ? onGlass + ' on the glass' : 'Nothing on the glass') + ', ' + waiting + ' waiting'
+        + (answer && answer.next ? ', and more behind them.' : '.'));
     if (focused) {
       const again = list.querySelector('button[data-activity="' + CSS.escape(focused) + '"]');
       (again || $('pending-heading')).focus();
