@@ -193,8 +193,12 @@ struct MQTTBridgeTests {
         setup.daemon.crash()
         let restarted = try DaemonProcess(scratch: setup.scratch)
         try restarted.request(.suspend(module: nil))
-        try eventually("the message delivered again to the new nookd", timeout: 30) {
-            try restarted.activities().flatMap { ($0.current.map { [$0] } ?? []) + $0.pending }.map(\.title) == ["Held"]
+        // A hang guard, not a deadline: the bridge retries nookd with a backoff of up to 10 s, and
+        // a loaded machine (the load test beside it, other builds) stretched the restart past 30 s.
+        try saying("nook-mqtt:\n\(setup.bridge.log)") {
+            try eventually("the message delivered again to the new nookd", timeout: 120) {
+                try restarted.activities().flatMap { ($0.current.map { [$0] } ?? []) + $0.pending }.map(\.title) == ["Held"]
+            }
         }
         #expect(setup.bridge.log.contains("leaving the broker without acknowledging"))
     }
@@ -223,7 +227,7 @@ struct MQTTBridgeTests {
         try setup.broker.publish("nook/b1/activity", "While nookd restarts")
         let restarted = try DaemonProcess(scratch: setup.scratch)
         try restarted.request(.suspend(module: nil))
-        try eventually("the message after nookd is back", timeout: 30) {
+        try eventually("the message after nookd is back", timeout: 120) {
             try restarted.activities().flatMap { $0.pending + ($0.current.map { [$0] } ?? []) }.map(\.title) == ["While nookd restarts"]
         }
     }
