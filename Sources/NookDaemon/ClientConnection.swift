@@ -41,7 +41,8 @@ final class OutboundBudget: Sendable {
 /// at once (a pipelined burst of history pages) is slowed to its reading pace, never dropped for
 /// the size of what it asked; one held back that reads nothing for `daemon.unread_timeout` is
 /// dropped (``activity``). Events were not asked for one by one (a watch): nookd cannot stop
-/// them, so a client whose backlog passes ``outboundLimit`` with them is dropped.
+/// them, so a client with more than ``outboundLimit`` of them waiting is dropped; the answers
+/// waiting beside them do not count there (they are bounded by the holding back).
 ///
 /// Flow control lives here, behind methods the server's poll thread calls: how many lines are
 /// in flight (inbound back-pressure), what is queued to write, and when the connection is done.
@@ -104,8 +105,43 @@ public final class ClientConnection: Sendable {
         /// Since when the socket has taken none of the bytes written to it (full: the client
         /// does not read); nil while it takes them or nothing waits.
         var unreadSince: Duration?
+        /// Bytes the socket has taken since the connection opened, where `outbound` lines end
+        /// in that count: the lines queued outside a batch (events) are found there once sent.
+        var sentTotal = 0
+        /// Lines queued outside a batch (events of a watch, mostly), by where they end in
+        /// ``sentTotal``'s count, oldest from `streamedHead`: what ``outboundLimit`` bounds.
+        /// Answers a batch asked for are bounded by holding requests back instead, so they
+        /// must not count here: an event to a client held back would drop it for its answers.
+        var streamed: [(end: Int, size: Int)] = []
+        var streamedHead = 0
+        var streamedBytes = 0
+        /// Such lines queued behind gated answers (not yet in `outbound`); zero once none wait.
+        var gatedStreamedBytes = 0
 
         var backlog: Int { outbound.count - written + held.count + gatedBytes }
+        /// What waits of the lines queued outside a batch: what ``outboundLimit`` judges.
+        var streamedBacklog: Int { streamedBytes + gatedStreamedBytes }
+
+        /// Notes a line queued outside a batch that was just appended to `outbound`.
+        mutating func noteStreamed(_ size: Int) {
+            streamed.append((end: sentTotal + outbound.count - written, size: size))
+            streamedBytes += size
+        }
+
+        /// Forgets the lines the socket has taken in full.
+        mutating func forgetSent() {
+            while streamedHead < streamed.count, streamed[streamedHead].end <= sentTotal {
+                streamedBytes -= streamed[streamedHead].size
+                streamedHead += 1
+            }
+            if streamedHead == streamed.count {
+                streamed.removeAll(keepingCapacity: streamed.count < 4096)
+                streamedHead = 0
+            } else if streamedHead > 4096 {
+                streamed.removeFirst(streamedHead)
+                streamedHead = 0
+            }
+        }
     }
 
     private let state = Locked(State())
@@ -244,7 +280,8 @@ public final class ClientConnection: Sendable {
                 // Behind answers still waiting for the disk: keep the order.
                 state.gated.append((0, Array(line) + [0x0A]))
                 state.gatedBytes += line.count + 1
-                return state.backlog <= Self.outboundLimit ? .held : .overLimit
+                state.gatedStreamedBytes += line.count + 1
+                return state.streamedBacklog <= Self.outboundLimit ? .held : .overLimit
             }
             guard state.holdingOutput else { return .visible }
             // An answer of the batch being handled: the client asked for it, and ``makeRoom()``
@@ -258,7 +295,8 @@ public final class ClientConnection: Sendable {
                 guard !state.closed else { return .closed }
                 state.outbound.append(contentsOf: line)
                 state.outbound.append(0x0A)
-                return state.backlog <= Self.outboundLimit ? .visible : .overLimit
+                state.noteStreamed(line.count + 1)
+                return state.streamedBacklog <= Self.outboundLimit ? .visible : .overLimit
             }
         }
         switch outcome {
@@ -366,6 +404,8 @@ public final class ClientConnection: Sendable {
             }
             guard released > 0 else { return .done }
             state.gated.removeFirst(released)
+            // (Those released are no longer told apart from the answers they followed.)
+            if state.gated.isEmpty { state.gatedStreamedBytes = 0 }
             let result = Self.writeOut(fd, &state, clock: clock)
             // A client that stopped sending is closed once its last answers are out.
             return result == .done && state.finishWhenFlushed && state.gated.isEmpty ? .blocked : result
@@ -437,8 +477,10 @@ public final class ClientConnection: Sendable {
                 break
             }
             state.written += sent
+            state.sentTotal += sent
             state.unreadSince = nil
         }
+        state.forgetSent()
         if state.written == state.outbound.count {
             state.outbound.removeAll(keepingCapacity: state.outbound.count < 65536)
             state.written = 0
@@ -467,6 +509,10 @@ public final class ClientConnection: Sendable {
                 state.gated = []
                 state.gatedBytes = 0
                 state.written = 0
+                state.streamed = []
+                state.streamedHead = 0
+                state.streamedBytes = 0
+                state.gatedStreamedBytes = 0
             }
             return !state.closed
         }

@@ -121,6 +121,11 @@ public final class HTTPServer {
         while true {
             let now = MonotonicClock.now
             if let stopping, connections.values.allSatisfy({ $0.exchanges.isEmpty && $0.backlog == 0 }) || now - stopping >= Self.stopBound {
+                // Calls still waiting for nookd at the bound are answered, not cut off: a
+                // caller told nothing cannot know whether its card was made (503 for a call
+                // never sent, 504 for a change nookd may have taken), and what fits is written.
+                for link in links { link.abandon("nook-http stopped before nookd answered") }
+                for connection in connections.values where !connection.closed { connection.flush() }
                 break
             }
             var deadline = expire(now: now)

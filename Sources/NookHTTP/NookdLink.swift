@@ -390,6 +390,9 @@ public final class NookdLink: NookdCalls {
         admitWaiting()
     }
 
+    /// Fails every call in flight or waiting as a lost link does (nook-http stops).
+    public func abandon(_ reason: String) { lose(reason) }
+
     /// Drops the connection: every call in flight fails at once, the next attempt is scheduled.
     /// `quiet`: nookd closed a connection with nothing in flight (its idle timeout), which is
     /// no outage: the next call reconnects at once.

@@ -1,6 +1,7 @@
 import Foundation
 import NookActivities
 import NookProtocol
+import NookSystem
 import NookTestSupport
 import NookTestTraits
 import Testing
@@ -25,6 +26,40 @@ struct AnswerBackPressureUnitTests {
         // A half line beside it changes nothing: not reading is what is judged.
         #expect(limits.verdict(partial: true, answering: true, lastHeard: .zero, lastAnswered: .zero, unreadSince: stalled,
                                now: stalled + .seconds(10)) == .keep(until: stalled + .seconds(300)))
+    }
+}
+
+/// C1 on one connection: the bound on events counts events, not the answers beside them.
+@Suite("C1 events beside answers held back")
+struct EventBoundTests {
+    @Test func c1_eventsAreBoundedByTheirOwnBytesNotByTheAnswersTheClientAskedFor() throws {
+        var pair: [Int32] = [0, 0]
+        _ = try systemCall("socketpair") { socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0, &pair) }
+        let client = FileDescriptor(owning: pair[1], name: "client")
+        let connection = ClientConnection(socket: FileDescriptor(owning: pair[0], name: "nookd"),
+                                          peer: PeerCredentials(pid: 1, uid: 0, gid: 0), number: 1, wake: {})
+        // Answers of a batch, just under the mark past which nookd holds the next request back:
+        // no request is held back, and the client has read none of them yet.
+        let line = [UInt8](repeating: UInt8(ascii: "a"), count: 64 << 10)
+        connection.holdOutput()
+        while connection.backlog < ClientConnection.answersHighWater - (256 << 10) {
+            let queued = connection.send(utf8: line)
+            #expect(queued)
+        }
+        connection.releaseOutput()
+        let answers = connection.backlog
+        // Then a stream's events (an enqueue with wait, a watch): 2 MiB of them, half their bound.
+        for number in 0..<32 {
+            let kept = connection.send(utf8: line)
+            #expect(kept, "dropped at event \(number) with \(answers) bytes of answers waiting")
+        }
+        #expect(!connection.wasDropped)
+        // Past the events' own bound it is still dropped.
+        var sent = 0
+        while connection.send(utf8: line) { sent += 1 }
+        #expect(connection.wasDropped)
+        #expect(sent < 64, "\(sent) more events")
+        _ = client
     }
 }
 

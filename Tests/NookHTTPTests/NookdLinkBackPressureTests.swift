@@ -100,4 +100,26 @@ struct NookdLinkBackPressureTests {
         let read = try curl([service.url + "/api/v1/status"])
         #expect(read.output.statusCodes == [503] && read.output.contains("Retry-After:"), "\(read.output)")
     }
+
+    @Test func h4_aCardStillWaitingForNookdWhenNookHTTPStopsIsAnswered504NotCutOff() throws {
+        let service = try HTTPService()
+        #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200], "\(service.logs)")
+        let nookd = service.nookd.processIdentifier
+        kill(nookd, SIGSTOP)
+        defer { kill(nookd, SIGCONT) }
+        let post = Process()
+        post.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        post.arguments = ["-sS", "-i", "--max-time", "\(Int(TestBounds.seconds(60)))", "-H", "Content-Type: application/json",
+                          "-d", #"{"title":"maybe shown"}"#, service.url + "/api/v1/activities"]
+        let output = Pipe.closedOnExec()
+        post.standardOutput = output
+        try post.runAlone()
+        try nativeAPIEventually("the POST's call written to nookd's socket") { try Self.unreadByNookd(service.socket) > 0 }
+        kill(service.server.processIdentifier, SIGTERM)
+        let answer = String(decoding: output.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
+        post.waitUntilExit()
+        #expect(answer.statusCodes == [504], "\(answer)\n\(service.logs)")
+        #expect(answer.contains("\"code\":\"outcome_unknown\""), "\(answer)")
+        #expect(service.server.exited(within: TestBounds.seconds(10)), "\(service.logText)")
+    }
 }
