@@ -26,6 +26,8 @@ extension OwnThreads: TestScoping {
     }
 }
 #else
+// An SPI protocol: the conformance is SPI too. Swift Testing finds it at run time all the same.
+@_spi(Experimental)
 extension OwnThreads: CustomExecutionTrait {
     public func execute(_ function: @escaping @Sendable () async throws -> Void, for test: Test,
                         testCase: Test.Case?) async throws {
