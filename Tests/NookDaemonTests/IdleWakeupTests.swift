@@ -27,7 +27,7 @@ struct IdleWakeupEndToEndTests {
         if Self.ownExecutors {
             #expect(Self.foreignThreads(of: pid) == [], "\(Self.threadNames(of: pid))")
         } else {
-            #expect(Self.foreignThreads(of: pid) != [], "\(Self.threadNames(of: pid))")
+            #expect(Self.libdispatchWorkers(of: pid) > 0, "\(Self.threadNames(of: pid))")
         }
         #expect(daemon.stop().status == 0)
     }
@@ -38,7 +38,7 @@ struct IdleWakeupEndToEndTests {
         let daemon = try DaemonProcess(environment: ["NOOKD_EXECUTORS": "platform"])
         let pid = daemon.process.processIdentifier
         try showOneCard(on: daemon)
-        #expect(Self.foreignThreads(of: pid).contains { $0.hasSuffix("qos") || $0.hasSuffix("overcommit") }, "\(Self.threadNames(of: pid))")
+        #expect(Self.libdispatchWorkers(of: pid) > 0, "\(Self.threadNames(of: pid))")
         #expect(daemon.stop().status == 0)
     }
 
@@ -51,6 +51,13 @@ struct IdleWakeupEndToEndTests {
         #expect(waiter.terminationStatus == 0)
         let status = try nookctl(["status"], socket: daemon.socket)
         #expect(status.output.contains("idle, 0 pending"), "\(status.output)")
+    }
+
+    /// libdispatch's worker threads: named `…-qos`/`…overcommit` by 6.3's libdispatch; 6.0's
+    /// leaves them unnamed, so they carry the process's name, `nookd`, beside the main thread.
+    static func libdispatchWorkers(of pid: pid_t) -> Int {
+        let names = threadNames(of: pid)
+        return names.filter { $0.hasSuffix("qos") || $0.hasSuffix("overcommit") }.count + max(0, names.filter { $0 == "nookd" }.count - 1)
     }
 
     /// Names of the threads of `pid` that nookd did not name (it names its own `nookd.…`, and
