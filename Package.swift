@@ -1,8 +1,31 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.0
 import PackageDescription
 
 // The arrows between modules are written here and nowhere else: Hardware/dev/check-imports
 // reads them from `swift package dump-package` (docs/architecture.md).
+//
+// Tools version 6.0: the oldest Swift Nook supports is 6.0.3, Debian 13's `swiftlang`
+// (docs/platforms.md).
+
+/// Scripts start nookctl for every event. Linked fully static (release builds) it starts in
+/// under half the time: no dynamic loader resolving the C and C++ libraries' symbols. Debug
+/// builds stay dynamic: the sanitizers need that. Swift 6.0's static-executable-args.lnk names
+/// ICU archives (`-licuucswift`) that 6.0 no longer ships (its Foundation carries ICU as
+/// _FoundationICU), so with 6.0, Debian 13's Swift, nookctl is linked like every other program.
+var nookctlLinking: [LinkerSetting] {
+    #if compiler(>=6.1)
+    [
+        .unsafeFlags(["-static-executable"], .when(configuration: .release)),
+        // ArgumentParser's FoundationEssentials, compiled against the shared runtime, names
+        // only itself to the linker: its static archive needs these two beside it.
+        .linkedLibrary("_FoundationCollections", .when(configuration: .release)),
+        .linkedLibrary("_FoundationCShims", .when(configuration: .release)),
+    ]
+    #else
+    []
+    #endif
+}
+
 let package = Package(
     name: "Nook",
     platforms: [.macOS(.v15)],
@@ -23,7 +46,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // The activity queue: standard library and the toolchain's Swift modules only.
@@ -71,29 +93,20 @@ let package = Package(
         // The daemon's wiring: config, backend selection, socket server, signals, requests.
         .target(name: "NookDaemon", dependencies: [
             "NookActivities", "NookProtocol", "NookConfig", "NookDisplay", "NookRender", "NookInput", "NookDRM", "NookFramebuffer", "NookLED", "NookPixel",
-            "NookPNG", "NookSystem", .product(name: "Logging", package: "swift-log"),
+            "NookPNG", "NookSystem", "NookLogging",
         ]),
-        // How every Nook process logs (swift-log on standard error at --log-level).
-        .target(name: "NookLogging", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        // How every Nook process logs: a logger of its own (swift-log's API subset and line format,
+        // without a dependency that needs a newer Swift) on standard error at --log-level.
+        .target(name: "NookLogging", dependencies: ["NookSystem"]),
         // No ArgumentParser here: it links FoundationEssentials (NookdCommandLine reads the flags).
         // Runs Swift concurrency on executors of its own (ThreadExecutors.swift: no libdispatch threads).
         .executableTarget(name: "nookd", dependencies: [
             "NookDaemon", "NookDisplay", "NookLogging", "NookSystem",
-            .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "nookctl", dependencies: [
             "NookProtocol", "NookActivities", "NookSystem",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ], linkerSettings: [
-            // Scripts start nookctl for every event. Linked fully static (release builds) it
-            // starts in under half the time: no dynamic loader resolving the C and C++
-            // libraries' symbols. Debug builds stay dynamic: the sanitizers need that.
-            .unsafeFlags(["-static-executable"], .when(configuration: .release)),
-            // ArgumentParser's FoundationEssentials, compiled against the shared runtime, names
-            // only itself to the linker: its static archive needs these two beside it.
-            .linkedLibrary("_FoundationCollections", .when(configuration: .release)),
-            .linkedLibrary("_FoundationCShims", .when(configuration: .release)),
-        ]),
+        ], linkerSettings: nookctlLinking),
         // Renders one activity to a PNG at a panel size and theme: for people and the docs.
         .executableTarget(name: "nook-render", dependencies: [
             "NookRender", "NookDisplay", "NookActivities",
@@ -103,39 +116,38 @@ let package = Package(
         .systemLibrary(name: "CSystemdBus", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // The org.freedesktop.Notifications bridge (SPEC E1-E3): a client of nookd's socket.
         .target(name: "NookNotify", dependencies: [
-            "NookActivities", "NookProtocol", "NookSystem", "CSystemdBus", .product(name: "Logging", package: "swift-log"),
+            "NookActivities", "NookProtocol", "NookSystem", "CSystemdBus", "NookLogging",
         ]),
         // No ArgumentParser (it links FoundationEssentials): NotifyCommandLine reads the flags.
         .executableTarget(name: "nook-notify", dependencies: [
-            "NookNotify", "NookProtocol", "NookSystem", "NookLogging", .product(name: "Logging", package: "swift-log"),
+            "NookNotify", "NookProtocol", "NookSystem", "NookLogging",
         ]),
         // The LCDproc protocol server (SPEC E8): LCDd's parser and screens, a client of nookd's socket.
         .target(name: "NookLCDproc", dependencies: [
-            "NookActivities", "NookProtocol", "NookSystem", "NookConfig", .product(name: "Logging", package: "swift-log"),
+            "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "NookLogging",
         ]),
         .executableTarget(name: "nook-lcdproc", dependencies: [
             "NookLCDproc", "NookProtocol", "NookSystem", "NookConfig", "NookLogging",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Logging", package: "swift-log"),
         ]),
         // The web (SPEC H1-H4, V1-V2): an HTTP/1.1 server of its own on NookSystem's sockets,
         // a client of nookd's socket like the other bridges.
         .target(name: "NookHTTP", dependencies: [
-            "NookActivities", "NookProtocol", "NookSystem", "NookConfig", .product(name: "Logging", package: "swift-log"),
+            "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "NookLogging",
         ]),
         .executableTarget(name: "nook-http", dependencies: [
-            "NookHTTP", "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "NookLogging", .product(name: "Logging", package: "swift-log"),
+            "NookHTTP", "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "NookLogging",
         ]),
         // libmosquitto (Debian libmosquitto-dev), seen only by NookMQTT. No pkgConfig: its .pc
         // file adds only -pthread, which SwiftPM refuses with a warning on every build.
         .systemLibrary(name: "CMosquitto"),
         // The MQTT and Home Assistant bridge (SPEC E4-E7): a client of nookd's socket.
         .target(name: "NookMQTT", dependencies: [
-            "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "CMosquitto", .product(name: "Logging", package: "swift-log"),
+            "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "CMosquitto", "NookLogging",
         ]),
         // No ArgumentParser (it links FoundationEssentials): BridgeCommandLine reads the flags.
         .executableTarget(name: "nook-mqtt", dependencies: [
-            "NookMQTT", "NookProtocol", "NookConfig", "NookSystem", "NookLogging", .product(name: "Logging", package: "swift-log"),
+            "NookMQTT", "NookProtocol", "NookConfig", "NookSystem", "NookLogging",
         ]),
         // nookd's outside inputs as fuzz targets; nook-fuzz runs them under libFuzzer (Hardware/dev/fuzz).
         .target(name: "NookFuzzTargets", dependencies: ["NookActivities", "NookConfig", "NookDaemon", "NookProtocol", "NookLCDproc", "NookHTTP"]),
@@ -153,7 +165,7 @@ let package = Package(
             "NookSystem", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "nook-bench", dependencies: ["NookActivities", "NookTestSupport", "NookDisplay", "NookRender", "NookProtocol", "NookLED", "NookPixel", "NookLCDproc",
-                                                           "NookPNG", "NookMQTT", "NookNotify", "NookHTTP", "NookSystem", .product(name: "Logging", package: "swift-log")]),
+                                                           "NookPNG", "NookMQTT", "NookNotify", "NookHTTP", "NookSystem", "NookLogging"]),
         .testTarget(name: "NookConfigTests", dependencies: ["NookConfig"]),
         .testTarget(name: "NookSystemTests", dependencies: ["NookSystem"]),
         .testTarget(name: "NookFuzzTargetsTests", dependencies: ["NookFuzzTargets"]),
@@ -164,7 +176,7 @@ let package = Package(
                     resources: [.copy("Transcripts")]),
         // Browser/: the page's browser test script (run by PageBrowserTests with python3).
         .testTarget(name: "NookHTTPTests", dependencies: ["NookHTTP", "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "NookTestSupport", "NookTestTraits",
-                                                    .product(name: "Logging", package: "swift-log")],
+                                                    "NookLogging"],
                     exclude: ["Browser"]),
         .testTarget(name: "NookMQTTTests", dependencies: ["NookMQTT", "NookActivities", "NookProtocol", "NookConfig", "NookSystem"]),
         .testTarget(name: "NookProtocolTests", dependencies: ["NookProtocol", "NookActivities"]),
@@ -177,7 +189,7 @@ let package = Package(
         .testTarget(name: "NookManPageTests", dependencies: ["NookDaemon", "NookConfig", "NookProtocol", "NookActivities", "NookTestTraits"]),
         .testTarget(name: "NookDaemonTests", dependencies: [
             "NookDaemon", "NookProtocol", "NookConfig", "NookActivities", "NookDisplay", "NookRender", "NookInput", "NookTestSupport", "NookTestTraits", "NookSystem",
-            .product(name: "Logging", package: "swift-log"),
+            "NookLogging",
         ]),
         .testTarget(name: "NookPNGTests", dependencies: ["NookPNG", "NookDisplay", "NookRender", "NookTestTraits"]),
         .testTarget(name: "NookDisplayTests", dependencies: ["NookDisplay", "NookActivities", "NookTestSupport"]),
@@ -196,3 +208,4 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+

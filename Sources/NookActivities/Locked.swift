@@ -14,23 +14,34 @@ import Synchronization
 ///
 /// A `pthread_mutex_t` would be visible as well, but `NookActivities` imports only the
 /// standard library, and one lock type serves every module.
-public final class Locked<Value: ~Copyable>: Sendable {
-    private let mutex: Mutex<Value>
+///
+/// Why the value is a stored property beside a `Mutex<Void>` locked by hand, and not inside a
+/// `Mutex<Value>`'s closure: Swift 6.0 (Debian 13's, the oldest Nook supports) rejects the
+/// closure form. Its region checker sees `body` captured by the closure and calls the result
+/// "task-isolated", and calls the closure's `inout sending` value used after being sent; and a
+/// `~Copyable` Value made its debug build crash in IRGen ("Not a nested archetype"). No Nook
+/// value is non-copyable. The class is `@unchecked Sendable` for the one reason `Mutex` is
+/// `Sendable`: the value is reached only with the lock held, and goes in and out only as
+/// `sending` (disconnected) values, so a non-`Sendable` value is never shared.
+public final class Locked<Value>: @unchecked Sendable {
+    private let mutex = Mutex(())
     private let handOver = Atomic<UInt>(0)
+    // Guarded by `mutex`.
+    private var value: Value
 
-    public init(_ value: consuming sending Value) {
-        mutex = Mutex(value)
+    public init(_ value: sending Value) {
+        self.value = value
     }
 
     /// Runs `body` with the value while holding the lock. Not reentrant: calling `withLock`
     /// on the same lock from inside `body` deadlocks.
-    public func withLock<Result: ~Copyable, Failure: Error>(
+    public func withLock<Result, Failure: Error>(
         _ body: (inout sending Value) throws(Failure) -> sending Result
     ) throws(Failure) -> sending Result {
-        try mutex.withLock { (value: inout sending Value) throws(Failure) -> sending Result in
-            _ = handOver.load(ordering: .acquiring)
-            defer { handOver.add(1, ordering: .releasing) }
-            return try body(&value)
-        }
+        mutex._unsafeLock()
+        defer { mutex._unsafeUnlock() }
+        _ = handOver.load(ordering: .acquiring)
+        defer { handOver.add(1, ordering: .releasing) }
+        return try body(&value)
     }
 }

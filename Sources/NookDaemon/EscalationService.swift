@@ -1,4 +1,4 @@
-import Logging
+import NookLogging
 import NookActivities
 
 /// Z4: a blocker left on the glass unacknowledged escalates: after `after`, and again every

@@ -1,4 +1,4 @@
-import Logging
+import NookLogging
 import NookActivities
 
 /// Z3: what the display does about nobody being in the room. The `presence` inputs (a PIR on

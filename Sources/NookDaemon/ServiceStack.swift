@@ -1,4 +1,4 @@
-import Logging
+import NookLogging
 
 /// The parts of a running daemon in the order they started, each with how it stops: stopped
 /// in reverse (mako's init/finish pairs), so nothing stops while a part started after it may

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Dispatch
-import Logging
+import NookLogging
 import NookProtocol
 import NookSystem
 import Synchronization

@@ -99,7 +99,9 @@ public struct AWTRIXNotification: Sendable, Equatable {
             if let tint = NookTint(parsing: hex) { return tint }
             if let tint = NookTint(parsing: text) { return tint }
         case .array(let parts) where parts.count == 3:
-            let bytes = parts.compactMap { $0.numberValue }.filter { $0 >= 0 && $0 <= 255 && $0 == $0.rounded() }.map { UInt8($0) }
+            // Typed in two steps: Swift 6.0 cannot type-check the one chain in reasonable time.
+            let numbers: [Double] = parts.compactMap { $0.numberValue }.filter { (0...255).contains($0) && $0 == $0.rounded() }
+            let bytes = numbers.map { UInt8($0) }
             if bytes.count == 3 { return .rgb(red: bytes[0], green: bytes[1], blue: bytes[2]) }
         default: break
         }

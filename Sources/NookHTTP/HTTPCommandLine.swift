@@ -1,4 +1,4 @@
-import Logging
+import NookLogging
 import NookSystem
 
 /// nook-http's command line, read by ``FlagReader`` as nook-mqtt's is: the server's flags, or

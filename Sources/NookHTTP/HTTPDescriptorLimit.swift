@@ -1,4 +1,4 @@
-import Logging
+import NookLogging
 import NookSystem
 
 /// How many connections the descriptor limit (RLIMIT_NOFILE) lets nook-http hold

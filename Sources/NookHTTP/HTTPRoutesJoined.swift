@@ -1,4 +1,4 @@
-import Logging
+import NookLogging
 
 /// Where nook-http's parts join: each HTTP part adds its `XRoutes.routes(...)` here, so the
 /// executable and the end-to-end tests serve the same table.
@@ -7,7 +7,7 @@ extension HTTPRouteTable {
     ///   - config: the settings routes read (`[publish]`).
     ///   - logger: where routes log what they left out of a request; silent by default.
     public static func standard(config: HTTPConfig = HTTPConfig(),
-                                logger: Logger = Logger(label: "nook-http", factory: { _ in SwiftLogNoOpLogHandler() })) -> HTTPRouteTable {
+                                logger: Logger = Logger(label: "nook-http", factory: { _ in DiscardingLogHandler() })) -> HTTPRouteTable {
         var table = HTTPRouteTable(HTTPCoreRoutes.routes())
         // One order for every route that shows or ends cards by key: a native key, an ntfy
         // sequence id and an alert group are keys of one kind to nookd.

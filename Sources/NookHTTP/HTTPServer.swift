@@ -1,4 +1,4 @@
-import Logging
+import NookLogging
 import NookProtocol
 import NookSystem
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import Logging
+import NookLogging
 import NookSystem
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Logging
+import NookLogging
 import NookActivities
 import NookProtocol
 

@@ -1,7 +1,5 @@
-import Logging
-
-/// How every Nook process logs: swift-log's stream handler on standard error (the journal
-/// takes it under systemd), at the level named by `--log-level`.
+/// How every Nook process logs: `StandardErrorLogHandler` on standard error (the journal takes
+/// it under systemd), at the level named by `--log-level`.
 public enum StandardErrorLogging {
     public static let levelNames = "trace, debug, info, notice, warning, error or critical"
 
@@ -14,7 +12,7 @@ public enum StandardErrorLogging {
     public static func bootstrap(level name: String) {
         let level = Logger.Level(rawValue: name) ?? .info
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = StandardErrorLogHandler(label: label)
             handler.logLevel = level
             return handler
         }

@@ -1,4 +1,4 @@
-import Logging
+import NookLogging
 import NookSystem
 
 /// nook-mqtt's command line, read by ``FlagReader`` as nookd's and nook-notify's are (the reader

@@ -39,11 +39,14 @@ struct DaemonFigures {
     }
 
     /// Starts a release nookd on the mock display; returns its pid once it listens.
-    func startDaemon(socket: String, extra: [String] = []) throws -> pid_t {
+    /// `platformExecutors` runs it on libdispatch's executors instead of its own
+    /// (`NOOKD_EXECUTORS=platform`, through env(1), which execs nookd in the same process).
+    func startDaemon(socket: String, extra: [String] = [], platformExecutors: Bool = false) throws -> pid_t {
         var pid: pid_t = 0
         // NOOK_BENCH_NOOKD runs another nookd (an older build, to compare two in one sitting).
         let nookd = getenv("NOOK_BENCH_NOOKD").map { String(cString: $0) } ?? binaries + "/nookd"
-        let arguments = [nookd, "--display", "mock", "--socket", socket, "--log-level", "warning"] + extra
+        let executors = platformExecutors ? ["/usr/bin/env", "NOOKD_EXECUTORS=platform"] : []
+        let arguments = executors + [nookd, "--display", "mock", "--socket", socket, "--log-level", "warning"] + extra
         let status = spawn(arguments, pid: &pid, quiet: true)
         guard status == 0 else { throw BenchError("could not start nookd") }
         for _ in 0..<500 {

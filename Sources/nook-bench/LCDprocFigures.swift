@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Foundation
-import Logging
+import NookLogging
 import NookActivities
 import NookDisplay
 import NookLCDproc
@@ -56,7 +56,7 @@ enum LCDprocFigures {
         var options = LCDServer.Options()
         options.bind = LCDBindAddress(host: "127.0.0.1", port: 0)
         options.maximumBacklogBytes = 64 << 20
-        let server = try LCDServer(options: options, sender: nil, logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let server = try LCDServer(options: options, sender: nil, logger: Logger(label: "bench", factory: { _ in DiscardingLogHandler() }))
         let port = server.port
         let box = UncheckedBox(server)
         Thread { try? box.value.run() }.start()

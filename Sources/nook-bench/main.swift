@@ -77,6 +77,13 @@ func reportIdleDaemon(_ figures: DaemonFigures, socket: String) async throws {
     report("daemon_idle_wakes_per_min", wakes.perMinute)
     report("daemon_idle_wakeups_per_s", wakes.switchesPerSecond)
     figures.stop(pid)
+    // The same nookd on the platform's executors (libdispatch's), the fallback of a compiler
+    // without SE-0476 (Swift 6.0): one minute shows libdispatch's wake a second beside the tick.
+    let platform = try figures.startDaemon(socket: socket, platformExecutors: true)
+    try figures.show100(socket: socket, settle: .seconds(12))
+    report("daemon_idle_rss_mib_platform_executors", figures.rssMiB(pid: platform))
+    report("daemon_idle_wakes_per_min_platform_executors", figures.idleWakes(pid: platform, minutes: 1).perMinute)
+    figures.stop(platform)
 }
 
 func reportSoak(_ figures: DaemonFigures) {

@@ -1,8 +1,7 @@
-import Logging
+import NookLogging
 import NookActivities
 import NookConfig
 import NookHTTP
-import NookLogging
 import NookProtocol
 import NookSystem
 #if canImport(Glibc)

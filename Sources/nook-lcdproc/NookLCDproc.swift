@@ -1,7 +1,6 @@
 import ArgumentParser
-import Logging
-import NookConfig
 import NookLogging
+import NookConfig
 import NookLCDproc
 import NookProtocol
 import NookSystem

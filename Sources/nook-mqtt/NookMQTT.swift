@@ -1,4 +1,3 @@
-import Logging
 import NookLogging
 import NookConfig
 import NookMQTT

@@ -31,6 +31,6 @@ enum GlobalOptions {
             }
         }
         guard !global.isEmpty, index < arguments.count, !arguments[index].hasPrefix("-") else { return arguments }
-        return [arguments[index]] + global + arguments[(index + 1)...]
+        return [arguments[index]] + global + Array(arguments[(index + 1)...])
     }
 }

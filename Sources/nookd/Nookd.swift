@@ -1,5 +1,7 @@
+#if compiler(>=6.3)
 @_spi(ExperimentalCustomExecutors) import _Concurrency
-import Logging
+#endif
+import Dispatch
 import NookLogging
 import NookDaemon
 import NookSystem
@@ -15,15 +17,28 @@ enum Nookd {
     /// Synchronous, so that nookd's own executors (ThreadExecutors.swift: libdispatch's wake
     /// once a second) are installed before the first task exists; the main thread then runs
     /// the main actor's jobs until `start` exits.
+    ///
+    /// Those executors need SE-0476's interface, which Swift 6.3 has and 6.0 lacks. Built with
+    /// an older compiler, or run with `NOOKD_EXECUTORS=platform` (so nook-bench can measure
+    /// both from one build), nookd runs on the platform's executors, libdispatch's: the same
+    /// behaviour, plus libdispatch's wake once a second while idle.
     static func main() throws {
         // Before anything opens the display: a SIGTERM from here on is held for the signal
         // service, not the default action that would leave the glass as it was. If the relay
         // cannot be made, the signal service says so when it starts and nookd does not start.
         try? DaemonSignals.hold()
-        _createExecutors(factory: NookdExecutors.self)
+        #if compiler(>=6.3)
+        if NookdExecutorChoice.fromEnvironment == .own {
+            _createExecutors(factory: NookdExecutors.self)
+            Task { await start() }
+            try NookdExecutors.mainExecutor.run()
+            exit(0)
+        }
+        #endif
         Task { await start() }
-        try NookdExecutors.mainExecutor.run()
-        exit(0)
+        // Runs the main queue, the main actor's executor on the platform's executors, forever:
+        // `start` ends the process.
+        dispatchMain()
     }
 
     static func start() async -> Never {

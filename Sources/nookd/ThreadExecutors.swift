@@ -1,3 +1,4 @@
+#if compiler(>=6.3)
 @_spi(ExperimentalCustomExecutors) @_spi(ExperimentalScheduling) import _Concurrency
 import NookSystem
 #if canImport(Glibc)
@@ -197,3 +198,4 @@ enum NookdExecutors: ExecutorFactory {
     /// blocking work has threads of its own (`startThread`, `SerialWorker`).
     static let defaultExecutor: any TaskExecutor = ThreadPoolExecutor(threads: max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
 }
+#endif

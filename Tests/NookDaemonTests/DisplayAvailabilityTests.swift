@@ -1,4 +1,4 @@
-import Logging
+import NookLogging
 import NookActivities
 import NookDisplay
 import NookRender

@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+import NookLogging
 import NookActivities
 import NookConfig
 @testable import NookDaemon

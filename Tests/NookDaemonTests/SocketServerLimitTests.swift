@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+import NookLogging
 import NookProtocol
 import NookTestTraits
 import NookTestSupport

@@ -7,7 +7,10 @@ import Testing
 /// the datagram socket named by NOTIFY_SOCKET: a path, or an abstract name written `@name`.
 @Suite("N3 readiness reaches systemd's notify socket", .serialized, .ownThreads)
 struct SystemdNotifyTests {
-    @Test(arguments: ["@nook-notify-\(getpid())", "/tmp/nook-notify-\(getpid()).sock"])
+    // Made outside the attribute: Swift 6.0's type checker crashes on an interpolation there.
+    static let socketNames = ["@nook-notify-\(getpid())", "/tmp/nook-notify-\(getpid()).sock"]
+
+    @Test(arguments: socketNames)
     func n3_readyAndStoppingAreSentToTheNotifySocket(name: String) throws {
         if !name.hasPrefix("@") { unlink(name) }
         defer { if !name.hasPrefix("@") { unlink(name) } }

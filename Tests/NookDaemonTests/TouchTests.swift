@@ -1,4 +1,4 @@
-import Logging
+import NookLogging
 import NookActivities
 import NookConfig
 @testable import NookDaemon
@@ -74,7 +74,7 @@ final class TouchHarness: Sendable {
         let effects = TouchActions.Effects(engagement: engagement, queues: [queue], recall: recall, actionCards: actionCards, glass: CardsOnGlass(),
                                            presses: presses, menuTakesOpen: { false }, screen: nil)
         let (readers, logs) = (readers, logs)
-        var logger = Logger(label: "touch-test", factory: { _ in SwiftLogNoOpLogHandler() })
+        var logger = Logger(label: "touch-test", factory: { _ in DiscardingLogHandler() })
         logger.logLevel = .critical
         _ = logs
         let kept = await keeping(queue, arbiter)

@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+import NookLogging
 import NookActivities
 @testable import NookHTTP
 import NookProtocol
@@ -125,12 +125,7 @@ struct NookdLinkTests {
     /// What the links log, kept for the test to read.
     struct KeptLog: LogHandler {
         let lines: Locked<[String]>
-        var metadata: Logger.Metadata = [:]
         var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
         func log(event: LogEvent) {
             lines.withLock { $0.append("\(event.level) \(event.message)") }
         }

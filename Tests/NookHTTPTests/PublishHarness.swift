@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+import NookLogging
 import NookHTTP
 import NookProtocol
 import NookTestSupport

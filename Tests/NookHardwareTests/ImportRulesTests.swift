@@ -14,7 +14,7 @@ struct ImportRulesTests {
     func package(_ sources: [String: String]) throws -> String {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("imports-\(UUID().uuidString)").path
         let manifest = """
-            // swift-tools-version: 6.1
+            // swift-tools-version: 6.0
             import PackageDescription
             let package = Package(name: "Fixture", targets: [
                 .target(name: "NookActivities"),

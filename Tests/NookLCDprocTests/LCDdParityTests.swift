@@ -44,11 +44,14 @@ struct LCDdParityTests {
     }
 
     @Test func e8_bytesThatAreNotUTF8AreEchoedBackAsTheClientSentThem() throws {
-        try compare([
-            [UInt8]("hello\nscreen_add caf".utf8) + [0xE9] + Array("\nwidget_add caf".utf8) + [0xE9] + Array(" t string\n".utf8),
-            Array("screen_add s".utf8) + [0xC3, 0xA9] + Array("\nfoo".utf8) + [0xE9, 0xFF] + Array("\nwidget_del caf".utf8) + [0xE9] + Array(" n".utf8) + [0xE9] + Array("\n".utf8),
-            Array("screen_del caf".utf8) + [0xE9] + Array("\n".utf8),
-        ])
+        // Each line as a list of pieces joined, not a chain of `+`: Swift 6.0's type checker gave up on those.
+        func utf8(_ text: String) -> [UInt8] { Array(text.utf8) }
+        let pieces: [[[UInt8]]] = [
+            [utf8("hello\nscreen_add caf"), [0xE9], utf8("\nwidget_add caf"), [0xE9], utf8(" t string\n")],
+            [utf8("screen_add s"), [0xC3, 0xA9], utf8("\nfoo"), [0xE9, 0xFF], utf8("\nwidget_del caf"), [0xE9], utf8(" n"), [0xE9], utf8("\n")],
+            [utf8("screen_del caf"), [0xE9], utf8("\n")],
+        ]
+        try compare(pieces.map { Array($0.joined()) })
     }
 
     @Test func e8_keysTheMenuHoldsAreRefusedAsLCDdWithItsFourMenuKeysRefusesThem() throws {

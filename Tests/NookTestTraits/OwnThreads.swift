@@ -1,5 +1,10 @@
 import Foundation
+#if compiler(>=6.1)
 import Testing
+#else
+// Swift 6.0's Swift Testing has the scoping trait as an experimental interface of another name.
+@_spi(Experimental) import Testing
+#endif
 
 /// Runs every test of a suite on threads of its own instead of Swift Testing's cooperative pool.
 ///
@@ -9,14 +14,27 @@ import Testing
 /// AddressSanitizer the queue tests' 20 s watchdogs fired while they waited for a thread.
 /// A task executor preference keeps the test's own task (so `#expect` still knows its test)
 /// and only moves where its code runs.
-public struct OwnThreads: SuiteTrait, TestTrait, TestScoping {
+public struct OwnThreads: SuiteTrait, TestTrait {
     public var isRecursive: Bool { true }
+}
 
+#if compiler(>=6.1)
+extension OwnThreads: TestScoping {
     public func provideScope(for test: Test, testCase: Test.Case?,
-                      performing function: @Sendable () async throws -> Void) async throws {
+                             performing function: @Sendable () async throws -> Void) async throws {
         try await withTaskExecutorPreference(ThreadPerJobExecutor.shared) { try await function() }
     }
 }
+#else
+// An SPI protocol: the conformance is SPI too. Swift Testing finds it at run time all the same.
+@_spi(Experimental)
+extension OwnThreads: CustomExecutionTrait {
+    public func execute(_ function: @escaping @Sendable () async throws -> Void, for test: Test,
+                        testCase: Test.Case?) async throws {
+        try await withTaskExecutorPreference(ThreadPerJobExecutor.shared) { try await function() }
+    }
+}
+#endif
 
 extension Trait where Self == OwnThreads {
     /// See ``OwnThreads``.
