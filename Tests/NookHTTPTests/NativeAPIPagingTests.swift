@@ -42,7 +42,7 @@ struct NativeAPIPagingTests {
 
     @Test func h1_theListingComesInPagesAndCardsEndingBetweenThemAreNeitherSkippedNorRepeated() throws {
         let nookd = try NativeAPINookd()
-        try nookd.request(.suspend(module: nil))
+        _ = try nookd.request(.suspend(module: nil))
         let api = NativeAPIClient(socket: nookd.socket)
         let all = try fill(nookd, count: 45, title: { "Card \($0)" })
         var seen: [String] = [], ended: Set<String> = []
@@ -84,7 +84,7 @@ struct NativeAPIPagingTests {
 
     @Test func h1_aQueueOf100000ListsInPagesOfBoundedSize() throws {
         let nookd = try NativeAPINookd(config: "[queue]\ncapacity = 100000\n")
-        try nookd.request(.suspend(module: nil))
+        _ = try nookd.request(.suspend(module: nil))
         let api = NativeAPIClient(socket: nookd.socket)
         let all = try fill(nookd, count: 100_000, title: { "Card \($0) of a very full queue" })
         let first = try api.send("GET", "/api/v1/activities")
@@ -98,7 +98,7 @@ struct NativeAPIPagingTests {
         #expect(lastOne.status == 200 && lastOne.json["state"]?.text == "pending", "\(lastOne.json)")
         // Large cards: a page is cut at nookd's answer of 1 MiB whatever the limit.
         let big = try NativeAPINookd(config: "[queue]\ncapacity = 1000\n")
-        try big.request(.suspend(module: nil))
+        _ = try big.request(.suspend(module: nil))
         let long = String(repeating: "🔔", count: NookActivity.Limits.subtitleCharacters)
         _ = try fill(big, count: 600, title: { "Card \($0) " + String(long.prefix(NookActivity.Limits.titleCharacters - 10)) }, subtitle: long)
         let cut = try NativeAPIClient(socket: big.socket).send("GET", "/api/v1/activities", query: [("limit", "1000")])
