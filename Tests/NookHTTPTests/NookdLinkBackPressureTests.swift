@@ -117,7 +117,7 @@ struct NookdLinkBackPressureTests {
         try nativeAPIEventually("the POST's call written to nookd's socket") { try Self.unreadByNookd(service.socket) > 0 }
         kill(service.server.processIdentifier, SIGTERM)
         let answer = String(decoding: output.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
-        post.waitUntilExit()
+        _ = post.waitForExit()
         #expect(answer.statusCodes == [504], "\(answer)\n\(service.logs)")
         #expect(answer.contains("\"code\":\"outcome_unknown\""), "\(answer)")
         #expect(service.server.exited(within: TestBounds.seconds(10)), "\(service.logText)")
