@@ -6,13 +6,13 @@ import Testing
 /// and the scripts that prove them (Debian 13's Swift, the aarch64 cross build) stay runnable.
 /// The builds themselves are the proof: `Hardware/dev/debian-swift test` and
 /// `Hardware/dev/cross arm64` (docs/platforms.md).
-@Suite("Platforms: the oldest Swift and Debian are declared and the toolchain scripts run")
+@Suite("P1 P2 platforms: the oldest Swift and Debian are declared and the toolchain scripts run")
 struct PlatformTests {
     func text(_ path: String) throws -> String {
         try String(contentsOfFile: repository + "/" + path, encoding: .utf8)
     }
 
-    @Test func theManifestAsksForNoNewerSwiftThanDebian13Ships() throws {
+    @Test func p1_theManifestAsksForNoNewerSwiftThanDebian13Ships() throws {
         let manifest = try text("Package.swift")
         #expect(manifest.hasPrefix("// swift-tools-version: 6.0\n"), "Debian 13's swiftlang is 6.0.3: \(manifest.prefix(40))")
         // Each dependency must build with 6.0 too; swift-log's releases that can be had need 6.2.
@@ -20,7 +20,7 @@ struct PlatformTests {
         #expect(dependencies == ["https://github.com/apple/swift-argument-parser"], "\(dependencies)")
     }
 
-    @Test func theReadmeAndThePlatformsPageDeclareTheOldestSupported() throws {
+    @Test func p1_theReadmeAndThePlatformsPageDeclareTheOldestSupported() throws {
         let readme = try text("README.md")
         let platforms = try text("docs/platforms.md")
         for declared in ["Swift 6.0.3", "Debian 13", "Debian 12"] {
@@ -32,7 +32,7 @@ struct PlatformTests {
 
     /// Every script is valid bash and explains itself when called without what it needs.
     @Test(arguments: ["debian-roots", "debian-chroot", "debian-swift", "cross"])
-    func theToolchainScriptsParseAndSayHowToCallThem(script: String) throws {
+    func p2_theToolchainScriptsParseAndSayHowToCallThem(script: String) throws {
         let path = repository + "/Hardware/dev/" + script
         #expect(FileManager.default.isExecutableFile(atPath: path))
         #expect(try run("/bin/bash", ["-n", path]).status == 0)
