@@ -17,6 +17,20 @@ struct HTTPFigures {
     let daemon: DaemonFigures
     var scratch: String { daemon.scratch + "/http" }
 
+    /// nookd and nookctl built (``DaemonFigures/prepare()``), a release nook-http beside them
+    /// (unless NOOK_BENCH_NO_BUILD), and the scratch folder: what each nook-http figure needs first.
+    static func prepared(_ daemon: DaemonFigures) throws -> HTTPFigures {
+        try daemon.prepare()
+        let figures = HTTPFigures(daemon: daemon)
+        if getenv("NOOK_BENCH_NO_BUILD") == nil {
+            let status = spawnAndWait("/usr/bin/env", ["swift", "build", "-c", "release", "--static-swift-stdlib",
+                                                       "--package-path", daemon.packageRoot, "--product", "nook-http"], quiet: true)
+            guard status == 0 else { throw BenchError("could not build nook-http (swift build exited \(status))") }
+        }
+        try FileManager.default.createDirectory(atPath: figures.scratch, withIntermediateDirectories: true)
+        return figures
+    }
+
     struct Result {
         var publishToFirstFrameP99: Spread
         var publishToFirstFrameMedian: Spread

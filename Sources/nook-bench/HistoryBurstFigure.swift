@@ -59,14 +59,7 @@ struct HistoryBurstFigure {
 
 func reportHistoryBurstFigure(_ daemon: DaemonFigures) {
     do {
-        try daemon.prepare()
-        let figures = HTTPFigures(daemon: daemon)
-        if getenv("NOOK_BENCH_NO_BUILD") == nil {
-            let status = spawnAndWait("/usr/bin/env", ["swift", "build", "-c", "release", "--static-swift-stdlib",
-                                                       "--package-path", daemon.packageRoot, "--product", "nook-http"], quiet: true)
-            guard status == 0 else { throw BenchError("could not build nook-http (swift build exited \(status))") }
-        }
-        try FileManager.default.createDirectory(atPath: figures.scratch, withIntermediateDirectories: true)
+        let figures = try HTTPFigures.prepared(daemon)
         report("http_history_burst_ms", try figures.rounds(3) { try HistoryBurstFigure(figures: figures).round() })
     } catch {
         print("history burst figure skipped: \(error)")

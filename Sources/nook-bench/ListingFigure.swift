@@ -58,14 +58,7 @@ struct ListingFigure {
 
 func reportListingFigure(_ daemon: DaemonFigures) {
     do {
-        try daemon.prepare()
-        let figures = HTTPFigures(daemon: daemon)
-        if getenv("NOOK_BENCH_NO_BUILD") == nil {
-            let status = spawnAndWait("/usr/bin/env", ["swift", "build", "-c", "release", "--static-swift-stdlib",
-                                                       "--package-path", daemon.packageRoot, "--product", "nook-http"], quiet: true)
-            guard status == 0 else { throw BenchError("could not build nook-http (swift build exited \(status))") }
-        }
-        try FileManager.default.createDirectory(atPath: figures.scratch, withIntermediateDirectories: true)
+        let figures = try HTTPFigures.prepared(daemon)
         let figure = ListingFigure(figures: figures)
         let pair = try figure.filledPair()
         var growth: [Double] = []

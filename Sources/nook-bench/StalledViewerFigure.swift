@@ -74,14 +74,7 @@ struct StalledViewerFigure {
 
 func reportStalledViewerFigure(_ daemon: DaemonFigures) {
     do {
-        try daemon.prepare()
-        let figures = HTTPFigures(daemon: daemon)
-        if getenv("NOOK_BENCH_NO_BUILD") == nil {
-            let status = spawnAndWait("/usr/bin/env", ["swift", "build", "-c", "release", "--static-swift-stdlib",
-                                                       "--package-path", daemon.packageRoot, "--product", "nook-http"], quiet: true)
-            guard status == 0 else { throw BenchError("could not build nook-http (swift build exited \(status))") }
-        }
-        try FileManager.default.createDirectory(atPath: figures.scratch, withIntermediateDirectories: true)
+        let figures = try HTTPFigures.prepared(daemon)
         let perViewer = try figures.rounds(3) { try StalledViewerFigure(figures: figures).round() }
         report("http_stalled_viewer_kib", perViewer)
         if perViewer.median > 128 { print("  goal not met: http_stalled_viewer_kib <= 128") }
