@@ -99,6 +99,14 @@ final class DaemonProcess {
         return client
     }
 
+    /// A `watch` on nookd, its acknowledgement read: every event from now on, for `readEvents`.
+    func watcher(timeout: Duration = .seconds(30)) throws -> NookClient {
+        let watcher = try client(timeout: timeout)
+        try watcher.sendRaw(Array((Request(id: .string("w"), operation: .watch).encoded() + "\n").utf8))
+        _ = try watcher.readLine()
+        return watcher
+    }
+
     /// Sends a request and returns the answer's result, failing the test on an error answer.
     @discardableResult
     func request(_ operation: NookOperation) throws -> JSONValue {

@@ -15,9 +15,7 @@ struct DuplicateIdsAndExpiryEndToEndTests {
                          "--config", scratch.file("nook.toml", "[queue]\nmodules = [\"default\", \"other\"]\n")]
         var daemon = try DaemonProcess(scratch: scratch, arguments: arguments)
         let socket = daemon.socket
-        let watcher = try daemon.client()
-        try watcher.sendRaw(Array((Request(id: .string("w"), operation: .watch).encoded() + "\n").utf8))
-        _ = try watcher.readLine()
+        let watcher = try daemon.watcher()
 
         #expect(try nookctl(["enqueue", "--title", "b0", "--blocker"], socket: socket).status == 0)
         let id = "33333333-4444-4555-8666-777777777777"

@@ -115,9 +115,7 @@ struct EscalationEndToEndTests {
         let steps = Array(repeating: "\"hook\"", count: 15).joined(separator: ", ")
         let config = scratch.file("nook.toml", "[escalation]\nafter_s = 2\nevery_s = 2\nsteps = [\(steps)]\non_escalate = [\"/bin/sh\", \"\(hook)\"]\n")
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
-        let watcher = try daemon.client(timeout: .seconds(30))
-        try watcher.sendRaw(Array((Request(id: .string("w"), operation: .watch).encoded() + "\n").utf8))
-        _ = try watcher.readLine()
+        let watcher = try daemon.watcher()
         let alarm = NookActivity(title: "Laundry done", presentation: .blocker(timeout: nil))
         try daemon.request(.enqueue(alarm, module: nil, wait: false))
         // Its escalation starts when it is presented: the update comes after that.
@@ -141,9 +139,7 @@ struct EscalationEndToEndTests {
         let steps = Array(repeating: "\"hook\"", count: 15).joined(separator: ", ")
         let config = scratch.file("nook.toml", "[escalation]\nafter_s = 5\nevery_s = 1\nsteps = [\(steps)]\non_escalate = [\"/bin/sh\", \"\(hook)\"]\n")
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
-        let watcher = try daemon.client(timeout: .seconds(30))
-        try watcher.sendRaw(Array((Request(id: .string("w"), operation: .watch).encoded() + "\n").utf8))
-        _ = try watcher.readLine()
+        let watcher = try daemon.watcher()
         let alarm = NookActivity(title: "Download running", presentation: .blocker(timeout: nil))
         try daemon.request(.enqueue(alarm, module: nil, wait: false))
         _ = try readEvents(watcher) { $0["id"] == .string(alarm.id.description) && $0["event"] == .string("presented") }
@@ -164,9 +160,7 @@ struct EscalationEndToEndTests {
     @Test func z4_aTimedCardUpdatedIntoABlockerOnTheGlassEscalatesFromTheUpdate() throws {
         let scratch = Scratch()
         let daemon = try nookdWithOneHookStep("touch \(scratch.path)/ran", in: scratch)
-        let watcher = try daemon.client(timeout: .seconds(30))
-        try watcher.sendRaw(Array((Request(id: .string("w"), operation: .watch).encoded() + "\n").utf8))
-        _ = try watcher.readLine()
+        let watcher = try daemon.watcher()
         let card = NookActivity(title: "Oven preheated", dwell: .seconds(60))
         try daemon.request(.enqueue(card, module: nil, wait: false))
         _ = try readEvents(watcher) { $0["id"] == .string(card.id.description) && $0["event"] == .string("presented") }

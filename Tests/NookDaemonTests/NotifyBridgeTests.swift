@@ -21,6 +21,12 @@ struct NotifyBridgeTests {
             bus = try PrivateBus(scratch: scratch)
             bridge = try NotifyBridgeProcess(bus: bus, socket: daemon.socket, scratch: scratch, arguments: bridgeArguments)
             monitor = try SignalMonitor(bus: bus, scratch: scratch)
+            // Until its watch is answered the bridge may still list nookd's cards (it reconciles
+            // what it holds), and a Notify waits behind that request: the tests start after it.
+            let bridge = bridge
+            try saying(bridge.log) {
+                try eventually("nook-notify to watch nookd's events") { bridge.log.contains("watching nookd's events") }
+            }
         }
 
         /// `notify-send -p ARGS`: the id it printed.

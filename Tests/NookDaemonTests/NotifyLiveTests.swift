@@ -12,21 +12,13 @@ import Testing
 struct NotifyLiveTests {
     typealias Setup = NotifyBridgeTests.Setup
 
-    /// A `watch` on nookd: every event from now on.
-    static func watch(_ daemon: DaemonProcess) throws -> NookClient {
-        let watcher = try daemon.client(timeout: .seconds(30))
-        try watcher.sendRaw(Array((Request(id: .string("w"), operation: .watch).encoded() + "\n").utf8))
-        _ = try watcher.readLine()
-        return watcher
-    }
-
     static func kinds(_ events: [JSONValue], of id: String) -> [String] {
         events.filter { $0["id"] == .string(id) }.compactMap { $0["event"]?.text }
     }
 
     @Test func e2_u1_aReplacementOfTheCardOnTheGlassUpdatesItInPlace() throws {
         let setup = try Setup()
-        let watcher = try Self.watch(setup.daemon)
+        let watcher = try setup.daemon.watcher()
         let id = try setup.send(["-t", "0", "Copying", "-h", "int:value:10"])
         let shown = try readEvents(watcher) { $0["event"] == .string("presented") }
         let activity = try #require(shown.last?["id"]?.text)
@@ -138,7 +130,7 @@ struct NotifyLiveTests {
         // The longest timeout the bridge takes: the calls below must be answered while the
         // Notify still waits, however slow a loaded machine makes each gdbus.
         let setup = try Setup(bridgeArguments: ["--timeout", "20"])
-        let watcher = try Self.watch(setup.daemon)
+        let watcher = try setup.daemon.watcher()
         let before = try setup.send(["-t", "0", "Before"])
         try eventually("the first card on the glass") { try setup.daemon.activities().first?.current?.title == "Before" }
         let pid = setup.daemon.process.processIdentifier
@@ -160,10 +152,13 @@ struct NotifyLiveTests {
         stalled.standardError = FileHandle(forWritingAtPath: errorPath)
         try stalled.runAlone()
         defer { stopProcess(stalled) }
-        try eventually("the Notify sent to the stopped nookd") { setup.bridge.log.contains("sending notification 2 ") }
+        try saying(setup.bridge.log) {
+            try eventually("the Notify sent to the stopped nookd") { setup.bridge.log.contains("sending notification 2 ") }
+        }
         // Answered while that Notify waits on nookd.
         let information = try setup.bus.call("GetServerInformation")
-        #expect(information.status == 0 && information.output.contains("nook-notify"), "\(information.error)")
+        try #require(setup.bridge.process.isRunning, "nook-notify ended while nookd was stopped:\n\(setup.bridge.log)")
+        #expect(information.status == 0 && information.output.contains("nook-notify"), "\(information.error)\n\(setup.bridge.log)")
         #expect(try setup.bus.call("GetCapabilities").status == 0)
         #expect(try setup.bus.call("CloseNotification", ["uint32 \(before)"]).status == 0)
         #expect(stalled.isRunning, "the Notify still waits for nookd")
@@ -171,7 +166,7 @@ struct NotifyLiveTests {
         try eventually("notify-send to be answered", timeout: 40) { !stalled.isRunning }
         let error = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
         #expect(stalled.terminationStatus != 0)
-        #expect(error.contains("nookd did not answer within 20 s"), "\(error)")
+        #expect(error.contains("nookd did not answer within 20 s"), "\(error)\n\(setup.bridge.log)")
         // While nookd still does not answer, the next sender is told at once.
         let next = try setup.bus.run(["notify-send", "Also while stopped"])
         #expect(next.status != 0 && next.error.contains("nookd has not answered"), "\(next.error)")
@@ -193,7 +188,7 @@ struct NotifyLiveTests {
 
     @Test func e1_aNotificationItsSenderWasToldFailedNeverReachesAnEmptyGlass() throws {
         let setup = try Setup(bridgeArguments: ["--timeout", "1"])
-        let watcher = try Self.watch(setup.daemon)
+        let watcher = try setup.daemon.watcher()
         let pid = setup.daemon.process.processIdentifier
         kill(pid, SIGSTOP)
         defer { kill(pid, SIGCONT) }

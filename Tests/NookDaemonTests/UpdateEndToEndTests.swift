@@ -8,17 +8,10 @@ import Testing
 /// U1 and U3 through nookd and nookctl: a card updated in place, journalled, and owned.
 @Suite("U1 U3 end to end: update in place, durable, owned by its sender", .serialized, .ownThreads)
 struct UpdateEndToEndTests {
-    func watch(_ daemon: DaemonProcess) throws -> NookClient {
-        let watcher = try daemon.client(timeout: .seconds(30))
-        try watcher.sendRaw(Array((Request(id: .string("w"), operation: .watch).encoded() + "\n").utf8))
-        _ = try watcher.readLine()
-        return watcher
-    }
-
     @Test func u1_aProgressCardIsUpdatedInPlaceThenBecomesATimedResultThatEndsOnItsOwn() throws {
         let daemon = try DaemonProcess()
         let socket = daemon.socket
-        let watcher = try watch(daemon)
+        let watcher = try daemon.watcher()
         let enqueued = try nookctl(["enqueue", "--title", "Downloading", "--key", "dl", "--blocker", "--progress", "0.1"], socket: socket)
         #expect(enqueued.status == 0, "\(enqueued)")
         let id = enqueued.output.trimmingCharacters(in: .whitespacesAndNewlines)
