@@ -137,42 +137,51 @@ struct ReadmeExamplesTests {
         let publish = try #require(MQTTTools.path("mosquitto_pub"))
         let shell = try ReadmeShell(scratch: scratch, wrappers: ["mosquitto_pub": "exec \(publish) -h 127.0.0.1 -p \(broker.port) \"$@\""],
                                     environment: [:])
-        var sawPlainText = false, sawDismiss = false
+        var sawPlainText = false, sawDismiss = false, dismissed = false
         var titles: Set<String> = []
-        for line in example.lines {
-            let words = ReadmeExample.words(line)
-            try #require(words.first == "mosquitto_pub", "not a mosquitto_pub command: \(line)")
-            let topic = try #require(ReadmeExample.value(of: "-t", in: line))
-            let message = try #require(ReadmeExample.value(of: "-m", in: line))
-            let result = try shell.run(line)
-            #expect(result.status == 0, "\(line) exited \(result.status): \(result.output)\nnook-mqtt: \(bridge.log)")
-            if topic.hasSuffix("/activity") {
-                let json = try? JSONValue.parse(Array(message.utf8))
-                let title = json?["title"]?.text ?? message
-                sawPlainText = sawPlainText || json?["title"] == nil
-                titles.insert(title)
-                // Queued, on the glass or already ended: a loaded machine may poll past a card's turn.
-                try saying("nook-mqtt:\n\(bridge.log.suffix(4000))\nnookd:\n\(daemon.log.suffix(4000))") {
-                    try eventually("'\(title)' at nookd", timeout: 30) {
-                        try Self.all(daemon).contains { $0.title == title } || Self.endings(daemon)[title] != nil
+        func logs() -> String { "nook-mqtt:\n\(bridge.log.suffix(4000))\nnookd:\n\(daemon.log.suffix(4000))" }
+        // The block's cards are timed (5 s): on a loaded machine they can end on their own before
+        // the dismiss arrives, which then finds the glass empty (the bridge says so). The block
+        // is run again then; what is judged is what the dismiss did when a card was there.
+        for _ in 1...3 where !dismissed {
+            for line in example.lines {
+                let words = ReadmeExample.words(line)
+                try #require(words.first == "mosquitto_pub", "not a mosquitto_pub command: \(line)")
+                let topic = try #require(ReadmeExample.value(of: "-t", in: line))
+                let message = try #require(ReadmeExample.value(of: "-m", in: line))
+                let emptyGlassBefore = bridge.log.components(separatedBy: "nothing is on the glass to dismiss").count
+                let result = try shell.run(line)
+                #expect(result.status == 0, "\(line) exited \(result.status): \(result.output)\nnook-mqtt: \(bridge.log)")
+                if topic.hasSuffix("/activity") {
+                    let json = try? JSONValue.parse(Array(message.utf8))
+                    let title = json?["title"]?.text ?? message
+                    sawPlainText = sawPlainText || json?["title"] == nil
+                    titles.insert(title)
+                    // Queued, on the glass or already ended: a loaded machine may poll past a card's turn.
+                    try saying(logs()) {
+                        try eventually("'\(title)' at nookd", timeout: 30) {
+                            try Self.all(daemon).contains { $0.title == title } || Self.endings(daemon)[title] != nil
+                        }
                     }
-                }
-                if json?["priority"]?.text == "high" {
-                    let seen = try Self.all(daemon).first { $0.title == title }
-                        ?? HistoryAnswer(json: daemon.request(.history(HistoryQuery()))).entries.last { $0.activity.title == title }?.activity
-                    #expect(seen?.priority == .high)
-                }
-            } else if topic.hasSuffix("/command"), message == "dismiss" {
-                sawDismiss = true
-                // Whichever card held the glass when the command arrived (a high-priority one may
-                // just have taken it) ends as dismissed.
-                try saying("nook-mqtt:\n\(bridge.log.suffix(4000))\nnookd:\n\(daemon.log.suffix(4000))") {
-                    try eventually("a card of the block dismissed") {
-                        try Self.endings(daemon).contains { titles.contains($0.key) && $0.value == "dismissed" }
+                    if json?["priority"]?.text == "high" {
+                        let seen = try Self.all(daemon).first { $0.title == title }
+                            ?? HistoryAnswer(json: daemon.request(.history(HistoryQuery()))).entries.last { $0.activity.title == title }?.activity
+                        #expect(seen?.priority == .high)
+                    }
+                } else if topic.hasSuffix("/command"), message == "dismiss" {
+                    sawDismiss = true
+                    // Whichever card held the glass when the command arrived (a high-priority one may
+                    // just have taken it) ends as dismissed.
+                    try saying(logs()) {
+                        try eventually("a card of the block dismissed, or the bridge saying the glass was empty", timeout: 30) {
+                            dismissed = try Self.endings(daemon).contains { titles.contains($0.key) && $0.value == "dismissed" }
+                            return dismissed || bridge.log.components(separatedBy: "nothing is on the glass to dismiss").count > emptyGlassBefore
+                        }
                     }
                 }
             }
         }
+        #expect(dismissed, "no run of the block had a card on the glass when its dismiss came:\n\(logs())")
         #expect(sawPlainText, "the block has no plain-text activity")
         #expect(sawDismiss, "the block has no dismiss command")
     }
