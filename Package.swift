@@ -126,7 +126,6 @@ let package = Package(
         ]),
         .executableTarget(name: "nook-lcdproc", dependencies: [
             "NookLCDproc", "NookProtocol", "NookSystem", "NookConfig", "NookLogging",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The web (SPEC H1-H4, V1-V2): an HTTP/1.1 server of its own on NookSystem's sockets,
         // a client of nookd's socket like the other bridges.
