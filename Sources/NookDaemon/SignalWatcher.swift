@@ -40,8 +40,9 @@ final class SignalWatcher: Sendable {
 }
 
 /// nookd's signals from the first line of `main` (N2): SIGTERM, SIGINT and SIGHUP are caught
-/// by NookSystem's ``SignalRelay`` before anything opens the display, and one that comes before the signal service
-/// watches is held for it (a stop then ends nookd cleanly once its services have started). A
+/// by NookSystem's ``SignalRelay`` before anything opens the display, and one that comes before
+/// the signal service watches is held for it (a stop then ends nookd cleanly once its services
+/// have started). A
 /// second stop signal while one is held exits at once, as it does once nookd runs, so a start
 /// that hangs can still be interrupted.
 public enum DaemonSignals {
