@@ -41,8 +41,6 @@ let package = Package(
         .executable(name: "nook-lcdproc", targets: ["nook-lcdproc"]),
         .executable(name: "nook-http", targets: ["nook-http"]),
         .executable(name: "nook-mqtt", targets: ["nook-mqtt"]),
-        .executable(name: "flag-probe-flag-reader", targets: ["flag-probe-flag-reader"]),
-        .executable(name: "flag-probe-argument-parser", targets: ["flag-probe-argument-parser"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -128,7 +126,6 @@ let package = Package(
         ]),
         .executableTarget(name: "nook-lcdproc", dependencies: [
             "NookLCDproc", "NookProtocol", "NookSystem", "NookConfig", "NookLogging",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The web (SPEC H1-H4, V1-V2): an HTTP/1.1 server of its own on NookSystem's sockets,
         // a client of nookd's socket like the other bridges.
@@ -160,6 +157,8 @@ let package = Package(
         .executableTarget(name: "nook-demo", dependencies: ["NookActivities"]),
         // Two probes nook-bench runs side by side (`nook-bench flags`): the same flags read by
         // the hand reader and by ArgumentParser, the start-up time and idle memory each costs.
+        // Benchmark fixtures, not products: nook-bench builds each with `--product`, which a root
+        // package's executable target answers without being listed among the products.
         .executableTarget(name: "flag-probe-flag-reader", dependencies: ["NookSystem"]),
         .executableTarget(name: "flag-probe-argument-parser", dependencies: [
             "NookSystem", .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -33,10 +33,7 @@ public struct PeerCredentials: Hashable, Sendable, CustomStringConvertible {
     /// The peer of a connected Unix socket, as the kernel recorded it at `connect` time.
     static func of(_ socket: FileDescriptor) throws(SystemCallError) -> PeerCredentials {
         var credentials = LinuxPeerCredentials()
-        var length = socklen_t(MemoryLayout<LinuxPeerCredentials>.size)
-        _ = try systemCall("getsockopt SO_PEERCRED", subject: socket.name) {
-            getsockopt(socket.rawValue, SOL_SOCKET, SO_PEERCRED, &credentials, &length)
-        }
+        try System.socketOption(socket.rawValue, SOL_SOCKET, SO_PEERCRED, into: &credentials, name: "SO_PEERCRED", subject: socket.name)
         var name: String?
         if credentials.pid > 0, let comm = try? readRegularFile("/proc/\(credentials.pid)/comm", limit: 64) {
             name = String(decoding: comm, as: UTF8.self).split(separator: "\n").first.map(String.init)

@@ -411,7 +411,7 @@ final class ActivityHistory: Sendable {
         let start = Int(info.st_size) - bytes
         while count < bytes {
             guard let read = buffer.withUnsafeMutableBytes({ raw in
-                try? systemCall("pread", subject: path) { pread(file.rawValue, raw.baseAddress! + count, bytes - count, off_t(start + count)) }
+                try? System.pread(file.rawValue, raw.baseAddress! + count, bytes - count, offset: off_t(start + count), subject: path)
             }) else { return nil }
             if read == 0 { break }
             count += read

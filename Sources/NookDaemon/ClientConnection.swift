@@ -467,7 +467,7 @@ public final class ClientConnection: Sendable {
             let written = state.written
             let sending = state.outbound.withUnsafeBytes { bytes in
                 Result { () throws(SystemCallError) in
-                    try nonBlockingSystemCall("send") { Glibc.send(fd, bytes.baseAddress! + written, bytes.count - written, Int32(MSG_NOSIGNAL)) }
+                    try System.sendIfReady(fd, bytes.baseAddress! + written, bytes.count - written, flags: Int32(MSG_NOSIGNAL))
                 }
             }
             guard case .success(let ready) = sending else { return .broken }
@@ -516,7 +516,7 @@ public final class ClientConnection: Sendable {
             }
             return !state.closed
         }
-        if wasOpen { _ = try? systemCall("shutdown", { shutdown(fd, Int32(SHUT_RDWR)) }) }
+        if wasOpen { try? System.shutdown(fd, SHUT_RDWR) }
         closedGate.open()
     }
 }

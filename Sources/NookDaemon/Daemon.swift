@@ -275,6 +275,8 @@ public final class Daemon: Sendable {
     /// Quiesces every queue at once, giving up after `bound` so a stuck queue cannot hold the
     /// exit past the 2 s of N2 (the display is restored either way).
     private func quiesceAll(within bound: Duration) async {
+        // Whichever comes first opens `settled`: every queue quiescent, or the bound.
+        let settled = Latch()
         let done = Atomic<Bool>(false)
         let all = Task { [queues, recall] in
             await withTaskGroup(of: Void.self) { group in
@@ -282,11 +284,14 @@ public final class Daemon: Sendable {
                 group.addTask { await recall.queue.quiesce() }
             }
             done.store(true, ordering: .releasing)
+            settled.open()
         }
-        let deadline = ContinuousClock.now + bound
-        while !done.load(ordering: .acquiring), ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
+        let timeout = Task {
+            try? await Task.sleep(for: bound)
+            settled.open()
         }
+        await settled.wait()
+        timeout.cancel()
         if !done.load(ordering: .acquiring) {
             logger.warning("queues did not quiesce within \(bound); restoring the display anyway")
             all.cancel()

@@ -92,7 +92,7 @@ enum DurableFile {
             // Swapped for something else since the lstat.
             guard opened.st_mode & S_IFMT == S_IFREG else { return "\(label) \(path) is \(fileKind(opened.st_mode & S_IFMT)), not a regular file" }
             let count = try head.withUnsafeMutableBytes { buffer in
-                Result { () throws(SystemCallError) in try systemCall("pread", subject: path) { pread(file.rawValue, buffer.baseAddress!, buffer.count, 0) } }
+                Result { () throws(SystemCallError) in try System.pread(file.rawValue, buffer.baseAddress!, buffer.count, offset: 0, subject: path) }
             }.get()
             head.removeSubrange(count...)
         } catch {
@@ -174,12 +174,12 @@ enum DurableFile {
         guard let problem = writeAll(file, bytes, path: path) else { return nil }
         guard let before else { return problem }
         do throws(SystemCallError) {
-            _ = try systemCall("ftruncate", subject: path) { ftruncate(file.rawValue, before.st_size) }
+            try System.truncate(file.rawValue, to: before.st_size, subject: path)
         } catch {
             return problem + "; \(error): the file ends in a torn record"
         }
         // For a descriptor without O_APPEND the next write must start at the old end too.
-        _ = try? systemCall("lseek", subject: path) { lseek(file.rawValue, before.st_size, SEEK_SET) }
+        _ = try? System.seek(file.rawValue, to: before.st_size, subject: path)
         return problem
     }
 
@@ -205,10 +205,7 @@ enum DurableFile {
     typealias Syncer = @Sendable (_ fd: Int32, _ full: Bool) -> Int32
 
     @Sendable static func systemSync(_ fd: Int32, _ full: Bool) -> Int32 {
-        switch systemCallResult({ full ? fsync(fd) : fdatasync(fd) }) {
-        case .success: 0
-        case .failure(let code): code.rawValue
-        }
+        System.flush(fd, metadata: full)?.rawValue ?? 0
     }
 
     /// nil, or why not every byte was written, naming `path` (the log keeps the descriptor of

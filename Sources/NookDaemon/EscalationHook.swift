@@ -35,7 +35,7 @@ enum EscalationHook {
         let child = pid
         Task.detached { @Sendable in
             var status: Int32 = 0
-            while (try? systemCall("waitpid", { waitpid(child, &status, WNOHANG) })) == 0 {
+            while (try? System.wait(for: child, status: &status, options: WNOHANG)) == 0 {
                 try? await Task.sleep(for: .milliseconds(200))
             }
         }

@@ -58,7 +58,7 @@ public final class FrameWriter: Sendable {
             guard info.st_mode & S_IFMT == S_IFDIR else { throw SocketError("\(directory) is not a directory") }
         } else {
             do throws(SystemCallError) {
-                _ = try systemCall("mkdir", subject: directory) { mkdir(directory, 0o755) }
+                try System.makeDirectory(directory, mode: 0o755)
             } catch {
                 throw SocketError(error)
             }

@@ -39,7 +39,7 @@ final class HangingDisplay: DisplayBackend {
         if fileExists(triggerPath) {
             hung.withLock { $0 = true }
             do throws(SystemCallError) {
-                _ = try systemCall("unlink") { unlink(triggerPath) }
+                try System.unlink(triggerPath)
             } catch {
                 warn("debug.hang_display_file: \(error) (\(triggerPath)); hanging anyway")
             }

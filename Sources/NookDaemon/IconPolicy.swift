@@ -73,8 +73,6 @@ struct IconPolicy: Sendable {
 
     /// As ``canonical(_:)``, or why not (the error names `realpath`, not the path).
     static func canonicalPath(_ path: String) throws(SystemCallError) -> String {
-        let resolved = try systemCall("realpath", returning: { realpath(path, nil) })
-        defer { free(resolved) }
-        return String(cString: resolved)
+        try System.resolvedPath(path)
     }
 }

@@ -162,19 +162,21 @@ public final class SocketServer: @unchecked Sendable {
         try replaceStaleSocket(address)
         do throws(SystemCallError) {
             let listener = try FileDescriptor.unixSocket(SOCK_STREAM, nonBlocking: true, name: path)
-            _ = try systemCall("bind", subject: path) { address.withSocketAddress { bind(listener.rawValue, $0, $1) } }
+            try address.withSocketAddress { raw, length in
+                Result { () throws(SystemCallError) in try System.bind(listener.rawValue, raw, length, subject: path) }
+            }.get()
             let created = try? fileStatus(path, followingLinks: false)
             if let created { socketFile = (UInt64(created.st_dev), UInt64(created.st_ino)) }
             do throws(SystemCallError) {
                 // chmod/chown after bind: the socket file is created with the umask's mode.
-                _ = try systemCall("chmod", subject: path) { chmod(path, mode_t(mode)) }
+                try System.changeMode(path, mode_t(mode))
                 // Under the shipped unit the socket is born in the nook group (nookd's own) and chown is
                 // filtered out (@privileged): change the group only when it is not already the one asked for.
                 let currentGroup = created?.st_gid
                 if let groupID, groupID != currentGroup {
-                    _ = try systemCall("chown", subject: path) { chown(path, uid_t.max, groupID) }
+                    try System.changeGroup(path, groupID)
                 }
-                _ = try systemCall("listen", subject: path) { listen(listener.rawValue, 128) }
+                try System.listen(listener.rawValue, backlog: 128, subject: path)
                 wakePipe = try WakePipe()
             } catch {
                 removeSocketFile()
@@ -291,8 +293,8 @@ public final class SocketServer: @unchecked Sendable {
             // what nookd starts (escalation hooks) must not hold a client's connection open.
             let accepted = ChildSpawns.exclusively { () -> Result<Int32?, SystemCallError> in
                 Result { () throws(SystemCallError) in
-                    guard let fd = try nonBlockingSystemCall("accept", subject: path, { accept(listener.rawValue, nil, nil) }) else { return nil }
-                    _ = try? systemCall("fcntl F_SETFD", subject: path) { fcntl(fd, F_SETFD, FD_CLOEXEC) }
+                    guard let fd = try System.acceptIfReady(listener.rawValue, nil, nil, subject: path) else { return nil }
+                    try? System.setCloseOnExec(fd, subject: path)
                     return fd
                 }
             }
@@ -332,7 +334,7 @@ public final class SocketServer: @unchecked Sendable {
             guard policy.allows(peer) else {
                 logger.warning("refused a client that is not allowed", metadata: ["peer": "\(peer)"])
                 let refusal = ResponseLine.failure(id: nil, error: ProtocolError(.forbidden, "uid \(peer.uid) is not allowed to use nookd")).encoded() + "\n"
-                _ = refusal.withCString { line in try? nonBlockingSystemCall("send", subject: path) { send(fd, line, strlen(line), Int32(MSG_NOSIGNAL)) } }
+                _ = refusal.withCString { line in try? System.sendIfReady(fd, line, strlen(line), flags: Int32(MSG_NOSIGNAL), subject: path) }
                 continue
             }
             let isPrivileged = privileged(peer)
@@ -371,7 +373,7 @@ public final class SocketServer: @unchecked Sendable {
     /// every 10 s while it lasts. The socket closes with its owner when this returns.
     private func refuse(_ socket: FileDescriptor, _ reason: String, peer: PeerCredentials? = nil) {
         let refusal = ResponseLine.failure(id: nil, error: ProtocolError(.unavailable, reason)).encoded() + "\n"
-        _ = refusal.withCString { line in try? nonBlockingSystemCall("send", subject: path) { send(socket.rawValue, line, strlen(line), Int32(MSG_NOSIGNAL)) } }
+        _ = refusal.withCString { line in try? System.sendIfReady(socket.rawValue, line, strlen(line), flags: Int32(MSG_NOSIGNAL), subject: path) }
         guard let refused = limitNotes.admit(at: MonotonicClock.now) else { return }
         logger.warning("refusing new connections: \(reason)", metadata: ["refused": "\(refused)", "peer": "\(peer.map { "\($0)" } ?? "unknown")"])
     }
@@ -438,7 +440,7 @@ public final class SocketServer: @unchecked Sendable {
     private func close(_ client: Client, saying error: ProtocolError?) {
         if let error, client.connection.backlog == 0 {
             let line = ResponseLine.failure(id: nil, error: error).encoded() + "\n"
-            _ = line.withCString { text in try? nonBlockingSystemCall("send", subject: path) { send(client.connection.fd, text, strlen(text), Int32(MSG_NOSIGNAL)) } }
+            _ = line.withCString { text in try? System.sendIfReady(client.connection.fd, text, strlen(text), flags: Int32(MSG_NOSIGNAL), subject: path) }
         }
         client.partial = []
         client.connection.markClosed(droppedForNotReading: true)
@@ -481,7 +483,7 @@ public final class SocketServer: @unchecked Sendable {
     private func readFrom(_ client: Client, buffer: inout [UInt8]) -> Bool {
         let read: Int?
         do throws(SystemCallError) {
-            read = try nonBlockingSystemCall("read", subject: path) { Glibc.read(client.connection.fd, &buffer, buffer.count) }
+            read = try System.readIfReady(client.connection.fd, &buffer, buffer.count, subject: path)
         } catch {
             client.connection.markClosed()
             return false

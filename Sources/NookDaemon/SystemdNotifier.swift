@@ -11,7 +11,7 @@ enum SystemdNotifier {
               let socket = try? FileDescriptor.unixSocket(SOCK_DGRAM, name: "NOTIFY_SOCKET") else { return }
         _ = message.withCString { text in
             address.withSocketAddress { to, length in
-                try? nonBlockingSystemCall("sendto", subject: socketPath) { sendto(socket.rawValue, text, strlen(text), Int32(MSG_NOSIGNAL), to, length) }
+                try? System.sendIfReady(socket.rawValue, text, strlen(text), flags: Int32(MSG_NOSIGNAL), to: to, length, subject: socketPath)
             }
         }
     }

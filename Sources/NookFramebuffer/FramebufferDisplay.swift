@@ -59,10 +59,10 @@ public final class FramebufferDisplay: DisplayBackend, @unchecked Sendable {
         var fixed = [UInt8](repeating: 0, count: 80)
         do throws(SystemCallError) {
             _ = try variable.withUnsafeMutableBytes { bytes in
-                Result { () throws(SystemCallError) in try systemCall("ioctl FBIOGET_*SCREENINFO", subject: chosen) { ioctl(device.rawValue, Self.getVariableInfo, bytes.baseAddress!) } }
+                Result { () throws(SystemCallError) in try System.ioctl(device.rawValue, Self.getVariableInfo, bytes.baseAddress!, name: "FBIOGET_*SCREENINFO", subject: chosen) }
             }.get()
             _ = try fixed.withUnsafeMutableBytes { bytes in
-                Result { () throws(SystemCallError) in try systemCall("ioctl FBIOGET_*SCREENINFO", subject: chosen) { ioctl(device.rawValue, Self.getFixedInfo, bytes.baseAddress!) } }
+                Result { () throws(SystemCallError) in try System.ioctl(device.rawValue, Self.getFixedInfo, bytes.baseAddress!, name: "FBIOGET_*SCREENINFO", subject: chosen) }
             }.get()
         } catch {
             throw DisplayError(error)
@@ -107,7 +107,7 @@ public final class FramebufferDisplay: DisplayBackend, @unchecked Sendable {
             guard !state.restored else { return DisplayError(operation: "present", detail: "the display was restored and released") }
             if state.hasVSync {
                 var crtc: UInt32 = 0
-                if (try? systemCall("ioctl FBIO_WAITFORVSYNC", { ioctl(fd, Self.waitForVSync, &crtc) })) == nil { state.hasVSync = false }
+                if (try? System.ioctl(fd, Self.waitForVSync, &crtc, name: "FBIO_WAITFORVSYNC")) == nil { state.hasVSync = false }
             }
             write(frame)
             return nil
@@ -143,7 +143,7 @@ public final class FramebufferDisplay: DisplayBackend, @unchecked Sendable {
     public func setBlanked(_ blanked: Bool) async throws(DisplayError) {
         // FB_BLANK_POWERDOWN = 4, FB_BLANK_UNBLANK = 0.
         do throws(SystemCallError) {
-            _ = try systemCall("ioctl FBIOBLANK", subject: path) { ioctl(fd, Self.blank, blanked ? 4 : 0) }
+            try System.ioctl(fd, Self.blank, value: blanked ? 4 : 0, name: "FBIOBLANK", subject: path)
         } catch {
             throw DisplayError(error)
         }

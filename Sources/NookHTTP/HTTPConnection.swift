@@ -107,9 +107,8 @@ final class HTTPConnection {
             guard backlog > 0 else { break }
             let sending = outgoing.withUnsafeBytes { bytes in
                 Result { () throws(SystemCallError) in
-                    try nonBlockingSystemCall("send", subject: socket.name) {
-                        send(socket.rawValue, bytes.baseAddress! + sent, outgoing.count - sent, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-                    }
+                    try System.sendIfReady(socket.rawValue, bytes.baseAddress! + sent, outgoing.count - sent, flags: Int32(MSG_NOSIGNAL | MSG_DONTWAIT),
+                                           subject: socket.name)
                 }
             }
             guard case .success(let ready) = sending else {

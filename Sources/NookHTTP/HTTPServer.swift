@@ -51,7 +51,7 @@ public final class HTTPServer {
     public let nookd: NookdLink
     /// The link and its connection for calls that wait, each polled here.
     private let links: [NookdLink]
-    private var listeners: [HTTPListener]
+    private var listeners: [TCPListener]
     private let stopPipe: WakePipe
     /// Woken by SIGHUP's handler: ``reload`` runs on this thread, between requests.
     private let reloadPipe: WakePipe
@@ -67,7 +67,7 @@ public final class HTTPServer {
 
     /// The ports listened on, in the order of ``Options/listen`` (the kernel's choice for 0).
     public var ports: [UInt16] { listeners.map(\.port) }
-    public var addresses: [HTTPListenAddress] { listeners.map { HTTPListenAddress(host: $0.address.host, port: $0.port) } }
+    public var addresses: [HTTPListenAddress] { listeners.map { HTTPListenAddress(host: $0.host, port: $0.port) } }
     public var openConnections: Int { connections.count }
 
     public init(options: Options, routes: HTTPRouteTable, access: HTTPAccess, nookd: NookdLink, logger: Logger) throws(SystemCallError) {
@@ -77,8 +77,8 @@ public final class HTTPServer {
         self.access = access
         self.nookd = nookd
         links = nookd.connections
-        var listeners: [HTTPListener] = []
-        for address in options.listen { listeners.append(try HTTPListener(address)) }
+        var listeners: [TCPListener] = []
+        for address in options.listen { listeners.append(try TCPListener(http: address)) }
         self.listeners = listeners
         stopPipe = try WakePipe()
         reloadPipe = try WakePipe()
@@ -90,11 +90,9 @@ public final class HTTPServer {
     /// (for a few seconds at most), then it returns.
     public func stop() { stopPipe.wake() }
 
-    /// The stop pipe's write end, for a signal handler (a `write(2)` is async-signal-safe).
-    public var stopDescriptor: Int32 { stopPipe.writeEnd.rawValue }
-
-    /// The reload pipe's write end, for SIGHUP's handler.
-    public var reloadDescriptor: Int32 { reloadPipe.writeEnd.rawValue }
+    /// The pipes another thread wakes (a signal's): `stop` as ``stop()`` does, `reload` to read
+    /// the token file again (SIGHUP).
+    public var wakers: (stop: WakePipe, reload: WakePipe) { (stopPipe, reloadPipe) }
 
     /// Reads the token file again (SIGHUP): a good one serves every request checked from now on;
     /// one with an error is logged naming it, and the tokens already read stay.
@@ -245,9 +243,9 @@ public final class HTTPServer {
         return next
     }
 
-    private func acceptAll(_ listener: HTTPListener) {
+    private func acceptAll(_ listener: TCPListener) {
         while true {
-            let accepted: (socket: FileDescriptor, peer: String, loopback: Bool)?
+            let accepted: TCPListener.Connection?
             do { accepted = try listener.accept() } catch {
                 // Out of descriptors (EMFILE) despite the bound, or the like: the listener stays
                 // readable, so say it and let the next turn try again after making room.
@@ -262,9 +260,8 @@ public final class HTTPServer {
                     message: "nook-http already serves \(maximumConnections) busy connections (http.max_connections)",
                     headers: [("Retry-After", "1")]).response, headOnly: false, keepAlive: false)
                 _ = answer.withUnsafeBytes { bytes in
-                    try? nonBlockingSystemCall("send", subject: accepted.socket.name) {
-                        send(accepted.socket.rawValue, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-                    }
+                    try? System.sendIfReady(accepted.socket.rawValue, bytes.baseAddress, bytes.count, flags: Int32(MSG_NOSIGNAL | MSG_DONTWAIT),
+                                            subject: accepted.socket.name)
                 }
                 continue
             }
@@ -456,7 +453,7 @@ public final class HTTPServer {
         linger.shutAt = MonotonicClock.now
         connection.linger = linger
         // The client reads the answer to its end (EOF) while its last bytes are still taken.
-        _ = try? systemCall("shutdown", subject: connection.socket.name) { shutdown(connection.socket.rawValue, Int32(SHUT_WR)) }
+        try? System.shutdown(connection.socket.rawValue, SHUT_WR, subject: connection.socket.name)
     }
 
     func close(_ connection: HTTPConnection, reason: String?) {
@@ -465,6 +462,6 @@ public final class HTTPServer {
         connections.removeValue(forKey: connection.id)
         connection.exchanges.removeAll()
         if let reason { logger.info("\(connection.peer): \(reason)") }
-        _ = try? systemCall("shutdown", subject: connection.socket.name) { shutdown(connection.socket.rawValue, Int32(SHUT_RDWR)) }
+        try? System.shutdown(connection.socket.rawValue, SHUT_RDWR, subject: connection.socket.name)
     }
 }

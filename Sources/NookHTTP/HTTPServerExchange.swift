@@ -89,10 +89,8 @@ final class HTTPServerExchange: HTTPExchange {
         if let connection, !headOnly {
             // What the kernel holds for a client is old parts it would read before the newest:
             // a stream's buffer there is kept to about two frames of a card.
-            var size = Self.streamSendBuffer
-            _ = try? systemCall("setsockopt SO_SNDBUF", subject: connection.socket.name) {
-                setsockopt(connection.socket.rawValue, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-            }
+            try? System.setSocketOption(connection.socket.rawValue, SOL_SOCKET, SO_SNDBUF, Self.streamSendBuffer, name: "SO_SNDBUF",
+                                        subject: connection.socket.name)
         }
         logger.debug("\(connection?.peer ?? "gone"): \(request.method) \(HTTPLogText.escaped(request.path)) -> \(status), streaming")
         if headOnly {

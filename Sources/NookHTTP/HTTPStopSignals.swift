@@ -1,41 +1,27 @@
 import NookSystem
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// SIGTERM and SIGINT stop the server gracefully: the handler writes a byte to the server's
-/// stop pipe (`write(2)` is async-signal-safe), and the loop writes the answers under way
-/// before it returns. A second signal while stopping ends the process at once. SIGHUP reads the
-/// token file again: its handler writes to the server's reload pipe the same way.
+/// SIGTERM and SIGINT stop the server gracefully: NookSystem's ``SignalRelay`` (the handler
+/// nookd uses too) hands them to its thread, which wakes the server's stop pipe, and the loop
+/// writes the answers under way before it returns. A second stop signal ends the process at
+/// once. SIGHUP reads the token file again.
 public enum HTTPStopSignals {
-    nonisolated(unsafe) private static var descriptor: Int32 = -1
-    nonisolated(unsafe) private static var reloadDescriptor: Int32 = -1
-    nonisolated(unsafe) private static var received: Int32 = 0
+    private static let received = Atomic<Int>(0)
 
+    /// Installs the handlers before it returns; if the relay cannot be made (no descriptor
+    /// left), the signals keep their default action and end the process.
     public static func install(stopping server: HTTPServer) {
-        descriptor = server.stopDescriptor
-        for number in [SIGTERM, SIGINT] {
-            var action = sigaction()
-            action.__sigaction_handler.sa_handler = { number in
-                HTTPStopSignals.received += 1
-                if HTTPStopSignals.received > 1 { _exit(128 + number) }
-                var byte: UInt8 = 1
-                _ = write(HTTPStopSignals.descriptor, &byte, 1)
+        let wakers = server.wakers
+        _ = try? SignalRelay.watch { number in
+            if number == SIGHUP {
+                wakers.reload.wake()
+                return
             }
-            sigemptyset(&action.sa_mask)
-            action.sa_flags = Int32(SA_RESTART)
-            _ = try? systemCall("sigaction", subject: "SIGTERM/SIGINT") { sigaction(number, &action, nil) }
+            if received.add(1, ordering: .relaxed).newValue > 1 { _exit(128 + number) }
+            wakers.stop.wake()
         }
-        reloadDescriptor = server.reloadDescriptor
-        var action = sigaction()
-        action.__sigaction_handler.sa_handler = { _ in
-            let saved = errno
-            var byte: UInt8 = 1
-            _ = write(HTTPStopSignals.reloadDescriptor, &byte, 1)
-            errno = saved
-        }
-        sigemptyset(&action.sa_mask)
-        action.sa_flags = Int32(SA_RESTART)
-        _ = try? systemCall("sigaction", subject: "SIGHUP") { sigaction(SIGHUP, &action, nil) }
     }
 }

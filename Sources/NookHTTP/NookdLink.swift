@@ -294,9 +294,8 @@ public final class NookdLink: NookdCalls {
         while sent < outgoing.count {
             let sending = outgoing.withUnsafeBytes { bytes in
                 Result { () throws(SystemCallError) in
-                    try nonBlockingSystemCall("send", subject: socket.name) {
-                        send(socket.rawValue, bytes.baseAddress! + sent, outgoing.count - sent, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-                    }
+                    try System.sendIfReady(socket.rawValue, bytes.baseAddress! + sent, outgoing.count - sent, flags: Int32(MSG_NOSIGNAL | MSG_DONTWAIT),
+                                           subject: socket.name)
                 }
             }
             switch sending {

@@ -15,9 +15,9 @@ enum EvdevControl {
 
     /// The ioctl `request` with `buffer`'s storage as its argument.
     static func control<Element>(_ fd: FileDescriptor, _ call: String, _ request: UInt, _ buffer: inout [Element]) throws(SystemCallError) {
-        _ = try systemCall("ioctl \(call)", subject: fd.name) {
-            buffer.withUnsafeMutableBytes { bytes in ioctl(fd.rawValue, request, bytes.baseAddress!) }
-        }
+        _ = try buffer.withUnsafeMutableBytes { bytes in
+            Result { () throws(SystemCallError) in try System.ioctl(fd.rawValue, request, bytes.baseAddress!, name: call, subject: fd.name) }
+        }.get()
     }
 
     /// `EVIOCGNAME`: the name the driver gives the device.

@@ -71,7 +71,7 @@ public final class LCDServer {
         self.options = options
         self.logger = logger
         self.sender = sender
-        listener = try TCPListener(options.bind)
+        listener = try TCPListener(lcdproc: options.bind)
         model = LCDServerModel(grid: options.grid, limits: options.limits)
         model.menuSettings = options.menu
         stopPipe = try WakePipe()
@@ -135,12 +135,13 @@ public final class LCDServer {
 
     private func acceptAll() {
         while true {
-            let accepted: (FileDescriptor, String)?
+            let accepted: TCPListener.Connection?
             do { accepted = try listener.accept() } catch {
                 logger.warning("\(error)")
                 return
             }
-            guard let (socket, peer) = accepted else { return }
+            guard let accepted else { return }
+            let (socket, peer) = (accepted.socket, accepted.peer)
             guard connections.count < options.maximumClients else {
                 if let last = refusedLoggedAt, MonotonicClock.now - last < Self.refusalLogInterval {
                     refusedUnlogged += 1
@@ -167,9 +168,7 @@ public final class LCDServer {
     private func read(_ connection: Connection) {
         let reading = buffer.withUnsafeMutableBytes { bytes in
             Result { () throws(SystemCallError) in
-                try nonBlockingSystemCall("read", subject: connection.socket.name) {
-                    Glibc.read(connection.socket.rawValue, bytes.baseAddress, min(bytes.count, options.readChunk))
-                }
+                try System.readIfReady(connection.socket.rawValue, bytes.baseAddress, min(bytes.count, options.readChunk), subject: connection.socket.name)
             }
         }
         // End of file or a failed read: the client is gone. Nothing yet: wait for the next poll.
@@ -246,9 +245,8 @@ public final class LCDServer {
         while connection.backlog > 0 {
             let sending = connection.outgoing.withUnsafeBytes { bytes in
                 Result { () throws(SystemCallError) in
-                    try nonBlockingSystemCall("send", subject: connection.socket.name) {
-                        send(connection.socket.rawValue, bytes.baseAddress! + connection.sent, connection.outgoing.count - connection.sent, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-                    }
+                    try System.sendIfReady(connection.socket.rawValue, bytes.baseAddress! + connection.sent, connection.outgoing.count - connection.sent,
+                                           flags: Int32(MSG_NOSIGNAL | MSG_DONTWAIT), subject: connection.socket.name)
                 }
             }
             guard case .success(let ready) = sending else {
@@ -271,7 +269,7 @@ public final class LCDServer {
         guard let connection = connections.removeValue(forKey: id) else { return }
         model.disconnect(id)
         logger.info("LCDproc client \(id.rawValue) (\(connection.peer)) \(reason ?? "disconnected")")
-        _ = try? systemCall("shutdown", { shutdown(connection.socket.rawValue, Int32(SHUT_RDWR)) })
+        try? System.shutdown(connection.socket.rawValue, SHUT_RDWR)
         // The model forgot its screens: what is shown may have changed.
         submitGlance()
     }

@@ -26,7 +26,7 @@ public final class I2CDevice: I2CTransport {
                 + (error.errno == .noSuchFileOrDirectory ? "; enable I2C (dtparam=i2c_arm=on in config.txt) and load i2c-dev" : ""))
         }
         do throws(SystemCallError) {
-            _ = try systemCall("ioctl I2C_SLAVE", subject: "\(path) address 0x\(String(address, radix: 16))") { ioctl(fd.rawValue, Self.setAddress, Int32(address)) }
+            try System.ioctl(fd.rawValue, Self.setAddress, value: Int32(address), name: "I2C_SLAVE", subject: "\(path) address 0x\(String(address, radix: 16))")
         } catch {
             throw LEDError(error.description + (error.errno == .resourceBusy ? "; a kernel driver holds this address" : ""))
         }
@@ -45,7 +45,7 @@ public final class I2CDevice: I2CTransport {
                 raw.storeBytes(of: size, toByteOffset: 4, as: UInt32.self)
                 raw.storeBytes(of: data == nil ? 0 : UInt(bitPattern: union.baseAddress), toByteOffset: 8, as: UInt.self)
                 return Result { () throws(SystemCallError) in
-                    try systemCall("ioctl I2C_SMBUS (\(what))", subject: "\(path) address 0x\(String(address, radix: 16))") { ioctl(fd.rawValue, Self.smbus, raw.baseAddress!) }
+                    try System.ioctl(fd.rawValue, Self.smbus, raw.baseAddress!, name: "I2C_SMBUS (\(what))", subject: "\(path) address 0x\(String(address, radix: 16))")
                 }
             }
         }

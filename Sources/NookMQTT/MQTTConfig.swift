@@ -124,9 +124,7 @@ public struct MQTTConfig: Sendable, Equatable {
 
     /// The host name as a topic level: `gethostname(2)`, with what a topic level cannot hold replaced.
     public static func hostName() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard (try? systemCall("gethostname", { gethostname(&buffer, buffer.count - 1) })) != nil else { return "nook" }
-        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let name = try? System.hostName() else { return "nook" }
         let cleaned = String(name.map { "+#/".contains($0) ? "-" : $0 })
         return cleaned.isEmpty || cleaned == "all" ? "nook" : cleaned
     }

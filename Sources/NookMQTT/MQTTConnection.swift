@@ -319,7 +319,7 @@ public final class MQTTConnection {
     public func abandon() {
         let fd = descriptor
         guard fd >= 0 else { return }
-        _ = try? systemCall("shutdown", { shutdown(fd, Int32(SHUT_RDWR)) })
+        try? System.shutdown(fd, SHUT_RDWR)
         // libmosquitto notices on its next read (end of file), closes the socket and reports
         // the disconnect; whatever it still reads meanwhile is answered into a queue that is
         // never written.

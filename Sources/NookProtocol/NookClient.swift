@@ -59,7 +59,7 @@ public final class NookClient {
         while sent < bytes.count {
             let sending = bytes.withUnsafeBytes { bytes in
                 Result { () throws(SystemCallError) in
-                    try systemCall("send") { Glibc.send(fd, bytes.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+                    try System.send(fd, bytes.baseAddress! + sent, bytes.count - sent, flags: Int32(MSG_NOSIGNAL))
                 }
             }
             switch sending {
@@ -71,7 +71,7 @@ public final class NookClient {
 
     /// Closes the sending side only; answers can still be read.
     public func finishSending() {
-        _ = try? systemCall("shutdown", { shutdown(fd, Int32(SHUT_WR)) })
+        try? System.shutdown(fd, SHUT_WR)
     }
 
     /// The next line nookd sends, or nil when it closes the connection.
@@ -94,7 +94,7 @@ public final class NookClient {
             }
             let count: Int
             do throws(SystemCallError) {
-                count = try systemCall("read") { read(fd, &chunk, chunk.count) }
+                count = try System.read(fd, &chunk, chunk.count)
             } catch {
                 throw .unreachable("lost the connection to nookd: \(error.errno)")
             }
@@ -111,7 +111,7 @@ public final class NookClient {
         unread = 0
         let received: Int?
         do throws(SystemCallError) {
-            received = try nonBlockingSystemCall("recv") { recv(fd, &chunk, chunk.count, Int32(MSG_DONTWAIT)) }
+            received = try System.receiveIfReady(fd, &chunk, chunk.count, flags: Int32(MSG_DONTWAIT))
         } catch {
             throw .unreachable("lost the connection to nookd: \(error.errno)")
         }

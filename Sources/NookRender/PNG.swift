@@ -69,7 +69,7 @@ public enum PNG {
             var times = [time, time]
             for file in opened {
                 do throws(SystemCallError) {
-                    _ = try systemCall("futimens", subject: file.name) { futimens(file.rawValue, &times) }
+                    try System.setTimes(file.rawValue, &times, subject: file.name)
                 } catch {
                     throw failed(RenderError(operation: "futimens", detail: "\(file.name): \(error.errno)"))
                 }

@@ -1,9 +1,9 @@
 /// The one hand reader of command lines, for the processes that stay up (nookd, nook-mqtt,
-/// nook-notify): ArgumentParser links FoundationEssentials into them (see the benchmarks
-/// document, `flags_*` figures). Each program declares its flags once, as a table of
-/// ``Option``s: this reads its words, its `--help` is written from it, and tests list it.
-/// Each program words its own messages (nook-notify keeps ArgumentParser's, nookd and
-/// nook-mqtt their own).
+/// nook-notify, nook-lcdproc, nook-http): ArgumentParser links FoundationEssentials into them
+/// (see the benchmarks document, `flags_*` figures). Each program declares its flags once, as a
+/// table of ``Option``s: this reads its words, its `--help` is written from it, and tests list
+/// it. Each program words its own messages (nook-notify and nook-lcdproc keep ArgumentParser's,
+/// nookd, nook-mqtt and nook-http their own).
 public enum FlagReader {
     /// One flag a program accepts.
     public struct Option: Sendable {

@@ -12,7 +12,7 @@ public enum LoopbackPort {
     /// A port nobody listens on right now: the kernel's choice for port 0.
     public static func unused() throws -> Int {
         let descriptor = FileDescriptor(
-            owning: try systemCall("socket") { socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) },
+            owning: try System.socket(AF_INET, SOCK_STREAM, flags: SOCK_CLOEXEC.rawValue),
             name: "a probe for an unused port")
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -20,8 +20,8 @@ public enum LoopbackPort {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         try withUnsafeMutablePointer(to: &address) { pointer in
             try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                _ = try systemCall("bind", subject: "127.0.0.1:0") { bind(descriptor.rawValue, generic, length) }
-                _ = try systemCall("getsockname") { getsockname(descriptor.rawValue, generic, &length) }
+                try System.bind(descriptor.rawValue, generic, length, subject: "127.0.0.1:0")
+                try System.socketName(descriptor.rawValue, generic, &length)
             }
         }
         return Int(UInt16(bigEndian: address.sin_port))
@@ -142,10 +142,6 @@ public enum LoopbackPort {
 
     /// What the symbolic link at `path` names, or why it cannot be read.
     private static func linkTarget(_ path: String) -> Result<String, SystemCallError> {
-        var buffer = [CChar](repeating: 0, count: 256)
-        return Result { () throws(SystemCallError) in
-            let count = try systemCall("readlink", subject: path) { readlink(path, &buffer, buffer.count - 1) }
-            return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
+        Result { () throws(SystemCallError) in try System.linkTarget(path) }
     }
 }

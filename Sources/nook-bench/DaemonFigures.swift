@@ -426,7 +426,7 @@ func spawnAndWait(_ path: String, _ arguments: [String], quiet: Bool, stdin: Str
     var pid: pid_t = 0
     guard spawn([path] + arguments, pid: &pid, quiet: quiet, stdin: stdin) == 0 else { return -1 }
     var status: Int32 = 0
-    _ = try? systemCall("waitpid", { waitpid(pid, &status, 0) })
+    _ = try? System.wait(for: pid, status: &status)
     return status
 }
 
@@ -435,12 +435,12 @@ func spawnAndWait(_ path: String, _ arguments: [String], quiet: Bool, stdin: Str
 /// the figures it belonged to) and in ``unstoppedChildren``.
 func stop(_ pid: pid_t, grace: Double = 5) {
     guard pid > 0 else { return }
-    _ = try? systemCall("kill", { kill(pid, SIGTERM) })
+    try? System.kill(pid, SIGTERM)
     if reaped(pid, within: grace) { return }
     let name = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
     let blocked = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8))?
         .split(separator: "\n").first { $0.hasPrefix("SigBlk:") }.map { $0.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces) } ?? "?"
-    _ = try? systemCall("kill", { kill(pid, SIGKILL) })
+    try? System.kill(pid, SIGKILL)
     let gone = reaped(pid, within: grace)
     let note = "\(name) (pid \(pid)) did not stop within \(grace) s of SIGTERM (SigBlk \(blocked)): " + (gone ? "killed" : "still there after SIGKILL")
     print("note: " + note)
@@ -455,7 +455,7 @@ func reaped(_ pid: pid_t, within seconds: Double) -> Bool {
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
     var status: Int32 = 0
     while true {
-        switch systemCallResult({ waitpid(pid, &status, WNOHANG) }) {
+        switch System.waitResult(for: pid, status: &status, options: WNOHANG) {
         case .success(pid), .failure(.noChildProcess): return true
         default: break
         }

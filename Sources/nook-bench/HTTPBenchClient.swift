@@ -12,13 +12,12 @@ final class HTTPBenchClient {
     private var readChunk = [UInt8](repeating: 0, count: 65_536)
 
     init(port: Int) throws {
-        socket = FileDescriptor(owning: try systemCall("socket") { Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0) },
+        socket = FileDescriptor(owning: try System.socket(AF_INET, SOCK_STREAM, flags: SOCK_CLOEXEC.rawValue),
                                 name: "HTTP client")
         let fd = socket.rawValue
         // Requests are single writes; without this each would wait for the previous answer's ACK.
-        var on: Int32 = 1
-        _ = try systemCall("setsockopt") { setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size)) }
-        _ = try withIPv4Address("127.0.0.1", port: port) { to, length in try systemCall("connect") { connect(fd, to, length) } }
+        try System.setSocketOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1, name: "TCP_NODELAY")
+        _ = try withIPv4Address("127.0.0.1", port: port) { to, length in try System.connect(fd, to, length) }
     }
 
     /// The bytes of a `POST` of a JSON body to `path`.
@@ -39,7 +38,7 @@ final class HTTPBenchClient {
             if let answer = try takeResponse() { return answer }
             let left = Int32(max(0, ((deadline - .now) / .milliseconds(1)).rounded(.up)))
             var entry = pollfd(fd: socket.rawValue, events: Int16(POLLIN), revents: 0)
-            guard try systemCall("poll", { poll(&entry, 1, left) }) > 0 else { throw BenchError("no whole HTTP answer within \(seconds) s") }
+            guard try System.poll(&entry, timeoutMilliseconds: left) > 0 else { throw BenchError("no whole HTTP answer within \(seconds) s") }
             let count = try readChunk.withUnsafeMutableBytes { bytes in try Result { () throws(SystemCallError) in try socket.read(into: bytes) }.get() }
             guard count > 0 else { throw BenchError("nook-http closed the connection") }
             buffer += readChunk[..<count]

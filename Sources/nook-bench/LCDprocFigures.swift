@@ -82,7 +82,7 @@ enum LCDprocFigures {
         }
         defer { cards.cancel(); feeder.cancel() }
 
-        let connection = FileDescriptor(owning: try systemCall("socket") { socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0) }, name: "LCDproc client")
+        let connection = FileDescriptor(owning: try System.socket(AF_INET, SOCK_STREAM, flags: SOCK_CLOEXEC.rawValue), name: "LCDproc client")
         defer { withExtendedLifetime(connection) {} }
         let fd = connection.rawValue
         var address = sockaddr_in()
@@ -90,7 +90,7 @@ enum LCDprocFigures {
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         guard withUnsafePointer(to: &address, { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { to in try? systemCall("connect") { connect(fd, to, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { to in try? System.connect(fd, to, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }) != nil else {
             throw BenchError("cannot connect to the LCDproc server")
         }
@@ -108,7 +108,7 @@ enum LCDprocFigures {
             var sent = 0
             payload.withUnsafeBytes { bytes in
                 while sent < bytes.count {
-                    guard let result = try? systemCall("send", { send(reader.value, bytes.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }),
+                    guard let result = try? System.send(reader.value, bytes.baseAddress! + sent, bytes.count - sent, flags: Int32(MSG_NOSIGNAL)),
                           result > 0 else { return }
                     sent += result
                 }
@@ -118,7 +118,7 @@ enum LCDprocFigures {
         var lines = 0
         var buffer = [UInt8](repeating: 0, count: 65536)
         while lines < expected {
-            guard let got = try? systemCall("read", { read(fd, &buffer, buffer.count) }), got > 0 else { break }
+            guard let got = try? System.read(fd, &buffer, buffer.count), got > 0 else { break }
             for byte in buffer[..<got] where byte == 0x0A { lines += 1 }
         }
         let seconds = (ContinuousClock.now - start).nookSeconds

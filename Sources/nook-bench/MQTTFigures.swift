@@ -22,7 +22,7 @@ struct MQTTFigures {
         guard status == 0 else { throw BenchError("could not build nook-mqtt (swift build exited \(status))") }
         guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/mosquitto") else { throw BenchError("needs mosquitto: Hardware/dev/install-deps") }
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-        _ = try? systemCall("chmod", subject: scratch) { chmod(scratch, 0o777) }
+        try? System.changeMode(scratch, 0o777)
         let port = 20_000 + Int(getpid() % 20_000)
         // The broker's queue per client is raised above the burst: the figure is the bridge's,
         // not mosquitto's default of dropping what exceeds 1,000 queued messages.

@@ -16,9 +16,9 @@ struct PresentedFrameFiles {
 
     init(directory: String) throws {
         self.directory = directory
-        watcher = FileDescriptor(owning: try systemCall("inotify_init1") { inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK)) }, name: "inotify")
+        watcher = FileDescriptor(owning: try System.inotifyInstance(flags: Int32(IN_CLOEXEC | IN_NONBLOCK)), name: "inotify")
         let watch = watcher.rawValue
-        _ = try systemCall("inotify_add_watch", subject: directory) { inotify_add_watch(watch, directory, UInt32(IN_ATTRIB)) }
+        try System.inotifyWatch(watch, directory, mask: UInt32(IN_ATTRIB))
     }
 
     /// The name of the next `frame-*.png` file dated in the directory within the time, or nil.
@@ -29,8 +29,8 @@ struct PresentedFrameFiles {
         while true {
             let left = Int32(max(0, ((deadline - .now) / .milliseconds(1)).rounded(.up)))
             var entry = pollfd(fd: watch, events: Int16(POLLIN), revents: 0)
-            guard (try? systemCall("poll", { poll(&entry, 1, left) })) ?? 0 > 0 else { return nil }
-            let count = (try? nonBlockingSystemCall("read", subject: "inotify") { read(watch, &buffer, buffer.count) }) ?? -1
+            guard (try? System.poll(&entry, timeoutMilliseconds: left)) ?? 0 > 0 else { return nil }
+            let count = (try? System.readIfReady(watch, &buffer, buffer.count, subject: "inotify")) ?? -1
             var offset = 0
             // struct inotify_event: wd, mask, cookie, len (4 bytes each), then len bytes of name
             // (NUL-padded).

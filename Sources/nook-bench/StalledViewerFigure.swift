@@ -27,7 +27,7 @@ struct StalledViewerFigure {
         let reader = try Self.connect(port: pair.port, from: "127.0.0.1", receiveBuffer: nil)
         try Self.send(reader, "GET /api/v1/screen.png HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
         var buffer = [UInt8](repeating: 0, count: 65536)
-        while try buffer.withUnsafeMutableBytes({ bytes in try systemCall("recv") { recv(reader.rawValue, bytes.baseAddress, bytes.count, 0) } }) > 0 {}
+        while try buffer.withUnsafeMutableBytes({ bytes in try System.receive(reader.rawValue, bytes.baseAddress, bytes.count) }) > 0 {}
         usleep(300_000)
         let before = figures.daemon.rssMiB(pid: pair.server)
         // Each socket closes when its FileDescriptor goes, after the measurement.
@@ -50,15 +50,15 @@ struct StalledViewerFigure {
     }
 
     static func connect(port: Int, from source: String, receiveBuffer: Int32?) throws -> FileDescriptor {
-        let socket = FileDescriptor(owning: try systemCall("socket") { Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0) },
+        let socket = FileDescriptor(owning: try System.socket(AF_INET, SOCK_STREAM, flags: SOCK_CLOEXEC.rawValue),
                                     name: "viewer from \(source)")
         let fd = socket.rawValue
-        if var size = receiveBuffer {
-            _ = try systemCall("setsockopt") { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
+        if let size = receiveBuffer {
+            try System.setSocketOption(fd, SOL_SOCKET, SO_RCVBUF, size, name: "SO_RCVBUF")
         }
-        _ = try withIPv4Address(source) { address, length in try systemCall("bind", subject: source) { bind(fd, address, length) } }
+        _ = try withIPv4Address(source) { address, length in try System.bind(fd, address, length, subject: source) }
         _ = try withIPv4Address("127.0.0.1", port: port) { address, length in
-            try systemCall("connect", subject: source) { Glibc.connect(fd, address, length) }
+            try System.connect(fd, address, length, subject: source)
         }
         return socket
     }
@@ -66,7 +66,7 @@ struct StalledViewerFigure {
     static func send(_ socket: FileDescriptor, _ text: String) throws {
         let bytes = Array(text.utf8)
         let sent = try bytes.withUnsafeBytes { buffer in
-            try systemCall("send") { Glibc.send(socket.rawValue, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL)) }
+            try System.send(socket.rawValue, buffer.baseAddress, buffer.count, flags: Int32(MSG_NOSIGNAL))
         }
         guard sent == bytes.count else { throw BenchError("send: \(sent) of \(bytes.count) bytes") }
     }

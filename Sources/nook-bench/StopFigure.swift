@@ -31,7 +31,7 @@ extension DaemonFigures {
         }
         guard phase == .string("animateIn") else { throw BenchError("the card never started sliding in (phase \(String(describing: phase)))") }
         let start = ContinuousClock.now
-        _ = try systemCall("kill", { kill(pid, SIGTERM) })
+        try System.kill(pid, SIGTERM)
         exited = reaped(pid, within: 30)
         guard exited else { throw BenchError("nookd did not exit within 30 s of SIGTERM") }
         let elapsed = ContinuousClock.now - start

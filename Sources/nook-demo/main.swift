@@ -75,7 +75,7 @@ while await queue.snapshot().blockingActivity?.id != door {
 }
 try await clock.sleep(until: clock.now + .seconds(2))
 say("Dismissing the blocker.")
-await queue.dismiss(door)
+await queue.dismissing(door)
 try await clock.sleep(until: clock.now + .milliseconds(600))
 
 await queue.quiesce()

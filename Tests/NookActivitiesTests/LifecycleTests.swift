@@ -103,7 +103,7 @@ struct LifecycleTests {
         #expect(await harness.queue.snapshot().blockingActivity?.id == blocker.id)
         try await harness.recorder.waitForKinds(of: next.id, [.enqueued])
 
-        #expect(await harness.queue.dismiss(blocker.id))
+        #expect(await harness.queue.dismissing(blocker.id) != .notFound)
         try await harness.recorder.next(.animateOut, of: blocker.id)
         harness.clock.advance(by: .milliseconds(250))
         try await harness.recorder.next(.hidden(.dismissed), of: blocker.id)
@@ -131,7 +131,7 @@ struct LifecycleTests {
         let after = activity("after")
         await harness.queue.enqueue(blocker)
         await harness.queue.enqueue(after)
-        #expect(await harness.queue.dismiss(blocker.id))
+        #expect(await harness.queue.dismissing(blocker.id) != .notFound)
         try await harness.recorder.waitForKinds(of: blocker.id, [.enqueued, .rejected(.dismissed)])
         await harness.queue.bind(to: harness.arbiter, moduleID: "main")
         try await harness.runToEnd(after.id)

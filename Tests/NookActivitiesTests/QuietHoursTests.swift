@@ -118,7 +118,7 @@ struct QuietHoursTests {
         harness.clock.advance(by: .seconds(600))
         #expect(await harness.queue.current?.id == alarm.id, "the blocker stays on the glass")
         #expect(harness.recorder.kinds(of: alarm.id) == [.enqueued, .animateIn, .presented])
-        await harness.queue.dismiss(alarm.id)
+        await harness.queue.dismissing(alarm.id)
         try await harness.recorder.next(.animateOut, of: alarm.id)
         harness.clock.advance(by: alarm.transition)
         try await harness.recorder.next(.hidden(.dismissed), of: alarm.id)

@@ -353,7 +353,7 @@ struct JournalSyncTests {
         duplicate.id = second.id
         await queue.enqueue(duplicate)
         #expect(journal.liveCount == 1)
-        await queue.dismiss(second.id)
+        await queue.dismissing(second.id)
         #expect(journal.liveCount == 0)
         observation.cancel()
         await journal.finish()

@@ -1,0 +1,265 @@
+import NookConfig
+import NookLogging
+import NookSystem
+
+/// nook-lcdproc's command line, read by ``FlagReader`` as the other bridges' are: ArgumentParser
+/// would link FoundationEssentials into a process that runs all day (docs/benchmarks.md,
+/// "Reading flags"). The help, the messages, their order and exit 64 are ArgumentParser's, word
+/// for word, as they were. A flag overrides its key in the config file; the file overrides the
+/// defaults.
+public struct LCDCommandLine: Sendable, Equatable {
+    public var config: String?
+    public var socket: String?
+    public var bind: String?
+    public var allowNetwork = false
+    public var port: Int?
+    public var size: String?
+    public var cell: String?
+    public var maxScreens: Int?
+    public var maxWidgets: Int?
+    public var maxClients: Int?
+    public var maxBacklog: Int?
+    public var module: String?
+    /// `--key INPUT=KEY`, in the order given.
+    public var keys: [String] = []
+    public var menuTimeout: Int?
+    public var logLevel = "info"
+    public var help = false
+
+    public static let defaultConfig = "/etc/nook/nook.toml"
+
+    public init() {}
+
+    /// A command line the server cannot run with (exit 64), as ArgumentParser worded it.
+    public struct Problem: Error, Equatable, CustomStringConvertible {
+        public var description: String
+        /// The flag's help line, printed under a missing or bad value as ArgumentParser did.
+        public var help: String?
+        public init(_ description: String, help: String? = nil) { (self.description, self.help) = (description, help) }
+    }
+
+    /// The settings once the file and the flags are read.
+    public struct Settings: Sendable {
+        public var options = LCDServer.Options()
+        public var keyMap = LCDKeyMap()
+        public var module: String?
+    }
+
+    /// Every flag nook-lcdproc accepts, in the order `--help` lists them (``usage`` is written
+    /// out in ArgumentParser's layout; a test checks it lists each of these).
+    public static let options: [FlagReader.Option] = [
+        .init("--config", value: "<config>", help: "Config file whose [lcdproc] tables are read (default \(defaultConfig) if it exists)."),
+        .init("--socket", value: "<socket>", help: "nookd's socket (default: $NOOK_SOCKET, else $XDG_RUNTIME_DIR/nook/nookd.sock if it exists, else /run/nook/nookd.sock)."),
+        .init("--bind", value: "<bind>", help: "IPv4 address to listen on (lcdproc.bind; default 127.0.0.1). Anything but loopback also needs --allow-network."),
+        .init("--allow-network", help: "Allow --bind to a non-loopback address (lcdproc.allow_network): LCDproc has no authentication, anyone who reaches the port draws on the glance."),
+        .init("--port", value: "<port>", help: "TCP port (lcdproc.port; LCDd's is 13666; 0 lets the kernel choose and prints it)."),
+        .init("--size", value: "<size>", help: "The character grid clients are told about, COLUMNSxROWS (lcdproc.size; default 40x4)."),
+        .init("--cell", value: "<cell>", help: "Pixels per cell clients are told about, WIDTHxHEIGHT (lcdproc.cell; default 5x8; bars are sized in them)."),
+        .init("--max-screens", value: "<max-screens>", help: "Most screens one client may add (lcdproc.max_screens; default 64)."),
+        .init("--max-widgets", value: "<max-widgets>", help: "Most widgets on one screen (lcdproc.max_widgets; default 256)."),
+        .init("--max-clients", value: "<max-clients>", help: "Most clients at once (lcdproc.max_clients; default 64)."),
+        .init("--max-backlog", value: "<max-backlog>", help: "Bytes of answers a client may leave unread before it is dropped (lcdproc.max_backlog; default 1 MiB)."),
+        .init("--module", value: "<module>", help: "nookd queue module the cards go to (lcdproc.module; default: the foreground one)."),
+        .init("--key", value: "<key>", help: "INPUT=KEY: the LCDproc key a press of INPUT (open, dismiss, or a [gpio.NAME] line's NAME) becomes; KEY empty: none. Repeatable; over [lcdproc.keys]."),
+        .init("--menu-timeout", value: "<menu-timeout>", help: "Seconds with no key after which the server menu closes, 0 never (lcdproc.menu_timeout; default 30)."),
+        .init("--log-level", value: "<log-level>", help: "Log level: trace, debug, info, notice, warning, error."),
+        .init("-h", "--help", help: "Show help information."),
+    ]
+
+    /// Reads `arguments` (without the program name) in ArgumentParser's order: `-h`/`--help`
+    /// anywhere wins; then a missing value or a switch given one, where it is met; then the
+    /// whole numbers; then the log level and the settings (which read the config file at
+    /// `--config`, else at `defaultConfig` when it exists); then an unknown option; then an
+    /// unexpected word. The settings are nil only for `--help`.
+    public static func parse(_ arguments: [String], defaultConfig: String = defaultConfig) throws(Problem) -> (line: LCDCommandLine, settings: Settings?) {
+        var line = LCDCommandLine()
+        let helpNames = ["-h", "--help"]
+        if arguments.contains(where: { helpNames.contains(String($0.prefix { $0 != "=" })) }) {
+            line.help = true
+            return (line, nil)
+        }
+        // ArgumentParser took `--allow-network=` as `--allow-network`.
+        let switches = options.filter { !$0.takesValue }.map(\.name)
+        let words = arguments.map { $0.hasSuffix("=") && switches.contains(String($0.dropLast())) ? String($0.dropLast()) : $0 }
+        let read: (flags: [FlagReader.Flag], strays: [FlagReader.Problem])
+        do throws(FlagReader.Problem) {
+            read = try FlagReader.readLeniently(words, options: options, flagPrefix: "-",
+                                                emptyInlineIsMissing: true, dashDashEndsFlags: true)
+        } catch {
+            throw problem(error)
+        }
+        for flag in read.flags {
+            guard let value = flag.value else {
+                line.allowNetwork = true
+                continue
+            }
+            switch flag.name {
+            case "--config": line.config = value
+            case "--socket": line.socket = value
+            case "--bind": line.bind = value
+            case "--size": line.size = value
+            case "--cell": line.cell = value
+            case "--module": line.module = value
+            case "--key": line.keys.append(value)
+            case "--log-level": line.logLevel = value
+            default:
+                guard let number = Int(value) else { throw invalidValue(value, for: flag.name) }
+                switch flag.name {
+                case "--port": line.port = number
+                case "--max-screens": line.maxScreens = number
+                case "--max-widgets": line.maxWidgets = number
+                case "--max-clients": line.maxClients = number
+                case "--max-backlog": line.maxBacklog = number
+                default: line.menuTimeout = number
+                }
+            }
+        }
+        if let problem = StandardErrorLogging.problem(withLevel: line.logLevel) { throw Problem(problem) }
+        let settings = try line.settings(defaultConfig: defaultConfig)
+        let unknown = read.strays.first { if case .unknownOption = $0 { true } else { false } }
+        if let first = unknown ?? read.strays.first { throw problem(first) }
+        return (line, settings)
+    }
+
+    /// The settings of the file and the flags, or a message naming what is wrong.
+    func settings(defaultConfig: String) throws(Problem) -> Settings {
+        var file = LCDConfig()
+        let path = config ?? (fileExists(defaultConfig) ? defaultConfig : nil)
+        if let path {
+            do throws(ConfigError) { file = try LCDConfig.load(path: path) } catch { throw Problem("\(error)") }
+        }
+        var settings = Settings()
+        let bind = self.bind ?? file.bind ?? "127.0.0.1"
+        guard LCDBindAddress.isValidHost(bind) else { throw Problem("--bind must be an IPv4 address such as 127.0.0.1, got '\(bind)'") }
+        if !LCDBindAddress(host: bind).isLoopback && !(allowNetwork || file.allowNetwork == true) {
+            // From the file: its own message, naming the line.
+            if self.bind == nil, let problem = file.bindNeedsAllowNetwork { throw Problem("\(problem)") }
+            throw Problem("--bind \(bind) is not a loopback address; LCDproc has no authentication, so listening there needs --allow-network (or lcdproc.allow_network = true) as well")
+        }
+        let port = self.port ?? file.port ?? 13666
+        guard (0...65535).contains(port) else { throw Problem("--port must be 0 to 65535, got \(port)") }
+        settings.options.bind = LCDBindAddress(host: bind, port: UInt16(port))
+        var grid = LCDGrid(width: file.columns ?? 40, height: file.rows ?? 4, cellWidth: file.cellWidth ?? 5, cellHeight: file.cellHeight ?? 8)
+        if let size {
+            guard let (columns, rows) = LCDConfig.pair(size, width: 1...80, height: 1...24) else {
+                throw Problem("--size must be COLUMNSxROWS with 1 to 80 columns and 1 to 24 rows, got '\(size)'")
+            }
+            (grid.width, grid.height) = (columns, rows)
+        }
+        if let cell {
+            guard let (width, height) = LCDConfig.pair(cell, width: 1...64, height: 1...64) else {
+                throw Problem("--cell must be WIDTHxHEIGHT with each from 1 to 64, got '\(cell)'")
+            }
+            (grid.cellWidth, grid.cellHeight) = (width, height)
+        }
+        settings.options.grid = grid
+        for (value, flag) in [(maxScreens, "max-screens"), (maxWidgets, "max-widgets"), (maxClients, "max-clients"), (maxBacklog, "max-backlog")] {
+            if let value, value < 1 { throw Problem("--\(flag) must be at least 1, got \(value)") }
+        }
+        settings.options.limits.screens = maxScreens ?? file.maxScreens ?? settings.options.limits.screens
+        settings.options.limits.widgetsPerScreen = maxWidgets ?? file.maxWidgets ?? settings.options.limits.widgetsPerScreen
+        settings.options.maximumClients = maxClients ?? file.maxClients ?? settings.options.maximumClients
+        settings.options.maximumBacklogBytes = maxBacklog ?? file.maxBacklog ?? settings.options.maximumBacklogBytes
+        settings.module = module ?? file.module
+        if let module = settings.module, module.isEmpty { throw Problem("--module must not be empty") }
+        let timeout = menuTimeout ?? file.menuTimeout ?? 30
+        guard (0...3600).contains(timeout) else { throw Problem("--menu-timeout must be 0 to 3600 seconds, got \(timeout)") }
+        settings.options.menu.timeoutFrames = timeout * 8
+        settings.keyMap.keys.merge(file.keys) { $1 }
+        for assignment in keys {
+            guard let (input, key) = LCDKeyMap.parse(assignment: assignment) else {
+                throw Problem("--key must be INPUT=KEY (such as open=Enter), got '\(assignment)'")
+            }
+            if let problem = LCDKeyMap.problem(with: key) { throw Problem("--key \(assignment): \(problem)") }
+            if let problem = LCDKeyMap.problem(withInput: input, gpioLines: file.gpioLines) { throw Problem("--key \(assignment): \(problem)") }
+            settings.keyMap.keys[input] = key
+        }
+        settings.options.menu.twoKeys = LCDMenuSettings.twoKeys(for: settings.keyMap, settings: settings.options.menu)
+        return settings
+    }
+
+    static func invalidValue(_ value: String, for name: String) -> Problem {
+        let spelled = "\(name) \(FlagReader.option(named: name, in: options)?.value ?? "<value>")"
+        return Problem("The value '\(value)' is invalid for '\(spelled)'", help: FlagReader.option(named: name, in: options).map { "\(spelled)  \($0.help)" })
+    }
+
+    static func problem(_ problem: FlagReader.Problem) -> Problem {
+        switch problem {
+        case .unknownOption(let name): return Problem("Unknown option '\(name)'")
+        case .unexpectedArgument(let argument): return Problem("Unexpected argument '\(argument)'")
+        case .missingValue(let name):
+            let flag = FlagReader.option(named: name, in: options)
+            let spelled = "\(name) \(flag?.value ?? "<value>")"
+            return Problem("Missing value for '\(spelled)'", help: flag.map { "\(spelled)  \($0.help)" })
+        case .switchWithValue(let name, let value): return Problem("The option '\(name)' does not take any value, but '\(value)' was specified.")
+        case .badValue(_, let problem): return Problem(problem)
+        }
+    }
+
+    /// What goes to standard error for `problem` before exit 64.
+    public static func errorText(_ problem: Problem) -> String {
+        var text = "Error: \(problem.description)\n"
+        if let help = problem.help { text += "Help:  \(help)\n" }
+        return text + "Usage: nook-lcdproc <options>\n  See 'nook-lcdproc --help' for more information.\n"
+    }
+
+    /// `--help`, on standard output.
+    public static let usage = """
+        OVERVIEW: An LCDproc server (protocol 0.3, as LCDd 0.5.9) whose screens are the
+        Nook home glance.
+
+        LCDproc clients (lcdproc, lcdexec, lcdvc, MPD and Kodi clients) connect over
+        TCP; what they show is sent to nookd as the home content, and alert/foreground
+        screens as cards. Nook's buttons reach clients as keys: open is Enter, dismiss
+        is Escape, unless [lcdproc.keys] or --key says otherwise.
+        Settings come from the [lcdproc] and [lcdproc.keys] tables of --config (default
+        /etc/nook/nook.toml when it exists); each flag overrides its key.
+
+        USAGE: nook-lcdproc <options>
+
+        OPTIONS:
+          --config <config>       Config file whose [lcdproc] tables are read (default
+                                  /etc/nook/nook.toml if it exists).
+          --socket <socket>       nookd's socket (default: $NOOK_SOCKET, else
+                                  $XDG_RUNTIME_DIR/nook/nookd.sock if it exists, else
+                                  /run/nook/nookd.sock).
+          --bind <bind>           IPv4 address to listen on (lcdproc.bind; default
+                                  127.0.0.1). Anything but loopback also needs
+                                  --allow-network.
+          --allow-network         Allow --bind to a non-loopback address
+                                  (lcdproc.allow_network): LCDproc has no
+                                  authentication, anyone who reaches the port draws on
+                                  the glance.
+          --port <port>           TCP port (lcdproc.port; LCDd's is 13666; 0 lets the
+                                  kernel choose and prints it).
+          --size <size>           The character grid clients are told about,
+                                  COLUMNSxROWS (lcdproc.size; default 40x4).
+          --cell <cell>           Pixels per cell clients are told about, WIDTHxHEIGHT
+                                  (lcdproc.cell; default 5x8; bars are sized in them).
+          --max-screens <max-screens>
+                                  Most screens one client may add (lcdproc.max_screens;
+                                  default 64).
+          --max-widgets <max-widgets>
+                                  Most widgets on one screen (lcdproc.max_widgets;
+                                  default 256).
+          --max-clients <max-clients>
+                                  Most clients at once (lcdproc.max_clients; default
+                                  64).
+          --max-backlog <max-backlog>
+                                  Bytes of answers a client may leave unread before it
+                                  is dropped (lcdproc.max_backlog; default 1 MiB).
+          --module <module>       nookd queue module the cards go to (lcdproc.module;
+                                  default: the foreground one).
+          --key <key>             INPUT=KEY: the LCDproc key a press of INPUT (open,
+                                  dismiss, or a [gpio.NAME] line's NAME) becomes; KEY
+                                  empty: none. Repeatable; over [lcdproc.keys].
+          --menu-timeout <menu-timeout>
+                                  Seconds with no key after which the server menu
+                                  closes, 0 never (lcdproc.menu_timeout; default 30).
+          --log-level <log-level> Log level: trace, debug, info, notice, warning,
+                                  error. (default: info)
+          -h, --help              Show help information.
+
+
+        """
+}
