@@ -294,24 +294,15 @@ extension Daemon {
             guard state.withLock({ $0.config.pressInputs }) else {
                 throw ProtocolError(.unavailable, field: "op", "press is off; set debug.press_inputs = true in nookd's config to act as the buttons over the socket")
             }
+            // As the button (``InputRules``); the toggle is the socket's own, a second open
+            // button's (I3: hover OR open). The hold is taken as said, not waited out: the
+            // toggle a long press takes back is never made.
             var taken = false
             switch input {
             case .open:
-                // A toggle of its own, as a second open button would be (I3: hover OR open).
-                // As the button: on a card with a default action the press invokes it (E3);
-                // during a recall it moves on (U5); held long on an idle display it recalls.
-                // The hold is taken as said, not waited out: the toggle a long press takes
-                // back is never made.
-                if recall.advance() {
-                    taken = true
-                } else if let holdMs, let hold = recall.settings.hold, .milliseconds(holdMs) >= hold, recall.start() {
-                    taken = true
-                } else if actionCards.anyOnGlass {
-                    queues.values.forEach { $0.requestInvokeCurrent() }
-                    taken = true
-                } else if menuTakesOpen {
-                    // The press is the menu's Enter (published below): the nook stays as it was.
-                } else {
+                let outcome = inputRules.open(held: holdMs.map { .milliseconds($0) })
+                taken = outcome.taken
+                if outcome == .toggle {
                     // Toggle and set in one step: two racing presses must not leave the input
                     // active while the toggle says closed.
                     pressedOpen.withLock { open in
@@ -320,7 +311,7 @@ extension Daemon {
                     }
                 }
             case .dismiss:
-                if !recall.end(because: "dismiss pressed") { queues.values.forEach { $0.requestDismissCurrent() } }
+                inputRules.dismiss(because: "dismiss pressed")
             }
             logger.info("press: \(input.rawValue)\(holdMs.map { " held \($0) ms" } ?? "") (debug.press_inputs)")
             inputs.publish(InputMessage(input: input, source: "press", taken: taken))
