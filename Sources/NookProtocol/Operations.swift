@@ -34,6 +34,21 @@ extension NookOperation {
         case bridgesOnly
     }
 
+    /// Who may ask for an operation (U3); nookd's dispatch refuses the others before the
+    /// operation's handler runs.
+    public enum Scope: Hashable, Sendable {
+        /// Anyone who may use the socket: reading, sending cards, a bridge's subscriptions.
+        case anyone
+        /// Anyone, on what is their own: the cards their uid sent, or only those of the
+        /// `sender` they state; root and the admin group on everyone's (U3).
+        case own
+        /// A whole-device change: root and the admin group only. The words name it in the
+        /// refusal ("may not set the home content").
+        case device(String)
+        /// Only when nookd's config sets `debug.press_inputs` (tests, boards without buttons).
+        case debug
+    }
+
     /// What one operation is, beside its handler in nookd.
     public struct Entry {
         /// The fields its request may carry besides `v`, `id`, `op` and `deadline`.
@@ -41,8 +56,22 @@ extension NookOperation {
         /// What nookd answers it with when it succeeds (the first line, for a stream).
         public let answer: any NookAnswer.Type
         public let command: Command
+        /// Who may ask for it (see ``NookOperation/scope`` for one request's).
+        public let scope: Scope
         /// Reads the request's fields; unknown fields were refused before.
         let decode: (FieldReader) throws(ProtocolError) -> NookOperation
+
+        init(fields: [String], answer: any NookAnswer.Type, command: Command, scope: Scope = .anyone,
+             decode: @escaping (FieldReader) throws(ProtocolError) -> NookOperation) {
+            (self.fields, self.answer, self.command, self.scope, self.decode) = (fields, answer, command, scope, decode)
+        }
+    }
+
+    /// Who may make this request: its operation's ``Entry/scope``, but reading quiet hours
+    /// (`quiet` with `set: status`) is open to anyone, as `status` is.
+    public var scope: Scope {
+        if case .quiet(.status) = self { return .anyone }
+        return name.entry.scope
     }
 
     /// The request's wire name and its fields (after `op`), as ``Request/encoded()`` writes them.
@@ -117,6 +146,16 @@ extension NookOperation {
 }
 
 extension NookOperation.Name {
+    /// A request of this operation read from its fields (those after `op`), exactly as nookd
+    /// reads a request line's, errors included: how a bridge turns its own clients' words
+    /// (an MQTT command, a REST body) into an operation without spelling the wire name.
+    public func decode(_ fields: [(String, JSONValue)]) -> Result<NookOperation, ProtocolError> {
+        switch Request.decode(JSONValue.object([("op", .string(rawValue))] + fields).serializedBytes) {
+        case .success(let request): .success(request.operation)
+        case .failure(let failure): .failure(failure.error)
+        }
+    }
+
     /// The words that run it in nookctl (`["history", "show"]`), or nil if it is not a subcommand.
     public var commandWords: [String]? {
         switch entry.command {
@@ -141,29 +180,29 @@ extension NookOperation.Name {
                 return .enqueue(activity, module: try reader.module(), wait: try reader.bool("wait") ?? false)
             }
         case .cancel:
-            return Entry(fields: ["activity", "sender"], answer: CancelAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+            return Entry(fields: ["activity", "sender"], answer: CancelAnswer.self, command: .subcommand, scope: .own) { reader throws(ProtocolError) in
                 .cancel(try reader.requiredID("activity"))
             }
         case .cancelAll:
-            return Entry(fields: ["key", "module", "sender"], answer: CancelAllAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+            return Entry(fields: ["key", "module", "sender"], answer: CancelAllAnswer.self, command: .subcommand, scope: .own) { reader throws(ProtocolError) in
                 let key = try reader.requiredString("key")
                 guard !key.isEmpty else { throw ProtocolError(.invalid, field: "key", "must not be empty") }
                 return .cancelAll(key: key, module: try reader.module())
             }
         case .dismiss:
-            return Entry(fields: ["activity", "sender"], answer: DismissAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+            return Entry(fields: ["activity", "sender"], answer: DismissAnswer.self, command: .subcommand, scope: .own) { reader throws(ProtocolError) in
                 .dismiss(reader.value("activity") == nil ? nil : try reader.requiredID("activity"))
             }
         case .suspend:
-            return Entry(fields: ["module"], answer: ModulesAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+            return Entry(fields: ["module"], answer: ModulesAnswer.self, command: .subcommand, scope: .device("suspend")) { reader throws(ProtocolError) in
                 .suspend(module: try reader.module())
             }
         case .resume:
-            return Entry(fields: ["module"], answer: ModulesAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+            return Entry(fields: ["module"], answer: ModulesAnswer.self, command: .subcommand, scope: .device("resume")) { reader throws(ProtocolError) in
                 .resume(module: try reader.module())
             }
         case .quiesce:
-            return Entry(fields: ["module"], answer: ModulesAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+            return Entry(fields: ["module"], answer: ModulesAnswer.self, command: .subcommand, scope: .device("quiesce")) { reader throws(ProtocolError) in
                 .quiesce(module: try reader.module())
             }
         case .status:
@@ -191,7 +230,7 @@ extension NookOperation.Name {
         case .snapshot:
             return Entry(fields: [], answer: SnapshotAnswer.self, command: .subcommand) { _ throws(ProtocolError) in .snapshot }
         case .home:
-            return Entry(fields: ["content", "text"], answer: HomeAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+            return Entry(fields: ["content", "text"], answer: HomeAnswer.self, command: .subcommand, scope: .device("set the home content")) { reader throws(ProtocolError) in
                 switch try reader.requiredString("content") {
                 case "clock": return .home(.clock)
                 case "blank": return .home(.blank)
@@ -204,7 +243,7 @@ extension NookOperation.Name {
                 }
             }
         case .focus:
-            return Entry(fields: ["module"], answer: FocusAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+            return Entry(fields: ["module"], answer: FocusAnswer.self, command: .subcommand, scope: .device("switch the foreground module")) { reader throws(ProtocolError) in
                 guard let name = try reader.module() else { throw ProtocolError(.missingField, field: "module", "is required") }
                 return .focus(module: name)
             }
@@ -214,7 +253,7 @@ extension NookOperation.Name {
                 .glance(try reader.value("glance").map { value throws(ProtocolError) in try GlancePayload.decode(value) })
             }
         case .quiet:
-            return Entry(fields: ["set", "until"], answer: QuietAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+            return Entry(fields: ["set", "until"], answer: QuietAnswer.self, command: .subcommand, scope: .device("change quiet hours")) { reader throws(ProtocolError) in
                 switch try reader.requiredString("set") {
                 case "on": return .quiet(.on)
                 case "off": return .quiet(.off)
@@ -228,7 +267,7 @@ extension NookOperation.Name {
             }
         case .update:
             return Entry(fields: ["activity", "key", "module", "changes", "restartDwell", "sender"], answer: UpdateAnswer.self,
-                         command: .subcommand) { reader throws(ProtocolError) in
+                         command: .subcommand, scope: .own) { reader throws(ProtocolError) in
                 let target: UpdateTarget
                 switch (reader.value("activity"), try reader.string("key")) {
                 case (_?, nil):
@@ -253,7 +292,7 @@ extension NookOperation.Name {
             return Entry(fields: [], answer: InputsAnswer.self, command: .bridgesOnly) { _ throws(ProtocolError) in .inputs }
         case .press:
             // The buttons simulated, for tests and boards without buttons (debug.press_inputs).
-            return Entry(fields: ["input", "holdMs"], answer: PressAnswer.self, command: .bridgesOnly) { reader throws(ProtocolError) in
+            return Entry(fields: ["input", "holdMs"], answer: PressAnswer.self, command: .bridgesOnly, scope: .debug) { reader throws(ProtocolError) in
                 let name = try reader.requiredString("input")
                 guard let input = NookInputName(rawValue: name) else {
                     throw ProtocolError(.invalid, field: "input", "must be one of \(NookInputName.allCases.map(\.rawValue).joined(separator: ", ")); got '\(name)'")
@@ -265,7 +304,7 @@ extension NookOperation.Name {
                 return .press(input, holdMs: hold.map { Int($0) })
             }
         case .invoke:
-            return Entry(fields: ["activity", "sender"], answer: InvokeAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+            return Entry(fields: ["activity", "sender"], answer: InvokeAnswer.self, command: .subcommand, scope: .own) { reader throws(ProtocolError) in
                 .invoke(reader.value("activity") == nil ? nil : try reader.requiredID("activity"))
             }
         case .history:
@@ -303,7 +342,7 @@ extension NookOperation.Name {
                 .historyReplay(try reader.historyReference())
             }
         case .historyClear:
-            return Entry(fields: [], answer: HistoryClearAnswer.self, command: .grouped("history", "clear")) { _ throws(ProtocolError) in .historyClear }
+            return Entry(fields: [], answer: HistoryClearAnswer.self, command: .grouped("history", "clear"), scope: .own) { _ throws(ProtocolError) in .historyClear }
         case .frame:
             return Entry(fields: ["after"], answer: FrameAnswer.self, command: .named("screenshot")) { reader throws(ProtocolError) in
                 // A generation is a count of frames: whole, from 0, exact in a JSON number.
