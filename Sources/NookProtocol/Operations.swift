@@ -1,13 +1,65 @@
 import NookActivities
 
+/// What a client asks for: one case per operation, its request's fields as the case's values.
+/// The rest of each operation's row (its wire name, fields, decoder, encoder, answer, scope and
+/// nookctl's words) is below, in this file.
+public enum NookOperation: Hashable, Sendable {
+    case enqueue(NookActivity, module: String?, wait: Bool)
+    case cancel(NookActivityID)
+    case cancelAll(key: String, module: String?)
+    /// Dismisses the given activity, or the one on screen if `nil`.
+    case dismiss(NookActivityID?)
+    case suspend(module: String?)
+    case resume(module: String?)
+    case quiesce(module: String?)
+    case status
+    /// The page starting after `after` (a previous page's ``ListAnswer/cursor``), or, as
+    /// version-1 clients before cursors page, `offset` activities (on screen, then pending,
+    /// module by module) in; the first page with neither. `limit`: at most that many activities.
+    case list(module: String?, offset: Int = 0, after: ListCursor? = nil, limit: Int? = nil)
+    case watch
+    case snapshot
+    case home(HomeSetting)
+    case focus(module: String)
+    /// Shows a character-grid glance as the home content (E8); nil gives the configured home back.
+    case glance(NookGlance?)
+    /// Quiet hours (Z1): `on`, `off`, `until` a time, or the status.
+    case quiet(QuietSetting)
+    /// Changes a pending or shown activity in place (U1).
+    case update(UpdateTarget, changes: ActivityChanges, restartDwell: Bool)
+    /// Streams a ``InputMessage`` for every press of an input (open, dismiss), as `watch`
+    /// streams activity events: what a bridge offers its own clients as keys (E8).
+    case inputs
+    /// Acts as if the named input were pressed (`open` or `dismiss`); only when nookd's config
+    /// sets `debug.press_inputs` (tests and boards without buttons). `holdMs`: how long the
+    /// button is held, for a long press (U5's recall); nil is a short press.
+    case press(NookInputName, holdMs: Int? = nil)
+    /// Invokes the default action of the card on the glass (E3), as the open input does: of
+    /// the one with this id, or of whatever is on the glass if `nil`.
+    case invoke(NookActivityID?)
+
+    /// Ended activities that pass the query, oldest first (U4, U5).
+    case history(HistoryQuery)
+    /// One history entry.
+    case historyShow(HistoryReference)
+    /// Enqueues a history entry's activity again, as a new activity sent by the requester.
+    case historyReplay(HistoryReference)
+    /// Removes history entries: all of them for root and the admin group, else the caller's own.
+    case historyClear
+    /// The glass as a PNG with its generation (V1): at once, or with `after`, once the glass
+    /// shows a frame newer than that generation (bounded: after ``NookProtocol/frameWaitSeconds``
+    /// the frame on the glass then). A stream is a chain of these.
+    case frame(after: Int?)
+}
+
 extension NookOperation {
     /// Every operation of the protocol, by its wire name (the request's `op`), in the order
     /// nookd lists them. The one table of operations: ``entry`` says what each one's request
-    /// carries, how it is decoded, what it is answered with and where nookctl offers it;
-    /// ``wire`` gives a request's name and fields back. nookd's dispatch (a switch over
-    /// ``NookOperation``) and nookctl's subcommands (a switch over these names) are
-    /// exhaustive, so a new operation is a compile error until each has decided what to do
-    /// with it; the tests check that each agrees with the table.
+    /// carries, how it is decoded, what it is answered with, who may ask and where nookctl
+    /// offers it; ``wire`` gives a request's name and fields back. nookd registers one handler
+    /// per name (its `OperationHandler` rows, checked by its tests) and nookctl's subcommands
+    /// are an exhaustive switch over these names; bridges build requests from these names,
+    /// never from strings (``decode(_:)``).
     public enum Name: String, CaseIterable, Hashable, Sendable {
         case enqueue, cancel
         case cancelAll = "cancel-all"
@@ -353,44 +405,5 @@ extension NookOperation.Name {
                 return .frame(after: Int(after))
             }
         }
-    }
-}
-
-extension FieldReader {
-    /// A request's optional `module`: absent, or a non-empty name.
-    fileprivate func module() throws(ProtocolError) -> String? {
-        guard let name = try string("module") else { return nil }
-        guard !name.isEmpty else { throw ProtocolError(.invalid, field: "module", "must not be empty") }
-        return name
-    }
-
-    /// A request's optional `sender`: the name a client that relays others' messages (nook-http's
-    /// token names) states it acts for. On an enqueue it is the activity's sender name (U3, U4),
-    /// in place of the process name; on the operations that change cards it limits them to that
-    /// name's cards (U3). Only the name: nookd takes the uid and pid from the connection.
-    func senderName() throws(ProtocolError) -> String? {
-        guard let name = try string("sender") else { return nil }
-        guard !name.isEmpty, name.utf8.count <= SenderPayload.maximumNameBytes, !name.unicodeScalars.contains(where: Self.isHiddenInAName) else {
-            throw ProtocolError(.invalid, field: "sender", "must be a name of 1 to \(SenderPayload.maximumNameBytes) bytes without control or direction-changing characters")
-        }
-        return name
-    }
-
-    /// What a sender's name must not hold: a name is shown to people (history, the log) and
-    /// compared byte for byte, so nothing in it may be invisible or reorder what is shown: C0,
-    /// DEL and C1 controls, and the bidirectional overrides, embeddings, isolates and marks.
-    static func isHiddenInAName(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0..<0x20, 0x7F...0x9F, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0x061C, 0xFEFF: true
-        default: false
-        }
-    }
-
-    fileprivate func historyReference() throws(ProtocolError) -> HistoryReference {
-        let text = try requiredString("entry")
-        guard let reference = HistoryReference(text) else {
-            throw ProtocolError(.invalid, field: "entry", "must be \(HistoryReference.expected), got '\(text)'")
-        }
-        return reference
     }
 }
