@@ -32,7 +32,7 @@ extension Daemon {
             try refuseIfRefused(outcome, "cancel", peer: connection.peer, actingFor: request.sender)
             guard outcome != .notFound else { continue }
             reply.answerChange(CancelAnswer(cancelled: id, alreadyEnding: outcome.alreadyEndingReason),
-                         ending: EndedByRequest(id, arrivals, how: outcome.alreadyEndingReason ?? .cancelled))
+                               ending: EndedByRequest(id, arrivals, how: outcome.alreadyEndingReason ?? .cancelled))
             return
         }
         // Snoozed by a touch (T2): not live, but its sender still means it to end.
@@ -71,7 +71,7 @@ extension Daemon {
                 try refuseIfRefused(outcome, "dismiss", peer: connection.peer, actingFor: request.sender)
                 guard outcome != .notFound else { continue }
                 reply.answerChange(DismissAnswer(dismissed: id, alreadyEnding: outcome.alreadyEndingReason),
-                             ending: EndedByRequest(id, arrivals, how: outcome.alreadyEndingReason ?? .dismissed))
+                                   ending: EndedByRequest(id, arrivals, how: outcome.alreadyEndingReason ?? .dismissed))
                 return
             }
             // Without an id the card on the glass is meant, checked and ended in one step.
@@ -80,8 +80,8 @@ extension Daemon {
             guard let shown = await queue.dismissingCurrent(permits: permits) else { continue }
             try refuseIfRefused(shown.outcome, "dismiss", peer: connection.peer, actingFor: request.sender)
             reply.answerChange(DismissAnswer(dismissed: shown.id, alreadyEnding: shown.outcome.alreadyEndingReason),
-                         ending: EndedByRequest(shown.id, (journal?.arrival(of: shown.id), history.arrival(of: shown.id)),
-                                                how: shown.outcome.alreadyEndingReason ?? .dismissed))
+                               ending: EndedByRequest(shown.id, (journal?.arrival(of: shown.id), history.arrival(of: shown.id)),
+                                                      how: shown.outcome.alreadyEndingReason ?? .dismissed))
             return
         }
         throw ProtocolError(.notFound, field: id == nil ? nil : "activity",

@@ -1,8 +1,6 @@
 import NookLogging
 import NookActivities
-import NookDisplay
 import NookProtocol
-import NookRender
 import NookSystem
 
 extension Daemon {
