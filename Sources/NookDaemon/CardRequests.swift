@@ -4,19 +4,19 @@ import NookProtocol
 extension Daemon {
     /// The operations that end or act on cards, each on the caller's own (U3).
     static let cardHandlers: [OperationHandler] = [
-        OperationHandler(.cancel) { daemon, reply async throws(ProtocolError) in
+        OperationHandler(.cancel) { daemon, reply in
             guard case .cancel(let id) = reply.request.operation else { throw reply.misrouted }
             try await daemon.cancelRequest(id, reply)
         },
-        OperationHandler(.cancelAll) { daemon, reply async throws(ProtocolError) in
+        OperationHandler(.cancelAll) { daemon, reply in
             guard case .cancelAll(let key, let moduleName) = reply.request.operation else { throw reply.misrouted }
             try await daemon.cancelAllRequest(key: key, module: moduleName, reply)
         },
-        OperationHandler(.dismiss) { daemon, reply async throws(ProtocolError) in
+        OperationHandler(.dismiss) { daemon, reply in
             guard case .dismiss(let id) = reply.request.operation else { throw reply.misrouted }
             try await daemon.dismissRequest(id, reply)
         },
-        OperationHandler(.invoke) { daemon, reply async throws(ProtocolError) in
+        OperationHandler(.invoke) { daemon, reply in
             guard case .invoke(let id) = reply.request.operation else { throw reply.misrouted }
             try await daemon.invokeRequest(id, reply)
         },

@@ -122,19 +122,19 @@ extension Daemon {
 extension Daemon {
     /// The history's operations, owned by the history service.
     static let historyHandlers: [OperationHandler] = [
-        OperationHandler(.history) { daemon, reply async throws(ProtocolError) in
+        OperationHandler(.history) { daemon, reply in
             guard case .history(let query) = reply.request.operation else { throw reply.misrouted }
             try await daemon.historyListRequest(query, reply)
         },
-        OperationHandler(.historyShow) { daemon, reply async throws(ProtocolError) in
+        OperationHandler(.historyShow) { daemon, reply in
             guard case .historyShow = reply.request.operation else { throw reply.misrouted }
             try await daemon.historyEntryRequest(reply)
         },
-        OperationHandler(.historyClear) { daemon, reply async throws(ProtocolError) in
+        OperationHandler(.historyClear) { daemon, reply in
             guard case .historyClear = reply.request.operation else { throw reply.misrouted }
             try await daemon.historyEntryRequest(reply)
         },
-        OperationHandler(.historyReplay) { daemon, reply async throws(ProtocolError) in
+        OperationHandler(.historyReplay) { daemon, reply in
             guard case .historyReplay(let reference) = reply.request.operation else { throw reply.misrouted }
             try await daemon.historyReplayRequest(reference, reply)
         },

@@ -5,7 +5,7 @@ import NookProtocol
 extension Daemon {
     /// The operation this file answers (see ``OperationHandler``).
     static let enqueueHandlers: [OperationHandler] = [
-        OperationHandler(.enqueue) { daemon, reply async throws(ProtocolError) in
+        OperationHandler(.enqueue) { daemon, reply in
             guard case .enqueue(let requested, let moduleName, let wait) = reply.request.operation else { throw reply.misrouted }
             try await daemon.enqueueRequest(requested, module: moduleName, wait: wait, reply)
         },

@@ -5,11 +5,11 @@ import NookRender
 extension Daemon {
     /// What the glass shows when no card is on it.
     static let homeHandlers: [OperationHandler] = [
-        OperationHandler(.home) { daemon, reply async throws(ProtocolError) in
+        OperationHandler(.home) { daemon, reply in
             guard case .home(let setting) = reply.request.operation else { throw reply.misrouted }
             try await daemon.homeRequest(setting, reply)
         },
-        OperationHandler(.glance) { daemon, reply async throws(ProtocolError) in
+        OperationHandler(.glance) { daemon, reply in
             guard case .glance(let glance) = reply.request.operation else { throw reply.misrouted }
             try await daemon.glanceRequest(glance, reply)
         },

@@ -9,10 +9,12 @@ import NookProtocol
 /// ``Daemon/operationHandlers`` gathers them.
 struct OperationHandler: Sendable {
     let name: NookOperation.Name
-    /// Answers the request (``RequestReply/answer(_:)``), or throws the error it is answered with.
-    let handle: @Sendable (Daemon, RequestReply) async throws(ProtocolError) -> Void
+    /// Answers the request (``RequestReply/answer(_:)``), or throws the `ProtocolError` it is
+    /// answered with. Not typed throws: Swift 6.0 (Debian 13's) is not trusted with async
+    /// closures that throw a typed error; the dispatch takes any other error as nookd's fault.
+    let handle: @Sendable (Daemon, RequestReply) async throws -> Void
 
-    init(_ name: NookOperation.Name, _ handle: @escaping @Sendable (Daemon, RequestReply) async throws(ProtocolError) -> Void) {
+    init(_ name: NookOperation.Name, _ handle: @escaping @Sendable (Daemon, RequestReply) async throws -> Void) {
         (self.name, self.handle) = (name, handle)
     }
 }

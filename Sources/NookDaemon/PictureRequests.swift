@@ -6,11 +6,11 @@ import NookRender
 extension Daemon {
     /// The glass as a picture.
     static let pictureHandlers: [OperationHandler] = [
-        OperationHandler(.snapshot) { daemon, reply async throws(ProtocolError) in
+        OperationHandler(.snapshot) { daemon, reply in
             guard case .snapshot = reply.request.operation else { throw reply.misrouted }
             try await daemon.snapshotRequest(reply)
         },
-        OperationHandler(.frame) { daemon, reply async throws(ProtocolError) in
+        OperationHandler(.frame) { daemon, reply in
             guard case .frame(let after) = reply.request.operation else { throw reply.misrouted }
             try await daemon.frameRequest(after: after, reply)
         },

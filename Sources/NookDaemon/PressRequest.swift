@@ -5,7 +5,7 @@ import NookProtocol
 extension Daemon {
     /// The buttons simulated over the socket.
     static let pressHandlers: [OperationHandler] = [
-        OperationHandler(.press) { daemon, reply async throws(ProtocolError) in
+        OperationHandler(.press) { daemon, reply in
             guard case .press(let input, let holdMs) = reply.request.operation else { throw reply.misrouted }
             try await daemon.pressRequest(input, holdMs: holdMs, reply)
         },

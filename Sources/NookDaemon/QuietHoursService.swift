@@ -93,7 +93,7 @@ extension Daemon {
 extension Daemon {
     /// `quiet`, owned by the quiet hours service.
     static let quietHandlers: [OperationHandler] = [
-        OperationHandler(.quiet) { daemon, reply async throws(ProtocolError) in
+        OperationHandler(.quiet) { daemon, reply in
             guard case .quiet(let setting) = reply.request.operation else { throw reply.misrouted }
             try await daemon.quietOperation(setting, reply)
         },

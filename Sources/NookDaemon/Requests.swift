@@ -112,6 +112,12 @@ extension Daemon {
         guard let handler = Self.operationHandlers[name] else {
             throw ProtocolError(.internalError, field: "op", "this nookd has no handler for '\(name.rawValue)'")
         }
-        try await handler.handle(self, RequestReply(request: request, connection: connection, journal: journal, history: history))
+        do {
+            try await handler.handle(self, RequestReply(request: request, connection: connection, journal: journal, history: history))
+        } catch let error as ProtocolError {
+            throw error
+        } catch {
+            throw ProtocolError(.internalError, field: "op", "'\(name.rawValue)' failed inside nookd: \(error)")
+        }
     }
 }

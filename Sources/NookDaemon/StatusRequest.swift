@@ -4,7 +4,7 @@ import NookProtocol
 extension Daemon {
     /// `status`.
     static let statusHandlers: [OperationHandler] = [
-        OperationHandler(.status) { daemon, reply async throws(ProtocolError) in
+        OperationHandler(.status) { daemon, reply in
             guard case .status = reply.request.operation else { throw reply.misrouted }
             try await daemon.statusRequest(reply)
         },

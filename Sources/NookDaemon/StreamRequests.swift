@@ -4,11 +4,11 @@ import NookProtocol
 extension Daemon {
     /// The subscriptions: a stream of lines until the client goes.
     static let streamHandlers: [OperationHandler] = [
-        OperationHandler(.watch) { daemon, reply async throws(ProtocolError) in
+        OperationHandler(.watch) { daemon, reply in
             guard case .watch = reply.request.operation else { throw reply.misrouted }
             try await daemon.watchRequest(reply)
         },
-        OperationHandler(.inputs) { daemon, reply async throws(ProtocolError) in
+        OperationHandler(.inputs) { daemon, reply in
             guard case .inputs = reply.request.operation else { throw reply.misrouted }
             try await daemon.inputsRequest(reply)
         },

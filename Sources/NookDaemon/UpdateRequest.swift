@@ -101,7 +101,7 @@ extension Daemon {
 extension Daemon {
     /// `update`.
     static let updateHandlers: [OperationHandler] = [
-        OperationHandler(.update) { daemon, reply async throws(ProtocolError) in
+        OperationHandler(.update) { daemon, reply in
             guard case .update(let target, let changes, let restartDwell) = reply.request.operation else { throw reply.misrouted }
             try await daemon.updateRequest(target, changes: changes, restartDwell: restartDwell, reply)
         },
