@@ -100,7 +100,7 @@ extension Daemon {
     /// (the protocol's table says who may ask) lets the caller ask.
     private func perform(_ request: Request, on connection: ClientConnection) async throws(ProtocolError) {
         let name = request.operation.name
-        switch request.operation.scope {
+        switch name.scope(of: request.operation) {
         case .anyone, .own: break
         case .device(let change):
             if let refusal = ownership.deviceRefusal(of: change, by: connection.peer) { throw refusal }

@@ -121,10 +121,7 @@ extension NookOperation {
 
     /// Who may make this request: its operation's ``Entry/scope``, but reading quiet hours
     /// (`quiet` with `set: status`) is open to anyone, as `status` is.
-    public var scope: Scope {
-        if case .quiet(.status) = self { return .anyone }
-        return name.entry.scope
-    }
+    public var scope: Scope { name.scope(of: self) }
 
     /// The request's wire name and its fields (after `op`), as ``Request/encoded()`` writes them.
     public var wire: (name: Name, fields: [(String, JSONValue)]) {
@@ -198,6 +195,13 @@ extension NookOperation {
 }
 
 extension NookOperation.Name {
+    /// Who may make `operation`, a request of this operation (``NookOperation/scope``); for a
+    /// caller that has the name already (finding it encodes the request's fields).
+    public func scope(of operation: NookOperation) -> NookOperation.Scope {
+        if case .quiet(.status) = operation { return .anyone }
+        return entry.scope
+    }
+
     /// A request of this operation read from its fields (those after `op`), exactly as nookd
     /// reads a request line's, errors included: how a bridge turns its own clients' words
     /// (an MQTT command, a REST body) into an operation without spelling the wire name.
