@@ -92,8 +92,11 @@ public final class Daemon: Sendable {
         var isLive: Bool { MonotonicClock.now - renewed < Self.lease }
     }
 
-    /// Whether a press of open is a live menu's Enter rather than the nook's toggle.
-    var menuTakesOpen: Bool { menuOnGlance.withLock { $0?.isLive == true } }
+    /// What a press of the inputs does (the socket's `press`), as for the button and the panel.
+    var inputRules: InputRules {
+        InputRules(queues: modules.map { queues[$0]! }, recall: recall, actionCards: actionCards,
+                   menuTakesOpen: MenuClaim.takesOpen(menuOnGlance))
+    }
 
     struct State {
         var config: DaemonConfig
@@ -175,7 +178,7 @@ public final class Daemon: Sendable {
                                         brightness: brightness, screen: screen, clock: clock, logger: logger)
         let touchEffects = TouchActions.Effects(
             engagement: engagement, queues: moduleQueues, recall: recall.recall, actionCards: actionCards, glass: CardsOnGlass(), presses: inputs,
-            menuTakesOpen: { [menuOnGlance] in menuOnGlance.withLock { $0?.isLive == true } }, screen: screen)
+            menuTakesOpen: MenuClaim.takesOpen(menuOnGlance), screen: screen)
         let quietHours = Service.QuietHours(quiet: quiet, queues: inOrder, brightness: brightness, clock: clock, logger: logger)
         let snoozeKeeping = Snoozes.Keeping(journal: journal.journal, modules: config.modules, suppresses: { [quiet] in quiet.suppresses($0) },
                                             endSuppressed: { [quietHours] in await quietHours.endSuppressed() },

@@ -118,3 +118,45 @@ extension Daemon {
         return entry
     }
 }
+
+extension Daemon {
+    /// The history's operations, owned by the history service.
+    static let historyHandlers: [OperationHandler] = [
+        OperationHandler(.history) { daemon, reply in
+            guard case .history(let query) = reply.request.operation else { throw reply.misrouted }
+            try await daemon.historyListRequest(query, reply)
+        },
+        OperationHandler(.historyShow) { daemon, reply in
+            guard case .historyShow = reply.request.operation else { throw reply.misrouted }
+            try await daemon.historyEntryRequest(reply)
+        },
+        OperationHandler(.historyClear) { daemon, reply in
+            guard case .historyClear = reply.request.operation else { throw reply.misrouted }
+            try await daemon.historyEntryRequest(reply)
+        },
+        OperationHandler(.historyReplay) { daemon, reply in
+            guard case .historyReplay(let reference) = reply.request.operation else { throw reply.misrouted }
+            try await daemon.historyReplayRequest(reference, reply)
+        },
+    ]
+
+    /// `history` (U4, U5): ended activities that pass the query.
+    func historyListRequest(_ query: HistoryQuery, _ reply: RequestReply) async throws(ProtocolError) {
+        let (request, connection) = (reply.request, reply.connection)
+        connection.send(utf8: await historyAnswerLine(query, id: request.id))
+    }
+
+    /// `history-show` and `history-clear` (U5).
+    func historyEntryRequest(_ reply: RequestReply) async throws(ProtocolError) {
+        let (request, connection) = (reply.request, reply.connection)
+        reply.answer(try await historyRequest(request.operation, peer: connection.peer))
+    }
+
+    /// `history-replay` (U5): an entry's activity enqueued again, as the requester's.
+    func historyReplayRequest(_ reference: HistoryReference, _ reply: RequestReply) async throws(ProtocolError) {
+        let (request, connection) = (reply.request, reply.connection)
+        let (entry, replay, moduleName) = try replayed(reference)
+        await enqueue([(request, replay)], module: moduleName, on: connection,
+                      answer: { id, module, _ in HistoryReplayAnswer(id: id, module: module.rawValue, replayed: entry.number) })
+    }
+}

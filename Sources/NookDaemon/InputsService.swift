@@ -41,6 +41,12 @@ extension Service {
         private let gpio = Locked<GPIOInputs?>(nil)
         private let stops = StopActions()
 
+        /// What a press of the buttons does (I1, E3, E8, U5), as for every other way in.
+        private var rules: InputRules {
+            InputRules(queues: queues, recall: recall, actionCards: actionCards,
+                       menuTakesOpen: Daemon.MenuClaim.takesOpen(menuOnGlance))
+        }
+
         init(engagement: NookEngagement, presses: InputBroadcast, queues: [NookActivityQueue], recall: RecallService, actionCards: ActionCards,
              menuOnGlance: Locked<Daemon.MenuClaim?>, state: Locked<Daemon.State>, clock: any NookClock, logger: Logger) {
             (self.engagement, self.presses, self.queues, self.recall, self.actionCards) = (engagement, presses, queues, recall, actionCards)
@@ -72,35 +78,30 @@ extension Service {
         private func startGPIO(_ lines: [GPIOLineSettings]) -> GPIOInputs? {
             guard !lines.isEmpty else { return nil }
             let inputs: GPIOInputs
+            // What each press does is ``InputRules``'s to say; the toggle is the line's own. The
+            // open press's outcome is kept from `invoke` (asked first) for `pressed` (told after,
+            // on the same poll thread) to stream whether it was taken.
+            let rules = rules
+            let lastOpen = Locked<InputRules.Open?>(nil)
             do {
                 inputs = try GPIOInputs(
                     lines: lines, engagement: engagement,
-                    // Only one module's card is on the glass; the others have nothing to dismiss.
-                    // During a recall (U5) the card on the glass is a recalled one: dismiss ends it.
-                    dismiss: { [recall, queues] in
-                        guard !recall.end(because: "dismiss pressed") else { return }
-                        queues.forEach { $0.requestDismissCurrent() }
-                    },
-                    pressed: { [presses] role, label, invoked in
+                    dismiss: { _ = rules.dismiss(because: "dismiss pressed") },
+                    pressed: { [presses] role, label, _ in
                         switch role {
-                        case .open: presses.publish(InputMessage(input: .open, source: label, taken: invoked))
+                        case .open:
+                            let taken = lastOpen.withLock { last in defer { last = nil }; return last?.taken ?? false }
+                            presses.publish(InputMessage(input: .open, source: label, taken: taken))
                         case .dismiss: presses.publish(InputMessage(input: .dismiss, source: label))
                         case .hover, .presence: break
                         }
                     },
-                    // The device's own input acts on any card, whoever sent it (U3). During a recall
-                    // (U5) a press moves on to the next entry instead.
-                    invoke: { [actionCards, recall, menuOnGlance, queues] in
-                        if recall.advance() { return true }
-                        guard actionCards.anyOnGlass else {
-                            // A menu on the glance takes the press as its Enter (E8): no toggle.
-                            return menuOnGlance.withLock { $0?.isLive == true }
-                        }
-                        queues.forEach { $0.requestInvokeCurrent() }
-                        return true
+                    invoke: {
+                        let outcome = rules.open()
+                        lastOpen.withLock { $0 = outcome }
+                        return outcome.keepsToggle
                     },
-                    // U5: held on an idle display, open recalls the newest history entries.
-                    longPress: { [recall] in recall.start() },
+                    longPress: { rules.longPress() },
                     info: { [logger] in logger.info("\($0)") },
                     warn: { [logger] in logger.warning("\($0)") })
             } catch {

@@ -89,3 +89,19 @@ extension Daemon {
         return QuietAnswer(quiet: status.quiet, source: status.source, until: status.until?.description, minimum: status.minimum)
     }
 }
+
+extension Daemon {
+    /// `quiet`, owned by the quiet hours service.
+    static let quietHandlers: [OperationHandler] = [
+        OperationHandler(.quiet) { daemon, reply in
+            guard case .quiet(let setting) = reply.request.operation else { throw reply.misrouted }
+            try await daemon.quietOperation(setting, reply)
+        },
+    ]
+
+    /// `quiet` (Z1): changing quiet hours is a whole-device change, reading them open (the dispatch checked the
+    /// scope).
+    func quietOperation(_ setting: QuietSetting, _ reply: RequestReply) async throws(ProtocolError) {
+        reply.answer(try await quietRequest(setting))
+    }
+}

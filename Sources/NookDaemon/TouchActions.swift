@@ -3,7 +3,8 @@ import NookInput
 import NookProtocol
 
 /// What each touch gesture does (T2), for the touch service; the reader's thread calls
-/// ``handle(_:)`` with every gesture in order.
+/// ``handle(_:)`` with every gesture in order. What a press does is ``InputRules``'s to say;
+/// what is the panel's own is said here.
 ///
 /// A finger on the glass is engagement, as a hand over a proximity sensor is (the `touch`
 /// input, role `hover`): the queue yields while it is down (Q6) and the `up` that ends every
@@ -32,6 +33,9 @@ final class TouchActions: Sendable {
         /// A menu on the glance takes open's press as its Enter (E8).
         var menuTakesOpen: @Sendable () -> Bool
         var screen: DaemonScreen?
+
+        /// What a tap, a swipe and a long press do, as for every other way in.
+        var rules: InputRules { InputRules(queues: queues, recall: recall, actionCards: actionCards, menuTakesOpen: menuTakesOpen) }
     }
 
     private struct State {
@@ -108,18 +112,15 @@ final class TouchActions: Sendable {
         }
     }
 
-    /// The open input's press (as `GPIOInputs` and the `press` operation make it).
+    /// The open input's press: ``InputRules`` decides, as for the button and the `press`
+    /// operation; only the toggle is the panel's own.
     private func tap() {
-        var taken = true
-        if effects.recall.advance() {
-            log("touch: tap → the next recalled entry")
-        } else if effects.actionCards.anyOnGlass {
-            effects.queues.forEach { $0.requestInvokeCurrent() }
-            log("touch: tap → the card's action")
-        } else if effects.menuTakesOpen() {
-            taken = false
-            log("touch: tap → the menu's Enter")
-        } else {
+        let outcome = effects.rules.open()
+        switch outcome {
+        case .nextRecalled, .recalled: log("touch: tap → the next recalled entry")
+        case .cardAction: log("touch: tap → the card's action")
+        case .menuEnter: log("touch: tap → the menu's Enter")
+        case .toggle:
             let onCard = effects.glass.current?.activity.id
             // Toggled and set in one step: two taps racing must not leave it open while it says closed.
             let open = state.withLock { state -> Bool? in
@@ -132,32 +133,36 @@ final class TouchActions: Sendable {
             switch open {
             case true?: log("touch: tap → the nook opens (the next cards wait until the next tap, or until this card leaves)")
             case false?: log("touch: tap → the nook closes")
-            case nil:
-                taken = false
-                log("touch: tap on an idle display; nothing to act on")
+            case nil: log("touch: tap on an idle display; nothing to act on")
             }
         }
-        effects.presses.publish(InputMessage(input: .open, source: Self.fingerInput, taken: taken))
+        effects.presses.publish(InputMessage(input: .open, source: Self.fingerInput, taken: outcome.taken))
     }
 
+    /// The dismiss input's press, as ``InputRules`` decides; the card slides off the way it was swiped.
     private func swipe(dx: Double) {
         state.withLock { $0.swiped = true }
-        // During a recall (U5) the card on the glass is a recalled one: the swipe ends the recall.
-        if effects.recall.end(because: "swiped away") {
-            log("touch: swipe → the recall ends")
-        } else if let card = effects.glass.current {
+        var ended: String?
+        let effects = effects
+        let outcome = effects.rules.dismiss(because: "swiped away") {
+            guard let card = effects.glass.current else { return }
             // Marked first: the slide out the dismiss starts must find which way to go.
             effects.screen?.markSwiped(card.activity.id, dx: dx)
             effects.queues[card.queue].requestDismiss(card.activity.id)
-            log("touch: swipe \(dx < 0 ? "left" : "right") → \(card.activity.id) dismissed")
-        } else {
-            log("touch: swipe with no card on the glass; nothing to dismiss")
+            ended = "\(card.activity.id)"
+        }
+        switch (outcome, ended) {
+        case (.recallEnded, _): log("touch: swipe → the recall ends")
+        case (.cardDismissed, let id?): log("touch: swipe \(dx < 0 ? "left" : "right") → \(id) dismissed")
+        case (.cardDismissed, nil): log("touch: swipe with no card on the glass; nothing to dismiss")
         }
         effects.presses.publish(InputMessage(input: .dismiss, source: Self.fingerInput))
     }
 
+    /// A long press: a recall on an idle display (``InputRules/longPress()``), else a snooze
+    /// of the card on the glass, the panel's own.
     private func longPress() {
-        if effects.recall.start() {
+        if effects.rules.longPress() {
             log("touch: long press → recall")
         } else if let card = effects.glass.current {
             snoozes.snooze(card.activity, inQueue: card.queue)

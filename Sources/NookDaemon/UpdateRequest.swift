@@ -97,3 +97,24 @@ extension Daemon {
         return UpdateAnswer(updated: changed)
     }
 }
+
+extension Daemon {
+    /// `update`.
+    static let updateHandlers: [OperationHandler] = [
+        OperationHandler(.update) { daemon, reply in
+            guard case .update(let target, let changes, let restartDwell) = reply.request.operation else { throw reply.misrouted }
+            try await daemon.updateRequest(target, changes: changes, restartDwell: restartDwell, reply)
+        },
+    ]
+
+    /// `update` (U1, U3): changes cards in place.
+    func updateRequest(_ target: UpdateTarget, changes: ActivityChanges, restartDwell: Bool, _ reply: RequestReply) async throws(ProtocolError) {
+        let (request, connection) = (reply.request, reply.connection)
+        var result = try await performUpdate(target, changes: changes, restartDwell: restartDwell, peer: connection.peer, actingFor: request.sender)
+        result.warnings = Self.iconWarnings(changes.json[ActivityField.icon.wireName]?.text)
+        // Debug: a client may send a hundred updates a second.
+        logger.debug("updated \(result.updated.map { "\($0.id) (\($0.fields.joined(separator: ", ")))" }.joined(separator: "; "))",
+                    metadata: ["peer": "\(connection.peer)"])
+        reply.answerChange(result)
+    }
+}

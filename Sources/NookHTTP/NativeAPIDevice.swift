@@ -54,15 +54,14 @@ enum NativeAPIDevice {
             if case .string(let word)? = set, word != "until", members.contains(where: { $0.0 == "until" }) {
                 throw HTTPAPIError(status: 422, code: "invalid_field", field: "until", message: "applies only with \"set\": \"until\"")
             }
-            let line = JSONValue.object([("op", .string("quiet"))] + members).serializedBytes
-            switch Request.decode(line) {
-            case .success(let request):
-                guard case .quiet(let decoded) = request.operation else {
+            switch NookOperation.Name.quiet.decode(members) {
+            case .success(let operation):
+                guard case .quiet(let decoded) = operation else {
                     throw HTTPAPIError(status: 422, code: "invalid_field", field: "set", message: "must be on, off or until")
                 }
                 setting = decoded
-            case .failure(let failure):
-                throw NativeAPIErrors.local(failure.error)
+            case .failure(let error):
+                throw NativeAPIErrors.local(error)
             }
         } catch {
             exchange.respond(error.response)

@@ -38,6 +38,9 @@ public enum InboundMessage {
     /// The socket protocol's own line limit.
     public static let largestPayload = NookProtocol.maximumLineBytes
     static let echoedBytes = 200
+    /// The operations `command` accepts, as words or as a JSON request: those that change what
+    /// the board shows (see ``allowed(_:topic:)``).
+    static let commands: Set<NookOperation.Name> = [.dismiss, .cancel, .cancelAll, .suspend, .resume, .home]
     /// What `command` accepts, as the error for an unknown one lists it.
     public static let commandHelp = "dismiss [ID], cancel ID, cancel-all KEY, suspend, resume, home clock|blank|text TEXT, or the socket protocol's JSON request for one of these"
 
@@ -101,7 +104,6 @@ public enum InboundMessage {
     }
 
     static func command(_ text: Substring, topic: String, module: String?) throws(Rejection) -> NookOperation {
-        let request: JSONValue
         if text.first == "{" {
             let result = Request.decode(Array(text.utf8))
             switch result {
@@ -117,33 +119,27 @@ public enum InboundMessage {
         func noArgument() throws(Rejection) {
             if let rest { throw Rejection(topic: topic, code: "invalid", field: "command", "'\(verb)' takes no argument, got '\(rest)'") }
         }
-        var members: [(String, JSONValue)] = []
-        switch verb {
-        case "dismiss":
-            members = [("op", .string("dismiss"))]
-            if let rest { members.append(("activity", .string(rest))) }
-        case "cancel":
-            members = [("op", .string("cancel"))]
-            if let rest { members.append(("activity", .string(rest))) }
-        case "cancel-all":
-            members = [("op", .string("cancel-all"))]
-            if let rest { members.append(("key", .string(rest))) }
-            if let module { members.append(("module", .string(module))) }
-        case "suspend", "resume":
-            try noArgument()
-            members = [("op", .string(String(verb)))]
-        case "home":
-            members = [("op", .string("home"))]
-            let parts = rest?.split(separator: " ", maxSplits: 1).map(String.init) ?? []
-            if let content = parts.first { members.append(("content", .string(content))) }
-            if parts.count > 1 { members.append(("text", .string(parts[1]))) }
-        default:
+        // The words are the operations' wire names, read from the protocol's table.
+        guard let name = NookOperation.Name(rawValue: String(verb)), commands.contains(name) else {
             throw Rejection(topic: topic, code: "unknownOperation", field: "command", "'\(verb)' is not a command; known: \(commandHelp)")
         }
-        request = .object(members)
-        switch Request.decode(request.serializedBytes) {
-        case .failure(let failure): throw Rejection(topic: topic, failure.error)
-        case .success(let decoded): return try allowed(decoded.operation, topic: topic)
+        var fields: [(String, JSONValue)] = []
+        switch name {
+        case .dismiss, .cancel:
+            if let rest { fields.append(("activity", .string(rest))) }
+        case .cancelAll:
+            if let rest { fields.append(("key", .string(rest))) }
+            if let module { fields.append(("module", .string(module))) }
+        case .home:
+            let parts = rest?.split(separator: " ", maxSplits: 1).map(String.init) ?? []
+            if let content = parts.first { fields.append(("content", .string(content))) }
+            if parts.count > 1 { fields.append(("text", .string(parts[1]))) }
+        default:
+            try noArgument()
+        }
+        switch name.decode(fields) {
+        case .failure(let error): throw Rejection(topic: topic, error)
+        case .success(let operation): return try allowed(operation, topic: topic)
         }
     }
 
@@ -151,13 +147,11 @@ public enum InboundMessage {
     /// Reading (`status`, `list`, `snapshot`, `watch`) is what `state` and `event` are for;
     /// `focus` and `quiesce` belong to the board's own administrator.
     private static func allowed(_ operation: NookOperation, topic: String) throws(Rejection) -> NookOperation {
-        switch operation {
-        case .dismiss, .cancel, .cancelAll, .suspend, .resume, .home: return operation
-        case .enqueue:
+        if commands.contains(operation.name) { return operation }
+        if case .enqueue = operation {
             throw Rejection(topic: topic, code: "invalid", field: "op", "activities go to the activity topic, not to command")
-        default:
-            throw Rejection(topic: topic, code: "invalid", field: "op", "is not accepted over MQTT; known: \(commandHelp)")
         }
+        throw Rejection(topic: topic, code: "invalid", field: "op", "is not accepted over MQTT; known: \(commandHelp)")
     }
 }
 

@@ -28,56 +28,6 @@ public enum RequestID: Hashable, Sendable, CustomStringConvertible {
     public var description: String { json.serialized }
 }
 
-/// What a client asks for.
-public enum NookOperation: Hashable, Sendable {
-    case enqueue(NookActivity, module: String?, wait: Bool)
-    case cancel(NookActivityID)
-    case cancelAll(key: String, module: String?)
-    /// Dismisses the given activity, or the one on screen if `nil`.
-    case dismiss(NookActivityID?)
-    case suspend(module: String?)
-    case resume(module: String?)
-    case quiesce(module: String?)
-    case status
-    /// The page starting after `after` (a previous page's ``ListAnswer/cursor``), or, as
-    /// version-1 clients before cursors page, `offset` activities (on screen, then pending,
-    /// module by module) in; the first page with neither. `limit`: at most that many activities.
-    case list(module: String?, offset: Int = 0, after: ListCursor? = nil, limit: Int? = nil)
-    case watch
-    case snapshot
-    case home(HomeSetting)
-    case focus(module: String)
-    /// Shows a character-grid glance as the home content (E8); nil gives the configured home back.
-    case glance(NookGlance?)
-    /// Quiet hours (Z1): `on`, `off`, `until` a time, or the status.
-    case quiet(QuietSetting)
-    /// Changes a pending or shown activity in place (U1).
-    case update(UpdateTarget, changes: ActivityChanges, restartDwell: Bool)
-    /// Streams a ``InputMessage`` for every press of an input (open, dismiss), as `watch`
-    /// streams activity events: what a bridge offers its own clients as keys (E8).
-    case inputs
-    /// Acts as if the named input were pressed (`open` or `dismiss`); only when nookd's config
-    /// sets `debug.press_inputs` (tests and boards without buttons). `holdMs`: how long the
-    /// button is held, for a long press (U5's recall); nil is a short press.
-    case press(NookInputName, holdMs: Int? = nil)
-    /// Invokes the default action of the card on the glass (E3), as the open input does: of
-    /// the one with this id, or of whatever is on the glass if `nil`.
-    case invoke(NookActivityID?)
-
-    /// Ended activities that pass the query, oldest first (U4, U5).
-    case history(HistoryQuery)
-    /// One history entry.
-    case historyShow(HistoryReference)
-    /// Enqueues a history entry's activity again, as a new activity sent by the requester.
-    case historyReplay(HistoryReference)
-    /// Removes history entries: all of them for root and the admin group, else the caller's own.
-    case historyClear
-    /// The glass as a PNG with its generation (V1): at once, or with `after`, once the glass
-    /// shows a frame newer than that generation (bounded: after ``NookProtocol/frameWaitSeconds``
-    /// the frame on the glass then). A stream is a chain of these.
-    case frame(after: Int?)
-}
-
 /// What `quiet` asks for (Z1).
 public enum QuietSetting: Hashable, Sendable {
     case on, off, status

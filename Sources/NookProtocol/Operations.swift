@@ -1,13 +1,65 @@
 import NookActivities
 
+/// What a client asks for: one case per operation, its request's fields as the case's values.
+/// The rest of each operation's row (its wire name, fields, decoder, encoder, answer, scope and
+/// nookctl's words) is below, in this file.
+public enum NookOperation: Hashable, Sendable {
+    case enqueue(NookActivity, module: String?, wait: Bool)
+    case cancel(NookActivityID)
+    case cancelAll(key: String, module: String?)
+    /// Dismisses the given activity, or the one on screen if `nil`.
+    case dismiss(NookActivityID?)
+    case suspend(module: String?)
+    case resume(module: String?)
+    case quiesce(module: String?)
+    case status
+    /// The page starting after `after` (a previous page's ``ListAnswer/cursor``), or, as
+    /// version-1 clients before cursors page, `offset` activities (on screen, then pending,
+    /// module by module) in; the first page with neither. `limit`: at most that many activities.
+    case list(module: String?, offset: Int = 0, after: ListCursor? = nil, limit: Int? = nil)
+    case watch
+    case snapshot
+    case home(HomeSetting)
+    case focus(module: String)
+    /// Shows a character-grid glance as the home content (E8); nil gives the configured home back.
+    case glance(NookGlance?)
+    /// Quiet hours (Z1): `on`, `off`, `until` a time, or the status.
+    case quiet(QuietSetting)
+    /// Changes a pending or shown activity in place (U1).
+    case update(UpdateTarget, changes: ActivityChanges, restartDwell: Bool)
+    /// Streams a ``InputMessage`` for every press of an input (open, dismiss), as `watch`
+    /// streams activity events: what a bridge offers its own clients as keys (E8).
+    case inputs
+    /// Acts as if the named input were pressed (`open` or `dismiss`); only when nookd's config
+    /// sets `debug.press_inputs` (tests and boards without buttons). `holdMs`: how long the
+    /// button is held, for a long press (U5's recall); nil is a short press.
+    case press(NookInputName, holdMs: Int? = nil)
+    /// Invokes the default action of the card on the glass (E3), as the open input does: of
+    /// the one with this id, or of whatever is on the glass if `nil`.
+    case invoke(NookActivityID?)
+
+    /// Ended activities that pass the query, oldest first (U4, U5).
+    case history(HistoryQuery)
+    /// One history entry.
+    case historyShow(HistoryReference)
+    /// Enqueues a history entry's activity again, as a new activity sent by the requester.
+    case historyReplay(HistoryReference)
+    /// Removes history entries: all of them for root and the admin group, else the caller's own.
+    case historyClear
+    /// The glass as a PNG with its generation (V1): at once, or with `after`, once the glass
+    /// shows a frame newer than that generation (bounded: after ``NookProtocol/frameWaitSeconds``
+    /// the frame on the glass then). A stream is a chain of these.
+    case frame(after: Int?)
+}
+
 extension NookOperation {
     /// Every operation of the protocol, by its wire name (the request's `op`), in the order
     /// nookd lists them. The one table of operations: ``entry`` says what each one's request
-    /// carries, how it is decoded, what it is answered with and where nookctl offers it;
-    /// ``wire`` gives a request's name and fields back. nookd's dispatch (a switch over
-    /// ``NookOperation``) and nookctl's subcommands (a switch over these names) are
-    /// exhaustive, so a new operation is a compile error until each has decided what to do
-    /// with it; the tests check that each agrees with the table.
+    /// carries, how it is decoded, what it is answered with, who may ask and where nookctl
+    /// offers it; ``wire`` gives a request's name and fields back. nookd registers one handler
+    /// per name (its `OperationHandler` rows, checked by its tests) and nookctl's subcommands
+    /// are an exhaustive switch over these names; bridges build requests from these names,
+    /// never from strings (``decode(_:)``).
     public enum Name: String, CaseIterable, Hashable, Sendable {
         case enqueue, cancel
         case cancelAll = "cancel-all"
@@ -34,6 +86,21 @@ extension NookOperation {
         case bridgesOnly
     }
 
+    /// Who may ask for an operation (U3); nookd's dispatch refuses the others before the
+    /// operation's handler runs.
+    public enum Scope: Hashable, Sendable {
+        /// Anyone who may use the socket: reading, sending cards, a bridge's subscriptions.
+        case anyone
+        /// Anyone, on what is their own: the cards their uid sent, or only those of the
+        /// `sender` they state; root and the admin group on everyone's (U3).
+        case own
+        /// A whole-device change: root and the admin group only. The words name it in the
+        /// refusal ("may not set the home content").
+        case device(String)
+        /// Only when nookd's config sets `debug.press_inputs` (tests, boards without buttons).
+        case debug
+    }
+
     /// What one operation is, beside its handler in nookd.
     public struct Entry {
         /// The fields its request may carry besides `v`, `id`, `op` and `deadline`.
@@ -41,9 +108,20 @@ extension NookOperation {
         /// What nookd answers it with when it succeeds (the first line, for a stream).
         public let answer: any NookAnswer.Type
         public let command: Command
+        /// Who may ask for it (see ``NookOperation/scope`` for one request's).
+        public let scope: Scope
         /// Reads the request's fields; unknown fields were refused before.
         let decode: (FieldReader) throws(ProtocolError) -> NookOperation
+
+        init(fields: [String], answer: any NookAnswer.Type, command: Command, scope: Scope = .anyone,
+             decode: @escaping (FieldReader) throws(ProtocolError) -> NookOperation) {
+            (self.fields, self.answer, self.command, self.scope, self.decode) = (fields, answer, command, scope, decode)
+        }
     }
+
+    /// Who may make this request: its operation's ``Entry/scope``, but reading quiet hours
+    /// (`quiet` with `set: status`) is open to anyone, as `status` is.
+    public var scope: Scope { name.scope(of: self) }
 
     /// The request's wire name and its fields (after `op`), as ``Request/encoded()`` writes them.
     public var wire: (name: Name, fields: [(String, JSONValue)]) {
@@ -117,6 +195,23 @@ extension NookOperation {
 }
 
 extension NookOperation.Name {
+    /// Who may make `operation`, a request of this operation (``NookOperation/scope``); for a
+    /// caller that has the name already (finding it encodes the request's fields).
+    public func scope(of operation: NookOperation) -> NookOperation.Scope {
+        if case .quiet(.status) = operation { return .anyone }
+        return entry.scope
+    }
+
+    /// A request of this operation read from its fields (those after `op`), exactly as nookd
+    /// reads a request line's, errors included: how a bridge turns its own clients' words
+    /// (an MQTT command, a REST body) into an operation without spelling the wire name.
+    public func decode(_ fields: [(String, JSONValue)]) -> Result<NookOperation, ProtocolError> {
+        switch Request.decode(JSONValue.object([("op", .string(rawValue))] + fields).serializedBytes) {
+        case .success(let request): .success(request.operation)
+        case .failure(let failure): .failure(failure.error)
+        }
+    }
+
     /// The words that run it in nookctl (`["history", "show"]`), or nil if it is not a subcommand.
     public var commandWords: [String]? {
         switch entry.command {
@@ -141,29 +236,29 @@ extension NookOperation.Name {
                 return .enqueue(activity, module: try reader.module(), wait: try reader.bool("wait") ?? false)
             }
         case .cancel:
-            return Entry(fields: ["activity", "sender"], answer: CancelAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+            return Entry(fields: ["activity", "sender"], answer: CancelAnswer.self, command: .subcommand, scope: .own) { reader throws(ProtocolError) in
                 .cancel(try reader.requiredID("activity"))
             }
         case .cancelAll:
-            return Entry(fields: ["key", "module", "sender"], answer: CancelAllAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+            return Entry(fields: ["key", "module", "sender"], answer: CancelAllAnswer.self, command: .subcommand, scope: .own) { reader throws(ProtocolError) in
                 let key = try reader.requiredString("key")
                 guard !key.isEmpty else { throw ProtocolError(.invalid, field: "key", "must not be empty") }
                 return .cancelAll(key: key, module: try reader.module())
             }
         case .dismiss:
-            return Entry(fields: ["activity", "sender"], answer: DismissAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+            return Entry(fields: ["activity", "sender"], answer: DismissAnswer.self, command: .subcommand, scope: .own) { reader throws(ProtocolError) in
                 .dismiss(reader.value("activity") == nil ? nil : try reader.requiredID("activity"))
             }
         case .suspend:
-            return Entry(fields: ["module"], answer: ModulesAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+            return Entry(fields: ["module"], answer: ModulesAnswer.self, command: .subcommand, scope: .device("suspend")) { reader throws(ProtocolError) in
                 .suspend(module: try reader.module())
             }
         case .resume:
-            return Entry(fields: ["module"], answer: ModulesAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+            return Entry(fields: ["module"], answer: ModulesAnswer.self, command: .subcommand, scope: .device("resume")) { reader throws(ProtocolError) in
                 .resume(module: try reader.module())
             }
         case .quiesce:
-            return Entry(fields: ["module"], answer: ModulesAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+            return Entry(fields: ["module"], answer: ModulesAnswer.self, command: .subcommand, scope: .device("quiesce")) { reader throws(ProtocolError) in
                 .quiesce(module: try reader.module())
             }
         case .status:
@@ -191,7 +286,7 @@ extension NookOperation.Name {
         case .snapshot:
             return Entry(fields: [], answer: SnapshotAnswer.self, command: .subcommand) { _ throws(ProtocolError) in .snapshot }
         case .home:
-            return Entry(fields: ["content", "text"], answer: HomeAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+            return Entry(fields: ["content", "text"], answer: HomeAnswer.self, command: .subcommand, scope: .device("set the home content")) { reader throws(ProtocolError) in
                 switch try reader.requiredString("content") {
                 case "clock": return .home(.clock)
                 case "blank": return .home(.blank)
@@ -204,7 +299,7 @@ extension NookOperation.Name {
                 }
             }
         case .focus:
-            return Entry(fields: ["module"], answer: FocusAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+            return Entry(fields: ["module"], answer: FocusAnswer.self, command: .subcommand, scope: .device("switch the foreground module")) { reader throws(ProtocolError) in
                 guard let name = try reader.module() else { throw ProtocolError(.missingField, field: "module", "is required") }
                 return .focus(module: name)
             }
@@ -214,7 +309,7 @@ extension NookOperation.Name {
                 .glance(try reader.value("glance").map { value throws(ProtocolError) in try GlancePayload.decode(value) })
             }
         case .quiet:
-            return Entry(fields: ["set", "until"], answer: QuietAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+            return Entry(fields: ["set", "until"], answer: QuietAnswer.self, command: .subcommand, scope: .device("change quiet hours")) { reader throws(ProtocolError) in
                 switch try reader.requiredString("set") {
                 case "on": return .quiet(.on)
                 case "off": return .quiet(.off)
@@ -228,7 +323,7 @@ extension NookOperation.Name {
             }
         case .update:
             return Entry(fields: ["activity", "key", "module", "changes", "restartDwell", "sender"], answer: UpdateAnswer.self,
-                         command: .subcommand) { reader throws(ProtocolError) in
+                         command: .subcommand, scope: .own) { reader throws(ProtocolError) in
                 let target: UpdateTarget
                 switch (reader.value("activity"), try reader.string("key")) {
                 case (_?, nil):
@@ -253,7 +348,7 @@ extension NookOperation.Name {
             return Entry(fields: [], answer: InputsAnswer.self, command: .bridgesOnly) { _ throws(ProtocolError) in .inputs }
         case .press:
             // The buttons simulated, for tests and boards without buttons (debug.press_inputs).
-            return Entry(fields: ["input", "holdMs"], answer: PressAnswer.self, command: .bridgesOnly) { reader throws(ProtocolError) in
+            return Entry(fields: ["input", "holdMs"], answer: PressAnswer.self, command: .bridgesOnly, scope: .debug) { reader throws(ProtocolError) in
                 let name = try reader.requiredString("input")
                 guard let input = NookInputName(rawValue: name) else {
                     throw ProtocolError(.invalid, field: "input", "must be one of \(NookInputName.allCases.map(\.rawValue).joined(separator: ", ")); got '\(name)'")
@@ -265,7 +360,7 @@ extension NookOperation.Name {
                 return .press(input, holdMs: hold.map { Int($0) })
             }
         case .invoke:
-            return Entry(fields: ["activity", "sender"], answer: InvokeAnswer.self, command: .subcommand) { reader throws(ProtocolError) in
+            return Entry(fields: ["activity", "sender"], answer: InvokeAnswer.self, command: .subcommand, scope: .own) { reader throws(ProtocolError) in
                 .invoke(reader.value("activity") == nil ? nil : try reader.requiredID("activity"))
             }
         case .history:
@@ -303,7 +398,7 @@ extension NookOperation.Name {
                 .historyReplay(try reader.historyReference())
             }
         case .historyClear:
-            return Entry(fields: [], answer: HistoryClearAnswer.self, command: .grouped("history", "clear")) { _ throws(ProtocolError) in .historyClear }
+            return Entry(fields: [], answer: HistoryClearAnswer.self, command: .grouped("history", "clear"), scope: .own) { _ throws(ProtocolError) in .historyClear }
         case .frame:
             return Entry(fields: ["after"], answer: FrameAnswer.self, command: .named("screenshot")) { reader throws(ProtocolError) in
                 // A generation is a count of frames: whole, from 0, exact in a JSON number.
@@ -314,44 +409,5 @@ extension NookOperation.Name {
                 return .frame(after: Int(after))
             }
         }
-    }
-}
-
-extension FieldReader {
-    /// A request's optional `module`: absent, or a non-empty name.
-    fileprivate func module() throws(ProtocolError) -> String? {
-        guard let name = try string("module") else { return nil }
-        guard !name.isEmpty else { throw ProtocolError(.invalid, field: "module", "must not be empty") }
-        return name
-    }
-
-    /// A request's optional `sender`: the name a client that relays others' messages (nook-http's
-    /// token names) states it acts for. On an enqueue it is the activity's sender name (U3, U4),
-    /// in place of the process name; on the operations that change cards it limits them to that
-    /// name's cards (U3). Only the name: nookd takes the uid and pid from the connection.
-    func senderName() throws(ProtocolError) -> String? {
-        guard let name = try string("sender") else { return nil }
-        guard !name.isEmpty, name.utf8.count <= SenderPayload.maximumNameBytes, !name.unicodeScalars.contains(where: Self.isHiddenInAName) else {
-            throw ProtocolError(.invalid, field: "sender", "must be a name of 1 to \(SenderPayload.maximumNameBytes) bytes without control or direction-changing characters")
-        }
-        return name
-    }
-
-    /// What a sender's name must not hold: a name is shown to people (history, the log) and
-    /// compared byte for byte, so nothing in it may be invisible or reorder what is shown: C0,
-    /// DEL and C1 controls, and the bidirectional overrides, embeddings, isolates and marks.
-    static func isHiddenInAName(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0..<0x20, 0x7F...0x9F, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0x061C, 0xFEFF: true
-        default: false
-        }
-    }
-
-    fileprivate func historyReference() throws(ProtocolError) -> HistoryReference {
-        let text = try requiredString("entry")
-        guard let reference = HistoryReference(text) else {
-            throw ProtocolError(.invalid, field: "entry", "must be \(HistoryReference.expected), got '\(text)'")
-        }
-        return reference
     }
 }

@@ -148,3 +148,12 @@ struct EnqueueOptions: Equatable {
         }
     }
 }
+
+extension OperationCommands {
+    /// `enqueue`.
+    static var enqueueCommands: [(NookOperation.Name, ParsableCommand.Type)] {
+        [
+        (.enqueue, Enqueue.self),
+        ]
+    }
+}

@@ -146,3 +146,15 @@ enum HistoryText {
         return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
+
+extension OperationCommands {
+    /// The history's commands (`nookctl history …`).
+    static var historyCommands: [(NookOperation.Name, ParsableCommand.Type)] {
+        [
+        (.history, HistoryList.self),
+        (.historyShow, HistoryShow.self),
+        (.historyReplay, HistoryReplay.self),
+        (.historyClear, HistoryClear.self),
+        ]
+    }
+}

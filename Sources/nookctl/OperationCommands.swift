@@ -7,34 +7,20 @@ import NookProtocol
 extension NookOperation.Name {
     /// The subcommand that sends this operation; nil for one the table keeps for bridges.
     var command: ParsableCommand.Type? {
-        switch self {
-        case .enqueue: Enqueue.self
-        case .cancel: Cancel.self
-        case .cancelAll: CancelAll.self
-        case .dismiss: Dismiss.self
-        case .suspend: Suspend.self
-        case .resume: Resume.self
-        case .quiesce: Quiesce.self
-        case .status: Status.self
-        case .list: List.self
-        case .watch: Watch.self
-        case .snapshot: Snapshot.self
-        case .home: Home.self
-        case .focus: Focus.self
-        case .quiet: Quiet.self
-        case .update: Update.self
-        case .invoke: Invoke.self
-        case .history: HistoryList.self
-        case .historyShow: HistoryShow.self
-        case .historyReplay: HistoryReplay.self
-        case .historyClear: HistoryClear.self
-        case .frame: Screenshot.self
-        case .glance, .inputs, .press: nil
-        }
+        OperationCommands.rows.first { $0.0 == self }?.1
     }
 }
 
 enum OperationCommands {
+    /// Each operation's subcommand: the rows each file of commands declares beside them
+    /// (`cardCommands` in CardCommands.swift …). A new operation's command goes into its
+    /// file's rows; only a new file's rows are added here. OperationCommandTests checks that
+    /// every operation the table offers on the command line has exactly one.
+    static var rows: [(NookOperation.Name, ParsableCommand.Type)] {
+        enqueueCommands + cardCommands + updateCommands + moduleCommands + statusCommands + homeCommands + historyCommands
+            + screenshotCommands
+    }
+
     /// A group of subcommands (`nookctl history …`): the command holding them, by its word.
     static func group(_ word: String) -> ParsableCommand.Type? {
         word == "history" ? History.self : nil

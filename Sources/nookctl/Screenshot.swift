@@ -82,3 +82,12 @@ struct Screenshot: ParsableCommand {
         }
     }
 }
+
+extension OperationCommands {
+    /// `frame`, as `nookctl screenshot`.
+    static var screenshotCommands: [(NookOperation.Name, ParsableCommand.Type)] {
+        [
+        (.frame, Screenshot.self),
+        ]
+    }
+}

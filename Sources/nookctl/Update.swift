@@ -93,3 +93,12 @@ struct UpdateProblem: Error {
     let message: String
     init(_ message: String) { self.message = message }
 }
+
+extension OperationCommands {
+    /// `update`.
+    static var updateCommands: [(NookOperation.Name, ParsableCommand.Type)] {
+        [
+        (.update, Update.self),
+        ]
+    }
+}

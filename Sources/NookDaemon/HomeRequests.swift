@@ -1,0 +1,53 @@
+import NookActivities
+import NookProtocol
+import NookRender
+
+extension Daemon {
+    /// What the glass shows when no card is on it.
+    static let homeHandlers: [OperationHandler] = [
+        OperationHandler(.home) { daemon, reply in
+            guard case .home(let setting) = reply.request.operation else { throw reply.misrouted }
+            try await daemon.homeRequest(setting, reply)
+        },
+        OperationHandler(.glance) { daemon, reply in
+            guard case .glance(let glance) = reply.request.operation else { throw reply.misrouted }
+            try await daemon.glanceRequest(glance, reply)
+        },
+    ]
+
+    /// `home` (R4): the home content (a whole-device change: the dispatch checked the scope).
+    func homeRequest(_ setting: HomeSetting, _ reply: RequestReply) async throws(ProtocolError) {
+        let content: HomeContent = switch setting {
+        case .clock: .clock
+        case .blank: .blank
+        case .text(let text): .text(text)
+        }
+        // Announced only when what `status` says changes (a watcher asks `status` again).
+        menuOnGlance.withLock { $0 = nil }
+        if await screen.setHome(content).description != content.description { statusChanges.notify(.home) }
+        reply.answer(HomeAnswer(home: content.description))
+    }
+
+    /// `glance` (E8): nook-lcdproc's screens as the home content.
+    func glanceRequest(_ glance: NookGlance?, _ reply: RequestReply) async throws(ProtocolError) {
+        let connection = reply.connection
+        // Nil gives back the home the config names (the bridge has no screens left).
+        let content = glance.map(HomeContent.glance) ?? state.withLock { $0.config.home }
+        let sender = ObjectIdentifier(connection)
+        let claims = glance?.menu == true
+        menuOnGlance.withLock { $0 = claims ? MenuClaim(owner: sender) : nil }
+        // A bridge that dies with its menu open must not leave the open button dead until
+        // the lease runs out. One watcher per connection, however often its menu opens.
+        if claims, menuClaimWatched.withLock({ $0.insert(sender).inserted }) {
+            Task { [menuOnGlance, menuClaimWatched] in
+                await connection.waitUntilClosed()
+                menuOnGlance.withLock { if $0?.owner == sender { $0 = nil } }
+                menuClaimWatched.withLock { _ = $0.remove(sender) }
+            }
+        }
+        // nook-lcdproc sends a glance whenever a widget changes (a clock: every second);
+        // `status` only names the grid, so most glances change nothing it reports.
+        if await screen.setHome(content).description != content.description { statusChanges.notify(.home) }
+        reply.answer(GlanceAnswer(home: content.description))
+    }
+}

@@ -1,0 +1,39 @@
+import NookLogging
+import NookActivities
+import NookProtocol
+
+extension Daemon {
+    /// The buttons simulated over the socket.
+    static let pressHandlers: [OperationHandler] = [
+        OperationHandler(.press) { daemon, reply in
+            guard case .press(let input, let holdMs) = reply.request.operation else { throw reply.misrouted }
+            try await daemon.pressRequest(input, holdMs: holdMs, reply)
+        },
+    ]
+
+    /// `press` (`debug.press_inputs`, checked by the dispatch): acts as the buttons.
+    func pressRequest(_ input: NookInputName, holdMs: Int?, _ reply: RequestReply) async throws(ProtocolError) {
+        // As the button (``InputRules``); the toggle is the socket's own, a second open
+        // button's (I3: hover OR open). The hold is taken as said, not waited out: the
+        // toggle a long press takes back is never made.
+        var taken = false
+        switch input {
+        case .open:
+            let outcome = inputRules.open(held: holdMs.map { .milliseconds($0) })
+            taken = outcome.taken
+            if outcome == .toggle {
+                // Toggle and set in one step: two racing presses must not leave the input
+                // active while the toggle says closed.
+                pressedOpen.withLock { open in
+                    open.toggle()
+                    engagement.set(.open, active: open, input: "press")
+                }
+            }
+        case .dismiss:
+            inputRules.dismiss(because: "dismiss pressed")
+        }
+        logger.info("press: \(input.rawValue)\(holdMs.map { " held \($0) ms" } ?? "") (debug.press_inputs)")
+        inputs.publish(InputMessage(input: input, source: "press", taken: taken))
+        reply.answer(PressAnswer(pressed: input))
+    }
+}

@@ -1,0 +1,74 @@
+import NookActivities
+import NookProtocol
+
+extension Daemon {
+    /// The subscriptions: a stream of lines until the client goes.
+    static let streamHandlers: [OperationHandler] = [
+        OperationHandler(.watch) { daemon, reply in
+            guard case .watch = reply.request.operation else { throw reply.misrouted }
+            try await daemon.watchRequest(reply)
+        },
+        OperationHandler(.inputs) { daemon, reply in
+            guard case .inputs = reply.request.operation else { throw reply.misrouted }
+            try await daemon.inputsRequest(reply)
+        },
+    ]
+
+    /// `watch` (Q13): every activity event, and the status changes no event tells, until the client goes.
+    func watchRequest(_ reply: RequestReply) async throws(ProtocolError) {
+        let (request, connection) = (reply.request, reply.connection)
+        // Subscribed before the answer: an event right after "watching" is never missed.
+        let subscriptions = modules.map { module in
+            let tap = WatchTap()
+            return (module, tap, queues[module]!.events(where: tap.admit))
+        }
+        // Status changes no activity event tells: a watcher mirroring `status`
+        // asks again on these instead of polling. Sent from whichever thread changed it.
+        let statusLine: @Sendable (StatusChangeMessage.Change) -> Void = { [clock] change in
+            let at = clock.now.sinceOrigin.nookSeconds
+            _ = connection.send(ResponseLine.event(id: request.id, event: StatusChangeMessage(change, at: at).json).encoded())
+        }
+        // After the answer is queued (output is held until it is released): a change from
+        // another thread in between would otherwise be sent ahead of the answer.
+        reply.answer(WatchAnswer())
+        let observations = [statusChanges.add(statusLine), engagement.observe { _ in statusLine(.engaged) }]
+        defer { observations.forEach { $0.cancel() } }
+        await connection.releaseOutputWhenSettled()
+        await withTaskGroup(of: Void.self) { group in
+            for (module, tap, events) in subscriptions {
+                group.addTask { [journal, history] in
+                    for await event in events {
+                        await journal?.settle(event, with: history)
+                        guard connection.send(ResponseLine.event(id: request.id, event: EventMessage(event).json).encoded()) else { return }
+                        if let dropped = tap.consumed() {
+                            let overflow = OverflowMessage(module: module.rawValue, dropped: dropped)
+                            guard connection.send(ResponseLine.event(id: request.id, event: overflow.json).encoded()) else { return }
+                        }
+                    }
+                }
+            }
+            group.addTask { await connection.waitUntilClosed() }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// `inputs` (E8): every press of the open and dismiss inputs, until the client goes.
+    func inputsRequest(_ reply: RequestReply) async throws(ProtocolError) {
+        let (request, connection) = (reply.request, reply.connection)
+        // Subscribed before the answer: a press right after it is never missed.
+        let presses = inputs.subscribe()
+        reply.answer(InputsAnswer())
+        await connection.releaseOutputWhenSettled()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await press in presses {
+                    guard connection.send(ResponseLine.event(id: request.id, event: press.json).encoded()) else { return }
+                }
+            }
+            group.addTask { await connection.waitUntilClosed() }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+}

@@ -1,0 +1,31 @@
+@testable import NookDaemon
+import NookProtocol
+import Testing
+
+/// nookd's half of the operations' table (C1): each operation of the protocol's table has
+/// exactly one handler among the rows the concerns register, and the scope the dispatch checks
+/// is the table's.
+@Suite("C1 nookd's handlers, one per operation of the table")
+struct OperationHandlerTests {
+    @Test func c1_everyOperationOfTheTableHasExactlyOneHandler() {
+        let names = Daemon.operationHandlerRows.map(\.name)
+        for name in NookOperation.Name.allCases {
+            #expect(names.filter { $0 == name }.count == 1, "\(name.rawValue): \(names.filter { $0 == name }.count) handlers")
+        }
+        #expect(Daemon.operationHandlers.count == NookOperation.Name.allCases.count)
+    }
+
+    /// U3, C4: the whole-device changes are refused to non-admins by the dispatch, with the
+    /// words their refusals always used; reading quiet hours stays open.
+    @Test func u3_c4_theWholeDeviceChangesAreTheTablesAndReadingQuietHoursIsOpen() {
+        let device = NookOperation.Name.allCases.compactMap { name -> String? in
+            if case .device(let words) = name.entry.scope { return "\(name.rawValue): \(words)" }
+            return nil
+        }
+        #expect(device == ["suspend: suspend", "resume: resume", "quiesce: quiesce", "home: set the home content",
+                           "focus: switch the foreground module", "quiet: change quiet hours"])
+        #expect(NookOperation.quiet(.status).scope == .anyone)
+        #expect(NookOperation.quiet(.on).scope == .device("change quiet hours"))
+        #expect(NookOperation.press(.open).scope == .debug)
+    }
+}
