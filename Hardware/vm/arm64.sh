@@ -67,7 +67,7 @@ arm64_panel() {
   case " $suites " in *" gpio "*)
     [ -s "$r/gpio/edge-to-wake-ms" ] && echo "vm: gpio_edge_to_queue_wake_ms (libgpiod $arm64_libgpiod, aarch64 TCG): $(cat "$r/gpio/edge-to-wake-ms")" ;;
   esac
-  case " $suites " in *" touch "*) touch_figures "$r/touch" ;; esac
+  case " $suites " in *" touch "*) touch_figures "$r" ;; esac
   return 0
 }
 
