@@ -3,9 +3,11 @@
 # root is the Debian 13 arm64 userspace Hardware/vm/arm64-root unpacked, with this tree (the test
 # scripts) and Hardware/dev/cross's aarch64 release binaries shared into it over 9p. Under TCG a
 # boot costs about a minute, so the suites share two boots, side by side as `all`'s two lanes:
-#   panel:    virtio-gpu 1280x400: drm-landscape, gpio (libgpiod 2.x, Debian 13's), touch, led
-#   portrait: virtio-gpu 400x1280, panel orientation right side up: drm-portrait, proximity (IIO)
-# (led and proximity both load i2c-stub with their own chips, so they are in different boots).
+#   panel:    virtio-gpu 1280x400: drm-landscape, led
+#   portrait: virtio-gpu 400x1280, panel orientation right side up: drm-portrait, proximity (IIO),
+#             gpio (libgpiod 2.x, Debian 13's), touch
+# (led and proximity both load i2c-stub with their own chips, so they are in different boots;
+# gpio and touch use the mock display and go where they even the lanes out).
 
 arm64_prepared=
 arm64_prepare() {
@@ -60,22 +62,25 @@ expect_libgpiod=$arm64_libgpiod" \
 }
 
 arm64_panel() {
-  local suites=${1:-drm-landscape gpio touch led}
+  local suites=${1:-drm-landscape led}
   GUEST_TIMEOUT=${GUEST_TIMEOUT:-1800} arm64_guest arm64-panel "$suites" -device virtio-gpu-pci,xres=1280,yres=400
   local r=$work/results-arm64-panel
   case " $suites " in *" drm-landscape "*) drm_landscape_checks "$r/drm-landscape" ;; esac
-  case " $suites " in *" gpio "*)
-    [ -s "$r/gpio/edge-to-wake-ms" ] && echo "vm: gpio_edge_to_queue_wake_ms (libgpiod $arm64_libgpiod, aarch64 TCG): $(cat "$r/gpio/edge-to-wake-ms")" ;;
-  esac
-  case " $suites " in *" touch "*) touch_figures "$r" ;; esac
-  return 0
+  arm64_figures "$r"
+}
+
+# The figures a boot's gpio and touch suites left, as the amd64 lane prints them.
+arm64_figures() {
+  [ -s "$1/gpio/edge-to-wake-ms" ] && echo "vm: gpio_edge_to_queue_wake_ms (libgpiod $arm64_libgpiod, aarch64 TCG): $(cat "$1/gpio/edge-to-wake-ms")"
+  touch_figures "$1"
 }
 
 # Its glass, turned back, is compared with the panel boot's: `all` checks it once both have run.
 arm64_portrait() {
-  local suites=${1:-drm-portrait proximity}
+  local suites=${1:-drm-portrait proximity gpio touch}
   GUEST_APPEND="video=Virtual-1:panel_orientation=right_side_up" GUEST_TIMEOUT=${GUEST_TIMEOUT:-1800} \
     arm64_guest arm64-portrait "$suites" -device virtio-gpu-pci,xres=400,yres=1280
+  arm64_figures "$work/results-arm64-portrait"
 }
 arm64_portrait_checks() {
   drm_portrait_checks "$work/results-arm64-portrait/drm-portrait" "$work/results-arm64-panel/drm-landscape"
@@ -85,8 +90,8 @@ arm64_main() {
   arm64_prepare
   case "$1" in
     drm) arm64_panel drm-landscape; arm64_portrait drm-portrait; arm64_portrait_checks ;;
-    gpio|touch|led) arm64_panel "$1" ;;
-    proximity) arm64_portrait proximity ;;
+    led) arm64_panel led ;;
+    gpio|touch|proximity) arm64_portrait "$1" ;;
     # The two boots side by side (one TCG thread each), as the amd64 lanes run.
     all)
       local lane pids=()
