@@ -54,7 +54,7 @@ arm64_guest() {
   local name=$1 suites=$2
   shift 2
   GUEST_ENV="suites='$suites' nookd=/opt/nook/bin/nookd nookctl=/opt/nook/bin/nookctl gpio_sim=$arm64_gpio_sim
-expect_libgpiod=$arm64_libgpiod" \
+expect_libgpiod=$arm64_libgpiod nookd_build=\"aarch64 release\"" \
   GUEST_APPEND="nook.shares=repo:$PWD,nookbin:/opt/nook/bin ${GUEST_APPEND:-}" \
     run_guest "$name" Hardware/vm/tests/suites.sh "$@" \
     -virtfs "local,path=$PWD,mount_tag=repo,security_model=none,readonly=on,multidevs=remap" \

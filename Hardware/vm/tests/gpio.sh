@@ -291,7 +291,7 @@ json=$(ctl status --json)
 edge=$(echo "$json" | sed -n 's/.*"name":"pir"[^}]*"lastEdgeToWakeMs":\([0-9.]*\).*/\1/p')
 back=$(echo "$json" | sed -n 's/.*"lastReturnMs":\([0-9.]*\).*/\1/p')
 if [ -n "$edge" ] && [ -n "$back" ]; then
-  echo "note presence_to_home_ms (libgpiod $expect_libgpiod, debug nookd, TCG): $(awk "BEGIN { printf \"%.2f\", $edge + $back }") (edge to wake $edge, to the panel lit $back; mock display)"
+  echo "note presence_to_home_ms (libgpiod $expect_libgpiod, ${nookd_build:-debug} nookd, TCG): $(awk "BEGIN { printf \"%.2f\", $edge + $back }") (edge to wake $edge, to the panel lit $back; mock display)"
 else
   fail "presence_to_home_ms: no lastEdgeToWakeMs ('$edge') or lastReturnMs ('$back') in status"
 fi
