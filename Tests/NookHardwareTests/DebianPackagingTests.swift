@@ -64,6 +64,15 @@ struct DebianPackagingTests {
         }
     }
 
+    /// The package is `nook`: `systemctl reload nook` must reach nookd's unit (its alias, made
+    /// when the package enables it), and a reload must be nookd's SIGHUP, which rereads nook.toml.
+    @Test func p9_systemctlReloadNookReachesNookdsUnitAndSendsItSIGHUP() throws {
+        let unit = try Self.text("Hardware/systemd/nookd.service").split(separator: "\n").map(String.init)
+        let install = unit.drop { $0 != "[Install]" }.prefix { !$0.hasPrefix("[") || $0 == "[Install]" }
+        #expect(install.contains("Alias=nook.service"), "nookd.service's [Install] has Alias=nook.service")
+        #expect(unit.contains("ExecReload=/bin/kill -HUP $MAINPID"))
+    }
+
     @Test func p7_everyProgramAndConfigOfHardwareInstallIsInAPackage() throws {
         let install = try Self.text("Hardware/install")
         let loop = try #require(install.split(separator: "\n").first { $0.hasPrefix("for tool in ") })

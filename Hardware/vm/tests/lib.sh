@@ -1,12 +1,13 @@
 # Shared by the guest test scripts: paths, PASS/FAIL lines (the harness counts them), and
 # screendump requests answered by the host through the results share.
 repo=$(cd "$(dirname "$0")/../../.." && pwd)
-results=/mnt/results
+# A boot running several suites (the arm64 lane) gives each its own folder of the share.
+results=${results:-/mnt/results}
 nookd=$repo/.build/debug/nookd
 nookctl=$repo/.build/debug/nookctl
 socket=/tmp/nookd.sock
 # What the host chose for this run (run_guest's GUEST_ENV), such as another nookd build.
-[ -f "$results/env" ] && . "$results/env"
+[ -f /mnt/results/env ] && . /mnt/results/env
 status=0
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1"; status=1; }
