@@ -44,9 +44,14 @@ struct CLITests {
         #expect(lines.last?["reason"] == .string("completed"))
 
         try eventually("the frames on disk") { FileManager.default.fileExists(atPath: frames + "/latest.png") }
-        let written = try FileManager.default.contentsOfDirectory(atPath: frames).filter { $0.hasPrefix("frame-") }
         // The frame writer keeps only the newest frame while it encodes (a loaded machine drops
-        // animation frames), but the card dwells 2 s: home, the card, home again at least.
+        // animation frames), but the card dwells 2 s: home, the card, home again at least; the
+        // last home frame may still be encoding when the hidden event arrives.
+        var written: [String] = []
+        try eventually("home, animation and card frames") {
+            written = try FileManager.default.contentsOfDirectory(atPath: frames).filter { $0.hasPrefix("frame-") }
+            return written.count >= 3
+        }
         #expect(written.count >= 3, "home, animation and card frames: \(written.count)")
         #expect(daemon.stop().status == 0)
     }

@@ -3,6 +3,7 @@ import NookActivities
 import NookDisplay
 import NookProtocol
 import NookRender
+import NookTestSupport
 import NookTestTraits
 import Testing
 
@@ -161,12 +162,12 @@ func nookctlWithin(_ seconds: Double, _ arguments: [String], socket: String) thr
     process.standardOutput = FileHandle(forWritingAtPath: scratchOut + ".out")
     process.standardError = FileHandle(forWritingAtPath: scratchOut + ".err")
     try process.runAlone()
-    let deadline = Date().addingTimeInterval(seconds)
+    let deadline = Date().addingTimeInterval(TestBounds.seconds(seconds))
     while process.isRunning && Date() < deadline { usleep(10_000) }
     if process.isRunning {
         process.terminate()
         process.waitForExit()
-        throw DaemonFailure("nookctl \(arguments.joined(separator: " ")) did not finish within \(seconds) s")
+        throw DaemonFailure("nookctl \(arguments.joined(separator: " ")) did not finish within \(TestBounds.seconds(seconds)) s")
     }
     let output = (try? String(contentsOfFile: scratchOut + ".out", encoding: .utf8)) ?? ""
     let error = (try? String(contentsOfFile: scratchOut + ".err", encoding: .utf8)) ?? ""

@@ -17,7 +17,8 @@ struct DaemonInputTests {
         let config = scratch.file("nook.toml", sensor.configTable)
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
         try eventually("hover reported") { (try daemon.request(.status))["engaged"] == .bool(true) }
-        try daemon.request(.enqueue(NookActivity(title: "Waits for you"), module: nil, wait: false))
+        // A dwell no loaded machine outlasts before the poll below sees the card on the glass.
+        try daemon.request(.enqueue(NookActivity(title: "Waits for you", dwell: .seconds(60)), module: nil, wait: false))
         try eventually("the queue yielding") {
             (try daemon.request(.status))["modules"]?.items.first?["parked"]?.text?.contains("yielding to the user") == true
         }

@@ -105,11 +105,15 @@ struct LEDDaemonTests {
         let config = scratch.file("nook.toml", "[display]\nbackend = \"led-mock\"\n[led]\ngeometry = \"32x8\"\nscroll_speed = 40\n")
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config, "--display", "led-mock", "--frames", frames])
         let title = "The nightly backup of every home directory finished"
+        // Held back while the list reads its dwell: on the glass, its 6.55 s may end before a
+        // loaded machine gets to the list; resumed below to draw its frames.
+        #expect(try nookctl(["suspend"], socket: daemon.socket).status == 0)
         let sent = try nookctl(["enqueue", "--title", title, "--dwell", "0.5", "--icon", "checkmark.circle", "--tint", "green", "--json"], socket: daemon.socket)
         #expect(sent.status == 0, "\(sent.error)")
         let listed = try nookctl(["list", "--json"], socket: daemon.socket)
         let pass = Double((title.count * 5 - 1 + 8)) / 40
         #expect(listed.output.contains("\"dwell\":\(pass)"), "the dwell became one marquee pass: \(listed.output)")
+        #expect(try nookctl(["resume"], socket: daemon.socket).status == 0)
         try eventually("the LED frames on disk") { FileManager.default.fileExists(atPath: frames + "/latest.png") }
         let png = try Data(contentsOf: URL(fileURLWithPath: frames + "/latest.png"))
         // IHDR: width and height, big-endian, at bytes 16 and 20.

@@ -74,8 +74,9 @@ struct DaemonLifecycleTests {
         let daemon = try DaemonProcess()
         var slow = NookActivity(title: "Sliding in", dwell: .seconds(600))
         slow.transition = NookActivity.Limits.longestTransition
+        let watcher = try daemon.watcher()
         try daemon.request(.enqueue(slow, module: nil, wait: false))
-        try eventually("the slide under way") { (try daemon.request(.status))["modules"]?.items.first?["phase"] == .string("animateIn") }
+        _ = try readEvents(watcher) { $0["id"] == .string(slow.id.description) && $0["event"] == .string("animateIn") }
         #expect(daemon.stop().status == 0)
         // Interrupted, the card slides out for as long as it slid in, longer than nookd's bound
         // on quiescing: by its own clock, it restored the display without waiting for the slide.

@@ -15,7 +15,7 @@ struct LoadTests {
         let watchingStarted = DispatchSemaphore(value: 0)
         let watching = Thread {
             guard let watcher = try? NookClient(path: socket) else { _ = watchingStarted.signal(); return }
-            watcher.readTimeout = .seconds(60)
+            watcher.readTimeout = TestBounds.duration(.seconds(60))
             try? watcher.send(Request(id: .string("watch"), operation: .watch).encoded())
             _ = try? watcher.readLine()
             _ = watchingStarted.signal()
@@ -46,7 +46,7 @@ struct LoadTests {
             Thread {
                 defer { group.leave() }
                 guard let connection = try? NookClient(path: socket) else { return }
-                connection.readTimeout = .seconds(60)
+                connection.readTimeout = TestBounds.duration(.seconds(60))
                 func activity(_ index: Int) -> NookActivity {
                     var activity = NookActivity(
                         coalescingKey: index % 3 == 0 ? "key-\(index % 20)" : nil,

@@ -44,7 +44,7 @@ enum MQTTTools {
         if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
         try? stdin.fileHandleForWriting.close()
         let killer = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
+        DispatchQueue.global().asyncAfter(deadline: .now() + TestBounds.seconds(timeout), execute: killer)
         let out = output.fileHandleForReading.readToEndOfFile()
         let err = error.fileHandleForReading.readToEndOfFile()
         process.waitForExit()
@@ -150,9 +150,12 @@ final class Broker {
         if result.status != 0 { throw DaemonFailure("mosquitto_pub -f \(topic) failed (\(result.status)): \(result.error)") }
     }
 
-    /// Retained messages under `filter` right now: topic → payload.
+    /// Retained messages under `filter` right now: topic → payload. A bridge's publish may still
+    /// be on its way: a caller that expects one waits for it (`eventually`).
     func retained(_ filter: String) throws -> [String: String] {
-        let result = try MQTTTools.run(["mosquitto_sub", "-h", "127.0.0.1", "-p", String(port), "-t", filter, "-v", "--retained-only", "-W", "1"], timeout: 10)
+        // The wait for the retained messages to arrive, stretched with the other bounds.
+        let wait = String(Int(TestBounds.seconds(1).rounded(.up)))
+        let result = try MQTTTools.run(["mosquitto_sub", "-h", "127.0.0.1", "-p", String(port), "-t", filter, "-v", "--retained-only", "-W", wait], timeout: 10)
         var found: [String: String] = [:]
         for line in result.output.split(separator: "\n") {
             let parts = line.split(separator: " ", maxSplits: 1)

@@ -38,8 +38,12 @@ struct NotifyActionTests {
         try eventually("the card on the glass") { try setup.daemon.activities()[0].current?.title == "Timer" }
         #expect(try nookctl(["invoke"], socket: setup.daemon.socket).status == 0)
         try eventually("ActionInvoked(1, default)") { setup.monitor.signals("ActionInvoked").contains(["uint32 1", "string \"default\""]) }
-        // The bridge has acted on the event by now; the card is still there a moment later.
-        Thread.sleep(forTimeInterval: 0.3)
+        // The bridge has acted on the event by now (it signalled it); a marker Notify, sent to
+        // nookd on the bridge's one connection after anything that acting sent, shows nookd has
+        // taken all of it: the card is still there.
+        let marker = try setup.bus.call("Notify", ["app", "uint32 0", "", "Marker", "", "[]", "{}", "int32 -1"])
+        #expect(marker.status == 0, "\(marker.error)")
+        try eventually("the marker at nookd") { try setup.allActivities().contains { $0.title == "Marker" } }
         #expect(try setup.daemon.activities()[0].current?.title == "Timer")
         #expect(setup.monitor.closeReasons(1).isEmpty)
     }

@@ -46,12 +46,15 @@ struct NotifyBridgeTests {
     @Test func e1_notifySendShowsTheCardOnTheGlass() throws {
         let frames = Scratch()
         let setup = try Setup(daemonArguments: ["--frames", frames.path])
-        let id = try setup.send(["Backup complete", "<b>1,204</b> files &amp; 3 folders", "-i", "dialog-information"])
+        // A minute on the glass (-t): no loaded machine outlasts it before the poll below sees it.
+        let id = try setup.send(["Backup complete", "<b>1,204</b> files &amp; 3 folders", "-i", "dialog-information", "-t", "60000"])
         #expect(id == 1)
+        var current: NookActivity?
         try eventually("the card on the glass") {
-            try setup.daemon.activities().first?.current?.title == "Backup complete"
+            current = try setup.daemon.activities().first?.current
+            return current?.title == "Backup complete"
         }
-        let shown = try #require(try setup.daemon.activities().first?.current)
+        let shown = try #require(current)
         #expect(shown.subtitle == "1,204 files & 3 folders")
         #expect(shown.systemImage == "info.circle")
         #expect(shown.priority == .normal && shown.presentation == .timed)

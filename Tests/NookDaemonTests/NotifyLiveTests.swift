@@ -127,8 +127,16 @@ struct NotifyLiveTests {
     }
 
     @Test func e1_aStoppedNookdNeitherStallsTheBusNorShowsWhatItsSenderWasToldFailed() throws {
-        // The longest timeout the bridge takes: the calls below must be answered while the
-        // Notify still waits, however slow a loaded machine makes each gdbus.
+        // Judged by order, not time: the three calls must be answered while the Notify still
+        // waits. Where the bridge had already given up on it when they returned (a loaded
+        // machine made each gdbus that slow), the attempt proves nothing and runs again.
+        for attempt in 1...2 where try stoppedNookdAttempt(last: attempt == 2) { return }
+    }
+
+    /// One run of the test above; false where the bridge's timeout came before the calls were
+    /// answered, so their answers do not show that they were answered while a Notify waited.
+    func stoppedNookdAttempt(last: Bool) throws -> Bool {
+        // The longest timeout the bridge takes.
         let setup = try Setup(bridgeArguments: ["--timeout", "20"])
         let watcher = try setup.daemon.watcher()
         let before = try setup.send(["-t", "0", "Before"])
@@ -157,10 +165,17 @@ struct NotifyLiveTests {
         }
         // Answered while that Notify waits on nookd.
         let information = try setup.bus.call("GetServerInformation")
+        let capabilities = try setup.bus.call("GetCapabilities")
+        let closed = try setup.bus.call("CloseNotification", ["uint32 \(before)"])
+        // The bridge logs its giving up before it answers the sender: absent now, the Notify
+        // still waited when the three were answered.
+        let gaveUp = setup.bridge.log.contains("not sent: nookd did not answer within")
         try #require(setup.bridge.process.isRunning, "nook-notify ended while nookd was stopped:\n\(setup.bridge.log)")
+        if gaveUp && !last { return false }
+        #expect(!gaveUp, "twice, the bridge's 20 s passed before three calls were answered:\n\(setup.bridge.log)")
         #expect(information.status == 0 && information.output.contains("nook-notify"), "\(information.error)\n\(setup.bridge.log)")
-        #expect(try setup.bus.call("GetCapabilities").status == 0)
-        #expect(try setup.bus.call("CloseNotification", ["uint32 \(before)"]).status == 0)
+        #expect(capabilities.status == 0)
+        #expect(closed.status == 0)
         #expect(stalled.isRunning, "the Notify still waits for nookd")
 
         try eventually("notify-send to be answered", timeout: 40) { !stalled.isRunning }
@@ -184,6 +199,7 @@ struct NotifyLiveTests {
         }
         #expect(events.allSatisfy { $0["title"] != .string("Also while stopped") }, "never sent")
         #expect(setup.monitor.signals("NotificationClosed").count == 1, "only Before's: \(setup.monitor.text)")
+        return true
     }
 
     @Test func e1_aNotificationItsSenderWasToldFailedNeverReachesAnEmptyGlass() throws {

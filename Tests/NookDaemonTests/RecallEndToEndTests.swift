@@ -77,7 +77,9 @@ struct RecallEndToEndTests {
 
     @Test func u5_aRealCardTakesPrecedenceDismissEndsARecallAndABusyDisplayKeepsTheShortPress() throws {
         let scratch = Scratch()
-        let daemon = try start(scratch)
+        // Each recalled card rests long enough that the blocker and the dismiss below find the
+        // recall still running, however slowly a loaded machine gets to them.
+        let daemon = try start(scratch, recallDwellMs: 30_000)
         try press(daemon, .open, holdMs: 900)
         try eventually("nothing recent said", timeout: 30) { log(daemon).contains("the history is empty") }
         try eventually("and over", timeout: 30) { log(daemon).contains("recall: done") }

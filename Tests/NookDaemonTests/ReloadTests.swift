@@ -17,7 +17,8 @@ struct ReloadTests {
         card.transition = .seconds(1)
         let waiter = try daemon.client()
         _ = try waiter.request(Request(id: .number(1), operation: .enqueue(card, module: nil, wait: true)))
-        try eventually("the slide under way") { (try daemon.request(.status))["modules"]?.items.first?["phase"] == .string("animateIn") }
+        // The slide's own event, not a status poll that a loaded machine may take a second to run.
+        _ = try readEvents(waiter) { $0["event"] == .string("animateIn") }
         _ = scratch.file("nook.toml", "[display]\nrotation = 90\n")
         kill(daemon.process.processIdentifier, SIGHUP)
         try eventually("the new rotation") { (try daemon.request(.status))["display"]?["rotation"] == .number(90) }

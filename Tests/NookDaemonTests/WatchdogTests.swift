@@ -1,6 +1,7 @@
 import Foundation
 import NookActivities
 import NookProtocol
+import NookTestSupport
 import NookTestTraits
 import Testing
 
@@ -71,14 +72,11 @@ struct WatchdogEndToEndTests {
 
         _ = FileManager.default.createFile(atPath: trigger, contents: nil)
         try daemon.request(.enqueue(NookActivity(title: "Hangs the display"), module: nil, wait: false))
-        try eventually("the display loop to take the fault", timeout: 30) { !FileManager.default.fileExists(atPath: trigger) }
-        // The loop hangs at the card's first frame, which a loaded machine may take a while to
-        // reach: pings may come until then (bounded), after that, silence.
-        for _ in 0..<40 {
-            if notify.receive(timeout: 1.5) == nil { break }
-        }
-        #expect(!notify.wait(timeout: 3) { $0 == "WATCHDOG=1" }, "no ping for 15 intervals after the loop hung")
-        #expect(daemon.log.contains("display loop now hangs"))
+        // nookd says so once the loop is in the present that never returns: every ping it sent
+        // before is already in the socket, to be drained; after that, silence.
+        try eventually("the display loop to hang", timeout: 30) { daemon.log.contains("display loop now hangs") }
+        while notify.receive(timeout: 0) != nil {}
+        #expect(!notify.wait(timeout: TestBounds.seconds(3)) { $0 == "WATCHDOG=1" }, "no ping for 15 intervals after the loop hung")
         // The socket still answers: only a watchdog would notice that the glass is stuck.
         #expect((try daemon.request(.status))["modules"] != nil)
     }
@@ -89,7 +87,17 @@ struct WatchdogEndToEndTests {
         let notify = try FakeNotifySocket(path: scratch.path + "/notify")
         let daemon = try DaemonProcess(scratch: scratch, environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "400000", "WATCHDOG_PID": "1"])
         #expect(notify.wait(timeout: 30) { $0.contains("READY=1") })
-        #expect(!notify.wait(timeout: 1.5) { $0 == "WATCHDOG=1" })
+        // The display loop goes round for a whole card, slide in, dwell and slide out...
+        let waiter = try daemon.client()
+        _ = try waiter.request(Request(id: .number(1), operation: .enqueue(NookActivity(title: "Drawn", dwell: .seconds(1)), module: nil, wait: true)))
+        _ = try readEvents(waiter) { $0["event"] == .string("hidden") }
+        // ...then nookd stops: every message it sent before STOPPING=1 is read, and none pinged.
         #expect(daemon.stop().status == 0)
+        var before: [String] = [], stopped = false
+        while !stopped, let message = notify.receive(timeout: TestBounds.seconds(10)) {
+            if message.contains("STOPPING=1") { stopped = true } else { before.append(message) }
+        }
+        #expect(stopped, "STOPPING=1 sent: \(before)")
+        #expect(!before.contains("WATCHDOG=1"), "pinged for another process's watchdog: \(before)")
     }
 }

@@ -364,7 +364,9 @@ def run(arguments):
         first = until("the first frame on the page", page.frame)
         # The page names the frame when it sets the image's source; decoding follows.
         until("the glass image decoded", lambda: page.js("return document.getElementById('glass').naturalWidth"))
-        alpha = nookd.call("enqueue", activity={"title": "Alpha probe", "dwell": 60})["id"]
+        # A blocker: it stays on the glass until the page dismisses it, however many round trips
+        # a loaded machine's browser takes to get there.
+        alpha = nookd.call("enqueue", activity={"title": "Alpha probe", "blocker": True})["id"]
         until("a newer frame on the page after the enqueue", lambda: page.frame() > first)
         ok(f"the glass went from frame {first} to {page.frame()} after an enqueue")
 
@@ -441,6 +443,11 @@ def run(arguments):
         page.press("test-send")
         until("the test card in nookd's queue", lambda: "Keyboard card" in nookd.titles())
         ok("Send test card enqueued 'Keyboard card'")
+        # Waiting behind Alpha probe, it is made a blocker: its 5 s would otherwise run out
+        # before a loaded machine's browser presses its Dismiss below.
+        keyboard_id = next(activity["id"] for module in nookd.call("list")["modules"]
+                           for activity in module["pending"] if activity["title"] == "Keyboard card")
+        nookd.call("update", activity=keyboard_id, changes={"blocker": True})
         until("the test card in the page's list", lambda: any("Keyboard card" in t for t in page.pending_titles()))
 
         page.press("dismiss:" + alpha)
@@ -459,6 +466,9 @@ def run(arguments):
             "return !!document.querySelector('button[data-activity=\"' + arguments[0] + '\"]')", keyboard))
         page.press("dismiss:" + keyboard, Keys.SPACE)
         until("Keyboard card in nookd's history", lambda: "Keyboard card" in nookd.history_titles())
+        ending = next(entry["ending"] for entry in nookd.call("history")["entries"] if entry["activity"]["id"] == keyboard)
+        if ending != "dismissed":
+            raise Failure(f"Keyboard card ended {ending}, not dismissed")
         until("the test card gone from the page's list", lambda: not any("Keyboard card" in t for t in page.pending_titles()))
         ok("Dismiss (Space) ended the test card")
 
