@@ -1,5 +1,6 @@
 import Foundation
 import NookProtocol
+import NookTestSupport
 import NookTestTraits
 import Testing
 
@@ -68,7 +69,7 @@ final class PrivateBus {
         process.standardError = error
         try process.runAlone()
         let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
+        DispatchQueue.global().asyncAfter(deadline: .now() + TestBounds.seconds(timeout), execute: killer)
         let out = output.fileHandleForReading.readToEndOfFile()
         let err = error.fileHandleForReading.readToEndOfFile()
         process.waitForExit()

@@ -75,34 +75,53 @@ struct GoldenComparison: CustomStringConvertible {
             (score, worstTile) = (0, Self.tile * Self.tile)
             return
         }
-        func channel(_ pixel: UInt32, _ index: Int) -> Int { Int(pixel >> (16 - 8 * index) & 0xFF) }
-        func close(_ p: UInt32, _ q: UInt32) -> Bool {
-            (0..<3).allSatisfy { abs(channel(p, $0) - channel(q, $0)) <= tolerance }
-        }
-        /// Whether `frame`'s pixel at (x, y) lies within the range of `other`'s neighbourhood.
-        func between(_ frame: Frame, _ other: Frame, _ x: Int, _ y: Int) -> Bool {
-            let pixel = frame[x, y]
-            return (0..<3).allSatisfy { index in
-                var (low, high) = (255, 0)
-                for ny in max(0, y - 1)...min(other.height - 1, y + 1) {
-                    for nx in max(0, x - 1)...min(other.width - 1, x + 1) {
-                        let value = channel(other[nx, ny], index)
-                        (low, high) = (min(low, value), max(high, value))
+        let (width, height) = (a.width, a.height)
+        let columns = (width + Self.tile - 1) / Self.tile
+        var tiles = [Int](repeating: 0, count: columns * ((height + Self.tile - 1) / Self.tile))
+        var unmatched = 0
+        // Plain loops over the pixel buffers and static functions: the tests are built for
+        // debugging, where closures and array literals per pixel cost a test a minute.
+        a.pixels.withUnsafeBufferPointer { first in
+            b.pixels.withUnsafeBufferPointer { second in
+                for y in 0..<height {
+                    for x in 0..<width {
+                        let index = y * width + x
+                        if Self.close(first[index], second[index], tolerance) { continue }
+                        if Self.between(first, second, x, y, width, height, tolerance)
+                            && Self.between(second, first, x, y, width, height, tolerance) { continue }
+                        unmatched += 1
+                        tiles[y / Self.tile * columns + x / Self.tile] += 1
                     }
                 }
-                return channel(pixel, index) >= low - tolerance && channel(pixel, index) <= high + tolerance
             }
         }
-        let columns = (a.width + Self.tile - 1) / Self.tile
-        var tiles = [Int](repeating: 0, count: columns * ((a.height + Self.tile - 1) / Self.tile))
-        var unmatched = 0
-        for y in 0..<a.height {
-            for x in 0..<a.width where !close(a[x, y], b[x, y]) && !(between(a, b, x, y) && between(b, a, x, y)) {
-                unmatched += 1
-                tiles[y / Self.tile * columns + x / Self.tile] += 1
-            }
-        }
-        score = 1 - Double(unmatched) / Double(a.pixels.count)
+        score = 1 - Double(unmatched) / Double(width * height)
         worstTile = tiles.max() ?? 0
+    }
+
+    static func close(_ p: UInt32, _ q: UInt32, _ tolerance: Int) -> Bool {
+        abs(Int(p >> 16 & 0xFF) - Int(q >> 16 & 0xFF)) <= tolerance && abs(Int(p >> 8 & 0xFF) - Int(q >> 8 & 0xFF)) <= tolerance
+            && abs(Int(p & 0xFF) - Int(q & 0xFF)) <= tolerance
+    }
+
+    /// Whether `frame`'s pixel at (x, y) lies within the range of `other`'s 3x3 neighbourhood.
+    static func between(_ frame: UnsafeBufferPointer<UInt32>, _ other: UnsafeBufferPointer<UInt32>, _ x: Int, _ y: Int,
+                        _ width: Int, _ height: Int, _ tolerance: Int) -> Bool {
+        let pixel = frame[y * width + x]
+        var shift: UInt32 = 0
+        while shift <= 16 {
+            var (low, high) = (255, 0)
+            for ny in max(0, y - 1)...min(height - 1, y + 1) {
+                for nx in max(0, x - 1)...min(width - 1, x + 1) {
+                    let value = Int(other[ny * width + nx] >> shift & 0xFF)
+                    low = min(low, value)
+                    high = max(high, value)
+                }
+            }
+            let value = Int(pixel >> shift & 0xFF)
+            if value < low - tolerance || value > high + tolerance { return false }
+            shift += 8
+        }
+        return true
     }
 }
