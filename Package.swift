@@ -166,7 +166,7 @@ let package = Package(
         .executableTarget(name: "nook-bench", dependencies: ["NookActivities", "NookTestSupport", "NookDisplay", "NookRender", "NookProtocol", "NookLED", "NookPixel", "NookLCDproc",
                                                            "NookPNG", "NookMQTT", "NookNotify", "NookHTTP", "NookSystem", "NookLogging"]),
         .testTarget(name: "NookConfigTests", dependencies: ["NookConfig"]),
-        .testTarget(name: "NookSystemTests", dependencies: ["NookSystem"]),
+        .testTarget(name: "NookSystemTests", dependencies: ["NookSystem", "NookTestTraits"]),
         .testTarget(name: "NookFuzzTargetsTests", dependencies: ["NookFuzzTargets"]),
         .testTarget(name: "NookFramebufferTests", dependencies: ["NookFramebuffer", "NookActivities"]),
         .testTarget(name: "NookInputTests", dependencies: ["NookInput", "NookActivities", "NookDisplay", "NookSystem", "NookTestSupport"]),

@@ -29,3 +29,23 @@ public enum DescriptorLimit {
             + "serving at most \(allowed) connections; raise LimitNOFILE= or lower \(setting)")
     }
 }
+
+extension DescriptorLimit {
+    /// The soft descriptor limit after raising it toward `needed` (never past the hard limit),
+    /// and the hard limit; `nil` for either means unlimited.
+    public static func raised(toAtLeast needed: Int) throws(SystemCallError) -> (soft: UInt64?, hard: UInt64?) {
+        var limit = rlimit()
+        _ = try systemCall("getrlimit", subject: "RLIMIT_NOFILE") { getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) }
+        let unlimited = rlim_t.max  // RLIM_INFINITY
+        let wanted = rlim_t(needed)
+        if limit.rlim_cur != unlimited, limit.rlim_cur < wanted {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max == unlimited ? wanted : min(wanted, limit.rlim_max)
+            if raised.rlim_cur > limit.rlim_cur,
+               (try? systemCall("setrlimit", subject: "RLIMIT_NOFILE") { setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &raised) }) != nil {
+                limit = raised
+            }
+        }
+        return (limit.rlim_cur == unlimited ? nil : UInt64(limit.rlim_cur), limit.rlim_max == unlimited ? nil : UInt64(limit.rlim_max))
+    }
+}

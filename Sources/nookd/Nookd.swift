@@ -23,6 +23,12 @@ enum Nookd {
     /// both from one build), nookd runs on the platform's executors, libdispatch's: the same
     /// behaviour, plus libdispatch's wake once a second while idle.
     static func main() throws {
+        // First of all: libdispatch, the platform's executors, starts with the first task and
+        // crashes on a limit too small for it; nookd's own would fail at a later call.
+        if let problem = NookdStartLimit.problem() {
+            standardError(problem)
+            exit(1)
+        }
         // Before anything opens the display: a SIGTERM from here on is held for the signal
         // service, not the default action that would leave the glass as it was. If the relay
         // cannot be made, the signal service says so when it starts and nookd does not start.

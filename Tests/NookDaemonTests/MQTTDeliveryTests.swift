@@ -135,16 +135,24 @@ struct MQTTDeliveryTests {
                 report["message"]?.text?.split(separator: " ").dropFirst(3).first.flatMap { Int($0) }
             }.reduce(0, +)
         }
-        // 2 in flight and 5 queued of 20: the broker drops 13. While the bridge is stopped
-        // its queue stays full, so the broker may drop its counter's own messages to it too,
-        // one for each second it publishes then: every drop counts, the bridge reads the last
-        // value once it runs again, and its reports add up to the broker's rise.
+        // 2 in flight and 5 queued of 20: mosquitto 2.0.11 (Debian 12) drops 13, 2.0.21
+        // (Debian 13) keeps two more past a stopped client's window and drops 11. While the
+        // bridge is stopped its queue stays full, so the broker may drop its counter's own
+        // messages to it too, one for each second it publishes then: every drop counts, the
+        // bridge reads the last value once it runs again, and its reports add up to the
+        // broker's rise.
         try saying("nook-mqtt: \(bridge.log.suffix(3000))\nerror topic: \(errors.text)\ncounter: \(counter.text)") {
-            try eventually("the broker's count of the burst", timeout: 20) { counted() - before >= 13 }
+            try eventually("the broker's count of the burst", timeout: 20) { counted() - before >= 11 }
             try eventually("the drops reported", timeout: 20) { reported() == counted() - before }
         }
-        #expect(reported() >= 13, "\(errors.text)")
-        try eventually("what was not dropped") { try daemon.activities()[0].pending.count == 7 }
+        #expect(reported() >= 11, "\(errors.text)")
+        // Each of the 20 reached nookd or is in the broker's count, and the window held.
+        try saying("counter: \(counter.text)") {
+            try eventually("what was not dropped") {
+                let pending = try daemon.activities()[0].pending.count
+                return pending + counted() - before >= 20 && pending <= 9
+            }
+        }
     }
 
     /// The usual way a broker drops a board's messages: the board is away (here nookd is, so

@@ -147,10 +147,13 @@ struct ServiceTests {
         #expect(compiled.status == 0, "\(compiled.output)")
         let source = try run("/usr/bin/dtc", ["-I", "dtb", "-O", "dts", output])
         let property = try #require(source.output.split(separator: "\n").first { $0.contains("gpio-line-names") })
-        let quoted = property[property.firstIndex(of: "\"")!...].dropFirst().prefix { $0 != ";" }.dropLast()
-        let names = quoted.components(separatedBy: "\\0")
+        // dtc 1.6 (Debian 12) prints a string list as one string, "GPIO0\0GPIO1\0…"; dtc 1.7
+        // (Debian 13) as a list, "GPIO0", "GPIO1", …: both are read.
+        let value = property.drop { $0 != "=" }.prefix { $0 != ";" }
+        let names = value.components(separatedBy: "\"").enumerated().filter { $0.offset % 2 == 1 }
+            .flatMap { $0.element.components(separatedBy: "\\0") }
         // Required, not expected: the names below are read by index, and a short list would
-        // crash the whole test process (dtc of Debian 13 printed the property differently).
+        // crash the whole test process.
         try #require(names.count == 58, "\(property)")
         #expect(names[17] == "NOOK_OPEN" && names[27] == "NOOK_HOVER" && names[22] == "NOOK_DISMISS")
         #expect(source.output.contains("target = <0xffffffff>") || source.output.contains("__fixups__"), "refers to &gpio for the firmware to resolve")

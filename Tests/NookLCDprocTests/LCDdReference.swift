@@ -18,6 +18,14 @@ final class LCDdReference {
     private var logPath: String { directory + "/LCDd.log" }
 
     static var driverPath: String? {
+        // The folder Debian's own LCDd.conf names first: the suite built for aarch64 runs under
+        // qemu-user with an arm64 sysroot laid over /usr/lib, whose listing then lacks the
+        // native LCDd's drivers (docs/platforms.md, "Tests on aarch64").
+        let configured = ((try? String(contentsOfFile: "/etc/LCDd.conf", encoding: .utf8)) ?? "").split(separator: "\n")
+            .first { $0.hasPrefix("DriverPath") }?.split(separator: "=").last?.trimmingCharacters(in: .whitespaces)
+        if let configured, FileManager.default.fileExists(atPath: configured + "/text.so") {
+            return configured.hasSuffix("/") ? configured : configured + "/"
+        }
         let candidates = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib")) ?? []
         for entry in candidates.sorted() where FileManager.default.fileExists(atPath: "/usr/lib/\(entry)/lcdproc/text.so") {
             return "/usr/lib/\(entry)/lcdproc/"

@@ -98,8 +98,8 @@ struct CardTests {
                 let path = "\(testDirectory)/Golden/card-\(panel)-\(theme.appearance).png"
                 if recording { try PNG.write(frame, to: path) }
                 let reference = try PNG.read(from: path)
-                let score = similarity(frame, reference)
-                #expect(score >= 0.995, "\(path): only \(score * 100)% of pixels match (record anew with NOOK_RECORD_GOLDEN=1 if the change is intended)")
+                let match = GoldenComparison(frame, reference)
+                #expect(match.passes, "\(path): \(match) (record anew with NOOK_RECORD_GOLDEN=1 if the change is intended)")
             }
         }
     }

@@ -24,8 +24,8 @@ struct GlanceTests {
             let frame = HomeRenderer(theme: theme).render(.glance(Self.cpu), size: size, time: LocalTime(hour: 9, minute: 41, weekday: 1, day: 23, month: 11))
             let path = "\(testDirectory)/Golden/glance-\(size.width)x\(size.height)-\(theme.appearance).png"
             if recording { try PNG.write(frame, to: path) }
-            let score = similarity(frame, try PNG.read(from: path))
-            #expect(score >= 0.995, "\(path): only \(score * 100)% of pixels match (record anew with NOOK_RECORD_GOLDEN=1 if the change is intended)")
+            let match = GoldenComparison(frame, try PNG.read(from: path))
+            #expect(match.passes, "\(path): \(match) (record anew with NOOK_RECORD_GOLDEN=1 if the change is intended)")
         }
     }
 

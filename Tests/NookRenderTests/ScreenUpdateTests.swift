@@ -122,8 +122,8 @@ struct ScreenUpdateTests {
             #expect(frame == CardRenderer(theme: .dark).render(activity, size: frame.size).frame, "\(name): as drawn fresh")
             let path = "\(testDirectory)/Golden/update-1280x400-\(name).png"
             if recording { try PNG.write(frame, to: path) }
-            let score = similarity(frame, try PNG.read(from: path))
-            #expect(score >= 0.995, "\(path): only \(score * 100)% of pixels match (record anew with NOOK_RECORD_GOLDEN=1 if intended)")
+            let match = GoldenComparison(frame, try PNG.read(from: path))
+            #expect(match.passes, "\(path): \(match) (record anew with NOOK_RECORD_GOLDEN=1 if intended)")
         }
     }
 
