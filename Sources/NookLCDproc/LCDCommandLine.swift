@@ -66,21 +66,21 @@ public struct LCDCommandLine: Sendable, Equatable {
         .init("-h", "--help", help: "Show help information."),
     ]
 
-    /// Reads `arguments` (without the program name) in ArgumentParser's order: `-h`/`--help`
-    /// anywhere wins; then a missing value or a switch given one, where it is met; then the
-    /// whole numbers; then the log level and the settings (which read the config file at
-    /// `--config`, else at `defaultConfig` when it exists); then an unknown option; then an
-    /// unexpected word. The settings are nil only for `--help`.
+    /// Reads `arguments` (without the program name) in ArgumentParser's order: a missing value
+    /// or a switch given one, where it is met; then the whole numbers; then `-h`/`--help`
+    /// anywhere, over every later problem; then the log level and the settings (which read the
+    /// config file at `--config`, else at `defaultConfig` when it exists); then an unknown
+    /// option; then the unexpected words. The settings are nil only for `--help`.
     public static func parse(_ arguments: [String], defaultConfig: String = defaultConfig) throws(Problem) -> (line: LCDCommandLine, settings: Settings?) {
         var line = LCDCommandLine()
         let helpNames = ["-h", "--help"]
-        if arguments.contains(where: { helpNames.contains(String($0.prefix { $0 != "=" })) }) {
-            line.help = true
-            return (line, nil)
-        }
-        // ArgumentParser took `--allow-network=` as `--allow-network`.
+        // ArgumentParser took `--allow-network=` as `--allow-network`, and `--help=1` as help.
         let switches = options.filter { !$0.takesValue }.map(\.name)
-        let words = arguments.map { $0.hasSuffix("=") && switches.contains(String($0.dropLast())) ? String($0.dropLast()) : $0 }
+        let words = arguments.map { word -> String in
+            let name = String(word.prefix { $0 != "=" })
+            if helpNames.contains(name) { return name }
+            return word.hasSuffix("=") && switches.contains(String(word.dropLast())) ? String(word.dropLast()) : word
+        }
         let read: (flags: [FlagReader.Flag], strays: [FlagReader.Problem])
         do throws(FlagReader.Problem) {
             read = try FlagReader.readLeniently(words, options: options, flagPrefix: "-",
@@ -90,7 +90,7 @@ public struct LCDCommandLine: Sendable, Equatable {
         }
         for flag in read.flags {
             guard let value = flag.value else {
-                line.allowNetwork = true
+                if helpNames.contains(flag.name) { line.help = true } else { line.allowNetwork = true }
                 continue
             }
             switch flag.name {
@@ -114,10 +114,16 @@ public struct LCDCommandLine: Sendable, Equatable {
                 }
             }
         }
+        // Help loses to a missing or bad value (above), and wins over everything below.
+        if line.help { return (line, nil) }
         if let problem = StandardErrorLogging.problem(withLevel: line.logLevel) { throw Problem(problem) }
         let settings = try line.settings(defaultConfig: defaultConfig)
-        let unknown = read.strays.first { if case .unknownOption = $0 { true } else { false } }
-        if let first = unknown ?? read.strays.first { throw problem(first) }
+        if let unknown = read.strays.first(where: { if case .unknownOption = $0 { true } else { false } }) { throw problem(unknown) }
+        let unexpected = read.strays.compactMap { if case .unexpectedArgument(let word) = $0 { word } else { nil } }
+        if unexpected.count > 1 {
+            throw Problem("\(unexpected.count) unexpected arguments: '\(unexpected.joined(separator: "', '"))'")
+        }
+        if let first = read.strays.first { throw problem(first) }
         return (line, settings)
     }
 
@@ -185,7 +191,9 @@ public struct LCDCommandLine: Sendable, Equatable {
 
     static func problem(_ problem: FlagReader.Problem) -> Problem {
         switch problem {
-        case .unknownOption(let name): return Problem("Unknown option '\(name)'")
+        case .unknownOption(let name):
+            guard let suggestion = suggestion(for: name) else { return Problem("Unknown option '\(name)'") }
+            return Problem("Unknown option '\(name)'. Did you mean '\(suggestion)'?")
         case .unexpectedArgument(let argument): return Problem("Unexpected argument '\(argument)'")
         case .missingValue(let name):
             let flag = FlagReader.option(named: name, in: options)
@@ -194,6 +202,29 @@ public struct LCDCommandLine: Sendable, Equatable {
         case .switchWithValue(let name, let value): return Problem("The option '\(name)' does not take any value, but '\(value)' was specified.")
         case .badValue(_, let problem): return Problem(problem)
         }
+    }
+
+    /// The long flag nearest to a mistyped one, as ArgumentParser suggested it: fewer than 4
+    /// edits away, the first of the nearest in the table's order, never `--help`; none for a
+    /// one-letter `-x`.
+    static func suggestion(for name: String) -> String? {
+        guard name.hasPrefix("--") || name.count > 2 else { return nil }
+        let candidates = options.flatMap(\.names).filter { $0.hasPrefix("--") && $0 != "--help" }
+        let near = candidates.map { ($0, editDistance(Array($0), Array(name))) }.filter { $0.1 < 4 }
+        return near.min { $0.1 < $1.1 }?.0
+    }
+
+    /// Levenshtein distance: insertions, deletions and substitutions of one character.
+    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1]
+            for (j, y) in b.enumerated() {
+                current.append(Swift.min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
     }
 
     /// What goes to standard error for `problem` before exit 64.
