@@ -52,16 +52,16 @@ public struct LCDCommandLine: Sendable, Equatable {
         .init("--socket", value: "<socket>", help: "nookd's socket (default: $NOOK_SOCKET, else $XDG_RUNTIME_DIR/nook/nookd.sock if it exists, else /run/nook/nookd.sock)."),
         .init("--bind", value: "<bind>", help: "IPv4 address to listen on (lcdproc.bind; default 127.0.0.1). Anything but loopback also needs --allow-network."),
         .init("--allow-network", help: "Allow --bind to a non-loopback address (lcdproc.allow_network): LCDproc has no authentication, anyone who reaches the port draws on the glance."),
-        .init("--port", value: "<port>", help: "TCP port (lcdproc.port; LCDd's is 13666; 0 lets the kernel choose and prints it)."),
+        .init("--port", value: "<port>", help: "TCP port (lcdproc.port; LCDd's is 13666; 0 lets the kernel choose and prints it).", check: wholeNumber("--port")),
         .init("--size", value: "<size>", help: "The character grid clients are told about, COLUMNSxROWS (lcdproc.size; default 40x4)."),
         .init("--cell", value: "<cell>", help: "Pixels per cell clients are told about, WIDTHxHEIGHT (lcdproc.cell; default 5x8; bars are sized in them)."),
-        .init("--max-screens", value: "<max-screens>", help: "Most screens one client may add (lcdproc.max_screens; default 64)."),
-        .init("--max-widgets", value: "<max-widgets>", help: "Most widgets on one screen (lcdproc.max_widgets; default 256)."),
-        .init("--max-clients", value: "<max-clients>", help: "Most clients at once (lcdproc.max_clients; default 64)."),
-        .init("--max-backlog", value: "<max-backlog>", help: "Bytes of answers a client may leave unread before it is dropped (lcdproc.max_backlog; default 1 MiB)."),
+        .init("--max-screens", value: "<max-screens>", help: "Most screens one client may add (lcdproc.max_screens; default 64).", check: wholeNumber("--max-screens")),
+        .init("--max-widgets", value: "<max-widgets>", help: "Most widgets on one screen (lcdproc.max_widgets; default 256).", check: wholeNumber("--max-widgets")),
+        .init("--max-clients", value: "<max-clients>", help: "Most clients at once (lcdproc.max_clients; default 64).", check: wholeNumber("--max-clients")),
+        .init("--max-backlog", value: "<max-backlog>", help: "Bytes of answers a client may leave unread before it is dropped (lcdproc.max_backlog; default 1 MiB).", check: wholeNumber("--max-backlog")),
         .init("--module", value: "<module>", help: "nookd queue module the cards go to (lcdproc.module; default: the foreground one)."),
         .init("--key", value: "<key>", help: "INPUT=KEY: the LCDproc key a press of INPUT (open, dismiss, or a [gpio.NAME] line's NAME) becomes; KEY empty: none. Repeatable; over [lcdproc.keys]."),
-        .init("--menu-timeout", value: "<menu-timeout>", help: "Seconds with no key after which the server menu closes, 0 never (lcdproc.menu_timeout; default 30)."),
+        .init("--menu-timeout", value: "<menu-timeout>", help: "Seconds with no key after which the server menu closes, 0 never (lcdproc.menu_timeout; default 30).", check: wholeNumber("--menu-timeout")),
         .init("--log-level", value: "<log-level>", help: "Log level: trace, debug, info, notice, warning, error."),
         .init("-h", "--help", help: "Show help information."),
     ]
@@ -74,17 +74,20 @@ public struct LCDCommandLine: Sendable, Equatable {
     public static func parse(_ arguments: [String], defaultConfig: String = defaultConfig) throws(Problem) -> (line: LCDCommandLine, settings: Settings?) {
         var line = LCDCommandLine()
         let helpNames = ["-h", "--help"]
-        // ArgumentParser took `--allow-network=` as `--allow-network`, and `--help=1` as help.
-        let switches = options.filter { !$0.takesValue }.map(\.name)
-        let words = arguments.map { word -> String in
+        // ArgumentParser took `--allow-network=` as `--allow-network`, `--help=1` as help, and
+        // `--port=` as `--port`, whose value is then the next word.
+        // Words after a lone `--` are left as they are: each is unexpected, as written.
+        let flagWords = arguments.firstIndex(of: "--") ?? arguments.endIndex
+        let words = arguments[..<flagWords].map { word -> String in
             let name = String(word.prefix { $0 != "=" })
             if helpNames.contains(name) { return name }
-            return word.hasSuffix("=") && switches.contains(String(word.dropLast())) ? String(word.dropLast()) : word
-        }
+            return word.hasSuffix("=") && word.hasPrefix("--") && FlagReader.option(named: String(word.dropLast()), in: options) != nil
+                ? String(word.dropLast()) : word
+        } + arguments[flagWords...]
         let read: (flags: [FlagReader.Flag], strays: [FlagReader.Problem])
         do throws(FlagReader.Problem) {
             read = try FlagReader.readLeniently(words, options: options, flagPrefix: "-",
-                                                emptyInlineIsMissing: true, dashDashEndsFlags: true)
+                                                dashDashEndsFlags: true)
         } catch {
             throw problem(error)
         }
@@ -184,6 +187,13 @@ public struct LCDCommandLine: Sendable, Equatable {
         return settings
     }
 
+    /// A whole number's check, where the flag is met: ArgumentParser converted each value in
+    /// turn, so `--port=x --config` named the port, not the missing file.
+    static func wholeNumber(_ name: String) -> @Sendable (String) -> String? {
+        let spelled = "\(name) <\(name.dropFirst(2))>"
+        return { value in Int(value) == nil ? "The value '\(value)' is invalid for '\(spelled)'" : nil }
+    }
+
     static func invalidValue(_ value: String, for name: String) -> Problem {
         let spelled = "\(name) \(FlagReader.option(named: name, in: options)?.value ?? "<value>")"
         return Problem("The value '\(value)' is invalid for '\(spelled)'", help: FlagReader.option(named: name, in: options).map { "\(spelled)  \($0.help)" })
@@ -200,7 +210,10 @@ public struct LCDCommandLine: Sendable, Equatable {
             let spelled = "\(name) \(flag?.value ?? "<value>")"
             return Problem("Missing value for '\(spelled)'", help: flag.map { "\(spelled)  \($0.help)" })
         case .switchWithValue(let name, let value): return Problem("The option '\(name)' does not take any value, but '\(value)' was specified.")
-        case .badValue(_, let problem): return Problem(problem)
+        case .badValue(let name, let problem):
+            // Only the whole numbers are checked where they are met (``wholeNumber(_:)``).
+            let flag = FlagReader.option(named: name, in: options)
+            return Problem(problem, help: flag.map { "\(name) \($0.value ?? "<value>")  \($0.help)" })
         }
     }
 

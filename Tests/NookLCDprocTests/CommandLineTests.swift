@@ -67,6 +67,28 @@ struct LCDCommandLineTests {
         }
     }
 
+    /// ArgumentParser read `--port=` as `--port` (the value is the next word) and converted each
+    /// whole number where it met it, before a later flag's missing value.
+    @Test func e8_anEmptyInlineValueTakesTheNextWordAndNumbersAreJudgedInTurn() throws {
+        let portHelp = "--port <port>  TCP port (lcdproc.port; LCDd's is 13666; 0 lets the kernel choose and prints it)."
+        let configHelp = "--config <config>  Config file whose [lcdproc] tables are read (default /etc/nook/nook.toml if it exists)."
+        let cases: [([String], String, String?)] = [
+            (["--port=x", "--config"], "The value 'x' is invalid for '--port <port>'", portHelp),
+            (["--port", "x", "--config"], "The value 'x' is invalid for '--port <port>'", portHelp),
+            (["--config", "--port=x"], "Missing value for '--config <config>'", configHelp),
+            (["5", "=", "--port=", "debug"], "The value 'debug' is invalid for '--port <port>'", portHelp),
+            (["--bogus", "--key=", "nope"], "--key must be INPUT=KEY (such as open=Enter), got 'nope'", nil),
+            (["debug", "abc", "--port=", "0"], "2 unexpected arguments: 'debug', 'abc'", nil),
+            (["--port=", "-h"], "Missing value for '--port <port>'", portHelp),
+            (["abc", "--", "--port=", "--help="], "3 unexpected arguments: 'abc', '--port=', '--help='", nil),
+        ]
+        for (arguments, message, help) in cases {
+            #expect(throws: LCDCommandLine.Problem(message, help: help), "\(arguments)") { try Self.parse(arguments) }
+        }
+        #expect(try Self.parse(["--help=1", "--key=", "4000"]).line.help)
+        #expect(try Self.parse(["--module=", "lcd"]).settings?.module == "lcd")
+    }
+
     /// A mistyped flag is answered with the nearest one, and every stray word is named, as
     /// ArgumentParser did (recorded from the old binary).
     @Test func e8_unknownFlagsGetArgumentParsersSuggestionAndStraysAreAllNamed() {
