@@ -250,7 +250,8 @@ public final class HTTPServer {
                 // Out of descriptors (EMFILE) despite the bound, or the like: the listener stays
                 // readable, so say it and let the next turn try again after making room.
                 logger.warning("\(error)")
-                if error.errno == .tooManyOpenFiles || error.errno == .tooManyOpenFilesInSystem { _ = evictOne() }
+                // With none to close, the newcomer is: it would keep the listener readable.
+                if error.errno == .tooManyOpenFiles || error.errno == .tooManyOpenFilesInSystem, !evictOne() { listener.dropPending() }
                 return
             }
             guard let accepted else { return }

@@ -11,11 +11,12 @@ import Glibc
 public enum HTTPStopSignals {
     private static let received = Atomic<Int>(0)
 
-    /// Installs the handlers before it returns; if the relay cannot be made (no descriptor
-    /// left), the signals keep their default action and end the process.
-    public static func install(stopping server: HTTPServer) {
+    /// Installs the handlers before it returns; throws if the relay cannot be made (no
+    /// descriptor left): nook-http must not serve with SIGHUP ignored and SIGTERM ending it
+    /// with no stop.
+    public static func install(stopping server: HTTPServer) throws(SystemCallError) {
         let wakers = server.wakers
-        _ = try? SignalRelay.watch { number in
+        _ = try SignalRelay.watch { number in
             if number == SIGHUP {
                 wakers.reload.wake()
                 return

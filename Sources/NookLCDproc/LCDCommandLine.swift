@@ -52,45 +52,48 @@ public struct LCDCommandLine: Sendable, Equatable {
         .init("--socket", value: "<socket>", help: "nookd's socket (default: $NOOK_SOCKET, else $XDG_RUNTIME_DIR/nook/nookd.sock if it exists, else /run/nook/nookd.sock)."),
         .init("--bind", value: "<bind>", help: "IPv4 address to listen on (lcdproc.bind; default 127.0.0.1). Anything but loopback also needs --allow-network."),
         .init("--allow-network", help: "Allow --bind to a non-loopback address (lcdproc.allow_network): LCDproc has no authentication, anyone who reaches the port draws on the glance."),
-        .init("--port", value: "<port>", help: "TCP port (lcdproc.port; LCDd's is 13666; 0 lets the kernel choose and prints it)."),
+        .init("--port", value: "<port>", help: "TCP port (lcdproc.port; LCDd's is 13666; 0 lets the kernel choose and prints it).", check: wholeNumber("--port")),
         .init("--size", value: "<size>", help: "The character grid clients are told about, COLUMNSxROWS (lcdproc.size; default 40x4)."),
         .init("--cell", value: "<cell>", help: "Pixels per cell clients are told about, WIDTHxHEIGHT (lcdproc.cell; default 5x8; bars are sized in them)."),
-        .init("--max-screens", value: "<max-screens>", help: "Most screens one client may add (lcdproc.max_screens; default 64)."),
-        .init("--max-widgets", value: "<max-widgets>", help: "Most widgets on one screen (lcdproc.max_widgets; default 256)."),
-        .init("--max-clients", value: "<max-clients>", help: "Most clients at once (lcdproc.max_clients; default 64)."),
-        .init("--max-backlog", value: "<max-backlog>", help: "Bytes of answers a client may leave unread before it is dropped (lcdproc.max_backlog; default 1 MiB)."),
+        .init("--max-screens", value: "<max-screens>", help: "Most screens one client may add (lcdproc.max_screens; default 64).", check: wholeNumber("--max-screens")),
+        .init("--max-widgets", value: "<max-widgets>", help: "Most widgets on one screen (lcdproc.max_widgets; default 256).", check: wholeNumber("--max-widgets")),
+        .init("--max-clients", value: "<max-clients>", help: "Most clients at once (lcdproc.max_clients; default 64).", check: wholeNumber("--max-clients")),
+        .init("--max-backlog", value: "<max-backlog>", help: "Bytes of answers a client may leave unread before it is dropped (lcdproc.max_backlog; default 1 MiB).", check: wholeNumber("--max-backlog")),
         .init("--module", value: "<module>", help: "nookd queue module the cards go to (lcdproc.module; default: the foreground one)."),
         .init("--key", value: "<key>", help: "INPUT=KEY: the LCDproc key a press of INPUT (open, dismiss, or a [gpio.NAME] line's NAME) becomes; KEY empty: none. Repeatable; over [lcdproc.keys]."),
-        .init("--menu-timeout", value: "<menu-timeout>", help: "Seconds with no key after which the server menu closes, 0 never (lcdproc.menu_timeout; default 30)."),
+        .init("--menu-timeout", value: "<menu-timeout>", help: "Seconds with no key after which the server menu closes, 0 never (lcdproc.menu_timeout; default 30).", check: wholeNumber("--menu-timeout")),
         .init("--log-level", value: "<log-level>", help: "Log level: trace, debug, info, notice, warning, error."),
         .init("-h", "--help", help: "Show help information."),
     ]
 
-    /// Reads `arguments` (without the program name) in ArgumentParser's order: `-h`/`--help`
-    /// anywhere wins; then a missing value or a switch given one, where it is met; then the
-    /// whole numbers; then the log level and the settings (which read the config file at
-    /// `--config`, else at `defaultConfig` when it exists); then an unknown option; then an
-    /// unexpected word. The settings are nil only for `--help`.
+    /// Reads `arguments` (without the program name) in ArgumentParser's order: a missing value
+    /// or a switch given one, where it is met; then the whole numbers; then `-h`/`--help`
+    /// anywhere, over every later problem; then the log level and the settings (which read the
+    /// config file at `--config`, else at `defaultConfig` when it exists); then an unknown
+    /// option; then the unexpected words. The settings are nil only for `--help`.
     public static func parse(_ arguments: [String], defaultConfig: String = defaultConfig) throws(Problem) -> (line: LCDCommandLine, settings: Settings?) {
         var line = LCDCommandLine()
         let helpNames = ["-h", "--help"]
-        if arguments.contains(where: { helpNames.contains(String($0.prefix { $0 != "=" })) }) {
-            line.help = true
-            return (line, nil)
-        }
-        // ArgumentParser took `--allow-network=` as `--allow-network`.
-        let switches = options.filter { !$0.takesValue }.map(\.name)
-        let words = arguments.map { $0.hasSuffix("=") && switches.contains(String($0.dropLast())) ? String($0.dropLast()) : $0 }
+        // ArgumentParser took `--allow-network=` as `--allow-network`, `--help=1` as help, and
+        // `--port=` as `--port`, whose value is then the next word.
+        // Words after a lone `--` are left as they are: each is unexpected, as written.
+        let flagWords = arguments.firstIndex(of: "--") ?? arguments.endIndex
+        let words = arguments[..<flagWords].map { word -> String in
+            let name = String(word.prefix { $0 != "=" })
+            if helpNames.contains(name) { return name }
+            return word.hasSuffix("=") && word.hasPrefix("--") && FlagReader.option(named: String(word.dropLast()), in: options) != nil
+                ? String(word.dropLast()) : word
+        } + arguments[flagWords...]
         let read: (flags: [FlagReader.Flag], strays: [FlagReader.Problem])
         do throws(FlagReader.Problem) {
             read = try FlagReader.readLeniently(words, options: options, flagPrefix: "-",
-                                                emptyInlineIsMissing: true, dashDashEndsFlags: true)
+                                                dashDashEndsFlags: true)
         } catch {
             throw problem(error)
         }
         for flag in read.flags {
             guard let value = flag.value else {
-                line.allowNetwork = true
+                if helpNames.contains(flag.name) { line.help = true } else { line.allowNetwork = true }
                 continue
             }
             switch flag.name {
@@ -114,10 +117,16 @@ public struct LCDCommandLine: Sendable, Equatable {
                 }
             }
         }
+        // Help loses to a missing or bad value (above), and wins over everything below.
+        if line.help { return (line, nil) }
         if let problem = StandardErrorLogging.problem(withLevel: line.logLevel) { throw Problem(problem) }
         let settings = try line.settings(defaultConfig: defaultConfig)
-        let unknown = read.strays.first { if case .unknownOption = $0 { true } else { false } }
-        if let first = unknown ?? read.strays.first { throw problem(first) }
+        if let unknown = read.strays.first(where: { if case .unknownOption = $0 { true } else { false } }) { throw problem(unknown) }
+        let unexpected = read.strays.compactMap { if case .unexpectedArgument(let word) = $0 { word } else { nil } }
+        if unexpected.count > 1 {
+            throw Problem("\(unexpected.count) unexpected arguments: '\(unexpected.joined(separator: "', '"))'")
+        }
+        if let first = read.strays.first { throw problem(first) }
         return (line, settings)
     }
 
@@ -178,6 +187,13 @@ public struct LCDCommandLine: Sendable, Equatable {
         return settings
     }
 
+    /// A whole number's check, where the flag is met: ArgumentParser converted each value in
+    /// turn, so `--port=x --config` named the port, not the missing file.
+    static func wholeNumber(_ name: String) -> @Sendable (String) -> String? {
+        let spelled = "\(name) <\(name.dropFirst(2))>"
+        return { value in Int(value) == nil ? "The value '\(value)' is invalid for '\(spelled)'" : nil }
+    }
+
     static func invalidValue(_ value: String, for name: String) -> Problem {
         let spelled = "\(name) \(FlagReader.option(named: name, in: options)?.value ?? "<value>")"
         return Problem("The value '\(value)' is invalid for '\(spelled)'", help: FlagReader.option(named: name, in: options).map { "\(spelled)  \($0.help)" })
@@ -185,15 +201,43 @@ public struct LCDCommandLine: Sendable, Equatable {
 
     static func problem(_ problem: FlagReader.Problem) -> Problem {
         switch problem {
-        case .unknownOption(let name): return Problem("Unknown option '\(name)'")
+        case .unknownOption(let name):
+            guard let suggestion = suggestion(for: name) else { return Problem("Unknown option '\(name)'") }
+            return Problem("Unknown option '\(name)'. Did you mean '\(suggestion)'?")
         case .unexpectedArgument(let argument): return Problem("Unexpected argument '\(argument)'")
         case .missingValue(let name):
             let flag = FlagReader.option(named: name, in: options)
             let spelled = "\(name) \(flag?.value ?? "<value>")"
             return Problem("Missing value for '\(spelled)'", help: flag.map { "\(spelled)  \($0.help)" })
         case .switchWithValue(let name, let value): return Problem("The option '\(name)' does not take any value, but '\(value)' was specified.")
-        case .badValue(_, let problem): return Problem(problem)
+        case .badValue(let name, let problem):
+            // Only the whole numbers are checked where they are met (``wholeNumber(_:)``).
+            let flag = FlagReader.option(named: name, in: options)
+            return Problem(problem, help: flag.map { "\(name) \($0.value ?? "<value>")  \($0.help)" })
         }
+    }
+
+    /// The long flag nearest to a mistyped one, as ArgumentParser suggested it: fewer than 4
+    /// edits away, the first of the nearest in the table's order, never `--help`; none for a
+    /// one-letter `-x`.
+    static func suggestion(for name: String) -> String? {
+        guard name.hasPrefix("--") || name.count > 2 else { return nil }
+        let candidates = options.flatMap(\.names).filter { $0.hasPrefix("--") && $0 != "--help" }
+        let near = candidates.map { ($0, editDistance(Array($0), Array(name))) }.filter { $0.1 < 4 }
+        return near.min { $0.1 < $1.1 }?.0
+    }
+
+    /// Levenshtein distance: insertions, deletions and substitutions of one character.
+    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1]
+            for (j, y) in b.enumerated() {
+                current.append(Swift.min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
     }
 
     /// What goes to standard error for `problem` before exit 64.

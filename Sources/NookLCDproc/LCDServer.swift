@@ -60,6 +60,9 @@ public final class LCDServer {
     /// warning was: a flood of connections is one line per interval, with its count.
     private var refusedUnlogged = 0
     private var refusedLoggedAt: Duration?
+    /// As the two above, for connections closed because no descriptor was left.
+    private var droppedUnlogged = 0
+    private var droppedLoggedAt: Duration?
     static let refusalLogInterval: Duration = .seconds(10)
     /// Lines answered since start (the benchmark's count of accepted updates).
     public let linesHandled = Locked(0)
@@ -137,8 +140,20 @@ public final class LCDServer {
         while true {
             let accepted: TCPListener.Connection?
             do { accepted = try listener.accept() } catch {
-                logger.warning("\(error)")
-                return
+                guard error.errno == .tooManyOpenFiles || error.errno == .tooManyOpenFilesInSystem else {
+                    logger.warning("\(error)")
+                    return
+                }
+                // Out of descriptors: the newcomer is closed (it would otherwise keep the
+                // listener readable, and this loop spinning on it), and said once a while.
+                guard listener.dropPending() else { return }
+                if let last = droppedLoggedAt, MonotonicClock.now - last < Self.refusalLogInterval {
+                    droppedUnlogged += 1
+                } else {
+                    logger.warning("\(error); the connection waiting was closed")
+                    droppedLoggedAt = MonotonicClock.now
+                }
+                continue
             }
             guard let accepted else { return }
             let (socket, peer) = (accepted.socket, accepted.peer)
@@ -159,6 +174,11 @@ public final class LCDServer {
 
     /// The connections refused since the last warning, once its interval is over.
     private func logRefusals() {
+        if droppedUnlogged > 0, let last = droppedLoggedAt, MonotonicClock.now - last >= Self.refusalLogInterval {
+            logger.warning("closed \(droppedUnlogged) more LCDproc connection(s) in the last \(Self.refusalLogInterval): no descriptor left (RLIMIT_NOFILE)")
+            droppedUnlogged = 0
+            droppedLoggedAt = MonotonicClock.now
+        }
         guard refusedUnlogged > 0, let last = refusedLoggedAt, MonotonicClock.now - last >= Self.refusalLogInterval else { return }
         logger.warning("refused \(refusedUnlogged) more LCDproc connection(s) in the last \(Self.refusalLogInterval): already \(options.maximumClients) clients (max_clients)")
         refusedUnlogged = 0

@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// A listening TCP socket, non-blocking and close-on-exec (owned; closed with this value): the
 /// one listener of nook-http and nook-lcdproc. The address is IPv4 or IPv6 by its text; an IPv6
@@ -36,6 +37,10 @@ public final class TCPListener: Sendable {
     /// The port bound (the kernel's choice when 0 was asked for).
     public let port: UInt16
     private let options: Options
+    /// A descriptor held back for ``dropPending()``: out of descriptors, a waiting connection
+    /// can be neither served nor left waiting (the listener stays readable, and a poll loop
+    /// would spin on it), so this one is closed to accept it and close it. -1 when none.
+    private let spare: Atomic<Int32>
 
     /// The address family of `host` (a numeric IPv4 or IPv6 address), or nil.
     public static func family(of host: String) -> Int32? {
@@ -92,6 +97,30 @@ public final class TCPListener: Sendable {
         self.socket = socket
         self.host = host
         self.options = options
+        spare = Atomic(Self.openSpare())
+    }
+
+    deinit {
+        let fd = spare.exchange(-1, ordering: .acquiringAndReleasing)
+        if fd >= 0 { _ = closeDescriptor(fd) }
+    }
+
+    private static func openSpare() -> Int32 {
+        (try? systemCall("open", subject: "the listener's spare descriptor") { Glibc.open("/dev/null", O_RDONLY | O_CLOEXEC) }) ?? -1
+    }
+
+    /// Out of descriptors (``accept()`` threw EMFILE or ENFILE): accepts the connection that
+    /// waits with the spare descriptor's number and closes it at once, so that its client sees
+    /// the connection end instead of hanging, and the listener is no longer readable for it.
+    /// True if one was dropped. Call it from one thread (the listener's poll loop).
+    @discardableResult
+    public func dropPending() -> Bool {
+        let held = spare.exchange(-1, ordering: .acquiringAndReleasing)
+        if held >= 0 { _ = closeDescriptor(held) }
+        defer { spare.store(Self.openSpare(), ordering: .releasing) }
+        guard let fd = try? System.acceptIfReady(socket.rawValue, nil, nil, subject: socket.name) else { return false }
+        _ = closeDescriptor(fd)
+        return true
     }
 
     /// The next waiting connection; nil when none waits, or the one that waited went away

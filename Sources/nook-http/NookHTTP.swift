@@ -80,7 +80,7 @@ enum NookHTTPCommand {
                 }
             }
             // Before saying where it listens: a signal from whoever waits for that line is handled.
-            HTTPStopSignals.install(stopping: server)
+            try HTTPStopSignals.install(stopping: server)
             var said = ""
             for address in server.addresses {
                 if !address.isLoopback && tokens == nil {

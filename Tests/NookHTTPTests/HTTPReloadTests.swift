@@ -69,4 +69,37 @@ struct HTTPReloadTests {
         #expect(service.logText.contains("no token file (http.tokens) to read again"))
         #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200])
     }
+
+    /// Whatever its descriptor limit, nook-http either refuses to start, naming the call that
+    /// failed, or serves with its signals handled: never serving with SIGHUP ignored (a reload
+    /// lost) and SIGTERM ending it with no stop. The limits swept cover the relay's pipe failing
+    /// after the server's own descriptors were made (where that falls depends on the build).
+    @Test func n1_n2_outOfDescriptorsNookHTTPRefusesToStartOrHandlesItsSignals() throws {
+        for limit in 6...24 {
+            let log = NSTemporaryDirectory() + "nook-http-nofile-\(getpid())-\(limit).log"
+            let config = log + ".toml"
+            defer { unlink(log); unlink(config) }
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            _ = FileManager.default.createFile(atPath: config, contents: nil)
+            let server = Process()
+            server.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+            server.arguments = ["--nofile=\(limit)", "--", Built.directory + "/nook-http", "--listen", "127.0.0.1:0",
+                                "--socket", "/nonexistent/nookd.sock", "--config", config]
+            server.standardOutput = FileHandle(forWritingAtPath: log)
+            server.standardError = FileHandle(forWritingAtPath: log)
+            try server.runAlone()
+            func text() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+            try nativeAPIEventually("nook-http at \(limit) descriptors listening or gone") { !server.isRunning || text().contains("listening on") }
+            guard server.isRunning else {
+                #expect(server.terminationStatus != 0 && text().contains("failed"), "limit \(limit): \(text())")
+                continue
+            }
+            kill(server.processIdentifier, SIGHUP)
+            let reloaded = (try? nativeAPIEventually("SIGHUP handled", timeout: 10) { text().contains("SIGHUP: ") }) != nil
+            #expect(reloaded, "limit \(limit): nook-http serves but did not handle SIGHUP: \(text())")
+            kill(server.processIdentifier, SIGTERM)
+            #expect(server.exited(within: TestBounds.seconds(10)), "limit \(limit): \(text())")
+            #expect(server.terminationReason == .exit && server.terminationStatus == 0, "limit \(limit): SIGTERM did not stop it: \(text())")
+        }
+    }
 }

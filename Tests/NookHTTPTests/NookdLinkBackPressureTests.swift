@@ -122,4 +122,29 @@ struct NookdLinkBackPressureTests {
         #expect(answer.contains("\"code\":\"outcome_unknown\""), "\(answer)")
         #expect(service.server.exited(within: TestBounds.seconds(10)), "\(service.logText)")
     }
+
+    /// A second stop signal while nook-http stops (here held by a call nookd, stopped, never
+    /// answers) ends it at once, with the signal's exit status, instead of waiting out the calls.
+    @Test func n2_aSecondStopSignalWhileNookHTTPStopsEndsItAtOnce() throws {
+        let service = try HTTPService()
+        #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200], "\(service.logs)")
+        let nookd = service.nookd.processIdentifier
+        kill(nookd, SIGSTOP)
+        defer { kill(nookd, SIGCONT) }
+        let post = Process()
+        post.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        post.arguments = ["-sS", "-o", "/dev/null", "--max-time", "\(Int(TestBounds.seconds(60)))", "-H", "Content-Type: application/json",
+                          "-d", #"{"title":"held"}"#, service.url + "/api/v1/activities"]
+        post.standardError = FileHandle.nullDevice
+        try post.runAlone()
+        defer { post.terminate(); _ = post.waitForExit() }
+        try nativeAPIEventually("the POST's call written to nookd's socket") { try Self.unreadByNookd(service.socket) > 0 }
+        kill(service.server.processIdentifier, SIGTERM)
+        try nativeAPIEventually("nook-http stopping") { service.logText.contains("stopping: no new connections") }
+        kill(service.server.processIdentifier, SIGTERM)
+        #expect(service.server.exited(within: TestBounds.seconds(10)), "\(service.logText)")
+        #expect(service.server.terminationStatus == 128 + SIGTERM, "\(service.logText)")
+        #expect(!service.logText.contains("] stopped"), "the second signal waited for the stop to finish: \(service.logText)")
+    }
 }
+

@@ -26,7 +26,8 @@ final class Bridge {
     /// nookd's config file, if the test gave one.
     private(set) var nookdConfig: String?
 
-    init(bridgeArguments: [String] = [], withNookd: Bool = true, nookdConfig text: String? = nil) throws {
+    /// `descriptorLimit`: nook-lcdproc runs under `prlimit --nofile`, its RLIMIT_NOFILE.
+    init(bridgeArguments: [String] = [], withNookd: Bool = true, nookdConfig text: String? = nil, descriptorLimit: Int? = nil) throws {
         directory = NSTemporaryDirectory() + "nook-lcdproc-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         socket = directory + "/nookd.sock"
@@ -40,6 +41,11 @@ final class Bridge {
         let output = Pipe.closedOnExec()
         bridge.executableURL = URL(fileURLWithPath: Built.directory + "/nook-lcdproc")
         bridge.arguments = ["--socket", socket, "--port", "0", "--log-level", "debug"] + bridgeArguments
+        if let descriptorLimit {
+            // prlimit sets its own limit and execs the program: the pid stays the bridge's.
+            bridge.arguments = ["--nofile=\(descriptorLimit)", "--", Built.directory + "/nook-lcdproc"] + (bridge.arguments ?? [])
+            bridge.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+        }
         bridge.standardOutput = output
         bridge.standardError = FileHandle(forWritingAtPath: bridgeLog)
         try bridge.runAlone()

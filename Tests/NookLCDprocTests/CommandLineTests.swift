@@ -34,8 +34,9 @@ struct LCDCommandLineTests {
         #expect(try Self.parse(["--port", "1", "--port=+5"]).settings?.options.bind.port == 5)
     }
 
-    @Test func e8_helpAnywhereWinsOverEveryProblem() throws {
-        for arguments in [["--help"], ["-h"], ["--bogus", "--help"], ["-h", "--bogus"], ["--help=1"], ["--port", "abc", "-h"], ["--size", "3", "--help"]] {
+    @Test func e8_helpAnywhereWinsOverStraysUnknownFlagsAndSettings() throws {
+        for arguments in [["--help"], ["-h"], ["--bogus", "--help"], ["-h", "--bogus"], ["--help=1"], ["-h=3"], ["--size", "3", "--help"],
+                          ["a", "b", "--help"], ["--log-level", "nope", "--help"], ["--bind", "nope", "-h"]] {
             #expect(try Self.parse(arguments).line.help, "\(arguments)")
         }
         #expect(LCDCommandLine.usage.hasPrefix("OVERVIEW: An LCDproc server (protocol 0.3, as LCDd 0.5.9) whose screens are the\nNook home glance.\n\n"))
@@ -44,6 +45,73 @@ struct LCDCommandLineTests {
         for option in LCDCommandLine.options {
             let spelled = option.names.joined(separator: ", ") + (option.value.map { " " + $0 } ?? "")
             #expect(LCDCommandLine.usage.contains("\n  \(spelled)"), "\(spelled)")
+        }
+    }
+
+    /// ArgumentParser judged a missing value, a switch given one and a whole number that is
+    /// not one before it looked for help: `--port abc --help` was exit 64, not the help.
+    @Test func e8_helpLosesToAMissingOrBadValueAsArgumentParsersDid() {
+        let portHelp = "--port <port>  TCP port (lcdproc.port; LCDd's is 13666; 0 lets the kernel choose and prints it)."
+        let clientsHelp = "--max-clients <max-clients>  Most clients at once (lcdproc.max_clients; default 64)."
+        let cases: [([String], String, String?)] = [
+            (["--port", "abc", "-h"], "The value 'abc' is invalid for '--port <port>'", portHelp),
+            (["--help", "--port", "abc"], "The value 'abc' is invalid for '--port <port>'", portHelp),
+            (["--port=abc", "--help"], "The value 'abc' is invalid for '--port <port>'", portHelp),
+            (["-h", "--max-clients", "x"], "The value 'x' is invalid for '--max-clients <max-clients>'", clientsHelp),
+            (["--port", "--help"], "Missing value for '--port <port>'", portHelp),
+            (["--port", "-1", "-h"], "Missing value for '--port <port>'", portHelp),
+            (["--allow-network=1", "--help"], "The option '--allow-network' does not take any value, but '1' was specified.", nil),
+        ]
+        for (arguments, message, help) in cases {
+            #expect(throws: LCDCommandLine.Problem(message, help: help), "\(arguments)") { try Self.parse(arguments) }
+        }
+    }
+
+    /// ArgumentParser read `--port=` as `--port` (the value is the next word) and converted each
+    /// whole number where it met it, before a later flag's missing value.
+    @Test func e8_anEmptyInlineValueTakesTheNextWordAndNumbersAreJudgedInTurn() throws {
+        let portHelp = "--port <port>  TCP port (lcdproc.port; LCDd's is 13666; 0 lets the kernel choose and prints it)."
+        let configHelp = "--config <config>  Config file whose [lcdproc] tables are read (default /etc/nook/nook.toml if it exists)."
+        let cases: [([String], String, String?)] = [
+            (["--port=x", "--config"], "The value 'x' is invalid for '--port <port>'", portHelp),
+            (["--port", "x", "--config"], "The value 'x' is invalid for '--port <port>'", portHelp),
+            (["--config", "--port=x"], "Missing value for '--config <config>'", configHelp),
+            (["5", "=", "--port=", "debug"], "The value 'debug' is invalid for '--port <port>'", portHelp),
+            (["--bogus", "--key=", "nope"], "--key must be INPUT=KEY (such as open=Enter), got 'nope'", nil),
+            (["debug", "abc", "--port=", "0"], "2 unexpected arguments: 'debug', 'abc'", nil),
+            (["--port=", "-h"], "Missing value for '--port <port>'", portHelp),
+            (["abc", "--", "--port=", "--help="], "3 unexpected arguments: 'abc', '--port=', '--help='", nil),
+        ]
+        for (arguments, message, help) in cases {
+            #expect(throws: LCDCommandLine.Problem(message, help: help), "\(arguments)") { try Self.parse(arguments) }
+        }
+        #expect(try Self.parse(["--help=1", "--key=", "4000"]).line.help)
+        #expect(try Self.parse(["--module=", "lcd"]).settings?.module == "lcd")
+    }
+
+    /// A mistyped flag is answered with the nearest one, and every stray word is named, as
+    /// ArgumentParser did (recorded from the old binary).
+    @Test func e8_unknownFlagsGetArgumentParsersSuggestionAndStraysAreAllNamed() {
+        let cases: [([String], String)] = [
+            (["--prot", "5"], "Unknown option '--prot'. Did you mean '--port'?"),
+            (["--Port=5"], "Unknown option '--Port'. Did you mean '--port'?"),
+            (["--max-screen", "4"], "Unknown option '--max-screen'. Did you mean '--max-screens'?"),
+            (["--hel"], "Unknown option '--hel'. Did you mean '--cell'?"),
+            (["--x"], "Unknown option '--x'. Did you mean '--key'?"),
+            (["--abcd"], "Unknown option '--abcd'. Did you mean '--bind'?"),
+            (["-port"], "Unknown option '-port'. Did you mean '--port'?"),
+            (["-cel"], "Unknown option '-cel'. Did you mean '--cell'?"),
+            (["--allow"], "Unknown option '--allow'"),
+            (["--max-x"], "Unknown option '--max-x'"),
+            (["-p"], "Unknown option '-p'"),
+            (["-xyz"], "Unknown option '-xyz'"),
+            (["--bogus", "--prot"], "Unknown option '--bogus'"),
+            (["a", "b"], "2 unexpected arguments: 'a', 'b'"),
+            (["--port", "5", "a", "b", "c"], "3 unexpected arguments: 'a', 'b', 'c'"),
+            (["--", "--port", "x"], "2 unexpected arguments: '--port', 'x'"),
+        ]
+        for (arguments, message) in cases {
+            #expect(throws: LCDCommandLine.Problem(message), "\(arguments)") { try Self.parse(arguments) }
         }
     }
 

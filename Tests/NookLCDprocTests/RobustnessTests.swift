@@ -1,5 +1,6 @@
 import Foundation
 import NookLCDproc
+import NookTestSupport
 import NookTestTraits
 import Testing
 
@@ -66,6 +67,45 @@ struct RobustnessTests {
         // The steady client was answered all along and still is.
         try steady.send("noop\n")
         #expect(steady.readLines(1) == ["noop complete"])
+    }
+
+    /// Out of descriptors (RLIMIT_NOFILE), a connection that waits is closed at once, so its
+    /// client sees the end rather than hanging, and the server does not spin on a listener it
+    /// cannot empty (the warning is said once, not on every turn of its loop); once descriptors
+    /// are free again a new client is served.
+    @Test func e8_outOfDescriptorsAWaitingConnectionIsClosedAndNotSpunOn() throws {
+        let bridge = try Bridge(bridgeArguments: ["--max-clients", "64"], withNookd: false, descriptorLimit: 32)
+        var clients: [TCPConnection] = []
+        for _ in 0..<40 { clients.append(try TCPConnection(port: bridge.port)) }
+        // Accepted in order: the last one found no descriptor, and its connection ends.
+        #expect(ended(clients[39]), "\(bridge.log.suffix(2000))")
+        #expect(bridge.waitForLog("the connection waiting was closed"), "\(bridge.log.suffix(2000))")
+        #expect(bridge.log.components(separatedBy: "'accept' failed").count - 1 == 1, "\(bridge.log.suffix(2000))")
+        let first = clients[0]
+        try first.send("hello\n")
+        #expect(first.readLines(1).first?.hasPrefix("connect LCDproc") == true, "\(bridge.log.suffix(2000))")
+        // Once the others hang up (and the server has seen them go), a newcomer is served.
+        clients.removeAll()
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(20))
+        var served = false
+        while !served, Date() < deadline {
+            let later = try TCPConnection(port: bridge.port)
+            try later.send("hello\n")
+            served = later.readLines(1, timeout: 2).first?.hasPrefix("connect LCDproc") == true
+        }
+        #expect(served, "\(bridge.log.suffix(2000))")
+    }
+
+    /// Whether the server ended `connection` (end of file or a reset) before the bound.
+    func ended(_ connection: TCPConnection) -> Bool {
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(20))
+        var byte: UInt8 = 0
+        while Date() < deadline {
+            var entry = pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 200) > 0 else { continue }
+            return recv(connection.fd, &byte, 1, Int32(MSG_DONTWAIT)) <= 0
+        }
+        return false
     }
 
     @Test func e8_aClientThatHangsUpMidLineIsForgotten() throws {
