@@ -150,7 +150,7 @@ let package = Package(
         .target(name: "NookFuzzTargets", dependencies: ["NookActivities", "NookConfig", "NookDaemon", "NookProtocol", "NookLCDproc", "NookHTTP"]),
         .executableTarget(name: "nook-fuzz", dependencies: ["NookFuzzTargets", "NookSystem"]),
         // Manual clock and scriptable engagement for tests; never linked into a product.
-        .target(name: "NookTestSupport", dependencies: ["NookActivities", "NookSystem"]),
+        .target(name: "NookTestSupport", dependencies: ["NookActivities", "NookProtocol", "NookSystem"]),
         // Swift Testing traits shared by test targets. A test target itself: it imports Testing,
         // which a plain `swift build` (and the static SDK of `--static-swift-stdlib`) lacks.
         .testTarget(name: "NookTestTraits", dependencies: ["NookSystem"]),

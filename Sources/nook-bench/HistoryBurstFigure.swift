@@ -5,6 +5,7 @@ import Foundation
 import NookActivities
 import NookProtocol
 import NookSystem
+import NookTestSupport
 
 /// `http_history_burst_ms`: 60 concurrent `GET /api/v1/history?limit=500` (about 200 KB each,
 /// inside one client's default rate-limit burst) through nook-http, from the first request sent
@@ -35,19 +36,7 @@ struct HistoryBurstFigure {
     /// `entries` history entries of about 400 bytes: each enqueue, while the queue is suspended,
     /// replaces the one before (coalesced), which ends into the history.
     static func fillHistory(socket: String) throws {
-        let client = try NookClient(path: socket)
-        _ = try client.request(Request(id: .number(-1), operation: .suspend(module: nil)))
-        var lines = ""
-        for number in 0...entries {
-            var activity = NookActivity(title: "\(number) " + String(repeating: "t", count: 120))
-            activity.subtitle = String(repeating: "s", count: 120)
-            activity.coalescingKey = "burst"
-            lines += Request(id: .number(Double(number)), operation: .enqueue(activity, module: nil, wait: false)).encoded() + "\n"
-        }
-        try client.sendRaw(Array(lines.utf8))
-        for _ in 0...entries {
-            guard let line = try client.readLine(), case .success = try ResponseLine.decode(line) else { throw BenchError("an enqueue failed") }
-        }
+        try HistoryBurst.send(entries: entries, to: NookClient(path: socket))
         for _ in 0..<500 {
             let answer = try NookClient(path: socket).request(Request(id: .number(1), operation: .history(HistoryQuery(limit: 1))))
             if try HistoryAnswer(json: answer).total >= entries { return }

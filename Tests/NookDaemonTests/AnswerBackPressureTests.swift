@@ -71,19 +71,7 @@ struct AnswerBackPressureTests {
     /// About 200 KB of history a page of 500: entries of about 400 bytes, each an enqueue the
     /// next one of the same key replaces while the queue is suspended.
     static func fillHistory(_ daemon: DaemonProcess, entries: Int) throws {
-        #expect(try nookctl(["suspend"], socket: daemon.socket).status == 0)
-        let client = try daemon.client(timeout: .seconds(120))
-        var lines = ""
-        for number in 0...entries {
-            var activity = NookActivity(title: "\(number) " + String(repeating: "t", count: 120))
-            activity.subtitle = String(repeating: "s", count: 120)
-            activity.coalescingKey = "burst"
-            lines += Request(id: .number(Double(number)), operation: .enqueue(activity, module: nil, wait: false)).encoded() + "\n"
-        }
-        try client.sendRaw(Array(lines.utf8))
-        for _ in 0...entries {
-            guard let line = try client.readLine(), case .success = try ResponseLine.decode(line) else { throw DaemonFailure("an enqueue failed") }
-        }
+        try HistoryBurst.send(entries: entries, to: daemon.client(timeout: .seconds(120)))
         try eventually("the history holds \(entries) entries", timeout: 60) {
             try HistoryAnswer(json: daemon.request(.history(HistoryQuery(limit: 1)))).total >= entries
         }

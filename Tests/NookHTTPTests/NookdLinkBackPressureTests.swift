@@ -14,18 +14,7 @@ struct NookdLinkBackPressureTests {
     static func fillHistory(_ service: HTTPService, entries: Int) throws {
         let client = try NookClient(path: service.socket)
         client.readTimeout = TestBounds.duration(.seconds(120))
-        _ = try client.request(Request(id: .number(-1), operation: .suspend(module: nil)))
-        var lines = ""
-        for number in 0...entries {
-            var activity = NookActivity(title: "\(number) " + String(repeating: "t", count: 120))
-            activity.subtitle = String(repeating: "s", count: 120)
-            activity.coalescingKey = "burst"
-            lines += Request(id: .number(Double(number)), operation: .enqueue(activity, module: nil, wait: false)).encoded() + "\n"
-        }
-        try client.sendRaw(Array(lines.utf8))
-        for _ in 0...entries {
-            guard let line = try client.readLine(), case .success = try ResponseLine.decode(line) else { throw TestFailure("an enqueue failed") }
-        }
+        try HistoryBurst.send(entries: entries, to: client)
         try nativeAPIEventually("the history holds \(entries) entries", timeout: 60) {
             let answer = try NookClient(path: service.socket).request(Request(id: .number(1), operation: .history(HistoryQuery(limit: 1))))
             return try HistoryAnswer(json: answer).total >= entries
