@@ -107,8 +107,11 @@ struct WorstCardFigure {
                     for _ in 0..<2 {
                         var taken = Frame(width: 1, height: 1)
                         swap(&taken, &frame)
+                        // Handed over through an optional: a `consume` of the captured variable
+                        // inside the closure left the debug build releasing the frame twice.
+                        var handed: Frame? = consume taken
                         var rendered: RenderedCard?
-                        let ms = threadSecondsTaken { rendered = renderer.render(card, into: consume taken) } * 1000
+                        let ms = threadSecondsTaken { rendered = renderer.render(card, into: handed.take()!) } * 1000
                         frame = rendered!.frame
                         worst = max(worst, ms)
                         if ms > slowest.ms { slowest = (ms, "\(names[index % names.count]) / \(names[(index + 1) % names.count]) at \(size)") }
