@@ -131,8 +131,8 @@ extension NookActivity {
         public static let subtitleCharacters = 1024
         public static let coalescingKeyCharacters = 256
         public static let systemImageCharacters = 4096
-        /// Each text field in characters and in bytes: four bytes a character lets any script
-        /// (CJK is three, most emoji four) fill the character limit; a card shows far fewer.
+        /// Each text field in characters (code points) and in bytes: no code point is more than
+        /// four bytes of UTF-8, so any script fills the character limit; a card shows far fewer.
         public static let title = NookTextLimit(characters: titleCharacters, bytes: 4 * titleCharacters)
         public static let subtitle = NookTextLimit(characters: subtitleCharacters, bytes: 4 * subtitleCharacters)
         public static let coalescingKey = NookTextLimit(characters: coalescingKeyCharacters, bytes: 4 * coalescingKeyCharacters)

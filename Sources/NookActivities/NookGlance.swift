@@ -29,9 +29,10 @@ public struct NookGlance: Hashable, Sendable {
         public static let columns = 1...80
         public static let rows = 1...24
         public static let bars = 256
-        /// One line: as many characters as the grid is wide, and 32 bytes a cell on average
-        /// (any emoji sequence fits a cell): a full 80x24 grid is at most 60 KiB of text.
-        public static func line(columns: Int) -> NookTextLimit { NookTextLimit(characters: columns, bytes: 32 * columns) }
+        /// One line: 32 bytes a cell on average (any emoji sequence fits a cell), so a full
+        /// 80x24 grid is at most 60 KiB of text. That a line is no wider than the grid is
+        /// counted in the characters a person sees, in ``NookGlance/validate()``.
+        public static func line(columns: Int) -> NookTextLimit { NookTextLimit(characters: 32 * columns, bytes: 32 * columns) }
     }
 
     public var columns: Int

@@ -1,9 +1,11 @@
-/// A bound on one piece of text in the three units it can be large in: characters (what a
-/// person counts and a panel shows), bytes of UTF-8 (what the wire, memory and the journal
+/// A bound on one piece of text in the three units it can be large in: characters (counted as
+/// JSON and JSON Schema's `maxLength` count them, in Unicode code points, so every text the
+/// OpenAPI file allows is allowed here and every answer matches the file), bytes of UTF-8 (what the wire, memory and the journal
 /// hold) and Unicode scalars in one character (what text layout works through: a letter with
 /// thousands of combining marks is one character and tens of KiB, and shaping it held nookd's
 /// display loop for seconds).
 public struct NookTextLimit: Hashable, Sendable, CustomStringConvertible {
+    /// Unicode code points (scalars): an accented letter written with a combining mark is two.
     public let characters: Int
     public let bytes: Int
 
@@ -28,10 +30,10 @@ public struct NookTextLimit: Hashable, Sendable, CustomStringConvertible {
     /// `isASCII`: whether every byte of `text` is below 0x80, when the caller has looked already.
     public func problem(with text: String, isASCII: Bool) -> String? {
         let byteCount = text.utf8.count
-        // Every character is at least one byte: within the limit in bytes is within it in characters.
+        // Every code point is at least one byte: within the limit in bytes is within it in code points.
         if byteCount > characters {
-            let count = text.count
-            if count > characters { return "is \(count) characters long; at most \(characters) are allowed" }
+            let count = text.unicodeScalars.count
+            if count > characters { return "is \(count) characters (Unicode code points) long; at most \(characters) are allowed" }
         }
         if byteCount > bytes {
             return "is \(byteCount) bytes long in UTF-8; at most \(bytes) are allowed"
@@ -81,11 +83,12 @@ public struct NookTextLimit: Hashable, Sendable, CustomStringConvertible {
         if problem(with: trimmed) == nil { return trimmed }
         let ellipsis = "…"
         var result = ""
-        var count = 0
+        var scalars = 0
         for piece in pieces {
-            guard count + 1 < characters, result.utf8.count + piece.utf8.count + ellipsis.utf8.count <= bytes else { break }
+            let pieceScalars = piece.unicodeScalars.count
+            guard scalars + pieceScalars + 1 <= characters, result.utf8.count + piece.utf8.count + ellipsis.utf8.count <= bytes else { break }
             result += piece
-            count += 1
+            scalars += pieceScalars
         }
         result += ellipsis
         // Joined pieces can form other characters than they were; cut further until it fits.

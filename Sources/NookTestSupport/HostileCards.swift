@@ -14,16 +14,16 @@ public enum HostileCards {
         return text
     }
 
-    /// `piece` repeated while the result stays within `limit` (characters and bytes).
+    /// `piece` repeated while the result stays within `limit` (code points and bytes).
     static func filling(_ limit: NookTextLimit, with pieces: [String]) -> String {
         var text = ""
-        var characters = 0
+        var scalars = 0
         var index = 0
         while true {
             let piece = pieces[index % pieces.count]
-            guard characters + piece.count <= limit.characters, text.utf8.count + piece.utf8.count <= limit.bytes else { break }
+            guard scalars + piece.unicodeScalars.count <= limit.characters, text.utf8.count + piece.utf8.count <= limit.bytes else { break }
             text += piece
-            characters += piece.count
+            scalars += piece.unicodeScalars.count
             index += 1
         }
         return text

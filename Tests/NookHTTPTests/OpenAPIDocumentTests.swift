@@ -1,4 +1,5 @@
 import Foundation
+import NookActivities
 import NookHTTP
 import NookProtocol
 import Testing
@@ -58,5 +59,26 @@ import Testing
         }
         let error = try #require(document["components"]?["schemas"]?["Error"]?["properties"]?["error"])
         #expect(error["required"]?.items.compactMap(\.text) == ["status", "code", "message"])
+    }
+}
+
+extension OpenAPIDocumentTests {
+    /// schemathesis found a title of 513 code points (512 characters on the glass: a letter and
+    /// its spacing mark are one) that nook-http took and then answered with, against the file's
+    /// `maxLength`. The file and the limits now count alike; this keeps their numbers alike.
+    @Test func h1_theFilesTextLimitsAreTheActivityLimitsInCodePoints() throws {
+        let document = try Self.document()
+        let limits = ["title": NookActivity.Limits.title, "subtitle": NookActivity.Limits.subtitle,
+                      "icon": NookActivity.Limits.systemImage, "key": NookActivity.Limits.coalescingKey]
+        for schema in ["Activity", "ActivityCreate", "ActivityChanges"] {
+            for (field, limit) in limits {
+                let property = try #require(document["components"]?["schemas"]?[schema]?["properties"]?[field], "\(schema).\(field)")
+                #expect(property["maxLength"] == .number(Double(limit.characters)), "\(schema).\(field)'s maxLength")
+                // Counted as JSON Schema counts: one code point over is refused, whatever a
+                // person would count (here half as many characters).
+                let oneOver = String(repeating: "e\u{301}", count: limit.characters / 2) + "e"
+                #expect(limit.problem(with: oneOver) != nil, "\(schema).\(field): \(limit.characters + 1) code points")
+            }
+        }
     }
 }

@@ -2,8 +2,9 @@ import NookActivities
 import NookProtocol
 import Testing
 
-/// Text is bounded in characters, in bytes and in scalars per character wherever it enters, so
-/// one character of thousands of combining marks (tens of KiB) is refused like a long title.
+/// Text is bounded in characters (code points, as JSON Schema's `maxLength` counts them), in bytes
+/// and in scalars per character wherever it enters, so one character of thousands of combining
+/// marks (tens of KiB) is refused like a long title.
 @Suite("C3 text limits in characters, bytes and scalars")
 struct TextLimitTests {
     func decode(_ line: String) -> Result<Request, RequestFailure> { Request.decode(Array(line.utf8)) }
@@ -22,22 +23,30 @@ struct TextLimitTests {
         return failure.error
     }
 
-    @Test func c3_aTitleOfOneCharacterOverTheByteLimitIsRefusedNamingTheFieldAndTheLimitInBytes() {
+    @Test func c3_aTitleOfOneCharacterOfThousandsOfMarksIsRefusedNamingTheFieldAndItsCodePoints() {
         let title = stacked(31_000)
         #expect(title.count == 1)
         let error = failure(#"{"op":"enqueue","activity":{"title":\#(quoted(title))}}"#)
         #expect(error?.code == .invalid)
         #expect(error?.field == "activity.title")
-        #expect(error?.message == "is 62001 bytes long in UTF-8; at most 2048 are allowed")
+        #expect(error?.message == "is 31001 characters (Unicode code points) long; at most 512 are allowed")
     }
 
-    @Test func c3_anUpdateOverTheByteLimitIsRefusedNamingTheChangedField() {
+    @Test func c3_anIconPathOverTheByteLimitIsRefusedInBytes() {
+        // 1,500 code points, 4,500 bytes: a path is bounded by PATH_MAX in bytes.
+        let path = "/" + String(repeating: "€", count: 1_499)
+        let error = failure(#"{"op":"enqueue","activity":{"title":"x","icon":\#(quoted(path))}}"#)
+        #expect(error?.field == "activity.icon")
+        #expect(error?.message == "is 4498 bytes long in UTF-8; at most 4096 are allowed")
+    }
+
+    @Test func c3_anUpdateOverTheLimitIsRefusedNamingTheChangedField() {
         let id = NookActivityID()
-        let title = String(repeating: "a\u{301}", count: 400)  // 400 characters, 1,200 bytes
-        let subtitle = String(repeating: stacked(20), count: 100)  // 100 characters, 4,100 bytes
+        let title = String(repeating: "a\u{301}", count: 200)  // 200 characters a person sees, 400 code points
+        let subtitle = String(repeating: stacked(20), count: 50)  // 50 characters a person sees, 1,050 code points
         let error = failure(#"{"op":"update","activity":"\#(id)","changes":{"title":\#(quoted(title)),"subtitle":\#(quoted(subtitle))}}"#)
         #expect(error?.field == "changes.subtitle")
-        #expect(error?.message == "is 4100 bytes long in UTF-8; at most 4096 are allowed")
+        #expect(error?.message == "is 1050 characters (Unicode code points) long; at most 1024 are allowed")
     }
 
     @Test func c3_aCharacterOfMoreScalarsThanTheLimitIsRefusedInScalars() {
@@ -52,14 +61,27 @@ struct TextLimitTests {
         #expect(failure(#"{"op":"enqueue","activity":{"title":"x","key":\#(quoted(chain))}}"#)?.field == "activity.key")
     }
 
-    @Test func c3_tooManyCharactersAreStillCountedInCharacters() {
+    @Test func c3_charactersAreCountedInCodePointsAsJSONSchemaCountsThem() {
         let error = failure(#"{"op":"enqueue","activity":{"title":\#(quoted(String(repeating: "é", count: 513)))}}"#)
-        #expect(error?.message == "is 513 characters long; at most 512 are allowed")
+        #expect(error?.message == "is 513 characters (Unicode code points) long; at most 512 are allowed")
+        // A letter and a combining mark (what schemathesis sent: a spacing mark after a letter)
+        // is one character on the glass but two code points: the OpenAPI file's maxLength of
+        // 512 counts two, so nookd does, and every title it answers with matches the file.
+        let decomposed = String(repeating: "e\u{301}", count: 257)
+        #expect(decomposed.count == 257 && decomposed.unicodeScalars.count == 514)
+        #expect(failure(#"{"op":"enqueue","activity":{"title":\#(quoted(decomposed))}}"#)?.message
+            == "is 514 characters (Unicode code points) long; at most 512 are allowed")
+        // 512 code points of four bytes each: at both limits, refused by neither.
+        let astral = String(repeating: "😀", count: 512)
+        guard case .success = decode(#"{"op":"enqueue","activity":{"title":\#(quoted(astral))}}"#) else {
+            Issue.record("512 emoji refused")
+            return
+        }
     }
 
     @Test func r4_aHomeStatusTextIsBoundedAsATitleIs() {
         #expect(failure(#"{"op":"home","content":"text","text":\#(quoted(stacked(1100)))}"#)?.message
-            == "is 2201 bytes long in UTF-8; at most 2048 are allowed")
+            == "is 1101 characters (Unicode code points) long; at most 512 are allowed")
         #expect(failure(#"{"op":"home","content":"text","text":\#(quoted(stacked(40)))}"#)?.field == "text")
         #expect(failure(#"{"op":"home","content":"text","text":""}"#)?.message == "must not be empty")
         guard case .success(let request) = decode(#"{"op":"home","content":"text","text":\#(quoted(stacked(31)))}"#) else {
@@ -88,10 +110,11 @@ struct TextLimitTests {
         let hostile = limit.clamped(stacked(31_000))
         #expect(limit.problem(with: hostile) == nil)
         #expect(hostile.unicodeScalars.count == NookTextLimit.scalarsPerCharacter)
+        // Seven code points a family: cut at a family, 73 of them and the ellipsis.
         let long = limit.clamped(String(repeating: "👩‍👩‍👧‍👦", count: 200))
         #expect(limit.problem(with: long) == nil)
         #expect(long.hasSuffix("…"))
-        #expect(long.utf8.count <= 2048 && long.utf8.count > 2048 - 25 - 3)
+        #expect(long.unicodeScalars.count == 73 * 7 + 1)
         #expect(limit.clamped("Build finished") == "Build finished")
     }
 }

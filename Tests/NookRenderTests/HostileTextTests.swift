@@ -27,7 +27,7 @@ struct HostileTextTests {
         // Each text fills its field: to within a piece of the character or the byte limit.
         for limit in [NookActivity.Limits.title, NookActivity.Limits.subtitle] {
             for (name, text) in HostileCards.texts(limit) {
-                #expect(limit.characters - text.count < 8 || limit.bytes - text.utf8.count < 80, "\(name) fills \(limit)")
+                #expect(limit.characters - text.unicodeScalars.count < 32 || limit.bytes - text.utf8.count < 80, "\(name) fills \(limit)")
             }
         }
     }
