@@ -41,7 +41,7 @@ public struct DaemonConfig: Sendable {
     /// Where the mock writes its PNG frames; nil writes none.
     public var framesDirectory: String?
     /// How many frame files the mock keeps there; older ones are removed (the disk stays bounded).
-    public var framesLimit = FrameWriter.defaultLimit
+    public var framesLimit = Service.Display.framesLimit.defaultValue
     /// Open socket connections at most; more are refused with a reason (C1).
     public var maxConnections = SocketServer.defaultMaximumConnections
     /// Timeouts, the per-user share and the buffer budget for slow clients (C1, C4).
@@ -53,22 +53,22 @@ public struct DaemonConfig: Sendable {
     public var drmConnector: String?
     public var drmMode: String?
     /// `display.page_flip = false`: one buffer and dirty-fb even where the driver flips.
-    public var drmPageFlip = true
+    public var drmPageFlip = Service.Display.pageFlip.defaultValue
     /// fbdev: the framebuffer device (`/dev/fb1`); nil takes the first one.
     public var fbdevPath: String?
-    public var refreshHz: Double = 60
+    public var refreshHz = Service.Display.refreshHz.defaultValue
     /// Blank the panel after this long without a card; nil never blanks.
     public var blankAfter: Duration?
     public var theme: Theme = .dark
     public var home: HomeContent = .clock
-    public var capacity = 256
+    public var capacity = Service.Queues.capacity.defaultValue
     /// `queue.per_sender`: the most pending activities one sender may hold in a module (a uid's
     /// own programs together; each name a relay states, a nook-http token, apart); 0: no share
     /// smaller than the capacity.
-    public var perSender = 0
-    public var pollInterval: Duration = .milliseconds(200)
+    public var perSender = Service.RequestSettings.perSender.defaultValue
+    public var pollInterval: Duration = .milliseconds(Service.Queues.pollInterval.defaultValue)
     /// Declared modules, one queue each; the first is foreground at start.
-    public var modules: [NookModuleID] = ["default"]
+    public var modules = Service.Queues.modules.defaultValue.map { NookModuleID($0) }
     public var logLevel = "info"
     /// An IIO proximity sensor driving `hover` (I2); nil runs without one.
     public var proximity: ProximitySensor.Settings?
@@ -87,7 +87,7 @@ public struct DaemonConfig: Sendable {
     public var hangDisplayFile: String?
     /// `debug.press_inputs`: the `press` operation acts as the open or dismiss button (tests,
     /// boards without buttons). Off: `press` is refused.
-    public var pressInputs = false
+    public var pressInputs = Service.RequestSettings.pressInputs.defaultValue
     /// Quiet hours (Z1, `[quiet]`).
     var quiet = QuietConfig()
     /// Z2 (`[brightness]`): the backlight's name under `brightnessRoot`; nil, with a
@@ -196,24 +196,24 @@ public struct DaemonConfig: Sendable {
         if let sync = try reader.choice("journal.sync", among: SettingValue.journalSyncs) { journalSync = JournalSync(rawValue: sync)! }
         logLevel = try reader.choice("daemon.log_level", among: SettingValue.logLevels) ?? logLevel
 
-        if let name = try reader.choice("display.backend", among: Backend.allCases.map(\.rawValue)) { backend = Backend(rawValue: name)! }
-        if let text = try reader.string("display.size") { mockSize = try checked("display.size", SettingValue.size(text)) }
-        framesDirectory = try reader.string("display.frames")
-        framesLimit = try reader.integer("display.frames_limit", in: 1...10_000_000) ?? framesLimit
+        if let name = try Service.Display.backend.read(reader) { backend = Backend(rawValue: name)! }
+        if let text = try Service.Display.size.read(reader) { mockSize = try checked("display.size", SettingValue.size(text)) }
+        framesDirectory = try Service.Display.frames.read(reader)
+        framesLimit = try Service.Display.framesLimit.read(reader) ?? framesLimit
         if let degrees = try reader.integer("display.rotation", in: 0...270) { rotation = try checked("display.rotation", SettingValue.rotation(degrees)) }
-        refreshHz = try reader.number("display.refresh_hz", in: 1...240) ?? refreshHz
-        if let seconds = try reader.integer("display.blank_after_s", in: 0...86_400), seconds > 0 { blankAfter = .seconds(seconds) }
-        drmCard = try reader.string("display.card")
-        fbdevPath = try reader.string("display.fbdev")
-        drmConnector = try reader.string("display.connector")
-        if let mode = try reader.string("display.mode") {
+        refreshHz = try Service.Display.refreshHz.read(reader) ?? refreshHz
+        if let seconds = try Service.Screen.blankAfter.read(reader), seconds > 0 { blankAfter = .seconds(seconds) }
+        drmCard = try Service.Display.card.read(reader)
+        fbdevPath = try Service.Display.fbdev.read(reader)
+        drmConnector = try Service.Display.connector.read(reader)
+        if let mode = try Service.Display.mode.read(reader) {
             let parts = mode.split(separator: "@")
             guard (1...2).contains(parts.count), PixelSize(parsing: String(parts[0])) != nil, parts.count == 1 || Int(parts[1]) != nil else {
                 throw reader.error("display.mode", "must be WIDTHxHEIGHT or WIDTHxHEIGHT@HZ such as \"1280x400@60\", got \"\(mode)\"")
             }
             drmMode = mode
         }
-        drmPageFlip = try reader.bool("display.page_flip") ?? drmPageFlip
+        drmPageFlip = try Service.Display.pageFlip.read(reader) ?? drmPageFlip
 
         theme = try Theme.load(from: reader, directory: directory)
 
@@ -225,10 +225,10 @@ public struct DaemonConfig: Sendable {
         default: _ = try reader.string("home.text")
         }
 
-        capacity = try reader.integer("queue.capacity", in: 1...100_000) ?? capacity
-        perSender = try reader.integer("queue.per_sender", in: 0...100_000) ?? perSender
-        if let milliseconds = try reader.integer("queue.poll_interval_ms", in: 10...5000) { pollInterval = .milliseconds(milliseconds) }
-        if let names = try reader.strings("queue.modules") {
+        capacity = try Service.Queues.capacity.read(reader) ?? capacity
+        perSender = try Service.RequestSettings.perSender.read(reader) ?? perSender
+        if let milliseconds = try Service.Queues.pollInterval.read(reader) { pollInterval = .milliseconds(milliseconds) }
+        if let names = try Service.Queues.modules.read(reader) {
             guard !names.isEmpty else { throw reader.error("queue.modules", "must name at least one module") }
             for name in names where name.isEmpty || name.contains(where: \.isWhitespace) {
                 throw reader.error("queue.modules", "module names must be non-empty words, got \"\(name)\"")
@@ -260,7 +260,7 @@ public struct DaemonConfig: Sendable {
         } else if let stray = DaemonConfig.proximityKeys.first(where: { reader.document["proximity.\($0)"] != nil }) {
             throw reader.error("proximity.\(stray)", "needs proximity.device or proximity.name to say which sensor")
         }
-        pressInputs = try reader.bool("debug.press_inputs") ?? false
+        pressInputs = try Service.RequestSettings.pressInputs.read(reader) ?? pressInputs
         if let path = try reader.string("debug.hang_display_file") { hangDisplayFile = try checked("debug.hang_display_file", SettingValue.absolutePath(path)) }
         quiet = try QuietConfig(reading: reader)
         if let seconds = try reader.integer("escalation.after_s", in: 1...86_400) { escalation.after = .seconds(seconds) }

@@ -44,7 +44,18 @@ extension DaemonService {
     static func reload(from old: Section, to new: Section, changed: [String], in context: ReloadContext) -> ReloadDecision {
         guard old != new else { return ReloadDecision() }
         let mine = owned(changed)
-        return appliesAtReload ? ReloadDecision(applied: mine) : ReloadDecision(needsRestart: mine)
+        guard let declared = Self.self as? any DeclaresSettings.Type else {
+            return appliesAtReload ? ReloadDecision(applied: mine) : ReloadDecision(needsRestart: mine)
+        }
+        // Each declared key as its declaration says; a key not yet declared as a service-wide rule.
+        var decision = ReloadDecision()
+        for key in mine {
+            switch declared.declaration(of: key)?.reload ?? (appliesAtReload ? .applied : .restart) {
+            case .applied: decision.applied.append(key)
+            case .restart: decision.needsRestart.append(key)
+            }
+        }
+        return decision
     }
 
     /// The keys of `changed` that are this service's.

@@ -23,3 +23,9 @@ extension Service {
         func start(_ section: Section) async throws(DaemonError) {}
     }
 }
+
+extension Service.RequestSettings: DeclaresSettings {
+    static let perSender = Setting<Int>.integer("queue.per_sender", default: 0, in: 0...100_000, reload: .applied)
+    static let pressInputs = Setting<Bool>.bool("debug.press_inputs", default: false, reload: .applied)
+    static let settings = [perSender.declaration, pressInputs.declaration]
+}
