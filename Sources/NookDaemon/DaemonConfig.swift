@@ -263,10 +263,10 @@ public struct DaemonConfig: Sendable {
         pressInputs = try Service.RequestSettings.pressInputs.read(reader) ?? pressInputs
         if let path = try reader.string("debug.hang_display_file") { hangDisplayFile = try checked("debug.hang_display_file", SettingValue.absolutePath(path)) }
         quiet = try QuietConfig(reading: reader)
-        if let seconds = try reader.integer("escalation.after_s", in: 1...86_400) { escalation.after = .seconds(seconds) }
-        if let seconds = try reader.integer("escalation.every_s", in: 1...86_400) { escalation.every = .seconds(seconds) }
-        escalation.command = try reader.strings("escalation.on_escalate") ?? []
-        for name in try reader.strings("escalation.steps") ?? [] {
+        if let seconds = try Service.Escalation.after.read(reader) { escalation.after = .seconds(seconds) }
+        if let seconds = try Service.Escalation.every.read(reader) { escalation.every = .seconds(seconds) }
+        escalation.command = try Service.Escalation.onEscalate.read(reader) ?? Service.Escalation.onEscalate.defaultValue
+        for name in try Service.Escalation.steps.read(reader) ?? Service.Escalation.steps.defaultValue {
             guard let step = EscalationService.Step(rawValue: name) else {
                 throw reader.error("escalation.steps", "steps are brighter, pulse and hook, got \"\(name)\"")
             }
@@ -291,21 +291,21 @@ public struct DaemonConfig: Sendable {
         }
         if let milliseconds = try reader.integer("brightness.fade_ms", in: 300...10_000) { brightnessFade = .milliseconds(milliseconds) }
         ambient = try AmbientSettings.reading(reader)
-        if let path = try reader.string("history.path") { historySetting = .some(try checked("history.path", SettingValue.journal(path))) }
-        historyBounds.maxEntries = try reader.integer("history.max_entries", in: ActivityHistory.Bounds.entriesRange) ?? historyBounds.maxEntries
-        historyBounds.maxBytes = try reader.integer("history.max_bytes", in: ActivityHistory.Bounds.bytesRange) ?? historyBounds.maxBytes
-        if let age = try reader.string("history.max_age") {
+        if let path = try Service.History.path.read(reader) { historySetting = .some(try checked("history.path", SettingValue.journal(path))) }
+        historyBounds.maxEntries = try Service.History.maxEntries.read(reader) ?? historyBounds.maxEntries
+        historyBounds.maxBytes = try Service.History.maxBytes.read(reader) ?? historyBounds.maxBytes
+        if let age = try Service.History.maxAge.read(reader) {
             historyBounds.maxAge = try checked("history.max_age", HistoryAge.seconds(age).mapError { SettingProblem($0.description) })
         }
-        if let hold = try reader.integer("history.recall_hold_ms", in: RecallService.Settings.holdRange) {
+        if let hold = try Service.Recall.hold.read(reader) {
             // A hold within the debounce would make every tap a long press: open could never open.
             guard hold == 0 || hold >= RecallService.Settings.shortestHold else {
                 throw reader.error("history.recall_hold_ms", "must be 0 (no recall gesture) or at least \(RecallService.Settings.shortestHold) ms, got \(hold)")
             }
             recall.hold = hold == 0 ? nil : .milliseconds(hold)
         }
-        recall.entries = try reader.integer("history.recall_entries", in: RecallService.Settings.entriesRange) ?? recall.entries
-        if let dwell = try reader.integer("history.recall_dwell_ms", in: RecallService.Settings.dwellRange) { recall.dwell = .milliseconds(dwell) }
+        recall.entries = try Service.Recall.entries.read(reader) ?? recall.entries
+        if let dwell = try Service.Recall.dwell.read(reader) { recall.dwell = .milliseconds(dwell) }
         gpioLines = try GPIOConfig.lines(from: reader)
         touch = try TouchConfig(reading: reader)
         // A toggle button's long press is the recall gesture (U5); a switch's level is a state.
@@ -326,16 +326,16 @@ public struct DaemonConfig: Sendable {
     /// `[presence]` (Z3): when the display dims and goes dark with nobody there. Presence needs
     /// an input that reports it; the table without one is a mistake, not a quiet no-op.
     static func presence(from reader: ConfigReader, hasInput: Bool) throws(ConfigError) -> PresenceService.Settings? {
-        let keys = Self.keys.keys.filter { $0.hasPrefix("presence.") }.map { $0.dropFirst("presence.".count) }
+        let keys = Service.Presence.settings.map(\.key)
         guard hasInput else {
-            if let stray = keys.first(where: { reader.document["presence.\($0)"] != nil }) {
-                throw reader.error("presence.\(stray)", "needs an input that reports presence: proximity.presence_threshold, or a [gpio.NAME] table with role = \"presence\" (a PIR sensor)")
+            if let stray = keys.first(where: { reader.document[$0] != nil }) {
+                throw reader.error(stray, "needs an input that reports presence: proximity.presence_threshold, or a [gpio.NAME] table with role = \"presence\" (a PIR sensor)")
             }
             return nil
         }
         var settings = PresenceService.Settings()
-        if let seconds = try reader.integer("presence.dim_after_s", in: 1...86_400) { settings.dimAfter = .seconds(seconds) }
-        if let seconds = try reader.integer("presence.blank_after_s", in: 1...86_400) {
+        if let seconds = try Service.Presence.dimAfter.read(reader) { settings.dimAfter = .seconds(seconds) }
+        if let seconds = try Service.Presence.blankAfter.read(reader) {
             guard Duration.seconds(seconds) >= settings.dimAfter else {
                 throw reader.error("presence.blank_after_s", "must not be shorter than presence.dim_after_s (\(settings.dimAfter.components.seconds) s): the display dims before it goes dark; got \(seconds)")
             }
@@ -343,7 +343,7 @@ public struct DaemonConfig: Sendable {
         } else if settings.blankAfter < settings.dimAfter {
             settings.blankAfter = settings.dimAfter
         }
-        if let seconds = try reader.integer("presence.digest_dwell_s", in: 1...600) { settings.digestDwell = .seconds(seconds) }
+        if let seconds = try Service.Presence.digestDwell.read(reader) { settings.digestDwell = .seconds(seconds) }
         return settings
     }
 }

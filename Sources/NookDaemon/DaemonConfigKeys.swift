@@ -24,10 +24,10 @@ extension DaemonConfig {
         LEDSettings.keys.map { "led." + $0 },
         [Service.RequestSettings.pressInputs.key, "debug.hang_display_file"],
         Service.QuietHours.settings.map(\.key),
-        ["after_s", "every_s", "on_escalate", "steps"].map { "escalation." + $0 },
+        Service.Escalation.settings.map(\.key),
         (["backlight", "sysfs_root", "fade_ms"] + BrightnessService.Levels.keys + AmbientSettings.keys).map { "brightness." + $0 },
-        ["dim_after_s", "blank_after_s", "digest_dwell_s"].map { "presence." + $0 },
-        ["path", "max_entries", "max_bytes", "max_age", "recall_hold_ms", "recall_entries", "recall_dwell_ms"].map { "history." + $0 },
+        Service.Presence.settings.map(\.key),
+        Service.History.settings.map(\.key) + Service.Recall.settings.map(\.key),
         GPIOConfig.keys.map { "gpio.*." + $0 },
         TouchConfig.keys.map { "touch." + $0 },
     ]

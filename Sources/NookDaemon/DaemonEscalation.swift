@@ -8,7 +8,7 @@ extension Service {
         typealias Section = EscalationService.Settings
         static let name = "escalation"
         static let needs = ["brightness", "queues"]
-        static let keys = ["escalation.*"]
+        static let keys = settings.map(\.key)
 
         static func section(of config: DaemonConfig) -> Section { config.escalation }
 
@@ -37,4 +37,13 @@ extension Service {
 
         func stop() async { await stops.run() }
     }
+}
+
+extension Service.Escalation: DeclaresSettings {
+    static let after = Setting<Int>.integer("escalation.after_s", default: 60, in: 1...86_400, reload: .restart)
+    static let every = Setting<Int>.integer("escalation.every_s", default: 60, in: 1...86_400, reload: .restart)
+    /// No steps: blockers never escalate.
+    static let steps = Setting<[String]>.texts("escalation.steps", default: [], reload: .restart, shownDefault: "none")
+    static let onEscalate = Setting<[String]>.texts("escalation.on_escalate", default: [], reload: .restart)
+    static let settings = [after.declaration, every.declaration, steps.declaration, onEscalate.declaration]
 }

@@ -13,7 +13,7 @@ extension Service {
 
         static let name = "history"
         static let needs = ["queues", "state files"]
-        static let keys = ["history.path", "history.max_entries", "history.max_bytes", "history.max_age"]
+        static let keys = settings.map(\.key)
 
         static func section(of config: DaemonConfig) -> Section { Section(path: config.historySetting, bounds: config.historyBounds) }
 
@@ -159,4 +159,16 @@ extension Daemon {
         await enqueue([(request, replay)], module: moduleName, on: connection,
                       answer: { id, module, _ in HistoryReplayAnswer(id: id, module: module.rawValue, replayed: entry.number) })
     }
+}
+
+extension Service.History: DeclaresSettings {
+    /// A file, or `none`: memory only; unset, `history` beside the journal.
+    static let path = Setting<String?>.text("history.path", reload: .restart)
+    static let maxEntries = Setting<Int>.integer("history.max_entries", default: ActivityHistory.Bounds().maxEntries,
+                                                 in: ActivityHistory.Bounds.entriesRange, reload: .applied)
+    static let maxBytes = Setting<Int>.integer("history.max_bytes", default: ActivityHistory.Bounds().maxBytes,
+                                               in: ActivityHistory.Bounds.bytesRange, reload: .applied)
+    /// Digits and a unit, read by ``HistoryAge``.
+    static let maxAge = Setting<String?>.text("history.max_age", reload: .applied, shownDefault: "7 days")
+    static let settings = [path.declaration, maxEntries.declaration, maxBytes.declaration, maxAge.declaration]
 }

@@ -11,7 +11,7 @@ extension Service {
         typealias Section = PresenceService.Settings?
         static let name = "presence"
         static let needs = ["brightness", "screen", "queues"]
-        static let keys = ["presence.*"]
+        static let keys = settings.map(\.key)
 
         static func section(of config: DaemonConfig) -> Section { config.presence }
 
@@ -83,4 +83,12 @@ extension Service {
 extension Daemon {
     /// `status`'s `presence` member.
     func presenceStatus() async -> StatusAnswer.Presence? { await parts.presence.status() }
+}
+
+extension Service.Presence: DeclaresSettings {
+    static let dimAfter = Setting<Int>.integer("presence.dim_after_s", default: 60, in: 1...86_400, reload: .restart)
+    /// At least ``dimAfter``: the display dims before it goes dark.
+    static let blankAfter = Setting<Int>.integer("presence.blank_after_s", default: 300, in: 1...86_400, reload: .restart, shownRange: "up to 86400")
+    static let digestDwell = Setting<Int>.integer("presence.digest_dwell_s", default: 8, in: 1...600, reload: .restart)
+    static let settings = [dimAfter.declaration, blankAfter.declaration, digestDwell.declaration]
 }

@@ -11,7 +11,7 @@ extension Service {
         typealias Section = RecallService.Settings
         static let name = "recall"
         static let needs = ["screen", "watchdog", "queues"]
-        static let keys = ["history.recall_hold_ms", "history.recall_entries", "history.recall_dwell_ms"]
+        static let keys = settings.map(\.key)
         static let appliesAtReload = true
 
         static func section(of config: DaemonConfig) -> Section { config.recall }
@@ -49,4 +49,13 @@ extension Service {
 
         func apply(_ section: Section) async { recall.setSettings(section) }
     }
+}
+
+extension Service.Recall: DeclaresSettings {
+    /// 0: no recall gesture; otherwise at least ``RecallService/Settings/shortestHold``.
+    static let hold = Setting<Int>.integer("history.recall_hold_ms", default: 800, in: 0...10_000, reload: .applied,
+                                           shownRange: "0 (off) or \(RecallService.Settings.shortestHold) to 10000")
+    static let entries = Setting<Int>.integer("history.recall_entries", default: 5, in: 1...20, reload: .applied)
+    static let dwell = Setting<Int>.integer("history.recall_dwell_ms", default: 3000, in: 500...30_000, reload: .applied)
+    static let settings = [hold.declaration, entries.declaration, dwell.declaration]
 }

@@ -10,8 +10,8 @@ actor EscalationService {
     enum Step: String, Sendable, CaseIterable { case brighter, pulse, hook }
 
     struct Settings: Hashable, Sendable {
-        var after: Duration = .seconds(60)
-        var every: Duration = .seconds(60)
+        var after: Duration = .seconds(Service.Escalation.after.defaultValue)
+        var every: Duration = .seconds(Service.Escalation.every.defaultValue)
         var steps: [Step] = []
         var command: [String] = []
     }

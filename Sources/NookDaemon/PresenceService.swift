@@ -12,10 +12,10 @@ actor PresenceService {
     enum State: String, Sendable { case present, dimmed, away }
 
     struct Settings: Hashable, Sendable {
-        var dimAfter: Duration = .seconds(60)
-        var blankAfter: Duration = .seconds(300)
+        var dimAfter: Duration = .seconds(Service.Presence.dimAfter.defaultValue)
+        var blankAfter: Duration = .seconds(Service.Presence.blankAfter.defaultValue)
         /// How long the digest card stays.
-        var digestDwell: Duration = .seconds(8)
+        var digestDwell: Duration = .seconds(Service.Presence.digestDwell.defaultValue)
     }
 
     /// What the daemon does for each change; tests record them.

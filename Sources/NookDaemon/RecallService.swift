@@ -20,20 +20,17 @@ import NookSystem
 final class RecallService: Sendable {
     struct Settings: Hashable, Sendable {
         /// How long the open button is held for a long press; nil: no recall gesture.
-        var hold: Duration? = .milliseconds(800)
+        var hold: Duration? = .milliseconds(Service.Recall.hold.defaultValue)
         /// The most entries one recall shows.
-        var entries = 5
+        var entries = Service.Recall.entries.defaultValue
         /// How long each recall card stays.
-        var dwell: Duration = .seconds(3)
+        var dwell: Duration = .milliseconds(Service.Recall.dwell.defaultValue)
         /// `daemon.icon_directories`: an entry's icon file is checked again before it is drawn,
         /// as a replayed or restored activity's is (R3); one refused now shows without it.
         var iconDirectories = IconPolicy.defaultDirectories
 
-        static let entriesRange = 1...20
-        static let holdRange = 0...10_000
         /// The shortest hold that is a long press: well past a tap and any debounce.
         static let shortestHold = 200
-        static let dwellRange = 500...30_000
     }
 
     /// The module id the recall cards claim the glass under: not registered with the arbiter,

@@ -57,7 +57,7 @@ struct SettingDeclarationTests {
 
     @Test func n1_nookToml5SaysEachDeclaredSettingsRangeDefaultAndReload() throws {
         let entries = try Self.entries()
-        #expect(Self.declared.count >= 15, "the declarations were reached: \(Self.declared.count)")
+        #expect(Self.declared.count >= 30, "the declarations were reached: \(Self.declared.count)")
         for (_, setting) in Self.declared {
             guard let entry = entries[setting.key] else { Issue.record("nook.toml(5) has no entry for \(setting.key)"); continue }
             #expect(entry.reload == setting.reload, "\(setting.key): nook.toml(5) says \(String(describing: entry.reload)), the declaration \(setting.reload)")
