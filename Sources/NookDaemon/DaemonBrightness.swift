@@ -16,7 +16,7 @@ extension Service {
         }
 
         static let name = "brightness"
-        static let needs = ["display", "queues", "recall"]
+        static var needs: [any DaemonService.Type] { [Display.self, Queues.self, Recall.self] }
         static let keys = ["brightness.*"]
 
         static func section(of config: DaemonConfig) -> Section {

@@ -7,7 +7,7 @@ extension Service {
     final class Escalation: DaemonService {
         typealias Section = EscalationService.Settings
         static let name = "escalation"
-        static let needs = ["brightness", "queues"]
+        static var needs: [any DaemonService.Type] { [Brightness.self, Queues.self] }
         static let keys = settings.map(\.key)
 
         static func section(of config: DaemonConfig) -> Section { config.escalation }

@@ -12,7 +12,7 @@ extension Service {
         }
 
         static let name = "history"
-        static let needs = ["queues", "state files"]
+        static var needs: [any DaemonService.Type] { [Queues.self, StateFiles.self] }
         static let keys = settings.map(\.key)
 
         static func section(of config: DaemonConfig) -> Section { Section(path: config.historySetting, bounds: config.historyBounds) }

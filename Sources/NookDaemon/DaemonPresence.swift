@@ -10,7 +10,7 @@ extension Service {
     final class Presence: DaemonService {
         typealias Section = PresenceService.Settings?
         static let name = "presence"
-        static let needs = ["brightness", "screen", "queues"]
+        static var needs: [any DaemonService.Type] { [Brightness.self, Screen.self, Queues.self] }
         static let keys = settings.map(\.key)
 
         static func section(of config: DaemonConfig) -> Section { config.presence }

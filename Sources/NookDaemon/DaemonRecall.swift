@@ -10,7 +10,7 @@ extension Service {
     final class Recall: DaemonService {
         typealias Section = RecallService.Settings
         static let name = "recall"
-        static let needs = ["screen", "watchdog", "queues"]
+        static var needs: [any DaemonService.Type] { [Screen.self, SystemdWatchdog.self, Queues.self] }
         static let keys = settings.map(\.key)
         static let appliesAtReload = true
 

@@ -19,7 +19,7 @@ extension Service {
         }
 
         static let name = "display"
-        static let needs: [String] = []
+        static var needs: [any DaemonService.Type] { [] }
         static let keys = settings.map(\.key) + ["led.*", "debug.hang_display_file"]
 
         static func section(of config: DaemonConfig) -> Section {

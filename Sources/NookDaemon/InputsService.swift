@@ -13,7 +13,7 @@ extension Service {
         }
 
         static let name = "inputs"
-        static let needs = ["presence", "recall", "queues", "action cards"]
+        static var needs: [any DaemonService.Type] { [Presence.self, Recall.self, Queues.self, ActionCardTracking.self] }
         static let keys = ["proximity.*", "gpio.*.*"]
 
         static func section(of config: DaemonConfig) -> Section { Section(proximity: config.proximity, gpioLines: config.gpioLines) }

@@ -13,7 +13,7 @@ extension Service {
         }
 
         static let name = "queues"
-        static let needs: [String] = []
+        static var needs: [any DaemonService.Type] { [] }
         static let keys = settings.map(\.key)
 
         static func section(of config: DaemonConfig) -> Section {

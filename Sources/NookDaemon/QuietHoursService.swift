@@ -10,7 +10,7 @@ extension Service {
     final class QuietHours: DaemonService {
         typealias Section = QuietConfig
         static let name = "quiet hours"
-        static let needs = ["brightness", "queues"]
+        static var needs: [any DaemonService.Type] { [Brightness.self, Queues.self] }
         static let keys = settings.map(\.key)
         static let appliesAtReload = true
 

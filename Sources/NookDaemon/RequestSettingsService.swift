@@ -14,7 +14,7 @@ extension Service {
         }
 
         static let name = "requests"
-        static let needs: [String] = []
+        static var needs: [any DaemonService.Type] { [] }
         static let keys = ["daemon.icon_directories", "queue.per_sender", "debug.press_inputs"]
         static let appliesAtReload = true
 

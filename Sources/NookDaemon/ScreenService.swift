@@ -16,7 +16,7 @@ extension Service {
         }
 
         static let name = "screen"
-        static let needs = ["display", "queues", "watchdog"]
+        static var needs: [any DaemonService.Type] { [Display.self, Queues.self, SystemdWatchdog.self] }
         static let keys = ["theme.*", "theme.palette.*", "home.*", "display.rotation"] + settings.map(\.key)
         static let appliesAtReload = true
 

@@ -16,8 +16,10 @@ extension Service {
         }
 
         static let name = "socket"
-        static let needs = ["signals", "queues", "screen", "journal", "history", "recall", "brightness", "quiet hours", "presence",
-                            "inputs", "ownership", "requests", "home clock"]
+        static var needs: [any DaemonService.Type] {
+            [Signals.self, Queues.self, Screen.self, Journal.self, History.self, Recall.self, Brightness.self, QuietHours.self, Presence.self,
+             Inputs.self, Ownership.self, RequestSettings.self, HomeClock.self]
+        }
         /// The server takes them all at start.
         static let keys = ["daemon.socket", "daemon.socket_group", "daemon.socket_mode", "daemon.allowed_uids", "daemon.allowed_groups",
                            "daemon.max_connections", "daemon.max_connections_per_user", "daemon.partial_line_timeout", "daemon.idle_timeout",

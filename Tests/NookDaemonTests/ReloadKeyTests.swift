@@ -279,7 +279,7 @@ struct ReloadKeyTests {
         }
 
         static let name = "screen"
-        static let needs: [String] = []
+        static var needs: [any DaemonService.Type] { [] }
         static let keys = Service.Screen.keys
         static let appliesAtReload = true
 
