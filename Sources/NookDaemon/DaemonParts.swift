@@ -40,6 +40,9 @@ struct DaemonParts: Sendable {
          quietHours, homeClock, displayWatch, presence, inputs, touch, ownership, requests, socket]
     }
 
+    /// The services that answer for their own part of `status`, in start order.
+    var reportingStatus: [any ReportsStatus] { all.compactMap { $0 as? any ReportsStatus } }
+
     /// Every service, in ``startOrder``; throws if that order is refused or a service in it
     /// has no instance here.
     func inStartOrder() throws(DaemonError) -> [any DaemonService] {

@@ -80,11 +80,6 @@ extension Service {
     }
 }
 
-extension Daemon {
-    /// `status`'s `presence` member.
-    func presenceStatus() async -> StatusAnswer.Presence? { await parts.presence.status() }
-}
-
 extension Service.Presence: DeclaresSettings {
     static let dimAfter = Setting<Int>.integer("presence.dim_after_s", default: 60, in: 1...86_400, reload: .restart)
     /// At least ``dimAfter``: the display dims before it goes dark.

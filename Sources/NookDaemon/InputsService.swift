@@ -128,8 +128,3 @@ extension Service {
         }
     }
 }
-
-extension Daemon {
-    /// `status`'s `gpio` member.
-    func gpioStatus() -> StatusAnswer.GPIO? { parts.inputs.gpioStatus() }
-}

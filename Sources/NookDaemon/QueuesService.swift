@@ -20,8 +20,8 @@ extension Service {
             Section(modules: config.modules, capacity: config.capacity, pollInterval: config.pollInterval)
         }
 
-        private let arbiter: NookSurfaceArbiter
-        private let queues: [(NookModuleID, NookActivityQueue)]
+        let arbiter: NookSurfaceArbiter
+        let queues: [(NookModuleID, NookActivityQueue)]
 
         init(arbiter: NookSurfaceArbiter, queues: [(NookModuleID, NookActivityQueue)]) {
             (self.arbiter, self.queues) = (arbiter, queues)

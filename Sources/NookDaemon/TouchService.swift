@@ -215,8 +215,3 @@ extension Service {
         }
     }
 }
-
-extension Daemon {
-    /// `status`'s `touch` member.
-    func touchStatus() -> StatusAnswer.Touch? { parts.touch.status() }
-}
