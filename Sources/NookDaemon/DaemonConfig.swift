@@ -180,18 +180,18 @@ public struct DaemonConfig: Sendable {
             }
             iconDirectories = directories
         }
-        maxConnections = try reader.integer("daemon.max_connections", in: 1...65_536) ?? maxConnections
-        connectionLimits.perUser = try reader.integer("daemon.max_connections_per_user", in: 1...65_536) ?? connectionLimits.perUser
-        if let seconds = try reader.integer("daemon.partial_line_timeout", in: ConnectionLimits.timeoutRange) {
+        maxConnections = try Service.Socket.maxConnections.read(reader) ?? maxConnections
+        connectionLimits.perUser = try Service.Socket.maxConnectionsPerUser.read(reader) ?? connectionLimits.perUser
+        if let seconds = try Service.Socket.partialLineTimeout.read(reader) {
             connectionLimits.partialLineTimeout = .seconds(seconds)
         }
-        if let seconds = try reader.integer("daemon.idle_timeout", in: ConnectionLimits.timeoutRange) {
+        if let seconds = try Service.Socket.idleTimeout.read(reader) {
             connectionLimits.idleTimeout = .seconds(seconds)
         }
-        if let seconds = try reader.integer("daemon.unread_timeout", in: ConnectionLimits.timeoutRange) {
+        if let seconds = try Service.Socket.unreadTimeout.read(reader) {
             connectionLimits.unreadTimeout = .seconds(seconds)
         }
-        connectionLimits.bufferedBytes = try reader.integer("daemon.max_buffered_bytes", in: ConnectionLimits.bufferedRange) ?? connectionLimits.bufferedBytes
+        connectionLimits.bufferedBytes = try Service.Socket.maxBufferedBytes.read(reader) ?? connectionLimits.bufferedBytes
         if let journal = try reader.string("daemon.journal") { journalPath = try checked("daemon.journal", SettingValue.journal(journal)) }
         if let sync = try reader.choice("journal.sync", among: SettingValue.journalSyncs) { journalSync = JournalSync(rawValue: sync)! }
         logLevel = try reader.choice("daemon.log_level", among: SettingValue.logLevels) ?? logLevel

@@ -13,8 +13,8 @@ extension DaemonConfig {
 
     private static let keyGroups: [[String]] = [
         ["socket", "socket_group", "socket_mode", "allowed_uids", "allowed_groups", "admin_group", "relay_users", "icon_directories",
-         "max_connections", "max_connections_per_user", "partial_line_timeout", "idle_timeout", "unread_timeout", "max_buffered_bytes",
          "journal", "log_level"].map { "daemon." + $0 },
+        Service.Socket.settings.map(\.key),
         ["journal.sync"],
         Service.Display.settings.map(\.key) + ["display.rotation"] + Service.Screen.settings.map(\.key),
         Theme.configKeys.map { "theme." + $0 },

@@ -83,6 +83,18 @@ extension Setting where Value == Double {
     }
 }
 
+extension Setting where Value == Int? {
+    /// A whole number whose default nookd works out (from another key, or none).
+    static func integer(_ key: String, in range: ClosedRange<Int>, reload: SettingReload, shownDefault: String? = nil) -> Setting {
+        Setting(key: key, kind: .integer(range), defaultValue: nil, reload: reload, shownDefault: shownDefault)
+    }
+
+    func read(_ reader: ConfigReader) throws(ConfigError) -> Int? {
+        guard case .integer(let range) = kind else { preconditionFailure("\(key) is declared as an integer") }
+        return try reader.integer(key, in: range)
+    }
+}
+
 extension Setting where Value == Bool {
     static func bool(_ key: String, default value: Bool, reload: SettingReload) -> Setting {
         Setting(key: key, kind: .bool, defaultValue: value, reload: reload, shownDefault: String(value))
