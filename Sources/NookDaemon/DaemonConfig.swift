@@ -96,21 +96,21 @@ public struct DaemonConfig: Sendable {
     /// Whether `[brightness]` says anything: without it nookd leaves the brightness alone.
     var brightnessConfigured = false
     var brightnessRoot = "/sys/class/backlight"
-    var brightnessLevels = BrightnessService.Levels()
+    var brightnessLevels = BrightnessController.Levels()
     var brightnessFade: Duration = .milliseconds(400)
     /// Z2's ambient light sensor (`brightness.ambient_*`); nil: the levels are fixed.
     var ambient: AmbientSettings?
     /// Z4 (`[escalation]`); no steps: blockers never escalate.
-    var escalation = EscalationService.Settings()
+    var escalation = Escalator.Settings()
     /// Z3 (`[presence]`); nil when no input reports presence.
-    var presence: PresenceService.Settings?
+    var presence: PresenceTracker.Settings?
 
     /// `[history] path` (U4): a file, `none` (memory only), or nil: `history` next to the journal.
     var historySetting: String??
     /// `[history] max_entries`, `max_age`.
     var historyBounds = ActivityHistory.Bounds()
     /// `[history] recall_hold_ms`, `recall_entries`, `recall_dwell_ms` (U5's recall gesture).
-    var recall = RecallService.Settings()
+    var recall = HistoryRecall.Settings()
     /// `[touch]` (T1–T3): the touch panel and its gestures.
     var touch = TouchConfig()
 
@@ -267,7 +267,7 @@ public struct DaemonConfig: Sendable {
         if let seconds = try Service.Escalation.every.read(reader) { escalation.every = .seconds(seconds) }
         escalation.command = try Service.Escalation.onEscalate.read(reader) ?? Service.Escalation.onEscalate.defaultValue
         for name in try Service.Escalation.steps.read(reader) ?? Service.Escalation.steps.defaultValue {
-            guard let step = EscalationService.Step(rawValue: name) else {
+            guard let step = Escalator.Step(rawValue: name) else {
                 throw reader.error("escalation.steps", "steps are brighter, pulse and hook, got \"\(name)\"")
             }
             escalation.steps.append(step)
@@ -278,7 +278,7 @@ public struct DaemonConfig: Sendable {
         backlightName = try reader.string("brightness.backlight")
         brightnessRoot = try reader.string("brightness.sysfs_root") ?? brightnessRoot
         brightnessConfigured = reader.document.entries.contains { $0.key.hasPrefix("brightness.") }
-        for key in BrightnessService.Levels.keys {
+        for key in BrightnessController.Levels.keys {
             guard let percent = try reader.integer("brightness.\(key)", in: 0...100) else { continue }
             let level = Double(percent) / 100
             switch key {
@@ -299,8 +299,8 @@ public struct DaemonConfig: Sendable {
         }
         if let hold = try Service.Recall.hold.read(reader) {
             // A hold within the debounce would make every tap a long press: open could never open.
-            guard hold == 0 || hold >= RecallService.Settings.shortestHold else {
-                throw reader.error("history.recall_hold_ms", "must be 0 (no recall gesture) or at least \(RecallService.Settings.shortestHold) ms, got \(hold)")
+            guard hold == 0 || hold >= HistoryRecall.Settings.shortestHold else {
+                throw reader.error("history.recall_hold_ms", "must be 0 (no recall gesture) or at least \(HistoryRecall.Settings.shortestHold) ms, got \(hold)")
             }
             recall.hold = hold == 0 ? nil : .milliseconds(hold)
         }
@@ -325,7 +325,7 @@ public struct DaemonConfig: Sendable {
 
     /// `[presence]` (Z3): when the display dims and goes dark with nobody there. Presence needs
     /// an input that reports it; the table without one is a mistake, not a quiet no-op.
-    static func presence(from reader: ConfigReader, hasInput: Bool) throws(ConfigError) -> PresenceService.Settings? {
+    static func presence(from reader: ConfigReader, hasInput: Bool) throws(ConfigError) -> PresenceTracker.Settings? {
         let keys = Service.Presence.settings.map(\.key)
         guard hasInput else {
             if let stray = keys.first(where: { reader.document[$0] != nil }) {
@@ -333,7 +333,7 @@ public struct DaemonConfig: Sendable {
             }
             return nil
         }
-        var settings = PresenceService.Settings()
+        var settings = PresenceTracker.Settings()
         if let seconds = try Service.Presence.dimAfter.read(reader) { settings.dimAfter = .seconds(seconds) }
         if let seconds = try Service.Presence.blankAfter.read(reader) {
             guard Duration.seconds(seconds) >= settings.dimAfter else {

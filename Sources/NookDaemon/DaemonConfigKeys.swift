@@ -25,7 +25,7 @@ extension DaemonConfig {
         [Service.RequestSettings.pressInputs.key, "debug.hang_display_file"],
         Service.QuietHours.settings.map(\.key),
         Service.Escalation.settings.map(\.key),
-        (["backlight", "sysfs_root", "fade_ms"] + BrightnessService.Levels.keys + AmbientSettings.keys).map { "brightness." + $0 },
+        (["backlight", "sysfs_root", "fade_ms"] + BrightnessController.Levels.keys + AmbientSettings.keys).map { "brightness." + $0 },
         Service.Presence.settings.map(\.key),
         Service.History.settings.map(\.key) + Service.Recall.settings.map(\.key),
         GPIOConfig.keys.map { "gpio.*." + $0 },
@@ -33,6 +33,6 @@ extension DaemonConfig {
     ]
 }
 
-extension BrightnessService.Levels {
+extension BrightnessController.Levels {
     static let keys = ["active", "night", "idle", "quiet", "dim"]
 }

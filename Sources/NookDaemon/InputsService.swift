@@ -32,7 +32,7 @@ extension Service {
         private let engagement: NookEngagement
         private let presses: InputBroadcast
         private let queues: [NookActivityQueue]
-        private let recall: RecallService
+        private let recall: HistoryRecall
         private let actionCards: ActionCards
         private let menuOnGlance: Locked<Daemon.MenuClaim?>
         private let state: Locked<Daemon.State>
@@ -47,7 +47,7 @@ extension Service {
                        menuTakesOpen: Daemon.MenuClaim.takesOpen(menuOnGlance))
         }
 
-        init(engagement: NookEngagement, presses: InputBroadcast, queues: [NookActivityQueue], recall: RecallService, actionCards: ActionCards,
+        init(engagement: NookEngagement, presses: InputBroadcast, queues: [NookActivityQueue], recall: HistoryRecall, actionCards: ActionCards,
              menuOnGlance: Locked<Daemon.MenuClaim?>, state: Locked<Daemon.State>, clock: any NookClock, logger: Logger) {
             (self.engagement, self.presses, self.queues, self.recall, self.actionCards) = (engagement, presses, queues, recall, actionCards)
             (self.menuOnGlance, self.state, self.clock, self.logger) = (menuOnGlance, state, clock, logger)
