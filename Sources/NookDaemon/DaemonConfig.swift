@@ -263,18 +263,7 @@ public struct DaemonConfig: Sendable {
         pressInputs = try Service.RequestSettings.pressInputs.read(reader) ?? pressInputs
         if let path = try reader.string("debug.hang_display_file") { hangDisplayFile = try checked("debug.hang_display_file", SettingValue.absolutePath(path)) }
         quiet = try QuietConfig(reading: reader)
-        if let seconds = try Service.Escalation.after.read(reader) { escalation.after = .seconds(seconds) }
-        if let seconds = try Service.Escalation.every.read(reader) { escalation.every = .seconds(seconds) }
-        escalation.command = try Service.Escalation.onEscalate.read(reader) ?? Service.Escalation.onEscalate.defaultValue
-        for name in try Service.Escalation.steps.read(reader) ?? Service.Escalation.steps.defaultValue {
-            guard let step = Escalator.Step(rawValue: name) else {
-                throw reader.error("escalation.steps", "steps are brighter, pulse and hook, got \"\(name)\"")
-            }
-            escalation.steps.append(step)
-        }
-        if escalation.steps.contains(.hook), escalation.command.first?.isEmpty ?? true {
-            throw reader.error("escalation.on_escalate", "the hook step needs a command: an argument list such as [\"/usr/local/bin/ring\", \"--loud\"]")
-        }
+        escalation = try Service.Escalation.read(reader)
         backlightName = try reader.string("brightness.backlight")
         brightnessRoot = try reader.string("brightness.sysfs_root") ?? brightnessRoot
         brightnessConfigured = reader.document.entries.contains { $0.key.hasPrefix("brightness.") }
@@ -291,21 +280,8 @@ public struct DaemonConfig: Sendable {
         }
         if let milliseconds = try reader.integer("brightness.fade_ms", in: 300...10_000) { brightnessFade = .milliseconds(milliseconds) }
         ambient = try AmbientSettings.reading(reader)
-        if let path = try Service.History.path.read(reader) { historySetting = .some(try checked("history.path", SettingValue.journal(path))) }
-        historyBounds.maxEntries = try Service.History.maxEntries.read(reader) ?? historyBounds.maxEntries
-        historyBounds.maxBytes = try Service.History.maxBytes.read(reader) ?? historyBounds.maxBytes
-        if let age = try Service.History.maxAge.read(reader) {
-            historyBounds.maxAge = try checked("history.max_age", HistoryAge.seconds(age).mapError { SettingProblem($0.description) })
-        }
-        if let hold = try Service.Recall.hold.read(reader) {
-            // A hold within the debounce would make every tap a long press: open could never open.
-            guard hold == 0 || hold >= HistoryRecall.Settings.shortestHold else {
-                throw reader.error("history.recall_hold_ms", "must be 0 (no recall gesture) or at least \(HistoryRecall.Settings.shortestHold) ms, got \(hold)")
-            }
-            recall.hold = hold == 0 ? nil : .milliseconds(hold)
-        }
-        recall.entries = try Service.Recall.entries.read(reader) ?? recall.entries
-        if let dwell = try Service.Recall.dwell.read(reader) { recall.dwell = .milliseconds(dwell) }
+        (historySetting, historyBounds) = try Service.History.read(reader)
+        recall = try Service.Recall.read(reader)
         gpioLines = try GPIOConfig.lines(from: reader)
         touch = try TouchConfig(reading: reader)
         // A toggle button's long press is the recall gesture (U5); a switch's level is a state.

@@ -1,5 +1,6 @@
 import NookLogging
 import NookActivities
+import NookConfig
 import NookInput
 
 extension Service {
@@ -46,4 +47,24 @@ extension Service.Escalation: DeclaresSettings {
     static let steps = Setting<[String]>.texts("escalation.steps", default: [], reload: .restart, shownDefault: "none")
     static let onEscalate = Setting<[String]>.texts("escalation.on_escalate", default: [], reload: .restart)
     static let settings = [after.declaration, every.declaration, steps.declaration, onEscalate.declaration]
+}
+
+extension Service.Escalation {
+    /// `[escalation]` (Z4), each key through its declaration; a hook step needs a command.
+    static func read(_ reader: ConfigReader) throws(ConfigError) -> Escalator.Settings {
+        var escalation = Escalator.Settings()
+        if let seconds = try after.read(reader) { escalation.after = .seconds(seconds) }
+        if let seconds = try every.read(reader) { escalation.every = .seconds(seconds) }
+        escalation.command = try onEscalate.read(reader) ?? onEscalate.defaultValue
+        for name in try steps.read(reader) ?? steps.defaultValue {
+            guard let step = Escalator.Step(rawValue: name) else {
+                throw reader.error(steps.key, "steps are brighter, pulse and hook, got \"\(name)\"")
+            }
+            escalation.steps.append(step)
+        }
+        if escalation.steps.contains(.hook), escalation.command.first?.isEmpty ?? true {
+            throw reader.error(onEscalate.key, "the hook step needs a command: an argument list such as [\"/usr/local/bin/ring\", \"--loud\"]")
+        }
+        return escalation
+    }
 }

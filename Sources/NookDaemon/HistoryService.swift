@@ -1,5 +1,6 @@
 import NookLogging
 import NookActivities
+import NookConfig
 import NookProtocol
 
 extension Service {
@@ -171,4 +172,28 @@ extension Service.History: DeclaresSettings {
     /// Digits and a unit, read by ``HistoryAge``.
     static let maxAge = Setting<String?>.text("history.max_age", reload: .applied, shownDefault: "7 days")
     static let settings = [path.declaration, maxEntries.declaration, maxBytes.declaration, maxAge.declaration]
+}
+
+extension Service.History {
+    /// `[history]`'s own keys (U4): the path as written (`none`: nil inside; unset: nil), and
+    /// the bounds.
+    static func read(_ reader: ConfigReader) throws(ConfigError) -> (path: String??, bounds: ActivityHistory.Bounds) {
+        var setting: String??
+        var bounds = ActivityHistory.Bounds()
+        if let text = try path.read(reader) {
+            switch SettingValue.journal(text) {
+            case .success(let value): setting = .some(value)
+            case .failure(let problem): throw reader.error(path.key, problem.description)
+            }
+        }
+        bounds.maxEntries = try maxEntries.read(reader) ?? bounds.maxEntries
+        bounds.maxBytes = try maxBytes.read(reader) ?? bounds.maxBytes
+        if let age = try maxAge.read(reader) {
+            switch HistoryAge.seconds(age) {
+            case .success(let seconds): bounds.maxAge = seconds
+            case .failure(let problem): throw reader.error(maxAge.key, problem.description)
+            }
+        }
+        return (setting, bounds)
+    }
 }

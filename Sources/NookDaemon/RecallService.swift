@@ -1,5 +1,6 @@
 import NookLogging
 import NookActivities
+import NookConfig
 import NookRender
 
 extension Service {
@@ -58,4 +59,21 @@ extension Service.Recall: DeclaresSettings {
     static let entries = Setting<Int>.integer("history.recall_entries", default: 5, in: 1...20, reload: .applied)
     static let dwell = Setting<Int>.integer("history.recall_dwell_ms", default: 3000, in: 500...30_000, reload: .applied)
     static let settings = [hold.declaration, entries.declaration, dwell.declaration]
+}
+
+extension Service.Recall {
+    /// The recall gesture's keys of `[history]` (U5); the icon directories are the daemon's.
+    static func read(_ reader: ConfigReader) throws(ConfigError) -> HistoryRecall.Settings {
+        var recall = HistoryRecall.Settings()
+        if let hold = try hold.read(reader) {
+            // A hold within the debounce would make every tap a long press: open could never open.
+            guard hold == 0 || hold >= HistoryRecall.Settings.shortestHold else {
+                throw reader.error(self.hold.key, "must be 0 (no recall gesture) or at least \(HistoryRecall.Settings.shortestHold) ms, got \(hold)")
+            }
+            recall.hold = hold == 0 ? nil : .milliseconds(hold)
+        }
+        recall.entries = try entries.read(reader) ?? recall.entries
+        if let dwell = try dwell.read(reader) { recall.dwell = .milliseconds(dwell) }
+        return recall
+    }
 }
