@@ -289,7 +289,7 @@ public struct DaemonConfig: Sendable {
         for index in gpioLines.indices where gpioLines[index].role == .open && gpioLines[index].openMode == .toggle {
             gpioLines[index].longPressAfter = recall.hold
         }
-        presence = try Self.presence(from: reader, hasInput: proximity?.presenceThreshold != nil || gpioLines.contains { $0.role == .presence })
+        presence = try Service.Presence.read(reader, hasInput: proximity?.presenceThreshold != nil || gpioLines.contains { $0.role == .presence })
         led = try LEDSettings(reading: reader, backend: backend)
         // nook-lcdproc's tables share the file (one config for the board); it checks them.
         reader.leave(tables: ["lcdproc", "lcdproc.keys"])
@@ -298,30 +298,6 @@ public struct DaemonConfig: Sendable {
     }
 
     static let proximityKeys = ["threshold", "hysteresis", "presence_threshold", "interval_ms", "sysfs_root"]
-
-    /// `[presence]` (Z3): when the display dims and goes dark with nobody there. Presence needs
-    /// an input that reports it; the table without one is a mistake, not a quiet no-op.
-    static func presence(from reader: ConfigReader, hasInput: Bool) throws(ConfigError) -> PresenceTracker.Settings? {
-        let keys = Service.Presence.settings.map(\.key)
-        guard hasInput else {
-            if let stray = keys.first(where: { reader.document[$0] != nil }) {
-                throw reader.error(stray, "needs an input that reports presence: proximity.presence_threshold, or a [gpio.NAME] table with role = \"presence\" (a PIR sensor)")
-            }
-            return nil
-        }
-        var settings = PresenceTracker.Settings()
-        if let seconds = try Service.Presence.dimAfter.read(reader) { settings.dimAfter = .seconds(seconds) }
-        if let seconds = try Service.Presence.blankAfter.read(reader) {
-            guard Duration.seconds(seconds) >= settings.dimAfter else {
-                throw reader.error("presence.blank_after_s", "must not be shorter than presence.dim_after_s (\(settings.dimAfter.components.seconds) s): the display dims before it goes dark; got \(seconds)")
-            }
-            settings.blankAfter = .seconds(seconds)
-        } else if settings.blankAfter < settings.dimAfter {
-            settings.blankAfter = settings.dimAfter
-        }
-        if let seconds = try Service.Presence.digestDwell.read(reader) { settings.digestDwell = .seconds(seconds) }
-        return settings
-    }
 }
 
 extension DaemonConfig {

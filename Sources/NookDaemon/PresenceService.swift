@@ -1,5 +1,6 @@
 import NookLogging
 import NookActivities
+import NookConfig
 import NookProtocol
 
 extension Service {
@@ -86,4 +87,30 @@ extension Service.Presence: DeclaresSettings {
     static let blankAfter = Setting<Int>.integer("presence.blank_after_s", default: 300, in: 1...86_400, reload: .restart, shownRange: "up to 86400")
     static let digestDwell = Setting<Int>.integer("presence.digest_dwell_s", default: 8, in: 1...600, reload: .restart)
     static let settings = [dimAfter.declaration, blankAfter.declaration, digestDwell.declaration]
+}
+
+extension Service.Presence {
+    /// `[presence]` (Z3): when the display dims and goes dark with nobody there. Presence needs
+    /// an input that reports it; the table without one is a mistake, not a quiet no-op.
+    static func read(_ reader: ConfigReader, hasInput: Bool) throws(ConfigError) -> PresenceTracker.Settings? {
+        let keys = Self.settings.map(\.key)
+        guard hasInput else {
+            if let stray = keys.first(where: { reader.document[$0] != nil }) {
+                throw reader.error(stray, "needs an input that reports presence: proximity.presence_threshold, or a [gpio.NAME] table with role = \"presence\" (a PIR sensor)")
+            }
+            return nil
+        }
+        var presence = PresenceTracker.Settings()
+        if let seconds = try dimAfter.read(reader) { presence.dimAfter = .seconds(seconds) }
+        if let seconds = try blankAfter.read(reader) {
+            guard Duration.seconds(seconds) >= presence.dimAfter else {
+                throw reader.error("presence.blank_after_s", "must not be shorter than presence.dim_after_s (\(presence.dimAfter.components.seconds) s): the display dims before it goes dark; got \(seconds)")
+            }
+            presence.blankAfter = .seconds(seconds)
+        } else if presence.blankAfter < presence.dimAfter {
+            presence.blankAfter = presence.dimAfter
+        }
+        if let seconds = try digestDwell.read(reader) { presence.digestDwell = .seconds(seconds) }
+        return presence
+    }
 }
