@@ -8,7 +8,7 @@ extension Service {
     final class ActionCardTracking: DaemonService {
         typealias Section = NoSection
         static let name = "action cards"
-        static let needs = ["queues"]
+        static var needs: [any DaemonService.Type] { [Queues.self] }
 
         private let queues: [NookActivityQueue]
         private let actionCards: ActionCards

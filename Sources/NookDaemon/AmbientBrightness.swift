@@ -49,7 +49,7 @@ struct AmbientBrightness: Hashable, Sendable {
     }
 }
 
-/// Where the room's light stands for ``BrightnessService``: the reading that last set the scale.
+/// Where the room's light stands for ``BrightnessController``: the reading that last set the scale.
 struct AmbientTracker: Sendable {
     let curve: AmbientBrightness
     /// The reading the scale follows; nil without a reading (no sensor, or it went away).

@@ -1,200 +1,80 @@
 import NookLogging
 import NookActivities
-import NookProtocol
+import NookInput
 
-/// Z2: the brightness follows what the display is doing — a card on the glass (`active`; during
-/// quiet hours `night`), home content (`idle`), quiet hours with nothing on the glass (`quiet`), nobody in the room
-/// for a while (`dimmed`, Z3, whatever is on the glass) — and every change fades through at
-/// least ten levels over `fade` instead of jumping. The levels go to the panel's backlight, or,
-/// where there is none, scale the drawn frames (``DimmingDisplay``). With an ambient light
-/// sensor the room's light scales `active` and `idle` (``AmbientBrightness``); quiet, night and
-/// dim keep their fixed levels, capped at the scaled level of the state under them.
-actor BrightnessService {
-    enum State: String, Sendable { case active, night, idle, quiet, dimmed }
-
-    struct Levels: Hashable, Sendable {
-        var active = 1.0, night = 0.4, idle = 0.6, quiet = 0.1, dim = 0.05
-        func level(_ state: State) -> Double {
-            switch state {
-            case .active: active
-            case .night: night
-            case .idle: idle
-            case .quiet: quiet
-            case .dimmed: dim
-            }
+extension Service {
+    /// Z2: the brightness levels, through a backlight or by dimming the drawn frames, with a
+    /// `[brightness]` table; without one nookd leaves the brightness alone.
+    final class Brightness: DaemonService {
+        struct Section: Equatable, Sendable {
+            var configured: Bool
+            var backlightName: String?
+            var root: String
+            var levels: BrightnessController.Levels
+            var fade: Duration
+            var ambient: AmbientSettings?
         }
-    }
 
-    private let backlight: any BrightnessOutput
-    private let levels: Levels
-    private let fade: Duration
-    private let clock: any NookClock
-    private let warn: @Sendable (String) -> Void
-    /// The level last written.
-    private(set) var current: Int?
-    private(set) var state: State?
-    private var fading: Task<Void, Never>?
-    private var showing: NookActivityID?
-    private var quiet = false
-    private var dimmed = false
-    /// The room's light, with an ambient light sensor.
-    private var ambient: AmbientTracker?
-    /// The level the state (and the room's light) asks for, last aimed at.
-    private(set) var target: Int?
-    /// Z4's `brighter` or `pulse` holds the level until the state changes: the room's light
-    /// does not take it back.
-    private var overridden = false
+        static let name = "brightness"
+        static var needs: [any DaemonService.Type] { [Display.self, Queues.self, Recall.self] }
+        static let keys = ["brightness.*"]
 
-    init(backlight: any BrightnessOutput, levels: Levels, fade: Duration, clock: any NookClock,
-         ambient: AmbientBrightness? = nil, warn: @escaping @Sendable (String) -> Void) {
-        (self.backlight, self.levels, self.fade, self.clock, self.warn) = (backlight, levels, fade, clock, warn)
-        self.ambient = ambient.map(AmbientTracker.init(curve:))
-    }
-
-    /// The events ``observe(_:)`` needs.
-    @Sendable static func matters(_ event: NookActivityEvent) -> Bool {
-        switch event.kind {
-        case .animateIn, .hidden, .requeued: true
-        default: false
+        static func section(of config: DaemonConfig) -> Section {
+            Section(configured: config.brightnessConfigured, backlightName: config.backlightName, root: config.brightnessRoot,
+                    levels: config.brightnessLevels, fade: config.brightnessFade, ambient: config.ambient)
         }
-    }
 
-    /// A lifecycle event from any queue: a card coming onto or leaving the glass.
-    func observe(_ event: NookActivityEvent) async {
-        switch event.kind {
-        case .animateIn: showing = event.id
-        case .hidden, .requeued: if showing == event.id { showing = nil }
-        default: return
+        /// The levels in force; nil until started, and without `[brightness]`.
+        let current = Locked<BrightnessController?>(nil)
+        private let dimmer: DimmingDisplay?
+        private let queues: [NookActivityQueue]
+        private let quiet: NookQuietHours
+        private let clock: any NookClock
+        private let logger: Logger
+        private let stops = StopActions()
+
+        /// - Parameter queues: every queue whose cards light the panel, the recall's (U5) too.
+        init(dimmer: DimmingDisplay?, queues: [NookActivityQueue], quiet: NookQuietHours, clock: any NookClock, logger: Logger) {
+            (self.dimmer, self.queues, self.quiet, self.clock, self.logger) = (dimmer, queues, quiet, clock, logger)
         }
-        await apply()
-    }
 
-    func setQuiet(_ quiet: Bool) async {
-        guard quiet != self.quiet || state == nil else { return }
-        self.quiet = quiet
-        await apply()
-    }
-
-    /// Z3: nobody has been near for a while (`true`), or someone is back.
-    func setDimmed(_ dimmed: Bool) async {
-        guard dimmed != self.dimmed else { return }
-        self.dimmed = dimmed
-        await apply()
-    }
-
-    /// A reading of the room's light in lux, or nil when the sensor stopped giving one (the
-    /// fixed levels again). Ignored without ``AmbientBrightness``.
-    func setAmbient(lux: Double?) async {
-        guard var tracker = ambient else { return }
-        let changed = tracker.take(lux)
-        ambient = tracker
-        guard changed, !overridden, state != nil else { return }
-        await apply()
-    }
-
-    /// The reading the scale follows (nil: none, the fixed levels).
-    var ambientLux: Double? { ambient?.reference }
-
-    /// Z4's `brighter` step: full brightness until what the display does changes.
-    func boost() async {
-        overridden = true
-        await fade(to: backlight.maximum)
-    }
-
-    /// Z4's `pulse` step: the brightness swings between full and a fifth of it, one fade each
-    /// way, until what the display does changes (the blocker acknowledged ends it).
-    func pulse() async {
-        overridden = true
-        fading?.cancel()
-        let high = backlight.maximum
-        let low = high / 5
-        let start = current ?? high
-        let swings = [NookBrightnessFade(from: start, to: high, over: fade).steps,
-                      NookBrightnessFade(from: high, to: low, over: fade).steps,
-                      NookBrightnessFade(from: low, to: high, over: fade).steps]
-        let began = clock.now
-        fading = Task { [clock, fade] in
-            var origin = began
-            var swing = 0
-            while !Task.isCancelled {
-                for step in swings[swing] {
-                    do { try await clock.sleep(until: origin + step.offset) } catch { return }
-                    guard !Task.isCancelled else { return }
-                    await self.write(step.level)
+        func start(_ section: Section) async throws(DaemonError) {
+            guard section.configured, let dimmer else { return }
+            var output: any BrightnessOutput = dimmer
+            if let name = section.backlightName {
+                do {
+                    let backlight = try Backlight(name: name, root: section.root)
+                    output = backlight
+                    logger.info("brightness through \(backlight.directory) (max \(backlight.maximum))")
+                } catch {
+                    // Like a missing sensor (I4): a warning, and the frames are dimmed instead.
+                    logger.warning("brightness: \(error); dimming the drawn frames instead")
                 }
-                origin = origin + fade
-                swing = swing == 1 ? 2 : 1
+            } else {
+                logger.info("brightness: no backlight configured, dimming the drawn frames")
             }
-        }
-    }
-
-    private func apply() async {
-        let wanted: State = dimmed ? .dimmed : showing != nil ? (quiet ? .night : .active) : quiet ? .quiet : .idle
-        let level = level(for: wanted)
-        guard wanted != state || (level != target && !overridden) else { return }
-        state = wanted
-        target = level
-        overridden = false
-        await fade(to: level)
-    }
-
-    /// The raw level for `state`. Z2: the room's light scales active and idle; quiet hours,
-    /// night and dim keep their fixed levels, but never above what the scaled active or idle
-    /// level under them would be (a dark room at 20 % is not lit to night's 40 % by quiet hours).
-    /// A scaled level never rounds to off while its fixed level is on (a backlight with one
-    /// step, gpio-backlight, would go dark below half).
-    private func level(for state: State) -> Int {
-        func raw(_ fraction: Double) -> Int { Int((fraction * Double(backlight.maximum)).rounded()) }
-        let fixed = raw(levels.level(state))
-        guard let ambient, ambient.reference != nil else { return fixed }  // no reading: the fixed levels
-        let scale = ambient.scale
-        let under: State = state == .active || state == .night || (state == .dimmed && showing != nil) ? .active : .idle
-        let scaled = raw(levels.level(under) * scale)
-        let floor = raw(levels.level(under)) > 0 ? max(1, scaled) : scaled
-        return state == under ? floor : min(fixed, floor)
-    }
-
-    private func fade(to target: Int) async {
-        fading?.cancel()
-        guard let start = current else {
-            await write(target)  // the first level, at start-up: nothing on the glass to fade from
-            return
-        }
-        let steps = NookBrightnessFade(from: start, to: target, over: fade).steps
-        let began = clock.now
-        fading = Task { [clock] in
-            for step in steps {
-                do { try await clock.sleep(until: began + step.offset) } catch { return }
-                guard !Task.isCancelled else { return }
-                await self.write(step.level)
+            let service = BrightnessController(backlight: output, levels: section.levels, fade: section.fade,
+                                            clock: clock, ambient: section.ambient?.curve, warn: { [logger] in logger.warning("\($0)") })
+            // Z2: the room's light before the first level, so a dark room does not start bright
+            // and fade down (one read; a sensor that cannot answer leaves the fixed levels).
+            let sensor = section.ambient.map { AmbientLightSensor(settings: $0.sensor, clock: clock, warn: { [logger] in logger.warning("\($0)") }) }
+            if let lux = await sensor?.firstReading() { await service.setAmbient(lux: lux) }
+            await service.setQuiet(quiet.isQuiet)
+            current.withLock { $0 = service }
+            if let ambient = section.ambient, let sensor {
+                // A missing sensor is a warning inside the sensor, and the levels stay fixed (I4).
+                let task = Task { await sensor.run { lux in await service.setAmbient(lux: lux) } }
+                let points = ambient.curve.points.map { "\($0.lux) lx: \(Int(($0.scale * 100).rounded())) %" }.joined(separator: ", ")
+                logger.info("brightness follows the room's light from \(sensor.label) (\(points) of the active and idle levels, hysteresis \(Int((ambient.curve.hysteresis * 100).rounded())) %)")
+                stops.add { task.cancel() }
             }
+            let relays = queues.map { queue in
+                let events = queue.events(where: BrightnessController.matters)
+                return Task { for await event in events { await service.observe(event) } }
+            }
+            stops.add { relays.forEach { $0.cancel() } }
         }
-    }
 
-    private func write(_ level: Int) async {
-        do {
-            try await backlight.apply(level: level)
-        } catch {
-            if current != nil || state != nil { warn("brightness: \(error)") }
-        }
-        current = level
+        func stop() async { await stops.run() }
     }
-
-    /// What `status` shows (nil before the first level is written).
-    var status: StatusAnswer.Brightness? {
-        guard let current, let state else { return nil }
-        let output = backlight is DimmingDisplay ? "frames" : backlight.name
-        return StatusAnswer.Brightness(state: state.rawValue, level: current, maximum: backlight.maximum, output: output, lux: ambientLux)
-    }
-
-    /// Q15: a panel plugged back in comes with a re-probed backlight at its driver's default
-    /// level; the level last written goes to it again (a fade under way writes its next step
-    /// anyway). A backlight not back yet is the usual warning, and the next change writes it.
-    func displayReturned() async {
-        guard let current else { return }
-        await write(current)
-    }
-
-    /// Waits for the fade under way (tests).
-    func settle() async { await fading?.value }
 }

@@ -71,11 +71,11 @@ public final class Daemon: Sendable {
     /// Every ended activity (U4).
     var history: ActivityHistory { parts.history.history }
     /// U5's recall gesture.
-    var recall: RecallService { parts.recall.recall }
+    var recall: HistoryRecall { parts.recall.recall }
     /// Z2: the brightness levels (backlight or dimmed frames), with a `[brightness]` table.
-    var brightness: Locked<BrightnessService?> { parts.brightness.current }
+    var brightness: Locked<BrightnessController?> { parts.brightness.current }
     /// Z3: set when an input reports presence.
-    var presence: Locked<PresenceService?> { parts.presence.current }
+    var presence: Locked<PresenceTracker?> { parts.presence.current }
     /// Who may act on whose activities (U3); read again, group database too, at each reload.
     var ownership: OwnershipPolicy { parts.ownership.current }
 

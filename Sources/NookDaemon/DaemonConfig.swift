@@ -41,7 +41,7 @@ public struct DaemonConfig: Sendable {
     /// Where the mock writes its PNG frames; nil writes none.
     public var framesDirectory: String?
     /// How many frame files the mock keeps there; older ones are removed (the disk stays bounded).
-    public var framesLimit = FrameWriter.defaultLimit
+    public var framesLimit = Service.Display.framesLimit.defaultValue
     /// Open socket connections at most; more are refused with a reason (C1).
     public var maxConnections = SocketServer.defaultMaximumConnections
     /// Timeouts, the per-user share and the buffer budget for slow clients (C1, C4).
@@ -53,22 +53,22 @@ public struct DaemonConfig: Sendable {
     public var drmConnector: String?
     public var drmMode: String?
     /// `display.page_flip = false`: one buffer and dirty-fb even where the driver flips.
-    public var drmPageFlip = true
+    public var drmPageFlip = Service.Display.pageFlip.defaultValue
     /// fbdev: the framebuffer device (`/dev/fb1`); nil takes the first one.
     public var fbdevPath: String?
-    public var refreshHz: Double = 60
+    public var refreshHz = Service.Display.refreshHz.defaultValue
     /// Blank the panel after this long without a card; nil never blanks.
     public var blankAfter: Duration?
     public var theme: Theme = .dark
     public var home: HomeContent = .clock
-    public var capacity = 256
+    public var capacity = Service.Queues.capacity.defaultValue
     /// `queue.per_sender`: the most pending activities one sender may hold in a module (a uid's
     /// own programs together; each name a relay states, a nook-http token, apart); 0: no share
     /// smaller than the capacity.
-    public var perSender = 0
-    public var pollInterval: Duration = .milliseconds(200)
+    public var perSender = Service.RequestSettings.perSender.defaultValue
+    public var pollInterval: Duration = .milliseconds(Service.Queues.pollInterval.defaultValue)
     /// Declared modules, one queue each; the first is foreground at start.
-    public var modules: [NookModuleID] = ["default"]
+    public var modules = Service.Queues.modules.defaultValue.map { NookModuleID($0) }
     public var logLevel = "info"
     /// An IIO proximity sensor driving `hover` (I2); nil runs without one.
     public var proximity: ProximitySensor.Settings?
@@ -87,7 +87,7 @@ public struct DaemonConfig: Sendable {
     public var hangDisplayFile: String?
     /// `debug.press_inputs`: the `press` operation acts as the open or dismiss button (tests,
     /// boards without buttons). Off: `press` is refused.
-    public var pressInputs = false
+    public var pressInputs = Service.RequestSettings.pressInputs.defaultValue
     /// Quiet hours (Z1, `[quiet]`).
     var quiet = QuietConfig()
     /// Z2 (`[brightness]`): the backlight's name under `brightnessRoot`; nil, with a
@@ -96,21 +96,21 @@ public struct DaemonConfig: Sendable {
     /// Whether `[brightness]` says anything: without it nookd leaves the brightness alone.
     var brightnessConfigured = false
     var brightnessRoot = "/sys/class/backlight"
-    var brightnessLevels = BrightnessService.Levels()
+    var brightnessLevels = BrightnessController.Levels()
     var brightnessFade: Duration = .milliseconds(400)
     /// Z2's ambient light sensor (`brightness.ambient_*`); nil: the levels are fixed.
     var ambient: AmbientSettings?
     /// Z4 (`[escalation]`); no steps: blockers never escalate.
-    var escalation = EscalationService.Settings()
+    var escalation = Escalator.Settings()
     /// Z3 (`[presence]`); nil when no input reports presence.
-    var presence: PresenceService.Settings?
+    var presence: PresenceTracker.Settings?
 
     /// `[history] path` (U4): a file, `none` (memory only), or nil: `history` next to the journal.
     var historySetting: String??
     /// `[history] max_entries`, `max_age`.
     var historyBounds = ActivityHistory.Bounds()
     /// `[history] recall_hold_ms`, `recall_entries`, `recall_dwell_ms` (U5's recall gesture).
-    var recall = RecallService.Settings()
+    var recall = HistoryRecall.Settings()
     /// `[touch]` (T1–T3): the touch panel and its gestures.
     var touch = TouchConfig()
 
@@ -180,40 +180,40 @@ public struct DaemonConfig: Sendable {
             }
             iconDirectories = directories
         }
-        maxConnections = try reader.integer("daemon.max_connections", in: 1...65_536) ?? maxConnections
-        connectionLimits.perUser = try reader.integer("daemon.max_connections_per_user", in: 1...65_536) ?? connectionLimits.perUser
-        if let seconds = try reader.integer("daemon.partial_line_timeout", in: ConnectionLimits.timeoutRange) {
+        maxConnections = try Service.Socket.maxConnections.read(reader) ?? maxConnections
+        connectionLimits.perUser = try Service.Socket.maxConnectionsPerUser.read(reader) ?? connectionLimits.perUser
+        if let seconds = try Service.Socket.partialLineTimeout.read(reader) {
             connectionLimits.partialLineTimeout = .seconds(seconds)
         }
-        if let seconds = try reader.integer("daemon.idle_timeout", in: ConnectionLimits.timeoutRange) {
+        if let seconds = try Service.Socket.idleTimeout.read(reader) {
             connectionLimits.idleTimeout = .seconds(seconds)
         }
-        if let seconds = try reader.integer("daemon.unread_timeout", in: ConnectionLimits.timeoutRange) {
+        if let seconds = try Service.Socket.unreadTimeout.read(reader) {
             connectionLimits.unreadTimeout = .seconds(seconds)
         }
-        connectionLimits.bufferedBytes = try reader.integer("daemon.max_buffered_bytes", in: ConnectionLimits.bufferedRange) ?? connectionLimits.bufferedBytes
+        connectionLimits.bufferedBytes = try Service.Socket.maxBufferedBytes.read(reader) ?? connectionLimits.bufferedBytes
         if let journal = try reader.string("daemon.journal") { journalPath = try checked("daemon.journal", SettingValue.journal(journal)) }
         if let sync = try reader.choice("journal.sync", among: SettingValue.journalSyncs) { journalSync = JournalSync(rawValue: sync)! }
         logLevel = try reader.choice("daemon.log_level", among: SettingValue.logLevels) ?? logLevel
 
-        if let name = try reader.choice("display.backend", among: Backend.allCases.map(\.rawValue)) { backend = Backend(rawValue: name)! }
-        if let text = try reader.string("display.size") { mockSize = try checked("display.size", SettingValue.size(text)) }
-        framesDirectory = try reader.string("display.frames")
-        framesLimit = try reader.integer("display.frames_limit", in: 1...10_000_000) ?? framesLimit
+        if let name = try Service.Display.backend.read(reader) { backend = Backend(rawValue: name)! }
+        if let text = try Service.Display.size.read(reader) { mockSize = try checked("display.size", SettingValue.size(text)) }
+        framesDirectory = try Service.Display.frames.read(reader)
+        framesLimit = try Service.Display.framesLimit.read(reader) ?? framesLimit
         if let degrees = try reader.integer("display.rotation", in: 0...270) { rotation = try checked("display.rotation", SettingValue.rotation(degrees)) }
-        refreshHz = try reader.number("display.refresh_hz", in: 1...240) ?? refreshHz
-        if let seconds = try reader.integer("display.blank_after_s", in: 0...86_400), seconds > 0 { blankAfter = .seconds(seconds) }
-        drmCard = try reader.string("display.card")
-        fbdevPath = try reader.string("display.fbdev")
-        drmConnector = try reader.string("display.connector")
-        if let mode = try reader.string("display.mode") {
+        refreshHz = try Service.Display.refreshHz.read(reader) ?? refreshHz
+        if let seconds = try Service.Screen.blankAfter.read(reader), seconds > 0 { blankAfter = .seconds(seconds) }
+        drmCard = try Service.Display.card.read(reader)
+        fbdevPath = try Service.Display.fbdev.read(reader)
+        drmConnector = try Service.Display.connector.read(reader)
+        if let mode = try Service.Display.mode.read(reader) {
             let parts = mode.split(separator: "@")
             guard (1...2).contains(parts.count), PixelSize(parsing: String(parts[0])) != nil, parts.count == 1 || Int(parts[1]) != nil else {
                 throw reader.error("display.mode", "must be WIDTHxHEIGHT or WIDTHxHEIGHT@HZ such as \"1280x400@60\", got \"\(mode)\"")
             }
             drmMode = mode
         }
-        drmPageFlip = try reader.bool("display.page_flip") ?? drmPageFlip
+        drmPageFlip = try Service.Display.pageFlip.read(reader) ?? drmPageFlip
 
         theme = try Theme.load(from: reader, directory: directory)
 
@@ -225,10 +225,10 @@ public struct DaemonConfig: Sendable {
         default: _ = try reader.string("home.text")
         }
 
-        capacity = try reader.integer("queue.capacity", in: 1...100_000) ?? capacity
-        perSender = try reader.integer("queue.per_sender", in: 0...100_000) ?? perSender
-        if let milliseconds = try reader.integer("queue.poll_interval_ms", in: 10...5000) { pollInterval = .milliseconds(milliseconds) }
-        if let names = try reader.strings("queue.modules") {
+        capacity = try Service.Queues.capacity.read(reader) ?? capacity
+        perSender = try Service.RequestSettings.perSender.read(reader) ?? perSender
+        if let milliseconds = try Service.Queues.pollInterval.read(reader) { pollInterval = .milliseconds(milliseconds) }
+        if let names = try Service.Queues.modules.read(reader) {
             guard !names.isEmpty else { throw reader.error("queue.modules", "must name at least one module") }
             for name in names where name.isEmpty || name.contains(where: \.isWhitespace) {
                 throw reader.error("queue.modules", "module names must be non-empty words, got \"\(name)\"")
@@ -260,25 +260,14 @@ public struct DaemonConfig: Sendable {
         } else if let stray = DaemonConfig.proximityKeys.first(where: { reader.document["proximity.\($0)"] != nil }) {
             throw reader.error("proximity.\(stray)", "needs proximity.device or proximity.name to say which sensor")
         }
-        pressInputs = try reader.bool("debug.press_inputs") ?? false
+        pressInputs = try Service.RequestSettings.pressInputs.read(reader) ?? pressInputs
         if let path = try reader.string("debug.hang_display_file") { hangDisplayFile = try checked("debug.hang_display_file", SettingValue.absolutePath(path)) }
         quiet = try QuietConfig(reading: reader)
-        if let seconds = try reader.integer("escalation.after_s", in: 1...86_400) { escalation.after = .seconds(seconds) }
-        if let seconds = try reader.integer("escalation.every_s", in: 1...86_400) { escalation.every = .seconds(seconds) }
-        escalation.command = try reader.strings("escalation.on_escalate") ?? []
-        for name in try reader.strings("escalation.steps") ?? [] {
-            guard let step = EscalationService.Step(rawValue: name) else {
-                throw reader.error("escalation.steps", "steps are brighter, pulse and hook, got \"\(name)\"")
-            }
-            escalation.steps.append(step)
-        }
-        if escalation.steps.contains(.hook), escalation.command.first?.isEmpty ?? true {
-            throw reader.error("escalation.on_escalate", "the hook step needs a command: an argument list such as [\"/usr/local/bin/ring\", \"--loud\"]")
-        }
+        escalation = try Service.Escalation.read(reader)
         backlightName = try reader.string("brightness.backlight")
         brightnessRoot = try reader.string("brightness.sysfs_root") ?? brightnessRoot
         brightnessConfigured = reader.document.entries.contains { $0.key.hasPrefix("brightness.") }
-        for key in BrightnessService.Levels.keys {
+        for key in BrightnessController.Levels.keys {
             guard let percent = try reader.integer("brightness.\(key)", in: 0...100) else { continue }
             let level = Double(percent) / 100
             switch key {
@@ -291,21 +280,8 @@ public struct DaemonConfig: Sendable {
         }
         if let milliseconds = try reader.integer("brightness.fade_ms", in: 300...10_000) { brightnessFade = .milliseconds(milliseconds) }
         ambient = try AmbientSettings.reading(reader)
-        if let path = try reader.string("history.path") { historySetting = .some(try checked("history.path", SettingValue.journal(path))) }
-        historyBounds.maxEntries = try reader.integer("history.max_entries", in: ActivityHistory.Bounds.entriesRange) ?? historyBounds.maxEntries
-        historyBounds.maxBytes = try reader.integer("history.max_bytes", in: ActivityHistory.Bounds.bytesRange) ?? historyBounds.maxBytes
-        if let age = try reader.string("history.max_age") {
-            historyBounds.maxAge = try checked("history.max_age", HistoryAge.seconds(age).mapError { SettingProblem($0.description) })
-        }
-        if let hold = try reader.integer("history.recall_hold_ms", in: RecallService.Settings.holdRange) {
-            // A hold within the debounce would make every tap a long press: open could never open.
-            guard hold == 0 || hold >= RecallService.Settings.shortestHold else {
-                throw reader.error("history.recall_hold_ms", "must be 0 (no recall gesture) or at least \(RecallService.Settings.shortestHold) ms, got \(hold)")
-            }
-            recall.hold = hold == 0 ? nil : .milliseconds(hold)
-        }
-        recall.entries = try reader.integer("history.recall_entries", in: RecallService.Settings.entriesRange) ?? recall.entries
-        if let dwell = try reader.integer("history.recall_dwell_ms", in: RecallService.Settings.dwellRange) { recall.dwell = .milliseconds(dwell) }
+        (historySetting, historyBounds) = try Service.History.read(reader)
+        recall = try Service.Recall.read(reader)
         gpioLines = try GPIOConfig.lines(from: reader)
         touch = try TouchConfig(reading: reader)
         // A toggle button's long press is the recall gesture (U5); a switch's level is a state.
@@ -313,7 +289,7 @@ public struct DaemonConfig: Sendable {
         for index in gpioLines.indices where gpioLines[index].role == .open && gpioLines[index].openMode == .toggle {
             gpioLines[index].longPressAfter = recall.hold
         }
-        presence = try Self.presence(from: reader, hasInput: proximity?.presenceThreshold != nil || gpioLines.contains { $0.role == .presence })
+        presence = try Service.Presence.read(reader, hasInput: proximity?.presenceThreshold != nil || gpioLines.contains { $0.role == .presence })
         led = try LEDSettings(reading: reader, backend: backend)
         // nook-lcdproc's tables share the file (one config for the board); it checks them.
         reader.leave(tables: ["lcdproc", "lcdproc.keys"])
@@ -322,30 +298,6 @@ public struct DaemonConfig: Sendable {
     }
 
     static let proximityKeys = ["threshold", "hysteresis", "presence_threshold", "interval_ms", "sysfs_root"]
-
-    /// `[presence]` (Z3): when the display dims and goes dark with nobody there. Presence needs
-    /// an input that reports it; the table without one is a mistake, not a quiet no-op.
-    static func presence(from reader: ConfigReader, hasInput: Bool) throws(ConfigError) -> PresenceService.Settings? {
-        let keys = Self.keys.keys.filter { $0.hasPrefix("presence.") }.map { $0.dropFirst("presence.".count) }
-        guard hasInput else {
-            if let stray = keys.first(where: { reader.document["presence.\($0)"] != nil }) {
-                throw reader.error("presence.\(stray)", "needs an input that reports presence: proximity.presence_threshold, or a [gpio.NAME] table with role = \"presence\" (a PIR sensor)")
-            }
-            return nil
-        }
-        var settings = PresenceService.Settings()
-        if let seconds = try reader.integer("presence.dim_after_s", in: 1...86_400) { settings.dimAfter = .seconds(seconds) }
-        if let seconds = try reader.integer("presence.blank_after_s", in: 1...86_400) {
-            guard Duration.seconds(seconds) >= settings.dimAfter else {
-                throw reader.error("presence.blank_after_s", "must not be shorter than presence.dim_after_s (\(settings.dimAfter.components.seconds) s): the display dims before it goes dark; got \(seconds)")
-            }
-            settings.blankAfter = .seconds(seconds)
-        } else if settings.blankAfter < settings.dimAfter {
-            settings.blankAfter = settings.dimAfter
-        }
-        if let seconds = try reader.integer("presence.digest_dwell_s", in: 1...600) { settings.digestDwell = .seconds(seconds) }
-        return settings
-    }
 }
 
 extension DaemonConfig {

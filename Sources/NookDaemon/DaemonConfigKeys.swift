@@ -4,7 +4,8 @@ import NookRender
 extension DaemonConfig {
     /// Every key nook.toml may hold for nookd: the reader reads no other, each one is owned by
     /// a service that applies it at a reload or names it as needing a restart, and nook.toml(5)
-    /// documents them. `gpio.*` stands for each `[gpio.NAME]` table.
+    /// documents them. `gpio.*` stands for each `[gpio.NAME]` table. The keys declared as
+    /// ``Setting``s come from their services' declarations.
     ///
     /// A list of groups joined once, not a chain of `+`: the type checker of Swift 6.0 gives up
     /// on a chain this long ("unable to type-check this expression in reasonable time").
@@ -12,27 +13,26 @@ extension DaemonConfig {
 
     private static let keyGroups: [[String]] = [
         ["socket", "socket_group", "socket_mode", "allowed_uids", "allowed_groups", "admin_group", "relay_users", "icon_directories",
-         "max_connections", "max_connections_per_user", "partial_line_timeout", "idle_timeout", "unread_timeout", "max_buffered_bytes",
          "journal", "log_level"].map { "daemon." + $0 },
+        Service.Socket.settings.map(\.key),
         ["journal.sync"],
-        ["backend", "size", "frames", "frames_limit", "rotation", "refresh_hz", "blank_after_s", "card", "fbdev",
-         "connector", "mode", "page_flip"].map { "display." + $0 },
+        Service.Display.settings.map(\.key) + ["display.rotation"] + Service.Screen.settings.map(\.key),
         Theme.configKeys.map { "theme." + $0 },
         ["home.content", "home.text"],
-        ["queue.capacity", "queue.per_sender", "queue.poll_interval_ms", "queue.modules"],
+        Service.Queues.settings.map(\.key) + [Service.RequestSettings.perSender.key],
         (["device", "name"] + proximityKeys).map { "proximity." + $0 },
         LEDSettings.keys.map { "led." + $0 },
-        ["debug.press_inputs", "debug.hang_display_file"],
-        ["schedule", "minimum_priority", "suppress"].map { "quiet." + $0 },
-        ["after_s", "every_s", "on_escalate", "steps"].map { "escalation." + $0 },
-        (["backlight", "sysfs_root", "fade_ms"] + BrightnessService.Levels.keys + AmbientSettings.keys).map { "brightness." + $0 },
-        ["dim_after_s", "blank_after_s", "digest_dwell_s"].map { "presence." + $0 },
-        ["path", "max_entries", "max_bytes", "max_age", "recall_hold_ms", "recall_entries", "recall_dwell_ms"].map { "history." + $0 },
+        [Service.RequestSettings.pressInputs.key, "debug.hang_display_file"],
+        Service.QuietHours.settings.map(\.key),
+        Service.Escalation.settings.map(\.key),
+        (["backlight", "sysfs_root", "fade_ms"] + BrightnessController.Levels.keys + AmbientSettings.keys).map { "brightness." + $0 },
+        Service.Presence.settings.map(\.key),
+        Service.History.settings.map(\.key) + Service.Recall.settings.map(\.key),
         GPIOConfig.keys.map { "gpio.*." + $0 },
         TouchConfig.keys.map { "touch." + $0 },
     ]
 }
 
-extension BrightnessService.Levels {
+extension BrightnessController.Levels {
     static let keys = ["active", "night", "idle", "quiet", "dim"]
 }

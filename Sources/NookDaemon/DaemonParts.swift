@@ -1,4 +1,4 @@
-/// nookd's services, each by its type for the wiring, and their start order.
+/// nookd's services, each by its type for the wiring, and ``order``, the one list of them in start order.
 struct DaemonParts: Sendable {
     let display: Service.Display
     let stateFiles: Service.StateFiles
@@ -23,35 +23,38 @@ struct DaemonParts: Sendable {
     let requests: Service.RequestSettings
     let socket: Service.Socket
 
-    /// The start order (the reverse is the stop order); ``ServiceOrder`` refuses a list in
-    /// which a service comes before one it needs. Where needs leave the order open, the list
-    /// keeps what users see: the recall and the history before the journal restores a card,
-    /// the first brightness before the home screen, the inputs after what they drive.
+    /// The start order (the reverse is the stop order), the one list of the services: each by
+    /// its part above. ``ServiceOrder`` refuses a list in which a service comes before one it
+    /// needs. Where needs leave the order open, the list keeps what users see: the recall and
+    /// the history before the journal restores a card, the first brightness before the home
+    /// screen, the inputs after what they drive.
+    static var order: [PartialKeyPath<DaemonParts>] {
+        [\.display, \.stateFiles, \.signals, \.queues, \.watchdog, \.screen, \.eventLog, \.actionCards, \.recall, \.history, \.journal,
+         \.brightness, \.escalation, \.quietHours, \.homeClock, \.displayWatch, \.presence, \.inputs, \.touch, \.ownership, \.requests,
+         \.socket]
+    }
+
+    /// The services' types in start order, for what is decided without instances (a reload's
+    /// outcome for each key, the order's check).
     static var startOrder: [any DaemonService.Type] {
-        [Service.Display.self, Service.StateFiles.self, Service.Signals.self, Service.Queues.self, Service.SystemdWatchdog.self,
-         Service.Screen.self, Service.EventLog.self, Service.ActionCardTracking.self, Service.Recall.self, Service.History.self,
-         Service.Journal.self, Service.Brightness.self, Service.Escalation.self, Service.QuietHours.self, Service.HomeClock.self,
-         Service.DisplayWatch.self, Service.Presence.self, Service.Inputs.self, Service.Touch.self, Service.Ownership.self, Service.RequestSettings.self,
-         Service.Socket.self]
+        order.map { type(of: $0).valueType as! any DaemonService.Type }
     }
 
-    private var all: [any DaemonService] {
-        [display, stateFiles, signals, queues, watchdog, screen, eventLog, actionCards, recall, history, journal, brightness, escalation,
-         quietHours, homeClock, displayWatch, presence, inputs, touch, ownership, requests, socket]
-    }
+    private var all: [any DaemonService] { Self.order.map { self[keyPath: $0] as! any DaemonService } }
 
-    /// Every service, in ``startOrder``; throws if that order is refused or a service in it
-    /// has no instance here.
+    /// The services that answer for their own part of `status`, in start order.
+    var reportingStatus: [any ReportsStatus] { all.compactMap { $0 as? any ReportsStatus } }
+
+    /// Every service, in ``order``; throws if that order is refused or a part is left out of it
+    /// (it would never start).
     func inStartOrder() throws(DaemonError) -> [any DaemonService] {
         if let problem = ServiceOrder.check(Self.startOrder) { throw DaemonError("nookd's start order: \(problem)") }
-        let all = self.all
-        var ordered: [any DaemonService] = []
-        for type in Self.startOrder {
-            guard let service = all.first(where: { ObjectIdentifier(Swift.type(of: $0)) == ObjectIdentifier(type) }) else {
-                throw DaemonError("nookd's start order: service \(type.name) has no instance")
+        let listed = Set(Self.startOrder.map { ObjectIdentifier($0) })
+        for part in Mirror(reflecting: self).children {
+            guard let service = part.value as? any DaemonService, listed.contains(ObjectIdentifier(Swift.type(of: service))) else {
+                throw DaemonError("nookd's start order: part \(part.label ?? "?") is not in it")
             }
-            ordered.append(service)
         }
-        return ordered
+        return all
     }
 }

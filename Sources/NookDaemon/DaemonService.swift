@@ -10,10 +10,11 @@ protocol DaemonService: AnyObject, Sendable {
     /// The part of ``DaemonConfig`` the service reads, typed.
     associatedtype Section: Equatable & Sendable
 
-    /// The name other services give in ``needs`` and the log uses.
+    /// The name the log and the start-order errors use.
     static var name: String { get }
-    /// The services that must have started before this one (see ``ServiceOrder``).
-    static var needs: [String] { get }
+    /// The services that must have started before this one (see ``ServiceOrder``), by type:
+    /// a misspelt or removed service is a compile error, not a refused start.
+    static var needs: [any DaemonService.Type] { get }
     /// The config keys the service owns: patterns of ``DaemonConfig/keys``.
     static var keys: [String] { get }
     /// Whether the service's keys apply at a reload (through ``apply(_:)``) or need a restart;
@@ -44,7 +45,18 @@ extension DaemonService {
     static func reload(from old: Section, to new: Section, changed: [String], in context: ReloadContext) -> ReloadDecision {
         guard old != new else { return ReloadDecision() }
         let mine = owned(changed)
-        return appliesAtReload ? ReloadDecision(applied: mine) : ReloadDecision(needsRestart: mine)
+        guard let declared = Self.self as? any DeclaresSettings.Type else {
+            return appliesAtReload ? ReloadDecision(applied: mine) : ReloadDecision(needsRestart: mine)
+        }
+        // Each declared key as its declaration says; a key not yet declared as a service-wide rule.
+        var decision = ReloadDecision()
+        for key in mine {
+            switch declared.declaration(of: key)?.reload ?? (appliesAtReload ? .applied : .restart) {
+            case .applied: decision.applied.append(key)
+            case .restart: decision.needsRestart.append(key)
+            }
+        }
+        return decision
     }
 
     /// The keys of `changed` that are this service's.
@@ -107,7 +119,7 @@ enum ServiceOrder {
         for service in services {
             if started.contains(service.name) { return "service \(service.name) is listed twice" }
             let all = Set(services.map { $0.name })
-            for need in service.needs {
+            for need in service.needs.map({ $0.name }) {
                 guard all.contains(need) else { return "service \(service.name) needs \(need), which is not in the list" }
                 guard started.contains(need) else { return "service \(service.name) would start before \(need), which it needs" }
             }

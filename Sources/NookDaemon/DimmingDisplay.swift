@@ -65,7 +65,7 @@ final class DimmingDisplay: DisplayBackend {
     }
 }
 
-/// Where ``BrightnessService`` puts its levels: the kernel's backlight, or the frames' pixels.
+/// Where ``BrightnessController`` puts its levels: the kernel's backlight, or the frames' pixels.
 protocol BrightnessOutput: Sendable {
     /// The highest level; levels run from 0.
     var maximum: Int { get }

@@ -11,7 +11,7 @@ enum DisplayAvailability {
     /// `brightness` is asked for the brightness service as each return happens (Z2: the
     /// re-probed backlight gets its level again).
     static func relay(from display: any DisplayBackend, to queues: [NookActivityQueue], screen: DaemonScreen, logger: Logger,
-                      brightness: @escaping @Sendable () -> BrightnessService? = { nil }) async {
+                      brightness: @escaping @Sendable () -> BrightnessController? = { nil }) async {
         for await connected in display.connectionChanges() {
             logger.notice("\(connected ? "the display is back: resuming" : "the display is gone: holding every activity until it returns")")
             for queue in queues { await queue.setDisplayAvailable(connected) }

@@ -19,9 +19,8 @@ extension Service {
         }
 
         static let name = "display"
-        static let needs: [String] = []
-        static let keys = ["display.backend", "display.size", "display.card", "display.connector", "display.mode", "display.page_flip",
-                           "display.fbdev", "display.frames", "display.frames_limit", "display.refresh_hz", "led.*", "debug.hang_display_file"]
+        static var needs: [any DaemonService.Type] { [] }
+        static let keys = settings.map(\.key) + ["led.*", "debug.hang_display_file"]
 
         static func section(of config: DaemonConfig) -> Section {
             Section(backend: config.backend, mockSize: config.mockSize, card: config.drmCard, connector: config.drmConnector, mode: config.drmMode,
@@ -57,4 +56,20 @@ extension Service {
             display.restore()
         }
     }
+}
+
+extension Service.Display: DeclaresSettings {
+    static let backend = Setting<String>.choice("display.backend", among: DaemonConfig.Backend.allCases.map(\.rawValue), default: "auto", reload: .restart)
+    /// The mock's size as text, read through ``SettingValue/size(_:)``.
+    static let size = Setting<String?>.text("display.size", reload: .restart, shownDefault: "\"1280x400\"")
+    static let card = Setting<String?>.text("display.card", reload: .restart)
+    static let connector = Setting<String?>.text("display.connector", reload: .restart)
+    static let mode = Setting<String?>.text("display.mode", reload: .restart)
+    static let pageFlip = Setting<Bool>.bool("display.page_flip", default: true, reload: .restart)
+    static let fbdev = Setting<String?>.text("display.fbdev", reload: .restart)
+    static let frames = Setting<String?>.text("display.frames", reload: .restart, shownDefault: "none")
+    static let framesLimit = Setting<Int>.integer("display.frames_limit", default: FrameWriter.defaultLimit, in: 1...10_000_000, reload: .restart)
+    static let refreshHz = Setting<Double>.number("display.refresh_hz", default: 60, in: 1...240, reload: .restart)
+    static let settings = [backend.declaration, size.declaration, card.declaration, connector.declaration, mode.declaration,
+                           pageFlip.declaration, fbdev.declaration, frames.declaration, framesLimit.declaration, refreshHz.declaration]
 }

@@ -9,7 +9,7 @@ extension Service {
     final class DisplayWatch: DaemonService {
         typealias Section = NoSection
         static let name = "display watch"
-        static let needs = ["display", "screen", "recall", "brightness"]
+        static var needs: [any DaemonService.Type] { [Display.self, Screen.self, Recall.self, Brightness.self] }
 
         private let display: any DisplayBackend
         private let queues: [NookActivityQueue]

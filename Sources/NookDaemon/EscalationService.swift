@@ -1,106 +1,70 @@
 import NookLogging
 import NookActivities
+import NookConfig
+import NookInput
 
-/// Z4: a blocker left on the glass unacknowledged escalates: after `after`, and again every
-/// `every`, the next of `steps` — `brighter` (the backlight to full), `pulse` (the brightness
-/// swinging between full and a fifth until acknowledged), then `hook` (the
-/// `on_escalate` command, ``EscalationHook``). Dismissing it (input or `nookctl dismiss`) ends
-/// the blocker and so its escalation. While quiet hours are on only `.high` blockers escalate.
-actor EscalationService {
-    enum Step: String, Sendable, CaseIterable { case brighter, pulse, hook }
+extension Service {
+    /// Z4: a blocker left unanswered escalates, step by step.
+    final class Escalation: DaemonService {
+        typealias Section = Escalator.Settings
+        static let name = "escalation"
+        static var needs: [any DaemonService.Type] { [Brightness.self, Queues.self] }
+        static let keys = settings.map(\.key)
 
-    struct Settings: Hashable, Sendable {
-        var after: Duration = .seconds(60)
-        var every: Duration = .seconds(60)
-        var steps: [Step] = []
-        var command: [String] = []
-    }
+        static func section(of config: DaemonConfig) -> Section { config.escalation }
 
-    private let settings: Settings
-    private let clock: any NookClock
-    private let quiet: NookQuietHours
-    private let brighter: @Sendable () async -> Void
-    private let pulse: @Sendable () async -> Void
-    private let logger: Logger
-    private var running: [NookActivityID: Task<Void, Never>] = [:]
-    /// Each escalating blocker as it is now: an update (U1) changes what a step sees.
-    private var latest: [NookActivityID: NookActivity] = [:]
-    /// The cards presented and not yet leaving: a timed one updated into a blocker there
-    /// starts escalating from the update.
-    private var onGlass: Set<NookActivityID> = []
+        private let queues: [NookActivityQueue]
+        private let quiet: NookQuietHours
+        private let brightness: Brightness
+        private let clock: any NookClock
+        private let logger: Logger
+        private let stops = StopActions()
 
-    init(settings: Settings, clock: any NookClock, quiet: NookQuietHours, logger: Logger,
-         brighter: @escaping @Sendable () async -> Void, pulse: @escaping @Sendable () async -> Void) {
-        (self.settings, self.clock, self.quiet, self.logger, self.brighter, self.pulse) = (settings, clock, quiet, logger, brighter, pulse)
-    }
-
-    @Sendable static func matters(_ event: NookActivityEvent) -> Bool {
-        switch event.kind {
-        case .presented, .animateOut, .hidden, .requeued: true
-        case .updated(let previous): event.activity.isBlocker || previous.isBlocker
-        default: false
+        init(queues: [NookActivityQueue], quiet: NookQuietHours, brightness: Brightness, clock: any NookClock, logger: Logger) {
+            (self.queues, self.quiet, self.brightness, self.clock, self.logger) = (queues, quiet, brightness, clock, logger)
         }
-    }
 
-    func observe(_ event: NookActivityEvent) {
-        switch event.kind {
-        case .presented:
-            onGlass.insert(event.id)
-            if event.activity.isBlocker { start(event.activity) }
-        case .updated where running[event.id] != nil:
-            if event.activity.isBlocker {
-                latest[event.id] = event.activity
-            } else {
-                // Turned timed: it ends on its own and waits for nobody's acknowledgement.
-                stop(event.id)
+        func start(_ section: Section) async throws(DaemonError) {
+            guard !section.steps.isEmpty else { return }
+            let escalation = Escalator(settings: section, clock: clock, quiet: quiet, logger: logger,
+                                               brighter: { [brightness] in await brightness.current.withLock { $0 }?.boost() },
+                                               pulse: { [brightness] in await brightness.current.withLock { $0 }?.pulse() })
+            let relays = queues.map { queue in
+                let events = queue.events(where: Escalator.matters)
+                return Task { for await event in events { await escalation.observe(event) } }
             }
-        case .updated where event.activity.isBlocker && onGlass.contains(event.id):
-            start(event.activity)
-        case .animateOut, .hidden, .requeued:
-            onGlass.remove(event.id)
-            stop(event.id)
-        default:
-            break
+            stops.add { relays.forEach { $0.cancel() } }
         }
-    }
 
-    /// Escalates `activity`, a blocker on the glass, from now on.
-    private func start(_ activity: NookActivity) {
-        running[activity.id]?.cancel()
-        let id = activity.id
-        latest[id] = activity
-        running[id] = Task { [settings, clock] in
-            var deadline = clock.now + settings.after
-            for (index, step) in settings.steps.enumerated() {
-                do { try await clock.sleep(until: deadline) } catch { return }
-                await self.escalate(id, step: step, number: index + 1)
-                deadline = deadline + settings.every
+        func stop() async { await stops.run() }
+    }
+}
+
+extension Service.Escalation: DeclaresSettings {
+    static let after = Setting<Int>.integer("escalation.after_s", default: 60, in: 1...86_400, reload: .restart)
+    static let every = Setting<Int>.integer("escalation.every_s", default: 60, in: 1...86_400, reload: .restart)
+    /// No steps: blockers never escalate.
+    static let steps = Setting<[String]>.texts("escalation.steps", default: [], reload: .restart, shownDefault: "none")
+    static let onEscalate = Setting<[String]>.texts("escalation.on_escalate", default: [], reload: .restart)
+    static let settings = [after.declaration, every.declaration, steps.declaration, onEscalate.declaration]
+}
+
+extension Service.Escalation {
+    /// `[escalation]` (Z4), each key through its declaration; a hook step needs a command.
+    static func read(_ reader: ConfigReader) throws(ConfigError) -> Escalator.Settings {
+        var escalation = Escalator.Settings()
+        if let seconds = try after.read(reader) { escalation.after = .seconds(seconds) }
+        if let seconds = try every.read(reader) { escalation.every = .seconds(seconds) }
+        escalation.command = try onEscalate.read(reader) ?? onEscalate.defaultValue
+        for name in try steps.read(reader) ?? steps.defaultValue {
+            guard let step = Escalator.Step(rawValue: name) else {
+                throw reader.error(steps.key, "steps are brighter, pulse and hook, got \"\(name)\"")
             }
+            escalation.steps.append(step)
         }
-    }
-
-    private func stop(_ id: NookActivityID) {
-        running.removeValue(forKey: id)?.cancel()
-        latest[id] = nil
-    }
-
-    private func escalate(_ id: NookActivityID, step: Step, number: Int) async {
-        guard running[id] != nil, let activity = latest[id] else { return }
-        if activity.priority < .high, quiet.isQuiet {
-            logger.info("escalation: step \(number) (\(step.rawValue)) of \(activity.id) skipped, quiet hours")
-            return
+        if escalation.steps.contains(.hook), escalation.command.first?.isEmpty ?? true {
+            throw reader.error(onEscalate.key, "the hook step needs a command: an argument list such as [\"/usr/local/bin/ring\", \"--loud\"]")
         }
-        logger.notice("escalation: step \(number) (\(step.rawValue)) for \(activity.id), not acknowledged")
-        switch step {
-        case .brighter:
-            await brighter()
-        case .pulse:
-            await pulse()
-        case .hook:
-            guard !settings.command.isEmpty else { return }
-            if case .failure(let error) = EscalationHook.run(settings.command, activity: activity, step: number) {
-                logger.warning("escalation: on_escalate could not start: \(error)")
-            }
-        }
+        return escalation
     }
 }

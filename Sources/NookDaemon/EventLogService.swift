@@ -8,7 +8,7 @@ extension Service {
     final class EventLog: DaemonService {
         struct Section: Equatable, Sendable { var logLevel: String }
         static let name = "event log"
-        static let needs = ["queues"]
+        static var needs: [any DaemonService.Type] { [Queues.self] }
         /// The level is set when logging is bootstrapped, before the daemon exists.
         static let keys = ["daemon.log_level"]
 

@@ -9,7 +9,7 @@ extension Service {
     final class HomeClock: DaemonService {
         typealias Section = NoSection
         static let name = "home clock"
-        static let needs = ["screen", "journal"]
+        static var needs: [any DaemonService.Type] { [Screen.self, Journal.self] }
 
         private let screen: DaemonScreen
         private let stops = StopActions()

@@ -13,7 +13,7 @@ import NookProtocol
 /// - dismiss: a running recall ends (U5), else the card on the glass is dismissed.
 struct InputRules: Sendable {
     let queues: [NookActivityQueue]
-    let recall: RecallService
+    let recall: HistoryRecall
     let actionCards: ActionCards
     /// A menu on the glance takes open's press as its Enter (E8).
     let menuTakesOpen: @Sendable () -> Bool

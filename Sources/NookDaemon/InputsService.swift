@@ -13,7 +13,7 @@ extension Service {
         }
 
         static let name = "inputs"
-        static let needs = ["presence", "recall", "queues", "action cards"]
+        static var needs: [any DaemonService.Type] { [Presence.self, Recall.self, Queues.self, ActionCardTracking.self] }
         static let keys = ["proximity.*", "gpio.*.*"]
 
         static func section(of config: DaemonConfig) -> Section { Section(proximity: config.proximity, gpioLines: config.gpioLines) }
@@ -32,7 +32,7 @@ extension Service {
         private let engagement: NookEngagement
         private let presses: InputBroadcast
         private let queues: [NookActivityQueue]
-        private let recall: RecallService
+        private let recall: HistoryRecall
         private let actionCards: ActionCards
         private let menuOnGlance: Locked<Daemon.MenuClaim?>
         private let state: Locked<Daemon.State>
@@ -47,7 +47,7 @@ extension Service {
                        menuTakesOpen: Daemon.MenuClaim.takesOpen(menuOnGlance))
         }
 
-        init(engagement: NookEngagement, presses: InputBroadcast, queues: [NookActivityQueue], recall: RecallService, actionCards: ActionCards,
+        init(engagement: NookEngagement, presses: InputBroadcast, queues: [NookActivityQueue], recall: HistoryRecall, actionCards: ActionCards,
              menuOnGlance: Locked<Daemon.MenuClaim?>, state: Locked<Daemon.State>, clock: any NookClock, logger: Logger) {
             (self.engagement, self.presses, self.queues, self.recall, self.actionCards) = (engagement, presses, queues, recall, actionCards)
             (self.menuOnGlance, self.state, self.clock, self.logger) = (menuOnGlance, state, clock, logger)
@@ -127,9 +127,4 @@ extension Service {
             })
         }
     }
-}
-
-extension Daemon {
-    /// `status`'s `gpio` member.
-    func gpioStatus() -> StatusAnswer.GPIO? { parts.inputs.gpioStatus() }
 }

@@ -5,7 +5,7 @@ import NookProtocol
 /// protocol's ``NookOperation/Entry`` is the other half (the request's fields, its answer,
 /// who may ask); the dispatch checks that scope before the handler runs. Each concern
 /// declares the rows of the operations it owns beside their handlers, in its own file
-/// (`cardHandlers` in CardRequests.swift, `historyHandlers` in DaemonHistory.swift …), and
+/// (`cardHandlers` in CardRequests.swift, `historyHandlers` in HistoryService.swift …), and
 /// ``Daemon/operationHandlers`` gathers them.
 struct OperationHandler: Sendable {
     let name: NookOperation.Name

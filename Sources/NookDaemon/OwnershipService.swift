@@ -8,7 +8,7 @@ extension Service {
     final class Ownership: DaemonService {
         struct Section: Equatable, Sendable { var adminGroup: String?; var relayUsers: [String]? }
         static let name = "ownership"
-        static let needs: [String] = []
+        static var needs: [any DaemonService.Type] { [] }
         static let keys = ["daemon.admin_group", "daemon.relay_users"]
         static let appliesAtReload = true
 

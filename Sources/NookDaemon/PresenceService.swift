@@ -1,145 +1,116 @@
 import NookLogging
 import NookActivities
+import NookConfig
+import NookProtocol
 
-/// Z3: what the display does about nobody being in the room. The `presence` inputs (a PIR on
-/// a GPIO line, a proximity sensor's farther threshold) and the engagement inputs say when
-/// someone is there; `dimAfter` after the last of them went quiet the display dims, and
-/// `blankAfter` after it goes dark, cards included. Timed cards that end while nobody is
-/// there are marked unseen; when someone comes back the panel comes back with what it shows
-/// and, if any were missed, a digest card ("3 while you were away", the most important first)
-/// is shown once.
-actor PresenceService {
-    enum State: String, Sendable { case present, dimmed, away }
+extension Service {
+    /// Z3, when an input reports presence: the display dims and goes dark with nobody there,
+    /// and a digest of what came meanwhile greets whoever returns. Started before the inputs,
+    /// so the first thing it hears is their first report; until an input says someone is
+    /// there, nobody is, and the absence clock runs from start.
+    final class Presence: DaemonService {
+        typealias Section = PresenceTracker.Settings?
+        static let name = "presence"
+        static var needs: [any DaemonService.Type] { [Brightness.self, Screen.self, Queues.self] }
+        static let keys = settings.map(\.key)
 
-    struct Settings: Hashable, Sendable {
-        var dimAfter: Duration = .seconds(60)
-        var blankAfter: Duration = .seconds(300)
-        /// How long the digest card stays.
-        var digestDwell: Duration = .seconds(8)
-    }
+        static func section(of config: DaemonConfig) -> Section { config.presence }
 
-    /// What the daemon does for each change; tests record them.
-    struct Effects: Sendable {
-        var dim: @Sendable (Bool) async -> Void
-        var dark: @Sendable (Bool) async -> Void
-        var digest: @Sendable (NookActivity) async -> Void
-    }
+        let current = Locked<PresenceTracker?>(nil)
+        private let engagement: NookEngagement
+        private let arbiter: NookSurfaceArbiter
+        private let modules: [NookModuleID]
+        private let queues: [NookModuleID: NookActivityQueue]
+        private let brightness: Brightness
+        private let screen: DaemonScreen
+        private let clock: any NookClock
+        private let logger: Logger
+        private let stops = StopActions()
 
-    /// The most titles a digest lists; the rest are counted.
-    static let digestTitles = 5
+        init(engagement: NookEngagement, arbiter: NookSurfaceArbiter, modules: [NookModuleID], queues: [NookModuleID: NookActivityQueue],
+             brightness: Brightness, screen: DaemonScreen, clock: any NookClock, logger: Logger) {
+            (self.engagement, self.arbiter, self.modules, self.queues) = (engagement, arbiter, modules, queues)
+            (self.brightness, self.screen, self.clock, self.logger) = (brightness, screen, clock, logger)
+        }
 
-    private let settings: Settings
-    private let clock: any NookClock
-    private let effects: Effects
-    private let logger: Logger
-    private(set) var state: State = .present
-    private var present = true
-    /// The most important cards that ended unseen since someone was last there (at most
-    /// ``digestTitles``: a week away must not grow without bound), in the order they ended.
-    private(set) var unseen: [NookActivity] = []
-    /// How many ended unseen.
-    private(set) var unseenCount = 0
-    /// How long the last return took, from hearing it to the panel lit and undimmed (the
-    /// `presence_to_home_ms` figure, less the input's own edge-to-wake time).
-    private(set) var lastReturn: Duration?
-    private var timer: Task<Void, Never>?
-    /// Digest cards shown: never themselves counted as missed.
-    private var digests: Set<NookActivityID> = []
+        func start(_ section: Section) async throws(DaemonError) {
+            guard let settings = section else { return }
+            let service = PresenceTracker(settings: settings, clock: clock, logger: logger, effects: .init(
+                dim: { [brightness] dim in await brightness.current.withLock { $0 }?.setDimmed(dim) },
+                dark: { [screen] dark in await screen.holdDark(dark) },
+                digest: { [weak self] card in await self?.showDigest(card) }))
+            current.withLock { $0 = service }
+            let relays = modules.map { module in
+                let events = queues[module]!.events(where: PresenceTracker.matters)
+                return Task { for await event in events { await service.observe(event) } }
+            }
+            // The observer only says that something changed; the state is read again in order, so
+            // two inputs reporting at once on two threads cannot leave a stale value last.
+            let (changes, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+            let observation = engagement.observePresence { _ in continuation.yield() }
+            let watcher = Task { [engagement] in
+                await service.set(present: engagement.isPresent)
+                for await _ in changes { await service.set(present: engagement.isPresent) }
+            }
+            logger.info("presence: dimming after \(settings.dimAfter), display off after \(settings.blankAfter) with nobody there")
+            stops.add {
+                observation.cancel()
+                continuation.finish()
+                watcher.cancel()
+                relays.forEach { $0.cancel() }
+            }
+        }
 
-    init(settings: Settings, clock: any NookClock, logger: Logger, effects: Effects) {
-        (self.settings, self.clock, self.logger, self.effects) = (settings, clock, logger, effects)
-    }
+        func stop() async { await stops.run() }
 
-    /// The events ``observe(_:)`` needs.
-    @Sendable static func matters(_ event: NookActivityEvent) -> Bool {
-        if case .hidden = event.kind { true } else { false }
-    }
+        /// The digest card, in the foreground module's queue like any other card.
+        private func showDigest(_ card: NookActivity) async {
+            let module = arbiter.foregroundModule ?? modules[0]
+            let result = await queues[module]!.enqueue(card)
+            if case .rejected(_, let reason) = result {
+                logger.warning("presence: the digest \"\(LogText.short(card.title))\" was refused: \(reason)")
+            }
+        }
 
-    /// Someone is there (`true`) or the last input went quiet (`false`).
-    func set(present: Bool) async {
-        guard present != self.present else { return }
-        self.present = present
-        timer?.cancel()
-        if present {
-            await cameBack()
-        } else {
-            startAbsence()
+        /// `status`'s `presence` member.
+        func status() async -> StatusAnswer.Presence? {
+            guard let service = current.withLock({ $0 }) else { return nil }
+            let lastReturnMs = await service.lastReturn.map { $0.nookSeconds * 1000 }
+            return StatusAnswer.Presence(state: await service.state.rawValue, unseen: await service.unseenCount, lastReturnMs: lastReturnMs)
         }
     }
+}
 
-    /// A card ending: one that ends by itself while nobody is there was not seen.
-    func observe(_ event: NookActivityEvent) {
-        guard case .hidden(let reason) = event.kind, reason == .completed || reason == .timedOut, state != .present,
-              !event.activity.isTransient, !digests.contains(event.id) else { return }
-        unseen.append(event.activity)
-        unseenCount += 1
-        if unseen.count > Self.digestTitles {
-            // The one the digest would list last: the lowest priority, the latest to end of those.
-            let lowest = unseen.map(\.priority).min()!
-            unseen.remove(at: unseen.lastIndex { $0.priority == lowest }!)
+extension Service.Presence: DeclaresSettings {
+    static let dimAfter = Setting<Int>.integer("presence.dim_after_s", default: 60, in: 1...86_400, reload: .restart)
+    /// At least ``dimAfter``: the display dims before it goes dark.
+    static let blankAfter = Setting<Int>.integer("presence.blank_after_s", default: 300, in: 1...86_400, reload: .restart, shownRange: "up to 86400")
+    static let digestDwell = Setting<Int>.integer("presence.digest_dwell_s", default: 8, in: 1...600, reload: .restart)
+    static let settings = [dimAfter.declaration, blankAfter.declaration, digestDwell.declaration]
+}
+
+extension Service.Presence {
+    /// `[presence]` (Z3): when the display dims and goes dark with nobody there. Presence needs
+    /// an input that reports it; the table without one is a mistake, not a quiet no-op.
+    static func read(_ reader: ConfigReader, hasInput: Bool) throws(ConfigError) -> PresenceTracker.Settings? {
+        let keys = Self.settings.map(\.key)
+        guard hasInput else {
+            if let stray = keys.first(where: { reader.document[$0] != nil }) {
+                throw reader.error(stray, "needs an input that reports presence: proximity.presence_threshold, or a [gpio.NAME] table with role = \"presence\" (a PIR sensor)")
+            }
+            return nil
         }
-        // Debug, not info: a long absence can see thousands; the digest says how many at info.
-        logger.debug("presence: \(event.id) \"\(LogText.short(event.activity.title))\" ended unseen (nobody there)")
-    }
-
-    /// The absence clock counts from now: dim, then dark.
-    private func startAbsence() {
-        let began = clock.now
-        timer = Task { [settings, clock] in
-            do { try await clock.sleep(until: began + settings.dimAfter) } catch { return }
-            await self.become(.dimmed)
-            do { try await clock.sleep(until: began + settings.blankAfter) } catch { return }
-            await self.become(.away)
+        var presence = PresenceTracker.Settings()
+        if let seconds = try dimAfter.read(reader) { presence.dimAfter = .seconds(seconds) }
+        if let seconds = try blankAfter.read(reader) {
+            guard Duration.seconds(seconds) >= presence.dimAfter else {
+                throw reader.error("presence.blank_after_s", "must not be shorter than presence.dim_after_s (\(presence.dimAfter.components.seconds) s): the display dims before it goes dark; got \(seconds)")
+            }
+            presence.blankAfter = .seconds(seconds)
+        } else if presence.blankAfter < presence.dimAfter {
+            presence.blankAfter = presence.dimAfter
         }
+        if let seconds = try digestDwell.read(reader) { presence.digestDwell = .seconds(seconds) }
+        return presence
     }
-
-    private func become(_ next: State) async {
-        guard !present, next != state else { return }
-        let previous = state
-        state = next
-        logger.info("presence: nobody there, \(next == .dimmed ? "dimming" : "turning the display off")")
-        if previous == .present { await effects.dim(true) }
-        if next == .away { await effects.dark(true) }
-    }
-
-    private func cameBack() async {
-        let previous = state
-        guard previous != .present else { return }
-        let heard = clock.now
-        state = .present
-        logger.info("presence: someone is back\(unseenCount == 0 ? "" : ", \(unseenCount) missed")")
-        if previous == .away { await effects.dark(false) }
-        await effects.dim(false)
-        lastReturn = clock.now - heard
-        guard let digest = Self.digest(of: unseen, count: unseenCount, dwell: settings.digestDwell) else { return }
-        unseen = []
-        unseenCount = 0
-        digests.insert(digest.id)
-        await effects.digest(digest)
-    }
-
-    /// "N while you were away", the titles most important first (in the order they ended
-    /// within a priority); at the highest priority missed, so quiet hours treat it as they
-    /// would have treated the most important of them.
-    /// - Parameter count: how many were missed in all (`missed` may hold only the most important).
-    static func digest(of missed: [NookActivity], count: Int? = nil, dwell: Duration) -> NookActivity? {
-        guard !missed.isEmpty else { return nil }
-        let count = max(count ?? missed.count, missed.count)
-        let ordered = missed.enumerated().sorted { a, b in
-            a.element.priority != b.element.priority ? a.element.priority > b.element.priority : a.offset < b.offset
-        }.map(\.element)
-        var titles = ordered.prefix(digestTitles).map { Self.shortened($0.title) }
-        if count > titles.count { titles.append("and \(count - titles.count) more") }
-        return NookActivity(priority: ordered[0].priority, title: "\(count) while you were away",
-                            subtitle: titles.joined(separator: " · "), systemImage: "bell", dwell: dwell, isTransient: true)
-    }
-
-    /// A title as the digest lists it: its first line, at most 120 characters.
-    private static func shortened(_ title: String) -> String {
-        let line = title.prefix { $0 != "\n" }
-        return line.count > 120 ? String(line.prefix(119)) + "…" : String(line)
-    }
-
-    /// Waits for the absence timer (tests).
-    func settle() async { await timer?.value }
 }

@@ -13,15 +13,15 @@ extension Service {
         }
 
         static let name = "queues"
-        static let needs: [String] = []
-        static let keys = ["queue.modules", "queue.capacity", "queue.poll_interval_ms"]
+        static var needs: [any DaemonService.Type] { [] }
+        static let keys = settings.map(\.key)
 
         static func section(of config: DaemonConfig) -> Section {
             Section(modules: config.modules, capacity: config.capacity, pollInterval: config.pollInterval)
         }
 
-        private let arbiter: NookSurfaceArbiter
-        private let queues: [(NookModuleID, NookActivityQueue)]
+        let arbiter: NookSurfaceArbiter
+        let queues: [(NookModuleID, NookActivityQueue)]
 
         init(arbiter: NookSurfaceArbiter, queues: [(NookModuleID, NookActivityQueue)]) {
             (self.arbiter, self.queues) = (arbiter, queues)
@@ -31,4 +31,11 @@ extension Service {
             for (module, queue) in queues { await queue.bind(to: arbiter, moduleID: module) }
         }
     }
+}
+
+extension Service.Queues: DeclaresSettings {
+    static let modules = Setting<[String]>.texts("queue.modules", default: ["default"], reload: .restart)
+    static let capacity = Setting<Int>.integer("queue.capacity", default: 256, in: 1...100_000, reload: .restart)
+    static let pollInterval = Setting<Int>.integer("queue.poll_interval_ms", default: 200, in: 10...5000, reload: .restart)
+    static let settings = [modules.declaration, capacity.declaration, pollInterval.declaration]
 }

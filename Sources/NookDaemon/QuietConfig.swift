@@ -23,12 +23,12 @@ struct QuietConfig: Hashable, Sendable {
 
     init(reading reader: ConfigReader) throws(ConfigError) {
         var ranges: [NookQuietSchedule.Range] = []
-        for text in try reader.strings("quiet.schedule") ?? [] {
+        for text in try Service.QuietHours.schedule.read(reader) ?? [] {
             do { ranges.append(try NookQuietSchedule.Range(parsing: text)) } catch { throw reader.error("quiet.schedule", error.description) }
         }
         schedule = NookQuietSchedule(ranges)
-        if let name = try reader.choice("quiet.minimum_priority", among: ["low", "normal", "high"]) { policy.minimum = Self.priorities[name]! }
-        for name in try reader.strings("quiet.suppress") ?? [] {
+        if let name = try Service.QuietHours.minimumPriority.read(reader) { policy.minimum = Self.priorities[name]! }
+        for name in try Service.QuietHours.suppress.read(reader) ?? [] {
             guard let priority = Self.priorities[name] else {
                 throw reader.error("quiet.suppress", "must list priorities (low, normal), got \"\(name)\"")
             }

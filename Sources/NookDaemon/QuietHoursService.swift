@@ -10,8 +10,8 @@ extension Service {
     final class QuietHours: DaemonService {
         typealias Section = QuietConfig
         static let name = "quiet hours"
-        static let needs = ["brightness", "queues"]
-        static let keys = ["quiet.*"]
+        static var needs: [any DaemonService.Type] { [Brightness.self, Queues.self] }
+        static let keys = settings.map(\.key)
         static let appliesAtReload = true
 
         static func section(of config: DaemonConfig) -> Section { config.quiet }
@@ -104,4 +104,11 @@ extension Daemon {
     func quietOperation(_ setting: QuietSetting, _ reply: RequestReply) async throws(ProtocolError) {
         reply.answer(try await quietRequest(setting))
     }
+}
+
+extension Service.QuietHours: DeclaresSettings {
+    static let schedule = Setting<[String]>.texts("quiet.schedule", default: [], reload: .applied)
+    static let minimumPriority = Setting<String>.choice("quiet.minimum_priority", among: ["low", "normal", "high"], default: "high", reload: .applied)
+    static let suppress = Setting<[String]>.texts("quiet.suppress", default: [], reload: .applied)
+    static let settings = [schedule.declaration, minimumPriority.declaration, suppress.declaration]
 }

@@ -14,7 +14,7 @@ extension Service {
         }
 
         static let name = "requests"
-        static let needs: [String] = []
+        static var needs: [any DaemonService.Type] { [] }
         static let keys = ["daemon.icon_directories", "queue.per_sender", "debug.press_inputs"]
         static let appliesAtReload = true
 
@@ -22,4 +22,10 @@ extension Service {
 
         func start(_ section: Section) async throws(DaemonError) {}
     }
+}
+
+extension Service.RequestSettings: DeclaresSettings {
+    static let perSender = Setting<Int>.integer("queue.per_sender", default: 0, in: 0...100_000, reload: .applied)
+    static let pressInputs = Setting<Bool>.bool("debug.press_inputs", default: false, reload: .applied)
+    static let settings = [perSender.declaration, pressInputs.declaration]
 }

@@ -16,8 +16,8 @@ extension Service {
         }
 
         static let name = "screen"
-        static let needs = ["display", "queues", "watchdog"]
-        static let keys = ["theme.*", "theme.palette.*", "home.*", "display.rotation", "display.blank_after_s"]
+        static var needs: [any DaemonService.Type] { [Display.self, Queues.self, SystemdWatchdog.self] }
+        static let keys = ["theme.*", "theme.palette.*", "home.*", "display.rotation"] + settings.map(\.key)
         static let appliesAtReload = true
 
         static func section(of config: DaemonConfig) -> Section {
@@ -67,4 +67,10 @@ extension Service {
             await screen.apply(.init(theme: section.theme, rotation: section.rotation.then(panelTurn), home: section.home, blankAfter: section.blankAfter))
         }
     }
+}
+
+extension Service.Screen: DeclaresSettings {
+    /// Seconds without a card before the panel goes dark; 0 never blanks.
+    static let blankAfter = Setting<Int>.integer("display.blank_after_s", default: 0, in: 0...86_400, reload: .applied)
+    static let settings = [blankAfter.declaration]
 }

@@ -9,7 +9,7 @@ extension Service {
     final class Signals: DaemonService {
         typealias Section = NoSection
         static let name = "signals"
-        static let needs: [String] = []
+        static var needs: [any DaemonService.Type] { [] }
 
         private struct Handlers {
             var stop: @Sendable () -> Void

@@ -16,12 +16,13 @@ extension Service {
         }
 
         static let name = "socket"
-        static let needs = ["signals", "queues", "screen", "journal", "history", "recall", "brightness", "quiet hours", "presence",
-                            "inputs", "ownership", "requests", "home clock"]
+        static var needs: [any DaemonService.Type] {
+            [Signals.self, Queues.self, Screen.self, Journal.self, History.self, Recall.self, Brightness.self, QuietHours.self, Presence.self,
+             Inputs.self, Ownership.self, RequestSettings.self, HomeClock.self]
+        }
         /// The server takes them all at start.
-        static let keys = ["daemon.socket", "daemon.socket_group", "daemon.socket_mode", "daemon.allowed_uids", "daemon.allowed_groups",
-                           "daemon.max_connections", "daemon.max_connections_per_user", "daemon.partial_line_timeout", "daemon.idle_timeout",
-                           "daemon.unread_timeout", "daemon.max_buffered_bytes"]
+        static let keys = ["daemon.socket", "daemon.socket_group", "daemon.socket_mode", "daemon.allowed_uids", "daemon.allowed_groups"]
+            + settings.map(\.key)
 
         static func section(of config: DaemonConfig) -> Section {
             Section(path: config.socketPath, group: config.socketGroup, mode: config.socketMode, uids: config.allowedUIDs, groups: config.allowedGroups,
@@ -75,4 +76,23 @@ extension Service {
             server.withLock { $0 }?.stop()
         }
     }
+}
+
+extension Service.Socket: DeclaresSettings {
+    private static func seconds(_ duration: Duration) -> Int { Int(duration.components.seconds) }
+
+    static let maxConnections = Setting<Int>.integer("daemon.max_connections", default: SocketServer.defaultMaximumConnections,
+                                                     in: 1...65_536, reload: .restart)
+    /// Unset: a quarter of ``maxConnections``.
+    static let maxConnectionsPerUser = Setting<Int?>.integer("daemon.max_connections_per_user", in: 1...65_536, reload: .restart)
+    static let partialLineTimeout = Setting<Int>.integer("daemon.partial_line_timeout", default: seconds(ConnectionLimits().partialLineTimeout),
+                                                         in: ConnectionLimits.timeoutRange, reload: .restart)
+    static let idleTimeout = Setting<Int>.integer("daemon.idle_timeout", default: seconds(ConnectionLimits().idleTimeout),
+                                                  in: ConnectionLimits.timeoutRange, reload: .restart)
+    static let unreadTimeout = Setting<Int>.integer("daemon.unread_timeout", default: seconds(ConnectionLimits().unreadTimeout),
+                                                    in: ConnectionLimits.timeoutRange, reload: .restart)
+    static let maxBufferedBytes = Setting<Int>.integer("daemon.max_buffered_bytes", default: ConnectionLimits().bufferedBytes,
+                                                       in: ConnectionLimits.bufferedRange, reload: .restart)
+    static let settings = [maxConnections.declaration, maxConnectionsPerUser.declaration, partialLineTimeout.declaration,
+                           idleTimeout.declaration, unreadTimeout.declaration, maxBufferedBytes.declaration]
 }

@@ -9,7 +9,7 @@ extension Service {
     final class StateFiles: DaemonService {
         typealias Section = NoSection
         static let name = "state files"
-        static let needs: [String] = []
+        static var needs: [any DaemonService.Type] { [] }
 
         private let journal: ActivityJournal?
         private let history: ActivityHistory

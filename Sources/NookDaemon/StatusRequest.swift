@@ -18,16 +18,9 @@ extension Daemon {
         reply.answer(status)
     }
 
+    /// The core of `status` here, every other member from the service that owns it
+    /// (``ReportsStatus``).
     func status(connections: Int) async -> StatusAnswer {
-        var moduleStates: [StatusAnswer.Module] = []
-        for module in modules {
-            let snapshot = await queues[module]!.snapshot()
-            moduleStates.append(StatusAnswer.Module(
-                name: module.rawValue, current: snapshot.current, phase: snapshot.currentPhase,
-                pending: snapshot.pending.count, capacity: snapshot.capacity, suspended: snapshot.isSuspended,
-                displayAvailable: snapshot.isDisplayAvailable, parked: snapshot.parkReason?.description,
-                blockedBy: snapshot.blockingActivity))
-        }
         let proximity = state.withLock { $0.proximity }
         let inputs = engagement.inputs.map { input in
             // The proximity sensor's last value, so thresholds can be chosen from what it reads.
@@ -42,9 +35,9 @@ extension Daemon {
             theme: settings.theme.appearance.rawValue, refreshHz: self.display.mode.refreshHz,
             slideFrameIntervalMs: frameInterval.map { ($0.nookSeconds * 10_000).rounded() / 10 },
             flips: self.display.pageFlips.map { StatusAnswer.Flips(requested: $0.requested, completed: $0.completed, timedOut: $0.timedOut) })
-        return StatusAnswer(foreground: arbiter.foregroundModule?.rawValue, display: display, home: settings.home.description,
-                            engaged: engagement.isEngaged, inputs: inputs, gpio: gpioStatus(), modules: moduleStates,
-                            connections: connections, presence: await presenceStatus(), brightness: await brightness.withLock { $0 }?.status,
-                            touch: touchStatus())
+        var status = StatusAnswer(foreground: nil, display: display, home: settings.home.description, engaged: engagement.isEngaged,
+                                  inputs: inputs, gpio: nil, modules: [], connections: connections)
+        for part in parts.reportingStatus { await part.report(into: &status) }
+        return status
     }
 }

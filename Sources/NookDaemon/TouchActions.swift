@@ -26,7 +26,7 @@ final class TouchActions: Sendable {
     struct Effects: Sendable {
         var engagement: NookEngagement
         var queues: [NookActivityQueue]
-        var recall: RecallService
+        var recall: HistoryRecall
         var actionCards: ActionCards
         var glass: CardsOnGlass
         var presses: InputBroadcast

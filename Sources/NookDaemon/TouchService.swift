@@ -19,7 +19,9 @@ extension Service {
 
         static let name = "touch"
         /// The journal hands over the snoozes the last run left; quiet hours end a returning one.
-        static let needs = ["presence", "recall", "queues", "action cards", "screen", "journal", "quiet hours"]
+        static var needs: [any DaemonService.Type] {
+            [Presence.self, Recall.self, Queues.self, ActionCardTracking.self, Screen.self, Journal.self, QuietHours.self]
+        }
         static let keys = ["touch.*"]
         /// Every key applies: the reader is started again with the new settings (a finger on
         /// the glass at that moment is let go first).
@@ -212,9 +214,4 @@ extension Service {
                                       open: actions.isOpen, snoozed: snoozes.count, problem: reading.problem)
         }
     }
-}
-
-extension Daemon {
-    /// `status`'s `touch` member.
-    func touchStatus() -> StatusAnswer.Touch? { parts.touch.status() }
 }

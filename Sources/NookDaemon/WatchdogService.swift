@@ -9,7 +9,7 @@ extension Service {
     final class SystemdWatchdog: DaemonService {
         typealias Section = NoSection
         static let name = "watchdog"
-        static let needs: [String] = []
+        static var needs: [any DaemonService.Type] { [] }
 
         private let clock: any NookClock
         private let logger: Logger

@@ -30,7 +30,7 @@ private final class OneStep: BrightnessOutput {
 @Suite("Z2 auto-brightness from an ambient light sensor")
 struct AmbientBrightnessTests {
     /// Runs the fade under way to its end (every step is due at once on the manual clock).
-    func finishFade(_ clock: ManualClock, _ service: BrightnessService) async {
+    func finishFade(_ clock: ManualClock, _ service: BrightnessController) async {
         clock.advance(by: .seconds(2))
         await service.settle()
     }
@@ -54,7 +54,7 @@ struct AmbientBrightnessTests {
         let clock = ManualClock()
         let output = RecordedLevels()
         let curve = AmbientBrightness(points: [.init(lux: 0, scale: 0.2), .init(lux: 49, scale: 0.2), .init(lux: 51, scale: 1)], hysteresis: 0.2)
-        let service = BrightnessService(backlight: output, levels: .init(idle: 1.0), fade: .milliseconds(400), clock: clock, ambient: curve, warn: { _ in })
+        let service = BrightnessController(backlight: output, levels: .init(idle: 1.0), fade: .milliseconds(400), clock: clock, ambient: curve, warn: { _ in })
         await service.setQuiet(false)
         #expect(output.all == [100], "no reading yet: the fixed level")
         await service.setAmbient(lux: 48)
@@ -91,7 +91,7 @@ struct AmbientBrightnessTests {
         let clock = ManualClock()
         let output = RecordedLevels()
         let curve = AmbientBrightness(points: [.init(lux: 0, scale: 0.2), .init(lux: 500, scale: 1)], hysteresis: 0.2)
-        let service = BrightnessService(backlight: output, levels: .init(idle: 0.6), fade: .milliseconds(400), clock: clock, ambient: curve, warn: { _ in })
+        let service = BrightnessController(backlight: output, levels: .init(idle: 0.6), fade: .milliseconds(400), clock: clock, ambient: curve, warn: { _ in })
         await service.setAmbient(lux: 0)
         #expect(output.all.isEmpty, "a reading alone writes nothing before the first level")
         await service.setQuiet(false)
@@ -105,7 +105,7 @@ struct AmbientBrightnessTests {
         let clock = ManualClock()
         let output = RecordedLevels()
         let curve = AmbientBrightness(points: [.init(lux: 0, scale: 0.5), .init(lux: 1000, scale: 1)])
-        let service = BrightnessService(backlight: output, levels: .init(active: 0.8, night: 0.3, idle: 0.6, quiet: 0.1, dim: 0.05),
+        let service = BrightnessController(backlight: output, levels: .init(active: 0.8, night: 0.3, idle: 0.6, quiet: 0.1, dim: 0.05),
                                         fade: .milliseconds(300), clock: clock, ambient: curve, warn: { _ in })
         await service.setQuiet(false)
         await service.setAmbient(lux: 0)
@@ -145,7 +145,7 @@ struct AmbientBrightnessTests {
     @Test func z2_quietNightAndDimAreNeverBrighterThanTheScaledLevelsInADarkRoom() async {
         let clock = ManualClock()
         let output = RecordedLevels()
-        let service = BrightnessService(backlight: output, levels: .init(active: 1, night: 0.4, idle: 0.6, quiet: 0.3, dim: 0.5),
+        let service = BrightnessController(backlight: output, levels: .init(active: 1, night: 0.4, idle: 0.6, quiet: 0.3, dim: 0.5),
                                         fade: .milliseconds(300), clock: clock, ambient: AmbientBrightness(points: AmbientSettings.defaultCurve), warn: { _ in })
         await service.setQuiet(false)
         await service.setAmbient(lux: 0)
@@ -173,7 +173,7 @@ struct AmbientBrightnessTests {
     @Test func z2_autoBrightnessNeverTurnsAOneStepBacklightOff() async {
         let clock = ManualClock()
         let output = OneStep()
-        let service = BrightnessService(backlight: output, levels: .init(), fade: .milliseconds(300), clock: clock,
+        let service = BrightnessController(backlight: output, levels: .init(), fade: .milliseconds(300), clock: clock,
                                         ambient: AmbientBrightness(points: AmbientSettings.defaultCurve), warn: { _ in })
         await service.setQuiet(false)
         await service.setAmbient(lux: 0)
@@ -197,7 +197,7 @@ struct AmbientBrightnessTests {
         let output = RecordedLevels()
         let warnings = Locked<[String]>([])
         let curve = AmbientBrightness(points: [.init(lux: 0, scale: 0.2), .init(lux: 500, scale: 1)])
-        let service = BrightnessService(backlight: output, levels: .init(idle: 0.6), fade: .milliseconds(400), clock: clock, ambient: curve, warn: { _ in })
+        let service = BrightnessController(backlight: output, levels: .init(idle: 0.6), fade: .milliseconds(400), clock: clock, ambient: curve, warn: { _ in })
         await service.setQuiet(false)
         let sensor = AmbientLightSensor(settings: .init(name: "vcnl4000", interval: .milliseconds(500), sysfsRoot: scratch.path + "/iio"),
                                         clock: clock, warn: { text in warnings.withLock { $0.append(text) } })

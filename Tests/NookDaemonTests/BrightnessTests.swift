@@ -23,11 +23,11 @@ private func level(_ root: String) -> Int? {
 @Suite("Z2 brightness through the backlight class")
 struct BrightnessTests {
     /// A fake backlight (max 255) driven at active 100 %, idle 40 %, quiet 5 %, started idle.
-    func idleAtFortyPercent() async throws -> (Scratch, String, ManualClock, BrightnessService) {
+    func idleAtFortyPercent() async throws -> (Scratch, String, ManualClock, BrightnessController) {
         let scratch = Scratch()
         let root = fakeBacklight(scratch)
         let clock = ManualClock()
-        let service = BrightnessService(backlight: try Backlight(name: "panel", root: root),
+        let service = BrightnessController(backlight: try Backlight(name: "panel", root: root),
                                         levels: .init(active: 1.0, idle: 0.4, quiet: 0.05), fade: .milliseconds(300), clock: clock, warn: { _ in })
         await service.setQuiet(false)
         return (scratch, root, clock, service)
@@ -88,7 +88,7 @@ struct BrightnessTests {
         let root = fakeBacklight(scratch, maximum: "100")
         _ = scratch.file("backlight/panel/brightness", "0\n")  // sysfs is not truncated by a write; a file is
         let clock = ManualClock()
-        let service = BrightnessService(backlight: try Backlight(name: "panel", root: root),
+        let service = BrightnessController(backlight: try Backlight(name: "panel", root: root),
                                         levels: .init(active: 1.0, night: 0.3, idle: 0.6, quiet: 0.05), fade: .milliseconds(300), clock: clock, warn: { _ in })
         await service.setQuiet(true)
         #expect(level(root) == 5)
@@ -129,7 +129,7 @@ struct FrameDimmingTests {
         await screen.showHome()
         let drawn = try #require(await screen.lastPresentedFrame)
         #expect(mock.lastFrame?.frame == drawn, "full level: the frame as drawn")
-        let service = BrightnessService(backlight: dimmer, levels: .init(idle: 0.5), fade: .milliseconds(300), clock: clock, warn: { _ in })
+        let service = BrightnessController(backlight: dimmer, levels: .init(idle: 0.5), fade: .milliseconds(300), clock: clock, warn: { _ in })
         await service.setQuiet(false)  // the first level is set at once (start-up)
         #expect(mock.lastFrame?.frame == DimmingDisplay.scaled(drawn, level: 128))
         #expect(await screen.lastPresentedFrame == drawn, "the screen's own frame is untouched")
@@ -154,7 +154,7 @@ struct FrameDimmingTests {
         let clock = ManualClock()
         let mock = MockDisplay(size: PixelSize(width: 8, height: 8), clock: InstantClock())
         let dimmer = DimmingDisplay(mock)
-        let service = BrightnessService(backlight: dimmer, levels: .init(active: 1.0, idle: 0.6), fade: .milliseconds(300), clock: clock, warn: { _ in })
+        let service = BrightnessController(backlight: dimmer, levels: .init(active: 1.0, idle: 0.6), fade: .milliseconds(300), clock: clock, warn: { _ in })
         let alarm = NookActivity(title: "Alarm", presentation: .blocker(timeout: nil))
         await service.observe(NookActivityEvent(activity: alarm, kind: .animateIn, at: clock.now, module: nil))
         #expect(dimmer.level == 255)

@@ -7,14 +7,14 @@ import NookProtocol
 import NookTestSupport
 import Testing
 
-/// What a ``PresenceService`` asked the daemon to do, in order.
+/// What a ``PresenceTracker`` asked the daemon to do, in order.
 final class PresenceEffects: Sendable {
     private let list = Locked<[String]>([])
     private let cards = Locked<[NookActivity]>([])
     var all: [String] { list.withLock { $0 } }
     var digests: [NookActivity] { cards.withLock { $0 } }
 
-    var effects: PresenceService.Effects {
+    var effects: PresenceTracker.Effects {
         .init(dim: { dim in self.list.withLock { $0.append(dim ? "dim" : "undim") } },
               dark: { dark in self.list.withLock { $0.append(dark ? "dark" : "light") } },
               digest: { card in
@@ -33,13 +33,13 @@ struct PresenceServiceTests {
     let clock = ManualClock()
     let recorded = PresenceEffects()
 
-    func service(dim: Int = 60, blank: Int = 300) -> PresenceService {
-        PresenceService(settings: .init(dimAfter: .seconds(dim), blankAfter: .seconds(blank), digestDwell: .seconds(8)),
+    func service(dim: Int = 60, blank: Int = 300) -> PresenceTracker {
+        PresenceTracker(settings: .init(dimAfter: .seconds(dim), blankAfter: .seconds(blank), digestDwell: .seconds(8)),
                         clock: clock, logger: Logger(label: "test"), effects: recorded.effects)
     }
 
     /// Lets the absence timer run up to `instant` and act.
-    func advance(to seconds: Int, _ presence: PresenceService) async {
+    func advance(to seconds: Int, _ presence: PresenceTracker) async {
         await clock.waitForSleepers()
         clock.advance(to: .origin + .seconds(seconds))
         // The timer acts on the actor, then sleeps again or ends; the bound only matters if it never does.
@@ -123,7 +123,7 @@ struct PresenceServiceTests {
     /// the panel is lit and the backlight up again (here a DPMS-on taking 40 ms, the undim 10).
     @Test func z3_aReturnIsTimedUntilThePanelIsLitAndUndimmed() async {
         let clock = clock
-        let presence = PresenceService(settings: .init(dimAfter: .seconds(60), blankAfter: .seconds(300), digestDwell: .seconds(8)),
+        let presence = PresenceTracker(settings: .init(dimAfter: .seconds(60), blankAfter: .seconds(300), digestDwell: .seconds(8)),
                                        clock: clock, logger: Logger(label: "test"), effects: .init(
                                            dim: { dim in if !dim { clock.advance(by: .milliseconds(10)) } },
                                            dark: { dark in if !dark { clock.advance(by: .milliseconds(40)) } },
@@ -138,13 +138,13 @@ struct PresenceServiceTests {
 
     @Test func z3_aDigestOfManyListsFiveAndCountsTheRest() throws {
         let missed = (1...9).map { NookActivity(title: "Card \($0)") }
-        let digest = try #require(PresenceService.digest(of: missed, dwell: .seconds(8)))
+        let digest = try #require(PresenceTracker.digest(of: missed, dwell: .seconds(8)))
         #expect(digest.title == "9 while you were away")
         #expect(digest.subtitle == "Card 1 · Card 2 · Card 3 · Card 4 · Card 5 · and 4 more")
         let long = NookActivity(title: String(repeating: "x", count: 512))
-        let many = try #require(PresenceService.digest(of: Array(repeating: long, count: 9), dwell: .seconds(8)))
+        let many = try #require(PresenceTracker.digest(of: Array(repeating: long, count: 9), dwell: .seconds(8)))
         #expect(throws: Never.self) { try many.validate() }
-        #expect(PresenceService.digest(of: [], dwell: .seconds(8)) == nil)
+        #expect(PresenceTracker.digest(of: [], dwell: .seconds(8)) == nil)
     }
 
     /// A long absence keeps only what the digest lists, and counts the rest.
@@ -157,7 +157,7 @@ struct PresenceServiceTests {
             await presence.observe(ended(NookActivity(priority: priority, title: "Card \(index)"), at: clock))
         }
         let kept = (await presence.unseen.count, await presence.unseenCount)
-        #expect(kept == (PresenceService.digestTitles, 10_000))
+        #expect(kept == (PresenceTracker.digestTitles, 10_000))
         await presence.set(present: true)
         let digest = try #require(recorded.digests.first)
         #expect(digest.title == "10000 while you were away")
@@ -179,10 +179,10 @@ struct PresenceConfigTests {
     @Test func z3_aPIRLineOrASecondProximityThresholdTurnsPresenceOn() throws {
         let pir = try parse("[gpio.pir]\nline = \"NOOK_PIR\"\nrole = \"presence\"\n\n[presence]\ndim_after_s = 30\nblank_after_s = 120\ndigest_dwell_s = 5\n")
         #expect(pir.gpioLines.first?.role == .presence)
-        #expect(pir.presence == PresenceService.Settings(dimAfter: .seconds(30), blankAfter: .seconds(120), digestDwell: .seconds(5)))
+        #expect(pir.presence == PresenceTracker.Settings(dimAfter: .seconds(30), blankAfter: .seconds(120), digestDwell: .seconds(5)))
         let proximity = try parse("[proximity]\nname = \"vcnl4040\"\nthreshold = 200\npresence_threshold = 40\n")
         #expect(proximity.proximity?.presenceThreshold == 40)
-        #expect(proximity.presence == PresenceService.Settings(), "defaults without a [presence] table")
+        #expect(proximity.presence == PresenceTracker.Settings(), "defaults without a [presence] table")
         #expect(try parse("[presence]\n").presence == nil, "an empty table says nothing")
         let dimLate = try parse("[gpio.pir]\nline = \"P\"\nrole = \"presence\"\n[presence]\ndim_after_s = 600\n")
         #expect(dimLate.presence?.blankAfter == .seconds(600), "the default blank time follows a later dim")

@@ -25,12 +25,12 @@ struct RecallTests {
         return history
     }
 
-    func recall(_ history: ActivityHistory, settings: RecallService.Settings = .init()) -> RecallService {
-        RecallService(settings: settings, clock: ManualClock(), history: history, wallClock: wall.clock, log: { _ in })
+    func recall(_ history: ActivityHistory, settings: HistoryRecall.Settings = .init()) -> HistoryRecall {
+        HistoryRecall(settings: settings, clock: ManualClock(), history: history, wallClock: wall.clock, log: { _ in })
     }
 
     /// The recall's cards, once its queueing task has run (no time passes: only tasks run).
-    func waitingCards(_ recall: RecallService, count: Int) async -> [NookActivity] {
+    func waitingCards(_ recall: HistoryRecall, count: Int) async -> [NookActivity] {
         var turns = 0
         while await recall.queue.pendingCount != count, turns < 100_000 {
             turns += 1
@@ -61,7 +61,7 @@ struct RecallTests {
         #expect(recall.start())
         let cards = await waitingCards(recall, count: 1)
         #expect(cards.map(\.title) == ["Nothing recent"])
-        #expect(cards.first?.dwell == RecallService.nothingRecentDwell)
+        #expect(cards.first?.dwell == HistoryRecall.nothingRecentDwell)
     }
 
     @Test func u5_aDisplayWithACardLiveIsNotIdleAndIsNotRecalled() async {
@@ -121,7 +121,7 @@ struct RecallTests {
 
     @Test func u5_recallCardsAreFittedToTheScreenAsAnyCardIs() async {
         // An LED matrix keeps a scrolling title one full pass: the screen lengthens the dwell.
-        let recall = RecallService(settings: .init(dwell: .seconds(1)), clock: ManualClock(), history: history(ended: ["a long title"]),
+        let recall = HistoryRecall(settings: .init(dwell: .seconds(1)), clock: ManualClock(), history: history(ended: ["a long title"]),
                                    wallClock: wall.clock, fit: { var card = $0; card.dwell = .seconds(9); return card }, log: { _ in })
         #expect(recall.start())
         #expect(await waitingCards(recall, count: 1).map(\.dwell) == [.seconds(9)])
@@ -133,11 +133,11 @@ struct RecallTests {
     }
 
     @Test func u5_howLongAgoReadsAtAGlance() {
-        #expect(RecallService.ago(5) == "just now")
-        #expect(RecallService.ago(-3) == "just now", "a wall clock set back")
-        #expect(RecallService.ago(12 * 60 + 30) == "12 min ago")
-        #expect(RecallService.ago(3 * 3600 + 5) == "3 h ago")
-        #expect(RecallService.ago(2 * 86_400) == "2 d ago")
+        #expect(HistoryRecall.ago(5) == "just now")
+        #expect(HistoryRecall.ago(-3) == "just now", "a wall clock set back")
+        #expect(HistoryRecall.ago(12 * 60 + 30) == "12 min ago")
+        #expect(HistoryRecall.ago(3 * 3600 + 5) == "3 h ago")
+        #expect(HistoryRecall.ago(2 * 86_400) == "2 d ago")
     }
 
     func config(_ text: String) throws -> DaemonConfig {
@@ -147,10 +147,10 @@ struct RecallTests {
     @Test func u5_theRecallKeysLiveInTheHistoryTableAndArmOnlyToggleButtons() throws {
         let buttons = "[gpio.button]\nline = \"B\"\nrole = \"open\"\n[gpio.lid]\nline = \"L\"\nrole = \"open\"\nmode = \"level\"\n"
         let defaults = try config(buttons)
-        #expect(defaults.recall == RecallService.Settings())
+        #expect(defaults.recall == HistoryRecall.Settings())
         #expect(defaults.gpioLines.map(\.longPressAfter) == [.milliseconds(800), nil], "a lid's level is a state, not a press")
         let set = try config("[history]\nrecall_hold_ms = 1200\nrecall_entries = 3\nrecall_dwell_ms = 2000\n" + buttons)
-        #expect(set.recall == RecallService.Settings(hold: .milliseconds(1200), entries: 3, dwell: .seconds(2)))
+        #expect(set.recall == HistoryRecall.Settings(hold: .milliseconds(1200), entries: 3, dwell: .seconds(2)))
         #expect(set.gpioLines.first?.longPressAfter == .milliseconds(1200))
         let off = try config("[history]\nrecall_hold_ms = 0\n" + buttons)
         #expect(off.recall.hold == nil && off.gpioLines.first?.longPressAfter == nil)

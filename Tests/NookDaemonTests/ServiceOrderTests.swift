@@ -10,7 +10,7 @@ struct ServiceOrderTests {
         #expect(ServiceOrder.check(order) == nil, "\(ServiceOrder.check(order) ?? "")")
         for (index, service) in order.enumerated() {
             let before = Set(order[..<index].map { $0.name })
-            for need in service.needs {
+            for need in service.needs.map({ $0.name }) {
                 #expect(before.contains(need), "\(service.name) starts before \(need), which it needs")
             }
         }

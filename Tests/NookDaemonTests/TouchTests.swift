@@ -39,7 +39,7 @@ final class TouchHarness: Sendable {
     let engagement = NookEngagement()
     let queue: NookActivityQueue
     let arbiter: NookSurfaceArbiter
-    let recall: RecallService
+    let recall: HistoryRecall
     let actionCards = ActionCards()
     let presses = InputBroadcast()
     let service: Service.Touch
@@ -64,7 +64,7 @@ final class TouchHarness: Sendable {
             history.record([NookActivityEvent(activity: activity, kind: .enqueued, at: .origin, module: "main")], module: "main")
             history.record([NookActivityEvent(activity: activity, kind: .hidden(.completed), at: .origin, module: "main")], module: "main")
         }
-        let recall = RecallService(settings: .init(), clock: clock, history: history, log: { _ in })
+        let recall = HistoryRecall(settings: .init(), clock: clock, history: history, log: { _ in })
         self.recall = recall
         let actionCards = actionCards
         observation = queue.observe { events in

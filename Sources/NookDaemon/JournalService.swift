@@ -15,7 +15,9 @@ extension Service {
         /// The history records a restored card's end; the recall queue is on the glass first,
         /// as a restored card makes the display busy; the event log and the action cards follow
         /// the queues' events before a restored card makes any.
-        static let needs = ["history", "recall", "queues", "state files", "event log", "action cards"]
+        static var needs: [any DaemonService.Type] {
+            [History.self, Recall.self, Queues.self, StateFiles.self, EventLog.self, ActionCardTracking.self]
+        }
         static let keys = ["daemon.journal", "journal.sync"]
 
         static func section(of config: DaemonConfig) -> Section { Section(path: config.journalPath, sync: config.journalSync) }

@@ -1,5 +1,6 @@
 import NookLogging
 import NookActivities
+import NookConfig
 import NookProtocol
 
 extension Service {
@@ -12,8 +13,8 @@ extension Service {
         }
 
         static let name = "history"
-        static let needs = ["queues", "state files"]
-        static let keys = ["history.path", "history.max_entries", "history.max_bytes", "history.max_age"]
+        static var needs: [any DaemonService.Type] { [Queues.self, StateFiles.self] }
+        static let keys = settings.map(\.key)
 
         static func section(of config: DaemonConfig) -> Section { Section(path: config.historySetting, bounds: config.historyBounds) }
 
@@ -158,5 +159,41 @@ extension Daemon {
         let (entry, replay, moduleName) = try replayed(reference)
         await enqueue([(request, replay)], module: moduleName, on: connection,
                       answer: { id, module, _ in HistoryReplayAnswer(id: id, module: module.rawValue, replayed: entry.number) })
+    }
+}
+
+extension Service.History: DeclaresSettings {
+    /// A file, or `none`: memory only; unset, `history` beside the journal.
+    static let path = Setting<String?>.text("history.path", reload: .restart)
+    static let maxEntries = Setting<Int>.integer("history.max_entries", default: ActivityHistory.Bounds().maxEntries,
+                                                 in: ActivityHistory.Bounds.entriesRange, reload: .applied)
+    static let maxBytes = Setting<Int>.integer("history.max_bytes", default: ActivityHistory.Bounds().maxBytes,
+                                               in: ActivityHistory.Bounds.bytesRange, reload: .applied)
+    /// Digits and a unit, read by ``HistoryAge``.
+    static let maxAge = Setting<String?>.text("history.max_age", reload: .applied, shownDefault: "7 days")
+    static let settings = [path.declaration, maxEntries.declaration, maxBytes.declaration, maxAge.declaration]
+}
+
+extension Service.History {
+    /// `[history]`'s own keys (U4): the path as written (`none`: nil inside; unset: nil), and
+    /// the bounds.
+    static func read(_ reader: ConfigReader) throws(ConfigError) -> (path: String??, bounds: ActivityHistory.Bounds) {
+        var setting: String??
+        var bounds = ActivityHistory.Bounds()
+        if let text = try path.read(reader) {
+            switch SettingValue.journal(text) {
+            case .success(let value): setting = .some(value)
+            case .failure(let problem): throw reader.error(path.key, problem.description)
+            }
+        }
+        bounds.maxEntries = try maxEntries.read(reader) ?? bounds.maxEntries
+        bounds.maxBytes = try maxBytes.read(reader) ?? bounds.maxBytes
+        if let age = try maxAge.read(reader) {
+            switch HistoryAge.seconds(age) {
+            case .success(let seconds): bounds.maxAge = seconds
+            case .failure(let problem): throw reader.error(maxAge.key, problem.description)
+            }
+        }
+        return (setting, bounds)
     }
 }

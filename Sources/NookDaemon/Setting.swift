@@ -1,0 +1,144 @@
+import NookConfig
+
+/// What a reload does with a key whose value changed: applies it at once, or keeps the running
+/// value until nookd restarts. nook.toml(5) says it of each key as "Reload: applied" or
+/// "Reload: restart".
+enum SettingReload: String, Sendable {
+    case applied, restart
+}
+
+/// The shape of a setting's value, with the range where it has one.
+enum SettingKind: Equatable, Sendable {
+    case integer(ClosedRange<Int>)
+    case number(ClosedRange<Double>)
+    case bool
+    case text
+    case texts
+    case choice([String])
+}
+
+/// One key of nook.toml, spelled once: its key, type, default, range and what a reload does
+/// with it. The reader reads the key through it, ``DaemonConfig/keys`` lists it, the owning
+/// service's reload decides by it, and a test checks nook.toml(5)'s entry against it.
+struct Setting<Value: Sendable>: Sendable {
+    let key: String
+    let kind: SettingKind
+    let defaultValue: Value
+    let reload: SettingReload
+    /// The default as nook.toml(5) writes it; nil where the page describes a default worked out
+    /// at start (the first card, none) rather than a value.
+    let shownDefault: String?
+    /// The range as nook.toml(5) writes it where the page says more than "LOW to HIGH" (a value
+    /// that turns the feature off, a bound set by another key).
+    var shownRange: String?
+
+    var declaration: SettingDeclaration {
+        SettingDeclaration(key: key, kind: kind, shownDefault: shownDefault, reload: reload, shownRange: shownRange ?? kind.shownRange)
+    }
+}
+
+/// A setting without its value's type: what the key table, the reload and the page's check read.
+struct SettingDeclaration: Sendable {
+    let key: String
+    let kind: SettingKind
+    let shownDefault: String?
+    let reload: SettingReload
+    /// The range as nook.toml(5) writes it; nil for a value without one.
+    let shownRange: String?
+}
+
+extension SettingKind {
+    /// "LOW to HIGH", as nook.toml(5) writes a range.
+    var shownRange: String? {
+        func shown(_ value: Double) -> String { value == value.rounded() ? String(Int(value)) : String(value) }
+        switch self {
+        case .integer(let range): return "\(range.lowerBound) to \(range.upperBound)"
+        case .number(let range): return "\(shown(range.lowerBound)) to \(shown(range.upperBound))"
+        case .bool, .text, .texts, .choice: return nil
+        }
+    }
+}
+
+extension Setting where Value == Int {
+    static func integer(_ key: String, default value: Int, in range: ClosedRange<Int>, reload: SettingReload, shownRange: String? = nil) -> Setting {
+        Setting(key: key, kind: .integer(range), defaultValue: value, reload: reload, shownDefault: String(value), shownRange: shownRange)
+    }
+
+    /// The file's value, checked against the range; nil when the file does not set it.
+    func read(_ reader: ConfigReader) throws(ConfigError) -> Int? {
+        guard case .integer(let range) = kind else { preconditionFailure("\(key) is declared as an integer") }
+        return try reader.integer(key, in: range)
+    }
+}
+
+extension Setting where Value == Double {
+    static func number(_ key: String, default value: Double, in range: ClosedRange<Double>, reload: SettingReload) -> Setting {
+        let shown = value == value.rounded() ? String(Int(value)) : String(value)
+        return Setting(key: key, kind: .number(range), defaultValue: value, reload: reload, shownDefault: shown)
+    }
+
+    func read(_ reader: ConfigReader) throws(ConfigError) -> Double? {
+        guard case .number(let range) = kind else { preconditionFailure("\(key) is declared as a number") }
+        return try reader.number(key, in: range)
+    }
+}
+
+extension Setting where Value == Int? {
+    /// A whole number whose default nookd works out (from another key, or none).
+    static func integer(_ key: String, in range: ClosedRange<Int>, reload: SettingReload, shownDefault: String? = nil) -> Setting {
+        Setting(key: key, kind: .integer(range), defaultValue: nil, reload: reload, shownDefault: shownDefault)
+    }
+
+    func read(_ reader: ConfigReader) throws(ConfigError) -> Int? {
+        guard case .integer(let range) = kind else { preconditionFailure("\(key) is declared as an integer") }
+        return try reader.integer(key, in: range)
+    }
+}
+
+extension Setting where Value == Bool {
+    static func bool(_ key: String, default value: Bool, reload: SettingReload) -> Setting {
+        Setting(key: key, kind: .bool, defaultValue: value, reload: reload, shownDefault: String(value))
+    }
+
+    func read(_ reader: ConfigReader) throws(ConfigError) -> Bool? { try reader.bool(key) }
+}
+
+extension Setting where Value == String {
+    static func choice(_ key: String, among choices: [String], default value: String, reload: SettingReload) -> Setting {
+        Setting(key: key, kind: .choice(choices), defaultValue: value, reload: reload, shownDefault: value)
+    }
+
+    func read(_ reader: ConfigReader) throws(ConfigError) -> String? {
+        guard case .choice(let choices) = kind else { preconditionFailure("\(key) is declared as a choice") }
+        return try reader.choice(key, among: choices)
+    }
+}
+
+extension Setting where Value == String? {
+    /// Text with no value of its own by default: nookd works one out, or goes without.
+    static func text(_ key: String, reload: SettingReload, shownDefault: String? = nil) -> Setting {
+        Setting(key: key, kind: .text, defaultValue: nil, reload: reload, shownDefault: shownDefault)
+    }
+
+    func read(_ reader: ConfigReader) throws(ConfigError) -> String? { try reader.string(key) }
+}
+
+extension Setting where Value == [String] {
+    static func texts(_ key: String, default value: [String], reload: SettingReload, shownDefault: String? = nil) -> Setting {
+        let shown = shownDefault ?? (value.isEmpty ? nil : value.map { "\"\($0)\"" }.joined(separator: ", "))
+        return Setting(key: key, kind: .texts, defaultValue: value, reload: reload, shownDefault: shown)
+    }
+
+    func read(_ reader: ConfigReader) throws(ConfigError) -> [String]? { try reader.strings(key) }
+}
+
+/// A service whose keys are declared as ``Setting``s: its ``DaemonService/keys`` are theirs,
+/// and a reload decides each key by its declaration.
+protocol DeclaresSettings {
+    static var settings: [SettingDeclaration] { get }
+}
+
+extension DeclaresSettings {
+    /// The declaration of `key`, if one of ``settings`` is it.
+    static func declaration(of key: String) -> SettingDeclaration? { settings.first { $0.key == key } }
+}
