@@ -83,10 +83,12 @@ struct ActivityModelTests {
         try NookActivity(title: "Build finished", subtitle: "Debug · 12.4s", systemImage: "hammer",
                          tint: .named(.green), progress: 1).validate()
         try NookActivity(title: "Doorbell 🔔 Türklingel 门铃", presentation: .blocker(timeout: nil)).validate()
-        // Limits count characters, not bytes: 512 two-byte, four-byte and combined characters fit.
+        // Limits count characters as JSON Schema does, in code points, not bytes: 512 two-byte
+        // and four-byte code points fit, and 256 letters written with a combining mark.
         try NookActivity(title: String(repeating: "é", count: 512)).validate()
         try NookActivity(title: String(repeating: "🔨", count: 512)).validate()
-        try NookActivity(title: String(repeating: "e\u{301}", count: 512)).validate()
+        try NookActivity(title: String(repeating: "e\u{301}", count: 256)).validate()
+        #expect(throws: NookActivityValidationError.self) { try NookActivity(title: String(repeating: "e\u{301}", count: 257)).validate() }
         // Not blank: visible characters beyond ASCII, and a control character that is not whitespace.
         try NookActivity(title: "门铃").validate()
         try NookActivity(title: " \u{1}").validate()

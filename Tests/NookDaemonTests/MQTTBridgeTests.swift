@@ -308,8 +308,7 @@ struct MQTTBridgeTests {
     }
 
     /// A payload within the 64 KiB payload limit whose request line is longer than nookd reads
-    /// ("e" and 32,767 combining accents: 65,535 bytes, one character, so the title check
-    /// passes). nookd's refusal of such a line carries no id; the bridge took that as a lost
+    /// ("e" and 32,767 combining accents: 65,535 bytes, one character on the glass). nookd's refusal of such a line carries no id; the bridge took that as a lost
     /// connection, never acknowledged, and the broker sent the batch again forever.
     @Test func e4_aPayloadWhoseRequestIsTooLongForNookdIsRefusedAndTheNextServed() throws {
         let setup = try Setup()
@@ -320,10 +319,10 @@ struct MQTTBridgeTests {
         try setup.broker.publish("nook/b1/activity", bytes: poison)
         try setup.broker.publish("nook/b1/activity", "next")
         try eventually("the poison refused on the error topic") { !errors.payloads("nook/b1/error").isEmpty }
-        // One character of 65,535 bytes: refused for its bytes before it would make a request
+        // One character of 32,768 code points: refused for them before it would make a request
         // line longer than nookd reads.
         #expect(errors.json("nook/b1/error").first?["code"]?.text == "invalid", "\(errors.text)")
-        #expect(errors.json("nook/b1/error").first?["message"]?.text?.contains("65535 bytes long in UTF-8; at most 2048") == true, "\(errors.text)")
+        #expect(errors.json("nook/b1/error").first?["message"]?.text?.contains("32768 characters (Unicode code points) long; at most 512") == true, "\(errors.text)")
         try eventually("next enqueued") { try setup.titles() == ["next"] }
         #expect(setup.bridge.process.isRunning && setup.daemon.process.isRunning)
     }
