@@ -119,6 +119,9 @@ struct TestFailure: Error, CustomStringConvertible {
 /// A blocking TCP client for tests.
 final class TCPConnection: @unchecked Sendable {
     let fd: Int32
+    /// Bytes read past the lines a ``readLines(_:timeout:)`` asked for: a frame's `listen`
+    /// can arrive in the same read as the answers before it, and belongs to the next read.
+    private var pending: [UInt8] = []
 
     init(port: UInt16, host: String = "127.0.0.1") throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -149,7 +152,8 @@ final class TCPConnection: @unchecked Sendable {
 
     /// Everything that arrives until the peer closes or nothing came for `quiet` seconds.
     func readUntilQuiet(quiet: Double = 1.5, limit: Double = 30) -> [UInt8] {
-        var received: [UInt8] = []
+        var received = pending
+        pending = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         let deadline = Date().addingTimeInterval(limit)
         while Date() < deadline {
@@ -162,9 +166,10 @@ final class TCPConnection: @unchecked Sendable {
         return received
     }
 
-    /// Lines until `count` have come or `timeout` passes.
+    /// The next `count` lines, or those that came before `timeout` passed.
     func readLines(_ count: Int, timeout: Double = 20) -> [String] {
-        var received: [UInt8] = []
+        var received = pending
+        pending = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         let deadline = Date().addingTimeInterval(TestBounds.seconds(timeout))
         while received.filter({ $0 == 0x0A }).count < count, Date() < deadline {
@@ -174,6 +179,12 @@ final class TCPConnection: @unchecked Sendable {
             if got <= 0 { break }
             received += buffer[..<got]
         }
-        return String(decoding: received, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        var end = received.startIndex
+        for _ in 0..<count {
+            guard let newline = received[end...].firstIndex(of: 0x0A) else { break }
+            end = newline + 1
+        }
+        pending = Array(received[end...])
+        return String(decoding: received[..<end], as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
     }
 }
