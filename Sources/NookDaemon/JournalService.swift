@@ -18,7 +18,7 @@ extension Service {
         static var needs: [any DaemonService.Type] {
             [History.self, Recall.self, Queues.self, StateFiles.self, EventLog.self, ActionCardTracking.self]
         }
-        static let keys = ["daemon.journal", "journal.sync"]
+        static let keys = settings.map(\.key)
 
         static func section(of config: DaemonConfig) -> Section { Section(path: config.journalPath, sync: config.journalSync) }
 
@@ -126,4 +126,13 @@ extension Service {
             }
         }
     }
+}
+
+extension Service.Journal: DeclaresSettings {
+    /// An absolute path or `none`; unset, under systemd's state directory.
+    static let path = Setting<String?>.text("daemon.journal", reload: .restart)
+    /// The page says "ack (the default)".
+    static let sync = Setting<String>.choice("journal.sync", among: SettingValue.journalSyncs, default: JournalSync.ack.rawValue, reload: .restart)
+        .showing(default: nil)
+    static let settings = [path.declaration, sync.declaration]
 }

@@ -21,8 +21,7 @@ extension Service {
              Inputs.self, Ownership.self, RequestSettings.self, HomeClock.self]
         }
         /// The server takes them all at start.
-        static let keys = ["daemon.socket", "daemon.socket_group", "daemon.socket_mode", "daemon.allowed_uids", "daemon.allowed_groups"]
-            + settings.map(\.key)
+        static let keys = settings.map(\.key)
 
         static func section(of config: DaemonConfig) -> Section {
             Section(path: config.socketPath, group: config.socketGroup, mode: config.socketMode, uids: config.allowedUIDs, groups: config.allowedGroups,
@@ -81,6 +80,14 @@ extension Service {
 extension Service.Socket: DeclaresSettings {
     private static func seconds(_ duration: Duration) -> Int { Int(duration.components.seconds) }
 
+    /// An absolute path; unset, ``DaemonConfig/defaultSocketPath``.
+    static let path = Setting<String?>.text("daemon.socket", reload: .restart)
+    static let group = Setting<String?>.text("daemon.socket_group", reload: .restart)
+    /// An octal mode as text, such as "0660".
+    static let mode = Setting<String?>.text("daemon.socket_mode", reload: .restart, shownDefault: "\"0660\"")
+    static let allowedUIDs = Setting<[Int]>.integers("daemon.allowed_uids", default: [], in: 0...Int(UInt32.max - 1), reload: .restart)
+    static let allowedGroups = Setting<[String]>.texts("daemon.allowed_groups", default: [], reload: .restart)
+
     static let maxConnections = Setting<Int>.integer("daemon.max_connections", default: SocketServer.defaultMaximumConnections,
                                                      in: 1...65_536, reload: .restart)
     /// Unset: a quarter of ``maxConnections``.
@@ -93,6 +100,6 @@ extension Service.Socket: DeclaresSettings {
                                                     in: ConnectionLimits.timeoutRange, reload: .restart)
     static let maxBufferedBytes = Setting<Int>.integer("daemon.max_buffered_bytes", default: ConnectionLimits().bufferedBytes,
                                                        in: ConnectionLimits.bufferedRange, reload: .restart)
-    static let settings = [maxConnections.declaration, maxConnectionsPerUser.declaration, partialLineTimeout.declaration,
+    static let settings = [path.declaration, group.declaration, mode.declaration, allowedUIDs.declaration, allowedGroups.declaration, maxConnections.declaration, maxConnectionsPerUser.declaration, partialLineTimeout.declaration,
                            idleTimeout.declaration, unreadTimeout.declaration, maxBufferedBytes.declaration]
 }

@@ -22,7 +22,7 @@ extension Service {
         static var needs: [any DaemonService.Type] {
             [Presence.self, Recall.self, Queues.self, ActionCardTracking.self, Screen.self, Journal.self, QuietHours.self]
         }
-        static let keys = ["touch.*"]
+        static let keys = settings.map(\.key)
         /// Every key applies: the reader is started again with the new settings (a finger on
         /// the glass at that moment is let go first).
         static let appliesAtReload = true
@@ -214,4 +214,25 @@ extension Service {
                                       open: actions.isOpen, snoozed: snoozes.count, problem: reading.problem)
         }
     }
+}
+
+extension Service.Touch: DeclaresSettings {
+    private static let defaults = TouchConfig()
+
+    /// Unset: a panel there at start is read; true also waits for one; false starts nothing.
+    static let enabled = Setting<Bool?>.bool("touch.enabled", reload: .applied)
+    /// A path under /dev/input or the kernel's name of the device; unset, the first touchscreen.
+    static let device = Setting<String?>.text("touch.device", reload: .applied)
+    static let swipeFraction = Setting<Double>.number("touch.swipe_fraction", default: defaults.swipeFraction, in: 0.02...0.9, reload: .applied)
+    static let longPressMs = Setting<Int>.integer("touch.long_press_ms", default: Int(defaults.longPress / .milliseconds(1)), in: 200...5000, reload: .applied)
+    /// Six numbers, LIBINPUT_CALIBRATION_MATRIX's order.
+    static let calibration = Setting<[Double]?>.numbers("touch.calibration", in: -1e6...1e6, reload: .applied)
+    static let swapAxes = Setting<Bool>.bool("touch.swap_axes", default: defaults.swapAxes, reload: .applied)
+    static let invertX = Setting<Bool>.bool("touch.invert_x", default: defaults.invertX, reload: .applied)
+    static let invertY = Setting<Bool>.bool("touch.invert_y", default: defaults.invertY, reload: .applied)
+    /// A duration with a unit, a minute to a day (``TouchConfig/snoozeRange``).
+    static let snooze = Setting<String?>.text("touch.snooze", reload: .applied, shownDefault: "10 minutes")
+
+    static let settings = [enabled.declaration, device.declaration, swipeFraction.declaration, longPressMs.declaration, calibration.declaration,
+                           swapAxes.declaration, invertX.declaration, invertY.declaration, snooze.declaration]
 }
