@@ -109,3 +109,10 @@ extension Service.Brightness: DeclaresSettings {
                            dim.declaration, fadeMs.declaration, ambientSensor.declaration, ambientDevice.declaration, ambientCurve.declaration,
                            ambientHysteresisPct.declaration, ambientIntervalMs.declaration, ambientSysfsRoot.declaration]
 }
+
+extension Service.Brightness: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Brightness {
+        Service.Brightness(dimmer: try wiring.part(Service.Display.self).dimmer, queues: wiring.moduleQueues + [try wiring.part(Service.Recall.self).recall.queue],
+                           quiet: wiring.quiet, clock: wiring.clock, logger: wiring.logger)
+    }
+}

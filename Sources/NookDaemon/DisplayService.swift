@@ -76,3 +76,9 @@ extension Service.Display: DeclaresSettings {
                            pageFlip.declaration, fbdev.declaration, frames.declaration, framesLimit.declaration, refreshHz.declaration]
         + LED.settings + [hangDisplayFile.declaration]
 }
+
+extension Service.Display: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Display {
+        try Service.Display(wiring.config, clock: wiring.clock, logger: wiring.logger)
+    }
+}

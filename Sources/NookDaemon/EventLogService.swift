@@ -44,3 +44,9 @@ extension Service.EventLog: DeclaresSettings {
     static let logLevel = Setting<String>.choice("daemon.log_level", among: SettingValue.logLevels, default: "info", reload: .restart)
     static let settings = [logLevel.declaration]
 }
+
+extension Service.EventLog: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.EventLog {
+        Service.EventLog(queues: wiring.queuesInOrder, logger: wiring.logger)
+    }
+}

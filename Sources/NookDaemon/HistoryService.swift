@@ -197,3 +197,9 @@ extension Service.History {
         return (setting, bounds)
     }
 }
+
+extension Service.History: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.History {
+        Service.History(wiring.config, queues: wiring.queuesInOrder, logger: wiring.logger)
+    }
+}

@@ -202,3 +202,11 @@ extension Service.Inputs: DeclaresSettings {
 
     static let settings = Proximity.settings + GPIO.settings
 }
+
+extension Service.Inputs: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Inputs {
+        Service.Inputs(engagement: wiring.engagement, presses: wiring.presses, queues: Array(wiring.queues.values),
+                       recall: try wiring.part(Service.Recall.self).recall, actionCards: wiring.actionCards, menuOnGlance: wiring.menuOnGlance,
+                       state: wiring.state, clock: wiring.clock, logger: wiring.logger)
+    }
+}

@@ -136,3 +136,10 @@ extension Service.Journal: DeclaresSettings {
         .showing(default: nil)
     static let settings = [path.declaration, sync.declaration]
 }
+
+extension Service.Journal: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Journal {
+        Service.Journal(wiring.config, history: try wiring.part(Service.History.self).history, queues: wiring.queues, modules: wiring.config.modules,
+                        iconDirectories: { [state = wiring.state] in state.withLock { $0.config.iconDirectories } }, logger: wiring.logger)
+    }
+}

@@ -45,3 +45,9 @@ extension Service.Ownership: DeclaresSettings {
     static let relayUsers = Setting<[String]>.texts("daemon.relay_users", default: [], reload: .applied)
     static let settings = [adminGroup.declaration, relayUsers.declaration]
 }
+
+extension Service.Ownership: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Ownership {
+        try Service.Ownership(wiring.config)
+    }
+}

@@ -114,3 +114,10 @@ extension Service.Presence {
         return presence
     }
 }
+
+extension Service.Presence: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Presence {
+        Service.Presence(engagement: wiring.engagement, arbiter: wiring.arbiter, modules: wiring.config.modules, queues: wiring.queues,
+                         brightness: try wiring.part(Service.Brightness.self), screen: wiring.screen, clock: wiring.clock, logger: wiring.logger)
+    }
+}

@@ -32,3 +32,9 @@ extension Service.RequestSettings: DeclaresSettings {
     static let pressInputs = Setting<Bool>.bool("debug.press_inputs", default: false, reload: .applied)
     static let settings = [iconDirectories.declaration, perSender.declaration, pressInputs.declaration]
 }
+
+extension Service.RequestSettings: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.RequestSettings {
+        Service.RequestSettings()
+    }
+}

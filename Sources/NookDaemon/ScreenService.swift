@@ -92,3 +92,10 @@ extension Service.Screen: DeclaresSettings {
     }
     static let settings = [blankAfter.declaration, rotation.declaration, homeContent.declaration, homeText.declaration] + theme
 }
+
+extension Service.Screen: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Screen {
+        Service.Screen(screen: wiring.screen, display: try wiring.part(Service.Display.self).display, queues: wiring.moduleQueues,
+                       watchdog: try wiring.part(Service.SystemdWatchdog.self))
+    }
+}

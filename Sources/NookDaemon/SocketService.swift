@@ -103,3 +103,10 @@ extension Service.Socket: DeclaresSettings {
     static let settings = [path.declaration, group.declaration, mode.declaration, allowedUIDs.declaration, allowedGroups.declaration, maxConnections.declaration, maxConnectionsPerUser.declaration, partialLineTimeout.declaration,
                            idleTimeout.declaration, unreadTimeout.declaration, maxBufferedBytes.declaration]
 }
+
+extension Service.Socket: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Socket {
+        Service.Socket(ownership: try wiring.part(Service.Ownership.self), journal: try wiring.part(Service.Journal.self).journal,
+                       history: try wiring.part(Service.History.self).history, state: wiring.state, logger: wiring.logger)
+    }
+}

@@ -236,3 +236,20 @@ extension Service.Touch: DeclaresSettings {
     static let settings = [enabled.declaration, device.declaration, swipeFraction.declaration, longPressMs.declaration, calibration.declaration,
                            swapAxes.declaration, invertX.declaration, invertY.declaration, snooze.declaration]
 }
+
+extension Service.Touch: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Touch {
+        let (recall, journal, history) = (try wiring.part(Service.Recall.self), try wiring.part(Service.Journal.self), try wiring.part(Service.History.self))
+        let quietHours = try wiring.part(Service.QuietHours.self)
+        let effects = TouchActions.Effects(
+            engagement: wiring.engagement, queues: wiring.moduleQueues, recall: recall.recall, actionCards: wiring.actionCards, glass: CardsOnGlass(),
+            presses: wiring.presses, menuTakesOpen: Daemon.MenuClaim.takesOpen(wiring.menuOnGlance), screen: wiring.screen)
+        let quiet = wiring.quiet
+        let keeping = Snoozes.Keeping(journal: journal.journal, modules: wiring.config.modules, suppresses: { [quiet] in quiet.suppresses($0) },
+                                      endSuppressed: { [quietHours] in await quietHours.endSuppressed() },
+                                      recovered: { [journal] in journal.recoveredSnoozes.withLock { $0 } },
+                                      ended: { [history] activity, module, reason in history.history.endedAway(activity, module: module, how: reason) })
+        return Service.Touch(effects: effects, display: try wiring.part(Service.Display.self).display, clock: wiring.clock, config: wiring.config.touch,
+                             makeReader: Daemon.touchReaderMaker, keeping: keeping, logger: wiring.logger)
+    }
+}
