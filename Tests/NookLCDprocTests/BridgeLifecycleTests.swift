@@ -19,6 +19,22 @@ struct BridgeLifecycleTests {
         return false
     }
 
+    /// nook-lcdproc(8): exit 0 when stopped by a signal, after the server has let its clients
+    /// go (not 143, dying of SIGTERM with its connections cut).
+    @Test func e8_aStopSignalEndsTheServerWithExitZeroAfterItClosesItsClients() throws {
+        for signal in [SIGTERM, SIGINT] {
+            let bridge = try Bridge()
+            let client = try TCPConnection(port: bridge.port)
+            try client.send("hello\n")
+            #expect(client.readLines(1).first?.hasPrefix("connect") == true)
+            kill(bridge.bridge.processIdentifier, signal)
+            bridge.bridge.waitUntilExit()
+            #expect(bridge.bridge.terminationReason == .exit && bridge.bridge.terminationStatus == 0,
+                    "signal \(signal): \(bridge.bridge.terminationReason == .exit ? "exit" : "killed") \(bridge.bridge.terminationStatus): \(bridge.log)")
+            #expect(bridge.log.contains("stopping on signal \(signal)") && bridge.log.contains("stopped"), "\(bridge.log)")
+        }
+    }
+
     @Test func e8_theGlanceComesBackAfterNookdRestartsThoughNothingOnItChanged() throws {
         let bridge = try Bridge()
         let client = try TCPConnection(port: bridge.port)
