@@ -123,7 +123,7 @@ struct HTTPReloadTests {
             server.standardOutput = FileHandle(forWritingAtPath: log)
             server.standardError = FileHandle(forWritingAtPath: log)
             try server.runAlone()
-            defer { if server.isRunning { kill(server.processIdentifier, SIGKILL); server.waitUntilExit() } }
+            defer { if server.isRunning { kill(server.processIdentifier, SIGKILL); server.waitForExit() } }
             func text() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
             let deadline = Date().addingTimeInterval(TestBounds.seconds(30))
             while !text().contains("token(s) from"), server.isRunning, Date() < deadline { usleep(100) }

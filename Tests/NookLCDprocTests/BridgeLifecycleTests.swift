@@ -28,7 +28,7 @@ struct BridgeLifecycleTests {
             try client.send("hello\n")
             #expect(client.readLines(1).first?.hasPrefix("connect") == true)
             kill(bridge.bridge.processIdentifier, signal)
-            bridge.bridge.waitUntilExit()
+            bridge.bridge.waitForExit(seconds: TestBounds.seconds(30))
             #expect(bridge.bridge.terminationReason == .exit && bridge.bridge.terminationStatus == 0,
                     "signal \(signal): \(bridge.bridge.terminationReason == .exit ? "exit" : "killed") \(bridge.bridge.terminationStatus): \(bridge.log)")
             #expect(bridge.log.contains("stopping on signal \(signal)") && bridge.log.contains("stopped"), "\(bridge.log)")
