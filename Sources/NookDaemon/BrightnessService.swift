@@ -1,5 +1,6 @@
 import NookLogging
 import NookActivities
+import NookConfig
 import NookInput
 
 extension Service {
@@ -108,6 +109,25 @@ extension Service.Brightness: DeclaresSettings {
     static let settings = [backlight.declaration, sysfsRoot.declaration, active.declaration, night.declaration, idle.declaration, quiet.declaration,
                            dim.declaration, fadeMs.declaration, ambientSensor.declaration, ambientDevice.declaration, ambientCurve.declaration,
                            ambientHysteresisPct.declaration, ambientIntervalMs.declaration, ambientSysfsRoot.declaration]
+}
+
+extension Service.Brightness {
+    /// `[brightness]` (Z2), over `section`: with any of its keys set, nookd drives the brightness.
+    static func read(_ reader: ConfigReader, over section: Section) throws(ConfigError) -> Section {
+        var section = section
+        section.backlightName = try backlight.read(reader)
+        section.root = try sysfsRoot.read(reader) ?? section.root
+        section.configured = reader.document.entries.contains { $0.key.hasPrefix("brightness.") }
+        let levels: [(Setting<Int>, WritableKeyPath<BrightnessController.Levels, Double>)] = [
+            (active, \.active), (night, \.night), (idle, \.idle), (quiet, \.quiet), (dim, \.dim),
+        ]
+        for (setting, level) in levels {
+            if let percent = try setting.read(reader) { section.levels[keyPath: level] = Double(percent) / 100 }
+        }
+        if let milliseconds = try fadeMs.read(reader) { section.fade = .milliseconds(milliseconds) }
+        section.ambient = try AmbientSettings.reading(reader)
+        return section
+    }
 }
 
 extension Service.Brightness: BuiltService {

@@ -165,15 +165,10 @@ public struct DaemonConfig: Sendable {
             case .failure(let problem): throw reader.error(key, problem.description)
             }
         }
-        typealias Socket = Service.Socket
-        if let path = try Socket.path.read(reader) { socketPath = try checked(Socket.path.key, SettingValue.absolutePath(path)) }
-        socketGroup = try Socket.group.read(reader)
-        if let mode = try Socket.mode.read(reader) {
-            guard let value = UInt32(mode, radix: 8), value <= 0o777 else { throw reader.error(Socket.mode.key, "must be an octal mode such as \"0660\", got \"\(mode)\"") }
-            socketMode = value
-        }
-        allowedUIDs = try Socket.allowedUIDs.read(reader)?.map(UInt32.init) ?? []
-        allowedGroups = try Socket.allowedGroups.read(reader) ?? Socket.allowedGroups.defaultValue
+        // Each service's keys through its own reader, in one fixed order: of two bad keys, the
+        // one read first is named.
+        var socket = try Service.Socket.readAccess(reader, over: Service.Socket.section(of: self))
+        (socketPath, socketGroup, socketMode, allowedUIDs, allowedGroups) = (socket.path, socket.group, socket.mode, socket.uids, socket.groups)
         adminGroup = try Service.Ownership.adminGroup.read(reader)
         relayUsers = try Service.Ownership.relayUsers.read(reader) ?? relayUsers
         let icons = Service.RequestSettings.iconDirectories
@@ -183,21 +178,10 @@ public struct DaemonConfig: Sendable {
             }
             iconDirectories = directories
         }
-        maxConnections = try Service.Socket.maxConnections.read(reader) ?? maxConnections
-        connectionLimits.perUser = try Service.Socket.maxConnectionsPerUser.read(reader) ?? connectionLimits.perUser
-        if let seconds = try Service.Socket.partialLineTimeout.read(reader) {
-            connectionLimits.partialLineTimeout = .seconds(seconds)
-        }
-        if let seconds = try Service.Socket.idleTimeout.read(reader) {
-            connectionLimits.idleTimeout = .seconds(seconds)
-        }
-        if let seconds = try Service.Socket.unreadTimeout.read(reader) {
-            connectionLimits.unreadTimeout = .seconds(seconds)
-        }
-        connectionLimits.bufferedBytes = try Service.Socket.maxBufferedBytes.read(reader) ?? connectionLimits.bufferedBytes
-        let journal = Service.Journal.self
-        if let text = try journal.path.read(reader) { journalPath = try checked(journal.path.key, SettingValue.journal(text)) }
-        if let sync = try journal.sync.read(reader) { journalSync = JournalSync(rawValue: sync)! }
+        socket = try Service.Socket.readLimits(reader, over: socket)
+        (maxConnections, connectionLimits) = (socket.maxConnections, socket.limits)
+        let journal = try Service.Journal.read(reader, over: Service.Journal.section(of: self))
+        (journalPath, journalSync) = (journal.path, journal.sync)
         logLevel = try Service.EventLog.logLevel.read(reader) ?? logLevel
 
         if let name = try Service.Display.backend.read(reader) { backend = Backend(rawValue: name)! }
@@ -221,14 +205,7 @@ public struct DaemonConfig: Sendable {
 
         theme = try Theme.load(from: reader, directory: directory)
 
-        let (content, homeText) = (Service.Screen.homeContent, Service.Screen.homeText)
-        switch try content.read(reader) {
-        case "blank"?: home = .blank
-        case "text"?:
-            guard let text = try homeText.read(reader), !text.isEmpty else { throw reader.error(homeText.key, "is required when \(content.key) is \"text\"") }
-            home = .text(text)
-        default: _ = try homeText.read(reader)
-        }
+        home = try Service.Screen.readHome(reader) ?? home
 
         capacity = try Service.Queues.capacity.read(reader) ?? capacity
         perSender = try Service.RequestSettings.perSender.read(reader) ?? perSender
@@ -247,18 +224,9 @@ public struct DaemonConfig: Sendable {
         if let path = try hang.read(reader) { hangDisplayFile = try checked(hang.key, SettingValue.absolutePath(path)) }
         quiet = try QuietConfig(reading: reader)
         escalation = try Service.Escalation.read(reader)
-        let brightness = Service.Brightness.self
-        backlightName = try brightness.backlight.read(reader)
-        brightnessRoot = try brightness.sysfsRoot.read(reader) ?? brightnessRoot
-        brightnessConfigured = reader.document.entries.contains { $0.key.hasPrefix("brightness.") }
-        let levels: [(Setting<Int>, WritableKeyPath<BrightnessController.Levels, Double>)] = [
-            (brightness.active, \.active), (brightness.night, \.night), (brightness.idle, \.idle), (brightness.quiet, \.quiet), (brightness.dim, \.dim),
-        ]
-        for (setting, level) in levels {
-            if let percent = try setting.read(reader) { brightnessLevels[keyPath: level] = Double(percent) / 100 }
-        }
-        if let milliseconds = try brightness.fadeMs.read(reader) { brightnessFade = .milliseconds(milliseconds) }
-        ambient = try AmbientSettings.reading(reader)
+        let brightness = try Service.Brightness.read(reader, over: Service.Brightness.section(of: self))
+        (brightnessConfigured, backlightName, brightnessRoot) = (brightness.configured, brightness.backlightName, brightness.root)
+        (brightnessLevels, brightnessFade, ambient) = (brightness.levels, brightness.fade, brightness.ambient)
         (historySetting, historyBounds) = try Service.History.read(reader)
         recall = try Service.Recall.read(reader)
         gpioLines = try GPIOConfig.lines(from: reader)

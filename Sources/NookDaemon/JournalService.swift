@@ -1,5 +1,6 @@
 import NookLogging
 import NookActivities
+import NookConfig
 import NookProtocol
 
 extension Service {
@@ -135,6 +136,21 @@ extension Service.Journal: DeclaresSettings {
     static let sync = Setting<String>.choice("journal.sync", among: SettingValue.journalSyncs, default: JournalSync.ack.rawValue, reload: .restart)
         .showing(default: nil)
     static let settings = [path.declaration, sync.declaration]
+}
+
+extension Service.Journal {
+    /// `daemon.journal` and `journal.sync` (J1, J2), over `section`.
+    static func read(_ reader: ConfigReader, over section: Section) throws(ConfigError) -> Section {
+        var section = section
+        if let text = try path.read(reader) {
+            switch SettingValue.journal(text) {
+            case .success(let value): section.path = value
+            case .failure(let problem): throw reader.error(path.key, problem.description)
+            }
+        }
+        if let name = try sync.read(reader) { section.sync = JournalSync(rawValue: name)! }
+        return section
+    }
 }
 
 extension Service.Journal: BuiltService {

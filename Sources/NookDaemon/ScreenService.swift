@@ -1,5 +1,6 @@
 import NookLogging
 import NookActivities
+import NookConfig
 import NookDisplay
 import NookRender
 
@@ -91,6 +92,24 @@ extension Service.Screen: DeclaresSettings {
                                   shownRange: kind.shownRange)
     }
     static let settings = [blankAfter.declaration, rotation.declaration, homeContent.declaration, homeText.declaration] + theme
+}
+
+extension Service.Screen {
+    /// `[home]`: what the glass shows with no card; nil when the file does not say.
+    static func readHome(_ reader: ConfigReader) throws(ConfigError) -> HomeContent? {
+        switch try homeContent.read(reader) {
+        case "blank"?: return .blank
+        case "clock"?:
+            _ = try homeText.read(reader)
+            return .clock
+        case "text"?:
+            guard let text = try homeText.read(reader), !text.isEmpty else { throw reader.error(homeText.key, "is required when \(homeContent.key) is \"text\"") }
+            return .text(text)
+        default:
+            _ = try homeText.read(reader)
+            return nil
+        }
+    }
 }
 
 extension Service.Screen: BuiltService {

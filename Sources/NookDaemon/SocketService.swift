@@ -1,5 +1,6 @@
 import NookLogging
 import NookActivities
+import NookConfig
 import NookProtocol
 
 extension Service {
@@ -102,6 +103,39 @@ extension Service.Socket: DeclaresSettings {
                                                        in: ConnectionLimits.bufferedRange, reload: .restart)
     static let settings = [path.declaration, group.declaration, mode.declaration, allowedUIDs.declaration, allowedGroups.declaration, maxConnections.declaration, maxConnectionsPerUser.declaration, partialLineTimeout.declaration,
                            idleTimeout.declaration, unreadTimeout.declaration, maxBufferedBytes.declaration]
+}
+
+extension Service.Socket {
+    /// The socket's path and who may use it (`daemon.socket` … `allowed_groups`, C4), over `section`.
+    static func readAccess(_ reader: ConfigReader, over section: Section) throws(ConfigError) -> Section {
+        var section = section
+        if let text = try path.read(reader) {
+            switch SettingValue.absolutePath(text) {
+            case .success(let value): section.path = value
+            case .failure(let problem): throw reader.error(path.key, problem.description)
+            }
+        }
+        section.group = try group.read(reader)
+        if let text = try mode.read(reader) {
+            guard let value = UInt32(text, radix: 8), value <= 0o777 else { throw reader.error(mode.key, "must be an octal mode such as \"0660\", got \"\(text)\"") }
+            section.mode = value
+        }
+        section.uids = try allowedUIDs.read(reader)?.map(UInt32.init) ?? []
+        section.groups = try allowedGroups.read(reader) ?? allowedGroups.defaultValue
+        return section
+    }
+
+    /// The connection limits (C1, C4), over `section`.
+    static func readLimits(_ reader: ConfigReader, over section: Section) throws(ConfigError) -> Section {
+        var section = section
+        section.maxConnections = try maxConnections.read(reader) ?? section.maxConnections
+        section.limits.perUser = try maxConnectionsPerUser.read(reader) ?? section.limits.perUser
+        if let seconds = try partialLineTimeout.read(reader) { section.limits.partialLineTimeout = .seconds(seconds) }
+        if let seconds = try idleTimeout.read(reader) { section.limits.idleTimeout = .seconds(seconds) }
+        if let seconds = try unreadTimeout.read(reader) { section.limits.unreadTimeout = .seconds(seconds) }
+        section.limits.bufferedBytes = try maxBufferedBytes.read(reader) ?? section.limits.bufferedBytes
+        return section
+    }
 }
 
 extension Service.Socket: BuiltService {
