@@ -35,6 +35,32 @@ struct BridgeLifecycleTests {
         }
     }
 
+    /// A stop signal while nook-lcdproc sets up (it has read its flags and logged its keys, and
+    /// not yet said where it listens) is held and stops it once it runs: exit 0, not death.
+    @Test func e8_aStopSignalWhileItStartsStopsItOnceItRuns() throws {
+        for round in 1...6 {
+            let directory = NSTemporaryDirectory() + "nook-lcdproc-early-\(getpid())-\(round)"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let log = directory + "/log"
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            let bridge = Process()
+            bridge.executableURL = URL(fileURLWithPath: Built.directory + "/nook-lcdproc")
+            bridge.arguments = ["--socket", directory + "/none.sock", "--port", "0", "--log-level", "debug"]
+            bridge.standardOutput = FileHandle.nullDevice
+            bridge.standardError = FileHandle(forWritingAtPath: log)
+            try bridge.runAlone()
+            func text() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+            let deadline = Date().addingTimeInterval(TestBounds.seconds(30))
+            while !text().contains("Nook's inputs as keys"), bridge.isRunning, Date() < deadline { usleep(100) }
+            kill(bridge.processIdentifier, SIGTERM)
+            bridge.waitForExit(seconds: TestBounds.seconds(30))
+            #expect(bridge.terminationReason == .exit && bridge.terminationStatus == 0,
+                    "round \(round): \(bridge.terminationReason == .exit ? "exit" : "killed") \(bridge.terminationStatus): \(text())")
+            if bridge.terminationReason != .exit { return }
+        }
+    }
+
     @Test func e8_theGlanceComesBackAfterNookdRestartsThoughNothingOnItChanged() throws {
         let bridge = try Bridge()
         let client = try TCPConnection(port: bridge.port)
