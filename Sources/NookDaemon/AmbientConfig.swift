@@ -30,18 +30,18 @@ struct AmbientSettings: Hashable, Sendable {
         var curve = AmbientBrightness(points: defaultCurve)
         if let texts = try Keys.ambientCurve.read(reader) {
             guard !texts.isEmpty else {
-                throw reader.error("brightness.ambient_curve", "needs at least one point \"LUX:PERCENT\", such as [\"0:20\", \"100:70\", \"500:100\"]")
+                throw reader.error(Keys.ambientCurve.key, "needs at least one point \"LUX:PERCENT\", such as [\"0:20\", \"100:70\", \"500:100\"]")
             }
             var points: [AmbientBrightness.Point] = []
             for text in texts {
                 guard let point = AmbientBrightness.point(text) else {
-                    throw reader.error("brightness.ambient_curve", "each point is \"LUX:PERCENT\" (lux from 0, percent of the state's level from 0 to 100), got \"\(text)\"")
+                    throw reader.error(Keys.ambientCurve.key, "each point is \"LUX:PERCENT\" (lux from 0, percent of the state's level from 0 to 100), got \"\(text)\"")
                 }
                 guard point.scale > 0 else {
-                    throw reader.error("brightness.ambient_curve", "\"\(text)\" would turn the backlight off in that light; the lowest percent is 1 (auto-brightness never turns the panel off: quiet hours and dim do that with a level of 0)")
+                    throw reader.error(Keys.ambientCurve.key, "\"\(text)\" would turn the backlight off in that light; the lowest percent is 1 (auto-brightness never turns the panel off: quiet hours and dim do that with a level of 0)")
                 }
                 if let last = points.last, point.lux <= last.lux {
-                    throw reader.error("brightness.ambient_curve", "points must rise in lux, got \"\(text)\" after \(last.lux) lx")
+                    throw reader.error(Keys.ambientCurve.key, "points must rise in lux, got \"\(text)\" after \(last.lux) lx")
                 }
                 points.append(point)
             }

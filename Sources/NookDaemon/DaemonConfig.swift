@@ -185,7 +185,7 @@ public struct DaemonConfig: Sendable {
         logLevel = try Service.EventLog.logLevel.read(reader) ?? logLevel
 
         if let name = try Service.Display.backend.read(reader) { backend = Backend(rawValue: name)! }
-        if let text = try Service.Display.size.read(reader) { mockSize = try checked("display.size", SettingValue.size(text)) }
+        if let text = try Service.Display.size.read(reader) { mockSize = try checked(Service.Display.size.key, SettingValue.size(text)) }
         framesDirectory = try Service.Display.frames.read(reader)
         framesLimit = try Service.Display.framesLimit.read(reader) ?? framesLimit
         if let degrees = try Service.Screen.rotation.read(reader) { rotation = try checked(Service.Screen.rotation.key, SettingValue.rotation(degrees)) }
@@ -197,7 +197,7 @@ public struct DaemonConfig: Sendable {
         if let mode = try Service.Display.mode.read(reader) {
             let parts = mode.split(separator: "@")
             guard (1...2).contains(parts.count), PixelSize(parsing: String(parts[0])) != nil, parts.count == 1 || Int(parts[1]) != nil else {
-                throw reader.error("display.mode", "must be WIDTHxHEIGHT or WIDTHxHEIGHT@HZ such as \"1280x400@60\", got \"\(mode)\"")
+                throw reader.error(Service.Display.mode.key, "must be WIDTHxHEIGHT or WIDTHxHEIGHT@HZ such as \"1280x400@60\", got \"\(mode)\"")
             }
             drmMode = mode
         }
@@ -211,11 +211,11 @@ public struct DaemonConfig: Sendable {
         perSender = try Service.RequestSettings.perSender.read(reader) ?? perSender
         if let milliseconds = try Service.Queues.pollInterval.read(reader) { pollInterval = .milliseconds(milliseconds) }
         if let names = try Service.Queues.modules.read(reader) {
-            guard !names.isEmpty else { throw reader.error("queue.modules", "must name at least one module") }
+            guard !names.isEmpty else { throw reader.error(Service.Queues.modules.key, "must name at least one module") }
             for name in names where name.isEmpty || name.contains(where: \.isWhitespace) {
-                throw reader.error("queue.modules", "module names must be non-empty words, got \"\(name)\"")
+                throw reader.error(Service.Queues.modules.key, "module names must be non-empty words, got \"\(name)\"")
             }
-            guard Set<String>(names).count == names.count else { throw reader.error("queue.modules", "names a module twice") }
+            guard Set<String>(names).count == names.count else { throw reader.error(Service.Queues.modules.key, "names a module twice") }
             modules = names.map { NookModuleID($0) }
         }
         proximity = try Service.Inputs.Proximity.read(reader)

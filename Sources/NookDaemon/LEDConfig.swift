@@ -58,12 +58,12 @@ public struct LEDSettings: Hashable, Sendable {
         board = try LED.board.read(reader)
         if let text = try LED.geometry.read(reader) {
             guard let size = PixelSize(parsing: text), size.width * size.height <= 16_384 else {
-                throw reader.error("led.geometry", "must be WIDTHxHEIGHT in LEDs, at most 16384 of them, such as \"32x8\" or \"60x1\", got \"\(text)\"")
+                throw reader.error(LED.geometry.key, "must be WIDTHxHEIGHT in LEDs, at most 16384 of them, such as \"32x8\" or \"60x1\", got \"\(text)\"")
             }
             geometry = size
         }
         if let text = try LED.tile.read(reader) {
-            guard let size = PixelSize(parsing: text) else { throw reader.error("led.tile", "must be WIDTHxHEIGHT such as \"8x8\", got \"\(text)\"") }
+            guard let size = PixelSize(parsing: text) else { throw reader.error(LED.tile.key, "must be WIDTHxHEIGHT such as \"8x8\", got \"\(text)\"") }
             tile = size
         }
         if let layout = try LED.layout.read(reader) { serpentine = layout == "serpentine" }
@@ -71,7 +71,7 @@ public struct LEDSettings: Hashable, Sendable {
         if let text = try LED.lines.read(reader) { lines = LEDLayout.Order(rawValue: text)! }
         if let text = try LED.order.read(reader) {
             guard let order = LEDColorOrder(text) else {
-                throw reader.error("led.order", "must name each of r, g and b once, and w for RGBW chips, such as \"grb\" or \"grbw\", got \"\(text)\"")
+                throw reader.error(LED.order.key, "must name each of r, g and b once, and w for RGBW chips, such as \"grb\" or \"grbw\", got \"\(text)\"")
             }
             self.order = order
         }
@@ -86,11 +86,11 @@ public struct LEDSettings: Hashable, Sendable {
         // Checks across keys, each naming the key a person would change.
         switch backend {
         case .ledSPI:
-            guard chip.isSPI else { throw reader.error("led.chip", "\(chip.rawValue) is an I2C chip; use display.backend = \"led-i2c\" or an SPI chip (ws2812, sk6812, apa102, sk9822)") }
-            guard device != nil else { throw reader.error("led.device", "is required for led-spi, such as \"/dev/spidev0.0\"") }
+            guard chip.isSPI else { throw reader.error(LED.chip.key, "\(chip.rawValue) is an I2C chip; use display.backend = \"led-i2c\" or an SPI chip (ws2812, sk6812, apa102, sk9822)") }
+            guard device != nil else { throw reader.error(LED.device.key, "is required for led-spi, such as \"/dev/spidev0.0\"") }
         case .ledI2C:
-            guard !chip.isSPI else { throw reader.error("led.chip", "\(chip.rawValue) is an SPI chip; use display.backend = \"led-spi\" or an I2C chip (is31fl3731, ht16k33)") }
-            guard device != nil else { throw reader.error("led.device", "is required for led-i2c, such as \"/dev/i2c-1\"") }
+            guard !chip.isSPI else { throw reader.error(LED.chip.key, "\(chip.rawValue) is an SPI chip; use display.backend = \"led-spi\" or an I2C chip (is31fl3731, ht16k33)") }
+            guard device != nil else { throw reader.error(LED.device.key, "is required for led-i2c, such as \"/dev/i2c-1\"") }
         default:
             break
         }
@@ -101,26 +101,26 @@ public struct LEDSettings: Hashable, Sendable {
             default: []
             }
             guard boards.contains(board) else {
-                throw reader.error("led.board", boards.isEmpty ? "applies to I2C chips only; \(chip.rawValue) takes led.geometry"
+                throw reader.error(LED.board.key, boards.isEmpty ? "applies to I2C chips only; \(chip.rawValue) takes led.geometry"
                                    : "must be one of \(boards.joined(separator: ", ")) for \(chip.rawValue), got \"\(board)\"")
             }
         }
-        if !chip.isSPI, reader.document["led.geometry"] != nil, size != geometry {
-            throw reader.error("led.geometry", "\(chip.rawValue) takes its size from led.board (\(size)); leave led.geometry out")
+        if !chip.isSPI, reader.document[LED.geometry.key] != nil, size != geometry {
+            throw reader.error(LED.geometry.key, "\(chip.rawValue) takes its size from led.board (\(size)); leave led.geometry out")
         }
-        if chip.isSPI, reader.document["led.address"] != nil {
-            throw reader.error("led.address", "applies to I2C chips only; \(chip.rawValue) is on SPI")
+        if chip.isSPI, reader.document[LED.address.key] != nil {
+            throw reader.error(LED.address.key, "applies to I2C chips only; \(chip.rawValue) is on SPI")
         }
         if let order, order.hasWhite, chip != .sk6812 {
-            throw reader.error("led.order", "\(chip.rawValue) has no white channel (only sk6812 RGBW has), got \"\(order)\"")
+            throw reader.error(LED.order.key, "\(chip.rawValue) has no white channel (only sk6812 RGBW has), got \"\(order)\"")
         }
         do {
             _ = try layout()
         } catch {
-            throw reader.error(reader.document["led.tile"] != nil ? "led.tile" : "led.geometry", error.description)
+            throw reader.error(reader.document[LED.tile.key] != nil ? LED.tile.key : LED.geometry.key, error.description)
         }
         if let problem = safety.problem(ledCount: size.width * size.height) {
-            throw reader.error("led.supply_milliamps", problem)
+            throw reader.error(LED.supplyMilliamps.key, problem)
         }
     }
 }

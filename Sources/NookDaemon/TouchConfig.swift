@@ -37,18 +37,18 @@ struct TouchConfig: Equatable, Sendable {
         typealias Keys = Service.Touch
         enabled = try Keys.enabled.read(reader)
         if let device = try Keys.device.read(reader) {
-            guard !device.isEmpty else { throw reader.error("touch.device", "must name a device: a path such as \"/dev/input/event2\" or the device's name") }
+            guard !device.isEmpty else { throw reader.error(Keys.device.key, "must name a device: a path such as \"/dev/input/event2\" or the device's name") }
             self.device = device
         }
         swipeFraction = try Keys.swipeFraction.read(reader) ?? swipeFraction
         if let milliseconds = try Keys.longPressMs.read(reader) { longPress = .milliseconds(milliseconds) }
         if let matrix = try Keys.calibration.read(reader) {
             guard matrix.count == 6 else {
-                throw reader.error("touch.calibration", "must be six numbers (a b c d e f, as LIBINPUT_CALIBRATION_MATRIX), got \(matrix.count)")
+                throw reader.error(Keys.calibration.key, "must be six numbers (a b c d e f, as LIBINPUT_CALIBRATION_MATRIX), got \(matrix.count)")
             }
             // The 2x2 part must turn the panel's square into a surface, not a line or a point.
             guard abs(matrix[0] * matrix[4] - matrix[1] * matrix[3]) > 1e-9 else {
-                throw reader.error("touch.calibration", "maps every touch onto one line (a*e - b*d is 0): check the numbers")
+                throw reader.error(Keys.calibration.key, "maps every touch onto one line (a*e - b*d is 0): check the numbers")
             }
             calibration = matrix
         }
@@ -60,7 +60,7 @@ struct TouchConfig: Equatable, Sendable {
             let seconds: Double
             switch DurationText.seconds(text, units: "smh", expected: expected, range: Self.snoozeRange, fractions: .wholeSeconds) {
             case .success(let value): seconds = value
-            case .failure(let problem): throw reader.error("touch.snooze", problem.description)
+            case .failure(let problem): throw reader.error(Keys.snooze.key, problem.description)
             }
             snooze = .seconds(seconds)
         }
