@@ -30,7 +30,7 @@ extension Service {
             guard old != new else { return ReloadDecision() }
             var decision = ReloadDecision()
             for key in owned(changed) {
-                if key == "display.rotation", new.isLED,
+                if key == rotation.key, new.isLED,
                    DaemonScreen.ledRotation(new.rotation, size: context.displaySize) != DaemonScreen.ledRotation(old.rotation, size: context.displaySize) {
                     decision.needsRestart.append(key)
                 } else {
