@@ -24,3 +24,9 @@ extension Service {
         func stop() async { await stops.run() }
     }
 }
+
+extension Service.ActionCardTracking: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.ActionCardTracking {
+        Service.ActionCardTracking(queues: wiring.moduleQueues, actionCards: wiring.actionCards)
+    }
+}

@@ -1,5 +1,6 @@
 import NookLogging
 import NookActivities
+import NookConfig
 import NookInput
 
 extension Service {
@@ -17,7 +18,7 @@ extension Service {
 
         static let name = "brightness"
         static var needs: [any DaemonService.Type] { [Display.self, Queues.self, Recall.self] }
-        static let keys = ["brightness.*"]
+        static let keys = settings.map(\.key)
 
         static func section(of config: DaemonConfig) -> Section {
             Section(configured: config.brightnessConfigured, backlightName: config.backlightName, root: config.brightnessRoot,
@@ -76,5 +77,62 @@ extension Service {
         }
 
         func stop() async { await stops.run() }
+    }
+}
+
+extension Service.Brightness: DeclaresSettings {
+    private static func percent(_ level: Double) -> Int { Int((level * 100).rounded()) }
+    private static let levels = BrightnessController.Levels()
+
+    /// A name under ``sysfsRoot``; without it the drawn frames are dimmed instead.
+    static let backlight = Setting<String?>.text("brightness.backlight", reload: .restart)
+    static let sysfsRoot = Setting<String?>.text("brightness.sysfs_root", reload: .restart)
+    /// The levels, in percent of the panel's brightness.
+    static let active = Setting<Int>.integer("brightness.active", default: percent(levels.active), in: 0...100, reload: .restart)
+    static let night = Setting<Int>.integer("brightness.night", default: percent(levels.night), in: 0...100, reload: .restart)
+    static let idle = Setting<Int>.integer("brightness.idle", default: percent(levels.idle), in: 0...100, reload: .restart)
+    static let quiet = Setting<Int>.integer("brightness.quiet", default: percent(levels.quiet), in: 0...100, reload: .restart)
+    static let dim = Setting<Int>.integer("brightness.dim", default: percent(levels.dim), in: 0...100, reload: .restart)
+    static let fadeMs = Setting<Int>.integer("brightness.fade_ms", default: 400, in: 300...10_000, reload: .restart)
+
+    /// Z2's ambient light sensor: `sensor` or `device` says which, the others need one of them.
+    static let ambientSensor = Setting<String?>.text("brightness.ambient_sensor", reload: .restart)
+    static let ambientDevice = Setting<String?>.text("brightness.ambient_device", reload: .restart)
+    /// "LUX:PERCENT" points rising in lux; the default is ``AmbientSettings/defaultCurve``.
+    static let ambientCurve = Setting<[String]>.texts("brightness.ambient_curve", default: [], reload: .restart, shownDefault: nil)
+    static let ambientHysteresisPct = Setting<Int>.integer("brightness.ambient_hysteresis_pct", default: percent(AmbientBrightness(points: []).hysteresis),
+                                                           in: 0...100, reload: .restart)
+    static let ambientIntervalMs = Setting<Int>.integer("brightness.ambient_interval_ms",
+                                                        default: Int(AmbientLightSensor.Settings().interval / .milliseconds(1)), in: 100...60_000, reload: .restart)
+    static let ambientSysfsRoot = Setting<String?>.text("brightness.ambient_sysfs_root", reload: .restart)
+
+    static let settings = [backlight.declaration, sysfsRoot.declaration, active.declaration, night.declaration, idle.declaration, quiet.declaration,
+                           dim.declaration, fadeMs.declaration, ambientSensor.declaration, ambientDevice.declaration, ambientCurve.declaration,
+                           ambientHysteresisPct.declaration, ambientIntervalMs.declaration, ambientSysfsRoot.declaration]
+}
+
+extension Service.Brightness {
+    /// `[brightness]` (Z2), over `section`: with any of its keys set, nookd drives the brightness.
+    static func read(_ reader: ConfigReader, over section: Section) throws(ConfigError) -> Section {
+        var section = section
+        section.backlightName = try backlight.read(reader)
+        section.root = try sysfsRoot.read(reader) ?? section.root
+        section.configured = reader.document.entries.contains { $0.key.hasPrefix("brightness.") }
+        let levels: [(Setting<Int>, WritableKeyPath<BrightnessController.Levels, Double>)] = [
+            (active, \.active), (night, \.night), (idle, \.idle), (quiet, \.quiet), (dim, \.dim),
+        ]
+        for (setting, level) in levels {
+            if let percent = try setting.read(reader) { section.levels[keyPath: level] = Double(percent) / 100 }
+        }
+        if let milliseconds = try fadeMs.read(reader) { section.fade = .milliseconds(milliseconds) }
+        section.ambient = try AmbientSettings.reading(reader)
+        return section
+    }
+}
+
+extension Service.Brightness: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Brightness {
+        Service.Brightness(dimmer: try wiring.part(Service.Display.self).dimmer, queues: wiring.moduleQueues + [try wiring.part(Service.Recall.self).recall.queue],
+                           quiet: wiring.quiet, clock: wiring.clock, logger: wiring.logger)
     }
 }

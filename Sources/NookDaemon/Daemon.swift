@@ -124,9 +124,13 @@ public final class Daemon: Sendable {
         arbiter = NookSurfaceArbiter(foreground: config.modules[0], clock: clock)
         quiet = NookQuietHours(schedule: config.quiet.schedule, policy: config.quiet.policy, localTime: QuietConfig.systemLocalTime)
         arbiter.setGate { [quiet] in quiet.admits($0) }
+        let state = Locked(State(config: config))
+        self.state = state
+        let wiring = ServiceWiring(config: config, clock: clock, logger: logger, engagement: engagement, presses: inputs, arbiter: arbiter,
+                                   quiet: quiet, actionCards: actionCards, menuOnGlance: menuOnGlance, state: state)
         // Before the display is taken: a start refused here has nothing to put back. The queues
         // ask it whose stated senders each have a share (Q16).
-        let ownership = try Service.Ownership(config)
+        let ownership = try wiring.part(Service.Ownership.self)
         var queues: [NookModuleID: NookActivityQueue] = [:]
         for module in config.modules {
             // The screen reports each slide-in's end: a card's dwell counts from when it is
@@ -139,10 +143,9 @@ public final class Daemon: Sendable {
             arbiter.register(NookQueueModule(id: module, queue: queue))
         }
         self.queues = queues
-        let inOrder = config.modules.map { ($0, queues[$0]!) }
-        let moduleQueues = inOrder.map(\.1)
+        wiring.queues = queues
 
-        let output = try Service.Display(config, clock: clock, logger: logger)
+        let output = try wiring.part(Service.Display.self)
         let display = output.display
         // R6: the configured turn, then the one the panel's orientation property asks for.
         let panelTurn = display.panelOrientation
@@ -164,53 +167,9 @@ public final class Daemon: Sendable {
             livePNGs = LiveFramePNGs()
         }
         output.dimmer?.redraw { [screen] in await screen.redisplay() }
-        let state = Locked(State(config: config))
-        self.state = state
-
-        let history = Service.History(config, queues: inOrder, logger: logger)
-        let journal = Service.Journal(config, history: history.history, queues: queues, modules: config.modules,
-                                      iconDirectories: { state.withLock { $0.config.iconDirectories } }, logger: logger)
-        let watchdog = Service.SystemdWatchdog(clock: clock, logger: logger)
-        let recall = Service.Recall(config, clock: clock, history: history.history, screen: screen, arbiter: arbiter, queues: moduleQueues,
-                                    watchdog: watchdog, logger: logger)
-        let brightness = Service.Brightness(dimmer: output.dimmer, queues: moduleQueues + [recall.recall.queue], quiet: quiet, clock: clock, logger: logger)
-        let presence = Service.Presence(engagement: engagement, arbiter: arbiter, modules: config.modules, queues: queues,
-                                        brightness: brightness, screen: screen, clock: clock, logger: logger)
-        let touchEffects = TouchActions.Effects(
-            engagement: engagement, queues: moduleQueues, recall: recall.recall, actionCards: actionCards, glass: CardsOnGlass(), presses: inputs,
-            menuTakesOpen: MenuClaim.takesOpen(menuOnGlance), screen: screen)
-        let quietHours = Service.QuietHours(quiet: quiet, queues: inOrder, brightness: brightness, clock: clock, logger: logger)
-        let snoozeKeeping = Snoozes.Keeping(journal: journal.journal, modules: config.modules, suppresses: { [quiet] in quiet.suppresses($0) },
-                                            endSuppressed: { [quietHours] in await quietHours.endSuppressed() },
-                                            recovered: { [journal] in journal.recoveredSnoozes.withLock { $0 } },
-                                            ended: { [history] activity, module, reason in history.history.endedAway(activity, module: module, how: reason) })
-        let touch = Service.Touch(effects: touchEffects, display: display, clock: clock, config: config.touch,
-                                  makeReader: Self.touchReaderMaker, keeping: snoozeKeeping, logger: logger)
-        parts = DaemonParts(
-            display: output,
-            stateFiles: Service.StateFiles(journal: journal.journal, history: history.history),
-            signals: Service.Signals(logger: logger),
-            queues: Service.Queues(arbiter: arbiter, queues: inOrder),
-            watchdog: watchdog,
-            screen: Service.Screen(screen: screen, display: display, queues: moduleQueues, watchdog: watchdog),
-            eventLog: Service.EventLog(queues: inOrder, logger: logger),
-            actionCards: Service.ActionCardTracking(queues: moduleQueues, actionCards: actionCards),
-            recall: recall,
-            history: history,
-            journal: journal,
-            brightness: brightness,
-            escalation: Service.Escalation(queues: moduleQueues, quiet: quiet, brightness: brightness, clock: clock, logger: logger),
-            quietHours: quietHours,
-            homeClock: Service.HomeClock(screen: screen),
-            displayWatch: Service.DisplayWatch(display: display, queues: Array(queues.values) + [recall.recall.queue], screen: screen,
-                                               brightness: brightness, logger: logger),
-            presence: presence,
-            inputs: Service.Inputs(engagement: engagement, presses: inputs, queues: Array(queues.values), recall: recall.recall,
-                                   actionCards: actionCards, menuOnGlance: menuOnGlance, state: state, clock: clock, logger: logger),
-            touch: touch,
-            ownership: ownership,
-            requests: Service.RequestSettings(),
-            socket: Service.Socket(ownership: ownership, journal: journal.journal, history: history.history, state: state, logger: logger))
+        wiring.screen = screen
+        // Every other service, each built from the services it needs, in ``DaemonParts/order``.
+        parts = try DaemonParts(wiring)
     }
 
     // MARK: Running

@@ -126,6 +126,7 @@ public struct DaemonConfig: Sendable {
         return String(journalPath[..<slash]) + "/history"
     }
 
+    /// The tables of ``keys``, in the order the error about a key in an unknown table lists them.
     public static let tables = ["daemon", "journal", "display", "theme", "theme.palette", "home", "queue", "proximity", "led", "debug", "quiet", "brightness", "escalation", "presence", "history", "touch"]
 
     /// `$XDG_RUNTIME_DIR/nook/nookd.sock`, or `/run/nook/nookd.sock` without a runtime directory.
@@ -164,43 +165,30 @@ public struct DaemonConfig: Sendable {
             case .failure(let problem): throw reader.error(key, problem.description)
             }
         }
-        if let path = try reader.string("daemon.socket") { socketPath = try checked("daemon.socket", SettingValue.absolutePath(path)) }
-        socketGroup = try reader.string("daemon.socket_group")
-        if let mode = try reader.string("daemon.socket_mode") {
-            guard let value = UInt32(mode, radix: 8), value <= 0o777 else { throw reader.error("daemon.socket_mode", "must be an octal mode such as \"0660\", got \"\(mode)\"") }
-            socketMode = value
-        }
-        allowedUIDs = try reader.integers("daemon.allowed_uids", in: 0...Int(UInt32.max - 1))?.map(UInt32.init) ?? []
-        allowedGroups = try reader.strings("daemon.allowed_groups") ?? []
-        adminGroup = try reader.string("daemon.admin_group")
-        relayUsers = try reader.strings("daemon.relay_users") ?? relayUsers
-        if let directories = try reader.strings("daemon.icon_directories") {
+        // Each service's keys through its own reader, in one fixed order: of two bad keys, the
+        // one read first is named.
+        var socket = try Service.Socket.readAccess(reader, over: Service.Socket.section(of: self))
+        (socketPath, socketGroup, socketMode, allowedUIDs, allowedGroups) = (socket.path, socket.group, socket.mode, socket.uids, socket.groups)
+        adminGroup = try Service.Ownership.adminGroup.read(reader)
+        relayUsers = try Service.Ownership.relayUsers.read(reader) ?? relayUsers
+        let icons = Service.RequestSettings.iconDirectories
+        if let directories = try icons.read(reader) {
             for directory in directories where !directory.hasPrefix("/") {
-                throw reader.error("daemon.icon_directories", "must list absolute paths, got \"\(directory)\"")
+                throw reader.error(icons.key, "must list absolute paths, got \"\(directory)\"")
             }
             iconDirectories = directories
         }
-        maxConnections = try Service.Socket.maxConnections.read(reader) ?? maxConnections
-        connectionLimits.perUser = try Service.Socket.maxConnectionsPerUser.read(reader) ?? connectionLimits.perUser
-        if let seconds = try Service.Socket.partialLineTimeout.read(reader) {
-            connectionLimits.partialLineTimeout = .seconds(seconds)
-        }
-        if let seconds = try Service.Socket.idleTimeout.read(reader) {
-            connectionLimits.idleTimeout = .seconds(seconds)
-        }
-        if let seconds = try Service.Socket.unreadTimeout.read(reader) {
-            connectionLimits.unreadTimeout = .seconds(seconds)
-        }
-        connectionLimits.bufferedBytes = try Service.Socket.maxBufferedBytes.read(reader) ?? connectionLimits.bufferedBytes
-        if let journal = try reader.string("daemon.journal") { journalPath = try checked("daemon.journal", SettingValue.journal(journal)) }
-        if let sync = try reader.choice("journal.sync", among: SettingValue.journalSyncs) { journalSync = JournalSync(rawValue: sync)! }
-        logLevel = try reader.choice("daemon.log_level", among: SettingValue.logLevels) ?? logLevel
+        socket = try Service.Socket.readLimits(reader, over: socket)
+        (maxConnections, connectionLimits) = (socket.maxConnections, socket.limits)
+        let journal = try Service.Journal.read(reader, over: Service.Journal.section(of: self))
+        (journalPath, journalSync) = (journal.path, journal.sync)
+        logLevel = try Service.EventLog.logLevel.read(reader) ?? logLevel
 
         if let name = try Service.Display.backend.read(reader) { backend = Backend(rawValue: name)! }
-        if let text = try Service.Display.size.read(reader) { mockSize = try checked("display.size", SettingValue.size(text)) }
+        if let text = try Service.Display.size.read(reader) { mockSize = try checked(Service.Display.size.key, SettingValue.size(text)) }
         framesDirectory = try Service.Display.frames.read(reader)
         framesLimit = try Service.Display.framesLimit.read(reader) ?? framesLimit
-        if let degrees = try reader.integer("display.rotation", in: 0...270) { rotation = try checked("display.rotation", SettingValue.rotation(degrees)) }
+        if let degrees = try Service.Screen.rotation.read(reader) { rotation = try checked(Service.Screen.rotation.key, SettingValue.rotation(degrees)) }
         refreshHz = try Service.Display.refreshHz.read(reader) ?? refreshHz
         if let seconds = try Service.Screen.blankAfter.read(reader), seconds > 0 { blankAfter = .seconds(seconds) }
         drmCard = try Service.Display.card.read(reader)
@@ -209,7 +197,7 @@ public struct DaemonConfig: Sendable {
         if let mode = try Service.Display.mode.read(reader) {
             let parts = mode.split(separator: "@")
             guard (1...2).contains(parts.count), PixelSize(parsing: String(parts[0])) != nil, parts.count == 1 || Int(parts[1]) != nil else {
-                throw reader.error("display.mode", "must be WIDTHxHEIGHT or WIDTHxHEIGHT@HZ such as \"1280x400@60\", got \"\(mode)\"")
+                throw reader.error(Service.Display.mode.key, "must be WIDTHxHEIGHT or WIDTHxHEIGHT@HZ such as \"1280x400@60\", got \"\(mode)\"")
             }
             drmMode = mode
         }
@@ -217,69 +205,28 @@ public struct DaemonConfig: Sendable {
 
         theme = try Theme.load(from: reader, directory: directory)
 
-        switch try reader.choice("home.content", among: ["clock", "blank", "text"]) {
-        case "blank"?: home = .blank
-        case "text"?:
-            guard let text = try reader.string("home.text"), !text.isEmpty else { throw reader.error("home.text", "is required when home.content is \"text\"") }
-            home = .text(text)
-        default: _ = try reader.string("home.text")
-        }
+        home = try Service.Screen.readHome(reader) ?? home
 
         capacity = try Service.Queues.capacity.read(reader) ?? capacity
         perSender = try Service.RequestSettings.perSender.read(reader) ?? perSender
         if let milliseconds = try Service.Queues.pollInterval.read(reader) { pollInterval = .milliseconds(milliseconds) }
         if let names = try Service.Queues.modules.read(reader) {
-            guard !names.isEmpty else { throw reader.error("queue.modules", "must name at least one module") }
+            guard !names.isEmpty else { throw reader.error(Service.Queues.modules.key, "must name at least one module") }
             for name in names where name.isEmpty || name.contains(where: \.isWhitespace) {
-                throw reader.error("queue.modules", "module names must be non-empty words, got \"\(name)\"")
+                throw reader.error(Service.Queues.modules.key, "module names must be non-empty words, got \"\(name)\"")
             }
-            guard Set<String>(names).count == names.count else { throw reader.error("queue.modules", "names a module twice") }
+            guard Set<String>(names).count == names.count else { throw reader.error(Service.Queues.modules.key, "names a module twice") }
             modules = names.map { NookModuleID($0) }
         }
-        let device = try reader.string("proximity.device")
-        let name = try reader.string("proximity.name")
-        if device != nil || name != nil {
-            var sensor = ProximitySensor.Settings(device: device, name: name)
-            sensor.threshold = try reader.integer("proximity.threshold", in: 1...1_000_000) ?? sensor.threshold
-            sensor.hysteresis = try reader.integer("proximity.hysteresis", in: 0...1_000_000) ?? sensor.hysteresis
-            guard sensor.hysteresis <= sensor.threshold else {
-                throw reader.error("proximity.hysteresis", "must not exceed proximity.threshold (\(sensor.threshold)), got \(sensor.hysteresis)")
-            }
-            if let presence = try reader.integer("proximity.presence_threshold", in: 1...1_000_000) {
-                guard presence <= sensor.threshold else {
-                    throw reader.error("proximity.presence_threshold", "must not exceed proximity.threshold (\(sensor.threshold)): it is the farther reach, someone in the room rather than at the nook; got \(presence)")
-                }
-                guard sensor.hysteresis <= presence else {
-                    throw reader.error("proximity.presence_threshold", "must not be below proximity.hysteresis (\(sensor.hysteresis)), got \(presence)")
-                }
-                sensor.presenceThreshold = presence
-            }
-            if let milliseconds = try reader.integer("proximity.interval_ms", in: 10...10_000) { sensor.interval = .milliseconds(milliseconds) }
-            sensor.sysfsRoot = try reader.string("proximity.sysfs_root") ?? sensor.sysfsRoot
-            proximity = sensor
-        } else if let stray = DaemonConfig.proximityKeys.first(where: { reader.document["proximity.\($0)"] != nil }) {
-            throw reader.error("proximity.\(stray)", "needs proximity.device or proximity.name to say which sensor")
-        }
+        proximity = try Service.Inputs.Proximity.read(reader)
         pressInputs = try Service.RequestSettings.pressInputs.read(reader) ?? pressInputs
-        if let path = try reader.string("debug.hang_display_file") { hangDisplayFile = try checked("debug.hang_display_file", SettingValue.absolutePath(path)) }
+        let hang = Service.Display.hangDisplayFile
+        if let path = try hang.read(reader) { hangDisplayFile = try checked(hang.key, SettingValue.absolutePath(path)) }
         quiet = try QuietConfig(reading: reader)
         escalation = try Service.Escalation.read(reader)
-        backlightName = try reader.string("brightness.backlight")
-        brightnessRoot = try reader.string("brightness.sysfs_root") ?? brightnessRoot
-        brightnessConfigured = reader.document.entries.contains { $0.key.hasPrefix("brightness.") }
-        for key in BrightnessController.Levels.keys {
-            guard let percent = try reader.integer("brightness.\(key)", in: 0...100) else { continue }
-            let level = Double(percent) / 100
-            switch key {
-            case "active": brightnessLevels.active = level
-            case "night": brightnessLevels.night = level
-            case "idle": brightnessLevels.idle = level
-            case "quiet": brightnessLevels.quiet = level
-            default: brightnessLevels.dim = level
-            }
-        }
-        if let milliseconds = try reader.integer("brightness.fade_ms", in: 300...10_000) { brightnessFade = .milliseconds(milliseconds) }
-        ambient = try AmbientSettings.reading(reader)
+        let brightness = try Service.Brightness.read(reader, over: Service.Brightness.section(of: self))
+        (brightnessConfigured, backlightName, brightnessRoot) = (brightness.configured, brightness.backlightName, brightness.root)
+        (brightnessLevels, brightnessFade, ambient) = (brightness.levels, brightness.fade, brightness.ambient)
         (historySetting, historyBounds) = try Service.History.read(reader)
         recall = try Service.Recall.read(reader)
         gpioLines = try GPIOConfig.lines(from: reader)
@@ -296,8 +243,6 @@ public struct DaemonConfig: Sendable {
         try reader.rejectUnknownKeys(known: Self.tables + gpioLines.map { "gpio." + $0.name })
         for (key, entry) in reader.document.entries where Self.keys.contains(key) { fileValues[key] = entry.value }
     }
-
-    static let proximityKeys = ["threshold", "hysteresis", "presence_threshold", "interval_ms", "sysfs_root"]
 }
 
 extension DaemonConfig {

@@ -1,60 +1,82 @@
-/// nookd's services, each by its type for the wiring, and ``order``, the one list of them in start order.
+/// nookd's services: ``order``, the one list that builds, starts, reloads and stops them, and
+/// each by its type for the wiring.
 struct DaemonParts: Sendable {
+    /// The start order (the reverse is the stop order), the one list of the services: a service
+    /// is one row here, built by its ``BuiltService/build(_:)`` from the services it needs.
+    /// ``ServiceOrder`` refuses a list in which a service comes before one it needs. Where needs
+    /// leave the order open, the list keeps what users see: the recall and the history before
+    /// the journal restores a card, the first brightness before the home screen, the inputs
+    /// after what they drive.
+    static let order: [any BuiltService.Type] = [
+        Service.Display.self,
+        Service.StateFiles.self,
+        Service.Signals.self,
+        Service.Queues.self,
+        Service.SystemdWatchdog.self,
+        Service.Screen.self,
+        Service.EventLog.self,
+        Service.ActionCardTracking.self,
+        Service.Recall.self,
+        Service.History.self,
+        Service.Journal.self,
+        Service.Brightness.self,
+        Service.Escalation.self,
+        Service.QuietHours.self,
+        Service.HomeClock.self,
+        Service.DisplayWatch.self,
+        Service.Presence.self,
+        Service.Inputs.self,
+        Service.Touch.self,
+        Service.Ownership.self,
+        Service.RequestSettings.self,
+        Service.Socket.self,
+    ]
+
+    /// The services' types in start order, for what is decided without instances (a reload's
+    /// outcome for each key, the order's check).
+    static var startOrder: [any DaemonService.Type] { order.map { $0 } }
+
+    /// Every service, in ``order``.
+    let all: [any DaemonService]
+    private let byType: [ObjectIdentifier: any DaemonService]
+
+    /// Builds every service of ``order`` in `wiring` (those built before, to make the daemon's
+    /// shared pieces, are taken as they are).
+    init(_ wiring: ServiceWiring) throws(DaemonError) {
+        var all: [any DaemonService] = []
+        for type in Self.order { all.append(try wiring.part(type)) }
+        self.all = all
+        byType = Dictionary(uniqueKeysWithValues: all.map { (ObjectIdentifier(Swift.type(of: $0)), $0) })
+        (display, signals, recall, history) = (try wiring.part(Service.Display.self), try wiring.part(Service.Signals.self),
+                                               try wiring.part(Service.Recall.self), try wiring.part(Service.History.self))
+        (journal, brightness, quietHours, presence) = (try wiring.part(Service.Journal.self), try wiring.part(Service.Brightness.self),
+                                                       try wiring.part(Service.QuietHours.self), try wiring.part(Service.Presence.self))
+        (touch, ownership, socket) = (try wiring.part(Service.Touch.self), try wiring.part(Service.Ownership.self), try wiring.part(Service.Socket.self))
+    }
+
+    /// The service of that type.
+    subscript<Part: DaemonService>(_ type: Part.Type) -> Part { byType[ObjectIdentifier(type)] as! Part }
+
+    // The services the daemon's own code reaches (requests, status, the run loop), kept typed
+    // once here rather than looked up at each request.
     let display: Service.Display
-    let stateFiles: Service.StateFiles
     let signals: Service.Signals
-    let queues: Service.Queues
-    let watchdog: Service.SystemdWatchdog
-    let screen: Service.Screen
-    let eventLog: Service.EventLog
-    let actionCards: Service.ActionCardTracking
     let recall: Service.Recall
     let history: Service.History
     let journal: Service.Journal
     let brightness: Service.Brightness
-    let escalation: Service.Escalation
     let quietHours: Service.QuietHours
-    let homeClock: Service.HomeClock
-    let displayWatch: Service.DisplayWatch
     let presence: Service.Presence
-    let inputs: Service.Inputs
     let touch: Service.Touch
     let ownership: Service.Ownership
-    let requests: Service.RequestSettings
     let socket: Service.Socket
-
-    /// The start order (the reverse is the stop order), the one list of the services: each by
-    /// its part above. ``ServiceOrder`` refuses a list in which a service comes before one it
-    /// needs. Where needs leave the order open, the list keeps what users see: the recall and
-    /// the history before the journal restores a card, the first brightness before the home
-    /// screen, the inputs after what they drive.
-    static var order: [PartialKeyPath<DaemonParts>] {
-        [\.display, \.stateFiles, \.signals, \.queues, \.watchdog, \.screen, \.eventLog, \.actionCards, \.recall, \.history, \.journal,
-         \.brightness, \.escalation, \.quietHours, \.homeClock, \.displayWatch, \.presence, \.inputs, \.touch, \.ownership, \.requests,
-         \.socket]
-    }
-
-    /// The services' types in start order, for what is decided without instances (a reload's
-    /// outcome for each key, the order's check).
-    static var startOrder: [any DaemonService.Type] {
-        order.map { type(of: $0).valueType as! any DaemonService.Type }
-    }
-
-    private var all: [any DaemonService] { Self.order.map { self[keyPath: $0] as! any DaemonService } }
 
     /// The services that answer for their own part of `status`, in start order.
     var reportingStatus: [any ReportsStatus] { all.compactMap { $0 as? any ReportsStatus } }
 
-    /// Every service, in ``order``; throws if that order is refused or a part is left out of it
-    /// (it would never start).
+    /// Every service, in ``order``; throws if that order is refused.
     func inStartOrder() throws(DaemonError) -> [any DaemonService] {
         if let problem = ServiceOrder.check(Self.startOrder) { throw DaemonError("nookd's start order: \(problem)") }
-        let listed = Set(Self.startOrder.map { ObjectIdentifier($0) })
-        for part in Mirror(reflecting: self).children {
-            guard let service = part.value as? any DaemonService, listed.contains(ObjectIdentifier(Swift.type(of: service))) else {
-                throw DaemonError("nookd's start order: part \(part.label ?? "?") is not in it")
-            }
-        }
         return all
     }
 }

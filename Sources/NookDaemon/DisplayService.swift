@@ -20,7 +20,7 @@ extension Service {
 
         static let name = "display"
         static var needs: [any DaemonService.Type] { [] }
-        static let keys = settings.map(\.key) + ["led.*", "debug.hang_display_file"]
+        static let keys = settings.map(\.key)
 
         static func section(of config: DaemonConfig) -> Section {
             Section(backend: config.backend, mockSize: config.mockSize, card: config.drmCard, connector: config.drmConnector, mode: config.drmMode,
@@ -70,6 +70,15 @@ extension Service.Display: DeclaresSettings {
     static let frames = Setting<String?>.text("display.frames", reload: .restart, shownDefault: "none")
     static let framesLimit = Setting<Int>.integer("display.frames_limit", default: FrameWriter.defaultLimit, in: 1...10_000_000, reload: .restart)
     static let refreshHz = Setting<Double>.number("display.refresh_hz", default: 60, in: 1...240, reload: .restart)
+    /// A file whose presence makes the mock display hang (tests of a stuck display).
+    static let hangDisplayFile = Setting<String?>.text("debug.hang_display_file", reload: .restart)
     static let settings = [backend.declaration, size.declaration, card.declaration, connector.declaration, mode.declaration,
                            pageFlip.declaration, fbdev.declaration, frames.declaration, framesLimit.declaration, refreshHz.declaration]
+        + LED.settings + [hangDisplayFile.declaration]
+}
+
+extension Service.Display: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Display {
+        try Service.Display(wiring.config, clock: wiring.clock, logger: wiring.logger)
+    }
 }

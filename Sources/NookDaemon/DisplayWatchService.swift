@@ -33,3 +33,11 @@ extension Service {
         func stop() async { await stops.run() }
     }
 }
+
+extension Service.DisplayWatch: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.DisplayWatch {
+        Service.DisplayWatch(display: try wiring.part(Service.Display.self).display,
+                             queues: Array(wiring.queues.values) + [try wiring.part(Service.Recall.self).recall.queue], screen: wiring.screen,
+                             brightness: try wiring.part(Service.Brightness.self), logger: wiring.logger)
+    }
+}

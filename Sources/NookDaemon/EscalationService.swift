@@ -68,3 +68,10 @@ extension Service.Escalation {
         return escalation
     }
 }
+
+extension Service.Escalation: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Escalation {
+        Service.Escalation(queues: wiring.moduleQueues, quiet: wiring.quiet, brightness: try wiring.part(Service.Brightness.self), clock: wiring.clock,
+                           logger: wiring.logger)
+    }
+}

@@ -10,7 +10,7 @@ extension Service {
         static let name = "event log"
         static var needs: [any DaemonService.Type] { [Queues.self] }
         /// The level is set when logging is bootstrapped, before the daemon exists.
-        static let keys = ["daemon.log_level"]
+        static let keys = settings.map(\.key)
 
         static func section(of config: DaemonConfig) -> Section { Section(logLevel: config.logLevel) }
 
@@ -37,5 +37,16 @@ extension Service {
         }
 
         func stop() async { await stops.run() }
+    }
+}
+
+extension Service.EventLog: DeclaresSettings {
+    static let logLevel = Setting<String>.choice("daemon.log_level", among: SettingValue.logLevels, default: "info", reload: .restart)
+    static let settings = [logLevel.declaration]
+}
+
+extension Service.EventLog: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.EventLog {
+        Service.EventLog(queues: wiring.queuesInOrder, logger: wiring.logger)
     }
 }

@@ -9,10 +9,9 @@ import NookInput
 ///     active_low = true
 ///     bias = "pull-up"
 enum GPIOConfig {
-    static let keys = ["role", "mode", "line", "chip", "offset", "active_low", "bias", "debounce_ms"]
-
     /// The inputs in file order, and the table names they use.
     static func lines(from reader: ConfigReader) throws(ConfigError) -> [GPIOLineSettings] {
+        typealias GPIO = Service.Inputs.GPIO
         var names: [String] = []
         for (key, entry) in reader.document.entries where key.hasPrefix("gpio.") {
             let parts = key.split(separator: ".", omittingEmptySubsequences: false)
@@ -25,12 +24,12 @@ enum GPIOConfig {
         var lines: [GPIOLineSettings] = []
         for name in names {
             let table = "gpio." + name
-            guard let roleName = try reader.choice(table + ".role", among: GPIOLineSettings.Role.allCases.map(\.rawValue)) else {
+            guard let roleName = try GPIO.role.named(name).read(reader) else {
                 throw reader.error(table + ".role", "is required: hover, open, dismiss or presence")
             }
-            let lineName = try reader.string(table + ".line")
-            let chip = try reader.string(table + ".chip")
-            let offset = try reader.integer(table + ".offset", in: 0...4095)
+            let lineName = try GPIO.line.named(name).read(reader)
+            let chip = try GPIO.chip.named(name).read(reader)
+            let offset = try GPIO.offset.named(name).read(reader)
             switch (lineName, chip, offset) {
             case (_?, _, _?):
                 throw reader.error(table + ".offset", "give either line (a name) or chip and offset, not both")
@@ -42,15 +41,15 @@ enum GPIOConfig {
                 break
             }
             var settings = GPIOLineSettings(name: name, role: GPIOLineSettings.Role(rawValue: roleName)!, chip: chip, offset: offset, lineName: lineName)
-            if let mode = try reader.choice(table + ".mode", among: GPIOLineSettings.OpenMode.allCases.map(\.rawValue)) {
+            if let mode = try GPIO.mode.named(name).read(reader) {
                 guard settings.role == .open else { throw reader.error(table + ".mode", "applies only to role = \"open\"") }
                 settings.openMode = GPIOLineSettings.OpenMode(rawValue: mode)!
             }
-            settings.activeLow = try reader.bool(table + ".active_low") ?? false
-            if let bias = try reader.choice(table + ".bias", among: GPIOLineSettings.Bias.allCases.map(\.rawValue)) {
+            settings.activeLow = try GPIO.activeLow.named(name).read(reader) ?? GPIO.activeLow.defaultValue
+            if let bias = try GPIO.bias.named(name).read(reader) {
                 settings.bias = GPIOLineSettings.Bias(rawValue: bias)!
             }
-            if let milliseconds = try reader.integer(table + ".debounce_ms", in: 0...1000) { settings.debounce = .milliseconds(milliseconds) }
+            if let milliseconds = try GPIO.debounceMs.named(name).read(reader) { settings.debounce = .milliseconds(milliseconds) }
             lines.append(settings)
         }
         return lines

@@ -22,7 +22,7 @@ extension Service {
         static func reload(from old: Section, to new: Section, changed: [String], in context: ReloadContext) -> ReloadDecision {
             guard old != new else { return ReloadDecision() }
             let mine = owned(changed)
-            return ReloadDecision(applied: mine.filter { $0 != "history.path" }, needsRestart: mine.filter { $0 == "history.path" })
+            return ReloadDecision(applied: mine.filter { $0 != path.key }, needsRestart: mine.filter { $0 == path.key })
         }
 
         let history: ActivityHistory
@@ -195,5 +195,11 @@ extension Service.History {
             }
         }
         return (setting, bounds)
+    }
+}
+
+extension Service.History: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.History {
+        Service.History(wiring.config, queues: wiring.queuesInOrder, logger: wiring.logger)
     }
 }

@@ -26,3 +26,9 @@ extension Service {
         func stop() async { await stops.run() }
     }
 }
+
+extension Service.HomeClock: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.HomeClock {
+        Service.HomeClock(screen: wiring.screen)
+    }
+}

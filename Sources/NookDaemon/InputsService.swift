@@ -1,5 +1,6 @@
 import NookLogging
 import NookActivities
+import NookConfig
 import NookInput
 import NookProtocol
 
@@ -14,7 +15,7 @@ extension Service {
 
         static let name = "inputs"
         static var needs: [any DaemonService.Type] { [Presence.self, Recall.self, Queues.self, ActionCardTracking.self] }
-        static let keys = ["proximity.*", "gpio.*.*"]
+        static let keys = settings.map(\.key)
 
         static func section(of config: DaemonConfig) -> Section { Section(proximity: config.proximity, gpioLines: config.gpioLines) }
 
@@ -126,5 +127,86 @@ extension Service {
                                       problem: line.problem)
             })
         }
+    }
+}
+
+extension Service.Inputs: DeclaresSettings {
+    /// `[proximity]` (I2): an IIO proximity sensor; every key but the two that say which
+    /// sensor needs one of them.
+    enum Proximity {
+        private static let defaults = ProximitySensor.Settings()
+        static let name = Setting<String?>.text("proximity.name", reload: .restart)
+        static let device = Setting<String?>.text("proximity.device", reload: .restart)
+        static let threshold = Setting<Int>.integer("proximity.threshold", default: defaults.threshold, in: 1...1_000_000, reload: .restart)
+        static let hysteresis = Setting<Int>.integer("proximity.hysteresis", default: defaults.hysteresis, in: 0...1_000_000, reload: .restart)
+        /// Between the hysteresis and the threshold.
+        static let presenceThreshold = Setting<Int?>.integer("proximity.presence_threshold", in: 1...1_000_000, reload: .restart, shownDefault: "none")
+            .showing(range: "between the hysteresis and the threshold")
+        static let intervalMs = Setting<Int>.integer("proximity.interval_ms", default: Int(defaults.interval / .milliseconds(1)), in: 10...10_000, reload: .restart)
+        static let sysfsRoot = Setting<String?>.text("proximity.sysfs_root", reload: .restart)
+        /// The keys that need `name` or `device` beside them.
+        static let sensorKeys = [threshold.key, hysteresis.key, presenceThreshold.key, intervalMs.key, sysfsRoot.key]
+        static let settings = [name.declaration, device.declaration, threshold.declaration, hysteresis.declaration, presenceThreshold.declaration,
+                               intervalMs.declaration, sysfsRoot.declaration]
+
+        /// The sensor `[proximity]` describes; nil without `device` or `name` (then any other
+        /// key of the table is a mistake, not a quiet no-op).
+        static func read(_ reader: ConfigReader) throws(ConfigError) -> ProximitySensor.Settings? {
+            let device = try self.device.read(reader)
+            let name = try self.name.read(reader)
+            guard device != nil || name != nil else {
+                if let stray = sensorKeys.first(where: { reader.document[$0] != nil }) {
+                    throw reader.error(stray, "needs \(self.device.key) or \(self.name.key) to say which sensor")
+                }
+                return nil
+            }
+            var sensor = ProximitySensor.Settings(device: device, name: name)
+            sensor.threshold = try threshold.read(reader) ?? sensor.threshold
+            sensor.hysteresis = try hysteresis.read(reader) ?? sensor.hysteresis
+            guard sensor.hysteresis <= sensor.threshold else {
+                throw reader.error(hysteresis.key, "must not exceed \(threshold.key) (\(sensor.threshold)), got \(sensor.hysteresis)")
+            }
+            if let presence = try presenceThreshold.read(reader) {
+                guard presence <= sensor.threshold else {
+                    throw reader.error(presenceThreshold.key, "must not exceed \(threshold.key) (\(sensor.threshold)): it is the farther reach, someone in the room rather than at the nook; got \(presence)")
+                }
+                guard sensor.hysteresis <= presence else {
+                    throw reader.error(presenceThreshold.key, "must not be below \(hysteresis.key) (\(sensor.hysteresis)), got \(presence)")
+                }
+                sensor.presenceThreshold = presence
+            }
+            if let milliseconds = try intervalMs.read(reader) { sensor.interval = .milliseconds(milliseconds) }
+            sensor.sysfsRoot = try sysfsRoot.read(reader) ?? sensor.sysfsRoot
+            return sensor
+        }
+    }
+
+    /// `[gpio.NAME]` (I1): one GPIO input each, its keys declared with `*` for the name.
+    enum GPIO {
+        private static let defaults = GPIOLineSettings(name: "", role: .open)
+        static let role = Setting<String?>.choice("gpio.*.role", among: GPIOLineSettings.Role.allCases.map(\.rawValue), reload: .restart)
+        static let line = Setting<String?>.text("gpio.*.line", reload: .restart)
+        static let chip = Setting<String?>.text("gpio.*.chip", reload: .restart)
+        static let offset = Setting<Int?>.integer("gpio.*.offset", in: 0...4095, reload: .restart)
+        /// The page says "toggles (the default)".
+        static let mode = Setting<String>.choice("gpio.*.mode", among: GPIOLineSettings.OpenMode.allCases.map(\.rawValue), default: defaults.openMode.rawValue,
+                                                 reload: .restart).showing(default: nil)
+        static let activeLow = Setting<Bool>.bool("gpio.*.active_low", default: defaults.activeLow, reload: .restart)
+        /// The page says "as-is (the default)".
+        static let bias = Setting<String>.choice("gpio.*.bias", among: GPIOLineSettings.Bias.allCases.map(\.rawValue), default: defaults.bias.rawValue,
+                                                 reload: .restart).showing(default: nil)
+        static let debounceMs = Setting<Int>.integer("gpio.*.debounce_ms", default: Int(defaults.debounce / .milliseconds(1)), in: 0...1000, reload: .restart)
+        static let settings = [role.declaration, mode.declaration, line.declaration, chip.declaration, offset.declaration, activeLow.declaration,
+                               bias.declaration, debounceMs.declaration]
+    }
+
+    static let settings = Proximity.settings + GPIO.settings
+}
+
+extension Service.Inputs: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Inputs {
+        Service.Inputs(engagement: wiring.engagement, presses: wiring.presses, queues: Array(wiring.queues.values),
+                       recall: try wiring.part(Service.Recall.self).recall, actionCards: wiring.actionCards, menuOnGlance: wiring.menuOnGlance,
+                       state: wiring.state, clock: wiring.clock, logger: wiring.logger)
     }
 }

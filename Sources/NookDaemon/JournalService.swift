@@ -1,5 +1,6 @@
 import NookLogging
 import NookActivities
+import NookConfig
 import NookProtocol
 
 extension Service {
@@ -18,7 +19,7 @@ extension Service {
         static var needs: [any DaemonService.Type] {
             [History.self, Recall.self, Queues.self, StateFiles.self, EventLog.self, ActionCardTracking.self]
         }
-        static let keys = ["daemon.journal", "journal.sync"]
+        static let keys = settings.map(\.key)
 
         static func section(of config: DaemonConfig) -> Section { Section(path: config.journalPath, sync: config.journalSync) }
 
@@ -125,5 +126,36 @@ extension Service {
                 return plain
             }
         }
+    }
+}
+
+extension Service.Journal: DeclaresSettings {
+    /// An absolute path or `none`; unset, under systemd's state directory.
+    static let path = Setting<String?>.text("daemon.journal", reload: .restart)
+    /// The page says "ack (the default)".
+    static let sync = Setting<String>.choice("journal.sync", among: SettingValue.journalSyncs, default: JournalSync.ack.rawValue, reload: .restart)
+        .showing(default: nil)
+    static let settings = [path.declaration, sync.declaration]
+}
+
+extension Service.Journal {
+    /// `daemon.journal` and `journal.sync` (J1, J2), over `section`.
+    static func read(_ reader: ConfigReader, over section: Section) throws(ConfigError) -> Section {
+        var section = section
+        if let text = try path.read(reader) {
+            switch SettingValue.journal(text) {
+            case .success(let value): section.path = value
+            case .failure(let problem): throw reader.error(path.key, problem.description)
+            }
+        }
+        if let name = try sync.read(reader) { section.sync = JournalSync(rawValue: name)! }
+        return section
+    }
+}
+
+extension Service.Journal: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Journal {
+        Service.Journal(wiring.config, history: try wiring.part(Service.History.self).history, queues: wiring.queues, modules: wiring.config.modules,
+                        iconDirectories: { [state = wiring.state] in state.withLock { $0.config.iconDirectories } }, logger: wiring.logger)
     }
 }

@@ -35,9 +35,6 @@ public struct LEDSettings: Hashable, Sendable {
 
     public init() {}
 
-    static let keys = ["device", "chip", "address", "board", "geometry", "tile", "layout", "origin", "lines", "order",
-                       "brightness", "gamma", "milliamps_per_channel", "idle_milliamps", "supply_milliamps", "spi_hz", "scroll_speed"]
-
     /// The LEDs' size: the I2C board's, else the configured geometry.
     public var size: PixelSize {
         switch chip {
@@ -53,46 +50,47 @@ public struct LEDSettings: Hashable, Sendable {
     }
 
     init(reading reader: ConfigReader, backend: DaemonConfig.Backend) throws(ConfigError) {
+        typealias LED = Service.Display.LED
         self.init()
-        device = try reader.string("led.device")
-        if let name = try reader.choice("led.chip", among: Chip.allCases.map(\.rawValue)) { chip = Chip(rawValue: name)! }
-        if let value = try reader.integer("led.address", in: 0x03...0x77) { address = UInt8(value) }
-        board = try reader.string("led.board")
-        if let text = try reader.string("led.geometry") {
+        device = try LED.device.read(reader)
+        if let name = try LED.chip.read(reader) { chip = Chip(rawValue: name)! }
+        if let value = try LED.address.read(reader) { address = UInt8(value) }
+        board = try LED.board.read(reader)
+        if let text = try LED.geometry.read(reader) {
             guard let size = PixelSize(parsing: text), size.width * size.height <= 16_384 else {
-                throw reader.error("led.geometry", "must be WIDTHxHEIGHT in LEDs, at most 16384 of them, such as \"32x8\" or \"60x1\", got \"\(text)\"")
+                throw reader.error(LED.geometry.key, "must be WIDTHxHEIGHT in LEDs, at most 16384 of them, such as \"32x8\" or \"60x1\", got \"\(text)\"")
             }
             geometry = size
         }
-        if let text = try reader.string("led.tile") {
-            guard let size = PixelSize(parsing: text) else { throw reader.error("led.tile", "must be WIDTHxHEIGHT such as \"8x8\", got \"\(text)\"") }
+        if let text = try LED.tile.read(reader) {
+            guard let size = PixelSize(parsing: text) else { throw reader.error(LED.tile.key, "must be WIDTHxHEIGHT such as \"8x8\", got \"\(text)\"") }
             tile = size
         }
-        if let layout = try reader.choice("led.layout", among: ["serpentine", "progressive"]) { serpentine = layout == "serpentine" }
-        if let corner = try reader.choice("led.origin", among: LEDLayout.Corner.allCases.map(\.rawValue)) { origin = LEDLayout.Corner(rawValue: corner)! }
-        if let text = try reader.choice("led.lines", among: LEDLayout.Order.allCases.map(\.rawValue)) { lines = LEDLayout.Order(rawValue: text)! }
-        if let text = try reader.string("led.order") {
+        if let layout = try LED.layout.read(reader) { serpentine = layout == "serpentine" }
+        if let corner = try LED.origin.read(reader) { origin = LEDLayout.Corner(rawValue: corner)! }
+        if let text = try LED.lines.read(reader) { lines = LEDLayout.Order(rawValue: text)! }
+        if let text = try LED.order.read(reader) {
             guard let order = LEDColorOrder(text) else {
-                throw reader.error("led.order", "must name each of r, g and b once, and w for RGBW chips, such as \"grb\" or \"grbw\", got \"\(text)\"")
+                throw reader.error(LED.order.key, "must name each of r, g and b once, and w for RGBW chips, such as \"grb\" or \"grbw\", got \"\(text)\"")
             }
             self.order = order
         }
-        safety.brightness = try reader.number("led.brightness", in: 0.01...1) ?? safety.brightness
-        safety.gamma = try reader.number("led.gamma", in: 1...4) ?? safety.gamma
-        safety.milliampsPerChannel = try reader.number("led.milliamps_per_channel", in: 0.1...1000) ?? safety.milliampsPerChannel
-        safety.idleMilliampsPerLED = try reader.number("led.idle_milliamps", in: 0...100) ?? safety.idleMilliampsPerLED
-        safety.supplyMilliamps = try reader.number("led.supply_milliamps", in: 1...1_000_000)
-        if let hz = try reader.integer("led.spi_hz", in: 100_000...50_000_000) { spiHz = UInt32(hz) }
-        scrollSpeed = try reader.number("led.scroll_speed", in: 1...200) ?? scrollSpeed
+        safety.brightness = try LED.brightness.read(reader) ?? safety.brightness
+        safety.gamma = try LED.gamma.read(reader) ?? safety.gamma
+        safety.milliampsPerChannel = try LED.milliampsPerChannel.read(reader) ?? safety.milliampsPerChannel
+        safety.idleMilliampsPerLED = try LED.idleMilliamps.read(reader) ?? safety.idleMilliampsPerLED
+        safety.supplyMilliamps = try LED.supplyMilliamps.read(reader)
+        if let hz = try LED.spiHz.read(reader) { spiHz = UInt32(hz) }
+        scrollSpeed = try LED.scrollSpeed.read(reader) ?? scrollSpeed
 
         // Checks across keys, each naming the key a person would change.
         switch backend {
         case .ledSPI:
-            guard chip.isSPI else { throw reader.error("led.chip", "\(chip.rawValue) is an I2C chip; use display.backend = \"led-i2c\" or an SPI chip (ws2812, sk6812, apa102, sk9822)") }
-            guard device != nil else { throw reader.error("led.device", "is required for led-spi, such as \"/dev/spidev0.0\"") }
+            guard chip.isSPI else { throw reader.error(LED.chip.key, "\(chip.rawValue) is an I2C chip; use display.backend = \"led-i2c\" or an SPI chip (ws2812, sk6812, apa102, sk9822)") }
+            guard device != nil else { throw reader.error(LED.device.key, "is required for led-spi, such as \"/dev/spidev0.0\"") }
         case .ledI2C:
-            guard !chip.isSPI else { throw reader.error("led.chip", "\(chip.rawValue) is an SPI chip; use display.backend = \"led-spi\" or an I2C chip (is31fl3731, ht16k33)") }
-            guard device != nil else { throw reader.error("led.device", "is required for led-i2c, such as \"/dev/i2c-1\"") }
+            guard !chip.isSPI else { throw reader.error(LED.chip.key, "\(chip.rawValue) is an SPI chip; use display.backend = \"led-spi\" or an I2C chip (is31fl3731, ht16k33)") }
+            guard device != nil else { throw reader.error(LED.device.key, "is required for led-i2c, such as \"/dev/i2c-1\"") }
         default:
             break
         }
@@ -103,26 +101,61 @@ public struct LEDSettings: Hashable, Sendable {
             default: []
             }
             guard boards.contains(board) else {
-                throw reader.error("led.board", boards.isEmpty ? "applies to I2C chips only; \(chip.rawValue) takes led.geometry"
+                throw reader.error(LED.board.key, boards.isEmpty ? "applies to I2C chips only; \(chip.rawValue) takes led.geometry"
                                    : "must be one of \(boards.joined(separator: ", ")) for \(chip.rawValue), got \"\(board)\"")
             }
         }
-        if !chip.isSPI, reader.document["led.geometry"] != nil, size != geometry {
-            throw reader.error("led.geometry", "\(chip.rawValue) takes its size from led.board (\(size)); leave led.geometry out")
+        if !chip.isSPI, reader.document[LED.geometry.key] != nil, size != geometry {
+            throw reader.error(LED.geometry.key, "\(chip.rawValue) takes its size from led.board (\(size)); leave led.geometry out")
         }
-        if chip.isSPI, reader.document["led.address"] != nil {
-            throw reader.error("led.address", "applies to I2C chips only; \(chip.rawValue) is on SPI")
+        if chip.isSPI, reader.document[LED.address.key] != nil {
+            throw reader.error(LED.address.key, "applies to I2C chips only; \(chip.rawValue) is on SPI")
         }
         if let order, order.hasWhite, chip != .sk6812 {
-            throw reader.error("led.order", "\(chip.rawValue) has no white channel (only sk6812 RGBW has), got \"\(order)\"")
+            throw reader.error(LED.order.key, "\(chip.rawValue) has no white channel (only sk6812 RGBW has), got \"\(order)\"")
         }
         do {
             _ = try layout()
         } catch {
-            throw reader.error(reader.document["led.tile"] != nil ? "led.tile" : "led.geometry", error.description)
+            throw reader.error(reader.document[LED.tile.key] != nil ? LED.tile.key : LED.geometry.key, error.description)
         }
         if let problem = safety.problem(ledCount: size.width * size.height) {
-            throw reader.error("led.supply_milliamps", problem)
+            throw reader.error(LED.supplyMilliamps.key, problem)
         }
+    }
+}
+
+extension Service.Display {
+    /// `[led]` (L1, L2, L5), the display service's: which LEDs, how they are wired, their limits.
+    enum LED {
+        static let device = Setting<String?>.text("led.device", reload: .restart)
+        /// The page says "ws2812 (the default)".
+        static let chip = Setting<String>.choice("led.chip", among: LEDSettings.Chip.allCases.map(\.rawValue), default: LEDSettings.Chip.ws2812.rawValue,
+                                                 reload: .restart).showing(default: nil)
+        static let address = Setting<Int?>.integer("led.address", in: 0x03...0x77, reload: .restart, shownDefault: "the board's")
+            .showing(range: "0x03 to 0x77")
+        static let board = Setting<String?>.text("led.board", reload: .restart)
+        static let geometry = Setting<String?>.text("led.geometry", reload: .restart, shownDefault: "\"32x8\"")
+        static let tile = Setting<String?>.text("led.tile", reload: .restart, shownDefault: "one panel")
+        static let layout = Setting<String>.choice("led.layout", among: ["serpentine", "progressive"], default: "serpentine", reload: .restart)
+        /// The page says "top-left (the default)".
+        static let origin = Setting<String>.choice("led.origin", among: LEDLayout.Corner.allCases.map(\.rawValue), default: LEDLayout.Corner.topLeft.rawValue,
+                                                   reload: .restart).showing(default: nil)
+        static let lines = Setting<String>.choice("led.lines", among: LEDLayout.Order.allCases.map(\.rawValue), default: LEDLayout.Order.rows.rawValue,
+                                                  reload: .restart)
+        static let order = Setting<String?>.text("led.order", reload: .restart)
+        static let brightness = Setting<Double>.number("led.brightness", default: LEDSafety().brightness, in: 0.01...1, reload: .restart)
+        static let gamma = Setting<Double>.number("led.gamma", default: LEDSafety().gamma, in: 1...4, reload: .restart)
+        static let milliampsPerChannel = Setting<Double>.number("led.milliamps_per_channel", default: LEDSafety().milliampsPerChannel,
+                                                                in: 0.1...1000, reload: .restart)
+        static let idleMilliamps = Setting<Double>.number("led.idle_milliamps", default: LEDSafety().idleMilliampsPerLED, in: 0...100, reload: .restart)
+        static let supplyMilliamps = Setting<Double?>.number("led.supply_milliamps", in: 1...1_000_000, reload: .restart, shownDefault: "none")
+        static let spiHz = Setting<Int>.integer("led.spi_hz", default: Int(LEDSettings().spiHz), in: 100_000...50_000_000, reload: .restart)
+        static let scrollSpeed = Setting<Double>.number("led.scroll_speed", default: LEDSettings().scrollSpeed, in: 1...200, reload: .restart)
+
+        static let settings = [device.declaration, chip.declaration, address.declaration, board.declaration, geometry.declaration, tile.declaration,
+                               layout.declaration, origin.declaration, lines.declaration, order.declaration, brightness.declaration, gamma.declaration,
+                               milliampsPerChannel.declaration, idleMilliamps.declaration, supplyMilliamps.declaration, spiHz.declaration,
+                               scrollSpeed.declaration]
     }
 }

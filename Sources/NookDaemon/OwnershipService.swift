@@ -9,7 +9,7 @@ extension Service {
         struct Section: Equatable, Sendable { var adminGroup: String?; var relayUsers: [String]? }
         static let name = "ownership"
         static var needs: [any DaemonService.Type] { [] }
-        static let keys = ["daemon.admin_group", "daemon.relay_users"]
+        static let keys = settings.map(\.key)
         static let appliesAtReload = true
 
         static func section(of config: DaemonConfig) -> Section { Section(adminGroup: config.adminGroup, relayUsers: config.relayUsers) }
@@ -35,5 +35,19 @@ extension Service {
             let fresh = try OwnershipPolicy(adminGroup: config.adminGroup, relayUsers: config.relayUsers)
             policy.withLock { $0 = fresh }
         }
+    }
+}
+
+extension Service.Ownership: DeclaresSettings {
+    /// A group that must exist; its membership is read again at each reload.
+    static let adminGroup = Setting<String?>.text("daemon.admin_group", reload: .applied)
+    /// Unset: `nook-http` where that user exists.
+    static let relayUsers = Setting<[String]>.texts("daemon.relay_users", default: [], reload: .applied)
+    static let settings = [adminGroup.declaration, relayUsers.declaration]
+}
+
+extension Service.Ownership: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Ownership {
+        try Service.Ownership(wiring.config)
     }
 }

@@ -104,7 +104,7 @@ extension Service.Presence {
         if let seconds = try dimAfter.read(reader) { presence.dimAfter = .seconds(seconds) }
         if let seconds = try blankAfter.read(reader) {
             guard Duration.seconds(seconds) >= presence.dimAfter else {
-                throw reader.error("presence.blank_after_s", "must not be shorter than presence.dim_after_s (\(presence.dimAfter.components.seconds) s): the display dims before it goes dark; got \(seconds)")
+                throw reader.error(blankAfter.key, "must not be shorter than presence.dim_after_s (\(presence.dimAfter.components.seconds) s): the display dims before it goes dark; got \(seconds)")
             }
             presence.blankAfter = .seconds(seconds)
         } else if presence.blankAfter < presence.dimAfter {
@@ -112,5 +112,12 @@ extension Service.Presence {
         }
         if let seconds = try digestDwell.read(reader) { presence.digestDwell = .seconds(seconds) }
         return presence
+    }
+}
+
+extension Service.Presence: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Presence {
+        Service.Presence(engagement: wiring.engagement, arbiter: wiring.arbiter, modules: wiring.config.modules, queues: wiring.queues,
+                         brightness: try wiring.part(Service.Brightness.self), screen: wiring.screen, clock: wiring.clock, logger: wiring.logger)
     }
 }

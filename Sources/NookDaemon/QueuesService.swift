@@ -39,3 +39,9 @@ extension Service.Queues: DeclaresSettings {
     static let pollInterval = Setting<Int>.integer("queue.poll_interval_ms", default: 200, in: 10...5000, reload: .restart)
     static let settings = [modules.declaration, capacity.declaration, pollInterval.declaration]
 }
+
+extension Service.Queues: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Queues {
+        Service.Queues(arbiter: wiring.arbiter, queues: wiring.queuesInOrder)
+    }
+}

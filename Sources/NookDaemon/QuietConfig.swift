@@ -24,16 +24,16 @@ struct QuietConfig: Hashable, Sendable {
     init(reading reader: ConfigReader) throws(ConfigError) {
         var ranges: [NookQuietSchedule.Range] = []
         for text in try Service.QuietHours.schedule.read(reader) ?? [] {
-            do { ranges.append(try NookQuietSchedule.Range(parsing: text)) } catch { throw reader.error("quiet.schedule", error.description) }
+            do { ranges.append(try NookQuietSchedule.Range(parsing: text)) } catch { throw reader.error(Service.QuietHours.schedule.key, error.description) }
         }
         schedule = NookQuietSchedule(ranges)
         if let name = try Service.QuietHours.minimumPriority.read(reader) { policy.minimum = Self.priorities[name]! }
         for name in try Service.QuietHours.suppress.read(reader) ?? [] {
             guard let priority = Self.priorities[name] else {
-                throw reader.error("quiet.suppress", "must list priorities (low, normal), got \"\(name)\"")
+                throw reader.error(Service.QuietHours.suppress.key, "must list priorities (low, normal), got \"\(name)\"")
             }
             guard priority < policy.minimum else {
-                throw reader.error("quiet.suppress", "\"\(name)\" is not below quiet.minimum_priority (\(policy.minimum)), so it is never held back")
+                throw reader.error(Service.QuietHours.suppress.key, "\"\(name)\" is not below quiet.minimum_priority (\(policy.minimum)), so it is never held back")
             }
             policy.suppressed.insert(priority)
         }

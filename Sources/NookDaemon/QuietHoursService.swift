@@ -112,3 +112,10 @@ extension Service.QuietHours: DeclaresSettings {
     static let suppress = Setting<[String]>.texts("quiet.suppress", default: [], reload: .applied)
     static let settings = [schedule.declaration, minimumPriority.declaration, suppress.declaration]
 }
+
+extension Service.QuietHours: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.QuietHours {
+        Service.QuietHours(quiet: wiring.quiet, queues: wiring.queuesInOrder, brightness: try wiring.part(Service.Brightness.self), clock: wiring.clock,
+                           logger: wiring.logger)
+    }
+}

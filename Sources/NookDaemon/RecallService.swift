@@ -77,3 +77,10 @@ extension Service.Recall {
         return recall
     }
 }
+
+extension Service.Recall: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Recall {
+        Service.Recall(wiring.config, clock: wiring.clock, history: try wiring.part(Service.History.self).history, screen: wiring.screen,
+                       arbiter: wiring.arbiter, queues: wiring.moduleQueues, watchdog: try wiring.part(Service.SystemdWatchdog.self), logger: wiring.logger)
+    }
+}

@@ -15,7 +15,7 @@ extension Service {
 
         static let name = "requests"
         static var needs: [any DaemonService.Type] { [] }
-        static let keys = ["daemon.icon_directories", "queue.per_sender", "debug.press_inputs"]
+        static let keys = settings.map(\.key)
         static let appliesAtReload = true
 
         static func section(of config: DaemonConfig) -> Section { Section(iconDirectories: config.iconDirectories, perSender: config.perSender, pressInputs: config.pressInputs) }
@@ -25,7 +25,16 @@ extension Service {
 }
 
 extension Service.RequestSettings: DeclaresSettings {
+    /// Absolute paths; the page lists the two defaults with a capital "Default".
+    static let iconDirectories = Setting<[String]>.texts("daemon.icon_directories", default: IconPolicy.defaultDirectories, reload: .applied)
+        .showing(default: nil)
     static let perSender = Setting<Int>.integer("queue.per_sender", default: 0, in: 0...100_000, reload: .applied)
     static let pressInputs = Setting<Bool>.bool("debug.press_inputs", default: false, reload: .applied)
-    static let settings = [perSender.declaration, pressInputs.declaration]
+    static let settings = [iconDirectories.declaration, perSender.declaration, pressInputs.declaration]
+}
+
+extension Service.RequestSettings: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.RequestSettings {
+        Service.RequestSettings()
+    }
 }

@@ -1,5 +1,6 @@
 import NookLogging
 import NookActivities
+import NookConfig
 import NookDisplay
 import NookRender
 
@@ -17,7 +18,7 @@ extension Service {
 
         static let name = "screen"
         static var needs: [any DaemonService.Type] { [Display.self, Queues.self, SystemdWatchdog.self] }
-        static let keys = ["theme.*", "theme.palette.*", "home.*", "display.rotation"] + settings.map(\.key)
+        static let keys = settings.map(\.key)
         static let appliesAtReload = true
 
         static func section(of config: DaemonConfig) -> Section {
@@ -29,7 +30,7 @@ extension Service {
             guard old != new else { return ReloadDecision() }
             var decision = ReloadDecision()
             for key in owned(changed) {
-                if key == "display.rotation", new.isLED,
+                if key == rotation.key, new.isLED,
                    DaemonScreen.ledRotation(new.rotation, size: context.displaySize) != DaemonScreen.ledRotation(old.rotation, size: context.displaySize) {
                     decision.needsRestart.append(key)
                 } else {
@@ -72,5 +73,48 @@ extension Service {
 extension Service.Screen: DeclaresSettings {
     /// Seconds without a card before the panel goes dark; 0 never blanks.
     static let blankAfter = Setting<Int>.integer("display.blank_after_s", default: 0, in: 0...86_400, reload: .applied)
-    static let settings = [blankAfter.declaration]
+    /// Degrees clockwise, a quarter turn's multiple (checked by ``SettingValue/rotation(_:)``).
+    static let rotation = Setting<Int>.integer("display.rotation", default: 0, in: 0...270, reload: .applied, shownRange: "0, 90, 180 or 270")
+    /// The page says "clock (the default)".
+    static let homeContent = Setting<String>.choice("home.content", among: ["clock", "blank", "text"], default: "clock", reload: .applied)
+        .showing(default: nil)
+    static let homeText = Setting<String?>.text("home.text", reload: .applied)
+    /// `[theme]` (R2), read by NookRender's ``Theme/load(from:table:directory:)``, which theme
+    /// files share: the keys are its ``Theme/configKeys``, each applied at a reload.
+    static let theme: [SettingDeclaration] = Theme.configKeys.map { key in
+        let kind: SettingKind = switch key {
+        case "appearance": .choice(Theme.Appearance.allCases.map(\.rawValue))
+        case "corner_radius": .number(Theme.cornerRadiusRange)
+        case "title_scale", "subtitle_scale": .number(Theme.textScaleRange)
+        default: .text
+        }
+        return SettingDeclaration(key: "theme." + key, kind: kind, shownDefault: key == "appearance" ? "dark" : nil, reload: .applied,
+                                  shownRange: kind.shownRange)
+    }
+    static let settings = [blankAfter.declaration, rotation.declaration, homeContent.declaration, homeText.declaration] + theme
+}
+
+extension Service.Screen {
+    /// `[home]`: what the glass shows with no card; nil when the file does not say.
+    static func readHome(_ reader: ConfigReader) throws(ConfigError) -> HomeContent? {
+        switch try homeContent.read(reader) {
+        case "blank"?: return .blank
+        case "clock"?:
+            _ = try homeText.read(reader)
+            return .clock
+        case "text"?:
+            guard let text = try homeText.read(reader), !text.isEmpty else { throw reader.error(homeText.key, "is required when \(homeContent.key) is \"text\"") }
+            return .text(text)
+        default:
+            _ = try homeText.read(reader)
+            return nil
+        }
+    }
+}
+
+extension Service.Screen: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Screen {
+        Service.Screen(screen: wiring.screen, display: try wiring.part(Service.Display.self).display, queues: wiring.moduleQueues,
+                       watchdog: try wiring.part(Service.SystemdWatchdog.self))
+    }
 }

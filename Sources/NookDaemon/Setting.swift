@@ -11,6 +11,10 @@ enum SettingReload: String, Sendable {
 enum SettingKind: Equatable, Sendable {
     case integer(ClosedRange<Int>)
     case number(ClosedRange<Double>)
+    /// A list of whole numbers, each in the range.
+    case integers(ClosedRange<Int>)
+    /// A list of numbers, each in the range.
+    case numbers(ClosedRange<Double>)
     case bool
     case text
     case texts
@@ -27,13 +31,36 @@ struct Setting<Value: Sendable>: Sendable {
     let reload: SettingReload
     /// The default as nook.toml(5) writes it; nil where the page describes a default worked out
     /// at start (the first card, none) rather than a value.
-    let shownDefault: String?
+    var shownDefault: String?
     /// The range as nook.toml(5) writes it where the page says more than "LOW to HIGH" (a value
     /// that turns the feature off, a bound set by another key).
     var shownRange: String?
 
     var declaration: SettingDeclaration {
         SettingDeclaration(key: key, kind: kind, shownDefault: shownDefault, reload: reload, shownRange: shownRange ?? kind.shownRange)
+    }
+
+    /// The same setting with nook.toml(5)'s wording of its default (nil: the page words it so
+    /// that no "default X" stands in it, such as "clock (the default)").
+    func showing(default text: String?) -> Setting {
+        var setting = self
+        setting.shownDefault = text
+        return setting
+    }
+
+    /// The same setting with nook.toml(5)'s wording of its range, where the page says more than
+    /// "LOW to HIGH" (hex, or a bound set by other keys).
+    func showing(range text: String) -> Setting {
+        var setting = self
+        setting.shownRange = text
+        return setting
+    }
+
+    /// The setting of one `[TABLE.NAME]` table, for a key declared with a `*` for the name
+    /// (`gpio.*.role` of `[gpio.button]` is `gpio.button.role`).
+    func named(_ name: String) -> Setting {
+        Setting(key: key.split(separator: ".", omittingEmptySubsequences: false).map { $0 == "*" ? name : String($0) }.joined(separator: "."), kind: kind, defaultValue: defaultValue, reload: reload,
+                shownDefault: shownDefault, shownRange: shownRange)
     }
 }
 
@@ -52,8 +79,8 @@ extension SettingKind {
     var shownRange: String? {
         func shown(_ value: Double) -> String { value == value.rounded() ? String(Int(value)) : String(value) }
         switch self {
-        case .integer(let range): return "\(range.lowerBound) to \(range.upperBound)"
-        case .number(let range): return "\(shown(range.lowerBound)) to \(shown(range.upperBound))"
+        case .integer(let range), .integers(let range): return "\(range.lowerBound) to \(range.upperBound)"
+        case .number(let range), .numbers(let range): return "\(shown(range.lowerBound)) to \(shown(range.upperBound))"
         case .bool, .text, .texts, .choice: return nil
         }
     }
@@ -95,9 +122,52 @@ extension Setting where Value == Int? {
     }
 }
 
+extension Setting where Value == Double? {
+    /// A number with no value of its own by default: nookd goes without, or works one out.
+    static func number(_ key: String, in range: ClosedRange<Double>, reload: SettingReload, shownDefault: String? = nil) -> Setting {
+        Setting(key: key, kind: .number(range), defaultValue: nil, reload: reload, shownDefault: shownDefault)
+    }
+
+    func read(_ reader: ConfigReader) throws(ConfigError) -> Double? {
+        guard case .number(let range) = kind else { preconditionFailure("\(key) is declared as a number") }
+        return try reader.number(key, in: range)
+    }
+}
+
+extension Setting where Value == [Int] {
+    static func integers(_ key: String, default value: [Int], in range: ClosedRange<Int>, reload: SettingReload, shownDefault: String? = nil) -> Setting {
+        Setting(key: key, kind: .integers(range), defaultValue: value, reload: reload, shownDefault: shownDefault)
+    }
+
+    func read(_ reader: ConfigReader) throws(ConfigError) -> [Int]? {
+        guard case .integers(let range) = kind else { preconditionFailure("\(key) is declared as whole numbers") }
+        return try reader.integers(key, in: range)
+    }
+}
+
+extension Setting where Value == [Double]? {
+    static func numbers(_ key: String, in range: ClosedRange<Double>, reload: SettingReload, shownDefault: String? = nil) -> Setting {
+        Setting(key: key, kind: .numbers(range), defaultValue: nil, reload: reload, shownDefault: shownDefault)
+    }
+
+    func read(_ reader: ConfigReader) throws(ConfigError) -> [Double]? {
+        guard case .numbers(let range) = kind else { preconditionFailure("\(key) is declared as numbers") }
+        return try reader.numbers(key, in: range)
+    }
+}
+
 extension Setting where Value == Bool {
     static func bool(_ key: String, default value: Bool, reload: SettingReload) -> Setting {
         Setting(key: key, kind: .bool, defaultValue: value, reload: reload, shownDefault: String(value))
+    }
+
+    func read(_ reader: ConfigReader) throws(ConfigError) -> Bool? { try reader.bool(key) }
+}
+
+extension Setting where Value == Bool? {
+    /// Yes, no, or unset: nookd decides from what it finds.
+    static func bool(_ key: String, reload: SettingReload, shownDefault: String? = nil) -> Setting {
+        Setting(key: key, kind: .bool, defaultValue: nil, reload: reload, shownDefault: shownDefault)
     }
 
     func read(_ reader: ConfigReader) throws(ConfigError) -> Bool? { try reader.bool(key) }
@@ -120,7 +190,15 @@ extension Setting where Value == String? {
         Setting(key: key, kind: .text, defaultValue: nil, reload: reload, shownDefault: shownDefault)
     }
 
-    func read(_ reader: ConfigReader) throws(ConfigError) -> String? { try reader.string(key) }
+    /// One of `choices`, with no value of its own by default (required, or worked out).
+    static func choice(_ key: String, among choices: [String], reload: SettingReload, shownDefault: String? = nil) -> Setting {
+        Setting(key: key, kind: .choice(choices), defaultValue: nil, reload: reload, shownDefault: shownDefault)
+    }
+
+    func read(_ reader: ConfigReader) throws(ConfigError) -> String? {
+        if case .choice(let choices) = kind { return try reader.choice(key, among: choices) }
+        return try reader.string(key)
+    }
 }
 
 extension Setting where Value == [String] {

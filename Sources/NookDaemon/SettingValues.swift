@@ -93,16 +93,16 @@ public struct FlagOverrides: Sendable {
     /// Applies every flag given; one that does not pass ``validate()`` is left out.
     public func apply(to config: inout DaemonConfig) {
         var held: [String] = []
-        if case .success(let path)? = journal.map(SettingValue.journal) { config.journalPath = path; held.append("daemon.journal") }
-        if case .success(let sync)? = journalSync.map(SettingValue.journalSync) { config.journalSync = sync; held.append("journal.sync") }
-        if case .success(let path)? = socket.map(SettingValue.absolutePath) { config.socketPath = path; held.append("daemon.socket") }
-        if case .success(let backend)? = display.map(SettingValue.backend) { config.backend = backend; held.append("display.backend") }
-        if let frames { config.framesDirectory = frames; held.append("display.frames") }
-        if case .success(let size)? = size.map(SettingValue.size) { config.mockSize = size; held.append("display.size") }
-        if case .success(let turn)? = rotation.map(SettingValue.rotation) { config.rotation = turn; held.append("display.rotation") }
+        if case .success(let path)? = journal.map(SettingValue.journal) { config.journalPath = path; held.append(Service.Journal.path.key) }
+        if case .success(let sync)? = journalSync.map(SettingValue.journalSync) { config.journalSync = sync; held.append(Service.Journal.sync.key) }
+        if case .success(let path)? = socket.map(SettingValue.absolutePath) { config.socketPath = path; held.append(Service.Socket.path.key) }
+        if case .success(let backend)? = display.map(SettingValue.backend) { config.backend = backend; held.append(Service.Display.backend.key) }
+        if let frames { config.framesDirectory = frames; held.append(Service.Display.frames.key) }
+        if case .success(let size)? = size.map(SettingValue.size) { config.mockSize = size; held.append(Service.Display.size.key) }
+        if case .success(let turn)? = rotation.map(SettingValue.rotation) { config.rotation = turn; held.append(Service.Screen.rotation.key) }
         if let theme { config.useAppearance(theme); held.append("theme.appearance") }
-        if let socketGroup { config.socketGroup = socketGroup; held.append("daemon.socket_group") }
-        if case .success(let level)? = logLevel.map(SettingValue.logLevel) { config.logLevel = level; held.append("daemon.log_level") }
+        if let socketGroup { config.socketGroup = socketGroup; held.append(Service.Socket.group.key) }
+        if case .success(let level)? = logLevel.map(SettingValue.logLevel) { config.logLevel = level; held.append(Service.EventLog.logLevel.key) }
         // The file's value of a key a flag holds changes nothing: a reload names it neither as
         // applied nor as needing a restart.
         for key in held { config.fileValues[key] = nil }

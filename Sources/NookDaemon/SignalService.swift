@@ -39,3 +39,9 @@ extension Service {
         }
     }
 }
+
+extension Service.Signals: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Signals {
+        Service.Signals(logger: wiring.logger)
+    }
+}

@@ -1,5 +1,6 @@
 import NookLogging
 import NookActivities
+import NookConfig
 import NookProtocol
 
 extension Service {
@@ -21,8 +22,7 @@ extension Service {
              Inputs.self, Ownership.self, RequestSettings.self, HomeClock.self]
         }
         /// The server takes them all at start.
-        static let keys = ["daemon.socket", "daemon.socket_group", "daemon.socket_mode", "daemon.allowed_uids", "daemon.allowed_groups"]
-            + settings.map(\.key)
+        static let keys = settings.map(\.key)
 
         static func section(of config: DaemonConfig) -> Section {
             Section(path: config.socketPath, group: config.socketGroup, mode: config.socketMode, uids: config.allowedUIDs, groups: config.allowedGroups,
@@ -81,6 +81,14 @@ extension Service {
 extension Service.Socket: DeclaresSettings {
     private static func seconds(_ duration: Duration) -> Int { Int(duration.components.seconds) }
 
+    /// An absolute path; unset, ``DaemonConfig/defaultSocketPath``.
+    static let path = Setting<String?>.text("daemon.socket", reload: .restart)
+    static let group = Setting<String?>.text("daemon.socket_group", reload: .restart)
+    /// An octal mode as text, such as "0660".
+    static let mode = Setting<String?>.text("daemon.socket_mode", reload: .restart, shownDefault: "\"0660\"")
+    static let allowedUIDs = Setting<[Int]>.integers("daemon.allowed_uids", default: [], in: 0...Int(UInt32.max - 1), reload: .restart)
+    static let allowedGroups = Setting<[String]>.texts("daemon.allowed_groups", default: [], reload: .restart)
+
     static let maxConnections = Setting<Int>.integer("daemon.max_connections", default: SocketServer.defaultMaximumConnections,
                                                      in: 1...65_536, reload: .restart)
     /// Unset: a quarter of ``maxConnections``.
@@ -93,6 +101,46 @@ extension Service.Socket: DeclaresSettings {
                                                     in: ConnectionLimits.timeoutRange, reload: .restart)
     static let maxBufferedBytes = Setting<Int>.integer("daemon.max_buffered_bytes", default: ConnectionLimits().bufferedBytes,
                                                        in: ConnectionLimits.bufferedRange, reload: .restart)
-    static let settings = [maxConnections.declaration, maxConnectionsPerUser.declaration, partialLineTimeout.declaration,
+    static let settings = [path.declaration, group.declaration, mode.declaration, allowedUIDs.declaration, allowedGroups.declaration, maxConnections.declaration, maxConnectionsPerUser.declaration, partialLineTimeout.declaration,
                            idleTimeout.declaration, unreadTimeout.declaration, maxBufferedBytes.declaration]
+}
+
+extension Service.Socket {
+    /// The socket's path and who may use it (`daemon.socket` … `allowed_groups`, C4), over `section`.
+    static func readAccess(_ reader: ConfigReader, over section: Section) throws(ConfigError) -> Section {
+        var section = section
+        if let text = try path.read(reader) {
+            switch SettingValue.absolutePath(text) {
+            case .success(let value): section.path = value
+            case .failure(let problem): throw reader.error(path.key, problem.description)
+            }
+        }
+        section.group = try group.read(reader)
+        if let text = try mode.read(reader) {
+            guard let value = UInt32(text, radix: 8), value <= 0o777 else { throw reader.error(mode.key, "must be an octal mode such as \"0660\", got \"\(text)\"") }
+            section.mode = value
+        }
+        section.uids = try allowedUIDs.read(reader)?.map(UInt32.init) ?? []
+        section.groups = try allowedGroups.read(reader) ?? allowedGroups.defaultValue
+        return section
+    }
+
+    /// The connection limits (C1, C4), over `section`.
+    static func readLimits(_ reader: ConfigReader, over section: Section) throws(ConfigError) -> Section {
+        var section = section
+        section.maxConnections = try maxConnections.read(reader) ?? section.maxConnections
+        section.limits.perUser = try maxConnectionsPerUser.read(reader) ?? section.limits.perUser
+        if let seconds = try partialLineTimeout.read(reader) { section.limits.partialLineTimeout = .seconds(seconds) }
+        if let seconds = try idleTimeout.read(reader) { section.limits.idleTimeout = .seconds(seconds) }
+        if let seconds = try unreadTimeout.read(reader) { section.limits.unreadTimeout = .seconds(seconds) }
+        section.limits.bufferedBytes = try maxBufferedBytes.read(reader) ?? section.limits.bufferedBytes
+        return section
+    }
+}
+
+extension Service.Socket: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Socket {
+        Service.Socket(ownership: try wiring.part(Service.Ownership.self), journal: try wiring.part(Service.Journal.self).journal,
+                       history: try wiring.part(Service.History.self).history, state: wiring.state, logger: wiring.logger)
+    }
 }

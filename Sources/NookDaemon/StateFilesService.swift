@@ -24,3 +24,9 @@ extension Service {
         }
     }
 }
+
+extension Service.StateFiles: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.StateFiles {
+        Service.StateFiles(journal: try wiring.part(Service.Journal.self).journal, history: try wiring.part(Service.History.self).history)
+    }
+}

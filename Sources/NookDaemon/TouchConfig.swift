@@ -28,42 +28,39 @@ struct TouchConfig: Equatable, Sendable {
     /// How long a long-pressed card stays away before it comes back.
     var snooze: Duration = .seconds(600)
 
-    static let keys = ["enabled", "device", "swipe_fraction", "long_press_ms", "calibration", "swap_axes", "invert_x", "invert_y", "snooze"]
-    static let swipeRange = 0.02...0.9
-    /// Shorter than this a long press is a slow tap; longer, nobody waits for it.
-    static let longPressRange = 200...5000
     /// A minute at least (shorter is no snooze), a day at most (longer is dismissing).
     static let snoozeRange: ClosedRange<Double> = 60...86_400
 
     init() {}
 
     init(reading reader: ConfigReader) throws(ConfigError) {
-        enabled = try reader.bool("touch.enabled")
-        if let device = try reader.string("touch.device") {
-            guard !device.isEmpty else { throw reader.error("touch.device", "must name a device: a path such as \"/dev/input/event2\" or the device's name") }
+        typealias Keys = Service.Touch
+        enabled = try Keys.enabled.read(reader)
+        if let device = try Keys.device.read(reader) {
+            guard !device.isEmpty else { throw reader.error(Keys.device.key, "must name a device: a path such as \"/dev/input/event2\" or the device's name") }
             self.device = device
         }
-        swipeFraction = try reader.number("touch.swipe_fraction", in: Self.swipeRange) ?? swipeFraction
-        if let milliseconds = try reader.integer("touch.long_press_ms", in: Self.longPressRange) { longPress = .milliseconds(milliseconds) }
-        if let matrix = try reader.numbers("touch.calibration", in: -1e6...1e6) {
+        swipeFraction = try Keys.swipeFraction.read(reader) ?? swipeFraction
+        if let milliseconds = try Keys.longPressMs.read(reader) { longPress = .milliseconds(milliseconds) }
+        if let matrix = try Keys.calibration.read(reader) {
             guard matrix.count == 6 else {
-                throw reader.error("touch.calibration", "must be six numbers (a b c d e f, as LIBINPUT_CALIBRATION_MATRIX), got \(matrix.count)")
+                throw reader.error(Keys.calibration.key, "must be six numbers (a b c d e f, as LIBINPUT_CALIBRATION_MATRIX), got \(matrix.count)")
             }
             // The 2x2 part must turn the panel's square into a surface, not a line or a point.
             guard abs(matrix[0] * matrix[4] - matrix[1] * matrix[3]) > 1e-9 else {
-                throw reader.error("touch.calibration", "maps every touch onto one line (a*e - b*d is 0): check the numbers")
+                throw reader.error(Keys.calibration.key, "maps every touch onto one line (a*e - b*d is 0): check the numbers")
             }
             calibration = matrix
         }
-        swapAxes = try reader.bool("touch.swap_axes") ?? swapAxes
-        invertX = try reader.bool("touch.invert_x") ?? invertX
-        invertY = try reader.bool("touch.invert_y") ?? invertY
-        if let text = try reader.string("touch.snooze") {
+        swapAxes = try Keys.swapAxes.read(reader) ?? swapAxes
+        invertX = try Keys.invertX.read(reader) ?? invertX
+        invertY = try Keys.invertY.read(reader) ?? invertY
+        if let text = try Keys.snooze.read(reader) {
             let expected = "a duration of whole seconds from 1m to 24h, such as 10m, 90s or 1.5h"
             let seconds: Double
             switch DurationText.seconds(text, units: "smh", expected: expected, range: Self.snoozeRange, fractions: .wholeSeconds) {
             case .success(let value): seconds = value
-            case .failure(let problem): throw reader.error("touch.snooze", problem.description)
+            case .failure(let problem): throw reader.error(Keys.snooze.key, problem.description)
             }
             snooze = .seconds(seconds)
         }

@@ -22,7 +22,7 @@ extension Service {
         static var needs: [any DaemonService.Type] {
             [Presence.self, Recall.self, Queues.self, ActionCardTracking.self, Screen.self, Journal.self, QuietHours.self]
         }
-        static let keys = ["touch.*"]
+        static let keys = settings.map(\.key)
         /// Every key applies: the reader is started again with the new settings (a finger on
         /// the glass at that moment is let go first).
         static let appliesAtReload = true
@@ -213,5 +213,43 @@ extension Service {
             return StatusAnswer.Touch(device: reading.device, name: reading.name, lastGesture: actions.lastGesture, gestures: actions.gestures,
                                       open: actions.isOpen, snoozed: snoozes.count, problem: reading.problem)
         }
+    }
+}
+
+extension Service.Touch: DeclaresSettings {
+    private static let defaults = TouchConfig()
+
+    /// Unset: a panel there at start is read; true also waits for one; false starts nothing.
+    static let enabled = Setting<Bool?>.bool("touch.enabled", reload: .applied)
+    /// A path under /dev/input or the kernel's name of the device; unset, the first touchscreen.
+    static let device = Setting<String?>.text("touch.device", reload: .applied)
+    static let swipeFraction = Setting<Double>.number("touch.swipe_fraction", default: defaults.swipeFraction, in: 0.02...0.9, reload: .applied)
+    static let longPressMs = Setting<Int>.integer("touch.long_press_ms", default: Int(defaults.longPress / .milliseconds(1)), in: 200...5000, reload: .applied)
+    /// Six numbers, LIBINPUT_CALIBRATION_MATRIX's order.
+    static let calibration = Setting<[Double]?>.numbers("touch.calibration", in: -1e6...1e6, reload: .applied)
+    static let swapAxes = Setting<Bool>.bool("touch.swap_axes", default: defaults.swapAxes, reload: .applied)
+    static let invertX = Setting<Bool>.bool("touch.invert_x", default: defaults.invertX, reload: .applied)
+    static let invertY = Setting<Bool>.bool("touch.invert_y", default: defaults.invertY, reload: .applied)
+    /// A duration with a unit, a minute to a day (``TouchConfig/snoozeRange``).
+    static let snooze = Setting<String?>.text("touch.snooze", reload: .applied, shownDefault: "10 minutes")
+
+    static let settings = [enabled.declaration, device.declaration, swipeFraction.declaration, longPressMs.declaration, calibration.declaration,
+                           swapAxes.declaration, invertX.declaration, invertY.declaration, snooze.declaration]
+}
+
+extension Service.Touch: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Touch {
+        let (recall, journal, history) = (try wiring.part(Service.Recall.self), try wiring.part(Service.Journal.self), try wiring.part(Service.History.self))
+        let quietHours = try wiring.part(Service.QuietHours.self)
+        let effects = TouchActions.Effects(
+            engagement: wiring.engagement, queues: wiring.moduleQueues, recall: recall.recall, actionCards: wiring.actionCards, glass: CardsOnGlass(),
+            presses: wiring.presses, menuTakesOpen: Daemon.MenuClaim.takesOpen(wiring.menuOnGlance), screen: wiring.screen)
+        let quiet = wiring.quiet
+        let keeping = Snoozes.Keeping(journal: journal.journal, modules: wiring.config.modules, suppresses: { [quiet] in quiet.suppresses($0) },
+                                      endSuppressed: { [quietHours] in await quietHours.endSuppressed() },
+                                      recovered: { [journal] in journal.recoveredSnoozes.withLock { $0 } },
+                                      ended: { [history] activity, module, reason in history.history.endedAway(activity, module: module, how: reason) })
+        return Service.Touch(effects: effects, display: try wiring.part(Service.Display.self).display, clock: wiring.clock, config: wiring.config.touch,
+                             makeReader: Daemon.touchReaderMaker, keeping: keeping, logger: wiring.logger)
     }
 }

@@ -27,3 +27,9 @@ extension Service {
         }
     }
 }
+
+extension Service.SystemdWatchdog: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.SystemdWatchdog {
+        Service.SystemdWatchdog(clock: wiring.clock, logger: wiring.logger)
+    }
+}

@@ -89,6 +89,9 @@ public final class LCDServer {
     /// Ends ``run()`` from any thread.
     public func stop() { stopPipe.wake() }
 
+    /// ``stop()`` without the server, for a signal's thread.
+    public var stopper: @Sendable () -> Void { { [stopPipe] in stopPipe.wake() } }
+
     /// LCDd's frame counter: eighths of a second since start.
     private var currentFrame: Int {
         Int((MonotonicClock.now - started) / .milliseconds(125))

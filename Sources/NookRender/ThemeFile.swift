@@ -8,6 +8,10 @@ extension Theme {
         "appearance", "file", "accent", "background", "card", "text", "secondary_text", "corner_radius",
         "font", "icon_font", "title_scale", "subtitle_scale",
     ] + NookTint.Name.allCases.map { "palette.\($0.rawValue)" }
+    /// `corner_radius`, a fraction of the card's shorter side.
+    public static let cornerRadiusRange: ClosedRange<Double> = 0...0.5
+    /// `title_scale` and `subtitle_scale`.
+    public static let textScaleRange: ClosedRange<Double> = 0.25...4
 
     /// Reads a `[theme]` table (R2): `appearance` picks the dark or light base, `file` loads a
     /// theme file's `[theme]` table over it, and the remaining keys override single values.
@@ -46,9 +50,9 @@ extension Theme {
         for name in NookTint.Name.allCases {
             if let value = try color("palette.\(name.rawValue)") { theme.palette[name] = value }
         }
-        if let value = try reader.number("\(table).corner_radius", in: 0...0.5) { theme.cornerRadius = value }
-        if let value = try reader.number("\(table).title_scale", in: 0.25...4) { theme.titleScale = value }
-        if let value = try reader.number("\(table).subtitle_scale", in: 0.25...4) { theme.subtitleScale = value }
+        if let value = try reader.number("\(table).corner_radius", in: Self.cornerRadiusRange) { theme.cornerRadius = value }
+        if let value = try reader.number("\(table).title_scale", in: Self.textScaleRange) { theme.titleScale = value }
+        if let value = try reader.number("\(table).subtitle_scale", in: Self.textScaleRange) { theme.subtitleScale = value }
         if let value = try reader.string("\(table).font") {
             guard !value.isEmpty else { throw reader.error("\(table).font", "must name a font family") }
             theme.fontFamily = value

@@ -14,9 +14,16 @@ import Glibc
 enum NookHTTPCommand {
     static func main() {
         StopSignals.restoreDefaults()
-        // Until its handler is installed a SIGHUP (a reload right after the start) would end the
-        // process: the token file is being read for the first time anyway.
-        signal(SIGHUP, SIG_IGN)
+        // Held from the first line of main: a SIGTERM while the config and tokens are read and
+        // the server is made stops it as soon as it serves (exit 0, not death by the signal),
+        // and a SIGHUP then is the reload it asks for, not lost. No descriptor left for the
+        // relay's pipe is an error now: nook-http never serves with its signals unhandled.
+        do {
+            try SignalRelay.hold()
+        } catch {
+            standardError("nook-http: \(error)\n")
+            exit(1)
+        }
         let line: HTTPCommandLine
         do {
             line = try HTTPCommandLine.parse(Array(CommandLine.arguments.dropFirst()))
@@ -79,7 +86,7 @@ enum NookHTTPCommand {
                     do throws(HTTPTokenFileError) { return .success(try HTTPTokenFile.load(path: path)) } catch { return .failure(error) }
                 }
             }
-            // Before saying where it listens: a signal from whoever waits for that line is handled.
+            // The signals held since main began reach the server now, in order; later ones as they come.
             try HTTPStopSignals.install(stopping: server)
             var said = ""
             for address in server.addresses {

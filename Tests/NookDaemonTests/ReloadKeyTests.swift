@@ -144,7 +144,7 @@ struct ReloadKeyTests {
         for key in ["accent", "background", "card", "text", "secondary_text"] + NookTint.Name.allCases.map({ "palette.\($0.rawValue)" }) {
             samples["theme." + key] = Sample(from: "\"#112233\"", to: "\"#445566\"")
         }
-        for key in BrightnessController.Levels.keys { samples["brightness." + key] = Sample(from: "50", to: "60") }
+        for key in ["active", "night", "idle", "quiet", "dim"] { samples["brightness." + key] = Sample(from: "50", to: "60") }
         return samples
     }
 

@@ -1,4 +1,6 @@
+import NookActivities
 @testable import NookDaemon
+import NookLogging
 import NookTestTraits
 import Testing
 
@@ -38,5 +40,24 @@ struct ServiceOrderTests {
             #expect(names.contains(name), "\(name)")
         }
         #expect(names.count == DaemonParts.startOrder.count, "no two services share a name")
+    }
+
+    /// The one list builds every service once: a service built early, as another's need (the
+    /// journal for the state files, the ownership for the queues), is the instance the list
+    /// starts, and the daemon's typed handles are those same instances.
+    @Test func n2_theListBuildsEachServiceOnceAndStartsTheInstancesTheOthersWereGiven() async throws {
+        var config = DaemonConfig(socketPath: "/tmp/nook-order-never-served.sock")
+        config.backend = .mock
+        let daemon = try Daemon(config: config, configPath: nil, logger: Logger(label: "test"))
+        let services = try daemon.parts.inStartOrder()
+        let names = DaemonParts.startOrder.map { $0.name }
+        #expect(services.map { type(of: $0).name } == names)
+        #expect(Set(services.map { ObjectIdentifier($0) }).count == DaemonParts.order.count, "each built once")
+        let started = Set(services.map { ObjectIdentifier($0) })
+        #expect(daemon.parts.journal === daemon.parts[Service.Journal.self])
+        #expect(started.contains(ObjectIdentifier(daemon.parts.ownership)), "the ownership the queues were given is started")
+        #expect(started.contains(ObjectIdentifier(daemon.parts.history)) && started.contains(ObjectIdentifier(daemon.parts.journal)),
+                "the history and journal the state files were given are started")
+        await daemon.parts.display.stop()
     }
 }

@@ -102,4 +102,43 @@ struct HTTPReloadTests {
             #expect(server.terminationReason == .exit && server.terminationStatus == 0, "limit \(limit): SIGTERM did not stop it: \(text())")
         }
     }
+
+    /// nook-http started with a token file, signalled as soon as it has read the file (it is
+    /// in main, making its server, not yet serving): a SIGTERM then stops it as a running one
+    /// stops (exit 0, not death by the signal), and a SIGHUP then is a reload once it serves.
+    @Test(arguments: [SIGTERM, SIGHUP])
+    func n1_n2_aSignalWhileNookHTTPStartsIsHandledOnceItServes(_ signal: Int32) throws {
+        for round in 1...8 {
+            let directory = NSTemporaryDirectory() + "nook-http-early-\(getpid())-\(signal)-\(round)"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let tokens = directory + "/tokens", config = directory + "/http.toml", log = directory + "/log"
+            try "early read sha256:\(sha256Hex("nook_early-signal-token"))\n".write(toFile: tokens, atomically: true, encoding: .utf8)
+            chmod(tokens, 0o600)
+            try "[http]\ntokens = \"\(tokens)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            let server = Process()
+            server.executableURL = URL(fileURLWithPath: Built.directory + "/nook-http")
+            server.arguments = ["--listen", "127.0.0.1:0", "--socket", directory + "/none.sock", "--config", config, "--log-level", "info"]
+            server.standardOutput = FileHandle(forWritingAtPath: log)
+            server.standardError = FileHandle(forWritingAtPath: log)
+            try server.runAlone()
+            defer { if server.isRunning { kill(server.processIdentifier, SIGKILL); server.waitForExit() } }
+            func text() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+            let deadline = Date().addingTimeInterval(TestBounds.seconds(30))
+            while !text().contains("token(s) from"), server.isRunning, Date() < deadline { usleep(100) }
+            kill(server.processIdentifier, signal)
+            if signal == SIGTERM {
+                #expect(server.exited(within: TestBounds.seconds(10)), "round \(round): \(text())")
+                #expect(server.terminationReason == .exit && server.terminationStatus == 0,
+                        "round \(round): a stop's exit 0, not death by the signal (\(server.terminationReason.rawValue), \(server.terminationStatus)): \(text())")
+            } else {
+                let reloaded = (try? nativeAPIEventually("the held SIGHUP's reload", timeout: 10) { text().contains("SIGHUP: ") }) != nil
+                #expect(reloaded && server.isRunning, "round \(round): the SIGHUP was lost or ended it: \(text())")
+                kill(server.processIdentifier, SIGTERM)
+                #expect(server.exited(within: TestBounds.seconds(10)) && server.terminationStatus == 0, "round \(round): \(text())")
+            }
+            if server.terminationReason == .uncaughtSignal { return }
+        }
+    }
 }

@@ -19,6 +19,48 @@ struct BridgeLifecycleTests {
         return false
     }
 
+    /// nook-lcdproc(8): exit 0 when stopped by a signal, after the server has let its clients
+    /// go (not 143, dying of SIGTERM with its connections cut).
+    @Test func e8_aStopSignalEndsTheServerWithExitZeroAfterItClosesItsClients() throws {
+        for signal in [SIGTERM, SIGINT] {
+            let bridge = try Bridge()
+            let client = try TCPConnection(port: bridge.port)
+            try client.send("hello\n")
+            #expect(client.readLines(1).first?.hasPrefix("connect") == true)
+            kill(bridge.bridge.processIdentifier, signal)
+            bridge.bridge.waitForExit(seconds: TestBounds.seconds(30))
+            #expect(bridge.bridge.terminationReason == .exit && bridge.bridge.terminationStatus == 0,
+                    "signal \(signal): \(bridge.bridge.terminationReason == .exit ? "exit" : "killed") \(bridge.bridge.terminationStatus): \(bridge.log)")
+            #expect(bridge.log.contains("stopping on signal \(signal)") && bridge.log.contains("stopped"), "\(bridge.log)")
+        }
+    }
+
+    /// A stop signal while nook-lcdproc sets up (it has read its flags and logged its keys, and
+    /// not yet said where it listens) is held and stops it once it runs: exit 0, not death.
+    @Test func e8_aStopSignalWhileItStartsStopsItOnceItRuns() throws {
+        for round in 1...6 {
+            let directory = NSTemporaryDirectory() + "nook-lcdproc-early-\(getpid())-\(round)"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let log = directory + "/log"
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            let bridge = Process()
+            bridge.executableURL = URL(fileURLWithPath: Built.directory + "/nook-lcdproc")
+            bridge.arguments = ["--socket", directory + "/none.sock", "--port", "0", "--log-level", "debug"]
+            bridge.standardOutput = FileHandle.nullDevice
+            bridge.standardError = FileHandle(forWritingAtPath: log)
+            try bridge.runAlone()
+            func text() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+            let deadline = Date().addingTimeInterval(TestBounds.seconds(30))
+            while !text().contains("Nook's inputs as keys"), bridge.isRunning, Date() < deadline { usleep(100) }
+            kill(bridge.processIdentifier, SIGTERM)
+            bridge.waitForExit(seconds: TestBounds.seconds(30))
+            #expect(bridge.terminationReason == .exit && bridge.terminationStatus == 0,
+                    "round \(round): \(bridge.terminationReason == .exit ? "exit" : "killed") \(bridge.terminationStatus): \(text())")
+            if bridge.terminationReason != .exit { return }
+        }
+    }
+
     @Test func e8_theGlanceComesBackAfterNookdRestartsThoughNothingOnItChanged() throws {
         let bridge = try Bridge()
         let client = try TCPConnection(port: bridge.port)

@@ -1,3 +1,4 @@
+import Foundation
 import NookNotify
 import NookSystem
 import Testing
@@ -112,5 +113,40 @@ struct NotifyCommandLineTests {
         #expect(NotifyCommandLine.errorText(.init("Unknown option '--bogus'")) == "Error: Unknown option '--bogus'\n" + usage)
         #expect(NotifyCommandLine.errorText(.init("Missing value for '--socket <socket>'", help: "--socket <socket>  x"))
                 == "Error: Missing value for '--socket <socket>'\nHelp:  --socket <socket>  x\n" + usage)
+    }
+}
+
+/// nook-notify(8) says what the command line accepts and what a bad one prints: every option,
+/// the log levels and the timeout's range the checks use, and exit 64 with the first problem.
+@Suite("E1 nook-notify(8) and its command line agree")
+struct NotifyManPageTests {
+    static func page() throws -> String {
+        let file = #filePath
+        let root = String(file[..<file.range(of: "/Tests/")!.lowerBound])
+        return try String(contentsOfFile: root + "/docs/man/nook-notify.8", encoding: .utf8)
+    }
+
+    @Test func e1_nookNotify8NamesEveryOptionTheLevelsAndTheRangeTheChecksUse() throws {
+        let page = try Self.page()
+        for option in NotifyCommandLine.options {
+            let flag = option.name.hasPrefix("--") ? "-" + option.name.dropFirst(2) : String(option.name.dropFirst())
+            #expect(page.contains(".It Fl \(flag)") || page.contains("Fl \(flag)"), "nook-notify(8) has no entry for \(option.name)")
+        }
+        // The levels StandardErrorLogging's check takes (NotifyCommandLineTests.levelProblem).
+        let levels = "trace, debug, info, notice, warning, error or critical"
+        #expect(NotifyCommandLineTests.levelProblem("loud")?.contains(levels) == true)
+        #expect(page.contains(levels), "the page lists the levels --log-level takes: \(levels)")
+        let range = NotifyCommandLine.timeoutRange
+        #expect(page.contains("\(range.lowerBound) to \(Int(range.upperBound))"), "the page gives --timeout's range")
+        // The problems it names, as the page shows them.
+        for arguments in [["--bogus"], ["--timeout", "0"]] {
+            do {
+                _ = try NotifyCommandLineTests.parse(arguments)
+                Issue.record("\(arguments) was taken")
+            } catch {
+                let first = NotifyCommandLine.errorText(error).split(separator: "\n").first.map(String.init) ?? ""
+                #expect(page.contains(first), "nook-notify(8) shows \(first)")
+            }
+        }
     }
 }
