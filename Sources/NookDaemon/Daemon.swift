@@ -72,6 +72,8 @@ public final class Daemon: Sendable {
     var history: ActivityHistory { parts.history.history }
     /// U5's recall gesture.
     var recall: HistoryRecall { parts.recall.recall }
+    /// The apps and their rotation (A1, A2).
+    var apps: AppRotation { parts.apps.rotation }
     /// Z2: the brightness levels (backlight or dimmed frames), with a `[brightness]` table.
     var brightness: Locked<BrightnessController?> { parts.brightness.current }
     /// Z3: set when an input reports presence.
@@ -95,7 +97,7 @@ public final class Daemon: Sendable {
     /// What a press of the inputs does (the socket's `press`), as for the button and the panel.
     var inputRules: InputRules {
         InputRules(queues: modules.map { queues[$0]! }, recall: recall, actionCards: actionCards,
-                   menuTakesOpen: MenuClaim.takesOpen(menuOnGlance))
+                   menuTakesOpen: MenuClaim.takesOpen(menuOnGlance), apps: apps)
     }
 
     struct State {
@@ -173,12 +175,16 @@ public final class Daemon: Sendable {
         let watchdog = Service.SystemdWatchdog(clock: clock, logger: logger)
         let recall = Service.Recall(config, clock: clock, history: history.history, screen: screen, arbiter: arbiter, queues: moduleQueues,
                                     watchdog: watchdog, logger: logger)
+        let apps = Service.Apps(config, clock: clock, engagement: engagement, screen: screen, arbiter: arbiter, queues: moduleQueues,
+                                watchdog: watchdog, logger: logger)
+        apps.rotation.keep(in: journal.journal)
+        journal.restoresApps(into: apps.rotation)
         let brightness = Service.Brightness(dimmer: output.dimmer, queues: moduleQueues + [recall.recall.queue], quiet: quiet, clock: clock, logger: logger)
         let presence = Service.Presence(engagement: engagement, arbiter: arbiter, modules: config.modules, queues: queues,
                                         brightness: brightness, screen: screen, clock: clock, logger: logger)
         let touchEffects = TouchActions.Effects(
             engagement: engagement, queues: moduleQueues, recall: recall.recall, actionCards: actionCards, glass: CardsOnGlass(), presses: inputs,
-            menuTakesOpen: MenuClaim.takesOpen(menuOnGlance), screen: screen)
+            menuTakesOpen: MenuClaim.takesOpen(menuOnGlance), screen: screen, apps: apps.rotation)
         let quietHours = Service.QuietHours(quiet: quiet, queues: inOrder, brightness: brightness, clock: clock, logger: logger)
         let snoozeKeeping = Snoozes.Keeping(journal: journal.journal, modules: config.modules, suppresses: { [quiet] in quiet.suppresses($0) },
                                             endSuppressed: { [quietHours] in await quietHours.endSuppressed() },
@@ -196,16 +202,17 @@ public final class Daemon: Sendable {
             eventLog: Service.EventLog(queues: inOrder, logger: logger),
             actionCards: Service.ActionCardTracking(queues: moduleQueues, actionCards: actionCards),
             recall: recall,
+            apps: apps,
             history: history,
             journal: journal,
             brightness: brightness,
             escalation: Service.Escalation(queues: moduleQueues, quiet: quiet, brightness: brightness, clock: clock, logger: logger),
             quietHours: quietHours,
             homeClock: Service.HomeClock(screen: screen),
-            displayWatch: Service.DisplayWatch(display: display, queues: Array(queues.values) + [recall.recall.queue], screen: screen,
+            displayWatch: Service.DisplayWatch(display: display, queues: Array(queues.values) + [recall.recall.queue, apps.rotation.queue], screen: screen,
                                                brightness: brightness, logger: logger),
             presence: presence,
-            inputs: Service.Inputs(engagement: engagement, presses: inputs, queues: Array(queues.values), recall: recall.recall,
+            inputs: Service.Inputs(engagement: engagement, presses: inputs, queues: Array(queues.values), recall: recall.recall, apps: apps.rotation,
                                    actionCards: actionCards, menuOnGlance: menuOnGlance, state: state, clock: clock, logger: logger),
             touch: touch,
             ownership: ownership,

@@ -111,6 +111,8 @@ public struct DaemonConfig: Sendable {
     var historyBounds = ActivityHistory.Bounds()
     /// `[history] recall_hold_ms`, `recall_entries`, `recall_dwell_ms` (U5's recall gesture).
     var recall = HistoryRecall.Settings()
+    /// `[apps] duration_ms` (A2: a turn's default length).
+    var apps = AppRotation.Settings()
     /// `[touch]` (T1–T3): the touch panel and its gestures.
     var touch = TouchConfig()
 
@@ -282,6 +284,7 @@ public struct DaemonConfig: Sendable {
         ambient = try AmbientSettings.reading(reader)
         (historySetting, historyBounds) = try Service.History.read(reader)
         recall = try Service.Recall.read(reader)
+        apps = try Service.Apps.read(reader)
         gpioLines = try GPIOConfig.lines(from: reader)
         touch = try TouchConfig(reading: reader)
         // A toggle button's long press is the recall gesture (U5); a switch's level is a state.

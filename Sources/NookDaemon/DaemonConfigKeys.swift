@@ -28,6 +28,7 @@ extension DaemonConfig {
         (["backlight", "sysfs_root", "fade_ms"] + BrightnessController.Levels.keys + AmbientSettings.keys).map { "brightness." + $0 },
         Service.Presence.settings.map(\.key),
         Service.History.settings.map(\.key) + Service.Recall.settings.map(\.key),
+        Service.Apps.settings.map(\.key),
         GPIOConfig.keys.map { "gpio.*." + $0 },
         TouchConfig.keys.map { "touch." + $0 },
     ]

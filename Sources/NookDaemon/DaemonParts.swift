@@ -9,6 +9,7 @@ struct DaemonParts: Sendable {
     let eventLog: Service.EventLog
     let actionCards: Service.ActionCardTracking
     let recall: Service.Recall
+    let apps: Service.Apps
     let history: Service.History
     let journal: Service.Journal
     let brightness: Service.Brightness
@@ -29,7 +30,7 @@ struct DaemonParts: Sendable {
     /// the history before the journal restores a card, the first brightness before the home
     /// screen, the inputs after what they drive.
     static var order: [PartialKeyPath<DaemonParts>] {
-        [\.display, \.stateFiles, \.signals, \.queues, \.watchdog, \.screen, \.eventLog, \.actionCards, \.recall, \.history, \.journal,
+        [\.display, \.stateFiles, \.signals, \.queues, \.watchdog, \.screen, \.eventLog, \.actionCards, \.recall, \.apps, \.history, \.journal,
          \.brightness, \.escalation, \.quietHours, \.homeClock, \.displayWatch, \.presence, \.inputs, \.touch, \.ownership, \.requests,
          \.socket]
     }
