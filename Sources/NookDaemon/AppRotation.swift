@@ -24,8 +24,13 @@ final class AppRotation: Sendable {
 
     /// The module id the app cards claim the glass under (not registered: `focus` cannot pick it).
     static let module = NookModuleID("nookd:apps")
-    /// An app card's coalescing key, which a watcher's `invoked` event carries: `app:NAME`.
+    /// An app card's coalescing key, `app:NAME`: a watcher's `invoked` event names the app from it.
     static func key(of name: String) -> String { "app:" + name }
+    /// The app an app card's key names.
+    static func name(ofKey key: String?) -> String? {
+        guard let key, key.hasPrefix("app:") else { return nil }
+        return String(key.dropFirst(4))
+    }
 
     let queue: NookActivityQueue
     private let clock: any NookClock
@@ -58,6 +63,8 @@ final class AppRotation: Sendable {
         var turn: String?
         /// The app card of the turn, queued or on the glass, and the app it shows.
         var card: (id: NookActivityID, name: String, stale: Bool)?
+        /// The app card that has taken the glass (its slide in began) and not ended.
+        var onGlass: NookActivityID?
         /// When the turn ends, while the rotation runs.
         var turnEnds: NookInstant?
         var timer: Task<Void, Never>?
@@ -177,7 +184,8 @@ final class AppRotation: Sendable {
     func list() -> [AppState] {
         let now = wallClock()
         return state.withLock { state in
-            state.shelf.ordered.map { AppState(app: $0.app, setAt: $0.setAt, stale: $0.isStale(at: now), showing: state.card?.name == $0.app.name) }
+            let shown = state.card.flatMap { $0.id == state.onGlass ? $0.name : nil }
+            return state.shelf.ordered.map { AppState(app: $0.app, setAt: $0.setAt, stale: $0.isStale(at: now), showing: shown == $0.app.name) }
         }
     }
 
@@ -186,6 +194,10 @@ final class AppRotation: Sendable {
     var turn: String? { state.withLock { $0.turn } }
     /// The app whose card is queued or on the glass.
     var cardShown: String? { state.withLock { $0.card?.name } }
+    /// Marks the turn's card as on the glass, as its slide in does on a bound queue (tests).
+    func cardTookTheGlass() {
+        state.withLock { $0.onGlass = $0.card?.id }
+    }
     var switches: Int { state.withLock { $0.switches } }
     /// A timer is set (a turn or a lifetime to wait for): false on a display without apps.
     var waiting: Bool { state.withLock { $0.timer != nil } }
@@ -227,7 +239,7 @@ final class AppRotation: Sendable {
     /// as for a card's). False when no app with an action is on the glass.
     func pressedOpen() -> Bool {
         let acts: Bool = state.withLock { state in
-            guard state.live.isEmpty, let card = state.card, state.shelf[card.name]?.app.hasAction == true else { return false }
+            guard state.live.isEmpty, let card = state.card, card.id == state.onGlass, state.shelf[card.name]?.app.hasAction == true else { return false }
             return true
         }
         if acts { send.yield(.invoke) }
@@ -361,7 +373,12 @@ final class AppRotation: Sendable {
     /// The app queue's own events: a card that ended is no longer the turn's.
     private func observeOwn(_ events: [NookActivityEvent]) {
         state.withLock { state in
-            for event in events where event.isFinal && state.card?.id == event.id { state.card = nil }
+            for event in events {
+                if event.kind == .animateIn { state.onGlass = event.id }
+                guard event.isFinal else { continue }
+                if state.onGlass == event.id { state.onGlass = nil }
+                if state.card?.id == event.id { state.card = nil }
+            }
         }
     }
 

@@ -22,8 +22,8 @@ extension Daemon {
             let tap = WatchTap()
             return (module, tap, queues[module]!.events(where: tap.admit))
         }
-        // An app's action (A4) is heard as a card's is: an `invoked` event, the app's card
-        // carrying its sender and the key `app:NAME`. Nothing else of the rotation is an event.
+        // An app's action (A4) is heard as a card's is: an `invoked` event, naming the app
+        // (`"app": NAME`). Nothing else of the rotation is an event.
         let appActions = apps.queue.events { $0.kind == .invoked }
         // Status changes no activity event tells: a watcher mirroring `status`
         // asks again on these instead of polling. Sent from whichever thread changed it.
@@ -52,7 +52,9 @@ extension Daemon {
             }
             group.addTask {
                 for await event in appActions {
-                    guard connection.send(ResponseLine.event(id: request.id, event: EventMessage(event).json).encoded()) else { return }
+                    var message = EventMessage(event)
+                    message.app = AppRotation.name(ofKey: event.activity.coalescingKey)
+                    guard connection.send(ResponseLine.event(id: request.id, event: message.json).encoded()) else { return }
                 }
             }
             group.addTask { await connection.waitUntilClosed() }

@@ -185,6 +185,8 @@ struct AppRotationTests {
         #expect(!rotation.pressedOpen(), "home on the glass: open is open's")
         #expect(rotation.pressedNext())
         #expect(rotation.turn == "door")
+        #expect(!rotation.pressedOpen(), "not on the glass yet: nothing to act on")
+        rotation.cardTookTheGlass()
         #expect(rotation.pressedOpen())
         #expect(rotation.pressedNext())
         #expect(rotation.turn == "b")

@@ -51,7 +51,9 @@ struct AppsEndToEndTests {
         #expect(tooMany.status == 64 && tooMany.error.contains("--chart must have from 1 to 16 values, got 17"), "\(tooMany)")
         let badTint = try nookctl(["app", "set", "x", "--text", "t", "--tint", "mauve"], socket: socket)
         #expect(badTint.status == 64 && badTint.error.contains("--tint"), "\(badTint)")
-        let raw = try daemon.client().request(Request(id: .number(1), operation: .appSet(NookApp(name: "x", content: .text("t"), progress: 2))))
+        let client = try daemon.client()
+        try client.send(Request(id: .number(1), operation: .appSet(NookApp(name: "x", content: .text("t"), progress: 2))).encoded())
+        let raw = try JSONValue.parse(try #require(try client.readLine()))
         #expect(raw["ok"] == .bool(false) && raw["error"]?["field"] == .string("app.progress"), "\(raw)")
         let missing = try nookctl(["app", "rm", "nope"], socket: socket)
         #expect(missing.status == 4 && missing.error.contains("no app named 'nope'"), "\(missing)")
@@ -119,7 +121,7 @@ struct AppsEndToEndTests {
         var heard = false
         while !heard, let line = try watcher.readLine() {
             let text = String(decoding: line, as: UTF8.self)
-            heard = text.contains("\"invoked\"") && text.contains("app:a")
+            heard = text.contains("\"invoked\"") && text.contains("\"app\":\"a\"")
         }
         #expect(heard)
 
