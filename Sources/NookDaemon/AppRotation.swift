@@ -401,9 +401,10 @@ final class AppRotation: Sendable {
         return card
     }
 
-    /// The values as bars (`▁▃▅█`) or as a line (`⎽⎼─⎻⎺`), scaled between their least and most.
+    /// The values as bars (`▁▃▅█`) or as a line of braille dots (`⣀⠤⠒⠉`), scaled between their
+    /// least and most: characters every card font has, so the card renderer draws them as text.
     static func chartText(_ chart: NookApp.Chart) -> String {
-        let levels: [Character] = chart.style == .bar ? ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"] : ["⎽", "⎼", "─", "⎻", "⎺"]
+        let levels: [Character] = chart.style == .bar ? ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"] : ["⣀", "⠤", "⠒", "⠉"]
         guard let low = chart.values.min(), let high = chart.values.max() else { return "" }
         let span = high - low
         return String(chart.values.map { value in

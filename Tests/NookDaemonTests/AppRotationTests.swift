@@ -206,6 +206,6 @@ struct AppRotationTests {
         #expect(card.subtitle == "▁▅█")
         #expect(card.progress == 0.5 && card.systemImage == "bolt" && card.tint == .named(.yellow))
         #expect(card.isBlocker && card.isTransient && card.coalescingKey == "app:power")
-        #expect(AppRotation.chartText(NookApp.Chart(.line, [1, 2, 3])) == "⎽─⎺")
+        #expect(AppRotation.chartText(NookApp.Chart(.line, [1, 2, 3])) == "⣀⠒⠉")
     }
 }
