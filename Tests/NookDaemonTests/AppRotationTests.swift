@@ -195,6 +195,30 @@ struct AppRotationTests {
         #expect(!rotation.pressedNext(), "a card is live: dismiss is the card's")
     }
 
+    /// The one place that decides what presses do gives an idle display's to the rotation.
+    @Test func a4_inputRulesGiveTheIdleDisplaysPressesToTheRotation() async throws {
+        let (rotation, commands) = rotation()
+        defer { commands.cancel() }
+        let history = ActivityHistory(path: nil, warn: { _ in }, wallClock: wall.clock, monotonic: wall.clock)
+        _ = history.start()
+        let recall = HistoryRecall(settings: .init(), clock: clock, history: history, wallClock: wall.clock, log: { _ in })
+        let rules = InputRules(queues: [NookActivityQueue(clock: clock)], recall: recall, actionCards: ActionCards(),
+                               menuTakesOpen: { false }, apps: rotation)
+        #expect(rules.dismiss(because: "test") == .cardDismissed, "no apps: dismiss is the card's, as before")
+        #expect(rules.open() == .toggle)
+        var door = app("door", "Front door", position: 1)
+        door.hasAction = true
+        try rotation.set(door)
+        #expect(rules.dismiss(because: "test") == .nextApp)
+        #expect(rotation.turn == "door")
+        rotation.cardTookTheGlass()
+        let opened = rules.open()
+        #expect(opened == .appAction && opened.taken, "the app's action, not a key for nook-lcdproc's clients")
+        rotation.observeModule([NookActivityEvent(activity: NookActivity(title: "Doorbell"), kind: .enqueued, at: .origin, module: "default")])
+        #expect(rules.dismiss(because: "test") == .cardDismissed, "a card is live: dismiss is the card's")
+        #expect(rules.open() == .toggle)
+    }
+
     @Test func a2_anAppCardIsAGlanceOfTheApp() {
         var app = app("power", "1.2 kW")
         app.chart = NookApp.Chart(.bar, [0, 5, 10])
