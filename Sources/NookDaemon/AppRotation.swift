@@ -72,6 +72,8 @@ final class AppRotation: Sendable {
         var lifetimesCheckedAt: Double = 0
         /// Turns moved on and cards shown, for tests and `status`.
         var switches = 0
+        /// nookd is stopping: nothing more goes on the glass, no timer is set.
+        var halted = false
     }
 
     init(settings: Settings, clock: any NookClock, wallClock: @escaping @Sendable () -> Double = ActivityJournal.realtime,
@@ -266,8 +268,19 @@ final class AppRotation: Sendable {
 
     // MARK: The glass
 
+    /// nookd is stopping: the rotation sets no more timers and queues no more cards (the apps
+    /// stay as they are, and are kept).
+    func halt() {
+        state.withLock { state in
+            state.halted = true
+            state.timer?.cancel()
+            state.timer = nil
+        }
+    }
+
     /// Makes the card on the glass match the turn, and sets the timer for what comes next.
     private func refresh(_ state: inout State) {
+        guard !state.halted else { return }
         let now = wallClock()
         let wanted: NookAppShelf.Entry? = state.live.isEmpty ? state.turn.flatMap { state.shelf[$0] } : nil
         let stale = wanted?.isStale(at: now) ?? false

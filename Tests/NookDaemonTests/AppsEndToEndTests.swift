@@ -147,4 +147,18 @@ struct AppsEndToEndTests {
         #expect(try generation(daemon) - after <= 1, "no apps again, no frames again")
         #expect(daemon.stop().status == 0)
     }
+
+    /// An app card stays on the glass until the rotation moves on, yet a stop does not wait for
+    /// it: the rotation stops turning and its queue quiesces with the others (N2).
+    @Test func a2_n2_aStopDoesNotWaitForTheAppOnTheGlass() throws {
+        let scratch = Scratch()
+        let daemon = try start(scratch, durationMs: 3_600_000)
+        #expect(try nookctl(["app", "set", "a", "--text", "App A"], socket: daemon.socket).status == 0)
+        #expect(try nookctl(["app", "next"], socket: daemon.socket).status == 0)
+        try eventually("app a on the glass", timeout: 30) { try apps(daemon).first?.showing == true }
+        let (status, seconds) = daemon.stop()
+        #expect(status == 0)
+        #expect(seconds < 300, "took \(seconds) s: it waited for the app's hour-long turn")
+        #expect(!daemon.log.contains("did not quiesce"), "\(daemon.log)")
+    }
 }
