@@ -5,13 +5,13 @@ import NookRender
 
 extension Service {
     /// The apps and their rotation on the idle display (A1, A2). Its queue is on the glass
-    /// beside the modules' queues and follows them; its display loop beats the systemd
+    /// beside the modules' queues and follows them and the recall's (their cards go first); its display loop beats the systemd
     /// watchdog like theirs (W1). It starts before the journal, which hands it the apps the
     /// last run kept (and before a restored card makes the display busy).
     final class Apps: DaemonService {
         typealias Section = AppRotation.Settings
         static let name = "apps"
-        static var needs: [any DaemonService.Type] { [Screen.self, SystemdWatchdog.self, Queues.self] }
+        static var needs: [any DaemonService.Type] { [Screen.self, SystemdWatchdog.self, Queues.self, Recall.self] }
         static let keys = settings.map(\.key)
         static let appliesAtReload = true
 

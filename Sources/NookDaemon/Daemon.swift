@@ -175,8 +175,9 @@ public final class Daemon: Sendable {
         let watchdog = Service.SystemdWatchdog(clock: clock, logger: logger)
         let recall = Service.Recall(config, clock: clock, history: history.history, screen: screen, arbiter: arbiter, queues: moduleQueues,
                                     watchdog: watchdog, logger: logger)
-        let apps = Service.Apps(config, clock: clock, engagement: engagement, screen: screen, arbiter: arbiter, queues: moduleQueues,
-                                watchdog: watchdog, logger: logger)
+        // A recall (U5) is a card the person asked for: the rotation gives way to it as to a module's.
+        let apps = Service.Apps(config, clock: clock, engagement: engagement, screen: screen, arbiter: arbiter,
+                                queues: moduleQueues + [recall.recall.queue], watchdog: watchdog, logger: logger)
         apps.rotation.keep(in: journal.journal)
         journal.restoresApps(into: apps.rotation)
         let brightness = Service.Brightness(dimmer: output.dimmer, queues: moduleQueues + [recall.recall.queue], quiet: quiet, clock: clock, logger: logger)

@@ -161,4 +161,19 @@ struct AppsEndToEndTests {
         #expect(seconds < 300, "took \(seconds) s: it waited for the app's hour-long turn")
         #expect(!daemon.log.contains("did not quiesce"), "\(daemon.log)")
     }
+
+    /// A recall (U5) is asked for at the device: the app on the glass gives way to it as to a
+    /// card, and comes back after it.
+    @Test func a2_u5_aRecallGoesBeforeTheAppsAndTheRotationResumesAfterIt() throws {
+        let scratch = Scratch()
+        let daemon = try start(scratch, durationMs: 3_600_000)
+        #expect(try nookctl(["app", "set", "a", "--text", "App A"], socket: daemon.socket).status == 0)
+        #expect(try nookctl(["app", "next"], socket: daemon.socket).status == 0)
+        try eventually("app a on the glass", timeout: 30) { try apps(daemon).first?.showing == true }
+        try daemon.request(.press(.open, holdMs: 900))
+        try eventually("the app off the glass for the recall", timeout: 30) { try apps(daemon).first?.showing == false }
+        try eventually("the recall over", timeout: 30) { daemon.log.contains("recall: done") }
+        try eventually("app a back after it", timeout: 30) { try apps(daemon).first?.showing == true }
+        #expect(daemon.stop().status == 0)
+    }
 }
