@@ -63,7 +63,7 @@ extension Daemon {
             app.sender = existing.app.sender
         }
         let replaced: NookAppShelf.Entry?
-        do {
+        do throws(NookAppShelf.Refusal) {
             replaced = try apps.set(app)
         } catch {
             switch error {

@@ -126,17 +126,23 @@ final class AppRotation: Sendable {
     @discardableResult
     func set(_ app: NookApp) throws(NookAppShelf.Refusal) -> NookAppShelf.Entry? {
         let now = wallClock()
-        let (replaced, entry): (NookAppShelf.Entry?, NookAppShelf.Entry?) = try state.withLock { (state) throws(NookAppShelf.Refusal) in
-            let replaced = try state.shelf.set(app, at: now)
-            let entry = state.shelf[app.name]
+        // A result rather than a closure that throws a typed error, which Swift 6.0 is not trusted with.
+        let outcome: Result<(NookAppShelf.Entry?, NookAppShelf.Entry?), NookAppShelf.Refusal> = state.withLock { state in
+            let replaced: NookAppShelf.Entry?
+            do throws(NookAppShelf.Refusal) {
+                replaced = try state.shelf.set(app, at: now)
+            } catch {
+                return .failure(error)
+            }
             if state.shelf.count == 1, replaced == nil {
                 // The first app: the home content's turn starts now, the app's follows.
                 state.turn = nil
                 state.turnEnds = clock.now + state.settings.duration
             }
             refresh(&state)
-            return (replaced, entry)
+            return .success((replaced, state.shelf[app.name]))
         }
+        let (replaced, entry) = try outcome.get()
         if let entry { journal.withLock { $0 }?.appSet(entry) }
         return replaced
     }
