@@ -54,21 +54,19 @@ extension Daemon {
         if let icon = app.icon {
             app.icon = try checkedIcon(NookActivity(title: app.name, systemImage: icon)).systemImage
         }
-        if let existing = apps.entry(app.name) {
-            if let refusal = ownership.appRefusal(of: "replace", app: app.name, owner: existing.app.sender, by: connection.peer,
-                                                  actingFor: reply.request.sender) {
-                throw refusal
-            }
-            // An update keeps its owner, as a card's does (an admin's change does not take it).
-            app.sender = existing.app.sender
-        }
+        let (ownership, peer, stated) = (self.ownership, connection.peer, reply.request.sender)
+        // Looked up before the rotation's lock is taken: the group database may be slow.
+        let isAdmin = ownership.isAdmin(peer)
         let replaced: NookAppShelf.Entry?
-        do throws(NookAppShelf.Refusal) {
-            replaced = try apps.set(app)
+        do throws(AppRotation.Refusal) {
+            replaced = try apps.set(app) { existing in
+                ownership.appRefusal(of: "replace", app: existing.app.name, owner: existing.app.sender, by: peer, actingFor: stated, isAdmin: isAdmin)
+            }
         } catch {
             switch error {
-            case .invalid(let problem): throw ProtocolError(.invalid, field: "app." + problem.field, problem.problem)
-            case .full: throw ProtocolError(.queueFull, field: "app.name", error.description)
+            case .app(.invalid(let problem)): throw ProtocolError(.invalid, field: "app." + problem.field, problem.problem)
+            case .app(let full): throw ProtocolError(.queueFull, field: "app.name", full.description)
+            case .forbidden(let refusal): throw refusal
             }
         }
         logger.info("apps: \(replaced == nil ? "added" : "updated") \(app.name)", metadata: ["peer": "\(connection.peer)"])
@@ -77,13 +75,21 @@ extension Daemon {
 
     /// `app-rm` (A1): by its sender, root or the admin group (U3).
     func appRemoveRequest(_ name: String, _ reply: RequestReply) throws(ProtocolError) {
-        guard let existing = apps.entry(name) else { throw Daemon.noApp(name) }
-        if let refusal = ownership.appRefusal(of: "remove", app: name, owner: existing.app.sender, by: reply.connection.peer,
-                                              actingFor: reply.request.sender) {
-            throw refusal
+        let (ownership, peer, stated) = (self.ownership, reply.connection.peer, reply.request.sender)
+        let isAdmin = ownership.isAdmin(peer)
+        let removed: NookAppShelf.Entry?
+        do throws(AppRotation.Refusal) {
+            removed = try apps.remove(name) { existing in
+                ownership.appRefusal(of: "remove", app: name, owner: existing.app.sender, by: peer, actingFor: stated, isAdmin: isAdmin)
+            }
+        } catch {
+            switch error {
+            case .forbidden(let refusal): throw refusal
+            case .app(let problem): throw ProtocolError(.invalid, field: "name", problem.description)
+            }
         }
-        guard apps.remove(name) != nil else { throw Daemon.noApp(name) }
-        logger.info("apps: removed \(name)", metadata: ["peer": "\(reply.connection.peer)"])
+        guard removed != nil else { throw Daemon.noApp(name) }
+        logger.info("apps: removed \(name)", metadata: ["peer": "\(peer)"])
         reply.answerChange(AppRemoveAnswer(removed: name))
     }
 

@@ -122,29 +122,45 @@ final class AppRotation: Sendable {
 
     // MARK: The apps
 
-    /// Sets `app` (A1); returns the one it replaced. Who may replace it (U3) is decided before.
+    /// Why a set or a removal was not made.
+    enum Refusal: Error {
+        /// The app itself is refused (a field, or the shelf is full).
+        case app(NookAppShelf.Refusal)
+        /// The caller may not change the app of that name (U3).
+        case forbidden(ProtocolError)
+    }
+
+    /// Sets `app` (A1); returns the one it replaced. `admits` decides, in the same step as the
+    /// set, whether the caller may replace the app of that name (U3): nil lets it. An update
+    /// keeps the app's owner, as a card's update does.
     @discardableResult
-    func set(_ app: NookApp) throws(NookAppShelf.Refusal) -> NookAppShelf.Entry? {
+    func set(_ app: NookApp, admits: (NookAppShelf.Entry) -> ProtocolError? = { _ in nil }) throws(Refusal) -> NookAppShelf.Entry? {
         let now = wallClock()
         // A result rather than a closure that throws a typed error, which Swift 6.0 is not trusted with.
-        let outcome: Result<(NookAppShelf.Entry?, NookAppShelf.Entry?), NookAppShelf.Refusal> = state.withLock { state in
+        let outcome: Result<NookAppShelf.Entry?, Refusal> = state.withLock { state in
+            var app = app
+            if let existing = state.shelf[app.name] {
+                if let refusal = admits(existing) { return .failure(.forbidden(refusal)) }
+                app.sender = existing.app.sender
+            }
             let replaced: NookAppShelf.Entry?
             do throws(NookAppShelf.Refusal) {
                 replaced = try state.shelf.set(app, at: now)
             } catch {
-                return .failure(error)
+                return .failure(.app(error))
             }
             if state.shelf.count == 1, replaced == nil {
                 // The first app: the home content's turn starts now, the app's follows.
                 state.turn = nil
                 state.turnEnds = clock.now + state.settings.duration
             }
+            // Recorded in the same step: two sets of one name are journalled in the order they
+            // were made, and the answer's mark covers the record.
+            if let entry = state.shelf[app.name] { journal.withLock { $0 }?.appSet(entry) }
             refresh(&state)
-            return .success((replaced, state.shelf[app.name]))
+            return .success(replaced)
         }
-        let (replaced, entry) = try outcome.get()
-        if let entry { journal.withLock { $0 }?.appSet(entry) }
-        return replaced
+        return try outcome.get()
     }
 
     /// Puts back the apps the last run kept: those whose lifetime removed them while nookd was
@@ -155,6 +171,7 @@ final class AppRotation: Sendable {
         let removed: [NookAppShelf.Entry] = state.withLock { state in
             for entry in entries { state.shelf.restore(entry) }
             let (removed, _) = state.shelf.runOut(at: now, since: now)
+            for entry in removed { journal.withLock { $0 }?.appRemoved(entry.app.name) }
             state.lifetimesCheckedAt = now
             if !state.shelf.isEmpty {
                 state.turn = nil
@@ -163,26 +180,26 @@ final class AppRotation: Sendable {
             refresh(&state)
             return removed
         }
-        for entry in removed {
-            journal.withLock { $0 }?.appRemoved(entry.app.name)
-            log("apps: \(entry.app.name) ran out while nookd was down; removed")
-        }
+        for entry in removed { log("apps: \(entry.app.name) ran out while nookd was down; removed") }
         log("apps: restored \(entries.count - removed.count) app(s)")
     }
 
-    /// Removes the app `name`; returns it, or nil if there was none.
+    /// Removes the app `name`; returns it, or nil if there was none. `admits` decides, in the
+    /// same step, whether the caller may (U3): nil lets it.
     @discardableResult
-    func remove(_ name: String) -> NookAppShelf.Entry? {
-        let removed: NookAppShelf.Entry? = state.withLock { state in
+    func remove(_ name: String, admits: (NookAppShelf.Entry) -> ProtocolError? = { _ in nil }) throws(Refusal) -> NookAppShelf.Entry? {
+        let outcome: Result<NookAppShelf.Entry?, Refusal> = state.withLock { state in
+            guard let existing = state.shelf[name] else { return .success(nil) }
+            if let refusal = admits(existing) { return .failure(.forbidden(refusal)) }
             let wasTurn = state.turn == name
             if wasTurn { state.turn = turn(after: name, by: 1, in: state) }
-            guard let removed = state.shelf.remove(name) else { return nil }
+            let removed = state.shelf.remove(name)
+            journal.withLock { $0 }?.appRemoved(name)
             if wasTurn { state.turnEnds = clock.now + turnLength(state.turn, state) }
             refresh(&state)
-            return removed
+            return .success(removed)
         }
-        if removed != nil { journal.withLock { $0 }?.appRemoved(name) }
-        return removed
+        return try outcome.get()
     }
 
     /// Who sent the app `name` (U3), and whether there is one.
@@ -338,6 +355,7 @@ final class AppRotation: Sendable {
             let since = state.lifetimesCheckedAt
             state.lifetimesCheckedAt = now
             var (removed, _) = state.shelf.runOut(at: now, since: since)
+            for entry in removed { journal.withLock { $0 }?.appRemoved(entry.app.name) }
             if let turn = state.turn, removed.contains(where: { $0.app.name == turn }) {
                 // Its turn goes to the next app that is still there.
                 let names = Set(removed.map(\.app.name))
@@ -361,10 +379,7 @@ final class AppRotation: Sendable {
             refresh(&state)
             return (removed, moved)
         }
-        for entry in removed {
-            journal.withLock { $0 }?.appRemoved(entry.app.name)
-            log("apps: \(entry.app.name) ran out (its lifetime); removed")
-        }
+        for entry in removed { log("apps: \(entry.app.name) ran out (its lifetime); removed") }
         if moved { log("apps: turn of \(turn ?? "the home content")") }
     }
 

@@ -103,13 +103,13 @@ extension OwnershipPolicy {
     /// rules a card has: its sender (under the name it stated, if it stated one), root, nookd's
     /// own user and the admin group; a relaying client only on the apps it set under `stated`.
     func appRefusal(of operation: String, app name: String, owner: NookSender?, by peer: PeerCredentials,
-                    actingFor stated: String?) -> ProtocolError? {
+                    actingFor stated: String?, isAdmin known: Bool? = nil) -> ProtocolError? {
         if let stated {
             if let owner, owner.uid == peer.uid, owner.relayed, owner.name == stated { return nil }
             return ProtocolError(.forbidden, field: "name",
                                  "'\(stated)' (relayed by uid \(peer.uid)) may not \(operation) app '\(name)': \(whose(owner, peer: peer)); a stated sender acts only on its own apps")
         }
-        guard let owner, owner.uid != peer.uid, !isAdmin(peer) else { return nil }
+        guard let owner, owner.uid != peer.uid, !(known ?? isAdmin(peer)) else { return nil }
         let admin = adminGroup.map { ", or a member of group '\($0)' (daemon.admin_group)" } ?? " (set daemon.admin_group to let a group act on all)"
         return ProtocolError(.forbidden, field: "name",
                              "uid \(peer.uid) may not \(operation) app '\(name)': it was set by uid \(owner.uid); only its sender, root\(admin) may")

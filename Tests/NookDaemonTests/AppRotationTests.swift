@@ -56,7 +56,7 @@ struct AppRotationTests {
         // One app and its removal: back to no timer at all.
         try rotation.set(app("weather", "21 °C"))
         #expect(rotation.waiting)
-        #expect(rotation.remove("weather") != nil)
+        #expect(try rotation.remove("weather") != nil)
         #expect(!rotation.waiting)
         for _ in 0..<100 { await Task.yield() }
         #expect(clock.sleeperCount == 0)
@@ -217,6 +217,28 @@ struct AppRotationTests {
         rotation.observeModule([NookActivityEvent(activity: NookActivity(title: "Doorbell"), kind: .enqueued, at: .origin, module: "default")])
         #expect(rules.dismiss(because: "test") == .cardDismissed, "a card is live: dismiss is the card's")
         #expect(rules.open() == .toggle)
+    }
+
+    /// Who may change an app is decided in the same step as the change (U3): a refused
+    /// replacement or removal changes nothing, and an admitted update keeps the app's owner.
+    @Test func a1_u3_aRefusedChangeChangesNothingAndAnUpdateKeepsTheOwner() async throws {
+        let (rotation, commands) = rotation()
+        defer { commands.cancel() }
+        let refuse: (NookAppShelf.Entry) -> ProtocolError? = { ProtocolError(.forbidden, field: "name", "not \($0.app.name)'s sender") }
+        var mine = app("weather", "21 °C")
+        mine.sender = NookSender(uid: 1000, pid: 1)
+        try rotation.set(mine, admits: refuse)
+        #expect(rotation.entry("weather")?.app.sender?.uid == 1000, "a new name is anyone's")
+        var theirs = app("weather", "hijacked")
+        theirs.sender = NookSender(uid: 1001, pid: 2)
+        #expect(throws: AppRotation.Refusal.self) { try rotation.set(theirs, admits: refuse) }
+        #expect(rotation.entry("weather")?.app.content == .text("21 °C"))
+        #expect(throws: AppRotation.Refusal.self) { try rotation.remove("weather", admits: refuse) }
+        #expect(rotation.count == 1)
+        try rotation.set(theirs)
+        #expect(rotation.entry("weather")?.app.content == .text("hijacked"))
+        #expect(rotation.entry("weather")?.app.sender?.uid == 1000, "an admitted update keeps the owner")
+        #expect(try rotation.remove("nope", admits: refuse) == nil, "nothing to refuse")
     }
 
     @Test func a2_anAppCardIsAGlanceOfTheApp() {
