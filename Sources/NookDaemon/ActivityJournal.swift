@@ -49,6 +49,9 @@ final class ActivityJournal: Sendable {
         var entries: [Entry] = []
         /// Snoozed cards still to come back, soonest first.
         var snoozes: [Snooze] = []
+        /// The apps (A1) as last set; a lifetime that ran out while nookd was down is the apps'
+        /// service's to apply.
+        var apps: [NookAppShelf.Entry] = []
         var expired: [Entry] = []
         var warnings: [String] = []
         /// Why nookd must not start with this path (``DurableFile/refusal(of:label:limit:)``):
@@ -112,6 +115,7 @@ final class ActivityJournal: Sendable {
             }
             var records: [String: Entry] = [:]
             var snoozes: [String: Snooze] = [:]
+            var apps: [String: NookAppShelf.Entry] = [:]
             var order: [String] = []
             // An id may be added, ended and added again within one log (a script that reuses
             // its `--id`): it is listed once, or recovery would return it twice and the queue's
@@ -140,9 +144,14 @@ final class ActivityJournal: Sendable {
                     snoozes[key] = snooze
                 case .unsnoozed(let id):
                     snoozes[id.description] = nil
+                case .appSet(let entry):
+                    apps[entry.app.name] = entry
+                case .appRemoved(let name):
+                    apps[name] = nil
                 }
             }
             recovery.snoozes = snoozes.values.sorted { $0.until < $1.until }
+            recovery.apps = apps.values.sorted { $0.arrival < $1.arrival }
             for key in order {
                 guard var entry = records[key] else { continue }
                 if let expiresAfter = entry.activity.expiresAfter, !entry.wasShown {
@@ -167,6 +176,7 @@ final class ActivityJournal: Sendable {
             }
             state.content.nextSequence = UInt64(recovery.entries.count + 1)
             for snooze in recovery.snoozes { state.content.snoozed[snooze.entry.activity.id] = snooze }
+            for app in recovery.apps { state.content.apps[app.app.name] = app }
         }
         // Before any request: the fresh file (and its directory entry) is on stable storage
         // before nookd answers anything, so nothing restored is lost to a cut right after.
@@ -256,6 +266,31 @@ final class ActivityJournal: Sendable {
             guard state.content.snoozed[id] != nil else { return }
             dropSnooze(id, in: &state)
             append(JournalRecord.unsnoozed(id).encoded(), of: nil, to: &state)
+            if state.content.outgrown { state.rewriteWanted = true }
+        }
+    }
+
+    /// An app set or updated in place (A1): its whole record again, which replaces the last.
+    func appSet(_ entry: NookAppShelf.Entry) {
+        appending { state in
+            let name = entry.app.name
+            state.content.liveBytes -= state.content.appBytes.removeValue(forKey: name) ?? 0
+            state.content.apps[name] = entry
+            let record = JournalRecord.appSet(entry).encoded()
+            guard state.append(record) else { return }
+            state.content.bytes += record.count
+            state.content.liveBytes += record.count
+            state.content.appBytes[name] = record.count
+            if state.content.outgrown { state.rewriteWanted = true }
+        }
+    }
+
+    /// An app removed (A1), by a request or by its lifetime. Idempotent.
+    func appRemoved(_ name: String) {
+        appending { state in
+            guard state.content.apps.removeValue(forKey: name) != nil else { return }
+            state.content.liveBytes -= state.content.appBytes.removeValue(forKey: name) ?? 0
+            append(JournalRecord.appRemoved(name).encoded(), of: nil, to: &state)
             if state.content.outgrown { state.rewriteWanted = true }
         }
     }

@@ -72,6 +72,8 @@ public final class Daemon: Sendable {
     var history: ActivityHistory { parts.history.history }
     /// U5's recall gesture.
     var recall: HistoryRecall { parts.recall.recall }
+    /// The apps and their rotation (A1, A2).
+    var apps: AppRotation { parts.apps.rotation }
     /// Z2: the brightness levels (backlight or dimmed frames), with a `[brightness]` table.
     var brightness: Locked<BrightnessController?> { parts.brightness.current }
     /// Z3: set when an input reports presence.
@@ -95,7 +97,7 @@ public final class Daemon: Sendable {
     /// What a press of the inputs does (the socket's `press`), as for the button and the panel.
     var inputRules: InputRules {
         InputRules(queues: modules.map { queues[$0]! }, recall: recall, actionCards: actionCards,
-                   menuTakesOpen: MenuClaim.takesOpen(menuOnGlance))
+                   menuTakesOpen: MenuClaim.takesOpen(menuOnGlance), apps: apps)
     }
 
     struct State {

@@ -111,6 +111,8 @@ public struct DaemonConfig: Sendable {
     var historyBounds = ActivityHistory.Bounds()
     /// `[history] recall_hold_ms`, `recall_entries`, `recall_dwell_ms` (U5's recall gesture).
     var recall = HistoryRecall.Settings()
+    /// `[apps] duration_ms` (A2: a turn's default length).
+    var apps = AppRotation.Settings()
     /// `[touch]` (T1–T3): the touch panel and its gestures.
     var touch = TouchConfig()
 
@@ -127,7 +129,7 @@ public struct DaemonConfig: Sendable {
     }
 
     /// The tables of ``keys``, in the order the error about a key in an unknown table lists them.
-    public static let tables = ["daemon", "journal", "display", "theme", "theme.palette", "home", "queue", "proximity", "led", "debug", "quiet", "brightness", "escalation", "presence", "history", "touch"]
+    public static let tables = ["daemon", "journal", "display", "theme", "theme.palette", "home", "queue", "proximity", "led", "debug", "quiet", "brightness", "escalation", "presence", "history", "apps", "touch"]
 
     /// `$XDG_RUNTIME_DIR/nook/nookd.sock`, or `/run/nook/nookd.sock` without a runtime directory.
     public static var defaultSocketPath: String {
@@ -229,6 +231,7 @@ public struct DaemonConfig: Sendable {
         (brightnessLevels, brightnessFade, ambient) = (brightness.levels, brightness.fade, brightness.ambient)
         (historySetting, historyBounds) = try Service.History.read(reader)
         recall = try Service.Recall.read(reader)
+        apps = try Service.Apps.read(reader)
         gpioLines = try GPIOConfig.lines(from: reader)
         touch = try TouchConfig(reading: reader)
         // A toggle button's long press is the recall gesture (U5); a switch's level is a state.

@@ -17,6 +17,7 @@ struct DaemonParts: Sendable {
         Service.EventLog.self,
         Service.ActionCardTracking.self,
         Service.Recall.self,
+        Service.Apps.self,
         Service.History.self,
         Service.Journal.self,
         Service.Brightness.self,
@@ -49,6 +50,7 @@ struct DaemonParts: Sendable {
         byType = Dictionary(uniqueKeysWithValues: all.map { (ObjectIdentifier(Swift.type(of: $0)), $0) })
         (display, signals, recall, history) = (try wiring.part(Service.Display.self), try wiring.part(Service.Signals.self),
                                                try wiring.part(Service.Recall.self), try wiring.part(Service.History.self))
+        apps = try wiring.part(Service.Apps.self)
         (journal, brightness, quietHours, presence) = (try wiring.part(Service.Journal.self), try wiring.part(Service.Brightness.self),
                                                        try wiring.part(Service.QuietHours.self), try wiring.part(Service.Presence.self))
         (touch, ownership, socket) = (try wiring.part(Service.Touch.self), try wiring.part(Service.Ownership.self), try wiring.part(Service.Socket.self))
@@ -62,6 +64,7 @@ struct DaemonParts: Sendable {
     let display: Service.Display
     let signals: Service.Signals
     let recall: Service.Recall
+    let apps: Service.Apps
     let history: Service.History
     let journal: Service.Journal
     let brightness: Service.Brightness

@@ -37,7 +37,8 @@ extension Service {
 extension Service.DisplayWatch: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.DisplayWatch {
         Service.DisplayWatch(display: try wiring.part(Service.Display.self).display,
-                             queues: Array(wiring.queues.values) + [try wiring.part(Service.Recall.self).recall.queue], screen: wiring.screen,
+                             queues: Array(wiring.queues.values) + [try wiring.part(Service.Recall.self).recall.queue,
+                                                                            try wiring.part(Service.Apps.self).rotation.queue], screen: wiring.screen,
                              brightness: try wiring.part(Service.Brightness.self), logger: wiring.logger)
     }
 }

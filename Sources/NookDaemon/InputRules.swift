@@ -10,13 +10,17 @@ import NookProtocol
 ///   way it came in (I3: hover OR open; each way has a toggle of its own).
 /// - open, held (a long press): a recall on an idle display (U5); on a card the touch panel
 ///   snoozes it (T2), the button leaves it the short press it began as.
-/// - dismiss: a running recall ends (U5), else the card on the glass is dismissed.
+/// - dismiss: a running recall ends (U5), else on an idle display with apps the rotation moves
+///   on to its next turn (A4), else the card on the glass is dismissed.
+/// - open on an app with an action (A4): its sender hears `invoked`, as for a card's (E3).
 struct InputRules: Sendable {
     let queues: [NookActivityQueue]
     let recall: HistoryRecall
     let actionCards: ActionCards
     /// A menu on the glance takes open's press as its Enter (E8).
     let menuTakesOpen: @Sendable () -> Bool
+    /// The apps' rotation (A4); nil where none runs (tests of the other rules).
+    var apps: AppRotation? = nil
 
     /// What a press of open did.
     enum Open: Equatable, Sendable {
@@ -26,6 +30,8 @@ struct InputRules: Sendable {
         case recalled
         /// The card on the glass was told to run its default action (E3).
         case cardAction
+        /// The app on the glass was told to run its action (A4).
+        case appAction
         /// Nothing here took it: a menu on the glance takes it as its Enter (E8).
         case menuEnter
         /// Nothing took it: the way it came in toggles its own open input.
@@ -36,7 +42,7 @@ struct InputRules: Sendable {
         /// card would act on a press meant for the card.
         var taken: Bool {
             switch self {
-            case .nextRecalled, .recalled, .cardAction: true
+            case .nextRecalled, .recalled, .cardAction, .appAction: true
             case .menuEnter, .toggle: false
             }
         }
@@ -51,6 +57,7 @@ struct InputRules: Sendable {
     func open(held: Duration? = nil) -> Open {
         if recall.advance() { return .nextRecalled }
         if let held, let hold = recall.settings.hold, held >= hold, recall.start() { return .recalled }
+        if apps?.pressedOpen() == true { return .appAction }
         if actionCards.anyOnGlass {
             // Only one module's card is on the glass; the others have nothing to invoke. The
             // device's own input acts on any card, whoever sent it (U3).
@@ -70,6 +77,8 @@ struct InputRules: Sendable {
         case recallEnded
         /// The card on the glass was told to go (the queue does nothing if none is there).
         case cardDismissed
+        /// No card was live: the apps' rotation moved on to its next turn (A4).
+        case nextApp
     }
 
     /// A press of dismiss. `endCard`: how the way it came in ends the card on the glass (the
@@ -78,6 +87,7 @@ struct InputRules: Sendable {
     @discardableResult
     func dismiss(because reason: String, endCard: (() -> Void)? = nil) -> Dismiss {
         if recall.end(because: reason) { return .recallEnded }
+        if apps?.pressedNext() == true { return .nextApp }
         if let endCard { endCard() } else { queues.forEach { $0.requestDismissCurrent() } }
         return .cardDismissed
     }

@@ -34,6 +34,7 @@ extension Service {
         private let presses: InputBroadcast
         private let queues: [NookActivityQueue]
         private let recall: HistoryRecall
+        private let apps: AppRotation?
         private let actionCards: ActionCards
         private let menuOnGlance: Locked<Daemon.MenuClaim?>
         private let state: Locked<Daemon.State>
@@ -45,13 +46,14 @@ extension Service {
         /// What a press of the buttons does (I1, E3, E8, U5), as for every other way in.
         private var rules: InputRules {
             InputRules(queues: queues, recall: recall, actionCards: actionCards,
-                       menuTakesOpen: Daemon.MenuClaim.takesOpen(menuOnGlance))
+                       menuTakesOpen: Daemon.MenuClaim.takesOpen(menuOnGlance), apps: apps)
         }
 
-        init(engagement: NookEngagement, presses: InputBroadcast, queues: [NookActivityQueue], recall: HistoryRecall, actionCards: ActionCards,
+        init(engagement: NookEngagement, presses: InputBroadcast, queues: [NookActivityQueue], recall: HistoryRecall, apps: AppRotation?, actionCards: ActionCards,
              menuOnGlance: Locked<Daemon.MenuClaim?>, state: Locked<Daemon.State>, clock: any NookClock, logger: Logger) {
             (self.engagement, self.presses, self.queues, self.recall, self.actionCards) = (engagement, presses, queues, recall, actionCards)
             (self.menuOnGlance, self.state, self.clock, self.logger) = (menuOnGlance, state, clock, logger)
+            self.apps = apps
         }
 
         func start(_ section: Section) async throws(DaemonError) {
@@ -206,7 +208,8 @@ extension Service.Inputs: DeclaresSettings {
 extension Service.Inputs: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Inputs {
         Service.Inputs(engagement: wiring.engagement, presses: wiring.presses, queues: Array(wiring.queues.values),
-                       recall: try wiring.part(Service.Recall.self).recall, actionCards: wiring.actionCards, menuOnGlance: wiring.menuOnGlance,
+                       recall: try wiring.part(Service.Recall.self).recall, apps: try wiring.part(Service.Apps.self).rotation,
+                       actionCards: wiring.actionCards, menuOnGlance: wiring.menuOnGlance,
                        state: wiring.state, clock: wiring.clock, logger: wiring.logger)
     }
 }

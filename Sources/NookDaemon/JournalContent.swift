@@ -8,6 +8,9 @@ struct JournalContent: DurableLogContent {
     /// Cards snoozed by a long press (T2), each until its return; they are the queue's as much
     /// as the live ones, so a rewrite keeps them.
     var snoozed: [NookActivityID: ActivityJournal.Snooze] = [:]
+    /// The apps (A1), by name: they live until removed, so a rewrite keeps them.
+    var apps: [String: NookAppShelf.Entry] = [:]
+    var appBytes: [String: Int] = [:]
     var nextSequence: UInt64 = 1
     /// Bytes in the file, and those of the records of activities still live.
     var bytes = 0
@@ -34,6 +37,12 @@ struct JournalContent: DurableLogContent {
             snoozeBytes[snooze.entry.activity.id] = record.count
             records.append(record)
         }
+        appBytes = [:]
+        for entry in apps.values.sorted(by: { $0.arrival < $1.arrival }) {
+            let record = JournalRecord.appSet(entry).encoded()
+            appBytes[entry.app.name] = record.count
+            records.append(record)
+        }
         bytes = records.reduce(0) { $0 + $1.count }
         liveBytes = bytes
         return records[...]
@@ -48,5 +57,6 @@ struct JournalContent: DurableLogContent {
 
     mutating func wrote(_ records: ArraySlice<[UInt8]>, as lines: DurableLines, rewrite: Bool) -> Bool { false }
 
-    var savedSummary: String { "\(live.count) activities" + (snoozed.isEmpty ? "" : " and \(snoozed.count) snoozed") }
+    var savedSummary: String { "\(live.count) activities" + (snoozed.isEmpty ? "" : " and \(snoozed.count) snoozed")
+        + (apps.isEmpty ? "" : " and \(apps.count) apps") }
 }

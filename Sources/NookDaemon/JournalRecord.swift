@@ -12,6 +12,10 @@ enum JournalRecord: Sendable {
     /// The snooze is over without the card coming back (its sender cancelled it, or it could
     /// not come back). A card that came back needs none: its own arrival ends the snooze.
     case unsnoozed(NookActivityID)
+    /// An app set or updated (A1), whole, with when it was set (its lifetime counts from then).
+    case appSet(NookAppShelf.Entry)
+    /// An app removed, by a request or by its lifetime.
+    case appRemoved(String)
 
     /// The length of the shortest record (an end: every id has the same length).
     static let shortestBytes = JournalRecord.ended(NookActivityID()).encoded().count
@@ -30,6 +34,10 @@ enum JournalRecord: Sendable {
                      ("activity", ActivityPayload.encode(snooze.entry.activity))]
                     + (snooze.entry.activity.sender.map { [("sender", SenderPayload.encode($0))] } ?? []))
         case .unsnoozed(let id): .object([("unsnoozed", .string(id.description))])
+        case .appSet(let entry):
+            .object([("app", AppPayload.encode(entry.app)), ("setAt", .number(entry.setAt)), ("arrival", .number(Double(entry.arrival)))]
+                    + (entry.app.sender.map { [("sender", SenderPayload.encode($0))] } ?? []))
+        case .appRemoved(let name): .object([("appRemoved", .string(name))])
         }
         return DurableLine.encoded(json.serializedBytes)
     }
@@ -48,6 +56,8 @@ enum JournalRecord: Sendable {
         if let ended = id("ended") { return .success(.ended(ended)) }
         if let woke = id("unsnoozed") { return .success(.unsnoozed(woke)) }
         if json["snoozed"] != nil { return decodeSnooze(json) }
+        if let name = json["appRemoved"]?.text { return .success(.appRemoved(name)) }
+        if json["app"] != nil { return decodeApp(json) }
         guard let sequence = json["seq"]?.numberValue, sequence >= 1, sequence < 1e15,
               let module = json["module"]?.text, let at = json["at"]?.numberValue, let payload = json["activity"] else {
             return .failure(JournalDamage("not a journal record"))
@@ -83,6 +93,26 @@ extension JournalRecord {
             return .success(.snoozed(ActivityJournal.Snooze(entry: entry, until: until)))
         } catch {
             return .failure(JournalDamage("activity: \(error)"))
+        }
+    }
+}
+
+extension JournalRecord {
+    /// An app's record; a journal of an nookd before apps has none, and reads as before.
+    private static func decodeApp(_ json: JSONValue) -> Result<JournalRecord, JournalDamage> {
+        guard let payload = json["app"], let setAt = json["setAt"]?.numberValue, let arrival = json["arrival"]?.numberValue,
+              arrival >= 1, arrival < 1e15, arrival == arrival.rounded() else {
+            return .failure(JournalDamage("not an app record"))
+        }
+        guard setAt >= 0, setAt <= 253_402_300_799 else {
+            return .failure(JournalDamage("setAt: must be from 0 to 253402300799 (wall-clock seconds), got \(setAt)"))
+        }
+        do {
+            var app = try AppPayload.decode(payload)
+            app.sender = json["sender"].flatMap(SenderPayload.decode)
+            return .success(.appSet(NookAppShelf.Entry(app: app, setAt: setAt, arrival: UInt64(arrival))))
+        } catch {
+            return .failure(JournalDamage("app: \(error)"))
         }
     }
 }

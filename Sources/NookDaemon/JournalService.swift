@@ -17,7 +17,7 @@ extension Service {
         /// as a restored card makes the display busy; the event log and the action cards follow
         /// the queues' events before a restored card makes any.
         static var needs: [any DaemonService.Type] {
-            [History.self, Recall.self, Queues.self, StateFiles.self, EventLog.self, ActionCardTracking.self]
+            [History.self, Recall.self, Apps.self, Queues.self, StateFiles.self, EventLog.self, ActionCardTracking.self]
         }
         static let keys = settings.map(\.key)
 
@@ -26,6 +26,8 @@ extension Service {
         let journal: ActivityJournal?
         /// Cards snoozed by a long press (T2) that the last run left, for the touch service.
         let recoveredSnoozes = Locked<[ActivityJournal.Snooze]>([])
+        /// Where the apps the last run kept go (A1).
+        private let appsRestore = Locked<(@Sendable ([NookAppShelf.Entry]) -> Void)?>(nil)
         private let history: ActivityHistory
         private let queues: [NookModuleID: NookActivityQueue]
         private let modules: [NookModuleID]
@@ -54,6 +56,11 @@ extension Service {
 
         func stop() async { await stops.run() }
 
+        /// The apps the last run kept go back to `rotation` at start.
+        func restoresApps(into rotation: AppRotation) {
+            appsRestore.withLock { $0 = { [weak rotation] in rotation?.restore($0) } }
+        }
+
         /// Puts back what the last run left unfinished and keeps the journal in step with every
         /// queue. Returns the observations that keep it in step; nookd holds them until it stops.
         private func restore() async -> [NookObservation] {
@@ -69,6 +76,7 @@ extension Service {
             }
             for warning in recovery.warnings { logger.warning("\(warning)") }
             recoveredSnoozes.withLock { $0 = recovery.snoozes }
+            appsRestore.withLock { $0 }?(recovery.apps)
             for entry in recovery.expired {
                 logger.warning("journal: \"\(LogText.short(entry.activity.title))\" expired while nookd was down; dropped",
                                metadata: ["id": "\(entry.activity.id)", "module": "\(entry.module)"])

@@ -30,7 +30,7 @@ extension Daemon {
     /// is added here.
     static var operationHandlerRows: [OperationHandler] {
         enqueueHandlers + cardHandlers + updateHandlers + moduleHandlers + statusHandlers + streamHandlers + pressHandlers
-            + pictureHandlers + homeHandlers + quietHandlers + historyHandlers
+            + pictureHandlers + homeHandlers + quietHandlers + historyHandlers + appHandlers
     }
 }
 

@@ -97,3 +97,30 @@ struct OwnershipPolicy: Sendable {
                              "'\(name)' (relayed by uid \(peer.uid)) may not \(operation) activity \(activity.id): it was sent by \(whose); a stated sender acts only on its own cards")
     }
 }
+
+extension OwnershipPolicy {
+    /// Nil if `peer` may replace or remove the app `name` that `owner` set (U3, A1), by the
+    /// rules a card has: its sender (under the name it stated, if it stated one), root, nookd's
+    /// own user and the admin group; a relaying client only on the apps it set under `stated`.
+    func appRefusal(of operation: String, app name: String, owner: NookSender?, by peer: PeerCredentials,
+                    actingFor stated: String?, isAdmin known: Bool? = nil) -> ProtocolError? {
+        if let stated {
+            if let owner, owner.uid == peer.uid, owner.relayed, owner.name == stated { return nil }
+            return ProtocolError(.forbidden, field: "name",
+                                 "'\(stated)' (relayed by uid \(peer.uid)) may not \(operation) app '\(name)': \(whose(owner, peer: peer)); a stated sender acts only on its own apps")
+        }
+        guard let owner, owner.uid != peer.uid, !(known ?? isAdmin(peer)) else { return nil }
+        let admin = adminGroup.map { ", or a member of group '\($0)' (daemon.admin_group)" } ?? " (set daemon.admin_group to let a group act on all)"
+        return ProtocolError(.forbidden, field: "name",
+                             "uid \(peer.uid) may not \(operation) app '\(name)': it was set by uid \(owner.uid); only its sender, root\(admin) may")
+    }
+
+    private func whose(_ owner: NookSender?, peer: PeerCredentials) -> String {
+        switch owner {
+        case nil: "it was set by nookd itself"
+        case let owner? where owner.uid == peer.uid && owner.relayed: "it was set by " + (owner.name.map { "'\($0)'" } ?? "this uid without a stated sender")
+        case let owner? where owner.uid == peer.uid: "it was set by this uid's process \(owner.name.map { "'\($0)' " } ?? "")without a stated sender"
+        case let owner?: "it was set by uid \(owner.uid)"
+        }
+    }
+}

@@ -22,6 +22,9 @@ extension Daemon {
             let tap = WatchTap()
             return (module, tap, queues[module]!.events(where: tap.admit))
         }
+        // An app's action (A4) is heard as a card's is: an `invoked` event, naming the app
+        // (`"app": NAME`). Nothing else of the rotation is an event.
+        let appActions = apps.queue.events { $0.kind == .invoked }
         // Status changes no activity event tells: a watcher mirroring `status`
         // asks again on these instead of polling. Sent from whichever thread changed it.
         let statusLine: @Sendable (StatusChangeMessage.Change) -> Void = { [clock] change in
@@ -45,6 +48,13 @@ extension Daemon {
                             guard connection.send(ResponseLine.event(id: request.id, event: overflow.json).encoded()) else { return }
                         }
                     }
+                }
+            }
+            group.addTask {
+                for await event in appActions {
+                    var message = EventMessage(event)
+                    message.app = AppRotation.name(ofKey: event.activity.coalescingKey)
+                    guard connection.send(ResponseLine.event(id: request.id, event: message.json).encoded()) else { return }
                 }
             }
             group.addTask { await connection.waitUntilClosed() }

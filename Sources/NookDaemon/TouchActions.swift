@@ -33,9 +33,11 @@ final class TouchActions: Sendable {
         /// A menu on the glance takes open's press as its Enter (E8).
         var menuTakesOpen: @Sendable () -> Bool
         var screen: DaemonScreen?
+        /// The apps' rotation (A4): a swipe on an idle display moves it on.
+        var apps: AppRotation? = nil
 
         /// What a tap, a swipe and a long press do, as for every other way in.
-        var rules: InputRules { InputRules(queues: queues, recall: recall, actionCards: actionCards, menuTakesOpen: menuTakesOpen) }
+        var rules: InputRules { InputRules(queues: queues, recall: recall, actionCards: actionCards, menuTakesOpen: menuTakesOpen, apps: apps) }
     }
 
     private struct State {
@@ -119,6 +121,7 @@ final class TouchActions: Sendable {
         switch outcome {
         case .nextRecalled, .recalled: log("touch: tap → the next recalled entry")
         case .cardAction: log("touch: tap → the card's action")
+        case .appAction: log("touch: tap → the app's action")
         case .menuEnter: log("touch: tap → the menu's Enter")
         case .toggle:
             let onCard = effects.glass.current?.activity.id
@@ -153,6 +156,7 @@ final class TouchActions: Sendable {
         }
         switch (outcome, ended) {
         case (.recallEnded, _): log("touch: swipe → the recall ends")
+        case (.nextApp, _): log("touch: swipe \(dx < 0 ? "left" : "right") → the next app")
         case (.cardDismissed, let id?): log("touch: swipe \(dx < 0 ? "left" : "right") → \(id) dismissed")
         case (.cardDismissed, nil): log("touch: swipe with no card on the glass; nothing to dismiss")
         }

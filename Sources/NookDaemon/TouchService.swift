@@ -243,7 +243,8 @@ extension Service.Touch: BuiltService {
         let quietHours = try wiring.part(Service.QuietHours.self)
         let effects = TouchActions.Effects(
             engagement: wiring.engagement, queues: wiring.moduleQueues, recall: recall.recall, actionCards: wiring.actionCards, glass: CardsOnGlass(),
-            presses: wiring.presses, menuTakesOpen: Daemon.MenuClaim.takesOpen(wiring.menuOnGlance), screen: wiring.screen)
+            presses: wiring.presses, menuTakesOpen: Daemon.MenuClaim.takesOpen(wiring.menuOnGlance), screen: wiring.screen,
+            apps: try wiring.part(Service.Apps.self).rotation)
         let quiet = wiring.quiet
         let keeping = Snoozes.Keeping(journal: journal.journal, modules: wiring.config.modules, suppresses: { [quiet] in quiet.suppresses($0) },
                                       endSuppressed: { [quietHours] in await quietHours.endSuppressed() },

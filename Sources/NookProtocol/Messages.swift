@@ -230,6 +230,8 @@ public struct EventMessage: Sendable, Equatable {
     public var title: String
     /// For `updated`: the fields that changed, by their wire names (U1).
     public var fields: [String]?
+    /// For an app's `invoked` (A4): the app's name, as its sender knows it (the card is nookd's).
+    public var app: String?
 
     public init(_ event: NookActivityEvent) {
         id = event.id
@@ -266,6 +268,7 @@ public struct EventMessage: Sendable, Equatable {
         if let module { members.append(("module", .string(module))) }
         members.append(("title", .string(title)))
         if let fields { members.append(("fields", .array(fields.map(JSONValue.string)))) }
+        if let app { members.append(("app", .string(app))) }
         return .object(members)
     }
 
@@ -281,6 +284,7 @@ public struct EventMessage: Sendable, Equatable {
         module = try reader.string("module")
         title = try reader.requiredString("title")
         fields = reader.value("fields").map { $0.items.compactMap(\.text) }
+        app = try reader.string("app")
     }
 }
 

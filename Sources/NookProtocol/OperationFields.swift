@@ -38,4 +38,11 @@ extension FieldReader {
         }
         return reference
     }
+
+    /// An app's `name` (A1), checked as the app's own field is.
+    func appName() throws(ProtocolError) -> String {
+        let name = try requiredString("name")
+        if let problem = NookApp.nameProblem(name) { throw ProtocolError(.invalid, field: "name", problem) }
+        return name
+    }
 }

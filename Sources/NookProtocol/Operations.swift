@@ -50,6 +50,20 @@ public enum NookOperation: Hashable, Sendable {
     /// shows a frame newer than that generation (bounded: after ``NookProtocol/frameWaitSeconds``
     /// the frame on the glass then). A stream is a chain of these.
     case frame(after: Int?)
+
+    /// Sets an app (A1): a new one joins the rotation, one of the same name is updated in place.
+    case appSet(NookApp)
+    /// Removes the named app (its sender, root or the admin group, U3).
+    case appRemove(String)
+    /// Every app, in the rotation's order.
+    case appList
+    /// One app.
+    case appShow(String)
+    /// The rotation moves on to its next turn (A2), or back to the one before.
+    case appNext
+    case appPrevious
+    /// The rotation moves to the named app.
+    case appSwitch(String)
 }
 
 extension NookOperation {
@@ -68,6 +82,13 @@ extension NookOperation {
         case historyReplay = "history-replay"
         case historyClear = "history-clear"
         case frame
+        case appSet = "app-set"
+        case appRemove = "app-rm"
+        case appList = "app-list"
+        case appShow = "app-show"
+        case appNext = "app-next"
+        case appPrevious = "app-previous"
+        case appSwitch = "app-switch"
     }
 
     /// The wire names, in the table's order (the `unknownOperation` error lists them).
@@ -187,6 +208,13 @@ extension NookOperation {
         case .historyReplay(let reference): return (.historyReplay, [("entry", .string(reference.description))])
         case .historyClear: return (.historyClear, [])
         case .frame(let after): return (.frame, after.map { [("after", .number(Double($0)))] } ?? [])
+        case .appSet(let app): return (.appSet, [("app", AppPayload.encode(app))])
+        case .appRemove(let name): return (.appRemove, [("name", .string(name))])
+        case .appList: return (.appList, [])
+        case .appShow(let name): return (.appShow, [("name", .string(name))])
+        case .appNext: return (.appNext, [])
+        case .appPrevious: return (.appPrevious, [])
+        case .appSwitch(let name): return (.appSwitch, [("name", .string(name))])
         }
     }
 
@@ -407,6 +435,29 @@ extension NookOperation.Name {
                     throw ProtocolError(.invalid, field: "after", "must be a frame generation (a whole number from 0), got \(after)")
                 }
                 return .frame(after: Int(after))
+            }
+        case .appSet:
+            return Entry(fields: ["app", "sender"], answer: AppSetAnswer.self, command: .grouped("app", "set"), scope: .own) { reader throws(ProtocolError) in
+                guard let payload = reader.value("app") else { throw ProtocolError(.missingField, field: "app", "is required") }
+                return .appSet(try AppPayload.decode(payload))
+            }
+        case .appRemove:
+            return Entry(fields: ["name", "sender"], answer: AppRemoveAnswer.self, command: .grouped("app", "rm"), scope: .own) { reader throws(ProtocolError) in
+                .appRemove(try reader.appName())
+            }
+        case .appList:
+            return Entry(fields: [], answer: AppListAnswer.self, command: .grouped("app", "list")) { _ throws(ProtocolError) in .appList }
+        case .appShow:
+            return Entry(fields: ["name"], answer: AppShowAnswer.self, command: .grouped("app", "show")) { reader throws(ProtocolError) in
+                .appShow(try reader.appName())
+            }
+        case .appNext:
+            return Entry(fields: [], answer: AppSwitchAnswer.self, command: .grouped("app", "next")) { _ throws(ProtocolError) in .appNext }
+        case .appPrevious:
+            return Entry(fields: [], answer: AppSwitchAnswer.self, command: .grouped("app", "previous")) { _ throws(ProtocolError) in .appPrevious }
+        case .appSwitch:
+            return Entry(fields: ["name"], answer: AppSwitchAnswer.self, command: .grouped("app", "switch")) { reader throws(ProtocolError) in
+                .appSwitch(try reader.appName())
             }
         }
     }

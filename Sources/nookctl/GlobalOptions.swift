@@ -31,6 +31,10 @@ enum GlobalOptions {
             }
         }
         guard !global.isEmpty, index < arguments.count, !arguments[index].hasPrefix("-") else { return arguments }
-        return [arguments[index]] + global + Array(arguments[(index + 1)...])
+        // A group's subcommand (`app set`, `history show`) takes them, not the group: the group
+        // alone would read the next word as an argument of its default subcommand.
+        var words = 1
+        if OperationCommands.group(arguments[index]) != nil, index + 1 < arguments.count, !arguments[index + 1].hasPrefix("-") { words = 2 }
+        return Array(arguments[index..<(index + words)]) + global + Array(arguments[(index + words)...])
     }
 }

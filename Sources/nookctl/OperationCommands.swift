@@ -18,12 +18,16 @@ enum OperationCommands {
     /// every operation the table offers on the command line has exactly one.
     static var rows: [(NookOperation.Name, ParsableCommand.Type)] {
         enqueueCommands + cardCommands + updateCommands + moduleCommands + statusCommands + homeCommands + historyCommands
-            + screenshotCommands
+            + screenshotCommands + appCommands
     }
 
     /// A group of subcommands (`nookctl history …`): the command holding them, by its word.
     static func group(_ word: String) -> ParsableCommand.Type? {
-        word == "history" ? History.self : nil
+        switch word {
+        case "history": History.self
+        case "app": Apps.self
+        default: nil
+        }
     }
 
     /// nookctl's subcommands that send no operation (they answer from nookctl itself).

@@ -93,7 +93,7 @@ struct ConfigRefusalTests {
         #expect(error("[daemon]\ncapacity = 5\n") == "nook.toml:2: daemon.capacity: is not a known setting")
         #expect(error("[display]\nsparkle = true\n") == "nook.toml:2: display.sparkle: is not a known setting")
         #expect(error("[queues]\ncapacity = 5\n") == "nook.toml:2: queues.capacity: is in an unknown table [queues] (known: [daemon], [journal], [display], "
-            + "[theme], [theme.palette], [home], [queue], [proximity], [led], [debug], [quiet], [brightness], [escalation], [presence], [history], [touch])")
+            + "[theme], [theme.palette], [home], [queue], [proximity], [led], [debug], [quiet], [brightness], [escalation], [presence], [history], [apps], [touch])")
         #expect(error("[gpio]\nrole = \"open\"\n") == "nook.toml:2: gpio.role: GPIO inputs go in tables of their own, such as [gpio.button] with role = \"open\"")
     }
 

@@ -36,6 +36,13 @@ struct OperationDispatchTests {
         case .historyReplay: .historyReplay(.number(1))
         case .historyClear: .historyClear
         case .frame: .frame(after: nil)
+        case .appSet: .appSet(NookApp(name: "dispatch", content: .text("Dispatch")))
+        case .appRemove: .appRemove("dispatch")
+        case .appList: .appList
+        case .appShow: .appShow("dispatch")
+        case .appNext: .appNext
+        case .appPrevious: .appPrevious
+        case .appSwitch: .appSwitch("dispatch")
         }
     }
 
@@ -56,7 +63,7 @@ struct OperationDispatchTests {
         }
         // In the table's order, but those that act on the card on the glass, take it off or
         // end it last, in this order.
-        let last: [NookOperation.Name] = [.invoke, .press, .suspend, .quiesce, .resume, .dismiss, .historyClear]
+        let last: [NookOperation.Name] = [.appRemove, .invoke, .press, .suspend, .quiesce, .resume, .dismiss, .historyClear]
         let order = NookOperation.Name.allCases.filter { !last.contains($0) } + last
         for name in order {
             let client = try daemon.client()

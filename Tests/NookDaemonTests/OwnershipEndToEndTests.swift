@@ -221,4 +221,26 @@ struct OwnershipEndToEndTests {
         #expect(try nookctl(["dismiss", blocker], socket: socket).status == 0)
         #expect(daemon.stop().status == 0)
     }
+
+    /// A1 with U3's rules: an app is its sender's; another user can neither replace nor remove
+    /// it, a member of the admin group and root can, and a new name is anyone's to set.
+    @Test(.enabled(if: canSwitchUsers, "needs root and setpriv to act as several users"))
+    func a1_u3_anAppIsItsSendersAnotherUserCannotChangeOrRemoveItAnAdminCan() throws {
+        let scratch = Scratch()
+        let daemon = try start(scratch)
+        let socket = daemon.socket
+        #expect(try nookctlAs(owner, ["app", "set", "weather", "--text", "21 °C"], socket: socket).status == 0)
+        let replaced = try nookctlAs(other, ["app", "set", "weather", "--text", "hijacked"], socket: socket)
+        #expect(replaced.status == 5, "forbidden: \(replaced)")
+        #expect(replaced.error.contains("may not replace app 'weather'") && replaced.error.contains("set by uid 65534"), "\(replaced)")
+        let removed = try nookctlAs(other, ["app", "rm", "weather"], socket: socket)
+        #expect(removed.status == 5 && removed.error.contains("may not remove app 'weather'"), "\(removed)")
+        #expect(try nookctlAs(other, ["app", "set", "bus", "--text", "Bus 12"], socket: socket).status == 0, "a new name is anyone's")
+        let shown = try nookctlAs(other, ["app", "show", "weather"], socket: socket)
+        #expect(shown.status == 0 && shown.output.contains("text: 21 °C"), "anyone may read it: \(shown)")
+        #expect(try nookctlAs(admin, ["app", "set", "weather", "--text", "22 °C"], socket: socket).status == 0, "the admin group may")
+        #expect(try nookctl(["app", "rm", "bus"], socket: socket).status == 0, "root may")
+        #expect(try nookctlAs(owner, ["app", "rm", "weather"], socket: socket).status == 0, "an admin's update leaves it its sender's")
+        #expect(daemon.stop().status == 0)
+    }
 }

@@ -98,7 +98,7 @@ enum DocumentationRules {
     /// Every rule ID of the behaviour contract, as the project's specification numbers them.
     static let specificationRuleIDs: Set<String> = {
         let ranges: [(String, Int)] = [("Q", 18), ("R", 6), ("D", 4), ("I", 4), ("C", 4), ("N", 3), ("J", 2), ("U", 5),
-                                       ("E", 8), ("L", 5), ("Z", 4), ("W", 1), ("H", 4), ("V", 2), ("T", 3), ("P", 9)]
+                                       ("E", 8), ("L", 5), ("Z", 4), ("W", 1), ("H", 4), ("V", 2), ("T", 3), ("P", 9), ("A", 6)]
         return Set(ranges.flatMap { letter, count in (1...count).map { "\(letter)\($0)" } })
     }()
 

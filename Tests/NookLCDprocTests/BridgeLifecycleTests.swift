@@ -85,11 +85,11 @@ struct BridgeLifecycleTests {
         _ = try nook.request(Request(id: .number(1), operation: .suspend(module: nil)))
         let client = try TCPConnection(port: bridge.port)
         try client.send("hello\nclient_set -name door\nscreen_add d\nscreen_set d -priority foreground\n")
-        // connect and three answers (`listen d` may come with them).
-        #expect(client.readLines(4).filter { $0 == "success" }.count == 3)
+        // connect and three answers (`listen d` may come among them).
+        #expect(client.readAnswers(4).filter { $0 == "success" }.count == 3)
         usleep(500_000)  // four frames and more: the screen sits at foreground with nothing on it
         try client.send("widget_add d t title\nwidget_set d t {Doorbell}\nwidget_add d s string\nwidget_set d s 1 2 {Front door}\n")
-        #expect(client.readLines(4).filter { $0 == "success" }.count == 4)
+        #expect(client.readAnswers(4).filter { $0 == "success" }.count == 4)
         // Until the card with the widgets' text is at nookd: a card of the bare screen id, made
         // at a frame before the widgets came, was sent before it and is held there too.
         let deadline = Date().addingTimeInterval(TestBounds.seconds(20))

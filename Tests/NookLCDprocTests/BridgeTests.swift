@@ -234,10 +234,7 @@ struct BridgeTests {
         let client = try TCPConnection(port: bridge.port)
         try client.send("hello\nclient_set -name door\nscreen_add d\nwidget_add d t title\nwidget_set d t {Doorbell}\nwidget_add d s string\nwidget_set d s 1 2 {Front door}\nscreen_set d -priority alert\n")
         // Eight answers (the frame's `listen d` may come among them).
-        var answers: [String] = []
-        while answers.count < 8, let line = client.readLines(1).first {
-            if line != "listen d" { answers.append(line) }
-        }
+        let answers = client.readAnswers(8)
         #expect(answers.count == 8 && answers.dropFirst().allSatisfy { $0 == "success" }, "\(answers)")
         let deadline = Date().addingTimeInterval(TestBounds.seconds(20))
         var titles: [String] = []

@@ -166,6 +166,17 @@ final class TCPConnection: @unchecked Sendable {
         return received
     }
 
+    /// The next `count` answers to what the client sent, skipping what the server sends on its
+    /// own (`listen`, `ignore`, `key`, `menuevent`), which comes at a frame among them.
+    func readAnswers(_ count: Int, timeout: Double = 20) -> [String] {
+        var answers: [String] = []
+        while answers.count < count, let line = readLines(1, timeout: timeout).first {
+            let word = line.prefix { $0 != " " }
+            if !["listen", "ignore", "key", "menuevent"].contains(word) { answers.append(line) }
+        }
+        return answers
+    }
+
     /// The next `count` lines, or those that came before `timeout` passed.
     func readLines(_ count: Int, timeout: Double = 20) -> [String] {
         var received = pending

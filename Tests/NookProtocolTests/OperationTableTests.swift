@@ -47,6 +47,17 @@ struct OperationTableTests {
         case .historyReplay: return [.historyReplay(.id(id)), .historyReplay(.number(1))]
         case .historyClear: return [.historyClear]
         case .frame: return [.frame(after: nil), .frame(after: 41)]
+        case .appSet:
+            let full = NookApp(name: "power", content: .fragments([.init("1.2", tint: .rgb(red: 255, green: 0, blue: 0)), .init(" kW")]),
+                               icon: "bolt", tint: .named(.yellow), progress: 0.4, chart: NookApp.Chart(.line, [1, 4, 9]),
+                               duration: .seconds(10), position: 3, lifetime: .seconds(600), lifetimeMode: .stale, hasAction: true)
+            return [.appSet(NookApp(name: "weather", content: .text("21 °C"))), .appSet(full)]
+        case .appRemove: return [.appRemove("weather")]
+        case .appList: return [.appList]
+        case .appShow: return [.appShow("weather")]
+        case .appNext: return [.appNext]
+        case .appPrevious: return [.appPrevious]
+        case .appSwitch: return [.appSwitch("weather")]
         }
     }
 

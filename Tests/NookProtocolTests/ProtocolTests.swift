@@ -24,6 +24,8 @@ struct ProtocolTests {
             .invoke(id), .invoke(nil),
             .history(HistoryQuery(since: 7200, key: "build", unseen: true, limit: 10)), .historyShow(.number(3)), .historyReplay(.id(id)),
             .historyClear, .frame(after: nil), .frame(after: 7),
+            .appSet(NookApp(name: "weather", content: .text("21 °C"), chart: NookApp.Chart(.bar, [1, 4, 9]), lifetime: .seconds(600))),
+            .appRemove("weather"), .appList, .appShow("weather"), .appNext, .appPrevious, .appSwitch("weather"),
         ]
         for operation in operations {
             let line = Request(id: .number(7), operation: operation).encoded()
@@ -31,7 +33,7 @@ struct ProtocolTests {
             #expect(decoded.operation == operation, "\(line)")
             #expect(decoded.id == .number(7))
         }
-        #expect(Set(NookOperation.names).count == 24)
+        #expect(Set(NookOperation.names).count == 31)
     }
 
     @Test(arguments: [

@@ -14,6 +14,16 @@ struct GlobalOptionsTests {
                 == ["watch", "--socket", "/tmp/n.sock", "--json"])
     }
 
+    /// A group's subcommand takes them: after `app` alone, `set` would be read as an argument
+    /// of the group's default subcommand (`app list`).
+    @Test func c2_a3_globalOptionsBeforeAGroupMoveAfterItsSubcommand() {
+        #expect(GlobalOptions.movedAfterSubcommand(["--socket", "/s", "app", "set", "weather", "--text", "21"])
+                == ["app", "set", "--socket", "/s", "weather", "--text", "21"])
+        #expect(GlobalOptions.movedAfterSubcommand(["--json", "history", "show", "3"]) == ["history", "show", "--json", "3"])
+        #expect(GlobalOptions.movedAfterSubcommand(["--json", "app"]) == ["app", "--json"])
+        #expect(GlobalOptions.movedAfterSubcommand(["--json", "app", "--help"]) == ["app", "--json", "--help"])
+    }
+
     @Test func c2_otherCommandLinesAreLeftForArgumentParser() {
         for arguments in [["enqueue", "--title", "x", "--socket", "/s"], ["--help"], ["--socket", "/s"], ["--socket"],
                           ["--json", "--help"], ["--generate-completion-script", "bash"], [], ["status"]] {

@@ -1,0 +1,449 @@
+import NookActivities
+import NookProtocol
+import NookSystem
+
+/// The apps (A1) and their rotation on the idle display (A2): with no card on the glass, the
+/// home content and the apps take turns, each for its duration, in position order.
+///
+/// Built as the recall is (``HistoryRecall``): each app's turn is a card on a queue of its own,
+/// bound to the arbiter under ``module`` and drawn by the screen like a module's queue, so an
+/// app comes and goes with the card transitions; followed by neither the history nor `watch`
+/// (only its `invoked` events reach watchers, as a card's action does). An app's card stays on
+/// the glass until the rotation moves on (a blocker): the turns are timed here, on the injected
+/// clock, so that an engaged person (I1) holds the rotation still and a press moves it on.
+///
+/// Real cards come first: a card arriving in any module ends the app's card at once (it slides
+/// out through the normal end path) and the rotation waits; once no card is live it shows the
+/// turn it was on again. With no apps there is no card, no timer and no task awake: the display
+/// and its wake-ups are as they were.
+final class AppRotation: Sendable {
+    struct Settings: Hashable, Sendable {
+        /// A turn's length for apps that name none, and for the home content's turn.
+        var duration: Duration = .milliseconds(Service.Apps.duration.defaultValue)
+    }
+
+    /// The module id the app cards claim the glass under (not registered: `focus` cannot pick it).
+    static let module = NookModuleID("nookd:apps")
+    /// An app card's coalescing key, `app:NAME`: a watcher's `invoked` event names the app from it.
+    static func key(of name: String) -> String { "app:" + name }
+    /// The app an app card's key names.
+    static func name(ofKey key: String?) -> String? {
+        guard let key, key.hasPrefix("app:") else { return nil }
+        return String(key.dropFirst(4))
+    }
+
+    let queue: NookActivityQueue
+    private let clock: any NookClock
+    private let wallClock: @Sendable () -> Double
+    private let engaged: @Sendable () -> Bool
+    private let log: @Sendable (String) -> Void
+    /// The card as the screen needs it (an LED matrix keeps a scrolling title one full pass).
+    private let fit: @Sendable (NookActivity) -> NookActivity
+    private let state: Locked<State>
+    /// Where the apps are kept across restarts; nil keeps them in memory only.
+    private let journal = Locked<ActivityJournal?>(nil)
+    /// The queue's changes, in order: a card's cancel before the next one's enqueue.
+    private let commands: AsyncStream<Command>
+    private let send: AsyncStream<Command>.Continuation
+    private let ownEnds = Locked<NookObservation?>(nil)
+
+    private enum Command: Sendable {
+        case show(NookActivity)
+        case end(NookActivityID)
+        case redraw(NookActivityID, NookActivity)
+        case invoke
+    }
+
+    private struct State {
+        var settings: Settings
+        var shelf = NookAppShelf()
+        /// Activities live in the modules' queues: the rotation runs only when there are none.
+        var live: Set<NookActivityID> = []
+        /// The turn: nil is the home content's, else an app's name.
+        var turn: String?
+        /// The app card of the turn, queued or on the glass, and the app it shows.
+        var card: (id: NookActivityID, name: String, stale: Bool)?
+        /// The app card that has taken the glass (its slide in began) and not ended.
+        var onGlass: NookActivityID?
+        /// When the turn ends, while the rotation runs.
+        var turnEnds: NookInstant?
+        var timer: Task<Void, Never>?
+        /// Wall-clock seconds of the last look at the lifetimes.
+        var lifetimesCheckedAt: Double = 0
+        /// Turns moved on and cards shown, for tests and `status`.
+        var switches = 0
+        /// nookd is stopping: nothing more goes on the glass, no timer is set.
+        var halted = false
+    }
+
+    init(settings: Settings, clock: any NookClock, wallClock: @escaping @Sendable () -> Double = ActivityJournal.realtime,
+         engaged: @escaping @Sendable () -> Bool = { false }, fit: @escaping @Sendable (NookActivity) -> NookActivity = { $0 },
+         log: @escaping @Sendable (String) -> Void) {
+        // No engagement source: the rotation holds still itself, on the card that is up.
+        queue = NookActivityQueue(clock: clock, engagement: nil, configuration: .init(presenterTimeout: .seconds(2)))
+        (self.clock, self.wallClock, self.engaged, self.fit, self.log) = (clock, wallClock, engaged, fit, log)
+        state = Locked(State(settings: settings, lifetimesCheckedAt: wallClock()))
+        (commands, send) = AsyncStream.makeStream(of: Command.self)
+        ownEnds.withLock { $0 = queue.observe { [weak self] in self?.observeOwn($0) } }
+    }
+
+    deinit {
+        send.finish()
+        state.withLock { $0.timer?.cancel() }
+    }
+
+    var settings: Settings { state.withLock { $0.settings } }
+
+    func setSettings(_ settings: Settings) {
+        state.withLock { $0.settings = settings }
+    }
+
+    /// Keeps the apps in `journal` from now on (A1: kept across restarts).
+    func keep(in journal: ActivityJournal?) {
+        self.journal.withLock { $0 = journal }
+    }
+
+    /// Binds the app cards to the glass.
+    func bind(to arbiter: NookSurfaceArbiter) async {
+        await queue.bind(to: arbiter, moduleID: Self.module)
+    }
+
+    /// Applies the queue's changes in order until the task is cancelled.
+    func runCommands() async {
+        for await command in commands {
+            switch command {
+            case .show(let card): _ = await queue.enqueue(card)
+            case .end(let id): _ = await queue.cancel(id)
+            case .redraw(let id, let card): _ = try? await queue.update(id) { _ in card }
+            case .invoke: queue.requestInvokeCurrent()
+            }
+        }
+    }
+
+    // MARK: The apps
+
+    /// Why a set or a removal was not made.
+    enum Refusal: Error {
+        /// The app itself is refused (a field, or the shelf is full).
+        case app(NookAppShelf.Refusal)
+        /// The caller may not change the app of that name (U3).
+        case forbidden(ProtocolError)
+    }
+
+    /// Sets `app` (A1); returns the one it replaced. `admits` decides, in the same step as the
+    /// set, whether the caller may replace the app of that name (U3): nil lets it. An update
+    /// keeps the app's owner, as a card's update does.
+    @discardableResult
+    func set(_ app: NookApp, admits: (NookAppShelf.Entry) -> ProtocolError? = { _ in nil }) throws(Refusal) -> NookAppShelf.Entry? {
+        let now = wallClock()
+        // A result rather than a closure that throws a typed error, which Swift 6.0 is not trusted with.
+        let outcome: Result<NookAppShelf.Entry?, Refusal> = state.withLock { state in
+            var app = app
+            if let existing = state.shelf[app.name] {
+                if let refusal = admits(existing) { return .failure(.forbidden(refusal)) }
+                app.sender = existing.app.sender
+            }
+            let replaced: NookAppShelf.Entry?
+            do throws(NookAppShelf.Refusal) {
+                replaced = try state.shelf.set(app, at: now)
+            } catch {
+                return .failure(.app(error))
+            }
+            if state.shelf.count == 1, replaced == nil {
+                // The first app: the home content's turn starts now, the app's follows.
+                state.turn = nil
+                state.turnEnds = clock.now + state.settings.duration
+            }
+            // Recorded in the same step: two sets of one name are journalled in the order they
+            // were made, and the answer's mark covers the record.
+            if let entry = state.shelf[app.name] { journal.withLock { $0 }?.appSet(entry) }
+            refresh(&state)
+            return .success(replaced)
+        }
+        return try outcome.get()
+    }
+
+    /// Puts back the apps the last run kept: those whose lifetime removed them while nookd was
+    /// down are dropped (and their end recorded), the others come back as they were set.
+    func restore(_ entries: [NookAppShelf.Entry]) {
+        guard !entries.isEmpty else { return }
+        let now = wallClock()
+        let removed: [NookAppShelf.Entry] = state.withLock { state in
+            for entry in entries { state.shelf.restore(entry) }
+            let (removed, _) = state.shelf.runOut(at: now, since: now)
+            for entry in removed { journal.withLock { $0 }?.appRemoved(entry.app.name) }
+            state.lifetimesCheckedAt = now
+            if !state.shelf.isEmpty {
+                state.turn = nil
+                state.turnEnds = clock.now + state.settings.duration
+            }
+            refresh(&state)
+            return removed
+        }
+        for entry in removed { log("apps: \(entry.app.name) ran out while nookd was down; removed") }
+        log("apps: restored \(entries.count - removed.count) app(s)")
+    }
+
+    /// Removes the app `name`; returns it, or nil if there was none. `admits` decides, in the
+    /// same step, whether the caller may (U3): nil lets it.
+    @discardableResult
+    func remove(_ name: String, admits: (NookAppShelf.Entry) -> ProtocolError? = { _ in nil }) throws(Refusal) -> NookAppShelf.Entry? {
+        let outcome: Result<NookAppShelf.Entry?, Refusal> = state.withLock { state in
+            guard let existing = state.shelf[name] else { return .success(nil) }
+            if let refusal = admits(existing) { return .failure(.forbidden(refusal)) }
+            let wasTurn = state.turn == name
+            if wasTurn { state.turn = turn(after: name, by: 1, in: state) }
+            let removed = state.shelf.remove(name)
+            journal.withLock { $0 }?.appRemoved(name)
+            if wasTurn { state.turnEnds = clock.now + turnLength(state.turn, state) }
+            refresh(&state)
+            return .success(removed)
+        }
+        return try outcome.get()
+    }
+
+    /// Who sent the app `name` (U3), and whether there is one.
+    func entry(_ name: String) -> NookAppShelf.Entry? { state.withLock { $0.shelf[name] } }
+
+    /// Every app in the rotation's order, with its staleness and whether it is on the glass.
+    func list() -> [AppState] {
+        let now = wallClock()
+        return state.withLock { state in
+            let shown = state.card.flatMap { $0.id == state.onGlass ? $0.name : nil }
+            return state.shelf.ordered.map { AppState(app: $0.app, setAt: $0.setAt, stale: $0.isStale(at: now), showing: shown == $0.app.name) }
+        }
+    }
+
+    var count: Int { state.withLock { $0.shelf.count } }
+    /// The turn: nil for the home content (or no apps).
+    var turn: String? { state.withLock { $0.turn } }
+    /// The app whose card is queued or on the glass.
+    var cardShown: String? { state.withLock { $0.card?.name } }
+    /// Marks the turn's card as on the glass, as its slide in does on a bound queue (tests).
+    func cardTookTheGlass() {
+        state.withLock { $0.onGlass = $0.card?.id }
+    }
+    var switches: Int { state.withLock { $0.switches } }
+    /// A timer is set (a turn or a lifetime to wait for): false on a display without apps.
+    var waiting: Bool { state.withLock { $0.timer != nil } }
+
+    // MARK: Moving on
+
+    /// The turn after (`by` 1) or before (-1) the current one, home included; answers the turn
+    /// it moved to, and whether a card holds the glass (the turn then shows after it).
+    func move(by step: Int) -> (turn: String?, afterCard: Bool) {
+        state.withLock { state in
+            state.turn = turn(after: state.turn, by: step, in: state)
+            return begin(&state)
+        }
+    }
+
+    /// Moves to the app `name`; nil if there is none.
+    func switchTo(_ name: String) -> (turn: String?, afterCard: Bool)? {
+        state.withLock { state in
+            guard state.shelf[name] != nil else { return nil }
+            state.turn = name
+            return begin(&state)
+        }
+    }
+
+    /// The dismiss press or a sideways swipe on an idle display with apps (A4): the next turn.
+    /// False when it is not the rotation's: a card is live, or there are no apps.
+    func pressedNext() -> Bool {
+        let moved: Bool = state.withLock { state in
+            guard !state.shelf.isEmpty, state.live.isEmpty else { return false }
+            state.turn = turn(after: state.turn, by: 1, in: state)
+            _ = begin(&state)
+            return true
+        }
+        if moved { log("apps: moved on to \(turn ?? "the home content") (a press)") }
+        return moved
+    }
+
+    /// The open press (A4): the app on the glass runs its action (its sender hears `invoked`,
+    /// as for a card's). False when no app with an action is on the glass.
+    func pressedOpen() -> Bool {
+        let acts: Bool = state.withLock { state in
+            guard state.live.isEmpty, let card = state.card, card.id == state.onGlass, state.shelf[card.name]?.app.hasAction == true else { return false }
+            return true
+        }
+        if acts { send.yield(.invoke) }
+        return acts
+    }
+
+    private func begin(_ state: inout State) -> (turn: String?, afterCard: Bool) {
+        state.turnEnds = clock.now + turnLength(state.turn, state)
+        state.switches += 1
+        refresh(&state)
+        return (state.turn, !state.live.isEmpty)
+    }
+
+    private func turn(after name: String?, by step: Int, in state: State) -> String? {
+        let turns: [String?] = [nil] + state.shelf.ordered.map(\.app.name)
+        guard turns.count > 1 else { return nil }
+        let index = turns.firstIndex(of: name) ?? 0
+        return turns[((index + step) % turns.count + turns.count) % turns.count]
+    }
+
+    private func turnLength(_ turn: String?, _ state: State) -> Duration {
+        turn.flatMap { state.shelf[$0]?.app.duration } ?? state.settings.duration
+    }
+
+    // MARK: The glass
+
+    /// nookd is stopping: the rotation sets no more timers and queues no more cards (the apps
+    /// stay as they are, and are kept).
+    func halt() {
+        state.withLock { state in
+            state.halted = true
+            state.timer?.cancel()
+            state.timer = nil
+        }
+    }
+
+    /// Makes the card on the glass match the turn, and sets the timer for what comes next.
+    private func refresh(_ state: inout State) {
+        guard !state.halted else { return }
+        let now = wallClock()
+        let wanted: NookAppShelf.Entry? = state.live.isEmpty ? state.turn.flatMap { state.shelf[$0] } : nil
+        let stale = wanted?.isStale(at: now) ?? false
+        if let card = state.card, card.name != wanted?.app.name {
+            send.yield(.end(card.id))
+            state.card = nil
+        }
+        if let wanted {
+            let card = Self.card(for: wanted, now: now)
+            if let shown = state.card {
+                send.yield(.redraw(shown.id, fit(card)))
+                state.card = (shown.id, wanted.app.name, stale)
+            } else {
+                let fitted = fit(card)
+                send.yield(.show(fitted))
+                state.card = (fitted.id, wanted.app.name, stale)
+            }
+        }
+        schedule(&state)
+    }
+
+    /// The next wake: the turn's end while the rotation runs, or the next lifetime to run out.
+    private func schedule(_ state: inout State) {
+        state.timer?.cancel()
+        state.timer = nil
+        if state.shelf.isEmpty {
+            state.turn = nil
+            state.turnEnds = nil
+            return
+        }
+        var deadline: NookInstant? = state.live.isEmpty ? state.turnEnds : nil
+        if let runOut = state.shelf.nextRunOut(after: state.lifetimesCheckedAt) {
+            let at = clock.now + (Duration.nookSeconds(max(0, runOut - wallClock())) ?? .zero)
+            deadline = deadline.map { min($0, at) } ?? at
+        }
+        guard let deadline else { return }
+        state.timer = Task { [weak self, clock] in
+            do { try await clock.sleep(until: deadline) } catch { return }
+            self?.tick()
+        }
+    }
+
+    /// A timer's wake: lifetimes that ran out, then the turn if it is over (held while someone
+    /// is engaged, I1).
+    func tick() {
+        let now = wallClock()
+        let engaged = engaged()
+        let (removed, moved): ([NookAppShelf.Entry], Bool) = state.withLock { state in
+            let since = state.lifetimesCheckedAt
+            state.lifetimesCheckedAt = now
+            var (removed, _) = state.shelf.runOut(at: now, since: since)
+            for entry in removed { journal.withLock { $0 }?.appRemoved(entry.app.name) }
+            if let turn = state.turn, removed.contains(where: { $0.app.name == turn }) {
+                // Its turn goes to the next app that is still there.
+                let names = Set(removed.map(\.app.name))
+                var next = self.turn(after: turn, by: 1, in: state)
+                while let candidate = next, names.contains(candidate) { next = self.turn(after: candidate, by: 1, in: state) }
+                state.turn = next
+                state.turnEnds = clock.now + turnLength(next, state)
+            }
+            removed.sort { $0.arrival < $1.arrival }
+            var moved = false
+            if state.live.isEmpty, let ends = state.turnEnds, clock.now >= ends {
+                if engaged {
+                    state.turnEnds = clock.now + turnLength(state.turn, state)
+                } else {
+                    state.turn = turn(after: state.turn, by: 1, in: state)
+                    state.turnEnds = clock.now + turnLength(state.turn, state)
+                    state.switches += 1
+                    moved = true
+                }
+            }
+            refresh(&state)
+            return (removed, moved)
+        }
+        for entry in removed { log("apps: \(entry.app.name) ran out (its lifetime); removed") }
+        if moved { log("apps: turn of \(turn ?? "the home content")") }
+    }
+
+    // MARK: Following the queues
+
+    /// A module queue's events (in the queue's step): a card arriving ends the app's card at
+    /// once; the rotation shows its turn again once no card is live.
+    func observeModule(_ events: [NookActivityEvent]) {
+        state.withLock { state in
+            let wasIdle = state.live.isEmpty
+            for event in events {
+                if event.kind == .enqueued {
+                    state.live.insert(event.id)
+                } else if event.isFinal {
+                    state.live.remove(event.id)
+                }
+            }
+            guard wasIdle != state.live.isEmpty else { return }
+            // Back to idle: the turn it was on shows again, for a whole turn.
+            if state.live.isEmpty, state.turnEnds != nil { state.turnEnds = clock.now + turnLength(state.turn, state) }
+            refresh(&state)
+        }
+    }
+
+    /// The app queue's own events: a card that ended is no longer the turn's.
+    private func observeOwn(_ events: [NookActivityEvent]) {
+        state.withLock { state in
+            for event in events {
+                if event.kind == .animateIn { state.onGlass = event.id }
+                guard event.isFinal else { continue }
+                if state.onGlass == event.id { state.onGlass = nil }
+                if state.card?.id == event.id { state.card = nil }
+            }
+        }
+    }
+
+    // MARK: The card
+
+    /// An app as a glance-sized card (A5 on strips and panels): its text as the title, a chart
+    /// drawn in characters beneath, a stale one dimmed with its age. A blocker: the rotation
+    /// ends it. Never kept in the history.
+    static func card(for entry: NookAppShelf.Entry, now: Double) -> NookActivity {
+        let app = entry.app
+        let stale = entry.isStale(at: now)
+        var lines: [String] = []
+        if let chart = app.chart { lines.append(chartText(chart)) }
+        if stale { lines.append("stale · set " + nookAgo(now - entry.setAt)) }
+        var card = NookActivity(coalescingKey: key(of: app.name), priority: .high, title: app.content.plainText,
+                                subtitle: lines.isEmpty ? nil : lines.joined(separator: "  "), systemImage: app.icon,
+                                tint: stale ? .named(.gray) : app.tint, presentation: .blocker(timeout: nil), progress: app.progress,
+                                isTransient: true, hasAction: app.hasAction, sender: app.sender)
+        do { try card.validate() } catch { card.subtitle = nil }
+        return card
+    }
+
+    /// The values as bars (`▁▃▅█`) or as a line of braille dots (`⣀⠤⠒⠉`), scaled between their
+    /// least and most: characters every card font has, so the card renderer draws them as text.
+    static func chartText(_ chart: NookApp.Chart) -> String {
+        let levels: [Character] = chart.style == .bar ? ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"] : ["⣀", "⠤", "⠒", "⠉"]
+        guard let low = chart.values.min(), let high = chart.values.max() else { return "" }
+        let span = high - low
+        return String(chart.values.map { value in
+            let fraction = span > 0 ? (value - low) / span : 0.5
+            return levels[min(levels.count - 1, Int((fraction * Double(levels.count - 1)).rounded()))]
+        })
+    }
+}

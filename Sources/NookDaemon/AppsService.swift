@@ -1,0 +1,78 @@
+import NookLogging
+import NookActivities
+import NookConfig
+import NookRender
+
+extension Service {
+    /// The apps and their rotation on the idle display (A1, A2). Its queue is on the glass
+    /// beside the modules' queues and follows them and the recall's (their cards go first); its display loop beats the systemd
+    /// watchdog like theirs (W1). It starts before the journal, which hands it the apps the
+    /// last run kept (and before a restored card makes the display busy).
+    final class Apps: DaemonService {
+        typealias Section = AppRotation.Settings
+        static let name = "apps"
+        static var needs: [any DaemonService.Type] { [Screen.self, SystemdWatchdog.self, Queues.self, Recall.self] }
+        static let keys = settings.map(\.key)
+        static let appliesAtReload = true
+
+        static func section(of config: DaemonConfig) -> Section { config.apps }
+
+        let rotation: AppRotation
+        private let arbiter: NookSurfaceArbiter
+        private let screen: DaemonScreen
+        private let queues: [NookActivityQueue]
+        private let watchdog: SystemdWatchdog
+        private let stops = StopActions()
+
+        init(_ config: DaemonConfig, clock: any NookClock, engagement: NookEngagement, screen: DaemonScreen, arbiter: NookSurfaceArbiter,
+             queues: [NookActivityQueue], watchdog: SystemdWatchdog, logger: Logger) {
+            rotation = AppRotation(settings: config.apps, clock: clock, engaged: { engagement.isEngaged }, fit: { screen.fitted($0) },
+                                   log: { logger.info("\($0)") })
+            (self.arbiter, self.screen, self.queues, self.watchdog) = (arbiter, screen, queues, watchdog)
+        }
+
+        func start(_ section: Section) async throws(DaemonError) {
+            await rotation.bind(to: arbiter)
+            let heartbeat = watchdog.heartbeat
+            let events = rotation.queue.events(where: NookScreen.draws)
+            let feeder = Task { [screen, rotation] in await screen.run(events, reportingTo: rotation.queue, heartbeat: heartbeat) }
+            let commands = Task { [rotation] in await rotation.runCommands() }
+            let followed = queues.map { queue in queue.observe { [rotation] in rotation.observeModule($0) } }
+            stops.add {
+                followed.forEach { $0.cancel() }
+                commands.cancel()
+                feeder.cancel()
+            }
+        }
+
+        func stop() async { await stops.run() }
+
+        func apply(_ section: Section) async { rotation.setSettings(section) }
+    }
+}
+
+extension Service.Apps: DeclaresSettings {
+    /// AWTRIX's default app duration is 7 s.
+    static let duration = Setting<Int>.integer("apps.duration_ms", default: 7000, in: 1000...3_600_000, reload: .applied)
+    static let settings = [duration.declaration]
+
+    static func read(_ reader: ConfigReader) throws(ConfigError) -> AppRotation.Settings {
+        var apps = AppRotation.Settings()
+        if let duration = try duration.read(reader) { apps.duration = .milliseconds(duration) }
+        return apps
+    }
+}
+
+extension Service.Apps: BuiltService {
+    static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Apps {
+        // A recall (U5) is a card the person asked for: the rotation gives way to it as to a module's.
+        let recall = try wiring.part(Service.Recall.self)
+        let apps = Service.Apps(wiring.config, clock: wiring.clock, engagement: wiring.engagement, screen: wiring.screen, arbiter: wiring.arbiter,
+                                queues: wiring.moduleQueues + [recall.recall.queue], watchdog: try wiring.part(Service.SystemdWatchdog.self),
+                                logger: wiring.logger)
+        let journal = try wiring.part(Service.Journal.self)
+        apps.rotation.keep(in: journal.journal)
+        journal.restoresApps(into: apps.rotation)
+        return apps
+    }
+}

@@ -1,0 +1,257 @@
+import NookActivities
+@testable import NookDaemon
+import NookProtocol
+import NookTestSupport
+import Testing
+
+/// A1 and A2 on injected clocks: the rotation's turns, cards first, engagement holding it,
+/// lifetimes running out, and a display without apps left as it was. The app queue is left
+/// unbound, so the card of the turn waits in it and can be read: one pending card is the app
+/// on the glass, none is the home content.
+@Suite("A2 the rotation on injected clocks")
+struct AppRotationTests {
+    let wall = TestSeconds()
+    let clock = ManualClock()
+    let engaged = Locked(false)
+
+    func rotation(duration: Duration = .seconds(7)) -> (AppRotation, Task<Void, Never>) {
+        let rotation = AppRotation(settings: .init(duration: duration), clock: clock, wallClock: wall.clock,
+                                   engaged: { [engaged] in engaged.withLock { $0 } }, log: { _ in })
+        return (rotation, Task { await rotation.runCommands() })
+    }
+
+    /// The titles of the app cards waiting, once the commands have run (only tasks run).
+    func cards(_ rotation: AppRotation, _ expected: [String]) async -> [String] {
+        var turns = 0
+        var titles: [String] = []
+        repeat {
+            titles = await rotation.queue.pending.map(\.title)
+            turns += 1
+            await Task.yield()
+        } while titles != expected && turns < 100_000
+        return titles
+    }
+
+    /// Advances both clocks, and lets the timer's task run.
+    func pass(_ seconds: Int, _ rotation: AppRotation) async {
+        let before = rotation.switches
+        wall.advance(Double(seconds))
+        clock.advance(by: .seconds(seconds))
+        for _ in 0..<2000 where rotation.switches == before { await Task.yield() }
+    }
+
+    func app(_ name: String, _ text: String, position: Int? = nil, duration: Duration? = nil) -> NookApp {
+        NookApp(name: name, content: .text(text), duration: duration, position: position)
+    }
+
+    @Test func a2_withoutAppsNoTimerIsSetAndNothingWakes() async throws {
+        let (rotation, commands) = rotation()
+        defer { commands.cancel() }
+        #expect(!rotation.waiting)
+        clock.advance(by: .seconds(3600))
+        for _ in 0..<100 { await Task.yield() }
+        #expect(clock.sleeperCount == 0, "no app: the rotation sleeps on no clock")
+        #expect(rotation.switches == 0)
+        #expect(await rotation.queue.pendingCount == 0)
+        // One app and its removal: back to no timer at all.
+        try rotation.set(app("weather", "21 °C"))
+        #expect(rotation.waiting)
+        #expect(try rotation.remove("weather") != nil)
+        #expect(!rotation.waiting)
+        for _ in 0..<100 { await Task.yield() }
+        #expect(clock.sleeperCount == 0)
+    }
+
+    @Test func a2_homeAndTheAppsTakeTurnsInPositionOrderEachForItsDuration() async throws {
+        let (rotation, commands) = rotation()
+        defer { commands.cancel() }
+        try rotation.set(app("bus", "Bus 12 in 4 min", position: 2, duration: .seconds(10)))
+        try rotation.set(app("weather", "21 °C", position: 1))
+        #expect(rotation.turn == nil, "the home content's turn comes first")
+        #expect(await cards(rotation, []) == [])
+        await pass(7, rotation)
+        #expect(rotation.turn == "weather")
+        #expect(await cards(rotation, ["21 °C"]) == ["21 °C"])
+        await pass(7, rotation)
+        #expect(rotation.turn == "bus")
+        #expect(await cards(rotation, ["Bus 12 in 4 min"]) == ["Bus 12 in 4 min"])
+        // Its own duration: 7 s is not enough.
+        await pass(7, rotation)
+        #expect(rotation.turn == "bus")
+        await pass(3, rotation)
+        #expect(rotation.turn == nil, "back to the home content")
+        #expect(await cards(rotation, []) == [])
+    }
+
+    @Test func a1_anUpdateOfTheAppOnTheGlassRedrawsItInPlace() async throws {
+        let (rotation, commands) = rotation()
+        defer { commands.cancel() }
+        try rotation.set(app("weather", "21 °C"))
+        await pass(7, rotation)
+        let first = await cards(rotation, ["21 °C"])
+        #expect(first == ["21 °C"])
+        let id = await rotation.queue.pending.first?.id
+        #expect(try rotation.set(app("weather", "22 °C")) != nil)
+        #expect(await cards(rotation, ["22 °C"]) == ["22 °C"])
+        #expect(await rotation.queue.pending.first?.id == id, "the same card, changed where it stands")
+    }
+
+    @Test func a2_aCardGoesFirstAndTheRotationResumesWhereItWas() async throws {
+        let (rotation, commands) = rotation()
+        defer { commands.cancel() }
+        try rotation.set(app("a", "App A", position: 1))
+        try rotation.set(app("b", "App B", position: 2))
+        await pass(7, rotation)
+        #expect(await cards(rotation, ["App A"]) == ["App A"])
+        let card = NookActivityID()
+        rotation.observeModule([NookActivityEvent(activity: NookActivity(id: card, title: "Doorbell"), kind: .enqueued, at: .origin, module: "default")])
+        #expect(await cards(rotation, []) == [], "the app's card ends at once for the real one")
+        let switches = rotation.switches
+        await pass(60, rotation)
+        #expect(rotation.switches == switches && rotation.turn == "a", "no turn passes while a card is live")
+        rotation.observeModule([NookActivityEvent(activity: NookActivity(id: card, title: "Doorbell"), kind: .hidden(.completed), at: .origin, module: "default")])
+        #expect(await cards(rotation, ["App A"]) == ["App A"], "the turn it was on shows again")
+        await pass(7, rotation)
+        #expect(rotation.turn == "b")
+    }
+
+    @Test func a2_whileSomeoneIsEngagedTheRotationHoldsStill() async throws {
+        let (rotation, commands) = rotation()
+        defer { commands.cancel() }
+        try rotation.set(app("a", "App A"))
+        await pass(7, rotation)
+        #expect(rotation.turn == "a")
+        engaged.withLock { $0 = true }
+        await pass(7, rotation)
+        await pass(7, rotation)
+        #expect(rotation.turn == "a")
+        #expect(await cards(rotation, ["App A"]) == ["App A"])
+        engaged.withLock { $0 = false }
+        await pass(7, rotation)
+        #expect(rotation.turn == nil)
+    }
+
+    @Test func a2_nextPreviousAndSwitchTurnTheRotationByHand() async throws {
+        let (rotation, commands) = rotation()
+        defer { commands.cancel() }
+        try rotation.set(app("a", "App A", position: 1))
+        try rotation.set(app("b", "App B", position: 2))
+        #expect(rotation.move(by: 1).turn == "a")
+        #expect(rotation.move(by: 1).turn == "b")
+        #expect(rotation.move(by: 1).turn == nil)
+        #expect(rotation.move(by: -1).turn == "b")
+        #expect(rotation.switchTo("a")?.turn == "a")
+        #expect(rotation.switchTo("nope") == nil)
+        #expect(await cards(rotation, ["App A"]) == ["App A"])
+    }
+
+    @Test func a1_aLifetimeRemovesTheAppOrMarksItStaleWithItsAge() async throws {
+        let (rotation, commands) = rotation(duration: .seconds(600))
+        defer { commands.cancel() }
+        var gone = app("gone", "Gone soon", position: 1)
+        gone.lifetime = .seconds(30)
+        var stale = app("stale", "Old news", position: 2)
+        stale.lifetime = .seconds(60)
+        stale.lifetimeMode = .stale
+        try rotation.set(gone)
+        try rotation.set(stale)
+        #expect(rotation.switchTo("stale")?.turn == "stale")
+        #expect(await cards(rotation, ["Old news"]) == ["Old news"])
+        wall.advance(30)
+        clock.advance(by: .seconds(30))
+        for _ in 0..<2000 where rotation.count == 2 { await Task.yield() }
+        #expect(rotation.list().map(\.app.name) == ["stale"], "its lifetime removed it, on the clocks given")
+        wall.advance(31)
+        clock.advance(by: .seconds(31))
+        for _ in 0..<2000 where rotation.list().first?.stale != true { await Task.yield() }
+        #expect(rotation.list().first?.stale == true)
+        var subtitle: String?
+        for _ in 0..<2000 where subtitle == nil {
+            subtitle = await rotation.queue.pending.first?.subtitle
+            await Task.yield()
+        }
+        #expect(subtitle == "stale · set 1 min ago")
+        #expect(await rotation.queue.pending.first?.tint == .named(.gray), "drawn dimmed")
+    }
+
+    @Test func a4_dismissOnAnIdleDisplayMovesOnAndOpenRunsTheAppsAction() async throws {
+        let (rotation, commands) = rotation()
+        defer { commands.cancel() }
+        #expect(!rotation.pressedNext(), "no apps: the press is the card's")
+        var action = app("door", "Front door", position: 1)
+        action.hasAction = true
+        try rotation.set(action)
+        try rotation.set(app("b", "App B", position: 2))
+        #expect(!rotation.pressedOpen(), "home on the glass: open is open's")
+        #expect(rotation.pressedNext())
+        #expect(rotation.turn == "door")
+        #expect(!rotation.pressedOpen(), "not on the glass yet: nothing to act on")
+        rotation.cardTookTheGlass()
+        #expect(rotation.pressedOpen())
+        #expect(rotation.pressedNext())
+        #expect(rotation.turn == "b")
+        #expect(!rotation.pressedOpen(), "an app without an action")
+        rotation.observeModule([NookActivityEvent(activity: NookActivity(title: "Doorbell"), kind: .enqueued, at: .origin, module: "default")])
+        #expect(!rotation.pressedNext(), "a card is live: dismiss is the card's")
+    }
+
+    /// The one place that decides what presses do gives an idle display's to the rotation.
+    @Test func a4_inputRulesGiveTheIdleDisplaysPressesToTheRotation() async throws {
+        let (rotation, commands) = rotation()
+        defer { commands.cancel() }
+        let history = ActivityHistory(path: nil, warn: { _ in }, wallClock: wall.clock, monotonic: wall.clock)
+        _ = history.start()
+        let recall = HistoryRecall(settings: .init(), clock: clock, history: history, wallClock: wall.clock, log: { _ in })
+        let rules = InputRules(queues: [NookActivityQueue(clock: clock)], recall: recall, actionCards: ActionCards(),
+                               menuTakesOpen: { false }, apps: rotation)
+        #expect(rules.dismiss(because: "test") == .cardDismissed, "no apps: dismiss is the card's, as before")
+        #expect(rules.open() == .toggle)
+        var door = app("door", "Front door", position: 1)
+        door.hasAction = true
+        try rotation.set(door)
+        #expect(rules.dismiss(because: "test") == .nextApp)
+        #expect(rotation.turn == "door")
+        rotation.cardTookTheGlass()
+        let opened = rules.open()
+        #expect(opened == .appAction && opened.taken, "the app's action, not a key for nook-lcdproc's clients")
+        rotation.observeModule([NookActivityEvent(activity: NookActivity(title: "Doorbell"), kind: .enqueued, at: .origin, module: "default")])
+        #expect(rules.dismiss(because: "test") == .cardDismissed, "a card is live: dismiss is the card's")
+        #expect(rules.open() == .toggle)
+    }
+
+    /// Who may change an app is decided in the same step as the change (U3): a refused
+    /// replacement or removal changes nothing, and an admitted update keeps the app's owner.
+    @Test func a1_u3_aRefusedChangeChangesNothingAndAnUpdateKeepsTheOwner() async throws {
+        let (rotation, commands) = rotation()
+        defer { commands.cancel() }
+        let refuse: (NookAppShelf.Entry) -> ProtocolError? = { ProtocolError(.forbidden, field: "name", "not \($0.app.name)'s sender") }
+        var mine = app("weather", "21 °C")
+        mine.sender = NookSender(uid: 1000, pid: 1)
+        try rotation.set(mine, admits: refuse)
+        #expect(rotation.entry("weather")?.app.sender?.uid == 1000, "a new name is anyone's")
+        var theirs = app("weather", "hijacked")
+        theirs.sender = NookSender(uid: 1001, pid: 2)
+        #expect(throws: AppRotation.Refusal.self) { try rotation.set(theirs, admits: refuse) }
+        #expect(rotation.entry("weather")?.app.content == .text("21 °C"))
+        #expect(throws: AppRotation.Refusal.self) { try rotation.remove("weather", admits: refuse) }
+        #expect(rotation.count == 1)
+        try rotation.set(theirs)
+        #expect(rotation.entry("weather")?.app.content == .text("hijacked"))
+        #expect(rotation.entry("weather")?.app.sender?.uid == 1000, "an admitted update keeps the owner")
+        #expect(try rotation.remove("nope", admits: refuse) == nil, "nothing to refuse")
+    }
+
+    @Test func a2_anAppCardIsAGlanceOfTheApp() {
+        var app = app("power", "1.2 kW")
+        app.chart = NookApp.Chart(.bar, [0, 5, 10])
+        app.progress = 0.5
+        app.icon = "bolt"
+        app.tint = .named(.yellow)
+        let card = AppRotation.card(for: NookAppShelf.Entry(app: app, setAt: 0, arrival: 1), now: 0)
+        #expect(card.title == "1.2 kW")
+        #expect(card.subtitle == "▁▅█")
+        #expect(card.progress == 0.5 && card.systemImage == "bolt" && card.tint == .named(.yellow))
+        #expect(card.isBlocker && card.isTransient && card.coalescingKey == "app:power")
+        #expect(AppRotation.chartText(NookApp.Chart(.line, [1, 2, 3])) == "⣀⠒⠉")
+    }
+}
