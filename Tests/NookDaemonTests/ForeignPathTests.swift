@@ -53,7 +53,11 @@ struct ForeignPath {
     var fingerprint: String {
         var info = stat()
         guard lstat(path, &info) == 0 else { return "missing" }
-        let bytes = (try? Data(contentsOf: URL(fileURLWithPath: path))).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        // Only what opens as a regular file is read (a link's target among them): an open of the
+        // FIFO blocks until a writer comes, which Swift 6.0's Foundation waits for, forever.
+        var target = stat()
+        let regular = stat(path, &target) == 0 && target.st_mode & S_IFMT == S_IFREG
+        let bytes = regular ? (try? Data(contentsOf: URL(fileURLWithPath: path))).map { String(decoding: $0, as: UTF8.self) } ?? "" : ""
         let listing = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
         return "\(info.st_ino) \(info.st_mode) \(info.st_rdev) \(info.st_mode & S_IFMT == S_IFDIR ? "" : bytes) \(listing)"
     }
