@@ -8,6 +8,8 @@
 #             gpio (libgpiod 2.x, Debian 13's), touch
 # (led and proximity both load i2c-stub with their own chips, so they are in different boots;
 # gpio and touch use the mock display and go where they even the lanes out).
+# `packages` (not part of `all`) boots a third guest of its own: a Debian 13 arm64 system with
+# systemd, on which the .debs are installed (SPEC P9, about three minutes warm).
 
 arm64_prepared=
 arm64_prepare() {
