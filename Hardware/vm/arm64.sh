@@ -9,7 +9,7 @@
 # (led and proximity both load i2c-stub with their own chips, so they are in different boots;
 # gpio and touch use the mock display and go where they even the lanes out).
 # `packages` (not part of `all`) boots a third guest of its own: a Debian 13 arm64 system with
-# systemd, on which the .debs are installed (SPEC P9, about three minutes warm).
+# systemd, on which the .debs are installed (SPEC P9, about two minutes warm).
 
 arm64_prepared=
 arm64_prepare() {
