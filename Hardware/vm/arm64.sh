@@ -8,6 +8,8 @@
 #             gpio (libgpiod 2.x, Debian 13's), touch
 # (led and proximity both load i2c-stub with their own chips, so they are in different boots;
 # gpio and touch use the mock display and go where they even the lanes out).
+# `packages` (not part of `all`) boots a third guest of its own: a Debian 13 arm64 system with
+# systemd, on which the .debs are installed (SPEC P9, about two minutes warm).
 
 arm64_prepared=
 arm64_prepare() {
@@ -86,13 +88,42 @@ arm64_portrait_checks() {
   drm_portrait_checks "$work/results-arm64-portrait/drm-portrait" "$work/results-arm64-panel/drm-landscape"
 }
 
+# P9: the .debs installed on a Debian 13 arm64 system booted with systemd (Hardware/vm/tests/
+# packages.sh): made by Hardware/dev/package from the same aarch64 binaries (this version and the
+# previous one, for the upgrade), installed on Hardware/vm/arm64-systemd-root's system, one boot.
+arm64_packages() {
+  # NOOK_ARM64_DEBS_BUILT=1: out/deb/arm64 and .build-deb/arm64/previous are this tree's already
+  # (`Hardware/dev/package arm64 check --previous` ran before, as Hardware/dev/test runs it).
+  if [ "${NOOK_ARM64_DEBS_BUILT:-}" != 1 ]; then
+    echo "vm: building the arm64 .debs and the previous version (Hardware/dev/package arm64 --previous)"
+    Hardware/dev/package arm64 --binaries "$arm64_bin" --previous > "$work/package.log" 2>&1 \
+      || { failed=$((failed + 1)); echo "vm: FAIL Hardware/dev/package arm64: $(tail -3 "$work/package.log")"; return; }
+  fi
+  local system
+  system=$(Hardware/vm/arm64-systemd-root out/deb/arm64/nook_*_arm64.deb out/deb/arm64/nook-http_*_arm64.deb | tail -1)
+  [ -d "$system/root/usr/lib/systemd" ] || { failed=$((failed + 1)); echo "vm: FAIL Hardware/vm/arm64-systemd-root made no system"; return; }
+  # The Debian system is the guest's root (read-only, under a tmpfs overlay); no network, so apt
+  # works from what the system has.
+  guest_root=$system/root GUEST_ENV="current=$PWD/out/deb/arm64 previous=$PWD/.build-deb/arm64/previous" \
+    GUEST_APPEND="nook.systemd=1 nook.shares=repo:$PWD nook.timeout=${ARM64_PACKAGES_LIMIT:-1500} systemd.show_status=1" \
+    GUEST_TIMEOUT=$((${ARM64_PACKAGES_LIMIT:-1500} + 300)) \
+    run_guest arm64-packages Hardware/vm/tests/packages.sh -device virtio-gpu-pci,xres=1280,yres=400 -nic none \
+    -virtfs "local,path=$PWD,mount_tag=repo,security_model=none,readonly=on,multidevs=remap"
+  local r=$work/results-arm64-packages
+  check "P9 D1 the card a member of nook enqueued is on the glass as nookd rendered it (pixel-exact)" \
+    python3 Hardware/vm/compare.py "$r/dump-hello.ppm" "$r/snapshot-hello.png" 1.0
+  check "P9 R4 after systemctl reload nook the glass shows the light theme's home" \
+    python3 Hardware/vm/compare.py --bright "$r/dump-home-light.ppm" 0.5
+}
+
 arm64_main() {
   case "$1" in
-    drm|led|gpio|touch|proximity|all|prepare) ;;
-    *) echo "vm: unknown arm64 suite '$1' (drm, gpio, touch, led, proximity, all, prepare)" >&2; exit 64 ;;
+    drm|led|gpio|touch|proximity|packages|all|prepare) ;;
+    *) echo "vm: unknown arm64 suite '$1' (drm, gpio, touch, led, proximity, packages, all, prepare)" >&2; exit 64 ;;
   esac
   arm64_prepare
   case "$1" in
+    packages) arm64_packages ;;
     drm) arm64_panel drm-landscape; arm64_portrait drm-portrait; arm64_portrait_checks ;;
     led) arm64_panel led ;;
     gpio|touch|proximity) arm64_portrait "$1" ;;

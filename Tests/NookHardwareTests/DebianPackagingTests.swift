@@ -73,6 +73,22 @@ struct DebianPackagingTests {
         #expect(unit.contains("ExecReload=/bin/kill -HUP $MAINPID"))
     }
 
+    /// udev applies rules only to devices it hears of after reading them: on a running system the
+    /// display that was there before the package stays root's unless the install replays its
+    /// events. The postinst replays every subsystem 70-nook.rules names, then restarts nookd.
+    @Test func p9_theInstallAppliesTheUdevRulesToTheDevicesAlreadyThere() throws {
+        let rules = try Self.text("udev/70-nook.rules")
+        let named = Set(rules.matches(of: /SUBSYSTEM=="([^"]+)"/).map { String($0.output.1) })
+        let postinst = try Self.text("Hardware/debian/nook.postinst")
+        let replayed = Set(postinst.matches(of: /--subsystem-match=([^ \\]+)/).map { String($0.output.1) })
+        #expect(named.count >= 4, "the rules name their subsystems: \(named)")
+        #expect(replayed == named, "the postinst replays the subsystems the rules name")
+        let trigger = try #require(postinst.range(of: "udevadm trigger"))
+        let restart = try #require(postinst.range(of: "try-restart nookd.service"))
+        #expect(trigger.upperBound < restart.lowerBound, "nookd restarts after the devices are nook's")
+        #expect(postinst.contains("#DEBHELPER#"))
+    }
+
     @Test func p7_everyProgramAndConfigOfHardwareInstallIsInAPackage() throws {
         let install = try Self.text("Hardware/install")
         let loop = try #require(install.split(separator: "\n").first { $0.hasPrefix("for tool in ") })
