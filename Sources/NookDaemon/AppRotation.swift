@@ -28,8 +28,11 @@ final class AppRotation: Sendable {
     static func key(of name: String) -> String { "app:" + name }
     /// The app an app card's key names.
     static func name(ofKey key: String?) -> String? {
-        guard let key, key.hasPrefix("app:") else { return nil }
-        return String(key.dropFirst(4))
+        // By scalars: a name that begins with a combining mark joins the ':' into one
+        // character, which neither `hasPrefix` nor `dropFirst` would then see.
+        let prefix = "app:".unicodeScalars
+        guard let scalars = key?.unicodeScalars, scalars.starts(with: prefix) else { return nil }
+        return String(scalars.dropFirst(prefix.count))
     }
 
     let queue: NookActivityQueue

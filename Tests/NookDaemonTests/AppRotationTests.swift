@@ -241,6 +241,17 @@ struct AppRotationTests {
         #expect(try rotation.remove("nope", admits: refuse) == nil, "nothing to refuse")
     }
 
+    /// The `invoked` event names the app from its card's key, whatever the name begins with.
+    @Test func a1_theInvokedEventNamesAnAppWhoseNameBeginsWithACombiningMark() throws {
+        for name in ["\u{301}x", "\u{301}", "weather", "e\u{301}t\u{E9}", "app:app"] {
+            try NookApp(name: name, content: .text("Hi")).validate()
+            let key = AppRotation.key(of: name)
+            #expect(AppRotation.name(ofKey: key).map { Array($0.unicodeScalars) } == Array(name.unicodeScalars))
+        }
+        #expect(AppRotation.name(ofKey: "door") == nil)
+        #expect(AppRotation.name(ofKey: nil) == nil)
+    }
+
     @Test func a2_anAppCardIsAGlanceOfTheApp() {
         var app = app("power", "1.2 kW")
         app.chart = NookApp.Chart(.bar, [0, 5, 10])
