@@ -78,7 +78,10 @@ struct AppSet: ParsableCommand {
     static func duration(_ text: String?, option: String) throws -> Duration? {
         guard let text else { return nil }
         switch DurationText.seconds(text, expected: "a number and a unit such as 7s, 10m or 2h") {
-        case .success(let seconds): return .nookSeconds(seconds)
+        case .success(let seconds):
+            // Past what a Duration is made from, `nookSeconds` has none: that is too long, never "no lifetime".
+            guard let duration = Duration.nookSeconds(seconds) else { throw ValidationError("\(option) '\(text)' is too long") }
+            return duration
         case .failure(let problem): throw ValidationError("\(option) \(problem)")
         }
     }
