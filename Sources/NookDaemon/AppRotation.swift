@@ -357,13 +357,15 @@ final class AppRotation: Sendable {
         let (removed, moved): ([NookAppShelf.Entry], Bool) = state.withLock { state in
             let since = state.lifetimesCheckedAt
             state.lifetimesCheckedAt = now
+            // The order before the removals: the turn of a removed app is found in it.
+            let order: [String?] = [nil] + state.shelf.ordered.map(\.app.name)
             var (removed, _) = state.shelf.runOut(at: now, since: since)
             for entry in removed { journal.withLock { $0 }?.appRemoved(entry.app.name) }
             if let turn = state.turn, removed.contains(where: { $0.app.name == turn }) {
-                // Its turn goes to the next app that is still there.
-                let names = Set(removed.map(\.app.name))
-                var next = self.turn(after: turn, by: 1, in: state)
-                while let candidate = next, names.contains(candidate) { next = self.turn(after: candidate, by: 1, in: state) }
+                // Its turn goes to the next app after it that is still there (or home).
+                let start = order.firstIndex(of: turn) ?? 0
+                let after = (1..<order.count).lazy.map { order[(start + $0) % order.count] }
+                let next = after.first { $0 == nil || state.shelf[$0!] != nil } ?? nil
                 state.turn = next
                 state.turnEnds = clock.now + turnLength(next, state)
             }

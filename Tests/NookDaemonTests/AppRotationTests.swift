@@ -174,6 +174,28 @@ struct AppRotationTests {
         #expect(await rotation.queue.pending.first?.tint == .named(.gray), "drawn dimmed")
     }
 
+    /// The turn of an app its lifetime removed goes to the app after it, as a removal's does,
+    /// not back to the first app of the rotation.
+    @Test func a2_theTurnOfAnAppThatRanOutGoesToTheAppAfterIt() async throws {
+        let (rotation, commands) = rotation(duration: .seconds(600))
+        defer { commands.cancel() }
+        try rotation.set(app("a", "App A", position: 1))
+        var gone = app("b", "App B", position: 2)
+        gone.lifetime = .seconds(30)
+        try rotation.set(gone)
+        var alsoGone = app("c", "App C", position: 3)
+        alsoGone.lifetime = .seconds(30)
+        try rotation.set(alsoGone)
+        try rotation.set(app("d", "App D", position: 4))
+        #expect(rotation.switchTo("b")?.turn == "b")
+        wall.advance(30)
+        clock.advance(by: .seconds(30))
+        for _ in 0..<2000 where rotation.count == 4 { await Task.yield() }
+        #expect(rotation.list().map(\.app.name) == ["a", "d"])
+        #expect(rotation.turn == "d", "b and c ran out together: the turn passes both, to d")
+        #expect(await cards(rotation, ["App D"]) == ["App D"])
+    }
+
     @Test func a4_dismissOnAnIdleDisplayMovesOnAndOpenRunsTheAppsAction() async throws {
         let (rotation, commands) = rotation()
         defer { commands.cancel() }
