@@ -97,8 +97,17 @@ final class AppRotation: Sendable {
 
     var settings: Settings { state.withLock { $0.settings } }
 
+    /// A reload (N1): a turn of the default length under way ends by the new length, so a
+    /// long duration shortened takes effect now, not after the long turn it was in.
     func setSettings(_ settings: Settings) {
-        state.withLock { $0.settings = settings }
+        state.withLock { state in
+            state.settings = settings
+            guard !state.halted, let ends = state.turnEnds, state.turn.flatMap({ state.shelf[$0]?.app.duration }) == nil else { return }
+            let sooner = clock.now + settings.duration
+            guard sooner < ends else { return }
+            state.turnEnds = sooner
+            schedule(&state)
+        }
     }
 
     /// Keeps the apps in `journal` from now on (A1: kept across restarts).

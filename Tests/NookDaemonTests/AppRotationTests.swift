@@ -196,6 +196,23 @@ struct AppRotationTests {
         #expect(await cards(rotation, ["App D"]) == ["App D"])
     }
 
+    /// `[apps] duration_ms` shortened by a reload ends the turn under way by the new length,
+    /// not after the hour the old one gave it.
+    @Test func a2_n1_aShorterDurationReloadedEndsTheTurnUnderWayByIt() async throws {
+        let (rotation, commands) = rotation(duration: .seconds(3600))
+        defer { commands.cancel() }
+        try rotation.set(app("a", "App A"))
+        #expect(rotation.turn == nil, "the home content's turn first, an hour long")
+        rotation.setSettings(.init(duration: .seconds(7)))
+        await pass(7, rotation)
+        #expect(rotation.turn == "a", "the reloaded 7 s ended the home content's turn")
+        #expect(await cards(rotation, ["App A"]) == ["App A"])
+        // A longer one applies from the next turn: the turn under way keeps its end.
+        rotation.setSettings(.init(duration: .seconds(3600)))
+        await pass(7, rotation)
+        #expect(rotation.turn == nil)
+    }
+
     @Test func a4_dismissOnAnIdleDisplayMovesOnAndOpenRunsTheAppsAction() async throws {
         let (rotation, commands) = rotation()
         defer { commands.cancel() }
