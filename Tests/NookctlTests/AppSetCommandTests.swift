@@ -1,5 +1,4 @@
 import ArgumentParser
-import NookActivities
 @testable import nookctl
 import Testing
 
