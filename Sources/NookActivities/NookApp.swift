@@ -150,12 +150,26 @@ extension NookApp {
     /// Why `name` cannot name an app, or nil: one line of visible text without `/` (a topic
     /// level, a path segment) within ``Limits/name``.
     public static func nameProblem(_ name: String) -> String? {
-        if name.isEmpty || name.allSatisfy(\.isWhitespace) { return "must not be empty" }
+        // Invisible characters alone (a zero-width space) would name an app no list shows.
+        if name.unicodeScalars.allSatisfy({ $0.properties.isWhitespace || $0.properties.isDefaultIgnorableCodePoint }) {
+            return "must not be empty (or only invisible characters)"
+        }
         if let problem = Limits.name.problem(with: name) { return problem }
-        if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || $0 == "/" }) {
-            return "must not contain '/' or control characters, got '\(name.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : String($0) }.joined())'"
+        if name.unicodeScalars.contains(where: { $0 == "/" || isHidden($0) }) {
+            return "must not contain '/', control, line-breaking or bidirectional formatting characters, got '\(name.unicodeScalars.map { isHidden($0) ? "?" : String($0) }.joined())'"
         }
         return nil
+    }
+
+    /// Characters that break the one line a name is, or make it read as another name than it
+    /// is: C0 and C1 controls (NEL among them), the line and paragraph separators, and the
+    /// bidirectional overrides, embeddings, isolates and marks (`weather` followed by U+202E
+    /// shows as another user's app reversed). Joiners and variation selectors stay: emoji need them.
+    static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
     }
 
     private static func checkText(_ text: String, field: String) throws(NookActivityValidationError) {

@@ -30,12 +30,23 @@ public struct NookAppShelf: Hashable, Sendable {
         /// ``NookApp/Limits/count`` apps are kept already and this is a new name.
         case full(Int)
 
-        public var description: String {
+        /// The field at fault.
+        public var field: String {
             switch self {
-            case .invalid(let error): error.description
-            case .full(let count): "name: nookd keeps at most \(count) apps; remove one first (`nookctl app rm NAME`)"
+            case .invalid(let error): error.field
+            case .full: "name"
             }
         }
+
+        /// What is wrong, without the field (an answer names it as a field of its own).
+        public var problem: String {
+            switch self {
+            case .invalid(let error): error.problem
+            case .full(let count): "nookd keeps at most \(count) apps; remove one first (`nookctl app rm NAME`)"
+            }
+        }
+
+        public var description: String { "\(field): \(problem)" }
     }
 
     public private(set) var entries: [String: Entry] = [:]

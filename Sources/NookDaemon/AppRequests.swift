@@ -65,7 +65,7 @@ extension Daemon {
         } catch {
             switch error {
             case .app(.invalid(let problem)): throw ProtocolError(.invalid, field: "app." + problem.field, problem.problem)
-            case .app(let full): throw ProtocolError(.queueFull, field: "app.name", full.description)
+            case .app(let full): throw ProtocolError(.queueFull, field: "app." + full.field, full.problem)
             case .forbidden(let refusal): throw refusal
             }
         }

@@ -28,8 +28,11 @@ final class AppRotation: Sendable {
     static func key(of name: String) -> String { "app:" + name }
     /// The app an app card's key names.
     static func name(ofKey key: String?) -> String? {
-        guard let key, key.hasPrefix("app:") else { return nil }
-        return String(key.dropFirst(4))
+        // By scalars: a name that begins with a combining mark joins the ':' into one
+        // character, which neither `hasPrefix` nor `dropFirst` would then see.
+        let prefix = "app:".unicodeScalars
+        guard let scalars = key?.unicodeScalars, scalars.starts(with: prefix) else { return nil }
+        return String(scalars.dropFirst(prefix.count))
     }
 
     let queue: NookActivityQueue
@@ -94,8 +97,17 @@ final class AppRotation: Sendable {
 
     var settings: Settings { state.withLock { $0.settings } }
 
+    /// A reload (N1): a turn of the default length under way ends by the new length, so a
+    /// long duration shortened takes effect now, not after the long turn it was in.
     func setSettings(_ settings: Settings) {
-        state.withLock { $0.settings = settings }
+        state.withLock { state in
+            state.settings = settings
+            guard !state.halted, let ends = state.turnEnds, state.turn.flatMap({ state.shelf[$0]?.app.duration }) == nil else { return }
+            let sooner = clock.now + settings.duration
+            guard sooner < ends else { return }
+            state.turnEnds = sooner
+            schedule(&state)
+        }
     }
 
     /// Keeps the apps in `journal` from now on (A1: kept across restarts).
@@ -354,13 +366,15 @@ final class AppRotation: Sendable {
         let (removed, moved): ([NookAppShelf.Entry], Bool) = state.withLock { state in
             let since = state.lifetimesCheckedAt
             state.lifetimesCheckedAt = now
+            // The order before the removals: the turn of a removed app is found in it.
+            let order: [String?] = [nil] + state.shelf.ordered.map(\.app.name)
             var (removed, _) = state.shelf.runOut(at: now, since: since)
             for entry in removed { journal.withLock { $0 }?.appRemoved(entry.app.name) }
             if let turn = state.turn, removed.contains(where: { $0.app.name == turn }) {
-                // Its turn goes to the next app that is still there.
-                let names = Set(removed.map(\.app.name))
-                var next = self.turn(after: turn, by: 1, in: state)
-                while let candidate = next, names.contains(candidate) { next = self.turn(after: candidate, by: 1, in: state) }
+                // Its turn goes to the next app after it that is still there (or home).
+                let start = order.firstIndex(of: turn) ?? 0
+                let after = (1..<order.count).lazy.map { order[(start + $0) % order.count] }
+                let next = after.first { $0 == nil || state.shelf[$0!] != nil } ?? nil
                 state.turn = next
                 state.turnEnds = clock.now + turnLength(next, state)
             }

@@ -242,10 +242,13 @@ public final class Daemon: Sendable {
         // Whichever comes first opens `settled`: every queue quiescent, or the bound.
         let settled = Latch()
         let done = Atomic<Bool>(false)
-        let all = Task { [queues, recall] in
+        // The rotation stops turning first: as the cards end, no app card comes back after them.
+        apps.halt()
+        let all = Task { [queues, recall, apps] in
             await withTaskGroup(of: Void.self) { group in
                 for queue in queues.values { group.addTask { await queue.quiesce() } }
                 group.addTask { await recall.queue.quiesce() }
+                group.addTask { await apps.queue.quiesce() }
             }
             done.store(true, ordering: .releasing)
             settled.open()

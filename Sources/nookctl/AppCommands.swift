@@ -32,7 +32,7 @@ struct Apps: ParsableCommand {
 struct AppSet: ParsableCommand {
     static let configuration = CommandConfiguration.operation(AppSet.self, abstract: "Set an app: a new one joins the rotation, one of the same name is updated in place.")
     @OptionGroup var connection: Connection
-    @Argument(help: "The app's name (up to 64 characters, no '/').") var name: String
+    @Argument(help: "The app's name: one line of up to 64 characters, no '/' or control or bidi formatting characters.") var name: String
     @Option(help: "What it says.") var text: String
     @Option(help: "An icon name (nookctl icons) or a PNG path.") var icon: String?
     @Option(help: "accent, a palette colour or #RRGGBB.") var tint: String?
@@ -78,7 +78,10 @@ struct AppSet: ParsableCommand {
     static func duration(_ text: String?, option: String) throws -> Duration? {
         guard let text else { return nil }
         switch DurationText.seconds(text, expected: "a number and a unit such as 7s, 10m or 2h") {
-        case .success(let seconds): return .nookSeconds(seconds)
+        case .success(let seconds):
+            // Past what a Duration is made from, `nookSeconds` has none: that is too long, never "no lifetime".
+            guard let duration = Duration.nookSeconds(seconds) else { throw ValidationError("\(option) '\(text)' is too long") }
+            return duration
         case .failure(let problem): throw ValidationError("\(option) \(problem)")
         }
     }

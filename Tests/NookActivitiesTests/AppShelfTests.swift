@@ -55,6 +55,23 @@ struct AppShelfTests {
         #expect(problem(other) == nil)
     }
 
+    /// A name is one line of visible text: nothing that hides it, breaks it or reorders it.
+    @Test func a1_aNameOfInvisibleLineBreakingOrBidiCharactersIsRefused() {
+        for bad in ["\u{200B}", "\u{200B}\u{FEFF}", "weather\u{85}x", "weather\u{9B}31m", "a\u{2028}b", "a\u{2029}b",
+                    "rehtaew\u{202E}", "\u{2067}weather", "w\u{200F}", "tab\tname", "nul\u{0}"] {
+            let refused = problem(app(bad))
+            #expect(refused?.field == "name", "\(Array(bad.unicodeScalars)) must be refused")
+            #expect(refused.map { !$0.problem.unicodeScalars.contains { $0.value >= 0x80 && $0.value <= 0x9F || $0.value == 0x202E } } ?? true,
+                    "the error does not echo the hidden character")
+        }
+        for good in ["weather", "café", "cafe\u{301}", "👨\u{200D}👩\u{200D}👧", "☀\u{FE0F} sun", "طقس", "天気"] {
+            #expect(problem(app(good)) == nil, "\(good) is a name")
+        }
+        // The limit counts code points and bytes: 64 four-byte characters fit, 65 do not.
+        #expect(problem(app(String(repeating: "😀", count: 64))) == nil)
+        #expect(problem(app(String(repeating: "😀", count: 65)))?.field == "name")
+    }
+
     @Test func a1_theSameNameUpdatesInPlaceKeepingItsTurn() throws {
         var shelf = NookAppShelf()
         #expect(try shelf.set(app("weather"), at: 100) == nil)

@@ -174,6 +174,45 @@ struct AppRotationTests {
         #expect(await rotation.queue.pending.first?.tint == .named(.gray), "drawn dimmed")
     }
 
+    /// The turn of an app its lifetime removed goes to the app after it, as a removal's does,
+    /// not back to the first app of the rotation.
+    @Test func a2_theTurnOfAnAppThatRanOutGoesToTheAppAfterIt() async throws {
+        let (rotation, commands) = rotation(duration: .seconds(600))
+        defer { commands.cancel() }
+        try rotation.set(app("a", "App A", position: 1))
+        var gone = app("b", "App B", position: 2)
+        gone.lifetime = .seconds(30)
+        try rotation.set(gone)
+        var alsoGone = app("c", "App C", position: 3)
+        alsoGone.lifetime = .seconds(30)
+        try rotation.set(alsoGone)
+        try rotation.set(app("d", "App D", position: 4))
+        #expect(rotation.switchTo("b")?.turn == "b")
+        wall.advance(30)
+        clock.advance(by: .seconds(30))
+        for _ in 0..<2000 where rotation.count == 4 { await Task.yield() }
+        #expect(rotation.list().map(\.app.name) == ["a", "d"])
+        #expect(rotation.turn == "d", "b and c ran out together: the turn passes both, to d")
+        #expect(await cards(rotation, ["App D"]) == ["App D"])
+    }
+
+    /// `[apps] duration_ms` shortened by a reload ends the turn under way by the new length,
+    /// not after the hour the old one gave it.
+    @Test func a2_n1_aShorterDurationReloadedEndsTheTurnUnderWayByIt() async throws {
+        let (rotation, commands) = rotation(duration: .seconds(3600))
+        defer { commands.cancel() }
+        try rotation.set(app("a", "App A"))
+        #expect(rotation.turn == nil, "the home content's turn first, an hour long")
+        rotation.setSettings(.init(duration: .seconds(7)))
+        await pass(7, rotation)
+        #expect(rotation.turn == "a", "the reloaded 7 s ended the home content's turn")
+        #expect(await cards(rotation, ["App A"]) == ["App A"])
+        // A longer one applies from the next turn: the turn under way keeps its end.
+        rotation.setSettings(.init(duration: .seconds(3600)))
+        await pass(7, rotation)
+        #expect(rotation.turn == nil)
+    }
+
     @Test func a4_dismissOnAnIdleDisplayMovesOnAndOpenRunsTheAppsAction() async throws {
         let (rotation, commands) = rotation()
         defer { commands.cancel() }
@@ -239,6 +278,17 @@ struct AppRotationTests {
         #expect(rotation.entry("weather")?.app.content == .text("hijacked"))
         #expect(rotation.entry("weather")?.app.sender?.uid == 1000, "an admitted update keeps the owner")
         #expect(try rotation.remove("nope", admits: refuse) == nil, "nothing to refuse")
+    }
+
+    /// The `invoked` event names the app from its card's key, whatever the name begins with.
+    @Test func a1_theInvokedEventNamesAnAppWhoseNameBeginsWithACombiningMark() throws {
+        for name in ["\u{301}x", "\u{301}", "weather", "e\u{301}t\u{E9}", "app:app"] {
+            try NookApp(name: name, content: .text("Hi")).validate()
+            let key = AppRotation.key(of: name)
+            #expect(AppRotation.name(ofKey: key).map { Array($0.unicodeScalars) } == Array(name.unicodeScalars))
+        }
+        #expect(AppRotation.name(ofKey: "door") == nil)
+        #expect(AppRotation.name(ofKey: nil) == nil)
     }
 
     @Test func a2_anAppCardIsAGlanceOfTheApp() {

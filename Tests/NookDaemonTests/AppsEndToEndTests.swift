@@ -63,88 +63,24 @@ struct AppsEndToEndTests {
         #expect(daemon.stop().status == 0)
     }
 
-    @Test func a1_appsAreKeptAcrossARestartAndAnOlderJournalStillReads() throws {
+    /// nookd keeps 64 apps: the 65th is refused as a full queue, its message saying why once
+    /// (the field is named as the field), and an app kept can still be updated.
+    @Test func a1_theSixtyFifthAppIsRefusedSayingWhyOnce() throws {
         let scratch = Scratch()
-        var daemon = try start(scratch)
-        #expect(try nookctl(["app", "set", "weather", "--text", "21 °C", "--lifetime", "2h", "--stale"], socket: daemon.socket).status == 0)
-        #expect(try nookctl(["app", "set", "bus", "--text", "Bus 12", "--pos", "1"], socket: daemon.socket).status == 0)
-        #expect(try nookctl(["app", "set", "gone", "--text", "removed"], socket: daemon.socket).status == 0)
-        #expect(try nookctl(["app", "rm", "gone"], socket: daemon.socket).status == 0)
-        try daemon.request(.enqueue(NookActivity(title: "Pending across the restart", presentation: .blocker(timeout: nil)), module: nil, wait: false))
-        daemon.crash()
-        daemon = try start(scratch)
-        let restored = try apps(daemon)
-        #expect(restored.map(\.app.name) == ["bus", "weather"], "\(daemon.log)")
-        #expect(restored.last?.app.lifetime == .seconds(7200) && restored.last?.app.lifetimeMode == .stale)
-        #expect(restored.last?.app.sender?.uid == getuid(), "still its sender's")
-        let listed = try daemon.request(.list(module: nil))
-        #expect("\(listed)".contains("Pending across the restart"), "the cards come back beside the apps")
-        #expect(daemon.stop().status == 0)
-
-        // A journal of a nookd before apps: card records only. It reads as before.
-        let older = Scratch()
-        let card = NookActivity(title: "From an older nookd")
-        let record = CRC32.line(JSONValue.object([("seq", .number(1)), ("module", .string("default")), ("at", .number(Date().timeIntervalSince1970)),
-                                                  ("activity", ActivityPayload.encode(card))]))
-        _ = FileManager.default.createFile(atPath: older.path + "/journal", contents: Data(record))
-        daemon = try start(older)
-        #expect(try apps(daemon).isEmpty)
-        #expect(!daemon.log.contains("corrupt"), "\(daemon.log)")
-        #expect("\(try daemon.request(.list(module: nil)))".contains("From an older nookd"), "\(daemon.log)")
-        #expect(daemon.stop().status == 0)
-    }
-
-    @Test func a2_a4_theRotationDrawsAppsBetweenCardsAndDismissMovesItOn() throws {
-        let scratch = Scratch()
-        let daemon = try start(scratch, durationMs: 60_000)
-        let socket = daemon.socket
-        // No apps: the glass draws nothing new (the clock's minute aside, which nothing here waits for).
-        try eventually("the first frame", timeout: 30) { try generation(daemon) > 0 }
-        let idle = try generation(daemon)
-        #expect(try nookctl(["app", "next"], socket: socket).status == 4, "no apps to move between")
-        usleep(useconds_t(TestBounds.seconds(1) * 1_000_000))
-        let stillIdle = try generation(daemon)
-        #expect(stillIdle - idle <= 2, "no apps, no frames (a minute's clock at most): \(idle) → \(stillIdle)")
-
-        #expect(try nookctl(["app", "set", "a", "--text", "App A", "--pos", "1", "--action"], socket: socket).status == 0)
-        #expect(try nookctl(["app", "set", "b", "--text", "App B", "--pos", "2"], socket: socket).status == 0)
-        // Each turn is a minute long here: only the presses move it.
-        #expect(try apps(daemon).allSatisfy { !$0.showing }, "the home content's turn first")
-        try daemon.request(.press(.dismiss))
-        try eventually("app a on the glass", timeout: 30) { try apps(daemon).first { $0.showing }?.app.name == "a" }
-        let status = try daemon.request(.status)
-        #expect(status["modules"]?.items.first?["current"] == .null, "an app is not a module's card")
-
-        // Open on an app with an action: its sender hears `invoked`, with the app's key.
-        let watcher = try daemon.watcher()
-        try daemon.request(.press(.open))
-        var heard = false
-        while !heard, let line = try watcher.readLine() {
-            let text = String(decoding: line, as: UTF8.self)
-            heard = text.contains("\"invoked\"") && text.contains("\"app\":\"a\"")
+        let daemon = try start(scratch)
+        let client = try daemon.client()
+        let set = { (name: String) in Request(id: .number(1), operation: .appSet(NookApp(name: name, content: .text(name)))) }
+        for index in 1...NookApp.Limits.count { _ = try client.request(set("app\(index)")) }
+        var refusal: ProtocolError?
+        do {
+            _ = try client.request(set("one too many"))
+        } catch ClientError.daemon(let problem) {
+            refusal = problem
         }
-        #expect(heard)
-
-        // A card goes first; the rotation shows its turn again after it.
-        try daemon.request(.enqueue(NookActivity(title: "Doorbell", dwell: .milliseconds(300)), module: nil, wait: false))
-        try eventually("the app's card off the glass for the card", timeout: 30) { try apps(daemon).allSatisfy { !$0.showing } }
-        try eventually("app a back after the card", timeout: 30) { try apps(daemon).first { $0.showing }?.app.name == "a" }
-
-        try daemon.request(.press(.dismiss))
-        try eventually("dismiss moves on to b", timeout: 30) { try apps(daemon).first { $0.showing }?.app.name == "b" }
-        let switched = try nookctl(["app", "switch", "a"], socket: socket)
-        #expect(switched.status == 0 && switched.output.contains("showing app a"), "\(switched)")
-        try eventually("switched to a", timeout: 30) { try apps(daemon).first { $0.showing }?.app.name == "a" }
-        #expect(try nookctl(["app", "previous"], socket: socket).output.contains("showing the home content"))
-
-        // Removing the apps leaves the display as it was: no more frames.
-        #expect(try nookctl(["app", "rm", "a"], socket: socket).status == 0)
-        #expect(try nookctl(["app", "rm", "b"], socket: socket).status == 0)
-        try eventually("nothing on the glass", timeout: 30) { try apps(daemon).isEmpty }
-        usleep(useconds_t(TestBounds.seconds(0.5) * 1_000_000))
-        let after = try generation(daemon)
-        usleep(useconds_t(TestBounds.seconds(1) * 1_000_000))
-        #expect(try generation(daemon) - after <= 1, "no apps again, no frames again")
+        #expect(refusal?.code == .queueFull && refusal?.field == "app.name", "\(String(describing: refusal))")
+        #expect(refusal?.message.hasPrefix("nookd keeps at most 64 apps") == true, "\(String(describing: refusal?.message))")
+        _ = try client.request(set("app1"))
+        #expect(try apps(daemon).count == NookApp.Limits.count)
         #expect(daemon.stop().status == 0)
     }
 

@@ -1,0 +1,43 @@
+import NookActivities
+@testable import NookDaemon
+import NookLogging
+import NookTestSupport
+import NookTestTraits
+import Testing
+
+/// N2 with apps, in-process on the mock display: a stop halts the rotation and quiesces its
+/// queue with the others, so the app card on the glass leaves it through the normal end path
+/// and no turn's timer goes on turning the rotation while the services stop.
+@Suite("A2 N2 a stop and the rotation", .serialized, .ownThreads)
+struct AppStopTests {
+    /// Polls `condition` until it holds or the scaled bound passes.
+    func settles(_ condition: () async -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + TestBounds.duration(.seconds(30))
+        while ContinuousClock.now < deadline {
+            if await condition() { return true }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
+    @Test func a2_n2_aStopHaltsTheRotationAndTakesTheAppOffTheGlass() async throws {
+        let scratch = Scratch()
+        var config = DaemonConfig(socketPath: scratch.path + "/nook.sock")
+        config.backend = .mock
+        config.journalPath = nil
+        config.apps.duration = .seconds(3600)
+        let daemon = try Daemon(config: config, configPath: nil, logger: Logger(label: "test"))
+        let run = Task { try await daemon.run(handlingSignals: false) }
+        try daemon.apps.set(NookApp(name: "a", content: .text("App A")))
+        #expect(daemon.apps.move(by: 1).turn == "a")
+        #expect(try await settles { await daemon.apps.queue.current?.title == "App A" }, "app a on the glass")
+        #expect(daemon.apps.waiting, "its turn's timer is set")
+
+        daemon.requestStop()
+        try await run.value
+        #expect(await daemon.apps.queue.current == nil, "the app card left the glass with the other queues' cards")
+        #expect(await daemon.apps.queue.isSuspended, "its queue was quiesced: nothing more drains onto the glass")
+        #expect(!daemon.apps.waiting, "no turn's timer outlives the stop")
+        #expect(daemon.apps.count == 1, "the app itself is kept")
+    }
+}
