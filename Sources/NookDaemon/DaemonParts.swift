@@ -56,8 +56,8 @@ struct DaemonParts: Sendable {
         (touch, ownership, socket) = (try wiring.part(Service.Touch.self), try wiring.part(Service.Ownership.self), try wiring.part(Service.Socket.self))
     }
 
-    /// The service of that type.
-    subscript<Part: DaemonService>(_ type: Part.Type) -> Part { byType[ObjectIdentifier(type)] as! Part }
+    /// The service of that type; nil for a type that is not in ``order``.
+    subscript<Part: DaemonService>(_ type: Part.Type) -> Part? { byType[ObjectIdentifier(type)] as? Part }
 
     // The services the daemon's own code reaches (requests, status, the run loop), kept typed
     // once here rather than looked up at each request.

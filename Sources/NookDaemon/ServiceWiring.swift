@@ -46,7 +46,7 @@ final class ServiceWiring {
     /// The service of that type: built now if no service built it before (each is built once,
     /// whoever asks first; the start order is ``DaemonParts/order``'s, not this one).
     func part<Part: BuiltService>(_ type: Part.Type) throws(DaemonError) -> Part {
-        if let service = built[ObjectIdentifier(type)] { return service as! Part }
+        if let service = built[ObjectIdentifier(type)] as? Part { return service }
         let service = try Part.build(self)
         built[ObjectIdentifier(type)] = service
         return service

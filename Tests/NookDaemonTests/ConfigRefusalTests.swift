@@ -23,6 +23,16 @@ struct ConfigRefusalTests {
         }
     }
 
+    /// What reading `text` as nook.toml is refused with; nil if it reads.
+    static func error(_ text: String) -> String? {
+        do {
+            _ = try DaemonConfig(reading: ConfigReader(try ConfigDocument(parsing: text, source: "nook.toml")))
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
     /// The error loading `values` (with what the key needs beside it) gives.
     static func refusal(_ key: String, _ value: String) throws -> ConfigError? {
         let samples = ReloadKeyTests.samples(themeFiles: ("a.toml", "b.toml"))
@@ -82,36 +92,20 @@ struct ConfigRefusalTests {
     /// Keys in no table nookd knows, or in the wrong one: named with their line, as before the
     /// services declared their keys (the known tables listed in the same order).
     @Test func n1_anUnknownKeyOrAKeyInTheWrongTableIsRefusedByName() throws {
-        func error(_ text: String) -> String? {
-            do {
-                _ = try DaemonConfig(reading: ConfigReader(try ConfigDocument(parsing: text, source: "nook.toml")))
-                return nil
-            } catch {
-                return "\(error)"
-            }
-        }
-        #expect(error("[daemon]\ncapacity = 5\n") == "nook.toml:2: daemon.capacity: is not a known setting")
-        #expect(error("[display]\nsparkle = true\n") == "nook.toml:2: display.sparkle: is not a known setting")
-        #expect(error("[queues]\ncapacity = 5\n") == "nook.toml:2: queues.capacity: is in an unknown table [queues] (known: [daemon], [journal], [display], "
+        #expect(Self.error("[daemon]\ncapacity = 5\n") == "nook.toml:2: daemon.capacity: is not a known setting")
+        #expect(Self.error("[display]\nsparkle = true\n") == "nook.toml:2: display.sparkle: is not a known setting")
+        #expect(Self.error("[queues]\ncapacity = 5\n") == "nook.toml:2: queues.capacity: is in an unknown table [queues] (known: [daemon], [journal], [display], "
             + "[theme], [theme.palette], [home], [queue], [proximity], [led], [debug], [quiet], [brightness], [escalation], [presence], [history], [apps], [touch])")
-        #expect(error("[gpio]\nrole = \"open\"\n") == "nook.toml:2: gpio.role: GPIO inputs go in tables of their own, such as [gpio.button] with role = \"open\"")
+        #expect(Self.error("[gpio]\nrole = \"open\"\n") == "nook.toml:2: gpio.role: GPIO inputs go in tables of their own, such as [gpio.button] with role = \"open\"")
     }
 
     /// Two bad keys: the one read first is named, in the reader's order (the daemon's keys
     /// before the display's, the queue's before the history's), whatever the file's order.
     @Test func n1_ofTwoBadKeysTheOneReadFirstIsNamed() throws {
-        func error(_ text: String) -> String? {
-            do {
-                _ = try DaemonConfig(reading: ConfigReader(try ConfigDocument(parsing: text, source: "nook.toml")))
-                return nil
-            } catch {
-                return "\(error)"
-            }
-        }
-        #expect(error("[queue]\ncapacity = 0\n[daemon]\nmax_connections = 0\n")
+        #expect(Self.error("[queue]\ncapacity = 0\n[daemon]\nmax_connections = 0\n")
             == "nook.toml:4: daemon.max_connections: must be from 1 to 65536, got 0")
-        #expect(error("[history]\nmax_entries = 0\n[queue]\ncapacity = 0\n") == "nook.toml:4: queue.capacity: must be from 1 to 100000, got 0")
-        #expect(error("[touch]\nlong_press_ms = 1\n[brightness]\nactive = 101\n") == "nook.toml:4: brightness.active: must be from 0 to 100, got 101")
+        #expect(Self.error("[history]\nmax_entries = 0\n[queue]\ncapacity = 0\n") == "nook.toml:4: queue.capacity: must be from 1 to 100000, got 0")
+        #expect(Self.error("[touch]\nlong_press_ms = 1\n[brightness]\nactive = 101\n") == "nook.toml:4: brightness.active: must be from 0 to 100, got 101")
     }
 
     /// A reload of a file with a bad value of each kind, an unknown key, or broken TOML keeps
