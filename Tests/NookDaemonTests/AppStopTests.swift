@@ -1,6 +1,7 @@
 import NookActivities
 @testable import NookDaemon
 import NookLogging
+import NookProtocol
 import NookTestSupport
 import NookTestTraits
 import Testing
@@ -28,6 +29,9 @@ struct AppStopTests {
         config.apps.duration = .seconds(3600)
         let daemon = try Daemon(config: config, configPath: nil, logger: Logger(label: "test"))
         let run = Task { try await daemon.run(handlingSignals: false) }
+        // Once nookd serves (its services started, the rotation bound to the glass), as a
+        // client's app would come; before that, a turn has no display loop to take it.
+        #expect(try await settles { (try? NookClient(path: scratch.path + "/nook.sock")) != nil }, "nookd serving")
         try daemon.apps.set(NookApp(name: "a", content: .text("App A")))
         #expect(daemon.apps.move(by: 1).turn == "a")
         #expect(try await settles { await daemon.apps.queue.current?.title == "App A" }, "app a on the glass")
