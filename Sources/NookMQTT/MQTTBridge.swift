@@ -327,7 +327,9 @@ public final class MQTTBridge {
         do throws(MQTTError) {
             // Subscribing again on a resumed session is harmless and picks up a changed prefix.
             pendingSubscriptions = topics.inbound.count + 1
-            for topic in topics.inbound { try connection.subscribe(topic, qos: 1) }
+            // A retained custom app is the app's state (AWTRIX's own clock takes it at every
+            // connect): it sets the app again on every subscription, a resumed session's too.
+            for topic in topics.inbound { try connection.subscribe(topic, qos: 1, retainedEveryTime: topic == topics.customApps) }
             // Mosquitto's counter; a broker without it, or an ACL that hides it, costs nothing.
             // Its retained value is read on every connect: the drops while we were away (the
             // usual ones: the broker's queue for an offline client is full) show there.
