@@ -394,10 +394,6 @@ public final class MQTTBridge {
                 continue
             }
             let digest = Self.digest(message)
-            if kind != .activity, kind != .command {
-                deliveries += awtrixDeliveries(kind, message: message, digest: digest)
-                continue
-            }
             if message.qos > 0 {
                 let slot = taken[message.messageID & (taken.count - 1)]
                 if message.redelivered == true, slot.messageID == message.messageID, slot.digest == digest {
@@ -408,6 +404,10 @@ public final class MQTTBridge {
                 if message.redelivered != true, slot.messageID == message.messageID {
                     taken[message.messageID & (taken.count - 1)] = (0, 0)
                 }
+            }
+            if kind != .activity, kind != .command {
+                deliveries += awtrixDeliveries(kind, message: message, digest: digest)
+                continue
             }
             // Derived from the session's packet id, so a redelivery (same id, same payload,
             // DUP set) names the same activity, and nookd, which refuses an id it holds,

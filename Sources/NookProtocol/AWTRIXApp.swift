@@ -16,8 +16,21 @@ public struct AWTRIXApp: Sendable, Equatable {
     public var remarks: [String] {
         var lines = notes
         if !ignored.isEmpty { lines.append("ignored (Nook does not draw them): \(ignored.joined(separator: ", "))") }
-        if !unknown.isEmpty { lines.append("unknown fields (not AWTRIX's), ignored: \(unknown.joined(separator: ", "))") }
+        if !unknown.isEmpty { lines.append("unknown fields (not AWTRIX's), ignored: \(unknown.map(Self.shown).joined(separator: ", "))") }
         return lines
+    }
+
+    /// A sender's text as a remark may quote it: control, line-breaking and bidirectional
+    /// characters written as `\u{…}` (a remark is a line of a log and of an answer), and cut.
+    static func shown(_ text: String) -> String {
+        var shown = ""
+        for scalar in text.unicodeScalars.prefix(40) {
+            let value = scalar.value
+            let hidden = value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029
+                || (0x200E...0x200F).contains(value) || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
+            shown += hidden ? "\\u{\(String(value, radix: 16))}" : String(scalar)
+        }
+        return text.unicodeScalars.count > 40 ? shown + "…" : shown
     }
 
     /// What a body asks for: remove the app (an empty body, or `{}` as AWTRIX reads it), or
@@ -107,8 +120,7 @@ public struct AWTRIXApp: Sendable, Equatable {
             // AWTRIX's icons are LaMetric ids, its own files and Base64 JPEGs; a symbol name
             // of the board's (R3) is drawn as one, and no sender over the network names a file.
             if isSymbolName(icon) { app.icon = icon } else {
-                let shown = icon.count > 40 ? String(icon.prefix(40)) + "…" : icon
-                notes.append("icon '\(shown)' is not one of the board's symbols (nookctl icons); the app has none")
+                notes.append("icon '\(Self.shown(icon))' is not one of the board's symbols (nookctl icons); the app has none")
             }
         case nil: break
         case let other?: throw ProtocolError(.wrongType, field: field("icon"), "must be a string, got \(other.typeName)")

@@ -17,7 +17,7 @@ struct AWTRIXAppRoutesTests {
     func service() throws -> HTTPService {
         let tokens = NSTemporaryDirectory() + "nook-http-awtrix-tokens-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try """
-        alice publish sha256:\(sha256Hex(alice))
+        alice read,publish sha256:\(sha256Hex(alice))
         bob publish sha256:\(sha256Hex(bob))
         viewer read sha256:\(sha256Hex(viewer))
 
@@ -73,7 +73,7 @@ struct AWTRIXAppRoutesTests {
         #expect(power.icon == "bolt" && power.tint == .rgb(red: 255, green: 136, blue: 0) && power.progress == 0.4)
         #expect(power.chart == NookApp.Chart(.bar, [3, 4, 9, 7]) && power.duration == .seconds(600) && power.position == 1)
         #expect(power.lifetime == .seconds(120) && power.lifetimeMode == .stale)
-        let line = try curl(alice, "POST", custom + "line", #"{"text": "trend", "line": [1, 5, 2], "color": "#00FF00", "icon": "2355"}"#)
+        let line = try curl(alice, "POST", custom + "line", ##"{"text": "trend", "line": [1, 5, 2], "color": "#00FF00", "icon": "2355"}"##)
         #expect(line.status == 200 && line.text.contains("icon '2355' is not one of the board's symbols"), "\(line)")
         #expect(try app(service, "line")?.app.chart == NookApp.Chart(.line, [1, 5, 2]))
 
@@ -90,7 +90,7 @@ struct AWTRIXAppRoutesTests {
         #expect(inArray.status == 422 && inArray.text.contains(#""field":"[1].color""#), "\(inArray)")
         let tooLong = try curl(alice, "POST", custom + "bad", #"{"text": "x", "bar": [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]}"#)
         #expect(tooLong.status == 422 && tooLong.text.contains(#""field":"bar""#), "\(tooLong)")
-        let noText = try curl(alice, "POST", custom + "bad", #"{"draw": [{"dc": [28, 4, 3, "#FF0000"]}]}"#)
+        let noText = try curl(alice, "POST", custom + "bad", ##"{"draw": [{"dc": [28, 4, 3, "#FF0000"]}]}"##)
         #expect(noText.status == 422 && noText.text.contains(#""field":"text""#), "\(noText)")
         let noName = try curl(alice, "POST", service.url + "/api/custom", #"{"text": "x"}"#)
         #expect(noName.status == 400 && noName.text.contains(#""field":"name""#), "\(noName)")
@@ -172,7 +172,7 @@ struct AWTRIXAppRoutesTests {
         let script = """
             import asyncio, sys
             from httpx import AsyncClient
-            from awtrix_light_client.http_client import AwtrixLightHttpClient
+            from awtrix_light_client.http_client import AwtrixLightHttpClient, AwtrixLightHttpClientError
             from awtrix_light_client.models.application import CustomApplication, Fragment
 
             async def main():
@@ -191,7 +191,10 @@ struct AWTRIXAppRoutesTests {
                     await client.previous_app()
                     print("turned")
 
-            asyncio.run(main())
+            try:
+                asyncio.run(main())
+            except AwtrixLightHttpClientError as error:
+                sys.exit(f"{error.status_code} {error.content!r}")
             """
         let path = service.directory + "/awtrix-client.py"
         try script.write(toFile: path, atomically: true, encoding: .utf8)
@@ -209,4 +212,14 @@ struct AWTRIXAppRoutesTests {
         // What the client sent that Nook does not draw is in nook-http's log, named.
         #expect(service.waitForLog("AWTRIX app weather: ignored (Nook does not draw them): rainbow"), "\(service.logText)")
     }
+}
+
+/// Waits (on wall time: these tests run real processes) until `condition` holds.
+private func eventually(_ what: String, timeout: Double = 10, _ condition: () throws -> Bool) throws {
+    let deadline = Date().addingTimeInterval(TestBounds.seconds(timeout))
+    while Date() < deadline {
+        if try condition() { return }
+        usleep(20_000)
+    }
+    throw TestFailure("timed out waiting for \(what)")
 }

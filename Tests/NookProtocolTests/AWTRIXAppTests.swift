@@ -29,7 +29,7 @@ import Testing
         #expect(app.lifetime == .seconds(60) && app.lifetimeMode == .stale)
         #expect(read.ignored.isEmpty && read.unknown.isEmpty && read.notes.isEmpty)
         #expect(try self.app(#"{"text": "x", "color": [0, 128, 255]}"#).app.tint == .rgb(red: 0, green: 128, blue: 255))
-        #expect(try self.app(#"{"text": "x", "color": "#00FF00", "line": [2, 1]}"#).app.chart == NookApp.Chart(.line, [2, 1]))
+        #expect(try self.app(##"{"text": "x", "color": "#00FF00", "line": [2, 1]}"##).app.chart == NookApp.Chart(.line, [2, 1]))
         // AWTRIX's defaults: no bar at -1, no lifetime at 0, lifetimeMode 0 removes.
         let defaults = try self.app(#"{"text": "x", "progress": -1, "lifetime": 0, "lifetimeMode": 0, "bar": []}"#).app
         #expect(defaults.progress == nil && defaults.lifetime == nil && defaults.lifetimeMode == .remove && defaults.chart == nil)
@@ -43,13 +43,16 @@ import Testing
     }
 
     @Test func a3_fieldsNookCannotDrawAreNamedAsIgnoredAndUnknownOnesToo() throws {
-        let read = try app(#"{"text": "x", "rainbow": true, "effect": "Fade", "progressC": "#FF0000", "save": true, "draw": [], "colour": "red"}"#)
+        let read = try app(##"{"text": "x", "rainbow": true, "effect": "Fade", "progressC": "#FF0000", "save": true, "draw": [], "colour": "red"}"##)
         #expect(read.ignored == ["rainbow", "effect", "progressC", "save", "draw"] && read.unknown == ["colour"])
         #expect(read.remarks == ["ignored (Nook does not draw them): rainbow, effect, progressC, save, draw", "unknown fields (not AWTRIX's), ignored: colour"])
         // AWTRIX's LaMetric ids and files are no symbols of the board's: noted, not drawn.
         let icon = try app(#"{"text": "x", "icon": "2355"}"#)
         #expect(icon.app.icon == nil && icon.notes.first?.contains("icon '2355'") == true)
         #expect(try app(#"{"text": "x", "icon": "../etc/passwd"}"#).app.icon == nil)
+        // A key is quoted on one line: a remark is a log line and a line of an answer.
+        let forged = try app(#"{"text": "x", "a\nnook-http: forged": 1}"#)
+        #expect(forged.remarks == [#"unknown fields (not AWTRIX's), ignored: a\u{a}nook-http: forged"#])
         let both = try app(#"{"text": "x", "bar": [1], "line": [2]}"#)
         #expect(both.app.chart == NookApp.Chart(.bar, [1]) && both.notes.first?.hasPrefix("line: ignored") == true)
     }
