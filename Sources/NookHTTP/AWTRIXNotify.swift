@@ -91,21 +91,13 @@ public struct AWTRIXNotification: Sendable, Equatable {
         }
     }
 
-    /// AWTRIX colours: `"#FF0000"` (or without `#`) or `[255, 0, 0]`.
+    /// AWTRIX colours, read as its custom apps' are (``AWTRIXApp/tint(_:field:)``), and a
+    /// palette name of the board's too.
     static func tint(_ value: JSONValue, field: String) throws(HTTPAPIError) -> NookTint {
-        switch value {
-        case .string(let text):
-            let hex = text.hasPrefix("#") ? text : "#" + text
-            if let tint = NookTint(parsing: hex) { return tint }
-            if let tint = NookTint(parsing: text) { return tint }
-        case .array(let parts) where parts.count == 3:
-            // Typed in two steps: Swift 6.0 cannot type-check the one chain in reasonable time.
-            let numbers: [Double] = parts.compactMap { $0.numberValue }.filter { (0...255).contains($0) && $0 == $0.rounded() }
-            let bytes = numbers.map { UInt8($0) }
-            if bytes.count == 3 { return .rgb(red: bytes[0], green: bytes[1], blue: bytes[2]) }
-        default: break
+        do { return try AWTRIXApp.tint(value, field: field) } catch {
+            if case .string(let text) = value, let tint = NookTint(parsing: text) { return tint }
+            throw HTTPAPIError(status: 400, code: "invalid_field", field: field, message: error.message)
         }
-        throw HTTPAPIError(status: 400, code: "invalid_field", field: field, message: "must be a colour as \"#RRGGBB\" or [R, G, B] (0–255), got \(value.serialized)")
     }
 }
 
@@ -138,9 +130,5 @@ extension NtfyMapping {
     /// A name of the board's symbol table (R3): letters, digits and dots, as `exclamationmark.triangle`.
     /// nookd says which it does not know (a warning in its answer), so unknown ones reach it as
     /// names, never as paths.
-    static func isSymbolName(_ name: String) -> Bool {
-        // A `.png` name is an icon file to nookd, which a sender over the network does not pick.
-        !name.isEmpty && name.utf8.count <= 64 && name.first?.isLetter == true && !name.hasSuffix(".png")
-            && name.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E }
-    }
+    static func isSymbolName(_ name: String) -> Bool { AWTRIXApp.isSymbolName(name) }
 }

@@ -17,6 +17,7 @@ extension HTTPRouteTable {
         table.add(PageRoutes.routes())
         table.add(LiveViewRoutes.routes())
         table.add(PublishRoutes.routes(settings: config.publish, order: order, logger: logger))
+        table.add(AWTRIXAppRoutes.routes(logger: logger))
         table.add(AlertRoutes.routes(module: config.publish.alertModule, order: order, logger: logger))
         return table
     }

@@ -68,6 +68,9 @@ public enum InboundMessage {
             switch kind {
             case .activity: return .success(try activity(trimmed, topic: topic, module: module, id: activityID))
             case .command: return .success(try command(trimmed, topic: topic, module: module))
+            // Read by ``AWTRIXInbound``, which the bridge calls for these.
+            case .customApp, .switchApp, .nextApp, .previousApp:
+                throw Rejection(topic: topic, code: "internalError", field: nil, "an AWTRIX topic is read by AWTRIXInbound")
             }
         } catch {
             return .failure(error)

@@ -113,7 +113,7 @@ public final class MQTTBridge {
     public init(options: Options, logger: Logger) throws(BridgeError) {
         self.options = options
         self.logger = logger
-        topics = Topics(prefix: options.config.prefix, device: options.config.device)
+        topics = Topics(prefix: options.config.prefix, device: options.config.device, awtrixPrefix: options.config.awtrixPrefix)
         discovery = Discovery(topics: topics, prefix: options.config.discoveryPrefix)
         connection = try Self.connection(options.config, clientID: options.config.effectiveClientID, cleanSession: false,
                                          will: (topics.availability, "offline", true))
@@ -327,7 +327,9 @@ public final class MQTTBridge {
         do throws(MQTTError) {
             // Subscribing again on a resumed session is harmless and picks up a changed prefix.
             pendingSubscriptions = topics.inbound.count + 1
-            for topic in topics.inbound { try connection.subscribe(topic, qos: 1) }
+            // A retained custom app is the app's state (AWTRIX's own clock takes it at every
+            // connect): it sets the app again on every subscription, a resumed session's too.
+            for topic in topics.inbound { try connection.subscribe(topic, qos: 1, retainedEveryTime: topic == topics.customApps) }
             // Mosquitto's counter; a broker without it, or an ACL that hides it, costs nothing.
             // Its retained value is read on every connect: the drops while we were away (the
             // usual ones: the broker's queue for an offline client is full) show there.
@@ -403,6 +405,10 @@ public final class MQTTBridge {
                     taken[message.messageID & (taken.count - 1)] = (0, 0)
                 }
             }
+            if kind != .activity, kind != .command {
+                deliveries += awtrixDeliveries(kind, message: message, digest: digest)
+                continue
+            }
             // Derived from the session's packet id, so a redelivery (same id, same payload,
             // DUP set) names the same activity, and nookd, which refuses an id it holds,
             // does not show it twice.
@@ -425,6 +431,49 @@ public final class MQTTBridge {
         }
     }
 
+    /// The name the bridge states as the sender of the apps it sets (U3).
+    public static let appSender = "nook-mqtt"
+
+    /// What an AWTRIX topic's message asks of nookd; a refusal is reported on the error topic
+    /// and what was left out of an app is logged.
+    private func awtrixDeliveries(_ kind: Topics.Inbound, message: MQTTMessage, digest: UInt64) -> [Delivery] {
+        func delivery(_ operation: NookOperation) -> Delivery { Delivery(message: message, operation: operation, digest: digest, derivedID: false) }
+        switch AWTRIXInbound.decode(kind, topic: message.topic, payload: message.payload, retained: message.retained) {
+        case .failure(let rejection):
+            report(rejection, payload: message.payload)
+            return []
+        case .success(.nothing(let why)):
+            logger.debug("\(message.topic): \(why)")
+            return []
+        case .success(.operation(let operation)):
+            return [delivery(operation)]
+        case .success(.set(let apps)):
+            for app in apps {
+                for remark in app.remarks { logger.info("\(message.topic): app \(app.app.name): \(remark)") }
+            }
+            return apps.map { delivery(.appSet($0.app)) }
+        case .success(.remove(let name)):
+            return appsMadeOf(name).map { delivery(.appRemove($0)) }
+        }
+    }
+
+    /// `name` and the APP0, APP1, … an array sent to it made, of those the bridge set.
+    private func appsMadeOf(_ name: String) -> [String] {
+        guard let requests else { return [name] }
+        let apps: AppListAnswer
+        do throws(ClientError) {
+            (apps, _) = try requests.request(Request(id: .string("apps"), operation: .appList), as: AppListAnswer.self)
+        } catch {
+            logger.warning("nookd's app list cannot be read (\(error)); removing \(name) alone")
+            return [name]
+        }
+        let numbered = apps.apps.map(\.app).filter { app in
+            app.name.hasPrefix(name) && app.name != name && app.name.dropFirst(name.count).allSatisfy { $0.isASCII && $0.isNumber }
+                && app.sender?.relayed == true && app.sender?.name == Self.appSender
+        }
+        return [name] + numbered.map(\.name)
+    }
+
     /// Sends `deliveries` to nookd in one write and reads every answer. Returns those to send
     /// again (a derived id that named an earlier message), or nil when the batch was abandoned.
     private func deliver(_ deliveries: [Delivery]) -> [Delivery]? {
@@ -433,7 +482,10 @@ public final class MQTTBridge {
         var lines: [UInt8] = []
         for delivery in deliveries {
             nextRequestID += 1
-            let line = Request(id: .number(nextRequestID), operation: delivery.operation).encoded().utf8
+            // An app's owner is the bridge under its stated name (U3): a broker's clients may
+            // change the apps they set, never another sender's.
+            let sender = delivery.operation.name == .appSet || delivery.operation.name == .appRemove ? Self.appSender : nil
+            let line = Request(id: .number(nextRequestID), operation: delivery.operation, sender: sender).encoded().utf8
             // The payload limit is not the line limit: a 64 KiB payload escaped into a
             // request can be longer than nookd reads, and nookd's refusal of it carries no
             // id, which would leave the whole batch unacknowledged and sent again forever.
@@ -481,6 +533,12 @@ public final class MQTTBridge {
                 if case .enqueue = entry.operation {} else { stateDirty = true }
             case .failure(let id?, let error):
                 guard let entry = waiting.removeValue(forKey: id) else { continue }
+                if case .appRemove(let name) = entry.operation, error.code == .notFound {
+                    // Removing what is not there (a retained message cleared twice) is done.
+                    recordTaken(entry)
+                    logger.debug("\(entry.message.topic): no app \(name) to remove")
+                    continue
+                }
                 if Self.isRedelivery(error, of: entry.operation) {
                     if entry.derivedID, entry.message.redelivered != true, case .enqueue(var activity, let module, let wait) = entry.operation {
                         // Not sent before, yet its derived id is held: an earlier message had

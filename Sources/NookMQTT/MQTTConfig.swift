@@ -18,6 +18,9 @@ public struct MQTTConfig: Sendable, Equatable {
     /// Stable across restarts, so the broker keeps the session (E5); `nook-mqtt-DEVICE` unless set.
     public var clientID: String?
     public var prefix = "nook"
+    /// Where AWTRIX's custom-app topics start (`AWTRIX/custom/APP`, `AWTRIX/switch`, …);
+    /// nil: `PREFIX/DEVICE`.
+    public var awtrixPrefix: String?
     /// This board's name in topics; the host name unless set.
     public var device: String
     /// nookd's queue module the cards go to; nil: the foreground one.
@@ -75,6 +78,8 @@ public struct MQTTConfig: Sendable, Equatable {
         }
         prefix = try reader.string("mqtt.prefix") ?? prefix
         try Self.checkTopicLevels(prefix, key: "mqtt.prefix", reader: reader, allowSlash: true)
+        awtrixPrefix = try reader.string("mqtt.awtrix_prefix")
+        if let awtrixPrefix { try Self.checkTopicLevels(awtrixPrefix, key: "mqtt.awtrix_prefix", reader: reader, allowSlash: true) }
         if let name = try reader.string("mqtt.device") { device = name }
         try Self.checkTopicLevels(device, key: "mqtt.device", reader: reader, allowSlash: false)
         guard device != "all" else { throw reader.error("mqtt.device", "'all' is the topic every board listens on; pick another name") }

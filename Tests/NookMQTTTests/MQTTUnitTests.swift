@@ -265,3 +265,38 @@ struct BridgeCommandLineTests {
         }
     }
 }
+
+@Suite("A3 AWTRIX's custom-app topics")
+struct AWTRIXTopicTests {
+    @Test func a3_awtrixsTopicsAreUnderPrefixAndDeviceUnlessAnAWTRIXPrefixIsSet() throws {
+        let topics = Topics(prefix: "nook", device: "b1")
+        #expect(topics.kind(of: "nook/b1/custom/weather") == .customApp("weather"))
+        #expect(topics.kind(of: "nook/b1/switch") == .switchApp && topics.kind(of: "nook/b1/nextapp") == .nextApp
+                && topics.kind(of: "nook/b1/previousapp") == .previousApp)
+        #expect(topics.kind(of: "nook/b1/custom/") == nil && topics.kind(of: "nook/b1/custom/a/b") == nil)
+        #expect(topics.inbound.contains("nook/b1/custom/+"))
+        let own = Topics(prefix: "nook", device: "b1", awtrixPrefix: "awtrix_abc123")
+        #expect(own.kind(of: "awtrix_abc123/custom/weather") == .customApp("weather") && own.kind(of: "nook/b1/custom/weather") == nil)
+        let config = try MQTTConfig(ConfigDocument(parsing: "[mqtt]\ndevice = \"b1\"\nawtrix_prefix = \"awtrix_abc123\"\n"))
+        #expect(config.awtrixPrefix == "awtrix_abc123")
+        #expect(throws: ConfigError.self) { try MQTTConfig(ConfigDocument(parsing: "[mqtt]\nawtrix_prefix = \"awtrix/#\"\n")) }
+    }
+
+    @Test func a3_aRetainedAppIsTakenAndARetainedTurnIsNot() throws {
+        let topic = "nook/b1/custom/weather"
+        let set = AWTRIXInbound.decode(.customApp("weather"), topic: topic, payload: Array(#"{"text": "21 °C"}"#.utf8), retained: true)
+        guard case .success(.set(let apps)) = set else { Issue.record("\(set)"); return }
+        #expect(apps.first?.app.name == "weather")
+        #expect(try AWTRIXInbound.decode(.customApp("weather"), topic: topic, payload: [], retained: true).get() == .remove("weather"))
+        #expect(try AWTRIXInbound.decode(.customApp("weather"), topic: topic, payload: [], retained: false).get() == .remove("weather"))
+        #expect(try AWTRIXInbound.decode(.nextApp, topic: "nook/b1/nextapp", payload: [], retained: false).get() == .operation(.appNext))
+        guard case .success(.nothing) = AWTRIXInbound.decode(.nextApp, topic: "nook/b1/nextapp", payload: [], retained: true) else {
+            Issue.record("a retained turn taken"); return
+        }
+        #expect(try AWTRIXInbound.decode(.switchApp, topic: "nook/b1/switch", payload: Array(#"{"name": "weather"}"#.utf8), retained: false).get()
+                == .operation(.appSwitch("weather")))
+        guard case .failure(let refusal) = AWTRIXInbound.decode(.customApp("bad"), topic: "nook/b1/custom/bad", payload: Array(#"{"text": "x", "pos": "1"}"#.utf8),
+                                                                retained: false) else { Issue.record("taken"); return }
+        #expect(refusal.field == "pos" && refusal.topic == "nook/b1/custom/bad")
+    }
+}

@@ -1,0 +1,233 @@
+import NookActivities
+
+/// One AWTRIX 3 custom app (`POST /api/custom?name=APP`, MQTT `PREFIX/custom/APP`) as a Nook
+/// app (A3), by the table in docs/apps.md. Both bridges read AWTRIX's bodies here, so an app
+/// sent over HTTP and over MQTT is the same app, and both name the same fields as ignored.
+public struct AWTRIXApp: Sendable, Equatable {
+    public var app: NookApp
+    /// AWTRIX's fields that Nook does not draw (`rainbow`, `effect`, …), as sent.
+    public var ignored: [String]
+    /// Fields AWTRIX does not document either (a typo is named, not silently dropped).
+    public var unknown: [String]
+    /// What else was left out of a field Nook took (an icon that is no symbol of the board's).
+    public var notes: [String]
+
+    /// What ``notes``, ``ignored`` and ``unknown`` say, one line each, for an answer or a log.
+    public var remarks: [String] {
+        var lines = notes
+        if !ignored.isEmpty { lines.append("ignored (Nook does not draw them): \(ignored.joined(separator: ", "))") }
+        if !unknown.isEmpty { lines.append("unknown fields (not AWTRIX's), ignored: \(unknown.map(Self.shown).joined(separator: ", "))") }
+        return lines
+    }
+
+    /// A sender's text as a remark may quote it: control, line-breaking and bidirectional
+    /// characters written as `\u{…}` (a remark is a line of a log and of an answer), and cut.
+    static func shown(_ text: String) -> String {
+        var shown = ""
+        for scalar in text.unicodeScalars.prefix(40) {
+            let value = scalar.value
+            let hidden = value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029
+                || (0x200E...0x200F).contains(value) || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
+            shown += hidden ? "\\u{\(String(value, radix: 16))}" : String(scalar)
+        }
+        return text.unicodeScalars.count > 40 ? shown + "…" : shown
+    }
+
+    /// What a body asks for: remove the app (an empty body, or `{}` as AWTRIX reads it), or
+    /// set one app or several (an array makes APP0, APP1, … as AWTRIX does).
+    public enum Body: Sendable, Equatable {
+        case remove
+        case set([AWTRIXApp])
+    }
+
+    /// Fields AWTRIX draws or plays that an app on Nook has no place for (named as ignored).
+    public static let ignoredFields: Set<String> = [
+        "textCase", "topText", "textOffset", "center", "gradient", "blinkText", "fadeText", "background", "rainbow", "pushIcon",
+        "repeat", "autoscale", "barBC", "progressC", "progressBC", "draw", "noScroll", "scrollSpeed", "effect", "effectSettings",
+        "overlay", "save",
+        // A notification's own, which AWTRIX ignores on a custom app too.
+        "hold", "sound", "rtttl", "loopSound", "stack", "wakeup", "clients",
+    ]
+    /// Fields Nook takes (the rest of AWTRIX's are ``ignoredFields``).
+    public static let takenFields: Set<String> = ["text", "icon", "color", "progress", "bar", "line", "duration", "pos", "lifetime", "lifetimeMode"]
+
+    /// Reads a whole body for the app `name`. Every app of an array is checked before any is
+    /// returned, so a bad one sets none. Errors name the field (`color`, or `[1].color` in an array).
+    public static func body(name: String, _ bytes: [UInt8]) throws(ProtocolError) -> Body {
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) { return .remove }
+        let value: JSONValue
+        do { value = try JSONValue.parse(bytes) } catch {
+            throw ProtocolError(.badJSON, field: "body", "an AWTRIX custom app is a JSON object (or an array of them): \(error)")
+        }
+        switch value {
+        case .object(let members) where members.isEmpty: return .remove
+        case .object: return .set([try app(name: name, value)])
+        case .array(let items):
+            guard !items.isEmpty else {
+                throw ProtocolError(.invalid, field: "body", "an empty array sets no app; an empty body (or {}) removes \(name)")
+            }
+            var apps: [AWTRIXApp] = []
+            for (index, item) in items.enumerated() {
+                guard case .object = item else {
+                    throw ProtocolError(.wrongType, field: "[\(index)]", "each app of an array must be a JSON object, got \(item.typeName)")
+                }
+                apps.append(try app(name: name + String(index), item, path: "[\(index)]."))
+            }
+            return .set(apps)
+        default:
+            throw ProtocolError(.wrongType, field: "body", "must be a JSON object (or an array of them), got \(value.typeName)")
+        }
+    }
+
+    /// One app object. `path` prefixes the fields its errors name (`[1].` in an array).
+    public static func app(name: String, _ value: JSONValue, path: String = "") throws(ProtocolError) -> AWTRIXApp {
+        if let problem = NookApp.nameProblem(name) { throw ProtocolError(.invalid, field: "name", "the app's name \(problem)") }
+        guard case .object(let members) = value else {
+            throw ProtocolError(.wrongType, field: path.isEmpty ? "body" : String(path.dropLast()), "must be a JSON object, got \(value.typeName)")
+        }
+        func field(_ key: String) -> String { path + key }
+        func given(_ key: String) -> JSONValue? {
+            guard let found = value[key], found != .null else { return nil }
+            return found
+        }
+        var notes: [String] = []
+        let content: NookApp.Content
+        switch given("text") {
+        case .string(let text)?:
+            content = .text(text)
+            if text.contains("{{") && text.contains("}}") { notes.append("text: placeholders {{topic}} are shown as written, not filled in") }
+        case .array(let items)?:
+            var fragments: [NookApp.Fragment] = []
+            for (index, item) in items.enumerated() {
+                let at = field("text[\(index)]")
+                guard case .object = item else { throw ProtocolError(.wrongType, field: at, "must be a fragment {\"t\": \"…\", \"c\": \"FF0000\"}, got \(item.typeName)") }
+                guard case .string(let text)? = item["t"] else {
+                    throw ProtocolError(item["t"] == nil ? .missingField : .wrongType, field: at + ".t", "each fragment needs its text as a string")
+                }
+                var fragment = NookApp.Fragment(text)
+                if let colour = item["c"], colour != .null { fragment.tint = try tint(colour, field: at + ".c") }
+                fragments.append(fragment)
+            }
+            content = .fragments(fragments)
+        case nil:
+            throw ProtocolError(.missingField, field: field("text"), "is required: Nook draws an app's words (a drawing, chart or icon alone is not shown)")
+        case let other?:
+            throw ProtocolError(.wrongType, field: field("text"), "must be a string or an array of {\"t\", \"c\"} fragments, got \(other.typeName)")
+        }
+        var app = NookApp(name: name, content: content)
+        switch given("icon") {
+        case .string(let icon)?:
+            // AWTRIX's icons are LaMetric ids, its own files and Base64 JPEGs; a symbol name
+            // of the board's (R3) is drawn as one, and no sender over the network names a file.
+            if isSymbolName(icon) { app.icon = icon } else {
+                notes.append("icon '\(Self.shown(icon))' is not one of the board's symbols (nookctl icons); the app has none")
+            }
+        case nil: break
+        case let other?: throw ProtocolError(.wrongType, field: field("icon"), "must be a string, got \(other.typeName)")
+        }
+        if let colour = given("color") { app.tint = try tint(colour, field: field("color")) }
+        if let progress = try number(given("progress"), field: field("progress")) {
+            // AWTRIX's default, -1, draws no bar.
+            guard progress == -1 || (0...100).contains(progress) else {
+                throw ProtocolError(.invalid, field: field("progress"), "must be from 0 to 100 (or -1 for no bar), got \(progress)")
+            }
+            if progress >= 0 { app.progress = progress / 100 }
+        }
+        let bar = try chart(given("bar"), field: field("bar"))
+        let line = try chart(given("line"), field: field("line"))
+        if let bar { app.chart = NookApp.Chart(.bar, bar) }
+        if let line {
+            if bar != nil { notes.append("line: ignored, the app draws its bar chart (one chart at a time)") } else { app.chart = NookApp.Chart(.line, line) }
+        }
+        if let seconds = try number(given("duration"), field: field("duration")) {
+            guard seconds > 0, seconds <= NookApp.Limits.longestDuration.nookSeconds, let duration = Duration.nookSeconds(seconds) else {
+                throw ProtocolError(.invalid, field: field("duration"), "must be seconds above 0 and at most \(Int(NookApp.Limits.longestDuration.nookSeconds)), got \(seconds)")
+            }
+            app.duration = duration
+        }
+        if let position = try number(given("pos"), field: field("pos")) {
+            guard let whole = Int(exactly: position), NookApp.Limits.positions.contains(whole) else {
+                throw ProtocolError(.invalid, field: field("pos"),
+                                    "must be a whole number from \(NookApp.Limits.positions.lowerBound) to \(NookApp.Limits.positions.upperBound), got \(position)")
+            }
+            app.position = whole
+        }
+        if let seconds = try number(given("lifetime"), field: field("lifetime")) {
+            // AWTRIX's default, 0, is no lifetime.
+            guard seconds >= 0, seconds <= NookApp.Limits.longestLifetime.nookSeconds, let lifetime = Duration.nookSeconds(seconds) else {
+                throw ProtocolError(.invalid, field: field("lifetime"),
+                                    "must be seconds from 0 (none) to \(Int(NookApp.Limits.longestLifetime.nookSeconds)), got \(seconds)")
+            }
+            if seconds > 0 { app.lifetime = lifetime }
+        }
+        if let mode = try number(given("lifetimeMode"), field: field("lifetimeMode")) {
+            switch mode {
+            case 0: app.lifetimeMode = .remove
+            case 1: app.lifetimeMode = .stale
+            default: throw ProtocolError(.invalid, field: field("lifetimeMode"), "must be 0 (remove the app) or 1 (keep it, marked stale), got \(mode)")
+            }
+        }
+        do { try app.validate() } catch {
+            throw ProtocolError(.invalid, field: field(awtrixField(error.field, app: app)), error.problem)
+        }
+        let keys = members.map(\.0)
+        return AWTRIXApp(app: app, ignored: keys.filter(ignoredFields.contains),
+                         unknown: keys.filter { !ignoredFields.contains($0) && !takenFields.contains($0) }, notes: notes)
+    }
+
+    /// AWTRIX's colours: `"#FF0000"`, `"FF0000"` or `[255, 0, 0]`.
+    public static func tint(_ value: JSONValue, field: String) throws(ProtocolError) -> NookTint {
+        switch value {
+        case .string(let text):
+            if let tint = NookTint(parsing: text.hasPrefix("#") ? text : "#" + text) { return tint }
+        case .array(let parts) where parts.count == 3:
+            // Typed in two steps: Swift 6.0 cannot type-check the one chain in reasonable time.
+            let numbers: [Double] = parts.compactMap { $0.numberValue }.filter { (0...255).contains($0) && $0 == $0.rounded() }
+            let bytes = numbers.map { UInt8($0) }
+            if bytes.count == 3 { return .rgb(red: bytes[0], green: bytes[1], blue: bytes[2]) }
+        default: break
+        }
+        throw ProtocolError(.invalid, field: field, "must be a colour as \"#RRGGBB\", \"RRGGBB\" or [R, G, B] (0–255), got \(value.serialized)")
+    }
+
+    /// A name of the board's symbol table: lower-case letters, digits and dots, as
+    /// `cloud.sun`; never a path or a `.png` file.
+    public static func isSymbolName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 64 && name.first?.isLetter == true && !name.hasSuffix(".png")
+            && name.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E }
+    }
+
+    private static func number(_ value: JSONValue?, field: String) throws(ProtocolError) -> Double? {
+        switch value {
+        case nil: return nil
+        case .number(let number)?:
+            guard number.isFinite else { throw ProtocolError(.invalid, field: field, "must be a finite number") }
+            return number
+        case let other?: throw ProtocolError(.wrongType, field: field, "must be a number, got \(other.typeName)")
+        }
+    }
+
+    /// A `bar` or `line`: up to 16 numbers; an empty one is no chart.
+    private static func chart(_ value: JSONValue?, field: String) throws(ProtocolError) -> [Double]? {
+        guard let value else { return nil }
+        guard case .array(let items) = value else { throw ProtocolError(.wrongType, field: field, "must be an array of numbers, got \(value.typeName)") }
+        var numbers: [Double] = []
+        for item in items {
+            guard let number = item.numberValue else { throw ProtocolError(.wrongType, field: field, "must be an array of numbers, got \(item.typeName) in it") }
+            numbers.append(number)
+        }
+        guard numbers.count <= NookApp.Limits.chartValues else {
+            throw ProtocolError(.invalid, field: field, "must have at most \(NookApp.Limits.chartValues) values, got \(numbers.count)")
+        }
+        return numbers.isEmpty ? nil : numbers
+    }
+
+    /// The AWTRIX field a Nook field came from, for an error the sender reads.
+    private static func awtrixField(_ field: String, app: NookApp) -> String {
+        switch field {
+        case "tint": "color"
+        case "chart": app.chart?.style == .line ? "line" : "bar"
+        default: field
+        }
+    }
+}

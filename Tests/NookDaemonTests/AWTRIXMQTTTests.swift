@@ -1,0 +1,125 @@
+import Foundation
+import NookActivities
+import NookProtocol
+import NookTestSupport
+import NookTestTraits
+import Testing
+
+/// A3, A6 over MQTT: AWTRIX 3's custom-app topics through Debian's mosquitto on a loopback port
+/// of the test's own, nook-mqtt and nookd on the mock display, with mosquitto_pub sending the
+/// payloads of AWTRIX's API documentation. What reached nookd is read from nookd (`app-list`).
+@Suite("A3 AWTRIX's custom apps over MQTT", .serialized, .ownThreads, .enabled(if: MQTTTools.available, MQTTTools.skipReason))
+struct AWTRIXMQTTTests {
+    struct Setup {
+        let scratch = Scratch()
+        let daemon: DaemonProcess
+        let broker: Broker
+        var bridge: MQTTBridgeProcess
+        let extraConfig: String
+
+        init(extraConfig: String = "") throws {
+            self.extraConfig = extraConfig
+            daemon = try DaemonProcess(scratch: scratch)
+            broker = try Broker(scratch: scratch)
+            bridge = try MQTTBridgeProcess(broker: broker, socket: daemon.socket, scratch: scratch, extraConfig: extraConfig)
+        }
+
+        func apps() throws -> [AppState] { try AppListAnswer(json: daemon.request(.appList)).apps }
+        func app(_ name: String) throws -> NookApp? { try apps().first { $0.app.name == name }?.app }
+        func showing() throws -> String? { try apps().first(where: \.showing)?.app.name }
+    }
+
+    @Test func a3_mosquittoPubWithAWTRIXsDocumentedPayloadsSetsTurnsAndRemovesApps() throws {
+        let setup = try Setup()
+        let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])
+        // AWTRIX's own examples, on `[PREFIX]/custom/[app]` (PREFIX is nook/b1 unless set).
+        try setup.broker.publish("nook/b1/custom/hello", #"{"text": "Hello, AWTRIX 3!", "rainbow": true, "duration": 600}"#)
+        try setup.broker.publish("nook/b1/custom/colours", #"{"text": [{"t": "Hello, ", "c": "FF0000"}, {"t": "world!", "c": "00FF00"}], "repeat": 2}"#)
+        try setup.broker.publish("nook/b1/custom/test", #"[{"text": "1"}, {"text": "2"}]"#)
+        try eventually("four apps") { try setup.apps().count == 4 }
+        #expect(try setup.app("hello")?.content == .text("Hello, AWTRIX 3!") && setup.app("hello")?.duration == .seconds(600))
+        #expect(try setup.app("colours")?.content == .fragments([NookApp.Fragment("Hello, ", tint: .rgb(red: 255, green: 0, blue: 0)),
+                                                                 NookApp.Fragment("world!", tint: .rgb(red: 0, green: 255, blue: 0))]))
+        #expect(try setup.app("test0")?.content == .text("1") && setup.app("test1")?.content == .text("2"))
+        #expect(try setup.app("hello")?.sender?.name == "nook-mqtt")
+        // What Nook does not draw is named in the bridge's log.
+        try eventually("the ignored fields logged") {
+            setup.bridge.log.contains("nook/b1/custom/hello: app hello: ignored (Nook does not draw them): rainbow")
+                && setup.bridge.log.contains("app colours: ignored (Nook does not draw them): repeat")
+        }
+
+        // Every field Nook draws.
+        try setup.broker.publish("nook/b1/custom/power", """
+            {"text": "1.2 kW", "icon": "bolt", "color": "#FF8800", "progress": 40, "line": [3, 4, 9], "duration": 600,
+             "pos": 0, "lifetime": 120, "lifetimeMode": 1, "effect": "Fade"}
+            """)
+        try eventually("power set") { try setup.app("power") != nil }
+        let power = try #require(try setup.app("power"))
+        #expect(power.icon == "bolt" && power.tint == .rgb(red: 255, green: 136, blue: 0) && power.progress == 0.4 && power.position == 0)
+        #expect(power.chart == NookApp.Chart(.line, [3, 4, 9]) && power.lifetime == .seconds(120) && power.lifetimeMode == .stale)
+
+        // A wrong type is refused on the error topic, naming the field; nothing is set.
+        try setup.broker.publish("nook/b1/custom/bad", #"{"text": "x", "bar": "tall"}"#)
+        try eventually("the refusal") { !errors.json("nook/b1/error").isEmpty }
+        let refusal = try #require(errors.json("nook/b1/error").first)
+        #expect(refusal["topic"]?.text == "nook/b1/custom/bad" && refusal["field"]?.text == "bar" && refusal["code"]?.text == "wrongType", "\(refusal)")
+        #expect(try setup.app("bad") == nil)
+
+        // switch, nextapp and previousapp, with AWTRIX's payloads (nextapp's is empty).
+        try setup.broker.publish("nook/b1/switch", #"{"name": "hello"}"#)
+        try eventually("hello on the glass") { try setup.showing() == "hello" }
+        try setup.broker.publish("nook/b1/nextapp", bytes: [])
+        // The rotation's order: power (pos 0), then the others as they came; home after the last.
+        let names = try setup.apps().map(\.app.name)
+        #expect(names == ["power", "hello", "colours", "test0", "test1"])
+        try eventually("colours, the next app, on the glass") { try setup.showing() == "colours" }
+        try setup.broker.publish("nook/b1/previousapp", bytes: [])
+        try eventually("hello again") { try setup.showing() == "hello" }
+
+        // An empty payload removes the app, and an array's APP0, APP1 by their common name.
+        try setup.broker.publish("nook/b1/custom/test", bytes: [])
+        try eventually("test0 and test1 removed") { try setup.apps().map(\.app.name).allSatisfy { !$0.hasPrefix("test") } }
+        try setup.broker.publish("nook/b1/custom/colours", bytes: [])
+        try eventually("colours removed") { try setup.app("colours") == nil }
+        #expect(try Set(setup.apps().map(\.app.name)) == ["power", "hello"])
+    }
+
+    @Test func a3_aBrokersClientsCannotReplaceAnotherSendersAppThroughTheCustomTopic() throws {
+        let setup = try Setup()
+        let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])
+        // Set by this test's own user over nookd's socket, as nookctl sets one.
+        try setup.daemon.request(.appSet(NookApp(name: "weather", content: .text("21 °C"))))
+        try setup.broker.publish("nook/b1/custom/weather", #"{"text": "hacked"}"#)
+        try eventually("the refusal") { !errors.json("nook/b1/error").isEmpty }
+        let refusal = try #require(errors.json("nook/b1/error").first)
+        #expect(refusal["code"]?.text == "forbidden" && refusal["message"]?.text?.contains("'nook-mqtt'") == true, "\(refusal)")
+        try setup.broker.publish("nook/b1/custom/weather", bytes: [])
+        try eventually("the second refusal") { errors.json("nook/b1/error").count == 2 }
+        #expect(try setup.app("weather")?.content == .text("21 °C"))
+    }
+
+    @Test func a3_aRetainedAppIsTheAppsStateAcrossABridgeRestartUnderAWTRIXsOwnPrefix() throws {
+        // An AWTRIX owner keeps the clock's prefix, so its senders need no change.
+        var setup = try Setup(extraConfig: "awtrix_prefix = \"awtrix_abc123\"\n")
+        try setup.broker.publish("awtrix_abc123/custom/weather", #"{"text": "21 °C", "icon": "cloud.sun"}"#, retain: true)
+        try eventually("weather set from its retained message") { try setup.app("weather")?.content == .text("21 °C") }
+        // nookd loses it (removed behind the broker's back); the bridge's next subscription
+        // takes the retained state again.
+        try setup.daemon.request(.appRemove("weather"))
+        #expect(try setup.app("weather") == nil)
+        setup.bridge.crash()
+        setup.bridge = try MQTTBridgeProcess(broker: setup.broker, socket: setup.daemon.socket, scratch: setup.scratch, extraConfig: setup.extraConfig)
+        try eventually("weather back after the bridge's restart") { try setup.app("weather")?.icon == "cloud.sun" }
+        // An empty retained message clears the state: the app goes, and stays gone after a restart.
+        try setup.broker.publish("awtrix_abc123/custom/weather", bytes: [], retain: true)
+        try eventually("weather removed") { try setup.app("weather") == nil }
+        setup.bridge.crash()
+        setup.bridge = try MQTTBridgeProcess(broker: setup.broker, socket: setup.daemon.socket, scratch: setup.scratch, extraConfig: setup.extraConfig)
+        try setup.broker.publish("awtrix_abc123/custom/marker", #"{"text": "after"}"#)
+        try eventually("a later app set") { try setup.app("marker") != nil }
+        #expect(try setup.app("weather") == nil)
+        // A retained turn is not taken again at each subscription.
+        try setup.broker.publish("awtrix_abc123/nextapp", "next", retain: true)
+        try eventually("the retained nextapp left alone") { setup.bridge.log.contains("awtrix_abc123/nextapp: a retained message is not acted on again") }
+    }
+}
