@@ -245,7 +245,7 @@ final class AppRotation: Sendable {
         let engaged = engaged()
         return state.withLock { state in
             let showing = state.card.flatMap { $0.id == state.onGlass ? $0.name : nil }
-            let rotation: StatusAnswer.Apps.Rotation = state.shelf.isEmpty ? .none : !state.live.isEmpty ? .card : engaged ? .engaged : .turning
+            let rotation: StatusAnswer.Apps.Rotation = state.shelf.isEmpty ? .noApps : !state.live.isEmpty ? .card : engaged ? .engaged : .turning
             return StatusAnswer.Apps(count: state.shelf.count, showing: showing, rotation: rotation)
         }
     }

@@ -150,7 +150,7 @@ public struct StatusAnswer: NookAnswer {
             /// Someone is engaged (I1): the rotation holds still on what it shows.
             case engaged
             /// There are no apps: there is no rotation.
-            case none
+            case noApps = "none"
         }
 
         public var count: Int

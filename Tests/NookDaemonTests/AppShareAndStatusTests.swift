@@ -80,7 +80,7 @@ struct AppShareAndStatusTests {
     @Test func a2_statusNamesTheAppOnTheGlassAndWhatHoldsTheRotation() throws {
         let scratch = Scratch()
         let daemon = try start(scratch, perSender: 16)
-        #expect(try status(daemon).apps == StatusAnswer.Apps(count: 0, showing: nil, rotation: .none))
+        #expect(try status(daemon).apps == StatusAnswer.Apps(count: 0, showing: nil, rotation: .noApps))
         #expect(try nookctl(["app", "set", "weather", "--text", "21 °C"], socket: daemon.socket).status == 0)
         #expect(try nookctl(["app", "switch", "weather"], socket: daemon.socket).status == 0)
         try eventually("weather on the glass in status", timeout: 30) {
