@@ -49,7 +49,7 @@ struct NativeAPIAppsTests {
         let created = try curl(alice, "PUT", apps + "weather", #"{"text":"21 °C","tint":"orange","chart":[1,4,9],"chartStyle":"line","pos":2}"#)
         #expect(created.status == 201 && created.json["replaced"] == .bool(false), "\(created)")
         // A name with a space and an accent, percent-encoded in the path.
-        #expect(try curl(alice, "PUT", apps + "n%C3%A4chster%20Bus", #"{"text":[{"text":"Bus 12 ","tint":"#FF0000"},{"text":"in 4 min"}],"pos":1}"#).status == 201)
+        #expect(try curl(alice, "PUT", apps + "n%C3%A4chster%20Bus", ##"{"text":[{"text":"Bus 12 ","tint":"#FF0000"},{"text":"in 4 min"}],"pos":1}"##).status == 201)
         let updated = try curl(alice, "PUT", apps + "weather", #"{"name":"weather","text":"22 °C","pos":2}"#)
         #expect(updated.status == 200 && updated.json["replaced"] == .bool(true), "\(updated)")
 

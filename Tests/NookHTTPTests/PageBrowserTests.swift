@@ -112,7 +112,7 @@ struct PageBrowserTests {
         if part == "apps" {
             let (read, publish) = ("nook_page-read-token", "nook_page-publish-token")
             let tokens = NSTemporaryDirectory() + "nook-page-tokens-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-            try "viewer read sha256:\(sha256Hex(read))\npager publish sha256:\(sha256Hex(publish))\n".write(toFile: tokens, atomically: true, encoding: .utf8)
+            try "viewer read sha256:\(sha256Hex(read))\npager read,publish sha256:\(sha256Hex(publish))\n".write(toFile: tokens, atomically: true, encoding: .utf8)
             chmod(tokens, 0o600)
             httpConfig = "[http]\ntokens = \"\(tokens)\"\nrate_limit_per_s = 0\n"
             extra = ["--part", "apps", "--read-token", read, "--publish-token", publish]

@@ -533,6 +533,12 @@ def run_apps(arguments):
         names = [name for name, _, meta, classes in shown() if "showing" in classes and "on the glass" in meta]
         return names[0] if len(names) == 1 else None
 
+    def glass(name):
+        """nookd and the page both have `name` on the glass; a refusal on the page fails at once."""
+        if page.error():
+            raise Failure(f"waiting for {name} on the glass, the page shows the error {page.error()!r}")
+        return on_glass_in_nookd() == name and on_glass_on_page() == name
+
     def count_text():
         return page.js("return document.getElementById('apps-count').textContent")
 
@@ -540,7 +546,7 @@ def run_apps(arguments):
         page.tab_to("token")
         browser.keys(token)
         page.press("token-save")
-        until("the page using the token", lambda: "A token is in use" in page.js("return document.getElementById('token-hint').textContent"))
+        until("the page using the token", lambda: page.js("return sessionStorage.getItem('nook-http-token')") == token)
 
     try:
         browser.open(arguments.url + "/")
@@ -583,13 +589,14 @@ def run_apps(arguments):
         # With a publish token, Next and Previous turn the rotation; the page follows nookd.
         use_token(arguments.publish_token)
         page.press("app-next")
-        until("bus on the glass after Next app", lambda: on_glass_in_nookd() == "bus" and on_glass_on_page() == "bus")
+        until("bus on the glass after Next app", lambda: glass("bus"))
+        until("the count naming bus", lambda: count_text() == "3 apps, “bus” on the glass.")
         ok("Next app (Enter) put bus on the glass, and the page says so: " + count_text())
         page.press("app-next", Keys.SPACE)
-        until("power on the glass after Next app", lambda: on_glass_in_nookd() == "power" and on_glass_on_page() == "power")
+        until("power on the glass after Next app", lambda: glass("power"))
         ok("Next app (Space) moved on to power")
         page.press("app-previous")
-        until("bus on the glass again", lambda: on_glass_in_nookd() == "bus" and on_glass_on_page() == "bus")
+        until("bus on the glass again", lambda: glass("bus"))
         ok("Previous app went back to bus")
 
         # The rotation turning by itself: a one-second app, first in the order, switched to,
@@ -597,7 +604,7 @@ def run_apps(arguments):
         nookd.call("app-set", app={"name": "brief", "text": "One second", "pos": 0, "duration": 1})
         nookd.call("app-switch", name="brief")
         until("weather on the glass after brief's second, in nookd and on the page",
-              lambda: on_glass_in_nookd() == "weather" and on_glass_on_page() == "weather", bound=BOUND * 2)
+              lambda: glass("weather"), bound=BOUND * 2)
         ok("the rotation turned from brief to weather on its own, and the page followed")
         nookd.call("app-rm", name="brief")
 
