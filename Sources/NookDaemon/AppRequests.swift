@@ -57,9 +57,15 @@ extension Daemon {
         let (ownership, peer, stated) = (self.ownership, connection.peer, reply.request.sender)
         // Looked up before the rotation's lock is taken: the group database may be slow.
         let isAdmin = ownership.isAdmin(peer)
+        // Its sender's share of the apps (`apps.per_sender`), counted as a card's share of a
+        // queue is; root, nookd's own user and the admin group have none, as they own every
+        // app (U3), unless they relay for a stated sender, who has its own.
+        let relays = ownership.relayUIDs
+        let share = Daemon.share(of: sender, relays: relays)
+        let sameShare: ((NookSender?) -> Bool)? = isAdmin && stated == nil ? nil : { Daemon.share(of: $0, relays: relays) == share }
         let replaced: NookAppShelf.Entry?
         do throws(AppRotation.Refusal) {
-            replaced = try apps.set(app) { existing in
+            replaced = try apps.set(app, sameShare: sameShare) { existing in
                 ownership.appRefusal(of: "replace", app: existing.app.name, owner: existing.app.sender, by: peer, actingFor: stated, isAdmin: isAdmin)
             }
         } catch {
@@ -67,6 +73,10 @@ extension Daemon {
             case .app(.invalid(let problem)): throw ProtocolError(.invalid, field: "app." + problem.field, problem.problem)
             case .app(let full): throw ProtocolError(.queueFull, field: "app." + full.field, full.problem)
             case .forbidden(let refusal): throw refusal
+            case .share(let held, let limit):
+                throw ProtocolError(.queueFull, field: "app.name",
+                                    "\(shareHolder(sender)) already keeps \(held) \(held == 1 ? "app" : "apps"), the most apps.per_sender allows (\(limit)); "
+                                    + "remove one of them first (nookctl app rm NAME) or set one of them again")
             }
         }
         logger.info("apps: \(replaced == nil ? "added" : "updated") \(app.name)", metadata: ["peer": "\(connection.peer)"])
@@ -86,6 +96,7 @@ extension Daemon {
             switch error {
             case .forbidden(let refusal): throw refusal
             case .app(let problem): throw ProtocolError(.invalid, field: "name", problem.description)
+            case .share: throw ProtocolError(.internalError, field: "name", "a removal was refused as beyond a share")
             }
         }
         guard removed != nil else { throw Daemon.noApp(name) }

@@ -20,6 +20,8 @@ final class AppRotation: Sendable {
     struct Settings: Hashable, Sendable {
         /// A turn's length for apps that name none, and for the home content's turn.
         var duration: Duration = .milliseconds(Service.Apps.duration.defaultValue)
+        /// `apps.per_sender`: apps one sender may keep at once; 0 leaves only the shelf's own bound.
+        var perSender = Service.Apps.perSender.defaultValue
     }
 
     /// The module id the app cards claim the glass under (not registered: `focus` cannot pick it).
@@ -140,13 +142,18 @@ final class AppRotation: Sendable {
         case app(NookAppShelf.Refusal)
         /// The caller may not change the app of that name (U3).
         case forbidden(ProtocolError)
+        /// A new app beyond the sender's share (`apps.per_sender`): it keeps `held` already.
+        case share(held: Int, limit: Int)
     }
 
     /// Sets `app` (A1); returns the one it replaced. `admits` decides, in the same step as the
     /// set, whether the caller may replace the app of that name (U3): nil lets it. An update
-    /// keeps the app's owner, as a card's update does.
+    /// keeps the app's owner, as a card's update does. `sameShare` says which kept apps count
+    /// in the caller's share (`apps.per_sender`) when the app is a new one; nil: the caller has
+    /// no share (an admin), only the shelf's own bound holds.
     @discardableResult
-    func set(_ app: NookApp, admits: (NookAppShelf.Entry) -> ProtocolError? = { _ in nil }) throws(Refusal) -> NookAppShelf.Entry? {
+    func set(_ app: NookApp, sameShare: ((NookSender?) -> Bool)? = nil,
+             admits: (NookAppShelf.Entry) -> ProtocolError? = { _ in nil }) throws(Refusal) -> NookAppShelf.Entry? {
         let now = wallClock()
         // A result rather than a closure that throws a typed error, which Swift 6.0 is not trusted with.
         let outcome: Result<NookAppShelf.Entry?, Refusal> = state.withLock { state in
@@ -154,6 +161,10 @@ final class AppRotation: Sendable {
             if let existing = state.shelf[app.name] {
                 if let refusal = admits(existing) { return .failure(.forbidden(refusal)) }
                 app.sender = existing.app.sender
+            } else if let sameShare, state.settings.perSender > 0 {
+                // Checked in the same step as the set: two senders' sets cannot both take the last slot of a share.
+                let held = state.shelf.entries.values.count(where: { sameShare($0.app.sender) })
+                if held >= state.settings.perSender { return .failure(.share(held: held, limit: state.settings.perSender)) }
             }
             let replaced: NookAppShelf.Entry?
             do throws(NookAppShelf.Refusal) {
@@ -227,6 +238,17 @@ final class AppRotation: Sendable {
     }
 
     var count: Int { state.withLock { $0.shelf.count } }
+
+    /// `status`'s apps member: how many, the one on the glass, and what holds the rotation.
+    func status() -> StatusAnswer.Apps {
+        // Read before the lock: the engagement has locks of its own.
+        let engaged = engaged()
+        return state.withLock { state in
+            let showing = state.card.flatMap { $0.id == state.onGlass ? $0.name : nil }
+            let rotation: StatusAnswer.Apps.Rotation = state.shelf.isEmpty ? .noApps : !state.live.isEmpty ? .card : engaged ? .engaged : .turning
+            return StatusAnswer.Apps(count: state.shelf.count, showing: showing, rotation: rotation)
+        }
+    }
     /// The turn: nil for the home content (or no apps).
     var turn: String? { state.withLock { $0.turn } }
     /// The app whose card is queued or on the glass.

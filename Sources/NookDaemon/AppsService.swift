@@ -1,6 +1,7 @@
 import NookLogging
 import NookActivities
 import NookConfig
+import NookProtocol
 import NookRender
 
 extension Service {
@@ -54,11 +55,14 @@ extension Service {
 extension Service.Apps: DeclaresSettings {
     /// AWTRIX's default app duration is 7 s.
     static let duration = Setting<Int>.integer("apps.duration_ms", default: 7000, in: 1000...3_600_000, reload: .applied)
-    static let settings = [duration.declaration]
+    /// A quarter of the 64 apps nookd keeps: one sender cannot take every slot and lock the others out.
+    static let perSender = Setting<Int>.integer("apps.per_sender", default: 16, in: 0...NookApp.Limits.count, reload: .applied)
+    static let settings = [duration.declaration, perSender.declaration]
 
     static func read(_ reader: ConfigReader) throws(ConfigError) -> AppRotation.Settings {
         var apps = AppRotation.Settings()
         if let duration = try duration.read(reader) { apps.duration = .milliseconds(duration) }
+        apps.perSender = try perSender.read(reader) ?? apps.perSender
         return apps
     }
 }
@@ -75,4 +79,8 @@ extension Service.Apps: BuiltService {
         journal.restoresApps(into: apps.rotation)
         return apps
     }
+}
+
+extension Service.Apps: ReportsStatus {
+    func report(into status: inout StatusAnswer) async { status.apps = rotation.status() }
 }

@@ -26,9 +26,23 @@ extension Daemon {
     /// A uid's own programs share one, and apart from them each name a relay (a uid of
     /// `daemon.relay_users`, `relays`) states for whom it sends (a nook-http token) has its own.
     /// The names any other program states count in its uid's share.
-    @Sendable static func share(of activity: NookActivity, relays: Set<UInt32>) -> String {
-        guard let sender = activity.sender else { return "nookd" }
+    @Sendable static func share(of activity: NookActivity, relays: Set<UInt32>) -> String { share(of: activity.sender, relays: relays) }
+
+    /// The share a sender's cards or apps (`apps.per_sender`) count against.
+    static func share(of sender: NookSender?, relays: Set<UInt32>) -> String {
+        guard let sender else { return "nookd" }
         return sender.relayed && relays.contains(sender.uid) ? "\(sender.uid) \(sender.name ?? "")" : "\(sender.uid)"
+    }
+
+    /// A share's sender in a refusal's words: a uid, or a relay's stated sender.
+    func shareHolder(_ sender: NookSender?) -> String {
+        sender.map { sender in
+            guard sender.relayed else { return "uid \(sender.uid)" }
+            guard ownership.relayUIDs.contains(sender.uid) else {
+                return "uid \(sender.uid) (whose stated senders share its own share: it is not in daemon.relay_users)"
+            }
+            return "sender \"\(sender.name ?? "")\" (relayed by uid \(sender.uid))"
+        } ?? "nookd"
     }
 
     /// The id of an accepted enqueue, or the error its request is answered with.
@@ -39,13 +53,7 @@ extension Daemon {
             throw ProtocolError(.invalid, field: "activity.\(error.field)", error.problem)
         case .rejected(_, .queueFull):
             if let share {
-                let sender = activity.sender.map { sender in
-                    guard sender.relayed else { return "uid \(sender.uid)" }
-                    guard ownership.relayUIDs.contains(sender.uid) else {
-                        return "uid \(sender.uid) (whose stated senders share its own share: it is not in daemon.relay_users)"
-                    }
-                    return "sender \"\(sender.name ?? "")\" (relayed by uid \(sender.uid))"
-                } ?? "nookd"
+                let sender = shareHolder(activity.sender)
                 throw ProtocolError(.queueFull, "\(sender) already holds \(share.held) pending \(share.held == 1 ? "activity" : "activities") in module \(module), "
                                     + "none of lower priority, and queue.per_sender allows \(share.limit)")
             }

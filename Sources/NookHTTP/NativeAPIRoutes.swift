@@ -1,5 +1,5 @@
-/// nook-http's native JSON API (H1): create, update, dismiss and cancel activities, and read
-/// status, pending and history, each mapped onto one or a few of nookd's socket operations.
+/// nook-http's native JSON API (H1): create, update, dismiss and cancel activities, set and
+/// remove apps and turn their rotation (A3), and read status, pending and history, each mapped onto one or a few of nookd's socket operations.
 /// Documented in docs/nook-http.openapi.json, which the tests hold these routes to.
 public enum NativeAPIRoutes {
     /// - Parameter order: runs the creates and deletes of one key one after another (shared
@@ -18,6 +18,13 @@ public enum NativeAPIRoutes {
             HTTPRoute("POST", "/api/v1/suspend", scope: .admin, handler: NativeAPIDevice.suspend),
             HTTPRoute("POST", "/api/v1/resume", scope: .admin, handler: NativeAPIDevice.resume),
             HTTPRoute("PUT", "/api/v1/quiet", scope: .admin, handler: NativeAPIDevice.quiet),
+            HTTPRoute("GET", "/api/v1/apps", scope: .read, handler: NativeAPIApps.list),
+            HTTPRoute("GET", "/api/v1/apps/{name}", scope: .read, handler: NativeAPIApps.one),
+            HTTPRoute("PUT", "/api/v1/apps/{name}", scope: .publish, handler: NativeAPIApps.set),
+            HTTPRoute("DELETE", "/api/v1/apps/{name}", scope: .publish, handler: NativeAPIApps.remove),
+            HTTPRoute("POST", "/api/v1/rotation/next", scope: .publish, handler: NativeAPIApps.next),
+            HTTPRoute("POST", "/api/v1/rotation/previous", scope: .publish, handler: NativeAPIApps.previous),
+            HTTPRoute("POST", "/api/v1/rotation/switch", scope: .publish, handler: NativeAPIApps.switchTo),
         ]
     }
 }

@@ -1,3 +1,4 @@
+import NookActivities
 import NookLogging
 import NookProtocol
 import NookSystem
@@ -159,7 +160,7 @@ public final class NookdLink: NookdCalls {
     }
 
     /// Roughly the most an answer takes: a history page by its limit (a kilobyte an entry, a
-    /// page at most), a list page, a frame's PNG as a card's usually is; a few kilobytes for the
+    /// page at most), a list page, a frame's PNG as a card's usually is, every app; a few kilobytes for the
     /// rest. Only the pace of the calls depends on it: nookd holds nook-http's requests back
     /// while answers wait unread, whatever their size.
     static func expectedAnswerBytes(_ operation: NookOperation) -> Int {
@@ -169,6 +170,9 @@ public final class NookdLink: NookdCalls {
         case .list: 64 << 10
         case .frame: 512 << 10
         case .status: 16 << 10
+        // Every app at its largest (text, fragments, icon path, chart, sender: 8 KiB with escapes).
+        case .appList: NookApp.Limits.count * (8 << 10)
+        case .appShow: 8 << 10
         default: 2 << 10
         }
     }

@@ -138,6 +138,39 @@ public struct StatusAnswer: NookAnswer {
         }
     }
 
+    /// The apps (A1) and their rotation (A2): how many, the one on the glass, and whether the
+    /// rotation turns or is held.
+    public struct Apps: Sendable, Equatable {
+        /// What the rotation does now.
+        public enum Rotation: String, Sendable, CaseIterable {
+            /// The home content and the apps take turns.
+            case turning
+            /// A card holds the glass (one live, or held back): the rotation waits for it.
+            case card
+            /// Someone is engaged (I1): the rotation holds still on what it shows.
+            case engaged
+            /// There are no apps: there is no rotation.
+            case noApps = "none"
+        }
+
+        public var count: Int
+        /// The app on the glass now, or nil (the home content, a card, or no apps).
+        public var showing: String?
+        public var rotation: Rotation
+
+        public init(count: Int, showing: String?, rotation: Rotation) { (self.count, self.showing, self.rotation) = (count, showing, rotation) }
+
+        var json: JSONValue {
+            .object([("count", .number(Double(count))), ("showing", showing.map(JSONValue.string) ?? .null), ("rotation", .string(rotation.rawValue))])
+        }
+
+        init(reading apps: FieldReader) throws(ProtocolError) {
+            // A word a later nookd adds reads as turning rather than failing the whole status.
+            self.init(count: try apps.requiredCount("count"), showing: try apps.string("showing"),
+                      rotation: try apps.oneOfIfKnown("rotation", Rotation.self) ?? .turning)
+        }
+    }
+
     public struct Module: Sendable, Equatable {
         public var name: String
         public var current: NookActivity?
@@ -177,17 +210,19 @@ public struct StatusAnswer: NookAnswer {
     public var brightness: Brightness?
     /// Nil when touch is off (`touch.enabled = false`), or from a nookd without touch.
     public var touch: Touch?
+    /// Nil from a nookd without apps (older than A1): the member is additive.
+    public var apps: Apps?
 
     public init(version: Int = NookProtocol.version, foreground: String?, display: Display, home: String, engaged: Bool,
                 inputs: [Input], gpio: GPIO?, modules: [Module], connections: Int, presence: Presence? = nil, brightness: Brightness? = nil,
-                touch: Touch? = nil) {
+                touch: Touch? = nil, apps: Apps? = nil) {
         (self.version, self.foreground, self.display, self.home, self.engaged) = (version, foreground, display, home, engaged)
         (self.inputs, self.gpio, self.modules, self.connections, self.presence) = (inputs, gpio, modules, connections, presence)
-        (self.brightness, self.touch) = (brightness, touch)
+        (self.brightness, self.touch, self.apps) = (brightness, touch, apps)
     }
 
     /// Apart from the rest of the object: one expression more than the type checker allows.
-    private var touchMember: [(String, JSONValue)] { [("touch", touch?.json ?? .null)] }
+    private var touchMember: [(String, JSONValue)] { [("touch", touch?.json ?? .null), ("apps", apps?.json ?? .null)] }
 
     public var json: JSONValue {
         let flips: JSONValue = display.flips.map { flips in
@@ -298,5 +333,6 @@ public struct StatusAnswer: NookAnswer {
                        lux: try brightness.number("lux", in: -1e12...1e12))
         }
         touch = try reader.object("touch").map { (touch) throws(ProtocolError) in try Touch(reading: touch) }
+        apps = try reader.object("apps").map { (apps) throws(ProtocolError) in try Apps(reading: apps) }
     }
 }

@@ -73,6 +73,11 @@ struct Status: ParsableCommand {
                 if touch.device != nil, let problem = touch.problem { line += " (\(problem))" }
                 lines.append(line)
             }
+            if let apps = status.apps, apps.count > 0 {
+                // Without apps there is no rotation to speak of (A2: nothing changes).
+                let held = ["card": ", held by a card", "engaged": ", held while someone is engaged"][apps.rotation.rawValue] ?? ""
+                lines.append("apps: \(apps.count), \(apps.showing.map { "showing \"\($0)\"" } ?? "none on the glass")\(held)")
+            }
             for module in status.modules {
                 var line = "module \(module.name): "
                 if let current = module.current {

@@ -122,6 +122,28 @@ struct NookdLinkTests {
         #expect((2...16).contains(options.maximumAnswerBytes / page), "\(options.maximumAnswerBytes / page) pages")
     }
 
+    /// `app-list` answers every app at once: its hint covers 64 apps each as large as nookd
+    /// takes one (every text at its limit in four-byte characters, escaped as nookd writes them),
+    /// and is not so large that one listing stops every other call.
+    @Test func a3_theAppListsHintCoversEveryAppAtItsLargest() throws {
+        let wide = "\u{1F600}"
+        let app = NookApp(name: String(repeating: wide, count: NookApp.Limits.name.characters),
+                          content: .fragments((0..<NookApp.Limits.fragments).map { index in
+                              NookApp.Fragment(String(repeating: wide, count: NookApp.Limits.text.characters / NookApp.Limits.fragments),
+                                               tint: NookTint(parsing: "#FF00FF"))
+                          }),
+                          icon: "/" + String(repeating: "i", count: NookActivity.Limits.systemImage.bytes - 1), tint: NookTint(parsing: "#00FF00")!,
+                          progress: 0.123456789, chart: NookApp.Chart(.line, Array(repeating: -123456789012345.67, count: NookApp.Limits.chartValues)),
+                          duration: .seconds(3599), position: 9999, lifetime: .seconds(2_591_999), lifetimeMode: .stale, hasAction: true,
+                          sender: NookSender(uid: 4_294_967_294, pid: 2_147_483_646, name: String(repeating: "n", count: SenderPayload.maximumNameBytes), relayed: true))
+        try app.validate()
+        let one = AppListAnswer(apps: [AppState(app: app, setAt: 1_764_120_000.123456, stale: true, showing: true)]).json.serialized.utf8.count
+        let hint = NookdLink.expectedAnswerBytes(.appList)
+        #expect(hint >= one * NookApp.Limits.count, "the hint \(hint) is less than 64 apps of \(one) bytes")
+        #expect(hint <= NookdLink.Options(socketPath: "/nonexistent").maximumAnswerBytes / 2, "\(hint)")
+        #expect(NookdLink.expectedAnswerBytes(.appShow("x")) >= one, "one app of \(one) bytes")
+    }
+
     /// What the links log, kept for the test to read.
     struct KeptLog: LogHandler {
         let lines: Locked<[String]>

@@ -36,14 +36,15 @@ import Testing
             } ?? []
             for status in ["400", "401", "403", "503"] { #expect(statuses.contains(status), "\(route.method) \(route.pattern) documents \(status)") }
         }
-        let nativeTags: Set<String> = ["activities", "history", "board"]
+        let nativeTags: Set<String> = ["activities", "history", "board", "apps"]
         for (method, path, operation) in documented where operation["tags"]?.items.contains(where: { nativeTags.contains($0.text ?? "") }) == true {
             #expect(routes.contains { $0.method == method && $0.pattern == path }, "\(method) \(path) is documented but not served")
         }
         // The brief's paths, each documented.
         let required = ["POST /api/v1/activities", "GET /api/v1/activities", "GET /api/v1/activities/{id}", "PATCH /api/v1/activities/{id}",
                         "POST /api/v1/activities/{id}/dismiss", "DELETE /api/v1/activities/{id}", "DELETE /api/v1/activities",
-                        "GET /api/v1/status", "GET /api/v1/history", "POST /api/v1/suspend", "POST /api/v1/resume", "PUT /api/v1/quiet",
+                        "GET /api/v1/status", "GET /api/v1/history", "GET /api/v1/apps", "GET /api/v1/apps/{name}", "PUT /api/v1/apps/{name}",
+                        "DELETE /api/v1/apps/{name}", "POST /api/v1/rotation/next", "POST /api/v1/rotation/previous", "POST /api/v1/rotation/switch", "POST /api/v1/suspend", "POST /api/v1/resume", "PUT /api/v1/quiet",
                         "GET /api/v1/screen.png", "GET /api/v1/screen/stream", "POST /api/v1/alertmanager", "POST /api/v1/grafana",
                         "POST /message", "POST /api/notify", "POST /{topic}", "PUT /{topic}", "POST /", "GET /", "GET /healthz"]
         for name in required {

@@ -32,7 +32,8 @@ struct PageBrowserTests {
         let httpLog: String
         private(set) var url = ""
 
-        init() throws {
+        /// - Parameter httpConfig: nook-http's config (a token file, …), beside the nookd timeout.
+        init(httpConfig: String = "") throws {
             directory = NSTemporaryDirectory() + "nook-page-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             socket = directory + "/nookd.sock"
@@ -51,7 +52,7 @@ struct PageBrowserTests {
             http.executableURL = URL(fileURLWithPath: PageBrowserTests.binaries + "/nook-http")
             // A config file of the test's own: the machine's /etc/nook/http.toml must not count.
             let config = directory + "/nook-http.toml"
-            _ = FileManager.default.createFile(atPath: config, contents: Data(HTTPService.withNookdTimeout("").utf8))
+            _ = FileManager.default.createFile(atPath: config, contents: Data(HTTPService.withNookdTimeout(httpConfig).utf8))
             http.arguments = ["--socket", socket, "--listen", "127.0.0.1:0", "--config", config, "--log-level", "info"]
             http.standardOutput = output
             http.standardError = FileHandle(forWritingAtPath: httpLog)
@@ -105,15 +106,25 @@ struct PageBrowserTests {
     }
 
     /// Runs the browser script against fresh servers; its transcript says what it checked.
-    func runPage(in browser: String) throws {
-        let servers = try Servers()
+    /// `part`: `apps` runs the apps' checks, with a read and a publish token.
+    func runPage(in browser: String, part: String = "all") throws {
+        var httpConfig = "", extra: [String] = []
+        if part == "apps" {
+            let (read, publish) = ("nook_page-read-token", "nook_page-publish-token")
+            let tokens = NSTemporaryDirectory() + "nook-page-tokens-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            try "viewer read sha256:\(sha256Hex(read))\npager read,publish sha256:\(sha256Hex(publish))\n".write(toFile: tokens, atomically: true, encoding: .utf8)
+            chmod(tokens, 0o600)
+            httpConfig = "[http]\ntokens = \"\(tokens)\"\nrate_limit_per_s = 0\n"
+            extra = ["--part", "apps", "--read-token", read, "--publish-token", publish]
+        }
+        let servers = try Servers(httpConfig: httpConfig)
         try FileManager.default.createDirectory(atPath: Self.artifacts, withIntermediateDirectories: true)
-        let shot = Self.artifacts + "/page-\(browser).png"
+        let shot = Self.artifacts + (part == "apps" ? "/page-\(browser)-apps.png" : "/page-\(browser).png")
         try? FileManager.default.removeItem(atPath: shot)
         let script = Process()
         script.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         script.arguments = ["python3", "-B", Self.root + "/Tests/NookHTTPTests/Browser/page_in_browser.py", "--browser", browser,
-                            "--url", servers.url, "--socket", servers.socket, "--artifacts", Self.artifacts]
+                            "--url", servers.url, "--socket", servers.socket, "--artifacts", Self.artifacts] + extra
         let output = Pipe.closedOnExec()
         script.standardOutput = output
         script.standardError = output
@@ -130,6 +141,16 @@ struct PageBrowserTests {
                    "needs Debian's chromium and chromium-driver and PyPI's selenium: run Hardware/dev/install-deps"))
     func v2_inChromiumTheGlassIsLiveEveryButtonActsByKeyboardAndHistorySearchFilters() throws {
         try runPage(in: "chromium")
+    }
+
+    /// A5 on the page: the apps listed with their text, stale marked, the one on the glass
+    /// followed as the rotation turns (by itself and by the buttons) and as apps come and go;
+    /// Previous and Next refused to a read token and acting for a publish one.
+    @Test(.enabled(if: pageRoutesJoined, "nook-http's table lacks the API or live view routes the page calls"),
+          .enabled(if: missing(["/usr/bin/chromium", "/usr/bin/chromedriver"]).isEmpty,
+                   "needs Debian's chromium and chromium-driver and PyPI's selenium: run Hardware/dev/install-deps"))
+    func v2_a5_inChromiumTheAppsAreListedLiveAndPreviousAndNextTurnTheRotationForAPublishToken() throws {
+        try runPage(in: "chromium", part: "apps")
     }
 
     @Test(.enabled(if: pageRoutesJoined, "nook-http's table lacks the API or live view routes the page calls"),

@@ -62,6 +62,15 @@ enum PageDocument {
 <p id="pending-count" aria-live="polite">Nothing waits.</p>
 <ul id="pending" class="cards"></ul>
 </section>
+<section aria-labelledby="apps-heading">
+<h2 id="apps-heading" tabindex="-1">Apps</h2>
+<p id="apps-count" aria-live="polite">Apps not loaded yet.</p>
+<div class="row" role="group" aria-label="Rotation">
+<button type="button" id="app-previous">Previous app</button>
+<button type="button" id="app-next">Next app</button>
+</div>
+<ul id="apps" class="cards"></ul>
+</section>
 <section aria-labelledby="history-heading">
 <h2 id="history-heading">History</h2>
 <form id="history-form" role="search" class="row">

@@ -1,4 +1,4 @@
-/// The page's script: the glass by long-polled PNGs, the queue, the history and the buttons,
+/// The page's script: the glass by long-polled PNGs, the queue, the apps, the history and the buttons,
 /// all through nook-http's own API with the tab's token, if any.
 enum PageScript {
     static let javascript = #"""
@@ -121,6 +121,8 @@ async function watchGlass() {
         if (generation !== frame || !glassURL) {
           showFrame(blob, generation);
           soon('pending', refreshPending);
+          // The rotation turning is a new frame too: the app on the glass changed.
+          soon('apps', refreshApps);
           if (!historyPaged) soon('history', () => loadHistory(false));
         } else {
           await sleep(250);
@@ -230,6 +232,54 @@ function pendingItem(activity) {
   return item;
 }
 
+// The apps in the rotation's order: name, text, stale, and the one on the glass now.
+let appsBusy = false;
+async function refreshApps() {
+  if (appsBusy) return;
+  appsBusy = true;
+  try {
+    const answer = await api('GET', '/api/v1/apps');
+    const apps = (answer && Array.isArray(answer.apps)) ? answer.apps : [];
+    $('apps').replaceChildren(...apps.map(appItem));
+    const shown = apps.find((state) => state.showing);
+    say('apps-count', apps.length === 0 ? 'No apps.'
+      : apps.length + (apps.length === 1 ? ' app' : ' apps') + ', '
+        + (shown ? '“' + shown.app.name + '” on the glass.' : 'none on the glass.'));
+  } catch (e) {
+    showError(e);
+  } finally {
+    appsBusy = false;
+  }
+}
+
+function appText(app) {
+  if (typeof app.text === 'string') return app.text;
+  return Array.isArray(app.text) ? app.text.map((fragment) => fragment.text || '').join('') : '';
+}
+
+function appItem(state) {
+  const app = state.app || {};
+  const item = document.createElement('li');
+  item.dataset.app = app.name || '';
+  if (state.showing) item.classList.add('showing');
+  if (state.stale) item.classList.add('stale');
+  const what = document.createElement('span');
+  what.className = 'what';
+  const name = document.createElement('strong');
+  name.className = 'name';
+  name.textContent = app.name || '';
+  const text = document.createElement('span');
+  text.className = 'text';
+  text.textContent = appText(app);
+  const meta = document.createElement('span');
+  meta.className = 'meta';
+  meta.textContent = [state.showing ? 'on the glass' : '', state.stale ? 'stale, set ' + when(state.setAt) : '',
+    state.sender && state.sender.name].filter(Boolean).join(' · ');
+  what.append(name, ' ', text, meta);
+  item.append(what);
+  return item;
+}
+
 async function refreshStatus() {
   try {
     const status = await api('GET', '/api/v1/status');
@@ -321,6 +371,13 @@ function wire() {
     const answer = await act($('test-send'), 'Test card sent', () => api('POST', '/api/v1/activities', card));
     if (answer) refreshPending();
   });
+  const turn = async (button, path, done) => {
+    const answer = await act(button, done, () => api('POST', path));
+    if (answer) announce(done + ': ' + (answer.showing === null ? 'the home content' : answer.showing));
+    refreshApps();
+  };
+  $('app-previous').addEventListener('click', (event) => turn(event.currentTarget, '/api/v1/rotation/previous', 'Previous app'));
+  $('app-next').addEventListener('click', (event) => turn(event.currentTarget, '/api/v1/rotation/next', 'Next app'));
   $('history-form').addEventListener('submit', (event) => {
     event.preventDefault();
     historyQuery = $('history-q').value.trim();
@@ -356,6 +413,7 @@ function wire() {
 function refreshAll() {
   refreshStatus();
   refreshPending();
+  refreshApps();
   loadHistory(false);
 }
 
@@ -363,7 +421,8 @@ wire();
 refreshAll();
 watchGlass();
 // The queue can change without the glass changing (a card waits behind another).
-setInterval(() => { if (!document.hidden) { refreshPending(); refreshStatus(); } }, 5000);
+// So can the apps: one set or removed while a card holds the glass.
+setInterval(() => { if (!document.hidden) { refreshPending(); refreshApps(); refreshStatus(); } }, 5000);
 })();
 
 """#

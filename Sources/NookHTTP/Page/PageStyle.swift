@@ -41,6 +41,8 @@ button:disabled { opacity: .5; cursor: progress; }
 .cards li:first-child { border-top: 0; }
 .what { overflow-wrap: anywhere; }
 .meta { display: block; color: var(--muted); font-size: .85rem; }
+#apps li.stale .text { color: var(--muted); }
+#apps li.showing { box-shadow: inset 4px 0 0 var(--accent); padding-left: .6rem; }
 #error { margin: .5rem 1rem 0; padding: .5rem .75rem; border: 2px solid var(--danger); border-radius: 6px; color: var(--danger); }
 .skip { position: absolute; left: -999px; }
 .skip:focus { left: 1rem; top: .5rem; background: var(--card); padding: .25rem .5rem; z-index: 1; }

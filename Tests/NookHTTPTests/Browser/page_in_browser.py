@@ -8,6 +8,9 @@ hang fails.
 
 Usage: page_in_browser.py --browser chromium|firefox --url http://127.0.0.1:PORT
                           --socket NOOKD.sock --artifacts DIR
+                          [--part apps --read-token T --publish-token T]
+With `--part apps` it checks the apps (A5) instead: listed live as they come, go and turn,
+and the Previous and Next buttons refused to a read token and acting for a publish one.
 Prints one `ok: ...` line per check; exits 1 with `FAIL: ...` on the first that fails.
 """
 import argparse
@@ -511,16 +514,131 @@ def run(arguments):
         browser.quit()
 
 
+def run_apps(arguments):
+    """The apps on the page (A5, V2): what a person sees of them follows nookd's own answers."""
+    nookd = Nookd(arguments.socket)
+    browser = Chromium() if arguments.browser == "chromium" else Firefox()
+    page = Page(browser)
+
+    def shown():
+        """The page's apps: (name, text, meta, classes) each, read in one script."""
+        return page.js("""return [...document.querySelectorAll('#apps li')].map((e) => [
+            e.querySelector('.name').textContent, e.querySelector('.text').textContent,
+            e.querySelector('.meta').textContent, e.className])""")
+
+    def on_glass_in_nookd():
+        return next((state["app"]["name"] for state in nookd.call("app-list")["apps"] if state.get("showing")), None)
+
+    def on_glass_on_page():
+        names = [name for name, _, meta, classes in shown() if "showing" in classes and "on the glass" in meta]
+        return names[0] if len(names) == 1 else None
+
+    def glass(name):
+        """nookd and the page both have `name` on the glass; a refusal on the page fails at once."""
+        if page.error():
+            raise Failure(f"waiting for {name} on the glass, the page shows the error {page.error()!r}")
+        return on_glass_in_nookd() == name and on_glass_on_page() == name
+
+    def count_text():
+        return page.js("return document.getElementById('apps-count').textContent")
+
+    def use_token(token):
+        page.tab_to("token")
+        browser.keys(token)
+        page.press("token-save")
+        until("the page using the token", lambda: page.js("return sessionStorage.getItem('nook-http-token')") == token)
+
+    try:
+        browser.open(arguments.url + "/")
+        ok(f"{browser.name} {browser.version} loaded the page")
+        use_token(arguments.read_token)
+        until("the page saying there are no apps", lambda: count_text() == "No apps.")
+        ok("with a read token, the page says there are no apps")
+
+        # Apps come: the page lists them in the rotation's order, with their text, without a
+        # reload. Each stays an hour on the glass: only a press or a switch moves the rotation.
+        nookd.call("app-set", app={"name": "weather", "text": "21 °C", "pos": 1, "duration": 3600})
+        nookd.call("app-set", app={"name": "bus", "text": [{"text": "Bus 12 ", "tint": "#FF0000"}, {"text": "in 4 min"}],
+                                   "pos": 2, "duration": 3600})
+        nookd.call("app-set", app={"name": "power", "text": "1.2 kW", "pos": 3, "duration": 3600, "lifetime": 0.5, "lifetimeMode": "stale"})
+        until("the three apps on the page in position order",
+              lambda: [(name, text) for name, text, _, _ in shown()] == [("weather", "21 °C"), ("bus", "Bus 12 in 4 min"), ("power", "1.2 kW")])
+        ok("the page lists the apps as they came: " + repr([(name, text) for name, text, _, _ in shown()]))
+
+        # A stale app is marked stale, as nookd has it.
+        until("nookd calling power stale", lambda: any(state["app"]["name"] == "power" and state.get("stale")
+                                                        for state in nookd.call("app-list")["apps"]))
+        until("power marked stale on the page", lambda: any(name == "power" and "stale" in classes and "stale, set" in meta
+                                                            for name, _, meta, classes in shown()))
+        ok("the stale app is marked stale: " + repr([meta for name, _, meta, _ in shown() if name == "power"]))
+
+        # The rotation turned (here by a switch over the socket): the page follows it unasked.
+        nookd.call("app-switch", name="weather")
+        until("weather on the glass in nookd", lambda: on_glass_in_nookd() == "weather")
+        until("weather on the glass on the page", lambda: on_glass_on_page() == "weather")
+        until("the count naming it", lambda: count_text() == "3 apps, “weather” on the glass.")
+        ok("the page follows the rotation: " + count_text())
+
+        # A read token cannot turn the rotation: the page says why.
+        page.press("app-next")
+        message = until("the refusal of Next app on the page", page.error)
+        if "403" not in message:
+            raise Failure(f"Next app with a read token showed {message!r}, not a 403")
+        ok("Next app with a read token is refused: " + message)
+
+        # With a publish token, Next and Previous turn the rotation; the page follows nookd.
+        use_token(arguments.publish_token)
+        page.press("app-next")
+        until("bus on the glass after Next app", lambda: glass("bus"))
+        until("the count naming bus", lambda: count_text() == "3 apps, “bus” on the glass.")
+        ok("Next app (Enter) put bus on the glass, and the page says so: " + count_text())
+        page.press("app-next", Keys.SPACE)
+        until("power on the glass after Next app", lambda: glass("power"))
+        ok("Next app (Space) moved on to power")
+        page.press("app-previous")
+        until("bus on the glass again", lambda: glass("bus"))
+        ok("Previous app went back to bus")
+
+        # The rotation turning by itself: a one-second app, first in the order, switched to,
+        # gives its turn to weather, and the page shows weather without anyone pressing.
+        nookd.call("app-set", app={"name": "brief", "text": "One second", "pos": 0, "duration": 1})
+        nookd.call("app-switch", name="brief")
+        until("weather on the glass after brief's second, in nookd and on the page",
+              lambda: glass("weather"), bound=BOUND * 2)
+        ok("the rotation turned from brief to weather on its own, and the page followed")
+        nookd.call("app-rm", name="brief")
+
+        # Apps go: the page drops them.
+        nookd.call("app-rm", name="bus")
+        until("bus gone from the page", lambda: [name for name, _, _, _ in shown()] == ["weather", "power"])
+        ok("an app removed is gone from the page")
+        if page.js("return document.documentElement.scrollWidth > window.innerWidth + 1"):
+            raise Failure("the page is wider than the window with apps")
+        page.js("document.getElementById('apps-heading').scrollIntoView()")
+        shot = os.path.join(arguments.artifacts, f"page-{arguments.browser}-apps.png")
+        if not browser.screenshot(shot):
+            raise Failure("no screenshot")
+        ok("screenshot " + shot)
+    finally:
+        browser.quit()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--browser", choices=["chromium", "firefox"], default="chromium")
     parser.add_argument("--url", required=True)
     parser.add_argument("--socket", required=True)
     parser.add_argument("--artifacts", required=True)
+    parser.add_argument("--part", choices=["all", "apps"], default="all")
+    parser.add_argument("--read-token")
+    parser.add_argument("--publish-token")
     arguments = parser.parse_args()
     os.makedirs(arguments.artifacts, exist_ok=True)
     try:
-        run(arguments)
+        if arguments.part == "apps":
+            run_apps(arguments)
+        else:
+            run(arguments)
     except (Failure, WebDriverException) as failure:
         print("FAIL: " + str(failure).strip(), flush=True)
         sys.exit(1)
