@@ -41,3 +41,21 @@ extension NativeAPIAppsTests {
         #expect(next.status == 504 && nextWords.contains("GET /api/v1/status") && !nextWords.contains("same id or key"), "\(next)")
     }
 }
+
+/// U3 with A1 over the native API: another token cannot set an app whose name reads as one it
+/// does not own, by a space at either end; the owner's app stays as it was.
+extension NativeAPIAppsTests {
+    @Test func u3_a3_aNameThatDiffersOnlyByASpaceAtAnEndIsRefusedNamingTheName() throws {
+        let service = try service(nookdConfig: "[apps]\nduration_ms = 3600000\n")
+        let apps = service.url + "/api/v1/apps/"
+        #expect(try curl(alice, "PUT", apps + "weather", #"{"text":"21 °C"}"#).status == 201, "\(service.logs)")
+        for spoof in ["weather%20", "%20weather", "weather%C2%A0", "%E3%80%80weather"] {
+            let refused = try curl(bob, "PUT", apps + spoof, #"{"text":"-40 °C"}"#)
+            #expect(refused.status == 422 && refused.json["error"]?["field"]?.text == "name", "\(spoof): \(refused)")
+            #expect(refused.json["error"]?["message"]?.text?.contains("begin or end") == true, "\(spoof): \(refused)")
+        }
+        let switched = try curl(bob, "POST", service.url + "/api/v1/rotation/switch", #"{"name":"weather "}"#)
+        #expect(switched.status == 422 && switched.json["error"]?["field"]?.text == "name", "\(switched)")
+        #expect(try self.apps(service).map(\.app.name) == ["weather"])
+    }
+}
