@@ -148,7 +148,7 @@ extension NookApp {
     }
 
     /// Why `name` cannot name an app, or nil: one line of visible text without `/` (a topic
-    /// level, a path segment) within ``Limits/name``.
+    /// level, a path segment) nor whitespace at either end, within ``Limits/name``.
     public static func nameProblem(_ name: String) -> String? {
         // Invisible characters alone (a zero-width space) would name an app no list shows.
         if name.unicodeScalars.allSatisfy({ $0.properties.isWhitespace || $0.properties.isDefaultIgnorableCodePoint }) {
@@ -157,6 +157,10 @@ extension NookApp {
         if let problem = Limits.name.problem(with: name) { return problem }
         if name.unicodeScalars.contains(where: { $0 == "/" || isHidden($0) }) {
             return "must not contain '/', control, line-breaking or bidirectional formatting characters, got '\(name.unicodeScalars.map { isHidden($0) ? "?" : String($0) }.joined())'"
+        }
+        // "weather " would be a second app, listed as if it were the "weather" another user set.
+        if let first = name.unicodeScalars.first, let last = name.unicodeScalars.last, first.properties.isWhitespace || last.properties.isWhitespace {
+            return "must not begin or end with a space or other whitespace, got '\(name)': it would list as another app of the name without it"
         }
         return nil
     }

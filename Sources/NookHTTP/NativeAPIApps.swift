@@ -64,11 +64,24 @@ enum NativeAPIApps {
 
     /// `POST /api/v1/rotation/next` and `/previous` (A2): the turn after or before this one.
     static func next(_ exchange: any HTTPExchange, _: [String: String], _ nookd: any NookdCalls) {
-        nookd.ask(.appNext, for: exchange) { answer in exchange.respond(.json(answer)) }
+        turn(.appNext, exchange, nookd)
     }
 
     static func previous(_ exchange: any HTTPExchange, _: [String: String], _ nookd: any NookdCalls) {
-        nookd.ask(.appPrevious, for: exchange) { answer in exchange.respond(.json(answer)) }
+        turn(.appPrevious, exchange, nookd)
+    }
+
+    /// A turn of the rotation; one nookd may have made without answering is not to be pressed
+    /// again blindly: it would turn twice.
+    private static func turn(_ operation: NookOperation, _ exchange: any HTTPExchange, _ nookd: any NookdCalls) {
+        nookd.callForResult(exchange.caller.request(operation)) { result in
+            switch result {
+            case .success(let answer): exchange.respond(.json(answer))
+            case .failure(.outcomeUnknown(let reason)):
+                exchange.respond(NativeAPIErrors.outcomeUnknown(reason, advice: "the rotation may have turned: look at what it shows (GET /api/v1/status, apps.showing) before turning it again").response)
+            case .failure(let failure): exchange.respond(nookd.failure(failure).response)
+            }
+        }
     }
 
     /// `POST /api/v1/rotation/switch` with `{"name": APP}`: that app's turn.
@@ -87,7 +100,15 @@ enum NativeAPIApps {
             exchange.respond(error.response)
             return
         }
-        nookd.ask(.appSwitch(name), for: exchange) { answer in exchange.respond(.json(answer)) }
+        // Switching to one app again is harmless: the general advice about cards does not fit.
+        nookd.callForResult(exchange.caller.request(.appSwitch(name))) { result in
+            switch result {
+            case .success(let answer): exchange.respond(.json(answer))
+            case .failure(.outcomeUnknown(let reason)):
+                exchange.respond(NativeAPIErrors.outcomeUnknown(reason, advice: "switching to '\(name)' again only makes it the turn once more").response)
+            case .failure(let failure): exchange.respond(nookd.failure(failure).response)
+            }
+        }
     }
 
     // MARK: Names and refusals
@@ -115,6 +136,13 @@ enum NativeAPIApps {
     /// nookd's refusal as the client hears it. Another token's app is refused without naming
     /// that token or the uid behind it, as for an activity (``NativeAPIErrors/notSent(id:by:)``).
     static func refusal(_ failure: NookdCallError, app name: String, by caller: HTTPCaller, verb: String, nookd: any NookdCalls) -> HTTPAPIError {
+        if case .outcomeUnknown(let reason) = failure {
+            // An app is its name: looking at it, or setting it again (which updates it in place), is the way back.
+            let path = "/api/v1/apps/" + FormBody.percentEncoded(name)
+            return NativeAPIErrors.outcomeUnknown(reason, advice: verb == "removed"
+                ? "look before removing it again (GET \(path)): removing an app that is gone answers 404"
+                : "look before sending it again (GET \(path)), or send it again: an app of the same name is updated in place, never added twice")
+        }
         if case .refused(let json) = failure, caller.statedSender != nil, ProtocolError(json: json)?.code == .forbidden {
             return HTTPAPIError(status: 403, code: "forbidden", field: "name",
                                 message: "app '\(name)' was not set by token '\(caller.senderName)', so it is not \(verb): a token changes only the apps it set (one with the admin scope changes any)")

@@ -61,9 +61,10 @@ public enum NativeAPIErrors {
     /// whose upstream never answered, distinct from the 503 that says nothing was done (a
     /// sender retries that blindly) and from the 502 of a refusal nookd did answer. No
     /// `Retry-After`: a blind retry may do it twice. docs/http-api.md says what to do instead.
-    static func outcomeUnknown(_ reason: String) -> HTTPAPIError {
+    /// `advice`: how to look before sending again, for a route whose requests are not cards.
+    static func outcomeUnknown(_ reason: String, advice: String? = nil) -> HTTPAPIError {
         HTTPAPIError(status: 504, code: "outcome_unknown",
-                     message: "\(reason); look before sending it again (GET /api/v1/activities, GET /api/v1/history), or send it again with the same id or key, which cannot make a second card")
+                     message: "\(reason); " + (advice ?? "look before sending it again (GET /api/v1/activities, GET /api/v1/history), or send it again with the same id or key, which cannot make a second card"))
     }
 
     /// A local check that failed, worded as nookd words it (the protocol's own decoders ran).

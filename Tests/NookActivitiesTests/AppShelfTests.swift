@@ -56,7 +56,7 @@ struct AppShelfTests {
     }
 
     /// A name is one line of visible text: nothing that hides it, breaks it or reorders it.
-    @Test func a1_aNameOfInvisibleLineBreakingOrBidiCharactersIsRefused() {
+    @Test func a1_aNameOfInvisibleLineBreakingOrBidiCharactersOrEndSpacesIsRefused() {
         for bad in ["\u{200B}", "\u{200B}\u{FEFF}", "weather\u{85}x", "weather\u{9B}31m", "a\u{2028}b", "a\u{2029}b",
                     "rehtaew\u{202E}", "\u{2067}weather", "w\u{200F}", "tab\tname", "nul\u{0}"] {
             let refused = problem(app(bad))
@@ -66,6 +66,12 @@ struct AppShelfTests {
         }
         for good in ["weather", "café", "cafe\u{301}", "👨\u{200D}👩\u{200D}👧", "☀\u{FE0F} sun", "طقس", "天気"] {
             #expect(problem(app(good)) == nil, "\(good) is a name")
+        }
+        // A space (or any whitespace) at either end would name a second app that reads as the
+        // first: "weather " listed beside another user's "weather".
+        for spaced in ["weather ", " weather", "weather\u{A0}", "\u{3000}weather", "weather\u{2003}"] {
+            let refused = problem(app(spaced))
+            #expect(refused?.field == "name" && refused?.problem.contains("begin or end") == true, "\(Array(spaced.unicodeScalars)): \(String(describing: refused))")
         }
         // The limit counts code points and bytes: 64 four-byte characters fit, 65 do not.
         #expect(problem(app(String(repeating: "😀", count: 64))) == nil)

@@ -13,7 +13,7 @@ import Testing
 struct NativeAPIAppsTests {
     let alice = "nook_alice-app-token", bob = "nook_bob-app-token", viewer = "nook_viewer-app-token", owner = "nook_owner-app-token"
 
-    func service(nookdConfig: String? = nil) throws -> HTTPService {
+    func service(nookdConfig: String? = nil, http: String = "") throws -> HTTPService {
         let tokens = NSTemporaryDirectory() + "nook-http-app-tokens-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try """
         alice publish sha256:\(sha256Hex(alice))
@@ -23,7 +23,7 @@ struct NativeAPIAppsTests {
 
         """.write(toFile: tokens, atomically: true, encoding: .utf8)
         chmod(tokens, 0o600)
-        let service = try HTTPService(config: "[http]\ntokens = \"\(tokens)\"\nrate_limit_per_s = 0\n", nookdConfig: nookdConfig)
+        let service = try HTTPService(config: "[http]\ntokens = \"\(tokens)\"\nrate_limit_per_s = 0\n" + http, nookdConfig: nookdConfig)
         try? FileManager.default.removeItem(atPath: tokens)
         return service
     }
