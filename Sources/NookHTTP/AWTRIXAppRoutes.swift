@@ -56,9 +56,16 @@ public enum AWTRIXAppRoutes {
     }
 
     static func custom(_ exchange: any HTTPExchange, nookd: any NookdCalls, logger: Logger) {
-        guard let name = exchange.request.parameter("name") else {
+        let given = exchange.request.query.filter { $0.name == "name" }
+        guard let name = given.first?.value else {
             exchange.respond(HTTPAPIError(status: 400, code: "missing_field", field: "name",
                                           message: "is required: the app's name as a query parameter, /api/custom?name=APP").response)
+            return
+        }
+        // Which one is meant is a guess (a proxy in front may read the last), so none is taken.
+        guard given.count == 1 else {
+            exchange.respond(HTTPAPIError(status: 400, code: "invalid_field", field: "name",
+                                          message: "is given \(given.count) times; /api/custom?name=APP takes one app's name").response)
             return
         }
         let body: AWTRIXApp.Body
@@ -82,8 +89,44 @@ public enum AWTRIXAppRoutes {
                 }
                 nookd.ask(.appSet(apps[index].app), for: exchange, strippingPrefix: "app") { _ in set(index + 1) }
             }
-            set(0)
+            guard apps.count > 1 else { set(0); return }
+            // An array is set whole or not at all: what would stop it part way is looked for first.
+            nookd.ask(.appList, for: exchange) { answer in
+                let held: [AppState]
+                do { held = try AppListAnswer(json: answer).apps } catch {
+                    exchange.respond(HTTPAPIError(status: 502, code: "nookd_error", message: "nookd's app list cannot be read: \(error)").response)
+                    return
+                }
+                if let refusal = arrayRefusal(apps.map(\.app.name), held: held, stated: exchange.caller.statedSender) {
+                    exchange.respond(refusal.response)
+                    return
+                }
+                set(0)
+            }
         }
+    }
+
+    /// Why an array's apps cannot all be set, found before any is: a part another sender holds
+    /// (for a caller stating its name, as nookd judges it; nookd still judges each set), or
+    /// less room in the rotation than the array's new apps need.
+    static func arrayRefusal(_ names: [String], held: [AppState], stated: String?) -> HTTPAPIError? {
+        let owners = Dictionary(held.map { ($0.app.name, $0.app.sender) }, uniquingKeysWith: { first, _ in first })
+        if let stated {
+            for name in names {
+                guard let entry = owners[name] else { continue }
+                if let owner = entry, owner.relayed, owner.name == stated { continue }
+                let whose = entry.map { owner in owner.relayed ? "'\(owner.name ?? "")'" : "uid \(owner.uid)" } ?? "nookd itself"
+                return HTTPAPIError(status: 403, code: "forbidden", field: "name",
+                                    message: "'\(stated)' may not replace app '\(name)', a part of this array: it was set by \(whose); none of the array's apps was set")
+            }
+        }
+        let added = Set(names).subtracting(owners.keys).count
+        let room = max(0, NookApp.Limits.count - held.count)
+        guard added <= room else {
+            return HTTPAPIError(status: 503, code: "queue_full", field: "body",
+                                message: "nookd keeps at most \(NookApp.Limits.count) apps and has room for \(room) more; this array adds \(added), so none was set (remove some first)")
+        }
+        return nil
     }
 
     /// An empty body removes APP and the APP0, APP1, … an array made of it (AWTRIX removes

@@ -66,6 +66,10 @@ public struct AWTRIXApp: Sendable, Equatable {
             guard !items.isEmpty else {
                 throw ProtocolError(.invalid, field: "body", "an empty array sets no app; an empty body (or {}) removes \(name)")
             }
+            // Refused whole: set one by one, the first 64 would fill the rotation and the rest fail.
+            guard items.count <= NookApp.Limits.count else {
+                throw ProtocolError(.invalid, field: "body", "an array sets at most \(NookApp.Limits.count) apps (all nookd keeps), got \(items.count); none was set")
+            }
             var apps: [AWTRIXApp] = []
             for (index, item) in items.enumerated() {
                 guard case .object = item else {

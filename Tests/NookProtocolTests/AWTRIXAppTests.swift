@@ -95,4 +95,15 @@ import Testing
         guard case .set(let apps) = try body(#"[{"text": "1"}, {"text": "2"}]"#, name: "test") else { Issue.record("no apps"); return }
         #expect(apps.map(\.app.name) == ["test0", "test1"] && apps.map(\.app.content) == [.text("1"), .text("2")])
     }
+
+    /// An array that could never fit the rotation is refused before nookd is asked for any of
+    /// it: nothing is set part way, and the rotation's other apps keep their places.
+    @Test func a3_anArrayOfMoreAppsThanNookKeepsIsRefusedWhole() throws {
+        let most = "[" + Array(repeating: #"{"text": "x"}"#, count: NookApp.Limits.count).joined(separator: ",") + "]"
+        guard case .set(let apps) = try body(most) else { Issue.record("\(NookApp.Limits.count) apps are not set"); return }
+        #expect(apps.count == NookApp.Limits.count)
+        let more = "[" + Array(repeating: #"{"text": "x"}"#, count: NookApp.Limits.count + 1).joined(separator: ",") + "]"
+        let refused = refusal(more)
+        #expect(refused?.field == "body" && refused?.message.contains("at most \(NookApp.Limits.count) apps") == true, "\(String(describing: refused))")
+    }
 }
