@@ -97,36 +97,13 @@ public enum AWTRIXAppRoutes {
                     exchange.respond(HTTPAPIError(status: 502, code: "nookd_error", message: "nookd's app list cannot be read: \(error)").response)
                     return
                 }
-                if let refusal = arrayRefusal(apps.map(\.app.name), held: held, stated: exchange.caller.statedSender) {
-                    exchange.respond(refusal.response)
+                if let refusal = AWTRIXApp.arrayProblem(apps.map(\.app.name), held: held, stated: exchange.caller.statedSender) {
+                    exchange.respond(NativeAPIErrors.error(refusal).response)
                     return
                 }
                 set(0)
             }
         }
-    }
-
-    /// Why an array's apps cannot all be set, found before any is: a part another sender holds
-    /// (for a caller stating its name, as nookd judges it; nookd still judges each set), or
-    /// less room in the rotation than the array's new apps need.
-    static func arrayRefusal(_ names: [String], held: [AppState], stated: String?) -> HTTPAPIError? {
-        let owners = Dictionary(held.map { ($0.app.name, $0.app.sender) }, uniquingKeysWith: { first, _ in first })
-        if let stated {
-            for name in names {
-                guard let entry = owners[name] else { continue }
-                if let owner = entry, owner.relayed, owner.name == stated { continue }
-                let whose = entry.map { owner in owner.relayed ? "'\(owner.name ?? "")'" : "uid \(owner.uid)" } ?? "nookd itself"
-                return HTTPAPIError(status: 403, code: "forbidden", field: "name",
-                                    message: "'\(stated)' may not replace app '\(name)', a part of this array: it was set by \(whose); none of the array's apps was set")
-            }
-        }
-        let added = Set(names).subtracting(owners.keys).count
-        let room = max(0, NookApp.Limits.count - held.count)
-        guard added <= room else {
-            return HTTPAPIError(status: 503, code: "queue_full", field: "body",
-                                message: "nookd keeps at most \(NookApp.Limits.count) apps and has room for \(room) more; this array adds \(added), so none was set (remove some first)")
-        }
-        return nil
     }
 
     /// An empty body removes APP and the APP0, APP1, … an array made of it (AWTRIX removes
