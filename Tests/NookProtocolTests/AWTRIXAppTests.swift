@@ -106,4 +106,22 @@ import Testing
         let refused = refusal(more)
         #expect(refused?.field == "body" && refused?.message.contains("at most \(NookApp.Limits.count) apps") == true, "\(String(describing: refused))")
     }
+
+    /// An app's name is read by people choosing among apps (`/api/apps`, `nookctl app list`):
+    /// one with an invisible character in it (a zero-width space, a soft hyphen, a Hangul
+    /// filler) shows as another sender's `weather`, and is refused naming the field. The joiners
+    /// and selectors emoji and scripts need stay.
+    @Test func a3_aNameWithAnInvisibleCharacterIsRefusedAndEmojiNamesAreKept() throws {
+        for hidden in ["we\u{200B}ather", "we\u{AD}ather", "weather\u{2060}", "\u{3164}weather", "we\u{34F}ather", "weather\u{FEFF}"] {
+            #expect(throws: ProtocolError.self, "\(hidden.unicodeScalars.map { String($0.value, radix: 16) })") {
+                try AWTRIXApp.body(name: hidden, Array(#"{"text": "x"}"#.utf8))
+            }
+            #expect(NookApp.nameProblem(hidden)?.contains("invisible") == true)
+        }
+        // A family (zero-width joiners), a red heart (a variation selector), Scotland's flag
+        // (tag characters) and Persian with a zero-width non-joiner.
+        for name in ["👨\u{200D}👩\u{200D}👧", "❤\u{FE0F}", "🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}", "می\u{200C}خواهم"] {
+            #expect(NookApp.nameProblem(name) == nil, "\(name)")
+        }
+    }
 }
