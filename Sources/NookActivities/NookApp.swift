@@ -165,7 +165,7 @@ extension NookApp {
     /// is: C0 and C1 controls (NEL among them), the line and paragraph separators, and the
     /// bidirectional overrides, embeddings, isolates and marks (`weather` followed by U+202E
     /// shows as another user's app reversed), and the other invisible ones (a zero-width space
-    /// or a soft hyphen makes `we​ather` look like another sender's `weather` in every list).
+    /// or a soft hyphen makes `we` U+200B `ather` look like another sender's `weather` in every list).
     /// The joiners, variation selectors and tag characters stay: emoji and scripts need them.
     static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
