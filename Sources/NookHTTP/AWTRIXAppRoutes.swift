@@ -120,9 +120,12 @@ public enum AWTRIXAppRoutes {
             // part of this caller's `weather`. The app itself always, so a refusal is answered.
             let stated = exchange.caller.statedSender
             do {
-                names = try AppListAnswer(json: answer).apps.map(\.app).filter { app in
+                let held = try AppListAnswer(json: answer).apps.map(\.app).filter { app in
                     app.name == name || (isPart(app.name, of: name) && (stated == nil || (app.sender?.relayed == true && app.sender?.name == stated)))
                 }.map(\.name)
+                // APP itself first: when it is not the caller's, the refusal comes before any
+                // of its parts is gone, and nothing is removed.
+                names = held.filter { $0 == name } + held.filter { $0 != name }
             } catch {
                 exchange.respond(HTTPAPIError(status: 502, code: "nookd_error", message: "nookd's app list cannot be read: \(error)").response)
                 return

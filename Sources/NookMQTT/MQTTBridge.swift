@@ -484,6 +484,10 @@ public final class MQTTBridge {
             logger.warning("nookd's app list cannot be read (\(error)); removing \(name) alone")
             return [name]
         }
+        // APP held by another sender: nookd refuses its removal (reported), and its parts stay.
+        if let held = apps.apps.first(where: { $0.app.name == name })?.app, !(held.sender?.relayed == true && held.sender?.name == Self.appSender) {
+            return [name]
+        }
         let numbered = apps.apps.map(\.app).filter { app in
             app.name.hasPrefix(name) && app.name != name && app.name.dropFirst(name.count).allSatisfy { $0.isASCII && $0.isNumber }
                 && app.sender?.relayed == true && app.sender?.name == Self.appSender

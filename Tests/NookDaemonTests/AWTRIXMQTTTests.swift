@@ -144,4 +144,19 @@ struct AWTRIXMQTTTests {
         #expect(full["code"]?.text == "queueFull" && full["message"]?.text?.contains("room for 2") == true, "\(full)")
         #expect(try setup.apps().count == 62 && setup.app("more0") == nil)
     }
+
+    /// An empty payload removing APP and its numbered parts removes all or nothing: APP held by
+    /// another sender refuses it on the error topic before the bridge's APP0, APP1 go.
+    @Test func a3_aRemovalOverMQTTRefusedForAnotherSendersAppRemovesNoneOfItsParts() throws {
+        let setup = try Setup()
+        let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])
+        try setup.broker.publish("nook/b1/custom/W", #"[{"text": "0"}, {"text": "1"}]"#)
+        try eventually("W0 and W1") { try setup.apps().count == 2 }
+        try setup.daemon.request(.appSet(NookApp(name: "W", content: .text("mine"))))
+        try setup.broker.publish("nook/b1/custom/W", bytes: [])
+        try eventually("the refusal") { !errors.json("nook/b1/error").isEmpty }
+        let refusal = try #require(errors.json("nook/b1/error").first)
+        #expect(refusal["code"]?.text == "forbidden", "\(refusal)")
+        #expect(try setup.apps().map(\.app.name) == ["W0", "W1", "W"])
+    }
 }

@@ -184,6 +184,18 @@ struct AWTRIXAppRoutesTests {
         #expect(try apps(service).count == 64)
     }
 
+    /// An empty body removing APP and its numbered parts removes all or nothing: APP held by
+    /// another token refuses the removal before the caller's APP0, APP1 go.
+    @Test func a3_aRemovalRefusedForAnotherTokensAppRemovesNoneOfItsParts() throws {
+        let service = try service()
+        let custom = service.url + "/api/custom?name="
+        #expect(try curl(alice, "POST", custom + "W", #"[{"text": "0"}, {"text": "1"}]"#).status == 200)
+        #expect(try curl(bob, "POST", custom + "W", #"{"text": "bob's"}"#).status == 200)
+        let refused = try curl(alice, "POST", custom + "W", "")
+        #expect(refused.status == 403 && refused.text.contains("'W'") && refused.text.contains("'bob'"), "\(refused)")
+        #expect(try apps(service).map(\.app.name) == ["W0", "W1", "W"])
+    }
+
     /// `name` twice is ambiguous (a proxy may read the last where nook-http reads the first):
     /// refused, naming it, and nothing is set or removed.
     @Test func a3_aNameGivenTwiceIsRefused() throws {
