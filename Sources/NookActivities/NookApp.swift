@@ -156,7 +156,7 @@ extension NookApp {
         }
         if let problem = Limits.name.problem(with: name) { return problem }
         if name.unicodeScalars.contains(where: { $0 == "/" || isHidden($0) }) {
-            return "must not contain '/', control, line-breaking or bidirectional formatting characters, got '\(name.unicodeScalars.map { isHidden($0) ? "?" : String($0) }.joined())'"
+            return "must not contain '/', control, line-breaking, bidirectional formatting or invisible characters, got '\(name.unicodeScalars.map { isHidden($0) ? "?" : String($0) }.joined())'"
         }
         // "weather " would be a second app, listed as if it were the "weather" another user set.
         if let first = name.unicodeScalars.first, let last = name.unicodeScalars.last, first.properties.isWhitespace || last.properties.isWhitespace {
@@ -168,11 +168,14 @@ extension NookApp {
     /// Characters that break the one line a name is, or make it read as another name than it
     /// is: C0 and C1 controls (NEL among them), the line and paragraph separators, and the
     /// bidirectional overrides, embeddings, isolates and marks (`weather` followed by U+202E
-    /// shows as another user's app reversed). Joiners and variation selectors stay: emoji need them.
+    /// shows as another user's app reversed), and the other invisible ones (a zero-width space
+    /// or a soft hyphen makes `we` U+200B `ather` look like another sender's `weather` in every list).
+    /// The joiners, variation selectors and tag characters stay: emoji and scripts need them.
     static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
-        default: false
+        case 0x200C, 0x200D, 0xFE00...0xFE0F, 0xE0020...0xE007F, 0xE0100...0xE01EF: false
+        default: scalar.properties.isDefaultIgnorableCodePoint
         }
     }
 

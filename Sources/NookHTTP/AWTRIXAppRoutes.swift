@@ -56,9 +56,16 @@ public enum AWTRIXAppRoutes {
     }
 
     static func custom(_ exchange: any HTTPExchange, nookd: any NookdCalls, logger: Logger) {
-        guard let name = exchange.request.parameter("name") else {
+        let given = exchange.request.query.filter { $0.name == "name" }
+        guard let name = given.first?.value else {
             exchange.respond(HTTPAPIError(status: 400, code: "missing_field", field: "name",
                                           message: "is required: the app's name as a query parameter, /api/custom?name=APP").response)
+            return
+        }
+        // Which one is meant is a guess (a proxy in front may read the last), so none is taken.
+        guard given.count == 1 else {
+            exchange.respond(HTTPAPIError(status: 400, code: "invalid_field", field: "name",
+                                          message: "is given \(given.count) times; /api/custom?name=APP takes one app's name").response)
             return
         }
         let body: AWTRIXApp.Body
@@ -82,7 +89,20 @@ public enum AWTRIXAppRoutes {
                 }
                 nookd.ask(.appSet(apps[index].app), for: exchange, strippingPrefix: "app") { _ in set(index + 1) }
             }
-            set(0)
+            guard apps.count > 1 else { set(0); return }
+            // An array is set whole or not at all: what would stop it part way is looked for first.
+            nookd.ask(.appList, for: exchange) { answer in
+                let held: [AppState]
+                do { held = try AppListAnswer(json: answer).apps } catch {
+                    exchange.respond(HTTPAPIError(status: 502, code: "nookd_error", message: "nookd's app list cannot be read: \(error)").response)
+                    return
+                }
+                if let refusal = AWTRIXApp.arrayProblem(apps.map(\.app.name), held: held, stated: exchange.caller.statedSender) {
+                    exchange.respond(NativeAPIErrors.error(refusal).response)
+                    return
+                }
+                set(0)
+            }
         }
     }
 
@@ -100,9 +120,12 @@ public enum AWTRIXAppRoutes {
             // part of this caller's `weather`. The app itself always, so a refusal is answered.
             let stated = exchange.caller.statedSender
             do {
-                names = try AppListAnswer(json: answer).apps.map(\.app).filter { app in
+                let held = try AppListAnswer(json: answer).apps.map(\.app).filter { app in
                     app.name == name || (isPart(app.name, of: name) && (stated == nil || (app.sender?.relayed == true && app.sender?.name == stated)))
                 }.map(\.name)
+                // APP itself first: when it is not the caller's, the refusal comes before any
+                // of its parts is gone, and nothing is removed.
+                names = held.filter { $0 == name } + held.filter { $0 != name }
             } catch {
                 exchange.respond(HTTPAPIError(status: 502, code: "nookd_error", message: "nookd's app list cannot be read: \(error)").response)
                 return

@@ -451,9 +451,26 @@ public final class MQTTBridge {
             for app in apps {
                 for remark in app.remarks { logger.info("\(message.topic): app \(app.app.name): \(remark)") }
             }
+            if apps.count > 1, let problem = arrayProblem(apps.map(\.app.name)) {
+                report(Rejection(topic: message.topic, problem), payload: message.payload)
+                return []
+            }
             return apps.map { delivery(.appSet($0.app)) }
         case .success(.remove(let name)):
             return appsMadeOf(name).map { delivery(.appRemove($0)) }
+        }
+    }
+
+    /// Why an array's apps cannot all be set (``AWTRIXApp/arrayProblem(_:held:stated:)``), found
+    /// before any is. Without nookd's app list, nookd judges each set alone.
+    private func arrayProblem(_ names: [String]) -> ProtocolError? {
+        guard let requests else { return nil }
+        do throws(ClientError) {
+            let (apps, _) = try requests.request(Request(id: .string("apps"), operation: .appList), as: AppListAnswer.self)
+            return AWTRIXApp.arrayProblem(names, held: apps.apps, stated: Self.appSender)
+        } catch {
+            logger.warning("nookd's app list cannot be read (\(error)); setting \(names.joined(separator: ", ")) one by one")
+            return nil
         }
     }
 
@@ -465,6 +482,10 @@ public final class MQTTBridge {
             (apps, _) = try requests.request(Request(id: .string("apps"), operation: .appList), as: AppListAnswer.self)
         } catch {
             logger.warning("nookd's app list cannot be read (\(error)); removing \(name) alone")
+            return [name]
+        }
+        // APP held by another sender: nookd refuses its removal (reported), and its parts stay.
+        if let held = apps.apps.first(where: { $0.app.name == name })?.app, !(held.sender?.relayed == true && held.sender?.name == Self.appSender) {
             return [name]
         }
         let numbered = apps.apps.map(\.app).filter { app in

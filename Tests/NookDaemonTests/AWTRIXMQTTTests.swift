@@ -122,4 +122,41 @@ struct AWTRIXMQTTTests {
         try setup.broker.publish("awtrix_abc123/nextapp", "next", retain: true)
         try eventually("the retained nextapp left alone") { setup.bridge.log.contains("awtrix_abc123/nextapp: a retained message is not acted on again") }
     }
+
+    /// An array is set whole or not at all: a part another sender holds, or a rotation too full
+    /// for all of it, is refused on the error topic before any part is set.
+    @Test func a3_anArrayOverMQTTIsSetWholeOrNotAtAll() throws {
+        let setup = try Setup()
+        let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])
+        // APP1 is this test's user's, as nookctl sets one; the broker's array to APP would make it.
+        try setup.daemon.request(.appSet(NookApp(name: "APP1", content: .text("mine"))))
+        try setup.broker.publish("nook/b1/custom/APP", #"[{"text": "0"}, {"text": "1"}, {"text": "2"}]"#)
+        try eventually("the refusal") { !errors.json("nook/b1/error").isEmpty }
+        let taken = try #require(errors.json("nook/b1/error").first)
+        #expect(taken["code"]?.text == "forbidden" && taken["message"]?.text?.contains("'APP1'") == true, "\(taken)")
+        #expect(try setup.apps().map(\.app.name) == ["APP1"] && setup.app("APP1")?.content == .text("mine"))
+
+        // 62 apps leave room for 2: an array of 3 is refused whole.
+        for index in 0..<61 { try setup.daemon.request(.appSet(NookApp(name: "a\(index)", content: .text("x")))) }
+        try setup.broker.publish("nook/b1/custom/more", #"[{"text": "0"}, {"text": "1"}, {"text": "2"}]"#)
+        try eventually("the second refusal") { errors.json("nook/b1/error").count >= 2 }
+        let full = try #require(errors.json("nook/b1/error").last)
+        #expect(full["code"]?.text == "queueFull" && full["message"]?.text?.contains("room for 2") == true, "\(full)")
+        #expect(try setup.apps().count == 62 && setup.app("more0") == nil)
+    }
+
+    /// An empty payload removing APP and its numbered parts removes all or nothing: APP held by
+    /// another sender refuses it on the error topic before the bridge's APP0, APP1 go.
+    @Test func a3_aRemovalOverMQTTRefusedForAnotherSendersAppRemovesNoneOfItsParts() throws {
+        let setup = try Setup()
+        let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])
+        try setup.broker.publish("nook/b1/custom/W", #"[{"text": "0"}, {"text": "1"}]"#)
+        try eventually("W0 and W1") { try setup.apps().count == 2 }
+        try setup.daemon.request(.appSet(NookApp(name: "W", content: .text("mine"))))
+        try setup.broker.publish("nook/b1/custom/W", bytes: [])
+        try eventually("the refusal") { !errors.json("nook/b1/error").isEmpty }
+        let refusal = try #require(errors.json("nook/b1/error").first)
+        #expect(refusal["code"]?.text == "forbidden", "\(refusal)")
+        #expect(try setup.apps().map(\.app.name) == ["W0", "W1", "W"])
+    }
 }

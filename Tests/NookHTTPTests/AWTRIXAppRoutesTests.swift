@@ -161,6 +161,53 @@ struct AWTRIXAppRoutesTests {
         #expect(try app(service, "weather")?.app.content == .text("22 °C"))
     }
 
+    /// An array is set whole or not at all: a part another token holds (bob's `APP` would make
+    /// alice's `APP1`) or a rotation too full for all of it refuses it before any part is set.
+    @Test func a3_anArrayIsSetWholeOrNotAtAllAndNamesWhatStoppedIt() throws {
+        let service = try service()
+        let custom = service.url + "/api/custom?name="
+        #expect(try curl(alice, "POST", custom + "APP1", #"{"text": "alice's"}"#).status == 200)
+        let taken = try curl(bob, "POST", custom + "APP", #"[{"text": "b0"}, {"text": "b1"}, {"text": "b2"}]"#)
+        #expect(taken.status == 403 && taken.text.contains("APP1") && taken.text.contains("'alice'"), "\(taken)")
+        #expect(try apps(service).map(\.app.name) == ["APP1"])
+        #expect(try app(service, "APP1")?.app.content == .text("alice's"))
+
+        // 60 of alice's leave room for 4: bob's 5 are refused, none set, hers all kept.
+        for index in 0..<59 { #expect(try curl(alice, "POST", custom + "a\(index)", #"{"text": "x"}"#).status == 200) }
+        let five = "[" + Array(repeating: #"{"text": "y"}"#, count: 5).joined(separator: ",") + "]"
+        let full = try curl(bob, "POST", custom + "many", five)
+        #expect(full.status == 503 && full.text.contains(#""field":"body""#) && full.text.contains("room for 4"), "\(full)")
+        #expect(try apps(service).count == 60 && app(service, "many0") == nil)
+        // Four fit.
+        let four = "[" + Array(repeating: #"{"text": "y"}"#, count: 4).joined(separator: ",") + "]"
+        #expect(try curl(bob, "POST", custom + "many", four).status == 200)
+        #expect(try apps(service).count == 64)
+    }
+
+    /// An empty body removing APP and its numbered parts removes all or nothing: APP held by
+    /// another token refuses the removal before the caller's APP0, APP1 go.
+    @Test func a3_aRemovalRefusedForAnotherTokensAppRemovesNoneOfItsParts() throws {
+        let service = try service()
+        let custom = service.url + "/api/custom?name="
+        #expect(try curl(alice, "POST", custom + "W", #"[{"text": "0"}, {"text": "1"}]"#).status == 200)
+        #expect(try curl(bob, "POST", custom + "W", #"{"text": "bob's"}"#).status == 200)
+        let refused = try curl(alice, "POST", custom + "W", "")
+        #expect(refused.status == 403 && refused.text.contains("'W'") && refused.text.contains("'bob'"), "\(refused)")
+        #expect(try apps(service).map(\.app.name) == ["W0", "W1", "W"])
+    }
+
+    /// `name` twice is ambiguous (a proxy may read the last where nook-http reads the first):
+    /// refused, naming it, and nothing is set or removed.
+    @Test func a3_aNameGivenTwiceIsRefused() throws {
+        let service = try service()
+        #expect(try curl(alice, "POST", service.url + "/api/custom?name=one", #"{"text": "one"}"#).status == 200)
+        let twice = try curl(alice, "POST", service.url + "/api/custom?name=two&name=one", #"{"text": "two"}"#)
+        #expect(twice.status == 400 && twice.text.contains(#""field":"name""#) && twice.text.contains("2 times"), "\(twice)")
+        let removal = try curl(alice, "POST", service.url + "/api/custom?name=two&name=one", "")
+        #expect(removal.status == 400, "\(removal)")
+        #expect(try apps(service).map(\.app.name) == ["one"] && app(service, "one")?.app.content == .text("one"))
+    }
+
     static let awtrixLightClient: Bool = {
         guard let python = Senders.path("python3") else { return false }
         return (try? Senders.run(python, ["-c", "import awtrix_light_client"]).status) == 0

@@ -95,4 +95,33 @@ import Testing
         guard case .set(let apps) = try body(#"[{"text": "1"}, {"text": "2"}]"#, name: "test") else { Issue.record("no apps"); return }
         #expect(apps.map(\.app.name) == ["test0", "test1"] && apps.map(\.app.content) == [.text("1"), .text("2")])
     }
+
+    /// An array that could never fit the rotation is refused before nookd is asked for any of
+    /// it: nothing is set part way, and the rotation's other apps keep their places.
+    @Test func a3_anArrayOfMoreAppsThanNookKeepsIsRefusedWhole() throws {
+        let most = "[" + Array(repeating: #"{"text": "x"}"#, count: NookApp.Limits.count).joined(separator: ",") + "]"
+        guard case .set(let apps) = try body(most) else { Issue.record("\(NookApp.Limits.count) apps are not set"); return }
+        #expect(apps.count == NookApp.Limits.count)
+        let more = "[" + Array(repeating: #"{"text": "x"}"#, count: NookApp.Limits.count + 1).joined(separator: ",") + "]"
+        let refused = refusal(more)
+        #expect(refused?.field == "body" && refused?.message.contains("at most \(NookApp.Limits.count) apps") == true, "\(String(describing: refused))")
+    }
+
+    /// An app's name is read by people choosing among apps (`/api/apps`, `nookctl app list`):
+    /// one with an invisible character in it (a zero-width space, a soft hyphen, a Hangul
+    /// filler) shows as another sender's `weather`, and is refused naming the field. The joiners
+    /// and selectors emoji and scripts need stay.
+    @Test func a3_aNameWithAnInvisibleCharacterIsRefusedAndEmojiNamesAreKept() throws {
+        for hidden in ["we\u{200B}ather", "we\u{AD}ather", "weather\u{2060}", "\u{3164}weather", "we\u{34F}ather", "weather\u{FEFF}"] {
+            #expect(throws: ProtocolError.self, "\(hidden.unicodeScalars.map { String($0.value, radix: 16) })") {
+                try AWTRIXApp.body(name: hidden, Array(#"{"text": "x"}"#.utf8))
+            }
+            #expect(NookApp.nameProblem(hidden)?.contains("invisible") == true)
+        }
+        // A family (zero-width joiners), a red heart (a variation selector), Scotland's flag
+        // (tag characters) and Persian with a zero-width non-joiner.
+        for name in ["👨\u{200D}👩\u{200D}👧", "❤\u{FE0F}", "🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}", "می\u{200C}خواهم"] {
+            #expect(NookApp.nameProblem(name) == nil, "\(name)")
+        }
+    }
 }
