@@ -100,6 +100,8 @@ extension NookApp {
         public static let fragments = 32
         public static let chartValues = 16
         public static let longestDuration: Duration = .seconds(3600)
+        /// `[apps] duration_ms`'s floor: a turn of a microsecond would only spin the rotation.
+        public static let shortestDuration: Duration = .seconds(1)
         public static let positions = 0...9999
         public static let longestLifetime: Duration = .seconds(30 * 24 * 3600)
         /// Apps kept at once: a rotation of more is no longer a glance.
@@ -134,9 +136,9 @@ extension NookApp {
                 throw NookActivityValidationError(field: "chart", problem: "values must be finite numbers within ±1e15, got \(bad)")
             }
         }
-        if let duration, duration <= .zero || duration > Limits.longestDuration {
-            throw NookActivityValidationError(field: "duration",
-                                              problem: "must be greater than zero and at most \(Limits.longestDuration.nookSeconds) s, got \(duration.nookSeconds) s")
+        if let duration, duration < Limits.shortestDuration || duration > Limits.longestDuration {
+            throw NookActivityValidationError(field: "duration", problem: "must be from \(Limits.shortestDuration.nookSeconds) s to "
+                                              + "\(Limits.longestDuration.nookSeconds) s, got \(duration.nookSeconds) s")
         }
         if let position, !Limits.positions.contains(position) {
             throw NookActivityValidationError(field: "pos", problem: "must be a whole number from \(Limits.positions.lowerBound) to \(Limits.positions.upperBound), got \(position)")

@@ -168,8 +168,10 @@ public struct AWTRIXApp: Sendable, Equatable {
             if bar != nil { notes.append("line: ignored, the app draws its bar chart (one chart at a time)") } else { app.chart = NookApp.Chart(.line, line) }
         }
         if let seconds = try number(given("duration"), field: field("duration")) {
-            guard seconds > 0, seconds <= NookApp.Limits.longestDuration.nookSeconds, let duration = Duration.nookSeconds(seconds) else {
-                throw ProtocolError(.invalid, field: field("duration"), "must be seconds above 0 and at most \(Int(NookApp.Limits.longestDuration.nookSeconds)), got \(seconds)")
+            guard seconds >= NookApp.Limits.shortestDuration.nookSeconds, seconds <= NookApp.Limits.longestDuration.nookSeconds,
+                  let duration = Duration.nookSeconds(seconds) else {
+                throw ProtocolError(.invalid, field: field("duration"), "must be seconds from \(Int(NookApp.Limits.shortestDuration.nookSeconds)) "
+                                    + "to \(Int(NookApp.Limits.longestDuration.nookSeconds)), got \(seconds)")
             }
             app.duration = duration
         }

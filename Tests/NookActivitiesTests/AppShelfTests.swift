@@ -42,6 +42,11 @@ struct AppShelfTests {
         other.progress = nil
         other.duration = .zero
         #expect(problem(other)?.field == "duration")
+        // A turn shorter than `[apps] duration_ms` allows would only spin the rotation.
+        other.duration = .milliseconds(999)
+        #expect(problem(other)?.field == "duration")
+        other.duration = .seconds(1)
+        #expect(problem(other) == nil)
         other.duration = .seconds(7)
         other.position = -1
         #expect(problem(other)?.field == "pos")

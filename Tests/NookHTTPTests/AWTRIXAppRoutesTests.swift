@@ -14,7 +14,7 @@ import Testing
 struct AWTRIXAppRoutesTests {
     let alice = "nook_alice-awtrix-token", bob = "nook_bob-awtrix-token", viewer = "nook_viewer-awtrix-token"
 
-    func service() throws -> HTTPService {
+    func service(nookdConfig: String? = nil) throws -> HTTPService {
         let tokens = NSTemporaryDirectory() + "nook-http-awtrix-tokens-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try """
         alice read,publish sha256:\(sha256Hex(alice))
@@ -24,7 +24,7 @@ struct AWTRIXAppRoutesTests {
         """.write(toFile: tokens, atomically: true, encoding: .utf8)
         chmod(tokens, 0o600)
         defer { try? FileManager.default.removeItem(atPath: tokens) }
-        return try HTTPService(config: "[http]\ntokens = \"\(tokens)\"\nrate_limit_per_s = 0\n")
+        return try HTTPService(config: "[http]\ntokens = \"\(tokens)\"\nrate_limit_per_s = 0\n", nookdConfig: nookdConfig)
     }
 
     /// curl as `token`: the status and the body as text.
@@ -164,7 +164,8 @@ struct AWTRIXAppRoutesTests {
     /// An array is set whole or not at all: a part another token holds (bob's `APP` would make
     /// alice's `APP1`) or a rotation too full for all of it refuses it before any part is set.
     @Test func a3_anArrayIsSetWholeOrNotAtAllAndNamesWhatStoppedIt() throws {
-        let service = try service()
+        // The rotation's room, not a sender's share (`apps.per_sender`), is what this fills.
+        let service = try service(nookdConfig: "[apps]\nper_sender = 0\n")
         let custom = service.url + "/api/custom?name="
         #expect(try curl(alice, "POST", custom + "APP1", #"{"text": "alice's"}"#).status == 200)
         let taken = try curl(bob, "POST", custom + "APP", #"[{"text": "b0"}, {"text": "b1"}, {"text": "b2"}]"#)

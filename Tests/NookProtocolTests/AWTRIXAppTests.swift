@@ -69,6 +69,7 @@ import Testing
             (#"{"text": "x", "line": [1, "2"]}"#, "line", .wrongType),
             (#"{"text": "x", "bar": [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]}"#, "bar", .invalid),
             (#"{"text": "x", "duration": 0}"#, "duration", .invalid),
+            (#"{"text": "x", "duration": 0.0000001}"#, "duration", .invalid),
             (#"{"text": "x", "duration": "5"}"#, "duration", .wrongType),
             (#"{"text": "x", "pos": 1.5}"#, "pos", .invalid),
             (#"{"text": "x", "lifetime": -1}"#, "lifetime", .invalid),
