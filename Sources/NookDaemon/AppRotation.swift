@@ -442,10 +442,12 @@ final class AppRotation: Sendable {
         var lines: [String] = []
         if let chart = app.chart { lines.append(chartText(chart)) }
         if stale { lines.append("stale · set " + nookAgo(now - entry.setAt)) }
+        // No pause after it (Q13's end delay): a switch from one app to the next is one motion,
+        // out then in, so an idle nookd wakes once a switch (A2), not twice around a pause.
         var card = NookActivity(coalescingKey: key(of: app.name), priority: .high, title: app.content.plainText,
                                 subtitle: lines.isEmpty ? nil : lines.joined(separator: "  "), systemImage: app.icon,
                                 tint: stale ? .named(.gray) : app.tint, presentation: .blocker(timeout: nil), progress: app.progress,
-                                isTransient: true, hasAction: app.hasAction, sender: app.sender)
+                                endDelay: .zero, isTransient: true, hasAction: app.hasAction, sender: app.sender)
         do { try card.validate() } catch { card.subtitle = nil }
         var fragments: [NookApp.Fragment] = []
         if case .fragments(let runs) = app.content { fragments = runs }

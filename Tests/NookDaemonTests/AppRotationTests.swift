@@ -302,6 +302,7 @@ struct AppRotationTests {
         #expect(card.subtitle == "▁▅█")
         #expect(card.progress == 0.5 && card.systemImage == "bolt" && card.tint == .named(.yellow))
         #expect(card.isBlocker && card.isTransient && card.coalescingKey == "app:power")
+        #expect(card.endDelay == .zero, "a switch between two apps is one motion, without a pause to wake for twice")
         #expect(AppRotation.chartText(NookApp.Chart(.line, [1, 2, 3])) == "⣀⠒⠉")
     }
 
