@@ -41,6 +41,9 @@ public struct NookActivity: Identifiable, Hashable, Sendable {
     /// Who sent it (U3), filled in by whoever accepted it (nookd, from the socket's peer
     /// credentials); nil for activities made in-process. Not a field a client sets.
     public var sender: NookSender?
+    /// Set on the cards the apps' rotation draws (A5): how an app looks beyond its title. Not
+    /// a field a client sets, and not on the wire.
+    public var app: NookAppFace?
 
     public static let defaultDwell: Duration = .milliseconds(2400)
     public static let defaultTransition: Duration = .milliseconds(250)

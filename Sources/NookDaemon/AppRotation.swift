@@ -455,19 +455,25 @@ final class AppRotation: Sendable {
     // MARK: The card
 
     /// An app as a glance-sized card (A5 on strips and panels): its text as the title, a chart
-    /// drawn in characters beneath, a stale one dimmed with its age. A blocker: the rotation
-    /// ends it. Never kept in the history.
+    /// drawn in characters beneath, a stale one dimmed with its age; its face (fragments,
+    /// chart) rides along for the renderers that draw apps their own way (the LED matrix,
+    /// coloured fragments on a panel). A blocker: the rotation ends it. Never kept in the history.
     static func card(for entry: NookAppShelf.Entry, now: Double) -> NookActivity {
         let app = entry.app
         let stale = entry.isStale(at: now)
         var lines: [String] = []
         if let chart = app.chart { lines.append(chartText(chart)) }
         if stale { lines.append("stale · set " + nookAgo(now - entry.setAt)) }
+        // No pause after it (Q13's end delay): a switch from one app to the next is one motion,
+        // out then in, so an idle nookd wakes once a switch (A2), not twice around a pause.
         var card = NookActivity(coalescingKey: key(of: app.name), priority: .high, title: app.content.plainText,
                                 subtitle: lines.isEmpty ? nil : lines.joined(separator: "  "), systemImage: app.icon,
                                 tint: stale ? .named(.gray) : app.tint, presentation: .blocker(timeout: nil), progress: app.progress,
-                                isTransient: true, hasAction: app.hasAction, sender: app.sender)
+                                endDelay: .zero, isTransient: true, hasAction: app.hasAction, sender: app.sender)
         do { try card.validate() } catch { card.subtitle = nil }
+        var fragments: [NookApp.Fragment] = []
+        if case .fragments(let runs) = app.content { fragments = runs }
+        card.app = NookAppFace(fragments: fragments, chart: app.chart, stale: stale)
         return card
     }
 

@@ -62,6 +62,7 @@ public struct PixelRenderer: Sendable {
     /// How long one full marquee pass takes, or nil when the title fits (or on a strip).
     public func marqueePass(for activity: NookActivity) -> Duration? {
         guard !isStrip else { return nil }
+        if let face = activity.app { return appScrollPass(activity, face) }
         let width = contentWidth(for: activity)
         let region = textRegion(for: activity)
         guard width > region.count else { return nil }
@@ -70,7 +71,8 @@ public struct PixelRenderer: Sendable {
 
     /// Whether the card changes with time (marquee, pulse, breath): the screen then redraws it.
     public func isAnimated(_ activity: NookActivity) -> Bool {
-        activity.isBlocker || marqueePass(for: activity) != nil
+        // An app's card is a blocker only so that the rotation ends it: it does not pulse (A5).
+        (activity.isBlocker && activity.app == nil) || marqueePass(for: activity) != nil
     }
 
     /// Draws `activity` as it looks `elapsed` after its marquee started.
@@ -79,8 +81,17 @@ public struct PixelRenderer: Sendable {
         frame.fill(0xFF00_0000)
         let tint = PixelPalette.color(for: activity.tint)
         let seconds = max(0, elapsed.nookSeconds)
+        if let face = activity.app {
+            renderApp(activity, face, seconds: seconds, into: &frame)
+            return
+        }
         if isStrip {
-            renderStrip(activity, tint: tint, seconds: seconds, into: &frame)
+            var level = 1.0
+            if activity.isBlocker {
+                // Breathing: from nearly dark to full and back, slowly, like a sleeping laptop's light.
+                level = 0.04 + 0.96 * (0.5 - 0.5 * cos(2 * Double.pi * seconds / Self.breathPeriod.nookSeconds))
+            }
+            renderStrip(activity, tint: tint, level: level, into: &frame)
             return
         }
         var level = 1.0
@@ -131,12 +142,8 @@ public struct PixelRenderer: Sendable {
         }
     }
 
-    private func renderStrip(_ activity: NookActivity, tint: RGB, seconds: Double, into frame: inout Frame) {
-        var level = 1.0
-        if activity.isBlocker {
-            // Breathing: from nearly dark to full and back, slowly, like a sleeping laptop's light.
-            level = 0.04 + 0.96 * (0.5 - 0.5 * cos(2 * Double.pi * seconds / Self.breathPeriod.nookSeconds))
-        }
+    /// The tint at `level`, progress as the lit share (L4).
+    func renderStrip(_ activity: NookActivity, tint: RGB, level: Double, into frame: inout Frame) {
         // A vertical strip fills from the top, as a horizontal one fills from the left.
         let count = max(size.width, size.height)
         let lit = activity.progress.map { Int(($0 * Double(count)).rounded()) } ?? count

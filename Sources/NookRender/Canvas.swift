@@ -59,14 +59,19 @@ final class Canvas {
     /// the end when it does not fit. Pango is handed only what the box can show
     /// (``LayoutText/bounded(_:characters:)``), so no text holds the display loop longer than
     /// a short one does; `bounded: false` hands it everything (tests compare the two).
+    ///
+    /// `colors`, one for each Unicode scalar of `text`, colour it in runs (an app's fragments,
+    /// A5); nil ones are drawn in the colour ``TextLayout/draw(x:y:color:)`` is given.
     func layoutText(_ text: String, family: String, weight: FontWeight, pixelSize: Double,
-                    maxWidth: Double, maxLines: Int, bounded: Bool = true) -> TextLayout {
+                    maxWidth: Double, maxLines: Int, bounded: Bool = true, colors: [RGB?]? = nil) -> TextLayout {
         let shown: (text: String, ellipsized: Bool) = bounded
             ? LayoutText.bounded(text, characters: LayoutText.characterBound(width: maxWidth, lines: maxLines, pixelSize: pixelSize),
                                  joiningLines: maxLines > 1)
             : (text, false)
-        return TextLayout(canvas: self, text: shown.text, cut: shown.ellipsized, family: family, weight: weight, pixelSize: pixelSize,
-                          maxWidth: maxWidth, maxLines: maxLines)
+        let layout = TextLayout(canvas: self, text: shown.text, cut: shown.ellipsized, family: family, weight: weight, pixelSize: pixelSize,
+                                maxWidth: maxWidth, maxLines: maxLines)
+        if let colors { layout.color(shown.text, byCharacter: LayoutText.characterColors(text, scalarColors: colors)) }
+        return layout
     }
 }
 
@@ -121,6 +126,19 @@ enum LayoutText {
     }
 }
 
+extension LayoutText {
+    /// The colour of each character of `text`: its first scalar's. `bounded` keeps one
+    /// character for each it keeps (a line break becomes a space, a too-tall stack is cut
+    /// short), so the shown text's n-th character is the text's n-th.
+    static func characterColors(_ text: String, scalarColors: [RGB?]) -> [RGB?] {
+        var scalar = 0
+        return text.map { character in
+            defer { scalar += character.unicodeScalars.count }
+            return scalar < scalarColors.count ? scalarColors[scalar] : nil
+        }
+    }
+}
+
 enum FontWeight {
     case regular, bold
 }
@@ -156,6 +174,35 @@ final class TextLayout {
     }
 
     deinit { g_object_unref(UnsafeMutableRawPointer(layout)) }
+
+    /// Colours `shown` (the text this layout holds) a character at a time as pango foreground
+    /// attributes, each run of one colour one attribute; the "…" of a cut text takes the
+    /// colour of the character before it.
+    fileprivate func color(_ shown: String, byCharacter colors: [RGB?]) {
+        guard !colors.isEmpty else { return }
+        let list = pango_attr_list_new()!
+        defer { pango_attr_list_unref(list) }
+        var byte = 0
+        var runStart = 0
+        var runColor: RGB?
+        func flush() {
+            guard let runColor, byte > runStart else { return }
+            let attribute = pango_attr_foreground_new(UInt16(runColor.red) * 257, UInt16(runColor.green) * 257, UInt16(runColor.blue) * 257)!
+            attribute.pointee.start_index = UInt32(runStart)
+            attribute.pointee.end_index = UInt32(byte)
+            pango_attr_list_insert(list, attribute)
+        }
+        for (index, character) in shown.enumerated() {
+            let color = colors[min(index, colors.count - 1)]
+            if color != runColor {
+                flush()
+                (runStart, runColor) = (byte, color)
+            }
+            byte += character.utf8.count
+        }
+        flush()
+        pango_layout_set_attributes(layout, list)
+    }
 
     /// The ink-independent logical size in pixels.
     var size: (width: Double, height: Double) {

@@ -105,7 +105,8 @@ public struct CardRenderer: Sendable {
         let textX = icon.maxX + 0.8 * padding
         let textWidth = card.maxX - padding - textX
         let title = canvas.layoutText(activity.title, family: theme.fontFamily, weight: .bold,
-                                      pixelSize: 0.15 * height * theme.titleScale, maxWidth: textWidth, maxLines: 1)
+                                      pixelSize: 0.15 * height * theme.titleScale, maxWidth: textWidth, maxLines: 1,
+                                      colors: titleColors(activity))
         let subtitle = activity.subtitle.map {
             canvas.layoutText($0, family: theme.fontFamily, weight: .regular,
                               pixelSize: 0.095 * height * theme.subtitleScale, maxWidth: textWidth, maxLines: 1)
@@ -131,7 +132,8 @@ public struct CardRenderer: Sendable {
         let titleX = icon.maxX + 0.6 * padding
         let titleWidth = card.maxX - padding - titleX
         let title = canvas.layoutText(activity.title, family: theme.fontFamily, weight: .bold,
-                                      pixelSize: 0.13 * unit * theme.titleScale, maxWidth: titleWidth, maxLines: 2)
+                                      pixelSize: 0.13 * unit * theme.titleScale, maxWidth: titleWidth, maxLines: 2,
+                                      colors: titleColors(activity))
         let titleSize = title.size
         let titleRect = Rect(x: titleX + title.offsetX, y: icon.midY - titleSize.height / 2, width: titleSize.width, height: titleSize.height)
         title.draw(x: titleX, y: titleRect.y, color: theme.primaryText)
@@ -205,6 +207,17 @@ public struct CardRenderer: Sendable {
     }
 
     // MARK: Parts
+
+    /// An app's fragments (A5) as the title's colours, one for each scalar: each fragment in its
+    /// tint, one without a tint in the title's own colour. Nil for every other card, and for an
+    /// app whose fragments do not spell its title (then the title is drawn as it is).
+    func titleColors(_ activity: NookActivity) -> [RGB?]? {
+        guard let face = activity.app, !face.fragments.isEmpty, !face.stale,
+              face.fragments.map(\.text).joined().unicodeScalars.elementsEqual(activity.title.unicodeScalars) else { return nil }
+        return face.fragments.flatMap { fragment in
+            repeatElement(fragment.tint.map(theme.color(for:)), count: fragment.text.unicodeScalars.count)
+        }
+    }
 
     private func drawCardBackground(_ card: Rect, on canvas: Canvas) {
         canvas.fillRoundedRect(card, radius: theme.cornerRadius * min(card.width, card.height), color: theme.cardBackground)

@@ -3,7 +3,7 @@
 // `nook-bench soak` runs only the soak (100,000 activities through nookd); `nook-bench daemon`
 // only the figures of nookd and nookctl; `nook-bench journal` only the journal's; `history`, `render`, `idle`,
 // `first-frame`, `stop` (SIGTERM to exit), `pipelined`, `led`, `lcdproc`, `mqtt`, `http`, `http-burst`, `http-list` (a queue of 100,000 read page by page over HTTP), `notify`, `brightness`, `cli` (nookctl's start-up)
-// and `flags` (ArgumentParser against the hand reader) and `live-view` one group each. Rounds.swift says how
+// and `flags` (ArgumentParser against the hand reader), `live-view` and `apps` one group each. Rounds.swift says how
 // to add a figure.
 #if canImport(Glibc)
 import Glibc
@@ -266,6 +266,10 @@ if CommandLine.arguments.dropFirst().first == "live-view" {
     await reportLiveViewFigures(DaemonFigures())
     exit(0)
 }
+if CommandLine.arguments.dropFirst().first == "apps" {
+    await reportAppFigures(DaemonFigures())
+    exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "daemon" {
     await reportDaemonFigures(DaemonFigures())
     exit(0)
@@ -299,4 +303,5 @@ reportNotifyFigures(daemonFigures)
 reportHistoryFigures(daemonFigures)
 reportBrightnessFigures(daemonFigures)
 await reportLiveViewFigures(daemonFigures)
+await reportAppFigures(daemonFigures)
 reportSoak(daemonFigures)

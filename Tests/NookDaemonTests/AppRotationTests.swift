@@ -302,6 +302,24 @@ struct AppRotationTests {
         #expect(card.subtitle == "▁▅█")
         #expect(card.progress == 0.5 && card.systemImage == "bolt" && card.tint == .named(.yellow))
         #expect(card.isBlocker && card.isTransient && card.coalescingKey == "app:power")
+        #expect(card.endDelay == .zero, "a switch between two apps is one motion, without a pause to wake for twice")
         #expect(AppRotation.chartText(NookApp.Chart(.line, [1, 2, 3])) == "⣀⠒⠉")
+    }
+
+    /// The card carries what the LED matrix and the card renderer draw an app by (A5): its
+    /// fragments with their colours and its chart; stale, its fragments lose their colours.
+    @Test func a5_anAppCardCarriesItsFaceForTheRenderers() {
+        let runs = [NookApp.Fragment("21", tint: .rgb(red: 255, green: 0, blue: 0)), NookApp.Fragment(" °C")]
+        var app = NookApp(name: "weather", content: .fragments(runs), chart: NookApp.Chart(.line, [1, 2]))
+        app.lifetime = .seconds(60)
+        app.lifetimeMode = .stale
+        let fresh = AppRotation.card(for: NookAppShelf.Entry(app: app, setAt: 0, arrival: 1), now: 10)
+        #expect(fresh.title == "21 °C")
+        #expect(fresh.app == NookAppFace(fragments: runs, chart: NookApp.Chart(.line, [1, 2]), stale: false))
+        #expect(fresh.app?.runs(of: fresh.title) == runs)
+        let stale = AppRotation.card(for: NookAppShelf.Entry(app: app, setAt: 0, arrival: 1), now: 120)
+        #expect(stale.app?.stale == true && stale.tint == .named(.gray))
+        #expect(stale.app?.runs(of: stale.title) == [NookApp.Fragment("21 °C")], "drawn grey as a whole")
+        #expect(AppRotation.card(for: NookAppShelf.Entry(app: self.app("bus", "42"), setAt: 0, arrival: 1), now: 0).app?.fragments == [])
     }
 }

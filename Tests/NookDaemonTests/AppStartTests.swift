@@ -1,0 +1,57 @@
+import NookActivities
+@testable import NookDaemon
+import NookLogging
+import NookProtocol
+import NookTestSupport
+import NookTestTraits
+import Testing
+
+/// A2 at start, in-process on the mock display: an app set before nookd's services started
+/// (before the rotation is bound to the glass and its display loop runs), or while they start,
+/// is drawn once they have: the rotation's commands wait in order for the queue, so nothing set
+/// early is lost. In nookd itself no client can come so early (the socket starts last, and the
+/// journal hands back the kept apps after the rotation started); this holds the rotation to it
+/// anyway, for embedders and for a start order that changes.
+@Suite("A2 an app set before the services started", .serialized, .ownThreads)
+struct AppStartTests {
+    func settles(_ condition: () async -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + TestBounds.duration(.seconds(30))
+        while ContinuousClock.now < deadline {
+            if await condition() { return true }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
+    func daemon(_ scratch: Scratch) throws -> Daemon {
+        var config = DaemonConfig(socketPath: scratch.path + "/nook.sock")
+        config.backend = .mock
+        config.journalPath = nil
+        config.apps.duration = .seconds(3600)
+        return try Daemon(config: config, configPath: nil, logger: Logger(label: "test"))
+    }
+
+    /// Set (and turned to) before `run()` is called at all, then while the services start: each
+    /// time the app's card reaches the glass.
+    @Test(arguments: [false, true])
+    func a2_anAppSetBeforeOrWhileTheServicesStartIsDrawn(whileStarting: Bool) async throws {
+        for attempt in 0..<5 {
+            let scratch = Scratch()
+            let daemon = try daemon(scratch)
+            var run: Task<Void, any Error>?
+            if whileStarting { run = Task { try await daemon.run(handlingSignals: false) } }
+            try daemon.apps.set(NookApp(name: "early", content: .text("Early \(attempt)")))
+            #expect(daemon.apps.move(by: 1).turn == "early")
+            if !whileStarting { run = Task { try await daemon.run(handlingSignals: false) } }
+            // Started first, on a bound of its own: under a whole suite's load a start alone has
+            // taken most of one bound (the app was drawn, after it), and what is asked here is
+            // whether the app is drawn, not how fast nookd starts.
+            #expect(try await settles { (try? NookClient(path: scratch.path + "/nook.sock")) != nil }, "attempt \(attempt): nookd serving")
+            let drawn = try await settles { await daemon.apps.queue.current?.title == "Early \(attempt)" }
+            #expect(drawn, "attempt \(attempt): the app set \(whileStarting ? "while the services started" : "before they started") is on the glass")
+            #expect(try await settles { daemon.apps.list().first?.showing == true }, "attempt \(attempt): listed as showing")
+            daemon.requestStop()
+            try await run?.value
+        }
+    }
+}
