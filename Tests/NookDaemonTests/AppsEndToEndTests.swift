@@ -71,12 +71,17 @@ struct AppsEndToEndTests {
         let client = try daemon.client()
         let set = { (name: String) in Request(id: .number(1), operation: .appSet(NookApp(name: name, content: .text(name)))) }
         for index in 1...NookApp.Limits.count { _ = try client.request(set("app\(index)")) }
-        var refusal: ProtocolError?
-        do {
-            _ = try client.request(set("one too many"))
-        } catch ClientError.daemon(let problem) {
-            refusal = problem
+        // Returned from the catch, not stored in a variable outside it: that form crashed Swift
+        // 6.0.3's SIL ownership verifier ("Found outside of lifetime use").
+        func refused() throws -> ProtocolError? {
+            do {
+                _ = try client.request(set("one too many"))
+                return nil
+            } catch ClientError.daemon(let problem) {
+                return problem
+            }
         }
+        let refusal = try refused()
         #expect(refusal?.code == .queueFull && refusal?.field == "app.name", "\(String(describing: refusal))")
         #expect(refusal?.message.hasPrefix("nookd keeps at most 64 apps") == true, "\(String(describing: refusal?.message))")
         _ = try client.request(set("app1"))
