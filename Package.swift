@@ -197,12 +197,12 @@ let package = Package(
         .testTarget(name: "NookLEDTests", dependencies: ["NookLED", "NookPixel", "NookDisplay", "NookActivities", "NookTestSupport"]),
         .testTarget(
             name: "NookRenderTests",
-            dependencies: ["NookRender", "NookDisplay", "NookActivities", "NookConfig", "NookTestSupport"],
+            dependencies: ["NookRender", "NookDisplay", "NookActivities", "NookConfig", "NookTestSupport", "NookTestTraits"],
             exclude: ["Golden", "fonts.conf"]
         ),
         .testTarget(
             name: "NookActivitiesTests",
-            dependencies: ["NookActivities", "NookTestSupport"]
+            dependencies: ["NookActivities", "NookTestSupport", "NookTestTraits"]
         ),
     ],
     swiftLanguageModes: [.v6]

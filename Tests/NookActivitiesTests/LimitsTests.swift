@@ -1,4 +1,5 @@
 import NookTestSupport
+import NookTestTraits
 @testable import NookActivities
 import Testing
 
@@ -154,7 +155,7 @@ struct LimitsTests {
         #expect(await harness.queue.pending.map(\.title) == ["b", "a2"])
     }
 
-    @Test func q16_aBurstOf100kOver1000KeysStaysBoundedAndKeepsExactlyTheLatestPerKey() async throws {
+    @Test(.cpuBound) func q16_aBurstOf100kOver1000KeysStaysBoundedAndKeepsExactlyTheLatestPerKey() async throws {
         let clock = InstantClock()
         let queue = NookActivityQueue(clock: clock, configuration: .init(capacity: 1000))
         var latest: [Int: NookActivityID] = [:]

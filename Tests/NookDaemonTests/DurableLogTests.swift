@@ -254,7 +254,8 @@ struct DurableLogTests {
             log.keep("kept")
             await log.drop("kept")
             let finished = DispatchSemaphore(value: 0)
-            Task { await log.finish(); finished.signal() }
+            // Off the cooperative pool too: a stop blocked in open(2) must not hold a pool thread.
+            Task.onOwnThreads { await log.finish(); finished.signal() }
             #expect(await finished.waitedOnAThread(seconds: 20) == .success, "\(planted): a rewrite blocked")
             #expect(try String(contentsOfFile: target, encoding: .utf8) == "not the log's to truncate\n", "\(planted)")
             var info = stat()
@@ -354,7 +355,8 @@ struct DurableLogTests {
             #expect(await log.settle() != nil, "\(planted): answered as saved")
             #expect(log.log.degraded, "\(planted)")
             let finished = DispatchSemaphore(value: 0)
-            Task { await log.finish(); finished.signal() }
+            // Off the cooperative pool too: a stop blocked in open(2) must not hold a pool thread.
+            Task.onOwnThreads { await log.finish(); finished.signal() }
             #expect(await finished.waitedOnAThread(seconds: 20) == .success, "\(planted): the stop blocked")
             var info = stat()
             let kind: mode_t = planted == "fifo" ? S_IFIFO : planted == "link" ? S_IFLNK : S_IFDIR

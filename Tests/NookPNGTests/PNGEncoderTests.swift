@@ -8,7 +8,7 @@ import Testing
 /// V1: the live view's PNG encoder. Each PNG is read back by two decoders that share nothing
 /// with it (cairo's, through libpng, and a few lines of Python's zlib and struct) and compared
 /// pixel for pixel with the frame it was made from.
-@Suite("V1 the live view's PNG encoder")
+@Suite("V1 the live view's PNG encoder", .cpuBound)
 struct PNGEncoderTests {
     /// A frame with every kind of row: flat colour, gradients, noise, and rows equal to the one above.
     static func sample(width: Int, height: Int, seed: UInt32) -> Frame {

@@ -2,12 +2,13 @@ import NookActivities
 import NookDisplay
 import NookPixel
 import NookTestSupport
+import NookTestTraits
 import Testing
 
 /// The pixel renderer with the text that held the card renderer for seconds: a character is
 /// one glyph however many scalars it has, so the marquee is as long as the title has
 /// characters, and each card draws.
-@Suite("L3 hostile text on LED matrices")
+@Suite("L3 hostile text on LED matrices", .cpuBound)
 struct PixelHostileTextTests {
     init() { TestFonts.pin() }
 

@@ -34,7 +34,7 @@ func picture(_ frame: Frame) -> [String] {
     (0..<frame.height).map { y in String((0..<frame.width).map { frame[$0, y] & 0xFF_FFFF == 0 ? "." : "#" }) }
 }
 
-@Suite("L3 L4 pixel renderer")
+@Suite("L3 L4 pixel renderer", .cpuBound)
 struct PixelRendererTests {
     /// Pinned first: an in-process card screen or PNG draws text, and fontconfig reads its
     /// configuration once per process (the golden images depend on it).

@@ -2,10 +2,11 @@ import NookActivities
 import NookDisplay
 import NookPixel
 import NookTestSupport
+import NookTestTraits
 import Testing
 
 /// R6 on LED matrices: `display.rotation` turns the pixel frame before it reaches the LEDs.
-@Suite("R6 L3 rotation on LED matrices")
+@Suite("R6 L3 rotation on LED matrices", .cpuBound)
 struct PixelRotationTests {
     /// Where logical pixel (x, y) of a `width`x`height` drawing lands on the LEDs after a
     /// clockwise turn, worked out by hand for each quarter (not through `Frame.rotate`).

@@ -5,9 +5,10 @@ import Foundation
 import NookActivities
 import NookDisplay
 import NookRender
+import NookTestTraits
 import Testing
 
-@Suite("R1 R2 R3 cards, theme, icons")
+@Suite("R1 R2 R3 cards, theme, icons", .cpuBound)
 struct CardTests {
     init() { pinFonts() }
 

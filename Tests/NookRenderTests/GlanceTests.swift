@@ -4,10 +4,11 @@ import Glibc
 import NookActivities
 import NookDisplay
 import NookRender
+import NookTestTraits
 import Testing
 
 /// E8 and R4: an LCDproc screen drawn as the home glance.
-@Suite("E8 R4 the LCDproc glance as home content")
+@Suite("E8 R4 the LCDproc glance as home content", .cpuBound)
 struct GlanceTests {
     /// What `lcdproc C` (CPU) shows on a 40x4 grid, as nook-lcdproc composes it.
     static let cpu = NookGlance(

@@ -1,12 +1,13 @@
 import NookActivities
 import NookDisplay
 import NookRender
+import NookTestTraits
 import Testing
 
 /// The golden images' comparison (`GoldenComparison`) forgives what another cairo, pango or
 /// freetype changes (how a glyph's or a circle's edge is antialiased, the picture a pixel apart)
 /// and still fails a real change: fed a wrong image, it does not pass.
-@Suite("R1 the golden comparison fails a real change")
+@Suite("R1 the golden comparison fails a real change", .cpuBound)
 struct GoldenComparisonTests {
     let frame: Frame
     let layout: CardLayout

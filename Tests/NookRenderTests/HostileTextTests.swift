@@ -2,11 +2,12 @@ import NookActivities
 import NookDisplay
 @testable import NookRender
 import NookTestSupport
+import NookTestTraits
 import Testing
 
 /// Text layout is handed only what a box can show, so no card's text, valid or not, holds the
 /// display loop: one letter with 31,000 combining marks took seconds to lay out.
-@Suite("R1 hostile text: the layout's input is bounded by the boxes")
+@Suite("R1 hostile text: the layout's input is bounded by the boxes", .cpuBound)
 struct HostileTextTests {
     init() { pinFonts() }
 

@@ -4,12 +4,13 @@ import Glibc
 import NookActivities
 import NookDisplay
 import NookRender
+import NookTestTraits
 import Testing
 
 /// E8 and R4: LCDproc's server menu open on the home glance (lcdexec's menu, as nook-lcdproc
 /// composes it on a 40x4 grid with Nook's two buttons): the title bar, then the entries with
 /// the selected one highlighted.
-@Suite("E8 R4 the LCDproc server menu on the glance")
+@Suite("E8 R4 the LCDproc server menu on the glance", .cpuBound)
 struct MenuGlanceTests {
     /// The same lines MenuTests checks the model composes.
     static let menu = NookGlance(

@@ -3,12 +3,13 @@ import Glibc
 #endif
 import NookDisplay
 import NookRender
+import NookTestTraits
 import Testing
 
 /// The mock display's frame files (D3) are written from the frame the screen presented, whose
 /// pixels it shares: encoding must read them in place, not copy them first (the copy,
 /// 2 MiB of fresh pages per file, delayed every frame file and so `notify_to_first_frame`).
-@Suite("D3 frame files are encoded from the frame's own pixels")
+@Suite("D3 frame files are encoded from the frame's own pixels", .cpuBound)
 struct PNGEncodingTests {
     /// A frame with a pattern, so a round trip can tell pixels apart.
     static func patterned(width: Int, height: Int) -> Frame {
@@ -53,7 +54,7 @@ struct PNGEncodingTests {
 
 /// One encoding written to several files (the mock's numbered frame file and its
 /// `latest.png`), and what goes wrong named by the call and the file.
-@Suite("D3 one encoding, several frame files")
+@Suite("D3 one encoding, several frame files", .cpuBound)
 struct PNGSeveralFilesTests {
     @Test func d3_everyFileGetsTheSamePNG() throws {
         let frame = PNGEncodingTests.patterned(width: 64, height: 20)

@@ -2,9 +2,10 @@ import NookActivities
 import NookDisplay
 import NookRender
 import NookTestSupport
+import NookTestTraits
 import Testing
 
-@Suite("R4 R5 R6 home content, animation, rotation on the screen")
+@Suite("R4 R5 R6 home content, animation, rotation on the screen", .cpuBound)
 struct ScreenTests {
     init() { pinFonts() }
 

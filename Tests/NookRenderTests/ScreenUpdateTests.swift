@@ -5,9 +5,10 @@ import NookActivities
 import NookDisplay
 import NookRender
 import NookTestSupport
+import NookTestTraits
 import Testing
 
-@Suite("U1 U2 the card on the glass redrawn in place")
+@Suite("U1 U2 the card on the glass redrawn in place", .cpuBound)
 struct ScreenUpdateTests {
     init() { pinFonts() }
 

@@ -5,13 +5,14 @@ import NookActivities
 import NookDisplay
 import NookRender
 import NookTestSupport
+import NookTestTraits
 import Testing
 
 /// T2 on the glass: the card follows a finger sideways, springs back when let go, and a swipe
 /// slides it off sideways; in every rotation the card moves along the picture's width.
 // Serialized: its frames are large and a debug build compares them pixel by pixel; two at once
 // held both threads of a 2-core machine's pool long enough to starve other suites' tasks.
-@Suite("T2 the card follows the finger sideways", .serialized)
+@Suite("T2 the card follows the finger sideways", .serialized, .cpuBound)
 struct SwipeTests {
     init() { pinFonts() }
 

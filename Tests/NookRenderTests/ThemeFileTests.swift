@@ -5,9 +5,10 @@ import NookActivities
 import NookConfig
 import NookDisplay
 import NookRender
+import NookTestTraits
 import Testing
 
-@Suite("R2 themes from files")
+@Suite("R2 themes from files", .cpuBound)
 struct ThemeFileTests {
     @Test func r2_aThemeTableOverridesTheChosenBase() throws {
         let reader = ConfigReader(try ConfigDocument(parsing: """

@@ -1,4 +1,5 @@
 import NookSystem
+import NookTestTraits
 import Testing
 
 /// Every system call in Sources/ goes through NookSystem: inside NookSystem through the wrapper
@@ -7,7 +8,7 @@ import Testing
 /// `SystemCallScan.calls` outside NookSystem (even inside a wrapper's closure), or inside
 /// NookSystem outside a wrapper's closure, names an errno constant or compares the global
 /// `errno` fails this test, unless `SystemCallScan.allowed` lists it with a reason.
-@Suite struct RawSystemCallTests {
+@Suite(.cpuBound) struct RawSystemCallTests {
     @Test func everySystemCallGoesThroughTheWrapper() throws {
         let findings = try SystemCallScan.scan(root: SystemCallScan.sourcesDirectory)
         let raw = findings.filter { !$0.isErrno && SystemCallScan.allowed[$0.key] == nil }

@@ -51,3 +51,14 @@ final class ThreadPerJobExecutor: TaskExecutor {
         Thread { job.runSynchronously(on: executor) }.start()
     }
 }
+
+extension Task where Success == Void, Failure == Never {
+    /// An unstructured task whose jobs each run on a thread of their own, as ``OwnThreads``'
+    /// tests do: a `Task {}` inherits no executor preference and queues on the cooperative pool,
+    /// where it would hold a thread if `body` blocked, and where it waits behind every other
+    /// test's jobs before it starts.
+    @discardableResult
+    public static func onOwnThreads(_ body: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        Task(executorPreference: ThreadPerJobExecutor.shared) { await body() }
+    }
+}
