@@ -194,7 +194,7 @@ let package = Package(
         .testTarget(name: "NookDisplayTests", dependencies: ["NookDisplay", "NookActivities", "NookTestSupport"]),
         .testTarget(name: "NookPixelTests", dependencies: ["NookPixel", "NookDisplay", "NookActivities", "NookRender", "NookTestSupport", "NookTestTraits"],
                     exclude: ["Golden"]),
-        .testTarget(name: "NookLEDTests", dependencies: ["NookLED", "NookPixel", "NookDisplay", "NookActivities", "NookTestSupport"]),
+        .testTarget(name: "NookLEDTests", dependencies: ["NookLED", "NookPixel", "NookDisplay", "NookActivities", "NookTestSupport", "NookTestTraits"]),
         .testTarget(
             name: "NookRenderTests",
             dependencies: ["NookRender", "NookDisplay", "NookActivities", "NookConfig", "NookTestSupport", "NookTestTraits"],

@@ -39,10 +39,10 @@ struct AppStartTests {
             let scratch = Scratch()
             let daemon = try daemon(scratch)
             var run: Task<Void, any Error>?
-            if whileStarting { run = Task { try await daemon.run(handlingSignals: false) } }
+            if whileStarting { run = Task.onOwnThreads { try await daemon.run(handlingSignals: false) } }
             try daemon.apps.set(NookApp(name: "early", content: .text("Early \(attempt)")))
             #expect(daemon.apps.move(by: 1).turn == "early")
-            if !whileStarting { run = Task { try await daemon.run(handlingSignals: false) } }
+            if !whileStarting { run = Task.onOwnThreads { try await daemon.run(handlingSignals: false) } }
             // Started first, on a bound of its own: under a whole suite's load a start alone has
             // taken most of one bound (the app was drawn, after it), and what is asked here is
             // whether the app is drawn, not how fast nookd starts.

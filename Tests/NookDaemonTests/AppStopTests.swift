@@ -28,7 +28,7 @@ struct AppStopTests {
         config.journalPath = nil
         config.apps.duration = .seconds(3600)
         let daemon = try Daemon(config: config, configPath: nil, logger: Logger(label: "test"))
-        let run = Task { try await daemon.run(handlingSignals: false) }
+        let run = Task.onOwnThreads { try await daemon.run(handlingSignals: false) }
         // Once nookd serves (its services started, the rotation bound to the glass), as a
         // client's app would come; before that, a turn has no display loop to take it.
         #expect(try await settles { (try? NookClient(path: scratch.path + "/nook.sock")) != nil }, "nookd serving")

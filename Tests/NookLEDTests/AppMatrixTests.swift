@@ -2,6 +2,7 @@ import NookActivities
 import NookDisplay
 import NookPixel
 import NookTestSupport
+import NookTestTraits
 import Testing
 
 /// Records frames without pacing, so a test steps only the screen's own clock.
@@ -17,7 +18,7 @@ private final class FrameRecorder: DisplayBackend {
 /// A5 on LED matrices: an app drawn in AWTRIX 3's custom-app layout (icon at the left, text
 /// beside it in its colours, progress along the bottom, a chart in place of the text), its
 /// scroll on the injected clock, and the sensible thing on matrices of other sizes.
-@Suite("A5 apps on LED matrices")
+@Suite("A5 apps on LED matrices", .cpuBound)
 struct AppMatrixTests {
     /// An app's card as the rotation makes it: a blocker carrying the app's face.
     func card(_ text: String, fragments: [NookApp.Fragment] = [], icon: String? = nil, tint: NookTint = .accent,

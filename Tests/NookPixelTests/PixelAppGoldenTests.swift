@@ -2,11 +2,12 @@ import NookActivities
 import NookDisplay
 import NookPixel
 import NookTestSupport
+import NookTestTraits
 import Testing
 
 /// A5: apps on a 32x8 matrix as the LEDs look (the images docs/led.md and docs/apps.md show),
 /// pinned as golden PNGs like the cards'.
-@Suite("A5 apps on a 32x8 matrix, golden")
+@Suite("A5 apps on a 32x8 matrix, golden", .cpuBound)
 struct PixelAppGoldenTests {
     func app(_ text: String, fragments: [NookApp.Fragment] = [], icon: String?, tint: NookTint, progress: Double? = nil,
              chart: NookApp.Chart? = nil) -> NookActivity {

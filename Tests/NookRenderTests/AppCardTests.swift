@@ -4,12 +4,13 @@ import Glibc
 import NookActivities
 import NookDisplay
 import NookRender
+import NookTestTraits
 import Testing
 
 /// A5 on panels and strips: an app's glance-sized card draws each coloured fragment of its
 /// text in its own colour (pango foreground attributes), and a fragment without one as the
 /// title is drawn.
-@Suite("A5 an app's card on a panel")
+@Suite("A5 an app's card on a panel", .cpuBound)
 struct AppCardTests {
     static let red = NookTint.rgb(red: 255, green: 0, blue: 0)
     static let blue = NookTint.rgb(red: 0, green: 0, blue: 255)

@@ -62,3 +62,11 @@ extension Task where Success == Void, Failure == Never {
         Task(executorPreference: ThreadPerJobExecutor.shared) { await body() }
     }
 }
+
+extension Task where Success == Void, Failure == any Error {
+    /// ``Task/onOwnThreads(_:)`` for a body that throws (an in-process nookd's `run`).
+    @discardableResult
+    public static func onOwnThreads(_ body: @escaping @Sendable () async throws -> Void) -> Task<Void, any Error> {
+        Task(executorPreference: ThreadPerJobExecutor.shared) { try await body() }
+    }
+}
