@@ -27,7 +27,8 @@ struct AppStopTests {
         config.backend = .mock
         config.journalPath = nil
         config.apps.duration = .seconds(3600)
-        let daemon = try Daemon(config: config, configPath: nil, logger: Logger(label: "test"))
+        let lines = Locked<[String]>([])
+        let daemon = try Daemon(config: config, configPath: nil, logger: Logger(label: "test", factory: { _ in KeptLog(lines: lines) }))
         let run = Task.onOwnThreads { try await daemon.run(handlingSignals: false) }
         // Once nookd serves (its services started, the rotation bound to the glass), as a
         // client's app would come; before that, a turn has no display loop to take it.
@@ -39,9 +40,22 @@ struct AppStopTests {
 
         daemon.requestStop()
         try await run.value
-        #expect(await daemon.apps.queue.current == nil, "the app card left the glass with the other queues' cards")
+        // The card slides out within N2's bound; on a machine too loaded for that, nookd gives
+        // up on the slide, says so and restores the display: a stop never waits past the bound.
+        let gaveUp = lines.withLock { $0.contains { $0.contains("did not quiesce within") } }
+        let left = await daemon.apps.queue.current == nil
+        #expect(gaveUp || left, "the app card left the glass with the other queues' cards")
         #expect(await daemon.apps.queue.isSuspended, "its queue was quiesced: nothing more drains onto the glass")
         #expect(!daemon.apps.waiting, "no turn's timer outlives the stop")
         #expect(daemon.apps.count == 1, "the app itself is kept")
+    }
+
+    /// What nookd logged, kept for the test to read.
+    struct KeptLog: LogHandler {
+        let lines: Locked<[String]>
+        var logLevel: Logger.Level = .info
+        func log(event: LogEvent) {
+            lines.withLock { $0.append("\(event.level) \(event.message)") }
+        }
     }
 }

@@ -152,9 +152,10 @@ struct FullDiskTests {
         #expect(try entries().isEmpty, "gone from nookd's memory")
         disk.free()
         #expect(daemon.stop().status == 0)
+        let stopped = daemon.log
 
         daemon = try DaemonProcess(scratch: scratch, arguments: arguments)
-        #expect(try entries().isEmpty, "the stop wrote the cleared history")
+        #expect(try entries().isEmpty, "the stop wrote the cleared history; the stopped nookd said: \(stopped.suffix(3000))")
         #expect(daemon.stop().status == 0)
     }
 }

@@ -176,12 +176,15 @@ struct AppMatrixTests {
             await clock.waitForSleepers()
             clock.advance(by: step)
             elapsed += step
+            // Bounded by time, not by a count of yields: a loaded machine may not run the
+            // screen's task within any fixed number of them.
             var shown: Frame?
-            for _ in 0..<2000 {
+            let deadline = ContinuousClock.now + TestBounds.duration(.seconds(20))
+            repeat {
                 shown = await screen.lastPresentedFrame
                 if shown == expected(elapsed) { break }
-                await Task.yield()
-            }
+                try await Task.sleep(for: .milliseconds(1))
+            } while ContinuousClock.now < deadline
             #expect(shown == expected(elapsed), "the frame \(elapsed) into the scroll")
         }
         #expect(display.frames.withLock { $0.count } > 10, "it scrolled after its rest")
