@@ -1,0 +1,49 @@
+#if compiler(>=6.3)
+import NookActivities
+@testable import nookd
+import NookSystem
+import Testing
+
+/// A2's one wake a switch, at its cause: on nookd's own executors a cancelled `Task.sleep`
+/// keeps its job in the executor's heap until its deadline, and wakes a thread then for
+/// nothing. The app rotation's queue waits up to 2 s for the screen's report of each slide in,
+/// and the report cancels the wait: an idle nookd woke 2 s after every switch between two apps.
+/// nookd's clock sleeps in the executor's queue itself, and a cancelled sleep leaves it.
+@Suite("A2 nookd's clock: a cancelled sleep wakes nothing")
+struct ExecutorSleepTests {
+    @Test func a2_aCancelledSleepLeavesNoDeadlineToWakeAThread() async throws {
+        let queue = JobQueue()
+        let clock = ExecutorClock(queue: queue)
+        let sleeper = Task { try await clock.sleep(until: clock.now + .seconds(3600)) }
+        try eventually("the sleep to wait in the queue") { queue.timersWaiting == 1 }
+        sleeper.cancel()
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+        #expect(queue.timersWaiting == 0, "the cancelled sleep's deadline would still wake a thread in an hour")
+    }
+
+    @Test func a2_aSleepCancelledBeforeItWaitsEndsAtOnceAndLeavesNothing() async throws {
+        let queue = JobQueue()
+        let sleeper = queue.newSleeper()
+        queue.cancel(sleeper)
+        await #expect(throws: CancellationError.self) {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                queue.sleep(sleeper, atNanoseconds: ThreadCondition.nowNanoseconds + 3_600_000_000_000, continuation)
+            }
+        }
+        #expect(queue.timersWaiting == 0)
+    }
+
+    @Test func a2_aSleepThatComesDueEndsWhenItsDeadlineHasPassed() async throws {
+        let queue = JobQueue()
+        let clock = ExecutorClock(queue: queue)
+        startThread(named: "test.executor") { while queue.next() != nil {} }
+        defer { queue.stop() }
+        let deadline = clock.now + .milliseconds(30)
+        let sleeper = Task { try await clock.sleep(until: deadline) }
+        // Bounded: a sleep that never comes due would otherwise hang the test, not fail it.
+        try eventually("the sleep to come due", timeout: 30) { queue.timersWaiting == 0 && clock.now >= deadline }
+        try await sleeper.value
+        #expect(clock.now >= deadline)
+    }
+}
+#endif
