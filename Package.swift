@@ -99,7 +99,7 @@ let package = Package(
         // No ArgumentParser here: it links FoundationEssentials (NookdCommandLine reads the flags).
         // Runs Swift concurrency on executors of its own (ThreadExecutors.swift: no libdispatch threads).
         .executableTarget(name: "nookd", dependencies: [
-            "NookDaemon", "NookDisplay", "NookLogging", "NookSystem",
+            "NookActivities", "NookDaemon", "NookDisplay", "NookLogging", "NookSystem",
         ]),
         .executableTarget(name: "nookctl", dependencies: [
             "NookProtocol", "NookActivities", "NookSystem",
@@ -188,7 +188,7 @@ let package = Package(
         .testTarget(name: "NookManPageTests", dependencies: ["NookDaemon", "NookConfig", "NookProtocol", "NookActivities", "NookTestTraits"]),
         .testTarget(name: "NookDaemonTests", dependencies: [
             "NookDaemon", "NookProtocol", "NookConfig", "NookActivities", "NookDisplay", "NookRender", "NookInput", "NookTestSupport", "NookTestTraits", "NookSystem",
-            "NookLogging",
+            "NookLogging", "nookd",
         ]),
         .testTarget(name: "NookPNGTests", dependencies: ["NookPNG", "NookDisplay", "NookRender", "NookTestTraits"]),
         .testTarget(name: "NookDisplayTests", dependencies: ["NookDisplay", "NookActivities", "NookTestSupport"]),

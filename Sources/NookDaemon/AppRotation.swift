@@ -44,6 +44,8 @@ final class AppRotation: Sendable {
     private let log: @Sendable (String) -> Void
     /// The card as the screen needs it (an LED matrix keeps a scrolling title one full pass).
     private let fit: @Sendable (NookActivity) -> NookActivity
+    /// How long one scroll of a card's text takes on the screen (L3), nil when it fits.
+    private let scrollPass: @Sendable (NookActivity) -> Duration?
     private let state: Locked<State>
     /// Where the apps are kept across restarts; nil keeps them in memory only.
     private let journal = Locked<ActivityJournal?>(nil)
@@ -83,10 +85,11 @@ final class AppRotation: Sendable {
 
     init(settings: Settings, clock: any NookClock, wallClock: @escaping @Sendable () -> Double = ActivityJournal.realtime,
          engaged: @escaping @Sendable () -> Bool = { false }, fit: @escaping @Sendable (NookActivity) -> NookActivity = { $0 },
-         log: @escaping @Sendable (String) -> Void) {
+         scrollPass: @escaping @Sendable (NookActivity) -> Duration? = { _ in nil }, log: @escaping @Sendable (String) -> Void) {
         // No engagement source: the rotation holds still itself, on the card that is up.
         queue = NookActivityQueue(clock: clock, engagement: nil, configuration: .init(presenterTimeout: .seconds(2)))
         (self.clock, self.wallClock, self.engaged, self.fit, self.log) = (clock, wallClock, engaged, fit, log)
+        self.scrollPass = scrollPass
         state = Locked(State(settings: settings, lifetimesCheckedAt: wallClock()))
         (commands, send) = AsyncStream.makeStream(of: Command.self)
         ownEnds.withLock { $0 = queue.observe { [weak self] in self?.observeOwn($0) } }
@@ -319,8 +322,13 @@ final class AppRotation: Sendable {
         return turns[((index + step) % turns.count + turns.count) % turns.count]
     }
 
+    /// An app's own duration; else the default, lengthened to one whole scroll of its text on an
+    /// LED matrix (L3), as AWTRIX lengthens a custom app's turn so that its text is read to the end.
     private func turnLength(_ turn: String?, _ state: State) -> Duration {
-        turn.flatMap { state.shelf[$0]?.app.duration } ?? state.settings.duration
+        guard let entry = turn.flatMap({ state.shelf[$0] }) else { return state.settings.duration }
+        if let own = entry.app.duration { return own }
+        let pass = scrollPass(Self.card(for: entry, now: wallClock())) ?? .zero
+        return max(state.settings.duration, pass)
     }
 
     // MARK: The glass

@@ -28,7 +28,7 @@ extension Service {
         init(_ config: DaemonConfig, clock: any NookClock, engagement: NookEngagement, screen: DaemonScreen, arbiter: NookSurfaceArbiter,
              queues: [NookActivityQueue], watchdog: SystemdWatchdog, logger: Logger) {
             rotation = AppRotation(settings: config.apps, clock: clock, engaged: { engagement.isEngaged }, fit: { screen.fitted($0) },
-                                   log: { logger.info("\($0)") })
+                                   scrollPass: { screen.scrollPass(of: $0) }, log: { logger.info("\($0)") })
             (self.arbiter, self.screen, self.queues, self.watchdog) = (arbiter, screen, queues, watchdog)
         }
 

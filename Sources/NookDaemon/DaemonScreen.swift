@@ -64,6 +64,14 @@ final class DaemonScreen: Sendable {
         return fitted
     }
 
+    /// One scroll of the activity's text on an LED matrix, nil when it fits or on other screens:
+    /// a blocker (an app's card) is not lengthened by ``fitted(_:)``, so the app rotation asks
+    /// this to lengthen the turn instead (L3).
+    func scrollPass(of activity: NookActivity) -> Duration? {
+        guard case .pixels(_, let renderer) = kind else { return nil }
+        return renderer.marqueePass(for: activity)
+    }
+
     /// Draws the lifecycle `events` of `queue`, reporting each finished slide-in back to it so
     /// the card's dwell counts from when it is really on the glass (Q13).
     func run(_ events: AsyncStream<NookActivityEvent>, reportingTo queue: NookActivityQueue, heartbeat: NookLoopHeartbeat? = nil) async {

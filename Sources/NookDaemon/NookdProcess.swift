@@ -8,14 +8,14 @@ import NookSystem
 public enum NookdProcess {
     /// Prepares the process, builds nookd's daemon, then settles the process's memory.
     public static func makeDaemon(config: DaemonConfig, configPath: String?, overrides: @escaping @Sendable (inout DaemonConfig) -> Void,
-                                  logger: Logger) throws(DaemonError) -> Daemon {
+                                  logger: Logger, clock: any NookClock = NookSystemClock()) throws(DaemonError) -> Daemon {
         // An id for every enqueue that brings none: 4 KiB of randomness per getrandom(2) call,
         // not 8 bytes (see IDRandomness).
         IDRandomness.install(fill: SystemRandom.fill)
         // Before the screen allocates its first frame: frames as mappings of their own, so a
         // freed one goes back to the kernel. LEDs get the pixel renderer and no such frames.
         if !config.backend.isLED { FrameMemory.keepFramesAsOwnMappings() }
-        let daemon = try Daemon(config: config, configPath: configPath, overrides: overrides, logger: logger)
+        let daemon = try Daemon(config: config, configPath: configPath, overrides: overrides, logger: logger, clock: clock)
         // Once the libraries and the fonts (loaded for the first home frame) are mapped, before
         // the daemon runs most of its code: the text it never runs stays unmapped.
         FaultAround.disableForReadOnlyFileMappings()

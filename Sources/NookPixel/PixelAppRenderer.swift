@@ -17,7 +17,14 @@ extension PixelRenderer {
     /// when the app's tint is the accent (the tint nobody chose); else the tint, as AWTRIX
     /// draws the text in the app's `color`.
     static func appTextColor(_ tint: NookTint) -> RGB {
-        tint == .accent ? PixelPalette.text : PixelPalette.color(for: tint)
+        tint == .accent ? PixelPalette.text : appColor(tint)
+    }
+
+    /// The tint as an LED shows it, white instead when it is too dark to light one (black is
+    /// the LEDs off: an app tinted black would leave the matrix dark, as if nothing showed).
+    static func appColor(_ tint: NookTint) -> RGB {
+        let color = PixelPalette.color(for: tint)
+        return max(color.red, color.green, color.blue) < 24 ? PixelPalette.text : color
     }
 
     func appLayout(for activity: NookActivity) -> PixelAppLayout {
@@ -49,7 +56,7 @@ extension PixelRenderer {
     }
 
     func renderApp(_ activity: NookActivity, _ face: NookAppFace, seconds: Double, into frame: inout Frame) {
-        let tint = PixelPalette.color(for: activity.tint)
+        let tint = Self.appColor(activity.tint)
         if isStrip {
             renderStrip(activity, tint: tint, level: 1, into: &frame)
             return
@@ -93,7 +100,7 @@ extension PixelRenderer {
         var colours: [UInt32] = []
         var joined = ""
         for run in runs {
-            let colour = (run.tint.map(PixelPalette.color(for:)) ?? text).pixel
+            let colour = (run.tint.map(Self.appColor) ?? text).pixel
             colours.append(contentsOf: repeatElement(colour, count: run.text.unicodeScalars.count))
             joined += run.text
         }

@@ -3,6 +3,7 @@
 #endif
 import Dispatch
 import NookLogging
+import NookActivities
 import NookDaemon
 import NookSystem
 #if canImport(Glibc)
@@ -36,7 +37,7 @@ enum Nookd {
         #if compiler(>=6.3)
         if NookdExecutorChoice.fromEnvironment == .own {
             _createExecutors(factory: NookdExecutors.self)
-            Task { await start() }
+            Task { await start(clock: ExecutorClock(queue: NookdExecutors.pool.queue)) }
             try NookdExecutors.mainExecutor.run()
             exit(0)
         }
@@ -47,7 +48,8 @@ enum Nookd {
         dispatchMain()
     }
 
-    static func start() async -> Never {
+    /// `clock`: nookd's own executors' (whose cancelled sleeps wake nothing), or the system's.
+    static func start(clock: any NookClock = NookSystemClock()) async -> Never {
         let line: NookdCommandLine
         do {
             line = try NookdCommandLine.parse(Array(CommandLine.arguments.dropFirst()))
@@ -59,10 +61,10 @@ enum Nookd {
             print(NookdCommandLine.usage, terminator: "")
             exit(0)
         }
-        exit(await run(line))
+        exit(await run(line, clock: clock))
     }
 
-    static func run(_ line: NookdCommandLine) async -> Int32 {
+    static func run(_ line: NookdCommandLine, clock daemonClock: any NookClock) async -> Int32 {
         var settings = DaemonConfig()
         if let config = line.config {
             do {
@@ -95,7 +97,8 @@ enum Nookd {
         let logger = Logger(label: "nookd")
         let daemon: Daemon
         do {
-            daemon = try NookdProcess.makeDaemon(config: settings, configPath: line.config, overrides: apply, logger: logger)
+            daemon = try NookdProcess.makeDaemon(config: settings, configPath: line.config, overrides: apply, logger: logger,
+                                                 clock: daemonClock)
         } catch {
             logger.error("\(error)")
             return 1

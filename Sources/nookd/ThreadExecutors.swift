@@ -15,15 +15,30 @@ import Glibc
 // alone (SE-0476, still SPI in Swift 6.3); library tests keep the platform's executors.
 
 /// Jobs to run now and a min-heap of jobs to run at a CLOCK_MONOTONIC deadline, for the
-/// threads that take them with `next()`.
+/// threads that take them with `next()`; and in the same heap the sleepers of nookd's clock
+/// (`ExecutorClock`), which, unlike a `Task.sleep`'s job, leave the heap when their task is
+/// cancelled: a runtime sleep's job stays until its deadline and wakes a thread then for
+/// nothing, so every timeout that did not run out (a presenter's report that came, a turn
+/// timer set again) woke an idle nookd once more.
 final class JobQueue: @unchecked Sendable {
+    private enum Due {
+        case job(UnownedJob)
+        case sleeper(UInt64)
+    }
+
     private struct Timed {
         let deadline: UInt64
         let order: UInt64
-        let job: UnownedJob
+        let due: Due
         func precedes(_ other: Timed) -> Bool {
             deadline != other.deadline ? deadline < other.deadline : order < other.order
         }
+    }
+
+    private enum Next {
+        case run(UnownedJob)
+        case resume(CheckedContinuation<Void, any Error>)
+        case stop
     }
 
     private let condition = ThreadCondition()
@@ -33,6 +48,12 @@ final class JobQueue: @unchecked Sendable {
     private var timed: [Timed] = []
     private var timedCount: UInt64 = 0
     private var stopped = false
+    /// Sleepers waiting in `timed`, by their number, and the numbers cancelled before they slept.
+    private var sleepers: [UInt64: CheckedContinuation<Void, any Error>] = [:]
+    private var cancelledEarly: Set<UInt64> = []
+    /// Numbers taken whose sleeper has not come to `sleep` yet.
+    private var announced: Set<UInt64> = []
+    private var sleeperCount: UInt64 = 0
     /// A thread is in the timed wait for `timed`'s earliest deadline.
     private var watching = false
 
@@ -44,24 +65,67 @@ final class JobQueue: @unchecked Sendable {
     }
 
     func push(_ job: UnownedJob, atNanoseconds deadline: UInt64) {
+        condition.withLock { insert(.job(job), at: deadline) }
+    }
+
+    /// Jobs and sleepers waiting for a deadline: each will wake a thread when it comes.
+    var timersWaiting: Int { condition.withLock { timed.count } }
+
+    /// A number for a sleeper, taken before it sleeps so that a cancellation can name it.
+    func newSleeper() -> UInt64 {
         condition.withLock {
-            timedCount += 1
-            timed.append(Timed(deadline: deadline, order: timedCount, job: job))
-            var child = timed.count - 1
-            while child > 0, timed[child].precedes(timed[(child - 1) / 2]) {
-                timed.swapAt(child, (child - 1) / 2)
-                child = (child - 1) / 2
-            }
-            // Only a new earliest deadline changes how long the timer's watcher waits; all wake
-            // so that the watcher (which may not be the one `signal` picks) sees it.
-            if child == 0 { condition.broadcast() }
+            sleeperCount += 1
+            announced.insert(sleeperCount)
+            return sleeperCount
         }
+    }
+
+    /// Resumes `continuation` at `deadline`, or with `CancellationError` once `cancel(_:)` names it.
+    func sleep(_ sleeper: UInt64, atNanoseconds deadline: UInt64, _ continuation: CheckedContinuation<Void, any Error>) {
+        let cancelled: Bool = condition.withLock {
+            announced.remove(sleeper)
+            if cancelledEarly.remove(sleeper) != nil { return true }
+            sleepers[sleeper] = continuation
+            insert(.sleeper(sleeper), at: deadline)
+            return false
+        }
+        if cancelled { continuation.resume(throwing: CancellationError()) }
+    }
+
+    /// Takes the sleeper out of the heap, so nothing wakes at its deadline, and resumes it.
+    func cancel(_ sleeper: UInt64) {
+        let continuation: CheckedContinuation<Void, any Error>? = condition.withLock {
+            guard let continuation = sleepers.removeValue(forKey: sleeper) else {
+                // Not asleep yet: when it comes, it finds itself cancelled (one already woken is left).
+                if announced.contains(sleeper) { cancelledEarly.insert(sleeper) }
+                return nil
+            }
+            if let index = timed.firstIndex(where: { if case .sleeper(sleeper) = $0.due { true } else { false } }) {
+                let wasFirst = index == 0
+                remove(at: index)
+                // The watcher waits for the deadline that went: it waits again for the new first.
+                if wasFirst { condition.broadcast() }
+            }
+            return continuation
+        }
+        continuation?.resume(throwing: CancellationError())
     }
 
     /// The next runnable job, waiting for one as long as needed; nil once stopped. One idle
     /// thread at a time (the watcher) sleeps until the earliest deadline, the others until a
-    /// job comes: a due timer wakes one thread, not all of them.
+    /// job comes: a due timer wakes one thread, not all of them. A due sleeper is resumed here
+    /// (its task's job comes through `push`).
     func next() -> UnownedJob? {
+        while true {
+            switch take() {
+            case .run(let job): return job
+            case .resume(let continuation): continuation.resume()
+            case .stop: return nil
+            }
+        }
+    }
+
+    private func take() -> Next {
         condition.withLock {
             defer {
                 // A thread leaving with a job while timers wait and none watches hands the watch on.
@@ -69,7 +133,12 @@ final class JobQueue: @unchecked Sendable {
             }
             while !stopped {
                 if let first = timed.first, first.deadline <= ThreadCondition.nowNanoseconds {
-                    return popEarliest()
+                    switch popEarliest() {
+                    case .job(let job): return .run(job)
+                    case .sleeper(let sleeper):
+                        guard let continuation = sleepers.removeValue(forKey: sleeper) else { continue }
+                        return .resume(continuation)
+                    }
                 }
                 if readyHead < ready.count {
                     let job = ready[readyHead]
@@ -78,7 +147,7 @@ final class JobQueue: @unchecked Sendable {
                         ready.removeAll(keepingCapacity: true)
                         readyHead = 0
                     }
-                    return job
+                    return .run(job)
                 }
                 if let first = timed.first, !watching {
                     watching = true
@@ -88,7 +157,7 @@ final class JobQueue: @unchecked Sendable {
                     condition.wait()
                 }
             }
-            return nil
+            return .stop
         }
     }
 
@@ -99,23 +168,48 @@ final class JobQueue: @unchecked Sendable {
         }
     }
 
-    private func popEarliest() -> UnownedJob {
-        let earliest = timed[0].job
-        let last = timed.removeLast()
-        if !timed.isEmpty {
-            timed[0] = last
-            var parent = 0
-            while true {
-                var first = parent
-                for child in [2 * parent + 1, 2 * parent + 2] where child < timed.count && timed[child].precedes(timed[first]) {
-                    first = child
-                }
-                if first == parent { break }
-                timed.swapAt(parent, first)
-                parent = first
-            }
-        }
+    private func insert(_ due: Due, at deadline: UInt64) {
+        timedCount += 1
+        timed.append(Timed(deadline: deadline, order: timedCount, due: due))
+        // Only a new earliest deadline changes how long the timer's watcher waits; all wake
+        // so that the watcher (which may not be the one `signal` picks) sees it.
+        if siftUp(timed.count - 1) == 0 { condition.broadcast() }
+    }
+
+    private func popEarliest() -> Due {
+        let earliest = timed[0].due
+        remove(at: 0)
         return earliest
+    }
+
+    private func remove(at index: Int) {
+        let last = timed.removeLast()
+        guard index < timed.count else { return }
+        timed[index] = last
+        siftDown(siftUp(index))
+    }
+
+    @discardableResult
+    private func siftUp(_ start: Int) -> Int {
+        var child = start
+        while child > 0, timed[child].precedes(timed[(child - 1) / 2]) {
+            timed.swapAt(child, (child - 1) / 2)
+            child = (child - 1) / 2
+        }
+        return child
+    }
+
+    private func siftDown(_ start: Int) {
+        var parent = start
+        while true {
+            var first = parent
+            for child in [2 * parent + 1, 2 * parent + 2] where child < timed.count && timed[child].precedes(timed[first]) {
+                first = child
+            }
+            if first == parent { return }
+            timed.swapAt(parent, first)
+            parent = first
+        }
     }
 
     /// `instant` of `clock` as a CLOCK_MONOTONIC deadline in nanoseconds. Both standard clocks
@@ -196,6 +290,7 @@ enum NookdExecutors: ExecutorFactory {
     static let mainExecutor: any MainExecutor = MainThreadExecutor()
     /// As many threads as the cooperative pool would have (one per CPU), at least two; the
     /// blocking work has threads of its own (`startThread`, `SerialWorker`).
-    static let defaultExecutor: any TaskExecutor = ThreadPoolExecutor(threads: max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+    static let defaultExecutor: any TaskExecutor = pool
+    static let pool = ThreadPoolExecutor(threads: max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
 }
 #endif

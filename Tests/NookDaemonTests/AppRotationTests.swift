@@ -323,3 +323,41 @@ struct AppRotationTests {
         #expect(AppRotation.card(for: NookAppShelf.Entry(app: self.app("bus", "42"), setAt: 0, arrival: 1), now: 0).app?.fragments == [])
     }
 }
+
+/// L3 for apps: an app whose text scrolls longer than a turn on an LED matrix keeps the glass
+/// until its scroll has gone round once, as AWTRIX lengthens a custom app's turn, unless the
+/// app named a duration of its own.
+@Suite("A2 an app's turn lasts its scroll")
+struct AppScrollTurnTests {
+    let wall = TestSeconds()
+    let clock = ManualClock()
+
+    func pass(_ seconds: Int, _ rotation: AppRotation) async {
+        let before = rotation.switches
+        wall.advance(Double(seconds))
+        clock.advance(by: .seconds(seconds))
+        for _ in 0..<2000 where rotation.switches == before { await Task.yield() }
+    }
+
+    @Test func a2_l3_anAppWhoseTextScrollsLongerThanItsTurnKeepsTheGlassUntilItHasGoneRound() async throws {
+        // A scroll pass of 12 s for the long text, none for the short one.
+        let rotation = AppRotation(settings: .init(duration: .seconds(7)), clock: clock, wallClock: wall.clock,
+                                   scrollPass: { $0.title.count > 20 ? .seconds(12) : nil }, log: { _ in })
+        let commands = Task { await rotation.runCommands() }
+        defer { commands.cancel() }
+        try rotation.set(NookApp(name: "news", content: .text(String(repeating: "Long headline ", count: 5)), position: 1))
+        try rotation.set(NookApp(name: "timed", content: .text(String(repeating: "Long headline ", count: 5)), duration: .seconds(7),
+                                 position: 2))
+        try rotation.set(NookApp(name: "short", content: .text("21 °C"), position: 3))
+        await pass(7, rotation)
+        #expect(rotation.turn == "news")
+        await pass(7, rotation)
+        #expect(rotation.turn == "news", "7 s of a 12 s scroll: the text is still going by")
+        await pass(5, rotation)
+        #expect(rotation.turn == "timed", "the scroll has gone round: the next app")
+        await pass(7, rotation)
+        #expect(rotation.turn == "short", "an app's own duration is kept even though its text is cut off")
+        await pass(7, rotation)
+        #expect(rotation.turn == nil, "a text that fits keeps the default turn")
+    }
+}
