@@ -6,23 +6,13 @@ import NookTestSupport
 import NookTestTraits
 import Testing
 
-/// A2 at start, in-process on the mock display: an app set before nookd's services started
-/// (before the rotation is bound to the glass and its display loop runs), or while they start,
-/// is drawn once they have: the rotation's commands wait in order for the queue, so nothing set
-/// early is lost. In nookd itself no client can come so early (the socket starts last, and the
+/// A2 at start, in-process on the mock display: an app set while nookd's services start
+/// (before the rotation is bound to the glass and its display loop runs) is drawn once they
+/// have: the rotation's commands wait in order for the queue, so nothing set early is lost. In nookd itself no client can come so early (the socket starts last, and the
 /// journal hands back the kept apps after the rotation started); this holds the rotation to it
 /// anyway, for embedders and for a start order that changes.
-@Suite("A2 an app set before the services started", .serialized, .ownThreads)
+@Suite("A2 an app set while the services start", .serialized, .ownThreads)
 struct AppStartTests {
-    func settles(_ condition: () async -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + TestBounds.duration(.seconds(30))
-        while ContinuousClock.now < deadline {
-            if await condition() { return true }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return false
-    }
-
     func daemon(_ scratch: Scratch) throws -> Daemon {
         var config = DaemonConfig(socketPath: scratch.path + "/nook.sock")
         config.backend = .mock

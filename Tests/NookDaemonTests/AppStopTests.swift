@@ -11,16 +11,6 @@ import Testing
 /// and no turn's timer goes on turning the rotation while the services stop.
 @Suite("A2 N2 a stop and the rotation", .serialized, .ownThreads)
 struct AppStopTests {
-    /// Polls `condition` until it holds or the scaled bound passes.
-    func settles(_ condition: () async -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + TestBounds.duration(.seconds(30))
-        while ContinuousClock.now < deadline {
-            if await condition() { return true }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return false
-    }
-
     @Test func a2_n2_aStopHaltsTheRotationAndTakesTheAppOffTheGlass() async throws {
         let scratch = Scratch()
         var config = DaemonConfig(socketPath: scratch.path + "/nook.sock")
