@@ -109,10 +109,16 @@ public final class EventRecorder: Sendable {
     private func append(_ event: NookActivityEvent) {
         let ready = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
             state.events.append(event)
+            guard !state.waiters.isEmpty else { return [] }
             let (events, cursor) = (state.events, state.cursor)
-            let ready = state.waiters.filter { $0.isSatisfied(events, cursor) }
-            state.waiters.removeAll { $0.isSatisfied(events, cursor) }
-            return ready.map(\.continuation)
+            // Each condition is asked once an event: a test's condition may scan every event.
+            var ready: [CheckedContinuation<Bool, Never>] = []
+            state.waiters.removeAll { waiter in
+                guard waiter.isSatisfied(events, cursor) else { return false }
+                ready.append(waiter.continuation)
+                return true
+            }
+            return ready
         }
         for continuation in ready { continuation.resume(returning: true) }
     }

@@ -20,7 +20,7 @@ func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, 
     return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }
 
-@Suite("N3 udev rules")
+@Suite("N3 udev rules", .ownThreads)
 struct UdevRulesTests {
     let rules: [UdevRule] = {
         let text = try! String(contentsOfFile: repository + "/udev/70-nook.rules", encoding: .utf8)
@@ -98,7 +98,7 @@ let kernelIIONames: [String: String] = [
     "apds9960": "drivers/iio/light/apds9960.c: APDS9960_DRV_NAME",
 ]
 
-@Suite("I2 N3 IIO names in the docs, example config and udev rule")
+@Suite("I2 N3 IIO names in the docs, example config and udev rule", .ownThreads)
 struct IIONameTests {
     func text(_ path: String) throws -> String { try String(contentsOfFile: repository + "/" + path, encoding: .utf8) }
 
@@ -124,7 +124,7 @@ struct IIONameTests {
     }
 }
 
-@Suite("N3 service, overlay and install")
+@Suite("N3 service, overlay and install", .ownThreads)
 struct ServiceTests {
     @Test func n3_theUnitIsHardenedToAnExposureOf2OrLess() throws {
         let result = try run("/usr/bin/systemd-analyze", ["security", "--offline=true", "--no-pager", repository + "/Hardware/systemd/nookd.service"])
@@ -237,7 +237,7 @@ enum DaemonConfigProbe {
     }
 }
 
-@Suite("E6 nook-mqtt's unit")
+@Suite("E6 nook-mqtt's unit", .ownThreads)
 struct MQTTUnitFileTests {
     @Test func e6_theUnitIsHardenedRunsAsItsOwnUserAndHasNoDevices() throws {
         let path = repository + "/Hardware/systemd/nook-mqtt.service"
@@ -257,7 +257,7 @@ struct MQTTUnitFileTests {
     }
 }
 
-@Suite("H4 nook-http's unit")
+@Suite("H4 nook-http's unit", .ownThreads)
 struct HTTPUnitFileTests {
     @Test func h4_theUnitIsHardenedRunsAsItsOwnUserAndReachesOnlyLoopback() throws {
         let path = repository + "/Hardware/systemd/nook-http.service"
@@ -277,7 +277,7 @@ struct HTTPUnitFileTests {
     }
 }
 
-@Suite("E1 nook-notify's units")
+@Suite("E1 nook-notify's units", .ownThreads)
 struct NotifyUnitTests {
     @Test func e1_theSystemUnitIsHardenedAndTheUserUnitIsActivatedByDBus() throws {
         let path = repository + "/Hardware/systemd/nook-notify.service"
@@ -297,7 +297,7 @@ struct NotifyUnitTests {
     }
 }
 
-@Suite("E8 nook-lcdproc's unit")
+@Suite("E8 nook-lcdproc's unit", .ownThreads)
 struct LCDprocUnitTests {
     @Test func e8_theUnitIsHardenedListensOnLoopbackOnlyAndOpensNoDevice() throws {
         let path = repository + "/Hardware/systemd/nook-lcdproc.service"

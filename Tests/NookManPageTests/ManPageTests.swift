@@ -8,7 +8,7 @@ import Testing
 /// The man pages under docs/man say what the programs do: each test reads the list from the
 /// code (the config reader, the built binaries' own help, the protocol's operation names), so
 /// a key, command or flag added without its page, or a page naming one that is gone, fails.
-@Suite("Man pages match the code")
+@Suite("Man pages match the code", .ownThreads)
 struct ManPageTests {
     static let root: String = {
         let file = #filePath

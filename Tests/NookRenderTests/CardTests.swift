@@ -180,7 +180,12 @@ struct CardTests {
         let missing = CardRenderer(theme: .dark).render(NookActivity(title: "t", systemImage: "/nonexistent/icon.png"), size: PixelSize(width: 1280, height: 400))
         #expect(missing.warnings.count == 1 && missing.warnings[0].contains("/nonexistent/icon.png"))
     }
+}
 
+/// Not among the computing card tests: their shared thread would count its turn's wait in this
+/// test's time limit, which is here to fail a FIFO that blocks, not a busy machine.
+@Suite("R3 icon files that would block", .ownThreads)
+struct IconFileTests {
     /// A FIFO once hung the screen for good (cairo's `fopen` waits for a writer); a device never
     /// ends and a sparse file can claim terabytes. Each is refused at once, naming the problem.
     @Test(.timeLimit(.minutes(1)))

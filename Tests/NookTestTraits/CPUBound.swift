@@ -6,37 +6,30 @@ import Testing
 @_spi(Experimental) import Testing
 #endif
 
-/// Runs each test of a suite on a thread of its own, one job after another, instead of on Swift
-/// Testing's cooperative pool: for tests that compute for seconds without waiting on anything
-/// (golden comparisons, a burst of 100,000 enqueues, a scan of every source file).
+/// Runs the tests that compute for seconds without waiting on anything (golden comparisons, a
+/// burst of 100,000 enqueues, a scan of every source file) one job after another on one thread
+/// that all of them share, instead of on Swift Testing's cooperative pool.
 ///
-/// The pool has one thread per core, two on the CI machine. Swift Testing before 6.3 starts
-/// every test at once, so a computing test held a pool thread while the jobs of hundreds of
-/// others queued behind it, among them the tasks nookd's own code starts (a socket server's
-/// settle, a journal's stop), which then did not start within a test's 20–60 s bound. On a
-/// thread of the test's own the kernel shares the cores between it and the pool instead.
+/// The pool has one thread per core, two on the CI machine, and its queue is first come, first
+/// served: a job that a test's code enqueues (an in-process nookd's socket settle, a rotation's
+/// turn, a sleeper's start) waits behind every computing job queued before it. With computing
+/// tests on the pool, whole runs starved those jobs for over 30 s (gdb showed both pool threads
+/// in render and scan tests while the in-process nookd tests' jobs waited) under Swift 6.3,
+/// which starts a few tests at a time, as under 6.0, which starts them all at once. A thread
+/// per computing test instead took the cores from the pool's two. One thread for all of them
+/// leaves the pool to short jobs and costs the kernel one more runnable thread.
 ///
 /// The jobs run in turn: a test of this kind must not block its thread waiting for a child
-/// task (blocking tests take ``OwnThreads``, a thread per job).
+/// task or another test (blocking tests take ``OwnThreads``, a thread per job).
 public struct CPUBound: SuiteTrait, TestTrait {
     public var isRecursive: Bool { true }
 }
 
-#if compiler(>=6.3)
-// Swift Testing from 6.3 starts at most twice the cores' count of tests at once, so the pool
-// drains without help; a thread per computing test there only took the cores from the pool's
-// two threads (the in-process nookd tests' jobs then waited past their bounds in whole runs).
+#if compiler(>=6.1)
 extension CPUBound: TestScoping {
     public func provideScope(for test: Test, testCase: Test.Case?,
                              performing function: @Sendable () async throws -> Void) async throws {
-        try await function()
-    }
-}
-#elseif compiler(>=6.1)
-extension CPUBound: TestScoping {
-    public func provideScope(for test: Test, testCase: Test.Case?,
-                             performing function: @Sendable () async throws -> Void) async throws {
-        try await withTaskExecutorPreference(SerialThreadExecutor()) { try await function() }
+        try await withTaskExecutorPreference(SerialThreadExecutor.computing) { try await function() }
     }
 }
 #else
@@ -45,7 +38,7 @@ extension CPUBound: TestScoping {
 extension CPUBound: CustomExecutionTrait {
     public func execute(_ function: @escaping @Sendable () async throws -> Void, for test: Test,
                         testCase: Test.Case?) async throws {
-        try await withTaskExecutorPreference(SerialThreadExecutor()) { try await function() }
+        try await withTaskExecutorPreference(SerialThreadExecutor.computing) { try await function() }
     }
 }
 #endif
@@ -58,6 +51,9 @@ extension Trait where Self == CPUBound {
 /// Runs its jobs one after another on a thread it starts when a job comes to an idle executor;
 /// the thread ends when none is left, so an executor that is no longer used holds no thread.
 final class SerialThreadExecutor: TaskExecutor, @unchecked Sendable {
+    /// The one that every ``CPUBound`` test shares.
+    static let computing = SerialThreadExecutor()
+
     // @unchecked: `jobs` and `draining` are read and written only under `lock`.
     private let lock = NSLock()
     private var jobs: [UnownedJob] = []
