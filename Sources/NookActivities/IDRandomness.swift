@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Where fresh activity ids get their randomness.
 ///
 /// By default each id costs two 8-byte draws from `SystemRandomNumberGenerator`, which on Linux
@@ -12,27 +14,41 @@
 /// runs under the pool's lock, so it must not make ids itself.
 public enum IDRandomness {
     private static let pool = Locked<RandomWordPool?>(nil)
+    /// Whether a fill is installed, read without taking `pool`'s lock: a process that installed
+    /// none (a client, the test process) draws from the system with no lock at all. Sixty-four
+    /// client threads making ids under one lock (a priority-inheriting futex, which hands the
+    /// lock to a waiter rather than letting a running thread take it) once queued every other
+    /// id-making thread of the test process behind them for tens of seconds.
+    private static let installed = Atomic<Bool>(false)
 
     /// From now on, ids draw from a pool refilled by `fill`. Words already drawn are dropped, so
     /// none is handed out twice across the change.
     public static func install(fill: @escaping RandomWordPool.Fill) {
         pool.withLock { $0 = RandomWordPool(fill: fill) }
+        installed.store(true, ordering: .releasing)
     }
 
-    /// One random word: from the pool if a fill is installed, else straight from the system.
-    static func next() -> UInt64 {
-        pool.withLock { pool -> UInt64 in
-            guard pool != nil else {
-                var system = SystemRandomNumberGenerator()
-                return system.next()
-            }
-            return pool!.next()
+    /// Back to drawing straight from the system (a test that installed a fill, when it is done).
+    static func uninstall() {
+        installed.store(false, ordering: .releasing)
+        pool.withLock { $0 = nil }
+    }
+
+    /// An id's two random words: from the pool if a fill is installed, under one taking of its
+    /// lock; else straight from the system.
+    static func nextPair() -> (UInt64, UInt64) {
+        guard installed.load(ordering: .acquiring) else { return systemPair() }
+        return pool.withLock { pool -> (UInt64, UInt64) in
+            guard pool != nil else { return systemPair() }
+            let first = pool!.next()
+            return (first, pool!.next())
         }
     }
 
-    /// A generator over ``next()``, for ``NookActivityID/init(using:)``.
-    struct Generator: RandomNumberGenerator {
-        mutating func next() -> UInt64 { IDRandomness.next() }
+    private static func systemPair() -> (UInt64, UInt64) {
+        var system = SystemRandomNumberGenerator()
+        let first = system.next()
+        return (first, system.next())
     }
 }
 

@@ -9,15 +9,20 @@ public struct NookActivityID: Hashable, Sendable, Codable, CustomStringConvertib
     /// A fresh random identifier from the system's random source (through
     /// ``IDRandomness``: a pool when the process installed a bulk source).
     public init() {
-        var generator = IDRandomness.Generator()
-        self.init(using: &generator)
+        let (first, second) = IDRandomness.nextPair()
+        self.init(randomWords: first, second)
     }
 
     /// A random identifier drawn from `generator` (tests pass a seeded one for stable ids).
     public init<G: RandomNumberGenerator>(using generator: inout G) {
+        let first = generator.next()
+        self.init(randomWords: first, generator.next())
+    }
+
+    private init(randomWords first: UInt64, _ second: UInt64) {
         // RFC 9562: version nibble 4, variant bits 10.
-        high = (generator.next() & ~0xF000) | 0x4000
-        low = (generator.next() & ~(0xC000 << 48)) | (0x8000 << 48)
+        high = (first & ~0xF000) | 0x4000
+        low = (second & ~(0xC000 << 48)) | (0x8000 << 48)
     }
 
     public init(high: UInt64, low: UInt64) {

@@ -51,6 +51,8 @@ struct ActivityIDRandomnessTests {
             for offset in stride(from: 0, to: buffer.count, by: 8) { buffer.storeBytes(of: system.next(), toByteOffset: offset, as: UInt64.self) }
         }
         IDRandomness.install(fill: fill)
+        // The rest of the process draws from the system again: as a client does, with no lock.
+        defer { IDRandomness.uninstall() }
         let ids = await withTaskGroup(of: [NookActivityID].self) { group in
             for _ in 0..<4 { group.addTask { (0..<2_000).map { _ in NookActivityID() } } }
             group.addTask {

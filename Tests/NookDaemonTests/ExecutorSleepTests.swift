@@ -13,20 +13,16 @@ import Testing
 /// nookd's clock sleeps in the executor's queue itself, and a cancelled sleep leaves it.
 @Suite("A2 nookd's clock: a cancelled sleep wakes nothing", .ownThreads)
 struct ExecutorSleepTests {
-    /// Polls without holding a thread: the sleeper's task needs one to start (the pool is small).
-    func settles(_ condition: () -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + TestBounds.duration(.seconds(30))
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        return false
+    /// The sleepers' tasks run on threads of their own: on the cooperative pool, early in a
+    /// whole run, one waited behind every suite's jobs for over 30 s before it began to sleep.
+    func sleeping(_ clock: ExecutorClock, until deadline: NookInstant) -> Task<Void, any Error> {
+        Task.onOwnThreads { try await clock.sleep(until: deadline) }
     }
 
     @Test func a2_aCancelledSleepLeavesNoDeadlineToWakeAThread() async throws {
         let queue = JobQueue()
         let clock = ExecutorClock(queue: queue)
-        let sleeper = Task { try await clock.sleep(until: clock.now + .seconds(3600)) }
+        let sleeper = sleeping(clock, until: clock.now + .seconds(3600))
         #expect(try await settles { queue.timersWaiting == 1 }, "the sleep never waited in the queue")
         sleeper.cancel()
         await #expect(throws: CancellationError.self) { try await sleeper.value }
@@ -51,7 +47,7 @@ struct ExecutorSleepTests {
         startThread(named: "test.executor") { while queue.next() != nil {} }
         defer { queue.stop() }
         let deadline = clock.now + .milliseconds(30)
-        let sleeper = Task { try await clock.sleep(until: deadline) }
+        let sleeper = sleeping(clock, until: deadline)
         // Bounded: a sleep that never comes due would otherwise hang the test, not fail it.
         #expect(try await settles { queue.timersWaiting == 0 && clock.now >= deadline }, "the sleep did not come due")
         try await sleeper.value
