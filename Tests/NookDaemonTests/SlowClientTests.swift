@@ -213,14 +213,18 @@ struct SlowClientTests {
         // The bridge's request connection: the most recently active one is kept.
         let companion = try daemon.client(timeout: .seconds(60))
         _ = try companion.request(Request(id: .number(2), operation: .status))
-        for (index, client) in idle.enumerated() {
-            #expect(try client.readLine() == nil, "idle connection \(index) beside the watch is closed")
+        // Each wait names itself if it runs out (one did once, under ThreadSanitizer, unnamed).
+        func step<T>(_ what: String, _ body: () throws -> T) throws -> T {
+            do { return try body() } catch { throw ClientError.unreachable("\(what): \(error)") }
         }
-        _ = try companion.request(Request(id: .number(3), operation: .status))
+        for (index, client) in idle.enumerated() {
+            #expect(try step("idle connection \(index)") { try client.readLine() } == nil, "idle connection \(index) beside the watch is closed")
+        }
+        _ = try step("the companion's second request") { try companion.request(Request(id: .number(3), operation: .status)) }
         let id = try nookctl(["enqueue", "--title", "still watched", "--dwell", "0.2"], socket: daemon.socket).output
             .trimmingCharacters(in: .whitespacesAndNewlines)
         var heard = false
-        while let line = try watcher.readLine() {
+        while let line = try step("the watch, for \(id)", { try watcher.readLine() }) {
             if String(decoding: line, as: UTF8.self).contains(id) { heard = true; break }
         }
         #expect(heard, "the watch still streams")
