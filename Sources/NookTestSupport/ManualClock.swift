@@ -29,6 +29,9 @@ public final class ManualClock: NookClock {
     /// How many tasks are asleep on this clock right now.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
+    /// When the tasks asleep on this clock now will wake, earliest first.
+    public var deadlines: [NookInstant] { state.withLock { $0.sleepers.values.map(\.deadline).sorted() } }
+
     public func sleep(until deadline: NookInstant) async throws {
         let id = state.withLock { state in
             state.nextID += 1
