@@ -15,10 +15,10 @@ import Synchronization
 public enum IDRandomness {
     private static let pool = Locked<RandomWordPool?>(nil)
     /// Whether a fill is installed, read without taking `pool`'s lock: a process that installed
-    /// none (a client, the test process) draws from the system with no lock at all. Sixty-four
-    /// client threads making ids under one lock (a priority-inheriting futex, which hands the
-    /// lock to a waiter rather than letting a running thread take it) once queued every other
-    /// id-making thread of the test process behind them for tens of seconds.
+    /// none (a client, the test process) draws from the system with no lock at all. Many
+    /// threads making ids under one lock (a priority-inheriting futex, which hands the lock to a
+    /// waiter rather than letting a running thread take it) queue every other id-making thread
+    /// of the process behind them.
     private static let installed = Atomic<Bool>(false)
 
     /// From now on, ids draw from a pool refilled by `fill`. Words already drawn are dropped, so
