@@ -29,11 +29,7 @@ struct AWTRIXAppRoutesTests {
 
     /// curl as `token`: the status and the body as text.
     func curl(_ token: String, _ method: String, _ url: String, _ body: String? = nil) throws -> (status: Int, text: String) {
-        var arguments = ["-sS", "-o", "-", "-w", "\n%{http_code}", "-X", method, "-H", "Authorization: Bearer \(token)", url]
-        if let body { arguments += ["-H", "Content-Type: application/json", "--data-binary", body] }
-        let result = try runProgram("/usr/bin/curl", arguments)
-        let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
-        return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
+        try NookHTTPTests.curl(as: token, method, url, body)
     }
 
     func apps(_ service: HTTPService) throws -> [AppState] {

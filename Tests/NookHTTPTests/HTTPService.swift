@@ -168,6 +168,21 @@ func curl(_ arguments: [String]) throws -> (status: Int32, output: String, error
     try runProgram("/usr/bin/curl", ["-sS", "-i", "--max-time", "\(Int(TestBounds.seconds(20)))"] + arguments)
 }
 
+/// curl as the holder of a bearer `token`: the answer's status and its body as text.
+func curl(as token: String, _ method: String, _ url: String, _ body: String? = nil) throws -> (status: Int, text: String) {
+    var arguments = ["-sS", "-o", "-", "-w", "\n%{http_code}", "-X", method, "-H", "Authorization: Bearer \(token)", url]
+    if let body { arguments += ["-H", "Content-Type: application/json", "--data-binary", body] }
+    let result = try runProgram("/usr/bin/curl", arguments)
+    let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
+    return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
+}
+
+/// ``curl(as:_:_:_:)`` with the body as JSON (a string when it is not JSON).
+func curlJSON(as token: String, _ method: String, _ url: String, _ body: String? = nil) throws -> (status: Int, json: JSONValue) {
+    let answer = try curl(as: token, method, url, body)
+    return (answer.status, (try? JSONValue.parse(Array(answer.text.utf8))) ?? .string(answer.text))
+}
+
 /// A plain TCP connection to nook-http, for bytes no client library would send.
 final class RawConnection {
     let fd: Int32

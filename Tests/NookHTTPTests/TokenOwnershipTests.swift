@@ -29,12 +29,7 @@ struct TokenOwnershipTests {
 
     /// curl as `token`: the status and the body's JSON (a string when it is not JSON).
     func curl(_ token: String, _ method: String, _ url: String, _ body: String? = nil) throws -> (status: Int, json: JSONValue) {
-        var arguments = ["-sS", "-o", "-", "-w", "\n%{http_code}", "-X", method, "-H", "Authorization: Bearer \(token)", url]
-        if let body { arguments += ["-H", "Content-Type: application/json", "--data-binary", body] }
-        let result = try runProgram("/usr/bin/curl", arguments)
-        let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
-        let body = lines.dropLast().joined(separator: "\n")
-        return (Int(lines.last ?? "") ?? 0, (try? JSONValue.parse(Array(body.utf8))) ?? .string(body))
+        try curlJSON(as: token, method, url, body)
     }
 
     /// Every card nookd holds, as nookd lists it.
