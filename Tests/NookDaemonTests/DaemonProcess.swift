@@ -75,12 +75,12 @@ final class DaemonProcess {
     /// The bound only matters when nookd fails: a sanitizer build replaying a journal on a
     /// loaded machine can take most of a minute to listen.
     func waitForSocket(timeout: Double = 60) throws {
-        let deadline = Date().addingTimeInterval(TestBounds.seconds(timeout))
-        while Date() < deadline {
-            if let _ = try? NookClient(path: socket) { return }
+        let listening = try Waiting.until(seconds: timeout) {
+            if (try? NookClient(path: socket)) != nil { return true }
             if !process.isRunning { throw DaemonFailure("nookd exited early (\(process.terminationStatus)): \(log)") }
-            usleep(20_000)
+            return false
         }
+        if listening { return }
         throw DaemonFailure("nookd did not listen on \(socket) within \(timeout) s: \(log)")
     }
 
@@ -187,11 +187,7 @@ func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, 
 
 /// Waits (on wall time: these tests run real processes) until `condition` holds.
 func eventually(_ what: String, timeout: Double = 10, _ condition: () throws -> Bool) throws {
-    let deadline = Date().addingTimeInterval(TestBounds.seconds(timeout))
-    while Date() < deadline {
-        if try condition() { return }
-        usleep(20_000)
-    }
+    if try Waiting.until(seconds: timeout, condition) { return }
     throw DaemonFailure("timed out waiting for \(what)")
 }
 

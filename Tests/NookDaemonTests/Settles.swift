@@ -8,10 +8,5 @@ import NookTestSupport
 /// starts at once, and while the load test's 64 client threads run, a job waited behind the
 /// others for over 30 s, and the app tests failed with nothing wrong in nookd.
 func settles(_ condition: () async -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + TestBounds.duration(.seconds(180))
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    return false
+    try await Waiting.until(seconds: 180, every: .milliseconds(10)) { await condition() }
 }

@@ -260,10 +260,6 @@ struct AWTRIXAppRoutesTests {
 
 /// Waits (on wall time: these tests run real processes) until `condition` holds.
 private func eventually(_ what: String, timeout: Double = 10, _ condition: () throws -> Bool) throws {
-    let deadline = Date().addingTimeInterval(TestBounds.seconds(timeout))
-    while Date() < deadline {
-        if try condition() { return }
-        usleep(20_000)
-    }
+    if try Waiting.until(seconds: timeout, condition) { return }
     throw TestFailure("timed out waiting for \(what)")
 }

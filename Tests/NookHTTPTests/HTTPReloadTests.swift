@@ -17,12 +17,12 @@ struct HTTPReloadTests {
     /// Sends SIGHUP and waits for the log line that says how it went (the `count`th of them).
     func reload(_ service: HTTPService, count: Int) -> Bool {
         kill(service.server.processIdentifier, SIGHUP)
-        let deadline = Date().addingTimeInterval(TestBounds.seconds(30))
-        while Date() < deadline, service.server.isRunning {
-            if service.logText.components(separatedBy: "SIGHUP: ").count - 1 >= count { return true }
-            usleep(50_000)
+        var reloaded = false
+        _ = Waiting.until(seconds: 30, every: .milliseconds(50)) {
+            reloaded = service.logText.components(separatedBy: "SIGHUP: ").count - 1 >= count
+            return reloaded || !service.server.isRunning
         }
-        return false
+        return reloaded
     }
 
     @Test func n1_sighupReadsTheTokenFileAgainAndKeepsTheOldTokensWhenTheNewFileIsBad() throws {

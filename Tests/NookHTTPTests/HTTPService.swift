@@ -118,12 +118,7 @@ final class HTTPService {
     }
 
     func waitForLog(_ needle: String, timeout: Double = 30) -> Bool {
-        let deadline = Date().addingTimeInterval(TestBounds.seconds(timeout))
-        while Date() < deadline {
-            if logText.contains(needle) { return true }
-            usleep(50_000)
-        }
-        return false
+        Waiting.until(seconds: timeout, every: .milliseconds(50)) { logText.contains(needle) }
     }
 
     var url: String { "http://127.0.0.1:\(port)" }

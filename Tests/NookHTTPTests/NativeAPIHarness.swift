@@ -106,10 +106,6 @@ struct NativeAPIClient {
 
 /// Waits for `condition`, bounded generously: the bound only matters when it never holds.
 func nativeAPIEventually(_ what: String, timeout: Double = 30, _ condition: () throws -> Bool) throws {
-    let deadline = Date().addingTimeInterval(TestBounds.seconds(timeout))
-    while Date() < deadline {
-        if try condition() { return }
-        usleep(20_000)
-    }
+    if try Waiting.until(seconds: timeout, condition) { return }
     throw TestFailure("\(what): not within \(timeout) s")
 }

@@ -28,12 +28,12 @@ final class PublishNookd {
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
         process.standardOutput = FileHandle.nullDevice
         try process.runAlone()
-        let deadline = Date().addingTimeInterval(TestBounds.seconds(60))
-        while Date() < deadline {
-            if (try? NookClient(path: socket)) != nil { return }
+        let listening = try Waiting.until(seconds: 60) {
+            if (try? NookClient(path: socket)) != nil { return true }
             guard process.isRunning else { throw HarnessFailure("nookd exited early (\(process.terminationStatus))") }
-            usleep(20_000)
+            return false
         }
+        if listening { return }
         throw HarnessFailure("nookd did not listen on \(socket)")
     }
 

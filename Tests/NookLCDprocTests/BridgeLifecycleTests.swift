@@ -11,12 +11,7 @@ import Testing
 @Suite("E8 nook-lcdproc lifecycle end to end", .serialized, .ownThreads)
 struct BridgeLifecycleTests {
     func waitForHome(_ bridge: Bridge, _ home: String, seconds: Double = 30) -> Bool {
-        let deadline = Date().addingTimeInterval(TestBounds.seconds(seconds))
-        while Date() < deadline {
-            if let status = try? bridge.status(), status.home == home { return true }
-            usleep(50_000)
-        }
-        return false
+        Waiting.until(seconds: seconds, every: .milliseconds(50)) { (try? bridge.status())?.home == home }
     }
 
     /// nook-lcdproc(8): exit 0 when stopped by a signal, after the server has let its clients
@@ -129,14 +124,12 @@ struct BridgeLifecycleTests {
         let client = try Child(["/usr/bin/lcdproc", "-c", config, "-s", "127.0.0.1", "-p", "\(bridge.port)", "-f"])
         #expect(bridge.waitForLog("showing screen K of client 1"), "\(bridge.log)")
         // The colon blinks every second: watch it on and off.
-        let deadline = Date().addingTimeInterval(TestBounds.seconds(20))
         var rows: [String] = []
-        while Date() < deadline {
+        _ = Waiting.until(seconds: 20, every: .milliseconds(200)) {
             rows = bridge.log.split(separator: "\n").compactMap { line in
                 line.range(of: "showing screen K of client 1: ").map { String(line[$0.upperBound...]) }
             }
-            if Set(rows).count >= 6, rows.contains(where: { $0.contains(":") }) { break }
-            usleep(200_000)
+            return Set(rows).count >= 6 && rows.contains(where: { $0.contains(":") })
         }
         #expect(client.process.isRunning)
         let withColon = try #require(rows.first { $0.contains(":") }, "no colon ever: \(rows)")

@@ -81,12 +81,7 @@ final class Bridge {
     var log: String { (try? String(contentsOfFile: bridgeLog, encoding: .utf8)) ?? "" }
 
     func waitForLog(_ needle: String, timeout: Double = 30) -> Bool {
-        let deadline = Date().addingTimeInterval(TestBounds.seconds(timeout))
-        while Date() < deadline {
-            if log.contains(needle) { return true }
-            usleep(50_000)
-        }
-        return false
+        Waiting.until(seconds: timeout, every: .milliseconds(50)) { log.contains(needle) }
     }
 
     func status() throws -> StatusAnswer {
@@ -207,12 +202,7 @@ struct BridgeTests {
         // Four answers and, at the next frame, `listen s`.
         #expect(client.readLines(5).filter { $0 == "success" || $0 == "listen s" }.count == 4)
         func waitForHome(_ home: String) throws -> Bool {
-            let deadline = Date().addingTimeInterval(TestBounds.seconds(30))
-            while Date() < deadline {
-                if let status = try? bridge.status(), status.home == home { return true }
-                usleep(50_000)
-            }
-            return false
+            Waiting.until(seconds: 30, every: .milliseconds(50)) { (try? bridge.status())?.home == home }
         }
         #expect(try waitForHome("glance 40x4"))
         // nookd goes away and a fresh one (home: the clock) takes its place; the client sends

@@ -89,16 +89,17 @@ final class LCDdReference {
     /// hgt 4`) from a running LCDd does: another server that took the port would not have its
     /// size as well.
     private func listens(size: String) throws -> Bool {
-        let deadline = Date().addingTimeInterval(TestBounds.seconds(20))
-        while Date() < deadline {
+        var exited = false
+        let listening = Waiting.until(seconds: 20) {
             if LoopbackPort.isListening(pid: process.processIdentifier, port: Int(port)) { return true }
-            if !process.isRunning { process.waitForExit(); return false }
+            if !process.isRunning { process.waitForExit(); exited = true; return true }
             if let probe = try? TCPConnection(port: port), (try? probe.send("hello\n")) != nil,
                probe.readLines(1, timeout: 2).first?.contains(size) == true, process.isRunning {
                 return true
             }
-            usleep(20_000)
+            return false
         }
+        if listening { return !exited }
         throw TestFailure("LCDd did not listen on 127.0.0.1:\(port): \(LoopbackPort.explain(pid: process.processIdentifier, port: Int(port)))\n\(log)")
     }
 

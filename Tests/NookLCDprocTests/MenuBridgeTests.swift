@@ -18,12 +18,7 @@ struct MenuBridgeTests {
     }
 
     func waitForFile(_ path: String) -> Bool {
-        let deadline = Date().addingTimeInterval(TestBounds.seconds(20))
-        while Date() < deadline {
-            if FileManager.default.fileExists(atPath: path) { return true }
-            usleep(50_000)
-        }
-        return false
+        Waiting.until(seconds: 20, every: .milliseconds(50)) { FileManager.default.fileExists(atPath: path) }
     }
 
     @Test func e8_lcdexecsCommandRunsFromTheMenuWithNooksTwoButtons() throws {
