@@ -534,8 +534,10 @@ public final class MQTTBridge {
         var again: [Delivery] = []
         while !waiting.isEmpty {
             let response: ResponseLine
+            let line: [UInt8]
             do throws(ClientError) {
-                guard let line = try requests.readLine() else { abandonBatch("nookd closed the connection"); return nil }
+                guard let read = try requests.readLine() else { abandonBatch("nookd closed the connection"); return nil }
+                line = read
                 // An accepted request needs only its id read (parsing every answer
                 // whole was a tenth of the bridge's time); refusals are parsed for their reason.
                 if let id = ResponseLine.acceptedNumberID(in: line) {
@@ -552,6 +554,7 @@ public final class MQTTBridge {
                 guard let entry = waiting.removeValue(forKey: id) else { continue }
                 recordTaken(entry)
                 if case .enqueue = entry.operation {} else { stateDirty = true }
+                noteCommandDone(entry, answer: line)
             case .failure(let id?, let error):
                 guard let entry = waiting.removeValue(forKey: id) else { continue }
                 if case .appRemove(let name) = entry.operation, error.code == .notFound {
@@ -606,6 +609,20 @@ public final class MQTTBridge {
         } catch {
             logger.error("cannot publish to \(topics.error): \(error)")
         }
+    }
+
+    /// A command's outcome in the log, as nookd answered it: a dismiss that met a card already
+    /// leaving on its own ends nothing more, and says so (`alreadyEnding`). Commands are few;
+    /// activities and apps, which come in bursts, are not logged one by one.
+    private func noteCommandDone(_ delivery: Delivery, answer line: [UInt8]) {
+        switch delivery.operation {
+        case .enqueue, .appSet, .appRemove: return
+        default: break
+        }
+        let result = (try? ResponseLine.decode(line)).flatMap { response -> String? in
+            if case .success(_, let result) = response { result.serialized } else { nil }
+        } ?? "done"
+        logger.info("\(delivery.message.topic): \(delivery.operation.name.rawValue): \(result)")
     }
 
     private func recordTaken(_ delivery: Delivery) {

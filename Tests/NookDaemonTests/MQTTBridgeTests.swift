@@ -96,6 +96,8 @@ struct MQTTBridgeTests {
             watcher.json("nook/b1/state").last?["current"]?["title"]?.text == "On the glass"
         }
         try setup.broker.publish("nook/b1/command", "dismiss")
+        // The log says what the command did, as nookd answered it.
+        try eventually("the dismiss's outcome in the log") { setup.bridge.log.contains(#"nook/b1/command: dismiss: {"dismissed":""#) }
         try eventually("state: the glass empty again") {
             let last = watcher.json("nook/b1/state").last
             return last?["current"] == .null || (last != nil && last?["current"] == nil)
