@@ -1,11 +1,14 @@
 import Foundation
 @testable import NookDaemon
 import NookSystem
+import NookTestTraits
 import Testing
 
 /// nookd asks the kernel not to map neighbouring pages around each fault in its
 /// read-only file mappings, so its resident set is the code it runs.
-@Suite("N3 idle memory: no fault-around in read-only file mappings")
+// Reading and splitting this process's smaps (half a megabyte with the whole suite's threads)
+// computes for seconds in a debug build: on the computing tests' thread, not the pool.
+@Suite("N3 idle memory: no fault-around in read-only file mappings", .cpuBound)
 struct FaultAroundTests {
     @Test func n3_readOnlyFileMappingsTakeRandomAccessAdviceAndWritableOnesAreLeftAlone() throws {
         #expect(FaultAround.disableForReadOnlyFileMappings() > 0)

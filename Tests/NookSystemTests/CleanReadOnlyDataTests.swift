@@ -1,10 +1,12 @@
 import Foundation
 import NookSystem
+import NookTestTraits
 import Testing
 
 /// nook-mqtt drops its clean read-only file pages (libraries' symbol tables and
 /// read-only data) once idle; pages holding relocations must survive it.
-@Suite("N3 idle memory: clean read-only data dropped, relocations kept")
+// Reads and splits this process's smaps twice: computing for seconds in a debug build.
+@Suite("N3 idle memory: clean read-only data dropped, relocations kept", .cpuBound)
 struct CleanReadOnlyDataTests {
     @Test func n3_cleanReadOnlyMappingsAreDroppedAndRelocatedOnesKept() throws {
         // A mapping made as the loader makes RELRO: a file mapped privately, one page written
