@@ -84,7 +84,11 @@ struct AnswerBackPressureTests {
     }
 
     @Test func c1_u4_aClientThatPipelinesManyLargeReadsButReadsSlowlyIsThrottledNotDropped() throws {
-        let daemon = try DaemonProcess()
+        // The client reads nothing until the test has seen its answers held back, which a loaded
+        // machine (an ASan pass) took longer than the default 30 s unread_timeout to see: the
+        // timeout's own drop is the next test's, so here it is a day.
+        let scratch = Scratch()
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", scratch.file("nook.toml", "[daemon]\nunread_timeout = 86400\n")])
         try Self.fillHistory(daemon, entries: 500)
         let client = try daemon.client(timeout: .seconds(120))
         try Self.burst(client)

@@ -97,9 +97,12 @@ final class PrivateBus {
     /// `gdbus call` on the notification server.
     /// Numbers are given typed (`uint32 0`): gdbus reads the signature by introspection, and when
     /// that call is slow (an ASan bridge on a loaded machine) it guesses, and a bare `0` is int32.
+    /// The call's own timeout is a hang guard, as the tests' bounds are: D-Bus's default 25 s ran
+    /// out in an ASan pass ("Timeout was reached") with nothing wrong in the bridge.
     func call(_ method: String, _ arguments: [String] = []) throws -> (status: Int32, output: String, error: String) {
-        try run(["gdbus", "call", "--session", "--dest", "org.freedesktop.Notifications", "--object-path", "/org/freedesktop/Notifications",
-                 "--method", "org.freedesktop.Notifications." + method] + (arguments.isEmpty ? [] : ["--"] + arguments))
+        try run(["gdbus", "call", "--session", "--timeout", String(Int(TestBounds.seconds(120))),
+                 "--dest", "org.freedesktop.Notifications", "--object-path", "/org/freedesktop/Notifications",
+                 "--method", "org.freedesktop.Notifications." + method] + (arguments.isEmpty ? [] : ["--"] + arguments), timeout: 150)
     }
 
     deinit {
