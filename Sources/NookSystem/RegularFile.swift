@@ -36,8 +36,8 @@ public func readRegularFile(_ path: String, limit: Int, openFlags: Int32 = 0) th
     guard Int(info.st_size) <= limit else { throw .tooLarge(path: path, bytes: Int(info.st_size), limit: limit) }
     // Reserved by the file's size, not the limit (a 64 MiB limit must not cost 64 MiB for a
     // small file); a file that reports no size (/proc) or grew since fstat is read on in chunks.
-    // Each chunk is appended whole (a copy), never a byte at a time through a generic sequence:
-    // in a debug build that read /proc/self/smaps (half a megabyte) for seconds of CPU.
+    // Each chunk is appended whole (a copy), never a byte at a time through a generic sequence,
+    // which a debug build runs element by element (/proc/self/smaps is half a megabyte).
     var bytes: [UInt8] = []
     bytes.reserveCapacity(min(limit, Int(info.st_size)) + 1)
     let chunk = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 1 << 16)

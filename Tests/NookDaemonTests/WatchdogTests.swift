@@ -76,7 +76,13 @@ struct WatchdogEndToEndTests {
         // before is already in the socket, to be drained; after that, silence.
         try eventually("the display loop to hang", timeout: 30) { daemon.log.contains("display loop now hangs") }
         while notify.receive(timeout: 0) != nil {}
-        #expect(!notify.wait(timeout: TestBounds.seconds(3)) { $0 == "WATCHDOG=1" }, "no ping for 15 intervals after the loop hung")
+        // At most two pings can still come, both decided before the hang: one sent after the
+        // drain (the send is outside the heartbeat's lock, and a loaded machine may hold the
+        // sender between), and one that another loop's beat completes with the hung loop's last
+        // beat. Then silence: 15 intervals with no ping.
+        var late = 0
+        while late <= 2, notify.wait(timeout: TestBounds.seconds(3), for: { $0 == "WATCHDOG=1" }) { late += 1 }
+        #expect(late <= 2, "pings went on after the loop hung")
         // The socket still answers: only a watchdog would notice that the glass is stuck.
         #expect((try daemon.request(.status))["modules"] != nil)
     }
