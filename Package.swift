@@ -191,7 +191,7 @@ let package = Package(
             "NookLogging", "nookd",
         ]),
         .testTarget(name: "NookPNGTests", dependencies: ["NookPNG", "NookDisplay", "NookRender", "NookTestTraits"]),
-        .testTarget(name: "NookDisplayTests", dependencies: ["NookDisplay", "NookActivities", "NookTestSupport"]),
+        .testTarget(name: "NookDisplayTests", dependencies: ["NookDisplay", "NookActivities", "NookTestSupport", "NookTestTraits"]),
         .testTarget(name: "NookPixelTests", dependencies: ["NookPixel", "NookDisplay", "NookActivities", "NookRender", "NookTestSupport", "NookTestTraits"],
                     exclude: ["Golden"]),
         .testTarget(name: "NookLEDTests", dependencies: ["NookLED", "NookPixel", "NookDisplay", "NookActivities", "NookTestSupport", "NookTestTraits"]),

@@ -29,7 +29,10 @@ public final class EventRecorder: Sendable {
     private let state = Locked(State())
     private let watchdog: Duration
 
-    public init(_ stream: AsyncStream<NookActivityEvent>, watchdog: Duration = .seconds(20)) {
+    /// The watchdog only ends a hang, so it is long: the queue's jobs run on the cooperative
+    /// pool, where early in a whole run they wait behind a thousand tests' first jobs (20 s
+    /// ran out for eleven queue tests that had nothing wrong).
+    public init(_ stream: AsyncStream<NookActivityEvent>, watchdog: Duration = .seconds(120)) {
         self.watchdog = TestBounds.duration(watchdog)
         Task { [weak self] in
             for await event in stream {

@@ -1,9 +1,12 @@
 import NookActivities
 @testable import NookDisplay
 import NookTestSupport
+import NookTestTraits
 import Testing
 
-@Suite("D3 mock display, R6 rotation")
+// Whole bar-panel frames turned, filled and compared pixel by pixel: seconds of a debug
+// build's CPU, on the computing tests' thread rather than the pool every test shares.
+@Suite("D3 mock display, R6 rotation", .cpuBound)
 struct DisplayTests {
     /// A frame whose every pixel names its own coordinates.
     func numbered(width: Int, height: Int) -> Frame {

@@ -1,5 +1,6 @@
 import NookHTTP
 import NookProtocol
+import NookTestTraits
 import Testing
 
 /// ``CardKeyOrder`` alone: requests with one key run one after another in the order taken,
@@ -45,7 +46,8 @@ import Testing
         #expect(started == ["firing", "other", "keyless", "resolved", "again"])
     }
 
-    @Test func h3_aLongLineOfRequestsThatAnswerAtOnceRunsWithoutTheStackGrowing() throws {
+    // 200,000 requests through the order in a debug build: on the computing tests' thread.
+    @Test(.cpuBound) func h3_aLongLineOfRequestsThatAnswerAtOnceRunsWithoutTheStackGrowing() throws {
         // As when nookd is unreachable: every request behind the first answers 503 as it starts.
         let order = CardKeyOrder()
         var first: (() -> Void)?

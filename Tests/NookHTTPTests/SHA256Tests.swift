@@ -1,8 +1,10 @@
 import NookHTTP
+import NookTestTraits
 import Testing
 
 /// The token file's hash is SHA-256 exactly: FIPS 180-4's test vectors (and NIST's long one).
-@Suite struct SHA256Tests {
+// A million bytes hashed in a debug build: on the computing tests' thread.
+@Suite(.cpuBound) struct SHA256Tests {
     @Test func h4_sha256GivesTheFIPSTestVectorsDigests() {
         #expect(SHA256.hex(SHA256.hash("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         #expect(SHA256.hex(SHA256.hash([UInt8]())) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")

@@ -1,11 +1,12 @@
 import Foundation
+import NookTestTraits
 import Testing
 
 /// The bridges and nookctl build requests from the protocol's table of operations
 /// (`NookOperation`, `NookOperation.Name.decode`), never by writing a request's `op` as a string
 /// and decoding it again (C1): a renamed or removed operation is then a compile error in every
 /// client, not a request nookd refuses at run time.
-@Suite("C1 the clients of nookd's socket spell no operation's wire name")
+@Suite("C1 the clients of nookd's socket spell no operation's wire name", .cpuBound)
 struct BridgeOperationNamesTests {
     /// A request's `op` written by hand: as a JSON member in Swift (`("op", .string(…))`) or in
     /// a JSON text (`"op":"…"`).

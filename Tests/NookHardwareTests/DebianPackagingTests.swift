@@ -5,7 +5,7 @@ import Testing
 /// Hardware/debian against the rest of Hardware/: what Hardware/install installs, the packages
 /// install too, from the same files. The packages themselves are built and judged (lintian,
 /// piuparts) by `Hardware/dev/package amd64 check`, which needs root and a trixie root.
-@Suite("P7 P8 the Debian packages")
+@Suite("P7 P8 the Debian packages", .cpuBound)
 struct DebianPackagingTests {
     static let debian = repository + "/Hardware/debian"
 

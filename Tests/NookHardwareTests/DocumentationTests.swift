@@ -1,9 +1,10 @@
 import Foundation
+import NookTestTraits
 import Testing
 
 /// The README stays short and readable, its Quick start stays what CI runs, every rule a test
 /// names is written down in the repository, and no link in the docs leads nowhere.
-@Suite("Documentation: the README, the contract and the links between the docs")
+@Suite("Documentation: the README, the contract and the links between the docs", .cpuBound)
 struct DocumentationTests {
     static func text(_ path: String) throws -> String {
         try String(contentsOfFile: repository + "/" + path, encoding: .utf8)

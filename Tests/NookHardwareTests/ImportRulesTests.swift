@@ -4,7 +4,7 @@ import Testing
 
 /// Hardware/dev/check-imports reads the arrows from Package.swift rather than a list of its own:
 /// these run it on a small package written here, so a rule it stops enforcing fails.
-@Suite("Import rules come from Package.swift")
+@Suite("Import rules come from Package.swift", .ownThreads)
 struct ImportRulesTests {
     let script = repository + "/Hardware/dev/check-imports"
 

@@ -6,7 +6,7 @@ import Testing
 /// and the scripts that prove them (Debian 13's Swift, the aarch64 cross build) stay runnable.
 /// The builds themselves are the proof: `Hardware/dev/debian-swift test` and
 /// `Hardware/dev/cross arm64` (docs/platforms.md).
-@Suite("P1 P2 platforms: the oldest Swift and Debian are declared and the toolchain scripts run")
+@Suite("P1 P2 platforms: the oldest Swift and Debian are declared and the toolchain scripts run", .ownThreads)
 struct PlatformTests {
     func text(_ path: String) throws -> String {
         try String(contentsOfFile: repository + "/" + path, encoding: .utf8)

@@ -1,10 +1,11 @@
 import Foundation
+import NookTestTraits
 import Testing
 
 /// SPEC P3: the whole suite runs cross-built under qemu-user, and a test that cannot run there
 /// is named with the reason. Each skip is `.notUnderQEMUUser("…")` with a sentence saying what
 /// qemu-user does differently; a bare or empty one would hide a test with no word why.
-@Suite("P3 tests skipped under qemu-user say why")
+@Suite("P3 tests skipped under qemu-user say why", .cpuBound)
 struct QEMUUserSkipsTests {
     static let skip = try! NSRegularExpression(pattern: #"\.notUnderQEMUUser\(([^)]*)\)"#)
 

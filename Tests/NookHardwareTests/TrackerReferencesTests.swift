@@ -1,9 +1,10 @@
 import Foundation
+import NookTestTraits
 import Testing
 
 /// Code and tests say what things do, not which issue asked for them: an issue number in a
 /// comment, a test's name or a file's name means nothing to a newcomer who has no tracker.
-@Suite("Names and comments carry no issue numbers")
+@Suite("Names and comments carry no issue numbers", .cpuBound)
 struct TrackerReferencesTests {
     static let citation = try! NSRegularExpression(pattern: #"\b[Ii]ssues? #?[0-9]+\b|\bfunc issue[0-9]+_|@Suite\("Issue"#)
 
