@@ -71,7 +71,11 @@ struct AnswerBackPressureTests {
     /// About 200 KB of history a page of 500: entries of about 400 bytes, each an enqueue the
     /// next one of the same key replaces while the queue is suspended.
     static func fillHistory(_ daemon: DaemonProcess, entries: Int) throws {
-        try HistoryBurst.send(entries: entries, to: daemon.client(timeout: .seconds(120)))
+        do {
+            try HistoryBurst.send(entries: entries, to: daemon.client(timeout: .seconds(120)))
+        } catch {
+            throw DaemonFailure("filling the history: \(error)\nnookd: \(daemon.log.suffix(3000))")
+        }
         try eventually("the history holds \(entries) entries", timeout: 60) {
             try HistoryAnswer(json: daemon.request(.history(HistoryQuery(limit: 1)))).total >= entries
         }
@@ -85,10 +89,12 @@ struct AnswerBackPressureTests {
 
     @Test func c1_u4_aClientThatPipelinesManyLargeReadsButReadsSlowlyIsThrottledNotDropped() throws {
         // The client reads nothing until the test has seen its answers held back, which a loaded
-        // machine (an ASan pass) took longer than the default 30 s unread_timeout to see: the
-        // timeout's own drop is the next test's, so here it is a day.
+        // machine (an ASan pass) took longer than the default 30 s unread_timeout to see, and
+        // the history's fill, a 300 KB write, once lost its connection there: what is judged is
+        // the throttle, so the clients' timeouts (the next test's, and C1's own) are a day.
         let scratch = Scratch()
-        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", scratch.file("nook.toml", "[daemon]\nunread_timeout = 86400\n")])
+        let config = "[daemon]\nunread_timeout = 86400\npartial_line_timeout = 86400\nidle_timeout = 86400\n"
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", scratch.file("nook.toml", config)])
         try Self.fillHistory(daemon, entries: 500)
         let client = try daemon.client(timeout: .seconds(120))
         try Self.burst(client)
