@@ -115,7 +115,11 @@ struct AppFigures {
             shown = next
             while await queue.snapshot().currentPhase != .presented { try? await Task.sleep(for: .milliseconds(5)) }
             try? await Task.sleep(for: .milliseconds(100))
-            samples += timing.frameTimes()
+            let frames = timing.frames()
+            samples += frames.map(\.ms)
+            if getenv("NOOK_BENCH_VERBOSE") != nil, index < 3 {
+                print("  switch \(index):", frames.map { "\(rounded($0.ms)) (\($0.what))" }.joined(separator: "; "))
+            }
         }
         if getenv("NOOK_BENCH_VERBOSE") != nil {
             print("  app switch frames: \(samples.count), slowest (ms):", samples.sorted().suffix(5).map(rounded))
@@ -145,31 +149,47 @@ struct AppFigures {
 /// When each frame was handed to the display and when it was on the glass, and when the queue
 /// told of a change (a slide ending, the next card coming).
 final class FrameTimes: Sendable {
+    private struct Presented {
+        var ready: ContinuousClock.Instant
+        var flipped: ContinuousClock.Instant
+    }
+
     private struct Times {
         var start: ContinuousClock.Instant?
-        var ready: [ContinuousClock.Instant] = []
-        var flipped: [ContinuousClock.Instant] = []
+        var frames: [Presented] = []
         var events: [ContinuousClock.Instant] = []
     }
 
     private let state = Locked(Times())
 
     func start() { state.withLock { $0 = Times(start: .now) } }
-    func ready() { state.withLock { if $0.start != nil { $0.ready.append(.now) } } }
-    func flipped() { state.withLock { if $0.start != nil { $0.flipped.append(.now) } } }
+    /// One frame, noted once it is on the glass: its two times together, so that a frame on its
+    /// way when a round starts is never paired with another frame's time.
+    func presented(readyAt ready: ContinuousClock.Instant) {
+        let flipped = ContinuousClock.now
+        state.withLock { if $0.start != nil { $0.frames.append(Presented(ready: ready, flipped: flipped)) } }
+    }
     func event() { state.withLock { if $0.start != nil { $0.events.append(.now) } } }
 
-    /// Each frame's time, in ms: from when the screen could begin it (the frame before on the
-    /// glass, or the queue's event it waited for, whichever came last) until it was handed to
-    /// the display. Between a slide's end and the queue's next event the screen waits, and that
-    /// wait is no frame's work (the glass shows the frame before meanwhile).
-    func frameTimes() -> [Double] {
+    /// Each frame's time, in ms, of the frames handed over since the round started: from when
+    /// the screen could begin it (the frame before it on the glass, or the queue's event it
+    /// waited for, whichever came last) until it was handed to the display. Between a slide's
+    /// end and the queue's next event the screen waits, and that wait is no frame's work (the
+    /// glass shows the frame before meanwhile).
+    func frameTimes() -> [Double] { frames().map(\.ms) }
+
+    /// Each frame's time with what it counted from, for `NOOK_BENCH_VERBOSE`: its place in the
+    /// round and whether the frame before on the glass or an event came last.
+    func frames() -> [(ms: Double, what: String)] {
         state.withLock { state in
             guard let start = state.start else { return [] }
-            let before = [start] + state.flipped
-            return zip(before, state.ready).map { previous, ready in
-                let event = state.events.last { $0 <= ready }
-                return (ready - max(previous, event ?? previous)).nookSeconds * 1000
+            return state.frames.filter { $0.ready >= start }.enumerated().map { index, frame in
+                let glass = state.frames.lazy.map(\.flipped).filter { $0 <= frame.ready }.max() ?? start
+                let event = state.events.last { $0 <= frame.ready } ?? start
+                let from = max(start, glass, event)
+                let eventsBefore = state.events.filter { $0 <= frame.ready }.count
+                return ((frame.ready - from).nookSeconds * 1000,
+                        "frame \(index + 1), after event \(eventsBefore), from \(from == event ? "the event" : "the glass")")
             }
         }
     }
@@ -184,9 +204,9 @@ final class TimedDisplay: DisplayBackend {
     init(_ display: MockDisplay, times: FrameTimes) { (self.display, self.times) = (display, times) }
 
     func present(_ frame: Frame) async throws(DisplayError) {
-        times.ready()
+        let ready = ContinuousClock.now
         try await display.present(frame)
-        times.flipped()
+        times.presented(readyAt: ready)
     }
 
     func setBlanked(_ blanked: Bool) async throws(DisplayError) { try await display.setBlanked(blanked) }
