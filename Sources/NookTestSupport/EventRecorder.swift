@@ -30,8 +30,7 @@ public final class EventRecorder: Sendable {
     private let watchdog: Duration
 
     /// The watchdog only ends a hang, so it is long: the queue's jobs run on the cooperative
-    /// pool, where early in a whole run they wait behind a thousand tests' first jobs (20 s
-    /// ran out for eleven queue tests that had nothing wrong).
+    /// pool, where early in a whole run they wait behind every other test's first jobs.
     public init(_ stream: AsyncStream<NookActivityEvent>, watchdog: Duration = .seconds(120)) {
         self.watchdog = TestBounds.duration(watchdog)
         Task { [weak self] in

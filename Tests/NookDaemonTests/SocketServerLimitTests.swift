@@ -36,8 +36,7 @@ struct SocketServerLimitTests {
             // Hangs up before its answer, which waits for the disk.
         }
         // The bounds only end a hang: the settles run on the cooperative pool, where they wait
-        // behind every job queued before them (early in a whole run, a thousand tests' first
-        // jobs held it for 55 s).
+        // behind every job queued before them, early in a whole run every other test's first.
         try eventually("the four served connections let go", timeout: 180) { server.openConnections == 0 }
         let fifth = try NookClient(path: path)
         fifth.readTimeout = TestBounds.duration(.seconds(10))
