@@ -175,11 +175,8 @@ final class FrameTimes: Sendable {
     /// the screen could begin it (the frame before it on the glass, or the queue's event it
     /// waited for, whichever came last) until it was handed to the display. Between a slide's
     /// end and the queue's next event the screen waits, and that wait is no frame's work (the
-    /// glass shows the frame before meanwhile).
-    func frameTimes() -> [Double] { frames().map(\.ms) }
-
-    /// Each frame's time with what it counted from, for `NOOK_BENCH_VERBOSE`: its place in the
-    /// round and whether the frame before on the glass or an event came last.
+    /// glass shows the frame before meanwhile). With each, for `NOOK_BENCH_VERBOSE`, its place
+    /// in the round and which of the two it counted from.
     func frames() -> [(ms: Double, what: String)] {
         state.withLock { state in
             guard let start = state.start else { return [] }
