@@ -74,6 +74,9 @@ public final class NookdLink: NookdCalls {
     private var outgoing: [UInt8] = []
     private var sent = 0
     private var incoming: [UInt8] = []
+    /// The start of `incoming` already searched for a newline and holding none: a line of a
+    /// megabyte arrives in many reads, and each read searches only what it added.
+    private var incomingSearched = 0
     private var pending: [Pending] = []
     private var pendingStart = 0
     /// Bytes of calls put in ``outgoing`` and bytes written, since the connection opened.
@@ -348,13 +351,14 @@ public final class NookdLink: NookdCalls {
 
     private func takeLines() {
         var lineStart = 0
-        while let newline = incoming[lineStart...].firstIndex(of: 0x0A) {
+        while let newline = incoming[max(lineStart, incomingSearched)...].firstIndex(of: 0x0A) {
             let line = incoming[lineStart..<newline]
             lineStart = newline + 1
             answer(line)
             guard socket != nil else { return }
         }
         incoming.removeFirst(lineStart)
+        incomingSearched = incoming.count
     }
 
     private func answer(_ line: ArraySlice<UInt8>) {
@@ -410,6 +414,7 @@ public final class NookdLink: NookdCalls {
         outgoing.removeAll()
         sent = 0
         incoming.removeAll()
+        incomingSearched = 0
         let written = writtenBytes
         queuedBytes = 0
         writtenBytes = 0

@@ -116,8 +116,16 @@ public enum JSONValue: Hashable, Sendable {
         output.append(UInt8(ascii: "\""))
         // Most strings (ids, names, titles) need no escape: copy them whole. Scanned through
         // the string's own storage: the generic scan of its UTF-8 view cost more than copying.
+        // Indexed through the base pointer, which a debug build runs inline (see `Parser`).
         let plain = text.utf8.withContiguousStorageIfAvailable { bytes in
-            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
+            if let base = bytes.baseAddress {
+                var index = 0
+                while index < bytes.count {
+                    let byte = base[index]
+                    if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
+                    index += 1
+                }
+            }
             output.append(contentsOf: bytes)
             return true
         }
@@ -149,12 +157,22 @@ public enum JSONValue: Hashable, Sendable {
     public static let maximumDepth = 32
 
     public static func parse(_ bytes: some Collection<UInt8>) throws(JSONError) -> JSONValue {
-        var parser = Parser(bytes: Array(bytes))
-        parser.skipWhitespace()
-        let value = try parser.parseValue(depth: 0)
-        parser.skipWhitespace()
-        guard parser.atEnd else { throw parser.error("unexpected text after the JSON value") }
-        return value
+        let parsed = bytes.withContiguousStorageIfAvailable(parse(buffer:)) ?? Array(bytes).withUnsafeBufferPointer(parse(buffer:))
+        return try parsed.get()
+    }
+
+    private static func parse(buffer: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, JSONError> {
+        guard let base = buffer.baseAddress, !buffer.isEmpty else {
+            return .failure(JSONError(offset: 0, message: "the line ends where a value should be"))
+        }
+        var parser = Parser(base: base, count: buffer.count)
+        return Result { () throws(JSONError) in
+            parser.skipWhitespace()
+            let value = try parser.parseValue(depth: 0)
+            parser.skipWhitespace()
+            guard parser.atEnd else { throw parser.error("unexpected text after the JSON value") }
+            return value
+        }
     }
 }
 
@@ -165,12 +183,18 @@ public struct JSONError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String { "at byte \(offset): \(message)" }
 }
 
+/// Reads through a pointer, not an array: a debug build (every test's nookd and nook-http) runs
+/// an array's subscript as a generic call with a retain and a release per byte, a pointer's inline.
 private struct Parser {
-    let bytes: [UInt8]
+    let base: UnsafePointer<UInt8>
+    let count: Int
     var position = 0
 
-    var atEnd: Bool { position >= bytes.count }
-    var peek: UInt8? { position < bytes.count ? bytes[position] : nil }
+    var atEnd: Bool { position >= count }
+    var peek: UInt8? { position < count ? base[position] : nil }
+
+    /// The bytes of `range`, which lies inside the input.
+    func bytes(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base + range.lowerBound, count: range.count) }
 
     func error(_ message: String) -> JSONError { JSONError(offset: position, message: message) }
 
@@ -196,7 +220,7 @@ private struct Parser {
 
     mutating func literal(_ word: StaticString) throws(JSONError) {
         let expected = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
-        guard bytes.count - position >= expected.count, bytes[position..<position + expected.count].elementsEqual(expected) else {
+        guard count - position >= expected.count, bytes(position..<position + expected.count).elementsEqual(expected) else {
             throw error("expected '\(word)'")
         }
         position += expected.count
@@ -250,10 +274,12 @@ private struct Parser {
         var text: [UInt8] = []
         let start = position
         var runStart = position
+        // Whether the run so far has a byte past ASCII: only such a run needs UTF-8 validation.
+        var runHasNonASCII = false
         func flushRun(_ parser: Parser, into text: inout [UInt8]) throws(JSONError) {
             guard runStart < parser.position else { return }
-            let run = parser.bytes[runStart..<parser.position]
-            guard run.allSatisfy({ $0 < 0x80 }) || String(validating: run, as: UTF8.self) != nil else {
+            let run = parser.bytes(runStart..<parser.position)
+            guard !runHasNonASCII || String(validating: run, as: UTF8.self) != nil else {
                 throw JSONError(offset: runStart, message: "invalid UTF-8 in a string")
             }
             text.append(contentsOf: run)
@@ -263,9 +289,9 @@ private struct Parser {
             case UInt8(ascii: "\""):
                 if text.isEmpty, runStart == start {
                     // No escape: the string is its one run, made straight from the bytes.
-                    let run = bytes[runStart..<position]
+                    let run = bytes(runStart..<position)
                     // Validated once: the string made while checking is the one returned.
-                    let string = run.allSatisfy({ $0 < 0x80 }) ? String(decoding: run, as: UTF8.self) : String(validating: run, as: UTF8.self)
+                    let string = runHasNonASCII ? String(validating: run, as: UTF8.self) : String(decoding: run, as: UTF8.self)
                     guard let string else { throw JSONError(offset: runStart, message: "invalid UTF-8 in a string") }
                     position += 1
                     return string
@@ -278,11 +304,13 @@ private struct Parser {
                 position += 1
                 text.append(contentsOf: String(try parseEscape()).utf8)
                 runStart = position
+                runHasNonASCII = false
             case 0:
                 throw error("NUL byte inside a string")
             case ..<0x20:
                 throw error("control character inside a string (escape it)")
             default:
+                if byte >= 0x80 { runHasNonASCII = true }
                 position += 1
             }
         }
@@ -304,7 +332,7 @@ private struct Parser {
         case UInt8(ascii: "u"):
             let first = try hex4()
             if (0xD800..<0xDC00).contains(first) {
-                guard peek == UInt8(ascii: "\\"), position + 1 < bytes.count, bytes[position + 1] == UInt8(ascii: "u") else {
+                guard peek == UInt8(ascii: "\\"), position + 1 < count, base[position + 1] == UInt8(ascii: "u") else {
                     throw error("a high surrogate must be followed by a low one")
                 }
                 position += 2
@@ -321,8 +349,8 @@ private struct Parser {
     }
 
     mutating func hex4() throws(JSONError) -> UInt32 {
-        guard bytes.count - position >= 4,
-              let text = String(validating: bytes[position..<position + 4], as: UTF8.self),
+        guard count - position >= 4,
+              let text = String(validating: bytes(position..<position + 4), as: UTF8.self),
               let value = UInt32(text, radix: 16) else { throw error("\\u needs four hexadecimal digits") }
         position += 4
         return value
@@ -337,17 +365,17 @@ private struct Parser {
         }
         // Most numbers are whole (ids, counts, versions): up to 15 digits a Double holds them
         // exactly, and summing digits costs a fraction of making a String for `Double(_:)`.
-        let negative = bytes[start] == UInt8(ascii: "-")
+        let negative = base[start] == UInt8(ascii: "-")
         let digitsStart = negative ? start + 1 : start
         if position > digitsStart, position - digitsStart <= 15,
-           bytes[digitsStart..<position].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-           bytes[digitsStart] != UInt8(ascii: "0") || position - digitsStart == 1 {
+           bytes(digitsStart..<position).allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+           base[digitsStart] != UInt8(ascii: "0") || position - digitsStart == 1 {
             var whole: Int64 = 0
-            for byte in bytes[digitsStart..<position] { whole = whole * 10 + Int64(byte - UInt8(ascii: "0")) }
+            for byte in bytes(digitsStart..<position) { whole = whole * 10 + Int64(byte - UInt8(ascii: "0")) }
             return negative ? -Double(whole) : Double(whole)
         }
         // Only ASCII bytes were taken above: no UTF-8 to validate.
-        guard let number = Double(String(decoding: bytes[start..<position], as: UTF8.self)), number.isFinite else {
+        guard let number = Double(String(decoding: bytes(start..<position), as: UTF8.self)), number.isFinite else {
             throw JSONError(offset: start, message: "malformed number")
         }
         return number
