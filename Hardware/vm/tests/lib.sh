@@ -3,8 +3,9 @@
 repo=$(cd "$(dirname "$0")/../../.." && pwd)
 # A boot running several suites (the arm64 lane) gives each its own folder of the share.
 results=${results:-/mnt/results}
-nookd=$repo/.build/debug/nookd
-nookctl=$repo/.build/debug/nookctl
+binaries=$repo/.build/debug
+nookd=$binaries/nookd
+nookctl=$binaries/nookctl
 socket=/tmp/nookd.sock
 # What the host chose for this run (run_guest's GUEST_ENV), such as another nookd build.
 [ -f /mnt/results/env ] && . /mnt/results/env

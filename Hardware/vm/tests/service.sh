@@ -8,7 +8,7 @@ socket=/run/nook/nookd.sock
 # nookctl as a user: as USER SUBCOMMAND [ARGS...]
 as() { user=$1; shift; runuser -u "$user" -- "$nookctl" "$@" --socket "$socket"; }
 
-if "$repo/Hardware/install" --binaries "$repo/.build/debug" > "$results/install.log" 2>&1; then
+if "$repo/Hardware/install" --binaries "$binaries" > "$results/install.log" 2>&1; then
   pass "N3 Hardware/install on a booted system: binaries, unit, udev rules, config, nook user"
 else
   fail "Hardware/install: $(tail -3 "$results/install.log")"
