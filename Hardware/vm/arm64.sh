@@ -9,7 +9,8 @@
 # (led and proximity both load i2c-stub with their own chips, so they are in different boots;
 # gpio and touch use the mock display and go where they even the lanes out).
 # `packages` (not part of `all`) boots a third guest of its own: a Debian 13 arm64 system with
-# systemd, on which the .debs are installed (SPEC P9, about two minutes warm).
+# systemd, on which the .debs are installed (SPEC P9, about two minutes warm). `panel` and
+# `portrait` are `all`'s boots one at a time; `compare` then checks the one against the other.
 
 arm64_prepared=
 arm64_prepare() {
@@ -118,12 +119,17 @@ arm64_packages() {
 
 arm64_main() {
   case "$1" in
-    drm|led|gpio|touch|proximity|packages|all|prepare) ;;
-    *) echo "vm: unknown arm64 suite '$1' (drm, gpio, touch, led, proximity, packages, all, prepare)" >&2; exit 64 ;;
+    drm|led|gpio|touch|proximity|panel|portrait|compare|packages|all|prepare) ;;
+    *) echo "vm: unknown arm64 suite '$1' (drm, gpio, touch, led, proximity, panel, portrait, compare, packages, all, prepare)" >&2; exit 64 ;;
   esac
   arm64_prepare
   case "$1" in
     packages) arm64_packages ;;
+    # `all`'s two boots one at a time, each with all its suites (Hardware/dev/test puts them in
+    # its VM lanes), then `compare`: the portrait boot's glass against the panel boot's.
+    panel) arm64_panel ;;
+    portrait) arm64_portrait ;;
+    compare) arm64_portrait_checks ;;
     drm) arm64_panel drm-landscape; arm64_portrait drm-portrait; arm64_portrait_checks ;;
     led) arm64_panel led ;;
     gpio|touch|proximity) arm64_portrait "$1" ;;
