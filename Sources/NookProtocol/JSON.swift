@@ -349,7 +349,9 @@ private struct Parser {
     }
 
     mutating func hex4() throws(JSONError) -> UInt32 {
-        guard count - position >= 4,
+        // Four hexadecimal digits exactly: `UInt32(_:radix:)` alone would take a sign ("+0e9").
+        guard count - position >= 4, bytes(position..<position + 4).allSatisfy({ ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
+                  || (($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "f")) }),
               let text = String(validating: bytes(position..<position + 4), as: UTF8.self),
               let value = UInt32(text, radix: 16) else { throw error("\\u needs four hexadecimal digits") }
         position += 4
@@ -374,10 +376,36 @@ private struct Parser {
             for byte in bytes(digitsStart..<position) { whole = whole * 10 + Int64(byte - UInt8(ascii: "0")) }
             return negative ? -Double(whole) : Double(whole)
         }
-        // Only ASCII bytes were taken above: no UTF-8 to validate.
-        guard let number = Double(String(decoding: bytes(start..<position), as: UTF8.self)), number.isFinite else {
+        // Only ASCII bytes were taken above: no UTF-8 to validate. `Double(_:)` alone would take
+        // more than JSON's numbers ("01", "1.", ".5").
+        guard isNumber(start..<position), let number = Double(String(decoding: bytes(start..<position), as: UTF8.self)),
+              number.isFinite else {
             throw JSONError(offset: start, message: "malformed number")
         }
         return number
+    }
+
+    /// Whether `range` is a number as JSON writes it (RFC 8259, section 6):
+    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    func isNumber(_ range: Range<Int>) -> Bool {
+        var index = range.lowerBound
+        func isDigit(_ at: Int) -> Bool { at < range.upperBound && base[at] >= UInt8(ascii: "0") && base[at] <= UInt8(ascii: "9") }
+        func digits() -> Bool {
+            guard isDigit(index) else { return false }
+            while isDigit(index) { index += 1 }
+            return true
+        }
+        if index < range.upperBound, base[index] == UInt8(ascii: "-") { index += 1 }
+        if index < range.upperBound, base[index] == UInt8(ascii: "0") { index += 1 } else if !digits() { return false }
+        if index < range.upperBound, base[index] == UInt8(ascii: ".") {
+            index += 1
+            guard digits() else { return false }
+        }
+        if index < range.upperBound, base[index] == UInt8(ascii: "e") || base[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < range.upperBound, base[index] == UInt8(ascii: "+") || base[index] == UInt8(ascii: "-") { index += 1 }
+            guard digits() else { return false }
+        }
+        return index == range.upperBound
     }
 }

@@ -107,6 +107,32 @@ struct ProtocolTests {
         #expect(failure.error.code == .badJSON)
     }
 
+    /// What `Double(_:)` reads but JSON does not write is refused, naming the number's offset.
+    @Test(arguments: ["01", "-01", "00", "1.", "-", "1e", "1e+", "1.e5", "1e5.5", "-.5", "1..2", "1e5e5"])
+    func c3_aNumberJSONDoesNotWriteIsMalformed(text: String) {
+        #expect(parseError("[\(text)]") == "at byte 1: malformed number")
+    }
+
+    @Test(arguments: ["0", "-0", "1.5", "1e5", "1E+5", "1e-07", "-0.0", "123", "0.25e2", "-1.0E-2"])
+    func c1_everyNumberJSONWritesIsRead(text: String) throws {
+        #expect(try JSONValue.parse(Array(text.utf8)) == .number(Double(text)!))
+    }
+
+    @Test(arguments: [#""\u+0e9""#, #""\u-001""#, #""\u 0e9""#, #""\u00g9""#])
+    func c3_aUnicodeEscapeIsFourHexadecimalDigitsExactly(text: String) {
+        #expect(parseError(text) == "at byte 3: \\u needs four hexadecimal digits")
+    }
+
+    /// What `JSONValue.parse` says is wrong with `text`, or nil when it reads it.
+    func parseError(_ text: String) -> String? {
+        do {
+            _ = try JSONValue.parse(Array(text.utf8))
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
     @Test func c3_invalidUTF8IsRejectedNotMangled() {
         var bytes = Array(#"{"op":"enqueue","activity":{"title":"ab"}}"#.utf8)
         bytes[bytes.count - 4] = 0xFF

@@ -187,7 +187,7 @@ async function refreshPending() {
     const cards = cardsOf(answer);
     const list = $('pending');
     const focused = document.activeElement && document.activeElement.dataset.activity;
-    list.replaceChildren(...cards.map(pendingItem));
+    patchList(list, cards.map(pendingItem));
     const onGlass = cards.filter(shownNow).length;
     const waiting = cards.length - onGlass;
     say('pending-count', cards.length === 0 ? 'Nothing waits.'
@@ -205,6 +205,18 @@ async function refreshPending() {
 }
 
 function shownNow(activity) { return activity.onGlass || activity.state === 'current'; }
+
+// Rows equal to what is drawn stay the same nodes, in place: a Dismiss held with Space (a
+// button acts on its release) still acts when a refresh between press and release left its row
+// as it was; a replaced button would have lost the press.
+function patchList(list, items) {
+  items.forEach((fresh, index) => {
+    const drawn = list.children[index];
+    if (!drawn) list.append(fresh);
+    else if (!drawn.isEqualNode(fresh)) drawn.replaceWith(fresh);
+  });
+  while (list.children.length > items.length) list.lastElementChild.remove();
+}
 
 function pendingItem(activity) {
   const item = document.createElement('li');
