@@ -40,7 +40,7 @@ public func readRegularFile(_ path: String, limit: Int, openFlags: Int32 = 0) th
     // which a debug build runs element by element (/proc/self/smaps is half a megabyte).
     var bytes: [UInt8] = []
     bytes.reserveCapacity(min(limit, Int(info.st_size)) + 1)
-    let chunk = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 1 << 16)
+    let chunk = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: limit < 1 << 16 ? limit + 1 : 1 << 16)
     defer { chunk.deallocate() }
     var count = 0
     while count <= limit {
