@@ -377,7 +377,7 @@ private struct Parser {
             return negative ? -Double(whole) : Double(whole)
         }
         // Only ASCII bytes were taken above: no UTF-8 to validate. `Double(_:)` alone would take
-        // more than JSON's numbers ("01", "1.", ".5").
+        // more than JSON's numbers ("01", "1.", "1e5.").
         guard isNumber(start..<position), let number = Double(String(decoding: bytes(start..<position), as: UTF8.self)),
               number.isFinite else {
             throw JSONError(offset: start, message: "malformed number")
