@@ -349,9 +349,18 @@ public final class NookdLink: NookdCalls {
         }
     }
 
+    private static let newline: [UInt8] = [0x0A]
+
+    /// Where the next end of a line is in `incoming`, searched from `start` (memchr, see ByteSearch).
+    private func nextNewline(from start: Int) -> Int? {
+        incoming.withUnsafeBytes { bytes in
+            ByteSearch.firstOffset(of: Self.newline, in: UnsafeRawBufferPointer(rebasing: bytes[start...])).map { start + $0 }
+        }
+    }
+
     private func takeLines() {
         var lineStart = 0
-        while let newline = incoming[max(lineStart, incomingSearched)...].firstIndex(of: 0x0A) {
+        while let newline = nextNewline(from: max(lineStart, incomingSearched)) {
             let line = incoming[lineStart..<newline]
             lineStart = newline + 1
             answer(line)
