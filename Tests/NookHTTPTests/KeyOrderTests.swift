@@ -29,7 +29,7 @@ struct KeyOrderEndToEndTests {
         defer { if stopped { kill(nookd, SIGCONT) } }
         for (connection, requests) in zip(opened, connections) { try connection.send(requests.joined()) }
         do {
-            try nativeAPIEventually("nook-http reading every byte of the requests") { LoopbackPort.unreadBytes(port: Int(service.port), from: clients) == 0 }
+            try nativeAPIEventually("nook-http reading every byte of the requests", timeout: 60) { LoopbackPort.unreadBytes(port: Int(service.port), from: clients) == 0 }
         } catch {
             let unread = LoopbackPort.unreadBytes(port: Int(service.port), from: clients).map { "\($0) bytes" } ?? "/proc/net/tcp unreadable"
             // nookd goes on before its stacks are read: gdb hangs attaching to a stopped process.
