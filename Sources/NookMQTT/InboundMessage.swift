@@ -52,11 +52,21 @@ public enum InboundMessage {
     /// from the broker's packet id, so a redelivery gets the same one).
     public static func decode(_ kind: Topics.Inbound, topic: String, payload: [UInt8], retained: Bool, module: String?,
                               retainFlagKept: Bool = true, activityID: NookActivityID? = nil) -> Result<NookOperation?, Rejection> {
+        var notes: [String] = []
+        return decode(kind, topic: topic, payload: payload, retained: retained, module: module, retainFlagKept: retainFlagKept,
+                      activityID: activityID, notes: &notes)
+    }
+
+    /// The same, with what was changed or left out on the way (an AWTRIX notification's fields
+    /// a card has no place for, its title cut to fit) in `notes`, for the bridge's log.
+    public static func decode(_ kind: Topics.Inbound, topic: String, payload: [UInt8], retained: Bool, module: String?,
+                              retainFlagKept: Bool = true, activityID: NookActivityID? = nil,
+                              notes: inout [String]) -> Result<NookOperation?, Rejection> {
         do throws(Rejection) {
             if payload.isEmpty, retained || !retainFlagKept { return .success(nil) }
             if retained {
                 throw Rejection(topic: topic, code: "invalid", field: "retain",
-                                "a retained activity or command would be taken again by every new subscription; publish it without the retain flag, and clear this one with an empty retained message (mosquitto_pub -r -n -t \(topic))")
+                                "a retained activity, notification or command would be taken again by every new subscription; publish it without the retain flag, and clear this one with an empty retained message (mosquitto_pub -r -n -t \(topic))")
             }
             guard payload.count <= largestPayload else {
                 throw Rejection(topic: topic, code: "lineTooLong", field: "payload", "is \(payload.count) bytes; at most \(largestPayload)")
@@ -68,6 +78,7 @@ public enum InboundMessage {
             switch kind {
             case .activity: return .success(try activity(trimmed, topic: topic, module: module, id: activityID))
             case .command: return .success(try command(trimmed, topic: topic, module: module))
+            case .notify: return .success(try notification(payload, topic: topic, module: module, id: activityID, notes: &notes))
             // Read by ``AWTRIXInbound``, which the bridge calls for these.
             case .customApp, .switchApp, .nextApp, .previousApp:
                 throw Rejection(topic: topic, code: "internalError", field: nil, "an AWTRIX topic is read by AWTRIXInbound")
@@ -75,6 +86,20 @@ public enum InboundMessage {
         } catch {
             return .failure(error)
         }
+    }
+
+    /// An AWTRIX notification (`PREFIX/notify`), read as nook-http's `/api/notify` reads it
+    /// (``AWTRIXNotification``): its card, or a refusal naming the notification's field.
+    static func notification(_ payload: [UInt8], topic: String, module: String?, id: NookActivityID?,
+                             notes: inout [String]) throws(Rejection) -> NookOperation {
+        let notification: AWTRIXNotification
+        do { notification = try AWTRIXNotification.parse(payload) } catch { throw Rejection(topic: topic, error) }
+        let activity = notification.activity(id: id ?? NookActivityID(), notes: &notes)
+        do { try activity.validate() } catch {
+            // The card's field, named as the sender wrote it (`title` is AWTRIX's `text`).
+            throw Rejection(topic: topic, code: "invalid", field: AWTRIXNotification.senderFields[error.field] ?? error.field, error.problem)
+        }
+        return .enqueue(activity, module: module, wait: false)
     }
 
     static func activity(_ text: Substring, topic: String, module: String?, id: NookActivityID?) throws(Rejection) -> NookOperation {

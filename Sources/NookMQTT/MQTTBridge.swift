@@ -405,16 +405,20 @@ public final class MQTTBridge {
                     taken[message.messageID & (taken.count - 1)] = (0, 0)
                 }
             }
-            if kind != .activity, kind != .command {
+            let makesCard = kind == .activity || kind == .notify
+            if !makesCard, kind != .command {
                 deliveries += awtrixDeliveries(kind, message: message, digest: digest)
                 continue
             }
             // Derived from the session's packet id, so a redelivery (same id, same payload,
             // DUP set) names the same activity, and nookd, which refuses an id it holds,
             // does not show it twice.
-            let derived = message.qos > 0 && kind == .activity ? Self.derivedID(clientID: config.effectiveClientID, message: message, digest: digest) : nil
-            switch InboundMessage.decode(kind, topic: message.topic, payload: message.payload, retained: message.retained, module: config.module,
-                                         retainFlagKept: config.protocolVersion == .v5, activityID: derived) {
+            let derived = message.qos > 0 && makesCard ? Self.derivedID(clientID: config.effectiveClientID, message: message, digest: digest) : nil
+            var notes: [String] = []
+            let decoded = InboundMessage.decode(kind, topic: message.topic, payload: message.payload, retained: message.retained, module: config.module,
+                                                retainFlagKept: config.protocolVersion == .v5, activityID: derived, notes: &notes)
+            for note in notes { logger.info("\(message.topic): \(note)") }
+            switch decoded {
             case .failure(let rejection):
                 report(rejection, payload: message.payload)
             case .success(nil):

@@ -1,5 +1,5 @@
 /// The bridge's topics (E4): `PREFIX/DEVICE/…` for this board, `PREFIX/all/activity` for every
-/// board, and AWTRIX's custom-app topics under ``awtrixPrefix`` (A3).
+/// board, and AWTRIX's notification and custom-app topics under ``awtrixPrefix`` (A3).
 public struct Topics: Sendable, Equatable {
     public let prefix: String
     public let device: String
@@ -24,12 +24,16 @@ public struct Topics: Sendable, Equatable {
     public var switchApp: String { "\(awtrixPrefix)/switch" }
     public var nextApp: String { "\(awtrixPrefix)/nextapp" }
     public var previousApp: String { "\(awtrixPrefix)/previousapp" }
+    /// AWTRIX's `[PREFIX]/notify`: a notification, as its HTTP `/api/notify` takes it.
+    public var notify: String { "\(awtrixPrefix)/notify" }
 
     /// What the bridge subscribes to.
-    public var inbound: [String] { [activity, allActivity, command, customApps, switchApp, nextApp, previousApp] }
+    public var inbound: [String] { [activity, allActivity, command, notify, customApps, switchApp, nextApp, previousApp] }
 
     public enum Inbound: Sendable, Equatable {
         case activity, command
+        /// AWTRIX's notification: a card, like `activity`.
+        case notify
         /// AWTRIX's custom app of this name.
         case customApp(String)
         case switchApp, nextApp, previousApp
@@ -38,6 +42,7 @@ public struct Topics: Sendable, Equatable {
     public func kind(of topic: String) -> Inbound? {
         if topic == activity || topic == allActivity { return .activity }
         if topic == command { return .command }
+        if topic == notify { return .notify }
         if topic == switchApp { return .switchApp }
         if topic == nextApp { return .nextApp }
         if topic == previousApp { return .previousApp }

@@ -84,6 +84,31 @@ struct AWTRIXMQTTTests {
         #expect(try Set(setup.apps().map(\.app.name)) == ["power", "hello"])
     }
 
+    /// AWTRIX's notifications over MQTT (`[PREFIX]/notify`, H2 as `/api/notify` takes them): the
+    /// documented payload becomes a card, a card goes before the apps, a refusal names the field.
+    @Test func e4_h2_mosquittoPubOnTheNotifyTopicPutsTheNotificationOnTheGlass() throws {
+        let setup = try Setup(extraConfig: "awtrix_prefix = \"awtrix_abc123\"\n")
+        let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])
+        func cards() throws -> [NookActivity] { try setup.daemon.activities().flatMap { ($0.current.map { [$0] } ?? []) + $0.pending } }
+        try setup.broker.publish("awtrix_abc123/custom/weather", #"{"text": "21 °C"}"#)
+        try eventually("the app set") { try setup.app("weather") != nil }
+        // AWTRIX's own example, held until dismissed, with a colour and a progress bar.
+        try setup.broker.publish("awtrix_abc123/notify", ##"{"text": "Washer done", "rainbow": true, "hold": true, "color": "#00FF00", "progress": 100}"##)
+        try eventually("the notification's card") { try cards().contains { $0.title == "Washer done" } }
+        let card = try #require(try cards().first { $0.title == "Washer done" })
+        #expect(card.presentation == .blocker(timeout: nil) && card.tint == .rgb(red: 0, green: 255, blue: 0) && card.progress == 1)
+        try eventually("the card on the glass, in front of the app") { try setup.daemon.activities().first?.current?.title == "Washer done" }
+        try eventually("the ignored field logged") {
+            setup.bridge.log.contains("awtrix_abc123/notify: ignored (a card has no place for them): rainbow")
+        }
+        // A wrong type is refused on the error topic, naming the field; no card is made.
+        try setup.broker.publish("awtrix_abc123/notify", #"{"text": "x", "hold": "yes"}"#)
+        try eventually("the refusal") { !errors.json("nook/b1/error").isEmpty }
+        let refusal = try #require(errors.json("nook/b1/error").first)
+        #expect(refusal["topic"]?.text == "awtrix_abc123/notify" && refusal["field"]?.text == "hold" && refusal["code"]?.text == "wrongType", "\(refusal)")
+        #expect(try cards().map(\.title) == ["Washer done"])
+    }
+
     @Test func a3_aBrokersClientsCannotReplaceAnotherSendersAppThroughTheCustomTopic() throws {
         let setup = try Setup()
         let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])

@@ -282,6 +282,43 @@ struct AWTRIXTopicTests {
         #expect(throws: ConfigError.self) { try MQTTConfig(ConfigDocument(parsing: "[mqtt]\nawtrix_prefix = \"awtrix/#\"\n")) }
     }
 
+    /// AWTRIX's `[PREFIX]/notify` makes the card nook-http's `/api/notify` makes of the same
+    /// JSON, with the id the bridge derives for a redelivery; refusals name the notification's field.
+    @Test func e4_h2_anAWTRIXNotificationOnItsNotifyTopicIsTheCardAPINotifyMakes() throws {
+        let topics = Topics(prefix: "nook", device: "b1", awtrixPrefix: "awtrix_abc123")
+        #expect(topics.kind(of: "awtrix_abc123/notify") == .notify && topics.inbound.contains("awtrix_abc123/notify"))
+        #expect(Topics(prefix: "nook", device: "b1").kind(of: "nook/b1/notify") == .notify)
+        let id = NookActivityID()
+        var notes: [String] = []
+        let body = ##"{"text": "Hello, AWTRIX 3!", "rainbow": true, "duration": 10, "hold": true, "color": "#FF0000", "icon": "2355", "progress": 40}"##
+        let decoded = InboundMessage.decode(.notify, topic: "awtrix_abc123/notify", payload: Array(body.utf8), retained: false, module: "porch",
+                                            activityID: id, notes: &notes)
+        guard case .success(.enqueue(let activity, let module, let wait)?) = decoded else { Issue.record("\(decoded)"); return }
+        #expect(activity.id == id && module == "porch" && !wait)
+        #expect(activity.title == "Hello, AWTRIX 3!" && activity.dwell == .seconds(10) && activity.presentation == .blocker(timeout: nil))
+        #expect(activity.tint == .rgb(red: 255, green: 0, blue: 0) && activity.systemImage == "bell" && activity.progress == 0.4)
+        #expect(notes.contains { $0.contains("rainbow") } && notes.contains { $0.contains("icon '2355'") }, "\(notes)")
+
+        /// The refusal's code and field, as the error topic carries them.
+        func refusal(_ payload: String, retained: Bool = false) -> String? {
+            if case .failure(let rejection) = InboundMessage.decode(.notify, topic: "nook/b1/notify", payload: Array(payload.utf8), retained: retained,
+                                                                    module: nil) { return "\(rejection.code) \(rejection.field ?? "-")" }
+            return nil
+        }
+        #expect(refusal(#"{"text": "x"}"#, retained: true) == "invalid retain")
+        #expect(refusal(#"{"text": "x", "progress": 150}"#) == "invalid progress")
+        #expect(refusal(#"{"text": 5}"#) == "wrongType text")
+        #expect(refusal(#"{"color": "FF0000"}"#) == "missingField text")
+        #expect(refusal("Hello") == "badJSON body")
+        // A NUL, which no card carries, is refused by the JSON reader already.
+        #expect(refusal(#"{"text": "a\u0000b"}"#) == "badJSON body")
+        // An icon name that is not the board's is shown in the note on one line.
+        notes = []
+        _ = InboundMessage.decode(.notify, topic: "nook/b1/notify", payload: Array(#"{"text": "x", "icon": "a\nb"}"#.utf8), retained: false,
+                                  module: nil, notes: &notes)
+        #expect(notes == ["icon 'a?b' is not one of the board's symbols; using bell"])
+    }
+
     @Test func a3_aRetainedAppIsTakenAndARetainedTurnIsNot() throws {
         let topic = "nook/b1/custom/weather"
         let set = AWTRIXInbound.decode(.customApp("weather"), topic: topic, payload: Array(#"{"text": "21 °C"}"#.utf8), retained: true)

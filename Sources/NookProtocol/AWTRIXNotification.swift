@@ -1,0 +1,139 @@
+import NookActivities
+
+/// One notification as an AWTRIX sender sends it, to `POST /api/notify` (H2) or the MQTT topic
+/// `PREFIX/notify`: `text` (a string, or coloured fragments `[{"t": "…", "c": "FF0000"}]`),
+/// `color`, `icon`, `duration`, `hold`, `progress`; the drawing and sound fields of a pixel
+/// clock are left out, noted. And its card, by the table in docs/publishing.md.
+public struct AWTRIXNotification: Sendable, Equatable {
+    public var text: String
+    public var color: NookTint?
+    public var icon: String?
+    /// Seconds on the glass.
+    public var duration: Double?
+    /// Stays until dismissed.
+    public var hold: Bool
+    /// 0…100.
+    public var progress: Double?
+    public var notes: [String]
+
+    public init(text: String, color: NookTint? = nil, icon: String? = nil, duration: Double? = nil, hold: Bool = false,
+                progress: Double? = nil, notes: [String] = []) {
+        (self.text, self.color, self.icon, self.duration, self.hold, self.progress, self.notes) = (text, color, icon, duration, hold, progress, notes)
+    }
+
+    /// Fields AWTRIX draws or plays that a card has no place for.
+    public static let ignoredFields = ["textCase", "topText", "textOffset", "center", "gradient", "blinkText", "fadeText", "background",
+                                       "rainbow", "pushIcon", "repeat", "sound", "rtttl", "loopSound", "bar", "line", "autoscale",
+                                       "progressC", "progressBC", "draw", "stack", "wakeup", "noScroll", "clients", "scrollSpeed",
+                                       "effect", "effectSettings", "overlay", "lifetime", "lifetimeMode", "pos", "save"]
+
+    /// The notification in `body`, or why not, naming the field: `badJSON` (not JSON),
+    /// `wrongType` (a field of the wrong JSON type), `missingField` (no words to show), `invalid`
+    /// (a value out of its range, a colour that is none).
+    public static func parse(_ body: [UInt8]) throws(ProtocolError) -> AWTRIXNotification {
+        let value: JSONValue
+        do { value = try JSONValue.parse(body) } catch {
+            throw ProtocolError(.badJSON, field: "body", "an AWTRIX notification is a JSON object with text: \(error)")
+        }
+        guard case .object(let members) = value else {
+            throw ProtocolError(.wrongType, field: "body", "must be a JSON object, got \(value.typeName)")
+        }
+        var notification = AWTRIXNotification(text: "")
+        var fragmentTint: NookTint?
+        switch value["text"] {
+        case .string(let text)?: notification.text = text
+        case .array(let fragments)?:
+            for (index, fragment) in fragments.enumerated() {
+                guard let piece = fragment["t"]?.text else {
+                    throw ProtocolError(.wrongType, field: "text[\(index)].t", "each fragment needs its text as a string")
+                }
+                notification.text += piece
+                if fragmentTint == nil, let colour = fragment["c"] { fragmentTint = try tint(colour, field: "text[\(index)].c") }
+            }
+        case nil, .null?: break
+        case let other?: throw ProtocolError(.wrongType, field: "text", "must be a string or an array of {\"t\", \"c\"} fragments, got \(other.typeName)")
+        }
+        guard !notification.text.allSatisfy(\.isWhitespace) else {
+            throw ProtocolError(.missingField, field: "text", "is required: a card needs words (drawings alone are not shown)")
+        }
+        if let colour = value["color"], colour != .null { notification.color = try tint(colour, field: "color") }
+        if notification.color == nil { notification.color = fragmentTint }
+        switch value["icon"] {
+        case .string(let name)?: notification.icon = name
+        case nil, .null?: break
+        case let other?: throw ProtocolError(.wrongType, field: "icon", "must be a string, got \(other.typeName)")
+        }
+        switch value["duration"] {
+        case .number(let seconds)?:
+            // Above 0 once read to the nanosecond a card's time is kept in: 1e-300 is 0.
+            guard seconds.isFinite, seconds > 0, let kept = Duration.nookSeconds(min(seconds, 1e9)), kept > .zero else {
+                throw ProtocolError(.invalid, field: "duration", "must be a number of seconds above 0, got \(seconds)")
+            }
+            notification.duration = seconds
+        case nil, .null?: break
+        case let other?: throw ProtocolError(.wrongType, field: "duration", "must be a number of seconds, got \(other.typeName)")
+        }
+        switch value["hold"] {
+        case .bool(let flag)?: notification.hold = flag
+        case nil, .null?: break
+        case let other?: throw ProtocolError(.wrongType, field: "hold", "must be true or false, got \(other.typeName)")
+        }
+        switch value["progress"] {
+        case .number(let percent)?:
+            // AWTRIX draws no bar for -1, its default; its documented range is 0 to 100.
+            guard percent == -1 || (percent >= 0 && percent <= 100) else {
+                throw ProtocolError(.invalid, field: "progress",
+                                    "must be from 0 to 100 (or -1 for no bar), got \(percent.isFinite ? String(percent) : "a number out of range")")
+            }
+            if percent >= 0 { notification.progress = percent }
+        case nil, .null?: break
+        case let other?: throw ProtocolError(.wrongType, field: "progress", "must be a number from 0 to 100, got \(other.typeName)")
+        }
+        let ignored = members.map(\.0).filter { ignoredFields.contains($0) }
+        if !ignored.isEmpty { notification.notes.append("ignored (a card has no place for them): \(ignored.joined(separator: ", "))") }
+        return notification
+    }
+
+    /// AWTRIX colours, read as its custom apps' are (``AWTRIXApp/tint(_:field:)``), and a
+    /// palette name of the board's too.
+    static func tint(_ value: JSONValue, field: String) throws(ProtocolError) -> NookTint {
+        do { return try AWTRIXApp.tint(value, field: field) } catch {
+            if case .string(let text) = value, let tint = NookTint(parsing: text) { return tint }
+            throw error
+        }
+    }
+
+    /// The card: the text, whitespace collapsed, as its title (cut to fit, noted), `duration`
+    /// as its dwell (an hour at most), `hold` as a blocker, the icon when it names one of the
+    /// board's symbols (AWTRIX's own icons are files and LaMetric numbers: a bell, noted).
+    /// `notes` gets what was changed on the way, after the notification's own.
+    public func activity(id: NookActivityID, notes: inout [String]) -> NookActivity {
+        notes += self.notes
+        var title = text.split(whereSeparator: { $0.isWhitespace || $0.isNewline }).joined(separator: " ")
+        if let problem = NookActivity.Limits.title.problem(with: title) {
+            notes.append("title \(problem): cut to fit")
+            title = NookActivity.Limits.title.clamped(title)
+        }
+        var dwell = NookActivity.defaultDwell
+        if let seconds = duration {
+            dwell = Duration.nookSeconds(min(seconds, NookActivity.Limits.longestDwell.nookSeconds)) ?? dwell
+            if seconds > NookActivity.Limits.longestDwell.nookSeconds { notes.append("duration \(seconds) s is longer than a card may stay; using an hour") }
+        }
+        var symbol = "bell"
+        if let icon {
+            if AWTRIXApp.isSymbolName(icon) {
+                symbol = icon
+            } else {
+                // As a log line may show it: one line, of a bounded length.
+                let shown = icon.prefix(64).map { $0.isNewline || $0.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } ? "?" : String($0) }.joined()
+                notes.append("icon '\(shown)' is not one of the board's symbols; using bell")
+            }
+        }
+        return NookActivity(id: id, title: title, systemImage: symbol, tint: color ?? .accent, dwell: dwell,
+                            presentation: hold ? .blocker(timeout: nil) : .timed, progress: progress.map { $0 / 100 })
+    }
+
+    /// The notification's field each field of its card comes from.
+    public static let senderFields = ["title": "text", "tint": "color", "dwell": "duration", "progress": "progress", "icon": "icon",
+                                      "blocker": "hold", "timeout": "hold"]
+}
