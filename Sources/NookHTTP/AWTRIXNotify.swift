@@ -25,10 +25,3 @@ public enum AWTRIXMapping {
         return PublishedCard(activity: activity, module: module, notes: notes, senderFields: AWTRIXNotification.senderFields)
     }
 }
-
-extension NtfyMapping {
-    /// A name of the board's symbol table (R3): letters, digits and dots, as `exclamationmark.triangle`.
-    /// nookd says which it does not know (a warning in its answer), so unknown ones reach it as
-    /// names, never as paths.
-    static func isSymbolName(_ name: String) -> Bool { AWTRIXApp.isSymbolName(name) }
-}

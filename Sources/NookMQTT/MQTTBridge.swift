@@ -84,6 +84,10 @@ public final class MQTTBridge {
     private var taken = [(messageID: Int, digest: UInt64)](repeating: (0, 0), count: 2048)
 
     private var pendingSubscriptions = 0
+    /// The held AWTRIX notifications (`hold: true`) this bridge put up, oldest first, for
+    /// `notify/dismiss`; at most ``heldNotificationsKept``.
+    private var heldNotifications: [NookActivityID] = []
+    static let heldNotificationsKept = 32
     /// The broker's count of messages it dropped (for any client), as last read: a rise is
     /// reported, since a dropped message never reaches the bridge (see docs/mqtt.md, "Broker limits").
     private var droppedByBroker: Int?
@@ -262,9 +266,11 @@ public final class MQTTBridge {
             if let event = ResponseLine.eventObject(in: line, prefix: Self.watchEventPrefix) {
                 stateDirty = true
                 if brokerReady { try? connection.publish(topics.event, slice: event, qos: 0) }
+                if !heldNotifications.isEmpty, let json = try? JSONValue.parse(Array(event)) { forgetEnded(json) }
                 continue
             }
             guard case .event(_, let json)? = try? ResponseLine.decode(line) else { continue }
+            if !heldNotifications.isEmpty { forgetEnded(json) }
             stateDirty = true
             if brokerReady { _ = try? connection.publish(topics.event, json.serializedBytes, qos: 0) }
         } while events.hasBufferedLine
@@ -405,6 +411,10 @@ public final class MQTTBridge {
                     taken[message.messageID & (taken.count - 1)] = (0, 0)
                 }
             }
+            if kind == .notifyDismiss {
+                deliveries += notificationDismissal(message, digest: digest)
+                continue
+            }
             let makesCard = kind == .activity || kind == .notify
             if !makesCard, kind != .command {
                 deliveries += awtrixDeliveries(kind, message: message, digest: digest)
@@ -426,6 +436,7 @@ public final class MQTTBridge {
             case .success(let operation?):
                 var isDerived = false
                 if case .enqueue(let activity, _, _) = operation, let derived { isDerived = activity.id == derived }
+                if kind == .notify, case .enqueue(let activity, _, _) = operation, activity.isBlocker { noteHeld(activity.id) }
                 deliveries.append(Delivery(message: message, operation: operation, digest: digest, derivedID: isDerived))
             }
         }
@@ -433,6 +444,35 @@ public final class MQTTBridge {
             guard let again = deliver(deliveries) else { return }
             deliveries = again
         }
+    }
+
+    /// AWTRIX's `notify/dismiss`: the held notification goes. The bridge dismisses the oldest held
+    /// notification it put up and has not dismissed (the queue shows them in the order they
+    /// came, so that is the one on the glass), never another sender's card; with none, nothing.
+    private func notificationDismissal(_ message: MQTTMessage, digest: UInt64) -> [Delivery] {
+        if message.retained {
+            logger.debug("\(message.topic): a retained dismissal is not acted on again at each subscription")
+            return []
+        }
+        guard !heldNotifications.isEmpty else {
+            logger.info("\(message.topic): no held notification of this bridge's to dismiss")
+            return []
+        }
+        let id = heldNotifications.removeFirst()
+        return [Delivery(message: message, operation: .dismiss(id), digest: digest, derivedID: false)]
+    }
+
+    /// A held notification that ended some other way (a press, a cancel, the queue) is no longer
+    /// the one `notify/dismiss` means.
+    private func forgetEnded(_ event: JSONValue) {
+        guard let message = try? EventMessage(json: event), message.ending != nil else { return }
+        heldNotifications.removeAll { $0 == message.id }
+    }
+
+    private func noteHeld(_ id: NookActivityID) {
+        guard !heldNotifications.contains(id) else { return }
+        heldNotifications.append(id)
+        if heldNotifications.count > Self.heldNotificationsKept { heldNotifications.removeFirst() }
     }
 
     /// The name the bridge states as the sender of the apps it sets (U3).

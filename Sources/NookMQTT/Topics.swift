@@ -26,14 +26,18 @@ public struct Topics: Sendable, Equatable {
     public var previousApp: String { "\(awtrixPrefix)/previousapp" }
     /// AWTRIX's `[PREFIX]/notify`: a notification, as its HTTP `/api/notify` takes it.
     public var notify: String { "\(awtrixPrefix)/notify" }
+    /// AWTRIX's `[PREFIX]/notify/dismiss`: the held notification goes.
+    public var notifyDismiss: String { "\(awtrixPrefix)/notify/dismiss" }
 
     /// What the bridge subscribes to.
-    public var inbound: [String] { [activity, allActivity, command, notify, customApps, switchApp, nextApp, previousApp] }
+    public var inbound: [String] { [activity, allActivity, command, notify, notifyDismiss, customApps, switchApp, nextApp, previousApp] }
 
     public enum Inbound: Sendable, Equatable {
         case activity, command
         /// AWTRIX's notification: a card, like `activity`.
         case notify
+        /// AWTRIX's dismissal of a held notification.
+        case notifyDismiss
         /// AWTRIX's custom app of this name.
         case customApp(String)
         case switchApp, nextApp, previousApp
@@ -43,6 +47,7 @@ public struct Topics: Sendable, Equatable {
         if topic == activity || topic == allActivity { return .activity }
         if topic == command { return .command }
         if topic == notify { return .notify }
+        if topic == notifyDismiss { return .notifyDismiss }
         if topic == switchApp { return .switchApp }
         if topic == nextApp { return .nextApp }
         if topic == previousApp { return .previousApp }

@@ -217,7 +217,7 @@ public struct AWTRIXApp: Sendable, Equatable {
             if bytes.count == 3 { return .rgb(red: bytes[0], green: bytes[1], blue: bytes[2]) }
         default: break
         }
-        throw ProtocolError(.invalid, field: field, "must be a colour as \"#RRGGBB\", \"RRGGBB\" or [R, G, B] (0–255), got \(value.serialized)")
+        throw ProtocolError(.invalid, field: field, "must be a colour as \"#RRGGBB\", \"RRGGBB\" or [R, G, B] (0–255), got \(AWTRIXNotification.shown(value.serialized))")
     }
 
     /// A name of the board's symbol table: lower-case letters, digits and dots, as

@@ -124,13 +124,25 @@ public struct AWTRIXNotification: Sendable, Equatable {
             if AWTRIXApp.isSymbolName(icon) {
                 symbol = icon
             } else {
-                // As a log line may show it: one line, of a bounded length.
-                let shown = icon.prefix(64).map { $0.isNewline || $0.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } ? "?" : String($0) }.joined()
-                notes.append("icon '\(shown)' is not one of the board's symbols; using bell")
+                notes.append("icon '\(Self.shown(icon))' is not one of the board's symbols; using bell")
             }
         }
         return NookActivity(id: id, title: title, systemImage: symbol, tint: color ?? .accent, dwell: dwell,
                             presentation: hold ? .blocker(timeout: nil) : .timed, progress: progress.map { $0 / 100 })
+    }
+
+    /// A sender's value as a note or a log line shows it: 64 Unicode scalars at most (so at most
+    /// 256 bytes, however many combining marks a character carries), control and format
+    /// characters (line breaks, C1 controls, bidirectional overrides) as `?`, one line.
+    static func shown(_ text: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars.prefix(64) {
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator: scalars.append("?")
+            default: scalars.append(scalar)
+            }
+        }
+        return String(scalars) + (text.unicodeScalars.count > 64 ? "…" : "")
     }
 
     /// The notification's field each field of its card comes from.

@@ -107,6 +107,20 @@ struct AWTRIXMQTTTests {
         let refusal = try #require(errors.json("nook/b1/error").first)
         #expect(refusal["topic"]?.text == "awtrix_abc123/notify" && refusal["field"]?.text == "hold" && refusal["code"]?.text == "wrongType", "\(refusal)")
         #expect(try cards().map(\.title) == ["Washer done"])
+
+        // notify/dismiss: the held notification goes, the oldest first; one that ended some
+        // other way (dismissed on the command topic) is not the one it means.
+        try setup.broker.publish("awtrix_abc123/notify", #"{"text": "Dryer done", "hold": true}"#)
+        try setup.broker.publish("awtrix_abc123/notify", #"{"text": "Oven hot", "hold": true}"#)
+        try eventually("three held notifications") { try cards().count == 3 }
+        try setup.broker.publish("nook/b1/command", "dismiss")
+        try eventually("the washer's card dismissed on the command topic") { try cards().map(\.title) == ["Dryer done", "Oven hot"] }
+        try setup.broker.publish("awtrix_abc123/notify/dismiss", bytes: [])
+        try eventually("notify/dismiss took the dryer's, the oldest held still up") { try cards().map(\.title) == ["Oven hot"] }
+        try setup.broker.publish("awtrix_abc123/notify/dismiss", bytes: [])
+        try eventually("and then the oven's") { try cards().isEmpty }
+        try setup.broker.publish("awtrix_abc123/notify/dismiss", bytes: [])
+        try eventually("with none held, nothing") { setup.bridge.log.contains("awtrix_abc123/notify/dismiss: no held notification of this bridge's to dismiss") }
     }
 
     @Test func a3_aBrokersClientsCannotReplaceAnotherSendersAppThroughTheCustomTopic() throws {
