@@ -84,10 +84,11 @@ public final class MQTTBridge {
     private var taken = [(messageID: Int, digest: UInt64)](repeating: (0, 0), count: 2048)
 
     private var pendingSubscriptions = 0
-    /// The held AWTRIX notifications (`hold: true`) this bridge put up, oldest first, for
-    /// `notify/dismiss`; at most ``heldNotificationsKept``.
+    /// The held AWTRIX notifications (`hold: true`) nookd took from this bridge, oldest first, for
+    /// `notify/dismiss`; at most ``heldNotificationsKept`` (a held card stays until dismissed,
+    /// and a board shows one at a time: the latest 256 are more than any glass holds).
     private var heldNotifications: [NookActivityID] = []
-    static let heldNotificationsKept = 32
+    static let heldNotificationsKept = 256
     /// The broker's count of messages it dropped (for any client), as last read: a rise is
     /// reported, since a dropped message never reaches the bridge (see docs/mqtt.md, "Broker limits").
     private var droppedByBroker: Int?
@@ -266,11 +267,9 @@ public final class MQTTBridge {
             if let event = ResponseLine.eventObject(in: line, prefix: Self.watchEventPrefix) {
                 stateDirty = true
                 if brokerReady { try? connection.publish(topics.event, slice: event, qos: 0) }
-                if !heldNotifications.isEmpty, let json = try? JSONValue.parse(Array(event)) { forgetEnded(json) }
                 continue
             }
             guard case .event(_, let json)? = try? ResponseLine.decode(line) else { continue }
-            if !heldNotifications.isEmpty { forgetEnded(json) }
             stateDirty = true
             if brokerReady { _ = try? connection.publish(topics.event, json.serializedBytes, qos: 0) }
         } while events.hasBufferedLine
@@ -436,7 +435,6 @@ public final class MQTTBridge {
             case .success(let operation?):
                 var isDerived = false
                 if case .enqueue(let activity, _, _) = operation, let derived { isDerived = activity.id == derived }
-                if kind == .notify, case .enqueue(let activity, _, _) = operation, activity.isBlocker { noteHeld(activity.id) }
                 deliveries.append(Delivery(message: message, operation: operation, digest: digest, derivedID: isDerived))
             }
         }
@@ -446,32 +444,40 @@ public final class MQTTBridge {
         }
     }
 
-    /// AWTRIX's `notify/dismiss`: the held notification goes. The bridge dismisses the oldest held
-    /// notification it put up and has not dismissed (the queue shows them in the order they
-    /// came, so that is the one on the glass), never another sender's card; with none, nothing.
+    /// AWTRIX's `notify/dismiss`: the held notification on the glass goes, as on an AWTRIX clock.
+    /// Which card is on the glass is asked of nookd now (a card the queue put back, or one
+    /// still waiting, is not the one a person sees); it is dismissed only when it is a held
+    /// notification this bridge put up, never another sender's card. Otherwise nothing.
     private func notificationDismissal(_ message: MQTTMessage, digest: UInt64) -> [Delivery] {
         if message.retained {
             logger.debug("\(message.topic): a retained dismissal is not acted on again at each subscription")
             return []
         }
-        guard !heldNotifications.isEmpty else {
-            logger.info("\(message.topic): no held notification of this bridge's to dismiss")
+        guard !heldNotifications.isEmpty, let requests else {
+            logger.info("\(message.topic): no held notification of this bridge's on the glass to dismiss")
             return []
         }
-        let id = heldNotifications.removeFirst()
-        return [Delivery(message: message, operation: .dismiss(id), digest: digest, derivedID: false)]
+        let status: StatusAnswer
+        do throws(ClientError) {
+            (status, _) = try requests.request(Request(id: .string("dismissal"), operation: .status), as: StatusAnswer.self)
+        } catch {
+            if case .daemon = error { logger.error("nookd's status cannot be read: \(error)") } else { nookdLost("\(error)") }
+            return []
+        }
+        let held = Set(heldNotifications)
+        guard let shown = status.modules.compactMap(\.current).first(where: { held.contains($0.id) }) else {
+            logger.info("\(message.topic): no held notification of this bridge's on the glass to dismiss")
+            return []
+        }
+        return [Delivery(message: message, operation: .dismiss(shown.id), digest: digest, derivedID: false)]
     }
 
-    /// A held notification that ended some other way (a press, a cancel, the queue) is no longer
-    /// the one `notify/dismiss` means.
-    private func forgetEnded(_ event: JSONValue) {
-        guard let message = try? EventMessage(json: event), message.ending != nil else { return }
-        heldNotifications.removeAll { $0 == message.id }
-    }
-
-    private func noteHeld(_ id: NookActivityID) {
-        guard !heldNotifications.contains(id) else { return }
-        heldNotifications.append(id)
+    /// A held notification nookd took (the id it took it under, a fresh one too when a derived
+    /// id was already held), for `notify/dismiss`; the latest ``heldNotificationsKept``.
+    private func noteHeld(_ entry: Delivery) {
+        guard topics.kind(of: entry.message.topic) == .notify, case .enqueue(let activity, _, _) = entry.operation, activity.isBlocker,
+              !heldNotifications.contains(activity.id) else { return }
+        heldNotifications.append(activity.id)
         if heldNotifications.count > Self.heldNotificationsKept { heldNotifications.removeFirst() }
     }
 
@@ -597,10 +603,17 @@ public final class MQTTBridge {
             case .success(let id?, _):
                 guard let entry = waiting.removeValue(forKey: id) else { continue }
                 recordTaken(entry)
+                noteHeld(entry)
                 if case .enqueue = entry.operation {} else { stateDirty = true }
                 noteCommandDone(entry, answer: line)
             case .failure(let id?, let error):
                 guard let entry = waiting.removeValue(forKey: id) else { continue }
+                if case .dismiss = entry.operation, error.code == .notFound, topics.kind(of: entry.message.topic) == .notifyDismiss {
+                    // It ended between nookd's status and the dismissal: what was asked is done.
+                    recordTaken(entry)
+                    logger.info("\(entry.message.topic): the held notification had already gone")
+                    continue
+                }
                 if case .appRemove(let name) = entry.operation, error.code == .notFound {
                     // Removing what is not there (a retained message cleared twice) is done.
                     recordTaken(entry)

@@ -20,17 +20,19 @@ public struct AWTRIXApp: Sendable, Equatable {
         return lines
     }
 
-    /// A sender's text as a remark may quote it: control, line-breaking and bidirectional
-    /// characters written as `\u{…}` (a remark is a line of a log and of an answer), and cut.
+    /// A sender's text as a remark may quote it: control, format (bidirectional, zero-width)
+    /// and line-breaking characters written as `\u{…}` (a remark is a line of a log and of an
+    /// answer), and cut at 40 Unicode scalars, so its cost is bounded however many combining
+    /// marks a character carries.
     static func shown(_ text: String) -> String {
         var shown = ""
         for scalar in text.unicodeScalars.prefix(40) {
-            let value = scalar.value
-            let hidden = value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029
-                || (0x200E...0x200F).contains(value) || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
-            shown += hidden ? "\\u{\(String(value, radix: 16))}" : String(scalar)
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator: shown += "\\u{\(String(scalar.value, radix: 16))}"
+            default: shown.unicodeScalars.append(scalar)
+            }
         }
-        return text.unicodeScalars.count > 40 ? shown + "…" : shown
+        return text.unicodeScalars.dropFirst(40).isEmpty ? shown : shown + "…"
     }
 
     /// What a body asks for: remove the app (an empty body, or `{}` as AWTRIX reads it), or
@@ -217,7 +219,7 @@ public struct AWTRIXApp: Sendable, Equatable {
             if bytes.count == 3 { return .rgb(red: bytes[0], green: bytes[1], blue: bytes[2]) }
         default: break
         }
-        throw ProtocolError(.invalid, field: field, "must be a colour as \"#RRGGBB\", \"RRGGBB\" or [R, G, B] (0–255), got \(AWTRIXNotification.shown(value.serialized))")
+        throw ProtocolError(.invalid, field: field, "must be a colour as \"#RRGGBB\", \"RRGGBB\" or [R, G, B] (0–255), got \(Self.shown(value.serialized))")
     }
 
     /// A name of the board's symbol table: lower-case letters, digits and dots, as

@@ -124,25 +124,11 @@ public struct AWTRIXNotification: Sendable, Equatable {
             if AWTRIXApp.isSymbolName(icon) {
                 symbol = icon
             } else {
-                notes.append("icon '\(Self.shown(icon))' is not one of the board's symbols; using bell")
+                notes.append("icon '\(AWTRIXApp.shown(icon))' is not one of the board's symbols; using bell")
             }
         }
         return NookActivity(id: id, title: title, systemImage: symbol, tint: color ?? .accent, dwell: dwell,
                             presentation: hold ? .blocker(timeout: nil) : .timed, progress: progress.map { $0 / 100 })
-    }
-
-    /// A sender's value as a note or a log line shows it: 64 Unicode scalars at most (so at most
-    /// 256 bytes, however many combining marks a character carries), control and format
-    /// characters (line breaks, C1 controls, bidirectional overrides) as `?`, one line.
-    static func shown(_ text: String) -> String {
-        var scalars = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars.prefix(64) {
-            switch scalar.properties.generalCategory {
-            case .control, .format, .lineSeparator, .paragraphSeparator: scalars.append("?")
-            default: scalars.append(scalar)
-            }
-        }
-        return String(scalars) + (text.unicodeScalars.count > 64 ? "…" : "")
     }
 
     /// The notification's field each field of its card comes from.

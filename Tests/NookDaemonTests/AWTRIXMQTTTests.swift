@@ -108,19 +108,23 @@ struct AWTRIXMQTTTests {
         #expect(refusal["topic"]?.text == "awtrix_abc123/notify" && refusal["field"]?.text == "hold" && refusal["code"]?.text == "wrongType", "\(refusal)")
         #expect(try cards().map(\.title) == ["Washer done"])
 
-        // notify/dismiss: the held notification goes, the oldest first; one that ended some
-        // other way (dismissed on the command topic) is not the one it means.
+        // notify/dismiss: the held notification on the glass goes.
+        try setup.broker.publish("awtrix_abc123/notify/dismiss", bytes: [])
+        try eventually("the washer's card dismissed") { try cards().isEmpty }
+        // One still waiting behind another card is not the one on the glass: nothing goes.
+        try setup.broker.publish("nook/b1/activity", #"{"title": "Build finished", "dwell": 600}"#)
+        try eventually("the build's card on the glass") { try setup.daemon.activities().first?.current?.title == "Build finished" }
         try setup.broker.publish("awtrix_abc123/notify", #"{"text": "Dryer done", "hold": true}"#)
-        try setup.broker.publish("awtrix_abc123/notify", #"{"text": "Oven hot", "hold": true}"#)
-        try eventually("three held notifications") { try cards().count == 3 }
+        try eventually("the dryer's card waiting") { try cards().map(\.title) == ["Build finished", "Dryer done"] }
+        try setup.broker.publish("awtrix_abc123/notify/dismiss", bytes: [])
+        try eventually("nothing of the bridge's on the glass to dismiss") {
+            setup.bridge.log.contains("awtrix_abc123/notify/dismiss: no held notification of this bridge's on the glass to dismiss")
+        }
+        #expect(try cards().map(\.title) == ["Build finished", "Dryer done"])
         try setup.broker.publish("nook/b1/command", "dismiss")
-        try eventually("the washer's card dismissed on the command topic") { try cards().map(\.title) == ["Dryer done", "Oven hot"] }
+        try eventually("the dryer's card on the glass") { try setup.daemon.activities().first?.current?.title == "Dryer done" }
         try setup.broker.publish("awtrix_abc123/notify/dismiss", bytes: [])
-        try eventually("notify/dismiss took the dryer's, the oldest held still up") { try cards().map(\.title) == ["Oven hot"] }
-        try setup.broker.publish("awtrix_abc123/notify/dismiss", bytes: [])
-        try eventually("and then the oven's") { try cards().isEmpty }
-        try setup.broker.publish("awtrix_abc123/notify/dismiss", bytes: [])
-        try eventually("with none held, nothing") { setup.bridge.log.contains("awtrix_abc123/notify/dismiss: no held notification of this bridge's to dismiss") }
+        try eventually("and dismissed") { try cards().isEmpty }
     }
 
     @Test func a3_aBrokersClientsCannotReplaceAnotherSendersAppThroughTheCustomTopic() throws {

@@ -317,7 +317,8 @@ struct HTTPServerEndToEndTests {
         // A sender's field echoed in a note (an AWTRIX icon that is not the board's).
         let posted = try curl(["-d", #"{"text": "hi", "icon": "x\nnook-http: forged note"}"#, service.url + "/api/notify"])
         #expect(posted.output.statusCodes == [200], "\(posted.output)")
-        #expect(service.waitForLog("x\\nnook-http: forged note"), "\(service.logText.suffix(2000))")
+        // (The note writes the line break out itself, as an app's remark does.)
+        #expect(service.waitForLog("x\\u{a}nook-http: forged note"), "\(service.logText.suffix(2000))")
         #expect(!service.logText.contains("\nnook-http: forged note"))
     }
 
