@@ -288,6 +288,8 @@ struct AWTRIXTopicTests {
         let topics = Topics(prefix: "nook", device: "b1", awtrixPrefix: "awtrix_abc123")
         #expect(topics.kind(of: "awtrix_abc123/notify") == .notify && topics.inbound.contains("awtrix_abc123/notify"))
         #expect(Topics(prefix: "nook", device: "b1").kind(of: "nook/b1/notify") == .notify)
+        #expect(topics.kind(of: "awtrix_abc123/notify/dismiss") == .notifyDismiss && topics.inbound.contains("awtrix_abc123/notify/dismiss"))
+        #expect(topics.kind(of: "awtrix_abc123/notify/other") == nil && topics.kind(of: "awtrix_abc123/custom/notify") == .customApp("notify"))
         let id = NookActivityID()
         var notes: [String] = []
         let body = ##"{"text": "Hello, AWTRIX 3!", "rainbow": true, "duration": 10, "hold": true, "color": "#FF0000", "icon": "2355", "progress": 40}"##
