@@ -4,16 +4,12 @@ import NookTestSupport
 import NookTestTraits
 import Testing
 
-/// The repository root and the built executables (`swift build` builds them before the tests).
+/// The repository root and the built executables (BuiltProducts says which build).
 enum Built {
-    static let root: String = {
-        let file = #filePath
-        return String(file[..<file.range(of: "/Tests/")!.lowerBound])
-    }()
-    /// NOOK_TEST_BINARIES picks another build, such as the AddressSanitizer one (.build-asan/debug).
-    static let directory = ProcessInfo.processInfo.environment["NOOK_TEST_BINARIES"] ?? root + "/.build/debug"
-    /// Another build than the plain debug one is a sanitizer's: its memory figures mean nothing.
-    static var isInstrumented: Bool { ProcessInfo.processInfo.environment["NOOK_TEST_BINARIES"] != nil }
+    static let root = BuiltProducts.repository
+    static let directory = BuiltProducts.directory
+    /// A sanitizer's build: its memory figures mean nothing.
+    static var isInstrumented: Bool { BuiltProducts.isInstrumented }
     static let nookd = directory + "/nookd"
     static let nookctl = directory + "/nookctl"
     static let nookNotify = directory + "/nook-notify"

@@ -4,17 +4,13 @@ import NookTestSupport
 import NookTestTraits
 import Testing
 
-/// The built executables (`swift build` builds them before the tests); NOOK_TEST_BINARIES picks
-/// another build, such as the AddressSanitizer one.
+/// The repository and the built executables (BuiltProducts says which build).
 enum Built {
-    static let root: String = {
-        let file = #filePath
-        return String(file[..<file.range(of: "/Tests/")!.lowerBound])
-    }()
-    static let directory = ProcessInfo.processInfo.environment["NOOK_TEST_BINARIES"] ?? root + "/.build/debug"
-    /// Another build than the plain debug one is a sanitizer's: its memory figures mean nothing
-    /// (AddressSanitizer keeps freed memory in quarantine).
-    static var isInstrumented: Bool { ProcessInfo.processInfo.environment["NOOK_TEST_BINARIES"] != nil }
+    static let root = BuiltProducts.repository
+    static let directory = BuiltProducts.directory
+    /// A sanitizer's build: its memory figures mean nothing (AddressSanitizer keeps freed memory
+    /// in quarantine).
+    static var isInstrumented: Bool { BuiltProducts.isInstrumented }
 }
 
 struct TestFailure: Error, CustomStringConvertible {

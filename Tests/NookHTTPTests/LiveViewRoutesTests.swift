@@ -23,9 +23,7 @@ struct LiveViewRoutesTests {
             socket = directory + "/nookd.sock"
             let config = directory + "/nook.toml"
             try Data("[home]\ncontent = \"blank\"\n".utf8).write(to: URL(fileURLWithPath: config))
-            let root = String(#filePath[..<#filePath.range(of: "/Tests/")!.lowerBound])
-            let binaries = ProcessInfo.processInfo.environment["NOOK_TEST_BINARIES"] ?? root + "/.build/debug"
-            process.executableURL = URL(fileURLWithPath: binaries + "/nookd")
+            process.executableURL = URL(fileURLWithPath: BuiltProducts.program("nookd"))
             process.arguments = ["--socket", socket, "--display", "mock", "--config", config]
             process.standardError = FileHandle.nullDevice
             try process.runAlone()

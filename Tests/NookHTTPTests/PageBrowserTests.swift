@@ -12,11 +12,8 @@ import Testing
 /// `.build/test-artifacts/page/` (`page-chromium.png`, `page-firefox.png`).
 @Suite("V2 the page in a browser", .serialized, .ownThreads)
 struct PageBrowserTests {
-    static let root: String = {
-        let file = #filePath
-        return String(file[..<file.range(of: "/Tests/")!.lowerBound])
-    }()
-    static let binaries = ProcessInfo.processInfo.environment["NOOK_TEST_BINARIES"] ?? root + "/.build/debug"
+    static let root = BuiltProducts.repository
+    static let binaries = BuiltProducts.directory
     static let artifacts = (ProcessInfo.processInfo.environment["NOOK_TEST_ARTIFACTS"] ?? root + "/.build/test-artifacts") + "/page"
 
     struct Failure: Error, CustomStringConvertible {

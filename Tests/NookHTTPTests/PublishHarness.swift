@@ -9,11 +9,8 @@ import Testing
 /// A real nookd on the mock display with its own socket in a scratch directory, for the
 /// publishing routes' tests; stopped when released.
 final class PublishNookd {
-    static let root: String = {
-        let file = #filePath
-        return String(file[..<file.range(of: "/Tests/")!.lowerBound])
-    }()
-    static let binaries = ProcessInfo.processInfo.environment["NOOK_TEST_BINARIES"] ?? root + "/.build/debug"
+    static let root = BuiltProducts.repository
+    static let binaries = BuiltProducts.directory
 
     let directory: String
     let socket: String

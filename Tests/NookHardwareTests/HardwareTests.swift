@@ -2,10 +2,7 @@ import Foundation
 import NookTestTraits
 import Testing
 
-let repository: String = {
-    let file = #filePath
-    return String(file[..<file.range(of: "/Tests/")!.lowerBound])
-}()
+let repository = BuiltProducts.repository
 
 func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
     let process = Process()
@@ -163,7 +160,7 @@ struct ServiceTests {
         let stage = NSTemporaryDirectory() + "nook-stage-\(getpid())"
         try? FileManager.default.removeItem(atPath: stage)
         defer { try? FileManager.default.removeItem(atPath: stage) }
-        let binaries = repository + "/.build/debug"
+        let binaries = BuiltProducts.directory
         let install = try run(repository + "/Hardware/install", ["--destdir", stage, "--binaries", binaries])
         #expect(install.status == 0, "\(install.output)")
         let expected = ["/usr/local/bin/nookd", "/usr/local/bin/nookctl", "/etc/systemd/system/nookd.service",
@@ -232,7 +229,7 @@ func installedManPages(_ stage: String) throws -> [String] {
 /// not link the daemon).
 enum DaemonConfigProbe {
     static func load(_ path: String) throws -> Bool {
-        let result = try run(repository + "/.build/debug/nookd", ["--config", path, "--check"])
+        let result = try run(BuiltProducts.program("nookd"), ["--config", path, "--check"])
         return result.status == 0 && result.output.contains("configuration OK")
     }
 }

@@ -4,14 +4,10 @@ import NookTestTraits
 import NookTestSupport
 import Testing
 
-/// The built executables (`swift build` builds them before the tests); NOOK_TEST_BINARIES picks
-/// another build, such as the AddressSanitizer one.
+/// The repository and the built executables (BuiltProducts says which build).
 enum Built {
-    static let root: String = {
-        let file = #filePath
-        return String(file[..<file.range(of: "/Tests/")!.lowerBound])
-    }()
-    static let directory = ProcessInfo.processInfo.environment["NOOK_TEST_BINARIES"] ?? root + "/.build/debug"
+    static let root = BuiltProducts.repository
+    static let directory = BuiltProducts.directory
 }
 
 /// A scratch directory with nookd on the mock display and nook-lcdproc on a port the kernel

@@ -10,11 +10,8 @@ import Testing
 /// a key, command or flag added without its page, or a page naming one that is gone, fails.
 @Suite("Man pages match the code", .ownThreads)
 struct ManPageTests {
-    static let root: String = {
-        let file = #filePath
-        return String(file[..<file.range(of: "/Tests/")!.lowerBound])
-    }()
-    static let binaries = ProcessInfo.processInfo.environment["NOOK_TEST_BINARIES"] ?? root + "/.build/debug"
+    static let root = BuiltProducts.repository
+    static let binaries = BuiltProducts.directory
     static let pages = ["nookctl.1", "nook.toml.5", "nook-protocol.7", "nookd.8", "nook-notify.8", "nook-mqtt.8", "nook-lcdproc.8", "nook-http.8"]
 
     static func source(_ page: String) throws -> String {

@@ -2,9 +2,13 @@
 # GPIO tests inside the guest (SPEC I1, I3, I4, Q6, Q14): a gpio-sim chip made through configfs,
 # nookd (mock display) watching four of its lines through libgpiod, and the lines driven by
 # writing pull-up / pull-down to the simulator's sysfs attributes: real edges through the
-# kernel's GPIO character device. The host sets $nookd (libgpiod 1.6 or 2.x build) and
-# $expect_libgpiod in the results share's env file.
+# kernel's GPIO character device. The host sets $nookd (libgpiod 1.6 or 2.x build),
+# $expect_libgpiod and, for a nookd whose libgpiod is in a prefix, $nookd_library_path in the
+# results share's env file.
 . "$(dirname "$0")/lib.sh"
+# A nookd with no search path of its own for its libgpiod (the amd64 packages' build, against a
+# libgpiod 2.x prefix) is given the prefix.
+[ -z "${nookd_library_path:-}" ] || export LD_LIBRARY_PATH="$nookd_library_path"
 
 modprobe configfs
 mount -t configfs none /sys/kernel/config 2> /dev/null
