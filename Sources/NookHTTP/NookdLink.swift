@@ -297,8 +297,8 @@ public final class NookdLink: NookdCalls {
     }
 
     private func flush() {
-        guard let socket else { return }
-        while sent < outgoing.count {
+        var reopened = false
+        while let socket, sent < outgoing.count {
             let sending = outgoing.withUnsafeBytes { bytes in
                 Result { () throws(SystemCallError) in
                     try System.sendIfReady(socket.rawValue, bytes.baseAddress! + sent, outgoing.count - sent, flags: Int32(MSG_NOSIGNAL | MSG_DONTWAIT),
@@ -307,6 +307,13 @@ public final class NookdLink: NookdCalls {
             }
             switch sending {
             case .failure(let error):
+                // nookd closes a link idle for its idle_timeout, and that close can cross the
+                // first calls after a quiet spell. When not a byte of any unanswered call
+                // reached it, they go again on a new link, once: no call was lost.
+                if !reopened, error.errno == .brokenPipe || error.errno == .connectionReset, nothingUnansweredWritten, reopen() {
+                    reopened = true
+                    continue
+                }
                 lose("\(error)")
                 return
             case .success(nil):
@@ -320,6 +327,30 @@ public final class NookdLink: NookdCalls {
         sent = 0
         // Calls that waited for the requests' bytes to go: written on the loop's next turn.
         admitWaiting()
+    }
+
+    /// Whether no byte of a call still unanswered has been written on this connection.
+    private var nothingUnansweredWritten: Bool {
+        pendingStart < pending.count && writtenBytes <= pending[pendingStart].start
+    }
+
+    /// Moves the unwritten calls to a new connection to nookd (the old one closed before any of
+    /// them was written); false, leaving everything as it was, when nookd cannot be reached.
+    private func reopen() -> Bool {
+        guard let address = UnixSocketAddress(path: options.socketPath),
+              let fresh = try? FileDescriptor.unixSocket(SOCK_STREAM, nonBlocking: true, name: "nookd's socket \(options.socketPath)"),
+              (try? fresh.connect(to: address)) != nil else { return false }
+        logger.debug("nookd closed the idle connection as calls were written; they go on a new one")
+        socket = fresh
+        let offset = writtenBytes
+        outgoing.removeFirst(sent)
+        sent = 0
+        queuedBytes -= offset
+        writtenBytes = 0
+        for index in pendingStart..<pending.count { pending[index].start -= offset }
+        incoming.removeAll()
+        incomingSearched = 0
+        return true
     }
 
     private func read() {

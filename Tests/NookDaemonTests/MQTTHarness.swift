@@ -242,10 +242,13 @@ final class MQTTBridgeProcess {
         process.standardOutput = FileHandle.nullDevice
         try process.runAlone()
         if waitUntilOnline {
-            try eventually("nook-mqtt \(device) online") {
-                if !process.isRunning { throw DaemonFailure("nook-mqtt exited (\(process.terminationStatus)): \(log)") }
-                // Subscribed: only then does the broker keep messages for this session.
-                return log.contains("subscribed to")
+            // Its log says where it stopped, if it never gets there.
+            try saying("nook-mqtt's log:\n\(log.suffix(3000))") {
+                try eventually("nook-mqtt \(device) online") {
+                    if !process.isRunning { throw DaemonFailure("nook-mqtt exited (\(process.terminationStatus)): \(log)") }
+                    // Subscribed: only then does the broker keep messages for this session.
+                    return log.contains("subscribed to")
+                }
             }
         }
     }

@@ -112,6 +112,66 @@ struct NookdLinkTests {
         #expect(answer.status == 504 && answer.code == "outcome_unknown" && !answer.headers.contains { $0.name == "Retry-After" })
     }
 
+    /// A connection the link made to the listening socket, or -1 if none came within 10 s.
+    static func accepted(_ listening: Int32) -> Int32 {
+        var entry = pollfd(fd: listening, events: Int16(POLLIN), revents: 0)
+        guard poll(&entry, 1, 10_000) == 1 else { return -1 }
+        return accept(listening, nil, nil)
+    }
+
+    /// Reads one line from a connected socket (blocking), without its newline.
+    static func readLine(_ fd: Int32) -> String {
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while recv(fd, &byte, 1, 0) == 1, byte != 0x0A { line.append(byte) }
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    @Test func h4_nookdClosingTheIdleLinkAsACallIsWrittenSendsItOnANewLinkAndLosesNothing() throws {
+        let nookd = try StuckSocket()
+        var options = NookdLink.Options(socketPath: nookd.path)
+        options.waitingCallTimeout = nil
+        let link = NookdLink(options: options, logger: Logger(label: "test"))
+        // Connected, nothing in flight: nookd closes the link as idle before nook-http has read
+        // the close, and a call (a change) is written on it then.
+        _ = link.tick(now: .zero)
+        #expect(link.isConnected)
+        let idle = Self.accepted(nookd.fd)
+        #expect(idle >= 0)
+        close(idle)
+        var outcome: Result<JSONValue, NookdCallError>?
+        link.call(Request(id: nil, operation: .enqueue(NookActivity(title: "after a quiet spell"), module: nil, wait: false))) { outcome = $0 }
+        link.sendQueued()
+        // The call went on a second connection, whole, and its answer is the caller's.
+        let second = Self.accepted(nookd.fd)
+        defer { if second >= 0 { close(second) } }
+        guard second >= 0, link.isConnected else { Issue.record("no second link; the call: \(String(describing: outcome))"); return }
+        let line = Self.readLine(second)
+        #expect(line.contains("after a quiet spell"), "\(line)")
+        guard case .number(let number)? = (try? JSONValue.parse(Array(line.utf8)))?["id"] else { Issue.record("no id in \(line)"); return }
+        let answer = Array("{\"id\":\(Int(number)),\"ok\":true}\n".utf8)
+        #expect(send(second, answer, answer.count, 0) == answer.count)
+        link.handle(revents: Int16(POLLIN))
+        guard case .success? = outcome else { Issue.record("the call: \(String(describing: outcome))"); return }
+    }
+
+    @Test func h4_nookdGoneWhenTheIdleLinkClosedFailsTheUnsentCallAsNothingDone() throws {
+        var nookd: StuckSocket? = try StuckSocket()
+        var options = NookdLink.Options(socketPath: nookd!.path)
+        options.waitingCallTimeout = nil
+        let link = NookdLink(options: options, logger: Logger(label: "test"))
+        _ = link.tick(now: .zero)
+        close(Self.accepted(nookd!.fd))
+        // nookd stopped: no new link to move the call to.
+        nookd = nil
+        var outcome: Result<JSONValue, NookdCallError>?
+        link.call(Request(id: nil, operation: .enqueue(NookActivity(title: "unsent"), module: nil, wait: false))) { outcome = $0 }
+        link.sendQueued()
+        #expect(!link.isConnected)
+        guard case .failure(.unavailable(let reason))? = outcome else { Issue.record("the call: \(String(describing: outcome))"); return }
+        #expect(reason.contains("nothing was done"), "\(reason)")
+    }
+
     @Test func h4_aHistoryPageCountsItsSizeAgainstTheAnswersInFlight() {
         let page = NookdLink.expectedAnswerBytes(.history(HistoryQuery(limit: 500)))
         #expect(page >= 500 * 400 && page <= NookProtocol.answerPageBytes + 4096, "\(page)")
