@@ -12,7 +12,13 @@ struct TouchStatusTests {
         let scratch = Scratch()
         let on = scratch.file("on.toml", "[touch]\nenabled = true\n")
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", on])
-        let json = try daemon.request(.status)
+        // The touch service's first look at /dev/input may come after nookd first answers (on a
+        // loaded machine, seconds after): until then status says it has not looked yet.
+        var json = try daemon.request(.status)
+        try eventually("the touch panel looked for") {
+            json = try daemon.request(.status)
+            return json["touch"]?["problem"]?.text != "not looked for yet"
+        }
         #expect(json["touch"]?["device"] == .null)
         #expect(json["touch"]?["gestures"] == .number(0))
         #expect(json["touch"]?["problem"]?.text?.isEmpty == false)
