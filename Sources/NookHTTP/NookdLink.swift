@@ -297,6 +297,7 @@ public final class NookdLink: NookdCalls {
     }
 
     private func flush() {
+        guard socket != nil else { return }
         var reopened = false
         while let socket, sent < outgoing.count {
             let sending = outgoing.withUnsafeBytes { bytes in
