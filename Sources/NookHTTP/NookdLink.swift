@@ -270,9 +270,7 @@ public final class NookdLink: NookdCalls {
             return
         }
         do throws(SystemCallError) {
-            let socket = try FileDescriptor.unixSocket(SOCK_STREAM, nonBlocking: true, name: "nookd's socket \(options.socketPath)")
-            try socket.connect(to: address)
-            self.socket = socket
+            socket = try Self.connected(to: address, path: options.socketPath)
         } catch {
             fail(attempt: "\(error)", now: now)
             return
@@ -286,6 +284,13 @@ public final class NookdLink: NookdCalls {
         }
         everConnected = true
         lastFailure = nil
+    }
+
+    /// A new non-blocking connection to nookd's socket.
+    private static func connected(to address: UnixSocketAddress, path: String) throws(SystemCallError) -> FileDescriptor {
+        let socket = try FileDescriptor.unixSocket(SOCK_STREAM, nonBlocking: true, name: "nookd's socket \(path)")
+        try socket.connect(to: address)
+        return socket
     }
 
     private func fail(attempt reason: String, now: Duration) {
@@ -339,8 +344,7 @@ public final class NookdLink: NookdCalls {
     /// them was written); false, leaving everything as it was, when nookd cannot be reached.
     private func reopen() -> Bool {
         guard let address = UnixSocketAddress(path: options.socketPath),
-              let fresh = try? FileDescriptor.unixSocket(SOCK_STREAM, nonBlocking: true, name: "nookd's socket \(options.socketPath)"),
-              (try? fresh.connect(to: address)) != nil else { return false }
+              let fresh = try? Self.connected(to: address, path: options.socketPath) else { return false }
         logger.debug("nookd closed the idle connection as calls were written; they go on a new one")
         socket = fresh
         let offset = writtenBytes
