@@ -199,7 +199,7 @@ struct MQTTBridgeTests {
         let setup = try Setup()
         try eventually("the first state published") { try !setup.broker.retained("nook/b1/state").isEmpty }
         // nookd hangs: the bridge has passed the message on and waits for the answer.
-        kill(setup.daemon.process.processIdentifier, SIGSTOP)
+        ProcessStop.stop(setup.daemon.process.processIdentifier)
         try setup.broker.publish("nook/b1/activity", "Held")
         try eventually("the bridge waiting for nookd", timeout: 30) { setup.bridge.log.contains("passed 1 message(s) to nookd") }
         // nookd dies without answering: what it never accepted must come again, not be lost.

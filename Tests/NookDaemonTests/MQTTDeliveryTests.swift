@@ -76,7 +76,7 @@ struct MQTTDeliveryTests {
             let state = try setup.broker.retained("nook/b1/state")["nook/b1/state"].flatMap { try? JSONValue.parse(Array($0.utf8)) }
             return state?["suspended"] == .bool(true)
         }
-        kill(setup.daemon.process.processIdentifier, SIGSTOP)
+        ProcessStop.stop(setup.daemon.process.processIdentifier)
         try setup.broker.publish("nook/b1/activity", "Once only")
         try eventually("the bridge waiting for nookd's answer", timeout: 30) { setup.bridge.log.contains("passed 1 message(s) to nookd") }
         // The request is in nookd's socket; the bridge dies before it could acknowledge.
@@ -96,7 +96,7 @@ struct MQTTDeliveryTests {
     @Test func e5_aPlainActivityRedeliveredAfterABrokerRestartIsNotShownAgain() throws {
         let setup = try Setup()
         try eventually("the first state published") { try !setup.broker.retained("nook/b1/state").isEmpty }
-        kill(setup.daemon.process.processIdentifier, SIGSTOP)
+        ProcessStop.stop(setup.daemon.process.processIdentifier)
         try setup.broker.publish("nook/b1/activity", #"{"title":"Across the restart","dwell":0.2,"transition":0.05}"#)
         try eventually("the bridge waiting for nookd's answer", timeout: 30) { setup.bridge.log.contains("passed 1 message(s) to nookd") }
         setup.broker.stop()
@@ -128,7 +128,7 @@ struct MQTTDeliveryTests {
             }
         }
         try eventually("the broker's counter read", timeout: 20) { !readings().isEmpty }
-        kill(bridge.process.processIdentifier, SIGSTOP)
+        ProcessStop.stop(bridge.process.processIdentifier)
         let before = try #require(readings().last)
         for number in 1...20 { try broker.publish("nook/b1/activity", "Burst \(number)") }
         kill(bridge.process.processIdentifier, SIGCONT)

@@ -142,7 +142,7 @@ struct NotifyLiveTests {
         let before = try setup.send(["-t", "0", "Before"])
         try eventually("the first card on the glass") { try setup.daemon.activities().first?.current?.title == "Before" }
         let pid = setup.daemon.process.processIdentifier
-        kill(pid, SIGSTOP)
+        ProcessStop.stop(pid)
         defer { kill(pid, SIGCONT) }
 
         let errorPath = setup.scratch.path + "/stalled.err"
@@ -206,7 +206,7 @@ struct NotifyLiveTests {
         let setup = try Setup(bridgeArguments: ["--timeout", "1"])
         let watcher = try setup.daemon.watcher()
         let pid = setup.daemon.process.processIdentifier
-        kill(pid, SIGSTOP)
+        ProcessStop.stop(pid)
         defer { kill(pid, SIGCONT) }
         let stalled = try setup.bus.run(["notify-send", "While stopped"])
         #expect(stalled.status != 0 && stalled.error.contains("nookd did not answer within 1 s"), "\(stalled.error)")

@@ -307,7 +307,7 @@ struct SlowClientTests {
             let probeID = JSONValue.string(probe.output.trimmingCharacters(in: .whitespacesAndNewlines))
             return try seen.next(within: TestBounds.seconds(2)) { $0["id"] == probeID } != nil
         }
-        kill(stopped.processIdentifier, SIGSTOP)
+        ProcessStop.stop(stopped.processIdentifier)
         // Every watcher hears two events with the title per card (enqueued, coalesced).
         #expect(try nookctl(["suspend"], socket: daemon.socket).status == 0)
         try flood(daemon, count: 2000, title: String(repeating: "t", count: 200))

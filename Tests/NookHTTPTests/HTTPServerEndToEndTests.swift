@@ -108,7 +108,7 @@ struct HTTPServerEndToEndTests {
         let timeout = Int(TestBounds.seconds(1))
         let service = try HTTPService(config: "[http]\nnookd_timeout_s = \(timeout)\n")
         #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200], "\(service.logs)")
-        kill(service.nookd.processIdentifier, SIGSTOP)
+        ProcessStop.stop(service.nookd.processIdentifier)
         defer { kill(service.nookd.processIdentifier, SIGCONT) }
         let stalled = try curl([service.url + "/healthz"])
         #expect(stalled.output.statusCodes == [503] && stalled.output.contains("Retry-After:"), "\(stalled.output)")

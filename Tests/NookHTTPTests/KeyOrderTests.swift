@@ -24,7 +24,7 @@ struct KeyOrderEndToEndTests {
         // Only these connections are looked at: other tests' sockets may have the port too.
         let clients = Set(opened.map(\.localPort))
         let nookd = service.nookd.processIdentifier
-        kill(nookd, SIGSTOP)
+        ProcessStop.stop(nookd)
         var stopped = true
         defer { if stopped { kill(nookd, SIGCONT) } }
         for (connection, requests) in zip(opened, connections) { try connection.send(requests.joined()) }

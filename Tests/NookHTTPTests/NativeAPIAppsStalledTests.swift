@@ -1,6 +1,7 @@
 import Foundation
 import NookProtocol
 import NookTestSupport
+import NookTestTraits
 import Testing
 
 /// A3 with H4: a stopped nookd (SIGSTOP, as a stalled SD card stops it) while an app is set or
@@ -12,7 +13,7 @@ extension NativeAPIAppsTests {
         let service = try service(nookdConfig: "[apps]\nduration_ms = 3600000\n", http: "nookd_timeout_s = \(timeout)\n")
         let apps = service.url + "/api/v1/apps/"
         #expect(try curl(alice, "PUT", apps + "first", #"{"text":"1"}"#).status == 201, "\(service.logs)")
-        kill(service.nookd.processIdentifier, SIGSTOP)
+        ProcessStop.stop(service.nookd.processIdentifier)
         defer { kill(service.nookd.processIdentifier, SIGCONT) }
 
         let set = try curl(alice, "PUT", apps + "weather", #"{"text":"21 °C"}"#)
@@ -35,7 +36,7 @@ extension NativeAPIAppsTests {
         #expect(again.status == 200 && again.json["replaced"] == .bool(true), "\(again)")
 
         // A turn of the rotation nookd stalled on: pressing again may turn it twice.
-        kill(service.nookd.processIdentifier, SIGSTOP)
+        ProcessStop.stop(service.nookd.processIdentifier)
         let next = try curl(bob, "POST", service.url + "/api/v1/rotation/next")
         let nextWords = next.json["error"]?["message"]?.text ?? ""
         #expect(next.status == 504 && nextWords.contains("GET /api/v1/status") && !nextWords.contains("same id or key"), "\(next)")

@@ -67,7 +67,7 @@ struct NookdLinkBackPressureTests {
         #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200], "\(service.logs)")
         let nookd = service.nookd.processIdentifier
         // Stopped, nookd reads nothing: the POST's bytes wait in its socket, then it dies.
-        kill(nookd, SIGSTOP)
+        ProcessStop.stop(nookd)
         var stopped = true
         defer { if stopped { kill(nookd, SIGCONT) } }
         let post = Process()
@@ -94,7 +94,7 @@ struct NookdLinkBackPressureTests {
         let service = try HTTPService()
         #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200], "\(service.logs)")
         let nookd = service.nookd.processIdentifier
-        kill(nookd, SIGSTOP)
+        ProcessStop.stop(nookd)
         defer { kill(nookd, SIGCONT) }
         let post = Process()
         post.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
@@ -118,7 +118,7 @@ struct NookdLinkBackPressureTests {
         let service = try HTTPService()
         #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200], "\(service.logs)")
         let nookd = service.nookd.processIdentifier
-        kill(nookd, SIGSTOP)
+        ProcessStop.stop(nookd)
         defer { kill(nookd, SIGCONT) }
         let post = Process()
         post.executableURL = URL(fileURLWithPath: "/usr/bin/curl")

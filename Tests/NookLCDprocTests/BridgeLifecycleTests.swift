@@ -261,7 +261,7 @@ extension MenuEngagementTests {
         let (bridge, client) = try bridgeWithMenuOpen()
         defer { withExtendedLifetime(client) {} }
         // Stopped, not gone: its connection to nookd stays open.
-        kill(bridge.bridge.processIdentifier, SIGSTOP)
+        ProcessStop.stop(bridge.bridge.processIdentifier)
         defer { kill(bridge.bridge.processIdentifier, SIGCONT) }
         let released = Date().addingTimeInterval(TestBounds.seconds(60))
         var engaged = false
