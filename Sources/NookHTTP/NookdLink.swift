@@ -335,16 +335,23 @@ public final class NookdLink: NookdCalls {
         admitWaiting()
     }
 
-    /// Whether no byte of a call still unanswered has been written on this connection.
+    /// Whether no byte of a call still unanswered has been written on this connection, and what
+    /// is left to write begins with the oldest of them (not the tail of a call answered early).
     private var nothingUnansweredWritten: Bool {
-        pendingStart < pending.count && writtenBytes <= pending[pendingStart].start
+        pendingStart < pending.count && writtenBytes == pending[pendingStart].start
     }
 
     /// Moves the unwritten calls to a new connection to nookd (the old one closed before any of
     /// them was written); false, leaving everything as it was, when nookd cannot be reached.
     private func reopen() -> Bool {
-        guard let address = UnixSocketAddress(path: options.socketPath),
-              let fresh = try? Self.connected(to: address, path: options.socketPath) else { return false }
+        guard let address = UnixSocketAddress(path: options.socketPath) else { return false }
+        let fresh: FileDescriptor
+        do throws(SystemCallError) {
+            fresh = try Self.connected(to: address, path: options.socketPath)
+        } catch {
+            logger.warning("nookd closed the idle connection as calls were written, and a new one failed (\(error))")
+            return false
+        }
         logger.debug("nookd closed the idle connection as calls were written; they go on a new one")
         socket = fresh
         let offset = writtenBytes
@@ -414,6 +421,13 @@ public final class NookdLink: NookdCalls {
         }
         // Events are not asked for on this connection; anything with `event` is passed over.
         if value["event"] != nil { return }
+        // nookd's word that it closes this connection and carries out nothing more of it: refused
+        // at its connection limit before reading a byte, or closed over a line left half-sent.
+        // No call still unanswered here was done, however much of it was written.
+        if value["id"] == nil, value["error"]?["code"]?.text == ProtocolError.Code.unavailable.rawValue {
+            lose("nookd closed the connection: \(value["error"]?["message"]?.text ?? "no reason given")", nothingCarriedOut: true)
+            return
+        }
         guard pendingStart < pending.count else {
             logger.warning("nookd answered a call nook-http did not make: \(String(decoding: line.prefix(200), as: UTF8.self))")
             return
@@ -452,15 +466,17 @@ public final class NookdLink: NookdCalls {
     /// A call that changes something and whose line nookd may have read (a byte of it was
     /// written: nookd handles a last line without its newline too) may have been carried out:
     /// it fails `.outcomeUnknown`, never `.unavailable`, which says nothing was done. A call
-    /// still unwritten, or one that only reads, fails `.unavailable`.
-    private func lose(_ reason: String, quiet: Bool = false) {
+    /// still unwritten, or one that only reads, fails `.unavailable`; so does every call when
+    /// nookd said it carries out nothing more of the connection (`nothingCarriedOut`).
+    private func lose(_ reason: String, quiet: Bool = false, nothingCarriedOut: Bool = false) {
         guard socket != nil else { return }
         socket = nil
         outgoing.removeAll()
         sent = 0
         incoming.removeAll()
         incomingSearched = 0
-        let written = writtenBytes
+        // (With nothing carried out, no call counts as one nookd may have read.)
+        let written = nothingCarriedOut ? 0 : writtenBytes
         queuedBytes = 0
         writtenBytes = 0
         answerBytesInFlight = 0
@@ -483,8 +499,8 @@ public final class NookdLink: NookdCalls {
             if call.changes && call.start < written {
                 call.done(.failure(.outcomeUnknown("nookd went away (\(reason)) after it received the request and before it answered: it may or may not have been carried out")))
             } else {
-                call.done(.failure(.unavailable(call.start < written
-                    ? "nookd went away before it answered (\(reason)); the request only reads, so nothing was done"
+                call.done(.failure(.unavailable(nothingCarriedOut ? "\(reason); the request was not carried out"
+                    : call.start < written ? "nookd went away before it answered (\(reason)); the request only reads, so nothing was done"
                     : "nookd went away before nook-http could send the request: nothing was done")))
             }
         }

@@ -172,6 +172,33 @@ struct NookdLinkTests {
         #expect(reason.contains("nothing was done"), "\(reason)")
     }
 
+    @Test func h4_nookdRefusingTheLinkAtItsConnectionLimitFailsEveryCallAsNothingDone() throws {
+        let nookd = try StuckSocket()
+        var options = NookdLink.Options(socketPath: nookd.path)
+        options.waitingCallTimeout = nil
+        let link = NookdLink(options: options, logger: Logger(label: "test"))
+        var outcomes: [String: Result<JSONValue, NookdCallError>] = [:]
+        for title in ["first", "second"] {
+            link.call(Request(id: nil, operation: .enqueue(NookActivity(title: title), module: nil, wait: false))) { outcomes[title] = $0 }
+        }
+        link.sendQueued()
+        // nookd at its limit: it says why, with no id, and closes without reading a byte (the
+        // calls' bytes still unread in its socket, so nook-http's next read may be a reset).
+        let refused = Self.accepted(nookd.fd)
+        #expect(refused >= 0)
+        let refusal = Array((ResponseLine.failure(id: nil, error: ProtocolError(.unavailable, "nookd already has 64 connections (daemon.max_connections)")).encoded() + "\n").utf8)
+        #expect(send(refused, refusal, refusal.count, 0) == refusal.count)
+        close(refused)
+        link.handle(revents: Int16(POLLIN))
+        #expect(!link.isConnected)
+        for title in ["first", "second"] {
+            guard case .failure(.unavailable(let reason))? = outcomes[title] else {
+                Issue.record("\(title): \(String(describing: outcomes[title])), not a 503 that says nothing was done"); continue
+            }
+            #expect(reason.contains("max_connections") && reason.contains("not carried out"), "\(reason)")
+        }
+    }
+
     @Test func h4_aHistoryPageCountsItsSizeAgainstTheAnswersInFlight() {
         let page = NookdLink.expectedAnswerBytes(.history(HistoryQuery(limit: 500)))
         #expect(page >= 500 * 400 && page <= NookProtocol.answerPageBytes + 4096, "\(page)")
