@@ -41,7 +41,9 @@ struct NotifyActionTests {
         // The bridge has acted on the event by now (it signalled it); a marker Notify, sent to
         // nookd on the bridge's one connection after anything that acting sent, shows nookd has
         // taken all of it: the card is still there.
-        let marker = try setup.bus.call("Notify", ["app", "uint32 0", "", "Marker", "", "[]", "{}", "int32 -1"])
+        // Empty containers typed: gdbus learns the arguments' types by introspecting the bridge,
+        // and when that call fails under load it parses an untyped `[]` as a string.
+        let marker = try setup.bus.call("Notify", ["app", "uint32 0", "", "Marker", "", "@as []", "@a{sv} {}", "int32 -1"])
         #expect(marker.status == 0, "\(marker.error)")
         try eventually("the marker at nookd") { try setup.allActivities().contains { $0.title == "Marker" } }
         #expect(try setup.daemon.activities()[0].current?.title == "Timer")
