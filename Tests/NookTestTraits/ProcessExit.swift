@@ -25,8 +25,7 @@ extension Process {
     /// never saw, because another process holds the socket end only this child should (a start
     /// that skipped ``runAlone(sourceLocation:)``'s lock).
     private var unseenExit: String {
-        let stat = (try? String(contentsOfFile: "/proc/\(processIdentifier)/stat", encoding: .utf8)) ?? ""
-        guard let end = stat.lastIndex(of: ")"), stat[end...].dropFirst().trimmingCharacters(in: .whitespaces).hasPrefix("Z") else { return "" }
+        guard ProcessStop.state(inStatFile: "/proc/\(processIdentifier)/stat") == "Z" else { return "" }
         return " (it had exited, a zombie, unseen: another child holds its exit-watching socket)"
     }
 

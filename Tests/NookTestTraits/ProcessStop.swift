@@ -30,13 +30,16 @@ public enum ProcessStop {
         }
     }
 
-    /// Each thread's state letter (the field after the command name in its `stat`).
+    /// Each thread's state letter.
     private static func threadStates(of pid: pid_t) -> [Character] {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        return tasks.compactMap { task in
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8),
-                  let end = stat.lastIndex(of: ")") else { return nil }
-            return stat[end...].dropFirst().first { $0 != " " }
-        }
+        return tasks.compactMap { state(inStatFile: "/proc/\(pid)/task/\($0)/stat") }
+    }
+
+    /// The state letter of a `/proc/…/stat` file (the field after the command name, which may
+    /// hold spaces and parentheses itself), or nil if it cannot be read.
+    static func state(inStatFile path: String) -> Character? {
+        guard let stat = try? String(contentsOfFile: path, encoding: .utf8), let end = stat.lastIndex(of: ")") else { return nil }
+        return stat[end...].dropFirst().first { $0 != " " }
     }
 }
