@@ -83,7 +83,9 @@ public final class MQTTBridge {
     /// recorded here is acknowledged without showing it again, even after its card has ended.
     private var taken = [(messageID: Int, digest: UInt64)](repeating: (0, 0), count: 2048)
 
-    private var pendingSubscriptions = 0
+    /// This session's subscriptions the broker has not answered yet, by packet id, and those it granted.
+    private var pendingSubscriptions: [Int32: String] = [:]
+    private var grantedSubscriptions: [String] = []
     /// The held AWTRIX notifications (`hold: true`) nookd took from this bridge, oldest first, for
     /// `notify/dismiss`; at most ``heldNotificationsKept`` (a held card stays until dismissed,
     /// and a board shows one at a time: the latest 256 are more than any glass holds).
@@ -130,11 +132,7 @@ public final class MQTTBridge {
             if message.topic == Self.droppedTopic { noteDropped(message.payload); return }
             if !discarding { batch.append(message) }
         }
-        connection.onSubscribed = { [unowned self] _ in
-            pendingSubscriptions -= 1
-            // From here on the broker queues what arrives for us while we are away.
-            if pendingSubscriptions == 0 { logger.info("subscribed to \(topics.inbound.joined(separator: ", "))") }
-        }
+        connection.onSubscribed = { [unowned self] messageID, granted in subscribed(messageID, granted: granted) }
         connection.onLog = { [unowned self] error, text in
             // During an attempt, said once with the attempt's end (a TLS handshake's reason).
             if error, let attempt = brokerAttempt, attempt.acceptedAt == nil {
@@ -331,14 +329,18 @@ public final class MQTTBridge {
         logger.info("connected to the broker at \(config.host):\(config.effectivePort) (session \(sessionPresent ? "resumed" : "new"))")
         do throws(MQTTError) {
             // Subscribing again on a resumed session is harmless and picks up a changed prefix.
-            pendingSubscriptions = topics.inbound.count + 1
+            pendingSubscriptions = [:]
+            grantedSubscriptions = []
             // A retained custom app is the app's state (AWTRIX's own clock takes it at every
             // connect): it sets the app again on every subscription, a resumed session's too.
-            for topic in topics.inbound { try connection.subscribe(topic, qos: 1, retainedEveryTime: topic == topics.customApps) }
+            for topic in topics.inbound {
+                let messageID = try connection.subscribe(topic, qos: 1, retainedEveryTime: topic == topics.customApps)
+                pendingSubscriptions[messageID] = topic
+            }
             // Mosquitto's counter; a broker without it, or an ACL that hides it, costs nothing.
             // Its retained value is read on every connect: the drops while we were away (the
             // usual ones: the broker's queue for an offline client is full) show there.
-            try connection.subscribe(Self.droppedTopic, qos: 0, retainedEveryTime: true)
+            pendingSubscriptions[try connection.subscribe(Self.droppedTopic, qos: 0, retainedEveryTime: true)] = Self.droppedTopic
             try connection.publish(topics.availability, "online", qos: 1, retain: true)
             if config.discovery {
                 for entity in discovery.entities {
@@ -350,6 +352,35 @@ public final class MQTTBridge {
         }
         publishedState = nil
         stateDirty = true
+    }
+
+    /// The broker's SUBACK. A refused subscription (its access control, most often) would leave
+    /// a topic deaf with nothing said: it is logged and published on the error topic.
+    private func subscribed(_ messageID: Int32, granted: [Int32]) {
+        guard let topic = pendingSubscriptions.removeValue(forKey: messageID) else { return }
+        let code = granted.first ?? 0x80
+        if code < 0x80 {
+            grantedSubscriptions.append(topic)
+        } else if topic != Self.droppedTopic {
+            let reason = code == 0x87 ? "not authorised" : code == 0x80 ? "refused" : "reason code \(code)"
+            let refusal = Rejection(topic: topic, code: "subscriptionRefused", field: nil,
+                "the broker refused the subscription (\(reason)): nothing published on \(topic) reaches this board; let this client read it (the broker's ACL)")
+            logger.error("\(refusal)")
+            do throws(MQTTError) {
+                try connection.publish(topics.error, refusal.json(payload: []).serializedBytes, qos: 1)
+            } catch {
+                logger.error("cannot publish to \(topics.error): \(error)")
+            }
+        }
+        // From here on the broker queues what arrives for us while we are away.
+        if pendingSubscriptions.isEmpty {
+            let listening = grantedSubscriptions.filter { $0 != Self.droppedTopic }
+            if listening.isEmpty {
+                logger.error("subscribed to no topic: the broker refused every one")
+            } else {
+                logger.info("subscribed to \(listening.joined(separator: ", "))")
+            }
+        }
     }
 
     private func disconnected(_ code: Int32) {

@@ -98,8 +98,9 @@ public final class MQTTConnection {
     public var onMessage: ((MQTTMessage) -> Void)?
     /// An outgoing QoS 1 message was acknowledged by the broker.
     public var onPublished: ((_ messageID: Int32) -> Void)?
-    /// The broker acknowledged a subscription (SUBACK).
-    public var onSubscribed: ((_ messageID: Int32) -> Void)?
+    /// The broker answered a subscription (SUBACK): for each topic of it, the QoS it granted, or
+    /// a failure code of 0x80 and up (MQTT 3.1.1's 0x80; MQTT 5's reason, 0x87 when its ACL denies).
+    public var onSubscribed: ((_ messageID: Int32, _ granted: [Int32]) -> Void)?
     /// libmosquitto's own warnings and errors (a TLS handshake's OpenSSL reason lands here).
     public var onLog: ((_ error: Bool, _ message: String) -> Void)?
 
@@ -164,8 +165,9 @@ public final class MQTTConnection {
         mosquitto_publish_callback_set(handle) { _, userdata, messageID in
             MQTTConnection.owner(userdata)?.onPublished?(messageID)
         }
-        mosquitto_subscribe_callback_set(handle) { _, userdata, messageID, _, _ in
-            MQTTConnection.owner(userdata)?.onSubscribed?(messageID)
+        mosquitto_subscribe_callback_set(handle) { _, userdata, messageID, count, granted in
+            let codes = granted.map { Array(UnsafeBufferPointer(start: $0, count: Int(max(count, 0)))) } ?? []
+            MQTTConnection.owner(userdata)?.onSubscribed?(messageID, codes)
         }
         mosquitto_log_callback_set(handle) { _, userdata, level, text in
             guard let text, let connection = MQTTConnection.owner(userdata) else { return }
@@ -297,15 +299,20 @@ public final class MQTTConnection {
     /// the flag on what it forwards live and sends what is retained on every subscribe.
     /// `retainedEveryTime` asks for what is retained on every subscribe with MQTT 5 too: a value read
     /// afresh after each reconnect (a counter that moved while we were away).
-    public func subscribe(_ topic: String, qos: Int = 1, retainedEveryTime: Bool = false) throws(MQTTError) {
+    /// Returns the packet id its SUBACK (``onSubscribed``) will carry.
+    @discardableResult
+    public func subscribe(_ topic: String, qos: Int = 1, retainedEveryTime: Bool = false) throws(MQTTError) -> Int32 {
+        var messageID: Int32 = 0
         switch options.protocolVersion {
         case .v311:
-            try check("mosquitto_subscribe", subject: topic, mosquitto_subscribe(handle, nil, topic, Int32(qos)))
+            try check("mosquitto_subscribe", subject: topic, mosquitto_subscribe(handle, &messageID, topic, Int32(qos)))
         case .v5:
             let sendRetained = retainedEveryTime ? MQTT_SUB_OPT_SEND_RETAIN_ALWAYS : MQTT_SUB_OPT_SEND_RETAIN_NEW
             let subscriptionOptions = Int32(MQTT_SUB_OPT_RETAIN_AS_PUBLISHED.rawValue | sendRetained.rawValue)
-            try check("mosquitto_subscribe_v5", subject: topic, mosquitto_subscribe_v5(handle, nil, topic, Int32(qos), subscriptionOptions, nil))
+            try check("mosquitto_subscribe_v5", subject: topic,
+                      mosquitto_subscribe_v5(handle, &messageID, topic, Int32(qos), subscriptionOptions, nil))
         }
+        return messageID
     }
 
     /// A polite end: DISCONNECT is queued (the will is not published); written by ``writePackets()``.

@@ -103,4 +103,46 @@ struct MQTTSecurityTests {
         #expect(typo.process.terminationStatus == 1)
         #expect(typo.log.contains("mqtt.colour"), "\(typo.log)")
     }
+
+    static func titles(_ daemon: DaemonProcess) throws -> [String] {
+        try daemon.activities().flatMap { ($0.current.map { [$0] } ?? []) + $0.pending }.map(\.title)
+    }
+
+    /// A broker whose access control refuses anonymous clients the subscription to `nook/all/#`:
+    /// mosquitto's dynamic-security plugin, from a file written before it starts.
+    static func brokerRefusingAll(_ scratch: Scratch) throws -> Broker {
+        let access = scratch.file("dynamic-security.json", """
+            {"defaultACLAccess": {"publishClientSend": true, "publishClientReceive": true, "subscribe": true, "unsubscribe": true},
+             "clients": [], "anonymousGroup": "anonymous",
+             "groups": [{"groupname": "anonymous", "roles": [{"rolename": "deaf-to-all"}], "clients": []}],
+             "roles": [{"rolename": "deaf-to-all", "acls": [{"acltype": "subscribePattern", "topic": "nook/all/#", "priority": 0, "allow": false}]}]}
+            """)
+        guard let plugin = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib"].map({ $0 + "/mosquitto_dynamic_security.so" })
+            .first(where: { FileManager.default.fileExists(atPath: $0) }) else { throw DaemonFailure("no mosquitto_dynamic_security.so") }
+        return try Broker(scratch: scratch, settings: ["plugin \(plugin)", "plugin_opt_config_file \(access)"])
+    }
+
+    @Test(arguments: ["5", "3.1.1"])
+    func e4_aSubscriptionTheBrokerRefusesIsAnErrorNamingTheTopicAndTheOthersStillWork(protocolVersion: String) throws {
+        let scratch = Scratch()
+        let broker = try Self.brokerRefusingAll(scratch)
+        let daemon = try DaemonProcess(scratch: Scratch())
+        let errors = try Subscriber(broker: broker, topics: ["nook/b1/error"])
+        let bridge = try MQTTBridgeProcess(broker: broker, socket: daemon.socket, scratch: scratch, extraConfig: "protocol = \"\(protocolVersion)\"\n")
+        try saying("nook-mqtt: \(bridge.log.suffix(3000))\nerror topic: \(errors.text)") {
+            try eventually("the refusal on the error topic") { errors.json("nook/b1/error").contains { $0["code"]?.text == "subscriptionRefused" } }
+            let refusals = errors.json("nook/b1/error").filter { $0["code"]?.text == "subscriptionRefused" }
+            #expect(refusals.count == 1 && refusals.first?["topic"]?.text == "nook/all/activity")
+            let reason = protocolVersion == "5" ? "not authorised" : "refused"
+            #expect(refusals.first?["message"]?.text?.contains("the broker refused the subscription (\(reason))") == true)
+            #expect(bridge.log.contains("nook/all/activity: the broker refused the subscription (\(reason))"))
+            // The topics it was granted are the ones it says it listens to.
+            let listening = try #require(bridge.log.split(separator: "\n").first { $0.contains("subscribed to ") })
+            #expect(!listening.contains("nook/all/activity") && listening.contains("nook/b1/activity"), "\(listening)")
+            // Nothing else was refused: the board's own topic still reaches nookd.
+            #expect(!bridge.log.contains("$SYS"))
+            try broker.publish("nook/b1/activity", "Still heard")
+            try eventually("the card of the board's own topic") { try Self.titles(daemon).contains("Still heard") }
+        }
+    }
 }
