@@ -26,10 +26,13 @@ struct AppShareAndStatusTests {
     }
 
     func set(_ name: String, as sender: String?, on client: NookClient) throws -> Result<JSONValue, ProtocolError> {
-        do {
-            return .success(try client.request(Request(id: .number(1), operation: .appSet(NookApp(name: name, content: .text(name))), sender: sender)))
-        } catch ClientError.daemon(let refusal) {
-            return .failure(refusal)
+        // Matched as a result, not caught: `catch ClientError.daemon(let …)` of the request's typed
+        // error crashes Swift 6.0.3's SIL ownership verifier ("Found outside of lifetime use").
+        let request = Request(id: .number(1), operation: .appSet(NookApp(name: name, content: .text(name))), sender: sender)
+        switch Result<JSONValue, ClientError>(catching: { () throws(ClientError) in try client.request(request) }) {
+        case .success(let answer): return .success(answer)
+        case .failure(.daemon(let refusal)): return .failure(refusal)
+        case .failure(let other): throw other
         }
     }
 

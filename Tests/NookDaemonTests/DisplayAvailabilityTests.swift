@@ -72,7 +72,7 @@ struct DisplayAvailabilityTests {
         while await !queue.isDisplayAvailable { try await Task.sleep(for: .milliseconds(5)) }
 
         let home = Theme.dark.background.pixel
-        let deadline = ContinuousClock.now + .seconds(6)
+        let deadline = ContinuousClock.now + TestBounds.duration(.seconds(6))
         while ContinuousClock.now < deadline, display.lastFrame?.frame.pixels.allSatisfy({ $0 == home }) != true {
             try await Task.sleep(for: .milliseconds(50))
         }

@@ -186,12 +186,12 @@ extension DaemonProcess {
     }
 }
 
-/// SIGTERM, then SIGKILL if it is still there after two seconds: a test never hangs on a
+/// SIGTERM, then SIGKILL if it is still there after two seconds (scaled): a test never hangs on a
 /// helper that does not stop.
 func stopProcess(_ process: Process) {
     guard process.isRunning else { return }
     process.terminate()
-    let deadline = Date().addingTimeInterval(2)
+    let deadline = Date().addingTimeInterval(TestBounds.seconds(2))
     while process.isRunning, Date() < deadline { usleep(10_000) }
     if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     process.waitForExit()

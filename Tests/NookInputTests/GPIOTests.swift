@@ -124,7 +124,7 @@ struct GPIOMissingHardwareTests {
         let inputs = try GPIOInputs(lines: lines, engagement: engagement, devices: devices, dismiss: {}, info: { _ in },
                                     warn: { warnings.add($0) })
         inputs.start()
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(TestBounds.seconds(10))
         while warnings.all.count < lines.count && Date() < deadline { usleep(5_000) }
         inputs.stop()
         return (inputs.states, warnings.all, engagement)

@@ -4,7 +4,8 @@ import Testing
 /// Whether this test process is emulated by qemu-user: `Hardware/dev/cross arm64 test` runs the
 /// aarch64 suite so and says it in `NOOK_UNDER_QEMU_USER`. A few behaviours are qemu-user's,
 /// not the kernel's; the tests of those are skipped there by ``Trait/notUnderQEMUUser(_:)``,
-/// each with its reason, and run on a kernel of that CPU (an aarch64 guest, a board).
+/// each with its reason, and run on a kernel of that CPU (an aarch64 guest, a board). So is the
+/// scan of the source text for raw system calls, whose result no CPU changes.
 public enum QEMUUser {
     public static var running: Bool { getenv("NOOK_UNDER_QEMU_USER") != nil }
 }
