@@ -7,7 +7,7 @@ import NookProtocol
 enum PublishText {
     /// Runs of whitespace (line breaks too) become one space; the ends are trimmed.
     static func collapsed(_ text: some StringProtocol) -> String {
-        text.split(whereSeparator: { $0.isWhitespace || $0.isNewline }).joined(separator: " ")
+        text.whitespaceCollapsed
     }
 
     /// A 400 naming `field` when `text` holds a NUL, which nookd's protocol cannot carry: said

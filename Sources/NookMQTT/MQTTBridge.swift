@@ -327,6 +327,7 @@ public final class MQTTBridge {
         // A new session: the broker sends nothing of an earlier one again.
         if !sessionPresent { taken = taken.map { _ in (0, 0) } }
         logger.info("connected to the broker at \(config.host):\(config.effectivePort) (session \(sessionPresent ? "resumed" : "new"))")
+        var subscribedAll = false
         do throws(MQTTError) {
             // Subscribing again on a resumed session is harmless and picks up a changed prefix.
             pendingSubscriptions = [:]
@@ -341,6 +342,7 @@ public final class MQTTBridge {
             // Its retained value is read on every connect: the drops while we were away (the
             // usual ones: the broker's queue for an offline client is full) show there.
             pendingSubscriptions[try connection.subscribe(Self.droppedTopic, qos: 0, retainedEveryTime: true)] = Self.droppedTopic
+            subscribedAll = true
             try connection.publish(topics.availability, "online", qos: 1, retain: true)
             if config.discovery {
                 for entity in discovery.entities {
@@ -348,6 +350,8 @@ public final class MQTTBridge {
                 }
             }
         } catch {
+            // No "subscribed to" line for a session whose subscriptions were not all asked for.
+            if !subscribedAll { pendingSubscriptions = [:] }
             logger.error("cannot set up the broker session: \(error)")
         }
         publishedState = nil
@@ -362,7 +366,7 @@ public final class MQTTBridge {
         if code < 0x80 {
             grantedSubscriptions.append(topic)
         } else if topic != Self.droppedTopic {
-            let reason = code == 0x87 ? "not authorised" : code == 0x80 ? "refused" : "reason code \(code)"
+            let reason = code == 0x87 ? "not authorised" : code == 0x80 ? "refused" : "reason code 0x" + String(code, radix: 16)
             let refusal = Rejection(topic: topic, code: "subscriptionRefused", field: nil,
                 "the broker refused the subscription (\(reason)): nothing published on \(topic) reaches this board; let this client read it (the broker's ACL)")
             logger.error("\(refusal)")
@@ -376,7 +380,7 @@ public final class MQTTBridge {
         if pendingSubscriptions.isEmpty {
             let listening = grantedSubscriptions.filter { $0 != Self.droppedTopic }
             if listening.isEmpty {
-                logger.error("subscribed to no topic: the broker refused every one")
+                logger.error("the broker refused every subscription: no topic reaches this board")
             } else {
                 logger.info("subscribed to \(listening.joined(separator: ", "))")
             }

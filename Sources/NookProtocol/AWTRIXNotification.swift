@@ -109,7 +109,7 @@ public struct AWTRIXNotification: Sendable, Equatable {
     /// `notes` gets what was changed on the way, after the notification's own.
     public func activity(id: NookActivityID, notes: inout [String]) -> NookActivity {
         notes += self.notes
-        var title = text.split(whereSeparator: { $0.isWhitespace || $0.isNewline }).joined(separator: " ")
+        var title = text.whitespaceCollapsed
         if let problem = NookActivity.Limits.title.problem(with: title) {
             notes.append("title \(problem): cut to fit")
             title = NookActivity.Limits.title.clamped(title)

@@ -41,11 +41,25 @@ struct ChildSpawnsTests {
         return nil
     }
 
+    /// Whether the child `pid` runs a program named `name` (`/proc/PID/exe`), waiting up to 60 s
+    /// for it: under qemu-user `posix_spawn` returns before the child's `execve`, and until then
+    /// the child is qemu, with all but a few signals blocked by qemu itself.
+    static func waitUntilRunning(_ pid: pid_t, _ name: String) -> Bool {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        for _ in 0..<6_000 {
+            let length = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
+            if length > 0, String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self).hasSuffix("/" + name) { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
     @Test func aChildSpawnedFromAThreadWithSIGTERMBlockedHasAnEmptyBlockedMaskAndDefaultActions() throws {
         let previous = signal(SIGPIPE, SIG_IGN)
         defer { signal(SIGPIPE, previous) }
         let result = Self.onBlockingThread { ChildSpawns.spawn(["/bin/sleep", "30"]) }
         let pid = try result.get()
+        #expect(Self.waitUntilRunning(pid, "sleep"), "the child never ran sleep")
         #expect(Self.statusMask(pid, "SigBlk") == 0)
         #expect(Self.statusMask(pid, "SigIgn").map { $0 & (1 << (SIGPIPE - 1)) } == 0, "SIGPIPE is back at its default action")
         // And so SIGTERM ends it (SIGKILL after a generous bound, so a failure cannot hang).
