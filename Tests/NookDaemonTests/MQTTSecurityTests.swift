@@ -110,7 +110,7 @@ struct MQTTSecurityTests {
 
     /// A broker whose access control refuses anonymous clients the subscription to `nook/all/#`:
     /// mosquitto's dynamic-security plugin, from a file written before it starts.
-    static func brokerRefusingAll(_ scratch: Scratch) throws -> Broker {
+    static func brokerRefusingNookAll(_ scratch: Scratch) throws -> Broker {
         let access = scratch.file("dynamic-security.json", """
             {"defaultACLAccess": {"publishClientSend": true, "publishClientReceive": true, "subscribe": true, "unsubscribe": true},
              "clients": [], "anonymousGroup": "anonymous",
@@ -125,7 +125,7 @@ struct MQTTSecurityTests {
     @Test(arguments: ["5", "3.1.1"])
     func e4_aSubscriptionTheBrokerRefusesIsAnErrorNamingTheTopicAndTheOthersStillWork(protocolVersion: String) throws {
         let scratch = Scratch()
-        let broker = try Self.brokerRefusingAll(scratch)
+        let broker = try Self.brokerRefusingNookAll(scratch)
         let daemon = try DaemonProcess(scratch: Scratch())
         let errors = try Subscriber(broker: broker, topics: ["nook/b1/error"])
         let bridge = try MQTTBridgeProcess(broker: broker, socket: daemon.socket, scratch: scratch, extraConfig: "protocol = \"\(protocolVersion)\"\n")
