@@ -86,6 +86,9 @@ public final class MQTTBridge {
     /// This session's subscriptions the broker has not answered yet, by packet id, and those it granted.
     private var pendingSubscriptions: [Int32: String] = [:]
     private var grantedSubscriptions: [String] = []
+    /// Topics the broker refused, kept across reconnects: a refusal that stands is logged and
+    /// published once, not at every reconnect of a flaky link; a grant forgets it.
+    private var refusedSubscriptions: Set<String> = []
     /// The held AWTRIX notifications (`hold: true`) nookd took from this bridge, oldest first, for
     /// `notify/dismiss`; at most ``heldNotificationsKept`` (a held card stays until dismissed,
     /// and a board shows one at a time: the latest 256 are more than any glass holds).
@@ -365,15 +368,21 @@ public final class MQTTBridge {
         let code = granted.first ?? 0x80
         if code < 0x80 {
             grantedSubscriptions.append(topic)
+            refusedSubscriptions.remove(topic)
         } else if topic != Self.droppedTopic {
             let reason = code == 0x87 ? "not authorised" : code == 0x80 ? "refused" : "reason code 0x" + String(code, radix: 16)
             let refusal = Rejection(topic: topic, code: "subscriptionRefused", field: nil,
                 "the broker refused the subscription (\(reason)): nothing published on \(topic) reaches this board; let this client read it (the broker's ACL)")
-            logger.error("\(refusal)")
-            do throws(MQTTError) {
-                try connection.publish(topics.error, refusal.json(payload: []).serializedBytes, qos: 1)
-            } catch {
-                logger.error("cannot publish to \(topics.error): \(error)")
+            // A refusal that stands is said once, not at every reconnect.
+            if refusedSubscriptions.insert(topic).inserted {
+                logger.error("\(refusal)")
+                do throws(MQTTError) {
+                    try connection.publish(topics.error, refusal.json(payload: []).serializedBytes, qos: 1)
+                } catch {
+                    logger.error("cannot publish to \(topics.error): \(error)")
+                }
+            } else {
+                logger.debug("\(refusal) (still)")
             }
         }
         // From here on the broker queues what arrives for us while we are away.

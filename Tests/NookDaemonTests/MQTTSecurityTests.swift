@@ -143,6 +143,20 @@ struct MQTTSecurityTests {
             #expect(!bridge.log.contains("$SYS"))
             try broker.publish("nook/b1/activity", "Still heard")
             try eventually("the card of the board's own topic") { try Self.titles(daemon).contains("Still heard") }
+            // A refusal that stands is said once: after the broker restarts the bridge subscribes
+            // again, is refused again, and says so only at debug, on no topic.
+            broker.stop()
+            try broker.start()
+            try eventually("the bridge to subscribe again") { Self.lines(bridge.log, containing: "subscribed to ").count == 2 }
+            let refusalLines = Self.lines(bridge.log, containing: "nook/all/activity: the broker refused the subscription")
+            #expect(refusalLines.count == 2 && refusalLines.filter { $0.hasSuffix("(still)") }.count == 1, "\(refusalLines)")
+            #expect(errors.json("nook/b1/error").filter { $0["code"]?.text == "subscriptionRefused" }.count == 1)
+            try broker.publish("nook/b1/activity", "Heard after the restart")
+            try eventually("the card of the board's own topic after the restart") { try Self.titles(daemon).contains("Heard after the restart") }
         }
+    }
+
+    static func lines(_ log: String, containing text: String) -> [Substring] {
+        log.split(separator: "\n").filter { $0.contains(text) }
     }
 }
