@@ -8,6 +8,10 @@ extension Daemon {
             guard case .appSet(let app) = reply.request.operation else { throw reply.misrouted }
             try daemon.appSetRequest(app, reply)
         },
+        OperationHandler(.appSetAll) { daemon, reply in
+            guard case .appSetAll(let apps) = reply.request.operation else { throw reply.misrouted }
+            try daemon.appSetAllRequest(apps, reply)
+        },
         OperationHandler(.appRemove) { daemon, reply in
             guard case .appRemove(let name) = reply.request.operation else { throw reply.misrouted }
             try daemon.appRemoveRequest(name, reply)
@@ -44,15 +48,37 @@ extension Daemon {
 
     /// `app-set` (A1): a new app, or one of the same name replaced in place by whoever may (U3).
     func appSetRequest(_ requested: NookApp, _ reply: RequestReply) throws(ProtocolError) {
+        let replaced = try setApps([requested], reply)
+        reply.answerChange(AppSetAnswer(name: requested.name, replaced: replaced[0]))
+    }
+
+    /// `app-set-all` (A3, an AWTRIX array): every app set as `app-set` sets one, or none.
+    func appSetAllRequest(_ requested: [NookApp], _ reply: RequestReply) throws(ProtocolError) {
+        let replaced = try setApps(requested, reply, field: { "apps[\($0)]" })
+        reply.answerChange(AppSetAllAnswer(apps: zip(requested, replaced).map { AppSetAnswer(name: $0.name, replaced: $1) }))
+    }
+
+    /// Sets `requested` in one step for the request's sender; whether each replaced one.
+    /// `field` names the app at an index in an error (`app`, or `apps[2]` in an array).
+    private func setApps(_ requested: [NookApp], _ reply: RequestReply, field: (Int) -> String = { _ in "app" }) throws(ProtocolError) -> [Bool] {
         let connection = reply.connection
-        var app = requested
         // Its owner (U3), as a card's: the connection's uid and pid, and the name it stated.
         var sender = connection.peer.sender
         if let stated = reply.request.sender { (sender.name, sender.relayed) = (stated, true) }
-        app.sender = sender
-        // The icon file is checked as a card's is (R3).
-        if let icon = app.icon {
-            app.icon = try checkedIcon(NookActivity(title: app.name, systemImage: icon)).systemImage
+        let unset = requested.count > 1 ? "; none of the \(requested.count) apps was set" : ""
+        var apps: [NookApp] = []
+        for (index, requestedApp) in requested.enumerated() {
+            var app = requestedApp
+            app.sender = sender
+            // The icon file is checked as a card's is (R3).
+            if let icon = app.icon {
+                do throws(ProtocolError) {
+                    app.icon = try checkedIcon(NookActivity(title: app.name, systemImage: icon)).systemImage
+                } catch {
+                    throw requested.count > 1 ? ProtocolError(error.code, field: field(index) + ".icon", error.message + unset) : error
+                }
+            }
+            apps.append(app)
         }
         let (ownership, peer, stated) = (self.ownership, connection.peer, reply.request.sender)
         // Looked up before the rotation's lock is taken: the group database may be slow.
@@ -63,24 +89,38 @@ extension Daemon {
         let relays = ownership.relayUIDs
         let share = Daemon.share(of: sender, relays: relays)
         let sameShare: ((NookSender?) -> Bool)? = isAdmin && stated == nil ? nil : { Daemon.share(of: $0, relays: relays) == share }
-        let replaced: NookAppShelf.Entry?
-        do throws(AppRotation.Refusal) {
-            replaced = try apps.set(app, sameShare: sameShare) { existing in
-                ownership.appRefusal(of: "replace", app: existing.app.name, owner: existing.app.sender, by: peer, actingFor: stated, isAdmin: isAdmin)
-            }
-        } catch {
-            switch error {
-            case .app(.invalid(let problem)): throw ProtocolError(.invalid, field: "app." + problem.field, problem.problem)
-            case .app(let full): throw ProtocolError(.queueFull, field: "app." + full.field, full.problem)
-            case .forbidden(let refusal): throw refusal
+        let outcome = self.apps.setAll(apps, sameShare: sameShare) { existing in
+            ownership.appRefusal(of: "replace", app: existing.app.name, owner: existing.app.sender, by: peer, actingFor: stated, isAdmin: isAdmin)
+        }
+        let replaced: [NookAppShelf.Entry?]
+        switch outcome {
+        case .success(let entries): replaced = entries
+        case .failure(let refused):
+            let at = field(refused.index)
+            switch refused.refusal {
+            case .app(.invalid(let problem)): throw ProtocolError(.invalid, field: at + "." + problem.field, problem.problem + unset)
+            case .app(.full(let limit)) where requested.count > 1:
+                throw ProtocolError(.queueFull, field: "apps",
+                                    "nookd keeps at most \(limit) apps and has room for \(max(0, limit - refused.kept)) more; this array adds \(refused.added)"
+                                    + unset + " (remove some first)")
+            case .app(let full): throw ProtocolError(.queueFull, field: at + "." + full.field, full.problem + unset)
+            case .forbidden(let refusal):
+                throw requested.count > 1 ? ProtocolError(refusal.code, field: at + "." + (refusal.field ?? "name"), refusal.message + unset) : refusal
             case .share(let held, let limit):
-                throw ProtocolError(.queueFull, field: "app.name",
-                                    "\(shareHolder(sender)) already keeps \(held) \(held == 1 ? "app" : "apps"), the most apps.per_sender allows (\(limit)); "
-                                    + "remove one of them first (nookctl app rm NAME) or set one of them again")
+                guard requested.count > 1 else {
+                    throw ProtocolError(.queueFull, field: at + ".name",
+                                        "\(shareHolder(sender)) already keeps \(held) \(held == 1 ? "app" : "apps"), the most apps.per_sender allows (\(limit)); "
+                                        + "remove one of them first (nookctl app rm NAME) or set one of them again")
+                }
+                throw ProtocolError(.queueFull, field: at + ".name",
+                                    "\(shareHolder(sender)) may keep at most \(limit) apps (apps.per_sender), and this array's new apps would pass that at '\(apps[refused.index].name)'"
+                                    + unset + " (remove some first, nookctl app rm NAME)")
             }
         }
-        logger.info("apps: \(replaced == nil ? "added" : "updated") \(app.name)", metadata: ["peer": "\(connection.peer)"])
-        reply.answerChange(AppSetAnswer(name: app.name, replaced: replaced != nil))
+        for (app, entry) in zip(apps, replaced) {
+            logger.info("apps: \(entry == nil ? "added" : "updated") \(app.name)", metadata: ["peer": "\(connection.peer)"])
+        }
+        return replaced.map { $0 != nil }
     }
 
     /// `app-rm` (A1): by its sender, root or the admin group (U3).

@@ -157,36 +157,65 @@ final class AppRotation: Sendable {
     @discardableResult
     func set(_ app: NookApp, sameShare: ((NookSender?) -> Bool)? = nil,
              admits: (NookAppShelf.Entry) -> ProtocolError? = { _ in nil }) throws(Refusal) -> NookAppShelf.Entry? {
+        switch setAll([app], sameShare: sameShare, admits: admits) {
+        case .success(let replaced): return replaced[0]
+        case .failure(let refused): throw refused.refusal
+        }
+    }
+
+    /// The first app of a ``setAll(_:sameShare:admits:)`` that could not be set, by its index.
+    struct IndexedRefusal: Error {
+        let index: Int
+        let refusal: Refusal
+        /// The apps kept before the array, and how many of its names are new: what an array's
+        /// refusal says of the room it needed.
+        var kept = 0, added = 0
+    }
+
+    /// Sets every app of `apps` (names unique) in one step, as ``set(_:sameShare:admits:)`` sets
+    /// one, or none of them: the first refusal, and nothing changed. Returns the entries each
+    /// replaced, in order. New apps of the array count in the share as they are added.
+    func setAll(_ apps: [NookApp], sameShare: ((NookSender?) -> Bool)? = nil,
+                admits: (NookAppShelf.Entry) -> ProtocolError? = { _ in nil }) -> Result<[NookAppShelf.Entry?], IndexedRefusal> {
         let now = wallClock()
         // A result rather than a closure that throws a typed error, which Swift 6.0 is not trusted with.
-        let outcome: Result<NookAppShelf.Entry?, Refusal> = state.withLock { state in
-            var app = app
-            if let existing = state.shelf[app.name] {
-                if let refusal = admits(existing) { return .failure(.forbidden(refusal)) }
-                app.sender = existing.app.sender
-            } else if let sameShare, state.settings.perSender > 0 {
-                // Checked in the same step as the set: two senders' sets cannot both take the last slot of a share.
-                let held = state.shelf.entries.values.count(where: { sameShare($0.app.sender) })
-                if held >= state.settings.perSender { return .failure(.share(held: held, limit: state.settings.perSender)) }
+        return state.withLock { state in
+            // Set on a copy first (at most 64 apps): the shelf changes only if every one is set.
+            var shelf = state.shelf
+            var replaced: [NookAppShelf.Entry?] = []
+            for (index, requested) in apps.enumerated() {
+                var app = requested
+                if let existing = shelf[app.name] {
+                    if let refusal = admits(existing) { return .failure(IndexedRefusal(index: index, refusal: .forbidden(refusal))) }
+                    app.sender = existing.app.sender
+                } else if let sameShare, state.settings.perSender > 0 {
+                    // Checked in the same step as the set: two senders' sets cannot both take the last slot of a share.
+                    let held = shelf.entries.values.count(where: { sameShare($0.app.sender) })
+                    if held >= state.settings.perSender {
+                        return .failure(IndexedRefusal(index: index, refusal: .share(held: held, limit: state.settings.perSender)))
+                    }
+                }
+                do throws(NookAppShelf.Refusal) {
+                    replaced.append(try shelf.set(app, at: now))
+                } catch {
+                    return .failure(IndexedRefusal(index: index, refusal: .app(error), kept: state.shelf.count,
+                                                   added: apps.count(where: { state.shelf[$0.name] == nil })))
+                }
             }
-            let replaced: NookAppShelf.Entry?
-            do throws(NookAppShelf.Refusal) {
-                replaced = try state.shelf.set(app, at: now)
-            } catch {
-                return .failure(.app(error))
-            }
-            if state.shelf.count == 1, replaced == nil {
-                // The first app: the home content's turn starts now, the app's follows.
+            if state.shelf.isEmpty {
+                // The first apps: the home content's turn starts now, the apps' follow.
                 state.turn = nil
                 state.turnEnds = clock.now + state.settings.duration
             }
+            state.shelf = shelf
             // Recorded in the same step: two sets of one name are journalled in the order they
-            // were made, and the answer's mark covers the record.
-            if let entry = state.shelf[app.name] { journal.withLock { $0 }?.appSet(entry) }
+            // were made, and the answer's mark covers the records.
+            for app in apps {
+                if let entry = state.shelf[app.name] { journal.withLock { $0 }?.appSet(entry) }
+            }
             refresh(&state)
             return .success(replaced)
         }
-        return try outcome.get()
     }
 
     /// Puts back the apps the last run kept: those whose lifetime removed them while nookd was

@@ -80,29 +80,14 @@ public enum AWTRIXAppRoutes {
             for app in apps {
                 for remark in app.remarks { logger.info("AWTRIX app \(HTTPLogText.escaped(app.app.name)): \(HTTPLogText.escaped(remark))") }
             }
-            // One after another: an array's apps join the rotation in its order, and a refusal
-            // (another token's app, the rotation full) stops there and is answered.
-            func set(_ index: Int) {
-                guard index < apps.count else {
-                    exchange.respond(ok(apps.count == 1 ? apps[0].remarks : apps.flatMap { app in app.remarks.map { "\(app.app.name): \($0)" } }))
-                    return
-                }
-                nookd.ask(.appSet(apps[index].app), for: exchange, strippingPrefix: "app") { _ in set(index + 1) }
+            let answer = ok(apps.count == 1 ? apps[0].remarks : apps.flatMap { app in app.remarks.map { "\(app.app.name): \($0)" } })
+            guard apps.count > 1 else {
+                nookd.ask(.appSet(apps[0].app), for: exchange, strippingPrefix: "app") { _ in exchange.respond(answer) }
+                return
             }
-            guard apps.count > 1 else { set(0); return }
-            // An array is set whole or not at all: what would stop it part way is looked for first.
-            nookd.ask(.appList, for: exchange) { answer in
-                let held: [AppState]
-                do { held = try AppListAnswer(json: answer).apps } catch {
-                    exchange.respond(HTTPAPIError(status: 502, code: "nookd_error", message: "nookd's app list cannot be read: \(error)").response)
-                    return
-                }
-                if let refusal = AWTRIXApp.arrayProblem(apps.map(\.app.name), held: held, stated: exchange.caller.statedSender) {
-                    exchange.respond(NativeAPIErrors.error(refusal).response)
-                    return
-                }
-                set(0)
-            }
+            // An array is set whole or not at all, in one step of nookd's (its errors name
+            // `[1].progress`, as the translator's do), and joins the rotation in its order.
+            nookd.ask(.appSetAll(apps.map(\.app)), for: exchange, strippingPrefix: "apps") { _ in exchange.respond(answer) }
         }
     }
 

@@ -35,6 +35,10 @@ public enum NativeAPIErrors {
         let (status, code) = status(for: refusal.code)
         var field = refusal.field
         if let prefix, let name = field, name.hasPrefix(prefix + ".") { field = String(name.dropFirst(prefix.count + 1)) }
+        // The prefix's own field is the request's body (an AWTRIX array), an array's member
+        // `apps[1].progress` is `[1].progress`.
+        if let prefix, field == prefix { field = "body" }
+        if let prefix, let name = field, name.hasPrefix(prefix + "[") { field = String(name.dropFirst(prefix.count)) }
         let headers: [(name: String, value: String)] = status == 503 ? [("Retry-After", String(retryAfterSeconds))] : []
         let message = status == 502 ? "nookd could not carry out the request: \(refusal.description)" : refusal.message
         return HTTPAPIError(status: status, code: code, field: field, message: message, headers: headers)

@@ -545,26 +545,10 @@ public final class MQTTBridge {
             for app in apps {
                 for remark in app.remarks { logger.info("\(message.topic): app \(app.app.name): \(remark)") }
             }
-            if apps.count > 1, let problem = arrayProblem(apps.map(\.app.name)) {
-                report(Rejection(topic: message.topic, problem), payload: message.payload)
-                return []
-            }
-            return apps.map { delivery(.appSet($0.app)) }
+            // An array is set whole or not at all, in one step of nookd's.
+            return [delivery(apps.count == 1 ? .appSet(apps[0].app) : .appSetAll(apps.map(\.app)))]
         case .success(.remove(let name)):
             return appsMadeOf(name).map { delivery(.appRemove($0)) }
-        }
-    }
-
-    /// Why an array's apps cannot all be set (``AWTRIXApp/arrayProblem(_:held:stated:)``), found
-    /// before any is. Without nookd's app list, nookd judges each set alone.
-    private func arrayProblem(_ names: [String]) -> ProtocolError? {
-        guard let requests else { return nil }
-        do throws(ClientError) {
-            let (apps, _) = try requests.request(Request(id: .string("apps"), operation: .appList), as: AppListAnswer.self)
-            return AWTRIXApp.arrayProblem(names, held: apps.apps, stated: Self.appSender)
-        } catch {
-            logger.warning("nookd's app list cannot be read (\(error)); setting \(names.joined(separator: ", ")) one by one")
-            return nil
         }
     }
 
@@ -599,7 +583,7 @@ public final class MQTTBridge {
             nextRequestID += 1
             // An app's owner is the bridge under its stated name (U3): a broker's clients may
             // change the apps they set, never another sender's.
-            let sender = delivery.operation.name == .appSet || delivery.operation.name == .appRemove ? Self.appSender : nil
+            let sender = [.appSet, .appSetAll, .appRemove].contains(delivery.operation.name) ? Self.appSender : nil
             let line = Request(id: .number(nextRequestID), operation: delivery.operation, sender: sender).encoded().utf8
             // The payload limit is not the line limit: a 64 KiB payload escaped into a
             // request can be longer than nookd reads, and nookd's refusal of it carries no
@@ -717,7 +701,7 @@ public final class MQTTBridge {
     /// activities and apps, which come in bursts, are not logged one by one.
     private func noteCommandDone(_ delivery: Delivery, answer line: [UInt8]) {
         switch delivery.operation {
-        case .enqueue, .appSet, .appRemove: return
+        case .enqueue, .appSet, .appSetAll, .appRemove: return
         default: break
         }
         let result = (try? ResponseLine.decode(line)).flatMap { response -> String? in

@@ -85,30 +85,6 @@ public struct AWTRIXApp: Sendable, Equatable {
         }
     }
 
-    /// Why the apps `names` an array makes cannot all be set, found before any is (a bridge
-    /// sets them one by one, and one refused part way would leave the others set): a part
-    /// another sender holds, for a caller stating its name as nookd judges it (nookd still
-    /// judges each set), or less room in the rotation than the array's new apps need.
-    public static func arrayProblem(_ names: [String], held: [AppState], stated: String?) -> ProtocolError? {
-        let owners = Dictionary(held.map { ($0.app.name, $0.app.sender) }, uniquingKeysWith: { first, _ in first })
-        if let stated {
-            for name in names {
-                guard let entry = owners[name] else { continue }
-                if let owner = entry, owner.relayed, owner.name == stated { continue }
-                let whose = entry.map { owner in owner.relayed ? "'\(owner.name ?? "")'" : "uid \(owner.uid)" } ?? "nookd itself"
-                return ProtocolError(.forbidden, field: "name",
-                                     "'\(stated)' may not replace app '\(name)', a part of this array: it was set by \(whose); none of the array's apps was set")
-            }
-        }
-        let added = Set(names).subtracting(owners.keys).count
-        let room = max(0, NookApp.Limits.count - held.count)
-        guard added <= room else {
-            return ProtocolError(.queueFull, field: "body",
-                                 "nookd keeps at most \(NookApp.Limits.count) apps and has room for \(room) more; this array adds \(added), so none was set (remove some first)")
-        }
-        return nil
-    }
-
     /// One app object. `path` prefixes the fields its errors name (`[1].` in an array).
     public static func app(name: String, _ value: JSONValue, path: String = "") throws(ProtocolError) -> AWTRIXApp {
         if let problem = NookApp.nameProblem(name) { throw ProtocolError(.invalid, field: "name", "the app's name \(problem)") }

@@ -18,6 +18,23 @@ public struct AppSetAnswer: NookAnswer, NookWarningAnswer {
     }
 }
 
+/// `app-set-all`: each app set, in the request's order.
+public struct AppSetAllAnswer: NookAnswer {
+    public var apps: [AppSetAnswer]
+
+    public init(apps: [AppSetAnswer]) { self.apps = apps }
+
+    public var json: JSONValue { .object([("apps", .array(apps.map(\.json)))]) }
+
+    public init(json: JSONValue) throws(ProtocolError) {
+        let reader = try FieldReader(json, path: "result")
+        guard case .array(let items)? = reader.value("apps") else { throw ProtocolError(.missingField, field: "result.apps", "is required") }
+        var apps: [AppSetAnswer] = []
+        for item in items { apps.append(try AppSetAnswer(json: item)) }
+        self.apps = apps
+    }
+}
+
 /// `app-rm`: the app that was removed.
 public struct AppRemoveAnswer: NookAnswer {
     public var removed: String

@@ -53,6 +53,9 @@ public enum NookOperation: Hashable, Sendable {
 
     /// Sets an app (A1): a new one joins the rotation, one of the same name is updated in place.
     case appSet(NookApp)
+    /// Sets several apps (an AWTRIX array: APP0, APP1, …) in one step: all of them, or none and
+    /// the reason the first that could not be set gives.
+    case appSetAll([NookApp])
     /// Removes the named app (its sender, root or the admin group, U3).
     case appRemove(String)
     /// Every app, in the rotation's order.
@@ -83,6 +86,7 @@ extension NookOperation {
         case historyClear = "history-clear"
         case frame
         case appSet = "app-set"
+        case appSetAll = "app-set-all"
         case appRemove = "app-rm"
         case appList = "app-list"
         case appShow = "app-show"
@@ -209,6 +213,7 @@ extension NookOperation {
         case .historyClear: return (.historyClear, [])
         case .frame(let after): return (.frame, after.map { [("after", .number(Double($0)))] } ?? [])
         case .appSet(let app): return (.appSet, [("app", AppPayload.encode(app))])
+        case .appSetAll(let apps): return (.appSetAll, [("apps", .array(apps.map(AppPayload.encode)))])
         case .appRemove(let name): return (.appRemove, [("name", .string(name))])
         case .appList: return (.appList, [])
         case .appShow(let name): return (.appShow, [("name", .string(name))])
@@ -440,6 +445,24 @@ extension NookOperation.Name {
             return Entry(fields: ["app", "sender"], answer: AppSetAnswer.self, command: .grouped("app", "set"), scope: .own) { reader throws(ProtocolError) in
                 guard let payload = reader.value("app") else { throw ProtocolError(.missingField, field: "app", "is required") }
                 return .appSet(try AppPayload.decode(payload))
+            }
+        case .appSetAll:
+            return Entry(fields: ["apps", "sender"], answer: AppSetAllAnswer.self, command: .bridgesOnly, scope: .own) { reader throws(ProtocolError) in
+                guard let payload = reader.value("apps") else { throw ProtocolError(.missingField, field: "apps", "is required") }
+                guard case .array(let items) = payload else { throw ProtocolError(.wrongType, field: "apps", "must be an array of apps, got \(payload.typeName)") }
+                guard (1...NookApp.Limits.count).contains(items.count) else {
+                    throw ProtocolError(.invalid, field: "apps", "must hold 1 to \(NookApp.Limits.count) apps (all nookd keeps), got \(items.count)")
+                }
+                var apps: [NookApp] = []
+                var names: Set<String> = []
+                for (index, item) in items.enumerated() {
+                    let app = try AppPayload.decode(item, path: "apps[\(index)]")
+                    guard names.insert(app.name).inserted else {
+                        throw ProtocolError(.invalid, field: "apps[\(index)].name", "'\(app.name)' is named twice in the array")
+                    }
+                    apps.append(app)
+                }
+                return .appSetAll(apps)
             }
         case .appRemove:
             return Entry(fields: ["name", "sender"], answer: AppRemoveAnswer.self, command: .grouped("app", "rm"), scope: .own) { reader throws(ProtocolError) in

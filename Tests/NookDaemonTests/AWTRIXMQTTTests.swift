@@ -17,9 +17,11 @@ struct AWTRIXMQTTTests {
         var bridge: MQTTBridgeProcess
         let extraConfig: String
 
-        init(extraConfig: String = "") throws {
+        init(extraConfig: String = "", nookdConfig: String? = nil) throws {
             self.extraConfig = extraConfig
-            daemon = try DaemonProcess(scratch: scratch)
+            var arguments: [String] = []
+            if let nookdConfig { arguments = ["--config", scratch.file("nook.toml", nookdConfig)] }
+            daemon = try DaemonProcess(scratch: scratch, arguments: arguments)
             broker = try Broker(scratch: scratch)
             bridge = try MQTTBridgeProcess(broker: broker, socket: daemon.socket, scratch: scratch, extraConfig: extraConfig)
         }
@@ -169,7 +171,8 @@ struct AWTRIXMQTTTests {
     /// An array is set whole or not at all: a part another sender holds, or a rotation too full
     /// for all of it, is refused on the error topic before any part is set.
     @Test func a3_anArrayOverMQTTIsSetWholeOrNotAtAll() throws {
-        let setup = try Setup()
+        // The rotation's room, not a sender's share (`apps.per_sender`), is what this fills.
+        let setup = try Setup(nookdConfig: "[apps]\nper_sender = 0\n")
         let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])
         // APP1 is this test's user's, as nookctl sets one; the broker's array to APP would make it.
         try setup.daemon.request(.appSet(NookApp(name: "APP1", content: .text("mine"))))
@@ -186,6 +189,24 @@ struct AWTRIXMQTTTests {
         let full = try #require(errors.json("nook/b1/error").last)
         #expect(full["code"]?.text == "queueFull" && full["message"]?.text?.contains("room for 2") == true, "\(full)")
         #expect(try setup.apps().count == 62 && setup.app("more0") == nil)
+    }
+
+    /// An array the bridge's share (`apps.per_sender`) has room for only in part is refused
+    /// whole, naming the share, in nookd's one step: no part of it is set.
+    @Test func a3_anArrayOverMQTTBeyondItsSendersShareSetsNoPartOfIt() throws {
+        let setup = try Setup(nookdConfig: "[apps]\nper_sender = 4\n")
+        let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])
+        try setup.broker.publish("nook/b1/custom/A", #"[{"text": "0"}, {"text": "1"}, {"text": "2"}]"#)
+        try eventually("A0 to A2") { try setup.apps().count == 3 }
+        try setup.broker.publish("nook/b1/custom/B", #"[{"text": "0"}, {"text": "1"}]"#)
+        try eventually("the refusal") { !errors.json("nook/b1/error").isEmpty }
+        let refusal = try #require(errors.json("nook/b1/error").first)
+        #expect(refusal["code"]?.text == "queueFull" && refusal["field"]?.text == "apps[1].name", "\(refusal)")
+        #expect(refusal["message"]?.text?.contains("apps.per_sender") == true && refusal["message"]?.text?.contains("none of the 2 apps was set") == true, "\(refusal)")
+        #expect(try setup.apps().map(\.app.name) == ["A0", "A1", "A2"])
+        // One more fits.
+        try setup.broker.publish("nook/b1/custom/C", #"[{"text": "0"}]"#)
+        try eventually("C0") { try setup.app("C0") != nil }
     }
 
     /// An empty payload removing APP and its numbered parts removes all or nothing: APP held by

@@ -37,6 +37,7 @@ struct OperationDispatchTests {
         case .historyClear: .historyClear
         case .frame: .frame(after: nil)
         case .appSet: .appSet(NookApp(name: "dispatch", content: .text("Dispatch")))
+        case .appSetAll: .appSetAll([NookApp(name: "dispatch0", content: .text("Dispatch"))])
         case .appRemove: .appRemove("dispatch")
         case .appList: .appList
         case .appShow: .appShow("dispatch")

@@ -181,6 +181,22 @@ struct AWTRIXAppRoutesTests {
         #expect(try apps(service).count == 64)
     }
 
+    /// An array the token's share (`apps.per_sender`) has room for only in part is refused whole
+    /// (`503`, naming the share and the part it stopped at): no part of it is set.
+    @Test func a3_anArrayBeyondItsTokensShareSetsNoPartOfIt() throws {
+        // nook-http's user relays: each token's name has a share of its own.
+        let service = try service(nookdConfig: "[daemon]\nrelay_users = [\"\(getuid())\"]\n[apps]\nper_sender = 4\n")
+        let custom = service.url + "/api/custom?name="
+        #expect(try curl(alice, "POST", custom + "A", #"[{"text": "0"}, {"text": "1"}, {"text": "2"}]"#).status == 200)
+        let refused = try curl(alice, "POST", custom + "B", #"[{"text": "0"}, {"text": "1"}]"#)
+        #expect(refused.status == 503 && refused.text.contains(#""field":"[1].name""#) && refused.text.contains("apps.per_sender")
+                && refused.text.contains("none of the 2 apps was set"), "\(refused)")
+        #expect(try apps(service).map(\.app.name) == ["A0", "A1", "A2"])
+        // Another token's share is its own.
+        #expect(try curl(bob, "POST", custom + "B", #"[{"text": "0"}, {"text": "1"}]"#).status == 200)
+        #expect(try apps(service).count == 5)
+    }
+
     /// An empty body removing APP and its numbered parts removes all or nothing: APP held by
     /// another token refuses the removal before the caller's APP0, APP1 go.
     @Test func a3_aRemovalRefusedForAnotherTokensAppRemovesNoneOfItsParts() throws {

@@ -52,6 +52,8 @@ struct OperationTableTests {
                                icon: "bolt", tint: .named(.yellow), progress: 0.4, chart: NookApp.Chart(.line, [1, 4, 9]),
                                duration: .seconds(10), position: 3, lifetime: .seconds(600), lifetimeMode: .stale, hasAction: true)
             return [.appSet(NookApp(name: "weather", content: .text("21 °C"))), .appSet(full)]
+        case .appSetAll:
+            return [.appSetAll([NookApp(name: "weather0", content: .text("21 °C")), NookApp(name: "weather1", content: .text("Rain"), progress: 0.5)])]
         case .appRemove: return [.appRemove("weather")]
         case .appList: return [.appList]
         case .appShow: return [.appShow("weather")]

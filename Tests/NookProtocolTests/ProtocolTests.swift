@@ -25,6 +25,7 @@ struct ProtocolTests {
             .history(HistoryQuery(since: 7200, key: "build", unseen: true, limit: 10)), .historyShow(.number(3)), .historyReplay(.id(id)),
             .historyClear, .frame(after: nil), .frame(after: 7),
             .appSet(NookApp(name: "weather", content: .text("21 °C"), chart: NookApp.Chart(.bar, [1, 4, 9]), lifetime: .seconds(600))),
+            .appSetAll([NookApp(name: "weather0", content: .text("21 °C")), NookApp(name: "weather1", content: .fragments([.init("rain")]))]),
             .appRemove("weather"), .appList, .appShow("weather"), .appNext, .appPrevious, .appSwitch("weather"),
         ]
         for operation in operations {
@@ -33,7 +34,7 @@ struct ProtocolTests {
             #expect(decoded.operation == operation, "\(line)")
             #expect(decoded.id == .number(7))
         }
-        #expect(Set(NookOperation.names).count == 31)
+        #expect(Set(NookOperation.names).count == 32)
     }
 
     @Test(arguments: [
