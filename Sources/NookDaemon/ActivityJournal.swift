@@ -146,6 +146,8 @@ final class ActivityJournal: Sendable {
                     snoozes[id.description] = nil
                 case .appSet(let entry):
                     apps[entry.app.name] = entry
+                case .appsSet(let entries):
+                    for entry in entries { apps[entry.app.name] = entry }
                 case .appRemoved(let name):
                     apps[name] = nil
                 }
@@ -272,15 +274,27 @@ final class ActivityJournal: Sendable {
 
     /// An app set or updated in place (A1): its whole record again, which replaces the last.
     func appSet(_ entry: NookAppShelf.Entry) {
+        appsSet([entry])
+    }
+
+    /// Apps set in one step: one record for all of them (an array is restored whole or not at
+    /// all), each app's share of its bytes counted live until the app is set again or removed.
+    func appsSet(_ entries: [NookAppShelf.Entry]) {
+        guard !entries.isEmpty else { return }
         appending { state in
-            let name = entry.app.name
-            state.content.liveBytes -= state.content.appBytes.removeValue(forKey: name) ?? 0
-            state.content.apps[name] = entry
-            let record = JournalRecord.appSet(entry).encoded()
+            for entry in entries {
+                let name = entry.app.name
+                state.content.liveBytes -= state.content.appBytes.removeValue(forKey: name) ?? 0
+                state.content.apps[name] = entry
+            }
+            let record = (entries.count == 1 ? JournalRecord.appSet(entries[0]) : JournalRecord.appsSet(entries)).encoded()
             guard state.append(record) else { return }
             state.content.bytes += record.count
             state.content.liveBytes += record.count
-            state.content.appBytes[name] = record.count
+            for (index, entry) in entries.enumerated() {
+                // The record's bytes split among its apps, the remainder to the first.
+                state.content.appBytes[entry.app.name] = record.count / entries.count + (index == 0 ? record.count % entries.count : 0)
+            }
             if state.content.outgrown { state.rewriteWanted = true }
         }
     }

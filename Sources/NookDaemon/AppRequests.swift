@@ -48,7 +48,7 @@ extension Daemon {
 
     /// `app-set` (A1): a new app, or one of the same name replaced in place by whoever may (U3).
     func appSetRequest(_ requested: NookApp, _ reply: RequestReply) throws(ProtocolError) {
-        let replaced = try setApps([requested], reply)
+        let replaced = try setApps([requested], reply, field: nil)
         reply.answerChange(AppSetAnswer(name: requested.name, replaced: replaced[0]))
     }
 
@@ -59,13 +59,16 @@ extension Daemon {
     }
 
     /// Sets `requested` in one step for the request's sender; whether each replaced one.
-    /// `field` names the app at an index in an error (`app`, or `apps[2]` in an array).
-    private func setApps(_ requested: [NookApp], _ reply: RequestReply, field: (Int) -> String = { _ in "app" }) throws(ProtocolError) -> [Bool] {
+    /// `field` names the app at an index in an array's errors (`apps[2]`); nil: one app (`app`),
+    /// whose errors are `app-set`'s own.
+    private func setApps(_ requested: [NookApp], _ reply: RequestReply, field arrayField: ((Int) -> String)?) throws(ProtocolError) -> [Bool] {
         let connection = reply.connection
         // Its owner (U3), as a card's: the connection's uid and pid, and the name it stated.
         var sender = connection.peer.sender
         if let stated = reply.request.sender { (sender.name, sender.relayed) = (stated, true) }
-        let unset = requested.count > 1 ? "; none of the \(requested.count) apps was set" : ""
+        let isArray = arrayField != nil
+        let field = arrayField ?? { _ in "app" }
+        let unset = requested.count > 1 ? "; none of the \(requested.count) apps was set" : isArray ? "; it was not set" : ""
         var apps: [NookApp] = []
         for (index, requestedApp) in requested.enumerated() {
             var app = requestedApp
@@ -75,7 +78,8 @@ extension Daemon {
                 do throws(ProtocolError) {
                     app.icon = try checkedIcon(NookActivity(title: app.name, systemImage: icon)).systemImage
                 } catch {
-                    throw requested.count > 1 ? ProtocolError(error.code, field: field(index) + ".icon", error.message + unset) : error
+                    // Named as the app's field (the check is a card's, which names `activity.icon`).
+                    throw ProtocolError(error.code, field: field(index) + ".icon", error.message + unset)
                 }
             }
             apps.append(app)
@@ -99,15 +103,15 @@ extension Daemon {
             let at = field(refused.index)
             switch refused.refusal {
             case .app(.invalid(let problem)): throw ProtocolError(.invalid, field: at + "." + problem.field, problem.problem + unset)
-            case .app(.full(let limit)) where requested.count > 1:
+            case .app(.full(let limit)) where isArray:
                 throw ProtocolError(.queueFull, field: "apps",
                                     "nookd keeps at most \(limit) apps and has room for \(max(0, limit - refused.kept)) more; this array adds \(refused.added)"
                                     + unset + " (remove some first)")
             case .app(let full): throw ProtocolError(.queueFull, field: at + "." + full.field, full.problem + unset)
             case .forbidden(let refusal):
-                throw requested.count > 1 ? ProtocolError(refusal.code, field: at + "." + (refusal.field ?? "name"), refusal.message + unset) : refusal
+                throw isArray ? ProtocolError(refusal.code, field: at + "." + (refusal.field ?? "name"), refusal.message + unset) : refusal
             case .share(let held, let limit):
-                guard requested.count > 1 else {
+                guard isArray else {
                     throw ProtocolError(.queueFull, field: at + ".name",
                                         "\(shareHolder(sender)) already keeps \(held) \(held == 1 ? "app" : "apps"), the most apps.per_sender allows (\(limit)); "
                                         + "remove one of them first (nookctl app rm NAME) or set one of them again")

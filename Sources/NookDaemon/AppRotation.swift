@@ -208,11 +208,9 @@ final class AppRotation: Sendable {
                 state.turnEnds = clock.now + state.settings.duration
             }
             state.shelf = shelf
-            // Recorded in the same step: two sets of one name are journalled in the order they
-            // were made, and the answer's mark covers the records.
-            for app in apps {
-                if let entry = state.shelf[app.name] { journal.withLock { $0 }?.appSet(entry) }
-            }
+            // Recorded in the same step, in one record: two sets of one name are journalled in
+            // the order they were made, and the answer's mark covers the record.
+            journal.withLock { $0 }?.appsSet(apps.compactMap { state.shelf[$0.name] })
             refresh(&state)
             return .success(replaced)
         }

@@ -14,6 +14,9 @@ enum JournalRecord: Sendable {
     case unsnoozed(NookActivityID)
     /// An app set or updated (A1), whole, with when it was set (its lifetime counts from then).
     case appSet(NookAppShelf.Entry)
+    /// Several apps set in one step (`app-set-all`, an AWTRIX array): one record, so no prefix
+    /// of the log holds part of the array.
+    case appsSet([NookAppShelf.Entry])
     /// An app removed, by a request or by its lifetime.
     case appRemoved(String)
 
@@ -34,9 +37,8 @@ enum JournalRecord: Sendable {
                      ("activity", ActivityPayload.encode(snooze.entry.activity))]
                     + (snooze.entry.activity.sender.map { [("sender", SenderPayload.encode($0))] } ?? []))
         case .unsnoozed(let id): .object([("unsnoozed", .string(id.description))])
-        case .appSet(let entry):
-            .object([("app", AppPayload.encode(entry.app)), ("setAt", .number(entry.setAt)), ("arrival", .number(Double(entry.arrival)))]
-                    + (entry.app.sender.map { [("sender", SenderPayload.encode($0))] } ?? []))
+        case .appSet(let entry): Self.appObject(entry)
+        case .appsSet(let entries): .object([("apps", .array(entries.map(Self.appObject)))])
         case .appRemoved(let name): .object([("appRemoved", .string(name))])
         }
         return DurableLine.encoded(json.serializedBytes)
@@ -57,7 +59,17 @@ enum JournalRecord: Sendable {
         if let woke = id("unsnoozed") { return .success(.unsnoozed(woke)) }
         if json["snoozed"] != nil { return decodeSnooze(json) }
         if let name = json["appRemoved"]?.text { return .success(.appRemoved(name)) }
-        if json["app"] != nil { return decodeApp(json) }
+        if json["app"] != nil { return decodeApp(json).map(JournalRecord.appSet) }
+        if case .array(let items)? = json["apps"] {
+            var entries: [NookAppShelf.Entry] = []
+            for (index, item) in items.enumerated() {
+                switch decodeApp(item) {
+                case .success(let entry): entries.append(entry)
+                case .failure(let damage): return .failure(JournalDamage("apps[\(index)]: \(damage)"))
+                }
+            }
+            return .success(.appsSet(entries))
+        }
         guard let sequence = json["seq"]?.numberValue, sequence >= 1, sequence < 1e15,
               let module = json["module"]?.text, let at = json["at"]?.numberValue, let payload = json["activity"] else {
             return .failure(JournalDamage("not a journal record"))
@@ -98,8 +110,14 @@ extension JournalRecord {
 }
 
 extension JournalRecord {
+    /// An app as its record (or an array's record) holds it.
+    private static func appObject(_ entry: NookAppShelf.Entry) -> JSONValue {
+        .object([("app", AppPayload.encode(entry.app)), ("setAt", .number(entry.setAt)), ("arrival", .number(Double(entry.arrival)))]
+                + (entry.app.sender.map { [("sender", SenderPayload.encode($0))] } ?? []))
+    }
+
     /// An app's record; a journal of an nookd before apps has none, and reads as before.
-    private static func decodeApp(_ json: JSONValue) -> Result<JournalRecord, JournalDamage> {
+    private static func decodeApp(_ json: JSONValue) -> Result<NookAppShelf.Entry, JournalDamage> {
         guard let payload = json["app"], let setAt = json["setAt"]?.numberValue, let arrival = json["arrival"]?.numberValue,
               arrival >= 1, arrival < 1e15, arrival == arrival.rounded() else {
             return .failure(JournalDamage("not an app record"))
@@ -110,7 +128,7 @@ extension JournalRecord {
         do {
             var app = try AppPayload.decode(payload)
             app.sender = json["sender"].flatMap(SenderPayload.decode)
-            return .success(.appSet(NookAppShelf.Entry(app: app, setAt: setAt, arrival: UInt64(arrival))))
+            return .success(NookAppShelf.Entry(app: app, setAt: setAt, arrival: UInt64(arrival)))
         } catch {
             return .failure(JournalDamage("app: \(error)"))
         }

@@ -87,7 +87,17 @@ public enum AWTRIXAppRoutes {
             }
             // An array is set whole or not at all, in one step of nookd's (its errors name
             // `[1].progress`, as the translator's do), and joins the rotation in its order.
-            nookd.ask(.appSetAll(apps.map(\.app)), for: exchange, strippingPrefix: "apps") { _ in exchange.respond(answer) }
+            let operation = NookOperation.appSetAll(apps.map(\.app))
+            // One request line: what its names, field names and `#` tints add to a body under
+            // the limit can take it over nookd's, said as that, not as the body's size.
+            let bytes = exchange.caller.request(operation).encoded().utf8.count
+            guard bytes <= NookProtocol.maximumLineBytes else {
+                exchange.respond(HTTPAPIError(status: 413, code: "body_too_large", field: "body",
+                    message: "these \(apps.count) apps make one request to nookd of \(bytes) bytes, over the \(NookProtocol.maximumLineBytes) it reads "
+                        + "(an array is set in one step; its names and fields grow in translation): send fewer apps or shorter texts").response)
+                return
+            }
+            nookd.ask(operation, for: exchange, strippingPrefix: "apps") { _ in exchange.respond(answer) }
         }
     }
 

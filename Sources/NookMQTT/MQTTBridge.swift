@@ -589,8 +589,11 @@ public final class MQTTBridge {
             // request can be longer than nookd reads, and nookd's refusal of it carries no
             // id, which would leave the whole batch unacknowledged and sent again forever.
             guard line.count <= NookProtocol.maximumLineBytes else {
+                let array = if case .appSetAll(let apps) = delivery.operation {
+                    " (these \(apps.count) apps are set in one step: send fewer apps or shorter texts)"
+                } else { "" }
                 report(Rejection(topic: delivery.message.topic, ProtocolError(.lineTooLong, field: "payload",
-                    "the request made from this payload is \(line.count) bytes; nookd reads at most \(NookProtocol.maximumLineBytes)")),
+                    "the request made from this payload is \(line.count) bytes; nookd reads at most \(NookProtocol.maximumLineBytes)" + array)),
                        payload: delivery.message.payload)
                 continue
             }

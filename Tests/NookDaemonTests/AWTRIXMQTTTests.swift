@@ -191,6 +191,20 @@ struct AWTRIXMQTTTests {
         #expect(try setup.apps().count == 62 && setup.app("more0") == nil)
     }
 
+    /// An array under the payload's limit whose one request to nookd would be over nookd's line
+    /// is refused on the error topic saying so; none of it is set.
+    @Test func a3_anArrayOverMQTTWhoseOneRequestWouldOutgrowNookdsLineIsRefusedSayingSo() throws {
+        let setup = try Setup()
+        let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])
+        let fragments = "[" + Array(repeating: #"{"t":"abcd","c":"FF0000"}"#, count: 32).joined(separator: ",") + "]"
+        let payload = "[" + Array(repeating: #"{"text":\#(fragments),"color":"00FF00","progress":33}"#, count: 64).joined(separator: ",") + "]"
+        try setup.broker.publish("nook/b1/custom/clock", bytes: Array(payload.utf8))
+        try eventually("the refusal") { !errors.json("nook/b1/error").isEmpty }
+        let refusal = try #require(errors.json("nook/b1/error").first)
+        #expect(refusal["code"]?.text == "lineTooLong" && refusal["message"]?.text?.contains("these 64 apps are set in one step") == true, "\(refusal)")
+        #expect(try setup.apps().isEmpty)
+    }
+
     /// An array the bridge's share (`apps.per_sender`) has room for only in part is refused
     /// whole, naming the share, in nookd's one step: no part of it is set.
     @Test func a3_anArrayOverMQTTBeyondItsSendersShareSetsNoPartOfIt() throws {

@@ -36,6 +36,29 @@ struct AppShareAndStatusTests {
         }
     }
 
+    /// `app-set-all` (an AWTRIX array) refuses the whole array naming the member at fault as
+    /// `apps[N].FIELD`, alone or among others, and sets none of it; `app-set` names `app.FIELD`.
+    @Test func a3_appSetAllNamesTheMemberAtFaultAndSetsNoneOfTheArray() throws {
+        let scratch = Scratch()
+        let daemon = try start(scratch, perSender: 0)
+        let client = try NookClient(path: daemon.socket)
+        let good = NookApp(name: "good", content: .text("fine"))
+        let bad = NookApp(name: "bad", content: .text("x"), icon: scratch.path + "/no-such-icon.png")
+        for (operation, field, unset) in [(NookOperation.appSetAll([bad]), "apps[0].icon", "it was not set"),
+                                          (.appSetAll([good, bad]), "apps[1].icon", "none of the 2 apps was set"),
+                                          (.appSet(bad), "app.icon", "")] {
+            switch Result<JSONValue, ClientError>(catching: { () throws(ClientError) in try client.request(Request(id: .number(1), operation: operation)) }) {
+            case .success(let answer): Issue.record("\(operation.name.rawValue) with a missing icon was taken: \(answer)")
+            case .failure(.daemon(let refusal)):
+                #expect(refusal.field == field && (unset.isEmpty || refusal.message.contains(unset)), "\(refusal)")
+            case .failure(let other): throw other
+            }
+        }
+        #expect(try AppListAnswer(json: client.request(Request(id: .number(1), operation: .appList))).apps.isEmpty)
+        let answer = try AppSetAllAnswer(json: client.request(Request(id: .number(1), operation: .appSetAll([good, NookApp(name: "also", content: .text("y"))]))))
+        #expect(answer.apps.map(\.name) == ["good", "also"] && answer.apps.allSatisfy { !$0.replaced })
+    }
+
     @Test func u3_a1_aSenderBeyondItsShareOfTheAppsIsRefusedNamingTheLimitAndTheOthersStillSetTheirs() throws {
         let scratch = Scratch()
         let daemon = try start(scratch, perSender: 2)

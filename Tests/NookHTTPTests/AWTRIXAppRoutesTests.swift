@@ -181,6 +181,18 @@ struct AWTRIXAppRoutesTests {
         #expect(try apps(service).count == 64)
     }
 
+    /// An array under the body's limit whose one request to nookd would be over nookd's line
+    /// (names, field names and `#` tints grow in translation) is refused saying so; none is set.
+    @Test func a3_anArrayWhoseOneRequestWouldOutgrowNookdsLineIsRefusedSayingSo() throws {
+        let service = try service(nookdConfig: "[apps]\nper_sender = 0\n")
+        let fragments = "[" + Array(repeating: #"{"t":"abcd","c":"FF0000"}"#, count: 32).joined(separator: ",") + "]"
+        let body = "[" + Array(repeating: #"{"text":\#(fragments),"color":"00FF00","progress":33}"#, count: 64).joined(separator: ",") + "]"
+        #expect(body.utf8.count < 64 * 1024)
+        let refused = try curl(alice, "POST", service.url + "/api/custom?name=clock", body)
+        #expect(refused.status == 413 && refused.text.contains("these 64 apps make one request to nookd"), "\(refused)")
+        #expect(try apps(service).isEmpty)
+    }
+
     /// An array the token's share (`apps.per_sender`) has room for only in part is refused whole
     /// (`503`, naming the share and the part it stopped at): no part of it is set.
     @Test func a3_anArrayBeyondItsTokensShareSetsNoPartOfIt() throws {
