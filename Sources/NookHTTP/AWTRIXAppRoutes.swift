@@ -90,7 +90,10 @@ public enum AWTRIXAppRoutes {
             let operation = NookOperation.appSetAll(apps.map(\.app))
             // One request line: what its names, field names and `#` tints add to a body under
             // the limit can take it over nookd's, said as that, not as the body's size.
-            let bytes = exchange.caller.request(operation).encoded().utf8.count
+            // Measured with the longest id the link numbers its requests with (it adds one).
+            var measured = exchange.caller.request(operation)
+            measured.id = .number(9_007_199_254_740_991)
+            let bytes = measured.encoded().utf8.count
             guard bytes <= NookProtocol.maximumLineBytes else {
                 exchange.respond(HTTPAPIError(status: 413, code: "body_too_large", field: "body",
                     message: "these \(apps.count) apps make one request to nookd of \(bytes) bytes, over the \(NookProtocol.maximumLineBytes) it reads "
