@@ -68,7 +68,7 @@ public struct AWTRIXApp: Sendable, Equatable {
             guard !items.isEmpty else {
                 throw ProtocolError(.invalid, field: "body", "an empty array sets no app; an empty body (or {}) removes \(name)")
             }
-            // Refused whole: set one by one, the first 64 would fill the rotation and the rest fail.
+            // More than nookd keeps could never be set whole (`app-set-all` takes at most as many).
             guard items.count <= NookApp.Limits.count else {
                 throw ProtocolError(.invalid, field: "body", "an array sets at most \(NookApp.Limits.count) apps (all nookd keeps), got \(items.count); none was set")
             }
