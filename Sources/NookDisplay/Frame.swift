@@ -36,6 +36,23 @@ public struct Frame: Sendable, Equatable {
         }
     }
 
+    /// Copies the rectangle at (`x`, `y`) of `other`, a frame of the same size, into the same
+    /// place of this one; the part outside the frames is left out.
+    public mutating func overwrite(with other: Frame, x: Int, y: Int, width: Int, height: Int) {
+        precondition(other.size == size, "a \(other.size) frame copied in part into a \(size) one")
+        let (left, right) = (Swift.max(0, x), Swift.min(self.width, x + width))
+        let (top, bottom) = (Swift.max(0, y), Swift.min(self.height, y + height))
+        guard left < right, top < bottom else { return }
+        let stride = self.width
+        pixels.withUnsafeMutableBufferPointer { target in
+            other.pixels.withUnsafeBufferPointer { source in
+                for row in top..<bottom {
+                    (target.baseAddress! + row * stride + left).update(from: source.baseAddress! + row * stride + left, count: right - left)
+                }
+            }
+        }
+    }
+
     /// Sets every pixel to `pixel`, in this frame's own storage.
     ///
     /// The first 4 KiB are written pixel by pixel and the rest copied from them by libc

@@ -10,6 +10,7 @@ final class Canvas {
     let width: Int
     let height: Int
     let context: OpaquePointer
+    private let surface: OpaquePointer
 
     /// Draws into `frame` for the duration of `body`.
     static func draw<Result>(into frame: inout Frame, _ body: (Canvas) throws -> Result) rethrows -> Result {
@@ -24,11 +25,37 @@ final class Canvas {
     private init(surface: OpaquePointer, width: Int, height: Int) {
         self.width = width
         self.height = height
+        self.surface = surface
         context = cairo_create(surface)
         cairo_set_antialias(context, CAIRO_ANTIALIAS_GOOD)
     }
 
     // MARK: Shapes
+
+    /// From now on draws only inside `boxes` (whole pixels, so what is drawn there is what a
+    /// drawing without the clip puts there).
+    func clip(to boxes: [CardLayout.Box]) {
+        cairo_new_path(context)
+        for box in boxes { cairo_rectangle(context, Double(box.x), Double(box.y), Double(box.width), Double(box.height)) }
+        cairo_clip(context)
+    }
+
+    /// Sets every pixel of `boxes` (inside the frame) to `pixel`, as ``Frame/fill(_:)`` sets a
+    /// whole frame's.
+    func fillPixels(_ pixel: UInt32, in boxes: [CardLayout.Box]) {
+        cairo_surface_flush(surface)
+        let pixels = UnsafeMutableRawPointer(cairo_image_surface_get_data(surface)!).assumingMemoryBound(to: UInt32.self)
+        let stride = Int(cairo_image_surface_get_stride(surface)) / 4
+        for box in boxes {
+            let (left, right) = (max(0, box.x), min(width, box.x + box.width))
+            let (top, bottom) = (max(0, box.y), min(height, box.y + box.height))
+            guard left < right, top < bottom else { continue }
+            for row in top..<bottom {
+                UnsafeMutableBufferPointer(start: pixels + row * stride + left, count: right - left).update(repeating: pixel)
+            }
+        }
+        cairo_surface_mark_dirty(surface)
+    }
 
     func setColor(_ color: RGB, alpha: Double = 1) {
         cairo_set_source_rgba(context, Double(color.red) / 255, Double(color.green) / 255, Double(color.blue) / 255, alpha)
@@ -217,6 +244,14 @@ final class TextLayout {
         var ink = PangoRectangle(), logical = PangoRectangle()
         pango_layout_get_pixel_extents(layout, &ink, &logical)
         return Double(logical.x)
+    }
+
+    /// The pixels the text inks when drawn at (`x`, `y`): pango's ink extents, whole pixels.
+    func ink(atX x: Double, y: Double) -> CardLayout.Box {
+        var ink = PangoRectangle(), logical = PangoRectangle()
+        pango_layout_get_pixel_extents(layout, &ink, &logical)
+        let left = Int((x + Double(ink.x)).rounded(.down)), top = Int((y + Double(ink.y)).rounded(.down))
+        return CardLayout.Box(x: left, y: top, width: Int(ink.width) + 1, height: Int(ink.height) + 1)
     }
 
     var isEllipsized: Bool { cut || pango_layout_is_ellipsized(layout) != 0 }

@@ -11,6 +11,26 @@ public struct CardLayout: Hashable, Sendable {
             width = Int(rect.width.rounded(.up))
             height = Int(rect.height.rounded(.up))
         }
+
+        public init(x: Int, y: Int, width: Int, height: Int) {
+            (self.x, self.y, self.width, self.height) = (x, y, width, height)
+        }
+
+        func grown(by pixels: Int) -> Box {
+            Box(x: x - pixels, y: y - pixels, width: width + 2 * pixels, height: height + 2 * pixels)
+        }
+
+        /// The part inside `bounds`, nil when none is.
+        func clamped(to bounds: Box) -> Box? {
+            let left = Swift.max(x, bounds.x), top = Swift.max(y, bounds.y)
+            let right = Swift.min(x + width, bounds.x + bounds.width), bottom = Swift.min(y + height, bounds.y + bounds.height)
+            guard left < right, top < bottom else { return nil }
+            return Box(x: left, y: top, width: right - left, height: bottom - top)
+        }
+
+        public func intersects(_ other: Box) -> Bool {
+            x < other.x + other.width && other.x < x + width && y < other.y + other.height && other.y < y + height
+        }
     }
 
     /// `wide` for strips with an aspect of 3:1 or more (horizontal layout), `stacked` otherwise.
@@ -31,6 +51,11 @@ public struct CardLayout: Hashable, Sendable {
     /// Unicode scalars of title and subtitle handed to the text layout: bounded by the boxes,
     /// not by the activity's text (``LayoutText``).
     public var textScalars: Int
+    /// Where title, subtitle and progress bar leave ink (the title's and subtitle's inked
+    /// pixels, not their line boxes): what an update in place draws again.
+    public var textInk: [Box] = []
+    /// The icon's part of ``unknownGlyphs``.
+    public var iconUnknownGlyphs = 0
 }
 
 /// A card drawn once per activity: the whole logical frame, background included, ready to be
@@ -40,6 +65,12 @@ public struct RenderedCard: Sendable {
     public var layout: CardLayout
     /// Things the log should hear about (unknown icon, unreadable PNG).
     public var warnings: [String]
+    /// The places drawn again by an update in place; nil: the whole frame was drawn.
+    public var redrawn: [CardLayout.Box]?
+
+    public init(frame: Frame, layout: CardLayout, warnings: [String], redrawn: [CardLayout.Box]? = nil) {
+        (self.frame, self.layout, self.warnings, self.redrawn) = (frame, layout, warnings, redrawn)
+    }
 }
 
 /// Draws activity cards (R1) in a ``Theme`` (R2) with icons (R3).
@@ -77,33 +108,101 @@ public struct CardRenderer: Sendable {
         do { return .success(try IconFile.load(path: path)) } catch { return .failure(error) }
     }
 
+    /// Draws `activity` into `frame`, which holds the card `previous` as this renderer drew it
+    /// at this size (`layout`, the layout it returned): an update in place (U2). When the icon
+    /// and the tint are the same, only where the title, subtitle and progress bar were or now
+    /// are is drawn again (``RenderedCard/redrawn``), each place exactly as a whole card draws
+    /// it; anything else draws the whole card.
+    public func render(_ activity: NookActivity, into frame: consuming Frame, icon: IconLoad? = nil,
+                       over previous: NookActivity, layout: CardLayout) -> RenderedCard {
+        let size = frame.size
+        guard activity.tint == previous.tint, activity.systemImage == previous.systemImage, activity.isBlocker == previous.isBlocker,
+              layout.arrangement == Self.arrangement(for: size) else {
+            return render(activity, into: frame, icon: icon)
+        }
+        var warnings: [String] = []
+        let icon = icon ?? Self.loadIcon(for: activity)
+        var redrawn: [CardLayout.Box] = []
+        let newLayout = Canvas.draw(into: &frame) { canvas in
+            let plan = self.plan(activity, on: canvas, iconUnknownGlyphs: layout.iconUnknownGlyphs)
+            // Two pixels round each part's ink: antialiasing reaches one past it.
+            let bounds = CardLayout.Box(x: 0, y: 0, width: size.width, height: size.height)
+            redrawn = (layout.textInk + plan.layout.textInk).compactMap { $0.grown(by: 2).clamped(to: bounds) }
+            canvas.clip(to: redrawn)
+            canvas.fillPixels(theme.background.pixel, in: redrawn)
+            let iconReached = redrawn.contains { $0.intersects(plan.layout.icon.grown(by: 2)) }
+            draw(plan, activity, icon: icon, drawsIcon: iconReached, on: canvas, warnings: &warnings)
+            return plan.layout
+        }
+        return RenderedCard(frame: frame, layout: newLayout, warnings: warnings, redrawn: redrawn)
+    }
+
     /// `frame` is filled with the background already, so cairo only draws the card on top.
     private func draw(_ activity: NookActivity, icon: IconLoad?, onBackground frame: consuming Frame) -> RenderedCard {
-        let size = frame.size
         var warnings: [String] = []
         let icon = icon ?? Self.loadIcon(for: activity)
         let layout = Canvas.draw(into: &frame) { canvas in
-            Self.arrangement(for: size) == .wide
-                ? drawWide(activity, icon: icon, on: canvas, warnings: &warnings)
-                : drawStacked(activity, icon: icon, on: canvas, warnings: &warnings)
+            var plan = self.plan(activity, on: canvas, iconUnknownGlyphs: nil)
+            plan.layout.iconUnknownGlyphs = draw(plan, activity, icon: icon, drawsIcon: true, on: canvas, warnings: &warnings)
+            plan.layout.unknownGlyphs += plan.layout.iconUnknownGlyphs
+            return plan.layout
         }
         return RenderedCard(frame: frame, layout: layout, warnings: warnings)
     }
 
     // MARK: Layouts
 
-    private func drawWide(_ activity: NookActivity, icon image: IconLoad?, on canvas: Canvas, warnings: inout [String]) -> CardLayout {
+    /// Where everything of a card goes, its text laid out, before anything is drawn: what a
+    /// redraw of a few places needs to know first.
+    private struct Plan {
+        var card: Rect
+        var icon: Rect
+        var title: (text: TextLayout, x: Double, y: Double)
+        var subtitle: (text: TextLayout, x: Double, y: Double)?
+        var progress: (value: Double, rect: Rect)?
+        var layout: CardLayout
+    }
+
+    /// `iconUnknownGlyphs`: the icon's count when it is known (the card before had the same
+    /// icon), counted in the layout; nil: it is counted when the icon is drawn.
+    private func plan(_ activity: NookActivity, on canvas: Canvas, iconUnknownGlyphs: Int?) -> Plan {
+        var plan = Self.arrangement(for: PixelSize(width: canvas.width, height: canvas.height)) == .wide
+            ? planWide(activity, on: canvas) : planStacked(activity, on: canvas)
+        if let iconUnknownGlyphs {
+            plan.layout.iconUnknownGlyphs = iconUnknownGlyphs
+            plan.layout.unknownGlyphs += iconUnknownGlyphs
+        }
+        return plan
+    }
+
+    /// Draws the planned card (or, under a clip, the places of it the clip lets through), in
+    /// the order a whole card is drawn; returns the icon's unknown glyphs (0 when not drawn).
+    @discardableResult
+    private func draw(_ plan: Plan, _ activity: NookActivity, icon: IconLoad?, drawsIcon: Bool, on canvas: Canvas,
+                      warnings: inout [String]) -> Int {
+        drawCardBackground(plan.card, on: canvas)
+        var iconUnknown = 0
+        if drawsIcon {
+            iconUnknown = drawIcon(activity, image: icon, in: plan.icon, on: canvas, warnings: &warnings)
+        } else {
+            _ = iconFace(activity, image: icon, warnings: &warnings)
+        }
+        plan.title.text.draw(x: plan.title.x, y: plan.title.y, color: theme.primaryText)
+        if let subtitle = plan.subtitle { subtitle.text.draw(x: subtitle.x, y: subtitle.y, color: theme.secondaryText) }
+        if let progress = plan.progress { drawProgress(progress.value, in: progress.rect, tint: theme.color(for: activity.tint), on: canvas) }
+        return iconUnknown
+    }
+
+    private func planWide(_ activity: NookActivity, on canvas: Canvas) -> Plan {
         let (width, height) = (Double(canvas.width), Double(canvas.height))
         let margin = (0.05 * height).rounded()
         let card = Rect(x: margin, y: margin, width: width - 2 * margin, height: height - 2 * margin)
-        drawCardBackground(card, on: canvas)
         let padding = 0.13 * card.height
         let disc = 0.46 * card.height
         let icon = Rect(x: card.x + padding, y: card.midY - disc / 2, width: disc, height: disc)
-        let iconUnknown = drawIcon(activity, image: image, in: icon, on: canvas, warnings: &warnings)
 
-        let textX = icon.maxX + 0.8 * padding
-        let textWidth = card.maxX - padding - textX
+        let x = icon.maxX + 0.8 * padding
+        let textWidth = card.maxX - padding - x
         let title = canvas.layoutText(activity.title, family: theme.fontFamily, weight: .bold,
                                       pixelSize: 0.15 * height * theme.titleScale, maxWidth: textWidth, maxLines: 1,
                                       colors: titleColors(activity))
@@ -111,22 +210,49 @@ public struct CardRenderer: Sendable {
             canvas.layoutText($0, family: theme.fontFamily, weight: .regular,
                               pixelSize: 0.095 * height * theme.subtitleScale, maxWidth: textWidth, maxLines: 1)
         }
-        return stackText(title: title, subtitle: subtitle, progress: activity.progress, tint: theme.color(for: activity.tint),
-                         x: textX, width: textWidth, centeredIn: card, gap: 0.035 * height,
-                         barHeight: max(3, 0.035 * height), on: canvas, arrangement: .wide, card: card, icon: icon,
-                         iconUnknownGlyphs: iconUnknown)
+        // Title, subtitle and progress bar as one block, vertically centred in the card.
+        let gap = 0.035 * height
+        let barHeight = max(3, 0.035 * height)
+        let titleSize = title.size
+        let subtitleSize = subtitle?.size
+        var blockHeight = titleSize.height
+        if let subtitleSize { blockHeight += 0.2 * gap + subtitleSize.height }
+        if activity.progress != nil { blockHeight += gap + barHeight }
+        var y = card.midY - blockHeight / 2
+
+        let titleRect = Rect(x: x + title.offsetX, y: y, width: titleSize.width, height: titleSize.height)
+        let titleAt = (title, x, y)
+        y = titleRect.maxY
+        var subtitleRect: Rect?
+        var subtitleAt: (text: TextLayout, x: Double, y: Double)?
+        if let subtitle, let subtitleSize {
+            y += 0.2 * gap
+            subtitleRect = Rect(x: x + subtitle.offsetX, y: y, width: subtitleSize.width, height: subtitleSize.height)
+            subtitleAt = (subtitle, x, y)
+            y += subtitleSize.height
+        }
+        var progressAt: (value: Double, rect: Rect)?
+        if let progress = activity.progress {
+            y += gap
+            progressAt = (progress, Rect(x: x, y: y, width: textWidth, height: barHeight))
+        }
+        let layout = CardLayout(arrangement: .wide, card: .init(card), icon: .init(icon), title: .init(titleRect),
+                                subtitle: subtitleRect.map(CardLayout.Box.init), progress: progressAt.map { CardLayout.Box($0.rect) },
+                                titleEllipsized: title.isEllipsized, subtitleEllipsized: subtitle?.isEllipsized ?? false,
+                                unknownGlyphs: title.unknownGlyphs + (subtitle?.unknownGlyphs ?? 0),
+                                textScalars: title.scalarCount + (subtitle?.scalarCount ?? 0),
+                                textInk: Self.ink(title: titleAt, subtitle: subtitleAt, progress: progressAt?.rect))
+        return Plan(card: card, icon: icon, title: titleAt, subtitle: subtitleAt, progress: progressAt, layout: layout)
     }
 
-    private func drawStacked(_ activity: NookActivity, icon image: IconLoad?, on canvas: Canvas, warnings: inout [String]) -> CardLayout {
+    private func planStacked(_ activity: NookActivity, on canvas: Canvas) -> Plan {
         let (width, height) = (Double(canvas.width), Double(canvas.height))
         let unit = min(height, width / 1.6)
         let margin = (0.05 * unit).rounded()
         let card = Rect(x: margin, y: margin, width: width - 2 * margin, height: height - 2 * margin)
-        drawCardBackground(card, on: canvas)
         let padding = 0.09 * unit
         let disc = 0.27 * unit
         let icon = Rect(x: card.x + padding, y: card.y + padding, width: disc, height: disc)
-        let iconUnknown = drawIcon(activity, image: image, in: icon, on: canvas, warnings: &warnings)
 
         // Title beside the icon; subtitle and progress under both.
         let titleX = icon.maxX + 0.6 * padding
@@ -136,74 +262,45 @@ public struct CardRenderer: Sendable {
                                       colors: titleColors(activity))
         let titleSize = title.size
         let titleRect = Rect(x: titleX + title.offsetX, y: icon.midY - titleSize.height / 2, width: titleSize.width, height: titleSize.height)
-        title.draw(x: titleX, y: titleRect.y, color: theme.primaryText)
+        let titleAt = (title, titleX, titleRect.y)
 
         let textX = card.x + padding
         let textWidth = card.width - 2 * padding
         var y = max(icon.maxY, titleRect.maxY) + 0.06 * unit
         var subtitleRect: Rect?
-        var subtitleEllipsized = false
-        var unknown = title.unknownGlyphs + iconUnknown
-        var textScalars = title.scalarCount
+        var subtitleAt: (text: TextLayout, x: Double, y: Double)?
         if let text = activity.subtitle {
             let subtitle = canvas.layoutText(text, family: theme.fontFamily, weight: .regular,
                                              pixelSize: 0.1 * unit * theme.subtitleScale, maxWidth: textWidth, maxLines: 2)
             let size = subtitle.size
             let rect = Rect(x: textX + subtitle.offsetX, y: y, width: size.width, height: size.height)
-            subtitle.draw(x: textX, y: rect.y, color: theme.secondaryText)
+            subtitleAt = (subtitle, textX, rect.y)
             subtitleRect = rect
-            subtitleEllipsized = subtitle.isEllipsized
-            unknown += subtitle.unknownGlyphs
-            textScalars += subtitle.scalarCount
             y = rect.maxY
         }
-        var progressRect: Rect?
+        var progressAt: (value: Double, rect: Rect)?
         if let progress = activity.progress {
             let barHeight = max(3, 0.04 * unit)
-            let rect = Rect(x: textX, y: max(y + 0.06 * unit, card.maxY - padding - barHeight), width: textWidth, height: barHeight)
-            drawProgress(progress, in: rect, tint: theme.color(for: activity.tint), on: canvas)
-            progressRect = rect
+            progressAt = (progress, Rect(x: textX, y: max(y + 0.06 * unit, card.maxY - padding - barHeight), width: textWidth, height: barHeight))
         }
-        return CardLayout(arrangement: .stacked, card: .init(card), icon: .init(icon), title: .init(titleRect),
-                          subtitle: subtitleRect.map(CardLayout.Box.init), progress: progressRect.map(CardLayout.Box.init),
-                          titleEllipsized: title.isEllipsized, subtitleEllipsized: subtitleEllipsized, unknownGlyphs: unknown,
-                          textScalars: textScalars)
+        let subtitle = subtitleAt?.text
+        let layout = CardLayout(arrangement: .stacked, card: .init(card), icon: .init(icon), title: .init(titleRect),
+                                subtitle: subtitleRect.map(CardLayout.Box.init), progress: progressAt.map { CardLayout.Box($0.rect) },
+                                titleEllipsized: title.isEllipsized, subtitleEllipsized: subtitle?.isEllipsized ?? false,
+                                unknownGlyphs: title.unknownGlyphs + (subtitle?.unknownGlyphs ?? 0),
+                                textScalars: title.scalarCount + (subtitle?.scalarCount ?? 0),
+                                textInk: Self.ink(title: titleAt, subtitle: subtitleAt, progress: progressAt?.rect))
+        return Plan(card: card, icon: icon, title: titleAt, subtitle: subtitleAt, progress: progressAt, layout: layout)
     }
 
-    /// Title, subtitle and progress bar as one block, vertically centred in `card`.
-    private func stackText(title: TextLayout, subtitle: TextLayout?, progress: Double?, tint: RGB,
-                           x: Double, width: Double, centeredIn card: Rect, gap: Double, barHeight: Double,
-                           on canvas: Canvas, arrangement: CardLayout.Arrangement, card cardRect: Rect, icon: Rect,
-                           iconUnknownGlyphs: Int) -> CardLayout {
-        let titleSize = title.size
-        let subtitleSize = subtitle?.size
-        var blockHeight = titleSize.height
-        if let subtitleSize { blockHeight += 0.2 * gap + subtitleSize.height }
-        if progress != nil { blockHeight += gap + barHeight }
-        var y = card.midY - blockHeight / 2
-
-        let titleRect = Rect(x: x + title.offsetX, y: y, width: titleSize.width, height: titleSize.height)
-        title.draw(x: x, y: y, color: theme.primaryText)
-        y = titleRect.maxY
-        var subtitleRect: Rect?
-        if let subtitle, let subtitleSize {
-            y += 0.2 * gap
-            subtitleRect = Rect(x: x + subtitle.offsetX, y: y, width: subtitleSize.width, height: subtitleSize.height)
-            subtitle.draw(x: x, y: y, color: theme.secondaryText)
-            y += subtitleSize.height
-        }
-        var progressRect: Rect?
-        if let progress {
-            y += gap
-            let rect = Rect(x: x, y: y, width: width, height: barHeight)
-            drawProgress(progress, in: rect, tint: tint, on: canvas)
-            progressRect = rect
-        }
-        return CardLayout(arrangement: arrangement, card: .init(cardRect), icon: .init(icon), title: .init(titleRect),
-                          subtitle: subtitleRect.map(CardLayout.Box.init), progress: progressRect.map(CardLayout.Box.init),
-                          titleEllipsized: title.isEllipsized, subtitleEllipsized: subtitle?.isEllipsized ?? false,
-                          unknownGlyphs: title.unknownGlyphs + (subtitle?.unknownGlyphs ?? 0) + iconUnknownGlyphs,
-                          textScalars: title.scalarCount + (subtitle?.scalarCount ?? 0))
+    /// Where the text column's parts leave ink: each text's inked pixels where it is drawn, and
+    /// the progress bar.
+    private static func ink(title: (text: TextLayout, x: Double, y: Double), subtitle: (text: TextLayout, x: Double, y: Double)?,
+                            progress: Rect?) -> [CardLayout.Box] {
+        var boxes = [title.text.ink(atX: title.x, y: title.y)]
+        if let subtitle { boxes.append(subtitle.text.ink(atX: subtitle.x, y: subtitle.y)) }
+        if let progress { boxes.append(CardLayout.Box(progress)) }
+        return boxes.filter { $0.width > 0 && $0.height > 0 }
     }
 
     // MARK: Parts
@@ -229,31 +326,46 @@ public struct CardRenderer: Sendable {
     private func drawIcon(_ activity: NookActivity, image: IconLoad?, in rect: Rect, on canvas: Canvas, warnings: inout [String]) -> Int {
         let tint = theme.color(for: activity.tint)
         canvas.fillCircle(centerX: rect.midX, centerY: rect.midY, radius: rect.width / 2, color: tint)
-        var glyph = IconCatalog.generic
+        switch iconFace(activity, image: image, warnings: &warnings) {
+        case .image(let image):
+            let inset = rect.width * 0.2
+            canvas.paint(image, in: Rect(x: rect.x + inset, y: rect.y + inset, width: rect.width - 2 * inset, height: rect.height - 2 * inset))
+            return 0
+        case .glyph(let glyph):
+            let layout = canvas.layoutText(String(Character(glyph)), family: theme.iconFontFamily, weight: .regular,
+                                           pixelSize: rect.width * 0.5, maxWidth: rect.width, maxLines: 1)
+            let size = layout.size
+            layout.draw(x: rect.midX - size.width / 2, y: rect.midY - size.height / 2, color: Theme.contrastingText(on: tint))
+            return layout.unknownGlyphs
+        }
+    }
+
+    private enum IconFace {
+        case image(IconImage)
+        case glyph(Unicode.Scalar)
+    }
+
+    /// What the disc shows: the PNG the activity names, read, or a glyph; what went wrong on the
+    /// way goes to `warnings` (a card redrawn in part says it as a whole one would).
+    private func iconFace(_ activity: NookActivity, image: IconLoad?, warnings: inout [String]) -> IconFace {
         switch activity.systemImage.map(IconCatalog.resolve) {
         case nil:
-            glyph = activity.isBlocker ? IconCatalog.glyphs["exclamationmark.circle"]! : IconCatalog.glyphs["bell"]!
+            return .glyph(activity.isBlocker ? IconCatalog.glyphs["exclamationmark.circle"]! : IconCatalog.glyphs["bell"]!)
         case .glyph(let found):
-            glyph = found
+            return .glyph(found)
         case .fallback(let warning):
             warnings.append(warning)
         case .png(let path):
             switch image {
             case .success(let image)?:
-                let inset = rect.width * 0.2
-                canvas.paint(image, in: Rect(x: rect.x + inset, y: rect.y + inset, width: rect.width - 2 * inset, height: rect.height - 2 * inset))
-                return 0
+                return .image(image)
             case .failure(let error)?:
                 warnings.append("icon \(error); drawing the generic glyph")
             case nil:
                 warnings.append("icon \(path): not read; drawing the generic glyph")
             }
         }
-        let layout = canvas.layoutText(String(Character(glyph)), family: theme.iconFontFamily, weight: .regular,
-                                       pixelSize: rect.width * 0.5, maxWidth: rect.width, maxLines: 1)
-        let size = layout.size
-        layout.draw(x: rect.midX - size.width / 2, y: rect.midY - size.height / 2, color: Theme.contrastingText(on: tint))
-        return layout.unknownGlyphs
+        return .glyph(IconCatalog.generic)
     }
 
     private func drawProgress(_ progress: Double, in rect: Rect, tint: RGB, on canvas: Canvas) {

@@ -34,12 +34,15 @@ public actor NookScreen {
     private var homeTime: LocalTime
     /// The card drawn last, with its icon image (kept so a reload can redraw it without reading
     /// the file again).
-    private var card: (id: NookActivityID, activity: NookActivity, frame: Frame, icon: CardRenderer.IconLoad?)?
+    private var card: (id: NookActivityID, activity: NookActivity, frame: Frame, icon: CardRenderer.IconLoad?, layout: CardLayout)?
     /// The activity whose card is (at least partly) on the glass.
     private var showing: NookActivityID?
     /// The frame being presented. It has storage of its own (filled by copying, never by
     /// sharing another frame's), so composing a slide frame into it allocates nothing.
     private var composed: Frame
+    /// The card `composed` holds as it is, at rest and not moved: an update in place copies
+    /// only the places it drew again. Nil once anything else was composed.
+    private var composedCard: NookActivityID?
     /// The last card's frame, kept to draw the next card into.
     private var spareCardFrame: Frame?
     /// The turned frame, allocated only for a rotated panel.
@@ -131,6 +134,7 @@ public actor NookScreen {
     /// `composed` showing home: a copy into its own storage while cards come and go (so the
     /// next slide frame allocates nothing), the home frame's own storage once released.
     private func composeHome() {
+        composedCard = nil
         if framesReleased {
             composed = homeFrame
         } else {
@@ -157,6 +161,7 @@ public actor NookScreen {
         spareCardFrame = nil
         card = nil
         composed = homeFrame
+        composedCard = nil
         frameReleases += 1
         FrameMemory.trim()
     }
@@ -415,11 +420,12 @@ public actor NookScreen {
         // The icon load suspended: a newer card or an end may have come meanwhile.
         guard card?.id == activity.id else { return }
         // Drawn into the old card's frame: a hundred updates a second allocate nothing.
+        let drawn = card.map { (activity: $0.activity, layout: $0.layout) }
         spareCardFrame = card?.frame
         card = nil
-        let frame = cardFrame(for: activity, icon: icon)
+        let rendered = cardFrame(for: activity, icon: icon, over: drawn)
         guard showing == activity.id, slidesRunning == 0 else { return }
-        composeCard(frame)
+        composeRedrawn(rendered.frame, places: rendered.redrawn)
         await presentComposed()
     }
 
@@ -442,12 +448,13 @@ public actor NookScreen {
         if newSettings.rotation != oldRotation {
             logicalSize = display.mode.size.rotated(newSettings.rotation.inverse)
             composed = Frame(width: logicalSize.width, height: logicalSize.height)
+            composedCard = nil
             spareCardFrame = nil
         }
         if let current = card {
             spareCardFrame = current.frame
             card = nil
-            let frame = cardFrame(for: current.activity, icon: current.icon)
+            let frame = cardFrame(for: current.activity, icon: current.icon).frame
             if showing == current.id {
                 cardShift = max(-logicalSize.width, min(logicalSize.width, cardShift))
                 composeCard(frame)
@@ -501,21 +508,31 @@ public actor NookScreen {
 
     // MARK: Frames
 
-    private func cardFrame(for activity: NookActivity, icon: CardRenderer.IconLoad?) -> Frame {
-        if let card, card.id == activity.id, card.activity == activity { return card.frame }
+    /// `over`: the card the spare frame holds, drawn at this size and theme with that layout
+    /// (an update in place), so that only what changed is drawn again.
+    private func cardFrame(for activity: NookActivity, icon: CardRenderer.IconLoad?,
+                           over previous: (activity: NookActivity, layout: CardLayout)? = nil) -> RenderedCard {
+        if let card, card.id == activity.id, card.activity == activity {
+            return RenderedCard(frame: card.frame, layout: card.layout, warnings: [], redrawn: [])
+        }
         let renderer = CardRenderer(theme: settings.theme)
         let spare = spareCardFrame
         spareCardFrame = nil
         let rendered: RenderedCard
         if let spare, spare.size == logicalSize {
-            rendered = renderer.render(activity, into: consume spare, icon: icon)  // the only reference: drawn in place
+            // The only reference: drawn in place.
+            if let previous {
+                rendered = renderer.render(activity, into: consume spare, icon: icon, over: previous.activity, layout: previous.layout)
+            } else {
+                rendered = renderer.render(activity, into: consume spare, icon: icon)
+            }
         } else {
             rendered = renderer.render(activity, size: logicalSize, icon: icon)
         }
         for warning in rendered.warnings { onWarning(warning) }
         cardsRendered += 1
-        card = (activity.id, activity, rendered.frame, icon)
-        return rendered.frame
+        card = (activity.id, activity, rendered.frame, icon, rendered.layout)
+        return rendered
     }
 
     /// Presents slide frames from `start` to `end` progress, one per display refresh, reading
@@ -539,6 +556,7 @@ public actor NookScreen {
             let fraction = duration > .zero ? min(1, max(elapsed / duration.nookSeconds, frame / expectedFrames)) : 1
             guard showing == id, let card, card.id == id else { return }
             let progress = start + (end - start) * fraction
+            composedCard = nil
             if cardShift == 0 {
                 SlideTransition.compose(card: card.frame, under: homeFrame, progress: progress, into: &composed)
             } else {
@@ -560,9 +578,21 @@ public actor NookScreen {
     private func composeCard(_ frame: Frame) {
         if cardShift == 0 {
             composed.overwrite(with: frame)
+            composedCard = card?.frame.size == frame.size ? card?.id : nil
         } else {
             SidewaysSlide.compose(card: frame, under: homeFrame, dx: cardShift, into: &composed)
+            composedCard = nil
         }
+    }
+
+    /// The card redrawn in place at rest: only the places drawn again are copied when
+    /// `composed` holds that card as it was.
+    private func composeRedrawn(_ frame: Frame, places: [CardLayout.Box]?) {
+        guard let places, cardShift == 0, let id = card?.id, composedCard == id, composed.size == frame.size else {
+            composeCard(frame)
+            return
+        }
+        for place in places { composed.overwrite(with: frame, x: place.x, y: place.y, width: place.width, height: place.height) }
     }
 
     // MARK: Touch (T2)
@@ -620,6 +650,7 @@ public actor NookScreen {
             }
             cardShift = from + Int((Double(target - from) * SlideTransition.eased(fraction)).rounded())
             shiftTarget = cardShift
+            composedCard = nil
             SidewaysSlide.compose(card: card.frame, under: homeFrame, dx: cardShift, into: &composed)
             guard await presentComposed() else { return }
             if fraction >= 1 { return }

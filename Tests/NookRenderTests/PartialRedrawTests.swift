@@ -1,0 +1,105 @@
+import NookActivities
+import NookDisplay
+import NookRender
+import NookTestSupport
+import NookTestTraits
+import Testing
+
+/// An update in place draws again only where the text column changed: the frame must come out
+/// exactly as the whole card drawn fresh, whatever the text did (grew, shrank, stacked marks
+/// above the line, ran right to left, lost its subtitle or bar).
+@Suite("U1 a card redrawn in part is the card drawn whole", .cpuBound)
+struct PartialRedrawTests {
+    init() { pinFonts() }
+
+    static let sizes = [PixelSize(width: 1280, height: 400), PixelSize(width: 400, height: 1280), PixelSize(width: 320, height: 170)]
+
+    /// Each state of the card after the one before it: text, subtitle and progress change, the icon and tint stay.
+    static func states() -> [NookActivity] {
+        let hostile = HostileCards.texts(NookActivity.Limits.title).filter {
+            ["combining-stacks", "bidi-controls", "zwj-families", "arabic-vowelled", "newlines"].contains($0.name)
+        }.map(\.text)
+        let titles = ["1.2 kW", "12.5 kW now", "W", "Build finished on the runner in the garage after a long night"] + hostile + ["0 kW"]
+        return titles.enumerated().map { index, title in
+            var card = NookActivity(coalescingKey: "app:power", priority: .high, title: title,
+                                    subtitle: index % 3 == 0 ? nil : (index % 3 == 1 ? "▁▃▅█▆▃" : "stale · set 3 min ago"),
+                                    systemImage: "bolt", tint: .named(.yellow), presentation: .blocker(timeout: nil),
+                                    progress: index % 4 == 3 ? nil : Double(index % 11) / 10, isTransient: true)
+            if index % 2 == 0, let split = title.firstIndex(of: " ") {
+                card.app = NookAppFace(fragments: [NookApp.Fragment(String(title[..<split]), tint: .named(.orange)),
+                                                   NookApp.Fragment(String(title[split...]))])
+            }
+            return card
+        }
+    }
+
+    @Test(arguments: sizes)
+    func u1_eachUpdateDrawnInPartEqualsTheCardDrawnWhole(size: PixelSize) {
+        let renderer = CardRenderer(theme: .dark)
+        var previous = Self.states()[0]
+        var drawn = renderer.render(previous, size: size)
+        for (index, state) in Self.states().dropFirst().enumerated() {
+            let layout = drawn.layout
+            drawn = renderer.render(state, into: drawn.frame, over: previous, layout: layout)
+            let whole = renderer.render(state, size: size)
+            #expect(drawn.redrawn != nil, "update \(index + 1) at \(size): drawn in part")
+            let differing = zip(drawn.frame.pixels, whole.frame.pixels).count { $0 != $1 }
+            #expect(differing == 0, "update \(index + 1) at \(size): \(state.title.prefix(20)) as drawn whole")
+            #expect(drawn.layout == whole.layout, "update \(index + 1) at \(size): the same layout")
+            previous = state
+        }
+    }
+
+    @Test func u1_aPartialRedrawTouchesOnlyTheTextColumnOfAWideCard() {
+        let renderer = CardRenderer(theme: .dark)
+        let size = PixelSize(width: 1280, height: 400)
+        let before = Self.states()[1], after = Self.states()[2]
+        let drawn = renderer.render(before, size: size)
+        let updated = renderer.render(after, into: drawn.frame, over: before, layout: drawn.layout)
+        #expect(updated.redrawn != nil)
+        let places = updated.redrawn ?? []
+        let area = places.reduce(0) { $0 + $1.width * $1.height }
+        #expect(area > 0 && area < size.width * size.height / 4, "drew \(area) pixels of \(size.width * size.height)")
+        #expect(!places.contains { $0.intersects(updated.layout.icon) }, "the icon is left as it was")
+    }
+
+    @Test func u1_aNewTintOrIconDrawsTheWholeCard() {
+        let renderer = CardRenderer(theme: .dark)
+        let size = PixelSize(width: 1280, height: 400)
+        let before = Self.states()[1]
+        for change in [{ (card: inout NookActivity) in card.tint = .named(.gray) }, { $0.systemImage = "cloud" },
+                       { $0.presentation = .timed; $0.systemImage = nil }] {
+            var after = before
+            change(&after)
+            let drawn = renderer.render(before, size: size)
+            let updated = renderer.render(after, into: drawn.frame, over: before, layout: drawn.layout)
+            #expect(updated.redrawn == nil)
+            let same = updated.frame == renderer.render(after, size: size).frame
+            #expect(same)
+        }
+    }
+
+    @Test func u1_theGlassAfterEachUpdateInPlaceIsTheCardDrawnWhole() async throws {
+        let rig = await ScreenUpdateTests.Rig(size: PixelSize(width: 1280, height: 400),
+                                              localTime: LocalTime(hour: 12, minute: 0, weekday: 0, day: 22, month: 11))
+        defer { rig.feeder.cancel() }
+        let states = Self.states()
+        var shown = states[0]
+        shown.transition = .zero
+        rig.send(shown, .animateIn)
+        rig.send(shown, .presented)
+        var frames = 3
+        await rig.runUntil(frames: frames)
+        for (index, state) in states.enumerated().dropFirst() {
+            let previous = shown
+            (shown.title, shown.subtitle, shown.progress, shown.app) = (state.title, state.subtitle, state.progress, state.app)
+            rig.send(shown, .updated(previous: previous))
+            frames += 1
+            await rig.runUntil(frames: frames)
+            let glass = try #require(rig.display.lastFrame).frame
+            let whole = CardRenderer(theme: .dark).render(shown, size: glass.size).frame
+            let differing = zip(glass.pixels, whole.pixels).count { $0 != $1 }
+            #expect(differing == 0, "update \(index): the glass as the card drawn whole")
+        }
+    }
+}
