@@ -89,6 +89,8 @@ public final class MQTTBridge {
     /// Topics the broker refused, kept across reconnects: a refusal that stands is logged and
     /// published once, not at every reconnect of a flaky link; a grant forgets it.
     private var refusedSubscriptions: Set<String> = []
+    /// The broker refused every subscription and that was said (at the next grant, forgotten).
+    private var deafSaid = false
     /// The held AWTRIX notifications (`hold: true`) nookd took from this bridge, oldest first, for
     /// `notify/dismiss`; at most ``heldNotificationsKept`` (a held card stays until dismissed,
     /// and a board shows one at a time: the latest 256 are more than any glass holds).
@@ -389,8 +391,12 @@ public final class MQTTBridge {
         if pendingSubscriptions.isEmpty {
             let listening = grantedSubscriptions.filter { $0 != Self.droppedTopic }
             if listening.isEmpty {
-                logger.error("the broker refused every subscription: no topic reaches this board")
+                // Said once while it stands, as each topic's refusal is.
+                let deaf = "the broker refused every subscription: no topic reaches this board"
+                if deafSaid { logger.debug("\(deaf) (still)") } else { logger.error("\(deaf)") }
+                deafSaid = true
             } else {
+                deafSaid = false
                 logger.info("subscribed to \(listening.joined(separator: ", "))")
             }
         }

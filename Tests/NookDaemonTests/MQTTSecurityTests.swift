@@ -108,14 +108,14 @@ struct MQTTSecurityTests {
         try daemon.activities().flatMap { ($0.current.map { [$0] } ?? []) + $0.pending }.map(\.title)
     }
 
-    /// A broker whose access control refuses anonymous clients the subscription to `nook/all/#`:
-    /// mosquitto's dynamic-security plugin, from a file written before it starts.
-    static func brokerRefusingNookAll(_ scratch: Scratch) throws -> Broker {
+    /// A broker whose access control refuses anonymous clients the subscriptions `pattern`
+    /// matches: mosquitto's dynamic-security plugin, from a file written before it starts.
+    static func brokerRefusing(_ scratch: Scratch, pattern: String = "nook/all/#") throws -> Broker {
         let access = scratch.file("dynamic-security.json", """
             {"defaultACLAccess": {"publishClientSend": true, "publishClientReceive": true, "subscribe": true, "unsubscribe": true},
              "clients": [], "anonymousGroup": "anonymous",
              "groups": [{"groupname": "anonymous", "roles": [{"rolename": "deaf-to-all"}], "clients": []}],
-             "roles": [{"rolename": "deaf-to-all", "acls": [{"acltype": "subscribePattern", "topic": "nook/all/#", "priority": 0, "allow": false}]}]}
+             "roles": [{"rolename": "deaf-to-all", "acls": [{"acltype": "subscribePattern", "topic": "\(pattern)", "priority": 0, "allow": false}]}]}
             """)
         guard let plugin = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib"].map({ $0 + "/mosquitto_dynamic_security.so" })
             .first(where: { FileManager.default.fileExists(atPath: $0) }) else { throw DaemonFailure("no mosquitto_dynamic_security.so") }
@@ -125,7 +125,7 @@ struct MQTTSecurityTests {
     @Test(arguments: ["5", "3.1.1"])
     func e4_aSubscriptionTheBrokerRefusesIsAnErrorNamingTheTopicAndTheOthersStillWork(protocolVersion: String) throws {
         let scratch = Scratch()
-        let broker = try Self.brokerRefusingNookAll(scratch)
+        let broker = try Self.brokerRefusing(scratch)
         let daemon = try DaemonProcess(scratch: Scratch())
         let errors = try Subscriber(broker: broker, topics: ["nook/b1/error"])
         let bridge = try MQTTBridgeProcess(broker: broker, socket: daemon.socket, scratch: scratch, extraConfig: "protocol = \"\(protocolVersion)\"\n")
@@ -153,6 +153,24 @@ struct MQTTSecurityTests {
             #expect(errors.json("nook/b1/error").filter { $0["code"]?.text == "subscriptionRefused" }.count == 1)
             try broker.publish("nook/b1/activity", "Heard after the restart")
             try eventually("the card of the board's own topic after the restart") { try Self.titles(daemon).contains("Heard after the restart") }
+        }
+    }
+
+    @Test func e4_aBrokerRefusingEverySubscriptionIsSaidOnceWhileItStands() throws {
+        let scratch = Scratch()
+        let broker = try Self.brokerRefusing(scratch, pattern: "#")
+        let daemon = try DaemonProcess(scratch: Scratch())
+        // The harness waits for "subscribed to", which a bridge refused everything never says.
+        let bridge = try MQTTBridgeProcess(broker: broker, socket: daemon.socket, scratch: scratch, waitUntilOnline: false)
+        let deaf = "the broker refused every subscription"
+        try saying("nook-mqtt: \(bridge.log.suffix(3000))") {
+            try eventually("the bridge to say it hears nothing") { !Self.lines(bridge.log, containing: deaf).isEmpty }
+            broker.stop()
+            try broker.start()
+            try eventually("the bridge to be refused again") { Self.lines(bridge.log, containing: deaf).count == 2 }
+            let said = Self.lines(bridge.log, containing: deaf)
+            #expect(said.filter { $0.hasSuffix("(still)") }.count == 1, "\(said)")
+            #expect(!bridge.log.contains("subscribed to "))
         }
     }
 
