@@ -32,12 +32,19 @@ final class Canvas {
 
     // MARK: Shapes
 
-    /// From now on draws only inside `boxes` (whole pixels, so what is drawn there is what a
-    /// drawing without the clip puts there).
-    func clip(to boxes: [CardLayout.Box]) {
+    /// From now on draws only inside `box` (whole pixels), whatever clip there was before.
+    func clip(to box: CardLayout.Box) {
+        cairo_reset_clip(context)
         cairo_new_path(context)
-        for box in boxes { cairo_rectangle(context, Double(box.x), Double(box.y), Double(box.width), Double(box.height)) }
+        cairo_rectangle(context, Double(box.x), Double(box.y), Double(box.width), Double(box.height))
         cairo_clip(context)
+    }
+
+    /// The pixel at (`x`, `y`) as drawn so far.
+    func pixel(x: Int, y: Int) -> UInt32 {
+        cairo_surface_flush(surface)
+        let pixels = UnsafeMutableRawPointer(cairo_image_surface_get_data(surface)!).assumingMemoryBound(to: UInt32.self)
+        return pixels[y * Int(cairo_image_surface_get_stride(surface)) / 4 + x]
     }
 
     /// Sets every pixel of `boxes` (inside the frame) to `pixel`, as ``Frame/fill(_:)`` sets a

@@ -20,12 +20,27 @@ public struct CardLayout: Hashable, Sendable {
             Box(x: x - pixels, y: y - pixels, width: width + 2 * pixels, height: height + 2 * pixels)
         }
 
-        /// The part inside `bounds`, nil when none is.
-        func clamped(to bounds: Box) -> Box? {
-            let left = Swift.max(x, bounds.x), top = Swift.max(y, bounds.y)
-            let right = Swift.min(x + width, bounds.x + bounds.width), bottom = Swift.min(y + height, bounds.y + bounds.height)
-            guard left < right, top < bottom else { return nil }
-            return Box(x: left, y: top, width: right - left, height: bottom - top)
+        /// `boxes` merged until none overlaps another: each of them inside one of the result.
+        static func disjoint(_ boxes: [Box]) -> [Box] {
+            var merged: [Box] = []
+            for box in boxes where box.width > 0 && box.height > 0 {
+                var grown = box
+                while let index = merged.firstIndex(where: { $0.intersects(grown) }) {
+                    grown = enclosing([grown, merged.remove(at: index)])!
+                }
+                merged.append(grown)
+            }
+            return merged
+        }
+
+        /// The smallest box holding all of `boxes`; nil for none.
+        static func enclosing(_ boxes: [Box]) -> Box? {
+            guard let first = boxes.first else { return nil }
+            return boxes.dropFirst().reduce(first) { box, other in
+                let left = Swift.min(box.x, other.x), top = Swift.min(box.y, other.y)
+                let right = Swift.max(box.x + box.width, other.x + other.width), bottom = Swift.max(box.y + box.height, other.y + other.height)
+                return Box(x: left, y: top, width: right - left, height: bottom - top)
+            }
         }
 
         public func intersects(_ other: Box) -> Bool {
@@ -109,10 +124,14 @@ public struct CardRenderer: Sendable {
     }
 
     /// Draws `activity` into `frame`, which holds the card `previous` as this renderer drew it
-    /// at this size (`layout`, the layout it returned): an update in place (U2). When the icon
-    /// and the tint are the same, only where the title, subtitle and progress bar were or now
-    /// are is drawn again (``RenderedCard/redrawn``), each place exactly as a whole card draws
-    /// it; anything else draws the whole card.
+    /// at this size (`layout`, the layout it returned): an update in place (U1). When the icon
+    /// and the tint are the same and the title, subtitle and progress bar were and are where the
+    /// card is one flat colour (inside its rounded edge, clear of the icon), only boxes round
+    /// where they were or now are are drawn again (``RenderedCard/redrawn``): each filled with
+    /// the card's colour, then the text and bar drawn into it. Nothing drawn there crosses a
+    /// box's edge, so each comes out as the whole card's pixels: a clip cutting through an edge
+    /// drawn with antialiasing (the card's rounded corner, a glyph) changes it by a shade or more
+    /// on some cairo builds. Anything else draws the whole card.
     public func render(_ activity: NookActivity, into frame: consuming Frame, icon: IconLoad? = nil,
                        over previous: NookActivity, layout: CardLayout) -> RenderedCard {
         let size = frame.size
@@ -122,19 +141,53 @@ public struct CardRenderer: Sendable {
         }
         var warnings: [String] = []
         let icon = icon ?? Self.loadIcon(for: activity)
-        var redrawn: [CardLayout.Box] = []
+        var redrawn: [CardLayout.Box]?
         let newLayout = Canvas.draw(into: &frame) { canvas in
-            let plan = self.plan(activity, on: canvas, iconUnknownGlyphs: layout.iconUnknownGlyphs)
-            // Two pixels round each part's ink: antialiasing reaches one past it.
-            let bounds = CardLayout.Box(x: 0, y: 0, width: size.width, height: size.height)
-            redrawn = (layout.textInk + plan.layout.textInk).compactMap { $0.grown(by: 2).clamped(to: bounds) }
-            canvas.clip(to: redrawn)
-            canvas.fillPixels(theme.background.pixel, in: redrawn)
-            let iconReached = redrawn.contains { $0.intersects(plan.layout.icon.grown(by: 2)) }
-            draw(plan, activity, icon: icon, drawsIcon: iconReached, on: canvas, warnings: &warnings)
+            var plan = self.plan(activity, on: canvas, iconUnknownGlyphs: layout.iconUnknownGlyphs)
+            // Two pixels round the ink: antialiasing reaches one past it. Each box is drawn under
+            // a clip of its own (one box: a clip of several makes cairo composite through a mask,
+            // which some builds round differently), and no ink reaches from one box into another.
+            let boxes = CardLayout.Box.disjoint((layout.textInk + plan.layout.textInk).map { $0.grown(by: 2) })
+            if !boxes.isEmpty, boxes.allSatisfy({ isPlain($0, card: plan.card, icon: plan.icon) }) {
+                // The card's own colour, as the whole card left it at its left edge's middle.
+                let cardPixel = canvas.pixel(x: Int(plan.card.x) + 1, y: Int(plan.card.midY))
+                for box in boxes {
+                    canvas.clip(to: box)
+                    canvas.fillPixels(cardPixel, in: [box])
+                    drawText(plan, activity, on: canvas)
+                }
+                _ = iconFace(activity, image: icon, warnings: &warnings)
+                redrawn = boxes
+            } else {
+                canvas.fillPixels(theme.background.pixel, in: [CardLayout.Box(x: 0, y: 0, width: size.width, height: size.height)])
+                drawCardBackground(plan.card, on: canvas)
+                plan.layout.unknownGlyphs -= plan.layout.iconUnknownGlyphs
+                plan.layout.iconUnknownGlyphs = drawIcon(activity, image: icon, in: plan.icon, on: canvas, warnings: &warnings)
+                plan.layout.unknownGlyphs += plan.layout.iconUnknownGlyphs
+                drawText(plan, activity, on: canvas)
+            }
             return plan.layout
         }
         return RenderedCard(frame: frame, layout: newLayout, warnings: warnings, redrawn: redrawn)
+    }
+
+    /// Whether the card is one flat colour all over `box`: inside its rounded rectangle by more
+    /// than the pixel its edge's antialiasing takes (the rounded rectangle is convex: its four
+    /// corners are enough), and clear of the icon's disc.
+    private func isPlain(_ box: CardLayout.Box, card: Rect, icon: Rect) -> Bool {
+        guard !box.intersects(CardLayout.Box(icon).grown(by: 2)) else { return false }
+        let inset = 1.5
+        let (left, top, right, bottom) = (card.x + inset, card.y + inset, card.maxX - inset, card.maxY - inset)
+        let radius = theme.cornerRadius * min(card.width, card.height)
+        func inside(_ x: Double, _ y: Double) -> Bool {
+            guard x >= left, x <= right, y >= top, y <= bottom else { return false }
+            let dx = x < left + radius ? left + radius - x : x > right - radius ? x - (right - radius) : 0
+            let dy = y < top + radius ? top + radius - y : y > bottom - radius ? y - (bottom - radius) : 0
+            return dx * dx + dy * dy <= radius * radius
+        }
+        let (x0, y0) = (Double(box.x), Double(box.y))
+        let (x1, y1) = (x0 + Double(box.width), y0 + Double(box.height))
+        return inside(x0, y0) && inside(x1, y0) && inside(x0, y1) && inside(x1, y1)
     }
 
     /// `frame` is filled with the background already, so cairo only draws the card on top.
@@ -143,7 +196,7 @@ public struct CardRenderer: Sendable {
         let icon = icon ?? Self.loadIcon(for: activity)
         let layout = Canvas.draw(into: &frame) { canvas in
             var plan = self.plan(activity, on: canvas, iconUnknownGlyphs: nil)
-            plan.layout.iconUnknownGlyphs = draw(plan, activity, icon: icon, drawsIcon: true, on: canvas, warnings: &warnings)
+            plan.layout.iconUnknownGlyphs = draw(plan, activity, icon: icon, on: canvas, warnings: &warnings)
             plan.layout.unknownGlyphs += plan.layout.iconUnknownGlyphs
             return plan.layout
         }
@@ -175,22 +228,19 @@ public struct CardRenderer: Sendable {
         return plan
     }
 
-    /// Draws the planned card (or, under a clip, the places of it the clip lets through), in
-    /// the order a whole card is drawn; returns the icon's unknown glyphs (0 when not drawn).
-    @discardableResult
-    private func draw(_ plan: Plan, _ activity: NookActivity, icon: IconLoad?, drawsIcon: Bool, on canvas: Canvas,
-                      warnings: inout [String]) -> Int {
+    /// Draws the planned card in the order a whole card is drawn; returns the icon's unknown glyphs.
+    private func draw(_ plan: Plan, _ activity: NookActivity, icon: IconLoad?, on canvas: Canvas, warnings: inout [String]) -> Int {
         drawCardBackground(plan.card, on: canvas)
-        var iconUnknown = 0
-        if drawsIcon {
-            iconUnknown = drawIcon(activity, image: icon, in: plan.icon, on: canvas, warnings: &warnings)
-        } else {
-            _ = iconFace(activity, image: icon, warnings: &warnings)
-        }
+        let iconUnknown = drawIcon(activity, image: icon, in: plan.icon, on: canvas, warnings: &warnings)
+        drawText(plan, activity, on: canvas)
+        return iconUnknown
+    }
+
+    /// The title, subtitle and progress bar, drawn last.
+    private func drawText(_ plan: Plan, _ activity: NookActivity, on canvas: Canvas) {
         plan.title.text.draw(x: plan.title.x, y: plan.title.y, color: theme.primaryText)
         if let subtitle = plan.subtitle { subtitle.text.draw(x: subtitle.x, y: subtitle.y, color: theme.secondaryText) }
         if let progress = plan.progress { drawProgress(progress.value, in: progress.rect, tint: theme.color(for: activity.tint), on: canvas) }
-        return iconUnknown
     }
 
     private func planWide(_ activity: NookActivity, on canvas: Canvas) -> Plan {

@@ -14,12 +14,14 @@ struct PartialRedrawTests {
 
     static let sizes = [PixelSize(width: 1280, height: 400), PixelSize(width: 400, height: 1280), PixelSize(width: 320, height: 170)]
 
+    static let plainTitles = ["1.2 kW", "12.5 kW now", "W", "Build finished on the runner in the garage after a long night", "0 kW"]
+
     /// Each state of the card after the one before it: text, subtitle and progress change, the icon and tint stay.
     static func states() -> [NookActivity] {
         let hostile = HostileCards.texts(NookActivity.Limits.title).filter {
             ["combining-stacks", "bidi-controls", "zwj-families", "arabic-vowelled", "newlines"].contains($0.name)
         }.map(\.text)
-        let titles = ["1.2 kW", "12.5 kW now", "W", "Build finished on the runner in the garage after a long night"] + hostile + ["0 kW"]
+        let titles = Array(plainTitles.prefix(4)) + hostile + [plainTitles[4]]
         return titles.enumerated().map { index, title in
             var card = NookActivity(coalescingKey: "app:power", priority: .high, title: title,
                                     subtitle: index % 3 == 0 ? nil : (index % 3 == 1 ? "▁▃▅█▆▃" : "stale · set 3 min ago"),
@@ -42,9 +44,10 @@ struct PartialRedrawTests {
             let layout = drawn.layout
             drawn = renderer.render(state, into: drawn.frame, over: previous, layout: layout)
             let whole = renderer.render(state, size: size)
-            #expect(drawn.redrawn != nil, "update \(index + 1) at \(size): drawn in part")
-            let differing = zip(drawn.frame.pixels, whole.frame.pixels).count { $0 != $1 }
-            #expect(differing == 0, "update \(index + 1) at \(size): \(state.title.prefix(20)) as drawn whole")
+            // Hostile text may reach the card's edge or icon: then the whole card is drawn.
+            if Self.plainTitles.contains(state.title) { #expect(drawn.redrawn != nil, "update \(index + 1) at \(size): drawn in part") }
+            let difference = Self.difference(drawn.frame, whole.frame)
+            #expect(difference == nil, "update \(index + 1) at \(size): \(state.title.prefix(20)) as drawn whole")
             #expect(drawn.layout == whole.layout, "update \(index + 1) at \(size): the same layout")
             previous = state
         }
@@ -98,8 +101,25 @@ struct PartialRedrawTests {
             await rig.runUntil(frames: frames)
             let glass = try #require(rig.display.lastFrame).frame
             let whole = CardRenderer(theme: .dark).render(shown, size: glass.size).frame
-            let differing = zip(glass.pixels, whole.pixels).count { $0 != $1 }
-            #expect(differing == 0, "update \(index): the glass as the card drawn whole")
+            let difference = Self.difference(glass, whole)
+            #expect(difference == nil, "update \(index): the glass as the card drawn whole")
         }
+    }
+
+    /// Where two frames of one size differ: how many pixels, the box round them and the largest
+    /// difference in one colour channel; nil when they are the same.
+    static func difference(_ one: Frame, _ other: Frame) -> String? {
+        var (count, largest) = (0, 0)
+        var (left, top, right, bottom) = (Int.max, Int.max, -1, -1)
+        for (index, (a, b)) in zip(one.pixels, other.pixels).enumerated() where a != b {
+            count += 1
+            let (x, y) = (index % one.width, index / one.width)
+            (left, top, right, bottom) = (min(left, x), min(top, y), max(right, x), max(bottom, y))
+            for shift in [0, 8, 16] {
+                largest = max(largest, abs(Int((a >> UInt32(shift)) & 0xFF) - Int((b >> UInt32(shift)) & 0xFF)))
+            }
+        }
+        guard count > 0 else { return nil }
+        return "\(count) pixels in x \(left)...\(right), y \(top)...\(bottom), by up to \(largest) in a channel"
     }
 }
