@@ -148,7 +148,10 @@ public struct CardRenderer: Sendable {
             // a clip of its own (one box: a clip of several makes cairo composite through a mask,
             // which some builds round differently), and no ink reaches from one box into another.
             let boxes = CardLayout.Box.disjoint((layout.textInk + plan.layout.textInk).map { $0.grown(by: 2) })
-            if !boxes.isEmpty, boxes.allSatisfy({ isPlain($0, card: plan.card, icon: plan.icon) }) {
+            // Glyphs no font has (pango's hex boxes, a line break's arrow in a one-line layout) are
+            // drawn outside the ink extents pango reports: such text is drawn with the whole card.
+            let unknownText = layout.unknownGlyphs - layout.iconUnknownGlyphs + plan.layout.unknownGlyphs - plan.layout.iconUnknownGlyphs
+            if unknownText == 0, !boxes.isEmpty, boxes.allSatisfy({ isPlain($0, card: plan.card, icon: plan.icon) }) {
                 // The card's own colour, as the whole card left it at its left edge's middle.
                 let cardPixel = canvas.pixel(x: Int(plan.card.x) + 1, y: Int(plan.card.midY))
                 for box in boxes {
