@@ -217,6 +217,23 @@ public struct CardRenderer: Sendable {
         var subtitle: (text: TextLayout, x: Double, y: Double)?
         var progress: (value: Double, rect: Rect)?
         var layout: CardLayout
+
+        /// The plan, and its layout: the parts' boxes and where the text column leaves ink
+        /// (each text's inked pixels where it is drawn, and the progress bar).
+        init(_ arrangement: CardLayout.Arrangement, card: Rect, icon: Rect, title: (text: TextLayout, x: Double, y: Double), titleRect: Rect,
+             subtitle: (text: TextLayout, x: Double, y: Double)?, subtitleRect: Rect?, progress: (value: Double, rect: Rect)?) {
+            (self.card, self.icon, self.title, self.subtitle, self.progress) = (card, icon, title, subtitle, progress)
+            var ink = [title.text.ink(atX: title.x, y: title.y)]
+            if let subtitle { ink.append(subtitle.text.ink(atX: subtitle.x, y: subtitle.y)) }
+            if let progress { ink.append(CardLayout.Box(progress.rect)) }
+            let text = subtitle?.text
+            layout = CardLayout(arrangement: arrangement, card: .init(card), icon: .init(icon), title: .init(titleRect),
+                                subtitle: subtitleRect.map(CardLayout.Box.init), progress: progress.map { CardLayout.Box($0.rect) },
+                                titleEllipsized: title.text.isEllipsized, subtitleEllipsized: text?.isEllipsized ?? false,
+                                unknownGlyphs: title.text.unknownGlyphs + (text?.unknownGlyphs ?? 0),
+                                textScalars: title.text.scalarCount + (text?.scalarCount ?? 0),
+                                textInk: ink.filter { $0.width > 0 && $0.height > 0 })
+        }
     }
 
     /// `iconUnknownGlyphs`: the icon's count when it is known (the card before had the same
@@ -289,13 +306,8 @@ public struct CardRenderer: Sendable {
             y += gap
             progressAt = (progress, Rect(x: x, y: y, width: textWidth, height: barHeight))
         }
-        let layout = CardLayout(arrangement: .wide, card: .init(card), icon: .init(icon), title: .init(titleRect),
-                                subtitle: subtitleRect.map(CardLayout.Box.init), progress: progressAt.map { CardLayout.Box($0.rect) },
-                                titleEllipsized: title.isEllipsized, subtitleEllipsized: subtitle?.isEllipsized ?? false,
-                                unknownGlyphs: title.unknownGlyphs + (subtitle?.unknownGlyphs ?? 0),
-                                textScalars: title.scalarCount + (subtitle?.scalarCount ?? 0),
-                                textInk: Self.ink(title: titleAt, subtitle: subtitleAt, progress: progressAt?.rect))
-        return Plan(card: card, icon: icon, title: titleAt, subtitle: subtitleAt, progress: progressAt, layout: layout)
+        return Plan(.wide, card: card, icon: icon, title: titleAt, titleRect: titleRect, subtitle: subtitleAt,
+                    subtitleRect: subtitleRect, progress: progressAt)
     }
 
     private func planStacked(_ activity: NookActivity, on canvas: Canvas) -> Plan {
@@ -336,24 +348,8 @@ public struct CardRenderer: Sendable {
             let barHeight = max(3, 0.04 * unit)
             progressAt = (progress, Rect(x: textX, y: max(y + 0.06 * unit, card.maxY - padding - barHeight), width: textWidth, height: barHeight))
         }
-        let subtitle = subtitleAt?.text
-        let layout = CardLayout(arrangement: .stacked, card: .init(card), icon: .init(icon), title: .init(titleRect),
-                                subtitle: subtitleRect.map(CardLayout.Box.init), progress: progressAt.map { CardLayout.Box($0.rect) },
-                                titleEllipsized: title.isEllipsized, subtitleEllipsized: subtitle?.isEllipsized ?? false,
-                                unknownGlyphs: title.unknownGlyphs + (subtitle?.unknownGlyphs ?? 0),
-                                textScalars: title.scalarCount + (subtitle?.scalarCount ?? 0),
-                                textInk: Self.ink(title: titleAt, subtitle: subtitleAt, progress: progressAt?.rect))
-        return Plan(card: card, icon: icon, title: titleAt, subtitle: subtitleAt, progress: progressAt, layout: layout)
-    }
-
-    /// Where the text column's parts leave ink: each text's inked pixels where it is drawn, and
-    /// the progress bar.
-    private static func ink(title: (text: TextLayout, x: Double, y: Double), subtitle: (text: TextLayout, x: Double, y: Double)?,
-                            progress: Rect?) -> [CardLayout.Box] {
-        var boxes = [title.text.ink(atX: title.x, y: title.y)]
-        if let subtitle { boxes.append(subtitle.text.ink(atX: subtitle.x, y: subtitle.y)) }
-        if let progress { boxes.append(CardLayout.Box(progress)) }
-        return boxes.filter { $0.width > 0 && $0.height > 0 }
+        return Plan(.stacked, card: card, icon: icon, title: titleAt, titleRect: titleRect, subtitle: subtitleAt,
+                    subtitleRect: subtitleRect, progress: progressAt)
     }
 
     // MARK: Parts
