@@ -399,19 +399,20 @@ public actor NookScreen {
             await presentComposed()
             scheduleBlanking()
             scheduleRelease()
-        case .updated(let previous):
-            await redrawInPlace(event.activity, previous: previous)
+        case .updated:
+            await redrawInPlace(event.activity)
         case .enqueued, .rejected, .invoked:
             break  // See draws(_:).
         }
     }
 
     /// Draws the changed card where it stands (U1): no slide out and in. A slide under way
-    /// picks the new card up with its next frame; a card at rest is presented once.
-    private func redrawInPlace(_ activity: NookActivity, previous: NookActivity) async {
-        guard card?.id == activity.id else { return }
-        var icon = card?.icon
-        if activity.systemImage != previous.systemImage {
+    /// picks the new card up with its next frame; a card at rest is presented once. The icon is
+    /// kept when it is the one drawn: updates drawn as one (U2) may have changed it in between.
+    private func redrawInPlace(_ activity: NookActivity) async {
+        guard let current = card, current.id == activity.id else { return }
+        var icon = current.icon
+        if activity.systemImage != current.activity.systemImage {
             icon = nil
             if let name = activity.systemImage, IconCatalog.namesFile(name) {
                 icon = await Task.detached(priority: .userInitiated) { CardRenderer.loadIcon(for: activity) }.value

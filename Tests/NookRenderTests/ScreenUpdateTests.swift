@@ -94,6 +94,42 @@ struct ScreenUpdateTests {
         #expect(rig.display.frameCount == 5, "no redraw without an update")
     }
 
+    @Test func u2_updatesDrawnAsOneShowTheIconAnEarlierOfThemChanged() async throws {
+        let (red, blue) = ("/tmp/nook-test-u2-red-\(getpid()).png", "/tmp/nook-test-u2-blue-\(getpid()).png")
+        try PNG.write(Frame(width: 64, height: 64, fill: RGB(hex: 0xFF0000).pixel), to: red)
+        try PNG.write(Frame(width: 64, height: 64, fill: RGB(hex: 0x0000FF).pixel), to: blue)
+        defer {
+            unlink(red)
+            unlink(blue)
+        }
+        let rig = await Rig(size: PixelSize(width: 1280, height: 400), localTime: noon)
+        defer { rig.feeder.cancel() }
+        var build = card("Building", progress: 0.1)
+        build.systemImage = red
+        rig.send(build, .animateIn)
+        rig.send(build, .presented)
+        await rig.runUntil(frames: 3)
+
+        var previous = build
+        build.progress = 0.2
+        rig.send(build, .updated(previous: previous))
+        await rig.waitForPresent()  // the next two pile up behind this frame
+        previous = build
+        build.systemImage = blue
+        rig.send(build, .updated(previous: previous))
+        previous = build
+        build.title = "Building nook"
+        rig.send(build, .updated(previous: previous))
+        await rig.waitUntilReceived(2)
+        await rig.runUntil(frames: 5)
+        #expect(await rig.screen.cardsRendered == 3, "the two updates were drawn as one")
+        let glass = try #require(rig.display.lastFrame).frame
+        let rendered = CardRenderer(theme: .dark).render(build, size: glass.size)
+        let icon = rendered.layout.icon
+        #expect(glass[icon.x + icon.width / 2, icon.y + icon.height / 2] == RGB(hex: 0x0000FF).pixel, "the icon the first of them set")
+        #expect(PartialRedrawTests.difference(glass, rendered.frame) == nil, "the glass as the last update drawn whole")
+    }
+
     @Test func u1_goldenFramesOfAProgressCardAt40And70PercentThenTurnedIntoAResult() async throws {
         let recording = getenv("NOOK_RECORD_GOLDEN") != nil
         let rig = await Rig(size: PixelSize(width: 1280, height: 400), localTime: noon)
