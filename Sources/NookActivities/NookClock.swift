@@ -8,6 +8,7 @@ public struct NookInstant: Comparable, Hashable, Sendable, CustomStringConvertib
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.sinceOrigin < rhs.sinceOrigin }
     public static func + (lhs: Self, rhs: Duration) -> Self { Self(sinceOrigin: lhs.sinceOrigin + rhs) }
+    public static func - (lhs: Self, rhs: Duration) -> Self { Self(sinceOrigin: lhs.sinceOrigin - rhs) }
     public static func - (lhs: Self, rhs: Self) -> Duration { lhs.sinceOrigin - rhs.sinceOrigin }
 
     public var description: String { "t+\(sinceOrigin.nookSeconds)s" }

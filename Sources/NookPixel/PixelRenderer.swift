@@ -69,6 +69,19 @@ public struct PixelRenderer: Sendable {
         return .nookSeconds(Double(width + Self.marqueeGap) / scrollSpeed)
     }
 
+    /// How far into its marquee a card updated in place is drawn, so its text stays where it was
+    /// (U1). The offset depends only on the time into the pass, not on the text's width, so the
+    /// old pass's time carries over; the whole elapsed time would land elsewhere in a pass of
+    /// another length. A text that starts to scroll, or whose new pass is shorter than the time
+    /// already into the old one, starts a pass of its own: at rest, at its start.
+    public func marqueeElapsed(afterUpdateOf old: NookActivity, to new: NookActivity, elapsed: Duration) -> Duration {
+        guard let newPass = marqueePass(for: new) else { return elapsed }
+        guard let oldPass = marqueePass(for: old) else { return .zero }
+        let seconds = max(0, elapsed.nookSeconds)
+        let into = seconds.truncatingRemainder(dividingBy: oldPass.nookSeconds)
+        return into < newPass.nookSeconds ? Duration.nookSeconds(into) ?? .zero : .zero
+    }
+
     /// Whether the card changes with time (marquee, pulse, breath): the screen then redraws it.
     public func isAnimated(_ activity: NookActivity) -> Bool {
         // An app's card is a blocker only so that the rotation ends it: it does not pulse (A5).

@@ -191,7 +191,8 @@ public actor PixelScreen {
         case .updated:
             // Redrawn in place (U1); the marquee keeps its place in the pass.
             guard let shown = card, shown.activity.id == event.id else { return }
-            card = (event.activity, shown.start)
+            let now = clock.now
+            card = (event.activity, now - renderer.marqueeElapsed(afterUpdateOf: shown.activity, to: event.activity, elapsed: now - shown.start))
             await drawCard()
             startAnimatingIfNeeded()
         case .animateOut, .enqueued, .rejected, .invoked:

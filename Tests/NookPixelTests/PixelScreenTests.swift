@@ -89,6 +89,50 @@ struct PixelScreenTests {
         #expect(display.frameCount == presentedAtHidden, "no animation frames after the card ended")
     }
 
+    /// An app's value changing while its text scrolls: the text goes on from where it was, with
+    /// no jump, though its pass is now longer; a text that starts to scroll starts at rest.
+    @Test func u1_a5_anAppUpdatedMidScrollKeepsItsTextWhereItWas() async throws {
+        let clock = ManualClock()
+        let renderer = PixelRenderer(size: PixelSize(width: 32, height: 8), scrollSpeed: 16)
+        let screen = PixelScreen(display: RecordingDisplay(32, 8), clock: clock, renderer: renderer, localTime: { (9, 41, 0) })
+        await screen.showHome()
+        func app(_ value: String) -> NookActivity {
+            var card = NookActivity(title: "House uses \(value) kW now", systemImage: "bolt", tint: .named(.yellow), presentation: .blocker(timeout: nil))
+            card.app = NookAppFace(fragments: [NookApp.Fragment("House uses "), NookApp.Fragment(value, tint: .named(.orange)),
+                                               NookApp.Fragment(" kW now")])
+            return card
+        }
+        func drawn(_ activity: NookActivity, at elapsed: Duration) -> Frame {
+            var frame = Frame(width: 32, height: 8)
+            renderer.render(activity, elapsed: elapsed, into: &frame)
+            return frame
+        }
+        let before = app("1.2")
+        var after = app("12.75")
+        after.id = before.id
+        let (oldPass, newPass) = (try #require(renderer.marqueePass(for: before)), try #require(renderer.marqueePass(for: after)))
+        #expect(newPass > oldPass)
+        await screen.handle(event(before, .animateIn, clock))
+        await screen.handle(event(before, .presented, clock))
+        // Two passes and 2.5 s into the third: the text is moving.
+        let elapsed = oldPass * 2 + .milliseconds(2500)
+        clock.advance(by: elapsed)
+        await screen.handle(event(after, .updated(previous: before), clock))
+        let frame = try #require(await screen.lastPresentedFrame)
+        #expect(frame == drawn(after, at: .milliseconds(2500)), "the new text where the old was")
+        #expect(frame != drawn(after, at: elapsed), "(the elapsed time carried over whole lands elsewhere)")
+
+        var short = app("1")
+        short.title = "1 kW"
+        short.app = NookAppFace(fragments: [NookApp.Fragment("1 kW")])
+        short.id = before.id
+        #expect(renderer.marqueePass(for: short) == nil)
+        await screen.handle(event(short, .updated(previous: after), clock))
+        clock.advance(by: .milliseconds(700))
+        await screen.handle(event(after, .updated(previous: short), clock))
+        #expect(try #require(await screen.lastPresentedFrame) == drawn(after, at: .zero), "a text that starts to scroll rests at its start")
+    }
+
     @Test func l3_aStillCardIsSentOnceAndHomeComesBack() async throws {
         let clock = ManualClock()
         let display = RecordingDisplay(17, 7)
