@@ -220,6 +220,7 @@ func reportAppFigures(_ daemon: DaemonFigures) async {
             round += 1
             return try figures.updateToFrameRound(round: round)
         })
+        await reportAWTRIXAppFigures(daemon)
         let wakes = try figures.idleWakes()
         report("apps_idle_wakes_per_min", wakes.perMinute)
         report("apps_idle_wakes_per_switch", wakes.perSwitch)
