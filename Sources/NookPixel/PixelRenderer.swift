@@ -88,14 +88,18 @@ public struct PixelRenderer: Sendable {
         (activity.isBlocker && activity.app == nil) || marqueePass(for: activity) != nil
     }
 
-    /// Draws `activity` as it looks `elapsed` after its marquee started.
-    public func render(_ activity: NookActivity, elapsed: Duration, into frame: inout Frame) {
+    /// Draws `activity` as it looks `elapsed` after it was presented, its marquee `scrolled`
+    /// into its pass (`elapsed` unless given). Two times, as an update in place moves the
+    /// marquee's (``marqueeElapsed(afterUpdateOf:to:elapsed:)``) but not the pulse's or breath's:
+    /// a blocker's brightness would jump at every update.
+    public func render(_ activity: NookActivity, elapsed: Duration, scrolled: Duration? = nil, into frame: inout Frame) {
         precondition(frame.size == size, "a \(frame.size) frame for a \(size) renderer")
         frame.fill(0xFF00_0000)
         let tint = PixelPalette.color(for: activity.tint)
         let seconds = max(0, elapsed.nookSeconds)
+        let scrolledSeconds = max(0, (scrolled ?? elapsed).nookSeconds)
         if let face = activity.app {
-            renderApp(activity, face, seconds: seconds, into: &frame)
+            renderApp(activity, face, seconds: scrolledSeconds, into: &frame)
             return
         }
         if isStrip {
@@ -125,7 +129,7 @@ public struct PixelRenderer: Sendable {
         var offset = 0
         if width > region.count {
             let cycle = width + Self.marqueeGap
-            offset = Int((seconds * scrollSpeed).rounded(.down)) % cycle
+            offset = Int((scrolledSeconds * scrollSpeed).rounded(.down)) % cycle
             draw(text, icon: leadingIcon ? activity.systemImage : nil, at: region.lowerBound - offset + cycle,
                  clip: region, text: textColor, tint: tintColor, into: &frame)
         }

@@ -15,7 +15,9 @@ public actor PixelScreen {
     private let onWarning: @Sendable (String) -> Void
     public private(set) var home: PixelHome
     private var homeMinute: (hour: Int, minute: Int) = (-1, -1)
-    private var card: (activity: NookActivity, start: NookInstant)?
+    /// The card on the glass, when it was presented (its pulse's time) and when its marquee's
+    /// pass began (moved by an update in place, so the text stays where it was).
+    private var card: (activity: NookActivity, start: NookInstant, marqueeStart: NookInstant)?
     private var frame: Frame
     /// Clockwise turn from the drawn frame to the LEDs (R6 on a matrix): the renderer draws
     /// at the turned size, and each frame is turned into `turned` before it is sent.
@@ -175,14 +177,14 @@ public actor PixelScreen {
     public func handle(_ event: NookActivityEvent) async {
         switch event.kind {
         case .animateIn:
-            card = (event.activity, clock.now)
+            card = (event.activity, clock.now, clock.now)
             await unblank()
             await drawCard()
             startAnimatingIfNeeded()
         case .presented:
             // The marquee starts again as the dwell starts, so the dwell holds one full pass.
             guard card?.activity.id == event.id else { return }
-            card = (event.activity, clock.now)
+            card = (event.activity, clock.now, clock.now)
             await drawCard()
             startAnimatingIfNeeded()
         case .hidden, .requeued:
@@ -192,7 +194,8 @@ public actor PixelScreen {
             // Redrawn in place (U1); the marquee keeps its place in the pass.
             guard let shown = card, shown.activity.id == event.id else { return }
             let now = clock.now
-            card = (event.activity, now - renderer.marqueeElapsed(afterUpdateOf: shown.activity, to: event.activity, elapsed: now - shown.start))
+            let scrolled = renderer.marqueeElapsed(afterUpdateOf: shown.activity, to: event.activity, elapsed: now - shown.marqueeStart)
+            card = (event.activity, shown.start, now - scrolled)
             await drawCard()
             startAnimatingIfNeeded()
         case .animateOut, .enqueued, .rejected, .invoked:
@@ -231,7 +234,8 @@ public actor PixelScreen {
 
     private func drawCard() async {
         guard let card else { return }
-        renderer.render(card.activity, elapsed: clock.now - card.start, into: &frame)
+        let now = clock.now
+        renderer.render(card.activity, elapsed: now - card.start, scrolled: now - card.marqueeStart, into: &frame)
         await present(force: false)
     }
 

@@ -133,6 +133,59 @@ struct PixelScreenTests {
         #expect(try #require(await screen.lastPresentedFrame) == drawn(after, at: .zero), "a text that starts to scroll rests at its start")
     }
 
+    /// The brightest channel of the icon (columns 0..<8): the pulse's level times the tint.
+    static func iconBrightness(_ frame: Frame) -> Int {
+        var brightest = 0
+        for y in 0..<frame.height {
+            for x in 0..<8 {
+                let pixel = frame[x, y]
+                brightest = max(brightest, Int(pixel & 0xFF), Int((pixel >> 8) & 0xFF), Int((pixel >> 16) & 0xFF))
+            }
+        }
+        return brightest
+    }
+
+    /// A blocker pulses from when it was presented; an update in place moves its marquee's pass
+    /// (so the text stays), never its pulse: the brightness would jump at every update.
+    @Test func l3_u1_aBlockerUpdatedInPlaceKeepsItsPulse() async throws {
+        let clock = ManualClock()
+        let renderer = PixelRenderer(size: PixelSize(width: 32, height: 8), scrollSpeed: 16)
+        let screen = PixelScreen(display: RecordingDisplay(32, 8), clock: clock, renderer: renderer, localTime: { (9, 41, 0) })
+        await screen.showHome()
+        // Scrolling, a progress update a little over one pass in: the same frame as without it.
+        var scrolling = NookActivity(title: "Tea is ready, take it out", systemImage: "bolt", tint: .named(.yellow),
+                                     presentation: .blocker(timeout: nil), progress: 0.5)
+        let pass = try #require(renderer.marqueePass(for: scrolling))
+        await screen.handle(event(scrolling, .animateIn, clock))
+        await screen.handle(event(scrolling, .presented, clock))
+        let elapsed = pass + .milliseconds(400)
+        clock.advance(by: elapsed)
+        let previous = scrolling
+        scrolling.progress = 0.6
+        await screen.handle(event(scrolling, .updated(previous: previous), clock))
+        var expected = Frame(width: 32, height: 8)
+        renderer.render(scrolling, elapsed: elapsed, into: &expected)
+        #expect(try #require(await screen.lastPresentedFrame) == expected, "the pulse and the text as without the update")
+
+        // A countdown whose title starts to scroll at its dimmest, then a new time each second.
+        var tea = NookActivity(title: "Tea", systemImage: "bolt", tint: .named(.yellow), presentation: .blocker(timeout: nil))
+        await screen.handle(event(tea, .animateIn, clock))
+        await screen.handle(event(tea, .presented, clock))
+        clock.advance(by: PixelRenderer.pulsePeriod / 2)
+        var jumps: [String] = []
+        for left in stride(from: 59, through: 30, by: -1) {
+            await screen.redisplay()
+            let before = Self.iconBrightness(try #require(await screen.lastPresentedFrame))
+            let shown = tea
+            tea.title = "Tea ready in 0:\(left)"
+            await screen.handle(event(tea, .updated(previous: shown), clock))
+            let after = Self.iconBrightness(try #require(await screen.lastPresentedFrame))
+            if abs(after - before) > 8 { jumps.append("0:\(left): \(before) to \(after)") }
+            clock.advance(by: .seconds(1))
+        }
+        #expect(jumps.isEmpty, "the pulse jumped at an update: \(jumps)")
+    }
+
     @Test func l3_aStillCardIsSentOnceAndHomeComesBack() async throws {
         let clock = ManualClock()
         let display = RecordingDisplay(17, 7)
