@@ -44,12 +44,7 @@ struct AWTRIXAppFigures {
             watcher.waitForQuiet()
             let start = PresentedFrameFiles.wallClockNanoseconds()
             try client.send(HTTPBenchClient.post("/api/custom?name=power", json: Self.body(index)))
-            // A frame of before the post (the writer behind on a busy machine) is not its frame.
-            var presented: Int64 = 0
-            repeat {
-                guard let file = watcher.next(withinMilliseconds: 10_000) else { throw BenchError("no frame of the app's update within 10 s") }
-                presented = try watcher.presented(file)
-            } while presented < start
+            let presented = try watcher.firstPresented(since: start, what: "the app's update")
             samples.append(Double(presented - start) / 1e6)
             let answer = try client.response()
             guard answer.status == 200 else { throw BenchError("POST /api/custom answered \(answer.status)") }

@@ -60,12 +60,7 @@ struct AppFigures {
             watcher.waitForQuiet()
             let start = PresentedFrameFiles.wallClockNanoseconds()
             try client.sendRaw(Self.request(.appSet(power(index))))
-            // A frame of before the set (the writer behind on a busy machine) is not its frame.
-            var presented: Int64 = 0
-            repeat {
-                guard let file = watcher.next(withinMilliseconds: 10_000) else { throw BenchError("no frame of the app's update within 10 s") }
-                presented = try watcher.presented(file)
-            } while presented < start
+            let presented = try watcher.firstPresented(since: start, what: "the app's update")
             samples.append(Double(presented - start) / 1e6)
             guard let answer = try client.readLine(), case .success? = try? ResponseLine.decode(answer) else {
                 throw BenchError("nookd did not accept the app-set")

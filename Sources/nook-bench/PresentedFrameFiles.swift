@@ -54,6 +54,18 @@ struct PresentedFrameFiles {
         return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
     }
 
+    /// The presentation time of the first frame presented at or after `start` (wall clock,
+    /// nanoseconds): a frame of before it (the writer behind on a busy machine) is not the one
+    /// waited for. `what` names it in the error when none comes within 10 s.
+    func firstPresented(since start: Int64, what: String) throws -> Int64 {
+        var presented: Int64 = 0
+        repeat {
+            guard let file = next(withinMilliseconds: 10_000) else { throw BenchError("no frame of \(what) within 10 s") }
+            presented = try self.presented(file)
+        } while presented < start
+        return presented
+    }
+
     /// CLOCK_REALTIME now, in nanoseconds: the clock of file times.
     static func wallClockNanoseconds() -> Int64 {
         var now = timespec()
