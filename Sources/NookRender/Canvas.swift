@@ -11,15 +11,39 @@ final class Canvas {
     let height: Int
     let context: OpaquePointer
     private let surface: OpaquePointer
+    /// The font map lent for this canvas's text and the pango context made from it, once text
+    /// is laid out; both go back when the drawing ends (no layout outlives `draw`'s body).
+    private var fonts: (map: FontMap, context: OpaquePointer)?
 
     /// Draws into `frame` for the duration of `body`.
     static func draw<Result>(into frame: inout Frame, _ body: (Canvas) throws -> Result) rethrows -> Result {
         let (width, height) = (frame.width, frame.height)
         return try withImageSurface(over: &frame) { surface in
             let canvas = Canvas(surface: surface, width: width, height: height)
-            defer { cairo_destroy(canvas.context) }
+            defer { canvas.finish() }
             return try body(canvas)
         }
+    }
+
+    private func finish() {
+        if let fonts {
+            g_object_unref(UnsafeMutableRawPointer(fonts.context))
+            FontMaps.shared.giveBack(fonts.map)
+            self.fonts = nil
+        }
+        cairo_destroy(context)
+    }
+
+    /// The pango context text is laid out in, matching the cairo context as it is now.
+    fileprivate var pangoContext: OpaquePointer {
+        if let fonts {
+            pango_cairo_update_context(context, fonts.context)
+            return fonts.context
+        }
+        let map = FontMaps.shared.borrow()
+        let made = (map: map, context: map.makeContext(for: context))
+        fonts = made
+        return made.context
     }
 
     private init(surface: OpaquePointer, width: Int, height: Int) {
@@ -192,7 +216,7 @@ final class TextLayout {
         self.canvas = canvas
         self.cut = cut
         scalarCount = text.unicodeScalars.count
-        layout = pango_cairo_create_layout(canvas.context)
+        layout = pango_layout_new(canvas.pangoContext)
         let font = pango_font_description_new()
         pango_font_description_set_family(font, family)
         pango_font_description_set_weight(font, weight == .bold ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL)
