@@ -157,7 +157,7 @@ public struct CardRenderer: Sendable {
                 for box in boxes {
                     canvas.clip(to: box)
                     canvas.fillPixels(cardPixel, in: [box])
-                    drawText(plan, activity, on: canvas)
+                    drawText(plan, activity, on: canvas, touching: box)
                 }
                 _ = iconFace(activity, image: icon, warnings: &warnings)
                 redrawn = boxes
@@ -256,11 +256,20 @@ public struct CardRenderer: Sendable {
         return iconUnknown
     }
 
-    /// The title, subtitle and progress bar, drawn last.
-    private func drawText(_ plan: Plan, _ activity: NookActivity, on canvas: Canvas) {
-        plan.title.text.draw(x: plan.title.x, y: plan.title.y, color: theme.primaryText)
-        if let subtitle = plan.subtitle { subtitle.text.draw(x: subtitle.x, y: subtitle.y, color: theme.secondaryText) }
-        if let progress = plan.progress { drawProgress(progress.value, in: progress.rect, tint: theme.color(for: activity.tint), on: canvas) }
+    /// The title, subtitle and progress bar, drawn last; with `box`, only those whose ink (and
+    /// the two pixels round it a redrawn box keeps) reaches into it: under a clip to the box the
+    /// others would draw nothing, and shaping and filling them again costs as much as the rest.
+    private func drawText(_ plan: Plan, _ activity: NookActivity, on canvas: Canvas, touching box: CardLayout.Box? = nil) {
+        func reaches(_ ink: @autoclosure () -> CardLayout.Box) -> Bool { box.map { ink().grown(by: 2).intersects($0) } ?? true }
+        if reaches(plan.title.text.ink(atX: plan.title.x, y: plan.title.y)) {
+            plan.title.text.draw(x: plan.title.x, y: plan.title.y, color: theme.primaryText)
+        }
+        if let subtitle = plan.subtitle, reaches(subtitle.text.ink(atX: subtitle.x, y: subtitle.y)) {
+            subtitle.text.draw(x: subtitle.x, y: subtitle.y, color: theme.secondaryText)
+        }
+        if let progress = plan.progress, reaches(CardLayout.Box(progress.rect)) {
+            drawProgress(progress.value, in: progress.rect, tint: theme.color(for: activity.tint), on: canvas)
+        }
     }
 
     private func planWide(_ activity: NookActivity, on canvas: Canvas) -> Plan {
