@@ -75,6 +75,8 @@ final class AppRotation: Sendable {
         /// When the turn ends, while the rotation runs.
         var turnEnds: NookInstant?
         var timer: Task<Void, Never>?
+        /// When `timer` wakes.
+        var timerDeadline: NookInstant?
         /// Wall-clock seconds of the last look at the lifetimes.
         var lifetimesCheckedAt: Double = 0
         /// Turns moved on and cards shown, for tests and `status`.
@@ -290,6 +292,8 @@ final class AppRotation: Sendable {
     var switches: Int { state.withLock { $0.switches } }
     /// A timer is set (a turn or a lifetime to wait for): false on a display without apps.
     var waiting: Bool { state.withLock { $0.timer != nil } }
+    /// The timer's task, to tell one timer from another (tests).
+    var timerTask: Task<Void, Never>? { state.withLock { $0.timer } }
 
     // MARK: Moving on
 
@@ -365,8 +369,7 @@ final class AppRotation: Sendable {
     func halt() {
         state.withLock { state in
             state.halted = true
-            state.timer?.cancel()
-            state.timer = nil
+            cancelTimer(&state)
         }
     }
 
@@ -396,9 +399,8 @@ final class AppRotation: Sendable {
 
     /// The next wake: the turn's end while the rotation runs, or the next lifetime to run out.
     private func schedule(_ state: inout State) {
-        state.timer?.cancel()
-        state.timer = nil
         if state.shelf.isEmpty {
+            cancelTimer(&state)
             state.turn = nil
             state.turnEnds = nil
             return
@@ -408,11 +410,23 @@ final class AppRotation: Sendable {
             let at = clock.now + (Duration.nookSeconds(max(0, runOut - wallClock())) ?? .zero)
             deadline = deadline.map { min($0, at) } ?? at
         }
+        // The timer set for that moment stays: an update of the app on the glass moves no turn,
+        // and a new timer's task and the old one's cancellation each woke a thread while the
+        // update was being drawn.
+        if let deadline, state.timer != nil, state.timerDeadline == deadline { return }
+        cancelTimer(&state)
         guard let deadline else { return }
+        state.timerDeadline = deadline
         state.timer = Task { [weak self, clock] in
             do { try await clock.sleep(until: deadline) } catch { return }
             self?.tick()
         }
+    }
+
+    private func cancelTimer(_ state: inout State) {
+        state.timer?.cancel()
+        state.timer = nil
+        state.timerDeadline = nil
     }
 
     /// A timer's wake: lifetimes that ran out, then the turn if it is over (held while someone
@@ -421,6 +435,8 @@ final class AppRotation: Sendable {
         let now = wallClock()
         let engaged = engaged()
         let (removed, moved): ([NookAppShelf.Entry], Bool) = state.withLock { state in
+            // The timer that woke is spent (or, called early, replaced): the next one is set below.
+            cancelTimer(&state)
             let since = state.lifetimesCheckedAt
             state.lifetimesCheckedAt = now
             // The order before the removals: the turn of a removed app is found in it.

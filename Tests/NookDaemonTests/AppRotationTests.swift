@@ -96,6 +96,40 @@ struct AppRotationTests {
         #expect(await rotation.queue.pending.first?.id == id, "the same card, changed where it stands")
     }
 
+    /// An update that moves no turn and no lifetime leaves the timer as it was (each new one
+    /// woke two tasks while the update was drawn); one that brings a lifetime sooner resets it.
+    @Test func a1_a6_anUpdateOfTheAppOnTheGlassKeepsTheTimerItWaitsOn() async throws {
+        let (rotation, commands) = rotation()
+        defer { commands.cancel() }
+        try rotation.set(app("weather", "21 °C"))
+        await pass(7, rotation)
+        #expect(rotation.turn == "weather")
+        let timer = try #require(rotation.timerTask)
+        for degrees in 22...41 {
+            try rotation.set(app("weather", "\(degrees) °C"))
+            #expect(rotation.timerTask == timer, "update to \(degrees) °C")
+        }
+        #expect(await cards(rotation, ["41 °C"]) == ["41 °C"])
+        #expect(!timer.isCancelled)
+        // The timer kept still ends the turn on time.
+        await pass(7, rotation)
+        #expect(rotation.turn == nil, "the home content's turn follows")
+        #expect(await cards(rotation, []) == [])
+
+        await pass(7, rotation)
+        #expect(rotation.turn == "weather")
+        let before = try #require(rotation.timerTask)
+        var shortLived = app("weather", "42 °C")
+        shortLived.lifetime = .seconds(3)
+        try rotation.set(shortLived)
+        #expect(rotation.timerTask != before, "a lifetime sooner than the turn's end sets a new timer")
+        #expect(before.isCancelled)
+        wall.advance(3)
+        clock.advance(by: .seconds(3))
+        for _ in 0..<2000 where rotation.count == 1 { await Task.yield() }
+        #expect(rotation.count == 0, "its lifetime removed it, by the new timer")
+    }
+
     @Test func a2_aCardGoesFirstAndTheRotationResumesWhereItWas() async throws {
         let (rotation, commands) = rotation()
         defer { commands.cancel() }
