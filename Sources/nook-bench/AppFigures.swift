@@ -66,7 +66,11 @@ struct AppFigures {
                 throw BenchError("nookd did not accept the app-set")
             }
         }
-        if getenv("NOOK_BENCH_VERBOSE") != nil { print("  app update-to-frame samples (ms):", samples.sorted().map(rounded)) }
+        if getenv("NOOK_BENCH_VERBOSE") != nil {
+            print("  app update-to-frame samples (ms):", samples.sorted().map(rounded))
+            let slowest = samples.indices.sorted { samples[$0] > samples[$1] }.prefix(3)
+            print("  slowest sets:", slowest.map { "#\($0 + 1) \(rounded(samples[$0]))" }.joined(separator: ", "))
+        }
         samples.sort()
         return samples[Int(Double(samples.count - 1) * 0.99)]
     }
