@@ -22,7 +22,6 @@ final class FontMaps: Sendable {
     func giveBack(_ map: FontMap) {
         idle.withLock { $0.append(map) }
     }
-
 }
 
 /// One pango cairo font map, kept for the life of the process (its fonts are the cache).
