@@ -1,5 +1,5 @@
 internal import CPangoCairo
-import Synchronization
+import NookActivities
 
 /// Pango font maps, each lent to one canvas at a time.
 ///
@@ -12,7 +12,9 @@ import Synchronization
 final class FontMaps: Sendable {
     static let shared = FontMaps()
 
-    private let idle = Mutex<[FontMap]>([])
+    // `Locked`, not a bare `Mutex`: ThreadSanitizer sees its hand-over, so a map lent to one
+    // thread after another's use is ordered.
+    private let idle = Locked<[FontMap]>([])
 
     func borrow() -> FontMap {
         idle.withLock { $0.popLast() } ?? FontMap()
