@@ -106,6 +106,12 @@ struct Watch: ParsableCommand {
         do {
             let client = try NookClient(path: connection.path)
             _ = try client.request(Request(id: .number(1), operation: .watch), as: WatchAnswer.self)
+            // nookd subscribes before it answers: from this line on no event is missed, which a
+            // script that starts a watch and then acts waits for (Hardware/dev/demo does).
+            if !connection.json {
+                print("watching nookd's events")
+                fflush(nil)
+            }
             while let line = try client.readLine() {
                 guard case .event(_, let json)? = try? ResponseLine.decode(line) else { continue }
                 if connection.json {
