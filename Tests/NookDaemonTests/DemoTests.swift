@@ -35,7 +35,7 @@ struct DemoTests {
         demo.standardOutput = output
         demo.standardError = output
         try demo.runAlone()
-        // A hang guard, not a judgment: the demo waits for the events it needs, each at most 30 s.
+        // A hang guard, not a judgment: the demo waits for the events it needs, each at most two minutes.
         demo.waitForExit(seconds: TestBounds.seconds(180))
         try? output.close()
         let text = try String(contentsOfFile: outputPath, encoding: .utf8)
