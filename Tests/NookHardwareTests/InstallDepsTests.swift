@@ -46,7 +46,7 @@ struct InstallDepsTests {
         #expect(calls == ["Hardware/dev/install-deps demo"], "Hardware/dev/demo runs \(calls)")
     }
 
-    @Test func anUnknownSetIsRefusedByName() throws {
+    @Test func r1_r3_anUnknownSetIsRefusedByNameRatherThanInstallingEverything() throws {
         let result = try run(repository + "/Hardware/dev/install-deps", ["--list", "everything"])
         #expect(result.status == 64, "\(result.output)")
         #expect(result.output.contains("unknown set 'everything'"), "\(result.output)")
