@@ -154,6 +154,11 @@ struct TokenOwnershipTests {
         let firing = String(decoding: AlertBodies.alertmanager(alerts: [AlertBodies.alert("HighLoad", instance: "web1", severity: "critical")]), as: UTF8.self)
         let resolved = String(decoding: AlertBodies.alertmanager(status: "resolved", alerts: [AlertBodies.alert("HighLoad", instance: "web1", severity: "critical", status: "resolved")]),
                               as: UTF8.self)
+        // The alert firing again later: a new episode, not a retry of the one that resolved.
+        func refiring(at startsAt: String) -> String {
+            String(decoding: AlertBodies.alertmanager(alerts: [AlertBodies.alert("HighLoad", instance: "web1", severity: "critical", startsAt: startsAt)]),
+                   as: UTF8.self)
+        }
         func alertCards() throws -> Set<String> {
             Set(try allCards(service).filter { $0["key"]?.text?.hasPrefix("alertmanager/") == true }.compactMap { $0["id"]?.text })
         }
@@ -173,9 +178,9 @@ struct TokenOwnershipTests {
         #expect(try alertCards().isEmpty)
         // The admin's resolve ends alice's card: her next firing is a card again, not an
         // unchanged repeat of what the admin ended.
-        #expect(try curl(alice, "POST", url + "/api/v1/alertmanager", firing).json["status"]?.text == "shown")
+        #expect(try curl(alice, "POST", url + "/api/v1/alertmanager", refiring(at: "2026-11-26T01:10:00Z")).json["status"]?.text == "shown")
         #expect(try curl(owner, "POST", url + "/api/v1/alertmanager", resolved).json["ended"]?.numberValue == 1)
-        let again = try curl(alice, "POST", url + "/api/v1/alertmanager", firing)
+        let again = try curl(alice, "POST", url + "/api/v1/alertmanager", refiring(at: "2026-11-26T01:20:00Z"))
         #expect(try again.json["status"]?.text == "shown" && alertCards().count == 1, "\(again)")
         #expect(try curl(owner, "POST", url + "/api/v1/alertmanager", resolved).json["ended"]?.numberValue == 1)
 
