@@ -9,21 +9,30 @@ public enum AlertRoutes {
     /// - Parameters:
     ///   - module: the module alert cards go to (nil: nookd's default).
     ///   - memory: the content last sent per group, shared by both routes.
+    ///   - episodes: what is known of each group's alerts, so a notification delivered out of
+    ///     order never makes or revives a card its group's resolve ended.
     ///   - order: runs the notifications of one group one after another (shared with the other
     ///     routes that use keys).
-    public static func routes(module: String? = nil, memory: AlertCardMemory = AlertCardMemory(), order: CardKeyOrder = CardKeyOrder(),
-                              logger: Logger) -> [HTTPRoute] {
+    public static func routes(module: String? = nil, memory: AlertCardMemory = AlertCardMemory(), episodes: AlertEpisodes = AlertEpisodes(),
+                              order: CardKeyOrder = CardKeyOrder(), logger: Logger) -> [HTTPRoute] {
         func handle(_ exchange: any HTTPExchange, source: AlertNotification.Source, nookd: any NookdCalls) {
             let notification: AlertNotification
             switch AlertNotification.decode(exchange.request.body, source: source) {
             case .failure(let error): exchange.respond(error.response); return
             case .success(let value): notification = value
             }
-            let plan = AlertCards.plan(for: notification, id: NookActivityID(), module: module)
+            let key = AlertCards.key(for: notification)
             // After the group's earlier notifications are done: a resolve then finds the card
             // its firing made, and what was last sent is what the memory says.
-            order.run(key: AlertCards.key(for: notification), exchange) { exchange in
-                carry(plan, exchange, source: source, nookd: nookd)
+            order.run(key: key, exchange) { exchange in
+                // Judged in the order taken, as each token's group is a card of its own.
+                switch episodes.admit(notification, key: exchange.caller.senderName + "\n" + key) {
+                case .stale(let count):
+                    logger.info("\(source.rawValue) \(key): a notification older than what the group's alerts already said (\(count) alert(s)) changes nothing")
+                    exchange.respond(.json(.object([("status", .string("stale")), ("key", .string(key)), ("stale", .number(Double(count)))])))
+                case .admitted:
+                    carry(AlertCards.plan(for: notification, id: NookActivityID(), module: module), exchange, source: source, nookd: nookd)
+                }
             }
         }
         func carry(_ plan: AlertCards.Plan, _ exchange: any HTTPExchange, source: AlertNotification.Source, nookd: any NookdCalls) {

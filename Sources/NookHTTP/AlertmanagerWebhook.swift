@@ -14,12 +14,15 @@ public struct AlertNotification: Sendable, Equatable {
         /// The alert's identity across notifications; made from its labels when absent.
         public var fingerprint: String
         public var startsAt: String
+        /// When it ended, for a resolved alert; Go's zero time (`0001-01-01T00:00:00Z`) or
+        /// empty for a firing one, as Alertmanager does not show an end not yet reached.
+        public var endsAt: String = ""
 
         public func label(_ name: String) -> String? { labels.first { $0.0 == name }?.1 }
         public func annotation(_ name: String) -> String? { annotations.first { $0.0 == name }?.1 }
 
         public static func == (lhs: Alert, rhs: Alert) -> Bool {
-            lhs.firing == rhs.firing && lhs.fingerprint == rhs.fingerprint && lhs.startsAt == rhs.startsAt
+            lhs.firing == rhs.firing && lhs.fingerprint == rhs.fingerprint && lhs.startsAt == rhs.startsAt && lhs.endsAt == rhs.endsAt
                 && lhs.labels.elementsEqual(rhs.labels) { $0 == $1 } && lhs.annotations.elementsEqual(rhs.annotations) { $0 == $1 }
         }
     }
@@ -97,7 +100,8 @@ public struct AlertNotification: Sendable, Equatable {
                 let fingerprint = try alert.string("fingerprint")
                     ?? PublishText.digest(labels.sorted { $0.0 < $1.0 }.map { "\($0.0)=\($0.1)" }.joined(separator: "\u{0}"))
                 notification.alerts.append(Alert(firing: alertStatus == "firing", labels: labels, annotations: try alert.labels("annotations"),
-                                                 fingerprint: fingerprint, startsAt: try alert.string("startsAt") ?? ""))
+                                                 fingerprint: fingerprint, startsAt: try alert.string("startsAt") ?? "",
+                                                 endsAt: try alert.string("endsAt") ?? ""))
             }
             return .success(notification)
         } catch {

@@ -16,8 +16,11 @@ public enum NativeAPIErrors {
         case .lineTooLong: (413, "body_too_large")
         case .notFound: (404, "not_found")
         case .forbidden: (403, "forbidden")
+        // A limit is reached (the module's queue, a sender's share of it, the apps): the sender
+        // is over a limit, as ntfy answers a visitor over its own, and a later try may succeed
+        // once cards end or apps go. Not 503, which says nookd is away and invites a retry at once.
+        case .queueFull: (429, "queue_full")
         // nookd cannot take it now: the same request later may succeed.
-        case .queueFull: (503, "queue_full")
         case .unavailable: (503, "nookd_unavailable")
         // nook-http wrote what nookd did not understand, or nookd failed inside: not the
         // client's fault, and not nook-http's own failure either.
@@ -25,8 +28,13 @@ public enum NativeAPIErrors {
         }
     }
 
-    /// Seconds a client waits before trying again when nookd is away or its queue is full.
+    /// Seconds a client waits before trying again when nookd is away.
     public static let retryAfterSeconds = 1
+
+    /// Seconds a client over a limit (429 `queue_full`) waits before trying again: a full queue
+    /// or share gains a place only as a card ends, seconds at the least (a timed card's dwell),
+    /// and a full rotation only when an app is removed; a retry sooner only finds it full again.
+    public static let limitRetryAfterSeconds = 10
 
     /// nookd's refusal as an HTTP error. `strippingPrefix`: nookd names the fields of the
     /// wrapping it was sent in (`activity.title`, `changes.progress`); the API's bodies are
@@ -39,7 +47,11 @@ public enum NativeAPIErrors {
         // `apps[1].progress` is `[1].progress`.
         if let prefix, field == prefix { field = "body" }
         if let prefix, let name = field, name.hasPrefix(prefix + "[") { field = String(name.dropFirst(prefix.count)) }
-        let headers: [(name: String, value: String)] = status == 503 ? [("Retry-After", String(retryAfterSeconds))] : []
+        let headers: [(name: String, value: String)] = switch status {
+        case 503: [("Retry-After", String(retryAfterSeconds))]
+        case 429: [("Retry-After", String(limitRetryAfterSeconds))]
+        default: []
+        }
         let message = status == 502 ? "nookd could not carry out the request: \(refusal.description)" : refusal.message
         return HTTPAPIError(status: status, code: code, field: field, message: message, headers: headers)
     }

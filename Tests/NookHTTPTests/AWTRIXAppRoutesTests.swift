@@ -173,7 +173,7 @@ struct AWTRIXAppRoutesTests {
         for index in 0..<59 { #expect(try curl(alice, "POST", custom + "a\(index)", #"{"text": "x"}"#).status == 200) }
         let five = "[" + Array(repeating: #"{"text": "y"}"#, count: 5).joined(separator: ",") + "]"
         let full = try curl(bob, "POST", custom + "many", five)
-        #expect(full.status == 503 && full.text.contains(#""field":"body""#) && full.text.contains("room for 4"), "\(full)")
+        #expect(full.status == 429 && full.text.contains(#""field":"body""#) && full.text.contains("room for 4"), "\(full)")
         #expect(try apps(service).count == 60 && app(service, "many0") == nil)
         // Four fit.
         let four = "[" + Array(repeating: #"{"text": "y"}"#, count: 4).joined(separator: ",") + "]"
@@ -194,14 +194,14 @@ struct AWTRIXAppRoutesTests {
     }
 
     /// An array the token's share (`apps.per_sender`) has room for only in part is refused whole
-    /// (`503`, naming the share and the part it stopped at): no part of it is set.
+    /// (`429`, naming the share and the part it stopped at): no part of it is set.
     @Test func a3_anArrayBeyondItsTokensShareSetsNoPartOfIt() throws {
         // nook-http's user relays: each token's name has a share of its own.
         let service = try service(nookdConfig: "[daemon]\nrelay_users = [\"\(getuid())\"]\n[apps]\nper_sender = 4\n")
         let custom = service.url + "/api/custom?name="
         #expect(try curl(alice, "POST", custom + "A", #"[{"text": "0"}, {"text": "1"}, {"text": "2"}]"#).status == 200)
         let refused = try curl(alice, "POST", custom + "B", #"[{"text": "0"}, {"text": "1"}]"#)
-        #expect(refused.status == 503 && refused.text.contains(#""field":"[1].name""#) && refused.text.contains("apps.per_sender")
+        #expect(refused.status == 429 && refused.text.contains(#""field":"[1].name""#) && refused.text.contains("apps.per_sender")
                 && refused.text.contains("none of the 2 apps was set"), "\(refused)")
         #expect(try apps(service).map(\.app.name) == ["A0", "A1", "A2"])
         // Another token's share is its own.

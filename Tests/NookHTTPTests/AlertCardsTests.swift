@@ -6,11 +6,11 @@ import Testing
 /// Webhook bodies as Alertmanager (version 4) and Grafana document them.
 enum AlertBodies {
     static func alert(_ name: String, instance: String, severity: String?, status: String = "firing", fingerprint: String? = nil,
-                      summary: String? = nil, startsAt: String = "2026-11-26T01:00:00Z") -> String {
+                      summary: String? = nil, startsAt: String = "2026-11-26T01:00:00Z", endsAt: String = "0001-01-01T00:00:00Z") -> String {
         var labels = #""alertname": "\#(name)", "instance": "\#(instance)", "job": "node""#
         if let severity { labels += #", "severity": "\#(severity)""# }
         let annotations = summary.map { #""summary": "\#($0)""# } ?? ""
-        return #"{"status": "\#(status)", "labels": {\#(labels)}, "annotations": {\#(annotations)}, "startsAt": "\#(startsAt)", "endsAt": "0001-01-01T00:00:00Z", "generatorURL": "http://prometheus:9090/graph", "fingerprint": "\#(fingerprint ?? instance + "fp")"}"#
+        return #"{"status": "\#(status)", "labels": {\#(labels)}, "annotations": {\#(annotations)}, "startsAt": "\#(startsAt)", "endsAt": "\#(endsAt)", "generatorURL": "http://prometheus:9090/graph", "fingerprint": "\#(fingerprint ?? instance + "fp")"}"#
     }
 
     static func alertmanager(status: String = "firing", alerts: [String], groupKey: String = #"{}:{alertname="HighLoad"}"#,

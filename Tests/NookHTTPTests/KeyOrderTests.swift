@@ -79,18 +79,20 @@ struct KeyOrderEndToEndTests {
 
     @Test func h3_aResolveSentWhileItsFiringIsOnItsWayToNookdEndsTheGroupsCard() throws {
         let service = try HTTPService(config: Self.longestCallTimeout)
-        func body(_ group: Int, _ status: String) -> [UInt8] {
+        func body(_ group: Int, _ status: String, startsAt: String = "2026-11-26T01:00:00Z") -> [UInt8] {
             // Critical: a card that stays until it resolves, so one left behind is still there.
-            AlertBodies.alertmanager(status: status, alerts: [AlertBodies.alert("Disk\(group)", instance: "nas\(group)", severity: "critical", status: status)],
+            AlertBodies.alertmanager(status: status, alerts: [AlertBodies.alert("Disk\(group)", instance: "nas\(group)", severity: "critical", status: status,
+                                                                                startsAt: startsAt)],
                                      groupKey: "{}:{alertname=\"Disk\(group)\"}", commonLabels: "{\"alertname\": \"Disk\(group)\"}")
         }
         func post(_ body: [UInt8]) -> String { Self.request("POST", "/api/v1/alertmanager", headers: ["Content-Type: application/json"], body: body) }
         func key(_ group: Int) throws -> String { AlertCards.key(for: try AlertNotification.decode(body(group, "firing"), source: .alertmanager).get()) }
         // Each group on a connection of its own, as each of Alertmanager's notifications is;
-        // the last group fires again after its resolve, which must show it again.
+        // the last group fires again after its resolve (a later start: a new episode, not a
+        // retry of the one resolved), which must show it again.
         let groups = 0..<8, again = 8
         let answers = try Self.sentWhileNookdIsStopped(service, groups.map { [post(body($0, "firing")), post(body($0, "resolved"))] }
-                                                           + [[post(body(again, "firing")), post(body(again, "resolved")), post(body(again, "firing"))]])
+                                                           + [[post(body(again, "firing")), post(body(again, "resolved")), post(body(again, "firing", startsAt: "2026-11-26T01:05:00Z"))]])
         for (group, pair) in answers.enumerated() {
             #expect(pair.map(\.status).allSatisfy { $0 == 200 }, "group \(group): \(pair)\n\(service.logs)")
             #expect(pair[0].json["status"]?.text == "shown", "group \(group): \(pair[0])")

@@ -111,7 +111,7 @@ struct NativeAPIAppsTests {
         let apps = service.url + "/api/v1/apps/"
         for number in 1...2 { #expect(try curl(alice, "PUT", apps + "alice\(number)", #"{"text":"A"}"#).status == 201) }
         let refused = try curl(alice, "PUT", apps + "alice3", #"{"text":"A"}"#)
-        #expect(refused.status == 503 && refused.json["error"]?["code"]?.text == "queue_full", "\(refused)")
+        #expect(refused.status == 429 && refused.json["error"]?["code"]?.text == "queue_full", "\(refused)")
         #expect(refused.json["error"]?["message"]?.text?.contains("sender \"alice\" (relayed by uid \(getuid())) already keeps 2 apps, the most apps.per_sender allows (2)") == true,
                 "\(refused)")
         #expect(try curl(alice, "PUT", apps + "alice1", #"{"text":"A again"}"#).status == 200, "her own app is still set again")

@@ -297,7 +297,7 @@ struct NativeAPITests {
         let (status, word) = NativeAPIErrors.status(for: code)
         let expected: [ProtocolError.Code: Int] = [
             .missingField: 422, .invalid: 422, .unknownModule: 422, .wrongType: 400, .lineTooLong: 413, .notFound: 404,
-            .forbidden: 403, .queueFull: 503, .unavailable: 503, .badJSON: 502, .unsupportedVersion: 502, .unknownOperation: 502,
+            .forbidden: 403, .queueFull: 429, .unavailable: 503, .badJSON: 502, .unsupportedVersion: 502, .unknownOperation: 502,
             .internalError: 502,
         ]
         #expect(status == expected[code], "\(code)")
@@ -307,7 +307,9 @@ struct NativeAPITests {
         let error = NativeAPIErrors.error(.refused(ProtocolError(code, field: "activity.dwell", "problem").json), strippingPrefix: "activity")
         #expect(error.status == status && error.code == word)
         #expect(error.field == "dwell", "the body's own field")
-        #expect((error.headers.contains { $0.name == "Retry-After" }) == (status == 503))
+        // A retry is invited when nookd is away (at once) or a limit is reached (later).
+        let retryAfter = error.headers.first { $0.name == "Retry-After" }?.value
+        #expect(retryAfter == (status == 503 ? "1" : status == 429 ? String(NativeAPIErrors.limitRetryAfterSeconds) : nil), "\(code)")
     }
 
     @Test func h1_anUnreadableRefusalIsABadGatewayNotACrash() {

@@ -233,6 +233,67 @@ final class SenderBench {
         #expect(try bench.cards().isEmpty)
     }
 
+    /// The issue's own run: two alerts of one group with `resolve_timeout` 5 s, both resolved by
+    /// `amtool alert add … --end=<10 s ago>` (an end before they started, so Alertmanager
+    /// replaces them rather than merging). Whatever order Alertmanager's notifications and
+    /// retries arrive in, once it holds no alert and the group's card has ended, no card keyed
+    /// `alertmanager/…` is live.
+    @Test(.enabled(if: Senders.alertmanager != nil && Senders.amtool != nil, "needs prometheus-alertmanager and amtool (Hardware/dev/install-deps)"))
+    func h3_twoAlertsResolvedWithAnEndInThePastLeaveNoCardLive() throws {
+        let bench = try SenderBench()
+        let alertmanager = try #require(Senders.alertmanager), amtool = try #require(Senders.amtool)
+        let config = bench.directory + "/alertmanager.yml"
+        try """
+            global:
+              resolve_timeout: 5s
+            route:
+              receiver: nook
+              group_by: [alertname]
+              group_wait: 1s
+              group_interval: 1s
+              repeat_interval: 1h
+            receivers:
+              - name: nook
+                webhook_configs:
+                  - url: \(bench.baseURL)/api/v1/alertmanager
+                    send_resolved: true
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let (process, port) = try startAlertmanager(alertmanager, config: config, directory: bench.directory)
+        defer {
+            kill(process.processIdentifier, SIGKILL)
+            _ = process.waitForExit()
+        }
+        let url = "--alertmanager.url=http://127.0.0.1:\(port)"
+        func run(_ arguments: [String]) throws -> String {
+            // amtool fails while Alertmanager is still starting; it is ready within seconds.
+            let deadline = Date().addingTimeInterval(TestBounds.seconds(30))
+            while true {
+                let result = try Senders.run(amtool, [url] + arguments)
+                if result.status == 0 { return result.output }
+                guard Date() < deadline else { throw HarnessFailure("amtool: \(result.error)") }
+                usleep(200_000)
+            }
+        }
+        func add(_ instance: String, end: String? = nil) throws {
+            _ = try run(["alert", "add", "alertname=DiskFull", "instance=\(instance)", "severity=critical",
+                            "--annotation=summary=Disk full on \(instance)"] + (end.map { ["--end=\($0)"] } ?? []))
+        }
+        try add("nas1")
+        try add("nas2")
+        _ = try bench.watch.events { $0.name == "updated" && $0.title == "DiskFull: 2 firing" || $0.name == "enqueued" && $0.title == "DiskFull: 2 firing" }
+        let past = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-10))
+        try add("nas1", end: past)
+        try add("nas2", end: past)
+        func live() throws -> [NookActivity] { try bench.cards().filter { $0.coalescingKey?.hasPrefix("alertmanager/") == true } }
+        // Until Alertmanager holds no alert and no card of it is live, or the bound.
+        _ = try Waiting.until(seconds: 30) {
+            try run(["alert", "query", "-o", "simple"]).split(separator: "\n").count <= 1 && live().isEmpty
+        }
+        #expect(try run(["alert", "query", "-o", "simple"]).split(separator: "\n").count <= 1, "Alertmanager still holds alerts")
+        let left = try live()
+        #expect(left.isEmpty, "\(left.map { "\($0.title) \($0.coalescingKey ?? "")" })")
+    }
+
     /// Alertmanager on a loopback port once it listens there itself; started again on
     /// another port when another process took the first before it bound it.
     func startAlertmanager(_ binary: String, config: String, directory: String) throws -> (Process, Int) {

@@ -49,7 +49,7 @@ struct TokenOwnershipTests {
     }
 
     /// nookd's `queue.per_sender` gives each token a share of the queue: a token that fills its
-    /// share is answered 503 `queue_full` naming the share, and another token still publishes.
+    /// share is answered 429 `queue_full` naming the share, and another token still publishes.
     @Test func h4_q16_aTokenThatFillsItsShareLeavesRoomForTheOthers() throws {
         // nook-http runs as this test's uid: nookd is told it is the relay.
         let service = try service(nookdConfig: "[daemon]\nrelay_users = [\"\(getuid())\"]\n[queue]\nper_sender = 2\n")
@@ -59,14 +59,58 @@ struct TokenOwnershipTests {
             #expect(try curl(alice, "POST", url + "/api/v1/activities", #"{"title":"Alice \#(number)","dwell":3600}"#).status == 201)
         }
         let refused = try curl(alice, "POST", url + "/api/v1/activities", #"{"title":"Alice 3","dwell":3600}"#)
-        #expect(refused.status == 503 && refused.json["error"]?["code"]?.text == "queue_full", "\(refused)")
+        #expect(refused.status == 429 && refused.json["error"]?["code"]?.text == "queue_full", "\(refused)")
         #expect(refused.json["error"]?["message"]?.text?.contains("sender \"alice\" (relayed by uid \(getuid())) already holds 2 pending activities") == true, "\(refused)")
         // The publishing routes answer the same.
         let ntfy = try curl(alice, "POST", url + "/builds", "Alice 4")
-        #expect(ntfy.status == 503 && ntfy.json["error"]?["code"]?.text == "queue_full", "\(ntfy)")
+        #expect(ntfy.status == 429 && ntfy.json["error"]?["code"]?.text == "queue_full", "\(ntfy)")
         #expect(try curl(bob, "POST", url + "/api/v1/activities", #"{"title":"Bob 1","dwell":3600}"#).status == 201, "bob's share is his own")
         let titles = try allCards(service).compactMap { $0["title"]?.text }
         #expect(Set(titles) == ["Alice 1", "Alice 2", "Bob 1"], "\(titles)")
+    }
+
+    /// A sender over a limit (its share of the queue, its share of the apps) is answered
+    /// `429 Too Many Requests` with `Retry-After` and the limit named in the body, on every route
+    /// family that makes a card or an app: never the 503 that says nookd is away and invites
+    /// a retry at once.
+    @Test func h4_q16_a1_aFullShareIs429WithRetryAfterAndTheLimitOnEveryRoute() throws {
+        let service = try service(nookdConfig: "[daemon]\nrelay_users = [\"\(getuid())\"]\n[queue]\nper_sender = 1\n[apps]\nper_sender = 1\n")
+        let url = service.url
+        #expect(try curl(owner, "POST", url + "/api/v1/suspend").status == 200)
+        #expect(try curl(alice, "POST", url + "/api/v1/activities", #"{"title":"Alice 1","dwell":3600}"#).status == 201)
+        #expect(try curl(alice, "PUT", url + "/api/v1/apps/alice1", #"{"text":"A"}"#).status == 201)
+        let alert = #"{"version":"4","status":"firing","receiver":"board","groupKey":"{}:{alertname=\"Disk\"}","#
+            + #""alerts":[{"status":"firing","labels":{"alertname":"Disk"},"startsAt":"2026-01-01T00:00:00Z"}]}"#
+        let cards: [(method: String, path: String, body: String)] = [
+            ("POST", "/api/v1/activities", #"{"title":"Alice 2"}"#),
+            ("POST", "/builds", "Alice 3"),
+            ("POST", "/message", #"{"title":"Alice 4","message":"m"}"#),
+            ("POST", "/api/notify", #"{"text":"Alice 5"}"#),
+            ("POST", "/api/v1/alertmanager", alert),
+            ("POST", "/api/v1/grafana", alert),
+        ]
+        let apps: [(method: String, path: String, body: String)] = [
+            ("PUT", "/api/v1/apps/alice2", #"{"text":"A"}"#),
+            ("POST", "/api/custom?name=alice3", #"{"text":"A"}"#),
+        ]
+        for (request, limit) in cards.map({ ($0, "queue.per_sender allows 1") }) + apps.map({ ($0, "the most apps.per_sender allows (1)") }) {
+            let answer = try runProgram("/usr/bin/curl", ["-sS", "-i", "-X", request.method, "-H", "Authorization: Bearer \(alice)",
+                                                          "-H", "Content-Type: application/json", "--data-binary", request.body, url + request.path])
+            let (head, body) = Self.split(answer.output)
+            let what = "\(request.method) \(request.path): \(answer.output.prefix(800))"
+            #expect(head.first?.hasPrefix("HTTP/1.1 429 Too Many Requests") == true, "\(what)")
+            #expect(head.contains("Retry-After: \(NativeAPIErrors.limitRetryAfterSeconds)"), "\(what)")
+            let error = (try? JSONValue.parse(Array(body.utf8)))?["error"]
+            #expect(error?["code"]?.text == "queue_full" && error?["message"]?.text?.contains(limit) == true, "\(what)")
+        }
+        let titles = try allCards(service).compactMap { $0["title"]?.text }
+        #expect(titles == ["Alice 1"], "nothing over the limit was made: \(titles)")
+    }
+
+    /// An answer of `curl -i`: the head's lines and the body.
+    static func split(_ output: String) -> (head: [String], body: String) {
+        guard let end = output.range(of: "\r\n\r\n") else { return (output.components(separatedBy: "\r\n"), "") }
+        return (output[..<end.lowerBound].components(separatedBy: "\r\n"), String(output[end.upperBound...]))
     }
 
     @Test func h4_u3_anotherPublishTokenCannotChangeEndOrTakeOverATokensCardsAndAnAdminTokenCan() throws {
@@ -110,6 +154,11 @@ struct TokenOwnershipTests {
         let firing = String(decoding: AlertBodies.alertmanager(alerts: [AlertBodies.alert("HighLoad", instance: "web1", severity: "critical")]), as: UTF8.self)
         let resolved = String(decoding: AlertBodies.alertmanager(status: "resolved", alerts: [AlertBodies.alert("HighLoad", instance: "web1", severity: "critical", status: "resolved")]),
                               as: UTF8.self)
+        // The alert firing again later: a new episode, not a retry of the one that resolved.
+        func refiring(at startsAt: String) -> String {
+            String(decoding: AlertBodies.alertmanager(alerts: [AlertBodies.alert("HighLoad", instance: "web1", severity: "critical", startsAt: startsAt)]),
+                   as: UTF8.self)
+        }
         func alertCards() throws -> Set<String> {
             Set(try allCards(service).filter { $0["key"]?.text?.hasPrefix("alertmanager/") == true }.compactMap { $0["id"]?.text })
         }
@@ -129,9 +178,9 @@ struct TokenOwnershipTests {
         #expect(try alertCards().isEmpty)
         // The admin's resolve ends alice's card: her next firing is a card again, not an
         // unchanged repeat of what the admin ended.
-        #expect(try curl(alice, "POST", url + "/api/v1/alertmanager", firing).json["status"]?.text == "shown")
+        #expect(try curl(alice, "POST", url + "/api/v1/alertmanager", refiring(at: "2026-11-26T01:10:00Z")).json["status"]?.text == "shown")
         #expect(try curl(owner, "POST", url + "/api/v1/alertmanager", resolved).json["ended"]?.numberValue == 1)
-        let again = try curl(alice, "POST", url + "/api/v1/alertmanager", firing)
+        let again = try curl(alice, "POST", url + "/api/v1/alertmanager", refiring(at: "2026-11-26T01:20:00Z"))
         #expect(try again.json["status"]?.text == "shown" && alertCards().count == 1, "\(again)")
         #expect(try curl(owner, "POST", url + "/api/v1/alertmanager", resolved).json["ended"]?.numberValue == 1)
 
