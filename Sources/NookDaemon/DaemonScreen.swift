@@ -114,6 +114,12 @@ final class DaemonScreen: Sendable {
         if case .cards(let screen) = kind { screen.markSwiped(id, dx: dx) }
     }
 
+    /// R3: an update that changed nothing named the icon file of card `id` again; the file at
+    /// that path may hold another picture now. An LED screen draws no image files.
+    func recheckIcon(of id: NookActivityID) async {
+        if case .cards(let screen) = kind { await screen.recheckIcon(of: id) }
+    }
+
     /// Lets go of the card compositor's spare frames after `delay` of home content.
     func releaseFrames(after delay: Duration?) async {
         if case .cards(let screen) = kind { await screen.releaseFrames(after: delay) }

@@ -1,7 +1,7 @@
 /// The readable records of a journal file up to its first damage, and what that damage is, so
-/// that recovery can say what it found: a record cut short, or a tail the file system kept the
-/// length of but not the data (zero-filled after a power cut), and how many records that can
-/// have held.
+/// that recovery can say what it found: a record cut short, a tail the file system kept the
+/// length of but not the data (zero-filled after a power cut) and how many records that can
+/// have held, or damaged lines and what each held, as far as what is left of it says.
 struct JournalScan {
     var records: [JournalRecord] = []
     var damage: Damage?
@@ -21,6 +21,8 @@ struct JournalScan {
         /// The first unreadable line ended with its newline: it was written whole, so it was
         /// not cut short by a kill or a power cut.
         var complete: Bool
+        /// What each unreadable line held (``JournalRemains``), in order.
+        var held: [String] = []
 
         var atEnd: Bool { recordsAfter == 0 }
         /// What a kill or a power cut leaves: a last record cut short, or a zero-filled tail.
@@ -31,9 +33,19 @@ struct JournalScan {
         /// The most records `length` bytes can have held (the shortest record is an end).
         var mostRecords: Int { (length + JournalRecord.shortestBytes - 1) / JournalRecord.shortestBytes }
 
+        /// Each record is one line, so a span that is not zeros held its lines' records: say what
+        /// they were rather than how many of the shortest record its bytes could hold.
+        var heldDescription: String {
+            if held.count == 1 { return held[0] }
+            let listed = held.prefix(4).joined(separator: "; ") + (held.count > 4 ? "; and \(held.count - 4) more lines" : "")
+            return "\(held.count) lines: \(listed)"
+        }
+
         func description(keptRecords: Int) -> String {
             let span = "\(length) bytes from byte \(offset) (line \(line))"
-            let lost = "up to \(mostRecords) record\(mostRecords == 1 ? "" : "s") there are lost"
+            let lost = zeroFilled || held.isEmpty
+                ? "up to \(mostRecords) record\(mostRecords == 1 ? "" : "s") there are lost"
+                : "they held \(heldDescription), lost"
             let kept = "kept the \(keptRecords) records before \(atEnd ? "them" : "it")"
             if zeroFilled {
                 let cause = "zero-filled: the file system kept the journal's length but not its data, as after a power cut"
@@ -41,14 +53,14 @@ struct JournalScan {
                 return "\(span) are unreadable, \(zeroBytes) of them \(cause); \(lost) and the \(recordsAfter) after them are not used; \(kept)"
             }
             if atEnd && complete {
-                return "the last record (line \(line), \(length) bytes) was written whole but cannot be read (\(problem)): "
+                return "the last record (line \(line), \(length) bytes) was written whole but cannot be read (\(problem)); it held \(heldDescription): "
                     + "not a power cut or a kill, but a change by something else than this nookd (an edit, another version of nookd, "
                     + "a disk error); \(kept)"
             }
             if atEnd {
                 return "dropped a torn last record (\(problem), \(length) bytes): nookd was killed, or the power was cut, while it was being written; \(kept)"
             }
-            return "line \(line) is damaged (\(problem)): \(span) are unreadable; \(lost) and the \(recordsAfter) after them are not used; \(kept)"
+            return "line \(line) is damaged (\(problem)): \(span) are unreadable; \(lost); the \(recordsAfter) after them are not used; \(kept)"
         }
     }
 
@@ -57,6 +69,7 @@ struct JournalScan {
         var line = 0
         var damageStart: (offset: Int, line: Int, problem: String, complete: Bool)?
         var damageEnd = 0
+        var held: [String] = []
         var recordsAfter = 0
         while offset < bytes.count {
             line += 1
@@ -71,7 +84,10 @@ struct JournalScan {
                 if damageStart == nil { damageStart = (offset, line, problem.description, end < bytes.count) }
                 // A second damaged stretch after readable records extends the span: nothing
                 // after the first damage is used anyway.
-                if recordsAfter == 0 { damageEnd = next }
+                if recordsAfter == 0 {
+                    damageEnd = next
+                    held.append(JournalRemains.described(bytes[offset..<end], bytes: next - offset))
+                }
             }
         }
         guard let start = damageStart else { return }
@@ -80,6 +96,6 @@ struct JournalScan {
         let stop = recordsAfter == 0 ? bytes.count : damageEnd
         let zeros = bytes[start.offset..<stop].reduce(0) { $0 + ($1 == 0 ? 1 : 0) }
         damage = Damage(offset: start.offset, line: start.line, length: stop - start.offset, zeroBytes: zeros,
-                        recordsAfter: recordsAfter, problem: start.problem, complete: start.complete)
+                        recordsAfter: recordsAfter, problem: start.problem, complete: start.complete, held: held)
     }
 }

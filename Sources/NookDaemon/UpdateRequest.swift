@@ -74,8 +74,11 @@ extension Daemon {
                 // A card that ended since it was checked is left out by the queue: by key, the
                 // others are still updated (another module's may already be).
                 for update in try await queue.update(ids, restartDwell: restartDwell, coalescing: permits, change) {
-                    changed.append(UpdateAnswer.Change(id: update.activity.id, fields: ActivityField.changed(from: update.previous, to: update.activity).map(\.wireName),
-                                                       onScreen: update.wasOnScreen))
+                    let fields = ActivityField.changed(from: update.previous, to: update.activity).map(\.wireName)
+                    changed.append(UpdateAnswer.Change(id: update.activity.id, fields: fields, onScreen: update.wasOnScreen))
+                    // The same icon path again changes nothing the queue sees, but the file there
+                    // may be a new picture (R3): the screen compares the file with the one drawn.
+                    if fields.isEmpty, update.wasOnScreen, resolvedIcon != nil { await screen.recheckIcon(of: update.activity.id) }
                 }
             } catch let error as ProtocolError {
                 throw error

@@ -91,11 +91,6 @@ public final class MQTTBridge {
     private var refusedSubscriptions: Set<String> = []
     /// The broker refused every subscription and that was said (at the next grant, forgotten).
     private var deafSaid = false
-    /// The held AWTRIX notifications (`hold: true`) nookd took from this bridge, oldest first, for
-    /// `notify/dismiss`; at most ``heldNotificationsKept`` (a held card stays until dismissed,
-    /// and a board shows one at a time: the latest 256 are more than any glass holds).
-    private var heldNotifications: [NookActivityID] = []
-    static let heldNotificationsKept = 256
     /// The broker's count of messages it dropped (for any client), as last read: a rise is
     /// reported, since a dropped message never reaches the bridge (see docs/mqtt.md, "Broker limits").
     private var droppedByBroker: Int?
@@ -482,7 +477,8 @@ public final class MQTTBridge {
                 report(rejection, payload: message.payload)
             case .success(nil):
                 logger.debug("\(message.topic): an empty retained message (clearing what was retained); nothing to do")
-            case .success(let operation?):
+            case .success(var operation?):
+                operation = keyedIfHeld(operation, kind: kind)
                 var isDerived = false
                 if case .enqueue(let activity, _, _) = operation, let derived { isDerived = activity.id == derived }
                 deliveries.append(Delivery(message: message, operation: operation, digest: digest, derivedID: isDerived))
@@ -498,13 +494,15 @@ public final class MQTTBridge {
     /// Which card is on the glass is asked of nookd now (a card the queue put back, or one
     /// still waiting, is not the one a person sees); it is dismissed only when it is a held
     /// notification this bridge put up, never another sender's card. Otherwise nothing.
+    /// A held notification is known by its key (``heldKey(clientID:id:)``), which nookd keeps
+    /// with the card: so the bridge knows its own after a restart, with nothing of its own kept.
     private func notificationDismissal(_ message: MQTTMessage, digest: UInt64) -> [Delivery] {
         if message.retained {
             logger.debug("\(message.topic): a retained dismissal is not acted on again at each subscription")
             return []
         }
-        guard !heldNotifications.isEmpty, let requests else {
-            logger.info("\(message.topic): no held notification of this bridge's on the glass to dismiss")
+        guard let requests else {
+            logger.info("\(message.topic): nookd is not reachable; no held notification dismissed")
             return []
         }
         let status: StatusAnswer
@@ -514,21 +512,33 @@ public final class MQTTBridge {
             if case .daemon = error { logger.error("nookd's status cannot be read: \(error)") } else { nookdLost("\(error)") }
             return []
         }
-        let held = Set(heldNotifications)
-        guard let shown = status.modules.compactMap(\.current).first(where: { held.contains($0.id) }) else {
+        let prefix = Self.heldKeyPrefix(clientID: config.effectiveClientID)
+        guard let shown = status.modules.compactMap(\.current).first(where: { $0.isBlocker && $0.coalescingKey?.hasPrefix(prefix) == true }) else {
             logger.info("\(message.topic): no held notification of this bridge's on the glass to dismiss")
             return []
         }
         return [Delivery(message: message, operation: .dismiss(shown.id), digest: digest, derivedID: false)]
     }
 
-    /// A held notification nookd took (the id it took it under, a fresh one too when a derived
-    /// id was already held), for `notify/dismiss`; the latest ``heldNotificationsKept``.
-    private func noteHeld(_ entry: Delivery) {
-        guard topics.kind(of: entry.message.topic) == .notify, case .enqueue(let activity, _, _) = entry.operation, activity.isBlocker,
-              !heldNotifications.contains(activity.id) else { return }
-        heldNotifications.append(activity.id)
-        if heldNotifications.count > Self.heldNotificationsKept { heldNotifications.removeFirst() }
+    /// The key of a held AWTRIX notification (`hold: true`) this bridge puts up: its client id
+    /// (the session's, the same across restarts) and the card's own id, so no two of them share
+    /// a key (a key shared would coalesce a waiting one away, Q4) and `notify/dismiss` finds the
+    /// bridge's own on the glass in nookd's status, whether or not the bridge restarted since.
+    public static func heldKey(clientID: String, id: NookActivityID) -> String { heldKeyPrefix(clientID: clientID) + id.description }
+    /// A client id too long for a key (``NookActivity/Limits/coalescingKey``) is named by its
+    /// FNV-1a hash.
+    public static func heldKeyPrefix(clientID: String) -> String {
+        guard clientID.utf8.count > 128 else { return "mqtt-hold/\(clientID)/" }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in clientID.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return "mqtt-hold/fnv-\(String(hash, radix: 16))/"
+    }
+
+    /// A notification's card keyed as held (``heldKey(clientID:id:)``) when it is one.
+    private func keyedIfHeld(_ operation: NookOperation, kind: Topics.Inbound) -> NookOperation {
+        guard kind == .notify, case .enqueue(var activity, let module, let wait) = operation, activity.isBlocker else { return operation }
+        activity.coalescingKey = Self.heldKey(clientID: config.effectiveClientID, id: activity.id)
+        return .enqueue(activity, module: module, wait: wait)
     }
 
     /// The name the bridge states as the sender of the apps it sets (U3).
@@ -640,7 +650,6 @@ public final class MQTTBridge {
             case .success(let id?, _):
                 guard let entry = waiting.removeValue(forKey: id) else { continue }
                 recordTaken(entry)
-                noteHeld(entry)
                 if case .enqueue = entry.operation {} else { stateDirty = true }
                 noteCommandDone(entry, answer: line)
             case .failure(let id?, let error):
@@ -662,6 +671,9 @@ public final class MQTTBridge {
                         // Not sent before, yet its derived id is held: an earlier message had
                         // this packet id and the same payload. This one is new.
                         activity.id = NookActivityID()
+                        if activity.coalescingKey?.hasPrefix(Self.heldKeyPrefix(clientID: config.effectiveClientID)) == true {
+                            activity.coalescingKey = Self.heldKey(clientID: config.effectiveClientID, id: activity.id)
+                        }
                         again.append(Delivery(message: entry.message, operation: .enqueue(activity, module: module, wait: wait),
                                               digest: entry.digest, derivedID: false))
                         continue

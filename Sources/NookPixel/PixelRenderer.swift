@@ -69,17 +69,37 @@ public struct PixelRenderer: Sendable {
         return .nookSeconds(Double(width + Self.marqueeGap) / scrollSpeed)
     }
 
-    /// How far into its marquee a card updated in place is drawn, so its text stays where it was
-    /// (U1). The offset depends only on the time into the pass, not on the text's width, so the
-    /// old pass's time carries over; the whole elapsed time would land elsewhere in a pass of
-    /// another length. A text that starts to scroll, or whose new pass is shorter than the time
-    /// already into the old one, starts a pass of its own: at rest, at its start.
-    public func marqueeElapsed(afterUpdateOf old: NookActivity, to new: NookActivity, elapsed: Duration) -> Duration {
-        guard let newPass = marqueePass(for: new) else { return elapsed }
-        guard let oldPass = marqueePass(for: old) else { return .zero }
-        let seconds = max(0, elapsed.nookSeconds)
-        let into = seconds.truncatingRemainder(dividingBy: oldPass.nookSeconds)
-        return into < newPass.nookSeconds ? Duration.nookSeconds(into) ?? .zero : .zero
+    /// Where a card's marquee is after an update in place (U1): `scrolled`, the time into the
+    /// pass to draw from now on, and `held`, the time into the last pass kept while the text
+    /// fits, for when it scrolls again.
+    ///
+    /// - A text that scrolled and still scrolls keeps its place: the offset depends only on the
+    ///   time into the pass, not on the text's width, so the old pass's time carries over (the
+    ///   whole elapsed time would land elsewhere in a pass of another length).
+    /// - A text that scrolled and now fits keeps that time into the pass (`held`) while it fits.
+    /// - A text that scrolls again goes on from the time held, so a value flapping between a text
+    ///   that fits and one that scrolls (`99 W`, `100 W`) is seen to its end over its scrolling
+    ///   spells; one that never scrolled on this presentation starts at rest, at its start.
+    /// - Where the new pass is shorter than the time to go on from, it starts at rest.
+    public func marqueeAfterUpdate(of old: NookActivity, to new: NookActivity, elapsed: Duration,
+                                   held: Duration?) -> (scrolled: Duration, held: Duration?) {
+        let oldPass = marqueePass(for: old)
+        guard let newPass = marqueePass(for: new) else {
+            guard let oldPass else { return (elapsed, held) }
+            return (elapsed, timeInto(oldPass, elapsed))
+        }
+        let from = oldPass.map { timeInto($0, elapsed) } ?? held ?? .zero
+        return (from < newPass ? from : .zero, nil)
+    }
+
+    /// `elapsed` into the current pass, in whole `Duration` arithmetic: a time carried over and
+    /// back must land on the same column, not one off where seconds as a `Double` round.
+    private func timeInto(_ pass: Duration, _ elapsed: Duration) -> Duration {
+        guard elapsed > .zero, pass > .zero else { return .zero }
+        var into = elapsed - pass * Int((elapsed / pass).rounded(.down))
+        while into >= pass { into -= pass }
+        while into < .zero { into += pass }
+        return into
     }
 
     /// Whether the card changes with time (marquee, pulse, breath): the screen then redraws it.
@@ -90,7 +110,7 @@ public struct PixelRenderer: Sendable {
 
     /// Draws `activity` as it looks `elapsed` after it was presented, its marquee `scrolled`
     /// into its pass (`elapsed` unless given). Two times, as an update in place moves the
-    /// marquee's (``marqueeElapsed(afterUpdateOf:to:elapsed:)``) but not the pulse's or breath's:
+    /// marquee's (``marqueeAfterUpdate(of:to:elapsed:held:)``) but not the pulse's or breath's:
     /// a blocker's brightness would jump at every update.
     public func render(_ activity: NookActivity, elapsed: Duration, scrolled: Duration? = nil, into frame: inout Frame) {
         precondition(frame.size == size, "a \(frame.size) frame for a \(size) renderer")

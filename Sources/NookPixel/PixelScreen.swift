@@ -15,9 +15,10 @@ public actor PixelScreen {
     private let onWarning: @Sendable (String) -> Void
     public private(set) var home: PixelHome
     private var homeMinute: (hour: Int, minute: Int) = (-1, -1)
-    /// The card on the glass, when it was presented (its pulse's time) and when its marquee's
-    /// pass began (moved by an update in place, so the text stays where it was).
-    private var card: (activity: NookActivity, start: NookInstant, marqueeStart: NookInstant)?
+    /// The card on the glass, when it was presented (its pulse's time), when its marquee's
+    /// pass began (moved by an update in place, so the text stays where it was), and while its
+    /// text fits after scrolling, the time into the pass it had reached (it goes on from there).
+    private var card: (activity: NookActivity, start: NookInstant, marqueeStart: NookInstant, held: Duration?)?
     private var frame: Frame
     /// Clockwise turn from the drawn frame to the LEDs (R6 on a matrix): the renderer draws
     /// at the turned size, and each frame is turned into `turned` before it is sent.
@@ -177,25 +178,27 @@ public actor PixelScreen {
     public func handle(_ event: NookActivityEvent) async {
         switch event.kind {
         case .animateIn:
-            card = (event.activity, clock.now, clock.now)
+            card = (event.activity, clock.now, clock.now, nil)
             await unblank()
             await drawCard()
             startAnimatingIfNeeded()
         case .presented:
             // The marquee starts again as the dwell starts, so the dwell holds one full pass.
             guard card?.activity.id == event.id else { return }
-            card = (event.activity, clock.now, clock.now)
+            card = (event.activity, clock.now, clock.now, nil)
             await drawCard()
             startAnimatingIfNeeded()
         case .hidden, .requeued:
             guard card?.activity.id == event.id else { return }
             await showHome()
         case .updated:
-            // Redrawn in place (U1); the marquee keeps its place in the pass.
+            // Redrawn in place (U1); the marquee keeps its place in the pass, across a spell
+            // of a text that fits too.
             guard let shown = card, shown.activity.id == event.id else { return }
             let now = clock.now
-            let scrolled = renderer.marqueeElapsed(afterUpdateOf: shown.activity, to: event.activity, elapsed: now - shown.marqueeStart)
-            card = (event.activity, shown.start, now - scrolled)
+            let place = renderer.marqueeAfterUpdate(of: shown.activity, to: event.activity, elapsed: now - shown.marqueeStart,
+                                                    held: shown.held)
+            card = (event.activity, shown.start, now - place.scrolled, place.held)
             await drawCard()
             startAnimatingIfNeeded()
         case .animateOut, .enqueued, .rejected, .invoked:

@@ -123,6 +123,13 @@ public struct CardRenderer: Sendable {
         do { return .success(try IconFile.load(path: path)) } catch { return .failure(error) }
     }
 
+    /// The file an activity's PNG icon names, as it is now (``IconFile/stamp(path:)``); nil when
+    /// it names no file, or nothing is there.
+    public static func iconStamp(for activity: NookActivity) -> IconFile.Stamp? {
+        guard let name = activity.systemImage, case .png(let path) = IconCatalog.resolve(name) else { return nil }
+        return IconFile.stamp(path: path)
+    }
+
     /// Draws `activity` into `frame`, which holds the card `previous` as this renderer drew it
     /// at this size (`layout`, the layout it returned): an update in place (U1). When the icon
     /// and the tint are the same and the title, subtitle and progress bar were and are where the

@@ -38,6 +38,26 @@ public enum IconFile {
 
     private static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
+    /// Which file a path named and how it was when it was read: a PNG written again at the same
+    /// path (in place or renamed over it) changes its inode, size or modification time, so a
+    /// picture kept by its path alone would go on showing the old file. Nanoseconds count: a
+    /// file rewritten within the same second at the same size differs only there.
+    public struct Stamp: Hashable, Sendable {
+        public var device: UInt64
+        public var inode: UInt64
+        public var size: Int64
+        public var modifiedSeconds: Int64
+        public var modifiedNanoseconds: Int64
+    }
+
+    /// The stamp of what `path` names now (`stat(2)`, which never opens the file, so a FIFO
+    /// does not block it), or nil when nothing can be stat'ed there.
+    public static func stamp(path: String) -> Stamp? {
+        guard let info = try? fileStatus(path) else { return nil }
+        return Stamp(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+                     modifiedSeconds: Int64(info.st_mtim.tv_sec), modifiedNanoseconds: Int64(info.st_mtim.tv_nsec))
+    }
+
     /// Loads and decodes the PNG at `path`. With `followingSymlinks: false` a symbolic link as
     /// the last component is refused (nookd passes a path it has already resolved).
     public static func load(path: String, followingSymlinks: Bool = true) throws(IconFileError) -> IconImage {

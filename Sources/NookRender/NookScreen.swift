@@ -35,6 +35,9 @@ public actor NookScreen {
     /// The card drawn last, with its icon image (kept so a reload can redraw it without reading
     /// the file again).
     private var card: (id: NookActivityID, activity: NookActivity, frame: Frame, icon: CardRenderer.IconLoad?, layout: CardLayout)?
+    /// The icon file as it was when `card.icon` was read: the picture is kept only while the
+    /// file at its path is still that file, unchanged (R3).
+    private var cardIconStamp: IconFile.Stamp?
     /// The activity whose card is (at least partly) on the glass.
     private var showing: NookActivityID?
     /// The frame being presented. It has storage of its own (filled by copying, never by
@@ -360,12 +363,10 @@ public actor NookScreen {
         case .animateIn:
             // The icon file is read off this actor's executor: status and reloads are answered
             // meanwhile, and a slow file holds up nothing but this card.
-            var icon = card?.id == event.id && card?.activity == event.activity ? card?.icon : nil
-            if icon == nil, let name = event.activity.systemImage, IconCatalog.namesFile(name) {
-                let activity = event.activity
-                icon = await Task.detached(priority: .userInitiated) { CardRenderer.loadIcon(for: activity) }.value
-            }
-            _ = cardFrame(for: event.activity, icon: icon)
+            let kept = card?.id == event.id && card?.activity == event.activity ? card?.icon : nil
+            let (icon, stamp, changed) = await iconFile(for: event.activity, keeping: kept)
+            if changed, card?.id == event.id { card = nil }
+            _ = cardFrame(for: event.activity, icon: icon, stamp: stamp)
             showing = event.id
             (cardShift, shiftTarget) = (0, 0)
             releaseTimer?.cancel()
@@ -408,26 +409,34 @@ public actor NookScreen {
 
     /// Draws the changed card where it stands (U1): no slide out and in. A slide under way
     /// picks the new card up with its next frame; a card at rest is presented once. The icon is
-    /// kept when it is the one drawn: updates drawn as one (U2) may have changed it in between.
+    /// kept when it is the one drawn and its file is unchanged: updates drawn as one (U2) may
+    /// have changed it in between, and the same path may name a new picture.
     private func redrawInPlace(_ activity: NookActivity) async {
         guard let current = card, current.id == activity.id else { return }
-        var icon = current.icon
-        if activity.systemImage != current.activity.systemImage {
-            icon = nil
-            if let name = activity.systemImage, IconCatalog.namesFile(name) {
-                icon = await Task.detached(priority: .userInitiated) { CardRenderer.loadIcon(for: activity) }.value
-            }
-        }
+        let kept = activity.systemImage == current.activity.systemImage ? current.icon : nil
+        let (icon, stamp, changed) = await iconFile(for: activity, keeping: kept)
         // The icon load suspended: a newer card or an end may have come meanwhile.
         guard card?.id == activity.id else { return }
-        // Drawn into the old card's frame: a hundred updates a second allocate nothing.
-        let drawn = card.map { (activity: $0.activity, layout: $0.layout) }
+        // Drawn into the old card's frame: a hundred updates a second allocate nothing. A new
+        // picture at the same path is not a change the partial redraw knows of: drawn whole.
+        let drawn = changed ? nil : card.map { (activity: $0.activity, layout: $0.layout) }
         spareCardFrame = card?.frame
         card = nil
-        let rendered = cardFrame(for: activity, icon: icon, over: drawn)
+        let rendered = cardFrame(for: activity, icon: icon, stamp: stamp, over: drawn)
         guard showing == activity.id, slidesRunning == 0 else { return }
         composeRedrawn(rendered.frame, places: rendered.redrawn)
         await presentComposed()
+    }
+
+    /// An update that changed nothing of card `id` named its icon file again (so no `updated`
+    /// event comes, U1): the card is drawn again if the file at that path is no longer the one
+    /// its picture was read from (R3).
+    public func recheckIcon(of id: NookActivityID) async {
+        guard let current = card, current.id == id, let name = current.activity.systemImage, IconCatalog.namesFile(name) else { return }
+        let activity = current.activity
+        let stamp = await Task.detached(priority: .userInitiated) { CardRenderer.iconStamp(for: activity) }.value
+        guard card?.id == id, stamp != cardIconStamp, let now = card?.activity else { return }
+        await redrawInPlace(now)
     }
 
     /// Changes the home content; shown at once if nothing else is on the glass. Returns the
@@ -455,7 +464,7 @@ public actor NookScreen {
         if let current = card {
             spareCardFrame = current.frame
             card = nil
-            let frame = cardFrame(for: current.activity, icon: current.icon).frame
+            let frame = cardFrame(for: current.activity, icon: current.icon, stamp: cardIconStamp).frame
             if showing == current.id {
                 cardShift = max(-logicalSize.width, min(logicalSize.width, cardShift))
                 composeCard(frame)
@@ -509,9 +518,26 @@ public actor NookScreen {
 
     // MARK: Frames
 
+    /// The PNG icon `activity` names: `kept` (the one drawn) while its file has the stamp it
+    /// was read with, else read again off this actor's executor (a slow file holds up nothing
+    /// but this card). `changed`: a kept picture's file changed at its path.
+    private func iconFile(for activity: NookActivity, keeping kept: CardRenderer.IconLoad?) async
+        -> (icon: CardRenderer.IconLoad?, stamp: IconFile.Stamp?, changed: Bool) {
+        guard let name = activity.systemImage, IconCatalog.namesFile(name) else { return (nil, nil, false) }
+        let drawnStamp = cardIconStamp
+        return await Task.detached(priority: .userInitiated) {
+            // Stamped before it is read: a file changed in between is read again next time, never
+            // kept as new with the old picture.
+            let stamp = CardRenderer.iconStamp(for: activity)
+            if let kept, stamp == drawnStamp { return (kept, stamp, false) }
+            return (CardRenderer.loadIcon(for: activity), stamp, kept != nil)
+        }.value
+    }
+
     /// `over`: the card the spare frame holds, drawn at this size and theme with that layout
-    /// (an update in place), so that only what changed is drawn again.
-    private func cardFrame(for activity: NookActivity, icon: CardRenderer.IconLoad?,
+    /// (an update in place), so that only what changed is drawn again. `stamp`: the icon file's
+    /// when `icon` was read (``iconFile(for:keeping:)``).
+    private func cardFrame(for activity: NookActivity, icon: CardRenderer.IconLoad?, stamp: IconFile.Stamp?,
                            over previous: (activity: NookActivity, layout: CardLayout)? = nil) -> RenderedCard {
         if let card, card.id == activity.id, card.activity == activity {
             return RenderedCard(frame: card.frame, layout: card.layout, warnings: [], redrawn: [])
@@ -533,6 +559,7 @@ public actor NookScreen {
         for warning in rendered.warnings { onWarning(warning) }
         cardsRendered += 1
         card = (activity.id, activity, rendered.frame, icon, rendered.layout)
+        cardIconStamp = stamp
         return rendered
     }
 

@@ -129,6 +129,35 @@ struct AWTRIXMQTTTests {
         try eventually("and dismissed") { try cards().isEmpty }
     }
 
+    /// E4: nook-mqtt knows its held notifications by what nookd keeps with each card (its key),
+    /// so `notify/dismiss` after the bridge restarted still dismisses the one it put up, and
+    /// still leaves another sender's blocker alone.
+    @Test func e4_aHeldNotificationIsDismissedAfterTheBridgeRestarted() throws {
+        var setup = try Setup(extraConfig: "awtrix_prefix = \"awtrix_abc123\"\n")
+        func cards() throws -> [NookActivity] { try setup.daemon.activities().flatMap { ($0.current.map { [$0] } ?? []) + $0.pending } }
+        try setup.broker.publish("awtrix_abc123/notify", #"{"text": "Washer done", "hold": true}"#)
+        try eventually("the washer's card on the glass") { try setup.daemon.activities().first?.current?.title == "Washer done" }
+        let card = try #require(try cards().first)
+        #expect(card.coalescingKey == "mqtt-hold/nook-mqtt-b1/\(card.id)", "\(card.coalescingKey ?? "no key")")
+
+        // Killed, as a crash or an upgrade leaves it, and started again.
+        setup.bridge.crash()
+        setup.bridge = try MQTTBridgeProcess(broker: setup.broker, socket: setup.daemon.socket, scratch: setup.scratch, extraConfig: setup.extraConfig)
+        try setup.broker.publish("awtrix_abc123/notify/dismiss", bytes: [])
+        try eventually("the washer's card dismissed after the restart") { try cards().isEmpty }
+
+        // Another sender's blocker on the glass is not the bridge's to dismiss, restart or not.
+        var door = NookActivity(title: "Doorbell", presentation: .blocker(timeout: nil))
+        door.coalescingKey = "doorbell"
+        try setup.daemon.request(.enqueue(door, module: nil, wait: false))
+        try eventually("the doorbell on the glass") { try setup.daemon.activities().first?.current?.title == "Doorbell" }
+        try setup.broker.publish("awtrix_abc123/notify/dismiss", bytes: [])
+        try eventually("nothing of the bridge's on the glass to dismiss") {
+            setup.bridge.log.contains("awtrix_abc123/notify/dismiss: no held notification of this bridge's on the glass to dismiss")
+        }
+        #expect(try cards().map(\.title) == ["Doorbell"])
+    }
+
     @Test func a3_aBrokersClientsCannotReplaceAnotherSendersAppThroughTheCustomTopic() throws {
         let setup = try Setup()
         let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])

@@ -72,6 +72,41 @@ struct IconFileTests {
         #expect(daemon.stop().status == 0)
     }
 
+    /// The same icon path sent again after the file changed shows the new picture: by an update
+    /// that changes nothing else (the queue sees no change, so no `updated` event comes), and by
+    /// `nookctl update` with another field, both through a real nookd on the mock display.
+    @Test func r3_u1_theSameIconPathSentAgainAfterTheFileChangedShowsTheNewPicture() throws {
+        let scratch = Scratch()
+        let icons = scratch.path + "/icons"
+        try FileManager.default.createDirectory(atPath: icons, withIntermediateDirectories: true)
+        let config = scratch.file("nook.toml", LiveViewTests.quietHome + "[daemon]\nicon_directories = [\"\(icons)\"]\n")
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
+        let path = icons + "/a.png"
+        let (red, blue, green) = (RGB(hex: 0xFF0000).pixel, RGB(hex: 0x0000FF).pixel, RGB(hex: 0x00FF00).pixel)
+        try PNG.write(Frame(width: 64, height: 64, fill: red), to: path)
+        let card = NookActivity(title: "Washer", systemImage: path, tint: .named(.gray), presentation: .blocker(timeout: nil))
+        try LiveViewTests().onGlass(daemon, card)
+        let client = try daemon.client()
+        func glass() throws -> [UInt32: Int] {
+            let frame = try LiveViewTests.decode(LiveViewTests.frame(client).png, in: scratch)
+            return frame.pixels.reduce(into: [:]) { $0[$1, default: 0] += 1 }
+        }
+        try eventually("the red picture on the glass") { try glass()[red, default: 0] > 1000 }
+
+        // Written again at the same path; the same path sent again, nothing else changed.
+        try PNG.write(Frame(width: 64, height: 64, fill: blue), to: path)
+        let same = try daemon.request(.update(.id(card.id), changes: ActivityChanges(members: [("icon", .string(path))]), restartDwell: false))
+        #expect(same["updated"]?.items.first?["fields"]?.items.isEmpty == true, "the queue saw no change: \(same)")
+        try eventually("the blue picture on the glass") { try glass()[blue, default: 0] > 1000 }
+        #expect(try glass()[red, default: 0] == 0)
+
+        // Changed again, then an update of another field: drawn with the file as it is now.
+        try PNG.write(Frame(width: 64, height: 64, fill: green), to: path)
+        #expect(try nookctl(["update", card.id.description, "--title", "Washer done"], socket: daemon.socket).status == 0)
+        try eventually("the green picture on the glass") { try glass()[green, default: 0] > 1000 }
+        #expect(daemon.stop().status == 0)
+    }
+
     /// An activity restored from the journal was drawn with its icon file unchecked: one the
     /// icon directories no longer allow (config changed meanwhile) must lose its icon.
     @Test func r3_anActivityRestoredFromTheJournalHasItsIconCheckedAgain() throws {

@@ -461,7 +461,9 @@ struct JournalSyncTests {
         let (recovery, scratch) = try recover(records[0] + records[1] + changed)
         #expect(recovery.entries.map(\.activity.id) == Array(ids.prefix(2)))
         let warning = try #require(recovery.warnings.first)
-        #expect(warning.contains("the last record (line 3, \(changed.count) bytes) was written whole but cannot be read (checksum mismatch): not a power cut"), "\(warning)")
+        #expect(warning.contains("the last record (line 3, \(changed.count) bytes) was written whole but cannot be read (checksum mismatch); "
+                                     + "it held one record of \(changed.count) bytes: a card's arrival or update (\(ids[2])), by its text: not a power cut"),
+                "\(warning)")
         #expect(!warning.contains("torn"), "\(warning)")
         #expect(recovery.warnings.last?.contains("set aside as \(scratch.path)/journal.corrupt-") == true, "\(recovery.warnings)")
     }

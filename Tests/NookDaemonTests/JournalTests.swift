@@ -233,8 +233,9 @@ struct JournalTests {
         try [lines[0], String(damaged), lines[2]].map { $0 + "\n" }.joined().write(toFile: path, atomically: true, encoding: .utf8)
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--journal", path])
         #expect(try queued(daemon) == [ids[0]])
-        #expect(daemon.log.contains("journal \(path): line 2 is damaged (checksum mismatch): \(lines[1].utf8.count + 1) bytes from byte \(lines[0].utf8.count + 1) (line 2) are unreadable; up to "))
-        #expect(daemon.log.contains("and the 1 after them are not used; kept the 1 records before it"))
+        #expect(daemon.log.contains("journal \(path): line 2 is damaged (checksum mismatch): \(lines[1].utf8.count + 1) bytes from byte \(lines[0].utf8.count + 1) (line 2) are unreadable; "
+            + "they held one record of \(lines[1].utf8.count + 1) bytes: a card's arrival or update (\(ids[1])), by its text, lost; "
+            + "the 1 after them are not used; kept the 1 records before it"), "\(daemon.log)")
         #expect(daemon.log.contains("journal \(path): set aside as \(path).corrupt-"))
         let asideFiles = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix("journal.corrupt-") }
         #expect(asideFiles.count == 1)

@@ -329,6 +329,21 @@ struct AWTRIXTopicTests {
         #expect(notes.count == 1 && notes[0].utf8.count < 400 && notes[0].utf8.starts(with: "icon '\\u{202e}\\u{9b}a\u{0301}".utf8) && notes[0].contains("…'"), "\(notes.first?.utf8.count ?? 0) bytes")
     }
 
+    /// A held notification's key (how the bridge knows its own after a restart) is a valid key
+    /// for every client id the config takes, and differs between two bridges.
+    @Test func e4_aHeldNotificationsKeyIsValidForEveryClientID() throws {
+        let id = NookActivityID()
+        for clientID in ["nook-mqtt-b1", String(repeating: "é", count: 128), String(repeating: "x", count: MQTTConfig.longestClientID)] {
+            var card = NookActivity(id: id, title: "Washer done", presentation: .blocker(timeout: nil))
+            card.coalescingKey = MQTTBridge.heldKey(clientID: clientID, id: id)
+            try card.validate()
+            #expect(card.coalescingKey?.hasPrefix(MQTTBridge.heldKeyPrefix(clientID: clientID)) == true)
+        }
+        #expect(MQTTBridge.heldKey(clientID: "nook-mqtt-b1", id: id) == "mqtt-hold/nook-mqtt-b1/\(id)")
+        let (long1, long2) = (String(repeating: "a", count: 200), String(repeating: "a", count: 199) + "b")
+        #expect(MQTTBridge.heldKeyPrefix(clientID: long1) != MQTTBridge.heldKeyPrefix(clientID: long2))
+    }
+
     @Test func a3_aRetainedAppIsTakenAndARetainedTurnIsNot() throws {
         let topic = "nook/b1/custom/weather"
         let set = AWTRIXInbound.decode(.customApp("weather"), topic: topic, payload: Array(#"{"text": "21 °C"}"#.utf8), retained: true)

@@ -130,7 +130,56 @@ struct PixelScreenTests {
         await screen.handle(event(short, .updated(previous: after), clock))
         clock.advance(by: .milliseconds(700))
         await screen.handle(event(after, .updated(previous: short), clock))
-        #expect(try #require(await screen.lastPresentedFrame) == drawn(after, at: .zero), "a text that starts to scroll rests at its start")
+        #expect(try #require(await screen.lastPresentedFrame) == drawn(after, at: .milliseconds(2500)),
+                "a text that scrolls again goes on from where it was when it came to fit")
+    }
+
+    /// An app whose value flaps between a text that fits and one that scrolls (`99 W`, `100 W`
+    /// every 0.8 s) goes on scrolling from where it was at each scrolling spell, so its whole
+    /// pass is seen; starting each spell at rest, it never left the rest at the start.
+    @Test func u1_a5_l3_anAppFlappingBetweenAFittingAndAScrollingTextIsSeenToTheEndOfItsPass() async throws {
+        let clock = ManualClock()
+        let renderer = PixelRenderer(size: PixelSize(width: 32, height: 8), scrollSpeed: 16)
+        let screen = PixelScreen(display: RecordingDisplay(32, 8), clock: clock, renderer: renderer, localTime: { (9, 41, 0) })
+        await screen.showHome()
+        let fits = Self.powerApp("99 W")
+        var scrolls = Self.powerApp("100 W")
+        scrolls.id = fits.id
+        #expect(renderer.marqueePass(for: fits) == nil)
+        let pass = try #require(renderer.marqueePass(for: scrolls))
+        func drawn(_ activity: NookActivity, at scrolled: Duration) -> Frame {
+            var frame = Frame(width: 32, height: 8)
+            renderer.render(activity, elapsed: .zero, scrolled: scrolled, into: &frame)
+            return frame
+        }
+        await screen.handle(event(fits, .animateIn, clock))
+        await screen.handle(event(fits, .presented, clock))
+        let spell = Duration.milliseconds(800)
+        var scrolled = Duration.zero
+        var reachedTheEnd = false
+        var movedOn = 0
+        for round in 0..<12 {
+            clock.advance(by: spell)
+            await screen.handle(event(scrolls, .updated(previous: fits), clock))
+            let frame = try #require(await screen.lastPresentedFrame)
+            #expect(Bool(frame == drawn(scrolls, at: scrolled)), "round \(round): the scroll goes on from \(scrolled)")
+            if frame != drawn(scrolls, at: .zero) { movedOn += 1 }
+            // Its scrolling spell: the text moves on, then the value fits again.
+            clock.advance(by: spell)
+            await screen.handle(event(fits, .updated(previous: scrolls), clock))
+            #expect(Bool(try #require(await screen.lastPresentedFrame) == drawn(fits, at: .zero)), "round \(round): the fitting text, centred")
+            let end = scrolled + spell
+            reachedTheEnd = reachedTheEnd || end >= pass
+            scrolled = end >= pass ? end - pass : end
+        }
+        #expect(reachedTheEnd, "twelve scrolling spells of 0.8 s cover a pass of \(pass)")
+        #expect(movedOn * 2 > 12, "most spells begin where the text had moved to, not at rest: \(movedOn) of 12")
+    }
+
+    static func powerApp(_ value: String) -> NookActivity {
+        var card = NookActivity(title: value, systemImage: "bolt", tint: .named(.yellow), presentation: .blocker(timeout: nil))
+        card.app = NookAppFace(fragments: [NookApp.Fragment(value)])
+        return card
     }
 
     /// The brightest channel of the icon (columns 0..<8): the pulse's level times the tint.
