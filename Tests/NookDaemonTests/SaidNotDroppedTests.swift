@@ -5,13 +5,13 @@ import NookTestSupport
 import NookTestTraits
 import Testing
 
-/// What a sender asked for that the glass will not show is said (R3, M3, E4): over MQTT on the
+/// What a sender asked for that the glass will not show is said (R3, L3, E4): over MQTT on the
 /// error topic (mosquitto_sub) and in the bridge's log, by nook-notify in its log (notify-send),
 /// by nookctl on standard error. The messages are still taken: the cards are read from nookd.
-@Suite("R3, M3 what the glass will not show is said", .serialized, .ownThreads)
+@Suite("R3, L3 what the glass will not show is said", .serialized, .ownThreads)
 struct SaidNotDroppedTests {
     @Test(.enabled(if: MQTTTools.available, MQTTTools.skipReason))
-    func e4_m3_mqttSaysAnIconTheBoardLacksOnTheErrorTopicAsAWarning() throws {
+    func e4_r3_mqttSaysAnIconTheBoardLacksOnTheErrorTopicAsAWarning() throws {
         let setup = try AWTRIXMQTTTests.Setup()
         try setup.daemon.request(.suspend(module: nil))
         let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])
@@ -43,7 +43,7 @@ struct SaidNotDroppedTests {
     }
 
     @Test(.enabled(if: NotifyTools.available, NotifyTools.skipReason))
-    func e2_m3_notifySaysAnIconItDoesNotHaveAndUsesTheBellAsDocumented() throws {
+    func e2_r3_notifySaysAnIconItDoesNotHaveAndUsesTheBellAsDocumented() throws {
         let scratch = Scratch()
         let config = scratch.file("nook.toml", "[led]\ngeometry = \"32x8\"\n")
         let setup = try NotifyBridgeTests.Setup(daemonArguments: ["--config", config, "--display", "led-mock"])

@@ -328,7 +328,7 @@ final class SenderBench {
     /// the server; nook-http does not serve it yet, so publishing.md says the setup fails. When
     /// it is served, this fails, and the page's claim and this test change together.
     @Test(.enabled(if: Senders.curl != nil, "needs curl"))
-    func m5_homeAssistantsNtfyIntegrationSetupIsNotServedYetAsPublishingMdSays() throws {
+    func h2_homeAssistantsNtfyIntegrationSetupIsNotServedYetAsPublishingMdSays() throws {
         let bench = try SenderBench()
         let curl = try #require(Senders.curl)
         let account = try Senders.run(curl, ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "\(bench.baseURL)/v1/account"])

@@ -6,7 +6,7 @@ import NookTestTraits
 import Testing
 
 /// What a sender asked for that the glass will not show is said in the answer of every route
-/// that takes it (R3, M3): an icon name the board lacks, and on LEDs the characters the bitmap
+/// that takes it (R3, L3): an icon name the board lacks, and on LEDs the characters the bitmap
 /// font cannot draw. curl against the built nook-http and a real nookd; the cards are read
 /// from nookd.
 @Suite(.serialized, .ownThreads, .enabled(if: Senders.curl != nil, "needs curl"))
@@ -31,7 +31,7 @@ struct SaidNotDroppedTests {
         return list.modules.flatMap { ($0.current.map { [$0] } ?? []) + $0.pending }
     }
 
-    @Test func r3_m3_anIconNameTheBoardLacksIsSaidInTheAnswerOfEveryRouteThatTakesAnIcon() throws {
+    @Test func r3_anIconNameTheBoardLacksIsSaidInTheAnswerOfEveryRouteThatTakesAnIcon() throws {
         let service = try HTTPService()
         let base = service.url
         // Native API: create, update in place, an app.
@@ -67,7 +67,7 @@ struct SaidNotDroppedTests {
         #expect(knownCard.status == 201 && Self.json(knownCard.body)["warnings"] == nil, "\(knownCard)")
     }
 
-    @Test func m3_onLEDsTheCharactersTheFontCannotDrawAreSaidOnEveryPath() throws {
+    @Test func l3_onLEDsTheCharactersTheFontCannotDrawAreSaidOnEveryPath() throws {
         let service = try HTTPService(nookdConfig: "[led]\ngeometry = \"32x8\"\n", nookdDisplay: "led-mock")
         let base = service.url
         let cannot = "the LED font cannot draw 'Привет🔥' in the title; they show as '?'"
