@@ -100,9 +100,13 @@ public enum NotificationMapping {
         return icon
     }
 
-    /// A sender's value as a note quotes it: its first 64 characters.
+    /// A sender's value as a note quotes it: its first 64 characters on one line (a control
+    /// character as `\u{…}`, so a sender cannot start a line of its own in the log).
     static func clipped(_ value: String) -> String {
-        value.count > 64 ? String(value.prefix(64)) + "…" : value
+        let head = value.count > 64 ? String(value.prefix(64)) + "…" : value
+        return head.unicodeScalars.map { scalar in
+            scalar.properties.generalCategory == .control ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+        }.joined()
     }
 
     /// An absolute path (or `file://` URI) of a PNG, which nookd draws (R3); other images are
