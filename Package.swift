@@ -180,7 +180,7 @@ let package = Package(
         .testTarget(name: "NookMQTTTests", dependencies: ["NookMQTT", "NookActivities", "NookProtocol", "NookConfig", "NookSystem"]),
         .testTarget(name: "NookProtocolTests", dependencies: ["NookProtocol", "NookActivities"]),
         // nookctl's own reading of `enqueue` command lines against ArgumentParser's.
-        .testTarget(name: "NookctlTests", dependencies: ["nookctl", "NookProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .testTarget(name: "NookctlTests", dependencies: ["nookctl", "NookProtocol", "NookActivities", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // Hardware/ and udev/: the unit, rules, overlay and install script.
         .testTarget(name: "NookHardwareTests", dependencies: ["NookTestTraits"]),
         // docs/man against the code: every page lints clean and names every config key, command

@@ -32,10 +32,11 @@ public enum NookIconNames {
 
     /// What the sender of `name` is told when it is neither a built-in name nor an image file:
     /// the card is still shown, with the generic glyph. Nil for a name that is drawn as asked.
-    public static func warning(for name: String) -> String? {
+    /// `shownOn`: what shows it (`card`, `app`).
+    public static func warning(for name: String, shownOn: String = "card") -> String? {
         guard !isKnown(name), !namesFile(name) else { return nil }
         let suggestion = nearest(to: name).map { " (did you mean '\($0)'?)" } ?? ""
-        return "unknown icon '\(name)'\(suggestion): the card shows the generic glyph; 'nookctl icons' lists the known names"
+        return "unknown icon '\(name)'\(suggestion): the \(shownOn) shows the generic glyph; 'nookctl icons' lists the known names"
     }
 
     /// The known name closest to `name` by edit distance, if it is close enough to be a typo

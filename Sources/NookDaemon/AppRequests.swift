@@ -49,13 +49,19 @@ extension Daemon {
     /// `app-set` (A1): a new app, or one of the same name replaced in place by whoever may (U3).
     func appSetRequest(_ requested: NookApp, _ reply: RequestReply) throws(ProtocolError) {
         let replaced = try setApps([requested], reply, field: nil)
-        reply.answerChange(AppSetAnswer(name: requested.name, replaced: replaced[0]))
+        reply.answerChange(AppSetAnswer(name: requested.name, replaced: replaced[0], warnings: undrawn(requested)))
     }
 
     /// `app-set-all` (A3, an AWTRIX array): every app set as `app-set` sets one, or none.
     func appSetAllRequest(_ requested: [NookApp], _ reply: RequestReply) throws(ProtocolError) {
         let replaced = try setApps(requested, reply, field: { "apps[\($0)]" })
-        reply.answerChange(AppSetAllAnswer(apps: zip(requested, replaced).map { AppSetAnswer(name: $0.name, replaced: $1) }))
+        reply.answerChange(AppSetAllAnswer(apps: zip(requested, replaced).map { AppSetAnswer(name: $0.name, replaced: $1, warnings: undrawn($0)) }))
+    }
+
+    /// What of an app the glass will not show, said in its answer as a card's is (R3, M3).
+    private func undrawn(_ app: NookApp) -> [String] {
+        (app.icon.flatMap { NookIconNames.warning(for: $0, shownOn: "app") }.map { [$0] } ?? [])
+            + screen.undrawn(title: app.chart == nil ? app.content.plainText : nil, subtitle: nil, icon: app.icon, titleField: "text")
     }
 
     /// Sets `requested` in one step for the request's sender; whether each replaced one.

@@ -50,6 +50,15 @@ final class DaemonScreen: Sendable {
         }
     }
 
+    /// What this screen will not show of a card's or app's text and icon, for the request's
+    /// answer (M3): on an LED matrix the characters its font lacks, a subtitle, an icon it has
+    /// no drawing of; nothing on a panel, which draws them all.
+    func undrawn(title: String?, subtitle: String?, icon: String?, titleField: String = "title") -> [String] {
+        guard case .pixels(_, let renderer) = kind else { return [] }
+        return renderer.undrawn(title: title, subtitle: subtitle, icon: icon, titleField: titleField,
+                                known: { NookIconNames.warning(for: $0) == nil })
+    }
+
     /// The activity as this screen needs it: on an LED matrix a timed card whose title
     /// scrolls stays at least one full marquee pass (L3), so nobody sees half a title.
     /// An invalid activity is returned as it came, so the queue refuses it for what the

@@ -148,6 +148,7 @@ extension Daemon {
             case .success(let index):
                 let activity = activities[index]
                 warnings = Self.iconWarnings(activity.systemImage)
+                    + screen.undrawn(title: activity.title, subtitle: activity.subtitle, icon: activity.systemImage)
                 if snoozedByOthers.contains(activity.id) {
                     verdict = .failure(Self.idRefusal(activity.id, "snoozed by a long press, and another sender's"))
                 } else if let other = heldIn[activity.id] {
@@ -189,7 +190,7 @@ extension Daemon {
     /// R3: an icon name nookd cannot draw is accepted (the card shows the generic glyph), and
     /// the sender is told in the answer rather than only in nookd's log.
     static func iconWarnings(_ icon: String?) -> [String] {
-        icon.flatMap(NookIconNames.warning(for:)).map { [$0] } ?? []
+        icon.flatMap { NookIconNames.warning(for: $0) }.map { [$0] } ?? []
     }
 
     /// The activity with its icon file, if it names one, checked and replaced by the canonical

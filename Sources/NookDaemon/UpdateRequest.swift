@@ -114,7 +114,10 @@ extension Daemon {
     func updateRequest(_ target: UpdateTarget, changes: ActivityChanges, restartDwell: Bool, _ reply: RequestReply) async throws(ProtocolError) {
         let (request, connection) = (reply.request, reply.connection)
         var result = try await performUpdate(target, changes: changes, restartDwell: restartDwell, peer: connection.peer, actingFor: request.sender)
-        result.warnings = Self.iconWarnings(changes.json[ActivityField.icon.wireName]?.text)
+        let icon = changes.json[ActivityField.icon.wireName]?.text
+        result.warnings = Self.iconWarnings(icon)
+            + screen.undrawn(title: changes.json[ActivityField.title.wireName]?.text,
+                             subtitle: changes.json[ActivityField.subtitle.wireName]?.text, icon: icon)
         // Debug: a client may send a hundred updates a second.
         logger.debug("updated \(result.updated.map { "\($0.id) (\($0.fields.joined(separator: ", ")))" }.joined(separator: "; "))",
                     metadata: ["peer": "\(connection.peer)"])

@@ -80,9 +80,12 @@ public enum AWTRIXAppRoutes {
             for app in apps {
                 for remark in app.remarks { logger.info("AWTRIX app \(HTTPLogText.escaped(app.app.name)): \(HTTPLogText.escaped(remark))") }
             }
-            let answer = ok(apps.count == 1 ? apps[0].remarks : apps.flatMap { app in app.remarks.map { "\(app.app.name): \($0)" } })
+            let remarks = apps.count == 1 ? apps[0].remarks : apps.flatMap { app in app.remarks.map { "\(app.app.name): \($0)" } }
             guard apps.count > 1 else {
-                nookd.ask(.appSet(apps[0].app), for: exchange, strippingPrefix: "app") { _ in exchange.respond(answer) }
+                // nookd's own warnings follow (an icon it has no drawing of, characters its font lacks).
+                nookd.ask(.appSet(apps[0].app), for: exchange, strippingPrefix: "app") { answer in
+                    exchange.respond(ok(remarks + ((try? AppSetAnswer(json: answer))?.warnings ?? [])))
+                }
                 return
             }
             // An array is set whole or not at all, in one step of nookd's (its errors name
@@ -100,7 +103,9 @@ public enum AWTRIXAppRoutes {
                         + "(an array is set in one step; its names and fields grow in translation): send fewer apps or shorter texts").response)
                 return
             }
-            nookd.ask(operation, for: exchange, strippingPrefix: "apps") { _ in exchange.respond(answer) }
+            nookd.ask(operation, for: exchange, strippingPrefix: "apps") { answer in
+                exchange.respond(ok(remarks + ((try? AppSetAllAnswer(json: answer))?.warnings ?? [])))
+            }
         }
     }
 

@@ -69,10 +69,12 @@ public enum AlertRoutes {
                     case .success(let delivered):
                         forgetOthers(key)
                         memory.remember(key: memoryKey(key), digest: digest)
+                        // What the glass will not show as sent is said, as ntfy's and Gotify's answers say it.
+                        let notes = card.notes + delivered.warnings
                         exchange.respond(.json(.object([
                             ("status", .string(delivered.updated ? "updated" : "shown")), ("key", .string(key)),
                             ("activity", .string(delivered.id.description)),
-                        ])))
+                        ] + (notes.isEmpty ? [] : [("notes", .array(notes.map(JSONValue.string)))]))))
                     }
                 }
             }

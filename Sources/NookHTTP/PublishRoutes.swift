@@ -201,8 +201,9 @@ public enum PublishRoutes {
                 CardDelivery.deliver(card, for: exchange.caller, to: nookd) { result in
                     switch result {
                     case .failure(let error): exchange.respond(error.response)
-                    // AWTRIX answers a plain OK.
-                    case .success: exchange.respond(HTTPResponse(status: 200, headers: [("Content-Type", "text/plain")], body: Array("OK".utf8)))
+                    // AWTRIX answers a plain OK; nook-http adds a line for each thing the glass
+                    // will not show as sent (an icon, a field, a character), as /api/custom does.
+                    case .success(let delivered): exchange.respond(AWTRIXAppRoutes.ok(card.notes + delivered.warnings))
                     }
                 }
             },

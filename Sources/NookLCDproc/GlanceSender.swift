@@ -92,7 +92,10 @@ public final class GlanceSender: Sendable {
                     }
                     for card in cards {
                         do throws(ClientError) {
-                            _ = try client!.request(Request(id: .number(1), operation: .enqueue(card, module: module, wait: false)), as: EnqueueAnswer.self)
+                            let (answer, _) = try client!.request(Request(id: .number(1), operation: .enqueue(card, module: module, wait: false)), as: EnqueueAnswer.self)
+                            // LCDproc's answer was given when the screen was set: what nookd says
+                            // the glass will not show (characters an LED font lacks) is logged.
+                            for warning in answer.warnings { logger.notice("the card \"\(card.title)\": \(warning)") }
                         } catch {
                             if case .daemon(let refusal) = error { logger.warning("nookd refused the card \"\(card.title)\": \(refusal.message)") } else { throw error }
                         }

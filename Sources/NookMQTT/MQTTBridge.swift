@@ -429,6 +429,10 @@ public final class MQTTBridge {
         var digest: UInt64
         /// The activity's id is the one derived from the packet id (it had none of its own).
         var derivedID: Bool
+        /// What the translation left out (an icon name that is none of the board's, a field it
+        /// does not draw): said on the error topic once nookd took the message, with nookd's own
+        /// warnings.
+        var notes: [String] = []
     }
 
     /// Passes the batch to nookd, pipelined, and waits for every answer before the loop may
@@ -471,7 +475,6 @@ public final class MQTTBridge {
             var notes: [String] = []
             let decoded = InboundMessage.decode(kind, topic: message.topic, payload: message.payload, retained: message.retained, module: config.module,
                                                 retainFlagKept: config.protocolVersion == .v5, activityID: derived, notes: &notes)
-            for note in notes { logger.info("\(message.topic): \(note)") }
             switch decoded {
             case .failure(let rejection):
                 report(rejection, payload: message.payload)
@@ -481,7 +484,7 @@ public final class MQTTBridge {
                 operation = keyedIfHeld(operation, kind: kind)
                 var isDerived = false
                 if case .enqueue(let activity, _, _) = operation, let derived { isDerived = activity.id == derived }
-                deliveries.append(Delivery(message: message, operation: operation, digest: digest, derivedID: isDerived))
+                deliveries.append(Delivery(message: message, operation: operation, digest: digest, derivedID: isDerived, notes: notes))
             }
         }
         while !deliveries.isEmpty {
@@ -558,11 +561,10 @@ public final class MQTTBridge {
         case .success(.operation(let operation)):
             return [delivery(operation)]
         case .success(.set(let apps)):
-            for app in apps {
-                for remark in app.remarks { logger.info("\(message.topic): app \(app.app.name): \(remark)") }
-            }
             // An array is set whole or not at all, in one step of nookd's.
-            return [delivery(apps.count == 1 ? .appSet(apps[0].app) : .appSetAll(apps.map(\.app)))]
+            var set = delivery(apps.count == 1 ? .appSet(apps[0].app) : .appSetAll(apps.map(\.app)))
+            set.notes = apps.flatMap { app in app.remarks.map { "app \(app.app.name): \($0)" } }
+            return [set]
         case .success(.remove(let name)):
             return appsMadeOf(name).map { delivery(.appRemove($0)) }
         }
@@ -637,7 +639,7 @@ public final class MQTTBridge {
                 line = read
                 // An accepted request needs only its id read (parsing every answer
                 // whole was a tenth of the bridge's time); refusals are parsed for their reason.
-                if let id = ResponseLine.acceptedNumberID(in: line) {
+                if let id = ResponseLine.acceptedNumberID(in: line), !Self.mayWarn(line) {
                     response = .success(id: .number(id), result: .null)
                 } else {
                     do { response = try ResponseLine.decode(line) } catch { throw .daemon(error) }
@@ -647,9 +649,10 @@ public final class MQTTBridge {
                 return nil
             }
             switch response {
-            case .success(let id?, _):
+            case .success(let id?, let result):
                 guard let entry = waiting.removeValue(forKey: id) else { continue }
                 recordTaken(entry)
+                sayNotTaken(entry, entry.notes + Self.warnings(in: result, of: entry.operation))
                 if case .enqueue = entry.operation {} else { stateDirty = true }
                 noteCommandDone(entry, answer: line)
             case .failure(let id?, let error):
@@ -778,6 +781,36 @@ public final class MQTTBridge {
         (requests, events) = (nil, nil)
         nextNookdAttempt = MonotonicClock.seconds + nookdBackoff.next()
         abandonBroker()
+    }
+
+    /// Whether an accepted answer may carry `warnings`: then it is read whole, not by its id alone.
+    static func mayWarn(_ line: [UInt8]) -> Bool {
+        let member = Array("\"warnings\"".utf8)
+        guard line.count >= member.count else { return false }
+        return (0...(line.count - member.count)).contains { line[$0..<$0 + member.count].elementsEqual(member) }
+    }
+
+    /// nookd's warnings in an accepted answer (an icon it does not know, characters its LED font
+    /// lacks): an array's are each named by their app.
+    static func warnings(in result: JSONValue, of operation: NookOperation) -> [String] {
+        guard result != .null else { return [] }
+        if case .appSetAll = operation { return (try? AppSetAllAnswer(json: result))?.warnings ?? [] }
+        return result["warnings"]?.items.compactMap(\.text) ?? []
+    }
+
+    /// What of a message nookd took the glass will not show as sent: logged and published on
+    /// the error topic as a refusal is, with the code `warning` (the message was taken).
+    private func sayNotTaken(_ delivery: Delivery, _ warnings: [String]) {
+        for warning in warnings {
+            let said = Rejection(topic: delivery.message.topic, code: "warning", field: nil, warning)
+            logger.notice("took a message with a warning: \(said)")
+            guard brokerReady else { continue }
+            do throws(MQTTError) {
+                try connection.publish(topics.error, said.json(payload: delivery.message.payload).serializedBytes, qos: 1)
+            } catch {
+                logger.error("cannot publish to \(topics.error): \(error)")
+            }
+        }
     }
 
     private func report(_ rejection: Rejection, payload: [UInt8]) {

@@ -400,8 +400,12 @@ public final class NotificationBridge {
             return
         }
         switch result {
-        case .success:
-            break
+        case .success(let answer):
+            // nookd's own warnings (characters an LED font lacks, …): a notification has no
+            // answer to carry them, so the log says them, as it says the bridge's notes.
+            for warning in answer["warnings"]?.items.compactMap(\.text) ?? [] {
+                logger.notice("notification from \(sender) (\(work.call.appName.isEmpty ? "no app name" : work.call.appName)): \(warning)")
+            }
         case .failure(let error) where previous == nil && Self.isOwnEarlierAttempt(error):
             // The id is new for this call: nookd holding it already means the first attempt
             // got through before its answer was lost (a dropped connection), and the retry was

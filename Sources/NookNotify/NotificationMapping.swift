@@ -51,7 +51,7 @@ public enum NotificationMapping {
         case nil: break
         case let other?: notes.append("hint value ignored: not a number (\(other))")
         }
-        let icon = self.icon(for: call, allowPaths: allowPaths, critical: critical)
+        let icon = self.icon(for: call, allowPaths: allowPaths, critical: critical, notes: &notes)
         let tint: NookTint = critical ? .named(.red) : icon.tint ?? .accent
         // The spec's `transient` hint (notify-send --transient): shown, but kept out of any
         // persistence, which for Nook is its history (U4).
@@ -70,21 +70,43 @@ public enum NotificationMapping {
 
     /// The spec's order: `image-path` (and its old spelling `image_path`), then `app_icon`, then
     /// the category; a name not in the table falls through to the next; last the urgency's icon.
-    static func icon(for call: NotifyCall, allowPaths: Bool, critical: Bool) -> FreedesktopIcons.Icon {
-        var candidates: [String] = []
+    /// Each icon the sender named that is passed over is a note (R3: the sender's icon is not
+    /// dropped unsaid), naming what is drawn instead.
+    static func icon(for call: NotifyCall, allowPaths: Bool, critical: Bool, notes: inout [String]) -> FreedesktopIcons.Icon {
+        var candidates: [(what: String, value: String)] = []
         for hint in ["image-path", "image_path"] {
-            if case .string(let value)? = call.hints[hint] { candidates.append(value) }
+            if case .string(let value)? = call.hints[hint] { candidates.append(("hint \(hint)", value)) }
         }
-        candidates.append(call.appIcon)
-        for candidate in candidates where !candidate.isEmpty {
-            if let path = pngPath(candidate) {
-                if allowPaths { return FreedesktopIcons.Icon(symbol: path, tint: nil) }
+        candidates.append(("app_icon", call.appIcon))
+        var passedOver: [String] = []
+        var chosen: FreedesktopIcons.Icon?
+        for candidate in candidates where !candidate.value.isEmpty {
+            if let path = pngPath(candidate.value) {
+                if allowPaths { chosen = FreedesktopIcons.Icon(symbol: path, tint: nil); break }
+                passedOver.append("\(candidate.what) '\(clipped(candidate.value))' is an image of another user's, which nookd does not read")
                 continue
             }
-            if let icon = FreedesktopIcons.lookup(candidate) { return icon }
+            if let icon = FreedesktopIcons.lookup(candidate.value) { chosen = icon; break }
+            if candidate.value.hasPrefix("/") || candidate.value.hasPrefix("file://") {
+                passedOver.append("\(candidate.what) '\(clipped(candidate.value))' is an image nookd does not read (it draws PNG files)")
+                continue
+            }
+            passedOver.append("\(candidate.what) '\(clipped(candidate.value))' is not an icon name Nook maps")
         }
-        if case .string(let category)? = call.hints["category"], let icon = FreedesktopIcons.category(category) { return icon }
-        return critical ? FreedesktopIcons.Icon(symbol: "exclamationmark.triangle", tint: .named(.red)) : FreedesktopIcons.Icon(symbol: "bell", tint: nil)
+        if chosen == nil, case .string(let category)? = call.hints["category"], let icon = FreedesktopIcons.category(category) { chosen = icon }
+        let icon = chosen ?? (critical ? FreedesktopIcons.Icon(symbol: "exclamationmark.triangle", tint: .named(.red)) : FreedesktopIcons.Icon(symbol: "bell", tint: nil))
+        let instead = icon.symbol == "bell" ? "the bell" : "'\(icon.symbol)'"
+        for note in passedOver { notes.append("\(note); using \(instead)") }
+        return icon
+    }
+
+    /// A sender's value as a note quotes it: its first 64 characters on one line (a control
+    /// character as `\u{…}`, so a sender cannot start a line of its own in the log).
+    static func clipped(_ value: String) -> String {
+        let head = value.count > 64 ? String(value.prefix(64)) + "…" : value
+        return head.unicodeScalars.map { scalar in
+            scalar.properties.generalCategory == .control ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+        }.joined()
     }
 
     /// An absolute path (or `file://` URI) of a PNG, which nookd draws (R3); other images are

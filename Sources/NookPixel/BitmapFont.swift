@@ -30,6 +30,17 @@ public struct BitmapFont: Sendable {
         return first
     }
 
+    /// The characters of `text` the font has no glyph for, each once, in order of appearance:
+    /// they are drawn as `?`, and the sender is told which (M3).
+    public func undrawable(in text: String) -> [Character] {
+        var seen = Set<Character>()
+        var missing: [Character] = []
+        for character in text where character.unicodeScalars.count != 1 || glyphs[Self.glyphScalar(character).value] == nil {
+            if seen.insert(character).inserted { missing.append(character) }
+        }
+        return missing
+    }
+
     /// Width in columns of `text`, without the spacing after its last glyph.
     public func width(of text: String) -> Int {
         max(0, text.count * advance - 1)

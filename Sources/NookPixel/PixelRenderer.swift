@@ -59,6 +59,36 @@ public struct PixelRenderer: Sendable {
         return font.width(of: text) + (icon ? 9 : 0)
     }
 
+    /// What a card (or an app, whose text is its title) asks for that this matrix will not show,
+    /// in words for its sender (M3): characters the bitmap font lacks (drawn as `?`), a subtitle
+    /// (a matrix shows the title alone) and an icon name with no 8x8 drawing (the ringed dot).
+    /// `known`: whether a name is one of the board's icons at all (an unknown one is said
+    /// elsewhere, once). A strip shows the tint alone, as documented: nothing is said for it.
+    public func undrawn(title: String?, subtitle: String?, icon: String?, titleField: String = "title",
+                        known: (String) -> Bool = { _ in true }) -> [String] {
+        guard !isStrip else { return [] }
+        var said: [String] = []
+        if let title {
+            let missing = font.undrawable(in: title)
+            if !missing.isEmpty {
+                let shown = String(missing.prefix(Self.undrawableShown)) + (missing.count > Self.undrawableShown ? "…" : "")
+                said.append("the LED font cannot draw '\(shown)' in the \(titleField); \(missing.count == 1 ? "it shows" : "they show") as '?'")
+            }
+        }
+        if let subtitle, !subtitle.isEmpty {
+            said.append("an LED matrix shows the title only: the subtitle is not drawn")
+        }
+        if let icon, size.height >= 8, PixelIcons.art[icon] == nil, known(icon) {
+            said.append(NookIconNames.namesFile(icon)
+                ? "the LED matrix draws no image files: the icon '\(icon)' shows as the ringed dot"
+                : "the LED matrix has no 8x8 drawing of the icon '\(icon)': it shows the ringed dot")
+        }
+        return said
+    }
+
+    /// How many undrawable characters a warning names before it ends with `…`.
+    static let undrawableShown = 24
+
     /// How long one full marquee pass takes, or nil when the title fits (or on a strip).
     public func marqueePass(for activity: NookActivity) -> Duration? {
         guard !isStrip else { return nil }

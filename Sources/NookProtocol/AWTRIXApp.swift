@@ -199,7 +199,7 @@ public struct AWTRIXApp: Sendable, Equatable {
     }
 
     /// A name of the board's symbol table: lower-case letters, digits and dots, as
-    /// `cloud.sun`; never a path or a `.png` file.
+    /// `cloud`; never a path or a `.png` file.
     public static func isSymbolName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 64 && name.first?.isLetter == true && !name.hasSuffix(".png")
             && name.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E }

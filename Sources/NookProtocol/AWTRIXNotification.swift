@@ -121,10 +121,13 @@ public struct AWTRIXNotification: Sendable, Equatable {
         }
         var symbol = "bell"
         if let icon {
-            if AWTRIXApp.isSymbolName(icon) {
+            // A name the board lacks is the bell too, as for a number or a file (never the
+            // generic glyph under the sender's name), with the nearest name if it looks misspelt.
+            if AWTRIXApp.isSymbolName(icon), NookIconNames.isKnown(icon) {
                 symbol = icon
             } else {
-                notes.append("icon '\(AWTRIXApp.shown(icon))' is not one of the board's symbols; using bell")
+                let suggestion = AWTRIXApp.isSymbolName(icon) ? NookIconNames.nearest(to: icon).map { " (did you mean '\($0)'?)" } ?? "" : ""
+                notes.append("icon '\(AWTRIXApp.shown(icon))' is not one of the board's symbols\(suggestion); using bell")
             }
         }
         return NookActivity(id: id, title: title, systemImage: symbol, tint: color ?? .accent, dwell: dwell,

@@ -19,8 +19,11 @@ public struct AppSetAnswer: NookAnswer, NookWarningAnswer {
 }
 
 /// `app-set-all`: each app set, in the request's order.
-public struct AppSetAllAnswer: NookAnswer {
+public struct AppSetAllAnswer: NookAnswer, NookWarningAnswer {
     public var apps: [AppSetAnswer]
+
+    /// Each app's own warnings, named by the app (they are in each app's answer, not beside them).
+    public var warnings: [String] { apps.flatMap { app in app.warnings.map { "\(app.name): \($0)" } } }
 
     public init(apps: [AppSetAnswer]) { self.apps = apps }
 

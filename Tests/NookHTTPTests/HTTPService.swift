@@ -32,8 +32,11 @@ final class HTTPService {
 
     /// nookd's config file, when the test gave one.
     private var nookdConfig: String?
+    /// nookd's `--display`: the mock panel unless a test drives mock LEDs (`led-mock`).
+    private var nookdDisplay = "mock"
 
-    init(config: String? = nil, arguments: [String] = [], withNookd: Bool = true, nookdConfig nookdText: String? = nil) throws {
+    init(config: String? = nil, arguments: [String] = [], withNookd: Bool = true, nookdConfig nookdText: String? = nil, nookdDisplay: String = "mock") throws {
+        self.nookdDisplay = nookdDisplay
         directory = NSTemporaryDirectory() + "nook-http-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         socket = directory + "/nookd.sock"
@@ -81,7 +84,7 @@ final class HTTPService {
         if nookd.isRunning { kill(nookd.processIdentifier, SIGKILL); nookd.waitForExit() }
         nookd = Process()
         nookd.executableURL = URL(fileURLWithPath: Built.directory + "/nookd")
-        nookd.arguments = ["--socket", socket, "--display", "mock", "--journal", "none", "--log-level", "warning"] + (nookdConfig.map { ["--config", $0] } ?? [])
+        nookd.arguments = ["--socket", socket, "--display", nookdDisplay, "--journal", "none", "--log-level", "warning"] + (nookdConfig.map { ["--config", $0] } ?? [])
         if !FileManager.default.fileExists(atPath: nookdLog) { _ = FileManager.default.createFile(atPath: nookdLog, contents: nil) }
         let nookdOutput = FileHandle(forWritingAtPath: nookdLog)
         nookdOutput?.seekToEndOfFile()

@@ -2,6 +2,7 @@ import Foundation
 import NookActivities
 import NookHTTP
 import NookProtocol
+import NookTestTraits
 import Testing
 
 /// The tables of docs/publishing.md, read from the file and checked row by row against the
@@ -97,5 +98,53 @@ import Testing
             #expect(Self.codes(row[1]) == [mapped.symbol], "tag \(tag)")
             #expect((mapped.tint?.description ?? "—") == row[2], "tag \(tag)")
         }
+    }
+}
+
+/// publishing.md's senders table: every sender the page gives an example of has a row, and every
+/// row names tests that exist (`Type.function`, a `struct Type` or `class Type` in Tests/ with
+/// `func function(`), so a claim that something works is never without its proof.
+@Suite struct PublishSendersClaimsTests {
+    static let tests: String = {
+        let root = BuiltProducts.repository + "/Tests"
+        let files = (FileManager.default.enumerator(atPath: root)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".swift") }
+        return files.compactMap { try? String(contentsOfFile: root + "/" + $0, encoding: .utf8) }.joined(separator: "\n")
+    }()
+
+    /// Whether `function` is declared inside the type `type` in the test sources (after the
+    /// type's declaration and before the next type's).
+    static func exists(type: String, function: String) -> Bool {
+        for declaration in ["struct \(type) ", "struct \(type):", "class \(type) ", "class \(type):", "enum \(type) "] {
+            guard let start = tests.range(of: declaration) else { continue }
+            let rest = tests[start.upperBound...]
+            let next = ["\n@Suite", "\nstruct ", "\nfinal class ", "\nclass ", "\nenum "].compactMap { rest.range(of: $0)?.lowerBound }.min() ?? rest.endIndex
+            if rest[..<next].contains("func \(function)(") { return true }
+        }
+        return false
+    }
+
+    @Test func h2_everySenderTheDocsSayWorksNamesATestThatExists() throws {
+        let rows = PublishTablesTests.table("Sender")
+        #expect(rows.count >= 8, "the senders table: \(rows)")
+        for row in rows {
+            let proofs = PublishTablesTests.codes(row[2])
+            #expect(!proofs.isEmpty, "\(row[0]) names no test")
+            for proof in proofs {
+                let parts = proof.split(separator: ".").map(String.init)
+                let found = parts.count == 2 && Self.exists(type: parts[0], function: parts[1])
+                #expect(found, "\(row[0]): \(proof) is no test in Tests/")
+            }
+        }
+        // Each bold sender under "Senders, one example each" is a row of the table.
+        let section = try #require(PublishTablesTests.document.components(separatedBy: "## Senders, one example each").last?.components(separatedBy: "\n## ").first)
+        let named = section.matches(of: /\n\*\*([^*]+)\*\*/).map { String($0.1) }
+        #expect(named.count >= 7, "\(named)")
+        for sender in named {
+            let covered = rows.contains { $0[0].hasPrefix(sender) }
+            #expect(covered, "**\(sender)** has an example and no row in the senders table")
+        }
+        // What does not work yet is said so, never claimed.
+        let integration = try #require(rows.first { $0[0].contains("ntfy integration") })
+        #expect(integration[1].hasPrefix("not yet"), "\(integration)")
     }
 }

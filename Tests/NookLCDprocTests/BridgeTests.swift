@@ -23,7 +23,12 @@ final class Bridge {
     private(set) var nookdConfig: String?
 
     /// `descriptorLimit`: nook-lcdproc runs under `prlimit --nofile`, its RLIMIT_NOFILE.
-    init(bridgeArguments: [String] = [], withNookd: Bool = true, nookdConfig text: String? = nil, descriptorLimit: Int? = nil) throws {
+    /// nookd's `--display`: the mock panel unless a test drives mock LEDs (`led-mock`).
+    private var nookdDisplay = "mock"
+
+    init(bridgeArguments: [String] = [], withNookd: Bool = true, nookdConfig text: String? = nil, descriptorLimit: Int? = nil,
+         nookdDisplay: String = "mock") throws {
+        self.nookdDisplay = nookdDisplay
         directory = NSTemporaryDirectory() + "nook-lcdproc-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         socket = directory + "/nookd.sock"
@@ -64,7 +69,7 @@ final class Bridge {
         if nookd.isRunning { kill(nookd.processIdentifier, SIGKILL); nookd.waitForExit() }
         nookd = Process()
         nookd.executableURL = URL(fileURLWithPath: Built.directory + "/nookd")
-        nookd.arguments = ["--socket", socket, "--display", "mock", "--journal", "none", "--log-level", "warning"] + (nookdConfig.map { ["--config", $0] } ?? [])
+        nookd.arguments = ["--socket", socket, "--display", nookdDisplay, "--journal", "none", "--log-level", "warning"] + (nookdConfig.map { ["--config", $0] } ?? [])
         nookd.standardError = FileHandle.nullDevice
         try nookd.runAlone()
         let deadline = Date().addingTimeInterval(TestBounds.seconds(60))
@@ -230,6 +235,16 @@ struct BridgeTests {
             usleep(50_000)
         }
         #expect(titles == ["Doorbell|Front door|high"])
+    }
+
+    /// LCDproc answers `success` when the screen is set, before the card reaches nookd: what
+    /// nookd says an LED matrix will not show of it is in the bridge's log (L3).
+    @Test func e8_l3_whatAnLEDMatrixWillNotShowOfAnAlertIsLogged() throws {
+        let bridge = try Bridge(nookdConfig: "[led]\ngeometry = \"32x8\"\n", nookdDisplay: "led-mock")
+        let client = try TCPConnection(port: bridge.port)
+        try client.send("hello\nclient_set -name door\nscreen_add d\nwidget_add d t title\nwidget_set d t {Дверь}\nscreen_set d -priority alert\n")
+        #expect(client.readAnswers(6).dropFirst().allSatisfy { $0 == "success" })
+        #expect(bridge.waitForLog("the card \"Дверь\": the LED font cannot draw 'Дверь' in the title; they show as '?'"), "\(bridge.log)")
     }
 }
 

@@ -105,6 +105,23 @@ struct MappingTests {
         #expect(map(NotifyCall(summary: "a", hints: ["urgency": .integer(2)])).systemImage == "exclamationmark.triangle")
     }
 
+    /// R3: an icon the sender named and the bridge passed over is noted with what is drawn
+    /// instead; a name drawn as asked, or one never read because an earlier one was, is not.
+    @Test func e2_r3_anIconPassedOverIsNotedWithWhatIsDrawnInstead() {
+        func notes(_ call: NotifyCall, allowPaths: Bool = true) -> [String] {
+            NotificationMapping.activity(for: call, id: NookActivityID(), key: nil, allowPaths: allowPaths).notes
+        }
+        #expect(notes(NotifyCall(appIcon: "heat", summary: "a")) == ["app_icon 'heat' is not an icon name Nook maps; using the bell"])
+        #expect(notes(NotifyCall(appIcon: "heat", summary: "a", hints: ["category": .string("email.arrived")]))
+                == ["app_icon 'heat' is not an icon name Nook maps; using 'envelope'"])
+        #expect(notes(NotifyCall(appIcon: "/home/me/icon.svg", summary: "a")) == ["app_icon '/home/me/icon.svg' is an image nookd does not read (it draws PNG files); using the bell"])
+        #expect(notes(NotifyCall(appIcon: "/home/me/icon.png", summary: "a"), allowPaths: false)
+                == ["app_icon '/home/me/icon.png' is an image of another user's, which nookd does not read; using the bell"])
+        #expect(notes(NotifyCall(appIcon: "x\ny", summary: "a")) == ["app_icon 'x\\u{a}y' is not an icon name Nook maps; using the bell"])
+        #expect(notes(NotifyCall(appIcon: "battery-low", summary: "a")).isEmpty)
+        #expect(notes(NotifyCall(appIcon: "heat", summary: "a", hints: ["image-path": .string("battery-low")])).isEmpty)
+    }
+
     @Test func e2_pngPathsPassOnlyForTheBridgesOwnUser() {
         #expect(map(NotifyCall(appIcon: "file:///home/me/icon.png", summary: "a")).systemImage == "/home/me/icon.png")
         #expect(map(NotifyCall(appIcon: "/home/me/icon.png", summary: "a", hints: ["category": .string("im")]), allowPaths: false).systemImage == "message")

@@ -1,0 +1,46 @@
+import NookActivities
+import NookDisplay
+import NookPixel
+import NookTestSupport
+import NookTestTraits
+import Testing
+
+/// What a matrix will not show of a card is what the renderer says it will not show (L3, R3):
+/// the characters it names are those it draws as '?', a subtitle it never draws, an icon name
+/// it has no drawing of; a strip says nothing (it shows the tint alone, as documented).
+@Suite("L3 what an LED matrix will not show is named")
+struct PixelUndrawnTests {
+    init() { TestFonts.pin() }
+
+    func frame(_ renderer: PixelRenderer, _ card: NookActivity) -> Frame {
+        var frame = Frame(width: renderer.size.width, height: renderer.size.height)
+        renderer.render(card, elapsed: .zero, into: &frame)
+        return frame
+    }
+
+    @Test func l3_theCharactersNamedAreExactlyThoseDrawnAsAQuestionMark() {
+        let renderer = PixelRenderer(size: PixelSize(width: 64, height: 8))
+        #expect(renderer.font.undrawable(in: "Привет 🔥, Grüße!") == ["П", "р", "и", "в", "е", "т", "🔥"])
+        #expect(renderer.undrawn(title: "Привет 🔥", subtitle: nil, icon: nil) == ["the LED font cannot draw 'Привет🔥' in the title; they show as '?'"])
+        #expect(renderer.undrawn(title: "→", subtitle: nil, icon: nil, titleField: "text") == ["the LED font cannot draw '→' in the text; it shows as '?'"])
+        // What it names is what the glass shows as '?', and what it does not name is drawn.
+        #expect(frame(renderer, NookActivity(title: "Ab Привет")) == frame(renderer, NookActivity(title: "Ab ??????")))
+        #expect(renderer.undrawn(title: "Grüße, 21 °C", subtitle: nil, icon: nil).isEmpty)
+        #expect(frame(renderer, NookActivity(title: "Grüße")) != frame(renderer, NookActivity(title: "Gr?ße")))
+    }
+
+    @Test func l3_aSubtitleAndAnIconWithoutADrawingAreNamedAndAStripNamesNothing() throws {
+        let renderer = PixelRenderer(size: PixelSize(width: 32, height: 8))
+        #expect(renderer.undrawn(title: "x", subtitle: "more", icon: nil) == ["an LED matrix shows the title only: the subtitle is not drawn"])
+        #expect(frame(renderer, NookActivity(title: "x", subtitle: "more")) == frame(renderer, NookActivity(title: "x")))
+        let undrawnIcon = try #require(NookIconNames.all.first { !PixelIcons.names.contains($0) && $0 != PixelIcons.generic })
+        #expect(renderer.undrawn(title: "x", subtitle: nil, icon: undrawnIcon) == ["the LED matrix has no 8x8 drawing of the icon '\(undrawnIcon)': it shows the ringed dot"])
+        #expect(frame(renderer, NookActivity(title: "x", systemImage: undrawnIcon)) == frame(renderer, NookActivity(title: "x", systemImage: PixelIcons.generic)))
+        #expect(renderer.undrawn(title: "x", subtitle: nil, icon: "hammer").isEmpty)
+        #expect(renderer.undrawn(title: "x", subtitle: nil, icon: "/icons/door.png") == ["the LED matrix draws no image files: the icon '/icons/door.png' shows as the ringed dot"])
+        // An unknown name is said once, by the caller (the board has no such icon at all).
+        #expect(renderer.undrawn(title: "x", subtitle: nil, icon: "cloud.sun", known: { _ in false }).isEmpty)
+        let strip = PixelRenderer(size: PixelSize(width: 60, height: 1))
+        #expect(strip.undrawn(title: "Привет", subtitle: "s", icon: "airplane").isEmpty)
+    }
+}
