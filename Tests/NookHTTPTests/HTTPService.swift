@@ -52,7 +52,13 @@ final class HTTPService {
         }
         if journaled { nookdJournal = directory + "/journal" }
         if withNookd { try startNookd() }
-        if withNookd, nookdStopped { ProcessStop.stop(nookd.processIdentifier) }
+        if withNookd, nookdStopped {
+            // Answered first: every thread of nookd has started (and named itself) when it stops.
+            let client = try NookClient(path: socket)
+            client.readTimeout = TestBounds.duration(.seconds(60))
+            _ = try client.request(Request(id: .number(1), operation: .status))
+            ProcessStop.stop(nookd.processIdentifier)
+        }
         let path = directory + "/http.toml"
         try Self.withNookdTimeout(config ?? "").write(toFile: path, atomically: true, encoding: .utf8)
         let configArguments = ["--config", path]
