@@ -91,6 +91,11 @@ public final class ClientConnection: Sendable {
         /// The journal mark the held answers depend on (0: none).
         var mark: UInt64 = 0
         var closed = false
+        /// nookd stops: no request of the connection begins from now on (``begin(through:)``).
+        var stopping = false
+        /// The id of the last request with one that was handed to its handler, which the
+        /// line nookd closes the connection with at a stop names.
+        var startedThrough: RequestID?
 
         /// Answers released by their batch but waiting for the journal records they depend on
         /// (mark 0: nothing, only order), oldest first; they go out in order.
@@ -489,6 +494,37 @@ public final class ClientConnection: Sendable {
             state.written = 0
         }
         return result
+    }
+
+    /// The handler is about to carry out requests of this connection, the last of them with an
+    /// id `id` (nil: none has one); false, and nothing may begin, once nookd stops
+    /// (``stopBeginning()``). What began is named in the connection's last line at the stop.
+    public func begin(through id: RequestID?) -> Bool {
+        state.withLock { state in
+            guard !state.stopping else { return false }
+            if let id { state.startedThrough = id }
+            return true
+        }
+    }
+
+    /// nookd stops: no request of this connection begins from now on; those begun finish and
+    /// their answers go out as usual until ``closeStopping(_:)``.
+    func stopBeginning() {
+        state.withLock { $0.stopping = true }
+    }
+
+    /// nookd stops: writes what is already answered, as far as the socket takes it now, then
+    /// (when all of that went) a last line saying so and naming the last request begun
+    /// (``StoppingLine``), and closes. A client told nothing (its socket full) sees only the
+    /// end of the stream, as when nookd is killed.
+    func closeStopping(_ error: ProtocolError) {
+        mutate { state in
+            state.stopping = true
+            guard !state.closed, Self.writeOut(fd, &state, clock: clock) == .done, state.outbound.isEmpty else { return }
+            let line = StoppingLine.encoded(error, startedThrough: state.startedThrough) + "\n"
+            _ = line.withCString { text in try? System.sendIfReady(fd, text, strlen(text), flags: Int32(MSG_NOSIGNAL)) }
+        }
+        markClosed()
     }
 
     /// Returns once the connection has closed (the client went away or was dropped).

@@ -197,7 +197,10 @@ public final class Daemon: Sendable {
                 }
             })
         }
-        parts.socket.serve { [weak self] connection, lines in await self?.handle(connection, batch: lines) }
+        var stopAnnounced: (@Sendable () -> Bool)?
+        if handlingSignals { stopAnnounced = Self.stopSignalled }
+        let handler: SocketServer.Handler = { [weak self] connection, lines in await self?.handle(connection, batch: lines) }
+        parts.socket.serve(handler, stopAnnounced: stopAnnounced)
         let services: [any DaemonService]
         do {
             services = try parts.inStartOrder()
@@ -231,8 +234,14 @@ public final class Daemon: Sendable {
         logger.info("nookd stopped")
     }
 
+    /// Whether a stop signal's handler has run (before its relay calls ``requestStop()``).
+    @Sendable private static func stopSignalled() -> Bool { SignalRelay.stopSignalled }
+
     /// Asks `run()` to shut down; safe from any thread (signal handlers).
     public func requestStop() {
+        // First: nothing new is taken on while the queues quiesce (the socket's clients are
+        // told what of theirs was begun when it closes).
+        parts.socket.beginStop()
         stopRequested.open()
     }
 

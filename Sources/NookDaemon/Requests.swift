@@ -21,7 +21,7 @@ extension Daemon {
             if case .success(let request) = decoded, case .enqueue(let activity, let module, false) = request.operation, !Self.isPastDeadline(request) {
                 // A run shares its module and its stated sender (whose cards its keys coalesce).
                 if !run.isEmpty, module != runModule || activity.sender?.name != runSender || runIDs.contains(activity.id) || run.count == Self.longestRun {
-                    guard await connection.makeRoom() else { return }
+                    guard await connection.makeRoom(), Self.begin(run, on: connection) else { return }
                     await enqueue(run, module: runModule, on: connection)
                     run.removeAll(keepingCapacity: true)
                     runIDs.removeAll(keepingCapacity: true)
@@ -33,17 +33,23 @@ extension Daemon {
                 continue
             }
             if !run.isEmpty {
-                guard await connection.makeRoom() else { return }
+                guard await connection.makeRoom(), Self.begin(run, on: connection) else { return }
                 await enqueue(run, module: runModule, on: connection)
                 run.removeAll(keepingCapacity: true)
                 runIDs.removeAll(keepingCapacity: true)
             }
-            guard await connection.makeRoom() else { return }
+            // Nothing begins once nookd stops: the connection's last line names what did.
+            guard await connection.makeRoom(), connection.begin(through: decoded.requestID) else { return }
             // Held again after a request that streamed (and released) mid-batch.
             connection.holdOutput()
             await handle(connection, decoded)
         }
-        if !run.isEmpty, await connection.makeRoom() { await enqueue(run, module: runModule, on: connection) }
+        if !run.isEmpty, await connection.makeRoom(), Self.begin(run, on: connection) { await enqueue(run, module: runModule, on: connection) }
+    }
+
+    /// A run of enqueues begins as one (``ClientConnection/begin(through:)``).
+    private static func begin(_ run: [(request: Request, activity: NookActivity)], on connection: ClientConnection) -> Bool {
+        connection.begin(through: run.last { $0.request.id != nil }?.request.id)
     }
 
     /// Whether the client's deadline for the request has passed (nookd was stopped or stalled
@@ -118,6 +124,16 @@ extension Daemon {
             throw error
         } catch {
             throw ProtocolError(.internalError, field: "op", "'\(name.rawValue)' failed inside nookd: \(error)")
+        }
+    }
+}
+
+extension Result<Request, RequestFailure> {
+    /// The request's id, or the id of a line refused, when it could be read.
+    var requestID: RequestID? {
+        switch self {
+        case .success(let request): request.id
+        case .failure(let failure): failure.id
         }
     }
 }

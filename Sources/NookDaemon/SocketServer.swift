@@ -56,6 +56,9 @@ public final class SocketServer: @unchecked Sendable {
     /// held to the per-user share.
     private let privileged: @Sendable (PeerCredentials) -> Bool
     private let clock: @Sendable () -> Duration
+    /// Whether a stop is on its way though ``beginStop()`` has not been called yet (a stop
+    /// signal's handler has run, its relay not yet): looked at before every accept.
+    private let stopAnnounced: @Sendable () -> Bool
     private let budget: OutboundBudget
     /// Connections served per uid, for the per-user share (poll thread only).
     private var perUser: [UInt32: Int] = [:]
@@ -76,6 +79,8 @@ public final class SocketServer: @unchecked Sendable {
     private var nextNumber = 0
     private let started = Atomic<Bool>(false)
     private let stopping = Atomic<Bool>(false)
+    /// ``beginStop()`` was called: the listener closes, no request begins.
+    private let stopBegun = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private let connectionCount = Atomic<Int>(0)
     /// Client sockets still open, counted against `daemon.max_connections`: a connection the
@@ -113,12 +118,14 @@ public final class SocketServer: @unchecked Sendable {
                 limits: ConnectionLimits = ConnectionLimits(),
                 privileged: @escaping @Sendable (PeerCredentials) -> Bool = { $0.uid == 0 || $0.uid == geteuid() },
                 clock: @escaping @Sendable () -> Duration = { MonotonicClock.now },
+                stopAnnounced: @escaping @Sendable () -> Bool = { false },
                 handler: @escaping Handler, refusal: @escaping Refusal,
                 settle: @escaping Settle = { _ in nil }) throws(SocketError) {
         self.path = path
         self.limits = limits
         self.privileged = privileged
         self.clock = clock
+        self.stopAnnounced = stopAnnounced
         budget = OutboundBudget(limit: limits.bufferedBytes)
         self.maximumConnections = Self.connectionsTheDescriptorLimitAllows(maximumConnections, logger: logger)
         self.mode = mode
@@ -190,7 +197,24 @@ public final class SocketServer: @unchecked Sendable {
         startThread(named: "nookd.socket") { self.pollLoop() }
     }
 
-    /// Stops accepting, closes every connection and removes the socket file.
+    /// The first step of a stop, at once when nookd is asked to stop: the socket file goes (no
+    /// new connection can reach nookd), every connection still in the listen backlog is told
+    /// that nothing of it was carried out and closed, and no request of any connection begins
+    /// from now on. Those begun finish, and their answers go out, until ``stop()``.
+    public func beginStop() {
+        guard !stopBegun.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        wakeUp()
+    }
+
+    /// What a connection nookd will not serve because it stops is told: nothing of it was done.
+    static let stoppingError = ProtocolError(.unavailable, "nookd is stopping: nothing of this connection was carried out")
+
+    /// What a served connection is told last at a stop; its `started_through` says which of
+    /// its requests were begun (``StoppingLine``).
+    static let stoppedError = ProtocolError(.unavailable, "nookd is stopping: requests after started_through were not carried out")
+
+    /// Stops accepting, closes every connection (each told which of its requests nookd began)
+    /// and removes the socket file.
     public func stop() {
         guard started.load(ordering: .acquiring), !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         wakeUp()
@@ -240,13 +264,14 @@ public final class SocketServer: @unchecked Sendable {
     // MARK: The poll loop
 
     private func pollLoop() {
-        guard let listener, let wakePipe else { return }
+        guard let wakePipe else { return }
         var buffer = [UInt8](repeating: 0, count: 65536)
         while !stopping.load(ordering: .acquiring) {
             if let paused = acceptPaused, openSockets.load(ordering: .relaxed) < paused.sockets || MonotonicClock.now - paused.since >= .seconds(1) {
                 acceptPaused = nil
             }
-            var fds = [pollfd(fd: listener.rawValue, events: acceptPaused == nil ? Int16(POLLIN) : 0, revents: 0), wakePipe.pollEntry]
+            // (A negative descriptor is skipped by poll: the listener is gone once a stop began.)
+            var fds = [pollfd(fd: listener?.rawValue ?? -1, events: acceptPaused == nil ? Int16(POLLIN) : 0, revents: 0), wakePipe.pollEntry]
             for (fd, client) in clients {
                 fds.append(pollfd(fd: fd, events: client.connection.pollEvents(inputOpen: !client.inputClosed), revents: 0))
             }
@@ -268,7 +293,13 @@ public final class SocketServer: @unchecked Sendable {
                 wakePipe.drain()
                 wakePending.store(false, ordering: .releasing)
             }
-            if fds[0].revents & Int16(POLLIN) != 0 { acceptClients(on: listener) }
+            // Before anything is accepted or read: a stop announced while this thread was
+            // away (stopped, or not yet scheduled) wins over what waited for it meanwhile.
+            if listener != nil, stopBegun.load(ordering: .acquiring) || stopAnnounced() {
+                closeListener()
+            } else if let listener, fds[0].revents & Int16(POLLIN) != 0 {
+                acceptClients(on: listener)
+            }
             for entry in fds.dropFirst(2) where entry.revents != 0 {
                 guard let client = clients[entry.fd] else { continue }
                 if entry.revents & Int16(POLLIN) != 0 { readFrom(client, buffer: &buffer) }
@@ -278,13 +309,44 @@ public final class SocketServer: @unchecked Sendable {
             if budget.isExceeded { dropSlowest() }
             reapClosed()
         }
-        for client in clients.values { client.connection.markClosed() }
+        closeListener()
+        for client in clients.values { client.connection.closeStopping(Self.stoppedError) }
         reapClosed()
-        removeSocketFile()
-        // The listening socket closes when this function returns (its last owner): new
-        // clients are refused from then on. The wake pipe stays: connections may still wake.
-        self.listener = nil
+        // The wake pipe stays: connections may still wake.
         finished.signal()
+    }
+
+    /// The socket file goes first, so no connection can reach nookd by its path any more; then
+    /// every connection already in the listen backlog is taken and told that nothing of it
+    /// was carried out (a connection the closing listener dropped would see only a reset, and
+    /// its client could not tell a request never read from one nookd may have done); then the
+    /// listener closes. No request of a served connection begins from now on.
+    private func closeListener() {
+        guard let listener else { return }
+        removeSocketFile()
+        let line = ResponseLine.failure(id: nil, error: Self.stoppingError).encoded() + "\n"
+        var told = 0
+        while true {
+            // Close-on-exec as ``acceptClients(on:)`` does: a hook started now must not hold it.
+            let accepted = ChildSpawns.exclusively { () -> Result<Int32?, SystemCallError> in
+                Result { () throws(SystemCallError) in
+                    guard let fd = try System.acceptIfReady(listener.rawValue, nil, nil, subject: path) else { return nil }
+                    try? System.setCloseOnExec(fd, subject: path)
+                    return fd
+                }
+            }
+            guard case .success(let fd?) = accepted else {
+                if case .failure(let failure) = accepted, AcceptFailure(errno: failure.errno) == .connectionLost { continue }
+                break
+            }
+            let socket = FileDescriptor(owning: fd, name: "connection in the backlog")
+            _ = line.withCString { text in try? System.sendIfReady(socket.rawValue, text, strlen(text), flags: Int32(MSG_NOSIGNAL | MSG_DONTWAIT), subject: path) }
+            told += 1
+        }
+        // Its last owner: the listening socket closes here.
+        self.listener = nil
+        for client in clients.values { client.connection.stopBeginning() }
+        logger.debug("stopping: the socket is closed to new connections", metadata: ["told": "\(told)", "served": "\(clients.count)"])
     }
 
     private func acceptClients(on listener: FileDescriptor) {

@@ -35,6 +35,7 @@ extension Service {
         private let state: Locked<Daemon.State>
         private let logger: Logger
         private let handler = Locked<SocketServer.Handler?>(nil)
+        private let stopAnnounced = Locked<(@Sendable () -> Bool)?>(nil)
         private let server = Locked<SocketServer?>(nil)
 
         init(ownership: Ownership, journal: ActivityJournal?, history: ActivityHistory, state: Locked<Daemon.State>, logger: Logger) {
@@ -42,19 +43,32 @@ extension Service {
         }
 
         /// What serves each batch of request lines.
-        func serve(_ handler: @escaping SocketServer.Handler) {
+        /// `stopAnnounced`: whether a stop is on its way before ``beginStop()`` (a stop signal's
+        /// handler ran): the server accepts nothing more from then on.
+        func serve(_ handler: @escaping SocketServer.Handler, stopAnnounced: (@Sendable () -> Bool)? = nil) {
             self.handler.withLock { $0 = handler }
+            self.stopAnnounced.withLock { $0 = stopAnnounced }
+        }
+
+        @Sendable private static func noStopAnnounced() -> Bool { false }
+
+        /// nookd is asked to stop: new connections end and no request begins
+        /// (``SocketServer/beginStop()``); the server stops with the other services.
+        func beginStop() {
+            server.withLock { $0 }?.beginStop()
         }
 
         func start(_ section: Section) async throws(DaemonError) {
             let handler: SocketServer.Handler = self.handler.withLock { $0 } ?? { @Sendable _, _ async in }
+            let announced: (@Sendable () -> Bool)? = self.stopAnnounced.withLock { $0 }
+            let stopAnnounced: @Sendable () -> Bool = announced ?? Self.noStopAnnounced
             do {
                 let policy = try AccessPolicy(uids: section.uids, groups: section.groups)
                 let server = try SocketServer(
                     path: section.path, mode: section.mode, group: section.group, policy: policy,
                     maximumLine: NookProtocol.maximumLineBytes, logger: logger, maximumConnections: section.maxConnections,
                     limits: section.limits, privileged: { [ownership] peer in ownership.current.isAdmin(peer) },
-                    handler: handler,
+                    stopAnnounced: stopAnnounced, handler: handler,
                     refusal: { connection, problem in
                         if case .tooLong(let bytes) = problem {
                             connection.send(ResponseLine.failure(id: nil, error: ProtocolError(

@@ -422,10 +422,19 @@ public final class NookdLink: NookdCalls {
         // Events are not asked for on this connection; anything with `event` is passed over.
         if value["event"] != nil { return }
         // nookd's word that it closes this connection and carries out nothing more of it: refused
-        // at its connection limit before reading a byte, or closed over a line left half-sent.
-        // No call still unanswered here was done, however much of it was written.
+        // at its connection limit or as it stops, before reading a byte, or closed over a line
+        // left half-sent: no call still unanswered here was done, however much of it was
+        // written. At a stop it names the last call it began (`started_through`): those after
+        // it were not done, one up to it and unanswered may have been.
         if value["id"] == nil, value["error"]?["code"]?.text == ProtocolError.Code.unavailable.rawValue {
-            lose("nookd closed the connection: \(value["error"]?["message"]?.text ?? "no reason given")", nothingCarriedOut: true)
+            let begun: Closing
+            switch StoppingLine.startedThrough(in: value) {
+            case nil: begun = .begunThrough(nil)
+            case .number(let id)?: begun = .begunThrough(id)
+            // Not an id of this link's: what was begun cannot be told.
+            case .string?: begun = .unsaid
+            }
+            lose("nookd closed the connection: \(value["error"]?["message"]?.text ?? "no reason given")", closing: begun)
             return
         }
         guard pendingStart < pending.count else {
@@ -466,17 +475,24 @@ public final class NookdLink: NookdCalls {
     /// A call that changes something and whose line nookd may have read (a byte of it was
     /// written: nookd handles a last line without its newline too) may have been carried out:
     /// it fails `.outcomeUnknown`, never `.unavailable`, which says nothing was done. A call
-    /// still unwritten, or one that only reads, fails `.unavailable`; so does every call when
-    /// nookd said it carries out nothing more of the connection (`nothingCarriedOut`).
-    private func lose(_ reason: String, quiet: Bool = false, nothingCarriedOut: Bool = false) {
+    /// still unwritten, or one that only reads, fails `.unavailable`; so does every call
+    /// nookd said it did not begin (`closing`).
+    /// What nookd said, closing the connection, of the calls it began.
+    private enum Closing {
+        /// Nothing: any call it may have read may have been begun.
+        case unsaid
+        /// It began the calls up to this id (nil: none) and none after.
+        case begunThrough(Double?)
+    }
+
+    private func lose(_ reason: String, quiet: Bool = false, closing: Closing = .unsaid) {
         guard socket != nil else { return }
         socket = nil
         outgoing.removeAll()
         sent = 0
         incoming.removeAll()
         incomingSearched = 0
-        // (With nothing carried out, no call counts as one nookd may have read.)
-        let written = nothingCarriedOut ? 0 : writtenBytes
+        let written = writtenBytes
         queuedBytes = 0
         writtenBytes = 0
         answerBytesInFlight = 0
@@ -491,17 +507,26 @@ public final class NookdLink: NookdCalls {
         let waiting = waitingCalls[waitingStart...]
         waitingCalls = []
         waitingStart = 0
-        let unknown = inFlight.filter { $0.changes && $0.start < written }.count
+        // Whether nookd may have begun the call: it said which it began, or it may have read it.
+        func mayHaveBegun(_ call: Pending) -> Bool {
+            switch closing {
+            case .unsaid: call.start < written
+            case .begunThrough(let last): last.map { call.id <= $0 } ?? false
+            }
+        }
+        let unknown = inFlight.filter { $0.changes && mayHaveBegun($0) }.count
         logger.warning("lost nookd's link for \(options.role): \(reason); of \(inFlight.count + waiting.count) call(s) in flight or waiting, \(unknown) that nookd may have carried out answer 504 (outcome unknown), the rest 503")
         lastFailure = reason
         nextAttempt = clock() + .milliseconds(Int64(backoff.next() * 1000))
         for call in inFlight {
-            if call.changes && call.start < written {
+            if call.changes && mayHaveBegun(call) {
                 call.done(.failure(.outcomeUnknown("nookd went away (\(reason)) after it received the request and before it answered: it may or may not have been carried out")))
+            } else if mayHaveBegun(call) {
+                call.done(.failure(.unavailable("nookd went away before it answered (\(reason)); the request only reads, so nothing was done")))
+            } else if case .begunThrough = closing {
+                call.done(.failure(.unavailable("\(reason); the request was not carried out")))
             } else {
-                call.done(.failure(.unavailable(nothingCarriedOut ? "\(reason); the request was not carried out"
-                    : call.start < written ? "nookd went away before it answered (\(reason)); the request only reads, so nothing was done"
-                    : "nookd went away before nook-http could send the request: nothing was done")))
+                call.done(.failure(.unavailable("nookd went away before nook-http could send the request: nothing was done")))
             }
         }
         for call in waiting {

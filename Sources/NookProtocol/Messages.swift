@@ -201,6 +201,31 @@ public enum ResponseLine: Sendable {
     }
 }
 
+/// nookd's last line on a connection when it stops (C1, N2): an `unavailable` error without an
+/// id, as every line that says nookd carries out nothing more of the connection is, naming in
+/// `started_through` the last request of the connection it began to carry out (absent when it
+/// began none). A request after that one was not carried out; an earlier one still unanswered
+/// was begun and its outcome is unknown. Requests without an id are not named.
+public enum StoppingLine {
+    public static let startedThroughKey = "started_through"
+
+    /// The line (without its newline).
+    public static func encoded(_ error: ProtocolError, startedThrough: RequestID?) -> String {
+        var members: [(String, JSONValue)] = [("v", .number(Double(NookProtocol.version))), ("ok", .bool(false)), ("error", error.json)]
+        if let startedThrough { members.append((startedThroughKey, startedThrough.json)) }
+        return JSONValue.object(members).serialized
+    }
+
+    /// The `started_through` of a line nookd sent, if it names one.
+    public static func startedThrough(in line: JSONValue) -> RequestID? {
+        switch line[startedThroughKey] {
+        case .number(let number)?: .number(number)
+        case .string(let text)?: .string(text)
+        default: nil
+        }
+    }
+}
+
 /// A lifecycle event (Q13) as `watch` streams it and `enqueue --wait` ends on: what nookd
 /// encodes from a ``NookActivityEvent`` and what clients decode.
 public struct EventMessage: Sendable, Equatable {

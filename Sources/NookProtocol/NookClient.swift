@@ -152,7 +152,13 @@ public final class NookClient {
             case .success(_, let result):
                 warning = Self.warning(in: line)
                 return result
-            case .failure(_, let error): throw .daemon(error)
+            case .failure(let id, let error):
+                // nookd stopped after it began this request (its last line names it): unknown,
+                // not refused.
+                if id == nil, let asked = request.id, (try? JSONValue.parse(line)).flatMap(StoppingLine.startedThrough(in:)) == asked {
+                    throw .connectionLost("nookd stopped after it began the request and before it answered: it may or may not have been carried out")
+                }
+                throw .daemon(error)
             case .event: continue
             }
         }

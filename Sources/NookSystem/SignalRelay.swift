@@ -30,6 +30,13 @@ public enum SignalRelay {
     static let nextID = Atomic<Int>(0)
     /// The pipe's write end, read by the handler (an atomic load is async-signal-safe).
     static let writeEnd = Atomic<Int32>(-1)
+    /// Set by the handler itself when SIGTERM or SIGINT arrives, before the relay's thread
+    /// hears of it: a thread that must not start new work once a stop is on its way (nookd's
+    /// socket, accepting) looks here, so that no thread's turn decides what it takes on.
+    static let stopArrived = Atomic<Bool>(false)
+
+    /// Whether a stop signal (SIGTERM, SIGINT) has arrived.
+    public static var stopSignalled: Bool { stopArrived.load(ordering: .acquiring) }
 
     /// This program's name, as its messages and the relay's thread (`nookd.signals`) show it.
     static let program: String = {
@@ -63,6 +70,7 @@ public enum SignalRelay {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { number in
                 let saved = errno
+                if number == SIGTERM || number == SIGINT { SignalRelay.stopArrived.store(true, ordering: .releasing) }
                 var byte = UInt8(truncatingIfNeeded: number)
                 // Raw: only async-signal-safe calls here, and the wrapper may allocate an error.
                 _ = write(SignalRelay.writeEnd.load(ordering: .acquiring), &byte, 1)

@@ -34,8 +34,15 @@ final class HTTPService {
     private var nookdConfig: String?
     /// nookd's `--display`: the mock panel unless a test drives mock LEDs (`led-mock`).
     private var nookdDisplay = "mock"
+    /// nookd's journal, kept across its restarts, when the test asked for one.
+    private var nookdJournal: String?
 
-    init(config: String? = nil, arguments: [String] = [], withNookd: Bool = true, nookdConfig nookdText: String? = nil, nookdDisplay: String = "mock") throws {
+    /// - Parameter nookdStopped: nookd is stopped (SIGSTOP) before nook-http starts, so nook-http's
+    ///   links wait in its listen backlog; the test sends SIGCONT.
+    /// - Parameter journaled: nookd keeps a journal in the directory (else none), so a restart shows
+    ///   what it had carried out.
+    init(config: String? = nil, arguments: [String] = [], withNookd: Bool = true, nookdConfig nookdText: String? = nil,
+         nookdDisplay: String = "mock", nookdStopped: Bool = false, journaled: Bool = false) throws {
         self.nookdDisplay = nookdDisplay
         directory = NSTemporaryDirectory() + "nook-http-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -46,7 +53,15 @@ final class HTTPService {
             nookdConfig = directory + "/nook.toml"
             try nookdText.write(toFile: directory + "/nook.toml", atomically: true, encoding: .utf8)
         }
+        if journaled { nookdJournal = directory + "/journal" }
         if withNookd { try startNookd() }
+        if withNookd, nookdStopped {
+            // Answered first: every thread of nookd has started (and named itself) when it stops.
+            let client = try NookClient(path: socket)
+            client.readTimeout = TestBounds.duration(.seconds(60))
+            _ = try client.request(Request(id: .number(1), operation: .status))
+            ProcessStop.stop(nookd.processIdentifier)
+        }
         let path = directory + "/http.toml"
         try Self.withNookdTimeout(config ?? "").write(toFile: path, atomically: true, encoding: .utf8)
         let configArguments = ["--config", path]
@@ -84,7 +99,7 @@ final class HTTPService {
         if nookd.isRunning { kill(nookd.processIdentifier, SIGKILL); nookd.waitForExit() }
         nookd = Process()
         nookd.executableURL = URL(fileURLWithPath: Built.directory + "/nookd")
-        nookd.arguments = ["--socket", socket, "--display", nookdDisplay, "--journal", "none", "--log-level", "warning"] + (nookdConfig.map { ["--config", $0] } ?? [])
+        nookd.arguments = ["--socket", socket, "--display", nookdDisplay, "--journal", nookdJournal ?? "none", "--log-level", "warning"] + (nookdConfig.map { ["--config", $0] } ?? [])
         if !FileManager.default.fileExists(atPath: nookdLog) { _ = FileManager.default.createFile(atPath: nookdLog, contents: nil) }
         let nookdOutput = FileHandle(forWritingAtPath: nookdLog)
         nookdOutput?.seekToEndOfFile()

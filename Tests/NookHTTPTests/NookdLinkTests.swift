@@ -199,6 +199,45 @@ struct NookdLinkTests {
         }
     }
 
+    @Test func h4_n2_nookdStoppingFailsTheCallsAfterTheLastItBeganAsNotCarriedOutAndAnUnansweredOneItBeganAsUnknown() throws {
+        let nookd = try StuckSocket()
+        var options = NookdLink.Options(socketPath: nookd.path)
+        options.waitingCallTimeout = nil
+        let link = NookdLink(options: options, logger: Logger(label: "test"))
+        let titles = ["answered", "begun", "not begun", "also not begun"]
+        var outcomes: [String: Result<JSONValue, NookdCallError>] = [:]
+        for title in titles {
+            link.call(Request(id: nil, operation: .enqueue(NookActivity(title: title), module: nil, wait: false))) { outcomes[title] = $0 }
+        }
+        link.sendQueued()
+        let served = Self.accepted(nookd.fd)
+        defer { if served >= 0 { close(served) } }
+        #expect(served >= 0)
+        var ids: [Int] = []
+        for _ in titles {
+            guard case .number(let id)? = (try? JSONValue.parse(Array(Self.readLine(served).utf8)))?["id"] else { Issue.record("a call without an id"); return }
+            ids.append(Int(id))
+        }
+        // nookd answers the first, begins the second and stops: its last line names the second.
+        let lines = "{\"id\":\(ids[0]),\"ok\":true}\n"
+            + "{\"v\":1,\"ok\":false,\"error\":{\"code\":\"unavailable\",\"message\":\"nookd is stopping\"},\"started_through\":\(ids[1])}\n"
+        let bytes = Array(lines.utf8)
+        #expect(send(served, bytes, bytes.count, 0) == bytes.count)
+        close(served)
+        link.handle(revents: Int16(POLLIN))
+        #expect(!link.isConnected)
+        guard case .success? = outcomes["answered"] else { Issue.record("answered: \(String(describing: outcomes["answered"]))"); return }
+        guard case .failure(.outcomeUnknown)? = outcomes["begun"] else {
+            Issue.record("begun and never answered: \(String(describing: outcomes["begun"])), not a 504"); return
+        }
+        for title in ["not begun", "also not begun"] {
+            guard case .failure(.unavailable(let reason))? = outcomes[title] else {
+                Issue.record("\(title): \(String(describing: outcomes[title])), not a 503 that says nothing was done"); continue
+            }
+            #expect(reason.contains("nookd is stopping") && reason.contains("not carried out"), "\(reason)")
+        }
+    }
+
     @Test func h4_aHistoryPageCountsItsSizeAgainstTheAnswersInFlight() {
         let page = NookdLink.expectedAnswerBytes(.history(HistoryQuery(limit: 500)))
         #expect(page >= 500 * 400 && page <= NookProtocol.answerPageBytes + 4096, "\(page)")

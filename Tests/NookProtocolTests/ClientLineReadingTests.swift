@@ -45,6 +45,32 @@ struct ClientLineReadingTests {
         }
     }
 
+    @Test func c1_n2_aRequestNookdBeganAndStoppedUnderIsALostConnectionAndOneItNeverBeganIsItsRefusal() throws {
+        // nookd stops: its last line names the last request it began (started_through).
+        for (began, lost) in [("7", true), ("6", false)] {
+            try withServer({ fd in
+                var byte: UInt8 = 0
+                while recv(fd, &byte, 1, 0) == 1, byte != 0x0A {}
+                Self.write(fd, Array((StoppingLine.encoded(ProtocolError(.unavailable, "nookd is stopping"), startedThrough: .number(Double(began)!)) + "\n").utf8))
+            }) { client in
+                do {
+                    _ = try client.request(Request(id: .number(7), operation: .status))
+                    Issue.record("started_through \(began): answered")
+                } catch let error as ClientError {
+                    switch error {
+                    case .connectionLost(let reason):
+                        #expect(lost, "started_through \(began): \(reason)")
+                        #expect(reason.contains("may or may not"), "\(reason)")
+                    case .daemon(let refusal):
+                        #expect(!lost && refusal.code == .unavailable, "started_through \(began): \(refusal)")
+                    case .unreachable(let reason):
+                        Issue.record("started_through \(began): \(reason)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func c1_aLongLineInManySmallWritesThenSeveralLinesInOneWrite() throws {
         // 600 KB: what `history` answers for some 1,500 entries.
         let long = (0..<60_000).map { UInt8(ascii: "a") + UInt8($0 % 26) } + Array(repeating: UInt8(ascii: "z"), count: 540_000)
