@@ -327,14 +327,7 @@ public final class SocketServer: @unchecked Sendable {
         let line = ResponseLine.failure(id: nil, error: Self.stoppingError).encoded() + "\n"
         var told = 0
         while true {
-            // Close-on-exec as ``acceptClients(on:)`` does: a hook started now must not hold it.
-            let accepted = ChildSpawns.exclusively { () -> Result<Int32?, SystemCallError> in
-                Result { () throws(SystemCallError) in
-                    guard let fd = try System.acceptIfReady(listener.rawValue, nil, nil, subject: path) else { return nil }
-                    try? System.setCloseOnExec(fd, subject: path)
-                    return fd
-                }
-            }
+            let accepted = acceptOne(on: listener)
             guard case .success(let fd?) = accepted else {
                 if case .failure(let failure) = accepted, AcceptFailure(errno: failure.errno) == .connectionLost { continue }
                 break
@@ -349,17 +342,22 @@ public final class SocketServer: @unchecked Sendable {
         logger.debug("stopping: the socket is closed to new connections", metadata: ["told": "\(told)", "served": "\(clients.count)"])
     }
 
+    /// One connection from the backlog (nil when it is empty), accepted and marked close-on-exec
+    /// with no child spawning in between (ChildSpawns): what nookd starts (escalation hooks) must
+    /// not hold a client's connection open.
+    private func acceptOne(on listener: FileDescriptor) -> Result<Int32?, SystemCallError> {
+        ChildSpawns.exclusively { () -> Result<Int32?, SystemCallError> in
+            Result { () throws(SystemCallError) in
+                guard let fd = try System.acceptIfReady(listener.rawValue, nil, nil, subject: path) else { return nil }
+                try? System.setCloseOnExec(fd, subject: path)
+                return fd
+            }
+        }
+    }
+
     private func acceptClients(on listener: FileDescriptor) {
         while true {
-            // Accepted and marked close-on-exec with no child spawning in between (ChildSpawns):
-            // what nookd starts (escalation hooks) must not hold a client's connection open.
-            let accepted = ChildSpawns.exclusively { () -> Result<Int32?, SystemCallError> in
-                Result { () throws(SystemCallError) in
-                    guard let fd = try System.acceptIfReady(listener.rawValue, nil, nil, subject: path) else { return nil }
-                    try? System.setCloseOnExec(fd, subject: path)
-                    return fd
-                }
-            }
+            let accepted = acceptOne(on: listener)
             let fd: Int32
             switch accepted {
             case .success(nil): return

@@ -182,39 +182,11 @@ final class SenderBench {
     @Test(.enabled(if: Senders.alertmanager != nil && Senders.amtool != nil, "needs prometheus-alertmanager and amtool (Hardware/dev/install-deps)"))
     func h3_alertmanagersGroupIsOneCardThatCountsUpdatesAndEndsWhenResolved() throws {
         let bench = try SenderBench()
-        let alertmanager = try #require(Senders.alertmanager), amtool = try #require(Senders.amtool)
-        let config = bench.directory + "/alertmanager.yml"
-        try """
-            route:
-              receiver: nook
-              group_by: [alertname]
-              group_wait: 1s
-              group_interval: 1s
-              repeat_interval: 1h
-            receivers:
-              - name: nook
-                webhook_configs:
-                  - url: \(bench.baseURL)/api/v1/alertmanager
-                    send_resolved: true
-            """.write(toFile: config, atomically: true, encoding: .utf8)
-        let (process, port) = try startAlertmanager(alertmanager, config: config, directory: bench.directory)
-        defer {
-            kill(process.processIdentifier, SIGKILL)
-            _ = process.waitForExit()
-        }
-        let url = "--alertmanager.url=http://127.0.0.1:\(port)"
+        let alertmanager = try startAlertmanager(for: bench)
+        defer { alertmanager.stop() }
         func add(_ instance: String, end: String? = nil) throws {
-            var arguments = [url, "alert", "add", "alertname=HighLoad", "instance=\(instance)", "severity=critical",
-                             "--annotation=summary=Load above 8 on \(instance)"]
-            if let end { arguments.append("--end=\(end)") }
-            // amtool fails while Alertmanager is still starting; it is ready within seconds.
-            let deadline = Date().addingTimeInterval(TestBounds.seconds(30))
-            while true {
-                let result = try Senders.run(amtool, arguments)
-                if result.status == 0 { return }
-                guard Date() < deadline else { throw HarnessFailure("amtool: \(result.error)") }
-                usleep(200_000)
-            }
+            _ = try alertmanager.amtool(["alert", "add", "alertname=HighLoad", "instance=\(instance)", "severity=critical",
+                                         "--annotation=summary=Load above 8 on \(instance)"] + (end.map { ["--end=\($0)"] } ?? []))
         }
         try add("web1")
         let shown = try bench.watch.events { $0.name == "enqueued" }
@@ -241,39 +213,9 @@ final class SenderBench {
     @Test(.enabled(if: Senders.alertmanager != nil && Senders.amtool != nil, "needs prometheus-alertmanager and amtool (Hardware/dev/install-deps)"))
     func h3_twoAlertsResolvedWithAnEndInThePastLeaveNoCardLive() throws {
         let bench = try SenderBench()
-        let alertmanager = try #require(Senders.alertmanager), amtool = try #require(Senders.amtool)
-        let config = bench.directory + "/alertmanager.yml"
-        try """
-            global:
-              resolve_timeout: 5s
-            route:
-              receiver: nook
-              group_by: [alertname]
-              group_wait: 1s
-              group_interval: 1s
-              repeat_interval: 1h
-            receivers:
-              - name: nook
-                webhook_configs:
-                  - url: \(bench.baseURL)/api/v1/alertmanager
-                    send_resolved: true
-            """.write(toFile: config, atomically: true, encoding: .utf8)
-        let (process, port) = try startAlertmanager(alertmanager, config: config, directory: bench.directory)
-        defer {
-            kill(process.processIdentifier, SIGKILL)
-            _ = process.waitForExit()
-        }
-        let url = "--alertmanager.url=http://127.0.0.1:\(port)"
-        func run(_ arguments: [String]) throws -> String {
-            // amtool fails while Alertmanager is still starting; it is ready within seconds.
-            let deadline = Date().addingTimeInterval(TestBounds.seconds(30))
-            while true {
-                let result = try Senders.run(amtool, [url] + arguments)
-                if result.status == 0 { return result.output }
-                guard Date() < deadline else { throw HarnessFailure("amtool: \(result.error)") }
-                usleep(200_000)
-            }
-        }
+        let alertmanager = try startAlertmanager(for: bench, global: "resolve_timeout: 5s")
+        defer { alertmanager.stop() }
+        let run = alertmanager.amtool
         func add(_ instance: String, end: String? = nil) throws {
             _ = try run(["alert", "add", "alertname=DiskFull", "instance=\(instance)", "severity=critical",
                             "--annotation=summary=Disk full on \(instance)"] + (end.map { ["--end=\($0)"] } ?? []))
@@ -292,6 +234,51 @@ final class SenderBench {
         #expect(try run(["alert", "query", "-o", "simple"]).split(separator: "\n").count <= 1, "Alertmanager still holds alerts")
         let left = try live()
         #expect(left.isEmpty, "\(left.map { "\($0.title) \($0.coalescingKey ?? "")" })")
+    }
+
+    /// A running Alertmanager whose one receiver is the bench's nook-http, and amtool aimed at it.
+    struct RunningAlertmanager {
+        let process: Process
+        let amtoolPath: String
+        let url: String
+
+        /// amtool's output; it fails while Alertmanager is still starting, which takes seconds.
+        func amtool(_ arguments: [String]) throws -> String {
+            let deadline = Date().addingTimeInterval(TestBounds.seconds(30))
+            while true {
+                let result = try Senders.run(amtoolPath, [url] + arguments)
+                if result.status == 0 { return result.output }
+                guard Date() < deadline else { throw HarnessFailure("amtool: \(result.error)") }
+                usleep(200_000)
+            }
+        }
+
+        func stop() {
+            kill(process.processIdentifier, SIGKILL)
+            _ = process.waitForExit()
+        }
+    }
+
+    /// Alertmanager grouping by alert name, one second to wait and between notifications, sending
+    /// resolves to the bench's `/api/v1/alertmanager`; `global`, a line of its global settings.
+    func startAlertmanager(for bench: SenderBench, global: String? = nil) throws -> RunningAlertmanager {
+        let alertmanager = try #require(Senders.alertmanager), amtool = try #require(Senders.amtool)
+        let config = bench.directory + "/alertmanager.yml"
+        try ((global.map { "global:\n  \($0)\n" } ?? "") + """
+            route:
+              receiver: nook
+              group_by: [alertname]
+              group_wait: 1s
+              group_interval: 1s
+              repeat_interval: 1h
+            receivers:
+              - name: nook
+                webhook_configs:
+                  - url: \(bench.baseURL)/api/v1/alertmanager
+                    send_resolved: true
+            """).write(toFile: config, atomically: true, encoding: .utf8)
+        let (process, port) = try startAlertmanager(alertmanager, config: config, directory: bench.directory)
+        return RunningAlertmanager(process: process, amtoolPath: amtool, url: "--alertmanager.url=http://127.0.0.1:\(port)")
     }
 
     /// Alertmanager on a loopback port once it listens there itself; started again on
