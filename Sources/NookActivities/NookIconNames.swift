@@ -36,7 +36,7 @@ public enum NookIconNames {
     public static func warning(for name: String, shownOn: String = "card") -> String? {
         guard !isKnown(name), !namesFile(name) else { return nil }
         let suggestion = nearest(to: name).map { " (did you mean '\($0)'?)" } ?? ""
-        return "unknown icon '\(name)'\(suggestion): the \(shownOn) shows the generic glyph; 'nookctl icons' lists the known names"
+        return "unknown icon '\(SaidText.shown(name, scalars: 100))'\(suggestion): the \(shownOn) shows the generic glyph; 'nookctl icons' lists the known names"
     }
 
     /// The known name closest to `name` by edit distance, if it is close enough to be a typo

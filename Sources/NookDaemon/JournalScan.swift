@@ -21,8 +21,12 @@ struct JournalScan {
         /// The first unreadable line ended with its newline: it was written whole, so it was
         /// not cut short by a kill or a power cut.
         var complete: Bool
-        /// What each unreadable line held (``JournalRemains``), in order.
+        /// What the first ``heldShown`` unreadable lines held (``JournalRemains``), in order: only
+        /// those are said, and a journal of damaged lines may have millions of them.
         var held: [String] = []
+        /// How many unreadable lines the span has.
+        var heldLines = 0
+        static let heldShown = 4
 
         var atEnd: Bool { recordsAfter == 0 }
         /// What a kill or a power cut leaves: a last record cut short, or a zero-filled tail.
@@ -36,9 +40,9 @@ struct JournalScan {
         /// Each record is one line, so a span that is not zeros held its lines' records: say what
         /// they were rather than how many of the shortest record its bytes could hold.
         var heldDescription: String {
-            if held.count == 1 { return held[0] }
-            let listed = held.prefix(4).joined(separator: "; ") + (held.count > 4 ? "; and \(held.count - 4) more lines" : "")
-            return "\(held.count) lines: \(listed)"
+            if heldLines == 1, let only = held.first { return only }
+            let listed = held.joined(separator: "; ") + (heldLines > held.count ? "; and \(heldLines - held.count) more lines" : "")
+            return "\(heldLines) lines: \(listed)"
         }
 
         func description(keptRecords: Int) -> String {
@@ -70,6 +74,7 @@ struct JournalScan {
         var damageStart: (offset: Int, line: Int, problem: String, complete: Bool)?
         var damageEnd = 0
         var held: [String] = []
+        var heldLines = 0
         var recordsAfter = 0
         while offset < bytes.count {
             line += 1
@@ -86,7 +91,8 @@ struct JournalScan {
                 // after the first damage is used anyway.
                 if recordsAfter == 0 {
                     damageEnd = next
-                    held.append(JournalRemains.described(bytes[offset..<end], bytes: next - offset))
+                    heldLines += 1
+                    if held.count < Damage.heldShown { held.append(JournalRemains.described(bytes[offset..<end], bytes: next - offset)) }
                 }
             }
         }
@@ -96,6 +102,6 @@ struct JournalScan {
         let stop = recordsAfter == 0 ? bytes.count : damageEnd
         let zeros = bytes[start.offset..<stop].reduce(0) { $0 + ($1 == 0 ? 1 : 0) }
         damage = Damage(offset: start.offset, line: start.line, length: stop - start.offset, zeroBytes: zeros,
-                        recordsAfter: recordsAfter, problem: start.problem, complete: start.complete, held: held)
+                        recordsAfter: recordsAfter, problem: start.problem, complete: start.complete, held: held, heldLines: heldLines)
     }
 }

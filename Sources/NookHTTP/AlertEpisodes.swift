@@ -128,14 +128,35 @@ public final class AlertEpisodes {
         case stale(Int)
     }
 
+    /// Bytes of the group keys and fingerprints kept (each at most ``longestKept`` and a digest's).
+    public var keptBytes: Int {
+        groups.reduce(0) { total, group in total + group.key.utf8.count + group.value.keys.reduce(0) { $0 + $1.utf8.count } }
+    }
+
+    /// A group key or fingerprint longer than this is kept as its SHA-256 (a sender may write
+    /// either at any length, and a group keeps hundreds of fingerprints: kept whole, a few of
+    /// 64 KiB bodies each would make the bound on groups and alerts no bound on memory).
+    /// Alertmanager's and Grafana's fingerprints are 16 hex digits.
+    public static let longestKept = 128
+
+    /// `text` as kept: itself, or when longer than ``longestKept`` its SHA-256, marked by a NUL
+    /// no JSON string of a real sender starts with (a collision of two could make one
+    /// group's or alert's resolve silence another).
+    static func kept(_ text: String) -> String {
+        guard text.utf8.count > longestKept else { return text }
+        return "\u{0}sha256:" + SHA256.hex(SHA256.hash(text.utf8))
+    }
+
     /// Judges `notification` of the group `key` and remembers what it says that is new.
-    public func admit(_ notification: AlertNotification, key: String) -> Admission {
+    public func admit(_ notification: AlertNotification, key fullKey: String) -> Admission {
         clock += 1
+        let key = Self.kept(fullKey)
         let before = groups[key] ?? [:]
         var known = before
         var stale = 0
         for alert in notification.alerts {
-            var state = known[alert.fingerprint] ?? Known(heard: clock)
+            let fingerprint = Self.kept(alert.fingerprint)
+            var state = known[fingerprint] ?? Known(heard: clock)
             state.heard = clock
             let start = AlertTime(alert.startsAt)
             if alert.firing {
@@ -155,12 +176,15 @@ public final class AlertEpisodes {
                 if let resolvedAt { state.lastResolved = max(state.lastResolved ?? resolvedAt, resolvedAt) }
                 state.resolvedThrough = [state.resolvedThrough, resolvedAt, state.firingSince].compactMap { $0 }.max()
             }
-            known[alert.fingerprint] = state
+            known[fingerprint] = state
         }
         // A stale notification teaches nothing: what is known stays as it was, only heard of now.
         if stale > 0 {
             known = before
-            for alert in notification.alerts where known[alert.fingerprint] != nil { known[alert.fingerprint]!.heard = clock }
+            for alert in notification.alerts {
+                let fingerprint = Self.kept(alert.fingerprint)
+                if known[fingerprint] != nil { known[fingerprint]!.heard = clock }
+            }
         }
         if known.count > alertsPerGroup {
             for (fingerprint, _) in known.sorted(by: { $0.value.heard < $1.value.heard }).prefix(known.count - alertsPerGroup) {

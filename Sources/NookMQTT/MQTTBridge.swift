@@ -515,8 +515,8 @@ public final class MQTTBridge {
             if case .daemon = error { logger.error("nookd's status cannot be read: \(error)") } else { nookdLost("\(error)") }
             return []
         }
-        let prefix = Self.heldKeyPrefix(clientID: config.effectiveClientID)
-        guard let shown = status.modules.compactMap(\.current).first(where: { $0.isBlocker && $0.coalescingKey?.hasPrefix(prefix) == true }) else {
+        let clientID = config.effectiveClientID
+        guard let shown = status.modules.compactMap(\.current).first(where: { Self.isHeld($0, clientID: clientID) }) else {
             logger.info("\(message.topic): no held notification of this bridge's on the glass to dismiss")
             return []
         }
@@ -535,6 +535,13 @@ public final class MQTTBridge {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in clientID.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return "mqtt-hold/fnv-\(String(hash, radix: 16))/"
+    }
+
+    /// Whether `activity` is a held notification the bridge of `clientID` put up: a blocker keyed
+    /// with its own id (``heldKey(clientID:id:)``). The whole key, not its prefix: the prefix of
+    /// client `a` begins the keys of client `a/b` too, another bridge's notifications.
+    public static func isHeld(_ activity: NookActivity, clientID: String) -> Bool {
+        activity.isBlocker && activity.coalescingKey == heldKey(clientID: clientID, id: activity.id)
     }
 
     /// A notification's card keyed as held (``heldKey(clientID:id:)``) when it is one.

@@ -71,7 +71,10 @@ public struct PixelRenderer: Sendable {
         if let title {
             let missing = font.undrawable(in: title)
             if !missing.isEmpty {
-                let shown = String(missing.prefix(Self.undrawableShown)) + (missing.count > Self.undrawableShown ? "…" : "")
+                // Each named as the sender wrote it, on one line (a line break or an escape
+                // sequence is written out) and bounded.
+                let shown = missing.prefix(Self.undrawableShown).map { SaidText.shown(String($0), scalars: 8) }.joined()
+                    + (missing.count > Self.undrawableShown ? "…" : "")
                 said.append("the LED font cannot draw '\(shown)' in the \(titleField); \(missing.count == 1 ? "it shows" : "they show") as '?'")
             }
         }
@@ -80,8 +83,8 @@ public struct PixelRenderer: Sendable {
         }
         if let icon, size.height >= 8, PixelIcons.art[icon] == nil, known(icon) {
             said.append(NookIconNames.namesFile(icon)
-                ? "the LED matrix draws no image files: the icon '\(icon)' shows as the ringed dot"
-                : "the LED matrix has no 8x8 drawing of the icon '\(icon)': it shows the ringed dot")
+                ? "the LED matrix draws no image files: the icon '\(SaidText.shown(icon, scalars: 100))' shows as the ringed dot"
+                : "the LED matrix has no 8x8 drawing of the icon '\(SaidText.shown(icon, scalars: 100))': it shows the ringed dot")
         }
         return said
     }

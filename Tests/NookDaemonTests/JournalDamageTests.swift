@@ -96,4 +96,19 @@ struct JournalDamageTests {
         let two = try await recoveryWarning(damaged, in: scratch, name: "two")
         #expect(two.contains("they held 2 lines: one record of \(lines[6].count + 1) bytes: an app set or updated (weather)"), "\(two)")
     }
+
+    /// A span of many damaged lines (something else than nookd wrote over the journal) is said
+    /// by its first lines and a count; what recovery keeps of them is that, not a description
+    /// of each of hundreds of thousands of lines held all at once while nookd starts.
+    @Test func j1_aSpanOfManyDamagedLinesIsSaidByItsFirstLinesAndACount() throws {
+        let lines = 200_000
+        let bytes = Array(repeating: Array("{\n".utf8), count: lines).flatMap { $0 }
+        let damage = try #require(JournalScan(bytes).damage)
+        #expect(damage.heldLines == lines)
+        #expect(damage.held.count <= JournalScan.Damage.heldShown, "\(damage.held.count) descriptions kept")
+        let said = damage.description(keptRecords: 0)
+        #expect(said.contains("it held \(lines) lines: one line of 2 bytes, whose kind of record cannot be read from it; "), "\(said.prefix(300))")
+        #expect(said.contains("; and \(lines - JournalScan.Damage.heldShown) more lines"), "\(said.prefix(400))")
+        #expect(said.utf8.count < 2000, "\(said.utf8.count) bytes")
+    }
 }

@@ -103,6 +103,36 @@ enum AlertOrderBodies {
         }
         #expect(episodes.count == 3)
     }
+
+    /// The bounds on groups and alerts bound memory too: a sender writes a group key and each
+    /// fingerprint at any length (a 64 KiB body holds one of 60 KiB), and what is kept of each
+    /// is at most a digest's length; a long one is still judged as a short one is.
+    @Test func h3_theEpisodesKeptAreBoundedInBytesWhateverTheKeysAndFingerprints() throws {
+        let episodes = AlertEpisodes(capacity: 4, alertsPerGroup: 4)
+        func body(_ status: String, groupKey: String, fingerprints: [String], endsAt: String = "0001-01-01T00:00:00Z") -> [UInt8] {
+            let alerts = fingerprints.map { fingerprint in
+                JSONValue.object([("status", .string(status)), ("labels", .object([("alertname", .string("HighLoad"))])),
+                                  ("fingerprint", .string(fingerprint)), ("startsAt", .string("2026-11-26T01:00:00Z")),
+                                  ("endsAt", .string(endsAt))])
+            }
+            return JSONValue.object([("status", .string(status)), ("groupKey", .string(groupKey)), ("alerts", .array(alerts))]).serializedBytes
+        }
+        func admit(_ bytes: [UInt8], key: String) throws -> AlertEpisodes.Admission {
+            episodes.admit(try AlertNotification.decode(bytes, source: .alertmanager).get(), key: key)
+        }
+        for group in 0..<8 {
+            let key = String(repeating: "k", count: 4000) + "\(group)"
+            let fingerprints = (0..<8).map { String(repeating: "f", count: 4000) + "\(group)-\($0)" }
+            _ = try admit(body("firing", groupKey: key, fingerprints: fingerprints), key: key)
+        }
+        #expect(episodes.count == 4)
+        #expect(episodes.keptBytes <= 4 * (1 + 4) * (AlertEpisodes.longestKept + 1), "\(episodes.keptBytes) bytes kept")
+        let key = String(repeating: "k", count: 4000) + "late"
+        let fingerprint = [String(repeating: "f", count: 4000) + "late"]
+        #expect(try admit(body("firing", groupKey: key, fingerprints: fingerprint), key: key) == .admitted)
+        #expect(try admit(body("resolved", groupKey: key, fingerprints: fingerprint, endsAt: "2026-11-26T01:00:10Z"), key: key) == .admitted)
+        #expect(try admit(body("firing", groupKey: key, fingerprints: fingerprint), key: key) == .stale(1), "the firing's retry after its resolve")
+    }
 }
 
 @Suite(.serialized, .ownThreads) struct AlertOrderTests {

@@ -344,6 +344,20 @@ struct AWTRIXTopicTests {
         #expect(MQTTBridge.heldKeyPrefix(clientID: long1) != MQTTBridge.heldKeyPrefix(clientID: long2))
     }
 
+    /// `notify/dismiss` ends only a held notification of this bridge's: not one of a bridge whose
+    /// client id begins with this one's and a slash, nor a card keyed with another card's id.
+    @Test func e4_notifyDismissKnowsOnlyItsOwnHeldNotification() throws {
+        var card = NookActivity(title: "Washer done", presentation: .blocker(timeout: nil))
+        card.coalescingKey = MQTTBridge.heldKey(clientID: "a/b", id: card.id)
+        #expect(MQTTBridge.isHeld(card, clientID: "a/b"))
+        #expect(!MQTTBridge.isHeld(card, clientID: "a"), "a bridge 'a' took bridge 'a/b''s held notification for its own")
+        card.coalescingKey = MQTTBridge.heldKey(clientID: "a", id: NookActivityID())
+        #expect(!MQTTBridge.isHeld(card, clientID: "a"), "a key naming another card")
+        card.coalescingKey = MQTTBridge.heldKey(clientID: "a", id: card.id)
+        card.presentation = .timed
+        #expect(!MQTTBridge.isHeld(card, clientID: "a"), "a card that is not held")
+    }
+
     @Test func a3_aRetainedAppIsTakenAndARetainedTurnIsNot() throws {
         let topic = "nook/b1/custom/weather"
         let set = AWTRIXInbound.decode(.customApp("weather"), topic: topic, payload: Array(#"{"text": "21 °C"}"#.utf8), retained: true)

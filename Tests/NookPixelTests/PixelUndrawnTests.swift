@@ -29,6 +29,19 @@ struct PixelUndrawnTests {
         #expect(frame(renderer, NookActivity(title: "Grüße")) != frame(renderer, NookActivity(title: "Gr?ße")))
     }
 
+    /// What cannot be drawn is quoted back on one line and bounded: a line break, an escape
+    /// sequence's ESC or a direction override is written out, not echoed into the bridges' logs.
+    @Test func l3_theCharactersNamedAreQuotedOnOneLine() {
+        let renderer = PixelRenderer(size: PixelSize(width: 64, height: 8))
+        let said = renderer.undrawn(title: "a\r\nb\u{1B}[2Jc\u{202E}d\u{2028}", subtitle: nil, icon: "x\ny", known: { _ in true })
+        #expect(said.first == "the LED font cannot draw '\\u{d}\\u{a}\\u{1b}\\u{202e}\\u{2028}' in the title; they show as '?'", "\(said)")
+        #expect(said.last == "the LED matrix has no 8x8 drawing of the icon 'x\\u{a}y': it shows the ringed dot", "\(said)")
+        for line in said { #expect(!line.unicodeScalars.contains { $0.value < 0x20 || $0 == "\u{202E}" || $0 == "\u{2028}" }, "\(line.debugDescription)") }
+        // A character of a letter and hundreds of marks is named by its first few scalars.
+        let heavy = renderer.undrawn(title: "a" + String(repeating: "\u{0301}", count: 400), subtitle: nil, icon: nil)
+        #expect(heavy.count == 1 && heavy[0].utf8.count < 120, "\(heavy.first?.utf8.count ?? 0) bytes")
+    }
+
     @Test func l3_aSubtitleAndAnIconWithoutADrawingAreNamedAndAStripNamesNothing() throws {
         let renderer = PixelRenderer(size: PixelSize(width: 32, height: 8))
         #expect(renderer.undrawn(title: "x", subtitle: "more", icon: nil) == ["an LED matrix shows the title only: the subtitle is not drawn"])
