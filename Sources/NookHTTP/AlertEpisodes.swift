@@ -1,3 +1,5 @@
+import NookSystem
+
 /// A time as Alertmanager and Grafana write an alert's `startsAt` and `endsAt` (RFC 3339:
 /// `2026-11-26T01:00:00Z`, `…:00.123456789Z`, `…:00+01:00`), comparable whatever the digits of
 /// its fraction or its offset; text comparison is not (`…:07Z` sorts after `…:07.5Z`).
@@ -77,17 +79,26 @@ public struct AlertTime: Sendable, Comparable, CustomStringConvertible {
 /// The notifications carry no time of their own; the alerts do. An alert is one episode from
 /// its `startsAt` to its `endsAt` (shown only once it has ended). So, per alert of a group:
 /// - a firing alert that started no later than a resolve of it already taken, or than any firing
-///   of it seen before that resolve, belongs to an episode that is over: stale. A firing that
-///   started later is a new episode (the alert fired again) and shows;
+///   of it seen before that resolve, belongs to an episode that is over: stale, but only within
+///   ``retryWindow`` of when nook-http took that resolve. A firing that started later is a new
+///   episode (the alert fired again) and shows;
 /// - a resolve of it no later than one already taken, once a newer episode has fired since,
 ///   is stale: it ended the earlier episode, not this one.
 /// The firings seen before a resolve count as resolved with it, not only its `endsAt`: a
 /// resolve sent with an end in the past (`amtool alert add --end=…`) may end before the alert
 /// started, and the firing's retry that comes after it must still be stale.
 ///
-/// A notification with a stale alert is stale whole, and changes nothing: each notification is
-/// the group as it was when sent, so one older than what is known of one alert is older than
-/// the notification that told it, for every alert. An alert with no readable time is never
+/// Why a window: Alertmanager retries a notification only until its flush's time is up
+/// (`max(group_interval, 10s)`), so an old retry arrives within about a group interval of its
+/// first attempt. A firing with the same `startsAt` that arrives later is no retry: Alertmanager
+/// resolved the alert (its source fell silent past `resolve_timeout`) and then heard it fire
+/// again, unchanged. Past the window it is a new episode of the alert, whose state starts anew.
+///
+/// Judged per alert: a notification's stale firings are left out and the rest of it is carried
+/// out as it says (``Admission/partlyStale(_:leftOut:)``): nothing firing left, the group
+/// resolved. A notification all of whose alerts are stale changes nothing, nor does one with a
+/// stale resolve: its alert fires anew since, so the notification is older than the one that
+/// said so and cannot say what the group's card is now. An alert with no readable time is never
 /// judged stale.
 ///
 /// Bounded: at most ``capacity`` groups, the one least recently heard of forgotten first, and at
@@ -105,16 +116,29 @@ public final class AlertEpisodes {
         var resolvedThrough: AlertTime?
         /// The latest resolve taken (its `endsAt`, or its `startsAt` when later).
         var lastResolved: AlertTime?
+        /// When (the monotonic clock) nook-http took the resolve that last raised `resolvedThrough`.
+        var resolvedTaken: Duration?
         var heard: UInt64
     }
 
     private var groups: [String: [String: Known]] = [:]
     private var heard: [String: UInt64] = [:]
-    private var clock: UInt64 = 0
+    private var heardCount: UInt64 = 0
+    /// The monotonic clock's reading (injected by tests).
+    private let clock: @Sendable () -> Duration
 
-    public init(capacity: Int = 1024, alertsPerGroup: Int = 512) {
+    /// How long after nook-http took a resolve a firing it ended is judged an old retry.
+    public let retryWindow: Duration
+
+    /// Alertmanager's default `group_interval`: its retries of a notification end within it.
+    public static let defaultRetryWindow: Duration = .seconds(300)
+
+    public init(capacity: Int = 1024, alertsPerGroup: Int = 512, retryWindow: Duration = AlertEpisodes.defaultRetryWindow,
+                clock: @escaping @Sendable () -> Duration = { MonotonicClock.now }) {
         self.capacity = max(1, capacity)
         self.alertsPerGroup = max(1, alertsPerGroup)
+        self.retryWindow = max(.zero, retryWindow)
+        self.clock = clock
     }
 
     /// Groups remembered.
@@ -124,7 +148,10 @@ public final class AlertEpisodes {
     public enum Admission: Sendable, Equatable {
         /// Carry it out.
         case admitted
-        /// It is older than what is known of this many of its alerts: it changes nothing.
+        /// Some of its alerts are stale: carry out `notification`, which is it without them
+        /// (`leftOut`: their fingerprints, in the order sent).
+        case partlyStale(AlertNotification, leftOut: [String])
+        /// It is older than what is known of every one of its alerts (this many): it changes nothing.
         case stale(Int)
     }
 
@@ -147,21 +174,32 @@ public final class AlertEpisodes {
         return "\u{0}sha256:" + SHA256.hex(SHA256.hash(text.utf8))
     }
 
-    /// Judges `notification` of the group `key` and remembers what it says that is new.
+    /// Judges `notification` of the group `key` and remembers what it says that is new; a stale
+    /// alert teaches nothing.
     public func admit(_ notification: AlertNotification, key fullKey: String) -> Admission {
-        clock += 1
+        heardCount += 1
+        let now = clock()
         let key = Self.kept(fullKey)
         let before = groups[key] ?? [:]
         var known = before
-        var stale = 0
-        for alert in notification.alerts {
+        var staleAt: [Int] = []
+        var staleResolve = false
+        for (index, alert) in notification.alerts.enumerated() {
             let fingerprint = Self.kept(alert.fingerprint)
-            var state = known[fingerprint] ?? Known(heard: clock)
-            state.heard = clock
+            var state = known[fingerprint] ?? Known(heard: heardCount)
+            state.heard = heardCount
+            // Heard of now, even when stale: what is heard of is kept longest.
+            known[fingerprint]?.heard = heardCount
             let start = AlertTime(alert.startsAt)
             if alert.firing {
                 if let start, let through = state.resolvedThrough, start <= through {
-                    stale += 1
+                    if let taken = state.resolvedTaken, now - taken >= retryWindow {
+                        // Too late for a retry: the alert fired again, unchanged. A new episode.
+                        state = Known(firingSince: start, heard: heardCount)
+                        known[fingerprint] = state
+                        continue
+                    }
+                    staleAt.append(index)
                     continue
                 }
                 if let start { state.firingSince = max(state.firingSince ?? start, start) }
@@ -170,20 +208,24 @@ public final class AlertEpisodes {
                 let resolvedAt = [start, end].compactMap { $0 }.max()
                 if let resolvedAt, let last = state.lastResolved, resolvedAt <= last,
                    let since = state.firingSince, let through = state.resolvedThrough, since > through {
-                    stale += 1
+                    staleAt.append(index)
+                    staleResolve = true
                     continue
                 }
                 if let resolvedAt { state.lastResolved = max(state.lastResolved ?? resolvedAt, resolvedAt) }
-                state.resolvedThrough = [state.resolvedThrough, resolvedAt, state.firingSince].compactMap { $0 }.max()
+                let through = [state.resolvedThrough, resolvedAt, state.firingSince].compactMap { $0 }.max()
+                if let through, state.resolvedThrough.map({ through > $0 }) ?? true { state.resolvedTaken = now }
+                state.resolvedThrough = through
             }
             known[fingerprint] = state
         }
-        // A stale notification teaches nothing: what is known stays as it was, only heard of now.
-        if stale > 0 {
+        // A stale resolve means its alert fires anew since: the notification is older than the one
+        // that said so, and cannot say what the group's card is now. It teaches nothing.
+        if staleResolve {
             known = before
             for alert in notification.alerts {
                 let fingerprint = Self.kept(alert.fingerprint)
-                if known[fingerprint] != nil { known[fingerprint]!.heard = clock }
+                if known[fingerprint] != nil { known[fingerprint]!.heard = heardCount }
             }
         }
         if known.count > alertsPerGroup {
@@ -192,11 +234,18 @@ public final class AlertEpisodes {
             }
         }
         groups[key] = known
-        heard[key] = clock
+        heard[key] = heardCount
         if groups.count > capacity, let oldest = heard.min(by: { $0.value < $1.value })?.key {
             groups[oldest] = nil
             heard[oldest] = nil
         }
-        return stale > 0 ? .stale(stale) : .admitted
+        guard !staleAt.isEmpty else { return .admitted }
+        guard staleAt.count < notification.alerts.count, !staleResolve else { return .stale(staleAt.count) }
+        var rest = notification
+        let left = Set(staleAt)
+        rest.alerts = notification.alerts.enumerated().filter { !left.contains($0.offset) }.map(\.element)
+        // The group's status follows the alerts it is carried out with: nothing firing among them, it resolved.
+        rest.firing = notification.firing && rest.alerts.contains(where: \.firing)
+        return .partlyStale(rest, leftOut: staleAt.map { notification.alerts[$0].fingerprint })
     }
 }

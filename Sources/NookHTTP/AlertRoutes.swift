@@ -10,7 +10,8 @@ public enum AlertRoutes {
     ///   - module: the module alert cards go to (nil: nookd's default).
     ///   - memory: the content last sent per group, shared by both routes.
     ///   - episodes: what is known of each group's alerts, so a notification delivered out of
-    ///     order never makes or revives a card its group's resolve ended.
+    ///     order never makes or revives a card its group's resolve ended; its stale alerts are
+    ///     left out (answered as `stale` and `left_out`), and one with nothing else changes nothing.
     ///   - order: runs the notifications of one group one after another (shared with the other
     ///     routes that use keys).
     public static func routes(module: String? = nil, memory: AlertCardMemory = AlertCardMemory(), episodes: AlertEpisodes = AlertEpisodes(),
@@ -32,10 +33,20 @@ public enum AlertRoutes {
                     exchange.respond(.json(.object([("status", .string("stale")), ("key", .string(key)), ("stale", .number(Double(count)))])))
                 case .admitted:
                     carry(AlertCards.plan(for: notification, id: NookActivityID(), module: module), exchange, source: source, nookd: nookd)
+                case .partlyStale(let rest, let leftOut):
+                    // Carried out without its stale alerts, and the answer says which were left out.
+                    let names = leftOut.map(HTTPLogText.escaped).joined(separator: ", ")
+                    logger.info("\(source.rawValue) \(key): left out \(leftOut.count) alert(s) older than what nook-http already took of them: \(names)")
+                    carry(AlertCards.plan(for: rest, id: NookActivityID(), module: module), exchange, source: source, nookd: nookd,
+                          leftOut: leftOut)
                 }
             }
         }
-        func carry(_ plan: AlertCards.Plan, _ exchange: any HTTPExchange, source: AlertNotification.Source, nookd: any NookdCalls) {
+        func carry(_ plan: AlertCards.Plan, _ exchange: any HTTPExchange, source: AlertNotification.Source, nookd: any NookdCalls,
+                   leftOut: [String] = []) {
+            // Stale alerts left out of a notification: how many, and their fingerprints.
+            let stale: [(String, JSONValue)] = leftOut.isEmpty ? []
+                : [("stale", .number(Double(leftOut.count))), ("left_out", .array(leftOut.map(JSONValue.string)))]
             // What was last sent is remembered per token, as each token's group is a card of its own.
             func memoryKey(_ key: String) -> String { exchange.caller.senderName + "\n" + key }
             // A caller that states no sender (an admin token) reaches every token's card with the
@@ -53,13 +64,13 @@ public enum AlertRoutes {
                     case .success(let ended):
                         memory.forget(key: remembered)
                         forgetOthers(key)
-                        exchange.respond(.json(.object([("status", .string("resolved")), ("key", .string(key)), ("ended", .number(Double(ended)))])))
+                        exchange.respond(.json(.object([("status", .string("resolved")), ("key", .string(key)), ("ended", .number(Double(ended)))] + stale)))
                     }
                 }
             case .show(let card, let digest):
                 let key = card.activity.coalescingKey ?? ""
                 guard !memory.isUnchanged(key: memoryKey(key), digest: digest) else {
-                    exchange.respond(.json(.object([("status", .string("unchanged")), ("key", .string(key))])))
+                    exchange.respond(.json(.object([("status", .string("unchanged")), ("key", .string(key))] + stale)))
                     return
                 }
                 for note in card.notes { logger.info("\(source.rawValue) \(key): \(HTTPLogText.escaped(note))") }
@@ -74,7 +85,7 @@ public enum AlertRoutes {
                         exchange.respond(.json(.object([
                             ("status", .string(delivered.updated ? "updated" : "shown")), ("key", .string(key)),
                             ("activity", .string(delivered.id.description)),
-                        ] + (notes.isEmpty ? [] : [("notes", .array(notes.map(JSONValue.string)))]))))
+                        ] + (notes.isEmpty ? [] : [("notes", .array(notes.map(JSONValue.string)))]) + stale)))
                     }
                 }
             }
