@@ -130,8 +130,12 @@ public final class AlertEpisodes {
     /// How long after nook-http took a resolve a firing it ended is judged an old retry.
     public let retryWindow: Duration
 
-    /// Alertmanager's default `group_interval`: its retries of a notification end within it.
-    public static let defaultRetryWindow: Duration = .seconds(300)
+    /// Alertmanager flushes a group's notifications one after another (a flush, its retries
+    /// included, ends before the next begins), so an old one reaches nook-http late only in
+    /// flight, or from another peer of a cluster (each waits its place times `peer_timeout`,
+    /// 15 s). A firing sent again for real comes at a later flush, at least `group_interval`
+    /// after the resolve (5 minutes unless configured): the window stays well inside it.
+    public static let defaultRetryWindow: Duration = .seconds(60)
 
     public init(capacity: Int = 1024, alertsPerGroup: Int = 512, retryWindow: Duration = AlertEpisodes.defaultRetryWindow,
                 clock: @escaping @Sendable () -> Duration = { MonotonicClock.now }) {

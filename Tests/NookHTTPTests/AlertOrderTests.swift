@@ -49,6 +49,10 @@ enum AlertOrderBodies {
 }
 
 @Suite struct AlertEpisodesTests {
+    /// No time passes: what is judged here is the order, never how long a loaded machine took
+    /// between two notifications (the retry window has tests of its own, on a manual clock).
+    static let frozen: @Sendable () -> Duration = { .zero }
+
     @Test func h3_alertTimesCompareWhateverTheirFractionOrOffset() throws {
         let whole = try #require(AlertTime("2026-11-26T01:00:07Z"))
         let half = try #require(AlertTime("2026-11-26T01:00:07.5Z"))
@@ -68,7 +72,7 @@ enum AlertOrderBodies {
     }
 
     @Test func h3_aFiringOlderThanItsGroupsResolveIsStaleAndALaterFiringIsNot() throws {
-        let episodes = AlertEpisodes()
+        let episodes = AlertEpisodes(clock: Self.frozen)
         let steps = AlertOrderBodies.sequence()
         for step in steps { if case .stale = try admit(episodes, step.body) { Issue.record("\(step.name) in order is not stale") } }
         // Retries of the earlier ones, after the resolve.
@@ -86,7 +90,7 @@ enum AlertOrderBodies {
     @Test func h3_aResolveWhoseEndIsBeforeItsAlertsStartStillEndsTheFiringsSeenBeforeIt() throws {
         // `amtool alert add … --end=<10 s ago>` resolves an alert that started 3 s ago: the
         // resolve's start and end are both before the firing's start.
-        let episodes = AlertEpisodes()
+        let episodes = AlertEpisodes(clock: Self.frozen)
         let firing = AlertOrderBodies.firing([("web1", "2026-11-26T01:00:00Z"), ("web2", "2026-11-26T01:00:01Z")])
         let resolved = AlertOrderBodies.resolved([("web1", "2026-11-26T00:59:53Z", "2026-11-26T00:59:53Z"),
                                                   ("web2", "2026-11-26T00:59:54Z", "2026-11-26T00:59:54Z")])
@@ -96,7 +100,7 @@ enum AlertOrderBodies {
     }
 
     @Test func h3_theEpisodesKeptAreBounded() throws {
-        let episodes = AlertEpisodes(capacity: 3, alertsPerGroup: 2)
+        let episodes = AlertEpisodes(capacity: 3, alertsPerGroup: 2, clock: Self.frozen)
         for group in 0..<10 {
             let body = AlertOrderBodies.firing([("a", "2026-11-26T01:00:00Z"), ("b", "2026-11-26T01:00:00Z"), ("c", "2026-11-26T01:00:00Z")])
             _ = episodes.admit(try AlertNotification.decode(body, source: .alertmanager).get(), key: "g\(group)")
@@ -108,7 +112,7 @@ enum AlertOrderBodies {
     /// fingerprint at any length (a 64 KiB body holds one of 60 KiB), and what is kept of each
     /// is at most a digest's length; a long one is still judged as a short one is.
     @Test func h3_theEpisodesKeptAreBoundedInBytesWhateverTheKeysAndFingerprints() throws {
-        let episodes = AlertEpisodes(capacity: 4, alertsPerGroup: 4)
+        let episodes = AlertEpisodes(capacity: 4, alertsPerGroup: 4, clock: Self.frozen)
         func body(_ status: String, groupKey: String, fingerprints: [String], endsAt: String = "0001-01-01T00:00:00Z") -> [UInt8] {
             let alerts = fingerprints.map { fingerprint in
                 JSONValue.object([("status", .string(status)), ("labels", .object([("alertname", .string("HighLoad"))])),
@@ -141,7 +145,7 @@ enum AlertOrderBodies {
     /// of the group is live.
     @Test func h3_inEveryOrderOfAGroupsNotificationsNoCardOutlivesTheResolve() throws {
         let nookd = try PublishNookd()
-        let routes = RouteCaller(routes: AlertRoutes.routes(logger: RouteCaller.logger), nookd: BlockingNookdCalls(socket: nookd.socket))
+        let routes = RouteCaller(routes: AlertRoutes.routes(episodes: AlertEpisodes(clock: { .zero }), logger: RouteCaller.logger), nookd: BlockingNookdCalls(socket: nookd.socket))
         let orders = AlertOrderBodies.permutations(Array(0..<4))
         #expect(orders.count == 24)
         var keys: [String: [Int]] = [:]
