@@ -168,7 +168,8 @@ enum AlertOrderBodies {
         #expect(left.isEmpty, "live after: \(left.compactMap { keys[$0.coalescingKey ?? ""]?.map { names[$0] } })")
 
         // web1 firing again after its group's resolve is a new card.
-        let key = try #require(keys.first { $0.value == [0, 1, 2, 3] }?.key)
+        let inOrder = keys.first { $0.value == [0, 1, 2, 3] }?.key
+        let key = try #require(inOrder)
         let groupKey = #"{}:{alertname="HighLoad",order="0"}"#
         let again = try routes.call("POST", "/api/v1/alertmanager", HTTPRequest(method: "POST", path: "/api/v1/alertmanager",
             body: AlertOrderBodies.firing([("web1", "2026-11-26T01:05:00Z")], groupKey: groupKey)))

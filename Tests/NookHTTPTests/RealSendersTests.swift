@@ -320,8 +320,9 @@ final class SenderBench {
     /// The `rest_command` block of publishing.md: url, method, headers and payload as written.
     static func restCommand() throws -> (url: String, method: String, headers: [(String, String)], payload: String) {
         let document = try String(contentsOfFile: Built.root + "/docs/publishing.md", encoding: .utf8)
-        let block = try #require(document.components(separatedBy: "```yaml\nrest_command:\n").dropFirst().first?.components(separatedBy: "```").first,
-                                 "publishing.md has a rest_command example")
+        // (Into a plain optional first: Swift 6.0.3's #require cannot expand an optional chain of calls.)
+        let found = document.components(separatedBy: "```yaml\nrest_command:\n").dropFirst().first?.components(separatedBy: "```").first
+        let block = try #require(found, "publishing.md has a rest_command example")
         var url = "", method = "", payload = "", headers: [(String, String)] = [], inHeaders = false
         for line in block.split(separator: "\n").map(String.init) {
             let text = line.components(separatedBy: "     #").first!.trimmingCharacters(in: .whitespaces)
