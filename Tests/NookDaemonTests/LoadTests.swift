@@ -1,5 +1,6 @@
 import Foundation
 import NookActivities
+import NookDaemon
 import NookProtocol
 import NookTestSupport
 import NookTestTraits
@@ -11,11 +12,11 @@ struct LoadTests {
     func q16_c3_64ClientsTimes1000LoseNothingAndEveryActivityEndsExactlyOnce() throws {
         let daemon = try DaemonProcess()
         let socket = daemon.socket
-        // Every lifecycle event, from before the first enqueue.
-        let events = Locked<[String: [String]]>([:])
-        // Events nookd dropped for this watcher because it fell behind (its bound per watcher):
-        // then some endings can never be seen here, and waiting for them is waiting for nothing.
-        let droppedForWatcher = Locked(0)
+        // Every line of the watch, from before the first enqueue, kept as read: the watcher only
+        // reads (decoding 130,000 events under a sanitizer on this thread made it fall behind
+        // under load until nookd dropped its events), and the test decodes them as it waits.
+        let watchLines = Locked<[[UInt8]]>([])
+        let watchEnded = Locked(false)
         let watchingStarted = DispatchSemaphore(value: 0)
         let watching = Thread {
             guard let watcher = try? NookClient(path: socket) else { _ = watchingStarted.signal(); return }
@@ -24,15 +25,9 @@ struct LoadTests {
             _ = try? watcher.readLine()
             _ = watchingStarted.signal()
             while let line = try? watcher.readLine() {
-                guard case .event(_, let event)? = try? ResponseLine.decode(line) else { continue }
-                if let overflow = OverflowMessage(json: event) {
-                    droppedForWatcher.withLock { $0 += overflow.dropped }
-                    continue
-                }
-                guard let id = event["id"]?.text, let kind = event["event"]?.text else { continue }
-                let reason = event["reason"]?.text.map { ":" + $0 } ?? ""
-                events.withLock { $0[id, default: []].append(kind + reason) }
+                watchLines.withLock { $0.append(line) }
             }
+            watchEnded.withLock { $0 = true }
         }
         watching.start()
         watchingStarted.wait()
@@ -53,6 +48,9 @@ struct LoadTests {
             group.enter()
             Thread {
                 defer { group.leave() }
+                // Below the watcher: 64 busy clients beside one reader starve it on a loaded machine.
+                // (Linux keeps a nice value per thread; 0 names the calling one.)
+                _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 5)
                 guard let connection = try? NookClient(path: socket) else { return }
                 connection.readTimeout = TestBounds.duration(.seconds(60))
                 func activity(_ index: Int) -> NookActivity {
@@ -123,22 +121,62 @@ struct LoadTests {
         try eventually("the last card to finish") { (try daemon.request(.status))["modules"]?.items.first?["current"] == .null }
         let list = try daemon.request(.list(module: nil))
         let pending = Set(list["modules"]?.items.first?["pending"]?.items.compactMap { $0["id"]?.text } ?? [])
-        do {
-            try eventually("every event delivered", timeout: 120) {
-                events.withLock { seen in acceptedIDs.allSatisfy { id in pending.contains(id) || seen[id]?.contains { $0.hasPrefix("hidden") || $0.hasPrefix("rejected") } == true } }
-            }
-        } catch {
-            let dropped = droppedForWatcher.withLock { $0 }
-            guard dropped == 0 else {
-                throw DaemonFailure("\(error): this test's watcher fell behind and nookd dropped \(dropped) of its events (nookd's bound for a slow watcher), so the endings missing could not be seen here")
-            }
-            throw error
+        // A marker event after every event of the load: nookd sends a module's events to a
+        // watcher in order, so once the marker's is read, every ending before it was read too
+        // (or nookd said it dropped some). A pending card's update changes no accounting; with
+        // none pending, a fresh card has room.
+        let marker: String
+        if let someone = pending.first {
+            marker = someone
+            try daemon.request(.update(.id(NookActivityID(someone)!), changes: ActivityChanges(members: [("subtitle", .string("marker"))]), restartDwell: false))
+        } else {
+            var card = NookActivity(title: "marker", dwell: .milliseconds(5))
+            card.transition = .zero
+            marker = card.id.description
+            try daemon.request(.enqueue(card, module: nil, wait: false))
         }
-        let seen = events.withLock { $0 }
+        var events: [String: [String]] = [:]
+        var dropped = 0, decoded = 0, markerRead = false
+        func decodeWatchLines() {
+            let lines = watchLines.withLock { $0[decoded...] }
+            decoded += lines.count
+            for line in lines {
+                guard case .event(_, let event)? = try? ResponseLine.decode(line) else { continue }
+                if let overflow = OverflowMessage(json: event) { dropped += overflow.dropped; continue }
+                guard let id = event["id"]?.text, let kind = event["event"]?.text else { continue }
+                if id == marker, kind == (pending.isEmpty ? "enqueued" : "updated") { markerRead = true; continue }
+                let reason = event["reason"]?.text.map { ":" + $0 } ?? ""
+                events[id, default: []].append(kind + reason)
+            }
+        }
+        // Waited for as long as the watcher keeps reading: a loaded machine slows it, and only a
+        // watch that stopped moving (60 s without a line) is a failure.
+        while !markerRead, dropped == 0 {
+            let linesBefore = decoded
+            let moved = Waiting.until(seconds: 60) {
+                let ended = watchEnded.withLock { $0 }
+                decodeWatchLines()
+                // Events nookd dropped for this watcher (its bound for one that falls behind):
+                // the endings among them can never be read here, so there is nothing to wait for.
+                return markerRead || dropped > 0 || decoded > linesBefore || ended
+            }
+            if !markerRead, watchEnded.withLock({ $0 }) {
+                throw DaemonFailure("the watch ended after \(decoded) lines, before the marker event sent after the load: nookd closes a watch more than \(ClientConnection.outboundLimit >> 20) MiB behind")
+            }
+            guard moved else {
+                throw DaemonFailure("the watch stopped after \(decoded) lines, before the marker event sent after the load")
+            }
+        }
+        // Judged by what was read, not by how long it took: an ending missing now never comes.
+        let missing = acceptedIDs.filter { id in !pending.contains(id) && events[id]?.contains { $0.hasPrefix("hidden") || $0.hasPrefix("rejected") } != true }
+        guard dropped == 0 else {
+            throw DaemonFailure("this test's watcher fell behind and nookd dropped \(dropped) of its events (nookd's bound for a slow watcher), so \(missing.count) endings could not be seen here")
+        }
+        #expect(missing.isEmpty, "\(missing.count) accepted activities neither pending nor ended, first: \(missing.prefix(5).map { "\($0): \(events[$0] ?? [])" })")
         var endings: [String: Int] = [:]
         for id in acceptedIDs {
-            let finals = (seen[id] ?? []).filter { $0.hasPrefix("hidden") || $0.hasPrefix("rejected") }
-            #expect(finals.count + (pending.contains(id) ? 1 : 0) == 1, "\(id): \(seen[id] ?? []) pending: \(pending.contains(id))")
+            let finals = (events[id] ?? []).filter { $0.hasPrefix("hidden") || $0.hasPrefix("rejected") }
+            #expect(finals.count + (pending.contains(id) ? 1 : 0) == 1, "\(id): \(events[id] ?? []) pending: \(pending.contains(id))")
             let ending = finals.first.map { $0.hasPrefix("hidden") ? "shown" : String($0.dropFirst("rejected:".count)) } ?? "pending"
             endings[ending, default: 0] += 1
             if cancelled.withLock({ $0.contains(id) }) {
@@ -149,7 +187,7 @@ struct LoadTests {
         #expect(endings.values.reduce(0, +) + refusals.values.reduce(0, +) == sent)
         #expect(Set(endings.keys).isSubset(of: ["shown", "coalesced", "cancelled", "queueFull", "expired", "pending"]), "\(endings)")
         #expect((endings["shown"] ?? 0) > 0 && (endings["coalesced"] ?? 0) > 0 && (endings["cancelled"] ?? 0) > 0 && (endings["expired"] ?? 0) > 0, "\(endings)")
-        print("load: \(sent) requests, \(acceptedIDs.count) accepted, endings \(endings), refused \(refusals)")
+        print("load: \(sent) requests, \(acceptedIDs.count) accepted, \(decoded) lines watched, endings \(endings), refused \(refusals)")
 
         // Every client connection is closed again; memory comes back near its idle level.
         do {
