@@ -78,7 +78,10 @@ extension Daemon {
                     changed.append(UpdateAnswer.Change(id: update.activity.id, fields: fields, onScreen: update.wasOnScreen))
                     // The same icon path again changes nothing the queue sees, but the file there
                     // may be a new picture (R3): the screen compares the file with the one drawn.
-                    if fields.isEmpty, update.wasOnScreen, resolvedIcon != nil { await screen.recheckIcon(of: update.activity.id) }
+                    // Not awaited: the answer does not wait for a picture to be read and drawn.
+                    if fields.isEmpty, update.wasOnScreen, resolvedIcon != nil {
+                        Task { [screen, id = update.activity.id] in await screen.recheckIcon(of: id) }
+                    }
                 }
             } catch let error as ProtocolError {
                 throw error
