@@ -83,6 +83,19 @@ public enum PublishRoutes {
             + AWTRIXNotifyRoutes.routes(module: settings.awtrixModule, logger: logger)
     }
 
+    /// Logs what `card` leaves out, delivers it for the caller and answers with `answer` once
+    /// nookd took it, or with the refusal.
+    static func publish(_ card: PublishedCard, source: String, _ exchange: any HTTPExchange, nookd: any NookdCalls, logger: Logger,
+                        answer: @escaping (DeliveredCard) -> HTTPResponse) {
+        log(card, source: source, logger: logger)
+        CardDelivery.deliver(card, for: exchange.caller, to: nookd) { result in
+            switch result {
+            case .failure(let error): exchange.respond(error.response)
+            case .success(let delivered): exchange.respond(answer(delivered))
+            }
+        }
+    }
+
     static func log(_ card: PublishedCard, source: String, logger: Logger) {
         for note in card.notes { logger.info("\(source): \(HTTPLogText.escaped(note))") }
     }

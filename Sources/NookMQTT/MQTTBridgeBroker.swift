@@ -166,11 +166,6 @@ extension MQTTBridge {
         let rejection = Rejection(topic: Self.droppedTopic, code: "dropped", field: nil,
             "the broker dropped \(rise) message(s) (\(count) since it started), for this board or another of its clients: messages beyond its max_queued_messages per client (1000 by default) are dropped, also for a connected client; raise it (nook-mqtt(8), BROKER LIMITS)")
         logger.warning("\(rejection)")
-        guard brokerReady else { return }
-        do throws(MQTTError) {
-            try connection.publish(topics.error, rejection.json(payload: payload).serializedBytes, qos: 1)
-        } catch {
-            logger.error("cannot publish to \(topics.error): \(error)")
-        }
+        publishOnErrorTopic(rejection, payload: payload)
     }
 }

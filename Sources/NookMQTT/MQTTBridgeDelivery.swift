@@ -278,20 +278,20 @@ extension MQTTBridge {
         for warning in warnings {
             let said = Rejection(topic: delivery.message.topic, code: "warning", field: nil, warning)
             logger.notice("took a message with a warning: \(said)")
-            guard brokerReady else { continue }
-            do throws(MQTTError) {
-                try connection.publish(topics.error, said.json(payload: delivery.message.payload).serializedBytes, qos: 1)
-            } catch {
-                logger.error("cannot publish to \(topics.error): \(error)")
-            }
+            publishOnErrorTopic(said, payload: delivery.message.payload)
         }
     }
 
     func report(_ rejection: Rejection, payload: [UInt8]) {
         logger.notice("refused a message: \(rejection)")
+        publishOnErrorTopic(rejection, payload: payload)
+    }
+
+    /// What was refused or left out, on the error topic while the broker is there (E4).
+    func publishOnErrorTopic(_ said: Rejection, payload: [UInt8]) {
         guard brokerReady else { return }
         do throws(MQTTError) {
-            try connection.publish(topics.error, rejection.json(payload: payload).serializedBytes, qos: 1)
+            try connection.publish(topics.error, said.json(payload: payload).serializedBytes, qos: 1)
         } catch {
             logger.error("cannot publish to \(topics.error): \(error)")
         }

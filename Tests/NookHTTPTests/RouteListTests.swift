@@ -1,6 +1,7 @@
 import Foundation
 import NookHTTP
 import NookProtocol
+import NookTestTraits
 import Testing
 
 /// The route lists users read against the route table nook-http serves (H1): docs/http.md's
@@ -23,53 +24,26 @@ import Testing
         try String(contentsOfFile: Built.root + "/" + file, encoding: .utf8)
     }
 
-    /// What one side has and the other lacks, each named, for the failure's message.
-    static func differences(rows: [String], listed: [String], in list: String) -> [String] {
-        let (rowSet, listedSet) = (Set(rows), Set(listed))
-        var found = rows.filter { !listedSet.contains($0) }.map { "\($0): a row that \(list) does not list" }
-        found += listed.filter { !rowSet.contains($0) }.map { "\($0): listed in \(list), but no row of the table" }
-        for twice in Set(listed.filter { line in listed.filter { $0 == line }.count > 1 }) { found.append("\(twice): listed twice in \(list)") }
-        return found
-    }
-
     /// docs/http.md's "Routes" table: `| GET | `/healthz` | native | read |`.
     static func httpMdRoutes(_ text: String) -> [String] {
-        guard let start = text.range(of: "\n## Routes\n") else { return [] }
-        let section = text[start.upperBound...]
-        let end = section.range(of: "\n## ").map { section[..<$0.lowerBound] } ?? section
-        return end.split(separator: "\n").compactMap { line -> String? in
+        DocumentedLists.markdownSection(text, heading: "Routes").split(separator: "\n").compactMap { line -> String? in
             let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard line.hasPrefix("| "), cells.count == 4, cells[0].uppercased() == cells[0], cells[0] != "---",
-                  cells[1].hasPrefix("`"), cells[1].hasSuffix("`") else { return nil }
+            guard line.hasPrefix("| "), cells.count == 4, cells[1].hasPrefix("`"), cells[1].hasSuffix("`") else { return nil }
             return "\(cells[0]) \(cells[1].dropFirst().dropLast()) \(cells[2]) \(cells[3])"
-        }
-    }
-
-    /// nook-http(8)'s ROUTES: `.It Li GET Ta Li /healthz Ta native Ta read`.
-    static func manPageRoutes(_ text: String) -> [String] {
-        guard let start = text.range(of: "\n.Sh ROUTES\n") else { return [] }
-        let section = text[start.upperBound...]
-        let end = section.range(of: "\n.Sh ").map { section[..<$0.lowerBound] } ?? section
-        return end.split(separator: "\n").compactMap { line -> String? in
-            guard line.hasPrefix(".It Li ") else { return nil }
-            let cells = line.dropFirst(".It ".count).components(separatedBy: " Ta ").map { cell in
-                cell.hasPrefix("Li ") ? String(cell.dropFirst(3)) : cell
-            }
-            return cells.count == 4 ? cells.joined(separator: " ") : nil
         }
     }
 
     @Test func h1_everyRowIsInHttpMdsRouteListAndEveryListedRouteIsARow() throws {
         let listed = Self.httpMdRoutes(try Self.text("docs/http.md"))
         #expect(!listed.isEmpty, "docs/http.md has a Routes table")
-        let found = Self.differences(rows: Self.rows, listed: listed, in: "docs/http.md")
+        let found = DocumentedLists.differences(rows: Self.rows, listed: listed, in: "docs/http.md")
         #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
     }
 
     @Test func h1_everyRowIsInNookHttp8AndEveryListedRouteIsARow() throws {
-        let listed = Self.manPageRoutes(try Self.text("docs/man/nook-http.8"))
+        let listed = DocumentedLists.manPageItems(try Self.text("docs/man/nook-http.8"), section: "ROUTES")
         #expect(!listed.isEmpty, "nook-http(8) has a ROUTES section")
-        let found = Self.differences(rows: Self.rows, listed: listed, in: "nook-http(8)")
+        let found = DocumentedLists.differences(rows: Self.rows, listed: listed, in: "nook-http(8)")
         #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
     }
 
@@ -78,7 +52,7 @@ import Testing
     @Test func h1_theOpenAPIFileDocumentsEveryRowWithItsScopeAndTagAndNoOther() throws {
         let operations = OpenAPIDocumentTests.operations(try OpenAPIDocumentTests.document())
         let routes = HTTPRouteTable.standard().routes
-        let found = Self.differences(rows: routes.map { "\($0.method) \($0.pattern)" }, listed: operations.map { "\($0.method) \($0.path)" },
+        let found = DocumentedLists.differences(rows: routes.map { "\($0.method) \($0.pattern)" }, listed: operations.map { "\($0.method) \($0.path)" },
                                      in: "docs/nook-http.openapi.json")
         #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
         for route in routes {
@@ -97,21 +71,21 @@ import Testing
     /// The comparison the tests above make finds an entry on either side alone.
     @Test func h1_aRouteOnOneSideOnlyIsNamed() {
         let rows = ["GET /healthz native read", "POST /api/notify AWTRIX publish"]
-        #expect(Self.differences(rows: rows, listed: rows, in: "x").isEmpty)
-        #expect(Self.differences(rows: rows + ["POST /api/v1/lametric LaMetric publish"], listed: rows, in: "x")
+        #expect(DocumentedLists.differences(rows: rows, listed: rows, in: "x").isEmpty)
+        #expect(DocumentedLists.differences(rows: rows + ["POST /api/v1/lametric LaMetric publish"], listed: rows, in: "x")
             == ["POST /api/v1/lametric LaMetric publish: a row that x does not list"])
-        #expect(Self.differences(rows: rows, listed: rows + ["GET /api/stats AWTRIX read"], in: "x")
+        #expect(DocumentedLists.differences(rows: rows, listed: rows + ["GET /api/stats AWTRIX read"], in: "x")
             == ["GET /api/stats AWTRIX read: listed in x, but no row of the table"])
-        #expect(Self.differences(rows: rows, listed: rows + [rows[0]], in: "x") == ["GET /healthz native read: listed twice in x"])
+        #expect(DocumentedLists.differences(rows: rows, listed: rows + [rows[0]], in: "x") == ["GET /healthz native read: listed twice in x"])
         // A shape or scope that differs is a difference too.
-        #expect(Self.differences(rows: rows, listed: ["GET /healthz native admin", rows[1]], in: "x").count == 2)
+        #expect(DocumentedLists.differences(rows: rows, listed: ["GET /healthz native admin", rows[1]], in: "x").count == 2)
     }
 
     @Test func h1_theListsAreReadAsTheyAreWritten() {
         let markdown = "intro\n## Routes\n\n| method | path | speaks | scope |\n|---|---|---|---|\n| GET | `/healthz` | native | read |\n\n## Next\n| POST | `/x` | ntfy | publish |\n"
         #expect(Self.httpMdRoutes(markdown) == ["GET /healthz native read"])
         let page = ".Sh DESCRIPTION\n.It Li GET Ta Li /no Ta native Ta read\n.Sh ROUTES\ntext\n.Bl -column\n.It Li GET Ta Li /healthz Ta native Ta read\n.El\n.Sh FILES\n"
-        #expect(Self.manPageRoutes(page) == ["GET /healthz native read"])
+        #expect(DocumentedLists.manPageItems(page, section: "ROUTES") == ["GET /healthz native read"])
     }
 }
 
@@ -121,9 +95,7 @@ import Testing
 @Suite struct AddingARouteRecipeTests {
     /// The recipe's lists: the count each says (`…, 4 files:`) and the first file of each item.
     static func lists(in text: String) -> [(count: Int, files: [String])] {
-        guard let start = text.range(of: "\n## Adding a route\n") else { return [] }
-        let section = text[start.upperBound...]
-        let body = section.range(of: "\n## ").map { section[..<$0.lowerBound] } ?? section
+        let body = DocumentedLists.markdownSection(text, heading: "Adding a route")
         var lists: [(count: Int, files: [String])] = []
         for line in body.split(separator: "\n") {
             if line.hasSuffix(" files:"), let count = line.dropLast(" files:".count).split(separator: " ").last.flatMap({ Int($0) }) {

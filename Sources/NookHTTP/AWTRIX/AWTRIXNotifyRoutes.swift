@@ -15,14 +15,10 @@ enum AWTRIXNotifyRoutes {
                 case .success(let value): notification = value
                 }
                 let card = AWTRIXMapping.card(for: notification, id: NookActivityID(), module: module)
-                PublishRoutes.log(card, source: "AWTRIX", logger: logger)
-                CardDelivery.deliver(card, for: exchange.caller, to: nookd) { result in
-                    switch result {
-                    case .failure(let error): exchange.respond(error.response)
-                    // AWTRIX answers a plain OK; nook-http adds a line for each thing the glass
-                    // will not show as sent (an icon, a field, a character), as /api/custom does.
-                    case .success(let delivered): exchange.respond(AWTRIXAppRoutes.ok(card.notes + delivered.warnings))
-                    }
+                // AWTRIX answers a plain OK; nook-http adds a line for each thing the glass will
+                // not show as sent (an icon, a field, a character), as /api/custom does.
+                PublishRoutes.publish(card, source: "AWTRIX", exchange, nookd: nookd, logger: logger) { delivered in
+                    AWTRIXAppRoutes.ok(card.notes + delivered.warnings)
                 }
             },
         ]

@@ -15,14 +15,8 @@ enum GotifyRoutes {
                 case .success(let value): message = value
                 }
                 let card = GotifyMapping.card(for: message, id: NookActivityID(), module: module)
-                PublishRoutes.log(card, source: "Gotify", logger: logger)
-                CardDelivery.deliver(card, for: exchange.caller, to: nookd) { result in
-                    switch result {
-                    case .failure(let error): exchange.respond(error.response)
-                    case .success(let delivered):
-                        let number = gotifyCount.next()
-                        exchange.respond(.json(GotifyMapping.answer(for: message, number: number, delivered: delivered, date: rfc3339(now()), notes: card.notes)))
-                    }
+                PublishRoutes.publish(card, source: "Gotify", exchange, nookd: nookd, logger: logger) { delivered in
+                    .json(GotifyMapping.answer(for: message, number: gotifyCount.next(), delivered: delivered, date: rfc3339(now()), notes: card.notes))
                 }
             },
         ]
