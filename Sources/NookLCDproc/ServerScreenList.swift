@@ -32,8 +32,9 @@ extension LCDServerModel {
     func switchTo(_ ref: ScreenRef?) {
         guard ref != current else { return }
         // A client that said `bye` is still here until its answers are out: it hears `ignore`.
-        if let old = current, clients[old.client] != nil { send(old.client, "ignore \(old.screen)") }
-        if let ref { send(ref.client, "listen \(ref.screen)") }
+        // (`self.`: the model's own send, declared in Server.swift, not Glibc's.)
+        if let old = current, clients[old.client] != nil { self.send(old.client, "ignore \(old.screen)") }
+        if let ref { self.send(ref.client, "listen \(ref.screen)") }
         current = ref
         currentStart = frame
         glanceChanged = true
