@@ -3,6 +3,11 @@ import Foundation
 /// The lists of routes and topics users read (a man page's section, a table of docs/*.md), read
 /// for the tests that hold them to the bridges' tables, and the comparison those tests make.
 public enum DocumentedLists {
+    /// ``differences(rows:listed:in:)``, or that the list was not found at all.
+    public static func disagreements(rows: [String], listed: [String], in list: String) -> [String] {
+        listed.isEmpty ? ["\(list) lists nothing: its list was not found"] : differences(rows: rows, listed: listed, in: list)
+    }
+
     /// What one side has and the other lacks, each named, for a failure's message.
     public static func differences(rows: [String], listed: [String], in list: String) -> [String] {
         let (rowSet, listedSet) = (Set(rows), Set(listed))
