@@ -177,7 +177,7 @@ let package = Package(
         .testTarget(name: "NookHTTPTests", dependencies: ["NookHTTP", "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "NookTestSupport", "NookTestTraits",
                                                     "NookLogging"],
                     exclude: ["Browser"]),
-        .testTarget(name: "NookMQTTTests", dependencies: ["NookMQTT", "NookActivities", "NookProtocol", "NookConfig", "NookSystem"]),
+        .testTarget(name: "NookMQTTTests", dependencies: ["NookMQTT", "NookActivities", "NookProtocol", "NookConfig", "NookSystem", "NookTestTraits"]),
         .testTarget(name: "NookProtocolTests", dependencies: ["NookProtocol", "NookActivities"]),
         // nookctl's own reading of `enqueue` command lines against ArgumentParser's.
         .testTarget(name: "NookctlTests", dependencies: ["nookctl", "NookProtocol", "NookActivities", .product(name: "ArgumentParser", package: "swift-argument-parser")]),

@@ -106,12 +106,25 @@ public protocol HTTPStreamWriter: AnyObject {
     func finish()
 }
 
+/// Whose senders a route is for: the shape its requests and answers take, as the route lists
+/// of docs/http.md and nook-http(8) name it.
+public enum HTTPRouteShape: String, Sendable, CaseIterable {
+    /// Nook's own: the JSON API, the live view, the page and `/healthz`.
+    case native
+    case ntfy
+    case gotify = "Gotify"
+    case awtrix = "AWTRIX"
+    /// Alertmanager's and Grafana's webhooks.
+    case alerts
+}
+
 /// One route: a method and a path pattern (`/api/v1/activities/{id}`), the scope it needs,
-/// and its handler, which gets the pattern's parameters by name.
+/// the shape it speaks, and its handler, which gets the pattern's parameters by name.
 public struct HTTPRoute {
     public var method: String
     public var pattern: String
     public var scope: HTTPScope
+    public var shape: HTTPRouteShape
     /// Served to anyone who can connect, without a token: only for answers that hold no data
     /// (the page's own files), which a browser must load before it has a token to send.
     public var isPublic: Bool
@@ -126,10 +139,10 @@ public struct HTTPRoute {
     public var changesSomething: Bool
 
     /// - Parameter changesSomething: nil: every method but GET and HEAD changes something.
-    public init(_ method: String, _ pattern: String, scope: HTTPScope, isPublic: Bool = false, changesSomething: Bool? = nil,
-                refusing: ((_ parameters: [String: String], _ rawPath: String) -> HTTPAPIError?)? = nil,
+    public init(_ method: String, _ pattern: String, scope: HTTPScope, speaks shape: HTTPRouteShape = .native, isPublic: Bool = false,
+                changesSomething: Bool? = nil, refusing: ((_ parameters: [String: String], _ rawPath: String) -> HTTPAPIError?)? = nil,
                 handler: @escaping (_ exchange: any HTTPExchange, _ parameters: [String: String], _ nookd: any NookdCalls) -> Void) {
-        (self.method, self.pattern, self.scope, self.isPublic, self.handler) = (method, pattern, scope, isPublic, handler)
+        (self.method, self.pattern, self.scope, self.shape, self.isPublic, self.handler) = (method, pattern, scope, shape, isPublic, handler)
         self.refusing = refusing
         self.changesSomething = changesSomething ?? (method != "GET" && method != "HEAD")
     }

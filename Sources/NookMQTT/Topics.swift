@@ -7,9 +7,31 @@ public struct Topics: Sendable, Equatable {
     /// AWTRIX owner sets it to the clock's old prefix, and its senders need no change).
     public let awtrixPrefix: String
 
+    /// Each inbound row's topic under these prefixes, by row (``MQTTTopicTable/rows``), built
+    /// once: a message's topic is then one lookup, not a comparison per topic.
+    private let exact: [String: Int]
+    /// The rows whose last level is any one level, by the topic's start before it.
+    private let oneLevel: [(start: String, row: Int)]
+    /// The inbound rows' topics, in the table's order.
+    private let subscribed: [(topic: String, row: Int)]
+
     public init(prefix: String, device: String, awtrixPrefix: String? = nil) {
         (self.prefix, self.device) = (prefix, device)
-        self.awtrixPrefix = awtrixPrefix ?? "\(prefix)/\(device)"
+        let awtrix = awtrixPrefix ?? "\(prefix)/\(device)"
+        self.awtrixPrefix = awtrix
+        var exact: [String: Int] = [:]
+        var oneLevel: [(start: String, row: Int)] = []
+        var subscribed: [(topic: String, row: Int)] = []
+        for (index, row) in MQTTTopicTable.rows.enumerated() where row.direction == .inbound {
+            let topic = row.topic(prefix: prefix, device: device, awtrixPrefix: awtrix)
+            subscribed.append((topic, index))
+            if topic.hasSuffix("/+") { oneLevel.append((String(topic.dropLast()), index)) } else if exact[topic] == nil { exact[topic] = index }
+        }
+        (self.exact, self.oneLevel, self.subscribed) = (exact, oneLevel, subscribed)
+    }
+
+    public static func == (lhs: Topics, rhs: Topics) -> Bool {
+        (lhs.prefix, lhs.device, lhs.awtrixPrefix) == (rhs.prefix, rhs.device, rhs.awtrixPrefix)
     }
 
     public var activity: String { "\(prefix)/\(device)/activity" }
@@ -29,8 +51,11 @@ public struct Topics: Sendable, Equatable {
     /// AWTRIX's `[PREFIX]/notify/dismiss`: the held notification goes.
     public var notifyDismiss: String { "\(awtrixPrefix)/notify/dismiss" }
 
-    /// What the bridge subscribes to.
-    public var inbound: [String] { [activity, allActivity, command, notify, notifyDismiss, customApps, switchApp, nextApp, previousApp] }
+    /// What the bridge subscribes to: the inbound rows' topics.
+    public var inbound: [String] { subscribed.map(\.topic) }
+
+    /// The inbound rows with their topics, for subscribing.
+    var inboundRows: [(topic: String, row: MQTTTopicRow)] { subscribed.map { ($0.topic, MQTTTopicTable.rows[$0.row]) } }
 
     public enum Inbound: Sendable, Equatable {
         case activity, command
@@ -43,18 +68,19 @@ public struct Topics: Sendable, Equatable {
         case switchApp, nextApp, previousApp
     }
 
-    public func kind(of topic: String) -> Inbound? {
-        if topic == activity || topic == allActivity { return .activity }
-        if topic == command { return .command }
-        if topic == notify { return .notify }
-        if topic == notifyDismiss { return .notifyDismiss }
-        if topic == switchApp { return .switchApp }
-        if topic == nextApp { return .nextApp }
-        if topic == previousApp { return .previousApp }
-        let custom = awtrixPrefix + "/custom/"
-        if topic.hasPrefix(custom) {
-            let name = String(topic.dropFirst(custom.count))
-            if !name.isEmpty, !name.contains("/") { return .customApp(name) }
+    public func kind(of topic: String) -> Inbound? { route(topic)?.kind }
+
+    /// The row a message's topic is, and what the message is; nil for a topic the bridge does
+    /// not serve. A topic that is a row's exactly wins over a row's any-level (`custom/notify`
+    /// is an app's name, `notify` not an app).
+    func route(_ topic: String) -> (row: MQTTTopicRow, kind: Inbound)? {
+        if let index = exact[topic], let kind = MQTTTopicTable.rows[index].kind {
+            return (MQTTTopicTable.rows[index], kind(""))
+        }
+        for (start, index) in oneLevel where topic.hasPrefix(start) {
+            let level = topic.dropFirst(start.count)
+            guard !level.isEmpty, !level.contains("/"), let kind = MQTTTopicTable.rows[index].kind else { continue }
+            return (MQTTTopicTable.rows[index], kind(String(level)))
         }
         return nil
     }

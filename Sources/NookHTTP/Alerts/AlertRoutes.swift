@@ -91,8 +91,8 @@ public enum AlertRoutes {
             }
         }
         return [
-            HTTPRoute("POST", "/api/v1/alertmanager", scope: .publish) { exchange, _, nookd in handle(exchange, source: .alertmanager, nookd: nookd) },
-            HTTPRoute("POST", "/api/v1/grafana", scope: .publish) { exchange, _, nookd in handle(exchange, source: .grafana, nookd: nookd) },
+            HTTPRoute("POST", "/api/v1/alertmanager", scope: .publish, speaks: .alerts) { exchange, _, nookd in handle(exchange, source: .alertmanager, nookd: nookd) },
+            HTTPRoute("POST", "/api/v1/grafana", scope: .publish, speaks: .alerts) { exchange, _, nookd in handle(exchange, source: .grafana, nookd: nookd) },
         ]
     }
 }

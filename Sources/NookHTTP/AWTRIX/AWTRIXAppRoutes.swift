@@ -10,8 +10,8 @@ import NookProtocol
 public enum AWTRIXAppRoutes {
     public static func routes(logger: Logger) -> [HTTPRoute] {
         [
-            HTTPRoute("POST", "/api/custom", scope: .publish) { exchange, _, nookd in custom(exchange, nookd: nookd, logger: logger) },
-            HTTPRoute("GET", "/api/apps", scope: .read) { exchange, _, nookd in
+            HTTPRoute("POST", "/api/custom", scope: .publish, speaks: .awtrix) { exchange, _, nookd in custom(exchange, nookd: nookd, logger: logger) },
+            HTTPRoute("GET", "/api/apps", scope: .read, speaks: .awtrix) { exchange, _, nookd in
                 listApps(exchange, nookd: nookd) { apps in
                     // AWTRIX's shape: [{"name": …, "icon": …}], in the loop's order.
                     .array(apps.map { state in
@@ -19,11 +19,11 @@ public enum AWTRIXAppRoutes {
                     })
                 }
             },
-            HTTPRoute("GET", "/api/loop", scope: .read) { exchange, _, nookd in
+            HTTPRoute("GET", "/api/loop", scope: .read, speaks: .awtrix) { exchange, _, nookd in
                 // AWTRIX's shape: {"name": place in the loop, …}.
                 listApps(exchange, nookd: nookd) { apps in .object(apps.enumerated().map { ($1.app.name, .number(Double($0))) }) }
             },
-            HTTPRoute("POST", "/api/switch", scope: .publish) { exchange, _, nookd in
+            HTTPRoute("POST", "/api/switch", scope: .publish, speaks: .awtrix) { exchange, _, nookd in
                 let name: String
                 switch switchName(exchange.request.body) {
                 case .failure(let error): exchange.respond(error.response); return
@@ -31,10 +31,10 @@ public enum AWTRIXAppRoutes {
                 }
                 nookd.ask(.appSwitch(name), for: exchange) { _ in exchange.respond(ok([])) }
             },
-            HTTPRoute("POST", "/api/nextapp", scope: .publish) { exchange, _, nookd in
+            HTTPRoute("POST", "/api/nextapp", scope: .publish, speaks: .awtrix) { exchange, _, nookd in
                 nookd.ask(.appNext, for: exchange) { _ in exchange.respond(ok([])) }
             },
-            HTTPRoute("POST", "/api/previousapp", scope: .publish) { exchange, _, nookd in
+            HTTPRoute("POST", "/api/previousapp", scope: .publish, speaks: .awtrix) { exchange, _, nookd in
                 nookd.ask(.appPrevious, for: exchange) { _ in exchange.respond(ok([])) }
             },
         ]
