@@ -4,37 +4,29 @@ import NookProtocol
 extension Daemon {
     /// The apps (A1) and their rotation (A2).
     static let appHandlers: [OperationHandler] = [
-        OperationHandler(.appSet) { daemon, reply in
-            guard case .appSet(let app) = reply.request.operation else { throw reply.misrouted }
+        OperationHandler(\.apps.appSet) { daemon, app, reply in
             try daemon.appSetRequest(app, reply)
         },
-        OperationHandler(.appSetAll) { daemon, reply in
-            guard case .appSetAll(let apps) = reply.request.operation else { throw reply.misrouted }
+        OperationHandler(\.apps.appSetAll) { daemon, apps, reply in
             try daemon.appSetAllRequest(apps, reply)
         },
-        OperationHandler(.appRemove) { daemon, reply in
-            guard case .appRemove(let name) = reply.request.operation else { throw reply.misrouted }
+        OperationHandler(\.apps.appRemove) { daemon, name, reply in
             try daemon.appRemoveRequest(name, reply)
         },
-        OperationHandler(.appList) { daemon, reply in
-            guard case .appList = reply.request.operation else { throw reply.misrouted }
+        OperationHandler(\.apps.appList) { daemon, _, reply in
             reply.answer(AppListAnswer(apps: daemon.apps.list()))
         },
-        OperationHandler(.appShow) { daemon, reply in
-            guard case .appShow(let name) = reply.request.operation else { throw reply.misrouted }
+        OperationHandler(\.apps.appShow) { daemon, name, reply in
             guard let state = daemon.apps.list().first(where: { $0.app.name == name }) else { throw Daemon.noApp(name) }
             reply.answer(AppShowAnswer(app: state))
         },
-        OperationHandler(.appNext) { daemon, reply in
-            guard case .appNext = reply.request.operation else { throw reply.misrouted }
+        OperationHandler(\.apps.appNext) { daemon, _, reply in
             try daemon.appMove(reply) { $0.move(by: 1) }
         },
-        OperationHandler(.appPrevious) { daemon, reply in
-            guard case .appPrevious = reply.request.operation else { throw reply.misrouted }
+        OperationHandler(\.apps.appPrevious) { daemon, _, reply in
             try daemon.appMove(reply) { $0.move(by: -1) }
         },
-        OperationHandler(.appSwitch) { daemon, reply in
-            guard case .appSwitch(let name) = reply.request.operation else { throw reply.misrouted }
+        OperationHandler(\.apps.appSwitch) { daemon, name, reply in
             try daemon.appMove(reply) { rotation throws(ProtocolError) in
                 guard let moved = rotation.switchTo(name) else { throw Daemon.noApp(name) }
                 return moved

@@ -4,20 +4,16 @@ import NookProtocol
 extension Daemon {
     /// The operations that end or act on cards, each on the caller's own (U3).
     static let cardHandlers: [OperationHandler] = [
-        OperationHandler(.cancel) { daemon, reply in
-            guard case .cancel(let id) = reply.request.operation else { throw reply.misrouted }
+        OperationHandler(\.cards.cancel) { daemon, id, reply in
             try await daemon.cancelRequest(id, reply)
         },
-        OperationHandler(.cancelAll) { daemon, reply in
-            guard case .cancelAll(let key, let moduleName) = reply.request.operation else { throw reply.misrouted }
-            try await daemon.cancelAllRequest(key: key, module: moduleName, reply)
+        OperationHandler(\.cards.cancelAll) { daemon, request, reply in
+            try await daemon.cancelAllRequest(key: request.key, module: request.module, reply)
         },
-        OperationHandler(.dismiss) { daemon, reply in
-            guard case .dismiss(let id) = reply.request.operation else { throw reply.misrouted }
+        OperationHandler(\.cards.dismiss) { daemon, id, reply in
             try await daemon.dismissRequest(id, reply)
         },
-        OperationHandler(.invoke) { daemon, reply in
-            guard case .invoke(let id) = reply.request.operation else { throw reply.misrouted }
+        OperationHandler(\.cards.invoke) { daemon, id, reply in
             try await daemon.invokeRequest(id, reply)
         },
     ]

@@ -5,9 +5,8 @@ import NookProtocol
 extension Daemon {
     /// The operation this file answers (see ``OperationHandler``).
     static let enqueueHandlers: [OperationHandler] = [
-        OperationHandler(.enqueue) { daemon, reply in
-            guard case .enqueue(let requested, let moduleName, let wait) = reply.request.operation else { throw reply.misrouted }
-            try await daemon.enqueueRequest(requested, module: moduleName, wait: wait, reply)
+        OperationHandler(\.cards.enqueue) { daemon, request, reply in
+            try await daemon.enqueueRequest(request.activity, module: request.module, wait: request.wait, reply)
         },
     ]
 

@@ -123,20 +123,16 @@ extension Daemon {
 extension Daemon {
     /// The history's operations, owned by the history service.
     static let historyHandlers: [OperationHandler] = [
-        OperationHandler(.history) { daemon, reply in
-            guard case .history(let query) = reply.request.operation else { throw reply.misrouted }
+        OperationHandler(\.history.history) { daemon, query, reply in
             try await daemon.historyListRequest(query, reply)
         },
-        OperationHandler(.historyShow) { daemon, reply in
-            guard case .historyShow = reply.request.operation else { throw reply.misrouted }
+        OperationHandler(\.history.historyShow) { daemon, _, reply in
             try await daemon.historyEntryRequest(reply)
         },
-        OperationHandler(.historyClear) { daemon, reply in
-            guard case .historyClear = reply.request.operation else { throw reply.misrouted }
+        OperationHandler(\.history.historyClear) { daemon, _, reply in
             try await daemon.historyEntryRequest(reply)
         },
-        OperationHandler(.historyReplay) { daemon, reply in
-            guard case .historyReplay(let reference) = reply.request.operation else { throw reply.misrouted }
+        OperationHandler(\.history.historyReplay) { daemon, reference, reply in
             try await daemon.historyReplayRequest(reference, reply)
         },
     ]

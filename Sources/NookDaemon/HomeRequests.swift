@@ -5,12 +5,10 @@ import NookRender
 extension Daemon {
     /// What the glass shows when no card is on it.
     static let homeHandlers: [OperationHandler] = [
-        OperationHandler(.home) { daemon, reply in
-            guard case .home(let setting) = reply.request.operation else { throw reply.misrouted }
+        OperationHandler(\.device.home) { daemon, setting, reply in
             try await daemon.homeRequest(setting, reply)
         },
-        OperationHandler(.glance) { daemon, reply in
-            guard case .glance(let glance) = reply.request.operation else { throw reply.misrouted }
+        OperationHandler(\.device.glance) { daemon, glance, reply in
             try await daemon.glanceRequest(glance, reply)
         },
     ]

@@ -5,24 +5,19 @@ import NookProtocol
 extension Daemon {
     /// The operations on the modules' queues and on which one is in front.
     static let moduleHandlers: [OperationHandler] = [
-        OperationHandler(.suspend) { daemon, reply in
-            guard case .suspend(let moduleName) = reply.request.operation else { throw reply.misrouted }
+        OperationHandler(\.modules.suspend) { daemon, moduleName, reply in
             try await daemon.moduleQueueRequest(module: moduleName, reply)
         },
-        OperationHandler(.resume) { daemon, reply in
-            guard case .resume(let moduleName) = reply.request.operation else { throw reply.misrouted }
+        OperationHandler(\.modules.resume) { daemon, moduleName, reply in
             try await daemon.moduleQueueRequest(module: moduleName, reply)
         },
-        OperationHandler(.quiesce) { daemon, reply in
-            guard case .quiesce(let moduleName) = reply.request.operation else { throw reply.misrouted }
+        OperationHandler(\.modules.quiesce) { daemon, moduleName, reply in
             try await daemon.moduleQueueRequest(module: moduleName, reply)
         },
-        OperationHandler(.list) { daemon, reply in
-            guard case .list(let moduleName, let offset, let after, let limit) = reply.request.operation else { throw reply.misrouted }
-            try await daemon.listRequest(module: moduleName, offset: offset, after: after, limit: limit, reply)
+        OperationHandler(\.modules.list) { daemon, request, reply in
+            try await daemon.listRequest(module: request.module, offset: request.offset, after: request.after, limit: request.limit, reply)
         },
-        OperationHandler(.focus) { daemon, reply in
-            guard case .focus(let name) = reply.request.operation else { throw reply.misrouted }
+        OperationHandler(\.modules.focus) { daemon, name, reply in
             try await daemon.focusRequest(name, reply)
         },
     ]

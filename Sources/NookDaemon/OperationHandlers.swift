@@ -2,20 +2,40 @@ import NookActivities
 import NookProtocol
 
 /// nookd's half of a row of the operations' table: the handler of one operation. The
-/// protocol's ``NookOperation/Entry`` is the other half (the request's fields, its answer,
-/// who may ask); the dispatch checks that scope before the handler runs. Each concern
-/// declares the rows of the operations it owns beside their handlers, in its own file
-/// (`cardHandlers` in CardRequests.swift, `historyHandlers` in HistoryService.swift …), and
-/// ``Daemon/operationHandlers`` gathers them.
+/// protocol's ``NookOperation/Row`` is the rest (the request's fields, their coding, its answer,
+/// who may ask); the dispatch checks that scope, then hands the handler the request's fields
+/// typed as the row declares them. Each concern declares the handlers of the operations it owns
+/// beside them, in its own file (`cardHandlers` in CardRequests.swift, `historyHandlers` in
+/// HistoryService.swift …), and ``Daemon/operationHandlers`` gathers them.
 struct OperationHandler: Sendable {
     let name: NookOperation.Name
-    /// Answers the request (``RequestReply/answer(_:)``), or throws the `ProtocolError` it is
-    /// answered with. Not typed throws: Swift 6.0 (Debian 13's) is not trusted with async
-    /// closures that throw a typed error; the dispatch takes any other error as nookd's fault.
-    let handle: @Sendable (Daemon, RequestReply) async throws -> Void
+    /// The row's handler, typed by its fields (``Typed``).
+    fileprivate let typed: any Sendable
 
-    init(_ name: NookOperation.Name, _ handle: @escaping @Sendable (Daemon, RequestReply) async throws -> Void) {
-        (self.name, self.handle) = (name, handle)
+    /// The handler of the row at `row` (`\.apps.appSetAll`). It answers the request
+    /// (``RequestReply/answer(_:)``), or throws the `ProtocolError` it is answered with. Not
+    /// typed throws: Swift 6.0 (Debian 13's) is not trusted with async closures that throw a
+    /// typed error; the dispatch takes any other error as nookd's fault.
+    init<Fields>(_ row: KeyPath<NookOperation.Table, NookOperation.Row<Fields>>,
+                 _ handle: @escaping @Sendable (Daemon, Fields, RequestReply) async throws -> Void) {
+        name = NookOperation.table[keyPath: row].name
+        typed = Typed(handle: handle)
+    }
+
+    fileprivate final class Typed<Fields>: Sendable {
+        let handle: @Sendable (Daemon, Fields, RequestReply) async throws -> Void
+        init(handle: @escaping @Sendable (Daemon, Fields, RequestReply) async throws -> Void) { self.handle = handle }
+    }
+
+    /// A request handed to its row's handler: the call, with the fields the row read, and who
+    /// may make it. The call is nil only if no handler was registered for the row, which
+    /// OperationHandlerTests rules out.
+    struct Dispatch: NookOperationVisitor {
+        func visit<Fields>(_ row: NookOperation.Row<Fields>, _ fields: Fields)
+            -> (name: NookOperation.Name, scope: NookOperation.Scope, call: (@Sendable (Daemon, RequestReply) async throws -> Void)?) {
+            guard let handler = Daemon.operationHandlers[row.name]?.typed as? Typed<Fields> else { return (row.name, row.scope(of: fields), nil) }
+            return (row.name, row.scope(of: fields), { daemon, reply in try await handler.handle(daemon, fields, reply) })
+        }
     }
 }
 
@@ -59,10 +79,5 @@ struct RequestReply: Sendable {
             connection.dependOn(journal.mark)
         }
         answer(result)
-    }
-
-    /// For a row whose pattern does not match its request: a table put together wrongly.
-    var misrouted: ProtocolError {
-        ProtocolError(.internalError, field: "op", "nookd handed '\(request.operation.name.rawValue)' to another operation's handler")
     }
 }

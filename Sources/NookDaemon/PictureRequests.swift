@@ -6,12 +6,10 @@ import NookRender
 extension Daemon {
     /// The glass as a picture.
     static let pictureHandlers: [OperationHandler] = [
-        OperationHandler(.snapshot) { daemon, reply in
-            guard case .snapshot = reply.request.operation else { throw reply.misrouted }
+        OperationHandler(\.reading.snapshot) { daemon, _, reply in
             try await daemon.snapshotRequest(reply)
         },
-        OperationHandler(.frame) { daemon, reply in
-            guard case .frame(let after) = reply.request.operation else { throw reply.misrouted }
+        OperationHandler(\.reading.frame) { daemon, after, reply in
             try await daemon.frameRequest(after: after, reply)
         },
     ]

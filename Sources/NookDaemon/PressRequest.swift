@@ -5,9 +5,8 @@ import NookProtocol
 extension Daemon {
     /// The buttons simulated over the socket.
     static let pressHandlers: [OperationHandler] = [
-        OperationHandler(.press) { daemon, reply in
-            guard case .press(let input, let holdMs) = reply.request.operation else { throw reply.misrouted }
-            try await daemon.pressRequest(input, holdMs: holdMs, reply)
+        OperationHandler(\.device.press) { daemon, request, reply in
+            try await daemon.pressRequest(request.input, holdMs: request.holdMs, reply)
         },
     ]
 

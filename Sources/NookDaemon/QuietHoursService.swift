@@ -93,8 +93,7 @@ extension Daemon {
 extension Daemon {
     /// `quiet`, owned by the quiet hours service.
     static let quietHandlers: [OperationHandler] = [
-        OperationHandler(.quiet) { daemon, reply in
-            guard case .quiet(let setting) = reply.request.operation else { throw reply.misrouted }
+        OperationHandler(\.device.quiet) { daemon, setting, reply in
             try await daemon.quietOperation(setting, reply)
         },
     ]

@@ -102,11 +102,11 @@ extension Daemon {
         return modules.map { ($0, queues[$0]!) }
     }
 
-    /// Hands the request to its operation's handler (``OperationHandler``), once its scope
-    /// (the protocol's table says who may ask) lets the caller ask.
+    /// Hands the request to its operation's handler (``OperationHandler``) with the fields its
+    /// row read, once its scope (the protocol's table says who may ask) lets the caller ask.
     private func perform(_ request: Request, on connection: ClientConnection) async throws(ProtocolError) {
-        let name = request.operation.name
-        switch name.scope(of: request.operation) {
+        let (name, scope, call) = request.operation.visit(OperationHandler.Dispatch())
+        switch scope {
         case .anyone, .own: break
         case .device(let change):
             if let refusal = ownership.deviceRefusal(of: change, by: connection.peer) { throw refusal }
@@ -115,11 +115,11 @@ extension Daemon {
                 throw ProtocolError(.unavailable, field: "op", "\(name.rawValue) is off; set debug.press_inputs = true in nookd's config to act as the buttons over the socket")
             }
         }
-        guard let handler = Self.operationHandlers[name] else {
+        guard let call else {
             throw ProtocolError(.internalError, field: "op", "this nookd has no handler for '\(name.rawValue)'")
         }
         do {
-            try await handler.handle(self, RequestReply(request: request, connection: connection, journal: journal, history: history))
+            try await call(self, RequestReply(request: request, connection: connection, journal: journal, history: history))
         } catch let error as ProtocolError {
             throw error
         } catch {

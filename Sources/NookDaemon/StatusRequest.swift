@@ -4,8 +4,7 @@ import NookProtocol
 extension Daemon {
     /// `status`.
     static let statusHandlers: [OperationHandler] = [
-        OperationHandler(.status) { daemon, reply in
-            guard case .status = reply.request.operation else { throw reply.misrouted }
+        OperationHandler(\.reading.status) { daemon, _, reply in
             try await daemon.statusRequest(reply)
         },
     ]

@@ -4,12 +4,10 @@ import NookProtocol
 extension Daemon {
     /// The subscriptions: a stream of lines until the client goes.
     static let streamHandlers: [OperationHandler] = [
-        OperationHandler(.watch) { daemon, reply in
-            guard case .watch = reply.request.operation else { throw reply.misrouted }
+        OperationHandler(\.reading.watch) { daemon, _, reply in
             try await daemon.watchRequest(reply)
         },
-        OperationHandler(.inputs) { daemon, reply in
-            guard case .inputs = reply.request.operation else { throw reply.misrouted }
+        OperationHandler(\.reading.inputs) { daemon, _, reply in
             try await daemon.inputsRequest(reply)
         },
     ]

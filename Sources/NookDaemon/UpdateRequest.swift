@@ -107,9 +107,8 @@ extension Daemon {
 extension Daemon {
     /// `update`.
     static let updateHandlers: [OperationHandler] = [
-        OperationHandler(.update) { daemon, reply in
-            guard case .update(let target, let changes, let restartDwell) = reply.request.operation else { throw reply.misrouted }
-            try await daemon.updateRequest(target, changes: changes, restartDwell: restartDwell, reply)
+        OperationHandler(\.cards.update) { daemon, request, reply in
+            try await daemon.updateRequest(request.target, changes: request.changes, restartDwell: request.restartDwell, reply)
         },
     ]
 

@@ -1,3 +1,4 @@
+import NookActivities
 @testable import NookDaemon
 import NookProtocol
 import Testing
@@ -27,5 +28,16 @@ struct OperationHandlerTests {
         #expect(NookOperation.quiet(.status).scope == .anyone)
         #expect(NookOperation.quiet(.on).scope == .device("change quiet hours"))
         #expect(NookOperation.press(.open).scope == .debug)
+    }
+
+    /// Every operation of the table reaches its handler, with the fields its row read and the
+    /// scope its row gives: the dispatch is derived from the rows, so nothing else lists them.
+    @Test(arguments: NookOperation.Name.allCases)
+    func c1_everyOperationReachesItsHandlerFromItsRow(name: NookOperation.Name) {
+        let operation = OperationDispatchTests.request(name, card: NookActivityID(), other: NookActivityID())
+        let dispatch = operation.visit(OperationHandler.Dispatch())
+        #expect(dispatch.name == name)
+        #expect(dispatch.scope == operation.scope)
+        #expect(dispatch.call != nil, "\(name.rawValue) has no handler the dispatch can call")
     }
 }
