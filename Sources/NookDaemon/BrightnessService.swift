@@ -2,6 +2,7 @@ import NookLogging
 import NookActivities
 import NookConfig
 import NookInput
+import NookProtocol
 
 extension Service {
     /// Z2: the brightness levels, through a backlight or by dimming the drawn frames, with a
@@ -135,4 +136,8 @@ extension Service.Brightness: BuiltService {
         Service.Brightness(dimmer: try wiring.part(Service.Display.self).dimmer, queues: wiring.moduleQueues + [try wiring.part(Service.Recall.self).recall.queue],
                            quiet: wiring.quiet, clock: wiring.clock, logger: wiring.logger)
     }
+}
+
+extension Service.Brightness: ReportsStatus {
+    func report(into status: inout StatusAnswer) async { status.brightness = await current.withLock { $0 }?.status }
 }

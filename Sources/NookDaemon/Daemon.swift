@@ -29,9 +29,9 @@ public final class Daemon: Sendable {
     let engagement = NookEngagement()
     /// Presses of the open and dismiss inputs, for `inputs` streams (E8).
     let inputs = InputBroadcast()
-    /// The `press` operation's own open toggle (`debug.press_inputs`); engagement observers
-    /// run under it, and none of them presses.
-    let pressedOpen = Locked(false)
+    /// The `press` operation's own open toggle (`debug.press_inputs`), a second open button's
+    /// (I3); engagement observers run under its lock, and none of them presses.
+    let pressToggle: OpenToggle
     let arbiter: NookSurfaceArbiter
     /// Quiet hours (Z1): the arbiter's gate, and which pending priorities end as `suppressed`.
     let quiet: NookQuietHours
@@ -94,11 +94,9 @@ public final class Daemon: Sendable {
         var isLive: Bool { MonotonicClock.now - renewed < Self.lease }
     }
 
-    /// What a press of the inputs does (the socket's `press`), as for the button and the panel.
-    var inputRules: InputRules {
-        InputRules(queues: modules.map { queues[$0]! }, recall: recall, actionCards: actionCards,
-                   menuTakesOpen: MenuClaim.takesOpen(menuOnGlance), apps: apps)
-    }
+    /// What a press of the inputs does (the socket's `press`): the rules the button and the
+    /// panel were given.
+    let inputRules: InputRules
 
     struct State {
         var config: DaemonConfig
@@ -122,6 +120,7 @@ public final class Daemon: Sendable {
         self.logger = logger
         self.clock = clock
         source = ConfigSource(path: configPath, overrides: overrides)
+        pressToggle = OpenToggle(input: "press", engagement: engagement, opensIdle: true)
         modules = config.modules
         arbiter = NookSurfaceArbiter(foreground: config.modules[0], clock: clock)
         quiet = NookQuietHours(schedule: config.quiet.schedule, policy: config.quiet.policy, localTime: QuietConfig.systemLocalTime)
@@ -172,6 +171,7 @@ public final class Daemon: Sendable {
         wiring.screen = screen
         // Every other service, each built from the services it needs, in ``DaemonParts/order``.
         parts = try DaemonParts(wiring)
+        inputRules = try wiring.inputRules()
     }
 
     // MARK: Running

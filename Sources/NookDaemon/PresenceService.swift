@@ -121,3 +121,7 @@ extension Service.Presence: BuiltService {
                          brightness: try wiring.part(Service.Brightness.self), screen: wiring.screen, clock: wiring.clock, logger: wiring.logger)
     }
 }
+
+extension Service.Presence: ReportsStatus {
+    func report(into status: inout StatusAnswer) async { status.presence = await self.status() }
+}

@@ -1,6 +1,8 @@
 import NookLogging
 import NookActivities
+import NookConfig
 import NookDisplay
+import NookProtocol
 import NookRender
 
 extension Service {
@@ -43,5 +45,21 @@ extension Service.Queues: DeclaresSettings {
 extension Service.Queues: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Queues {
         Service.Queues(arbiter: wiring.arbiter, queues: wiring.queuesInOrder)
+    }
+}
+
+extension Service.Queues: ReportsStatus {
+    /// `foreground` and each module's queue.
+    func report(into status: inout StatusAnswer) async {
+        status.foreground = arbiter.foregroundModule?.rawValue
+        status.modules = []
+        for (module, queue) in queues {
+            let snapshot = await queue.snapshot()
+            status.modules.append(StatusAnswer.Module(
+                name: module.rawValue, current: snapshot.current, phase: snapshot.currentPhase,
+                pending: snapshot.pending.count, capacity: snapshot.capacity, suspended: snapshot.isSuspended,
+                displayAvailable: snapshot.isDisplayAvailable, parked: snapshot.parkReason?.description,
+                blockedBy: snapshot.blockingActivity))
+        }
     }
 }

@@ -29,6 +29,9 @@ final class ServiceWiring {
     /// Set once the display is open (the screen draws on it).
     var screen: DaemonScreen!
 
+    /// Set by ``inputRules()`` the first time it is asked.
+    var builtInputRules: InputRules?
+
     /// Each service built so far, by its type.
     private var built: [ObjectIdentifier: any DaemonService] = [:]
 
