@@ -133,7 +133,7 @@ extension Service.Brightness {
 
 extension Service.Brightness: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Brightness {
-        Service.Brightness(dimmer: try wiring.part(Service.Display.self).dimmer, queues: wiring.moduleQueues + [try wiring.part(Service.Recall.self).recall.queue],
+        Service.Brightness(dimmer: try wiring.part(Service.Display.self).dimmer, queues: try wiring.moduleQueues + [try wiring.part(Service.Recall.self).recall.queue],
                            quiet: wiring.quiet, clock: wiring.clock, logger: wiring.logger)
     }
 }

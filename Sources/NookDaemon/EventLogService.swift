@@ -48,6 +48,6 @@ extension Service.EventLog: DeclaresSettings {
 
 extension Service.EventLog: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.EventLog {
-        Service.EventLog(queues: wiring.queuesInOrder, logger: wiring.logger)
+        Service.EventLog(queues: try wiring.queuesInOrder, logger: wiring.logger)
     }
 }

@@ -97,10 +97,13 @@ struct InputRules: Sendable {
 extension ServiceWiring {
     /// The one ``InputRules`` of nookd, built the first time a way in asks for it: the button,
     /// the touch panel and the socket's `press` act by the same rules, apps included.
+    /// The recall and the apps are asked for at each call: each service given the rules is
+    /// recorded as given them.
     func inputRules() throws(DaemonError) -> InputRules {
+        let (recall, apps) = (try part(Service.Recall.self).recall, try part(Service.Apps.self).rotation)
         if let rules = builtInputRules { return rules }
-        let rules = InputRules(queues: moduleQueues, recall: try part(Service.Recall.self).recall, actionCards: actionCards,
-                               menuTakesOpen: Daemon.MenuClaim.takesOpen(menuOnGlance), apps: try part(Service.Apps.self).rotation)
+        let rules = InputRules(queues: try moduleQueues, recall: recall, actionCards: actionCards,
+                               menuTakesOpen: Daemon.MenuClaim.takesOpen(menuOnGlance), apps: apps)
         builtInputRules = rules
         return rules
     }

@@ -243,8 +243,8 @@ extension Service.Touch: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Touch {
         let (journal, history) = (try wiring.part(Service.Journal.self), try wiring.part(Service.History.self))
         let quietHours = try wiring.part(Service.QuietHours.self)
-        let effects = TouchActions.Effects(engagement: wiring.engagement, queues: wiring.moduleQueues, rules: try wiring.inputRules(),
-                                           glass: CardsOnGlass(), presses: wiring.presses, screen: wiring.screen)
+        let effects = TouchActions.Effects(engagement: wiring.engagement, queues: try wiring.moduleQueues, rules: try wiring.inputRules(),
+                                           glass: CardsOnGlass(), presses: wiring.presses, screen: try wiring.screen)
         let quiet = wiring.quiet
         let keeping = Snoozes.Keeping(journal: journal.journal, modules: wiring.config.modules, suppresses: { [quiet] in quiet.suppresses($0) },
                                       endSuppressed: { [quietHours] in await quietHours.endSuppressed() },
