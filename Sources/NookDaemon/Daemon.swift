@@ -6,7 +6,6 @@ import NookActivities
 import NookConfig
 import NookDisplay
 import NookInput
-import NookPixel
 import NookProtocol
 import NookRender
 import NookSystem
