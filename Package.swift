@@ -184,8 +184,11 @@ let package = Package(
         // Hardware/ and udev/: the unit, rules, overlay and install script.
         .testTarget(name: "NookHardwareTests", dependencies: ["NookTestTraits"]),
         // docs/man against the code: every page lints clean and names every config key, command
-        // and flag the programs accept (read from the config reader and the built binaries).
-        .testTarget(name: "NookManPageTests", dependencies: ["NookDaemon", "NookConfig", "NookProtocol", "NookActivities", "NookTestTraits"]),
+        // and flag the programs accept (read from the config readers, each bridge's declared
+        // settings and the built binaries).
+        .testTarget(name: "NookManPageTests", dependencies: [
+            "NookDaemon", "NookConfig", "NookProtocol", "NookActivities", "NookHTTP", "NookMQTT", "NookLCDproc", "NookTestTraits",
+        ]),
         .testTarget(name: "NookDaemonTests", dependencies: [
             "NookDaemon", "NookProtocol", "NookConfig", "NookActivities", "NookDisplay", "NookRender", "NookInput", "NookTestSupport", "NookTestTraits", "NookSystem",
             "NookLogging", "nookd",

@@ -27,6 +27,6 @@ extension Service {
 
 extension Service.ActionCardTracking: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.ActionCardTracking {
-        Service.ActionCardTracking(queues: wiring.moduleQueues, actionCards: wiring.actionCards)
+        Service.ActionCardTracking(queues: try wiring.moduleQueues, actionCards: wiring.actionCards)
     }
 }

@@ -13,6 +13,8 @@ extension Service {
         typealias Section = AppRotation.Settings
         static let name = "apps"
         static var needs: [any DaemonService.Type] { [Screen.self, SystemdWatchdog.self, Queues.self, Recall.self] }
+        /// The journal keeps the apps and, at its start, hands back the ones the last run kept.
+        static var uses: [any DaemonService.Type] { [Journal.self] }
         static let keys = settings.map(\.key)
         static let appliesAtReload = true
 
@@ -71,14 +73,20 @@ extension Service.Apps: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Apps {
         // A recall (U5) is a card the person asked for: the rotation gives way to it as to a module's.
         let recall = try wiring.part(Service.Recall.self)
-        let apps = Service.Apps(wiring.config, clock: wiring.clock, engagement: wiring.engagement, screen: wiring.screen, arbiter: wiring.arbiter,
-                                queues: wiring.moduleQueues + [recall.recall.queue], watchdog: try wiring.part(Service.SystemdWatchdog.self),
+        let apps = Service.Apps(wiring.config, clock: wiring.clock, engagement: wiring.engagement, screen: try wiring.screen, arbiter: wiring.arbiter,
+                                queues: try wiring.moduleQueues + [recall.recall.queue], watchdog: try wiring.part(Service.SystemdWatchdog.self),
                                 logger: wiring.logger)
         let journal = try wiring.part(Service.Journal.self)
         apps.rotation.keep(in: journal.journal)
         journal.restoresApps(into: apps.rotation)
         return apps
     }
+}
+
+extension Service.Apps: QuiescesAtStop {
+    /// The rotation stops turning first: as the cards end, no app card comes back after them.
+    func halt() { rotation.halt() }
+    func quiesce() async { await rotation.queue.quiesce() }
 }
 
 extension Service.Apps: ReportsStatus {

@@ -2,6 +2,7 @@ import NookLogging
 import NookActivities
 import NookConfig
 import NookInput
+import NookProtocol
 
 extension Service {
     /// Z2: the brightness levels, through a backlight or by dimming the drawn frames, with a
@@ -132,7 +133,11 @@ extension Service.Brightness {
 
 extension Service.Brightness: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Brightness {
-        Service.Brightness(dimmer: try wiring.part(Service.Display.self).dimmer, queues: wiring.moduleQueues + [try wiring.part(Service.Recall.self).recall.queue],
+        Service.Brightness(dimmer: try wiring.part(Service.Display.self).dimmer, queues: try wiring.moduleQueues + [try wiring.part(Service.Recall.self).recall.queue],
                            quiet: wiring.quiet, clock: wiring.clock, logger: wiring.logger)
     }
+}
+
+extension Service.Brightness: ReportsStatus {
+    func report(into status: inout StatusAnswer) async { status.brightness = await current.withLock { $0 }?.status }
 }

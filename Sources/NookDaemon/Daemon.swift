@@ -6,7 +6,6 @@ import NookActivities
 import NookConfig
 import NookDisplay
 import NookInput
-import NookPixel
 import NookProtocol
 import NookRender
 import NookSystem
@@ -19,29 +18,24 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// nookd: one display, one screen, the arbiter, one queue per module, and the services around
-/// them (N1, N2, C1–C4, D4): ``DaemonParts`` lists them in start order, and this type wires
-/// them together. `run()` serves until SIGTERM or SIGINT, then quiesces every queue, stops
-/// the services in reverse order (the display last) and returns.
+/// nookd: the arbiter and the services around it, the display, the screen and the queues among
+/// them (N1, N2, C1–C4, D4): ``DaemonParts`` lists them in start order and builds them, and
+/// this type holds what they share. `run()` serves until SIGTERM or SIGINT, then quiesces every
+/// service with cards on the glass, stops the services in reverse order (the display last) and
+/// returns.
 public final class Daemon: Sendable {
     let logger: Logger
     let clock: any NookClock
     let engagement = NookEngagement()
     /// Presses of the open and dismiss inputs, for `inputs` streams (E8).
     let inputs = InputBroadcast()
-    /// The `press` operation's own open toggle (`debug.press_inputs`); engagement observers
-    /// run under it, and none of them presses.
-    let pressedOpen = Locked(false)
+    /// The `press` operation's own open toggle (`debug.press_inputs`), a second open button's
+    /// (I3); engagement observers run under its lock, and none of them presses.
+    let pressToggle: OpenToggle
     let arbiter: NookSurfaceArbiter
     /// Quiet hours (Z1): the arbiter's gate, and which pending priorities end as `suppressed`.
     let quiet: NookQuietHours
     let modules: [NookModuleID]
-    let queues: [NookModuleID: NookActivityQueue]
-    let screen: DaemonScreen
-    /// The live view (V1): the glass's generation and, while watched, its newest frame.
-    let liveGlass: LiveGlass
-    /// The live view's PNGs, one encoding per generation.
-    let livePNGs: LiveFramePNGs
     /// Every service, by type; ``DaemonParts/startOrder`` says in which order they start.
     let parts: DaemonParts
     /// The file SIGHUP reloads, and the flags applied over it.
@@ -64,6 +58,13 @@ public final class Daemon: Sendable {
     /// Every service has started: a SIGHUP held from the start reloads only then.
     private let servicesStarted = Latch()
 
+    /// One queue per module (C2).
+    var queues: [NookModuleID: NookActivityQueue] { parts.queues.byModule }
+    var screen: DaemonScreen { parts.screen.screen }
+    /// The live view (V1): the glass's generation and, while watched, its newest frame.
+    var liveGlass: LiveGlass { parts.screen.liveGlass }
+    /// The live view's PNGs, one encoding per generation.
+    var livePNGs: LiveFramePNGs { parts.screen.livePNGs }
     var display: any DisplayBackend { parts.display.display }
     var backendName: String { parts.display.backendName }
     /// Unfinished activities on disk; nil keeps them in memory only.
@@ -94,11 +95,9 @@ public final class Daemon: Sendable {
         var isLive: Bool { MonotonicClock.now - renewed < Self.lease }
     }
 
-    /// What a press of the inputs does (the socket's `press`), as for the button and the panel.
-    var inputRules: InputRules {
-        InputRules(queues: modules.map { queues[$0]! }, recall: recall, actionCards: actionCards,
-                   menuTakesOpen: MenuClaim.takesOpen(menuOnGlance), apps: apps)
-    }
+    /// What a press of the inputs does (the socket's `press`): the rules the button and the
+    /// panel were given.
+    let inputRules: InputRules
 
     struct State {
         var config: DaemonConfig
@@ -122,6 +121,7 @@ public final class Daemon: Sendable {
         self.logger = logger
         self.clock = clock
         source = ConfigSource(path: configPath, overrides: overrides)
+        pressToggle = OpenToggle(input: "press", engagement: engagement, opensIdle: true)
         modules = config.modules
         arbiter = NookSurfaceArbiter(foreground: config.modules[0], clock: clock)
         quiet = NookQuietHours(schedule: config.quiet.schedule, policy: config.quiet.policy, localTime: QuietConfig.systemLocalTime)
@@ -130,48 +130,9 @@ public final class Daemon: Sendable {
         self.state = state
         let wiring = ServiceWiring(config: config, clock: clock, logger: logger, engagement: engagement, presses: inputs, arbiter: arbiter,
                                    quiet: quiet, actionCards: actionCards, menuOnGlance: menuOnGlance, state: state)
-        // Before the display is taken: a start refused here has nothing to put back. The queues
-        // ask it whose stated senders each have a share (Q16).
-        let ownership = try wiring.part(Service.Ownership.self)
-        var queues: [NookModuleID: NookActivityQueue] = [:]
-        for module in config.modules {
-            // The screen reports each slide-in's end: a card's dwell counts from when it is
-            // really on the glass (Q13), however busy the display; 2 s bounds a stuck one.
-            let queue = NookActivityQueue(clock: clock, engagement: engagement,
-                                          configuration: .init(pollInterval: config.pollInterval, capacity: config.capacity,
-                                                               presenterTimeout: .seconds(2),
-                                                               shareOf: { [ownership] in Daemon.share(of: $0, relays: ownership.relayUIDs) }))
-            queues[module] = queue
-            arbiter.register(NookQueueModule(id: module, queue: queue))
-        }
-        self.queues = queues
-        wiring.queues = queues
-
-        let output = try wiring.part(Service.Display.self)
-        let display = output.display
-        // R6: the configured turn, then the one the panel's orientation property asks for.
-        let panelTurn = display.panelOrientation
-        let glass = LiveGlass()
-        liveGlass = glass
-        let settings = NookScreen.Settings(theme: config.theme, rotation: config.rotation.then(panelTurn), home: config.home, blankAfter: config.blankAfter)
-        if config.backend.isLED {
-            // L3: LEDs get the pixel renderer; the cairo compositor is never made for them.
-            if config.rotation != .none, DaemonScreen.ledRotation(config.rotation, size: display.mode.size) == .none {
-                logger.notice("display.rotation does not turn an LED strip; say which end comes first with [led] origin instead")
-            }
-            screen = DaemonScreen(display: display, clock: clock, settings: settings, scrollSpeed: config.led.scrollSpeed,
-                                  onWarning: { logger.warning("\($0)") }, observer: glass)
-            livePNGs = LiveFramePNGs(picture: { LEDMockImage.render($0, cell: $0.height == 1 ? 12 : 16) })
-        } else {
-            screen = DaemonScreen(cards: NookScreen(display: display, clock: clock, settings: settings, onWarning: { logger.warning("\($0)") },
-                                                    observer: glass),
-                                  settings: settings)
-            livePNGs = LiveFramePNGs()
-        }
-        output.dimmer?.redraw { [screen] in await screen.redisplay() }
-        wiring.screen = screen
-        // Every other service, each built from the services it needs, in ``DaemonParts/order``.
+        // Every service, each built from the services it needs or uses, in ``DaemonParts/order``.
         parts = try DaemonParts(wiring)
+        inputRules = try wiring.inputRules()
     }
 
     // MARK: Running
@@ -245,19 +206,20 @@ public final class Daemon: Sendable {
         stopRequested.open()
     }
 
-    /// Quiesces every queue at once, giving up after `bound` so a stuck queue cannot hold the
-    /// exit past the 2 s of N2 (the display is restored either way).
+    /// Quiesces every service with cards on the glass (``QuiescesAtStop``: the modules' queues,
+    /// the recall's, the apps') at once, giving up after `bound` so a stuck queue cannot hold
+    /// the exit past the 2 s of N2 (the display is restored either way).
     private func quiesceAll(within bound: Duration) async {
         // Whichever comes first opens `settled`: every queue quiescent, or the bound.
         let settled = Latch()
         let done = Atomic<Bool>(false)
-        // The rotation stops turning first: as the cards end, no app card comes back after them.
-        apps.halt()
-        let all = Task { [queues, recall, apps] in
+        // Each halts first (the apps' rotation stops turning: as the cards end, no app card
+        // comes back after them), then all quiesce at once.
+        let quiescing = parts.quiescing
+        for part in quiescing { part.halt() }
+        let all = Task {
             await withTaskGroup(of: Void.self) { group in
-                for queue in queues.values { group.addTask { await queue.quiesce() } }
-                group.addTask { await recall.queue.quiesce() }
-                group.addTask { await apps.queue.quiesce() }
+                for part in quiescing { group.addTask { await part.quiesce() } }
             }
             done.store(true, ordering: .releasing)
             settled.open()

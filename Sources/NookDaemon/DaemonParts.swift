@@ -41,20 +41,28 @@ struct DaemonParts: Sendable {
     let all: [any DaemonService]
     private let byType: [ObjectIdentifier: any DaemonService]
 
-    /// Builds every service of ``order`` in `wiring` (those built before, to make the daemon's
-    /// shared pieces, are taken as they are).
+    /// Builds every service of ``order`` in `wiring` (those built before, as another's part,
+    /// are taken as they are), keeping what each was given.
     init(_ wiring: ServiceWiring) throws(DaemonError) {
+        // First, before the display is taken: a start the admin group refuses has nothing to
+        // put back.
+        let ownership = try wiring.part(Service.Ownership.self)
         var all: [any DaemonService] = []
         for type in Self.order { all.append(try wiring.part(type)) }
         self.all = all
         byType = Dictionary(uniqueKeysWithValues: all.map { (ObjectIdentifier(Swift.type(of: $0)), $0) })
-        (display, signals, recall, history) = (try wiring.part(Service.Display.self), try wiring.part(Service.Signals.self),
-                                               try wiring.part(Service.Recall.self), try wiring.part(Service.History.self))
-        apps = try wiring.part(Service.Apps.self)
+        given = wiring.given
+        (display, signals, queues, screen) = (try wiring.part(Service.Display.self), try wiring.part(Service.Signals.self),
+                                              try wiring.part(Service.Queues.self), try wiring.part(Service.Screen.self))
+        (recall, history, apps) = (try wiring.part(Service.Recall.self), try wiring.part(Service.History.self), try wiring.part(Service.Apps.self))
         (journal, brightness, quietHours, presence) = (try wiring.part(Service.Journal.self), try wiring.part(Service.Brightness.self),
                                                        try wiring.part(Service.QuietHours.self), try wiring.part(Service.Presence.self))
-        (touch, ownership, socket) = (try wiring.part(Service.Touch.self), try wiring.part(Service.Ownership.self), try wiring.part(Service.Socket.self))
+        (touch, socket) = (try wiring.part(Service.Touch.self), try wiring.part(Service.Socket.self))
+        self.ownership = ownership
     }
+
+    /// The names of the services each service was built from, by the service's name.
+    let given: [String: Set<String>]
 
     /// The service of that type; nil for a type that is not in ``order``.
     subscript<Part: DaemonService>(_ type: Part.Type) -> Part? { byType[ObjectIdentifier(type)] as? Part }
@@ -63,6 +71,8 @@ struct DaemonParts: Sendable {
     // once here rather than looked up at each request.
     let display: Service.Display
     let signals: Service.Signals
+    let queues: Service.Queues
+    let screen: Service.Screen
     let recall: Service.Recall
     let apps: Service.Apps
     let history: Service.History
@@ -74,12 +84,19 @@ struct DaemonParts: Sendable {
     let ownership: Service.Ownership
     let socket: Service.Socket
 
+    /// The services with cards on the glass, which quiesce at a stop before any service stops.
+    var quiescing: [any QuiescesAtStop] { all.compactMap { $0 as? any QuiescesAtStop } }
+
     /// The services that answer for their own part of `status`, in start order.
     var reportingStatus: [any ReportsStatus] { all.compactMap { $0 as? any ReportsStatus } }
 
-    /// Every service, in ``order``; throws if that order is refused.
+    /// Every service, in ``order``; throws if that order is refused, or if a service was given
+    /// a part it does not declare (``ServiceOrder/checkGiven(_:given:)``).
     func inStartOrder() throws(DaemonError) -> [any DaemonService] {
         if let problem = ServiceOrder.check(Self.startOrder) { throw DaemonError("nookd's start order: \(problem)") }
+        for type in Self.order {
+            if let problem = ServiceOrder.checkGiven(type, given: given[type.name] ?? []) { throw DaemonError("nookd's services: \(problem)") }
+        }
         return all
     }
 }

@@ -13,8 +13,14 @@ protocol DaemonService: AnyObject, Sendable {
     /// The name the log and the start-order errors use.
     static var name: String { get }
     /// The services that must have started before this one (see ``ServiceOrder``), by type:
-    /// a misspelt or removed service is a compile error, not a refused start.
+    /// a misspelt or removed service is a compile error, not a refused start. Every service
+    /// the service is built from is here or in ``uses``: ``ServiceWiring`` records what each
+    /// build asks for, and nookd refuses to start on a part given and not declared.
     static var needs: [any DaemonService.Type] { get }
+    /// The services this one is built from that start after it: built first, handed over as
+    /// values, started later (the state files check the journal's and the history's files
+    /// before either opens them; the journal hands the apps the ones the last run kept).
+    static var uses: [any DaemonService.Type] { get }
     /// The config keys the service owns: patterns of ``DaemonConfig/keys``.
     static var keys: [String] { get }
     /// Whether the service's keys apply at a reload (through ``apply(_:)``) or need a restart;
@@ -37,6 +43,7 @@ protocol DaemonService: AnyObject, Sendable {
 }
 
 extension DaemonService {
+    static var uses: [any DaemonService.Type] { [] }
     static var keys: [String] { [] }
     static var appliesAtReload: Bool { false }
     func stop() async {}
@@ -112,19 +119,36 @@ struct ReloadDecision: Equatable, Sendable {
 }
 
 /// The start order as data: services start in list order, stop in reverse, and a list in
-/// which a service comes before one it needs (or needs one that is not there) is refused.
+/// which a service comes before one it needs (or needs one that is not there) is refused, as is
+/// one in which a service it uses (built from, started later) starts before it.
 enum ServiceOrder {
     static func check(_ services: [any DaemonService.Type]) -> String? {
         var started: Set<String> = []
+        let all = Set(services.map { $0.name })
         for service in services {
             if started.contains(service.name) { return "service \(service.name) is listed twice" }
-            let all = Set(services.map { $0.name })
             for need in service.needs.map({ $0.name }) {
                 guard all.contains(need) else { return "service \(service.name) needs \(need), which is not in the list" }
                 guard started.contains(need) else { return "service \(service.name) would start before \(need), which it needs" }
             }
+            for use in service.uses.map({ $0.name }) {
+                guard all.contains(use) else { return "service \(service.name) uses \(use), which is not in the list" }
+                guard !started.contains(use) else { return "service \(service.name) uses \(use), which starts before it: name it in needs" }
+            }
             started.insert(service.name)
         }
+        return nil
+    }
+
+    /// What is wrong with what `service` was given (the names of the services its build asked
+    /// for) against what it declares: each given service is one it needs or uses, and each it
+    /// uses is given. Nil when they agree.
+    static func checkGiven(_ service: any DaemonService.Type, given: Set<String>) -> String? {
+        let (needs, uses) = (Set(service.needs.map { $0.name }), Set(service.uses.map { $0.name }))
+        if let undeclared = given.subtracting(needs).subtracting(uses).sorted().first {
+            return "service \(service.name) is given \(undeclared) but names it in neither needs nor uses"
+        }
+        if let stale = uses.subtracting(given).sorted().first { return "service \(service.name) uses \(stale) but is not given it" }
         return nil
     }
 }
@@ -147,4 +171,17 @@ final class StopActions: Sendable {
         }
         for action in all.reversed() { await action() }
     }
+}
+
+/// A service whose queue puts cards on the glass: at a stop (N2) each halts, then all quiesce at
+/// once, before any service stops, so the cards on the glass end through the normal path.
+protocol QuiescesAtStop: DaemonService {
+    /// Takes on nothing new of its own, before any queue quiesces.
+    func halt()
+    /// Returns once its queues are quiescent.
+    func quiesce() async
+}
+
+extension QuiescesAtStop {
+    func halt() {}
 }

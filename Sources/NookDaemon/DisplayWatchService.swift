@@ -9,7 +9,7 @@ extension Service {
     final class DisplayWatch: DaemonService {
         typealias Section = NoSection
         static let name = "display watch"
-        static var needs: [any DaemonService.Type] { [Display.self, Screen.self, Recall.self, Brightness.self] }
+        static var needs: [any DaemonService.Type] { [Display.self, Queues.self, Screen.self, Recall.self, Apps.self, Brightness.self] }
 
         private let display: any DisplayBackend
         private let queues: [NookActivityQueue]
@@ -37,8 +37,8 @@ extension Service {
 extension Service.DisplayWatch: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.DisplayWatch {
         Service.DisplayWatch(display: try wiring.part(Service.Display.self).display,
-                             queues: Array(wiring.queues.values) + [try wiring.part(Service.Recall.self).recall.queue,
-                                                                            try wiring.part(Service.Apps.self).rotation.queue], screen: wiring.screen,
+                             queues: Array(try wiring.queues.values) + [try wiring.part(Service.Recall.self).recall.queue,
+                                                                            try wiring.part(Service.Apps.self).rotation.queue], screen: try wiring.screen,
                              brightness: try wiring.part(Service.Brightness.self), logger: wiring.logger)
     }
 }

@@ -71,7 +71,7 @@ extension Service.Escalation {
 
 extension Service.Escalation: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Escalation {
-        Service.Escalation(queues: wiring.moduleQueues, quiet: wiring.quiet, brightness: try wiring.part(Service.Brightness.self), clock: wiring.clock,
+        Service.Escalation(queues: try wiring.moduleQueues, quiet: wiring.quiet, brightness: try wiring.part(Service.Brightness.self), clock: wiring.clock,
                            logger: wiring.logger)
     }
 }

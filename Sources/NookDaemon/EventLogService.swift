@@ -1,5 +1,6 @@
 import NookLogging
 import NookActivities
+import NookConfig
 import NookDisplay
 import NookRender
 
@@ -47,6 +48,6 @@ extension Service.EventLog: DeclaresSettings {
 
 extension Service.EventLog: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.EventLog {
-        Service.EventLog(queues: wiring.queuesInOrder, logger: wiring.logger)
+        Service.EventLog(queues: try wiring.queuesInOrder, logger: wiring.logger)
     }
 }

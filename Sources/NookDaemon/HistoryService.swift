@@ -196,6 +196,6 @@ extension Service.History {
 
 extension Service.History: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.History {
-        Service.History(wiring.config, queues: wiring.queuesInOrder, logger: wiring.logger)
+        Service.History(wiring.config, queues: try wiring.queuesInOrder, logger: wiring.logger)
     }
 }

@@ -29,6 +29,6 @@ extension Service {
 
 extension Service.HomeClock: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.HomeClock {
-        Service.HomeClock(screen: wiring.screen)
+        Service.HomeClock(screen: try wiring.screen)
     }
 }

@@ -19,8 +19,9 @@ struct InputRules: Sendable {
     let actionCards: ActionCards
     /// A menu on the glance takes open's press as its Enter (E8).
     let menuTakesOpen: @Sendable () -> Bool
-    /// The apps' rotation (A4); nil where none runs (tests of the other rules).
-    var apps: AppRotation? = nil
+    /// The apps' rotation (A4); nil where none runs (tests of the other rules). Said at every
+    /// construction, never defaulted: a construction that left it out would drop the app rules.
+    let apps: AppRotation?
 
     /// What a press of open did.
     enum Open: Equatable, Sendable {
@@ -90,6 +91,21 @@ struct InputRules: Sendable {
         if apps?.pressedNext() == true { return .nextApp }
         if let endCard { endCard() } else { queues.forEach { $0.requestDismissCurrent() } }
         return .cardDismissed
+    }
+}
+
+extension ServiceWiring {
+    /// The one ``InputRules`` of nookd, built the first time a way in asks for it: the button,
+    /// the touch panel and the socket's `press` act by the same rules, apps included.
+    /// The recall and the apps are asked for at each call: each service given the rules is
+    /// recorded as given them.
+    func inputRules() throws(DaemonError) -> InputRules {
+        let (recall, apps) = (try part(Service.Recall.self).recall, try part(Service.Apps.self).rotation)
+        if let rules = builtInputRules { return rules }
+        let rules = InputRules(queues: try moduleQueues, recall: recall, actionCards: actionCards,
+                               menuTakesOpen: Daemon.MenuClaim.takesOpen(menuOnGlance), apps: apps)
+        builtInputRules = rules
+        return rules
     }
 }
 

@@ -14,7 +14,7 @@ extension Service {
         }
 
         static let name = "inputs"
-        static var needs: [any DaemonService.Type] { [Presence.self, Recall.self, Queues.self, ActionCardTracking.self] }
+        static var needs: [any DaemonService.Type] { [Presence.self, Recall.self, Apps.self, Queues.self, ActionCardTracking.self] }
         static let keys = settings.map(\.key)
 
         static func section(of config: DaemonConfig) -> Section { Section(proximity: config.proximity, gpioLines: config.gpioLines) }
@@ -32,28 +32,16 @@ extension Service {
 
         private let engagement: NookEngagement
         private let presses: InputBroadcast
-        private let queues: [NookActivityQueue]
-        private let recall: HistoryRecall
-        private let apps: AppRotation?
-        private let actionCards: ActionCards
-        private let menuOnGlance: Locked<Daemon.MenuClaim?>
+        /// What a press of the buttons does (I1, E3, E8, U5), as for every other way in.
+        let rules: InputRules
         private let state: Locked<Daemon.State>
         private let clock: any NookClock
         private let logger: Logger
         private let gpio = Locked<GPIOInputs?>(nil)
         private let stops = StopActions()
 
-        /// What a press of the buttons does (I1, E3, E8, U5), as for every other way in.
-        private var rules: InputRules {
-            InputRules(queues: queues, recall: recall, actionCards: actionCards,
-                       menuTakesOpen: Daemon.MenuClaim.takesOpen(menuOnGlance), apps: apps)
-        }
-
-        init(engagement: NookEngagement, presses: InputBroadcast, queues: [NookActivityQueue], recall: HistoryRecall, apps: AppRotation?, actionCards: ActionCards,
-             menuOnGlance: Locked<Daemon.MenuClaim?>, state: Locked<Daemon.State>, clock: any NookClock, logger: Logger) {
-            (self.engagement, self.presses, self.queues, self.recall, self.actionCards) = (engagement, presses, queues, recall, actionCards)
-            (self.menuOnGlance, self.state, self.clock, self.logger) = (menuOnGlance, state, clock, logger)
-            self.apps = apps
+        init(engagement: NookEngagement, presses: InputBroadcast, rules: InputRules, state: Locked<Daemon.State>, clock: any NookClock, logger: Logger) {
+            (self.engagement, self.presses, self.rules, self.state, self.clock, self.logger) = (engagement, presses, rules, state, clock, logger)
         }
 
         func start(_ section: Section) async throws(DaemonError) {
@@ -207,9 +195,11 @@ extension Service.Inputs: DeclaresSettings {
 
 extension Service.Inputs: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Inputs {
-        Service.Inputs(engagement: wiring.engagement, presses: wiring.presses, queues: Array(wiring.queues.values),
-                       recall: try wiring.part(Service.Recall.self).recall, apps: try wiring.part(Service.Apps.self).rotation,
-                       actionCards: wiring.actionCards, menuOnGlance: wiring.menuOnGlance,
+        Service.Inputs(engagement: wiring.engagement, presses: wiring.presses, rules: try wiring.inputRules(),
                        state: wiring.state, clock: wiring.clock, logger: wiring.logger)
     }
+}
+
+extension Service.Inputs: ReportsStatus {
+    func report(into status: inout StatusAnswer) async { status.gpio = gpioStatus() }
 }

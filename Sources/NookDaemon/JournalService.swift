@@ -163,7 +163,7 @@ extension Service.Journal {
 
 extension Service.Journal: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Journal {
-        Service.Journal(wiring.config, history: try wiring.part(Service.History.self).history, queues: wiring.queues, modules: wiring.config.modules,
+        Service.Journal(wiring.config, history: try wiring.part(Service.History.self).history, queues: try wiring.queues, modules: wiring.config.modules,
                         iconDirectories: { [state = wiring.state] in state.withLock { $0.config.iconDirectories } }, logger: wiring.logger)
     }
 }

@@ -117,7 +117,11 @@ extension Service.Presence {
 
 extension Service.Presence: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Presence {
-        Service.Presence(engagement: wiring.engagement, arbiter: wiring.arbiter, modules: wiring.config.modules, queues: wiring.queues,
-                         brightness: try wiring.part(Service.Brightness.self), screen: wiring.screen, clock: wiring.clock, logger: wiring.logger)
+        Service.Presence(engagement: wiring.engagement, arbiter: wiring.arbiter, modules: wiring.config.modules, queues: try wiring.queues,
+                         brightness: try wiring.part(Service.Brightness.self), screen: try wiring.screen, clock: wiring.clock, logger: wiring.logger)
     }
+}
+
+extension Service.Presence: ReportsStatus {
+    func report(into status: inout StatusAnswer) async { status.presence = await self.status() }
 }

@@ -20,14 +20,7 @@ extension Daemon {
         case .open:
             let outcome = inputRules.open(held: holdMs.map { .milliseconds($0) })
             taken = outcome.taken
-            if outcome == .toggle {
-                // Toggle and set in one step: two racing presses must not leave the input
-                // active while the toggle says closed.
-                pressedOpen.withLock { open in
-                    open.toggle()
-                    engagement.set(.open, active: open, input: "press")
-                }
-            }
+            if outcome == .toggle { _ = pressToggle.toggle() }
         case .dismiss:
             inputRules.dismiss(because: "dismiss pressed")
         }

@@ -1,10 +1,13 @@
 import NookLogging
 import NookActivities
+import NookConfig
 import NookDisplay
+import NookProtocol
 import NookRender
 
 extension Service {
-    /// One queue per module, on the arbiter (C2, C3); made when nookd is built.
+    /// One queue per module, on the arbiter (C2, C3); made when nookd is built. Each asks the
+    /// ownership service, at each enqueue, whose stated senders have a share of it (Q16).
     final class Queues: DaemonService {
         struct Section: Equatable, Sendable {
             var modules: [NookModuleID]
@@ -14,6 +17,8 @@ extension Service {
 
         static let name = "queues"
         static var needs: [any DaemonService.Type] { [] }
+        /// Its start binds nothing of the ownership's: the policy is read at each enqueue.
+        static var uses: [any DaemonService.Type] { [Ownership.self] }
         static let keys = settings.map(\.key)
 
         static func section(of config: DaemonConfig) -> Section {
@@ -21,14 +26,27 @@ extension Service {
         }
 
         let arbiter: NookSurfaceArbiter
-        let queues: [(NookModuleID, NookActivityQueue)]
+        /// The modules' queues in the modules' order (the first is foreground at start).
+        let inOrder: [(NookModuleID, NookActivityQueue)]
+        let byModule: [NookModuleID: NookActivityQueue]
 
-        init(arbiter: NookSurfaceArbiter, queues: [(NookModuleID, NookActivityQueue)]) {
-            (self.arbiter, self.queues) = (arbiter, queues)
+        init(_ config: DaemonConfig, clock: any NookClock, engagement: NookEngagement, arbiter: NookSurfaceArbiter, ownership: Ownership) {
+            self.arbiter = arbiter
+            inOrder = config.modules.map { module in
+                // The screen reports each slide-in's end: a card's dwell counts from when it is
+                // really on the glass (Q13), however busy the display; 2 s bounds a stuck one.
+                let queue = NookActivityQueue(clock: clock, engagement: engagement,
+                                              configuration: .init(pollInterval: config.pollInterval, capacity: config.capacity,
+                                                                   presenterTimeout: .seconds(2),
+                                                                   shareOf: { [ownership] in Daemon.share(of: $0, relays: ownership.relayUIDs) }))
+                arbiter.register(NookQueueModule(id: module, queue: queue))
+                return (module, queue)
+            }
+            byModule = Dictionary(uniqueKeysWithValues: inOrder)
         }
 
         func start(_ section: Section) async throws(DaemonError) {
-            for (module, queue) in queues { await queue.bind(to: arbiter, moduleID: module) }
+            for (module, queue) in inOrder { await queue.bind(to: arbiter, moduleID: module) }
         }
     }
 }
@@ -42,6 +60,32 @@ extension Service.Queues: DeclaresSettings {
 
 extension Service.Queues: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Queues {
-        Service.Queues(arbiter: wiring.arbiter, queues: wiring.queuesInOrder)
+        Service.Queues(wiring.config, clock: wiring.clock, engagement: wiring.engagement, arbiter: wiring.arbiter,
+                       ownership: try wiring.part(Service.Ownership.self))
+    }
+}
+
+extension Service.Queues: QuiescesAtStop {
+    /// Every module's queue at once.
+    func quiesce() async {
+        await withTaskGroup(of: Void.self) { group in
+            for (_, queue) in inOrder { group.addTask { await queue.quiesce() } }
+        }
+    }
+}
+
+extension Service.Queues: ReportsStatus {
+    /// `foreground` and each module's queue.
+    func report(into status: inout StatusAnswer) async {
+        status.foreground = arbiter.foregroundModule?.rawValue
+        status.modules = []
+        for (module, queue) in inOrder {
+            let snapshot = await queue.snapshot()
+            status.modules.append(StatusAnswer.Module(
+                name: module.rawValue, current: snapshot.current, phase: snapshot.currentPhase,
+                pending: snapshot.pending.count, capacity: snapshot.capacity, suspended: snapshot.isSuspended,
+                displayAvailable: snapshot.isDisplayAvailable, parked: snapshot.parkReason?.description,
+                blockedBy: snapshot.blockingActivity))
+        }
     }
 }

@@ -1,5 +1,6 @@
 import NookLogging
 import NookActivities
+import NookConfig
 import NookProtocol
 import NookRender
 
@@ -114,7 +115,7 @@ extension Service.QuietHours: DeclaresSettings {
 
 extension Service.QuietHours: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.QuietHours {
-        Service.QuietHours(quiet: wiring.quiet, queues: wiring.queuesInOrder, brightness: try wiring.part(Service.Brightness.self), clock: wiring.clock,
+        Service.QuietHours(quiet: wiring.quiet, queues: try wiring.queuesInOrder, brightness: try wiring.part(Service.Brightness.self), clock: wiring.clock,
                            logger: wiring.logger)
     }
 }

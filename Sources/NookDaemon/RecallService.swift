@@ -12,6 +12,8 @@ extension Service {
         typealias Section = HistoryRecall.Settings
         static let name = "recall"
         static var needs: [any DaemonService.Type] { [Screen.self, SystemdWatchdog.self, Queues.self] }
+        /// The history is read at a recall (a press, after every service started), not at start.
+        static var uses: [any DaemonService.Type] { [History.self] }
         static let keys = settings.map(\.key)
         static let appliesAtReload = true
 
@@ -78,9 +80,13 @@ extension Service.Recall {
     }
 }
 
+extension Service.Recall: QuiescesAtStop {
+    func quiesce() async { await recall.queue.quiesce() }
+}
+
 extension Service.Recall: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Recall {
-        Service.Recall(wiring.config, clock: wiring.clock, history: try wiring.part(Service.History.self).history, screen: wiring.screen,
-                       arbiter: wiring.arbiter, queues: wiring.moduleQueues, watchdog: try wiring.part(Service.SystemdWatchdog.self), logger: wiring.logger)
+        Service.Recall(wiring.config, clock: wiring.clock, history: try wiring.part(Service.History.self).history, screen: try wiring.screen,
+                       arbiter: wiring.arbiter, queues: try wiring.moduleQueues, watchdog: try wiring.part(Service.SystemdWatchdog.self), logger: wiring.logger)
     }
 }

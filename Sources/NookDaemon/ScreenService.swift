@@ -2,6 +2,7 @@ import NookLogging
 import NookActivities
 import NookConfig
 import NookDisplay
+import NookPixel
 import NookRender
 
 extension Service {
@@ -40,14 +41,38 @@ extension Service {
             return decision
         }
 
-        private let screen: DaemonScreen
+        let screen: DaemonScreen
+        /// The live view (V1): the glass's generation and, while watched, its newest frame.
+        let liveGlass = LiveGlass()
+        /// The live view's PNGs, one encoding per generation.
+        let livePNGs: LiveFramePNGs
         private let display: any DisplayBackend
         private let queues: [NookActivityQueue]
         private let watchdog: SystemdWatchdog
         private let stops = StopActions()
 
-        init(screen: DaemonScreen, display: any DisplayBackend, queues: [NookActivityQueue], watchdog: SystemdWatchdog) {
-            (self.screen, self.display, self.queues, self.watchdog) = (screen, display, queues, watchdog)
+        /// The screen for `output`'s display: the pixel renderer for LEDs (L3: the cairo
+        /// compositor is never made for them), the card compositor for a panel.
+        init(_ config: DaemonConfig, output: Display, clock: any NookClock, queues: [NookActivityQueue], watchdog: SystemdWatchdog, logger: Logger) {
+            let display = output.display
+            (self.display, self.queues, self.watchdog) = (display, queues, watchdog)
+            // R6: the configured turn, then the one the panel's orientation property asks for.
+            let settings = NookScreen.Settings(theme: config.theme, rotation: config.rotation.then(display.panelOrientation), home: config.home,
+                                               blankAfter: config.blankAfter)
+            if config.backend.isLED {
+                if config.rotation != .none, DaemonScreen.ledRotation(config.rotation, size: display.mode.size) == .none {
+                    logger.notice("display.rotation does not turn an LED strip; say which end comes first with [led] origin instead")
+                }
+                screen = DaemonScreen(display: display, clock: clock, settings: settings, scrollSpeed: config.led.scrollSpeed,
+                                      onWarning: { logger.warning("\($0)") }, observer: liveGlass)
+                livePNGs = LiveFramePNGs(picture: { LEDMockImage.render($0, cell: $0.height == 1 ? 12 : 16) })
+            } else {
+                screen = DaemonScreen(cards: NookScreen(display: display, clock: clock, settings: settings, onWarning: { logger.warning("\($0)") },
+                                                        observer: liveGlass),
+                                      settings: settings)
+                livePNGs = LiveFramePNGs()
+            }
+            output.dimmer?.redraw { [screen] in await screen.redisplay() }
         }
 
         func start(_ section: Section) async throws(DaemonError) {
@@ -114,7 +139,7 @@ extension Service.Screen {
 
 extension Service.Screen: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Screen {
-        Service.Screen(screen: wiring.screen, display: try wiring.part(Service.Display.self).display, queues: wiring.moduleQueues,
-                       watchdog: try wiring.part(Service.SystemdWatchdog.self))
+        Service.Screen(wiring.config, output: try wiring.part(Service.Display.self), clock: wiring.clock, queues: try wiring.moduleQueues,
+                       watchdog: try wiring.part(Service.SystemdWatchdog.self), logger: wiring.logger)
     }
 }

@@ -10,6 +10,8 @@ extension Service {
         typealias Section = NoSection
         static let name = "state files"
         static var needs: [any DaemonService.Type] { [] }
+        /// Their files are checked before either opens them.
+        static var uses: [any DaemonService.Type] { [Journal.self, History.self] }
 
         private let journal: ActivityJournal?
         private let history: ActivityHistory

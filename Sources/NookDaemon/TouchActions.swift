@@ -26,25 +26,14 @@ final class TouchActions: Sendable {
     struct Effects: Sendable {
         var engagement: NookEngagement
         var queues: [NookActivityQueue]
-        var recall: HistoryRecall
-        var actionCards: ActionCards
+        /// What a tap, a swipe and a long press do, as for every other way in: nookd's one set.
+        var rules: InputRules
         var glass: CardsOnGlass
         var presses: InputBroadcast
-        /// A menu on the glance takes open's press as its Enter (E8).
-        var menuTakesOpen: @Sendable () -> Bool
         var screen: DaemonScreen?
-        /// The apps' rotation (A4): a swipe on an idle display moves it on.
-        var apps: AppRotation? = nil
-
-        /// What a tap, a swipe and a long press do, as for every other way in.
-        var rules: InputRules { InputRules(queues: queues, recall: recall, actionCards: actionCards, menuTakesOpen: menuTakesOpen, apps: apps) }
     }
 
     private struct State {
-        var opened = false
-        /// The card the tap opened the nook on: it closes when that card leaves the glass, so
-        /// a brush of the panel never holds the queue past the card it touched.
-        var openedOn: NookActivityID?
         var lastGesture: String?
         var gestures = 0
         /// The finger moved the card: the `up` springs it back unless a swipe took it.
@@ -57,6 +46,9 @@ final class TouchActions: Sendable {
     private enum Move: Sendable { case drag(Double), release }
 
     private let effects: Effects
+    /// The tap's toggle: it closes when the card it opened on leaves the glass, so a brush of
+    /// the panel never holds the queue past the card it touched.
+    private let toggle: OpenToggle
     private let snoozes: Snoozes
     private let log: @Sendable (String) -> Void
     private let state = Locked(State())
@@ -65,6 +57,7 @@ final class TouchActions: Sendable {
 
     init(effects: Effects, snoozes: Snoozes, log: @escaping @Sendable (String) -> Void) {
         (self.effects, self.snoozes, self.log) = (effects, snoozes, log)
+        toggle = OpenToggle(input: Self.openInput, engagement: effects.engagement, opensIdle: false)
         let (stream, continuation) = AsyncStream.makeStream(of: Move.self, bufferingPolicy: .bufferingNewest(256))
         moves = continuation
         mover = Task { [screen = effects.screen] in
@@ -85,7 +78,8 @@ final class TouchActions: Sendable {
 
     var lastGesture: String? { state.withLock { $0.lastGesture } }
     var gestures: Int { state.withLock { $0.gestures } }
-    var isOpen: Bool { state.withLock { $0.opened } }
+    var isOpen: Bool { toggle.isOpen }
+    var rules: InputRules { effects.rules }
 
     func handle(_ gesture: TouchGesture) {
         state.withLock { state in
@@ -124,15 +118,7 @@ final class TouchActions: Sendable {
         case .appAction: log("touch: tap → the app's action")
         case .menuEnter: log("touch: tap → the menu's Enter")
         case .toggle:
-            let onCard = effects.glass.current?.activity.id
-            // Toggled and set in one step: two taps racing must not leave it open while it says closed.
-            let open = state.withLock { state -> Bool? in
-                guard onCard != nil || state.opened else { return nil }
-                state.opened.toggle()
-                state.openedOn = state.opened ? onCard : nil
-                effects.engagement.set(.open, active: state.opened, input: Self.openInput)
-                return state.opened
-            }
+            let open = toggle.toggle(on: effects.glass.current?.activity.id)
             switch open {
             case true?: log("touch: tap → the nook opens (the next cards wait until the next tap, or until this card leaves)")
             case false?: log("touch: tap → the nook closes")
@@ -177,14 +163,7 @@ final class TouchActions: Sendable {
 
     /// A card left the glass: if the nook was opened on it, it closes.
     func cardLeft(_ id: NookActivityID) {
-        let closed = state.withLock { state -> Bool in
-            guard state.opened, state.openedOn == id else { return false }
-            state.opened = false
-            state.openedOn = nil
-            effects.engagement.set(.open, active: false, input: Self.openInput)
-            return true
-        }
-        if closed { log("touch: the card the nook was opened on left the glass; the nook closes") }
+        if toggle.close(ifOpenedOn: id) { log("touch: the card the nook was opened on left the glass; the nook closes") }
     }
 
     /// The reader stopped: a finger it had down no longer holds the queue.
@@ -196,10 +175,6 @@ final class TouchActions: Sendable {
     /// (the service stopping, or touch turned off).
     func releaseAll() {
         effects.engagement.set(.hover, active: false, input: Self.fingerInput)
-        state.withLock { state in
-            state.opened = false
-            state.openedOn = nil
-            effects.engagement.set(.open, active: false, input: Self.openInput)
-        }
+        toggle.close()
     }
 }

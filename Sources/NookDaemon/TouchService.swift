@@ -1,5 +1,6 @@
 import NookLogging
 import NookActivities
+import NookConfig
 import NookDisplay
 import NookInput
 import NookProtocol
@@ -20,7 +21,8 @@ extension Service {
         static let name = "touch"
         /// The journal hands over the snoozes the last run left; quiet hours end a returning one.
         static var needs: [any DaemonService.Type] {
-            [Presence.self, Recall.self, Queues.self, ActionCardTracking.self, Screen.self, Journal.self, QuietHours.self]
+            [Presence.self, Recall.self, Apps.self, Queues.self, ActionCardTracking.self, Display.self, Screen.self, History.self, Journal.self,
+             QuietHours.self]
         }
         static let keys = settings.map(\.key)
         /// Every key applies: the reader is started again with the new settings (a finger on
@@ -40,7 +42,7 @@ extension Service {
         /// (a scan of /dev/input: milliseconds), in real time: it holds up nookd's start.
         static let firstLookBound: Duration = .seconds(2)
 
-        private let actions: TouchActions
+        let actions: TouchActions
         private let snoozes: Snoozes
         private let glass: CardsOnGlass
         private let queues: [NookActivityQueue]
@@ -239,12 +241,10 @@ extension Service.Touch: DeclaresSettings {
 
 extension Service.Touch: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Touch {
-        let (recall, journal, history) = (try wiring.part(Service.Recall.self), try wiring.part(Service.Journal.self), try wiring.part(Service.History.self))
+        let (journal, history) = (try wiring.part(Service.Journal.self), try wiring.part(Service.History.self))
         let quietHours = try wiring.part(Service.QuietHours.self)
-        let effects = TouchActions.Effects(
-            engagement: wiring.engagement, queues: wiring.moduleQueues, recall: recall.recall, actionCards: wiring.actionCards, glass: CardsOnGlass(),
-            presses: wiring.presses, menuTakesOpen: Daemon.MenuClaim.takesOpen(wiring.menuOnGlance), screen: wiring.screen,
-            apps: try wiring.part(Service.Apps.self).rotation)
+        let effects = TouchActions.Effects(engagement: wiring.engagement, queues: try wiring.moduleQueues, rules: try wiring.inputRules(),
+                                           glass: CardsOnGlass(), presses: wiring.presses, screen: try wiring.screen)
         let quiet = wiring.quiet
         let keeping = Snoozes.Keeping(journal: journal.journal, modules: wiring.config.modules, suppresses: { [quiet] in quiet.suppresses($0) },
                                       endSuppressed: { [quietHours] in await quietHours.endSuppressed() },
@@ -253,4 +253,8 @@ extension Service.Touch: BuiltService {
         return Service.Touch(effects: effects, display: try wiring.part(Service.Display.self).display, clock: wiring.clock, config: wiring.config.touch,
                              makeReader: Daemon.touchReaderMaker, keeping: keeping, logger: wiring.logger)
     }
+}
+
+extension Service.Touch: ReportsStatus {
+    func report(into status: inout StatusAnswer) async { status.touch = self.status() }
 }

@@ -23,19 +23,27 @@ public struct HTTPCommandLine: Sendable, Equatable {
             && lhs.hashToken?.scopes == rhs.hashToken?.scopes
     }
 
-    public struct Problem: Error, Equatable, CustomStringConvertible {
-        public var description: String
-        public init(_ description: String) { self.description = description }
-    }
+    public typealias Problem = CommandLineProblem
 
-    public static let options: [FlagReader.Option] = [
-        .init("--config", value: "FILE", help: "The config file (default: \(HTTPConfig.defaultPath) if it exists, else the built-in defaults)."),
-        .init("--socket", value: "PATH", help: "nookd's socket (default: $NOOK_SOCKET, else /run/nook/nookd.sock)."),
-        .init("--listen", value: "ADDRESS:PORT", help: "Listen there instead of http.listen (default 127.0.0.1:\(HTTPListenAddress.defaultPort)); may be given more than once."),
-        .init("--log-level", value: "LEVEL", help: "Log level: trace, debug, info, notice, warning, error."),
-        .init("--version", help: "Show the version and exit."),
-        .init("-h", "--help", help: "Show this help and exit."),
-    ]
+    /// Every flag nook-http accepts, in the order `--help` lists them, each with what it sets.
+    static let table = FlagTable<HTTPCommandLine>([
+        .value("--config", placeholder: "FILE",
+               help: "The config file (default: \(HTTPConfig.defaultPath) if it exists, else the built-in defaults).") { $0.config = $1 },
+        .value("--socket", placeholder: "PATH", help: "nookd's socket (default: $NOOK_SOCKET, else /run/nook/nookd.sock).") { $0.socket = $1 },
+        .value("--listen", placeholder: "ADDRESS:PORT",
+               help: "Listen there instead of http.listen (default 127.0.0.1:\(HTTPListenAddress.defaultPort)); may be given more than once.") {
+            (line, value) throws(Problem) in
+            guard let address = HTTPListenAddress(parsing: value) else {
+                throw Problem("--listen must be ADDRESS:PORT with an IPv4 or [IPv6] address, such as 127.0.0.1:8722 or [::1]:8722; got '\(value)'")
+            }
+            line.listen.append(address)
+        },
+        .logLevel(placeholder: "LEVEL") { $0.logLevel = $1 },
+        .toggle("--version", help: "Show the version and exit.") { $0.version = true },
+        .toggle("-h", "--help", help: "Show this help and exit.") { $0.help = true },
+    ])
+
+    public static var options: [FlagReader.Option] { table.options }
 
     public static func parse(_ arguments: [String]) throws(Problem) -> HTTPCommandLine {
         var line = HTTPCommandLine()
@@ -53,30 +61,7 @@ public struct HTTPCommandLine: Sendable, Equatable {
             line.hashToken = (rest[0], scopes)
             return line
         }
-        let flags: [FlagReader.Flag]
-        do throws(FlagReader.Problem) { flags = try FlagReader.read(arguments, options: options) } catch { throw Problem(error.description) }
-        for flag in flags {
-            guard let value = flag.value else {
-                if flag.name == "--version" { line.version = true } else { line.help = true }
-                continue
-            }
-            guard !value.isEmpty else { throw Problem("\(flag.name) needs a value, got an empty one") }
-            switch flag.name {
-            case "--config": line.config = value
-            case "--socket": line.socket = value
-            case "--listen":
-                guard let address = HTTPListenAddress(parsing: value) else {
-                    throw Problem("--listen must be ADDRESS:PORT with an IPv4 or [IPv6] address, such as 127.0.0.1:8722 or [::1]:8722; got '\(value)'")
-                }
-                line.listen.append(address)
-            default:
-                guard Logger.Level(rawValue: value) != nil else {
-                    throw Problem("--log-level must be trace, debug, info, notice, warning, error or critical; got '\(value)'")
-                }
-                line.logLevel = value
-            }
-        }
-        return line
+        return try table.read(arguments, into: line, rejectingEmpty: true)
     }
 
     public static var usage: String {

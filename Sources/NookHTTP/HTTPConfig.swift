@@ -6,23 +6,51 @@ import NookProtocol
 /// the defaults; `--listen` overrides `http.listen`.
 public struct HTTPConfig: Sendable, Equatable {
     public static let defaultPath = "/etc/nook/http.toml"
-    static let tables = ["http", "publish"]
+    /// The tables of the keys, for the error about a key in an unknown table.
+    static let tables = SettingDeclaration.tables(of: settings)
 
     /// Loopback alone by default (H4); anything else is written here or given with `--listen`.
     public var listen: [HTTPListenAddress] = [HTTPListenAddress()]
     /// The token file; nil: no tokens, loopback clients only.
     public var tokens: String?
-    public var maximumBodyBytes = 64 * 1024
-    public var maximumHeaderBytes = 16 * 1024
-    public var maximumConnections = 1024
-    public var idleTimeoutSeconds = 60
-    public var headerTimeoutSeconds = 10
+    public var maximumBodyBytes = Keys.maxBodyBytes.defaultValue
+    public var maximumHeaderBytes = Keys.maxHeaderBytes.defaultValue
+    public var maximumConnections = Keys.maxConnections.defaultValue
+    public var idleTimeoutSeconds = Keys.idleTimeout.defaultValue
+    public var headerTimeoutSeconds = Keys.headerTimeout.defaultValue
     /// A call nookd has not answered in this long means nookd is stuck (``NookdLink/Options/callTimeout``).
-    public var nookdTimeoutSeconds = 15
+    public var nookdTimeoutSeconds = Keys.nookdTimeout.defaultValue
     public var rateLimit = HTTPAccess.RateLimit()
     /// `[publish]`: the ntfy topics taken and the modules published and alert cards go to
     /// (docs/publishing.md).
     public var publish = PublishSettings()
+
+    /// nook-http's keys, each spelled once here: the reader reads them through these, and
+    /// nook-http(8) is checked against ``settings``. Read at start only.
+    enum Keys {
+        /// One address or an array of them; the default is ``HTTPListenAddress/init()``'s.
+        static let listen = Setting<[String]>.texts("http.listen", default: [], reload: .restart)
+        static let tokens = Setting<String?>.text("http.tokens", reload: .restart)
+        static let maxBodyBytes = Setting<Int>.integer("http.max_body_bytes", default: 64 * 1024, in: 1024...(16 << 20), reload: .restart)
+        static let maxHeaderBytes = Setting<Int>.integer("http.max_header_bytes", default: 16 * 1024, in: 1024...(1 << 20), reload: .restart)
+        static let maxConnections = Setting<Int>.integer("http.max_connections", default: 1024, in: 1...65536, reload: .restart)
+        static let idleTimeout = Setting<Int>.integer("http.idle_timeout_s", default: 60, in: 1...86400, reload: .restart)
+        static let headerTimeout = Setting<Int>.integer("http.header_timeout_s", default: 10, in: 1...600, reload: .restart)
+        static let nookdTimeout = Setting<Int>.integer("http.nookd_timeout_s", default: 15, in: 1...600, reload: .restart)
+        static let ratePerSecond = Setting<Double>.number("http.rate_limit_per_s", default: HTTPAccess.RateLimit().perSecond, in: 0...1_000_000,
+                                                          reload: .restart)
+        static let rateBurst = Setting<Double>.number("http.rate_limit_burst", default: HTTPAccess.RateLimit().burst, in: 1...1_000_000, reload: .restart)
+        static let topics = Setting<[String]>.texts("publish.topics", default: [], reload: .restart)
+        static let gotifyModule = Setting<String?>.text("publish.gotify_module", reload: .restart)
+        static let awtrixModule = Setting<String?>.text("publish.awtrix_module", reload: .restart)
+        static let alertModule = Setting<String?>.text("publish.alert_module", reload: .restart)
+    }
+
+    /// Every key nook-http reads, in the order nook-http(8) lists them.
+    public static let settings = [Keys.listen.declaration, Keys.tokens.declaration, Keys.maxBodyBytes.declaration, Keys.maxHeaderBytes.declaration,
+                                  Keys.maxConnections.declaration, Keys.idleTimeout.declaration, Keys.headerTimeout.declaration,
+                                  Keys.nookdTimeout.declaration, Keys.ratePerSecond.declaration, Keys.rateBurst.declaration, Keys.topics.declaration,
+                                  Keys.gotifyModule.declaration, Keys.awtrixModule.declaration, Keys.alertModule.declaration]
 
     public init() {}
 
@@ -30,16 +58,16 @@ public struct HTTPConfig: Sendable, Equatable {
         self.init()
         let reader = ConfigReader(document)
         if let addresses = try Self.listenAddresses(reader) { listen = addresses }
-        tokens = try reader.string("http.tokens")
-        if tokens?.isEmpty == true { throw reader.error("http.tokens", "must be the path of the token file, got an empty string") }
-        maximumBodyBytes = try reader.integer("http.max_body_bytes", in: 1024...(16 << 20)) ?? maximumBodyBytes
-        maximumHeaderBytes = try reader.integer("http.max_header_bytes", in: 1024...(1 << 20)) ?? maximumHeaderBytes
-        maximumConnections = try reader.integer("http.max_connections", in: 1...65536) ?? maximumConnections
-        idleTimeoutSeconds = try reader.integer("http.idle_timeout_s", in: 1...86400) ?? idleTimeoutSeconds
-        headerTimeoutSeconds = try reader.integer("http.header_timeout_s", in: 1...600) ?? headerTimeoutSeconds
-        nookdTimeoutSeconds = try reader.integer("http.nookd_timeout_s", in: 1...600) ?? nookdTimeoutSeconds
-        rateLimit.perSecond = try reader.number("http.rate_limit_per_s", in: 0...1_000_000) ?? rateLimit.perSecond
-        rateLimit.burst = try reader.number("http.rate_limit_burst", in: 1...1_000_000) ?? rateLimit.burst
+        tokens = try Keys.tokens.read(reader)
+        if tokens?.isEmpty == true { throw reader.error(Keys.tokens.key, "must be the path of the token file, got an empty string") }
+        maximumBodyBytes = try Keys.maxBodyBytes.read(reader) ?? maximumBodyBytes
+        maximumHeaderBytes = try Keys.maxHeaderBytes.read(reader) ?? maximumHeaderBytes
+        maximumConnections = try Keys.maxConnections.read(reader) ?? maximumConnections
+        idleTimeoutSeconds = try Keys.idleTimeout.read(reader) ?? idleTimeoutSeconds
+        headerTimeoutSeconds = try Keys.headerTimeout.read(reader) ?? headerTimeoutSeconds
+        nookdTimeoutSeconds = try Keys.nookdTimeout.read(reader) ?? nookdTimeoutSeconds
+        rateLimit.perSecond = try Keys.ratePerSecond.read(reader) ?? rateLimit.perSecond
+        rateLimit.burst = try Keys.rateBurst.read(reader) ?? rateLimit.burst
         publish = try Self.publishSettings(reader)
         try reader.rejectUnknownKeys(known: Self.tables)
     }
@@ -48,38 +76,38 @@ public struct HTTPConfig: Sendable, Equatable {
     /// to), `publish.gotify_module`, `publish.awtrix_module`, `publish.alert_module`.
     private static func publishSettings(_ reader: ConfigReader) throws(ConfigError) -> PublishSettings {
         var settings = PublishSettings()
-        if let entries = try reader.strings("publish.topics") {
+        if let entries = try Keys.topics.read(reader) {
             switch PublishSettings.topics(parsing: entries) {
             case .success(let topics): settings.topics = topics
-            case .failure(let error): throw reader.error("publish.topics", error.message)
+            case .failure(let error): throw reader.error(Keys.topics.key, error.message)
             }
         }
-        func module(_ key: String) throws(ConfigError) -> String? {
-            guard let name = try reader.string(key) else { return nil }
-            guard !name.isEmpty else { throw reader.error(key, "must name a module of nookd's, got an empty string") }
+        func module(_ setting: Setting<String?>) throws(ConfigError) -> String? {
+            guard let name = try setting.read(reader) else { return nil }
+            guard !name.isEmpty else { throw reader.error(setting.key, "must name a module of nookd's, got an empty string") }
             return name
         }
-        settings.gotifyModule = try module("publish.gotify_module")
-        settings.awtrixModule = try module("publish.awtrix_module")
-        settings.alertModule = try module("publish.alert_module")
+        settings.gotifyModule = try module(Keys.gotifyModule)
+        settings.awtrixModule = try module(Keys.awtrixModule)
+        settings.alertModule = try module(Keys.alertModule)
         return settings
     }
 
     /// `http.listen`: one address (`"127.0.0.1:8722"`) or an array of them.
     private static func listenAddresses(_ reader: ConfigReader) throws(ConfigError) -> [HTTPListenAddress]? {
         let texts: [String]
-        if let many = try? reader.strings("http.listen") {
+        if let many = try? Keys.listen.read(reader) {
             texts = many
-        } else if let one = try reader.string("http.listen") {
+        } else if let one = try reader.string(Keys.listen.key) {
             texts = [one]
         } else {
             return nil
         }
-        guard !texts.isEmpty else { throw reader.error("http.listen", "must name at least one address, such as \"127.0.0.1:8722\"") }
+        guard !texts.isEmpty else { throw reader.error(Keys.listen.key, "must name at least one address, such as \"127.0.0.1:8722\"") }
         var addresses: [HTTPListenAddress] = []
         for text in texts {
             guard let address = HTTPListenAddress(parsing: text) else {
-                throw reader.error("http.listen", "must be ADDRESS:PORT with an IPv4 or [IPv6] address, such as \"127.0.0.1:8722\" or \"[::1]:8722\", got \"\(text)\"")
+                throw reader.error(Keys.listen.key, "must be ADDRESS:PORT with an IPv4 or [IPv6] address, such as \"127.0.0.1:8722\" or \"[::1]:8722\", got \"\(text)\"")
             }
             addresses.append(address)
         }

@@ -30,13 +30,9 @@ public struct LCDCommandLine: Sendable, Equatable {
 
     public init() {}
 
-    /// A command line the server cannot run with (exit 64), as ArgumentParser worded it.
-    public struct Problem: Error, Equatable, CustomStringConvertible {
-        public var description: String
-        /// The flag's help line, printed under a missing or bad value as ArgumentParser did.
-        public var help: String?
-        public init(_ description: String, help: String? = nil) { (self.description, self.help) = (description, help) }
-    }
+    /// A command line the server cannot run with (exit 64), as ArgumentParser worded it, with
+    /// the flag's help line printed under a missing or bad value.
+    public typealias Problem = CommandLineProblem
 
     /// The settings once the file and the flags are read.
     public struct Settings: Sendable {
@@ -45,26 +41,56 @@ public struct LCDCommandLine: Sendable, Equatable {
         public var module: String?
     }
 
-    /// Every flag nook-lcdproc accepts, in the order `--help` lists them (``usage`` is written
-    /// out in ArgumentParser's layout; a test checks it lists each of these).
-    public static let options: [FlagReader.Option] = [
-        .init("--config", value: "<config>", help: "Config file whose [lcdproc] tables are read (default \(defaultConfig) if it exists)."),
-        .init("--socket", value: "<socket>", help: "nookd's socket (default: $NOOK_SOCKET, else $XDG_RUNTIME_DIR/nook/nookd.sock if it exists, else /run/nook/nookd.sock)."),
-        .init("--bind", value: "<bind>", help: "IPv4 address to listen on (lcdproc.bind; default 127.0.0.1). Anything but loopback also needs --allow-network."),
-        .init("--allow-network", help: "Allow --bind to a non-loopback address (lcdproc.allow_network): LCDproc has no authentication, anyone who reaches the port draws on the glance."),
-        .init("--port", value: "<port>", help: "TCP port (lcdproc.port; LCDd's is 13666; 0 lets the kernel choose and prints it).", check: wholeNumber("--port")),
-        .init("--size", value: "<size>", help: "The character grid clients are told about, COLUMNSxROWS (lcdproc.size; default 40x4)."),
-        .init("--cell", value: "<cell>", help: "Pixels per cell clients are told about, WIDTHxHEIGHT (lcdproc.cell; default 5x8; bars are sized in them)."),
-        .init("--max-screens", value: "<max-screens>", help: "Most screens one client may add (lcdproc.max_screens; default 64).", check: wholeNumber("--max-screens")),
-        .init("--max-widgets", value: "<max-widgets>", help: "Most widgets on one screen (lcdproc.max_widgets; default 256).", check: wholeNumber("--max-widgets")),
-        .init("--max-clients", value: "<max-clients>", help: "Most clients at once (lcdproc.max_clients; default 64).", check: wholeNumber("--max-clients")),
-        .init("--max-backlog", value: "<max-backlog>", help: "Bytes of answers a client may leave unread before it is dropped (lcdproc.max_backlog; default 1 MiB).", check: wholeNumber("--max-backlog")),
-        .init("--module", value: "<module>", help: "nookd queue module the cards go to (lcdproc.module; default: the foreground one)."),
-        .init("--key", value: "<key>", help: "INPUT=KEY: the LCDproc key a press of INPUT (open, dismiss, or a [gpio.NAME] line's NAME) becomes; KEY empty: none. Repeatable; over [lcdproc.keys]."),
-        .init("--menu-timeout", value: "<menu-timeout>", help: "Seconds with no key after which the server menu closes, 0 never (lcdproc.menu_timeout; default 30).", check: wholeNumber("--menu-timeout")),
-        .init("--log-level", value: "<log-level>", help: "Log level: trace, debug, info, notice, warning, error."),
-        .init("-h", "--help", help: "Show help information."),
-    ]
+    /// Every flag nook-lcdproc accepts, in the order `--help` lists them, each with what it sets
+    /// (``usage`` is written out in ArgumentParser's layout; a test checks it lists each of these).
+    /// The whole numbers are checked where they are met, as ArgumentParser converted each in turn.
+    static let table = FlagTable<LCDCommandLine>([
+        .value("--config", placeholder: "<config>", help: "Config file whose [lcdproc] tables are read (default \(defaultConfig) if it exists).") {
+            $0.config = $1
+        },
+        .value("--socket", placeholder: "<socket>",
+               help: "nookd's socket (default: $NOOK_SOCKET, else $XDG_RUNTIME_DIR/nook/nookd.sock if it exists, else /run/nook/nookd.sock).") {
+            $0.socket = $1
+        },
+        .value("--bind", placeholder: "<bind>",
+               help: "IPv4 address to listen on (lcdproc.bind; default 127.0.0.1). Anything but loopback also needs --allow-network.") { $0.bind = $1 },
+        .toggle("--allow-network",
+                help: "Allow --bind to a non-loopback address (lcdproc.allow_network): LCDproc has no authentication, anyone who reaches the port draws on the glance.") {
+            $0.allowNetwork = true
+        },
+        number("--port", help: "TCP port (lcdproc.port; LCDd's is 13666; 0 lets the kernel choose and prints it).") { $0.port = $1 },
+        .value("--size", placeholder: "<size>", help: "The character grid clients are told about, COLUMNSxROWS (lcdproc.size; default 40x4).") { $0.size = $1 },
+        .value("--cell", placeholder: "<cell>",
+               help: "Pixels per cell clients are told about, WIDTHxHEIGHT (lcdproc.cell; default 5x8; bars are sized in them).") { $0.cell = $1 },
+        number("--max-screens", help: "Most screens one client may add (lcdproc.max_screens; default 64).") { $0.maxScreens = $1 },
+        number("--max-widgets", help: "Most widgets on one screen (lcdproc.max_widgets; default 256).") { $0.maxWidgets = $1 },
+        number("--max-clients", help: "Most clients at once (lcdproc.max_clients; default 64).") { $0.maxClients = $1 },
+        number("--max-backlog", help: "Bytes of answers a client may leave unread before it is dropped (lcdproc.max_backlog; default 1 MiB).") {
+            $0.maxBacklog = $1
+        },
+        .value("--module", placeholder: "<module>", help: "nookd queue module the cards go to (lcdproc.module; default: the foreground one).") {
+            $0.module = $1
+        },
+        .value("--key", placeholder: "<key>",
+               help: "INPUT=KEY: the LCDproc key a press of INPUT (open, dismiss, or a [gpio.NAME] line's NAME) becomes; KEY empty: none. Repeatable; over [lcdproc.keys].") {
+            $0.keys.append($1)
+        },
+        number("--menu-timeout", help: "Seconds with no key after which the server menu closes, 0 never (lcdproc.menu_timeout; default 30).") {
+            $0.menuTimeout = $1
+        },
+        .value("--log-level", placeholder: "<log-level>", help: "Log level: trace, debug, info, notice, warning, error.") { $0.logLevel = $1 },
+        .toggle("-h", "--help", help: "Show help information.") { $0.help = true },
+    ])
+
+    public static var options: [FlagReader.Option] { table.options }
+
+    /// A whole number's row, its placeholder the flag's name, as ArgumentParser's.
+    private static func number(_ name: String, help: String, _ set: @escaping @Sendable (inout LCDCommandLine, Int) -> Void) -> FlagRow<LCDCommandLine> {
+        .value(name, placeholder: "<\(name.dropFirst(2))>", help: help, check: FlagTable<LCDCommandLine>.wholeNumber(name)) { (line, value) throws(Problem) in
+            guard let number = Int(value) else { throw table.invalidValue(value, for: name) }
+            set(&line, number)
+        }
+    }
 
     /// Reads `arguments` (without the program name) in ArgumentParser's order: a missing value
     /// or a switch given one, where it is met; then the whole numbers; then `-h`/`--help`
@@ -84,49 +110,17 @@ public struct LCDCommandLine: Sendable, Equatable {
             return word.hasSuffix("=") && word.hasPrefix("--") && FlagReader.option(named: String(word.dropLast()), in: options) != nil
                 ? String(word.dropLast()) : word
         } + arguments[flagWords...]
-        let read: (flags: [FlagReader.Flag], strays: [FlagReader.Problem])
-        do throws(FlagReader.Problem) {
-            read = try FlagReader.readLeniently(words, options: options, flagPrefix: "-",
-                                                dashDashEndsFlags: true)
-        } catch {
-            throw problem(error)
-        }
-        for flag in read.flags {
-            guard let value = flag.value else {
-                if helpNames.contains(flag.name) { line.help = true } else { line.allowNetwork = true }
-                continue
-            }
-            switch flag.name {
-            case "--config": line.config = value
-            case "--socket": line.socket = value
-            case "--bind": line.bind = value
-            case "--size": line.size = value
-            case "--cell": line.cell = value
-            case "--module": line.module = value
-            case "--key": line.keys.append(value)
-            case "--log-level": line.logLevel = value
-            default:
-                guard let number = Int(value) else { throw invalidValue(value, for: flag.name) }
-                switch flag.name {
-                case "--port": line.port = number
-                case "--max-screens": line.maxScreens = number
-                case "--max-widgets": line.maxWidgets = number
-                case "--max-clients": line.maxClients = number
-                case "--max-backlog": line.maxBacklog = number
-                default: line.menuTimeout = number
-                }
-            }
-        }
+        let strays = try table.readAsArgumentParser(words, into: &line, emptyInlineIsMissing: false, suggesting: true)
         // Help loses to a missing or bad value (above), and wins over everything below.
         if line.help { return (line, nil) }
         if let problem = StandardErrorLogging.problem(withLevel: line.logLevel) { throw Problem(problem) }
         let settings = try line.settings(defaultConfig: defaultConfig)
-        if let unknown = read.strays.first(where: { if case .unknownOption = $0 { true } else { false } }) { throw problem(unknown) }
-        let unexpected = read.strays.compactMap { if case .unexpectedArgument(let word) = $0 { word } else { nil } }
+        if let unknown = strays.first(where: { if case .unknownOption = $0 { true } else { false } }) { throw table.argumentParserProblem(unknown, suggesting: true) }
+        let unexpected = strays.compactMap { if case .unexpectedArgument(let word) = $0 { word } else { nil } }
         if unexpected.count > 1 {
             throw Problem("\(unexpected.count) unexpected arguments: '\(unexpected.joined(separator: "', '"))'")
         }
-        if let first = read.strays.first { throw problem(first) }
+        if let first = strays.first { throw table.argumentParserProblem(first, suggesting: true) }
         return (line, settings)
     }
 
@@ -187,65 +181,8 @@ public struct LCDCommandLine: Sendable, Equatable {
         return settings
     }
 
-    /// A whole number's check, where the flag is met: ArgumentParser converted each value in
-    /// turn, so `--port=x --config` named the port, not the missing file.
-    static func wholeNumber(_ name: String) -> @Sendable (String) -> String? {
-        let spelled = "\(name) <\(name.dropFirst(2))>"
-        return { value in Int(value) == nil ? "The value '\(value)' is invalid for '\(spelled)'" : nil }
-    }
-
-    static func invalidValue(_ value: String, for name: String) -> Problem {
-        let spelled = "\(name) \(FlagReader.option(named: name, in: options)?.value ?? "<value>")"
-        return Problem("The value '\(value)' is invalid for '\(spelled)'", help: FlagReader.option(named: name, in: options).map { "\(spelled)  \($0.help)" })
-    }
-
-    static func problem(_ problem: FlagReader.Problem) -> Problem {
-        switch problem {
-        case .unknownOption(let name):
-            guard let suggestion = suggestion(for: name) else { return Problem("Unknown option '\(name)'") }
-            return Problem("Unknown option '\(name)'. Did you mean '\(suggestion)'?")
-        case .unexpectedArgument(let argument): return Problem("Unexpected argument '\(argument)'")
-        case .missingValue(let name):
-            let flag = FlagReader.option(named: name, in: options)
-            let spelled = "\(name) \(flag?.value ?? "<value>")"
-            return Problem("Missing value for '\(spelled)'", help: flag.map { "\(spelled)  \($0.help)" })
-        case .switchWithValue(let name, let value): return Problem("The option '\(name)' does not take any value, but '\(value)' was specified.")
-        case .badValue(let name, let problem):
-            // Only the whole numbers are checked where they are met (``wholeNumber(_:)``).
-            let flag = FlagReader.option(named: name, in: options)
-            return Problem(problem, help: flag.map { "\(name) \($0.value ?? "<value>")  \($0.help)" })
-        }
-    }
-
-    /// The long flag nearest to a mistyped one, as ArgumentParser suggested it: fewer than 4
-    /// edits away, the first of the nearest in the table's order, never `--help`; none for a
-    /// one-letter `-x`.
-    static func suggestion(for name: String) -> String? {
-        guard name.hasPrefix("--") || name.count > 2 else { return nil }
-        let candidates = options.flatMap(\.names).filter { $0.hasPrefix("--") && $0 != "--help" }
-        let near = candidates.map { ($0, editDistance(Array($0), Array(name))) }.filter { $0.1 < 4 }
-        return near.min { $0.1 < $1.1 }?.0
-    }
-
-    /// Levenshtein distance: insertions, deletions and substitutions of one character.
-    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
-        var previous = Array(0...b.count)
-        for (i, x) in a.enumerated() {
-            var current = [i + 1]
-            for (j, y) in b.enumerated() {
-                current.append(Swift.min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
-            }
-            previous = current
-        }
-        return previous[b.count]
-    }
-
     /// What goes to standard error for `problem` before exit 64.
-    public static func errorText(_ problem: Problem) -> String {
-        var text = "Error: \(problem.description)\n"
-        if let help = problem.help { text += "Help:  \(help)\n" }
-        return text + "Usage: nook-lcdproc <options>\n  See 'nook-lcdproc --help' for more information.\n"
-    }
+    public static func errorText(_ problem: Problem) -> String { problem.argumentParserText(usage: "nook-lcdproc <options>", program: "nook-lcdproc") }
 
     /// `--help`, on standard output.
     public static let usage = """

@@ -13,46 +13,24 @@ public struct BridgeCommandLine: Sendable, Equatable {
     public init() {}
 
     /// A command line the bridge cannot run with, as `what is wrong` (exit 64).
-    public struct Problem: Error, Equatable, CustomStringConvertible {
-        public var description: String
-        public init(_ description: String) { self.description = description }
-    }
+    public typealias Problem = CommandLineProblem
 
-    /// Every flag nook-mqtt accepts, in the order `--help` lists them.
-    public static let options: [FlagReader.Option] = [
-        .init("--config", value: "VALUE", help: "The bridge's config file (default: \(MQTTConfig.defaultPath) if it exists, else the built-in defaults)."),
-        .init("--socket", value: "VALUE", help: "nookd's socket (default: $NOOK_SOCKET, else /run/nook/nookd.sock)."),
-        .init("--log-level", value: "VALUE", help: "Log level: trace, debug, info, notice, warning, error."),
-        .init("--remove-discovery", help: "Clear the retained Home Assistant discovery, state and availability messages, then exit (for uninstalling)."),
-        .init("-h", "--help", help: "Show this help and exit."),
-    ]
+    /// Every flag nook-mqtt accepts, in the order `--help` lists them, each with what it sets.
+    static let table = FlagTable<BridgeCommandLine>([
+        .value("--config", placeholder: "VALUE",
+               help: "The bridge's config file (default: \(MQTTConfig.defaultPath) if it exists, else the built-in defaults).") { $0.config = $1 },
+        .value("--socket", placeholder: "VALUE", help: "nookd's socket (default: $NOOK_SOCKET, else /run/nook/nookd.sock).") { $0.socket = $1 },
+        .logLevel(placeholder: "VALUE") { $0.logLevel = $1 },
+        .toggle("--remove-discovery",
+                help: "Clear the retained Home Assistant discovery, state and availability messages, then exit (for uninstalling).") { $0.removeDiscovery = true },
+        .toggle("-h", "--help", help: "Show this help and exit.") { $0.help = true },
+    ])
+
+    public static var options: [FlagReader.Option] { table.options }
 
     /// Reads `arguments` (without the program name): `--flag value` or `--flag=value`.
     public static func parse(_ arguments: [String]) throws(Problem) -> BridgeCommandLine {
-        var line = BridgeCommandLine()
-        let flags: [FlagReader.Flag]
-        do throws(FlagReader.Problem) {
-            flags = try FlagReader.read(arguments, options: options)
-        } catch {
-            throw Problem(error.description)
-        }
-        for flag in flags {
-            guard let value = flag.value else {
-                if flag.name == "--remove-discovery" { line.removeDiscovery = true } else { line.help = true }
-                continue
-            }
-            guard !value.isEmpty else { throw Problem("\(flag.name) needs a value, got an empty one") }
-            switch flag.name {
-            case "--config": line.config = value
-            case "--socket": line.socket = value
-            default:
-                guard Logger.Level(rawValue: value) != nil else {
-                    throw Problem("--log-level must be trace, debug, info, notice, warning, error or critical; got '\(value)'")
-                }
-                line.logLevel = value
-            }
-        }
-        return line
+        try table.read(arguments, into: BridgeCommandLine(), rejectingEmpty: true)
     }
 
     public static var usage: String {

@@ -9,15 +9,15 @@ import Glibc
 /// not a table in nookd's: nookd never reads what the network-facing process needs, and the
 /// bridge never reads the display's settings.
 public struct MQTTConfig: Sendable, Equatable {
-    public var host = "localhost"
+    public var host = Keys.host.defaultValue
     /// 1883, or 8883 with TLS, unless set.
     public var port: Int?
-    public var keepalive = 30
+    public var keepalive = Keys.keepalive.defaultValue
     /// MQTT 5 unless set to 3.1.1 (for a broker older than MQTT 5, such as mosquitto before 1.6).
     public var protocolVersion = MQTTConnection.ProtocolVersion.v5
     /// Stable across restarts, so the broker keeps the session (E5); `nook-mqtt-DEVICE` unless set.
     public var clientID: String?
-    public var prefix = "nook"
+    public var prefix = Keys.prefix.defaultValue
     /// Where AWTRIX's custom-app topics start (`AWTRIX/custom/APP`, `AWTRIX/switch`, …);
     /// nil: `PREFIX/DEVICE`.
     public var awtrixPrefix: String?
@@ -28,13 +28,13 @@ public struct MQTTConfig: Sendable, Equatable {
     /// A file of `username = "…"` and `password = "…"`, readable by the bridge's user only.
     public var credentialsFile: String?
     /// Sends credentials over plain TCP; off unless the file says so (E6).
-    public var allowPlainCredentials = false
+    public var allowPlainCredentials = Keys.allowPlainCredentials.defaultValue
     public var tls: TLS?
-    public var discovery = true
-    public var discoveryPrefix = "homeassistant"
+    public var discovery = Keys.discovery.defaultValue
+    public var discoveryPrefix = Keys.discoveryPrefix.defaultValue
     /// How often `state` is read from nookd even when no event says it changed; 0, the
     /// default, never: nookd's `watch` stream announces every change (`status` events).
-    public var statePollMilliseconds = 0
+    public var statePollMilliseconds = Keys.statePoll.defaultValue
 
     public struct TLS: Sendable, Equatable {
         public var caFile: String
@@ -56,64 +56,96 @@ public struct MQTTConfig: Sendable, Equatable {
     public static let longestClientID = 256
 
     public static let defaultPath = "/etc/nook/mqtt.toml"
-    static let tables = ["mqtt", "mqtt.tls", "homeassistant"]
+    /// The tables of the keys, for the error about a key in an unknown table.
+    static let tables = SettingDeclaration.tables(of: settings)
+
+    /// nook-mqtt's keys, each spelled once here: the reader reads them through these, and
+    /// nook-mqtt(8) is checked against ``settings``. Read at start only.
+    enum Keys {
+        static let host = Setting<String>.text("mqtt.host", default: "localhost", reload: .restart)
+        static let port = Setting<Int?>.integer("mqtt.port", in: 1...65535, reload: .restart)
+        static let device = Setting<String?>.text("mqtt.device", reload: .restart)
+        static let prefix = Setting<String>.text("mqtt.prefix", default: "nook", reload: .restart)
+        static let awtrixPrefix = Setting<String?>.text("mqtt.awtrix_prefix", reload: .restart)
+        static let clientID = Setting<String?>.text("mqtt.client_id", reload: .restart)
+        static let keepalive = Setting<Int>.integer("mqtt.keepalive", default: 30, in: 5...65535, reload: .restart)
+        /// "5" or "3.1.1", checked by ``MQTTConnection/ProtocolVersion``.
+        static let protocolVersion = Setting<String?>.text("mqtt.protocol", reload: .restart)
+        static let module = Setting<String?>.text("mqtt.module", reload: .restart)
+        static let credentials = Setting<String?>.text("mqtt.credentials", reload: .restart)
+        static let allowPlainCredentials = Setting<Bool>.bool("mqtt.allow_plain_credentials", default: false, reload: .restart)
+        static let statePoll = Setting<Int>.integer("mqtt.state_poll_ms", default: 0, in: 0...60_000, reload: .restart,
+                                                    shownRange: "0 (off) or 100 to 60000")
+        static let caFile = Setting<String?>.text("mqtt.tls.ca_file", reload: .restart)
+        static let certFile = Setting<String?>.text("mqtt.tls.cert_file", reload: .restart)
+        static let keyFile = Setting<String?>.text("mqtt.tls.key_file", reload: .restart)
+        static let discovery = Setting<Bool>.bool("homeassistant.discovery", default: true, reload: .restart)
+        static let discoveryPrefix = Setting<String>.text("homeassistant.prefix", default: "homeassistant", reload: .restart)
+    }
+
+    /// Every key nook-mqtt reads, in the order nook-mqtt(8) lists them.
+    public static let settings = [Keys.host.declaration, Keys.port.declaration, Keys.device.declaration, Keys.prefix.declaration,
+                                  Keys.awtrixPrefix.declaration, Keys.clientID.declaration, Keys.keepalive.declaration,
+                                  Keys.protocolVersion.declaration, Keys.module.declaration, Keys.credentials.declaration,
+                                  Keys.allowPlainCredentials.declaration, Keys.statePoll.declaration, Keys.caFile.declaration,
+                                  Keys.certFile.declaration, Keys.keyFile.declaration, Keys.discovery.declaration, Keys.discoveryPrefix.declaration]
 
     /// Reads and checks `document`; unknown keys are errors (a typo must not pass silently).
     public init(_ document: ConfigDocument) throws(ConfigError) {
         self.init()
         let reader = ConfigReader(document)
-        host = try reader.string("mqtt.host") ?? host
-        guard !host.isEmpty else { throw reader.error("mqtt.host", "must not be empty") }
-        port = try reader.integer("mqtt.port", in: 1...65535)
-        keepalive = try reader.integer("mqtt.keepalive", in: 5...65535) ?? keepalive
-        if let version = try reader.string("mqtt.protocol") {
+        host = try Keys.host.read(reader) ?? host
+        guard !host.isEmpty else { throw reader.error(Keys.host.key, "must not be empty") }
+        port = try Keys.port.read(reader)
+        keepalive = try Keys.keepalive.read(reader) ?? keepalive
+        if let version = try Keys.protocolVersion.read(reader) {
             guard let known = MQTTConnection.ProtocolVersion(rawValue: version) else {
-                throw reader.error("mqtt.protocol", "must be \"5\" or \"3.1.1\", got \"\(version)\"")
+                throw reader.error(Keys.protocolVersion.key, "must be \"5\" or \"3.1.1\", got \"\(version)\"")
             }
             protocolVersion = known
         }
-        clientID = try reader.string("mqtt.client_id")
+        clientID = try Keys.clientID.read(reader)
         if let clientID, clientID.isEmpty {
-            throw reader.error("mqtt.client_id", "must not be empty")
+            throw reader.error(Keys.clientID.key, "must not be empty")
         }
-        prefix = try reader.string("mqtt.prefix") ?? prefix
-        try Self.checkTopicLevels(prefix, key: "mqtt.prefix", reader: reader, allowSlash: true)
-        awtrixPrefix = try reader.string("mqtt.awtrix_prefix")
-        if let awtrixPrefix { try Self.checkTopicLevels(awtrixPrefix, key: "mqtt.awtrix_prefix", reader: reader, allowSlash: true) }
-        if let name = try reader.string("mqtt.device") { device = name }
-        try Self.checkTopicLevels(device, key: "mqtt.device", reader: reader, allowSlash: false)
-        guard device != "all" else { throw reader.error("mqtt.device", "'all' is the topic every board listens on; pick another name") }
+        prefix = try Keys.prefix.read(reader) ?? prefix
+        try Self.checkTopicLevels(prefix, key: Keys.prefix.key, reader: reader, allowSlash: true)
+        awtrixPrefix = try Keys.awtrixPrefix.read(reader)
+        if let awtrixPrefix { try Self.checkTopicLevels(awtrixPrefix, key: Keys.awtrixPrefix.key, reader: reader, allowSlash: true) }
+        if let name = try Keys.device.read(reader) { device = name }
+        try Self.checkTopicLevels(device, key: Keys.device.key, reader: reader, allowSlash: false)
+        guard device != "all" else { throw reader.error(Keys.device.key, "'all' is the topic every board listens on; pick another name") }
         // libmosquitto shows a message's DUP flag only in a debug line it cuts at about 560
         // bytes, after the client id: with a longer id a redelivery would be shown again.
         if effectiveClientID.utf8.count > Self.longestClientID {
-            let key = clientID == nil ? "mqtt.device" : "mqtt.client_id"
+            let key = clientID == nil ? Keys.device.key : Keys.clientID.key
             throw reader.error(key, clientID == nil
                 ? "makes a client id ('nook-mqtt-' and the name) of \(effectiveClientID.utf8.count) bytes; at most \(Self.longestClientID): pick a shorter name or set mqtt.client_id"
                 : "is \(effectiveClientID.utf8.count) bytes; at most \(Self.longestClientID)")
         }
-        module = try reader.string("mqtt.module")
-        if let module, module.isEmpty { throw reader.error("mqtt.module", "must not be empty") }
-        credentialsFile = try reader.string("mqtt.credentials")
-        allowPlainCredentials = try reader.bool("mqtt.allow_plain_credentials") ?? false
-        if let milliseconds = try reader.integer("mqtt.state_poll_ms", in: 0...60_000) {
-            guard milliseconds == 0 || milliseconds >= 100 else { throw reader.error("mqtt.state_poll_ms", "must be 0 (off) or at least 100, got \(milliseconds)") }
+        module = try Keys.module.read(reader)
+        if let module, module.isEmpty { throw reader.error(Keys.module.key, "must not be empty") }
+        credentialsFile = try Keys.credentials.read(reader)
+        allowPlainCredentials = try Keys.allowPlainCredentials.read(reader) ?? allowPlainCredentials
+        if let milliseconds = try Keys.statePoll.read(reader) {
+            guard milliseconds == 0 || milliseconds >= 100 else { throw reader.error(Keys.statePoll.key, "must be 0 (off) or at least 100, got \(milliseconds)") }
             statePollMilliseconds = milliseconds
         }
-        let caFile = try reader.string("mqtt.tls.ca_file")
-        let certFile = try reader.string("mqtt.tls.cert_file")
-        let keyFile = try reader.string("mqtt.tls.key_file")
+        let caFile = try Keys.caFile.read(reader)
+        let certFile = try Keys.certFile.read(reader)
+        let keyFile = try Keys.keyFile.read(reader)
         if let caFile {
             guard (certFile == nil) == (keyFile == nil) else {
-                throw reader.error(certFile == nil ? "mqtt.tls.cert_file" : "mqtt.tls.key_file",
-                                   "a client certificate needs both mqtt.tls.cert_file and mqtt.tls.key_file")
+                throw reader.error(certFile == nil ? Keys.certFile.key : Keys.keyFile.key,
+                                   "a client certificate needs both \(Keys.certFile.key) and \(Keys.keyFile.key)")
             }
             tls = TLS(caFile: caFile, certFile: certFile, keyFile: keyFile)
         } else if certFile != nil || keyFile != nil {
-            throw reader.error(certFile != nil ? "mqtt.tls.cert_file" : "mqtt.tls.key_file", "needs mqtt.tls.ca_file (TLS is on when a CA file is set)")
+            throw reader.error(certFile != nil ? Keys.certFile.key : Keys.keyFile.key, "needs \(Keys.caFile.key) (TLS is on when a CA file is set)")
         }
-        discovery = try reader.bool("homeassistant.discovery") ?? discovery
-        discoveryPrefix = try reader.string("homeassistant.prefix") ?? discoveryPrefix
-        try Self.checkTopicLevels(discoveryPrefix, key: "homeassistant.prefix", reader: reader, allowSlash: true)
+        discovery = try Keys.discovery.read(reader) ?? discovery
+        discoveryPrefix = try Keys.discoveryPrefix.read(reader) ?? discoveryPrefix
+        try Self.checkTopicLevels(discoveryPrefix, key: Keys.discoveryPrefix.key, reader: reader, allowSlash: true)
         try reader.rejectUnknownKeys(known: Self.tables)
     }
 

@@ -16,6 +16,10 @@ public enum FlagReader {
         public var check: (@Sendable (String) -> String?)?
 
         public init(_ names: String..., value: String? = nil, help: String, check: (@Sendable (String) -> String?)? = nil) {
+            self.init(names: names, value: value, help: help, check: check)
+        }
+
+        init(names: [String], value: String?, help: String, check: (@Sendable (String) -> String?)?) {
             (self.names, self.value, self.help, self.check) = (names, value, help, check)
         }
 

@@ -71,8 +71,8 @@ final class TouchHarness: Sendable {
             actionCards.observe(events)
             recall.observeModule(events)
         }
-        let effects = TouchActions.Effects(engagement: engagement, queues: [queue], recall: recall, actionCards: actionCards, glass: CardsOnGlass(),
-                                           presses: presses, menuTakesOpen: { false }, screen: nil)
+        let rules = InputRules(queues: [queue], recall: recall, actionCards: actionCards, menuTakesOpen: { false }, apps: nil)
+        let effects = TouchActions.Effects(engagement: engagement, queues: [queue], rules: rules, glass: CardsOnGlass(), presses: presses, screen: nil)
         let (readers, logs) = (readers, logs)
         var logger = Logger(label: "touch-test", factory: { _ in DiscardingLogHandler() })
         logger.logLevel = .critical
