@@ -216,3 +216,15 @@ func readEvents(_ client: NookClient, until stop: (JSONValue) -> Bool) throws ->
     }
     throw DaemonFailure("the watch ended early after \(events)")
 }
+
+/// Ids of the card on the glass (first) and the pending ones, in the order they will show,
+/// read page by page: a queue of thousands (the crash tests' bursts) is more than one page.
+func queued(_ daemon: DaemonProcess) throws -> [String] {
+    var answer = try ListAnswer(json: daemon.request(.list(module: nil)))
+    var ids = answer.modules.first?.current.map { [$0.id.description] } ?? []
+    while true {
+        ids += answer.modules.first?.pending.map(\.id.description) ?? []
+        guard let text = answer.cursor else { return ids }
+        answer = try ListAnswer(json: daemon.request(.list(module: nil, after: ListCursor(text: text))))
+    }
+}

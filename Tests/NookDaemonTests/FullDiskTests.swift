@@ -57,12 +57,6 @@ final class SmallDisk {
 @Suite("J1 U4 a full disk: memory-only journal and history, rewritten whole", .serialized, .ownThreads,
        .enabled(if: SmallDisk.mountable, SmallDisk.skipReason))
 struct FullDiskTests {
-    func queued(_ daemon: DaemonProcess) throws -> [String] {
-        let module = try #require(try daemon.request(.list(module: nil))["modules"]?.items.first)
-        let current = module["current"]?["id"]?.text.map { [$0] } ?? []
-        return current + (module["pending"]?.items.compactMap { $0["id"]?.text } ?? [])
-    }
-
     /// The answer's warning, if any (nil: saved).
     func send(_ daemon: DaemonProcess, _ operation: NookOperation) throws -> (result: JSONValue, warning: String?) {
         let client = try daemon.client()

@@ -8,13 +8,6 @@ import Testing
 /// damaged journals and full disks.
 @Suite("Q16 Q17 N2 crash recovery: the activity journal", .serialized, .ownThreads)
 struct JournalTests {
-    /// Ids of the card on the glass (first) and the pending ones, in the order they will show.
-    func queued(_ daemon: DaemonProcess) throws -> [String] {
-        let module = try #require(try daemon.request(.list(module: nil))["modules"]?.items.first)
-        let current = module["current"]?["id"]?.text.map { [$0] } ?? []
-        return current + (module["pending"]?.items.compactMap { $0["id"]?.text } ?? [])
-    }
-
     /// An hour's dwell by default: nothing may end by itself while a round runs, and under
     /// AddressSanitizer on a loaded machine one round took most of a minute (a 30 s dwell ended
     /// the card on the glass, which the crash tests then counted as lost).
