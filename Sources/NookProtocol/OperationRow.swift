@@ -44,8 +44,9 @@ extension NookOperation {
 
     /// Every row, by concern: each concern's rows are the stored properties of its type, in its
     /// file (`AppOperations.swift` …). A new operation is a new property there; a new concern is
-    /// a new property here. Read by its key paths (`\.apps.appSetAll`: nookd's handlers) and,
-    /// once, by reflection (``rows``), so no list of the rows is written anywhere.
+    /// a new property here and its `shared` at the end of this file. Read by its key paths
+    /// (`\.apps.appSetAll`: nookd's handlers) and, once, by reflection (``rows``), so no list of
+    /// the rows is written anywhere.
     public struct Table: Sendable {
         public let cards = CardOperations.shared
         public let modules = ModuleOperations.shared
