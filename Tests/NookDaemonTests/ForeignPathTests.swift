@@ -146,9 +146,7 @@ struct ForeignPathTests {
         }
         unlink(scratch.path + "/hardlink")
         daemon = try DaemonProcess(scratch: scratch, arguments: ["--journal", journal])
-        let module = try daemon.request(.list(module: nil))["modules"]?.items.first
-        let queued = (module?["current"]?["id"]?.text.map { [$0] } ?? []) + (module?["pending"]?.items.compactMap { $0["id"]?.text } ?? [])
-        #expect(queued == [kept], "the journal still holds the unfinished activity")
+        #expect(try queued(daemon) == [kept], "the journal still holds the unfinished activity")
         #expect(daemon.stop().status == 0)
     }
 
