@@ -23,7 +23,7 @@ public final class NookdLink: NookdCalls {
         public var socketPath: String
         /// Calls sent and not answered; a call past it waits (see ``maximumWaiting``).
         public var maximumInFlight = 128
-        /// The answers' bytes in flight, as ``expectedAnswerBytes(_:)`` reckons them; a call
+        /// The answers' bytes in flight, as ``NookOperation/expectedAnswerBytes`` reckons them; a call
         /// past it waits, unless nothing is in flight. nookd holds a client's next request
         /// back while half a megabyte of answers waits for it; this keeps nook-http's own
         /// calls from queueing behind more than a few pages of another caller's.
@@ -159,25 +159,7 @@ public final class NookdLink: NookdCalls {
     func hasRoom(for request: Request) -> Bool {
         guard callsInFlight > 0 else { return true }
         return callsInFlight < options.maximumInFlight && outgoing.count - sent <= options.maximumOutgoingBytes
-            && answerBytesInFlight + Self.expectedAnswerBytes(request.operation) <= options.maximumAnswerBytes
-    }
-
-    /// Roughly the most an answer takes: a history page by its limit (a kilobyte an entry, a
-    /// page at most), a list page, a frame's PNG as a card's usually is, every app; a few kilobytes for the
-    /// rest. Only the pace of the calls depends on it: nookd holds nook-http's requests back
-    /// while answers wait unread, whatever their size.
-    static func expectedAnswerBytes(_ operation: NookOperation) -> Int {
-        switch operation {
-        case .history(let query):
-            min(NookProtocol.answerPageBytes, max(1, min(query.limit ?? .max, NookProtocol.answerPageBytes)) * 1024) + 1024
-        case .list: 64 << 10
-        case .frame: 512 << 10
-        case .status: 16 << 10
-        // Every app at its largest (text, fragments, icon path, chart, sender: 8 KiB with escapes).
-        case .appList: NookApp.Limits.count * (8 << 10)
-        case .appShow: 8 << 10
-        default: 2 << 10
-        }
+            && answerBytesInFlight + request.operation.expectedAnswerBytes <= options.maximumAnswerBytes
     }
 
     /// Writes the calls that waited while there is room, oldest first.
@@ -205,7 +187,7 @@ public final class NookdLink: NookdCalls {
             done(.failure(.refused(ProtocolError(.lineTooLong, "the request is \(line.count) bytes; nookd reads at most \(NookProtocol.maximumLineBytes)").json)))
             return
         }
-        let answerBytes = Self.expectedAnswerBytes(request.operation)
+        let answerBytes = request.operation.expectedAnswerBytes
         pending.append(Pending(id: nextID, sentAt: clock(), start: queuedBytes, changes: request.operation.changesSomething,
                                answerBytes: answerBytes, done: done))
         answerBytesInFlight += answerBytes

@@ -77,14 +77,3 @@ extension NookdLink {
         }
     }
 }
-
-extension NookOperation {
-    /// Whether carrying it out changes something, so that a lost answer leaves its outcome
-    /// unknown; reading the state (status, list, history, the glass) changes nothing.
-    var changesSomething: Bool {
-        switch self {
-        case .status, .list, .watch, .snapshot, .inputs, .history, .historyShow, .frame, .quiet(.status): false
-        default: true
-        }
-    }
-}

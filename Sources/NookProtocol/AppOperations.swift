@@ -44,10 +44,14 @@ public struct AppOperations: Sendable {
         make: { .appRemove($0) }, decode: appName, encode: nameField)
 
     /// Every app, in the rotation's order.
-    public let appList = Row<Void>(.appList, answer: AppListAnswer.self, command: .grouped("app", "list"), .appList)
+    public let appList = Row<Void>(
+        .appList, answer: AppListAnswer.self, command: .grouped("app", "list"), reads: true,
+        // Every app at its largest (text, fragments, icon path, chart, sender: 8 KiB with escapes).
+        answerBytes: NookApp.Limits.count * (8 << 10), .appList)
 
     public let appShow = Row<String>(
         .appShow, fields: ["name"], answer: AppShowAnswer.self, command: .grouped("app", "show"),
+        reads: { _ in true }, answerBytes: { _ in 8 << 10 },
         make: { .appShow($0) }, decode: appName, encode: nameField)
 
     /// The rotation moves on to its next turn (A2), or back to the one before, or to the named app.

@@ -39,6 +39,7 @@ public struct DeviceOperations: Sendable {
     public let quiet = Row<QuietSetting>(
         .quiet, fields: ["set", "until"], answer: QuietAnswer.self, command: .subcommand, scope: .device("change quiet hours"),
         scopeOf: { if case .status = $0 { .anyone } else { nil } },
+        reads: { if case .status = $0 { true } else { false } },
         make: { .quiet($0) },
         decode: { reader throws(ProtocolError) in
             switch try reader.requiredString("set") {

@@ -7,6 +7,9 @@ public struct HistoryOperations: Sendable {
     /// Ended activities that pass the query, oldest first.
     public let history = Row<HistoryQuery>(
         .history, fields: ["since", "key", "unseen", "limit", "before"], answer: HistoryAnswer.self, command: .grouped("history", "list"),
+        // A kilobyte an entry, a page at most.
+        reads: { _ in true },
+        answerBytes: { min(NookProtocol.answerPageBytes, max(1, min($0.limit ?? .max, NookProtocol.answerPageBytes)) * 1024) + 1024 },
         make: { .history($0) },
         decode: { reader throws(ProtocolError) in
             var query = HistoryQuery(unseen: try reader.bool("unseen") ?? false)
@@ -44,7 +47,7 @@ public struct HistoryOperations: Sendable {
 
     /// One history entry.
     public let historyShow = Row<HistoryReference>(
-        .historyShow, fields: ["entry"], answer: HistoryShowAnswer.self, command: .grouped("history", "show"),
+        .historyShow, fields: ["entry"], answer: HistoryShowAnswer.self, command: .grouped("history", "show"), reads: { _ in true },
         make: { .historyShow($0) }, decode: { reader throws(ProtocolError) in try reader.historyReference() }, encode: entryField)
 
     /// A history entry's activity enqueued again, as a new activity sent by the requester.

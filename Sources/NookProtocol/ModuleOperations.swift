@@ -20,6 +20,7 @@ public struct ModuleOperations: Sendable {
     /// version-1 clients before cursors page, `offset` activities in; `limit`: at most that many.
     public let list = Row<(module: String?, offset: Int, after: ListCursor?, limit: Int?)>(
         .list, fields: ["module", "offset", "after", "limit"], answer: ListAnswer.self, command: .subcommand,
+        reads: { _ in true }, answerBytes: { _ in 64 << 10 },
         make: { .list(module: $0.module, offset: $0.offset, after: $0.after, limit: $0.limit) },
         decode: { reader throws(ProtocolError) in
             let offset = try reader.number("offset") ?? 0

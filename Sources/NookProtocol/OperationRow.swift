@@ -14,15 +14,21 @@ extension NookOperation {
         let encode: @Sendable (Fields) -> [(String, JSONValue)]
         /// Who may make a request with these fields where it is not ``Entry/scope`` (nil where it is).
         let scopeOf: (@Sendable (Fields) -> Scope?)?
+        /// Whether a request with these fields only reads the state (``NookOperation/changesSomething``).
+        let reads: @Sendable (Fields) -> Bool
+        /// About the most its answer takes (``NookOperation/expectedAnswerBytes``).
+        let answerBytes: @Sendable (Fields) -> Int
 
         init(_ name: Name, fields: [String], answer: any NookAnswer.Type, command: Command, scope: Scope = .anyone,
              scopeOf: (@Sendable (Fields) -> Scope?)? = nil,
+             reads: @escaping @Sendable (Fields) -> Bool = { _ in false },
+             answerBytes: @escaping @Sendable (Fields) -> Int = { _ in NookOperation.smallAnswerBytes },
              make: @escaping @Sendable (Fields) -> NookOperation,
              decode: @escaping @Sendable (FieldReader) throws(ProtocolError) -> Fields,
              encode: @escaping @Sendable (Fields) -> [(String, JSONValue)]) {
             self.name = name
             entry = Entry(fields: fields, answer: answer, command: command, scope: scope) { reader throws(ProtocolError) in make(try decode(reader)) }
-            (self.encode, self.scopeOf) = (encode, scopeOf)
+            (self.encode, self.scopeOf, self.reads, self.answerBytes) = (encode, scopeOf, reads, answerBytes)
         }
 
         /// Who may make a request of this operation with `fields`.
@@ -86,6 +92,17 @@ extension NookOperation {
     /// (`quiet` with `set: status`) is open to anyone, as `status` is.
     public var scope: Scope { visit(RowScope()) }
 
+    /// Whether carrying it out changes something, so that a lost answer leaves its outcome
+    /// unknown; reading the state (status, list, history, the glass) changes nothing. Its row says.
+    public var changesSomething: Bool { !visit(RowReads()) }
+
+    /// Roughly the most its answer takes, as its row reckons it: a bridge paces its calls by it
+    /// (nook-http's link to nookd), so only the pace depends on it, never what is answered.
+    public var expectedAnswerBytes: Int { visit(RowAnswerBytes()) }
+
+    /// What most answers take at most: a card's id and state, a few notes.
+    static let smallAnswerBytes = 2 << 10
+
     private struct Wire: NookOperationVisitor {
         func visit<Fields>(_ row: Row<Fields>, _ fields: Fields) -> (name: Name, fields: [(String, JSONValue)]) { (row.name, row.encode(fields)) }
     }
@@ -96,6 +113,14 @@ extension NookOperation {
 
     private struct RowScope: NookOperationVisitor {
         func visit<Fields>(_ row: Row<Fields>, _ fields: Fields) -> Scope { row.scope(of: fields) }
+    }
+
+    private struct RowReads: NookOperationVisitor {
+        func visit<Fields>(_ row: Row<Fields>, _ fields: Fields) -> Bool { row.reads(fields) }
+    }
+
+    private struct RowAnswerBytes: NookOperationVisitor {
+        func visit<Fields>(_ row: Row<Fields>, _ fields: Fields) -> Int { row.answerBytes(fields) }
     }
 }
 
@@ -115,9 +140,10 @@ public protocol NookOperationVisitor {
 extension NookOperation.Row where Fields == Void {
     /// The row of an operation whose request carries no fields.
     convenience init(_ name: NookOperation.Name, answer: any NookAnswer.Type, command: NookOperation.Command,
-                     scope: NookOperation.Scope = .anyone, _ operation: NookOperation) {
-        self.init(name, fields: [], answer: answer, command: command, scope: scope, make: { _ in operation },
-                  decode: { _ throws(ProtocolError) in () }, encode: { _ in [] })
+                     scope: NookOperation.Scope = .anyone, reads: Bool = false, answerBytes: Int = NookOperation.smallAnswerBytes,
+                     _ operation: NookOperation) {
+        self.init(name, fields: [], answer: answer, command: command, scope: scope, reads: { _ in reads }, answerBytes: { _ in answerBytes },
+                  make: { _ in operation }, decode: { _ throws(ProtocolError) in () }, encode: { _ in [] })
     }
 }
 

@@ -239,10 +239,10 @@ struct NookdLinkTests {
     }
 
     @Test func h4_aHistoryPageCountsItsSizeAgainstTheAnswersInFlight() {
-        let page = NookdLink.expectedAnswerBytes(.history(HistoryQuery(limit: 500)))
+        let page = NookOperation.history(HistoryQuery(limit: 500)).expectedAnswerBytes
         #expect(page >= 500 * 400 && page <= NookProtocol.answerPageBytes + 4096, "\(page)")
-        #expect(NookdLink.expectedAnswerBytes(.history(HistoryQuery())) > NookProtocol.answerPageBytes / 2, "no limit: up to a page")
-        #expect(NookdLink.expectedAnswerBytes(.enqueue(NookActivity(title: "t"), module: nil, wait: false)) < 8192)
+        #expect(NookOperation.history(HistoryQuery()).expectedAnswerBytes > NookProtocol.answerPageBytes / 2, "no limit: up to a page")
+        #expect(NookOperation.enqueue(NookActivity(title: "t"), module: nil, wait: false).expectedAnswerBytes < 8192)
         // The default bounds let several pages go at once, and not sixty.
         let options = NookdLink.Options(socketPath: "/nonexistent")
         #expect((2...16).contains(options.maximumAnswerBytes / page), "\(options.maximumAnswerBytes / page) pages")
@@ -264,10 +264,10 @@ struct NookdLinkTests {
                           sender: NookSender(uid: 4_294_967_294, pid: 2_147_483_646, name: String(repeating: "n", count: SenderPayload.maximumNameBytes), relayed: true))
         try app.validate()
         let one = AppListAnswer(apps: [AppState(app: app, setAt: 1_764_120_000.123456, stale: true, showing: true)]).json.serialized.utf8.count
-        let hint = NookdLink.expectedAnswerBytes(.appList)
+        let hint = NookOperation.appList.expectedAnswerBytes
         #expect(hint >= one * NookApp.Limits.count, "the hint \(hint) is less than 64 apps of \(one) bytes")
         #expect(hint <= NookdLink.Options(socketPath: "/nonexistent").maximumAnswerBytes / 2, "\(hint)")
-        #expect(NookdLink.expectedAnswerBytes(.appShow("x")) >= one, "one app of \(one) bytes")
+        #expect(NookOperation.appShow("x").expectedAnswerBytes >= one, "one app of \(one) bytes")
     }
 
     /// What the links log, kept for the test to read.

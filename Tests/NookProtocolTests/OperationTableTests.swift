@@ -90,6 +90,22 @@ struct OperationTableTests {
         #expect(failure.error.code == .invalid && failure.error.field == "colour", "\(failure.error)")
     }
 
+    /// A bridge learns from the row whether a request only reads (nook-http: a read lost with
+    /// nookd did nothing) and how large its answer may be; a read is what anyone may ask.
+    @Test(arguments: NookOperation.Name.allCases)
+    func c1_whatARequestChangesAndItsAnswersSizeComeFromItsRow(name: NookOperation.Name) {
+        for operation in Self.samples(of: name) {
+            if !operation.changesSomething { #expect(operation.scope == .anyone, "\(operation) only reads, yet needs \(operation.scope)") }
+            #expect(operation.expectedAnswerBytes >= 1024, "\(operation): \(operation.expectedAnswerBytes) bytes")
+        }
+    }
+
+    @Test func c1_theOperationsThatOnlyReadAreWhatTheirRowsSay() {
+        let reads = Set(NookOperation.Name.allCases.filter { Self.samples(of: $0).contains { !$0.changesSomething } })
+        #expect(reads == [.status, .watch, .snapshot, .inputs, .frame, .list, .history, .historyShow, .appList, .appShow, .quiet])
+        #expect(NookOperation.quiet(.status).changesSomething == false && NookOperation.quiet(.on).changesSomething)
+    }
+
     @Test func c1_theNameListIsTheTableInOrderAndAnUnknownOperationNamesThemAll() {
         #expect(NookOperation.names == NookOperation.Name.allCases.map(\.rawValue))
         #expect(Set(NookOperation.names).count == NookOperation.names.count)
