@@ -153,7 +153,9 @@ public final class LCDServerModel {
                 else { error(id, "Invalid command \"\(Self.cut(first))\"") }
                 return
             }
-            handled = perform(command, id, client, argv)
+            guard let perform = Self.commandsAfterHello[command] else { handled = nil; break }
+            perform(self, id, client, argv)
+            handled = true
         }
         if handled == nil { error(id, "Invalid command \"\(Self.cut(first))\"") }
     }
@@ -164,11 +166,38 @@ public final class LCDServerModel {
         error(id, message)
     }
 
-    static let commands: Set<String> = [
-        "test_func", "hello", "client_set", "client_add_key", "client_del_key", "screen_add", "screen_del", "screen_set",
-        "widget_add", "widget_del", "widget_set", "menu_add_item", "menu_del_item", "menu_set_item", "menu_goto",
-        "menu_set_main", "backlight", "output", "noop", "info", "sleep", "bye",
-    ]
+    /// What a command does once the client said `hello`.
+    typealias Command = @Sendable (LCDServerModel, LCDClientID, Client, [String]) -> Void
+
+    /// LCDd's commands after `hello`, one row a word (LCDd's `command_list.c`).
+    static let commandsAfterHello: [String: Command] = {
+        var rows: [String: Command] = [
+            "client_set": { $0.clientSet($1, $2, $3) },
+            "client_add_key": { $0.addKey($1, $2, $3) },
+            "client_del_key": { $0.deleteKey($1, $2, $3) },
+            "screen_add": { $0.screenAdd($1, $2, $3) },
+            "screen_del": { $0.screenDelete($1, $2, $3) },
+            "screen_set": { $0.screenSet($1, $2, $3) },
+            "widget_add": { $0.widgetAdd($1, $2, $3) },
+            "widget_del": { $0.widgetDelete($1, $2, $3) },
+            "widget_set": { $0.widgetSet($1, $2, $3) },
+            "backlight": { $0.backlight($1, $2, $3) },
+            "output": { model, id, _, argv in model.outputCommand(id, argv) },
+            "noop": { model, id, _, _ in model.send(id, "noop complete") },
+            "info": { model, id, _, argv in
+                if argv.count > 1 { model.error(id, "Extra arguments ignored...") }
+                model.send(id, model.info)
+            },
+            "sleep": { model, id, _, argv in model.sleep(id, argv) },
+        ]
+        for word in ["menu_add_item", "menu_del_item", "menu_set_item", "menu_goto", "menu_set_main"] {
+            rows[word] = { $0.menu(word, $1, $2, $3) }
+        }
+        return rows
+    }()
+
+    /// Every command LCDd knows: those a client may send before `hello` too, and the rest.
+    static let commands = Set(commandsAfterHello.keys).union(["test_func", "hello", "bye"])
 
     /// `%.40s` of the command as LCDd prints it in errors.
     static func cut(_ bytes: [UInt8]) -> String { LCDText.decode(Array(bytes.prefix(40))) }
@@ -179,30 +208,6 @@ public final class LCDServerModel {
 
     func text(_ value: String) -> String {
         value.count <= limits.textCharacters ? value : String(value.prefix(limits.textCharacters))
-    }
-
-    func perform(_ command: String, _ id: LCDClientID, _ client: Client, _ argv: [String]) -> Bool? {
-        switch command {
-        case "client_set": clientSet(id, client, argv)
-        case "client_add_key": addKey(id, client, argv)
-        case "client_del_key": deleteKey(id, client, argv)
-        case "screen_add": screenAdd(id, client, argv)
-        case "screen_del": screenDelete(id, client, argv)
-        case "screen_set": screenSet(id, client, argv)
-        case "widget_add": widgetAdd(id, client, argv)
-        case "widget_del": widgetDelete(id, client, argv)
-        case "widget_set": widgetSet(id, client, argv)
-        case "menu_add_item", "menu_del_item", "menu_set_item", "menu_goto", "menu_set_main": menu(command, id, client, argv)
-        case "backlight": backlight(id, client, argv)
-        case "output": outputCommand(id, argv)
-        case "noop": send(id, "noop complete")
-        case "info":
-            if argv.count > 1 { error(id, "Extra arguments ignored...") }
-            send(id, info)
-        case "sleep": sleep(id, argv)
-        default: return nil
-        }
-        return true
     }
 
     func testFunc(_ id: LCDClientID, _ argv: [String]) -> Bool {
