@@ -67,13 +67,9 @@ public struct MQTTTopicRow: Sendable {
 /// of message, its handler.
 public enum MQTTTopicTable {
     public static let rows: [MQTTTopicRow] = [
-        MQTTTopicRow(in: "PREFIX/DEVICE/activity", .native, asks: [.enqueue], kind: { _ in .activity }, handler: cards),
+        activity,
         MQTTTopicRow(in: "PREFIX/all/activity", .native, asks: [.enqueue], kind: { _ in .activity }, handler: cards),
-        MQTTTopicRow(in: "PREFIX/DEVICE/command", .native, asks: InboundMessage.commands, kind: { _ in .command }, handler: cards),
-        MQTTTopicRow(out: "PREFIX/DEVICE/state"),
-        MQTTTopicRow(out: "PREFIX/DEVICE/event"),
-        MQTTTopicRow(out: "PREFIX/DEVICE/error"),
-        MQTTTopicRow(out: "PREFIX/DEVICE/availability"),
+        command, state, event, error, availability,
         MQTTTopicRow(in: "AWTRIX/notify", .awtrix, asks: [.enqueue], kind: { _ in .notify }, handler: cards),
         MQTTTopicRow(in: "AWTRIX/notify/dismiss", .awtrix, asks: [.status, .dismiss], kind: { _ in .notifyDismiss }) { bridge, message, _, digest in
             bridge.notificationDismissal(message, digest: digest)
@@ -86,6 +82,14 @@ public enum MQTTTopicTable {
         MQTTTopicRow(in: "AWTRIX/nextapp", .awtrix, asks: [.appNext], kind: { _ in .nextApp }, handler: apps),
         MQTTTopicRow(in: "AWTRIX/previousapp", .awtrix, asks: [.appPrevious], kind: { _ in .previousApp }, handler: apps),
     ]
+
+    // The rows ``Topics`` names, for the bridge to publish to and discovery to announce.
+    static let activity = MQTTTopicRow(in: "PREFIX/DEVICE/activity", .native, asks: [.enqueue], kind: { _ in .activity }, handler: cards)
+    static let command = MQTTTopicRow(in: "PREFIX/DEVICE/command", .native, asks: InboundMessage.commands, kind: { _ in .command }, handler: cards)
+    static let state = MQTTTopicRow(out: "PREFIX/DEVICE/state")
+    static let event = MQTTTopicRow(out: "PREFIX/DEVICE/event")
+    static let error = MQTTTopicRow(out: "PREFIX/DEVICE/error")
+    static let availability = MQTTTopicRow(out: "PREFIX/DEVICE/availability")
 
     /// An activity, a command or a notification: one request, read by ``InboundMessage``.
     static let cards: @Sendable (MQTTBridge, MQTTMessage, Topics.Inbound, UInt64) -> [MQTTBridge.Delivery] = { bridge, message, kind, digest in

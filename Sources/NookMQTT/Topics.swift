@@ -34,22 +34,16 @@ public struct Topics: Sendable, Equatable {
         (lhs.prefix, lhs.device, lhs.awtrixPrefix) == (rhs.prefix, rhs.device, rhs.awtrixPrefix)
     }
 
-    public var activity: String { "\(prefix)/\(device)/activity" }
-    public var allActivity: String { "\(prefix)/all/activity" }
-    public var command: String { "\(prefix)/\(device)/command" }
-    public var state: String { "\(prefix)/\(device)/state" }
-    public var event: String { "\(prefix)/\(device)/event" }
-    public var error: String { "\(prefix)/\(device)/error" }
-    public var availability: String { "\(prefix)/\(device)/availability" }
-    /// AWTRIX's `[PREFIX]/custom/[app]`, one level for the app's name.
-    public var customApps: String { "\(awtrixPrefix)/custom/+" }
-    public var switchApp: String { "\(awtrixPrefix)/switch" }
-    public var nextApp: String { "\(awtrixPrefix)/nextapp" }
-    public var previousApp: String { "\(awtrixPrefix)/previousapp" }
-    /// AWTRIX's `[PREFIX]/notify`: a notification, as its HTTP `/api/notify` takes it.
-    public var notify: String { "\(awtrixPrefix)/notify" }
-    /// AWTRIX's `[PREFIX]/notify/dismiss`: the held notification goes.
-    public var notifyDismiss: String { "\(awtrixPrefix)/notify/dismiss" }
+    /// The topics the bridge names itself (it publishes to them, and discovery announces the
+    /// two that take commands), from their rows; the others are only looked up by ``route(_:)``.
+    public var activity: String { named(MQTTTopicTable.activity) }
+    public var command: String { named(MQTTTopicTable.command) }
+    public var state: String { named(MQTTTopicTable.state) }
+    public var event: String { named(MQTTTopicTable.event) }
+    public var error: String { named(MQTTTopicTable.error) }
+    public var availability: String { named(MQTTTopicTable.availability) }
+
+    private func named(_ row: MQTTTopicRow) -> String { row.topic(prefix: prefix, device: device, awtrixPrefix: awtrixPrefix) }
 
     /// What the bridge subscribes to: the inbound rows' topics.
     public var inbound: [String] { subscribed.map(\.topic) }

@@ -71,9 +71,9 @@ import Testing
             #expect(topics.kind(of: topic) != nil, "\(topic) is looked up as \(row.pattern)")
         }
         let all = Set(MQTTTopicTable.rows.map { resolved($0.pattern) })
-        let named = [topics.activity, topics.allActivity, topics.command, topics.state, topics.event, topics.error, topics.availability,
-                     topics.notify, topics.notifyDismiss, topics.customApps, topics.switchApp, topics.nextApp, topics.previousApp]
+        let named = [topics.activity, topics.command, topics.state, topics.event, topics.error, topics.availability]
         for topic in named { #expect(all.contains(topic), "\(topic) is a row") }
+        #expect(named == ["nook/b1/activity", "nook/b1/command", "nook/b1/state", "nook/b1/event", "nook/b1/error", "nook/b1/availability"])
         #expect(topics.kind(of: "nook/b1/state") == nil, "an outbound topic takes nothing")
     }
 
