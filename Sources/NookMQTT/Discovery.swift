@@ -7,8 +7,19 @@ import NookProtocol
 public struct Discovery: Sendable {
     public let topics: Topics
     public let prefix: String
+    public let identity: Identity
 
-    public init(topics: Topics, prefix: String) { (self.topics, self.prefix) = (topics, prefix) }
+    public init(topics: Topics, prefix: String, identity: Identity = .nook) { (self.topics, self.prefix, self.identity) = (topics, prefix, identity) }
+
+    /// Who the device says it is (`homeassistant.identity`): Nook, or, where a house's
+    /// blueprints pick their clock by `manufacturer: Blueforcer` and `model: AWTRIX 3` in Home
+    /// Assistant's device registry, what an AWTRIX 3 clock announces, so they find the board.
+    public enum Identity: String, Sendable, CaseIterable {
+        case nook, awtrix
+
+        var manufacturer: String { self == .awtrix ? "Blueforcer" : "Nook" }
+        var model: String { self == .awtrix ? "AWTRIX 3" : "nook-mqtt bridge" }
+    }
 
     /// What this bridge tells Home Assistant it runs (the device's `sw_version`), so a fleet's
     /// owner sees which boards run which release.
@@ -66,8 +77,8 @@ public struct Discovery: Sendable {
         let device = JSONValue.object([
             ("identifiers", .array([.string(nodeID)])),
             ("name", .string("Nook \(topics.device)")),
-            ("manufacturer", .string("Nook")),
-            ("model", .string("nook-mqtt bridge")),
+            ("manufacturer", .string(identity.manufacturer)),
+            ("model", .string(identity.model)),
             ("sw_version", .string(Self.softwareVersion)),
         ])
         func entity(_ component: String, _ object: String, _ name: String, _ specific: [(String, JSONValue)]) -> Entity {
@@ -124,6 +135,24 @@ public struct Discovery: Sendable {
                 ("qos", .number(1)),
                 ("icon", .string("mdi:bell-off")),
             ]),
+            // AWTRIX 3's "Device topic": the prefix its topics start at, which blueprints read
+            // (`states(sensor…device_topic)` + `/custom/APP`) to address the clock they were given.
+            entity("sensor", "device_topic", "Device topic", [
+                ("state_topic", .string(topics.state)),
+                ("value_template", .string("{{ '\(Self.jinjaQuoted(topics.awtrixPrefix))' }}")),
+                ("entity_category", .string("diagnostic")),
+                ("icon", .string("mdi:id-card")),
+            ]),
         ]
+    }
+
+    /// `text` inside a single-quoted Jinja string literal.
+    static func jinjaQuoted(_ text: String) -> String {
+        var quoted = ""
+        for character in text {
+            if character == "\\" || character == "'" { quoted.append("\\") }
+            quoted.append(character)
+        }
+        return quoted
     }
 }

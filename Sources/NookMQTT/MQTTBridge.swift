@@ -121,7 +121,7 @@ public final class MQTTBridge {
         self.options = options
         self.logger = logger
         topics = Topics(prefix: options.config.prefix, device: options.config.device, awtrixPrefix: options.config.awtrixPrefix)
-        discovery = Discovery(topics: topics, prefix: options.config.discoveryPrefix)
+        discovery = Discovery(topics: topics, prefix: options.config.discoveryPrefix, identity: options.config.identity)
         connection = try Self.connection(options.config, clientID: options.config.effectiveClientID, cleanSession: false,
                                          will: (topics.availability, "offline", true))
         connection.onConnect = { [unowned self] code, sessionPresent in connected(code, sessionPresent: sessionPresent) }

@@ -32,6 +32,9 @@ public struct MQTTConfig: Sendable, Equatable {
     public var tls: TLS?
     public var discovery = Keys.discovery.defaultValue
     public var discoveryPrefix = Keys.discoveryPrefix.defaultValue
+    /// Who the board says it is in discovery: Nook, or an AWTRIX 3 clock (M6), so that
+    /// blueprints that pick their clock by its maker and model find the board.
+    public var identity = Discovery.Identity.nook
     /// How often `state` is read from nookd even when no event says it changed; 0, the
     /// default, never: nookd's `watch` stream announces every change (`status` events).
     public var statePollMilliseconds = Keys.statePoll.defaultValue
@@ -81,6 +84,8 @@ public struct MQTTConfig: Sendable, Equatable {
         static let keyFile = Setting<String?>.text("mqtt.tls.key_file", reload: .restart)
         static let discovery = Setting<Bool>.bool("homeassistant.discovery", default: true, reload: .restart)
         static let discoveryPrefix = Setting<String>.text("homeassistant.prefix", default: "homeassistant", reload: .restart)
+        static let identity = Setting<String>.choice("homeassistant.identity", among: Discovery.Identity.allCases.map(\.rawValue),
+                                                     default: Discovery.Identity.nook.rawValue, reload: .restart)
     }
 
     /// Every key nook-mqtt reads, in the order nook-mqtt(8) lists them.
@@ -88,7 +93,8 @@ public struct MQTTConfig: Sendable, Equatable {
                                   Keys.awtrixPrefix.declaration, Keys.clientID.declaration, Keys.keepalive.declaration,
                                   Keys.protocolVersion.declaration, Keys.module.declaration, Keys.credentials.declaration,
                                   Keys.allowPlainCredentials.declaration, Keys.statePoll.declaration, Keys.caFile.declaration,
-                                  Keys.certFile.declaration, Keys.keyFile.declaration, Keys.discovery.declaration, Keys.discoveryPrefix.declaration]
+                                  Keys.certFile.declaration, Keys.keyFile.declaration, Keys.discovery.declaration, Keys.discoveryPrefix.declaration,
+                                  Keys.identity.declaration]
 
     /// Reads and checks `document`; unknown keys are errors (a typo must not pass silently).
     public init(_ document: ConfigDocument) throws(ConfigError) {
@@ -146,6 +152,7 @@ public struct MQTTConfig: Sendable, Equatable {
         discovery = try Keys.discovery.read(reader) ?? discovery
         discoveryPrefix = try Keys.discoveryPrefix.read(reader) ?? discoveryPrefix
         try Self.checkTopicLevels(discoveryPrefix, key: Keys.discoveryPrefix.key, reader: reader, allowSlash: true)
+        if let name = try Keys.identity.read(reader), let known = Discovery.Identity(rawValue: name) { identity = known }
         try reader.rejectUnknownKeys(known: Self.tables)
     }
 

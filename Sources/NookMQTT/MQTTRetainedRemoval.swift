@@ -10,8 +10,8 @@ extension MQTTBridge {
     /// Clears every retained message the bridge published (discovery, state, availability),
     /// so Home Assistant forgets the device: `nook-mqtt --remove-discovery`, run on uninstall.
     public static func removeRetained(config: MQTTConfig, logger: Logger) throws(BridgeError) {
-        let topics = Topics(prefix: config.prefix, device: config.device)
-        let discovery = Discovery(topics: topics, prefix: config.discoveryPrefix)
+        let topics = Topics(prefix: config.prefix, device: config.device, awtrixPrefix: config.awtrixPrefix)
+        let discovery = Discovery(topics: topics, prefix: config.discoveryPrefix, identity: config.identity)
         let connection = try connection(config, clientID: config.effectiveClientID + "-remove", cleanSession: true, will: nil)
         var refused: Int32?
         var ready = false

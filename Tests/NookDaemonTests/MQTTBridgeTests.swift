@@ -332,7 +332,8 @@ struct MQTTBridgeTests {
     @Test func e7_discoveryPayloadsFieldByFieldAndRemoval() throws {
         let setup = try Setup()
         let expected: [(String, String)] = [("notify", "notify"), ("sensor", "card"), ("sensor", "pending"),
-                                            ("binary_sensor", "engaged"), ("button", "dismiss"), ("switch", "suspend")]
+                                            ("binary_sensor", "engaged"), ("button", "dismiss"), ("switch", "suspend"),
+                                            ("sensor", "device_topic")]
         // The bridge's discovery may still be on its way to the broker.
         var configs: [String: String] = [:]
         try? eventually("every discovery config retained") {
@@ -347,12 +348,15 @@ struct MQTTBridgeTests {
             #expect(config["name"]?.text?.isEmpty == false)
             #expect(config["device"]?["identifiers"] == .array([.string("nook_b1")]))
             #expect(config["device"]?["name"]?.text == "Nook b1")
+            #expect(config["device"]?["manufacturer"]?.text == "Nook" && config["device"]?["model"]?.text == "nook-mqtt bridge")
             #expect(config["device"]?["sw_version"]?.text?.isEmpty == false)
             #expect(config["availability"]?.items.first?["topic"]?.text == "nook/b1/availability")
             #expect(config["availability"]?.items.first?["payload_not_available"]?.text == "offline")
             switch component {
             case "notify":
                 #expect(config["command_topic"]?.text == "nook/b1/activity")
+            case "sensor" where object == "device_topic":
+                #expect(config["state_topic"]?.text == "nook/b1/state" && config["value_template"]?.text == "{{ 'nook/b1' }}")
             case "sensor", "binary_sensor":
                 #expect(config["state_topic"]?.text == "nook/b1/state")
                 #expect(config["value_template"]?.text?.contains("value_json.") == true)

@@ -129,6 +129,7 @@ struct MQTTConfigTests {
             ("[homeassistant]\ndiscovery = \"yes\"\n", "homeassistant.discovery"),
             ("[mqtt]\nprotocol = \"3\"\n", "mqtt.protocol"),
             ("[mqtt]\nstate_poll_ms = 50\n", "mqtt.state_poll_ms"),
+            ("[homeassistant]\nidentity = \"lametric\"\n", "homeassistant.identity"),
         ]
         for (text, key) in cases {
             #expect(throws: ConfigError.self) { try config(text) }
