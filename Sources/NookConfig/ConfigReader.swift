@@ -3,8 +3,10 @@
 public final class ConfigReader {
     public let document: ConfigDocument
     private var read: Set<String> = []
-    /// When set, the only keys a getter may read (a program's table of its keys).
+    /// When set, the only keys a getter may read (a program's table of its keys, or the part
+    /// of the program reading now), and who that is.
     private var table: ConfigKeyTable?
+    private var tableOwner: String?
     /// Tables another program reads (``leave(tables:)``): their headers are not unknown.
     private var left: Set<String> = []
 
@@ -14,8 +16,10 @@ public final class ConfigReader {
 
     /// From now on, a getter asked for a key outside `table` throws: the table is the one
     /// list of what the program reads, and a key missing from it is a bug to catch in tests.
-    public func restrict(to table: ConfigKeyTable) {
-        self.table = table
+    /// `owner`: the part of the program that may read only `table` (its own keys), named in the
+    /// error about a key it does not declare.
+    public func restrict(to table: ConfigKeyTable, owner: String? = nil) {
+        (self.table, tableOwner) = (table, owner)
     }
 
     /// An error about `key`, pointing at its line if the file sets it.
@@ -25,7 +29,7 @@ public final class ConfigReader {
 
     private func value(_ key: String) throws(ConfigError) -> ConfigValue? {
         if let table, !table.contains(key) {
-            throw error(key, "is read but missing from the program's table of keys")
+            throw error(key, tableOwner.map { "is read by \($0), which does not declare it" } ?? "is read but missing from the program's table of keys")
         }
         read.insert(key)
         return document[key]?.value

@@ -90,7 +90,7 @@ enum Nookd {
             }
         }
         if line.check {
-            print("nookd: configuration OK (socket \(settings.socketPath), display \(settings.backend.rawValue), modules \(settings.modules.map(\.rawValue).joined(separator: ", ")))")
+            print("nookd: " + settings.summary)
             return 0
         }
         StandardErrorLogging.bootstrap(level: settings.logLevel)
