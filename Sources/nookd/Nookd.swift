@@ -90,6 +90,14 @@ enum Nookd {
             }
         }
         if line.check {
+            // What a start would refuse that the file alone does not show (a group that does
+            // not exist), refused here too.
+            do {
+                try settings.checkNames()
+            } catch {
+                standardError("nookd: error: \(error)\n")
+                return 2
+            }
             print("nookd: " + settings.summary)
             return 0
         }
