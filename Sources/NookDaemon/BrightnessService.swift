@@ -117,19 +117,19 @@ extension Service.Brightness: OwnsSettings {
 
     /// `[brightness]` (Z2): with any of its keys set, nookd drives the brightness.
     static func read(_ reader: ConfigReader, over settings: Settings, in reading: SettingsReading) throws(ConfigError) -> Settings {
-        var section = settings
-        section.backlightName = try backlight.read(reader)
-        section.root = try sysfsRoot.read(reader) ?? section.root
-        section.configured = reader.document.entries.contains { $0.key.hasPrefix("brightness.") }
+        var settings = settings
+        settings.backlightName = try backlight.read(reader)
+        settings.root = try sysfsRoot.read(reader) ?? settings.root
+        settings.configured = reader.document.entries.contains { $0.key.hasPrefix("brightness.") }
         let levels: [(Setting<Int>, WritableKeyPath<BrightnessController.Levels, Double>)] = [
             (active, \.active), (night, \.night), (idle, \.idle), (quiet, \.quiet), (dim, \.dim),
         ]
         for (setting, level) in levels {
-            if let percent = try setting.read(reader) { section.levels[keyPath: level] = Double(percent) / 100 }
+            if let percent = try setting.read(reader) { settings.levels[keyPath: level] = Double(percent) / 100 }
         }
-        if let milliseconds = try fadeMs.read(reader) { section.fade = .milliseconds(milliseconds) }
-        section.ambient = try AmbientSettings.reading(reader)
-        return section
+        if let milliseconds = try fadeMs.read(reader) { settings.fade = .milliseconds(milliseconds) }
+        settings.ambient = try AmbientSettings.reading(reader)
+        return settings
     }
 }
 

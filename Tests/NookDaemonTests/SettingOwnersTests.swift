@@ -1,6 +1,7 @@
 import Foundation
 import NookConfig
 @testable import NookDaemon
+import NookTestTraits
 import Testing
 
 /// N1: each of nookd's settings lives with the service that declares it: that service reads it,
@@ -69,6 +70,31 @@ struct SettingOwnersTests {
                                         message: "is read by the stray service, which does not declare it")) {
                 _ = try DaemonConfig(reading: reader, directory: ".", order: DaemonConfig.readingOrder + [StrayReader.self])
             }
+        }
+    }
+
+    /// docs/architecture.md's "Adding a setting" names the files a setting is written in: each
+    /// exists, and every owner's file is among those step 1 points to (`*Service.swift`).
+    @Test func n1_theRecipeForAddingASettingNamesFilesThatExist() throws {
+        let root = BuiltProducts.repository
+        let text = try String(contentsOfFile: root + "/docs/architecture.md", encoding: .utf8)
+        let recipe = DocumentedLists.markdownSection(text, heading: "Adding a setting")
+        let steps = recipe.split(separator: "\n").filter { $0.first?.isNumber == true }
+        #expect(steps.count == 3, "the recipe's steps: \(steps)")
+        let paths = recipe.split(separator: "`").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+            .filter { $0.contains("/") && !$0.contains("*") }
+        #expect(paths.count >= 2, "\(paths)")
+        for path in paths {
+            #expect(FileManager.default.fileExists(atPath: root + "/" + path), "the recipe names \(path), which does not exist")
+        }
+        let services = try FileManager.default.contentsOfDirectory(atPath: root + "/Sources/NookDaemon").filter { $0.hasSuffix("Service.swift") }
+        for owner in DaemonConfig.readingOrder {
+            let type = String(reflecting: owner).split(separator: ".").last.map(String.init) ?? ""
+            let file = services.first { name in
+                let source = (try? String(contentsOfFile: root + "/Sources/NookDaemon/" + name, encoding: .utf8)) ?? ""
+                return source.contains("extension Service.\(type): OwnsSettings")
+            }
+            #expect(file != nil, "\(type) reads its settings outside a *Service.swift file, where the recipe says")
         }
     }
 }
