@@ -11,6 +11,9 @@ public struct ConfigDocument: Sendable {
     /// Keys by their full dotted path (`display.rotation`), in file order.
     public private(set) var entries: [(key: String, entry: Entry)] = []
     private var index: [String: Int] = [:]
+    /// The `[table]` headers, in file order: a table may be written with no key under it, and
+    /// an unknown one must be refused all the same (``ConfigReader/rejectUnknownKeys(known:)``).
+    public private(set) var tables: [(name: String, line: Int)] = []
     /// The file name used in messages.
     public let source: String
 
@@ -33,6 +36,7 @@ public struct ConfigDocument: Sendable {
                     throw ConfigError(source: source, line: number, key: name, message: "table [\(name)] appears twice")
                 }
                 table = name
+                tables.append((name, number))
                 continue
             }
             let key = try scanner.readKeyPath()

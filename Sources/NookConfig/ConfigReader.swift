@@ -3,8 +3,12 @@
 public final class ConfigReader {
     public let document: ConfigDocument
     private var read: Set<String> = []
-    /// When set, the only keys a getter may read (a program's table of its keys).
+    /// When set, the only keys a getter may read (a program's table of its keys, or the part
+    /// of the program reading now), and who that is.
     private var table: ConfigKeyTable?
+    private var tableOwner: String?
+    /// Tables another program reads (``leave(tables:)``): their headers are not unknown.
+    private var left: Set<String> = []
 
     public init(_ document: ConfigDocument) {
         self.document = document
@@ -12,8 +16,10 @@ public final class ConfigReader {
 
     /// From now on, a getter asked for a key outside `table` throws: the table is the one
     /// list of what the program reads, and a key missing from it is a bug to catch in tests.
-    public func restrict(to table: ConfigKeyTable) {
-        self.table = table
+    /// `owner`: the part of the program that may read only `table` (its own keys), named in the
+    /// error about a key it does not declare.
+    public func restrict(to table: ConfigKeyTable, owner: String? = nil) {
+        (self.table, tableOwner) = (table, owner)
     }
 
     /// An error about `key`, pointing at its line if the file sets it.
@@ -23,7 +29,7 @@ public final class ConfigReader {
 
     private func value(_ key: String) throws(ConfigError) -> ConfigValue? {
         if let table, !table.contains(key) {
-            throw error(key, "is read but missing from the program's table of keys")
+            throw error(key, tableOwner.map { "is read by \($0), which does not declare it" } ?? "is read but missing from the program's table of keys")
         }
         read.insert(key)
         return document[key]?.value
@@ -129,6 +135,7 @@ public final class ConfigReader {
     /// Marks every key in `tables` as read: tables another program of the board reads from
     /// the same file and checks itself.
     public func leave(tables: [String]) {
+        left.formUnion(tables)
         for key in document.entries.map({ $0.key }) {
             let table = key.split(separator: ".").dropLast().joined(separator: ".")
             if tables.contains(table) { read.insert(key) }
@@ -136,7 +143,8 @@ public final class ConfigReader {
     }
 
     /// Keys set in `tables` (and nowhere else) that no getter asked for: the first is an error
-    /// naming it. For a program that reads only its own tables of a shared file.
+    /// naming it; then the first header under one of `tables` that is not one of them. For a
+    /// program that reads only its own tables of a shared file.
     public func rejectUnknownKeys(in tables: [String]) throws(ConfigError) {
         for (key, entry) in document.entries where !read.contains(key) {
             let table = key.split(separator: ".").dropLast().joined(separator: ".")
@@ -147,10 +155,17 @@ public final class ConfigReader {
                 : "is in an unknown table [\(table)] (known: \(tables.map { "[\($0)]" }.joined(separator: ", ")))"
             throw ConfigError(source: document.source, line: entry.line, key: key, message: message)
         }
+        // A header with no key under it, by the same rule: a table of the program's own is
+        // refused when unknown, another program's table is left alone.
+        for (name, line) in document.tables where !tables.contains(name) && !left.contains(name) {
+            guard tables.contains(String(name.split(separator: ".").first ?? "")) else { continue }
+            throw unknownTable(name, line: line, known: tables)
+        }
     }
 
     /// Throws for the first key in the file that no getter asked for: a typo or a key that
-    /// does not exist, which would otherwise be silently ignored.
+    /// does not exist, which would otherwise be silently ignored; then for the first table
+    /// header that is neither in `tables` nor left to another program.
     public func rejectUnknownKeys(known tables: [String]) throws(ConfigError) {
         for (key, entry) in document.entries where !read.contains(key) {
             let table = key.split(separator: ".").dropLast().joined(separator: ".")
@@ -159,5 +174,14 @@ public final class ConfigReader {
                 : "is in an unknown table [\(table)] (known: \(tables.map { "[\($0)]" }.joined(separator: ", ")))"
             throw ConfigError(source: document.source, line: entry.line, key: key, message: hint)
         }
+        // A table with no key under it (`[bogus]` alone) is as unknown as one with keys.
+        for (name, line) in document.tables where !tables.contains(name) && !left.contains(name) {
+            throw unknownTable(name, line: line, known: tables)
+        }
+    }
+
+    private func unknownTable(_ name: String, line: Int, known tables: [String]) -> ConfigError {
+        let known = tables.isEmpty ? "the file takes no tables" : "known: " + tables.map { "[\($0)]" }.joined(separator: ", ")
+        return ConfigError(source: document.source, line: line, key: name, message: "is not a known table (\(known))")
     }
 }

@@ -10,15 +10,14 @@ extension Service {
     /// watchdog like theirs (W1). It starts before the journal, which hands it the apps the
     /// last run kept (and before a restored card makes the display busy).
     final class Apps: DaemonService {
-        typealias Section = AppRotation.Settings
+        typealias Settings = AppRotation.Settings
+        typealias Section = Settings
         static let name = "apps"
         static var needs: [any DaemonService.Type] { [Screen.self, SystemdWatchdog.self, Queues.self, Recall.self] }
         /// The journal keeps the apps and, at its start, hands back the ones the last run kept.
         static var uses: [any DaemonService.Type] { [Journal.self] }
         static let keys = settings.map(\.key)
         static let appliesAtReload = true
-
-        static func section(of config: DaemonConfig) -> Section { config.apps }
 
         let rotation: AppRotation
         private let arbiter: NookSurfaceArbiter
@@ -60,9 +59,13 @@ extension Service.Apps: DeclaresSettings {
     /// A quarter of the 64 apps nookd keeps: one sender cannot take every slot and lock the others out.
     static let perSender = Setting<Int>.integer("apps.per_sender", default: 16, in: 0...NookApp.Limits.count, reload: .applied)
     static let settings = [duration.declaration, perSender.declaration]
+}
 
-    static func read(_ reader: ConfigReader) throws(ConfigError) -> AppRotation.Settings {
-        var apps = AppRotation.Settings()
+extension Service.Apps: OwnsSettings {
+    static var member: WritableKeyPath<DaemonConfig, Settings> { \.apps }
+
+    static func read(_ reader: ConfigReader, over settings: Settings, in reading: SettingsReading) throws(ConfigError) -> Settings {
+        var apps = settings
         if let duration = try duration.read(reader) { apps.duration = .milliseconds(duration) }
         apps.perSender = try perSender.read(reader) ?? apps.perSender
         return apps

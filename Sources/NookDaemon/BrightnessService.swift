@@ -8,23 +8,23 @@ extension Service {
     /// Z2: the brightness levels, through a backlight or by dimming the drawn frames, with a
     /// `[brightness]` table; without one nookd leaves the brightness alone.
     final class Brightness: DaemonService {
-        struct Section: Equatable, Sendable {
-            var configured: Bool
+        struct Settings: Equatable, Sendable {
+            /// Whether `[brightness]` says anything: without it nookd leaves the brightness alone.
+            var configured = false
+            /// The backlight's name under `root`; nil, with a `[brightness]` table, dims the
+            /// drawn frames instead.
             var backlightName: String?
-            var root: String
-            var levels: BrightnessController.Levels
-            var fade: Duration
+            var root = "/sys/class/backlight"
+            var levels = BrightnessController.Levels()
+            var fade: Duration = .milliseconds(400)
+            /// The ambient light sensor (`brightness.ambient_*`); nil: the levels are fixed.
             var ambient: AmbientSettings?
         }
+        typealias Section = Settings
 
         static let name = "brightness"
         static var needs: [any DaemonService.Type] { [Display.self, Queues.self, Recall.self] }
         static let keys = settings.map(\.key)
-
-        static func section(of config: DaemonConfig) -> Section {
-            Section(configured: config.brightnessConfigured, backlightName: config.backlightName, root: config.brightnessRoot,
-                    levels: config.brightnessLevels, fade: config.brightnessFade, ambient: config.ambient)
-        }
 
         /// The levels in force; nil until started, and without `[brightness]`.
         let current = Locked<BrightnessController?>(nil)
@@ -112,22 +112,24 @@ extension Service.Brightness: DeclaresSettings {
                            ambientHysteresisPct.declaration, ambientIntervalMs.declaration, ambientSysfsRoot.declaration]
 }
 
-extension Service.Brightness {
-    /// `[brightness]` (Z2), over `section`: with any of its keys set, nookd drives the brightness.
-    static func read(_ reader: ConfigReader, over section: Section) throws(ConfigError) -> Section {
-        var section = section
-        section.backlightName = try backlight.read(reader)
-        section.root = try sysfsRoot.read(reader) ?? section.root
-        section.configured = reader.document.entries.contains { $0.key.hasPrefix("brightness.") }
+extension Service.Brightness: OwnsSettings {
+    static var member: WritableKeyPath<DaemonConfig, Settings> { \.brightness }
+
+    /// `[brightness]` (Z2): with any of its keys set, nookd drives the brightness.
+    static func read(_ reader: ConfigReader, over settings: Settings, in reading: SettingsReading) throws(ConfigError) -> Settings {
+        var settings = settings
+        settings.backlightName = try backlight.read(reader)
+        settings.root = try sysfsRoot.read(reader) ?? settings.root
+        settings.configured = reader.document.entries.contains { $0.key.hasPrefix("brightness.") }
         let levels: [(Setting<Int>, WritableKeyPath<BrightnessController.Levels, Double>)] = [
             (active, \.active), (night, \.night), (idle, \.idle), (quiet, \.quiet), (dim, \.dim),
         ]
         for (setting, level) in levels {
-            if let percent = try setting.read(reader) { section.levels[keyPath: level] = Double(percent) / 100 }
+            if let percent = try setting.read(reader) { settings.levels[keyPath: level] = Double(percent) / 100 }
         }
-        if let milliseconds = try fadeMs.read(reader) { section.fade = .milliseconds(milliseconds) }
-        section.ambient = try AmbientSettings.reading(reader)
-        return section
+        if let milliseconds = try fadeMs.read(reader) { settings.fade = .milliseconds(milliseconds) }
+        settings.ambient = try AmbientSettings.reading(reader)
+        return settings
     }
 }
 

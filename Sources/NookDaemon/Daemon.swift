@@ -122,8 +122,8 @@ public final class Daemon: Sendable {
         self.clock = clock
         source = ConfigSource(path: configPath, overrides: overrides)
         pressToggle = OpenToggle(input: "press", engagement: engagement, opensIdle: true)
-        modules = config.modules
-        arbiter = NookSurfaceArbiter(foreground: config.modules[0], clock: clock)
+        modules = config.queues.modules
+        arbiter = NookSurfaceArbiter(foreground: config.queues.modules[0], clock: clock)
         quiet = NookQuietHours(schedule: config.quiet.schedule, policy: config.quiet.policy, localTime: QuietConfig.systemLocalTime)
         arbiter.setGate { [quiet] in quiet.admits($0) }
         let state = Locked(State(config: config))
@@ -181,10 +181,10 @@ public final class Daemon: Sendable {
             started.started(type(of: service).name) { await service.stop() }
         }
         logger.info("nookd ready", metadata: [
-            "socket": "\(config.socketPath)", "display": "\(display.mode)", "backend": "\(backendName)",
+            "socket": "\(config.socket.path)", "display": "\(display.mode)", "backend": "\(backendName)",
             "modules": "\(modules.map(\.rawValue).joined(separator: ","))",
         ])
-        SystemdNotifier.notify("READY=1\nSTATUS=serving on \(config.socketPath)")
+        SystemdNotifier.notify("READY=1\nSTATUS=serving on \(config.socket.path)")
         servicesStarted.open()
 
         await stopRequested.wait()
@@ -276,7 +276,7 @@ public final class Daemon: Sendable {
         // Every service's apply runs: a theme file's content may have changed under the same key.
         for service in services { await service.apply(config: fresh) }
         menuOnGlance.withLock { $0 = nil }
-        if fresh.home != old.home { statusChanges.notify(.home) }
+        if fresh.screen.home != old.screen.home { statusChanges.notify(.home) }
         logger.notice("\(decision.note(reloading: configPath))")
     }
 

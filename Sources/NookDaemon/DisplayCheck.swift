@@ -9,13 +9,13 @@ import NookRender
 /// a panel, and for the real-kernel tests of `restore()`.
 public enum DisplayCheck {
     public static func run(_ config: DaemonConfig, logger: Logger, hold: Duration = .seconds(1)) async throws(DaemonError) -> String {
-        let selection = DRMDisplay.Selection(card: config.drmCard, connector: config.drmConnector, mode: config.drmMode, pageFlip: config.drmPageFlip)
+        let selection = DRMDisplay.Selection(card: config.display.card, connector: config.display.connector, mode: config.display.mode, pageFlip: config.display.pageFlip)
         let display: DRMDisplay
         do { display = try DRMDisplay(selection: selection) } catch { throw DaemonError("cannot drive the display through DRM: \(error)") }
         var lines = ["display: \(display.mode) through DRM (page flips: \(display.flipsPages ? "yes" : "no, dirty-fb"), panel orientation: \(display.panelOrientation))"]
         let shownAtStart = display.framebufferFoundAtStart
-        let rotation = config.rotation.then(display.panelOrientation)
-        let card = CardRenderer(theme: config.theme).render(
+        let rotation = config.screen.rotation.then(display.panelOrientation)
+        let card = CardRenderer(theme: config.screen.theme).render(
             NookActivity(title: "Nook display test", subtitle: "\(display.mode.size) · rotation \(rotation)", systemImage: "checkmark.circle", tint: .named(.green)),
             size: display.mode.size.rotated(rotation.inverse))
         do {

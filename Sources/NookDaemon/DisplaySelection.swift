@@ -12,18 +12,18 @@ enum DisplaySelection {
     /// and says which (and why not the others) in the log.
     static func choose(_ config: DaemonConfig, clock: any NookClock, logger: Logger) throws(DaemonError)
         -> (display: any DisplayBackend, name: String, writer: FrameWriter?) {
-        let selection = DRMDisplay.Selection(card: config.drmCard, connector: config.drmConnector, mode: config.drmMode, pageFlip: config.drmPageFlip)
+        let selection = DRMDisplay.Selection(card: config.display.card, connector: config.display.connector, mode: config.display.mode, pageFlip: config.display.pageFlip)
         func drm() throws(DRMError) -> (display: any DisplayBackend, name: String, writer: FrameWriter?) {
             let display = try DRMDisplay(selection: selection, clock: clock)
             logger.notice("driving \(display.mode) through DRM", metadata: ["pageFlips": "\(display.flipsPages)"])
             return (display, "drm", nil)
         }
         func fbdev() throws(DisplayError) -> (display: any DisplayBackend, name: String, writer: FrameWriter?) {
-            let display = try FramebufferDisplay(path: config.fbdevPath, clock: clock)
+            let display = try FramebufferDisplay(path: config.display.fbdev, clock: clock)
             logger.notice("driving \(display.mode) through fbdev (\(display.format.rawValue))")
             return (display, "fbdev", nil)
         }
-        switch config.backend {
+        switch config.display.backend {
         case .drm:
             do { return try drm() } catch { throw DaemonError("cannot drive the display through DRM: \(error)") }
         case .fbdev:
@@ -34,30 +34,30 @@ enum DisplaySelection {
         case .mock:
             break
         case .ledSPI, .ledI2C:
-            return (try LEDSelection.choose(config, clock: clock, logger: logger), config.backend.rawValue, nil)
+            return (try LEDSelection.choose(config, clock: clock, logger: logger), config.display.backend.rawValue, nil)
         case .ledMock:
             break
         }
         var writer: FrameWriter?
-        if let directory = config.framesDirectory {
+        if let directory = config.display.frames {
             // The LED mock's frames are drawn as the matrix looks: round LEDs on black.
             let picture: @Sendable (Frame) -> Frame
-            if config.backend == .ledMock {
+            if config.display.backend == .ledMock {
                 picture = { frame in LEDMockImage.render(frame, cell: frame.height == 1 ? 12 : 16) }
             } else {
                 picture = { frame in frame }
             }
-            do { writer = try FrameWriter(directory: directory, limit: config.framesLimit, clock: clock, logger: logger, picture: picture) } catch { throw DaemonError("cannot use --frames \(directory): \(error)") }
+            do { writer = try FrameWriter(directory: directory, limit: config.display.framesLimit, clock: clock, logger: logger, picture: picture) } catch { throw DaemonError("cannot use --frames \(directory): \(error)") }
             logger.notice("the mock display writes its frames as PNG files", metadata: ["directory": "\(directory)"])
         }
         var sink: (@Sendable (MockDisplay.RecordedFrame) -> Void)?
         if let writer { sink = { record in writer.offer(record) } }
-        if config.backend == .ledMock {
-            let mock = MockDisplay(size: config.led.size, refreshHz: min(60, config.refreshHz), clock: clock, keepFrames: 0, sink: sink)
-            logger.notice("driving \(config.led.size) mock LEDs")
+        if config.display.backend == .ledMock {
+            let mock = MockDisplay(size: config.display.led.size, refreshHz: min(60, config.display.refreshHz), clock: clock, keepFrames: 0, sink: sink)
+            logger.notice("driving \(config.display.led.size) mock LEDs")
             return (mock, "led-mock", writer)
         }
-        let mock = MockDisplay(size: config.mockSize, refreshHz: config.refreshHz, clock: clock, keepFrames: 0, sink: sink)
+        let mock = MockDisplay(size: config.display.mockSize, refreshHz: config.display.refreshHz, clock: clock, keepFrames: 0, sink: sink)
         return (mock, "mock", writer)
     }
 }

@@ -131,7 +131,7 @@ extension Daemon {
         // shares one stated sender (see handle(_:batch:)): a key then coalesces only the cards
         // that name sent (U3).
         let permits = queued.contains { $0.coalescingKey != nil } ? owners(for: connection.peer, actingFor: run.first?.request.statedSender) : Self.noOwners
-        let perSender = state.withLock { $0.config.perSender }
+        let perSender = state.withLock { $0.config.requests.perSender }
         beforeQueueing(queue)
         var results = perSender > 0
             ? await queue.enqueue(contentsOf: queued, coalescing: permits, shareLimit: perSender)[...]
@@ -196,7 +196,7 @@ extension Daemon {
     /// path. Read here, in the connection's task: a FIFO, a device or a huge file is refused at
     /// once instead of stalling the screen later.
     func checkedIcon(_ activity: NookActivity) throws(ProtocolError) -> NookActivity {
-        try state.withLock { IconPolicy(directories: $0.config.iconDirectories) }.checked(activity)
+        try state.withLock { IconPolicy(directories: $0.config.requests.iconDirectories) }.checked(activity)
     }
 
     /// For `enqueue` with `wait`: streams the activity's events (`events` holds only that

@@ -6,12 +6,11 @@ import NookInput
 extension Service {
     /// Z4: a blocker left unanswered escalates, step by step.
     final class Escalation: DaemonService {
-        typealias Section = Escalator.Settings
+        typealias Settings = Escalator.Settings
+        typealias Section = Settings
         static let name = "escalation"
         static var needs: [any DaemonService.Type] { [Brightness.self, Queues.self] }
         static let keys = settings.map(\.key)
-
-        static func section(of config: DaemonConfig) -> Section { config.escalation }
 
         private let queues: [NookActivityQueue]
         private let quiet: NookQuietHours
@@ -49,10 +48,12 @@ extension Service.Escalation: DeclaresSettings {
     static let settings = [after.declaration, every.declaration, steps.declaration, onEscalate.declaration]
 }
 
-extension Service.Escalation {
+extension Service.Escalation: OwnsSettings {
+    static var member: WritableKeyPath<DaemonConfig, Settings> { \.escalation }
+
     /// `[escalation]` (Z4), each key through its declaration; a hook step needs a command.
-    static func read(_ reader: ConfigReader) throws(ConfigError) -> Escalator.Settings {
-        var escalation = Escalator.Settings()
+    static func read(_ reader: ConfigReader, over settings: Settings, in reading: SettingsReading) throws(ConfigError) -> Settings {
+        var escalation = settings
         if let seconds = try after.read(reader) { escalation.after = .seconds(seconds) }
         if let seconds = try every.read(reader) { escalation.every = .seconds(seconds) }
         escalation.command = try onEscalate.read(reader) ?? onEscalate.defaultValue

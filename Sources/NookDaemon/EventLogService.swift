@@ -7,13 +7,12 @@ import NookRender
 extension Service {
     /// Every event in the log, only when asked for: at info a busy daemon should not pay for it.
     final class EventLog: DaemonService {
-        struct Section: Equatable, Sendable { var logLevel: String }
+        struct Settings: Equatable, Sendable { var logLevel = Service.EventLog.logLevel.defaultValue }
+        typealias Section = Settings
         static let name = "event log"
         static var needs: [any DaemonService.Type] { [Queues.self] }
         /// The level is set when logging is bootstrapped, before the daemon exists.
         static let keys = settings.map(\.key)
-
-        static func section(of config: DaemonConfig) -> Section { Section(logLevel: config.logLevel) }
 
         private let queues: [(NookModuleID, NookActivityQueue)]
         private let logger: Logger
@@ -44,6 +43,14 @@ extension Service {
 extension Service.EventLog: DeclaresSettings {
     static let logLevel = Setting<String>.choice("daemon.log_level", among: SettingValue.logLevels, default: "info", reload: .restart)
     static let settings = [logLevel.declaration]
+}
+
+extension Service.EventLog: OwnsSettings {
+    static var member: WritableKeyPath<DaemonConfig, Settings> { \.eventLog }
+
+    static func read(_ reader: ConfigReader, over settings: Settings, in reading: SettingsReading) throws(ConfigError) -> Settings {
+        Settings(logLevel: try logLevel.read(reader) ?? settings.logLevel)
+    }
 }
 
 extension Service.EventLog: BuiltService {

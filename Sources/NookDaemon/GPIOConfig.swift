@@ -21,6 +21,11 @@ enum GPIOConfig {
             }
             if !names.contains(String(parts[1])) { names.append(String(parts[1])) }
         }
+        // A `[gpio.NAME]` with no key under it is an input that says nothing: its role is missing.
+        for (table, _) in reader.document.tables where table.hasPrefix("gpio.") {
+            let parts = table.split(separator: ".", omittingEmptySubsequences: false)
+            if parts.count == 2, !names.contains(String(parts[1])) { names.append(String(parts[1])) }
+        }
         var lines: [GPIOLineSettings] = []
         for name in names {
             let table = "gpio." + name

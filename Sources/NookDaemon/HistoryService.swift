@@ -7,16 +7,18 @@ extension Service {
     /// Every ended activity (U4), on disk beside the journal unless `history.path` says
     /// otherwise: read at start, recorded from every queue's ends; its bounds apply at a reload.
     final class History: DaemonService {
-        struct Section: Equatable, Sendable {
+        struct Settings: Equatable, Sendable {
+            /// `history.path` as written: a file, `none` (nil inside: memory only), or unset
+            /// (nil: `history` next to the journal, ``DaemonConfig/historyPath``).
             var path: String??
-            var bounds: ActivityHistory.Bounds
+            /// `max_entries`, `max_bytes`, `max_age`.
+            var bounds = ActivityHistory.Bounds()
         }
+        typealias Section = Settings
 
         static let name = "history"
         static var needs: [any DaemonService.Type] { [Queues.self, StateFiles.self] }
         static let keys = settings.map(\.key)
-
-        static func section(of config: DaemonConfig) -> Section { Section(path: config.historySetting, bounds: config.historyBounds) }
 
         /// The bounds apply at once; the file is opened at start.
         static func reload(from old: Section, to new: Section, changed: [String], in context: ReloadContext) -> ReloadDecision {
@@ -31,7 +33,7 @@ extension Service {
         private let stops = StopActions()
 
         init(_ config: DaemonConfig, queues: [(NookModuleID, NookActivityQueue)], logger: Logger) {
-            history = ActivityHistory(path: config.historyPath, bounds: config.historyBounds, warn: { logger.warning("\($0)") })
+            history = ActivityHistory(path: config.historyPath, bounds: config.history.bounds, warn: { logger.warning("\($0)") })
             (self.queues, self.logger) = (queues, logger)
         }
 
@@ -170,12 +172,14 @@ extension Service.History: DeclaresSettings {
     static let settings = [path.declaration, maxEntries.declaration, maxBytes.declaration, maxAge.declaration]
 }
 
-extension Service.History {
+extension Service.History: OwnsSettings {
+    static var member: WritableKeyPath<DaemonConfig, Settings> { \.history }
+
     /// `[history]`'s own keys (U4): the path as written (`none`: nil inside; unset: nil), and
     /// the bounds.
-    static func read(_ reader: ConfigReader) throws(ConfigError) -> (path: String??, bounds: ActivityHistory.Bounds) {
-        var setting: String??
-        var bounds = ActivityHistory.Bounds()
+    static func read(_ reader: ConfigReader, over settings: Settings, in reading: SettingsReading) throws(ConfigError) -> Settings {
+        var setting = settings.path
+        var bounds = settings.bounds
         if let text = try path.read(reader) {
             switch SettingValue.journal(text) {
             case .success(let value): setting = .some(value)
@@ -190,7 +194,7 @@ extension Service.History {
             case .failure(let problem): throw reader.error(maxAge.key, problem.description)
             }
         }
-        return (setting, bounds)
+        return Settings(path: setting, bounds: bounds)
     }
 }
 

@@ -30,7 +30,7 @@ extension Daemon {
     func glanceRequest(_ glance: NookGlance?, _ reply: RequestReply) async throws(ProtocolError) {
         let connection = reply.connection
         // Nil gives back the home the config names (the bridge has no screens left).
-        let content = glance.map(HomeContent.glance) ?? state.withLock { $0.config.home }
+        let content = glance.map(HomeContent.glance) ?? state.withLock { $0.config.screen.home }
         let sender = ObjectIdentifier(connection)
         let claims = glance?.menu == true
         menuOnGlance.withLock { $0 = claims ? MenuClaim(owner: sender) : nil }

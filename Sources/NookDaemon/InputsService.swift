@@ -8,16 +8,17 @@ extension Service {
     /// The engagement inputs (I1–I4): the proximity sensor and the GPIO lines. A missing
     /// sensor or line is a warning inside them, never a reason not to run.
     final class Inputs: DaemonService {
-        struct Section: Equatable, Sendable {
+        struct Settings: Equatable, Sendable {
+            /// An IIO proximity sensor driving `hover` (I2); nil runs without one.
             var proximity: ProximitySensor.Settings?
-            var gpioLines: [GPIOLineSettings]
+            /// GPIO inputs (I1), `[gpio.NAME]` tables in file order.
+            var gpioLines: [GPIOLineSettings] = []
         }
+        typealias Section = Settings
 
         static let name = "inputs"
         static var needs: [any DaemonService.Type] { [Presence.self, Recall.self, Apps.self, Queues.self, ActionCardTracking.self] }
         static let keys = settings.map(\.key)
-
-        static func section(of config: DaemonConfig) -> Section { Section(proximity: config.proximity, gpioLines: config.gpioLines) }
 
         /// Every key needs a restart, and so does the recall's hold for the buttons: it is set
         /// on the GPIO lines at start (the socket's `press` follows the new hold at once).
@@ -191,6 +192,21 @@ extension Service.Inputs: DeclaresSettings {
     }
 
     static let settings = Proximity.settings + GPIO.settings
+}
+
+extension Service.Inputs: OwnsSettings {
+    static var member: WritableKeyPath<DaemonConfig, Settings> { \.inputs }
+
+    /// `[proximity]` and the `[gpio.NAME]` tables; a toggle button's long press is the recall
+    /// gesture (U5), held as long as the recall says; a switch's level is a state.
+    static func read(_ reader: ConfigReader, over settings: Settings, in reading: SettingsReading) throws(ConfigError) -> Settings {
+        let proximity = try Proximity.read(reader)
+        var lines = try GPIOConfig.lines(from: reader)
+        for index in lines.indices where lines[index].role == .open && lines[index].openMode == .toggle {
+            lines[index].longPressAfter = reading.earlier.recall.hold
+        }
+        return Settings(proximity: proximity, gpioLines: lines)
+    }
 }
 
 extension Service.Inputs: BuiltService {

@@ -7,10 +7,16 @@ extension Service {
     /// Unfinished activities on disk (J1, J2): what the last run left is put back at start,
     /// and every queue's adds and ends are kept in step; nil path keeps them in memory only.
     final class Journal: DaemonService {
-        struct Section: Equatable, Sendable {
-            var path: String?
-            var sync: JournalSync
+        struct Settings: Equatable, Sendable {
+            /// Where unfinished activities are journalled so a crash or restart loses none; nil
+            /// keeps them in memory only. Defaults to `$STATE_DIRECTORY/journal` (systemd's
+            /// StateDirectory=).
+            var path = DaemonConfig.defaultJournalPath
+            /// When a journal record is safe enough to answer (J1, J2): synced (`ack`), or
+            /// written and synced within a second (`interval`).
+            var sync = JournalSync.ack
         }
+        typealias Section = Settings
 
         static let name = "journal"
         /// The history records a restored card's end; the recall queue is on the glass first,
@@ -20,8 +26,6 @@ extension Service {
             [History.self, Recall.self, Apps.self, Queues.self, StateFiles.self, EventLog.self, ActionCardTracking.self]
         }
         static let keys = settings.map(\.key)
-
-        static func section(of config: DaemonConfig) -> Section { Section(path: config.journalPath, sync: config.journalSync) }
 
         let journal: ActivityJournal?
         /// Cards snoozed by a long press (T2) that the last run left, for the touch service.
@@ -37,7 +41,7 @@ extension Service {
 
         init(_ config: DaemonConfig, history: ActivityHistory, queues: [NookModuleID: NookActivityQueue], modules: [NookModuleID],
              iconDirectories: @escaping @Sendable () -> [String], logger: Logger) {
-            journal = config.journalPath.map { ActivityJournal(path: $0, mode: config.journalSync, warn: { logger.warning("\($0)") }) }
+            journal = config.journal.path.map { ActivityJournal(path: $0, mode: config.journal.sync, warn: { logger.warning("\($0)") }) }
             (self.history, self.queues, self.modules, self.iconDirectories, self.logger) = (history, queues, modules, iconDirectories, logger)
         }
 
@@ -146,24 +150,26 @@ extension Service.Journal: DeclaresSettings {
     static let settings = [path.declaration, sync.declaration]
 }
 
-extension Service.Journal {
-    /// `daemon.journal` and `journal.sync` (J1, J2), over `section`.
-    static func read(_ reader: ConfigReader, over section: Section) throws(ConfigError) -> Section {
-        var section = section
+extension Service.Journal: OwnsSettings {
+    static var member: WritableKeyPath<DaemonConfig, Settings> { \.journal }
+
+    /// `daemon.journal` and `journal.sync` (J1, J2).
+    static func read(_ reader: ConfigReader, over settings: Settings, in reading: SettingsReading) throws(ConfigError) -> Settings {
+        var settings = settings
         if let text = try path.read(reader) {
             switch SettingValue.journal(text) {
-            case .success(let value): section.path = value
+            case .success(let value): settings.path = value
             case .failure(let problem): throw reader.error(path.key, problem.description)
             }
         }
-        if let name = try sync.read(reader) { section.sync = JournalSync(rawValue: name)! }
-        return section
+        if let name = try sync.read(reader) { settings.sync = JournalSync(rawValue: name)! }
+        return settings
     }
 }
 
 extension Service.Journal: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Journal {
-        Service.Journal(wiring.config, history: try wiring.part(Service.History.self).history, queues: try wiring.queues, modules: wiring.config.modules,
-                        iconDirectories: { [state = wiring.state] in state.withLock { $0.config.iconDirectories } }, logger: wiring.logger)
+        Service.Journal(wiring.config, history: try wiring.part(Service.History.self).history, queues: try wiring.queues, modules: wiring.config.queues.modules,
+                        iconDirectories: { [state = wiring.state] in state.withLock { $0.config.requests.iconDirectories } }, logger: wiring.logger)
     }
 }

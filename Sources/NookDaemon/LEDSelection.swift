@@ -8,10 +8,10 @@ import NookPixel
 /// `LEDDisplay`, or the mock at the LEDs' size.
 enum LEDSelection {
     static func choose(_ config: DaemonConfig, clock: any NookClock, logger: Logger) throws(DaemonError) -> any DisplayBackend {
-        let led = config.led
+        let led = config.display.led
         let driver: any LEDDriver
         do throws(LEDError) {
-            switch config.backend {
+            switch config.display.backend {
             case .ledSPI:
                 guard let chip = SPIChip(rawValue: led.chip.rawValue), let device = led.device else {
                     throw LEDError("led-spi needs [led] chip (ws2812, sk6812, apa102 or sk9822) and device (such as /dev/spidev0.0)")
@@ -32,15 +32,15 @@ enum LEDSelection {
                     throw LEDError("led-i2c drives is31fl3731 or ht16k33, not \(led.chip.rawValue)")
                 }
             default:
-                preconditionFailure("LEDSelection for the \(config.backend) backend")
+                preconditionFailure("LEDSelection for the \(config.display.backend) backend")
             }
         } catch {
-            throw DaemonError("cannot drive the LEDs through \(config.backend.rawValue): \(error)")
+            throw DaemonError("cannot drive the LEDs through \(config.display.backend.rawValue): \(error)")
         }
         let display = LEDDisplay(driver: driver, clock: clock)
         var budget = ""
         if let supply = led.safety.supplyMilliamps { budget = ", current budget \(Int(supply)) mA" }
-        logger.notice("driving \(display.mode.name) through \(config.backend.rawValue) at up to \(Int(display.mode.refreshHz)) frames a second, brightness \(led.safety.brightness)\(budget)")
+        logger.notice("driving \(display.mode.name) through \(config.display.backend.rawValue) at up to \(Int(display.mode.refreshHz)) frames a second, brightness \(led.safety.brightness)\(budget)")
         return display
     }
 }

@@ -14,7 +14,7 @@ public enum NookdProcess {
         IDRandomness.install(fill: SystemRandom.fill)
         // Before the screen allocates its first frame: frames as mappings of their own, so a
         // freed one goes back to the kernel. LEDs get the pixel renderer and no such frames.
-        if !config.backend.isLED { FrameMemory.keepFramesAsOwnMappings() }
+        if !config.display.backend.isLED { FrameMemory.keepFramesAsOwnMappings() }
         let daemon = try Daemon(config: config, configPath: configPath, overrides: overrides, logger: logger, clock: clock)
         // Once the libraries and the fonts (loaded for the first home frame) are mapped, before
         // the daemon runs most of its code: the text it never runs stays unmapped.

@@ -9,12 +9,11 @@ extension Service {
     /// so the first thing it hears is their first report; until an input says someone is
     /// there, nobody is, and the absence clock runs from start.
     final class Presence: DaemonService {
-        typealias Section = PresenceTracker.Settings?
+        typealias Settings = PresenceTracker.Settings?
+        typealias Section = Settings
         static let name = "presence"
         static var needs: [any DaemonService.Type] { [Brightness.self, Screen.self, Queues.self] }
         static let keys = settings.map(\.key)
-
-        static func section(of config: DaemonConfig) -> Section { config.presence }
 
         let current = Locked<PresenceTracker?>(nil)
         private let engagement: NookEngagement
@@ -89,11 +88,16 @@ extension Service.Presence: DeclaresSettings {
     static let settings = [dimAfter.declaration, blankAfter.declaration, digestDwell.declaration]
 }
 
-extension Service.Presence {
+extension Service.Presence: OwnsSettings {
+    static var member: WritableKeyPath<DaemonConfig, Settings> { \.presence }
+
     /// `[presence]` (Z3): when the display dims and goes dark with nobody there. Presence needs
-    /// an input that reports it; the table without one is a mistake, not a quiet no-op.
-    static func read(_ reader: ConfigReader, hasInput: Bool) throws(ConfigError) -> PresenceTracker.Settings? {
+    /// an input that reports it (the inputs', read before); the table without one is a
+    /// mistake, not a quiet no-op.
+    static func read(_ reader: ConfigReader, over settings: Settings, in reading: SettingsReading) throws(ConfigError) -> Settings {
         let keys = Self.settings.map(\.key)
+        let inputs = reading.earlier.inputs
+        let hasInput = inputs.proximity?.presenceThreshold != nil || inputs.gpioLines.contains { $0.role == .presence }
         guard hasInput else {
             if let stray = keys.first(where: { reader.document[$0] != nil }) {
                 throw reader.error(stray, "needs an input that reports presence: proximity.presence_threshold, or a [gpio.NAME] table with role = \"presence\" (a PIR sensor)")
@@ -117,7 +121,7 @@ extension Service.Presence {
 
 extension Service.Presence: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Presence {
-        Service.Presence(engagement: wiring.engagement, arbiter: wiring.arbiter, modules: wiring.config.modules, queues: try wiring.queues,
+        Service.Presence(engagement: wiring.engagement, arbiter: wiring.arbiter, modules: wiring.config.queues.modules, queues: try wiring.queues,
                          brightness: try wiring.part(Service.Brightness.self), screen: try wiring.screen, clock: wiring.clock, logger: wiring.logger)
     }
 }

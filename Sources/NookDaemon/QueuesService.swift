@@ -9,11 +9,13 @@ extension Service {
     /// One queue per module, on the arbiter (C2, C3); made when nookd is built. Each asks the
     /// ownership service, at each enqueue, whose stated senders have a share of it (Q16).
     final class Queues: DaemonService {
-        struct Section: Equatable, Sendable {
-            var modules: [NookModuleID]
-            var capacity: Int
-            var pollInterval: Duration
+        struct Settings: Equatable, Sendable {
+            /// Declared modules, one queue each; the first is foreground at start.
+            var modules = Service.Queues.modules.defaultValue.map { NookModuleID($0) }
+            var capacity = Service.Queues.capacity.defaultValue
+            var pollInterval: Duration = .milliseconds(Service.Queues.pollInterval.defaultValue)
         }
+        typealias Section = Settings
 
         static let name = "queues"
         static var needs: [any DaemonService.Type] { [] }
@@ -21,22 +23,18 @@ extension Service {
         static var uses: [any DaemonService.Type] { [Ownership.self] }
         static let keys = settings.map(\.key)
 
-        static func section(of config: DaemonConfig) -> Section {
-            Section(modules: config.modules, capacity: config.capacity, pollInterval: config.pollInterval)
-        }
-
         let arbiter: NookSurfaceArbiter
         /// The modules' queues in the modules' order (the first is foreground at start).
         let inOrder: [(NookModuleID, NookActivityQueue)]
         let byModule: [NookModuleID: NookActivityQueue]
 
-        init(_ config: DaemonConfig, clock: any NookClock, engagement: NookEngagement, arbiter: NookSurfaceArbiter, ownership: Ownership) {
+        init(_ settings: Settings, clock: any NookClock, engagement: NookEngagement, arbiter: NookSurfaceArbiter, ownership: Ownership) {
             self.arbiter = arbiter
-            inOrder = config.modules.map { module in
+            inOrder = settings.modules.map { module in
                 // The screen reports each slide-in's end: a card's dwell counts from when it is
                 // really on the glass (Q13), however busy the display; 2 s bounds a stuck one.
                 let queue = NookActivityQueue(clock: clock, engagement: engagement,
-                                              configuration: .init(pollInterval: config.pollInterval, capacity: config.capacity,
+                                              configuration: .init(pollInterval: settings.pollInterval, capacity: settings.capacity,
                                                                    presenterTimeout: .seconds(2),
                                                                    shareOf: { [ownership] in Daemon.share(of: $0, relays: ownership.relayUIDs) }))
                 arbiter.register(NookQueueModule(id: module, queue: queue))
@@ -58,9 +56,28 @@ extension Service.Queues: DeclaresSettings {
     static let settings = [modules.declaration, capacity.declaration, pollInterval.declaration]
 }
 
+extension Service.Queues: OwnsSettings {
+    static var member: WritableKeyPath<DaemonConfig, Settings> { \.queues }
+
+    static func read(_ reader: ConfigReader, over settings: Settings, in reading: SettingsReading) throws(ConfigError) -> Settings {
+        var settings = settings
+        settings.capacity = try capacity.read(reader) ?? settings.capacity
+        if let milliseconds = try pollInterval.read(reader) { settings.pollInterval = .milliseconds(milliseconds) }
+        if let names = try modules.read(reader) {
+            guard !names.isEmpty else { throw reader.error(modules.key, "must name at least one module") }
+            for name in names where name.isEmpty || name.contains(where: \.isWhitespace) {
+                throw reader.error(modules.key, "module names must be non-empty words, got \"\(name)\"")
+            }
+            guard Set<String>(names).count == names.count else { throw reader.error(modules.key, "names a module twice") }
+            settings.modules = names.map { NookModuleID($0) }
+        }
+        return settings
+    }
+}
+
 extension Service.Queues: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Queues {
-        Service.Queues(wiring.config, clock: wiring.clock, engagement: wiring.engagement, arbiter: wiring.arbiter,
+        Service.Queues(wiring.config.queues, clock: wiring.clock, engagement: wiring.engagement, arbiter: wiring.arbiter,
                        ownership: try wiring.part(Service.Ownership.self))
     }
 }

@@ -9,13 +9,12 @@ extension Service {
     /// minimum on its own); this ends the pending activities that are not to wait, each time
     /// quiet hours may have begun, and tells the brightness. The schedule applies at a reload.
     final class QuietHours: DaemonService {
-        typealias Section = QuietConfig
+        typealias Settings = QuietConfig
+        typealias Section = Settings
         static let name = "quiet hours"
         static var needs: [any DaemonService.Type] { [Brightness.self, Queues.self] }
         static let keys = settings.map(\.key)
         static let appliesAtReload = true
-
-        static func section(of config: DaemonConfig) -> Section { config.quiet }
 
         private let quiet: NookQuietHours
         private let queues: [(NookModuleID, NookActivityQueue)]
@@ -111,6 +110,14 @@ extension Service.QuietHours: DeclaresSettings {
     static let minimumPriority = Setting<String>.choice("quiet.minimum_priority", among: ["low", "normal", "high"], default: "high", reload: .applied)
     static let suppress = Setting<[String]>.texts("quiet.suppress", default: [], reload: .applied)
     static let settings = [schedule.declaration, minimumPriority.declaration, suppress.declaration]
+}
+
+extension Service.QuietHours: OwnsSettings {
+    static var member: WritableKeyPath<DaemonConfig, Settings> { \.quiet }
+
+    static func read(_ reader: ConfigReader, over settings: Settings, in reading: SettingsReading) throws(ConfigError) -> Settings {
+        try QuietConfig(reading: reader)
+    }
 }
 
 extension Service.QuietHours: BuiltService {

@@ -9,15 +9,14 @@ extension Service {
     /// beats the systemd watchdog like the modules' loops (W1), so a display that hangs while a
     /// recall card is drawn stops the pings.
     final class Recall: DaemonService {
-        typealias Section = HistoryRecall.Settings
+        typealias Settings = HistoryRecall.Settings
+        typealias Section = Settings
         static let name = "recall"
         static var needs: [any DaemonService.Type] { [Screen.self, SystemdWatchdog.self, Queues.self] }
         /// The history is read at a recall (a press, after every service started), not at start.
         static var uses: [any DaemonService.Type] { [History.self] }
         static let keys = settings.map(\.key)
         static let appliesAtReload = true
-
-        static func section(of config: DaemonConfig) -> Section { config.recall }
 
         let recall: HistoryRecall
         private let arbiter: NookSurfaceArbiter
@@ -63,10 +62,13 @@ extension Service.Recall: DeclaresSettings {
     static let settings = [hold.declaration, entries.declaration, dwell.declaration]
 }
 
-extension Service.Recall {
-    /// The recall gesture's keys of `[history]` (U5); the icon directories are the daemon's.
-    static func read(_ reader: ConfigReader) throws(ConfigError) -> HistoryRecall.Settings {
-        var recall = HistoryRecall.Settings()
+extension Service.Recall: OwnsSettings {
+    static var member: WritableKeyPath<DaemonConfig, Settings> { \.recall }
+
+    /// The recall gesture's keys of `[history]` (U5); the icon directories are the requests'.
+    static func read(_ reader: ConfigReader, over settings: Settings, in reading: SettingsReading) throws(ConfigError) -> Settings {
+        var recall = settings
+        recall.iconDirectories = reading.earlier.requests.iconDirectories
         if let hold = try hold.read(reader) {
             // A hold within the debounce would make every tap a long press: open could never open.
             guard hold == 0 || hold >= HistoryRecall.Settings.shortestHold else {

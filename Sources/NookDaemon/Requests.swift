@@ -111,7 +111,7 @@ extension Daemon {
         case .device(let change):
             if let refusal = ownership.deviceRefusal(of: change, by: connection.peer) { throw refusal }
         case .debug:
-            guard state.withLock({ $0.config.pressInputs }) else {
+            guard state.withLock({ $0.config.requests.pressInputs }) else {
                 throw ProtocolError(.unavailable, field: "op", "\(name.rawValue) is off; set debug.press_inputs = true in nookd's config to act as the buttons over the socket")
             }
         }

@@ -9,11 +9,20 @@ extension Service {
     /// The loops that draw each module's events on the glass, and the screen's settings:
     /// theme, home content, rotation and blanking apply at a reload.
     final class Screen: DaemonService {
+        struct Settings: Equatable, Sendable {
+            var theme: Theme = .dark
+            var rotation: Rotation = .none
+            var home: HomeContent = .clock
+            /// Blank the panel after this long without a card; nil never blanks.
+            var blankAfter: Duration?
+        }
+
         struct Section: Equatable, Sendable {
             var theme: Theme
             var rotation: Rotation
             var home: HomeContent
             var blankAfter: Duration?
+            /// The display's: an LED matrix's turn is set up at start.
             var isLED: Bool
         }
 
@@ -23,7 +32,8 @@ extension Service {
         static let appliesAtReload = true
 
         static func section(of config: DaemonConfig) -> Section {
-            Section(theme: config.theme, rotation: config.rotation, home: config.home, blankAfter: config.blankAfter, isLED: config.backend.isLED)
+            let screen = config.screen
+            return Section(theme: screen.theme, rotation: screen.rotation, home: screen.home, blankAfter: screen.blankAfter, isLED: config.display.backend.isLED)
         }
 
         /// Everything applies, but an LED matrix's turn is set up at start (a strip has none).
@@ -57,13 +67,14 @@ extension Service {
             let display = output.display
             (self.display, self.queues, self.watchdog) = (display, queues, watchdog)
             // R6: the configured turn, then the one the panel's orientation property asks for.
-            let settings = NookScreen.Settings(theme: config.theme, rotation: config.rotation.then(display.panelOrientation), home: config.home,
-                                               blankAfter: config.blankAfter)
-            if config.backend.isLED {
-                if config.rotation != .none, DaemonScreen.ledRotation(config.rotation, size: display.mode.size) == .none {
+            let configured = config.screen
+            let settings = NookScreen.Settings(theme: configured.theme, rotation: configured.rotation.then(display.panelOrientation), home: configured.home,
+                                               blankAfter: configured.blankAfter)
+            if config.display.backend.isLED {
+                if configured.rotation != .none, DaemonScreen.ledRotation(configured.rotation, size: display.mode.size) == .none {
                     logger.notice("display.rotation does not turn an LED strip; say which end comes first with [led] origin instead")
                 }
-                screen = DaemonScreen(display: display, clock: clock, settings: settings, scrollSpeed: config.led.scrollSpeed,
+                screen = DaemonScreen(display: display, clock: clock, settings: settings, scrollSpeed: config.display.led.scrollSpeed,
                                       onWarning: { logger.warning("\($0)") }, observer: liveGlass)
                 livePNGs = LiveFramePNGs(picture: { LEDMockImage.render($0, cell: $0.height == 1 ? 12 : 16) })
             } else {
@@ -119,7 +130,19 @@ extension Service.Screen: DeclaresSettings {
     static let settings = [blankAfter.declaration, rotation.declaration, homeContent.declaration, homeText.declaration] + theme
 }
 
-extension Service.Screen {
+extension Service.Screen: OwnsSettings {
+    static var member: WritableKeyPath<DaemonConfig, Settings> { \.screen }
+
+    /// The picture's turn and blanking (`[display]`), `[theme]` (R2) and `[home]`.
+    static func read(_ reader: ConfigReader, over settings: Settings, in reading: SettingsReading) throws(ConfigError) -> Settings {
+        var settings = settings
+        if let degrees = try rotation.read(reader) { settings.rotation = try reader.checked(rotation.key, SettingValue.rotation(degrees)) }
+        if let seconds = try blankAfter.read(reader), seconds > 0 { settings.blankAfter = .seconds(seconds) }
+        settings.theme = try Theme.load(from: reader, directory: reading.directory)
+        settings.home = try readHome(reader) ?? settings.home
+        return settings
+    }
+
     /// `[home]`: what the glass shows with no card; nil when the file does not say.
     static func readHome(_ reader: ConfigReader) throws(ConfigError) -> HomeContent? {
         switch try homeContent.read(reader) {

@@ -93,16 +93,16 @@ public struct FlagOverrides: Sendable {
     /// Applies every flag given; one that does not pass ``validate()`` is left out.
     public func apply(to config: inout DaemonConfig) {
         var held: [String] = []
-        if case .success(let path)? = journal.map(SettingValue.journal) { config.journalPath = path; held.append(Service.Journal.path.key) }
-        if case .success(let sync)? = journalSync.map(SettingValue.journalSync) { config.journalSync = sync; held.append(Service.Journal.sync.key) }
-        if case .success(let path)? = socket.map(SettingValue.absolutePath) { config.socketPath = path; held.append(Service.Socket.path.key) }
-        if case .success(let backend)? = display.map(SettingValue.backend) { config.backend = backend; held.append(Service.Display.backend.key) }
-        if let frames { config.framesDirectory = frames; held.append(Service.Display.frames.key) }
-        if case .success(let size)? = size.map(SettingValue.size) { config.mockSize = size; held.append(Service.Display.size.key) }
-        if case .success(let turn)? = rotation.map(SettingValue.rotation) { config.rotation = turn; held.append(Service.Screen.rotation.key) }
+        if case .success(let path)? = journal.map(SettingValue.journal) { config.journal.path = path; held.append(Service.Journal.path.key) }
+        if case .success(let sync)? = journalSync.map(SettingValue.journalSync) { config.journal.sync = sync; held.append(Service.Journal.sync.key) }
+        if case .success(let path)? = socket.map(SettingValue.absolutePath) { config.socket.path = path; held.append(Service.Socket.path.key) }
+        if case .success(let backend)? = display.map(SettingValue.backend) { config.display.backend = backend; held.append(Service.Display.backend.key) }
+        if let frames { config.display.frames = frames; held.append(Service.Display.frames.key) }
+        if case .success(let size)? = size.map(SettingValue.size) { config.display.mockSize = size; held.append(Service.Display.size.key) }
+        if case .success(let turn)? = rotation.map(SettingValue.rotation) { config.screen.rotation = turn; held.append(Service.Screen.rotation.key) }
         if let theme { config.useAppearance(theme); held.append("theme.appearance") }
-        if let socketGroup { config.socketGroup = socketGroup; held.append(Service.Socket.group.key) }
-        if case .success(let level)? = logLevel.map(SettingValue.logLevel) { config.logLevel = level; held.append(Service.EventLog.logLevel.key) }
+        if let socketGroup { config.socket.group = socketGroup; held.append(Service.Socket.group.key) }
+        if case .success(let level)? = logLevel.map(SettingValue.logLevel) { config.eventLog.logLevel = level; held.append(Service.EventLog.logLevel.key) }
         // The file's value of a key a flag holds changes nothing: a reload names it neither as
         // applied nor as needing a restart.
         for key in held { config.fileValues[key] = nil }

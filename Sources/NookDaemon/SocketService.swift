@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import NookLogging
 import NookActivities
 import NookConfig
@@ -6,15 +9,21 @@ import NookProtocol
 extension Service {
     /// The socket (C1, C4): started last, as every request may reach every other service.
     final class Socket: DaemonService {
-        struct Section: Equatable, Sendable {
-            var path: String
+        /// `daemon.socket` … `daemon.max_buffered_bytes`.
+        struct Settings: Equatable, Sendable {
+            var path = DaemonConfig.defaultSocketPath
+            /// Group that may use the socket (mode 0660); nil keeps the daemon's own group.
             var group: String?
-            var mode: UInt32
-            var uids: [UInt32]
-            var groups: [String]
-            var maxConnections: Int
-            var limits: ConnectionLimits
+            var mode: UInt32 = 0o660
+            /// When non-empty, only these uids (and members of `groups`) may connect (C4).
+            var uids: [UInt32] = []
+            var groups: [String] = []
+            /// Open socket connections at most; more are refused with a reason (C1).
+            var maxConnections = SocketServer.defaultMaximumConnections
+            /// Timeouts, the per-user share and the buffer budget for slow clients (C1, C4).
+            var limits = ConnectionLimits()
         }
+        typealias Section = Settings
 
         static let name = "socket"
         static var needs: [any DaemonService.Type] {
@@ -23,11 +32,6 @@ extension Service {
         }
         /// The server takes them all at start.
         static let keys = settings.map(\.key)
-
-        static func section(of config: DaemonConfig) -> Section {
-            Section(path: config.socketPath, group: config.socketGroup, mode: config.socketMode, uids: config.allowedUIDs, groups: config.allowedGroups,
-                    maxConnections: config.maxConnections, limits: config.connectionLimits)
-        }
 
         private let ownership: Ownership
         private let journal: ActivityJournal?
@@ -119,36 +123,44 @@ extension Service.Socket: DeclaresSettings {
                            idleTimeout.declaration, unreadTimeout.declaration, maxBufferedBytes.declaration]
 }
 
-extension Service.Socket {
-    /// The socket's path and who may use it (`daemon.socket` … `allowed_groups`, C4), over `section`.
-    static func readAccess(_ reader: ConfigReader, over section: Section) throws(ConfigError) -> Section {
-        var section = section
+extension Service.Socket: OwnsSettings {
+    static var member: WritableKeyPath<DaemonConfig, Settings> { \.socket }
+
+    /// The socket's path, who may use it (C4) and the connection limits (C1).
+    static func read(_ reader: ConfigReader, over settings: Settings, in reading: SettingsReading) throws(ConfigError) -> Settings {
+        var settings = settings
         if let text = try path.read(reader) {
             switch SettingValue.absolutePath(text) {
-            case .success(let value): section.path = value
+            case .success(let value): settings.path = value
             case .failure(let problem): throw reader.error(path.key, problem.description)
             }
         }
-        section.group = try group.read(reader)
+        settings.group = try group.read(reader)
         if let text = try mode.read(reader) {
             guard let value = UInt32(text, radix: 8), value <= 0o777 else { throw reader.error(mode.key, "must be an octal mode such as \"0660\", got \"\(text)\"") }
-            section.mode = value
+            settings.mode = value
         }
-        section.uids = try allowedUIDs.read(reader)?.map(UInt32.init) ?? []
-        section.groups = try allowedGroups.read(reader) ?? allowedGroups.defaultValue
-        return section
+        settings.uids = try allowedUIDs.read(reader)?.map(UInt32.init) ?? []
+        settings.groups = try allowedGroups.read(reader) ?? allowedGroups.defaultValue
+        settings.maxConnections = try maxConnections.read(reader) ?? settings.maxConnections
+        settings.limits.perUser = try maxConnectionsPerUser.read(reader) ?? settings.limits.perUser
+        if let seconds = try partialLineTimeout.read(reader) { settings.limits.partialLineTimeout = .seconds(seconds) }
+        if let seconds = try idleTimeout.read(reader) { settings.limits.idleTimeout = .seconds(seconds) }
+        if let seconds = try unreadTimeout.read(reader) { settings.limits.unreadTimeout = .seconds(seconds) }
+        settings.limits.bufferedBytes = try maxBufferedBytes.read(reader) ?? settings.limits.bufferedBytes
+        return settings
     }
 
-    /// The connection limits (C1, C4), over `section`.
-    static func readLimits(_ reader: ConfigReader, over section: Section) throws(ConfigError) -> Section {
-        var section = section
-        section.maxConnections = try maxConnections.read(reader) ?? section.maxConnections
-        section.limits.perUser = try maxConnectionsPerUser.read(reader) ?? section.limits.perUser
-        if let seconds = try partialLineTimeout.read(reader) { section.limits.partialLineTimeout = .seconds(seconds) }
-        if let seconds = try idleTimeout.read(reader) { section.limits.idleTimeout = .seconds(seconds) }
-        if let seconds = try unreadTimeout.read(reader) { section.limits.unreadTimeout = .seconds(seconds) }
-        section.limits.bufferedBytes = try maxBufferedBytes.read(reader) ?? section.limits.bufferedBytes
-        return section
+    /// The groups the socket's start looks up (C4): one that does not exist stops the start.
+    static func checkNames(_ settings: Settings) throws(DaemonError) {
+        if let name = settings.group, getgrnam(name) == nil {
+            throw DaemonError("\(group.key): socket group '\(name)' does not exist (create it: groupadd \(name))")
+        }
+        do {
+            _ = try AccessPolicy(uids: settings.uids, groups: settings.groups)
+        } catch {
+            throw DaemonError("\(allowedGroups.key): \(error)")
+        }
     }
 }
 

@@ -12,6 +12,8 @@ extension Service {
     /// device would wake it every second). On, it also waits for one plugged in later (I4:
     /// missing hardware is a line in the log and in `status`, never a reason not to run).
     final class Touch: DaemonService {
+        typealias Settings = TouchConfig
+
         struct Section: Equatable, Sendable {
             var touch: TouchConfig
             /// The reader turns touches with the picture: a new rotation restarts it.
@@ -29,7 +31,7 @@ extension Service {
         /// the glass at that moment is let go first).
         static let appliesAtReload = true
 
-        static func section(of config: DaemonConfig) -> Section { Section(touch: config.touch, rotation: config.rotation) }
+        static func section(of config: DaemonConfig) -> Section { Section(touch: config.touch, rotation: config.screen.rotation) }
 
         private struct Running {
             var section: Section
@@ -239,6 +241,14 @@ extension Service.Touch: DeclaresSettings {
                            swapAxes.declaration, invertX.declaration, invertY.declaration, snooze.declaration]
 }
 
+extension Service.Touch: OwnsSettings {
+    static var member: WritableKeyPath<DaemonConfig, Settings> { \.touch }
+
+    static func read(_ reader: ConfigReader, over settings: Settings, in reading: SettingsReading) throws(ConfigError) -> Settings {
+        try TouchConfig(reading: reader)
+    }
+}
+
 extension Service.Touch: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Touch {
         let (journal, history) = (try wiring.part(Service.Journal.self), try wiring.part(Service.History.self))
@@ -246,7 +256,7 @@ extension Service.Touch: BuiltService {
         let effects = TouchActions.Effects(engagement: wiring.engagement, queues: try wiring.moduleQueues, rules: try wiring.inputRules(),
                                            glass: CardsOnGlass(), presses: wiring.presses, screen: try wiring.screen)
         let quiet = wiring.quiet
-        let keeping = Snoozes.Keeping(journal: journal.journal, modules: wiring.config.modules, suppresses: { [quiet] in quiet.suppresses($0) },
+        let keeping = Snoozes.Keeping(journal: journal.journal, modules: wiring.config.queues.modules, suppresses: { [quiet] in quiet.suppresses($0) },
                                       endSuppressed: { [quietHours] in await quietHours.endSuppressed() },
                                       recovered: { [journal] in journal.recoveredSnoozes.withLock { $0 } },
                                       ended: { [history] activity, module, reason in history.history.endedAway(activity, module: module, how: reason) })

@@ -90,7 +90,15 @@ enum Nookd {
             }
         }
         if line.check {
-            print("nookd: configuration OK (socket \(settings.socketPath), display \(settings.backend.rawValue), modules \(settings.modules.map(\.rawValue).joined(separator: ", ")))")
+            // What a start would refuse that the file alone does not show (a group that does
+            // not exist), refused here too.
+            do {
+                try settings.checkNames()
+            } catch {
+                standardError("nookd: error: \(error)\n")
+                return 2
+            }
+            print("nookd: " + settings.summary)
             return 0
         }
         StandardErrorLogging.bootstrap(level: settings.logLevel)

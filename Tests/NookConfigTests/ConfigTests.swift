@@ -97,6 +97,30 @@ struct ConfigTests {
         #expect(throws: ConfigError.self) { try reader.rejectUnknownKeys(known: ["display"]) }
     }
 
+    /// A `[table]` with no key under it is recorded, and refused when unknown as a key in it
+    /// would be: by a program that reads the whole file, and, of a shared file, by the program
+    /// whose tables it is under (another program's tables are left to it).
+    @Test func n1_anUnknownTableIsRefusedByNameEvenWithNoKeyUnderIt() throws {
+        let document = try ConfigDocument(parsing: "[display]\nbackend = \"mock\"\n\n[dispaly]\n# nothing yet\n", source: "f")
+        #expect(document.tables.map(\.name) == ["display", "dispaly"] && document.tables.map(\.line) == [1, 4])
+        let whole = ConfigReader(document)
+        _ = try whole.string("display.backend")
+        #expect(throws: ConfigError(source: "f", line: 4, key: "dispaly", message: "is not a known table (known: [display])")) {
+            try whole.rejectUnknownKeys(known: ["display"])
+        }
+        // Tables another program reads from the same file are not unknown.
+        whole.leave(tables: ["dispaly"])
+        try whole.rejectUnknownKeys(known: ["display"])
+        let shared = ConfigReader(try ConfigDocument(parsing: "[daemon]\n[lcdproc]\n[lcdproc.kyes]\n", source: "f"))
+        #expect(throws: ConfigError(source: "f", line: 3, key: "lcdproc.kyes", message: "is not a known table (known: [lcdproc], [lcdproc.keys])")) {
+            try shared.rejectUnknownKeys(in: ["lcdproc", "lcdproc.keys"])
+        }
+        try ConfigReader(try ConfigDocument(parsing: "[daemon]\n[bogus]\n[lcdproc]\n", source: "f")).rejectUnknownKeys(in: ["lcdproc", "lcdproc.keys"])
+        #expect(throws: ConfigError(source: "f", line: 1, key: "mqtt", message: "is not a known table (the file takes no tables)")) {
+            try ConfigReader(try ConfigDocument(parsing: "[mqtt]\n", source: "f")).rejectUnknownKeys(known: [])
+        }
+    }
+
     @Test func n1_aMissingFileNamesTheCallAndErrno() {
         do {
             _ = try ConfigDocument.load(path: "/nonexistent/nook.toml")

@@ -249,11 +249,11 @@ struct AmbientBrightnessTests {
             ambient_hysteresis_pct = 30
             ambient_interval_ms = 250
             """)
-        let ambient = try #require(config.ambient)
+        let ambient = try #require(config.brightness.ambient)
         #expect(ambient.sensor.name == "vcnl4000" && ambient.sensor.interval == .milliseconds(250))
         #expect(ambient.curve.points == [.init(lux: 0, scale: 0.1), .init(lux: 300.5, scale: 1)] && ambient.curve.hysteresis == 0.3)
-        #expect(try parse("[brightness]\nambient_sensor = \"x\"\n").ambient?.curve.points == AmbientSettings.defaultCurve)
-        #expect(try parse("[brightness]\nidle = 50\n").ambient == nil)
+        #expect(try parse("[brightness]\nambient_sensor = \"x\"\n").brightness.ambient?.curve.points == AmbientSettings.defaultCurve)
+        #expect(try parse("[brightness]\nidle = 50\n").brightness.ambient == nil)
 
         for (text, wanted) in [
             ("[brightness]\nambient_curve = [\"0:10\"]\n", "nook.toml:2: brightness.ambient_curve: needs brightness.ambient_sensor"),

@@ -15,8 +15,8 @@ import Testing
 struct AppStartTests {
     func daemon(_ scratch: Scratch) throws -> Daemon {
         var config = DaemonConfig(socketPath: scratch.path + "/nook.sock")
-        config.backend = .mock
-        config.journalPath = nil
+        config.display.backend = .mock
+        config.journal.path = nil
         config.apps.duration = .seconds(3600)
         return try Daemon(config: config, configPath: nil, logger: Logger(label: "test"))
     }

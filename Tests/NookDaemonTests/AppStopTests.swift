@@ -14,8 +14,8 @@ struct AppStopTests {
     @Test func a2_n2_aStopHaltsTheRotationAndTakesTheAppOffTheGlass() async throws {
         let scratch = Scratch()
         var config = DaemonConfig(socketPath: scratch.path + "/nook.sock")
-        config.backend = .mock
-        config.journalPath = nil
+        config.display.backend = .mock
+        config.journal.path = nil
         config.apps.duration = .seconds(3600)
         let lines = Locked<[String]>([])
         let daemon = try Daemon(config: config, configPath: nil, logger: Logger(label: "test", factory: { _ in KeptLog(lines: lines) }))

@@ -182,9 +182,9 @@ struct FrameDimmingTests {
     @Test func z2_aBrightnessTableWithoutABacklightDimsTheFramesAndNightIsALevel() throws {
         func parse(_ text: String) throws -> DaemonConfig { try DaemonConfig(reading: ConfigReader(try ConfigDocument(parsing: text, source: "nook.toml"))) }
         let frames = try parse("[brightness]\nidle = 50\nnight = 20\n")
-        #expect(frames.brightnessConfigured && frames.backlightName == nil)
-        #expect(frames.brightnessLevels.idle == 0.5 && frames.brightnessLevels.night == 0.2)
-        #expect(try !parse("").brightnessConfigured, "no table: the brightness is left alone")
+        #expect(frames.brightness.configured && frames.brightness.backlightName == nil)
+        #expect(frames.brightness.levels.idle == 0.5 && frames.brightness.levels.night == 0.2)
+        #expect(try !parse("").brightness.configured, "no table: the brightness is left alone")
         var message = "no error"
         do { _ = try parse("[brightness]\nnight = 120\n") } catch { message = "\(error)" }
         #expect(message.contains("nook.toml:2: brightness.night"), "\(message)")

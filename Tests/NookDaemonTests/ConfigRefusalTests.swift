@@ -99,6 +99,17 @@ struct ConfigRefusalTests {
         #expect(Self.error("[gpio]\nrole = \"open\"\n") == "nook.toml:2: gpio.role: GPIO inputs go in tables of their own, such as [gpio.button] with role = \"open\"")
     }
 
+    /// An unknown table is refused by name even with nothing under it, as a key in it is;
+    /// nook-lcdproc's tables of the shared file are its own business, and an empty
+    /// `[gpio.NAME]` is an input without its role.
+    @Test func n1_anUnknownTableIsRefusedByNameEvenWhenEmpty() throws {
+        #expect(Self.error("[display]\nrotation = 90\n[bogus]\n") == "nook.toml:3: bogus: is not a known table (known: [daemon], [journal], [display], "
+            + "[theme], [theme.palette], [home], [queue], [proximity], [led], [debug], [quiet], [brightness], [escalation], [presence], [history], [apps], [touch])")
+        #expect(Self.error("[queue]\n[display.sparkle]\n")?.hasPrefix("nook.toml:2: display.sparkle: is not a known table (known: [daemon],") == true)
+        #expect(Self.error("[gpio.button]\n") == "nook.toml: gpio.button.role: is required: hover, open, dismiss or presence")
+        #expect(Self.error("[daemon]\n[theme.palette]\n[touch]\n[lcdproc]\n[lcdproc.keys]\n") == nil)
+    }
+
     /// Two bad keys: the one read first is named, in the reader's order (the daemon's keys
     /// before the display's, the queue's before the history's), whatever the file's order.
     @Test func n1_ofTwoBadKeysTheOneReadFirstIsNamed() throws {

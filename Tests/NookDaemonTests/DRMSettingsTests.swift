@@ -13,9 +13,9 @@ struct DRMSettingsTests {
     }
 
     @Test func d1_pagesAreFlippedUnlessTheConfigSaysDrawInPlace() throws {
-        #expect(try parse("").drmPageFlip)
-        #expect(try parse("[display]\npage_flip = true\n").drmPageFlip)
-        #expect(try !parse("[display]\ncard = \"/dev/dri/card1\"\npage_flip = false\n").drmPageFlip)
+        #expect(try parse("").display.pageFlip)
+        #expect(try parse("[display]\npage_flip = true\n").display.pageFlip)
+        #expect(try !parse("[display]\ncard = \"/dev/dri/card1\"\npage_flip = false\n").display.pageFlip)
         do {
             _ = try parse("[display]\npage_flip = \"no\"\n")
             Issue.record("a string for page_flip must be refused")

@@ -1,5 +1,5 @@
 import NookConfig
-import NookDaemon
+@testable import NookDaemon
 import NookDisplay
 import NookSystem
 import Testing
@@ -37,11 +37,11 @@ struct FlagOverridesTests {
         flags.journalSync = "interval"
         try flags.validate()
         var config = DaemonConfig()
-        #expect(config.journalSync == .ack)
+        #expect(config.journal.sync == .ack)
         flags.apply(to: &config)
-        #expect(config.journalSync == .interval)
-        #expect(config.rotation == .quarter && config.mockSize == PixelSize(width: 1920, height: 480))
-        #expect(config.journalPath == nil && config.backend == .mock)
+        #expect(config.journal.sync == .interval)
+        #expect(config.screen.rotation == .quarter && config.display.mockSize == PixelSize(width: 1920, height: 480))
+        #expect(config.journal.path == nil && config.display.backend == .mock)
     }
 
     @Test func n1_nookdReadsItsCommandLineWithoutArgumentParser() throws {

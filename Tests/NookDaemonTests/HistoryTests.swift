@@ -415,7 +415,7 @@ struct HistoryTests {
             try DaemonConfig(reading: ConfigReader(try ConfigDocument(parsing: text, source: "nook.toml")))
         }
         let good = try config("[daemon]\njournal = \"/var/lib/nook/journal\"\n[history]\nmax_entries = 50\nmax_age = \"2d\"\n")
-        #expect(good.historyBounds == ActivityHistory.Bounds(maxEntries: 50, maxAge: 2 * 86_400))
+        #expect(good.history.bounds == ActivityHistory.Bounds(maxEntries: 50, maxAge: 2 * 86_400))
         #expect(good.historyPath == "/var/lib/nook/history", "beside the journal")
         #expect(try config("[daemon]\njournal = \"none\"\n").historyPath == nil)
         #expect(try config("[history]\npath = \"none\"\n[daemon]\njournal = \"/j/journal\"\n").historyPath == nil)

@@ -10,8 +10,8 @@ import Testing
 struct InputRulesWiringTests {
     @Test func i1_t2_a4_theButtonsThePanelAndPressShareOneSetOfRulesWithTheApps() async throws {
         var config = DaemonConfig(socketPath: "/tmp/nook-rules-never-served.sock")
-        config.backend = .mock
-        config.journalPath = nil
+        config.display.backend = .mock
+        config.journal.path = nil
         let daemon = try Daemon(config: config, configPath: nil, logger: Logger(label: "test"))
         let inputs = try #require(daemon.parts[Service.Inputs.self])
         let ways: [(String, InputRules)] = [("press", daemon.inputRules), ("gpio", inputs.rules), ("touch", daemon.parts.touch.actions.rules)]

@@ -1,7 +1,7 @@
 import Foundation
 import NookActivities
 import NookConfig
-import NookDaemon
+@testable import NookDaemon
 import NookProtocol
 import Testing
 
@@ -55,7 +55,7 @@ struct InputStreamTests {
     @Test func e8_nookdLeavesTheLcdprocTablesOfItsFileToNookLcdproc() throws {
         let text = "[display]\nrotation = 180\n[lcdproc]\nport = 13667\nsize = \"20x2\"\n[lcdproc.keys]\nopen = \"Up\"\n"
         let config = try DaemonConfig(reading: ConfigReader(try ConfigDocument(parsing: text, source: "nook.toml")))
-        #expect(config.rotation != .none)
+        #expect(config.screen.rotation != .none)
         // Its own typos are still caught.
         #expect(throws: ConfigError.self) {
             try DaemonConfig(reading: ConfigReader(try ConfigDocument(parsing: text + "[queue]\npoll_intervl_ms = 5\n", source: "nook.toml")))

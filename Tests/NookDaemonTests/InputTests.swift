@@ -1,7 +1,7 @@
 import Foundation
 import NookActivities
 import NookConfig
-import NookDaemon
+@testable import NookDaemon
 import NookInput
 import NookProtocol
 import NookTestTraits
@@ -132,16 +132,16 @@ struct GPIOConfigTests {
             role = "dismiss"
             bias = "disabled"
             """)
-        #expect(config.gpioLines.map(\.name) == ["button", "lid", "pir", "dismiss"])
+        #expect(config.inputs.gpioLines.map(\.name) == ["button", "lid", "pir", "dismiss"])
         var button = GPIOLineSettings(name: "button", role: .open, lineName: "NOOK_BUTTON")
         button.activeLow = true
         button.bias = .pullUp
         button.debounce = .milliseconds(50)
         button.longPressAfter = .milliseconds(800)  // a toggle button's recall gesture (U5), by default
-        #expect(config.gpioLines[0] == button)
-        #expect(config.gpioLines[1].openMode == .level && config.gpioLines[1].chip == "pinctrl-bcm2711" && config.gpioLines[1].offset == 27)
-        #expect(config.gpioLines[2].location == "line NOOK_PIR on gpiochip0")
-        #expect(config.gpioLines[3].bias == .disabled && config.gpioLines[3].debounce == .milliseconds(30))
+        #expect(config.inputs.gpioLines[0] == button)
+        #expect(config.inputs.gpioLines[1].openMode == .level && config.inputs.gpioLines[1].chip == "pinctrl-bcm2711" && config.inputs.gpioLines[1].offset == 27)
+        #expect(config.inputs.gpioLines[2].location == "line NOOK_PIR on gpiochip0")
+        #expect(config.inputs.gpioLines[3].bias == .disabled && config.inputs.gpioLines[3].debounce == .milliseconds(30))
     }
 
     @Test(arguments: [

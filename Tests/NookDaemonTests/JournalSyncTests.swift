@@ -1,6 +1,5 @@
 import Foundation
 import NookActivities
-import NookConfig
 @testable import NookDaemon
 import NookSystem
 import NookTestSupport
@@ -493,28 +492,5 @@ struct JournalSyncTests {
         #expect(recovery.entries.map(\.activity.title) == ["second", "third", "fourth"])
         #expect(recovery.warnings.isEmpty, "\(recovery.warnings)")
         await again.finish()
-    }
-
-    // MARK: Configuration
-
-    @Test func j2_journalSyncIsReadFromTheConfigAndBadValuesNameTheKey() throws {
-        func config(_ text: String) throws -> DaemonConfig {
-            try DaemonConfig(reading: ConfigReader(try ConfigDocument(parsing: text, source: "nook.toml")))
-        }
-        #expect(try config("").journalSync == .ack)
-        #expect(try config("[journal]\nsync = \"interval\"\n").journalSync == .interval)
-        #expect(try config("[journal]\nsync = \"ack\"\n").journalSync == .ack)
-        #expect(throws: ConfigError.self) { try config("[journal]\nsync = \"always\"\n") }
-        do {
-            _ = try config("[journal]\nsync = \"always\"\n")
-        } catch {
-            #expect("\(error)" == "nook.toml:2: journal.sync: must be one of ack, interval, got \"always\"")
-        }
-        do {
-            _ = try config("[journal]\nsnyc = \"ack\"\n")
-            Issue.record("a misspelt key was accepted")
-        } catch {
-            #expect("\(error)".contains("journal.snyc"))
-        }
     }
 }

@@ -34,16 +34,16 @@ struct LEDDaemonTests {
             brightness = 0.2
             supply_milliamps = 3000
             """)
-        #expect(matrix.backend == .ledSPI)
-        #expect(matrix.led.size == PixelSize(width: 32, height: 8) && matrix.led.lines == .columns && matrix.led.serpentine)
-        #expect(matrix.led.safety.brightness == 0.2 && matrix.led.safety.supplyMilliamps == 3000)
+        #expect(matrix.display.backend == .ledSPI)
+        #expect(matrix.display.led.size == PixelSize(width: 32, height: 8) && matrix.display.led.lines == .columns && matrix.display.led.serpentine)
+        #expect(matrix.display.led.safety.brightness == 0.2 && matrix.display.led.safety.supplyMilliamps == 3000)
         let scroll = try parse("[display]\nbackend = \"led-i2c\"\n[led]\ndevice = \"/dev/i2c-1\"\nchip = \"is31fl3731\"\naddress = 0x74\nboard = \"scroll-phat-hd\"\n")
-        #expect(scroll.led.size == PixelSize(width: 17, height: 7) && scroll.led.address == 0x74)
+        #expect(scroll.display.led.size == PixelSize(width: 17, height: 7) && scroll.display.led.address == 0x74)
     }
 
     @Test func l2_theLEDSHIMIsChosenByItsBoardName() throws {
         let shim = try parse("[display]\nbackend = \"led-i2c\"\n[led]\ndevice = \"/dev/i2c-1\"\nchip = \"is31fl3731\"\nboard = \"led-shim\"\n")
-        #expect(shim.led.size == PixelSize(width: 28, height: 1) && shim.led.board == "led-shim")
+        #expect(shim.display.led.size == PixelSize(width: 28, height: 1) && shim.display.led.board == "led-shim")
         #expect(throws: ConfigError.self) {
             try parse("[display]\nbackend = \"led-i2c\"\n[led]\ndevice = \"/dev/i2c-1\"\nchip = \"ht16k33\"\nboard = \"led-shim\"\n")
         }

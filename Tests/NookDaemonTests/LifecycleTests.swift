@@ -1,7 +1,7 @@
 import Foundation
 import NookActivities
 import NookConfig
-import NookDaemon
+@testable import NookDaemon
 import NookProtocol
 import NookTestTraits
 import Testing
@@ -32,8 +32,8 @@ struct DaemonLifecycleTests {
 
     @Test func n1_theExampleConfigIsAccepted() throws {
         let config = try DaemonConfig.load(path: Built.root + "/Hardware/nook.toml")
-        #expect(config.modules.first == "default")
-        #expect(config.capacity == 256)
+        #expect(config.queues.modules.first == "default")
+        #expect(config.queues.capacity == 256)
     }
 
     @Test func n1_sighupReloadsThemeAndHomeWithoutDroppingQueuedActivities() throws {

@@ -20,6 +20,32 @@ struct NookdCommandLineEndToEndTests {
         #expect(check.status == 0 && check.output.contains("configuration OK"), "\(check)")
     }
 
+    /// `--check` refuses what a start refuses that the file alone does not show: a group or a
+    /// user the system does not have, named with its key and exit 2 (an error in the file).
+    @Test func n1_checkRefusesAGroupOrUserThatDoesNotExistNamingItsKeyAsAStartDoes() throws {
+        let scratch = Scratch()
+        let socket = ["--display", "mock", "--socket", scratch.path + "/nook.sock"]
+        let missing = "nook-no-such-group"
+        for (line, error) in [
+            ("admin_group = \"\(missing)\"", "daemon.admin_group: no group named '\(missing)' in the group database"),
+            ("relay_users = [\"nook-no-such-user\"]", "daemon.relay_users: no user named 'nook-no-such-user' in the user database"),
+            ("socket_group = \"\(missing)\"", "daemon.socket_group: socket group '\(missing)' does not exist"),
+            ("allowed_groups = [\"\(missing)\"]", "daemon.allowed_groups: allowed group '\(missing)' does not exist"),
+        ] {
+            let path = scratch.file("nook.toml", "[daemon]\n\(line)\n")
+            let check = try nookd(["--config", path] + socket + ["--check"])
+            #expect(check.status == 2 && check.error.contains(error) && !check.output.contains("configuration OK"), "\(line): \(check)")
+        }
+        let flag = try nookd(socket + ["--socket-group", missing, "--check"])
+        #expect(flag.status == 2 && flag.error.contains("daemon.socket_group: socket group '\(missing)' does not exist"), "\(flag)")
+        // Groups that exist (nookd's own) pass.
+        let entry = getgrgid(getgid())
+        let own = entry.flatMap { $0.pointee.gr_name }.map { String(cString: $0) } ?? "root"
+        let good = scratch.file("nook.toml", "[daemon]\nadmin_group = \"\(own)\"\nsocket_group = \"\(own)\"\nallowed_groups = [\"\(own)\"]\n")
+        let passed = try nookd(["--config", good] + socket + ["--check"])
+        #expect(passed.status == 0 && passed.output.contains("configuration OK"), "\(passed)")
+    }
+
     @Test func n1_aMissingValueExits64NamingTheFlag() throws {
         let missing = try nookd(["--display", "mock", "--socket"])
         #expect(missing.status == 64 && missing.error.contains("missing value for '--socket'"), "\(missing)")

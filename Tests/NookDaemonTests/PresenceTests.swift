@@ -178,10 +178,10 @@ struct PresenceConfigTests {
 
     @Test func z3_aPIRLineOrASecondProximityThresholdTurnsPresenceOn() throws {
         let pir = try parse("[gpio.pir]\nline = \"NOOK_PIR\"\nrole = \"presence\"\n\n[presence]\ndim_after_s = 30\nblank_after_s = 120\ndigest_dwell_s = 5\n")
-        #expect(pir.gpioLines.first?.role == .presence)
+        #expect(pir.inputs.gpioLines.first?.role == .presence)
         #expect(pir.presence == PresenceTracker.Settings(dimAfter: .seconds(30), blankAfter: .seconds(120), digestDwell: .seconds(5)))
         let proximity = try parse("[proximity]\nname = \"vcnl4040\"\nthreshold = 200\npresence_threshold = 40\n")
-        #expect(proximity.proximity?.presenceThreshold == 40)
+        #expect(proximity.inputs.proximity?.presenceThreshold == 40)
         #expect(proximity.presence == PresenceTracker.Settings(), "defaults without a [presence] table")
         #expect(try parse("[presence]\n").presence == nil, "an empty table says nothing")
         let dimLate = try parse("[gpio.pir]\nline = \"P\"\nrole = \"presence\"\n[presence]\ndim_after_s = 600\n")

@@ -148,12 +148,12 @@ struct RecallTests {
         let buttons = "[gpio.button]\nline = \"B\"\nrole = \"open\"\n[gpio.lid]\nline = \"L\"\nrole = \"open\"\nmode = \"level\"\n"
         let defaults = try config(buttons)
         #expect(defaults.recall == HistoryRecall.Settings())
-        #expect(defaults.gpioLines.map(\.longPressAfter) == [.milliseconds(800), nil], "a lid's level is a state, not a press")
+        #expect(defaults.inputs.gpioLines.map(\.longPressAfter) == [.milliseconds(800), nil], "a lid's level is a state, not a press")
         let set = try config("[history]\nrecall_hold_ms = 1200\nrecall_entries = 3\nrecall_dwell_ms = 2000\n" + buttons)
         #expect(set.recall == HistoryRecall.Settings(hold: .milliseconds(1200), entries: 3, dwell: .seconds(2)))
-        #expect(set.gpioLines.first?.longPressAfter == .milliseconds(1200))
+        #expect(set.inputs.gpioLines.first?.longPressAfter == .milliseconds(1200))
         let off = try config("[history]\nrecall_hold_ms = 0\n" + buttons)
-        #expect(off.recall.hold == nil && off.gpioLines.first?.longPressAfter == nil)
+        #expect(off.recall.hold == nil && off.inputs.gpioLines.first?.longPressAfter == nil)
         for (text, key) in [("recall_entries = 0", "history.recall_entries"), ("recall_dwell_ms = 100", "history.recall_dwell_ms"),
                             ("recall_hold_ms = -5", "history.recall_hold_ms"), ("recall_hold = 5", "history.recall_hold"),
                             ("recall_hold_ms = 20", "at least 200 ms")] {

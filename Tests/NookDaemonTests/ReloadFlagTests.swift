@@ -21,7 +21,7 @@ struct ReloadFlagTests {
         }
         let old = try load("[daemon]\nsocket = \"/run/a.sock\"\nmax_connections = 64\n[theme]\nappearance = \"dark\"\ncorner_radius = 0.1\n")
         let new = try load("[daemon]\nsocket = \"/run/b.sock\"\nmax_connections = 65\n[theme]\nappearance = \"light\"\ncorner_radius = 0.2\n")
-        #expect(new.theme.appearance == old.theme.appearance && new.socketPath == "/run/flag.sock", "the flags still win")
+        #expect(new.screen.theme.appearance == old.screen.theme.appearance && new.socket.path == "/run/flag.sock", "the flags still win")
         let decision = Daemon.reloadDecision(DaemonParts.startOrder, from: old, to: new, context: ReloadContext(displaySize: PixelSize(width: 1280, height: 400)))
         #expect(decision.applied == ["theme.corner_radius"], "\(decision)")
         #expect(decision.needsRestart == ["daemon.max_connections"], "\(decision)")

@@ -285,7 +285,7 @@ struct ReloadKeyTests {
         static let keys = Service.Screen.keys
         static let appliesAtReload = true
 
-        static func section(of config: DaemonConfig) -> Section { Section(theme: config.theme, rotation: config.rotation, home: config.home) }
+        static func section(of config: DaemonConfig) -> Section { Section(theme: config.screen.theme, rotation: config.screen.rotation, home: config.screen.home) }
 
         func start(_ section: Section) async throws(DaemonError) {}
     }

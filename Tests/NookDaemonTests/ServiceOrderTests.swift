@@ -47,7 +47,7 @@ struct ServiceOrderTests {
     /// starts, and the daemon's typed handles are those same instances.
     @Test func n2_theListBuildsEachServiceOnceAndStartsTheInstancesTheOthersWereGiven() async throws {
         var config = DaemonConfig(socketPath: "/tmp/nook-order-never-served.sock")
-        config.backend = .mock
+        config.display.backend = .mock
         let daemon = try Daemon(config: config, configPath: nil, logger: Logger(label: "test"))
         let services = try daemon.parts.inStartOrder()
         let names = DaemonParts.startOrder.map { $0.name }

@@ -11,8 +11,8 @@ import Testing
 struct ServicePartsTests {
     static func daemon() throws -> Daemon {
         var config = DaemonConfig(socketPath: "/tmp/nook-parts-never-served.sock")
-        config.backend = .mock
-        config.journalPath = nil
+        config.display.backend = .mock
+        config.journal.path = nil
         return try Daemon(config: config, configPath: nil, logger: Logger(label: "test"))
     }
 

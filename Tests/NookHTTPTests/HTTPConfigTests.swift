@@ -20,6 +20,13 @@ import Testing
         #expect(!config.listen[0].isLoopback && config.listen[1].isLoopback)
     }
 
+    /// A table nook-http does not know is refused by name even with no key under it.
+    @Test func h4_anUnknownTableIsRefusedByNameEvenEmpty() {
+        #expect(checkError({ try HTTPConfig(ConfigDocument(parsing: "[http]\n[htpp]\n", source: "http.toml")) }) {
+            $0.hasPrefix("http.toml:2: htpp: is not a known table (known: [http]")
+        })
+    }
+
     @Test func h4_aBadValueOrUnknownKeyIsAnErrorNamingIt() {
         for (text, key) in [("[http]\nmax_body_bytes = 10\n", "http.max_body_bytes"), ("[http]\nlisten = \"nowhere\"\n", "http.listen"),
                             ("[http]\nmax_conections = 5\n", "http.max_conections"), ("[http]\nrate_limit_per_s = \"fast\"\n", "http.rate_limit_per_s"),

@@ -47,6 +47,15 @@ struct ConfigTests {
         #expect(try parse("[display]\nrotation = 90\n") == LCDConfig())
     }
 
+    /// An empty table under `[lcdproc]` that nook-lcdproc does not know is refused by name;
+    /// an empty table of nookd's (or any other program's) in the shared file is left alone.
+    @Test func e8_anUnknownLcdprocTableIsRefusedEvenEmptyAndOtherProgramsTablesAreNot() throws {
+        #expect(throws: ConfigError(source: "nook.toml", line: 2, key: "lcdproc.kyes", message: "is not a known table (known: [lcdproc], [lcdproc.keys])")) {
+            try parse("[lcdproc]\n[lcdproc.kyes]\n")
+        }
+        #expect(try parse("[daemon]\n[bogus]\n[lcdproc]\n[lcdproc.keys]\n") == LCDConfig())
+    }
+
     @Test(arguments: [
         ("[lcdproc]\nport = 70000\n", "lcdproc.port", 2),
         ("[lcdproc]\nmenu_timeout = 3601\n", "lcdproc.menu_timeout", 2),

@@ -137,6 +137,17 @@ struct MQTTConfigTests {
         }
     }
 
+    /// A table nook-mqtt does not know is refused by name even with no key under it, as a
+    /// key in it is.
+    @Test func e4_anUnknownTableIsRefusedByNameEvenEmpty() {
+        do {
+            _ = try config("[mqtt]\ndevice = \"kitchen\"\n[mqtt.tsl]\n")
+            Issue.record("an empty [mqtt.tsl] must be refused")
+        } catch {
+            #expect(error.line == 3 && error.key == "mqtt.tsl" && error.message.hasPrefix("is not a known table (known: [mqtt]"), "\(error)")
+        }
+    }
+
     /// MQTT 5 (the bridge sets its own Receive Maximum) unless the file asks for
     /// 3.1.1; `state` is read on nookd's events only unless a poll is asked for.
     @Test func e5_protocolAndStatePollDefaults() throws {
