@@ -145,9 +145,9 @@ import Testing
         Self.expectNtfyError(try Self.ask(phone + ["-d", "over", bench.baseURL + "/home"]), status: 429, code: 42901, saying: "rate_limited")
     }
 
-    /// docs/publishing.md prints the mapping table as the code has it, row for row.
-    @Test func m5_publishingMdPrintsNtfysErrorCodesAsTheTableHasThem() throws {
-        let text = try String(contentsOfFile: Built.root + "/docs/publishing.md", encoding: .utf8)
+    /// docs/ntfy-clients.md prints the mapping table as the code has it, row for row.
+    @Test func m5_ntfyClientsMdPrintsNtfysErrorCodesAsTheTableHasThem() throws {
+        let text = try String(contentsOfFile: Built.root + "/docs/ntfy-clients.md", encoding: .utf8)
         let section = DocumentedLists.markdownSection(text, heading: "ntfy's error body")
         let printed = section.split(separator: "\n").filter { $0.hasPrefix("| ") && !$0.hasPrefix("| Status") && !$0.hasPrefix("| ---") }.map {
             $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
@@ -156,6 +156,6 @@ import Testing
             ["\(row.status)", row.nookCode.map { "`\($0)`" } ?? "any", row.field.map { "`\($0)`" } ?? "any", "\(row.ntfyCode)", row.words]
                 .joined(separator: " ")
         }
-        #expect(printed == rows, "publishing.md:\n\(printed.joined(separator: "\n"))\nthe table:\n\(rows.joined(separator: "\n"))")
+        #expect(printed == rows, "ntfy-clients.md:\n\(printed.joined(separator: "\n"))\nthe table:\n\(rows.joined(separator: "\n"))")
     }
 }

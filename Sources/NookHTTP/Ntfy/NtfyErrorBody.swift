@@ -8,7 +8,7 @@ import NookProtocol
 public enum NtfyErrorBody {
     /// ntfy's code for one of Nook's errors: the first row whose Nook code (nil: any) and field
     /// (nil: any) match, else the status's row. The one table of the mapping, which
-    /// docs/publishing.md prints; a status ntfy has no code for gets `status × 100` (as
+    /// docs/ntfy-clients.md prints; a status ntfy has no code for gets `status × 100` (as
     /// ntfy's own 40000 is its plain 400).
     public struct Row: Sendable, Equatable {
         public var status: Int
