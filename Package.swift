@@ -173,10 +173,11 @@ let package = Package(
         .testTarget(name: "NookNotifyTests", dependencies: ["NookNotify", "NookActivities", "NookProtocol", "NookSystem"]),
         .testTarget(name: "NookLCDprocTests", dependencies: ["NookLCDproc", "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "NookTestSupport", "NookTestTraits"],
                     resources: [.copy("Transcripts")]),
-        // Browser/: the page's browser test script (run by PageBrowserTests with python3).
+        // Browser/: the page's browser test script (run by PageBrowserTests with python3);
+        // HomeAssistant/: ntfy's real clients' script (run by NtfyRealClientsTests).
         .testTarget(name: "NookHTTPTests", dependencies: ["NookHTTP", "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "NookTestSupport", "NookTestTraits",
                                                     "NookLogging"],
-                    exclude: ["Browser"]),
+                    exclude: ["Browser", "HomeAssistant"]),
         .testTarget(name: "NookMQTTTests", dependencies: ["NookMQTT", "NookActivities", "NookProtocol", "NookConfig", "NookSystem", "NookTestTraits"]),
         .testTarget(name: "NookProtocolTests", dependencies: ["NookProtocol", "NookActivities"]),
         // nookctl's own reading of `enqueue` command lines against ArgumentParser's.

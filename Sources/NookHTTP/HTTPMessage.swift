@@ -45,6 +45,9 @@ public struct HTTPResponse: Sendable, Equatable {
     public var status: Int
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    /// The error this answer says, when it is one: a route that speaks another server's
+    /// language (ntfy's) answers it in that server's error body instead (``NtfyErrorBody``).
+    public var apiError: HTTPAPIError?
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         (self.status, self.headers, self.body) = (status, headers, body)
@@ -87,6 +90,7 @@ public struct HTTPAPIError: Error, Sendable, Equatable, CustomStringConvertible 
         fields.append(("message", .string(message)))
         var answer = HTTPResponse.json(.object([("error", .object(fields))]), status: status)
         answer.headers += headers
+        answer.apiError = self
         return answer
     }
 

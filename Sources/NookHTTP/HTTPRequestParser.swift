@@ -71,6 +71,9 @@ public struct HTTPRequestParser: Sendable {
     /// After a 413 for a declared `Content-Length`: how much of that body had not come yet.
     /// The server reads it and lets it go, so a client still sending hears the 413.
     public private(set) var unreadBodyBytes: Int?
+    /// After a 413: the request whose body was too large, without its body, so the answer is
+    /// said in the language of the route it was for (ntfy's error body on ntfy's paths).
+    public private(set) var refusedRequest: HTTPRequest?
 
     public mutating func append(_ bytes: some Collection<UInt8>) {
         if case .failed = state { return }
@@ -129,12 +132,12 @@ public struct HTTPRequestParser: Sendable {
                 }
                 // Past 8 digits the size is more than any body limit: refused as too large, not read.
                 guard digits.count <= 8, let size = digits.isEmpty ? 0 : Self.hexValue(Array(digits)) else {
-                    return fail(Self.chunkTooLarge(String(decoding: digits, as: UTF8.self), limit: limits.bodyBytes))
+                    return failTooLarge(request, chunk: digits)
                 }
                 if size == 0 {
                     state = .trailers(request, keepAlive: keepAlive, bytes: 0)
                 } else if request.body.count + size > limits.bodyBytes {
-                    return fail(Self.chunkTooLarge(String(decoding: digits, as: UTF8.self), limit: limits.bodyBytes))
+                    return failTooLarge(request, chunk: digits)
                 } else {
                     state = .chunkData(request, keepAlive: keepAlive, remaining: size)
                 }
@@ -168,6 +171,12 @@ public struct HTTPRequestParser: Sendable {
                 state = .trailers(request, keepAlive: keepAlive, bytes: total)
             }
         }
+    }
+
+    /// A chunk takes the body past the limit: refused, naming the request it was for.
+    private mutating func failTooLarge(_ request: HTTPRequest, chunk digits: some Collection<UInt8>) -> HTTPParsedItem {
+        refusedRequest = HTTPRequest(method: request.method, path: request.path, rawPath: request.rawPath)
+        return fail(Self.chunkTooLarge(String(decoding: digits, as: UTF8.self), limit: limits.bodyBytes))
     }
 
     private mutating func fail(_ error: HTTPAPIError) -> HTTPParsedItem {
@@ -248,6 +257,7 @@ public struct HTTPRequestParser: Sendable {
         case .length(let length):
             guard length <= limits.bodyBytes else {
                 unreadBodyBytes = max(0, length - (buffer.count - start))
+                refusedRequest = request
                 return .failure(Self.bodyTooLarge(limits.bodyBytes))
             }
             if length == 0 { return .success(.request(request, keepAlive: head.keepAlive)) }

@@ -35,39 +35,47 @@ public struct HTTPRouteTable {
     /// whatever order the parts' lists came in. `path` is the path as sent: it is split at `/`
     /// first and each segment decoded after, so `a%2Fb` is one segment, `a/b`.
     public func match(method: String, path: String) -> Match {
+        resolve(method: method, path: path).match
+    }
+
+    /// The match, and whose language its answer speaks: the found route's; for a 404 the shape
+    /// of the route that refused the path (ntfy's, for a name that is no topic); for a 405
+    /// ntfy's when every route the path has speaks ntfy (M5: an ntfy client reads ntfy's error).
+    public func resolve(method: String, path: String) -> (match: Match, shape: HTTPRouteShape) {
         let segments = Self.decodedSegments(path)
         var allowed: [String] = []
         let wanted = method == "HEAD" ? "GET" : method
         var best: (route: HTTPRoute, parameters: [String: String])?
         var bestFixed = -1
         var mostFixedAnyMethod = -1
-        var candidates: [(method: String, fixed: Int, headless: Bool)] = []
-        var refused: HTTPAPIError?
+        var candidates: [(method: String, fixed: Int, headless: Bool, shape: HTTPRouteShape)] = []
+        var refused: (error: HTTPAPIError, shape: HTTPRouteShape)?
         for index in routes.indices where patterns[index].count == segments.count {
             guard let parameters = Self.parameters(parts: patterns[index], segments: segments) else { continue }
             // A route that does not take these parameters is no candidate, for a 405's `Allow`
             // either: every method `Allow` names then works for this path.
             if let refusal = routes[index].refusing?(parameters, path) {
-                if routes[index].method == wanted, refused == nil { refused = refusal }
+                if routes[index].method == wanted, refused == nil { refused = (refusal, routes[index].shape) }
                 continue
             }
             let fixed = segments.count - parameters.count
             mostFixedAnyMethod = max(mostFixedAnyMethod, fixed)
             let headless = routes[index].method == "GET" && routes[index].changesSomething
-            candidates.append((routes[index].method, fixed, headless))
+            candidates.append((routes[index].method, fixed, headless, routes[index].shape))
             if routes[index].method == wanted, !(method == "HEAD" && headless), fixed > bestFixed {
                 (best, bestFixed) = ((routes[index], parameters), fixed)
             }
         }
         // A literal path's own methods decide a 405, not a parameter pattern's.
-        if let best, bestFixed == mostFixedAnyMethod { return .found(best.route, parameters: best.parameters) }
-        for candidate in candidates where candidate.fixed == mostFixedAnyMethod && !allowed.contains(candidate.method) {
+        if let best, bestFixed == mostFixedAnyMethod { return (.found(best.route, parameters: best.parameters), best.route.shape) }
+        let allowing = candidates.filter { $0.fixed == mostFixedAnyMethod }
+        for candidate in allowing where !allowed.contains(candidate.method) {
             allowed.append(candidate.method)
         }
-        guard !allowed.isEmpty else { return .notFound(refusal: refused) }
+        guard !allowed.isEmpty else { return (.notFound(refusal: refused?.error), refused?.shape ?? .native) }
         let takesHead = candidates.contains { $0.method == "GET" && !$0.headless && $0.fixed == mostFixedAnyMethod }
         if takesHead, !allowed.contains("HEAD") { allowed.append("HEAD") }
-        return .methodNotAllowed(allowed: allowed)
+        return (.methodNotAllowed(allowed: allowed), allowing.allSatisfy { $0.shape == .ntfy } ? .ntfy : .native)
     }
 
     static func segments(_ path: String) -> [Substring] {

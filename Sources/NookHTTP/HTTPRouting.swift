@@ -137,13 +137,18 @@ public struct HTTPRoute {
     /// that does (ntfy's publish by GET). Such a GET is not answered for HEAD, and is refused
     /// from another site's page as a POST is (``HTTPAccess``).
     public var changesSomething: Bool
+    /// Served to every caller whose token the board knows, whatever its scopes (`scope` is then
+    /// what a token file read again is checked against): ntfy's `/v1/account` and `/TOPIC/auth`,
+    /// which say what the caller may do rather than need one scope.
+    public var anyScope: Bool
 
     /// - Parameter changesSomething: nil: every method but GET and HEAD changes something.
     public init(_ method: String, _ pattern: String, scope: HTTPScope, speaks shape: HTTPRouteShape = .native, isPublic: Bool = false,
+                anyScope: Bool = false,
                 changesSomething: Bool? = nil, refusing: ((_ parameters: [String: String], _ rawPath: String) -> HTTPAPIError?)? = nil,
                 handler: @escaping (_ exchange: any HTTPExchange, _ parameters: [String: String], _ nookd: any NookdCalls) -> Void) {
         (self.method, self.pattern, self.scope, self.shape, self.isPublic, self.handler) = (method, pattern, scope, shape, isPublic, handler)
-        self.refusing = refusing
+        (self.refusing, self.anyScope) = (refusing, anyScope)
         self.changesSomething = changesSomething ?? (method != "GET" && method != "HEAD")
     }
 }

@@ -357,7 +357,7 @@ public final class HTTPServer {
                 // too large, else up to the bound (a chunked body's rest is unknown).
                 let unread = connection.parser.unreadBodyBytes ?? options.lingerBytes
                 connection.linger = HTTPConnection.Linger(discardLeft: min(unread, options.lingerBytes), lastRead: MonotonicClock.now)
-                refuse(connection, error)
+                refuse(connection, error, request: connection.parser.refusedRequest)
                 return
             case .request(let request, let keepAlive):
                 let exchange = HTTPServerExchange(request: request, keepAlive: keepAlive, connection: connection, logger: logger)
@@ -370,8 +370,10 @@ public final class HTTPServer {
     }
 
     /// Answers `error` after whatever the connection is owed, and ends it there.
-    private func refuse(_ connection: HTTPConnection, _ error: HTTPAPIError) {
-        let exchange = HTTPServerExchange(request: HTTPRequest(method: "GET", path: "/"), keepAlive: false, connection: connection, logger: logger)
+    /// `request`: the one refused, when its head was read (its route's language says the error).
+    private func refuse(_ connection: HTTPConnection, _ error: HTTPAPIError, request: HTTPRequest? = nil) {
+        let exchange = HTTPServerExchange(request: request ?? HTTPRequest(method: "GET", path: "/"), keepAlive: false, connection: connection, logger: logger)
+        if let request { exchange.shape = routes.resolve(method: request.method, path: request.rawPath).shape }
         connection.exchanges.append(exchange)
         connection.closeAfterAnswers = true
         connection.requestStarted = nil
@@ -380,7 +382,8 @@ public final class HTTPServer {
 
     private func dispatch(_ exchange: HTTPServerExchange, connection: HTTPConnection) {
         let request = exchange.request
-        let match = routes.match(method: request.method, path: request.rawPath)
+        let (match, shape) = routes.resolve(method: request.method, path: request.rawPath)
+        exchange.shape = shape
         // The page's own files hold no data: a browser loads them before it has a token to send.
         if case .found(let route, let parameters) = match, route.isPublic {
             exchange.caller = HTTPCaller(name: "anonymous", scopes: [])
@@ -414,7 +417,7 @@ public final class HTTPServer {
             exchange.respond(HTTPRouteTable.methodNotAllowed(request.method, request.rawPath, allowed: allowed).response)
         case .found(let route, let parameters):
             exchange.scope = route.scope
-            guard HTTPAccess.allows(caller, route.scope) else {
+            guard route.anyScope || HTTPAccess.allows(caller, route.scope) else {
                 exchange.respond(HTTPAPIError(status: 403, code: "forbidden",
                     message: "\(caller.name) may not \(request.method) \(route.pattern): it needs the '\(route.scope.rawValue)' scope").response)
                 return

@@ -27,6 +27,8 @@ final class HTTPServerExchange: HTTPExchange {
     /// token file read again is checked against (nil: no token, or no scope needed).
     var token: [UInt8]?
     var scope: HTTPScope?
+    /// Whose language the route answering speaks: an error on an ntfy route is said in ntfy's body.
+    var shape: HTTPRouteShape = .native
     /// How the handler ends the exchange it holds open, when the server ends it early.
     private var endEarly: ((HTTPEarlyEnd) -> Void)?
     /// A stream's newest part not yet begun: one at most, each part replacing the one before.
@@ -65,7 +67,8 @@ final class HTTPServerExchange: HTTPExchange {
         }
     }
 
-    func respond(_ response: HTTPResponse) {
+    func respond(_ answer: HTTPResponse) {
+        let response = shape == .ntfy ? NtfyErrorBody.shaped(answer) : answer
         guard case .waiting = state else {
             logger.error("a handler answered \(request.method) \(HTTPLogText.escaped(request.path)) twice; the second answer (\(response.status)) is dropped")
             return

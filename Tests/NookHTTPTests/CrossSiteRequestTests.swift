@@ -54,7 +54,7 @@ struct CrossSiteRequestTests {
                 let answer = try post(url + path, headers, body: "from another site")
                 #expect(answer.status == 403, "\(headers) \(path): \(answer)")
                 let error = try? JSONValue.parse(Array(answer.body.utf8))
-                #expect(error?["error"]?["field"]?.text == field && error?["error"]?["message"]?.text?.contains("another site") == true,
+                #expect(error?.saidError?.field == field && error?.saidError?.message.contains("another site") == true,
                         "\(headers) \(path): \(answer.body)")
             }
         }

@@ -301,9 +301,9 @@ struct HTTPServerEndToEndTests {
         try Data("before\u{0}after".utf8).write(to: URL(fileURLWithPath: file))
         let posted = try curl(["--data-binary", "@" + file, service.url + "/alerts"])
         #expect(posted.output.statusCodes == [400], "\(posted.output)")
-        #expect(posted.output.contains("\"field\":\"message\"") && posted.output.contains("NUL"), "\(posted.output)")
+        #expect(posted.output.contains(" (message): ") && posted.output.contains("NUL"), "\(posted.output)")
         let titled = try curl(["-d", "x", service.url + "/alerts?title=a%00b"])
-        #expect(titled.output.statusCodes == [400] && titled.output.contains("\"field\":\"title\""), "\(titled.output)")
+        #expect(titled.output.statusCodes == [400] && titled.output.contains(" (title): "), "\(titled.output)")
     }
 
     @Test func h4_aLineBreakARequestSmugglesIntoTheLogIsShownEscapedNotAsALineOfItsOwn() throws {

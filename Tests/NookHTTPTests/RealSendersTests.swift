@@ -372,17 +372,4 @@ final class SenderBench {
         let card = try #require(try bench.cards().first { $0.title == "Washer done" })
         #expect(card.subtitle == "The laundry is ready" && card.systemImage == "bell", "\(card)")
     }
-
-    /// Home Assistant's ntfy integration asks `GET /v1/account` with the token before it saves
-    /// the server; nook-http does not serve it yet, so publishing.md says the setup fails. When
-    /// it is served, this fails, and the page's claim and this test change together.
-    @Test(.enabled(if: Senders.curl != nil, "needs curl"))
-    func h2_homeAssistantsNtfyIntegrationSetupIsNotServedYetAsPublishingMdSays() throws {
-        let bench = try SenderBench()
-        let curl = try #require(Senders.curl)
-        let account = try Senders.run(curl, ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "\(bench.baseURL)/v1/account"])
-        #expect(account.output == "405", "GET /v1/account answered \(account.output): update publishing.md's Home Assistant row")
-        let document = try String(contentsOfFile: Built.root + "/docs/publishing.md", encoding: .utf8)
-        #expect(document.contains("ntfy integration") && document.contains("`GET /v1/account`"), "the page says why the setup fails")
-    }
 }

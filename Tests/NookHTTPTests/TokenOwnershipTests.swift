@@ -63,7 +63,7 @@ struct TokenOwnershipTests {
         #expect(refused.json["error"]?["message"]?.text?.contains("sender \"alice\" (relayed by uid \(getuid())) already holds 2 pending activities") == true, "\(refused)")
         // The publishing routes answer the same.
         let ntfy = try curl(alice, "POST", url + "/builds", "Alice 4")
-        #expect(ntfy.status == 429 && ntfy.json["error"]?["code"]?.text == "queue_full", "\(ntfy)")
+        #expect(ntfy.status == 429 && ntfy.json.saidError?.code == "queue_full", "\(ntfy)")
         #expect(try curl(bob, "POST", url + "/api/v1/activities", #"{"title":"Bob 1","dwell":3600}"#).status == 201, "bob's share is his own")
         let titles = try allCards(service).compactMap { $0["title"]?.text }
         #expect(Set(titles) == ["Alice 1", "Alice 2", "Bob 1"], "\(titles)")
@@ -100,8 +100,8 @@ struct TokenOwnershipTests {
             let what = "\(request.method) \(request.path): \(answer.output.prefix(800))"
             #expect(head.first?.hasPrefix("HTTP/1.1 429 Too Many Requests") == true, "\(what)")
             #expect(head.contains("Retry-After: \(NativeAPIErrors.limitRetryAfterSeconds)"), "\(what)")
-            let error = (try? JSONValue.parse(Array(body.utf8)))?["error"]
-            #expect(error?["code"]?.text == "queue_full" && error?["message"]?.text?.contains(limit) == true, "\(what)")
+            let error = (try? JSONValue.parse(Array(body.utf8)))?.saidError
+            #expect(error?.code == "queue_full" && error?.message.contains(limit) == true, "\(what)")
         }
         let titles = try allCards(service).compactMap { $0["title"]?.text }
         #expect(titles == ["Alice 1"], "nothing over the limit was made: \(titles)")

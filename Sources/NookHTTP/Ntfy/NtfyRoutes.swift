@@ -83,7 +83,7 @@ enum NtfyRoutes {
                 }
             }
         }
-        return webhooks + [
+        return NtfyAccountRoutes.routes(settings: settings, now: now) + webhooks + [
             HTTPRoute("POST", "/", scope: .publish, speaks: .ntfy) { exchange, _, nookd in ntfy(exchange, topic: nil, sequence: nil, nookd: nookd, json: true) },
             HTTPRoute("PUT", "/", scope: .publish, speaks: .ntfy) { exchange, _, nookd in ntfy(exchange, topic: nil, sequence: nil, nookd: nookd, json: true) },
             HTTPRoute("POST", "/{topic}", scope: .publish, speaks: .ntfy, refusing: takesTopic) { exchange, parameters, nookd in
