@@ -27,6 +27,9 @@ public struct AWTRIXNotification: Sendable, Equatable {
                                        "progressC", "progressBC", "draw", "stack", "wakeup", "noScroll", "clients", "scrollSpeed",
                                        "effect", "effectSettings", "overlay", "lifetime", "lifetimeMode", "pos", "save"]
 
+    /// Fields a card takes (the rest of AWTRIX's are ``ignoredFields``).
+    public static let takenFields: Set<String> = ["text", "color", "icon", "duration", "hold", "progress"]
+
     /// The notification in `body`, or why not, naming the field: `badJSON` (not JSON),
     /// `wrongType` (a field of the wrong JSON type), `missingField` (no words to show), `invalid`
     /// (a value out of its range, a colour that is none).
@@ -92,6 +95,9 @@ public struct AWTRIXNotification: Sendable, Equatable {
         }
         let ignored = members.map(\.0).filter { ignoredFields.contains($0) && !wordless.contains($0) }
         if !ignored.isEmpty { notification.notes.append("ignored (a card has no place for them): \(ignored.joined(separator: ", "))") }
+        // A typo is named, not silently dropped, as a custom app's is.
+        let unknown = members.map(\.0).filter { !ignoredFields.contains($0) && !takenFields.contains($0) }
+        if !unknown.isEmpty { notification.notes.append("unknown fields (not AWTRIX's), ignored: \(unknown.map(AWTRIXApp.shown).joined(separator: ", "))") }
         return notification
     }
 

@@ -131,6 +131,13 @@ struct AWTRIXPayloadTests {
         #expect(throws: ProtocolError.self) { try AppPayload.decode(.object([("name", .string("a"))])) }
     }
 
+    @Test func m2_whatANotificationDoesNotActOnIsNamedATypoToo() throws {
+        let (_, _, notes) = try notification(#"{"text": "x", "effect": "Fade", "overlay": "snow", "colour": "red"}"#)
+        #expect(notes == ["ignored (a card has no place for them): effect, overlay", "unknown fields (not AWTRIX's), ignored: colour"], "\(notes)")
+        let app = try app(#"{"text": "x", "effect": "Fade", "overlay": "snow"}"#)
+        #expect(app.remarks == ["ignored (Nook does not draw them): effect, overlay"])
+    }
+
     @Test func m2_aNotificationWithoutWordsIsTitledByWhatItShows() throws {
         let chart = try notification(#"{"bar": [1, 5, 9], "icon": "bolt"}"#)
         #expect(chart.1.title == "▁▅█" && !chart.2.contains { $0.contains("bar") }, "\(chart.2)")
