@@ -160,12 +160,7 @@ final class HTTPBridgeProcess {
         process.standardError = FileHandle(forWritingAtPath: logPath)
         try process.runAlone()
         // Its first line says where it listens.
-        var text = ""
-        while !text.contains("\n") {
-            let data = output.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            text += String(decoding: data, as: UTF8.self)
-        }
+        let text = output.firstLine()
         guard let last = text.split(separator: "\n").first?.split(separator: ":").last, let port = Int(last) else {
             throw DaemonFailure("nook-http did not say where it listens: '\(text)' \(log)")
         }
