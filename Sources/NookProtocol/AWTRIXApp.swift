@@ -211,14 +211,11 @@ public struct AWTRIXApp: Sendable, Equatable {
         guard case .array(let items) = value else { throw ProtocolError(.wrongType, field: field, "must be an array of numbers, got \(value.typeName)") }
         var numbers: [Double] = []
         for item in items {
-            guard case .number = item else {
-                guard case .string = item, let number = try? AWTRIXFields.number(item, field: field) else {
-                    throw ProtocolError(.wrongType, field: field, "must be an array of numbers, got \(item.typeName) in it")
-                }
-                numbers.append(number)
-                continue
+            // Numbers, or strings holding them as ArduinoJson reads them; a null or a word is none.
+            guard item != .null, let number = try? AWTRIXFields.number(item, field: field) else {
+                throw ProtocolError(.wrongType, field: field, "must be an array of numbers, got \(item.typeName) in it")
             }
-            numbers.append(item.numberValue ?? 0)
+            numbers.append(number)
         }
         guard numbers.count <= NookApp.Limits.chartValues else {
             throw ProtocolError(.invalid, field: field, "must have at most \(NookApp.Limits.chartValues) values, got \(numbers.count)")

@@ -65,33 +65,25 @@ public struct AWTRIXNotification: Sendable, Equatable {
         case nil, .null?: break
         case let other?: throw ProtocolError(.wrongType, field: "icon", "must be a string, got \(other.typeName)")
         }
-        switch try AWTRIXFields.number(value["duration"], field: "duration").map(JSONValue.number) {
         // AWTRIX's 0 is its default: the card's own dwell.
-        case .number(0)?: break
-        case .number(let seconds)?:
+        if let seconds = try AWTRIXFields.number(value["duration"], field: "duration"), seconds != 0 {
             // Above 0 once read to the nanosecond a card's time is kept in: 1e-300 is 0.
-            guard seconds.isFinite, seconds > 0, let kept = Duration.nookSeconds(min(seconds, 1e9)), kept > .zero else {
+            guard seconds > 0, let kept = Duration.nookSeconds(min(seconds, 1e9)), kept > .zero else {
                 throw ProtocolError(.invalid, field: "duration", "must be a number of seconds above 0, got \(seconds)")
             }
             notification.duration = seconds
-        case nil, .null?: break
-        case let other?: throw ProtocolError(.wrongType, field: "duration", "must be a number of seconds, got \(other.typeName)")
         }
         switch value["hold"] {
         case .bool(let flag)?: notification.hold = flag
         case nil, .null?: break
         case let other?: throw ProtocolError(.wrongType, field: "hold", "must be true or false, got \(other.typeName)")
         }
-        switch try AWTRIXFields.number(value["progress"], field: "progress").map(JSONValue.number) {
-        case .number(let percent)?:
+        if let percent = try AWTRIXFields.number(value["progress"], field: "progress") {
             // AWTRIX draws no bar for -1, its default; its documented range is 0 to 100.
             guard percent == -1 || (percent >= 0 && percent <= 100) else {
-                throw ProtocolError(.invalid, field: "progress",
-                                    "must be from 0 to 100 (or -1 for no bar), got \(percent.isFinite ? String(percent) : "a number out of range")")
+                throw ProtocolError(.invalid, field: "progress", "must be from 0 to 100 (or -1 for no bar), got \(percent)")
             }
             if percent >= 0 { notification.progress = percent }
-        case nil, .null?: break
-        case let other?: throw ProtocolError(.wrongType, field: "progress", "must be a number from 0 to 100, got \(other.typeName)")
         }
         let ignored = members.map(\.0).filter { ignoredFields.contains($0) && !wordless.contains($0) }
         if !ignored.isEmpty { notification.notes.append("ignored (a card has no place for them): \(ignored.joined(separator: ", "))") }
