@@ -41,6 +41,18 @@ public struct NookApp: Hashable, Sendable {
             self.style = style
             self.values = values
         }
+
+        /// The values as bars (`▁▃▅█`) or as a line of braille dots (`⣀⠤⠒⠉`), scaled between their
+        /// least and most: characters every card font has, so the card renderer draws them as text.
+        public var characters: String {
+            let levels: [Character] = style == .bar ? ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"] : ["⣀", "⠤", "⠒", "⠉"]
+            guard let low = values.min(), let high = values.max() else { return "" }
+            let span = high - low
+            return String(values.map { value in
+                let fraction = span > 0 ? (value - low) / span : 0.5
+                return levels[min(levels.count - 1, Int((fraction * Double(levels.count - 1)).rounded()))]
+            })
+        }
     }
 
     /// What happens when the lifetime runs out (AWTRIX's `lifetimeMode` 0 and 1).
@@ -60,6 +72,8 @@ public struct NookApp: Hashable, Sendable {
     /// Drawn as a bar; 0...1, as a card's.
     public var progress: Double?
     public var chart: Chart?
+    /// AWTRIX's `draw` commands, drawn over the app.
+    public var drawing: NookDrawing?
     /// How long it stays on the glass each turn; nil: `[apps] duration_ms`.
     public var duration: Duration?
     /// Its place in the rotation, lowest first; nil: after those with one, in order of arrival.
@@ -74,7 +88,7 @@ public struct NookApp: Hashable, Sendable {
     public var sender: NookSender?
 
     public init(name: String, content: Content, icon: String? = nil, tint: NookTint = .accent, progress: Double? = nil,
-                chart: Chart? = nil, duration: Duration? = nil, position: Int? = nil, lifetime: Duration? = nil,
+                chart: Chart? = nil, drawing: NookDrawing? = nil, duration: Duration? = nil, position: Int? = nil, lifetime: Duration? = nil,
                 lifetimeMode: LifetimeMode = .remove, hasAction: Bool = false, sender: NookSender? = nil) {
         self.name = name
         self.content = content
@@ -82,6 +96,7 @@ public struct NookApp: Hashable, Sendable {
         self.tint = tint
         self.progress = progress
         self.chart = chart
+        self.drawing = drawing
         self.duration = duration
         self.position = position
         self.lifetime = lifetime
@@ -112,6 +127,11 @@ extension NookApp {
     public func validate() throws(NookActivityValidationError) {
         if let problem = Self.nameProblem(name) { throw NookActivityValidationError(field: "name", problem: problem) }
         switch content {
+        case .text(let text) where text.isEmpty:
+            // An app may be an icon, a bar, a chart or a drawing alone, as AWTRIX's are.
+            guard icon != nil || progress != nil || chart != nil || drawing != nil else {
+                throw NookActivityValidationError(field: "text", problem: "is required when there is no icon, progress, chart or drawing to show")
+            }
         case .text(let text):
             try Self.checkText(text, field: "text")
         case .fragments(let fragments):
@@ -136,6 +156,7 @@ extension NookApp {
                 throw NookActivityValidationError(field: "chart", problem: "values must be finite numbers within ±1e15, got \(bad)")
             }
         }
+        if let drawing { try drawing.validate() }
         if let duration, duration < Limits.shortestDuration || duration > Limits.longestDuration {
             throw NookActivityValidationError(field: "duration", problem: "must be from \(Limits.shortestDuration.nookSeconds) s to "
                                               + "\(Limits.longestDuration.nookSeconds) s, got \(duration.nookSeconds) s")
@@ -148,6 +169,9 @@ extension NookApp {
                                               problem: "must be greater than zero and at most \(Limits.longestLifetime.nookSeconds) s, got \(lifetime.nookSeconds) s")
         }
     }
+
+    /// The app says nothing in words: its card's title is its name, which LED matrices leave out.
+    public var isWordless: Bool { content == .text("") }
 
     /// Why `name` cannot name an app, or nil: one line of visible text without `/` (a topic
     /// level, a path segment) nor whitespace at either end, within ``Limits/name``.

@@ -8,12 +8,20 @@ public struct NookAppFace: Hashable, Sendable {
     /// Empty for an app of plain text.
     public var fragments: [NookApp.Fragment]
     public var chart: NookApp.Chart?
+    /// AWTRIX's drawing, over the app (A1).
+    public var drawing: NookDrawing?
+    /// The app has no words: the card's title is its name, for readers that need words (a
+    /// panel, a strip, the log); an LED matrix draws no text, as AWTRIX draws none.
+    public var wordless: Bool
     /// Its lifetime ran out and it is kept dimmed (A1 `stale`): drawn grey, fragments too.
     public var stale: Bool
 
-    public init(fragments: [NookApp.Fragment] = [], chart: NookApp.Chart? = nil, stale: Bool = false) {
+    public init(fragments: [NookApp.Fragment] = [], chart: NookApp.Chart? = nil, drawing: NookDrawing? = nil, wordless: Bool = false,
+                stale: Bool = false) {
         self.fragments = fragments
         self.chart = chart
+        self.drawing = drawing
+        self.wordless = wordless
         self.stale = stale
     }
 

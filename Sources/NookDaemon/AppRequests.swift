@@ -54,6 +54,11 @@ extension Daemon {
     private func undrawn(_ app: NookApp) -> [String] {
         (app.icon.flatMap { NookIconNames.warning(for: $0, shownOn: "app") }.map { [$0] } ?? [])
             + screen.undrawn(title: app.chart == nil ? app.content.plainText : nil, subtitle: nil, icon: app.icon, titleField: "text")
+            // A drawing's text is drawn in the same font.
+            + (app.drawing?.commands ?? []).enumerated().flatMap { index, command -> [String] in
+                guard case .text(_, _, let text, _) = command else { return [] }
+                return screen.undrawn(title: text, subtitle: nil, icon: nil, titleField: "draw[\(index)] text")
+            }
     }
 
     /// Sets `requested` in one step for the request's sender; whether each replaced one.

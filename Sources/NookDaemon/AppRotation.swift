@@ -26,17 +26,6 @@ final class AppRotation: Sendable {
 
     /// The module id the app cards claim the glass under (not registered: `focus` cannot pick it).
     static let module = NookModuleID("nookd:apps")
-    /// An app card's coalescing key, `app:NAME`: a watcher's `invoked` event names the app from it.
-    static func key(of name: String) -> String { "app:" + name }
-    /// The app an app card's key names.
-    static func name(ofKey key: String?) -> String? {
-        // By scalars: a name that begins with a combining mark joins the ':' into one
-        // character, which neither `hasPrefix` nor `dropFirst` would then see.
-        let prefix = "app:".unicodeScalars
-        guard let scalars = key?.unicodeScalars, scalars.starts(with: prefix) else { return nil }
-        return String(scalars.dropFirst(prefix.count))
-    }
-
     let queue: NookActivityQueue
     private let clock: any NookClock
     private let wallClock: @Sendable () -> Double
@@ -501,42 +490,5 @@ final class AppRotation: Sendable {
                 if state.card?.id == event.id { state.card = nil }
             }
         }
-    }
-
-    // MARK: The card
-
-    /// An app as a glance-sized card (A5 on strips and panels): its text as the title, a chart
-    /// drawn in characters beneath, a stale one dimmed with its age; its face (fragments,
-    /// chart) rides along for the renderers that draw apps their own way (the LED matrix,
-    /// coloured fragments on a panel). A blocker: the rotation ends it. Never kept in the history.
-    static func card(for entry: NookAppShelf.Entry, now: Double) -> NookActivity {
-        let app = entry.app
-        let stale = entry.isStale(at: now)
-        var lines: [String] = []
-        if let chart = app.chart { lines.append(chartText(chart)) }
-        if stale { lines.append("stale · set " + nookAgo(now - entry.setAt)) }
-        // No pause after it (Q13's end delay): a switch from one app to the next is one motion,
-        // out then in, so an idle nookd wakes once a switch (A2), not twice around a pause.
-        var card = NookActivity(coalescingKey: key(of: app.name), priority: .high, title: app.content.plainText,
-                                subtitle: lines.isEmpty ? nil : lines.joined(separator: "  "), systemImage: app.icon,
-                                tint: stale ? .named(.gray) : app.tint, presentation: .blocker(timeout: nil), progress: app.progress,
-                                endDelay: .zero, isTransient: true, hasAction: app.hasAction, sender: app.sender)
-        do { try card.validate() } catch { card.subtitle = nil }
-        var fragments: [NookApp.Fragment] = []
-        if case .fragments(let runs) = app.content { fragments = runs }
-        card.app = NookAppFace(fragments: fragments, chart: app.chart, stale: stale)
-        return card
-    }
-
-    /// The values as bars (`▁▃▅█`) or as a line of braille dots (`⣀⠤⠒⠉`), scaled between their
-    /// least and most: characters every card font has, so the card renderer draws them as text.
-    static func chartText(_ chart: NookApp.Chart) -> String {
-        let levels: [Character] = chart.style == .bar ? ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"] : ["⣀", "⠤", "⠒", "⠉"]
-        guard let low = chart.values.min(), let high = chart.values.max() else { return "" }
-        let span = high - low
-        return String(chart.values.map { value in
-            let fraction = span > 0 ? (value - low) / span : 0.5
-            return levels[min(levels.count - 1, Int((fraction * Double(levels.count - 1)).rounded()))]
-        })
     }
 }

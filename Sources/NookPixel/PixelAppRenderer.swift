@@ -5,7 +5,8 @@ import NookDisplay
 /// tint, the text in the text area beside it — centred when it fits; when it does not, it
 /// starts at the left of the area, holds there for ``appScrollHold``, then moves left until
 /// it has gone and starts again —, each fragment in its own colour, the progress as a line
-/// along the bottom under the text, a chart as columns or a polyline in place of the text.
+/// along the bottom under the text, a chart as columns or a polyline in place of the text, a
+/// drawing over all of it; an app without words draws no text (its title is its name).
 /// An app holds no one up, so it neither pulses on a matrix nor breathes on a strip, though
 /// its card is a blocker. Every frame is a function of the time since the card came: the
 /// screen's injected clock drives the scroll.
@@ -33,7 +34,7 @@ extension PixelRenderer {
 
     /// Columns the app's text takes, the leading icon included (none when a chart replaces it).
     func appContentWidth(_ activity: NookActivity, _ face: NookAppFace, _ layout: PixelAppLayout) -> Int {
-        guard face.chart == nil else { return 0 }
+        guard face.chart == nil, !face.wordless else { return 0 }
         return font.width(of: activity.title) + (layout.leadingIcon ? 9 : 0)
     }
 
@@ -68,7 +69,7 @@ extension PixelRenderer {
         }
         if let chart = face.chart {
             drawChart(chart, in: layout, color: text.pixel, into: &frame)
-        } else {
+        } else if !face.wordless {
             let width = appContentWidth(activity, face, layout)
             let x = width <= layout.columns.count
                 ? layout.columns.lowerBound + (layout.columns.count - width) / 2
@@ -82,6 +83,8 @@ extension PixelRenderer {
                 frame[x, row] = x - layout.columns.lowerBound < lit ? tint.pixel : PixelPalette.scaled(tint, 0.12)
             }
         }
+        // Over everything, as AWTRIX draws it.
+        if let drawing = face.drawing { drawDrawing(drawing, into: &frame) }
     }
 
     /// The runs' characters, each in its run's colour (a character two runs make together, a

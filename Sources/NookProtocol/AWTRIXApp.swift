@@ -45,25 +45,25 @@ public struct AWTRIXApp: Sendable, Equatable {
     /// Fields AWTRIX draws or plays that an app on Nook has no place for (named as ignored).
     public static let ignoredFields: Set<String> = [
         "textCase", "topText", "textOffset", "center", "gradient", "blinkText", "fadeText", "background", "rainbow", "pushIcon",
-        "repeat", "autoscale", "barBC", "progressC", "progressBC", "draw", "noScroll", "scrollSpeed", "effect", "effectSettings",
+        "repeat", "autoscale", "barBC", "progressC", "progressBC", "noScroll", "scrollSpeed", "effect", "effectSettings",
         "overlay", "save",
         // A notification's own, which AWTRIX ignores on a custom app too.
         "hold", "sound", "rtttl", "loopSound", "stack", "wakeup", "clients",
     ]
     /// Fields Nook takes (the rest of AWTRIX's are ``ignoredFields``).
-    public static let takenFields: Set<String> = ["text", "icon", "color", "progress", "bar", "line", "duration", "pos", "lifetime", "lifetimeMode"]
+    public static let takenFields: Set<String> = ["text", "icon", "color", "progress", "bar", "line", "draw", "duration", "pos", "lifetime", "lifetimeMode"]
 
     /// Reads a whole body for the app `name`. Every app of an array is checked before any is
     /// returned, so a bad one sets none. Errors name the field (`color`, or `[1].color` in an array).
     public static func body(name: String, _ bytes: [UInt8]) throws(ProtocolError) -> Body {
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) { return .remove }
-        let value: JSONValue
-        do { value = try JSONValue.parse(bytes) } catch {
-            throw ProtocolError(.badJSON, field: "body", "an AWTRIX custom app is a JSON object (or an array of them): \(error)")
-        }
+        let (value, remarks) = try AWTRIXFields.parse(bytes, kind: "an AWTRIX custom app is a JSON object (or an array of them)")
         switch value {
         case .object(let members) where members.isEmpty: return .remove
-        case .object: return .set([try app(name: name, value)])
+        case .object:
+            var one = try app(name: name, value)
+            one.notes += remarks
+            return .set([one])
         case .array(let items):
             guard !items.isEmpty else {
                 throw ProtocolError(.invalid, field: "body", "an empty array sets no app; an empty body (or {}) removes \(name)")
@@ -79,6 +79,7 @@ public struct AWTRIXApp: Sendable, Equatable {
                 }
                 apps.append(try app(name: name + String(index), item, path: "[\(index)]."))
             }
+            apps[0].notes += remarks
             return .set(apps)
         default:
             throw ProtocolError(.wrongType, field: "body", "must be a JSON object (or an array of them), got \(value.typeName)")
@@ -100,8 +101,11 @@ public struct AWTRIXApp: Sendable, Equatable {
         let content: NookApp.Content
         switch given("text") {
         case .string(let text)?:
-            content = .text(text)
+            // Blank text is none: an app may be an icon, a bar, a chart or a drawing alone.
+            content = .text(text.trimmingWhitespace.isEmpty ? "" : text)
             if text.contains("{{") && text.contains("}}") { notes.append("text: placeholders {{topic}} are shown as written, not filled in") }
+        case .array(let items)? where items.isEmpty:
+            content = .text("")
         case .array(let items)?:
             var fragments: [NookApp.Fragment] = []
             for (index, item) in items.enumerated() {
@@ -111,12 +115,12 @@ public struct AWTRIXApp: Sendable, Equatable {
                     throw ProtocolError(item["t"] == nil ? .missingField : .wrongType, field: at + ".t", "each fragment needs its text as a string")
                 }
                 var fragment = NookApp.Fragment(text)
-                if let colour = item["c"], colour != .null { fragment.tint = try tint(colour, field: at + ".c") }
+                if let colour = item["c"], colour != .null { fragment.tint = try AWTRIXFields.tint(colour, field: at + ".c") }
                 fragments.append(fragment)
             }
             content = .fragments(fragments)
         case nil:
-            throw ProtocolError(.missingField, field: field("text"), "is required: Nook draws an app's words (a drawing, chart or icon alone is not shown)")
+            content = .text("")
         case let other?:
             throw ProtocolError(.wrongType, field: field("text"), "must be a string or an array of {\"t\", \"c\"} fragments, got \(other.typeName)")
         }
@@ -131,8 +135,8 @@ public struct AWTRIXApp: Sendable, Equatable {
         case nil: break
         case let other?: throw ProtocolError(.wrongType, field: field("icon"), "must be a string, got \(other.typeName)")
         }
-        if let colour = given("color") { app.tint = try tint(colour, field: field("color")) }
-        if let progress = try number(given("progress"), field: field("progress")) {
+        if let colour = given("color") { app.tint = try AWTRIXFields.tint(colour, field: field("color")) }
+        if let progress = try AWTRIXFields.number(given("progress"), field: field("progress")) {
             // AWTRIX's default, -1, draws no bar.
             guard progress == -1 || (0...100).contains(progress) else {
                 throw ProtocolError(.invalid, field: field("progress"), "must be from 0 to 100 (or -1 for no bar), got \(progress)")
@@ -145,7 +149,9 @@ public struct AWTRIXApp: Sendable, Equatable {
         if let line {
             if bar != nil { notes.append("line: ignored, the app draws its bar chart (one chart at a time)") } else { app.chart = NookApp.Chart(.line, line) }
         }
-        if let seconds = try number(given("duration"), field: field("duration")) {
+        if let drawing = given("draw") { app.drawing = try AWTRIXDrawing.parse(drawing, field: field("draw"), notes: &notes) }
+        // AWTRIX's 0 is its default: the app's turn as configured.
+        if let seconds = try AWTRIXFields.number(given("duration"), field: field("duration")), seconds != 0 {
             guard seconds >= NookApp.Limits.shortestDuration.nookSeconds, seconds <= NookApp.Limits.longestDuration.nookSeconds,
                   let duration = Duration.nookSeconds(seconds) else {
                 throw ProtocolError(.invalid, field: field("duration"), "must be seconds from \(Int(NookApp.Limits.shortestDuration.nookSeconds)) "
@@ -153,14 +159,14 @@ public struct AWTRIXApp: Sendable, Equatable {
             }
             app.duration = duration
         }
-        if let position = try number(given("pos"), field: field("pos")) {
+        if let position = try AWTRIXFields.number(given("pos"), field: field("pos")) {
             guard let whole = Int(exactly: position), NookApp.Limits.positions.contains(whole) else {
                 throw ProtocolError(.invalid, field: field("pos"),
                                     "must be a whole number from \(NookApp.Limits.positions.lowerBound) to \(NookApp.Limits.positions.upperBound), got \(position)")
             }
             app.position = whole
         }
-        if let seconds = try number(given("lifetime"), field: field("lifetime")) {
+        if let seconds = try AWTRIXFields.number(given("lifetime"), field: field("lifetime")) {
             // AWTRIX's default, 0, is no lifetime.
             guard seconds >= 0, seconds <= NookApp.Limits.longestLifetime.nookSeconds, let lifetime = Duration.nookSeconds(seconds) else {
                 throw ProtocolError(.invalid, field: field("lifetime"),
@@ -168,7 +174,7 @@ public struct AWTRIXApp: Sendable, Equatable {
             }
             if seconds > 0 { app.lifetime = lifetime }
         }
-        if let mode = try number(given("lifetimeMode"), field: field("lifetimeMode")) {
+        if let mode = try AWTRIXFields.number(given("lifetimeMode"), field: field("lifetimeMode")) {
             switch mode {
             case 0: app.lifetimeMode = .remove
             case 1: app.lifetimeMode = .stale
@@ -176,26 +182,20 @@ public struct AWTRIXApp: Sendable, Equatable {
             }
         }
         do { try app.validate() } catch {
-            throw ProtocolError(.invalid, field: field(awtrixField(error.field, app: app)), error.problem)
+            if error.field == "text", app.isWordless {
+                throw ProtocolError(.missingField, field: field("text"), "is required when there is no icon, progress, bar, line or draw to show "
+                                    + "(an empty body removes the app)")
+            }
+            throw ProtocolError(.invalid, field: field(awtrixField(error.field, app: app)).replacingDrawField(with: field("draw")), error.problem)
         }
         let keys = members.map(\.0)
         return AWTRIXApp(app: app, ignored: keys.filter(ignoredFields.contains),
                          unknown: keys.filter { !ignoredFields.contains($0) && !takenFields.contains($0) }, notes: notes)
     }
 
-    /// AWTRIX's colours: `"#FF0000"`, `"FF0000"` or `[255, 0, 0]`.
+    /// AWTRIX's colours (``AWTRIXFields/tint(_:field:)``).
     public static func tint(_ value: JSONValue, field: String) throws(ProtocolError) -> NookTint {
-        switch value {
-        case .string(let text):
-            if let tint = NookTint(parsing: text.hasPrefix("#") ? text : "#" + text) { return tint }
-        case .array(let parts) where parts.count == 3:
-            // Typed in two steps: Swift 6.0 cannot type-check the one chain in reasonable time.
-            let numbers: [Double] = parts.compactMap { $0.numberValue }.filter { (0...255).contains($0) && $0 == $0.rounded() }
-            let bytes = numbers.map { UInt8($0) }
-            if bytes.count == 3 { return .rgb(red: bytes[0], green: bytes[1], blue: bytes[2]) }
-        default: break
-        }
-        throw ProtocolError(.invalid, field: field, "must be a colour as \"#RRGGBB\", \"RRGGBB\" or [R, G, B] (0–255), got \(Self.shown(value.serialized))")
+        try AWTRIXFields.tint(value, field: field)
     }
 
     /// A name of the board's symbol table: lower-case letters, digits and dots, as
@@ -205,23 +205,16 @@ public struct AWTRIXApp: Sendable, Equatable {
             && name.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E }
     }
 
-    private static func number(_ value: JSONValue?, field: String) throws(ProtocolError) -> Double? {
-        switch value {
-        case nil: return nil
-        case .number(let number)?:
-            guard number.isFinite else { throw ProtocolError(.invalid, field: field, "must be a finite number") }
-            return number
-        case let other?: throw ProtocolError(.wrongType, field: field, "must be a number, got \(other.typeName)")
-        }
-    }
-
     /// A `bar` or `line`: up to 16 numbers; an empty one is no chart.
     private static func chart(_ value: JSONValue?, field: String) throws(ProtocolError) -> [Double]? {
         guard let value else { return nil }
         guard case .array(let items) = value else { throw ProtocolError(.wrongType, field: field, "must be an array of numbers, got \(value.typeName)") }
         var numbers: [Double] = []
         for item in items {
-            guard let number = item.numberValue else { throw ProtocolError(.wrongType, field: field, "must be an array of numbers, got \(item.typeName) in it") }
+            // Numbers, or strings holding them as ArduinoJson reads them; a null or a word is none.
+            guard item != .null, let number = try? AWTRIXFields.number(item, field: field) else {
+                throw ProtocolError(.wrongType, field: field, "must be an array of numbers, got \(item.typeName) in it")
+            }
             numbers.append(number)
         }
         guard numbers.count <= NookApp.Limits.chartValues else {

@@ -27,14 +27,14 @@ public struct AWTRIXNotification: Sendable, Equatable {
                                        "progressC", "progressBC", "draw", "stack", "wakeup", "noScroll", "clients", "scrollSpeed",
                                        "effect", "effectSettings", "overlay", "lifetime", "lifetimeMode", "pos", "save"]
 
+    /// Fields a card takes (the rest of AWTRIX's are ``ignoredFields``).
+    public static let takenFields: Set<String> = ["text", "color", "icon", "duration", "hold", "progress"]
+
     /// The notification in `body`, or why not, naming the field: `badJSON` (not JSON),
     /// `wrongType` (a field of the wrong JSON type), `missingField` (no words to show), `invalid`
     /// (a value out of its range, a colour that is none).
     public static func parse(_ body: [UInt8]) throws(ProtocolError) -> AWTRIXNotification {
-        let value: JSONValue
-        do { value = try JSONValue.parse(body) } catch {
-            throw ProtocolError(.badJSON, field: "body", "an AWTRIX notification is a JSON object with text: \(error)")
-        }
+        let (value, remarks) = try AWTRIXFields.parse(body, kind: "an AWTRIX notification is a JSON object")
         guard case .object(let members) = value else {
             throw ProtocolError(.wrongType, field: "body", "must be a JSON object, got \(value.typeName)")
         }
@@ -53,8 +53,10 @@ public struct AWTRIXNotification: Sendable, Equatable {
         case nil, .null?: break
         case let other?: throw ProtocolError(.wrongType, field: "text", "must be a string or an array of {\"t\", \"c\"} fragments, got \(other.typeName)")
         }
-        guard !notification.text.allSatisfy(\.isWhitespace) else {
-            throw ProtocolError(.missingField, field: "text", "is required: a card needs words (drawings alone are not shown)")
+        notification.notes += remarks
+        var wordless: Set<String> = []
+        if notification.text.allSatisfy(\.isWhitespace) {
+            wordless = try Self.wordlessTitle(value, into: &notification)
         }
         if let colour = value["color"], colour != .null { notification.color = try tint(colour, field: "color") }
         if notification.color == nil { notification.color = fragmentTint }
@@ -63,35 +65,65 @@ public struct AWTRIXNotification: Sendable, Equatable {
         case nil, .null?: break
         case let other?: throw ProtocolError(.wrongType, field: "icon", "must be a string, got \(other.typeName)")
         }
-        switch value["duration"] {
-        case .number(let seconds)?:
+        // AWTRIX's 0 is its default: the card's own dwell.
+        if let seconds = try AWTRIXFields.number(value["duration"], field: "duration"), seconds != 0 {
             // Above 0 once read to the nanosecond a card's time is kept in: 1e-300 is 0.
-            guard seconds.isFinite, seconds > 0, let kept = Duration.nookSeconds(min(seconds, 1e9)), kept > .zero else {
+            guard seconds > 0, let kept = Duration.nookSeconds(min(seconds, 1e9)), kept > .zero else {
                 throw ProtocolError(.invalid, field: "duration", "must be a number of seconds above 0, got \(seconds)")
             }
             notification.duration = seconds
-        case nil, .null?: break
-        case let other?: throw ProtocolError(.wrongType, field: "duration", "must be a number of seconds, got \(other.typeName)")
         }
         switch value["hold"] {
         case .bool(let flag)?: notification.hold = flag
         case nil, .null?: break
         case let other?: throw ProtocolError(.wrongType, field: "hold", "must be true or false, got \(other.typeName)")
         }
-        switch value["progress"] {
-        case .number(let percent)?:
+        if let percent = try AWTRIXFields.number(value["progress"], field: "progress") {
             // AWTRIX draws no bar for -1, its default; its documented range is 0 to 100.
             guard percent == -1 || (percent >= 0 && percent <= 100) else {
-                throw ProtocolError(.invalid, field: "progress",
-                                    "must be from 0 to 100 (or -1 for no bar), got \(percent.isFinite ? String(percent) : "a number out of range")")
+                throw ProtocolError(.invalid, field: "progress", "must be from 0 to 100 (or -1 for no bar), got \(percent)")
             }
             if percent >= 0 { notification.progress = percent }
-        case nil, .null?: break
-        case let other?: throw ProtocolError(.wrongType, field: "progress", "must be a number from 0 to 100, got \(other.typeName)")
         }
-        let ignored = members.map(\.0).filter { ignoredFields.contains($0) }
+        let ignored = members.map(\.0).filter { ignoredFields.contains($0) && !wordless.contains($0) }
         if !ignored.isEmpty { notification.notes.append("ignored (a card has no place for them): \(ignored.joined(separator: ", "))") }
+        // A typo is named, not silently dropped, as a custom app's is.
+        let unknown = members.map(\.0).filter { !ignoredFields.contains($0) && !takenFields.contains($0) }
+        if !unknown.isEmpty { notification.notes.append("unknown fields (not AWTRIX's), ignored: \(unknown.map(AWTRIXApp.shown).joined(separator: ", "))") }
         return notification
+    }
+
+    /// A title for a notification without words, from what it shows instead (an AWTRIX
+    /// notification may be a chart, a bar, an icon or a drawing alone): the chart in block
+    /// characters, the progress as a percentage, the icon's name, or a drawing named as one.
+    /// Returns the fields the title was made of (not ignored, then); none: nothing to show.
+    private static func wordlessTitle(_ value: JSONValue, into notification: inout AWTRIXNotification) throws(ProtocolError) -> Set<String> {
+        for key in ["bar", "line"] {
+            guard let given = value[key], given != .null else { continue }
+            guard case .array(let items) = given else { throw ProtocolError(.wrongType, field: key, "must be an array of numbers, got \(given.typeName)") }
+            var numbers: [Double] = []
+            for (index, item) in items.prefix(NookApp.Limits.chartValues).enumerated() {
+                guard let number = try AWTRIXFields.number(item, field: "\(key)[\(index)]") else { continue }
+                numbers.append(number)
+            }
+            guard !numbers.isEmpty else { continue }
+            notification.text = NookApp.Chart(key == "bar" ? .bar : .line, numbers).characters
+            return [key]
+        }
+        if let percent = try AWTRIXFields.number(value["progress"], field: "progress"), percent >= 0, percent <= 100 {
+            notification.text = (percent == percent.rounded() ? String(Int(percent)) : String(percent)) + " %"
+            return []
+        }
+        if case .string(let icon)? = value["icon"], !icon.isEmpty {
+            notification.text = AWTRIXApp.shown(icon)
+            return []
+        }
+        if case .array(let commands)? = value["draw"], !commands.isEmpty {
+            notification.text = "AWTRIX drawing"
+            notification.notes.append("draw: a notification's drawing is not drawn on a card (a custom app's is); its title says it was sent")
+            return ["draw"]
+        }
+        throw ProtocolError(.missingField, field: "text", "is required when there is no icon, progress, bar, line or draw to show")
     }
 
     /// AWTRIX colours, read as its custom apps' are (``AWTRIXApp/tint(_:field:)``), and a

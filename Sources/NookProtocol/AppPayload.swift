@@ -2,12 +2,13 @@ import NookActivities
 
 /// The wire form of an app (A1) and its conversion to and from ``NookApp``.
 ///
-/// Fields: `name` (required), `text` (required: a string, or a list of fragments
-/// `{"text": …, "tint": …}`), `icon`, `tint`, `progress` (0 to 1), `chart` (1 to 16 numbers),
-/// `chartStyle` (`bar`, the default, or `line`), `duration`, `lifetime` (seconds), `pos`
+/// Fields: `name` (required), `text` (a string, or a list of fragments `{"text": …, "tint": …}`;
+/// required unless an icon, progress, chart or drawing shows instead), `icon`, `tint`, `progress`
+/// (0 to 1), `chart` (1 to 16 numbers), `chartStyle` (`bar`, the default, or `line`), `draw`
+/// (AWTRIX's drawing commands, ``AWTRIXDrawing``), `duration`, `lifetime` (seconds), `pos`
 /// (a whole number), `lifetimeMode` (`remove`, the default, or `stale`) and `action` (bool).
 public enum AppPayload {
-    public static let fields: Set<String> = ["name", "text", "icon", "tint", "progress", "chart", "chartStyle", "duration", "pos",
+    public static let fields: Set<String> = ["name", "text", "icon", "tint", "progress", "chart", "chartStyle", "draw", "duration", "pos",
                                              "lifetime", "lifetimeMode", "action"]
 
     /// Decodes and validates, naming `app.FIELD` in any error.
@@ -17,7 +18,8 @@ public enum AppPayload {
         let name = try reader.requiredString("name")
         let content: NookApp.Content
         switch reader.value("text") {
-        case nil: throw ProtocolError(.missingField, field: reader.name("text"), "is required (a string, or a list of {\"text\", \"tint\"} fragments)")
+        // Checked with the rest by validate(): an icon, progress, chart or drawing may show instead.
+        case nil: content = .text("")
         case .string(let text)?: content = .text(text)
         case .array(let items)?:
             var fragments: [NookApp.Fragment] = []
@@ -50,6 +52,11 @@ public enum AppPayload {
         } else if reader.value("chartStyle") != nil {
             throw ProtocolError(.invalid, field: reader.name("chartStyle"), "applies only with a chart")
         }
+        if let drawing = reader.value("draw") {
+            var notes: [String] = []
+            app.drawing = try AWTRIXDrawing.parse(drawing, field: reader.name("draw"), notes: &notes)
+            if let note = notes.first { throw ProtocolError(.invalid, field: reader.name("draw"), note) }
+        }
         app.duration = try seconds(reader, "duration")
         app.lifetime = try seconds(reader, "lifetime")
         if let position = try reader.number("pos") {
@@ -64,6 +71,10 @@ public enum AppPayload {
         do {
             try app.validate()
         } catch {
+            if error.field == "text", app.isWordless {
+                throw ProtocolError(.missingField, field: reader.name("text"), "is required (a string, or a list of {\"text\", \"tint\"} fragments) "
+                                    + "when there is no icon, progress, chart or drawing")
+            }
             throw ProtocolError(.invalid, field: reader.name(error.field), error.problem)
         }
         return app
@@ -72,6 +83,7 @@ public enum AppPayload {
     public static func encode(_ app: NookApp) -> JSONValue {
         var members: [(String, JSONValue)] = [("name", .string(app.name))]
         switch app.content {
+        case .text(let text) where text.isEmpty: break
         case .text(let text): members.append(("text", .string(text)))
         case .fragments(let fragments):
             members.append(("text", .array(fragments.map { fragment in
@@ -85,6 +97,7 @@ public enum AppPayload {
             members.append(("chart", .array(chart.values.map(JSONValue.number))))
             if chart.style != .bar { members.append(("chartStyle", .string(chart.style.rawValue))) }
         }
+        if let drawing = app.drawing { members.append(("draw", AWTRIXDrawing.encode(drawing))) }
         if let duration = app.duration { members.append(("duration", .number(duration.nookSeconds))) }
         if let position = app.position { members.append(("pos", .number(Double(position)))) }
         if let lifetime = app.lifetime { members.append(("lifetime", .number(lifetime.nookSeconds))) }

@@ -156,22 +156,35 @@ public enum JSONValue: Hashable, Sendable {
     /// Deepest nesting accepted: requests are two or three levels deep.
     public static let maximumDepth = 32
 
+    /// Parses strictly: a key twice in one object is an error (the native API's rule).
     public static func parse(_ bytes: some Collection<UInt8>) throws(JSONError) -> JSONValue {
-        let parsed = bytes.withContiguousStorageIfAvailable(parse(buffer:)) ?? Array(bytes).withUnsafeBufferPointer(parse(buffer:))
+        try parse(bytes, lastOfDuplicates: false).value
+    }
+
+    /// Parses as ArduinoJson does (what an AWTRIX sender was written against): a key given twice
+    /// in one object keeps its first place and takes its last value. `duplicates` names each
+    /// such key once, so the answer can say which value was used.
+    public static func parseKeepingLast(_ bytes: some Collection<UInt8>) throws(JSONError) -> (value: JSONValue, duplicates: [String]) {
+        try parse(bytes, lastOfDuplicates: true)
+    }
+
+    private static func parse(_ bytes: some Collection<UInt8>, lastOfDuplicates: Bool) throws(JSONError) -> (value: JSONValue, duplicates: [String]) {
+        let read = { (buffer: UnsafeBufferPointer<UInt8>) in parse(buffer: buffer, lastOfDuplicates: lastOfDuplicates) }
+        let parsed = bytes.withContiguousStorageIfAvailable(read) ?? Array(bytes).withUnsafeBufferPointer(read)
         return try parsed.get()
     }
 
-    private static func parse(buffer: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, JSONError> {
+    private static func parse(buffer: UnsafeBufferPointer<UInt8>, lastOfDuplicates: Bool) -> Result<(value: JSONValue, duplicates: [String]), JSONError> {
         guard let base = buffer.baseAddress, !buffer.isEmpty else {
             return .failure(JSONError(offset: 0, message: "the line ends where a value should be"))
         }
-        var parser = Parser(base: base, count: buffer.count)
+        var parser = Parser(base: base, count: buffer.count, lastOfDuplicates: lastOfDuplicates)
         return Result { () throws(JSONError) in
             parser.skipWhitespace()
             let value = try parser.parseValue(depth: 0)
             parser.skipWhitespace()
             guard parser.atEnd else { throw parser.error("unexpected text after the JSON value") }
-            return value
+            return (value, parser.duplicates)
         }
     }
 }
@@ -188,7 +201,14 @@ public struct JSONError: Error, Hashable, Sendable, CustomStringConvertible {
 private struct Parser {
     let base: UnsafePointer<UInt8>
     let count: Int
+    /// A key twice in one object takes the last value instead of being an error.
+    var lastOfDuplicates = false
+    var duplicates: [String] = []
     var position = 0
+
+    init(base: UnsafePointer<UInt8>, count: Int, lastOfDuplicates: Bool) {
+        (self.base, self.count, self.lastOfDuplicates) = (base, count, lastOfDuplicates)
+    }
 
     var atEnd: Bool { position >= count }
     var peek: UInt8? { position < count ? base[position] : nil }
@@ -235,12 +255,19 @@ private struct Parser {
             skipWhitespace()
             guard peek == UInt8(ascii: "\"") else { throw error("expected a key in quotes") }
             let key = try parseString()
-            if members.contains(where: { $0.0 == key }) { throw error("key '\(key)' appears twice") }
+            let earlier = members.firstIndex { $0.0 == key }
+            if earlier != nil, !lastOfDuplicates { throw error("key '\(key)' appears twice") }
             skipWhitespace()
             guard peek == UInt8(ascii: ":") else { throw error("expected ':' after key '\(key)'") }
             position += 1
             skipWhitespace()
-            members.append((key, try parseValue(depth: depth + 1)))
+            let value = try parseValue(depth: depth + 1)
+            if let earlier {
+                members[earlier].1 = value
+                if !duplicates.contains(key) { duplicates.append(key) }
+            } else {
+                members.append((key, value))
+            }
             skipWhitespace()
             switch peek {
             case UInt8(ascii: ","): position += 1

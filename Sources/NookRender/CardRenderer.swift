@@ -71,6 +71,8 @@ public struct CardLayout: Hashable, Sendable {
     public var textInk: [Box] = []
     /// The icon's part of ``unknownGlyphs``.
     public var iconUnknownGlyphs = 0
+    /// Where an app's drawing is painted; nil without one.
+    public var figure: Box?
 }
 
 /// A card drawn once per activity: the whole logical frame, background included, ready to be
@@ -223,15 +225,18 @@ public struct CardRenderer: Sendable {
         var title: (text: TextLayout, x: Double, y: Double)
         var subtitle: (text: TextLayout, x: Double, y: Double)?
         var progress: (value: Double, rect: Rect)?
+        /// Where an app's drawing goes (AWTRIX's 32x8, scaled, aspect kept).
+        var figure: Rect?
         var layout: CardLayout
 
         /// The plan, and its layout: the parts' boxes and where the text column leaves ink
         /// (each text's inked pixels where it is drawn, and the progress bar).
         init(_ arrangement: CardLayout.Arrangement, card: Rect, icon: Rect, title: (text: TextLayout, x: Double, y: Double), titleRect: Rect,
-             subtitle: (text: TextLayout, x: Double, y: Double)?, subtitleRect: Rect?, progress: (value: Double, rect: Rect)?) {
-            (self.card, self.icon, self.title, self.subtitle, self.progress) = (card, icon, title, subtitle, progress)
+             subtitle: (text: TextLayout, x: Double, y: Double)?, subtitleRect: Rect?, progress: (value: Double, rect: Rect)?, figure: Rect?) {
+            (self.card, self.icon, self.title, self.subtitle, self.progress, self.figure) = (card, icon, title, subtitle, progress, figure)
             var ink = [title.text.ink(atX: title.x, y: title.y)]
             if let subtitle { ink.append(subtitle.text.ink(atX: subtitle.x, y: subtitle.y)) }
+            if let figure { ink.append(CardLayout.Box(figure)) }
             if let progress { ink.append(CardLayout.Box(progress.rect)) }
             let text = subtitle?.text
             layout = CardLayout(arrangement: arrangement, card: .init(card), icon: .init(icon), title: .init(titleRect),
@@ -240,6 +245,7 @@ public struct CardRenderer: Sendable {
                                 unknownGlyphs: title.text.unknownGlyphs + (text?.unknownGlyphs ?? 0),
                                 textScalars: title.text.scalarCount + (text?.scalarCount ?? 0),
                                 textInk: ink.filter { $0.width > 0 && $0.height > 0 })
+            layout.figure = figure.map(CardLayout.Box.init)
         }
     }
 
@@ -277,6 +283,9 @@ public struct CardRenderer: Sendable {
         if let progress = plan.progress, reaches(CardLayout.Box(progress.rect)) {
             drawProgress(progress.value, in: progress.rect, tint: theme.color(for: activity.tint), on: canvas)
         }
+        if let figure = plan.figure, let drawing = activity.app?.drawing, reaches(CardLayout.Box(figure)) {
+            canvas.paint(drawing, in: figure, fontFamily: theme.fontFamily)
+        }
     }
 
     private func planWide(_ activity: NookActivity, on canvas: Canvas) -> Plan {
@@ -304,6 +313,9 @@ public struct CardRenderer: Sendable {
         var blockHeight = titleSize.height
         if let subtitleSize { blockHeight += 0.2 * gap + subtitleSize.height }
         if activity.progress != nil { blockHeight += gap + barHeight }
+        // An app's drawing under the title, as wide as the text column allows at 32x8's aspect.
+        let figureHeight = activity.app?.drawing == nil ? 0 : min(textWidth / 4, card.height - 2 * padding - blockHeight - gap)
+        if figureHeight > 0 { blockHeight += gap + figureHeight }
         var y = card.midY - blockHeight / 2
 
         let titleRect = Rect(x: x + title.offsetX, y: y, width: titleSize.width, height: titleSize.height)
@@ -317,13 +329,18 @@ public struct CardRenderer: Sendable {
             subtitleAt = (subtitle, x, y)
             y += subtitleSize.height
         }
+        var figure: Rect?
+        if figureHeight > 0 {
+            figure = Rect(x: x, y: y + gap, width: figureHeight * 4, height: figureHeight)
+            y += gap + figureHeight
+        }
         var progressAt: (value: Double, rect: Rect)?
         if let progress = activity.progress {
             y += gap
             progressAt = (progress, Rect(x: x, y: y, width: textWidth, height: barHeight))
         }
         return Plan(.wide, card: card, icon: icon, title: titleAt, titleRect: titleRect, subtitle: subtitleAt,
-                    subtitleRect: subtitleRect, progress: progressAt)
+                    subtitleRect: subtitleRect, progress: progressAt, figure: figure)
     }
 
     private func planStacked(_ activity: NookActivity, on canvas: Canvas) -> Plan {
@@ -360,12 +377,19 @@ public struct CardRenderer: Sendable {
             y = rect.maxY
         }
         var progressAt: (value: Double, rect: Rect)?
+        let barHeight = max(3, 0.04 * unit)
         if let progress = activity.progress {
-            let barHeight = max(3, 0.04 * unit)
             progressAt = (progress, Rect(x: textX, y: max(y + 0.06 * unit, card.maxY - padding - barHeight), width: textWidth, height: barHeight))
         }
+        // An app's drawing in the room left above the bar, at 32x8's aspect, centred.
+        var figure: Rect?
+        let room = card.maxY - padding - (progressAt == nil ? 0 : barHeight + 0.06 * unit) - (y + 0.06 * unit)
+        if activity.app?.drawing != nil, room > 0 {
+            let height = min(textWidth / 4, room)
+            figure = Rect(x: textX + (textWidth - 4 * height) / 2, y: y + 0.06 * unit, width: 4 * height, height: height)
+        }
         return Plan(.stacked, card: card, icon: icon, title: titleAt, titleRect: titleRect, subtitle: subtitleAt,
-                    subtitleRect: subtitleRect, progress: progressAt)
+                    subtitleRect: subtitleRect, progress: progressAt, figure: figure)
     }
 
     // MARK: Parts

@@ -144,8 +144,9 @@ public enum IconFile {
 }
 
 extension Canvas {
-    /// Paints a decoded icon scaled to fit `rect`.
-    func paint(_ image: IconImage, in rect: Rect) {
+    /// Paints a decoded icon scaled to fit `rect`; `sharp`: each pixel a square (a drawing
+    /// made on an LED matrix's grid), not smoothed.
+    func paint(_ image: IconImage, in rect: Rect, sharp: Bool = false) {
         var pixels = image.pixels
         pixels.withUnsafeMutableBytes { bytes in
             let surface = cairo_image_surface_create_for_data(
@@ -161,7 +162,7 @@ extension Canvas {
                             rect.y + (rect.height - Double(image.height) * scale) / 2)
             cairo_scale(context, scale, scale)
             cairo_set_source_surface(context, surface, 0, 0)
-            cairo_pattern_set_filter(cairo_get_source(context), CAIRO_FILTER_GOOD)
+            cairo_pattern_set_filter(cairo_get_source(context), sharp ? CAIRO_FILTER_NEAREST : CAIRO_FILTER_GOOD)
             cairo_paint(context)
             cairo_restore(context)
         }

@@ -86,7 +86,7 @@ struct AWTRIXAppRoutesTests {
         #expect(inArray.status == 422 && inArray.text.contains(#""field":"[1].color""#), "\(inArray)")
         let tooLong = try curl(alice, "POST", custom + "bad", #"{"text": "x", "bar": [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]}"#)
         #expect(tooLong.status == 422 && tooLong.text.contains(#""field":"bar""#), "\(tooLong)")
-        let noText = try curl(alice, "POST", custom + "bad", ##"{"draw": [{"dc": [28, 4, 3, "#FF0000"]}]}"##)
+        let noText = try curl(alice, "POST", custom + "bad", ##"{"duration": 5, "color": "#FF0000"}"##)
         #expect(noText.status == 422 && noText.text.contains(#""field":"text""#), "\(noText)")
         let noName = try curl(alice, "POST", service.url + "/api/custom", #"{"text": "x"}"#)
         #expect(noName.status == 400 && noName.text.contains(#""field":"name""#), "\(noName)")

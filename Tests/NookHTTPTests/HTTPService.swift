@@ -72,13 +72,7 @@ final class HTTPService {
         server.standardOutput = output
         server.standardError = FileHandle(forWritingAtPath: log)
         try server.runAlone()
-        var text = ""
-        let deadline = Date().addingTimeInterval(TestBounds.seconds(30))
-        while !text.contains("\n"), Date() < deadline {
-            let data = output.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            text += String(decoding: data, as: UTF8.self)
-        }
+        let text = output.firstLine(until: Date().addingTimeInterval(TestBounds.seconds(30)))
         guard let portText = text.split(separator: "\n").first?.split(separator: ":").last, let port = UInt16(portText) else {
             throw TestFailure("nook-http did not say where it listens: '\(text)' \(logText)")
         }

@@ -55,12 +55,7 @@ struct PageBrowserTests {
             http.standardError = FileHandle(forWritingAtPath: httpLog)
             try http.runAlone()
             // Its first line says where it listens.
-            var text = ""
-            while !text.contains("\n") {
-                let data = output.fileHandleForReading.availableData
-                if data.isEmpty { break }
-                text += String(decoding: data, as: UTF8.self)
-            }
+            let text = output.firstLine()
             guard let address = text.split(separator: "\n").first?.split(separator: " ").last, text.hasPrefix("listening on ") else {
                 throw Failure(description: "nook-http did not say where it listens: '\(text)' \(log)")
             }

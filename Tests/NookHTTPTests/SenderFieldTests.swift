@@ -59,12 +59,15 @@ import Testing
     /// 1e-300 s is 0 once kept to the nanosecond: refused as AWTRIX's `duration`, before nookd
     /// is asked, not as a `dwell` the sender never sent.
     @Test func h2_anAWTRIXDurationTooShortToKeepIsRefusedNamingDuration() throws {
-        for duration in ["1e-300", "1e-10", "0", "-1"] {
+        for duration in ["1e-300", "1e-10", "-1"] {
             guard case .failure(let error) = AWTRIXNotification.decode(Array(#"{"text": "hi", "duration": \#(duration)}"#.utf8)) else {
                 Issue.record("duration \(duration) was taken"); continue
             }
             #expect(error.status == 400 && error.field == "duration", "\(duration): \(error)")
         }
+        // AWTRIX's 0 is its default (M2): the card's own dwell.
+        let zero = try AWTRIXNotification.decode(Array(#"{"text": "hi", "duration": 0}"#.utf8)).get()
+        #expect(AWTRIXMapping.card(for: zero, id: NookActivityID(), module: nil).activity.dwell == NookActivity.defaultDwell)
         let kept = try AWTRIXNotification.decode(Array(#"{"text": "hi", "duration": 0.5}"#.utf8)).get()
         #expect(AWTRIXMapping.card(for: kept, id: NookActivityID(), module: nil).activity.dwell == .milliseconds(500))
     }

@@ -51,13 +51,7 @@ final class Bridge {
         bridge.standardError = FileHandle(forWritingAtPath: bridgeLog)
         try bridge.runAlone()
         // The first line says where it listens.
-        var text = ""
-        let deadline = Date().addingTimeInterval(TestBounds.seconds(30))
-        while !text.contains("\n"), Date() < deadline {
-            let data = output.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            text += String(decoding: data, as: UTF8.self)
-        }
+        let text = output.firstLine(until: Date().addingTimeInterval(TestBounds.seconds(30)))
         guard let portText = text.split(separator: ":").last?.split(separator: "\n").first, let port = UInt16(portText) else {
             throw TestFailure("nook-lcdproc did not say where it listens: '\(text)' \(log)")
         }

@@ -383,7 +383,7 @@ struct AWTRIXTopicTests {
         }
         #expect(try AWTRIXInbound.decode(.switchApp, topic: "nook/b1/switch", payload: Array(#"{"name": "weather"}"#.utf8), retained: false).get()
                 == .operation(.appSwitch("weather")))
-        guard case .failure(let refusal) = AWTRIXInbound.decode(.customApp("bad"), topic: "nook/b1/custom/bad", payload: Array(#"{"text": "x", "pos": "1"}"#.utf8),
+        guard case .failure(let refusal) = AWTRIXInbound.decode(.customApp("bad"), topic: "nook/b1/custom/bad", payload: Array(#"{"text": "x", "pos": "first"}"#.utf8),
                                                                 retained: false) else { Issue.record("taken"); return }
         #expect(refusal.field == "pos" && refusal.topic == "nook/b1/custom/bad")
     }

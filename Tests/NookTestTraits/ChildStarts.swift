@@ -44,6 +44,18 @@ extension Process {
 }
 
 extension Pipe {
+    /// What a child wrote before its first line break (the bridges' first line says where they
+    /// listen), or all it wrote if it closed the pipe first; read until `deadline`, if given.
+    public func firstLine(until deadline: Date? = nil) -> String {
+        var text = ""
+        while !text.contains("\n"), deadline.map({ Date() < $0 }) ?? true {
+            let data = fileHandleForReading.availableData
+            if data.isEmpty { break }
+            text += String(decoding: data, as: UTF8.self)
+        }
+        return text
+    }
+
     /// A pipe that reaches a child only as that child's standard input, output or error
     /// (`Process` duplicates it there, which clears close-on-exec), never as a stray descriptor
     /// of some other child started at the same time.
