@@ -1,5 +1,6 @@
 import NookActivities
 import NookProtocol
+import NookConfig
 
 extension Daemon {
     /// The apps (A1) and their rotation (A2).
@@ -96,7 +97,9 @@ extension Daemon {
         let relays = ownership.relayUIDs
         let share = Daemon.share(of: sender, relays: relays)
         let sameShare: ((NookSender?) -> Bool)? = isAdmin && stated == nil ? nil : { Daemon.share(of: $0, relays: relays) == share }
-        let outcome = self.apps.setAll(apps, sameShare: sameShare) { existing in
+        // A user's own share (`apps.shares`, M6) where the share is the user's, not a relay's stated sender's.
+        let user = sender.relayed && relays.contains(sender.uid) ? nil : sender.uid
+        let outcome = self.apps.setAll(apps, sameShare: sameShare, user: user) { existing in
             ownership.appRefusal(of: "replace", app: existing.app.name, owner: existing.app.sender, by: peer, actingFor: stated, isAdmin: isAdmin)
         }
         let replaced: [NookAppShelf.Entry?]
@@ -113,14 +116,16 @@ extension Daemon {
             case .app(let full): throw ProtocolError(.queueFull, field: at + "." + full.field, full.problem + unset)
             case .forbidden(let refusal):
                 throw isArray ? ProtocolError(refusal.code, field: at + "." + (refusal.field ?? "name"), refusal.message + unset) : refusal
-            case .share(let held, let limit):
+            case .share(let held, let limit, let key):
+                // Where the share is a user's, the setting that gives that user more is named (M6).
+                let more = user.map { " (\(Service.Apps.share.named(userName(of: $0) ?? String($0)).key) in nook.toml gives that user's programs a share of their own)" } ?? ""
                 guard isArray else {
                     throw ProtocolError(.queueFull, field: at + ".name",
-                                        "\(shareHolder(sender)) already keeps \(held) \(held == 1 ? "app" : "apps"), the most apps.per_sender allows (\(limit)); "
+                                        "\(shareHolder(sender)) already keeps \(held) \(held == 1 ? "app" : "apps"), the most \(key) allows (\(limit))\(key == Service.Apps.perSender.key ? more : ""); "
                                         + "remove one of them first (nookctl app rm NAME) or set one of them again")
                 }
                 throw ProtocolError(.queueFull, field: at + ".name",
-                                    "\(shareHolder(sender)) may keep at most \(limit) apps (apps.per_sender), and this array's new apps would pass that at '\(apps[refused.index].name)'"
+                                    "\(shareHolder(sender)) may keep at most \(limit) apps (\(key)\(key == Service.Apps.perSender.key ? more : "")), and this array's new apps would pass that at '\(apps[refused.index].name)'"
                                     + unset + " (remove some first, nookctl app rm NAME)")
             }
         }

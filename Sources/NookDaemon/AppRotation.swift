@@ -22,6 +22,9 @@ final class AppRotation: Sendable {
         var duration: Duration = .milliseconds(Service.Apps.duration.defaultValue)
         /// `apps.per_sender`: apps one sender may keep at once; 0 leaves only the shelf's own bound.
         var perSender = Service.Apps.perSender.defaultValue
+        /// `apps.shares.USER`: the apps one user's own programs may keep together, over
+        /// `perSender` (M6: nook-mqtt's, for a house whose every MQTT publisher is that one user).
+        var shares: [String: Int] = [:]
     }
 
     /// The module id the app cards claim the glass under (not registered: `focus` cannot pick it).
@@ -52,6 +55,8 @@ final class AppRotation: Sendable {
 
     private struct State {
         var settings: Settings
+        /// ``Settings/shares`` by uid, as the user database said when they were set.
+        var shareOfUID: [UInt32: Int] = [:]
         var shelf = NookAppShelf()
         /// Activities live in the modules' queues: the rotation runs only when there are none.
         var live: Set<NookActivityID> = []
@@ -81,7 +86,7 @@ final class AppRotation: Sendable {
         queue = NookActivityQueue(clock: clock, engagement: nil, configuration: .init(presenterTimeout: .seconds(2)))
         (self.clock, self.wallClock, self.engaged, self.fit, self.log) = (clock, wallClock, engaged, fit, log)
         self.scrollPass = scrollPass
-        state = Locked(State(settings: settings, lifetimesCheckedAt: wallClock()))
+        state = Locked(State(settings: settings, shareOfUID: (try? Service.Apps.shareUIDs(settings.shares)) ?? [:], lifetimesCheckedAt: wallClock()))
         (commands, send) = AsyncStream.makeStream(of: Command.self)
         ownEnds.withLock { $0 = queue.observe { [weak self] in self?.observeOwn($0) } }
     }
@@ -96,8 +101,12 @@ final class AppRotation: Sendable {
     /// A reload (N1): a turn of the default length under way ends by the new length, so a
     /// long duration shortened takes effect now, not after the long turn it was in.
     func setSettings(_ settings: Settings) {
+        // Looked up before the lock: the user database may be slow. A name that is gone was
+        // refused before (a start, a reload and `--check` look each one up).
+        let shareOfUID = (try? Service.Apps.shareUIDs(settings.shares)) ?? [:]
         state.withLock { state in
             state.settings = settings
+            state.shareOfUID = shareOfUID
             guard !state.halted, let ends = state.turnEnds, state.turn.flatMap({ state.shelf[$0]?.app.duration }) == nil else { return }
             let sooner = clock.now + settings.duration
             guard sooner < ends else { return }
@@ -136,19 +145,21 @@ final class AppRotation: Sendable {
         case app(NookAppShelf.Refusal)
         /// The caller may not change the app of that name (U3).
         case forbidden(ProtocolError)
-        /// A new app beyond the sender's share (`apps.per_sender`): it keeps `held` already.
-        case share(held: Int, limit: Int)
+        /// A new app beyond the sender's share: it keeps `held` already; `key`, the setting
+        /// that sets the share (`apps.per_sender`, or `apps.shares.USER`).
+        case share(held: Int, limit: Int, key: String)
     }
 
     /// Sets `app` (A1); returns the one it replaced. `admits` decides, in the same step as the
     /// set, whether the caller may replace the app of that name (U3): nil lets it. An update
     /// keeps the app's owner, as a card's update does. `sameShare` says which kept apps count
     /// in the caller's share (`apps.per_sender`) when the app is a new one; nil: the caller has
-    /// no share (an admin), only the shelf's own bound holds.
+    /// no share (an admin), only the shelf's own bound holds. `user`: the uid whose own share
+    /// (`apps.shares`) the caller's is, where it is a user's and not a relayed sender's.
     @discardableResult
-    func set(_ app: NookApp, sameShare: ((NookSender?) -> Bool)? = nil,
+    func set(_ app: NookApp, sameShare: ((NookSender?) -> Bool)? = nil, user: UInt32? = nil,
              admits: (NookAppShelf.Entry) -> ProtocolError? = { _ in nil }) throws(Refusal) -> NookAppShelf.Entry? {
-        switch setAll([app], sameShare: sameShare, admits: admits) {
+        switch setAll([app], sameShare: sameShare, user: user, admits: admits) {
         case .success(let replaced): return replaced[0]
         case .failure(let refused): throw refused.refusal
         }
@@ -163,10 +174,20 @@ final class AppRotation: Sendable {
         var kept = 0, added = 0
     }
 
+    /// The share a caller's apps count against and the setting that sets it: `user`'s own
+    /// (`apps.shares.USER`) where one is set, else `apps.per_sender`.
+    private static func share(of user: UInt32?, in state: State) -> (limit: Int, key: String)? {
+        if let user, let own = state.shareOfUID[user] {
+            let name = state.settings.shares.first { Service.Apps.uid(of: $0.key) == user }?.key ?? String(user)
+            return (own, Service.Apps.share.named(name).key)
+        }
+        return (state.settings.perSender, Service.Apps.perSender.key)
+    }
+
     /// Sets every app of `apps` (names unique) in one step, as ``set(_:sameShare:admits:)`` sets
     /// one, or none of them: the first refusal, and nothing changed. Returns the entries each
     /// replaced, in order. New apps of the array count in the share as they are added.
-    func setAll(_ apps: [NookApp], sameShare: ((NookSender?) -> Bool)? = nil,
+    func setAll(_ apps: [NookApp], sameShare: ((NookSender?) -> Bool)? = nil, user: UInt32? = nil,
                 admits: (NookAppShelf.Entry) -> ProtocolError? = { _ in nil }) -> Result<[NookAppShelf.Entry?], IndexedRefusal> {
         let now = wallClock()
         // A result rather than a closure that throws a typed error, which Swift 6.0 is not trusted with.
@@ -179,11 +200,11 @@ final class AppRotation: Sendable {
                 if let existing = shelf[app.name] {
                     if let refusal = admits(existing) { return .failure(IndexedRefusal(index: index, refusal: .forbidden(refusal))) }
                     app.sender = existing.app.sender
-                } else if let sameShare, state.settings.perSender > 0 {
+                } else if let sameShare, let share = Self.share(of: user, in: state), share.limit > 0 {
                     // Checked in the same step as the set: two senders' sets cannot both take the last slot of a share.
                     let held = shelf.entries.values.count(where: { sameShare($0.app.sender) })
-                    if held >= state.settings.perSender {
-                        return .failure(IndexedRefusal(index: index, refusal: .share(held: held, limit: state.settings.perSender)))
+                    if held >= share.limit {
+                        return .failure(IndexedRefusal(index: index, refusal: .share(held: held, limit: share.limit, key: share.key)))
                     }
                 }
                 do throws(NookAppShelf.Refusal) {

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import NookLogging
 import NookActivities
 import NookConfig
@@ -58,7 +61,28 @@ extension Service.Apps: DeclaresSettings {
     static let duration = Setting<Int>.integer("apps.duration_ms", default: 7000, in: 1000...3_600_000, reload: .applied)
     /// A quarter of the 64 apps nookd keeps: one sender cannot take every slot and lock the others out.
     static let perSender = Setting<Int>.integer("apps.per_sender", default: 16, in: 0...NookApp.Limits.count, reload: .applied)
-    static let settings = [duration.declaration, perSender.declaration]
+    /// `[apps.shares]`: a user's own share, over `apps.per_sender` (M6). nook-mqtt is one user
+    /// however many of a broker's clients publish apps through it: a house gives it more.
+    static let share = Setting<Int?>.integer("apps.shares.*", in: 0...NookApp.Limits.count, reload: .applied, shownDefault: "apps.per_sender")
+    static let settings = [duration.declaration, perSender.declaration, share.declaration]
+
+    /// The uid a name of `[apps.shares]` names: a user of the user database, or a uid as a number.
+    static func uid(of name: String) -> UInt32? {
+        if let user = getpwnam(name) { return user.pointee.pw_uid }
+        return UInt32(name)
+    }
+
+    /// The shares of `[apps.shares]` by uid; a name that is no user is refused naming its key.
+    static func shareUIDs(_ shares: [String: Int]) throws(DaemonError) -> [UInt32: Int] {
+        var byUID: [UInt32: Int] = [:]
+        for (name, limit) in shares.sorted(by: { $0.key < $1.key }) {
+            guard let uid = uid(of: name) else {
+                throw DaemonError("\(share.named(name).key): no user named '\(name)' in the user database (a uid may be given as a number)")
+            }
+            byUID[uid] = limit
+        }
+        return byUID
+    }
 }
 
 extension Service.Apps: OwnsSettings {
@@ -68,12 +92,26 @@ extension Service.Apps: OwnsSettings {
         var apps = settings
         if let duration = try duration.read(reader) { apps.duration = .milliseconds(duration) }
         apps.perSender = try perSender.read(reader) ?? apps.perSender
+        let table = String(share.key.dropLast())
+        for key in reader.document.entries.map(\.key) where key.hasPrefix(table) {
+            let name = String(key.dropFirst(table.count))
+            // A deeper table is no user's share: left for the unknown-key check.
+            guard !name.contains("."), let limit = try share.named(name).read(reader) else { continue }
+            apps.shares[name] = limit
+        }
         return apps
+    }
+
+    /// A user `[apps.shares]` names that the system does not have is refused, at start and by
+    /// `nookd --check`, naming its key.
+    static func checkNames(_ settings: Settings) throws(DaemonError) {
+        _ = try shareUIDs(settings.shares)
     }
 }
 
 extension Service.Apps: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Apps {
+        try checkNames(wiring.config.apps)
         // A recall (U5) is a card the person asked for: the rotation gives way to it as to a module's.
         let recall = try wiring.part(Service.Recall.self)
         let apps = Service.Apps(wiring.config, clock: wiring.clock, engagement: wiring.engagement, screen: try wiring.screen, arbiter: wiring.arbiter,

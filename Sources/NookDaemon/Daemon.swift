@@ -258,9 +258,11 @@ public final class Daemon: Sendable {
             return
         }
         source.overrides(&fresh)
-        // Before anything applies: an admin group that is gone refuses the whole file, as it
-        // would at start, rather than leave the old admins in place unannounced.
+        // Before anything applies: an admin group (or a user a setting names) that is gone
+        // refuses the whole file, as it would at start, rather than leave the old admins in
+        // place unannounced.
         do {
+            try fresh.checkNames()
             try parts.ownership.reread(fresh)
         } catch {
             logger.error("SIGHUP: keeping the running config, the file has an error: \(error)")

@@ -67,7 +67,7 @@ public struct DaemonConfig: Sendable {
     }
 
     /// The tables of ``keys``, in the order the error about a key in an unknown table lists them.
-    public static let tables = ["daemon", "journal", "display", "theme", "theme.palette", "home", "queue", "proximity", "led", "debug", "quiet", "brightness", "escalation", "presence", "history", "apps", "touch"]
+    public static let tables = ["daemon", "journal", "display", "theme", "theme.palette", "home", "queue", "proximity", "led", "debug", "quiet", "brightness", "escalation", "presence", "history", "apps", "apps.shares", "touch"]
 
     /// `$XDG_RUNTIME_DIR/nook/nookd.sock`, or `/run/nook/nookd.sock` without a runtime directory.
     public static var defaultSocketPath: String {

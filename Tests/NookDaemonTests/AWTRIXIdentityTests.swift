@@ -7,8 +7,9 @@ import Testing
 
 /// M6 through Debian's mosquitto: with `homeassistant.identity = "awtrix"` the board is in Home
 /// Assistant's device registry as an AWTRIX 3 clock, and a blueprint that reads its "Device
-/// topic" sensor (Jinja2, the engine of Home Assistant's templates) addresses the board's apps.
-@Suite("M6 the AWTRIX identity over MQTT", .serialized, .ownThreads, .enabled(if: MQTTTools.available, MQTTTools.skipReason))
+/// topic" sensor (Jinja2, the engine of Home Assistant's templates) addresses the board's apps;
+/// the apps every MQTT publisher sets count in nook-mqtt's user's share, which nook.toml sets.
+@Suite("M6 the AWTRIX identity and the apps' share over MQTT", .serialized, .ownThreads, .enabled(if: MQTTTools.available, MQTTTools.skipReason))
 struct AWTRIXIdentityTests {
     @Test(.enabled(if: MQTTTools.path("python3") != nil && (try? MQTTTools.run(["python3", "-c", "import jinja2"]).status) == 0,
                    "needs python3-jinja2: run Hardware/dev/install-deps"))
@@ -47,5 +48,41 @@ struct AWTRIXIdentityTests {
         try broker.publish(rendered.output + "/custom/weather", #"{"text": "21.5°C", "duration": 10}"#)
         try eventually("the app set") { try AppListAnswer(json: daemon.request(.appList)).apps.contains { $0.app.name == "weather" } }
         #expect(bridge.process.isRunning)
+    }
+
+    /// Every publisher of the broker is nook-mqtt's one user to nookd: a house gives that user a
+    /// share of its own (`[apps.shares]`), and a refusal says which setting holds it, on the
+    /// error topic and in nook-mqtt's log. (The tests run as root, nook-mqtt's user here.)
+    @Test func m6_theAppsOfEveryMQTTPublisherCountInTheBridgeUsersShareWhichNookTomlSets() throws {
+        for (config, kept, key, more) in [("[apps]\nper_sender = 2\n", 2, "apps.per_sender", true),
+                                          ("[apps]\nper_sender = 2\n[apps.shares]\nroot = 5\n", 5, "apps.shares.root", false)] {
+            let scratch = Scratch()
+            let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", scratch.file("nook.toml", config)])
+            let broker = try Broker(scratch: scratch)
+            let bridge = try MQTTBridgeProcess(broker: broker, socket: daemon.socket, scratch: scratch)
+            let errors = try Subscriber(broker: broker, topics: ["nook/b1/error"])
+            // Home Assistant's automations and a Node-RED flow: different clients, one user.
+            for index in 0...kept { try broker.publish("nook/b1/custom/app\(index)", #"{"text": "\#(index)"}"#) }
+            try eventually("the refusal") { !errors.json("nook/b1/error").isEmpty }
+            let refusal = try #require(errors.json("nook/b1/error").first)
+            let message = refusal["message"]?.text ?? ""
+            #expect(refusal["code"]?.text == "queueFull", "\(refusal)")
+            #expect(message.contains("the most \(key) allows (\(kept))"), "\(message)")
+            #expect(message.contains("apps.shares.root in nook.toml gives that user's programs a share of their own") == more, "\(message)")
+            try eventually("the refusal in nook-mqtt's log") { bridge.log.contains("the most \(key) allows (\(kept))") }
+            #expect(try AppListAnswer(json: daemon.request(.appList)).apps.count == kept)
+        }
+    }
+
+    /// A user `[apps.shares]` names that the system does not have stops a start and `--check`,
+    /// naming the key, as `daemon.relay_users` does.
+    @Test func m6_aShareForAUserThatDoesNotExistIsRefusedNamingItsKey() throws {
+        let scratch = Scratch()
+        let path = scratch.file("nook.toml", "[apps.shares]\nnook-no-such-user = 4\n")
+        let check = try MQTTTools.run([Built.nookd, "--config", path, "--display", "mock", "--socket", scratch.path + "/nook.sock", "--check"])
+        #expect(check.status == 2 && check.error.contains("apps.shares.nook-no-such-user: no user named 'nook-no-such-user'"), "\(check)")
+        let uid = try MQTTTools.run([Built.nookd, "--config", scratch.file("uid.toml", "[apps.shares]\n4242 = 4\n"), "--display", "mock",
+                                     "--socket", scratch.path + "/nook.sock", "--check"])
+        #expect(uid.status == 0, "a uid as a number: \(uid)")
     }
 }

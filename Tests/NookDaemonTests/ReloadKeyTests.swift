@@ -125,6 +125,7 @@ struct ReloadKeyTests {
             "history.recall_dwell_ms": Sample(from: "3000", to: "4000"),
             "apps.duration_ms": Sample(from: "7000", to: "10000"),
             "apps.per_sender": Sample(from: "16", to: "4"),
+            "apps.shares.*": Sample(from: "20", to: "30"),
             "gpio.*.role": Sample(from: "\"open\"", to: "\"dismiss\"", beside: ["gpio.*.line": "\"BTN\""]),
             "gpio.*.mode": Sample(from: "\"toggle\"", to: "\"level\"", beside: button),
             "gpio.*.line": Sample(from: "\"BTN\"", to: "\"KEY\"", beside: ["gpio.*.role": "\"open\""]),
