@@ -204,6 +204,8 @@ private struct Parser {
     /// A key twice in one object takes the last value instead of being an error.
     var lastOfDuplicates = false
     var duplicates: [String] = []
+    /// ``duplicates`` as a set, for its look-ups.
+    var duplicated: Set<String> = []
     var position = 0
 
     init(base: UnsafePointer<UInt8>, count: Int, lastOfDuplicates: Bool) {
@@ -249,13 +251,16 @@ private struct Parser {
     mutating func parseObject(depth: Int) throws(JSONError) -> JSONValue {
         position += 1
         var members: [(String, JSONValue)] = []
+        // Past a few members, the keys by index: a body of 8,000 keys took seconds of a bridge's
+        // one thread looked up member by member (quadratic), holding every other client.
+        var index: [String: Int]?
         skipWhitespace()
         if peek == UInt8(ascii: "}") { position += 1; return .object(members) }
         while true {
             skipWhitespace()
             guard peek == UInt8(ascii: "\"") else { throw error("expected a key in quotes") }
             let key = try parseString()
-            let earlier = members.firstIndex { $0.0 == key }
+            let earlier = index != nil ? index?[key] : members.firstIndex { $0.0 == key }
             if earlier != nil, !lastOfDuplicates { throw error("key '\(key)' appears twice") }
             skipWhitespace()
             guard peek == UInt8(ascii: ":") else { throw error("expected ':' after key '\(key)'") }
@@ -264,9 +269,14 @@ private struct Parser {
             let value = try parseValue(depth: depth + 1)
             if let earlier {
                 members[earlier].1 = value
-                if !duplicates.contains(key) { duplicates.append(key) }
+                if duplicated.insert(key).inserted { duplicates.append(key) }
             } else {
                 members.append((key, value))
+                if index != nil {
+                    index?[key] = members.count - 1
+                } else if members.count > Self.membersScanned {
+                    index = Dictionary(members.enumerated().map { ($1.0, $0) }, uniquingKeysWith: { first, _ in first })
+                }
             }
             skipWhitespace()
             switch peek {
@@ -276,6 +286,10 @@ private struct Parser {
             }
         }
     }
+
+    /// Members an object's keys are compared with one by one before they are indexed: most
+    /// objects (a card, an app) have fewer, and a dictionary would cost them more.
+    static let membersScanned = 16
 
     mutating func parseArray(depth: Int) throws(JSONError) -> JSONValue {
         position += 1
