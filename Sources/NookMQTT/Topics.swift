@@ -1,3 +1,4 @@
+import NookProtocol
 /// The bridge's topics (E4): `PREFIX/DEVICE/…` for this board, `PREFIX/all/activity` for every
 /// board, and AWTRIX's notification and custom-app topics under ``awtrixPrefix`` (A3).
 public struct Topics: Sendable, Equatable {
@@ -60,6 +61,8 @@ public struct Topics: Sendable, Equatable {
         /// AWTRIX's custom app of this name.
         case customApp(String)
         case switchApp, nextApp, previousApp
+        /// AWTRIX's device topics (M1): power, settings, indicators, sound, ….
+        case device(AWTRIXDevice.Request)
     }
 
     public func kind(of topic: String) -> Inbound? { route(topic)?.kind }
