@@ -41,8 +41,8 @@ public struct MQTTTopicRow: Sendable {
     }
 
     /// A topic the bridge publishes to.
-    init(out pattern: String) {
-        (self.pattern, self.direction, self.shape, self.asks) = (pattern, .outbound, .native, [])
+    init(out pattern: String, _ shape: MQTTTopicShape = .native) {
+        (self.pattern, self.direction, self.shape, self.asks) = (pattern, .outbound, shape, [])
         (self.retainedEveryTime, self.kind, self.handler) = (false, nil, nil)
     }
 
@@ -83,8 +83,8 @@ public enum MQTTTopicTable {
         MQTTTopicRow(in: "AWTRIX/previousapp", .awtrix, asks: [.appPrevious], kind: { _ in .previousApp }, handler: apps),
     ] + deviceRows + [
         // AWTRIX's stats, as a clock publishes them (M1).
-        MQTTTopicRow(out: "AWTRIX/stats"), MQTTTopicRow(out: "AWTRIX/stats/effects"),
-        MQTTTopicRow(out: "AWTRIX/stats/transitions"), MQTTTopicRow(out: "AWTRIX/stats/loop"),
+        MQTTTopicRow(out: "AWTRIX/stats", .awtrix), MQTTTopicRow(out: "AWTRIX/stats/effects", .awtrix),
+        MQTTTopicRow(out: "AWTRIX/stats/transitions", .awtrix), MQTTTopicRow(out: "AWTRIX/stats/loop", .awtrix),
     ]
 
     /// AWTRIX's device topics (M1), one row each: AWTRIX has no topic for `erase` and
