@@ -29,16 +29,12 @@ extension MQTTBridge {
         return []
     }
 
-    /// The topic of an AWTRIX stats row: `AWTRIX/stats`, `AWTRIX/stats/loop`, ….
-    func awtrixTopic(_ pattern: String) -> String {
-        "\(topics.awtrixPrefix)\(pattern.dropFirst("AWTRIX".count))"
-    }
-
     /// AWTRIX's `stats` when they changed (the app on the glass, the brightness, presence:
     /// what nookd announces), `stats/loop` when the apps did, and `stats/effects` and
     /// `stats/transitions` once a session, as a clock publishes them at connect. A clock also
     /// publishes its stats every 10 s; the bridge wakes for none of its own (it follows
-    /// nookd's events, and `mqtt.state_poll_ms` where set).
+    /// nookd's events, and `mqtt.state_poll_ms` where set), so it retains them instead: a
+    /// client that subscribes later has the last ones at once.
     func publishAWTRIXStats(_ status: StatusAnswer) {
         var due: [(String, JSONValue)] = []
         let stats = AWTRIXDevice.stats(status: status, host: .read())
@@ -62,10 +58,11 @@ extension MQTTBridge {
             }
         }
         for (pattern, value) in due {
+            let topic = topics.awtrixPrefix + pattern.dropFirst("AWTRIX".count)
             do throws(MQTTError) {
-                try connection.publish(awtrixTopic(pattern), value.serializedBytes, qos: 0)
+                try connection.publish(topic, value.serializedBytes, qos: 0, retain: true)
             } catch {
-                logger.error("cannot publish \(awtrixTopic(pattern)): \(error)")
+                logger.error("cannot publish \(topic): \(error)")
             }
         }
     }

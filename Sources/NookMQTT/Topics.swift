@@ -44,6 +44,10 @@ public struct Topics: Sendable, Equatable {
     public var error: String { named(MQTTTopicTable.error) }
     public var availability: String { named(MQTTTopicTable.availability) }
 
+    /// AWTRIX's stats topics the bridge publishes, retained (M1).
+    public var awtrixStats: [String] {
+        MQTTTopicTable.rows.filter { $0.direction == .outbound && $0.shape == .awtrix }.map(named)
+    }
     private func named(_ row: MQTTTopicRow) -> String { row.topic(prefix: prefix, device: device, awtrixPrefix: awtrixPrefix) }
 
     /// What the bridge subscribes to: the inbound rows' topics.
