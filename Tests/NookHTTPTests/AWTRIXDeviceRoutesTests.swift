@@ -84,14 +84,9 @@ struct AWTRIXDeviceRoutesTests {
         #expect(settings["ABRI"] == .bool(false) && settings["ATRANS"] == .bool(true) && settings["BRI"]?.numberValue == 255, "\(settings)")
     }
 
-    static let awtrixLightClient: Bool = {
-        guard let python = Senders.path("python3") else { return false }
-        return (try? Senders.run(python, ["-c", "import awtrix_light_client"]).status) == 0
-    }()
-
     /// Every call of `awtrix-light-client` answers: the reads parse into its models, what Nook
     /// does is done, and what it does not raises with Nook's words; none is a 404.
-    @Test(.enabled(if: awtrixLightClient, "needs awtrix-light-client (pip install awtrix-light-client==2.0.0; Hardware/dev/install-deps)"))
+    @Test(.enabled(if: AWTRIXAppRoutesTests.awtrixLightClient, "needs awtrix-light-client (pip install awtrix-light-client==2.0.0; Hardware/dev/install-deps)"))
     func m1_awtrixLightClientsEveryCallAnswersAndNoneIs404() throws {
         let service = try service()
         let script = """
