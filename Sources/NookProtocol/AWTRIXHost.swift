@@ -36,11 +36,7 @@ public struct AWTRIXHost: Sendable, Equatable {
         return (kibibytes ?? 0) * 1024
     }
 
-    static func hostName() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "nook" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
+    static func hostName() -> String { (try? System.hostName()) ?? "nook" }
 
     /// The first IPv4 address of an interface that is up and not loopback.
     static func address() -> String {

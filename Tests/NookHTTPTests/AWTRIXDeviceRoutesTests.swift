@@ -1,4 +1,5 @@
 import Foundation
+import NookActivities
 import NookHTTP
 import NookProtocol
 import NookTestSupport
@@ -65,6 +66,31 @@ struct AWTRIXDeviceRoutesTests {
         // A body that cannot be read is refused naming the field.
         let bad = try curl(as: token, "POST", service.url + "/api/power", #"{"power": [1]}"#)
         #expect(bad.status == 400 && bad.text.contains(#""field":"power""#), "\(bad)")
+    }
+
+    /// `notify/dismiss` takes the caller's held notification off the glass, as AWTRIX does, and
+    /// leaves another sender's card there.
+    @Test func m1_notifyDismissTakesTheCallersHeldNotificationOnly() throws {
+        let service = try service()
+        func shown() throws -> [String] {
+            try StatusAnswer(json: NookClient(path: service.socket).request(Request(id: .number(1), operation: .status))).modules.compactMap(\.current?.title)
+        }
+        #expect(try curl(as: token, "POST", service.url + "/api/notify", #"{"text": "Washer done", "hold": true}"#).status == 200)
+        try waitFor("the washer's card on the glass") { try shown() == ["Washer done"] }
+        let dismissed = try curl(as: token, "POST", service.url + "/api/notify/dismiss", "")
+        #expect(dismissed.status == 200 && dismissed.text == "OK", "\(dismissed)")
+        try waitFor("the washer's card gone") { try shown().isEmpty }
+        // Another sender's held card (this test's own user, over nookd's socket) stays.
+        _ = try NookClient(path: service.socket).request(Request(id: .number(2), operation: .enqueue(
+            NookActivity(title: "Doorbell", presentation: .blocker(timeout: nil)), module: nil, wait: false)))
+        try waitFor("the doorbell on the glass") { try shown() == ["Doorbell"] }
+        let none = try curl(as: token, "POST", service.url + "/api/notify/dismiss", "")
+        #expect(none.status == 200 && none.text == "OK\nthe held notification on the glass is another sender's: it stays", "\(none)")
+        #expect(try shown() == ["Doorbell"])
+        _ = try NookClient(path: service.socket).request(Request(id: .number(3), operation: .dismiss(nil)))
+        try waitFor("the doorbell gone") { try shown().isEmpty }
+        let nothing = try curl(as: token, "POST", service.url + "/api/notify/dismiss", "")
+        #expect(nothing.status == 200 && nothing.text == "OK\nno held notification on the glass to dismiss", "\(nothing)")
     }
 
     /// The `awtrix3` integration (a HACS custom integration, not in Home Assistant core) sets up
@@ -150,4 +176,10 @@ struct AWTRIXDeviceRoutesTests {
         #expect(answer("set_settings").contains("BRI: not changed") && !answer("set_settings").contains("TEFF"), "\(answer("set_settings"))")
         #expect(answer("get_loops").contains("weather"), "\(answer("get_loops"))")
     }
+}
+
+/// Waits (on wall time: these tests run real processes) until `condition` holds.
+private func waitFor(_ what: String, _ condition: () throws -> Bool) throws {
+    if try Waiting.until(seconds: 10, condition) { return }
+    throw TestFailure("timed out waiting for \(what)")
 }

@@ -65,16 +65,23 @@ enum AWTRIXDeviceRoutes {
                      message: "not done: " + lines.joined(separator: "; "))
     }
 
-    /// `notify/dismiss`: the held notification of the caller's on the glass goes, as on an
-    /// AWTRIX clock; another sender's card stays. With none there, AWTRIX's `OK` and a line.
+    /// `notify/dismiss`: the held notification on the glass goes, as on an AWTRIX clock, when
+    /// it is the caller's (nookd refuses another sender's: it stays, said after the `OK`). With
+    /// none there, AWTRIX's `OK` and a line.
     static func dismiss(_ exchange: any HTTPExchange, _ nookd: any NookdCalls) {
         withStatus(exchange, nookd) { status in
-            let stated = exchange.caller.statedSender
-            let held = status.modules.compactMap(\.current).first { card in
-                card.isBlocker && (stated == nil || (card.sender?.relayed == true && card.sender?.name == stated))
+            guard let held = status.modules.compactMap(\.current).first(where: \.isBlocker) else {
+                return exchange.respond(AWTRIXAppRoutes.ok(["no held notification on the glass to dismiss"]))
             }
-            guard let held else { return exchange.respond(AWTRIXAppRoutes.ok(["no held notification of yours on the glass to dismiss"])) }
-            nookd.ask(.dismiss(held.id), for: exchange) { _ in exchange.respond(AWTRIXAppRoutes.ok([])) }
+            let request = exchange.caller.request(.dismiss(held.id))
+            nookd.callForResult(request) { result in
+                switch result {
+                case .success: exchange.respond(AWTRIXAppRoutes.ok([]))
+                case .failure(.refused(let json)) where request.sender != nil && ProtocolError(json: json)?.code == .forbidden:
+                    exchange.respond(AWTRIXAppRoutes.ok(["the held notification on the glass is another sender's: it stays"]))
+                case .failure(let failure): exchange.respond(nookd.failure(failure).response)
+                }
+            }
         }
     }
 }
