@@ -10,6 +10,9 @@ public enum AWTRIXDevice {
     public enum Request: String, Sendable, CaseIterable {
         case power, sleep, sound, rtttl, moodlight, indicator1, indicator2, indicator3, settings
         case reboot, doupdate, erase, resetSettings, sendscreen
+
+        /// What an answer calls it: the screen, whether asked for over HTTP or MQTT.
+        public var label: String { self == .sendscreen ? "screen" : rawValue }
     }
 
     public enum Outcome: Sendable, Equatable {
@@ -71,11 +74,11 @@ public enum AWTRIXDevice {
             }
             if members.isEmpty { return .done }
             if request != .moodlight, let color = value["color"], try AWTRIXFields.color(color, field: "color") == 0 { return .done }
-            return .notDone(["\(request.rawValue): \(instead(request))"])
+            return .notDone(["\(request.label): \(instead(request))"])
         case .settings:
             return try AWTRIXSettings.outcome(given ?? [], status: status)
         case .sleep, .sound, .rtttl, .reboot, .doupdate, .erase, .resetSettings, .sendscreen:
-            return .notDone(["\(request.rawValue): \(instead(request))"])
+            return .notDone(["\(request.label): \(instead(request))"])
         }
     }
 

@@ -39,7 +39,7 @@ import Testing
 
     @Test func m1_whatNookNeverDoesOverTheAPIIsNotDoneWhateverTheBody() throws {
         for request in [AWTRIXDevice.Request.sleep, .sound, .rtttl, .reboot, .doupdate, .erase, .resetSettings, .sendscreen] {
-            #expect(try notDone(outcome(request, "")).first?.hasPrefix("\(request.rawValue): ") == true, "\(request)")
+            #expect(try notDone(outcome(request, "")).first?.hasPrefix("\(request.label): ") == true, "\(request)")
         }
     }
 
