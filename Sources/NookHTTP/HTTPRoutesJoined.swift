@@ -18,6 +18,7 @@ extension HTTPRouteTable {
         table.add(LiveViewRoutes.routes())
         table.add(PublishRoutes.routes(settings: config.publish, order: order, logger: logger))
         table.add(AWTRIXAppRoutes.routes(logger: logger))
+        table.add(AWTRIXDeviceRoutes.routes())
         table.add(AlertRoutes.routes(module: config.publish.alertModule, order: order, logger: logger))
         return table
     }

@@ -80,7 +80,7 @@ public enum InboundMessage {
             case .command: return .success(try command(trimmed, topic: topic, module: module))
             case .notify: return .success(try notification(payload, topic: topic, module: module, id: activityID, notes: &notes))
             // Read by ``AWTRIXInbound``, which the bridge calls for these.
-            case .customApp, .switchApp, .nextApp, .previousApp, .notifyDismiss:
+            case .customApp, .switchApp, .nextApp, .previousApp, .notifyDismiss, .device:
                 throw Rejection(topic: topic, code: "internalError", field: nil, "an AWTRIX topic is read by AWTRIXInbound")
             }
         } catch {

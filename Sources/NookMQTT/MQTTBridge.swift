@@ -100,6 +100,8 @@ public final class MQTTBridge {
     var nextRequestID = 0.0
 
     var publishedState: JSONValue?
+    /// What of AWTRIX's stats was published this session (M1), by what it is.
+    var publishedAWTRIX: [String: JSONValue] = [:]
     /// An event said `state` may have changed: it is read again within ``stateCoalescing``.
     var stateDirty = true
     var lastStateRefresh = 0.0

@@ -87,6 +87,7 @@ extension MQTTBridge {
             logger.error("cannot set up the broker session: \(error)")
         }
         publishedState = nil
+        publishedAWTRIX = [:]
         stateDirty = true
     }
 

@@ -80,6 +80,7 @@ extension MQTTBridge {
             return
         }
         stateDirty = false
+        publishAWTRIXStats(status)
         let state = BoardState(status: status, module: config.module).json
         guard state != publishedState else { return }
         do throws(MQTTError) {

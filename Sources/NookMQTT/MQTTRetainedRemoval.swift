@@ -7,7 +7,8 @@ import Glibc
 #endif
 
 extension MQTTBridge {
-    /// Clears every retained message the bridge published (discovery, state, availability),
+    /// Clears every retained message the bridge published (discovery, state, availability,
+    /// AWTRIX's stats),
     /// so Home Assistant forgets the device: `nook-mqtt --remove-discovery`, run on uninstall.
     public static func removeRetained(config: MQTTConfig, logger: Logger) throws(BridgeError) {
         let topics = Topics(prefix: config.prefix, device: config.device, awtrixPrefix: config.awtrixPrefix)
@@ -20,7 +21,7 @@ extension MQTTBridge {
         connection.onPublished = { _ in acknowledged += 1 }
         connection.onLog = { error, text in if error { logger.error("libmosquitto: \(text)") } }
         do throws(MQTTError) { try connection.connect() } catch { throw BridgeError(error.description) }
-        let clear = discovery.entities.map(discovery.topic) + [topics.state, topics.availability]
+        let clear = discovery.entities.map(discovery.topic) + [topics.state, topics.availability] + topics.awtrixStats
         var published = false
         let deadline = MonotonicClock.seconds + 10
         while MonotonicClock.seconds < deadline {

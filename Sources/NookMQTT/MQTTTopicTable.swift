@@ -41,8 +41,8 @@ public struct MQTTTopicRow: Sendable {
     }
 
     /// A topic the bridge publishes to.
-    init(out pattern: String) {
-        (self.pattern, self.direction, self.shape, self.asks) = (pattern, .outbound, .native, [])
+    init(out pattern: String, _ shape: MQTTTopicShape = .native) {
+        (self.pattern, self.direction, self.shape, self.asks) = (pattern, .outbound, shape, [])
         (self.retainedEveryTime, self.kind, self.handler) = (false, nil, nil)
     }
 
@@ -81,7 +81,20 @@ public enum MQTTTopicTable {
         MQTTTopicRow(in: "AWTRIX/switch", .awtrix, asks: [.appSwitch], kind: { _ in .switchApp }, handler: apps),
         MQTTTopicRow(in: "AWTRIX/nextapp", .awtrix, asks: [.appNext], kind: { _ in .nextApp }, handler: apps),
         MQTTTopicRow(in: "AWTRIX/previousapp", .awtrix, asks: [.appPrevious], kind: { _ in .previousApp }, handler: apps),
+    ] + deviceRows + [
+        // AWTRIX's stats, as a clock publishes them (M1).
+        MQTTTopicRow(out: "AWTRIX/stats", .awtrix), MQTTTopicRow(out: "AWTRIX/stats/effects", .awtrix),
+        MQTTTopicRow(out: "AWTRIX/stats/transitions", .awtrix), MQTTTopicRow(out: "AWTRIX/stats/loop", .awtrix),
     ]
+
+    /// AWTRIX's device topics (M1), one row each: AWTRIX has no topic for `erase` and
+    /// `resetSettings` (HTTP only). What Nook does not carry out is logged and said on the
+    /// error topic, never dropped.
+    static let deviceRows: [MQTTTopicRow] = AWTRIXDevice.Request.allCases.filter { $0 != .erase && $0 != .resetSettings }.map { request in
+        MQTTTopicRow(in: "AWTRIX/\(request.rawValue)", .awtrix, asks: [.status], kind: { _ in .device(request) }) { bridge, message, _, _ in
+            bridge.deviceRequest(request, message)
+        }
+    }
 
     // The rows ``Topics`` names, for the bridge to publish to and discovery to announce.
     static let activity = MQTTTopicRow(in: "PREFIX/DEVICE/activity", .native, asks: [.enqueue], kind: { _ in .activity }, handler: cards)

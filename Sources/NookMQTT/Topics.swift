@@ -1,3 +1,4 @@
+import NookProtocol
 /// The bridge's topics (E4): `PREFIX/DEVICE/…` for this board, `PREFIX/all/activity` for every
 /// board, and AWTRIX's notification and custom-app topics under ``awtrixPrefix`` (A3).
 public struct Topics: Sendable, Equatable {
@@ -43,6 +44,10 @@ public struct Topics: Sendable, Equatable {
     public var error: String { named(MQTTTopicTable.error) }
     public var availability: String { named(MQTTTopicTable.availability) }
 
+    /// AWTRIX's stats topics the bridge publishes, retained (M1).
+    public var awtrixStats: [String] {
+        MQTTTopicTable.rows.filter { $0.direction == .outbound && $0.shape == .awtrix }.map(named)
+    }
     private func named(_ row: MQTTTopicRow) -> String { row.topic(prefix: prefix, device: device, awtrixPrefix: awtrixPrefix) }
 
     /// What the bridge subscribes to: the inbound rows' topics.
@@ -60,6 +65,8 @@ public struct Topics: Sendable, Equatable {
         /// AWTRIX's custom app of this name.
         case customApp(String)
         case switchApp, nextApp, previousApp
+        /// AWTRIX's device topics (M1): power, settings, indicators, sound, ….
+        case device(AWTRIXDevice.Request)
     }
 
     public func kind(of topic: String) -> Inbound? { route(topic)?.kind }

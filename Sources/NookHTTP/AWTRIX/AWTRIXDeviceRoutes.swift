@@ -1,0 +1,87 @@
+import NookActivities
+import NookProtocol
+
+/// AWTRIX 3's device routes (M1): `stats`, `effects`, `transitions`, `settings`, `screen`,
+/// `notify/dismiss`, and the requests that change the device (``AWTRIXDevice/Request``). What
+/// Nook carries out, or what already holds, is AWTRIX's `OK`; what it does not is a 501 whose
+/// message names what was asked and what Nook does instead (an AWTRIX client raises it with
+/// that text), never a 404.
+enum AWTRIXDeviceRoutes {
+    static func routes() -> [HTTPRoute] {
+        [
+            HTTPRoute("GET", "/api/stats", scope: .read, speaks: .awtrix) { exchange, _, nookd in
+                withStatus(exchange, nookd) { exchange.respond(.json(AWTRIXDevice.stats(status: $0, host: .read()))) }
+            },
+            HTTPRoute("GET", "/api/effects", scope: .read, speaks: .awtrix) { exchange, _, _ in
+                exchange.respond(.json(.array(AWTRIXDevice.effects.map(JSONValue.string))))
+            },
+            HTTPRoute("GET", "/api/transitions", scope: .read, speaks: .awtrix) { exchange, _, _ in
+                exchange.respond(.json(.array(AWTRIXDevice.transitions.map(JSONValue.string))))
+            },
+            HTTPRoute("GET", "/api/settings", scope: .read, speaks: .awtrix) { exchange, _, nookd in
+                withStatus(exchange, nookd) { exchange.respond(.json(AWTRIXSettings.current($0))) }
+            },
+            HTTPRoute("GET", "/api/screen", scope: .read, speaks: .awtrix) { exchange, _, nookd in
+                answer(.sendscreen, exchange, nookd)
+            },
+            HTTPRoute("POST", "/api/notify/dismiss", scope: .publish, speaks: .awtrix) { exchange, _, nookd in
+                dismiss(exchange, nookd)
+            },
+        ] + AWTRIXDevice.Request.allCases.filter { $0 != .sendscreen }.map { request in
+            HTTPRoute("POST", "/api/\(request.rawValue)", scope: .publish, speaks: .awtrix) { exchange, _, nookd in
+                answer(request, exchange, nookd)
+            }
+        }
+    }
+
+    /// nookd's status, read, or the failure answered.
+    static func withStatus(_ exchange: any HTTPExchange, _ nookd: any NookdCalls, then: @escaping (StatusAnswer) -> Void) {
+        nookd.ask(.status, for: exchange) { json in
+            do { then(try StatusAnswer(json: json)) } catch {
+                exchange.respond(HTTPAPIError(status: 502, code: "nookd_error", message: "nookd's status cannot be read: \(error)").response)
+            }
+        }
+    }
+
+    static func answer(_ request: AWTRIXDevice.Request, _ exchange: any HTTPExchange, _ nookd: any NookdCalls) {
+        // Only power and settings compare with the board; the rest answer without nookd.
+        let needsStatus = request == .power || request == .settings
+        func respond(_ status: StatusAnswer?) {
+            do {
+                switch try AWTRIXDevice.outcome(request, body: exchange.request.body, status: status) {
+                case .done: exchange.respond(AWTRIXAppRoutes.ok([]))
+                case .notDone(let lines): exchange.respond(notDone(lines).response)
+                }
+            } catch {
+                exchange.respond(AWTRIXAppRoutes.refusal(error).response)
+            }
+        }
+        if needsStatus { withStatus(exchange, nookd) { respond($0) } } else { respond(nil) }
+    }
+
+    /// A request Nook did not carry out: 501, each line what was asked and what Nook does.
+    static func notDone(_ lines: [String]) -> HTTPAPIError {
+        HTTPAPIError(status: 501, code: "not_done", field: lines.count == 1 ? lines[0].split(separator: ":").first.map(String.init) : nil,
+                     message: "not done: " + lines.joined(separator: "; "))
+    }
+
+    /// `notify/dismiss`: the held notification on the glass goes, as on an AWTRIX clock, when
+    /// it is the caller's (nookd refuses another sender's: it stays, said after the `OK`). With
+    /// none there, AWTRIX's `OK` and a line.
+    static func dismiss(_ exchange: any HTTPExchange, _ nookd: any NookdCalls) {
+        withStatus(exchange, nookd) { status in
+            guard let held = status.modules.compactMap(\.current).first(where: \.isBlocker) else {
+                return exchange.respond(AWTRIXAppRoutes.ok(["no held notification on the glass to dismiss"]))
+            }
+            let request = exchange.caller.request(.dismiss(held.id))
+            nookd.callForResult(request) { result in
+                switch result {
+                case .success: exchange.respond(AWTRIXAppRoutes.ok([]))
+                case .failure(.refused(let json)) where request.sender != nil && ProtocolError(json: json)?.code == .forbidden:
+                    exchange.respond(AWTRIXAppRoutes.ok(["the held notification on the glass is another sender's: it stays"]))
+                case .failure(let failure): exchange.respond(nookd.failure(failure).response)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import NookActivities
+import NookProtocol
+
+/// AWTRIX's device topics and stats (M1).
+extension MQTTBridge {
+    /// A message on one of AWTRIX's device topics (`power`, `settings`, `indicator1`, …): what
+    /// already holds is logged; what Nook does not carry out is logged and said on the error
+    /// topic with what Nook does instead (code `notDone`); a body that cannot be read is
+    /// refused as any other is. Nothing is asked of nookd but its status.
+    func deviceRequest(_ request: AWTRIXDevice.Request, _ message: MQTTMessage) -> [Delivery] {
+        var status: StatusAnswer?
+        if request == .power || request == .settings, let requests {
+            do throws(ClientError) {
+                (status, _) = try requests.request(Request(id: .string("awtrix"), operation: .status), as: StatusAnswer.self)
+            } catch {
+                if case .daemon = error { logger.error("nookd's status cannot be read: \(error)") } else { nookdLost("\(error)") }
+            }
+        }
+        do throws(ProtocolError) {
+            switch try AWTRIXDevice.outcome(request, body: message.payload, status: status) {
+            case .done:
+                logger.info("\(message.topic): done (the board is as asked)")
+            case .notDone(let lines):
+                report(Rejection(topic: message.topic, code: "notDone", field: nil, "not done: " + lines.joined(separator: "; ")), payload: message.payload)
+            }
+        } catch {
+            report(Rejection(topic: message.topic, error), payload: message.payload)
+        }
+        return []
+    }
+
+    /// AWTRIX's `stats` when they changed (the app on the glass, the brightness, presence:
+    /// what nookd announces), `stats/loop` when the apps did, and `stats/effects` and
+    /// `stats/transitions` once a session, as a clock publishes them at connect. A clock also
+    /// publishes its stats every 10 s; the bridge wakes for none of its own (it follows
+    /// nookd's events, and `mqtt.state_poll_ms` where set), so it retains them instead: a
+    /// client that subscribes later has the last ones at once.
+    func publishAWTRIXStats(_ status: StatusAnswer) {
+        var due: [(String, JSONValue)] = []
+        let stats = AWTRIXDevice.stats(status: status, host: .read())
+        if AWTRIXDevice.changes(in: stats) != publishedAWTRIX["stats"] {
+            due.append(("AWTRIX/stats", stats))
+            publishedAWTRIX["stats"] = AWTRIXDevice.changes(in: stats)
+        }
+        if publishedAWTRIX["effects"] == nil {
+            due.append(("AWTRIX/stats/effects", .array(AWTRIXDevice.effects.map(JSONValue.string))))
+            due.append(("AWTRIX/stats/transitions", .array(AWTRIXDevice.transitions.map(JSONValue.string))))
+            publishedAWTRIX["effects"] = .bool(true)
+        }
+        let apps = status.apps.map { JSONValue.array([.number(Double($0.count)), $0.showing.map(JSONValue.string) ?? .null]) } ?? .null
+        if apps != publishedAWTRIX["apps"], let requests {
+            do throws(ClientError) {
+                let (list, _) = try requests.request(Request(id: .string("awtrix-loop"), operation: .appList), as: AppListAnswer.self)
+                due.append(("AWTRIX/stats/loop", .object(list.apps.enumerated().map { ($1.app.name, .number(Double($0))) })))
+                publishedAWTRIX["apps"] = apps
+            } catch {
+                logger.warning("nookd's app list cannot be read for AWTRIX's stats/loop: \(error)")
+            }
+        }
+        for (pattern, value) in due {
+            let topic = topics.awtrixPrefix + pattern.dropFirst("AWTRIX".count)
+            do throws(MQTTError) {
+                try connection.publish(topic, value.serializedBytes, qos: 0, retain: true)
+            } catch {
+                logger.error("cannot publish \(topic): \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import NookActivities
+
+/// AWTRIX 3's device requests (M1), the routes and topics beyond its apps and notifications:
+/// what the clock answers and what Nook does for each, shared by nook-http and nook-mqtt so
+/// both say the same. A request Nook carries out, or whose asked state already holds, is
+/// AWTRIX's `OK`; one Nook does not carry out says so and what Nook does instead, never a 404
+/// or a silent drop.
+public enum AWTRIXDevice {
+    /// The requests that change the device, by their last path segment or topic level.
+    public enum Request: String, Sendable, CaseIterable {
+        case power, sleep, sound, rtttl, moodlight, indicator1, indicator2, indicator3, settings
+        case reboot, doupdate, erase, resetSettings, sendscreen
+
+        /// What an answer calls it: the screen, whether asked for over HTTP or MQTT.
+        public var label: String { self == .sendscreen ? "screen" : rawValue }
+    }
+
+    public enum Outcome: Sendable, Equatable {
+        /// The board is as asked: AWTRIX's `OK`.
+        case done
+        /// Nothing was done; each line names what was asked and what Nook does instead.
+        case notDone([String])
+    }
+
+    /// AWTRIX's effects Nook draws behind an app: none (an app's `effect` is named as ignored).
+    public static let effects: [String] = []
+    /// AWTRIX's transitions Nook makes between apps: it slides.
+    public static let transitions = ["Slide"]
+    /// What `stats` and `settings` give as the firmware's version.
+    public static let version = "nook-1.0"
+
+    /// Why a request is not carried out, and what Nook does instead.
+    static func instead(_ request: Request) -> String {
+        switch request {
+        case .power: "Nook has no display-off operation, so the glass stays on: its brightness follows nook.toml's [brightness] "
+            + "table and the room (the display goes off while nobody is there, [presence]); quiet hours (PUT /api/v1/quiet, "
+            + "nookctl quiet on) hold cards back"
+        case .sleep: "a Nook board does not sleep: the glass stays on (see power)"
+        case .sound, .rtttl: "the board plays no sound yet: nothing was played"
+        case .moodlight: "Nook draws no mood light: the glass goes on showing its cards, apps and home content"
+        case .indicator1, .indicator2, .indicator3: "Nook draws no indicators yet: nothing was drawn (a card or a custom app says it instead)"
+        case .settings: "Nook's settings are nook.toml's"
+        case .reboot: "a Nook board is not rebooted over the API: an admin restarts nookd with systemctl restart nookd"
+        case .doupdate: "a Nook board is not updated over the API: its Debian packages are (apt upgrade)"
+        case .erase: "a Nook board is not erased over the API: its settings are /etc/nook/nook.toml"
+        case .resetSettings: "a Nook board's settings are not reset over the API: they are /etc/nook/nook.toml"
+        case .sendscreen: "Nook sends no 32x8 screen: the glass is a PNG at GET /api/v1/frame and in the live view (/live)"
+        }
+    }
+
+    /// What `request` with `body` does on a board whose status is `status` (nil when nookd's
+    /// status cannot be read), or the field that cannot be read.
+    public static func outcome(_ request: Request, body: [UInt8], status: StatusAnswer?) throws(ProtocolError) -> Outcome {
+        let given = body.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 } ? nil : body
+        switch request {
+        case .power:
+            // AWTRIX takes {"power": b}, and `true`, `1` or anything else as plain text.
+            guard let given else { return .notDone(["power: is required, {\"power\": true} or {\"power\": false}"]) }
+            let on: Bool
+            if let value = try? JSONValue.parse(given), case .object = value {
+                guard let asked = value["power"] else { return .done }
+                on = try flag(asked, field: "power")
+            } else {
+                let text = String(decoding: given, as: UTF8.self).trimmingWhitespace
+                on = text == "true" || text == "1"
+            }
+            return on && matrixOn(status) ? .done : .notDone(["power: \(on ? "the glass is off while nobody is in the room ([presence])" : instead(.power))"])
+        case .indicator1, .indicator2, .indicator3, .moodlight:
+            // An empty body, black or "0" turns it off: it is off on a Nook board already.
+            guard let given else { return .done }
+            let (value, _) = try AWTRIXFields.parse(given, kind: "an \(request.rawValue) is a JSON object")
+            guard case .object(let members) = value else {
+                throw ProtocolError(.wrongType, field: "body", "must be a JSON object, got \(value.typeName)")
+            }
+            if members.isEmpty { return .done }
+            if request != .moodlight, let color = value["color"], try AWTRIXFields.color(color, field: "color") == 0 { return .done }
+            return .notDone(["\(request.label): \(instead(request))"])
+        case .settings:
+            return try AWTRIXSettings.outcome(given ?? [], status: status)
+        case .sleep, .sound, .rtttl, .reboot, .doupdate, .erase, .resetSettings, .sendscreen:
+            return .notDone(["\(request.label): \(instead(request))"])
+        }
+    }
+
+    static func flag(_ value: JSONValue, field: String) throws(ProtocolError) -> Bool {
+        switch value {
+        case .bool(let flag): return flag
+        case .number(let number): return number != 0
+        case .string(let text): return text == "true" || text == "1"
+        default: throw ProtocolError(.wrongType, field: field, "must be true or false, got \(value.typeName)")
+        }
+    }
+
+    /// The display is lit: not off for want of anyone in the room.
+    static func matrixOn(_ status: StatusAnswer?) -> Bool { status?.presence?.state != "away" }
+
+    /// The brightness on AWTRIX's scale, 0–255.
+    static func brightness(_ status: StatusAnswer?) -> Int {
+        guard let brightness = status?.brightness, brightness.maximum > 0 else { return 255 }
+        return min(255, max(0, brightness.level * 255 / brightness.maximum))
+    }
+
+    /// What AWTRIX calls the app on the glass: the app's name, `Notification` for a card,
+    /// `Time` for the clock, else the home content's name.
+    static func app(_ status: StatusAnswer?) -> String {
+        guard let status else { return "" }
+        if let showing = status.apps?.showing { return showing }
+        if status.modules.contains(where: { $0.current != nil }) { return "Notification" }
+        return status.home == "clock" ? "Time" : status.home
+    }
+
+    /// AWTRIX's `stats`: what Nook knows from nookd's status and the host, and for what a Nook
+    /// board has no sensor of (battery, temperature, humidity, Wi-Fi) a neutral value the
+    /// docs name (docs/awtrix-device.md).
+    public static func stats(status: StatusAnswer?, host: AWTRIXHost) -> JSONValue {
+        func number(_ value: Int) -> JSONValue { .number(Double(value)) }
+        return .object([
+            ("bat", number(100)), ("bat_raw", number(0)), ("type", number(0)),
+            ("lux", number(Int((status?.brightness?.lux ?? 0).rounded()))), ("ldr_raw", number(0)),
+            ("ram", number(host.availableMemory)), ("bri", number(brightness(status))),
+            ("temp", number(0)), ("hum", number(0)), ("uptime", number(host.uptime)), ("wifi_signal", number(0)),
+            ("messages", number(0)), ("version", .string(version)),
+            ("indicator1", .bool(false)), ("indicator2", .bool(false)), ("indicator3", .bool(false)),
+            ("app", .string(app(status))), ("uid", .string(host.name)), ("matrix", .bool(matrixOn(status))),
+            ("ip_address", .string(host.address)),
+        ])
+    }
+
+    /// `stats` without what changes by itself (the uptime, the free memory): two alike say
+    /// nothing changed on the board.
+    public static func changes(in stats: JSONValue) -> JSONValue {
+        guard case .object(let members) = stats else { return stats }
+        return .object(members.filter { $0.0 != "uptime" && $0.0 != "ram" })
+    }
+}

@@ -1,0 +1,73 @@
+import NookActivities
+
+/// AWTRIX's `settings` (M1): read, AWTRIX's keys with Nook's values; written, a key whose
+/// asked value is already Nook's holds, and every other is named with what Nook does instead.
+/// Nook's look and rotation come from nook.toml, which nookd reads at start and at a reload,
+/// not from a request: nothing here changes the board.
+public enum AWTRIXSettings {
+    /// Why a key is not set over the API, by the group it belongs to.
+    static func instead(_ key: String) -> String {
+        switch key {
+        case "BRI", "ABRI": "Nook's brightness follows nook.toml's [brightness] table and, with a light sensor, the room"
+        case "ATIME", "ATRANS": "the apps take turns as nook.toml's [apps] table says (nookctl app-next turns them)"
+        case "TEFF", "TSPEED": "Nook slides between apps, as its theme times it"
+        case "MATP": AWTRIXDevice.instead(.power)
+        case "VOL", "SOUND": AWTRIXDevice.instead(.sound)
+        case "TIM", "DAT", "HUM", "TEMP", "BAT": "Nook has none of AWTRIX's built-in apps: its home content is set by nookctl home"
+        case "BLOCKN": "Nook's inputs are nook.toml's [inputs]"
+        default: "Nook's look is its theme's (nook.toml's [display] theme), not AWTRIX's"
+        }
+    }
+
+    /// Every key AWTRIX answers, with the value a Nook board gives; the first ones are Nook's
+    /// own, the rest AWTRIX's defaults, named as such in docs/awtrix-device.md.
+    public static func current(_ status: StatusAnswer?) -> JSONValue {
+        func number(_ value: Int) -> JSONValue { .number(Double(value)) }
+        let white = number(0xFF_FFFF)
+        return .object([
+            ("MATP", .bool(AWTRIXDevice.matrixOn(status))), ("ABRI", .bool(status?.brightness?.lux != nil)),
+            ("BRI", number(AWTRIXDevice.brightness(status))), ("ATRANS", .bool(true)), ("TEFF", number(1)),
+            ("TCOL", white), ("TSPEED", number(500)), ("ATIME", number(7)), ("TMODE", number(1)),
+            ("CHCOL", number(0xFF_0000)), ("CTCOL", number(0)), ("CBCOL", white),
+            ("TFORMAT", .string("%H:%M")), ("DFORMAT", .string("%d.%m.%y")), ("SOM", .bool(true)), ("CEL", .bool(true)),
+            ("BLOCKN", .bool(false)), ("MAT", number(0)), ("SOUND", .bool(false)), ("GAMMA", number(0)),
+            ("UPPERCASE", .bool(false)), ("CCORRECTION", .string("#FFFFFF")), ("CTEMP", .string("#FFFFFF")),
+            ("WD", .bool(false)), ("WDCA", white), ("WDCI", number(0x66_6666)),
+            ("TIME_COL", number(0)), ("DATE_COL", number(0)), ("HUM_COL", number(0)), ("TEMP_COL", number(0)), ("BAT_COL", number(0)),
+            ("SSPEED", number(100)), ("TIM", .bool(false)), ("DAT", .bool(false)), ("HUM", .bool(false)), ("TEMP", .bool(false)),
+            ("BAT", .bool(false)), ("VOL", number(0)), ("OVERLAY", .string("clear")),
+        ])
+    }
+
+    /// The keys whose value above is the board's own, so that asking for it holds.
+    static let known: Set<String> = ["MATP", "ABRI", "BRI", "ATRANS", "TEFF"]
+
+    /// A written `settings` body: done when every key asked already holds on the board.
+    static func outcome(_ body: [UInt8], status: StatusAnswer?) throws(ProtocolError) -> AWTRIXDevice.Outcome {
+        guard !body.isEmpty else { return .done }
+        let (value, _) = try AWTRIXFields.parse(body, kind: "settings are a JSON object")
+        guard case .object(let members) = value else {
+            throw ProtocolError(.wrongType, field: "body", "settings must be a JSON object, got \(value.typeName)")
+        }
+        guard case .object(let board) = current(status) else { return .done }
+        var lines: [String] = []
+        for (key, asked) in members {
+            guard let held = board.first(where: { $0.0 == key })?.1 else {
+                lines.append("\(AWTRIXApp.shown(key)): is not one of AWTRIX's settings")
+                continue
+            }
+            if known.contains(key), try same(asked, held, key: key) { continue }
+            lines.append("\(key): not changed; \(instead(key))")
+        }
+        return lines.isEmpty ? .done : .notDone(lines)
+    }
+
+    /// Whether the asked value is the board's, read as AWTRIX reads it (numbers as strings).
+    static func same(_ asked: JSONValue, _ held: JSONValue, key: String) throws(ProtocolError) -> Bool {
+        switch held {
+        case .bool(let flag): return try AWTRIXDevice.flag(asked, field: key) == flag
+        case .number(let number): return try AWTRIXFields.number(asked, field: key) == number
+        default: return asked == held
+        }
+    }
+}

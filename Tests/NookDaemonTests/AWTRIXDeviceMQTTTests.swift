@@ -1,0 +1,83 @@
+import Foundation
+import NookActivities
+import NookProtocol
+import NookTestSupport
+import NookTestTraits
+import Testing
+
+/// M1 over MQTT: AWTRIX 3's device topics, with the payloads of AWTRIX's API document, through
+/// Debian's mosquitto, nook-mqtt and nookd on the mock display. Each either acts (said in the
+/// bridge's log) or is said, in the log and on the error topic, with what Nook does instead.
+@Suite("M1 AWTRIX's device topics over MQTT", .serialized, .ownThreads, .enabled(if: MQTTTools.available, MQTTTools.skipReason))
+struct AWTRIXDeviceMQTTTests {
+    /// Every device topic of AWTRIX's API document, with its document's payload, and whether a
+    /// Nook board is then as asked.
+    static let sends: [(topic: String, payload: String, done: Bool)] = [
+        ("power", #"{"power": true}"#, true),
+        ("power", #"{"power": false}"#, false),
+        ("sleep", #"{"sleep": 5}"#, false),
+        ("sound", #"{"sound": "alarm"}"#, false),
+        ("rtttl", "two short:d=4,o=5,b=100:16e6,16e6", false),
+        ("moodlight", #"{"brightness": 170, "kelvin": 2300}"#, false),
+        ("moodlight", "", true),
+        ("indicator1", #"{"color": [255, 0, 0]}"#, false),
+        ("indicator2", #"{"color": "0"}"#, true),
+        ("indicator3", ##"{"color": "#32a852", "blink": 500}"##, false),
+        ("settings", #"{"TEFF": 1}"#, true),
+        ("settings", #"{"BRI": 100, "ATIME": 10}"#, false),
+        ("reboot", "", false),
+        ("doupdate", "", false),
+        ("sendscreen", "", false),
+    ]
+
+    @Test func m1_everyDeviceTopicActsOrIsSaidInTheLogAndOnTheErrorTopic() throws {
+        let setup = try AWTRIXMQTTTests.Setup()
+        let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])
+        for send in Self.sends {
+            try setup.broker.publish("nook/b1/\(send.topic)", bytes: Array(send.payload.utf8))
+        }
+        let notDone = Self.sends.filter { !$0.done }
+        try eventually("a notDone for each request not carried out") {
+            errors.json("nook/b1/error").filter { $0["code"]?.text == "notDone" }.count == notDone.count
+        }
+        let said = errors.json("nook/b1/error").filter { $0["code"]?.text == "notDone" }
+        for send in notDone {
+            #expect(said.contains { $0["topic"]?.text == "nook/b1/\(send.topic)" && $0["payload"]?.text == send.payload }, "\(send) in \(said)")
+        }
+        func message(_ topic: String) -> String {
+            said.compactMap { $0["topic"]?.text == "nook/b1/\(topic)" ? $0["message"]?.text : nil }.joined(separator: "\n")
+        }
+        #expect(message("power").contains("no display-off operation"), "\(message("power"))")
+        #expect(message("sound").contains("plays no sound yet") && message("rtttl").contains("plays no sound yet"))
+        #expect(message("reboot").contains("not rebooted over the API") && message("doupdate").contains("not updated over the API"))
+        #expect(message("settings").contains("BRI: not changed") && message("settings").contains("ATIME: not changed"), "\(message("settings"))")
+        #expect(message("sendscreen").contains("/api/v1/frame"))
+        // What holds is said in the log; what does not, too.
+        try eventually("the log") {
+            setup.bridge.log.contains("nook/b1/power: done (the board is as asked)")
+                && setup.bridge.log.contains("nook/b1/indicator2: done (the board is as asked)")
+                && setup.bridge.log.contains("refused a message: nook/b1/sleep: not done: sleep: a Nook board does not sleep")
+        }
+        #expect(try setup.daemon.activities().allSatisfy { $0.current == nil && $0.pending.isEmpty }, "nothing reached the glass")
+    }
+
+    /// AWTRIX's stats topics, as a clock publishes them: the stats the `awtrix3` integration
+    /// and the blueprints read, the effects and transitions, and the loop when the apps change.
+    @Test func m1_theStatsEffectsTransitionsAndLoopArePublished() throws {
+        let setup = try AWTRIXMQTTTests.Setup()
+        let stats = try Subscriber(broker: setup.broker, topics: ["nook/b1/stats", "nook/b1/stats/effects", "nook/b1/stats/transitions", "nook/b1/stats/loop"])
+        try eventually("the stats") { !stats.json("nook/b1/stats").isEmpty && !stats.json("nook/b1/stats/transitions").isEmpty }
+        let first = try #require(stats.json("nook/b1/stats").first)
+        for key in ["bat", "bat_raw", "type", "lux", "ldr_raw", "ram", "bri", "temp", "hum", "uptime", "wifi_signal", "messages"] {
+            #expect(first[key]?.numberValue != nil, "\(key) in \(first)")
+        }
+        for key in ["version", "app", "uid", "ip_address"] { #expect(first[key]?.text != nil, "\(key) in \(first)") }
+        for key in ["indicator1", "indicator2", "indicator3", "matrix"] { #expect(first[key].map { if case .bool = $0 { true } else { false } } == true) }
+        #expect(stats.json("nook/b1/stats/effects") == [.array([])] && stats.json("nook/b1/stats/transitions") == [.array([.string("Slide")])])
+        // An app set and shown changes the stats' `app` and the loop.
+        try setup.broker.publish("nook/b1/custom/weather", #"{"text": "21 °C", "duration": 600}"#)
+        try eventually("the loop with weather") { stats.json("nook/b1/stats/loop").contains(.object([("weather", .number(0))])) }
+        try setup.broker.publish("nook/b1/switch", #"{"name": "weather"}"#)
+        try eventually("weather on the glass, in the stats") { stats.json("nook/b1/stats").contains { $0["app"]?.text == "weather" } }
+    }
+}
