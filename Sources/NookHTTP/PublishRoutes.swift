@@ -45,8 +45,9 @@ public struct PublishSettings: Sendable, Equatable {
         return .success(topics)
     }
 
-    /// First path segments nook-http answers itself.
-    public static let reservedTopics: Set<String> = ["api", "message", "page", "healthz"]
+    /// First path segments nook-http answers itself, and `v1`, ntfy's API (`/v1/account` is a
+    /// route here: `/v1/webpush` published a card to a topic `v1`), which ntfy refuses as a topic.
+    public static let reservedTopics: Set<String> = ["api", "message", "page", "healthz", "v1"]
 
     /// The module for `topic`, or a 404 naming it. `path`: the request's path when the topic
     /// came from it (a reserved first segment is then a path nothing is served at).

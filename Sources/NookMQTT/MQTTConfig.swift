@@ -149,11 +149,26 @@ public struct MQTTConfig: Sendable, Equatable {
         } else if certFile != nil || keyFile != nil {
             throw reader.error(certFile != nil ? Keys.certFile.key : Keys.keyFile.key, "needs \(Keys.caFile.key) (TLS is on when a CA file is set)")
         }
+        try Self.checkOwnTopicsAreNotTaken(Topics(prefix: prefix, device: device, awtrixPrefix: awtrixPrefix), reader: reader,
+                                           key: awtrixPrefix == nil ? Keys.device.key : Keys.awtrixPrefix.key)
         discovery = try Keys.discovery.read(reader) ?? discovery
         discoveryPrefix = try Keys.discoveryPrefix.read(reader) ?? discoveryPrefix
         try Self.checkTopicLevels(discoveryPrefix, key: Keys.discoveryPrefix.key, reader: reader, allowSlash: true)
         if let name = try Keys.identity.read(reader), let known = Discovery.Identity(rawValue: name) { identity = known }
         try reader.rejectUnknownKeys(known: Self.tables)
+    }
+
+    /// No topic the bridge publishes to may be one it takes: with `awtrix_prefix = "nook"` and
+    /// `device = "custom"`, `nook/custom/error` is an AWTRIX app's topic, and each error the
+    /// bridge published came back as an app it refused, without end.
+    private static func checkOwnTopicsAreNotTaken(_ topics: Topics, reader: ConfigReader, key: String) throws(ConfigError) {
+        for row in MQTTTopicTable.rows where row.direction == .outbound {
+            let topic = row.topic(prefix: topics.prefix, device: topics.device, awtrixPrefix: topics.awtrixPrefix)
+            if let taken = topics.route(topic)?.row {
+                throw reader.error(key, "makes \(topic), a topic the bridge publishes to, also one it takes (\(taken.pattern)): "
+                                   + "it would read its own messages back; pick another mqtt.device or mqtt.awtrix_prefix")
+            }
+        }
     }
 
     /// Topic levels must not hold the wildcards `+` and `#`, and a device name is one level.

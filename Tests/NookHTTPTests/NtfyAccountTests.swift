@@ -92,6 +92,21 @@ import Testing
         Self.expectNtfyError(garage, status: 404, code: 40401, saying: "the topic 'garage' is not one this board takes")
     }
 
+    /// `v1` is ntfy's API, not a topic (ntfy refuses it as one): `/v1/webpush` published a card
+    /// to a topic `v1`, and `/v1/auth` said a client might use it.
+    @Test(.enabled(if: Senders.curl != nil, "needs curl"))
+    func m5_v1IsNtfysOwnPathAndNoTopic() throws {
+        let (bench, tokens, folder) = try Self.bench()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let phone = ["-H", "Authorization: Bearer \(tokens["phone"]!)"]
+        for path in ["/v1/webpush", "/v1/health", "/v1"] {
+            Self.expectNtfyError(try Self.ask(phone + ["-d", "{}", bench.baseURL + path]), status: 404, code: 40401, saying: "own paths")
+        }
+        Self.expectNtfyError(try Self.ask(phone + [bench.baseURL + "/v1/auth"]), status: 404, code: 40401, saying: "own paths")
+        let account = try Self.ask(phone + [bench.baseURL + "/v1/account"])
+        #expect(account.status == 200, "\(account.json)")
+    }
+
     @Test(.enabled(if: Senders.curl != nil, "needs curl"))
     func m5_subscriptionsAreRefusedInNtfysWordsNeverA404() throws {
         let (bench, tokens, folder) = try Self.bench()

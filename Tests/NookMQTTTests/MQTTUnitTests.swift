@@ -130,6 +130,8 @@ struct MQTTConfigTests {
             ("[mqtt]\nprotocol = \"3\"\n", "mqtt.protocol"),
             ("[mqtt]\nstate_poll_ms = 50\n", "mqtt.state_poll_ms"),
             ("[homeassistant]\nidentity = \"lametric\"\n", "homeassistant.identity"),
+            // The bridge's own error topic would be an AWTRIX app's: it would read back its own messages.
+            ("[mqtt]\nprefix = \"nook\"\ndevice = \"custom\"\nawtrix_prefix = \"nook\"\n", "mqtt.awtrix_prefix"),
         ]
         for (text, key) in cases {
             #expect(throws: ConfigError.self) { try config(text) }
