@@ -55,8 +55,9 @@ final class AppRotation: Sendable {
 
     private struct State {
         var settings: Settings
-        /// ``Settings/shares`` by uid, as the user database said when they were set.
-        var shareOfUID: [UInt32: Int] = [:]
+        /// ``Settings/shares`` by uid, as the user database said when they were set, with the
+        /// name the file gave each (what a refusal names).
+        var shareOfUID: [UInt32: (limit: Int, name: String)] = [:]
         var shelf = NookAppShelf()
         /// Activities live in the modules' queues: the rotation runs only when there are none.
         var live: Set<NookActivityID> = []
@@ -177,10 +178,7 @@ final class AppRotation: Sendable {
     /// The share a caller's apps count against and the setting that sets it: `user`'s own
     /// (`apps.shares.USER`) where one is set, else `apps.per_sender`.
     private static func share(of user: UInt32?, in state: State) -> (limit: Int, key: String)? {
-        if let user, let own = state.shareOfUID[user] {
-            let name = state.settings.shares.first { Service.Apps.uid(of: $0.key) == user }?.key ?? String(user)
-            return (own, Service.Apps.share.named(name).key)
-        }
+        if let user, let own = state.shareOfUID[user] { return (own.limit, Service.Apps.share.named(own.name).key) }
         return (state.settings.perSender, Service.Apps.perSender.key)
     }
 

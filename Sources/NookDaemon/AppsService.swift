@@ -69,17 +69,22 @@ extension Service.Apps: DeclaresSettings {
     /// The uid a name of `[apps.shares]` names: a user of the user database, or a uid as a number.
     static func uid(of name: String) -> UInt32? {
         if let user = getpwnam(name) { return user.pointee.pw_uid }
-        return UInt32(name)
+        // (uid_t)-1 is no one's: setuid(2) and chown(2) take it for "unchanged".
+        return UInt32(name).flatMap { $0 == .max ? nil : $0 }
     }
 
-    /// The shares of `[apps.shares]` by uid; a name that is no user is refused naming its key.
-    static func shareUIDs(_ shares: [String: Int]) throws(DaemonError) -> [UInt32: Int] {
-        var byUID: [UInt32: Int] = [:]
+    /// The shares of `[apps.shares]` by uid, each with the name the file gave it; a name that is
+    /// no user, or a user named twice (by name and by uid), is refused naming the keys.
+    static func shareUIDs(_ shares: [String: Int]) throws(DaemonError) -> [UInt32: (limit: Int, name: String)] {
+        var byUID: [UInt32: (limit: Int, name: String)] = [:]
         for (name, limit) in shares.sorted(by: { $0.key < $1.key }) {
             guard let uid = uid(of: name) else {
                 throw DaemonError("\(share.named(name).key): no user named '\(name)' in the user database (a uid may be given as a number)")
             }
-            byUID[uid] = limit
+            if let other = byUID[uid] {
+                throw DaemonError("\(share.named(name).key): uid \(uid) has a share already, \(share.named(other.name).key); give it one")
+            }
+            byUID[uid] = (limit, name)
         }
         return byUID
     }

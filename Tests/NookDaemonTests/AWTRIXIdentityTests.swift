@@ -84,5 +84,9 @@ struct AWTRIXIdentityTests {
         let uid = try MQTTTools.run([Built.nookd, "--config", scratch.file("uid.toml", "[apps.shares]\n4242 = 4\n"), "--display", "mock",
                                      "--socket", scratch.path + "/nook.sock", "--check"])
         #expect(uid.status == 0, "a uid as a number: \(uid)")
+        // One user twice, by name and by uid: which share would hold is not for nookd to guess.
+        let twice = try MQTTTools.run([Built.nookd, "--config", scratch.file("twice.toml", "[apps.shares]\nroot = 3\n0 = 5\n"), "--display", "mock",
+                                       "--socket", scratch.path + "/nook.sock", "--check"])
+        #expect(twice.status == 2 && twice.error.contains("apps.shares.root: uid 0 has a share already, apps.shares.0"), "\(twice)")
     }
 }
