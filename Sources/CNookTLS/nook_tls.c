@@ -40,6 +40,8 @@ nook_tls_context *nook_tls_context_new(const char *certificate, const char *key,
     // passes may have moved (Swift arrays do).
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS);
     SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+    // A client that closes without close_notify (most HTTP clients) has ended, not failed.
+    SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
     if (SSL_CTX_use_certificate_chain_file(ctx, certificate) != 1) {
         fail(error, "SSL_CTX_use_certificate_chain_file", certificate);
         SSL_CTX_free(ctx);
