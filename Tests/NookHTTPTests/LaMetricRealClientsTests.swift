@@ -73,5 +73,9 @@ import Testing
                                         transcript: run.transcript)
         let message = try #require(try Self.cards(lametric, ["HA message"])["HA message"])
         #expect(message.priority == .high && message.systemImage == "exclamationmark.triangle" && message.dwell == .milliseconds(4800), "\(message)")
+        // The settings Home Assistant changed that the board leaves as they are were said.
+        for said in ["LaMetric display: brightness 40 is not set", "LaMetric audio: volume 30 is not set"] {
+            #expect(lametric.bench.service.logText.contains(said), "\(said)")
+        }
     }
 }

@@ -101,7 +101,7 @@ enum DocumentationRules {
         let ranges: [(String, Int)] = [("Q", 18), ("R", 6), ("D", 4), ("I", 4), ("C", 4), ("N", 3), ("J", 2), ("U", 5),
                                        ("E", 8), ("L", 5), ("Z", 4), ("W", 1), ("H", 4), ("V", 2), ("T", 3), ("P", 9), ("A", 6)]
         // Section M's rules as the contract gains them, one by one.
-        let hub = ["M5", "M6"]
+        let hub = ["M4", "M5", "M6"]
         return Set(ranges.flatMap { letter, count in (1...count).map { "\(letter)\($0)" } } + hub)
     }()
 

@@ -91,10 +91,11 @@ def with_home_assistant(host, key, native, config):
 
         brightness = wait_for(lambda: entity("number.", "_brightness"))
         check(brightness is not None, f"the brightness entity: {brightness}")
-        check(entity("number.", "_volume") is None, "no volume entity: the board has no sound output")
+        volume = entity("number.", "_volume")
+        check(volume is not None, f"the volume entity: {volume}")
         next_app, previous_app = entity("button.", "_next_app"), entity("button.", "_previous_app")
         check(next_app and previous_app, f"the app buttons: {next_app} {previous_app}")
-        status, devices = http("POST", base + "/api/template", {"template": "{{ device_id('%s') }}" % brightness}, access)
+        status, devices = http("POST", base + "/api/template", {"template": "{{ device_id('%s') | tojson }}" % brightness}, access)
         device_id = devices if isinstance(devices, str) else None
         check(status == 200 and device_id, f"the device: {device_id}")
         status, _ = http("POST", base + "/api/services/lametric/message",
@@ -103,14 +104,14 @@ def with_home_assistant(host, key, native, config):
         check(status == 200, f"lametric.message: {status}")
         status, _ = http("POST", base + "/api/services/lametric/chart", {"device_id": device_id, "data": [4, 8, 15, 16, 23, 42]}, access)
         check(status == 200, f"lametric.chart: {status}")
-        status, services = http("GET", base + "/api/services", None, access)
-        notify = next((name for domain in services if domain["domain"] == "notify" for name in domain["services"]
-                       if name not in ("send_message", "persistent_notification")), None)
-        check(notify is not None, f"the notify service: notify.{notify}")
+        # The legacy notify service is named after the entry, as the entities are.
+        notify = brightness.split(".", 1)[1].removesuffix("_brightness")
         status, _ = http("POST", base + f"/api/services/notify/{notify}", {"message": "HA notify"}, access)
         check(status == 200, f"notify.{notify}: {status}")
         status, _ = http("POST", base + "/api/services/number/set_value", {"entity_id": brightness, "value": 40}, access)
         check(status == 200, f"number.set_value brightness 40: {status}")
+        status, _ = http("POST", base + "/api/services/number/set_value", {"entity_id": volume, "value": 30}, access)
+        check(status == 200, f"number.set_value volume 30: {status}")
         first = wait_for(lambda: showing(native))
         status, _ = http("POST", base + "/api/services/button/press", {"entity_id": next_app}, access)
         after_next = wait_for(lambda: showing(native) not in (None, first) and showing(native))
