@@ -85,6 +85,24 @@ struct LaMetricBench {
         #expect(lametric.bench.service.waitForLog("TLS: 'SSL_read_ex' failed"), "\(lametric.bench.service.logText.suffix(2000))")
     }
 
+    /// A body and an answer of several TLS records each (at most 16 KiB a record): what OpenSSL has
+    /// read past one record, which no poll announces, is read too, and a long answer is written
+    /// whole across the socket's turns.
+    @Test(.enabled(if: ready, "needs curl and openssl"))
+    func m4_aBodyAndAnAnswerOfSeveralTLSRecordsCrossTheListenerWhole() throws {
+        let lametric = try LaMetricBench(listen: "127.0.0.1:0")
+        defer { lametric.remove() }
+        let body = lametric.folder + "/body"
+        try String(repeating: "0123456789abcdef", count: 3900).write(toFile: body, atomically: true, encoding: .utf8)
+        let posted = try lametric.curl(["--data-binary", "@" + body, "https://\(lametric.tlsAddress)/tls-topic"])
+        #expect(posted.output.hasSuffix("\n200") && posted.output.contains(#""event":"message""#), "\(posted.output.prefix(400)) \(posted.error)")
+        let png = lametric.folder + "/screen.png"
+        let fetched = try lametric.curl(["-D", "-", "-o", png, "https://\(lametric.tlsAddress)/api/v1/screen.png"])
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: png)))
+        #expect(fetched.status == 0 && fetched.output.lowercased().contains("content-length: \(bytes.count)\r\n"), "\(fetched.output) \(fetched.error)")
+        #expect(bytes.count > 16384 && bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]), "\(bytes.count) bytes")
+    }
+
     @Test(.enabled(if: ready, "needs curl and openssl"))
     func m4_aWrongKeyIsAnswered401InLaMetricsErrorBody() throws {
         let lametric = try LaMetricBench(listen: "127.0.0.1:0")
