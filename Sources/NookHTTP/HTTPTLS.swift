@@ -19,9 +19,11 @@ public final class HTTPTLSContext {
     ///   - certificate, key: PEM files.
     ///   - settings: the keys that named them, for the error (`lametric.certificate`, `lametric.key`).
     public init(certificate: String, key: String, settings: (certificate: String, key: String)) throws(HTTPTLSError) {
-        for (path, setting) in [(certificate, settings.certificate), (key, settings.key)] where access(path, R_OK) != 0 {
-            let error = Errno.current
-            throw HTTPTLSError(description: "\(setting) = \"\(path)\": cannot read it: \(error)"
+        for (path, setting) in [(certificate, settings.certificate), (key, settings.key)] {
+            // Opened once here so that the error is the file's own (OpenSSL's names no errno).
+            let opened: SystemCallError
+            do { _ = try FileDescriptor.open(path, O_RDONLY | O_CLOEXEC); continue } catch { opened = error }
+            throw HTTPTLSError(description: "\(setting) = \"\(path)\" cannot be read: 'open' failed: \(opened.errno)"
                 + (setting == settings.certificate ? "; make one with the openssl command in nook-http(8)" : ""))
         }
         var error = nook_tls_error()

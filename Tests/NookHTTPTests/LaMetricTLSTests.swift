@@ -96,11 +96,12 @@ struct LaMetricBench {
         try String(repeating: "0123456789abcdef", count: 3900).write(toFile: body, atomically: true, encoding: .utf8)
         let posted = try lametric.curl(["--data-binary", "@" + body, "https://\(lametric.tlsAddress)/tls-topic"])
         #expect(posted.output.hasSuffix("\n200") && posted.output.contains(#""event":"message""#), "\(posted.output.prefix(400)) \(posted.error)")
-        let png = lametric.folder + "/screen.png"
-        let fetched = try lametric.curl(["-D", "-", "-o", png, "https://\(lametric.tlsAddress)/api/v1/screen.png"])
-        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: png)))
-        #expect(fetched.status == 0 && fetched.output.lowercased().contains("content-length: \(bytes.count)\r\n"), "\(fetched.output) \(fetched.error)")
-        #expect(bytes.count > 16384 && bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]), "\(bytes.count) bytes")
+        let file = lametric.folder + "/page.js"
+        let fetched = try lametric.curl(["-o", file, "https://\(lametric.tlsAddress)/page/page.js"])
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
+        let expected = try #require(PageAssets.all.first { $0.path == "/page/page.js" }?.bytes)
+        #expect(fetched.status == 0 && fetched.output.hasSuffix("\n200"), "\(fetched.output) \(fetched.error)")
+        #expect(expected.count > 16384 && bytes == expected, "\(bytes.count) bytes of \(expected.count)")
     }
 
     @Test(.enabled(if: ready, "needs curl and openssl"))
@@ -125,7 +126,7 @@ struct LaMetricBench {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let cases = [
-            ("certificate = \"\(folder)/missing.crt\"", "lametric.certificate = \"\(folder)/missing.crt\": cannot read it: (2) No such file or directory"),
+            ("certificate = \"\(folder)/missing.crt\"", "lametric.certificate = \"\(folder)/missing.crt\" cannot be read: 'open' failed: (2) No such file or directory"),
             ("certificate = \"\(folder)/http.toml\"\nkey = \"\(folder)/http.toml\"", "'SSL_CTX_use_certificate_chain_file' failed for \(folder)/http.toml"),
         ]
         for (lines, said) in cases {

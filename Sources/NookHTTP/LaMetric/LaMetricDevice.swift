@@ -18,8 +18,7 @@ struct LaMetricDevice {
     /// The board's name (`lametric.name`, else the host name), its machine id as the serial,
     /// its first network interface's hardware address.
     static func ofThisBoard(name: String?) -> LaMetricDevice {
-        var host = [CChar](repeating: 0, count: 256)
-        let hostName = gethostname(&host, host.count) == 0 ? String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "nook"
+        let hostName = (try? System.hostName()) ?? "nook"
         let machine = firstLine("/etc/machine-id").filter(\.isHexDigit)
         let serial = machine.isEmpty ? hostName : String(machine.prefix(16)).uppercased()
         let interfaces = ((try? directoryEntries("/sys/class/net")) ?? []).filter { $0 != "lo" }.sorted()

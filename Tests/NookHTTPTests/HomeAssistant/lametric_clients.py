@@ -26,7 +26,8 @@ async def with_demetriek(host, key, native):
     from demetriek import (Chart, Goal, GoalData, LaMetricAuthenticationError, LaMetricDevice, Model, Notification,
                            NotificationIconType, NotificationPriority, NotificationSound, Simple, Sound)
 
-    async with LaMetricDevice(host=host, api_key=key) as lametric:
+    # demetriek's own bound is 8 s a request: a loaded test machine is slow, not broken.
+    async with LaMetricDevice(host=host, api_key=key, request_timeout=120) as lametric:
         device = await lametric.device()
         check(device.model == "LM 37X8" and device.serial_number and str(device.wifi.ip) == host,
               f"device: {device.name} {device.model} {device.serial_number} {device.wifi.ip}")
@@ -64,7 +65,7 @@ async def with_demetriek(host, key, native):
         back = wait_for(lambda: showing(native) == first and first)
         check(after_next and back, f"apps: {first} -> next {after_next} -> previous {showing(native)}")
         try:
-            await LaMetricDevice(host=host, api_key="nook_notAToken", session=lametric.session).device()
+            await LaMetricDevice(host=host, api_key="nook_notAToken", request_timeout=120, session=lametric.session).device()
             check(False, "a wrong key is refused")
         except LaMetricAuthenticationError as e:
             check(True, f"a wrong key: {e}")
