@@ -129,8 +129,12 @@ let package = Package(
         ]),
         // The web (SPEC H1-H4, V1-V2): an HTTP/1.1 server of its own on NookSystem's sockets,
         // a client of nookd's socket like the other bridges.
+        // OpenSSL's libssl (Debian libssl-dev), included only by the shim CNookTLS, whose few
+        // calls (OpenSSL's API is mostly macros) are nook-http's TLS for LaMetric's local API (M4).
+        .systemLibrary(name: "CLibSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .target(name: "CNookTLS", dependencies: ["CLibSSL"]),
         .target(name: "NookHTTP", dependencies: [
-            "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "NookLogging",
+            "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "NookLogging", "CNookTLS",
         ]),
         .executableTarget(name: "nook-http", dependencies: [
             "NookHTTP", "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "NookLogging",

@@ -24,6 +24,8 @@ public struct HTTPConfig: Sendable, Equatable {
     /// `[publish]`: the ntfy topics taken and the modules published and alert cards go to
     /// (docs/publishing.md).
     public var publish = PublishSettings()
+    /// `[lametric]`: LaMetric Time's local API over TLS (M4); off by default.
+    public var lametric = LaMetricSettings()
 
     /// nook-http's keys, each spelled once here: the reader reads them through these, and
     /// nook-http(8) is checked against ``settings``. Read at start only.
@@ -44,20 +46,26 @@ public struct HTTPConfig: Sendable, Equatable {
         static let gotifyModule = Setting<String?>.text("publish.gotify_module", reload: .restart)
         static let awtrixModule = Setting<String?>.text("publish.awtrix_module", reload: .restart)
         static let alertModule = Setting<String?>.text("publish.alert_module", reload: .restart)
+        static let lametricListen = Setting<[String]>.texts("lametric.listen", default: [], reload: .restart, shownDefault: "none (off)")
+        static let lametricCertificate = Setting<String>.text("lametric.certificate", default: LaMetricSettings.defaultCertificate, reload: .restart)
+        static let lametricKey = Setting<String>.text("lametric.key", default: LaMetricSettings.defaultKey, reload: .restart)
+        static let lametricName = Setting<String?>.text("lametric.name", reload: .restart, shownDefault: "the host name")
     }
 
     /// Every key nook-http reads, in the order nook-http(8) lists them.
     public static let settings = [Keys.listen.declaration, Keys.tokens.declaration, Keys.maxBodyBytes.declaration, Keys.maxHeaderBytes.declaration,
                                   Keys.maxConnections.declaration, Keys.idleTimeout.declaration, Keys.headerTimeout.declaration,
                                   Keys.nookdTimeout.declaration, Keys.ratePerSecond.declaration, Keys.rateBurst.declaration, Keys.topics.declaration,
-                                  Keys.gotifyModule.declaration, Keys.awtrixModule.declaration, Keys.alertModule.declaration]
+                                  Keys.gotifyModule.declaration, Keys.awtrixModule.declaration, Keys.alertModule.declaration,
+                                  Keys.lametricListen.declaration, Keys.lametricCertificate.declaration, Keys.lametricKey.declaration,
+                                  Keys.lametricName.declaration]
 
     public init() {}
 
     public init(_ document: ConfigDocument) throws(ConfigError) {
         self.init()
         let reader = ConfigReader(document)
-        if let addresses = try Self.listenAddresses(reader) { listen = addresses }
+        if let addresses = try Self.listenAddresses(reader, Keys.listen) { listen = addresses }
         tokens = try Keys.tokens.read(reader)
         if tokens?.isEmpty == true { throw reader.error(Keys.tokens.key, "must be the path of the token file, got an empty string") }
         maximumBodyBytes = try Keys.maxBodyBytes.read(reader) ?? maximumBodyBytes
@@ -69,6 +77,7 @@ public struct HTTPConfig: Sendable, Equatable {
         rateLimit.perSecond = try Keys.ratePerSecond.read(reader) ?? rateLimit.perSecond
         rateLimit.burst = try Keys.rateBurst.read(reader) ?? rateLimit.burst
         publish = try Self.publishSettings(reader)
+        lametric = try Self.lametricSettings(reader)
         try reader.rejectUnknownKeys(known: Self.tables)
     }
 
@@ -93,21 +102,36 @@ public struct HTTPConfig: Sendable, Equatable {
         return settings
     }
 
-    /// `http.listen`: one address (`"127.0.0.1:8722"`) or an array of them.
-    private static func listenAddresses(_ reader: ConfigReader) throws(ConfigError) -> [HTTPListenAddress]? {
+    /// `lametric.listen` (empty: off), `lametric.certificate`, `lametric.key`, `lametric.name`.
+    private static func lametricSettings(_ reader: ConfigReader) throws(ConfigError) -> LaMetricSettings {
+        var settings = LaMetricSettings()
+        settings.listen = try listenAddresses(reader, Keys.lametricListen, example: "0.0.0.0:4343") ?? []
+        for (setting, path) in [(Keys.lametricCertificate, \LaMetricSettings.certificate), (Keys.lametricKey, \LaMetricSettings.key)] {
+            guard let value = try setting.read(reader) else { continue }
+            guard !value.isEmpty else { throw reader.error(setting.key, "must be the path of a PEM file, got an empty string") }
+            settings[keyPath: path] = value
+        }
+        settings.name = try Keys.lametricName.read(reader)
+        if settings.name?.isEmpty == true { throw reader.error(Keys.lametricName.key, "must be the device's name, got an empty string") }
+        return settings
+    }
+
+    /// `http.listen` or `lametric.listen`: one address (`"127.0.0.1:8722"`) or an array of them.
+    private static func listenAddresses(_ reader: ConfigReader, _ setting: Setting<[String]>,
+                                        example: String = "127.0.0.1:8722") throws(ConfigError) -> [HTTPListenAddress]? {
         let texts: [String]
-        if let many = try? Keys.listen.read(reader) {
+        if let many = try? setting.read(reader) {
             texts = many
-        } else if let one = try reader.string(Keys.listen.key) {
+        } else if let one = try reader.string(setting.key) {
             texts = [one]
         } else {
             return nil
         }
-        guard !texts.isEmpty else { throw reader.error(Keys.listen.key, "must name at least one address, such as \"127.0.0.1:8722\"") }
+        guard !texts.isEmpty else { throw reader.error(setting.key, "must name at least one address, such as \"\(example)\"") }
         var addresses: [HTTPListenAddress] = []
         for text in texts {
             guard let address = HTTPListenAddress(parsing: text) else {
-                throw reader.error(Keys.listen.key, "must be ADDRESS:PORT with an IPv4 or [IPv6] address, such as \"127.0.0.1:8722\" or \"[::1]:8722\", got \"\(text)\"")
+                throw reader.error(setting.key, "must be ADDRESS:PORT with an IPv4 or [IPv6] address, such as \"\(example)\" or \"[::1]:8722\", got \"\(text)\"")
             }
             addresses.append(address)
         }
@@ -130,6 +154,7 @@ public struct HTTPConfig: Sendable, Equatable {
     public var serverOptions: HTTPServer.Options {
         var options = HTTPServer.Options()
         options.listen = listen
+        options.tlsListen = lametric.listen
         options.limits = HTTPParserLimits(headerBytes: maximumHeaderBytes, bodyBytes: maximumBodyBytes)
         options.maximumConnections = maximumConnections
         options.idleTimeout = .seconds(idleTimeoutSeconds)

@@ -13,6 +13,8 @@ final class HTTPConnection {
     /// The peer's address without its port.
     let address: String
     let loopback: Bool
+    /// TLS on this connection (the LaMetric listener's), or nil for plain HTTP.
+    let tls: HTTPTLSSession?
     var parser: HTTPRequestParser
     /// Requests read and not yet wholly written, oldest first.
     var exchanges: [HTTPServerExchange] = []
@@ -46,8 +48,9 @@ final class HTTPConnection {
     var lastWriteProgress: Duration
     weak var server: HTTPServer?
 
-    init(id: Int, socket: FileDescriptor, peer: String, loopback: Bool, limits: HTTPParserLimits, now: Duration, server: HTTPServer) {
-        (self.id, self.socket, self.peer, self.loopback) = (id, socket, peer, loopback)
+    init(id: Int, socket: FileDescriptor, peer: String, loopback: Bool, tls: HTTPTLSSession? = nil, limits: HTTPParserLimits, now: Duration,
+         server: HTTPServer) {
+        (self.id, self.socket, self.peer, self.loopback, self.tls) = (id, socket, peer, loopback, tls)
         address = peer.lastIndex(of: ":").map { String(peer[..<$0]) } ?? peer
         parser = HTTPRequestParser(limits: limits)
         idleSince = now
@@ -105,14 +108,9 @@ final class HTTPConnection {
                 lastWriteProgress = MonotonicClock.now
             }
             guard backlog > 0 else { break }
-            let sending = outgoing.withUnsafeBytes { bytes in
-                Result { () throws(SystemCallError) in
-                    try System.sendIfReady(socket.rawValue, bytes.baseAddress! + sent, outgoing.count - sent, flags: Int32(MSG_NOSIGNAL | MSG_DONTWAIT),
-                                           subject: socket.name)
-                }
-            }
+            let sending = outgoing.withUnsafeBytes { bytes in transmit(bytes.baseAddress! + sent, count: outgoing.count - sent) }
             guard case .success(let ready) = sending else {
-                server?.close(self, reason: nil)
+                if case .failure(let failure) = sending { server?.close(self, reason: failure.why) }
                 return
             }
             guard let count = ready else { break }
@@ -129,4 +127,78 @@ final class HTTPConnection {
             sent = 0
         }
     }
+
+    /// What one read from the client gave: bytes, nothing yet, or the end of what it sends.
+    enum Received {
+        case bytes(Int)
+        case wouldBlock
+        case ended
+        /// The connection failed (a reset, a TLS alert): why, for the log, when it says more than a reset.
+        case failed(String?)
+    }
+
+    /// Reads what the client sent, through TLS on a TLS connection.
+    func receive(into buffer: UnsafeMutableRawBufferPointer) -> Received {
+        if let tls {
+            switch tls.read(into: buffer) {
+            case .bytes(let count): return .bytes(count)
+            case .wouldBlock: return .wouldBlock
+            case .ended: return .ended
+            case .failed(let why): return .failed("TLS: \(why)")
+            }
+        }
+        switch Result(catching: { () throws(SystemCallError) in try socket.readIfReady(into: buffer) }) {
+        case .success(nil): return .wouldBlock
+        case .success(0?): return .ended
+        case .success(let count?): return .bytes(count)
+        case .failure: return .failed(nil)
+        }
+    }
+
+    /// Writes what the socket takes now: the count, nil when it takes nothing yet, or failure
+    /// (with why, for the log, when it says more than a reset).
+    private func transmit(_ bytes: UnsafeRawPointer, count: Int) -> Result<Int?, Failure> {
+        if let tls {
+            switch tls.write(bytes, count: count) {
+            case .bytes(let count): return .success(count)
+            case .wouldBlock: return .success(nil)
+            case .ended: return .failure(Failure(nil))
+            case .failed(let why): return .failure(Failure("TLS: \(why)"))
+            }
+        }
+        do {
+            return .success(try System.sendIfReady(socket.rawValue, bytes, count, flags: Int32(MSG_NOSIGNAL | MSG_DONTWAIT), subject: socket.name))
+        } catch {
+            return .failure(Failure(nil))
+        }
+    }
+
+    struct Failure: Error {
+        let why: String?
+        init(_ why: String?) { self.why = why }
+    }
+
+    /// The poll events the transport needs besides what the server asks for: a TLS read that
+    /// waits for the socket to take bytes, a TLS write that waits for bytes to come.
+    func pollEvents(reading: Bool) -> Int16 {
+        var events: Int16 = 0
+        if reading || tls?.writeWaitsForReadable == true { events |= Int16(POLLIN) }
+        if backlog > 0 || tls?.readWaitsForWritable == true { events |= Int16(POLLOUT) }
+        return events
+    }
+
+    /// What the server acts on for `revents`: a TLS read waiting for the socket to be writable
+    /// reads on POLLOUT, a write waiting for bytes writes on POLLIN, and bytes OpenSSL already
+    /// holds (which no poll announces) are read when the server reads from this connection.
+    func readiness(_ revents: Int16, reading: Bool) -> Int16 {
+        guard let tls else { return revents }
+        var ready = revents
+        if revents & Int16(POLLOUT) != 0, tls.readWaitsForWritable { ready |= Int16(POLLIN) }
+        if revents & Int16(POLLIN) != 0, tls.writeWaitsForReadable { ready |= Int16(POLLOUT) }
+        if reading, tls.holdsBytes { ready |= Int16(POLLIN) }
+        return ready
+    }
+
+    /// TLS bytes are waiting in OpenSSL for a read the server wants: the poll must not wait.
+    func holdsUnreadBytes(reading: Bool) -> Bool { reading && tls?.holdsBytes == true }
 }

@@ -20,6 +20,8 @@ extension HTTPRouteTable {
         table.add(AWTRIXAppRoutes.routes(logger: logger))
         table.add(AWTRIXDeviceRoutes.routes())
         table.add(AlertRoutes.routes(module: config.publish.alertModule, order: order, logger: logger))
+        table.add(LaMetricRoutes.routes(settings: config.lametric, module: nil, order: order, logger: logger,
+                                        firstID: PublishRoutes.wallClockSeconds() * 1000))
         return table
     }
 }

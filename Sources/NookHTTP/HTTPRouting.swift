@@ -116,6 +116,8 @@ public enum HTTPRouteShape: String, Sendable, CaseIterable {
     case awtrix = "AWTRIX"
     /// Alertmanager's and Grafana's webhooks.
     case alerts
+    /// LaMetric Time's local API v2 (M4).
+    case lametric = "LaMetric"
 }
 
 /// One route: a method and a path pattern (`/api/v1/activities/{id}`), the scope it needs,

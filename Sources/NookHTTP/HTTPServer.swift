@@ -12,6 +12,8 @@ import Glibc
 public final class HTTPServer {
     public struct Options: Sendable {
         public var listen: [HTTPListenAddress] = [HTTPListenAddress()]
+        /// Addresses served over TLS (LaMetric's local API, M4), with the context given to ``HTTPServer/init``.
+        public var tlsListen: [HTTPListenAddress] = []
         public var limits = HTTPParserLimits()
         /// Most connections at once; past it the longest-idle connection makes room (H4).
         public var maximumConnections = 1024
@@ -52,6 +54,9 @@ public final class HTTPServer {
     /// The link and its connection for calls that wait, each polled here.
     private let links: [NookdLink]
     private var listeners: [TCPListener]
+    /// Those of ``Options/tlsListen``, whose connections speak TLS through `tls`.
+    private var tlsListeners: [TCPListener] = []
+    private let tls: HTTPTLSContext?
     private let stopPipe: WakePipe
     /// Woken by SIGHUP's handler: ``reload`` runs on this thread, between requests.
     private let reloadPipe: WakePipe
@@ -68,9 +73,14 @@ public final class HTTPServer {
     /// The ports listened on, in the order of ``Options/listen`` (the kernel's choice for 0).
     public var ports: [UInt16] { listeners.map(\.port) }
     public var addresses: [HTTPListenAddress] { listeners.map { HTTPListenAddress(host: $0.host, port: $0.port) } }
+    /// The TLS listeners' addresses, in the order of ``Options/tlsListen``.
+    public var tlsAddresses: [HTTPListenAddress] { tlsListeners.map { HTTPListenAddress(host: $0.host, port: $0.port) } }
     public var openConnections: Int { connections.count }
 
-    public init(options: Options, routes: HTTPRouteTable, access: HTTPAccess, nookd: NookdLink, logger: Logger) throws(SystemCallError) {
+    /// - Parameter tls: the certificate and key ``Options/tlsListen``'s connections are served with.
+    public init(options: Options, routes: HTTPRouteTable, access: HTTPAccess, nookd: NookdLink, tls: HTTPTLSContext? = nil,
+                logger: Logger) throws(SystemCallError) {
+        precondition(options.tlsListen.isEmpty || tls != nil, "TLS addresses without a TLS context")
         self.options = options
         self.logger = logger
         self.routes = routes
@@ -80,6 +90,8 @@ public final class HTTPServer {
         var listeners: [TCPListener] = []
         for address in options.listen { listeners.append(try TCPListener(http: address)) }
         self.listeners = listeners
+        self.tls = tls
+        for address in options.tlsListen { tlsListeners.append(try TCPListener(http: address)) }
         stopPipe = try WakePipe()
         reloadPipe = try WakePipe()
         readBuffer = [UInt8](repeating: 0, count: options.readChunk)
@@ -134,19 +146,22 @@ public final class HTTPServer {
             order.removeAll(keepingCapacity: true)
             entries.append(stopPipe.pollEntry)
             entries.append(reloadPipe.pollEntry)
-            for listener in listeners { entries.append(pollfd(fd: listener.socket.rawValue, events: Int16(POLLIN), revents: 0)) }
+            for listener in listeners + tlsListeners { entries.append(pollfd(fd: listener.socket.rawValue, events: Int16(POLLIN), revents: 0)) }
             let firstLink = entries.count
             for link in links { entries.append(link.pollEntry ?? pollfd(fd: -1, events: 0, revents: 0)) }
             let first = entries.count
+            var reading: [Bool] = [], holding = false
             for connection in connections.values {
-                var events: Int16 = 0
-                if wantsToRead(connection) { events |= Int16(POLLIN) }
-                if connection.backlog > 0 { events |= Int16(POLLOUT) }
-                entries.append(pollfd(fd: connection.socket.rawValue, events: events, revents: 0))
+                let wants = wantsToRead(connection)
+                holding = holding || connection.holdsUnreadBytes(reading: wants)
+                entries.append(pollfd(fd: connection.socket.rawValue, events: connection.pollEvents(reading: wants), revents: 0))
                 order.append(connection)
+                reading.append(wants)
             }
             var timeout: Int32 = -1
-            if let deadline {
+            if holding {
+                timeout = 0
+            } else if let deadline {
                 let wait = deadline - MonotonicClock.now
                 timeout = Int32(clamping: max(0, min(60_000, wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000 + 1)))
             }
@@ -156,18 +171,22 @@ public final class HTTPServer {
                 stopping = MonotonicClock.now
                 logger.notice("stopping: no new connections; answers under way are written first")
                 listeners.removeAll()
+                tlsListeners.removeAll()
                 for connection in Array(connections.values) where connection.isIdle { close(connection, reason: nil) }
                 for connection in connections.values { connection.closeAfterAnswers = true }
                 endHeldOpen(.stopping)
                 continue
             }
             if entries[1].revents != 0 { reload() }
-            for (offset, _) in listeners.enumerated() where entries[2 + offset].revents != 0 { acceptAll(listeners[offset]) }
+            for (offset, _) in listeners.enumerated() where entries[2 + offset].revents != 0 { acceptAll(listeners[offset], tls: nil) }
+            for (offset, _) in tlsListeners.enumerated() where entries[2 + listeners.count + offset].revents != 0 {
+                acceptAll(tlsListeners[offset], tls: tls)
+            }
             for (offset, link) in links.enumerated() where entries[firstLink + offset].fd >= 0 && entries[firstLink + offset].revents != 0 {
                 link.handle(revents: entries[firstLink + offset].revents)
             }
             for (offset, connection) in order.enumerated() {
-                let revents = entries[first + offset].revents
+                let revents = connection.readiness(entries[first + offset].revents, reading: reading[offset])
                 guard revents != 0, !connection.closed else { continue }
                 if revents & Int16(POLLOUT) != 0 { connection.flush() }
                 guard !connection.closed else { continue }
@@ -243,7 +262,7 @@ public final class HTTPServer {
         return next
     }
 
-    private func acceptAll(_ listener: TCPListener) {
+    private func acceptAll(_ listener: TCPListener, tls: HTTPTLSContext?) {
         while true {
             let accepted: TCPListener.Connection?
             do { accepted = try listener.accept() } catch {
@@ -255,7 +274,9 @@ public final class HTTPServer {
                 return
             }
             guard let accepted else { return }
+            // A TLS client would read the plain 503 as a broken handshake: it is closed.
             if connections.count >= maximumConnections, !evictOne() {
+                guard tls == nil else { continue }
                 // Every connection is busy: the newcomer hears why (best effort) and goes.
                 let answer = HTTPResponseEncoding.encode(HTTPAPIError(status: 503, code: "too_many_connections",
                     message: "nook-http already serves \(maximumConnections) busy connections (http.max_connections)",
@@ -266,8 +287,15 @@ public final class HTTPServer {
                 }
                 continue
             }
+            var session: HTTPTLSSession?
+            if let tls {
+                switch tls.session(on: accepted.socket.rawValue) {
+                case .success(let made): session = made
+                case .failure(let error): logger.warning("\(accepted.peer): \(error)"); continue
+                }
+            }
             nextConnectionID += 1
-            let connection = HTTPConnection(id: nextConnectionID, socket: accepted.socket, peer: accepted.peer, loopback: accepted.loopback,
+            let connection = HTTPConnection(id: nextConnectionID, socket: accepted.socket, peer: accepted.peer, loopback: accepted.loopback, tls: session,
                                             limits: options.limits, now: MonotonicClock.now, server: self)
             connections[connection.id] = connection
         }
@@ -302,14 +330,12 @@ public final class HTTPServer {
     }
 
     private func read(_ connection: HTTPConnection) {
-        let reading = readBuffer.withUnsafeMutableBytes { bytes in
-            Result { () throws(SystemCallError) in try connection.socket.readIfReady(into: bytes) }
-        }
+        let reading = readBuffer.withUnsafeMutableBytes { connection.receive(into: $0) }
         if var linger = connection.linger {
             switch reading {
-            case .success(nil):
+            case .wouldBlock:
                 return
-            case .success(let count?) where count > 0:
+            case .bytes(let count):
                 linger.discardLeft -= count
                 linger.lastRead = MonotonicClock.now
             default:
@@ -323,17 +349,17 @@ public final class HTTPServer {
             return
         }
         switch reading {
-        case .failure:
-            close(connection, reason: nil)
+        case .failed(let why):
+            close(connection, reason: why)
             return
-        case .success(nil):
+        case .wouldBlock:
             return
-        case .success(.some(0)):
+        case .ended:
             // The client is done sending: what it asked is still answered, then the connection ends.
             connection.closeAfterAnswers = true
             if connection.exchanges.isEmpty && connection.backlog == 0 { close(connection, reason: nil) }
             return
-        case .success(let count?):
+        case .bytes(let count):
             if !connection.parser.hasPartialRequest { connection.requestStarted = MonotonicClock.now }
             connection.parser.append(readBuffer[..<count])
         }
@@ -457,6 +483,7 @@ public final class HTTPServer {
         linger.shutAt = MonotonicClock.now
         connection.linger = linger
         // The client reads the answer to its end (EOF) while its last bytes are still taken.
+        connection.tls?.closeNotify()
         try? System.shutdown(connection.socket.rawValue, SHUT_WR, subject: connection.socket.name)
     }
 
@@ -466,6 +493,7 @@ public final class HTTPServer {
         connections.removeValue(forKey: connection.id)
         connection.exchanges.removeAll()
         if let reason { logger.info("\(connection.peer): \(reason)") }
+        connection.tls?.closeNotify()
         try? System.shutdown(connection.socket.rawValue, SHUT_RDWR, subject: connection.socket.name)
     }
 }

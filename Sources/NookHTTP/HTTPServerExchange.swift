@@ -68,7 +68,7 @@ final class HTTPServerExchange: HTTPExchange {
     }
 
     func respond(_ answer: HTTPResponse) {
-        let response = shape == .ntfy ? NtfyErrorBody.shaped(answer) : answer
+        let response = shape == .ntfy ? NtfyErrorBody.shaped(answer) : shape == .lametric ? LaMetricErrorBody.shaped(answer) : answer
         guard case .waiting = state else {
             logger.error("a handler answered \(request.method) \(HTTPLogText.escaped(request.path)) twice; the second answer (\(response.status)) is dropped")
             return

@@ -78,9 +78,19 @@ enum NookHTTPCommand {
         let socketPath = line.socket ?? NookClient.defaultSocketPath
         let nookd = NookdLink(options: config.nookdOptions(socketPath: socketPath), logger: logger)
         let routes = HTTPRouteTable.standard(config: config, logger: logger)
+        // LaMetric's TLS listener (M4): a certificate that cannot be read stops the start, naming its key and file.
+        var tls: HTTPTLSContext?
+        if !options.tlsListen.isEmpty {
+            do {
+                tls = try config.lametric.context()
+            } catch {
+                standardError("nook-http: \(error)\n")
+                exit(78)
+            }
+        }
         do {
             let server = try HTTPServer(options: options, routes: routes, access: HTTPAccess(tokens: tokens, rateLimit: config.rateLimit),
-                                        nookd: nookd, logger: logger)
+                                        nookd: nookd, tls: tls, logger: logger)
             if let path = config.tokens {
                 server.reloadTokens = {
                     do throws(HTTPTokenFileError) { return .success(try HTTPTokenFile.load(path: path)) } catch { return .failure(error) }
@@ -89,16 +99,19 @@ enum NookHTTPCommand {
             // The signals held since main began reach the server now, in order; later ones as they come.
             try HTTPStopSignals.install(stopping: server)
             var said = ""
-            for address in server.addresses {
+            for address in server.addresses + server.tlsAddresses {
                 if !address.isLoopback && tokens == nil {
                     logger.warning("listening on \(address), which is not loopback, with no token file (http.tokens): only loopback clients are served")
                 }
-                said += "listening on \(address)\n"
+            }
+            for address in server.addresses { said += "listening on \(address)\n" }
+            for address in server.tlsAddresses {
+                said += "listening on \(address) (TLS: LaMetric's local API, \(HTTPTLSContext.libraryVersion))\n"
             }
             // The first lines on standard output say where it listens (a port of 0 is the kernel's
             // choice), written at once: print's buffer would hold them while stdout is a pipe.
             writeWhole(said, to: 1)
-            logger.info("nook-http on \(server.addresses.map(\.description).joined(separator: ", ")); nookd at \(socketPath)")
+            logger.info("nook-http on \((server.addresses + server.tlsAddresses).map(\.description).joined(separator: ", ")); nookd at \(socketPath)")
             try server.run()
         } catch {
             standardError("nook-http: \(error)\n")

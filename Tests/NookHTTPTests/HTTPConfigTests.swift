@@ -34,4 +34,19 @@ import Testing
             #expect(checkError({ try HTTPConfig(ConfigDocument(parsing: text, source: "http.toml")) }) { $0.contains(key) && $0.contains("http.toml") }, "\(text)")
         }
     }
+
+    /// `[lametric]`: off by default; its TLS listener's addresses, files and name are read, and a
+    /// bad value names its key.
+    @Test func m4_theLaMetricTableIsOffByDefaultAndItsErrorsNameTheKey() throws {
+        #expect(HTTPConfig().lametric.listen.isEmpty && HTTPConfig().serverOptions.tlsListen.isEmpty)
+        let text = "[lametric]\nlisten = \"0.0.0.0:4343\"\ncertificate = \"/c.pem\"\nkey = \"/k.pem\"\nname = \"Kitchen\"\n"
+        let config = try HTTPConfig(ConfigDocument(parsing: text, source: "http.toml"))
+        #expect(config.serverOptions.tlsListen == [HTTPListenAddress(host: "0.0.0.0", port: 4343)])
+        #expect(config.lametric.certificate == "/c.pem" && config.lametric.key == "/k.pem" && config.lametric.name == "Kitchen")
+        for (text, key) in [("[lametric]\nlisten = \"board:4343\"\n", "lametric.listen"), ("[lametric]\nlisten = []\n", "lametric.listen"),
+                            ("[lametric]\ncertificate = \"\"\n", "lametric.certificate"), ("[lametric]\nkey = 5\n", "lametric.key"),
+                            ("[lametric]\nname = \"\"\n", "lametric.name"), ("[lametric]\nport = 4343\n", "lametric.port")] {
+            #expect(checkError({ try HTTPConfig(ConfigDocument(parsing: text, source: "http.toml")) }) { $0.contains(key) && $0.contains("http.toml") }, "\(text)")
+        }
+    }
 }

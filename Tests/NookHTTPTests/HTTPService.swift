@@ -29,6 +29,8 @@ final class HTTPService {
     /// nookd's standard error (warnings and above, and a sanitizer's report if it dies).
     let nookdLog: String
     private(set) var port: UInt16 = 0
+    /// The TLS listener's address (`lametric.listen`), when the config sets one.
+    private(set) var tlsAddress: String?
 
     /// nookd's config file, when the test gave one.
     private var nookdConfig: String?
@@ -77,6 +79,8 @@ final class HTTPService {
             throw TestFailure("nook-http did not say where it listens: '\(text)' \(logText)")
         }
         self.port = port
+        // Written with the first line, in one write: `listening on ADDRESS (TLS: …)`.
+        tlsAddress = text.split(separator: "\n").first { $0.contains("(TLS") }?.split(separator: " ").dropFirst(2).first.map(String.init)
     }
 
     /// `config` with `http.nookd_timeout_s` stretched as the tests' bounds are (unless it sets

@@ -26,9 +26,17 @@ enum NtfyClientPython {
     static let missing = "needs aiontfy and homeassistant on a Python of 3.12 or later: the Debian 13 root at \(root) with "
         + "Hardware/dev/install-deps' PyPI pins (run Hardware/dev/debian-roots, then Hardware/dev/install-deps as root)"
 
-    /// Runs `ntfy_clients.py` to its end: its exit status and its transcript (the config folder
-    /// is shown to the root at the same path, so Home Assistant's log stays readable here).
-    static func run(_ arguments: [String], folder: String, environment: [String: String]) throws -> (status: Int32, transcript: String) {
+    /// Whether that Python has `module` too (`demetriek`, for LaMetricRealClientsTests).
+    static func has(_ module: String) -> Bool {
+        guard let prefix else { return false }
+        return (try? Senders.run(prefix[0], Array(prefix.dropFirst()) + ["python3", "-c", "import \(module)"]).status) == 0
+    }
+
+    /// Runs `script` (`ntfy_clients.py`, `lametric_clients.py`) to its end: its exit status and
+    /// its transcript (the config folder is shown to the root at the same path, so Home
+    /// Assistant's log stays readable here).
+    static func run(_ arguments: [String], script name: String = "ntfy_clients.py", folder: String,
+                    environment: [String: String]) throws -> (status: Int32, transcript: String) {
         guard let prefix else { throw HarnessFailure(missing) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: prefix[0])
@@ -37,9 +45,9 @@ enum NtfyClientPython {
             // In the root: the script's folder and the test's folder bound in, the rest passed.
             let binds = ["--bind", "\(script):/opt/nook-ntfy-clients", "--bind", "\(folder):\(folder)"]
             let envs = environment.flatMap { ["--env", "\($0.key)=\($0.value)"] }
-            process.arguments = Array(prefix.dropFirst()) + binds + envs + ["python3", "-B", "/opt/nook-ntfy-clients/ntfy_clients.py"] + arguments
+            process.arguments = Array(prefix.dropFirst()) + binds + envs + ["python3", "-B", "/opt/nook-ntfy-clients/" + name] + arguments
         } else {
-            process.arguments = ["python3", "-B", script + "/ntfy_clients.py"] + arguments
+            process.arguments = ["python3", "-B", script + "/" + name] + arguments
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
         let output = Pipe.closedOnExec()

@@ -57,7 +57,7 @@ import Testing
             #expect(operation["x-nook-scope"]?.text == route.scope.rawValue, "\(route.method) \(route.pattern)'s scope")
             let tags = Set(operation["tags"]?.items.compactMap(\.text) ?? [])
             let expected: Set<String> = switch route.shape {
-            case .ntfy, .gotify, .awtrix: ["compatible"]
+            case .ntfy, .gotify, .awtrix, .lametric: ["compatible"]
             case .alerts: ["alerts"]
             case .native: ["activities", "history", "board", "apps", "live view", "service", "page"]
             }

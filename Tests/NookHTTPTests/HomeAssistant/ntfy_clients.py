@@ -8,6 +8,7 @@ one line; the Swift test reads what became of the cards from nookd itself.
 """
 
 import asyncio
+import contextlib
 import json
 import os
 import socket
@@ -124,7 +125,10 @@ def free_port():
         return s.getsockname()[1]
 
 
-def with_home_assistant(url, token, topic, config):
+@contextlib.contextmanager
+def with_home_assistant_started(config):
+    """A Home Assistant core on a free port with its config in `config`, onboarded: yields its
+    base URL and an access token, and stops it at the end. lametric_clients.py uses it too."""
     port = free_port()
     with open(os.path.join(config, "configuration.yaml"), "w") as f:
         f.write(f"http:\n  server_host: 127.0.0.1\n  server_port: {port}\n")
@@ -152,7 +156,18 @@ def with_home_assistant(url, token, topic, config):
         status, tokens = http("POST", base + "/auth/token",
                               {"grant_type": "authorization_code", "code": user["auth_code"], "client_id": client}, form=True)
         check(status == 200, f"auth token: {status}")
-        access = tokens["access_token"]
+        yield base, tokens["access_token"]
+    finally:
+        hass.terminate()
+        try:
+            hass.wait(60)
+        except subprocess.TimeoutExpired:
+            hass.kill()
+        log.close()
+
+
+def with_home_assistant(url, token, topic, config):
+    with with_home_assistant_started(config) as (base, access):
         status, flow = http("POST", base + "/api/config/config_entries/flow", {"handler": "ntfy"}, access)
         check(status == 200 and flow.get("step_id") == "user", f"ntfy's flow starts: {flow}")
         wrong = {"url": url, "verify_ssl": False, "auth": {"username": "homeassistant", "password": "nook_notAToken"}}
@@ -199,13 +214,6 @@ def with_home_assistant(url, token, topic, config):
         state = wait_for(lambda: http("GET", base + f"/api/states/{event}", None, access)[1].get("state") == "unavailable")
         check(state, f"{event} is unavailable: the board relays no messages")
         print("DONE", flush=True)
-    finally:
-        hass.terminate()
-        try:
-            hass.wait(60)
-        except subprocess.TimeoutExpired:
-            hass.kill()
-        log.close()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,94 @@
+import NookProtocol
+import NookSystem
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What LaMetric's `GET /api/v2/device` says of the board (M4), as demetriek reads it (every
+/// field it requires is there): its name and serial, the display as nookd's status gives it
+/// (size, brightness), no audio (Nook has no sound output yet), no Bluetooth, and the network
+/// as the client reached it.
+struct LaMetricDevice {
+    /// LaMetric Time's model name, which Home Assistant shows; the sound model `sa5` it tells apart.
+    static let model = "LM 37X8"
+    var name: String
+    var serial: String
+    var mac: String
+
+    /// The board's name (`lametric.name`, else the host name), its machine id as the serial,
+    /// its first network interface's hardware address.
+    static func ofThisBoard(name: String?) -> LaMetricDevice {
+        let hostName = (try? System.hostName()) ?? "nook"
+        let machine = firstLine("/etc/machine-id").filter(\.isHexDigit)
+        let serial = machine.isEmpty ? hostName : String(machine.prefix(16)).uppercased()
+        let interfaces = ((try? directoryEntries("/sys/class/net")) ?? []).filter { $0 != "lo" }.sorted()
+        let mac = interfaces.lazy.map { firstLine("/sys/class/net/\($0)/address") }.first { !$0.isEmpty && $0 != "00:00:00:00:00:00" }
+        return LaMetricDevice(name: name ?? hostName, serial: serial, mac: mac ?? "00:00:00:00:00:00")
+    }
+
+    private static func firstLine(_ path: String) -> String {
+        guard let bytes = try? readRegularFile(path, limit: 4096) else { return "" }
+        return String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)
+    }
+
+    /// The whole device, from nookd's `status` answer; `host` is the address the client asked
+    /// for (its `Host`), the device's IP as the client knows it.
+    func json(status: JSONValue, host: String?) -> JSONValue {
+        .object([
+            ("id", .string(serial)), ("name", .string(name)), ("serial_number", .string(serial)),
+            ("os_version", .string(HTTPCommandLine.versionText.split(separator: " ").last.map(String.init) ?? "1.0")),
+            ("mode", .string("auto")), ("model", .string(Self.model)),
+            ("audio", Self.audio(volume: nil)), ("display", Self.display(status: status)), ("wifi", wifi(host: host)),
+        ])
+    }
+
+    static func range(_ low: Int, _ high: Int) -> JSONValue { .object([("min", .number(Double(low))), ("max", .number(Double(high)))]) }
+
+    /// The display: its size from the mode nookd names (`HDMI-A-1 1280x400@60.0Hz`, `32x8`), its
+    /// brightness as a percentage of the level nookd last wrote (100 without a `[brightness]`
+    /// table), `auto` while nookd sets it from the room.
+    static func display(status: JSONValue) -> JSONValue {
+        let mode = status["display"]?["mode"]?.text ?? ""
+        var size = (0, 0)
+        for word in mode.split(whereSeparator: { $0 == " " || $0 == "@" }) {
+            let parts = word.split(separator: "x")
+            if parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]) { size = (width, height) }
+        }
+        var brightness = 100
+        var automatic = false
+        if let table = status["brightness"], case .object = table,
+           let level = table["level"]?.numberValue, let maximum = table["maximum"]?.numberValue, maximum > 0 {
+            brightness = Int((level / maximum * 100).rounded())
+            automatic = true
+        }
+        return .object([
+            ("brightness", .number(Double(brightness))), ("brightness_mode", .string(automatic ? "auto" : "manual")),
+            ("brightness_limit", range(0, 100)), ("brightness_range", range(0, 100)),
+            ("width", .number(Double(size.0))), ("height", .number(Double(size.1))), ("type", .string("full_rgb")),
+            ("on", .bool(status["display"]?["backend"] != nil)), ("screensaver", .object([("enabled", .bool(false))])),
+        ])
+    }
+
+    /// No sound output yet: Home Assistant makes no volume entity for an audio block that is not available.
+    static func audio(volume: Int?) -> JSONValue {
+        .object([("available", .bool(false)), ("volume", .number(Double(volume ?? 0))), ("volume_limit", range(0, 100)),
+                 ("volume_range", range(0, 100))])
+    }
+
+    static let bluetooth: JSONValue = .object([
+        ("available", .bool(false)), ("active", .bool(false)), ("discoverable", .bool(false)), ("pairable", .bool(false)),
+        ("name", .string("")), ("mac", .string("")), ("address", .string("")),
+    ])
+
+    /// The network as LaMetric describes its Wi-Fi: the address the client reached (an IPv4
+    /// `Host`, else 0.0.0.0), the board's hardware address.
+    func wifi(host: String?) -> JSONValue {
+        var address = host ?? ""
+        if let colon = address.lastIndex(of: ":"), !address.hasPrefix("[") { address = String(address[..<colon]) }
+        let ipv4 = TCPListener.family(of: address) == AF_INET ? address : "0.0.0.0"
+        return .object([
+            ("active", .bool(true)), ("available", .bool(true)), ("address", .string(mac)), ("mac", .string(mac)),
+            ("essid", .string("")), ("ip", .string(ipv4)), ("ipv4", .string(ipv4)), ("mode", .string("dhcp")), ("netmask", .string("")),
+        ])
+    }
+}
