@@ -33,7 +33,11 @@ extension MQTTBridge {
         var deliveries: [Delivery] = []
         for message in messages {
             guard let (row, kind) = topics.route(message.topic), let handler = row.handler else {
-                logger.debug("ignored a message on \(message.topic), which the bridge does not serve")
+                // A subscription's `+` takes an empty level (`AWTRIX/custom/`), and a resumed
+                // session may keep an older prefix's: said, never dropped without a word.
+                report(Rejection(topic: message.topic, code: "notFound", field: nil,
+                                 "the bridge takes nothing on \(message.topic)\(message.topic.hasSuffix("/") ? ": an app's topic ends in its name (\(topics.awtrixPrefix)/custom/NAME)" : "")"),
+                       payload: message.payload)
                 continue
             }
             let digest = Self.digest(message)

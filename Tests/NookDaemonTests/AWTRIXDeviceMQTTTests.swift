@@ -80,4 +80,18 @@ struct AWTRIXDeviceMQTTTests {
         try setup.broker.publish("nook/b1/switch", #"{"name": "weather"}"#)
         try eventually("weather on the glass, in the stats") { stats.json("nook/b1/stats").contains { $0["app"]?.text == "weather" } }
     }
+
+    /// The subscription `custom/+` takes an empty last level: such a message names no app, and
+    /// is said on the error topic and in the log, not dropped without a word.
+    @Test func m1_aMessageOnAnAppTopicWithoutANameIsSaid() throws {
+        let setup = try AWTRIXMQTTTests.Setup()
+        let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])
+        try setup.broker.publish("nook/b1/custom/", #"{"text": "x"}"#)
+        try eventually("the refusal") { !errors.json("nook/b1/error").isEmpty }
+        let said = try #require(errors.json("nook/b1/error").first)
+        #expect(said["code"]?.text == "notFound" && said["topic"]?.text == "nook/b1/custom/", "\(said)")
+        #expect(said["message"]?.text?.contains("an app's topic ends in its name (nook/b1/custom/NAME)") == true, "\(said)")
+        try eventually("the log") { setup.bridge.log.contains("refused a message: nook/b1/custom/: the bridge takes nothing on nook/b1/custom/") }
+        #expect(try setup.apps().isEmpty)
+    }
 }
