@@ -60,7 +60,8 @@ import Testing
     }
 
     /// One Home Assistant start for every check (its start is most of the test's time).
-    @Test(.enabled(if: ready, .init(rawValue: missing)))
+    @Test(.enabled(if: ready, .init(rawValue: missing)),
+          .enabled(if: NtfyClientPython.homeAssistant, .init(rawValue: NtfyClientPython.homeAssistantOnce)))
     func m4_homeAssistantsLaMetricIntegrationSetsUpByManualEntryAndItsServicesAndEntitiesWork() throws {
         let lametric = try Self.bench()
         defer { lametric.remove() }
