@@ -165,16 +165,28 @@ public enum JSONValue: Hashable, Sendable {
     /// in one object keeps its first place and takes its last value. `duplicates` names each
     /// such key once, so the answer can say which value was used.
     public static func parseKeepingLast(_ bytes: some Collection<UInt8>) throws(JSONError) -> (value: JSONValue, duplicates: [String]) {
+        let (value, duplicates) = try parse(bytes, lastOfDuplicates: true)
+        var keys: [String] = []
+        for (_, key) in duplicates where !keys.contains(key) { keys.append(key) }
+        return (value, keys)
+    }
+
+    /// As ``parseKeepingLast(_:)``, each duplicated key with the element of a top-level array it
+    /// was in (nil outside one), so that each of several apps is told of its own.
+    static func parseKeepingLastByElement(_ bytes: some Collection<UInt8>) throws(JSONError) -> (value: JSONValue, duplicates: [Duplicate]) {
         try parse(bytes, lastOfDuplicates: true)
     }
 
-    private static func parse(_ bytes: some Collection<UInt8>, lastOfDuplicates: Bool) throws(JSONError) -> (value: JSONValue, duplicates: [String]) {
+    /// A key given twice, and the element of the top-level array it was in.
+    typealias Duplicate = (element: Int?, key: String)
+
+    private static func parse(_ bytes: some Collection<UInt8>, lastOfDuplicates: Bool) throws(JSONError) -> (value: JSONValue, duplicates: [Duplicate]) {
         let read = { (buffer: UnsafeBufferPointer<UInt8>) in parse(buffer: buffer, lastOfDuplicates: lastOfDuplicates) }
         let parsed = bytes.withContiguousStorageIfAvailable(read) ?? Array(bytes).withUnsafeBufferPointer(read)
         return try parsed.get()
     }
 
-    private static func parse(buffer: UnsafeBufferPointer<UInt8>, lastOfDuplicates: Bool) -> Result<(value: JSONValue, duplicates: [String]), JSONError> {
+    private static func parse(buffer: UnsafeBufferPointer<UInt8>, lastOfDuplicates: Bool) -> Result<(value: JSONValue, duplicates: [Duplicate]), JSONError> {
         guard let base = buffer.baseAddress, !buffer.isEmpty else {
             return .failure(JSONError(offset: 0, message: "the line ends where a value should be"))
         }
@@ -203,7 +215,9 @@ private struct Parser {
     let count: Int
     /// A key twice in one object takes the last value instead of being an error.
     var lastOfDuplicates = false
-    var duplicates: [String] = []
+    var duplicates: [JSONValue.Duplicate] = []
+    /// The element of a top-level array being read, if the value is one.
+    var element: Int?
     var position = 0
 
     init(base: UnsafePointer<UInt8>, count: Int, lastOfDuplicates: Bool) {
@@ -264,7 +278,7 @@ private struct Parser {
             let value = try parseValue(depth: depth + 1)
             if let earlier {
                 members[earlier].1 = value
-                if !duplicates.contains(key) { duplicates.append(key) }
+                if !duplicates.contains(where: { $0.element == element && $0.key == key }) { duplicates.append((element, key)) }
             } else {
                 members.append((key, value))
             }
@@ -284,6 +298,7 @@ private struct Parser {
         if peek == UInt8(ascii: "]") { position += 1; return .array(values) }
         while true {
             skipWhitespace()
+            if depth == 0 { element = values.count }
             values.append(try parseValue(depth: depth + 1))
             skipWhitespace()
             switch peek {
