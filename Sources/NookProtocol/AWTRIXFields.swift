@@ -10,16 +10,18 @@ public enum AWTRIXFields {
     /// for each of its elements (each app of an array is told of its own); `kind` names the body
     /// in a JSON error.
     static func parse(_ bytes: [UInt8], kind: String) throws(ProtocolError) -> (value: JSONValue, remarks: [String], elementRemarks: [Int: [String]]) {
-        let value: JSONValue, duplicates: [JSONValue.Duplicate]
-        do { (value, duplicates) = try JSONValue.parseKeepingLastByElement(bytes) } catch {
+        let parsed: JSONValue.Parsed
+        do { parsed = try JSONValue.parseKeepingLastByElement(bytes) } catch {
             throw ProtocolError(.badJSON, field: "body", "\(kind): \(error)")
         }
         func remark(_ keys: [String]) -> [String] {
             keys.isEmpty ? [] : ["given twice, the last value used (as AWTRIX does): \(keys.map(AWTRIXApp.shown).joined(separator: ", "))"]
         }
         var byElement: [Int: [String]] = [:]
-        for case (let element?, let key) in duplicates { byElement[element, default: []].append(key) }
-        return (value, remark(duplicates.filter { $0.element == nil }.map(\.key)), byElement.mapValues(remark))
+        for (element, key) in parsed.elementDuplicates { byElement[element, default: []].append(key) }
+        // Every key of an array body is in one of its elements: each is told of its own.
+        let whole = parsed.value.items.isEmpty ? parsed.duplicates : []
+        return (parsed.value, remark(whole), byElement.mapValues(remark))
     }
 
     /// A number, or a string holding one (`"73"`, `" 21.5 "`), as ArduinoJson's `as<int>()`
