@@ -57,7 +57,7 @@ public struct AWTRIXApp: Sendable, Equatable {
     /// returned, so a bad one sets none. Errors name the field (`color`, or `[1].color` in an array).
     public static func body(name: String, _ bytes: [UInt8]) throws(ProtocolError) -> Body {
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) { return .remove }
-        let (value, remarks, elementRemarks) = try AWTRIXFields.parse(bytes, kind: "an AWTRIX custom app is a JSON object (or an array of them)")
+        let (value, remarks, elementRemarks) = try AWTRIXFields.parseByElement(bytes, kind: "an AWTRIX custom app is a JSON object (or an array of them)")
         switch value {
         case .object(let members) where members.isEmpty: return .remove
         case .object:

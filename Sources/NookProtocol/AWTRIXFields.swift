@@ -6,10 +6,15 @@ import NookActivities
 /// has no meaning on the glass, naming the field.
 public enum AWTRIXFields {
     /// The body parsed as ArduinoJson parses it (a key twice takes its last value), and a
-    /// remark naming the keys given twice: `remarks` outside a top-level array, `elementRemarks`
-    /// for each of its elements (each app of an array is told of its own); `kind` names the body
-    /// in a JSON error.
-    static func parse(_ bytes: [UInt8], kind: String) throws(ProtocolError) -> (value: JSONValue, remarks: [String], elementRemarks: [Int: [String]]) {
+    /// remark naming the keys given twice; `kind` names the body in a JSON error.
+    static func parse(_ bytes: [UInt8], kind: String) throws(ProtocolError) -> (value: JSONValue, remarks: [String]) {
+        let parsed = try parseByElement(bytes, kind: kind)
+        return (parsed.value, parsed.remarks + parsed.elementRemarks.keys.sorted().flatMap { parsed.elementRemarks[$0] ?? [] })
+    }
+
+    /// As ``parse(_:kind:)``, the remarks of each element of a top-level array apart
+    /// (`elementRemarks`), so that each app of an array is told of its own.
+    static func parseByElement(_ bytes: [UInt8], kind: String) throws(ProtocolError) -> (value: JSONValue, remarks: [String], elementRemarks: [Int: [String]]) {
         let parsed: JSONValue.Parsed
         do { parsed = try JSONValue.parseKeepingLastByElement(bytes) } catch {
             throw ProtocolError(.badJSON, field: "body", "\(kind): \(error)")

@@ -34,7 +34,7 @@ public struct AWTRIXNotification: Sendable, Equatable {
     /// `wrongType` (a field of the wrong JSON type), `missingField` (no words to show), `invalid`
     /// (a value out of its range, a colour that is none).
     public static func parse(_ body: [UInt8]) throws(ProtocolError) -> AWTRIXNotification {
-        let (value, remarks, _) = try AWTRIXFields.parse(body, kind: "an AWTRIX notification is a JSON object")
+        let (value, remarks) = try AWTRIXFields.parse(body, kind: "an AWTRIX notification is a JSON object")
         guard case .object(let members) = value else {
             throw ProtocolError(.wrongType, field: "body", "must be a JSON object, got \(value.typeName)")
         }
