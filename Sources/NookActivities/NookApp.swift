@@ -182,7 +182,7 @@ extension NookApp {
         }
         if let problem = Limits.name.problem(with: name) { return problem }
         if name.unicodeScalars.contains(where: { $0 == "/" || isHidden($0) }) {
-            return "must not contain '/', control, line-breaking, bidirectional formatting or invisible characters, got '\(name.unicodeScalars.map { isHidden($0) ? "?" : String($0) }.joined())'"
+            return "must not contain '/', \(hiddenKinds), got '\(revealed(name))'"
         }
         // "weather " would be a second app, listed as if it were the "weather" another user set.
         if let first = name.unicodeScalars.first, let last = name.unicodeScalars.last, first.properties.isWhitespace || last.properties.isWhitespace {
@@ -203,6 +203,14 @@ extension NookApp {
         case 0x200C, 0x200D, 0xFE00...0xFE0F, 0xE0020...0xE007F, 0xE0100...0xE01EF: false
         default: scalar.properties.isDefaultIgnorableCodePoint
         }
+    }
+
+    /// What ``isHidden(_:)`` takes, for an error.
+    static let hiddenKinds = "control, line-breaking, bidirectional formatting or invisible characters"
+
+    /// `text` with each ``isHidden(_:)`` character as `?`, for an error that quotes it.
+    static func revealed(_ text: String) -> String {
+        text.unicodeScalars.map { isHidden($0) ? "?" : String($0) }.joined()
     }
 
     private static func checkText(_ text: String, field: String) throws(NookActivityValidationError) {

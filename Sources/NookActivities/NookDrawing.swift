@@ -134,6 +134,10 @@ extension NookDrawing {
             case .text(let x, let y, let text, _):
                 numbers = [x, y]
                 if let problem = Limits.text.problem(with: text) { throw NookActivityValidationError(field: field, problem: "text \(problem)") }
+                // One line that reads as what it is, as an app's name must (a U+202E turns the rest around).
+                if text.unicodeScalars.contains(where: NookApp.isHidden) {
+                    throw NookActivityValidationError(field: field, problem: "text must not contain \(NookApp.hiddenKinds), got '\(NookApp.revealed(text))'")
+                }
             case .bitmap(let x, let y, let width, let height, let pixels):
                 numbers = [x, y, width, height]
                 guard width >= 0, height >= 0, width * height <= Limits.bitmapPixels else {

@@ -13,7 +13,8 @@ public struct BitmapFont: Sendable {
     let glyphs: [UInt32: [UInt8]]
 
     init(height: Int, ascent: Int, advance: Int, glyphs: [UInt32: [UInt8]]) {
-        (self.height, self.ascent, self.advance, self.glyphs) = (height, ascent, advance, glyphs)
+        (self.height, self.ascent, self.advance) = (height, ascent, advance)
+        self.glyphs = glyphs.merging(Self.chartGlyphs(height: height, advance: advance)) { font, _ in font }
     }
 
     /// The rows of `scalar`'s glyph; a character the font lacks is drawn as `?`, never skipped,

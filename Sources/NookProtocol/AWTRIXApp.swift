@@ -57,7 +57,7 @@ public struct AWTRIXApp: Sendable, Equatable {
     /// returned, so a bad one sets none. Errors name the field (`color`, or `[1].color` in an array).
     public static func body(name: String, _ bytes: [UInt8]) throws(ProtocolError) -> Body {
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) { return .remove }
-        let (value, remarks) = try AWTRIXFields.parse(bytes, kind: "an AWTRIX custom app is a JSON object (or an array of them)")
+        let (value, remarks, elementRemarks) = try AWTRIXFields.parseByElement(bytes, kind: "an AWTRIX custom app is a JSON object (or an array of them)")
         switch value {
         case .object(let members) where members.isEmpty: return .remove
         case .object:
@@ -77,9 +77,10 @@ public struct AWTRIXApp: Sendable, Equatable {
                 guard case .object = item else {
                     throw ProtocolError(.wrongType, field: "[\(index)]", "each app of an array must be a JSON object, got \(item.typeName)")
                 }
-                apps.append(try app(name: name + String(index), item, path: "[\(index)]."))
+                var one = try app(name: name + String(index), item, path: "[\(index)].")
+                one.notes += elementRemarks[index] ?? []
+                apps.append(one)
             }
-            apps[0].notes += remarks
             return .set(apps)
         default:
             throw ProtocolError(.wrongType, field: "body", "must be a JSON object (or an array of them), got \(value.typeName)")
@@ -126,6 +127,9 @@ public struct AWTRIXApp: Sendable, Equatable {
         }
         var app = NookApp(name: name, content: content)
         switch given("icon") {
+        case .string(let icon)? where icon.trimmingWhitespace.isEmpty:
+            // AWTRIX's senders send an empty icon meaning none.
+            break
         case .string(let icon)?:
             // AWTRIX's icons are LaMetric ids, its own files and Base64 JPEGs; a symbol name
             // of the board's (R3) is drawn as one, and no sender over the network names a file.
@@ -181,16 +185,16 @@ public struct AWTRIXApp: Sendable, Equatable {
             default: throw ProtocolError(.invalid, field: field("lifetimeMode"), "must be 0 (remove the app) or 1 (keep it, marked stale), got \(mode)")
             }
         }
+        let keys = members.map(\.0)
+        let read = AWTRIXApp(app: app, ignored: keys.filter(ignoredFields.contains),
+                             unknown: keys.filter { !ignoredFields.contains($0) && !takenFields.contains($0) }, notes: notes)
         do { try app.validate() } catch {
             if error.field == "text", app.isWordless {
-                throw ProtocolError(.missingField, field: field("text"), "is required when there is no icon, progress, bar, line or draw to show "
-                                    + "(an empty body removes the app)")
+                throw AWTRIXFields.nothingToShow(field: field("text"), leftOut: read.remarks, hint: " (an empty body removes the app)")
             }
             throw ProtocolError(.invalid, field: field(awtrixField(error.field, app: app)).replacingDrawField(with: field("draw")), error.problem)
         }
-        let keys = members.map(\.0)
-        return AWTRIXApp(app: app, ignored: keys.filter(ignoredFields.contains),
-                         unknown: keys.filter { !ignoredFields.contains($0) && !takenFields.contains($0) }, notes: notes)
+        return read
     }
 
     /// AWTRIX's colours (``AWTRIXFields/tint(_:field:)``).
@@ -206,7 +210,7 @@ public struct AWTRIXApp: Sendable, Equatable {
     }
 
     /// A `bar` or `line`: up to 16 numbers; an empty one is no chart.
-    private static func chart(_ value: JSONValue?, field: String) throws(ProtocolError) -> [Double]? {
+    static func chart(_ value: JSONValue?, field: String) throws(ProtocolError) -> [Double]? {
         guard let value else { return nil }
         guard case .array(let items) = value else { throw ProtocolError(.wrongType, field: field, "must be an array of numbers, got \(value.typeName)") }
         var numbers: [Double] = []

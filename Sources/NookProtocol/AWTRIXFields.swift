@@ -8,13 +8,25 @@ public enum AWTRIXFields {
     /// The body parsed as ArduinoJson parses it (a key twice takes its last value), and a
     /// remark naming the keys given twice; `kind` names the body in a JSON error.
     static func parse(_ bytes: [UInt8], kind: String) throws(ProtocolError) -> (value: JSONValue, remarks: [String]) {
-        do {
-            let (value, duplicates) = try JSONValue.parseKeepingLast(bytes)
-            let remarks = duplicates.isEmpty ? [] : ["given twice, the last value used (as AWTRIX does): \(duplicates.map(AWTRIXApp.shown).joined(separator: ", "))"]
-            return (value, remarks)
-        } catch {
+        let parsed = try parseByElement(bytes, kind: kind)
+        return (parsed.value, parsed.remarks + parsed.elementRemarks.keys.sorted().flatMap { parsed.elementRemarks[$0] ?? [] })
+    }
+
+    /// As ``parse(_:kind:)``, the remarks of each element of a top-level array apart
+    /// (`elementRemarks`), so that each app of an array is told of its own.
+    static func parseByElement(_ bytes: [UInt8], kind: String) throws(ProtocolError) -> (value: JSONValue, remarks: [String], elementRemarks: [Int: [String]]) {
+        let parsed: JSONValue.Parsed
+        do { parsed = try JSONValue.parseKeepingLastByElement(bytes) } catch {
             throw ProtocolError(.badJSON, field: "body", "\(kind): \(error)")
         }
+        func remark(_ keys: [String]) -> [String] {
+            keys.isEmpty ? [] : ["given twice, the last value used (as AWTRIX does): \(keys.map(AWTRIXApp.shown).joined(separator: ", "))"]
+        }
+        var byElement: [Int: [String]] = [:]
+        for (element, key) in parsed.elementDuplicates { byElement[element, default: []].append(key) }
+        // Every key of an array body is in one of its elements: each is told of its own.
+        let whole = parsed.value.items.isEmpty ? parsed.duplicates : []
+        return (parsed.value, remark(whole), byElement.mapValues(remark))
     }
 
     /// A number, or a string holding one (`"73"`, `" 21.5 "`), as ArduinoJson's `as<int>()`
@@ -25,7 +37,9 @@ public enum AWTRIXFields {
         case nil, .null?: return nil
         case .number(let given)?: number = given
         case .string(let text)?:
-            guard let given = Double(text.trimmingWhitespace), !text.isEmpty else {
+            // Decimal only, as ArduinoJson reads a number: Swift's Double also reads "0x10" as 16.
+            let trimmed = text.trimmingWhitespace
+            guard trimmed.utf8.allSatisfy(isDecimalByte), let given = Double(trimmed) else {
                 throw ProtocolError(.wrongType, field: field, "must be a number (or a string holding one), got \"\(AWTRIXApp.shown(text))\"")
             }
             number = given
@@ -33,6 +47,23 @@ public enum AWTRIXFields {
         }
         guard number.isFinite else { throw ProtocolError(.invalid, field: field, "must be a finite number") }
         return number
+    }
+
+    /// The refusal of a body with nothing to show, saying what of it was left out (a drawing
+    /// of unknown commands, an icon that is none, fields not drawn), which is why.
+    static func nothingToShow(field: String, leftOut: [String], hint: String = "") -> ProtocolError {
+        ProtocolError(.missingField, field: field, "is required when there is no icon, progress, bar, line or draw to show" + hint
+                      + (leftOut.isEmpty ? "" : "; left out of what was sent: " + leftOut.joined(separator: "; ")))
+    }
+
+    /// A byte of a decimal number: digits, a sign, a point, an exponent.
+    private static func isDecimalByte(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || byte == 0x2B || byte == 0x2D || byte == 0x2E || byte == 0x65 || byte == 0x45
+    }
+
+    /// A byte of a hex digit.
+    private static func isHexByte(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
     }
 
     /// What ``color(_:field:)`` takes, for its error.
@@ -46,15 +77,20 @@ public enum AWTRIXFields {
         switch value {
         case .string(let given):
             var text = given.trimmingWhitespace
-            if text.hasPrefix("#") { text.removeFirst() } else if text.lowercased().hasPrefix("0x") { text.removeFirst(2) }
-            // AWTRIX reads no digits as 0.
-            if text.isEmpty { return 0 }
+            let prefixed = text.hasPrefix("#") || text.lowercased().hasPrefix("0x")
+            if text.hasPrefix("#") { text.removeFirst() } else if prefixed { text.removeFirst(2) }
+            // An empty string is AWTRIX's black; a "#" or "0x" with no digits (or a sign, which
+            // UInt32(_:radix:) would take) is no colour.
+            if text.isEmpty, !prefixed { return 0 }
+            if text.isEmpty || !text.utf8.allSatisfy(isHexByte) {
+                if !prefixed, let rgb = paletteRGB[text.lowercased()] { return rgb }
+                break
+            }
             if text.count == 3, let short = UInt32(text, radix: 16) {
                 let (r, g, b) = ((short >> 8) & 0xF, (short >> 4) & 0xF, short & 0xF)
                 return (r * 0x11) << 16 | (g * 0x11) << 8 | b * 0x11
             }
             if (1...6).contains(text.count), let rgb = UInt32(text, radix: 16) { return rgb }
-            if let rgb = paletteRGB[given.trimmingWhitespace.lowercased()] { return rgb }
         case .number(let number):
             if number == number.rounded(), (0...0xFF_FFFF).contains(number) { return UInt32(number) }
         case .array(let parts) where parts.count == 3 || (parts.count == 4 && parts[0].text?.uppercased() == "HSV"):

@@ -54,14 +54,24 @@ public struct AWTRIXNotification: Sendable, Equatable {
         case let other?: throw ProtocolError(.wrongType, field: "text", "must be a string or an array of {\"t\", \"c\"} fragments, got \(other.typeName)")
         }
         notification.notes += remarks
+        // A drawing is read as a custom app's is, whether or not it titles the card: its bounds,
+        // its errors naming the command by index, its unknown commands named.
+        var drawing: NookDrawing?
+        if let given = value["draw"], given != .null { drawing = try AWTRIXDrawing.parse(given, field: "draw", notes: &notification.notes) }
         var wordless: Set<String> = []
         if notification.text.allSatisfy(\.isWhitespace) {
-            wordless = try Self.wordlessTitle(value, into: &notification)
+            guard let used = try Self.wordlessTitle(value, drawing: drawing, into: &notification) else {
+                // Nothing to show: say what was sent and left out, which is why.
+                let read: Set<String> = ["bar", "line", "draw"]
+                throw AWTRIXFields.nothingToShow(field: "text", leftOut: notification.notes + leftOut(members.map(\.0).filter { !read.contains($0) }))
+            }
+            wordless = used
         }
         if let colour = value["color"], colour != .null { notification.color = try tint(colour, field: "color") }
         if notification.color == nil { notification.color = fragmentTint }
         switch value["icon"] {
-        case .string(let name)?: notification.icon = name
+        // AWTRIX's senders send an empty icon meaning none.
+        case .string(let name)?: notification.icon = name.trimmingWhitespace.isEmpty ? nil : name
         case nil, .null?: break
         case let other?: throw ProtocolError(.wrongType, field: "icon", "must be a string, got \(other.typeName)")
         }
@@ -85,28 +95,29 @@ public struct AWTRIXNotification: Sendable, Equatable {
             }
             if percent >= 0 { notification.progress = percent }
         }
-        let ignored = members.map(\.0).filter { ignoredFields.contains($0) && !wordless.contains($0) }
-        if !ignored.isEmpty { notification.notes.append("ignored (a card has no place for them): \(ignored.joined(separator: ", "))") }
-        // A typo is named, not silently dropped, as a custom app's is.
-        let unknown = members.map(\.0).filter { !ignoredFields.contains($0) && !takenFields.contains($0) }
-        if !unknown.isEmpty { notification.notes.append("unknown fields (not AWTRIX's), ignored: \(unknown.map(AWTRIXApp.shown).joined(separator: ", "))") }
+        notification.notes += leftOut(members.map(\.0).filter { !wordless.contains($0) })
         return notification
+    }
+
+    /// What of `keys` a card does not take: AWTRIX's fields it has no place for, and fields that
+    /// are not AWTRIX's (a typo is named, not silently dropped, as a custom app's is).
+    private static func leftOut(_ keys: [String]) -> [String] {
+        let ignored = keys.filter(ignoredFields.contains)
+        let unknown = keys.filter { !ignoredFields.contains($0) && !takenFields.contains($0) }
+        return (ignored.isEmpty ? [] : ["ignored (a card has no place for them): \(ignored.joined(separator: ", "))"])
+            + (unknown.isEmpty ? [] : ["unknown fields (not AWTRIX's), ignored: \(unknown.map(AWTRIXApp.shown).joined(separator: ", "))"])
     }
 
     /// A title for a notification without words, from what it shows instead (an AWTRIX
     /// notification may be a chart, a bar, an icon or a drawing alone): the chart in block
     /// characters, the progress as a percentage, the icon's name, or a drawing named as one.
-    /// Returns the fields the title was made of (not ignored, then); none: nothing to show.
-    private static func wordlessTitle(_ value: JSONValue, into notification: inout AWTRIXNotification) throws(ProtocolError) -> Set<String> {
+    /// Returns the fields the title was made of (not ignored, then); nil: nothing to show.
+    private static func wordlessTitle(_ value: JSONValue, drawing: NookDrawing?,
+                                      into notification: inout AWTRIXNotification) throws(ProtocolError) -> Set<String>? {
         for key in ["bar", "line"] {
-            guard let given = value[key], given != .null else { continue }
-            guard case .array(let items) = given else { throw ProtocolError(.wrongType, field: key, "must be an array of numbers, got \(given.typeName)") }
-            var numbers: [Double] = []
-            for (index, item) in items.prefix(NookApp.Limits.chartValues).enumerated() {
-                guard let number = try AWTRIXFields.number(item, field: "\(key)[\(index)]") else { continue }
-                numbers.append(number)
-            }
-            guard !numbers.isEmpty else { continue }
+            // Read as a custom app's chart is: at most as many values, each a number, or refused.
+            let given = value[key].flatMap { $0 == .null ? nil : $0 }
+            guard let numbers = try AWTRIXApp.chart(given, field: key) else { continue }
             notification.text = NookApp.Chart(key == "bar" ? .bar : .line, numbers).characters
             return [key]
         }
@@ -114,16 +125,16 @@ public struct AWTRIXNotification: Sendable, Equatable {
             notification.text = (percent == percent.rounded() ? String(Int(percent)) : String(percent)) + " %"
             return []
         }
-        if case .string(let icon)? = value["icon"], !icon.isEmpty {
+        if case .string(let icon)? = value["icon"], !icon.trimmingWhitespace.isEmpty {
             notification.text = AWTRIXApp.shown(icon)
             return []
         }
-        if case .array(let commands)? = value["draw"], !commands.isEmpty {
+        if drawing != nil {
             notification.text = "AWTRIX drawing"
             notification.notes.append("draw: a notification's drawing is not drawn on a card (a custom app's is); its title says it was sent")
             return ["draw"]
         }
-        throw ProtocolError(.missingField, field: "text", "is required when there is no icon, progress, bar, line or draw to show")
+        return nil
     }
 
     /// AWTRIX colours, read as its custom apps' are (``AWTRIXApp/tint(_:field:)``), and a

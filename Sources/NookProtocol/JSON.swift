@@ -165,16 +165,30 @@ public enum JSONValue: Hashable, Sendable {
     /// in one object keeps its first place and takes its last value. `duplicates` names each
     /// such key once, so the answer can say which value was used.
     public static func parseKeepingLast(_ bytes: some Collection<UInt8>) throws(JSONError) -> (value: JSONValue, duplicates: [String]) {
+        let parsed = try parse(bytes, lastOfDuplicates: true)
+        return (parsed.value, parsed.duplicates)
+    }
+
+    /// As ``parseKeepingLast(_:)``, and for a top-level array the keys given twice within each
+    /// element, each once per element, so that each of several apps is told of its own.
+    static func parseKeepingLastByElement(_ bytes: some Collection<UInt8>) throws(JSONError) -> Parsed {
         try parse(bytes, lastOfDuplicates: true)
     }
 
-    private static func parse(_ bytes: some Collection<UInt8>, lastOfDuplicates: Bool) throws(JSONError) -> (value: JSONValue, duplicates: [String]) {
+    /// A value read, the keys given twice in it, and those of each element of a top-level array.
+    struct Parsed {
+        var value: JSONValue
+        var duplicates: [String]
+        var elementDuplicates: [(element: Int, key: String)]
+    }
+
+    private static func parse(_ bytes: some Collection<UInt8>, lastOfDuplicates: Bool) throws(JSONError) -> Parsed {
         let read = { (buffer: UnsafeBufferPointer<UInt8>) in parse(buffer: buffer, lastOfDuplicates: lastOfDuplicates) }
         let parsed = bytes.withContiguousStorageIfAvailable(read) ?? Array(bytes).withUnsafeBufferPointer(read)
         return try parsed.get()
     }
 
-    private static func parse(buffer: UnsafeBufferPointer<UInt8>, lastOfDuplicates: Bool) -> Result<(value: JSONValue, duplicates: [String]), JSONError> {
+    private static func parse(buffer: UnsafeBufferPointer<UInt8>, lastOfDuplicates: Bool) -> Result<Parsed, JSONError> {
         guard let base = buffer.baseAddress, !buffer.isEmpty else {
             return .failure(JSONError(offset: 0, message: "the line ends where a value should be"))
         }
@@ -184,7 +198,7 @@ public enum JSONValue: Hashable, Sendable {
             let value = try parser.parseValue(depth: 0)
             parser.skipWhitespace()
             guard parser.atEnd else { throw parser.error("unexpected text after the JSON value") }
-            return (value, parser.duplicates)
+            return Parsed(value: value, duplicates: parser.duplicates, elementDuplicates: parser.elementDuplicates)
         }
     }
 }
@@ -201,6 +215,12 @@ public struct JSONError: Error, Hashable, Sendable, CustomStringConvertible {
 private struct Parser {
     let base: UnsafePointer<UInt8>
     let count: Int
+    /// The element of a top-level array being read, if the value is one, and the keys given
+    /// twice within each element (a set beside the list: a body of thousands costs no more).
+    var element: Int?
+    var elementDuplicates: [(element: Int, key: String)] = []
+    var elementDuplicated: Set<ElementKey> = []
+    struct ElementKey: Hashable { let element: Int, key: String }
     /// A key twice in one object takes the last value instead of being an error.
     var lastOfDuplicates = false
     var duplicates: [String] = []
@@ -267,6 +287,7 @@ private struct Parser {
             position += 1
             skipWhitespace()
             let value = try parseValue(depth: depth + 1)
+            if earlier != nil, let element, elementDuplicated.insert(ElementKey(element: element, key: key)).inserted { elementDuplicates.append((element, key)) }
             if let earlier {
                 members[earlier].1 = value
                 if duplicated.insert(key).inserted { duplicates.append(key) }
@@ -298,6 +319,7 @@ private struct Parser {
         if peek == UInt8(ascii: "]") { position += 1; return .array(values) }
         while true {
             skipWhitespace()
+            if depth == 0 { element = values.count }
             values.append(try parseValue(depth: depth + 1))
             skipWhitespace()
             switch peek {

@@ -33,7 +33,7 @@ struct AppSet: ParsableCommand {
     static let configuration = CommandConfiguration.operation(AppSet.self, abstract: "Set an app: a new one joins the rotation, one of the same name is updated in place.")
     @OptionGroup var connection: Connection
     @Argument(help: "The app's name: one line of up to 64 characters, no '/' or control or bidi formatting characters.") var name: String
-    @Option(help: "What it says.") var text: String
+    @Option(help: "What it says (may be left out when an --icon, --progress or --chart shows something).") var text: String?
     @Option(help: "An icon name (nookctl icons) or a PNG path.") var icon: String?
     @Option(help: "accent, a palette colour or #RRGGBB.") var tint: String?
     @Option(help: "A progress bar, 0 to 1.") var progress: Double?
@@ -50,7 +50,8 @@ struct AppSet: ParsableCommand {
     }
 
     func app() throws -> NookApp {
-        var app = NookApp(name: name, content: .text(text), icon: icon, progress: progress, position: pos,
+        // An app may be an icon, a bar or a chart alone, as AWTRIX's are.
+        var app = NookApp(name: name, content: .text(text ?? ""), icon: icon, progress: progress, position: pos,
                           lifetimeMode: stale ? .stale : .remove, hasAction: action)
         if let tint {
             guard let parsed = NookTint(parsing: tint) else { throw ValidationError("--tint must be \(NookTint.accepted); got '\(tint)'") }
@@ -71,7 +72,10 @@ struct AppSet: ParsableCommand {
         if stale && lifetime == nil { throw ValidationError("--stale applies only with --lifetime") }
         app.duration = try Self.duration(duration, option: "--duration")
         app.lifetime = try Self.duration(lifetime, option: "--lifetime")
-        do { try app.validate() } catch { throw ValidationError("\(Self.option(error.field)) \(error.problem)") }
+        do { try app.validate() } catch {
+            if error.field == "text", app.isWordless { throw ValidationError("--text is required when there is no --icon, --progress or --chart to show") }
+            throw ValidationError("\(Self.option(error.field)) \(error.problem)")
+        }
         return app
     }
 

@@ -45,4 +45,19 @@ struct DrawingCardTests {
         #expect(red > half * 8 / 10 && blue > half * 8 / 10, "red \(red), blue \(blue) of \(half) each")
         #expect(CardRenderer(theme: .dark).render(card(drawing: nil), size: size).layout.figure == nil)
     }
+
+    /// What falls outside the 32x8 is clipped, text too: a line low in it, a stack of combining
+    /// marks, a start left of it never reach the title, the bar or past the card.
+    @Test(arguments: [PixelSize(width: 1280, height: 400), PixelSize(width: 800, height: 480)])
+    func m2_aDrawingsTextIsClippedToItsArea(size: PixelSize) throws {
+        let magenta: UInt32 = 0xFF00FF
+        let marks = "e" + String(repeating: "\u{0301}", count: 12)
+        let drawing = NookDrawing([.text(x: 0, y: 6, text: "Hgjy", color: magenta), .text(x: -16, y: 0, text: String(repeating: "W", count: 12), color: magenta),
+                                   .text(x: 20, y: 0, text: marks + marks, color: magenta)])
+        let rendered = CardRenderer(theme: .dark).render(card(drawing: drawing), size: size)
+        let figure = try #require(rendered.layout.figure)
+        let everywhere = CardLayout.Box(x: 0, y: 0, width: rendered.frame.width, height: rendered.frame.height)
+        let inside = count(RGB(hex: magenta), in: figure, of: rendered)
+        #expect(inside > 0 && count(RGB(hex: magenta), in: everywhere, of: rendered) == inside, "\(inside) inside \(figure)")
+    }
 }

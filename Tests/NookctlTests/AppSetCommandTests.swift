@@ -1,4 +1,5 @@
 import ArgumentParser
+import NookActivities
 @testable import nookctl
 import Testing
 
@@ -29,4 +30,16 @@ struct AppSetCommandTests {
         #expect(app.lifetime == .seconds(7200))
         #expect(app.duration == .seconds(10))
     }
+
+    /// An app may be an icon, a bar or a chart alone (M2): --text may be left out then, and
+    /// without any of them the refusal says what would do.
+    @Test func m2_anAppOfAnIconProgressOrChartAloneNeedsNoText() throws {
+        #expect(try AppSet.parse(["door", "--icon", "bell"]).app().icon == "bell")
+        #expect(try AppSet.parse(["door", "--progress", "0.5"]).app().progress == 0.5)
+        #expect(try AppSet.parse(["door", "--chart", "1,2"]).app().chart == NookApp.Chart(.bar, [1, 2]))
+        #expect(try AppSet.parse(["door", "--icon", "bell"]).app().isWordless)
+        let problem = refusal(["door", "--tint", "red"])
+        #expect(problem?.contains("--text is required") == true && problem?.contains("--icon") == true, "\(problem ?? "accepted")")
+    }
 }
+
