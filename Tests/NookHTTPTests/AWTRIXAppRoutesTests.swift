@@ -233,6 +233,34 @@ struct AWTRIXAppRoutesTests {
         #expect(try apps(service).map(\.app.name) == ["one"] && app(service, "one")?.app.content == .text("one"))
     }
 
+    /// Runs `body`, Python inside `async def main()` with `client` an `AwtrixLightHttpClient` of
+    /// nook-http's `/api/` as `token`, and `imports` besides the client's own; a call the client
+    /// raises on ends the script with its status and body.
+    static func runAWTRIXClient(_ service: HTTPService, token: String, imports: String, _ body: String) throws -> (status: Int32, output: String, error: String) {
+        let indented = body.split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : "        " + $0 }.joined(separator: "\n")
+        let script = """
+            import asyncio, sys
+            from httpx import AsyncClient
+            from awtrix_light_client.http_client import AwtrixLightHttpClient, AwtrixLightHttpClientError
+            \(imports)
+
+            async def main():
+                headers = {"Authorization": "Bearer " + sys.argv[2]}
+                async with AsyncClient(base_url=sys.argv[1] + "/api/", headers=headers) as http:
+                    client = AwtrixLightHttpClient(http)
+            \(indented)
+            try:
+                asyncio.run(main())
+            except AwtrixLightHttpClientError as error:
+                sys.exit(f"{error.status_code} {error.content!r}")
+            """
+        let path = service.directory + "/awtrix-client-\(UInt32.random(in: 0 ... .max)).py"
+        try script.write(toFile: path, atomically: true, encoding: .utf8)
+        let python = try #require(Senders.path("python3"))
+        let run = try Senders.run(python, [path, service.url, token])
+        return (run.status, run.output, run.error)
+    }
+
     static let awtrixLightClient: Bool = {
         guard let python = Senders.path("python3") else { return false }
         return (try? Senders.run(python, ["-c", "import awtrix_light_client"]).status) == 0
@@ -241,37 +269,19 @@ struct AWTRIXAppRoutesTests {
     @Test(.enabled(if: awtrixLightClient, "needs awtrix-light-client (pip install awtrix-light-client==2.0.0; Hardware/dev/install-deps)"))
     func a6_awtrixLightClientDrivesNookHTTPAsItDrivesAClock() throws {
         let service = try service()
-        let script = """
-            import asyncio, sys
-            from httpx import AsyncClient
-            from awtrix_light_client.http_client import AwtrixLightHttpClient, AwtrixLightHttpClientError
-            from awtrix_light_client.models.application import CustomApplication, Fragment
-
-            async def main():
-                headers = {"Authorization": "Bearer " + sys.argv[2]}
-                async with AsyncClient(base_url=sys.argv[1] + "/api/", headers=headers) as http:
-                    client = AwtrixLightHttpClient(http)
-                    await client.set_custom_application("weather", CustomApplication(
-                        text="21 °C", icon="cloud.sun", color="#FF8800", duration=600, progress=40, rainbow=True, lifetime=3600, lifetimeMode=1))
-                    await client.set_custom_application("power", [
-                        CustomApplication(text="1.2 kW", bar=[1, 2, 3], duration=600),
-                        CustomApplication(text=[Fragment(t="up ", c="#FF0000"), Fragment(t="2", c="#00FF00")], line=[3, 2], duration=600)])
-                    print("loop", ",".join((await client.get_loops()).loops))
-                    await client.switch_app("power1")
-                    print("switched")
-                    await client.next_app()
-                    await client.previous_app()
-                    print("turned")
-
-            try:
-                asyncio.run(main())
-            except AwtrixLightHttpClientError as error:
-                sys.exit(f"{error.status_code} {error.content!r}")
-            """
-        let path = service.directory + "/awtrix-client.py"
-        try script.write(toFile: path, atomically: true, encoding: .utf8)
-        let python = try #require(Senders.path("python3"))
-        let run = try Senders.run(python, [path, service.url, alice])
+        let run = try Self.runAWTRIXClient(service, token: alice, imports: "from awtrix_light_client.models.application import CustomApplication, Fragment", """
+            await client.set_custom_application("weather", CustomApplication(
+                text="21 °C", icon="cloud.sun", color="#FF8800", duration=600, progress=40, rainbow=True, lifetime=3600, lifetimeMode=1))
+            await client.set_custom_application("power", [
+                CustomApplication(text="1.2 kW", bar=[1, 2, 3], duration=600),
+                CustomApplication(text=[Fragment(t="up ", c="#FF0000"), Fragment(t="2", c="#00FF00")], line=[3, 2], duration=600)])
+            print("loop", ",".join((await client.get_loops()).loops))
+            await client.switch_app("power1")
+            print("switched")
+            await client.next_app()
+            await client.previous_app()
+            print("turned")
+            """)
         #expect(run.status == 0, "\(run.output)\n\(run.error)")
         #expect(run.output.contains("loop weather,power0,power1") && run.output.contains("switched") && run.output.contains("turned"), "\(run.output)")
         let weather = try #require(try app(service, "weather")).app

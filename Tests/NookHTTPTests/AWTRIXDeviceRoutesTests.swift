@@ -115,51 +115,39 @@ struct AWTRIXDeviceRoutesTests {
     @Test(.enabled(if: AWTRIXAppRoutesTests.awtrixLightClient, "needs awtrix-light-client (pip install awtrix-light-client==2.0.0; Hardware/dev/install-deps)"))
     func m1_awtrixLightClientsEveryCallAnswersAndNoneIs404() throws {
         let service = try service()
-        let script = """
-            import asyncio, sys
-            from httpx import AsyncClient
+        let imports = """
             from pydantic_extra_types.color import Color
-            from awtrix_light_client.http_client import AwtrixLightHttpClient, AwtrixLightHttpClientError
             from awtrix_light_client.models.application import CustomApplication, Notification
             from awtrix_light_client.models.moodlight import Moodlight
             from awtrix_light_client.models.setting import Settings
-
-            async def main():
-                headers = {"Authorization": "Bearer " + sys.argv[2]}
-                async with AsyncClient(base_url=sys.argv[1] + "/api/", headers=headers) as http:
-                    client = AwtrixLightHttpClient(http)
-                    calls = [
-                        ("set_custom_application", client.set_custom_application("weather", CustomApplication(text="21 C", duration=600))),
-                        ("get_stats", client.get_stats()), ("get_effects", client.get_effects()),
-                        ("get_transitions", client.get_transitions()), ("get_loops", client.get_loops()),
-                        ("get_screen", client.get_screen()), ("get_settings", client.get_settings()),
-                        ("set_power_on", client.set_power(True)), ("set_power_off", client.set_power(False)),
-                        ("set_sleep", client.set_sleep(5)), ("set_sound", client.set_sound("alarm")),
-                        ("set_rtttl", client.set_rtttl("two short:d=4,o=5,b=100:16e6,16e6")),
-                        ("set_moodlight_off", client.set_moodlight(Moodlight())),
-                        ("set_moodlight", client.set_moodlight(Moodlight(brightness=170, kelvin=2300))),
-                        ("set_indicator_off", client.set_indicator(2, Color("black"))),
-                        ("set_indicator", client.set_indicator(1, Color("red"), blink=500)),
-                        ("notify", client.notify(Notification(text="Washer done", hold=True))),
-                        ("dismiss_notification", client.dismiss_notification()),
-                        ("switch_app", client.switch_app("weather")), ("next_app", client.next_app()),
-                        ("previous_app", client.previous_app()), ("set_settings", client.set_settings(Settings(TEFF=1, BRI=100))),
-                        ("update", client.update()), ("reboot", client.reboot()), ("erase", client.erase()),
-                        ("reset_settings", client.reset_settings()),
-                    ]
-                    for name, call in calls:
-                        try:
-                            result = await call
-                            print(name, "ok", repr(result).replace("\\n", " ")[:300])
-                        except AwtrixLightHttpClientError as error:
-                            print(name, error.status_code, error.content.decode().replace("\\n", " "))
-
-            asyncio.run(main())
             """
-        let path = service.directory + "/awtrix-device-client.py"
-        try script.write(toFile: path, atomically: true, encoding: .utf8)
-        let python = try #require(Senders.path("python3"))
-        let run = try Senders.run(python, [path, service.url, token])
+        let run = try AWTRIXAppRoutesTests.runAWTRIXClient(service, token: token, imports: imports, """
+            calls = [
+                ("set_custom_application", client.set_custom_application("weather", CustomApplication(text="21 C", duration=600))),
+                ("get_stats", client.get_stats()), ("get_effects", client.get_effects()),
+                ("get_transitions", client.get_transitions()), ("get_loops", client.get_loops()),
+                ("get_screen", client.get_screen()), ("get_settings", client.get_settings()),
+                ("set_power_on", client.set_power(True)), ("set_power_off", client.set_power(False)),
+                ("set_sleep", client.set_sleep(5)), ("set_sound", client.set_sound("alarm")),
+                ("set_rtttl", client.set_rtttl("two short:d=4,o=5,b=100:16e6,16e6")),
+                ("set_moodlight_off", client.set_moodlight(Moodlight())),
+                ("set_moodlight", client.set_moodlight(Moodlight(brightness=170, kelvin=2300))),
+                ("set_indicator_off", client.set_indicator(2, Color("black"))),
+                ("set_indicator", client.set_indicator(1, Color("red"), blink=500)),
+                ("notify", client.notify(Notification(text="Washer done", hold=True))),
+                ("dismiss_notification", client.dismiss_notification()),
+                ("switch_app", client.switch_app("weather")), ("next_app", client.next_app()),
+                ("previous_app", client.previous_app()), ("set_settings", client.set_settings(Settings(TEFF=1, BRI=100))),
+                ("update", client.update()), ("reboot", client.reboot()), ("erase", client.erase()),
+                ("reset_settings", client.reset_settings()),
+            ]
+            for name, call in calls:
+                try:
+                    result = await call
+                    print(name, "ok", repr(result).replace("\\n", " ")[:300])
+                except AwtrixLightHttpClientError as error:
+                    print(name, error.status_code, error.content.decode().replace("\\n", " "))
+            """)
         #expect(run.status == 0, "\(run.output)\n\(run.error)")
         let lines = run.output.split(separator: "\n").map(String.init)
         #expect(lines.count == 26, "\(run.output)")
