@@ -155,7 +155,8 @@ struct LimitsTests {
         #expect(await harness.queue.pending.map(\.title) == ["b", "a2"])
     }
 
-    @Test(.cpuBound) func q16_aBurstOf100kOver1000KeysStaysBoundedAndKeepsExactlyTheLatestPerKey() async throws {
+    @Test(.cpuBound, .notUnderQEMUUser("the queue's bookkeeping of 100,000 emulated took over two minutes of CI's run; no CPU changes it"))
+    func q16_aBurstOf100kOver1000KeysStaysBoundedAndKeepsExactlyTheLatestPerKey() async throws {
         let clock = InstantClock()
         let queue = NookActivityQueue(clock: clock, configuration: .init(capacity: 1000))
         var latest: [Int: NookActivityID] = [:]

@@ -197,8 +197,10 @@ final class RawConnection {
     /// - Parameters:
     ///   - source: the loopback address to connect from (all of 127/8 is this machine).
     ///   - receiveBuffer: the kernel's buffer for what arrives, for a client that reads slowly.
+    /// (`self.fd` is set last: a failed init must not reach `deinit`, which would close again
+    /// a number another thread may have opened since; see TCPConnection.)
     init(port: UInt16, from source: String? = nil, receiveBuffer: Int32? = nil) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
         if var size = receiveBuffer {
             _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
@@ -216,6 +218,7 @@ final class RawConnection {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
         guard connected == 0 else { close(fd); throw TestFailure("connect: \(errno)") }
+        self.fd = fd
     }
 
     /// The port this end of the connection has (the server sees it as the peer's).

@@ -61,7 +61,7 @@ import Testing
 
     /// One Home Assistant start for every check (its start is most of the test's time).
     @Test(.enabled(if: ready, .init(rawValue: missing)),
-          .enabled(if: NtfyClientPython.homeAssistant, .init(rawValue: NtfyClientPython.homeAssistantOnce)))
+          .oncePerTestRun("a Home Assistant start is most of its time"))
     func m4_homeAssistantsLaMetricIntegrationSetsUpByManualEntryAndItsServicesAndEntitiesWork() throws {
         let lametric = try Self.bench()
         defer { lametric.remove() }

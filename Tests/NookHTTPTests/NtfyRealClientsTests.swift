@@ -26,13 +26,6 @@ enum NtfyClientPython {
     static let missing = "needs aiontfy and homeassistant on a Python of 3.12 or later: the Debian 13 root at \(root) with "
         + "Hardware/dev/install-deps' PyPI pins (run Hardware/dev/debian-roots, then Hardware/dev/install-deps as root)"
 
-    /// Home Assistant's tests run once in a run of the test command, in its ThreadSanitizer pass
-    /// against the release programs (as a user runs them): a Home Assistant start is most of each
-    /// one's time, and the AddressSanitizer pass sets this (`NOOK_TEST_HOME_ASSISTANT=once`), its
-    /// programs driven by aiontfy and demetriek themselves all the same.
-    static let homeAssistant = ProcessInfo.processInfo.environment["NOOK_TEST_HOME_ASSISTANT"] != "once"
-    static let homeAssistantOnce = "Home Assistant's tests ran in the ThreadSanitizer pass (NOOK_TEST_HOME_ASSISTANT=once)"
-
     /// Whether that Python has `module` too (`demetriek`, for LaMetricRealClientsTests).
     static func has(_ module: String) -> Bool {
         guard let prefix else { return false }
@@ -113,7 +106,7 @@ enum NtfyClientPython {
     /// One Home Assistant start for every check (its start is most of the test's time): the
     /// setup with a wrong token, then the right one, the topic, and the services.
     @Test(.enabled(if: NtfyClientPython.prefix != nil, .init(rawValue: NtfyClientPython.missing)),
-          .enabled(if: NtfyClientPython.homeAssistant, .init(rawValue: NtfyClientPython.homeAssistantOnce)))
+          .oncePerTestRun("a Home Assistant start is most of its time"))
     func m5_homeAssistantsNtfyIntegrationSetsUpAndItsServicesPutAndEndCards() throws {
         let (bench, token, read, folder) = try Self.bench("homeassistant")
         defer { try? FileManager.default.removeItem(atPath: folder) }

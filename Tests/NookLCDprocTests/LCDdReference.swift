@@ -124,18 +124,27 @@ final class TCPConnection: @unchecked Sendable {
     /// can arrive in the same read as the answers before it, and belongs to the next read.
     private var pending: [UInt8] = []
 
+    /// The descriptor is the object's only once it is connected: a class whose stored properties
+    /// are all set when its init throws is deinitialized, and a `deinit` closing a descriptor the
+    /// failed init had closed already closed whatever another thread had opened under that
+    /// number meanwhile (a retried probe of LCDd once closed a curl's pipe in a test beside it,
+    /// whose spawn then failed with EBADF).
     init(port: UInt16, host: String = "127.0.0.1") throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw TestFailure("socket: errno \(errno)") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr(host)
-        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
         guard connected == 0 else {
             let error = errno
-            close(fd)
+            close(descriptor)
             throw TestFailure("connect to \(host):\(port): errno \(error)")
         }
+        fd = descriptor
     }
 
     deinit { close(fd) }

@@ -33,7 +33,7 @@ struct HostileTextTests {
         }
     }
 
-    @Test(arguments: sizes)
+    @Test(arguments: QEMUUser.sample(sizes, count: 2))
     func r1_everyHostileCardRendersWithItsTextBoundedByItsBoxes(size: PixelSize) {
         let renderer = CardRenderer(theme: .dark)
         let cards = HostileCards.cards(icons: IconCatalog.glyphs.keys.sorted())
@@ -55,7 +55,7 @@ struct HostileTextTests {
         }
     }
 
-    @Test(arguments: sizes)
+    @Test(arguments: QEMUUser.sample(sizes, count: 2))
     func r1_aTitleOfOneLetterAndThousandsOfMarksIsLaidOutAsOneShortStack(size: PixelSize) {
         // Never valid, but the renderer draws whatever it is handed (a journal of an older nookd).
         let title = "t" + String(repeating: "\u{301}", count: 31_000)
