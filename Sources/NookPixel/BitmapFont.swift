@@ -3,7 +3,8 @@ import NookDisplay
 /// A monospaced bitmap font for LED matrices (L3): one row mask per glyph row, the leftmost
 /// column in the high bit. No anti-aliasing exists in it, so every LED is fully on or off.
 /// The glyphs come from Debian's X11 misc-fixed fonts (``fixed5x7``, ``fixed4x6``; see
-/// BitmapFontData.swift and Hardware/dev/led-font).
+/// BitmapFontData.swift and Hardware/dev/led-font): Latin with Latin-1 and Extended-A, Greek,
+/// Cyrillic, punctuation, currency signs and arrows (M3).
 public struct BitmapFont: Sendable {
     public let height: Int
     /// Rows above the baseline.
@@ -15,6 +16,19 @@ public struct BitmapFont: Sendable {
     init(height: Int, ascent: Int, advance: Int, glyphs: [UInt32: [UInt8]]) {
         (self.height, self.ascent, self.advance) = (height, ascent, advance)
         self.glyphs = glyphs.merging(Self.chartGlyphs(height: height, advance: advance)) { font, _ in font }
+    }
+
+    /// A font from its table as Hardware/dev/led-font writes it: one glyph a line, its code
+    /// point and then each row's mask, in hex (`0041 2050888F888800`).
+    init(height: Int, ascent: Int, advance: Int, table: String) {
+        var glyphs: [UInt32: [UInt8]] = [:]
+        for line in table.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count == 2, let code = UInt32(fields[0], radix: 16) else { continue }
+            let hex = Array(fields[1].utf8)
+            glyphs[code] = stride(from: 0, to: hex.count - 1, by: 2).compactMap { UInt8(String(decoding: hex[$0...$0 + 1], as: UTF8.self), radix: 16) }
+        }
+        self.init(height: height, ascent: ascent, advance: advance, glyphs: glyphs)
     }
 
     /// The rows of `scalar`'s glyph; a character the font lacks is drawn as `?`, never skipped,

@@ -47,13 +47,13 @@ struct SaidNotDroppedTests {
         let scratch = Scratch()
         let config = scratch.file("nook.toml", "[led]\ngeometry = \"32x8\"\n")
         let setup = try NotifyBridgeTests.Setup(daemonArguments: ["--config", config, "--display", "led-mock"])
-        _ = try setup.send(["-t", "0", "-i", "heat", "Привет"])
-        try eventually("the card") { try setup.allActivities().contains { $0.title == "Привет" } }
-        let card = try #require(try setup.allActivities().first { $0.title == "Привет" })
+        _ = try setup.send(["-t", "0", "-i", "heat", "日本"])
+        try eventually("the card") { try setup.allActivities().contains { $0.title == "日本" } }
+        let card = try #require(try setup.allActivities().first { $0.title == "日本" })
         #expect(card.systemImage == "bell", "the documented bell, not the generic glyph under the sender's name")
         try eventually("the notes in the bridge's log") {
             setup.bridge.log.contains("app_icon 'heat' is not an icon name Nook maps; using the bell")
-                && setup.bridge.log.contains("the LED font cannot draw 'Привет' in the title; they show as '?'")
+                && setup.bridge.log.contains("the LED font cannot draw '日本' in the title; they show as '?'")
         }
         // A name of the table: nothing said of it.
         _ = try setup.send(["-t", "0", "-i", "battery-low", "Battery"])

@@ -70,24 +70,24 @@ struct SaidNotDroppedTests {
     @Test func l3_onLEDsTheCharactersTheFontCannotDrawAreSaidOnEveryPath() throws {
         let service = try HTTPService(nookdConfig: "[led]\ngeometry = \"32x8\"\n", nookdDisplay: "led-mock")
         let base = service.url
-        let cannot = "the LED font cannot draw 'Привет🔥' in the title; they show as '?'"
+        let cannot = "the LED font cannot draw '日本🔥' in the title; they show as '?'"
         // ntfy: the answer's nook.notes, beside what the translation noted.
-        let ntfy = try Self.curl(["-H", "Title: Привет 🔥", "-d", "hello", base + "/home"])
+        let ntfy = try Self.curl(["-H", "Title: 日本 🔥", "-d", "hello", base + "/home"])
         let notes = Self.strings(Self.json(ntfy.body)["nook"]?["notes"])
         #expect(ntfy.status == 200 && notes.contains(cannot), "\(ntfy)")
         #expect(notes.contains("an LED matrix shows the title only: the subtitle is not drawn"), "\(ntfy)")
         // Gotify: extras' nook::card notes.
-        let gotify = try Self.curl(["-d", #"{"title": "Привет 🔥", "message": "m"}"#, base + "/message"])
+        let gotify = try Self.curl(["-d", #"{"title": "日本 🔥", "message": "m"}"#, base + "/message"])
         let gotifyNotes = Self.strings(Self.json(gotify.body)["extras"]?["nook::card"]?["notes"])
         #expect(gotifyNotes.contains(cannot), "\(gotify)")
         // The native API: the warnings member.
-        let native = try Self.curl(["-d", #"{"title": "Привет 🔥"}"#, base + "/api/v1/activities"])
+        let native = try Self.curl(["-d", #"{"title": "日本 🔥"}"#, base + "/api/v1/activities"])
         #expect(native.status == 201 && Self.strings(Self.json(native.body)["warnings"]) == [cannot], "\(native)")
         // AWTRIX: a line after OK, for a notification and for an app's text.
-        let notify = try Self.curl(["-d", #"{"text": "Привет 🔥"}"#, base + "/api/notify"])
+        let notify = try Self.curl(["-d", #"{"text": "日本 🔥"}"#, base + "/api/notify"])
         #expect(notify.body == "OK\n" + cannot, "\(notify)")
-        let custom = try Self.curl(["-d", #"{"text": "→ 5"}"#, base + "/api/custom?name=arrow"])
-        #expect(custom.body == "OK\nthe LED font cannot draw '→' in the text; it shows as '?'", "\(custom)")
+        let custom = try Self.curl(["-d", #"{"text": "✓ 5"}"#, base + "/api/custom?name=check"])
+        #expect(custom.body == "OK\nthe LED font cannot draw '✓' in the text; it shows as '?'", "\(custom)")
         // Alerts: a notes member.
         let alert = try Self.curl(["--data-binary", String(decoding: AlertBodies.alertmanager(alerts: [
             AlertBodies.alert("Überlast ☢", instance: "a", severity: "warning"),
@@ -97,7 +97,7 @@ struct SaidNotDroppedTests {
         let plain = try Self.curl(["-d", #"{"text": "Grüße"}"#, base + "/api/notify"])
         #expect(plain.body == "OK", "\(plain)")
         // nookctl over the socket: on standard error, exit 0.
-        let nookctl = try Senders.run(Built.directory + "/nookctl", ["--socket", service.socket, "enqueue", "--title", "Привет 🔥"])
+        let nookctl = try Senders.run(Built.directory + "/nookctl", ["--socket", service.socket, "enqueue", "--title", "日本 🔥"])
         #expect(nookctl.status == 0 && nookctl.error == "nookctl: warning: \(cannot)\n", "\(nookctl)")
     }
 }

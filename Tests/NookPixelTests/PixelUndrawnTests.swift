@@ -20,13 +20,33 @@ struct PixelUndrawnTests {
 
     @Test func l3_theCharactersNamedAreExactlyThoseDrawnAsAQuestionMark() {
         let renderer = PixelRenderer(size: PixelSize(width: 64, height: 8))
-        #expect(renderer.font.undrawable(in: "Привет 🔥, Grüße!") == ["П", "р", "и", "в", "е", "т", "🔥"])
-        #expect(renderer.undrawn(title: "Привет 🔥", subtitle: nil, icon: nil) == ["the LED font cannot draw 'Привет🔥' in the title; they show as '?'"])
-        #expect(renderer.undrawn(title: "→", subtitle: nil, icon: nil, titleField: "text") == ["the LED font cannot draw '→' in the text; it shows as '?'"])
+        #expect(renderer.font.undrawable(in: "日本 🔥, Grüße!") == ["日", "本", "🔥"])
+        #expect(renderer.undrawn(title: "日本 🔥", subtitle: nil, icon: nil) == ["the LED font cannot draw '日本🔥' in the title; they show as '?'"])
+        #expect(renderer.undrawn(title: "✓", subtitle: nil, icon: nil, titleField: "text") == ["the LED font cannot draw '✓' in the text; it shows as '?'"])
         // What it names is what the glass shows as '?', and what it does not name is drawn.
-        #expect(frame(renderer, NookActivity(title: "Ab Привет")) == frame(renderer, NookActivity(title: "Ab ??????")))
+        #expect(frame(renderer, NookActivity(title: "Ab 日本")) == frame(renderer, NookActivity(title: "Ab ??")))
         #expect(renderer.undrawn(title: "Grüße, 21 °C", subtitle: nil, icon: nil).isEmpty)
         #expect(frame(renderer, NookActivity(title: "Grüße")) != frame(renderer, NookActivity(title: "Gr?ße")))
+    }
+
+    /// The LED font draws Latin (Latin-1 and Extended-A), Greek and Cyrillic, with punctuation,
+    /// currency signs and arrows: a kitchen's, a Greek and a Russian title are drawn, not '?'.
+    @Test func m3_l3_theLEDFontDrawsLatinGreekAndCyrillic() {
+        for size in [PixelSize(width: 64, height: 8), PixelSize(width: 64, height: 6)] {
+            let renderer = PixelRenderer(size: size)
+            let titles = ["Küche 21 °C", "Łódź, Čeština, Ĳssel, Œuvre", "Ωμέγα άλφα ΣΊΣΥΦΟΣ", "Привет, Ёлка, Ґанок, Ђак, Її",
+                          "€ 12 – “ok” … ← ↑ → ↓"]
+            for title in titles {
+                #expect(renderer.undrawn(title: title, subtitle: nil, icon: nil).isEmpty, "\(size): \(title)")
+                // Each letter is its own glyph: none is the '?' a lacking font draws.
+                let letters = title.filter { $0.isLetter }
+                #expect(frame(renderer, NookActivity(title: letters)) != frame(renderer, NookActivity(title: String(repeating: "?", count: letters.count))),
+                        "\(size): \(title)")
+            }
+            #expect(frame(renderer, NookActivity(title: "Ж")) != frame(renderer, NookActivity(title: "X")))
+            #expect(frame(renderer, NookActivity(title: "Ω")) != frame(renderer, NookActivity(title: "O")))
+            #expect(renderer.font.undrawable(in: "Küche 21 °C 🔥 Привет 日本 ✓") == ["🔥", "日", "本", "✓"])
+        }
     }
 
     /// What cannot be drawn is quoted back on one line and bounded: a line break, an escape
@@ -54,6 +74,6 @@ struct PixelUndrawnTests {
         // An unknown name is said once, by the caller (the board has no such icon at all).
         #expect(renderer.undrawn(title: "x", subtitle: nil, icon: "cloud.sun", known: { _ in false }).isEmpty)
         let strip = PixelRenderer(size: PixelSize(width: 60, height: 1))
-        #expect(strip.undrawn(title: "Привет", subtitle: "s", icon: "airplane").isEmpty)
+        #expect(strip.undrawn(title: "日本", subtitle: "s", icon: "airplane").isEmpty)
     }
 }
