@@ -222,7 +222,14 @@ final class SenderBench {
         }
         try add("nas1")
         try add("nas2")
-        _ = try bench.watch.events { $0.name == "updated" && $0.title == "DiskFull: 2 firing" || $0.name == "enqueued" && $0.title == "DiskFull: 2 firing" }
+        do {
+            _ = try bench.watch.events { $0.name == "updated" && $0.title == "DiskFull: 2 firing" || $0.name == "enqueued" && $0.title == "DiskFull: 2 firing" }
+        } catch {
+            // (Once in an AddressSanitizer pass nookd heard nothing for the watch's whole bound:
+            // what Alertmanager and nook-http said then is what tells why.)
+            let said = (try? String(contentsOfFile: bench.directory + "/alertmanager.log", encoding: .utf8)) ?? ""
+            throw HarnessFailure("\(error)\nalertmanager.log:\n\(said.suffix(3000))\n\(bench.service.logs)")
+        }
         let past = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-10))
         try add("nas1", end: past)
         try add("nas2", end: past)
