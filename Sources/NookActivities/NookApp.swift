@@ -47,9 +47,12 @@ public struct NookApp: Hashable, Sendable {
         public var characters: String {
             let levels: [Character] = style == .bar ? ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"] : ["⣀", "⠤", "⠒", "⠉"]
             guard let low = values.min(), let high = values.max() else { return "" }
-            let span = high - low
+            // Halved, a span between two finite values is finite: -1e308 to 1e308 would be an
+            // infinite span, a NaN fraction and a trap converting it (a sender's chart, before
+            // validation bounds it).
+            let span = high / 2 - low / 2
             return String(values.map { value in
-                let fraction = span > 0 ? (value - low) / span : 0.5
+                let fraction = span > 0 ? (value / 2 - low / 2) / span : 0.5
                 return levels[min(levels.count - 1, Int((fraction * Double(levels.count - 1)).rounded()))]
             })
         }

@@ -14,16 +14,25 @@ public struct HTTPTLSError: Error, CustomStringConvertible, Sendable {
 /// at start. Owned; freed with this value.
 public final class HTTPTLSContext {
     fileprivate let context: OpaquePointer
+    /// A certificate chain or a key is a few kilobytes; anything this big is not one.
+    public static let largestFile = 1 << 20
 
     /// - Parameters:
     ///   - certificate, key: PEM files.
     ///   - settings: the keys that named them, for the error (`lametric.certificate`, `lametric.key`).
     public init(certificate: String, key: String, settings: (certificate: String, key: String)) throws(HTTPTLSError) {
         for (path, setting) in [(certificate, settings.certificate), (key, settings.key)] {
-            // Opened once here so that the error is the file's own (OpenSSL's names no errno).
-            let opened: SystemCallError
-            do { _ = try FileDescriptor.open(path, O_RDONLY | O_CLOEXEC); continue } catch { opened = error }
-            throw HTTPTLSError(description: "\(setting) = \"\(path)\" cannot be read: 'open' failed: \(opened.errno)"
+            // Read once here so that the error is the file's own (OpenSSL's names no errno), and
+            // so that OpenSSL is given only a bounded regular file: it would wait forever to open
+            // a FIFO and read /dev/zero without end, and nook-http would never start or say why.
+            let failure: String
+            do throws(FileReadError) { _ = try readRegularFile(path, limit: Self.largestFile); continue } catch {
+                switch error {
+                case .systemCall(let failed): failure = "'\(failed.call)' failed: \(failed.errno)"
+                case .notRegular, .tooLarge: failure = "\(error)"
+                }
+            }
+            throw HTTPTLSError(description: "\(setting) = \"\(path)\" cannot be read: \(failure)"
                 + (setting == settings.certificate ? "; make one with the openssl command in nook-http(8)" : ""))
         }
         var error = nook_tls_error()

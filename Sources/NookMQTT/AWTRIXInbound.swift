@@ -20,9 +20,7 @@ public enum AWTRIXInbound {
 
     public static func decode(_ kind: Topics.Inbound, topic: String, payload: [UInt8], retained: Bool) -> Result<Asked, Rejection> {
         do throws(Rejection) {
-            guard payload.count <= InboundMessage.largestPayload else {
-                throw Rejection(topic: topic, code: "lineTooLong", field: "payload", "is \(payload.count) bytes; at most \(InboundMessage.largestPayload)")
-            }
+            guard payload.count <= InboundMessage.largestPayload else { throw InboundMessage.tooLong(payload, topic: topic) }
             switch kind {
             case .customApp(let name):
                 do {

@@ -38,6 +38,11 @@ public enum InboundMessage {
     /// The socket protocol's own line limit.
     public static let largestPayload = NookProtocol.maximumLineBytes
     static let echoedBytes = 200
+
+    /// The refusal of a payload over ``largestPayload``.
+    static func tooLong(_ payload: [UInt8], topic: String) -> Rejection {
+        Rejection(topic: topic, code: "lineTooLong", field: "payload", "is \(payload.count) bytes; at most \(largestPayload)")
+    }
     /// The operations `command` accepts, as words or as a JSON request: those that change what
     /// the board shows (see ``allowed(_:topic:)``).
     static let commands: Set<NookOperation.Name> = [.dismiss, .cancel, .cancelAll, .suspend, .resume, .home]
@@ -68,9 +73,7 @@ public enum InboundMessage {
                 throw Rejection(topic: topic, code: "invalid", field: "retain",
                                 "a retained activity, notification or command would be taken again by every new subscription; publish it without the retain flag, and clear this one with an empty retained message (mosquitto_pub -r -n -t \(topic))")
             }
-            guard payload.count <= largestPayload else {
-                throw Rejection(topic: topic, code: "lineTooLong", field: "payload", "is \(payload.count) bytes; at most \(largestPayload)")
-            }
+            guard payload.count <= largestPayload else { throw tooLong(payload, topic: topic) }
             guard let text = String(validating: payload, as: UTF8.self) else {
                 throw Rejection(topic: topic, code: "invalid", field: "payload", "is not valid UTF-8 text")
             }

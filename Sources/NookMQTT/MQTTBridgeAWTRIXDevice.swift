@@ -8,6 +8,11 @@ extension MQTTBridge {
     /// topic with what Nook does instead (code `notDone`); a body that cannot be read is
     /// refused as any other is. Nothing is asked of nookd but its status.
     func deviceRequest(_ request: AWTRIXDevice.Request, _ message: MQTTMessage) -> [Delivery] {
+        // The bound every topic keeps: a broker may pass hundreds of megabytes.
+        guard message.payload.count <= InboundMessage.largestPayload else {
+            report(InboundMessage.tooLong(message.payload, topic: message.topic), payload: message.payload)
+            return []
+        }
         var status: StatusAnswer?
         if request == .power || request == .settings, let requests {
             do throws(ClientError) {

@@ -57,11 +57,16 @@ public enum AWTRIXDevice {
             // AWTRIX takes {"power": b}, and `true`, `1` or anything else as plain text.
             guard let given else { return .notDone(["power: is required, {\"power\": true} or {\"power\": false}"]) }
             let on: Bool
-            if let value = try? JSONValue.parse(given), case .object = value {
-                guard let asked = value["power"] else { return .done }
+            let text = String(decoding: given, as: UTF8.self).trimmingWhitespace
+            if text.hasPrefix("{") {
+                // Read as AWTRIX reads it (a key twice takes its last value); an object that
+                // cannot be read or names no power is no request to turn the glass off: refused.
+                let (value, _) = try AWTRIXFields.parse(given, kind: "a power request is {\"power\": true} or {\"power\": false}")
+                guard let asked = value["power"] else {
+                    throw ProtocolError(.missingField, field: "power", "is required: {\"power\": true} or {\"power\": false}")
+                }
                 on = try flag(asked, field: "power")
             } else {
-                let text = String(decoding: given, as: UTF8.self).trimmingWhitespace
                 on = text == "true" || text == "1"
             }
             return on && matrixOn(status) ? .done : .notDone(["power: \(on ? "the glass is off while nobody is in the room ([presence])" : instead(.power))"])

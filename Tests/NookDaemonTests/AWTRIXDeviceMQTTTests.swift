@@ -94,4 +94,16 @@ struct AWTRIXDeviceMQTTTests {
         try eventually("the log") { setup.bridge.log.contains("refused a message: nook/b1/custom/: the bridge takes nothing on nook/b1/custom/") }
         #expect(try setup.apps().isEmpty)
     }
+
+    /// A device topic holds to the payload bound every other topic keeps: a payload over it is
+    /// refused as too long, not read whole into memory.
+    @Test func m1_aDeviceTopicsPayloadOverTheBoundIsRefusedAsTooLong() throws {
+        let setup = try AWTRIXMQTTTests.Setup()
+        let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])
+        let huge = "{\"BRI\": 100, \"pad\": \"" + String(repeating: "x", count: NookProtocol.maximumLineBytes) + "\"}"
+        try setup.broker.publish("nook/b1/settings", bytes: Array(huge.utf8))
+        try eventually("the refusal") { !errors.json("nook/b1/error").isEmpty }
+        let said = try #require(errors.json("nook/b1/error").first)
+        #expect(said["code"]?.text == "lineTooLong" && said["field"]?.text == "payload" && said["topic"]?.text == "nook/b1/settings", "\(said)")
+    }
 }

@@ -57,6 +57,13 @@ struct LaMetricNotificationTests {
         #expect(error.status == 400 && error.field == field, "\(body): \(error.field ?? "no field") \(error.message)")
     }
 
+    /// The widest finite values have an infinite difference: the chart and the goal are still drawn.
+    @Test func m4_aChartOrAGoalOfTheWidestFiniteValuesIsDrawnNotATrap() throws {
+        #expect(try Self.card(#"{"model":{"frames":[{"chartData":[-1e308,0,1e308]}]}}"#).activity.title == "▁▄█")
+        let goal = try Self.card(#"{"model":{"frames":[{"goalData":{"start":-1e308,"current":0,"end":1e308}}]}}"#)
+        #expect(goal.activity.progress == 0.5, "\(goal.activity)")
+    }
+
     @Test func m4_anErrorOnALaMetricRouteIsLaMetricsBodyWithNooksWords() throws {
         let error = HTTPAPIError(status: 401, code: "unauthorized", message: "the token is not one nook-http knows",
                                  headers: [("WWW-Authenticate", "Bearer realm=\"nook-http\""), ("Retry-After", "3")])

@@ -30,8 +30,9 @@ public enum LaMetricMapping {
                 texts.append(text)
                 icon = icon ?? frameIcon
             case .goal(let start, let current, let end, let unit, let frameIcon):
-                let span = end - start
-                progress = progress ?? (span == 0 ? 1 : min(1, max(0, (current - start) / span)))
+                // Halved, as the sparkline's: a span between finite values stays finite.
+                let span = end / 2 - start / 2
+                progress = progress ?? (span == 0 ? 1 : min(1, max(0, (current / 2 - start / 2) / span)))
                 texts.append("\(number(current)) / \(number(end))" + (unit.map { " \($0)" } ?? ""))
                 icon = icon ?? frameIcon
             case .chart(let values):
@@ -76,8 +77,10 @@ public enum LaMetricMapping {
     static func sparkline(_ values: [Double]) -> String {
         let low = values.min() ?? 0, high = values.max() ?? 0
         let blocks = Array("▁▂▃▄▅▆▇█")
+        // Halved, the span of two finite values is finite (-1e308 to 1e308 would make a NaN, and a trap).
+        let span = high / 2 - low / 2
         return String(values.map { value in
-            high == low ? blocks[3] : blocks[min(7, Int((value - low) / (high - low) * 7.999))]
+            span > 0 ? blocks[min(7, Int((value / 2 - low / 2) / span * 7.999))] : blocks[3]
         })
     }
 
