@@ -84,7 +84,13 @@ final class EventWatch {
     /// Events until one `stop` accepts (included).
     func events(until stop: (EventMessage) -> Bool) throws -> [EventMessage] {
         var events: [EventMessage] = []
-        while let line = try client.readLine() {
+        func read() throws -> [UInt8]? {
+            // A read that fails says what came before it: the events the test did not stop at.
+            do { return try client.readLine() } catch {
+                throw HarnessFailure("\(error), after \(events.map { "\($0.name) \"\($0.title)\"" })")
+            }
+        }
+        while let line = try read() {
             guard let value = try JSONValue.parse(line)["event"], let event = try? EventMessage(json: value) else { continue }
             events.append(event)
             if stop(event) { return events }

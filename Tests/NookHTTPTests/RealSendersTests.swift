@@ -220,8 +220,12 @@ final class SenderBench {
             _ = try run(["alert", "add", "alertname=DiskFull", "instance=\(instance)", "severity=critical",
                             "--annotation=summary=Disk full on \(instance)"] + (end.map { ["--end=\($0)"] } ?? []))
         }
-        try add("nas1")
-        try add("nas2")
+        // Firing until an end ten minutes away: without one each would resolve itself five
+        // seconds after it was added (`resolve_timeout`), and a loaded machine's amtool calls
+        // came further apart than that, so the group never had two firing.
+        let later = ISO8601DateFormatter().string(from: Date().addingTimeInterval(600))
+        try add("nas1", end: later)
+        try add("nas2", end: later)
         do {
             _ = try bench.watch.events { $0.name == "updated" && $0.title == "DiskFull: 2 firing" || $0.name == "enqueued" && $0.title == "DiskFull: 2 firing" }
         } catch {
