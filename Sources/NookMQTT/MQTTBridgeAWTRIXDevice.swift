@@ -23,8 +23,10 @@ extension MQTTBridge {
         }
         do throws(ProtocolError) {
             switch try AWTRIXDevice.outcome(request, body: message.payload, status: status) {
-            case .done:
+            case .done(let remarks):
                 logger.info("\(message.topic): done (the board is as asked)")
+                // What was read otherwise than sent (a key given twice), as for an app's topic.
+                warn(remarks, topic: message.topic, payload: message.payload)
             case .notDone(let lines):
                 report(Rejection(topic: message.topic, code: "notDone", field: nil, "not done: " + lines.joined(separator: "; ")), payload: message.payload)
             }

@@ -279,10 +279,15 @@ extension MQTTBridge {
     /// What of a message nookd took the glass will not show as sent: logged and published on
     /// the error topic as a refusal is, with the code `warning` (the message was taken).
     func sayNotTaken(_ delivery: Delivery, _ warnings: [String]) {
+        warn(warnings, topic: delivery.message.topic, payload: delivery.message.payload)
+    }
+
+    /// Each of `warnings` about a message taken on `topic`: logged, and on the error topic.
+    func warn(_ warnings: [String], topic: String, payload: [UInt8]) {
         for warning in warnings {
-            let said = Rejection(topic: delivery.message.topic, code: "warning", field: nil, warning)
+            let said = Rejection(topic: topic, code: "warning", field: nil, warning)
             logger.notice("took a message with a warning: \(said)")
-            publishOnErrorTopic(said, payload: delivery.message.payload)
+            publishOnErrorTopic(said, payload: payload)
         }
     }
 

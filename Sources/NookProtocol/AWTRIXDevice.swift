@@ -16,8 +16,9 @@ public enum AWTRIXDevice {
     }
 
     public enum Outcome: Sendable, Equatable {
-        /// The board is as asked: AWTRIX's `OK`.
-        case done
+        /// The board is as asked: AWTRIX's `OK`, with what was read otherwise than sent (a key
+        /// given twice).
+        case done(remarks: [String] = [])
         /// Nothing was done; each line names what was asked and what Nook does instead.
         case notDone([String])
     }
@@ -57,11 +58,13 @@ public enum AWTRIXDevice {
             // AWTRIX takes {"power": b}, and `true`, `1` or anything else as plain text.
             guard let given else { return .notDone(["power: is required, {\"power\": true} or {\"power\": false}"]) }
             let on: Bool
+            var remarks: [String] = []
             let text = String(decoding: given, as: UTF8.self).trimmingWhitespace
             if text.hasPrefix("{") {
                 // Read as AWTRIX reads it (a key twice takes its last value); an object that
                 // cannot be read or names no power is no request to turn the glass off: refused.
-                let (value, _) = try AWTRIXFields.parse(given, kind: "a power request is {\"power\": true} or {\"power\": false}")
+                let value: JSONValue
+                (value, remarks) = try AWTRIXFields.parse(given, kind: "a power request is {\"power\": true} or {\"power\": false}")
                 guard let asked = value["power"] else {
                     throw ProtocolError(.missingField, field: "power", "is required: {\"power\": true} or {\"power\": false}")
                 }
@@ -69,17 +72,18 @@ public enum AWTRIXDevice {
             } else {
                 on = text == "true" || text == "1"
             }
-            return on && matrixOn(status) ? .done : .notDone(["power: \(on ? "the glass is off while nobody is in the room ([presence])" : instead(.power))"])
+            return on && matrixOn(status) ? .done(remarks: remarks)
+                : .notDone(remarks + ["power: \(on ? "the glass is off while nobody is in the room ([presence])" : instead(.power))"])
         case .indicator1, .indicator2, .indicator3, .moodlight:
             // An empty body, black or "0" turns it off: it is off on a Nook board already.
-            guard let given else { return .done }
-            let (value, _) = try AWTRIXFields.parse(given, kind: "an \(request.rawValue) is a JSON object")
+            guard let given else { return .done() }
+            let (value, remarks) = try AWTRIXFields.parse(given, kind: "an \(request.rawValue) is a JSON object")
             guard case .object(let members) = value else {
                 throw ProtocolError(.wrongType, field: "body", "must be a JSON object, got \(value.typeName)")
             }
-            if members.isEmpty { return .done }
-            if request != .moodlight, let color = value["color"], try AWTRIXFields.color(color, field: "color") == 0 { return .done }
-            return .notDone(["\(request.label): \(instead(request))"])
+            if members.isEmpty { return .done(remarks: remarks) }
+            if request != .moodlight, let color = value["color"], try AWTRIXFields.color(color, field: "color") == 0 { return .done(remarks: remarks) }
+            return .notDone(remarks + ["\(request.label): \(instead(request))"])
         case .settings:
             return try AWTRIXSettings.outcome(given ?? [], status: status)
         case .sleep, .sound, .rtttl, .reboot, .doupdate, .erase, .resetSettings, .sendscreen:

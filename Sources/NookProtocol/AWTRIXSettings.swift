@@ -44,12 +44,12 @@ public enum AWTRIXSettings {
 
     /// A written `settings` body: done when every key asked already holds on the board.
     static func outcome(_ body: [UInt8], status: StatusAnswer?) throws(ProtocolError) -> AWTRIXDevice.Outcome {
-        guard !body.isEmpty else { return .done }
-        let (value, _) = try AWTRIXFields.parse(body, kind: "settings are a JSON object")
+        guard !body.isEmpty else { return .done() }
+        let (value, remarks) = try AWTRIXFields.parse(body, kind: "settings are a JSON object")
         guard case .object(let members) = value else {
             throw ProtocolError(.wrongType, field: "body", "settings must be a JSON object, got \(value.typeName)")
         }
-        guard case .object(let board) = current(status) else { return .done }
+        guard case .object(let board) = current(status) else { return .done(remarks: remarks) }
         var lines: [String] = []
         for (key, asked) in members {
             guard let held = board.first(where: { $0.0 == key })?.1 else {
@@ -59,7 +59,7 @@ public enum AWTRIXSettings {
             if known.contains(key), try same(asked, held, key: key) { continue }
             lines.append("\(key): not changed; \(instead(key))")
         }
-        return lines.isEmpty ? .done : .notDone(lines)
+        return lines.isEmpty ? .done(remarks: remarks) : .notDone(remarks + lines)
     }
 
     /// Whether the asked value is the board's, read as AWTRIX reads it (numbers as strings).

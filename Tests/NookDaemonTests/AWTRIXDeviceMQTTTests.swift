@@ -95,6 +95,19 @@ struct AWTRIXDeviceMQTTTests {
         #expect(try setup.apps().isEmpty)
     }
 
+    /// A key given twice on a device topic is read as AWTRIX reads it (the last value) and said
+    /// on the error topic as a warning, as on an app's topic: the indicator turned off is done.
+    @Test func m1_aKeyGivenTwiceOnADeviceTopicIsSaidAsAWarning() throws {
+        let setup = try AWTRIXMQTTTests.Setup()
+        let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])
+        try setup.broker.publish("nook/b1/indicator1", ##"{"color": "#FF0000", "color": [0, 0, 0]}"##)
+        try eventually("the warning") { !errors.json("nook/b1/error").isEmpty }
+        let said = try #require(errors.json("nook/b1/error").first)
+        #expect(said["code"]?.text == "warning" && said["topic"]?.text == "nook/b1/indicator1", "\(said)")
+        #expect(said["message"]?.text?.hasPrefix("given twice") == true && said["message"]?.text?.contains("color") == true, "\(said)")
+        try eventually("the log") { setup.bridge.log.contains("nook/b1/indicator1: done (the board is as asked)") }
+    }
+
     /// A device topic holds to the payload bound every other topic keeps: a payload over it is
     /// refused as too long, not read whole into memory.
     @Test func m1_aDeviceTopicsPayloadOverTheBoundIsRefusedAsTooLong() throws {

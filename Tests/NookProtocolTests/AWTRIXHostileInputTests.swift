@@ -22,7 +22,25 @@ struct AWTRIXHostileInputTests {
     }
 
     @Test func m1_aPowerKeyGivenTwiceTakesItsLastValueAsAWTRIXReadsIt() throws {
-        #expect(try power(#"{"power": false, "power": true}"#) == .done)
+        guard case .done(let remarks) = try power(#"{"power": false, "power": true}"#) else {
+            Issue.record("the last value, true, is the board as it is")
+            return
+        }
+        #expect(remarks.count == 1 && remarks[0].hasPrefix("given twice") && remarks[0].contains("power"), "\(remarks)")
+    }
+
+    /// A key given twice on a device route is read as AWTRIX reads it and said with the `OK`
+    /// (or with what was not done), as on the app routes: never a silent choice.
+    @Test func m1_aKeyGivenTwiceOnADeviceRouteIsSaidWithTheAnswer() throws {
+        for request in [AWTRIXDevice.Request.indicator1, .indicator3] {
+            let outcome = try AWTRIXDevice.outcome(request, body: Array(##"{"color": "#FF0000", "color": [0, 0, 0]}"##.utf8), status: nil)
+            guard case .done(let remarks) = outcome else { Issue.record("\(request): black turns it off: \(outcome)"); continue }
+            #expect(remarks.count == 1 && remarks[0].hasPrefix("given twice") && remarks[0].contains("color"), "\(remarks)")
+        }
+        let lit = try AWTRIXDevice.outcome(.moodlight, body: Array(#"{"brightness": 1, "brightness": 170, "color": [155, 38, 182]}"#.utf8), status: nil)
+        guard case .notDone(let lines) = lit else { Issue.record("Nook draws no mood light: \(lit)"); return }
+        #expect(lines.count == 2 && lines[0].hasPrefix("given twice") && lines[0].contains("brightness"), "\(lines)")
+        #expect(try AWTRIXDevice.outcome(.indicator2, body: Array(#"{"color": [0, 0, 0]}"#.utf8), status: nil) == .done())
     }
 
     /// A body that is no power request is refused naming what is wrong, not answered `OK` nor

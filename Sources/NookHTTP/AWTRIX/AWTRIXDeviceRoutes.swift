@@ -49,7 +49,7 @@ enum AWTRIXDeviceRoutes {
         func respond(_ status: StatusAnswer?) {
             do {
                 switch try AWTRIXDevice.outcome(request, body: exchange.request.body, status: status) {
-                case .done: exchange.respond(AWTRIXAppRoutes.ok([]))
+                case .done(let remarks): exchange.respond(AWTRIXAppRoutes.ok(remarks))
                 case .notDone(let lines): exchange.respond(notDone(lines).response)
                 }
             } catch {
