@@ -197,9 +197,9 @@ final class RawConnection {
     /// - Parameters:
     ///   - source: the loopback address to connect from (all of 127/8 is this machine).
     ///   - receiveBuffer: the kernel's buffer for what arrives, for a client that reads slowly.
-    /// (`self.fd` is set last: a failed init must not reach `deinit`, which would close again
-    /// a number another thread may have opened since; see TCPConnection.)
     init(port: UInt16, from source: String? = nil, receiveBuffer: Int32? = nil) throws {
+        // `self.fd` is set last: a failed init must not reach `deinit`, which would close again
+        // a number another thread may have opened since (see TCPConnection).
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
         if var size = receiveBuffer {
