@@ -82,6 +82,8 @@ let package = Package(
         .target(name: "NookLED", dependencies: ["NookActivities", "NookDisplay", "NookPixel", "NookSystem"]),
         // The pixel renderer for LED matrices and strips (L3, L4): bitmap font, marquee, 8x8 icons.
         .target(name: "NookPixel", dependencies: ["NookActivities", "NookDisplay"]),
+        // Sound (SPEC B): tones, melodies and samples; no C, no device.
+        .target(name: "NookSound"),
         // zlib (Debian zlib1g-dev), seen only by NookPNG.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The live view's PNG encoder (V1): RGB8 rows deflated by zlib, fast enough for every frame.
