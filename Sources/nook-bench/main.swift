@@ -4,7 +4,7 @@
 // only the figures of nookd and nookctl; `nook-bench journal` only the journal's; `history`, `render`, `idle`,
 // `first-frame`, `stop` (SIGTERM to exit), `pipelined`, `led`, `lcdproc`, `mqtt`, `http`, `http-burst`, `http-list` (a queue of 100,000 read page by page over HTTP), `notify`, `brightness`, `cli` (nookctl's start-up)
 // and `flags` (ArgumentParser against the hand reader), `live-view` and `apps` one group each. Rounds.swift says how
-// to add a figure.
+// to add a figure; `--against REV [GROUP]` runs them beside another revision's (AgainstRevision.swift).
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -103,6 +103,17 @@ func reportSoak(_ figures: DaemonFigures) {
     } catch {
         print("soak skipped: \(error)")
     }
+}
+
+// `--against REV`: this tree's figures beside another revision's, in one sitting.
+do {
+    if let against = try AgainstRevision.parse(Array(CommandLine.arguments.dropFirst()), packageRoot: DaemonFigures().packageRoot) {
+        try against.run()
+        exit(0)
+    }
+} catch {
+    print("nook-bench: \(error)")
+    exit(1)
 }
 
 Machine.report()
