@@ -29,6 +29,7 @@ func reportDaemonFigures(_ figures: DaemonFigures) async {
         let ack = await figures.journaledEnqueueP99(socket: socket, throughArgumentParser: true)
         report("enqueue_journaled_ack_ms_p99", ack.fastPath)
         report("enqueue_journaled_ack_argument_parser_ms_p99", ack.argumentParser)
+        try await reportAckVersusDisk(socket: socket, journal: figures.scratch + "/journal")
         figures.stop(journaled)
         // The trade-off: written before the answer, synced within a second (journal.sync = "interval").
         let interval = try figures.startDaemon(socket: socket, extra: ["--journal", figures.scratch + "/journal-interval", "--journal-sync", "interval"])
@@ -43,6 +44,14 @@ func reportDaemonFigures(_ figures: DaemonFigures) async {
     report("enqueue_to_first_frame_ms_p99", await figures.enqueueToFirstFrameP99())
     report("update_to_frame_ms_p99", await figures.updateToFrameP99())
     report("first_frame_after_idle_ms_p99", await figures.enqueueToFirstFrameP99(afterRelease: true))
+}
+
+/// The durable ack against the disk it waits on (`JournalVersusDiskFigure`), for a nookd whose
+/// journal is `journal` with `journal.sync = "ack"`.
+func reportAckVersusDisk(socket: String, journal: String) async throws {
+    let figure = try await JournalVersusDiskFigure(socket: socket, journal: journal).run()
+    report("journaled_ack_p99_vs_fdatasync_p99", figure.ratio)
+    print("  journaled_ack_p99_vs_fdatasync_p99 record: \(figure.recordBytes) bytes")
 }
 
 /// nookctl enqueue's start-up: through its fast path and through ArgumentParser, each against socat.
@@ -204,6 +213,7 @@ if CommandLine.arguments.dropFirst().first == "journal" {
         let pid = try figures.startDaemon(socket: socket, extra: ["--journal", figures.scratch + "/journal\(name)"] + extra)
         report("pipelined_enqueues_journaled\(name)_per_s", try await figures.pipelinedEnqueuesPerSecond(socket: socket))
         report(name.isEmpty ? "enqueue_journaled_ack_ms_p99" : "enqueue_journaled_interval_ms_p99", await figures.journaledEnqueueP99(socket: socket))
+        if name.isEmpty { try await reportAckVersusDisk(socket: socket, journal: figures.scratch + "/journal") }
         figures.stop(pid)
     }
     exit(0)
