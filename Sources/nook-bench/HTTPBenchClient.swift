@@ -7,9 +7,9 @@ import NookSystem
 /// a request written whole, its answer read to the end of its `Content-Length` body. Small on
 /// purpose, so a per-call figure measures the server, not a client library.
 final class HTTPBenchClient {
-    private let socket: FileDescriptor
-    private var buffer: [UInt8] = []
-    private var readChunk = [UInt8](repeating: 0, count: 65_536)
+    let socket: FileDescriptor
+    var buffer: [UInt8] = []
+    var readChunk = [UInt8](repeating: 0, count: 65_536)
 
     init(port: Int) throws {
         socket = FileDescriptor(owning: try System.socket(AF_INET, SOCK_STREAM, flags: SOCK_CLOEXEC.rawValue),
@@ -67,5 +67,28 @@ final class HTTPBenchClient {
         let body = Array(buffer[bodyStart..<(bodyStart + length)])
         buffer.removeFirst(bodyStart + length)
         return (status, body)
+    }
+}
+
+extension HTTPBenchClient {
+    /// Reads a streamed answer (ntfy's `/TOPIC/json`) until a line holding `text` has come,
+    /// within `seconds`; what came before it is dropped.
+    func waitForLine(containing text: String, seconds: Int32 = 10) throws {
+        let wanted = Array(text.utf8)
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while true {
+            if let end = buffer.firstIndex(of: 0x0A) {
+                let line = buffer[..<end]
+                buffer.removeSubrange(...end)
+                if line.count >= wanted.count, (0...(line.count - wanted.count)).contains(where: { line.dropFirst($0).starts(with: wanted) }) { return }
+                continue
+            }
+            let left = Int32(max(0, ((deadline - .now) / .milliseconds(1)).rounded(.up)))
+            var entry = pollfd(fd: socket.rawValue, events: Int16(POLLIN), revents: 0)
+            guard try System.poll(&entry, timeoutMilliseconds: left) > 0 else { throw BenchError("no line with \(text) within \(seconds) s") }
+            let count = try readChunk.withUnsafeMutableBytes { bytes in try Result { () throws(SystemCallError) in try socket.read(into: bytes) }.get() }
+            guard count > 0 else { throw BenchError("the server closed the stream") }
+            buffer += readChunk[..<count]
+        }
     }
 }

@@ -2,7 +2,7 @@
 // every figure is the median of several rounds, so a busy machine skews both sides alike.
 // `nook-bench soak` runs only the soak (100,000 activities through nookd); `nook-bench daemon`
 // only the figures of nookd and nookctl; `nook-bench journal` only the journal's; `history`, `render`, `idle`,
-// `first-frame`, `start` (exec to socket and to first frame, 1,000 cards restored), `stop` (SIGTERM to exit), `pipelined`, `led`, `lcdproc`, `mqtt`, `http`, `http-burst`, `http-list` (a queue of 100,000 read page by page over HTTP), `notify`, `brightness`, `cli` (nookctl's start-up)
+// `first-frame`, `start` (exec to socket and to first frame, 1,000 cards restored), `stop` (SIGTERM to exit), `pipelined`, `led`, `lcdproc`, `mqtt`, `http`, `ntfy` (nook-http beside Debian 13's ntfy), `http-burst`, `http-list` (a queue of 100,000 read page by page over HTTP), `notify`, `brightness`, `cli` (nookctl's start-up)
 // and `flags` (ArgumentParser against the hand reader), `live-view` and `apps` one group each. Rounds.swift says how
 // to add a figure; `--against REV [GROUP]` runs them beside another revision's (AgainstRevision.swift).
 #if canImport(Glibc)
@@ -154,6 +154,10 @@ if CommandLine.arguments.dropFirst().first == "stop" {
     let figures = DaemonFigures()
     try figures.prepare()
     report("sigterm_mid_slide_exit_ms", try await figures.sigtermMidSlideExitMs())
+    exit(0)
+}
+if CommandLine.arguments.dropFirst().first == "ntfy" {
+    reportNtfyFigures(DaemonFigures())
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "start" {
@@ -324,6 +328,7 @@ await reportStartFigures(daemonFigures)
 await reportFlagFigures(daemonFigures)
 reportMQTTFigures(daemonFigures)
 reportHTTPFigures(daemonFigures)
+reportNtfyFigures(daemonFigures)
 reportHistoryBurstFigure(daemonFigures)
 reportNotifyFigures(daemonFigures)
 reportHistoryFigures(daemonFigures)
