@@ -7,9 +7,9 @@ import NookSystem
 /// a request written whole, its answer read to the end of its `Content-Length` body. Small on
 /// purpose, so a per-call figure measures the server, not a client library.
 final class HTTPBenchClient {
-    let socket: FileDescriptor
-    var buffer: [UInt8] = []
-    var readChunk = [UInt8](repeating: 0, count: 65_536)
+    private let socket: FileDescriptor
+    private var buffer: [UInt8] = []
+    private var readChunk = [UInt8](repeating: 0, count: 65_536)
 
     init(port: Int) throws {
         socket = FileDescriptor(owning: try System.socket(AF_INET, SOCK_STREAM, flags: SOCK_CLOEXEC.rawValue),
@@ -36,13 +36,19 @@ final class HTTPBenchClient {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while true {
             if let answer = try takeResponse() { return answer }
-            let left = Int32(max(0, ((deadline - .now) / .milliseconds(1)).rounded(.up)))
-            var entry = pollfd(fd: socket.rawValue, events: Int16(POLLIN), revents: 0)
-            guard try System.poll(&entry, timeoutMilliseconds: left) > 0 else { throw BenchError("no whole HTTP answer within \(seconds) s") }
-            let count = try readChunk.withUnsafeMutableBytes { bytes in try Result { () throws(SystemCallError) in try socket.read(into: bytes) }.get() }
-            guard count > 0 else { throw BenchError("nook-http closed the connection") }
-            buffer += readChunk[..<count]
+            try readMore(before: deadline, waitingFor: "a whole HTTP answer within \(seconds) s")
         }
+    }
+
+    /// Appends what the server sends next to ``buffer``; an error naming `what` if nothing comes
+    /// before `deadline`, or if the server closed the connection.
+    private func readMore(before deadline: ContinuousClock.Instant, waitingFor what: String) throws {
+        let left = Int32(max(0, ((deadline - .now) / .milliseconds(1)).rounded(.up)))
+        var entry = pollfd(fd: socket.rawValue, events: Int16(POLLIN), revents: 0)
+        guard try System.poll(&entry, timeoutMilliseconds: left) > 0 else { throw BenchError("no \(what)") }
+        let count = try readChunk.withUnsafeMutableBytes { bytes in try Result { () throws(SystemCallError) in try socket.read(into: bytes) }.get() }
+        guard count > 0 else { throw BenchError("the server closed the connection") }
+        buffer += readChunk[..<count]
     }
 
     /// One whole answer from the bytes read, if they hold one.
@@ -83,12 +89,7 @@ extension HTTPBenchClient {
                 if line.count >= wanted.count, (0...(line.count - wanted.count)).contains(where: { line.dropFirst($0).starts(with: wanted) }) { return }
                 continue
             }
-            let left = Int32(max(0, ((deadline - .now) / .milliseconds(1)).rounded(.up)))
-            var entry = pollfd(fd: socket.rawValue, events: Int16(POLLIN), revents: 0)
-            guard try System.poll(&entry, timeoutMilliseconds: left) > 0 else { throw BenchError("no line with \(text) within \(seconds) s") }
-            let count = try readChunk.withUnsafeMutableBytes { bytes in try Result { () throws(SystemCallError) in try socket.read(into: bytes) }.get() }
-            guard count > 0 else { throw BenchError("the server closed the stream") }
-            buffer += readChunk[..<count]
+            try readMore(before: deadline, waitingFor: "line with \(text) within \(seconds) s")
         }
     }
 }
