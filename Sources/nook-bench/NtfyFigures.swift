@@ -79,8 +79,11 @@ struct NtfyFigures {
     private func startNtfy() throws -> (pid: pid_t, port: Int) {
         let config = http.scratch + "/ntfy-server.yml"
         // Loopback exempt from ntfy's per-visitor rate limit (60 at once), as nook-http's own
-        // limits let the benchmark's loopback clients through.
-        _ = FileManager.default.createFile(atPath: config, contents: Data("visitor-request-limit-exempt-hosts: \"127.0.0.1\"\n".utf8))
+        // limits let the benchmark's loopback clients through; and its cache's writes batched,
+        // ntfy's own remedy for a busy cache: without it 16 publishers at once get some 500s
+        // ("database is locked"). Batched, ntfy answers before the message is in the file.
+        let settings = "visitor-request-limit-exempt-hosts: \"127.0.0.1\"\ncache-batch-size: 25\ncache-batch-timeout: \"1s\"\n"
+        _ = FileManager.default.createFile(atPath: config, contents: Data(settings.utf8))
         try? FileManager.default.removeItem(atPath: http.scratch + "/ntfy-cache.db")
         let port = 40_000 + Int(getpid() % 20_000)
         var pid: pid_t = 0
