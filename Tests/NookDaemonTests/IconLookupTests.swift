@@ -112,4 +112,18 @@ struct IconLookupEndToEndTests {
         #expect(!daemon.log.contains("drawing the generic glyph"), "\(daemon.log)")
         #expect(daemon.stop().status == 0)
     }
+
+    @Test(.enabled(if: MQTTTools.available, MQTTTools.skipReason))
+    func m3_mqttCardsAndAWTRIXAppsNameIconsNookdFindsAsFiles() throws {
+        let files = Scratch()
+        let icons = try IconLookupTests.directory(files)
+        let setup = try AWTRIXMQTTTests.Setup(nookdConfig: "[daemon]\nicon_directories = [\"\(icons)\"]\n")
+        try setup.daemon.request(.suspend(module: nil))
+        try setup.broker.publish("nook/b1/activity", #"{"title": "Door", "icon": "1234"}"#)
+        try setup.broker.publish("nook/b1/custom/weather", #"{"text": "21 C", "icon": "weather"}"#)
+        try eventually("the card and the app") { try !setup.daemon.activities().flatMap(\.pending).isEmpty && setup.app("weather") != nil }
+        #expect(try setup.daemon.activities().flatMap(\.pending).first?.systemImage == icons + "/1234.gif")
+        #expect(try setup.app("weather")?.icon == icons + "/weather.png")
+        #expect(!setup.bridge.log.contains("unknown icon"), "\(setup.bridge.log)")
+    }
 }
