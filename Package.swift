@@ -88,8 +88,10 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The live view's PNG encoder (V1): RGB8 rows deflated by zlib, fast enough for every frame.
         .target(name: "NookPNG", dependencies: ["NookDisplay", "CZlib"]),
+        // The GIF decoder for icon files (R3, M3): pure Swift, bounded, no C.
+        .target(name: "NookGIF"),
         // Theme, icons, card layout, home content, animation, PNG: the only user of cairo/pango.
-        .target(name: "NookRender", dependencies: ["NookActivities", "NookDisplay", "NookConfig", "NookSystem", "CPangoCairo"]),
+        .target(name: "NookRender", dependencies: ["NookActivities", "NookDisplay", "NookConfig", "NookSystem", "NookGIF", "CPangoCairo"]),
         // The daemon's wiring: config, backend selection, socket server, signals, requests.
         .target(name: "NookDaemon", dependencies: [
             "NookActivities", "NookProtocol", "NookConfig", "NookDisplay", "NookRender", "NookInput", "NookDRM", "NookFramebuffer", "NookLED", "NookPixel",
@@ -153,7 +155,7 @@ let package = Package(
             "NookMQTT", "NookProtocol", "NookConfig", "NookSystem", "NookLogging",
         ]),
         // nookd's outside inputs as fuzz targets; nook-fuzz runs them under libFuzzer (Hardware/dev/fuzz).
-        .target(name: "NookFuzzTargets", dependencies: ["NookActivities", "NookConfig", "NookDaemon", "NookProtocol", "NookLCDproc", "NookHTTP"]),
+        .target(name: "NookFuzzTargets", dependencies: ["NookActivities", "NookConfig", "NookDaemon", "NookProtocol", "NookLCDproc", "NookHTTP", "NookGIF"]),
         .executableTarget(name: "nook-fuzz", dependencies: ["NookFuzzTargets", "NookSystem"]),
         // Manual clock and scriptable engagement for tests; never linked into a product.
         .target(name: "NookTestSupport", dependencies: ["NookActivities", "NookProtocol", "NookSystem"]),
@@ -200,6 +202,7 @@ let package = Package(
             "NookDaemon", "NookProtocol", "NookConfig", "NookActivities", "NookDisplay", "NookRender", "NookInput", "NookTestSupport", "NookTestTraits", "NookSystem",
             "NookLogging", "nookd",
         ]),
+        .testTarget(name: "NookGIFTests", dependencies: ["NookGIF", "NookTestSupport"]),
         .testTarget(name: "NookPNGTests", dependencies: ["NookPNG", "NookDisplay", "NookRender", "NookTestTraits"]),
         .testTarget(name: "NookDisplayTests", dependencies: ["NookDisplay", "NookActivities", "NookTestSupport", "NookTestTraits"]),
         .testTarget(name: "NookPixelTests", dependencies: ["NookPixel", "NookDisplay", "NookActivities", "NookRender", "NookTestSupport", "NookTestTraits"],

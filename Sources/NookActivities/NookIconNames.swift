@@ -26,9 +26,9 @@ public enum NookIconNames {
 
     public static func isKnown(_ name: String) -> Bool { known.contains(name) }
 
-    /// Whether `name` names an image file (a path, or a `.png` in an icon directory) rather
-    /// than a built-in icon.
-    public static func namesFile(_ name: String) -> Bool { name.hasSuffix(".png") || name.hasPrefix("/") }
+    /// Whether `name` names an image file (a path, or a `.png` or `.gif` in an icon directory)
+    /// rather than a built-in icon.
+    public static func namesFile(_ name: String) -> Bool { name.hasSuffix(".png") || name.hasSuffix(".gif") || name.hasPrefix("/") }
 
     /// What the sender of `name` is told when it is neither a built-in name nor an image file:
     /// the card is still shown, with the generic glyph. Nil for a name that is drawn as asked.

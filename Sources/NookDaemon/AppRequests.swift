@@ -42,19 +42,25 @@ extension Daemon {
     /// `app-set` (A1): a new app, or one of the same name replaced in place by whoever may (U3).
     func appSetRequest(_ requested: NookApp, _ reply: RequestReply) throws(ProtocolError) {
         let replaced = try setApps([requested], reply, field: nil)
-        reply.answerChange(AppSetAnswer(name: requested.name, replaced: replaced[0], warnings: undrawn(requested)))
+        let warnings = undrawn(requested)
+        logSaid(warnings, about: "app \(requested.name)", peer: reply.connection.peer)
+        reply.answerChange(AppSetAnswer(name: requested.name, replaced: replaced[0], warnings: warnings))
     }
 
     /// `app-set-all` (A3, an AWTRIX array): every app set as `app-set` sets one, or none.
     func appSetAllRequest(_ requested: [NookApp], _ reply: RequestReply) throws(ProtocolError) {
         let replaced = try setApps(requested, reply, field: { "apps[\($0)]" })
-        reply.answerChange(AppSetAllAnswer(apps: zip(requested, replaced).map { AppSetAnswer(name: $0.name, replaced: $1, warnings: undrawn($0)) }))
+        let answers = zip(requested, replaced).map { AppSetAnswer(name: $0.name, replaced: $1, warnings: undrawn($0)) }
+        for answer in answers { logSaid(answer.warnings, about: "app \(answer.name)", peer: reply.connection.peer) }
+        reply.answerChange(AppSetAllAnswer(apps: answers))
     }
 
     /// What of an app the glass will not show, said in its answer as a card's is (R3, M3).
     private func undrawn(_ app: NookApp) -> [String] {
-        (app.icon.flatMap { NookIconNames.warning(for: $0, shownOn: "app") }.map { [$0] } ?? [])
-            + screen.undrawn(title: app.chart == nil ? app.content.plainText : nil, subtitle: nil, icon: app.icon, titleField: "text")
+        // As drawn: an icon id or name found as a file is that file (M3).
+        let icon = app.icon.map { (try? checkedIcon(NookActivity(title: app.name, systemImage: $0)).systemImage) ?? $0 }
+        return (icon.flatMap { NookIconNames.warning(for: $0, shownOn: "app") }.map { [$0] } ?? [])
+            + screen.undrawn(title: app.chart == nil ? app.content.plainText : nil, subtitle: nil, icon: icon, titleField: "text")
             // A drawing's text is drawn in the same font.
             + (app.drawing?.commands ?? []).enumerated().flatMap { index, command -> [String] in
                 guard case .text(_, _, let text, _) = command else { return [] }

@@ -29,7 +29,7 @@ final class DaemonScreen: Sendable {
         let renderer = PixelRenderer(size: display.mode.size.rotated(settings.rotation.inverse), scrollSpeed: scrollSpeed)
         let screen = PixelScreen(display: display, clock: clock, renderer: renderer, rotation: settings.rotation, home: Self.pixelHome(settings.home),
                                  blankAfter: settings.blankAfter, localTime: { let now = LocalTime.now(); return (now.hour, now.minute, Double(now.second) + Double(now.nanosecond) / 1e9) }, onWarning: onWarning,
-                                 observer: observer)
+                                 observer: observer, iconLoader: Self.pixelIcon)
         kind = .pixels(screen, renderer)
         pixelSettings = Locked(settings)
     }
@@ -50,11 +50,25 @@ final class DaemonScreen: Sendable {
         }
     }
 
+    /// An icon file as the LED screen draws it (M3): every frame, read and decoded as a panel's is.
+    @Sendable static func pixelIcon(_ path: String) -> Result<PixelIconImage, PixelScreen.IconLoadError> {
+        do throws(IconFileError) {
+            let picture = try IconFile.loadPicture(path: path)
+            return .success(PixelIconImage(width: picture.frames[0].width, height: picture.frames[0].height,
+                                           frames: picture.frames.map(\.pixels), delays: picture.delays))
+        } catch {
+            return .failure(PixelScreen.IconLoadError(error.description))
+        }
+    }
+
     /// What this screen will not show of a card's or app's text and icon, for the request's
     /// answer (M3): on an LED matrix the characters its font lacks, a subtitle, an icon it has
-    /// no drawing of; nothing on a panel, which draws them all.
+    /// no drawing of; on a panel, which draws the rest, that an animated GIF is drawn still.
     func undrawn(title: String?, subtitle: String?, icon: String?, titleField: String = "title") -> [String] {
-        guard case .pixels(_, let renderer) = kind else { return [] }
+        guard case .pixels(_, let renderer) = kind else {
+            guard let icon, icon.hasPrefix("/"), IconFile.isAnimatedGIF(path: icon) else { return [] }
+            return ["the panel draws the animated icon '\(SaidText.shown(icon, scalars: 100))' still, its first frame"]
+        }
         return renderer.undrawn(title: title, subtitle: subtitle, icon: icon, titleField: titleField,
                                 known: { NookIconNames.warning(for: $0) == nil })
     }
@@ -124,7 +138,7 @@ final class DaemonScreen: Sendable {
     }
 
     /// R3: an update that changed nothing named the icon file of card `id` again; the file at
-    /// that path may hold another picture now. An LED screen draws no image files.
+    /// that path may hold another picture now. An LED screen reads it again for its next card.
     func recheckIcon(of id: NookActivityID) async {
         if case .cards(let screen) = kind { await screen.recheckIcon(of: id) }
     }

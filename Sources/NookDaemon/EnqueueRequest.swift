@@ -169,6 +169,7 @@ extension Daemon {
             }
             switch verdict {
             case .success(let id):
+                logSaid(warnings, about: "\(id)", peer: connection.peer)
                 if let journal { connection.dependOn(journal.mark) }
                 connection.send(ResponseLine.success(id: request.id, result: answer(id, module, warnings).json).encoded())
                 wasAccepted.append(true)
@@ -190,6 +191,13 @@ extension Daemon {
     /// the sender is told in the answer rather than only in nookd's log.
     static func iconWarnings(_ icon: String?) -> [String] {
         icon.flatMap { NookIconNames.warning(for: $0) }.map { [$0] } ?? []
+    }
+
+    /// What an answer said to its sender is in the log too (R3, M3): a bridge's sender may
+    /// never read the answer (a D-Bus notification, an MQTT message), its owner reads the log.
+    func logSaid(_ warnings: [String], about what: String, peer: PeerCredentials) {
+        guard !warnings.isEmpty else { return }
+        logger.info("told the sender of \(what): \(warnings.joined(separator: "; "))", metadata: ["peer": "\(peer)"])
     }
 
     /// The activity with its icon file, if it names one, checked and replaced by the canonical

@@ -12,7 +12,7 @@ import NookSystem
 /// group, and `snapshot` hands the glass back to them: so only files under the configured
 /// directories (`daemon.icon_directories`) are read, after resolving `..` and symbolic links.
 /// A name without a slash (`doorbell.png`) is looked up in each directory in turn. The file
-/// itself must be a readable regular file holding a small PNG (``IconFile``); it is read here,
+/// itself must be a readable regular file holding a small PNG or GIF (``IconFile``); it is read here,
 /// in the connection's task, never on the screen's executor, and a refusal names `activity.icon`.
 struct IconPolicy: Sendable {
     static let defaultDirectories = ["/usr/share/nook/icons", "/etc/nook/icons"]
@@ -20,12 +20,37 @@ struct IconPolicy: Sendable {
     var directories: [String]
 
     /// `activity` with its icon file (if it names one rather than a built-in icon) resolved and
-    /// checked as at enqueue (R3).
+    /// checked as at enqueue (R3). A name that is neither a built-in icon nor a file name is an
+    /// icon id or name as LaMetric's and AWTRIX's senders send them (M3): the first of
+    /// ``fileNames(for:)`` found in the icon directories is its file. Found nowhere, the name
+    /// stays as it came (the answer says it is unknown).
     func checked(_ activity: NookActivity) throws(ProtocolError) -> NookActivity {
-        guard let icon = activity.systemImage, IconCatalog.namesFile(icon) else { return activity }
+        guard let icon = activity.systemImage, !NookIconNames.isKnown(icon) else { return activity }
         var checked = activity
-        checked.systemImage = try resolve(icon)
+        if IconCatalog.namesFile(icon) {
+            checked.systemImage = try resolve(icon)
+        } else if let file = Self.fileNames(for: icon).first(where: { file in directories.contains { Self.canonical($0 + "/" + file) != nil } }) {
+            do throws(ProtocolError) {
+                checked.systemImage = try resolve(file)
+            } catch {
+                throw ProtocolError(error.code, field: error.field, "icon '\(SaidText.shown(icon, scalars: 100))' names the icon file \(file): \(error.message)")
+            }
+        }
         return checked
+    }
+
+    /// The files an icon id or name is looked up as, in order: `NAME.png` then `NAME.gif`
+    /// (AWTRIX tries its still format first too); a LaMetric id (`1234`, `i1234` still,
+    /// `a1234` animated) also without its letter, the GIF first for `a`. Empty for what
+    /// cannot be one file's name in a directory (a slash, a NUL, a leading dot, too long).
+    static func fileNames(for name: String) -> [String] {
+        guard !name.isEmpty, name.utf8.count <= 200, !name.hasPrefix("."), !name.contains("/"), !name.contains("\0") else { return [] }
+        var names = [name + ".png", name + ".gif"]
+        if let letter = name.first, letter == "i" || letter == "a", name.count > 1, name.utf8.dropFirst().allSatisfy({ (0x30...0x39).contains($0) }) {
+            let id = String(name.dropFirst())
+            names += letter == "a" ? [id + ".gif", id + ".png"] : [id + ".png", id + ".gif"]
+        }
+        return names
     }
 
     /// The canonical path of the icon file `name` names, after checking it can be drawn.

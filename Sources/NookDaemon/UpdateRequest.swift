@@ -116,10 +116,12 @@ extension Daemon {
     func updateRequest(_ target: UpdateTarget, changes: ActivityChanges, restartDwell: Bool, _ reply: RequestReply) async throws(ProtocolError) {
         let (request, connection) = (reply.request, reply.connection)
         var result = try await performUpdate(target, changes: changes, restartDwell: restartDwell, peer: connection.peer, actingFor: request.sender)
-        let icon = changes.json[ActivityField.icon.wireName]?.text
+        // As drawn: an icon id or name found as a file is that file (M3).
+        let icon = changes.json[ActivityField.icon.wireName]?.text.map { (try? checkedIcon(NookActivity(title: "icon", systemImage: $0)).systemImage) ?? $0 }
         result.warnings = Self.iconWarnings(icon)
             + screen.undrawn(title: changes.json[ActivityField.title.wireName]?.text,
                              subtitle: changes.json[ActivityField.subtitle.wireName]?.text, icon: icon)
+        logSaid(result.warnings, about: result.updated.map { "\($0.id)" }.joined(separator: ", "), peer: connection.peer)
         // Debug: a client may send a hundred updates a second.
         logger.debug("updated \(result.updated.map { "\($0.id) (\($0.fields.joined(separator: ", ")))" }.joined(separator: "; "))",
                     metadata: ["peer": "\(connection.peer)"])

@@ -1,6 +1,7 @@
 import NookActivities
 import NookConfig
 import NookDaemon
+import NookGIF
 import NookHTTP
 import NookLCDproc
 import NookProtocol
@@ -22,6 +23,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// in pieces split where the input's first byte says, the two must give the same requests;
     /// every refusal has a 4xx/5xx status and a message; every request is within the bounds.
     case http
+    /// An icon file's bytes as nookd decodes a GIF (R3, M3), within small bounds so a run is
+    /// quick: a decoded image keeps every bound and has whole frames; a refusal says why.
+    case gif
 
     public func run(_ bytes: UnsafeBufferPointer<UInt8>) {
         switch self {
@@ -29,6 +33,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .config: Self.configFile(bytes)
         case .lcdproc: Self.lcdprocSession(bytes)
         case .http: Self.httpRequests(bytes)
+        case .gif: Self.gifFile(bytes)
         }
     }
 
@@ -115,6 +120,25 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             case .continueExpected:
                 break
             }
+        }
+    }
+
+    private static func gifFile(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let limits = GIFLimits(bytes: 1 << 16, side: 64, frames: 16, decodedPixels: 1 << 14)
+        do {
+            let image = try GIFDecoder.decode(Array(bytes), limits: limits)
+            guard image.width >= 1, image.height >= 1, image.width <= limits.side, image.height <= limits.side,
+                  !image.frames.isEmpty, image.frames.count <= limits.frames,
+                  image.frames.count * image.width * image.height <= limits.decodedPixels else {
+                fatalError("a decoded GIF past its bounds: \(image.width)x\(image.height), \(image.frames.count) frames")
+            }
+            for frame in image.frames {
+                guard frame.pixels.count == image.width * image.height else { fatalError("a frame of \(frame.pixels.count) pixels") }
+                guard frame.pixels.allSatisfy({ $0 >> 24 == 0xFF || $0 == 0 }) else { fatalError("a pixel neither opaque nor clear") }
+                guard frame.shownFor >= .milliseconds(20) else { fatalError("a frame shown for \(frame.shownFor)") }
+            }
+        } catch {
+            guard !error.problem.isEmpty else { fatalError("a GIF refused without a reason") }
         }
     }
 

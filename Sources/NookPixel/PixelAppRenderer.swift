@@ -56,7 +56,8 @@ extension PixelRenderer {
         return min(width + 1, Int(((into - hold) * scrollSpeed).rounded(.down)))
     }
 
-    func renderApp(_ activity: NookActivity, _ face: NookAppFace, seconds: Double, into frame: inout Frame) {
+    func renderApp(_ activity: NookActivity, _ face: NookAppFace, seconds: Double, icon picture: (PixelIconImage, Duration)? = nil,
+                   into frame: inout Frame) {
         let tint = Self.appColor(activity.tint)
         if isStrip {
             renderStrip(activity, tint: tint, level: 1, into: &frame)
@@ -65,7 +66,7 @@ extension PixelRenderer {
         let layout = appLayout(for: activity)
         let text = Self.appTextColor(activity.tint)
         if let icon = activity.systemImage, let place = layout.icon {
-            PixelIcons.draw(icon, at: place.x, place.y, color: tint.pixel, into: &frame)
+            drawIcon(icon, picture, at: place.x, place.y, color: tint.pixel, level: 1, into: &frame)
         }
         if let chart = face.chart {
             drawChart(chart, in: layout, color: text.pixel, into: &frame)
@@ -74,7 +75,7 @@ extension PixelRenderer {
             let x = width <= layout.columns.count
                 ? layout.columns.lowerBound + (layout.columns.count - width) / 2
                 : layout.columns.lowerBound - appScrollOffset(width: width, seconds: seconds)
-            drawRuns(face.runs(of: activity.title), icon: layout.leadingIcon ? activity.systemImage : nil, at: x, layout: layout,
+            drawRuns(face.runs(of: activity.title), icon: layout.leadingIcon ? activity.systemImage : nil, picture, at: x, layout: layout,
                      text: text, tint: tint, into: &frame)
         }
         if let progress = activity.progress, let row = layout.progressRow {
@@ -89,12 +90,12 @@ extension PixelRenderer {
 
     /// The runs' characters, each in its run's colour (a character two runs make together, a
     /// letter and a combining mark, takes the first one's), clipped to the text area.
-    private func drawRuns(_ runs: [NookApp.Fragment], icon: String?, at x: Int, layout: PixelAppLayout, text: RGB, tint: RGB,
+    private func drawRuns(_ runs: [NookApp.Fragment], icon: String?, _ picture: (PixelIconImage, Duration)?, at x: Int, layout: PixelAppLayout, text: RGB, tint: RGB,
                           into frame: inout Frame) {
         var left = x
         if let icon {
             var scratch = Frame(width: 8, height: 8)
-            PixelIcons.draw(icon, at: 0, 0, color: tint.pixel, into: &scratch)
+            drawIcon(icon, picture, at: 0, 0, color: tint.pixel, level: 1, into: &scratch)
             copy(scratch, at: left, layout.rows.lowerBound, clip: layout, into: &frame)
             left += 9
         }

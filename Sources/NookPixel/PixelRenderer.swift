@@ -61,7 +61,8 @@ public struct PixelRenderer: Sendable {
 
     /// What a card (or an app, whose text is its title) asks for that this matrix will not show,
     /// in words for its sender (M3): characters the bitmap font lacks (drawn as `?`), a subtitle
-    /// (a matrix shows the title alone) and an icon name with no 8x8 drawing (the ringed dot).
+    /// (a matrix shows the title alone) and a built-in icon name with no 8x8 drawing (the
+    /// ringed dot). An icon file is drawn (fitted into the icon's 8x8, a GIF animated).
     /// `known`: whether a name is one of the board's icons at all (an unknown one is said
     /// elsewhere, once). A strip shows the tint alone, as documented: nothing is said for it.
     public func undrawn(title: String?, subtitle: String?, icon: String?, titleField: String = "title",
@@ -81,10 +82,8 @@ public struct PixelRenderer: Sendable {
         if let subtitle, !subtitle.isEmpty {
             said.append("an LED matrix shows the title only: the subtitle is not drawn")
         }
-        if let icon, size.height >= 8, PixelIcons.art[icon] == nil, known(icon) {
-            said.append(NookIconNames.namesFile(icon)
-                ? "the LED matrix draws no image files: the icon '\(SaidText.shown(icon, scalars: 100))' shows as the ringed dot"
-                : "the LED matrix has no 8x8 drawing of the icon '\(SaidText.shown(icon, scalars: 100))': it shows the ringed dot")
+        if let icon, size.height >= 8, PixelIcons.art[icon] == nil, !NookIconNames.namesFile(icon), known(icon) {
+            said.append("the LED matrix has no 8x8 drawing of the icon '\(SaidText.shown(icon, scalars: 100))': it shows the ringed dot")
         }
         return said
     }
@@ -144,15 +143,18 @@ public struct PixelRenderer: Sendable {
     /// Draws `activity` as it looks `elapsed` after it was presented, its marquee `scrolled`
     /// into its pass (`elapsed` unless given). Two times, as an update in place moves the
     /// marquee's (``marqueeAfterUpdate(of:to:elapsed:held:)``) but not the pulse's or breath's:
-    /// a blocker's brightness would jump at every update.
-    public func render(_ activity: NookActivity, elapsed: Duration, scrolled: Duration? = nil, into frame: inout Frame) {
+    /// a blocker's brightness would jump at every update. `icon`: the picture of the icon file
+    /// the activity names, read by the screen (an animated one at its frame for `elapsed`);
+    /// without it a file's icon is the ringed dot.
+    public func render(_ activity: NookActivity, elapsed: Duration, scrolled: Duration? = nil, icon image: PixelIconImage? = nil,
+                       into frame: inout Frame) {
         precondition(frame.size == size, "a \(frame.size) frame for a \(size) renderer")
         frame.fill(0xFF00_0000)
         let tint = PixelPalette.color(for: activity.tint)
         let seconds = max(0, elapsed.nookSeconds)
         let scrolledSeconds = max(0, (scrolled ?? elapsed).nookSeconds)
         if let face = activity.app {
-            renderApp(activity, face, seconds: scrolledSeconds, into: &frame)
+            renderApp(activity, face, seconds: scrolledSeconds, icon: image.map { ($0, elapsed) }, into: &frame)
             return
         }
         if isStrip {
@@ -175,19 +177,20 @@ public struct PixelRenderer: Sendable {
         let iconShown = leadingIcon || region.lowerBound > 0
         let textColor = PixelPalette.scaled(iconShown ? PixelPalette.text : tint, level)
         let tintColor = PixelPalette.scaled(tint, level)
+        let picture = image.map { ($0, elapsed) }
         if showsIconBesideText, let icon = activity.systemImage {
-            PixelIcons.draw(icon, at: 0, 0, color: tintColor, into: &frame)
+            drawIcon(icon, picture, at: 0, 0, color: tintColor, level: level, into: &frame)
         }
         let width = contentWidth(for: activity)
         var offset = 0
         if width > region.count {
             let cycle = width + Self.marqueeGap
             offset = Int((scrolledSeconds * scrollSpeed).rounded(.down)) % cycle
-            draw(text, icon: leadingIcon ? activity.systemImage : nil, at: region.lowerBound - offset + cycle,
-                 clip: region, text: textColor, tint: tintColor, into: &frame)
+            draw(text, icon: leadingIcon ? activity.systemImage : nil, picture, at: region.lowerBound - offset + cycle,
+                 clip: region, text: textColor, tint: tintColor, level: level, into: &frame)
         }
-        draw(text, icon: leadingIcon ? activity.systemImage : nil, at: region.lowerBound - offset,
-             clip: region, text: textColor, tint: tintColor, into: &frame)
+        draw(text, icon: leadingIcon ? activity.systemImage : nil, picture, at: region.lowerBound - offset,
+             clip: region, text: textColor, tint: tintColor, level: level, into: &frame)
         if let progress = activity.progress, size.height >= 7 {
             let bar = region
             let lit = Int((progress * Double(bar.count)).rounded())
@@ -195,13 +198,14 @@ public struct PixelRenderer: Sendable {
         }
     }
 
-    private func draw(_ text: String, icon: String?, at x: Int, clip: Range<Int>, text textColor: UInt32, tint: UInt32, into frame: inout Frame) {
+    private func draw(_ text: String, icon: String?, _ picture: (PixelIconImage, Duration)?, at x: Int, clip: Range<Int>,
+                      text textColor: UInt32, tint: UInt32, level: Double, into frame: inout Frame) {
         guard x < clip.upperBound else { return }
         // Drawn into a scratch strip the width of the clip, so nothing spills onto the icon.
         var scratch = Frame(width: clip.count, height: size.height)
         var left = x - clip.lowerBound
         if let icon {
-            PixelIcons.draw(icon, at: left, 0, color: tint, into: &scratch)
+            drawIcon(icon, picture, at: left, 0, color: tint, level: level, into: &scratch)
             left += 9
         }
         font.draw(text, at: left, 0, color: textColor, into: &scratch)
@@ -211,6 +215,17 @@ public struct PixelRenderer: Sendable {
             }
         }
     }
+
+    /// The icon at (`x`, `y`): the icon file's picture at its frame for the time given, when the
+    /// screen read one, else the 8x8 drawing of the name in `color`.
+    func drawIcon(_ name: String, _ picture: (PixelIconImage, Duration)?, at x: Int, _ y: Int, color: UInt32, level: Double,
+                  into frame: inout Frame) {
+        guard let (image, elapsed) = picture else { return PixelIcons.draw(name, at: x, y, color: color, into: &frame) }
+        image.draw(frame: image.frameIndex(at: elapsed), at: x, y, level: level, into: &frame)
+    }
+
+    /// Whether an icon is drawn for `activity` at all (a strip and a matrix under 8 rows draw none).
+    public func drawsIcon(_ activity: NookActivity) -> Bool { !isStrip && size.height >= 8 && activity.systemImage != nil }
 
     /// The tint at `level`, progress as the lit share (L4).
     func renderStrip(_ activity: NookActivity, tint: RGB, level: Double, into frame: inout Frame) {

@@ -5,7 +5,8 @@ import NookDisplay
 /// counterpart of NookRender's `NookScreen`, fed the same events. There are no slides (a
 /// matrix has too few pixels for one to read as motion); a card appears at `animateIn` and
 /// stays until `hidden`. While a card scrolls or pulses it is redrawn at up to 30 frames a
-/// second on the injected clock, and sent only when it changed; idle, the home clock is
+/// second on the injected clock, and sent only when it changed; a card whose only motion is
+/// an animated icon is redrawn when its frame changes, no sooner; idle, the home clock is
 /// redrawn once a minute.
 public actor PixelScreen {
     private let display: any DisplayBackend
@@ -20,6 +21,12 @@ public actor PixelScreen {
     /// text fits after scrolling, the time into the pass it had reached (it goes on from there).
     private var card: (activity: NookActivity, start: NookInstant, marqueeStart: NookInstant, held: Duration?)?
     private var frame: Frame
+    /// Reads the icon file a card names (off this actor's executor): its picture, or why not.
+    public typealias IconLoader = @Sendable (String) -> Result<PixelIconImage, IconLoadError>
+    public struct IconLoadError: Error, Sendable { public var message: String; public init(_ message: String) { self.message = message } }
+    private let iconLoader: IconLoader?
+    /// The icon file of the card on the glass and its picture (nil: it could not be read).
+    private var cardIcon: (path: String, image: PixelIconImage?)?
     /// Clockwise turn from the drawn frame to the LEDs (R6 on a matrix): the renderer draws
     /// at the turned size, and each frame is turned into `turned` before it is sent.
     public nonisolated let rotation: Rotation
@@ -45,8 +52,10 @@ public actor PixelScreen {
     public init(display: any DisplayBackend, clock: any NookClock, renderer: PixelRenderer, rotation: Rotation = .none,
                 home: PixelHome = .clock, blankAfter: Duration? = nil,
                 localTime: @escaping @Sendable () -> (hour: Int, minute: Int, second: Double),
-                onWarning: @escaping @Sendable (String) -> Void = { _ in }, observer: (any PresentedFrames)? = nil) {
+                onWarning: @escaping @Sendable (String) -> Void = { _ in }, observer: (any PresentedFrames)? = nil,
+                iconLoader: IconLoader? = nil) {
         self.observer = observer
+        self.iconLoader = iconLoader
         precondition(renderer.size.rotated(rotation) == display.mode.size,
                      "a \(renderer.size) renderer turned \(rotation) on a \(display.mode.size) display")
         self.rotation = rotation
@@ -78,6 +87,8 @@ public actor PixelScreen {
     public func showHome() async {
         stopAnimating()
         card = nil
+        // The next card reads its icon file afresh: the file may have changed meanwhile.
+        cardIcon = nil
         await drawHome()
         scheduleBlanking()
     }
@@ -178,6 +189,7 @@ public actor PixelScreen {
     public func handle(_ event: NookActivityEvent) async {
         switch event.kind {
         case .animateIn:
+            await loadIcon(for: event.activity)
             card = (event.activity, clock.now, clock.now, nil)
             await unblank()
             await drawCard()
@@ -185,6 +197,7 @@ public actor PixelScreen {
         case .presented:
             // The marquee starts again as the dwell starts, so the dwell holds one full pass.
             guard card?.activity.id == event.id else { return }
+            await loadIcon(for: event.activity)
             card = (event.activity, clock.now, clock.now, nil)
             await drawCard()
             startAnimatingIfNeeded()
@@ -195,6 +208,7 @@ public actor PixelScreen {
             // Redrawn in place (U1); the marquee keeps its place in the pass, across a spell
             // of a text that fits too.
             guard let shown = card, shown.activity.id == event.id else { return }
+            await loadIcon(for: event.activity)
             let now = clock.now
             let place = renderer.marqueeAfterUpdate(of: shown.activity, to: event.activity, elapsed: now - shown.marqueeStart,
                                                     held: shown.held)
@@ -238,28 +252,55 @@ public actor PixelScreen {
     private func drawCard() async {
         guard let card else { return }
         let now = clock.now
-        renderer.render(card.activity, elapsed: now - card.start, scrolled: now - card.marqueeStart, into: &frame)
+        let icon = card.activity.systemImage == cardIcon?.path ? cardIcon?.image : nil
+        renderer.render(card.activity, elapsed: now - card.start, scrolled: now - card.marqueeStart, icon: icon, into: &frame)
         await present(force: false)
+    }
+
+    /// Reads the icon file `activity` names unless it is the one already read (M3); a file that
+    /// cannot be read is said and drawn as the ringed dot.
+    private func loadIcon(for activity: NookActivity) async {
+        guard let iconLoader, let path = activity.systemImage, NookIconNames.namesFile(path), renderer.drawsIcon(activity) else { return }
+        guard path != cardIcon?.path else { return }
+        let loaded = await Task.detached(priority: .userInitiated) { iconLoader(path) }.value
+        switch loaded {
+        case .success(let image): cardIcon = (path, image)
+        case .failure(let error):
+            cardIcon = (path, nil)
+            onWarning("icon \(error.message); drawing the ringed dot")
+        }
     }
 
     private func startAnimatingIfNeeded() {
         stopAnimating()
-        guard let card, renderer.isAnimated(card.activity) else { return }
+        guard let first = nextFrameTime(after: nil) else { return }
         let current = generation
-        animator = Task { [clock, frameInterval] in
-            var next = clock.now + frameInterval
+        animator = Task { [clock] in
+            var next = first
             while !Task.isCancelled {
                 do { try await clock.sleep(until: next) } catch { return }
-                guard await self.tick(current) else { return }
-                next = max(next + frameInterval, clock.now)
+                guard let following = await self.tick(current, after: next) else { return }
+                next = following
             }
         }
     }
 
-    private func tick(_ expected: Int) async -> Bool {
-        guard expected == generation, card != nil else { return false }
+    /// When the card must be drawn next: a frame interval on while its text scrolls or it
+    /// pulses; else when its animated icon's frame changes (always later than now, so a GIF of
+    /// zero delays cannot spin); nil while nothing on it moves.
+    private func nextFrameTime(after previous: NookInstant?) -> NookInstant? {
+        guard let card else { return nil }
+        let now = clock.now
+        if renderer.isAnimated(card.activity) { return previous.map { max($0 + frameInterval, now) } ?? now + frameInterval }
+        guard renderer.drawsIcon(card.activity), card.activity.systemImage == cardIcon?.path,
+              let change = cardIcon?.image?.nextChange(after: now - card.start) else { return nil }
+        return card.start + change
+    }
+
+    private func tick(_ expected: Int, after deadline: NookInstant) async -> NookInstant? {
+        guard expected == generation, card != nil else { return nil }
         await drawCard()
-        return expected == generation
+        return expected == generation ? nextFrameTime(after: deadline) : nil
     }
 
     private func stopAnimating() {

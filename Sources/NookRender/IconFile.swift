@@ -2,14 +2,31 @@
 import Glibc
 #endif
 internal import CPangoCairo
+import NookGIF
 import NookSystem
 
-/// A PNG icon decoded into memory (R3): premultiplied ARGB32 pixels, as cairo paints them.
+/// A PNG or GIF icon decoded into memory (R3): premultiplied ARGB32 pixels, as cairo paints them.
 public struct IconImage: Hashable, Sendable {
     public let width: Int
     public let height: Int
     /// `width * height` pixels, row by row.
-    let pixels: [UInt32]
+    public let pixels: [UInt32]
+
+    public init(width: Int, height: Int, pixels: [UInt32]) {
+        precondition(pixels.count == width * height, "\(pixels.count) pixels for \(width)x\(height)")
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
+}
+
+/// An icon file's every frame (a PNG has one; an animated GIF more) and how long each shows.
+public struct IconPicture: Hashable, Sendable {
+    public let frames: [IconImage]
+    /// One a frame: the GIF's delay, raised as browsers raise one too short (``GIFFrame/shownFor``).
+    public let delays: [Duration]
+
+    public var isAnimated: Bool { frames.count > 1 }
 }
 
 /// Why an icon file cannot be drawn; the message names the path and what is wrong with it.
@@ -30,8 +47,9 @@ public struct IconFileError: Error, Hashable, Sendable, CustomStringConvertible 
 /// and a sparse file can claim terabytes. So the file is opened with `O_NONBLOCK` (opening a
 /// FIFO returns at once), checked with `fstat` on that descriptor (so the file checked is the
 /// file read), must be a regular file of at most ``maximumBytes``, is read whole into memory,
-/// must be a PNG no larger than ``maximumSide`` on either side (checked in its header before
-/// decoding, so a small file cannot inflate to gigabytes), and is decoded from memory.
+/// must be a PNG or a GIF no larger than ``maximumSide`` on either side (checked in its header
+/// before decoding, so a small file cannot inflate to gigabytes), and is decoded from memory:
+/// a PNG by cairo, a GIF by NookGIF within ``gifLimits``.
 public enum IconFile {
     public static let maximumBytes = 1 << 20
     public static let maximumSide = 1024
@@ -58,11 +76,32 @@ public enum IconFile {
                      modifiedSeconds: Int64(info.st_mtim.tv_sec), modifiedNanoseconds: Int64(info.st_mtim.tv_nsec))
     }
 
-    /// Loads and decodes the PNG at `path`. With `followingSymlinks: false` a symbolic link as
+    /// An icon GIF's bounds: a megabyte, ``maximumSide`` a side, 256 frames, 4 Mi pixels decoded.
+    public static let gifLimits = GIFLimits(bytes: maximumBytes, side: maximumSide, frames: 256, decodedPixels: 1 << 22)
+
+    /// Loads and decodes the PNG or GIF at `path`: its first frame. With `followingSymlinks: false` a symbolic link as
     /// the last component is refused (nookd passes a path it has already resolved).
     public static func load(path: String, followingSymlinks: Bool = true) throws(IconFileError) -> IconImage {
+        try loadPicture(path: path, followingSymlinks: followingSymlinks).frames[0]
+    }
+
+    /// Whether `path` holds a GIF of more than one frame that decodes (a panel draws its first frame).
+    public static func isAnimatedGIF(path: String) -> Bool {
+        guard let bytes = try? readFile(path: path, followingSymlinks: true), GIFDecoder.isGIF(bytes) else { return false }
+        return (try? GIFDecoder.decode(bytes, limits: gifLimits))?.isAnimated == true
+    }
+
+    /// As ``load(path:followingSymlinks:)``, every frame with its delay.
+    public static func loadPicture(path: String, followingSymlinks: Bool = true) throws(IconFileError) -> IconPicture {
         let bytes = try readFile(path: path, followingSymlinks: followingSymlinks)
-        return try decode(bytes, path: path)
+        guard GIFDecoder.isGIF(bytes) else { return IconPicture(frames: [try decode(bytes, path: path)], delays: [.zero]) }
+        do throws(GIFError) {
+            let gif = try GIFDecoder.decode(bytes, limits: gifLimits)
+            return IconPicture(frames: gif.frames.map { IconImage(width: gif.width, height: gif.height, pixels: $0.pixels) },
+                               delays: gif.frames.map(\.shownFor))
+        } catch {
+            throw IconFileError(path: path, problem: "cannot be decoded as a GIF: \(error)")
+        }
     }
 
     static func readFile(path: String, followingSymlinks: Bool) throws(IconFileError) -> [UInt8] {
@@ -90,7 +129,8 @@ public enum IconFile {
         func failure(_ problem: String) -> IconFileError { IconFileError(path: path, problem: problem) }
         // Signature, then the IHDR chunk: length, type, width and height (big-endian).
         guard bytes.count >= 24, Array(bytes[0..<8]) == signature, bytes[12..<16].elementsEqual("IHDR".utf8) else {
-            throw failure("is not a PNG file")
+            // Told by its contents, not its name: a name says what the sender meant it to be.
+            throw failure(path.hasSuffix(".gif") ? "is not a GIF file" : "is not a PNG file")
         }
         func bigEndian(_ offset: Int) -> Int { bytes[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) } }
         let (width, height) = (bigEndian(16), bigEndian(20))
