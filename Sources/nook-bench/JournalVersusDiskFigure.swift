@@ -3,6 +3,7 @@ import Glibc
 #endif
 import NookActivities
 import NookProtocol
+import NookSystem
 
 /// `journaled_ack_p99_vs_fdatasync_p99`: a durable enqueue's answer (`journal.sync = "ack"`,
 /// over one connected socket, so no process start is in it) against a plain `write` and
@@ -27,16 +28,18 @@ struct JournalVersusDiskFigure {
         for _ in 0..<20 { try enqueue() }
         let record = [UInt8](repeating: UInt8(ascii: "x"), count: max(64, (fileSize(journal) - before) / 20))
         let yardstick = journal + ".fdatasync-yardstick"
-        let descriptor = open(yardstick, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw BenchError("open \(yardstick): \(String(cString: strerror(errno)))") }
-        defer { close(descriptor); unlink(yardstick) }
+        let file = try FileDescriptor.open(yardstick, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, mode: 0o600)
+        defer { try? System.unlink(yardstick) }
         var failure: BenchError?
         let ratios = await rounds(count) {
             var acks: [Double] = [], syncs: [Double] = []
             for _ in 0..<100 {
                 syncs.append(secondsTaken {
-                    if record.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) != record.count || fdatasync(descriptor) != 0 {
-                        failure = BenchError("write or fdatasync on \(yardstick): \(String(cString: strerror(errno)))")
+                    do {
+                        try record.withUnsafeBytes { bytes in try Result { () throws(SystemCallError) in try file.writeAll(bytes) }.get() }
+                        if let code = System.flush(file.rawValue, metadata: false) { failure = BenchError("fdatasync on \(yardstick): \(code)") }
+                    } catch {
+                        failure = BenchError("\(error)")
                     }
                 })
                 acks.append(secondsTaken { if (try? enqueue()) == nil { failure = BenchError("an enqueue failed") } })
@@ -50,7 +53,6 @@ struct JournalVersusDiskFigure {
     }
 
     private func fileSize(_ path: String) -> Int {
-        var info = stat()
-        return stat(path, &info) == 0 ? Int(info.st_size) : 0
+        ((try? fileStatus(path)) ?? nil).map { Int($0.st_size) } ?? 0
     }
 }

@@ -97,14 +97,15 @@ struct IconLookupEndToEndTests {
         let icons = try IconLookupTests.directory(scratch)
         let config = scratch.file("nook.toml", "[daemon]\nicon_directories = [\"\(icons)\"]\n")
         let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config])
-        let animated = try nookctlWithin(15, ["enqueue", "--title", "Door", "--icon", "a1234", "--json"], socket: daemon.socket)
+        let animated = try nookctlWithin(15, ["enqueue", "--title", "Door", "--icon", "a1234", "--json", "--dwell", "3600"], socket: daemon.socket)
         #expect(animated.status == 0, "\(animated)")
         let still = "the panel draws the animated icon '\(icons)/1234.gif' still, its first frame"
         #expect(animated.error == "nookctl: warning: \(still)\n", "\(animated)")
-        let named = try nookctlWithin(15, ["enqueue", "--title", "Weather", "--icon", "weather"], socket: daemon.socket)
+        let named = try nookctlWithin(15, ["enqueue", "--title", "Weather", "--icon", "weather", "--dwell", "3600"], socket: daemon.socket)
         #expect(named.status == 0 && named.error.isEmpty, "\(named)")
-        let unknown = try nookctlWithin(15, ["enqueue", "--title", "Heat", "--icon", "nosuch"], socket: daemon.socket)
+        let unknown = try nookctlWithin(15, ["enqueue", "--title", "Heat", "--icon", "nosuch", "--dwell", "3600"], socket: daemon.socket)
         #expect(unknown.status == 0 && unknown.error.contains("nookctl: warning: unknown icon 'nosuch'"), "\(unknown)")
+        // An hour's dwell each: a loaded machine's minute must not end a card before it is listed.
         let cards = try daemon.activities().flatMap { ($0.current.map { [$0] } ?? []) + $0.pending }
         #expect(Set(cards.compactMap(\.systemImage)) == [icons + "/1234.gif", icons + "/weather.png", "nosuch"], "\(cards)")
         // What the answers said is in nookd's log too.
