@@ -154,7 +154,7 @@ let package = Package(
             "NookMQTT", "NookProtocol", "NookConfig", "NookSystem", "NookLogging",
         ]),
         // nookd's outside inputs as fuzz targets; nook-fuzz runs them under libFuzzer (Hardware/dev/fuzz).
-        .target(name: "NookFuzzTargets", dependencies: ["NookActivities", "NookConfig", "NookDaemon", "NookProtocol", "NookLCDproc", "NookHTTP"]),
+        .target(name: "NookFuzzTargets", dependencies: ["NookActivities", "NookConfig", "NookDaemon", "NookProtocol", "NookLCDproc", "NookHTTP", "NookSound"]),
         .executableTarget(name: "nook-fuzz", dependencies: ["NookFuzzTargets", "NookSystem"]),
         // Manual clock and scriptable engagement for tests; never linked into a product.
         .target(name: "NookTestSupport", dependencies: ["NookActivities", "NookProtocol", "NookSystem"]),
