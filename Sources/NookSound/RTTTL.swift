@@ -46,7 +46,15 @@ struct RTTTLReader {
             throw failure("no ':' after the name (the form is name:d=4,o=6,b=63:notes)", at: scalars.count)
         }
         guard let settingsEnd = scalars[(nameEnd + 1)...].firstIndex(of: ":") else {
+            // `d=4,o=5,b=100:c,d` is a string whose name was left out, colon and all.
+            if scalars[..<nameEnd].contains("=") {
+                throw failure("settings where the name should be (the form is name:d=4,o=6,b=63:notes; the name may be empty)", at: 0)
+            }
             throw failure("no ':' after the settings (the form is name:d=4,o=6,b=63:notes)", at: scalars.count)
+        }
+        // The name goes into logs and history: no control characters.
+        if let control = scalars[..<nameEnd].firstIndex(where: { $0.properties.generalCategory == .control }) {
+            throw failure("a control character (\(shown(scalars[control]))) in the name", at: control)
         }
         let name = String(String.UnicodeScalarView(scalars[..<nameEnd])).trimmingSpace()
         let settings = try self.settings(in: (nameEnd + 1)..<settingsEnd)
@@ -67,7 +75,7 @@ struct RTTTLReader {
             var at = item.lowerBound
             let key = Character(scalars[at]).lowercased().first ?? " "
             guard "dob".contains(key) else {
-                throw failure("'\(scalars[at])' is not a setting (d=, o= and b= are)", at: at)
+                throw failure("\(shown(scalars[at])) is not a setting (d=, o= and b= are)", at: at)
             }
             guard seen.insert(key).inserted else { throw failure("\(key)= is given twice", at: at) }
             at = skipSpace(from: at + 1, to: item.upperBound)
@@ -75,7 +83,7 @@ struct RTTTLReader {
             at = skipSpace(from: at + 1, to: item.upperBound)
             let (value, end) = try number(from: at, to: item.upperBound)
             guard let value else { throw failure("\(key)= has no number", at: at) }
-            guard end == item.upperBound else { throw failure("'\(scalars[end])' after \(key)=\(value)", at: end) }
+            guard end == item.upperBound else { throw failure("\(shown(scalars[end])) after \(key)=\(value)", at: end) }
             switch key {
             case "d":
                 guard RTTTL.durations.contains(value) else { throw failure("d=\(value) is not a duration (1, 2, 4, 8, 16 or 32)", at: at) }
@@ -125,7 +133,7 @@ struct RTTTLReader {
         let letter = Character(scalars[at]).lowercased().first ?? " "
         let semitones: [Character: Int] = ["c": 0, "d": 2, "e": 4, "f": 5, "g": 7, "a": 9, "b": 11, "h": 11]
         guard letter == "p" || semitones[letter] != nil else {
-            throw failure("'\(scalars[at])' is not a note (c, d, e, f, g, a, b, h or p)", at: at)
+            throw failure("\(shown(scalars[at])) is not a note (c, d, e, f, g, a, b, h or p)", at: at)
         }
         var semitone = semitones[letter] ?? 0
         at = skipSpace(from: at + 1, to: item.upperBound)
@@ -150,7 +158,7 @@ struct RTTTLReader {
             dotted = true
             at = skipSpace(from: at + 1, to: item.upperBound)
         }
-        guard at == item.upperBound else { throw failure("'\(scalars[at])' in a note", at: at) }
+        guard at == item.upperBound else { throw failure("\(shown(scalars[at])) in a note", at: at) }
         let whole = 240_000.0 / Double(settings.tempo)
         var milliseconds = whole / Double(given ?? settings.duration)
         if dotted { milliseconds *= 1.5 }
@@ -159,6 +167,13 @@ struct RTTTLReader {
     }
 
     // MARK: Characters
+
+    /// A character as an error shows it: quoted, or as U+XXXX where quoting would not show it.
+    func shown(_ scalar: Unicode.Scalar) -> String {
+        guard scalar.properties.generalCategory == .control || scalar.properties.isWhitespace else { return "'\(scalar)'" }
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
 
     /// The comma-separated fields of `range`, each without its surrounding whitespace.
     func fields(in range: Range<Int>) -> [Range<Int>] {
