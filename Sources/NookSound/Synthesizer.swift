@@ -1,3 +1,5 @@
+import NookActivities
+
 /// Melodies made into samples for a PCM output: a sine per note, rests silent.
 public enum Synthesizer {
     /// Each note fades in and out over this long (or a quarter of the note, if shorter), so a
@@ -12,8 +14,7 @@ public enum Synthesizer {
     /// even in (50 is a quarter of the peak, 10 a hundredth).
     public static func render(_ melody: Melody, sampleRate: Int, volume: Int) -> PCMClip {
         precondition(sampleRate > 0, "a sample rate must be positive")
-        let level = Double(min(100, max(0, volume))) / 100
-        let amplitude = peak * level * level
+        let amplitude = self.amplitude(volume)
         var samples = [Int16](repeating: 0, count: frame(at: melody.milliseconds, sampleRate))
         var elapsed = 0
         for tone in melody.tones {
@@ -26,8 +27,36 @@ public enum Synthesizer {
         return PCMClip(sampleRate: sampleRate, channels: 1, samples: samples)
     }
 
+    /// One step of a playing melody as samples, for a PCM writer a ``MelodyPlayer`` drives:
+    /// placed on the sample grid counted from `start` (the player's), so the steps written one
+    /// after another are exactly the melody rendered whole, repeats and pauses included.
+    public static func render(_ step: MelodyStep, playingSince start: NookInstant, sampleRate: Int, volume: Int) -> [Int16] {
+        precondition(sampleRate > 0, "a sample rate must be positive")
+        let first = frame(at: step.start - start, sampleRate)
+        let range = 0..<max(0, frame(at: step.end - start, sampleRate) - first)
+        var samples = [Int16](repeating: 0, count: range.count)
+        let amplitude = self.amplitude(volume)
+        if !step.tone.isRest, amplitude > 0, !range.isEmpty {
+            writeTone(step.tone.frequency, into: &samples, range, sampleRate: sampleRate, amplitude: amplitude)
+        }
+        return samples
+    }
+
+    static func amplitude(_ volume: Int) -> Double {
+        let level = Double(min(100, max(0, volume))) / 100
+        return peak * level * level
+    }
+
     static func frame(at milliseconds: Int, _ sampleRate: Int) -> Int {
         max(0, milliseconds) * sampleRate / 1000
+    }
+
+    /// The same grid from a duration, to the nanosecond: equal to the above for whole milliseconds.
+    static func frame(at offset: Duration, _ sampleRate: Int) -> Int {
+        let (seconds, attoseconds) = offset.components
+        let nanoseconds = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        // A player's steps are at most its 15 minutes from its start: no overflow at any rate.
+        return nanoseconds * sampleRate / 1_000_000_000
     }
 
     private static func writeTone(_ frequency: Double, into samples: inout [Int16], _ range: Range<Int>,

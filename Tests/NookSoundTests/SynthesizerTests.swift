@@ -1,3 +1,4 @@
+import NookActivities
 import NookSound
 import Testing
 
@@ -47,5 +48,42 @@ struct SynthesizerTests {
         // 7 ms notes at 44.1 kHz are 308.7 samples each: each note starts on its own sample.
         let melody = Melody(name: "fast", tones: Array(repeating: Tone(frequency: 1000, milliseconds: 7), count: 1000))
         #expect(Synthesizer.render(melody, sampleRate: 44_100, volume: 60).samples.count == 308_700)
+    }
+}
+
+/// A PCM writer driven by the player: each step's samples, appended as they are handed over.
+struct PCMWriterSink: MelodySink {
+    let start: NookInstant
+    let sampleRate: Int
+    var samples: [Int16] = []
+    var ending: MelodyEnding?
+
+    mutating func play(_ step: MelodyStep) {
+        samples += Synthesizer.render(step, playingSince: start, sampleRate: sampleRate, volume: 80)
+    }
+
+    mutating func end(_ ending: MelodyEnding) { self.ending = ending }
+}
+
+@Suite("B2 a PCM writer on the player")
+struct PCMWriterTests {
+    @Test(arguments: [8_000, 44_100, 48_000])
+    func b2_stepsWrittenOneAfterAnotherAreTheMelodyRenderedWhole(sampleRate: Int) throws {
+        let melody = try RTTTL.parse("x:d=16,o=6,b=147:c,p,8e.,32g")
+        let start = NookInstant.origin + .milliseconds(1_234)
+        var player = try MelodyPlayer(melody, plays: 2, pause: .milliseconds(33), lead: .milliseconds(50), startingAt: start)
+        var sink = PCMWriterSink(start: start, sampleRate: sampleRate)
+        var now = start - .milliseconds(50)
+        while let deadline = player.nextDeadline(after: now) {
+            now = deadline
+            player.update(now: now, sink: &sink)
+        }
+        let pause = Melody(name: "pause", tones: [Tone(frequency: 0, milliseconds: 33)])
+        let whole = Melody(name: "whole", tones: melody.tones + pause.tones + melody.tones)
+        let expected = Synthesizer.render(whole, sampleRate: sampleRate, volume: 80).samples
+        // Compared sample by sample, naming the first that differs rather than printing both.
+        #expect(sink.samples.count == expected.count)
+        #expect(zip(sink.samples, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset == nil)
+        #expect(sink.ending == MelodyEnding(reason: .finished, at: player.end, skipped: 0))
     }
 }
