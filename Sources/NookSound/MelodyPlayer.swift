@@ -19,7 +19,7 @@ public struct MelodyPlayer: Sendable {
     /// How long before it is due a step is handed over: zero for a beeper, an output buffer's
     /// worth for a PCM writer.
     public let lead: Duration
-    /// Each tone's start from the start of a play.
+    /// Each tone's start from the start of a play, and last the play's length.
     private let offsets: [Duration]
     private var play = 1
     /// The next step to hand over: a tone's index, or `melody.tones.count` for the pause.
@@ -57,18 +57,21 @@ public struct MelodyPlayer: Sendable {
     /// How many plays (with `pause` between) fill `duration`, within the bounds: a melody
     /// repeated until someone engages or an escalation ends, which is stopped then.
     public static func plays(filling duration: Duration, with melody: Melody, pause: Duration = .zero) -> Int {
-        let cycle = length(of: melody) + pause
-        guard cycle > .zero else { return 1 }
-        var count = max(1, Int(((duration + pause) / cycle).rounded(.up)))
-        count = min(count, maximumPlays)
-        while count > 1, length(of: melody) * count + pause * (count - 1) > maximumLength { count -= 1 }
+        let length = length(of: melody)
+        guard length + pause > .zero else { return 1 }
+        // Capped before it becomes an Int: an hour, or a year, asked for is still 100 plays at most.
+        let wanted = ((duration + pause) / (length + pause)).rounded(.up)
+        var count = wanted >= Double(maximumPlays) ? maximumPlays : max(1, Int(wanted))
+        while count > 1, length * count + pause * (count - 1) > maximumLength { count -= 1 }
         return count
     }
 
     static func length(of melody: Melody) -> Duration { .milliseconds(melody.tones.reduce(0) { $0 + max(0, $1.milliseconds) }) }
 
     /// When the last play ends, unless stopped.
-    public var end: NookInstant { started + Self.length(of: melody) * plays + pause * (plays - 1) }
+    public var end: NookInstant { started + playLength * plays + pause * (plays - 1) }
+
+    private var playLength: Duration { offsets[melody.tones.count] }
 
     /// Hands `sink` every step due by `now` (less the lead), passing over those already ended,
     /// and the ending once the last has ended.
@@ -111,13 +114,12 @@ public struct MelodyPlayer: Sendable {
     /// The step at the cursor, or nil when every play has been handed over.
     private func current() -> MelodyStep? {
         guard play <= plays else { return nil }
-        let cycle = Self.length(of: melody) + pause
-        let playStart = started + cycle * (play - 1)
+        let playStart = started + (playLength + pause) * (play - 1)
         if index < melody.tones.count {
             return MelodyStep(tone: melody.tones[index], index: index, play: play, start: playStart + offsets[index],
                               end: playStart + offsets[index + 1], skipped: 0)
         }
-        let pauseStart = playStart + offsets[melody.tones.count]
+        let pauseStart = playStart + playLength
         return MelodyStep(tone: Tone(frequency: 0, milliseconds: Int(pause / .milliseconds(1))), index: nil, play: play,
                           start: pauseStart, end: pauseStart + pause, skipped: 0)
     }

@@ -121,6 +121,8 @@ struct MelodyPlayerTests {
         // A repeat until someone engages, asked for an hour, is capped.
         #expect(MelodyPlayer.plays(filling: .seconds(3_600), with: Self.melody) == 100)
         #expect(MelodyPlayer.plays(filling: .seconds(3_600), with: minute) == 15)
+        #expect(MelodyPlayer.plays(filling: .seconds(Int64.max / 2), with: Self.melody) == 100)
+        #expect(MelodyPlayer.plays(filling: .zero, with: Self.melody) == 1)
         // Two plays and the pause between last 350 + 150 + 350 ms.
         #expect(MelodyPlayer.plays(filling: .milliseconds(850), with: Self.melody, pause: .milliseconds(150)) == 2)
         #expect(MelodyPlayer.plays(filling: .milliseconds(851), with: Self.melody, pause: .milliseconds(150)) == 3)
