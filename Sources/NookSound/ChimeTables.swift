@@ -60,6 +60,12 @@ extension Chimes {
         "system-bootup": "system-ready",
     ]
 
+    /// The sound names AWTRIX's documentation gives as examples (files in its `MELODIES` folder)
+    /// that are not chimes themselves: its timer's `friends`.
+    static let awtrixExamples: [String: String] = [
+        "friends": "alarm-clock-elapsed",
+    ]
+
     /// LaMetric's sound ids (its `notifications` and `alarms` categories), each played as the
     /// nearest chime: LaMetric's own sounds are recordings a beeper cannot play.
     static let lametricSounds: [String: String] = [

@@ -2,7 +2,8 @@
 /// (`sound-name`), LaMetric's sound ids and AWTRIX's example names, each a short melody.
 public enum Chimes {
     /// Every name a sender may give, sorted: the chimes, then the names played as one of them.
-    public static let names: [String] = (Array(melodies.keys) + Array(freedesktopAliases.keys) + Array(lametricSounds.keys)).sorted()
+    public static let names: [String] =
+        (Array(melodies.keys) + Array(freedesktopAliases.keys) + Array(awtrixExamples.keys) + Array(lametricSounds.keys)).sorted()
 
     /// The chime a name plays, or nil for an unknown name. Case is not significant. A name not
     /// listed falls back as the freedesktop sound naming spec says, dropping its last
@@ -11,7 +12,7 @@ public enum Chimes {
         var candidate = name.lowercased()
         while true {
             if melodies[candidate] != nil { return candidate }
-            if let chime = freedesktopAliases[candidate] ?? lametricSounds[candidate] { return chime }
+            if let chime = freedesktopAliases[candidate] ?? awtrixExamples[candidate] ?? lametricSounds[candidate] { return chime }
             guard let dash = candidate.lastIndex(of: "-") else { return nil }
             candidate = String(candidate[..<dash])
         }
