@@ -26,6 +26,11 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// An icon file's bytes as nookd decodes a GIF (R3, M3), within small bounds so a run is
     /// quick: a decoded image keeps every bound and has whole frames; a refusal says why.
     case gif
+    /// An RTTTL string as a sender gives it (B2): a melody within the bounds, or an error
+    /// naming a character of the string.
+    case rtttl
+    /// A WAV file from the sound directory (B2): samples within the bounds, or an error.
+    case wav
 
     public func run(_ bytes: UnsafeBufferPointer<UInt8>) {
         switch self {
@@ -34,6 +39,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .lcdproc: Self.lcdprocSession(bytes)
         case .http: Self.httpRequests(bytes)
         case .gif: Self.gifFile(bytes)
+        case .rtttl: Self.rtttlString(bytes)
+        case .wav: Self.wavFile(bytes)
         }
     }
 
