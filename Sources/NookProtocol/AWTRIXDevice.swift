@@ -83,8 +83,9 @@ public enum AWTRIXDevice {
             }
             return members.isEmpty ? .done(remarks: remarks) : .notDone(remarks + ["\(request.label): \(instead(request))"])
         case .indicator1, .indicator2, .indicator3:
-            // Carried out by nookd: the bridges send ``indicator(_:body:)``'s setting instead.
-            return .done()
+            // Carried out by nookd: the bridges send ``indicator(_:body:)``'s setting, read here
+            // as they read it (a body that cannot be read is refused the same way).
+            return .done(remarks: try indicator(request.indicatorNumber ?? 1, body: body).remarks)
         case .settings:
             return try AWTRIXSettings.outcome(given ?? [], status: status)
         case .sleep, .sound, .rtttl, .reboot, .doupdate, .erase, .resetSettings, .sendscreen:

@@ -35,7 +35,7 @@ struct ProtocolTests {
             #expect(decoded.operation == operation, "\(line)")
             #expect(decoded.id == .number(7))
         }
-        #expect(Set(NookOperation.names).count == 32)
+        #expect(Set(NookOperation.names).count == 33)
     }
 
     @Test(arguments: [
