@@ -87,6 +87,9 @@ struct IndicatorDisplayTests {
         // A blink or fade sent alone keeps the colour, as AWTRIX does; on a light that is off it is said.
         let kept = await led.indicators.set(NookIndicator(number: 2, color: nil, fadeMs: 2000))
         #expect(kept.color == "#0000ff" && kept.fadeMs == 2000 && kept.warnings.isEmpty, "\(kept)")
+        // A fade of 2 s is redrawn in twenty steps: the next is 100 ms after it was set.
+        await led.clock.waitForSleepers(atLeast: 1)
+        #expect(Set(led.clock.deadlines) == [start + .milliseconds(100)])
         let dark = await led.indicators.set(NookIndicator(number: 1, color: nil, blinkMs: 500))
         #expect(dark.color == nil && dark.warnings == ["indicator1 is off: a blink or fade without a colour changes nothing until it is lit"])
         _ = await led.indicators.set(.off(2))
@@ -103,11 +106,14 @@ struct IndicatorDisplayTests {
         await screen.showHome()
         _ = await indicators.set(NookIndicator(number: 1, color: 0xFFFF00))
         // 1/40 of 240 is 6: the L's corner square at (388, 6).
-        let last = try #require(mock.lastFrame?.frame)
+        let presented = mock.lastFrame
+        let last = try #require(presented?.frame)
         #expect(last.pixels[6 * 400 + 388] & 0xFF_FFFF == 0xFFFF00 && last.pixels[6 * 400 + 380] & 0xFF_FFFF != 0xFFFF00)
-        let snapshot = try #require(await screen.lastPresentedFrame)
+        let taken = await screen.lastPresentedFrame
+        let snapshot = try #require(taken)
         #expect(snapshot.pixels[6 * 400 + 388] & 0xFF_FFFF == 0xFFFF00, "a snapshot shows the glass as seen")
-        let live = try #require(glass.frames.withLock { $0.last })
+        let handed = glass.frames.withLock { $0.last }
+        let live = try #require(handed)
         #expect(live.pixels[6 * 400 + 388] & 0xFF_FFFF == 0xFFFF00, "the live view shows it too")
         _ = await indicators.set(.off(1))
         #expect((mock.lastFrame?.frame.pixels[6 * 400 + 388]).map { $0 & 0xFF_FFFF } != 0xFFFF00)
