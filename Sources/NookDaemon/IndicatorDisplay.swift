@@ -18,6 +18,9 @@ final class IndicatorDisplay: DisplayBackend {
         var turned: Rotation = .none
         var ticker: Task<Void, Never>?
         var generation = 0
+        /// The display is off (idle blanking, nobody in the room): a blink redraws nothing then;
+        /// the screen presents afresh, lights included, when it comes back on.
+        var blanked = false
     }
 
     private let state = Locked(State())
@@ -33,7 +36,10 @@ final class IndicatorDisplay: DisplayBackend {
     var panelOrientation: Rotation { inner.panelOrientation }
     var pageFlips: PageFlipCounts? { inner.pageFlips }
     func connectionChanges() -> AsyncStream<Bool> { inner.connectionChanges() }
-    func setBlanked(_ blanked: Bool) async throws(DisplayError) { try await inner.setBlanked(blanked) }
+    func setBlanked(_ blanked: Bool) async throws(DisplayError) {
+        try await inner.setBlanked(blanked)
+        state.withLock { $0.blanked = blanked }
+    }
     func restore() {
         state.withLock { $0.ticker?.cancel() }
         inner.restore()
@@ -118,13 +124,14 @@ final class IndicatorDisplay: DisplayBackend {
             return (state.lights.values.filter(\.animates), state.generation)
         }
         guard !lights.isEmpty else { return }
-        let ticker = Task { [clock, redrawAction] in
+        let ticker = Task { [clock, redrawAction, state] in
             var last = clock.now
             while !Task.isCancelled {
                 guard let next = lights.compactMap({ $0.nextChange(after: clock.now) }).min() else { return }
                 do { try await clock.sleep(until: max(next, last + IndicatorMarks.shortestStep)) } catch { return }
                 last = clock.now
-                if let redraw = redrawAction.withLock({ $0 }) { await redraw() }
+                guard !state.withLock({ $0.blanked }), let redraw = redrawAction.withLock({ $0 }) else { continue }
+                await redraw()
             }
         }
         state.withLock { state in

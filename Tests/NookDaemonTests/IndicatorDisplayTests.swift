@@ -69,6 +69,13 @@ struct IndicatorDisplayTests {
         led.clock.advance(to: start + .milliseconds(1000))
         await led.clock.waitForSleepers(atLeast: 1)
         #expect(led.pixel(31, 7) == 0x00FF00)
+        // While the display is off (idle blanking, nobody there) a blink redraws nothing.
+        try await led.indicators.setBlanked(true)
+        let dark = led.mock.frameCount
+        led.clock.advance(to: start + .milliseconds(1500))
+        await led.clock.waitForSleepers(atLeast: 1)
+        #expect(led.mock.frameCount == dark && led.clock.deadlines == [start + .milliseconds(2000)])
+        try await led.indicators.setBlanked(false)
         // Off: no timer is left, nothing redraws the glass for it.
         _ = await led.indicators.set(.off(3))
         #expect(led.clock.sleeperCount == 0)
