@@ -139,10 +139,7 @@ final class IndicatorDisplay: DisplayBackend {
         }
     }
 
-    static func milliseconds(_ duration: Duration) -> Int {
-        let parts = duration.components
-        return Int(parts.seconds) * 1000 + Int(parts.attoseconds / 1_000_000_000_000_000)
-    }
+    static func milliseconds(_ duration: Duration) -> Int { Int((duration.nookSeconds * 1000).rounded()) }
 }
 
 /// The live view's frames (V1) with the indicator lights drawn on them, upright as drawn.
