@@ -16,14 +16,18 @@ final class DaemonScreen: Sendable {
     /// What `status` reports for an LED screen (the theme does not apply to it; the rotation is
     /// the one the LEDs were started with).
     private let pixelSettings: Locked<NookScreen.Settings>
+    /// The indicator lights (M1), drawn on the glass as a snapshot takes it.
+    private let indicators: IndicatorDisplay?
 
-    init(cards: NookScreen, settings: NookScreen.Settings) {
+    init(cards: NookScreen, settings: NookScreen.Settings, indicators: IndicatorDisplay? = nil) {
         kind = .cards(cards)
         pixelSettings = Locked(settings)
+        self.indicators = indicators
     }
 
     init(display: any DisplayBackend, clock: any NookClock, settings: NookScreen.Settings, scrollSpeed: Double,
-         onWarning: @escaping @Sendable (String) -> Void, observer: (any PresentedFrames)? = nil) {
+         onWarning: @escaping @Sendable (String) -> Void, observer: (any PresentedFrames)? = nil, indicators: IndicatorDisplay? = nil) {
+        self.indicators = indicators
         var settings = settings
         settings.rotation = Self.ledRotation(settings.rotation, size: display.mode.size)
         let renderer = PixelRenderer(size: display.mode.size.rotated(settings.rotation.inverse), scrollSpeed: scrollSpeed)
@@ -208,8 +212,9 @@ final class DaemonScreen: Sendable {
     var lastPresentedFrame: Frame? {
         get async {
             switch kind {
-            case .cards(let screen): return await screen.lastPresentedFrame
-            case .pixels(let screen, _): return await screen.lastPresentedFrame.map { LEDMockImage.render($0, cell: $0.height == 1 ? 12 : 16) }
+            case .cards(let screen): return await screen.lastPresentedFrame.map { indicators?.marked($0, upright: false) ?? $0 }
+            case .pixels(let screen, _):
+                return await screen.lastPresentedFrame.map { LEDMockImage.render(indicators?.marked($0, upright: false) ?? $0, cell: $0.height == 1 ? 12 : 16) }
             }
         }
     }

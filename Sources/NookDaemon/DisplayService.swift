@@ -38,6 +38,8 @@ extension Service {
         let display: any DisplayBackend
         /// Z2: the frames' dimmer, with `[brightness]` (used where there is no backlight).
         let dimmer: DimmingDisplay?
+        /// M1: the indicator lights, drawn over every frame (and dimmed with it).
+        let indicators: IndicatorDisplay
         let backendName: String
         private let frameWriter: FrameWriter?
 
@@ -50,7 +52,10 @@ extension Service {
             }
             // Z2: frames pass through untouched unless brightness without a backlight dims them.
             dimmer = config.brightness.configured ? DimmingDisplay(chosen) : nil
-            display = dimmer ?? chosen
+            let size = chosen.mode.size
+            let kind: IndicatorMarks.Kind = !config.display.backend.isLED ? .panel : size.width == 1 || size.height == 1 ? .strip : .matrix
+            indicators = IndicatorDisplay(dimmer ?? chosen, kind: kind, clock: clock)
+            display = indicators
             backendName = selection.name
             frameWriter = selection.writer
         }

@@ -57,6 +57,7 @@ extension Service {
         /// The live view's PNGs, one encoding per generation.
         let livePNGs: LiveFramePNGs
         private let display: any DisplayBackend
+        private let indicators: IndicatorDisplay
         private let queues: [NookActivityQueue]
         private let watchdog: SystemdWatchdog
         private let stops = StopActions()
@@ -66,6 +67,7 @@ extension Service {
         init(_ config: DaemonConfig, output: Display, clock: any NookClock, queues: [NookActivityQueue], watchdog: SystemdWatchdog, logger: Logger) {
             let display = output.display
             (self.display, self.queues, self.watchdog) = (display, queues, watchdog)
+            indicators = output.indicators
             // R6: the configured turn, then the one the panel's orientation property asks for.
             let configured = config.screen
             let settings = NookScreen.Settings(theme: configured.theme, rotation: configured.rotation.then(display.panelOrientation), home: configured.home,
@@ -75,15 +77,18 @@ extension Service {
                     logger.notice("display.rotation does not turn an LED strip; say which end comes first with [led] origin instead")
                 }
                 screen = DaemonScreen(display: display, clock: clock, settings: settings, scrollSpeed: config.display.led.scrollSpeed,
-                                      onWarning: { logger.warning("\($0)") }, observer: liveGlass)
+                                      onWarning: { logger.warning("\($0)") }, observer: IndicatorFrames(liveGlass, output.indicators),
+                                      indicators: output.indicators)
                 livePNGs = LiveFramePNGs(picture: { LEDMockImage.render($0, cell: $0.height == 1 ? 12 : 16) })
             } else {
                 screen = DaemonScreen(cards: NookScreen(display: display, clock: clock, settings: settings, onWarning: { logger.warning("\($0)") },
-                                                        observer: liveGlass),
-                                      settings: settings)
+                                                        observer: IndicatorFrames(liveGlass, output.indicators)),
+                                      settings: settings, indicators: output.indicators)
                 livePNGs = LiveFramePNGs()
             }
             output.dimmer?.redraw { [screen] in await screen.redisplay() }
+            output.indicators.redraw { [screen] in await screen.redisplay() }
+            indicators.setTurn(config.display.backend.isLED ? DaemonScreen.ledRotation(settings.rotation, size: display.mode.size) : settings.rotation)
         }
 
         func start(_ section: Section) async throws(DaemonError) {
@@ -101,6 +106,8 @@ extension Service {
         func apply(_ section: Section) async {
             // R6: the configured turn, then the one the panel's orientation property asks for.
             let panelTurn = display.panelOrientation
+            // An LED matrix keeps the turn it started with (a new one needs a restart).
+            if !section.isLED { indicators.setTurn(section.rotation.then(panelTurn)) }
             await screen.apply(.init(theme: section.theme, rotation: section.rotation.then(panelTurn), home: section.home, blankAfter: section.blankAfter))
         }
     }

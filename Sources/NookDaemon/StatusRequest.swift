@@ -36,6 +36,7 @@ extension Daemon {
             flips: self.display.pageFlips.map { StatusAnswer.Flips(requested: $0.requested, completed: $0.completed, timedOut: $0.timedOut) })
         var status = StatusAnswer(foreground: nil, display: display, home: settings.home.description, engaged: engagement.isEngaged,
                                   inputs: inputs, gpio: nil, modules: [], connections: connections)
+        status.indicators = parts.display.indicators.lights
         for part in parts.reportingStatus { await part.report(into: &status) }
         return status
     }

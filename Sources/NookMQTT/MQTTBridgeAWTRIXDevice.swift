@@ -13,6 +13,7 @@ extension MQTTBridge {
             report(InboundMessage.tooLong(message.payload, topic: message.topic), payload: message.payload)
             return []
         }
+        if let number = request.indicatorNumber { return indicator(number, message) }
         var status: StatusAnswer?
         if request == .power || request == .settings, let requests {
             do throws(ClientError) {
@@ -29,6 +30,33 @@ extension MQTTBridge {
                 warn(remarks, topic: message.topic, payload: message.payload)
             case .notDone(let lines):
                 report(Rejection(topic: message.topic, code: "notDone", field: nil, "not done: " + lines.joined(separator: "; ")), payload: message.payload)
+            }
+        } catch {
+            report(Rejection(topic: message.topic, error), payload: message.payload)
+        }
+        return []
+    }
+
+    /// `indicatorN`: the light set by nookd as AWTRIX reads the body, logged; what was read or
+    /// drawn otherwise than sent is a warning on the error topic, as for an app's topic.
+    private func indicator(_ number: Int, _ message: MQTTMessage) -> [Delivery] {
+        do throws(ProtocolError) {
+            let (setting, remarks) = try AWTRIXDevice.indicator(number, body: message.payload)
+            guard let requests else {
+                report(Rejection(topic: message.topic, code: "notDone", field: nil, "not done: nookd is not connected, the indicator was not set"),
+                       payload: message.payload)
+                return []
+            }
+            do throws(ClientError) {
+                let (answer, _) = try requests.request(Request(id: .string("awtrix-indicator"), operation: .indicator(setting)), as: IndicatorAnswer.self)
+                logger.info("\(message.topic): done (the board is as asked): indicator\(number) \(answer.color ?? "off")")
+                warn(remarks + answer.warnings, topic: message.topic, payload: message.payload)
+            } catch {
+                if case .daemon(let refusal) = error {
+                    report(Rejection(topic: message.topic, refusal), payload: message.payload)
+                } else {
+                    nookdLost("\(error)")
+                }
             }
         } catch {
             report(Rejection(topic: message.topic, error), payload: message.payload)

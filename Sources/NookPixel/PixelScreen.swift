@@ -93,10 +93,12 @@ public actor PixelScreen {
         scheduleBlanking()
     }
 
-    /// The LEDs are back after the display was gone (Q15): draws again what the screen shows,
-    /// the card or home, without resetting it (a card the queue shows again arrives as events).
+    /// The LEDs are back after the display was gone (Q15), or what is drawn over the frame on its
+    /// way to them changed (the indicator lights, the dimming): sends again what the screen
+    /// shows, the card or home, without resetting it (a card the queue shows again arrives as
+    /// events), even when the drawn frame is the one sent last.
     public func redisplay() async {
-        if card != nil { await drawCard() } else { await drawHome() }
+        if card != nil { await drawCard(force: true) } else { await drawHome() }
     }
 
     /// After `blankAfter` of home content the LEDs go dark (R4's idle blanking on LEDs).
@@ -249,12 +251,12 @@ public actor PixelScreen {
         await present(force: true)
     }
 
-    private func drawCard() async {
+    private func drawCard(force: Bool = false) async {
         guard let card else { return }
         let now = clock.now
         let icon = card.activity.systemImage == cardIcon?.path ? cardIcon?.image : nil
         renderer.render(card.activity, elapsed: now - card.start, scrolled: now - card.marqueeStart, icon: icon, into: &frame)
-        await present(force: false)
+        await present(force: force)
     }
 
     /// Reads the icon file `activity` names unless it is the one already read (M3); a file that

@@ -39,7 +39,7 @@ public enum AWTRIXDevice {
         case .sleep: "a Nook board does not sleep: the glass stays on (see power)"
         case .sound, .rtttl: "the board plays no sound yet: nothing was played"
         case .moodlight: "Nook draws no mood light: the glass goes on showing its cards, apps and home content"
-        case .indicator1, .indicator2, .indicator3: "Nook draws no indicators yet: nothing was drawn (a card or a custom app says it instead)"
+        case .indicator1, .indicator2, .indicator3: "drawn by nookd"
         case .settings: "Nook's settings are nook.toml's"
         case .reboot: "a Nook board is not rebooted over the API: an admin restarts nookd with systemctl restart nookd"
         case .doupdate: "a Nook board is not updated over the API: its Debian packages are (apt upgrade)"
@@ -74,16 +74,18 @@ public enum AWTRIXDevice {
             }
             return on && matrixOn(status) ? .done(remarks: remarks)
                 : .notDone(remarks + ["power: \(on ? "the glass is off while nobody is in the room ([presence])" : instead(.power))"])
-        case .indicator1, .indicator2, .indicator3, .moodlight:
-            // An empty body, black or "0" turns it off: it is off on a Nook board already.
+        case .moodlight:
+            // An empty body or {} turns it off: it is off on a Nook board already.
             guard let given else { return .done() }
-            let (value, remarks) = try AWTRIXFields.parse(given, kind: "an \(request.rawValue) is a JSON object")
+            let (value, remarks) = try AWTRIXFields.parse(given, kind: "a moodlight is a JSON object")
             guard case .object(let members) = value else {
                 throw ProtocolError(.wrongType, field: "body", "must be a JSON object, got \(value.typeName)")
             }
-            if members.isEmpty { return .done(remarks: remarks) }
-            if request != .moodlight, let color = value["color"], try AWTRIXFields.color(color, field: "color") == 0 { return .done(remarks: remarks) }
-            return .notDone(remarks + ["\(request.label): \(instead(request))"])
+            return members.isEmpty ? .done(remarks: remarks) : .notDone(remarks + ["\(request.label): \(instead(request))"])
+        case .indicator1, .indicator2, .indicator3:
+            // Carried out by nookd: the bridges send ``indicator(_:body:)``'s setting, read here
+            // as they read it (a body that cannot be read is refused the same way).
+            return .done(remarks: try indicator(request.indicatorNumber ?? 1, body: body).remarks)
         case .settings:
             return try AWTRIXSettings.outcome(given ?? [], status: status)
         case .sleep, .sound, .rtttl, .reboot, .doupdate, .erase, .resetSettings, .sendscreen:
@@ -98,6 +100,11 @@ public enum AWTRIXDevice {
         case .string(let text): return text == "true" || text == "1"
         default: throw ProtocolError(.wrongType, field: field, "must be true or false, got \(value.typeName)")
         }
+    }
+
+    /// Whether indicator `number` is lit on the glass.
+    static func lit(_ number: Int, _ status: StatusAnswer?) -> Bool {
+        status?.indicators?.first { $0.number == number }?.color != nil
     }
 
     /// The display is lit: not off for want of anyone in the room.
@@ -129,7 +136,7 @@ public enum AWTRIXDevice {
             ("ram", number(host.availableMemory)), ("bri", number(brightness(status))),
             ("temp", number(0)), ("hum", number(0)), ("uptime", number(host.uptime)), ("wifi_signal", number(0)),
             ("messages", number(0)), ("version", .string(version)),
-            ("indicator1", .bool(false)), ("indicator2", .bool(false)), ("indicator3", .bool(false)),
+            ("indicator1", .bool(lit(1, status))), ("indicator2", .bool(lit(2, status))), ("indicator3", .bool(lit(3, status))),
             ("app", .string(app(status))), ("uid", .string(host.name)), ("matrix", .bool(matrixOn(status))),
             ("ip_address", .string(host.address)),
         ])

@@ -1,7 +1,7 @@
 import NookActivities
 
 /// The operations on the whole device: what the glass shows when no card is on it (R4, E8),
-/// quiet hours (Z1) and the buttons simulated for tests and boards without buttons.
+/// quiet hours (Z1), the indicator lights (M1) and the buttons simulated for tests and boards without buttons.
 public struct DeviceOperations: Sendable {
     typealias Row = NookOperation.Row
 
@@ -61,6 +61,15 @@ public struct DeviceOperations: Sendable {
             case .until(let time): [("set", .string("until")), ("until", .string(time))]
             }
         })
+
+    /// An indicator light (M1, AWTRIX's `indicator1..3`): its colour, blink and fade; black, or
+    /// no colour on a light that is off, leaves it off.
+    public let indicator = Row<NookIndicator>(
+        .indicator, fields: ["number", "color", "blinkMs", "fadeMs"], answer: IndicatorAnswer.self, command: .subcommand,
+        scope: .device("set the indicator lights"),
+        make: { .indicator($0) },
+        decode: { reader throws(ProtocolError) in try NookIndicator.decode(reader) },
+        encode: { $0.encoded })
 
     /// The buttons simulated (`debug.press_inputs`): `holdMs`, how long the button is held, for
     /// a long press (U5's recall); nil is a short press.

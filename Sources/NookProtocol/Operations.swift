@@ -27,6 +27,8 @@ public enum NookOperation: Hashable, Sendable {
     case glance(NookGlance?)
     /// Quiet hours (Z1): `on`, `off`, `until` a time, or the status.
     case quiet(QuietSetting)
+    /// Lights, blinks, fades or turns off one of the three indicator lights (M1).
+    case indicator(NookIndicator)
     /// Changes a pending or shown activity in place (U1).
     case update(UpdateTarget, changes: ActivityChanges, restartDwell: Bool)
     /// Streams a ``InputMessage`` for every press of an input (open, dismiss), as `watch`
@@ -80,7 +82,7 @@ extension NookOperation {
     public enum Name: String, CaseIterable, Hashable, Sendable {
         case enqueue, cancel
         case cancelAll = "cancel-all"
-        case dismiss, suspend, resume, quiesce, status, list, watch, snapshot, home, focus, glance, quiet, update, inputs, press, invoke, history
+        case dismiss, suspend, resume, quiesce, status, list, watch, snapshot, home, focus, glance, quiet, indicator, update, inputs, press, invoke, history
         case historyShow = "history-show"
         case historyReplay = "history-replay"
         case historyClear = "history-clear"
@@ -147,6 +149,7 @@ extension NookOperation {
         case .focus(let module): visitor.visit(ModuleOperations.shared.focus, module)
         case .glance(let glance): visitor.visit(DeviceOperations.shared.glance, glance)
         case .quiet(let setting): visitor.visit(DeviceOperations.shared.quiet, setting)
+        case .indicator(let setting): visitor.visit(DeviceOperations.shared.indicator, setting)
         case .update(let target, let changes, let restartDwell): visitor.visit(CardOperations.shared.update, (target, changes, restartDwell))
         case .inputs: visitor.visit(ReadingOperations.shared.inputs, ())
         case .press(let input, let holdMs): visitor.visit(DeviceOperations.shared.press, (input, holdMs))

@@ -171,6 +171,28 @@ public struct StatusAnswer: NookAnswer {
         }
     }
 
+    /// An indicator light (M1): its colour while lit (`#rrggbb`, nil while off), blink and fade.
+    public struct Indicator: Sendable, Equatable {
+        public var number: Int
+        public var color: String?
+        public var blinkMs: Int
+        public var fadeMs: Int
+
+        public init(number: Int, color: String?, blinkMs: Int, fadeMs: Int) {
+            (self.number, self.color, self.blinkMs, self.fadeMs) = (number, color, blinkMs, fadeMs)
+        }
+
+        var json: JSONValue {
+            .object([("number", .number(Double(number))), ("color", color.map(JSONValue.string) ?? .null),
+                     ("blinkMs", .number(Double(blinkMs))), ("fadeMs", .number(Double(fadeMs)))])
+        }
+
+        init(reading light: FieldReader) throws(ProtocolError) {
+            self.init(number: try light.requiredInt("number"), color: try light.string("color"),
+                      blinkMs: try light.count("blinkMs") ?? 0, fadeMs: try light.count("fadeMs") ?? 0)
+        }
+    }
+
     public struct Module: Sendable, Equatable {
         public var name: String
         public var current: NookActivity?
@@ -212,6 +234,8 @@ public struct StatusAnswer: NookAnswer {
     public var touch: Touch?
     /// Nil from a nookd without apps (older than A1): the member is additive.
     public var apps: Apps?
+    /// The indicator lights, 1 to 3; nil from a nookd without them (the member is additive).
+    public var indicators: [Indicator]?
 
     public init(version: Int = NookProtocol.version, foreground: String?, display: Display, home: String, engaged: Bool,
                 inputs: [Input], gpio: GPIO?, modules: [Module], connections: Int, presence: Presence? = nil, brightness: Brightness? = nil,
@@ -222,7 +246,8 @@ public struct StatusAnswer: NookAnswer {
     }
 
     /// Apart from the rest of the object: one expression more than the type checker allows.
-    private var touchMember: [(String, JSONValue)] { [("touch", touch?.json ?? .null), ("apps", apps?.json ?? .null)] }
+    private var touchMember: [(String, JSONValue)] { [("touch", touch?.json ?? .null), ("apps", apps?.json ?? .null),
+                                                     ("indicators", indicators.map { .array($0.map(\.json)) } ?? .null)] }
 
     public var json: JSONValue {
         let flips: JSONValue = display.flips.map { flips in
@@ -334,5 +359,7 @@ public struct StatusAnswer: NookAnswer {
         }
         touch = try reader.object("touch").map { (touch) throws(ProtocolError) in try Touch(reading: touch) }
         apps = try reader.object("apps").map { (apps) throws(ProtocolError) in try Apps(reading: apps) }
+        indicators = reader.value("indicators") == nil ? nil
+            : try reader.requiredObjects("indicators").map { (light) throws(ProtocolError) in try Indicator(reading: light) }
     }
 }

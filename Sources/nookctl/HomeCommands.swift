@@ -7,11 +7,12 @@ import NookProtocol
 import NookSystem
 
 extension OperationCommands {
-    /// The commands for what the glass shows when idle and when it stays quiet.
+    /// The commands for what the glass shows when idle, when it stays quiet, and its indicator lights.
     static var homeCommands: [(NookOperation.Name, ParsableCommand.Type)] {
         [
         (.home, Home.self),
         (.quiet, Quiet.self),
+        (.indicator, Indicator.self),
         ]
     }
 }
@@ -51,5 +52,35 @@ struct Quiet: ParsableCommand {
         default: .status
         }
         connection.run(.quiet(setting), as: QuietAnswer.self) { $0.summary }
+    }
+}
+
+struct Indicator: ParsableCommand {
+    static let configuration = CommandConfiguration.operation(
+        Indicator.self,
+        abstract: "Light an indicator (1 top right, 2 right middle, 3 bottom right) in a colour, blinking or fading, or turn it off.")
+    @OptionGroup var connection: Connection
+    @Argument(help: "1, 2 or 3.") var number: Int
+    @Argument(help: "#rrggbb (or rrggbb), or off.") var color: String
+    @Option(help: "Blink: on this many milliseconds, then off as long.") var blink: Int?
+    @Option(help: "Fade in and out over this many milliseconds (a blink wins).") var fade: Int?
+
+    var parsedColor: UInt32? {
+        color == "off" ? 0 : NookIndicator.color(hex: color.hasPrefix("#") ? color : "#" + color)
+    }
+
+    func validate() throws {
+        guard NookIndicator.numbers.contains(number) else { throw ValidationError("the indicator must be 1, 2 or 3; got \(number)") }
+        guard parsedColor != nil else { throw ValidationError("the colour must be #rrggbb or off; got '\(color)'") }
+        for (name, value) in [("--blink", blink), ("--fade", fade)] {
+            if let value, !(0...NookIndicator.longestPeriodMs).contains(value) {
+                throw ValidationError("\(name) must be milliseconds from 0 to \(NookIndicator.longestPeriodMs); got \(value)")
+            }
+        }
+    }
+
+    func run() throws {
+        let setting = NookIndicator(number: number, color: parsedColor, blinkMs: blink ?? 0, fadeMs: fade ?? 0)
+        connection.run(.indicator(setting), as: IndicatorAnswer.self) { $0.summary }
     }
 }

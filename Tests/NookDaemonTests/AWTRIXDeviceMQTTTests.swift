@@ -20,9 +20,9 @@ struct AWTRIXDeviceMQTTTests {
         ("rtttl", "two short:d=4,o=5,b=100:16e6,16e6", false),
         ("moodlight", #"{"brightness": 170, "kelvin": 2300}"#, false),
         ("moodlight", "", true),
-        ("indicator1", #"{"color": [255, 0, 0]}"#, false),
+        ("indicator1", #"{"color": [255, 0, 0]}"#, true),
         ("indicator2", #"{"color": "0"}"#, true),
-        ("indicator3", ##"{"color": "#32a852", "blink": 500}"##, false),
+        ("indicator3", ##"{"color": "#32a852", "blink": 500}"##, true),
         ("settings", #"{"TEFF": 1}"#, true),
         ("settings", #"{"BRI": 100, "ATIME": 10}"#, false),
         ("reboot", "", false),
@@ -79,6 +79,23 @@ struct AWTRIXDeviceMQTTTests {
         try eventually("the loop with weather") { stats.json("nook/b1/stats/loop").contains(.object([("weather", .number(0))])) }
         try setup.broker.publish("nook/b1/switch", #"{"name": "weather"}"#)
         try eventually("weather on the glass, in the stats") { stats.json("nook/b1/stats").contains { $0["app"]?.text == "weather" } }
+    }
+
+    /// The indicator topics light the glass as AWTRIX's do: nookd draws the light, and the stats
+    /// (retained) say it is lit; an empty payload turns it off, and the stats say so.
+    @Test func m1_anIndicatorTopicLightsTheGlassAndTheStatsSayIt() throws {
+        let setup = try AWTRIXMQTTTests.Setup()
+        let stats = try Subscriber(broker: setup.broker, topics: ["nook/b1/stats"])
+        let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])
+        try eventually("the first stats") { !stats.json("nook/b1/stats").isEmpty }
+        try setup.broker.publish("nook/b1/indicator2", ##"{"color": "#32a852", "fade": 2000}"##)
+        try eventually("indicator2 lit in the stats") { stats.json("nook/b1/stats").last?["indicator2"] == .bool(true) }
+        let status = try StatusAnswer(json: setup.daemon.request(.status))
+        #expect(status.indicators?[1] == StatusAnswer.Indicator(number: 2, color: "#32a852", blinkMs: 0, fadeMs: 2000), "\(String(describing: status.indicators))")
+        try setup.broker.publish("nook/b1/indicator2", bytes: [])
+        try eventually("indicator2 off in the stats") { stats.json("nook/b1/stats").last?["indicator2"] == .bool(false) }
+        #expect(errors.json("nook/b1/error").isEmpty, "\(errors.json("nook/b1/error"))")
+        try eventually("the log") { setup.bridge.log.contains("nook/b1/indicator2: done (the board is as asked): indicator2 #32a852") }
     }
 
     /// The subscription `custom/+` takes an empty last level: such a message names no app, and

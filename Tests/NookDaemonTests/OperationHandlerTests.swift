@@ -24,7 +24,7 @@ struct OperationHandlerTests {
             return nil
         }
         #expect(device == ["suspend: suspend", "resume: resume", "quiesce: quiesce", "home: set the home content",
-                           "focus: switch the foreground module", "quiet: change quiet hours"])
+                           "focus: switch the foreground module", "quiet: change quiet hours", "indicator: set the indicator lights"])
         #expect(NookOperation.quiet(.status).scope == .anyone)
         #expect(NookOperation.quiet(.on).scope == .device("change quiet hours"))
         #expect(NookOperation.press(.open).scope == .debug)

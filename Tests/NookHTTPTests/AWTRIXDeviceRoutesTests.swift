@@ -110,6 +110,28 @@ struct AWTRIXDeviceRoutesTests {
         #expect(settings["ABRI"] == .bool(false) && settings["ATRANS"] == .bool(true) && settings["BRI"]?.numberValue == 255, "\(settings)")
     }
 
+    /// `indicatorN` lights the glass as AWTRIX's does: with AWTRIX's colour forms, blink and
+    /// fade; what is drawn otherwise than asked is said after the `OK`; `/api/stats` says which
+    /// are lit; a body that cannot be read is refused naming the field.
+    @Test func m1_theIndicatorRoutesLightTheGlassAndTheStatsSayIt() throws {
+        let service = try service()
+        let red = try curl(as: token, "POST", service.url + "/api/indicator1", #"{"color": [255, 0, 0]}"#)
+        #expect(red.status == 200 && red.text == "OK", "\(red)")
+        let quick = try curl(as: token, "POST", service.url + "/api/indicator3", ##"{"color": "#32a852", "blink": "40", "speed": 1}"##)
+        #expect(quick.status == 200 && quick.text.hasPrefix("OK\nunknown fields (not AWTRIX's), ignored: speed\nblink: 40 ms is drawn as 100 ms"), "\(quick)")
+        var stats = try curlJSON(as: token, "GET", service.url + "/api/stats").json
+        #expect(stats["indicator1"] == .bool(true) && stats["indicator2"] == .bool(false) && stats["indicator3"] == .bool(true), "\(stats)")
+        let status = try StatusAnswer(json: NookClient(path: service.socket).request(Request(id: .number(1), operation: .status)))
+        #expect(status.indicators?.map(\.color) == ["#ff0000", nil, "#32a852"] && status.indicators?[2].blinkMs == 100)
+        #expect(try curl(as: token, "POST", service.url + "/api/indicator1", #"{"color": "0"}"#).status == 200)
+        stats = try curlJSON(as: token, "GET", service.url + "/api/stats").json
+        #expect(stats["indicator1"] == .bool(false), "\(stats)")
+        let bad = try curl(as: token, "POST", service.url + "/api/indicator2", #"{"color": "nope"}"#)
+        #expect(bad.status == 422 && bad.text.contains(#""field":"color""#), "\(bad)")
+        let long = try curl(as: token, "POST", service.url + "/api/indicator2", ##"{"color": "#fff", "fade": 600001}"##)
+        #expect(long.status == 422 && long.text.contains(#""field":"fade""#), "\(long)")
+    }
+
     /// Every call of `awtrix-light-client` answers: the reads parse into its models, what Nook
     /// does is done, and what it does not raises with Nook's words; none is a 404.
     @Test(.enabled(if: AWTRIXAppRoutesTests.awtrixLightClient, "needs awtrix-light-client (pip install awtrix-light-client==2.0.0; Hardware/dev/install-deps)"))
@@ -153,9 +175,9 @@ struct AWTRIXDeviceRoutesTests {
         #expect(lines.count == 26, "\(run.output)")
         func answer(_ name: String) -> String { lines.first { $0.hasPrefix(name + " ") }.map { String($0.dropFirst(name.count + 1)) } ?? "missing" }
         let done = ["get_stats", "get_effects", "get_transitions", "get_loops", "get_settings", "set_power_on", "set_moodlight_off",
-                    "set_indicator_off", "set_custom_application", "notify", "dismiss_notification", "switch_app", "next_app", "previous_app"]
+                    "set_indicator_off", "set_indicator", "set_custom_application", "notify", "dismiss_notification", "switch_app", "next_app", "previous_app"]
         for name in done { #expect(answer(name).hasPrefix("ok"), "\(name): \(answer(name))") }
-        let notDone = ["get_screen", "set_power_off", "set_sleep", "set_sound", "set_rtttl", "set_moodlight", "set_indicator",
+        let notDone = ["get_screen", "set_power_off", "set_sleep", "set_sound", "set_rtttl", "set_moodlight",
                        "set_settings", "update", "reboot", "erase", "reset_settings"]
         for name in notDone { #expect(answer(name).hasPrefix("501 ") && answer(name).contains("not done: "), "\(name): \(answer(name))") }
         #expect(!lines.contains { $0.contains(" 404 ") }, "\(run.output)")

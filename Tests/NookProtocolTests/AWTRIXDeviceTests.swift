@@ -19,13 +19,31 @@ import Testing
         #expect(throws: ProtocolError.self) { try outcome(.power, #"{"power": [1]}"#) }
     }
 
-    @Test func m1_anIndicatorOrTheMoodLightOffHoldsAndAColourIsNotDone() throws {
+    @Test func m1_anIndicatorIsCarriedOutAndTheMoodLightOffHoldsAndItsColourIsNotDone() throws {
         for off in ["", "{}", #"{"color": "0"}"#, #"{"color": [0, 0, 0]}"#, ##"{"color": "#000000"}"##] {
             #expect(try outcome(.indicator1, off) == .done(), "\(off)")
         }
-        #expect(try notDone(outcome(.indicator3, ##"{"color": "#32a852", "fade": 500}"##)) == ["indicator3: Nook draws no indicators yet: nothing was drawn (a card or a custom app says it instead)"])
+        #expect(try outcome(.indicator3, ##"{"color": "#32a852", "fade": 500}"##) == .done())
         #expect(try outcome(.moodlight, "") == .done() && notDone(outcome(.moodlight, #"{"brightness": 170, "color": [155, 38, 182]}"#)).count == 1)
         #expect(throws: ProtocolError.self) { try outcome(.indicator2, #"{"color": "not a colour"}"#) }
+    }
+
+    /// An indicator's body as AWTRIX reads it, into the setting nookd draws.
+    @Test func m1_anIndicatorsBodyIsReadAsAWTRIXReadsIt() throws {
+        func setting(_ body: String) throws -> (NookIndicator, [String]) {
+            let read = try AWTRIXDevice.indicator(2, body: Array(body.utf8))
+            return (read.setting, read.remarks)
+        }
+        for off in ["", " \n", "{}", #"{"color": "0"}"#, #"{"color": [0, 0, 0]}"#] {
+            #expect(try setting(off).0.color == 0 && setting(off).0.blinkMs == 0, "\(off)")
+        }
+        #expect(try setting(#"{"color": [255, 128.5, 0], "blink": "500"}"#).0 == NookIndicator(number: 2, color: 0xFF8000, blinkMs: 500))
+        #expect(try setting(##"{"color": "#f00", "fade": 1500.7}"##).0 == NookIndicator(number: 2, color: 0xFF0000, fadeMs: 1500))
+        #expect(try setting(#"{"fade": 800}"#).0 == NookIndicator(number: 2, color: nil, fadeMs: 800), "no colour keeps the light's")
+        #expect(try setting(#"{"color": 65280, "speed": 3}"#).1 == ["unknown fields (not AWTRIX's), ignored: speed"])
+        for bad in [#"{"color": "nope"}"#, #"{"blink": -1}"#, #"{"fade": 60001}"#, #"{"blink": [1]}"#, "[1]", "{"] {
+            #expect(throws: ProtocolError.self, "\(bad)") { try setting(bad) }
+        }
     }
 
     @Test func m1_aSettingHoldsOnlyWhenItIsAlreadyNooksAndEveryOtherKeyIsNamed() throws {

@@ -36,6 +36,7 @@ struct OperationTableTests {
                                                      bars: [NookGlance.Bar(row: 1, column: 4, length: 2.5, direction: .vertical)],
                                                      highlightRow: 1, menu: true))]
         case .quiet: return [.quiet(.on), .quiet(.off), .quiet(.status), .quiet(.until("07:30"))]
+        case .indicator: return [.indicator(NookIndicator(number: 3, color: 0x0000FF, fadeMs: 2000)), .indicator(.off(1))]
         case .update:
             return [.update(.id(id), changes: ActivityChanges(members: [("progress", .number(0.7))]), restartDwell: true),
                     .update(.key("build", module: "ci"), changes: ActivityChanges(members: [("title", .string("Done"))]), restartDwell: false)]

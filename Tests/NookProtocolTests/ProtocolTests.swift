@@ -19,6 +19,7 @@ struct ProtocolTests {
                                bars: [NookGlance.Bar(row: 1, column: 4, length: 2.5, direction: .vertical)], highlightRow: 1, menu: true)),
             .glance(nil),
             .quiet(.on), .quiet(.off), .quiet(.status), .quiet(.until("07:30")),
+            .indicator(NookIndicator(number: 2, color: 0xFF8000, blinkMs: 500)), .indicator(.off(3)), .indicator(NookIndicator(number: 1, color: nil, fadeMs: 900)),
             .update(.id(id), changes: ActivityChanges(members: [("progress", .number(0.7))]), restartDwell: true),
             .inputs, .press(.open), .press(.dismiss),
             .invoke(id), .invoke(nil),
@@ -34,7 +35,7 @@ struct ProtocolTests {
             #expect(decoded.operation == operation, "\(line)")
             #expect(decoded.id == .number(7))
         }
-        #expect(Set(NookOperation.names).count == 32)
+        #expect(Set(NookOperation.names).count == 33)
     }
 
     @Test(arguments: [

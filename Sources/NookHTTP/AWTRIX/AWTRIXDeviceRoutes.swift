@@ -44,6 +44,7 @@ enum AWTRIXDeviceRoutes {
     }
 
     static func answer(_ request: AWTRIXDevice.Request, _ exchange: any HTTPExchange, _ nookd: any NookdCalls) {
+        if let number = request.indicatorNumber { return indicator(number, exchange, nookd) }
         // Only power and settings compare with the board; the rest answer without nookd.
         let needsStatus = request == .power || request == .settings
         func respond(_ status: StatusAnswer?) {
@@ -57,6 +58,19 @@ enum AWTRIXDeviceRoutes {
             }
         }
         if needsStatus { withStatus(exchange, nookd) { respond($0) } } else { respond(nil) }
+    }
+
+    /// `indicatorN`: the light set by nookd as AWTRIX reads the body; AWTRIX's `OK`, with what
+    /// was read or drawn otherwise than sent on the lines after it.
+    static func indicator(_ number: Int, _ exchange: any HTTPExchange, _ nookd: any NookdCalls) {
+        let setting: NookIndicator, remarks: [String]
+        do { (setting, remarks) = try AWTRIXDevice.indicator(number, body: exchange.request.body) } catch {
+            return exchange.respond(AWTRIXAppRoutes.refusal(error).response)
+        }
+        nookd.ask(.indicator(setting), for: exchange) { json in
+            let warnings = (try? IndicatorAnswer(json: json))?.warnings ?? []
+            exchange.respond(AWTRIXAppRoutes.ok(remarks + warnings))
+        }
     }
 
     /// A request Nook did not carry out: 501, each line what was asked and what Nook does.
