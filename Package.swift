@@ -82,8 +82,9 @@ let package = Package(
         .target(name: "NookLED", dependencies: ["NookActivities", "NookDisplay", "NookPixel", "NookSystem"]),
         // The pixel renderer for LED matrices and strips (L3, L4): bitmap font, marquee, 8x8 icons.
         .target(name: "NookPixel", dependencies: ["NookActivities", "NookDisplay"]),
-        // Sound (SPEC B): tones, melodies and samples; no C, no device.
-        .target(name: "NookSound"),
+        // Sound (SPEC B): tones, melodies and samples, RTTTL, WAV, chimes, synthesis, the melody
+        // player on NookActivities' clock; no C, no device.
+        .target(name: "NookSound", dependencies: ["NookActivities"]),
         // alsa-lib, seen only by NookAudio.
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         // Sound outputs (B1): an ALSA PCM through CALSA (its only importer), the kernel's beeper
@@ -158,7 +159,7 @@ let package = Package(
             "NookMQTT", "NookProtocol", "NookConfig", "NookSystem", "NookLogging",
         ]),
         // nookd's outside inputs as fuzz targets; nook-fuzz runs them under libFuzzer (Hardware/dev/fuzz).
-        .target(name: "NookFuzzTargets", dependencies: ["NookActivities", "NookConfig", "NookDaemon", "NookProtocol", "NookLCDproc", "NookHTTP"]),
+        .target(name: "NookFuzzTargets", dependencies: ["NookActivities", "NookConfig", "NookDaemon", "NookProtocol", "NookLCDproc", "NookHTTP", "NookSound"]),
         .executableTarget(name: "nook-fuzz", dependencies: ["NookFuzzTargets", "NookSystem"]),
         // Manual clock and scriptable engagement for tests; never linked into a product.
         .target(name: "NookTestSupport", dependencies: ["NookActivities", "NookProtocol", "NookSystem"]),
@@ -180,6 +181,7 @@ let package = Package(
         .testTarget(name: "NookAudioTests", dependencies: ["NookAudio", "NookSound", "NookSystem", "NookLogging", "NookActivities", "NookTestSupport"]),
         .testTarget(name: "NookSystemTests", dependencies: ["NookSystem", "NookTestTraits"]),
         .testTarget(name: "NookFuzzTargetsTests", dependencies: ["NookFuzzTargets"]),
+        .testTarget(name: "NookSoundTests", dependencies: ["NookSound", "NookActivities", "NookTestSupport"]),
         .testTarget(name: "NookFramebufferTests", dependencies: ["NookFramebuffer", "NookActivities"]),
         .testTarget(name: "NookInputTests", dependencies: ["NookInput", "NookActivities", "NookDisplay", "NookSystem", "NookTestSupport"]),
         .testTarget(name: "NookNotifyTests", dependencies: ["NookNotify", "NookActivities", "NookProtocol", "NookSystem"]),

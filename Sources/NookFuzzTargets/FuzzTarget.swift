@@ -22,6 +22,11 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// in pieces split where the input's first byte says, the two must give the same requests;
     /// every refusal has a 4xx/5xx status and a message; every request is within the bounds.
     case http
+    /// An RTTTL string as a sender gives it (B2): a melody within the bounds, or an error
+    /// naming a character of the string.
+    case rtttl
+    /// A WAV file from the sound directory (B2): samples within the bounds, or an error.
+    case wav
 
     public func run(_ bytes: UnsafeBufferPointer<UInt8>) {
         switch self {
@@ -29,6 +34,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .config: Self.configFile(bytes)
         case .lcdproc: Self.lcdprocSession(bytes)
         case .http: Self.httpRequests(bytes)
+        case .rtttl: Self.rtttlString(bytes)
+        case .wav: Self.wavFile(bytes)
         }
     }
 

@@ -1,5 +1,5 @@
 /// One note of a melody: a pitch held for a time, or a rest (frequency 0).
-public struct Tone: Sendable, Equatable {
+public struct Tone: Sendable, Hashable {
     /// Hertz; 0 is a rest.
     public var frequency: Double
     public var milliseconds: Int
@@ -12,7 +12,7 @@ public struct Tone: Sendable, Equatable {
 }
 
 /// Tones played one after another: what a beeper can play, and what a PCM output synthesises.
-public struct Melody: Sendable, Equatable {
+public struct Melody: Sendable, Hashable {
     /// The name a sender gave it (an RTTTL string's name, a chime's name), for logs and history.
     public var name: String
     public var tones: [Tone]

@@ -1,0 +1,121 @@
+extension Chimes {
+    /// The distinct melodies, each an RTTTL string named by the chime. Short (under two
+    /// seconds, the alarms and the siren excepted), in a beeper's comfortable range, and each
+    /// with a shape of its own: rising for something good or new, falling for something gone
+    /// or wrong, repeated for something that wants attention.
+    static let melodies: [String: String] = [
+        "message": "message:d=16,o=6,b=140:e,8a",
+        "message-new-instant": "message-new-instant:d=16,o=6,b=160:c,e,8g",
+        "message-new-email": "message-new-email:d=8,o=6,b=150:e,c,4g",
+        "bell": "bell:d=4,o=7,b=180:c,8p,c",
+        "complete": "complete:d=16,o=6,b=160:c,e,g,8c7",
+        "completion-fail": "completion-fail:d=8,o=5,b=120:g,f#,4f",
+        "alarm-clock-elapsed": "alarm-clock-elapsed:d=8,o=6,b=200:a,p,a,p,a,p,a,4p,a,p,a,p,a,p,a",
+        "alarm": "alarm:d=8,o=6,b=180:c7,g,c7,g,c7,g,c7,g",
+        "siren": "siren:d=16,o=6,b=120:c,d,e,f,g,a,b,c7,b,a,g,f,e,d",
+        "dialog-information": "dialog-information:d=8,o=6,b=160:g,c7",
+        "dialog-question": "dialog-question:d=8,o=6,b=150:c,d,4g",
+        "dialog-warning": "dialog-warning:d=8,o=5,b=160:a,p,a",
+        "dialog-error": "dialog-error:d=8,o=5,b=140:e,c,4a4",
+        "phone-incoming-call": "phone-incoming-call:d=16,o=6,b=180:e,g,e,g,e,g,e,g,4p,e,g,e,g,e,g,e,g",
+        "service-login": "service-login:d=8,o=6,b=140:d,a",
+        "service-logout": "service-logout:d=8,o=6,b=140:a,d",
+        "power-plug": "power-plug:d=16,o=6,b=200:c,g",
+        "power-unplug": "power-unplug:d=16,o=6,b=200:g,c",
+        "device-added": "device-added:d=32,o=6,b=140:c,e,g,8b",
+        "device-removed": "device-removed:d=32,o=6,b=140:b,g,e,8c",
+        "camera-shutter": "camera-shutter:d=32,o=7,b=200:c,p,g6",
+        "battery-low": "battery-low:d=8,o=5,b=120:g,e,c",
+        "network-connectivity-established": "network-connectivity-established:d=16,o=6,b=160:d,f#,a",
+        "network-connectivity-lost": "network-connectivity-lost:d=16,o=6,b=160:a,f#,d",
+        "window-attention": "window-attention:d=16,o=6,b=160:a,p,a",
+        "trash-empty": "trash-empty:d=32,o=6,b=160:g,f,e,d,c",
+        "system-ready": "system-ready:d=8,o=6,b=140:c,e,g,4c7",
+        "audio-volume-change": "audio-volume-change:d=16,o=6,b=200:a",
+        "count-down": "count-down:d=32,o=7,b=120:c",
+        "doorbell": "doorbell:d=4,o=6,b=100:e,2c",
+        "fanfare": "fanfare:d=16,o=6,b=140:g5,c,e,8g,e,2g",
+    ]
+
+    /// Other freedesktop sound names a sender uses, each played as the chime nearest in meaning
+    /// (the sound naming spec's own fallback, `complete-download` → `complete`, covers more).
+    static let freedesktopAliases: [String: String] = [
+        "completion-success": "complete",
+        "completion-partial": "complete",
+        "bell-terminal": "bell",
+        "bell-window-system": "bell",
+        "battery-caution": "battery-low",
+        "desktop-login": "service-login",
+        "desktop-logout": "service-logout",
+        "item-deleted": "trash-empty",
+        "message-sent-instant": "message",
+        "message-sent-email": "message",
+        "network-connectivity-error": "network-connectivity-lost",
+        "phone-outgoing-busy": "dialog-warning",
+        "phone-failure": "dialog-error",
+        "screen-capture": "camera-shutter",
+        "software-update-available": "dialog-information",
+        "software-update-urgent": "dialog-warning",
+        "suspend-error": "dialog-error",
+        "system-bootup": "system-ready",
+    ]
+
+    /// The sound names AWTRIX's documentation gives as examples (files in its `MELODIES` folder)
+    /// that are not chimes themselves: its timer's `friends`.
+    static let awtrixExamples: [String: String] = [
+        "friends": "alarm-clock-elapsed",
+    ]
+
+    /// LaMetric's sound ids (its `notifications` and `alarms` categories), each played as the
+    /// nearest chime: LaMetric's own sounds are recordings a beeper cannot play.
+    static let lametricSounds: [String: String] = [
+        "bicycle": "bell",
+        "car": "dialog-warning",
+        "cash": "complete",
+        "cat": "message",
+        "dog": "dialog-warning",
+        "dog2": "window-attention",
+        "energy": "power-plug",
+        "knock-knock": "doorbell",
+        "letter_email": "message-new-email",
+        "lose1": "completion-fail",
+        "lose2": "dialog-error",
+        "negative1": "dialog-error",
+        "negative2": "dialog-warning",
+        "negative3": "completion-fail",
+        "negative4": "device-removed",
+        "negative5": "service-logout",
+        "notification": "message",
+        "notification2": "message-new-instant",
+        "notification3": "dialog-information",
+        "notification4": "bell",
+        "open_door": "doorbell",
+        "positive1": "complete",
+        "positive2": "dialog-information",
+        "positive3": "service-login",
+        "positive4": "device-added",
+        "positive5": "power-plug",
+        "positive6": "network-connectivity-established",
+        "statistic": "dialog-information",
+        "thunder": "dialog-warning",
+        "water1": "message",
+        "water2": "message-new-instant",
+        "win": "fanfare",
+        "win2": "complete",
+        "wind": "service-logout",
+        "wind_short": "power-unplug",
+        "alarm1": "alarm-clock-elapsed",
+        "alarm2": "alarm",
+        "alarm3": "siren",
+        "alarm4": "phone-incoming-call",
+        "alarm5": "bell",
+        "alarm6": "alarm-clock-elapsed",
+        "alarm7": "alarm",
+        "alarm8": "siren",
+        "alarm9": "phone-incoming-call",
+        "alarm10": "window-attention",
+        "alarm11": "alarm-clock-elapsed",
+        "alarm12": "alarm",
+        "alarm13": "siren",
+    ]
+}
