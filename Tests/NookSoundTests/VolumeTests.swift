@@ -8,6 +8,9 @@ struct VolumeTests {
         #expect(try SoundVolume.fromAWTRIX(0) == 0)
         #expect(try SoundVolume.fromAWTRIX(1) == 3)
         #expect(try SoundVolume.fromAWTRIX(15) == 50)
+        // To the nearest, not down: 2 is 6.7, 29 is 96.7.
+        #expect(try SoundVolume.fromAWTRIX(2) == 7)
+        #expect(try SoundVolume.fromAWTRIX(29) == 97)
         #expect(try SoundVolume.fromAWTRIX(30) == 100)
         for level in SoundVolume.awtrixRange {
             #expect(SoundVolume.toAWTRIX(try SoundVolume.fromAWTRIX(level)) == level)
