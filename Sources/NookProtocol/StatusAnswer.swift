@@ -212,17 +212,21 @@ public struct StatusAnswer: NookAnswer {
     public var touch: Touch?
     /// Nil from a nookd without apps (older than A1): the member is additive.
     public var apps: Apps?
+    /// Nil from a nookd without sound outputs (older than B1).
+    public var sound: Sound?
 
     public init(version: Int = NookProtocol.version, foreground: String?, display: Display, home: String, engaged: Bool,
                 inputs: [Input], gpio: GPIO?, modules: [Module], connections: Int, presence: Presence? = nil, brightness: Brightness? = nil,
-                touch: Touch? = nil, apps: Apps? = nil) {
+                touch: Touch? = nil, apps: Apps? = nil, sound: Sound? = nil) {
         (self.version, self.foreground, self.display, self.home, self.engaged) = (version, foreground, display, home, engaged)
         (self.inputs, self.gpio, self.modules, self.connections, self.presence) = (inputs, gpio, modules, connections, presence)
-        (self.brightness, self.touch, self.apps) = (brightness, touch, apps)
+        (self.brightness, self.touch, self.apps, self.sound) = (brightness, touch, apps, sound)
     }
 
     /// Apart from the rest of the object: one expression more than the type checker allows.
-    private var touchMember: [(String, JSONValue)] { [("touch", touch?.json ?? .null), ("apps", apps?.json ?? .null)] }
+    private var touchMember: [(String, JSONValue)] {
+        [("touch", touch?.json ?? .null), ("apps", apps?.json ?? .null), ("sound", sound?.json ?? .null)]
+    }
 
     public var json: JSONValue {
         let flips: JSONValue = display.flips.map { flips in
@@ -334,5 +338,6 @@ public struct StatusAnswer: NookAnswer {
         }
         touch = try reader.object("touch").map { (touch) throws(ProtocolError) in try Touch(reading: touch) }
         apps = try reader.object("apps").map { (apps) throws(ProtocolError) in try Apps(reading: apps) }
+        sound = try reader.object("sound").map { (sound) throws(ProtocolError) in try Sound(reading: sound) }
     }
 }

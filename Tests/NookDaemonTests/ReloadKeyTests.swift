@@ -116,6 +116,8 @@ struct ReloadKeyTests {
             "presence.dim_after_s": Sample(from: "60", to: "120", beside: presenceInput),
             "presence.blank_after_s": Sample(from: "600", to: "900", beside: presenceInput),
             "presence.digest_dwell_s": Sample(from: "10", to: "20", beside: presenceInput),
+            "sound.output": Sample(from: "\"none\"", to: "\"alsa\""),
+            "sound.device": Sample(from: "\"nook_test_no_such_pcm\"", to: "\"nook_test_no_such_pcm_2\"", beside: ["sound.output": "\"alsa\""]),
             "history.path": Sample(from: "\"/var/lib/nook/history\"", to: "\"none\""),
             "history.max_entries": Sample(from: "100", to: "200"),
             "history.max_bytes": Sample(from: "1048576", to: "2097152"),
