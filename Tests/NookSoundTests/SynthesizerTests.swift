@@ -74,10 +74,13 @@ struct PCMWriterTests {
         var player = try MelodyPlayer(melody, plays: 2, pause: .milliseconds(33), lead: .milliseconds(50), startingAt: start)
         var sink = PCMWriterSink(start: start, sampleRate: sampleRate)
         var now = start - .milliseconds(50)
-        while let deadline = player.nextDeadline(after: now) {
+        // Bounded, so a player that stops moving fails the test instead of hanging it.
+        for _ in 0..<1_000 {
+            guard let deadline = player.nextDeadline(after: now) else { break }
             now = deadline
             player.update(now: now, sink: &sink)
         }
+        #expect(player.isFinished)
         let pause = Melody(name: "pause", tones: [Tone(frequency: 0, milliseconds: 33)])
         let whole = Melody(name: "whole", tones: melody.tones + pause.tones + melody.tones)
         let expected = Synthesizer.render(whole, sampleRate: sampleRate, volume: 80).samples
