@@ -85,6 +85,11 @@ let package = Package(
         // Sound (SPEC B): tones, melodies and samples, RTTTL, WAV, chimes, synthesis, the melody
         // player on NookActivities' clock; no C, no device.
         .target(name: "NookSound", dependencies: ["NookActivities"]),
+        // alsa-lib, seen only by NookAudio.
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        // Sound outputs (B1): an ALSA PCM through CALSA (its only importer), the kernel's beeper
+        // through NookSystem's input device; each plays on a thread of its own.
+        .target(name: "NookAudio", dependencies: ["NookSound", "NookSystem", "NookLogging", "CALSA"]),
         // zlib (Debian zlib1g-dev), seen only by NookPNG.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The live view's PNG encoder (V1): RGB8 rows deflated by zlib, fast enough for every frame.
@@ -96,7 +101,7 @@ let package = Package(
         // The daemon's wiring: config, backend selection, socket server, signals, requests.
         .target(name: "NookDaemon", dependencies: [
             "NookActivities", "NookProtocol", "NookConfig", "NookDisplay", "NookRender", "NookInput", "NookDRM", "NookFramebuffer", "NookLED", "NookPixel",
-            "NookPNG", "NookSystem", "NookLogging",
+            "NookPNG", "NookSystem", "NookLogging", "NookSound", "NookAudio",
         ]),
         // How every Nook process logs: a logger of its own (swift-log's API subset and line format,
         // without a dependency that needs a newer Swift) on standard error at --log-level.
@@ -175,6 +180,7 @@ let package = Package(
         .executableTarget(name: "nook-bench", dependencies: ["NookActivities", "NookTestSupport", "NookDisplay", "NookRender", "NookProtocol", "NookLED", "NookPixel", "NookLCDproc",
                                                            "NookPNG", "NookMQTT", "NookNotify", "NookHTTP", "NookSystem", "NookLogging"]),
         .testTarget(name: "NookConfigTests", dependencies: ["NookConfig"]),
+        .testTarget(name: "NookAudioTests", dependencies: ["NookAudio", "NookSound", "NookSystem", "NookLogging", "NookActivities", "NookTestSupport"]),
         .testTarget(name: "NookSystemTests", dependencies: ["NookSystem", "NookTestTraits"]),
         .testTarget(name: "NookFuzzTargetsTests", dependencies: ["NookFuzzTargets"]),
         .testTarget(name: "NookSoundTests", dependencies: ["NookSound", "NookActivities", "NookTestSupport"]),

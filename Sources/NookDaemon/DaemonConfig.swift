@@ -39,6 +39,7 @@ public struct DaemonConfig: Sendable {
     var inputs = Service.Inputs.Settings()
     var touch = Service.Touch.Settings()
     var presence: Service.Presence.Settings = nil
+    var sound = Service.Sound.Settings()
 
     /// The services that own keys, in the order they read them: of two bad keys, the one read
     /// first is named. A service may look at the settings of those before it (the recall at the
@@ -47,7 +48,7 @@ public struct DaemonConfig: Sendable {
         Service.Socket.self, Service.Ownership.self, Service.RequestSettings.self, Service.Journal.self, Service.EventLog.self,
         Service.Display.self, Service.Screen.self, Service.Queues.self, Service.QuietHours.self, Service.Escalation.self,
         Service.Brightness.self, Service.History.self, Service.Recall.self, Service.Apps.self, Service.Inputs.self,
-        Service.Touch.self, Service.Presence.self,
+        Service.Touch.self, Service.Presence.self, Service.Sound.self,
     ]
 
     /// The file's values of nookd's keys, as written: what a reload compares to name the keys
@@ -67,7 +68,7 @@ public struct DaemonConfig: Sendable {
     }
 
     /// The tables of ``keys``, in the order the error about a key in an unknown table lists them.
-    public static let tables = ["daemon", "journal", "display", "theme", "theme.palette", "home", "queue", "proximity", "led", "debug", "quiet", "brightness", "escalation", "presence", "history", "apps", "apps.shares", "touch"]
+    public static let tables = ["daemon", "journal", "display", "theme", "theme.palette", "home", "queue", "proximity", "led", "debug", "quiet", "brightness", "escalation", "presence", "history", "apps", "apps.shares", "touch", "sound"]
 
     /// `$XDG_RUNTIME_DIR/nook/nookd.sock`, or `/run/nook/nookd.sock` without a runtime directory.
     public static var defaultSocketPath: String {

@@ -26,6 +26,7 @@ struct DaemonParts: Sendable {
         Service.HomeClock.self,
         Service.DisplayWatch.self,
         Service.Presence.self,
+        Service.Sound.self,
         Service.Inputs.self,
         Service.Touch.self,
         Service.Ownership.self,

@@ -3,39 +3,10 @@ import Glibc
 #endif
 import NookSystem
 
-/// The evdev ioctls touch needs (`linux/input.h`), made by hand: the requests are `_IOC`
-/// numbers of a stable ABI, and the few calls are simpler than a library whose reader cannot
-/// be fed from a pipe in tests.
-enum EvdevControl {
-    /// `_IOC(dir, 'E', number, size)` as the generic (x86, Arm) ioctl encoding has it.
-    static func request(read: Bool, write: Bool = false, number: UInt, size: Int) -> UInt {
-        let direction: UInt = (read ? 2 : 0) | (write ? 1 : 0)
-        return direction << 30 | UInt(size) << 16 | UInt(UInt8(ascii: "E")) << 8 | number
-    }
+/// The evdev ioctls: NookSystem's, with the ones only touch asks below.
+typealias EvdevControl = InputControl
 
-    /// The ioctl `request` with `buffer`'s storage as its argument.
-    static func control<Element>(_ fd: FileDescriptor, _ call: String, _ request: UInt, _ buffer: inout [Element]) throws(SystemCallError) {
-        _ = try buffer.withUnsafeMutableBytes { bytes in
-            Result { () throws(SystemCallError) in try System.ioctl(fd.rawValue, request, bytes.baseAddress!, name: call, subject: fd.name) }
-        }.get()
-    }
-
-    /// `EVIOCGNAME`: the name the driver gives the device.
-    static func name(_ fd: FileDescriptor) throws(SystemCallError) -> String {
-        var bytes = [UInt8](repeating: 0, count: 256)
-        let request = request(read: true, number: 0x06, size: bytes.count - 1)
-        try control(fd, "EVIOCGNAME", request, &bytes)
-        return String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-    }
-
-    /// `EVIOCGBIT(type, …)` (type 0: the event types), or `EVIOCGPROP` with `properties`.
-    static func bits(_ fd: FileDescriptor, type: UInt16, count: Int, properties: Bool = false) throws(SystemCallError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: (count + 7) / 8)
-        let request = request(read: true, number: properties ? 0x09 : 0x20 + UInt(type), size: bytes.count)
-        try control(fd, properties ? "EVIOCGPROP" : "EVIOCGBIT", request, &bytes)
-        return bytes
-    }
-
+extension InputControl {
     /// `EVIOCGKEY`: which keys (buttons) are down now.
     static func keys(_ fd: FileDescriptor) throws(SystemCallError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: Evdev.keyCount / 8)
@@ -66,10 +37,6 @@ enum EvdevControl {
         var clock = [Int32(CLOCK_MONOTONIC)]
         let request = request(read: false, write: true, number: 0xa0, size: 4)
         try control(fd, "EVIOCSCLOCKID", request, &clock)
-    }
-
-    static func has(_ bits: [UInt8], _ index: Int) -> Bool {
-        index / 8 < bits.count && bits[index / 8] & UInt8(1 << (index % 8)) != 0
     }
 }
 

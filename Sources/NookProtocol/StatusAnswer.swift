@@ -236,18 +236,22 @@ public struct StatusAnswer: NookAnswer {
     public var apps: Apps?
     /// The indicator lights, 1 to 3; nil from a nookd without them (the member is additive).
     public var indicators: [Indicator]?
+    /// Nil from a nookd without sound outputs (older than B1).
+    public var sound: Sound?
 
     public init(version: Int = NookProtocol.version, foreground: String?, display: Display, home: String, engaged: Bool,
                 inputs: [Input], gpio: GPIO?, modules: [Module], connections: Int, presence: Presence? = nil, brightness: Brightness? = nil,
-                touch: Touch? = nil, apps: Apps? = nil) {
+                touch: Touch? = nil, apps: Apps? = nil, sound: Sound? = nil) {
         (self.version, self.foreground, self.display, self.home, self.engaged) = (version, foreground, display, home, engaged)
         (self.inputs, self.gpio, self.modules, self.connections, self.presence) = (inputs, gpio, modules, connections, presence)
-        (self.brightness, self.touch, self.apps) = (brightness, touch, apps)
+        (self.brightness, self.touch, self.apps, self.sound) = (brightness, touch, apps, sound)
     }
 
     /// Apart from the rest of the object: one expression more than the type checker allows.
-    private var touchMember: [(String, JSONValue)] { [("touch", touch?.json ?? .null), ("apps", apps?.json ?? .null),
-                                                     ("indicators", indicators.map { .array($0.map(\.json)) } ?? .null)] }
+    private var touchMember: [(String, JSONValue)] {
+        [("touch", touch?.json ?? .null), ("apps", apps?.json ?? .null),
+         ("indicators", indicators.map { .array($0.map(\.json)) } ?? .null), ("sound", sound?.json ?? .null)]
+    }
 
     public var json: JSONValue {
         let flips: JSONValue = display.flips.map { flips in
@@ -361,5 +365,6 @@ public struct StatusAnswer: NookAnswer {
         apps = try reader.object("apps").map { (apps) throws(ProtocolError) in try Apps(reading: apps) }
         indicators = reader.value("indicators") == nil ? nil
             : try reader.requiredObjects("indicators").map { (light) throws(ProtocolError) in try Indicator(reading: light) }
+        sound = try reader.object("sound").map { (sound) throws(ProtocolError) in try Sound(reading: sound) }
     }
 }

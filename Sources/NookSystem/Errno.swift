@@ -50,4 +50,6 @@ public struct Errno: Error, RawRepresentable, Hashable, Sendable, CustomStringCo
     public static let tooManyOpenFilesInSystem = Errno(rawValue: ENFILE)
     public static let noBufferSpace = Errno(rawValue: ENOBUFS)
     public static let noMemory = Errno(rawValue: ENOMEM)
+    /// ESTRPIPE: a stream suspended under it (an ALSA PCM after a system suspend).
+    public static let streamSuspended = Errno(rawValue: ESTRPIPE)
 }

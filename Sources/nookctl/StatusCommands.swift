@@ -36,6 +36,7 @@ struct Status: ParsableCommand {
                 let room = brightness.lux.map { ", the room at \($0.isFinite && abs($0) < 1e15 ? String(Int($0.rounded())) : String($0)) lux" } ?? ""
                 lines.append("brightness: \(brightness.state), \(percent) % (\(brightness.level) of \(brightness.maximum) on \(brightness.output))\(room)")
             }
+            if let sound = status.sound { lines.append(sound.line) }
             for input in status.inputs {
                 var line = "  input \(input.input) (\(input.role)): "
                 if let problem = input.problem {

@@ -95,7 +95,7 @@ struct ConfigRefusalTests {
         #expect(Self.error("[daemon]\ncapacity = 5\n") == "nook.toml:2: daemon.capacity: is not a known setting")
         #expect(Self.error("[display]\nsparkle = true\n") == "nook.toml:2: display.sparkle: is not a known setting")
         #expect(Self.error("[queues]\ncapacity = 5\n") == "nook.toml:2: queues.capacity: is in an unknown table [queues] (known: [daemon], [journal], [display], "
-            + "[theme], [theme.palette], [home], [queue], [proximity], [led], [debug], [quiet], [brightness], [escalation], [presence], [history], [apps], [apps.shares], [touch])")
+            + "[theme], [theme.palette], [home], [queue], [proximity], [led], [debug], [quiet], [brightness], [escalation], [presence], [history], [apps], [apps.shares], [touch], [sound])")
         #expect(Self.error("[gpio]\nrole = \"open\"\n") == "nook.toml:2: gpio.role: GPIO inputs go in tables of their own, such as [gpio.button] with role = \"open\"")
     }
 
@@ -104,7 +104,7 @@ struct ConfigRefusalTests {
     /// `[gpio.NAME]` is an input without its role.
     @Test func n1_anUnknownTableIsRefusedByNameEvenWhenEmpty() throws {
         #expect(Self.error("[display]\nrotation = 90\n[bogus]\n") == "nook.toml:3: bogus: is not a known table (known: [daemon], [journal], [display], "
-            + "[theme], [theme.palette], [home], [queue], [proximity], [led], [debug], [quiet], [brightness], [escalation], [presence], [history], [apps], [apps.shares], [touch])")
+            + "[theme], [theme.palette], [home], [queue], [proximity], [led], [debug], [quiet], [brightness], [escalation], [presence], [history], [apps], [apps.shares], [touch], [sound])")
         #expect(Self.error("[queue]\n[display.sparkle]\n")?.hasPrefix("nook.toml:2: display.sparkle: is not a known table (known: [daemon],") == true)
         #expect(Self.error("[gpio.button]\n") == "nook.toml: gpio.button.role: is required: hover, open, dismiss or presence")
         #expect(Self.error("[daemon]\n[theme.palette]\n[touch]\n[lcdproc]\n[lcdproc.keys]\n") == nil)

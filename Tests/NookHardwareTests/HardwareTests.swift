@@ -25,7 +25,7 @@ struct UdevRulesTests {
     }()
 
     @Test func n3_everyRuleGrantsTheNookGroupReadWriteAndTagsForSystemd() throws {
-        #expect(rules.count == 9)
+        #expect(rules.count == 10)
         for rule in rules where !rule.matches.contains(where: { $0.value == "backlight" }) {
             #expect(rule.value("GROUP") == "nook", "line \(rule.line)")
             #expect(rule.value("MODE") == "0660", "line \(rule.line): owner and group only")

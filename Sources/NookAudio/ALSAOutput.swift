@@ -1,0 +1,69 @@
+import NookLogging
+import NookSound
+
+/// Sounds to an ALSA PCM (a USB speaker, an I2S amplifier such as a MAX98357A, HDMI audio):
+/// melodies synthesised, WAV files' samples as they are, at the volume given. The PCM is
+/// opened for each sound and closed after it, so another program may use the device between
+/// sounds, and a speaker unplugged and plugged back plays again with the next sound.
+public final class ALSAOutput: SoundOutput {
+    /// The rate melodies are synthesised at: one every I2S amplifier and USB speaker takes.
+    public static let melodyRate = 48_000
+
+    private let worker: SoundWorker
+
+    /// - Parameter device: the PCM's name (`default`, `plughw:CARD=Device`, `hw:0,0`).
+    public init(device: String, logger: Logger) {
+        worker = SoundWorker(output: "alsa", device: device, logger: logger)
+        worker.start(ALSADevice(name: device), threadName: "nook-alsa")
+    }
+
+    deinit { worker.close() }
+
+    public func play(_ program: SoundProgram, volume: Int) { worker.play(program, volume: volume) }
+    public func stop() { worker.stop() }
+    public var status: SoundOutputStatus { worker.status }
+    public func cannotPlay(_ program: SoundProgram) -> String? { nil }
+
+    /// The samples `program` is played as, at `volume` (0–100).
+    public static func clip(for program: SoundProgram, volume: Int) -> PCMClip {
+        switch program {
+        case .tones(let melody):
+            return Synthesizer.render(melody, sampleRate: melodyRate, volume: volume)
+        case .samples(_, let clip):
+            return scaled(clip, volume: volume)
+        }
+    }
+
+    /// `clip` with every sample scaled by `volume` percent.
+    static func scaled(_ clip: PCMClip, volume: Int) -> PCMClip {
+        let volume = min(max(volume, 0), 100)
+        if volume == 100 { return clip }
+        var out = clip
+        out.samples = clip.samples.map { Int16(Int($0) * volume / 100) }
+        return out
+    }
+}
+
+/// The PCM of one `ALSAOutput`, used only on its thread.
+final class ALSADevice: SoundDevice {
+    let name: String
+    init(name: String) { self.name = name }
+
+    var deviceName: String? { name }
+
+    func probe() throws(AudioError) {
+        _ = try ALSAPCM.open(name, rate: ALSAOutput.melodyRate, channels: 1)
+    }
+
+    func play(_ program: SoundProgram, volume: Int, stop: SoundStop) throws(AudioError) {
+        guard volume > 0 else { return }
+        let clip = ALSAOutput.clip(for: program, volume: volume)
+        guard clip.frameCount > 0 else { return }
+        let pcm = try ALSAPCM.open(name, rate: clip.sampleRate, channels: clip.channels)
+        if try pcm.write(clip.samples, channels: clip.channels, shouldStop: { stop.requested }) {
+            try pcm.drain()
+        }
+    }
+
+    func silence() {}
+}

@@ -1,0 +1,56 @@
+import NookSound
+
+/// Where sounds go (B1): an ALSA PCM, the kernel's beeper, or nowhere. Each real output plays
+/// on a thread of its own: `play` and `stop` only hand over and return, so neither the screen
+/// nor the queue ever waits for a speaker, a busy device or one that was unplugged.
+public protocol SoundOutput: AnyObject, Sendable {
+    /// Starts `program` at `volume` (0–100), cutting off whatever plays; returns at once.
+    func play(_ program: SoundProgram, volume: Int)
+    /// Silences what plays now; returns at once.
+    func stop()
+    /// What the output is and how it fares, for `nookctl status`.
+    var status: SoundOutputStatus { get }
+    /// Why this output cannot play `program` at all (a beeper and a WAV file), or nil.
+    func cannotPlay(_ program: SoundProgram) -> String?
+}
+
+/// An output's part of `nookctl status`.
+public struct SoundOutputStatus: Sendable, Equatable {
+    public enum State: String, Sendable {
+        /// Nothing configured: sounds are not played, and a sender asking for one is told so.
+        case none
+        /// Not yet tried (the output opens its device with the first sound, or its start probe).
+        case unknown
+        case idle
+        case playing
+        /// The device is missing, busy or failed: `problem` says how; the next sound tries again.
+        case unavailable
+    }
+
+    /// `none`, `alsa` or `beeper`.
+    public var output: String
+    /// The ALSA PCM's name or the beeper's path, once known.
+    public var device: String?
+    public var state: State
+    /// The last failure, naming the call and its error, while the output is unavailable.
+    public var problem: String?
+    public var played: Int
+    public var failed: Int
+
+    public init(output: String, device: String? = nil, state: State, problem: String? = nil, played: Int = 0, failed: Int = 0) {
+        (self.output, self.device, self.state, self.problem) = (output, device, state, problem)
+        (self.played, self.failed) = (played, failed)
+    }
+}
+
+/// No output (`output = "none"`, nook.toml's default): nothing plays, and every sound is one a
+/// sender is told the board cannot play.
+public final class SilentOutput: SoundOutput {
+    public init() {}
+    public func play(_ program: SoundProgram, volume: Int) {}
+    public func stop() {}
+    public var status: SoundOutputStatus { SoundOutputStatus(output: "none", state: .none) }
+    public func cannotPlay(_ program: SoundProgram) -> String? {
+        "no sound output is configured ([sound] output = \"none\")"
+    }
+}

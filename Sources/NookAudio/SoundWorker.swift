@@ -1,0 +1,166 @@
+import NookLogging
+import NookSound
+import NookSystem
+
+/// What a sound device does on its output's thread: play one program to its end or until
+/// `stop` says so. Made and used only on that thread.
+protocol SoundDevice: AnyObject {
+    /// The name status and log lines give it, once known.
+    var deviceName: String? { get }
+    /// Opens (or finds) the device, to report it at start; nothing is played.
+    func probe() throws(AudioError)
+    func play(_ program: SoundProgram, volume: Int, stop: SoundStop) throws(AudioError)
+    /// Silences the device (a beeper left sounding), after a stop or a failure.
+    func silence()
+}
+
+/// The thread an output plays on, and the one place its status changes. A newer `play` or a
+/// `stop` moves `generation` on, which the playing program sees between chunks or tones.
+final class SoundWorker: @unchecked Sendable {
+    private let condition = ThreadCondition()
+    private let logger: Logger
+    private let output: String
+    // Guarded by `condition`.
+    private var pending: (program: SoundProgram, volume: Int)?
+    private var probing = true
+    private var generation = 0
+    private var closed = false
+    private var current: SoundOutputStatus
+
+    init(output: String, device: String?, logger: Logger) {
+        (self.logger, self.output) = (logger, output)
+        current = SoundOutputStatus(output: output, device: device, state: .unknown)
+    }
+
+    /// Starts the thread with `device`, which it alone uses from then on.
+    func start(_ device: sending SoundDevice, threadName: String) {
+        let box = DeviceBox(device)
+        startThread(named: threadName) { [self] in run(box.device) }
+    }
+
+    func play(_ program: SoundProgram, volume: Int) {
+        condition.withLock {
+            pending = (program, volume)
+            generation += 1
+            condition.signal()
+        }
+    }
+
+    func stop() {
+        condition.withLock {
+            pending = nil
+            generation += 1
+            condition.signal()
+        }
+    }
+
+    func close() {
+        condition.withLock {
+            closed = true
+            generation += 1
+            condition.signal()
+        }
+    }
+
+    var status: SoundOutputStatus { condition.withLock { current } }
+
+    private func run(_ device: SoundDevice) {
+        while true {
+            let job: (program: SoundProgram?, volume: Int, generation: Int)? = condition.withLock {
+                while pending == nil && !probing && !closed { condition.wait() }
+                if closed { return nil }
+                if probing {
+                    probing = false
+                    return (nil, 0, generation)
+                }
+                defer { pending = nil }
+                current.state = .playing
+                return (pending!.program, pending!.volume, generation)
+            }
+            guard let job else {
+                device.silence()
+                return
+            }
+            do throws(AudioError) {
+                if let program = job.program {
+                    try device.play(program, volume: job.volume, stop: SoundStop(worker: self, generation: job.generation))
+                } else {
+                    try device.probe()
+                }
+                succeeded(device, played: job.program != nil)
+            } catch {
+                device.silence()
+                failed(device, error)
+            }
+        }
+    }
+
+    private func succeeded(_ device: SoundDevice, played: Bool) {
+        let recovered: String? = condition.withLock {
+            defer {
+                current.device = device.deviceName ?? current.device
+                current.state = pending == nil ? .idle : .playing
+                current.problem = nil
+                if played { current.played += 1 }
+            }
+            return current.problem
+        }
+        if recovered != nil {
+            logger.notice("sound: \(output) output \(device.deviceName ?? "") plays again")
+        } else if !played {
+            logger.info("sound: \(output) output on \(device.deviceName ?? "?")")
+        }
+    }
+
+    /// One log line for each new problem, not one for every sound the same problem refuses.
+    private func failed(_ device: SoundDevice, _ error: AudioError) {
+        let text = error.description
+        let isNew: Bool = condition.withLock {
+            defer {
+                current.device = device.deviceName ?? current.device
+                current.state = .unavailable
+                current.problem = text
+                current.failed += 1
+            }
+            return current.problem != text
+        }
+        if isNew { logger.warning("sound: \(output) output unavailable: \(text)\(error.retryNote)") }
+    }
+
+    /// Whether the job of `mine` was overtaken by a newer play, a stop or the output's close.
+    fileprivate func overtaken(_ mine: Int) -> Bool {
+        condition.withLock { generation != mine }
+    }
+
+    /// Waits until CLOCK_MONOTONIC `deadline` or until the job of `mine` is overtaken.
+    /// - Returns: true when overtaken.
+    fileprivate func wait(_ mine: Int, untilNanoseconds deadline: UInt64) -> Bool {
+        condition.withLock {
+            while generation == mine && ThreadCondition.nowNanoseconds < deadline {
+                condition.wait(untilNanoseconds: deadline)
+            }
+            return generation != mine
+        }
+    }
+}
+
+/// Hands a device to the thread that will own it.
+private final class DeviceBox: @unchecked Sendable {
+    let device: SoundDevice
+    init(_ device: sending SoundDevice) { self.device = device }
+}
+
+/// What a playing program asks its worker: whether to go on.
+struct SoundStop {
+    fileprivate let worker: SoundWorker
+    fileprivate let generation: Int
+
+    /// A newer sound, a stop or the output's close came.
+    var requested: Bool { worker.overtaken(generation) }
+
+    /// Waits `duration` (a tone's length) unless stopped first. - Returns: true when stopped.
+    func wait(_ duration: Duration) -> Bool {
+        let nanoseconds = UInt64(max(0, duration / .nanoseconds(1)))
+        return worker.wait(generation, untilNanoseconds: ThreadCondition.nowNanoseconds + nanoseconds)
+    }
+}

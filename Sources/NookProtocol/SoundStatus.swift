@@ -1,0 +1,40 @@
+extension StatusAnswer {
+    /// The sound output (B1): which, on what, and how it fares.
+    public struct Sound: Sendable, Equatable {
+        /// `none`, `alsa` or `beeper`.
+        public var output: String
+        /// The ALSA PCM's name or the beeper's event device, once known.
+        public var device: String?
+        /// `none`, `unknown` (not tried yet), `idle`, `playing` or `unavailable`.
+        public var state: String
+        /// While unavailable: the failed call and its error.
+        public var problem: String?
+        /// Sounds played, and refused by the device, since nookd started.
+        public var played: Int
+        public var failed: Int
+
+        public init(output: String, device: String?, state: String, problem: String?, played: Int, failed: Int) {
+            (self.output, self.device, self.state, self.problem, self.played, self.failed) = (output, device, state, problem, played, failed)
+        }
+
+        var json: JSONValue {
+            .object([("output", .string(output)), ("device", device.map(JSONValue.string) ?? .null), ("state", .string(state)),
+                     ("problem", problem.map(JSONValue.string) ?? .null), ("played", .number(Double(played))),
+                     ("failed", .number(Double(failed)))])
+        }
+
+        init(reading sound: FieldReader) throws(ProtocolError) {
+            self.init(output: try sound.requiredString("output"), device: try sound.string("device"), state: try sound.requiredString("state"),
+                      problem: try sound.string("problem"), played: try sound.requiredCount("played"), failed: try sound.requiredCount("failed"))
+        }
+
+        /// `nookctl status`'s line: `sound: alsa on default, idle (3 played)`.
+        public var line: String {
+            guard output != "none" else { return "sound: none (no output configured)" }
+            var text = "sound: \(output)" + (device.map { " on \($0)" } ?? "") + ", \(state)"
+            if let problem { text += " (\(problem))" }
+            if played > 0 || failed > 0 { text += ", \(played) played, \(failed) failed" }
+            return text
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+@testable import NookDaemon
+import NookActivities
+import NookConfig
+import NookProtocol
+import NookTestTraits
+import Testing
+
+/// B1 in nookd: `[sound]` names the output, chosen once at start; `status` and `nookctl status`
+/// say how it fares; a missing device is a log line and a status field, never a failed start or
+/// a card that does not show.
+@Suite("B1 nookd's sound output", .serialized, .ownThreads)
+struct SoundServiceTests {
+    func parse(_ text: String) throws -> DaemonConfig {
+        try DaemonConfig(reading: ConfigReader(try ConfigDocument(parsing: text, source: "nook.toml")))
+    }
+
+    @Test func b1_theOutputIsNoneUnlessNookTomlNamesOneAndADeviceNeedsAnOutput() throws {
+        #expect(try parse("").sound == Service.Sound.Settings(output: .none, device: nil))
+        #expect(try parse("[sound]\noutput = \"beeper\"\n").sound == Service.Sound.Settings(output: .beeper, device: nil))
+        #expect(try parse("[sound]\noutput = \"alsa\"\ndevice = \"plughw:CARD=Device\"\n").sound
+            == Service.Sound.Settings(output: .alsa, device: "plughw:CARD=Device"))
+        let refusals = [
+            ("[sound]\noutput = \"speaker\"\n", "sound.output"),
+            ("[sound]\ndevice = \"hw:0\"\n", "names a device for no output"),
+            ("[sound]\noutput = \"alsa\"\ndevice = \"\"\n", "must name an ALSA PCM or an event device"),
+        ]
+        for (text, words) in refusals {
+            #expect(throws: ConfigError.self, "\(text)") { try parse(text) }
+            do { _ = try parse(text) } catch { #expect("\(error)".contains(words), "\(error)") }
+        }
+    }
+
+    @Test func b1_statusCarriesTheSoundMemberBothWaysAndNookctlSaysIt() throws {
+        let sound = StatusAnswer.Sound(output: "alsa", device: "hw:1,0", state: "unavailable",
+                                       problem: "'snd_pcm_open' failed for hw:1,0: (16) Device or resource busy", played: 2, failed: 1)
+        let answer = StatusAnswer(foreground: nil, display: .init(backend: "mock", mode: "320x240", rotation: 0, theme: "default", refreshHz: 60),
+                                  home: "clock", engaged: false, inputs: [], gpio: nil, modules: [], connections: 1, sound: sound)
+        #expect(try StatusAnswer(json: answer.json).sound == sound)
+        #expect(sound.line == "sound: alsa on hw:1,0, unavailable ('snd_pcm_open' failed for hw:1,0: (16) Device or resource busy), 2 played, 1 failed")
+        #expect(StatusAnswer.Sound(output: "none", device: nil, state: "none", problem: nil, played: 0, failed: 0).line == "sound: none (no output configured)")
+    }
+
+    /// The real nookd: a PCM that does not exist is one warning and the status says why; the
+    /// card still shows. Without `[sound]`, status says there is no output.
+    @Test func b1_nookdWithAMissingDeviceStartsShowsCardsAndSaysWhyInStatus() throws {
+        let scratch = Scratch()
+        let config = scratch.file("nook.toml", """
+            [sound]
+            output = "alsa"
+            device = "nook_test_no_such_pcm"
+
+            """)
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config, "--journal", "none"])
+        try eventually("the output's first try") {
+            try nookctl(["status"], socket: daemon.socket).output.contains("sound: alsa on nook_test_no_such_pcm, unavailable")
+        }
+        let status = try nookctl(["status"], socket: daemon.socket).output
+        #expect(status.contains("('snd_pcm_open' failed for nook_test_no_such_pcm: (2) No such file or directory (alsa-lib: Unknown PCM nook_test_no_such_pcm))"),
+                "\(status)")
+        let shown = try nookctl(["enqueue", "--title", "Doorbell", "--wait"], socket: daemon.socket)
+        #expect(shown.status == 0, "\(shown.error)")
+        let log = try String(contentsOfFile: daemon.logPath, encoding: .utf8)
+        #expect(log.components(separatedBy: "sound: alsa output unavailable").count == 2, "one line for the problem: \(log)")
+        #expect(!log.contains("ALSA lib"), "alsa-lib printed beside nookd's own line: \(log)")
+
+        let plain = try DaemonProcess(scratch: Scratch(), arguments: ["--journal", "none"])
+        #expect(try nookctl(["status"], socket: plain.socket).output.contains("sound: none (no output configured)"))
+    }
+}
+
+/// B2 in nookd: each priority's sound, checked when nook.toml is read and played as its card
+/// slides in.
+@Suite("B1 B2 a card's sound by its priority", .serialized, .ownThreads)
+struct SoundByPriorityTests {
+    func parse(_ text: String) throws -> DaemonConfig {
+        try DaemonConfig(reading: ConfigReader(try ConfigDocument(parsing: text, source: "nook.toml")))
+    }
+
+    func refusal(_ text: String) -> String {
+        do { _ = try parse(text); return "" } catch { return "\(error)" }
+    }
+
+    @Test func b2_eachPrioritysSoundIsAChimeOrAnRTTTLStringCheckedWhenReadAndNamedWhenWrong() throws {
+        let sound = try parse("[sound]\noutput = \"alsa\"\nvolume = 40\nhigh = \"doorbell\"\nlow = \"tick:d=16,o=6,b=120:c\"\n").sound
+        #expect(sound.volume == 40)
+        #expect(sound.byPriority[.high]?.name == "doorbell" && sound.byPriority[.high]?.tones.isEmpty == false)
+        #expect(sound.byPriority[.low]?.name == "tick" && sound.byPriority[.low]?.tones.count == 1)
+        #expect(sound.byPriority[.normal] == nil)
+        #expect(refusal("[sound]\noutput = \"alsa\"\nhigh = \"gong\"\n").contains("sound.high: is not a chime Nook has ('gong'"))
+        #expect(refusal("[sound]\nhigh = \"doorbell\"\n").contains("sound.high: plays nowhere: set sound.output"))
+        let bad = refusal("[sound]\noutput = \"beeper\"\nnormal = \"x:d=4,o=5,b=100:c,z\"\n")
+        #expect(bad.hasPrefix("nook.toml:3: sound.normal: ") && bad.contains("z"), "the RTTTL error names the note: \(bad)")
+        #expect(refusal("[sound]\noutput = \"alsa\"\nvolume = 101\n").contains("sound.volume"))
+    }
+
+    @Test func b2_theRecentIDsAnnounceACardOnceAndForgetTheOldest() {
+        var recent = Service.RecentIDs()
+        let ids = (0...Service.RecentIDs.kept).map { _ in NookActivityID() }
+        let first = recent.insert(ids[0]), again = recent.insert(ids[0])
+        #expect(first && !again)
+        let rest = ids.dropFirst().map { recent.insert($0) }
+        #expect(rest.allSatisfy { $0 })
+        let forgotten = recent.insert(ids[0])
+        #expect(forgotten, "the oldest is forgotten once more than \(Service.RecentIDs.kept) came after it")
+    }
+
+    /// The real nookd on alsa-lib's `file` PCM: a high card's chime reaches the samples, a
+    /// normal card (no sound set) adds none.
+    @Test func b2_aHighCardsChimeIsPlayedAsItSlidesIn() throws {
+        let scratch = Scratch()
+        let capture = scratch.path + "/played.raw"
+        let config = scratch.file("nook.toml", """
+            [sound]
+            output = "alsa"
+            device = "file:FILE=\(capture),FORMAT=raw"
+            high = "doorbell"
+
+            """)
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config, "--journal", "none"])
+        #expect(try nookctl(["enqueue", "--title", "Quiet", "--wait"], socket: daemon.socket).status == 0)
+        #expect(try nookctl(["status"], socket: daemon.socket).output.contains(", idle"), "no sound for a normal card")
+        #expect(try nookctl(["enqueue", "--title", "Doorbell", "--priority", "high", "--wait"], socket: daemon.socket).status == 0)
+        try eventually("the chime played") { try nookctl(["status"], socket: daemon.socket).output.contains("1 played, 0 failed") }
+        let bytes = (try? Data(contentsOf: URL(fileURLWithPath: capture))) ?? Data()
+        let samples = bytes.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        // The doorbell's two notes (a quarter and a half at 100 bpm) at 48 kHz: 1.8 s of samples.
+        #expect(samples.count == 48_000 * 18 / 10, "\(samples.count) samples")
+        #expect(samples.contains { $0 != 0 }, "the samples are silent")
+    }
+}
