@@ -33,7 +33,10 @@ struct IconPolicy: Sendable {
             do throws(ProtocolError) {
                 checked.systemImage = try resolve(file)
             } catch {
-                throw ProtocolError(error.code, field: error.field, "icon '\(SaidText.shown(icon, scalars: 100))' names the icon file \(file): \(error.message)")
+                // The file's name and path are the sender's name on one line, as its quote is.
+                throw ProtocolError(error.code, field: error.field,
+                                    "icon '\(SaidText.shown(icon, scalars: 100))' names the icon file \(SaidText.shown(file, scalars: 110)): "
+                                        + SaidText.shown(error.message, scalars: 2000))
             }
         }
         return checked

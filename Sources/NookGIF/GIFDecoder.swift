@@ -25,6 +25,8 @@ public enum GIFDecoder {
         var canvas = GIFCanvas(width: width, height: height)
         var frames: [GIFFrame] = []
         var control = GraphicControl()
+        // The images' own pixels, decoded whole before each is clipped to the screen.
+        var read = 0
         while true {
             let introducer = try reader.byte("the next block (the file ends without a trailer)")
             switch introducer {
@@ -45,6 +47,10 @@ public enum GIFDecoder {
                     throw GIFError("the file would decode to more than \(limits.decodedPixels) pixels (\(frames.count + 1) frames of \(width)x\(height))")
                 }
                 let image = try reader.imageDescriptor(number: number, limits: limits)
+                guard read + image.width * image.height <= limits.decodedPixels else {
+                    throw GIFError("the file would decode more than \(limits.decodedPixels) pixels (image \(number) is \(image.width)x\(image.height), after \(read) in the images before it)")
+                }
+                read += image.width * image.height
                 guard let table = image.localTable ?? global else { throw GIFError("image \(number) has no colour table") }
                 let indices = try LZW.decode(reader.subBlocks("image \(number)'s data"), minimumCodeSize: image.codeSize,
                                              pixels: image.width * image.height, image: number)

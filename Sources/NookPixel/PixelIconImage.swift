@@ -7,21 +7,28 @@ import NookDisplay
 public struct PixelIconImage: Hashable, Sendable {
     public let width: Int
     public let height: Int
-    /// Premultiplied ARGB, `width * height` a frame, row by row.
-    public let frames: [[UInt32]]
+    /// Each frame fitted into the 8x8 cell once, when the file is read: a 1024x1024 icon would
+    /// otherwise be averaged down again at every frame of a marquee, 30 a second.
+    let cells: [FittedCell]
     /// How long each frame shows, in milliseconds (at least one each).
     let delays: [Int64]
+    /// The side of the square an icon is fitted into.
+    public static let cell = 8
 
+    /// - Parameter frames: premultiplied ARGB, `width * height` a frame, row by row.
     public init(width: Int, height: Int, frames: [[UInt32]], delays: [Duration]) {
         precondition(!frames.isEmpty && frames.count == delays.count, "\(frames.count) frames, \(delays.count) delays")
         precondition(frames.allSatisfy { $0.count == width * height }, "a frame that is not \(width)x\(height)")
         self.width = width
         self.height = height
-        self.frames = frames
+        cells = frames.map { FittedCell($0, width: width, height: height, cell: Self.cell) }
         self.delays = delays.map { max(1, Self.milliseconds($0)) }
     }
 
-    public var isAnimated: Bool { frames.count > 1 }
+    /// The frames as held: how many pixels of the file's are kept (a cell's worth a frame).
+    var keptPixels: Int { cells.reduce(0) { $0 + $1.colours.count } }
+
+    public var isAnimated: Bool { cells.count > 1 }
 
     static func milliseconds(_ duration: Duration) -> Int64 {
         duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
@@ -52,22 +59,42 @@ public struct PixelIconImage: Hashable, Sendable {
         return .milliseconds(end)
     }
 
-    /// Draws frame `index` fitted into the `cell`x`cell` square at (`x`, `y`), centred, each LED
-    /// the average of the pixels it covers (a 16x16 or 32x32 icon shrinks without losing thin
-    /// lines to sampling), at `level` of its brightness; clear pixels leave the LEDs as they were.
-    func draw(frame index: Int, at x: Int, _ y: Int, cell: Int = 8, level: Double = 1, into target: inout Frame) {
-        let scale = min(Double(cell) / Double(width), Double(cell) / Double(height))
-        let fitted = (width: max(1, Int((Double(width) * scale).rounded())), height: max(1, Int((Double(height) * scale).rounded())))
-        let left = x + (cell - fitted.width) / 2, top = y + (cell - fitted.height) / 2
-        let pixels = frames[index]
+    /// Draws frame `index` fitted into the 8x8 square at (`x`, `y`), centred, at `level` of its
+    /// brightness; clear pixels leave the LEDs as they were.
+    func draw(frame index: Int, at x: Int, _ y: Int, level: Double = 1, into target: inout Frame) {
+        let fitted = cells[index]
+        let left = x + (Self.cell - fitted.width) / 2, top = y + (Self.cell - fitted.height) / 2
         for row in 0..<fitted.height {
             let py = top + row
             guard py >= 0, py < target.height else { continue }
-            let rows = row * height / fitted.height..<max(row * height / fitted.height + 1, (row + 1) * height / fitted.height)
             for column in 0..<fitted.width {
                 let px = left + column
-                guard px >= 0, px < target.width else { continue }
-                let columns = column * width / fitted.width..<max(column * width / fitted.width + 1, (column + 1) * width / fitted.width)
+                guard px >= 0, px < target.width, let colour = fitted.colours[row * fitted.width + column] else { continue }
+                func channel(_ average: Double) -> UInt32 { UInt32(min(255, (average * level).rounded())) }
+                target[px, py] = 0xFF00_0000 | channel(colour.r) << 16 | channel(colour.g) << 8 | channel(colour.b)
+            }
+        }
+    }
+}
+
+/// A frame fitted with its aspect into a `cell`x`cell` square: each LED the average of the
+/// pixels it covers (a 16x16 or 32x32 icon shrinks without losing thin lines to sampling), or
+/// nil where they are mostly clear (an LED cannot be half there).
+struct FittedCell: Hashable, Sendable {
+    struct Average: Hashable, Sendable { var r: Double, g: Double, b: Double }
+    let width: Int, height: Int
+    /// `width * height`, row by row.
+    let colours: [Average?]
+
+    init(_ pixels: [UInt32], width: Int, height: Int, cell: Int) {
+        let scale = min(Double(cell) / Double(width), Double(cell) / Double(height))
+        let fittedWidth = max(1, Int((Double(width) * scale).rounded())), fittedHeight = max(1, Int((Double(height) * scale).rounded()))
+        var colours: [Average?] = []
+        colours.reserveCapacity(fittedWidth * fittedHeight)
+        for row in 0..<fittedHeight {
+            let rows = row * height / fittedHeight..<max(row * height / fittedHeight + 1, (row + 1) * height / fittedHeight)
+            for column in 0..<fittedWidth {
+                let columns = column * width / fittedWidth..<max(column * width / fittedWidth + 1, (column + 1) * width / fittedWidth)
                 var sum = (a: 0, r: 0, g: 0, b: 0)
                 for sy in rows {
                     for sx in columns {
@@ -78,13 +105,14 @@ public struct PixelIconImage: Hashable, Sendable {
                         sum.b += Int(pixel & 0xFF)
                     }
                 }
-                let count = rows.count * columns.count
-                // Mostly clear: the LED stays as it was (an LED cannot be half there).
-                guard sum.a * 2 >= count * 255 else { continue }
+                let count = Double(rows.count * columns.count)
                 // Premultiplied, so the average is the colour over black, as the LEDs show it.
-                func channel(_ total: Int) -> UInt32 { UInt32(min(255, (Double(total) / Double(count) * level).rounded())) }
-                target[px, py] = 0xFF00_0000 | channel(sum.r) << 16 | channel(sum.g) << 8 | channel(sum.b)
+                colours.append(sum.a * 2 >= rows.count * columns.count * 255
+                    ? Average(r: Double(sum.r) / count, g: Double(sum.g) / count, b: Double(sum.b) / count) : nil)
             }
         }
+        self.width = fittedWidth
+        self.height = fittedHeight
+        self.colours = colours
     }
 }

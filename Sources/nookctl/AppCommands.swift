@@ -34,7 +34,7 @@ struct AppSet: ParsableCommand {
     @OptionGroup var connection: Connection
     @Argument(help: "The app's name: one line of up to 64 characters, no '/' or control or bidi formatting characters.") var name: String
     @Option(help: "What it says (may be left out when an --icon, --progress or --chart shows something).") var text: String?
-    @Option(help: "An icon name (nookctl icons) or a PNG path.") var icon: String?
+    @Option(help: "An icon name (nookctl icons), a PNG or GIF path, or another name or LaMetric id nookd finds as NAME.png or NAME.gif in its icon directories.") var icon: String?
     @Option(help: "accent, a palette colour or #RRGGBB.") var tint: String?
     @Option(help: "A progress bar, 0 to 1.") var progress: Double?
     @Option(help: "Up to 16 numbers, comma-separated: 1,4,9.") var chart: String?

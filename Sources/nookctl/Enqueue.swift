@@ -12,7 +12,7 @@ struct Enqueue: ParsableCommand {
     @OptionGroup var connection: Connection
     @Option(help: "The card's title (required).") var title: String
     @Option(help: "Secondary text.") var subtitle: String?
-    @Option(help: "Icon: an SF-Symbol-style name (hammer, bell, …) or a PNG path.") var icon: String?
+    @Option(help: "Icon: an SF-Symbol-style name (hammer, bell, …), a PNG or GIF path, or another name or LaMetric id (i1234) nookd finds as NAME.png or NAME.gif in its icon directories.") var icon: String?
     @Option(help: "Tint: \(NookTint.accepted).") var tint: String?
     @Option(help: "Coalescing key: a newer activity with the same key replaces a pending one.") var key: String?
     @Option(help: "low, normal or high.") var priority: String?

@@ -86,6 +86,16 @@ struct IconLookupTests {
             #expect(throws: ProtocolError(.invalid, field: "activity.icon", problem)) { try Self.icon(name, policy) }
         }
     }
+
+    @Test func m3_aFoundFilesNameIsWrittenOutOnOneLineInTheRefusal() throws {
+        // The refusal is published on nook-mqtt's error topic and logged by the bridges: a line
+        // break in a file's name would start a line of its own there.
+        let scratch = Scratch()
+        let icons = try Self.directory(scratch)
+        _ = FileManager.default.createFile(atPath: icons + "/nl\nforged.png", contents: Data("not a PNG".utf8))
+        let problem = "icon 'nl\\u{a}forged' names the icon file nl\\u{a}forged.png: nl\\u{a}forged.png → \(icons)/nl\\u{a}forged.png: is not a PNG file"
+        #expect(throws: ProtocolError(.invalid, field: "activity.icon", problem)) { try Self.icon("nl\nforged", IconPolicy(directories: [icons])) }
+    }
 }
 
 /// The same through nookd and nookctl on a panel (M3): ids and names drawn from their files,

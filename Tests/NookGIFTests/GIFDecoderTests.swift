@@ -121,6 +121,19 @@ struct GIFDecoderTests {
         // 65535 x 65535 claimed in 13 bytes.
         #expect(refusal(.icon, Self.bytes("GIF89a\u{FF}\u{FF}\u{FF}\u{FF}\0\0\0;")) == "the file is 65535x65535 pixels; a GIF may be at most 1024x1024")
     }
+
+    @Test func m3_framesLargerThanTheScreenCountTheirOwnPixelsTowardsTheDecodedBound() throws {
+        // A frame is decoded whole before it is clipped to the screen: its own pixels count, or
+        // a 1x1 screen of 256 frames of 1024x1024 (a few hundred kilobytes of LZW) takes
+        // minutes of nookd's CPU at every enqueue.
+        let beyond = TestGIF.encode(width: 1, height: 1, palette: [0, 0xFFFFFF], frames: [
+            .init(indices: [0, 1, 1, 0], width: 2, height: 2), .init(indices: [1, 0, 0, 1], width: 2, height: 2),
+        ])
+        #expect(try GIFDecoder.decode(beyond, limits: GIFLimits(bytes: 1 << 20, side: 64, frames: 8, decodedPixels: 8)).frames.count == 2)
+        #expect(throws: GIFError("the file would decode more than 7 pixels (image 2 is 2x2, after 4 in the images before it)")) {
+            try GIFDecoder.decode(beyond, limits: GIFLimits(bytes: 1 << 20, side: 64, frames: 8, decodedPixels: 7))
+        }
+    }
 }
 
 /// The fuzz target's seeds are what their names say: the well-formed ones decode, the

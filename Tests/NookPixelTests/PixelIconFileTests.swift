@@ -1,7 +1,7 @@
 import Foundation
 import NookActivities
 import NookDisplay
-import NookPixel
+@testable import NookPixel
 import NookRender
 import NookTestSupport
 import Testing
@@ -88,6 +88,18 @@ struct PixelIconFileTests {
         var scrolled = Frame(width: 8, height: 8)
         narrow.render(NookActivity(title: "i", systemImage: "/icons/x.gif"), elapsed: .milliseconds(150), scrolled: .zero, icon: image, into: &scrolled)
         #expect(Self.cell(scrolled) == green)
+    }
+
+    @Test func m3_l3_aLargeIconIsFittedIntoTheCellOnceWhenReadNotAtEveryFrame() {
+        // 1024x1024 red over green: a marquee redraws 30 times a second, and each redraw would
+        // average a million pixels down to 64 LEDs again; kept fitted, a frame is 64 colours.
+        let side = 1024
+        let frame = (0..<(side * side)).map { $0 < side * side / 2 ? UInt32(0xFFFF_0000) : 0xFF00_FF00 }
+        let image = PixelIconImage(width: side, height: side, frames: [frame, frame], delays: [.milliseconds(100), .milliseconds(100)])
+        #expect(image.keptPixels == 2 * 64)
+        var drawn = Frame(width: 32, height: 8)
+        image.draw(frame: 1, at: 0, 0, into: &drawn)
+        #expect(Self.cell(drawn) == [UInt32](repeating: 0xFFFF_0000, count: 32) + [UInt32](repeating: 0xFF00_FF00, count: 32))
     }
 
     func event(_ activity: NookActivity, _ kind: NookActivityEvent.Kind, _ clock: ManualClock) -> NookActivityEvent {
