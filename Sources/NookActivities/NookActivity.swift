@@ -20,6 +20,10 @@ public struct NookActivity: Identifiable, Hashable, Sendable {
     public var subtitle: String?
     /// An SF-Symbol-style icon name (`hammer`, `bell`) or a PNG path (R3).
     public var systemImage: String?
+    /// A built-in icon name drawn instead when `systemImage` is neither built in nor an icon
+    /// file nookd finds (M3): what a bridge used to substitute itself, so that a file on the
+    /// board is drawn first. nookd resolves it at enqueue; a card it holds has none.
+    public var iconFallback: String?
     public var tint: NookTint
     /// Time on screen between animate-in and animate-out, for `.timed` activities. Must be > 0.
     public var dwell: Duration
@@ -158,6 +162,9 @@ extension NookActivity {
         }
         if let systemImage {
             try Self.checkText(systemImage, field: "icon", limit: Limits.systemImage, required: true)
+        }
+        if let iconFallback, let problem = NookIconNames.fallbackProblem(iconFallback) {
+            throw NookActivityValidationError(field: "iconFallback", problem: problem)
         }
         try Self.checkDuration(dwell, field: "dwell", allowZero: false, longest: Limits.longestDwell)
         try Self.checkDuration(transition, field: "transition", allowZero: true, longest: Limits.longestTransition)

@@ -71,6 +71,8 @@ public struct NookApp: Hashable, Sendable {
     public var content: Content
     /// An icon name or a PNG path, as a card's (R3).
     public var icon: String?
+    /// Drawn instead of an icon nookd finds neither built in nor as a file, as a card's (M3).
+    public var iconFallback: String?
     public var tint: NookTint
     /// Drawn as a bar; 0...1, as a card's.
     public var progress: Double?
@@ -144,9 +146,11 @@ extension NookApp {
             }
             try Self.checkText(content.plainText, field: "text")
         }
-        if let icon {
+        if icon != nil || iconFallback != nil {
             // The card's own rule and words for an icon.
-            try NookActivity(title: "app", systemImage: icon).validate()
+            var standIn = NookActivity(title: "app", systemImage: icon)
+            standIn.iconFallback = iconFallback
+            try standIn.validate()
         }
         if let progress, !(progress.isFinite && (0...1).contains(progress)) {
             throw NookActivityValidationError(field: "progress", problem: "must be a number from 0 to 1, got \(progress)")

@@ -39,6 +39,22 @@ public enum NookIconNames {
         return "unknown icon '\(SaidText.shown(name, scalars: 100))'\(suggestion): the \(shownOn) shows the generic glyph; 'nookctl icons' lists the known names"
     }
 
+    /// Whether a sender's icon name or id (`heat`, `1234`, `a1234`) may be looked up as an icon
+    /// file (`NAME.png`, `NAME.gif`) in an icon directory (M3): one line, not a path or a file's
+    /// own name, not hidden, and short enough to be a file name.
+    public static func mayNameIconFile(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 200 && !name.hasPrefix(".") && !namesFile(name) && !name.contains("/")
+            && !name.unicodeScalars.contains { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format }
+    }
+
+    /// Why `name` cannot be an icon fallback (a built-in name, or empty for no icon, M3), or nil
+    /// if it can.
+    public static func fallbackProblem(_ name: String) -> String? {
+        guard !isKnown(name), !name.isEmpty else { return nil }
+        let suggestion = nearest(to: name).map { " (did you mean '\($0)'?)" } ?? ""
+        return "must be a built-in icon name ('nookctl icons' lists them) or empty for none, got '\(SaidText.shown(name, scalars: 100))'\(suggestion)"
+    }
+
     /// The known name closest to `name` by edit distance, if it is close enough to be a typo
     /// (at most a third of its letters differ).
     public static func nearest(to name: String) -> String? {

@@ -55,11 +55,21 @@ extension Daemon {
         reply.answerChange(AppSetAllAnswer(apps: answers))
     }
 
+    /// A card standing in for `app`'s icon and its fallback, checked as a card's (R3, M3).
+    private static func iconStandIn(_ app: NookApp) -> NookActivity {
+        var standIn = NookActivity(title: app.name, systemImage: app.icon)
+        standIn.iconFallback = app.iconFallback
+        return standIn
+    }
+
     /// What of an app the glass will not show, said in its answer as a card's is (R3, M3).
     private func undrawn(_ app: NookApp) -> [String] {
         // As drawn: an icon id or name found as a file is that file (M3).
-        let icon = app.icon.map { (try? checkedIcon(NookActivity(title: app.name, systemImage: $0)).systemImage) ?? $0 }
-        return (icon.flatMap { NookIconNames.warning(for: $0, shownOn: "app") }.map { [$0] } ?? [])
+        let asked = Self.iconStandIn(app)
+        let drawn = (try? checkedIcon(asked)) ?? asked
+        let icon = drawn.systemImage
+        let note = iconPolicy.fallbackNote(asked: asked, drawn: drawn, shownOn: "app") ?? icon.flatMap { NookIconNames.warning(for: $0, shownOn: "app") }
+        return (note.map { [$0] } ?? [])
             + screen.undrawn(title: app.chart == nil ? app.content.plainText : nil, subtitle: nil, icon: icon, titleField: "text")
             // A drawing's text is drawn in the same font.
             + (app.drawing?.commands ?? []).enumerated().flatMap { index, command -> [String] in
@@ -84,9 +94,10 @@ extension Daemon {
             var app = requestedApp
             app.sender = sender
             // The icon file is checked as a card's is (R3).
-            if let icon = app.icon {
+            if app.icon != nil {
                 do throws(ProtocolError) {
-                    app.icon = try checkedIcon(NookActivity(title: app.name, systemImage: icon)).systemImage
+                    app.icon = try checkedIcon(Self.iconStandIn(app)).systemImage
+                    app.iconFallback = nil
                 } catch {
                     // Named as the app's field (the check is a card's, which names `activity.icon`).
                     throw ProtocolError(error.code, field: field(index) + ".icon", error.message + unset)

@@ -138,7 +138,8 @@ extension Daemon {
             : await queue.enqueue(contentsOf: queued, coalescing: permits).map { (result: $0, shareHeld: Int?.none) }[...]
         var wasAccepted: [Bool] = []
         wasAccepted.reserveCapacity(run.count)
-        for ((request, _), outcome) in zip(run, outcomes) {
+        let iconPolicy = self.iconPolicy
+        for ((request, requested), outcome) in zip(run, outcomes) {
             let verdict: Result<NookActivityID, ProtocolError>
             var warnings: [String] = []
             switch outcome {
@@ -146,7 +147,7 @@ extension Daemon {
                 verdict = .failure(error)
             case .success(let index):
                 let activity = activities[index]
-                warnings = Self.iconWarnings(activity.systemImage)
+                warnings = (iconPolicy.fallbackNote(asked: requested, drawn: activity).map { [$0] } ?? Self.iconWarnings(activity.systemImage))
                     + screen.undrawn(title: activity.title, subtitle: activity.subtitle, icon: activity.systemImage)
                 if snoozedByOthers.contains(activity.id) {
                     verdict = .failure(Self.idRefusal(activity.id, "snoozed by a long press, and another sender's"))
@@ -204,7 +205,12 @@ extension Daemon {
     /// path. Read here, in the connection's task: a FIFO, a device or a huge file is refused at
     /// once instead of stalling the screen later.
     func checkedIcon(_ activity: NookActivity) throws(ProtocolError) -> NookActivity {
-        try state.withLock { IconPolicy(directories: $0.config.requests.iconDirectories) }.checked(activity)
+        try iconPolicy.checked(activity)
+    }
+
+    /// The icon directories as configured now (a reload may change them).
+    var iconPolicy: IconPolicy {
+        state.withLock { IconPolicy(directories: $0.config.requests.iconDirectories) }
     }
 
     /// For `enqueue` with `wait`: streams the activity's events (`events` holds only that

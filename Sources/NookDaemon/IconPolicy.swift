@@ -22,11 +22,13 @@ struct IconPolicy: Sendable {
     /// `activity` with its icon file (if it names one rather than a built-in icon) resolved and
     /// checked as at enqueue (R3). A name that is neither a built-in icon nor a file name is an
     /// icon id or name as LaMetric's and AWTRIX's senders send them (M3): the first of
-    /// ``fileNames(for:)`` found in the icon directories is its file. Found nowhere, the name
-    /// stays as it came (the answer says it is unknown).
+    /// ``fileNames(for:)`` found in the icon directories is its file. Found nowhere, it is the
+    /// activity's `iconFallback` if it has one (``fallbackNote(asked:drawn:shownOn:)`` says so),
+    /// else the name stays as it came (the answer says it is unknown). The result has no fallback.
     func checked(_ activity: NookActivity) throws(ProtocolError) -> NookActivity {
-        guard let icon = activity.systemImage, !NookIconNames.isKnown(icon) else { return activity }
         var checked = activity
+        checked.iconFallback = nil
+        guard let icon = activity.systemImage, !NookIconNames.isKnown(icon) else { return checked }
         if IconCatalog.namesFile(icon) {
             checked.systemImage = try resolve(icon)
         } else if let file = Self.fileNames(for: icon).first(where: { file in directories.contains { Self.canonical($0 + "/" + file) != nil } }) {
@@ -38,8 +40,23 @@ struct IconPolicy: Sendable {
                                     "icon '\(SaidText.shown(icon, scalars: 100))' names the icon file \(SaidText.shown(file, scalars: 110)): "
                                         + SaidText.shown(error.message, scalars: 2000))
             }
+        } else if let fallback = activity.iconFallback {
+            checked.systemImage = fallback.isEmpty ? nil : fallback
         }
         return checked
+    }
+
+    /// What the sender of `asked` is told when ``checked(_:)`` drew its fallback (`drawn`):
+    /// the name, where nookd looked for it, and what shows instead (R3, M3). Nil otherwise.
+    func fallbackNote(asked: NookActivity, drawn: NookActivity, shownOn: String = "card") -> String? {
+        guard let fallback = asked.iconFallback, let icon = asked.systemImage, icon != fallback,
+              drawn.systemImage == (fallback.isEmpty ? nil : fallback) else { return nil }
+        let files = Self.fileNames(for: icon)
+        let looked = files.isEmpty ? "it cannot be a file's name" : directories.isEmpty
+            ? "no icon directory is configured (daemon.icon_directories)"
+            : "no \(files.joined(separator: ", ")) in \(directories.joined(separator: ", ")) (daemon.icon_directories)"
+        let suggestion = NookIconNames.nearest(to: icon).map { " (did you mean '\($0)'?)" } ?? ""
+        return "icon '\(SaidText.shown(icon, scalars: 100))' is not a built-in icon\(suggestion) and \(looked): the \(shownOn) shows \(fallback.isEmpty ? "no icon" : "'\(fallback)'")"
     }
 
     /// The files an icon id or name is looked up as, in order: `NAME.png` then `NAME.gif`
@@ -47,7 +64,7 @@ struct IconPolicy: Sendable {
     /// `a1234` animated) also without its letter, the GIF first for `a`. Empty for what
     /// cannot be one file's name in a directory (a slash, a NUL, a leading dot, too long).
     static func fileNames(for name: String) -> [String] {
-        guard !name.isEmpty, name.utf8.count <= 200, !name.hasPrefix("."), !name.contains("/"), !name.contains("\0") else { return [] }
+        guard NookIconNames.mayNameIconFile(name) else { return [] }
         var names = [name + ".png", name + ".gif"]
         if let letter = name.first, letter == "i" || letter == "a", name.count > 1, name.utf8.dropFirst().allSatisfy({ (0x30...0x39).contains($0) }) {
             let id = String(name.dropFirst())

@@ -28,14 +28,16 @@ extension Daemon {
         // An icon file is checked here, in the connection's task, not inside the queue: a FIFO
         // or a slow disk must not stall the queue (see checkedIcon).
         var iconPath: String?
-        if let icon = changes.members.first(where: { $0.0 == ActivityField.icon.wireName })?.1.text {
-            iconPath = try checkedIcon(NookActivity(title: "icon", systemImage: icon)).systemImage
+        if let asked = Self.askedIcon(changes) {
+            iconPath = try checkedIcon(asked).systemImage
         }
         let resolvedIcon = iconPath
         let change: @Sendable (NookActivity) throws -> NookActivity = { [screen] current in
             if let refusal = ownership.refusal(of: "update", on: current, by: peer, actingFor: name, isAdmin: isAdmin) { throw refusal }
             var result = try changes.applied(to: current)
             if let resolvedIcon { result.systemImage = resolvedIcon }
+            // Resolved above, or meaningless without a new icon: a held card has none.
+            result.iconFallback = nil
             return screen.fitted(result)
         }
         // All or nothing: the change is made and checked for every card before any is changed,
@@ -117,8 +119,11 @@ extension Daemon {
         let (request, connection) = (reply.request, reply.connection)
         var result = try await performUpdate(target, changes: changes, restartDwell: restartDwell, peer: connection.peer, actingFor: request.sender)
         // As drawn: an icon id or name found as a file is that file (M3).
-        let icon = changes.json[ActivityField.icon.wireName]?.text.map { (try? checkedIcon(NookActivity(title: "icon", systemImage: $0)).systemImage) ?? $0 }
-        result.warnings = Self.iconWarnings(icon)
+        let asked = Self.askedIcon(changes)
+        let drawn = asked.map { (try? checkedIcon($0)) ?? $0 }
+        let icon = drawn?.systemImage
+        let fallbackNote = asked.flatMap { asked in drawn.flatMap { iconPolicy.fallbackNote(asked: asked, drawn: $0) } }
+        result.warnings = (fallbackNote.map { [$0] } ?? Self.iconWarnings(icon))
             + screen.undrawn(title: changes.json[ActivityField.title.wireName]?.text,
                              subtitle: changes.json[ActivityField.subtitle.wireName]?.text, icon: icon)
         logSaid(result.warnings, about: result.updated.map { "\($0.id)" }.joined(separator: ", "), peer: connection.peer)
@@ -126,5 +131,13 @@ extension Daemon {
         logger.debug("updated \(result.updated.map { "\($0.id) (\($0.fields.joined(separator: ", ")))" }.joined(separator: "; "))",
                     metadata: ["peer": "\(connection.peer)"])
         reply.answerChange(result)
+    }
+
+    /// The icon an update's changes ask for, with the fallback a bridge sent beside it (M3).
+    static func askedIcon(_ changes: ActivityChanges) -> NookActivity? {
+        guard let icon = changes.json[ActivityField.icon.wireName]?.text else { return nil }
+        var asked = NookActivity(title: "icon", systemImage: icon)
+        asked.iconFallback = changes.json["iconFallback"]?.text
+        return asked
     }
 }

@@ -92,7 +92,10 @@ public enum PublishRoutes {
         CardDelivery.deliver(card, for: exchange.caller, to: nookd) { result in
             switch result {
             case .failure(let error): exchange.respond(error.response)
-            case .success(let delivered): exchange.respond(answer(delivered))
+            case .success(let delivered):
+                // nookd's own (an icon it drew as the card's fallback, …) beside the card's notes.
+                for warning in delivered.warnings { logger.info("\(source): \(HTTPLogText.escaped(warning))") }
+                exchange.respond(answer(delivered))
             }
         }
     }

@@ -66,6 +66,8 @@ extension NotificationBridge {
                 members.append((field.wireName, field.takesValue ? .null : .bool(false)))
             }
         }
+        // Beside the icon it stands for, resolved by nookd as at enqueue (M3).
+        if let fallback = card.iconFallback { members.append(("iconFallback", .string(fallback))) }
         return ActivityChanges(members: members)
     }
 

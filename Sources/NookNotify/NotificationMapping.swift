@@ -51,7 +51,7 @@ public enum NotificationMapping {
         case nil: break
         case let other?: notes.append("hint value ignored: not a number (\(other))")
         }
-        let icon = self.icon(for: call, allowPaths: allowPaths, critical: critical, notes: &notes)
+        let (icon, lookedUp) = self.icon(for: call, allowPaths: allowPaths, critical: critical, notes: &notes)
         let tint: NookTint = critical ? .named(.red) : icon.tint ?? .accent
         // The spec's `transient` hint (notify-send --transient): shown, but kept out of any
         // persistence, which for Nook is its history (U4).
@@ -62,17 +62,21 @@ public enum NotificationMapping {
         case nil: break
         case let other?: notes.append("hint transient ignored: not a boolean (\(other))")
         }
-        let activity = NookActivity(id: id, coalescingKey: key, priority: priority, title: title, subtitle: subtitle,
-                                    systemImage: icon.symbol, tint: tint, dwell: dwell, presentation: presentation, progress: progress,
+        var activity = NookActivity(id: id, coalescingKey: key, priority: priority, title: title, subtitle: subtitle,
+                                    systemImage: lookedUp ?? icon.symbol, tint: tint, dwell: dwell, presentation: presentation, progress: progress,
                                     isTransient: transient, hasAction: call.hasDefaultAction)
+        if lookedUp != nil { activity.iconFallback = icon.symbol }
         return Result(activity: activity, notes: notes)
     }
 
     /// The spec's order: `image-path` (and its old spelling `image_path`), then `app_icon`, then
     /// the category; a name not in the table falls through to the next; last the urgency's icon.
     /// Each icon the sender named that is passed over is a note (R3: the sender's icon is not
-    /// dropped unsaid), naming what is drawn instead.
-    static func icon(for call: NotifyCall, allowPaths: Bool, critical: Bool, notes: inout [String]) -> FreedesktopIcons.Icon {
+    /// dropped unsaid), naming what is drawn instead. The first name not in the table that may
+    /// be an icon file's is `lookedUp`: nookd draws `NAME.png` or `NAME.gif` from an icon
+    /// directory, or says it shows `icon` instead (M3).
+    static func icon(for call: NotifyCall, allowPaths: Bool, critical: Bool, notes: inout [String])
+        -> (icon: FreedesktopIcons.Icon, lookedUp: String?) {
         var candidates: [(what: String, value: String)] = []
         for hint in ["image-path", "image_path"] {
             if case .string(let value)? = call.hints[hint] { candidates.append(("hint \(hint)", value)) }
@@ -80,6 +84,7 @@ public enum NotificationMapping {
         candidates.append(("app_icon", call.appIcon))
         var passedOver: [String] = []
         var chosen: FreedesktopIcons.Icon?
+        var lookedUp: String?
         for candidate in candidates where !candidate.value.isEmpty {
             if let path = pngPath(candidate.value) {
                 if allowPaths { chosen = FreedesktopIcons.Icon(symbol: path, tint: nil); break }
@@ -91,13 +96,19 @@ public enum NotificationMapping {
                 passedOver.append("\(candidate.what) '\(clipped(candidate.value))' is an image nookd does not read (it draws PNG files)")
                 continue
             }
+            if lookedUp == nil, NookIconNames.mayNameIconFile(candidate.value) {
+                lookedUp = candidate.value
+                continue
+            }
             passedOver.append("\(candidate.what) '\(clipped(candidate.value))' is not an icon name Nook maps")
         }
         if chosen == nil, case .string(let category)? = call.hints["category"], let icon = FreedesktopIcons.category(category) { chosen = icon }
         let icon = chosen ?? (critical ? FreedesktopIcons.Icon(symbol: "exclamationmark.triangle", tint: .named(.red)) : FreedesktopIcons.Icon(symbol: "bell", tint: nil))
         let instead = icon.symbol == "bell" ? "the bell" : "'\(icon.symbol)'"
         for note in passedOver { notes.append("\(note); using \(instead)") }
-        return icon
+        // A chosen path is drawn as it is: a fallback is a built-in icon.
+        guard NookIconNames.isKnown(icon.symbol) else { return (icon, nil) }
+        return (icon, lookedUp)
     }
 
     /// A sender's value as a note quotes it: its first 64 characters on one line (a control

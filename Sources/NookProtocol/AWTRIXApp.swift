@@ -133,7 +133,8 @@ public struct AWTRIXApp: Sendable, Equatable {
         case .string(let icon)?:
             // AWTRIX's icons are LaMetric ids, its own files and Base64 JPEGs; a symbol name
             // of the board's (R3) is drawn as one, and no sender over the network names a file.
-            if isSymbolName(icon) { app.icon = icon } else {
+            // A name or id looked up as a file is nookd's to find, or to say it has none (M3).
+            if isSymbolName(icon) { app.icon = icon } else if isIconLookup(icon) { (app.icon, app.iconFallback) = (icon, "") } else {
                 notes.append("icon '\(Self.shown(icon))' is not one of the board's symbols (nookctl icons); the app has none")
             }
         case nil: break
@@ -204,6 +205,12 @@ public struct AWTRIXApp: Sendable, Equatable {
 
     /// A name of the board's symbol table: lower-case letters, digits and dots, as
     /// `cloud`; never a path or a `.png` file.
+    /// Whether nookd may look `name` up as an icon file (`NAME.png`, `NAME.gif`, M3): a symbol-like
+    /// name or a LaMetric id, never a path or a file name, which a sender over the network may not name.
+    public static func isIconLookup(_ name: String) -> Bool {
+        (isSymbolName(name) && !name.hasSuffix(".gif")) || (!name.isEmpty && name.utf8.count <= 64 && name.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 })
+    }
+
     public static func isSymbolName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 64 && name.first?.isLetter == true && !name.hasSuffix(".png")
             && name.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E }

@@ -163,18 +163,24 @@ public struct AWTRIXNotification: Sendable, Equatable {
             if seconds > NookActivity.Limits.longestDwell.nookSeconds { notes.append("duration \(seconds) s is longer than a card may stay; using an hour") }
         }
         var symbol = "bell"
+        var fallback: String?
         if let icon {
             // A name the board lacks is the bell too, as for a number or a file (never the
             // generic glyph under the sender's name), with the nearest name if it looks misspelt.
             if AWTRIXApp.isSymbolName(icon), NookIconNames.isKnown(icon) {
                 symbol = icon
+            } else if AWTRIXApp.isIconLookup(icon) {
+                // nookd draws the file it finds for the name or id, or says it shows the bell (M3).
+                (symbol, fallback) = (icon, "bell")
             } else {
                 let suggestion = AWTRIXApp.isSymbolName(icon) ? NookIconNames.nearest(to: icon).map { " (did you mean '\($0)'?)" } ?? "" : ""
                 notes.append("icon '\(AWTRIXApp.shown(icon))' is not one of the board's symbols\(suggestion); using bell")
             }
         }
-        return NookActivity(id: id, title: title, systemImage: symbol, tint: color ?? .accent, dwell: dwell,
-                            presentation: hold ? .blocker(timeout: nil) : .timed, progress: progress.map { $0 / 100 })
+        var activity = NookActivity(id: id, title: title, systemImage: symbol, tint: color ?? .accent, dwell: dwell,
+                                    presentation: hold ? .blocker(timeout: nil) : .timed, progress: progress.map { $0 / 100 })
+        activity.iconFallback = fallback
+        return activity
     }
 
     /// The notification's field each field of its card comes from.

@@ -10,8 +10,9 @@ public struct ActivityChanges: Hashable, Sendable {
     public static func == (lhs: Self, rhs: Self) -> Bool { JSONValue.object(lhs.members) == JSONValue.object(rhs.members) }
     public func hash(into hasher: inout Hasher) { hasher.combine(JSONValue.object(members)) }
 
-    /// Every field but `id`: built once, not per update.
-    private static let changeableFields = Set(ActivityField.allCases.filter { $0 != .id }.map(\.wireName))
+    /// Every field but `id`, and a bridge's `iconFallback` beside a new icon (M3): built once,
+    /// not per update.
+    private static let changeableFields = Set(ActivityField.allCases.filter { $0 != .id }.map(\.wireName) + ["iconFallback"])
 
     /// Reads and checks the object: known fields only, `null` only for the clearable ones,
     /// and every value of the type its field takes (checked against a stand-in activity).

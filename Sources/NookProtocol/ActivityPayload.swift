@@ -6,9 +6,12 @@ import NookActivities
 /// (`low`/`normal`/`high`), `dwell`, `blocker`, `timeout`, `expiresAfter`, `progress`,
 /// `transition`, `endDelay` (seconds), `transient` (bool: not kept in the history), `action`
 /// (bool: the card has a default action the open input invokes, E3) and `id` (a UUID, assigned
-/// if absent).
+/// if absent), `iconFallback` (a built-in icon name drawn when `icon` is neither built in nor
+/// a file in an icon directory, M3).
 public enum ActivityPayload {
-    static let fields = Set(ActivityField.allCases.map(\.wireName))
+    /// `iconFallback` is a bridge's, read at enqueue and gone from the card nookd holds (M3),
+    /// so not one of the fields an update or nookctl sets.
+    static let fields = Set(ActivityField.allCases.map(\.wireName) + ["iconFallback"])
 
     /// Decodes and validates, naming `activity.FIELD` in any error.
     /// - Parameter clampingText: cut text fields to ``NookActivity/Limits`` instead of refusing
@@ -31,6 +34,7 @@ public enum ActivityPayload {
         activity.subtitle = try reader.string("subtitle")
         activity.systemImage = try reader.string("icon")
         activity.coalescingKey = try reader.string("key")
+        activity.iconFallback = try reader.string("iconFallback")
         if clampingText {
             activity.subtitle = activity.subtitle.map(NookActivity.Limits.subtitle.clamped)
             activity.systemImage = activity.systemImage.map(NookActivity.Limits.systemImage.clamped)
@@ -67,6 +71,7 @@ public enum ActivityPayload {
         var members: [(String, JSONValue)] = [("id", .string(activity.id.description)), ("title", .string(activity.title))]
         if let subtitle = activity.subtitle { members.append(("subtitle", .string(subtitle))) }
         if let icon = activity.systemImage { members.append(("icon", .string(icon))) }
+        if let fallback = activity.iconFallback { members.append(("iconFallback", .string(fallback))) }
         members.append(("tint", .string(activity.tint.description)))
         if let key = activity.coalescingKey { members.append(("key", .string(key))) }
         members.append(("priority", .string(activity.priority.description)))

@@ -4,11 +4,12 @@ import NookActivities
 ///
 /// Fields: `name` (required), `text` (a string, or a list of fragments `{"text": …, "tint": …}`;
 /// required unless an icon, progress, chart or drawing shows instead), `icon`, `tint`, `progress`
-/// (0 to 1), `chart` (1 to 16 numbers), `chartStyle` (`bar`, the default, or `line`), `draw`
+/// (0 to 1), `iconFallback` (a built-in icon drawn when nookd finds `icon` neither built in nor as
+/// a file, M3), `chart` (1 to 16 numbers), `chartStyle` (`bar`, the default, or `line`), `draw`
 /// (AWTRIX's drawing commands, ``AWTRIXDrawing``), `duration`, `lifetime` (seconds), `pos`
 /// (a whole number), `lifetimeMode` (`remove`, the default, or `stale`) and `action` (bool).
 public enum AppPayload {
-    public static let fields: Set<String> = ["name", "text", "icon", "tint", "progress", "chart", "chartStyle", "draw", "duration", "pos",
+    public static let fields: Set<String> = ["name", "text", "icon", "iconFallback", "tint", "progress", "chart", "chartStyle", "draw", "duration", "pos",
                                              "lifetime", "lifetimeMode", "action"]
 
     /// Decodes and validates, naming `app.FIELD` in any error.
@@ -35,6 +36,7 @@ public enum AppPayload {
         }
         var app = NookApp(name: name, content: content)
         app.icon = try reader.string("icon")
+        app.iconFallback = try reader.string("iconFallback")
         if let tint = try reader.string("tint") { app.tint = try parsedTint(tint, field: reader.name("tint")) }
         app.progress = try reader.number("progress")
         if let values = reader.value("chart") {
@@ -91,6 +93,7 @@ public enum AppPayload {
             })))
         }
         if let icon = app.icon { members.append(("icon", .string(icon))) }
+        if let fallback = app.iconFallback { members.append(("iconFallback", .string(fallback))) }
         if app.tint != .accent { members.append(("tint", .string(app.tint.description))) }
         if let progress = app.progress { members.append(("progress", .number(progress))) }
         if let chart = app.chart {

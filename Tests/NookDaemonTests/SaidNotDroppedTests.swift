@@ -33,7 +33,8 @@ struct SaidNotDroppedTests {
         try setup.broker.publish("nook/b1/custom/pair", #"[{"text": "a", "icon": "door"}, {"text": "b"}]"#)
         try eventually("four warnings more") { warnings().count == 5 }
         let said = warnings().map { "\($0["topic"]?.text ?? "") \($0["message"]?.text ?? "")" }
-        #expect(said.contains("nook/b1/notify icon 'heat' is not one of the board's symbols (did you mean 'heart'?); using bell"), "\(said)")
+        #expect(said.contains { $0.hasPrefix("nook/b1/notify icon 'heat' is not a built-in icon (did you mean 'heart'?) and no heat.png, heat.gif in ")
+                && $0.hasSuffix(": the card shows 'bell'") }, "\(said)")
         #expect(said.contains("nook/b1/custom/charge app charge: ignored (Nook does not draw them): rainbow"), "\(said)")
         #expect(said.contains { $0.hasPrefix("nook/b1/custom/charge unknown icon 'battery'") && $0.contains("the app shows the generic glyph") }, "\(said)")
         #expect(said.contains { $0.hasPrefix("nook/b1/custom/pair pair0: unknown icon 'door'") }, "\(said)")
@@ -52,7 +53,8 @@ struct SaidNotDroppedTests {
         let card = try #require(try setup.allActivities().first { $0.title == "日本" })
         #expect(card.systemImage == "bell", "the documented bell, not the generic glyph under the sender's name")
         try eventually("the notes in the bridge's log") {
-            setup.bridge.log.contains("app_icon 'heat' is not an icon name Nook maps; using the bell")
+            setup.bridge.log.contains("icon 'heat' is not a built-in icon (did you mean 'heart'?) and no heat.png, heat.gif in ")
+                && setup.bridge.log.contains("(daemon.icon_directories): the card shows 'bell'")
                 && setup.bridge.log.contains("the LED font cannot draw '日本' in the title; they show as '?'")
         }
         // A name of the table: nothing said of it.

@@ -70,7 +70,7 @@ struct AWTRIXAppRoutesTests {
         #expect(power.chart == NookApp.Chart(.bar, [3, 4, 9, 7]) && power.duration == .seconds(600) && power.position == 1)
         #expect(power.lifetime == .seconds(120) && power.lifetimeMode == .stale)
         let line = try curl(alice, "POST", custom + "line", ##"{"text": "trend", "line": [1, 5, 2], "color": "#00FF00", "icon": "2355"}"##)
-        #expect(line.status == 200 && line.text.contains("icon '2355' is not one of the board's symbols"), "\(line)")
+        #expect(line.status == 200 && line.text.contains("icon '2355' is not a built-in icon and no 2355.png, 2355.gif in ") && line.text.contains(": the app shows no icon"), "\(line)")
         #expect(try app(service, "line")?.app.chart == NookApp.Chart(.line, [1, 5, 2]))
 
         // An array makes APP0, APP1 as AWTRIX does.

@@ -122,7 +122,9 @@ import Testing
         for icon in ["1234", "/etc/passwd", "../x.png", "x.png"] {
             let body = #"{"text": "t", "icon": ""# + icon + #""}"#
             let card = AWTRIXMapping.card(for: try AWTRIXNotification.decode(Array(body.utf8)).get(), id: NookActivityID(), module: nil)
-            #expect(card.activity.systemImage == "bell")
+            // A number is nookd's to look up as a file, the bell its fallback (M3); a path never is.
+            let (drawn, fallback): (String, String?) = icon == "1234" ? ("1234", "bell") : ("bell", nil)
+            #expect(card.activity.systemImage == drawn && card.activity.iconFallback == fallback, "\(icon)")
         }
     }
 

@@ -54,7 +54,7 @@ import Testing
         let chart = try #require(cards["▁▄▂█▁"])
         #expect(chart.isBlocker && chart.tint == .named(.red), "cycles 0 stays until dismissed; critical is red: \(chart)")
         // What the glass does not show was said, in the answer and the log.
-        for said in ["'a7956', a LaMetric icon id,", "model.sound 'win' is not played"] {
+        for said in ["icon 'a7956' is not a built-in icon", "model.sound 'win' is not played"] {
             #expect(lametric.bench.service.logText.contains(said), "\(said)")
         }
     }

@@ -20,7 +20,7 @@ struct LaMetricBench {
 
     /// - Parameter listen: the TLS listener's address: `127.0.0.1:0` (the kernel's port) for
     ///   clients that take a port, `127.A.B.C:4343` for LaMetric's, which call port 4343 only.
-    init(listen: String) throws {
+    init(listen: String, nookdConfig: String? = nil) throws {
         folder = NSTemporaryDirectory() + "nook-lametric-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let openssl = try #require(Self.openssl)
@@ -36,7 +36,7 @@ struct LaMetricBench {
         try lines.write(toFile: folder + "/http.tokens", atomically: true, encoding: .utf8)
         chmod(folder + "/http.tokens", 0o600)
         bench = try SenderBench(config: "[http]\ntokens = \"\(folder)/http.tokens\"\n[lametric]\nlisten = \"\(listen)\"\n"
-                                + "certificate = \"\(folder)/nook-http.crt\"\nkey = \"\(folder)/nook-http.key\"\nname = \"Nook test\"\n")
+                                + "certificate = \"\(folder)/nook-http.crt\"\nkey = \"\(folder)/nook-http.key\"\nname = \"Nook test\"\n", nookdConfig: nookdConfig)
         (key, read) = (tokens[0], tokens[1])
         tlsAddress = try #require(bench.service.tlsAddress, "nook-http names its TLS listener: \(bench.service.logText)")
     }

@@ -42,8 +42,8 @@ final class SenderBench {
     let service: HTTPService
     let watch: EventWatch
 
-    init(config: String? = nil) throws {
-        service = try HTTPService(config: config)
+    init(config: String? = nil, nookdConfig: String? = nil) throws {
+        service = try HTTPService(config: config, nookdConfig: nookdConfig)
         let client = try NookClient(path: service.socket)
         client.readTimeout = TestBounds.duration(.seconds(30))
         watch = try EventWatch(client)

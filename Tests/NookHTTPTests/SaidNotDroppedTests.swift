@@ -48,9 +48,10 @@ struct SaidNotDroppedTests {
             "unknown icon 'door': the app shows the generic glyph; 'nookctl icons' lists the known names",
         ], "\(app.body)")
 
-        // AWTRIX's notification: a name the board lacks is the bell, and the OK says so.
+        // AWTRIX's notification: a name the board lacks (nor has as a file) is the bell, and the OK says so.
         let notify = try Self.curl(["-d", #"{"text": "Hot", "icon": "heat"}"#, base + "/api/notify"])
-        #expect(notify.status == 200 && notify.body == "OK\nicon 'heat' is not one of the board's symbols (did you mean 'heart'?); using bell", "\(notify)")
+        #expect(notify.status == 200 && notify.body.hasPrefix("OK\nicon 'heat' is not a built-in icon (did you mean 'heart'?) and no heat.png, heat.gif in ")
+                && notify.body.hasSuffix("(daemon.icon_directories): the card shows 'bell'"), "\(notify)")
         #expect(try Self.cards(service).first { $0.title == "Hot" }?.systemImage == "bell")
         // AWTRIX's custom apps: one, and an array whose apps are named.
         let custom = try Self.curl(["-d", #"{"text": "50 %", "icon": "battery"}"#, base + "/api/custom?name=charge"])

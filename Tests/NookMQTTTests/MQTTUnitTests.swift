@@ -312,8 +312,9 @@ struct AWTRIXTopicTests {
         guard case .success(.enqueue(let activity, let module, let wait)?) = decoded else { Issue.record("\(decoded)"); return }
         #expect(activity.id == id && module == "porch" && !wait)
         #expect(activity.title == "Hello, AWTRIX 3!" && activity.dwell == .seconds(10) && activity.presentation == .blocker(timeout: nil))
-        #expect(activity.tint == .rgb(red: 255, green: 0, blue: 0) && activity.systemImage == "bell" && activity.progress == 0.4)
-        #expect(notes.contains { $0.contains("rainbow") } && notes.contains { $0.contains("icon '2355'") }, "\(notes)")
+        // The id goes to nookd with the bell as its fallback: nookd draws 2355's file or says the bell (M3).
+        #expect(activity.tint == .rgb(red: 255, green: 0, blue: 0) && activity.systemImage == "2355" && activity.iconFallback == "bell" && activity.progress == 0.4)
+        #expect(notes.contains { $0.contains("rainbow") } && !notes.contains { $0.contains("icon '2355'") }, "\(notes)")
 
         /// The refusal's code and field, as the error topic carries them.
         func refusal(_ payload: String, retained: Bool = false) -> String? {

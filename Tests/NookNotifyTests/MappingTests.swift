@@ -99,9 +99,10 @@ struct MappingTests {
 
     @Test func e2_imagePathComesBeforeAppIconAndCategoryIsTheFallback() {
         #expect(map(NotifyCall(appIcon: "dialog-information", summary: "a", hints: ["image-path": .string("battery-low")])).systemImage == "battery.25")
-        #expect(map(NotifyCall(appIcon: "some-app-we-do-not-know", summary: "a", hints: ["category": .string("email.arrived")])).systemImage == "envelope")
+        // An unmapped name goes to nookd, which draws its icon file or this fallback (M3).
+        #expect(map(NotifyCall(appIcon: "some-app-we-do-not-know", summary: "a", hints: ["category": .string("email.arrived")])).iconFallback == "envelope")
         #expect(map(NotifyCall(summary: "a", hints: ["category": .string("network.disconnected")])).systemImage == "wifi")
-        #expect(map(NotifyCall(appIcon: "unknown", summary: "a")).systemImage == "bell")
+        #expect(map(NotifyCall(appIcon: "unknown", summary: "a")).iconFallback == "bell")
         #expect(map(NotifyCall(summary: "a", hints: ["urgency": .integer(2)])).systemImage == "exclamationmark.triangle")
     }
 
@@ -111,9 +112,14 @@ struct MappingTests {
         func notes(_ call: NotifyCall, allowPaths: Bool = true) -> [String] {
             NotificationMapping.activity(for: call, id: NookActivityID(), key: nil, allowPaths: allowPaths).notes
         }
-        #expect(notes(NotifyCall(appIcon: "heat", summary: "a")) == ["app_icon 'heat' is not an icon name Nook maps; using the bell"])
-        #expect(notes(NotifyCall(appIcon: "heat", summary: "a", hints: ["category": .string("email.arrived")]))
-                == ["app_icon 'heat' is not an icon name Nook maps; using 'envelope'"])
+        // A name that may be an icon file's goes to nookd with what shows instead: nookd says it (M3).
+        func sent(_ call: NotifyCall) -> (String?, String?) {
+            let card = NotificationMapping.activity(for: call, id: NookActivityID(), key: nil, allowPaths: true).activity
+            return (card.systemImage, card.iconFallback)
+        }
+        #expect(notes(NotifyCall(appIcon: "heat", summary: "a")).isEmpty && sent(NotifyCall(appIcon: "heat", summary: "a")) == ("heat", "bell"))
+        let mail = NotifyCall(appIcon: "heat", summary: "a", hints: ["category": .string("email.arrived")])
+        #expect(notes(mail).isEmpty && sent(mail) == ("heat", "envelope"))
         #expect(notes(NotifyCall(appIcon: "/home/me/icon.svg", summary: "a")) == ["app_icon '/home/me/icon.svg' is an image nookd does not read (it draws PNG files); using the bell"])
         #expect(notes(NotifyCall(appIcon: "/home/me/icon.png", summary: "a"), allowPaths: false)
                 == ["app_icon '/home/me/icon.png' is an image of another user's, which nookd does not read; using the bell"])

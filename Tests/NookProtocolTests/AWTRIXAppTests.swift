@@ -46,9 +46,9 @@ import Testing
         let read = try app(##"{"text": "x", "rainbow": true, "effect": "Fade", "progressC": "#FF0000", "save": true, "overlay": "snow", "colour": "red"}"##)
         #expect(read.ignored == ["rainbow", "effect", "progressC", "save", "overlay"] && read.unknown == ["colour"])
         #expect(read.remarks == ["ignored (Nook does not draw them): rainbow, effect, progressC, save, overlay", "unknown fields (not AWTRIX's), ignored: colour"])
-        // AWTRIX's LaMetric ids and files are no symbols of the board's: noted, not drawn.
+        // AWTRIX's LaMetric ids are nookd's to find as files, with no icon as the fallback it says (M3).
         let icon = try app(#"{"text": "x", "icon": "2355"}"#)
-        #expect(icon.app.icon == nil && icon.notes.first?.contains("icon '2355'") == true)
+        #expect(icon.app.icon == "2355" && icon.app.iconFallback == "" && icon.notes.isEmpty)
         #expect(try app(#"{"text": "x", "icon": "../etc/passwd"}"#).app.icon == nil)
         // A key is quoted on one line: a remark is a log line and a line of an answer.
         let forged = try app(#"{"text": "x", "a\nnook-http: forged": 1}"#)

@@ -43,9 +43,15 @@ public enum LaMetricMapping {
             notes.append("the card shows the first goalData's progress as its bar; the others as text")
         }
         var systemImage: String?
+        var fallback: String?
+        let typeIcon = ["info": "info.circle", "alert": "exclamationmark.triangle"][notification.iconType]
         if let icon {
             if NookIconNames.isKnown(icon) {
                 systemImage = icon
+            } else if AWTRIXApp.isIconLookup(icon) {
+                // nookd draws ID.gif or ID.png from an icon directory, or says the card shows
+                // icon_type's icon (M3).
+                (systemImage, fallback) = (icon, typeIcon ?? "")
             } else {
                 let what = icon.hasPrefix("data:") ? "a data: image" : "'\(SaidText.shown(icon, scalars: 40))', a LaMetric icon id,"
                 notes.append("icon \(what) is not drawn: Nook has none of LaMetric's icons; the card shows "
@@ -53,12 +59,13 @@ public enum LaMetricMapping {
             }
         }
         if systemImage == nil {
-            systemImage = ["info": "info.circle", "alert": "exclamationmark.triangle"][notification.iconType]
+            systemImage = typeIcon
         }
         let priority: NookActivityPriority = notification.priority == "info" ? .normal : .high
         let tint: NookTint = notification.priority == "critical" ? .named(.red) : notification.priority == "warning" ? .named(.orange) : .accent
         var activity = NookActivity(coalescingKey: key(id), priority: priority, title: texts.first ?? "", subtitle: nil,
                                     systemImage: systemImage, tint: tint, progress: progress)
+        activity.iconFallback = fallback
         if texts.count > 1 { activity.subtitle = texts.dropFirst().joined(separator: "  ·  ") }
         if notification.cycles == 0 {
             activity.presentation = .blocker(timeout: nil)
