@@ -31,8 +31,10 @@ enum Senders {
         try process.runAlone()
         let out = output.fileHandleForReading.readToEndOfFile()
         let err = error.fileHandleForReading.readToEndOfFile()
-        _ = process.waitForExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        // A child whose exit Foundation never saw (killed by waitForExit, which records why)
+        // has no status: reading it would trap and take every later test with it.
+        let status = process.waitForExit() ? process.terminationStatus : -1
+        return (status, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
     }
 }
 
