@@ -62,6 +62,11 @@ public enum NotificationMapping {
         case nil: break
         case let other?: notes.append("hint transient ignored: not a boolean (\(other))")
         }
+        // The spec's sound hints: nookd plays each priority's own sound (B1, B2); a sender's
+        // sound is not played yet, so asking for one is said (suppress-sound asks for nothing).
+        for hint in ["sound-name", "sound-file"] where call.hints[hint] != nil {
+            notes.append("hint \(hint) ignored: nook-notify does not play a sender's sound yet (nookd plays each priority's own, [sound])")
+        }
         var activity = NookActivity(id: id, coalescingKey: key, priority: priority, title: title, subtitle: subtitle,
                                     systemImage: lookedUp ?? icon.symbol, tint: tint, dwell: dwell, presentation: presentation, progress: progress,
                                     isTransient: transient, hasAction: call.hasDefaultAction)
