@@ -12,7 +12,8 @@ struct WAVTests {
 
     static func fmt(tag: Int = 1, channels: Int = 1, rate: Int = 8000, bits: Int = 16, blockAlign: Int? = nil) -> [UInt8] {
         let align = blockAlign ?? channels * bits / 8
-        return chunk("fmt ", Self.le(tag, 2) + Self.le(channels, 2) + Self.le(rate, 4) + Self.le(rate * align, 4) + Self.le(align, 2) + Self.le(bits, 2))
+        let fields: [[UInt8]] = [Self.le(tag, 2), Self.le(channels, 2), Self.le(rate, 4), Self.le(rate * align, 4), Self.le(align, 2), Self.le(bits, 2)]
+        return chunk("fmt ", Array(fields.joined()))
     }
 
     static func wav(_ chunks: [UInt8]...) -> [UInt8] {
@@ -48,8 +49,10 @@ struct WAVTests {
 
     @Test func b2_otherChunksArePassedOverWithTheirPadding() throws {
         // An odd-sized LIST chunk before 'fmt ' carries a pad byte; 'fact' sits between.
-        let extensible = Self.le(0xFFFE, 2) + Self.le(1, 2) + Self.le(16000, 4) + Self.le(32000, 4) + Self.le(2, 2)
-            + Self.le(16, 2) + Self.le(22, 2) + Self.le(16, 2) + Self.le(4, 4) + Self.le(1, 2) + Array(repeating: 0x11, count: 14)
+        // Field by field, joined once: one long sum of arrays is too much for Swift 6.0's type checker.
+        let fields: [[UInt8]] = [Self.le(0xFFFE, 2), Self.le(1, 2), Self.le(16000, 4), Self.le(32000, 4), Self.le(2, 2),
+                                 Self.le(16, 2), Self.le(22, 2), Self.le(16, 2), Self.le(4, 4), Self.le(1, 2), Array(repeating: 0x11, count: 14)]
+        let extensible = Array(fields.joined())
         let bytes = Self.wav(Self.chunk("LIST", Array("INFOabc".utf8)), Self.chunk("fmt ", extensible),
                              Self.chunk("fact", Self.le(1, 4)), Self.chunk("data", Self.le(-5, 2)))
         #expect(try WAVFile.decode(bytes) == PCMClip(sampleRate: 16000, channels: 1, samples: [-5]))
