@@ -8,6 +8,11 @@ public protocol SoundOutput: AnyObject, Sendable {
     func play(_ program: SoundProgram, volume: Int)
     /// Silences what plays now; returns at once.
     func stop()
+    /// Silences the output for good and ends its thread, waiting up to `bound` for the device
+    /// to be silenced (nookd's exit: a beeper must not keep sounding after it).
+    /// - Returns: whether it was silenced within `bound` (false: the device is stuck in a call).
+    @discardableResult
+    func close(within bound: Duration) -> Bool
     /// What the output is and how it fares, for `nookctl status`.
     var status: SoundOutputStatus { get }
     /// Why this output cannot play `program` at all (a beeper and a WAV file), or nil.
@@ -49,6 +54,7 @@ public final class SilentOutput: SoundOutput {
     public init() {}
     public func play(_ program: SoundProgram, volume: Int) {}
     public func stop() {}
+    public func close(within bound: Duration) -> Bool { true }
     public var status: SoundOutputStatus { SoundOutputStatus(output: "none", state: .none) }
     public func cannotPlay(_ program: SoundProgram) -> String? {
         "no sound output is configured ([sound] output = \"none\")"

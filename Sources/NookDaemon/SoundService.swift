@@ -56,11 +56,19 @@ extension Service {
             stops.add { relays.forEach { $0.cancel() } }
         }
 
-        /// Silences and lets go of the output (its thread ends with the last sound cut off).
+        /// How long the stop waits for the output to be silenced: within N2's 2 s with the
+        /// queues' quiescing, and longer than a chunk of samples or a drain takes.
+        static let silencedWithin = Duration.milliseconds(250)
+
+        /// Silences and lets go of the output: returns once its thread has cut off the sound and
+        /// silenced the device, so nookd never exits with a beeper sounding.
         func stop() async {
             await stops.run()
             let output = current.withLock { current in defer { current = nil }; return current }
-            output?.stop()
+            // Blocks this thread for at most the bound, once, as nookd stops.
+            if let output, !output.close(within: Self.silencedWithin) {
+                logger.warning("sound: the output was not silenced within \(Self.silencedWithin) (its device is stuck in a call); nookd stops without it")
+            }
         }
     }
 

@@ -1,8 +1,14 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 @testable import NookDaemon
 import NookActivities
 import NookConfig
+import NookLogging
 import NookProtocol
+import NookSystem
+import NookTestSupport
 import NookTestTraits
 import Testing
 
@@ -127,5 +133,38 @@ struct SoundByPriorityTests {
         // The doorbell's two notes (a quarter and a half at 100 bpm) at 48 kHz: 1.8 s of samples.
         #expect(samples.count == 48_000 * 18 / 10, "\(samples.count) samples")
         #expect(samples.contains { $0 != 0 }, "the samples are silent")
+    }
+}
+
+/// B1 at nookd's stop: the beeper is silenced before the sound service's stop returns, so the
+/// process that exits after it never leaves a piezo sounding.
+@Suite("B1 the sound service's stop", .serialized, .ownThreads)
+struct SoundServiceStopTests {
+    @Test func b1_stoppingTheServiceMidMelodyLeavesTheBeeperSilencedBeforeItReturns() async throws {
+        let scratch = Scratch()
+        let path = scratch.path + "/beeper"
+        #expect(mkfifo(path, 0o600) == 0)
+        // The reader first, so the output's non-blocking open finds one.
+        let reader = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK)
+        let config = try DaemonConfig(reading: ConfigReader(try ConfigDocument(parsing: """
+            [sound]
+            output = "beeper"
+            device = "\(path)"
+            high = "long:d=1,o=5,b=4:c"
+
+            """, source: "nook.toml")))
+        let melody = try #require(config.sound.byPriority[.high])
+        let service = Service.Sound(queues: [], logger: Logger(label: "test"))
+        try await service.start(config.sound)
+        let output = try #require(service.current.withLock { $0 })
+        output.play(.tones(melody), volume: 100)
+        var entry = pollfd(fd: reader.rawValue, events: Int16(POLLIN), revents: 0)
+        try #require(try System.poll(&entry, timeoutMilliseconds: Int32(TestBounds.duration(.seconds(30)) / .milliseconds(1))) == 1)
+        await service.stop()
+        // Everything the beeper was written by the time stop returned, read without waiting.
+        var bytes: [UInt8] = [], buffer = [UInt8](repeating: 0, count: 4096)
+        while let count = try buffer.withUnsafeMutableBytes({ try reader.readIfReady(into: $0) }), count > 0 { bytes += buffer[..<count] }
+        let tones = bytes.withUnsafeBytes { InputEvent.decode($0) }.filter { $0.type == 0x12 }.map(\.value)
+        #expect(tones.first == 523 && tones.last == 0, "the tones written before stop returned: \(tones)")
     }
 }
