@@ -51,12 +51,15 @@ public struct SoundOutputStatus: Sendable, Equatable {
 /// No output (`output = "none"`, nook.toml's default): nothing plays, and every sound is one a
 /// sender is told the board cannot play.
 public final class SilentOutput: SoundOutput {
-    public init() {}
+    /// Why there is no output where one was asked for (`auto` found none); nil for `none`.
+    public let reason: String?
+
+    public init(reason: String? = nil) { self.reason = reason }
     public func play(_ program: SoundProgram, volume: Int) {}
     public func stop() {}
     public func close(within bound: Duration) -> Bool { true }
-    public var status: SoundOutputStatus { SoundOutputStatus(output: "none", state: .none) }
+    public var status: SoundOutputStatus { SoundOutputStatus(output: "none", state: .none, problem: reason) }
     public func cannotPlay(_ program: SoundProgram) -> String? {
-        "no sound output is configured ([sound] output = \"none\")"
+        reason.map { "no sound output: " + $0 } ?? "no sound output is configured ([sound] output = \"none\")"
     }
 }

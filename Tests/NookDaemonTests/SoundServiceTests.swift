@@ -47,6 +47,12 @@ struct SoundServiceTests {
         #expect(StatusAnswer.Sound(output: "none", device: nil, state: "none", problem: nil, played: 0, failed: 0).line == "sound: none (no output configured)")
     }
 
+    @Test func b1_nookctlStatusSaysWhatAutoFoundRatherThanNoOutputConfigured() {
+        let sound = StatusAnswer.Sound(output: "none", device: nil, state: "none", problem: "[sound] output = \"auto\" found no sound card",
+                                       played: 0, failed: 0)
+        #expect(sound.line == "sound: none ([sound] output = \"auto\" found no sound card)")
+    }
+
     /// The real nookd: a PCM that does not exist is one warning and the status says why; the
     /// card still shows. Without `[sound]`, status says there is no output.
     @Test func b1_nookdWithAMissingDeviceStartsShowsCardsAndSaysWhyInStatus() throws {
