@@ -110,6 +110,11 @@ extension Service.Sound: OwnsSettings {
             guard sound.output != .none else {
                 throw reader.error(Self.device.key, "names a device for no output: set sound.output to \"alsa\", \"beeper\" or \"auto\"")
             }
+            // Auto's choice decides what a device would be (a PCM, or a beeper it finds itself).
+            guard sound.output != .auto else {
+                throw reader.error(Self.device.key, "auto finds its own device (a sound card's default PCM, else the first beeper); "
+                                   + "set sound.output to \"alsa\" or \"beeper\" to name one")
+            }
             sound.device = device
         }
         if let volume = try volume.read(reader) { sound.volume = volume }

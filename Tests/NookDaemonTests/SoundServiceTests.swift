@@ -47,6 +47,17 @@ struct SoundServiceTests {
         #expect(StatusAnswer.Sound(output: "none", device: nil, state: "none", problem: nil, played: 0, failed: 0).line == "sound: none (no output configured)")
     }
 
+    /// `auto` finds its own device: a device named with it would be a PCM on one board and
+    /// ignored on another, so it is refused, saying how to name one.
+    @Test func b1_aDeviceNamedWithAutoIsRefusedRatherThanUsedAsAPCMOrIgnored() {
+        for device in ["/dev/input/event3", "plughw:CARD=Device"] {
+            let text = "[sound]\noutput = \"auto\"\ndevice = \"\(device)\"\n"
+            do { _ = try parse(text); Issue.record("accepted: \(text)") } catch {
+                #expect("\(error)".hasPrefix("nook.toml:3: sound.device: auto finds its own device"), "\(error)")
+            }
+        }
+    }
+
     @Test func b1_nookctlStatusSaysWhatAutoFoundRatherThanNoOutputConfigured() {
         let sound = StatusAnswer.Sound(output: "none", device: nil, state: "none", problem: "[sound] output = \"auto\" found no sound card",
                                        played: 0, failed: 0)
