@@ -106,7 +106,14 @@ extension Service.Sound: OwnsSettings {
         var sound = settings
         if let name = try output.read(reader), let kind = SoundOutputKind(rawValue: name) { sound.output = kind }
         if let device = try device.read(reader) {
-            guard !device.isEmpty else { throw reader.error(Self.device.key, "must name an ALSA PCM or an event device; got an empty string") }
+            guard !device.allSatisfy(\.isWhitespace) else {
+                throw reader.error(Self.device.key, "must name an ALSA PCM or an event device; got \(device.isEmpty ? "an empty string" : "only spaces")")
+            }
+            // A NUL would end the name early where it reaches open(2) or alsa-lib: another device.
+            if let control = device.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+                let code = String(control.value, radix: 16, uppercase: true)
+                throw reader.error(Self.device.key, "has a control character (U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code)) in it")
+            }
             guard sound.output != .none else {
                 throw reader.error(Self.device.key, "names a device for no output: set sound.output to \"alsa\", \"beeper\" or \"auto\"")
             }

@@ -58,6 +58,18 @@ struct SoundServiceTests {
         }
     }
 
+    /// A NUL would cut the name short where it reaches open(2) or alsa-lib: another device opened
+    /// than the one written. Control characters and a blank name are refused where they are read.
+    @Test func b1_aDeviceWithAControlCharacterOrOnlySpacesIsRefusedNotCutShort() {
+        let refusals = [("/dev/input/event0\\u0000x", "U+0000"), ("hw:0\\u000A", "U+000A"), ("   ", "must name an ALSA PCM or an event device")]
+        for (device, words) in refusals {
+            let text = "[sound]\noutput = \"beeper\"\ndevice = \"\(device)\"\n"
+            do { _ = try parse(text); Issue.record("accepted: \(text)") } catch {
+                #expect("\(error)".hasPrefix("nook.toml:3: sound.device: ") && "\(error)".contains(words), "\(error)")
+            }
+        }
+    }
+
     @Test func b1_nookctlStatusSaysWhatAutoFoundRatherThanNoOutputConfigured() {
         let sound = StatusAnswer.Sound(output: "none", device: nil, state: "none", problem: "[sound] output = \"auto\" found no sound card",
                                        played: 0, failed: 0)
