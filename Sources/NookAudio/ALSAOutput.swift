@@ -21,6 +21,7 @@ public final class ALSAOutput: SoundOutput {
 
     public func play(_ program: SoundProgram, volume: Int) { worker.play(program, volume: volume) }
     public func stop() { worker.stop() }
+    public func close(within bound: Duration) -> Bool { worker.close(within: bound) }
     public var status: SoundOutputStatus { worker.status }
     public func cannotPlay(_ program: SoundProgram) -> String? { nil }
 

@@ -8,6 +8,11 @@ public protocol SoundOutput: AnyObject, Sendable {
     func play(_ program: SoundProgram, volume: Int)
     /// Silences what plays now; returns at once.
     func stop()
+    /// Silences the output for good and ends its thread, waiting up to `bound` for the device
+    /// to be silenced (nookd's exit: a beeper must not keep sounding after it).
+    /// - Returns: whether it was silenced within `bound` (false: the device is stuck in a call).
+    @discardableResult
+    func close(within bound: Duration) -> Bool
     /// What the output is and how it fares, for `nookctl status`.
     var status: SoundOutputStatus { get }
     /// Why this output cannot play `program` at all (a beeper and a WAV file), or nil.
@@ -46,11 +51,15 @@ public struct SoundOutputStatus: Sendable, Equatable {
 /// No output (`output = "none"`, nook.toml's default): nothing plays, and every sound is one a
 /// sender is told the board cannot play.
 public final class SilentOutput: SoundOutput {
-    public init() {}
+    /// Why there is no output where one was asked for (`auto` found none); nil for `none`.
+    public let reason: String?
+
+    public init(reason: String? = nil) { self.reason = reason }
     public func play(_ program: SoundProgram, volume: Int) {}
     public func stop() {}
-    public var status: SoundOutputStatus { SoundOutputStatus(output: "none", state: .none) }
+    public func close(within bound: Duration) -> Bool { true }
+    public var status: SoundOutputStatus { SoundOutputStatus(output: "none", state: .none, problem: reason) }
     public func cannotPlay(_ program: SoundProgram) -> String? {
-        "no sound output is configured ([sound] output = \"none\")"
+        reason.map { "no sound output: " + $0 } ?? "no sound output is configured ([sound] output = \"none\")"
     }
 }

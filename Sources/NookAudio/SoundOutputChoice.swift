@@ -38,7 +38,8 @@ public enum SoundOutputChoice {
             if let beeper = search.found.first {
                 return (BeeperOutput(path: beeper, logger: logger), "sound: auto chose the beeper \(beeper): no sound card is listed in \(cards)")
             }
-            return (SilentOutput(), "sound: auto found no output: no sound card is listed in \(cards), and no beeper under \(inputDirectory)"
+            let reason = "[sound] output = \"auto\" found no sound card in \(cards) and no beeper under \(inputDirectory)"
+            return (SilentOutput(reason: reason), "sound: auto found no output: no sound card is listed in \(cards), and no beeper under \(inputDirectory)"
                 + (search.passed.isEmpty ? "" : " (\(search.passed.joined(separator: "; ")))"))
         }
     }

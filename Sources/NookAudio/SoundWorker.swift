@@ -25,6 +25,8 @@ final class SoundWorker: @unchecked Sendable {
     private var probing = true
     private var generation = 0
     private var closed = false
+    /// The thread has ended, the device silenced: what `close(within:)` waits for.
+    private var ended = false
     private var current: SoundOutputStatus
 
     init(output: String, device: String?, logger: Logger) {
@@ -42,7 +44,7 @@ final class SoundWorker: @unchecked Sendable {
         condition.withLock {
             pending = (program, volume)
             generation += 1
-            condition.signal()
+            condition.broadcast()
         }
     }
 
@@ -50,15 +52,23 @@ final class SoundWorker: @unchecked Sendable {
         condition.withLock {
             pending = nil
             generation += 1
-            condition.signal()
+            condition.broadcast()
         }
     }
 
-    func close() {
-        condition.withLock {
+    /// Ends the thread: the sound playing is cut off and the device silenced. Waits up to
+    /// `bound` for that (a device stuck in a call may never return), so a process exiting
+    /// after it does not leave a beeper sounding.
+    /// - Returns: whether the thread ended within `bound`.
+    @discardableResult
+    func close(within bound: Duration = .zero) -> Bool {
+        let deadline = ThreadCondition.nowNanoseconds + UInt64(max(0, bound / .nanoseconds(1)))
+        return condition.withLock {
             closed = true
             generation += 1
-            condition.signal()
+            condition.broadcast()
+            while !ended && ThreadCondition.nowNanoseconds < deadline { condition.wait(untilNanoseconds: deadline) }
+            return ended
         }
     }
 
@@ -79,6 +89,10 @@ final class SoundWorker: @unchecked Sendable {
             }
             guard let job else {
                 device.silence()
+                condition.withLock {
+                    ended = true
+                    condition.broadcast()
+                }
                 return
             }
             do throws(AudioError) {

@@ -56,11 +56,19 @@ extension Service {
             stops.add { relays.forEach { $0.cancel() } }
         }
 
-        /// Silences and lets go of the output (its thread ends with the last sound cut off).
+        /// How long the stop waits for the output to be silenced: within N2's 2 s with the
+        /// queues' quiescing, and longer than a chunk of samples or a drain takes.
+        static let silencedWithin = Duration.milliseconds(250)
+
+        /// Silences and lets go of the output: returns once its thread has cut off the sound and
+        /// silenced the device, so nookd never exits with a beeper sounding.
         func stop() async {
             await stops.run()
             let output = current.withLock { current in defer { current = nil }; return current }
-            output?.stop()
+            // Blocks this thread for at most the bound, once, as nookd stops.
+            if let output, !output.close(within: Self.silencedWithin) {
+                logger.warning("sound: the output was not silenced within \(Self.silencedWithin) (its device is stuck in a call); nookd stops without it")
+            }
         }
     }
 
@@ -98,9 +106,21 @@ extension Service.Sound: OwnsSettings {
         var sound = settings
         if let name = try output.read(reader), let kind = SoundOutputKind(rawValue: name) { sound.output = kind }
         if let device = try device.read(reader) {
-            guard !device.isEmpty else { throw reader.error(Self.device.key, "must name an ALSA PCM or an event device; got an empty string") }
+            guard !device.allSatisfy(\.isWhitespace) else {
+                throw reader.error(Self.device.key, "must name an ALSA PCM or an event device; got \(device.isEmpty ? "an empty string" : "only spaces")")
+            }
+            // A NUL would end the name early where it reaches open(2) or alsa-lib: another device.
+            if let control = device.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+                let code = String(control.value, radix: 16, uppercase: true)
+                throw reader.error(Self.device.key, "has a control character (U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code)) in it")
+            }
             guard sound.output != .none else {
                 throw reader.error(Self.device.key, "names a device for no output: set sound.output to \"alsa\", \"beeper\" or \"auto\"")
+            }
+            // Auto's choice decides what a device would be (a PCM, or a beeper it finds itself).
+            guard sound.output != .auto else {
+                throw reader.error(Self.device.key, "auto finds its own device (a sound card's default PCM, else the first beeper); "
+                                   + "set sound.output to \"alsa\" or \"beeper\" to name one")
             }
             sound.device = device
         }

@@ -30,7 +30,8 @@ extension StatusAnswer {
 
         /// `nookctl status`'s line: `sound: alsa on default, idle (3 played)`.
         public var line: String {
-            guard output != "none" else { return "sound: none (no output configured)" }
+            // `auto` that found nothing says what it looked for; `none` was asked for.
+            guard output != "none" else { return "sound: none (\(problem ?? "no output configured"))" }
             var text = "sound: \(output)" + (device.map { " on \($0)" } ?? "") + ", \(state)"
             if let problem { text += " (\(problem))" }
             if played > 0 || failed > 0 { text += ", \(played) played, \(failed) failed" }

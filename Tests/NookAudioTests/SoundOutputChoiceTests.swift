@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 @testable import NookAudio
+import NookSound
 import Testing
 
 /// B1: the output is chosen once, at start, as nook.toml says; `auto` looks as the displays do.
@@ -47,6 +48,17 @@ struct SoundOutputChoiceTests {
         let (output, note) = SoundOutputChoice.make(.auto, device: nil, logger: KeptLines().logger, cards: bare.cards, inputDirectory: bare.input)
         #expect(output is SilentOutput && output.status.state == .none)
         #expect(note == "sound: auto found no output: no sound card is listed in \(bare.cards), and no beeper under \(bare.input)")
+    }
+
+    /// `auto` was configured: status and a sender are told what auto found, not that no output was set.
+    @Test func b1_autoFindingNothingSaysSoInStatusAndToSendersRatherThanNoOutputConfigured() throws {
+        let bare = try Self.machine(cards: "--- no soundcards ---\n")
+        defer { try? FileManager.default.removeItem(atPath: bare.directory) }
+        let output = SoundOutputChoice.make(.auto, device: nil, logger: KeptLines().logger, cards: bare.cards, inputDirectory: bare.input).output
+        let why = "[sound] output = \"auto\" found no sound card in \(bare.cards) and no beeper under \(bare.input)"
+        #expect(output.status.problem == why, "\(output.status)")
+        #expect(output.cannotPlay(.tones(Melody(name: "x", tones: []))) == "no sound output: " + why)
+        #expect(SilentOutput().status.problem == nil, "output = \"none\" is the plain case")
     }
 
     @Test func b1_eachNamedOutputIsTheOneBuilt() {

@@ -1,8 +1,14 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 @testable import NookDaemon
 import NookActivities
 import NookConfig
+import NookLogging
 import NookProtocol
+import NookSystem
+import NookTestSupport
 import NookTestTraits
 import Testing
 
@@ -39,6 +45,35 @@ struct SoundServiceTests {
         #expect(try StatusAnswer(json: answer.json).sound == sound)
         #expect(sound.line == "sound: alsa on hw:1,0, unavailable ('snd_pcm_open' failed for hw:1,0: (16) Device or resource busy), 2 played, 1 failed")
         #expect(StatusAnswer.Sound(output: "none", device: nil, state: "none", problem: nil, played: 0, failed: 0).line == "sound: none (no output configured)")
+    }
+
+    /// `auto` finds its own device: a device named with it would be a PCM on one board and
+    /// ignored on another, so it is refused, saying how to name one.
+    @Test func b1_aDeviceNamedWithAutoIsRefusedRatherThanUsedAsAPCMOrIgnored() {
+        for device in ["/dev/input/event3", "plughw:CARD=Device"] {
+            let text = "[sound]\noutput = \"auto\"\ndevice = \"\(device)\"\n"
+            do { _ = try parse(text); Issue.record("accepted: \(text)") } catch {
+                #expect("\(error)".hasPrefix("nook.toml:3: sound.device: auto finds its own device"), "\(error)")
+            }
+        }
+    }
+
+    /// A NUL would cut the name short where it reaches open(2) or alsa-lib: another device opened
+    /// than the one written. Control characters and a blank name are refused where they are read.
+    @Test func b1_aDeviceWithAControlCharacterOrOnlySpacesIsRefusedNotCutShort() {
+        let refusals = [("/dev/input/event0\\u0000x", "U+0000"), ("hw:0\\u000A", "U+000A"), ("   ", "must name an ALSA PCM or an event device")]
+        for (device, words) in refusals {
+            let text = "[sound]\noutput = \"beeper\"\ndevice = \"\(device)\"\n"
+            do { _ = try parse(text); Issue.record("accepted: \(text)") } catch {
+                #expect("\(error)".hasPrefix("nook.toml:3: sound.device: ") && "\(error)".contains(words), "\(error)")
+            }
+        }
+    }
+
+    @Test func b1_nookctlStatusSaysWhatAutoFoundRatherThanNoOutputConfigured() {
+        let sound = StatusAnswer.Sound(output: "none", device: nil, state: "none", problem: "[sound] output = \"auto\" found no sound card",
+                                       played: 0, failed: 0)
+        #expect(sound.line == "sound: none ([sound] output = \"auto\" found no sound card)")
     }
 
     /// The real nookd: a PCM that does not exist is one warning and the status says why; the
@@ -127,5 +162,38 @@ struct SoundByPriorityTests {
         // The doorbell's two notes (a quarter and a half at 100 bpm) at 48 kHz: 1.8 s of samples.
         #expect(samples.count == 48_000 * 18 / 10, "\(samples.count) samples")
         #expect(samples.contains { $0 != 0 }, "the samples are silent")
+    }
+}
+
+/// B1 at nookd's stop: the beeper is silenced before the sound service's stop returns, so the
+/// process that exits after it never leaves a piezo sounding.
+@Suite("B1 the sound service's stop", .serialized, .ownThreads)
+struct SoundServiceStopTests {
+    @Test func b1_stoppingTheServiceMidMelodyLeavesTheBeeperSilencedBeforeItReturns() async throws {
+        let scratch = Scratch()
+        let path = scratch.path + "/beeper"
+        #expect(mkfifo(path, 0o600) == 0)
+        // The reader first, so the output's non-blocking open finds one.
+        let reader = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK)
+        let config = try DaemonConfig(reading: ConfigReader(try ConfigDocument(parsing: """
+            [sound]
+            output = "beeper"
+            device = "\(path)"
+            high = "long:d=1,o=5,b=4:c"
+
+            """, source: "nook.toml")))
+        let melody = try #require(config.sound.byPriority[.high])
+        let service = Service.Sound(queues: [], logger: Logger(label: "test"))
+        try await service.start(config.sound)
+        let output = try #require(service.current.withLock { $0 })
+        output.play(.tones(melody), volume: 100)
+        var entry = pollfd(fd: reader.rawValue, events: Int16(POLLIN), revents: 0)
+        try #require(try System.poll(&entry, timeoutMilliseconds: Int32(TestBounds.duration(.seconds(30)) / .milliseconds(1))) == 1)
+        await service.stop()
+        // Everything the beeper was written by the time stop returned, read without waiting.
+        var bytes: [UInt8] = [], buffer = [UInt8](repeating: 0, count: 4096)
+        while let count = try buffer.withUnsafeMutableBytes({ try reader.readIfReady(into: $0) }), count > 0 { bytes += buffer[..<count] }
+        let tones = bytes.withUnsafeBytes { InputEvent.decode($0) }.filter { $0.type == 0x12 }.map(\.value)
+        #expect(tones.first == 523 && tones.last == 0, "the tones written before stop returned: \(tones)")
     }
 }
