@@ -87,36 +87,15 @@ final class ALSAPCM {
 
 /// What alsa-lib says about a failure (`Unknown PCM nosuch`), which it would otherwise print on
 /// standard error beside Nook's own line: taken by a handler local to the calling thread
-/// (`snd_lib_error_set_local`), so that one failure is one log line, with alsa-lib's words in it.
+/// (CALSA's shim, `snd_lib_error_set_local`), so that one failure is one log line, with
+/// alsa-lib's words in it. Read on the thread that collected, as every call here is made.
 struct ALSAMessages {
-    private static let byThread = Messages()
-
-    private final class Messages: @unchecked Sendable {
-        let lock = ThreadCondition()
-        /// Guarded by `lock`: the last message on each thread.
-        var last: [UInt: String] = [:]
-    }
-
     /// Routes this thread's alsa-lib messages here, and forgets the last one.
     static func collect() -> ALSAMessages {
-        let thread = UInt(pthread_self())
-        byThread.lock.withLock { byThread.last[thread] = nil }
-        snd_lib_error_set_local { _, _, _, _, format, arguments in
-            // va_list is a pointer on x86_64 (imported optional) and a struct on arm64 (not).
-            guard let format, let arguments = present(arguments) else { return }
-            var buffer = [CChar](repeating: 0, count: 512)
-            _ = vsnprintf(&buffer, buffer.count, format, arguments)
-            let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            let thread = UInt(pthread_self())
-            ALSAMessages.byThread.lock.withLock { ALSAMessages.byThread.last[thread] = text }
-        }
-        return ALSAMessages(thread: thread)
+        nook_alsa_collect_messages()
+        return ALSAMessages()
     }
 
-    let thread: UInt
-
     /// The last message alsa-lib gave on this thread since `collect()`.
-    var last: String? { Self.byThread.lock.withLock { Self.byThread.last[thread] } }
+    var last: String? { nook_alsa_last_message().map { String(cString: $0) } }
 }
-
-private func present<Value>(_ value: Value?) -> Value? { value }
