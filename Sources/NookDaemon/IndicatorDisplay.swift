@@ -98,6 +98,11 @@ final class IndicatorDisplay: DisplayBackend {
             warnings.append("fade: not drawn while the indicator blinks (as AWTRIX, the blink wins)")
             fade = nil
         }
+        if let asked = fade, asked < IndicatorMarks.shortestFade {
+            warnings.append("fade: \(setting.fadeMs) ms is drawn as \(Self.milliseconds(IndicatorMarks.shortestFade)) ms, "
+                            + "the shortest fade the board's redraws show")
+            fade = IndicatorMarks.shortestFade
+        }
         let now = clock.now
         let light: IndicatorMarks.Light? = state.withLock { state in
             let color = setting.color ?? state.lights[setting.number]?.color ?? 0

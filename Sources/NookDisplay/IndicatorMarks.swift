@@ -76,6 +76,11 @@ public enum IndicatorMarks {
     /// drawn at this): the glass is never redrawn faster for them.
     public static let shortestStep: Duration = .milliseconds(100)
 
+    /// The shortest fade drawn (a shorter one is drawn at this): four steps, the fewest in which
+    /// a rise and fall is seen. Sampled at ``shortestStep``, a fade of 200 ms or less would land
+    /// every step where the sine crosses the middle, a steady half light redrawn for nothing.
+    public static let shortestFade: Duration = shortestStep * 4
+
     /// A rectangle of the upright (drawn) frame.
     public struct Cell: Sendable, Equatable {
         public var x, y, width, height: Int

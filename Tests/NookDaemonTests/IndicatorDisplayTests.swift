@@ -102,6 +102,28 @@ struct IndicatorDisplayTests {
         _ = await led.indicators.set(.off(2))
     }
 
+    /// A fade of a few hundred milliseconds sampled every 100 ms is a steady half light (its
+    /// steps all land where the sine crosses the middle), redrawn for nothing: it is drawn at the
+    /// shortest fade the steps can show, and that is said, as a blink too short is.
+    @Test func m1_aFadeTooShortForTheStepsIsDrawnAtTheShortestItCanShowAndSaid() async throws {
+        let led = LED()
+        await led.screen.showHome()
+        let start = led.clock.now
+        let answer = await led.indicators.set(NookIndicator(number: 1, color: 0xFF0000, fadeMs: 100))
+        #expect(answer.fadeMs == 400, "\(answer)")
+        #expect(answer.warnings.count == 1 && answer.warnings.first?.hasPrefix("fade: 100 ms is drawn as 400 ms") == true, "\(answer.warnings)")
+        // Its four steps are four different colours: it is seen to rise and fall.
+        var seen: Set<UInt32?> = [led.pixel(31, 0)]
+        for step in 1...3 {
+            await led.clock.waitForSleepers(atLeast: 1)
+            led.clock.advance(to: start + .milliseconds(100 * step))
+            await led.clock.waitForSleepers(atLeast: 1)
+            seen.insert(led.pixel(31, 0))
+        }
+        #expect(seen.count == 3, "half, full, half, off: \(seen)")
+        _ = await led.indicators.set(.off(1))
+    }
+
     @Test func m1_onAPanelTheMarkIsDrawnOverTheCardAndInTheSnapshotAndTheLiveView() async throws {
         let clock = ManualClock()
         let mock = MockDisplay(size: PixelSize(width: 400, height: 240), refreshHz: 1000, clock: NookSystemClock())
