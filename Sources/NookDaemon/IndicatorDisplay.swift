@@ -112,6 +112,10 @@ final class IndicatorDisplay: DisplayBackend {
         if light == nil, setting.color == nil, setting.blinkMs > 0 || setting.fadeMs > 0 {
             warnings.append("indicator\(setting.number) is off: a blink or fade without a colour changes nothing until it is lit")
         }
+        let upright = inner.mode.size.rotated(state.withLock { $0.turned }.inverse)
+        if light != nil, IndicatorMarks.cells(of: setting.number, kind: kind, size: upright).isEmpty {
+            warnings.append("indicator\(setting.number): not drawn: this \(upright.width)x\(upright.height) display has no place for it")
+        }
         restartTicker()
         await redraw()
         return IndicatorAnswer(number: setting.number, color: light.map { NookIndicator.hex($0.color) },

@@ -85,6 +85,10 @@ public enum IndicatorMarks {
     public struct Cell: Sendable, Equatable {
         public var x, y, width, height: Int
         public init(x: Int, y: Int, width: Int, height: Int) { (self.x, self.y, self.width, self.height) = (x, y, width, height) }
+
+        func overlaps(_ other: Cell) -> Bool {
+            x < other.x + other.width && other.x < x + width && y < other.y + other.height && other.y < y + height
+        }
     }
 
     /// AWTRIX's pixels of each indicator on its 32x8 matrix, as (columns from the right edge,
@@ -98,8 +102,16 @@ public enum IndicatorMarks {
 
     private enum Edge { case top, middle, bottom }
 
-    /// Where indicator `number` sits on an upright frame of `size`.
+    /// Where indicator `number` sits on an upright frame of `size`: its place less any part of a
+    /// lower-numbered one's, so on a display too short for three places apart (a 28x3 LED SHIM)
+    /// no pixel is two lights and what shows does not hang on the order they are kept in.
+    /// Empty where the display has no place for it.
     public static func cells(of number: Int, kind: Kind, size: PixelSize) -> [Cell] {
+        let taken = (1..<max(1, number)).flatMap { place(of: $0, kind: kind, size: size) }
+        return place(of: number, kind: kind, size: size).filter { cell in !taken.contains { $0.overlaps(cell) } }
+    }
+
+    private static func place(of number: Int, kind: Kind, size: PixelSize) -> [Cell] {
         let (width, height) = (size.width, size.height)
         switch kind {
         case .strip:
@@ -130,7 +142,7 @@ public enum IndicatorMarks {
     /// upright glass.
     public static func draw(_ lights: [Int: Light], at now: NookInstant, on frame: inout Frame, turned: Rotation = .none, kind: Kind) {
         let upright = frame.size.rotated(turned.inverse)
-        for (number, light) in lights {
+        for (number, light) in lights.sorted(by: { $0.key < $1.key }) {
             let pixel = 0xFF00_0000 | light.color(at: now) & 0xFF_FFFF
             for cell in cells(of: number, kind: kind, size: upright) {
                 fill(cell, upright: upright, turned: turned, with: pixel, on: &frame)

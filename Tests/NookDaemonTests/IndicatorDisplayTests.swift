@@ -124,6 +124,21 @@ struct IndicatorDisplayTests {
         _ = await led.indicators.set(.off(1))
     }
 
+    /// A light the display has no place for (a strip of two LEDs has no third from the end; on a
+    /// 28x3 matrix indicator 2's pixels are indicator 1's and 3's) is kept and said, not dropped.
+    @Test func m1_anIndicatorTheDisplayHasNoPlaceForIsSaid() async throws {
+        let strip = MockDisplay(size: PixelSize(width: 2, height: 1), refreshHz: 1000, clock: NookSystemClock())
+        let onStrip = IndicatorDisplay(strip, kind: .strip, clock: ManualClock())
+        let third = await onStrip.set(NookIndicator(number: 3, color: 0xFF0000))
+        #expect(third.color == "#ff0000" && third.warnings == ["indicator3: not drawn: this 2x1 display has no place for it"], "\(third)")
+        let first = await onStrip.set(NookIndicator(number: 1, color: 0xFF0000))
+        #expect(first.warnings.isEmpty, "\(first)")
+        let shim = MockDisplay(size: PixelSize(width: 28, height: 3), refreshHz: 1000, clock: NookSystemClock())
+        let onShim = IndicatorDisplay(shim, kind: .matrix, clock: ManualClock())
+        let middle = await onShim.set(NookIndicator(number: 2, color: 0x00FF00))
+        #expect(middle.warnings == ["indicator2: not drawn: this 28x3 display has no place for it"], "\(middle)")
+    }
+
     @Test func m1_onAPanelTheMarkIsDrawnOverTheCardAndInTheSnapshotAndTheLiveView() async throws {
         let clock = ManualClock()
         let mock = MockDisplay(size: PixelSize(width: 400, height: 240), refreshHz: 1000, clock: NookSystemClock())
