@@ -18,6 +18,8 @@ final class IndicatorDisplay: DisplayBackend {
         var turned: Rotation = .none
         var ticker: Task<Void, Never>?
         var generation = 0
+        /// The generation whose ticker is redrawing now, if one is.
+        var redrawing: Int?
         /// The display is off (idle blanking, nobody in the room): a blink redraws nothing then;
         /// the screen presents afresh, lights included, when it comes back on.
         var blanked = false
@@ -127,7 +129,10 @@ final class IndicatorDisplay: DisplayBackend {
     /// ``IndicatorMarks/shortestStep``, while one is lit; steady lights need no timer.
     private func restartTicker() {
         let (lights, generation) = state.withLock { state in
-            state.ticker?.cancel()
+            // A ticker mid-redraw is let finish it: cancelled while the display waits for its
+            // vertical blank, the frame would be lost and the display said to have failed. It
+            // sees the generation moved on and ends.
+            if state.redrawing != state.generation { state.ticker?.cancel() }
             state.ticker = nil
             state.generation += 1
             return (state.lights.values.filter(\.animates), state.generation)
@@ -139,8 +144,20 @@ final class IndicatorDisplay: DisplayBackend {
                 guard let next = lights.compactMap({ $0.nextChange(after: clock.now) }).min() else { return }
                 do { try await clock.sleep(until: max(next, last + IndicatorMarks.shortestStep)) } catch { return }
                 last = clock.now
-                guard !state.withLock({ $0.blanked }), let redraw = redrawAction.withLock({ $0 }) else { continue }
-                await redraw()
+                let due: Bool? = state.withLock { state in
+                    guard state.generation == generation else { return nil }
+                    guard !state.blanked else { return false }
+                    state.redrawing = generation
+                    return true
+                }
+                guard let due else { return }
+                guard due else { continue }
+                if let redraw = redrawAction.withLock({ $0 }) { await redraw() }
+                let current = state.withLock { state in
+                    if state.redrawing == generation { state.redrawing = nil }
+                    return state.generation == generation
+                }
+                guard current else { return }
             }
         }
         state.withLock { state in
