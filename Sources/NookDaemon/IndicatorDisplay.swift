@@ -18,6 +18,8 @@ final class IndicatorDisplay: DisplayBackend {
         var turned: Rotation = .none
         var ticker: Task<Void, Never>?
         var generation = 0
+        /// The generation whose ticker is redrawing now, if one is.
+        var redrawing: Int?
         /// The display is off (idle blanking, nobody in the room): a blink redraws nothing then;
         /// the screen presents afresh, lights included, when it comes back on.
         var blanked = false
@@ -98,6 +100,11 @@ final class IndicatorDisplay: DisplayBackend {
             warnings.append("fade: not drawn while the indicator blinks (as AWTRIX, the blink wins)")
             fade = nil
         }
+        if let asked = fade, asked < IndicatorMarks.shortestFade {
+            warnings.append("fade: \(setting.fadeMs) ms is drawn as \(Self.milliseconds(IndicatorMarks.shortestFade)) ms, "
+                            + "the shortest fade the board's redraws show")
+            fade = IndicatorMarks.shortestFade
+        }
         let now = clock.now
         let light: IndicatorMarks.Light? = state.withLock { state in
             let color = setting.color ?? state.lights[setting.number]?.color ?? 0
@@ -106,6 +113,10 @@ final class IndicatorDisplay: DisplayBackend {
         }
         if light == nil, setting.color == nil, setting.blinkMs > 0 || setting.fadeMs > 0 {
             warnings.append("indicator\(setting.number) is off: a blink or fade without a colour changes nothing until it is lit")
+        }
+        let upright = inner.mode.size.rotated(state.withLock { $0.turned }.inverse)
+        if light != nil, IndicatorMarks.cells(of: setting.number, kind: kind, size: upright).isEmpty {
+            warnings.append("indicator\(setting.number): not drawn: this \(upright.width)x\(upright.height) display has no place for it")
         }
         restartTicker()
         await redraw()
@@ -118,7 +129,10 @@ final class IndicatorDisplay: DisplayBackend {
     /// ``IndicatorMarks/shortestStep``, while one is lit; steady lights need no timer.
     private func restartTicker() {
         let (lights, generation) = state.withLock { state in
-            state.ticker?.cancel()
+            // A ticker mid-redraw is let finish it: cancelled while the display waits for its
+            // vertical blank, the frame would be lost and the display said to have failed. It
+            // sees the generation moved on and ends.
+            if state.redrawing != state.generation { state.ticker?.cancel() }
             state.ticker = nil
             state.generation += 1
             return (state.lights.values.filter(\.animates), state.generation)
@@ -130,8 +144,20 @@ final class IndicatorDisplay: DisplayBackend {
                 guard let next = lights.compactMap({ $0.nextChange(after: clock.now) }).min() else { return }
                 do { try await clock.sleep(until: max(next, last + IndicatorMarks.shortestStep)) } catch { return }
                 last = clock.now
-                guard !state.withLock({ $0.blanked }), let redraw = redrawAction.withLock({ $0 }) else { continue }
-                await redraw()
+                let due: Bool? = state.withLock { state in
+                    guard state.generation == generation else { return nil }
+                    guard !state.blanked else { return false }
+                    state.redrawing = generation
+                    return true
+                }
+                guard let due else { return }
+                guard due else { continue }
+                if let redraw = redrawAction.withLock({ $0 }) { await redraw() }
+                let current = state.withLock { state in
+                    if state.redrawing == generation { state.redrawing = nil }
+                    return state.generation == generation
+                }
+                guard current else { return }
             }
         }
         state.withLock { state in

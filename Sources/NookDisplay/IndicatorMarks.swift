@@ -76,10 +76,19 @@ public enum IndicatorMarks {
     /// drawn at this): the glass is never redrawn faster for them.
     public static let shortestStep: Duration = .milliseconds(100)
 
+    /// The shortest fade drawn (a shorter one is drawn at this): four steps, the fewest in which
+    /// a rise and fall is seen. Sampled at ``shortestStep``, a fade of 200 ms or less would land
+    /// every step where the sine crosses the middle, a steady half light redrawn for nothing.
+    public static let shortestFade: Duration = shortestStep * 4
+
     /// A rectangle of the upright (drawn) frame.
     public struct Cell: Sendable, Equatable {
         public var x, y, width, height: Int
         public init(x: Int, y: Int, width: Int, height: Int) { (self.x, self.y, self.width, self.height) = (x, y, width, height) }
+
+        func overlaps(_ other: Cell) -> Bool {
+            x < other.x + other.width && other.x < x + width && y < other.y + other.height && other.y < y + height
+        }
     }
 
     /// AWTRIX's pixels of each indicator on its 32x8 matrix, as (columns from the right edge,
@@ -93,8 +102,16 @@ public enum IndicatorMarks {
 
     private enum Edge { case top, middle, bottom }
 
-    /// Where indicator `number` sits on an upright frame of `size`.
+    /// Where indicator `number` sits on an upright frame of `size`: its place less any part of a
+    /// lower-numbered one's, so on a display too short for three places apart (a 28x3 LED SHIM)
+    /// no pixel is two lights and what shows does not hang on the order they are kept in.
+    /// Empty where the display has no place for it.
     public static func cells(of number: Int, kind: Kind, size: PixelSize) -> [Cell] {
+        let taken = (1..<max(1, number)).flatMap { place(of: $0, kind: kind, size: size) }
+        return place(of: number, kind: kind, size: size).filter { cell in !taken.contains { $0.overlaps(cell) } }
+    }
+
+    private static func place(of number: Int, kind: Kind, size: PixelSize) -> [Cell] {
         let (width, height) = (size.width, size.height)
         switch kind {
         case .strip:
@@ -125,7 +142,7 @@ public enum IndicatorMarks {
     /// upright glass.
     public static func draw(_ lights: [Int: Light], at now: NookInstant, on frame: inout Frame, turned: Rotation = .none, kind: Kind) {
         let upright = frame.size.rotated(turned.inverse)
-        for (number, light) in lights {
+        for (number, light) in lights.sorted(by: { $0.key < $1.key }) {
             let pixel = 0xFF00_0000 | light.color(at: now) & 0xFF_FFFF
             for cell in cells(of: number, kind: kind, size: upright) {
                 fill(cell, upright: upright, turned: turned, with: pixel, on: &frame)

@@ -102,6 +102,94 @@ struct IndicatorDisplayTests {
         _ = await led.indicators.set(.off(2))
     }
 
+    /// A fade of a few hundred milliseconds sampled every 100 ms is a steady half light (its
+    /// steps all land where the sine crosses the middle), redrawn for nothing: it is drawn at the
+    /// shortest fade the steps can show, and that is said, as a blink too short is.
+    @Test func m1_aFadeTooShortForTheStepsIsDrawnAtTheShortestItCanShowAndSaid() async throws {
+        let led = LED()
+        await led.screen.showHome()
+        let start = led.clock.now
+        let answer = await led.indicators.set(NookIndicator(number: 1, color: 0xFF0000, fadeMs: 100))
+        #expect(answer.fadeMs == 400, "\(answer)")
+        #expect(answer.warnings.count == 1 && answer.warnings.first?.hasPrefix("fade: 100 ms is drawn as 400 ms") == true, "\(answer.warnings)")
+        // Its four steps are four different colours: it is seen to rise and fall.
+        var seen: Set<UInt32?> = [led.pixel(31, 0)]
+        for step in 1...3 {
+            await led.clock.waitForSleepers(atLeast: 1)
+            led.clock.advance(to: start + .milliseconds(100 * step))
+            await led.clock.waitForSleepers(atLeast: 1)
+            seen.insert(led.pixel(31, 0))
+        }
+        #expect(seen.count == 3, "half, full, half, off: \(seen)")
+        _ = await led.indicators.set(.off(1))
+    }
+
+    /// A light the display has no place for (a strip of two LEDs has no third from the end; on a
+    /// 28x3 matrix indicator 2's pixels are indicator 1's and 3's) is kept and said, not dropped.
+    @Test func m1_anIndicatorTheDisplayHasNoPlaceForIsSaid() async throws {
+        let strip = MockDisplay(size: PixelSize(width: 2, height: 1), refreshHz: 1000, clock: NookSystemClock())
+        let onStrip = IndicatorDisplay(strip, kind: .strip, clock: ManualClock())
+        let third = await onStrip.set(NookIndicator(number: 3, color: 0xFF0000))
+        #expect(third.color == "#ff0000" && third.warnings == ["indicator3: not drawn: this 2x1 display has no place for it"], "\(third)")
+        let first = await onStrip.set(NookIndicator(number: 1, color: 0xFF0000))
+        #expect(first.warnings.isEmpty, "\(first)")
+        let shim = MockDisplay(size: PixelSize(width: 28, height: 3), refreshHz: 1000, clock: NookSystemClock())
+        let onShim = IndicatorDisplay(shim, kind: .matrix, clock: ManualClock())
+        let middle = await onShim.set(NookIndicator(number: 2, color: 0x00FF00))
+        #expect(middle.warnings == ["indicator2: not drawn: this 28x3 display has no place for it"], "\(middle)")
+    }
+
+    /// A light set while a blink's redraw waits for the display (a vertical blank, a page flip)
+    /// lets that redraw finish: it was cancelled there, so the frame was lost and nookd logged
+    /// "display: present: cancelled while waiting for the vertical blank" as if the display failed.
+    @Test func m1_aLightSetWhileABlinkRedrawsLetsThatRedrawFinish() async throws {
+        let clock = ManualClock()
+        let held = HeldDisplay(clock: clock)
+        let indicators = IndicatorDisplay(held, kind: .matrix, clock: clock)
+        let screen = PixelScreen(display: indicators, clock: clock, renderer: PixelRenderer(size: PixelSize(width: 32, height: 8)),
+                                 home: .blank, localTime: { (12, 0, 0) })
+        indicators.redraw { [screen] in await screen.redisplay() }
+        await screen.showHome()
+        let start = clock.now
+        _ = await indicators.set(NookIndicator(number: 1, color: 0xFF0000, blinkMs: 500))
+        await clock.waitForSleepers(atLeast: 1)
+        // The blink's redraw at 500 ms waits for the display until 600 ms.
+        held.holdUntil.withLock { $0 = start + .milliseconds(600) }
+        clock.advance(to: start + .milliseconds(500))
+        await clock.waitForSleepers(atLeast: 1)
+        #expect(clock.deadlines == [start + .milliseconds(600)])
+        _ = await indicators.set(NookIndicator(number: 2, color: 0x00FF00))
+        clock.advance(to: start + .milliseconds(600))
+        var outcomes = held.outcomes.makeAsyncIterator()
+        let outcome = await outcomes.next()
+        #expect(outcome == "presented")
+        _ = await indicators.set(.off(1))
+    }
+
+    /// A display whose next present, once `holdUntil` is set, waits on the clock until then.
+    final class HeldDisplay: DisplayBackend {
+        let mode = DisplayMode(size: PixelSize(width: 32, height: 8), refreshHz: 1000, name: "held")
+        let clock: ManualClock
+        let holdUntil = Locked<NookInstant?>(nil)
+        let (outcomes, outcome) = AsyncStream<String>.makeStream()
+
+        init(clock: ManualClock) { self.clock = clock }
+
+        func present(_ frame: Frame) async throws(DisplayError) {
+            guard let until = holdUntil.withLock({ held in defer { held = nil }; return held }) else { return }
+            do {
+                try await clock.sleep(until: until)
+            } catch {
+                outcome.yield("cancelled")
+                throw DisplayError(operation: "present", detail: "cancelled while held")
+            }
+            outcome.yield("presented")
+        }
+
+        func setBlanked(_ blanked: Bool) async throws(DisplayError) {}
+        func restore() {}
+    }
+
     @Test func m1_onAPanelTheMarkIsDrawnOverTheCardAndInTheSnapshotAndTheLiveView() async throws {
         let clock = ManualClock()
         let mock = MockDisplay(size: PixelSize(width: 400, height: 240), refreshHz: 1000, clock: NookSystemClock())

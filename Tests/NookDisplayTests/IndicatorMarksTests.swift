@@ -37,6 +37,26 @@ struct IndicatorMarksTests {
         #expect(lit(all).count == 8 && lit(all)["31,4"] == 0x00FF00 && lit(all)["30,7"] == 0x0000FF)
     }
 
+    /// On a display too short for AWTRIX's three places apart (Pimoroni's LED SHIM is 28x3, a
+    /// short panel), a pixel shared by two marks is the lower-numbered one's alone: which light
+    /// shows there does not depend on the order the lights happen to be kept in.
+    @Test(arguments: [(PixelSize(width: 28, height: 3), IndicatorMarks.Kind.matrix), (PixelSize(width: 2, height: 2), .matrix),
+                      (PixelSize(width: 40, height: 8), .panel)])
+    func m1_onADisplayTooShortForThreeMarksApartNoPixelIsTwoMarks(size: PixelSize, kind: IndicatorMarks.Kind) {
+        var owner: [String: Int] = [:]
+        for number in 1...3 {
+            for cell in IndicatorMarks.cells(of: number, kind: kind, size: size) {
+                for y in cell.y..<(cell.y + cell.height) {
+                    for x in cell.x..<(cell.x + cell.width) {
+                        #expect(owner["\(x),\(y)"] == nil, "(\(x),\(y)) is indicator\(owner["\(x),\(y)"] ?? 0)'s and indicator\(number)'s")
+                        owner["\(x),\(y)"] = number
+                    }
+                }
+            }
+        }
+        #expect(!IndicatorMarks.cells(of: 1, kind: kind, size: size).isEmpty, "indicator 1 always has its corner")
+    }
+
     @Test func m1_onAPanelTheMarksAreSmallSquaresAtTheSamePlacesScaledToThePanel() {
         // A 1280x400 bar: AWTRIX's pixel is a 10-pixel square (1/40 of the short side), 10 in.
         let size = PixelSize(width: 1280, height: 400)
