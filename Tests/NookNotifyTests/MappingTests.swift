@@ -50,7 +50,7 @@ struct MappingTests {
         #expect(!odd.activity.isTransient && odd.notes.contains { $0.contains("transient") })
     }
 
-    @Test func b4_e2_aSendersSoundHintIsSaidNotDroppedAndSuppressSoundAsksForNothing() {
+    @Test func e2_aSendersSoundHintIsSaidNotDroppedAndSuppressSoundAsksForNothing() {
         let hints: [String: HintValue] = ["sound-name": .string("message-new-instant"), "sound-file": .string("/tmp/ding.wav"),
                                                 "suppress-sound": .boolean(true)]
         let notes = NotificationMapping.activity(for: NotifyCall(summary: "a", hints: hints), id: NookActivityID(), key: nil, allowPaths: true).notes

@@ -47,7 +47,14 @@ async def with_demetriek(host, key, native):
         queue = await lametric.notification_queue()
         ids = [int(n.notification_id) for n in queue]
         check({int(text), int(goal), int(chart)} <= set(ids), f"the queue lists them: {ids}")
+        # Between two cards (one ended, the next sliding in) the glass shows none, as a LaMetric
+        # between notifications: the chart stays until dismissed, so one is on the glass soon.
         current = await lametric.notification_current()
+        for _ in range(120):
+            if current is not None:
+                break
+            await asyncio.sleep(0.25)
+            current = await lametric.notification_current()
         check(current is not None and int(current.notification_id) in ids, f"current: {current and current.notification_id}")
         await lametric.dismiss_notification(notification_id=goal)
         check(int(goal) not in [int(n.notification_id) for n in await lametric.notification_queue()], "the goal notification is dismissed")
