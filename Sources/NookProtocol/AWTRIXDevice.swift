@@ -37,7 +37,7 @@ public enum AWTRIXDevice {
             + "table and the room (the display goes off while nobody is there, [presence]); quiet hours (PUT /api/v1/quiet, "
             + "nookctl quiet on) hold cards back"
         case .sleep: "a Nook board does not sleep: the glass stays on (see power)"
-        case .sound, .rtttl: "the board plays no sound yet: nothing was played"
+        case .sound, .rtttl: "the board plays no sender's sound yet, only each priority's own (nook.toml's [sound]): nothing was played"
         case .moodlight: "Nook draws no mood light: the glass goes on showing its cards, apps and home content"
         case .indicator1, .indicator2, .indicator3: "drawn by nookd"
         case .settings: "Nook's settings are nook.toml's"

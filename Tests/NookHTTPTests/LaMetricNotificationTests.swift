@@ -24,7 +24,7 @@ struct LaMetricNotificationTests {
         #expect(activity.dwell == NookActivity.defaultDwell * 8, "two cycles of four frames")
         // The id goes to nookd, which draws its file or says the card shows icon_type's icon (M3).
         #expect(activity.systemImage == "a7956" && activity.iconFallback == "info.circle", "\(activity)")
-        #expect(card.notes.contains("model.sound 'win' is not played: Nook has no sound output yet"), "\(card.notes)")
+        #expect(card.notes.contains("model.sound 'win' is not played: Nook plays no sender's sound yet, only each priority's own ([sound])"), "\(card.notes)")
     }
 
     @Test func m4_priorityCyclesLifetimeAndANookIconNameAreTheCardsOwn() throws {

@@ -6,7 +6,7 @@ import Glibc
 
 /// What LaMetric's `GET /api/v2/device` says of the board (M4), as demetriek reads it (every
 /// field it requires is there): its name and serial, the display as nookd's status gives it
-/// (size, brightness), no audio (Nook has no sound output yet), no Bluetooth, and the network
+/// (size, brightness), no audio (Nook's volume is not set over the API yet), no Bluetooth, and the network
 /// as the client reached it.
 struct LaMetricDevice {
     /// LaMetric Time's model name, which Home Assistant shows; the sound model `sa5` it tells apart.
@@ -69,7 +69,7 @@ struct LaMetricDevice {
         ])
     }
 
-    /// No sound output yet: Home Assistant makes no volume entity for an audio block that is not available.
+    /// No volume over the API yet: Home Assistant makes no volume entity for an audio block that is not available.
     static func audio(volume: Int?) -> JSONValue {
         .object([("available", .bool(false)), ("volume", .number(Double(volume ?? 0))), ("volume_limit", range(0, 100)),
                  ("volume_range", range(0, 100))])

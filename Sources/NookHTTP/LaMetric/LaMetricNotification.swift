@@ -73,7 +73,7 @@ public struct LaMetricNotification: Sendable, Equatable {
                 notification.cycles = Int(cycles)
             case "sound":
                 let id = value["id"]?.text ?? value["url"]?.text ?? "?"
-                notification.notes.append("model.sound '\(SaidText.shown(id, scalars: 60))' is not played: Nook has no sound output yet")
+                notification.notes.append("model.sound '\(SaidText.shown(id, scalars: 60))' is not played: Nook plays no sender's sound yet, only each priority's own ([sound])")
             default:
                 notification.notes.append("model.\(SaidText.shown(key, scalars: 40)) is not a field Nook reads: ignored")
             }

@@ -2,7 +2,7 @@ import NookProtocol
 
 /// The bodies of `PUT /api/v2/device/display` and `/audio` (M4), read for what they ask and
 /// answered with what the board does with it: nookd has no operation that sets the brightness
-/// (nook.toml's `[brightness]` does) and Nook has no sound output yet, so each field asked for
+/// (nook.toml's `[brightness]` does) and Nook's volume is nook.toml's `sound.volume`, so each field asked for
 /// is checked and named as left as it is.
 enum LaMetricSettingsBody {
     static func display(_ body: [UInt8]) -> Result<[String], HTTPAPIError> {
@@ -25,7 +25,7 @@ enum LaMetricSettingsBody {
         fields(body) { key, value throws(HTTPAPIError) in
             guard key == "volume" else { return "'\(key.prefix(40))' is not an audio setting LaMetric has: ignored" }
             try whole(value, key, 0...100)
-            return "volume \(value.serialized) is not set: Nook has no sound output yet"
+            return "volume \(value.serialized) is not set: Nook's volume is nook.toml's sound.volume, not set over the API yet"
         }
     }
 
