@@ -208,7 +208,7 @@ let package = Package(
         ]),
         .testTarget(name: "NookDaemonTests", dependencies: [
             "NookDaemon", "NookProtocol", "NookConfig", "NookActivities", "NookDisplay", "NookRender", "NookInput", "NookTestSupport", "NookTestTraits", "NookSystem",
-            "NookLogging", "NookPixel", "nookd",
+            "NookLogging", "NookPixel", "NookSound", "nookd",
         ]),
         .testTarget(name: "NookGIFTests", dependencies: ["NookGIF", "NookTestSupport"]),
         .testTarget(name: "NookPNGTests", dependencies: ["NookPNG", "NookDisplay", "NookRender", "NookTestTraits"]),

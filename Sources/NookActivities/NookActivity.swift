@@ -45,6 +45,10 @@ public struct NookActivity: Identifiable, Hashable, Sendable {
     /// Who sent it (U3), filled in by whoever accepted it (nookd, from the socket's peer
     /// credentials); nil for activities made in-process. Not a field a client sets.
     public var sender: NookSender?
+    /// What it sounds like as it slides in (B4): a chime's name or an RTTTL string, which nookd
+    /// checks at enqueue; empty for none, even where its priority has a sound; nil for its
+    /// priority's sound.
+    public var sound: String?
     /// Set on the cards the apps' rotation draws (A5): how an app looks beyond its title. Not
     /// a field a client sets, and not on the wire.
     public var app: NookAppFace?
@@ -138,6 +142,8 @@ extension NookActivity {
         public static let subtitleCharacters = 1024
         public static let coalescingKeyCharacters = 256
         public static let systemImageCharacters = 4096
+        /// An RTTTL string's bound (B2).
+        public static let soundCharacters = 4096
         /// Each text field in characters (code points) and in bytes: no code point is more than
         /// four bytes of UTF-8, so any script fills the character limit; a card shows far fewer.
         public static let title = NookTextLimit(characters: titleCharacters, bytes: 4 * titleCharacters)
@@ -145,6 +151,7 @@ extension NookActivity {
         public static let coalescingKey = NookTextLimit(characters: coalescingKeyCharacters, bytes: 4 * coalescingKeyCharacters)
         /// A symbol name or a PNG path: `PATH_MAX` bytes.
         public static let systemImage = NookTextLimit(characters: systemImageCharacters, bytes: 4096)
+        public static let sound = NookTextLimit(characters: soundCharacters, bytes: 4 * soundCharacters)
         public static let longestDwell: Duration = .seconds(3600)
         public static let longestTransition: Duration = .seconds(5)
         public static let longestEndDelay: Duration = .seconds(10)
@@ -162,6 +169,9 @@ extension NookActivity {
         }
         if let systemImage {
             try Self.checkText(systemImage, field: "icon", limit: Limits.systemImage, required: true)
+        }
+        if let sound {
+            try Self.checkText(sound, field: "sound", limit: Limits.sound, required: false)
         }
         if let iconFallback, let problem = NookIconNames.fallbackProblem(iconFallback) {
             throw NookActivityValidationError(field: "iconFallback", problem: problem)

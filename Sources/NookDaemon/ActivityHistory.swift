@@ -44,6 +44,8 @@ final class ActivityHistory: Sendable {
         var activity: NookActivity
         /// Which arrival of its id this is (see ``arrival(of:)``).
         var arrival: UInt64
+        /// What became of its sound (B3), once it slid in with one.
+        var sound: String? = nil
     }
 
     typealias State = DurableLog<HistoryContent>.State
@@ -248,6 +250,12 @@ final class ActivityHistory: Sendable {
         }
     }
 
+    /// B3: what became of a live activity's sound (`played`, `silenced (quiet hours)`), kept for
+    /// its entry. Memory only until the entry is written: a restart in between forgets it.
+    func noteSound(_ note: String, for id: NookActivityID) {
+        state.withLock { $0.content.live[id]?.sound = note }
+    }
+
     /// Returns once the entries up to `mark` (``DurableLog/mark``) are on stable storage
     /// (`durable`) or in the file; at once for a history kept in memory only, or one that
     /// cannot be written now (it warned).
@@ -261,7 +269,8 @@ final class ActivityHistory: Sendable {
         // The activity as it last was: an update may have made it transient, or not.
         guard !event.activity.isTransient else { return false }
         let entry = HistoryEntry(number: state.content.nextNumber, activity: event.activity, module: live.module.rawValue,
-                                 enqueuedAt: live.enqueuedAt, shownAt: live.shownAt, endedAt: now, ending: how, onGlass: live.onGlass)
+                                 enqueuedAt: live.enqueuedAt, shownAt: live.shownAt, endedAt: now, ending: how, onGlass: live.onGlass,
+                                 sound: live.sound)
         state.content.nextNumber += 1
         state.content.entries.append(entry)
         state.content.keptBytes += Self.size(of: entry)

@@ -58,7 +58,7 @@ struct DaemonParts: Sendable {
         (recall, history, apps) = (try wiring.part(Service.Recall.self), try wiring.part(Service.History.self), try wiring.part(Service.Apps.self))
         (journal, brightness, quietHours, presence) = (try wiring.part(Service.Journal.self), try wiring.part(Service.Brightness.self),
                                                        try wiring.part(Service.QuietHours.self), try wiring.part(Service.Presence.self))
-        (touch, socket) = (try wiring.part(Service.Touch.self), try wiring.part(Service.Socket.self))
+        (touch, socket, sound) = (try wiring.part(Service.Touch.self), try wiring.part(Service.Socket.self), try wiring.part(Service.Sound.self))
         self.ownership = ownership
     }
 
@@ -82,6 +82,7 @@ struct DaemonParts: Sendable {
     let quietHours: Service.QuietHours
     let presence: Service.Presence
     let touch: Service.Touch
+    let sound: Service.Sound
     let ownership: Service.Ownership
     let socket: Service.Socket
 

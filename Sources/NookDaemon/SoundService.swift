@@ -6,54 +6,105 @@ import NookProtocol
 import NookSound
 
 extension Service {
-    /// B1, B2: the sound output `[sound]` names, chosen once at start (`auto` looks as the display
-    /// backends do), and its part of `status`; each card's priority's sound, played as the card
-    /// slides in. The output plays on a thread of its own, so nothing of nookd waits for it; a
-    /// missing or busy device is its log line and its status.
+    /// B1, B2, B3: the sound output `[sound]` names, chosen once at start (`auto` looks as the
+    /// display backends do), and its part of `status`; each card's priority's sound, played as the
+    /// card slides in at the volume the room allows (quiet hours and an empty room lower or
+    /// silence it), what became of it noted for the card's history entry. The output plays on a
+    /// thread of its own, so nothing of nookd waits for it; a missing or busy device is its log
+    /// line and its status.
     final class Sound: DaemonService {
         struct Settings: Equatable, Sendable {
             var output = SoundOutputKind.none
             /// The ALSA PCM's name, or the beeper's event device; nil: `default`, or the beeper found.
             var device: String?
-            /// 0–100.
-            var volume = 80
+            /// The volume (0–100) and what lowers it.
+            var room = RoomSoundRules()
+            var volume: Int {
+                get { room.volume }
+                set { room.volume = newValue }
+            }
             /// The sound each priority's cards come with; none where not set.
             var byPriority: [NookActivityPriority: Melody] = [:]
         }
         typealias Section = Settings
         static let name = "sound"
-        static var needs: [any DaemonService.Type] { [Queues.self] }
+        static var needs: [any DaemonService.Type] { [Queues.self, History.self, Presence.self] }
         static let keys = settings.map(\.key)
 
         /// The output in use; nil until started and after the stop.
         let current = Locked<(any SoundOutput)?>(nil)
         private let queues: [NookActivityQueue]
+        private let room: @Sendable () async -> RoomSoundRules.Room
+        private let noteVerdict: @Sendable (NookActivityID, RoomSoundRules.Verdict) -> Void
         private let logger: Logger
         private let stops = StopActions()
+        /// Sounds the room lowered or silenced since the start, for `status`.
+        private let roomCounts = Locked((lowered: 0, silenced: 0))
 
-        init(queues: [NookActivityQueue], logger: Logger) { (self.queues, self.logger) = (queues, logger) }
+        /// `room` says how the room is when a sound would start; `note` hands a card's verdict to
+        /// its history entry.
+        init(queues: [NookActivityQueue], room: @escaping @Sendable () async -> RoomSoundRules.Room = { .init(quiet: false, empty: false) },
+             note: @escaping @Sendable (NookActivityID, RoomSoundRules.Verdict) -> Void = { _, _ in }, logger: Logger) {
+            (self.queues, self.room, self.noteVerdict, self.logger) = (queues, room, note, logger)
+        }
 
         func start(_ section: Section) async throws(DaemonError) {
             let (output, note) = SoundOutputChoice.make(section.output, device: section.device, logger: logger)
             current.withLock { $0 = output }
             logger.info("\(note)")
-            guard !section.byPriority.isEmpty else { return }
+            // Without an output no sound plays: a card that asks for one was told at enqueue.
+            guard section.output != .none else { return }
             let chimed = Locked(RecentIDs())
             let relays = queues.map { queue in
                 let events = queue.events(where: { $0.kind == .animateIn })
-                return Task { [logger] in
+                return Task { [logger, room, noteVerdict, roomCounts] in
                     for await event in events {
                         // A card that slides in again (requeued, back from a recall) chimed already.
-                        guard let melody = section.byPriority[event.activity.priority], chimed.withLock({ $0.insert(event.id) }) else { continue }
+                        guard let melody = Self.melody(of: event.activity, section, logger), chimed.withLock({ $0.insert(event.id) }) else { continue }
                         if let reason = output.cannotPlay(.tones(melody)) {
                             logger.debug("sound: \(melody.name) for \(event.id) not played: \(reason)")
                             continue
                         }
-                        output.play(.tones(melody), volume: section.volume)
+                        let verdict = section.room.verdict(for: event.activity.priority, in: await room())
+                        noteVerdict(event.id, verdict)
+                        switch verdict {
+                        case .silenced:
+                            roomCounts.withLock { $0.silenced += 1 }
+                            logger.info("sound: \(melody.name) for \(event.id) \(verdict)")
+                        case .play(let volume, let lowered):
+                            if lowered != nil {
+                                roomCounts.withLock { $0.lowered += 1 }
+                                logger.info("sound: \(melody.name) for \(event.id) \(verdict)")
+                            }
+                            output.play(.tones(melody), volume: volume)
+                        }
                     }
                 }
             }
             stops.add { relays.forEach { $0.cancel() } }
+        }
+
+        /// The card's own sound (B4; empty: none), else its priority's.
+        static func melody(of activity: NookActivity, _ section: Section, _ logger: Logger) -> Melody? {
+            guard let own = activity.sound else { return section.byPriority[activity.priority] }
+            guard !own.isEmpty else { return nil }
+            do throws(SoundError) {
+                return try SoundText.melody(own)
+            } catch {
+                // Checked at enqueue; a journal's record from an older nookd may not be.
+                logger.warning("sound: \(activity.id)'s sound is not played: \(error)")
+                return nil
+            }
+        }
+
+        /// What a sender is told when the sound it asked for (`sound`, B4) will not play on this
+        /// board: no output, or one that cannot play it. Said at enqueue; the room's verdict
+        /// comes as the card slides in (its history entry).
+        func unplayable(_ sound: String?) -> [String] {
+            guard let sound, !sound.isEmpty else { return [] }
+            let output: any SoundOutput = current.withLock { $0 } ?? SilentOutput()
+            guard let reason = output.cannotPlay(.tones(Melody(name: sound, tones: []))) else { return [] }
+            return ["sound '\(LogText.short(sound))' will not play: \(reason)"]
         }
 
         /// How long the stop waits for the output to be silenced: within N2's 2 s with the
@@ -95,7 +146,12 @@ extension Service.Sound: DeclaresSettings {
     static let low = Setting<String?>.text("sound.low", reload: .restart, shownDefault: "none")
     static let normal = Setting<String?>.text("sound.normal", reload: .restart, shownDefault: "none")
     static let high = Setting<String?>.text("sound.high", reload: .restart, shownDefault: "none")
-    static let settings = [output.declaration, device.declaration, volume.declaration, low.declaration, normal.declaration, high.declaration]
+    static let quietVolume = Setting<Int>.integer("sound.quiet_volume", default: 0, in: 0...100, reload: .restart)
+    static let quietThrough = Setting<String>.choice("sound.quiet_through", among: ["none"] + NookActivityPriority.allCases.map { "\($0)" }, default: "none",
+                                                     reload: .restart)
+    static let awayVolume = Setting<Int?>.integer("sound.away_volume", in: 0...100, reload: .restart, shownDefault: "unchanged")
+    static let settings = [output.declaration, device.declaration, volume.declaration, quietVolume.declaration, quietThrough.declaration,
+                           awayVolume.declaration, low.declaration, normal.declaration, high.declaration]
 }
 
 extension Service.Sound: OwnsSettings {
@@ -125,6 +181,17 @@ extension Service.Sound: OwnsSettings {
             sound.device = device
         }
         if let volume = try volume.read(reader) { sound.volume = volume }
+        if let level = try quietVolume.read(reader) { sound.room.quietVolume = level }
+        if let through = try quietThrough.read(reader) {
+            sound.room.quietThrough = NookActivityPriority.allCases.first { "\($0)" == through }
+        }
+        if let level = try awayVolume.read(reader) {
+            // Nobody is ever "not there" without an input that says who is.
+            guard reading.earlier.presence != nil else {
+                throw reader.error(awayVolume.key, "needs presence: proximity.presence_threshold, or a [gpio.NAME] table with role = \"presence\" (a PIR sensor)")
+            }
+            sound.room.awayVolume = level
+        }
         for (setting, priority) in [(low, NookActivityPriority.low), (normal, .normal), (high, .high)] {
             guard let text = try setting.read(reader) else { continue }
             guard sound.output != .none else {
@@ -137,13 +204,7 @@ extension Service.Sound: OwnsSettings {
 
     /// A chime's name, or an RTTTL string (`name:d=4,o=5,b=100:notes`, told by its colons).
     static func melody(_ text: String, for key: String, _ reader: ConfigReader) throws(ConfigError) -> Melody {
-        if text.contains(":") {
-            do throws(SoundError) { return try RTTTL.parse(text) } catch { throw reader.error(key, "\(error)") }
-        }
-        guard let melody = Chimes.melody(named: text) else {
-            throw reader.error(key, "is not a chime Nook has ('\(text)'; docs/sound.md lists them), nor an RTTTL string (name:d=4,o=5,b=100:notes)")
-        }
-        return melody
+        do throws(SoundError) { return try SoundText.melody(text) } catch { throw reader.error(key, "\(error)") }
     }
 }
 
@@ -151,13 +212,34 @@ extension Service.Sound: ReportsStatus {
     func report(into status: inout StatusAnswer) async {
         guard let output = current.withLock({ $0 }) else { return }
         let now = output.status
+        let counts = roomCounts.withLock { $0 }
         status.sound = StatusAnswer.Sound(output: now.output, device: now.device, state: now.state.rawValue, problem: now.problem,
-                                          played: now.played, failed: now.failed)
+                                          played: now.played, failed: now.failed, lowered: counts.lowered, silenced: counts.silenced)
     }
 }
 
 extension Service.Sound: BuiltService {
     static func build(_ wiring: ServiceWiring) throws(DaemonError) -> Service.Sound {
-        Service.Sound(queues: try wiring.moduleQueues, logger: wiring.logger)
+        let history = try wiring.part(Service.History.self).history
+        let quiet = wiring.quiet, presence = try wiring.part(Service.Presence.self)
+        // Empty once presence has dimmed the display for nobody there (presence.dim_after_s): a
+        // PIR's idle moment while someone sits still is not an empty room.
+        return Service.Sound(queues: try wiring.moduleQueues,
+                             room: { .init(quiet: quiet.isQuiet, empty: (await presence.current.withLock { $0 }?.state ?? .present) != .present) },
+                             note: { history.noteSound("\($1)", for: $0) }, logger: wiring.logger)
+    }
+}
+
+extension Daemon {
+    /// B4: a card's own sound, checked where it is enqueued or updated, in the connection's task:
+    /// a name Nook has no chime for, or an RTTTL string's fault at its character, refuses the
+    /// request naming `field`. Empty asks for no sound.
+    static func checkSound(_ sound: String?, field: String) throws(ProtocolError) {
+        guard let sound, !sound.isEmpty else { return }
+        do throws(SoundError) {
+            _ = try SoundText.melody(sound)
+        } catch {
+            throw ProtocolError(.invalid, field: field, error.message)
+        }
     }
 }

@@ -27,6 +27,7 @@ extension Daemon {
         let isAdmin = name == nil && ownership.isAdmin(peer)
         // An icon file is checked here, in the connection's task, not inside the queue: a FIFO
         // or a slow disk must not stall the queue (see checkedIcon).
+        try Self.checkSound(changes.json[ActivityField.sound.wireName]?.text, field: "changes.sound")
         var iconPath: String?
         if let asked = Self.askedIcon(changes) {
             iconPath = try checkedIcon(asked).systemImage
@@ -126,6 +127,7 @@ extension Daemon {
         result.warnings = (fallbackNote.map { [$0] } ?? Self.iconWarnings(icon))
             + screen.undrawn(title: changes.json[ActivityField.title.wireName]?.text,
                              subtitle: changes.json[ActivityField.subtitle.wireName]?.text, icon: icon)
+            + parts.sound.unplayable(changes.json[ActivityField.sound.wireName]?.text)
         logSaid(result.warnings, about: result.updated.map { "\($0.id)" }.joined(separator: ", "), peer: connection.peer)
         // Debug: a client may send a hundred updates a second.
         logger.debug("updated \(result.updated.map { "\($0.id) (\($0.fields.joined(separator: ", ")))" }.joined(separator: "; "))",

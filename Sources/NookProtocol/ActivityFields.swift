@@ -5,7 +5,7 @@ import NookActivities
 /// against (`ActivityFieldTests`), so adding a field is this list, its codec line and its
 /// `nookctl enqueue` option.
 public enum ActivityField: String, CaseIterable, Sendable {
-    case id, title, subtitle, icon, tint, key, priority, dwell, blocker, timeout, expiresAfter, progress, transition, endDelay, transient, action
+    case id, title, subtitle, icon, tint, key, priority, dwell, blocker, timeout, expiresAfter, progress, transition, endDelay, transient, action, sound
 
     /// The key in a request's `activity` object.
     public var wireName: String { rawValue }

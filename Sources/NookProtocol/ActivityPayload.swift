@@ -5,7 +5,8 @@ import NookActivities
 /// Fields: `title` (required), `subtitle`, `icon`, `tint`, `key`, `priority`
 /// (`low`/`normal`/`high`), `dwell`, `blocker`, `timeout`, `expiresAfter`, `progress`,
 /// `transition`, `endDelay` (seconds), `transient` (bool: not kept in the history), `action`
-/// (bool: the card has a default action the open input invokes, E3) and `id` (a UUID, assigned
+/// (bool: the card has a default action the open input invokes, E3), `sound` (a chime's name or
+/// an RTTTL string played as it slides in, empty for none, B4) and `id` (a UUID, assigned
 /// if absent), `iconFallback` (a built-in icon name drawn when `icon` is neither built in nor
 /// a file in an icon directory, M3).
 public enum ActivityPayload {
@@ -35,10 +36,12 @@ public enum ActivityPayload {
         activity.systemImage = try reader.string("icon")
         activity.coalescingKey = try reader.string("key")
         activity.iconFallback = try reader.string("iconFallback")
+        activity.sound = try reader.string("sound")
         if clampingText {
             activity.subtitle = activity.subtitle.map(NookActivity.Limits.subtitle.clamped)
             activity.systemImage = activity.systemImage.map(NookActivity.Limits.systemImage.clamped)
             activity.coalescingKey = activity.coalescingKey.map(NookActivity.Limits.coalescingKey.clamped)
+            activity.sound = activity.sound.map(NookActivity.Limits.sound.clamped)
         }
         if let text = try reader.string("tint") { activity.tint = try parsed(.tint, ActivityFieldValue.tint(text)) }
         if let text = try reader.string("priority") { activity.priority = try parsed(.priority, ActivityFieldValue.priority(text)) }
@@ -86,6 +89,7 @@ public enum ActivityPayload {
         if activity.endDelay != NookActivity.defaultEndDelay { members.append(("endDelay", .number(activity.endDelay.nookSeconds))) }
         if activity.isTransient { members.append(("transient", .bool(true))) }
         if activity.hasAction { members.append(("action", .bool(true))) }
+        if let sound = activity.sound { members.append(("sound", .string(sound))) }
         return .object(members)
     }
 }

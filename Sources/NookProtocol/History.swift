@@ -20,11 +20,14 @@ public struct HistoryEntry: Sendable, Equatable {
     public var ending: String
     /// Ever on the glass (taken it at least once, in this run or one before a restart).
     public var onGlass: Bool
+    /// What became of the sound it slid in with (B3): `played`, `played at 20 (quiet hours)`,
+    /// `silenced (nobody there)`; nil when it had none.
+    public var sound: String?
 
     public init(number: UInt64, activity: NookActivity, module: String, enqueuedAt: Double, shownAt: Double?, endedAt: Double,
-                ending: String, onGlass: Bool) {
+                ending: String, onGlass: Bool, sound: String? = nil) {
         (self.number, self.activity, self.module, self.enqueuedAt) = (number, activity, module, enqueuedAt)
-        (self.shownAt, self.endedAt, self.ending, self.onGlass) = (shownAt, endedAt, ending, onGlass)
+        (self.shownAt, self.endedAt, self.ending, self.onGlass, self.sound) = (shownAt, endedAt, ending, onGlass, sound)
     }
 
     public var json: JSONValue {
@@ -33,6 +36,7 @@ public struct HistoryEntry: Sendable, Equatable {
         if let sender = activity.sender { members.append(("sender", SenderPayload.encode(sender))) }
         if let shownAt { members.append(("shownAt", .number(shownAt))) }
         members += [("endedAt", .number(endedAt)), ("ending", .string(ending)), ("onGlass", .bool(onGlass))]
+        if let sound { members.append(("sound", .string(sound))) }
         return .object(members)
     }
 
@@ -53,6 +57,7 @@ public struct HistoryEntry: Sendable, Equatable {
         endedAt = try reader.requiredNumber("endedAt", in: FieldReader.wallClock)
         ending = try reader.requiredString("ending")
         onGlass = try reader.requiredBool("onGlass")
+        sound = try reader.string("sound")
     }
 }
 

@@ -12,20 +12,26 @@ extension StatusAnswer {
         /// Sounds played, and refused by the device, since nookd started.
         public var played: Int
         public var failed: Int
+        /// Sounds quiet hours or an empty room played lower, and kept silent (B3), since nookd started.
+        public var lowered: Int
+        public var silenced: Int
 
-        public init(output: String, device: String?, state: String, problem: String?, played: Int, failed: Int) {
+        public init(output: String, device: String?, state: String, problem: String?, played: Int, failed: Int, lowered: Int = 0, silenced: Int = 0) {
             (self.output, self.device, self.state, self.problem, self.played, self.failed) = (output, device, state, problem, played, failed)
+            (self.lowered, self.silenced) = (lowered, silenced)
         }
 
         var json: JSONValue {
             .object([("output", .string(output)), ("device", device.map(JSONValue.string) ?? .null), ("state", .string(state)),
                      ("problem", problem.map(JSONValue.string) ?? .null), ("played", .number(Double(played))),
-                     ("failed", .number(Double(failed)))])
+                     ("failed", .number(Double(failed))), ("lowered", .number(Double(lowered))), ("silenced", .number(Double(silenced)))])
         }
 
         init(reading sound: FieldReader) throws(ProtocolError) {
             self.init(output: try sound.requiredString("output"), device: try sound.string("device"), state: try sound.requiredString("state"),
-                      problem: try sound.string("problem"), played: try sound.requiredCount("played"), failed: try sound.requiredCount("failed"))
+                      problem: try sound.string("problem"), played: try sound.requiredCount("played"), failed: try sound.requiredCount("failed"),
+                      // A nookd from before B3 sends neither.
+                      lowered: try sound.count("lowered") ?? 0, silenced: try sound.count("silenced") ?? 0)
         }
 
         /// `nookctl status`'s line: `sound: alsa on default, idle (3 played)`.
@@ -35,6 +41,7 @@ extension StatusAnswer {
             var text = "sound: \(output)" + (device.map { " on \($0)" } ?? "") + ", \(state)"
             if let problem { text += " (\(problem))" }
             if played > 0 || failed > 0 { text += ", \(played) played, \(failed) failed" }
+            if lowered > 0 || silenced > 0 { text += ", \(lowered) lowered and \(silenced) silenced by the room" }
             return text
         }
     }

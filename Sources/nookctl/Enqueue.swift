@@ -23,6 +23,7 @@ struct Enqueue: ParsableCommand {
     @Option(help: "Drop it if still waiting after this many seconds.") var expiresAfter: Double?
     @Flag(help: "Not kept in the history once it ends.") var transient = false
     @Flag(help: "It has a default action: the open input (or nookctl invoke) on its card reports 'invoked' instead of opening the nook.") var action = false
+    @Option(help: "Its sound as it slides in: a chime's name (doorbell, message-new-instant, …) or an RTTTL string (name:d=4,o=5,b=100:notes); \"\" for none, even where its priority has one.") var sound: String?
     @Option(help: "The module (queue) to show it in; default: the foreground module.") var module: String?
     @Option(help: "Use this id (a UUID) instead of a fresh one.") var id: String?
     @Flag(help: "Wait until the activity has ended; the exit code says how.") var wait = false
@@ -30,7 +31,7 @@ struct Enqueue: ParsableCommand {
     var options: EnqueueOptions {
         EnqueueOptions(socket: connection.socket, json: connection.json, title: title, subtitle: subtitle, icon: icon, tint: tint,
                        key: key, priority: priority, dwell: dwell, blocker: blocker, timeout: timeout, progress: progress,
-                       expiresAfter: expiresAfter, transient: transient, action: action, module: module, id: id, wait: wait)
+                       expiresAfter: expiresAfter, transient: transient, action: action, sound: sound, module: module, id: id, wait: wait)
     }
 
     func validate() throws {
@@ -60,6 +61,7 @@ struct EnqueueOptions: Equatable {
     var expiresAfter: Double?
     var transient = false
     var action = false
+    var sound: String?
     var module: String?
     var id: String?
     var wait = false
@@ -93,6 +95,7 @@ struct EnqueueOptions: Equatable {
         activity.progress = progress
         activity.isTransient = transient
         activity.hasAction = action
+        activity.sound = sound
         do {
             try activity.validate()
         } catch {

@@ -65,6 +65,7 @@ enum EnqueueCommandLine {
         case "--priority": options.priority = value
         case "--module": options.module = value
         case "--id": options.id = value
+        case "--sound": options.sound = value
         default:
             guard let number = Double(value) else { return false }
             switch name {

@@ -105,6 +105,8 @@ enum HistoryText {
         if entry.activity.priority != .normal { notes.append(entry.activity.priority.description) }
         if let key = entry.activity.coalescingKey { notes.append("key \(key)") }
         if let sender = entry.activity.sender { notes.append("from \(sender.name ?? "uid \(sender.uid)")") }
+        // What the room changed of its sound (B3); a sound played as set is not news.
+        if let sound = entry.sound, sound != "played" { notes.append("sound \(sound)") }
         if !notes.isEmpty { text += "  [\(notes.joined(separator: ", "))]" }
         return text
     }
@@ -128,6 +130,7 @@ enum HistoryText {
         lines.append("shown: \(entry.shownAt.map { time($0, now: now, full: true) } ?? (entry.onGlass ? "before a restart of nookd" : "never"))")
         lines.append("ended: \(time(entry.endedAt, now: now, full: true)) (\(entry.ending))")
         lines.append("on the glass: \(entry.onGlass ? "yes" : "no")")
+        if let sound = entry.sound { lines.append("sound: \(sound)") }
         return lines.joined(separator: "\n")
     }
 

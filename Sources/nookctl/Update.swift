@@ -31,7 +31,8 @@ struct Update: ParsableCommand {
     @Flag(help: "Not kept in the history once it ends.") var transient = false
     @Flag(help: "Give it a default action (the open input reports 'invoked').") var action = false
     @Flag(help: "Take its default action away.") var noAction = false
-    @Option(help: "Clear an optional field (subtitle, icon, key, timeout, expiresAfter, progress); repeatable.") var clear: [String] = []
+    @Option(help: "New sound, for a card not yet on the glass: a chime's name or an RTTTL string; \"\" for none.") var sound: String?
+    @Option(help: "Clear an optional field (subtitle, icon, key, timeout, expiresAfter, progress, sound); repeatable.") var clear: [String] = []
     @Flag(help: "Count the dwell (or a blocker's timeout) from now.") var restartDwell = false
 
     func validate() throws {
@@ -61,6 +62,7 @@ struct Update: ParsableCommand {
         set(.expiresAfter, expiresAfter.map(JSONValue.number))
         set(.transient, transient ? .bool(true) : nil)
         set(.action, action ? .bool(true) : noAction ? .bool(false) : nil)
+        set(.sound, sound.map(JSONValue.string))
         for name in clear {
             guard let field = ActivityField(rawValue: name) ?? ActivityField.allCases.first(where: { $0.flag == "--" + name }), field.isClearable else {
                 let clearable = ActivityField.allCases.filter(\.isClearable).map(\.wireName).joined(separator: ", ")

@@ -7,6 +7,7 @@ import NookActivities
 import NookConfig
 import NookLogging
 import NookProtocol
+import NookSound
 import NookSystem
 import NookTestSupport
 import NookTestTraits
@@ -195,5 +196,190 @@ struct SoundServiceStopTests {
         while let count = try buffer.withUnsafeMutableBytes({ try reader.readIfReady(into: $0) }), count > 0 { bytes += buffer[..<count] }
         let tones = bytes.withUnsafeBytes { InputEvent.decode($0) }.filter { $0.type == 0x12 }.map(\.value)
         #expect(tones.first == 523 && tones.last == 0, "the tones written before stop returned: \(tones)")
+    }
+}
+
+/// B3 in nookd: quiet hours (`nookctl quiet on` here) lower or silence a card's sound as nook.toml
+/// says, `status` counts what the room changed, and the card's history entry says what became of
+/// its sound.
+@Suite("B3 the room decides a card's sound in nookd", .serialized, .ownThreads)
+struct SoundInTheRoomTests {
+    func parse(_ text: String) throws -> DaemonConfig {
+        try DaemonConfig(reading: ConfigReader(try ConfigDocument(parsing: text, source: "nook.toml")))
+    }
+
+    func refusal(_ text: String) -> String {
+        do { _ = try parse(text); return "" } catch { return "\(error)" }
+    }
+
+    @Test func b3_quietAndAwayLevelsAreReadAndAnAwayLevelWithoutPresenceIsRefused() throws {
+        #expect(try parse("[sound]\noutput = \"alsa\"\n").sound.room == RoomSoundRules(volume: 80, quietVolume: 0, quietThrough: nil, awayVolume: nil))
+        let pir = "[gpio.pir]\nline = \"NOOK_PIR\"\nrole = \"presence\"\n\n"
+        let set = try parse(pir + "[sound]\noutput = \"alsa\"\nvolume = 70\nquiet_volume = 15\nquiet_through = \"high\"\naway_volume = 40\n").sound.room
+        #expect(set == RoomSoundRules(volume: 70, quietVolume: 15, quietThrough: .high, awayVolume: 40))
+        #expect(refusal("[sound]\noutput = \"alsa\"\naway_volume = 40\n")
+            == "nook.toml:3: sound.away_volume: needs presence: proximity.presence_threshold, or a [gpio.NAME] table with role = \"presence\" (a PIR sensor)")
+        #expect(refusal("[sound]\noutput = \"alsa\"\nquiet_through = \"blocker\"\n").contains("sound.quiet_through"))
+        #expect(refusal("[sound]\noutput = \"alsa\"\nquiet_volume = 101\n").contains("sound.quiet_volume"))
+    }
+
+    @Test func b3_statusCountsWhatTheRoomChangedAndAnOlderNookdsAnswerStillReads() throws {
+        let sound = StatusAnswer.Sound(output: "beeper", device: "/dev/input/event1", state: "idle", problem: nil, played: 3, failed: 0, lowered: 1, silenced: 2)
+        let answer = StatusAnswer(foreground: nil, display: .init(backend: "mock", mode: "320x240", rotation: 0, theme: "default", refreshHz: 60),
+                                  home: "clock", engaged: false, inputs: [], gpio: nil, modules: [], connections: 1, sound: sound)
+        #expect(try StatusAnswer(json: answer.json).sound == sound)
+        #expect(sound.line == "sound: beeper on /dev/input/event1, idle, 3 played, 0 failed, 1 lowered and 2 silenced by the room")
+        // A nookd from before B3 sends neither count.
+        let older = answer.json.serialized.replacingOccurrences(of: #","lowered":1,"silenced":2"#, with: "")
+        #expect(older != answer.json.serialized)
+        let read = try StatusAnswer(json: JSONValue.parse(Array(older.utf8))).sound
+        #expect(read?.lowered == 0 && read?.silenced == 0 && read?.played == 3)
+    }
+
+    @Test func b3_theHistoryEntryKeepsWhatBecameOfTheSound() throws {
+        let activity = NookActivity(priority: .high, title: "Doorbell")
+        let entry = HistoryEntry(number: 4, activity: activity, module: "default", enqueuedAt: 1_764_120_000, shownAt: 1_764_120_001,
+                                 endedAt: 1_764_120_009, ending: "completed", onGlass: true, sound: "silenced (quiet hours)")
+        #expect(try HistoryEntry(json: entry.json) == entry)
+        var plain = entry
+        plain.sound = nil
+        #expect(try HistoryEntry(json: plain.json).sound == nil)
+        #expect(!"\(plain.json)".contains("sound"))
+    }
+
+    /// The peak of the 16-bit samples alsa-lib's `file` PCM wrote to `path`; 0 if none.
+    func peak(_ path: String) -> Int {
+        let bytes = (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()
+        return bytes.withUnsafeBytes { $0.bindMemory(to: Int16.self).map { abs(Int($0)) }.max() ?? 0 }
+    }
+
+    func enqueue(_ daemon: DaemonProcess, _ title: String) throws -> String {
+        let result = try nookctl(["enqueue", "--title", title, "--priority", "high", "--dwell", "0.2"], socket: daemon.socket)
+        #expect(result.status == 0, "\(result)")
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func historyShows(_ id: String, _ words: String, _ daemon: DaemonProcess) throws {
+        try eventually("\(id)'s entry") {
+            let shown = try nookctl(["history", "show", id], socket: daemon.socket)
+            return shown.status == 0 && shown.output.contains(words)
+        }
+    }
+
+    /// The real nookd on alsa-lib's `file` PCM, at volume 100 (the synthesiser's peak, 26,000):
+    /// quiet, the chime plays at quiet_volume 50, a quarter of that amplitude on the volume's
+    /// square curve; not quiet, at the full peak. Each says so in history and status.
+    @Test func b3_quietHoursLowerTheChimeToTheirLevelAndTheFullVolumeComesBack() throws {
+        let scratch = Scratch()
+        let capture = scratch.path + "/played.raw"
+        let config = scratch.file("nook.toml", """
+            [sound]
+            output = "alsa"
+            device = "file:FILE=\(capture),FORMAT=raw"
+            volume = 100
+            quiet_volume = 50
+            high = "doorbell"
+
+            """)
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config, "--journal", "none"])
+        #expect(try nookctl(["quiet", "on"], socket: daemon.socket).status == 0)
+        let lowered = try enqueue(daemon, "Doorbell at night")
+        try eventually("the lowered chime played") { try nookctl(["status"], socket: daemon.socket).output.contains("1 played, 0 failed, 1 lowered and 0 silenced") }
+        #expect(abs(peak(capture) - 6_500) <= 130, "peak \(peak(capture)), a quarter of 26,000")
+        try historyShows(lowered, "sound: played at 50 (quiet hours)", daemon)
+
+        #expect(try nookctl(["quiet", "off"], socket: daemon.socket).status == 0)
+        let full = try enqueue(daemon, "Doorbell by day")
+        try eventually("the full chime played") { try nookctl(["status"], socket: daemon.socket).output.contains("2 played, 0 failed, 1 lowered") }
+        #expect(abs(peak(capture) - 26_000) <= 260, "peak \(peak(capture))")
+        try historyShows(full, "sound: played", daemon)
+    }
+
+    /// By default quiet hours silence every sound: nothing reaches the PCM, and the card, which
+    /// still shows (high passes quiet hours' glass), says its sound was silenced.
+    @Test func b3_byDefaultQuietHoursSilenceTheChimeAndTheEntryAndStatusSaySo() throws {
+        let scratch = Scratch()
+        let capture = scratch.path + "/played.raw"
+        let config = scratch.file("nook.toml", """
+            [sound]
+            output = "alsa"
+            device = "file:FILE=\(capture),FORMAT=raw"
+            high = "doorbell"
+
+            """)
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config, "--journal", "none"])
+        #expect(try nookctl(["quiet", "on"], socket: daemon.socket).status == 0)
+        let silenced = try enqueue(daemon, "Doorbell at night")
+        try historyShows(silenced, "sound: silenced (quiet hours)", daemon)
+        let status = try nookctl(["status"], socket: daemon.socket).output
+        #expect(status.contains("0 lowered and 1 silenced by the room") && !status.contains("1 played"), "\(status)")
+        #expect(peak(capture) == 0, "no sample was written")
+        let line = try nookctl(["history"], socket: daemon.socket).output
+        #expect(line.contains("sound silenced (quiet hours)"), "\(line)")
+        let log = try String(contentsOfFile: daemon.logPath, encoding: .utf8)
+        #expect(log.contains("sound: doorbell for \(silenced) silenced (quiet hours)"), "\(log)")
+    }
+}
+
+/// B4 through nookd and nookctl: a card's own sound (`sound`, `nookctl enqueue --sound`) plays
+/// instead of its priority's; empty keeps even that one silent; a name Nook lacks or a bad RTTTL
+/// note is refused naming the field; a sound the board cannot play is accepted and said.
+@Suite("B4 a card's own sound", .serialized, .ownThreads)
+struct CardSoundTests {
+    func samples(_ path: String) -> Int {
+        ((try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()).count / 2
+    }
+
+    @Test func b4_aCardsOwnSoundPlaysInsteadOfItsPrioritysAndEmptyIsNone() throws {
+        let scratch = Scratch()
+        let capture = scratch.path + "/played.raw"
+        let config = scratch.file("nook.toml", """
+            [sound]
+            output = "alsa"
+            device = "file:FILE=\(capture),FORMAT=raw"
+            high = "doorbell"
+
+            """)
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config, "--journal", "none"])
+        let silent = try nookctl(["enqueue", "--title", "Doorbell, muted", "--priority", "high", "--sound", "", "--wait"], socket: daemon.socket)
+        #expect(silent.status == 0, "\(silent)")
+        #expect(try nookctl(["status"], socket: daemon.socket).output.contains(", idle"), "no sound for an empty one")
+        // One quarter note at 100 bpm: 0.6 s at 48 kHz, where the doorbell would be 1.8 s.
+        let own = try nookctl(["enqueue", "--title", "Build failed", "--sound", "beep:d=4,o=5,b=100:c", "--wait"], socket: daemon.socket)
+        #expect(own.status == 0 && own.error.isEmpty, "\(own)")
+        try eventually("the card's own sound played") { try nookctl(["status"], socket: daemon.socket).output.contains("1 played, 0 failed") }
+        #expect(samples(capture) == 48_000 * 6 / 10, "\(samples(capture)) samples")
+        let id = String(own.output.split(separator: "\n").first ?? "")
+        try eventually("\(id)'s entry says its sound played") {
+            try nookctl(["history", "show", id], socket: daemon.socket).output.contains("sound: played")
+        }
+    }
+
+    @Test func b4_anUnknownChimeOrABadNoteIsRefusedNamingTheFieldAndNothingQueuedIsLost() throws {
+        let daemon = try DaemonProcess(scratch: Scratch(), arguments: ["--journal", "none"])
+        #expect(try nookctl(["suspend"], socket: daemon.socket).status == 0)
+        #expect(try nookctl(["enqueue", "--title", "kept"], socket: daemon.socket).status == 0)
+        let gong = try nookctl(["enqueue", "--title", "x", "--sound", "gong"], socket: daemon.socket)
+        #expect(gong.status != 0 && gong.error.contains("sound") && gong.error.contains("is not a chime Nook has ('gong'"), "\(gong)")
+        let note = try nookctl(["enqueue", "--title", "x", "--sound", "x:d=4,o=5,b=100:c,z"], socket: daemon.socket)
+        #expect(note.status != 0 && note.error.contains("sound") && note.error.contains("z"), "\(note)")
+        let client = try daemon.client()
+        try client.sendRaw(Array(#"{"id":1,"op":"enqueue","activity":{"title":"x","sound":"gong"}}"#.utf8) + [0x0A])
+        let line = try client.readLine()
+        let raw = String(decoding: line ?? [], as: UTF8.self)
+        #expect(raw.contains("\"field\":\"activity.sound\""), "\(raw)")
+        let list = try ListAnswer(json: daemon.request(.list(module: nil)))
+        #expect(list.modules.first?.pending.map(\.title) == ["kept"])
+    }
+
+    @Test func b4_aSoundWithNoOutputIsAcceptedAndTheSenderIsToldItWillNotPlay() throws {
+        let daemon = try DaemonProcess(scratch: Scratch(), arguments: ["--journal", "none"])
+        let sent = try nookctl(["enqueue", "--title", "Doorbell", "--sound", "doorbell"], socket: daemon.socket)
+        #expect(sent.status == 0 && sent.error.contains("sound 'doorbell' will not play: no sound output is configured"), "\(sent)")
+        let id = sent.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let updated = try nookctl(["update", id, "--sound", "message-new-instant"], socket: daemon.socket)
+        #expect(updated.status == 0 && updated.error.contains("sound 'message-new-instant' will not play"), "\(updated)")
+        let bad = try nookctl(["update", id, "--sound", "gong"], socket: daemon.socket)
+        #expect(bad.status != 0 && bad.error.contains("is not a chime Nook has ('gong'"), "\(bad)")
     }
 }

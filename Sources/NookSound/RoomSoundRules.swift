@@ -1,0 +1,63 @@
+import NookActivities
+
+/// B3: how loud a card's sound plays in the room as it is now. Quiet hours (a schedule, or
+/// `nookctl quiet on`, Nook's do-not-disturb) and an empty room (presence says nobody is there)
+/// each lower the volume to their own level, 0 being silence; the priorities nook.toml lets
+/// through quiet hours keep the full volume. The lowest level that applies wins, and the
+/// verdict says why, for the card's history entry and the log.
+public struct RoomSoundRules: Equatable, Sendable {
+    /// 0–100: a sound's volume with nothing lowering it.
+    public var volume: Int
+    /// 0–100: while quiet; 0 silences.
+    public var quietVolume: Int
+    /// Cards at or above this priority keep `volume` while quiet; nil: none do.
+    public var quietThrough: NookActivityPriority?
+    /// 0–100: while the room is empty; nil: an empty room changes nothing.
+    public var awayVolume: Int?
+
+    public init(volume: Int = 80, quietVolume: Int = 0, quietThrough: NookActivityPriority? = nil, awayVolume: Int? = nil) {
+        (self.volume, self.quietVolume, self.quietThrough, self.awayVolume) = (volume, quietVolume, quietThrough, awayVolume)
+    }
+
+    /// What the room is like when a sound would start.
+    public struct Room: Equatable, Sendable {
+        public var quiet: Bool
+        /// Presence is configured and says nobody is there.
+        public var empty: Bool
+
+        public init(quiet: Bool, empty: Bool) { (self.quiet, self.empty) = (quiet, empty) }
+    }
+
+    public enum Verdict: Equatable, Sendable, CustomStringConvertible {
+        /// Played at `volume`; `loweredBy` names what lowered it from the full volume, if anything did.
+        case play(volume: Int, loweredBy: String?)
+        /// Not played, and why.
+        case silenced(by: String)
+
+        /// For a history entry and the log: `played`, `played at 20 (quiet hours)`, `silenced (nobody there)`.
+        public var description: String {
+            switch self {
+            case .play(_, nil): "played"
+            case .play(let volume, let reason?): "played at \(volume) (\(reason))"
+            case .silenced(let reason): "silenced (\(reason))"
+            }
+        }
+    }
+
+    /// The verdict for a sound of `priority` in `room`.
+    public func verdict(for priority: NookActivityPriority, in room: Room) -> Verdict {
+        guard volume > 0 else { return .silenced(by: "sound.volume is 0") }
+        var level = volume, reasons: [String] = []
+        if room.quiet, quietThrough.map({ priority < $0 }) ?? true, quietVolume < level {
+            level = quietVolume
+            reasons = ["quiet hours"]
+        }
+        if room.empty, let awayVolume, awayVolume <= level, awayVolume < volume {
+            if awayVolume < level { reasons = [] }
+            level = awayVolume
+            reasons.append("nobody there")
+        }
+        let reason = reasons.isEmpty ? nil : reasons.joined(separator: ", ")
+        return level == 0 ? .silenced(by: reason ?? "volume 0") : .play(volume: level, loweredBy: reason)
+    }
+}
