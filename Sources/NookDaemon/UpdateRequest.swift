@@ -127,7 +127,11 @@ extension Daemon {
         result.warnings = (fallbackNote.map { [$0] } ?? Self.iconWarnings(icon))
             + screen.undrawn(title: changes.json[ActivityField.title.wireName]?.text,
                              subtitle: changes.json[ActivityField.subtitle.wireName]?.text, icon: icon)
-            + parts.sound.unplayable(changes.json[ActivityField.sound.wireName]?.text)
+            // A new sound for a card that slid in already (on the glass, or back in the queue
+            // after a more urgent one) would never play: said, not dropped.
+            + parts.sound.unplayable(changes.json[ActivityField.sound.wireName]?.text,
+                                     slidIn: result.updated.filter { $0.fields.contains(ActivityField.sound.wireName)
+                                         && ($0.onScreen || parts.sound.slidInWithSound($0.id)) }.map(\.id))
         logSaid(result.warnings, about: result.updated.map { "\($0.id)" }.joined(separator: ", "), peer: connection.peer)
         // Debug: a client may send a hundred updates a second.
         logger.debug("updated \(result.updated.map { "\($0.id) (\($0.fields.joined(separator: ", ")))" }.joined(separator: "; "))",
