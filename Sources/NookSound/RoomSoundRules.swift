@@ -36,6 +36,8 @@ public struct RoomSoundRules: Equatable, Sendable {
         /// Played at the full volume on an output that has none (a beeper sounds or is silent),
         /// though `by` would have lowered it to `volume`.
         case notLowered(volume: Int, by: String)
+        /// Played, and cut off when the room changed under it to one that silences it.
+        case cutOff(by: String)
 
         /// For a history entry and the log: `played`, `played at 20 (quiet hours)`, `silenced (nobody there)`.
         public var description: String {
@@ -44,6 +46,7 @@ public struct RoomSoundRules: Equatable, Sendable {
             case .play(let volume, let reason?): "played at \(volume) (\(reason))"
             case .silenced(let reason): "silenced (\(reason))"
             case .notLowered(let volume, let reason): "played at full loudness (\(reason) would play it at \(volume); the output has no volume)"
+            case .cutOff(let reason): "cut off (\(reason))"
             }
         }
     }
