@@ -7,6 +7,8 @@ extension Daemon {
     /// `name`: the sender the request states it acts for, whose own cards alone it may change.
     func performUpdate(_ target: UpdateTarget, changes: ActivityChanges, restartDwell: Bool,
                        peer: PeerCredentials, actingFor name: String? = nil) async throws(ProtocolError) -> UpdateAnswer {
+        // A sound no card could play is the request's fault, whether or not its cards still live.
+        try Self.checkSound(changes.json[ActivityField.sound.wireName]?.text, field: "changes.sound")
         var targets: [(NookActivityQueue, NookActivityID)] = []
         switch target {
         case .id(let id):
@@ -27,7 +29,6 @@ extension Daemon {
         let isAdmin = name == nil && ownership.isAdmin(peer)
         // An icon file is checked here, in the connection's task, not inside the queue: a FIFO
         // or a slow disk must not stall the queue (see checkedIcon).
-        try Self.checkSound(changes.json[ActivityField.sound.wireName]?.text, field: "changes.sound")
         var iconPath: String?
         if let asked = Self.askedIcon(changes) {
             iconPath = try checkedIcon(asked).systemImage

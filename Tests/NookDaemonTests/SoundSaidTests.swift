@@ -44,5 +44,8 @@ struct SoundSaidTests {
         #expect(late.status == 0 && late.error.contains("sound 'doorbell' will not play for \(onGlass): it slid in already"), "\(late)")
         let early = try nookctl(["update", pending, "--sound", "doorbell"], socket: daemon.socket)
         #expect(early.status == 0 && early.error.isEmpty, "\(early)")
+        // A name Nook has no chime for is the request's fault, whether or not its card still lives.
+        let gone = try nookctl(["update", NookActivityID().description, "--sound", "gong"], socket: daemon.socket)
+        #expect(gone.status != 0 && gone.error.contains("is not a chime Nook has ('gong'"), "\(gone)")
     }
 }
