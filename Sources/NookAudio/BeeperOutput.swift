@@ -35,6 +35,7 @@ public final class BeeperOutput: SoundOutput {
     public func stop() { worker.stop() }
     public func close(within bound: Duration) -> Bool { worker.close(within: bound) }
     public var status: SoundOutputStatus { worker.status }
+    public var hasVolume: Bool { false }
 
     public func cannotPlay(_ program: SoundProgram) -> String? {
         if case .samples(let name, _) = program {

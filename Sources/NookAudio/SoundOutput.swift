@@ -17,6 +17,12 @@ public protocol SoundOutput: AnyObject, Sendable {
     var status: SoundOutputStatus { get }
     /// Why this output cannot play `program` at all (a beeper and a WAV file), or nil.
     func cannotPlay(_ program: SoundProgram) -> String?
+    /// Whether a volume between 0 and 100 plays softer (a beeper's does not: it sounds or not).
+    var hasVolume: Bool { get }
+}
+
+extension SoundOutput {
+    public var hasVolume: Bool { true }
 }
 
 /// An output's part of `nookctl status`.

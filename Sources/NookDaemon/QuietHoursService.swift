@@ -83,6 +83,8 @@ extension Daemon {
         if setting != .status {
             await brightness.withLock { $0 }?.setQuiet(quiet.isQuiet)
             logger.info("quiet hours: \(setting) → \(quiet.status().quiet ? "quiet" : "not quiet")")
+            // Do-not-disturb is for what plays now too (B3).
+            await parts.sound.roomChanged()
             await endSuppressed()
         }
         let status = quiet.status()

@@ -40,6 +40,12 @@ extension Service {
         private let stops = StopActions()
         /// Sounds the room lowered or silenced since the start, for `status`.
         private let roomCounts = Locked((lowered: 0, silenced: 0))
+        /// The cards that slid in with a sound: a sound given one of them later never plays.
+        private let chimed = Locked(RecentIDs())
+        /// The volume and what lowers it, once started (`sound.volume` 0: no card's sound plays).
+        private let rules = Locked(RoomSoundRules())
+        /// The sound last handed to the output, which plays until it ends or a newer one comes.
+        private let lastPlayed = Locked<(id: NookActivityID, name: String, priority: NookActivityPriority)?>(nil)
 
         /// `room` says how the room is when a sound would start; `note` hands a card's verdict to
         /// its history entry.
@@ -52,12 +58,12 @@ extension Service {
             let (output, note) = SoundOutputChoice.make(section.output, device: section.device, logger: logger)
             current.withLock { $0 = output }
             logger.info("\(note)")
+            rules.withLock { $0 = section.room }
             // Without an output no sound plays: a card that asks for one was told at enqueue.
             guard section.output != .none else { return }
-            let chimed = Locked(RecentIDs())
             let relays = queues.map { queue in
                 let events = queue.events(where: { $0.kind == .animateIn })
-                return Task { [logger, room, noteVerdict, roomCounts] in
+                return Task { [logger, room, noteVerdict, roomCounts, chimed, lastPlayed] in
                     for await event in events {
                         // A card that slides in again (requeued, back from a recall) chimed already.
                         guard let melody = Self.melody(of: event.activity, section, logger), chimed.withLock({ $0.insert(event.id) }) else { continue }
@@ -65,9 +71,14 @@ extension Service {
                             logger.debug("sound: \(melody.name) for \(event.id) not played: \(reason)")
                             continue
                         }
-                        let verdict = section.room.verdict(for: event.activity.priority, in: await room())
+                        let verdict = section.room.verdict(for: event.activity.priority, in: await room(), hasVolume: output.hasVolume)
                         noteVerdict(event.id, verdict)
+                        if case .silenced = verdict {} else { lastPlayed.withLock { $0 = (event.id, melody.name, event.activity.priority) } }
                         switch verdict {
+                        case .cutOff: break
+                        case .notLowered:
+                            logger.notice("sound: \(melody.name) for \(event.id) \(verdict)")
+                            output.play(.tones(melody), volume: section.volume)
                         case .silenced:
                             roomCounts.withLock { $0.silenced += 1 }
                             logger.info("sound: \(melody.name) for \(event.id) \(verdict)")
@@ -98,14 +109,36 @@ extension Service {
         }
 
         /// What a sender is told when the sound it asked for (`sound`, B4) will not play on this
-        /// board: no output, or one that cannot play it. Said at enqueue; the room's verdict
-        /// comes as the card slides in (its history entry).
-        func unplayable(_ sound: String?) -> [String] {
+        /// board: no output, one that cannot play it, or `sound.volume = 0`; or, for an update,
+        /// the cards in `slidIn` slid in already (a card's sound plays as it slides in). Said at
+        /// enqueue and update; the room's verdict comes as the card slides in (its history entry).
+        func unplayable(_ sound: String?, slidIn: [NookActivityID] = []) -> [String] {
             guard let sound, !sound.isEmpty else { return [] }
             let output: any SoundOutput = current.withLock { $0 } ?? SilentOutput()
-            guard let reason = output.cannotPlay(.tones(Melody(name: sound, tones: []))) else { return [] }
-            return ["sound '\(LogText.short(sound))' will not play: \(reason)"]
+            let shown = "sound '\(LogText.short(sound))' will not play"
+            if let reason = output.cannotPlay(.tones(Melody(name: sound, tones: []))) { return ["\(shown): \(reason)"] }
+            if rules.withLock({ $0.volume }) == 0 { return ["\(shown): sound.volume is 0 in nook.toml"] }
+            guard !slidIn.isEmpty else { return [] }
+            let cards = slidIn.map { "\($0)" }.joined(separator: ", ")
+            return ["\(shown) for \(cards): \(slidIn.count == 1 ? "it" : "each") slid in already, and a card's sound plays as it slides in"]
         }
+
+        /// B3 when the room changes under a sound (`nookctl quiet on`): the one still playing is
+        /// cut off if the room now silences it, and its entry says so; one it would only lower
+        /// plays on (a sound's volume is set as it starts).
+        func roomChanged() async {
+            guard let output = current.withLock({ $0 }), output.status.state == .playing, let last = lastPlayed.withLock({ $0 }) else { return }
+            let verdict = rules.withLock { $0 }.verdict(for: last.priority, in: await room(), hasVolume: output.hasVolume)
+            guard case .silenced(let reason) = verdict else { return }
+            output.stop()
+            lastPlayed.withLock { $0 = nil }
+            roomCounts.withLock { $0.silenced += 1 }
+            noteVerdict(last.id, .cutOff(by: reason))
+            logger.info("sound: \(last.name) for \(last.id) \(RoomSoundRules.Verdict.cutOff(by: reason))")
+        }
+
+        /// Whether `id`'s card slid in with a sound (lately: ``RecentIDs``).
+        func slidInWithSound(_ id: NookActivityID) -> Bool { chimed.withLock { $0.contains(id) } }
 
         /// How long the stop waits for the output to be silenced: within N2's 2 s with the
         /// queues' quiescing, and longer than a chunk of samples or a drain takes.
@@ -128,6 +161,8 @@ extension Service {
         private var order: [NookActivityID] = []
         private var seen: Set<NookActivityID> = []
         static let kept = 256
+
+        func contains(_ id: NookActivityID) -> Bool { seen.contains(id) }
 
         /// Whether `id` is new (and now kept).
         mutating func insert(_ id: NookActivityID) -> Bool {

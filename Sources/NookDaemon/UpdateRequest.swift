@@ -7,6 +7,8 @@ extension Daemon {
     /// `name`: the sender the request states it acts for, whose own cards alone it may change.
     func performUpdate(_ target: UpdateTarget, changes: ActivityChanges, restartDwell: Bool,
                        peer: PeerCredentials, actingFor name: String? = nil) async throws(ProtocolError) -> UpdateAnswer {
+        // A sound no card could play is the request's fault, whether or not its cards still live.
+        try Self.checkSound(changes.json[ActivityField.sound.wireName]?.text, field: "changes.sound")
         var targets: [(NookActivityQueue, NookActivityID)] = []
         switch target {
         case .id(let id):
@@ -27,7 +29,6 @@ extension Daemon {
         let isAdmin = name == nil && ownership.isAdmin(peer)
         // An icon file is checked here, in the connection's task, not inside the queue: a FIFO
         // or a slow disk must not stall the queue (see checkedIcon).
-        try Self.checkSound(changes.json[ActivityField.sound.wireName]?.text, field: "changes.sound")
         var iconPath: String?
         if let asked = Self.askedIcon(changes) {
             iconPath = try checkedIcon(asked).systemImage
@@ -127,7 +128,11 @@ extension Daemon {
         result.warnings = (fallbackNote.map { [$0] } ?? Self.iconWarnings(icon))
             + screen.undrawn(title: changes.json[ActivityField.title.wireName]?.text,
                              subtitle: changes.json[ActivityField.subtitle.wireName]?.text, icon: icon)
-            + parts.sound.unplayable(changes.json[ActivityField.sound.wireName]?.text)
+            // A new sound for a card that slid in already (on the glass, or back in the queue
+            // after a more urgent one) would never play: said, not dropped.
+            + parts.sound.unplayable(changes.json[ActivityField.sound.wireName]?.text,
+                                     slidIn: result.updated.filter { $0.fields.contains(ActivityField.sound.wireName)
+                                         && ($0.onScreen || parts.sound.slidInWithSound($0.id)) }.map(\.id))
         logSaid(result.warnings, about: result.updated.map { "\($0.id)" }.joined(separator: ", "), peer: connection.peer)
         // Debug: a client may send a hundred updates a second.
         logger.debug("updated \(result.updated.map { "\($0.id) (\($0.fields.joined(separator: ", ")))" }.joined(separator: "; "))",

@@ -33,6 +33,11 @@ public struct RoomSoundRules: Equatable, Sendable {
         case play(volume: Int, loweredBy: String?)
         /// Not played, and why.
         case silenced(by: String)
+        /// Played at the full volume on an output that has none (a beeper sounds or is silent),
+        /// though `by` would have lowered it to `volume`.
+        case notLowered(volume: Int, by: String)
+        /// Played, and cut off when the room changed under it to one that silences it.
+        case cutOff(by: String)
 
         /// For a history entry and the log: `played`, `played at 20 (quiet hours)`, `silenced (nobody there)`.
         public var description: String {
@@ -40,8 +45,18 @@ public struct RoomSoundRules: Equatable, Sendable {
             case .play(_, nil): "played"
             case .play(let volume, let reason?): "played at \(volume) (\(reason))"
             case .silenced(let reason): "silenced (\(reason))"
+            case .notLowered(let volume, let reason): "played at full loudness (\(reason) would play it at \(volume); the output has no volume)"
+            case .cutOff(let reason): "cut off (\(reason))"
             }
         }
+    }
+
+    /// The verdict for a sound of `priority` in `room`, on an output that `hasVolume` (a beeper
+    /// has none: a level the room lowers a sound to sounds at full loudness unless it is 0).
+    public func verdict(for priority: NookActivityPriority, in room: Room, hasVolume: Bool) -> Verdict {
+        let verdict = verdict(for: priority, in: room)
+        guard !hasVolume, case .play(let level, let reason?) = verdict else { return verdict }
+        return .notLowered(volume: level, by: reason)
     }
 
     /// The verdict for a sound of `priority` in `room`.

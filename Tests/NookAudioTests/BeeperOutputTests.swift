@@ -89,6 +89,13 @@ struct BeeperOutputTests {
         #expect(SilentOutput().cannotPlay(.tones(Melody(name: "x", tones: []))) == "no sound output is configured ([sound] output = \"none\")")
     }
 
+    /// B3's verdicts read this: a level between 0 and 100 is no softer on a piezo.
+    @Test func b3_theBeeperSaysItHasNoVolumeWhereASpeakerHasOne() throws {
+        let (output, _, _) = try Self.standIn()
+        #expect(!output.hasVolume)
+        #expect(SilentOutput().hasVolume)
+    }
+
     @Test func b1_theBeeperIsFoundByItsCapabilitiesAndEveryOtherDeviceSaysWhyNot() throws {
         let directory = NSTemporaryDirectory() + "nook-input-\(getpid())-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -55,3 +55,19 @@ struct RoomSoundRulesTests {
         #expect(RoomSoundRules.Verdict.silenced(by: "nobody there").description == "silenced (nobody there)")
     }
 }
+
+/// A beeper has no volume: a level the room lowers a sound to would sound at full loudness, so the
+/// verdict says that, not `played at 20`; 0 still silences it.
+@Suite("B3 the room and an output without a volume")
+struct RoomSoundWithoutVolumeTests {
+    @Test func b3_onAnOutputWithoutAVolumeALoweredSoundSaysItPlayedAtFullLoudness() {
+        let rules = RoomSoundRules(volume: 80, quietVolume: 20)
+        let (open, quiet) = (RoomSoundRules.Room(quiet: false, empty: false), RoomSoundRules.Room(quiet: true, empty: false))
+        let beeped = rules.verdict(for: .normal, in: quiet, hasVolume: false)
+        #expect(beeped == .notLowered(volume: 20, by: "quiet hours"))
+        #expect(beeped.description == "played at full loudness (quiet hours would play it at 20; the output has no volume)")
+        #expect(rules.verdict(for: .normal, in: quiet, hasVolume: true) == .play(volume: 20, loweredBy: "quiet hours"))
+        #expect(rules.verdict(for: .normal, in: open, hasVolume: false) == .play(volume: 80, loweredBy: nil))
+        #expect(RoomSoundRules(volume: 80).verdict(for: .normal, in: quiet, hasVolume: false) == .silenced(by: "quiet hours"))
+    }
+}
