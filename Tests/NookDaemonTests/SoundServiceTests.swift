@@ -13,15 +13,21 @@ import NookTestSupport
 import NookTestTraits
 import Testing
 
+/// nook.toml's text read as nookd reads it at start.
+private func parse(_ text: String) throws -> DaemonConfig {
+    try DaemonConfig(reading: ConfigReader(try ConfigDocument(parsing: text, source: "nook.toml")))
+}
+
+/// Why nookd refuses nook.toml's text; empty when it reads.
+private func refusal(_ text: String) -> String {
+    do { _ = try parse(text); return "" } catch { return "\(error)" }
+}
+
 /// B1 in nookd: `[sound]` names the output, chosen once at start; `status` and `nookctl status`
 /// say how it fares; a missing device is a log line and a status field, never a failed start or
 /// a card that does not show.
 @Suite("B1 nookd's sound output", .serialized, .ownThreads)
 struct SoundServiceTests {
-    func parse(_ text: String) throws -> DaemonConfig {
-        try DaemonConfig(reading: ConfigReader(try ConfigDocument(parsing: text, source: "nook.toml")))
-    }
-
     @Test func b1_theOutputIsNoneUnlessNookTomlNamesOneAndADeviceNeedsAnOutput() throws {
         #expect(try parse("").sound == Service.Sound.Settings(output: .none, device: nil))
         #expect(try parse("[sound]\noutput = \"beeper\"\n").sound == Service.Sound.Settings(output: .beeper, device: nil))
@@ -109,14 +115,6 @@ struct SoundServiceTests {
 /// slides in.
 @Suite("B1 B2 a card's sound by its priority", .serialized, .ownThreads)
 struct SoundByPriorityTests {
-    func parse(_ text: String) throws -> DaemonConfig {
-        try DaemonConfig(reading: ConfigReader(try ConfigDocument(parsing: text, source: "nook.toml")))
-    }
-
-    func refusal(_ text: String) -> String {
-        do { _ = try parse(text); return "" } catch { return "\(error)" }
-    }
-
     @Test func b2_eachPrioritysSoundIsAChimeOrAnRTTTLStringCheckedWhenReadAndNamedWhenWrong() throws {
         let sound = try parse("[sound]\noutput = \"alsa\"\nvolume = 40\nhigh = \"doorbell\"\nlow = \"tick:d=16,o=6,b=120:c\"\n").sound
         #expect(sound.volume == 40)
@@ -204,14 +202,6 @@ struct SoundServiceStopTests {
 /// its sound.
 @Suite("B3 the room decides a card's sound in nookd", .serialized, .ownThreads)
 struct SoundInTheRoomTests {
-    func parse(_ text: String) throws -> DaemonConfig {
-        try DaemonConfig(reading: ConfigReader(try ConfigDocument(parsing: text, source: "nook.toml")))
-    }
-
-    func refusal(_ text: String) -> String {
-        do { _ = try parse(text); return "" } catch { return "\(error)" }
-    }
-
     @Test func b3_quietAndAwayLevelsAreReadAndAnAwayLevelWithoutPresenceIsRefused() throws {
         #expect(try parse("[sound]\noutput = \"alsa\"\n").sound.room == RoomSoundRules(volume: 80, quietVolume: 0, quietThrough: nil, awayVolume: nil))
         let pir = "[gpio.pir]\nline = \"NOOK_PIR\"\nrole = \"presence\"\n\n"
