@@ -26,14 +26,7 @@ struct SoundSaidTests {
     /// The real nookd on alsa-lib's `file` PCM: a new sound for the blocker on the glass is said
     /// not to play; for the card waiting behind it, which has yet to slide in, nothing is said.
     @Test func b4_aNewSoundForACardThatSlidInAlreadyIsSaidNotToPlay() throws {
-        let scratch = Scratch()
-        let config = scratch.file("nook.toml", """
-            [sound]
-            output = "alsa"
-            device = "file:FILE=\(scratch.path)/played.raw,FORMAT=raw"
-
-            """)
-        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config, "--journal", "none"])
+        let daemon = try SoundCapture().daemon
         let shown = try nookctl(["enqueue", "--title", "On the glass", "--blocker"], socket: daemon.socket)
         let waiting = try nookctl(["enqueue", "--title", "Waiting"], socket: daemon.socket)
         let (onGlass, pending) = (shown.output.trimmingCharacters(in: .whitespacesAndNewlines), waiting.output.trimmingCharacters(in: .whitespacesAndNewlines))

@@ -142,16 +142,8 @@ struct SoundByPriorityTests {
     /// The real nookd on alsa-lib's `file` PCM: a high card's chime reaches the samples, a
     /// normal card (no sound set) adds none.
     @Test func b2_aHighCardsChimeIsPlayedAsItSlidesIn() throws {
-        let scratch = Scratch()
-        let capture = scratch.path + "/played.raw"
-        let config = scratch.file("nook.toml", """
-            [sound]
-            output = "alsa"
-            device = "file:FILE=\(capture),FORMAT=raw"
-            high = "doorbell"
-
-            """)
-        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config, "--journal", "none"])
+        let sound = try SoundCapture("high = \"doorbell\"")
+        let (daemon, capture) = (sound.daemon, sound.capture)
         #expect(try nookctl(["enqueue", "--title", "Quiet", "--wait"], socket: daemon.socket).status == 0)
         #expect(try nookctl(["status"], socket: daemon.socket).output.contains(", idle"), "no sound for a normal card")
         #expect(try nookctl(["enqueue", "--title", "Doorbell", "--priority", "high", "--wait"], socket: daemon.socket).status == 0)
@@ -260,18 +252,8 @@ struct SoundInTheRoomTests {
     /// quiet, the chime plays at quiet_volume 50, a quarter of that amplitude on the volume's
     /// square curve; not quiet, at the full peak. Each says so in history and status.
     @Test func b3_quietHoursLowerTheChimeToTheirLevelAndTheFullVolumeComesBack() throws {
-        let scratch = Scratch()
-        let capture = scratch.path + "/played.raw"
-        let config = scratch.file("nook.toml", """
-            [sound]
-            output = "alsa"
-            device = "file:FILE=\(capture),FORMAT=raw"
-            volume = 100
-            quiet_volume = 50
-            high = "doorbell"
-
-            """)
-        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config, "--journal", "none"])
+        let sound = try SoundCapture("volume = 100\nquiet_volume = 50\nhigh = \"doorbell\"")
+        let (daemon, capture) = (sound.daemon, sound.capture)
         #expect(try nookctl(["quiet", "on"], socket: daemon.socket).status == 0)
         let lowered = try enqueue(daemon, "Doorbell at night")
         try eventually("the lowered chime played") { try nookctl(["status"], socket: daemon.socket).output.contains("1 played, 0 failed, 1 lowered and 0 silenced") }
@@ -288,16 +270,8 @@ struct SoundInTheRoomTests {
     /// By default quiet hours silence every sound: nothing reaches the PCM, and the card, which
     /// still shows (high passes quiet hours' glass), says its sound was silenced.
     @Test func b3_byDefaultQuietHoursSilenceTheChimeAndTheEntryAndStatusSaySo() throws {
-        let scratch = Scratch()
-        let capture = scratch.path + "/played.raw"
-        let config = scratch.file("nook.toml", """
-            [sound]
-            output = "alsa"
-            device = "file:FILE=\(capture),FORMAT=raw"
-            high = "doorbell"
-
-            """)
-        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config, "--journal", "none"])
+        let sound = try SoundCapture("high = \"doorbell\"")
+        let (daemon, capture) = (sound.daemon, sound.capture)
         #expect(try nookctl(["quiet", "on"], socket: daemon.socket).status == 0)
         let silenced = try enqueue(daemon, "Doorbell at night")
         try historyShows(silenced, "sound: silenced (quiet hours)", daemon)
@@ -321,16 +295,8 @@ struct CardSoundTests {
     }
 
     @Test func b4_aCardsOwnSoundPlaysInsteadOfItsPrioritysAndEmptyIsNone() throws {
-        let scratch = Scratch()
-        let capture = scratch.path + "/played.raw"
-        let config = scratch.file("nook.toml", """
-            [sound]
-            output = "alsa"
-            device = "file:FILE=\(capture),FORMAT=raw"
-            high = "doorbell"
-
-            """)
-        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config, "--journal", "none"])
+        let sound = try SoundCapture("high = \"doorbell\"")
+        let (daemon, capture) = (sound.daemon, sound.capture)
         let silent = try nookctl(["enqueue", "--title", "Doorbell, muted", "--priority", "high", "--sound", "", "--wait"], socket: daemon.socket)
         #expect(silent.status == 0, "\(silent)")
         #expect(try nookctl(["status"], socket: daemon.socket).output.contains(", idle"), "no sound for an empty one")
