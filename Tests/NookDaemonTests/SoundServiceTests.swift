@@ -330,7 +330,8 @@ struct CardSoundTests {
 
     @Test func b4_aSoundWithNoOutputIsAcceptedAndTheSenderIsToldItWillNotPlay() throws {
         let daemon = try DaemonProcess(scratch: Scratch(), arguments: ["--journal", "none"])
-        let sent = try nookctl(["enqueue", "--title", "Doorbell", "--sound", "doorbell"], socket: daemon.socket)
+        // An hour on the glass: the updates below must find it, however long a loaded machine takes.
+        let sent = try nookctl(["enqueue", "--title", "Doorbell", "--sound", "doorbell", "--dwell", "3600"], socket: daemon.socket)
         #expect(sent.status == 0 && sent.error.contains("sound 'doorbell' will not play: no sound output is configured"), "\(sent)")
         let id = sent.output.trimmingCharacters(in: .whitespacesAndNewlines)
         let updated = try nookctl(["update", id, "--sound", "message-new-instant"], socket: daemon.socket)
