@@ -14,6 +14,7 @@ extension MQTTBridge {
             return []
         }
         if let number = request.indicatorNumber { return indicator(number, message) }
+        if request.playsSound { return sound(request, message) }
         var status: StatusAnswer?
         if request == .power || request == .settings, let requests {
             do throws(ClientError) {
@@ -54,6 +55,40 @@ extension MQTTBridge {
             } catch {
                 if case .daemon(let refusal) = error {
                     report(Rejection(topic: message.topic, refusal), payload: message.payload)
+                } else {
+                    nookdLost("\(error)")
+                }
+            }
+        } catch {
+            report(Rejection(topic: message.topic, error), payload: message.payload)
+        }
+        return []
+    }
+
+    /// `sound`, `rtttl` (B4): played by nookd as AWTRIX reads the payload, logged; AWTRIX
+    /// publishes nothing for them, so only what is said otherwise reaches the error topic: a
+    /// level the room lowered it to (a warning), not played and why (`notDone`), a sound Nook
+    /// cannot play or read (refused naming the field and the character at fault).
+    private func sound(_ request: AWTRIXDevice.Request, _ message: MQTTMessage) -> [Delivery] {
+        do throws(ProtocolError) {
+            let (asked, remarks) = try AWTRIXDevice.sound(request, body: message.payload)
+            guard let requests else {
+                report(Rejection(topic: message.topic, code: "notDone", field: nil, "not done: nookd is not connected, the sound was not played"),
+                       payload: message.payload)
+                return []
+            }
+            do throws(ClientError) {
+                let (answer, _) = try requests.request(Request(id: .string("awtrix-sound"), operation: .soundPlay(asked)), as: SoundPlayAnswer.self)
+                switch AWTRIXDevice.outcome(of: answer, for: request, remarks: remarks) {
+                case .done(let remarks):
+                    logger.info("\(message.topic): done (the board is as asked): \(answer.summary)")
+                    warn(remarks, topic: message.topic, payload: message.payload)
+                case .notDone(let lines):
+                    report(Rejection(topic: message.topic, code: "notDone", field: nil, "not done: " + lines.joined(separator: "; ")), payload: message.payload)
+                }
+            } catch {
+                if case .daemon(let refusal) = error {
+                    report(Rejection(topic: message.topic, AWTRIXDevice.refusal(refusal, for: request)), payload: message.payload)
                 } else {
                     nookdLost("\(error)")
                 }
