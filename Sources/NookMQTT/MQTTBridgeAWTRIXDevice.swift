@@ -71,7 +71,11 @@ extension MQTTBridge {
     /// cannot play or read (refused naming the field and the character at fault).
     private func sound(_ request: AWTRIXDevice.Request, _ message: MQTTMessage) -> [Delivery] {
         do throws(ProtocolError) {
-            let (asked, remarks) = try AWTRIXDevice.sound(request, body: message.payload)
+            let (read, remarks) = try AWTRIXDevice.sound(request, body: message.payload)
+            guard let asked = read else {
+                report(Rejection(topic: message.topic, code: "notDone", field: nil, "not done: " + AWTRIXDevice.nothingToPlay(request)), payload: message.payload)
+                return []
+            }
             guard let requests else {
                 report(Rejection(topic: message.topic, code: "notDone", field: nil, "not done: nookd is not connected, the sound was not played"),
                        payload: message.payload)

@@ -89,7 +89,8 @@ public enum AWTRIXDevice {
         case .sound, .rtttl:
             // Played by nookd: the bridges send ``sound(_:body:)``'s request and say its answer
             // (``outcome(of:for:remarks:)``); read here as they read it.
-            return .done(remarks: try sound(request, body: body).remarks)
+            let (asked, remarks) = try sound(request, body: body)
+            return asked == nil ? .notDone(remarks + [nothingToPlay(request)]) : .done(remarks: remarks)
         case .settings:
             return try AWTRIXSettings.outcome(given ?? [], status: status)
         case .sleep, .reboot, .doupdate, .erase, .resetSettings, .sendscreen:

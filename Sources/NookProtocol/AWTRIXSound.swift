@@ -16,8 +16,10 @@ extension AWTRIXDevice {
     /// falls back to when the body is not JSON, the name as plain text; a name plays Nook's chime
     /// of that name (docs/sound.md: AWTRIX's example names are among them). `rtttl` takes the
     /// RTTTL string as the body, or `{"rtttl": "…"}` as the `awtrix-light-client` package sends it.
-    public static func sound(_ request: Request, body: [UInt8]) throws(ProtocolError) -> (request: SoundRequest, remarks: [String]) {
+    /// An empty body asks for nothing: nil, which is not done (``nothingToPlay(_:)``).
+    public static func sound(_ request: Request, body: [UInt8]) throws(ProtocolError) -> (request: SoundRequest?, remarks: [String]) {
         let text = String(decoding: body, as: UTF8.self).trimmingWhitespace
+        guard !text.isEmpty else { return (nil, []) }
         let field = request.label
         var (sound, remarks) = (text, [String]())
         if text.hasPrefix("{") {
@@ -45,6 +47,9 @@ extension AWTRIXDevice {
         }
         return (SoundRequest(sound: sound, priority: soundPriority), remarks)
     }
+
+    /// The line an empty body is answered with.
+    public static func nothingToPlay(_ request: Request) -> String { "\(request.label): nothing to play: send \(shape(of: request))" }
 
     static func shape(of request: Request) -> String {
         request == .sound ? "{\"sound\": \"alarm\"}, or the name alone as the body" : "the RTTTL string as the body (name:d=4,o=5,b=100:notes)"

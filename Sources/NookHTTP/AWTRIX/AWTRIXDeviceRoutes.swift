@@ -85,8 +85,9 @@ enum AWTRIXDeviceRoutes {
             guard request == .sound, named.field == "sound" else { return exchange.respond(AWTRIXAppRoutes.refusal(named).response) }
             exchange.respond(HTTPAPIError(status: 404, code: "not_found", field: named.field, message: "FileNotFound: \(named.message)").response)
         }
-        let asked: SoundRequest, remarks: [String]
-        do { (asked, remarks) = try AWTRIXDevice.sound(request, body: exchange.request.body) } catch { return refuse(error) }
+        let read: SoundRequest?, remarks: [String]
+        do { (read, remarks) = try AWTRIXDevice.sound(request, body: exchange.request.body) } catch { return refuse(error) }
+        guard let asked = read else { return exchange.respond(notDone([AWTRIXDevice.nothingToPlay(request)]).response) }
         nookd.callForResult(exchange.caller.request(.soundPlay(asked))) { result in
             switch result {
             case .success(let json):
