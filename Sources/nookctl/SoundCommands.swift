@@ -39,7 +39,7 @@ struct SoundPlay: ParsableCommand {
             error and exits 2; a name Nook has no chime for, or a bad RTTTL note, is refused (exit 1).
             """)
     @OptionGroup var connection: Connection
-    @Argument(help: "A chime's name (nookd lists them in docs/sound.md) or an RTTTL string (name:d=4,o=5,b=100:notes).") var sound: String
+    @Argument(help: "A chime's name (docs/sound.md lists them) or an RTTTL string (name:d=4,o=5,b=100:notes).") var sound: String
     @Option(help: ArgumentHelp("The priority the room's rules read, as a card's: low, normal or high (default normal).", valueName: "priority"),
             completion: .list(NookActivityPriority.allCases.map(\.description)))
     var priority: String?
