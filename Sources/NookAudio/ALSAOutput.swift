@@ -20,7 +20,8 @@ public final class ALSAOutput: SoundOutput {
     deinit { worker.close() }
 
     public func play(_ program: SoundProgram, volume: Int) { worker.play(program, volume: volume) }
-    public func stop() { worker.stop() }
+    @discardableResult
+    public func stop() -> Bool { worker.stop() }
     public func close(within bound: Duration) -> Bool { worker.close(within: bound) }
     public var status: SoundOutputStatus { worker.status }
     public func cannotPlay(_ program: SoundProgram) -> String? { nil }

@@ -32,7 +32,8 @@ public final class BeeperOutput: SoundOutput {
     deinit { worker.close() }
 
     public func play(_ program: SoundProgram, volume: Int) { worker.play(program, volume: volume) }
-    public func stop() { worker.stop() }
+    @discardableResult
+    public func stop() -> Bool { worker.stop() }
     public func close(within bound: Duration) -> Bool { worker.close(within: bound) }
     public var status: SoundOutputStatus { worker.status }
     public var hasVolume: Bool { false }

@@ -7,7 +7,9 @@ public protocol SoundOutput: AnyObject, Sendable {
     /// Starts `program` at `volume` (0–100), cutting off whatever plays; returns at once.
     func play(_ program: SoundProgram, volume: Int)
     /// Silences what plays now; returns at once.
-    func stop()
+    /// - Returns: whether a sound was playing, or handed over to play, and is cut off.
+    @discardableResult
+    func stop() -> Bool
     /// Silences the output for good and ends its thread, waiting up to `bound` for the device
     /// to be silenced (nookd's exit: a beeper must not keep sounding after it).
     /// - Returns: whether it was silenced within `bound` (false: the device is stuck in a call).
@@ -62,7 +64,8 @@ public final class SilentOutput: SoundOutput {
 
     public init(reason: String? = nil) { self.reason = reason }
     public func play(_ program: SoundProgram, volume: Int) {}
-    public func stop() {}
+    @discardableResult
+    public func stop() -> Bool { false }
     public func close(within bound: Duration) -> Bool { true }
     public var status: SoundOutputStatus { SoundOutputStatus(output: "none", state: .none, problem: reason) }
     public func cannotPlay(_ program: SoundProgram) -> String? {

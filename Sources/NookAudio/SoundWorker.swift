@@ -48,11 +48,15 @@ final class SoundWorker: @unchecked Sendable {
         }
     }
 
-    func stop() {
+    /// - Returns: whether a sound was playing or waiting to, now cut off.
+    @discardableResult
+    func stop() -> Bool {
         condition.withLock {
+            let busy = pending != nil || current.state == .playing
             pending = nil
             generation += 1
             condition.broadcast()
+            return busy
         }
     }
 

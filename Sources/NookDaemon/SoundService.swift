@@ -36,16 +36,17 @@ extension Service {
         private let queues: [NookActivityQueue]
         private let room: @Sendable () async -> RoomSoundRules.Room
         private let noteVerdict: @Sendable (NookActivityID, RoomSoundRules.Verdict) -> Void
-        private let logger: Logger
+        let logger: Logger
         private let stops = StopActions()
         /// Sounds the room lowered or silenced since the start, for `status`.
         private let roomCounts = Locked((lowered: 0, silenced: 0))
         /// The cards that slid in with a sound: a sound given one of them later never plays.
         private let chimed = Locked(RecentIDs())
-        /// The volume and what lowers it, once started (`sound.volume` 0: no card's sound plays).
-        private let rules = Locked(RoomSoundRules())
-        /// The sound last handed to the output, which plays until it ends or a newer one comes.
-        private let lastPlayed = Locked<(id: NookActivityID, name: String, priority: NookActivityPriority)?>(nil)
+        /// The volume and what lowers it, once started (`sound.volume` 0: no sound plays).
+        let rules = Locked(RoomSoundRules())
+        /// The sound last handed to the output, which plays until it ends or a newer one comes:
+        /// whose it is, its melody's name and its priority.
+        private let lastPlayed = Locked<(owner: Owner, name: String, priority: NookActivityPriority)?>(nil)
 
         /// `room` says how the room is when a sound would start; `note` hands a card's verdict to
         /// its history entry.
@@ -63,7 +64,7 @@ extension Service {
             guard section.output != .none else { return }
             let relays = queues.map { queue in
                 let events = queue.events(where: { $0.kind == .animateIn })
-                return Task { [logger, room, noteVerdict, roomCounts, chimed, lastPlayed] in
+                return Task { [weak self, logger, chimed] in
                     for await event in events {
                         // A card that slides in again (requeued, back from a recall) chimed already.
                         guard let melody = Self.melody(of: event.activity, section, logger), chimed.withLock({ $0.insert(event.id) }) else { continue }
@@ -71,28 +72,67 @@ extension Service {
                             logger.debug("sound: \(melody.name) for \(event.id) not played: \(reason)")
                             continue
                         }
-                        let verdict = section.room.verdict(for: event.activity.priority, in: await room(), hasVolume: output.hasVolume)
-                        noteVerdict(event.id, verdict)
-                        if case .silenced = verdict {} else { lastPlayed.withLock { $0 = (event.id, melody.name, event.activity.priority) } }
-                        switch verdict {
-                        case .cutOff: break
-                        case .notLowered:
-                            logger.notice("sound: \(melody.name) for \(event.id) \(verdict)")
-                            output.play(.tones(melody), volume: section.volume)
-                        case .silenced:
-                            roomCounts.withLock { $0.silenced += 1 }
-                            logger.info("sound: \(melody.name) for \(event.id) \(verdict)")
-                        case .play(let volume, let lowered):
-                            if lowered != nil {
-                                roomCounts.withLock { $0.lowered += 1 }
-                                logger.info("sound: \(melody.name) for \(event.id) \(verdict)")
-                            }
-                            output.play(.tones(melody), volume: volume)
-                        }
+                        _ = await self?.play(melody, for: .card(event.id), priority: event.activity.priority, on: output)
                     }
                 }
             }
             stops.add { relays.forEach { $0.cancel() } }
+        }
+
+        /// Whose sound it is, for the log and the history: a card's, or one with no card (B4),
+        /// asked for by a client of this uid.
+        enum Owner: Sendable {
+            case card(NookActivityID)
+            case noCard(uid: UInt32)
+
+            var card: NookActivityID? { if case .card(let id) = self { id } else { nil } }
+
+            /// After the melody's name in a log line: `for 9c1e…`, `(no card, uid 1000)`.
+            var logged: String {
+                switch self {
+                case .card(let id): "for \(id)"
+                case .noCard(let uid): "(no card, uid \(uid))"
+                }
+            }
+        }
+
+        /// B3: plays `melody` at the level the room allows for `priority` (never above `asked`,
+        /// where a sound with no card asks for one), or keeps it silent; the room's verdict is
+        /// counted for `status`, logged, and noted in the card's history entry. A card's sound
+        /// played as it was is not logged (its entry says it); one with no card always is, since
+        /// no entry keeps it.
+        func play(_ melody: Melody, for owner: Owner, priority: NookActivityPriority, asked: Int? = nil,
+                  on output: any SoundOutput) async -> RoomSoundRules.Verdict {
+            let rules = rules.withLock { $0 }
+            let verdict = rules.verdict(for: priority, in: await room(), hasVolume: output.hasVolume, asked: asked)
+            if let id = owner.card { noteVerdict(id, verdict) }
+            if case .silenced = verdict {} else { lastPlayed.withLock { $0 = (owner, melody.name, priority) } }
+            let line = "sound: \(melody.name) \(owner.logged) \(verdict)"
+            switch verdict {
+            case .cutOff: break
+            case .notLowered:
+                logger.notice("\(line)")
+                output.play(.tones(melody), volume: min(rules.volume, asked ?? rules.volume))
+            case .silenced:
+                roomCounts.withLock { $0.silenced += 1 }
+                logger.info("\(line)")
+            case .play(let volume, let lowered):
+                if lowered != nil { roomCounts.withLock { $0.lowered += 1 } }
+                if lowered != nil || owner.card == nil { logger.info("\(line)") }
+                output.play(.tones(melody), volume: volume)
+            }
+            return verdict
+        }
+
+        /// Stops the sound playing, whoever's it is (B4's `sound-stop`): its card's entry says it
+        /// was cut off, and the log who stopped it. Returns its melody's name, or nil when nothing
+        /// was playing.
+        func stopPlaying(by uid: UInt32) -> String? {
+            guard let output = current.withLock({ $0 }), output.stop() else { return nil }
+            let last = lastPlayed.withLock { last in defer { last = nil }; return last }
+            if let id = last?.owner.card { noteVerdict(id, .cutOff(by: "stopped")) }
+            logger.info("sound: \(last.map { "\($0.name) \($0.owner.logged)" } ?? "the sound playing") stopped by uid \(uid)")
+            return last?.name ?? ""
         }
 
         /// The card's own sound (B4; empty: none), else its priority's.
@@ -133,8 +173,8 @@ extension Service {
             output.stop()
             lastPlayed.withLock { $0 = nil }
             roomCounts.withLock { $0.silenced += 1 }
-            noteVerdict(last.id, .cutOff(by: reason))
-            logger.info("sound: \(last.name) for \(last.id) \(RoomSoundRules.Verdict.cutOff(by: reason))")
+            if let id = last.owner.card { noteVerdict(id, .cutOff(by: reason)) }
+            logger.info("sound: \(last.name) \(last.owner.logged) \(RoomSoundRules.Verdict.cutOff(by: reason))")
         }
 
         /// Whether `id`'s card slid in with a sound (lately: ``RecentIDs``).

@@ -14,6 +14,7 @@ extension MQTTBridge {
             return []
         }
         if let number = request.indicatorNumber { return indicator(number, message) }
+        if request.playsSound { return sound(request, message) }
         var status: StatusAnswer?
         if request == .power || request == .settings, let requests {
             do throws(ClientError) {
@@ -28,8 +29,7 @@ extension MQTTBridge {
                 logger.info("\(message.topic): done (the board is as asked)")
                 // What was read otherwise than sent (a key given twice), as for an app's topic.
                 warn(remarks, topic: message.topic, payload: message.payload)
-            case .notDone(let lines):
-                report(Rejection(topic: message.topic, code: "notDone", field: nil, "not done: " + lines.joined(separator: "; ")), payload: message.payload)
+            case .notDone(let lines): notDone(lines, message)
             }
         } catch {
             report(Rejection(topic: message.topic, error), payload: message.payload)
@@ -42,26 +42,63 @@ extension MQTTBridge {
     private func indicator(_ number: Int, _ message: MQTTMessage) -> [Delivery] {
         do throws(ProtocolError) {
             let (setting, remarks) = try AWTRIXDevice.indicator(number, body: message.payload)
-            guard let requests else {
-                report(Rejection(topic: message.topic, code: "notDone", field: nil, "not done: nookd is not connected, the indicator was not set"),
-                       payload: message.payload)
+            guard let answer = ask(.indicator(setting), as: IndicatorAnswer.self, for: message, else: "the indicator was not set") else { return [] }
+            logger.info("\(message.topic): done (the board is as asked): indicator\(number) \(answer.color ?? "off")")
+            warn(remarks + answer.warnings, topic: message.topic, payload: message.payload)
+        } catch {
+            report(Rejection(topic: message.topic, error), payload: message.payload)
+        }
+        return []
+    }
+
+    /// `sound`, `rtttl` (B4): played by nookd as AWTRIX reads the payload, logged; AWTRIX
+    /// publishes nothing for them, so only what is said otherwise reaches the error topic: a
+    /// level the room lowered it to (a warning), not played and why (`notDone`), a sound Nook
+    /// cannot play or read (refused naming the field and the character at fault).
+    private func sound(_ request: AWTRIXDevice.Request, _ message: MQTTMessage) -> [Delivery] {
+        do throws(ProtocolError) {
+            let (read, remarks) = try AWTRIXDevice.sound(request, body: message.payload)
+            guard let asked = read else {
+                notDone([AWTRIXDevice.nothingToPlay(request)], message)
                 return []
             }
-            do throws(ClientError) {
-                let (answer, _) = try requests.request(Request(id: .string("awtrix-indicator"), operation: .indicator(setting)), as: IndicatorAnswer.self)
-                logger.info("\(message.topic): done (the board is as asked): indicator\(number) \(answer.color ?? "off")")
-                warn(remarks + answer.warnings, topic: message.topic, payload: message.payload)
-            } catch {
-                if case .daemon(let refusal) = error {
-                    report(Rejection(topic: message.topic, refusal), payload: message.payload)
-                } else {
-                    nookdLost("\(error)")
-                }
+            guard let answer = ask(.soundPlay(asked), as: SoundPlayAnswer.self, for: message, else: "the sound was not played",
+                                   refusal: { AWTRIXDevice.refusal($0, for: request) }) else { return [] }
+            switch AWTRIXDevice.outcome(of: answer, for: request, remarks: remarks) {
+            case .done(let remarks):
+                logger.info("\(message.topic): done (the board is as asked): \(answer.summary)")
+                warn(remarks, topic: message.topic, payload: message.payload)
+            case .notDone(let lines): notDone(lines, message)
             }
         } catch {
             report(Rejection(topic: message.topic, error), payload: message.payload)
         }
         return []
+    }
+
+    /// nookd's answer to `operation`, asked for a message on a device topic; nil once its refusal
+    /// (as `refusal` names it), or nookd's absence (`undone` says what was not done), is reported.
+    private func ask<Answer: NookAnswer>(_ operation: NookOperation, as _: Answer.Type, for message: MQTTMessage, else undone: String,
+                                         refusal: (ProtocolError) -> ProtocolError = { $0 }) -> Answer? {
+        guard let requests else {
+            notDone(["nookd is not connected, \(undone)"], message)
+            return nil
+        }
+        do throws(ClientError) {
+            return try requests.request(Request(id: .string("awtrix-\(operation.name.rawValue)"), operation: operation), as: Answer.self).0
+        } catch {
+            if case .daemon(let refused) = error {
+                report(Rejection(topic: message.topic, refusal(refused)), payload: message.payload)
+            } else {
+                nookdLost("\(error)")
+            }
+            return nil
+        }
+    }
+
+    /// What was not done, on the error topic with the code `notDone`.
+    private func notDone(_ lines: [String], _ message: MQTTMessage) {
+        report(Rejection(topic: message.topic, code: "notDone", field: nil, "not done: " + lines.joined(separator: "; ")), payload: message.payload)
     }
 
     /// AWTRIX's `stats` when they changed (the app on the glass, the brightness, presence:

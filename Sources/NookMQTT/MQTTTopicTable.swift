@@ -91,7 +91,7 @@ public enum MQTTTopicTable {
     /// `resetSettings` (HTTP only). What Nook does not carry out is logged and said on the
     /// error topic, never dropped.
     static let deviceRows: [MQTTTopicRow] = AWTRIXDevice.Request.allCases.filter { $0 != .erase && $0 != .resetSettings }.map { request in
-        MQTTTopicRow(in: "AWTRIX/\(request.rawValue)", .awtrix, asks: [.status], kind: { _ in .device(request) }) { bridge, message, _, _ in
+        MQTTTopicRow(in: "AWTRIX/\(request.rawValue)", .awtrix, asks: request.playsSound ? [.soundPlay] : [.status], kind: { _ in .device(request) }) { bridge, message, _, _ in
             bridge.deviceRequest(request, message)
         }
     }

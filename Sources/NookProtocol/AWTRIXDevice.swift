@@ -37,7 +37,7 @@ public enum AWTRIXDevice {
             + "table and the room (the display goes off while nobody is there, [presence]); quiet hours (PUT /api/v1/quiet, "
             + "nookctl quiet on) hold cards back"
         case .sleep: "a Nook board does not sleep: the glass stays on (see power)"
-        case .sound, .rtttl: "the board plays no sender's sound yet, only each priority's own (nook.toml's [sound]): nothing was played"
+        case .sound, .rtttl: "played by nookd"
         case .moodlight: "Nook draws no mood light: the glass goes on showing its cards, apps and home content"
         case .indicator1, .indicator2, .indicator3: "drawn by nookd"
         case .settings: "Nook's settings are nook.toml's"
@@ -86,9 +86,14 @@ public enum AWTRIXDevice {
             // Carried out by nookd: the bridges send ``indicator(_:body:)``'s setting, read here
             // as they read it (a body that cannot be read is refused the same way).
             return .done(remarks: try indicator(request.indicatorNumber ?? 1, body: body).remarks)
+        case .sound, .rtttl:
+            // Played by nookd: the bridges send ``sound(_:body:)``'s request and say its answer
+            // (``outcome(of:for:remarks:)``); read here as they read it.
+            let (asked, remarks) = try sound(request, body: body)
+            return asked == nil ? .notDone(remarks + [nothingToPlay(request)]) : .done(remarks: remarks)
         case .settings:
             return try AWTRIXSettings.outcome(given ?? [], status: status)
-        case .sleep, .sound, .rtttl, .reboot, .doupdate, .erase, .resetSettings, .sendscreen:
+        case .sleep, .reboot, .doupdate, .erase, .resetSettings, .sendscreen:
             return .notDone(["\(request.label): \(instead(request))"])
         }
     }

@@ -12,7 +12,7 @@ public enum AWTRIXSettings {
         case "ATIME", "ATRANS": "the apps take turns as nook.toml's [apps] table says (nookctl app-next turns them)"
         case "TEFF", "TSPEED": "Nook slides between apps, as its theme times it"
         case "MATP": AWTRIXDevice.instead(.power)
-        case "VOL", "SOUND": AWTRIXDevice.instead(.sound)
+        case "VOL", "SOUND": "Nook's volume and sounds are nook.toml's [sound] table (sound.volume, quiet hours' sound.quiet_volume)"
         case "TIM", "DAT", "HUM", "TEMP", "BAT": "Nook has none of AWTRIX's built-in apps: its home content is set by nookctl home"
         case "BLOCKN": "Nook's inputs are nook.toml's [inputs]"
         default: "Nook's look is its theme's (nook.toml's [display] theme), not AWTRIX's"

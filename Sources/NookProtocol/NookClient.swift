@@ -221,6 +221,8 @@ public enum ClientError: Error, CustomStringConvertible {
 /// What nookctl's exit status means.
 public enum ExitCodes {
     public static let refused: Int32 = 1
+    /// `sound play`: nookd did not play the sound (no output, volume 0, silenced by the room).
+    public static let notPlayed: Int32 = 2
     public static let unreachable: Int32 = 3
     public static let notFound: Int32 = 4
     /// `update`, `cancel`, `dismiss`: the activity was sent by another user (U3).

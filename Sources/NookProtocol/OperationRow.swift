@@ -60,6 +60,7 @@ extension NookOperation {
         public let device = DeviceOperations.shared
         public let history = HistoryOperations.shared
         public let apps = AppOperations.shared
+        public let sound = SoundOperations.shared
     }
 
     /// The one table of operations.
@@ -188,3 +189,4 @@ extension ReadingOperations { static let shared = ReadingOperations() }
 extension DeviceOperations { static let shared = DeviceOperations() }
 extension HistoryOperations { static let shared = HistoryOperations() }
 extension AppOperations { static let shared = AppOperations() }
+extension SoundOperations { static let shared = SoundOperations() }

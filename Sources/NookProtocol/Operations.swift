@@ -71,6 +71,11 @@ public enum NookOperation: Hashable, Sendable {
     case appPrevious
     /// The rotation moves to the named app.
     case appSwitch(String)
+
+    /// Plays a sound now, with no card (B4), as the room allows.
+    case soundPlay(SoundRequest)
+    /// Stops the sound playing.
+    case soundStop
 }
 
 extension NookOperation {
@@ -95,6 +100,8 @@ extension NookOperation {
         case appNext = "app-next"
         case appPrevious = "app-previous"
         case appSwitch = "app-switch"
+        case soundPlay = "sound-play"
+        case soundStop = "sound-stop"
     }
 
     /// The wire names, in the table's order (the `unknownOperation` error lists them).
@@ -167,6 +174,8 @@ extension NookOperation {
         case .appNext: visitor.visit(AppOperations.shared.appNext, ())
         case .appPrevious: visitor.visit(AppOperations.shared.appPrevious, ())
         case .appSwitch(let name): visitor.visit(AppOperations.shared.appSwitch, name)
+        case .soundPlay(let request): visitor.visit(SoundOperations.shared.soundPlay, request)
+        case .soundStop: visitor.visit(SoundOperations.shared.soundStop, ())
         }
     }
 }

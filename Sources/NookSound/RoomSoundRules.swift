@@ -59,6 +59,17 @@ public struct RoomSoundRules: Equatable, Sendable {
         return .notLowered(volume: level, by: reason)
     }
 
+    /// The verdict for a sound asked at `asked` (0–100; nil: at `volume`), as a sound with no
+    /// card is (B4): never louder than `volume`, and lowered or silenced by the room as any sound.
+    /// A level the sender asked below the room's is no lowering: the verdict names none.
+    public func verdict(for priority: NookActivityPriority, in room: Room, hasVolume: Bool, asked: Int?) -> Verdict {
+        guard let asked, asked < volume else { return verdict(for: priority, in: room, hasVolume: hasVolume) }
+        guard asked > 0 else { return .silenced(by: "volume 0 asked") }
+        var rules = self
+        rules.volume = asked
+        return rules.verdict(for: priority, in: room, hasVolume: hasVolume)
+    }
+
     /// The verdict for a sound of `priority` in `room`.
     public func verdict(for priority: NookActivityPriority, in room: Room) -> Verdict {
         guard volume > 0 else { return .silenced(by: "sound.volume is 0") }

@@ -13,7 +13,7 @@ struct Nookctl: ParsableCommand {
         abstract: "Talk to nookd: show activities on the nook's display and control it.",
         discussion: """
             Exit codes: 0 success; 1 nookd refused the request (bad input, unknown module, queue full); \
-            3 nookd could not be reached; 4 no such activity; 5 the activity belongs to another user \
+            2 the sound was not played (sound play: no output, volume 0, silenced by the room); 3 nookd could not be reached; 4 no such activity; 5 the activity belongs to another user \
             (update, cancel, dismiss); 64 bad command line. \
             enqueue --wait exits with how the activity ended: 0 shown to the end, 10 dismissed, \
             11 cancelled, 12 coalesced, 13 expired, 14 blocker timed out, 15 rejected, 16 connection lost.

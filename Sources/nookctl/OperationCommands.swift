@@ -18,7 +18,7 @@ enum OperationCommands {
     /// every operation the table offers on the command line has exactly one.
     static var rows: [(NookOperation.Name, ParsableCommand.Type)] {
         enqueueCommands + cardCommands + updateCommands + moduleCommands + statusCommands + homeCommands + historyCommands
-            + screenshotCommands + appCommands
+            + screenshotCommands + appCommands + soundCommands
     }
 
     /// A group of subcommands (`nookctl history …`): the command holding them, by its word.
@@ -26,6 +26,7 @@ enum OperationCommands {
         switch word {
         case "history": History.self
         case "app": Apps.self
+        case "sound": Sound.self
         default: nil
         }
     }

@@ -48,7 +48,7 @@ struct AWTRIXDeviceMQTTTests {
             said.compactMap { $0["topic"]?.text == "nook/b1/\(topic)" ? $0["message"]?.text : nil }.joined(separator: "\n")
         }
         #expect(message("power").contains("no display-off operation"), "\(message("power"))")
-        #expect(message("sound").contains("plays no sender's sound yet") && message("rtttl").contains("plays no sender's sound yet"))
+        #expect(message("sound").contains("sound: not played: no sound output is configured") && message("rtttl").contains("rtttl: not played: no sound output is configured"))
         #expect(message("reboot").contains("not rebooted over the API") && message("doupdate").contains("not updated over the API"))
         #expect(message("settings").contains("BRI: not changed") && message("settings").contains("ATIME: not changed"), "\(message("settings"))")
         #expect(message("sendscreen").contains("/api/v1/frame"))

@@ -45,6 +45,8 @@ struct OperationDispatchTests {
         case .appNext: .appNext
         case .appPrevious: .appPrevious
         case .appSwitch: .appSwitch("dispatch")
+        case .soundPlay: .soundPlay(SoundRequest(sound: "doorbell"))
+        case .soundStop: .soundStop
         }
     }
 

@@ -61,6 +61,8 @@ struct OperationTableTests {
         case .appNext: return [.appNext]
         case .appPrevious: return [.appPrevious]
         case .appSwitch: return [.appSwitch("weather")]
+        case .soundPlay: return [.soundPlay(SoundRequest(sound: "doorbell")), .soundPlay(SoundRequest(sound: "two:d=4,o=5,b=100:e,c", priority: .high, volume: 40))]
+        case .soundStop: return [.soundStop]
         }
     }
 

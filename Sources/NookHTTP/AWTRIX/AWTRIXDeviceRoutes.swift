@@ -45,6 +45,7 @@ enum AWTRIXDeviceRoutes {
 
     static func answer(_ request: AWTRIXDevice.Request, _ exchange: any HTTPExchange, _ nookd: any NookdCalls) {
         if let number = request.indicatorNumber { return indicator(number, exchange, nookd) }
+        if request.playsSound { return sound(request, exchange, nookd) }
         // Only power and settings compare with the board; the rest answer without nookd.
         let needsStatus = request == .power || request == .settings
         func respond(_ status: StatusAnswer?) {
@@ -70,6 +71,38 @@ enum AWTRIXDeviceRoutes {
         nookd.ask(.indicator(setting), for: exchange) { json in
             let warnings = (try? IndicatorAnswer(json: json))?.warnings ?? []
             exchange.respond(AWTRIXAppRoutes.ok(remarks + warnings))
+        }
+    }
+
+    /// `sound`, `rtttl` (B4): played by nookd as AWTRIX reads the body. Played is AWTRIX's `OK`
+    /// (a level the room lowered it to on a line after it); not played (no output, silenced by
+    /// the room) is 501 `not_done` saying why. A sound Nook cannot play at all is AWTRIX's 404 on
+    /// `sound` (its `FileNotFound`) with Nook's reason; a bad RTTTL string is refused naming the
+    /// character at fault, where AWTRIX answers `OK` and plays nothing.
+    static func sound(_ request: AWTRIXDevice.Request, _ exchange: any HTTPExchange, _ nookd: any NookdCalls) {
+        func refuse(_ error: ProtocolError) {
+            let named = AWTRIXDevice.refusal(error, for: request)
+            guard request == .sound, named.field == "sound" else { return exchange.respond(AWTRIXAppRoutes.refusal(named).response) }
+            exchange.respond(HTTPAPIError(status: 404, code: "not_found", field: named.field, message: "FileNotFound: \(named.message)").response)
+        }
+        let read: SoundRequest?, remarks: [String]
+        do { (read, remarks) = try AWTRIXDevice.sound(request, body: exchange.request.body) } catch { return refuse(error) }
+        guard let asked = read else { return exchange.respond(notDone([AWTRIXDevice.nothingToPlay(request)]).response) }
+        nookd.callForResult(exchange.caller.request(.soundPlay(asked))) { result in
+            switch result {
+            case .success(let json):
+                do {
+                    switch AWTRIXDevice.outcome(of: try SoundPlayAnswer(json: json), for: request, remarks: remarks) {
+                    case .done(let remarks): exchange.respond(AWTRIXAppRoutes.ok(remarks))
+                    case .notDone(let lines): exchange.respond(notDone(lines).response)
+                    }
+                } catch {
+                    exchange.respond(HTTPAPIError(status: 502, code: "nookd_error", message: "nookd's answer cannot be read: \(error)").response)
+                }
+            case .failure(.refused(let json)) where ProtocolError(json: json)?.field == "sound":
+                if let error = ProtocolError(json: json) { refuse(error) }
+            case .failure(let failure): exchange.respond(nookd.failure(failure).response)
+            }
         }
     }
 

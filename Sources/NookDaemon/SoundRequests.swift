@@ -1,0 +1,55 @@
+import NookAudio
+import NookProtocol
+import NookSound
+
+extension Daemon {
+    /// The sounds with no card (B4), owned by the sound service: neither touches a queue or the glass.
+    static let soundHandlers: [OperationHandler] = [
+        OperationHandler(\.sound.soundPlay) { daemon, request, reply in
+            reply.answer(try await daemon.parts.sound.playNow(request, from: reply.connection.peer.uid))
+        },
+        OperationHandler(\.sound.soundStop) { daemon, _, reply in
+            reply.answer(SoundStopAnswer(stopped: daemon.parts.sound.stopPlaying(by: reply.connection.peer.uid)))
+        },
+    ]
+}
+
+extension Service.Sound {
+    /// `sound-play`: the sound read (a name Nook has no chime for, or an RTTTL string's fault at
+    /// its character, refuses the request naming `sound`), then handed to the output at what the
+    /// room allows, or not, and the answer says which and why. A newer sound cuts off the one
+    /// playing, as a card's does. No history entry keeps it (it has no card): the log line does.
+    func playNow(_ request: SoundRequest, from uid: UInt32) async throws(ProtocolError) -> SoundPlayAnswer {
+        let melody: Melody
+        do throws(SoundError) { melody = try SoundText.melody(request.sound) } catch { throw ProtocolError(.invalid, field: "sound", error.message) }
+        let output: any SoundOutput = current.withLock { $0 } ?? SilentOutput()
+        let configured = rules.withLock { $0.volume }
+        let refusal: String? = if let reason = output.cannotPlay(.tones(melody)) {
+            reason
+        } else if configured == 0 {
+            "sound.volume is 0 in nook.toml"
+        } else if request.volume == 0 {
+            // Asked for silence: no room's doing, so not counted as the room's.
+            "volume 0 asked"
+        } else {
+            nil
+        }
+        if let refusal {
+            logger.info("sound: \(melody.name) \(Owner.noCard(uid: uid).logged) not played: \(refusal)")
+            return SoundPlayAnswer(sound: melody.name, played: false, volume: nil, outcome: refusal)
+        }
+        let verdict = await play(melody, for: .noCard(uid: uid), priority: request.priority, asked: request.volume, on: output)
+        var warnings: [String] = []
+        if let asked = request.volume, asked > configured {
+            warnings.append("volume \(asked) asked: played no louder than sound.volume in nook.toml, \(configured)")
+        }
+        if request.volume != nil, !output.hasVolume {
+            warnings.append("the \(output.status.output) output has no volume: it sounds at full loudness")
+        }
+        switch verdict {
+        case .play(let volume, _): return SoundPlayAnswer(sound: melody.name, played: true, volume: volume, outcome: "\(verdict)", warnings: warnings)
+        case .notLowered: return SoundPlayAnswer(sound: melody.name, played: true, volume: 100, outcome: "\(verdict)", warnings: warnings)
+        case .silenced(let reason), .cutOff(let reason): return SoundPlayAnswer(sound: melody.name, played: false, volume: nil, outcome: "silenced (\(reason))")
+        }
+    }
+}
