@@ -7,7 +7,7 @@ import Testing
 
 /// M1 and B4 over HTTP: AWTRIX's `/api/sound` and `/api/rtttl` through the built nook-http and a
 /// real nookd playing into alsa-lib's `file` PCM. A sound plays and is AWTRIX's `OK`; a name Nook
-/// has no chime for is AWTRIX's 404 with Nook's reason; in quiet hours a melody is not played,
+/// has no chime for is refused naming `sound` (never a 404 on the route); in quiet hours a melody is not played,
 /// and the 501 says which rule silenced it.
 @Suite("M1 B4 AWTRIX's sound routes over HTTP", .serialized, .ownThreads)
 struct AWTRIXSoundRoutesTests {
@@ -34,7 +34,7 @@ struct AWTRIXSoundRoutesTests {
         #expect(samples == 48_000 * 18 / 10, "\(samples) samples")
 
         let unknown = try curl(as: token, "POST", service.url + "/api/sound", "gong")
-        #expect(unknown.status == 404 && unknown.text.contains("FileNotFound: is not a chime Nook has ('gong'"), "\(unknown)")
+        #expect(unknown.status == 422 && unknown.text.contains("is not a chime Nook has ('gong'"), "\(unknown)")
 
         _ = try NookClient(path: service.socket).request(Request(id: .number(2), operation: .quiet(.on)))
         let quiet = try curl(as: token, "POST", service.url + "/api/rtttl", "two short:d=4,o=5,b=100:16e6,16e6")

@@ -76,14 +76,13 @@ enum AWTRIXDeviceRoutes {
 
     /// `sound`, `rtttl` (B4): played by nookd as AWTRIX reads the body. Played is AWTRIX's `OK`
     /// (a level the room lowered it to on a line after it); not played (no output, silenced by
-    /// the room) is 501 `not_done` saying why. A sound Nook cannot play at all is AWTRIX's 404 on
-    /// `sound` (its `FileNotFound`) with Nook's reason; a bad RTTTL string is refused naming the
-    /// character at fault, where AWTRIX answers `OK` and plays nothing.
+    /// the room) is 501 `not_done` saying why. A sound Nook cannot play at all is refused naming
+    /// the field (422): a name it has no chime for (AWTRIX's 404 `FileNotFound`, but M1 allows no
+    /// 404 on a documented route, which a client reads as a route the board lacks), and a bad
+    /// RTTTL string naming the character at fault, where AWTRIX answers `OK` and plays nothing.
     static func sound(_ request: AWTRIXDevice.Request, _ exchange: any HTTPExchange, _ nookd: any NookdCalls) {
         func refuse(_ error: ProtocolError) {
-            let named = AWTRIXDevice.refusal(error, for: request)
-            guard request == .sound, named.field == "sound" else { return exchange.respond(AWTRIXAppRoutes.refusal(named).response) }
-            exchange.respond(HTTPAPIError(status: 404, code: "not_found", field: named.field, message: "FileNotFound: \(named.message)").response)
+            exchange.respond(AWTRIXAppRoutes.refusal(AWTRIXDevice.refusal(error, for: request)).response)
         }
         let read: SoundRequest?, remarks: [String]
         do { (read, remarks) = try AWTRIXDevice.sound(request, body: exchange.request.body) } catch { return refuse(error) }
