@@ -126,11 +126,11 @@ public struct AWTRIXApp: Sendable, Equatable {
             throw ProtocolError(.wrongType, field: field("text"), "must be a string or an array of {\"t\", \"c\"} fragments, got \(other.typeName)")
         }
         var app = NookApp(name: name, content: content)
-        switch given("icon") {
-        case .string(let icon)? where icon.trimmingWhitespace.isEmpty:
+        switch try AWTRIXFields.icon(given("icon"), field: field("icon")) {
+        case let icon? where icon.trimmingWhitespace.isEmpty:
             // AWTRIX's senders send an empty icon meaning none.
             break
-        case .string(let icon)?:
+        case let icon?:
             // AWTRIX's icons are LaMetric ids, its own files and Base64 JPEGs; a symbol name
             // of the board's (R3) is drawn as one, and no sender over the network names a file.
             // A name or id looked up as a file is nookd's to find, or to say it has none (M3).
@@ -138,7 +138,6 @@ public struct AWTRIXApp: Sendable, Equatable {
                 notes.append("icon '\(Self.shown(icon))' is not one of the board's symbols (nookctl icons); the app has none")
             }
         case nil: break
-        case let other?: throw ProtocolError(.wrongType, field: field("icon"), "must be a string, got \(other.typeName)")
         }
         if let colour = given("color") { app.tint = try AWTRIXFields.tint(colour, field: field("color")) }
         if let progress = try AWTRIXFields.number(given("progress"), field: field("progress")) {

@@ -49,6 +49,19 @@ public enum AWTRIXFields {
         return number
     }
 
+    /// An icon's name: a string, or a LaMetric icon id sent as a JSON number (`"icon": 2400`), which
+    /// AWTRIX reads as its text (ArduinoJson's `as<String>()`); nil for one not given (or null). An
+    /// id is a whole number from 0: any other number names no icon.
+    static func icon(_ value: JSONValue?, field: String) throws(ProtocolError) -> String? {
+        switch value {
+        case nil, .null?: return nil
+        case .string(let name)?: return name
+        case .number(let id)? where id >= 0 && id <= 9_999_999 && id == id.rounded(.towardZero): return String(Int(id))
+        case .number(let other)?: throw ProtocolError(.invalid, field: field, "a number names a LaMetric icon id, a whole number from 0 to 9999999; got \(other)")
+        case let other?: throw ProtocolError(.wrongType, field: field, "must be a string (or a LaMetric icon id), got \(other.typeName)")
+        }
+    }
+
     /// The refusal of a body with nothing to show, saying what of it was left out (a drawing
     /// of unknown commands, an icon that is none, fields not drawn), which is why.
     static func nothingToShow(field: String, leftOut: [String], hint: String = "") -> ProtocolError {

@@ -69,12 +69,8 @@ public struct AWTRIXNotification: Sendable, Equatable {
         }
         if let colour = value["color"], colour != .null { notification.color = try tint(colour, field: "color") }
         if notification.color == nil { notification.color = fragmentTint }
-        switch value["icon"] {
         // AWTRIX's senders send an empty icon meaning none.
-        case .string(let name)?: notification.icon = name.trimmingWhitespace.isEmpty ? nil : name
-        case nil, .null?: break
-        case let other?: throw ProtocolError(.wrongType, field: "icon", "must be a string, got \(other.typeName)")
-        }
+        if let name = try AWTRIXFields.icon(value["icon"], field: "icon"), !name.trimmingWhitespace.isEmpty { notification.icon = name }
         // AWTRIX's 0 is its default: the card's own dwell.
         if let seconds = try AWTRIXFields.number(value["duration"], field: "duration"), seconds != 0 {
             // Above 0 once read to the nanosecond a card's time is kept in: 1e-300 is 0.
@@ -125,7 +121,7 @@ public struct AWTRIXNotification: Sendable, Equatable {
             notification.text = (percent == percent.rounded() ? String(Int(percent)) : String(percent)) + " %"
             return []
         }
-        if case .string(let icon)? = value["icon"], !icon.trimmingWhitespace.isEmpty {
+        if let icon = try? AWTRIXFields.icon(value["icon"], field: "icon"), !icon.trimmingWhitespace.isEmpty {
             notification.text = AWTRIXApp.shown(icon)
             return []
         }

@@ -50,6 +50,12 @@ import Testing
         let icon = try app(#"{"text": "x", "icon": "2355"}"#)
         #expect(icon.app.icon == "2355" && icon.app.iconFallback == "" && icon.notes.isEmpty)
         #expect(try app(#"{"text": "x", "icon": "../etc/passwd"}"#).app.icon == nil)
+        // An id sent as a JSON number is read as its text, as AWTRIX reads it, in an app and a notification.
+        let numbered = try app(#"{"text": "x", "icon": 2355}"#)
+        #expect(numbered.app.icon == "2355" && numbered.app.iconFallback == "" && numbered.notes.isEmpty)
+        #expect(try AWTRIXNotification.parse(Array(#"{"text": "x", "icon": 2355}"#.utf8)).icon == "2355")
+        #expect(try AWTRIXNotification.parse(Array(#"{"icon": 2355}"#.utf8)).icon == "2355")
+        #expect(throws: ProtocolError.self) { try AWTRIXNotification.parse(Array(#"{"text": "x", "icon": 1e300}"#.utf8)) }
         // A key is quoted on one line: a remark is a log line and a line of an answer.
         let forged = try app(#"{"text": "x", "a\nnook-http: forged": 1}"#)
         #expect(forged.remarks == [#"unknown fields (not AWTRIX's), ignored: a\u{a}nook-http: forged"#])
@@ -74,7 +80,9 @@ import Testing
             (#"{"text": "x", "pos": 1.5}"#, "pos", .invalid),
             (#"{"text": "x", "lifetime": -1}"#, "lifetime", .invalid),
             (#"{"text": "x", "lifetimeMode": 2}"#, "lifetimeMode", .invalid),
-            (#"{"text": "x", "icon": 7}"#, "icon", .wrongType),
+            (#"{"text": "x", "icon": 7.5}"#, "icon", .invalid),
+            (#"{"text": "x", "icon": -7}"#, "icon", .invalid),
+            (#"{"text": "x", "icon": true}"#, "icon", .wrongType),
             (#"[{"text": "x"}, {"text": "y", "pos": "first"}]"#, "[1].pos", .wrongType),
             (#"[{"text": "x"}, 3]"#, "[1]", .wrongType),
             (#"[]"#, "body", .invalid),
