@@ -38,9 +38,15 @@ final class IndicatorDisplay: DisplayBackend {
     var panelOrientation: Rotation { inner.panelOrientation }
     var pageFlips: PageFlipCounts? { inner.pageFlips }
     func connectionChanges() -> AsyncStream<Bool> { inner.connectionChanges() }
+    /// While the display is off no blink or fade wakes nookd: the ticker ends, and starts
+    /// again, at the light's next edge, when the display comes back on.
     func setBlanked(_ blanked: Bool) async throws(DisplayError) {
         try await inner.setBlanked(blanked)
-        state.withLock { $0.blanked = blanked }
+        let changed = state.withLock { state in
+            defer { state.blanked = blanked }
+            return state.blanked != blanked
+        }
+        if changed { restartTicker() }
     }
     func restore() {
         state.withLock { $0.ticker?.cancel() }
@@ -126,7 +132,8 @@ final class IndicatorDisplay: DisplayBackend {
     }
 
     /// Redraws at each change of a blinking or fading light's colour, at most once a
-    /// ``IndicatorMarks/shortestStep``, while one is lit; steady lights need no timer.
+    /// ``IndicatorMarks/shortestStep``, while one is lit and the display is on; steady lights
+    /// need no timer.
     private func restartTicker() {
         let (lights, generation) = state.withLock { state in
             // A ticker mid-redraw is let finish it: cancelled while the display waits for its
@@ -135,7 +142,7 @@ final class IndicatorDisplay: DisplayBackend {
             if state.redrawing != state.generation { state.ticker?.cancel() }
             state.ticker = nil
             state.generation += 1
-            return (state.lights.values.filter(\.animates), state.generation)
+            return (state.blanked ? [] : state.lights.values.filter(\.animates), state.generation)
         }
         guard !lights.isEmpty else { return }
         let ticker = Task { [clock, redrawAction, state] in
