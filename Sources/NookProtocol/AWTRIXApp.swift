@@ -187,7 +187,8 @@ public struct AWTRIXApp: Sendable, Equatable {
             }
         }
         let keys = members.map(\.0)
-        let read = AWTRIXApp(app: app, ignored: keys.filter(ignoredFields.contains),
+        if let note = AWTRIXSound.customAppNote(keys) { notes.append(note) }
+        let read = AWTRIXApp(app: app, ignored: keys.filter { ignoredFields.contains($0) && !AWTRIXSound.fields.contains($0) },
                              unknown: keys.filter { !ignoredFields.contains($0) && !takenFields.contains($0) }, notes: notes)
         do { try app.validate() } catch {
             if error.field == "text", app.isWordless {
