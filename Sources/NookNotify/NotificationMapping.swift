@@ -3,7 +3,8 @@ import NookActivities
 /// One notification as an activity (SPEC E2): summary → title, body → subtitle without its
 /// markup, icon names and categories → Nook icons, urgency → priority, critical and
 /// `expire_timeout` 0 → a blocker that never expires by itself, `expire_timeout` > 0 → the
-/// dwell, the `value` hint → progress, `transient` → not kept in the history. Pure: the bridge supplies the id and coalescing key.
+/// dwell, the `value` hint → progress, `transient` → not kept in the history, the sound hints
+/// → its sound (B4). Pure: the bridge supplies the id and coalescing key.
 public enum NotificationMapping {
     public struct Result: Sendable, Equatable {
         public var activity: NookActivity
@@ -62,15 +63,11 @@ public enum NotificationMapping {
         case nil: break
         case let other?: notes.append("hint transient ignored: not a boolean (\(other))")
         }
-        // The spec's sound hints: nookd plays each priority's own sound (B1, B2); a sender's
-        // sound is not played yet, so asking for one is said (suppress-sound asks for nothing).
-        for hint in ["sound-name", "sound-file"] where call.hints[hint] != nil {
-            notes.append("hint \(hint) ignored: nook-notify does not play a sender's sound yet (nookd plays each priority's own, [sound])")
-        }
         var activity = NookActivity(id: id, coalescingKey: key, priority: priority, title: title, subtitle: subtitle,
                                     systemImage: lookedUp ?? icon.symbol, tint: tint, dwell: dwell, presentation: presentation, progress: progress,
                                     isTransient: transient, hasAction: call.hasDefaultAction)
         if lookedUp != nil { activity.iconFallback = icon.symbol }
+        activity.sound = NotificationSound.sound(for: call, priority: priority, notes: &notes)
         return Result(activity: activity, notes: notes)
     }
 
