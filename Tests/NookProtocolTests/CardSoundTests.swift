@@ -18,7 +18,8 @@ import Testing
             #expect(CardSound.chime(named: name) == name, "\(name)")
             #expect(throws: Never.self) { try CardSound.check(name, field: "activity.sound") }
         }
-        for name in ["gong", "", "x:d=4:c", "0001"] { #expect(CardSound.chime(named: name) == nil, "\(name)") }
+        // A colon makes it RTTTL to nookd, though the naming spec's fallback would find doorbell.
+        for name in ["gong", "", "x:d=4:c", "0001", "doorbell-x:y"] { #expect(CardSound.chime(named: name) == nil, "\(name)") }
         #expect(CardSound.rtttlFault("two:d=4,o=5,b=100:16e6,16e6") == nil)
         #expect(CardSound.rtttlFault("two:d=4,o=5,b=100:16e6,9e6") == "RTTTL: 9 is not a duration (1, 2, 4, 8, 16 or 32) at character 24")
         // A chime's name is no RTTTL string: nookd would play the chime instead.
