@@ -56,13 +56,7 @@ public enum NotificationMapping {
         let tint: NookTint = critical ? .named(.red) : icon.tint ?? .accent
         // The spec's `transient` hint (notify-send --transient): shown, but kept out of any
         // persistence, which for Nook is its history (U4).
-        var transient = false
-        switch call.hints["transient"] {
-        case .boolean(let value)?: transient = value
-        case .integer(let value)?: transient = value != 0
-        case nil: break
-        case let other?: notes.append("hint transient ignored: not a boolean (\(other))")
-        }
+        let transient = flag("transient", in: call, notes: &notes) ?? false
         var activity = NookActivity(id: id, coalescingKey: key, priority: priority, title: title, subtitle: subtitle,
                                     systemImage: lookedUp ?? icon.symbol, tint: tint, dwell: dwell, presentation: presentation, progress: progress,
                                     isTransient: transient, hasAction: call.hasDefaultAction)
@@ -111,6 +105,19 @@ public enum NotificationMapping {
         // A chosen path is drawn as it is: a fallback is a built-in icon.
         guard NookIconNames.isKnown(icon.symbol) else { return (icon, nil) }
         return (icon, lookedUp)
+    }
+
+    /// A flag hint as senders send it: a boolean, or a byte (some clients); another type is a
+    /// note. nil: not given.
+    static func flag(_ name: String, in call: NotifyCall, notes: inout [String]) -> Bool? {
+        switch call.hints[name] {
+        case .boolean(let value)?: return value
+        case .integer(let value)?: return value != 0
+        case nil: return nil
+        case let other?:
+            notes.append("hint \(name) ignored: not a boolean (\(other))")
+            return nil
+        }
     }
 
     /// A sender's value as a note quotes it: its first 64 characters on one line (a control

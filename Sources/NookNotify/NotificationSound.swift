@@ -8,13 +8,7 @@ import NookProtocol
 enum NotificationSound {
     /// The card's sound: a chime's name, "" for silence, nil for its priority's.
     static func sound(for call: NotifyCall, priority: NookActivityPriority, notes: inout [String]) -> String? {
-        var suppress = false
-        switch call.hints["suppress-sound"] {
-        case .boolean(let value)?: suppress = value
-        case .integer(let value)?: suppress = value != 0
-        case nil: break
-        case let other?: notes.append("hint suppress-sound ignored: not a boolean (\(other))")
-        }
+        let suppress = NotificationMapping.flag("suppress-sound", in: call, notes: &notes) ?? false
         var sound: String? = suppress ? "" : nil
         switch call.hints["sound-name"] {
         case .string(let name)? where suppress:
