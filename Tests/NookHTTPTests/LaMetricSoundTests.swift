@@ -6,16 +6,22 @@ import Testing
 /// B4 through M4: LaMetric's `model.sound`, in demetriek's `Sound` and `SoundURL` shapes, as
 /// the card's sound; what does not play is a note, and the card is kept.
 struct LaMetricSoundTests {
-    static func card(sound: String, priority: String = "info") throws -> (sound: String?, notes: [String]) {
+    /// The card's sound and what was said.
+    struct Heard: Equatable {
+        var sound: String?
+        var notes: [String] = []
+    }
+
+    static func card(sound: String, priority: String = "info") throws -> Heard {
         let card = try LaMetricNotificationTests.card(#"{"priority":"\#(priority)","model":{"frames":[{"text":"x"}],"sound":\#(sound)}}"#)
-        return (card.activity.sound, card.notes)
+        return Heard(sound: card.activity.sound, notes: card.notes)
     }
 
     @Test func b4_m4_aLaMetricSoundIdInEitherCategoryIsTheCardsSound() throws {
-        #expect(try Self.card(sound: #"{"category":"notifications","id":"knock-knock","repeat":1}"#) == ("knock-knock", []))
-        #expect(try Self.card(sound: #"{"category":"alarms","id":"alarm3"}"#) == ("alarm3", []))
+        #expect(try Self.card(sound: #"{"category":"notifications","id":"knock-knock","repeat":1}"#) == Heard(sound: "knock-knock"))
+        #expect(try Self.card(sound: #"{"category":"alarms","id":"alarm3"}"#) == Heard(sound: "alarm3"))
         // demetriek leaves the category out when it infers it.
-        #expect(try Self.card(sound: #"{"id":"positive1"}"#) == ("positive1", []))
+        #expect(try Self.card(sound: #"{"id":"positive1"}"#) == Heard(sound: "positive1"))
     }
 
     @Test func b4_m4_anUnknownIdOrCategoryIsSaidAndTheCardKeptWithItsPrioritysSound() throws {
@@ -33,16 +39,16 @@ struct LaMetricSoundTests {
 
     @Test func b4_m4_aRepeatIsSaidPlayedOnce() throws {
         #expect(try Self.card(sound: #"{"id":"win","repeat":3}"#)
-                == ("win", ["model.sound.repeat 3: 'win' played once; a repeated sound is not built yet (docs/sound.md)"]))
+                == Heard(sound: "win", notes: ["model.sound.repeat 3: 'win' played once; a repeated sound is not built yet (docs/sound.md)"]))
         #expect(try Self.card(sound: #"{"id":"alarm1","repeat":0}"#)
-                == ("alarm1", ["model.sound.repeat 0 (until dismissed): 'alarm1' played once; a repeated sound is not built yet (docs/sound.md)"]))
+                == Heard(sound: "alarm1", notes: ["model.sound.repeat 0 (until dismissed): 'alarm1' played once; a repeated sound is not built yet (docs/sound.md)"]))
         #expect(try Self.card(sound: #"{"id":"win","repeat":-2}"#).notes
                 == ["model.sound.repeat ignored: must be a whole number (0 until dismissed), got -2.0; played once"])
     }
 
     @Test func b4_m4_aSoundURLIsNotFetchedAndItsFallbackPlays() throws {
         let fallback = try Self.card(sound: #"{"url":"https://example.com/door.mp3","type":"mp3","fallback":{"category":"notifications","id":"open_door"}}"#)
-        #expect(fallback == ("open_door", ["model.sound.url 'https://example.com/door.mp3' not played: Nook fetches no sound from the network "
+        #expect(fallback == Heard(sound: "open_door", notes: ["model.sound.url 'https://example.com/door.mp3' not played: Nook fetches no sound from the network "
                                            + "(nor plays MP3); its fallback plays instead"]), "\(fallback)")
         let bare = try Self.card(sound: #"{"url":"https://example.com/door.mp3"}"#)
         #expect(bare.sound == nil && bare.notes.count == 1 && bare.notes[0].contains("no fallback given, so the card comes with its priority's sound"), "\(bare)")
