@@ -42,7 +42,8 @@ public struct AWTRIXApp: Sendable, Equatable {
         case set([AWTRIXApp])
     }
 
-    /// Fields AWTRIX draws or plays that an app on Nook has no place for (named as ignored).
+    /// Fields AWTRIX draws or plays that an app on Nook has no place for: named as ignored, but
+    /// the sound fields, which are said not played (AWTRIX plays no sound with an app either).
     public static let ignoredFields: Set<String> = [
         "textCase", "topText", "textOffset", "center", "gradient", "blinkText", "fadeText", "background", "rainbow", "pushIcon",
         "repeat", "autoscale", "barBC", "progressC", "progressBC", "noScroll", "scrollSpeed", "effect", "effectSettings",

@@ -24,7 +24,7 @@ public struct AWTRIXNotification: Sendable, Equatable {
         self.sound = sound
     }
 
-    /// Fields AWTRIX draws or plays that a card has no place for.
+    /// Fields AWTRIX draws that a card has no place for (its sound fields are the card's, B4).
     public static let ignoredFields = ["textCase", "topText", "textOffset", "center", "gradient", "blinkText", "fadeText", "background",
                                        "rainbow", "pushIcon", "repeat", "bar", "line", "autoscale",
                                        "progressC", "progressBC", "draw", "stack", "wakeup", "noScroll", "clients", "scrollSpeed",
