@@ -74,7 +74,8 @@ let package = Package(
         // Engagement from real sensors: GPIO lines through CGPIOD (its only importer), IIO proximity.
         .target(name: "NookInput", dependencies: ["NookActivities", "NookSystem", "CGPIOD"]),
         // The socket protocol: JSON lines, requests, answers, events. No Foundation: nookctl starts fast.
-        .target(name: "NookProtocol", dependencies: ["NookActivities", "NookSystem"]),
+        // NookSound checks a card's sound (CardSound) for nookd and for the bridges alike.
+        .target(name: "NookProtocol", dependencies: ["NookActivities", "NookSystem", "NookSound"]),
         // Frames, the DisplayBackend protocol, the mock display, rotation: pure Swift.
         .target(name: "NookDisplay", dependencies: ["NookActivities", "NookSystem"]),
         // LED backends (L1, L2, L5): layouts, gamma and current budget, WS2812/SK6812 and APA102

@@ -97,7 +97,7 @@ extension Daemon {
         for (_, requested) in run {
             do throws(ProtocolError) {
                 var activity = try checkedIcon(screen.fitted(requested))
-                try Self.checkSound(activity.sound, field: "activity.sound")
+                try CardSound.check(activity.sound, field: "activity.sound")
                 // Its owner (U3): the connection's uid and pid; the name the client stated for
                 // whom it relays (nook-http's token), else the process's.
                 var sender = connection.peer.sender

@@ -304,17 +304,3 @@ extension Service.Sound: BuiltService {
                              note: { history.noteSound("\($1)", for: $0) }, logger: wiring.logger)
     }
 }
-
-extension Daemon {
-    /// B4: a card's own sound, checked where it is enqueued or updated, in the connection's task:
-    /// a name Nook has no chime for, or an RTTTL string's fault at its character, refuses the
-    /// request naming `field`. Empty asks for no sound.
-    static func checkSound(_ sound: String?, field: String) throws(ProtocolError) {
-        guard let sound, !sound.isEmpty else { return }
-        do throws(SoundError) {
-            _ = try SoundText.melody(sound)
-        } catch {
-            throw ProtocolError(.invalid, field: field, error.message)
-        }
-    }
-}

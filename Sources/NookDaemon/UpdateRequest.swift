@@ -8,7 +8,7 @@ extension Daemon {
     func performUpdate(_ target: UpdateTarget, changes: ActivityChanges, restartDwell: Bool,
                        peer: PeerCredentials, actingFor name: String? = nil) async throws(ProtocolError) -> UpdateAnswer {
         // A sound no card could play is the request's fault, whether or not its cards still live.
-        try Self.checkSound(changes.json[ActivityField.sound.wireName]?.text, field: "changes.sound")
+        try CardSound.check(changes.json[ActivityField.sound.wireName]?.text, field: "changes.sound")
         var targets: [(NookActivityQueue, NookActivityID)] = []
         switch target {
         case .id(let id):

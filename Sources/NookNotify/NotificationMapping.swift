@@ -3,7 +3,8 @@ import NookActivities
 /// One notification as an activity (SPEC E2): summary → title, body → subtitle without its
 /// markup, icon names and categories → Nook icons, urgency → priority, critical and
 /// `expire_timeout` 0 → a blocker that never expires by itself, `expire_timeout` > 0 → the
-/// dwell, the `value` hint → progress, `transient` → not kept in the history. Pure: the bridge supplies the id and coalescing key.
+/// dwell, the `value` hint → progress, `transient` → not kept in the history, the sound hints
+/// → its sound (B4). Pure: the bridge supplies the id and coalescing key.
 public enum NotificationMapping {
     public struct Result: Sendable, Equatable {
         public var activity: NookActivity
@@ -55,22 +56,12 @@ public enum NotificationMapping {
         let tint: NookTint = critical ? .named(.red) : icon.tint ?? .accent
         // The spec's `transient` hint (notify-send --transient): shown, but kept out of any
         // persistence, which for Nook is its history (U4).
-        var transient = false
-        switch call.hints["transient"] {
-        case .boolean(let value)?: transient = value
-        case .integer(let value)?: transient = value != 0
-        case nil: break
-        case let other?: notes.append("hint transient ignored: not a boolean (\(other))")
-        }
-        // The spec's sound hints: nookd plays each priority's own sound (B1, B2); a sender's
-        // sound is not played yet, so asking for one is said (suppress-sound asks for nothing).
-        for hint in ["sound-name", "sound-file"] where call.hints[hint] != nil {
-            notes.append("hint \(hint) ignored: nook-notify does not play a sender's sound yet (nookd plays each priority's own, [sound])")
-        }
+        let transient = flag("transient", in: call, notes: &notes) ?? false
         var activity = NookActivity(id: id, coalescingKey: key, priority: priority, title: title, subtitle: subtitle,
                                     systemImage: lookedUp ?? icon.symbol, tint: tint, dwell: dwell, presentation: presentation, progress: progress,
                                     isTransient: transient, hasAction: call.hasDefaultAction)
         if lookedUp != nil { activity.iconFallback = icon.symbol }
+        activity.sound = NotificationSound.sound(for: call, priority: priority, notes: &notes)
         return Result(activity: activity, notes: notes)
     }
 
@@ -114,6 +105,19 @@ public enum NotificationMapping {
         // A chosen path is drawn as it is: a fallback is a built-in icon.
         guard NookIconNames.isKnown(icon.symbol) else { return (icon, nil) }
         return (icon, lookedUp)
+    }
+
+    /// A flag hint as senders send it: a boolean, or a byte (some clients); another type is a
+    /// note. nil: not given.
+    static func flag(_ name: String, in call: NotifyCall, notes: inout [String]) -> Bool? {
+        switch call.hints[name] {
+        case .boolean(let value)?: return value
+        case .integer(let value)?: return value != 0
+        case nil: return nil
+        case let other?:
+            notes.append("hint \(name) ignored: not a boolean (\(other))")
+            return nil
+        }
     }
 
     /// A sender's value as a note quotes it: its first 64 characters on one line (a control

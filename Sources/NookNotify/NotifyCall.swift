@@ -55,7 +55,8 @@ public struct NotifyCall: Sendable, Equatable {
 
     /// The hints the mapping and the registry read; the rest are dropped by ``compacted()``.
     static let readHints: Set<String> = ["urgency", "value", "transient", "resident", "category", "image-path", "image_path",
-                                         "x-dunst-stack-tag", "x-canonical-private-synchronous"]
+                                         "x-dunst-stack-tag", "x-canonical-private-synchronous",
+                                         "sound-name", "sound-file", "suppress-sound"]
 
     /// The call with only what is read of it: the hints above and, of the actions, whether
     /// there is a default one. What waits for nookd is then a few kilobytes, not the 200 a

@@ -42,7 +42,8 @@ public struct AWTRIXApp: Sendable, Equatable {
         case set([AWTRIXApp])
     }
 
-    /// Fields AWTRIX draws or plays that an app on Nook has no place for (named as ignored).
+    /// Fields AWTRIX draws or plays that an app on Nook has no place for: named as ignored, but
+    /// the sound fields, which are said not played (AWTRIX plays no sound with an app either).
     public static let ignoredFields: Set<String> = [
         "textCase", "topText", "textOffset", "center", "gradient", "blinkText", "fadeText", "background", "rainbow", "pushIcon",
         "repeat", "autoscale", "barBC", "progressC", "progressBC", "noScroll", "scrollSpeed", "effect", "effectSettings",
@@ -186,7 +187,8 @@ public struct AWTRIXApp: Sendable, Equatable {
             }
         }
         let keys = members.map(\.0)
-        let read = AWTRIXApp(app: app, ignored: keys.filter(ignoredFields.contains),
+        if let note = AWTRIXSound.customAppNote(keys) { notes.append(note) }
+        let read = AWTRIXApp(app: app, ignored: keys.filter { ignoredFields.contains($0) && !AWTRIXSound.fields.contains($0) },
                              unknown: keys.filter { !ignoredFields.contains($0) && !takenFields.contains($0) }, notes: notes)
         do { try app.validate() } catch {
             if error.field == "text", app.isWordless {

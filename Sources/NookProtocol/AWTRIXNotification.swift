@@ -2,8 +2,8 @@ import NookActivities
 
 /// One notification as an AWTRIX sender sends it, to `POST /api/notify` (H2) or the MQTT topic
 /// `PREFIX/notify`: `text` (a string, or coloured fragments `[{"t": "…", "c": "FF0000"}]`),
-/// `color`, `icon`, `duration`, `hold`, `progress`; the drawing and sound fields of a pixel
-/// clock are left out, noted. And its card, by the table in docs/publishing.md.
+/// `color`, `icon`, `duration`, `hold`, `progress`, `sound` and `rtttl` (B4); the drawing fields
+/// of a pixel clock are left out, noted. And its card, by the table in docs/publishing.md.
 public struct AWTRIXNotification: Sendable, Equatable {
     public var text: String
     public var color: NookTint?
@@ -14,21 +14,24 @@ public struct AWTRIXNotification: Sendable, Equatable {
     public var hold: Bool
     /// 0…100.
     public var progress: Double?
+    /// The card's sound (a chime's name or an RTTTL string Nook plays); nil: its priority's.
+    public var sound: String?
     public var notes: [String]
 
     public init(text: String, color: NookTint? = nil, icon: String? = nil, duration: Double? = nil, hold: Bool = false,
-                progress: Double? = nil, notes: [String] = []) {
+                progress: Double? = nil, sound: String? = nil, notes: [String] = []) {
         (self.text, self.color, self.icon, self.duration, self.hold, self.progress, self.notes) = (text, color, icon, duration, hold, progress, notes)
+        self.sound = sound
     }
 
-    /// Fields AWTRIX draws or plays that a card has no place for.
+    /// Fields AWTRIX draws that a card has no place for (its sound fields are the card's, B4).
     public static let ignoredFields = ["textCase", "topText", "textOffset", "center", "gradient", "blinkText", "fadeText", "background",
-                                       "rainbow", "pushIcon", "repeat", "sound", "rtttl", "loopSound", "bar", "line", "autoscale",
+                                       "rainbow", "pushIcon", "repeat", "bar", "line", "autoscale",
                                        "progressC", "progressBC", "draw", "stack", "wakeup", "noScroll", "clients", "scrollSpeed",
                                        "effect", "effectSettings", "overlay", "lifetime", "lifetimeMode", "pos", "save"]
 
     /// Fields a card takes (the rest of AWTRIX's are ``ignoredFields``).
-    public static let takenFields: Set<String> = ["text", "color", "icon", "duration", "hold", "progress"]
+    public static let takenFields: Set<String> = ["text", "color", "icon", "duration", "hold", "progress", "sound", "rtttl", "loopSound"]
 
     /// The notification in `body`, or why not, naming the field: `badJSON` (not JSON),
     /// `wrongType` (a field of the wrong JSON type), `missingField` (no words to show), `invalid`
@@ -63,7 +66,9 @@ public struct AWTRIXNotification: Sendable, Equatable {
             guard let used = try Self.wordlessTitle(value, drawing: drawing, into: &notification) else {
                 // Nothing to show: say what was sent and left out, which is why.
                 let read: Set<String> = ["bar", "line", "draw"]
-                throw AWTRIXFields.nothingToShow(field: "text", leftOut: notification.notes + leftOut(members.map(\.0).filter { !read.contains($0) }))
+                let unplayed = AWTRIXSound.fields.filter { value[$0] != nil }
+                let sound = unplayed.isEmpty ? [] : ["\(unplayed.joined(separator: ", ")) not played: a sound plays with its card, and there is none"]
+                throw AWTRIXFields.nothingToShow(field: "text", leftOut: notification.notes + leftOut(members.map(\.0).filter { !read.contains($0) }) + sound)
             }
             wordless = used
         }
@@ -91,6 +96,7 @@ public struct AWTRIXNotification: Sendable, Equatable {
             }
             if percent >= 0 { notification.progress = percent }
         }
+        notification.sound = AWTRIXSound.read(value, notes: &notification.notes)
         notification.notes += leftOut(members.map(\.0).filter { !wordless.contains($0) })
         return notification
     }
@@ -176,6 +182,7 @@ public struct AWTRIXNotification: Sendable, Equatable {
         var activity = NookActivity(id: id, title: title, systemImage: symbol, tint: color ?? .accent, dwell: dwell,
                                     presentation: hold ? .blocker(timeout: nil) : .timed, progress: progress.map { $0 / 100 })
         activity.iconFallback = fallback
+        activity.sound = sound
         return activity
     }
 

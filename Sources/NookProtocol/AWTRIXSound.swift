@@ -1,72 +1,67 @@
 import NookActivities
 
-extension AWTRIXDevice.Request {
-    /// Whether this request plays a sound (`sound`, `rtttl`): nookd's `sound-play`.
-    public var playsSound: Bool { self == .sound || self == .rtttl }
-}
+/// The sound keys of an AWTRIX notification as its card's sound (B4), as AWTRIX 3 plays them
+/// (`Overlays.cpp`): `sound` names a melody file on the clock, `rtttl` is a melody's text, and
+/// with both `rtttl` plays (it starts after `sound` and cuts it off). A sound Nook cannot play is
+/// a note, never a refusal: the card is shown without it. AWTRIX plays no sound for a custom
+/// app, and says nothing; Nook says so (``customAppNote(_:)``).
+enum AWTRIXSound {
+    static let fields = ["sound", "rtttl", "loopSound"]
 
-extension AWTRIXDevice {
-    /// The priority AWTRIX's sounds are played at: an AWTRIX clock has none, and a sound sent on
-    /// its own is no more urgent than a notification sent without one.
-    public static let soundPriority = NookActivityPriority.normal
-
-    /// A `sound` or `rtttl` body read as AWTRIX reads it (M1, B4), as the sound nookd plays, at
-    /// ``soundPriority`` and the volume nook.toml sets (AWTRIX's routes take none), with the
-    /// remarks for the answer. `sound` takes `{"sound": "alarm"}` or, as AWTRIX's `parseSound`
-    /// falls back to when the body is not JSON, the name as plain text; a name plays Nook's chime
-    /// of that name (docs/sound.md: AWTRIX's example names are among them). `rtttl` takes the
-    /// RTTTL string as the body, or `{"rtttl": "…"}` as the `awtrix-light-client` package sends it.
-    /// An empty body asks for nothing: nil, which is not done (``nothingToPlay(_:)``).
-    public static func sound(_ request: Request, body: [UInt8]) throws(ProtocolError) -> (request: SoundRequest?, remarks: [String]) {
-        let text = String(decoding: body, as: UTF8.self).trimmingWhitespace
-        guard !text.isEmpty else { return (nil, []) }
-        let field = request.label
-        var (sound, remarks) = (text, [String]())
-        if text.hasPrefix("{") {
-            let value: JSONValue
-            (value, remarks) = try AWTRIXFields.parse(body, kind: "a \(field) request is {\"\(field)\": \"…\"}")
-            guard case .object(let members) = value else { throw ProtocolError(.wrongType, field: "body", "must be a JSON object, got \(value.typeName)") }
-            switch value[field] {
-            case .string(let given)?: sound = given.trimmingWhitespace
-            case .number(let number)? where request == .sound: sound = FieldReader.text(number)
-            case nil, .null?: throw ProtocolError(.missingField, field: field, "is required: \(shape(of: request))")
-            case let other?: throw ProtocolError(.wrongType, field: field, "must be a string, got \(other.typeName)")
+    /// The card's sound from `value`'s keys, nil for none (the card's priority's sound); what
+    /// does not play is a note.
+    static func read(_ value: JSONValue, notes: inout [String]) -> String? {
+        let instead = CardSound.instead(.normal)
+        let name = text(value["sound"], field: "sound", notes: &notes)
+        let melody = text(value["rtttl"], field: "rtttl", notes: &notes)
+        var sound: String?
+        if let melody {
+            if let fault = CardSound.rtttlFault(melody) {
+                notes.append("rtttl not played: \(fault)" + (name == nil ? "; " + instead : ""))
+            } else {
+                sound = melody
             }
-            let unknown = members.map(\.0).filter { $0 != field }
-            if !unknown.isEmpty { remarks.append("unknown fields (not AWTRIX's), ignored: \(unknown.map(AWTRIXApp.shown).joined(separator: ", "))") }
-        } else if text.hasPrefix("\"") || text.hasPrefix("[") {
-            throw ProtocolError(.wrongType, field: "body", "must be \(shape(of: request))")
         }
-        guard !sound.isEmpty else { throw ProtocolError(.missingField, field: field, "is required: \(shape(of: request))") }
-        // A colon is what tells an RTTTL string from a name (SoundText): each route plays its own.
-        if request == .sound, sound.contains(":") {
-            throw ProtocolError(.invalid, field: field, "names a melody ('\(AWTRIXApp.shown(sound))' has a colon): an RTTTL string goes to rtttl")
+        if let name {
+            if sound != nil {
+                notes.append("sound '\(AWTRIXApp.shown(name))' not played: rtttl was given too, which AWTRIX plays instead")
+            } else if let chime = CardSound.chime(named: name) {
+                sound = chime
+            } else {
+                // AWTRIX's MELODIES are the clock's own files (a DFPlayer's, numbered MP3s).
+                notes.append("sound '\(AWTRIXApp.shown(name))' not played: Nook has no chime by that name (docs/sound.md lists them;"
+                             + " a melody of the clock's own comes as rtttl); " + instead)
+            }
         }
-        if request == .rtttl, !sound.contains(":") {
-            throw ProtocolError(.invalid, field: field, "is not an RTTTL string (name:d=4,o=5,b=100:notes): a melody's name ('\(AWTRIXApp.shown(sound))') goes to sound")
+        switch value["loopSound"] {
+        case .bool(true)? where name == nil && melody == nil:
+            notes.append("loopSound ignored: no sound or rtttl to repeat")
+        case .bool(true)?:
+            notes.append("loopSound: the sound plays once; a repeat until the notification is dismissed is not built yet (docs/sound.md)")
+        case .bool(false)?, nil, .null?: break
+        case let other?: notes.append("loopSound ignored: must be true or false, got \(other.typeName)")
         }
-        return (SoundRequest(sound: sound, priority: soundPriority), remarks)
+        return sound
     }
 
-    /// The line an empty body is answered with.
-    public static func nothingToPlay(_ request: Request) -> String { "\(request.label): nothing to play: send \(shape(of: request))" }
-
-    static func shape(of request: Request) -> String {
-        request == .sound ? "{\"sound\": \"alarm\"}, or the name alone as the body" : "the RTTTL string as the body (name:d=4,o=5,b=100:notes)"
+    /// A key's text: a string (empty is none, as AWTRIX reads it), a number as its digits (a
+    /// DFPlayer's MP3 is a number); any other value is a note.
+    private static func text(_ value: JSONValue?, field: String, notes: inout [String]) -> String? {
+        switch value {
+        case .string(let text)?: return text.isEmpty ? nil : text
+        case .number(let number)? where number == number.rounded() && abs(number) < 1e9: return String(Int(number))
+        case nil, .null?: return nil
+        case let other?:
+            notes.append("\(field) ignored: must be a string, got \(other.typeName)")
+            return nil
+        }
     }
 
-    /// What nookd's answer to an AWTRIX sound is: played is AWTRIX's `OK`, with a line where it
-    /// played otherwise than at the full volume; not played is not done, saying why.
-    public static func outcome(of answer: SoundPlayAnswer, for request: Request, remarks: [String]) -> Outcome {
-        guard answer.played else { return .notDone(remarks + ["\(request.label): not played: \(answer.outcome)"]) }
-        return .done(remarks: remarks + (answer.outcome == "played" ? [] : ["\(request.label): \(answer.outcome)"]) + answer.warnings)
-    }
-
-    /// nookd's refusal of the sound, naming the route's own field (`rtttl`) where nookd names its `sound`.
-    public static func refusal(_ error: ProtocolError, for request: Request) -> ProtocolError {
-        guard error.field == "sound" else { return error }
-        var named = error
-        named.field = request.label
-        return named
+    /// What a custom app's sound keys get: AWTRIX plays a sound with a notification only.
+    static func customAppNote(_ keys: [String]) -> String? {
+        let given = keys.filter(fields.contains)
+        guard !given.isEmpty else { return nil }
+        return "\(given.joined(separator: ", ")) not played: AWTRIX plays a sound with a notification only, never with a custom app "
+            + "(send it to /api/notify or PREFIX/notify with the card it comes with)"
     }
 }

@@ -138,6 +138,22 @@ struct AWTRIXMQTTTests {
     /// E4: nook-mqtt knows its held notifications by what nookd keeps with each card (its key),
     /// so `notify/dismiss` after the bridge restarted still dismisses the one it put up, and
     /// still leaves another sender's blocker alone.
+    /// B4: a notification's sound reaches nookd as its card's; one Nook cannot play is said on
+    /// the error topic as a warning, and the card kept.
+    @Test func b4_e4_aNotificationsSoundOnTheNotifyTopicIsItsCardsSound() throws {
+        let setup = try Setup()
+        let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])
+        try setup.daemon.request(.suspend(module: nil))
+        try setup.broker.publish("nook/b1/notify", #"{"text": "Doorbell", "sound": "doorbell"}"#)
+        try setup.broker.publish("nook/b1/notify", #"{"text": "Tune", "rtttl": "t:d=4:c,z"}"#)
+        func cards() throws -> [NookActivity] { try setup.daemon.activities().flatMap(\.pending) }
+        try eventually("both cards") { try Set(cards().map(\.title)).isSuperset(of: ["Doorbell", "Tune"]) }
+        #expect(try cards().first { $0.title == "Doorbell" }?.sound == "doorbell")
+        #expect(try cards().first { $0.title == "Tune" }?.sound == nil, "its priority's sound")
+        func warnings() -> [String] { errors.json("nook/b1/error").filter { $0["code"]?.text == "warning" }.compactMap { $0["message"]?.text } }
+        try eventually("the bad melody said") { warnings().contains { $0.hasPrefix("rtttl not played: RTTTL: 'z' is not a note") } }
+    }
+
     @Test func e4_aHeldNotificationIsDismissedAfterTheBridgeRestarted() throws {
         var setup = try Setup(extraConfig: "awtrix_prefix = \"awtrix_abc123\"\n")
         func cards() throws -> [NookActivity] { try setup.daemon.activities().flatMap { ($0.current.map { [$0] } ?? []) + $0.pending } }

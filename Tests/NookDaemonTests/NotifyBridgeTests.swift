@@ -97,6 +97,24 @@ struct NotifyBridgeTests {
         #expect(holding.presentation == .blocker(timeout: nil), "-t 0 never expires")
     }
 
+    @Test func b4_e2_soundHintsAreTheCardsSoundAndAnUnknownNameIsLoggedWithTheCardKept() throws {
+        let setup = try Setup()
+        _ = try setup.send(["-t", "0", "Holding the glass"])
+        try eventually("the first card on the glass") { try setup.daemon.activities().first?.current != nil }
+        _ = try setup.send(["-h", "string:sound-name:message-new-email", "Mail"])
+        _ = try setup.send(["-h", "boolean:suppress-sound:true", "-h", "string:sound-name:bell", "Quiet"])
+        _ = try setup.send(["-h", "string:sound-name:gong", "Gong"])
+        let pending = try setup.daemon.activities()[0].pending
+        #expect(pending.first { $0.title == "Mail" }?.sound == "message-new-email", "\(pending)")
+        #expect(pending.first { $0.title == "Quiet" }?.sound == "", "suppress-sound wins: \(pending)")
+        let gong = try #require(pending.first { $0.title == "Gong" }, "a name Nook lacks loses no notification")
+        #expect(gong.sound == nil, "its priority's sound: \(gong)")
+        try eventually("the unknown name in the bridge's log") {
+            setup.bridge.log.contains("hint sound-name 'gong' not played: Nook has no chime by that name")
+                && setup.bridge.log.contains("hint sound-name 'bell' not played: suppress-sound asks for silence, which wins")
+        }
+    }
+
     @Test func e2_replacesIDKeepsTheIdAndLeavesNoDuplicate() throws {
         let setup = try Setup()
         let holderID = try setup.send(["-t", "0", "Holding the glass"])

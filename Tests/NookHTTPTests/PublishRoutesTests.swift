@@ -255,6 +255,19 @@ import Testing
         #expect(cards.last?.dwell == .seconds(30))
     }
 
+    @Test func b4_h2_anAWTRIXNotificationsSoundIsTheSoundOfTheCardNookdHolds() throws {
+        let nookd = try PublishNookd()
+        let routes = publishRoutes(nookd)
+        let melody = "two short:d=4,o=5,b=100:16e6,16e6"
+        let body = #"{"text": "Door", "rtttl": "\#(melody)", "sound": "mario", "loopSound": true}"#
+        let answer = try routes.call("POST", "/api/notify", httpRequest("POST", "/api/notify", body: body))
+        let text = String(decoding: answer.body, as: UTF8.self)
+        #expect(answer.status == 200 && text.hasPrefix("OK"), "\(text)")
+        #expect(text.contains("sound 'mario' not played: rtttl was given too") && text.contains("loopSound: the sound plays once"), "\(text)")
+        let card = try #require(try nookd.cards().first { $0.title == "Door" })
+        #expect(card.sound == melody, "\(card)")
+    }
+
     @Test func h2_nookdGoneIsA503WithRetryAfter() throws {
         let routes = RouteCaller(routes: PublishRoutes.routes(settings: PublishSettings(), logger: RouteCaller.logger),
                                  nookd: BlockingNookdCalls(socket: "/tmp/nook-publish-nobody-\(getpid())/nookd.sock"))

@@ -50,15 +50,6 @@ struct MappingTests {
         #expect(!odd.activity.isTransient && odd.notes.contains { $0.contains("transient") })
     }
 
-    @Test func e2_aSendersSoundHintIsSaidNotDroppedAndSuppressSoundAsksForNothing() {
-        let hints: [String: HintValue] = ["sound-name": .string("message-new-instant"), "sound-file": .string("/tmp/ding.wav"),
-                                                "suppress-sound": .boolean(true)]
-        let notes = NotificationMapping.activity(for: NotifyCall(summary: "a", hints: hints), id: NookActivityID(), key: nil, allowPaths: true).notes
-        #expect(notes.contains { $0.hasPrefix("hint sound-name ignored: nook-notify does not play a sender's sound yet") }, "\(notes)")
-        #expect(notes.contains { $0.hasPrefix("hint sound-file ignored") }, "\(notes)")
-        #expect(!notes.contains { $0.contains("suppress-sound") }, "\(notes)")
-    }
-
     @Test func e2_anEmptySummaryFallsBackToTheAppName() {
         #expect(map(NotifyCall(appName: "Backups", summary: "  ")).title == "Backups")
         #expect(map(NotifyCall(summary: "")).title == "Notification")

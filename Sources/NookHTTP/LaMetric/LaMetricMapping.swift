@@ -17,7 +17,8 @@ public enum LaMetricMapping {
 
     /// Which of the card's fields came from which of LaMetric's: a refusal names the sender's.
     static let senderFields = ["title": "model.frames", "subtitle": "model.frames", "icon": "model.frames[0].icon", "progress": "goalData",
-                               "dwell": "model.cycles", "blocker": "model.cycles", "expiresAfter": "lifeTime", "priority": "priority", "tint": "priority"]
+                               "dwell": "model.cycles", "blocker": "model.cycles", "expiresAfter": "lifeTime", "priority": "priority", "tint": "priority",
+                               "sound": "model.sound"]
 
     public static func card(for notification: LaMetricNotification, id: Int64, module: String?) -> PublishedCard {
         var notes = notification.notes
@@ -61,11 +62,12 @@ public enum LaMetricMapping {
         if systemImage == nil {
             systemImage = typeIcon
         }
-        let priority: NookActivityPriority = notification.priority == "info" ? .normal : .high
+        let priority = notification.cardPriority
         let tint: NookTint = notification.priority == "critical" ? .named(.red) : notification.priority == "warning" ? .named(.orange) : .accent
         var activity = NookActivity(coalescingKey: key(id), priority: priority, title: texts.first ?? "", subtitle: nil,
                                     systemImage: systemImage, tint: tint, progress: progress)
         activity.iconFallback = fallback
+        activity.sound = notification.sound
         if texts.count > 1 { activity.subtitle = texts.dropFirst().joined(separator: "  ·  ") }
         if notification.cycles == 0 {
             activity.presentation = .blocker(timeout: nil)

@@ -4,7 +4,8 @@ import NookProtocol
 /// A LaMetric notification (`POST /api/v2/device/notifications`) read as a card (M4): frames of
 /// text and icon, `goalData` as the card's progress, `chartData` drawn as a sparkline in the
 /// subtitle; `priority`, `icon_type`, `lifeTime` and `model.cycles` as the card's priority,
-/// icon, expiry and dwell. What the glass will not show (LaMetric icon ids, `sound`) is a note.
+/// icon, expiry and dwell; `model.sound` as the card's sound (B4). What the glass will not show
+/// or the speaker play (LaMetric icon ids, a sound's URL) is a note.
 public struct LaMetricNotification: Sendable, Equatable {
     public enum Frame: Sendable, Equatable {
         case text(String, icon: String?)
@@ -21,10 +22,15 @@ public struct LaMetricNotification: Sendable, Equatable {
     public var cycles: Int
     /// `lifeTime` in milliseconds: how long the notification may wait to be shown.
     public var lifetimeMs: Double?
+    /// The card's sound (a chime's name); nil: its priority's.
+    public var sound: String?
     /// What will not be shown as sent.
     public var notes: [String] = []
 
     static let priorities = ["info", "warning", "critical"]
+
+    /// The card's priority: a warning or a critical notification is high.
+    var cardPriority: NookActivityPriority { priority == "info" ? .normal : .high }
     static let iconTypes = ["none", "info", "alert"]
 
     /// Reads a request body; a malformed one is refused naming the field.
@@ -72,8 +78,8 @@ public struct LaMetricNotification: Sendable, Equatable {
                 }
                 notification.cycles = Int(cycles)
             case "sound":
-                let id = value["id"]?.text ?? value["url"]?.text ?? "?"
-                notification.notes.append("model.sound '\(SaidText.shown(id, scalars: 60))' is not played: Nook plays no sender's sound yet, only each priority's own ([sound])")
+                // After the top level's keys: the priority is known.
+                notification.sound = LaMetricSound.read(value, priority: notification.cardPriority, notes: &notification.notes)
             default:
                 notification.notes.append("model.\(SaidText.shown(key, scalars: 40)) is not a field Nook reads: ignored")
             }
