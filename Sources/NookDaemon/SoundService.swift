@@ -289,7 +289,8 @@ extension Service.Sound: ReportsStatus {
         let now = output.status
         let counts = roomCounts.withLock { $0 }
         status.sound = StatusAnswer.Sound(output: now.output, device: now.device, state: now.state.rawValue, problem: now.problem,
-                                          played: now.played, failed: now.failed, lowered: counts.lowered, silenced: counts.silenced)
+                                          played: now.played, failed: now.failed, lowered: counts.lowered, silenced: counts.silenced,
+                                          volume: rules.withLock { $0.volume })
     }
 }
 

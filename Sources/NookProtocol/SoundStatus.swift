@@ -15,23 +15,27 @@ extension StatusAnswer {
         /// Sounds quiet hours or an empty room played lower, and kept silent (B3), since nookd started.
         public var lowered: Int
         public var silenced: Int
+        /// `sound.volume` (0–100); nil from a nookd that does not say it.
+        public var volume: Int?
 
-        public init(output: String, device: String?, state: String, problem: String?, played: Int, failed: Int, lowered: Int = 0, silenced: Int = 0) {
+        public init(output: String, device: String?, state: String, problem: String?, played: Int, failed: Int, lowered: Int = 0, silenced: Int = 0,
+                    volume: Int? = nil) {
             (self.output, self.device, self.state, self.problem, self.played, self.failed) = (output, device, state, problem, played, failed)
-            (self.lowered, self.silenced) = (lowered, silenced)
+            (self.lowered, self.silenced, self.volume) = (lowered, silenced, volume)
         }
 
         var json: JSONValue {
             .object([("output", .string(output)), ("device", device.map(JSONValue.string) ?? .null), ("state", .string(state)),
                      ("problem", problem.map(JSONValue.string) ?? .null), ("played", .number(Double(played))),
-                     ("failed", .number(Double(failed))), ("lowered", .number(Double(lowered))), ("silenced", .number(Double(silenced)))])
+                     ("failed", .number(Double(failed))), ("lowered", .number(Double(lowered))), ("silenced", .number(Double(silenced))),
+                     ("volume", volume.map { .number(Double($0)) } ?? .null)])
         }
 
         init(reading sound: FieldReader) throws(ProtocolError) {
             self.init(output: try sound.requiredString("output"), device: try sound.string("device"), state: try sound.requiredString("state"),
                       problem: try sound.string("problem"), played: try sound.requiredCount("played"), failed: try sound.requiredCount("failed"),
                       // A nookd from before B3 sends neither.
-                      lowered: try sound.count("lowered") ?? 0, silenced: try sound.count("silenced") ?? 0)
+                      lowered: try sound.count("lowered") ?? 0, silenced: try sound.count("silenced") ?? 0, volume: try sound.count("volume"))
         }
 
         /// `nookctl status`'s line: `sound: alsa on default, idle (3 played)`.

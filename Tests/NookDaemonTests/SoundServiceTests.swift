@@ -216,6 +216,10 @@ struct SoundInTheRoomTests {
         #expect(older != answer.json.serialized)
         let read = try StatusAnswer(json: JSONValue.parse(Array(older.utf8))).sound
         #expect(read?.lowered == 0 && read?.silenced == 0 && read?.played == 3)
+        // sound.volume, which LaMetric's audio block shows (M4), reads back; nil when not said.
+        var loud = answer
+        loud.sound?.volume = 60
+        #expect(try StatusAnswer(json: loud.json).sound?.volume == 60 && read?.volume == nil)
     }
 
     @Test func b3_theHistoryEntryKeepsWhatBecameOfTheSound() throws {

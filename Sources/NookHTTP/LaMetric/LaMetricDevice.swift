@@ -6,8 +6,8 @@ import Glibc
 
 /// What LaMetric's `GET /api/v2/device` says of the board (M4), as demetriek reads it (every
 /// field it requires is there): its name and serial, the display as nookd's status gives it
-/// (size, brightness), no audio (Nook's volume is not set over the API yet), no Bluetooth, and the network
-/// as the client reached it.
+/// (size, brightness), the sound output and its volume (nook.toml's, not changed over the API), no
+/// Bluetooth, and the network as the client reached it.
 struct LaMetricDevice {
     /// LaMetric Time's model name, which Home Assistant shows; the sound model `sa5` it tells apart.
     static let model = "LM 37X8"
@@ -38,7 +38,7 @@ struct LaMetricDevice {
             ("id", .string(serial)), ("name", .string(name)), ("serial_number", .string(serial)),
             ("os_version", .string(HTTPCommandLine.versionText.split(separator: " ").last.map(String.init) ?? "1.0")),
             ("mode", .string("auto")), ("model", .string(Self.model)),
-            ("audio", Self.audio(volume: nil)), ("display", Self.display(status: status)), ("wifi", wifi(host: host)),
+            ("audio", Self.audio(status: status)), ("display", Self.display(status: status)), ("wifi", wifi(host: host)),
         ])
     }
 
@@ -69,10 +69,14 @@ struct LaMetricDevice {
         ])
     }
 
-    /// No volume over the API yet: Home Assistant makes no volume entity for an audio block that is not available.
-    static func audio(volume: Int?) -> JSONValue {
-        .object([("available", .bool(false)), ("volume", .number(Double(volume ?? 0))), ("volume_limit", range(0, 100)),
-                 ("volume_range", range(0, 100))])
+    /// The sound output (B1) from nookd's `status`: available while one is configured and not
+    /// failing, at `sound.volume`, which is nook.toml's (a change is answered as left as it is).
+    static func audio(status: JSONValue) -> JSONValue {
+        let sound = status["sound"]
+        let available = sound?["output"]?.text.map { $0 != "none" } == true && sound?["state"]?.text != "unavailable"
+        let volume = sound?["volume"]?.numberValue ?? 0
+        return .object([("available", .bool(available)), ("volume", .number(volume)), ("volume_limit", range(0, 100)),
+                        ("volume_range", range(0, 100))])
     }
 
     static let bluetooth: JSONValue = .object([

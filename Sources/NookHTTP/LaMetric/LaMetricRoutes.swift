@@ -39,13 +39,15 @@ enum LaMetricRoutes {
                 for note in notes { logger.info("LaMetric display: \(HTTPLogText.escaped(note))") }
                 status(exchange, nookd) { exchange.respond(success(data: LaMetricDevice.display(status: $0), notes: notes)) }
             },
-            row("GET", "/audio", .read) { exchange, _, _ in exchange.respond(.json(LaMetricDevice.audio(volume: nil))) },
-            row("PUT", "/audio", .publish) { exchange, _, _ in
+            row("GET", "/audio", .read) { exchange, _, nookd in
+                status(exchange, nookd) { exchange.respond(.json(LaMetricDevice.audio(status: $0))) }
+            },
+            row("PUT", "/audio", .publish) { exchange, _, nookd in
                 switch LaMetricSettingsBody.audio(exchange.request.body) {
                 case .failure(let error): exchange.respond(error.response)
                 case .success(let notes):
                     for note in notes { logger.info("LaMetric audio: \(HTTPLogText.escaped(note))") }
-                    exchange.respond(success(data: LaMetricDevice.audio(volume: nil), notes: notes))
+                    status(exchange, nookd) { exchange.respond(success(data: LaMetricDevice.audio(status: $0), notes: notes)) }
                 }
             },
             row("GET", "/bluetooth", .read) { exchange, _, _ in exchange.respond(.json(LaMetricDevice.bluetooth)) },

@@ -25,7 +25,7 @@ enum LaMetricSettingsBody {
         fields(body) { key, value throws(HTTPAPIError) in
             guard key == "volume" else { return "'\(key.prefix(40))' is not an audio setting LaMetric has: ignored" }
             try whole(value, key, 0...100)
-            return "volume \(value.serialized) is not set: Nook's volume is nook.toml's sound.volume, not set over the API yet"
+            return "volume \(value.serialized) is not set: Nook's volume is nook.toml's sound.volume, which the API does not change"
         }
     }
 
