@@ -5,6 +5,7 @@ import Foundation
 @testable import NookDaemon
 import NookActivities
 import NookAudio
+import NookConfig
 import NookLogging
 import NookProtocol
 import NookSound
@@ -56,9 +57,25 @@ struct SoundFileRepeatTests {
     }
 }
 
-/// B2 in nookd's sound service: what a card plays, and what ends its repeat.
+/// B2 in nookd's sound service: where WAV files are, what a card plays, and what ends its repeat.
 @Suite("B2 a card's sound program and its repeat's end")
 struct SoundRepeatEndTests {
+    @Test func b2_theSoundDirectoryIsAnAbsolutePathWithADefault() throws {
+        func read(_ text: String) throws -> DaemonConfig {
+            try DaemonConfig(reading: ConfigReader(try ConfigDocument(parsing: text, source: "nook.toml")))
+        }
+        #expect(try read("").sound.directory == "/etc/nook/sounds")
+        #expect(try read("[sound]\ndirectory = \"/srv/sounds\"\n").sound.directory == "/srv/sounds")
+        for (text, words) in [("sounds", "must be an absolute path, got 'sounds'"), ("/srv/\\u0000x", "has a control character")] {
+            do {
+                _ = try read("[sound]\ndirectory = \"\(text)\"\n")
+                Issue.record("accepted \(text)")
+            } catch {
+                #expect("\(error)".hasPrefix("nook.toml:2: sound.directory: \(words)"), "\(error)")
+            }
+        }
+    }
+
     static func card(_ soundRepeat: NookSoundRepeat?, blocker: Bool = false, sound: String? = "doorbell") -> NookActivity {
         var card = NookActivity(priority: .high, title: "Doorbell", presentation: blocker ? .blocker(timeout: nil) : .timed)
         (card.sound, card.soundRepeat) = (sound, soundRepeat)
