@@ -29,6 +29,10 @@ final class SoundRepeats: Sendable {
 
     private let playing = Locked<Playing?>(nil)
     private let stops = StopActions()
+    /// The output and the sound service's room check, once started; the task that looks at
+    /// the room while a repeat plays.
+    private let room = Locked<(output: any SoundOutput, changed: @Sendable () async -> Void)?>(nil)
+    private let roomWatch = Locked<Task<Void, Never>?>(nil)
     /// How often a repeat's room is looked at again while it plays: a schedule's quiet hours
     /// starting cut it off within this.
     static let roomCheck: Duration = .seconds(30)
@@ -59,6 +63,21 @@ final class SoundRepeats: Sendable {
         let started = Playing(id: id, name: program.name, untilEngaged: asked == .untilEngaged, note: "\(verdict), \(asked)")
         playing.withLock { $0 = started }
         note(id, started.note)
+        watchRoom(while: id)
+    }
+
+    /// Looks at the room every ``roomCheck`` while the repeat of `id` plays (a schedule's quiet
+    /// hours may begin under it), and only then: a silent board is never woken for it.
+    private func watchRoom(while id: NookActivityID) {
+        guard let room = room.withLock({ $0 }) else { return }
+        let task = Task { [self, clock] in
+            repeat {
+                do { try await clock.sleep(until: clock.now + Self.roomCheck) } catch { return }
+                guard playing.withLock({ $0?.id == id }) else { return }
+                await room.changed()
+            } while room.output.status.state == .playing
+        }
+        roomWatch.withLock { $0?.cancel(); $0 = task }
     }
 
     /// Watches the queues' cards and the engagement for what ends a repeat, on `output`;
@@ -79,17 +98,12 @@ final class SoundRepeats: Sendable {
         let observation = engagement?.observe { [self] engaged in
             if engaged { self.engaged(cut: cut) }
         }
-        // Only while a repeat plays, never on an idle board: a schedule's quiet hours starting.
-        let roomWatch = Task { [self, clock] in
-            while !Task.isCancelled {
-                do { try await clock.sleep(until: clock.now + Self.roomCheck) } catch { return }
-                if playing.withLock({ $0 }) != nil, output.status.state == .playing { await roomChanged() }
-            }
-        }
-        stops.add {
+        room.withLock { $0 = (output, roomChanged) }
+        stops.add { [room, roomWatch] in
             relays.forEach { $0.cancel() }
             observation?.cancel()
-            roomWatch.cancel()
+            room.withLock { $0 = nil }
+            roomWatch.withLock { $0?.cancel() }
         }
     }
 
