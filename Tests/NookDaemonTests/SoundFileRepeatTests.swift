@@ -84,7 +84,7 @@ struct SoundRepeatEndTests {
 
     /// A beeper plays no samples: a card's WAV file is said not to play at enqueue, and its
     /// priority's chime plays in its place, repeated as the card asks.
-    @Test func b2_aWAVFileOnABeeperIsSaidAndItsPrioritysChimePlaysInstead() throws {
+    @Test func b2_aWAVFileOnABeeperIsSaidAndItsPrioritysChimePlaysInstead() async throws {
         let logger = Logger(label: "test")
         let beeper = BeeperOutput(path: "/nonexistent/nook-beeper", logger: logger)
         defer { _ = beeper.close(within: .seconds(1)) }
@@ -98,7 +98,12 @@ struct SoundRepeatEndTests {
         defer { _ = speaker.close(within: .seconds(1)) }
         #expect(Service.Sound.program(of: Self.card(nil, sound: "knock.wav"), settings, on: speaker, repeats: repeats, logger)
                 == .file(SoundFile(name: "knock.wav", directory: settings.directory)), "a speaker reads the file as it plays")
-        #expect(Service.Sound.fileInstead(.high) == "; the card comes with its priority's sound instead (sound.high, if set)")
+        let service = Service.Sound(queues: [], logger: logger)
+        try await service.start(Service.Sound.Settings(output: .beeper, device: "/nonexistent/nook-beeper"))
+        #expect(service.unplayable("knock.wav", priority: .high) == ["sound 'knock.wav' will not play: the beeper plays tones, not a WAV file "
+                                                                     + "('knock.wav'); the card comes with its priority's sound instead (sound.high, if set)"])
+        #expect(service.unplayable("doorbell", priority: .high) == [], "a chime plays on a beeper")
+        await service.stop()
         #expect(beeper.cannotPlay(.repeated(.file(SoundFile(name: "knock.wav", directory: "/")), SoundRepeat(.count(2))))
                 == "the beeper plays tones, not a WAV file ('knock.wav')")
     }
