@@ -49,6 +49,8 @@ public struct NookActivity: Identifiable, Hashable, Sendable {
     /// checks at enqueue; empty for none, even where its priority has a sound; nil for its
     /// priority's sound.
     public var sound: String?
+    /// How many times its sound plays (B2: AWTRIX's `loopSound`, LaMetric's `repeat`); nil: once.
+    public var soundRepeat: NookSoundRepeat?
     /// Set on the cards the apps' rotation draws (A5): how an app looks beyond its title. Not
     /// a field a client sets, and not on the wire.
     public var app: NookAppFace?
@@ -172,6 +174,9 @@ extension NookActivity {
         }
         if let sound {
             try Self.checkText(sound, field: "sound", limit: Limits.sound, required: false)
+        }
+        if let soundRepeat, let problem = soundRepeat.problem {
+            throw NookActivityValidationError(field: "soundRepeat", problem: problem)
         }
         if let iconFallback, let problem = NookIconNames.fallbackProblem(iconFallback) {
             throw NookActivityValidationError(field: "iconFallback", problem: problem)

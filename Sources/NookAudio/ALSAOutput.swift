@@ -33,6 +33,11 @@ public final class ALSAOutput: SoundOutput {
             return Synthesizer.render(melody, sampleRate: melodyRate, volume: volume)
         case .samples(_, let clip):
             return scaled(clip, volume: volume)
+        case .repeated(let program, _):
+            return clip(for: program, volume: volume)
+        case .file:
+            // Read by the worker before a device plays it (``SoundWorker``): none to play here.
+            return PCMClip(sampleRate: melodyRate, channels: 1, samples: [])
         }
     }
 
@@ -57,14 +62,23 @@ final class ALSADevice: SoundDevice {
         _ = try ALSAPCM.open(name, rate: ALSAOutput.melodyRate, channels: 1)
     }
 
+    /// The clip once, or as many times as its repeat says with the pause's silence between:
+    /// one PCM opened for them all, so the plays follow one another on the device's clock.
     func play(_ program: SoundProgram, volume: Int, stop: SoundStop) throws(AudioError) {
         guard volume > 0 else { return }
+        let repeats = program.played.repeat
         let clip = ALSAOutput.clip(for: program, volume: volume)
         guard clip.frameCount > 0 else { return }
+        let plays = repeats?.count(forLength: clip.length) ?? 1
+        let pause = repeats.map { Int($0.pause / .nanoseconds(1)) * clip.sampleRate / 1_000_000_000 } ?? 0
         let pcm = try ALSAPCM.open(name, rate: clip.sampleRate, channels: clip.channels)
-        if try pcm.write(clip.samples, channels: clip.channels, shouldStop: { stop.requested }) {
-            try pcm.drain()
+        for play in 0..<plays {
+            if play > 0, pause > 0 {
+                guard try pcm.writeSilence(frames: pause, channels: clip.channels, shouldStop: { stop.requested }) else { return }
+            }
+            guard try pcm.write(clip.samples, channels: clip.channels, shouldStop: { stop.requested }) else { return }
         }
+        try pcm.drain()
     }
 
     func silence() {}

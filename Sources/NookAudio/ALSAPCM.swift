@@ -69,6 +69,20 @@ final class ALSAPCM {
         return true
     }
 
+    /// `frames` of silence (the pause between two plays), written as ``write(_:channels:chunkFrames:shouldStop:)``
+    /// writes samples, a chunk of zeros at a time. - Returns: false when `shouldStop` said so.
+    func writeSilence(frames: Int, channels: Int, shouldStop: () -> Bool) throws(AudioError) -> Bool {
+        let chunk = [Int16](repeating: 0, count: min(frames, 4096) * channels)
+        var left = frames
+        while left > 0 {
+            let count = min(left, chunk.count / max(channels, 1))
+            guard try write(count == chunk.count / max(channels, 1) ? chunk : Array(chunk[..<(count * channels)]), channels: channels,
+                            shouldStop: shouldStop) else { return false }
+            left -= count
+        }
+        return true
+    }
+
     /// `snd_pcm_drain`: waits until every written frame has played.
     func drain() throws(AudioError) {
         let messages = ALSAMessages.collect()

@@ -39,10 +39,10 @@ public final class BeeperOutput: SoundOutput {
     public var hasVolume: Bool { false }
 
     public func cannotPlay(_ program: SoundProgram) -> String? {
-        if case .samples(let name, _) = program {
-            return "the beeper plays tones, not a WAV file ('\(name)')"
+        switch program.played.program {
+        case .samples, .file: "the beeper plays tones, not a WAV file ('\(program.name)')"
+        default: nil
         }
-        return nil
     }
 
     /// The events that sound `hertz` (0: silence) on a beeper with `code` (`SND_TONE`, or
@@ -104,11 +104,19 @@ final class BeeperDevice: SoundDevice {
     func probe() throws(AudioError) { _ = try opened() }
 
     func play(_ program: SoundProgram, volume: Int, stop: SoundStop) throws(AudioError) {
-        guard volume > 0, case .tones(let melody) = program else { return }
+        let (base, repeats) = program.played
+        guard volume > 0, case .tones(let melody) = base else { return }
         let device = try opened()
-        for tone in melody.tones {
-            try write(device, hertz: tone.isRest ? 0 : Int(tone.frequency.rounded()))
-            if stop.wait(.milliseconds(tone.milliseconds)) { break }
+        let plays = repeats?.count(forLength: .milliseconds(melody.milliseconds)) ?? 1
+        playing: for play in 0..<plays {
+            if play > 0, let pause = repeats?.pause, pause > .zero {
+                try write(device, hertz: 0)
+                if stop.wait(pause) { break playing }
+            }
+            for tone in melody.tones {
+                try write(device, hertz: tone.isRest ? 0 : Int(tone.frequency.rounded()))
+                if stop.wait(.milliseconds(tone.milliseconds)) { break playing }
+            }
         }
         try write(device, hertz: 0)
     }

@@ -49,10 +49,14 @@ public struct SoundOutputStatus: Sendable, Equatable {
     public var problem: String?
     public var played: Int
     public var failed: Int
+    /// Sound files that could not be read or decoded when they were to play (gone, changed, not a
+    /// WAV file any more): each its log line, the output itself unharmed.
+    public var unreadable: Int
 
-    public init(output: String, device: String? = nil, state: State, problem: String? = nil, played: Int = 0, failed: Int = 0) {
+    public init(output: String, device: String? = nil, state: State, problem: String? = nil, played: Int = 0, failed: Int = 0,
+                unreadable: Int = 0) {
         (self.output, self.device, self.state, self.problem) = (output, device, state, problem)
-        (self.played, self.failed) = (played, failed)
+        (self.played, self.failed, self.unreadable) = (played, failed, unreadable)
     }
 }
 

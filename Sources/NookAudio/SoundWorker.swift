@@ -101,7 +101,8 @@ final class SoundWorker: @unchecked Sendable {
             }
             do throws(AudioError) {
                 if let program = job.program {
-                    try device.play(program, volume: job.volume, stop: SoundStop(worker: self, generation: job.generation))
+                    guard let ready = read(program) else { continue }
+                    try device.play(ready, volume: job.volume, stop: SoundStop(worker: self, generation: job.generation))
                 } else {
                     try device.probe()
                 }
@@ -127,6 +128,30 @@ final class SoundWorker: @unchecked Sendable {
             logger.notice("sound: \(output) output \(device.deviceName ?? "") plays again")
         } else if !played {
             logger.info("sound: \(output) output on \(device.deviceName ?? "?")")
+        }
+    }
+
+    /// `program` with its sound file read (B2), here on the output's thread: the file as it is
+    /// now, never blocking the screen or a queue. A file gone or broken since it was checked is a
+    /// log line and a status count, and nothing plays; the output is unharmed.
+    private func read(_ program: SoundProgram) -> SoundProgram? {
+        do throws(SoundError) {
+            return try Self.reading(program)
+        } catch {
+            logger.warning("sound: \(program.name) not played: \(error)")
+            condition.withLock {
+                current.unreadable += 1
+                current.state = pending == nil ? .idle : .playing
+            }
+            return nil
+        }
+    }
+
+    static func reading(_ program: SoundProgram) throws(SoundError) -> SoundProgram {
+        switch program {
+        case .file(let file): .samples(name: file.name, try file.load())
+        case .repeated(let inner, let plays): .repeated(try reading(inner), plays)
+        case .tones, .samples: program
         }
     }
 

@@ -97,7 +97,7 @@ extension Daemon {
         for (_, requested) in run {
             do throws(ProtocolError) {
                 var activity = try checkedIcon(screen.fitted(requested))
-                try CardSound.check(activity.sound, field: "activity.sound")
+                try checkCardSound(activity, field: "activity.sound", repeatField: "activity.soundRepeat")
                 // Its owner (U3): the connection's uid and pid; the name the client stated for
                 // whom it relays (nook-http's token), else the process's.
                 var sender = connection.peer.sender
@@ -150,7 +150,7 @@ extension Daemon {
                 let activity = activities[index]
                 warnings = (iconPolicy.fallbackNote(asked: requested, drawn: activity).map { [$0] } ?? Self.iconWarnings(activity.systemImage))
                     + screen.undrawn(title: activity.title, subtitle: activity.subtitle, icon: activity.systemImage)
-                    + parts.sound.unplayable(activity.sound)
+                    + parts.sound.unplayable(activity.sound, priority: activity.priority)
                 if snoozedByOthers.contains(activity.id) {
                     verdict = .failure(Self.idRefusal(activity.id, "snoozed by a long press, and another sender's"))
                 } else if let other = heldIn[activity.id] {

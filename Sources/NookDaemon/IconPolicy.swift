@@ -78,9 +78,7 @@ struct IconPolicy: Sendable {
         func refuse(_ message: String) -> ProtocolError { ProtocolError(.invalid, field: "activity.icon", message) }
         let allowed = directories.compactMap(Self.canonical)
         let listed = directories.isEmpty ? "none are configured" : directories.joined(separator: ", ")
-        func inAllowed(_ path: String) -> Bool {
-            allowed.contains(where: { path == $0 || path.hasPrefix($0 == "/" ? "/" : $0 + "/") })
-        }
+        func inAllowed(_ path: String) -> Bool { allowed.contains { ConfinedPath.isInside(path, $0) } }
         // Outside the icon directories one answer for every path, there or not, readable or
         // not: a client (a publish token of nook-http's too) learns nothing of the board's
         // other files. Why a path inside them fails is said, as those are icons.
@@ -114,7 +112,7 @@ struct IconPolicy: Sendable {
 
     /// `realpath(3)`: the absolute path with `.`, `..` and symbolic links resolved (it reads
     /// links and directories, never opens the file itself), or nil.
-    static func canonical(_ path: String) -> String? { try? canonicalPath(path) }
+    static func canonical(_ path: String) -> String? { ConfinedPath.canonical(path) }
 
     /// As ``canonical(_:)``, or why not (the error names `realpath`, not the path).
     static func canonicalPath(_ path: String) throws(SystemCallError) -> String {

@@ -38,7 +38,7 @@ extension Service.Sound {
             logger.info("sound: \(melody.name) \(Owner.noCard(uid: uid).logged) not played: \(refusal)")
             return SoundPlayAnswer(sound: melody.name, played: false, volume: nil, outcome: refusal)
         }
-        let verdict = await play(melody, for: .noCard(uid: uid), priority: request.priority, asked: request.volume, on: output)
+        let verdict = await play(.tones(melody), for: .noCard(uid: uid), priority: request.priority, asked: request.volume, on: output)
         var warnings: [String] = []
         if let asked = request.volume, asked > configured {
             warnings.append("volume \(asked) asked: played no louder than sound.volume in nook.toml, \(configured)")

@@ -25,6 +25,8 @@ extension Service {
             }
             /// The sound each priority's cards come with; none where not set.
             var byPriority: [NookActivityPriority: Melody] = [:]
+            /// Where a card's WAV file is looked up by its name (B2).
+            var directory = Service.Sound.directory.defaultValue
         }
         typealias Section = Settings
         static let name = "sound"
@@ -47,12 +49,16 @@ extension Service {
         /// The sound last handed to the output, which plays until it ends or a newer one comes:
         /// whose it is, its melody's name and its priority.
         private let lastPlayed = Locked<(owner: Owner, name: String, priority: NookActivityPriority)?>(nil)
+        /// How many times a card's sound plays, and what stops a repeat early (B2).
+        let repeats: SoundRepeats
 
         /// `room` says how the room is when a sound would start; `note` hands a card's verdict to
         /// its history entry.
         init(queues: [NookActivityQueue], room: @escaping @Sendable () async -> RoomSoundRules.Room = { .init(quiet: false, empty: false) },
-             note: @escaping @Sendable (NookActivityID, RoomSoundRules.Verdict) -> Void = { _, _ in }, logger: Logger) {
+             note: @escaping @Sendable (NookActivityID, RoomSoundRules.Verdict) -> Void = { _, _ in }, logger: Logger,
+             repeats: SoundRepeats? = nil) {
             (self.queues, self.room, self.noteVerdict, self.logger) = (queues, room, note, logger)
+            self.repeats = repeats ?? SoundRepeats(escalation: nil, engagement: nil, clock: NookSystemClock(), logger: logger)
         }
 
         func start(_ section: Section) async throws(DaemonError) {
@@ -64,19 +70,23 @@ extension Service {
             guard section.output != .none else { return }
             let relays = queues.map { queue in
                 let events = queue.events(where: { $0.kind == .animateIn })
-                return Task { [weak self, logger, chimed] in
+                return Task { [weak self, logger, chimed, repeats] in
                     for await event in events {
                         // A card that slides in again (requeued, back from a recall) chimed already.
-                        guard let melody = Self.melody(of: event.activity, section, logger), chimed.withLock({ $0.insert(event.id) }) else { continue }
-                        if let reason = output.cannotPlay(.tones(melody)) {
+                        guard let melody = Self.program(of: event.activity, section, on: output, repeats: repeats, logger),
+                              chimed.withLock({ $0.insert(event.id) }) else { continue }
+                        if let reason = output.cannotPlay(melody) {
                             logger.debug("sound: \(melody.name) for \(event.id) not played: \(reason)")
                             continue
                         }
-                        _ = await self?.play(melody, for: .card(event.id), priority: event.activity.priority, on: output)
+                        guard let verdict = await self?.play(melody, for: .card(event.id), priority: event.activity.priority, on: output) else { continue }
+                        if case .silenced = verdict {} else { repeats.started(melody, for: event.id, activity: event.activity, verdict: verdict) }
                     }
                 }
             }
             stops.add { relays.forEach { $0.cancel() } }
+            repeats.start(queues: queues, output: output, roomChanged: { [weak self] in await self?.roomChanged() })
+            stops.add { [repeats] in await repeats.stop() }
         }
 
         /// Whose sound it is, for the log and the history: a card's, or one with no card (B4),
@@ -101,25 +111,29 @@ extension Service {
         /// counted for `status`, logged, and noted in the card's history entry. A card's sound
         /// played as it was is not logged (its entry says it); one with no card always is, since
         /// no entry keeps it.
-        func play(_ melody: Melody, for owner: Owner, priority: NookActivityPriority, asked: Int? = nil,
+        func play(_ program: SoundProgram, for owner: Owner, priority: NookActivityPriority, asked: Int? = nil,
                   on output: any SoundOutput) async -> RoomSoundRules.Verdict {
             let rules = rules.withLock { $0 }
             let verdict = rules.verdict(for: priority, in: await room(), hasVolume: output.hasVolume, asked: asked)
             if let id = owner.card { noteVerdict(id, verdict) }
-            if case .silenced = verdict {} else { lastPlayed.withLock { $0 = (owner, melody.name, priority) } }
-            let line = "sound: \(melody.name) \(owner.logged) \(verdict)"
+            if case .silenced = verdict {} else {
+                lastPlayed.withLock { $0 = (owner, program.name, priority) }
+                // It cuts off a card's repeat: that card's end no longer stops what plays.
+                if owner.card == nil { repeats.forget() }
+            }
+            let line = "sound: \(program.name) \(owner.logged) \(verdict)"
             switch verdict {
             case .cutOff: break
             case .notLowered:
                 logger.notice("\(line)")
-                output.play(.tones(melody), volume: min(rules.volume, asked ?? rules.volume))
+                output.play(program, volume: min(rules.volume, asked ?? rules.volume))
             case .silenced:
                 roomCounts.withLock { $0.silenced += 1 }
                 logger.info("\(line)")
             case .play(let volume, let lowered):
                 if lowered != nil { roomCounts.withLock { $0.lowered += 1 } }
                 if lowered != nil || owner.card == nil { logger.info("\(line)") }
-                output.play(.tones(melody), volume: volume)
+                output.play(program, volume: volume)
             }
             return verdict
         }
@@ -152,11 +166,13 @@ extension Service {
         /// board: no output, one that cannot play it, or `sound.volume = 0`; or, for an update,
         /// the cards in `slidIn` slid in already (a card's sound plays as it slides in). Said at
         /// enqueue and update; the room's verdict comes as the card slides in (its history entry).
-        func unplayable(_ sound: String?, slidIn: [NookActivityID] = []) -> [String] {
+        func unplayable(_ sound: String?, slidIn: [NookActivityID] = [], priority: NookActivityPriority? = nil) -> [String] {
             guard let sound, !sound.isEmpty else { return [] }
             let output: any SoundOutput = current.withLock { $0 } ?? SilentOutput()
             let shown = "sound '\(LogText.short(sound))' will not play"
-            if let reason = output.cannotPlay(.tones(Melody(name: sound, tones: []))) { return ["\(shown): \(reason)"] }
+            let file = SoundText.namesFile(sound)
+            let program = file ? SoundProgram.file(SoundFile(name: sound, directory: "")) : .tones(Melody(name: sound, tones: []))
+            if let reason = output.cannotPlay(program) { return ["\(shown): \(reason)" + (file && !(output is SilentOutput) ? Self.fileInstead(priority) : "")] }
             if rules.withLock({ $0.volume }) == 0 { return ["\(shown): sound.volume is 0 in nook.toml"] }
             guard !slidIn.isEmpty else { return [] }
             let cards = slidIn.map { "\($0)" }.joined(separator: ", ")
@@ -221,12 +237,13 @@ extension Service.Sound: DeclaresSettings {
     static let low = Setting<String?>.text("sound.low", reload: .restart, shownDefault: "none")
     static let normal = Setting<String?>.text("sound.normal", reload: .restart, shownDefault: "none")
     static let high = Setting<String?>.text("sound.high", reload: .restart, shownDefault: "none")
+    static let directory = Setting<String>.text("sound.directory", default: "/etc/nook/sounds", reload: .restart)
     static let quietVolume = Setting<Int>.integer("sound.quiet_volume", default: 0, in: 0...100, reload: .restart)
     static let quietThrough = Setting<String>.choice("sound.quiet_through", among: ["none"] + NookActivityPriority.allCases.map { "\($0)" }, default: "none",
                                                      reload: .restart)
     static let awayVolume = Setting<Int?>.integer("sound.away_volume", in: 0...100, reload: .restart, shownDefault: "unchanged")
     static let settings = [output.declaration, device.declaration, volume.declaration, quietVolume.declaration, quietThrough.declaration,
-                           awayVolume.declaration, low.declaration, normal.declaration, high.declaration]
+                           awayVolume.declaration, low.declaration, normal.declaration, high.declaration, directory.declaration]
 }
 
 extension Service.Sound: OwnsSettings {
@@ -256,6 +273,7 @@ extension Service.Sound: OwnsSettings {
             sound.device = device
         }
         if let volume = try volume.read(reader) { sound.volume = volume }
+        if let directory = try directory.read(reader) { sound.directory = try Self.soundDirectory(directory, reader) }
         if let level = try quietVolume.read(reader) { sound.room.quietVolume = level }
         if let through = try quietThrough.read(reader) {
             sound.room.quietThrough = NookActivityPriority.allCases.first { "\($0)" == through }
@@ -290,7 +308,7 @@ extension Service.Sound: ReportsStatus {
         let counts = roomCounts.withLock { $0 }
         status.sound = StatusAnswer.Sound(output: now.output, device: now.device, state: now.state.rawValue, problem: now.problem,
                                           played: now.played, failed: now.failed, lowered: counts.lowered, silenced: counts.silenced,
-                                          volume: rules.withLock { $0.volume })
+                                          unreadable: now.unreadable, volume: rules.withLock { $0.volume })
     }
 }
 
@@ -302,6 +320,8 @@ extension Service.Sound: BuiltService {
         // PIR's idle moment while someone sits still is not an empty room.
         return Service.Sound(queues: try wiring.moduleQueues,
                              room: { .init(quiet: quiet.isQuiet, empty: (await presence.current.withLock { $0 }?.state ?? .present) != .present) },
-                             note: { history.noteSound("\($1)", for: $0) }, logger: wiring.logger)
+                             note: { history.noteSound("\($1)", for: $0) }, logger: wiring.logger,
+                             repeats: SoundRepeats(escalation: wiring.config.escalation.length, engagement: wiring.engagement, clock: wiring.clock,
+                                                   logger: wiring.logger, note: { history.noteSound($1, for: $0) }))
     }
 }

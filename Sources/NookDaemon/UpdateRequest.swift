@@ -8,7 +8,9 @@ extension Daemon {
     func performUpdate(_ target: UpdateTarget, changes: ActivityChanges, restartDwell: Bool,
                        peer: PeerCredentials, actingFor name: String? = nil) async throws(ProtocolError) -> UpdateAnswer {
         // A sound no card could play is the request's fault, whether or not its cards still live.
-        try CardSound.check(changes.json[ActivityField.sound.wireName]?.text, field: "changes.sound")
+        let soundRepeat = changes.json[ActivityField.soundRepeat.wireName].flatMap { try? ActivityFieldValue.soundRepeat($0).get() }
+        try checkCardSound(changes.json[ActivityField.sound.wireName]?.text, repeat: soundRepeat, priority: nil,
+                           field: "changes.sound", repeatField: "changes.soundRepeat")
         var targets: [(NookActivityQueue, NookActivityID)] = []
         switch target {
         case .id(let id):

@@ -5,7 +5,7 @@ import NookActivities
 /// against (`ActivityFieldTests`), so adding a field is this list, its codec line and its
 /// `nookctl enqueue` option.
 public enum ActivityField: String, CaseIterable, Sendable {
-    case id, title, subtitle, icon, tint, key, priority, dwell, blocker, timeout, expiresAfter, progress, transition, endDelay, transient, action, sound
+    case id, title, subtitle, icon, tint, key, priority, dwell, blocker, timeout, expiresAfter, progress, transition, endDelay, transient, action, sound, soundRepeat
 
     /// The key in a request's `activity` object.
     public var wireName: String { rawValue }
@@ -16,6 +16,7 @@ public enum ActivityField: String, CaseIterable, Sendable {
         switch self {
         case .transition, .endDelay: nil
         case .expiresAfter: "--expires-after"
+        case .soundRepeat: "--sound-repeat"
         default: "--" + rawValue
         }
     }
@@ -59,6 +60,33 @@ public enum ActivityFieldValue {
 
     public static func priority(_ text: String) -> Result<NookActivityPriority, FieldProblem> {
         NookActivityPriority(name: text).map { .success($0) } ?? .failure(FieldProblem("must be low, normal or high; got '\(text)'"))
+    }
+
+    /// `--sound-repeat`'s text: a count of plays, or `until-engaged`.
+    public static func soundRepeat(_ text: String) -> Result<NookSoundRepeat, FieldProblem> {
+        if text == NookSoundRepeat.untilEngagedWord { return .success(.untilEngaged) }
+        guard let count = Int(text) else {
+            return .failure(FieldProblem("must be a count of plays (1 to \(NookSoundRepeat.maximumPlays)) or \"\(NookSoundRepeat.untilEngagedWord)\"; got '\(text)'"))
+        }
+        return soundRepeat(.times(count))
+    }
+
+    /// The wire's value: a count of plays (a JSON number), or the string `until-engaged`.
+    public static func soundRepeat(_ value: JSONValue) -> Result<NookSoundRepeat, FieldProblem> {
+        switch value {
+        case .number(let number):
+            guard let count = NookSoundRepeat(count: number) else {
+                return .failure(FieldProblem("must be a whole count of plays, got \(FieldReader.text(number))"))
+            }
+            return soundRepeat(count)
+        case .string(let text) where text == NookSoundRepeat.untilEngagedWord: return .success(.untilEngaged)
+        default:
+            return .failure(FieldProblem("must be a count of plays (1 to \(NookSoundRepeat.maximumPlays)) or \"\(NookSoundRepeat.untilEngagedWord)\"; got \(value.text.map { "'\($0)'" } ?? value.typeName)"))
+        }
+    }
+
+    private static func soundRepeat(_ value: NookSoundRepeat) -> Result<NookSoundRepeat, FieldProblem> {
+        value.problem.map { .failure(FieldProblem($0)) } ?? .success(value)
     }
 
     public static func seconds(_ number: Double) -> Result<Duration, FieldProblem> {

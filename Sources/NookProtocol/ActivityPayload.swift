@@ -6,7 +6,8 @@ import NookActivities
 /// (`low`/`normal`/`high`), `dwell`, `blocker`, `timeout`, `expiresAfter`, `progress`,
 /// `transition`, `endDelay` (seconds), `transient` (bool: not kept in the history), `action`
 /// (bool: the card has a default action the open input invokes, E3), `sound` (a chime's name or
-/// an RTTTL string played as it slides in, empty for none, B4) and `id` (a UUID, assigned
+/// an RTTTL string or a WAV file's name in the sound directory, played as it slides in, empty
+/// for none, B4), `soundRepeat` (how many times it plays: a count, or `"until-engaged"`, B2) and `id` (a UUID, assigned
 /// if absent), `iconFallback` (a built-in icon name drawn when `icon` is neither built in nor
 /// a file in an icon directory, M3).
 public enum ActivityPayload {
@@ -59,6 +60,9 @@ public enum ActivityPayload {
         } else if timeout != nil {
             throw ProtocolError(.invalid, field: reader.name("timeout"), "applies only to blockers (\"blocker\": true)")
         }
+        if let value = reader.value(ActivityField.soundRepeat.wireName) {
+            activity.soundRepeat = try parsed(.soundRepeat, ActivityFieldValue.soundRepeat(value))
+        }
         activity.progress = try reader.number("progress")
         activity.isTransient = try reader.bool("transient") ?? false
         activity.hasAction = try reader.bool("action") ?? false
@@ -90,6 +94,11 @@ public enum ActivityPayload {
         if activity.isTransient { members.append(("transient", .bool(true))) }
         if activity.hasAction { members.append(("action", .bool(true))) }
         if let sound = activity.sound { members.append(("sound", .string(sound))) }
+        switch activity.soundRepeat {
+        case .times(let count)?: members.append(("soundRepeat", .number(Double(count))))
+        case .untilEngaged?: members.append(("soundRepeat", .string(NookSoundRepeat.untilEngagedWord)))
+        case nil: break
+        }
         return .object(members)
     }
 }

@@ -17,25 +17,28 @@ extension StatusAnswer {
         public var silenced: Int
         /// `sound.volume` (0–100); nil from a nookd that does not say it.
         public var volume: Int?
+        /// Sound files gone or broken when they were to play (B2), since nookd started.
+        public var unreadable: Int
 
         public init(output: String, device: String?, state: String, problem: String?, played: Int, failed: Int, lowered: Int = 0, silenced: Int = 0,
-                    volume: Int? = nil) {
+                    unreadable: Int = 0, volume: Int? = nil) {
             (self.output, self.device, self.state, self.problem, self.played, self.failed) = (output, device, state, problem, played, failed)
-            (self.lowered, self.silenced, self.volume) = (lowered, silenced, volume)
+            (self.lowered, self.silenced, self.unreadable, self.volume) = (lowered, silenced, unreadable, volume)
         }
 
         var json: JSONValue {
             .object([("output", .string(output)), ("device", device.map(JSONValue.string) ?? .null), ("state", .string(state)),
                      ("problem", problem.map(JSONValue.string) ?? .null), ("played", .number(Double(played))),
                      ("failed", .number(Double(failed))), ("lowered", .number(Double(lowered))), ("silenced", .number(Double(silenced))),
-                     ("volume", volume.map { .number(Double($0)) } ?? .null)])
+                     ("unreadable", .number(Double(unreadable))), ("volume", volume.map { .number(Double($0)) } ?? .null)])
         }
 
         init(reading sound: FieldReader) throws(ProtocolError) {
             self.init(output: try sound.requiredString("output"), device: try sound.string("device"), state: try sound.requiredString("state"),
                       problem: try sound.string("problem"), played: try sound.requiredCount("played"), failed: try sound.requiredCount("failed"),
                       // A nookd from before B3 sends neither.
-                      lowered: try sound.count("lowered") ?? 0, silenced: try sound.count("silenced") ?? 0, volume: try sound.count("volume"))
+                      lowered: try sound.count("lowered") ?? 0, silenced: try sound.count("silenced") ?? 0,
+                      unreadable: try sound.count("unreadable") ?? 0, volume: try sound.count("volume"))
         }
 
         /// `nookctl status`'s line: `sound: alsa on default, idle (3 played)`.
@@ -46,6 +49,7 @@ extension StatusAnswer {
             if let problem { text += " (\(problem))" }
             if played > 0 || failed > 0 { text += ", \(played) played, \(failed) failed" }
             if lowered > 0 || silenced > 0 { text += ", \(lowered) lowered and \(silenced) silenced by the room" }
+            if unreadable > 0 { text += ", \(unreadable) sound file\(unreadable == 1 ? "" : "s") unreadable when played" }
             return text
         }
     }

@@ -109,19 +109,8 @@ public enum IconFile {
         do throws(FileReadError) {
             return try readRegularFile(path, limit: maximumBytes, openFlags: followingSymlinks ? 0 : O_NOFOLLOW)
         } catch {
-            switch error {
-            case .systemCall(let call):
-                // Without the path: the warning names it already.
-                let plain = SystemCallError(call.call, errno: call.errno)
-                switch (call.call, call.errno) {
-                case ("open", .tooManySymbolicLinkLevels) where !followingSymlinks: throw failure("is a symbolic link")
-                case ("open", .noSuchFileOrDirectory): throw failure("no such file")
-                case ("open", .permissionDenied): throw failure("nookd may not read it: \(plain)")
-                default: throw failure(plain.description)
-                }
-            case .notRegular(_, let kind): throw failure("is \(kind), not a regular file")
-            case .tooLarge(_, let bytes, _): throw failure("is \(bytes) bytes; an icon file may have at most \(maximumBytes)")
-            }
+            if case .tooLarge(_, let bytes, _) = error { throw failure("is \(bytes) bytes; an icon file may have at most \(maximumBytes)") }
+            throw failure(error.problem(followingSymlinks: followingSymlinks))
         }
     }
 

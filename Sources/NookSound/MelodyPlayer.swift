@@ -57,7 +57,11 @@ public struct MelodyPlayer: Sendable {
     /// How many plays (with `pause` between) fill `duration`, within the bounds: a melody
     /// repeated until someone engages or an escalation ends, which is stopped then.
     public static func plays(filling duration: Duration, with melody: Melody, pause: Duration = .zero) -> Int {
-        let length = length(of: melody)
+        plays(filling: duration, length: length(of: melody), pause: pause)
+    }
+
+    /// The same for a sound `length` long (a WAV file's samples).
+    public static func plays(filling duration: Duration, length: Duration, pause: Duration = .zero) -> Int {
         guard length + pause > .zero else { return 1 }
         // Capped before it becomes an Int: an hour, or a year, asked for is still 100 plays at most.
         let wanted = ((duration + pause) / (length + pause)).rounded(.up)

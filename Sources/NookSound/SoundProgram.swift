@@ -42,4 +42,25 @@ public struct PCMClip: Sendable, Equatable {
 public enum SoundProgram: Sendable, Equatable {
     case tones(Melody)
     case samples(name: String, PCMClip)
+    /// A WAV file in the sound directory, read when it plays, on the output's thread: the file
+    /// may have changed since it was checked, and reading it never holds the screen or a queue.
+    case file(SoundFile)
+    /// One of the above played more than once (B2), within ``SoundRepeat``'s bounds.
+    indirect case repeated(SoundProgram, SoundRepeat)
+
+    /// For logs and history: the melody's or the file's name.
+    public var name: String {
+        switch self {
+        case .tones(let melody): melody.name
+        case .samples(let name, _): name
+        case .file(let file): file.name
+        case .repeated(let program, _): program.name
+        }
+    }
+
+    /// The program played, and how many times: once unless ``repeated(_:_:)``.
+    public var played: (program: SoundProgram, repeat: SoundRepeat?) {
+        if case .repeated(let program, let plays) = self { return (program.played.program, plays) }
+        return (self, nil)
+    }
 }

@@ -1,13 +1,25 @@
-/// A sound as a sender or nook.toml writes it (B2, B4): a chime's name, or an RTTTL string, told
-/// apart by its colons (`name:d=4,o=5,b=100:notes`; no chime's name has one).
+/// A sound as a sender or nook.toml writes it (B2, B4): a chime's name, an RTTTL string, or a WAV
+/// file's name in the sound directory, told apart by their form: an RTTTL string has colons
+/// (`name:d=4,o=5,b=100:notes`), a WAV file's name ends in `.wav` and has none, and no chime's
+/// name has either.
 public enum SoundText {
-    /// The melody `text` plays, or why it plays none: an unknown name, or the RTTTL string's fault
-    /// at its character.
+    /// The melody `text` plays, or why it plays none: an unknown name, the RTTTL string's fault
+    /// at its character, or a WAV file's name (a file is read from the sound directory, not here).
     public static func melody(_ text: String) throws(SoundError) -> Melody {
         if text.contains(":") { return try RTTTL.parse(text) }
+        guard !namesFile(text) else {
+            throw SoundError("names a WAV file ('\(text)'), which plays only as a card's own sound, from sound.directory")
+        }
         guard let melody = Chimes.melody(named: text) else {
-            throw SoundError("is not a chime Nook has ('\(text)'; docs/sound.md lists them), nor an RTTTL string (name:d=4,o=5,b=100:notes)")
+            throw SoundError("is not a chime Nook has ('\(text)'; docs/sound.md lists them), nor an RTTTL string (name:d=4,o=5,b=100:notes), "
+                             + "nor a WAV file's name (NAME.wav)")
         }
         return melody
+    }
+
+    /// Whether `text` names a WAV file in the sound directory: it ends in `.wav` (in any case)
+    /// and has no colon. Whether it is a name that may be looked up there is ``SoundFile``'s.
+    public static func namesFile(_ text: String) -> Bool {
+        !text.contains(":") && text.utf8.count > 4 && text.utf8.suffix(4).map { $0 | 0x20 } == Array(".wav".utf8)
     }
 }

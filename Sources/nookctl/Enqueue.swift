@@ -23,7 +23,8 @@ struct Enqueue: ParsableCommand {
     @Option(help: "Drop it if still waiting after this many seconds.") var expiresAfter: Double?
     @Flag(help: "Not kept in the history once it ends.") var transient = false
     @Flag(help: "It has a default action: the open input (or nookctl invoke) on its card reports 'invoked' instead of opening the nook.") var action = false
-    @Option(help: "Its sound as it slides in: a chime's name (doorbell, message-new-instant, …) or an RTTTL string (name:d=4,o=5,b=100:notes); \"\" for none, even where its priority has one.") var sound: String?
+    @Option(help: "Its sound as it slides in: a chime's name (doorbell, message-new-instant, …), an RTTTL string (name:d=4,o=5,b=100:notes) or a WAV file's name in nookd's sound directory (knock.wav); \"\" for none, even where its priority has one.") var sound: String?
+    @Option(help: "How many times its sound plays (1-100, at most 15 minutes in all), or until-engaged: until the card is engaged, dismissed or leaves the glass, or its escalation ends.") var soundRepeat: String?
     @Option(help: "The module (queue) to show it in; default: the foreground module.") var module: String?
     @Option(help: "Use this id (a UUID) instead of a fresh one.") var id: String?
     @Flag(help: "Wait until the activity has ended; the exit code says how.") var wait = false
@@ -31,7 +32,7 @@ struct Enqueue: ParsableCommand {
     var options: EnqueueOptions {
         EnqueueOptions(socket: connection.socket, json: connection.json, title: title, subtitle: subtitle, icon: icon, tint: tint,
                        key: key, priority: priority, dwell: dwell, blocker: blocker, timeout: timeout, progress: progress,
-                       expiresAfter: expiresAfter, transient: transient, action: action, sound: sound, module: module, id: id, wait: wait)
+                       expiresAfter: expiresAfter, transient: transient, action: action, sound: sound, soundRepeat: soundRepeat, module: module, id: id, wait: wait)
     }
 
     func validate() throws {
@@ -62,6 +63,7 @@ struct EnqueueOptions: Equatable {
     var transient = false
     var action = false
     var sound: String?
+    var soundRepeat: String?
     var module: String?
     var id: String?
     var wait = false
@@ -88,6 +90,7 @@ struct EnqueueOptions: Equatable {
             if timeout != nil && !blocker { return problem("--timeout applies only with --blocker") }
             if let dwell { activity.dwell = try parsed(.dwell, ActivityFieldValue.seconds(dwell)).get() }
             if blocker { activity.presentation = .blocker(timeout: try timeout.map { (seconds) throws(Problem) in try parsed(.timeout, ActivityFieldValue.seconds(seconds)).get() }) }
+            if let soundRepeat { activity.soundRepeat = try parsed(.soundRepeat, ActivityFieldValue.soundRepeat(soundRepeat)).get() }
             activity.expiresAfter = try expiresAfter.map { (seconds) throws(Problem) in try parsed(.expiresAfter, ActivityFieldValue.seconds(seconds)).get() }
         } catch {
             return .failure(error)

@@ -66,6 +66,7 @@ enum EnqueueCommandLine {
         case "--module": options.module = value
         case "--id": options.id = value
         case "--sound": options.sound = value
+        case "--sound-repeat": options.soundRepeat = value
         default:
             guard let number = Double(value) else { return false }
             switch name {

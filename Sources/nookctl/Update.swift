@@ -32,7 +32,8 @@ struct Update: ParsableCommand {
     @Flag(help: "Give it a default action (the open input reports 'invoked').") var action = false
     @Flag(help: "Take its default action away.") var noAction = false
     @Option(help: "New sound, for a card not yet on the glass: a chime's name or an RTTTL string; \"\" for none.") var sound: String?
-    @Option(help: "Clear an optional field (subtitle, icon, key, timeout, expiresAfter, progress, sound); repeatable.") var clear: [String] = []
+    @Option(help: "How many times the new sound plays (1-100), or until-engaged.") var soundRepeat: String?
+    @Option(help: "Clear an optional field (subtitle, icon, key, timeout, expiresAfter, progress, sound, soundRepeat); repeatable.") var clear: [String] = []
     @Flag(help: "Count the dwell (or a blocker's timeout) from now.") var restartDwell = false
 
     func validate() throws {
@@ -63,6 +64,7 @@ struct Update: ParsableCommand {
         set(.transient, transient ? .bool(true) : nil)
         set(.action, action ? .bool(true) : noAction ? .bool(false) : nil)
         set(.sound, sound.map(JSONValue.string))
+        set(.soundRepeat, soundRepeat.map { Int($0).map { JSONValue.number(Double($0)) } ?? .string($0) })
         for name in clear {
             guard let field = ActivityField(rawValue: name) ?? ActivityField.allCases.first(where: { $0.flag == "--" + name }), field.isClearable else {
                 let clearable = ActivityField.allCases.filter(\.isClearable).map(\.wireName).joined(separator: ", ")

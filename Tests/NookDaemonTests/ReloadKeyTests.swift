@@ -124,6 +124,7 @@ struct ReloadKeyTests {
             "sound.device": Sample(from: "\"nook_test_no_such_pcm\"", to: "\"nook_test_no_such_pcm_2\"", beside: ["sound.output": "\"alsa\""]),
             "sound.quiet_volume": Sample(from: "10", to: "20", beside: ["sound.output": "\"alsa\""]),
             "sound.quiet_through": Sample(from: "\"high\"", to: "\"normal\"", beside: ["sound.output": "\"alsa\""]),
+            "sound.directory": Sample(from: "\"/srv/sounds\"", to: "\"/srv/other-sounds\""),
             "sound.away_volume": Sample(from: "10", to: "20", beside: presenceInput.merging(["sound.output": "\"alsa\""]) { $1 }),
             "history.path": Sample(from: "\"/var/lib/nook/history\"", to: "\"none\""),
             "history.max_entries": Sample(from: "100", to: "200"),

@@ -166,7 +166,7 @@ struct ActivityFieldTests {
             .icon: .string("bell"), .tint: .string("green"), .key: .string("k"), .priority: .string("high"),
             .dwell: .number(5), .blocker: .bool(true), .timeout: .number(9), .expiresAfter: .number(60),
             .progress: .number(0.5), .transition: .number(0.5), .endDelay: .number(0.2), .transient: .bool(true),
-            .action: .bool(true), .sound: .string("doorbell"),
+            .action: .bool(true), .sound: .string("doorbell"), .soundRepeat: .number(3),
         ]
         #expect(Set(values.keys) == Set(ActivityField.allCases), "a value for every field")
         let base = try ActivityPayload.decode(.object([("title", .string("t")), ("id", values[.id]!)]))

@@ -54,7 +54,8 @@ struct UpdateProtocolTests {
         #expect(throws: ProtocolError(.invalid, field: "changes.timeout", "applies only to blockers (\"blocker\": true)")) {
             try ActivityChanges(json: .object([("timeout", .number(5))])).applied(to: NookActivity(title: "timed"))
         }
-        #expect(ActivityField.allCases.filter(\.isClearable) == [.subtitle, .icon, .key, .timeout, .expiresAfter, .progress, .transition, .endDelay, .sound],
+        #expect(ActivityField.allCases.filter(\.isClearable) == [.subtitle, .icon, .key, .timeout, .expiresAfter, .progress, .transition, .endDelay, .sound,
+                                                                  .soundRepeat],
                 "null clears an optional field, or puts an animation timing back to its default")
     }
 

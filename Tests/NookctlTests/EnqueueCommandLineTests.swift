@@ -50,7 +50,7 @@ struct EnqueueCommandLineTests {
     static let sampleValues = ["--socket": "/tmp/nook.sock", "--title": "Build finished", "--subtitle": "Debug · 12.4s", "--icon": "hammer",
                                "--tint": "green", "--key": "build", "--priority": "high", "--dwell": "0.5", "--timeout": "30",
                                "--progress": "0.25", "--expires-after": "60", "--module": "door", "--id": "22222222-3333-4444-8555-666666666666",
-                               "--sound": "beep:d=4,o=5,b=100:c"]
+                               "--sound": "beep:d=4,o=5,b=100:c", "--sound-repeat": "3"]
 
     /// Every option, alone beside the title and with every other one, in both spellings and in
     /// every order tried: the fast path reads each line as ArgumentParser does, or hands it over.
