@@ -46,7 +46,8 @@ extension Service {
         let rules = Locked(RoomSoundRules())
         /// The sound last handed to the output, which plays until it ends or a newer one comes:
         /// whose it is, its melody's name and its priority.
-        private let lastPlayed = Locked<(owner: Owner, name: String, priority: NookActivityPriority)?>(nil)
+        private let lastPlayed = Locked<Played?>(nil)
+        typealias Played = (owner: Owner, name: String, priority: NookActivityPriority)
 
         /// `room` says how the room is when a sound would start; `note` hands a card's verdict to
         /// its history entry.
@@ -106,20 +107,19 @@ extension Service {
             let rules = rules.withLock { $0 }
             let verdict = rules.verdict(for: priority, in: await room(), hasVolume: output.hasVolume, asked: asked)
             if let id = owner.card { noteVerdict(id, verdict) }
-            if case .silenced = verdict {} else { lastPlayed.withLock { $0 = (owner, melody.name, priority) } }
             let line = "sound: \(melody.name) \(owner.logged) \(verdict)"
             switch verdict {
             case .cutOff: break
             case .notLowered:
                 logger.notice("\(line)")
-                output.play(.tones(melody), volume: min(rules.volume, asked ?? rules.volume))
+                start(melody, for: owner, priority: priority, at: min(rules.volume, asked ?? rules.volume), on: output)
             case .silenced:
                 roomCounts.withLock { $0.silenced += 1 }
                 logger.info("\(line)")
             case .play(let volume, let lowered):
                 if lowered != nil { roomCounts.withLock { $0.lowered += 1 } }
                 if lowered != nil || owner.card == nil { logger.info("\(line)") }
-                output.play(.tones(melody), volume: volume)
+                start(melody, for: owner, priority: priority, at: volume, on: output)
             }
             return verdict
         }
@@ -128,11 +128,32 @@ extension Service {
         /// was cut off, and the log who stopped it. Returns its melody's name, or nil when nothing
         /// was playing.
         func stopPlaying(by uid: UInt32) -> String? {
-            guard let output = current.withLock({ $0 }), output.stop() else { return nil }
-            let last = lastPlayed.withLock { last in defer { last = nil }; return last }
+            guard let output = current.withLock({ $0 }) else { return nil }
+            // The stop and the sound it names in one step: a sound-play racing it is either
+            // the one stopped or plays on, never stopped under another's name.
+            let (stopped, last) = lastPlayed.withLock { last -> (Bool, Played?) in
+                guard output.stop() else { return (false, nil) }
+                defer { last = nil }
+                return (true, last)
+            }
+            guard stopped else { return nil }
             if let id = last?.owner.card { noteVerdict(id, .cutOff(by: "stopped")) }
             logger.info("sound: \(last.map { "\($0.name) \($0.owner.logged)" } ?? "the sound playing") stopped by uid \(uid)")
             return last?.name ?? ""
+        }
+
+        /// Hands `melody` to the output as the sound last played, in one step with a stop's
+        /// taking of it (``stopPlaying(by:)``). A card's sound a sound with no card cuts off
+        /// short has its entry say so: its sound did not play to its end.
+        private func start(_ melody: Melody, for owner: Owner, priority: NookActivityPriority, at volume: Int, on output: any SoundOutput) {
+            let cut = lastPlayed.withLock { last -> Played? in
+                defer { last = (owner, melody.name, priority) }
+                return output.play(.tones(melody), volume: volume) ? last : nil
+            }
+            guard owner.card == nil, let cut, let id = cut.owner.card else { return }
+            let verdict = RoomSoundRules.Verdict.cutOff(by: "a sound with no card")
+            noteVerdict(id, verdict)
+            logger.info("sound: \(cut.name) \(cut.owner.logged) \(verdict): \(melody.name) \(owner.logged)")
         }
 
         /// The card's own sound (B4; empty: none), else its priority's.
