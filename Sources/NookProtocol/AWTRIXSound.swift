@@ -18,7 +18,11 @@ extension AWTRIXDevice {
     /// RTTTL string as the body, or `{"rtttl": "…"}` as the `awtrix-light-client` package sends it.
     /// An empty body asks for nothing: nil, which is not done (``nothingToPlay(_:)``).
     public static func sound(_ request: Request, body: [UInt8]) throws(ProtocolError) -> (request: SoundRequest?, remarks: [String]) {
-        let text = String(decoding: body, as: UTF8.self).trimmingWhitespace
+        // Read otherwise (U+FFFD for each bad byte), a name or melody would not be the one sent.
+        guard let decoded = String(validating: body, as: UTF8.self) else {
+            throw ProtocolError(.invalid, field: "body", "is not UTF-8 text: \(shape(of: request))")
+        }
+        let text = decoded.trimmingWhitespace
         guard !text.isEmpty else { return (nil, []) }
         let field = request.label
         var (sound, remarks) = (text, [String]())

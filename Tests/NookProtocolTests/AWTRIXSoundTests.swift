@@ -68,6 +68,20 @@ import Testing
         #expect(AWTRIXDevice.refusal(bad, for: .rtttl).field == "rtttl" && AWTRIXDevice.refusal(bad, for: .sound) == bad)
     }
 
+    /// A body that is not UTF-8 is refused naming it: read with U+FFFD for the bad bytes, a name
+    /// would be one nobody sent, and an RTTTL string would play under a name it does not have.
+    @Test func m1_b4_aBodyThatIsNotUTF8IsRefusedNamingTheBody() {
+        for (request, body) in [(AWTRIXDevice.Request.sound, Array("al".utf8) + [0xFF] + Array("rm".utf8)),
+                                (.rtttl, [0xC3] + Array(":d=4,o=5,b=100:c".utf8))] {
+            do throws(ProtocolError) {
+                let read = try AWTRIXDevice.sound(request, body: body)
+                Issue.record("\(request.label): read as \(String(describing: read.request))")
+            } catch {
+                #expect(error.field == "body" && error.code == .invalid && error.message.contains("not UTF-8"), "\(error)")
+            }
+        }
+    }
+
     @Test func m1_b4_theTopicsAndRoutesThatPlayAreSoundAndRTTTLOnly() {
         #expect(AWTRIXDevice.Request.allCases.filter(\.playsSound) == [.sound, .rtttl])
         #expect(AWTRIXDevice.soundPriority == .normal)
