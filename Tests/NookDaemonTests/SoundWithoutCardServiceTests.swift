@@ -1,31 +1,40 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 @testable import NookDaemon
 import NookActivities
 import NookLogging
 import NookProtocol
 import NookSound
+import NookSystem
 import NookTestSupport
 import NookTestTraits
 import Testing
 
-/// B3 and B4 in the sound service, with alsa-lib's `file` PCM: what a sound with no card does
-/// to a card's sound it cuts off, and what its sender is told when the output failed.
+/// B3 and B4 in the sound service: what a sound with no card does to a card's sound it cuts
+/// off, and what its sender is told when the output failed.
 @Suite("B4 a sound with no card in the sound service", .serialized, .ownThreads)
 struct SoundWithoutCardServiceTests {
     /// A minute-long note, so the card's sound is still playing when the other comes.
     let long = Melody(name: "long", tones: [Tone(frequency: 523, milliseconds: 60_000)])
 
-    func service(device: String, notes: Locked<[(NookActivityID, String)]>) async throws -> Service.Sound {
+    func service(_ settings: Service.Sound.Settings, notes: Locked<[(NookActivityID, String)]>) async throws -> Service.Sound {
         let service = Service.Sound(queues: [], note: { id, verdict in notes.withLock { $0.append((id, "\(verdict)")) } }, logger: Logger(label: "test"))
-        try await service.start(Service.Sound.Settings(output: .alsa, device: device))
+        try await service.start(settings)
         return service
     }
 
     /// The card's entry said `played` while a sound-play had cut it off after a moment.
     @Test func b4_b3_aSoundWithNoCardThatCutsOffACardsSoundIsSaidInTheCardsEntry() async throws {
+        // A beeper plays in real time (alsa-lib's `file` PCM writes a minute at once): the card's
+        // note still sounds when the other comes. The reader first, so its open finds one.
         let scratch = Scratch()
+        let path = scratch.path + "/beeper"
+        #expect(mkfifo(path, 0o600) == 0)
+        let reader = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK)
         let notes = Locked<[(NookActivityID, String)]>([])
-        let service = try await service(device: "file:FILE=\(scratch.path)/played.raw,FORMAT=raw", notes: notes)
+        let service = try await service(Service.Sound.Settings(output: .beeper, device: path), notes: notes)
         let output = try #require(service.current.withLock { $0 })
         let card = NookActivityID()
         _ = await service.play(long, for: .card(card), priority: .normal, on: output)
@@ -37,6 +46,7 @@ struct SoundWithoutCardServiceTests {
         #expect(service.stopPlaying(by: 1000) == "doorbell")
         #expect(notes.withLock { $0 }.filter { $0.0 == card }.count == 2)
         await service.stop()
+        withExtendedLifetime(reader) {}
     }
 
     /// A sound handed to an output that failed the last time (alsa-lib's `file` PCM into a
@@ -45,7 +55,7 @@ struct SoundWithoutCardServiceTests {
     @Test func b4_b1_aSoundHandedToAnOutputThatFailedIsSaidLikelyNotToPlay() async throws {
         let scratch = Scratch()
         let notes = Locked<[(NookActivityID, String)]>([])
-        let service = try await service(device: "file:FILE=\(scratch.path)/missing/played.raw,FORMAT=raw", notes: notes)
+        let service = try await service(Service.Sound.Settings(output: .alsa, device: "file:FILE=\(scratch.path)/missing/played.raw,FORMAT=raw"), notes: notes)
         let output = try #require(service.current.withLock { $0 })
         // alsa-lib opens the file as the first sound plays: that one fails, unknown beforehand.
         #expect(try await service.playNow(SoundRequest(sound: "doorbell"), from: 1000).warnings.isEmpty)
