@@ -19,7 +19,8 @@ public final class ALSAOutput: SoundOutput {
 
     deinit { worker.close() }
 
-    public func play(_ program: SoundProgram, volume: Int) { worker.play(program, volume: volume) }
+    @discardableResult
+    public func play(_ program: SoundProgram, volume: Int) -> Bool { worker.play(program, volume: volume) }
     @discardableResult
     public func stop() -> Bool { worker.stop() }
     public func close(within bound: Duration) -> Bool { worker.close(within: bound) }

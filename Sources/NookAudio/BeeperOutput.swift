@@ -31,7 +31,8 @@ public final class BeeperOutput: SoundOutput {
 
     deinit { worker.close() }
 
-    public func play(_ program: SoundProgram, volume: Int) { worker.play(program, volume: volume) }
+    @discardableResult
+    public func play(_ program: SoundProgram, volume: Int) -> Bool { worker.play(program, volume: volume) }
     @discardableResult
     public func stop() -> Bool { worker.stop() }
     public func close(within bound: Duration) -> Bool { worker.close(within: bound) }

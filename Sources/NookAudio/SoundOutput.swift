@@ -5,7 +5,9 @@ import NookSound
 /// nor the queue ever waits for a speaker, a busy device or one that was unplugged.
 public protocol SoundOutput: AnyObject, Sendable {
     /// Starts `program` at `volume` (0–100), cutting off whatever plays; returns at once.
-    func play(_ program: SoundProgram, volume: Int)
+    /// - Returns: whether a sound was playing, or handed over to play, and is cut off by it.
+    @discardableResult
+    func play(_ program: SoundProgram, volume: Int) -> Bool
     /// Silences what plays now; returns at once.
     /// - Returns: whether a sound was playing, or handed over to play, and is cut off.
     @discardableResult
@@ -67,7 +69,8 @@ public final class SilentOutput: SoundOutput {
     public let reason: String?
 
     public init(reason: String? = nil) { self.reason = reason }
-    public func play(_ program: SoundProgram, volume: Int) {}
+    @discardableResult
+    public func play(_ program: SoundProgram, volume: Int) -> Bool { false }
     @discardableResult
     public func stop() -> Bool { false }
     public func close(within bound: Duration) -> Bool { true }

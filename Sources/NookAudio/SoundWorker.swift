@@ -40,11 +40,15 @@ final class SoundWorker: @unchecked Sendable {
         startThread(named: threadName) { [self] in run(box.device) }
     }
 
-    func play(_ program: SoundProgram, volume: Int) {
+    /// - Returns: whether a sound was playing or waiting to, now cut off by `program`.
+    @discardableResult
+    func play(_ program: SoundProgram, volume: Int) -> Bool {
         condition.withLock {
+            let busy = isBusy
             pending = (program, volume)
             generation += 1
             condition.broadcast()
+            return busy
         }
     }
 
@@ -52,7 +56,7 @@ final class SoundWorker: @unchecked Sendable {
     @discardableResult
     func stop() -> Bool {
         condition.withLock {
-            let busy = pending != nil || current.state == .playing
+            let busy = isBusy
             pending = nil
             generation += 1
             condition.broadcast()
@@ -77,6 +81,9 @@ final class SoundWorker: @unchecked Sendable {
     }
 
     var status: SoundOutputStatus { condition.withLock { current } }
+
+    /// A sound is playing, or handed over and waiting to. Guarded by `condition`.
+    private var isBusy: Bool { pending != nil || current.state == .playing }
 
     private func run(_ device: SoundDevice) {
         while true {

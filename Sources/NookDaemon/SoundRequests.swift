@@ -38,18 +38,30 @@ extension Service.Sound {
             logger.info("sound: \(melody.name) \(Owner.noCard(uid: uid).logged) not played: \(refusal)")
             return SoundPlayAnswer(sound: melody.name, played: false, volume: nil, outcome: refusal)
         }
+        // Read before the sound is handed over, which sets the output playing.
+        let before = output.status
         let verdict = await play(.tones(melody), for: .noCard(uid: uid), priority: request.priority, asked: request.volume, on: output)
         var warnings: [String] = []
         if let asked = request.volume, asked > configured {
             warnings.append("volume \(asked) asked: played no louder than sound.volume in nook.toml, \(configured)")
         }
         if request.volume != nil, !output.hasVolume {
-            warnings.append("the \(output.status.output) output has no volume: it sounds at full loudness")
+            warnings.append("the \(before.output) output has no volume: it sounds at full loudness")
         }
+        // Handed over, it is tried again; but a device that failed the last time likely fails
+        // this one too, and the sender hears nothing: said, not left to the log.
+        if before.state == .unavailable { warnings.append(Self.unavailable(before)) }
         switch verdict {
         case .play(let volume, _): return SoundPlayAnswer(sound: melody.name, played: true, volume: volume, outcome: "\(verdict)", warnings: warnings)
         case .notLowered: return SoundPlayAnswer(sound: melody.name, played: true, volume: 100, outcome: "\(verdict)", warnings: warnings)
         case .silenced(let reason), .cutOff(let reason): return SoundPlayAnswer(sound: melody.name, played: false, volume: nil, outcome: "silenced (\(reason))")
         }
+    }
+
+    /// The warning for a sound handed to an output that failed the last time it was tried.
+    static func unavailable(_ status: SoundOutputStatus) -> String {
+        let device = status.device.map { " on \($0)" } ?? ""
+        return "the \(status.output) output\(device) failed the last time it was tried (\(status.problem ?? "unavailable")): "
+            + "this sound likely did not play either; nookctl status says whether it did"
     }
 }

@@ -48,7 +48,8 @@ extension Service {
         let rules = Locked(RoomSoundRules())
         /// The sound last handed to the output, which plays until it ends or a newer one comes:
         /// whose it is, its melody's name and its priority.
-        private let lastPlayed = Locked<(owner: Owner, name: String, priority: NookActivityPriority)?>(nil)
+        private let lastPlayed = Locked<Played?>(nil)
+        typealias Played = (owner: Owner, name: String, priority: NookActivityPriority)
         /// How many times a card's sound plays, and what stops a repeat early (B2).
         let repeats: SoundRepeats
 
@@ -116,24 +117,19 @@ extension Service {
             let rules = rules.withLock { $0 }
             let verdict = rules.verdict(for: priority, in: await room(), hasVolume: output.hasVolume, asked: asked)
             if let id = owner.card { noteVerdict(id, verdict) }
-            if case .silenced = verdict {} else {
-                lastPlayed.withLock { $0 = (owner, program.name, priority) }
-                // It cuts off a card's repeat: that card's end no longer stops what plays.
-                if owner.card == nil { repeats.forget() }
-            }
             let line = "sound: \(program.name) \(owner.logged) \(verdict)"
             switch verdict {
             case .cutOff: break
             case .notLowered:
                 logger.notice("\(line)")
-                output.play(program, volume: min(rules.volume, asked ?? rules.volume))
+                start(program, for: owner, priority: priority, at: min(rules.volume, asked ?? rules.volume), on: output)
             case .silenced:
                 roomCounts.withLock { $0.silenced += 1 }
                 logger.info("\(line)")
             case .play(let volume, let lowered):
                 if lowered != nil { roomCounts.withLock { $0.lowered += 1 } }
                 if lowered != nil || owner.card == nil { logger.info("\(line)") }
-                output.play(program, volume: volume)
+                start(program, for: owner, priority: priority, at: volume, on: output)
             }
             return verdict
         }
@@ -142,11 +138,35 @@ extension Service {
         /// was cut off, and the log who stopped it. Returns its melody's name, or nil when nothing
         /// was playing.
         func stopPlaying(by uid: UInt32) -> String? {
-            guard let output = current.withLock({ $0 }), output.stop() else { return nil }
-            let last = lastPlayed.withLock { last in defer { last = nil }; return last }
+            guard let output = current.withLock({ $0 }) else { return nil }
+            // The stop and the sound it names in one step: a sound-play racing it is either
+            // the one stopped or plays on, never stopped under another's name.
+            let (stopped, last) = lastPlayed.withLock { last -> (Bool, Played?) in
+                guard output.stop() else { return (false, nil) }
+                defer { last = nil }
+                return (true, last)
+            }
+            guard stopped else { return nil }
             if let id = last?.owner.card { noteVerdict(id, .cutOff(by: "stopped")) }
             logger.info("sound: \(last.map { "\($0.name) \($0.owner.logged)" } ?? "the sound playing") stopped by uid \(uid)")
             return last?.name ?? ""
+        }
+
+        /// Hands `melody` to the output as the sound last played, in one step with a stop's
+        /// taking of it (``stopPlaying(by:)``). A card's sound a sound with no card cuts off
+        /// short has its entry say so: its sound did not play to its end.
+        private func start(_ program: SoundProgram, for owner: Owner, priority: NookActivityPriority, at volume: Int, on output: any SoundOutput) {
+            let cut = lastPlayed.withLock { last -> Played? in
+                defer { last = (owner, program.name, priority) }
+                return output.play(program, volume: volume) ? last : nil
+            }
+            // A sound with no card cuts off a card's repeat too: that card's end no longer stops
+            // what plays (a card's own repeat replaces it as it starts).
+            if owner.card == nil { repeats.forget() }
+            guard let cut, let id = cut.owner.card, id != owner.card else { return }
+            let verdict = RoomSoundRules.Verdict.cutOff(by: owner.card == nil ? "a sound with no card" : "a newer card's sound")
+            noteVerdict(id, verdict)
+            logger.info("sound: \(cut.name) \(cut.owner.logged) \(verdict): \(program.name) \(owner.logged)")
         }
 
         /// The card's own sound (B4; empty: none), else its priority's.

@@ -18,7 +18,11 @@ extension AWTRIXDevice {
     /// RTTTL string as the body, or `{"rtttl": "…"}` as the `awtrix-light-client` package sends it.
     /// An empty body asks for nothing: nil, which is not done (``nothingToPlay(_:)``).
     public static func sound(_ request: Request, body: [UInt8]) throws(ProtocolError) -> (request: SoundRequest?, remarks: [String]) {
-        let text = String(decoding: body, as: UTF8.self).trimmingWhitespace
+        // Read otherwise (U+FFFD for each bad byte), a name or melody would not be the one sent.
+        guard let decoded = String(validating: body, as: UTF8.self) else {
+            throw ProtocolError(.invalid, field: "body", "is not UTF-8 text: send \(shape(of: request))")
+        }
+        let text = decoded.trimmingWhitespace
         guard !text.isEmpty else { return (nil, []) }
         let field = request.label
         var (sound, remarks) = (text, [String]())
@@ -35,9 +39,15 @@ extension AWTRIXDevice {
             let unknown = members.map(\.0).filter { $0 != field }
             if !unknown.isEmpty { remarks.append("unknown fields (not AWTRIX's), ignored: \(unknown.map(AWTRIXApp.shown).joined(separator: ", "))") }
         } else if text.hasPrefix("\"") || text.hasPrefix("[") {
-            throw ProtocolError(.wrongType, field: "body", "must be \(shape(of: request))")
+            // Quoted, it looks like the name alone; it is JSON, and AWTRIX finds no sound in it.
+            let kind = text.hasPrefix("[") ? "a JSON array" : "a JSON string, quotes and all"
+            throw ProtocolError(.wrongType, field: "body", "is \(kind): send \(shape(of: request))\(request == .sound ? " (no quotes)" : "")")
         }
         guard !sound.isEmpty else { throw ProtocolError(.missingField, field: field, "is required: \(shape(of: request))") }
+        // nookd's protocol carries no NUL: the sender is told, not a 502 blaming nookd.
+        if let at = sound.unicodeScalars.firstIndex(of: "\u{0}") {
+            throw ProtocolError(.invalid, field: field, "has a NUL (U+0000) at character \(sound.unicodeScalars.distance(from: sound.unicodeScalars.startIndex, to: at) + 1)")
+        }
         // A colon is what tells an RTTTL string from a name (SoundText): each route plays its own.
         if request == .sound, sound.contains(":") {
             throw ProtocolError(.invalid, field: field, "names a melody ('\(AWTRIXApp.shown(sound))' has a colon): an RTTTL string goes to rtttl")

@@ -168,8 +168,10 @@ struct RTTTLReader {
 
     // MARK: Characters
 
+    func shown(_ scalar: Unicode.Scalar) -> String { Self.shown(scalar) }
+
     /// A character as an error shows it: quoted, or as U+XXXX where quoting would not show it.
-    func shown(_ scalar: Unicode.Scalar) -> String {
+    static func shown(_ scalar: Unicode.Scalar) -> String {
         guard scalar.properties.generalCategory == .control || scalar.properties.isWhitespace else { return "'\(scalar)'" }
         let hex = String(scalar.value, radix: 16, uppercase: true)
         return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex

@@ -7,11 +7,17 @@ public enum SoundText {
     /// at its character, or a WAV file's name (a file is read from the sound directory, not here).
     public static func melody(_ text: String) throws(SoundError) -> Melody {
         if text.contains(":") { return try RTTTL.parse(text) }
+        // No chime's name has one, and the name is said back to the sender and logged.
+        if let (index, control) = text.unicodeScalars.enumerated().first(where: { $0.element.properties.generalCategory == .control }) {
+            throw SoundError("is not a chime Nook has: a control character (\(RTTTLReader.shown(control))) at character \(index + 1)")
+        }
+        // Said back in part: a name may be thousands of characters long.
+        let shown = text.unicodeScalars.count > 60 ? String(String.UnicodeScalarView(text.unicodeScalars.prefix(60))) + "…" : text
         guard !namesFile(text) else {
-            throw SoundError("names a WAV file ('\(text)'), which plays only as a card's own sound, from sound.directory")
+            throw SoundError("names a WAV file ('\(shown)'), which plays only as a card's own sound, from sound.directory")
         }
         guard let melody = Chimes.melody(named: text) else {
-            throw SoundError("is not a chime Nook has ('\(text)'; docs/sound.md lists them), nor an RTTTL string (name:d=4,o=5,b=100:notes), "
+            throw SoundError("is not a chime Nook has ('\(shown)'; docs/sound.md lists them), nor an RTTTL string (name:d=4,o=5,b=100:notes), "
                              + "nor a WAV file's name (NAME.wav)")
         }
         return melody

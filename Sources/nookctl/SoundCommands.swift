@@ -43,7 +43,9 @@ struct SoundPlay: ParsableCommand {
     @Option(help: ArgumentHelp("The priority the room's rules read, as a card's: low, normal or high (default normal).", valueName: "priority"),
             completion: .list(NookActivityPriority.allCases.map(\.description)))
     var priority: String?
-    @Option(help: "0 to 100 (default: sound.volume in nook.toml); never louder than nook.toml and the room allow.") var volume: Int?
+    // Unconditional: `--volume -1` is a volume out of range, not a missing value.
+    @Option(parsing: .unconditional, help: "0 to 100 (default: sound.volume in nook.toml); never louder than nook.toml and the room allow.")
+    var volume: Int?
 
     func validate() throws {
         guard !sound.isEmpty else { throw ValidationError("the sound must be a chime's name or an RTTTL string, not empty") }

@@ -68,6 +68,39 @@ import Testing
         #expect(AWTRIXDevice.refusal(bad, for: .rtttl).field == "rtttl" && AWTRIXDevice.refusal(bad, for: .sound) == bad)
     }
 
+    /// A body that is not UTF-8 is refused naming it: read with U+FFFD for the bad bytes, a name
+    /// would be one nobody sent, and an RTTTL string would play under a name it does not have.
+    @Test func m1_b4_aBodyThatIsNotUTF8IsRefusedNamingTheBody() {
+        for (request, body) in [(AWTRIXDevice.Request.sound, Array("al".utf8) + [0xFF] + Array("rm".utf8)),
+                                (.rtttl, [0xC3] + Array(":d=4,o=5,b=100:c".utf8))] {
+            do throws(ProtocolError) {
+                let read = try AWTRIXDevice.sound(request, body: body)
+                Issue.record("\(request.label): read as \(String(describing: read.request))")
+            } catch {
+                #expect(error.field == "body" && error.code == .invalid && error.message.contains("not UTF-8"), "\(error)")
+            }
+        }
+    }
+
+    /// A NUL reached nookd, whose protocol carries none, and came back as a 502 blaming nookd:
+    /// it is the sender's, refused naming the field and where it is.
+    @Test func m1_b4_aNULInASoundIsRefusedNamingTheFieldNotSentToNookd() {
+        for (request, body) in [(AWTRIXDevice.Request.sound, "al\u{0}arm"), (.rtttl, "x:d=4,o=5,b=100:c,\u{0}d")] {
+            let error = refusal(request, body)
+            #expect(error?.field == request.label && error?.code == .invalid && error?.message.hasPrefix("has a NUL (U+0000) at character ") == true,
+                    "\(request.label) \(body.debugDescription): \(String(describing: error))")
+        }
+        // In JSON, the reader refuses it already.
+        #expect(refusal(.sound, #"{"sound": "al\u0000arm"}"#)?.code == .badJSON)
+    }
+
+    /// A JSON string body looks like the name alone, quotes and all: the refusal says so.
+    @Test func m1_b4_aJSONStringBodyIsSaidToBeOneQuotesAndAll() {
+        let error = refusal(.sound, #""alarm""#)
+        #expect(error?.message == #"is a JSON string, quotes and all: send {"sound": "alarm"}, or the name alone as the body (no quotes)"#,
+                "\(String(describing: error))")
+    }
+
     @Test func m1_b4_theTopicsAndRoutesThatPlayAreSoundAndRTTTLOnly() {
         #expect(AWTRIXDevice.Request.allCases.filter(\.playsSound) == [.sound, .rtttl])
         #expect(AWTRIXDevice.soundPriority == .normal)

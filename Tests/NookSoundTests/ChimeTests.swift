@@ -98,4 +98,29 @@ struct ChimeTests {
             #expect(documented[name] == chime, "\(name) plays \(chime), the docs say \(documented[name] ?? "")")
         }
     }
+
+    /// A name with a control character in it (a NUL a sender's body carried) is said to have
+    /// one, where it is, and not said back: the answer and the log would carry it raw.
+    @Test func b4_aNameWithAControlCharacterIsRefusedNamingItNotEchoingIt() {
+        for (text, at) in [("al\u{0}arm", 3), ("\u{1B}]0;title\u{7}", 1)] {
+            do throws(SoundError) {
+                _ = try SoundText.melody(text)
+                Issue.record("\(text.debugDescription) was read as a melody")
+            } catch {
+                #expect(error.message.contains("a control character") && error.message.contains("at character \(at)"), "\(error.message)")
+                #expect(!error.message.unicodeScalars.contains { $0.properties.generalCategory == .control }, "\(error.message.debugDescription)")
+            }
+        }
+    }
+
+    /// A long name that is no chime is said back in part, not whole (up to 4096 characters come).
+    @Test func b4_aLongNameThatIsNoChimeIsSaidBackInPart() {
+        do throws(SoundError) {
+            _ = try SoundText.melody(String(repeating: "a", count: 4000))
+            Issue.record("read as a melody")
+        } catch {
+            #expect(error.message.hasPrefix("is not a chime Nook has ('\(String(repeating: "a", count: 60))…'"), "\(error.message.prefix(200))")
+            #expect(error.message.count < 200)
+        }
+    }
 }

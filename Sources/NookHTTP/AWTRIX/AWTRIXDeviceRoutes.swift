@@ -100,6 +100,11 @@ enum AWTRIXDeviceRoutes {
                 }
             case .failure(.refused(let json)) where ProtocolError(json: json)?.field == "sound":
                 if let error = ProtocolError(json: json) { refuse(error) }
+            case .failure(.outcomeUnknown(let reason)):
+                // A card's advice (look in the history, send it with its id) does not hold: a
+                // sound has no entry and no id, and sent again it plays again.
+                exchange.respond(NativeAPIErrors.outcomeUnknown(reason, advice: "the sound may have played: sent again, it may play twice; "
+                                                                + "nookd's log says (a sound with no card has no history entry)").response)
             case .failure(let failure): exchange.respond(nookd.failure(failure).response)
             }
         }
