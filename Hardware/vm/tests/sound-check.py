@@ -99,7 +99,8 @@ def tones(events_file, first, spec):
         return
     pitches = [abs(value - hz) <= TONE_HZ if hz else value == 0 for (_, _, value), hz in zip(got, wanted)]
     report(all(pitches), "B1 B5 the uinput beeper receives exactly the melody's tones in order, each within %g Hz of "
-           "equal temperament, rests and the end as 0: %s" % (TONE_HZ, [value for _, _, value in got]))
+           "equal temperament, rests and the end as 0: %s Hz for %s" % (TONE_HZ, [value for _, _, value in got],
+                                                               [round(hz, 1) for hz in wanted]))
     lengths = [round((b[0] - a[0]) * 1000) for a, b in zip(got, got[1:])]
     fits = [ms - TONE_SHORT_MS <= length <= ms + TONE_LONG_MS for length, (_, ms) in zip(lengths, expected)]
     report(all(fits), "B5 each tone lasts its note's length (never %d ms short, at most %d ms long under TCG): "
