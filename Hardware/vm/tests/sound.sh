@@ -43,7 +43,8 @@ beeper=$!
 # Python's start over 9p under TCG can take seconds: bounded by the clock.
 deadline=$(( $(date +%s) + 30 ))
 while [ ! -s "$results/beeper-node" ] && [ "$(date +%s)" -lt "$deadline" ]; do sleep 0.1; done
-node=$(cat "$results/beeper-node")
+node=$(cat "$results/beeper-node" 2> /dev/null)
+[ -n "$node" ] || { fail "B5 the uinput beeper was not made: $(ls /dev/input)"; exit 1; }
 printf '[sound]\noutput = "beeper"\n' > /tmp/beeper.toml
 start_nookd beeper
 if status_within 20 "sound: beeper on $node"; then
