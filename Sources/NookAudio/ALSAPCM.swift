@@ -63,7 +63,9 @@ final class ALSAPCM {
                 // An underrun (EPIPE) or a suspend (ESTRPIPE): prepared again, and writing goes on.
                 try Self.check("snd_pcm_recover", name, messages) { snd_pcm_recover(pcm, code, 1) }
             default:
-                throw Self.error("snd_pcm_writei", name, code, messages)
+                var failure = Self.error("snd_pcm_writei", name, code, messages)
+                failure.disconnected = snd_pcm_state(pcm) == SND_PCM_STATE_DISCONNECTED
+                throw failure
             }
         }
         return true

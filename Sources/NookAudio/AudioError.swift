@@ -12,6 +12,9 @@ public struct AudioError: Error, Hashable, Sendable, CustomStringConvertible {
     public var text: String
     /// What else names the cause: alsa-lib's own message, the devices a search passed over.
     public var detail: String?
+    /// The PCM's state says its device is gone (unplugged, or its card unbound) whatever the code:
+    /// a write under way when it went answers EBADFD (77), not ENODEV.
+    public var disconnected = false
 
     public init(call: String, device: String, code: Errno, text: String, detail: String? = nil) {
         (self.call, self.device, self.code, self.text, self.detail) = (call, device, code, text, detail)
@@ -19,12 +22,13 @@ public struct AudioError: Error, Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         "'\(call)' failed for \(device): (\(code.rawValue)) \(text)" + (detail.map { " (\($0))" } ?? "")
+            + (disconnected ? " (the device is disconnected)" : "")
     }
 
     /// The device is held by another program (EBUSY): it may be free for the next sound.
     public var isBusy: Bool { code == .resourceBusy }
     /// The device went away (ENODEV: a USB speaker unplugged; ENOENT or ENXIO: none there).
-    public var isMissing: Bool { [.noSuchFileOrDirectory, .noSuchDeviceOrAddress, .noSuchDevice].contains(code) }
+    public var isMissing: Bool { disconnected || [.noSuchFileOrDirectory, .noSuchDeviceOrAddress, .noSuchDevice].contains(code) }
 
     /// What the log line adds: that the output tries again, and why it may then work.
     var retryNote: String {

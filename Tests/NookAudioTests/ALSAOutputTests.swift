@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 @testable import NookAudio
 import NookSound
+import NookSystem
 import NookTestSupport
 import Testing
 
@@ -35,6 +36,16 @@ struct ALSAOutputTests {
             #expect(error.description.hasPrefix("'snd_pcm_open' failed for \(Self.missing): (2) "), "\(error)")
             #expect(error.detail == "alsa-lib: Unknown PCM \(Self.missing)", "\(error)")
         }
+    }
+
+    /// A card unbound under a write answers EBADFD, which alone says nothing of a device gone:
+    /// the PCM's state (disconnected) makes it the missing device, tried again once plugged in.
+    @Test func b1_aWriteThatFindsItsDeviceDisconnectedIsTheMissingDeviceWhateverTheCode() {
+        var error = AudioError(call: "snd_pcm_writei", device: "hw:Loopback,0,0", code: Errno(rawValue: EBADFD), text: "File descriptor in bad state")
+        #expect(!error.isMissing && !error.retryNote.contains("plugged in"))
+        error.disconnected = true
+        #expect(error.isMissing && error.retryNote.contains("plugged in"), "\(error.retryNote)")
+        #expect(error.description == "'snd_pcm_writei' failed for hw:Loopback,0,0: (77) File descriptor in bad state (the device is disconnected)")
     }
 
     @Test func b1_aMissingDeviceIsAStatusFieldAndOneLogLineNeverACrash() throws {

@@ -138,8 +138,10 @@ if status_within 30 'showing "After the unplug" (presented)' && kill -0 "$daemon
 else
   fail "B1 B5 after the unplug: $(ctl status | tr '\n' '|')"
 fi
+# (ENODEV, or EBADFD from a write under way, which the PCM's state says is its device gone: either
+# way the line says the output tries again once it is plugged in.)
 lines=$(tail -n +$((logged + 1)) "$log" | grep -c "sound: alsa output unavailable")
-if [ "$lines" = 1 ]; then
+if [ "$lines" = 1 ] && tail -n +$((logged + 1)) "$log" | grep "sound: alsa output unavailable" | grep -q "(plugged in, or a device to find)"; then
   pass "B1 B5 the card unbound mid-melody is one log line: $(tail -n +$((logged + 1)) "$log" | grep "sound: alsa output unavailable")"
 else
   fail "B1 B5 the unplug logged $lines lines about the output: $(tail -n +$((logged + 1)) "$log" | grep "sound:" | tr '\n' '|')"
