@@ -25,19 +25,38 @@ struct SoundWithoutCardServiceTests {
         return service
     }
 
+    /// A sound service on a beeper that is a FIFO, its reader, and the notes of each card's entry.
+    /// A beeper plays in real time (alsa-lib's `file` PCM writes a minute at once): a card's note
+    /// still sounds when the next comes. The reader first, so the beeper's open finds one.
+    struct OnBeeper {
+        let scratch = Scratch()
+        let reader: FileDescriptor
+        let notes = Locked<[(NookActivityID, String)]>([])
+        let service: Service.Sound
+
+        init(_ test: SoundWithoutCardServiceTests) async throws {
+            let path = scratch.path + "/beeper"
+            #expect(mkfifo(path, 0o600) == 0)
+            reader = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK)
+            service = try await test.service(Service.Sound.Settings(output: .beeper, device: path), notes: notes)
+            #expect(service.current.withLock { $0 } != nil)
+        }
+
+        /// `melody` as the card `card`'s sound, as the card slides in.
+        func play(_ melody: Melody, for card: NookActivityID) async {
+            guard let output = service.current.withLock({ $0 }) else { return }
+            _ = await service.play(.tones(melody), for: .card(card), priority: .normal, on: output)
+        }
+
+        func said(by card: NookActivityID) -> [String] { notes.withLock { $0 }.filter { $0.0 == card }.map { $0.1 } }
+    }
+
     /// The card's entry said `played` while a sound-play had cut it off after a moment.
     @Test func b4_b3_aSoundWithNoCardThatCutsOffACardsSoundIsSaidInTheCardsEntry() async throws {
-        // A beeper plays in real time (alsa-lib's `file` PCM writes a minute at once): the card's
-        // note still sounds when the other comes. The reader first, so its open finds one.
-        let scratch = Scratch()
-        let path = scratch.path + "/beeper"
-        #expect(mkfifo(path, 0o600) == 0)
-        let reader = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK)
-        let notes = Locked<[(NookActivityID, String)]>([])
-        let service = try await service(Service.Sound.Settings(output: .beeper, device: path), notes: notes)
-        let output = try #require(service.current.withLock { $0 })
+        let beeper = try await OnBeeper(self)
+        let (service, notes, reader) = (beeper.service, beeper.notes, beeper.reader)
         let card = NookActivityID()
-        _ = await service.play(.tones(long), for: .card(card), priority: .normal, on: output)
+        await beeper.play(long, for: card)
         let answer = try await service.playNow(SoundRequest(sound: "doorbell"), from: 1000)
         #expect(answer.played)
         let said = notes.withLock { $0 }.filter { $0.0 == card }.map(\.1)
@@ -52,21 +71,14 @@ struct SoundWithoutCardServiceTests {
     /// A card's sound that a newer card's cut off said `played` in its entry: it says cut off,
     /// and the newer card's says played.
     @Test func b3_aCardsSoundCutOffByANewerCardsIsSaidInItsEntry() async throws {
-        let scratch = Scratch()
-        let path = scratch.path + "/beeper"
-        #expect(mkfifo(path, 0o600) == 0)
-        let reader = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK)
-        let notes = Locked<[(NookActivityID, String)]>([])
-        let service = try await service(Service.Sound.Settings(output: .beeper, device: path), notes: notes)
-        let output = try #require(service.current.withLock { $0 })
+        let beeper = try await OnBeeper(self)
         let (first, second) = (NookActivityID(), NookActivityID())
-        _ = await service.play(.tones(long), for: .card(first), priority: .normal, on: output)
-        _ = await service.play(.tones(long), for: .card(second), priority: .normal, on: output)
-        let said = notes.withLock { $0 }
-        #expect(said.filter { $0.0 == first }.map(\.1) == ["played", "cut off (a newer card's sound)"], "\(said)")
-        #expect(said.filter { $0.0 == second }.map(\.1) == ["played"], "\(said)")
-        await service.stop()
-        withExtendedLifetime(reader) {}
+        await beeper.play(long, for: first)
+        await beeper.play(long, for: second)
+        #expect(beeper.said(by: first) == ["played", "cut off (a newer card's sound)"], "\(beeper.said(by: first))")
+        #expect(beeper.said(by: second) == ["played"], "\(beeper.said(by: second))")
+        await beeper.service.stop()
+        withExtendedLifetime(beeper.reader) {}
     }
 
     /// A sound handed to an output that failed the last time (alsa-lib's `file` PCM into a
