@@ -124,7 +124,7 @@ extension Service {
                 logger.notice("\(line)")
                 start(program, for: owner, priority: priority, at: min(rules.volume, asked ?? rules.volume), on: output)
             case .silenced:
-                roomCounts.withLock { $0.silenced += 1 }
+                if verdict.silencedByTheRoom { roomCounts.withLock { $0.silenced += 1 } }
                 logger.info("\(line)")
             case .play(let volume, let lowered):
                 if lowered != nil { roomCounts.withLock { $0.lowered += 1 } }

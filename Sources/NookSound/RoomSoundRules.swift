@@ -49,7 +49,17 @@ public struct RoomSoundRules: Equatable, Sendable {
             case .cutOff(let reason): "cut off (\(reason))"
             }
         }
+
+        /// Silenced by quiet hours or an empty room, which `status` counts as the room's doing;
+        /// not a volume of 0 set in nook.toml or asked by the sender.
+        public var silencedByTheRoom: Bool {
+            guard case .silenced(let reason) = self else { return false }
+            return reason != RoomSoundRules.volumeZero && reason != RoomSoundRules.askedZero
+        }
     }
+
+    /// Why a sound is silent when no room made it so.
+    static let volumeZero = "sound.volume is 0", askedZero = "volume 0 asked"
 
     /// The verdict for a sound of `priority` in `room`, on an output that `hasVolume` (a beeper
     /// has none: a level the room lowers a sound to sounds at full loudness unless it is 0).
@@ -64,7 +74,7 @@ public struct RoomSoundRules: Equatable, Sendable {
     /// A level the sender asked below the room's is no lowering: the verdict names none.
     public func verdict(for priority: NookActivityPriority, in room: Room, hasVolume: Bool, asked: Int?) -> Verdict {
         guard let asked, asked < volume else { return verdict(for: priority, in: room, hasVolume: hasVolume) }
-        guard asked > 0 else { return .silenced(by: "volume 0 asked") }
+        guard asked > 0 else { return .silenced(by: Self.askedZero) }
         var rules = self
         rules.volume = asked
         return rules.verdict(for: priority, in: room, hasVolume: hasVolume)
@@ -72,7 +82,7 @@ public struct RoomSoundRules: Equatable, Sendable {
 
     /// The verdict for a sound of `priority` in `room`.
     public func verdict(for priority: NookActivityPriority, in room: Room) -> Verdict {
-        guard volume > 0 else { return .silenced(by: "sound.volume is 0") }
+        guard volume > 0 else { return .silenced(by: Self.volumeZero) }
         var level = volume, reasons: [String] = []
         if room.quiet, quietThrough.map({ priority < $0 }) ?? true, quietVolume < level {
             level = quietVolume

@@ -70,4 +70,18 @@ struct RoomSoundWithoutVolumeTests {
         #expect(rules.verdict(for: .normal, in: open, hasVolume: false) == .play(volume: 80, loweredBy: nil))
         #expect(RoomSoundRules(volume: 80).verdict(for: .normal, in: quiet, hasVolume: false) == .silenced(by: "quiet hours"))
     }
+
+    /// `status` counts what the room silenced: a volume of 0 in nook.toml or asked by a sender
+    /// is no room's doing.
+    @Test func b3_onlyQuietHoursAndAnEmptyRoomCountAsTheRoomsSilence() {
+        let (open, quiet, empty) = (RoomSoundRules.Room(quiet: false, empty: false), RoomSoundRules.Room(quiet: true, empty: false),
+                                    RoomSoundRules.Room(quiet: false, empty: true))
+        #expect(RoomSoundRules(volume: 80).verdict(for: .normal, in: quiet, hasVolume: true).silencedByTheRoom)
+        #expect(RoomSoundRules(volume: 80, awayVolume: 0).verdict(for: .normal, in: empty, hasVolume: true).silencedByTheRoom)
+        let off = RoomSoundRules(volume: 0).verdict(for: .normal, in: open, hasVolume: true)
+        #expect(off == .silenced(by: "sound.volume is 0") && !off.silencedByTheRoom)
+        let asked = RoomSoundRules(volume: 80).verdict(for: .normal, in: open, hasVolume: true, asked: 0)
+        #expect(asked == .silenced(by: "volume 0 asked") && !asked.silencedByTheRoom)
+        #expect(!RoomSoundRules(volume: 80).verdict(for: .normal, in: open, hasVolume: true).silencedByTheRoom)
+    }
 }
