@@ -2,7 +2,7 @@ import NookActivities
 
 /// One notification as an AWTRIX sender sends it, to `POST /api/notify` (H2) or the MQTT topic
 /// `PREFIX/notify`: `text` (a string, or coloured fragments `[{"t": "…", "c": "FF0000"}]`),
-/// `color`, `icon`, `duration`, `hold`, `progress`, `sound` and `rtttl` (B4); the drawing fields
+/// `color`, `icon`, `duration`, `hold`, `progress`, `sound`, `rtttl` and `loopSound` (B4); the drawing fields
 /// of a pixel clock are left out, noted. And its card, by the table in docs/publishing.md.
 public struct AWTRIXNotification: Sendable, Equatable {
     public var text: String
@@ -16,12 +16,14 @@ public struct AWTRIXNotification: Sendable, Equatable {
     public var progress: Double?
     /// The card's sound (a chime's name or an RTTTL string Nook plays); nil: its priority's.
     public var sound: String?
+    /// `loopSound`: until engaged (B2); nil: once.
+    public var soundRepeat: NookSoundRepeat?
     public var notes: [String]
 
     public init(text: String, color: NookTint? = nil, icon: String? = nil, duration: Double? = nil, hold: Bool = false,
-                progress: Double? = nil, sound: String? = nil, notes: [String] = []) {
+                progress: Double? = nil, sound: String? = nil, soundRepeat: NookSoundRepeat? = nil, notes: [String] = []) {
         (self.text, self.color, self.icon, self.duration, self.hold, self.progress, self.notes) = (text, color, icon, duration, hold, progress, notes)
-        self.sound = sound
+        (self.sound, self.soundRepeat) = (sound, soundRepeat)
     }
 
     /// Fields AWTRIX draws that a card has no place for (its sound fields are the card's, B4).
@@ -96,7 +98,7 @@ public struct AWTRIXNotification: Sendable, Equatable {
             }
             if percent >= 0 { notification.progress = percent }
         }
-        notification.sound = AWTRIXSound.read(value, notes: &notification.notes)
+        (notification.sound, notification.soundRepeat) = AWTRIXSound.read(value, notes: &notification.notes)
         notification.notes += leftOut(members.map(\.0).filter { !wordless.contains($0) })
         return notification
     }
@@ -182,7 +184,7 @@ public struct AWTRIXNotification: Sendable, Equatable {
         var activity = NookActivity(id: id, title: title, systemImage: symbol, tint: color ?? .accent, dwell: dwell,
                                     presentation: hold ? .blocker(timeout: nil) : .timed, progress: progress.map { $0 / 100 })
         activity.iconFallback = fallback
-        activity.sound = sound
+        (activity.sound, activity.soundRepeat) = (sound, soundRepeat)
         return activity
     }
 

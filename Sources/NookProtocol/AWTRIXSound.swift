@@ -3,14 +3,15 @@ import NookActivities
 /// The sound keys of an AWTRIX notification as its card's sound (B4), as AWTRIX 3 plays them
 /// (`Overlays.cpp`): `sound` names a melody file on the clock, `rtttl` is a melody's text, and
 /// with both `rtttl` plays (it starts after `sound` and cuts it off). A sound Nook cannot play is
-/// a note, never a refusal: the card is shown without it. AWTRIX plays no sound for a custom
-/// app, and says nothing; Nook says so (``customAppNote(_:)``).
+/// a note, never a refusal: the card is shown without it. `loopSound` repeats the sound until the
+/// card is engaged (B2: AWTRIX repeats it until the notification is dismissed). AWTRIX plays no
+/// sound for a custom app, and says nothing; Nook says so (``customAppNote(_:)``).
 enum AWTRIXSound {
     static let fields = ["sound", "rtttl", "loopSound"]
 
-    /// The card's sound from `value`'s keys, nil for none (the card's priority's sound); what
-    /// does not play is a note.
-    static func read(_ value: JSONValue, notes: inout [String]) -> String? {
+    /// The card's sound from `value`'s keys, nil for none (the card's priority's sound), and its
+    /// repeat; what does not play is a note.
+    static func read(_ value: JSONValue, notes: inout [String]) -> (sound: String?, soundRepeat: NookSoundRepeat?) {
         let instead = CardSound.instead(.normal)
         let name = text(value["sound"], field: "sound", notes: &notes)
         let melody = text(value["rtttl"], field: "rtttl", notes: &notes)
@@ -33,15 +34,18 @@ enum AWTRIXSound {
                              + " a melody of the clock's own comes as rtttl); " + instead)
             }
         }
+        var soundRepeat: NookSoundRepeat?
         switch value["loopSound"] {
         case .bool(true)? where name == nil && melody == nil:
             notes.append("loopSound ignored: no sound or rtttl to repeat")
-        case .bool(true)?:
-            notes.append("loopSound: the sound plays once; a repeat until the notification is dismissed is not built yet (docs/sound.md)")
+        case .bool(true)? where sound == nil:
+            // The priority's sound is not the one the sender asked to hear again and again.
+            notes.append("loopSound ignored: the sound it would repeat does not play")
+        case .bool(true)?: soundRepeat = .untilEngaged
         case .bool(false)?, nil, .null?: break
         case let other?: notes.append("loopSound ignored: must be true or false, got \(other.typeName)")
         }
-        return sound
+        return (sound, soundRepeat)
     }
 
     /// A key's text: a string (empty is none, as AWTRIX reads it), a number as its digits (a

@@ -43,3 +43,13 @@ extension CardSound {
         "the card comes with its priority's sound instead (nook.toml's [sound] \(priority.map(String.init(describing:)) ?? "low, normal or high"), if set)"
     }
 }
+
+extension CardSound {
+    /// B2: how many of `asked` plays of `sound` (a chime or an RTTTL string) nookd plays: at most
+    /// 100, and no more than fill 15 minutes, by the rule nookd plays a count by, so a bridge
+    /// sends a count nookd never refuses; nil where `sound` does not play.
+    public static func plays(_ asked: Int, of sound: String) -> Int? {
+        guard let melody = try? SoundText.melody(sound) else { return nil }
+        return SoundRepeat(.count(asked)).count(forLength: .milliseconds(melody.milliseconds))
+    }
+}

@@ -10,11 +10,12 @@ struct LaMetricSoundTests {
     struct Heard: Equatable {
         var sound: String?
         var notes: [String] = []
+        var soundRepeat: NookSoundRepeat?
     }
 
     static func card(sound: String, priority: String = "info") throws -> Heard {
         let card = try LaMetricNotificationTests.card(#"{"priority":"\#(priority)","model":{"frames":[{"text":"x"}],"sound":\#(sound)}}"#)
-        return Heard(sound: card.activity.sound, notes: card.notes)
+        return Heard(sound: card.activity.sound, notes: card.notes, soundRepeat: card.activity.soundRepeat)
     }
 
     @Test func b4_m4_aLaMetricSoundIdInEitherCategoryIsTheCardsSound() throws {
@@ -37,11 +38,16 @@ struct LaMetricSoundTests {
         #expect(noID.sound == nil && noID.notes.first?.hasPrefix("model.sound.id missing or not a string") == true, "\(noID)")
     }
 
-    @Test func b4_m4_aRepeatIsSaidPlayedOnce() throws {
-        #expect(try Self.card(sound: #"{"id":"win","repeat":3}"#)
-                == Heard(sound: "win", notes: ["model.sound.repeat 3: 'win' played once; a repeated sound is not built yet (docs/sound.md)"]))
-        #expect(try Self.card(sound: #"{"id":"alarm1","repeat":0}"#)
-                == Heard(sound: "alarm1", notes: ["model.sound.repeat 0 (until dismissed): 'alarm1' played once; a repeated sound is not built yet (docs/sound.md)"]))
+    @Test func b2_b4_m4_aRepeatIsTheCardsCountOfPlaysAndZeroPlaysUntilEngaged() throws {
+        #expect(try Self.card(sound: #"{"id":"win","repeat":3}"#) == Heard(sound: "win", soundRepeat: .times(3)))
+        #expect(try Self.card(sound: #"{"id":"win","repeat":100}"#) == Heard(sound: "win", soundRepeat: .times(100)))
+        #expect(try Self.card(sound: #"{"id":"alarm1","repeat":0}"#) == Heard(sound: "alarm1", soundRepeat: .untilEngaged))
+        // More than nookd plays is cut to what it plays, said; the card is never refused for it.
+        #expect(try Self.card(sound: #"{"id":"win","repeat":250}"#)
+                == Heard(sound: "win", notes: ["model.sound.repeat 250: 'win' played 100 times, as many as nookd plays (at most 100, and 15 minutes in all)"],
+                         soundRepeat: .times(100)))
+        // A repeat belongs to the sound it repeats: none where it does not play.
+        #expect(try Self.card(sound: #"{"id":"trumpet","repeat":3}"#).soundRepeat == nil)
         #expect(try Self.card(sound: #"{"id":"win","repeat":-2}"#).notes
                 == ["model.sound.repeat ignored: must be a whole number (0 until dismissed), got -2.0; played once"])
     }

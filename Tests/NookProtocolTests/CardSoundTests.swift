@@ -9,14 +9,15 @@ import Testing
     struct Heard: Equatable {
         var sound: String?
         var notes: [String] = []
+        var soundRepeat: NookSoundRepeat?
     }
 
     func notification(_ text: String) throws -> Heard {
         let read = try AWTRIXNotification.parse(Array(text.utf8))
         var notes: [String] = []
         let card = read.activity(id: NookActivityID(), notes: &notes)
-        #expect(card.sound == read.sound)
-        return Heard(sound: card.sound, notes: notes)
+        #expect(card.sound == read.sound && card.soundRepeat == read.soundRepeat)
+        return Heard(sound: card.sound, notes: notes, soundRepeat: card.soundRepeat)
     }
 
     /// The error `body` throws; nil (recorded) when it throws none.
@@ -73,13 +74,25 @@ import Testing
                 == ["sound ignored: must be a string, got a boolean", "rtttl ignored: must be a string, got an array"])
     }
 
-    @Test func b4_m2_loopSoundIsSaidNotBuiltAndPlaysOnce() throws {
-        let looped = try notification(#"{"text": "x", "sound": "siren", "loopSound": true}"#)
-        #expect(looped.sound == "siren" && looped.notes == ["loopSound: the sound plays once; a repeat until the notification is dismissed "
-                                                             + "is not built yet (docs/sound.md)"], "\(looped)")
+    @Test func b2_b4_m2_loopSoundRepeatsTheSoundUntilEngaged() throws {
+        #expect(try notification(#"{"text": "x", "sound": "siren", "loopSound": true}"#) == Heard(sound: "siren", soundRepeat: .untilEngaged))
+        #expect(try notification(#"{"text": "x", "rtttl": "t:d=4:c", "loopSound": true}"#) == Heard(sound: "t:d=4:c", soundRepeat: .untilEngaged))
+        // The priority's sound is not repeated for a sound that does not play.
+        let unplayed = try notification(#"{"text": "x", "sound": "nochime", "loopSound": true}"#)
+        #expect(unplayed.soundRepeat == nil && unplayed.notes.last == "loopSound ignored: the sound it would repeat does not play", "\(unplayed)")
+        #expect(try notification(#"{"text": "x", "sound": "siren"}"#).soundRepeat == nil)
         #expect(try notification(#"{"text": "x", "loopSound": true}"#).notes == ["loopSound ignored: no sound or rtttl to repeat"])
         #expect(try notification(#"{"text": "x", "loopSound": false}"#).notes.isEmpty)
         #expect(try notification(#"{"text": "x", "sound": "siren", "loopSound": 1}"#).notes == ["loopSound ignored: must be true or false, got a number"])
+    }
+
+    @Test func b2_b4_aBridgesCountOfPlaysIsCutToWhatNookdPlays() {
+        #expect(CardSound.plays(3, of: "win") == 3)
+        #expect(CardSound.plays(250, of: "win") == 100)
+        // Two whole notes at 30 beats a minute: 16 seconds, 56 of which fill 15 minutes (57 pass it).
+        #expect(CardSound.plays(100, of: "long:d=1,o=5,b=30:c,c") == 56)
+        #expect(CardSound.plays(56, of: "long:d=1,o=5,b=30:c,c") == 56)
+        #expect(CardSound.plays(3, of: "nochime") == nil)
     }
 
     @Test func b4_a3_aCustomAppsSoundIsSaidNotPlayedAsAWTRIXPlaysNone() throws {

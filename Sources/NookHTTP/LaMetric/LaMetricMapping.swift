@@ -67,7 +67,7 @@ public enum LaMetricMapping {
         var activity = NookActivity(coalescingKey: key(id), priority: priority, title: texts.first ?? "", subtitle: nil,
                                     systemImage: systemImage, tint: tint, progress: progress)
         activity.iconFallback = fallback
-        activity.sound = notification.sound
+        (activity.sound, activity.soundRepeat) = (notification.sound, notification.soundRepeat)
         if texts.count > 1 { activity.subtitle = texts.dropFirst().joined(separator: "  ·  ") }
         if notification.cycles == 0 {
             activity.presentation = .blocker(timeout: nil)

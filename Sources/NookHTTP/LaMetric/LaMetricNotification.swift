@@ -24,6 +24,8 @@ public struct LaMetricNotification: Sendable, Equatable {
     public var lifetimeMs: Double?
     /// The card's sound (a chime's name); nil: its priority's.
     public var sound: String?
+    /// `model.sound.repeat`: a count of plays, or until engaged for LaMetric's 0 (B2); nil: once.
+    public var soundRepeat: NookSoundRepeat?
     /// What will not be shown as sent.
     public var notes: [String] = []
 
@@ -79,7 +81,8 @@ public struct LaMetricNotification: Sendable, Equatable {
                 notification.cycles = Int(cycles)
             case "sound":
                 // After the top level's keys: the priority is known.
-                notification.sound = LaMetricSound.read(value, priority: notification.cardPriority, notes: &notification.notes)
+                (notification.sound, notification.soundRepeat) = LaMetricSound.read(value, priority: notification.cardPriority,
+                                                                                     notes: &notification.notes)
             default:
                 notification.notes.append("model.\(SaidText.shown(key, scalars: 40)) is not a field Nook reads: ignored")
             }
