@@ -66,7 +66,8 @@ final class SoundRepeats: Sendable {
         watchRoom(while: id)
     }
 
-    /// A sound with no card (B4) cut off the one playing: no card's end stops that one.
+    /// A newer sound (a card's, or one with no card, B4) cuts off the one playing: no card's end
+    /// stops it.
     func forget() { playing.withLock { $0 = nil } }
 
     /// Looks at the room every ``roomCheck`` while the repeat of `id` plays (a schedule's quiet
