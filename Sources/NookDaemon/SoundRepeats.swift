@@ -43,11 +43,14 @@ final class SoundRepeats: Sendable {
     }
 
     /// `base` as `activity` asks it played: once, a count of times, or as many times as fill
-    /// its escalation (a blocker's) or the 15 minutes' bound, stopped when it is engaged.
+    /// its escalation (a blocker's) or the 15 minutes' bound, stopped when it is engaged (once
+    /// where someone is engaged already).
     func program(_ base: SoundProgram, for activity: NookActivity) -> SoundProgram {
         switch activity.soundRepeat {
         case nil, .times(1)?: base
         case .times(let count)?: .repeated(base, SoundRepeat(.count(count)))
+        // Someone engaged already as it slides in: its repeat has done its work with one play.
+        case .untilEngaged? where engagement?.isEngaged == true: base
         case .untilEngaged?:
             .repeated(base, SoundRepeat(.filling(activity.isBlocker ? min(escalation ?? NookSoundRepeat.longest, NookSoundRepeat.longest) : NookSoundRepeat.longest)))
         }
@@ -58,6 +61,7 @@ final class SoundRepeats: Sendable {
     func started(_ program: SoundProgram, for id: NookActivityID, activity: NookActivity, verdict: RoomSoundRules.Verdict) {
         guard case .repeated = program, let asked = activity.soundRepeat else {
             playing.withLock { $0 = nil }
+            if activity.soundRepeat == .untilEngaged { note(id, "\(verdict), once (someone was engaged already)") }
             return
         }
         let started = Playing(id: id, name: program.name, untilEngaged: asked == .untilEngaged, note: "\(verdict), \(asked)")

@@ -47,4 +47,22 @@ struct SoundRepeatRaceTests {
         #expect(output.played == ["bell", "chime"])
         #expect(cuts.withLock { $0 } == 0, "the first card's dismissal cut off the second card's sound")
     }
+
+    /// B2: a repeat until engaged ends with engagement; someone engaged already as the card
+    /// slides in hears it once, and the entry says why, rather than for up to 15 minutes.
+    @Test func b2_aRepeatUntilEngagedPlaysOnceWhereSomeoneIsEngagedAlready() {
+        let engagement = NookEngagement()
+        let notes = Locked<[String]>([])
+        let repeats = SoundRepeats(escalation: nil, engagement: engagement, clock: ManualClock(), logger: Logger(label: "test"),
+                                   note: { _, note in notes.withLock { $0.append(note) } })
+        var card = NookActivity(priority: .high, title: "Doorbell", presentation: .blocker(timeout: nil))
+        card.soundRepeat = .untilEngaged
+        let bell = SoundProgram.tones(Melody(name: "bell", tones: [Tone(frequency: 880, milliseconds: 500)]))
+        #expect(repeats.program(bell, for: card) == .repeated(bell, SoundRepeat(.filling(NookSoundRepeat.longest))))
+        engagement.set(.hover, active: true)
+        let program = repeats.program(bell, for: card)
+        #expect(program == bell)
+        repeats.started(program, for: card.id, activity: card, verdict: .play(volume: 80, loweredBy: nil))
+        #expect(notes.withLock { $0 } == ["played, once (someone was engaged already)"])
+    }
 }
