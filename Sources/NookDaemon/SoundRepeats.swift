@@ -28,6 +28,9 @@ final class SoundRepeats: Sendable {
     }
 
     private let playing = Locked<Playing?>(nil)
+    /// The repeat last stopped as its card left the glass, until that card's end says why it left.
+    private let leftGlass = Locked<Playing?>(nil)
+    static let leftGlassWhy = "the card left the glass"
     private let stops = StopActions()
     /// The output and the sound service's room check, once started; the task that looks at
     /// the room while a repeat plays.
@@ -127,11 +130,17 @@ final class SoundRepeats: Sendable {
     /// Cuts off the sound still playing: false when it had ended.
     typealias Cut = @Sendable () -> Bool
 
-    /// A card's end (or its leaving the glass) ends its repeat as its `soundRepeat` says.
+    /// A card's end (or its leaving the glass) ends its repeat as its `soundRepeat` says. A
+    /// dismissed card leaves the glass before it ends: a repeat stopped as it left is then said
+    /// stopped by the dismissal, which is what stopped it.
     func observe(_ event: NookActivityEvent, cut: Cut) {
         switch event.kind {
-        case .hidden(.dismissed): stop(where: { $0.id == event.id }, why: "dismissed", cut: cut)
-        case .animateOut, .hidden, .requeued: stop(where: { $0.id == event.id && $0.untilEngaged }, why: "the card left the glass", cut: cut)
+        case .hidden(.dismissed):
+            if let left = leftGlass.withLock({ left in defer { left = nil }; return left?.id == event.id ? left : nil }) {
+                note(left.id, "\(left.note), stopped (dismissed)")
+            }
+            stop(where: { $0.id == event.id }, why: "dismissed", cut: cut)
+        case .animateOut, .hidden, .requeued: stop(where: { $0.id == event.id && $0.untilEngaged }, why: Self.leftGlassWhy, cut: cut)
         default: break
         }
     }
@@ -147,6 +156,7 @@ final class SoundRepeats: Sendable {
             return playing
         }
         guard let ended, cut() else { return }
+        leftGlass.withLock { $0 = why == Self.leftGlassWhy ? ended : nil }
         note(ended.id, "\(ended.note), stopped (\(why))")
         logger.info("sound: \(ended.name) for \(ended.id) stopped repeating (\(why))")
     }

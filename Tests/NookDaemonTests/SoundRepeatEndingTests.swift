@@ -6,10 +6,11 @@ import NookSound
 import NookTestSupport
 import Testing
 
-/// B2: a card's end stops its own repeat, never the newer sound that cut it off, even when the
-/// end comes between the newer sound's start and the noting of its own repeat.
-@Suite("B2 a repeat's end cuts off only its own sound")
-struct SoundRepeatRaceTests {
+/// B2: what ends a repeat, and what its entry says: a card's end stops its own repeat, never the
+/// newer sound that cut it off, even when the end comes between the newer sound's start and the
+/// noting of its own repeat.
+@Suite("B2 what ends a repeat, and its entry")
+struct SoundRepeatEndingTests {
     /// An output that runs `during` as it is handed a sound: what another task does meanwhile.
     final class HandingOutput: SoundOutput, @unchecked Sendable {
         var during: () -> Void = {}
@@ -64,5 +65,25 @@ struct SoundRepeatRaceTests {
         #expect(program == bell)
         repeats.started(program, for: card.id, activity: card, verdict: .play(volume: 80, loweredBy: nil))
         #expect(notes.withLock { $0 } == ["played, once (someone was engaged already)"])
+    }
+
+    /// A dismissed card leaves the glass before it ends: its repeat until engaged, stopped as it
+    /// left, is said stopped by the dismissal; one that left for another reason stays so.
+    @Test func b2_aDismissedRepeatUntilEngagedIsSaidStoppedByTheDismissal() {
+        let notes = Locked<[String]>([])
+        let repeats = SoundRepeats(escalation: nil, engagement: nil, clock: ManualClock(), logger: Logger(label: "test"),
+                                   note: { _, note in notes.withLock { $0.append(note) } })
+        let bell = SoundProgram.tones(Melody(name: "bell", tones: [Tone(frequency: 880, milliseconds: 500)]))
+        func event(_ card: NookActivity, _ kind: NookActivityEvent.Kind) -> NookActivityEvent {
+            NookActivityEvent(activity: card, kind: kind, at: .origin, module: "main")
+        }
+        for (end, said) in [(NookEndReason.dismissed, "dismissed"), (.completed, "the card left the glass")] {
+            var card = NookActivity(priority: .high, title: "Doorbell", presentation: .timed)
+            card.soundRepeat = .untilEngaged
+            repeats.started(repeats.program(bell, for: card), for: card.id, activity: card, verdict: .play(volume: 80, loweredBy: nil))
+            repeats.observe(event(card, .animateOut), cut: { true })
+            repeats.observe(event(card, .hidden(end)), cut: { true })
+            #expect(notes.withLock { $0.last } == "played, until engaged, stopped (\(said))")
+        }
     }
 }
