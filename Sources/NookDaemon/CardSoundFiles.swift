@@ -22,6 +22,25 @@ extension Service.Sound {
         return base.map { repeats.program($0, for: activity) }
     }
 
+    /// What a sender is told when the repeat it asked for (`soundRepeat`, B2) will not be heard:
+    /// the card has no sound to repeat (`sound` empty, or none and its priority has none), the
+    /// board plays none (no output, `sound.volume = 0`), or, for an update, the cards in `slidIn`
+    /// slid in already (a card's sound, and so its repeat, starts as it slides in). Nothing is
+    /// said where the sound's own note (``unplayable(_:slidIn:priority:)``) says it already.
+    func unrepeated(_ soundRepeat: NookSoundRepeat?, sound: String?, priorityHasSound: Bool, slidIn: [NookActivityID] = []) -> [String] {
+        guard let soundRepeat, soundRepeat != .times(1), unplayable(sound, slidIn: slidIn).isEmpty else { return [] }
+        let shown = "soundRepeat (\(soundRepeat)) will not play"
+        if sound == "" || (sound == nil && !priorityHasSound) {
+            return ["\(shown): the card has no sound to repeat (\(sound == nil ? "none given, and its priority has none in nook.toml" : "sound is empty"))"]
+        }
+        let output: any SoundOutput = current.withLock { $0 } ?? SilentOutput()
+        if let reason = output.cannotPlay(.tones(Melody(name: "", tones: []))) { return ["\(shown): \(reason)"] }
+        if rules.withLock({ $0.volume }) == 0 { return ["\(shown): sound.volume is 0 in nook.toml"] }
+        guard !slidIn.isEmpty else { return [] }
+        let cards = slidIn.map { "\($0)" }.joined(separator: ", ")
+        return ["\(shown) for \(cards): \(slidIn.count == 1 ? "it" : "each") slid in already, and a card's sound plays as it slides in"]
+    }
+
     /// What the sender of a WAV file's name is told where the output plays no samples.
     static func fileInstead(_ priority: NookActivityPriority?) -> String {
         "; the card comes with its priority's sound instead (sound.\(priority.map { "\($0)" } ?? "low, normal or high"), if set)"
@@ -53,7 +72,8 @@ extension Daemon {
             }
         } else {
             try CardSound.check(sound, field: field)
-            let melody = sound.flatMap { $0.isEmpty ? nil : try? SoundText.melody($0) } ?? priority.flatMap { settings.byPriority[$0] }
+            // Empty is a silent card: there is no sound for a count to be too long with.
+            let melody = sound == "" ? nil : sound.flatMap { try? SoundText.melody($0) } ?? priority.flatMap { settings.byPriority[$0] }
             length = melody.map { ($0.name, .milliseconds($0.milliseconds)) }
         }
         guard case .times(let count)? = soundRepeat, let length else { return }

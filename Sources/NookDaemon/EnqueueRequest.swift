@@ -140,6 +140,7 @@ extension Daemon {
         var wasAccepted: [Bool] = []
         wasAccepted.reserveCapacity(run.count)
         let iconPolicy = self.iconPolicy
+        let prioritySounds = state.withLock { $0.config.sound.byPriority }
         for ((request, requested), outcome) in zip(run, outcomes) {
             let verdict: Result<NookActivityID, ProtocolError>
             var warnings: [String] = []
@@ -151,6 +152,7 @@ extension Daemon {
                 warnings = (iconPolicy.fallbackNote(asked: requested, drawn: activity).map { [$0] } ?? Self.iconWarnings(activity.systemImage))
                     + screen.undrawn(title: activity.title, subtitle: activity.subtitle, icon: activity.systemImage)
                     + parts.sound.unplayable(activity.sound, priority: activity.priority)
+                    + parts.sound.unrepeated(activity.soundRepeat, sound: activity.sound, priorityHasSound: prioritySounds[activity.priority] != nil)
                 if snoozedByOthers.contains(activity.id) {
                     verdict = .failure(Self.idRefusal(activity.id, "snoozed by a long press, and another sender's"))
                 } else if let other = heldIn[activity.id] {

@@ -28,6 +28,9 @@ final class SoundRepeats: Sendable {
     }
 
     private let playing = Locked<Playing?>(nil)
+    /// The repeat last stopped as its card left the glass, until that card's end says why it left.
+    private let leftGlass = Locked<Playing?>(nil)
+    static let leftGlassWhy = "the card left the glass"
     private let stops = StopActions()
     /// The output and the sound service's room check, once started; the task that looks at
     /// the room while a repeat plays.
@@ -43,11 +46,14 @@ final class SoundRepeats: Sendable {
     }
 
     /// `base` as `activity` asks it played: once, a count of times, or as many times as fill
-    /// its escalation (a blocker's) or the 15 minutes' bound, stopped when it is engaged.
+    /// its escalation (a blocker's) or the 15 minutes' bound, stopped when it is engaged (once
+    /// where someone is engaged already).
     func program(_ base: SoundProgram, for activity: NookActivity) -> SoundProgram {
         switch activity.soundRepeat {
         case nil, .times(1)?: base
         case .times(let count)?: .repeated(base, SoundRepeat(.count(count)))
+        // Someone engaged already as it slides in: its repeat has done its work with one play.
+        case .untilEngaged? where engagement?.isEngaged == true: base
         case .untilEngaged?:
             .repeated(base, SoundRepeat(.filling(activity.isBlocker ? min(escalation ?? NookSoundRepeat.longest, NookSoundRepeat.longest) : NookSoundRepeat.longest)))
         }
@@ -58,6 +64,7 @@ final class SoundRepeats: Sendable {
     func started(_ program: SoundProgram, for id: NookActivityID, activity: NookActivity, verdict: RoomSoundRules.Verdict) {
         guard case .repeated = program, let asked = activity.soundRepeat else {
             playing.withLock { $0 = nil }
+            if activity.soundRepeat == .untilEngaged { note(id, "\(verdict), once (someone was engaged already)") }
             return
         }
         let started = Playing(id: id, name: program.name, untilEngaged: asked == .untilEngaged, note: "\(verdict), \(asked)")
@@ -66,7 +73,8 @@ final class SoundRepeats: Sendable {
         watchRoom(while: id)
     }
 
-    /// A sound with no card (B4) cut off the one playing: no card's end stops that one.
+    /// A newer sound (a card's, or one with no card, B4) cuts off the one playing: no card's end
+    /// stops it.
     func forget() { playing.withLock { $0 = nil } }
 
     /// Looks at the room every ``roomCheck`` while the repeat of `id` plays (a schedule's quiet
@@ -122,11 +130,17 @@ final class SoundRepeats: Sendable {
     /// Cuts off the sound still playing: false when it had ended.
     typealias Cut = @Sendable () -> Bool
 
-    /// A card's end (or its leaving the glass) ends its repeat as its `soundRepeat` says.
+    /// A card's end (or its leaving the glass) ends its repeat as its `soundRepeat` says. A
+    /// dismissed card leaves the glass before it ends: a repeat stopped as it left is then said
+    /// stopped by the dismissal, which is what stopped it.
     func observe(_ event: NookActivityEvent, cut: Cut) {
         switch event.kind {
-        case .hidden(.dismissed): stop(where: { $0.id == event.id }, why: "dismissed", cut: cut)
-        case .animateOut, .hidden, .requeued: stop(where: { $0.id == event.id && $0.untilEngaged }, why: "the card left the glass", cut: cut)
+        case .hidden(.dismissed):
+            if let left = leftGlass.withLock({ left in defer { left = nil }; return left?.id == event.id ? left : nil }) {
+                note(left.id, "\(left.note), stopped (dismissed)")
+            }
+            stop(where: { $0.id == event.id }, why: "dismissed", cut: cut)
+        case .animateOut, .hidden, .requeued: stop(where: { $0.id == event.id && $0.untilEngaged }, why: Self.leftGlassWhy, cut: cut)
         default: break
         }
     }
@@ -142,6 +156,7 @@ final class SoundRepeats: Sendable {
             return playing
         }
         guard let ended, cut() else { return }
+        leftGlass.withLock { $0 = why == Self.leftGlassWhy ? ended : nil }
         note(ended.id, "\(ended.note), stopped (\(why))")
         logger.info("sound: \(ended.name) for \(ended.id) stopped repeating (\(why))")
     }

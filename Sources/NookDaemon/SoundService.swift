@@ -156,13 +156,13 @@ extension Service {
         /// taking of it (``stopPlaying(by:)``). A card's sound a sound with no card cuts off
         /// short has its entry say so: its sound did not play to its end.
         private func start(_ program: SoundProgram, for owner: Owner, priority: NookActivityPriority, at volume: Int, on output: any SoundOutput) {
+            // Whatever repeat played is cut off by this sound: from before it starts, that card's
+            // end stops nothing (it would cut off this one), until this card's own repeat is noted.
+            repeats.forget()
             let cut = lastPlayed.withLock { last -> Played? in
                 defer { last = (owner, program.name, priority) }
                 return output.play(program, volume: volume) ? last : nil
             }
-            // A sound with no card cuts off a card's repeat too: that card's end no longer stops
-            // what plays (a card's own repeat replaces it as it starts).
-            if owner.card == nil { repeats.forget() }
             guard let cut, let id = cut.owner.card, id != owner.card else { return }
             let verdict = RoomSoundRules.Verdict.cutOff(by: owner.card == nil ? "a sound with no card" : "a newer card's sound")
             noteVerdict(id, verdict)

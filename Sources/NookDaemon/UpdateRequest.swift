@@ -8,8 +8,7 @@ extension Daemon {
     func performUpdate(_ target: UpdateTarget, changes: ActivityChanges, restartDwell: Bool,
                        peer: PeerCredentials, actingFor name: String? = nil) async throws(ProtocolError) -> UpdateAnswer {
         // A sound no card could play is the request's fault, whether or not its cards still live.
-        let soundRepeat = changes.json[ActivityField.soundRepeat.wireName].flatMap { try? ActivityFieldValue.soundRepeat($0).get() }
-        try checkCardSound(changes.json[ActivityField.sound.wireName]?.text, repeat: soundRepeat, priority: nil,
+        try checkCardSound(changes.json[ActivityField.sound.wireName]?.text, repeat: changes.soundRepeat, priority: nil,
                            field: "changes.sound", repeatField: "changes.soundRepeat")
         var targets: [(NookActivityQueue, NookActivityID)] = []
         switch target {
@@ -55,7 +54,9 @@ extension Daemon {
                 throw ProtocolError(.notFound, field: "activity", "no pending or shown activity has id \(id); it has ended or never was")
             }
             do {
-                try change(current).validate()
+                let changed = try change(current)
+                try changed.validate()
+                if changes.soundRepeat != nil || changes.json[ActivityField.sound.wireName] != nil { try checkRepeat(of: changed) }
             } catch let error as ProtocolError {
                 // By key, someone else's card with the same key is left alone, not an error,
                 // unless it was the only one.
@@ -127,14 +128,19 @@ extension Daemon {
         let drawn = asked.map { (try? checkedIcon($0)) ?? $0 }
         let icon = drawn?.systemImage
         let fallbackNote = asked.flatMap { asked in drawn.flatMap { iconPolicy.fallbackNote(asked: asked, drawn: $0) } }
+        // The cards that slid in already among those whose `field` changed.
+        let updated = result.updated
+        let slidIn = { (field: ActivityField) in
+            updated.filter { $0.fields.contains(field.wireName) && ($0.onScreen || self.parts.sound.slidInWithSound($0.id)) }.map(\.id)
+        }
         result.warnings = (fallbackNote.map { [$0] } ?? Self.iconWarnings(icon))
             + screen.undrawn(title: changes.json[ActivityField.title.wireName]?.text,
                              subtitle: changes.json[ActivityField.subtitle.wireName]?.text, icon: icon)
             // A new sound for a card that slid in already (on the glass, or back in the queue
-            // after a more urgent one) would never play: said, not dropped.
-            + parts.sound.unplayable(changes.json[ActivityField.sound.wireName]?.text,
-                                     slidIn: result.updated.filter { $0.fields.contains(ActivityField.sound.wireName)
-                                         && ($0.onScreen || parts.sound.slidInWithSound($0.id)) }.map(\.id))
+            // after a more urgent one) would never play: said, not dropped. So would a new repeat.
+            + parts.sound.unplayable(changes.json[ActivityField.sound.wireName]?.text, slidIn: slidIn(.sound))
+            + parts.sound.unrepeated(changes.soundRepeat,
+                                     sound: changes.json[ActivityField.sound.wireName]?.text, priorityHasSound: true, slidIn: slidIn(.soundRepeat))
         logSaid(result.warnings, about: result.updated.map { "\($0.id)" }.joined(separator: ", "), peer: connection.peer)
         // Debug: a client may send a hundred updates a second.
         logger.debug("updated \(result.updated.map { "\($0.id) (\($0.fields.joined(separator: ", ")))" }.joined(separator: "; "))",
@@ -148,5 +154,26 @@ extension Daemon {
         var asked = NookActivity(title: "icon", systemImage: icon)
         asked.iconFallback = changes.json["iconFallback"]?.text
         return asked
+    }
+}
+
+extension Daemon {
+    /// A new repeat or sound, the repeat with the sound it repeats: the card's own (the update's, or the one it had),
+    /// else its priority's, as enqueue checks it, so a count that would pass 15 minutes is refused
+    /// rather than cut short as it plays. The sound itself was checked already; a file of the
+    /// card's that is gone since is the sound's matter as it plays, not this update's.
+    fileprivate func checkRepeat(of card: NookActivity) throws(ProtocolError) {
+        do throws(ProtocolError) {
+            try checkCardSound(card, field: "changes.sound", repeatField: "changes.soundRepeat")
+        } catch where error.field == "changes.soundRepeat" {
+            throw error
+        } catch {}
+    }
+}
+
+extension ActivityChanges {
+    /// The repeat the changes ask for; nil where they leave it (or clear it).
+    fileprivate var soundRepeat: NookSoundRepeat? {
+        json[ActivityField.soundRepeat.wireName].flatMap { try? ActivityFieldValue.soundRepeat($0).get() }
     }
 }

@@ -18,9 +18,11 @@ public enum CardSound {
 
     /// A sender's sound name (a freedesktop name, AWTRIX's melody name, a LaMetric id) as the
     /// card's sound: the name itself when Nook has a chime for it (nookd plays it by the same
-    /// table), nil when not. A colon would make it an RTTTL string to nookd, so it is no name.
+    /// table), nil when not. It is what nookd's check (``check(_:field:)``) takes as a chime: a
+    /// colon would make it an RTTTL string to nookd, `.wav` a file's name, a control character a
+    /// refusal, though the naming spec's fallback (`doorbell-…`) finds a chime for each.
     public static func chime(named name: String) -> String? {
-        guard !name.isEmpty, !name.contains(":"), Chimes.chime(for: name) != nil else { return nil }
+        guard !name.isEmpty, !name.contains(":"), (try? SoundText.melody(name)) != nil else { return nil }
         return name
     }
 

@@ -13,14 +13,23 @@ public struct SoundFile: Sendable, Hashable {
 
     /// Why `name` cannot be a file's name in the directory, or nil: a slash (a path, which could
     /// lead anywhere), a name starting with a dot (`..`, hidden files), a NUL or a control character.
+    /// A name longer than a file's name may be (NAME_MAX) is refused as such, and each name is
+    /// said back in part (``SoundText/shown(_:)``): a sender's name may be megabytes long.
     public static func nameProblem(_ name: String) -> String? {
-        if name.contains("/") { return "'\(name)' has a slash: a sound file is named by its name in sound.directory, never by a path" }
-        if name.hasPrefix(".") { return "'\(name)' starts with a dot: no hidden file or '..' is a sound file" }
+        let shown = SoundText.shown(name)
+        if name.contains("/") { return "'\(shown)' has a slash: a sound file is named by its name in sound.directory, never by a path" }
+        if name.hasPrefix(".") { return "'\(shown)' starts with a dot: no hidden file or '..' is a sound file" }
         if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            return "'\(name.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : String($0) }.joined())' has a control character"
+            return "'\(shown.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : String($0) }.joined())' has a control character"
+        }
+        if name.utf8.count > maximumNameBytes {
+            return "'\(shown)' is \(name.utf8.count) bytes long; a file's name has at most \(maximumNameBytes) (NAME_MAX)"
         }
         return nil
     }
+
+    /// NAME_MAX: no longer name is a file's on Linux.
+    public static let maximumNameBytes = 255
 }
 
 /// How many times a sound plays (B2), as an output applies it once it knows the sound's length

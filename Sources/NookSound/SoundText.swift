@@ -11,8 +11,7 @@ public enum SoundText {
         if let (index, control) = text.unicodeScalars.enumerated().first(where: { $0.element.properties.generalCategory == .control }) {
             throw SoundError("is not a chime Nook has: a control character (\(RTTTLReader.shown(control))) at character \(index + 1)")
         }
-        // Said back in part: a name may be thousands of characters long.
-        let shown = text.unicodeScalars.count > 60 ? String(String.UnicodeScalarView(text.unicodeScalars.prefix(60))) + "…" : text
+        let shown = shown(text)
         guard !namesFile(text) else {
             throw SoundError("names a WAV file ('\(shown)'), which plays only as a card's own sound, from sound.directory")
         }
@@ -21,6 +20,12 @@ public enum SoundText {
                              + "nor a WAV file's name (NAME.wav)")
         }
         return melody
+    }
+
+    /// `text` as a refusal says it back: its first 60 characters, then `…` (a name may be
+    /// thousands of characters long).
+    public static func shown(_ text: String) -> String {
+        text.unicodeScalars.count > 60 ? String(String.UnicodeScalarView(text.unicodeScalars.prefix(60))) + "…" : text
     }
 
     /// Whether `text` names a WAV file in the sound directory: it ends in `.wav` (in any case)

@@ -80,6 +80,8 @@ public enum WAVFile {
                 throw SoundError("WAV: the 'data' chunk's \(data.count) bytes are not whole frames of \(frameBytes)")
             }
             let frames = data.count / frameBytes
+            // Nothing would sound, yet the card's entry would say its sound played.
+            guard frames > 0 else { throw SoundError("WAV: the 'data' chunk has no samples") }
             guard frames <= WAVFile.maximumSeconds * sampleRate else {
                 throw SoundError("WAV: the 'data' chunk's \(frames) frames at \(sampleRate) Hz last longer than \(WAVFile.maximumSeconds) s")
             }

@@ -61,6 +61,22 @@ struct SoundDirectoryTests {
         }
     }
 
+    /// A name past NAME_MAX is refused as too long, not by realpath's errno, and a long name is
+    /// said back in part, whatever else is wrong with it.
+    @Test func b2_aNameLongerThanAFilesMayBeIsRefusedAndSaidBackInPart() throws {
+        let dirs = try Directories()
+        let longest = String(repeating: "é", count: 125) + "1.wav"
+        dirs.write(dirs.sounds + "/" + longest, TestWAV.bytes(Self.samples))
+        #expect(dirs.refusal(longest) == "", "255 bytes is a file's name")
+        let over = String(repeating: "é", count: 126) + ".wav"
+        #expect(dirs.refusal(over) == "'\(String(repeating: "é", count: 60))…' is 256 bytes long; a file's name has at most 255 (NAME_MAX)")
+        for name in [String(repeating: "a", count: 100_000) + ".wav", "x/" + String(repeating: "a", count: 100_000) + ".wav",
+                     "." + String(repeating: "a", count: 100_000) + ".wav"] {
+            let refusal = dirs.refusal(name)
+            #expect(refusal.utf8.count < 200, "\(refusal.prefix(200))")
+        }
+    }
+
     @Test func b2_aFIFOADirectoryAndAHugeSparseFileAreRefusedBeforeAByteIsRead() throws {
         let dirs = try Directories()
         #expect(mkfifo(dirs.sounds + "/pipe.wav", 0o600) == 0)

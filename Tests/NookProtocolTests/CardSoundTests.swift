@@ -27,6 +27,16 @@ import Testing
         return nil
     }
 
+    /// A name the naming spec's fallback finds a chime for, but which nookd reads otherwise (a
+    /// WAV file's name, looked up in sound.directory) or refuses (a control character), is no
+    /// chime to a bridge: passed on, it would cost the sender's whole card at nookd.
+    @Test func b4_aNameABridgePassesIsOneNookdTakes() {
+        for name in ["doorbell-x.wav", "doorbell-KNOCK.WAV", "doorbell-\u{1}", "doorbell-\u{7F}", "alarm-\n"] {
+            let passed = CardSound.chime(named: name)
+            #expect(passed == nil, "\(name.debugDescription) passed on as \(passed.debugDescription)")
+        }
+    }
+
     @Test func b4_nookdsCheckAndTheBridgesAgreeOnWhatPlays() throws {
         for name in ["doorbell", "message-new-instant-work", "win", "alarm3", "friends", "Bell"] {
             #expect(CardSound.chime(named: name) == name, "\(name)")

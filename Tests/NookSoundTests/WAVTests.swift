@@ -91,4 +91,18 @@ struct WAVTests {
         let huge = [UInt8](repeating: 0, count: WAVFile.maximumBytes + 1)
         #expect(throws: SoundError("WAV: 33554433 bytes is larger than 33554432 (32 MiB)")) { try WAVFile.decode(huge) }
     }
+
+    /// A file a hostile or careless writer leaves with a lying header: each refused by what lies.
+    @Test func b2_aHeaderThatLiesIsRefused() {
+        let cases: [([UInt8], String)] = [
+            (Self.wav(Self.fmt(), Self.chunk("data", [])), "WAV: the 'data' chunk has no samples"),
+            (Self.wav(Self.fmt(channels: 0, blockAlign: 0), Self.chunk("data", [0, 0])), "WAV: 'fmt ' channels 0: only mono and stereo are played"),
+            (Self.wav(Self.fmt(rate: 0), Self.chunk("data", [0, 0])), "WAV: 'fmt ' sample rate 0 Hz is outside 8000–192000"),
+            (Self.wav(Self.fmt(rate: 4_000_000_000), Self.chunk("data", [0, 0])), "WAV: 'fmt ' sample rate 4000000000 Hz is outside 8000–192000"),
+            (Self.wav(Self.fmt(), Self.chunk("data", [0, 0], size: 0xFFFF_FFFF)), "WAV: the 'data' chunk at byte 36 says 4294967295 bytes, but 2 remain"),
+        ]
+        for (bytes, message) in cases {
+            #expect(throws: SoundError(message)) { try WAVFile.decode(bytes) }
+        }
+    }
 }
