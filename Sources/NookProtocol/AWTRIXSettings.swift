@@ -1,4 +1,5 @@
 import NookActivities
+import NookSound
 
 /// AWTRIX's `settings` (M1): read, AWTRIX's keys with Nook's values; written, a key whose
 /// asked value is already Nook's holds, and every other is named with what Nook does instead.
@@ -30,17 +31,25 @@ public enum AWTRIXSettings {
             ("TCOL", white), ("TSPEED", number(500)), ("ATIME", number(7)), ("TMODE", number(1)),
             ("CHCOL", number(0xFF_0000)), ("CTCOL", number(0)), ("CBCOL", white),
             ("TFORMAT", .string("%H:%M")), ("DFORMAT", .string("%d.%m.%y")), ("SOM", .bool(true)), ("CEL", .bool(true)),
-            ("BLOCKN", .bool(false)), ("MAT", number(0)), ("SOUND", .bool(false)), ("GAMMA", number(0)),
+            ("BLOCKN", .bool(false)), ("MAT", number(0)), ("SOUND", .bool(soundOn(status))), ("GAMMA", number(0)),
             ("UPPERCASE", .bool(false)), ("CCORRECTION", .string("#FFFFFF")), ("CTEMP", .string("#FFFFFF")),
             ("WD", .bool(false)), ("WDCA", white), ("WDCI", number(0x66_6666)),
             ("TIME_COL", number(0)), ("DATE_COL", number(0)), ("HUM_COL", number(0)), ("TEMP_COL", number(0)), ("BAT_COL", number(0)),
             ("SSPEED", number(100)), ("TIM", .bool(false)), ("DAT", .bool(false)), ("HUM", .bool(false)), ("TEMP", .bool(false)),
-            ("BAT", .bool(false)), ("VOL", number(0)), ("OVERLAY", .string("clear")),
+            ("BAT", .bool(false)), ("VOL", number(SoundVolume.toAWTRIX(soundOn(status) ? status?.sound?.volume ?? 0 : 0))),
+            ("OVERLAY", .string("clear")),
         ])
     }
 
+    /// AWTRIX's `SOUND` (its buzzer on): a sound output configured and not failing, at a volume
+    /// above 0 (B1).
+    static func soundOn(_ status: StatusAnswer?) -> Bool {
+        guard let sound = status?.sound else { return false }
+        return sound.output != "none" && sound.state != "unavailable" && (sound.volume ?? 0) > 0
+    }
+
     /// The keys whose value above is the board's own, so that asking for it holds.
-    static let known: Set<String> = ["MATP", "ABRI", "BRI", "ATRANS", "TEFF"]
+    static let known: Set<String> = ["MATP", "ABRI", "BRI", "ATRANS", "TEFF", "SOUND", "VOL"]
 
     /// A written `settings` body: done when every key asked already holds on the board.
     static func outcome(_ body: [UInt8], status: StatusAnswer?) throws(ProtocolError) -> AWTRIXDevice.Outcome {
