@@ -1,3 +1,5 @@
+import NookActivities
+
 /// A sound as a sender or nook.toml writes it (B2, B4): a chime's name, an RTTTL string, or a WAV
 /// file's name in the sound directory, told apart by their form: an RTTTL string has colons
 /// (`name:d=4,o=5,b=100:notes`), a WAV file's name ends in `.wav` and has none, and no chime's
@@ -23,10 +25,8 @@ public enum SoundText {
     }
 
     /// `text` as a refusal says it back: its first 60 characters, then `…` (a name may be
-    /// thousands of characters long).
-    public static func shown(_ text: String) -> String {
-        text.unicodeScalars.count > 60 ? String(String.UnicodeScalarView(text.unicodeScalars.prefix(60))) + "…" : text
-    }
+    /// thousands of characters long), on one line (SaidText).
+    public static func shown(_ text: String) -> String { SaidText.shown(text, scalars: 60) }
 
     /// Whether `text` names a WAV file in the sound directory: it ends in `.wav` (in any case)
     /// and has no colon. Whether it is a name that may be looked up there is ``SoundFile``'s.
