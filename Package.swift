@@ -209,7 +209,7 @@ let package = Package(
         ]),
         .testTarget(name: "NookDaemonTests", dependencies: [
             "NookDaemon", "NookProtocol", "NookConfig", "NookActivities", "NookDisplay", "NookRender", "NookInput", "NookTestSupport", "NookTestTraits", "NookSystem",
-            "NookLogging", "NookPixel", "NookSound", "nookd",
+            "NookLogging", "NookPixel", "NookSound", "NookAudio", "nookd",
         ]),
         .testTarget(name: "NookGIFTests", dependencies: ["NookGIF", "NookTestSupport"]),
         .testTarget(name: "NookPNGTests", dependencies: ["NookPNG", "NookDisplay", "NookRender", "NookTestTraits"]),
