@@ -161,15 +161,12 @@ struct SoundByPriorityTests {
 @Suite("B1 the sound service's stop", .serialized, .ownThreads)
 struct SoundServiceStopTests {
     @Test func b1_stoppingTheServiceMidMelodyLeavesTheBeeperSilencedBeforeItReturns() async throws {
-        let scratch = Scratch()
-        let path = scratch.path + "/beeper"
-        #expect(mkfifo(path, 0o600) == 0)
-        // The reader first, so the output's non-blocking open finds one.
-        let reader = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK)
+        let beeper = try BeeperFIFO(in: Scratch())
+        let reader = beeper.reader
         let config = try DaemonConfig(reading: ConfigReader(try ConfigDocument(parsing: """
             [sound]
             output = "beeper"
-            device = "\(path)"
+            device = "\(beeper.path)"
             high = "long:d=1,o=5,b=4:c"
 
             """, source: "nook.toml")))

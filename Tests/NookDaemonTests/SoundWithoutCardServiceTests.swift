@@ -25,9 +25,8 @@ struct SoundWithoutCardServiceTests {
         return service
     }
 
-    /// A sound service on a beeper that is a FIFO, its reader, and the notes of each card's entry.
-    /// A beeper plays in real time (alsa-lib's `file` PCM writes a minute at once): a card's note
-    /// still sounds when the next comes. The reader first, so the beeper's open finds one.
+    /// A sound service on a beeper that is a FIFO (``BeeperFIFO``: a card's note still sounds
+    /// when the next comes), and the notes of each card's entry.
     struct OnBeeper {
         let scratch = Scratch()
         let reader: FileDescriptor
@@ -35,10 +34,9 @@ struct SoundWithoutCardServiceTests {
         let service: Service.Sound
 
         init(_ test: SoundWithoutCardServiceTests) async throws {
-            let path = scratch.path + "/beeper"
-            #expect(mkfifo(path, 0o600) == 0)
-            reader = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK)
-            service = try await test.service(Service.Sound.Settings(output: .beeper, device: path), notes: notes)
+            let beeper = try BeeperFIFO(in: scratch)
+            reader = beeper.reader
+            service = try await test.service(Service.Sound.Settings(output: .beeper, device: beeper.path), notes: notes)
             #expect(service.current.withLock { $0 } != nil)
         }
 

@@ -8,9 +8,9 @@ import NookTestSupport
 import NookTestTraits
 import Testing
 
-/// B3 and B4 with no card: `nookctl sound play` and AWTRIX's `sound` and `rtttl` topics reach the
-/// real nookd playing into alsa-lib's `file` PCM; quiet hours silence them and say so; nothing
-/// is queued, and no history entry is made (the log keeps it).
+/// B3 and B4 with no card: `nookctl sound play` and `stop`, and AWTRIX's `sound` and `rtttl`
+/// topics reach the real nookd playing into alsa-lib's `file` PCM or a beeper; quiet hours
+/// silence them and say so; nothing is queued, and no history entry is made (the log keeps it).
 @Suite("B3 B4 a sound with no card", .serialized, .ownThreads)
 struct SoundWithoutCardTests {
     func samples(_ path: String) -> Int {
@@ -19,7 +19,7 @@ struct SoundWithoutCardTests {
 
     func status(_ daemon: DaemonProcess) throws -> String { try nookctl(["status"], socket: daemon.socket).output }
 
-    @Test func b4_b3_nookctlSoundPlayPlaysWithNoCardStopsAndQuietHoursSilenceItSayingWhy() throws {
+    @Test func b4_b3_nookctlSoundPlayPlaysWithNoCardAndQuietHoursSilenceItSayingWhy() throws {
         let sound = try SoundCapture()
         let (daemon, capture) = (sound.daemon, sound.capture)
         let played = try nookctl(["sound", "play", "doorbell"], socket: daemon.socket)
@@ -32,10 +32,6 @@ struct SoundWithoutCardTests {
         let log = try String(contentsOfFile: daemon.logPath, encoding: .utf8)
         #expect(log.contains("sound: doorbell (no card, uid \(getuid())) played"), "\(log)")
 
-        // A whole note at 4 bpm plays for a minute: stopped, and said to be.
-        #expect(try nookctl(["sound", "play", "long:d=1,o=5,b=4:c"], socket: daemon.socket).status == 0)
-        let stopped = try nookctl(["sound", "stop"], socket: daemon.socket)
-        #expect(stopped.status == 0 && stopped.output == "stopped 'long'\n", "\(stopped)")
 
         #expect(try nookctl(["quiet", "on"], socket: daemon.socket).status == 0)
         let quiet = try nookctl(["sound", "play", "doorbell", "--priority", "high", "--volume", "50"], socket: daemon.socket)
@@ -47,6 +43,29 @@ struct SoundWithoutCardTests {
 
         let gong = try nookctl(["sound", "play", "gong"], socket: daemon.socket)
         #expect(gong.status == ExitCodes.refused && gong.error.contains("sound: is not a chime Nook has ('gong'"), "\(gong)")
+    }
+
+    /// `nookctl sound stop` on a beeper, which plays in real time (the `file` PCM would have
+    /// written a minute of samples before the stop came): the note sounding is silenced at once
+    /// and named; with nothing playing, that is said.
+    @Test func b4_nookctlSoundStopSilencesTheSoundPlayingAndNamesIt() throws {
+        let scratch = Scratch()
+        let beeper = try BeeperFIFO(in: scratch)
+        let config = scratch.file("nook.toml", "[sound]\noutput = \"beeper\"\ndevice = \"\(beeper.path)\"\n")
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", config, "--journal", "none"])
+        // A whole note at 4 bpm plays for a minute, unless stopped.
+        #expect(try nookctl(["sound", "play", "long:d=1,o=5,b=4:c"], socket: daemon.socket).status == 0)
+        let started = try beeper.tones { $0.contains(523) }
+        #expect(started.last == 523, "the note sounds: \(started)")
+        let stopped = try nookctl(["sound", "stop"], socket: daemon.socket)
+        #expect(stopped.status == 0 && stopped.output == "stopped 'long'\n", "\(stopped)")
+        let after = try beeper.tones { $0.contains(0) }
+        #expect(after == [0], "silenced at once, not after the minute: \(after)")
+        try eventually("the log line") {
+            try String(contentsOfFile: daemon.logPath, encoding: .utf8).contains("sound: long (no card, uid \(getuid())) stopped by uid \(getuid())")
+        }
+        let again = try nookctl(["sound", "stop"], socket: daemon.socket)
+        #expect(again.status == 0 && again.output == "no sound was playing\n", "\(again)")
     }
 
     /// AWTRIX's topics through mosquitto and nook-mqtt: `sound` plays (the bridge's log says
