@@ -155,7 +155,7 @@ let package = Package(
         .systemLibrary(name: "CMosquitto"),
         // The MQTT and Home Assistant bridge (SPEC E4-E7): a client of nookd's socket.
         .target(name: "NookMQTT", dependencies: [
-            "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "CMosquitto", "NookLogging",
+            "NookActivities", "NookProtocol", "NookSound", "NookSystem", "NookConfig", "CMosquitto", "NookLogging",
         ]),
         // No ArgumentParser (it links FoundationEssentials): BridgeCommandLine reads the flags.
         .executableTarget(name: "nook-mqtt", dependencies: [

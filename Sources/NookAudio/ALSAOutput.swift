@@ -25,6 +25,7 @@ public final class ALSAOutput: SoundOutput {
     public func stop() -> Bool { worker.stop() }
     public func close(within bound: Duration) -> Bool { worker.close(within: bound) }
     public var status: SoundOutputStatus { worker.status }
+    public func observe(_ handler: @escaping @Sendable (SoundOutputStatus.State) -> Void) { worker.observe(handler) }
     public func cannotPlay(_ program: SoundProgram) -> String? { nil }
 
     /// The samples `program` is played as, at `volume` (0–100).

@@ -37,6 +37,7 @@ public final class BeeperOutput: SoundOutput {
     public func stop() -> Bool { worker.stop() }
     public func close(within bound: Duration) -> Bool { worker.close(within: bound) }
     public var status: SoundOutputStatus { worker.status }
+    public func observe(_ handler: @escaping @Sendable (SoundOutputStatus.State) -> Void) { worker.observe(handler) }
     public var hasVolume: Bool { false }
 
     public func cannotPlay(_ program: SoundProgram) -> String? {

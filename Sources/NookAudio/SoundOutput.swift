@@ -23,10 +23,15 @@ public protocol SoundOutput: AnyObject, Sendable {
     func cannotPlay(_ program: SoundProgram) -> String?
     /// Whether a volume between 0 and 100 plays softer (a beeper's does not: it sounds or not).
     var hasVolume: Bool { get }
+    /// Calls `handler` with the output's state after each change of it (a sound began or ended,
+    /// the device failed), on the output's thread: status mirrors need not poll.
+    func observe(_ handler: @escaping @Sendable (SoundOutputStatus.State) -> Void)
 }
 
 extension SoundOutput {
     public var hasVolume: Bool { true }
+    /// For an output whose state never changes (none).
+    public func observe(_ handler: @escaping @Sendable (SoundOutputStatus.State) -> Void) {}
 }
 
 /// An output's part of `nookctl status`.

@@ -28,6 +28,8 @@ final class SoundWorker: @unchecked Sendable {
     /// The thread has ended, the device silenced: what `close(within:)` waits for.
     private var ended = false
     private var current: SoundOutputStatus
+    /// Told of each change of `current.state` (a sound began or ended, the device failed).
+    private var observers: [@Sendable (SoundOutputStatus.State) -> Void] = []
 
     init(output: String, device: String?, logger: Logger) {
         (self.logger, self.output) = (logger, output)
@@ -82,11 +84,28 @@ final class SoundWorker: @unchecked Sendable {
 
     var status: SoundOutputStatus { condition.withLock { current } }
 
+    /// `handler` is called on the output's thread after each change of its state, never with
+    /// the output's lock held: a watcher learns when a sound begins and ends without polling.
+    func observe(_ handler: @escaping @Sendable (SoundOutputStatus.State) -> Void) {
+        condition.withLock { observers.append(handler) }
+    }
+
+    /// Tells the observers of a state other than the one they were last told; only the output's
+    /// thread changes the state, so it alone calls this.
+    private func tellObservers(since told: inout SoundOutputStatus.State) {
+        let (state, handlers) = condition.withLock { (current.state, observers) }
+        guard state != told else { return }
+        told = state
+        for handler in handlers { handler(state) }
+    }
+
     /// A sound is playing, or handed over and waiting to. Guarded by `condition`.
     private var isBusy: Bool { pending != nil || current.state == .playing }
 
     private func run(_ device: SoundDevice) {
+        var told = status.state
         while true {
+            tellObservers(since: &told)
             let job: (program: SoundProgram?, volume: Int, generation: Int)? = condition.withLock {
                 while pending == nil && !probing && !closed { condition.wait() }
                 if closed { return nil }
@@ -98,6 +117,7 @@ final class SoundWorker: @unchecked Sendable {
                 current.state = .playing
                 return (pending!.program, pending!.volume, generation)
             }
+            tellObservers(since: &told)
             guard let job else {
                 device.silence()
                 condition.withLock {

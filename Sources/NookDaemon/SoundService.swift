@@ -35,6 +35,9 @@ extension Service {
 
         /// The output in use; nil until started and after the stop.
         let current = Locked<(any SoundOutput)?>(nil)
+        /// Each change of the output's state (a sound began or ended): `watch`'s status line
+        /// `sound`, on which a mirror of the status (nook-mqtt's siren) reads it again.
+        let stateChanges = NookObserverList<SoundOutputStatus.State>()
         private let queues: [NookActivityQueue]
         private let room: @Sendable () async -> RoomSoundRules.Room
         private let noteVerdict: @Sendable (NookActivityID, RoomSoundRules.Verdict) -> Void
@@ -64,6 +67,7 @@ extension Service {
 
         func start(_ section: Section) async throws(DaemonError) {
             let (output, note) = SoundOutputChoice.make(section.output, device: section.device, logger: logger)
+            output.observe { [stateChanges] in stateChanges.notify($0) }
             current.withLock { $0 = output }
             logger.info("\(note)")
             rules.withLock { $0 = section.room }

@@ -32,7 +32,8 @@ extension Daemon {
         // After the answer is queued (output is held until it is released): a change from
         // another thread in between would otherwise be sent ahead of the answer.
         reply.answer(WatchAnswer())
-        let observations = [statusChanges.add(statusLine), engagement.observe { _ in statusLine(.engaged) }]
+        let observations = [statusChanges.add(statusLine), engagement.observe { _ in statusLine(.engaged) },
+                            parts.sound.stateChanges.add { _ in statusLine(.sound) }]
         defer { observations.forEach { $0.cancel() } }
         await connection.releaseOutputWhenSettled()
         await withTaskGroup(of: Void.self) { group in

@@ -2,7 +2,8 @@ import NookActivities
 import NookProtocol
 
 /// The retained `state` topic (E4): what is on the glass, how many wait, which blocker holds
-/// the queue, whether someone is engaged, whether the queue is suspended, the home content.
+/// the queue, whether someone is engaged, whether the queue is suspended, the home content, and
+/// the sound output's state (B4: Home Assistant's siren is on while it is `playing`).
 public struct BoardState: Sendable, Equatable {
     public var current: NookActivity?
     public var pending: Int
@@ -10,6 +11,8 @@ public struct BoardState: Sendable, Equatable {
     public var engaged: Bool
     public var suspended: Bool
     public var home: String
+    /// `none`, `unknown`, `idle`, `playing` or `unavailable` (``StatusAnswer/Sound/state``).
+    public var sound: String
 
     /// Read from `status`: the modules' sums, or only `module`'s when the bridge has one.
     public init(status: StatusAnswer, module: String?) {
@@ -23,6 +26,7 @@ public struct BoardState: Sendable, Equatable {
         engaged = status.engaged
         suspended = !modules.isEmpty && modules.allSatisfy(\.suspended)
         home = status.home
+        sound = status.sound?.state ?? "none"
     }
 
     public var json: JSONValue {
@@ -33,6 +37,7 @@ public struct BoardState: Sendable, Equatable {
             ("engaged", .bool(engaged)),
             ("suspended", .bool(suspended)),
             ("home", .string(home)),
+            ("sound", .string(sound)),
         ])
     }
 }

@@ -3,7 +3,7 @@ import NookProtocol
 /// Home Assistant MQTT discovery (E7): one retained config message per entity under
 /// `DISCOVERY_PREFIX/COMPONENT/NODE_ID/OBJECT_ID/config`, all of one device, all following
 /// the bridge's availability topic. Schema: https://www.home-assistant.io/integrations/mqtt/
-/// (discovery) and the notify, sensor, binary_sensor, button and switch MQTT platforms.
+/// (discovery) and the notify, sensor, binary_sensor, button, switch and siren MQTT platforms.
 public struct Discovery: Sendable {
     public let topics: Topics
     public let prefix: String
@@ -134,6 +134,18 @@ public struct Discovery: Sendable {
                 ("state_off", .string("resume")),
                 ("qos", .number(1)),
                 ("icon", .string("mdi:bell-off")),
+            ]),
+            // B4: a sound now, as the room allows; on while any sound plays (a card's too), off
+            // when it ends or is stopped. A chime plays its own length: no duration.
+            entity("siren", "siren", "Sound", [
+                ("command_topic", .string(topics.siren)),
+                ("state_topic", .string(topics.state)),
+                ("state_value_template", .string("{{ 'ON' if value_json.sound == 'playing' else 'OFF' }}")),
+                ("available_tones", .array(HomeAssistantSiren.tones.map(JSONValue.string))),
+                ("support_duration", .bool(false)),
+                ("support_volume_set", .bool(true)),
+                ("qos", .number(1)),
+                ("icon", .string("mdi:bullhorn")),
             ]),
             // AWTRIX 3's "Device topic": the prefix its topics start at, which blueprints read
             // (`states(sensor…device_topic)` + `/custom/APP`) to address the clock they were given.

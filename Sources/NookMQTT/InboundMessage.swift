@@ -85,6 +85,8 @@ public enum InboundMessage {
             // Read by ``AWTRIXInbound``, which the bridge calls for these.
             case .customApp, .switchApp, .nextApp, .previousApp, .notifyDismiss, .device:
                 throw Rejection(topic: topic, code: "internalError", field: nil, "an AWTRIX topic is read by AWTRIXInbound")
+            case .siren:
+                throw Rejection(topic: topic, code: "internalError", field: nil, "the siren topic is read by HomeAssistantSiren")
             }
         } catch {
             return .failure(error)

@@ -78,7 +78,7 @@ extension MQTTBridge {
 
     /// nookd's answer to `operation`, asked for a message on a device topic; nil once its refusal
     /// (as `refusal` names it), or nookd's absence (`undone` says what was not done), is reported.
-    private func ask<Answer: NookAnswer>(_ operation: NookOperation, as _: Answer.Type, for message: MQTTMessage, else undone: String,
+    func ask<Answer: NookAnswer>(_ operation: NookOperation, as _: Answer.Type, for message: MQTTMessage, else undone: String,
                                          refusal: (ProtocolError) -> ProtocolError = { $0 }) -> Answer? {
         guard let requests else {
             notDone(["nookd is not connected, \(undone)"], message)
@@ -97,7 +97,7 @@ extension MQTTBridge {
     }
 
     /// What was not done, on the error topic with the code `notDone`.
-    private func notDone(_ lines: [String], _ message: MQTTMessage) {
+    func notDone(_ lines: [String], _ message: MQTTMessage) {
         report(Rejection(topic: message.topic, code: "notDone", field: nil, "not done: " + lines.joined(separator: "; ")), payload: message.payload)
     }
 

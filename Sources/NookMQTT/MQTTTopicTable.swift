@@ -69,7 +69,7 @@ public enum MQTTTopicTable {
     public static let rows: [MQTTTopicRow] = [
         activity,
         MQTTTopicRow(in: "PREFIX/all/activity", .native, asks: [.enqueue], kind: { _ in .activity }, handler: cards),
-        command, state, event, error, availability,
+        command, siren, state, event, error, availability,
         MQTTTopicRow(in: "AWTRIX/notify", .awtrix, asks: [.enqueue], kind: { _ in .notify }, handler: cards),
         MQTTTopicRow(in: "AWTRIX/notify/dismiss", .awtrix, asks: [.status, .dismiss], kind: { _ in .notifyDismiss }) { bridge, message, _, digest in
             bridge.notificationDismissal(message, digest: digest)
@@ -99,6 +99,10 @@ public enum MQTTTopicTable {
     // The rows ``Topics`` names, for the bridge to publish to and discovery to announce.
     static let activity = MQTTTopicRow(in: "PREFIX/DEVICE/activity", .native, asks: [.enqueue], kind: { _ in .activity }, handler: cards)
     static let command = MQTTTopicRow(in: "PREFIX/DEVICE/command", .native, asks: InboundMessage.commands, kind: { _ in .command }, handler: cards)
+    /// Home Assistant's siren (B4): read by ``HomeAssistantSiren``.
+    static let siren = MQTTTopicRow(in: "PREFIX/DEVICE/siren", .native, asks: [.soundPlay, .soundStop], kind: { _ in .siren }) { bridge, message, _, _ in
+        bridge.siren(message)
+    }
     static let state = MQTTTopicRow(out: "PREFIX/DEVICE/state")
     static let event = MQTTTopicRow(out: "PREFIX/DEVICE/event")
     static let error = MQTTTopicRow(out: "PREFIX/DEVICE/error")

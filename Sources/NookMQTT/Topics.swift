@@ -36,9 +36,10 @@ public struct Topics: Sendable, Equatable {
     }
 
     /// The topics the bridge names itself (it publishes to them, and discovery announces the
-    /// two that take commands), from their rows; the others are only looked up by ``route(_:)``.
+    /// three that take commands), from their rows; the others are only looked up by ``route(_:)``.
     public var activity: String { named(MQTTTopicTable.activity) }
     public var command: String { named(MQTTTopicTable.command) }
+    public var siren: String { named(MQTTTopicTable.siren) }
     public var state: String { named(MQTTTopicTable.state) }
     public var event: String { named(MQTTTopicTable.event) }
     public var error: String { named(MQTTTopicTable.error) }
@@ -58,6 +59,8 @@ public struct Topics: Sendable, Equatable {
 
     public enum Inbound: Sendable, Equatable {
         case activity, command
+        /// Home Assistant's siren: a sound played or stopped.
+        case siren
         /// AWTRIX's notification: a card, like `activity`.
         case notify
         /// AWTRIX's dismissal of a held notification.

@@ -1,10 +1,10 @@
 /// In a `watch` stream: something `status` reports changed that no activity event tells:
 /// engagement, a queue suspended or resumed, the home content, the foreground
-/// module, the indicator lights. A watcher that mirrors the status (nook-mqtt's retained `state`) asks `status`
+/// module, the indicator lights, the sound output's state (a sound began or ended). A watcher that mirrors the status (nook-mqtt's retained `state`) asks `status`
 /// again on this line instead of polling it.
 public struct StatusChangeMessage: Sendable, Equatable {
     public enum Change: String, Sendable, CaseIterable {
-        case engaged, suspended, home, foreground, indicators
+        case engaged, suspended, home, foreground, indicators, sound
     }
 
     public var change: Change

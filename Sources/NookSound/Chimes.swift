@@ -5,6 +5,10 @@ public enum Chimes {
     public static let names: [String] =
         (Array(melodies.keys) + Array(freedesktopAliases.keys) + Array(awtrixExamples.keys) + Array(lametricSounds.keys)).sorted()
 
+    /// The chimes themselves, sorted, without the names played as one of them: what a list to
+    /// choose from offers (Home Assistant's siren tones).
+    public static var chimeNames: [String] { melodies.keys.sorted() }
+
     /// The chime a name plays, or nil for an unknown name. Case is not significant. A name not
     /// listed falls back as the freedesktop sound naming spec says, dropping its last
     /// `-part` until one is found (`message-new-instant-work` plays `message-new-instant`).

@@ -333,7 +333,7 @@ struct MQTTBridgeTests {
         let setup = try Setup()
         let expected: [(String, String)] = [("notify", "notify"), ("sensor", "card"), ("sensor", "pending"),
                                             ("binary_sensor", "engaged"), ("button", "dismiss"), ("switch", "suspend"),
-                                            ("sensor", "device_topic")]
+                                            ("siren", "siren"), ("sensor", "device_topic")]
         // The bridge's discovery may still be on its way to the broker.
         var configs: [String: String] = [:]
         try? eventually("every discovery config retained") {
@@ -362,6 +362,12 @@ struct MQTTBridgeTests {
                 #expect(config["value_template"]?.text?.contains("value_json.") == true)
             case "button":
                 #expect(config["command_topic"]?.text == "nook/b1/command" && config["payload_press"]?.text == "dismiss")
+            case "siren":
+                #expect(config["command_topic"]?.text == "nook/b1/siren" && config["state_topic"]?.text == "nook/b1/state")
+                #expect(config["state_value_template"]?.text == "{{ 'ON' if value_json.sound == 'playing' else 'OFF' }}")
+                let tones = config["available_tones"]?.items.compactMap(\.text) ?? []
+                #expect(tones.contains("doorbell") && tones.contains("siren") && !tones.contains("bell-terminal"), "\(tones)")
+                #expect(config["support_duration"] == .bool(false) && config["support_volume_set"] == .bool(true))
             default:
                 #expect(config["command_topic"]?.text == "nook/b1/command")
                 #expect(config["payload_on"]?.text == "suspend" && config["payload_off"]?.text == "resume")

@@ -1,0 +1,45 @@
+import NookProtocol
+
+/// Home Assistant's siren (B4): `turn_on` plays a sound through nookd as the room allows,
+/// `turn_off` stops the one playing. What was done is logged; a sound not played (no output,
+/// silenced by quiet hours or an empty room) is said on the error topic with code `notDone`
+/// and why, as for AWTRIX's `sound` topic; what was not done as sent is a warning there.
+extension MQTTBridge {
+    func siren(_ message: MQTTMessage) -> [Delivery] {
+        guard message.payload.count <= InboundMessage.largestPayload else {
+            report(InboundMessage.tooLong(message.payload, topic: message.topic), payload: message.payload)
+            return []
+        }
+        // A retained ON would sound at every new subscription: refused, as a retained activity
+        // is; an empty retained message is how one is cleared, and asks for nothing.
+        if message.retained {
+            if !message.payload.isEmpty {
+                report(Rejection(topic: message.topic, code: "invalid", field: "retain",
+                                 "a retained siren command would be carried out again by every new subscription; publish it without the retain flag, and clear this one with an empty retained message (mosquitto_pub -r -n -t \(message.topic))"),
+                       payload: message.payload)
+            }
+            return []
+        }
+        do throws(ProtocolError) {
+            let (command, remarks) = try HomeAssistantSiren.read(message.payload)
+            switch command {
+            case .play(let request):
+                guard let answer = ask(.soundPlay(request), as: SoundPlayAnswer.self, for: message, else: "the sound was not played",
+                                       refusal: { $0.field == "sound" ? ProtocolError($0.code, field: "tone", $0.message) : $0 }) else { return [] }
+                guard answer.played else {
+                    notDone(remarks + ["not played: \(answer.outcome)"], message)
+                    return []
+                }
+                logger.info("\(message.topic): done (the board is as asked): \(answer.summary)")
+                warn(remarks + (answer.outcome == "played" ? [] : [answer.outcome]) + answer.warnings, topic: message.topic, payload: message.payload)
+            case .stop:
+                guard let answer = ask(.soundStop, as: SoundStopAnswer.self, for: message, else: "the sound was not stopped") else { return [] }
+                logger.info("\(message.topic): done (the board is as asked): \(answer.summary)")
+                warn(remarks, topic: message.topic, payload: message.payload)
+            }
+        } catch {
+            report(Rejection(topic: message.topic, error), payload: message.payload)
+        }
+        return []
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import NookProtocol
+import NookTestSupport
+import NookTestTraits
+import Testing
+
+/// B4's Home Assistant siren through Debian's mosquitto, nook-mqtt and nookd playing on a beeper
+/// FIFO (real time, so a note still sounds when the test looks): the payloads Home Assistant
+/// publishes turn a sound on and off, the retained state's `sound` (the siren's state) follows the
+/// output, and what was not played or not done as sent is said on the error topic.
+@Suite("B4 Home Assistant's siren end to end", .serialized, .ownThreads)
+struct HomeAssistantSirenEndToEndTests {
+    /// The retained state's `sound`, as the siren's `state_value_template` reads it.
+    func sound(_ subscriber: Subscriber) -> String? { subscriber.json("nook/b1/state").last?["sound"]?.text }
+
+    func said(_ subscriber: Subscriber, _ code: String) -> [String] {
+        subscriber.json("nook/b1/error").filter { $0["topic"]?.text == "nook/b1/siren" && $0["code"]?.text == code }.compactMap { $0["message"]?.text }
+    }
+
+    @Test func b4_e7_theSirensPayloadsPlayAndStopASoundAndTheStateFollowsTheOutput() throws {
+        let beeper = try BeeperFIFO(in: Scratch())
+        let setup = try AWTRIXMQTTTests.Setup(nookdConfig: "[sound]\noutput = \"beeper\"\ndevice = \"\(beeper.path)\"\n")
+        let subscriber = try Subscriber(broker: setup.broker, topics: ["nook/b1/state", "nook/b1/error"])
+        try eventually("the output found, and the state says it is idle") { sound(subscriber) == "idle" }
+
+        // A minute-long note (a sender's own RTTTL: Home Assistant sends one of the tones offered).
+        try setup.broker.publish("nook/b1/siren", #"{"state": "ON", "tone": "long:d=1,o=5,b=4:c", "volume_level": 0.4}"#)
+        #expect(try beeper.tones { $0.contains(523) }.last == 523)
+        try eventually("the siren's state on") { sound(subscriber) == "playing" }
+        try eventually("the bridge's log") { setup.bridge.log.contains("nook/b1/siren: done (the board is as asked): sound 'long': played") }
+        // A beeper sounds or not: the volume asked is said not kept.
+        try eventually("the volume's warning") { said(subscriber, "warning").contains { $0.contains("has no volume") } }
+
+        try setup.broker.publish("nook/b1/siren", #"{"state": "OFF"}"#)
+        #expect(try beeper.tones { $0.contains(0) } == [0], "silenced at once, not after the minute")
+        try eventually("the siren's state off") { sound(subscriber) == "idle" }
+        try eventually("the stop logged") { setup.bridge.log.contains("nook/b1/siren: done (the board is as asked): stopped 'long'") }
+
+        // Plain ON: the siren chime, which ends by itself (1.75 s), and the state with it: on, then off.
+        let published = subscriber.payloads("nook/b1/state").count
+        try setup.broker.publish("nook/b1/siren", "ON")
+        #expect(try beeper.tones { $0.contains(0) }.first == 1047, "the siren chime starts on C6")
+        try eventually("the siren chime played") { setup.bridge.log.contains("sound 'siren': played") }
+        try eventually("the state on, then off after the chime's end") {
+            subscriber.payloads("nook/b1/state").count >= published + 2 && sound(subscriber) == "idle"
+        }
+
+        // Refused, naming the field; a retained command is not carried out.
+        try setup.broker.publish("nook/b1/siren", #"{"state": "ON", "volume_level": 2}"#)
+        try setup.broker.publish("nook/b1/siren", #"{"state": "ON", "tone": "gong"}"#)
+        try setup.broker.publish("nook/b1/siren", "ON", retain: true)
+        try eventually("three refusals") {
+            let fields = subscriber.json("nook/b1/error").filter { $0["topic"]?.text == "nook/b1/siren" }.compactMap { $0["field"]?.text }
+            return fields.contains("volume_level") && fields.contains("tone") && fields.contains("retain")
+        }
+        try setup.broker.publish("nook/b1/siren", "", retain: true)
+
+        // Quiet hours silence it, and the sender is told.
+        #expect(try nookctl(["quiet", "on"], socket: setup.daemon.socket).status == 0)
+        try setup.broker.publish("nook/b1/siren", #"{"state": "ON", "tone": "doorbell"}"#)
+        try eventually("not played, said") { said(subscriber, "notDone").contains("not done: not played: silenced (quiet hours)") }
+        #expect(try nookctl(["status"], socket: setup.daemon.socket).output.contains("1 silenced by the room"))
+    }
+}
