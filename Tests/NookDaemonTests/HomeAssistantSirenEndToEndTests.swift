@@ -61,4 +61,38 @@ struct HomeAssistantSirenEndToEndTests {
         try eventually("not played, said") { said(subscriber, "notDone").contains("not done: not played: silenced (quiet hours)") }
         #expect(try nookctl(["status"], socket: setup.daemon.socket).output.contains("1 silenced by the room"))
     }
+
+    /// The siren's `state_value_template` rendered with Jinja2 (the engine of Home Assistant's
+    /// templates) against the state the bridge published: `ON` while a sound plays, `OFF` after.
+    @Test(.enabled(if: MQTTTools.path("python3") != nil && (try? MQTTTools.run(["python3", "-c", "import jinja2"]).status) == 0,
+                   "needs python3-jinja2: run Hardware/dev/install-deps"))
+    func e7_b4_theSirensStateTemplateIsONWhileASoundPlaysAndOFFOnceItEnds() throws {
+        let beeper = try BeeperFIFO(in: Scratch())
+        let setup = try AWTRIXMQTTTests.Setup(nookdConfig: "[sound]\noutput = \"beeper\"\ndevice = \"\(beeper.path)\"\n")
+        var found: JSONValue?
+        try eventually("the siren's config") {
+            found = try setup.broker.retained("homeassistant/siren/nook_b1/siren/config").values.first.flatMap { try? JSONValue.parse(Array($0.utf8)) }
+            return found != nil
+        }
+        let template = try #require(found?["state_value_template"]?.text)
+        func rendered() throws -> String? {
+            guard let state = try setup.broker.retained("nook/b1/state")["nook/b1/state"] else { return nil }
+            let script = "import json, sys, jinja2.sandbox\nenv = jinja2.sandbox.ImmutableSandboxedEnvironment()\n"
+                + "print(env.from_string(sys.argv[1]).render(value=sys.argv[2], value_json=json.loads(sys.argv[2])))"
+            let result = try MQTTTools.run(["python3", "-c", script, template, state])
+            guard result.status == 0 else { throw DaemonFailure("rendering the siren's template failed: \(result.error)") }
+            return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        try eventually("OFF while idle") { try rendered() == "OFF" && sound(setup) == "idle" }
+        try setup.broker.publish("nook/b1/siren", #"{"state": "ON", "tone": "long:d=1,o=5,b=4:c"}"#)
+        #expect(try beeper.tones { $0.contains(523) }.last == 523)
+        try eventually("ON while the note sounds") { try rendered() == "ON" }
+        try setup.broker.publish("nook/b1/siren", "OFF")
+        try eventually("OFF once stopped") { try rendered() == "OFF" }
+    }
+
+    /// The retained state's `sound`.
+    func sound(_ setup: AWTRIXMQTTTests.Setup) throws -> String? {
+        try setup.broker.retained("nook/b1/state")["nook/b1/state"].flatMap { try? JSONValue.parse(Array($0.utf8)) }?["sound"]?.text
+    }
 }
