@@ -113,7 +113,9 @@ struct BeeperOutputTests {
     @Test func b1_noBeeperAnywhereIsAStatusFieldNamingTheSearch() throws {
         let log = KeptLines()
         let output = BeeperOutput(path: "/dev/input/nook-test-no-such-beeper", logger: log.logger)
-        #expect(Waiting.until(seconds: 10) { output.status.state == .unavailable }, "\(output.status)")
+        // The output's thread logs the failure just after it sets the state: both are waited for.
+        #expect(Waiting.until(seconds: 10) { output.status.state == .unavailable && log.all.contains { $0.hasPrefix("warning") } },
+                "\(output.status) \(log.all)")
         #expect(output.status.problem == "'open' failed for /dev/input/nook-test-no-such-beeper: (2) No such file or directory")
         #expect(log.all.filter { $0.hasPrefix("warning") }.count == 1, "\(log.all)")
     }
