@@ -237,3 +237,16 @@ let package = Package(
 if let leftOut = Context.environment["NOOK_TESTS_LEFT_OUT"]?.split(separator: " ").map(String.init) {
     package.targets.removeAll { $0.type == .test && leftOut.contains($0.name) }
 }
+
+// And its aarch64 release build, whose programs the arm64 packages ship and the aarch64 guests
+// and suite run, builds only those (NOOK_PROGRAMS_ONLY, the programs Hardware/debian's install
+// files ship, which `cross` reads): not the benchmark, the fuzzer, the demo, nook-render, the flag
+// probes nor what only they and the tests use, a tenth of the code on CI's longest lane. A plain
+// `swift build` still builds every product.
+if let programs = Context.environment["NOOK_PROGRAMS_ONLY"]?.split(separator: " ").map(String.init), !programs.isEmpty {
+    let shipped = Set(programs)
+    let unshipped = Set(package.targets.filter { $0.type == .executable && !shipped.contains($0.name) }.map(\.name))
+        .union(["NookFuzzTargets", "NookTestSupport"])
+    package.products.removeAll { unshipped.contains($0.name) }
+    package.targets.removeAll { $0.type == .test || unshipped.contains($0.name) }
+}

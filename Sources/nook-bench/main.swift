@@ -299,6 +299,19 @@ if CommandLine.arguments.dropFirst().first == "apps" {
     await reportAppFigures(DaemonFigures())
     exit(0)
 }
+/// B6: a sound's latency to its first tone, and what a sound device costs an idle nookd.
+func reportSoundFigures(_ figures: DaemonFigures) async {
+    do {
+        try await SoundFigures(daemon: figures).run()
+    } catch {
+        print("sound figures skipped: \(error)")
+    }
+}
+
+if CommandLine.arguments.dropFirst().first == "sound" {
+    await reportSoundFigures(DaemonFigures())
+    exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "daemon" {
     await reportDaemonFigures(DaemonFigures())
     exit(0)
@@ -335,4 +348,5 @@ reportHistoryFigures(daemonFigures)
 reportBrightnessFigures(daemonFigures)
 await reportLiveViewFigures(daemonFigures)
 await reportAppFigures(daemonFigures)
+await reportSoundFigures(daemonFigures)
 reportSoak(daemonFigures)
