@@ -48,14 +48,15 @@ struct SoundFigures {
         })
         daemon.stop(pid)
 
-        // Idle, each nookd after its start has settled; a minute of each in turn.
+        // Idle, each nookd once its start has settled (its spare frames let go, about 10 s in:
+        // a wake of its own); a minute of each in turn.
         let without = daemon.scratch + "/none.toml"
         try "[sound]\noutput = \"none\"\n".write(toFile: without, atomically: true, encoding: .utf8)
         var (sounding, silent): ([Double], [Double]) = ([], [])
         for _ in 0..<2 {
             for (config, name) in [(withSound, "with"), (without, "without")] {
                 let idle = try daemon.startDaemon(socket: socket, extra: ["--config", config, "--journal", "none"])
-                usleep(2_000_000)
+                usleep(15_000_000)
                 let wakes = daemon.idleWakes(pid: idle, minutes: 1).perMinute.median
                 if name == "with" { sounding.append(wakes) } else { silent.append(wakes) }
                 daemon.stop(idle)
