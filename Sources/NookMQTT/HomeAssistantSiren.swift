@@ -49,13 +49,15 @@ public enum HomeAssistantSiren {
         switch value["tone"] {
         case nil, .null?: break
         case .string(let tone)?:
-            guard !tone.trimmingWhitespace().isEmpty else { throw ProtocolError(.invalid, field: "tone", "is empty: name a chime, or leave it out for \(defaultTone)") }
-            request.sound = tone
+            let name = tone.trimmingWhitespace()
+            guard !name.isEmpty else { throw ProtocolError(.invalid, field: "tone", "is empty: name a chime, or leave it out for \(defaultTone)") }
+            request.sound = String(name)
         case let other?: throw ProtocolError(.wrongType, field: "tone", "must be a chime's name or an RTTTL string, got \(other.typeName)")
         }
         switch value["volume_level"] {
         case nil, .null?: break
-        case .number(let level)? where (0...1).contains(level): request.volume = Int((level * 100).rounded())
+        // A level above 0 sounds, however soft: 0.004 is 1, not the silence of 0.
+        case .number(let level)? where (0...1).contains(level): request.volume = level > 0 ? max(1, Int((level * 100).rounded())) : 0
         case .number(let level)?: throw ProtocolError(.invalid, field: "volume_level", "must be from 0 to 1, got \(SaidText.shown(String(level)))")
         case let other?: throw ProtocolError(.wrongType, field: "volume_level", "must be a number from 0 to 1, got \(other.typeName)")
         }

@@ -29,6 +29,8 @@ struct HomeAssistantSirenTests {
         #expect(try read(#"{"state": "ON", "tone": "two:d=4,o=5,b=100:e,c"}"#).command == .play(SoundRequest(sound: "two:d=4,o=5,b=100:e,c")))
         #expect(try read(#"{"state": "ON", "volume_level": 0}"#).command == .play(SoundRequest(sound: "siren", volume: 0)))
         #expect(try read(#"{"state": "ON", "volume_level": 1}"#).command == .play(SoundRequest(sound: "siren", volume: 100)))
+        #expect(try read(#"{"state": "ON", "volume_level": 0.004}"#).command == .play(SoundRequest(sound: "siren", volume: 1)), "soft, not silent")
+        #expect(try read(#"{"state": "ON", "tone": " doorbell "}"#).command == .play(SoundRequest(sound: "doorbell")))
     }
 
     @Test func b4_whatTheSirenDoesNotDoAsSentIsARemark() throws {
