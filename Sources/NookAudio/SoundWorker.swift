@@ -106,7 +106,16 @@ final class SoundWorker: @unchecked Sendable {
         var told = status.state
         while true {
             tellObservers(since: &told)
+            var settled = false
             let job: (program: SoundProgram?, volume: Int, generation: Int)? = condition.withLock {
+                // A sound that ended with the next handed over left the state `playing`; a stop
+                // since took the next away: nothing plays, and the observers (Home Assistant's
+                // siren) are told so before the wait, not at the next sound, which may never come.
+                if pending == nil, !closed, current.state == .playing {
+                    current.state = .idle
+                    settled = true
+                    return nil
+                }
                 while pending == nil && !probing && !closed { condition.wait() }
                 if closed { return nil }
                 if probing {
@@ -117,6 +126,7 @@ final class SoundWorker: @unchecked Sendable {
                 current.state = .playing
                 return (pending!.program, pending!.volume, generation)
             }
+            if settled { continue }
             tellObservers(since: &told)
             guard let job else {
                 device.silence()
