@@ -95,4 +95,18 @@ struct HomeAssistantSirenEndToEndTests {
     func sound(_ setup: AWTRIXMQTTTests.Setup) throws -> String? {
         try setup.broker.retained("nook/b1/state")["nook/b1/state"].flatMap { try? JSONValue.parse(Array($0.utf8)) }?["sound"]?.text
     }
+
+    /// MQTT 3.1.1 delivers a message published with the retain flag without it: the empty
+    /// retained message the bridge's own refusal asks for, to clear a retained command, arrives
+    /// as an empty one, and is taken as that clearing (as on the activity topic), not refused.
+    @Test func b4_onMQTT311TheEmptyMessageThatClearsARetainedCommandIsNotRefused() throws {
+        let setup = try AWTRIXMQTTTests.Setup(extraConfig: "protocol = \"3.1.1\"\n")
+        let subscriber = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])
+        try setup.broker.publish("nook/b1/siren", "", retain: true)
+        // Refused after it, so the bridge has read the empty one when this is said.
+        try setup.broker.publish("nook/b1/siren", "maybe")
+        let refused = { subscriber.json("nook/b1/error").filter { $0["topic"]?.text == "nook/b1/siren" } }
+        try eventually("the refusal of the payload sent after it") { refused().contains { $0["payload"]?.text == "maybe" } }
+        #expect(refused().count == 1, "only 'maybe' is refused: \(refused())")
+    }
 }
