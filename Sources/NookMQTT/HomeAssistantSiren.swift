@@ -56,7 +56,8 @@ public enum HomeAssistantSiren {
         }
         switch value["volume_level"] {
         case nil, .null?: break
-        // A level above 0 sounds, however soft: 0.004 is 1, not the silence of 0.
+        // A level above 0 is a sound, however soft: at least 1, never the 0 nookd takes as
+        // silence asked for.
         case .number(let level)? where (0...1).contains(level): request.volume = level > 0 ? max(1, Int((level * 100).rounded())) : 0
         case .number(let level)?: throw ProtocolError(.invalid, field: "volume_level", "must be from 0 to 1, got \(SaidText.shown(String(level)))")
         case let other?: throw ProtocolError(.wrongType, field: "volume_level", "must be a number from 0 to 1, got \(other.typeName)")

@@ -29,8 +29,16 @@ struct HomeAssistantSirenTests {
         #expect(try read(#"{"state": "ON", "tone": "two:d=4,o=5,b=100:e,c"}"#).command == .play(SoundRequest(sound: "two:d=4,o=5,b=100:e,c")))
         #expect(try read(#"{"state": "ON", "volume_level": 0}"#).command == .play(SoundRequest(sound: "siren", volume: 0)))
         #expect(try read(#"{"state": "ON", "volume_level": 1}"#).command == .play(SoundRequest(sound: "siren", volume: 100)))
-        #expect(try read(#"{"state": "ON", "volume_level": 0.004}"#).command == .play(SoundRequest(sound: "siren", volume: 1)), "soft, not silent")
         #expect(try read(#"{"state": "ON", "tone": " doorbell "}"#).command == .play(SoundRequest(sound: "doorbell")))
+    }
+
+    /// A level above 0 is a sound, however soft: never rounded to the volume 0 nookd reads as
+    /// silence asked for (and refuses as "volume 0 asked", which no one sent).
+    @Test func b4_aVolumeLevelAboveZeroPlaysAtTheLeastVolumeNotSilence() throws {
+        #expect(try read(#"{"state": "ON", "volume_level": 0.004}"#).command == .play(SoundRequest(sound: "siren", volume: 1)))
+        #expect(try read(#"{"state": "ON", "volume_level": 1e-9}"#).command == .play(SoundRequest(sound: "siren", volume: 1)))
+        #expect(try read(#"{"state": "ON", "volume_level": 0.999}"#).command == .play(SoundRequest(sound: "siren", volume: 100)))
+        #expect(try read(#"{"state": "ON", "volume_level": -0.0}"#).command == .play(SoundRequest(sound: "siren", volume: 0)))
     }
 
     @Test func b4_whatTheSirenDoesNotDoAsSentIsARemark() throws {
