@@ -79,13 +79,14 @@ extension MQTTBridge {
     /// nookd's answer to `operation`, asked for a message on a device topic; nil once its refusal
     /// (as `refusal` names it), or nookd's absence (`undone` says what was not done), is reported.
     func ask<Answer: NookAnswer>(_ operation: NookOperation, as _: Answer.Type, for message: MQTTMessage, else undone: String,
-                                         refusal: (ProtocolError) -> ProtocolError = { $0 }) -> Answer? {
+                                 refusal: (ProtocolError) -> ProtocolError = { $0 }, source: String = "awtrix") -> Answer? {
         guard let requests else {
             notDone(["nookd is not connected, \(undone)"], message)
             return nil
         }
         do throws(ClientError) {
-            return try requests.request(Request(id: .string("awtrix-\(operation.name.rawValue)"), operation: operation), as: Answer.self).0
+            // Its id names the topics it came from in nookd's log (`siren-sound-play`).
+            return try requests.request(Request(id: .string("\(source)-\(operation.name.rawValue)"), operation: operation), as: Answer.self).0
         } catch {
             if case .daemon(let refused) = error {
                 report(Rejection(topic: message.topic, refusal(refused)), payload: message.payload)

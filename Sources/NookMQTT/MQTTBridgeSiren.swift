@@ -29,7 +29,8 @@ extension MQTTBridge {
             switch command {
             case .play(let request):
                 guard let answer = ask(.soundPlay(request), as: SoundPlayAnswer.self, for: message, else: "the sound was not played",
-                                       refusal: { $0.field == "sound" ? ProtocolError($0.code, field: "tone", $0.message) : $0 }) else { return [] }
+                                       refusal: { $0.field == "sound" ? ProtocolError($0.code, field: "tone", $0.message) : $0 },
+                                       source: "siren") else { return [] }
                 guard answer.played else {
                     notDone(remarks + ["not played: \(answer.outcome)"], message)
                     return []
@@ -37,7 +38,8 @@ extension MQTTBridge {
                 logger.info("\(message.topic): done (the board is as asked): \(answer.summary)")
                 warn(remarks + (answer.outcome == "played" ? [] : [answer.outcome]) + answer.warnings, topic: message.topic, payload: message.payload)
             case .stop:
-                guard let answer = ask(.soundStop, as: SoundStopAnswer.self, for: message, else: "the sound was not stopped") else { return [] }
+                guard let answer = ask(.soundStop, as: SoundStopAnswer.self, for: message, else: "the sound was not stopped",
+                                       source: "siren") else { return [] }
                 logger.info("\(message.topic): done (the board is as asked): \(answer.summary)")
                 warn(remarks, topic: message.topic, payload: message.payload)
             }

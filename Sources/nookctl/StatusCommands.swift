@@ -101,7 +101,7 @@ struct Status: ParsableCommand {
 struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration.operation(
         Watch.self,
-        abstract: "Print lifecycle events as they happen (enqueued, animateIn, presented, animateOut, hidden, rejected, requeued, updated, invoked), and status changes (engaged, suspended, home, foreground).")
+        abstract: "Print lifecycle events as they happen (enqueued, animateIn, presented, animateOut, hidden, rejected, requeued, updated, invoked), and status changes (engaged, suspended, home, foreground, indicators, sound).")
     @OptionGroup var connection: Connection
     func run() throws {
         do {
