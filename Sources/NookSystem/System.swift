@@ -189,6 +189,11 @@ public enum System {
         _ = try systemCall("mkdir", subject: path) { Glibc.mkdir(path, mode) }
     }
 
+    /// `mkfifo(3)`: a named pipe at `path` (nook-bench's stand-in for a beeper).
+    public static func makeFIFO(_ path: String, mode: mode_t) throws(SystemCallError) {
+        _ = try systemCall("mkfifo", subject: path) { Glibc.mkfifo(path, mode) }
+    }
+
     /// `unlink(2)`.
     public static func unlink(_ path: String) throws(SystemCallError) {
         _ = try systemCall("unlink", subject: path) { Glibc.unlink(path) }

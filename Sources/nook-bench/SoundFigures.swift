@@ -25,7 +25,7 @@ struct SoundFigures {
     func run() async throws {
         try daemon.prepare()
         let beeper = daemon.scratch + "/beeper"
-        guard mkfifo(beeper, 0o600) == 0 else { throw BenchError("mkfifo \(beeper): errno \(errno)") }
+        try System.makeFIFO(beeper, mode: 0o600)
         // Opened first, so nookd's non-blocking open of the beeper finds a reader.
         let reader = try FileDescriptor.open(beeper, O_RDONLY | O_NONBLOCK)
         let withSound = daemon.scratch + "/sound.toml"
