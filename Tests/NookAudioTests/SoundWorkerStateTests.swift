@@ -46,7 +46,7 @@ struct SoundWorkerStateTests {
         made.start(HandingOnDevice { made.play(Self.melody("second"), volume: 100) }, threadName: "nook-test-sound")
         try awaitState(made, .unavailable)
         made.play(Self.melody("first"), volume: 100)
-        let bound = ThreadCondition.nowNanoseconds + 2_000_000_000
+        let bound = ThreadCondition.nowNanoseconds + 30_000_000_000  // a hang guard: it ends as the state does
         while made.status.state != .idle && ThreadCondition.nowNanoseconds < bound { usleep(1000) }
         #expect(made.status.state == .idle, "nothing plays after the stop: \(made.status.state)")
         #expect(told.withLock { $0.last } == .idle, "the observers were told: \(told.withLock { $0 })")
@@ -57,7 +57,7 @@ struct SoundWorkerStateTests {
     static func melody(_ name: String) -> SoundProgram { .tones(Melody(name: name, tones: [Tone(frequency: 2000, milliseconds: 1)])) }
 
     func awaitState(_ worker: SoundWorker, _ state: SoundOutputStatus.State) throws {
-        let bound = ThreadCondition.nowNanoseconds + 5_000_000_000
+        let bound = ThreadCondition.nowNanoseconds + 30_000_000_000
         while worker.status.state != state && ThreadCondition.nowNanoseconds < bound { usleep(1000) }
         try #require(worker.status.state == state, "the output is \(state)")
     }
