@@ -210,9 +210,10 @@ struct NookdLinkTests {
             link.call(Request(id: nil, operation: .enqueue(NookActivity(title: title), module: nil, wait: false))) { outcomes[title] = $0 }
         }
         link.sendQueued()
+        // Closed once, below, where nookd stops: a second close (a defer) would close whatever
+        // another test's thread had been given that number since, a pipe read then failing EBADF.
         let served = Self.accepted(nookd.fd)
-        defer { if served >= 0 { close(served) } }
-        #expect(served >= 0)
+        guard served >= 0 else { Issue.record("the link never connected"); return }
         var ids: [Int] = []
         for _ in titles {
             guard case .number(let id)? = (try? JSONValue.parse(Array(Self.readLine(served).utf8)))?["id"] else { Issue.record("a call without an id"); return }
