@@ -46,8 +46,10 @@ struct SoundWorkerStateTests {
         made.start(HandingOnDevice { made.play(Self.melody("second"), volume: 100) }, threadName: "nook-test-sound")
         try awaitState(made, .unavailable)
         made.play(Self.melody("first"), volume: 100)
-        let bound = ThreadCondition.nowNanoseconds + 30_000_000_000  // a hang guard: it ends as the state does
-        while made.status.state != .idle && ThreadCondition.nowNanoseconds < bound { usleep(1000) }
+        // A hang guard: it ends as the state does and the observers are told it (on the output's
+        // thread, just after the state changed: under qemu-user the test once read between them).
+        let bound = ThreadCondition.nowNanoseconds + 30_000_000_000
+        while (made.status.state != .idle || told.withLock({ $0.last }) != .idle) && ThreadCondition.nowNanoseconds < bound { usleep(1000) }
         #expect(made.status.state == .idle, "nothing plays after the stop: \(made.status.state)")
         #expect(told.withLock { $0.last } == .idle, "the observers were told: \(told.withLock { $0 })")
         #expect(!made.stop(), "a stop then finds nothing playing")

@@ -70,10 +70,14 @@ struct NotifyBridgeTests {
         #expect(capabilities.output.contains("'body'") && capabilities.output.contains("'body-markup'"))
         let information = try setup.bus.call("GetServerInformation")
         #expect(information.output.contains("('nook-notify', 'Nook', '1.0', '1.2')"), "\(information.output)")
-        // Introspection (what d-feet and busctl read) names the interface's methods.
-        let introspection = try setup.bus.run(["gdbus", "introspect", "--session", "--dest", "org.freedesktop.Notifications",
-                                               "--object-path", "/org/freedesktop/Notifications"])
-        #expect(introspection.output.contains("Notify(") && introspection.output.contains("NotificationClosed("))
+        // Introspection (what d-feet, busctl and `gdbus introspect` read) names the interface's
+        // method and signal. Called through `gdbus call` for its timeout: `gdbus introspect` has
+        // only D-Bus's default 25 s, which a loaded ASan pass outran once.
+        let introspection = try setup.bus.run(["gdbus", "call", "--session", "--timeout", String(Int(TestBounds.seconds(120))),
+                                               "--dest", "org.freedesktop.Notifications", "--object-path", "/org/freedesktop/Notifications",
+                                               "--method", "org.freedesktop.DBus.Introspectable.Introspect"], timeout: 150)
+        #expect(introspection.output.contains("<method name=\"Notify\">") && introspection.output.contains("<signal name=\"NotificationClosed\">"),
+                "\(introspection.status) \(introspection.output.prefix(600)) \(introspection.error)")
     }
 
     @Test func e2_urgencyTimeoutValueAndIconReachNookd() throws {
