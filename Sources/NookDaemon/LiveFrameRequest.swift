@@ -2,10 +2,6 @@ import NookActivities
 import NookProtocol
 
 extension Daemon {
-    /// How many times `frame` asks the screen for the frame on the glass before answering that
-    /// the glass changed as it was taken.
-    static let liveFrameOffers = 8
-
     /// `frame` (V1): the glass as a PNG, at once, or with `after` once a frame newer than that
     /// generation is on it (or after ``NookProtocol/frameWaitSeconds``, the frame then). Reading
     /// the glass is like `status`: whoever may connect may ask.
@@ -33,12 +29,8 @@ extension Daemon {
             if connection.isClosed { return nil }
         }
         var captured = liveGlass.current
-        // Nil: nobody watched a moment ago, so the frame on the glass was not copied; or a frame
-        // was presented just now and its copy (made outside LiveGlass's lock) is not in yet. An
-        // animation presents frame after frame, so the screen is asked for its frame a few times
-        // (each a turn of its executor) before the client is told to ask again: a viewer opened
-        // as a card slid in was answered 503 in a sanitizer pass.
-        for _ in 0..<Self.liveFrameOffers where captured == nil {
+        if captured == nil {
+            // Nobody watched a moment ago, so the frame on the glass was not copied.
             await screen.offerCurrentFrame()
             captured = liveGlass.current
         }

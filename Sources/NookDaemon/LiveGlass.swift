@@ -68,20 +68,36 @@ final class LiveGlass: PresentedFrames {
 
     func presented(_ frame: Frame) {
         let time = now()
-        var buffer: Frame?
-        let (generation, watched) = state.withLock { state -> (Int, Bool) in
-            state.generation += 1
+        // Watched, the copy is made first and the count moves with it, under one lock: a reader
+        // never sees a generation whose frame is not in yet (`frame` answered "the glass changed
+        // while its frame was taken" to a viewer opened as a card slid in).
+        enum Step { case counted(Int), copy(into: Frame?) }
+        let step = state.withLock { state -> Step in
             guard time < state.watchedUntil else {
                 // Nobody watches: let the copies go.
+                state.generation += 1
                 state.captured = nil
                 state.spare = nil
-                return (state.generation, false)
+                return .counted(state.generation)
             }
-            buffer = state.spare
-            state.spare = nil
-            return (state.generation, true)
+            defer { state.spare = nil }
+            return .copy(into: state.spare)
         }
-        if watched { install(frame, into: buffer, as: generation) }
+        let generation: Int
+        switch step {
+        case .counted(let counted):
+            generation = counted
+        case .copy(let buffer):
+            let copy = Self.copied(frame, into: buffer)
+            generation = state.withLock { state in
+                state.generation += 1
+                // The old copy becomes the next buffer (an encoder still reading it makes the
+                // next copy allocate, never waits for it).
+                state.spare = state.captured?.frame
+                state.captured = Captured(generation: state.generation, frame: copy)
+                return state.generation
+            }
+        }
         wake(upTo: generation)
     }
 
@@ -99,17 +115,21 @@ final class LiveGlass: PresentedFrames {
 
     /// Copies `frame` (outside the lock: a memcpy of the frame) and makes it the captured one.
     private func install(_ frame: Frame, into buffer: Frame?, as generation: Int) {
+        let copy = Self.copied(frame, into: buffer)
+        state.withLock { state in
+            guard generation >= (state.captured?.generation ?? 0) else { return }
+            state.spare = state.captured?.frame
+            state.captured = Captured(generation: generation, frame: copy)
+        }
+    }
+
+    /// `frame` copied into `buffer`, or into a new frame when there is none of its size.
+    private static func copied(_ frame: Frame, into buffer: Frame?) -> Frame {
         // A buffer of another size (the panel was turned at a reload) is not reused: taking
         // the screen's frame instead would share its storage and make its next draw copy it.
         var copy = buffer.flatMap { $0.size == frame.size ? $0 : nil } ?? Frame(width: frame.width, height: frame.height)
         copy.overwrite(with: frame)
-        state.withLock { state in
-            guard generation >= (state.captured?.generation ?? 0) else { return }
-            // The old copy becomes the next buffer (an encoder still reading it makes the next
-            // copy allocate, never waits for it).
-            state.spare = state.captured?.frame
-            state.captured = Captured(generation: generation, frame: copy)
-        }
+        return copy
     }
 
     private func wake(upTo generation: Int) {

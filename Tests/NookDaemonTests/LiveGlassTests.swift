@@ -1,3 +1,4 @@
+import Foundation
 import NookActivities
 @testable import NookDaemon
 import NookDisplay
@@ -31,6 +32,30 @@ struct LiveGlassTests {
         #expect(glass.current?.frame == Self.frame(0xFF22_2222))
         glass.presented(screens)
         #expect(glass.current?.generation == 2 && glass.current?.frame == screens)
+    }
+
+    /// A reader of the glass while frames are presented always finds the frame of the count it
+    /// reads: the copy is in before the count moves (a viewer opened as a card slid in was told
+    /// "the glass changed while its frame was taken" when the count moved first).
+    @Test func v1_whileWatchedTheFrameOnTheGlassIsNeverMissingAsFramesArePresented() {
+        let glass = LiveGlass()
+        glass.watch(for: .seconds(600))
+        glass.presented(Self.frame(0xFF00_0000))
+        let presenting = Locked(true)
+        let missing = Locked(0)
+        // A large frame, so each copy takes long enough for a reader to come between.
+        let big = Frame(width: 1280, height: 400, fill: 0xFF11_1111)
+        let reader = Thread {
+            while presenting.withLock({ $0 }) {
+                if glass.current == nil { missing.withLock { $0 += 1 } }
+            }
+        }
+        reader.start()
+        for _ in 0..<300 { glass.presented(big) }
+        presenting.withLock { $0 = false }
+        while reader.isExecuting { usleep(1000) }
+        #expect(missing.withLock { $0 } == 0, "reads that found no frame on the glass")
+        #expect(glass.current?.generation == 301)
     }
 
     @Test func v1_aWatchStopsCopyingOnceItLapses() {
