@@ -44,6 +44,9 @@ actor BrightnessController {
     /// Z4's `brighter` or `pulse` holds the level until the state changes: the room's light
     /// does not take it back.
     private var overridden = false
+    /// The brightness set over the API (`display`, M1's `BRI`, M4's `PUT display`), a
+    /// percentage; nil: nook.toml's levels and the room's light.
+    private(set) var percentSet: Int?
 
     init(backlight: any BrightnessOutput, levels: Levels, fade: Duration, clock: any NookClock,
          ambient: AmbientBrightness? = nil, warn: @escaping @Sendable (String) -> Void) {
@@ -88,12 +91,24 @@ actor BrightnessController {
         guard var tracker = ambient else { return }
         let changed = tracker.take(lux)
         ambient = tracker
-        guard changed, !overridden, state != nil else { return }
+        guard changed, !overridden, percentSet == nil, state != nil else { return }
         await apply()
     }
 
     /// The reading the scale follows (nil: none, the fixed levels).
     var ambientLux: Double? { ambient?.reference }
+
+    /// A brightness set over the API: a card shows at `percent` of the panel's brightness and
+    /// every other state keeps its proportion to nook.toml's `brightness.active`; the room's light
+    /// is not followed meanwhile (LaMetric's manual mode, AWTRIX's `ABRI` off). Nil gives the
+    /// levels back to nook.toml and the room. An escalation's `brighter` or `pulse` under way
+    /// keeps the glass until what it shows changes: a blocker's alarm is not dimmed by it.
+    func setPercent(_ percent: Int?) async {
+        guard percent != percentSet else { return }
+        percentSet = percent
+        guard state != nil else { return }
+        await apply()
+    }
 
     /// Z4's `brighter` step: full brightness until what the display does changes.
     func boost() async {
@@ -145,6 +160,11 @@ actor BrightnessController {
     /// step, gpio-backlight, would go dark below half).
     private func level(for state: State) -> Int {
         func raw(_ fraction: Double) -> Int { Int((fraction * Double(backlight.maximum)).rounded()) }
+        if let percentSet {
+            // The set percentage is the active level; the others keep their proportion to it.
+            let set = Double(percentSet) / 100
+            return raw(levels.active > 0 ? min(1, levels.level(state) * set / levels.active) : set)
+        }
         let fixed = raw(levels.level(state))
         guard let ambient, ambient.reference != nil else { return fixed }  // no reading: the fixed levels
         let scale = ambient.scale
@@ -184,7 +204,8 @@ actor BrightnessController {
     var status: StatusAnswer.Brightness? {
         guard let current, let state else { return nil }
         let output = backlight is DimmingDisplay ? "frames" : backlight.name
-        return StatusAnswer.Brightness(state: state.rawValue, level: current, maximum: backlight.maximum, output: output, lux: ambientLux)
+        return StatusAnswer.Brightness(state: state.rawValue, level: current, maximum: backlight.maximum, output: output, lux: ambientLux,
+                                       percentSet: percentSet)
     }
 
     /// Q15: a panel plugged back in comes with a re-probed backlight at its driver's default

@@ -26,6 +26,7 @@ struct DaemonParts: Sendable {
         Service.HomeClock.self,
         Service.DisplayWatch.self,
         Service.Presence.self,
+        Service.DisplayPower.self,
         Service.Sound.self,
         Service.Inputs.self,
         Service.Touch.self,
@@ -59,6 +60,7 @@ struct DaemonParts: Sendable {
         (journal, brightness, quietHours, presence) = (try wiring.part(Service.Journal.self), try wiring.part(Service.Brightness.self),
                                                        try wiring.part(Service.QuietHours.self), try wiring.part(Service.Presence.self))
         (touch, socket, sound) = (try wiring.part(Service.Touch.self), try wiring.part(Service.Socket.self), try wiring.part(Service.Sound.self))
+        displayPower = try wiring.part(Service.DisplayPower.self)
         self.ownership = ownership
     }
 
@@ -81,6 +83,7 @@ struct DaemonParts: Sendable {
     let brightness: Service.Brightness
     let quietHours: Service.QuietHours
     let presence: Service.Presence
+    let displayPower: Service.DisplayPower
     let touch: Service.Touch
     let sound: Service.Sound
     let ownership: Service.Ownership

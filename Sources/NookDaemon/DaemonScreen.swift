@@ -152,13 +152,49 @@ final class DaemonScreen: Sendable {
         if case .cards(let screen) = kind { await screen.releaseFrames(after: delay) }
     }
 
-    /// Z3: the panel dark, cards included, while nobody is there; back on when someone is.
-    func holdDark(_ dark: Bool) async {
-        switch kind {
-        case .cards(let screen): await screen.holdDark(dark)
-        case .pixels(let screen, _): await screen.holdDark(dark)
+    /// Why the panel is held dark, cards included.
+    enum DarkReason: Hashable, Sendable {
+        /// Z3: nobody is in the room.
+        case nobodyThere
+        /// M1: switched off (`display`, AWTRIX's `power` and `sleep`, LaMetric's `on`).
+        case switchedOff
+    }
+
+    private let darkReasons = Locked<Set<DarkReason>>([])
+
+    /// The panel dark while any reason holds; back on, showing what the screen shows, when none
+    /// does.
+    func holdDark(_ dark: Bool, for reason: DarkReason) async {
+        setDark(dark, for: reason)
+        await applyDark()
+    }
+
+    /// Records whether `reason` holds, for ``applyDark()`` to carry out: apart, so a caller can
+    /// change it under a lock of its own, in the order its changes are made.
+    func setDark(_ dark: Bool, for reason: DarkReason) {
+        darkReasons.withLock { reasons in
+            if dark { reasons.insert(reason) } else { reasons.remove(reason) }
         }
     }
+
+    /// The panel dark or lit as the reasons say. Two reasons changing at once on two tasks may
+    /// reach the screen out of order: each call applies again until what it applied is what the
+    /// reasons say after it.
+    func applyDark() async {
+        var wanted = darkReasons.withLock { !$0.isEmpty }
+        while true {
+            switch kind {
+            case .cards(let screen): await screen.holdDark(wanted)
+            case .pixels(let screen, _): await screen.holdDark(wanted)
+            }
+            let now = darkReasons.withLock { !$0.isEmpty }
+            if now == wanted { return }
+            wanted = now
+        }
+    }
+
+    /// Whether the panel is held dark for `reason`.
+    func isHeldDark(for reason: DarkReason) -> Bool { darkReasons.withLock { $0.contains(reason) } }
 
     func showHome() async {
         switch kind {

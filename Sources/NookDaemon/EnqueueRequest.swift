@@ -151,6 +151,7 @@ extension Daemon {
                 let activity = activities[index]
                 warnings = (iconPolicy.fallbackNote(asked: requested, drawn: activity).map { [$0] } ?? Self.iconWarnings(activity.systemImage))
                     + screen.undrawn(title: activity.title, subtitle: activity.subtitle, icon: activity.systemImage)
+                    + parts.displayPower.unseenNote
                     + parts.sound.unplayable(activity.sound, priority: activity.priority)
                     + parts.sound.unrepeated(activity.soundRepeat, sound: activity.sound, priorityHasSound: prioritySounds[activity.priority] != nil)
                 if snoozedByOthers.contains(activity.id) {

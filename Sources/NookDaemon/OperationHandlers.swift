@@ -50,7 +50,7 @@ extension Daemon {
     /// is added here.
     static var operationHandlerRows: [OperationHandler] {
         enqueueHandlers + cardHandlers + updateHandlers + moduleHandlers + statusHandlers + streamHandlers + pressHandlers
-            + pictureHandlers + homeHandlers + quietHandlers + indicatorHandlers + historyHandlers + appHandlers + soundHandlers
+            + pictureHandlers + homeHandlers + quietHandlers + indicatorHandlers + displayHandlers + historyHandlers + appHandlers + soundHandlers
     }
 }
 

@@ -36,7 +36,7 @@ extension Service {
             guard let settings = section else { return }
             let service = PresenceTracker(settings: settings, clock: clock, logger: logger, effects: .init(
                 dim: { [brightness] dim in await brightness.current.withLock { $0 }?.setDimmed(dim) },
-                dark: { [screen] dark in await screen.holdDark(dark) },
+                dark: { [screen] dark in await screen.holdDark(dark, for: .nobodyThere) },
                 digest: { [weak self] card in await self?.showDigest(card) }))
             current.withLock { $0 = service }
             let relays = modules.map { module in

@@ -4,9 +4,9 @@ import NookProtocol
 /// AWTRIX's device topics and stats (M1).
 extension MQTTBridge {
     /// A message on one of AWTRIX's device topics (`power`, `settings`, `indicator1`, …): what
-    /// already holds is logged; what Nook does not carry out is logged and said on the error
-    /// topic with what Nook does instead (code `notDone`); a body that cannot be read is
-    /// refused as any other is. Nothing is asked of nookd but its status.
+    /// is done or already holds is logged; what Nook does not carry out is logged and said on
+    /// the error topic with what Nook does instead (code `notDone`); a body that cannot be read
+    /// is refused as any other is.
     func deviceRequest(_ request: AWTRIXDevice.Request, _ message: MQTTMessage) -> [Delivery] {
         // The bound every topic keeps: a broker may pass hundreds of megabytes.
         guard message.payload.count <= InboundMessage.largestPayload else {
@@ -15,22 +15,36 @@ extension MQTTBridge {
         }
         if let number = request.indicatorNumber { return indicator(number, message) }
         if request.playsSound { return sound(request, message) }
-        var status: StatusAnswer?
-        if request == .power || request == .settings, let requests {
-            do throws(ClientError) {
-                (status, _) = try requests.request(Request(id: .string("awtrix"), operation: .status), as: StatusAnswer.self)
-            } catch {
-                if case .daemon = error { logger.error("nookd's status cannot be read: \(error)") } else { nookdLost("\(error)") }
-            }
-        }
+        if request.switchesDisplay { return display(request, message) }
         do throws(ProtocolError) {
-            switch try AWTRIXDevice.outcome(request, body: message.payload, status: status) {
-            case .done(let remarks):
-                logger.info("\(message.topic): done (the board is as asked)")
-                // What was read otherwise than sent (a key given twice), as for an app's topic.
-                warn(remarks, topic: message.topic, payload: message.payload)
-            case .notDone(let lines): notDone(lines, message)
-            }
+            outcome(try AWTRIXDevice.outcome(request, body: message.payload, status: nil), message)
+        } catch {
+            report(Rejection(topic: message.topic, error), payload: message.payload)
+        }
+        return []
+    }
+
+    /// What was done is logged, with what was read otherwise than sent as a warning on the error
+    /// topic; what was not is said there (`notDone`).
+    private func outcome(_ outcome: AWTRIXDevice.Outcome, _ message: MQTTMessage) {
+        switch outcome {
+        case .done(let remarks):
+            logger.info("\(message.topic): done (the board is as asked)")
+            // What was read otherwise than sent (a key given twice), as for an app's topic.
+            warn(remarks, topic: message.topic, payload: message.payload)
+        case .notDone(let lines): notDone(lines, message)
+        }
+    }
+
+    /// `power`, `sleep`, `settings` (M1): read against the board's status, then switched or set
+    /// by nookd's `display`, as nook-http does.
+    private func display(_ request: AWTRIXDevice.Request, _ message: MQTTMessage) -> [Delivery] {
+        guard let answer = ask(.status, as: StatusAnswer.self, for: message, else: "the display was not switched") else { return [] }
+        do throws(ProtocolError) {
+            let part = try AWTRIXDevice.display(request, body: message.payload, status: answer)
+            if part.setting.reads { outcome(AWTRIXDevice.outcome(of: nil, part), message); return [] }
+            guard let done = ask(.display(part.setting), as: DisplayAnswer.self, for: message, else: "the display was not switched") else { return [] }
+            outcome(AWTRIXDevice.outcome(of: done, part), message)
         } catch {
             report(Rejection(topic: message.topic, error), payload: message.payload)
         }

@@ -33,10 +33,7 @@ public enum AWTRIXDevice {
     /// Why a request is not carried out, and what Nook does instead.
     static func instead(_ request: Request) -> String {
         switch request {
-        case .power: "Nook has no display-off operation, so the glass stays on: its brightness follows nook.toml's [brightness] "
-            + "table and the room (the display goes off while nobody is there, [presence]); quiet hours (PUT /api/v1/quiet, "
-            + "nookctl quiet on) hold cards back"
-        case .sleep: "a Nook board does not sleep: the glass stays on (see power)"
+        case .power, .sleep: "switched by nookd (nookctl display)"
         case .sound, .rtttl: "played by nookd"
         case .moodlight: "Nook draws no mood light: the glass goes on showing its cards, apps and home content"
         case .indicator1, .indicator2, .indicator3: "drawn by nookd"
@@ -54,26 +51,12 @@ public enum AWTRIXDevice {
     public static func outcome(_ request: Request, body: [UInt8], status: StatusAnswer?) throws(ProtocolError) -> Outcome {
         let given = body.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 } ? nil : body
         switch request {
-        case .power:
-            // AWTRIX takes {"power": b}, and `true`, `1` or anything else as plain text.
-            guard let given else { return .notDone(["power: is required, {\"power\": true} or {\"power\": false}"]) }
-            let on: Bool
-            var remarks: [String] = []
-            let text = String(decoding: given, as: UTF8.self).trimmingWhitespace
-            if text.hasPrefix("{") {
-                // Read as AWTRIX reads it (a key twice takes its last value); an object that
-                // cannot be read or names no power is no request to turn the glass off: refused.
-                let value: JSONValue
-                (value, remarks) = try AWTRIXFields.parse(given, kind: "a power request is {\"power\": true} or {\"power\": false}")
-                guard let asked = value["power"] else {
-                    throw ProtocolError(.missingField, field: "power", "is required: {\"power\": true} or {\"power\": false}")
-                }
-                on = try flag(asked, field: "power")
-            } else {
-                on = text == "true" || text == "1"
-            }
-            return on && matrixOn(status) ? .done(remarks: remarks)
-                : .notDone(remarks + ["power: \(on ? "the glass is off while nobody is in the room ([presence])" : instead(.power))"])
+        case .power, .sleep, .settings:
+            // Carried out by nookd's `display`: the bridges send ``display(_:body:status:)``'s
+            // setting and say its answer (``outcome(of:_:)``). Without that answer, only what
+            // asks nothing of the display is done.
+            let part = try display(request, body: body, status: status)
+            return part.setting.reads ? outcome(of: nil, part) : .notDone(part.remarks + ["\(request.label): not carried out without nookd"])
         case .moodlight:
             // An empty body or {} turns it off: it is off on a Nook board already.
             guard let given else { return .done() }
@@ -91,9 +74,7 @@ public enum AWTRIXDevice {
             // (``outcome(of:for:remarks:)``); read here as they read it.
             let (asked, remarks) = try sound(request, body: body)
             return asked == nil ? .notDone(remarks + [nothingToPlay(request)]) : .done(remarks: remarks)
-        case .settings:
-            return try AWTRIXSettings.outcome(given ?? [], status: status)
-        case .sleep, .reboot, .doupdate, .erase, .resetSettings, .sendscreen:
+        case .reboot, .doupdate, .erase, .resetSettings, .sendscreen:
             return .notDone(["\(request.label): \(instead(request))"])
         }
     }
@@ -112,12 +93,14 @@ public enum AWTRIXDevice {
         status?.indicators?.first { $0.number == number }?.color != nil
     }
 
-    /// The display is lit: not off for want of anyone in the room.
-    static func matrixOn(_ status: StatusAnswer?) -> Bool { status?.presence?.state != "away" }
+    /// The display is lit: switched on, and not off for want of anyone in the room.
+    static func matrixOn(_ status: StatusAnswer?) -> Bool { status?.presence?.state != "away" && status?.display.on != false }
 
-    /// The brightness on AWTRIX's scale, 0–255.
+    /// The brightness on AWTRIX's scale, 0–255: the one set, else the level last written.
     static func brightness(_ status: StatusAnswer?) -> Int {
-        guard let brightness = status?.brightness, brightness.maximum > 0 else { return 255 }
+        guard let brightness = status?.brightness else { return 255 }
+        if let set = brightness.percentSet { return min(255, max(0, Int((Double(set) * 255 / 100).rounded()))) }
+        guard brightness.maximum > 0 else { return 255 }
         return min(255, max(0, brightness.level * 255 / brightness.maximum))
     }
 

@@ -1,18 +1,17 @@
 import NookActivities
 import NookSound
 
-/// AWTRIX's `settings` (M1): read, AWTRIX's keys with Nook's values; written, a key whose
+/// AWTRIX's `settings` (M1): read, AWTRIX's keys with Nook's values; written, `MATP`, `BRI`
+/// and `ABRI` are nookd's `display` (``AWTRIXDevice/display(_:body:status:)``), a key whose
 /// asked value is already Nook's holds, and every other is named with what Nook does instead.
 /// Nook's look and rotation come from nook.toml, which nookd reads at start and at a reload,
-/// not from a request: nothing here changes the board.
+/// not from a request.
 public enum AWTRIXSettings {
     /// Why a key is not set over the API, by the group it belongs to.
     static func instead(_ key: String) -> String {
         switch key {
-        case "BRI", "ABRI": "Nook's brightness follows nook.toml's [brightness] table and, with a light sensor, the room"
         case "ATIME", "ATRANS": "the apps take turns as nook.toml's [apps] table says (nookctl app-next turns them)"
         case "TEFF", "TSPEED": "Nook slides between apps, as its theme times it"
-        case "MATP": AWTRIXDevice.instead(.power)
         case "VOL", "SOUND": "Nook's volume and sounds are nook.toml's [sound] table (sound.volume, quiet hours' sound.quiet_volume)"
         case "TIM", "DAT", "HUM", "TEMP", "BAT": "Nook has none of AWTRIX's built-in apps: its home content is set by nookctl home"
         case "BLOCKN": "Nook's inputs are nook.toml's [inputs]"
@@ -26,7 +25,8 @@ public enum AWTRIXSettings {
         func number(_ value: Int) -> JSONValue { .number(Double(value)) }
         let white = number(0xFF_FFFF)
         return .object([
-            ("MATP", .bool(AWTRIXDevice.matrixOn(status))), ("ABRI", .bool(status?.brightness?.lux != nil)),
+            ("MATP", .bool(AWTRIXDevice.matrixOn(status))),
+            ("ABRI", .bool(status?.brightness?.lux != nil && status?.brightness?.percentSet == nil)),
             ("BRI", number(AWTRIXDevice.brightness(status))), ("ATRANS", .bool(true)), ("TEFF", number(1)),
             ("TCOL", white), ("TSPEED", number(500)), ("ATIME", number(7)), ("TMODE", number(1)),
             ("CHCOL", number(0xFF_0000)), ("CTCOL", number(0)), ("CBCOL", white),
@@ -48,17 +48,14 @@ public enum AWTRIXSettings {
         return sound.output != "none" && sound.state != "unavailable" && (sound.volume ?? 0) > 0
     }
 
-    /// The keys whose value above is the board's own, so that asking for it holds.
-    static let known: Set<String> = ["MATP", "ABRI", "BRI", "ATRANS", "TEFF", "SOUND", "VOL"]
+    /// The keys besides the display's whose value above is the board's own, so that asking for
+    /// it holds.
+    static let known: Set<String> = ["ATRANS", "TEFF", "SOUND", "VOL"]
 
-    /// A written `settings` body: done when every key asked already holds on the board.
-    static func outcome(_ body: [UInt8], status: StatusAnswer?) throws(ProtocolError) -> AWTRIXDevice.Outcome {
-        guard !body.isEmpty else { return .done() }
-        let (value, remarks) = try AWTRIXFields.parse(body, kind: "settings are a JSON object")
-        guard case .object(let members) = value else {
-            throw ProtocolError(.wrongType, field: "body", "settings must be a JSON object, got \(value.typeName)")
-        }
-        guard case .object(let board) = current(status) else { return .done(remarks: remarks) }
+    /// The keys of a written `settings` body other than the display's: a line for each that
+    /// does not already hold on the board.
+    static func notDone(_ members: [(String, JSONValue)], status: StatusAnswer?) throws(ProtocolError) -> [String] {
+        guard case .object(let board) = current(status) else { return [] }
         var lines: [String] = []
         for (key, asked) in members {
             guard let held = board.first(where: { $0.0 == key })?.1 else {
@@ -68,7 +65,7 @@ public enum AWTRIXSettings {
             if known.contains(key), try same(asked, held, key: key) { continue }
             lines.append("\(key): not changed; \(instead(key))")
         }
-        return lines.isEmpty ? .done(remarks: remarks) : .notDone(remarks + lines)
+        return lines
     }
 
     /// Whether the asked value is the board's, read as AWTRIX reads it (numbers as strings).

@@ -1,7 +1,7 @@
 import NookActivities
 
 /// The operations on the whole device: what the glass shows when no card is on it (R4, E8),
-/// quiet hours (Z1), the indicator lights (M1) and the buttons simulated for tests and boards without buttons.
+/// quiet hours (Z1), the indicator lights and the display's power and brightness (M1) and the buttons simulated for tests and boards without buttons.
 public struct DeviceOperations: Sendable {
     typealias Row = NookOperation.Row
 
@@ -69,6 +69,18 @@ public struct DeviceOperations: Sendable {
         scope: .device("set the indicator lights"),
         make: { .indicator($0) },
         decode: { reader throws(ProtocolError) in try NookIndicator.decode(reader) },
+        encode: { $0.encoded })
+
+    /// The display switched off (for a while) or on, and its brightness set or given back to
+    /// nook.toml and the room (M1's `power`, `sleep` and `settings`, M4's `PUT display`); with
+    /// neither, its state, which anyone may read, as `status`.
+    public let display = Row<DisplaySetting>(
+        .display, fields: ["power", "forS", "brightness"], answer: DisplayAnswer.self, command: .subcommand,
+        scope: .device("switch the display off or on, or set its brightness"),
+        scopeOf: { $0.reads ? .anyone : nil },
+        reads: { $0.reads },
+        make: { .display($0) },
+        decode: { reader throws(ProtocolError) in try DisplaySetting.decode(reader) },
         encode: { $0.encoded })
 
     /// The buttons simulated (`debug.press_inputs`): `holdMs`, how long the button is held, for

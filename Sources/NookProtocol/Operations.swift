@@ -29,6 +29,8 @@ public enum NookOperation: Hashable, Sendable {
     case quiet(QuietSetting)
     /// Lights, blinks, fades or turns off one of the three indicator lights (M1).
     case indicator(NookIndicator)
+    /// Switches the display off or on, sets its brightness, or reads them (M1, M4).
+    case display(DisplaySetting)
     /// Changes a pending or shown activity in place (U1).
     case update(UpdateTarget, changes: ActivityChanges, restartDwell: Bool)
     /// Streams a ``InputMessage`` for every press of an input (open, dismiss), as `watch`
@@ -87,7 +89,7 @@ extension NookOperation {
     public enum Name: String, CaseIterable, Hashable, Sendable {
         case enqueue, cancel
         case cancelAll = "cancel-all"
-        case dismiss, suspend, resume, quiesce, status, list, watch, snapshot, home, focus, glance, quiet, indicator, update, inputs, press, invoke, history
+        case dismiss, suspend, resume, quiesce, status, list, watch, snapshot, home, focus, glance, quiet, indicator, display, update, inputs, press, invoke, history
         case historyShow = "history-show"
         case historyReplay = "history-replay"
         case historyClear = "history-clear"
@@ -157,6 +159,7 @@ extension NookOperation {
         case .glance(let glance): visitor.visit(DeviceOperations.shared.glance, glance)
         case .quiet(let setting): visitor.visit(DeviceOperations.shared.quiet, setting)
         case .indicator(let setting): visitor.visit(DeviceOperations.shared.indicator, setting)
+        case .display(let setting): visitor.visit(DeviceOperations.shared.display, setting)
         case .update(let target, let changes, let restartDwell): visitor.visit(CardOperations.shared.update, (target, changes, restartDwell))
         case .inputs: visitor.visit(ReadingOperations.shared.inputs, ())
         case .press(let input, let holdMs): visitor.visit(DeviceOperations.shared.press, (input, holdMs))

@@ -13,11 +13,15 @@ public struct StatusAnswer: NookAnswer {
         public var slideFrameIntervalMs: Double?
         /// Page flips, where the backend flips pages (DRM).
         public var flips: Flips?
+        /// False while switched off (`display`, M1); nil from a nookd that cannot switch it.
+        public var on: Bool?
+        /// Seconds until a display switched off for a while is on again.
+        public var wakesInS: Int?
 
         public init(backend: String, mode: String, rotation: Int, theme: String, refreshHz: Double,
-                    slideFrameIntervalMs: Double? = nil, flips: Flips? = nil) {
+                    slideFrameIntervalMs: Double? = nil, flips: Flips? = nil, on: Bool? = nil, wakesInS: Int? = nil) {
             (self.backend, self.mode, self.rotation, self.theme, self.refreshHz) = (backend, mode, rotation, theme, refreshHz)
-            (self.slideFrameIntervalMs, self.flips) = (slideFrameIntervalMs, flips)
+            (self.slideFrameIntervalMs, self.flips, self.on, self.wakesInS) = (slideFrameIntervalMs, flips, on, wakesInS)
         }
     }
 
@@ -98,9 +102,12 @@ public struct StatusAnswer: NookAnswer {
         public var output: String
         /// The room's light the levels follow, in lux (an ambient light sensor's reading).
         public var lux: Double?
+        /// The percentage set over the API (`display`); nil: nook.toml's levels and the room.
+        public var percentSet: Int?
 
-        public init(state: String, level: Int, maximum: Int, output: String, lux: Double? = nil) {
+        public init(state: String, level: Int, maximum: Int, output: String, lux: Double? = nil, percentSet: Int? = nil) {
             (self.state, self.level, self.maximum, self.output, self.lux) = (state, level, maximum, output, lux)
+            self.percentSet = percentSet
         }
     }
 
@@ -263,7 +270,8 @@ public struct StatusAnswer: NookAnswer {
             ("rotation", .number(Double(display.rotation))), ("theme", .string(display.theme)),
             ("refreshHz", .number(display.refreshHz)),
             ("slideFrameIntervalMs", display.slideFrameIntervalMs.map(JSONValue.number) ?? .null),
-            ("flips", flips),
+            ("flips", flips), ("power", display.on.map { .string($0 ? "on" : "off") } ?? .null),
+            ("wakesInS", display.wakesInS.map { .number(Double($0)) } ?? .null),
         ])
         let gpioJSON: JSONValue = gpio.map { gpio in
             .object([("library", .string(gpio.library)), ("api", .number(Double(gpio.api))), ("lines", .array(gpio.lines.map { line in
@@ -307,7 +315,8 @@ public struct StatusAnswer: NookAnswer {
             ("brightness", brightness.map { brightness in
                 .object([("state", .string(brightness.state)), ("level", .number(Double(brightness.level))),
                          ("maximum", .number(Double(brightness.maximum))), ("output", .string(brightness.output)),
-                         ("lux", brightness.lux.map(JSONValue.number) ?? .null)])
+                         ("lux", brightness.lux.map(JSONValue.number) ?? .null),
+                         ("set", brightness.percentSet.map { .number(Double($0)) } ?? .null)])
             } ?? .null),
         ]
         return .object(members + touchMember)
@@ -326,7 +335,8 @@ public struct StatusAnswer: NookAnswer {
             flips: try display.object("flips").map { (flips) throws(ProtocolError) in
                 Flips(requested: try flips.requiredCount("requested"), completed: try flips.requiredCount("completed"),
                       timedOut: try flips.requiredCount("timedOut"))
-            })
+            },
+            on: try display.string("power").map { $0 != "off" }, wakesInS: try display.count("wakesInS"))
         home = try reader.requiredString("home")
         engaged = try reader.requiredBool("engaged")
         inputs = try reader.requiredObjects("inputs").map { (input) throws(ProtocolError) in
@@ -359,7 +369,8 @@ public struct StatusAnswer: NookAnswer {
         brightness = try reader.object("brightness").map { (brightness) throws(ProtocolError) in
             Brightness(state: try brightness.requiredString("state"), level: try brightness.requiredCount("level"),
                        maximum: try brightness.requiredCount("maximum"), output: try brightness.requiredString("output"),
-                       lux: try brightness.number("lux", in: -1e12...1e12))
+                       lux: try brightness.number("lux", in: -1e12...1e12),
+                       percentSet: try brightness.number("set", in: 0...100).map { Int($0.rounded()) })
         }
         touch = try reader.object("touch").map { (touch) throws(ProtocolError) in try Touch(reading: touch) }
         apps = try reader.object("apps").map { (apps) throws(ProtocolError) in try Apps(reading: apps) }

@@ -1,10 +1,11 @@
 /// In a `watch` stream: something `status` reports changed that no activity event tells:
 /// engagement, a queue suspended or resumed, the home content, the foreground
-/// module, the indicator lights, the sound output's state (a sound began or ended). A watcher that mirrors the status (nook-mqtt's retained `state`) asks `status`
+/// module, the indicator lights, the sound output's state (a sound began or ended), the display
+/// switched off or on or its brightness set. A watcher that mirrors the status (nook-mqtt's retained `state`) asks `status`
 /// again on this line instead of polling it.
 public struct StatusChangeMessage: Sendable, Equatable {
     public enum Change: String, Sendable, CaseIterable {
-        case engaged, suspended, home, foreground, indicators, sound
+        case engaged, suspended, home, foreground, indicators, sound, display
     }
 
     public var change: Change

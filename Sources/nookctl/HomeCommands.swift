@@ -7,12 +7,14 @@ import NookProtocol
 import NookSystem
 
 extension OperationCommands {
-    /// The commands for what the glass shows when idle, when it stays quiet, and its indicator lights.
+    /// The commands for what the glass shows when idle, when it stays quiet, its indicator lights,
+    /// and whether it is on and how bright.
     static var homeCommands: [(NookOperation.Name, ParsableCommand.Type)] {
         [
         (.home, Home.self),
         (.quiet, Quiet.self),
         (.indicator, Indicator.self),
+        (.display, DisplayCommand.self),
         ]
     }
 }
@@ -82,5 +84,52 @@ struct Indicator: ParsableCommand {
     func run() throws {
         let setting = NookIndicator(number: number, color: parsedColor, blinkMs: blink ?? 0, fadeMs: fade ?? 0)
         connection.run(.indicator(setting), as: IndicatorAnswer.self) { $0.summary }
+    }
+}
+
+struct DisplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration.operation(
+        DisplayCommand.self,
+        abstract: "Switch the display off (for good, or --for a while) or on, set its brightness, or show both.")
+    @OptionGroup var connection: Connection
+    @Argument(help: "on, off or status (the default).") var action: String = "status"
+    @Option(name: .customLong("for"), help: "With 'off': how long, such as 90s, 45m, 8h or 2d; then it is on again by itself.") var duration: String?
+    @Option(help: "A percentage from 0 to 100 (a card shows at it; the other states keep their proportion), or auto.") var brightness: String?
+
+    var setting: DisplaySetting {
+        get throws {
+            var setting = DisplaySetting()
+            switch action {
+            case "on": setting.power = .on
+            case "off":
+                setting.power = .off
+                if let duration {
+                    switch DurationText.seconds(duration, units: "smhd", expected: "a duration such as 90s, 45m, 8h or 2d",
+                                                range: 1...Double(DisplaySetting.longestOffS), fractions: .wholeSeconds) {
+                    case .success(let seconds): setting.power = .offFor(seconds: Int(seconds))
+                    case .failure(let problem): throw ValidationError("--for \(problem)")
+                    }
+                }
+            case "status": break
+            default: throw ValidationError("the action must be on, off or status; got '\(action)'")
+            }
+            if duration != nil && action != "off" { throw ValidationError("only 'off' takes --for") }
+            if let brightness {
+                if brightness == "auto" {
+                    setting.brightness = .automatic
+                } else if let percent = Int(brightness), DisplaySetting.percents.contains(percent) {
+                    setting.brightness = .percent(percent)
+                } else {
+                    throw ValidationError("--brightness must be a percentage from 0 to 100, or auto; got '\(brightness)'")
+                }
+            }
+            return setting
+        }
+    }
+
+    func validate() throws { _ = try setting }
+
+    func run() throws {
+        connection.run(.display(try setting), as: DisplayAnswer.self) { $0.summary }
     }
 }

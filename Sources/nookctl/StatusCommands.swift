@@ -23,7 +23,8 @@ struct Status: ParsableCommand {
     func run() throws {
         connection.run(.status, as: StatusAnswer.self) { status in
             let display = status.display
-            var lines = ["display: \(display.mode) (backend \(display.backend), rotation \(display.rotation)°, theme \(display.theme))",
+            let switched = display.on == false ? ", switched off" + (display.wakesInS.map { " for \(DisplayAnswer.spoken($0)) more" } ?? "") : ""
+            var lines = ["display: \(display.mode) (backend \(display.backend), rotation \(display.rotation)°, theme \(display.theme))\(switched)",
                          "home: \(status.home)",
                          "foreground module: \(status.foreground ?? "none")",
                          "engaged: \(status.engaged ? "yes" : "no")"]
@@ -34,7 +35,8 @@ struct Status: ParsableCommand {
             if let brightness = status.brightness {
                 let percent = Int((Double(brightness.level) / Double(max(1, brightness.maximum)) * 100).rounded())
                 let room = brightness.lux.map { ", the room at \($0.isFinite && abs($0) < 1e15 ? String(Int($0.rounded())) : String($0)) lux" } ?? ""
-                lines.append("brightness: \(brightness.state), \(percent) % (\(brightness.level) of \(brightness.maximum) on \(brightness.output))\(room)")
+                let set = brightness.percentSet.map { ", set to \($0) % (nookctl display --brightness auto gives it back)" } ?? ""
+                lines.append("brightness: \(brightness.state), \(percent) % (\(brightness.level) of \(brightness.maximum) on \(brightness.output))\(room)\(set)")
             }
             if let sound = status.sound { lines.append(sound.line) }
             for input in status.inputs {

@@ -14,8 +14,8 @@ struct AWTRIXDeviceMQTTTests {
     /// Nook board is then as asked.
     static let sends: [(topic: String, payload: String, done: Bool)] = [
         ("power", #"{"power": true}"#, true),
-        ("power", #"{"power": false}"#, false),
-        ("sleep", #"{"sleep": 5}"#, false),
+        ("power", #"{"power": false}"#, true),
+        ("sleep", #"{"sleep": 3600}"#, true),
         ("sound", #"{"sound": "alarm"}"#, false),
         ("rtttl", "two short:d=4,o=5,b=100:16e6,16e6", false),
         ("moodlight", #"{"brightness": 170, "kelvin": 2300}"#, false),
@@ -25,6 +25,7 @@ struct AWTRIXDeviceMQTTTests {
         ("indicator3", ##"{"color": "#32a852", "blink": 500}"##, true),
         ("settings", #"{"TEFF": 1}"#, true),
         ("settings", #"{"BRI": 100, "ATIME": 10}"#, false),
+        ("settings", #"{"MATP": "true"}"#, true),
         ("reboot", "", false),
         ("doupdate", "", false),
         ("sendscreen", "", false),
@@ -32,7 +33,7 @@ struct AWTRIXDeviceMQTTTests {
 
     @Test func m1_everyDeviceTopicActsOrIsSaidInTheLogAndOnTheErrorTopic() throws {
         let setup = try AWTRIXMQTTTests.Setup()
-        let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])
+        let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error", "nook/b1/stats"])
         for send in Self.sends {
             try setup.broker.publish("nook/b1/\(send.topic)", bytes: Array(send.payload.utf8))
         }
@@ -47,17 +48,25 @@ struct AWTRIXDeviceMQTTTests {
         func message(_ topic: String) -> String {
             said.compactMap { $0["topic"]?.text == "nook/b1/\(topic)" ? $0["message"]?.text : nil }.joined(separator: "\n")
         }
-        #expect(message("power").contains("no display-off operation"), "\(message("power"))")
+        #expect(message("power").isEmpty && message("sleep").isEmpty, "switched: \(message("power")) \(message("sleep"))")
         #expect(message("sound").contains("sound: not played: no sound output is configured") && message("rtttl").contains("rtttl: not played: no sound output is configured"))
         #expect(message("reboot").contains("not rebooted over the API") && message("doupdate").contains("not updated over the API"))
-        #expect(message("settings").contains("BRI: not changed") && message("settings").contains("ATIME: not changed"), "\(message("settings"))")
+        // Without a [brightness] table nookd leaves the brightness alone, and says so.
+        #expect(message("settings").contains("brightness: not set: nook.toml has no [brightness] table") && message("settings").contains("ATIME: not changed"),
+                "\(message("settings"))")
         #expect(message("sendscreen").contains("/api/v1/frame"))
         // What holds is said in the log; what does not, too.
         try eventually("the log") {
             setup.bridge.log.contains("nook/b1/power: done (the board is as asked)")
                 && setup.bridge.log.contains("nook/b1/indicator2: done (the board is as asked)")
-                && setup.bridge.log.contains("refused a message: nook/b1/sleep: not done: sleep: a Nook board does not sleep")
+                && setup.bridge.log.contains("nook/b1/sleep: done (the board is as asked)")
         }
+        // The display was off, then asleep, then on again (MATP): the stats said it each time.
+        try eventually("the stats following the display") {
+            let matrix = errors.json("nook/b1/stats").compactMap { $0["matrix"] }
+            return matrix.contains(.bool(false)) && matrix.last == .bool(true)
+        }
+        #expect(try setup.daemon.request(.status)["display"]?["power"] == .string("on"))
         #expect(try setup.daemon.activities().allSatisfy { $0.current == nil && $0.pending.isEmpty }, "nothing reached the glass")
     }
 
@@ -86,7 +95,7 @@ struct AWTRIXDeviceMQTTTests {
     @Test func m1_anIndicatorTopicLightsTheGlassAndTheStatsSayIt() throws {
         let setup = try AWTRIXMQTTTests.Setup()
         let stats = try Subscriber(broker: setup.broker, topics: ["nook/b1/stats"])
-        let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])
+        let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error", "nook/b1/stats"])
         try eventually("the first stats") { !stats.json("nook/b1/stats").isEmpty }
         try setup.broker.publish("nook/b1/indicator2", ##"{"color": "#32a852", "fade": 2000}"##)
         try eventually("indicator2 lit in the stats") { stats.json("nook/b1/stats").last?["indicator2"] == .bool(true) }
@@ -102,7 +111,7 @@ struct AWTRIXDeviceMQTTTests {
     /// is said on the error topic and in the log, not dropped without a word.
     @Test func m1_aMessageOnAnAppTopicWithoutANameIsSaid() throws {
         let setup = try AWTRIXMQTTTests.Setup()
-        let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])
+        let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error", "nook/b1/stats"])
         try setup.broker.publish("nook/b1/custom/", #"{"text": "x"}"#)
         try eventually("the refusal") { !errors.json("nook/b1/error").isEmpty }
         let said = try #require(errors.json("nook/b1/error").first)
@@ -116,7 +125,7 @@ struct AWTRIXDeviceMQTTTests {
     /// on the error topic as a warning, as on an app's topic: the indicator turned off is done.
     @Test func m1_aKeyGivenTwiceOnADeviceTopicIsSaidAsAWarning() throws {
         let setup = try AWTRIXMQTTTests.Setup()
-        let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])
+        let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error", "nook/b1/stats"])
         try setup.broker.publish("nook/b1/indicator1", ##"{"color": "#FF0000", "color": [0, 0, 0]}"##)
         try eventually("the warning") { !errors.json("nook/b1/error").isEmpty }
         let said = try #require(errors.json("nook/b1/error").first)
@@ -129,7 +138,7 @@ struct AWTRIXDeviceMQTTTests {
     /// refused as too long, not read whole into memory.
     @Test func m1_aDeviceTopicsPayloadOverTheBoundIsRefusedAsTooLong() throws {
         let setup = try AWTRIXMQTTTests.Setup()
-        let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])
+        let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error", "nook/b1/stats"])
         let huge = "{\"BRI\": 100, \"pad\": \"" + String(repeating: "x", count: NookProtocol.maximumLineBytes) + "\"}"
         try setup.broker.publish("nook/b1/settings", bytes: Array(huge.utf8))
         try eventually("the refusal") { !errors.json("nook/b1/error").isEmpty }

@@ -28,6 +28,7 @@ struct OperationDispatchTests {
         case .glance: .glance(nil)
         case .quiet: .quiet(.status)
         case .indicator: .indicator(NookIndicator(number: 1, color: 0x00FF00))
+        case .display: .display(DisplaySetting(power: .on))
         case .update: .update(.id(card), changes: ActivityChanges(members: [("progress", .number(0.5))]), restartDwell: false)
         case .inputs: .inputs
         case .press: .press(.open)

@@ -24,7 +24,8 @@ struct OperationHandlerTests {
             return nil
         }
         #expect(device == ["suspend: suspend", "resume: resume", "quiesce: quiesce", "home: set the home content",
-                           "focus: switch the foreground module", "quiet: change quiet hours", "indicator: set the indicator lights"])
+                           "focus: switch the foreground module", "quiet: change quiet hours", "indicator: set the indicator lights",
+                           "display: switch the display off or on, or set its brightness"])
         #expect(NookOperation.quiet(.status).scope == .anyone)
         #expect(NookOperation.quiet(.on).scope == .device("change quiet hours"))
         #expect(NookOperation.press(.open).scope == .debug)

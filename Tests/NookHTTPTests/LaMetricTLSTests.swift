@@ -43,11 +43,11 @@ struct LaMetricBench {
 
     /// On port 4343 of a loopback address of its own (127.A.B.C): another test's or program's
     /// 4343 is on another address. A start that finds its address taken tries another.
-    static func onPort4343() throws -> LaMetricBench {
+    static func onPort4343(nookdConfig: String? = nil) throws -> LaMetricBench {
         var lastError: (any Error)?
         for _ in 0..<6 {
             let host = "127.\(UInt8.random(in: 1...254)).\(UInt8.random(in: 1...254)).\(UInt8.random(in: 1...254))"
-            do { return try LaMetricBench(listen: host + ":4343") } catch { lastError = error }
+            do { return try LaMetricBench(listen: host + ":4343", nookdConfig: nookdConfig) } catch { lastError = error }
         }
         throw lastError ?? TestFailure("no loopback address had port 4343 free")
     }

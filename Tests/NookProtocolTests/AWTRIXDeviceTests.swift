@@ -12,11 +12,35 @@ import Testing
         if case .notDone(let lines) = outcome { lines } else { [] }
     }
 
-    @Test func m1_powerOnHoldsAndOffIsNotDoneInEveryFormAWTRIXTakes() throws {
-        #expect(try outcome(.power, #"{"power": true}"#) == .done() && outcome(.power, "true") == .done() && outcome(.power, "1") == .done())
-        #expect(try notDone(outcome(.power, #"{"power": false}"#)).first?.contains("no display-off operation") == true)
-        #expect(try notDone(outcome(.power, "false")).count == 1 && notDone(outcome(.power, #"{"power": "0"}"#)).count == 1)
-        #expect(throws: ProtocolError.self) { try outcome(.power, #"{"power": [1]}"#) }
+    func display(_ request: AWTRIXDevice.Request, _ body: String, status: StatusAnswer? = nil) throws -> AWTRIXDevice.DisplayPart {
+        try AWTRIXDevice.display(request, body: Array(body.utf8), status: status)
+    }
+
+    @Test func m1_powerAndSleepSwitchTheDisplayInEveryFormAWTRIXTakes() throws {
+        for on in [#"{"power": true}"#, "true", "1", #"{"power": 1}"#, #"{"power": "true"}"#] {
+            #expect(try display(.power, on).setting == DisplaySetting(power: .on), "\(on)")
+        }
+        for off in [#"{"power": false}"#, "false", "0", #"{"power": "0"}"#] {
+            #expect(try display(.power, off).setting == DisplaySetting(power: .off), "\(off)")
+        }
+        #expect(try display(.sleep, #"{"sleep": 5}"#).setting == DisplaySetting(power: .offFor(seconds: 5)))
+        #expect(try display(.sleep, #"{"sleep": "90.7"}"#).setting == DisplaySetting(power: .offFor(seconds: 90)), "a number as a string, cut")
+        #expect(try display(.sleep, #"{"sleep": 0}"#).setting == DisplaySetting(power: .off), "0: until switched on")
+        #expect(try notDone(outcome(.power, "")) == [#"power: is required, {"power": true} or {"power": false}"#], "an empty body asks nothing")
+        #expect(try notDone(outcome(.sleep, " ")) == [#"sleep: is required, {"sleep": SECONDS}"#])
+        for (bad, field) in [(#"{"power": [1]}"#, "power"), (#"{"powr": 1}"#, "power")] {
+            #expect(throws: ProtocolError.self, "\(bad)") { try display(.power, bad) }
+            do { _ = try display(.power, bad) } catch { #expect((error as? ProtocolError)?.field == field, "\(bad): \(error)") }
+        }
+        for bad in ["{}", #"{"sleep": -1}"#, #"{"sleep": 604801}"#, #"{"sleep": "soon"}"#, "[5]"] {
+            #expect(throws: ProtocolError.self, "\(bad)") { try display(.sleep, bad) }
+        }
+        // Without nookd's answer, a switch is not done; with it, what nookd warns of is not.
+        #expect(try notDone(outcome(.power, "false")) == ["power: not carried out without nookd"])
+        let part = try display(.power, "true")
+        #expect(AWTRIXDevice.outcome(of: DisplayAnswer(on: true, brightnessManaged: false), part) == .done())
+        let dark = DisplayAnswer(on: true, nobodyThere: true, brightnessManaged: false, warnings: ["power: the glass stays dark"])
+        #expect(AWTRIXDevice.outcome(of: dark, part) == .notDone(["power: the glass stays dark"]))
     }
 
     @Test func m1_anIndicatorIsCarriedOutAndTheMoodLightOffHoldsAndItsColourIsNotDone() throws {
@@ -46,9 +70,26 @@ import Testing
         }
     }
 
-    @Test func m1_aSettingHoldsOnlyWhenItIsAlreadyNooksAndEveryOtherKeyIsNamed() throws {
-        // Without a [brightness] table the brightness is 255; numbers as strings, as AWTRIX reads them.
-        #expect(try outcome(.settings, #"{"BRI": "255", "TEFF": 1, "ATRANS": true, "MATP": true}"#) == .done())
+    @Test func m1_aSettingsMatrixAndBrightnessAreTheDisplaysAndEveryOtherKeyHoldsOnlyWhenItIsAlreadyNooks() throws {
+        // Numbers as strings, as AWTRIX reads them; BRI 0–255 as a percentage.
+        let part = try display(.settings, #"{"BRI": "255", "TEFF": 1, "ATRANS": true, "MATP": true}"#)
+        #expect(part.setting == DisplaySetting(power: .on, brightness: .percent(100)) && part.notDone.isEmpty, "\(part)")
+        #expect(try display(.settings, #"{"BRI": 128}"#).setting.brightness == .percent(50))
+        #expect(try display(.settings, #"{"BRI": 100, "ABRI": true}"#).setting.brightness == .automatic, "ABRI on leaves BRI unused")
+        #expect(try display(.settings, #"{"MATP": false}"#).setting == DisplaySetting(power: .off))
+        // ABRI off alone keeps the brightness on the glass, set: the level nookd last wrote.
+        var status = StatusAnswer(foreground: nil, display: .init(backend: "mock", mode: "64x32", rotation: 0, theme: "dark", refreshHz: 60),
+                                  home: "clock", engaged: false, inputs: [], gpio: nil, modules: [], connections: 0)
+        status.brightness = .init(state: "idle", level: 153, maximum: 255, output: "frames", lux: 12)
+        #expect(try display(.settings, #"{"ABRI": false}"#, status: status).setting.brightness == .percent(60))
+        status.brightness?.percentSet = 35
+        #expect(try display(.settings, #"{"ABRI": "false"}"#, status: status).setting.brightness == .percent(35))
+        #expect(AWTRIXSettings.current(status)["BRI"] == .number(89) && AWTRIXSettings.current(status)["ABRI"] == .bool(false))
+        status.display.on = false
+        #expect(AWTRIXSettings.current(status)["MATP"] == .bool(false) && AWTRIXDevice.stats(status: status, host: AWTRIXHost(uptime: 1, availableMemory: 1, name: "n", address: "a"))["matrix"] == .bool(false))
+        for bad in [#"{"BRI": 256}"#, #"{"BRI": -1}"#, #"{"MATP": [1]}"#, #"{"ABRI": {}}"#] {
+            #expect(throws: ProtocolError.self, "\(bad)") { try display(.settings, bad) }
+        }
         let lines = try notDone(outcome(.settings, ##"{"TEFF": 1, "ATIME": 10, "TCOL": "#FF0000", "NOPE": 1}"##))
         #expect(lines.count == 3 && lines[0].hasPrefix("ATIME: not changed; ") && lines[1].hasPrefix("TCOL: not changed; "), "\(lines)")
         #expect(lines[2] == "NOPE: is not one of AWTRIX's settings")
@@ -57,7 +98,7 @@ import Testing
 
     @Test func m1_whatNookNeverDoesOverTheAPIIsNotDoneWhateverTheBody() throws {
         // `sound` and `rtttl` are played by nookd (AWTRIXSoundTests).
-        for request in [AWTRIXDevice.Request.sleep, .reboot, .doupdate, .erase, .resetSettings, .sendscreen] {
+        for request in [AWTRIXDevice.Request.reboot, .doupdate, .erase, .resetSettings, .sendscreen] {
             #expect(try notDone(outcome(request, "")).first?.hasPrefix("\(request.label): ") == true, "\(request)")
         }
     }

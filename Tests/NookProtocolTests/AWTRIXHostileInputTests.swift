@@ -17,16 +17,14 @@ struct AWTRIXHostileInputTests {
         #expect(NookApp.Chart(.bar, [-Double.greatestFiniteMagnitude, 0, .greatestFiniteMagnitude]).characters == "▁▅█")
     }
 
-    func power(_ body: String) throws(ProtocolError) -> AWTRIXDevice.Outcome {
-        try AWTRIXDevice.outcome(.power, body: Array(body.utf8), status: nil)
+    func power(_ body: String) throws(ProtocolError) -> AWTRIXDevice.DisplayPart {
+        try AWTRIXDevice.display(.power, body: Array(body.utf8), status: nil)
     }
 
     @Test func m1_aPowerKeyGivenTwiceTakesItsLastValueAsAWTRIXReadsIt() throws {
-        guard case .done(let remarks) = try power(#"{"power": false, "power": true}"#) else {
-            Issue.record("the last value, true, is the board as it is")
-            return
-        }
-        #expect(remarks.count == 1 && remarks[0].hasPrefix("given twice") && remarks[0].contains("power"), "\(remarks)")
+        let part = try power(#"{"power": false, "power": true}"#)
+        #expect(part.setting == DisplaySetting(power: .on), "the last value, true")
+        #expect(part.remarks.count == 1 && part.remarks[0].hasPrefix("given twice") && part.remarks[0].contains("power"), "\(part.remarks)")
     }
 
     /// A key given twice on a device route is read as AWTRIX reads it and said with the `OK`

@@ -46,11 +46,12 @@ struct OperationRowTests {
         }
     }
 
-    /// U3: a row may open one request of its operation to anyone; reading quiet hours is the one.
+    /// U3: a row may open one request of its operation to anyone; reading quiet hours and
+    /// reading the display's state are the ones.
     @Test func u3_aRowsScopeOfOneRequestIsItsOwnOrWhatItsFieldsMakeIt() {
         let differing = NookOperation.Name.allCases.flatMap { name in
             OperationTableTests.samples(of: name).filter { $0.scope != name.entry.scope }
         }
-        #expect(differing == [.quiet(.status)])
+        #expect(differing == [.quiet(.status), .display(DisplaySetting())])
     }
 }

@@ -37,6 +37,9 @@ struct OperationTableTests {
                                                      highlightRow: 1, menu: true))]
         case .quiet: return [.quiet(.on), .quiet(.off), .quiet(.status), .quiet(.until("07:30"))]
         case .indicator: return [.indicator(NookIndicator(number: 3, color: 0x0000FF, fadeMs: 2000)), .indicator(.off(1))]
+        case .display:
+            return [.display(DisplaySetting()), .display(DisplaySetting(power: .off)), .display(DisplaySetting(power: .offFor(seconds: 60), brightness: .percent(0))),
+                    .display(DisplaySetting(power: .on, brightness: .automatic)), .display(DisplaySetting(brightness: .percent(100)))]
         case .update:
             return [.update(.id(id), changes: ActivityChanges(members: [("progress", .number(0.7))]), restartDwell: true),
                     .update(.key("build", module: "ci"), changes: ActivityChanges(members: [("title", .string("Done"))]), restartDwell: false)]
@@ -105,8 +108,9 @@ struct OperationTableTests {
 
     @Test func c1_theOperationsThatOnlyReadAreWhatTheirRowsSay() {
         let reads = Set(NookOperation.Name.allCases.filter { Self.samples(of: $0).contains { !$0.changesSomething } })
-        #expect(reads == [.status, .watch, .snapshot, .inputs, .frame, .list, .history, .historyShow, .appList, .appShow, .quiet])
+        #expect(reads == [.status, .watch, .snapshot, .inputs, .frame, .list, .history, .historyShow, .appList, .appShow, .quiet, .display])
         #expect(NookOperation.quiet(.status).changesSomething == false && NookOperation.quiet(.on).changesSomething)
+        #expect(!NookOperation.display(DisplaySetting()).changesSomething && NookOperation.display(DisplaySetting(brightness: .automatic)).changesSomething)
     }
 
     @Test func c1_theNameListIsTheTableInOrderAndAnUnknownOperationNamesThemAll() {

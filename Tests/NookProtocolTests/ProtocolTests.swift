@@ -20,6 +20,7 @@ struct ProtocolTests {
             .glance(nil),
             .quiet(.on), .quiet(.off), .quiet(.status), .quiet(.until("07:30")),
             .indicator(NookIndicator(number: 2, color: 0xFF8000, blinkMs: 500)), .indicator(.off(3)), .indicator(NookIndicator(number: 1, color: nil, fadeMs: 900)),
+            .display(DisplaySetting()), .display(DisplaySetting(power: .offFor(seconds: 3600), brightness: .percent(35))),
             .update(.id(id), changes: ActivityChanges(members: [("progress", .number(0.7))]), restartDwell: true),
             .inputs, .press(.open), .press(.dismiss),
             .invoke(id), .invoke(nil),
@@ -36,7 +37,7 @@ struct ProtocolTests {
             #expect(decoded.operation == operation, "\(line)")
             #expect(decoded.id == .number(7))
         }
-        #expect(Set(NookOperation.names).count == 35)
+        #expect(Set(NookOperation.names).count == 36)
     }
 
     @Test(arguments: [

@@ -46,19 +46,42 @@ enum AWTRIXDeviceRoutes {
     static func answer(_ request: AWTRIXDevice.Request, _ exchange: any HTTPExchange, _ nookd: any NookdCalls) {
         if let number = request.indicatorNumber { return indicator(number, exchange, nookd) }
         if request.playsSound { return sound(request, exchange, nookd) }
-        // Only power and settings compare with the board; the rest answer without nookd.
-        let needsStatus = request == .power || request == .settings
-        func respond(_ status: StatusAnswer?) {
-            do {
-                switch try AWTRIXDevice.outcome(request, body: exchange.request.body, status: status) {
-                case .done(let remarks): exchange.respond(AWTRIXAppRoutes.ok(remarks))
-                case .notDone(let lines): exchange.respond(notDone(lines).response)
+        if request.switchesDisplay { return display(request, exchange, nookd) }
+        respond(exchange) { () throws(ProtocolError) in try AWTRIXDevice.outcome(request, body: exchange.request.body, status: nil) }
+    }
+
+    /// AWTRIX's `OK` for what was done, 501 for what was not, or the refusal of what cannot be read.
+    static func respond(_ exchange: any HTTPExchange, _ outcome: () throws(ProtocolError) -> AWTRIXDevice.Outcome) {
+        do {
+            switch try outcome() {
+            case .done(let remarks): exchange.respond(AWTRIXAppRoutes.ok(remarks))
+            case .notDone(let lines): exchange.respond(notDone(lines).response)
+            }
+        } catch {
+            exchange.respond(AWTRIXAppRoutes.refusal(error).response)
+        }
+    }
+
+    /// `power`, `sleep`, `settings` (M1): read against the board's status (`settings` compares
+    /// with it, `ABRI` off keeps the brightness on the glass), then switched or set by nookd's
+    /// `display`; what nookd says is not so (a brightness it does not set, a glass still dark
+    /// for want of anyone there) and the settings Nook does not take are 501 `not_done`.
+    static func display(_ request: AWTRIXDevice.Request, _ exchange: any HTTPExchange, _ nookd: any NookdCalls) {
+        withStatus(exchange, nookd) { status in
+            let part: AWTRIXDevice.DisplayPart
+            do throws(ProtocolError) { part = try AWTRIXDevice.display(request, body: exchange.request.body, status: status) } catch {
+                return exchange.respond(AWTRIXAppRoutes.refusal(error).response)
+            }
+            guard !part.setting.reads else { return respond(exchange) { AWTRIXDevice.outcome(of: nil, part) } }
+            nookd.ask(.display(part.setting), for: exchange) { json in
+                do {
+                    let answer = try DisplayAnswer(json: json)
+                    respond(exchange) { AWTRIXDevice.outcome(of: answer, part) }
+                } catch {
+                    exchange.respond(HTTPAPIError(status: 502, code: "nookd_error", message: "nookd's answer cannot be read: \(error)").response)
                 }
-            } catch {
-                exchange.respond(AWTRIXAppRoutes.refusal(error).response)
             }
         }
-        if needsStatus { withStatus(exchange, nookd) { respond($0) } } else { respond(nil) }
     }
 
     /// `indicatorN`: the light set by nookd as AWTRIX reads the body; AWTRIX's `OK`, with what

@@ -44,9 +44,18 @@ struct LaMetricDevice {
 
     static func range(_ low: Int, _ high: Int) -> JSONValue { .object([("min", .number(Double(low))), ("max", .number(Double(high)))]) }
 
+    /// The brightness as a percentage: the one set over the API (`manual`), else the level
+    /// nookd last wrote (`auto`: nook.toml's levels and the room), 100 and `manual` where nookd
+    /// leaves the brightness alone (no `[brightness]` table).
+    static func brightness(status: JSONValue) -> (percent: Int, automatic: Bool) {
+        guard let table = status["brightness"], case .object = table else { return (100, false) }
+        if let set = table["set"]?.numberValue { return (Int(set.rounded()), false) }
+        guard let level = table["level"]?.numberValue, let maximum = table["maximum"]?.numberValue, maximum > 0 else { return (100, false) }
+        return (Int((level / maximum * 100).rounded()), true)
+    }
+
     /// The display: its size from the mode nookd names (`HDMI-A-1 1280x400@60.0Hz`, `32x8`), its
-    /// brightness as a percentage of the level nookd last wrote (100 without a `[brightness]`
-    /// table), `auto` while nookd sets it from the room.
+    /// brightness (``brightness(status:)``), and `on` unless switched off.
     static func display(status: JSONValue) -> JSONValue {
         let mode = status["display"]?["mode"]?.text ?? ""
         var size = (0, 0)
@@ -54,18 +63,13 @@ struct LaMetricDevice {
             let parts = word.split(separator: "x")
             if parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]) { size = (width, height) }
         }
-        var brightness = 100
-        var automatic = false
-        if let table = status["brightness"], case .object = table,
-           let level = table["level"]?.numberValue, let maximum = table["maximum"]?.numberValue, maximum > 0 {
-            brightness = Int((level / maximum * 100).rounded())
-            automatic = true
-        }
+        let (brightness, automatic) = Self.brightness(status: status)
+        let on = status["display"]?["backend"] != nil && status["display"]?["power"]?.text != "off"
         return .object([
             ("brightness", .number(Double(brightness))), ("brightness_mode", .string(automatic ? "auto" : "manual")),
             ("brightness_limit", range(0, 100)), ("brightness_range", range(0, 100)),
             ("width", .number(Double(size.0))), ("height", .number(Double(size.1))), ("type", .string("full_rgb")),
-            ("on", .bool(status["display"]?["backend"] != nil)), ("screensaver", .object([("enabled", .bool(false))])),
+            ("on", .bool(on)), ("screensaver", .object([("enabled", .bool(false))])),
         ])
     }
 

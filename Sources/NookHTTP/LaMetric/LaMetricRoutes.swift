@@ -4,8 +4,8 @@ import NookProtocol
 
 /// LaMetric Time's local API v2 as nook-http's routes (M4), served on the TLS listener
 /// (`lametric.listen`) where LaMetric's clients call it: the device, its notifications as
-/// cards, the display and audio (said to be left as they are), the rotation's next and previous
-/// app. Basic `dev:TOKEN` is a token of nook-http's like any other; errors answer in LaMetric's
+/// cards, the display (switched and its brightness set by nookd) and audio (said to be left as
+/// it is), the rotation's next and previous app. Basic `dev:TOKEN` is a token of nook-http's like any other; errors answer in LaMetric's
 /// body (``LaMetricErrorBody``).
 enum LaMetricRoutes {
     /// - Parameters:
@@ -31,13 +31,21 @@ enum LaMetricRoutes {
                 status(exchange, nookd) { exchange.respond(.json(LaMetricDevice.display(status: $0))) }
             },
             row("PUT", "/display", .publish) { exchange, _, nookd in
-                let notes: [String]
-                switch LaMetricSettingsBody.display(exchange.request.body) {
-                case .failure(let error): exchange.respond(error.response); return
-                case .success(let said): notes = said
+                status(exchange, nookd) { before in
+                    switch LaMetricSettingsBody.display(exchange.request.body, status: before) {
+                    case .failure(let error): exchange.respond(error.response)
+                    case .success(let (setting, notes)) where setting.reads:
+                        for note in notes { logger.info("LaMetric display: \(HTTPLogText.escaped(note))") }
+                        exchange.respond(success(data: LaMetricDevice.display(status: before), notes: notes))
+                    case .success(let (setting, notes)):
+                        nookd.ask(.display(setting), for: exchange) { json in
+                            let said = notes + ((try? DisplayAnswer(json: json))?.warnings ?? [])
+                            for note in said { logger.info("LaMetric display: \(HTTPLogText.escaped(note))") }
+                            // The display as it is now, read again after the change.
+                            status(exchange, nookd) { exchange.respond(success(data: LaMetricDevice.display(status: $0), notes: said)) }
+                        }
+                    }
                 }
-                for note in notes { logger.info("LaMetric display: \(HTTPLogText.escaped(note))") }
-                status(exchange, nookd) { exchange.respond(success(data: LaMetricDevice.display(status: $0), notes: notes)) }
             },
             row("GET", "/audio", .read) { exchange, _, nookd in
                 status(exchange, nookd) { exchange.respond(.json(LaMetricDevice.audio(status: $0))) }

@@ -1,35 +1,56 @@
 import NookProtocol
 
-/// The bodies of `PUT /api/v2/device/display` and `/audio` (M4), read for what they ask and
-/// answered with what the board does with it: nookd has no operation that sets the brightness
-/// (nook.toml's `[brightness]` does) and Nook's volume is nook.toml's `sound.volume`, so each field asked for
-/// is checked and named as left as it is.
+/// The bodies of `PUT /api/v2/device/display` and `/audio` (M4), read for what they ask:
+/// `on`, `brightness` and `brightness_mode` are nookd's `display` (a brightness alone is set,
+/// as a slider moved means; `auto` gives it back to nook.toml and the room; `manual` alone keeps
+/// the brightness on the glass, set). What the board does not take is named: the screensaver
+/// (Nook has none), keys LaMetric lacks, and the volume, which is nook.toml's `sound.volume`.
 enum LaMetricSettingsBody {
-    static func display(_ body: [UInt8]) -> Result<[String], HTTPAPIError> {
-        fields(body) { key, value throws(HTTPAPIError) in
+    static func display(_ body: [UInt8], status: JSONValue) -> Result<(DisplaySetting, [String]), HTTPAPIError> {
+        var setting = DisplaySetting()
+        var percent: Int?
+        var mode: String?
+        let notes = fields(body) { key, value throws(HTTPAPIError) -> String? in
             switch key {
             case "brightness":
-                try whole(value, key, 0...100)
-                return "brightness \(value.serialized) is not set: nook-http has no way to set the brightness ([brightness] in nook.toml sets it)"
+                percent = try whole(value, key, 0...100)
+                return nil
             case "brightness_mode":
-                guard let mode = value.text, ["auto", "manual"].contains(mode) else { throw invalid(key, "must be auto or manual, got \(value.serialized.prefix(40))") }
-                return "brightness_mode \(mode) is not set: nook.toml's [brightness] decides whether the room sets it"
+                guard let asked = value.text, ["auto", "manual"].contains(asked) else { throw invalid(key, "must be auto or manual, got \(value.serialized.prefix(40))") }
+                mode = asked
+                return nil
+            case "on":
+                guard case .bool(let on) = value else { throw invalid(key, "must be true or false, got \(value.serialized.prefix(40))") }
+                setting.power = on ? .on : .off
+                return nil
             case "screensaver": return "the screensaver is not set: Nook has none (the home glance shows between cards)"
-            case "on": return "on is not set: nookd turns the display off and on with who is there (presence)"
             default: return "'\(key.prefix(40))' is not a display setting LaMetric has: ignored"
             }
+        }
+        return notes.map { notes in
+            switch (mode, percent) {
+            case ("auto"?, let percent):
+                setting.brightness = .automatic
+                let ignored = percent.map { ["brightness \($0) is not used: brightness_mode auto sets it from nook.toml and the room"] } ?? []
+                return (setting, notes + ignored)
+            case (_, let percent?): setting.brightness = .percent(percent)
+            case ("manual"?, nil): setting.brightness = .percent(LaMetricDevice.brightness(status: status).percent)
+            case (_, nil): break
+            }
+            return (setting, notes)
         }
     }
 
     static func audio(_ body: [UInt8]) -> Result<[String], HTTPAPIError> {
-        fields(body) { key, value throws(HTTPAPIError) in
+        fields(body) { key, value throws(HTTPAPIError) -> String? in
             guard key == "volume" else { return "'\(key.prefix(40))' is not an audio setting LaMetric has: ignored" }
-            try whole(value, key, 0...100)
+            _ = try whole(value, key, 0...100)
             return "volume \(value.serialized) is not set: Nook's volume is nook.toml's sound.volume, which the API does not change"
         }
     }
 
-    private static func fields(_ body: [UInt8], _ note: (String, JSONValue) throws(HTTPAPIError) -> String) -> Result<[String], HTTPAPIError> {
+    /// Each member of the object read by `note`, with the notes it gives.
+    private static func fields(_ body: [UInt8], _ note: (String, JSONValue) throws(HTTPAPIError) -> String?) -> Result<[String], HTTPAPIError> {
         do throws(HTTPAPIError) {
             let value: JSONValue
             do { value = try JSONValue.parse(body) } catch {
@@ -37,17 +58,18 @@ enum LaMetricSettingsBody {
             }
             guard case .object(let members) = value else { throw invalid("body", "must be a JSON object, got \(value.typeName)") }
             var notes: [String] = []
-            for (key, value) in members { notes.append(try note(key, value)) }
+            for (key, value) in members { if let said = try note(key, value) { notes.append(said) } }
             return .success(notes)
         } catch {
             return .failure(error)
         }
     }
 
-    private static func whole(_ value: JSONValue, _ key: String, _ range: ClosedRange<Double>) throws(HTTPAPIError) {
+    private static func whole(_ value: JSONValue, _ key: String, _ range: ClosedRange<Double>) throws(HTTPAPIError) -> Int {
         guard let number = value.numberValue, range.contains(number), number == number.rounded() else {
             throw invalid(key, "must be a whole number from \(Int(range.lowerBound)) to \(Int(range.upperBound)), got \(value.serialized.prefix(40))")
         }
+        return Int(number)
     }
 
     private static func invalid(_ field: String, _ message: String) -> HTTPAPIError {

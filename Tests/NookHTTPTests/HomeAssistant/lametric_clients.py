@@ -59,7 +59,8 @@ async def with_demetriek(host, key, native):
         await lametric.dismiss_notification(notification_id=goal)
         check(int(goal) not in [int(n.notification_id) for n in await lametric.notification_queue()], "the goal notification is dismissed")
         display = await lametric.display(brightness=40)
-        check(0 <= display.brightness <= 100, f"display(brightness=40) answers the display at {display.brightness}%")
+        check(display.brightness == 40 and display.brightness_mode.value == "manual",
+              f"display(brightness=40) answers the display at {display.brightness}% ({display.brightness_mode})")
         audio = await lametric.audio(volume=30)
         check(not audio.available, "audio(volume=30) answers: no audio")
         # The rotation turns once no card holds the glass (the chart stays until dismissed).
@@ -118,6 +119,8 @@ def with_home_assistant(host, key, native, config):
         check(status == 200, f"notify.{notify}: {status}")
         status, _ = http("POST", base + "/api/services/number/set_value", {"entity_id": brightness, "value": 40}, access)
         check(status == 200, f"number.set_value brightness 40: {status}")
+        shown = wait_for(lambda: next((s["state"] for s in states() if s["entity_id"] == brightness and s["state"] in ("40", "40.0")), None))
+        check(shown is not None, f"the brightness entity reads the 40 it set: {[s['state'] for s in states() if s['entity_id'] == brightness]}")
         status, _ = http("POST", base + "/api/services/number/set_value", {"entity_id": volume, "value": 30}, access)
         check(status == 200, f"number.set_value volume 30: {status}")
         first = wait_for(lambda: showing(native))

@@ -1,0 +1,100 @@
+import NookActivities
+
+extension AWTRIXDevice.Request {
+    /// Whether nookd's `display` carries it out (wholly for `power` and `sleep`; for `settings`,
+    /// its `MATP`, `BRI` and `ABRI`).
+    public var switchesDisplay: Bool { self == .power || self == .sleep || self == .settings }
+}
+
+extension AWTRIXDevice {
+    /// What `power`, `sleep` or `settings` ask of nookd's `display`, as AWTRIX reads them: the
+    /// setting (one that only reads for `settings` without a display key), what was read
+    /// otherwise than sent, and the lines for the `settings` keys Nook does not carry out.
+    public struct DisplayPart: Sendable, Equatable {
+        public var setting: DisplaySetting
+        public var remarks: [String]
+        public var notDone: [String]
+    }
+
+    /// The keys of `settings` that nookd's `display` carries out.
+    static let displayKeys: Set<String> = ["MATP", "BRI", "ABRI"]
+
+    /// `power`: `{"power": b}` (a key twice takes its last value), or `true`, `1` and anything
+    /// else as plain text, as AWTRIX takes them. `sleep`: `{"sleep": seconds}`, off for that
+    /// long and then on again by itself (AWTRIX's deep sleep, which its middle button also
+    /// ends); 0, off until switched on. `settings`: `MATP` as power, `BRI` (0–255) as the
+    /// brightness set, `ABRI` on as nook.toml's and the room's brightness again (off keeps the
+    /// brightness on the glass, set); the other keys as ``AWTRIXSettings`` reads them.
+    public static func display(_ request: Request, body: [UInt8], status: StatusAnswer?) throws(ProtocolError) -> DisplayPart {
+        let given = body.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 } ? nil : body
+        switch request {
+        case .power:
+            // An empty body asks nothing (AWTRIX answers it `OK` and does nothing): said.
+            guard let given else { return DisplayPart(setting: DisplaySetting(), remarks: [], notDone: ["power: is required, {\"power\": true} or {\"power\": false}"]) }
+            let text = String(decoding: given, as: UTF8.self).trimmingWhitespace
+            guard text.hasPrefix("{") else {
+                return DisplayPart(setting: DisplaySetting(power: text == "true" || text == "1" ? .on : .off), remarks: [], notDone: [])
+            }
+            // An object that cannot be read or names no power is no request to turn the glass
+            // off: refused.
+            let (value, remarks) = try AWTRIXFields.parse(given, kind: "a power request is {\"power\": true} or {\"power\": false}")
+            guard let asked = value["power"] else {
+                throw ProtocolError(.missingField, field: "power", "is required: {\"power\": true} or {\"power\": false}")
+            }
+            return DisplayPart(setting: DisplaySetting(power: try flag(asked, field: "power") ? .on : .off), remarks: remarks, notDone: [])
+        case .sleep:
+            guard let given else { return DisplayPart(setting: DisplaySetting(), remarks: [], notDone: ["sleep: is required, {\"sleep\": SECONDS}"]) }
+            let (value, remarks) = try AWTRIXFields.parse(given, kind: "a sleep request is {\"sleep\": SECONDS}")
+            guard case .object = value, let asked = value["sleep"] else {
+                throw ProtocolError(.missingField, field: "sleep", "is required: {\"sleep\": SECONDS}")
+            }
+            guard let seconds = try AWTRIXFields.number(asked, field: "sleep"), seconds >= 0, seconds <= Double(DisplaySetting.longestOffS) else {
+                throw ProtocolError(.invalid, field: "sleep", "must be seconds from 0 to \(DisplaySetting.longestOffS), got \(asked.serialized.prefix(40))")
+            }
+            // ArduinoJson's as<int>() cuts a fraction.
+            let whole = Int(seconds.rounded(.towardZero))
+            return DisplayPart(setting: DisplaySetting(power: whole == 0 ? .off : .offFor(seconds: whole)), remarks: remarks, notDone: [])
+        default:
+            return try settings(given ?? [], status: status)
+        }
+    }
+
+    /// `settings`: its display keys as a ``DisplaySetting``, the rest as ``AWTRIXSettings``
+    /// reads them.
+    static func settings(_ body: [UInt8], status: StatusAnswer?) throws(ProtocolError) -> DisplayPart {
+        guard !body.isEmpty else { return DisplayPart(setting: DisplaySetting(), remarks: [], notDone: []) }
+        let (value, remarks) = try AWTRIXFields.parse(body, kind: "settings are a JSON object")
+        guard case .object(let members) = value else {
+            throw ProtocolError(.wrongType, field: "body", "settings must be a JSON object, got \(value.typeName)")
+        }
+        var setting = DisplaySetting()
+        if let matrix = value["MATP"] { setting.power = try flag(matrix, field: "MATP") ? .on : .off }
+        let automatic = try value["ABRI"].map { (asked) throws(ProtocolError) in try flag(asked, field: "ABRI") }
+        if let asked = try AWTRIXFields.number(value["BRI"], field: "BRI") {
+            guard asked >= 0, asked <= 255 else { throw ProtocolError(.invalid, field: "BRI", "must be from 0 to 255, got \(FieldReader.text(asked))") }
+            setting.brightness = .percent(Int((asked.rounded(.towardZero) * 100 / 255).rounded()))
+        }
+        switch automatic {
+        case true?: setting.brightness = .automatic  // AWTRIX's ABRI on leaves BRI unused
+        case false?: if setting.brightness == nil { setting.brightness = .percent(brightnessPercent(status)) }
+        case nil: break
+        }
+        let rest = members.filter { !displayKeys.contains($0.0) }
+        return DisplayPart(setting: setting, remarks: remarks, notDone: try AWTRIXSettings.notDone(rest, status: status))
+    }
+
+    /// The brightness on the glass as a percentage: the one set, else the level last written.
+    static func brightnessPercent(_ status: StatusAnswer?) -> Int {
+        guard let brightness = status?.brightness else { return 100 }
+        if let set = brightness.percentSet { return set }
+        return brightness.maximum > 0 ? Int((Double(brightness.level) * 100 / Double(brightness.maximum)).rounded()) : 100
+    }
+
+    /// What became of a `power`, `sleep` or `settings` request, from nookd's answer to its
+    /// `display` (nil when it asked nothing of the display): done when all of it holds; else
+    /// each part not done, said.
+    public static func outcome(of answer: DisplayAnswer?, _ part: DisplayPart) -> Outcome {
+        let lines = (answer?.warnings ?? []) + part.notDone
+        return lines.isEmpty ? .done(remarks: part.remarks) : .notDone(part.remarks + lines)
+    }
+}
