@@ -38,7 +38,7 @@ public enum AWTRIXInbound {
                 if kind == .nextApp { return .success(.operation(.appNext)) }
                 if kind == .previousApp { return .success(.operation(.appPrevious)) }
                 return .success(.operation(.appSwitch(try switchName(payload, topic: topic))))
-            case .activity, .command, .notify, .notifyDismiss, .device, .siren:
+            case .activity, .command, .notify, .notifyDismiss, .device, .siren, .display:
                 throw Rejection(topic: topic, code: "internalError", field: nil, "not an AWTRIX topic")
             }
         } catch {

@@ -3,7 +3,8 @@ import NookProtocol
 
 /// The retained `state` topic (E4): what is on the glass, how many wait, which blocker holds
 /// the queue, whether someone is engaged, whether the queue is suspended, the home content, and
-/// the sound output's state (B4: Home Assistant's siren is on while it is `playing`).
+/// the sound output's state (B4: Home Assistant's siren is on while it is `playing`), and the
+/// display switched on and its brightness (M1: Home Assistant's light).
 public struct BoardState: Sendable, Equatable {
     public var current: NookActivity?
     public var pending: Int
@@ -13,6 +14,8 @@ public struct BoardState: Sendable, Equatable {
     public var home: String
     /// `none`, `unknown`, `idle`, `playing` or `unavailable` (``StatusAnswer/Sound/state``).
     public var sound: String
+    /// `{"on": …, "brightness": 0–255}` (``HomeAssistantLight/state(_:)``).
+    public var display: JSONValue
 
     /// Read from `status`: the modules' sums, or only `module`'s when the bridge has one.
     public init(status: StatusAnswer, module: String?) {
@@ -27,6 +30,7 @@ public struct BoardState: Sendable, Equatable {
         suspended = !modules.isEmpty && modules.allSatisfy(\.suspended)
         home = status.home
         sound = status.sound?.state ?? "none"
+        display = HomeAssistantLight.state(status)
     }
 
     public var json: JSONValue {
@@ -38,6 +42,7 @@ public struct BoardState: Sendable, Equatable {
             ("suspended", .bool(suspended)),
             ("home", .string(home)),
             ("sound", .string(sound)),
+            ("display", display),
         ])
     }
 }

@@ -3,7 +3,8 @@ import NookProtocol
 /// Home Assistant MQTT discovery (E7): one retained config message per entity under
 /// `DISCOVERY_PREFIX/COMPONENT/NODE_ID/OBJECT_ID/config`, all of one device, all following
 /// the bridge's availability topic. Schema: https://www.home-assistant.io/integrations/mqtt/
-/// (discovery) and the notify, sensor, binary_sensor, button, switch and siren MQTT platforms.
+/// (discovery) and the notify, sensor, binary_sensor, button, switch, siren and light MQTT
+/// platforms.
 public struct Discovery: Sendable {
     public let topics: Topics
     public let prefix: String
@@ -146,6 +147,19 @@ public struct Discovery: Sendable {
                 ("support_volume_set", .bool(true)),
                 ("qos", .number(1)),
                 ("icon", .string("mdi:bullhorn")),
+            ]),
+            // M1: the display, switched off and on, its brightness set; the templates send what
+            // ``HomeAssistantLight`` reads, the brightness only when one was given.
+            entity("light", "display", "Display", [
+                ("schema", .string("template")),
+                ("command_topic", .string(topics.display)),
+                ("command_on_template", .string(#"{"state": "on"{% if brightness is defined %}, "brightness": {{ brightness }}{% endif %}}"#)),
+                ("command_off_template", .string(#"{"state": "off"}"#)),
+                ("state_topic", .string(topics.state)),
+                ("state_template", .string("{{ 'on' if value_json.display.on else 'off' }}")),
+                ("brightness_template", .string("{{ value_json.display.brightness }}")),
+                ("qos", .number(1)),
+                ("icon", .string("mdi:monitor")),
             ]),
             // AWTRIX 3's "Device topic": the prefix its topics start at, which blueprints read
             // (`states(sensor…device_topic)` + `/custom/APP`) to address the clock they were given.

@@ -49,6 +49,20 @@ public enum InboundMessage {
     /// What `command` accepts, as the error for an unknown one lists it.
     public static let commandHelp = "dismiss [ID], cancel ID, cancel-all KEY, suspend, resume, home clock|blank|text TEXT, or the socket protocol's JSON request for one of these"
 
+    /// Whether a message on a topic of requests (an activity, a command, the siren, the display)
+    /// asks for anything: an empty retained message is how a retained one is cleared, and asks
+    /// for nothing; without MQTT 5's Retain As Published (`retainFlagKept` false, 3.1.1) the
+    /// broker passes that one on without its flag, so an empty message is taken as the clearing
+    /// too. A retained request is refused: every new subscription would carry it out again.
+    public static func asksSomething(topic: String, payload: [UInt8], retained: Bool, retainFlagKept: Bool) throws(Rejection) -> Bool {
+        if payload.isEmpty, retained || !retainFlagKept { return false }
+        guard !retained else {
+            throw Rejection(topic: topic, code: "invalid", field: "retain",
+                            "a retained activity, notification or command would be taken again by every new subscription; publish it without the retain flag, and clear this one with an empty retained message (mosquitto_pub -r -n -t \(topic))")
+        }
+        return true
+    }
+
     /// The operation a message asks for; nil for an empty retained message, which is how a
     /// retained message is cleared and asks for nothing. `retainFlagKept` says whether the
     /// retain flag is as published (MQTT 5's Retain As Published); without it (3.1.1) an empty
@@ -68,11 +82,7 @@ public enum InboundMessage {
                               retainFlagKept: Bool = true, activityID: NookActivityID? = nil,
                               notes: inout [String]) -> Result<NookOperation?, Rejection> {
         do throws(Rejection) {
-            if payload.isEmpty, retained || !retainFlagKept { return .success(nil) }
-            if retained {
-                throw Rejection(topic: topic, code: "invalid", field: "retain",
-                                "a retained activity, notification or command would be taken again by every new subscription; publish it without the retain flag, and clear this one with an empty retained message (mosquitto_pub -r -n -t \(topic))")
-            }
+            guard try asksSomething(topic: topic, payload: payload, retained: retained, retainFlagKept: retainFlagKept) else { return .success(nil) }
             guard payload.count <= largestPayload else { throw tooLong(payload, topic: topic) }
             guard let text = String(validating: payload, as: UTF8.self) else {
                 throw Rejection(topic: topic, code: "invalid", field: "payload", "is not valid UTF-8 text")
@@ -87,6 +97,8 @@ public enum InboundMessage {
                 throw Rejection(topic: topic, code: "internalError", field: nil, "an AWTRIX topic is read by AWTRIXInbound")
             case .siren:
                 throw Rejection(topic: topic, code: "internalError", field: nil, "the siren topic is read by HomeAssistantSiren")
+            case .display:
+                throw Rejection(topic: topic, code: "internalError", field: nil, "the display topic is read by HomeAssistantLight")
             }
         } catch {
             return .failure(error)

@@ -10,20 +10,8 @@ extension MQTTBridge {
             report(InboundMessage.tooLong(message.payload, topic: message.topic), payload: message.payload)
             return []
         }
-        // A retained ON would sound at every new subscription: refused, as a retained activity
-        // is; an empty retained message is how one is cleared, and asks for nothing. Without
-        // MQTT 5's Retain As Published (3.1.1) the broker passes that one on without its flag:
-        // an empty message is then taken as the clearing too, not refused as no command.
-        if message.payload.isEmpty, message.retained || config.protocolVersion != .v5 {
-            logger.debug("\(message.topic): an empty message (clearing a retained command); nothing to do")
-            return []
-        }
-        if message.retained {
-            report(Rejection(topic: message.topic, code: "invalid", field: "retain",
-                             "a retained siren command would be carried out again by every new subscription; publish it without the retain flag, and clear this one with an empty retained message (mosquitto_pub -r -n -t \(message.topic))"),
-                   payload: message.payload)
-            return []
-        }
+        // A retained ON would sound at every new subscription: refused, as a retained activity is.
+        guard asksSomething(message) else { return [] }
         do throws(ProtocolError) {
             let (command, remarks) = try HomeAssistantSiren.read(message.payload)
             switch command {

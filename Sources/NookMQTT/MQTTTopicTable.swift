@@ -69,7 +69,7 @@ public enum MQTTTopicTable {
     public static let rows: [MQTTTopicRow] = [
         activity,
         MQTTTopicRow(in: "PREFIX/all/activity", .native, asks: [.enqueue], kind: { _ in .activity }, handler: cards),
-        command, siren, state, event, error, availability,
+        command, siren, display, state, event, error, availability,
         MQTTTopicRow(in: "AWTRIX/notify", .awtrix, asks: [.enqueue], kind: { _ in .notify }, handler: cards),
         MQTTTopicRow(in: "AWTRIX/notify/dismiss", .awtrix, asks: [.status, .dismiss], kind: { _ in .notifyDismiss }) { bridge, message, _, digest in
             bridge.notificationDismissal(message, digest: digest)
@@ -91,7 +91,9 @@ public enum MQTTTopicTable {
     /// `resetSettings` (HTTP only). What Nook does not carry out is logged and said on the
     /// error topic, never dropped.
     static let deviceRows: [MQTTTopicRow] = AWTRIXDevice.Request.allCases.filter { $0 != .erase && $0 != .resetSettings }.map { request in
-        MQTTTopicRow(in: "AWTRIX/\(request.rawValue)", .awtrix, asks: request.playsSound ? [.soundPlay] : [.status], kind: { _ in .device(request) }) { bridge, message, _, _ in
+        let asks: Set<NookOperation.Name> = request.playsSound ? [.soundPlay] : request.switchesDisplay ? [.status, .display]
+            : request.indicatorNumber != nil ? [.indicator] : [.status]
+        return MQTTTopicRow(in: "AWTRIX/\(request.rawValue)", .awtrix, asks: asks, kind: { _ in .device(request) }) { bridge, message, _, _ in
             bridge.deviceRequest(request, message)
         }
     }
@@ -102,6 +104,10 @@ public enum MQTTTopicTable {
     /// Home Assistant's siren (B4): read by ``HomeAssistantSiren``.
     static let siren = MQTTTopicRow(in: "PREFIX/DEVICE/siren", .native, asks: [.soundPlay, .soundStop], kind: { _ in .siren }) { bridge, message, _, _ in
         bridge.siren(message)
+    }
+    /// Home Assistant's light for the display (M1): read by ``HomeAssistantLight``.
+    static let display = MQTTTopicRow(in: "PREFIX/DEVICE/display", .native, asks: [.display], kind: { _ in .display }) { bridge, message, _, _ in
+        bridge.displayLight(message)
     }
     static let state = MQTTTopicRow(out: "PREFIX/DEVICE/state")
     static let event = MQTTTopicRow(out: "PREFIX/DEVICE/event")

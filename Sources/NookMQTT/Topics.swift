@@ -40,6 +40,7 @@ public struct Topics: Sendable, Equatable {
     public var activity: String { named(MQTTTopicTable.activity) }
     public var command: String { named(MQTTTopicTable.command) }
     public var siren: String { named(MQTTTopicTable.siren) }
+    public var display: String { named(MQTTTopicTable.display) }
     public var state: String { named(MQTTTopicTable.state) }
     public var event: String { named(MQTTTopicTable.event) }
     public var error: String { named(MQTTTopicTable.error) }
@@ -61,6 +62,8 @@ public struct Topics: Sendable, Equatable {
         case activity, command
         /// Home Assistant's siren: a sound played or stopped.
         case siren
+        /// Home Assistant's light: the display switched or its brightness set.
+        case display
         /// AWTRIX's notification: a card, like `activity`.
         case notify
         /// AWTRIX's dismissal of a held notification.

@@ -97,7 +97,7 @@ public enum AWTRIXDevice {
     static func matrixOn(_ status: StatusAnswer?) -> Bool { status?.presence?.state != "away" && status?.display.on != false }
 
     /// The brightness on AWTRIX's scale, 0–255: the one set, else the level last written.
-    static func brightness(_ status: StatusAnswer?) -> Int {
+    public static func brightness(_ status: StatusAnswer?) -> Int {
         guard let brightness = status?.brightness else { return 255 }
         if let set = brightness.percentSet { return min(255, max(0, Int((Double(set) * 255 / 100).rounded()))) }
         guard brightness.maximum > 0 else { return 255 }

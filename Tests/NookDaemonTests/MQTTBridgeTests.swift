@@ -333,7 +333,7 @@ struct MQTTBridgeTests {
         let setup = try Setup()
         let expected: [(String, String)] = [("notify", "notify"), ("sensor", "card"), ("sensor", "pending"),
                                             ("binary_sensor", "engaged"), ("button", "dismiss"), ("switch", "suspend"),
-                                            ("siren", "siren"), ("sensor", "device_topic")]
+                                            ("siren", "siren"), ("light", "display"), ("sensor", "device_topic")]
         // The bridge's discovery may still be on its way to the broker.
         var configs: [String: String] = [:]
         try? eventually("every discovery config retained") {
@@ -368,6 +368,9 @@ struct MQTTBridgeTests {
                 let tones = config["available_tones"]?.items.compactMap(\.text) ?? []
                 #expect(tones.contains("doorbell") && tones.contains("siren") && !tones.contains("bell-terminal"), "\(tones)")
                 #expect(config["support_duration"] == .bool(false) && config["support_volume_set"] == .bool(true))
+            case "light":
+                #expect(config["command_topic"]?.text == "nook/b1/display" && config["state_topic"]?.text == "nook/b1/state")
+                #expect(config["schema"]?.text == "template" && config["brightness_template"]?.text == "{{ value_json.display.brightness }}")
             default:
                 #expect(config["command_topic"]?.text == "nook/b1/command")
                 #expect(config["payload_on"]?.text == "suspend" && config["payload_off"]?.text == "resume")

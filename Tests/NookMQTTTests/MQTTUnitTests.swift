@@ -178,7 +178,7 @@ struct DiscoveryTests {
         let discovery = Discovery(topics: Topics(prefix: "nook", device: "Küche.1"), prefix: "homeassistant")
         #expect(discovery.nodeID.hasPrefix("nook_K_che_1_"))
         #expect(discovery.nodeID.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
-        #expect(Set(discovery.entities.map(\.component)) == ["notify", "sensor", "binary_sensor", "button", "switch", "siren"])
+        #expect(Set(discovery.entities.map(\.component)) == ["notify", "sensor", "binary_sensor", "button", "switch", "siren", "light"])
         for entity in discovery.entities {
             #expect(entity.config["unique_id"]?.text?.hasPrefix(discovery.nodeID + "_") == true)
             #expect(discovery.topic(entity).hasSuffix("/config"))
