@@ -161,9 +161,11 @@ actor BrightnessController {
     private func level(for state: State) -> Int {
         func raw(_ fraction: Double) -> Int { Int((fraction * Double(backlight.maximum)).rounded()) }
         if let percentSet {
-            // The set percentage is the active level; the others keep their proportion to it.
+            // The set percentage is the active level; the others keep their proportion to it. A
+            // level above 0 never rounds to off (a backlight with one step would go dark below half).
             let set = Double(percentSet) / 100
-            return raw(levels.active > 0 ? min(1, levels.level(state) * set / levels.active) : set)
+            let level = raw(levels.active > 0 ? min(1, levels.level(state) * set / levels.active) : set)
+            return percentSet > 0 && levels.level(state) > 0 ? max(1, level) : level
         }
         let fixed = raw(levels.level(state))
         guard let ambient, ambient.reference != nil else { return fixed }  // no reading: the fixed levels
@@ -200,12 +202,28 @@ actor BrightnessController {
         current = level
     }
 
+    /// The brightness as a percentage set over the API would give it: the one set, else the one
+    /// that keeps the level aimed at in the state the display is in (a hub reading it and writing
+    /// it back changes nothing). Nil before the first level.
+    var percent: Int? {
+        if let percentSet { return percentSet }
+        guard let state, let target else { return nil }
+        let fraction = Double(target) / Double(max(1, backlight.maximum))
+        let stateLevel = levels.level(state)
+        guard stateLevel > 0, levels.active > 0 else { return Int((levels.active * 100).rounded()) }
+        return min(100, max(0, Int((fraction * levels.active / stateLevel * 100).rounded())))
+    }
+
+    /// Z4's `brighter` or `pulse` holds the glass: a level set now shows once what the display
+    /// does changes.
+    var isOverridden: Bool { overridden }
+
     /// What `status` shows (nil before the first level is written).
     var status: StatusAnswer.Brightness? {
         guard let current, let state else { return nil }
         let output = backlight is DimmingDisplay ? "frames" : backlight.name
         return StatusAnswer.Brightness(state: state.rawValue, level: current, maximum: backlight.maximum, output: output, lux: ambientLux,
-                                       percentSet: percentSet)
+                                       percentSet: percentSet, percent: percent)
     }
 
     /// Q15: a panel plugged back in comes with a re-probed backlight at its driver's default

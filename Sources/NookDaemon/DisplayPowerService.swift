@@ -23,6 +23,8 @@ extension Service {
         }
 
         private let state = Locked(State())
+        /// The brightness is set to 0 % (`display`): switched on, the glass is dark all the same.
+        let setToZero = Locked(false)
         private let screen: DaemonScreen
         private let clock: any NookClock
         private let logger: Logger
@@ -40,11 +42,12 @@ extension Service {
 
         var isOff: Bool { state.withLock { $0.off } }
 
-        /// Whole seconds until a switch-off for a while ends, rounded up.
+        /// Whole seconds until a switch-off for a while ends, rounded up: at least 1 while it
+        /// has not ended (its timer may be a moment behind the clock).
         var wakesInS: Int? {
             guard let wakesAt = state.withLock({ $0.wakesAt }) else { return nil }
             let left = (wakesAt - clock.now).nookSeconds
-            return max(0, Int(left.rounded(.up)))
+            return max(1, Int(left.rounded(.up)))
         }
 
         /// Switches the display as asked; returns once the panel is dark or lit.
@@ -84,11 +87,15 @@ extension Service {
             changes.notify(())
         }
 
-        /// What a card's sender is told while the display is off.
+        /// What a card's sender is told while the glass is dark by a request: switched off, or
+        /// at a brightness of 0 %.
         var unseenNote: [String] {
-            guard isOff else { return [] }
-            let until = wakesInS.map { " for \(DisplayAnswer.spoken($0)) more" } ?? ""
-            return ["the display is switched off\(until): this card goes by on a dark glass (nookctl display on lights it)"]
+            if isOff {
+                let until = wakesInS.map { " for \(DisplayAnswer.spoken($0)) more" } ?? ""
+                return ["the display is switched off\(until): this card goes by on a dark glass (nookctl display on lights it)"]
+            }
+            guard setToZero.withLock({ $0 }) else { return [] }
+            return ["the brightness is set to 0 %: this card goes by on a dark glass (nookctl display --brightness sets it)"]
         }
     }
 }

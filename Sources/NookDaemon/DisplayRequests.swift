@@ -19,7 +19,13 @@ extension Daemon {
         let controller = parts.brightness.current.withLock { $0 }
         if let asked = setting.brightness {
             if let controller {
-                if case .percent(let percent) = asked { await controller.setPercent(percent) } else { await controller.setPercent(nil) }
+                let percent: Int? = if case .percent(let percent) = asked { percent } else { nil }
+                await controller.setPercent(percent)
+                // Asked for, so not warned of here: each card sent while it holds is told.
+                power.setToZero.withLock { $0 = percent == 0 }
+                if await controller.isOverridden {
+                    warnings.append("brightness: set; an escalation's brighter or pulse step keeps the glass until what it shows changes")
+                }
             } else {
                 warnings.append("brightness: not set: nook.toml has no [brightness] table, and without one nookd leaves the panel's brightness alone")
             }

@@ -141,6 +141,8 @@ extension Daemon {
             + parts.sound.unplayable(changes.json[ActivityField.sound.wireName]?.text, slidIn: slidIn(.sound))
             + parts.sound.unrepeated(changes.soundRepeat,
                                      sound: changes.json[ActivityField.sound.wireName]?.text, priorityHasSound: true, slidIn: slidIn(.soundRepeat))
+            // A card on a dark glass (switched off, or at 0 %) changed unseen: said, as at its enqueue.
+            + (updated.contains(where: \.onScreen) ? parts.displayPower.unseenNote : [])
         logSaid(result.warnings, about: result.updated.map { "\($0.id)" }.joined(separator: ", "), peer: connection.peer)
         // Debug: a client may send a hundred updates a second.
         logger.debug("updated \(result.updated.map { "\($0.id) (\($0.fields.joined(separator: ", ")))" }.joined(separator: "; "))",

@@ -83,8 +83,21 @@ public enum AWTRIXDevice {
         switch value {
         case .bool(let flag): return flag
         case .number(let number): return number != 0
-        case .string(let text): return text == "true" || text == "1"
+        case .string(let text):
+            // Only the words AWTRIX's own clients send: anything else (`on`, `yes`) is no flag a
+            // board should guess at, when guessing wrong switches its display off.
+            if let flag = plainFlag(text) { return flag }
+            throw ProtocolError(.invalid, field: field, "must be true or false (or 1 or 0), got \"\(AWTRIXApp.shown(text))\"")
         default: throw ProtocolError(.wrongType, field: field, "must be true or false, got \(value.typeName)")
+        }
+    }
+
+    /// `true`, `1`, `false` or `0`, whatever their case; nil for anything else.
+    static func plainFlag(_ text: String) -> Bool? {
+        switch text.trimmingWhitespace.lowercased() {
+        case "true", "1": true
+        case "false", "0": false
+        default: nil
         }
     }
 
@@ -96,10 +109,11 @@ public enum AWTRIXDevice {
     /// The display is lit: switched on, and not off for want of anyone in the room.
     static func matrixOn(_ status: StatusAnswer?) -> Bool { status?.presence?.state != "away" && status?.display.on != false }
 
-    /// The brightness on AWTRIX's scale, 0–255: the one set, else the level last written.
+    /// The brightness on AWTRIX's scale, 0–255: the one set, else what would keep the glass as
+    /// it is (``StatusAnswer/Brightness/percent``), so that writing it back changes nothing.
     public static func brightness(_ status: StatusAnswer?) -> Int {
         guard let brightness = status?.brightness else { return 255 }
-        if let set = brightness.percentSet { return min(255, max(0, Int((Double(set) * 255 / 100).rounded()))) }
+        if let set = brightness.percentSet ?? brightness.percent { return min(255, max(0, Int((Double(set) * 255 / 100).rounded()))) }
         guard brightness.maximum > 0 else { return 255 }
         return min(255, max(0, brightness.level * 255 / brightness.maximum))
     }

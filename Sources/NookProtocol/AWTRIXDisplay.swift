@@ -19,10 +19,11 @@ extension AWTRIXDevice {
     /// The keys of `settings` that nookd's `display` carries out.
     static let displayKeys: Set<String> = ["MATP", "BRI", "ABRI"]
 
-    /// `power`: `{"power": b}` (a key twice takes its last value), or `true`, `1` and anything
-    /// else as plain text, as AWTRIX takes them. `sleep`: `{"sleep": seconds}`, off for that
-    /// long and then on again by itself (AWTRIX's deep sleep, which its middle button also
-    /// ends); 0, off until switched on. `settings`: `MATP` as power, `BRI` (0–255) as the
+    /// `power`: `{"power": b}` (a key twice takes its last value), or `true`, `1`, `false`, `0`
+    /// as plain text; anything else is refused naming `power` (AWTRIX takes any other text as
+    /// off, which would switch the display off on a typo). `sleep`: `{"sleep": seconds}`, off for
+    /// that long and then on again by itself (AWTRIX's deep sleep, which its middle button also
+    /// ends), a fraction cut and said; 0, off until switched on; between 0 and 1, refused. `settings`: `MATP` as power, `BRI` (0–255) as the
     /// brightness set, `ABRI` on as nook.toml's and the room's brightness again (off keeps the
     /// brightness on the glass, set); the other keys as ``AWTRIXSettings`` reads them.
     public static func display(_ request: Request, body: [UInt8], status: StatusAnswer?) throws(ProtocolError) -> DisplayPart {
@@ -33,7 +34,10 @@ extension AWTRIXDevice {
             guard let given else { return DisplayPart(setting: DisplaySetting(), remarks: [], notDone: ["power: is required, {\"power\": true} or {\"power\": false}"]) }
             let text = String(decoding: given, as: UTF8.self).trimmingWhitespace
             guard text.hasPrefix("{") else {
-                return DisplayPart(setting: DisplaySetting(power: text == "true" || text == "1" ? .on : .off), remarks: [], notDone: [])
+                guard let on = plainFlag(text) else {
+                    throw ProtocolError(.invalid, field: "power", "must be {\"power\": true}, {\"power\": false}, true or false; got \"\(AWTRIXApp.shown(text))\"")
+                }
+                return DisplayPart(setting: DisplaySetting(power: on ? .on : .off), remarks: [], notDone: [])
             }
             // An object that cannot be read or names no power is no request to turn the glass
             // off: refused.
@@ -41,7 +45,8 @@ extension AWTRIXDevice {
             guard let asked = value["power"] else {
                 throw ProtocolError(.missingField, field: "power", "is required: {\"power\": true} or {\"power\": false}")
             }
-            return DisplayPart(setting: DisplaySetting(power: try flag(asked, field: "power") ? .on : .off), remarks: remarks, notDone: [])
+            let on = try flag(asked, field: "power")
+            return DisplayPart(setting: DisplaySetting(power: on ? .on : .off), remarks: remarks + unknown(value, known: ["power"]), notDone: [])
         case .sleep:
             guard let given else { return DisplayPart(setting: DisplaySetting(), remarks: [], notDone: ["sleep: is required, {\"sleep\": SECONDS}"]) }
             let (value, remarks) = try AWTRIXFields.parse(given, kind: "a sleep request is {\"sleep\": SECONDS}")
@@ -51,9 +56,15 @@ extension AWTRIXDevice {
             guard let seconds = try AWTRIXFields.number(asked, field: "sleep"), seconds >= 0, seconds <= Double(DisplaySetting.longestOffS) else {
                 throw ProtocolError(.invalid, field: "sleep", "must be seconds from 0 to \(DisplaySetting.longestOffS), got \(asked.serialized.prefix(40))")
             }
-            // ArduinoJson's as<int>() cuts a fraction.
+            // ArduinoJson's as<int>() cuts a fraction; one that leaves 0 of a sleep asked for would
+            // be off for good, which nobody asked for.
             let whole = Int(seconds.rounded(.towardZero))
-            return DisplayPart(setting: DisplaySetting(power: whole == 0 ? .off : .offFor(seconds: whole)), remarks: remarks, notDone: [])
+            guard whole > 0 || seconds == 0 else {
+                throw ProtocolError(.invalid, field: "sleep", "must be at least 1 second (0: off until switched on), got \(FieldReader.text(seconds))")
+            }
+            let cut = Double(whole) == seconds ? [] : ["sleep: \(FieldReader.text(seconds)) s read as \(whole) s (whole seconds, as AWTRIX reads it)"]
+            return DisplayPart(setting: DisplaySetting(power: whole == 0 ? .off : .offFor(seconds: whole)),
+                               remarks: remarks + cut + unknown(value, known: ["sleep"]), notDone: [])
         default:
             return try settings(given ?? [], status: status)
         }
@@ -63,7 +74,7 @@ extension AWTRIXDevice {
     /// reads them.
     static func settings(_ body: [UInt8], status: StatusAnswer?) throws(ProtocolError) -> DisplayPart {
         guard !body.isEmpty else { return DisplayPart(setting: DisplaySetting(), remarks: [], notDone: []) }
-        let (value, remarks) = try AWTRIXFields.parse(body, kind: "settings are a JSON object")
+        var (value, remarks) = try AWTRIXFields.parse(body, kind: "settings are a JSON object")
         guard case .object(let members) = value else {
             throw ProtocolError(.wrongType, field: "body", "settings must be a JSON object, got \(value.typeName)")
         }
@@ -72,10 +83,15 @@ extension AWTRIXDevice {
         let automatic = try value["ABRI"].map { (asked) throws(ProtocolError) in try flag(asked, field: "ABRI") }
         if let asked = try AWTRIXFields.number(value["BRI"], field: "BRI") {
             guard asked >= 0, asked <= 255 else { throw ProtocolError(.invalid, field: "BRI", "must be from 0 to 255, got \(FieldReader.text(asked))") }
-            setting.brightness = .percent(Int((asked.rounded(.towardZero) * 100 / 255).rounded()))
+            // A level above 0 is never rounded to dark.
+            let level = asked.rounded(.towardZero)
+            setting.brightness = .percent(level > 0 ? max(1, Int((level * 100 / 255).rounded())) : 0)
         }
         switch automatic {
-        case true?: setting.brightness = .automatic  // AWTRIX's ABRI on leaves BRI unused
+        case true?:
+            // AWTRIX's ABRI on leaves BRI unused: said.
+            if setting.brightness != nil { remarks.append("BRI: not used while ABRI is on (nook.toml's levels and the room set it)") }
+            setting.brightness = .automatic
         case false?: if setting.brightness == nil { setting.brightness = .percent(brightnessPercent(status)) }
         case nil: break
         }
@@ -83,18 +99,31 @@ extension AWTRIXDevice {
         return DisplayPart(setting: setting, remarks: remarks, notDone: try AWTRIXSettings.notDone(rest, status: status))
     }
 
-    /// The brightness on the glass as a percentage: the one set, else the level last written.
+    /// The brightness as a percentage set over the API would give it: the one set, else what
+    /// keeps the glass as it is (nookd's `percent`, the level on the glass on `brightness.active`'s
+    /// scale), else, from a nookd that does not say, the level last written.
     static func brightnessPercent(_ status: StatusAnswer?) -> Int {
         guard let brightness = status?.brightness else { return 100 }
-        if let set = brightness.percentSet { return set }
+        if let set = brightness.percentSet ?? brightness.percent { return set }
         return brightness.maximum > 0 ? Int((Double(brightness.level) * 100 / Double(brightness.maximum)).rounded()) : 100
+    }
+
+    /// A line naming the members of `value` AWTRIX does not read, or none.
+    static func unknown(_ value: JSONValue, known: [String]) -> [String] {
+        guard case .object(let members) = value else { return [] }
+        let unknown = members.map(\.0).filter { !known.contains($0) }
+        return unknown.isEmpty ? [] : ["unknown fields (not AWTRIX's), ignored: \(unknown.map(AWTRIXApp.shown).joined(separator: ", "))"]
     }
 
     /// What became of a `power`, `sleep` or `settings` request, from nookd's answer to its
     /// `display` (nil when it asked nothing of the display): done when all of it holds; else
     /// each part not done, said.
+    /// A request done in part says what was done too, so that a client does not take it for
+    /// nothing done and send it again.
     public static func outcome(of answer: DisplayAnswer?, _ part: DisplayPart) -> Outcome {
         let lines = (answer?.warnings ?? []) + part.notDone
-        return lines.isEmpty ? .done(remarks: part.remarks) : .notDone(part.remarks + lines)
+        guard !lines.isEmpty else { return .done(remarks: part.remarks) }
+        let done = answer.map { ["done: \($0.summary)"] } ?? []
+        return .notDone(part.remarks + lines + done)
     }
 }

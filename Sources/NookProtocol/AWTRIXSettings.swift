@@ -26,7 +26,9 @@ public enum AWTRIXSettings {
         let white = number(0xFF_FFFF)
         return .object([
             ("MATP", .bool(AWTRIXDevice.matrixOn(status))),
-            ("ABRI", .bool(status?.brightness?.lux != nil && status?.brightness?.percentSet == nil)),
+            // On while nookd sets the brightness from nook.toml's levels (and the room, with a
+            // sensor) and none is set over the API.
+            ("ABRI", .bool(status?.brightness != nil && status?.brightness?.percentSet == nil)),
             ("BRI", number(AWTRIXDevice.brightness(status))), ("ATRANS", .bool(true)), ("TEFF", number(1)),
             ("TCOL", white), ("TSPEED", number(500)), ("ATIME", number(7)), ("TMODE", number(1)),
             ("CHCOL", number(0xFF_0000)), ("CTCOL", number(0)), ("CBCOL", white),

@@ -122,7 +122,7 @@ public struct DisplayAnswer: NookAnswer, NookWarningAnswer {
         switch reader.value("brightness") {
         case .string("unmanaged")?: (brightnessManaged, brightnessSet) = (false, nil)
         case .string("auto")?: (brightnessManaged, brightnessSet) = (true, nil)
-        case .number(let percent)? where DisplaySetting.percents.contains(Int(percent.rounded())):
+        case .number(let percent)? where percent >= 0 && percent <= 100:
             (brightnessManaged, brightnessSet) = (true, Int(percent.rounded()))
         default: throw ProtocolError(.invalid, field: reader.name("brightness"), "must be a percentage, auto or unmanaged")
         }
@@ -139,9 +139,10 @@ public struct DisplayAnswer: NookAnswer, NookWarningAnswer {
         return "display: \(power), \(brightness)"
     }
 
-    /// `2h 05m`, `4m 10s`, `9s`.
+    /// `2d 03h`, `2h 05m`, `4m 10s`, `9s`.
     public static func spoken(_ seconds: Int) -> String {
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        if seconds >= 86_400 { return "\(seconds / 86_400)d \(two(seconds % 86_400 / 3600))h" }
         if seconds >= 3600 { return "\(seconds / 3600)h \(two(seconds % 3600 / 60))m" }
         return seconds >= 60 ? "\(seconds / 60)m \(two(seconds % 60))s" : "\(seconds)s"
     }

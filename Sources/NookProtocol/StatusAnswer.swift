@@ -104,10 +104,14 @@ public struct StatusAnswer: NookAnswer {
         public var lux: Double?
         /// The percentage set over the API (`display`); nil: nook.toml's levels and the room.
         public var percentSet: Int?
+        /// The brightness as a percentage set over the API would give it: the one set, else the
+        /// one that would keep the glass as it is now (the level aimed at, on `brightness.active`'s
+        /// scale), so that a hub reading it and writing it back changes nothing.
+        public var percent: Int?
 
-        public init(state: String, level: Int, maximum: Int, output: String, lux: Double? = nil, percentSet: Int? = nil) {
+        public init(state: String, level: Int, maximum: Int, output: String, lux: Double? = nil, percentSet: Int? = nil, percent: Int? = nil) {
             (self.state, self.level, self.maximum, self.output, self.lux) = (state, level, maximum, output, lux)
-            self.percentSet = percentSet
+            (self.percentSet, self.percent) = (percentSet, percent)
         }
     }
 
@@ -316,7 +320,8 @@ public struct StatusAnswer: NookAnswer {
                 .object([("state", .string(brightness.state)), ("level", .number(Double(brightness.level))),
                          ("maximum", .number(Double(brightness.maximum))), ("output", .string(brightness.output)),
                          ("lux", brightness.lux.map(JSONValue.number) ?? .null),
-                         ("set", brightness.percentSet.map { .number(Double($0)) } ?? .null)])
+                         ("set", brightness.percentSet.map { .number(Double($0)) } ?? .null),
+                         ("percent", brightness.percent.map { .number(Double($0)) } ?? .null)])
             } ?? .null),
         ]
         return .object(members + touchMember)
@@ -370,7 +375,8 @@ public struct StatusAnswer: NookAnswer {
             Brightness(state: try brightness.requiredString("state"), level: try brightness.requiredCount("level"),
                        maximum: try brightness.requiredCount("maximum"), output: try brightness.requiredString("output"),
                        lux: try brightness.number("lux", in: -1e12...1e12),
-                       percentSet: try brightness.number("set", in: 0...100).map { Int($0.rounded()) })
+                       percentSet: try brightness.number("set", in: 0...100).map { Int($0.rounded()) },
+                       percent: try brightness.number("percent", in: 0...100).map { Int($0.rounded()) })
         }
         touch = try reader.object("touch").map { (touch) throws(ProtocolError) in try Touch(reading: touch) }
         apps = try reader.object("apps").map { (apps) throws(ProtocolError) in try Apps(reading: apps) }

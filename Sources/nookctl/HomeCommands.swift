@@ -92,9 +92,10 @@ struct DisplayCommand: ParsableCommand {
         DisplayCommand.self,
         abstract: "Switch the display off (for good, or --for a while) or on, set its brightness, or show both.")
     @OptionGroup var connection: Connection
-    @Argument(help: "on, off or status (the default).") var action: String = "status"
+    @Argument(help: "on, off or status (the default, without --brightness).") var action: String?
     @Option(name: .customLong("for"), help: "With 'off': how long, such as 90s, 45m, 8h or 2d; then it is on again by itself.") var duration: String?
-    @Option(help: "A percentage from 0 to 100 (a card shows at it; the other states keep their proportion), or auto.") var brightness: String?
+    @Option(parsing: .unconditional, help: "A percentage from 0 to 100 (a card shows at it; the other states keep their proportion), or auto.")
+    var brightness: String?
 
     var setting: DisplaySetting {
         get throws {
@@ -110,10 +111,11 @@ struct DisplayCommand: ParsableCommand {
                     case .failure(let problem): throw ValidationError("--for \(problem)")
                     }
                 }
-            case "status": break
-            default: throw ValidationError("the action must be on, off or status; got '\(action)'")
+            case "status", nil: break
+            case let other?: throw ValidationError("the action must be on, off or status; got '\(other)'")
             }
             if duration != nil && action != "off" { throw ValidationError("only 'off' takes --for") }
+            if brightness != nil && action == "status" { throw ValidationError("'status' only reads: leave it out to set the brightness") }
             if let brightness {
                 if brightness == "auto" {
                     setting.brightness = .automatic

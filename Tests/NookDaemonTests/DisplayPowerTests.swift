@@ -115,6 +115,7 @@ struct BrightnessSetTests {
                                            clock: clock, warn: { _ in })
         await service.setQuiet(false)
         #expect(dimmer.level == 102, "idle: 40 % of 255")
+        #expect(await service.percent == 80, "what keeps the glass as it is: the active 80 %")
         func settled(at level: Int) async throws -> Bool {
             for _ in 0..<60 where dimmer.level != level {
                 await clock.waitForSleepers()
@@ -127,6 +128,7 @@ struct BrightnessSetTests {
         await service.setPercent(40)
         #expect(try await settled(at: 51), "idle keeps half the active level: 20 %")
         #expect(await service.status?.percentSet == 40)
+        #expect(await service.percent == 40)
         let card = NookActivity(title: "Doorbell")
         await service.observe(NookActivityEvent(activity: card, kind: .animateIn, at: clock.now, module: nil))
         #expect(try await settled(at: 102), "a card at the set 40 %")
@@ -137,6 +139,8 @@ struct BrightnessSetTests {
         #expect(await service.status?.percentSet == nil)
         await service.setPercent(0)
         #expect(try await settled(at: 0), "0 % is dark, as AWTRIX's BRI 0 is")
+        await service.setPercent(1)
+        #expect(try await settled(at: 3), "1 % of 255, rounded")
     }
 }
 
@@ -178,8 +182,11 @@ struct DisplayCommandTests {
         #expect(try daemon.request(.status)["display"]?["power"] == .string("off"))
         let shown = try nookctl(["status"], socket: daemon.socket).output
         #expect(shown.contains(", switched off for ") && shown.contains("set to 40 %"), "\(shown)")
-        let card = try nookctl(["enqueue", "--title", "Parcel"], socket: daemon.socket)
+        let card = try nookctl(["enqueue", "--title", "Parcel", "--key", "parcel", "--dwell", "600"], socket: daemon.socket)
         #expect(card.status == 0 && card.error.contains("the display is switched off for "), "\(card)")
+        try eventually("the parcel on the (dark) glass") { try daemon.request(.status)["modules"]?.items.first?["current"]?["title"] == .string("Parcel") }
+        let changed = try nookctl(["update", "--key", "parcel", "--title", "Parcel at the door"], socket: daemon.socket)
+        #expect(changed.status == 0 && changed.error.contains("the display is switched off for "), "an update on a dark glass is said too: \(changed)")
 
         let on = try display(["on", "--brightness", "auto"])
         #expect(on.status == 0 && on.output == "display: on, brightness auto\n", "\(on)")
@@ -188,11 +195,16 @@ struct DisplayCommandTests {
 
         for (bad, said) in [(["sideways"], "the action must be on, off or status; got 'sideways'"), (["on", "--for", "5m"], "only 'off' takes --for"),
                             (["--brightness", "101"], "--brightness must be a percentage from 0 to 100, or auto; got '101'"),
-                            (["off", "--for", "8d"], "--for")] {
+                            (["off", "--for", "8d"], "--for"), (["status", "--brightness", "40"], "'status' only reads"),
+                            (["--brightness", "-1"], "--brightness must be a percentage from 0 to 100, or auto; got '-1'")] {
             let refused = try display(bad)
             #expect(refused.status != 0 && refused.error.contains(said), "\(bad): \(refused)")
         }
         #expect(try daemon.request(.status)["display"]?["power"] == .string("on"), "nothing refused switched anything")
+        // At 0 % the glass is dark though switched on: each card is told.
+        #expect(try display(["--brightness", "0"]).status == 0)
+        let unseen = try nookctl(["enqueue", "--title", "Dark"], socket: daemon.socket)
+        #expect(unseen.error.contains("the brightness is set to 0 %: this card goes by on a dark glass"), "\(unseen)")
         #expect(daemon.stop().status == 0)
     }
 

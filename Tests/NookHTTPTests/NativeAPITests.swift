@@ -270,6 +270,33 @@ struct NativeAPITests {
         #expect(words.error.message == "must be on, off, until or status; got 'loud'", "nookd's own words: \(words.json)")
     }
 
+    /// M1 over the native API: the display switched off for a while and on, its brightness said
+    /// not set without a `[brightness]` table, and every body that asks nothing or cannot be read
+    /// refused naming the field, in nookd's words, switching nothing.
+    @Test func m1_h1_theDisplayIsSwitchedAndReadAndABadBodySwitchesNothing() throws {
+        let nookd = try NativeAPINookd()
+        let api = NativeAPIClient(socket: nookd.socket)
+        let read = try api.send("GET", "/api/v1/display")
+        #expect(read.status == 200 && read.json["power"]?.text == "on" && read.json["brightness"]?.text == "unmanaged", "\(read.json)")
+        let off = try api.send("PUT", "/api/v1/display", body: #"{"power":"off","forS":3600}"#)
+        #expect(off.status == 200 && off.json["power"]?.text == "off" && (off.json["wakesInS"]?.numberValue ?? 0) > 3590, "\(off.json)")
+        #expect(try api.send("GET", "/api/v1/status").json["display"]?["power"]?.text == "off")
+        let bright = try api.send("PUT", "/api/v1/display", body: #"{"power":"on","brightness":40}"#)
+        #expect(bright.status == 200 && bright.json["power"]?.text == "on", "\(bright.json)")
+        #expect(bright.json["warnings"]?.items.first?.text?.hasPrefix("brightness: not set: nook.toml has no [brightness] table") == true, "\(bright.json)")
+        let refusals: [(String, Int, String?)] = [
+            (#"{}"#, 422, "power"), (#"{"power":"dim"}"#, 422, "power"), (#"{"forS":60}"#, 422, "forS"),
+            (#"{"power":"off","forS":0}"#, 422, "forS"), (#"{"power":"off","forS":604801}"#, 422, "forS"), (#"{"power":"off","forS":1.5}"#, 422, "forS"),
+            (#"{"brightness":101}"#, 422, "brightness"), (#"{"brightness":"bright"}"#, 422, "brightness"), (#"{"power":true}"#, 400, "power"),
+            (#"{"power":"off","volume":1}"#, 422, "volume"), ("off", 400, nil),
+        ]
+        for (body, status, field) in refusals {
+            let answer = try api.send("PUT", "/api/v1/display", body: body)
+            #expect(answer.status == status && answer.error.field == field, "\(body): \(answer.json)")
+        }
+        #expect(try api.send("GET", "/api/v1/display").json["power"]?.text == "on", "no refused body switched anything")
+    }
+
     @Test func h1_nookdGoneIsA503WithRetryAfterForEveryRoute() throws {
         let nookd = try NativeAPINookd()
         let api = NativeAPIClient(socket: nookd.socket)
@@ -280,6 +307,7 @@ struct NativeAPITests {
             ("PATCH", "/api/v1/activities/" + id, #"{"progress":0.5}"#), ("DELETE", "/api/v1/activities/" + id, nil),
             ("POST", "/api/v1/activities/\(id)/dismiss", nil), ("GET", "/api/v1/status", nil), ("GET", "/api/v1/history", nil),
             ("POST", "/api/v1/suspend", nil), ("POST", "/api/v1/resume", nil), ("PUT", "/api/v1/quiet", #"{"set":"on"}"#),
+            ("GET", "/api/v1/display", nil), ("PUT", "/api/v1/display", #"{"power":"off"}"#),
         ]
         for (method, path, body) in requests {
             let answer = try api.send(method, path, body: body)

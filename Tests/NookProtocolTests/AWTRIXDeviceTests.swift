@@ -17,7 +17,7 @@ import Testing
     }
 
     @Test func m1_powerAndSleepSwitchTheDisplayInEveryFormAWTRIXTakes() throws {
-        for on in [#"{"power": true}"#, "true", "1", #"{"power": 1}"#, #"{"power": "true"}"#] {
+        for on in [#"{"power": true}"#, "true", "1", "TRUE", #"{"power": 1}"#, #"{"power": "true"}"#] {
             #expect(try display(.power, on).setting == DisplaySetting(power: .on), "\(on)")
         }
         for off in [#"{"power": false}"#, "false", "0", #"{"power": "0"}"#] {
@@ -26,21 +26,33 @@ import Testing
         #expect(try display(.sleep, #"{"sleep": 5}"#).setting == DisplaySetting(power: .offFor(seconds: 5)))
         #expect(try display(.sleep, #"{"sleep": "90.7"}"#).setting == DisplaySetting(power: .offFor(seconds: 90)), "a number as a string, cut")
         #expect(try display(.sleep, #"{"sleep": 0}"#).setting == DisplaySetting(power: .off), "0: until switched on")
+        let cut = try display(.sleep, #"{"sleep": 1.9, "wake": "button"}"#)
+        #expect(cut.setting == DisplaySetting(power: .offFor(seconds: 1)), "a fraction cut, as AWTRIX reads it")
+        #expect(cut.remarks == ["sleep: 1.9 s read as 1 s (whole seconds, as AWTRIX reads it)", "unknown fields (not AWTRIX's), ignored: wake"], "\(cut.remarks)")
+        #expect(try display(.power, #"{"power": false, "pad": 1}"#).remarks == ["unknown fields (not AWTRIX's), ignored: pad"])
+        // Text that is no flag is refused: guessing "off" would switch the display off on a typo.
+        for word in ["on", "[true]", "yes", #"{"power": "on"}"#, #"{"power": "yes"}"#] {
+            do { _ = try display(.power, word); Issue.record("\(word) was read") } catch {
+                #expect((error as? ProtocolError)?.field == "power", "\(word): \(error)")
+            }
+        }
         #expect(try notDone(outcome(.power, "")) == [#"power: is required, {"power": true} or {"power": false}"#], "an empty body asks nothing")
         #expect(try notDone(outcome(.sleep, " ")) == [#"sleep: is required, {"sleep": SECONDS}"#])
         for (bad, field) in [(#"{"power": [1]}"#, "power"), (#"{"powr": 1}"#, "power")] {
             #expect(throws: ProtocolError.self, "\(bad)") { try display(.power, bad) }
             do { _ = try display(.power, bad) } catch { #expect((error as? ProtocolError)?.field == field, "\(bad): \(error)") }
         }
-        for bad in ["{}", #"{"sleep": -1}"#, #"{"sleep": 604801}"#, #"{"sleep": "soon"}"#, "[5]"] {
+        for bad in ["{}", #"{"sleep": -1}"#, #"{"sleep": 0.5}"#, #"{"sleep": 604801}"#, #"{"sleep": "soon"}"#, "[5]"] {
             #expect(throws: ProtocolError.self, "\(bad)") { try display(.sleep, bad) }
         }
         // Without nookd's answer, a switch is not done; with it, what nookd warns of is not.
         #expect(try notDone(outcome(.power, "false")) == ["power: not carried out without nookd"])
         let part = try display(.power, "true")
         #expect(AWTRIXDevice.outcome(of: DisplayAnswer(on: true, brightnessManaged: false), part) == .done())
+        // Done in part: what was done is said too, so a client does not send it again.
         let dark = DisplayAnswer(on: true, nobodyThere: true, brightnessManaged: false, warnings: ["power: the glass stays dark"])
-        #expect(AWTRIXDevice.outcome(of: dark, part) == .notDone(["power: the glass stays dark"]))
+        #expect(AWTRIXDevice.outcome(of: dark, part)
+                == .notDone(["power: the glass stays dark", "done: display: on (dark: nobody is in the room), brightness not set by nookd (no [brightness] table)"]))
     }
 
     @Test func m1_anIndicatorIsCarriedOutAndTheMoodLightOffHoldsAndItsColourIsNotDone() throws {
@@ -75,13 +87,22 @@ import Testing
         let part = try display(.settings, #"{"BRI": "255", "TEFF": 1, "ATRANS": true, "MATP": true}"#)
         #expect(part.setting == DisplaySetting(power: .on, brightness: .percent(100)) && part.notDone.isEmpty, "\(part)")
         #expect(try display(.settings, #"{"BRI": 128}"#).setting.brightness == .percent(50))
-        #expect(try display(.settings, #"{"BRI": 100, "ABRI": true}"#).setting.brightness == .automatic, "ABRI on leaves BRI unused")
+        let both = try display(.settings, #"{"BRI": 100, "ABRI": true}"#)
+        #expect(both.setting.brightness == .automatic && both.remarks == ["BRI: not used while ABRI is on (nook.toml's levels and the room set it)"],
+                "ABRI on leaves BRI unused, and says so: \(both)")
+        #expect(try display(.settings, #"{"BRI": 1}"#).setting.brightness == .percent(1), "a level above 0 is never dark")
+        #expect(try display(.settings, #"{"BRI": 0}"#).setting.brightness == .percent(0))
+        #expect(throws: ProtocolError.self) { try display(.settings, #"{"MATP": "on"}"#) }
         #expect(try display(.settings, #"{"MATP": false}"#).setting == DisplaySetting(power: .off))
         // ABRI off alone keeps the brightness on the glass, set: the level nookd last wrote.
         var status = StatusAnswer(foreground: nil, display: .init(backend: "mock", mode: "64x32", rotation: 0, theme: "dark", refreshHz: 60),
                                   home: "clock", engaged: false, inputs: [], gpio: nil, modules: [], connections: 0)
         status.brightness = .init(state: "idle", level: 153, maximum: 255, output: "frames", lux: 12)
-        #expect(try display(.settings, #"{"ABRI": false}"#, status: status).setting.brightness == .percent(60))
+        #expect(try display(.settings, #"{"ABRI": false}"#, status: status).setting.brightness == .percent(60), "from a nookd without percent")
+        status.brightness?.percent = 80
+        #expect(try display(.settings, #"{"ABRI": false}"#, status: status).setting.brightness == .percent(80),
+                "the percentage that keeps the glass as it is: idle's 60 % of a board whose active level is 80 %")
+        #expect(AWTRIXSettings.current(status)["BRI"] == .number(204) && AWTRIXSettings.current(status)["ABRI"] == .bool(true))
         status.brightness?.percentSet = 35
         #expect(try display(.settings, #"{"ABRI": "false"}"#, status: status).setting.brightness == .percent(35))
         #expect(AWTRIXSettings.current(status)["BRI"] == .number(89) && AWTRIXSettings.current(status)["ABRI"] == .bool(false))

@@ -44,12 +44,14 @@ struct LaMetricDevice {
 
     static func range(_ low: Int, _ high: Int) -> JSONValue { .object([("min", .number(Double(low))), ("max", .number(Double(high)))]) }
 
-    /// The brightness as a percentage: the one set over the API (`manual`), else the level
-    /// nookd last wrote (`auto`: nook.toml's levels and the room), 100 and `manual` where nookd
-    /// leaves the brightness alone (no `[brightness]` table).
+    /// The brightness as a percentage: the one set over the API (`manual`), else the one that
+    /// keeps the glass as it is (`auto`: nook.toml's levels and the room; nookd's `percent`, so
+    /// that Home Assistant writing back what it read changes nothing), else the level nookd last
+    /// wrote; 100 and `manual` where nookd leaves the brightness alone (no `[brightness]` table).
     static func brightness(status: JSONValue) -> (percent: Int, automatic: Bool) {
         guard let table = status["brightness"], case .object = table else { return (100, false) }
         if let set = table["set"]?.numberValue { return (Int(set.rounded()), false) }
+        if let percent = table["percent"]?.numberValue { return (Int(percent.rounded()), true) }
         guard let level = table["level"]?.numberValue, let maximum = table["maximum"]?.numberValue, maximum > 0 else { return (100, false) }
         return (Int((level / maximum * 100).rounded()), true)
     }

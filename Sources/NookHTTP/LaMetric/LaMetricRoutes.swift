@@ -39,7 +39,10 @@ enum LaMetricRoutes {
                         exchange.respond(success(data: LaMetricDevice.display(status: before), notes: notes))
                     case .success(let (setting, notes)):
                         nookd.ask(.display(setting), for: exchange) { json in
-                            let said = notes + ((try? DisplayAnswer(json: json))?.warnings ?? [])
+                            let said: [String]
+                            do { said = notes + (try DisplayAnswer(json: json)).warnings } catch {
+                                said = notes + ["nookd's answer cannot be read (\(error)): what became of the display is below"]
+                            }
                             for note in said { logger.info("LaMetric display: \(HTTPLogText.escaped(note))") }
                             // The display as it is now, read again after the change.
                             status(exchange, nookd) { exchange.respond(success(data: LaMetricDevice.display(status: $0), notes: said)) }

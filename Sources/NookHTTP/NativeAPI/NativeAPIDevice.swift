@@ -69,4 +69,30 @@ enum NativeAPIDevice {
         }
         nookd.ask(.quiet(setting), for: exchange) { answer in exchange.respond(.json(answer)) }
     }
+
+    /// `PUT /api/v1/display` with `{"power": "on" | "off", "forS": N, "brightness": 0–100 | "auto"}`
+    /// (M1): the display switched and its brightness set. Read by the protocol's own `display`
+    /// decoder, so the words are nookd's; a body asking nothing is refused (`GET` reads it).
+    static func display(_ exchange: any HTTPExchange, _: [String: String], _ nookd: any NookdCalls) {
+        let setting: DisplaySetting
+        do throws(HTTPAPIError) {
+            let members = try NativeAPIBody.object(exchange.request)
+            let known = NookOperation.table.device.display.entry.fields
+            for (key, _) in members where !known.contains(key) {
+                throw HTTPAPIError(status: 422, code: "invalid_field", field: key, message: "is not a field of this request (known: \(known.joined(separator: ", ")))")
+            }
+            switch NookOperation.Name.display.decode(members) {
+            case .success(.display(let decoded)) where !decoded.reads: setting = decoded
+            case .success:
+                throw HTTPAPIError(status: 422, code: "missing_field", field: "power",
+                                   message: "the body asks for nothing: give power, brightness or both (GET /api/v1/display reads the display)")
+            case .failure(let error):
+                throw NativeAPIErrors.local(error)
+            }
+        } catch {
+            exchange.respond(error.response)
+            return
+        }
+        nookd.ask(.display(setting), for: exchange) { answer in exchange.respond(.json(answer)) }
+    }
 }

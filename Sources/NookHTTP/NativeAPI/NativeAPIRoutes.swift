@@ -1,3 +1,5 @@
+import NookProtocol
+
 /// nook-http's native JSON API (H1): create, update, dismiss and cancel activities, set and
 /// remove apps and turn their rotation (A3), and read status, pending and history, each mapped onto one or a few of nookd's socket operations.
 /// Documented in docs/nook-http.openapi.json, which the tests hold these routes to.
@@ -18,6 +20,10 @@ public enum NativeAPIRoutes {
             HTTPRoute("POST", "/api/v1/suspend", scope: .admin, handler: NativeAPIDevice.suspend),
             HTTPRoute("POST", "/api/v1/resume", scope: .admin, handler: NativeAPIDevice.resume),
             HTTPRoute("PUT", "/api/v1/quiet", scope: .admin, handler: NativeAPIDevice.quiet),
+            HTTPRoute("GET", "/api/v1/display", scope: .read) { exchange, _, nookd in
+                nookd.ask(.display(DisplaySetting()), for: exchange) { answer in exchange.respond(.json(answer)) }
+            },
+            HTTPRoute("PUT", "/api/v1/display", scope: .admin, handler: NativeAPIDevice.display),
             HTTPRoute("GET", "/api/v1/apps", scope: .read, handler: NativeAPIApps.list),
             HTTPRoute("GET", "/api/v1/apps/{name}", scope: .read, handler: NativeAPIApps.one),
             HTTPRoute("PUT", "/api/v1/apps/{name}", scope: .publish, handler: NativeAPIApps.set),
