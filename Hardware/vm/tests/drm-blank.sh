@@ -48,6 +48,36 @@ else
 fi
 ctl snapshot -o "$results/snapshot-unblanked.png" > /dev/null
 dump unblanked
+# M1: the display switched off by a request holds DPMS and the CRTC off with the card still on
+# the (dark) glass, a card sent meanwhile is told and does not light it, and on lights it again;
+# switched off for a while, it lights itself once the while is over.
+ctl display off > /dev/null
+sleep 0.5
+told=$(ctl enqueue --title "Parcel" --dwell 60 2>&1 > /dev/null)
+sleep 0.5
+if [ "$(cat "$dpms")" = Off ] && [ "$(crtc_active)" = 0 ] && ctl status | grep -q "switched off" \
+   && echo "$told" | grep -q "the display is switched off"; then
+  pass "M1 display off: DPMS Off and the CRTC inactive with a card on the glass; a card sent meanwhile is told and lights nothing"
+else
+  fail "display off: dpms $(cat "$dpms"), CRTC active $(crtc_active); told: $told"
+fi
+ctl display on > /dev/null
+sleep 0.5
+if [ "$(cat "$dpms")" = On ] && [ "$(crtc_active)" = 1 ]; then
+  pass "M1 display on: DPMS and the CRTC back on"
+else
+  fail "display on: dpms $(cat "$dpms"), CRTC active $(crtc_active)"
+fi
+ctl display off --for 2s > /dev/null
+sleep 0.3
+off_for=$(cat "$dpms")
+end=$(( $(date +%s) + 30 ))
+until [ "$(cat "$dpms")" = On ] || [ "$(date +%s)" -ge "$end" ]; do sleep 0.2; done
+if [ "$off_for" = Off ] && [ "$(cat "$dpms")" = On ] && [ "$(crtc_active)" = 1 ] && grep -q "display: on again, its time off over" "$results/nookd-blank.log"; then
+  pass "M1 display off --for 2s: off, then on again by itself"
+else
+  fail "display off --for: dpms $off_for -> $(cat "$dpms"); $(tail -2 "$results/nookd-blank.log")"
+fi
 kill -TERM "$daemon"
 wait "$daemon" || fail "nookd (blanking) exited $?"
 rm -f "$socket"
