@@ -11,10 +11,59 @@ extension Daemon {
         OperationHandler(\.sound.soundStop) { daemon, _, reply in
             reply.answer(SoundStopAnswer(stopped: daemon.parts.sound.stopPlaying(by: reply.connection.peer.uid)))
         },
+        OperationHandler(\.sound.soundVolume) { daemon, setting, reply in
+            reply.answer(daemon.parts.sound.volume(setting))
+        },
     ]
 }
 
 extension Service.Sound {
+    /// `sound-volume` (B3): the volume every sound starts from (a card's, a sound with no card),
+    /// set until given back or nookd restarts; quiet hours and an empty room still lower it. A
+    /// sound playing keeps the volume it started at. What the volume will not do is said.
+    func volume(_ setting: SoundVolumeSetting) -> SoundVolumeAnswer {
+        // The volume and whether it is set change together, under the one lock (then `rules`').
+        let (configured, overridden, volume) = configuredVolume.withLock { state in
+            switch setting {
+            case .read: break
+            case .set(let volume):
+                state.overridden = true
+                rules.withLock { $0.volume = volume }
+            case .configured:
+                state.overridden = false
+                let configured = state.volume
+                rules.withLock { $0.volume = configured }
+            }
+            return (state.volume, state.overridden, rules.withLock { $0.volume })
+        }
+        switch setting {
+        case .read: break
+        case .set(let volume): logger.info("sound: the volume set to \(volume) (sound.volume is \(configured))")
+        case .configured: logger.info("sound: the volume back to sound.volume, \(configured)")
+        }
+        let output: any SoundOutput = current.withLock { $0 } ?? SilentOutput()
+        let now = output.status
+        var warnings: [String] = []
+        if setting != .read {
+            if now.output == "none" {
+                warnings.append("volume: no sound output is configured ([sound] output in nook.toml): nothing plays at it")
+            } else if !output.hasVolume {
+                warnings.append("volume: the \(now.output) output has no volume: it sounds at full loudness, or not at all at 0")
+            }
+        }
+        return SoundVolumeAnswer(volume: volume, configured: configured, isSet: overridden, output: now.output, warnings: warnings)
+    }
+
+    /// Where the volume comes from, as a refusal or warning names it.
+    var volumeSource: String {
+        configuredVolume.withLock { $0.overridden } ? "the volume set (nookctl sound volume)" : "sound.volume in nook.toml"
+    }
+
+    /// Why no sound plays at volume 0.
+    var volumeZero: String {
+        configuredVolume.withLock { $0.overridden } ? "the volume is set to 0 (nookctl sound volume)" : "sound.volume is 0 in nook.toml"
+    }
+
     /// `sound-play`: the sound read (a name Nook has no chime for, or an RTTTL string's fault at
     /// its character, refuses the request naming `sound`), then handed to the output at what the
     /// room allows, or not, and the answer says which and why. A newer sound cuts off the one
@@ -27,7 +76,7 @@ extension Service.Sound {
         let refusal: String? = if let reason = output.cannotPlay(.tones(melody)) {
             reason
         } else if configured == 0 {
-            "sound.volume is 0 in nook.toml"
+            volumeZero
         } else if request.volume == 0 {
             // Asked for silence: no room's doing, so not counted as the room's.
             "volume 0 asked"
@@ -43,7 +92,7 @@ extension Service.Sound {
         let verdict = await play(.tones(melody), for: .noCard(uid: uid), priority: request.priority, asked: request.volume, on: output)
         var warnings: [String] = []
         if let asked = request.volume, asked > configured {
-            warnings.append("volume \(asked) asked: played no louder than sound.volume in nook.toml, \(configured)")
+            warnings.append("volume \(asked) asked: played no louder than \(volumeSource), \(configured)")
         }
         if request.volume != nil, !output.hasVolume {
             warnings.append("the \(before.output) output has no volume: it sounds at full loudness")

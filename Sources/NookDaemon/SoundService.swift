@@ -49,6 +49,9 @@ extension Service {
         private let chimed = Locked(RecentIDs())
         /// The volume and what lowers it, once started (`sound.volume` 0: no sound plays).
         let rules = Locked(RoomSoundRules())
+        /// nook.toml's `sound.volume`, and whether `rules`' volume was set over the API instead
+        /// (`sound-volume`) until it is given back or nookd restarts.
+        let configuredVolume = Locked((volume: 80, overridden: false))
         /// The sound last handed to the output, which plays until it ends or a newer one comes:
         /// whose it is, its melody's name and its priority.
         private let lastPlayed = Locked<Played?>(nil)
@@ -71,6 +74,7 @@ extension Service {
             current.withLock { $0 = output }
             logger.info("\(note)")
             rules.withLock { $0 = section.room }
+            configuredVolume.withLock { $0 = (section.room.volume, false) }
             // Without an output no sound plays: a card that asks for one was told at enqueue.
             guard section.output != .none else { return }
             let relays = queues.map { queue in
@@ -197,7 +201,7 @@ extension Service {
             let file = SoundText.namesFile(sound)
             let program = file ? SoundProgram.file(SoundFile(name: sound, directory: "")) : .tones(Melody(name: sound, tones: []))
             if let reason = output.cannotPlay(program) { return ["\(shown): \(reason)" + (file && !(output is SilentOutput) ? Self.fileInstead(priority) : "")] }
-            if rules.withLock({ $0.volume }) == 0 { return ["\(shown): sound.volume is 0 in nook.toml"] }
+            if rules.withLock({ $0.volume }) == 0 { return ["\(shown): \(volumeZero)"] }
             guard !slidIn.isEmpty else { return [] }
             let cards = slidIn.map { "\($0)" }.joined(separator: ", ")
             return ["\(shown) for \(cards): \(slidIn.count == 1 ? "it" : "each") slid in already, and a card's sound plays as it slides in"]
@@ -332,7 +336,8 @@ extension Service.Sound: ReportsStatus {
         let counts = roomCounts.withLock { $0 }
         status.sound = StatusAnswer.Sound(output: now.output, device: now.device, state: now.state.rawValue, problem: now.problem,
                                           played: now.played, failed: now.failed, lowered: counts.lowered, silenced: counts.silenced,
-                                          unreadable: now.unreadable, volume: rules.withLock { $0.volume })
+                                          unreadable: now.unreadable, volume: rules.withLock { $0.volume },
+                                          volumeSet: configuredVolume.withLock { $0.overridden })
     }
 }
 

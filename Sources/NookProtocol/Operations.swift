@@ -78,6 +78,8 @@ public enum NookOperation: Hashable, Sendable {
     case soundPlay(SoundRequest)
     /// Stops the sound playing.
     case soundStop
+    /// Sets the volume sounds start from, gives it back to nook.toml's, or reads it (B3, M4).
+    case soundVolume(SoundVolumeSetting)
 }
 
 extension NookOperation {
@@ -104,6 +106,7 @@ extension NookOperation {
         case appSwitch = "app-switch"
         case soundPlay = "sound-play"
         case soundStop = "sound-stop"
+        case soundVolume = "sound-volume"
     }
 
     /// The wire names, in the table's order (the `unknownOperation` error lists them).
@@ -179,6 +182,7 @@ extension NookOperation {
         case .appSwitch(let name): visitor.visit(AppOperations.shared.appSwitch, name)
         case .soundPlay(let request): visitor.visit(SoundOperations.shared.soundPlay, request)
         case .soundStop: visitor.visit(SoundOperations.shared.soundStop, ())
+        case .soundVolume(let setting): visitor.visit(SoundOperations.shared.soundVolume, setting)
         }
     }
 }

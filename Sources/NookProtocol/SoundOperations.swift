@@ -54,6 +54,17 @@ public struct SoundOperations: Sendable {
 
     /// Stops the sound playing, whichever it is (a card's too).
     public let soundStop = Row<Void>(.soundStop, answer: SoundStopAnswer.self, command: .grouped("sound", "stop"), .soundStop)
+
+    /// The volume every sound starts from, set or given back to nook.toml's (a whole-device
+    /// change); with no `volume`, read, which anyone may.
+    public let soundVolume = Row<SoundVolumeSetting>(
+        .soundVolume, fields: ["volume"], answer: SoundVolumeAnswer.self, command: .grouped("sound", "volume"),
+        scope: .device("set the volume"),
+        scopeOf: { $0 == .read ? .anyone : nil },
+        reads: { $0 == .read },
+        make: { .soundVolume($0) },
+        decode: { reader throws(ProtocolError) in try SoundVolumeSetting.decode(reader) },
+        encode: { $0.encoded })
 }
 
 /// `sound-play`: whether the sound was handed to the output (it then plays unless a newer sound

@@ -19,18 +19,21 @@ extension StatusAnswer {
         public var volume: Int?
         /// Sound files gone or broken when they were to play (B2), since nookd started.
         public var unreadable: Int
+        /// `volume` was set over the API (`sound-volume`), not nook.toml's.
+        public var volumeSet: Bool
 
         public init(output: String, device: String?, state: String, problem: String?, played: Int, failed: Int, lowered: Int = 0, silenced: Int = 0,
-                    unreadable: Int = 0, volume: Int? = nil) {
+                    unreadable: Int = 0, volume: Int? = nil, volumeSet: Bool = false) {
             (self.output, self.device, self.state, self.problem, self.played, self.failed) = (output, device, state, problem, played, failed)
-            (self.lowered, self.silenced, self.unreadable, self.volume) = (lowered, silenced, unreadable, volume)
+            (self.lowered, self.silenced, self.unreadable, self.volume, self.volumeSet) = (lowered, silenced, unreadable, volume, volumeSet)
         }
 
         var json: JSONValue {
             .object([("output", .string(output)), ("device", device.map(JSONValue.string) ?? .null), ("state", .string(state)),
                      ("problem", problem.map(JSONValue.string) ?? .null), ("played", .number(Double(played))),
                      ("failed", .number(Double(failed))), ("lowered", .number(Double(lowered))), ("silenced", .number(Double(silenced))),
-                     ("unreadable", .number(Double(unreadable))), ("volume", volume.map { .number(Double($0)) } ?? .null)])
+                     ("unreadable", .number(Double(unreadable))), ("volume", volume.map { .number(Double($0)) } ?? .null),
+                     ("volumeSet", .bool(volumeSet))])
         }
 
         init(reading sound: FieldReader) throws(ProtocolError) {
@@ -38,7 +41,8 @@ extension StatusAnswer {
                       problem: try sound.string("problem"), played: try sound.requiredCount("played"), failed: try sound.requiredCount("failed"),
                       // A nookd from before B3 sends neither.
                       lowered: try sound.count("lowered") ?? 0, silenced: try sound.count("silenced") ?? 0,
-                      unreadable: try sound.count("unreadable") ?? 0, volume: try sound.count("volume"))
+                      unreadable: try sound.count("unreadable") ?? 0, volume: try sound.count("volume"),
+                      volumeSet: try sound.bool("volumeSet") ?? false)
         }
 
         /// `nookctl status`'s line: `sound: alsa on default, idle (3 played)`.
@@ -50,6 +54,7 @@ extension StatusAnswer {
             if played > 0 || failed > 0 { text += ", \(played) played, \(failed) failed" }
             if lowered > 0 || silenced > 0 { text += ", \(lowered) lowered and \(silenced) silenced by the room" }
             if unreadable > 0 { text += ", \(unreadable) sound file\(unreadable == 1 ? "" : "s") unreadable when played" }
+            if volumeSet, let volume { text += ", volume set to \(volume) (nookctl sound volume default gives back sound.volume)" }
             return text
         }
     }

@@ -12,6 +12,7 @@ extension OperationCommands {
         [
         (.soundPlay, SoundPlay.self),
         (.soundStop, SoundStop.self),
+        (.soundVolume, SoundVolume.self),
         ]
     }
 }
@@ -72,4 +73,33 @@ struct SoundStop: ParsableCommand {
     static let configuration = CommandConfiguration.operation(SoundStop.self, abstract: "Stop the sound playing, a card's or one played with no card.")
     @OptionGroup var connection: Connection
     func run() throws { connection.run(.soundStop, as: SoundStopAnswer.self) { $0.summary } }
+}
+
+struct SoundVolume: ParsableCommand {
+    static let configuration = CommandConfiguration.operation(
+        SoundVolume.self,
+        abstract: "Set the volume every sound starts from (0 to 100), give it back to nook.toml's sound.volume (default), or show it.",
+        discussion: "Quiet hours and an empty room still lower it; it holds until 'default' or a restart of nookd. See docs/sound.md.")
+    @OptionGroup var connection: Connection
+    // Unconditional: `-1` is a volume out of range, not an option.
+    @Argument(parsing: .allUnrecognized, help: "0 to 100, or default; nothing shows it.") var volume: [String] = []
+
+    var setting: SoundVolumeSetting {
+        get throws {
+            switch volume.count {
+            case 0: return .read
+            case 1 where volume[0] == "default": return .configured
+            case 1:
+                guard let level = Int(volume[0]), SoundRequest.volumes.contains(level) else {
+                    throw ValidationError("the volume must be 0 to 100, or default; got '\(volume[0])'")
+                }
+                return .set(level)
+            default: throw ValidationError("one volume: 0 to 100, or default; got \(volume.joined(separator: " "))")
+            }
+        }
+    }
+
+    func validate() throws { _ = try setting }
+
+    func run() throws { connection.run(.soundVolume(try setting), as: SoundVolumeAnswer.self) { $0.summary } }
 }

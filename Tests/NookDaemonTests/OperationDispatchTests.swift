@@ -48,6 +48,7 @@ struct OperationDispatchTests {
         case .appSwitch: .appSwitch("dispatch")
         case .soundPlay: .soundPlay(SoundRequest(sound: "doorbell"))
         case .soundStop: .soundStop
+        case .soundVolume: .soundVolume(.read)
         }
     }
 

@@ -25,7 +25,7 @@ struct OperationHandlerTests {
         }
         #expect(device == ["suspend: suspend", "resume: resume", "quiesce: quiesce", "home: set the home content",
                            "focus: switch the foreground module", "quiet: change quiet hours", "indicator: set the indicator lights",
-                           "display: switch the display off or on, or set its brightness"])
+                           "display: switch the display off or on, or set its brightness", "sound-volume: set the volume"])
         #expect(NookOperation.quiet(.status).scope == .anyone)
         #expect(NookOperation.quiet(.on).scope == .device("change quiet hours"))
         #expect(NookOperation.press(.open).scope == .debug)

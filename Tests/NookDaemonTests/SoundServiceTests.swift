@@ -268,6 +268,34 @@ struct SoundInTheRoomTests {
         try historyShows(full, "sound: played", daemon)
     }
 
+    /// B3, M4: the volume set over the socket (`nookctl sound volume`, LaMetric's `PUT audio`) is
+    /// what the next chime starts from, on the square curve as `sound.volume` is, until `default`
+    /// gives nook.toml's back; status says it is set, and a refused volume changes nothing.
+    @Test func b3_m4_aVolumeSetIsWhatTheNextChimePlaysAtUntilDefaultGivesBackNookTomls() throws {
+        let sound = try SoundCapture("volume = 100\nhigh = \"doorbell\"")
+        let (daemon, capture) = (sound.daemon, sound.capture)
+        let set = try nookctl(["sound", "volume", "50"], socket: daemon.socket)
+        #expect(set.status == 0 && set.output == "volume 50 (set; nook.toml's sound.volume is 100)\n", "\(set)")
+        #expect(try nookctl(["status"], socket: daemon.socket).output.contains("volume set to 50"))
+        _ = try enqueue(daemon, "Doorbell, softly")
+        try eventually("the chime played") { try nookctl(["status"], socket: daemon.socket).output.contains("1 played, 0 failed") }
+        #expect(abs(peak(capture) - 6_500) <= 130, "peak \(peak(capture)), a quarter of 26,000")
+        for bad in ["101", "-1", "loud"] {
+            let refused = try nookctl(["sound", "volume", bad], socket: daemon.socket)
+            #expect(refused.status != 0 && refused.error.contains("the volume must be 0 to 100, or default; got '\(bad)'"), "\(bad): \(refused)")
+        }
+        let back = try nookctl(["sound", "volume", "default"], socket: daemon.socket)
+        #expect(back.status == 0 && back.output == "volume 100 (sound.volume in nook.toml)\n", "\(back)")
+        _ = try enqueue(daemon, "Doorbell, loud")
+        try eventually("the full chime played") { try nookctl(["status"], socket: daemon.socket).output.contains("2 played, 0 failed") }
+        #expect(abs(peak(capture) - 26_000) <= 260, "peak \(peak(capture))")
+        // Read by anyone; a sound asking for more than the volume set is told.
+        #expect(try nookctl(["sound", "volume"], socket: daemon.socket).output == "volume 100 (sound.volume in nook.toml)\n")
+        #expect(try nookctl(["sound", "volume", "0"], socket: daemon.socket).status == 0)
+        let silent = try nookctl(["sound", "play", "doorbell"], socket: daemon.socket)
+        #expect(silent.error.contains("the volume is set to 0 (nookctl sound volume)"), "\(silent)")
+    }
+
     /// By default quiet hours silence every sound: nothing reaches the PCM, and the card, which
     /// still shows (high passes quiet hours' glass), says its sound was silenced.
     @Test func b3_byDefaultQuietHoursSilenceTheChimeAndTheEntryAndStatusSaySo() throws {

@@ -75,9 +75,11 @@ import Testing
                                         transcript: run.transcript)
         let message = try #require(try Self.cards(lametric, ["HA message"])["HA message"])
         #expect(message.priority == .high && message.systemImage == "exclamationmark.triangle" && message.dwell == .milliseconds(4800), "\(message)")
-        // The brightness Home Assistant set is the glass's; the volume, which the board leaves
-        // as nook.toml says, was said.
-        #expect(try StatusAnswer(json: lametric.bench.request(.status)).brightness?.percentSet == 40)
-        #expect(lametric.bench.service.logText.contains("LaMetric audio: volume 30 is not set"))
+        // The brightness and the volume Home Assistant set are the board's; that no sound output
+        // plays at the volume was said.
+        let status = try StatusAnswer(json: lametric.bench.request(.status))
+        #expect(status.brightness?.percentSet == 40)
+        #expect(status.sound?.volume == 30 && status.sound?.volumeSet == true, "\(String(describing: status.sound))")
+        #expect(lametric.bench.service.logText.contains("LaMetric audio: volume: no sound output is configured"))
     }
 }

@@ -52,6 +52,6 @@ struct OperationRowTests {
         let differing = NookOperation.Name.allCases.flatMap { name in
             OperationTableTests.samples(of: name).filter { $0.scope != name.entry.scope }
         }
-        #expect(differing == [.quiet(.status), .display(DisplaySetting())])
+        #expect(differing == [.quiet(.status), .display(DisplaySetting()), .soundVolume(.read)])
     }
 }

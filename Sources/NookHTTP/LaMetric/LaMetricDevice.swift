@@ -76,7 +76,7 @@ struct LaMetricDevice {
     }
 
     /// The sound output (B1) from nookd's `status`: available while one is configured and not
-    /// failing, at `sound.volume`, which is nook.toml's (a change is answered as left as it is).
+    /// failing, at the volume sounds start from (`sound.volume`, or the one set: `PUT audio`).
     static func audio(status: JSONValue) -> JSONValue {
         let sound = status["sound"]
         let available = sound?["output"]?.text.map { $0 != "none" } == true && sound?["state"]?.text != "unavailable"

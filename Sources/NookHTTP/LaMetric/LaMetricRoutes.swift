@@ -54,11 +54,19 @@ enum LaMetricRoutes {
                 status(exchange, nookd) { exchange.respond(.json(LaMetricDevice.audio(status: $0))) }
             },
             row("PUT", "/audio", .publish) { exchange, _, nookd in
-                switch LaMetricSettingsBody.audio(exchange.request.body) {
-                case .failure(let error): exchange.respond(error.response)
-                case .success(let notes):
+                func answer(_ notes: [String]) {
                     for note in notes { logger.info("LaMetric audio: \(HTTPLogText.escaped(note))") }
                     status(exchange, nookd) { exchange.respond(success(data: LaMetricDevice.audio(status: $0), notes: notes)) }
+                }
+                switch LaMetricSettingsBody.audio(exchange.request.body) {
+                case .failure(let error): exchange.respond(error.response)
+                case .success(let (nil, notes)): answer(notes)
+                case .success(let (volume?, notes)):
+                    nookd.ask(.soundVolume(volume), for: exchange) { json in
+                        do { answer(notes + (try SoundVolumeAnswer(json: json)).warnings) } catch {
+                            answer(notes + ["nookd's answer cannot be read (\(error)): the volume is below as it is now"])
+                        }
+                    }
                 }
             },
             row("GET", "/bluetooth", .read) { exchange, _, _ in exchange.respond(.json(LaMetricDevice.bluetooth)) },

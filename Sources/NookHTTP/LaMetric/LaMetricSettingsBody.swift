@@ -3,8 +3,8 @@ import NookProtocol
 /// The bodies of `PUT /api/v2/device/display` and `/audio` (M4), read for what they ask:
 /// `on`, `brightness` and `brightness_mode` are nookd's `display` (a brightness alone is set,
 /// as a slider moved means; `auto` gives it back to nook.toml and the room; `manual` alone keeps
-/// the brightness on the glass, set). What the board does not take is named: the screensaver
-/// (Nook has none), keys LaMetric lacks, and the volume, which is nook.toml's `sound.volume`.
+/// the brightness on the glass, set); `volume` is its `sound-volume`. What the board does not
+/// take is named: the screensaver (Nook has none), keys LaMetric lacks.
 enum LaMetricSettingsBody {
     static func display(_ body: [UInt8], status: JSONValue) -> Result<(DisplaySetting, [String]), HTTPAPIError> {
         var setting = DisplaySetting()
@@ -41,12 +41,14 @@ enum LaMetricSettingsBody {
         }
     }
 
-    static func audio(_ body: [UInt8]) -> Result<[String], HTTPAPIError> {
-        fields(body) { key, value throws(HTTPAPIError) -> String? in
+    /// `volume` (0–100) is nookd's `sound-volume`; nil when the body has none.
+    static func audio(_ body: [UInt8]) -> Result<(SoundVolumeSetting?, [String]), HTTPAPIError> {
+        var volume: SoundVolumeSetting?
+        return fields(body) { key, value throws(HTTPAPIError) -> String? in
             guard key == "volume" else { return "'\(key.prefix(40))' is not an audio setting LaMetric has: ignored" }
-            _ = try whole(value, key, 0...100)
-            return "volume \(value.serialized) is not set: Nook's volume is nook.toml's sound.volume, which the API does not change"
-        }
+            volume = .set(try whole(value, key, 0...100))
+            return nil
+        }.map { (volume, $0) }
     }
 
     /// Each member of the object read by `note`, with the notes it gives.
