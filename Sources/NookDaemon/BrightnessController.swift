@@ -30,6 +30,10 @@ actor BrightnessController {
     private let fade: Duration
     private let clock: any NookClock
     private let warn: @Sendable (String) -> Void
+    /// Told when ``percent`` changes (the room's light, a brightness set): what a hub reads as the
+    /// brightness moved, so a watcher reads the status again.
+    private let percentChanged: @Sendable () -> Void
+    private var announcedPercent: Int?
     /// The level last written.
     private(set) var current: Int?
     private(set) var state: State?
@@ -49,8 +53,9 @@ actor BrightnessController {
     private(set) var percentSet: Int?
 
     init(backlight: any BrightnessOutput, levels: Levels, fade: Duration, clock: any NookClock,
-         ambient: AmbientBrightness? = nil, warn: @escaping @Sendable (String) -> Void) {
+         ambient: AmbientBrightness? = nil, warn: @escaping @Sendable (String) -> Void, percentChanged: @escaping @Sendable () -> Void = {}) {
         (self.backlight, self.levels, self.fade, self.clock, self.warn) = (backlight, levels, fade, clock, warn)
+        self.percentChanged = percentChanged
         self.ambient = ambient.map(AmbientTracker.init(curve:))
     }
 
@@ -150,6 +155,10 @@ actor BrightnessController {
         state = wanted
         target = level
         overridden = false
+        if let now = percent, now != announcedPercent {
+            if announcedPercent != nil { percentChanged() }
+            announcedPercent = now
+        }
         await fade(to: level)
     }
 
@@ -207,11 +216,18 @@ actor BrightnessController {
     /// it back changes nothing). Nil before the first level.
     var percent: Int? {
         if let percentSet { return percentSet }
-        guard let state, let target else { return nil }
+        guard var state, var target else { return nil }
+        // With an active level of 0 a set percentage is every state's level: the glass's own.
+        guard levels.active > 0 else { return min(100, max(0, Int((Double(target) * 100 / Double(max(1, backlight.maximum))).rounded()))) }
+        if levels.level(state) == 0 {
+            // A state at 0 (quiet or dim at 0 %) says nothing of the scale: the state under it does,
+            // with the room's light.
+            state = state == .active || state == .night || (state == .dimmed && showing != nil) ? .active : .idle
+            target = level(for: state)
+            guard levels.level(state) > 0 else { return Int((levels.active * 100).rounded()) }
+        }
         let fraction = Double(target) / Double(max(1, backlight.maximum))
-        let stateLevel = levels.level(state)
-        guard stateLevel > 0, levels.active > 0 else { return Int((levels.active * 100).rounded()) }
-        return min(100, max(0, Int((fraction * levels.active / stateLevel * 100).rounded())))
+        return min(100, max(0, Int((fraction * levels.active / levels.level(state) * 100).rounded())))
     }
 
     /// Z4's `brighter` or `pulse` holds the glass: a level set now shows once what the display

@@ -28,6 +28,9 @@ extension Service {
 
         /// The levels in force; nil until started, and without `[brightness]`.
         let current = Locked<BrightnessController?>(nil)
+        /// Each change of the brightness a hub reads (``BrightnessController/percent``): `watch`'s
+        /// status line `display`, on which a mirror of the status (nook-mqtt's light) reads it again.
+        let changes = NookObserverList<Void>()
         private let dimmer: DimmingDisplay?
         private let queues: [NookActivityQueue]
         private let quiet: NookQuietHours
@@ -56,7 +59,8 @@ extension Service {
                 logger.info("brightness: no backlight configured, dimming the drawn frames")
             }
             let service = BrightnessController(backlight: output, levels: section.levels, fade: section.fade,
-                                            clock: clock, ambient: section.ambient?.curve, warn: { [logger] in logger.warning("\($0)") })
+                                            clock: clock, ambient: section.ambient?.curve, warn: { [logger] in logger.warning("\($0)") },
+                                            percentChanged: { [changes] in changes.notify(()) })
             // Z2: the room's light before the first level, so a dark room does not start bright
             // and fade down (one read; a sensor that cannot answer leaves the fixed levels).
             let sensor = section.ambient.map { AmbientLightSensor(settings: $0.sensor, clock: clock, warn: { [logger] in logger.warning("\($0)") }) }

@@ -33,7 +33,8 @@ extension Daemon {
         // another thread in between would otherwise be sent ahead of the answer.
         reply.answer(WatchAnswer())
         let observations = [statusChanges.add(statusLine), engagement.observe { _ in statusLine(.engaged) },
-                            parts.sound.stateChanges.add { _ in statusLine(.sound) }, parts.displayPower.changes.add { _ in statusLine(.display) }]
+                            parts.sound.stateChanges.add { _ in statusLine(.sound) }, parts.displayPower.changes.add { _ in statusLine(.display) },
+                            parts.brightness.changes.add { _ in statusLine(.display) }]
         defer { observations.forEach { $0.cancel() } }
         await connection.releaseOutputWhenSettled()
         await withTaskGroup(of: Void.self) { group in

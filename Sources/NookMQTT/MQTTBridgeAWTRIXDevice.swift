@@ -13,6 +13,10 @@ extension MQTTBridge {
             report(InboundMessage.tooLong(message.payload, topic: message.topic), payload: message.payload)
             return []
         }
+        // A retained switch or sound would be carried out again at every new subscription (the
+        // display switched off at each reconnect): refused, as a retained activity is. An
+        // indicator or the mood light is a state, which a retained message keeps, as AWTRIX does.
+        if request.switchesDisplay || request.playsSound, !asksSomething(message) { return [] }
         if let number = request.indicatorNumber { return indicator(number, message) }
         if request.playsSound { return sound(request, message) }
         if request.switchesDisplay { return display(request, message) }
@@ -42,9 +46,17 @@ extension MQTTBridge {
         guard let answer = ask(.status, as: StatusAnswer.self, for: message, else: "the display was not switched") else { return [] }
         do throws(ProtocolError) {
             let part = try AWTRIXDevice.display(request, body: message.payload, status: answer)
-            if part.setting.reads { outcome(AWTRIXDevice.outcome(of: nil, part), message); return [] }
-            guard let done = ask(.display(part.setting), as: DisplayAnswer.self, for: message, else: "the display was not switched") else { return [] }
-            outcome(AWTRIXDevice.outcome(of: done, part), message)
+            var switched: DisplayAnswer?
+            if !part.setting.reads {
+                guard let done = ask(.display(part.setting), as: DisplayAnswer.self, for: message, else: "the display was not switched") else { return [] }
+                switched = done
+            }
+            var volume: SoundVolumeAnswer?
+            if let asked = part.volume {
+                guard let done = ask(.soundVolume(asked), as: SoundVolumeAnswer.self, for: message, else: "the volume was not set") else { return [] }
+                volume = done
+            }
+            outcome(AWTRIXDevice.outcome(of: switched, volume: volume, part), message)
         } catch {
             report(Rejection(topic: message.topic, error), payload: message.payload)
         }

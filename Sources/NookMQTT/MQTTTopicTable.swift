@@ -91,7 +91,7 @@ public enum MQTTTopicTable {
     /// `resetSettings` (HTTP only). What Nook does not carry out is logged and said on the
     /// error topic, never dropped.
     static let deviceRows: [MQTTTopicRow] = AWTRIXDevice.Request.allCases.filter { $0 != .erase && $0 != .resetSettings }.map { request in
-        let asks: Set<NookOperation.Name> = request.playsSound ? [.soundPlay] : request.switchesDisplay ? [.status, .display]
+        let asks: Set<NookOperation.Name> = request.playsSound ? [.soundPlay] : request.switchesDisplay ? [.status, .display, .soundVolume]
             : request.indicatorNumber != nil ? [.indicator] : [.status]
         return MQTTTopicRow(in: "AWTRIX/\(request.rawValue)", .awtrix, asks: asks, kind: { _ in .device(request) }) { bridge, message, _, _ in
             bridge.deviceRequest(request, message)

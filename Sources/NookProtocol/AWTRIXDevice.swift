@@ -56,7 +56,7 @@ public enum AWTRIXDevice {
             // setting and say its answer (``outcome(of:_:)``). Without that answer, only what
             // asks nothing of the display is done.
             let part = try display(request, body: body, status: status)
-            return part.setting.reads ? outcome(of: nil, part) : .notDone(part.remarks + ["\(request.label): not carried out without nookd"])
+            return part.asksNothing ? outcome(of: nil, part) : .notDone(part.remarks + ["\(request.label): not carried out without nookd"])
         case .moodlight:
             // An empty body or {} turns it off: it is off on a Nook board already.
             guard let given else { return .done() }

@@ -1,4 +1,5 @@
 import NookActivities
+import NookSound
 
 extension AWTRIXDevice.Request {
     /// Whether nookd's `display` carries it out (wholly for `power` and `sleep`; for `settings`,
@@ -14,10 +15,15 @@ extension AWTRIXDevice {
         public var setting: DisplaySetting
         public var remarks: [String]
         public var notDone: [String]
+        /// `settings`' `VOL` and `SOUND`, for nookd's `sound-volume`; nil when neither is given.
+        public var volume: SoundVolumeSetting? = nil
+
+        /// Whether nookd is asked nothing.
+        public var asksNothing: Bool { setting.reads && volume == nil }
     }
 
-    /// The keys of `settings` that nookd's `display` carries out.
-    static let displayKeys: Set<String> = ["MATP", "BRI", "ABRI"]
+    /// The keys of `settings` that nookd's `display` and `sound-volume` carry out.
+    static let displayKeys: Set<String> = ["MATP", "BRI", "ABRI", "VOL", "SOUND"]
 
     /// `power`: `{"power": b}` (a key twice takes its last value), or `true`, `1`, `false`, `0`
     /// as plain text; anything else is refused naming `power` (AWTRIX takes any other text as
@@ -70,8 +76,8 @@ extension AWTRIXDevice {
         }
     }
 
-    /// `settings`: its display keys as a ``DisplaySetting``, the rest as ``AWTRIXSettings``
-    /// reads them.
+    /// `settings`: its display keys as a ``DisplaySetting``, `VOL` and `SOUND` as the volume, the
+    /// rest as ``AWTRIXSettings`` reads them.
     static func settings(_ body: [UInt8], status: StatusAnswer?) throws(ProtocolError) -> DisplayPart {
         guard !body.isEmpty else { return DisplayPart(setting: DisplaySetting(), remarks: [], notDone: []) }
         var (value, remarks) = try AWTRIXFields.parse(body, kind: "settings are a JSON object")
@@ -83,9 +89,10 @@ extension AWTRIXDevice {
         let automatic = try value["ABRI"].map { (asked) throws(ProtocolError) in try flag(asked, field: "ABRI") }
         if let asked = try AWTRIXFields.number(value["BRI"], field: "BRI") {
             guard asked >= 0, asked <= 255 else { throw ProtocolError(.invalid, field: "BRI", "must be from 0 to 255, got \(FieldReader.text(asked))") }
-            // A level above 0 is never rounded to dark.
+            // A level above 0 is never rounded to dark; a fraction is cut (ArduinoJson's as<int>()), said.
             let level = asked.rounded(.towardZero)
-            setting.brightness = .percent(level > 0 ? max(1, Int((level * 100 / 255).rounded())) : 0)
+            if level != asked { remarks.append("BRI: \(FieldReader.text(asked)) read as \(Int(level)) (whole levels, as AWTRIX reads it)") }
+            setting.brightness = .percent(asked > 0 ? max(1, Int((level * 100 / 255).rounded())) : 0)
         }
         switch automatic {
         case true?:
@@ -95,8 +102,32 @@ extension AWTRIXDevice {
         case false?: if setting.brightness == nil { setting.brightness = .percent(brightnessPercent(status)) }
         case nil: break
         }
+        let volume = try volume(value, status: status, remarks: &remarks)
         let rest = members.filter { !displayKeys.contains($0.0) }
-        return DisplayPart(setting: setting, remarks: remarks, notDone: try AWTRIXSettings.notDone(rest, status: status))
+        return DisplayPart(setting: setting, remarks: remarks, notDone: try AWTRIXSettings.notDone(rest, status: status), volume: volume)
+    }
+
+    /// `VOL` (AWTRIX's 0–30) as the volume sounds start from; `SOUND` off as 0, on as nook.toml's
+    /// volume again where it is 0 (else the volume stays). `SOUND` off wins over a `VOL`, said.
+    static func volume(_ value: JSONValue, status: StatusAnswer?, remarks: inout [String]) throws(ProtocolError) -> SoundVolumeSetting? {
+        let sound = try value["SOUND"].map { (asked) throws(ProtocolError) in try flag(asked, field: "SOUND") }
+        var volume: SoundVolumeSetting?
+        if let asked = try AWTRIXFields.number(value["VOL"], field: "VOL") {
+            let level = asked.rounded(.towardZero)
+            guard level >= 0, level <= 30 else { throw ProtocolError(.invalid, field: "VOL", "must be from 0 to 30, got \(FieldReader.text(asked))") }
+            do throws(SoundError) { volume = .set(try SoundVolume.fromAWTRIX(Int(level))) } catch {
+                throw ProtocolError(.invalid, field: "VOL", error.message)
+            }
+        }
+        switch sound {
+        case false?:
+            if volume != nil { remarks.append("VOL: not used while SOUND is off (the volume is set to 0)") }
+            return .set(0)
+        case true? where volume == nil:
+            return status?.sound?.volume == 0 ? .configured : nil
+        default:
+            return volume
+        }
     }
 
     /// The brightness as a percentage set over the API would give it: the one set, else what
@@ -120,10 +151,10 @@ extension AWTRIXDevice {
     /// each part not done, said.
     /// A request done in part says what was done too, so that a client does not take it for
     /// nothing done and send it again.
-    public static func outcome(of answer: DisplayAnswer?, _ part: DisplayPart) -> Outcome {
-        let lines = (answer?.warnings ?? []) + part.notDone
+    public static func outcome(of answer: DisplayAnswer?, volume: SoundVolumeAnswer? = nil, _ part: DisplayPart) -> Outcome {
+        let lines = (answer?.warnings ?? []) + (volume?.warnings ?? []) + part.notDone
         guard !lines.isEmpty else { return .done(remarks: part.remarks) }
-        let done = answer.map { ["done: \($0.summary)"] } ?? []
+        let done = (answer.map { ["done: \($0.summary)"] } ?? []) + (volume.map { ["done: \($0.summary)"] } ?? [])
         return .notDone(part.remarks + lines + done)
     }
 }

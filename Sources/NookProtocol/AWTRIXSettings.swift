@@ -12,7 +12,6 @@ public enum AWTRIXSettings {
         switch key {
         case "ATIME", "ATRANS": "the apps take turns as nook.toml's [apps] table says (nookctl app-next turns them)"
         case "TEFF", "TSPEED": "Nook slides between apps, as its theme times it"
-        case "VOL", "SOUND": "Nook's volume and sounds are nook.toml's [sound] table (sound.volume, quiet hours' sound.quiet_volume)"
         case "TIM", "DAT", "HUM", "TEMP", "BAT": "Nook has none of AWTRIX's built-in apps: its home content is set by nookctl home"
         case "BLOCKN": "Nook's inputs are nook.toml's [inputs]"
         default: "Nook's look is its theme's (nook.toml's [display] theme), not AWTRIX's"
@@ -52,7 +51,7 @@ public enum AWTRIXSettings {
 
     /// The keys besides the display's whose value above is the board's own, so that asking for
     /// it holds.
-    static let known: Set<String> = ["ATRANS", "TEFF", "SOUND", "VOL"]
+    static let known: Set<String> = ["ATRANS", "TEFF"]
 
     /// The keys of a written `settings` body other than the display's: a line for each that
     /// does not already hold on the board.

@@ -61,6 +61,12 @@ struct AWTRIXDeviceMQTTTests {
                 && setup.bridge.log.contains("nook/b1/indicator2: done (the board is as asked)")
                 && setup.bridge.log.contains("nook/b1/sleep: done (the board is as asked)")
         }
+        // A retained switch would be carried out again at every subscription: refused, nothing switched.
+        try setup.broker.publish("nook/b1/power", #"{"power": false}"#, retain: true)
+        try eventually("the retained power refused") {
+            errors.json("nook/b1/error").contains { $0["topic"]?.text == "nook/b1/power" && $0["field"]?.text == "retain" }
+        }
+        try setup.broker.publish("nook/b1/power", "", retain: true)
         // The display was off, then asleep, then on again (MATP): the stats said it each time.
         try eventually("the stats following the display") {
             let matrix = errors.json("nook/b1/stats").compactMap { $0["matrix"] }

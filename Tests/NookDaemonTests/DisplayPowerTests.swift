@@ -108,6 +108,30 @@ struct DisplayPowerTests {
 /// their proportion to nook.toml's active level, and `auto` gives the levels back.
 @Suite("Z2 M1 a brightness set over the API")
 struct BrightnessSetTests {
+    /// What a hub reads as the brightness (`percent`) keeps the glass when written back: in a
+    /// state at 0 % it is the state under it, with the room's light; with an active level of 0,
+    /// the glass's own. A change of it by the room's light is announced, so a hub reads it again.
+    @Test func z2_m1_theBrightnessAHubReadsFollowsTheRoomAndIsAnnounced() async throws {
+        let dimmer = DimmingDisplay(MockDisplay(size: PixelSize(width: 8, height: 8), refreshHz: 1000, clock: NookSystemClock()))
+        let announced = Locked(0)
+        let curve = AmbientBrightness(points: [.init(lux: 0, scale: 0.2), .init(lux: 500, scale: 1)], hysteresis: 0.2)
+        let service = BrightnessController(backlight: dimmer, levels: .init(active: 1, idle: 0.5, quiet: 0), fade: .milliseconds(300),
+                                           clock: ManualClock(), ambient: curve, warn: { _ in }, percentChanged: { announced.withLock { $0 += 1 } })
+        await service.setAmbient(lux: 0)
+        await service.setQuiet(false)
+        #expect(await service.percent == 20, "idle in the dark: a fifth of the levels")
+        await service.setAmbient(lux: 500)
+        #expect(await service.percent == 100 && announced.withLock { $0 } == 1, "the room lit: read again")
+        await service.setQuiet(true)
+        #expect(await service.percent == 100, "quiet at 0 %: the idle under it, lit by the room")
+        #expect(announced.withLock { $0 } == 1, "quiet hours changed the glass, not what a hub reads")
+
+        let flat = BrightnessController(backlight: dimmer, levels: .init(active: 0, idle: 0.5), fade: .milliseconds(300),
+                                        clock: ManualClock(), warn: { _ in })
+        await flat.setQuiet(false)
+        #expect(await flat.percent == 50, "an active level of 0: the glass's own level, which a set percentage keeps")
+    }
+
     @Test func z2_m1_aSetBrightnessScalesEveryStateAndAutoGivesTheLevelsBack() async throws {
         let dimmer = DimmingDisplay(MockDisplay(size: PixelSize(width: 8, height: 8), refreshHz: 1000, clock: NookSystemClock()))
         let clock = ManualClock()

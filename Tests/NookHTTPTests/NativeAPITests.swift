@@ -288,7 +288,7 @@ struct NativeAPITests {
             (#"{}"#, 422, "power"), (#"{"power":"dim"}"#, 422, "power"), (#"{"forS":60}"#, 422, "forS"),
             (#"{"power":"off","forS":0}"#, 422, "forS"), (#"{"power":"off","forS":604801}"#, 422, "forS"), (#"{"power":"off","forS":1.5}"#, 422, "forS"),
             (#"{"brightness":101}"#, 422, "brightness"), (#"{"brightness":"bright"}"#, 422, "brightness"), (#"{"power":true}"#, 400, "power"),
-            (#"{"power":"off","volume":1}"#, 422, "volume"), ("off", 400, nil),
+            (#"{"power":"off","volume":1}"#, 422, "volume"), ("off", 400, nil), (#"{"power":"off","brightness":null}"#, 422, "brightness"),
         ]
         for (body, status, field) in refusals {
             let answer = try api.send("PUT", "/api/v1/display", body: body)

@@ -92,6 +92,9 @@ import Testing
                 "ABRI on leaves BRI unused, and says so: \(both)")
         #expect(try display(.settings, #"{"BRI": 1}"#).setting.brightness == .percent(1), "a level above 0 is never dark")
         #expect(try display(.settings, #"{"BRI": 0}"#).setting.brightness == .percent(0))
+        let half = try display(.settings, #"{"BRI": 0.5}"#)
+        #expect(half.setting.brightness == .percent(1) && half.remarks == ["BRI: 0.5 read as 0 (whole levels, as AWTRIX reads it)"],
+                "above 0 is never dark, and the cut is said: \(half)")
         #expect(throws: ProtocolError.self) { try display(.settings, #"{"MATP": "on"}"#) }
         #expect(try display(.settings, #"{"MATP": false}"#).setting == DisplaySetting(power: .off))
         // ABRI off alone keeps the brightness on the glass, set: the level nookd last wrote.

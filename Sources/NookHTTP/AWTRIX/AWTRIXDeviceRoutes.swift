@@ -64,7 +64,7 @@ enum AWTRIXDeviceRoutes {
 
     /// `power`, `sleep`, `settings` (M1): read against the board's status (`settings` compares
     /// with it, `ABRI` off keeps the brightness on the glass), then switched or set by nookd's
-    /// `display`; what nookd says is not so (a brightness it does not set, a glass still dark
+    /// `display` and, for `VOL` and `SOUND`, its `sound-volume`; what nookd says is not so (a brightness it does not set, a glass still dark
     /// for want of anyone there) and the settings Nook does not take are 501 `not_done`.
     static func display(_ request: AWTRIXDevice.Request, _ exchange: any HTTPExchange, _ nookd: any NookdCalls) {
         withStatus(exchange, nookd) { status in
@@ -72,14 +72,22 @@ enum AWTRIXDeviceRoutes {
             do throws(ProtocolError) { part = try AWTRIXDevice.display(request, body: exchange.request.body, status: status) } catch {
                 return exchange.respond(AWTRIXAppRoutes.refusal(error).response)
             }
-            guard !part.setting.reads else { return respond(exchange) { AWTRIXDevice.outcome(of: nil, part) } }
-            nookd.ask(.display(part.setting), for: exchange) { json in
-                do {
-                    let answer = try DisplayAnswer(json: json)
-                    respond(exchange) { AWTRIXDevice.outcome(of: answer, part) }
-                } catch {
-                    exchange.respond(HTTPAPIError(status: 502, code: "nookd_error", message: "nookd's answer cannot be read: \(error)").response)
+            // The display first, then the volume (settings' VOL and SOUND), each only if asked.
+            func unreadable(_ error: any Error) {
+                exchange.respond(HTTPAPIError(status: 502, code: "nookd_error", message: "nookd's answer cannot be read: \(error)").response)
+            }
+            func volume(after display: DisplayAnswer?) {
+                guard let asked = part.volume else { return respond(exchange) { AWTRIXDevice.outcome(of: display, part) } }
+                nookd.ask(.soundVolume(asked), for: exchange) { json in
+                    do {
+                        let answer = try SoundVolumeAnswer(json: json)
+                        respond(exchange) { AWTRIXDevice.outcome(of: display, volume: answer, part) }
+                    } catch { unreadable(error) }
                 }
+            }
+            guard !part.setting.reads else { return volume(after: nil) }
+            nookd.ask(.display(part.setting), for: exchange) { json in
+                do { volume(after: try DisplayAnswer(json: json)) } catch { unreadable(error) }
             }
         }
     }

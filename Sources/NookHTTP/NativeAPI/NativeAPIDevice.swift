@@ -78,8 +78,12 @@ enum NativeAPIDevice {
         do throws(HTTPAPIError) {
             let members = try NativeAPIBody.object(exchange.request)
             let known = NookOperation.table.device.display.entry.fields
-            for (key, _) in members where !known.contains(key) {
-                throw HTTPAPIError(status: 422, code: "invalid_field", field: key, message: "is not a field of this request (known: \(known.joined(separator: ", ")))")
+            for (key, value) in members {
+                guard known.contains(key) else {
+                    throw HTTPAPIError(status: 422, code: "invalid_field", field: key, message: "is not a field of this request (known: \(known.joined(separator: ", ")))")
+                }
+                // The OpenAPI file says what each is: a null is none of them (leave the field out).
+                if value == .null { throw HTTPAPIError(status: 422, code: "invalid_field", field: key, message: "must not be null: leave it out instead") }
             }
             switch NookOperation.Name.display.decode(members) {
             case .success(.display(let decoded)) where !decoded.reads: setting = decoded
