@@ -11,18 +11,10 @@ public enum HomeAssistantLight {
     /// display has none of: a colour, an effect, a transition), for the error topic's warnings.
     /// A payload that cannot be read is refused naming its field.
     public static func read(_ payload: [UInt8]) throws(ProtocolError) -> (setting: DisplaySetting, remarks: [String]) {
-        guard let text = String(validating: payload, as: UTF8.self) else {
-            throw ProtocolError(.invalid, field: "payload", "is not UTF-8 text: send ON, OFF or {\"state\": \"on\", \"brightness\": 0–255}")
-        }
-        let trimmed = text.trimmingWhitespace()
-        guard trimmed.first == "{" else { return (DisplaySetting(power: try power(String(trimmed), field: "payload")), []) }
-        let value: JSONValue
-        do { value = try JSONValue.parse(Array(trimmed.utf8)) } catch {
-            throw ProtocolError(.badJSON, field: "payload", "starts with '{' but is not valid JSON \(error)")
-        }
-        guard case .object(let members) = value else { throw ProtocolError(.wrongType, field: "payload", "must be a JSON object") }
-        guard case .string(let state)? = value["state"] else {
-            throw ProtocolError(value["state"] == nil ? .missingField : .wrongType, field: "state", "must be \"on\" or \"off\"")
+        let (state, value, members): (String, JSONValue, [(String, JSONValue)])
+        switch try HomeAssistantCommand.read(payload, expected: "ON, OFF or {\"state\": \"on\", \"brightness\": 0–255}", states: "\"on\" or \"off\"") {
+        case .word(let word): return (DisplaySetting(power: try power(word, field: "payload")), [])
+        case .object(let given, let object, let givenMembers): (state, value, members) = (given, object, givenMembers)
         }
         var setting = DisplaySetting(power: try power(state, field: "state"))
         switch value["brightness"] {

@@ -26,18 +26,10 @@ public enum HomeAssistantSiren {
     /// siren has none of), for the error topic's warnings. A payload that cannot be read is
     /// refused naming its field.
     public static func read(_ payload: [UInt8]) throws(ProtocolError) -> (command: Command, remarks: [String]) {
-        guard let text = String(validating: payload, as: UTF8.self) else {
-            throw ProtocolError(.invalid, field: "payload", "is not UTF-8 text: send ON, OFF or Home Assistant's {\"state\": \"ON\", …}")
-        }
-        let trimmed = text.trimmingWhitespace()
-        guard trimmed.first == "{" else { return (try command(state: String(trimmed), field: "payload"), []) }
-        let value: JSONValue
-        do { value = try JSONValue.parse(Array(trimmed.utf8)) } catch {
-            throw ProtocolError(.badJSON, field: "payload", "starts with '{' but is not valid JSON \(error)")
-        }
-        guard case .object(let members) = value else { throw ProtocolError(.wrongType, field: "payload", "must be a JSON object") }
-        guard case .string(let state)? = value["state"] else {
-            throw ProtocolError(value["state"] == nil ? .missingField : .wrongType, field: "state", "must be \"ON\" or \"OFF\"")
+        let (state, value, members): (String, JSONValue, [(String, JSONValue)])
+        switch try HomeAssistantCommand.read(payload, expected: "ON, OFF or Home Assistant's {\"state\": \"ON\", …}", states: "\"ON\" or \"OFF\"") {
+        case .word(let word): return (try command(state: word, field: "payload"), [])
+        case .object(let given, let object, let givenMembers): (state, value, members) = (given, object, givenMembers)
         }
         var remarks: [String] = []
         let unknown = members.map(\.0).filter { !["state", "tone", "volume_level", "duration"].contains($0) }

@@ -6,12 +6,8 @@ import NookProtocol
 /// there) is said on the error topic with code `notDone`; what was not read as sent is a warning.
 extension MQTTBridge {
     func displayLight(_ message: MQTTMessage) -> [Delivery] {
-        guard message.payload.count <= InboundMessage.largestPayload else {
-            report(InboundMessage.tooLong(message.payload, topic: message.topic), payload: message.payload)
-            return []
-        }
         // A retained OFF would switch the display off at every new subscription: refused.
-        guard asksSomething(message) else { return [] }
+        guard takesRequest(message) else { return [] }
         do throws(ProtocolError) {
             let (setting, remarks) = try HomeAssistantLight.read(message.payload)
             guard let answer = ask(.display(setting), as: DisplayAnswer.self, for: message, else: "the display was not switched",
@@ -23,19 +19,5 @@ extension MQTTBridge {
             report(Rejection(topic: message.topic, error), payload: message.payload)
         }
         return []
-    }
-
-    /// Whether a message on a topic of requests asks for anything (``InboundMessage/asksSomething(topic:payload:retained:retainFlagKept:)``):
-    /// the clearing of a retained one is logged, a retained request refused on the error topic.
-    func asksSomething(_ message: MQTTMessage) -> Bool {
-        do throws(Rejection) {
-            let asks = try InboundMessage.asksSomething(topic: message.topic, payload: message.payload, retained: message.retained,
-                                                        retainFlagKept: config.protocolVersion == .v5)
-            if !asks { logger.debug("\(message.topic): an empty message (clearing a retained command); nothing to do") }
-            return asks
-        } catch {
-            report(error, payload: message.payload)
-            return false
-        }
     }
 }

@@ -6,12 +6,8 @@ import NookProtocol
 /// and why, as for AWTRIX's `sound` topic; what was not done as sent is a warning there.
 extension MQTTBridge {
     func siren(_ message: MQTTMessage) -> [Delivery] {
-        guard message.payload.count <= InboundMessage.largestPayload else {
-            report(InboundMessage.tooLong(message.payload, topic: message.topic), payload: message.payload)
-            return []
-        }
         // A retained ON would sound at every new subscription: refused, as a retained activity is.
-        guard asksSomething(message) else { return [] }
+        guard takesRequest(message) else { return [] }
         do throws(ProtocolError) {
             let (command, remarks) = try HomeAssistantSiren.read(message.payload)
             switch command {

@@ -306,7 +306,9 @@ struct AmbientBrightnessEndToEndTests {
         try eventually("a dark room: a fifth of the idle level") { level() == 12 }
         // Z2: status says what the room's light did to the level.
         let status = try StatusAnswer(json: daemon.request(.status))
-        #expect(status.brightness == .init(state: "idle", level: 12, maximum: 100, output: scratch.path + "/backlight/panel/brightness", lux: 0))
+        // A hub reads 20 %: the active level a fifth of the way, which keeps this idle 12 % if written back.
+        #expect(status.brightness == .init(state: "idle", level: 12, maximum: 100, output: scratch.path + "/backlight/panel/brightness", lux: 0,
+                                           percent: 20))
         let shown = try nookctl(["status"], socket: daemon.socket)
         #expect(shown.output.contains("brightness: idle, 12 % (12 of 100 on \(scratch.path)/backlight/panel/brightness), the room at 0 lux"), "\(shown.output)")
         try FileManager.default.removeItem(atPath: device)

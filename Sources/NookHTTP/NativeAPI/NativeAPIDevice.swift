@@ -34,8 +34,7 @@ enum NativeAPIDevice {
     /// `PUT /api/v1/quiet` with `{"set": "on" | "off" | "until", "until": "HH:MM" or "45m"}`
     /// (Z1). Read by the protocol's own `quiet` decoder, so the words are nookd's.
     static func quiet(_ exchange: any HTTPExchange, _: [String: String], _ nookd: any NookdCalls) {
-        let setting: QuietSetting
-        do throws(HTTPAPIError) {
+        ask(exchange, nookd) { () throws(HTTPAPIError) -> NookOperation in
             let members = try NativeAPIBody.object(exchange.request)
             for (key, _) in members where key != "set" && key != "until" {
                 throw HTTPAPIError(status: 422, code: "invalid_field", field: key, message: "is not a field of this request (known: set, until)")
@@ -56,26 +55,32 @@ enum NativeAPIDevice {
             }
             switch NookOperation.Name.quiet.decode(members) {
             case .success(let operation):
-                guard case .quiet(let decoded) = operation else {
+                guard case .quiet = operation else {
                     throw HTTPAPIError(status: 422, code: "invalid_field", field: "set", message: "must be on, off or until")
                 }
-                setting = decoded
+                return operation
             case .failure(let error):
                 throw NativeAPIErrors.local(error)
             }
-        } catch {
+        }
+    }
+
+    /// The operation `read` makes of the request asked of nookd, and its answer given as it is;
+    /// a request `read` refuses, answered with the refusal.
+    static func ask(_ exchange: any HTTPExchange, _ nookd: any NookdCalls, _ read: () throws(HTTPAPIError) -> NookOperation) {
+        let operation: NookOperation
+        do throws(HTTPAPIError) { operation = try read() } catch {
             exchange.respond(error.response)
             return
         }
-        nookd.ask(.quiet(setting), for: exchange) { answer in exchange.respond(.json(answer)) }
+        nookd.ask(operation, for: exchange) { answer in exchange.respond(.json(answer)) }
     }
 
     /// `PUT /api/v1/display` with `{"power": "on" | "off", "forS": N, "brightness": 0–100 | "auto"}`
     /// (M1): the display switched and its brightness set. Read by the protocol's own `display`
     /// decoder, so the words are nookd's; a body asking nothing is refused (`GET` reads it).
     static func display(_ exchange: any HTTPExchange, _: [String: String], _ nookd: any NookdCalls) {
-        let setting: DisplaySetting
-        do throws(HTTPAPIError) {
+        ask(exchange, nookd) { () throws(HTTPAPIError) -> NookOperation in
             let members = try NativeAPIBody.object(exchange.request)
             let known = NookOperation.table.device.display.entry.fields
             for (key, value) in members {
@@ -86,17 +91,13 @@ enum NativeAPIDevice {
                 if value == .null { throw HTTPAPIError(status: 422, code: "invalid_field", field: key, message: "must not be null: leave it out instead") }
             }
             switch NookOperation.Name.display.decode(members) {
-            case .success(.display(let decoded)) where !decoded.reads: setting = decoded
+            case .success(let operation) where operation.changesSomething: return operation
             case .success:
                 throw HTTPAPIError(status: 422, code: "missing_field", field: "power",
                                    message: "the body asks for nothing: give power, brightness or both (GET /api/v1/display reads the display)")
             case .failure(let error):
                 throw NativeAPIErrors.local(error)
             }
-        } catch {
-            exchange.respond(error.response)
-            return
         }
-        nookd.ask(.display(setting), for: exchange) { answer in exchange.respond(.json(answer)) }
     }
 }
