@@ -29,9 +29,10 @@ extension AWTRIXDevice {
     /// as plain text; anything else is refused naming `power` (AWTRIX takes any other text as
     /// off, which would switch the display off on a typo). `sleep`: `{"sleep": seconds}`, off for
     /// that long and then on again by itself (AWTRIX's deep sleep, which its middle button also
-    /// ends), a fraction cut and said; 0, off until switched on; between 0 and 1, refused. `settings`: `MATP` as power, `BRI` (0–255) as the
-    /// brightness set, `ABRI` on as nook.toml's and the room's brightness again (off keeps the
-    /// brightness on the glass, set); the other keys as ``AWTRIXSettings`` reads them.
+    /// ends), a fraction cut and said; 0, off until switched on; between 0 and 1, refused.
+    /// `settings`: `MATP` as power, `BRI` (0–255) as the brightness set, `ABRI` on as nook.toml's
+    /// and the room's brightness again (off keeps the brightness on the glass, set), `VOL` and
+    /// `SOUND` as the volume; the other keys as ``AWTRIXSettings`` reads them.
     public static func display(_ request: Request, body: [UInt8], status: StatusAnswer?) throws(ProtocolError) -> DisplayPart {
         let given = body.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 } ? nil : body
         switch request {
