@@ -74,7 +74,28 @@ public struct Discovery: Sendable {
 
     public func topic(_ entity: Entity) -> String { "\(prefix)/\(entity.component)/\(nodeID)/\(entity.object)/config" }
 
-    public var entities: [Entity] {
+    /// What the board has that an entity needs, from nookd's status: a sound output for the
+    /// siren, a brightness nookd sets for the light's brightness. An entity the board cannot
+    /// carry out is not announced, rather than announced and then refused at every use.
+    public struct Offers: Equatable, Sendable {
+        public var sound: Bool
+        public var brightness: Bool
+
+        public init(sound: Bool = true, brightness: Bool = true) { (self.sound, self.brightness) = (sound, brightness) }
+
+        public init(status: StatusAnswer) {
+            self.init(sound: status.sound.map { $0.output != "none" } ?? false, brightness: status.brightness != nil)
+        }
+
+        /// Every entity, for clearing them all (`--remove-discovery`).
+        public static let everything = Offers()
+    }
+
+    /// Every entity the bridge may announce, whatever the board has.
+    public var entities: [Entity] { entities(offering: .everything) }
+
+    /// The entities of a board that has `offers`.
+    public func entities(offering offers: Offers) -> [Entity] {
         let device = JSONValue.object([
             ("identifiers", .array([.string(nodeID)])),
             ("name", .string("Nook \(topics.device)")),
@@ -97,6 +118,27 @@ public struct Discovery: Sendable {
             members += specific
             return Entity(component: component, object: object, config: .object(members))
         }
+        var light: [(String, JSONValue)] = [
+            ("schema", .string("template")),
+            ("command_topic", .string(topics.display)),
+            ("command_on_template", .string(#"{"state": "on"{% if brightness is defined %}, "brightness": {{ brightness }}{% endif %}}"#)),
+            ("command_off_template", .string(#"{"state": "off"}"#)),
+            ("state_topic", .string(topics.state)),
+            ("state_template", .string("{{ 'on' if value_json.display.on else 'off' }}")),
+        ]
+        // Without a brightness nookd sets, a light that only switches (no slider to refuse).
+        if offers.brightness { light.append(("brightness_template", .string("{{ value_json.display.brightness }}"))) }
+        light += [("qos", .number(1)), ("icon", .string("mdi:monitor"))]
+        let siren = entity("siren", "siren", "Sound", [
+            ("command_topic", .string(topics.siren)),
+            ("state_topic", .string(topics.state)),
+            ("state_value_template", .string("{{ 'ON' if value_json.sound == 'playing' else 'OFF' }}")),
+            ("available_tones", .array(HomeAssistantSiren.tones.map(JSONValue.string))),
+            ("support_duration", .bool(false)),
+            ("support_volume_set", .bool(true)),
+            ("qos", .number(1)),
+            ("icon", .string("mdi:bullhorn")),
+        ])
         return [
             // Plain text on the activity topic is a title: what HA's notify.send_message sends.
             entity("notify", "notify", "Card", [("command_topic", .string(topics.activity)), ("qos", .number(1))]),
@@ -136,31 +178,14 @@ public struct Discovery: Sendable {
                 ("qos", .number(1)),
                 ("icon", .string("mdi:bell-off")),
             ]),
+        ] + (offers.sound ? [
             // B4: a sound now, as the room allows; on while any sound plays (a card's too), off
             // when it ends or is stopped. A chime plays its own length: no duration.
-            entity("siren", "siren", "Sound", [
-                ("command_topic", .string(topics.siren)),
-                ("state_topic", .string(topics.state)),
-                ("state_value_template", .string("{{ 'ON' if value_json.sound == 'playing' else 'OFF' }}")),
-                ("available_tones", .array(HomeAssistantSiren.tones.map(JSONValue.string))),
-                ("support_duration", .bool(false)),
-                ("support_volume_set", .bool(true)),
-                ("qos", .number(1)),
-                ("icon", .string("mdi:bullhorn")),
-            ]),
+            siren,
+        ] : []) + [
             // M1: the display, switched off and on, its brightness set; the templates send what
             // ``HomeAssistantLight`` reads, the brightness only when one was given.
-            entity("light", "display", "Display", [
-                ("schema", .string("template")),
-                ("command_topic", .string(topics.display)),
-                ("command_on_template", .string(#"{"state": "on"{% if brightness is defined %}, "brightness": {{ brightness }}{% endif %}}"#)),
-                ("command_off_template", .string(#"{"state": "off"}"#)),
-                ("state_topic", .string(topics.state)),
-                ("state_template", .string("{{ 'on' if value_json.display.on else 'off' }}")),
-                ("brightness_template", .string("{{ value_json.display.brightness }}")),
-                ("qos", .number(1)),
-                ("icon", .string("mdi:monitor")),
-            ]),
+            entity("light", "display", "Display", light),
             // AWTRIX 3's "Device topic": the prefix its topics start at, which blueprints read
             // (`states(sensor…device_topic)` + `/custom/APP`) to address the clock they were given.
             entity("sensor", "device_topic", "Device topic", [

@@ -100,6 +100,8 @@ public final class MQTTBridge {
     var nextRequestID = 0.0
 
     var publishedState: JSONValue?
+    /// What the discovery published this session announced the board offers; nil: none yet.
+    var publishedOffers: Discovery.Offers?
     /// What of AWTRIX's stats was published this session (M1), by what it is.
     var publishedAWTRIX: [String: JSONValue] = [:]
     /// An event said `state` may have changed: it is read again within ``stateCoalescing``.

@@ -76,11 +76,6 @@ extension MQTTBridge {
             pendingSubscriptions[try connection.subscribe(Self.droppedTopic, qos: 0, retainedEveryTime: true)] = Self.droppedTopic
             subscribedAll = true
             try connection.publish(topics.availability, "online", qos: 1, retain: true)
-            if config.discovery {
-                for entity in discovery.entities {
-                    try connection.publish(discovery.topic(entity), entity.config.serializedBytes, qos: 1, retain: true)
-                }
-            }
         } catch {
             // No "subscribed to" line for a session whose subscriptions were not all asked for.
             if !subscribedAll { pendingSubscriptions = [:] }
@@ -88,6 +83,8 @@ extension MQTTBridge {
         }
         publishedState = nil
         publishedAWTRIX = [:]
+        // Discovery follows the first status of the session (what the board offers).
+        publishedOffers = nil
         stateDirty = true
     }
 

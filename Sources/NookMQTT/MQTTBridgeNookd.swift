@@ -80,6 +80,7 @@ extension MQTTBridge {
             return
         }
         stateDirty = false
+        publishDiscovery(offering: Discovery.Offers(status: status))
         publishAWTRIXStats(status)
         let state = BoardState(status: status, module: config.module).json
         guard state != publishedState else { return }
@@ -94,6 +95,27 @@ extension MQTTBridge {
             // need not stay resident (`mqtt_bridge_idle_rss_mib`).
             trimmed = true
             IdleTrim.dropPages()
+        }
+    }
+
+    /// Home Assistant discovery (E7), at the session's first status and again when what the board
+    /// offers changes (a sound output found or gone, `[brightness]` at a restart of nookd): each
+    /// entity of the board, and an empty retained config for one it no longer has, which Home
+    /// Assistant takes as its removal.
+    func publishDiscovery(offering offers: Discovery.Offers) {
+        guard config.discovery, offers != publishedOffers else { return }
+        let announced = discovery.entities(offering: offers)
+        let kept = Set(announced.map(discovery.topic))
+        do throws(MQTTError) {
+            for entity in announced {
+                try connection.publish(discovery.topic(entity), entity.config.serializedBytes, qos: 1, retain: true)
+            }
+            for entity in discovery.entities where !kept.contains(discovery.topic(entity)) {
+                try connection.publish(discovery.topic(entity), [], qos: 1, retain: true)
+            }
+            publishedOffers = offers
+        } catch {
+            logger.error("cannot publish Home Assistant discovery: \(error)")
         }
     }
 }

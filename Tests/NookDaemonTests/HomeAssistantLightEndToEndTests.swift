@@ -36,6 +36,7 @@ struct HomeAssistantLightEndToEndTests {
         }
         let config = try #require(found)
         #expect(config["command_topic"]?.text == "nook/b1/display" && config["schema"]?.text == "template", "\(config)")
+        #expect(try setup.broker.retained("homeassistant/siren/#").isEmpty, "no sound output: no siren announced")
         let on = try #require(config["command_on_template"]?.text), off = try #require(config["command_off_template"]?.text)
         let shown = try #require(config["state_template"]?.text), level = try #require(config["brightness_template"]?.text)
         func read() throws -> (String, String)? {
@@ -79,6 +80,14 @@ struct HomeAssistantLightEndToEndTests {
     @Test func m1_aBrightnessFromTheLightWithoutABrightnessTableIsSaid() throws {
         let setup = try AWTRIXMQTTTests.Setup()
         let subscriber = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])
+        // Announced as a light that only switches: Home Assistant offers no slider to refuse.
+        var config: JSONValue?
+        try eventually("the light's config") {
+            config = try setup.broker.retained("homeassistant/light/nook_b1/display/config").values.first.flatMap { try? JSONValue.parse(Array($0.utf8)) }
+            return config != nil
+        }
+        #expect(config?["brightness_template"] == nil, "\(String(describing: config))")
+        // A sender's own mosquitto_pub may still send one: said.
         try setup.broker.publish("nook/b1/display", #"{"state": "off"}"#)
         try setup.broker.publish("nook/b1/display", #"{"state": "on", "brightness": 128}"#)
         try eventually("not done, said") {

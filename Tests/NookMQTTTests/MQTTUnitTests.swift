@@ -179,6 +179,12 @@ struct DiscoveryTests {
         #expect(discovery.nodeID.hasPrefix("nook_K_che_1_"))
         #expect(discovery.nodeID.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
         #expect(Set(discovery.entities.map(\.component)) == ["notify", "sensor", "binary_sensor", "button", "switch", "siren", "light"])
+        // E7, B1, M1: what the board lacks is not announced: no siren without a sound output, a
+        // light without a brightness slider where nookd sets no brightness.
+        let bare = discovery.entities(offering: Discovery.Offers(sound: false, brightness: false))
+        #expect(!bare.contains { $0.component == "siren" } && bare.count == discovery.entities.count - 1)
+        #expect(bare.first { $0.component == "light" }?.config["brightness_template"] == nil)
+        #expect(discovery.entities.first { $0.component == "light" }?.config["brightness_template"]?.text == "{{ value_json.display.brightness }}")
         for entity in discovery.entities {
             #expect(entity.config["unique_id"]?.text?.hasPrefix(discovery.nodeID + "_") == true)
             #expect(discovery.topic(entity).hasSuffix("/config"))
