@@ -238,6 +238,14 @@ if let leftOut = Context.environment["NOOK_TESTS_LEFT_OUT"]?.split(separator: " 
     package.targets.removeAll { $0.type == .test && leftOut.contains($0.name) }
 }
 
+// The AddressSanitizer build the suite runs from leaves out the programs no test starts (the
+// benchmark, the fuzzer, the demo, the flag probes), named in NOOK_PROGRAMS_LEFT_OUT: each was an
+// instrumented link, and nook-bench a module, on CI's two cores for nothing the pass checks.
+if let leftOut = Context.environment["NOOK_PROGRAMS_LEFT_OUT"]?.split(separator: " ").map(String.init) {
+    package.products.removeAll { leftOut.contains($0.name) }
+    package.targets.removeAll { $0.type == .executable && leftOut.contains($0.name) }
+}
+
 // And its aarch64 release build, whose programs the arm64 packages ship and the aarch64 guests
 // and suite run, builds only those (NOOK_PROGRAMS_ONLY, the programs Hardware/debian's install
 // files ship, which `cross` reads): not the benchmark, the fuzzer, the demo, nook-render, the flag

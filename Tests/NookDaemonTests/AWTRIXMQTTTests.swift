@@ -32,7 +32,9 @@ struct AWTRIXMQTTTests {
     }
 
     @Test func a3_mosquittoPubWithAWTRIXsDocumentedPayloadsSetsTurnsAndRemovesApps() throws {
-        let setup = try Setup()
+        // colours and test0 keep `[apps] duration_ms` (their payloads give none): at the default
+        // 7 s, a loaded machine let colours turn to test0 before previousapp was sent.
+        let setup = try Setup(nookdConfig: "[apps]\nduration_ms = 3600000\n")
         let errors = try Subscriber(broker: setup.broker, topics: ["nook/b1/error"])
         // AWTRIX's own examples, on `[PREFIX]/custom/[app]` (PREFIX is nook/b1 unless set).
         try setup.broker.publish("nook/b1/custom/hello", #"{"text": "Hello, AWTRIX 3!", "rainbow": true, "duration": 600}"#)

@@ -189,13 +189,17 @@ struct LoadTests {
         #expect((endings["shown"] ?? 0) > 0 && (endings["coalesced"] ?? 0) > 0 && (endings["cancelled"] ?? 0) > 0 && (endings["expired"] ?? 0) > 0, "\(endings)")
         print("load: \(sent) requests, \(acceptedIDs.count) accepted, \(decoded) lines watched, endings \(endings), refused \(refusals)")
 
-        // Every client connection is closed again; memory comes back near its idle level.
+        // Every client connection is closed again; memory comes back near its idle level. Judged
+        // by what is open beyond the idle set: one of nookd's own descriptors closing meanwhile
+        // (seen once in CI: the count fell below idle with nothing new open) is no client's.
         do {
-            try eventually("the clients' descriptors closed") { openDescriptors(pid).count == idleDescriptors.count }
+            try eventually("the clients' descriptors closed") { openDescriptors(pid).subtracting(idleDescriptors).isEmpty }
         } catch {
             Issue.record("still open: \(openDescriptors(pid).subtracting(idleDescriptors).sorted())")
             throw error
         }
+        let closedMeanwhile = idleDescriptors.subtracting(openDescriptors(pid))
+        if !closedMeanwhile.isEmpty { print("load: nookd's own descriptors closed during the load: \(closedMeanwhile.sorted())") }
         try daemon.request(.resume(module: nil))
         // Up to 256 cards, each now really drawn before its dwell starts (a few 60 Hz frames
         // each on the mock), where a screen that fell behind used to skip them.
