@@ -1,15 +1,14 @@
 // Prints one `name: value` line per figure. Ratios are measured side by side in one run, and
 // every figure is the median of several rounds, so a busy machine skews both sides alike.
-// `nook-bench soak` runs only the soak (100,000 activities through nookd); `nook-bench daemon`
-// only the figures of nookd and nookctl; `nook-bench journal` only the journal's; `history`, `render`, `idle`,
-// `first-frame`, `start` (exec to socket and to first frame, 1,000 cards restored), `stop` (SIGTERM to exit), `pipelined`, `led`, `lcdproc`, `mqtt`, `http`, `ntfy` (nook-http beside Debian 13's ntfy), `http-burst`, `http-list` (a queue of 100,000 read page by page over HTTP), `notify`, `brightness`, `cli` (nookctl's start-up)
-// and `flags` (ArgumentParser against the hand reader), `live-view` and `apps` one group each. Rounds.swift says how
-// to add a figure; `--against REV [GROUP]` runs them beside another revision's (AgainstRevision.swift).
+// With no argument every figure runs (hours); a group's name runs that group alone (`groups`
+// below, which `--help` prints); `--against REV [GROUP]` runs them beside another revision's
+// (AgainstRevision.swift). Rounds.swift says how to add a figure.
 #if canImport(Glibc)
 import Glibc
 #endif
 import NookActivities
 import NookDisplay
+import NookSystem
 
 /// The daemon's and the CLI's figures: nookd and nookctl as release binaries, side by side with socat.
 func reportDaemonFigures(_ figures: DaemonFigures) async {
@@ -123,6 +122,52 @@ do {
 } catch {
     print("nook-bench: \(error)")
     exit(1)
+}
+
+/// Every group `nook-bench GROUP` runs alone, as the `if` lines below test the argument, with
+/// what it measures (NookHardwareTests checks the two agree).
+let groups: KeyValuePairs<String, String> = [
+    "render": "drawing, slides and rotation at 1280x400 and 1920x480, and the slowest card",
+    "soak": "100,000 activities through nookd: memory and descriptors",
+    "first-frame": "enqueue to the first frame, and after nookd let go of its frames",
+    "stop": "SIGTERM mid-slide to exit",
+    "ntfy": "nook-http beside Debian 13's ntfy",
+    "start": "exec to socket and to the first frame, 1,000 cards restored",
+    "update": "an update to its frame",
+    "pipelined": "pipelined enqueues a second, and nookd's processor time each",
+    "led": "LED encoding and the marquee",
+    "lcdproc": "the LCDproc server",
+    "journal": "the journal: durable acknowledgement against interval syncing",
+    "idle": "an idle nookd: wake-ups and resident memory",
+    "http": "nook-http's figures",
+    "http-burst": "a burst of history over HTTP",
+    "http-list": "a queue of 100,000 read page by page over HTTP",
+    "http-viewers": "a stalled live-view viewer's cost",
+    "mqtt": "nook-mqtt's figures",
+    "notify": "nook-notify's figures",
+    "history": "the history's figures",
+    "page": "the web page's weight",
+    "brightness": "brightness changes",
+    "cli": "nookctl's start-up",
+    "flags": "ArgumentParser against the hand flag reader",
+    "live-view": "the live view",
+    "apps": "the apps between the cards",
+    "sound": "a sound's first tone, and what a sound device costs an idle nookd",
+    "daemon": "the figures of nookd and nookctl",
+]
+// A name that is no group's (a typo, --help) never falls through to every figure: hours of
+// them, and not the ones asked for.
+if let asked = CommandLine.arguments.dropFirst().first, !groups.contains(where: { $0.key == asked }) {
+    let help = asked == "--help" || asked == "-h"
+    var usage = "usage: nook-bench [GROUP] | nook-bench --against REV [--runs N] [GROUP]\n"
+        + "With no GROUP every figure runs, which takes hours. The groups:\n"
+    for (name, what) in groups { usage += "  " + name + String(repeating: " ", count: max(1, 14 - name.count)) + what + "\n" }
+    if help {
+        print(usage, terminator: "")
+        exit(0)
+    }
+    writeWhole("nook-bench: no group '\(asked)'\n" + usage, to: STDERR_FILENO)
+    exit(64)
 }
 
 Machine.report()
