@@ -229,6 +229,21 @@ extension NotificationBridge {
             fresh.id = NookActivityID()
             send(.enqueue(fresh, module: options.module, wait: false), .notify(work, placement, card: fresh, previous: nil))
             return
+        case .failure(.daemon(let refusal)) where Self.refusesSoundFile(refusal, of: card):
+            // nookd's check of the sender's sound-file (not in sound.directory, not a WAV file
+            // it plays): the card goes again without it, as a sound never costs the card (B4).
+            var fallback = card
+            fallback.sound = NotificationSound.withoutFile(work.call, card.priority)
+            let note = "hint sound-file '\(NotificationMapping.clipped(card.sound ?? ""))' not played: \(refusal.message); "
+                + NotificationSound.fallback(work.call, card.priority)
+            logger.notice("notification from \(sender) (\(work.call.appName.isEmpty ? "no app name" : work.call.appName)): \(note)")
+            if previous == nil {
+                send(.enqueue(fallback, module: options.module, wait: false), .notify(work, placement, card: fallback, previous: nil))
+            } else {
+                send(.update(.id(card.id), changes: Self.changes(to: fallback), restartDwell: true),
+                     .notify(work, placement, card: fallback, previous: previous))
+            }
+            return
         case .failure(let error):
             logger.warning("nookd did not take a notification from \(sender): \(error)")
             let (name, text) = busError(error)
@@ -312,6 +327,12 @@ extension NotificationBridge {
     static func isNotFound(_ error: ClientError) -> Bool {
         if case .daemon(let refusal) = error, refusal.code == .notFound { return true }
         return false
+    }
+
+    /// nookd's refusal of the card's sound where it is a file's path (only a notification's
+    /// `sound-file` is): the one refusal a card is sent again for, without it.
+    static func refusesSoundFile(_ refusal: ProtocolError, of card: NookActivity) -> Bool {
+        refusal.code == .invalid && ["activity.sound", "changes.sound"].contains(refusal.field) && card.sound?.hasPrefix("/") == true
     }
 
     /// nookd's refusal of an id it already holds (see `enqueueUnique` in NookDaemon).

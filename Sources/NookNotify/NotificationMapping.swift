@@ -132,9 +132,15 @@ public enum NotificationMapping {
     /// An absolute path (or `file://` URI) of a PNG, which nookd draws (R3); other images are
     /// formats nookd does not read.
     static func pngPath(_ value: String) -> String? {
+        localPath(value).flatMap { $0.lowercased().hasSuffix(".png") ? $0 : nil }
+    }
+
+    /// An absolute path, or a `file://` URI's path; nil for anything else, and for a URI with a
+    /// `%` escape (not decoded: the path nookd would look at is not the one the sender meant).
+    static func localPath(_ value: String) -> String? {
         var path = Substring(value)
         if path.hasPrefix("file://") { path = path.dropFirst("file://".count) }
-        guard path.hasPrefix("/"), path.lowercased().hasSuffix(".png"), !path.contains("%") else { return nil }
+        guard path.hasPrefix("/"), !path.contains("%") else { return nil }
         return String(path)
     }
 

@@ -2,7 +2,7 @@
 /// (`sound.directory`), never a path. Only its name and directory: NookAudio reads it where it
 /// plays, and nookd where it checks it at enqueue, each time afresh.
 public struct SoundFile: Sendable, Hashable {
-    /// As the sender wrote it: `knock.wav`.
+    /// As the sender wrote it: `knock.wav`, or its path in the directory (`/etc/nook/sounds/knock.wav`).
     public var name: String
     /// The sound directory as nook.toml names it.
     public var directory: String
@@ -17,15 +17,22 @@ public struct SoundFile: Sendable, Hashable {
     /// said back in part (``SoundText/shown(_:)``): a sender's name may be megabytes long.
     public static func nameProblem(_ name: String) -> String? {
         let shown = SoundText.shown(name)
-        if name.contains("/") { return "'\(shown)' has a slash: a sound file is named by its name in sound.directory, never by a path" }
-        if name.hasPrefix(".") { return "'\(shown)' starts with a dot: no hidden file or '..' is a sound file" }
-        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            return "'\(shown.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : String($0) }.joined())' has a control character"
+        if name.contains("/") {
+            return "'\(shown)' has a slash: a sound file is named by its name in sound.directory, or by its whole path there"
         }
+        if name.hasPrefix(".") { return "'\(shown)' starts with a dot: no hidden file or '..' is a sound file" }
+        if let problem = controlCharacterProblem(name) { return problem }
         if name.utf8.count > maximumNameBytes {
             return "'\(shown)' is \(name.utf8.count) bytes long; a file's name has at most \(maximumNameBytes) (NAME_MAX)"
         }
         return nil
+    }
+
+    /// Why `text` (a name or a path) cannot be one, or nil: a control character, shown as `?`.
+    public static func controlCharacterProblem(_ text: String) -> String? {
+        func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.properties.generalCategory == .control }
+        guard text.unicodeScalars.contains(where: isControl) else { return nil }
+        return "'\(SoundText.shown(text).unicodeScalars.map { isControl($0) ? "?" : String($0) }.joined())' has a control character"
     }
 
     /// NAME_MAX: no longer name is a file's on Linux.

@@ -28,6 +28,10 @@ public enum SoundText {
     /// thousands of characters long), on one line (SaidText).
     public static func shown(_ text: String) -> String { SaidText.shown(text, scalars: 60) }
 
+    /// A folder as a refusal says it: longer than a name (a folder is the point of the refusal),
+    /// still bounded.
+    public static func shownFolder(_ folder: String) -> String { SaidText.shown(folder, scalars: 256) }
+
     /// Whether `text` names a WAV file in the sound directory: it ends in `.wav` (in any case)
     /// and has no colon. Whether it is a name that may be looked up there is ``SoundFile``'s.
     public static func namesFile(_ text: String) -> Bool {

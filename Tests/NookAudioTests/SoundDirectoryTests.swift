@@ -49,7 +49,8 @@ struct SoundDirectoryTests {
         #expect(symlink("/dev/zero", dirs.sounds + "/zero.wav") == 0)
         #expect(symlink("../outside", dirs.sounds + "/up") == 0)
         let refusals = [
-            ("../outside/secret.wav", "has a slash"), (dirs.outside + "/secret.wav", "has a slash"), ("up/secret.wav", "has a slash"),
+            ("../outside/secret.wav", "has a slash"), (dirs.outside + "/secret.wav", "not in \(dirs.sounds) (sound.directory)"),
+            ("up/secret.wav", "has a slash"), (dirs.sounds + "/up/secret.wav", "not in"), (dirs.sounds + "/../outside/secret.wav", "not in"),
             ("..wav", "starts with a dot"), (".hidden.wav", "starts with a dot"),
             ("out.wav", "leads out of \(dirs.sounds) (sound.directory)"), ("zero.wav", "leads out of"),
             ("missing.wav", "no sound file 'missing.wav' in \(dirs.sounds)"), ("bell\u{7}.wav", "has a control character"),
@@ -58,6 +59,30 @@ struct SoundDirectoryTests {
             let refusal = dirs.refusal(name)
             #expect(refusal.contains(words), "\(name): \(refusal)")
             #expect(!refusal.contains("secret") || name.contains("secret"), "a link's target is not said: \(refusal)")
+        }
+    }
+
+    /// B4: a notification's `sound-file` is a path. The path of a file in the directory is that
+    /// file, also through a link to the directory; any other folder is refused before a file is
+    /// looked at, and a path is checked as a name is once its folder is the directory.
+    @Test func b4_aPathInTheSoundDirectoryIsItsFileAndAPathElsewhereIsRefused() throws {
+        let dirs = try Directories()
+        dirs.write(dirs.sounds + "/knock.wav", TestWAV.bytes(Self.samples))
+        dirs.write(dirs.outside + "/knock.wav", TestWAV.bytes([1, 2, 3]))
+        #expect(symlink(dirs.sounds, dirs.root + "/linked") == 0)
+        #expect(symlink(dirs.outside + "/knock.wav", dirs.sounds + "/out.wav") == 0)
+        #expect(try dirs.file(dirs.sounds + "/knock.wav").load().samples == Self.samples)
+        #expect(try dirs.file(dirs.sounds + "//knock.wav").load().samples == Self.samples, "realpath reads the folder as the kernel does")
+        #expect(try dirs.file(dirs.root + "/linked/knock.wav").load().samples == Self.samples, "a link to the directory is the directory")
+        let refusals = [
+            (dirs.outside + "/knock.wav", "'knock.wav' is in \(dirs.outside), not in \(dirs.sounds) (sound.directory)"),
+            ("/knock.wav", "'knock.wav' is in /, not in"), (dirs.root + "/missing/knock.wav", "not in"),
+            (dirs.sounds + "/out.wav", "'out.wav' leads out of \(dirs.sounds)"), (dirs.sounds + "/missing.wav", "no sound file 'missing.wav'"),
+            (dirs.sounds + "/.hidden.wav", "starts with a dot"), (dirs.sounds + "\u{0}/knock.wav", "has a control character"),
+        ]
+        for (path, words) in refusals {
+            let refusal = dirs.refusal(path)
+            #expect(refusal.contains(words), "\(path): \(refusal)")
         }
     }
 

@@ -119,6 +119,51 @@ struct NotifyBridgeTests {
         }
     }
 
+    /// The file's path goes to nookd, which plays a WAV file in its sound directory (the samples
+    /// reach an ALSA file PCM) and refuses any other; the bridge then sends the card again without
+    /// it, the refusal and what plays instead in its log, for a new card and a replacement alike.
+    @Test func b4_e2_aSoundFileInTheSoundDirectoryPlaysAndOneElsewhereLeavesTheCardWithTheOtherHints() throws {
+        let files = Scratch()
+        let knock: [Int16] = (0..<2_000).map { Int16(truncatingIfNeeded: ($0 * 211) % 16_000 - 8_000) }
+        let (sounds, outside) = (files.path + "/sounds", files.path + "/outside")
+        for folder in [sounds, outside] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            #expect(FileManager.default.createFile(atPath: folder + "/knock.wav", contents: Data(TestWAV.bytes(knock))))
+        }
+        let config = files.file("nook.toml", """
+            [sound]
+            output = "alsa"
+            device = "file:FILE=\(files.path)/played.raw,FORMAT=raw"
+            volume = 100
+            directory = "\(sounds)"
+
+            """)
+        let setup = try Setup(daemonArguments: ["--config", config, "--journal", "none"])
+        let socket = setup.daemon.socket
+        _ = try setup.send(["-t", "0", "-h", "string:sound-file:file://\(sounds)/knock.wav", "Knock"])
+        try eventually("the file played") { try nookctl(["status"], socket: socket).output.contains("1 played, 0 failed") }
+        #expect(SoundFileRepeatTests.samples(files.path + "/played.raw") == knock)
+        #expect(try setup.daemon.activities()[0].current?.sound == sounds + "/knock.wav")
+
+        let id = try setup.send(["-h", "string:sound-file:\(outside)/knock.wav", "-h", "string:sound-name:bell", "Outside"])
+        // The bridge says the sender's path in part (64 characters), nookd its folder whole.
+        let refused = "' not played: 'knock.wav' is in \(outside), "
+            + "not in \(sounds) (sound.directory): a sound file plays only from there; sound-name 'bell' plays instead"
+        try saying(setup.bridge.log) {
+            try eventually("the refusal in the bridge's log") { setup.bridge.log.contains("hint sound-file '") && setup.bridge.log.contains(refused) }
+        }
+        #expect(try setup.allActivities().map { "\($0.title) \($0.sound ?? "-")" } == ["Knock \(sounds)/knock.wav", "Outside bell"])
+
+        #expect(try setup.send(["-r", String(id), "-h", "string:sound-file:/knock.wav", "Outside again"]) == id)
+        try saying(setup.bridge.log) {
+            try eventually("the replacement without its file") {
+                try setup.allActivities().map { "\($0.title) \($0.sound ?? "-")" } == ["Knock \(sounds)/knock.wav", "Outside again -"]
+            }
+        }
+        #expect(setup.bridge.log.contains("hint sound-file '/knock.wav' not played: 'knock.wav' is in /, not in \(sounds) (sound.directory)"))
+        #expect(try nookctl(["status"], socket: socket).output.contains("1 played, 0 failed"), "nothing else played")
+    }
+
     @Test func e2_replacesIDKeepsTheIdAndLeavesNoDuplicate() throws {
         let setup = try Setup()
         let holderID = try setup.send(["-t", "0", "Holding the glass"])

@@ -23,7 +23,7 @@ struct SoundHintTests {
         let waiting = NotifyCall(summary: "a", hints: hints).compacted()
         #expect(waiting.hints == hints)
         let result = NotificationMapping.activity(for: waiting, id: NookActivityID(), key: nil, allowPaths: true)
-        #expect(result.activity.sound == "bell" && result.notes.count == 1, "\(result)")
+        #expect(result.activity.sound == "/tmp/ding.wav" && result.notes.count == 1, "\(result)")
     }
 
     @Test func b4_e2_suppressSoundSilencesTheCardAndWinsOverASoundNameWhichIsSaid() {
@@ -52,15 +52,28 @@ struct SoundHintTests {
         #expect(number.activity.sound == nil && number.notes.contains { $0.hasPrefix("hint sound-name ignored: not a string") }, "\(number)")
     }
 
-    @Test func b4_e2_soundFileIsSaidNotPlayedNamingWhyAndWhatPlaysInstead() {
-        let file = mapped(["sound-file": .string("/usr/share/sounds/ding.wav")])
-        #expect(file.activity.sound == nil)
-        #expect(file.notes == ["hint sound-file '/usr/share/sounds/ding.wav' not played: Nook plays no sound files from a sender "
-                               + "(WAV files from a sound directory are not built yet); "
-                               + "the card comes with its priority's sound instead (nook.toml's [sound] normal, if set)"], "\(file.notes)")
-        let named = mapped(["sound-file": .string("/tmp/ding.wav"), "sound-name": .string("bell")])
-        #expect(named.activity.sound == "bell" && named.notes.count == 1 && named.notes[0].hasSuffix("; sound-name 'bell' plays"), "\(named)")
-        let silent = mapped(["sound-file": .string("/tmp/ding.wav"), "suppress-sound": .boolean(true)])
-        #expect(silent.activity.sound == "" && silent.notes[0].hasSuffix("; the card is silent, as suppress-sound asks"), "\(silent)")
+    /// The file's path goes to nookd, which checks it is in sound.directory and plays it (and
+    /// refuses it otherwise: the bridge then sends the card again without it, tested with nookd in
+    /// NotifyBridgeTests). What the bridge can tell alone is said here.
+    @Test func b4_e2_soundFileIsTheCardsSoundAsAPathAndWhatCannotBeOneIsSaid() {
+        let file = mapped(["sound-file": .string("/etc/nook/sounds/ding.wav")])
+        #expect(file.activity.sound == "/etc/nook/sounds/ding.wav" && file.notes.isEmpty, "\(file)")
+        #expect(mapped(["sound-file": .string("file:///etc/nook/sounds/Ding.WAV")]).activity.sound == "/etc/nook/sounds/Ding.WAV")
+        let named = mapped(["sound-file": .string("/etc/nook/sounds/ding.wav"), "sound-name": .string("bell")])
+        #expect(named.activity.sound == "/etc/nook/sounds/ding.wav", "a file wins, as in GNOME Shell: \(named)")
+        #expect(named.notes == ["hint sound-name 'bell' plays only if nookd does not play sound-file '/etc/nook/sounds/ding.wav': a file wins"])
+        let silent = mapped(["sound-file": .string("/etc/nook/sounds/ding.wav"), "suppress-sound": .boolean(true)])
+        #expect(silent.activity.sound == "" && silent.notes == ["hint sound-file '/etc/nook/sounds/ding.wav' not played: "
+                                                                 + "suppress-sound asks for silence, which wins"], "\(silent)")
+        for given in ["/usr/share/sounds/freedesktop/stereo/bell.oga", "ding.wav", "https://example.com/ding.wav", "file:///a%20b.wav"] {
+            let other = mapped(["sound-file": .string(given), "sound-name": .string("bell")])
+            #expect(other.activity.sound == "bell", "\(given): \(other)")
+            #expect(other.notes == ["hint sound-file '\(given)' not played: Nook plays a WAV file from its sound directory (sound.directory "
+                                    + "in nook.toml), named by its absolute path or file:// URI; sound-name 'bell' plays instead"], "\(other.notes)")
+        }
+        let alone = mapped(["sound-file": .string("ding.ogg")])
+        #expect(alone.activity.sound == nil && alone.notes[0].hasSuffix("the card comes with its priority's sound instead "
+                                                                         + "(nook.toml's [sound] normal, if set)"), "\(alone)")
+        #expect(mapped(["sound-file": .integer(1)]).notes == ["hint sound-file ignored: not a string (integer(1))"])
     }
 }
