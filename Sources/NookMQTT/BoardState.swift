@@ -33,6 +33,25 @@ public struct BoardState: Sendable, Equatable {
         display = HomeAssistantLight.state(status)
     }
 
+    /// The states the state topic is sent for this read of status: this one, after it with the
+    /// sound `playing` where a sound began and ended since the last read (`plays`, the output's
+    /// `played`, grew) and neither read saw it play. A sound shorter than the bridge's reading of
+    /// status (a chime of 20 ms) would otherwise never turn Home Assistant's siren on (B4).
+    public func afterUnseenSound(plays: Int?, playsBefore: Int?, publishedSound: String?) -> [BoardState] {
+        guard Self.soundUnseen(plays: plays, playsBefore: playsBefore, sound: sound, publishedSound: publishedSound) else { return [self] }
+        var heard = self
+        heard.sound = "playing"
+        return [heard, self]
+    }
+
+    /// Whether a sound began and ended unseen: more played than at the last read, and neither
+    /// the state published last nor this one says `playing`. Nil counts (no output, or the first
+    /// read) and fewer (nookd started again) are no sound.
+    static func soundUnseen(plays: Int?, playsBefore: Int?, sound: String, publishedSound: String?) -> Bool {
+        guard let plays, let playsBefore else { return false }
+        return plays > playsBefore && sound != "playing" && publishedSound != "playing"
+    }
+
     public var json: JSONValue {
         .object([
             ("current", current.map(ActivityPayload.encode) ?? .null),

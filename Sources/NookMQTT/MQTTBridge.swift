@@ -100,6 +100,9 @@ public final class MQTTBridge {
     var nextRequestID = 0.0
 
     var publishedState: JSONValue?
+    /// The sound output's `played` at the last read of status (B4), to see a sound that began and
+    /// ended between two reads.
+    var soundPlaysRead: Int?
     /// What the discovery published this session announced the board offers; nil: none yet.
     var publishedOffers: Discovery.Offers?
     /// What of AWTRIX's stats was published this session (M1), by what it is.

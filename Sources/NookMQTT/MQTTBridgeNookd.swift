@@ -82,13 +82,17 @@ extension MQTTBridge {
         stateDirty = false
         publishDiscovery(offering: Discovery.Offers(status: status))
         publishAWTRIXStats(status)
-        let state = BoardState(status: status, module: config.module).json
-        guard state != publishedState else { return }
-        do throws(MQTTError) {
-            try connection.publish(topics.state, state.serializedBytes, qos: 1, retain: true)
-            publishedState = state
-        } catch {
-            logger.error("cannot publish \(topics.state): \(error)")
+        let board = BoardState(status: status, module: config.module)
+        let plays = status.sound?.played
+        let states = board.afterUnseenSound(plays: plays, playsBefore: soundPlaysRead, publishedSound: publishedState?["sound"]?.text)
+        soundPlaysRead = plays
+        for state in states.map(\.json) where state != publishedState {
+            do throws(MQTTError) {
+                try connection.publish(topics.state, state.serializedBytes, qos: 1, retain: true)
+                publishedState = state
+            } catch {
+                logger.error("cannot publish \(topics.state): \(error)")
+            }
         }
         if !trimmed {
             // Start-up is over (config, TLS, the broker session, the first state): its code
