@@ -177,6 +177,6 @@ extension Daemon {
     private func appMove(_ reply: RequestReply, _ move: (AppRotation) throws(ProtocolError) -> (turn: String?, afterCard: Bool)) throws(ProtocolError) {
         guard apps.count > 0 else { throw ProtocolError(.notFound, field: "op", "there are no apps to move between (nookctl app set NAME --text …)") }
         let moved = try move(apps)
-        reply.answer(AppSwitchAnswer(showing: moved.turn, afterCard: moved.afterCard))
+        reply.answer(AppSwitchAnswer(showing: moved.turn, afterCard: moved.afterCard, afterLight: apps.isLit))
     }
 }

@@ -78,6 +78,9 @@ final class AppRotation: Sendable {
         var switches = 0
         /// nookd is stopping: nothing more goes on the glass, no timer is set.
         var halted = false
+        /// The mood light is on (M1): the rotation waits, as AWTRIX's app loop does, and starts
+        /// again from the turn it was on when the light goes off.
+        var lit = false
     }
 
     init(settings: Settings, clock: any NookClock, wallClock: @escaping @Sendable () -> Double = ActivityJournal.realtime,
@@ -285,7 +288,8 @@ final class AppRotation: Sendable {
         let engaged = engaged()
         return state.withLock { state in
             let showing = state.card.flatMap { $0.id == state.onGlass ? $0.name : nil }
-            let rotation: StatusAnswer.Apps.Rotation = state.shelf.isEmpty ? .noApps : !state.live.isEmpty ? .card : engaged ? .engaged : .turning
+            let rotation: StatusAnswer.Apps.Rotation = state.shelf.isEmpty ? .noApps : !state.live.isEmpty ? .card : state.lit ? .moodLight
+                : engaged ? .engaged : .turning
             return StatusAnswer.Apps(count: state.shelf.count, showing: showing, rotation: rotation)
         }
     }
@@ -314,6 +318,20 @@ final class AppRotation: Sendable {
         }
     }
 
+    /// The mood light on or off (M1): while on, no app shows and no turn moves on (lifetimes
+    /// still run out); off, the turn it waited on shows for its whole length.
+    func setLit(_ lit: Bool) {
+        state.withLock { state in
+            guard state.lit != lit else { return }
+            state.lit = lit
+            if !lit { state.turnEnds = clock.now + turnLength(state.turn, state) }
+            refresh(&state)
+        }
+    }
+
+    /// Whether the mood light holds the rotation.
+    var isLit: Bool { state.withLock { $0.lit } }
+
     /// Moves to the app `name`; nil if there is none.
     func switchTo(_ name: String) -> (turn: String?, afterCard: Bool)? {
         state.withLock { state in
@@ -327,7 +345,7 @@ final class AppRotation: Sendable {
     /// False when it is not the rotation's: a card is live, or there are no apps.
     func pressedNext() -> Bool {
         let moved: Bool = state.withLock { state in
-            guard !state.shelf.isEmpty, state.live.isEmpty else { return false }
+            guard !state.shelf.isEmpty, state.live.isEmpty, !state.lit else { return false }
             state.turn = turn(after: state.turn, by: 1, in: state)
             _ = begin(&state)
             return true
@@ -385,7 +403,7 @@ final class AppRotation: Sendable {
     private func refresh(_ state: inout State) {
         guard !state.halted else { return }
         let now = wallClock()
-        let wanted: NookAppShelf.Entry? = state.live.isEmpty ? state.turn.flatMap { state.shelf[$0] } : nil
+        let wanted: NookAppShelf.Entry? = state.live.isEmpty && !state.lit ? state.turn.flatMap { state.shelf[$0] } : nil
         let stale = wanted?.isStale(at: now) ?? false
         if let card = state.card, card.name != wanted?.app.name {
             send.yield(.end(card.id))
@@ -413,7 +431,7 @@ final class AppRotation: Sendable {
             state.turnEnds = nil
             return
         }
-        var deadline: NookInstant? = state.live.isEmpty ? state.turnEnds : nil
+        var deadline: NookInstant? = state.live.isEmpty && !state.lit ? state.turnEnds : nil
         if let runOut = state.shelf.nextRunOut(after: state.lifetimesCheckedAt) {
             let at = clock.now + (Duration.nookSeconds(max(0, runOut - wallClock())) ?? .zero)
             deadline = deadline.map { min($0, at) } ?? at
@@ -461,7 +479,7 @@ final class AppRotation: Sendable {
             }
             removed.sort { $0.arrival < $1.arrival }
             var moved = false
-            if state.live.isEmpty, let ends = state.turnEnds, clock.now >= ends {
+            if state.live.isEmpty, !state.lit, let ends = state.turnEnds, clock.now >= ends {
                 if engaged {
                     state.turnEnds = clock.now + turnLength(state.turn, state)
                 } else {

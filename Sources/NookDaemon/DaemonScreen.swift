@@ -18,6 +18,9 @@ final class DaemonScreen: Sendable {
     private let pixelSettings: Locked<NookScreen.Settings>
     /// The indicator lights (M1), drawn on the glass as a snapshot takes it.
     private let indicators: IndicatorDisplay?
+    /// While a mood light is on (M1), the home content it covers: what comes back when it goes
+    /// off, a glance or a reload's home taking its place meanwhile.
+    private let underLight = Locked<HomeContent?>(nil)
 
     init(cards: NookScreen, settings: NookScreen.Settings, indicators: IndicatorDisplay? = nil) {
         kind = .cards(cards)
@@ -51,6 +54,7 @@ final class DaemonScreen: Sendable {
         case .text(let text): .text(text)
         // An LED matrix has no room for a grid: it shows the glance's first line with text.
         case .glance(let glance): glance.lines.first { !$0.allSatisfy { $0 == " " } }.map { .text($0.trimmingSpaces) } ?? .blank
+        case .light(let color): .light(color)
         }
     }
 
@@ -210,9 +214,39 @@ final class DaemonScreen: Sendable {
         }
     }
 
-    /// Returns the home content it replaced.
+    /// `home` (R4): `content` shown, a mood light replaced too. `keepingLight` (a glance, E8):
+    /// while a mood light is on, `content` goes under it instead, and nil is returned. Returns
+    /// what was shown before.
     @discardableResult
-    func setHome(_ content: HomeContent) async -> HomeContent {
+    func setHome(_ content: HomeContent, keepingLight: Bool = false) async -> HomeContent? {
+        let covered: Bool = underLight.withLock { under in
+            guard under != nil else { return false }
+            if keepingLight { under = content } else { under = nil }
+            return keepingLight
+        }
+        return covered ? nil : await show(content)
+    }
+
+    /// The mood light (M1) on in `color`, or off (nil): the content it covers comes back (with
+    /// none on, nothing changes). Returns what is shown now.
+    func setMoodLight(_ color: UInt32?) async -> HomeContent {
+        let shown = await currentSettings.home
+        guard let color else {
+            guard let under = underLight.withLock({ under in defer { under = nil }; return under }) else { return shown }
+            await show(under)
+            return under
+        }
+        underLight.withLock { under in if under == nil { under = shown } }
+        await show(.light(color))
+        return .light(color)
+    }
+
+    /// Whether a mood light is on.
+    var isLit: Bool { underLight.withLock { $0 != nil } }
+
+    /// Shows `content` on the screen; returns the home content it replaced.
+    @discardableResult
+    private func show(_ content: HomeContent) async -> HomeContent {
         switch kind {
         case .cards(let screen): return await screen.setHome(content)
         case .pixels(let screen, _):
@@ -225,7 +259,15 @@ final class DaemonScreen: Sendable {
         }
     }
 
+    /// A reload's settings; while a mood light is on, their home goes under it.
     func apply(_ settings: NookScreen.Settings) async {
+        var settings = settings
+        let shown = await currentSettings.home
+        underLight.withLock { under in
+            guard under != nil else { return }
+            under = settings.home
+            settings.home = shown
+        }
         switch kind {
         case .cards(let screen): await screen.apply(settings)
         case .pixels(let screen, _):

@@ -15,14 +15,24 @@ extension Daemon {
 
     /// `home` (R4): the home content (a whole-device change: the dispatch checked the scope).
     func homeRequest(_ setting: HomeSetting, _ reply: RequestReply) async throws(ProtocolError) {
-        let content: HomeContent = switch setting {
-        case .clock: .clock
-        case .blank: .blank
-        case .text(let text): .text(text)
+        let replaced = await screen.currentSettings.home
+        let content: HomeContent
+        switch setting {
+        case .light(let color): content = await screen.setMoodLight(color)
+        case .lightOff: content = await screen.setMoodLight(nil)
+        case .clock, .blank, .text:
+            content = switch setting {
+            case .text(let text): .text(text)
+            case .blank: .blank
+            default: .clock
+            }
+            await screen.setHome(content)
         }
+        // The rotation waits while the light is on (M1), as AWTRIX's app loop does.
+        apps.setLit(screen.isLit)
         // Announced only when what `status` says changes (a watcher asks `status` again).
         menuOnGlance.withLock { $0 = nil }
-        if await screen.setHome(content).description != content.description { statusChanges.notify(.home) }
+        if replaced.description != content.description { statusChanges.notify(.home) }
         reply.answer(HomeAnswer(home: content.description))
     }
 
@@ -45,7 +55,12 @@ extension Daemon {
         }
         // nook-lcdproc sends a glance whenever a widget changes (a clock: every second);
         // `status` only names the grid, so most glances change nothing it reports.
-        if await screen.setHome(content).description != content.description { statusChanges.notify(.home) }
+        // Under a mood light it waits for the light to go off (M1), and status goes on saying the light.
+        guard let replaced = await screen.setHome(content, keepingLight: true) else {
+            reply.answer(GlanceAnswer(home: await screen.currentSettings.home.description))
+            return
+        }
+        if replaced.description != content.description { statusChanges.notify(.home) }
         reply.answer(GlanceAnswer(home: content.description))
     }
 }

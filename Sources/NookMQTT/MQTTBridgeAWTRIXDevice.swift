@@ -18,6 +18,7 @@ extension MQTTBridge {
         // indicator or the mood light is a state, which a retained message keeps, as AWTRIX does.
         if request.switchesDisplay || request.playsSound, !asksSomething(message) { return [] }
         if let number = request.indicatorNumber { return indicator(number, message) }
+        if request == .moodlight { return moodLight(message) }
         if request.playsSound { return sound(request, message) }
         if request.switchesDisplay { return display(request, message) }
         do throws(ProtocolError) {
@@ -71,6 +72,20 @@ extension MQTTBridge {
             guard let answer = ask(.indicator(setting), as: IndicatorAnswer.self, for: message, else: "the indicator was not set") else { return [] }
             logger.info("\(message.topic): done (the board is as asked): indicator\(number) \(answer.color ?? "off")")
             warn(remarks + answer.warnings, topic: message.topic, payload: message.payload)
+        } catch {
+            report(Rejection(topic: message.topic, error), payload: message.payload)
+        }
+        return []
+    }
+
+    /// `moodlight`: the whole glass lit by nookd's `home` as AWTRIX reads the body, or the light
+    /// off, logged; what was read otherwise than sent is a warning on the error topic.
+    private func moodLight(_ message: MQTTMessage) -> [Delivery] {
+        do throws(ProtocolError) {
+            let (setting, remarks) = try AWTRIXDevice.moodLight(body: message.payload)
+            guard let answer = ask(.home(setting), as: HomeAnswer.self, for: message, else: "the mood light was not set") else { return [] }
+            logger.info("\(message.topic): done (the board is as asked): home \(answer.home)")
+            warn(remarks, topic: message.topic, payload: message.payload)
         } catch {
             report(Rejection(topic: message.topic, error), payload: message.payload)
         }

@@ -9,6 +9,13 @@ import NookDisplay
 /// What an LED display shows with no card on it (R4 on a matrix).
 public enum PixelHome: Hashable, Sendable {
     case clock, blank, text(String)
+    /// The mood light (M1): every LED one colour, `0xRRGGBB`, a strip's too.
+    case light(UInt32)
+
+    /// A mood light is a lamp: never blanked for idleness.
+    public var isLamp: Bool {
+        if case .light = self { true } else { false }
+    }
 }
 
 /// Draws activities for LED matrices and strips (L3, L4): the second renderer beside the
@@ -240,11 +247,12 @@ public struct PixelRenderer: Sendable {
     /// Draws the home content: a pixel clock `HH:MM` (on an 8x8 the hour, with the minutes as
     /// a bar along the bottom row), a status text, or nothing. A strip is dark at home.
     public func renderHome(_ home: PixelHome, hour: Int, minute: Int, into frame: inout Frame) {
+        if case .light(let color) = home { return frame.fill(0xFF00_0000 | (color & 0xFF_FFFF)) }
         frame.fill(0xFF00_0000)
         guard !isStrip else { return }
         let color = PixelPalette.clock.pixel
         switch home {
-        case .blank:
+        case .blank, .light:
             return
         case .text(let text):
             font.draw(text, at: 0, 0, color: PixelPalette.text.pixel, into: &frame)

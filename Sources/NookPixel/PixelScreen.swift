@@ -104,7 +104,7 @@ public actor PixelScreen {
     /// After `blankAfter` of home content the LEDs go dark (R4's idle blanking on LEDs).
     private func scheduleBlanking() {
         blankTimer?.cancel()
-        guard let blankAfter else { return }
+        guard let blankAfter, !home.isLamp else { return }
         let deadline = clock.now + blankAfter
         blankTimer = Task { [clock] in
             do { try await clock.sleep(until: deadline) } catch { return }
@@ -113,7 +113,7 @@ public actor PixelScreen {
     }
 
     private func blankIfIdle() async {
-        guard card == nil, !isBlanked, !heldDark else { return }
+        guard card == nil, !isBlanked, !heldDark, !home.isLamp else { return }
         do {
             try await display.setBlanked(true)
             isBlanked = true
@@ -223,8 +223,15 @@ public actor PixelScreen {
     }
 
     public func setHome(_ content: PixelHome) async {
+        let wasLamp = home.isLamp
         home = content
-        if card == nil { await drawHome() }
+        guard card == nil else { return }
+        await drawHome()
+        // A mood light came on (the LEDs wake from idle blanking and stay lit) or went off (idle
+        // blanking counts again from now).
+        if wasLamp != home.isLamp {
+            if home.isLamp { await unblank() } else { scheduleBlanking() }
+        }
     }
 
     /// Redraws the clock when the minute changed; returns how long until the next minute.

@@ -35,7 +35,7 @@ public enum AWTRIXDevice {
         switch request {
         case .power, .sleep: "switched by nookd (nookctl display)"
         case .sound, .rtttl: "played by nookd"
-        case .moodlight: "Nook draws no mood light: the glass goes on showing its cards, apps and home content"
+        case .moodlight: "drawn by nookd"
         case .indicator1, .indicator2, .indicator3: "drawn by nookd"
         case .settings: "Nook's settings are nook.toml's"
         case .reboot: "a Nook board is not rebooted over the API: an admin restarts nookd with systemctl restart nookd"
@@ -49,7 +49,6 @@ public enum AWTRIXDevice {
     /// What `request` with `body` does on a board whose status is `status` (nil when nookd's
     /// status cannot be read), or the field that cannot be read.
     public static func outcome(_ request: Request, body: [UInt8], status: StatusAnswer?) throws(ProtocolError) -> Outcome {
-        let given = body.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 } ? nil : body
         switch request {
         case .power, .sleep, .settings:
             // Carried out by nookd's `display`: the bridges send ``display(_:body:status:)``'s
@@ -58,13 +57,9 @@ public enum AWTRIXDevice {
             let part = try display(request, body: body, status: status)
             return part.asksNothing ? outcome(of: nil, part) : .notDone(part.remarks + ["\(request.label): not carried out without nookd"])
         case .moodlight:
-            // An empty body or {} turns it off: it is off on a Nook board already.
-            guard let given else { return .done() }
-            let (value, remarks) = try AWTRIXFields.parse(given, kind: "a moodlight is a JSON object")
-            guard case .object(let members) = value else {
-                throw ProtocolError(.wrongType, field: "body", "must be a JSON object, got \(value.typeName)")
-            }
-            return members.isEmpty ? .done(remarks: remarks) : .notDone(remarks + ["\(request.label): \(instead(request))"])
+            // Carried out by nookd's `home`: the bridges send ``moodLight(body:)``'s setting, read
+            // here as they read it (a body that cannot be read is refused the same way).
+            return .done(remarks: try moodLight(body: body).remarks)
         case .indicator1, .indicator2, .indicator3:
             // Carried out by nookd: the bridges send ``indicator(_:body:)``'s setting, read here
             // as they read it (a body that cannot be read is refused the same way).

@@ -88,16 +88,22 @@ public struct AppShowAnswer: NookAnswer {
 public struct AppSwitchAnswer: NookAnswer {
     public var showing: String?
     public var afterCard: Bool
+    /// The mood light is on (M1): the turn shows once it is off.
+    public var afterLight: Bool
 
-    public init(showing: String?, afterCard: Bool = false) { (self.showing, self.afterCard) = (showing, afterCard) }
+    public init(showing: String?, afterCard: Bool = false, afterLight: Bool = false) {
+        (self.showing, self.afterCard, self.afterLight) = (showing, afterCard, afterLight)
+    }
 
     public var json: JSONValue {
-        .object([("showing", showing.map(JSONValue.string) ?? .null)] + (afterCard ? [("afterCard", .bool(true))] : []))
+        .object([("showing", showing.map(JSONValue.string) ?? .null)] + (afterCard ? [("afterCard", .bool(true))] : [])
+                + (afterLight ? [("afterLight", .bool(true))] : []))
     }
 
     public init(json: JSONValue) throws(ProtocolError) {
         let reader = try FieldReader(json, path: "result")
         showing = try reader.string("showing")
         afterCard = try reader.bool("afterCard") ?? false
+        afterLight = try reader.bool("afterLight") ?? false
     }
 }

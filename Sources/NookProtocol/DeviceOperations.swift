@@ -6,7 +6,7 @@ public struct DeviceOperations: Sendable {
     typealias Row = NookOperation.Row
 
     public let home = Row<HomeSetting>(
-        .home, fields: ["content", "text"], answer: HomeAnswer.self, command: .subcommand, scope: .device("set the home content"),
+        .home, fields: ["content", "text", "color"], answer: HomeAnswer.self, command: .subcommand, scope: .device("set the home content"),
         make: { .home($0) },
         decode: { reader throws(ProtocolError) in
             switch try reader.requiredString("content") {
@@ -17,7 +17,12 @@ public struct DeviceOperations: Sendable {
                 guard !text.isEmpty else { throw ProtocolError(.invalid, field: "text", "must not be empty") }
                 if let problem = HomeSetting.textLimit.problem(with: text) { throw ProtocolError(.invalid, field: "text", problem) }
                 return .text(text)
-            case let other: throw ProtocolError(.invalid, field: "content", "must be clock, blank or text; got '\(other)'")
+            case "light":
+                let text = try reader.requiredString("color")
+                guard let color = NookIndicator.color(hex: text) else { throw ProtocolError(.invalid, field: "color", "must be #rrggbb, got '\(SaidText.shown(text))'") }
+                return .light(color)
+            case "light-off": return .lightOff
+            case let other: throw ProtocolError(.invalid, field: "content", "must be clock, blank, text, light or light-off; got '\(SaidText.shown(other))'")
             }
         },
         encode: { setting in
@@ -25,6 +30,8 @@ public struct DeviceOperations: Sendable {
             case .clock: [("content", .string("clock"))]
             case .blank: [("content", .string("blank"))]
             case .text(let text): [("content", .string("text")), ("text", .string(text))]
+            case .light(let color): [("content", .string("light")), ("color", .string(NookIndicator.hex(color)))]
+            case .lightOff: [("content", .string("light-off"))]
             }
         })
 

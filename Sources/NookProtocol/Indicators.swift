@@ -34,7 +34,9 @@ public struct NookIndicator: Hashable, Sendable {
 
     /// A `#rrggbb` colour, or nil.
     public static func color(hex text: String) -> UInt32? {
-        guard text.hasPrefix("#"), text.utf8.count == 7 else { return nil }
+        guard text.hasPrefix("#"), text.utf8.count == 7, text.utf8.dropFirst().allSatisfy({ $0 < 0x80 && Character(Unicode.Scalar($0)).isHexDigit }) else {
+            return nil
+        }
         return UInt32(text.dropFirst(), radix: 16)
     }
 

@@ -46,6 +46,12 @@ public enum UpdateTarget: Hashable, Sendable {
 /// The home content a client sets (R4).
 public enum HomeSetting: Hashable, Sendable {
     case clock, blank, text(String)
+    /// The mood light (M1): the glass one colour (`0xRRGGBB`) while no card is on it, the apps'
+    /// rotation waiting, never blanked for idleness; the home content it covers comes back with
+    /// ``lightOff``.
+    case light(UInt32)
+    /// The mood light off: the home content it covered back (nothing changes without one).
+    case lightOff
 
     /// A status text is a line or two on the glass, bounded as a card's title is.
     public static let textLimit = NookActivity.Limits.title

@@ -160,6 +160,8 @@ public struct StatusAnswer: NookAnswer {
             case card
             /// Someone is engaged (I1): the rotation holds still on what it shows.
             case engaged
+            /// The mood light is on (M1): no app shows until it is off.
+            case moodLight = "mood-light"
             /// There are no apps: there is no rotation.
             case noApps = "none"
         }

@@ -16,6 +16,8 @@ public enum HomeContent: Hashable, Sendable, CustomStringConvertible {
     case text(String)
     /// A character grid from an LCDproc client (E8), set by `nook-lcdproc`.
     case glance(NookGlance)
+    /// The mood light (M1, AWTRIX's `moodlight`): the whole glass one colour, `0xRRGGBB`.
+    case light(UInt32)
 
     public var description: String {
         switch self {
@@ -23,7 +25,20 @@ public enum HomeContent: Hashable, Sendable, CustomStringConvertible {
         case .blank: "blank"
         case .text(let text): "text: \(text)"
         case .glance(let glance): "glance \(glance.columns)x\(glance.rows)"
+        case .light(let color): "light \(Self.hex(color))"
         }
+    }
+
+    /// `#rrggbb`.
+    public static func hex(_ color: UInt32) -> String {
+        let digits = String(color & 0xFF_FFFF, radix: 16)
+        return "#" + String(repeating: "0", count: 6 - digits.count) + digits
+    }
+
+    /// Whether the glass stays lit with it however long nothing happens: a mood light is a lamp,
+    /// not content to blank after `display.blank_after_s`.
+    public var isLamp: Bool {
+        if case .light = self { true } else { false }
     }
 }
 
@@ -87,13 +102,14 @@ public struct HomeRenderer: Sendable {
     }
 
     public func render(_ content: HomeContent, size: PixelSize, time: LocalTime) -> Frame {
+        if case .light(let color) = content { return Frame(width: size.width, height: size.height, fill: 0xFF00_0000 | (color & 0xFF_FFFF)) }
         var frame = Frame(width: size.width, height: size.height, fill: theme.background.pixel)
         guard content != .blank else { return frame }
         Canvas.draw(into: &frame) { canvas in
             let (width, height) = (Double(size.width), Double(size.height))
             let unit = CardRenderer.arrangement(for: size) == .wide ? height : min(height, width / 1.6)
             switch content {
-            case .blank:
+            case .blank, .light:
                 break
             case .clock:
                 let clock = canvas.layoutText(time.clockText, family: theme.fontFamily, weight: .bold,

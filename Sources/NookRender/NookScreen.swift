@@ -201,7 +201,7 @@ public actor NookScreen {
     /// After `blankAfter` with home content only, turns the panel off (DPMS, FBIOBLANK).
     private func scheduleBlanking() {
         blankTimer?.cancel()
-        guard let blankAfter = settings.blankAfter else { return }
+        guard let blankAfter = settings.blankAfter, !settings.home.isLamp else { return }
         let deadline = clock.now + blankAfter
         blankTimer = Task { [clock] in
             do { try await clock.sleep(until: deadline) } catch { return }
@@ -214,7 +214,7 @@ public actor NookScreen {
     /// the order they were decided. Checking, awaiting the display, then setting the flag once
     /// let a card be drawn and then blanked under it.
     private func blankIfIdle() async {
-        guard showing == nil, !blanked, !heldDark else { return }
+        guard showing == nil, !blanked, !heldDark, !settings.home.isLamp else { return }
         blanked = true
         if await !changePower(to: true), blanked, showing == nil {
             blanked = false
@@ -446,7 +446,15 @@ public actor NookScreen {
         let replaced = settings.home
         settings.home = content
         await refreshHome(force: true)
+        await lampChanged(from: replaced)
         return replaced
+    }
+
+    /// A mood light came on (the panel wakes from idle blanking and stays lit) or went off (idle
+    /// blanking counts again from now).
+    private func lampChanged(from replaced: HomeContent) async {
+        guard replaced.isLamp != settings.home.isLamp, showing == nil else { return }
+        if settings.home.isLamp { await unblank() } else { scheduleBlanking() }
     }
 
     /// Changes theme and rotation (a config reload). The card on screen is redrawn too. Safe at
@@ -454,6 +462,7 @@ public actor NookScreen {
     /// no suspension in between, so a slide resumes at a frame boundary with frames of one size.
     public func apply(_ newSettings: Settings) async {
         let oldRotation = settings.rotation
+        let oldHome = settings.home
         settings = newSettings
         if newSettings.rotation != oldRotation {
             logicalSize = display.mode.size.rotated(newSettings.rotation.inverse)
@@ -474,9 +483,11 @@ public actor NookScreen {
         homeFrame = HomeRenderer(theme: settings.theme).render(settings.home, size: logicalSize, time: homeTime)
         // A slide under way draws its next frame from the frames just redrawn; presenting the
         // whole card here would make it jump.
-        guard slidesRunning == 0 else { return }
-        if showing == nil { composeHome() }
-        await presentComposed()
+        if slidesRunning == 0 {
+            if showing == nil { composeHome() }
+            await presentComposed()
+        }
+        await lampChanged(from: oldHome)
     }
 
     /// Redraws the clock if the minute changed (or always, with `force`); returns how long to

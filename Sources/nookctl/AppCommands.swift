@@ -158,6 +158,7 @@ struct AppSwitchTo: ParsableCommand {
 enum AppText {
     static func switched(_ answer: AppSwitchAnswer) -> String {
         let turn = answer.showing.map { "app \($0)" } ?? "the home content"
+        if answer.afterLight { return "showing \(turn) once the mood light is off (nookctl home light-off)" }
         return answer.afterCard ? "showing \(turn) once the card on the glass ends" : "showing \(turn)"
     }
 

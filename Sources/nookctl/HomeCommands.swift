@@ -20,16 +20,33 @@ extension OperationCommands {
 }
 
 struct Home: ParsableCommand {
-    static let configuration = CommandConfiguration.operation(Home.self, abstract: "Set what shows when no activity does: clock, blank, or --text.")
+    static let configuration = CommandConfiguration.operation(
+        Home.self, abstract: "Set what shows when no activity does: clock, blank, --text, or a mood light (light --color, light-off).")
     @OptionGroup var connection: Connection
-    @Argument(help: "clock, blank or text.") var content: String
+    @Argument(help: "clock, blank, text, light (the whole glass one colour, the apps waiting) or light-off (what the light covered comes back).")
+    var content: String
     @Option(help: "The status text, with 'text'.") var text: String?
+    @Option(help: "The mood light's colour, #rrggbb (or rrggbb), with 'light'.") var color: String?
+
+    var parsedColor: UInt32? { color.flatMap { NookIndicator.color(hex: $0.hasPrefix("#") ? $0 : "#" + $0) } }
+
     func validate() throws {
-        guard ["clock", "blank", "text"].contains(content) else { throw ValidationError("content must be clock, blank or text; got '\(content)'") }
+        guard ["clock", "blank", "text", "light", "light-off"].contains(content) else {
+            throw ValidationError("content must be clock, blank, text, light or light-off; got '\(content)'")
+        }
         if content == "text" && (text ?? "").isEmpty { throw ValidationError("'text' needs --text \"…\"") }
+        if content == "light" && parsedColor == nil { throw ValidationError("'light' needs --color #rrggbb\(color.map { "; got '\($0)'" } ?? "")") }
+        if content != "text" && text != nil { throw ValidationError("only 'text' takes --text") }
+        if content != "light" && color != nil { throw ValidationError("only 'light' takes --color") }
     }
     func run() throws {
-        let setting: HomeSetting = content == "clock" ? .clock : content == "blank" ? .blank : .text(text!)
+        let setting: HomeSetting = switch content {
+        case "clock": .clock
+        case "blank": .blank
+        case "light": .light(parsedColor!)
+        case "light-off": .lightOff
+        default: .text(text!)
+        }
         connection.run(.home(setting), as: HomeAnswer.self) { "home: \($0.home)" }
     }
 }

@@ -78,7 +78,8 @@ struct Status: ParsableCommand {
             }
             if let apps = status.apps, apps.count > 0 {
                 // Without apps there is no rotation to speak of (A2: nothing changes).
-                let held = ["card": ", held by a card", "engaged": ", held while someone is engaged"][apps.rotation.rawValue] ?? ""
+                let held = ["card": ", held by a card", "engaged": ", held while someone is engaged",
+                            "mood-light": ", waiting while the mood light is on"][apps.rotation.rawValue] ?? ""
                 lines.append("apps: \(apps.count), \(apps.showing.map { "showing \"\($0)\"" } ?? "none on the glass")\(held)")
             }
             for module in status.modules {

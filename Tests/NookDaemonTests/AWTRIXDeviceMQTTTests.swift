@@ -18,7 +18,7 @@ struct AWTRIXDeviceMQTTTests {
         ("sleep", #"{"sleep": 3600}"#, true),
         ("sound", #"{"sound": "alarm"}"#, false),
         ("rtttl", "two short:d=4,o=5,b=100:16e6,16e6", false),
-        ("moodlight", #"{"brightness": 170, "kelvin": 2300}"#, false),
+        ("moodlight", #"{"brightness": 170, "kelvin": 2300}"#, true),
         ("moodlight", "", true),
         ("indicator1", #"{"color": [255, 0, 0]}"#, true),
         ("indicator2", #"{"color": "0"}"#, true),

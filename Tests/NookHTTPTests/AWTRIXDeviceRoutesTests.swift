@@ -221,11 +221,10 @@ struct AWTRIXDeviceRoutesTests {
         let lines = run.output.split(separator: "\n").map(String.init)
         #expect(lines.count == 26, "\(run.output)")
         func answer(_ name: String) -> String { lines.first { $0.hasPrefix(name + " ") }.map { String($0.dropFirst(name.count + 1)) } ?? "missing" }
-        let done = ["get_stats", "get_effects", "get_transitions", "get_loops", "get_settings", "set_power_on", "set_power_off", "set_sleep", "set_moodlight_off",
+        let done = ["get_stats", "get_effects", "get_transitions", "get_loops", "get_settings", "set_power_on", "set_power_off", "set_sleep", "set_moodlight_off", "set_moodlight",
                     "set_indicator_off", "set_indicator", "set_custom_application", "notify", "dismiss_notification", "switch_app", "next_app", "previous_app"]
         for name in done { #expect(answer(name).hasPrefix("ok"), "\(name): \(answer(name))") }
-        let notDone = ["get_screen", "set_sound", "set_rtttl", "set_moodlight",
-                       "set_settings", "update", "reboot", "erase", "reset_settings"]
+        let notDone = ["get_screen", "set_sound", "set_rtttl", "set_settings", "update", "reboot", "erase", "reset_settings"]
         for name in notDone { #expect(answer(name).hasPrefix("501 ") && answer(name).contains("not done: "), "\(name): \(answer(name))") }
         #expect(!lines.contains { $0.contains(" 404 ") }, "\(run.output)")
         #expect(answer("get_transitions").contains("SLIDE") && answer("get_effects") == "ok []", "\(run.output)")
@@ -234,6 +233,9 @@ struct AWTRIXDeviceRoutesTests {
         #expect(answer("set_settings").contains("brightness: not set: nook.toml has no [brightness] table") && !answer("set_settings").contains("TEFF"),
                 "\(answer("set_settings"))")
         #expect(answer("get_loops").contains("weather"), "\(answer("get_loops"))")
+        // 2300 K (255, 151, 50) at 170 of 255: the glass one warm colour while no card is on it.
+        let status = try StatusAnswer(json: NookClient(path: service.socket).request(Request(id: .number(1), operation: .status)))
+        #expect(status.home == "light #aa6521", "\(status.home)")
     }
 }
 

@@ -249,6 +249,32 @@ struct PixelScreenTests {
         #expect(await screen.lastPresentedFrame == home)
     }
 
+    /// M1: AWTRIX's mood light lights every LED, a strip's too, wakes idle-blanked LEDs and keeps
+    /// them lit; off, idle blanking counts again.
+    @Test(arguments: [(32, 8), (60, 1)])
+    func m1_aMoodLightLightsEveryLEDAndIsNeverBlankedForIdleness(width: Int, height: Int) async throws {
+        let clock = ManualClock()
+        let display = RecordingDisplay(width, height)
+        let screen = PixelScreen(display: display, clock: clock, renderer: PixelRenderer(size: PixelSize(width: width, height: height)),
+                                 blankAfter: .seconds(30), localTime: { (7, 30, 0) })
+        await screen.showHome()
+        await clock.waitForSleepers()
+        clock.advance(by: .seconds(31))
+        for _ in 0..<50 { await Task.yield() }
+        #expect(await screen.isBlanked)
+        await screen.setHome(.light(0x336699))
+        #expect(await !screen.isBlanked && display.blanks.withLock { $0 } == [true, false])
+        #expect(display.frames.withLock { $0.last?.pixels.allSatisfy { $0 == 0xFF33_6699 } } == true)
+        clock.advance(by: .seconds(3600))
+        for _ in 0..<50 { await Task.yield() }
+        #expect(await !screen.isBlanked, "a lamp stays lit")
+        await screen.setHome(.clock)
+        await clock.waitForSleepers()
+        clock.advance(by: .seconds(31))
+        for _ in 0..<50 { await Task.yield() }
+        #expect(await screen.isBlanked, "off, idle blanking counts again")
+    }
+
     @Test func l5_idleLEDsGoDarkAfterBlankAfterAndTheNextCardLightsThem() async throws {
         let clock = ManualClock()
         let display = RecordingDisplay(8, 8)

@@ -1,5 +1,5 @@
 import NookActivities
-import NookProtocol
+@testable import NookProtocol
 import Testing
 
 /// M1: what AWTRIX's device requests do on a Nook board, read as AWTRIX reads them.
@@ -55,13 +55,40 @@ import Testing
                 == .notDone(["power: the glass stays dark", "done: display: on (dark: nobody is in the room), brightness not set by nookd (no [brightness] table)"]))
     }
 
-    @Test func m1_anIndicatorIsCarriedOutAndTheMoodLightOffHoldsAndItsColourIsNotDone() throws {
+    @Test func m1_anIndicatorAndTheMoodLightAreCarriedOut() throws {
         for off in ["", "{}", #"{"color": "0"}"#, #"{"color": [0, 0, 0]}"#, ##"{"color": "#000000"}"##] {
             #expect(try outcome(.indicator1, off) == .done(), "\(off)")
         }
         #expect(try outcome(.indicator3, ##"{"color": "#32a852", "fade": 500}"##) == .done())
-        #expect(try outcome(.moodlight, "") == .done() && notDone(outcome(.moodlight, #"{"brightness": 170, "color": [155, 38, 182]}"#)).count == 1)
+        #expect(try outcome(.moodlight, "") == .done() && outcome(.moodlight, #"{"brightness": 170, "color": [155, 38, 182]}"#) == .done())
         #expect(throws: ProtocolError.self) { try outcome(.indicator2, #"{"color": "not a colour"}"#) }
+    }
+
+    /// A mood light's body as AWTRIX reads it, into the `home` setting nookd draws: off for an
+    /// empty body, a colour temperature (winning over a colour) or a colour, scaled by brightness.
+    @Test func m1_aMoodLightsBodyIsReadAsAWTRIXReadsIt() throws {
+        func read(_ body: String) throws -> (HomeSetting, [String]) {
+            let read = try AWTRIXDevice.moodLight(body: Array(body.utf8))
+            return (read.setting, read.remarks)
+        }
+        for off in ["", " \n", "{}"] { #expect(try read(off).0 == .lightOff, "\(off)") }
+        #expect(try read(##"{"color": "#FF00FF"}"##) == (.light(0xFF00FF), []))
+        #expect(try read(#"{"brightness": 170, "color": [155, 38, 182]}"#) == (.light(0x671979), []), "each channel × 170/255, rounded")
+        #expect(try read(##"{"brightness": "0", "color": "#ffffff"}"##) == (.light(0), []), "a number as a string, as ArduinoJson reads it")
+        // 2300 K is a warm white: red full, green about 151, blue about 50; 6500 K about white.
+        #expect(try read(#"{"kelvin": 2300}"#).0 == .light(0xFF9732))
+        guard case .light(let daylight) = try read(#"{"kelvin": 6500}"#).0 else { Issue.record("6500 K"); return }
+        #expect([16, 8, 0].allSatisfy { (daylight >> UInt32($0)) & 0xFF >= 240 }, "\(String(daylight, radix: 16))")
+        let both = try read(##"{"kelvin": 2300, "color": "#0000ff", "brightness": 255}"##)
+        #expect(both == (.light(0xFF9732), ["color ignored: kelvin was given too, which AWTRIX takes first"]))
+        let cold = try read(#"{"kelvin": 100, "mood": 1}"#)
+        #expect(cold.0 == .light(AWTRIXDevice.rgb(kelvin: 1000)))
+        #expect(cold.1 == ["unknown fields (not AWTRIX's), ignored: mood", "kelvin: 100 is drawn as 1000 K, the end of the range the board draws (1000 to 40000)"])
+        for (body, field) in [(#"{"brightness": 170}"#, "color"), (##"{"brightness": 256, "color": "#fff"}"##, "brightness"),
+                              (#"{"color": "nope"}"#, "color"), (#"{"kelvin": "warm"}"#, "kelvin"), ("[1]", "body"), ("{", "body")] {
+            #expect(throws: ProtocolError.self, "\(body)") { try read(body) }
+            do { _ = try read(body) } catch let error as ProtocolError { #expect(error.field == field, "\(body): \(error)") }
+        }
     }
 
     /// An indicator's body as AWTRIX reads it, into the setting nookd draws.

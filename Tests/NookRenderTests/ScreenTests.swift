@@ -239,6 +239,44 @@ struct BlankingTests {
         #expect(await !screen.isBlanked)
     }
 
+    /// M1: AWTRIX's mood light fills the glass with its colour, wakes an idle-blanked panel and
+    /// is never blanked for idleness; a card still shows over it; off, idle blanking counts again.
+    @Test func m1_aMoodLightFillsTheGlassAndIsNeverBlankedForIdleness() async throws {
+        pinFonts()
+        let clock = ManualClock()
+        let display = MockDisplay(size: PixelSize(width: 320, height: 170), refreshHz: 60, clock: InstantClock())
+        let screen = NookScreen(display: display, clock: clock, settings: .init(blankAfter: .seconds(30)),
+                                localTime: { LocalTime(hour: 9, minute: 0, weekday: 1, day: 1, month: 1) })
+        await screen.showHome()
+        await clock.waitForSleepers()
+        clock.advance(by: .seconds(30))
+        for _ in 0..<1000 where !display.isBlanked { await Task.yield() }
+        #expect(display.isBlanked)
+        _ = await screen.setHome(.light(0x336699))
+        for _ in 0..<1000 where display.isBlanked { await Task.yield() }
+        #expect(!display.isBlanked, "the lamp wakes the panel")
+        #expect(display.lastFrame?.frame == Frame(width: 320, height: 170, fill: 0xFF33_6699))
+        clock.advance(by: .seconds(3600))
+        for _ in 0..<100 { await Task.yield() }
+        #expect(!display.isBlanked, "and keeps it lit")
+
+        let card = NookActivity(title: "Doorbell", transition: .zero)
+        await screen.handle(NookActivityEvent(activity: card, kind: .animateIn, at: clock.now, module: "main"))
+        await screen.handle(NookActivityEvent(activity: card, kind: .presented, at: clock.now, module: "main"))
+        #expect(display.lastFrame?.frame == CardRenderer(theme: .dark).render(card, size: display.mode.size).frame, "a card shows over it")
+        await screen.handle(NookActivityEvent(activity: card, kind: .hidden(.completed), at: clock.now, module: "main"))
+        #expect(display.lastFrame?.frame == Frame(width: 320, height: 170, fill: 0xFF33_6699), "and the light after it")
+        clock.advance(by: .seconds(3600))
+        for _ in 0..<100 { await Task.yield() }
+        #expect(!display.isBlanked)
+
+        _ = await screen.setHome(.clock)
+        await clock.waitForSleepers()
+        clock.advance(by: .seconds(30))
+        for _ in 0..<1000 where !display.isBlanked { await Task.yield() }
+        #expect(display.isBlanked, "off, idle blanking counts again")
+    }
+
     /// Z3: with nobody in the room the panel stays dark while cards are drawn (so the glass is
     /// right when it comes back), and idle blanking does not turn it on or off meanwhile.
     @Test func z3_heldDarkTheCardsAreDrawnButThePanelStaysOffUntilSomeoneIsBack() async throws {

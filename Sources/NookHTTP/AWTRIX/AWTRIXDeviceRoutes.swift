@@ -45,6 +45,7 @@ enum AWTRIXDeviceRoutes {
 
     static func answer(_ request: AWTRIXDevice.Request, _ exchange: any HTTPExchange, _ nookd: any NookdCalls) {
         if let number = request.indicatorNumber { return indicator(number, exchange, nookd) }
+        if request == .moodlight { return moodLight(exchange, nookd) }
         if request.playsSound { return sound(request, exchange, nookd) }
         if request.switchesDisplay { return display(request, exchange, nookd) }
         respond(exchange) { () throws(ProtocolError) in try AWTRIXDevice.outcome(request, body: exchange.request.body, status: nil) }
@@ -103,6 +104,16 @@ enum AWTRIXDeviceRoutes {
             let warnings = (try? IndicatorAnswer(json: json))?.warnings ?? []
             exchange.respond(AWTRIXAppRoutes.ok(remarks + warnings))
         }
+    }
+
+    /// `moodlight`: the whole glass lit by nookd's `home` as AWTRIX reads the body, or the light
+    /// off; AWTRIX's `OK`, with what was read otherwise than sent on the lines after it.
+    static func moodLight(_ exchange: any HTTPExchange, _ nookd: any NookdCalls) {
+        let setting: HomeSetting, remarks: [String]
+        do { (setting, remarks) = try AWTRIXDevice.moodLight(body: exchange.request.body) } catch {
+            return exchange.respond(AWTRIXAppRoutes.refusal(error).response)
+        }
+        nookd.ask(.home(setting), for: exchange) { _ in exchange.respond(AWTRIXAppRoutes.ok(remarks)) }
     }
 
     /// `sound`, `rtttl` (B4): played by nookd as AWTRIX reads the body. Played is AWTRIX's `OK`
