@@ -239,14 +239,21 @@ struct BlankingTests {
         #expect(await !screen.isBlanked)
     }
 
-    /// M1: AWTRIX's mood light fills the glass with its colour, wakes an idle-blanked panel and
-    /// is never blanked for idleness; a card still shows over it; off, idle blanking counts again.
-    @Test func m1_aMoodLightFillsTheGlassAndIsNeverBlankedForIdleness() async throws {
+    /// A 320x170 panel that blanks after 30 s of home content on `clock`, its vblanks on a clock of
+    /// their own (only the blanking timer is on the manual one), at 09:00.
+    func blankingPanel(_ clock: ManualClock) -> (MockDisplay, NookScreen) {
         pinFonts()
-        let clock = ManualClock()
         let display = MockDisplay(size: PixelSize(width: 320, height: 170), refreshHz: 60, clock: InstantClock())
         let screen = NookScreen(display: display, clock: clock, settings: .init(blankAfter: .seconds(30)),
                                 localTime: { LocalTime(hour: 9, minute: 0, weekday: 1, day: 1, month: 1) })
+        return (display, screen)
+    }
+
+    /// M1: AWTRIX's mood light fills the glass with its colour, wakes an idle-blanked panel and
+    /// is never blanked for idleness; a card still shows over it; off, idle blanking counts again.
+    @Test func m1_aMoodLightFillsTheGlassAndIsNeverBlankedForIdleness() async throws {
+        let clock = ManualClock()
+        let (display, screen) = blankingPanel(clock)
         await screen.showHome()
         await clock.waitForSleepers()
         clock.advance(by: .seconds(30))
@@ -280,12 +287,8 @@ struct BlankingTests {
     /// Z3: with nobody in the room the panel stays dark while cards are drawn (so the glass is
     /// right when it comes back), and idle blanking does not turn it on or off meanwhile.
     @Test func z3_heldDarkTheCardsAreDrawnButThePanelStaysOffUntilSomeoneIsBack() async throws {
-        pinFonts()
         let clock = ManualClock()
-        // The panel's vblanks on a clock of their own: only the blanking timer is on the manual one.
-        let display = MockDisplay(size: PixelSize(width: 320, height: 170), refreshHz: 60, clock: InstantClock())
-        let screen = NookScreen(display: display, clock: clock, settings: .init(blankAfter: .seconds(30)),
-                                localTime: { LocalTime(hour: 9, minute: 0, weekday: 1, day: 1, month: 1) })
+        let (display, screen) = blankingPanel(clock)
         await screen.showHome()
         await screen.holdDark(true)
         #expect(display.isBlanked)
