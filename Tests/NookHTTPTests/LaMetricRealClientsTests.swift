@@ -12,8 +12,8 @@ import Testing
 /// runs as ntfy's does (``NtfyClientPython``); what became of each card is read from nookd's
 /// own events, and the rotation's turns from nookd's status.
 @Suite(.serialized, .ownThreads) struct LaMetricRealClientsTests {
-    static let ready = NtfyClientPython.has("demetriek") && LaMetricBench.openssl != nil
-    static let missing = "needs demetriek, " + NtfyClientPython.missing + ", and openssl"
+    static let ready = DebianPython.has("demetriek") && LaMetricBench.openssl != nil
+    static let missing = DebianPython.missing("demetriek and homeassistant") + ", and openssl"
 
     /// A LaMetric bench with three apps in the rotation, for next and previous, and a
     /// `[brightness]` table, so that the brightness a client sets is nookd's to set.
