@@ -21,6 +21,8 @@ final class DaemonScreen: Sendable {
     /// While a mood light is on (M1), the home content it covers: what comes back when it goes
     /// off, a glance or a reload's home taking its place meanwhile.
     private let underLight = Locked<HomeContent?>(nil)
+    /// The last change of the home content asked for, which the next one waits for.
+    private let homeChanges = Locked<Task<Void, Never>?>(nil)
 
     init(cards: NookScreen, settings: NookScreen.Settings, indicators: IndicatorDisplay? = nil) {
         kind = .cards(cards)
@@ -216,29 +218,51 @@ final class DaemonScreen: Sendable {
 
     /// `home` (R4): `content` shown, a mood light replaced too. `keepingLight` (a glance, E8):
     /// while a mood light is on, `content` goes under it instead, and nil is returned. Returns
-    /// what was shown before.
+    /// what was shown before. `lit` hears whether a mood light is on once the change is made.
     @discardableResult
-    func setHome(_ content: HomeContent, keepingLight: Bool = false) async -> HomeContent? {
-        let covered: Bool = underLight.withLock { under in
-            guard under != nil else { return false }
-            if keepingLight { under = content } else { under = nil }
-            return keepingLight
+    func setHome(_ content: HomeContent, keepingLight: Bool = false, lit: @escaping @Sendable (Bool) -> Void = { _ in }) async -> HomeContent? {
+        await oneHomeChangeAtATime { [self] in
+            let covered: Bool = underLight.withLock { under in
+                guard under != nil else { return false }
+                if keepingLight { under = content } else { under = nil }
+                return keepingLight
+            }
+            let replaced = covered ? nil : await show(content)
+            lit(isLit)
+            return replaced
         }
-        return covered ? nil : await show(content)
     }
 
-    /// The mood light (M1) on in `color`, or off (nil): the content it covers comes back (with
-    /// none on, nothing changes). Returns what is shown now.
-    func setMoodLight(_ color: UInt32?) async -> HomeContent {
-        let shown = await currentSettings.home
-        guard let color else {
-            guard let under = underLight.withLock({ under in defer { under = nil }; return under }) else { return shown }
-            await show(under)
-            return under
+    /// The mood light (M1) on in `color`, or off (nil, or black: a black lamp is no lamp): the
+    /// content it covers comes back (with none on, nothing changes). Returns what was shown and
+    /// what is now; `lit` hears whether the light is on once it is.
+    func setMoodLight(_ color: UInt32?, lit: @escaping @Sendable (Bool) -> Void) async -> (replaced: HomeContent, shown: HomeContent) {
+        await oneHomeChangeAtATime { [self] in
+            let shown = await currentSettings.home
+            defer { lit(isLit) }
+            guard let color, color & 0xFF_FFFF != 0 else {
+                guard let under = underLight.withLock({ under in defer { under = nil }; return under }) else { return (shown, shown) }
+                await show(under)
+                return (shown, under)
+            }
+            underLight.withLock { under in if under == nil { under = shown } }
+            await show(.light(color))
+            return (shown, .light(color))
         }
-        underLight.withLock { under in if under == nil { under = shown } }
-        await show(.light(color))
-        return .light(color)
+    }
+
+    /// Runs one change of the home content whole, after every change asked before it: a change
+    /// reads what is shown, then shows something else, and two at once (a `light-off` beside a
+    /// `light`) would each read the glass before the other's change and leave the light under a
+    /// light, which no `light-off` could end.
+    private func oneHomeChangeAtATime<Result: Sendable>(_ change: @escaping @Sendable () async -> Result) async -> Result {
+        let task: Task<Result, Never> = homeChanges.withLock { last in
+            let previous = last
+            let task = Task { _ = await previous?.value; return await change() }
+            last = Task { _ = await task.value }
+            return task
+        }
+        return await task.value
     }
 
     /// Whether a mood light is on.
@@ -261,6 +285,10 @@ final class DaemonScreen: Sendable {
 
     /// A reload's settings; while a mood light is on, their home goes under it.
     func apply(_ settings: NookScreen.Settings) async {
+        await oneHomeChangeAtATime { [self] in await applyNow(settings) }
+    }
+
+    private func applyNow(_ settings: NookScreen.Settings) async {
         var settings = settings
         let shown = await currentSettings.home
         underLight.withLock { under in

@@ -15,24 +15,24 @@ extension Daemon {
 
     /// `home` (R4): the home content (a whole-device change: the dispatch checked the scope).
     func homeRequest(_ setting: HomeSetting, _ reply: RequestReply) async throws(ProtocolError) {
-        let replaced = await screen.currentSettings.home
-        let content: HomeContent
+        // The rotation waits while the light is on (M1), as AWTRIX's app loop does: told within
+        // the change, so two changes at once leave it as the glass.
+        let lit: @Sendable (Bool) -> Void = { [apps] in apps.setLit($0) }
+        let (replaced, content): (HomeContent?, HomeContent)
         switch setting {
-        case .light(let color): content = await screen.setMoodLight(color)
-        case .lightOff: content = await screen.setMoodLight(nil)
+        case .light(let color): (replaced, content) = await screen.setMoodLight(color, lit: lit)
+        case .lightOff: (replaced, content) = await screen.setMoodLight(nil, lit: lit)
         case .clock, .blank, .text:
-            content = switch setting {
+            let asked: HomeContent = switch setting {
             case .text(let text): .text(text)
             case .blank: .blank
             default: .clock
             }
-            await screen.setHome(content)
+            (replaced, content) = (await screen.setHome(asked, lit: lit), asked)
         }
-        // The rotation waits while the light is on (M1), as AWTRIX's app loop does.
-        apps.setLit(screen.isLit)
         // Announced only when what `status` says changes (a watcher asks `status` again).
         menuOnGlance.withLock { $0 = nil }
-        if replaced.description != content.description { statusChanges.notify(.home) }
+        if replaced?.description != content.description { statusChanges.notify(.home) }
         reply.answer(HomeAnswer(home: content.description))
     }
 

@@ -46,9 +46,12 @@ public struct BoardState: Sendable, Equatable {
 
     /// Whether a sound began and ended unseen: more played than at the last read, and neither
     /// the state published last nor this one says `playing`. Nil counts (no output, or the first
-    /// read) and fewer (nookd started again) are no sound.
+    /// read on a connection to nookd) and fewer (nookd started again) are no sound, and so is
+    /// one with no state published this session (`publishedSound` nil: the bridge has just come
+    /// back to the broker): a sound nobody could hear then is not announced late, when an
+    /// automation on the siren would act on it as if it were now.
     static func soundUnseen(plays: Int?, playsBefore: Int?, sound: String, publishedSound: String?) -> Bool {
-        guard let plays, let playsBefore else { return false }
+        guard let plays, let playsBefore, let publishedSound else { return false }
         return plays > playsBefore && sound != "playing" && publishedSound != "playing"
     }
 

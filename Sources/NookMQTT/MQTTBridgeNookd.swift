@@ -18,6 +18,8 @@ extension MQTTBridge {
             nookdBackoff.reset()
             nookdWarned = false
             stateDirty = true
+            // Another nookd, perhaps: its count of sounds is its own.
+            soundPlaysRead = nil
             logger.info("connected to nookd at \(options.socketPath)")
         } catch {
             if !nookdWarned { logger.warning("nookd is not reachable (\(error)); the broker waits until it is (trying again with backoff)") }

@@ -46,7 +46,9 @@ extension AWTRIXDevice {
             }
             color = Self.scaled(color, by: brightness / 255)
         }
-        return (.light(color), remarks)
+        // nookd turns a black lamp off, as AWTRIX's black turns an indicator off: said here.
+        if color == 0 { remarks.append("black (a black colour or brightness 0) turns the mood light off") }
+        return (color == 0 ? .lightOff : .light(color), remarks)
     }
 
     /// `color` with each channel times `factor` (0–1), rounded.

@@ -33,8 +33,10 @@ public enum SoundText {
     public static func shownFolder(_ folder: String) -> String { SaidText.shown(folder, scalars: 256) }
 
     /// Whether `text` names a WAV file in the sound directory: it ends in `.wav` (in any case)
-    /// and has no colon. Whether it is a name that may be looked up there is ``SoundFile``'s.
+    /// and has no colon, or it is an absolute path (a notification's `sound-file`, which may
+    /// have one: no RTTTL string starts with a slash). Whether it is a name or path that may be
+    /// looked up there is ``SoundFile``'s.
     public static func namesFile(_ text: String) -> Bool {
-        !text.contains(":") && text.utf8.count > 4 && text.utf8.suffix(4).map { $0 | 0x20 } == Array(".wav".utf8)
+        (text.hasPrefix("/") || !text.contains(":")) && text.utf8.count > 4 && text.utf8.suffix(4).map { $0 | 0x20 } == Array(".wav".utf8)
     }
 }

@@ -72,4 +72,32 @@ struct MoodLightTests {
         }
         #expect(daemon.stop().status == 0)
     }
+
+    /// Changes of the home content asked at once are made one after another: a `light-off` beside
+    /// a `light` never leaves a light under a light, which no `light-off` could end, nor the apps
+    /// waiting under a glass that is no light. A black light is off.
+    @Test func m1_aLightAndALightOffAtOnceLeaveNoLightUnderALight() throws {
+        let daemon = try DaemonProcess(arguments: ["--journal", "none"])
+        #expect(try nookctl(["app", "set", "weather", "--text", "21 °C"], socket: daemon.socket).status == 0)
+        let socket = daemon.socket
+        @Sendable func home(_ setting: HomeSetting) throws -> String {
+            try HomeAnswer(json: NookClient(path: socket).request(Request(id: .number(1), operation: .home(setting)))).home
+        }
+        for round in 0..<40 {
+            _ = try home(.clock)
+            _ = try home(.light(0x112233))
+            let asked: [HomeSetting] = round % 2 == 0 ? [.lightOff, .light(0x445566)] : [.light(0x445566), .lightOff]
+            let failures = Locked<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 2) { index in
+                do { _ = try home(asked[index]) } catch { failures.withLock { $0.append("\(error)") } }
+            }
+            #expect(failures.withLock { $0 }.isEmpty)
+            let off = try home(.lightOff)
+            #expect(off == "clock", "round \(round): \(off)")
+            #expect(try status(daemon).apps?.rotation != .moodLight, "round \(round)")
+            guard off == "clock" else { break }
+        }
+        #expect(try home(.light(0)) == "clock" && status(daemon).home == "clock", "a black lamp is no lamp")
+        #expect(daemon.stop().status == 0)
+    }
 }

@@ -74,7 +74,8 @@ import Testing
         for off in ["", " \n", "{}"] { #expect(try read(off).0 == .lightOff, "\(off)") }
         #expect(try read(##"{"color": "#FF00FF"}"##) == (.light(0xFF00FF), []))
         #expect(try read(#"{"brightness": 170, "color": [155, 38, 182]}"#) == (.light(0x671979), []), "each channel × 170/255, rounded")
-        #expect(try read(##"{"brightness": "0", "color": "#ffffff"}"##) == (.light(0), []), "a number as a string, as ArduinoJson reads it")
+        #expect(try read(##"{"brightness": "0", "color": "#ffffff"}"##) == (.lightOff, ["black (a black colour or brightness 0) turns the mood light off"]),
+                "a number as a string, as ArduinoJson reads it; black is no lamp")
         // 2300 K is a warm white: red full, green about 151, blue about 50; 6500 K about white.
         #expect(try read(#"{"kelvin": 2300}"#).0 == .light(0xFF9732))
         guard case .light(let daylight) = try read(#"{"kelvin": 6500}"#).0 else { Issue.record("6500 K"); return }
