@@ -71,6 +71,12 @@ extension Service.Sound {
     func playNow(_ request: SoundRequest, from uid: UInt32) async throws(ProtocolError) -> SoundPlayAnswer {
         let melody: Melody
         do throws(SoundError) { melody = try SoundText.melody(request.sound) } catch { throw ProtocolError(.invalid, field: "sound", error.message) }
+        // Kept before it plays, so a redelivery racing the first request is the one told.
+        if let id = request.playID, !playIDs.withLock({ $0.insert(PlayID(uid: uid, id: id)) }) {
+            logger.info("sound: \(melody.name) \(Owner.noCard(uid: uid).logged) not played: its playID \(id) was asked for before")
+            return SoundPlayAnswer(sound: melody.name, played: false, volume: nil,
+                                   outcome: "asked for before (playID \(id)): a request is carried out once", again: true)
+        }
         let output: any SoundOutput = current.withLock { $0 } ?? SilentOutput()
         let configured = rules.withLock { $0.volume }
         let refusal: String? = if let reason = output.cannotPlay(.tones(melody)) {

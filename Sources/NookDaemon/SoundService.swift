@@ -46,7 +46,10 @@ extension Service {
         /// Sounds the room lowered or silenced since the start, for `status`.
         private let roomCounts = Locked((lowered: 0, silenced: 0))
         /// The cards that slid in with a sound: a sound given one of them later never plays.
-        private let chimed = Locked(RecentIDs())
+        private let chimed = Locked(Recent<NookActivityID>())
+        /// The `sound-play` ids played, with whose they are: a redelivery of one plays nothing (B4).
+        let playIDs = Locked(Recent<PlayID>())
+        struct PlayID: Hashable { var uid: UInt32, id: NookActivityID }
         /// The volume and what lowers it, once started (`sound.volume` 0: no sound plays).
         let rules = Locked(RoomSoundRules())
         /// nook.toml's `sound.volume`, and whether `rules`' volume was set over the API instead
@@ -241,15 +244,16 @@ extension Service {
     }
 
     /// The cards that chimed lately, so a card that slides in again is not announced twice.
-    struct RecentIDs {
-        private var order: [NookActivityID] = []
-        private var seen: Set<NookActivityID> = []
-        static let kept = 256
+    /// The last ``kept`` ids seen, the oldest forgotten first.
+    struct Recent<ID: Hashable> {
+        private var order: [ID] = []
+        private var seen: Set<ID> = []
+        static var kept: Int { 256 }
 
-        func contains(_ id: NookActivityID) -> Bool { seen.contains(id) }
+        func contains(_ id: ID) -> Bool { seen.contains(id) }
 
         /// Whether `id` is new (and now kept).
-        mutating func insert(_ id: NookActivityID) -> Bool {
+        mutating func insert(_ id: ID) -> Bool {
             guard seen.insert(id).inserted else { return false }
             order.append(id)
             if order.count > Self.kept { seen.remove(order.removeFirst()) }

@@ -103,8 +103,7 @@ extension MQTTBridge {
                 notDone([AWTRIXDevice.nothingToPlay(request)], message)
                 return []
             }
-            guard let answer = ask(.soundPlay(asked), as: SoundPlayAnswer.self, for: message, else: "the sound was not played",
-                                   refusal: { AWTRIXDevice.refusal($0, for: request) }) else { return [] }
+            guard let answer = playOnce(asked, for: message, refusal: { AWTRIXDevice.refusal($0, for: request) }, source: "awtrix") else { return [] }
             switch AWTRIXDevice.outcome(of: answer, for: request, remarks: remarks) {
             case .done(let remarks):
                 logger.info("\(message.topic): done (the board is as asked): \(answer.summary)")

@@ -12,9 +12,8 @@ extension MQTTBridge {
             let (command, remarks) = try HomeAssistantSiren.read(message.payload)
             switch command {
             case .play(let request):
-                guard let answer = ask(.soundPlay(request), as: SoundPlayAnswer.self, for: message, else: "the sound was not played",
-                                       refusal: { $0.field == "sound" ? ProtocolError($0.code, field: "tone", $0.message) : $0 },
-                                       source: "siren") else { return [] }
+                guard let answer = playOnce(request, for: message, refusal: { $0.field == "sound" ? ProtocolError($0.code, field: "tone", $0.message) : $0 },
+                                            source: "siren") else { return [] }
                 guard answer.played else {
                     notDone(remarks + ["not played: \(answer.outcome)"], message)
                     return []

@@ -7,9 +7,14 @@ public struct SoundRequest: Hashable, Sendable {
     public var sound: String
     public var priority: NookActivityPriority
     public var volume: Int?
+    /// The play's own id, for a sender that may send it twice (an MQTT broker's redelivery to a
+    /// bridge that restarted before it acknowledged it): nookd carries out an id once (its last
+    /// 256), and answers a second request with it that it was asked for before, playing nothing
+    /// (``SoundPlayAnswer/again``).
+    public var playID: NookActivityID?
 
-    public init(sound: String, priority: NookActivityPriority = .normal, volume: Int? = nil) {
-        (self.sound, self.priority, self.volume) = (sound, priority, volume)
+    public init(sound: String, priority: NookActivityPriority = .normal, volume: Int? = nil, playID: NookActivityID? = nil) {
+        (self.sound, self.priority, self.volume, self.playID) = (sound, priority, volume, playID)
     }
 
     /// The volume's scale, Nook's (B3).
@@ -24,7 +29,7 @@ public struct SoundOperations: Sendable {
     /// Plays a sound now, as the room allows: anyone who may send a card may, as a card may
     /// come with a sound.
     public let soundPlay = Row<SoundRequest>(
-        .soundPlay, fields: ["sound", "priority", "volume"], answer: SoundPlayAnswer.self, command: .grouped("sound", "play"),
+        .soundPlay, fields: ["sound", "priority", "volume", "playID"], answer: SoundPlayAnswer.self, command: .grouped("sound", "play"),
         make: { .soundPlay($0) },
         decode: { reader throws(ProtocolError) in
             let sound = try reader.requiredString("sound")
@@ -43,12 +48,14 @@ public struct SoundOperations: Sendable {
                 }
                 request.volume = Int(volume)
             }
+            if try reader.string("playID") != nil { request.playID = try reader.requiredID("playID") }
             return request
         },
         encode: { request in
             var fields: [(String, JSONValue)] = [("sound", .string(request.sound))]
             if request.priority != .normal { fields.append(("priority", .string(request.priority.description))) }
             if let volume = request.volume { fields.append(("volume", .number(Double(volume)))) }
+            if let id = request.playID { fields.append(("playID", .string(id.description))) }
             return fields
         })
 
@@ -80,15 +87,18 @@ public struct SoundPlayAnswer: NookAnswer, NookWarningAnswer {
     public var outcome: String
     /// Played otherwise than asked: a volume above what nook.toml allows, a beeper's one loudness.
     public var warnings: [String]
+    /// The request's `playID` was asked for before (a redelivery): nothing played now.
+    public var again: Bool
 
-    public init(sound: String, played: Bool, volume: Int?, outcome: String, warnings: [String] = []) {
-        (self.sound, self.played, self.volume, self.outcome, self.warnings) = (sound, played, volume, outcome, warnings)
+    public init(sound: String, played: Bool, volume: Int?, outcome: String, warnings: [String] = [], again: Bool = false) {
+        (self.sound, self.played, self.volume, self.outcome, self.warnings, self.again) = (sound, played, volume, outcome, warnings, again)
     }
 
     public var json: JSONValue {
         var members: [(String, JSONValue)] = [("sound", .string(sound)), ("played", .bool(played))]
         if let volume { members.append(("volume", .number(Double(volume)))) }
         members.append(("outcome", .string(outcome)))
+        if again { members.append(("again", .bool(true))) }
         return .object(members + warningsMember(warnings))
     }
 
@@ -99,6 +109,7 @@ public struct SoundPlayAnswer: NookAnswer, NookWarningAnswer {
         self.played = played
         volume = try reader.count("volume")
         outcome = try reader.requiredString("outcome")
+        again = try reader.bool("again") ?? false
         warnings = reader.warnings()
     }
 

@@ -107,6 +107,46 @@ struct HomeAssistantSirenEndToEndTests {
         try eventually("OFF once stopped") { try rendered() == "OFF" }
     }
 
+    /// A siren command nookd carried out but the bridge never acknowledged (it was killed while
+    /// it waited for nookd's answer) comes again from the broker to the next bridge: its play's id
+    /// (derived from the packet id, as a card's) makes nookd carry it out once, and the bridge
+    /// acknowledges it, saying so.
+    @Test func b4_aSirenCommandRedeliveredAfterTheBridgeDiedPlaysOnce() throws {
+        let beeper = try BeeperFIFO(in: Scratch())
+        var setup = try AWTRIXMQTTTests.Setup(nookdConfig: "[sound]\noutput = \"beeper\"\ndevice = \"\(beeper.path)\"\n")
+        let socket = setup.daemon.socket
+        func plays() throws -> Int? {
+            try nookctl(["status"], socket: socket).output.firstMatch(of: /(\d+) played/).flatMap { Int($0.1) }
+        }
+        try eventually("the output found") { try nookctl(["status"], socket: socket).output.contains("beeper on") }
+        kill(setup.daemon.process.processIdentifier, SIGSTOP)
+        try setup.broker.publish("nook/b1/siren", #"{"state": "ON", "tone": "doorbell"}"#)
+        try eventually("the bridge asking nookd") { setup.bridge.log.contains("nook/b1/siren: asking nookd to play doorbell (playID ") }
+        // The request is in nookd's socket, unread: nookd has it, whatever becomes of the bridge.
+        try eventually("the request waiting in nookd's socket") {
+            try MQTTTools.run(["ss", "-x", "-n", "-a"]).output.split(separator: "\n").contains { line in
+                let columns = line.split(separator: " ", omittingEmptySubsequences: true)
+                return columns.count > 4 && columns[4] == socket && (Int(columns[2]) ?? 0) > 0
+            }
+        }
+        setup.bridge.crash()
+        kill(setup.daemon.process.processIdentifier, SIGCONT)
+        try eventually("the doorbell played once") { try plays() == 1 }
+
+        // Its own folder (the first's log stays), kept while it runs.
+        let second = Scratch()
+        setup.bridge = try MQTTBridgeProcess(broker: setup.broker, socket: socket, scratch: second)
+        let bridge = setup.bridge
+        try saying(bridge.log) {
+            try eventually("the redelivery acknowledged, not played") {
+                bridge.log.contains("nook/b1/siren: message ") && bridge.log.contains("sent again after a lost acknowledgement was carried out before; acknowledged, not played again")
+            }
+        }
+        #expect(try plays() == 1, "played once")
+        #expect(setup.daemon.log.contains("not played: its playID"), "nookd said why")
+        withExtendedLifetime(second) {}
+    }
+
     /// The retained state's `sound`.
     func sound(_ setup: AWTRIXMQTTTests.Setup) throws -> String? {
         try setup.broker.retained("nook/b1/state")["nook/b1/state"].flatMap { try? JSONValue.parse(Array($0.utf8)) }?["sound"]?.text

@@ -129,14 +129,14 @@ struct SoundByPriorityTests {
     }
 
     @Test func b2_theRecentIDsAnnounceACardOnceAndForgetTheOldest() {
-        var recent = Service.RecentIDs()
-        let ids = (0...Service.RecentIDs.kept).map { _ in NookActivityID() }
+        var recent = Service.Recent<NookActivityID>()
+        let ids = (0...Service.Recent<NookActivityID>.kept).map { _ in NookActivityID() }
         let first = recent.insert(ids[0]), again = recent.insert(ids[0])
         #expect(first && !again)
         let rest = ids.dropFirst().map { recent.insert($0) }
         #expect(rest.allSatisfy { $0 })
         let forgotten = recent.insert(ids[0])
-        #expect(forgotten, "the oldest is forgotten once more than \(Service.RecentIDs.kept) came after it")
+        #expect(forgotten, "the oldest is forgotten once more than \(Service.Recent<NookActivityID>.kept) came after it")
     }
 
     /// The real nookd on alsa-lib's `file` PCM: a high card's chime reaches the samples, a
@@ -294,6 +294,28 @@ struct SoundInTheRoomTests {
         #expect(try nookctl(["sound", "volume", "0"], socket: daemon.socket).status == 0)
         let silent = try nookctl(["sound", "play", "doorbell"], socket: daemon.socket)
         #expect(silent.error.contains("the volume is set to 0 (nookctl sound volume)"), "\(silent)")
+    }
+
+    /// B4: a `sound-play` with a `playID` (a bridge's, derived from an MQTT packet id) is carried
+    /// out once: a second request with it (a broker's redelivery) plays nothing and is told so.
+    @Test func b4_aPlayIDIsCarriedOutOnceAndASecondRequestWithItIsToldSo() throws {
+        let beeper = try BeeperFIFO(in: Scratch())
+        let scratch = Scratch()
+        let daemon = try DaemonProcess(scratch: scratch, arguments: ["--config", scratch.file("nook.toml", "[sound]\noutput = \"beeper\"\ndevice = \"\(beeper.path)\"\n"),
+                                                                     "--journal", "none"])
+        func play(_ id: NookActivityID?) throws -> SoundPlayAnswer {
+            try SoundPlayAnswer(json: daemon.request(.soundPlay(SoundRequest(sound: "bell", playID: id))))
+        }
+        let id = NookActivityID()
+        let first = try play(id), second = try play(id), other = try play(NookActivityID()), none = try play(nil)
+        #expect(first.played && !first.again, "\(first)")
+        #expect(!second.played && second.again && second.outcome == "asked for before (playID \(id)): a request is carried out once", "\(second)")
+        #expect(other.played && none.played && !other.again && !none.again)
+        let client = try daemon.client()
+        try client.send(#"{"id":1,"op":"sound-play","sound":"bell","playID":"nope"}"#)
+        let refused = try client.readLine().map { String(decoding: $0, as: UTF8.self) } ?? ""
+        #expect(refused.contains(#""field":"playID""#) && refused.contains("must be a UUID"), "\(refused)")
+        #expect(daemon.stop().status == 0)
     }
 
     /// By default quiet hours silence every sound: nothing reaches the PCM, and the card, which
