@@ -51,16 +51,8 @@ struct NookdLinkBackPressureTests {
         #expect(created.output.statusCodes == [201], "\(created.output)")
     }
 
-    /// Bytes nookd has not yet read on its side of connections to `socket` (`ss`: the kernel's
-    /// receive queue of each accepted socket, which carries the listening socket's path).
-    static func unreadByNookd(_ socket: String) throws -> Int {
-        let listed = try runProgram("/bin/ss", ["-xn"])
-        return listed.output.split(separator: "\n").reduce(0) { total, line in
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count >= 5, fields[0] == "u_str", fields[1] == "ESTAB", fields[4] == socket else { return total }
-            return total + (Int(fields[2]) ?? 0)
-        }
-    }
+    /// Bytes nookd has not yet read on its side of connections to `socket` (``UnreadBytes``).
+    static func unreadByNookd(_ socket: String) throws -> Int { try UnreadBytes.accepted(on: socket) }
 
     @Test func h1_h4_aCardSentWhenNookdIsKilledBeforeItAnswersIsA504OutcomeUnknownNeverA503() throws {
         let service = try HTTPService()
