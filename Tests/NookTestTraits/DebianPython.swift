@@ -63,14 +63,6 @@ public enum DebianPython {
         return (process.terminationStatus, transcript)
     }
 
-    /// A command's exit status, its output thrown away; nil where it could not start.
-    static func status(_ executable: String, _ arguments: [String]) -> Int32? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.runAlone()) != nil, process.waitForExit() else { return nil }
-        return process.terminationStatus
-    }
+    /// A command's exit status; nil where it could not start.
+    static func status(_ executable: String, _ arguments: [String]) -> Int32? { ProgramOutput.run(executable, arguments).status }
 }

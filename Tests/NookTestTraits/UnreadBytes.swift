@@ -7,19 +7,16 @@ import Testing
 /// reached nookd, whatever becomes of the client after.
 public enum UnreadBytes {
     public static func accepted(on socket: String) throws -> Int {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/ss")
-        process.arguments = ["-xn"]
-        let output = Pipe.closedOnExec()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.runAlone()
-        let listed = String(decoding: output.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
-        process.waitForExit()
+        let (status, listed) = ProgramOutput.run("/bin/ss", ["-xn"])
+        guard status == 0 else { throw Failure(description: "ss -xn failed (\(status.map(String.init) ?? "did not run")): install iproute2") }
         return listed.split(separator: "\n").reduce(0) { total, line in
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count >= 5, fields[0] == "u_str", fields[1] == "ESTAB", fields[4] == socket else { return total }
             return total + (Int(fields[2]) ?? 0)
         }
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
     }
 }
