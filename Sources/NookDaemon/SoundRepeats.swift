@@ -15,7 +15,8 @@ final class SoundRepeats: Sendable {
     /// (`escalation.after_s` and `every_s` for each further step); nil without steps.
     let escalation: Duration?
     private let engagement: NookEngagement?
-    private let clock: any NookClock
+    /// nookd's injected clock, which the sound service's other timings read too.
+    let clock: any NookClock
     private let note: @Sendable (NookActivityID, String) -> Void
     private let logger: Logger
     /// A card's repeat that plays now.

@@ -72,7 +72,7 @@ extension Service.Sound {
         let melody: Melody
         do throws(SoundError) { melody = try SoundText.melody(request.sound) } catch { throw ProtocolError(.invalid, field: "sound", error.message) }
         // Kept before it plays, so a redelivery racing the first request is the one told.
-        if let id = request.playID, !playIDs.withLock({ $0.insert(PlayID(uid: uid, id: id)) }) {
+        if let id = request.playID, !playIDs.withLock({ $0.insert(id, uid: uid, now: repeats.clock.now) }) {
             logger.info("sound: \(melody.name) \(Owner.noCard(uid: uid).logged) not played: its playID \(id) was asked for before")
             return SoundPlayAnswer(sound: melody.name, played: false, volume: nil,
                                    outcome: "asked for before (playID \(id)): a request is carried out once", again: true)

@@ -47,9 +47,8 @@ extension Service {
         private let roomCounts = Locked((lowered: 0, silenced: 0))
         /// The cards that slid in with a sound: a sound given one of them later never plays.
         private let chimed = Locked(Recent<NookActivityID>())
-        /// The `sound-play` ids played, with whose they are: a redelivery of one plays nothing (B4).
-        let playIDs = Locked(Recent<PlayID>())
-        struct PlayID: Hashable { var uid: UInt32, id: NookActivityID }
+        /// The `sound-play` ids carried out: a redelivery of one plays nothing (B4).
+        let playIDs = Locked(PlayIDs())
         /// The volume and what lowers it, once started (`sound.volume` 0: no sound plays).
         let rules = Locked(RoomSoundRules())
         /// nook.toml's `sound.volume`, and whether `rules`' volume was set over the API instead
@@ -244,6 +243,32 @@ extension Service {
     }
 
     /// The cards that chimed lately, so a card that slides in again is not announced twice.
+    /// The `sound-play` ids carried out (B4), for a sender's second request with one (a broker's
+    /// redelivery to a bridge that restarted): each uid's own last ``kept``, for ``window``. Long
+    /// enough for a bridge's restart; short, because a broker that lost its session gives new
+    /// messages the packet ids (and so a bridge the play ids) of old ones, and a new doorbell
+    /// must not be taken for an old one for longer than that.
+    struct PlayIDs {
+        static let kept = 256
+        static let window = Duration.seconds(120)
+        private var byUID: [UInt32: [(id: NookActivityID, at: NookInstant)]] = [:]
+
+        /// Whether `id` is new for `uid` at `now` (and now kept).
+        mutating func insert(_ id: NookActivityID, uid: UInt32, now: NookInstant) -> Bool {
+            // The other uids' ids that ran out go too: no uid's list outlives its window.
+            for (other, ids) in byUID where other != uid {
+                let kept = ids.filter { now - $0.at < Self.window }
+                byUID[other] = kept.isEmpty ? nil : kept
+            }
+            var ids = (byUID[uid] ?? []).filter { now - $0.at < Self.window }
+            defer { byUID[uid] = ids }
+            guard !ids.contains(where: { $0.id == id }) else { return false }
+            ids.append((id, now))
+            if ids.count > Self.kept { ids.removeFirst(ids.count - Self.kept) }
+            return true
+        }
+    }
+
     /// The last ``kept`` ids seen, the oldest forgotten first.
     struct Recent<ID: Hashable> {
         private var order: [ID] = []

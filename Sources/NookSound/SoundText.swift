@@ -8,7 +8,7 @@ public enum SoundText {
     /// The melody `text` plays, or why it plays none: an unknown name, the RTTTL string's fault
     /// at its character, or a WAV file's name (a file is read from the sound directory, not here).
     public static func melody(_ text: String) throws(SoundError) -> Melody {
-        if text.contains(":") { return try RTTTL.parse(text) }
+        if text.contains(":"), !namesFile(text) { return try RTTTL.parse(text) }
         // No chime's name has one, and the name is said back to the sender and logged.
         if let (index, control) = text.unicodeScalars.enumerated().first(where: { $0.element.properties.generalCategory == .control }) {
             throw SoundError("is not a chime Nook has: a control character (\(RTTTLReader.shown(control))) at character \(index + 1)")
@@ -34,8 +34,8 @@ public enum SoundText {
 
     /// Whether `text` names a WAV file in the sound directory: it ends in `.wav` (in any case)
     /// and has no colon, or it is an absolute path (a notification's `sound-file`, which may
-    /// have one: no RTTTL string starts with a slash). Whether it is a name or path that may be
-    /// looked up there is ``SoundFile``'s.
+    /// have one: an RTTTL string ends in a note, never in `.wav`). Whether it is a name or path
+    /// that may be looked up there is ``SoundFile``'s.
     public static func namesFile(_ text: String) -> Bool {
         (text.hasPrefix("/") || !text.contains(":")) && text.utf8.count > 4 && text.utf8.suffix(4).map { $0 | 0x20 } == Array(".wav".utf8)
     }

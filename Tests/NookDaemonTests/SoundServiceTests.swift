@@ -128,6 +128,30 @@ struct SoundByPriorityTests {
         #expect(refusal("[sound]\noutput = \"alsa\"\nvolume = 101\n").contains("sound.volume"))
     }
 
+    /// B4: a play id is carried out once per uid for two minutes: another uid's flood does not
+    /// push it out, and after the window (a broker that lost its session reuses packet ids) a new
+    /// message with it plays.
+    @Test func b4_aPlayIDIsKeptPerUIDForTwoMinutes() {
+        var ids = Service.PlayIDs()
+        let start = NookInstant(sinceOrigin: .seconds(1))
+        let id = NookActivityID()
+        let first = ids.insert(id, uid: 0, now: start), again = ids.insert(id, uid: 0, now: start + .seconds(119))
+        #expect(first && !again)
+        let otherUID = ids.insert(id, uid: 1000, now: start + .seconds(1))
+        #expect(otherUID, "another uid's own")
+        for _ in 0..<1000 { _ = ids.insert(NookActivityID(), uid: 65534, now: start + .seconds(2)) }
+        let afterFlood = ids.insert(id, uid: 0, now: start + .seconds(3))
+        #expect(!afterFlood, "a flood from another uid pushes out none of uid 0's")
+        let later = ids.insert(id, uid: 0, now: start + .seconds(120))
+        #expect(later, "two minutes on, it is a new message's")
+        var own = Service.PlayIDs()
+        let oldest = NookActivityID()
+        _ = own.insert(oldest, uid: 0, now: start)
+        for _ in 0..<Service.PlayIDs.kept { _ = own.insert(NookActivityID(), uid: 0, now: start) }
+        let pushedOut = own.insert(oldest, uid: 0, now: start)
+        #expect(pushedOut, "a uid's own oldest goes after \(Service.PlayIDs.kept)")
+    }
+
     @Test func b2_theRecentIDsAnnounceACardOnceAndForgetTheOldest() {
         var recent = Service.Recent<NookActivityID>()
         let ids = (0...Service.Recent<NookActivityID>.kept).map { _ in NookActivityID() }
