@@ -40,6 +40,17 @@ public enum NookTint: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// `0xRRGGBB` as a colour of its own.
+    public init(rgb: UInt32) {
+        self = .rgb(red: UInt8(rgb >> 16 & 0xFF), green: UInt8(rgb >> 8 & 0xFF), blue: UInt8(rgb & 0xFF))
+    }
+
+    /// A colour of its own as `0xRRGGBB`; nil for the accent and a named colour.
+    public var rgbValue: UInt32? {
+        guard case .rgb(let red, let green, let blue) = self else { return nil }
+        return UInt32(red) << 16 | UInt32(green) << 8 | UInt32(blue)
+    }
+
     /// What `init(parsing:)` accepts, for error messages.
     public static let accepted = "accent, " + Name.allCases.map(\.rawValue).joined(separator: ", ") + " or #RRGGBB"
 }

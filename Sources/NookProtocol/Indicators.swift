@@ -27,18 +27,10 @@ public struct NookIndicator: Hashable, Sendable {
     public static func off(_ number: Int) -> NookIndicator { NookIndicator(number: number, color: 0) }
 
     /// `#rrggbb`, as the wire and the answers write a colour.
-    public static func hex(_ color: UInt32) -> String {
-        let digits = String(color & 0xFF_FFFF, radix: 16)
-        return "#" + String(repeating: "0", count: 6 - digits.count) + digits
-    }
+    public static func hex(_ color: UInt32) -> String { NookTint(rgb: color).description }
 
     /// A `#rrggbb` colour, or nil.
-    public static func color(hex text: String) -> UInt32? {
-        guard text.hasPrefix("#"), text.utf8.count == 7, text.utf8.dropFirst().allSatisfy({ $0 < 0x80 && Character(Unicode.Scalar($0)).isHexDigit }) else {
-            return nil
-        }
-        return UInt32(text.dropFirst(), radix: 16)
-    }
+    public static func color(hex text: String) -> UInt32? { NookTint(parsing: text)?.rgbValue }
 
     static func decode(_ reader: FieldReader) throws(ProtocolError) -> NookIndicator {
         let number = try reader.requiredInt("number")

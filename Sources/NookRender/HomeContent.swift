@@ -30,10 +30,7 @@ public enum HomeContent: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `#rrggbb`.
-    public static func hex(_ color: UInt32) -> String {
-        let digits = String(color & 0xFF_FFFF, radix: 16)
-        return "#" + String(repeating: "0", count: 6 - digits.count) + digits
-    }
+    public static func hex(_ color: UInt32) -> String { NookTint(rgb: color).description }
 
     /// Whether the glass stays lit with it however long nothing happens: a mood light is a lamp,
     /// not content to blank after `display.blank_after_s`.
