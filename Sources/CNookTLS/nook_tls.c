@@ -1,10 +1,12 @@
-// nook-http's TLS: a server context and sessions on non-blocking sockets. Kept to what a poll
-// loop needs: reads and writes that say what they wait for, and the bytes OpenSSL holds.
+// nook-http's TLS: a server context and sessions on non-blocking sockets, kept to what a poll
+// loop needs (reads and writes that say what they wait for, the bytes OpenSSL holds); and a
+// client context and blocking sessions for the icon fetcher's HTTPS GETs.
 #include "nook_tls.h"
 
 #include <errno.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +133,69 @@ void nook_tls_close_notify(nook_tls_session *session) {
     ERR_clear_error();
     (void)SSL_shutdown(session->ssl);
     ERR_clear_error();
+}
+
+nook_tls_context *nook_tls_client_context_new(nook_tls_error *error) {
+    ERR_clear_error();
+    errno = 0;
+    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    if (!ctx) { fail(error, "SSL_CTX_new", NULL); return NULL; }
+    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+    SSL_CTX_set_mode(ctx, SSL_MODE_AUTO_RETRY);
+    // Many servers close without close_notify once the body is sent (Connection: close).
+    SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
+    if (SSL_CTX_set_default_verify_paths(ctx) != 1) {
+        fail(error, "SSL_CTX_set_default_verify_paths", NULL);
+        SSL_CTX_free(ctx);
+        return NULL;
+    }
+    nook_tls_context *context = calloc(1, sizeof *context);
+    if (!context) { SSL_CTX_free(ctx); snprintf(error->text, sizeof error->text, "'calloc' failed"); return NULL; }
+    context->ctx = ctx;
+    return context;
+}
+
+nook_tls_session *nook_tls_client_session_new(nook_tls_context *context, int fd, const char *host, nook_tls_error *error) {
+    ERR_clear_error();
+    errno = 0;
+    SSL *ssl = SSL_new(context->ctx);
+    if (!ssl) { fail(error, "SSL_new", NULL); return NULL; }
+    if (SSL_set_fd(ssl, fd) != 1) { fail(error, "SSL_set_fd", NULL); SSL_free(ssl); return NULL; }
+    // An IP address is checked against the certificate's IP entries and sent without SNI
+    // (RFC 6066 names hosts only); a name is both the SNI and the name checked.
+    X509_VERIFY_PARAM *param = SSL_get0_param(ssl);
+    int isAddress = X509_VERIFY_PARAM_set1_ip_asc(param, host) == 1;
+    ERR_clear_error();
+    if (!isAddress) {
+        if (SSL_set_tlsext_host_name(ssl, host) != 1 || SSL_set1_host(ssl, host) != 1) {
+            fail(error, "SSL_set1_host", host);
+            SSL_free(ssl);
+            return NULL;
+        }
+    }
+    SSL_set_connect_state(ssl);
+    errno = 0;
+    int result = SSL_connect(ssl);
+    if (result != 1) {
+        long verified = SSL_get_verify_result(ssl);
+        if (verified != X509_V_OK) {
+            ERR_clear_error();
+            snprintf(error->text, sizeof error->text, "'SSL_connect' failed for %s: the certificate was refused: %s", host,
+                     X509_verify_cert_error_string(verified));
+        } else if (SSL_get_error(ssl, result) == SSL_ERROR_SYSCALL && ERR_peek_error() == 0) {
+            snprintf(error->text, sizeof error->text, "'SSL_connect' failed for %s: %s", host,
+                     errno ? strerror(errno) : "the server closed the connection");
+        } else {
+            fail(error, "SSL_connect", host);
+        }
+        SSL_free(ssl);
+        return NULL;
+    }
+    nook_tls_session *session = calloc(1, sizeof *session);
+    if (!session) { SSL_free(ssl); snprintf(error->text, sizeof error->text, "'calloc' failed"); return NULL; }
+    session->ssl = ssl;
+    return session;
 }
 
 const char *nook_tls_library_version(void) { return OpenSSL_version(OPENSSL_VERSION); }

@@ -68,7 +68,7 @@ extension Daemon {
         let asked = Self.iconStandIn(app)
         let drawn = (try? checkedIcon(asked)) ?? asked
         let icon = drawn.systemImage
-        let note = iconPolicy.fallbackNote(asked: asked, drawn: drawn, shownOn: "app") ?? icon.flatMap { NookIconNames.warning(for: $0, shownOn: "app") }
+        let note = iconPolicy.said(asked: asked, drawn: drawn, shownOn: "app")
         return (note.map { [$0] } ?? [])
             + screen.undrawn(title: app.chart == nil ? app.content.plainText : nil, subtitle: nil, icon: icon, titleField: "text")
             // A drawing's text is drawn in the same font.

@@ -29,6 +29,8 @@ public final class Daemon: Sendable {
     let engagement = NookEngagement()
     /// Presses of the open and dismiss inputs, for `inputs` streams (E8).
     let inputs = InputBroadcast()
+    /// LaMetric icon ids found in no icon directory, for `icons-wanted` streams (M3).
+    let iconWants: IconWants
     /// The `press` operation's own open toggle (`debug.press_inputs`), a second open button's
     /// (I3); engagement observers run under its lock, and none of them presses.
     let pressToggle: OpenToggle
@@ -120,6 +122,7 @@ public final class Daemon: Sendable {
                 logger: Logger, clock: any NookClock = NookSystemClock()) throws(DaemonError) {
         self.logger = logger
         self.clock = clock
+        iconWants = IconWants(clock: clock)
         source = ConfigSource(path: configPath, overrides: overrides)
         pressToggle = OpenToggle(input: "press", engagement: engagement, opensIdle: true)
         modules = config.queues.modules

@@ -149,7 +149,7 @@ extension Daemon {
                 verdict = .failure(error)
             case .success(let index):
                 let activity = activities[index]
-                warnings = (iconPolicy.fallbackNote(asked: requested, drawn: activity).map { [$0] } ?? Self.iconWarnings(activity.systemImage))
+                warnings = (iconPolicy.said(asked: requested, drawn: activity).map { [$0] } ?? [])
                     + screen.undrawn(title: activity.title, subtitle: activity.subtitle, icon: activity.systemImage)
                     + parts.displayPower.unseenNote
                     + parts.sound.unplayable(activity.sound, priority: activity.priority)
@@ -193,12 +193,6 @@ extension Daemon {
         ProtocolError(.invalid, field: "activity.id", "activity \(id) is already \(place); an id names one activity until it ends")
     }
 
-    /// R3: an icon name nookd cannot draw is accepted (the card shows the generic glyph), and
-    /// the sender is told in the answer rather than only in nookd's log.
-    static func iconWarnings(_ icon: String?) -> [String] {
-        icon.flatMap { NookIconNames.warning(for: $0) }.map { [$0] } ?? []
-    }
-
     /// What an answer said to its sender is in the log too (R3, M3): a bridge's sender may
     /// never read the answer (a D-Bus notification, an MQTT message), its owner reads the log.
     func logSaid(_ warnings: [String], about what: String, peer: PeerCredentials) {
@@ -215,7 +209,7 @@ extension Daemon {
 
     /// The icon directories as configured now (a reload may change them).
     var iconPolicy: IconPolicy {
-        state.withLock { IconPolicy(directories: $0.config.requests.iconDirectories) }
+        state.withLock { IconPolicy(directories: $0.config.requests.iconDirectories, wants: iconWants) }
     }
 
     /// For `enqueue` with `wait`: streams the activity's events (`events` holds only that

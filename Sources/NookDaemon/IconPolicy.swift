@@ -15,9 +15,13 @@ import NookSystem
 /// itself must be a readable regular file holding a small PNG or GIF (``IconFile``); it is read here,
 /// in the connection's task, never on the screen's executor, and a refusal names `activity.icon`.
 struct IconPolicy: Sendable {
-    static let defaultDirectories = ["/usr/share/nook/icons", "/etc/nook/icons"]
+    /// The package's, the owner's, and nook-http's fetched icons (`icons.directory`'s default).
+    static let defaultDirectories = ["/usr/share/nook/icons", "/etc/nook/icons", "/var/cache/nook-http/icons"]
 
     var directories: [String]
+    /// Where a LaMetric id found in no directory is asked for (M3); nil asks nobody (a restore,
+    /// a recall: what they draw was sent long ago).
+    var wants: IconWants? = nil
 
     /// `activity` with its icon file (if it names one rather than a built-in icon) resolved and
     /// checked as at enqueue (R3). A name that is neither a built-in icon nor a file name is an
@@ -40,10 +44,21 @@ struct IconPolicy: Sendable {
                                     "icon '\(SaidText.shown(icon, scalars: 100))' names the icon file \(SaidText.shown(file, scalars: 110)): "
                                         + SaidText.shown(error.message, scalars: 2000))
             }
-        } else if let fallback = activity.iconFallback {
-            checked.systemImage = fallback.isEmpty ? nil : fallback
+        } else {
+            wants?.want(icon)
+            if let fallback = activity.iconFallback { checked.systemImage = fallback.isEmpty ? nil : fallback }
         }
         return checked
+    }
+
+    /// What the sender of `asked` is told of its icon as drawn (`drawn`, from ``checked(_:)``):
+    /// the fallback drawn instead, or that the name is unknown, and whether the icon fetcher was
+    /// asked for it (M3). Nil when the icon shows as sent.
+    func said(asked: NookActivity, drawn: NookActivity, shownOn: String = "card") -> String? {
+        guard let note = fallbackNote(asked: asked, drawn: drawn, shownOn: shownOn)
+                ?? drawn.systemImage.flatMap({ NookIconNames.warning(for: $0, shownOn: shownOn) }) else { return nil }
+        guard let icon = asked.systemImage, let id = IconWantedMessage.lametricID(icon), wants?.isHeard == true else { return note }
+        return note + "; the icon fetcher was asked for \(id), for what is sent after it arrives"
     }
 
     /// What the sender of `asked` is told when ``checked(_:)`` drew its fallback (`drawn`):

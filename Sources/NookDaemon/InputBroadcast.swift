@@ -1,23 +1,30 @@
-import NookProtocol
 import NookActivities
-import NookSystem
+import NookProtocol
 
-/// Presses of the open and dismiss inputs, fanned out to every `inputs` stream (E8). The GPIO
-/// poll thread publishes, so the subscriber list is guarded by `Locked` (visible to TSan).
-final class InputBroadcast: Sendable {
+/// Presses of the open and dismiss inputs, for `inputs` streams (E8). A minute-old press means
+/// nothing to a key-driven menu: a subscriber that does not read loses the oldest first.
+typealias InputBroadcast = Broadcast<InputMessage>
+
+extension Broadcast<InputMessage> {
+    convenience init() { self.init(backlog: 256) }
+}
+
+/// Messages handed to every subscriber's stream (a socket client's subscription), each stream
+/// keeping at most `backlog` unread, the oldest dropped first. Other threads publish (the GPIO
+/// poll thread, a connection's task), so the subscriber list is guarded by `Locked` (visible to TSan).
+final class Broadcast<Message: Sendable>: Sendable {
     private struct Subscribers {
         var next = 0
-        var streams: [Int: AsyncStream<InputMessage>.Continuation] = [:]
+        var streams: [Int: AsyncStream<Message>.Continuation] = [:]
     }
 
-    /// Presses kept for a subscriber that does not read; older ones are dropped first (a
-    /// press minutes old means nothing to a key-driven menu).
-    static let backlog = 256
-
+    let backlog: Int
     private let subscribers = Locked(Subscribers())
 
-    func subscribe() -> AsyncStream<InputMessage> {
-        let (stream, continuation) = AsyncStream.makeStream(of: InputMessage.self, bufferingPolicy: .bufferingNewest(Self.backlog))
+    init(backlog: Int) { self.backlog = backlog }
+
+    func subscribe() -> AsyncStream<Message> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Message.self, bufferingPolicy: .bufferingNewest(backlog))
         let key = subscribers.withLock { state in
             defer { state.next += 1 }
             state.streams[state.next] = continuation
@@ -27,7 +34,10 @@ final class InputBroadcast: Sendable {
         return stream
     }
 
-    func publish(_ message: InputMessage) {
+    /// Whether a stream is open to hear what is published now.
+    var isHeard: Bool { subscribers.withLock { !$0.streams.isEmpty } }
+
+    func publish(_ message: Message) {
         let streams = subscribers.withLock { Array($0.streams.values) }
         for stream in streams { stream.yield(message) }
     }

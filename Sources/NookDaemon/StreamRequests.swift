@@ -10,6 +10,9 @@ extension Daemon {
         OperationHandler(\.reading.inputs) { daemon, _, reply in
             try await daemon.inputsRequest(reply)
         },
+        OperationHandler(\.reading.iconsWanted) { daemon, _, reply in
+            try await daemon.iconsWantedRequest(reply)
+        },
     ]
 
     /// `watch` (Q13): every activity event, and the status changes no event tells, until the client goes.
@@ -65,20 +68,32 @@ extension Daemon {
 
     /// `inputs` (E8): every press of the open and dismiss inputs, until the client goes.
     func inputsRequest(_ reply: RequestReply) async throws(ProtocolError) {
-        let (request, connection) = (reply.request, reply.connection)
         // Subscribed before the answer: a press right after it is never missed.
         let presses = inputs.subscribe()
         reply.answer(InputsAnswer())
+        await stream(presses, after: reply) { (press: InputMessage) in press.json }
+    }
+
+    /// Sends each of `messages` as an event of `reply`'s request, until the client goes.
+    private func stream<Message: Sendable>(_ messages: AsyncStream<Message>, after reply: RequestReply, _ json: @escaping @Sendable (Message) -> JSONValue) async {
+        let (request, connection) = (reply.request, reply.connection)
         await connection.releaseOutputWhenSettled()
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await press in presses {
-                    guard connection.send(ResponseLine.event(id: request.id, event: press.json).encoded()) else { return }
+                for await message in messages {
+                    guard connection.send(ResponseLine.event(id: request.id, event: json(message)).encoded()) else { return }
                 }
             }
             group.addTask { await connection.waitUntilClosed() }
             await group.next()
             group.cancelAll()
         }
+    }
+
+    /// `icons-wanted` (M3): every LaMetric icon id found in no icon directory, until the client goes.
+    func iconsWantedRequest(_ reply: RequestReply) async throws(ProtocolError) {
+        let wanted = iconWants.subscribe()
+        reply.answer(IconsWantedAnswer(directories: iconPolicy.directories))
+        await stream(wanted, after: reply) { (message: IconWantedMessage) in message.json }
     }
 }

@@ -127,13 +127,13 @@ extension Daemon {
         let asked = Self.askedIcon(changes)
         let drawn = asked.map { (try? checkedIcon($0)) ?? $0 }
         let icon = drawn?.systemImage
-        let fallbackNote = asked.flatMap { asked in drawn.flatMap { iconPolicy.fallbackNote(asked: asked, drawn: $0) } }
+        let iconNote = asked.flatMap { asked in drawn.flatMap { iconPolicy.said(asked: asked, drawn: $0) } }
         // The cards that slid in already among those whose `field` changed.
         let updated = result.updated
         let slidIn = { (field: ActivityField) in
             updated.filter { $0.fields.contains(field.wireName) && ($0.onScreen || self.parts.sound.slidInWithSound($0.id)) }.map(\.id)
         }
-        result.warnings = (fallbackNote.map { [$0] } ?? Self.iconWarnings(icon))
+        result.warnings = (iconNote.map { [$0] } ?? [])
             + screen.undrawn(title: changes.json[ActivityField.title.wireName]?.text,
                              subtitle: changes.json[ActivityField.subtitle.wireName]?.text, icon: icon)
             // A new sound for a card that slid in already (on the glass, or back in the queue

@@ -26,6 +26,8 @@ public struct HTTPConfig: Sendable, Equatable {
     public var publish = PublishSettings()
     /// `[lametric]`: LaMetric Time's local API over TLS (M4); off by default.
     public var lametric = LaMetricSettings()
+    /// `[icons]`: LaMetric icon ids fetched over HTTPS into a bounded cache (M3); off by default.
+    public var icons = IconSourceSettings()
 
     /// nook-http's keys, each spelled once here: the reader reads them through these, and
     /// nook-http(8) is checked against ``settings``. Read at start only.
@@ -50,6 +52,10 @@ public struct HTTPConfig: Sendable, Equatable {
         static let lametricCertificate = Setting<String>.text("lametric.certificate", default: LaMetricSettings.defaultCertificate, reload: .restart)
         static let lametricKey = Setting<String>.text("lametric.key", default: LaMetricSettings.defaultKey, reload: .restart)
         static let lametricName = Setting<String?>.text("lametric.name", reload: .restart, shownDefault: "the host name")
+        static let iconsSource = Setting<String?>.text("icons.source", reload: .restart, shownDefault: "none (off)")
+        static let iconsDirectory = Setting<String>.text("icons.directory", default: IconSourceSettings.defaultDirectory, reload: .restart)
+        static let iconsMaxCount = Setting<Int>.integer("icons.max_count", default: 1000, in: 1...100_000, reload: .restart)
+        static let iconsMaxBytes = Setting<Int>.integer("icons.max_bytes", default: 8 << 20, in: (64 << 10)...(1 << 30), reload: .restart)
     }
 
     /// Every key nook-http reads, in the order nook-http(8) lists them.
@@ -58,7 +64,8 @@ public struct HTTPConfig: Sendable, Equatable {
                                   Keys.nookdTimeout.declaration, Keys.ratePerSecond.declaration, Keys.rateBurst.declaration, Keys.topics.declaration,
                                   Keys.gotifyModule.declaration, Keys.awtrixModule.declaration, Keys.alertModule.declaration,
                                   Keys.lametricListen.declaration, Keys.lametricCertificate.declaration, Keys.lametricKey.declaration,
-                                  Keys.lametricName.declaration]
+                                  Keys.lametricName.declaration, Keys.iconsSource.declaration, Keys.iconsDirectory.declaration,
+                                  Keys.iconsMaxCount.declaration, Keys.iconsMaxBytes.declaration]
 
     public init() {}
 
@@ -78,6 +85,7 @@ public struct HTTPConfig: Sendable, Equatable {
         rateLimit.burst = try Keys.rateBurst.read(reader) ?? rateLimit.burst
         publish = try Self.publishSettings(reader)
         lametric = try Self.lametricSettings(reader)
+        icons = try Self.iconSettings(reader)
         try reader.rejectUnknownKeys(known: Self.tables)
     }
 
@@ -113,6 +121,26 @@ public struct HTTPConfig: Sendable, Equatable {
         }
         settings.name = try Keys.lametricName.read(reader)
         if settings.name?.isEmpty == true { throw reader.error(Keys.lametricName.key, "must be the device's name, got an empty string") }
+        return settings
+    }
+
+    /// `icons.source` (unset: off), `icons.directory` (an absolute path), `icons.max_count`, `icons.max_bytes`.
+    private static func iconSettings(_ reader: ConfigReader) throws(ConfigError) -> IconSourceSettings {
+        var settings = IconSourceSettings()
+        if let text = try Keys.iconsSource.read(reader) {
+            switch IconSourceURL.parse(text) {
+            case .success(let url): settings.source = url
+            case .failure(let error): throw reader.error(Keys.iconsSource.key, error.message)
+            }
+        }
+        if let directory = try Keys.iconsDirectory.read(reader) {
+            guard directory.hasPrefix("/"), directory.count > 1 else {
+                throw reader.error(Keys.iconsDirectory.key, "must be an absolute path other than /, got \"\(directory)\"")
+            }
+            settings.directory = directory
+        }
+        settings.maximumCount = try Keys.iconsMaxCount.read(reader) ?? settings.maximumCount
+        settings.maximumBytes = try Keys.iconsMaxBytes.read(reader) ?? settings.maximumBytes
         return settings
     }
 

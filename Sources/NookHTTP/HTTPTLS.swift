@@ -57,7 +57,7 @@ public final class HTTPTLSContext {
     func session(on fd: Int32) -> Result<HTTPTLSSession, HTTPTLSError> {
         var error = nook_tls_error()
         guard let session = nook_tls_session_new(context, fd, &error) else { return .failure(HTTPTLSError(description: Self.text(error))) }
-        return .success(HTTPTLSSession(session, context: self))
+        return .success(HTTPTLSSession(session, owner: self))
     }
 }
 
@@ -66,8 +66,8 @@ public final class HTTPTLSContext {
 /// need the other direction than the call's).
 final class HTTPTLSSession {
     private let session: OpaquePointer
-    /// The context outlives its sessions.
-    private let context: HTTPTLSContext
+    /// The context (a server's or a client's) outlives its sessions.
+    private let context: AnyObject
     /// The last read stopped until the socket takes bytes (a handshake's answer).
     var readWaitsForWritable = false
     /// The last write stopped until the socket has bytes (a handshake not yet finished).
@@ -80,8 +80,8 @@ final class HTTPTLSSession {
         case failed(String)
     }
 
-    fileprivate init(_ session: OpaquePointer, context: HTTPTLSContext) {
-        (self.session, self.context) = (session, context)
+    fileprivate init(_ session: OpaquePointer, owner: AnyObject) {
+        (self.session, self.context) = (session, owner)
     }
 
     deinit { nook_tls_session_free(session) }
@@ -114,4 +114,28 @@ final class HTTPTLSSession {
 
     /// close_notify, once, before the write side is shut.
     func closeNotify() { nook_tls_close_notify(session) }
+}
+
+/// A TLS client context (the icon fetcher's, M3): servers verified against the system's trust
+/// store, as curl and apt verify them. Owned; freed with this value.
+final class HTTPTLSClient {
+    private let context: OpaquePointer
+
+    init() throws(HTTPTLSError) {
+        var error = nook_tls_error()
+        guard let made = nook_tls_client_context_new(&error) else { throw HTTPTLSError(description: HTTPTLSContext.text(error)) }
+        context = made
+    }
+
+    deinit { nook_tls_context_free(context) }
+
+    /// A session on a connected, blocking socket with the handshake done and `host`'s
+    /// certificate verified; its reads and writes block up to the socket's timeouts.
+    func session(on fd: Int32, host: String) throws(HTTPTLSError) -> HTTPTLSSession {
+        var error = nook_tls_error()
+        guard let session = nook_tls_client_session_new(context, fd, host, &error) else {
+            throw HTTPTLSError(description: HTTPTLSContext.text(error))
+        }
+        return HTTPTLSSession(session, owner: self)
+    }
 }

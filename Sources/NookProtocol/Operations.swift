@@ -40,6 +40,9 @@ public enum NookOperation: Hashable, Sendable {
     /// sets `debug.press_inputs` (tests and boards without buttons). `holdMs`: how long the
     /// button is held, for a long press (U5's recall); nil is a short press.
     case press(NookInputName, holdMs: Int? = nil)
+    /// Streams a ``IconWantedMessage`` for every LaMetric icon id nookd found in no icon
+    /// directory (M3): what an icon fetcher fetches into one of them.
+    case iconsWanted
     /// Invokes the default action of the card on the glass (E3), as the open input does: of
     /// the one with this id, or of whatever is on the glass if `nil`.
     case invoke(NookActivityID?)
@@ -107,6 +110,7 @@ extension NookOperation {
         case soundPlay = "sound-play"
         case soundStop = "sound-stop"
         case soundVolume = "sound-volume"
+        case iconsWanted = "icons-wanted"
     }
 
     /// The wire names, in the table's order (the `unknownOperation` error lists them).
@@ -183,6 +187,7 @@ extension NookOperation {
         case .soundPlay(let request): visitor.visit(SoundOperations.shared.soundPlay, request)
         case .soundStop: visitor.visit(SoundOperations.shared.soundStop, ())
         case .soundVolume(let setting): visitor.visit(SoundOperations.shared.soundVolume, setting)
+        case .iconsWanted: visitor.visit(ReadingOperations.shared.iconsWanted, ())
         }
     }
 }

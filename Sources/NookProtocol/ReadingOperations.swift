@@ -15,6 +15,9 @@ public struct ReadingOperations: Sendable {
     /// Every press of an input (E8), for bridges that map the buttons onto their clients' keys.
     public let inputs = Row<Void>(.inputs, answer: InputsAnswer.self, command: .bridgesOnly, reads: true, .inputs)
 
+    /// Every LaMetric icon id nookd found in no icon directory (M3), for an icon fetcher (nook-http's).
+    public let iconsWanted = Row<Void>(.iconsWanted, answer: IconsWantedAnswer.self, command: .bridgesOnly, reads: true, .iconsWanted)
+
     /// The glass as a PNG with its generation (V1): at once, or once the glass shows a frame
     /// newer than `after` (bounded by ``NookProtocol/frameWaitSeconds``).
     public let frame = Row<Int?>(

@@ -42,6 +42,7 @@ public struct Errno: Error, RawRepresentable, Hashable, Sendable, CustomStringCo
     public static let protocolError = Errno(rawValue: EPROTO)
     public static let invalidArgument = Errno(rawValue: EINVAL)
     public static let timedOut = Errno(rawValue: ETIMEDOUT)
+    public static let inProgress = Errno(rawValue: EINPROGRESS)
     public static let noData = Errno(rawValue: ENODATA)
     public static let notSupported = Errno(rawValue: EOPNOTSUPP)
     public static let notImplemented = Errno(rawValue: ENOSYS)

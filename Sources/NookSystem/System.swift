@@ -117,6 +117,16 @@ public enum System {
         _ = try systemCall("setsockopt \(name)", subject: subject) { Glibc.setsockopt(fd, level, option, &value, socklen_t(MemoryLayout<Int32>.size)) }
     }
 
+    /// `setsockopt(2)` with a value of the option's own type (a `timeval` for `SO_RCVTIMEO`).
+    public static func setSocketOption<Value>(_ fd: Int32, _ level: Int32, _ option: Int32, to value: Value, name: String, subject: String? = nil) throws(SystemCallError) {
+        var value = value
+        try withUnsafeBytes(of: &value) { raw in
+            Result { () throws(SystemCallError) in
+                _ = try systemCall("setsockopt \(name)", subject: subject) { Glibc.setsockopt(fd, level, option, raw.baseAddress, socklen_t(raw.count)) }
+            }
+        }.get()
+    }
+
     /// `getsockopt(2)` into `value`, whose size is the option's.
     public static func socketOption<Value>(_ fd: Int32, _ level: Int32, _ option: Int32, into value: inout Value, name: String, subject: String? = nil) throws(SystemCallError) {
         var length = socklen_t(MemoryLayout<Value>.size)
@@ -202,6 +212,11 @@ public enum System {
     /// `chmod(2)`.
     public static func changeMode(_ path: String, _ mode: mode_t) throws(SystemCallError) {
         _ = try systemCall("chmod", subject: path) { Glibc.chmod(path, mode) }
+    }
+
+    /// `fchmod(2)`: the mode of an open file, whatever the umask made it.
+    public static func changeMode(_ fd: Int32, _ mode: mode_t, subject: String? = nil) throws(SystemCallError) {
+        _ = try systemCall("fchmod", subject: subject) { Glibc.fchmod(fd, mode) }
     }
 
     /// `chown(2)` of the group only (the owner is left as it is).

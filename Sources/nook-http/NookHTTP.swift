@@ -111,6 +111,10 @@ enum NookHTTPCommand {
             // The first lines on standard output say where it listens (a port of 0 is the kernel's
             // choice), written at once: print's buffer would hold them while stdout is a pipe.
             writeWhole(said, to: 1)
+            // LaMetric icon ids nookd lacks (M3), fetched on a thread of their own.
+            if let source = config.icons.source {
+                IconFetcher(settings: config.icons, source: source, socketPath: socketPath, logger: logger).start()
+            }
             logger.info("nook-http on \((server.addresses + server.tlsAddresses).map(\.description).joined(separator: ", ")); nookd at \(socketPath)")
             try server.run()
         } catch {

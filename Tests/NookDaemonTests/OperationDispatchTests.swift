@@ -49,6 +49,7 @@ struct OperationDispatchTests {
         case .soundPlay: .soundPlay(SoundRequest(sound: "doorbell"))
         case .soundStop: .soundStop
         case .soundVolume: .soundVolume(.read)
+        case .iconsWanted: .iconsWanted
         }
     }
 

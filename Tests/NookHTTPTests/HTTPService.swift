@@ -44,7 +44,7 @@ final class HTTPService {
     /// - Parameter journaled: nookd keeps a journal in the directory (else none), so a restart shows
     ///   what it had carried out.
     init(config: String? = nil, arguments: [String] = [], withNookd: Bool = true, nookdConfig nookdText: String? = nil,
-         nookdDisplay: String = "mock", nookdStopped: Bool = false, journaled: Bool = false) throws {
+         nookdDisplay: String = "mock", nookdStopped: Bool = false, journaled: Bool = false, environment: [String: String] = [:]) throws {
         self.nookdDisplay = nookdDisplay
         directory = NSTemporaryDirectory() + "nook-http-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -73,6 +73,7 @@ final class HTTPService {
         server.arguments = ["--socket", socket, "--listen", "127.0.0.1:0", "--log-level", "debug"] + configArguments + arguments
         server.standardOutput = output
         server.standardError = FileHandle(forWritingAtPath: log)
+        if !environment.isEmpty { server.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         try server.runAlone()
         let text = output.firstLine(until: Date().addingTimeInterval(TestBounds.seconds(30)))
         guard let portText = text.split(separator: "\n").first?.split(separator: ":").last, let port = UInt16(portText) else {

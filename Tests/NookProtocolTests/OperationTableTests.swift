@@ -67,6 +67,7 @@ struct OperationTableTests {
         case .soundPlay: return [.soundPlay(SoundRequest(sound: "doorbell")), .soundPlay(SoundRequest(sound: "two:d=4,o=5,b=100:e,c", priority: .high, volume: 40))]
         case .soundStop: return [.soundStop]
         case .soundVolume: return [.soundVolume(.read), .soundVolume(.set(0)), .soundVolume(.set(100)), .soundVolume(.configured)]
+        case .iconsWanted: return [.iconsWanted]
         }
     }
 
@@ -109,7 +110,7 @@ struct OperationTableTests {
 
     @Test func c1_theOperationsThatOnlyReadAreWhatTheirRowsSay() {
         let reads = Set(NookOperation.Name.allCases.filter { Self.samples(of: $0).contains { !$0.changesSomething } })
-        #expect(reads == [.status, .watch, .snapshot, .inputs, .frame, .list, .history, .historyShow, .appList, .appShow, .quiet, .display, .soundVolume])
+        #expect(reads == [.status, .watch, .snapshot, .inputs, .iconsWanted, .frame, .list, .history, .historyShow, .appList, .appShow, .quiet, .display, .soundVolume])
         #expect(NookOperation.quiet(.status).changesSomething == false && NookOperation.quiet(.on).changesSomething)
         #expect(!NookOperation.display(DisplaySetting()).changesSomething && NookOperation.display(DisplaySetting(brightness: .automatic)).changesSomething)
     }

@@ -30,6 +30,7 @@ struct ProtocolTests {
             .appSetAll([NookApp(name: "weather0", content: .text("21 °C")), NookApp(name: "weather1", content: .fragments([.init("rain")]))]),
             .appRemove("weather"), .appList, .appShow("weather"), .appNext, .appPrevious, .appSwitch("weather"),
             .soundPlay(SoundRequest(sound: "alarm", priority: .low, volume: 0)), .soundStop, .soundVolume(.set(35)), .soundVolume(.configured),
+            .iconsWanted,
         ]
         for operation in operations {
             let line = Request(id: .number(7), operation: operation).encoded()
@@ -37,7 +38,7 @@ struct ProtocolTests {
             #expect(decoded.operation == operation, "\(line)")
             #expect(decoded.id == .number(7))
         }
-        #expect(Set(NookOperation.names).count == 37)
+        #expect(Set(NookOperation.names).count == 38)
     }
 
     @Test(arguments: [

@@ -41,6 +41,15 @@ long nook_tls_write(nook_tls_session *session, const void *buffer, size_t count,
 int nook_tls_pending(nook_tls_session *session);
 /// Sends close_notify, once, without waiting for the peer's.
 void nook_tls_close_notify(nook_tls_session *session);
+/// A client context that verifies servers against the system's trust store (OpenSSL's default
+/// paths: /etc/ssl/certs, or $SSL_CERT_FILE and $SSL_CERT_DIR where set), TLS 1.2 at least.
+nook_tls_context *nook_tls_client_context_new(nook_tls_error *error);
+
+/// A client session on a connected, blocking socket: SNI and the certificate's name checked
+/// against `host` (a DNS name or an IP address), the handshake done before it returns. NULL and
+/// `error` (naming the verification's reason when the certificate was refused) otherwise.
+nook_tls_session *nook_tls_client_session_new(nook_tls_context *context, int fd, const char *host, nook_tls_error *error);
+
 /// OpenSSL's version, for the log.
 const char *nook_tls_library_version(void);
 

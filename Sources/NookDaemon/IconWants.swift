@@ -1,0 +1,44 @@
+import NookActivities
+import NookProtocol
+
+/// The LaMetric icon ids nookd looked for in its icon directories and found in none (M3),
+/// told to the `icons-wanted` streams: nook-http's icon fetcher fetches each into a directory
+/// nookd looks in, for the cards and apps sent after it. An id is told at most once in
+/// ``quietFor`` (a sender that sends one every second asks once), and again to a stream that
+/// subscribes later (a fetcher started again).
+final class IconWants: Sendable {
+    /// Long enough that a fetch that failed is not asked again at once, short enough that a
+    /// file removed from the cache is fetched again within the hour.
+    static let quietFor = Duration.seconds(600)
+    /// Ids remembered at most: a sender of endless distinct ids is bounded by this, and by
+    /// the fetcher's own bounds.
+    static let remembered = 1024
+
+    private let streams = Broadcast<IconWantedMessage>(backlog: 256)
+    private let told = Locked<[String: NookInstant]>([:])
+    private let clock: any NookClock
+
+    init(clock: any NookClock) { self.clock = clock }
+
+    /// Whether a fetcher listens: the answer says the icon was asked for only then.
+    var isHeard: Bool { streams.isHeard }
+
+    func subscribe() -> AsyncStream<IconWantedMessage> {
+        told.withLock { $0.removeAll() }
+        return streams.subscribe()
+    }
+
+    /// Tells the streams that `icon` was found nowhere, if it is a LaMetric id not told lately.
+    func want(_ icon: String) {
+        guard let id = IconWantedMessage.lametricID(icon), streams.isHeard else { return }
+        let now = clock.now
+        let isNew = told.withLock { told -> Bool in
+            if let at = told[id], now - at < Self.quietFor { return false }
+            if told.count >= Self.remembered { told = told.filter { now - $0.value < Self.quietFor } }
+            guard told.count < Self.remembered else { return false }
+            told[id] = now
+            return true
+        }
+        if isNew { streams.publish(IconWantedMessage(icon: icon, id: id)) }
+    }
+}
