@@ -183,6 +183,10 @@ nook_tls_session *nook_tls_client_session_new(nook_tls_context *context, int fd,
             ERR_clear_error();
             snprintf(error->text, sizeof error->text, "'SSL_connect' failed for %s: the certificate was refused: %s", host,
                      X509_verify_cert_error_string(verified));
+        } else if (SSL_get_error(ssl, result) == SSL_ERROR_WANT_READ || SSL_get_error(ssl, result) == SSL_ERROR_WANT_WRITE) {
+            // A blocking socket's SO_RCVTIMEO or SO_SNDTIMEO ran out: the server said nothing in time.
+            ERR_clear_error();
+            snprintf(error->text, sizeof error->text, "'SSL_connect' failed for %s: timed out waiting for the server", host);
         } else if (SSL_get_error(ssl, result) == SSL_ERROR_SYSCALL && ERR_peek_error() == 0) {
             snprintf(error->text, sizeof error->text, "'SSL_connect' failed for %s: %s", host,
                      errno ? strerror(errno) : "the server closed the connection");

@@ -1,2 +1,3 @@
-// The one C entry point for zlib (Debian zlib1g-dev). Only NookPNG imports it (internal import).
+// The one C entry point for zlib (Debian zlib1g-dev). NookPNG (deflate) and NookHTTP's icon check
+// (inflate) import it, internal imports.
 #include <zlib.h>

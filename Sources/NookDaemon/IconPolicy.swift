@@ -57,8 +57,8 @@ struct IconPolicy: Sendable {
     func said(asked: NookActivity, drawn: NookActivity, shownOn: String = "card") -> String? {
         guard let note = fallbackNote(asked: asked, drawn: drawn, shownOn: shownOn)
                 ?? drawn.systemImage.flatMap({ NookIconNames.warning(for: $0, shownOn: shownOn) }) else { return nil }
-        guard let icon = asked.systemImage, let id = IconWantedMessage.lametricID(icon), wants?.isHeard == true else { return note }
-        return note + "; the icon fetcher was asked for \(id), for what is sent after it arrives"
+        guard let icon = asked.systemImage, let remark = wants?.remark(for: icon) else { return note }
+        return note + "; " + remark
     }
 
     /// What the sender of `asked` is told when ``checked(_:)`` drew its fallback (`drawn`):

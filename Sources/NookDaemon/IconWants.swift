@@ -39,6 +39,20 @@ final class IconWants: Sendable {
             told[id] = now
             return true
         }
-        if isNew { streams.publish(IconWantedMessage(icon: icon, id: id)) }
+        guard isNew else { return }
+        // A fetcher that does not keep up loses the oldest ids: they are asked again when next wanted.
+        let dropped = streams.publish(IconWantedMessage(icon: icon, id: id))
+        if !dropped.isEmpty { told.withLock { told in for message in dropped { told[message.id] = nil } } }
+    }
+
+    /// What the sender of `icon` is told of the fetcher (M3): that it was asked for the id (now
+    /// or in the last ten minutes), or that it was not as too many were. Nil otherwise (no
+    /// fetcher listens, `icon` is no id, or the fetcher subscribed after the id was looked up).
+    func remark(for icon: String) -> String? {
+        guard let id = IconWantedMessage.lametricID(icon), streams.isHeard else { return nil }
+        let now = clock.now
+        let (asked, full) = told.withLock { told in (told[id].map { now - $0 < Self.quietFor } ?? false, told.count >= Self.remembered) }
+        if asked { return "the icon fetcher was asked for \(id), for what is sent after it arrives" }
+        return full ? "the icon fetcher was not asked for \(id): \(Self.remembered) ids were asked in the last ten minutes" : nil
     }
 }

@@ -37,8 +37,12 @@ final class Broadcast<Message: Sendable>: Sendable {
     /// Whether a stream is open to hear what is published now.
     var isHeard: Bool { subscribers.withLock { !$0.streams.isEmpty } }
 
-    func publish(_ message: Message) {
+    /// Hands `message` to every stream; returns what a full stream dropped for it (its oldest).
+    @discardableResult
+    func publish(_ message: Message) -> [Message] {
         let streams = subscribers.withLock { Array($0.streams.values) }
-        for stream in streams { stream.yield(message) }
+        return streams.compactMap { stream in
+            if case .dropped(let oldest) = stream.yield(message) { oldest } else { nil }
+        }
     }
 }

@@ -10,11 +10,12 @@ public struct IconWantedMessage: Sendable, Equatable {
 
     /// The digits of a LaMetric icon id (`1234`, `i1234` still, `a1234` animated), or nil for
     /// any other name: only those name an icon on LaMetric's icon gallery, where a source's
-    /// URL finds it. At most 9 digits (LaMetric's ids are 1 to 6).
+    /// URL finds it. 1 to 9 digits without a leading zero (LaMetric's ids have 1 to 6): `0001`
+    /// would be another file than `1` for the same icon.
     public static func lametricID(_ name: String) -> String? {
         var digits = Substring(name)
         if let letter = digits.first, letter == "i" || letter == "a" { digits = digits.dropFirst() }
-        guard (1...9).contains(digits.utf8.count), digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        guard (1...9).contains(digits.utf8.count), digits.first != "0", digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
         return String(digits)
     }
 

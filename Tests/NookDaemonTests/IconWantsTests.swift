@@ -12,7 +12,7 @@ struct IconWantsTests {
         for (name, id) in [("1234", "1234"), ("i1234", "1234"), ("a7", "7"), ("123456789", "123456789")] {
             #expect(IconWantedMessage.lametricID(name) == id, "\(name)")
         }
-        for name in ["heat", "a", "i", "1234a", "1234567890", "x1234", "", "12.5", "-1", "١٢"] {
+        for name in ["heat", "a", "i", "1234a", "1234567890", "x1234", "", "12.5", "-1", "١٢", "0", "0001", "a01"] {
             #expect(IconWantedMessage.lametricID(name) == nil, "\(name)")
         }
         let message = IconWantedMessage(icon: "a1234", id: "1234")
@@ -45,22 +45,44 @@ struct IconWantsTests {
         #expect(await heardAgain.next() == IconWantedMessage(icon: "5678", id: "5678"))
     }
 
-    @Test func m3_theAnswerSaysTheFetcherWasAskedOnlyWhenOneListens() throws {
-        let wants = IconWants(clock: ManualClock())
+    @Test func m3_theAnswerSaysTheFetcherWasAskedOnlyWhenOneListens() async throws {
+        let clock = ManualClock()
+        let wants = IconWants(clock: clock)
         let policy = IconPolicy(directories: [], wants: wants)
         let asked = NookActivity(title: "Door", systemImage: "1234")
-        let drawn = try policy.checked(asked)
-        #expect(policy.said(asked: asked, drawn: drawn)
-                == "unknown icon '1234': the card shows the generic glyph; 'nookctl icons' lists the known names")
-        let listening = wants.subscribe()
-        _ = listening
-        #expect(policy.said(asked: asked, drawn: drawn)
-                == "unknown icon '1234': the card shows the generic glyph; 'nookctl icons' lists the known names; "
-                    + "the icon fetcher was asked for 1234, for what is sent after it arrives")
+        let unknown = "unknown icon '1234': the card shows the generic glyph; 'nookctl icons' lists the known names"
+        #expect(policy.said(asked: asked, drawn: try policy.checked(asked)) == unknown)
+        var listening = wants.subscribe().makeAsyncIterator()
+        #expect(policy.said(asked: asked, drawn: try policy.checked(asked)) == unknown + "; the icon fetcher was asked for 1234, for what is sent after it arrives")
         var withFallback = NookActivity(title: "Door", systemImage: "a77")
         withFallback.iconFallback = "bell"
         let bell = try policy.checked(withFallback)
         #expect(policy.said(asked: withFallback, drawn: bell)?.hasSuffix("the card shows 'bell'; the icon fetcher was asked for 77, for what is sent after it arrives") == true)
         #expect(policy.said(asked: NookActivity(title: "x", systemImage: "clock"), drawn: NookActivity(title: "x", systemImage: "clock")) == nil)
+        // Past the bound of ids in ten minutes, an id is not asked for, and the answer says so.
+        // A fetcher that keeps up (one that does not has its oldest ids dropped, and asked again).
+        for id in 2...IconWants.remembered {
+            wants.want("\(id + 10_000)")
+            _ = await listening.next()
+        }
+        let late = NookActivity(title: "Late", systemImage: "99999")
+        #expect(policy.said(asked: late, drawn: try policy.checked(late))?.hasSuffix("the icon fetcher was not asked for 99999: 1024 ids were asked in the last ten minutes") == true)
+        clock.advance(by: .seconds(601))
+        #expect(policy.said(asked: late, drawn: try policy.checked(late))?.hasSuffix("the icon fetcher was asked for 99999, for what is sent after it arrives") == true)
+    }
+
+    /// A fetcher that does not keep up loses the oldest ids of its stream; they are asked again.
+    @Test func m3_anIDAFullStreamDroppedIsAskedAgain() async {
+        let wants = IconWants(clock: ManualClock())
+        let stream = wants.subscribe()
+        for id in 1...300 { wants.want("\(id)") }
+        wants.want("1")  // dropped from the stream: asked again
+        wants.want("299")  // still in it: not
+        var heard: [String] = []
+        for await message in stream {
+            heard.append(message.id)
+            if heard.count == 256 { break }
+        }
+        #expect(heard.first == "46" && heard.last == "1" && !heard.dropLast().contains("1"), "\(heard.prefix(3)) … \(heard.suffix(3))")
     }
 }

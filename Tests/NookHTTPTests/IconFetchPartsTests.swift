@@ -1,5 +1,6 @@
 import Foundation
 import NookConfig
+import NookProtocol
 import NookTestSupport
 import Testing
 @testable import NookHTTP
@@ -35,13 +36,22 @@ struct IconFetchPartsTests {
         }
     }
 
+    /// The answer read from `text` given whole, and again a byte at a time: the same either way.
     static func answer(_ text: String, ended: Bool = true, limit: Int = 100) throws(HTTPSGet.Failure) -> HTTPSGet.Answer? {
-        try HTTPAnswerReading.answer(in: Array(text.utf8), ended: ended, bodyLimit: limit)
+        func read(_ pieces: [[UInt8]]) throws(HTTPSGet.Failure) -> HTTPSGet.Answer? {
+            var reader = HTTPAnswerReader(bodyLimit: limit)
+            for piece in pieces { if let answer = try reader.take(piece) { return answer } }
+            return ended ? try reader.ended() : nil
+        }
+        let bytes = Array(text.utf8)
+        let whole = try read([bytes])
+        #expect(try read(bytes.map { [$0] }) == whole, "byte by byte: \(text.prefix(60))")
+        return whole
     }
 
     @Test func m3_anAnswerIsReadByItsLengthItsChunksOrToItsEndAndWithinBounds() throws {
         let sized = try #require(try Self.answer("HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Type: image/png\r\n\r\nabcdef", ended: false))
-        #expect(sized.status == 200 && sized.body == Array("abc".utf8) && sized.contentType == "image/png")
+        #expect(sized.status == 200 && sized.body == Array("abc".utf8) && sized.reason == "OK")
         #expect(try Self.answer("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab", ended: false) == nil, "more to come")
         let chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3;x=y\r\nabc\r\nA\r\n0123456789\r\n0\r\n\r\n"
         #expect(try Self.answer(chunked)?.body == Array("abc0123456789".utf8))
@@ -49,14 +59,24 @@ struct IconFetchPartsTests {
         #expect(try Self.answer("HTTP/1.0 404 Not Found\r\n\r\nnothing")?.status == 404)
         #expect(try Self.answer("HTTP/1.0 200 OK\r\n\r\nto the end", ended: false) == nil)
         #expect(try Self.answer("HTTP/1.0 200 OK\r\n\r\nto the end")?.body == Array("to the end".utf8))
+        // A 1xx head before the answer is skipped.
+        #expect(try Self.answer("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", ended: false)?.body == Array("ok".utf8))
+        // A reason phrase is the server's words: never a line or an escape of the log's.
+        #expect(try Self.answer("HTTP/1.1 404 Not\u{1B}[31m found\nfetched icon 1\r\n\r\n")?.reason == "Not\\u{1b}[31m found\\u{a}fetched icon 1")
         for (text, said, ended) in [
             ("HTTP/1.1 200 OK\r\nContent-Length: 101\r\n\r\n", "the answer is 101 bytes; an icon may have at most 100", false),
             ("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab", "closed the connection after 2 of 5 bytes", true),
             ("HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", "Content-Length is not a number", false),
+            ("HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", "2 different Content-Length headers", false),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "a chunk's size is not hexadecimal", false),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n65\r\n", "larger than 100 bytes", false),
+            // Sizes that would overflow a sum of Ints once crashed nook-http.
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nA\r\n7fffffffffffffff\r\nAB\r\n0\r\n\r\n", "larger than 100 bytes", false),
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10000000000000000\r\n", "a chunk's size is not hexadecimal", false),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nab", "inside a chunked body", true),
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + String(repeating: "0", count: 1100), "size line is longer than 1024", false),
             ("SSH-2.0-OpenSSH\r\n\r\n", "is not HTTP/1.x", false),
+            ("HTTP/1.1 200 OK\r\n", "before the answer's head was whole", true),
             ("HTTP/1.0 200 OK\r\n\r\n" + String(repeating: "x", count: 101), "larger than 100 bytes", true),
             ("HTTP/1.1 200 OK\r\n" + String(repeating: "X-Pad: 0123456789\r\n", count: 1000), "head is larger than 16384", false),
         ] {
@@ -68,15 +88,53 @@ struct IconFetchPartsTests {
         let gif = TestGIF.encode(width: 8, height: 4, palette: [0xFF0000], frames: [.init(indices: [UInt8](repeating: 0, count: 32), width: 8, height: 4)])
         let icon = try FetchedIcon(checking: gif, limit: 1 << 16)
         #expect(icon.kind == .gif && icon.width == 8 && icon.height == 4 && icon.frames == 1)
-        var png = IconSourceServer.png
-        #expect(try FetchedIcon(checking: png, limit: 1 << 16).kind == .png)
-        png.replaceSubrange(16..<20, with: [0, 0, 0x08, 0])  // 2048 pixels wide
-        #expect(checkError({ try FetchedIcon(checking: png, limit: 1 << 16) }) { $0 == "is 2048x1 pixels; nookd draws icons of at most 1024x1024" })
+        #expect(try FetchedIcon(checking: IconSourceServer.png, limit: 1 << 16).kind == .png)
+        #expect(checkError({ try FetchedIcon(checking: Self.png(width: 2048, height: 1, rows: 1), limit: 1 << 16) }) {
+            $0 == "is 2048x1 pixels; nookd draws icons of at most 1024x1024"
+        })
         #expect(checkError({ try FetchedIcon(checking: Array(gif.prefix(20)), limit: 1 << 16) }) { $0.hasPrefix("is a GIF that cannot be drawn") })
+        // A PNG whose header is right and whose data is not: nookd would refuse every card with its id.
+        let good = IconSourceServer.png
+        for (bytes, said) in [(Array(good.prefix(40)), "it ends inside a chunk"),
+                              (good.enumerated().map { $0.offset == 41 ? $0.element ^ 0xFF : $0.element }, "its IDAT chunk's CRC is wrong"),
+                              (Array(good.prefix(33)) + [0, 0, 0, 0] + Array("IEND".utf8) + [0xAE, 0x42, 0x60, 0x82], "it has no image data"),
+                              (Self.png(width: 16, height: 16, rows: 2), "inflates to 34 bytes, not the 272 its header gives"),
+                              (Self.png(width: 2, height: 2, rows: 2, garbage: true), "does not inflate")] {
+            #expect(checkError({ try FetchedIcon(checking: bytes, limit: 1 << 16) }) { $0.hasPrefix("is a PNG that cannot be drawn") && $0.contains(said) }, "\(said)")
+        }
+        #expect(try FetchedIcon(checking: Self.png(width: 16, height: 16, rows: 16), limit: 1 << 16).width == 16)
         #expect(checkError({ try FetchedIcon(checking: [0xFF, 0xD8, 0xFF, 0xE0, 0, 16], limit: 1 << 16) }) { $0.hasPrefix("is a JPEG, which nookd does not draw") })
         #expect(checkError({ try FetchedIcon(checking: Array("{\"error\":\"no\"}\n".utf8), limit: 1 << 16) }) {
-            $0 == "is neither a PNG nor a GIF (it begins '{\"error\":\"no\"}.')"
+            $0 == "is neither a PNG nor a GIF (it begins '{\"error\":\"no\"}\\u{a}')"
         })
+    }
+
+    /// A grey PNG of `width`x`height` whose image data holds `rows` rows (or bytes that are no
+    /// zlib stream), its chunks' CRCs right.
+    static func png(width: Int, height: Int, rows: Int, garbage: Bool = false) -> [UInt8] {
+        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+            let typed = Array(type.utf8) + data
+            let crc = CRC32.checksum(typed)
+            return withUnsafeBytes(of: UInt32(data.count).bigEndian, Array.init) + typed + withUnsafeBytes(of: crc.bigEndian, Array.init)
+        }
+        let header = withUnsafeBytes(of: UInt32(width).bigEndian, Array.init) + withUnsafeBytes(of: UInt32(height).bigEndian, Array.init) + [8, 0, 0, 0, 0]
+        let raw = [UInt8]((0..<rows).flatMap { _ in [0] + [UInt8](repeating: 0x80, count: width) })
+        let data = garbage ? [0x78, 0x9C, 0xFF, 0xFF, 0xFF] : Self.stored(raw)
+        return PNGChunks.signature + chunk("IHDR", header) + chunk("IDAT", data) + chunk("IEND", [])
+    }
+
+    /// `bytes` as a zlib stream of stored (uncompressed) deflate blocks, with its Adler-32.
+    static func stored(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = [0x78, 0x01], rest = bytes[...]
+        repeat {
+            let block = rest.prefix(65535)
+            rest = rest.dropFirst(block.count)
+            let length = UInt16(block.count)
+            out += [rest.isEmpty ? 1 : 0, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8(~length >> 8)] + block
+        } while !rest.isEmpty
+        var (a, b): (UInt32, UInt32) = (1, 0)
+        for byte in bytes { a = (a + UInt32(byte)) % 65521; b = (b + a) % 65521 }
+        return out + withUnsafeBytes(of: (b << 16 | a).bigEndian, Array.init)
     }
 
     @Test func m3_theCacheKeepsItsBoundsRemovingTheOldestOfItsOwnFilesOnly() throws {
@@ -101,5 +159,62 @@ struct IconFetchPartsTests {
         #expect(files == ["2.gif", "3.png", "readme.txt"], "\(files)")
         for name in ["1.png", "123456789.gif"] { #expect(IconCache.isIconName(name)) }
         for name in ["readme.txt", ".1.part", "1.png.x", "a1.png", "1234567890.png", "1.jpg", ".png"] { #expect(!IconCache.isIconName(name), "\(name)") }
+    }
+
+    /// A directory nookd must read: one there already is opened to all, and what is no directory is said.
+    @Test func m3_theCacheDirectoryIsMadeReadableByNookdAndWhatIsNoDirectoryIsSaid() throws {
+        let folder = NSTemporaryDirectory() + "nook-icon-prepare-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: folder + "/closed", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        chmod(folder + "/closed", 0o700)
+        try IconCache(directory: folder + "/closed", maximumCount: 1, maximumBytes: 1 << 16).prepare()
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: folder + "/closed")[.posixPermissions] as? Int)
+        #expect(mode == 0o755, "\(String(mode, radix: 8))")
+        try "x".write(toFile: folder + "/file", atomically: true, encoding: .utf8)
+        #expect(checkError({ try IconCache(directory: folder + "/file", maximumCount: 1, maximumBytes: 1 << 16).prepare() }) {
+            $0 == "\(folder)/file is a regular file, not a directory"
+        })
+        #expect(checkError({ try IconCache(directory: folder + "/none/icons", maximumCount: 1, maximumBytes: 1 << 16).prepare() }) {
+            $0.hasPrefix("'mkdir' failed for \(folder)/none/icons")
+        })
+    }
+
+    /// A server that trickles its handshake a byte at a time holds the fetcher no longer than the
+    /// exchange's limit: the socket is shut down under it and the failure says why.
+    @Test(.enabled(if: IconSourceServer.ready, "needs python3"))
+    func m3_aTrickledHandshakeEndsAtTheExchangesLimit() throws {
+        let folder = NSTemporaryDirectory() + "nook-icon-trickle-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let script = """
+            import socket, time
+            server = socket.socket()
+            server.bind(("127.0.0.1", 0))
+            server.listen(1)
+            print(server.getsockname()[1], flush=True)
+            client, _ = server.accept()
+            client.recv(4096)
+            client.send(b"\\x16\\x03\\x03\\x40\\x00")
+            for _ in range(25):
+                client.send(b"\\x02")
+                time.sleep(0.2)
+            time.sleep(3600)
+            """
+        try script.write(toFile: folder + "/trickle.py", atomically: true, encoding: .utf8)
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        server.arguments = [folder + "/trickle.py"]
+        let output = Pipe.closedOnExec()
+        server.standardOutput = output
+        try server.runAlone()
+        defer { kill(server.processIdentifier, SIGKILL); server.waitForExit() }
+        let port = try #require(UInt16(output.firstLine(until: Date().addingTimeInterval(TestBounds.seconds(30))).trimmingCharacters(in: .whitespacesAndNewlines)))
+        var get = HTTPSGet(client: try HTTPTLSClient())
+        // Without the limit: 5 s of bytes, each within the 2 s timeout, then the timeout's own failure.
+        (get.exchangeLimit, get.timeout) = (.seconds(1), .seconds(2))
+        #expect(checkError({ try get.get(host: "127.0.0.1", port: port, path: "/icons/1", bodyLimit: 1 << 16) }) {
+            // Ended by the limit's shutdown, not by a read's own timeout.
+            $0.hasPrefix("the exchange took longer than 1.0 seconds (") && !$0.contains("timed out")
+        })
     }
 }

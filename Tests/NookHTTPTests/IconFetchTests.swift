@@ -102,7 +102,8 @@ struct IconFetchTests {
 
     @Test func m3_anIDFoundNowhereIsFetchedOffTheRequestPathAndDrawnForTheCardsAfter() throws {
         let source = try IconSourceServer(icons: ["1234": IconSourceServer.png, "5678": Self.animated, "999": IconSourceServer.png,
-                                                  "888": Array("<html>no icon here</html>".utf8), "777": [UInt8](repeating: 0x47, count: 100_000)])
+                                                  "888": Array("<html>no icon here</html>".utf8), "777": [UInt8](repeating: 0x47, count: 100_000),
+                                                  "555": Array(IconSourceServer.png.prefix(40))])
         let cache = source.folder + "/cache"
         let service = try Self.service(source, cache: cache, maxCount: 2)
         #expect(service.waitForLog("following nookd's wanted icons"), "\(service.logs)")
@@ -123,7 +124,9 @@ struct IconFetchTests {
         #expect(cards.first { $0.title == "Door" }?.systemImage == "1234", "the card sent before stays as it was drawn")
         // What a source answers that is no icon is said, once: a second card asks nobody.
         for (id, said) in [("404", "failed: the server answered 404"), ("888", "is neither a PNG nor a GIF"),
-                           ("777", "failed: the answer is 100000 bytes; an icon may have at most 65536")] {
+                           ("777", "failed: the answer is 100000 bytes; an icon may have at most 65536"),
+                           // Its header is right: written, it would have nookd refuse every card with the id.
+                           ("555", "is a PNG that cannot be drawn: it ends inside a chunk")] {
             _ = try Self.send(service, title: "Bad \(id)", icon: id)
             _ = try Self.send(service, title: "Bad \(id) again", icon: id)
             #expect(service.waitForLog("icon \(id) from https://localhost:\(source.port)/icons/\(id) \(said)"), "\(id): \(service.logs)")
@@ -133,7 +136,7 @@ struct IconFetchTests {
         #expect(service.waitForLog("removed 1234.png from \(cache): over icons.max_count 2"), "\(service.logs)")
         let files = try FileManager.default.contentsOfDirectory(atPath: cache).sorted()
         #expect(files == ["5678.gif", "999.png"], "\(files)")
-        #expect(source.requests == ["/icons/1234", "/icons/5678", "/icons/404", "/icons/888", "/icons/777", "/icons/999"], "\(source.requests)")
+        #expect(source.requests == ["/icons/1234", "/icons/5678", "/icons/404", "/icons/888", "/icons/777", "/icons/555", "/icons/999"], "\(source.requests)")
         // nookd reads what nook-http wrote (another user on a board: the files are readable by all).
         let mode = try #require(try FileManager.default.attributesOfItem(atPath: cache + "/999.png")[.posixPermissions] as? Int)
         #expect(mode == 0o644, "\(String(mode, radix: 8))")

@@ -1,18 +1,20 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import NookActivities
 import NookSystem
 
 /// One HTTPS GET on the calling thread, the icon fetcher's own (M3): the host resolved, its
 /// addresses tried in turn, the server's certificate verified for the host, the answer read
-/// within bounds. Blocking, with each connect, read and write bounded by ``timeout`` and the
-/// whole exchange by four of them: a server that trickles bytes cannot hold the fetcher.
-/// HTTP/1.1 with `Connection: close`; a body by `Content-Length`, chunked, or to the end.
+/// within bounds. Blocking: each connect, read and write is bounded by ``timeout``, and the
+/// exchange after the connect (the handshake, the request, the answer) by ``exchangeLimit``,
+/// past which a thread of its own shuts the socket down: a server that trickles bytes cannot
+/// hold the fetcher. HTTP/1.1 with `Connection: close`; a body by `Content-Length`, chunked,
+/// or to the end.
 struct HTTPSGet {
-    struct Answer {
+    struct Answer: Equatable {
         var status: Int
         var reason: String
-        var contentType: String?
         var body: [UInt8]
     }
 
@@ -24,12 +26,25 @@ struct HTTPSGet {
 
     let client: HTTPTLSClient
     var timeout = Duration.seconds(15)
+    var exchangeLimit = Duration.seconds(60)
     /// An answer's status line and headers at most.
     static let largestHead = 16 << 10
 
     func get(host: String, port: UInt16, path: String, bodyLimit: Int) throws(Failure) -> Answer {
-        let started = MonotonicClock.now
         let socket = try connect(host: host, port: port)
+        let deadline = ExchangeDeadline(socket: socket.rawValue, after: exchangeLimit)
+        do throws(Failure) {
+            let answer = try exchange(on: socket, host: host, port: port, path: path, bodyLimit: bodyLimit)
+            _ = deadline.finish()
+            return answer
+        } catch {
+            // Finished before the socket is closed: the deadline's thread never shuts down a descriptor reused since.
+            guard !deadline.finish() else { throw Failure("the exchange took longer than \(exchangeLimit) (\(error))") }
+            throw error
+        }
+    }
+
+    private func exchange(on socket: FileDescriptor, host: String, port: UInt16, path: String, bodyLimit: Int) throws(Failure) -> Answer {
         let session: HTTPTLSSession
         do { session = try client.session(on: socket.rawValue, host: host) } catch { throw Failure(error.description) }
         defer { session.closeNotify() }
@@ -46,24 +61,15 @@ struct HTTPSGet {
             case .failed(let why): throw Failure(why)
             }
         }
-        var raw: [UInt8] = []
+        var reader = HTTPAnswerReader(bodyLimit: bodyLimit)
         var buffer = [UInt8](repeating: 0, count: 16 << 10)
-        // Chunked framing and the head add to the body; beyond this the body is too large anyway.
-        let rawLimit = Self.largestHead + bodyLimit + bodyLimit / 4 + 1024
         while true {
-            if let answer = try HTTPAnswerReading.answer(in: raw, ended: false, bodyLimit: bodyLimit) { return answer }
-            guard MonotonicClock.now - started < timeout * 4 else { throw Failure("the answer took longer than \(timeout * 4)") }
             let outcome = buffer.withUnsafeMutableBytes { session.read(into: $0) }
             switch outcome {
             case .bytes(let count):
-                raw += buffer[..<count]
-                guard raw.count <= rawLimit else { throw Failure("the answer is larger than \(bodyLimit) bytes of icon") }
+                if let answer = try reader.take(buffer[..<count]) { return answer }
             case .wouldBlock: throw Failure("'SSL_read_ex' timed out after \(timeout)")
-            case .ended:
-                guard let answer = try HTTPAnswerReading.answer(in: raw, ended: true, bodyLimit: bodyLimit) else {
-                    throw Failure("the server closed the connection before the answer was whole")
-                }
-                return answer
+            case .ended: return try reader.ended()
             case .failed(let why): throw Failure(why)
             }
         }
@@ -117,62 +123,167 @@ struct HTTPSGet {
     }
 }
 
-/// An HTTP/1.1 answer read from the bytes received so far (``HTTPSGet``): the status, the
-/// content type and the body, when they are whole.
-enum HTTPAnswerReading {
-    /// The answer, nil when more bytes are needed; `ended`: nothing more comes.
-    static func answer(in raw: [UInt8], ended: Bool, bodyLimit: Int) throws(HTTPSGet.Failure) -> HTTPSGet.Answer? {
-        guard let headEnd = raw.firstRange(of: [13, 10, 13, 10]) else {
-            guard raw.count <= HTTPSGet.largestHead else { throw .init("the answer's head is larger than \(HTTPSGet.largestHead) bytes") }
-            return nil
-        }
-        let lines = String(decoding: raw[..<headEnd.lowerBound], as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)
-        let statusWords = lines[0].split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        guard statusWords.count >= 2, statusWords[0].hasPrefix("HTTP/1."), let status = Int(statusWords[1]), (100...599).contains(status) else {
-            throw .init("the server's answer is not HTTP/1.x: '\(lines[0].prefix(80))'")
-        }
-        var headers: [String: String] = [:]
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingSpaces
-        }
-        var answer = HTTPSGet.Answer(status: status, reason: statusWords.count > 2 ? String(statusWords[2]) : "", contentType: headers["content-type"], body: [])
-        let rest = raw[headEnd.upperBound...]
-        if headers["transfer-encoding"]?.lowercased().contains("chunked") == true {
-            guard let body = try chunks(rest, bodyLimit: bodyLimit) else {
-                if ended { throw .init("the server closed the connection inside a chunked body") }
+/// An HTTP/1.1 answer read as its bytes arrive (``HTTPSGet``): each byte is looked at a bounded
+/// number of times however the server splits it (a body sent a byte a record costs no more than
+/// one sent whole), a `1xx` head is skipped, and the body is bounded as it grows.
+struct HTTPAnswerReader {
+    let bodyLimit: Int
+    private var raw: [UInt8] = []
+    /// Where the search for the head's end goes on.
+    private var searched = 0
+    private var head: (status: Int, reason: String)?
+    private var framing = Framing.toTheEnd
+    private var body: [UInt8] = []
+
+    private enum Framing {
+        case length(Int)
+        case toTheEnd
+        /// In a chunked body: the chunk's bytes still to come (then its CRLF), or nil between chunks.
+        case chunked(left: Int?)
+    }
+
+    init(bodyLimit: Int) { self.bodyLimit = bodyLimit }
+
+    /// The answer once it is whole, nil while more is needed.
+    mutating func take(_ bytes: some Collection<UInt8>) throws(HTTPSGet.Failure) -> HTTPSGet.Answer? {
+        raw += bytes
+        if head == nil {
+            guard let end = raw[searched...].firstRange(of: [13, 10, 13, 10]) else {
+                guard raw.count <= HTTPSGet.largestHead else { throw .init("the answer's head is larger than \(HTTPSGet.largestHead) bytes") }
+                searched = max(0, raw.count - 3)
                 return nil
             }
-            answer.body = body
-        } else if let lengthText = headers["content-length"] {
-            guard let length = Int(lengthText), length >= 0 else { throw .init("the answer's Content-Length is not a number: '\(lengthText.prefix(40))'") }
-            guard length <= bodyLimit else { throw .init("the answer is \(length) bytes; an icon may have at most \(bodyLimit)") }
-            guard rest.count >= length else {
-                if ended { throw .init("the server closed the connection after \(rest.count) of \(length) bytes") }
-                return nil
+            try readHead(raw[..<end.lowerBound])
+            raw.removeSubrange(..<end.upperBound)
+            searched = 0
+            // `100 Continue` and the like come before the answer.
+            if let status = head?.status, status < 200 {
+                head = nil
+                return try take([])
             }
-            answer.body = Array(rest.prefix(length))
-        } else {
-            guard ended else { return nil }
-            guard rest.count <= bodyLimit else { throw .init("the answer is larger than \(bodyLimit) bytes of icon") }
-            answer.body = Array(rest)
         }
+        return try advance(ended: false)
+    }
+
+    /// The answer when the server closed the connection.
+    mutating func ended() throws(HTTPSGet.Failure) -> HTTPSGet.Answer {
+        guard head != nil else { throw .init("the server closed the connection before the answer's head was whole") }
+        guard let answer = try advance(ended: true) else { throw .init("the server closed the connection before the answer was whole") }
         return answer
     }
 
-    /// A chunked body decoded, nil while its last chunk has not come.
-    private static func chunks(_ bytes: ArraySlice<UInt8>, bodyLimit: Int) throws(HTTPSGet.Failure) -> [UInt8]? {
-        var body: [UInt8] = [], rest = bytes
-        while true {
-            guard let lineEnd = rest.firstRange(of: [13, 10]) else { return nil }
-            let sizeText = String(decoding: rest[..<lineEnd.lowerBound], as: UTF8.self).prefix { $0 != ";" }.trimmingSpaces
-            guard let size = Int(sizeText, radix: 16), size >= 0 else { throw .init("a chunk's size is not hexadecimal: '\(sizeText.prefix(20))'") }
-            rest = rest[lineEnd.upperBound...]
-            if size == 0 { return body }
-            guard body.count + size <= bodyLimit else { throw .init("the answer is larger than \(bodyLimit) bytes of icon") }
-            guard rest.count >= size + 2 else { return nil }
-            body += rest.prefix(size)
-            rest = rest.dropFirst(size + 2)
+    private mutating func readHead(_ bytes: ArraySlice<UInt8>) throws(HTTPSGet.Failure) {
+        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)
+        let statusWords = lines[0].split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        guard statusWords.count >= 2, statusWords[0].hasPrefix("HTTP/1."), statusWords[1].utf8.count == 3, let status = Int(statusWords[1]),
+              (100...599).contains(status) else {
+            throw .init("the server's answer is not HTTP/1.x: '\(SaidText.shown(String(lines[0]), scalars: 80))'")
+        }
+        var lengths: Set<String> = [], chunked = false
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let (name, value) = (line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingSpaces)
+            if name == "content-length" { lengths.insert(value) }
+            if name == "transfer-encoding", value.lowercased().contains("chunked") { chunked = true }
+        }
+        head = (status, statusWords.count > 2 ? SaidText.shown(String(statusWords[2]), scalars: 80) : "")
+        if chunked {
+            framing = .chunked(left: nil)
+        } else if let text = lengths.first {
+            guard lengths.count == 1 else { throw .init("the answer has \(lengths.count) different Content-Length headers") }
+            guard text.utf8.count <= 18, let length = Int(text), length >= 0 else {
+                throw .init("the answer's Content-Length is not a number: '\(SaidText.shown(text, scalars: 40))'")
+            }
+            guard length <= bodyLimit else { throw .init("the answer is \(length) bytes; an icon may have at most \(bodyLimit)") }
+            framing = .length(length)
+        } else {
+            framing = .toTheEnd
+        }
+    }
+
+    /// Moves what arrived into the body; the answer once it is whole.
+    private mutating func advance(ended: Bool) throws(HTTPSGet.Failure) -> HTTPSGet.Answer? {
+        guard let head else { return nil }
+        func answer() -> HTTPSGet.Answer { HTTPSGet.Answer(status: head.status, reason: head.reason, body: body) }
+        switch framing {
+        case .length(let length):
+            body += raw.prefix(length - body.count)
+            raw.removeAll()
+            if body.count == length { return answer() }
+            if ended { throw .init("the server closed the connection after \(body.count) of \(length) bytes") }
+            return nil
+        case .toTheEnd:
+            guard body.count + raw.count <= bodyLimit else { throw .init("the answer is larger than \(bodyLimit) bytes of icon") }
+            body += raw
+            raw.removeAll()
+            return ended ? answer() : nil
+        case .chunked:
+            if try chunks() { return answer() }
+            if ended { throw .init("the server closed the connection inside a chunked body") }
+            return nil
+        }
+    }
+
+    /// Decodes the chunks that arrived; whether the last one has.
+    private mutating func chunks() throws(HTTPSGet.Failure) -> Bool {
+        var offset = 0
+        defer { raw.removeSubrange(..<offset) }
+        while case .chunked(let left) = framing {
+            if let left {
+                let available = min(left, raw.count - offset)
+                body += raw[offset..<(offset + available)]
+                offset += available
+                guard available == left else { framing = .chunked(left: left - available); return false }
+                // The chunk's own CRLF.
+                guard raw.count - offset >= 2 else { framing = .chunked(left: 0); return false }
+                offset += 2
+                framing = .chunked(left: nil)
+                continue
+            }
+            guard let lineEnd = raw[offset...].firstRange(of: [13, 10]) else {
+                guard raw.count - offset <= 1024 else { throw .init("a chunk's size line is longer than 1024 bytes") }
+                return false
+            }
+            let sizeText = String(decoding: raw[offset..<lineEnd.lowerBound], as: UTF8.self).prefix { $0 != ";" }.trimmingSpaces
+            // At most 16 hex digits, checked against what is left before it is added: no overflow.
+            guard sizeText.utf8.count <= 16, let size = UInt64(sizeText, radix: 16) else {
+                throw .init("a chunk's size is not hexadecimal: '\(SaidText.shown(sizeText, scalars: 20))'")
+            }
+            guard size <= UInt64(bodyLimit - body.count) else { throw .init("the answer is larger than \(bodyLimit) bytes of icon") }
+            offset = lineEnd.upperBound
+            if size == 0 { return true }
+            framing = .chunked(left: Int(size))
+        }
+        return false
+    }
+}
+
+/// Shuts a socket down when an exchange on it runs past its deadline, from a thread of its own:
+/// a blocking read, or a handshake a server trickles, then returns at once.
+final class ExchangeDeadline: @unchecked Sendable {
+    private let condition = ThreadCondition()
+    /// Both guarded by `condition`'s mutex.
+    private var finished = false
+    private var expired = false
+
+    init(socket fd: Int32, after limit: Duration) {
+        let deadline = ThreadCondition.nowNanoseconds + UInt64(limit.components.seconds) * 1_000_000_000
+        startThread(named: "icon deadline") { [self] in
+            condition.withLock {
+                while !finished, ThreadCondition.nowNanoseconds < deadline { condition.wait(untilNanoseconds: deadline) }
+                guard !finished else { return }
+                expired = true
+                try? System.shutdown(fd, Int(SHUT_RDWR), subject: "icon source")
+            }
+        }
+    }
+
+    /// Ends the watch, before the socket is closed; whether the deadline had passed.
+    func finish() -> Bool {
+        condition.withLock {
+            finished = true
+            condition.signal()
+            return expired
         }
     }
 }

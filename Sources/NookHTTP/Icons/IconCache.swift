@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import NookGIF
 import NookSystem
 
 /// The fetched icons' directory (M3): `ID.png` and `ID.gif` files, at most `maximumCount` of
@@ -14,10 +13,21 @@ struct IconCache {
     let maximumCount: Int
     let maximumBytes: Int
 
-    /// The directory, made if missing (its parent must exist) and readable by nookd.
-    func prepare() throws(SystemCallError) {
-        if try makeDirectory(directory, mode: 0o755) {
-            try System.changeMode(directory, 0o755)
+    /// The directory, made if missing (its parent must exist), and readable and searchable by
+    /// all (nookd is another user): one there already is given those rights, or why not is said.
+    func prepare() throws(IconCacheError) {
+        let info: stat?
+        do throws(SystemCallError) {
+            if try makeDirectory(directory, mode: 0o755) { try System.changeMode(directory, 0o755) }
+            info = try fileStatus(directory)
+        } catch {
+            throw IconCacheError("\(error)")
+        }
+        guard let info else { throw IconCacheError("\(directory): nothing is there") }
+        guard info.st_mode & S_IFMT == S_IFDIR else { throw IconCacheError("\(directory) is \(fileKind(info.st_mode & S_IFMT)), not a directory") }
+        guard info.st_mode & 0o005 != 0o005 else { return }
+        do throws(SystemCallError) { try System.changeMode(directory, (info.st_mode & 0o7777) | 0o055) } catch {
+            throw IconCacheError("\(error): nookd, another user, cannot read the icons there")
         }
     }
 
@@ -30,7 +40,8 @@ struct IconCache {
     /// the path written and the names removed.
     func store(_ icon: FetchedIcon, id: String) throws(SystemCallError) -> (path: String, removed: [String]) {
         let path = "\(directory)/\(id).\(icon.kind.rawValue)"
-        let part = "\(directory)/.\(id).part"
+        // Named by the process too: another nook-http on the same cache writes its own.
+        let part = "\(directory)/.\(id).\(getpid()).part"
         do throws(SystemCallError) {
             let file = try FileDescriptor.open(part, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode: 0o644)
             var failure: SystemCallError?
@@ -77,41 +88,8 @@ struct IconCache {
     }
 }
 
-/// A fetched body that is an icon nookd will draw: a PNG or a GIF, told by its bytes (a
-/// server's Content-Type is often wrong), within nookd's sides and a GIF decoding whole.
-struct FetchedIcon {
-    enum Kind: String { case png, gif }
-
-    let kind: Kind
-    let bytes: [UInt8]
-    let width: Int
-    let height: Int
-    let frames: Int
-
-    /// nookd draws icons of at most this many pixels a side (IconFile's bound).
-    static let largestSide = 1024
-
-    init(checking bytes: [UInt8], limit: Int) throws(HTTPSGet.Failure) {
-        let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        self.bytes = bytes
-        if bytes.count >= 24, bytes.starts(with: pngSignature), bytes[12..<16].elementsEqual("IHDR".utf8) {
-            func bigEndian(_ offset: Int) -> Int { bytes[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) } }
-            (kind, width, height, frames) = (.png, bigEndian(16), bigEndian(20), 1)
-        } else if GIFDecoder.isGIF(bytes) {
-            do throws(GIFError) {
-                let gif = try GIFDecoder.decode(bytes, limits: GIFLimits(bytes: limit, side: Self.largestSide, frames: 256, decodedPixels: 1 << 22))
-                (kind, width, height, frames) = (.gif, gif.width, gif.height, gif.frames.count)
-            } catch {
-                throw .init("is a GIF that cannot be drawn: \(error)")
-            }
-        } else if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
-            throw .init("is a JPEG, which nookd does not draw: put it in an icon directory as a PNG")
-        } else {
-            let start = String(decoding: bytes.prefix(24), as: UTF8.self).map { $0.isASCII && !$0.isNewline ? $0 : "." }
-            throw .init("is neither a PNG nor a GIF (it begins '\(String(start))')")
-        }
-        guard (1...Self.largestSide).contains(width), (1...Self.largestSide).contains(height) else {
-            throw .init("is \(width)x\(height) pixels; nookd draws icons of at most \(Self.largestSide)x\(Self.largestSide)")
-        }
-    }
+/// Why the cache directory cannot be used.
+struct IconCacheError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

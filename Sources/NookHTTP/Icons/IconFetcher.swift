@@ -90,12 +90,14 @@ public final class IconFetcher: Sendable {
     private func fetch(_ wanted: IconWantedMessage, client: HTTPTLSClient, cache: IconCache, failed: inout FailedIDs) {
         let id = wanted.id, url = source.url(for: id)
         if let file = cache.file(for: id) {
-            logger.debug("icon \(id) is in the cache already (\(file))")
+            // Fetched, yet nookd looked and did not find it: nookd cannot read it there.
+            let question = "is \(cache.directory) one of its daemon.icon_directories, readable by nookd's user?"
+            logger.warning("nookd asked for icon \(id), which is in the cache (\(file)): nookd does not read it there; \(question)")
             return
         }
         let now = MonotonicClock.now
         if let since = failed.failure(of: id, at: now) {
-            logger.debug("icon \(id) failed \(since) ago: not fetched again before \(Self.failedIDsWait)")
+            logger.info("icon \(id) from \(url) failed \(since) ago: not fetched again before \(Self.failedIDsWait) have passed")
             return
         }
         do throws(HTTPSGet.Failure) {
