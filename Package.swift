@@ -145,7 +145,7 @@ let package = Package(
         .systemLibrary(name: "CLibSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .target(name: "CNookTLS", dependencies: ["CLibSSL"]),
         .target(name: "NookHTTP", dependencies: [
-            "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "NookLogging", "CNookTLS", "NookGIF", "CZlib",
+            "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "NookLogging", "CNookTLS", "NookGIF", "NookPNG",
         ]),
         .executableTarget(name: "nook-http", dependencies: [
             "NookHTTP", "NookActivities", "NookProtocol", "NookSystem", "NookConfig", "NookLogging",

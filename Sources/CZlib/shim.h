@@ -1,3 +1,2 @@
-// The one C entry point for zlib (Debian zlib1g-dev). NookPNG (deflate) and NookHTTP's icon check
-// (inflate) import it, internal imports.
+// The one C entry point for zlib (Debian zlib1g-dev). Only NookPNG imports it (internal import).
 #include <zlib.h>

@@ -44,21 +44,23 @@ struct IconPolicy: Sendable {
                                     "icon '\(SaidText.shown(icon, scalars: 100))' names the icon file \(SaidText.shown(file, scalars: 110)): "
                                         + SaidText.shown(error.message, scalars: 2000))
             }
-        } else {
-            wants?.want(icon)
-            if let fallback = activity.iconFallback { checked.systemImage = fallback.isEmpty ? nil : fallback }
+        } else if let fallback = activity.iconFallback {
+            checked.systemImage = fallback.isEmpty ? nil : fallback
         }
         return checked
     }
 
-    /// What the sender of `asked` is told of its icon as drawn (`drawn`, from ``checked(_:)``):
-    /// the fallback drawn instead, or that the name is unknown, and whether the icon fetcher was
-    /// asked for it (M3). Nil when the icon shows as sent.
+    /// What the sender of `asked`, a card or app that was taken, is told of its icon as drawn
+    /// (`drawn`, from ``checked(_:)``): the fallback drawn instead, or that the name is unknown.
+    /// A LaMetric id among those is asked of the icon fetcher here (M3), once the request was
+    /// taken (a card refused asks for nothing), and the answer says whether it was. Nil when
+    /// the icon shows as sent.
     func said(asked: NookActivity, drawn: NookActivity, shownOn: String = "card") -> String? {
         guard let note = fallbackNote(asked: asked, drawn: drawn, shownOn: shownOn)
                 ?? drawn.systemImage.flatMap({ NookIconNames.warning(for: $0, shownOn: shownOn) }) else { return nil }
-        guard let icon = asked.systemImage, let remark = wants?.remark(for: icon) else { return note }
-        return note + "; " + remark
+        guard let icon = asked.systemImage, let wants else { return note }
+        wants.want(icon)
+        return wants.remark(for: icon).map { note + "; " + $0 } ?? note
     }
 
     /// What the sender of `asked` is told when ``checked(_:)`` drew its fallback (`drawn`):

@@ -5,7 +5,7 @@ import NookProtocol
 /// told to the `icons-wanted` streams: nook-http's icon fetcher fetches each into a directory
 /// nookd looks in, for the cards and apps sent after it. An id is told at most once in
 /// ``quietFor`` (a sender that sends one every second asks once), and again to a stream that
-/// subscribes later (a fetcher started again).
+/// subscribes when none listens (a fetcher started again).
 final class IconWants: Sendable {
     /// Long enough that a fetch that failed is not asked again at once, short enough that a
     /// file removed from the cache is fetched again within the hour.
@@ -23,8 +23,11 @@ final class IconWants: Sendable {
     /// Whether a fetcher listens: the answer says the icon was asked for only then.
     var isHeard: Bool { streams.isHeard }
 
+    /// A first stream hears again what was told before it (a fetcher started again); another
+    /// beside it changes nothing of what was told, so a client subscribing over and over does
+    /// not lift the ten minutes or the bound.
     func subscribe() -> AsyncStream<IconWantedMessage> {
-        told.withLock { $0.removeAll() }
+        if !streams.isHeard { told.withLock { $0.removeAll() } }
         return streams.subscribe()
     }
 
@@ -52,7 +55,7 @@ final class IconWants: Sendable {
         guard let id = IconWantedMessage.lametricID(icon), streams.isHeard else { return nil }
         let now = clock.now
         let (asked, full) = told.withLock { told in (told[id].map { now - $0 < Self.quietFor } ?? false, told.count >= Self.remembered) }
-        if asked { return "the icon fetcher was asked for \(id), for what is sent after it arrives" }
+        if asked { return "the icon fetcher was asked for \(id) (nook-http's log says if it cannot be fetched)" }
         return full ? "the icon fetcher was not asked for \(id): \(Self.remembered) ids were asked in the last ten minutes" : nil
     }
 }

@@ -24,25 +24,32 @@ struct IconWantsTests {
         let clock = ManualClock()
         let wants = IconWants(clock: clock)
         wants.want("1234")  // nobody listens: nothing is kept for later
-        let stream = wants.subscribe()
-        var heard = stream.makeAsyncIterator()
-        wants.want("1234")
-        wants.want("a1234")  // the same file
-        wants.want("heat")  // not an id
-        clock.advance(by: .seconds(599))
-        wants.want("i1234")
+        /// What a first fetcher hears of these wants, its stream gone after.
+        func firstFetcher() async -> [IconWantedMessage] {
+            var heard = wants.subscribe().makeAsyncIterator()
+            wants.want("1234")
+            wants.want("a1234")  // the same file
+            wants.want("heat")  // not an id
+            clock.advance(by: .seconds(599))
+            wants.want("i1234")
+            wants.want("5678")
+            clock.advance(by: .seconds(2))
+            wants.want("1234")
+            // A second subscriber beside it lifts neither the ten minutes nor the bound.
+            var beside = wants.subscribe().makeAsyncIterator()
+            wants.want("5678")
+            wants.want("42")
+            #expect(await beside.next() == IconWantedMessage(icon: "42", id: "42"))
+            var told: [IconWantedMessage] = []
+            for _ in 0..<4 { if let message = await heard.next() { told.append(message) } }
+            return told
+        }
+        #expect(await firstFetcher() == [IconWantedMessage(icon: "1234", id: "1234"), IconWantedMessage(icon: "5678", id: "5678"),
+                                         IconWantedMessage(icon: "1234", id: "1234"), IconWantedMessage(icon: "42", id: "42")])
+        // A fetcher that subscribes when none listens (started again) hears an id told to the last one.
+        var again = wants.subscribe().makeAsyncIterator()
         wants.want("5678")
-        clock.advance(by: .seconds(2))
-        wants.want("1234")
-        var told: [IconWantedMessage] = []
-        for _ in 0..<3 { if let message = await heard.next() { told.append(message) } }
-        #expect(told == [IconWantedMessage(icon: "1234", id: "1234"), IconWantedMessage(icon: "5678", id: "5678"),
-                         IconWantedMessage(icon: "1234", id: "1234")])
-        // A fetcher that subscribes anew (started again) hears an id told to the last one.
-        let again = wants.subscribe()
-        var heardAgain = again.makeAsyncIterator()
-        wants.want("5678")
-        #expect(await heardAgain.next() == IconWantedMessage(icon: "5678", id: "5678"))
+        #expect(await again.next() == IconWantedMessage(icon: "5678", id: "5678"))
     }
 
     @Test func m3_theAnswerSaysTheFetcherWasAskedOnlyWhenOneListens() async throws {
@@ -53,11 +60,11 @@ struct IconWantsTests {
         let unknown = "unknown icon '1234': the card shows the generic glyph; 'nookctl icons' lists the known names"
         #expect(policy.said(asked: asked, drawn: try policy.checked(asked)) == unknown)
         var listening = wants.subscribe().makeAsyncIterator()
-        #expect(policy.said(asked: asked, drawn: try policy.checked(asked)) == unknown + "; the icon fetcher was asked for 1234, for what is sent after it arrives")
+        #expect(policy.said(asked: asked, drawn: try policy.checked(asked)) == unknown + "; the icon fetcher was asked for 1234 (nook-http's log says if it cannot be fetched)")
         var withFallback = NookActivity(title: "Door", systemImage: "a77")
         withFallback.iconFallback = "bell"
         let bell = try policy.checked(withFallback)
-        #expect(policy.said(asked: withFallback, drawn: bell)?.hasSuffix("the card shows 'bell'; the icon fetcher was asked for 77, for what is sent after it arrives") == true)
+        #expect(policy.said(asked: withFallback, drawn: bell)?.hasSuffix("the card shows 'bell'; the icon fetcher was asked for 77 (nook-http's log says if it cannot be fetched)") == true)
         #expect(policy.said(asked: NookActivity(title: "x", systemImage: "clock"), drawn: NookActivity(title: "x", systemImage: "clock")) == nil)
         // Past the bound of ids in ten minutes, an id is not asked for, and the answer says so.
         // A fetcher that keeps up (one that does not has its oldest ids dropped, and asked again).
@@ -68,7 +75,7 @@ struct IconWantsTests {
         let late = NookActivity(title: "Late", systemImage: "99999")
         #expect(policy.said(asked: late, drawn: try policy.checked(late))?.hasSuffix("the icon fetcher was not asked for 99999: 1024 ids were asked in the last ten minutes") == true)
         clock.advance(by: .seconds(601))
-        #expect(policy.said(asked: late, drawn: try policy.checked(late))?.hasSuffix("the icon fetcher was asked for 99999, for what is sent after it arrives") == true)
+        #expect(policy.said(asked: late, drawn: try policy.checked(late))?.hasSuffix("the icon fetcher was asked for 99999 (nook-http's log says if it cannot be fetched)") == true)
     }
 
     /// A fetcher that does not keep up loses the oldest ids of its stream; they are asked again.

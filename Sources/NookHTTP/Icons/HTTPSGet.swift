@@ -33,20 +33,23 @@ struct HTTPSGet {
     func get(host: String, port: UInt16, path: String, bodyLimit: Int) throws(Failure) -> Answer {
         let socket = try connect(host: host, port: port)
         let deadline = ExchangeDeadline(socket: socket.rawValue, after: exchangeLimit)
+        var phase = "the TLS handshake"
         do throws(Failure) {
-            let answer = try exchange(on: socket, host: host, port: port, path: path, bodyLimit: bodyLimit)
+            let answer = try exchange(on: socket, host: host, port: port, path: path, bodyLimit: bodyLimit, phase: &phase)
             _ = deadline.finish()
             return answer
         } catch {
             // Finished before the socket is closed: the deadline's thread never shuts down a descriptor reused since.
-            guard !deadline.finish() else { throw Failure("the exchange took longer than \(exchangeLimit) (\(error))") }
+            guard !deadline.finish() else { throw Failure("the exchange took longer than \(exchangeLimit): nook-http hung up during \(phase)") }
             throw error
         }
     }
 
-    private func exchange(on socket: FileDescriptor, host: String, port: UInt16, path: String, bodyLimit: Int) throws(Failure) -> Answer {
+    private func exchange(on socket: FileDescriptor, host: String, port: UInt16, path: String, bodyLimit: Int,
+                          phase: inout String) throws(Failure) -> Answer {
         let session: HTTPTLSSession
         do { session = try client.session(on: socket.rawValue, host: host) } catch { throw Failure(error.description) }
+        phase = "the request"
         defer { session.closeNotify() }
         let authority = host.contains(":") ? "[\(host)]" : host
         let request = "GET \(path) HTTP/1.1\r\nHost: \(authority)\(port == 443 ? "" : ":\(port)")\r\nUser-Agent: nook-http\r\n"
@@ -61,6 +64,7 @@ struct HTTPSGet {
             case .failed(let why): throw Failure(why)
             }
         }
+        phase = "the answer"
         var reader = HTTPAnswerReader(bodyLimit: bodyLimit)
         var buffer = [UInt8](repeating: 0, count: 16 << 10)
         while true {
@@ -147,7 +151,7 @@ struct HTTPAnswerReader {
     /// The answer once it is whole, nil while more is needed.
     mutating func take(_ bytes: some Collection<UInt8>) throws(HTTPSGet.Failure) -> HTTPSGet.Answer? {
         raw += bytes
-        if head == nil {
+        while head == nil {
             guard let end = raw[searched...].firstRange(of: [13, 10, 13, 10]) else {
                 guard raw.count <= HTTPSGet.largestHead else { throw .init("the answer's head is larger than \(HTTPSGet.largestHead) bytes") }
                 searched = max(0, raw.count - 3)
@@ -156,14 +160,21 @@ struct HTTPAnswerReader {
             try readHead(raw[..<end.lowerBound])
             raw.removeSubrange(..<end.upperBound)
             searched = 0
-            // `100 Continue` and the like come before the answer.
+            // `100 Continue` and the like come before the answer; a few, not a flood.
             if let status = head?.status, status < 200 {
+                interimHeads += 1
+                guard interimHeads <= Self.interimHeadsAllowed else {
+                    throw .init("the server sent more than \(Self.interimHeadsAllowed) interim (1xx) answers")
+                }
                 head = nil
-                return try take([])
             }
         }
         return try advance(ended: false)
     }
+
+    /// `1xx` heads skipped before the answer at most.
+    static let interimHeadsAllowed = 8
+    private var interimHeads = 0
 
     /// The answer when the server closed the connection.
     mutating func ended() throws(HTTPSGet.Failure) -> HTTPSGet.Answer {
@@ -191,7 +202,7 @@ struct HTTPAnswerReader {
             framing = .chunked(left: nil)
         } else if let text = lengths.first {
             guard lengths.count == 1 else { throw .init("the answer has \(lengths.count) different Content-Length headers") }
-            guard text.utf8.count <= 18, let length = Int(text), length >= 0 else {
+            guard (1...18).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let length = Int(text) else {
                 throw .init("the answer's Content-Length is not a number: '\(SaidText.shown(text, scalars: 40))'")
             }
             guard length <= bodyLimit else { throw .init("the answer is \(length) bytes; an icon may have at most \(bodyLimit)") }
@@ -236,6 +247,7 @@ struct HTTPAnswerReader {
                 guard available == left else { framing = .chunked(left: left - available); return false }
                 // The chunk's own CRLF.
                 guard raw.count - offset >= 2 else { framing = .chunked(left: 0); return false }
+                guard raw[offset] == 13, raw[offset + 1] == 10 else { throw .init("a chunk is longer than its size says") }
                 offset += 2
                 framing = .chunked(left: nil)
                 continue
@@ -246,7 +258,7 @@ struct HTTPAnswerReader {
             }
             let sizeText = String(decoding: raw[offset..<lineEnd.lowerBound], as: UTF8.self).prefix { $0 != ";" }.trimmingSpaces
             // At most 16 hex digits, checked against what is left before it is added: no overflow.
-            guard sizeText.utf8.count <= 16, let size = UInt64(sizeText, radix: 16) else {
+            guard (1...16).contains(sizeText.utf8.count), sizeText.allSatisfy({ $0.isASCII && $0.isHexDigit }), let size = UInt64(sizeText, radix: 16) else {
                 throw .init("a chunk's size is not hexadecimal: '\(SaidText.shown(sizeText, scalars: 20))'")
             }
             guard size <= UInt64(bodyLimit - body.count) else { throw .init("the answer is larger than \(bodyLimit) bytes of icon") }
