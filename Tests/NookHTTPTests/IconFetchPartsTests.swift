@@ -99,22 +99,31 @@ struct IconFetchPartsTests {
         #expect(checkError({ try FetchedIcon(checking: Array(gif.prefix(20)), limit: 1 << 16) }) { $0.hasPrefix("is a GIF that cannot be drawn") })
         // A PNG whose header is right and whose data is not: nookd would refuse every card with its id.
         let good = IconSourceServer.png
-        for (bytes, said) in [(Array(good.prefix(40)), "it ends inside a chunk"),
+        let brokenFiles: [([UInt8], String)] = [(Array(good.prefix(40)), "it ends inside a chunk"),
                               (good.enumerated().map { $0.offset == 41 ? $0.element ^ 0xFF : $0.element }, "its IDAT chunk's CRC is wrong"),
                               (Array(good.prefix(33)) + [0, 0, 0, 0] + Array("IEND".utf8) + [0xAE, 0x42, 0x60, 0x82], "it has no image data"),
                               (Self.png(width: 16, height: 16, rows: 2), "inflates to 34 bytes, not the 272 its header gives"),
-                              (Self.png(width: 2, height: 2, rows: 2, garbage: true), "does not inflate")] {
+                              (Self.png(width: 2, height: 2, rows: 2, garbage: true), "does not inflate")]
+        for (bytes, said) in brokenFiles {
             #expect(checkError({ try FetchedIcon(checking: bytes, limit: 1 << 16) }) { $0.hasPrefix("is a PNG that cannot be drawn") && $0.contains(said) }, "\(said)")
         }
         #expect(try FetchedIcon(checking: Self.png(width: 16, height: 16, rows: 16), limit: 1 << 16).width == 16)
-        // What libpng (nookd's decoder, through cairo) refuses, refused here too; what it draws, taken.
+        #expect(checkError({ try FetchedIcon(checking: [0xFF, 0xD8, 0xFF, 0xE0, 0, 16], limit: 1 << 16) }) { $0.hasPrefix("is a JPEG, which nookd does not draw") })
+        #expect(checkError({ try FetchedIcon(checking: Array("{\"error\":\"no\"}\n".utf8), limit: 1 << 16) }) {
+            $0 == "is neither a PNG nor a GIF (it begins '{\"error\":\"no\"}\\u{a}')"
+        })
+    }
+
+    /// What libpng (nookd's decoder, through cairo) refuses is refused here too, and what it draws
+    /// is taken: a fetched PNG that passed and then failed in nookd would refuse every card with its id.
+    @Test func m3_aFetchedPNGIsRefusedWhereNookdsDecoderWouldRefuseIt() {
         func file(_ header: [UInt8], _ chunks: [(String, [UInt8])]) -> [UInt8] { Self.pngFile([("IHDR", header)] + chunks) }
         func ihdr(_ side: UInt8, depth: UInt8 = 8, colour: UInt8 = 0, methods: [UInt8] = [0, 0, 0]) -> [UInt8] {
             [0, 0, 0, side, 0, 0, 0, side, depth, colour] + methods
         }
         // 2x2 at 8 bits: two rows of a filter byte and two samples.
         let grey = Self.stored([0, 7, 7, 0, 7, 7]), indices = Self.stored([0, 0, 1, 0, 1, 0]), palette = ("PLTE", [UInt8](repeating: 9, count: 6))
-        for (bytes, said) in [
+        let refused: [([UInt8], String)] = [
             (file(ihdr(2), [("IDAT", Self.stored([0, 7, 7, 0, 7, 7, 0, 7])), ("IEND", [])]), "inflates to 8 bytes, not the 6"),
             (file(ihdr(2), [("IDAT", Self.stored([7, 1, 2, 0, 1, 2])), ("IEND", [])]), "a row's filter type is 7, not 0 to 4"),
             (file(ihdr(2, methods: [1, 0, 0]), [("IDAT", grey), ("IEND", [])]), "compression, filter or interlace method (1, 0, 0)"),
@@ -125,21 +134,19 @@ struct IconFetchPartsTests {
             (file(ihdr(2), [("ABCD", [1]), ("IDAT", grey), ("IEND", [])]), "a critical chunk 'ABCD' no decoder knows"),
             (file(ihdr(2), [("IDAT", Array(grey.prefix(4))), ("tEXt", Array("a\0b".utf8)), ("IDAT", Array(grey.dropFirst(4))), ("IEND", [])]),
              "its IDAT chunks are not one after another"),
-        ] {
+        ]
+        for (bytes, said) in refused {
             #expect(checkError({ try FetchedIcon(checking: bytes, limit: 1 << 16) }) { $0.hasPrefix("is a PNG that cannot be drawn") && $0.contains(said) }, "\(said)")
         }
-        for (bytes, what) in [
+        let drawn: [([UInt8], String)] = [
             (file(ihdr(2, methods: [0, 0, 1]), [("IDAT", Self.stored([0, 7, 0, 7, 0, 7, 7])), ("IEND", [])]), "Adam7, 2x2: rows of 2, 2 and 3 bytes"),
             (file(ihdr(2, colour: 3), [palette, ("tRNS", [0]), ("IDAT", indices), ("IEND", [])]), "a palette"),
             (file(ihdr(2, depth: 16), [("IDAT", Self.stored([0, 7, 7, 7, 7, 0, 7, 7, 7, 7])), ("tEXt", Array("a\0b".utf8)), ("IEND", [])]), "16 bits"),
             (file(ihdr(2), [("IDAT", Array(grey.prefix(3))), ("IDAT", []), ("IDAT", Array(grey.dropFirst(3))), ("IEND", []), ("xtra", [1])]), "split data"),
-        ] {
+        ]
+        for (bytes, what) in drawn {
             #expect((try? FetchedIcon(checking: bytes, limit: 1 << 16))?.width == 2, "\(what)")
         }
-        #expect(checkError({ try FetchedIcon(checking: [0xFF, 0xD8, 0xFF, 0xE0, 0, 16], limit: 1 << 16) }) { $0.hasPrefix("is a JPEG, which nookd does not draw") })
-        #expect(checkError({ try FetchedIcon(checking: Array("{\"error\":\"no\"}\n".utf8), limit: 1 << 16) }) {
-            $0 == "is neither a PNG nor a GIF (it begins '{\"error\":\"no\"}\\u{a}')"
-        })
     }
 
     /// A grey PNG of `width`x`height` whose image data holds `rows` rows (or bytes that are no
