@@ -56,6 +56,7 @@ public struct HTTPConfig: Sendable, Equatable {
         static let iconsDirectory = Setting<String>.text("icons.directory", default: IconSourceSettings.defaultDirectory, reload: .restart)
         static let iconsMaxCount = Setting<Int>.integer("icons.max_count", default: 1000, in: 1...100_000, reload: .restart)
         static let iconsMaxBytes = Setting<Int>.integer("icons.max_bytes", default: 8 << 20, in: (64 << 10)...(1 << 30), reload: .restart)
+        static let iconsTimeout = Setting<Int>.integer("icons.timeout_s", default: 15, in: 1...600, reload: .restart)
     }
 
     /// Every key nook-http reads, in the order nook-http(8) lists them.
@@ -65,7 +66,7 @@ public struct HTTPConfig: Sendable, Equatable {
                                   Keys.gotifyModule.declaration, Keys.awtrixModule.declaration, Keys.alertModule.declaration,
                                   Keys.lametricListen.declaration, Keys.lametricCertificate.declaration, Keys.lametricKey.declaration,
                                   Keys.lametricName.declaration, Keys.iconsSource.declaration, Keys.iconsDirectory.declaration,
-                                  Keys.iconsMaxCount.declaration, Keys.iconsMaxBytes.declaration]
+                                  Keys.iconsMaxCount.declaration, Keys.iconsMaxBytes.declaration, Keys.iconsTimeout.declaration]
 
     public init() {}
 
@@ -124,7 +125,8 @@ public struct HTTPConfig: Sendable, Equatable {
         return settings
     }
 
-    /// `icons.source` (unset: off), `icons.directory` (an absolute path), `icons.max_count`, `icons.max_bytes`.
+    /// `icons.source` (unset: off), `icons.directory` (an absolute path), `icons.max_count`, `icons.max_bytes`,
+    /// `icons.timeout_s`.
     private static func iconSettings(_ reader: ConfigReader) throws(ConfigError) -> IconSourceSettings {
         var settings = IconSourceSettings()
         if let text = try Keys.iconsSource.read(reader) {
@@ -141,6 +143,7 @@ public struct HTTPConfig: Sendable, Equatable {
         }
         settings.maximumCount = try Keys.iconsMaxCount.read(reader) ?? settings.maximumCount
         settings.maximumBytes = try Keys.iconsMaxBytes.read(reader) ?? settings.maximumBytes
+        settings.timeoutSeconds = try Keys.iconsTimeout.read(reader) ?? settings.timeoutSeconds
         return settings
     }
 

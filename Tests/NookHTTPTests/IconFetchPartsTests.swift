@@ -31,6 +31,7 @@ struct IconFetchPartsTests {
             ("source = \"https://example.org/a b/{id}\"", "icons.source: must be a URL without spaces"),
             ("directory = \"cache\"", "icons.directory: must be an absolute path"),
             ("max_count = 0", "icons.max_count"), ("max_bytes = 10", "icons.max_bytes"), ("sourse = \"x\"", "icons.sourse"),
+            ("timeout_s = 0", "icons.timeout_s"),
         ] {
             #expect(checkError({ try Self.config("[icons]\n\(text)\n") }) { $0.contains(said) && $0.hasPrefix("http.toml:2") }, "\(text)")
         }

@@ -89,13 +89,17 @@ struct IconFetchTests {
     ])
 
     static func service(_ source: IconSourceServer, cache: String, trusting: Bool = true, maxCount: Int = 100) throws -> HTTPService {
-        try HTTPService(config: "[icons]\nsource = \"https://localhost:\(source.port)/icons/{id}\"\ndirectory = \"\(cache)\"\nmax_count = \(maxCount)\n",
+        // A fetch is never cut off by a timeout here: what a test sees follows from what it did, however loaded the machine.
+        try HTTPService(config: "[icons]\nsource = \"https://localhost:\(source.port)/icons/{id}\"\ndirectory = \"\(cache)\"\nmax_count = \(maxCount)\n"
+                            + "timeout_s = 600\n",
                         nookdConfig: "[daemon]\nicon_directories = [\"\(cache)\"]\n",
                         environment: trusting ? ["SSL_CERT_FILE": source.certificate] : ["SSL_CERT_FILE": source.folder + "/none.pem", "SSL_CERT_DIR": source.folder])
     }
 
     static func send(_ service: HTTPService, title: String, icon: String) throws -> (status: Int, warnings: String) {
-        let created = try SaidNotDroppedTests.curl(["-d", #"{"title": "\#(title)", "icon": "\#(icon)", "blocker": true}"#, service.url + "/api/v1/activities"])
+        // Bounded: an answer that waited for a fetch from a stopped source would never come.
+        let created = try SaidNotDroppedTests.curl(["-m", "\(Int(TestBounds.seconds(60)))", "-d", #"{"title": "\#(title)", "icon": "\#(icon)", "blocker": true}"#,
+                                                    service.url + "/api/v1/activities"])
         let warnings = SaidNotDroppedTests.json(created.body)["warnings"]?.items.compactMap(\.text).joined(separator: "; ") ?? ""
         return (created.status, warnings)
     }
@@ -145,7 +149,8 @@ struct IconFetchTests {
     }
 
     /// A source that stops answering holds the fetcher, never a sender: cards are answered while
-    /// the source is stopped, and the fetch goes on when it answers again.
+    /// the source is stopped and the first fetch is still under way (no outcome logged: it cannot
+    /// end before the source answers), and the fetches go on when it answers again.
     @Test func m3_aStoppedSourceHoldsNoRequest() throws {
         let source = try IconSourceServer(icons: ["4321": IconSourceServer.png, "4322": IconSourceServer.png])
         let service = try Self.service(source, cache: source.folder + "/cache")
@@ -156,6 +161,7 @@ struct IconFetchTests {
             let sent = try Self.send(service, title: title, icon: icon)
             #expect(sent.status == 201 && sent.warnings.contains("unknown icon '\(icon)'"), "\(sent)")
         }
+        #expect(!service.logText.contains("icon 4321 from"), "the first fetch ended while its source was stopped: \(service.logs)")
         kill(source.process.processIdentifier, SIGCONT)
         #expect(service.waitForLog("fetched icon 4322 from"), "\(service.logs)")
         #expect(service.logText.contains("fetched icon 4321 from"), "\(service.logs)")

@@ -7,7 +7,8 @@ import NookSystem
 /// One HTTPS GET on the calling thread, the icon fetcher's own (M3): the host resolved, its
 /// addresses tried in turn, the server's certificate verified for the host, the answer read
 /// within bounds. Blocking: each connect, read and write is bounded by ``timeout``, and the
-/// exchange after the connect (the handshake, the request, the answer) by ``exchangeLimit``,
+/// exchange after the connect (the handshake, the request, the answer) by ``exchangeLimit``
+/// (`icons.timeout_s`, and four of it),
 /// past which a thread of its own shuts the socket down: a server that trickles bytes cannot
 /// hold the fetcher. HTTP/1.1 with `Connection: close`; a body by `Content-Length`, chunked,
 /// or to the end.

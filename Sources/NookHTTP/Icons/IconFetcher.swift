@@ -101,7 +101,8 @@ public final class IconFetcher: Sendable {
             return
         }
         do throws(HTTPSGet.Failure) {
-            let answer = try HTTPSGet(client: client).get(host: source.host, port: source.port, path: source.path(for: id), bodyLimit: Self.largestIcon)
+            let limit = Duration.seconds(settings.timeoutSeconds)
+            let answer = try HTTPSGet(client: client, timeout: limit, exchangeLimit: limit * 4).get(host: source.host, port: source.port, path: source.path(for: id), bodyLimit: Self.largestIcon)
             guard answer.status == 200 else {
                 throw .init("the server answered \(answer.status) \(answer.reason.prefix(80))")
             }

@@ -10,6 +10,8 @@ public struct IconSourceSettings: Sendable, Equatable {
     public var directory = defaultDirectory
     public var maximumCount = HTTPConfig.Keys.iconsMaxCount.defaultValue
     public var maximumBytes = HTTPConfig.Keys.iconsMaxBytes.defaultValue
+    /// Each connect, read and write at most; the exchange after the connect four of them.
+    public var timeoutSeconds = HTTPConfig.Keys.iconsTimeout.defaultValue
 
     public init() {}
 }
