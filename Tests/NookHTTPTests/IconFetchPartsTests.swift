@@ -230,7 +230,7 @@ struct IconFetchPartsTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let script = """
-            import socket, time
+            import select, socket, sys, time
             server = socket.socket()
             server.bind(("127.0.0.1", 0))
             server.listen(1)
@@ -238,25 +238,38 @@ struct IconFetchPartsTests {
             client, _ = server.accept()
             client.recv(4096)
             client.send(b"\\x16\\x03\\x03\\x40\\x00")
-            for _ in range(25):
-                client.send(b"\\x02")
+            sent = 0
+            while sent < 600:
+                readable, _, _ = select.select([client], [], [], 0)
+                if readable and client.recv(1) == b"":
+                    break
+                try:
+                    client.send(b"\\x02")
+                except OSError:
+                    break
+                sent += 1
                 time.sleep(0.2)
+            open(sys.argv[1], "w").write(str(sent))
             time.sleep(3600)
             """
         try script.write(toFile: folder + "/trickle.py", atomically: true, encoding: .utf8)
         let server = Process()
         server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        server.arguments = [folder + "/trickle.py"]
+        server.arguments = [folder + "/trickle.py", folder + "/sent"]
         let output = Pipe.closedOnExec()
         server.standardOutput = output
         try server.runAlone()
         defer { kill(server.processIdentifier, SIGKILL); server.waitForExit() }
         let port = try #require(UInt16(output.firstLine(until: Date().addingTimeInterval(TestBounds.seconds(30))).trimmingCharacters(in: .whitespacesAndNewlines)))
         var get = HTTPSGet(client: try HTTPTLSClient())
-        // Without the limit: 5 s of bytes, each within the 2 s timeout, then the timeout's own failure.
-        (get.exchangeLimit, get.timeout) = (.seconds(1), .seconds(2))
+        // Each byte comes well within a read's timeout: only the exchange's limit ends it.
+        (get.exchangeLimit, get.timeout) = (.seconds(1), .seconds(60))
         #expect(checkError({ try get.get(host: "127.0.0.1", port: port, path: "/icons/1", bodyLimit: 1 << 16) }) {
             $0 == "the exchange took longer than 1.0 seconds: nook-http hung up during the TLS handshake"
         })
+        // The server saw the connection end while it still had bytes to trickle (600, two minutes' worth).
+        #expect(Waiting.until(seconds: 30) { FileManager.default.fileExists(atPath: folder + "/sent") })
+        let sent = Int((try? String(contentsOfFile: folder + "/sent", encoding: .utf8)) ?? "") ?? -1
+        #expect((0..<600).contains(sent), "bytes trickled before the hang-up: \(sent)")
     }
 }

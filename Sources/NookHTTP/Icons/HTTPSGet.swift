@@ -279,8 +279,11 @@ final class ExchangeDeadline: @unchecked Sendable {
     private var finished = false
     private var expired = false
 
+    private let deadline: UInt64
+
     init(socket fd: Int32, after limit: Duration) {
         let deadline = ThreadCondition.nowNanoseconds + UInt64(limit.components.seconds) * 1_000_000_000
+        self.deadline = deadline
         startThread(named: "icon deadline") { [self] in
             condition.withLock {
                 while !finished, ThreadCondition.nowNanoseconds < deadline { condition.wait(untilNanoseconds: deadline) }
@@ -291,12 +294,13 @@ final class ExchangeDeadline: @unchecked Sendable {
         }
     }
 
-    /// Ends the watch, before the socket is closed; whether the deadline had passed.
+    /// Ends the watch, before the socket is closed; whether the deadline had passed (its thread
+    /// may not have run yet on a loaded machine: the exchange took longer all the same).
     func finish() -> Bool {
         condition.withLock {
             finished = true
             condition.signal()
-            return expired
+            return expired || ThreadCondition.nowNanoseconds >= deadline
         }
     }
 }
