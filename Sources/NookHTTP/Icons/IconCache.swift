@@ -72,8 +72,8 @@ struct IconCache {
         var (count, bytes) = (entries.count, entries.reduce(0) { $0 + $1.bytes })
         var removed: [String] = []
         for entry in entries where count > maximumCount || bytes > maximumBytes {
-            guard "\(directory)/\(entry.name)" != kept else { continue }
-            _ = try removeFile("\(directory)/\(entry.name)")
+            // One that cannot be removed (gone already, or not nook-http's) is left: the icon just written stays written.
+            guard "\(directory)/\(entry.name)" != kept, (try? removeFile("\(directory)/\(entry.name)")) == true else { continue }
             removed.append(entry.name)
             (count, bytes) = (count - 1, bytes - entry.bytes)
         }

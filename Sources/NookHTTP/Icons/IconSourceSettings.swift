@@ -26,7 +26,7 @@ public struct IconSourceURL: Sendable, Equatable, CustomStringConvertible {
     public let pathTemplate: String
     public let description: String
 
-    /// Nil, and why, for what is not such a URL.
+    /// The URL `text` is, or why it is not one.
     public static func parse(_ text: String) -> Result<IconSourceURL, IconSourceURLError> {
         func refuse(_ why: String) -> Result<IconSourceURL, IconSourceURLError> { .failure(IconSourceURLError(message: why)) }
         guard text.hasPrefix("https://") else {
