@@ -32,6 +32,21 @@ static void fail(nook_tls_error *error, const char *call, const char *subject) {
     }
 }
 
+// The context and session that own `ctx` and `ssl`, which are freed if there is no memory for them.
+static nook_tls_context *wrapped_context(SSL_CTX *ctx, nook_tls_error *error) {
+    nook_tls_context *context = calloc(1, sizeof *context);
+    if (!context) { SSL_CTX_free(ctx); snprintf(error->text, sizeof error->text, "'calloc' failed"); return NULL; }
+    context->ctx = ctx;
+    return context;
+}
+
+static nook_tls_session *wrapped_session(SSL *ssl, nook_tls_error *error) {
+    nook_tls_session *session = calloc(1, sizeof *session);
+    if (!session) { SSL_free(ssl); snprintf(error->text, sizeof error->text, "'calloc' failed"); return NULL; }
+    session->ssl = ssl;
+    return session;
+}
+
 nook_tls_context *nook_tls_context_new(const char *certificate, const char *key, nook_tls_error *error) {
     ERR_clear_error();
     errno = 0;
@@ -60,10 +75,7 @@ nook_tls_context *nook_tls_context_new(const char *certificate, const char *key,
         SSL_CTX_free(ctx);
         return NULL;
     }
-    nook_tls_context *context = calloc(1, sizeof *context);
-    if (!context) { SSL_CTX_free(ctx); snprintf(error->text, sizeof error->text, "'calloc' failed"); return NULL; }
-    context->ctx = ctx;
-    return context;
+    return wrapped_context(ctx, error);
 }
 
 void nook_tls_context_free(nook_tls_context *context) {
@@ -79,10 +91,7 @@ nook_tls_session *nook_tls_session_new(nook_tls_context *context, int fd, nook_t
     if (!ssl) { fail(error, "SSL_new", NULL); return NULL; }
     if (SSL_set_fd(ssl, fd) != 1) { fail(error, "SSL_set_fd", NULL); SSL_free(ssl); return NULL; }
     SSL_set_accept_state(ssl);
-    nook_tls_session *session = calloc(1, sizeof *session);
-    if (!session) { SSL_free(ssl); snprintf(error->text, sizeof error->text, "'calloc' failed"); return NULL; }
-    session->ssl = ssl;
-    return session;
+    return wrapped_session(ssl, error);
 }
 
 void nook_tls_session_free(nook_tls_session *session) {
@@ -150,10 +159,7 @@ nook_tls_context *nook_tls_client_context_new(nook_tls_error *error) {
         SSL_CTX_free(ctx);
         return NULL;
     }
-    nook_tls_context *context = calloc(1, sizeof *context);
-    if (!context) { SSL_CTX_free(ctx); snprintf(error->text, sizeof error->text, "'calloc' failed"); return NULL; }
-    context->ctx = ctx;
-    return context;
+    return wrapped_context(ctx, error);
 }
 
 nook_tls_session *nook_tls_client_session_new(nook_tls_context *context, int fd, const char *host, nook_tls_error *error) {
@@ -196,10 +202,7 @@ nook_tls_session *nook_tls_client_session_new(nook_tls_context *context, int fd,
         SSL_free(ssl);
         return NULL;
     }
-    nook_tls_session *session = calloc(1, sizeof *session);
-    if (!session) { SSL_free(ssl); snprintf(error->text, sizeof error->text, "'calloc' failed"); return NULL; }
-    session->ssl = ssl;
-    return session;
+    return wrapped_session(ssl, error);
 }
 
 const char *nook_tls_library_version(void) { return OpenSSL_version(OPENSSL_VERSION); }
