@@ -128,6 +128,10 @@ public final class HTTPServer {
         var stopping: Duration?
         var order: [HTTPConnection] = []
         var entries: [pollfd] = []
+        // Start-up's pages (settings, the routes' tables, TLS) go back to the page cache now, and
+        // a burst's a second after it ends, at most once a minute (`http_idle_rss_mib`).
+        IdleTrim.dropPages()
+        var trim = IdleTrim()
         while true {
             let now = MonotonicClock.now
             if let stopping, connections.values.allSatisfy({ $0.exchanges.isEmpty && $0.backlog == 0 }) || now - stopping >= Self.stopBound {
@@ -142,6 +146,10 @@ public final class HTTPServer {
             // The bound on stopping is a time the loop wakes at, not a check made when it next wakes.
             if let stopping { deadline = min(deadline ?? stopping + Self.stopBound, stopping + Self.stopBound) }
             for link in links { if let next = link.tick(now: now) { deadline = min(deadline ?? next, next) } }
+            if let due = trim.due {
+                let next = Duration.seconds(due)
+                deadline = min(deadline ?? next, next)
+            }
             entries.removeAll(keepingCapacity: true)
             order.removeAll(keepingCapacity: true)
             entries.append(stopPipe.pollEntry)
@@ -165,7 +173,12 @@ public final class HTTPServer {
                 let wait = deadline - MonotonicClock.now
                 timeout = Int32(clamping: max(0, min(60_000, wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000 + 1)))
             }
-            _ = try pollDescriptors(&entries, timeoutMilliseconds: timeout)
+            let ready = try pollDescriptors(&entries, timeoutMilliseconds: timeout)
+            if ready > 0 {
+                trim.activity(at: MonotonicClock.seconds)
+            } else if trim.takeDue(now: MonotonicClock.seconds) {
+                IdleTrim.dropPages()
+            }
             if entries[0].revents != 0, stopping == nil {
                 stopPipe.drain()
                 stopping = MonotonicClock.now

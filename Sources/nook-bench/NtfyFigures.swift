@@ -69,7 +69,9 @@ struct NtfyFigures {
                 result.firstFrameP50.append(try firstFrameRound(pair: pair, frames: frames, round: round))
                 result.deliveryP50.append(try deliveryRound(port: ntfy.port, round: round))
             }
-            usleep(3_000_000)
+            // Idle as `daemon_idle_rss_mib` reads nookd: 12 s after the last card, past the
+            // 10 s after which an idle glass lets go of its frames and nookd of its pages.
+            usleep(12_000_000)
             result.stackIdleMiB = http.daemon.rssMiB(pid: pair.nookd) + http.daemon.rssMiB(pid: pair.server)
             result.ntfyIdleMiB = http.daemon.rssMiB(pid: ntfy.pid)
         }
@@ -199,6 +201,12 @@ func reportNtfyFigures(_ figures: DaemonFigures) {
         report("http_publish_p50_vs_ntfy", ratios(result.nookP50, result.ntfyP50))
         report("http_publish_per_s_vs_ntfy", ratios(result.nookRate, result.ntfyRate))
         report("http_publish_to_first_frame_vs_ntfy_delivery_p50", ratios(result.firstFrameP50, result.deliveryP50))
+        func spread(_ rounds: [Double]) -> String {
+            let values = Spread(rounds: rounds)
+            return "\(rounded(values.median)) (\(rounded(values.min))–\(rounded(values.max)))"
+        }
+        print("  http_publish_per_s \(spread(result.nookRate)), ntfy's \(spread(result.ntfyRate))")
+        print("  http_publish_to_first_frame_ms_p50 \(spread(result.firstFrameP50)), ntfy_delivery_ms_p50 \(spread(result.deliveryP50))")
         report("stack_idle_rss_vs_ntfy", result.stackIdleMiB / result.ntfyIdleMiB)
         print("  stack_idle_rss_vs_ntfy: nookd and nook-http \(rounded(result.stackIdleMiB)) MiB, ntfy \(rounded(result.ntfyIdleMiB)) MiB")
     } catch {

@@ -5,8 +5,10 @@ import Foundation
 import NookActivities
 import NookProtocol
 
-/// 100,000 activities through a running release nookd with its journal on: RSS growth
-/// from the level after the first 1,000, and open file descriptors, before and after.
+/// 100,000 activities (`nook-bench soak --count N` for another count) through a running release
+/// nookd with its journal on: RSS growth from the level after the first 1,000, open file
+/// descriptors before and after, and the idle anonymous memory at checkpoints (1,000, 10,000,
+/// every 100,000, the end), so a run of a million shows where it stops growing.
 ///
 /// Batches of 1,000 requests are pipelined on one connection: every tenth activity without a
 /// key, the rest coalescing on 20 keys, all three priorities, every 97th expiring almost at once,
@@ -28,15 +30,28 @@ struct SoakFigure {
         /// enough to let go of its frames and trim the heap: what a board keeps after a burst.
         var idleAnonAfterFirst1kMiB = 0.0
         var idleAnonAfterAllMiB = 0.0
+        /// The idle anonymous memory after each checkpoint's count of activities, in order.
+        var idleAnonAt: [(count: Int, mib: Double)] = []
         var growthPercent: Double { (rssAfterAllMiB - rssAfterFirst1kMiB) / rssAfterFirst1kMiB * 100 }
         var secondHalfGrowthPercent: Double { (rssAfterAllMiB - rssAtHalfMiB) / rssAtHalfMiB * 100 }
         var idleAnonGrowthPercent: Double { (idleAnonAfterAllMiB - idleAnonAfterFirst1kMiB) / idleAnonAfterFirst1kMiB * 100 }
     }
 
     let daemon: DaemonFigures
-    /// NOOK_SOAK_TOTAL shortens it while investigating.
-    let total = getenv("NOOK_SOAK_TOTAL").flatMap { Int(String(cString: $0)) } ?? 100_000
+    /// A whole number of batches, at least one.
+    let total: Int
     let batch = 1_000
+
+    init(daemon: DaemonFigures, total: Int = 100_000) {
+        self.daemon = daemon
+        self.total = max(1, total / batch) * batch
+    }
+
+    /// Where the idle anonymous memory is read besides the first batch and the end: a bound that
+    /// fills shows as a level these reach and keep.
+    func isCheckpoint(_ count: Int) -> Bool {
+        count == 10_000 || (count % 100_000 == 0 && count < total)
+    }
 
     func run() throws -> Result {
         let socket = daemon.scratch + "/soak.sock"
@@ -58,7 +73,9 @@ struct SoakFigure {
                 result.rssAfterFirst1kMiB = rss(pid)
                 result.fdsAfterFirst1k = openDescriptors(pid)
                 result.idleAnonAfterFirst1kMiB = idleAnon(pid)
+                result.idleAnonAt.append((batch, result.idleAnonAfterFirst1kMiB))
             }
+            if isCheckpoint(first + batch) { result.idleAnonAt.append((first + batch, idleAnon(pid))) }
             if first + batch == total / 2 {
                 usleep(200_000)
                 result.rssAtHalfMiB = rss(pid)
@@ -69,6 +86,7 @@ struct SoakFigure {
         result.rssAfterAllMiB = rss(pid)
         result.fdsAfterAll = openDescriptors(pid)
         result.idleAnonAfterAllMiB = idleAnon(pid)
+        if total > batch { result.idleAnonAt.append((total, result.idleAnonAfterAllMiB)) }
         let size = (try? FileManager.default.attributesOfItem(atPath: daemon.scratch + "/soak-journal")[.size] as? Int) ?? 0
         result.journalKiB = Double(size) / 1024
         return result

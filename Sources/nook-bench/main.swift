@@ -94,18 +94,22 @@ func reportIdleDaemon(_ figures: DaemonFigures, socket: String) async throws {
     figures.stop(platform)
 }
 
-func reportSoak(_ figures: DaemonFigures) {
+/// `count` activities through nookd (`nook-bench soak [--count N]`); the figures' names carry
+/// the count in thousands (`soak_rss_after_100k_mib` for the default 100,000).
+func reportSoak(_ figures: DaemonFigures, count: Int = 100_000) {
     do {
         try figures.prepare()
-        let soak = try SoakFigure(daemon: figures).run()
+        let soak = try SoakFigure(daemon: figures, total: count).run()
+        let all = "\(count / 1000)k"
         report("soak_seconds", soak.seconds)
         report("soak_rss_after_first_1k_mib", soak.rssAfterFirst1kMiB)
-        report("soak_rss_after_100k_mib", soak.rssAfterAllMiB)
+        report("soak_rss_after_\(all)_mib", soak.rssAfterAllMiB)
         report("soak_rss_growth_pct", soak.growthPercent)
         report("soak_rss_second_half_growth_pct", soak.secondHalfGrowthPercent)
         report("soak_idle_anon_after_first_1k_mib", soak.idleAnonAfterFirst1kMiB)
-        report("soak_idle_anon_after_100k_mib", soak.idleAnonAfterAllMiB)
+        report("soak_idle_anon_after_\(all)_mib", soak.idleAnonAfterAllMiB)
         report("soak_idle_anon_growth_pct", soak.idleAnonGrowthPercent)
+        for (count, mib) in soak.idleAnonAt { print("  soak_idle_anon_mib after \(count): \((mib * 100).rounded() / 100)") }
         report("soak_fd_growth", Double(soak.fdsAfterAll - soak.fdsAfterFirst1k))
         report("soak_journal_kib", soak.journalKiB)
     } catch {
@@ -128,7 +132,7 @@ do {
 /// what it measures (NookHardwareTests checks the two agree).
 let groups: KeyValuePairs<String, String> = [
     "render": "drawing, slides and rotation at 1280x400 and 1920x480, and the slowest card",
-    "soak": "100,000 activities through nookd: memory and descriptors",
+    "soak": "100,000 activities (--count N) through nookd: memory and descriptors",
     "first-frame": "enqueue to the first frame, and after nookd let go of its frames",
     "stop": "SIGTERM mid-slide to exit",
     "ntfy": "nook-http beside Debian 13's ntfy",
@@ -187,7 +191,16 @@ if CommandLine.arguments.dropFirst().first == "render" {
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "soak" {
-    reportSoak(DaemonFigures())
+    let rest = Array(CommandLine.arguments.dropFirst(2))
+    var count = 100_000
+    if !rest.isEmpty {
+        guard rest.count == 2, rest[0] == "--count", let asked = Int(rest[1]), asked >= 1_000 else {
+            writeWhole("nook-bench soak: expected '--count N' with N at least 1000, got '\(rest.joined(separator: " "))'\n", to: STDERR_FILENO)
+            exit(64)
+        }
+        count = asked
+    }
+    reportSoak(DaemonFigures(), count: count)
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "first-frame" {
