@@ -4,7 +4,7 @@ import NookProtocol
 public enum HTTPCoreRoutes {
     public static func routes() -> [HTTPRoute] {
         [HTTPRoute("GET", "/healthz", scope: .read) { exchange, _, nookd in
-            nookd.call(Request(id: nil, operation: .status)) { result in
+            nookd.callForOutcome(Request(id: nil, operation: .status)) { result in
                 switch result {
                 case .success:
                     exchange.respond(.json(.object([("ok", .bool(true)), ("nookd", .string("reachable"))])))

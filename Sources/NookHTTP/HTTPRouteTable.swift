@@ -5,6 +5,9 @@ public struct HTTPRouteTable {
     public private(set) var routes: [HTTPRoute]
     /// Each route's pattern cut into segments once, when added, not at every request.
     private var patterns: [[Substring]] = []
+    /// The routes whose pattern has no parameter and which refuse nothing, by path and method:
+    /// such a route wins outright for its own method, so most requests skip the scan.
+    private var literals: [String: [String: Int]] = [:]
 
     public init(_ routes: [HTTPRoute] = []) {
         self.routes = []
@@ -42,6 +45,11 @@ public struct HTTPRouteTable {
     /// of the route that refused the path (ntfy's, for a name that is no topic); for a 405
     /// ntfy's when every route the path has speaks ntfy (M5: an ntfy client reads ntfy's error).
     public func resolve(method: String, path: String) -> (match: Match, shape: HTTPRouteShape) {
+        // No pattern has more fixed segments than the path itself. A HEAD goes the long way
+        // (its GET may not take one); an escape too (the route's path is the decoded one).
+        if method != "HEAD", !path.utf8.contains(UInt8(ascii: "%")), let index = literals[path]?[method] {
+            return (.found(routes[index], parameters: [:]), routes[index].shape)
+        }
         let segments = Self.decodedSegments(path)
         var allowed: [String] = []
         let wanted = method == "HEAD" ? "GET" : method

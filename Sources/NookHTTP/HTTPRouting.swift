@@ -57,6 +57,15 @@ public enum NookdCallError: Error, Sendable, Equatable {
 public protocol NookdCalls: AnyObject {
     /// Sends one request; `done` gets nookd's whole answer line (`ok: true`), or why not.
     func call(_ request: Request, done: @escaping (Result<JSONValue, NookdCallError>) -> Void)
+    /// As ``call(_:done:)`` for a caller that needs only to know whether nookd accepted the call:
+    /// the link need not read an accepted answer (`/healthz`'s status answer is a kilobyte).
+    func callForOutcome(_ request: Request, done: @escaping (Result<Void, NookdCallError>) -> Void)
+}
+
+extension NookdCalls {
+    public func callForOutcome(_ request: Request, done: @escaping (Result<Void, NookdCallError>) -> Void) {
+        call(request) { done($0.map { _ in }) }
+    }
 }
 
 /// One request being answered. Handlers answer exactly once, now or from a `done` later.

@@ -58,6 +58,8 @@ public final class NookdLink: NookdCalls {
         /// It changes something: lost after nookd may have read it, its outcome is unknown.
         var changes: Bool
         var answerBytes: Int
+        /// Its caller reads only the outcome: an accepted answer is not parsed (``callForOutcome(_:done:)``).
+        var outcomeOnly: Bool
         var done: (Result<JSONValue, NookdCallError>) -> Void
     }
 
@@ -65,6 +67,7 @@ public final class NookdLink: NookdCalls {
     struct Waiting {
         var request: Request
         var since: Duration
+        var outcomeOnly: Bool
         var done: (Result<JSONValue, NookdCallError>) -> Void
     }
 
@@ -132,8 +135,16 @@ public final class NookdLink: NookdCalls {
     }
 
     public func call(_ request: Request, done: @escaping (Result<JSONValue, NookdCallError>) -> Void) {
+        call(request, outcomeOnly: false, done: done)
+    }
+
+    public func callForOutcome(_ request: Request, done: @escaping (Result<Void, NookdCallError>) -> Void) {
+        call(request, outcomeOnly: true) { done($0.map { _ in }) }
+    }
+
+    func call(_ request: Request, outcomeOnly: Bool, done: @escaping (Result<JSONValue, NookdCallError>) -> Void) {
         if let waiting, case .frame(after: .some) = request.operation {
-            waiting.call(request, done: done)
+            waiting.call(request, outcomeOnly: outcomeOnly, done: done)
             return
         }
         if socket == nil { connectIfDue() }
@@ -148,10 +159,10 @@ public final class NookdLink: NookdCalls {
                 done(.failure(.unavailable("nook-http already has \(callsInFlight) calls in flight to nookd and \(callsWaiting) waiting for room (the most allowed); nothing was sent")))
                 return
             }
-            waitingCalls.append(Waiting(request: request, since: clock(), done: done))
+            waitingCalls.append(Waiting(request: request, since: clock(), outcomeOnly: outcomeOnly, done: done))
             return
         }
-        write(request, done: done)
+        write(request, outcomeOnly: outcomeOnly, done: done)
     }
 
     /// Whether a call may be written now: under the bounds on calls, answers' bytes and request
@@ -167,7 +178,7 @@ public final class NookdLink: NookdCalls {
         while waitingStart < waitingCalls.count, socket != nil, hasRoom(for: waitingCalls[waitingStart].request) {
             let call = waitingCalls[waitingStart]
             waitingStart += 1
-            write(call.request, done: call.done)
+            write(call.request, outcomeOnly: call.outcomeOnly, done: call.done)
         }
         if waitingStart == waitingCalls.count {
             waitingCalls.removeAll(keepingCapacity: waitingCalls.capacity <= 1024)
@@ -178,7 +189,7 @@ public final class NookdLink: NookdCalls {
         }
     }
 
-    func write(_ request: Request, done: @escaping (Result<JSONValue, NookdCallError>) -> Void) {
+    func write(_ request: Request, outcomeOnly: Bool, done: @escaping (Result<JSONValue, NookdCallError>) -> Void) {
         nextID += 1
         var numbered = request
         numbered.id = .number(nextID)
@@ -189,7 +200,7 @@ public final class NookdLink: NookdCalls {
         }
         let answerBytes = request.operation.expectedAnswerBytes
         pending.append(Pending(id: nextID, sentAt: clock(), start: queuedBytes, changes: request.operation.changesSomething,
-                               answerBytes: answerBytes, done: done))
+                               answerBytes: answerBytes, outcomeOnly: outcomeOnly, done: done))
         answerBytesInFlight += answerBytes
         outgoing += line
         outgoing.append(0x0A)

@@ -207,6 +207,14 @@ extension NookdLink {
     }
 
     func answer(_ line: ArraySlice<UInt8>) {
+        // The oldest call wants only its outcome and nookd accepted it (the fixed start nookd
+        // writes, with this call's id): nothing of the line is read further.
+        if pendingStart < pending.count, pending[pendingStart].outcomeOnly,
+           ResponseLine.acceptedNumberID(in: line) == pending[pendingStart].id {
+            takeOldest().done(.success(.null))
+            admitWaiting()
+            return
+        }
         let value: JSONValue
         do { value = try JSONValue.parse(line) } catch {
             lose("nookd sent a line that is not JSON \(error)")
@@ -240,6 +248,19 @@ extension NookdLink {
             lose("nookd answered call \(id) when call \(call.id) was the oldest waiting")
             return
         }
+        takeOldest()
+        if case .bool(true)? = value["ok"] {
+            call.done(.success(value))
+        } else {
+            call.done(.failure(.refused(value["error"] ?? .object([("code", .string("bad_json")), ("message", .string("nookd refused the call without saying why"))]))))
+        }
+        admitWaiting()
+    }
+
+    /// The oldest call, answered: out of the calls in flight.
+    @discardableResult
+    private func takeOldest() -> Pending {
+        let call = pending[pendingStart]
         backoff.reset()
         pendingStart += 1
         answerBytesInFlight -= call.answerBytes
@@ -250,11 +271,6 @@ extension NookdLink {
             pending.removeFirst(pendingStart)
             pendingStart = 0
         }
-        if case .bool(true)? = value["ok"] {
-            call.done(.success(value))
-        } else {
-            call.done(.failure(.refused(value["error"] ?? .object([("code", .string("bad_json")), ("message", .string("nookd refused the call without saying why"))]))))
-        }
-        admitWaiting()
+        return call
     }
 }

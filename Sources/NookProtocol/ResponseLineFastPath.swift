@@ -21,20 +21,20 @@ extension ResponseLine {
 
     /// The id of an accepted request whose answer is `{"v":1,"id":N,"ok":true,…` with N a
     /// whole number (what the bridge's own request ids are); nil for every other line.
-    public static func acceptedNumberID(in line: [UInt8]) -> Double? {
+    public static func acceptedNumberID<Line: RandomAccessCollection<UInt8>>(in line: Line) -> Double? where Line.Index == Int {
         let start = numberPrefix
         guard line.count > start.count, line.starts(with: start) else { return nil }
-        var index = start.count
+        var index = line.startIndex + start.count
         var value = 0.0
         var digits = 0
-        while index < line.count, line[index] >= UInt8(ascii: "0"), line[index] <= UInt8(ascii: "9"), digits < 15 {
+        while index < line.endIndex, line[index] >= UInt8(ascii: "0"), line[index] <= UInt8(ascii: "9"), digits < 15 {
             value = value * 10 + Double(line[index] - UInt8(ascii: "0"))
             index += 1
             digits += 1
         }
         guard digits > 0 else { return nil }
         let ok = okTrue
-        guard line.count >= index + ok.count, line[index..<(index + ok.count)].elementsEqual(ok) else { return nil }
+        guard line.endIndex >= index + ok.count, line[index..<(index + ok.count)].elementsEqual(ok) else { return nil }
         return value
     }
 

@@ -91,41 +91,39 @@ public enum FaultAround {
 
     /// Advises `MADV_RANDOM` on every read-only file mapping of this process (the executable's,
     /// each shared library's, the font files mapped so far) and drops the pages of the executable
-    /// ones; returns how many mappings took the advice. Writable mappings (DRM and fbdev buffers
-    /// among them) are left alone.
+    /// ones that hold no private page; returns how many mappings took the advice. Writable
+    /// mappings (DRM and fbdev buffers among them) are left alone.
     @discardableResult
     public static func disableForReadOnlyFileMappings() -> Int {
-        guard let text = try? readRegularFile("/proc/self/maps", limit: 4 << 20) else { return 0 }
-        let executable = executablePath
-        // Every range is read before any page is dropped: parsing after the executable's text
-        // was dropped (it is the first line) faulted the parser's code straight back, 64 KiB
+        // Every mapping is read before any page is dropped: parsing after the executable's text
+        // was dropped (it is the first mapping) faulted the parser's code straight back, 64 KiB
         // around each fault.
-        var ranges: [(address: UnsafeMutableRawPointer, length: Int, executable: Bool)] = []
-        for line in text.split(separator: UInt8(ascii: "\n")) {
-            // start-end perms offset dev inode path
-            let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: true)
-            guard fields.count >= 6, fields[5].first == UInt8(ascii: "/"), fields[1].count >= 2,
-                  fields[1][fields[1].startIndex + 1] == UInt8(ascii: "-") else { continue }
-            let range = fields[0].split(separator: UInt8(ascii: "-"))
-            guard range.count == 2, let start = UInt(String(decoding: range[0], as: UTF8.self), radix: 16),
-                  let end = UInt(String(decoding: range[1], as: UTF8.self), radix: 16), end > start,
-                  let address = UnsafeMutableRawPointer(bitPattern: start) else { continue }
-            // Only code the loader mapped is dropped; other files' ranges are only advised.
-            let droppable = fields[1].count >= 3 && fields[1][fields[1].startIndex + 2] == UInt8(ascii: "x")
-                && staysMapped(String(decoding: line[fields[5].startIndex...], as: UTF8.self), executable: executable)
-            ranges.append((address, Int(end - start), droppable))
-        }
+        guard let text = try? readRegularFile("/proc/self/smaps", limit: 16 << 20) else { return 0 }
+        let executable = executablePath
+        let mappings = fileMappings(smaps: text).filter(\.isReadOnly)
         var advised = 0
-        for range in ranges {
-            guard (try? systemCall("madvise", { madvise(range.address, range.length, MADV_RANDOM) })) != nil else { continue }
+        for mapping in mappings {
+            guard let address = UnsafeMutableRawPointer(bitPattern: mapping.start) else { continue }
+            let length = Int(mapping.end - mapping.start)
+            guard (try? systemCall("madvise", { madvise(address, length, MADV_RANDOM) })) != nil else { continue }
             advised += 1
-            // Executable text is never written (a position-independent executable has no text
+            // Text is never written by the program (a position-independent executable has no text
             // relocations), so dropping its pages from this process's page tables loses nothing:
-            // the page cache keeps them, and what runs again comes back a page at a time. The
-            // read-only data is left mapped: relocated RELRO pages are private copies.
-            if range.executable { _ = try? systemCall("madvise", { madvise(range.address, range.length, MADV_DONTNEED) }) }
+            // the page cache keeps them, and what runs again comes back a page at a time. A text
+            // mapping with a private page holds a debugger's breakpoint or a uprobe, which a drop
+            // would silently take away: it is left whole. Other files' ranges are only advised:
+            // only code the loader mapped stays mapped (``staysMapped(_:executable:)``).
+            if isDroppableText(mapping, executable: executable) {
+                _ = try? systemCall("madvise", { madvise(address, length, MADV_DONTNEED) })
+            }
         }
         return advised
+    }
+
+    /// Whether a mapping's pages are dropped as text: executable, read-only, no private page, and
+    /// of a file that stays mapped.
+    public static func isDroppableText(_ mapping: FileMapping, executable: String?) -> Bool {
+        mapping.isExecutable && mapping.isReadOnly && !mapping.hasPrivatePages && staysMapped(mapping.path, executable: executable)
     }
 
     /// Drops this process's pages of read-only mappings of its executable and shared objects

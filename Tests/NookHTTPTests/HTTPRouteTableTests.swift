@@ -50,4 +50,29 @@ import Testing
         guard case .found(let health, _) = table.match(method: "GET", path: "/%68ealthz") else { Issue.record("an encoded letter of a fixed segment"); return }
         #expect(health.pattern == "/healthz")
     }
+
+    /// A path with no parameter is found without the scan over every route; an escaped letter
+    /// takes the scan. Both must find the same route for every method of every such path nook-http
+    /// serves, 405s and 404s alike.
+    @Test func h1_aFixedPathFindsWhatTheScanFindsForEveryMethod() {
+        let standard = HTTPRouteTable.standard()
+        let fixed = Set(standard.routes.map(\.pattern).filter { !$0.contains("{") && $0.count > 1 })
+        #expect(fixed.count > 10, "the standard table has its fixed paths")
+        func said(_ match: HTTPRouteTable.Match) -> String {
+            switch match {
+            case .found(let route, let parameters): "found \(route.method) \(route.pattern) \(parameters)"
+            case .notFound(let refusal): "404 \(refusal?.message ?? "")"
+            case .methodNotAllowed(let allowed): "405 \(allowed)"
+            }
+        }
+        for path in fixed.sorted() {
+            // `/%61pi/…`: the same path with its first letter escaped.
+            let first = path.dropFirst().first!
+            let escaped = "/%" + String(first.asciiValue!, radix: 16) + path.dropFirst(2)
+            for method in ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"] {
+                let quick = standard.resolve(method: method, path: path), scanned = standard.resolve(method: method, path: escaped)
+                #expect(said(quick.match) == said(scanned.match) && quick.shape == scanned.shape, "\(method) \(path)")
+            }
+        }
+    }
 }

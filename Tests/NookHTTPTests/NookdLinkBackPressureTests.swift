@@ -127,5 +127,30 @@ struct NookdLinkBackPressureTests {
         #expect(service.server.terminationStatus == 128 + SIGTERM, "\(service.logText)")
         #expect(!service.logText.contains("] stopped"), "the second signal waited for the stop to finish: \(service.logText)")
     }
+
+    /// `/healthz` asks nookd for its status and reads only whether it was accepted (the answer is
+    /// a kilobyte it need not parse). Mixed on the one link with calls whose answers are read
+    /// whole and with refusals, each answer still goes to its own call.
+    @Test func h1_healthzCallsThatReadOnlyTheOutcomeInterleaveWithWholeAnswersAndRefusals() throws {
+        let service = try HTTPService()
+        let directory = service.directory + "/mixed"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let paths = ["/healthz", "/api/v1/status", "/api/v1/activities/no-such-card"]
+        var arguments = ["-sS", "--max-time", "\(Int(TestBounds.seconds(60)))", "-Z", "--parallel-immediate", "--parallel-max", "45",
+                         "-w", "%{http_code}\n"]
+        for number in 0..<45 { arguments += ["-o", "\(directory)/\(number).json", service.url + paths[number % 3]] }
+        let burst = try runProgram("/usr/bin/curl", arguments)
+        #expect(burst.status == 0, "\(burst.error)")
+        #expect(burst.output.split(separator: "\n").count == 45)
+        for number in 0..<45 {
+            let body = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: "\(directory)/\(number).json"))))
+            switch number % 3 {
+            case 0: #expect(body["ok"] == .bool(true) && body["nookd"]?.text == "reachable", "healthz \(number): \(body)")
+            case 1: #expect(body["display"]?["backend"]?.text == "mock", "status \(number): \(body)")
+            default: #expect(body["error"]?["code"]?.text == "not_found", "missing card \(number): \(body)")
+            }
+        }
+        #expect(!service.logText.contains("lost nookd") && !service.logText.contains("when call"), "\(service.logs)")
+    }
 }
 

@@ -12,7 +12,8 @@ struct CleanReadOnlyDataTests {
         // A mapping made as the loader makes RELRO: a file mapped privately, one page written
         // (this process's own copy), then read-only. A sanitizer's runtime may leave the test
         // binary with no such mapping of its own, so the test makes one it can check byte for byte.
-        let path = NSTemporaryDirectory() + "nook-relro-\(getpid())"
+        // Named as a shared object is, so only its private page keeps it (``FaultAround/staysMapped``).
+        let path = NSTemporaryDirectory() + "libnook-relro-\(getpid()).so"
         try Data(repeating: 0x61, count: 8192).write(to: URL(fileURLWithPath: path))
         defer { unlink(path) }
         let fd = open(path, O_RDONLY)
@@ -54,5 +55,28 @@ struct CleanReadOnlyDataTests {
             }
         }
         return result
+    }
+
+    /// A debugger's breakpoint (or a uprobe) is a private copy of a text page: the drop of text
+    /// pages must keep it, or the breakpoint silently goes away (found with gdb on nook-http).
+    @Test func n3_aTextPageWithADebuggersBreakpointIsKept() throws {
+        let path = NSTemporaryDirectory() + "libnook-text-\(getpid()).so"
+        try Data(repeating: 0x90, count: 8192).write(to: URL(fileURLWithPath: path))
+        defer { unlink(path) }
+        let fd = open(path, O_RDONLY)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        let text = try #require(mmap(nil, 8192, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0).flatMap { $0 == MAP_FAILED ? nil : $0 })
+        defer { munmap(text, 8192) }
+        // As ptrace's POKETEXT writes an int3: the page becomes this process's own copy.
+        #expect(mprotect(text, 8192, PROT_READ | PROT_WRITE) == 0)
+        text.storeBytes(of: 0xCC, as: UInt8.self)
+        #expect(mprotect(text, 8192, PROT_READ | PROT_EXEC) == 0)
+        let mapping = try #require(FaultAround.fileMappings(smaps: try readRegularFile("/proc/self/smaps", limit: 64 << 20))
+            .first { $0.start == UInt(bitPattern: text) })
+        #expect(mapping.isExecutable && mapping.hasPrivatePages && !FaultAround.isDroppableText(mapping, executable: nil))
+        #expect(FaultAround.disableForReadOnlyFileMappings() > 0)
+        #expect(text.load(as: UInt8.self) == 0xCC, "the breakpoint is still there")
+        #expect(text.load(fromByteOffset: 4096, as: UInt8.self) == 0x90)
     }
 }
