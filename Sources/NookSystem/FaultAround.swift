@@ -21,7 +21,9 @@ public enum FaultAround {
         /// Whether the mapping may hold a page of this process's own (copy-on-write: relocated
         /// RELRO, text relocations, a debugger's breakpoint), resident or swapped out. Dropping
         /// such a page loses what was written to it; a mapping whose block does not say
-        /// `Anonymous`, `Swap` and `Private_Dirty` are all 0 counts as holding one.
+        /// `Anonymous` and `Swap` are both 0 counts as holding one. `Private_Dirty` is not read:
+        /// it also counts a file's own pages not yet written back (a binary just installed or
+        /// built), which are the file's, not a copy.
         public var hasPrivatePages: Bool
 
         public var isReadOnly: Bool { permissions.utf8.dropFirst().first == UInt8(ascii: "-") }
@@ -29,15 +31,15 @@ public enum FaultAround {
     }
 
     /// The file mappings (a path starting with `/`) in `/proc/<pid>/smaps` text. A mapping is
-    /// judged at the end of its block: a private copy can show under `Anonymous` (resident),
-    /// `Swap` (swapped out) or `Private_Dirty`, whichever line comes first.
+    /// judged at the end of its block: a private copy shows under `Anonymous` (resident) or
+    /// `Swap` (swapped out).
     public static func fileMappings(smaps text: some Collection<UInt8>) -> [FileMapping] {
         var result: [FileMapping] = []
         var current: FileMapping?
         var zeroCounters = 0
         func finish() {
             guard var mapping = current else { return }
-            mapping.hasPrivatePages = zeroCounters < 3
+            mapping.hasPrivatePages = zeroCounters < 2
             result.append(mapping)
             current = nil
         }
@@ -55,7 +57,7 @@ public enum FaultAround {
                 let path = String(decoding: line[fields[5].startIndex...], as: UTF8.self)
                 current = FileMapping(start: start, end: end, permissions: String(decoding: fields[1], as: UTF8.self), path: path, hasPrivatePages: true)
             } else if current != nil, fields.count >= 2, Array(fields[1]) == [UInt8(ascii: "0")],
-                      ["Anonymous:", "Swap:", "Private_Dirty:"].contains(String(decoding: first, as: UTF8.self)) {
+                      ["Anonymous:", "Swap:"].contains(String(decoding: first, as: UTF8.self)) {
                 zeroCounters += 1
             }
         }
@@ -127,7 +129,7 @@ public enum FaultAround {
     }
 
     /// Drops this process's pages of read-only mappings of its executable and shared objects
-    /// that hold no private copy (`Anonymous`, `Swap` and `Private_Dirty` all 0): shared libraries' symbol tables and
+    /// that hold no private copy (`Anonymous` and `Swap` both 0): shared libraries' symbol tables and
     /// read-only data the loader and start-up read once (1.9 MiB of libcrypto, libstdc++ and libc
     /// in nook-mqtt). A mapping with any private page (relocated RELRO, resident or swapped out)
     /// is left whole: dropping it would lose the relocations. Like text, what is read again comes

@@ -2,7 +2,8 @@ import NookSystem
 import Testing
 
 /// Which file mappings the idle trim may drop, from smaps text: a mapping with any page of its
-/// own (resident, swapped out or dirty) must be kept, or its relocations are lost.
+/// own (resident or swapped out) must be kept, or its relocations are lost; a file's own pages not
+/// yet written back (dirty, not anonymous) are no copy.
 @Suite("N3 idle memory: smaps selection of clean file mappings")
 struct FileMappingSelectionTests {
     static let smaps = """
@@ -25,7 +26,7 @@ struct FileMappingSelectionTests {
         VmFlags: rd mr mw me sd
         7f0000008000-7f000000c000 r-xp 00008000 08:01 1234 /usr/lib/x86_64-linux-gnu/libtextrel.so.1
         Private_Dirty:         4 kB
-        Anonymous:             0 kB
+        Anonymous:             4 kB
         Swap:                  0 kB
         7f000000c000-7f0000010000 r--p 0000c000 08:01 1234 /usr/lib/x86_64-linux-gnu/librelro.so.1
         Private_Dirty:         4 kB
@@ -41,6 +42,10 @@ struct FileMappingSelectionTests {
         Private_Dirty:         0 kB
         Anonymous:             0 kB
         Swap:                  0 kB
+        7f000001c000-7f0000020000 r-xp 00000000 08:01 78 /usr/bin/nook-http
+        Private_Dirty:        16 kB
+        Anonymous:             0 kB
+        Swap:                  0 kB
         """
 
     @Test func n3_onlyMappingsWithNoPrivateResidentSwappedOrDirtyPageAreClean() {
@@ -48,12 +53,13 @@ struct FileMappingSelectionTests {
         #expect(mappings.map(\.path) == [
             "/usr/lib/x86_64-linux-gnu/libswapped.so.1", "/usr/lib/x86_64-linux-gnu/libclean.so.1",
             "/usr/lib/x86_64-linux-gnu/libtextrel.so.1", "/usr/lib/x86_64-linux-gnu/librelro.so.1",
-            "/usr/share/fonts/truncated block.ttf", "/usr/bin/nook-mqtt",
+            "/usr/share/fonts/truncated block.ttf", "/usr/bin/nook-mqtt", "/usr/bin/nook-http",
         ])
         let clean = mappings.filter { !$0.hasPrivatePages }.map(\.path)
         // Swapped-out relocations (Anonymous 0, Swap 8) are private pages all the same; so are
-        // text relocations (Private_Dirty) and a block that does not say.
-        #expect(clean == ["/usr/lib/x86_64-linux-gnu/libclean.so.1", "/usr/bin/nook-mqtt"])
+        // text relocations and a block that does not say. A binary just built or installed is
+        // dirty in the page cache until written back (Private_Dirty, not Anonymous): its own pages.
+        #expect(clean == ["/usr/lib/x86_64-linux-gnu/libclean.so.1", "/usr/bin/nook-mqtt", "/usr/bin/nook-http"])
         let swapped = mappings[0]
         #expect(swapped.start == 0x7f00_0000_0000 && swapped.end == 0x7f00_0000_4000 && swapped.permissions == "r--p")
         #expect(swapped.isReadOnly && !swapped.isExecutable && mappings[2].isExecutable)
