@@ -8,7 +8,8 @@
 /// for ever (a resolve sent while its firing was on its way); two creates can both find
 /// nothing and make two cards. So a request waits until every request taken before it with
 /// its key has been answered, and requests with other keys never wait for it. A request's turn
-/// ends with its answer, which each handler gives exactly once, after its last call to nookd.
+/// ends with its answer, which each handler gives exactly once, after its last call to nookd;
+/// or sooner, when its last call has been made (``lastCallMade(_:)``).
 ///
 /// Runs on the server's loop thread, as every handler does.
 public final class CardKeyOrder {
@@ -36,6 +37,17 @@ public final class CardKeyOrder {
 
     /// Keys with a request under way.
     public var busyKeys: Int { lines.count }
+
+    /// Ends the turn of `exchange` (as ``run(key:_:_:)`` gave it to its body) before its answer,
+    /// once its last call to nookd has been made. The link writes calls in the order they are
+    /// made, on one connection whose lines nookd carries out in order, so the next request's
+    /// calls cannot overtake this one's: a key's publishes reach nookd back to back, and its
+    /// journal syncs them together, instead of a round trip and a sync each
+    /// (`http_publish_per_s`). Only after a plain call: a wait for the glass goes on a
+    /// connection of its own.
+    public static func lastCallMade(_ exchange: any HTTPExchange) {
+        (exchange as? TurnExchange)?.endTurn()
+    }
 
     /// Runs `body` once every request taken earlier with `key` has been answered (at once when
     /// none waits; at once without a key). `body` answers through the exchange it is given;
@@ -100,15 +112,16 @@ private final class TurnExchange: HTTPExchange {
 
     func respond(_ response: HTTPResponse) {
         exchange.respond(response)
-        end()
+        endTurn()
     }
 
     func startStream(status: Int, headers: [(name: String, value: String)]) -> any HTTPStreamWriter {
-        defer { end() }
+        defer { endTurn() }
         return exchange.startStream(status: status, headers: headers)
     }
 
-    private func end() {
+    /// Ends the turn, once: an answer after ``CardKeyOrder/lastCallMade(_:)`` ends nothing more.
+    func endTurn() {
         let finished = finished
         self.finished = nil
         finished?()

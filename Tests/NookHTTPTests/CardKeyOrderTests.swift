@@ -68,4 +68,35 @@ import Testing
         #expect(answered == count)
         #expect(order.busyKeys == 0)
     }
+
+    /// A request whose last call to nookd is made ends its turn then (``CardKeyOrder/lastCallMade(_:)``):
+    /// the next with its key starts before the first is answered, and the first's answer, when it
+    /// comes, ends nothing more: the second's turn lasts until its own end.
+    @Test func h1_aRequestWhoseLastCallIsMadeLetsTheNextWithItsKeyStartBeforeItsAnswer() throws {
+        let order = CardKeyOrder()
+        var started: [String] = []
+        var answer: [String: () -> Void] = [:]
+        func take(_ name: String, callsMadeAtOnce: Bool) {
+            order.run(key: "job", RecordingExchange(request: httpRequest("POST", "/" + name))) { exchange in
+                started.append(name)
+                answer[name] = { exchange.respond(.json(.object([("name", .string(name))]))) }
+                if callsMadeAtOnce { CardKeyOrder.lastCallMade(exchange) }
+            }
+        }
+        func respond(_ name: String) throws {
+            let answering = try #require(answer[name], "\(name) has not started")
+            answering()
+        }
+        take("create", callsMadeAtOnce: true)
+        take("change", callsMadeAtOnce: false)
+        take("end", callsMadeAtOnce: false)
+        #expect(started == ["create", "change"], "the create's call is made: the change may make its own")
+        try respond("create")
+        #expect(started == ["create", "change"], "the create's answer does not end the change's turn")
+        try respond("change")
+        #expect(started == ["create", "change", "end"])
+        try respond("end")
+        #expect(order.busyKeys == 0)
+    }
 }
+

@@ -139,4 +139,46 @@ struct KeyOrderEndToEndTests {
         }
         try nativeAPIEventually("no card of a deleted key left") { Set(keys).isDisjoint(with: try Self.keysHeld(service)) }
     }
+
+    /// A key's creates are one call each: the next is written to nookd as soon as the one before
+    /// it is, not once nookd has answered it (its journal then syncs them together). Seen with
+    /// nookd stopped: every create's line waits in its socket at once. Once it goes on, they
+    /// apply in the order sent: the last card in line is the last one's.
+    @Test func h1_aKeysCreatesReachNookdBackToBackAndApplyInOrder() throws {
+        let service = try HTTPService(config: Self.longestCallTimeout)
+        let connection = try RawConnection(port: service.port)
+        // Each line to nookd holds a subtitle of 1,000 bytes: five lines are more than 5,000
+        // bytes, one alone less than 2,000.
+        let subtitle = String(repeating: "x", count: 1_000)
+        let creates = (0..<5).map { index in
+            Self.request("POST", "/api/v1/activities", headers: ["Content-Type: application/json"],
+                         body: Array(#"{"title":"Copy \#(index)","subtitle":"\#(subtitle)","key":"copy","blocker":true}"#.utf8))
+        }
+        // nookd has accepted nook-http's connection (a connection still in its backlog has no
+        // receive queue of its own to count).
+        #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200], "\(service.logs)")
+        let nookd = service.nookd.processIdentifier
+        ProcessStop.stop(nookd)
+        var stopped = true
+        defer { if stopped { kill(nookd, SIGCONT) } }
+        try connection.send(creates.joined())
+        do {
+            try nativeAPIEventually("the five creates' lines waiting in nookd's socket together", timeout: 60) {
+                try UnreadBytes.accepted(on: service.socket) > 5_000
+            }
+        } catch {
+            throw TestFailure("\(error): \((try? UnreadBytes.accepted(on: service.socket)) ?? -1) bytes unread\n\(service.logs)")
+        }
+        kill(nookd, SIGCONT)
+        stopped = false
+        let text = connection.read(until: { $0.statusCodes.count == creates.count }).text
+        #expect(text.statusCodes == [201, 201, 201, 201, 201], "\(text)\n\(service.logs)")
+        // Each create coalesced the one waiting before it (Q4); the one on the glass, if the
+        // screen took one before the rest came, stays. The last in line is the last sent.
+        let client = try NookClient(path: service.socket)
+        let (answer, _) = try client.list(module: nil)
+        let held = answer.modules.flatMap { ($0.current.map { [$0] } ?? []) + $0.pending }.filter { $0.coalescingKey == "copy" }
+        #expect(held.last?.title == "Copy 4" && held.count <= 2, "\(held.map(\.title))")
+    }
 }
+

@@ -32,6 +32,8 @@ enum NativeAPIActivities {
                 let id = answer["id"]?.text ?? activity.id.description
                 exchange.respond(.json(answer, status: 201, headers: [("Location", collection + "/" + id)]))
             }
+            // Its one call is made: the key's next request may make its own.
+            CardKeyOrder.lastCallMade(exchange)
         }
     }
 
