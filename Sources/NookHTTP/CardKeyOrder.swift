@@ -44,8 +44,12 @@ public final class CardKeyOrder {
     /// calls cannot overtake this one's: a key's publishes reach nookd back to back, and its
     /// journal syncs them together, instead of a round trip and a sync each
     /// (`http_publish_per_s`). Only after a plain call: a wait for the glass goes on a
-    /// connection of its own.
-    public static func lastCallMade(_ exchange: any HTTPExchange) {
+    /// connection of its own. A call left waiting for room among the calls in flight keeps its
+    /// turn until answered: a burst on one key takes one place in that bounded line, not all of
+    /// it, which would turn other requests away (503) and could refuse a key's request while
+    /// accepting the one after it.
+    public static func lastCallMade(_ exchange: any HTTPExchange, on nookd: any NookdCalls) {
+        guard nookd.callsWaiting == 0 else { return }
         (exchange as? TurnExchange)?.endTurn()
     }
 

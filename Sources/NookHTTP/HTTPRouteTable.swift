@@ -7,7 +7,7 @@ public struct HTTPRouteTable {
     private var patterns: [[Substring]] = []
     /// The routes whose pattern has no parameter and which refuse nothing, by path and method:
     /// such a route wins outright for its own method, so most requests skip the scan.
-    private var literals: [String: [String: Int]] = [:]
+    private(set) var literals: [String: [String: Int]] = [:]
 
     public init(_ routes: [HTTPRoute] = []) {
         self.routes = []
@@ -19,6 +19,7 @@ public struct HTTPRouteTable {
         for route in more {
             precondition(!routes.contains { $0.method == route.method && $0.pattern == route.pattern },
                          "two routes for \(route.method) \(route.pattern)")
+            if !route.pattern.contains("{"), route.refusing == nil { literals[route.pattern, default: [:]][route.method] = routes.count }
             routes.append(route)
             patterns.append(Self.segments(route.pattern))
         }

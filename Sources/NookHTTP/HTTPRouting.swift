@@ -60,9 +60,13 @@ public protocol NookdCalls: AnyObject {
     /// As ``call(_:done:)`` for a caller that needs only to know whether nookd accepted the call:
     /// the link need not read an accepted answer (`/healthz`'s status answer is a kilobyte).
     func callForOutcome(_ request: Request, done: @escaping (Result<Void, NookdCallError>) -> Void)
+    /// Calls made and not yet written, waiting for room among the calls in flight.
+    var callsWaiting: Int { get }
 }
 
 extension NookdCalls {
+    public var callsWaiting: Int { 0 }
+
     public func callForOutcome(_ request: Request, done: @escaping (Result<Void, NookdCallError>) -> Void) {
         call(request) { done($0.map { _ in }) }
     }

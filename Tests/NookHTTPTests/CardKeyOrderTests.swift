@@ -73,14 +73,14 @@ import Testing
     /// the next with its key starts before the first is answered, and the first's answer, when it
     /// comes, ends nothing more: the second's turn lasts until its own end.
     @Test func h1_aRequestWhoseLastCallIsMadeLetsTheNextWithItsKeyStartBeforeItsAnswer() throws {
-        let order = CardKeyOrder()
+        let order = CardKeyOrder(), link = LinkWithWaitingCalls()
         var started: [String] = []
         var answer: [String: () -> Void] = [:]
         func take(_ name: String, callsMadeAtOnce: Bool) {
             order.run(key: "job", RecordingExchange(request: httpRequest("POST", "/" + name))) { exchange in
                 started.append(name)
                 answer[name] = { exchange.respond(.json(.object([("name", .string(name))]))) }
-                if callsMadeAtOnce { CardKeyOrder.lastCallMade(exchange) }
+                if callsMadeAtOnce { CardKeyOrder.lastCallMade(exchange, on: link) }
             }
         }
         func respond(_ name: String) throws {
@@ -97,6 +97,22 @@ import Testing
         #expect(started == ["create", "change", "end"])
         try respond("end")
         #expect(order.busyKeys == 0)
+
+        // A call left waiting for room in the link keeps its turn until answered.
+        link.callsWaiting = 1
+        take("queued", callsMadeAtOnce: true)
+        take("after", callsMadeAtOnce: true)
+        #expect(started.suffix(2) == ["end", "queued"], "the queued create holds its key")
+        link.callsWaiting = 0
+        try respond("queued")
+        #expect(started.suffix(1) == ["after"])
+        #expect(order.busyKeys == 0, "the create after it found room: its turn ended with its call")
+    }
+
+    /// A link whose count of calls waiting for room the test sets; it makes no call.
+    final class LinkWithWaitingCalls: NookdCalls {
+        var callsWaiting = 0
+        func call(_ request: Request, done: @escaping (Result<JSONValue, NookdCallError>) -> Void) {}
     }
 }
 

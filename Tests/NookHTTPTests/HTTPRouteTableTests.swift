@@ -1,4 +1,4 @@
-import NookHTTP
+@testable import NookHTTP
 import Testing
 
 /// Routing: method and pattern with `{name}` parameters, 404, 405 with `Allow`, HEAD (H1).
@@ -58,6 +58,9 @@ import Testing
         let standard = HTTPRouteTable.standard()
         let fixed = Set(standard.routes.map(\.pattern).filter { !$0.contains("{") && $0.count > 1 })
         #expect(fixed.count > 10, "the standard table has its fixed paths")
+        // Every fixed path is found without the scan (the test below compares the two).
+        #expect(Set(standard.literals.keys) == Set(standard.routes.filter { !$0.pattern.contains("{") && $0.refusing == nil }.map(\.pattern)))
+        #expect(standard.literals["/healthz"]?["GET"] != nil)
         func said(_ match: HTTPRouteTable.Match) -> String {
             switch match {
             case .found(let route, let parameters): "found \(route.method) \(route.pattern) \(parameters)"

@@ -180,5 +180,39 @@ struct KeyOrderEndToEndTests {
         let held = answer.modules.flatMap { ($0.current.map { [$0] } ?? []) + $0.pending }.filter { $0.coalescingKey == "copy" }
         #expect(held.last?.title == "Copy 4" && held.count <= 2, "\(held.map(\.title))")
     }
+
+    /// A burst on one key while nookd is stalled fills at most the calls in flight: a create left
+    /// waiting for room keeps its key's turn, so the rest of the burst waits in nook-http and a read
+    /// sent after it still finds room among the waiting calls. No create is turned away (503) while
+    /// a later one with its key is taken.
+    @Test func h1_aBurstOnOneKeyDoesNotCrowdOtherRequestsOutOfTheLinkToNookd() throws {
+        let service = try HTTPService(config: Self.longestCallTimeout)
+        #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200], "\(service.logs)")
+        // 500 creates: more than the 128 calls in flight and 256 waiting the link allows.
+        let connections = try (0..<50).map { _ in try RawConnection(port: service.port) }
+        let nookd = service.nookd.processIdentifier
+        ProcessStop.stop(nookd)
+        var stopped = true
+        defer { if stopped { kill(nookd, SIGCONT) } }
+        for (number, connection) in connections.enumerated() {
+            try connection.send((0..<10).map { index in
+                Self.request("POST", "/api/v1/activities", headers: ["Content-Type: application/json"],
+                             body: Array(#"{"title":"Copy \#(number * 10 + index)","key":"flood"}"#.utf8))
+            }.joined())
+        }
+        let clients = Set(connections.map(\.localPort))
+        try nativeAPIEventually("nook-http reading every create", timeout: 60) { LoopbackPort.unreadBytes(port: Int(service.port), from: clients) == 0 }
+        let read = try RawConnection(port: service.port)
+        try read.send(Self.request("GET", "/api/v1/status"))
+        try nativeAPIEventually("nook-http reading the status request", timeout: 60) {
+            LoopbackPort.unreadBytes(port: Int(service.port), from: [read.localPort]) == 0
+        }
+        kill(nookd, SIGCONT)
+        stopped = false
+        var codes: [Int] = []
+        for connection in connections { codes += connection.read(until: { $0.statusCodes.count == 10 }, seconds: 120).text.statusCodes }
+        #expect(codes.count == 500 && codes.allSatisfy { $0 == 201 }, "\(Dictionary(grouping: codes, by: { $0 }).mapValues(\.count))\n\(service.logs)")
+        #expect(read.read(until: { $0.statusCodes.count == 1 }).text.statusCodes == [200], "the read was turned away")
+    }
 }
 

@@ -33,7 +33,7 @@ enum NativeAPIActivities {
                 exchange.respond(.json(answer, status: 201, headers: [("Location", collection + "/" + id)]))
             }
             // Its one call is made: the key's next request may make its own.
-            CardKeyOrder.lastCallMade(exchange)
+            CardKeyOrder.lastCallMade(exchange, on: nookd)
         }
     }
 
