@@ -56,8 +56,8 @@ public enum FaultAround {
                       let end = UInt(String(decoding: range[1], as: UTF8.self), radix: 16), end > start else { continue }
                 let path = String(decoding: line[fields[5].startIndex...], as: UTF8.self)
                 current = FileMapping(start: start, end: end, permissions: String(decoding: fields[1], as: UTF8.self), path: path, hasPrivatePages: true)
-            } else if current != nil, fields.count >= 2, Array(fields[1]) == [UInt8(ascii: "0")],
-                      ["Anonymous:", "Swap:"].contains(String(decoding: first, as: UTF8.self)) {
+            } else if current != nil, fields.count >= 2, fields[1].elementsEqual(CollectionOfOne(UInt8(ascii: "0"))),
+                      first.elementsEqual("Anonymous:".utf8) || first.elementsEqual("Swap:".utf8) {
                 zeroCounters += 1
             }
         }
