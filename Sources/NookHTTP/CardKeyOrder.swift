@@ -9,7 +9,7 @@
 /// nothing and make two cards. So a request waits until every request taken before it with
 /// its key has been answered, and requests with other keys never wait for it. A request's turn
 /// ends with its answer, which each handler gives exactly once, after its last call to nookd;
-/// or sooner, when its last call has been made (``lastCallMade(_:)``).
+/// or sooner, when its last call has been made (``lastCallMade(_:on:)``).
 ///
 /// Runs on the server's loop thread, as every handler does.
 public final class CardKeyOrder {
@@ -124,7 +124,7 @@ private final class TurnExchange: HTTPExchange {
         return exchange.startStream(status: status, headers: headers)
     }
 
-    /// Ends the turn, once: an answer after ``CardKeyOrder/lastCallMade(_:)`` ends nothing more.
+    /// Ends the turn, once: an answer after ``CardKeyOrder/lastCallMade(_:on:)`` ends nothing more.
     func endTurn() {
         let finished = finished
         self.finished = nil

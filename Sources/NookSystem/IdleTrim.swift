@@ -2,7 +2,8 @@
 /// needed to the page cache (`FaultAround`): once after start-up, then a second after a burst, at
 /// most once a minute after that (reading smaps and dropping costs more than a message, so a
 /// message every second or so must not run it each time; steady traffic trims once a minute),
-/// never on a timer while nothing happens. The next message takes its code back as minor faults. Times are `MonotonicClock.seconds`, passed in.
+/// never on a timer while nothing happens. The next message takes its code back as minor
+/// faults. Times are `MonotonicClock.seconds`, passed in.
 public struct IdleTrim: Sendable {
     public static let delay = 1.0
     public static let minimumInterval = 60.0

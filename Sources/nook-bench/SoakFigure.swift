@@ -50,7 +50,7 @@ struct SoakFigure {
     /// Where the idle anonymous memory is read besides the first batch and the end: a bound that
     /// fills shows as a level these reach and keep.
     func isCheckpoint(_ count: Int) -> Bool {
-        count == 10_000 || (count % 100_000 == 0 && count < total)
+        count < total && (count == 10_000 || count % 100_000 == 0)
     }
 
     func run() throws -> Result {

@@ -69,7 +69,7 @@ import Testing
         #expect(order.busyKeys == 0)
     }
 
-    /// A request whose last call to nookd is made ends its turn then (``CardKeyOrder/lastCallMade(_:)``):
+    /// A request whose last call to nookd is made ends its turn then (``CardKeyOrder/lastCallMade(_:on:)``):
     /// the next with its key starts before the first is answered, and the first's answer, when it
     /// comes, ends nothing more: the second's turn lasts until its own end.
     @Test func h1_aRequestWhoseLastCallIsMadeLetsTheNextWithItsKeyStartBeforeItsAnswer() throws {
