@@ -58,7 +58,7 @@ import Testing
         let standard = HTTPRouteTable.standard()
         let fixed = Set(standard.routes.map(\.pattern).filter { !$0.contains("{") && $0.count > 1 })
         #expect(fixed.count > 10, "the standard table has its fixed paths")
-        // Every fixed path is found without the scan (the test below compares the two).
+        // Every fixed path is found without the scan (the loop below compares the two ways).
         #expect(Set(standard.literals.keys) == Set(standard.routes.filter { !$0.pattern.contains("{") && $0.refusing == nil }.map(\.pattern)))
         #expect(standard.literals["/healthz"]?["GET"] != nil)
         func said(_ match: HTTPRouteTable.Match) -> String {
