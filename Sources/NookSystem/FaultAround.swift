@@ -77,6 +77,12 @@ public enum FaultAround {
         return name.hasSuffix(".so") || name.contains(".so.")
     }
 
+    /// This process's file mappings as `/proc/self/smaps` describes them now; nil when it cannot
+    /// be read.
+    public static func currentMappings() -> [FileMapping]? {
+        (try? readRegularFile("/proc/self/smaps", limit: 16 << 20)).map { fileMappings(smaps: $0) }
+    }
+
     /// This process's executable, as its mappings name it.
     static var executablePath: String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
@@ -96,15 +102,15 @@ public enum FaultAround {
     /// ones that hold no private page; returns how many mappings took the advice. Writable
     /// mappings (DRM and fbdev buffers among them) are left alone.
     @discardableResult
-    public static func disableForReadOnlyFileMappings() -> Int {
+    /// - Parameter mappings: as ``currentMappings()`` read them, or nil to read them now.
+    public static func disableForReadOnlyFileMappings(_ mappings: [FileMapping]? = nil) -> Int {
         // Every mapping is read before any page is dropped: parsing after the executable's text
         // was dropped (it is the first mapping) faulted the parser's code straight back, 64 KiB
         // around each fault.
-        guard let text = try? readRegularFile("/proc/self/smaps", limit: 16 << 20) else { return 0 }
+        guard let mappings = mappings ?? currentMappings() else { return 0 }
         let executable = executablePath
-        let mappings = fileMappings(smaps: text).filter(\.isReadOnly)
         var advised = 0
-        for mapping in mappings {
+        for mapping in mappings where mapping.isReadOnly {
             guard let address = UnsafeMutableRawPointer(bitPattern: mapping.start) else { continue }
             let length = Int(mapping.end - mapping.start)
             guard (try? systemCall("madvise", { madvise(address, length, MADV_RANDOM) })) != nil else { continue }
@@ -135,10 +141,11 @@ public enum FaultAround {
     /// is left whole: dropping it would lose the relocations. Like text, what is read again comes
     /// back from the page cache. Returns how many mappings were dropped.
     @discardableResult
-    public static func dropCleanReadOnlyData() -> Int {
-        guard let text = try? readRegularFile("/proc/self/smaps", limit: 16 << 20) else { return 0 }
+    /// - Parameter mappings: as ``currentMappings()`` read them, or nil to read them now.
+    public static func dropCleanReadOnlyData(_ mappings: [FileMapping]? = nil) -> Int {
+        guard let mappings = mappings ?? currentMappings() else { return 0 }
         var dropped = 0
-        for mapping in cleanAndStayingMapped(fileMappings(smaps: text), executable: executablePath) {
+        for mapping in cleanAndStayingMapped(mappings, executable: executablePath) {
             guard let address = UnsafeMutableRawPointer(bitPattern: mapping.start) else { continue }
             if (try? systemCall("madvise", { madvise(address, Int(mapping.end - mapping.start), MADV_DONTNEED) })) != nil { dropped += 1 }
         }

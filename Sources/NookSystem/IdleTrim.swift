@@ -36,10 +36,12 @@ public struct IdleTrim: Sendable {
         return true
     }
 
-    /// Drops this process's clean read-only data, then its executable pages (`FaultAround`):
-    /// text last, so the parsing of smaps does not fault it straight back in.
+    /// Drops this process's clean read-only data, then its executable pages (`FaultAround`),
+    /// both from one reading of smaps, made before any page is dropped so that its parsing does
+    /// not fault the text straight back in.
     public static func dropPages() {
-        FaultAround.dropCleanReadOnlyData()
-        FaultAround.disableForReadOnlyFileMappings()
+        guard let mappings = FaultAround.currentMappings() else { return }
+        FaultAround.dropCleanReadOnlyData(mappings)
+        FaultAround.disableForReadOnlyFileMappings(mappings)
     }
 }

@@ -12,17 +12,8 @@ struct CleanReadOnlyDataTests {
         // A mapping made as the loader makes RELRO: a file mapped privately, one page written
         // (this process's own copy), then read-only. A sanitizer's runtime may leave the test
         // binary with no such mapping of its own, so the test makes one it can check byte for byte.
-        // Named as a shared object is, so only its private page keeps it (``FaultAround/staysMapped``).
-        let path = NSTemporaryDirectory() + "libnook-relro-\(getpid()).so"
-        try Data(repeating: 0x61, count: 8192).write(to: URL(fileURLWithPath: path))
-        defer { unlink(path) }
-        let fd = open(path, O_RDONLY)
-        #expect(fd >= 0)
-        defer { close(fd) }
-        let relocated = try #require(mmap(nil, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0).flatMap { $0 == MAP_FAILED ? nil : $0 })
-        defer { munmap(relocated, 8192) }
-        relocated.storeBytes(of: 0x7A, as: UInt8.self)
-        #expect(mprotect(relocated, 8192, PROT_READ) == 0)
+        let written = try PrivatelyWrittenMapping(name: "relro", fill: 0x61, mark: 0x7A, protection: PROT_READ)
+        let relocated = written.address
         let before = Self.readOnlyMappings()
         #expect(before.contains { $0.anonymousKiB > 0 }, "a relocated (RELRO) mapping exists to be kept")
         #expect(FaultAround.dropCleanReadOnlyData() > 0)
@@ -35,6 +26,7 @@ struct CleanReadOnlyDataTests {
         }
         // Code reaching through relocated tables (protocol witnesses, libc) still runs.
         #expect([3, 1, 2].sorted() == [1, 2, 3] && String(describing: 42) == "42" && strlen("nook") == 4)
+        withExtendedLifetime(written) {}
     }
 
     /// `r--p` file mappings of this process: their address range and private (COW) size.
@@ -61,23 +53,50 @@ struct CleanReadOnlyDataTests {
     /// pages must keep it, or the breakpoint silently goes away (found with gdb on nook-http).
     @Test(.notUnderQEMUUser("qemu-user maps a guest's code without the host's execute permission, so smaps shows no text mapping"))
     func n3_aTextPageWithADebuggersBreakpointIsKept() throws {
-        let path = NSTemporaryDirectory() + "libnook-text-\(getpid()).so"
-        try Data(repeating: 0x90, count: 8192).write(to: URL(fileURLWithPath: path))
-        defer { unlink(path) }
-        let fd = open(path, O_RDONLY)
-        #expect(fd >= 0)
-        defer { close(fd) }
-        let text = try #require(mmap(nil, 8192, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0).flatMap { $0 == MAP_FAILED ? nil : $0 })
-        defer { munmap(text, 8192) }
         // As ptrace's POKETEXT writes an int3: the page becomes this process's own copy.
-        #expect(mprotect(text, 8192, PROT_READ | PROT_WRITE) == 0)
-        text.storeBytes(of: 0xCC, as: UInt8.self)
-        #expect(mprotect(text, 8192, PROT_READ | PROT_EXEC) == 0)
+        let breakpoint = try PrivatelyWrittenMapping(name: "text", fill: 0x90, mark: 0xCC, protection: PROT_READ | PROT_EXEC)
+        let text = breakpoint.address
         let mapping = try #require(FaultAround.fileMappings(smaps: try readRegularFile("/proc/self/smaps", limit: 64 << 20))
             .first { $0.start == UInt(bitPattern: text) })
         #expect(mapping.isExecutable && mapping.hasPrivatePages && !FaultAround.isDroppableText(mapping, executable: nil))
         #expect(FaultAround.disableForReadOnlyFileMappings() > 0)
         #expect(text.load(as: UInt8.self) == 0xCC, "the breakpoint is still there")
         #expect(text.load(fromByteOffset: 4096, as: UInt8.self) == 0x90)
+        withExtendedLifetime(breakpoint) {}
     }
 }
+
+/// Two pages of a file filled with `fill`, mapped privately, the first written with `mark` (this
+/// process's own copy of it, as the loader's relocations and a debugger's breakpoints make), then
+/// left with `protection`. Named as a shared object is, so only that private page can keep it from
+/// a drop (``FaultAround/staysMapped(_:executable:)``). Unmapped and removed when released.
+final class PrivatelyWrittenMapping {
+    static let size = 8192
+    let address: UnsafeMutableRawPointer
+    private let path: String
+    private let descriptor: Int32
+
+    init(name: String, fill: UInt8, mark: UInt8, protection: Int32) throws {
+        path = NSTemporaryDirectory() + "libnook-\(name)-\(getpid()).so"
+        try Data(repeating: fill, count: Self.size).write(to: URL(fileURLWithPath: path))
+        descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0, let mapped = mmap(nil, Self.size, protection, MAP_PRIVATE, descriptor, 0), mapped != MAP_FAILED else {
+            if descriptor >= 0 { close(descriptor) }
+            unlink(path)
+            throw MappingFailure(errno: errno)
+        }
+        address = mapped
+        #expect(mprotect(address, Self.size, PROT_READ | PROT_WRITE) == 0)
+        address.storeBytes(of: mark, as: UInt8.self)
+        #expect(mprotect(address, Self.size, protection) == 0)
+    }
+
+    deinit {
+        munmap(address, Self.size)
+        close(descriptor)
+        unlink(path)
+    }
+
+    struct MappingFailure: Error { let errno: Int32 }
+}
+
