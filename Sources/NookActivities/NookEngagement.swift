@@ -12,10 +12,10 @@ public protocol NookEngagementSource: AnyObject, Sendable {
 
 /// Keeps a change callback registered; cancel it, or let it go, to stop the callbacks.
 public final class NookObservation: Sendable {
-    private let cancellation: Locked<(@Sendable () -> Void)?>
+    private let cancellation: Locked<KeptClosure<@Sendable () -> Void>?>
 
     public init(onCancel: @escaping @Sendable () -> Void) {
-        cancellation = Locked(onCancel)
+        cancellation = Locked(KeptClosure(onCancel))
     }
 
     public func cancel() {
@@ -23,7 +23,7 @@ public final class NookObservation: Sendable {
             defer { action = nil }
             return action
         }
-        action?()
+        action?.call()
     }
 
     deinit { cancel() }

@@ -85,7 +85,7 @@ public final class NookSurfaceArbiter: Sendable {
 
     private let state: Locked<State>
     /// Consulted on every claim besides the foreground rule (Z1: quiet hours); nil admits all.
-    private let gate = Locked<(@Sendable (NookActivityPriority) -> Bool)?>(nil)
+    private let gate = Locked<KeptClosure<@Sendable (NookActivityPriority) -> Bool>?>(nil)
     private let clock: any NookClock
     /// How long an outgoing module may take to prepare for switch-away (Q10).
     public let switchAwayBound: Duration
@@ -114,7 +114,7 @@ public final class NookSurfaceArbiter: Sendable {
     /// priority it refuses is denied as ``Denial/quiet`` and, like a background module's
     /// `normal`, is not remembered as waiting. The claim holding the glass is not affected.
     public func setGate(_ admits: (@Sendable (NookActivityPriority) -> Bool)?) {
-        gate.withLock { $0 = admits }
+        gate.withLock { $0 = admits.map(KeptClosure.init) }
     }
 
     /// Asks for the surface on behalf of `module` to show an activity of `priority` (Q9).
@@ -127,7 +127,7 @@ public final class NookSurfaceArbiter: Sendable {
     public func claim(module: NookModuleID, priority: NookActivityPriority,
                       whenFree: (@Sendable () -> Void)? = nil) -> ClaimResult {
         // Asked outside the lock: the gate may read the wall clock and takes a lock of its own.
-        let gated = gate.withLock { $0 }.map { !$0(priority) } ?? false
+        let gated = gate.withLock { $0 }.map { !$0.call(priority) } ?? false
         let (result, woken) = state.withLock { state -> (ClaimResult, [@Sendable () -> Void]) in
             if state.switching { return (.denied(.switching), []) }
             let waited = state.waiting.removeValue(forKey: module)

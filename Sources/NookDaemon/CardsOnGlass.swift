@@ -12,11 +12,11 @@ final class CardsOnGlass: Sendable {
     }
 
     private let cards = Locked<[NookActivityID: Card]>([:])
-    private let leaving = Locked<(@Sendable (NookActivityID) -> Void)?>(nil)
+    private let leaving = Locked<KeptClosure<@Sendable (NookActivityID) -> Void>?>(nil)
 
     /// Told, outside the lock, each time a card starts to leave the glass.
     func whenACardLeaves(_ handler: @escaping @Sendable (NookActivityID) -> Void) {
-        leaving.withLock { $0 = handler }
+        leaving.withLock { $0 = KeptClosure(handler) }
     }
 
     /// Events of the queue at `index`, as ``NookActivityQueue/observe(_:)`` delivers them.
@@ -38,7 +38,7 @@ final class CardsOnGlass: Sendable {
             return left
         }
         guard !left.isEmpty, let handler = leaving.withLock({ $0 }) else { return }
-        for id in left { handler(id) }
+        for id in left { handler.call(id) }
     }
 
     /// The card on the glass that is not already on its way out.

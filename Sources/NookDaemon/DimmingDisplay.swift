@@ -16,7 +16,7 @@ final class DimmingDisplay: DisplayBackend {
     static let maximum = 255
 
     private let current = Locked(DimmingDisplay.maximum)
-    private let redrawAction = Locked<(@Sendable () async -> Void)?>(nil)
+    private let redrawAction = Locked<KeptClosure<@Sendable () async -> Void>?>(nil)
 
     init(_ inner: any DisplayBackend) { self.inner = inner }
 
@@ -30,7 +30,7 @@ final class DimmingDisplay: DisplayBackend {
     var level: Int { current.withLock { $0 } }
 
     /// What presents the screen's current frame again (the daemon's screen).
-    func redraw(with action: @escaping @Sendable () async -> Void) { redrawAction.withLock { $0 = action } }
+    func redraw(with action: @escaping @Sendable () async -> Void) { redrawAction.withLock { $0 = KeptClosure(action) } }
 
     func present(_ frame: Frame) async throws(DisplayError) {
         let level = current.withLock { $0 }
@@ -44,7 +44,7 @@ final class DimmingDisplay: DisplayBackend {
             defer { current = level }
             return current != level
         }
-        guard changed, let redraw = redrawAction.withLock({ $0 }) else { return }
+        guard changed, let redraw = redrawAction.withLock({ $0?.call }) else { return }
         await redraw()
     }
 

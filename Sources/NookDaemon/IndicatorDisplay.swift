@@ -26,7 +26,7 @@ final class IndicatorDisplay: DisplayBackend {
     }
 
     private let state = Locked(State())
-    private let redrawAction = Locked<(@Sendable () async -> Void)?>(nil)
+    private let redrawAction = Locked<KeptClosure<@Sendable () async -> Void>?>(nil)
 
     init(_ inner: any DisplayBackend, kind: IndicatorMarks.Kind, clock: any NookClock) {
         (self.inner, self.kind, self.clock) = (inner, kind, clock)
@@ -54,11 +54,11 @@ final class IndicatorDisplay: DisplayBackend {
     }
 
     /// What presents the screen's current frame again (the daemon's screen).
-    func redraw(with action: @escaping @Sendable () async -> Void) { redrawAction.withLock { $0 = action } }
+    func redraw(with action: @escaping @Sendable () async -> Void) { redrawAction.withLock { $0 = KeptClosure(action) } }
 
     /// Presents the screen's frame again, with the lights as they are now.
     func redraw() async {
-        if let redraw = redrawAction.withLock({ $0 }) { await redraw() }
+        if let redraw = redrawAction.withLock({ $0?.call }) { await redraw() }
     }
 
     /// The screen's turn from its drawn frames to the display.
@@ -159,7 +159,7 @@ final class IndicatorDisplay: DisplayBackend {
                 }
                 guard let due else { return }
                 guard due else { continue }
-                if let redraw = redrawAction.withLock({ $0 }) { await redraw() }
+                if let redraw = redrawAction.withLock({ $0?.call }) { await redraw() }
                 let current = state.withLock { state in
                     if state.redrawing == generation { state.redrawing = nil }
                     return state.generation == generation

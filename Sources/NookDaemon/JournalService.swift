@@ -31,7 +31,7 @@ extension Service {
         /// Cards snoozed by a long press (T2) that the last run left, for the touch service.
         let recoveredSnoozes = Locked<[ActivityJournal.Snooze]>([])
         /// Where the apps the last run kept go (A1).
-        private let appsRestore = Locked<(@Sendable ([NookAppShelf.Entry]) -> Void)?>(nil)
+        private let appsRestore = Locked<KeptClosure<@Sendable ([NookAppShelf.Entry]) -> Void>?>(nil)
         private let history: ActivityHistory
         private let queues: [NookModuleID: NookActivityQueue]
         private let modules: [NookModuleID]
@@ -62,7 +62,7 @@ extension Service {
 
         /// The apps the last run kept go back to `rotation` at start.
         func restoresApps(into rotation: AppRotation) {
-            appsRestore.withLock { $0 = { [weak rotation] in rotation?.restore($0) } }
+            appsRestore.withLock { $0 = KeptClosure { [weak rotation] in rotation?.restore($0) } }
         }
 
         /// Puts back what the last run left unfinished and keeps the journal in step with every
@@ -80,7 +80,7 @@ extension Service {
             }
             for warning in recovery.warnings { logger.warning("\(warning)") }
             recoveredSnoozes.withLock { $0 = recovery.snoozes }
-            appsRestore.withLock { $0 }?(recovery.apps)
+            appsRestore.withLock { $0 }?.call(recovery.apps)
             for entry in recovery.expired {
                 logger.warning("journal: \"\(LogText.short(entry.activity.title))\" expired while nookd was down; dropped",
                                metadata: ["id": "\(entry.activity.id)", "module": "\(entry.module)"])

@@ -38,8 +38,8 @@ extension Service {
         private let history: ActivityHistory
         private let state: Locked<Daemon.State>
         private let logger: Logger
-        private let handler = Locked<SocketServer.Handler?>(nil)
-        private let stopAnnounced = Locked<(@Sendable () -> Bool)?>(nil)
+        private let handler = Locked<KeptClosure<SocketServer.Handler>?>(nil)
+        private let stopAnnounced = Locked<KeptClosure<@Sendable () -> Bool>?>(nil)
         private let server = Locked<SocketServer?>(nil)
 
         init(ownership: Ownership, journal: ActivityJournal?, history: ActivityHistory, state: Locked<Daemon.State>, logger: Logger) {
@@ -50,8 +50,8 @@ extension Service {
         /// `stopAnnounced`: whether a stop is on its way before ``beginStop()`` (a stop signal's
         /// handler ran): the server accepts nothing more from then on.
         func serve(_ handler: @escaping SocketServer.Handler, stopAnnounced: (@Sendable () -> Bool)? = nil) {
-            self.handler.withLock { $0 = handler }
-            self.stopAnnounced.withLock { $0 = stopAnnounced }
+            self.handler.withLock { $0 = KeptClosure(handler) }
+            self.stopAnnounced.withLock { $0 = stopAnnounced.map(KeptClosure.init) }
         }
 
         @Sendable private static func noStopAnnounced() -> Bool { false }
@@ -63,8 +63,8 @@ extension Service {
         }
 
         func start(_ section: Section) async throws(DaemonError) {
-            let handler: SocketServer.Handler = self.handler.withLock { $0 } ?? { @Sendable _, _ async in }
-            let announced: (@Sendable () -> Bool)? = self.stopAnnounced.withLock { $0 }
+            let handler: SocketServer.Handler = self.handler.withLock { $0?.call } ?? { @Sendable _, _ async in }
+            let announced: (@Sendable () -> Bool)? = self.stopAnnounced.withLock { $0?.call }
             let stopAnnounced: @Sendable () -> Bool = announced ?? Self.noStopAnnounced
             do {
                 let policy = try AccessPolicy(uids: section.uids, groups: section.groups)

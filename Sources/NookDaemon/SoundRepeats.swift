@@ -35,7 +35,7 @@ final class SoundRepeats: Sendable {
     private let stops = StopActions()
     /// The output and the sound service's room check, once started; the task that looks at
     /// the room while a repeat plays.
-    private let room = Locked<(output: any SoundOutput, changed: @Sendable () async -> Void)?>(nil)
+    private let room = Locked<(output: any SoundOutput, changed: KeptClosure<@Sendable () async -> Void>)?>(nil)
     private let roomWatch = Locked<Task<Void, Never>?>(nil)
     /// How often a repeat's room is looked at again while it plays: a schedule's quiet hours
     /// starting cut it off within this.
@@ -86,7 +86,7 @@ final class SoundRepeats: Sendable {
             repeat {
                 do { try await clock.sleep(until: clock.now + Self.roomCheck) } catch { return }
                 guard playing.withLock({ $0?.id == id }) else { return }
-                await room.changed()
+                await room.changed.call()
             } while room.output.status.state == .playing
         }
         roomWatch.withLock { $0?.cancel(); $0 = task }
@@ -110,7 +110,7 @@ final class SoundRepeats: Sendable {
         let observation = engagement?.observe { [self] engaged in
             if engaged { self.engaged(cut: cut) }
         }
-        room.withLock { $0 = (output, roomChanged) }
+        room.withLock { $0 = (output, KeptClosure(roomChanged)) }
         stops.add { [room, roomWatch] in
             relays.forEach { $0.cancel() }
             observation?.cancel()
