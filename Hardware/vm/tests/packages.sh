@@ -125,6 +125,72 @@ if grep -q "<title>Nook</title>" "$results/page.html"; then
 else
   fail "P9 the page: $(cat "$results/curl.txt") $(head -c 200 "$results/page.html")"
 fi
+
+# A figure, not a check: `systemctl start nook` to nookd's first frame on the glass, and to its
+# socket answering, on the current version with nothing to restore (the waiting card cancelled).
+# The times come from the kernel's trace, one clock: markers written before and after, the execs,
+# and the page flips' completion events delivered to a DRM client (nookd is the only one; the
+# kernel's own commits carry no file). nookd's set-up flips once to learn whether the driver
+# flips pages, to the cleared buffer its mode set already shows: its first frame is the second
+# flip. It fails only if nookd does not come back.
+tracing=/sys/kernel/tracing
+[ -e "$tracing/trace_marker" ] || mount -t tracefs nodev "$tracing" 2> /dev/null || true
+traced=
+mark() { [ -z "$traced" ] || echo "nook-$1" > "$tracing/trace_marker"; }
+# ms_to PATTERN [N]: milliseconds from the start marker to the Nth trace line after it matching
+# PATTERN (the first by default), or "?"; a timestamp "SECONDS.MICROSECONDS:" precedes each event.
+ms_to() {
+  awk -v pattern="$1" -v nth="${2:-1}" '
+    { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = substr($i, 1, length($i) - 1); break } }
+    / tracing_mark_write: nook-start$/ { start = t; next }
+    start != "" && $0 ~ pattern && ++seen == nth { printf "%.0f", (t - start) * 1000; found = 1; exit }
+    END { if (!found) printf "?" }' "$results/start-trace.txt" 2> /dev/null || printf "?"
+}
+nookctl cancel "$waiting" > /dev/null 2>&1
+if systemctl stop nook > "$results/stop.txt" 2>&1 && [ "$(systemctl is-active nookd)" != active ]; then
+  if [ -w "$tracing/trace_marker" ]; then
+    echo 0 > "$tracing/tracing_on"; : > "$tracing/trace"
+    echo 1 > "$tracing/events/drm/drm_vblank_event_delivered/enable"
+    echo 1 > "$tracing/events/sched/sched_process_exec/enable"
+    echo 1 > "$tracing/tracing_on" && traced=1
+  fi
+  mark start
+  timeout 60 systemctl start nook > "$results/start.txt" 2>&1
+  mark started
+  # Tried every 10 ms (each try also a nookctl run) once systemctl start returned (READY=1).
+  for _ in $(seq 300); do nookctl status > /dev/null 2>&1 && break; sleep 0.01; done
+  mark answered
+  # One nookctl status more, timed: what of the socket's figure is nookctl's own start.
+  mark ctl; nookctl status --json > "$results/status-restarted.json" 2>&1; mark ctl-done
+  if [ -n "$traced" ]; then
+    echo 0 > "$tracing/tracing_on"
+    cp "$tracing/trace" "$results/start-trace.txt"
+    echo 0 > "$tracing/events/drm/drm_vblank_event_delivered/enable"
+    echo 0 > "$tracing/events/sched/sched_process_exec/enable"
+  fi
+fi
+if active nookd && grep -q '"backend":"drm"' "$results/status-restarted.json" 2> /dev/null; then
+  flips=$(grep -o '"flips":{[^}]*}' "$results/status-restarted.json")
+  if [ -n "$traced" ]; then
+    emulated="(arm64 guest, emulated under TCG)"
+    flip='drm_vblank_event_delivered: file=[0-9a-f]*[1-9a-f]'
+    execd=$(ms_to 'sched_process_exec: filename=[^ ]*nookd ') started=$(ms_to 'nook-started$')
+    mode_set=$(ms_to ' nookd-[0-9]+ .*drm_vblank_event_delivered: file=0+,')
+    ctl=$(awk -v a="$(ms_to 'nook-ctl$')" -v b="$(ms_to 'nook-ctl-done$')" 'BEGIN { print b - a }')
+    echo "note nookd_start_to_first_frame_ms $emulated: $(ms_to "$flip" 2) (systemctl start nook to nookd's first" \
+      "page flip completed on the virtio-gpu panel, in the kernel's trace; nookd exec'd at $execd ms, its mode set" \
+      "(a cleared buffer) at $mode_set ms, systemctl start returned at $started ms; $flips)"
+    echo "note nookd_start_to_socket_ms $emulated: $(ms_to 'nook-answered$') (nookctl status answered, tried" \
+      "every 10 ms once systemctl start returned; one nookctl status takes $ctl ms here)"
+  else
+    echo "note nookd_start_to_first_frame_ms (arm64 guest, emulated under TCG): not measured, no kernel trace" \
+      "($tracing); $flips"
+  fi
+else
+  seen="$(cat "$results/stop.txt" "$results/start.txt" 2> /dev/null)"
+  seen="$seen $(systemctl status nookd --no-pager 2>&1 | tail -5)"
+  fail "P9 nookd after systemctl stop nook and systemctl start nook: $(echo "$seen" | tr '\n' ' ')"
+fi
 journalctl -b --no-pager > "$results/journal.log" 2>&1
 echo "note done at $(cut -d' ' -f1 /proc/uptime) s"
 exit 0
