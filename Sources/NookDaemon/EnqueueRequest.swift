@@ -6,6 +6,10 @@ extension Daemon {
     /// The operation this file answers (see ``OperationHandler``).
     static let enqueueHandlers: [OperationHandler] = [
         OperationHandler(\.cards.enqueue) { daemon, request, reply in
+            if let reach = request.inPlace, let key = request.activity.coalescingKey,
+               try await daemon.changeInPlace(into: request.activity, key: key, module: request.module, reach: reach, reply) {
+                return
+            }
             try await daemon.enqueueRequest(request.activity, module: request.module, wait: request.wait, reply)
         },
     ]

@@ -18,7 +18,7 @@ extension Daemon {
         var runSender: String?
         for line in lines {
             let decoded = Request.decode(line)
-            if case .success(let request) = decoded, case .enqueue(let activity, let module, false) = request.operation, !Self.isPastDeadline(request) {
+            if case .success(let request) = decoded, case .enqueue(let activity, let module, false, nil) = request.operation, !Self.isPastDeadline(request) {
                 // A run shares its module and its stated sender (whose cards its keys coalesce).
                 if !run.isEmpty, module != runModule || activity.sender?.name != runSender || runIDs.contains(activity.id) || run.count == Self.longestRun {
                     guard await connection.makeRoom(), Self.begin(run, on: connection) else { return }

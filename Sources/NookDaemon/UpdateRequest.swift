@@ -122,7 +122,44 @@ extension Daemon {
     /// `update` (U1, U3): changes cards in place.
     func updateRequest(_ target: UpdateTarget, changes: ActivityChanges, restartDwell: Bool, _ reply: RequestReply) async throws(ProtocolError) {
         let (request, connection) = (reply.request, reply.connection)
-        var result = try await performUpdate(target, changes: changes, restartDwell: restartDwell, peer: connection.peer, actingFor: request.sender)
+        let result = try await performUpdate(target, changes: changes, restartDwell: restartDwell, peer: connection.peer, actingFor: request.sender)
+        reply.answerChange(said(of: result, changes: changes, peer: connection.peer))
+    }
+
+    /// `enqueue` with `inPlace` (U1, U3): the live cards with `key` it reaches become `activity`
+    /// (every field, ``ActivityChanges/replacing(with:)``), answered as an enqueue naming them.
+    /// False when none is live, or only cards it does not reach: the caller queues it. A change
+    /// refused (a sound file that is not there) is the request's answer, naming the activity's
+    /// field as an enqueue's refusal does.
+    func changeInPlace(into activity: NookActivity, key: String, module moduleName: String?, reach: InPlaceReach,
+                       _ reply: RequestReply) async throws(ProtocolError) -> Bool {
+        let (request, connection) = (reply.request, reply.connection)
+        let changes = ActivityChanges.replacing(with: activity)
+        let result: UpdateAnswer
+        do throws(ProtocolError) {
+            result = try await performUpdate(.key(key, module: moduleName), changes: changes, restartDwell: false,
+                                             peer: connection.peer, actingFor: reach == .any ? nil : request.statedSender)
+        } catch where [.notFound, .forbidden].contains(error.code) {
+            return false
+        } catch {
+            var named = error
+            if let field = error.field, field.hasPrefix("changes.") { named.field = "activity." + field.dropFirst("changes.".count) }
+            throw named
+        }
+        let said = said(of: result, changes: changes, peer: connection.peer)
+        guard let first = said.updated.first else { return false }
+        // Without a module the key reaches every module's cards: the answer names the first's.
+        var module = moduleName
+        for name in modules where module == nil {
+            if await queues[name]!.holds(first.id) { module = name.rawValue }
+        }
+        reply.answerChange(EnqueueAnswer(id: first.id, module: module ?? modules[0].rawValue, warnings: said.warnings, updated: said.updated))
+        return true
+    }
+
+    /// `result` with what its sender is told beside it (M3, B4), logged as well.
+    private func said(of result: UpdateAnswer, changes: ActivityChanges, peer: PeerCredentials) -> UpdateAnswer {
+        var result = result
         // As drawn: an icon id or name found as a file is that file (M3).
         let asked = Self.askedIcon(changes)
         let drawn = asked.map { (try? checkedIcon($0)) ?? $0 }
@@ -143,11 +180,11 @@ extension Daemon {
                                      sound: changes.json[ActivityField.sound.wireName]?.text, priorityHasSound: true, slidIn: slidIn(.soundRepeat))
             // A card on a dark glass (switched off, or at 0 %) changed unseen: said, as at its enqueue.
             + (updated.contains(where: \.onScreen) ? parts.displayPower.unseenNote : [])
-        logSaid(result.warnings, about: result.updated.map { "\($0.id)" }.joined(separator: ", "), peer: connection.peer)
+        logSaid(result.warnings, about: result.updated.map { "\($0.id)" }.joined(separator: ", "), peer: peer)
         // Debug: a client may send a hundred updates a second.
         logger.debug("updated \(result.updated.map { "\($0.id) (\($0.fields.joined(separator: ", ")))" }.joined(separator: "; "))",
-                    metadata: ["peer": "\(connection.peer)"])
-        reply.answerChange(result)
+                    metadata: ["peer": "\(peer)"])
+        return result
     }
 
     /// The icon an update's changes ask for, with the fallback a bridge sent beside it (M3).

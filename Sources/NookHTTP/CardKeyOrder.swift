@@ -1,12 +1,11 @@
 /// The requests that show, change or end cards by key (an ntfy sequence id, an alert group, a
 /// native `key`), run one at a time per key in the order nook-http took them (H1, H2, H3).
 ///
-/// Each such request is several calls to nookd: a card is an update by key and, when nothing
-/// had the key, an enqueue; an end is a listing and then an end of each card found. Two
+/// An end is several calls to nookd, a listing and then an end of each card found; a card is
+/// one (an in-place enqueue), but an alert's is read against what the key last showed. Two
 /// requests with one key whose calls interleave go wrong: an end that came second lists
-/// before the first request's enqueue, misses the card it was sent to end, and the card stays
-/// for ever (a resolve sent while its firing was on its way); two creates can both find
-/// nothing and make two cards. So a request waits until every request taken before it with
+/// before the first request's card is queued, misses the card it was sent to end, and the card
+/// stays for ever (a resolve sent while its firing was on its way). So a request waits until every request taken before it with
 /// its key has been answered, and requests with other keys never wait for it. A request's turn
 /// ends with its answer, which each handler gives exactly once, after its last call to nookd;
 /// or sooner, when its last call has been made (``lastCallMade(_:on:)``).

@@ -7,8 +7,8 @@ import NookProtocol
 public struct PublishedCard: Sendable, Equatable {
     public var activity: NookActivity
     public var module: String?
-    /// With a coalescing key: a pending or shown card with that key is updated in place, and
-    /// only when there is none is this one queued.
+    /// With a coalescing key: a pending or shown card of the caller's with that key becomes this
+    /// one in place (nookd's in-place enqueue), and only when there is none is this one queued.
     public var updatesInPlace: Bool
     public var notes: [String]
     /// For each of the card's fields (nookd's names, and `module`), the sender's field it was
@@ -40,17 +40,6 @@ public struct PublishedCard: Sendable, Equatable {
         return named
     }
 
-    /// Every field an update sets so the live card becomes this one: the optional fields this
-    /// card lacks are cleared (`null`), a timed card turns a blocker timed.
-    public var changes: ActivityChanges {
-        guard case .object(let encoded) = ActivityPayload.encode(activity) else { return ActivityChanges(members: []) }
-        var members = encoded.filter { $0.0 != "id" && $0.0 != "key" }
-        for field in [ActivityField.subtitle, .icon, .progress, .expiresAfter] where !members.contains(where: { $0.0 == field.wireName }) {
-            members.append((field.wireName, .null))
-        }
-        if !activity.isBlocker { members.append(("blocker", .bool(false))) }
-        return ActivityChanges(members: members)
-    }
 }
 
 /// What nookd did with a card: the activity's id and whether a live card was changed in place.
@@ -70,55 +59,30 @@ public struct DeliveredCard: Sendable, Equatable {
 }
 
 /// The calls to nookd a publishing route makes, each answered from nookd's `done`: a card is
-/// queued (or changes the live one with its key) and cards are ended by key. The HTTP answer
-/// waits for nookd's answer, which comes once the change is durable (J1). Each card is sent as
+/// queued (or changes the live one with its key, in the same call) and cards are ended by key.
+/// The HTTP answer waits for nookd's answer, which comes once the change is durable (J1). Each card is sent as
 /// the caller's (its token's name is the sender), and a key reaches only the caller's own
 /// cards unless it is an admin (U3): two tokens posting the same key have a card each.
 public enum CardDelivery {
-    /// Queues `card`, or with ``PublishedCard/updatesInPlace`` changes the live card with its
-    /// key and queues it only if none of the caller's is live.
+    /// Queues `card`, or with ``PublishedCard/updatesInPlace`` changes the live card of the
+    /// caller's with its key and queues it only if none is live: one call to nookd either way
+    /// (an in-place enqueue), so a route may end its key's turn once it is made
+    /// (``CardKeyOrder/lastCallMade(_:on:)``).
     public static func deliver(_ card: PublishedCard, for caller: HTTPCaller, to nookd: any NookdCalls,
                                done answer: @escaping (Result<DeliveredCard, HTTPAPIError>) -> Void) {
         var card = card
         card.activity.sender = NookSender(uid: 0, pid: 0, name: caller.senderName)
         // What nookd refuses it names by the card's fields; the sender hears of its own.
         let done: (Result<DeliveredCard, HTTPAPIError>) -> Void = { [card] result in answer(result.mapError(card.namingSendersField)) }
-        guard card.updatesInPlace, let key = card.activity.coalescingKey else {
-            enqueue(card, to: nookd, done: done)
-            return
-        }
-        let update = caller.request(.update(.key(key, module: card.module), changes: card.changes, restartDwell: false))
-        nookd.call(update) { result in
-            switch result {
-            case .success(let line):
-                do throws(ProtocolError) {
-                    let answer = try UpdateAnswer(json: resultValue(line))
-                    guard let first = answer.updated.first else {
-                        enqueue(card, to: nookd, done: done)
-                        return
-                    }
-                    done(.success(DeliveredCard(id: first.id, updated: true, warnings: answer.warnings, changed: answer.updated.map(\.id))))
-                } catch {
-                    done(.failure(NookdAnswer.unreadable(error)))
-                }
-            case .failure(.refused(let error)) where [.notFound, .forbidden].contains(ProtocolError(json: error)?.code):
-                // Nothing live has the key (it ended, or never was), or only another token's
-                // card has it: this is a new card, the caller's own.
-                enqueue(card, to: nookd, done: done)
-            case .failure(let failure):
-                done(.failure(HTTPCoreRoutes.error(for: failure, nookd: nookd)))
-            }
-        }
-    }
-
-    private static func enqueue(_ card: PublishedCard, to nookd: any NookdCalls,
-                                done: @escaping (Result<DeliveredCard, HTTPAPIError>) -> Void) {
-        nookd.call(Request(id: nil, operation: .enqueue(card.activity, module: card.module, wait: false))) { result in
+        // The live cards the caller's update would reach: its own, or an admin's every sender's (U3).
+        let inPlace: InPlaceReach? = card.updatesInPlace ? (caller.statedSender == nil ? .any : .sender) : nil
+        nookd.call(Request(id: nil, operation: .enqueue(card.activity, module: card.module, wait: false, inPlace: inPlace))) { result in
             switch result {
             case .success(let line):
                 do throws(ProtocolError) {
                     let answer = try EnqueueAnswer(json: resultValue(line))
-                    done(.success(DeliveredCard(id: answer.id, updated: false, warnings: answer.warnings)))
+                    done(.success(DeliveredCard(id: answer.id, updated: answer.updated != nil, warnings: answer.warnings,
+                                                changed: answer.updated.map { $0.map(\.id) })))
                 } catch {
                     done(.failure(NookdAnswer.unreadable(error)))
                 }

@@ -61,9 +61,9 @@ extension MQTTBridge {
 
     /// A notification's card keyed as held (``heldKey(clientID:id:)``) when it is one.
     func keyedIfHeld(_ operation: NookOperation, kind: Topics.Inbound) -> NookOperation {
-        guard kind == .notify, case .enqueue(var activity, let module, let wait) = operation, activity.isBlocker else { return operation }
+        guard kind == .notify, case .enqueue(var activity, let module, let wait, let inPlace) = operation, activity.isBlocker else { return operation }
         activity.coalescingKey = Self.heldKey(clientID: config.effectiveClientID, id: activity.id)
-        return .enqueue(activity, module: module, wait: wait)
+        return .enqueue(activity, module: module, wait: wait, inPlace: inPlace)
     }
 
     /// The name the bridge states as the sender of the apps it sets (U3).

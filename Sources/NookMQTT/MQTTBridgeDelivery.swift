@@ -87,7 +87,7 @@ extension MQTTBridge {
         case .success(var operation?):
             operation = keyedIfHeld(operation, kind: kind)
             var isDerived = false
-            if case .enqueue(let activity, _, _) = operation, let derived { isDerived = activity.id == derived }
+            if case .enqueue(let activity, _, _, _) = operation, let derived { isDerived = activity.id == derived }
             return [Delivery(message: message, operation: operation, digest: digest, derivedID: isDerived, notes: notes)]
         }
         return []
@@ -172,14 +172,14 @@ extension MQTTBridge {
                     continue
                 }
                 if Self.isRedelivery(error, of: entry.operation) {
-                    if entry.derivedID, entry.message.redelivered != true, case .enqueue(var activity, let module, let wait) = entry.operation {
+                    if entry.derivedID, entry.message.redelivered != true, case .enqueue(var activity, let module, let wait, let inPlace) = entry.operation {
                         // Not sent before, yet its derived id is held: an earlier message had
                         // this packet id and the same payload. This one is new.
                         activity.id = NookActivityID()
                         if activity.coalescingKey?.hasPrefix(Self.heldKeyPrefix(clientID: config.effectiveClientID)) == true {
                             activity.coalescingKey = Self.heldKey(clientID: config.effectiveClientID, id: activity.id)
                         }
-                        again.append(Delivery(message: entry.message, operation: .enqueue(activity, module: module, wait: wait),
+                        again.append(Delivery(message: entry.message, operation: .enqueue(activity, module: module, wait: wait, inPlace: inPlace),
                                               digest: entry.digest, derivedID: false))
                         continue
                     }

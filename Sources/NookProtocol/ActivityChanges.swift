@@ -36,6 +36,22 @@ public struct ActivityChanges: Hashable, Sendable {
         self.members = members
     }
 
+    /// Every field an update sets so that a live card becomes `activity` (an in-place enqueue,
+    /// a bridge's "replace"): its fields but `id` and `key`, each optional field it lacks
+    /// cleared (`null`), and a timed card turning a blocker timed.
+    public static func replacing(with activity: NookActivity) -> ActivityChanges {
+        guard case .object(let encoded) = ActivityPayload.encode(activity) else { return ActivityChanges(members: []) }
+        var members = encoded.filter { $0.0 != ActivityField.id.wireName && $0.0 != ActivityField.key.wireName }
+        for field in clearedWhenAbsent where !members.contains(where: { $0.0 == field }) {
+            members.append((field, .null))
+        }
+        if !activity.isBlocker { members.append((ActivityField.blocker.wireName, .bool(false))) }
+        return ActivityChanges(members: members)
+    }
+
+    /// The optional fields a replacement clears when it lacks them: all but the key it is found by.
+    private static let clearedWhenAbsent = ActivityField.allCases.filter { $0.isClearable && $0 != .key }.map(\.wireName)
+
     public var json: JSONValue { .object(members) }
 
     /// The fields this names, in the order ``ActivityField`` declares them.

@@ -32,20 +32,31 @@ extension FieldReader {
 
 /// `enqueue`: the accepted activity's id and the module it went to.
 public struct EnqueueAnswer: NookAnswer, NookWarningAnswer {
+    /// The card queued, or with `inPlace` the live card changed (the first of ``updated``).
     public var id: NookActivityID
     public var module: String
     /// Done, with a caveat for the sender (an unknown icon name); absent from the JSON when none.
     public var warnings: [String]
+    /// With `inPlace`: every live card changed instead of one queued, as `update` names them;
+    /// absent from the JSON when the card was queued.
+    public var updated: [UpdateAnswer.Change]?
 
-    public init(id: NookActivityID, module: String, warnings: [String] = []) { (self.id, self.module, self.warnings) = (id, module, warnings) }
+    public init(id: NookActivityID, module: String, warnings: [String] = [], updated: [UpdateAnswer.Change]? = nil) {
+        (self.id, self.module, self.warnings, self.updated) = (id, module, warnings, updated)
+    }
 
-    public var json: JSONValue { .object([("id", .string(id.description)), ("module", .string(module))] + warningsMember(warnings)) }
+    public var json: JSONValue {
+        var members: [(String, JSONValue)] = [("id", .string(id.description)), ("module", .string(module))]
+        if let updated { members.append(("updated", UpdateAnswer.json(updated))) }
+        return .object(members + warningsMember(warnings))
+    }
 
     public init(json: JSONValue) throws(ProtocolError) {
         let reader = try FieldReader(json, path: "result")
         id = try reader.requiredID("id")
         module = try reader.requiredString("module")
         warnings = reader.warnings()
+        updated = reader.value("updated") == nil ? nil : try UpdateAnswer.changes(reader)
     }
 }
 
@@ -377,19 +388,27 @@ public struct UpdateAnswer: NookAnswer, NookWarningAnswer {
 
     public init(updated: [Change], warnings: [String] = []) { (self.updated, self.warnings) = (updated, warnings) }
 
-    public var json: JSONValue {
-        .object([("updated", .array(updated.map { change in
-            .object([("id", .string(change.id.description)), ("fields", .array(change.fields.map(JSONValue.string))),
-                     ("onScreen", .bool(change.onScreen))])
-        }))] + warningsMember(warnings))
-    }
+    public var json: JSONValue { .object([("updated", Self.json(updated))] + warningsMember(warnings)) }
 
     public init(json: JSONValue) throws(ProtocolError) {
         let reader = try FieldReader(json, path: "result")
-        updated = try reader.requiredObjects("updated").map { (item) throws(ProtocolError) in
+        updated = try Self.changes(reader)
+        warnings = reader.warnings()
+    }
+
+    /// `updated` as this answer and an in-place enqueue's write it.
+    static func json(_ changes: [Change]) -> JSONValue {
+        .array(changes.map { change in
+            .object([("id", .string(change.id.description)), ("fields", .array(change.fields.map(JSONValue.string))),
+                     ("onScreen", .bool(change.onScreen))])
+        })
+    }
+
+    /// `updated` as this answer and an in-place enqueue's read it.
+    static func changes(_ reader: FieldReader) throws(ProtocolError) -> [Change] {
+        try reader.requiredObjects("updated").map { (item) throws(ProtocolError) in
             Change(id: try item.requiredID("id"), fields: try item.requiredArray("fields").compactMap(\.text),
                    onScreen: try item.bool("onScreen") ?? false)
         }
-        warnings = reader.warnings()
     }
 }

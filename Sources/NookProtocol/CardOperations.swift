@@ -4,20 +4,33 @@ import NookActivities
 public struct CardOperations: Sendable {
     typealias Row = NookOperation.Row
 
-    public let enqueue = Row<(activity: NookActivity, module: String?, wait: Bool)>(
-        .enqueue, fields: ["activity", "module", "wait", "sender"], answer: EnqueueAnswer.self, command: .subcommand,
-        make: { .enqueue($0.activity, module: $0.module, wait: $0.wait) },
+    /// With `inPlace`, the live cards with the activity's key that it reaches (``InPlaceReach``)
+    /// become this one in one call (U1: an update by key with every field, as
+    /// ``ActivityChanges/replacing(with:)`` makes it), and the activity is queued only when none
+    /// is live: what a bridge's "replace the card with this key" asks (an ntfy sequence),
+    /// without a round trip between the two.
+    public let enqueue = Row<(activity: NookActivity, module: String?, wait: Bool, inPlace: InPlaceReach?)>(
+        .enqueue, fields: ["activity", "module", "wait", "inPlace", "sender"], answer: EnqueueAnswer.self, command: .subcommand,
+        make: { .enqueue($0.activity, module: $0.module, wait: $0.wait, inPlace: $0.inPlace) },
         decode: { reader throws(ProtocolError) in
             guard let payload = reader.value("activity") else { throw ProtocolError(.missingField, field: "activity", "is required") }
             var activity = try ActivityPayload.decode(payload)
             activity.sender = try reader.senderName().map { NookSender(uid: 0, pid: 0, name: $0) }
-            return (activity, try reader.module(), try reader.bool("wait") ?? false)
+            let wait = try reader.bool("wait") ?? false, inPlace = try InPlaceReach.read(reader)
+            if inPlace != nil, activity.coalescingKey == nil {
+                throw ProtocolError(.invalid, field: "inPlace", "applies only to an activity with a key (the live card it changes is found by key)")
+            }
+            if inPlace != nil, wait {
+                throw ProtocolError(.invalid, field: "wait", "cannot be combined with inPlace: a card changed in place is answered at once")
+            }
+            return (activity, try reader.module(), wait, inPlace)
         },
         encode: { request in
             // Bridges encode thousands a second: appended, not joined from small arrays.
             var fields: [(String, JSONValue)] = [("activity", ActivityPayload.encode(request.activity))]
             if let name = request.module { fields.append(("module", .string(name))) }
             if request.wait { fields.append(("wait", .bool(true))) }
+            if let reach = request.inPlace { fields.append(("inPlace", reach.json)) }
             if let sender = request.activity.sender?.name { fields.append(("sender", .string(sender))) }
             return fields
         })
@@ -80,6 +93,28 @@ public struct CardOperations: Sendable {
             if request.restartDwell { fields.append(("restartDwell", .bool(true))) }
             return fields
         })
+}
+
+/// Which live cards an in-place enqueue changes (U3), as the `inPlace` field says it.
+public enum InPlaceReach: String, Hashable, Sendable {
+    /// `true`: the cards an `update` by key from the same request would reach: its stated
+    /// `sender`'s own, else those its connection's peer may change.
+    case sender
+    /// `"any"`: every card the connection's peer may change, whatever sender the request states
+    /// for the card it queues: a relay acting for one of its admins (nook-http's admin tokens),
+    /// as its `update` by key without a `sender` would.
+    case any
+
+    var json: JSONValue { self == .sender ? .bool(true) : .string(rawValue) }
+
+    static func read(_ reader: FieldReader) throws(ProtocolError) -> InPlaceReach? {
+        switch reader.value("inPlace") {
+        case nil, .bool(false)?: return nil
+        case .bool(true)?: return .sender
+        case .string("any")?: return .any
+        default: throw ProtocolError(.invalid, field: "inPlace", "must be true, false or \"any\"")
+        }
+    }
 }
 
 /// The fields several rows write and read alike.

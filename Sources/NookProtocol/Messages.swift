@@ -82,7 +82,7 @@ public struct Request: Hashable, Sendable {
 
     /// Whom the client states it acts for: an enqueue's activity sender name, else ``sender``.
     public var statedSender: String? {
-        if case .enqueue(let activity, _, _) = operation { return activity.sender?.name ?? sender }
+        if case .enqueue(let activity, _, _, _) = operation { return activity.sender?.name ?? sender }
         return sender
     }
 

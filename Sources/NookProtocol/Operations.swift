@@ -6,7 +6,9 @@ import NookActivities
 /// holds only what Swift needs written beside the types: the case, its wire name (``Name``) and
 /// the line of ``visit(_:)`` that hands the case's values to its row.
 public enum NookOperation: Hashable, Sendable {
-    case enqueue(NookActivity, module: String?, wait: Bool)
+    /// `inPlace`: with a key, the live cards with that key it reaches are changed into this one
+    /// (U1) and none is queued; only when none is live is it queued.
+    case enqueue(NookActivity, module: String?, wait: Bool, inPlace: InPlaceReach? = nil)
     case cancel(NookActivityID)
     case cancelAll(key: String, module: String?)
     /// Dismisses the given activity, or the one on screen if `nil`.
@@ -150,7 +152,7 @@ extension NookOperation {
     public func visit<Visitor: NookOperationVisitor>(_ visitor: Visitor) -> Visitor.Result {
         // Each row is read where it is stored, not from a copy of the whole table.
         switch self {
-        case .enqueue(let activity, let module, let wait): visitor.visit(CardOperations.shared.enqueue, (activity, module, wait))
+        case .enqueue(let activity, let module, let wait, let inPlace): visitor.visit(CardOperations.shared.enqueue, (activity, module, wait, inPlace))
         case .cancel(let id): visitor.visit(CardOperations.shared.cancel, id)
         case .cancelAll(let key, let module): visitor.visit(CardOperations.shared.cancelAll, (key, module))
         case .dismiss(let id): visitor.visit(CardOperations.shared.dismiss, id)

@@ -181,6 +181,41 @@ struct KeyOrderEndToEndTests {
         #expect(held.last?.title == "Copy 4" && held.count <= 2, "\(held.map(\.title))")
     }
 
+    /// An ntfy sequence's messages are one call each too (an in-place enqueue: the live card
+    /// with its key becomes the message, or it is queued), so they reach nookd back to back, and
+    /// apply in the order sent: one card, the last message's.
+    @Test func h2_u1_aSequencesMessagesReachNookdBackToBackAndLeaveOneCardTheLastOnes() throws {
+        let service = try HTTPService(config: Self.longestCallTimeout + "[publish]\ntopics = [\"home\"]\n")
+        let connection = try RawConnection(port: service.port)
+        let padding = String(repeating: "x", count: 1_000)
+        // Priority 5 stays until cleared: every message finds the card the one before left.
+        let messages = (0..<5).map { index in
+            Self.request("POST", "/home", headers: ["Title: Copy \(index)", "X-Sequence-ID: copy", "Priority: 5"], body: Array(padding.utf8))
+        }
+        #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200], "\(service.logs)")
+        let nookd = service.nookd.processIdentifier
+        ProcessStop.stop(nookd)
+        var stopped = true
+        defer { if stopped { kill(nookd, SIGCONT) } }
+        try connection.send(messages.joined())
+        do {
+            try nativeAPIEventually("the five messages' lines waiting in nookd's socket together", timeout: 60) {
+                try UnreadBytes.accepted(on: service.socket) > 5_000
+            }
+        } catch {
+            throw TestFailure("\(error): \((try? UnreadBytes.accepted(on: service.socket)) ?? -1) bytes unread\n\(service.logs)")
+        }
+        kill(nookd, SIGCONT)
+        stopped = false
+        let text = connection.read(until: { $0.statusCodes.count == messages.count }).text
+        #expect(text.statusCodes == [200, 200, 200, 200, 200], "\(text)\n\(service.logs)")
+        let client = try NookClient(path: service.socket)
+        let (answer, _) = try client.list(module: nil)
+        let held = answer.modules.flatMap { ($0.current.map { [$0] } ?? []) + $0.pending }
+            .filter { $0.coalescingKey == NtfyMapping.key(topic: "home", sequenceID: "copy") }
+        #expect(held.map(\.title) == ["Copy 4"], "\(held.map(\.title))")
+    }
+
     /// A burst on one key while nookd is stalled fills at most the calls in flight: a create left
     /// waiting for room keeps its key's turn, so the rest of the burst waits in nook-http and a read
     /// sent after it still finds room among the waiting calls. No create is turned away (503) while

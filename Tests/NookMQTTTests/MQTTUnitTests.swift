@@ -15,9 +15,9 @@ struct InboundMessageTests {
     }
 
     @Test func e4_plainTextIsATitleAndJSONIsTheProtocolsActivity() throws {
-        guard case .success(.enqueue(let plain, let module, false)) = decode(.activity, " Dinner is ready\n") else { Issue.record("plain"); return }
+        guard case .success(.enqueue(let plain, let module, false, nil)) = decode(.activity, " Dinner is ready\n") else { Issue.record("plain"); return }
         #expect(plain.title == "Dinner is ready" && module == "default")
-        guard case .success(.enqueue(let json, _, _)) = decode(.activity, #"{"title":"Build","tint":"red","blocker":true,"timeout":30}"#) else { Issue.record("json"); return }
+        guard case .success(.enqueue(let json, _, _, _)) = decode(.activity, #"{"title":"Build","tint":"red","blocker":true,"timeout":30}"#) else { Issue.record("json"); return }
         #expect(json.title == "Build" && json.presentation == .blocker(timeout: .seconds(30)))
     }
 
@@ -38,11 +38,11 @@ struct InboundMessageTests {
     @Test func e4_anActivityWithoutAnIdGetsTheIdItIsGivenAndOneWithAnIdKeepsIt() throws {
         let given = NookActivityID()
         let own = NookActivityID()
-        guard case .enqueue(let plain, _, _)? = try InboundMessage.decode(.activity, topic: topics.activity, payload: Array("Hi".utf8), retained: false,
+        guard case .enqueue(let plain, _, _, _)? = try InboundMessage.decode(.activity, topic: topics.activity, payload: Array("Hi".utf8), retained: false,
                                                                         module: nil, activityID: given).get(),
-              case .enqueue(let json, _, _)? = try InboundMessage.decode(.activity, topic: topics.activity, payload: Array(#"{"title":"Hi"}"#.utf8),
+              case .enqueue(let json, _, _, _)? = try InboundMessage.decode(.activity, topic: topics.activity, payload: Array(#"{"title":"Hi"}"#.utf8),
                                                                        retained: false, module: nil, activityID: given).get(),
-              case .enqueue(let identified, _, _)? = try InboundMessage.decode(.activity, topic: topics.activity,
+              case .enqueue(let identified, _, _, _)? = try InboundMessage.decode(.activity, topic: topics.activity,
                                                                              payload: Array(#"{"title":"Hi","id":"\#(own)"}"#.utf8),
                                                                              retained: false, module: nil, activityID: given).get()
         else { Issue.record("not enqueued"); return }
@@ -53,7 +53,7 @@ struct InboundMessageTests {
     /// id like one without the member, or a redelivery of it would be shown again.
     @Test func e5_anActivityWhoseIdIsNullGetsTheIdItIsGiven() throws {
         let given = NookActivityID()
-        guard case .enqueue(let activity, _, _)? = try InboundMessage.decode(.activity, topic: topics.activity,
+        guard case .enqueue(let activity, _, _, _)? = try InboundMessage.decode(.activity, topic: topics.activity,
                                                                            payload: Array(#"{"title":"Hi","id":null}"#.utf8),
                                                                            retained: false, module: nil, activityID: given).get()
         else { Issue.record("not enqueued"); return }
@@ -315,7 +315,7 @@ struct AWTRIXTopicTests {
         let body = ##"{"text": "Hello, AWTRIX 3!", "rainbow": true, "duration": 10, "hold": true, "color": "#FF0000", "icon": "2355", "progress": 40}"##
         let decoded = InboundMessage.decode(.notify, topic: "awtrix_abc123/notify", payload: Array(body.utf8), retained: false, module: "porch",
                                             activityID: id, notes: &notes)
-        guard case .success(.enqueue(let activity, let module, let wait)?) = decoded else { Issue.record("\(decoded)"); return }
+        guard case .success(.enqueue(let activity, let module, let wait, _)?) = decoded else { Issue.record("\(decoded)"); return }
         #expect(activity.id == id && module == "porch" && !wait)
         #expect(activity.title == "Hello, AWTRIX 3!" && activity.dwell == .seconds(10) && activity.presentation == .blocker(timeout: nil))
         // The id goes to nookd with the bell as its fallback: nookd draws 2355's file or says the bell (M3).

@@ -71,7 +71,7 @@ struct ProtocolTests {
 
     @Test func c1_aMinimalEnqueueNeedsOnlyATitleAndTheVersionIsOptional() throws {
         let request = try decode(#"{"op":"enqueue","activity":{"title":"Hi"}}"#).get()
-        guard case .enqueue(let activity, nil, false) = request.operation else { Issue.record("\(request)"); return }
+        guard case .enqueue(let activity, nil, false, nil) = request.operation else { Issue.record("\(request)"); return }
         #expect(activity.title == "Hi" && activity.priority == .normal && activity.dwell == .milliseconds(2400))
     }
 

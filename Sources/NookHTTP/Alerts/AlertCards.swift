@@ -82,7 +82,7 @@ public enum AlertCards {
         let activity = NookActivity(id: id, coalescingKey: key, priority: severity.priority, title: fittedTitle, subtitle: fittedSubtitle,
                                     systemImage: severity.symbol, tint: severity.tint, dwell: severity.dwell, presentation: severity.presentation)
         let card = PublishedCard(activity: activity, module: module, updatesInPlace: true, notes: notes)
-        return .show(card, digest: PublishText.digest(card.changes.json.serialized))
+        return .show(card, digest: PublishText.digest(ActivityChanges.replacing(with: card.activity).json.serialized))
     }
 
     /// The alert's labels but `leaving`, as `name=value, …` (or the values alone), in the order sent.

@@ -40,6 +40,9 @@ enum NtfyRoutes {
                         exchange.respond(.json(NtfyMapping.answer(for: parsed, delivered: delivered, now: now(), notes: card.notes)))
                     }
                 }
+                // Its one call is made (an in-place enqueue for a sequence): the sequence's next
+                // message may make its own, and nookd's journal syncs them together.
+                CardKeyOrder.lastCallMade(exchange, on: nookd)
             }
         }
         func ntfyEnd(_ exchange: any HTTPExchange, _ parameters: [String: String], how: CardDelivery.Ending, nookd: any NookdCalls) {
