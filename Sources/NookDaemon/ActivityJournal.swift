@@ -392,11 +392,28 @@ final class ActivityJournal: Sendable {
     /// the journal's trouble is named in the answer; the history warns of its own.
     @discardableResult
     func settle(through mark: UInt64, with history: ActivityHistory) async -> String? {
+        await withCheckedContinuation { (settled: CheckedContinuation<String?, Never>) in
+            whenSettled(through: mark, with: history) { settled.resume(returning: $0) }
+        }
+    }
+
+    /// ``settle(through:with:)`` as a call of `done`, on the thread of the log that settles last
+    /// (a writer, right after its write or sync), or at once on this one when both are settled.
+    func whenSettled(through mark: UInt64, with history: ActivityHistory, _ done: @escaping @Sendable (String?) -> Void) {
         let entries = history.log.mark
-        async let entriesSettled: Void = history.settle(through: entries, durable: mode == .ack)
-        let unsaved = await settle(through: mark)
-        await entriesSettled
-        return unsaved
+        let durable = mode == .ack
+        // Both logs' answers in: the journal's reason (only its trouble is named), and whether it came.
+        let left = Locked<(count: Int, unsaved: String?)>((2, nil))
+        let arrived: @Sendable (_ unsaved: String?, _ isJournal: Bool) -> Void = { unsaved, isJournal in
+            let last = left.withLock { left -> (Bool, String?) in
+                if isJournal { left.unsaved = unsaved }
+                left.count -= 1
+                return (left.count == 0, left.unsaved)
+            }
+            if last.0 { done(last.1) }
+        }
+        log.whenSettled(mark, durable: durable) { arrived($0, true) }
+        history.log.whenSettled(entries, durable: durable) { _ in arrived(nil, false) }
     }
 
     /// Before a client hears of an event: an activity's arrival and its end are reported once

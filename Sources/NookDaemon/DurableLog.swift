@@ -65,7 +65,8 @@ final class DurableLog<Content: DurableLogContent>: Sendable {
         var mark: UInt64
         /// On stable storage, or only written to the file.
         var durable: Bool
-        var continuation: CheckedContinuation<Void, Never>
+        /// Called outside the lock once the records are there (or never will be).
+        var done: @Sendable () -> Void
     }
 
     struct State: Sendable {
@@ -231,18 +232,30 @@ final class DurableLog<Content: DurableLogContent>: Sendable {
     /// At once for a log that is memory-only for now (it warned), stopped or never started;
     /// then the result says why they are not saved, for the answer to say so (J1).
     func wait(for mark: UInt64, durable: Bool) async -> String? {
-        guard mark > 0 else { return nil }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> Bool in
-                let reached = durable ? state.durable : state.written
-                // Memory-only (degraded, stopped, never started): nothing more will be written.
-                if reached >= mark || state.degradedSince != nil || state.stopped || !state.started { return true }
-                state.waiters.append(Waiter(mark: mark, durable: durable, continuation: continuation))
-                return false
-            }
-            if ready { continuation.resume() } else { kick(force: true) }
+        await withCheckedContinuation { (settled: CheckedContinuation<String?, Never>) in
+            whenSettled(mark, durable: durable) { settled.resume(returning: $0) }
         }
-        return state.withLock { state in
+    }
+
+    /// ``wait(for:durable:)`` as a call of `done`: at once on this thread when the records are
+    /// there already, else on the writer's thread right after the write or sync that puts them
+    /// there (outside the lock), with no task to schedule between the sync and the answer.
+    func whenSettled(_ mark: UInt64, durable: Bool, _ done: @escaping @Sendable (String?) -> Void) {
+        guard mark > 0 else { return done(nil) }
+        let finish: @Sendable () -> Void = { [self] in done(unsaved(through: mark, durable: durable)) }
+        let ready = state.withLock { state -> Bool in
+            let reached = durable ? state.durable : state.written
+            // Memory-only (degraded, stopped, never started): nothing more will be written.
+            if reached >= mark || state.degradedSince != nil || state.stopped || !state.started { return true }
+            state.waiters.append(Waiter(mark: mark, durable: durable, done: finish))
+            return false
+        }
+        if ready { finish() } else { kick(force: true) }
+    }
+
+    /// Why the records up to `mark` are not where an answer needs them, or nil when they are.
+    private func unsaved(through mark: UInt64, durable: Bool) -> String? {
+        state.withLock { state in
             if (durable ? state.durable : state.written) >= mark { return nil }
             if state.degradedSince != nil { return state.problem ?? "the \(settings.label) cannot be written" }
             return state.stopped ? "nookd is stopping and its \(settings.label) is closed" : "nookd runs without its \(settings.label)"

@@ -149,17 +149,17 @@ extension DurableLog {
     /// where it asked for them, or every waiter when the change left the log memory-only or
     /// stopped (nothing more will be written for them).
     private func settle(_ change: (inout State) -> Void) {
-        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        let ready = state.withLock { state -> [@Sendable () -> Void] in
             change(&state)
             let everyone = state.degradedSince != nil || state.stopped
-            var ready: [CheckedContinuation<Void, Never>] = []
+            var ready: [@Sendable () -> Void] = []
             state.waiters.removeAll { waiter in
                 guard everyone || waiter.mark <= (waiter.durable ? state.durable : state.written) else { return false }
-                ready.append(waiter.continuation)
+                ready.append(waiter.done)
                 return true
             }
             return ready
         }
-        ready.forEach { $0.resume() }
+        ready.forEach { $0() }
     }
 }

@@ -26,11 +26,12 @@ public final class SocketServer: @unchecked Sendable {
     /// (``ClientConnection/holdOutput()``) while it answers each, released after the batch.
     public typealias Handler = @Sendable (ClientConnection, [[UInt8]]) async -> Void
     public typealias Refusal = @Sendable (ClientConnection, LineProblem) -> Void
-    /// Returns once what answers depend on (journal records up to a mark, see
+    /// Calls `done` once what answers depend on (journal records up to a mark, see
     /// ``ClientConnection/dependOn(_:)``) is safe, or is as safe as it will get: then with
     /// the reason it is not (the journal cannot be written), which the answers carry. Answers
-    /// are held until then.
-    public typealias Settle = @Sendable (_ mark: UInt64) async -> String?
+    /// are held until then. `done` may run on any thread (the journal's writer, right after
+    /// its sync): it only hands the answers to the socket, without waiting for a pool thread.
+    public typealias Settle = @Sendable (_ mark: UInt64, _ done: @escaping @Sendable (String?) -> Void) -> Void
 
     /// A line the server refused before any handler saw it.
     public enum LineProblem: Sendable {
@@ -120,7 +121,7 @@ public final class SocketServer: @unchecked Sendable {
                 clock: @escaping @Sendable () -> Duration = { MonotonicClock.now },
                 stopAnnounced: @escaping @Sendable () -> Bool = { false },
                 handler: @escaping Handler, refusal: @escaping Refusal,
-                settle: @escaping Settle = { _ in nil }) throws(SocketError) {
+                settle: @escaping Settle = { _, done in done(nil) }) throws(SocketError) {
         self.path = path
         self.limits = limits
         self.privileged = privileged

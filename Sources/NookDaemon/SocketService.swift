@@ -81,7 +81,9 @@ extension Service {
                     },
                     // An answer that depends on journal records leaves once they are settled, with
                     // the history's entries recorded by then (J1, J2, U4).
-                    settle: { [journal, history] mark in await journal?.settle(through: mark, with: history) ?? nil })
+                    settle: { [journal, history] mark, done in
+                        if let journal { journal.whenSettled(through: mark, with: history, done) } else { done(nil) }
+                    })
                 try server.start()
                 self.server.withLock { $0 = server }
                 state.withLock { $0.server = server }

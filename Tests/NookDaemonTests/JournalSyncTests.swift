@@ -169,6 +169,34 @@ struct JournalSyncTests {
         await journal.finish()
     }
 
+    /// A held answer is let go by the writer's thread right after the sync that makes it safe,
+    /// not by a task that would wait for a pool thread (busy drawing the card just sent): the
+    /// journaled ack's distance from the disk's own sync (`journaled_ack_p99_vs_fdatasync_p99`).
+    /// Both logs' waiters included: an answer also waits for the history's entries (U4).
+    @Test func j1_anAnswerIsLetGoByTheWritersThreadRightAfterItsSync() async throws {
+        let scratch = Scratch()
+        let syncer = TestSyncer()
+        let journal = journal(scratch, syncer: syncer)
+        let history = ActivityHistory(path: scratch.path + "/history", warn: { _ in }, syncer: syncer.syncer)
+        _ = journal.recover()
+        syncer.hold()
+        journal.added(activity("Backup complete"), module: "default")
+        let released = Locked<(thread: String, syncs: Int)?>(nil)
+        journal.whenSettled(through: journal.mark, with: history) { unsaved in
+            #expect(unsaved == nil)
+            let thread = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?"
+            released.withLock { $0 = (thread.trimmingCharacters(in: .newlines), syncer.dataSyncs) }
+        }
+        await syncer.waitUntilEntered()
+        #expect(released.withLock { $0 } == nil, "let go before its sync")
+        syncer.letGo()
+        try await until("the answer let go") { released.withLock { $0 } != nil }
+        let seen = try #require(released.withLock { $0 })
+        #expect(seen.thread == "nookd.journal" && seen.syncs >= 1, "\(seen)")
+        await journal.finish()
+        await history.finish()
+    }
+
     @Test func j1_aPipelinedBurstCostsAFewSyncsNotOneEach() async throws {
         let scratch = Scratch()
         let syncer = TestSyncer()

@@ -26,7 +26,7 @@ struct SocketServerLimitTests {
                 connection.dependOn(1)
             },
             refusal: { _, _ in },
-            settle: { _ in await disk.wait(); return nil })
+            settle: { _, done in Task { await disk.wait(); done(nil) } })
         try server.start()
         defer { disk.open(); server.stop() }
 
