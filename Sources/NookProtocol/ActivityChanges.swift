@@ -38,19 +38,24 @@ public struct ActivityChanges: Hashable, Sendable {
 
     /// Every field an update sets so that a live card becomes `activity` (an in-place enqueue,
     /// a bridge's "replace"): its fields but `id` and `key`, each optional field it lacks
-    /// cleared (`null`), and a timed card turning a blocker timed.
+    /// cleared (`null`), each flag it lacks false (a timed card turns a blocker timed).
     public static func replacing(with activity: NookActivity) -> ActivityChanges {
         guard case .object(let encoded) = ActivityPayload.encode(activity) else { return ActivityChanges(members: []) }
         var members = encoded.filter { $0.0 != ActivityField.id.wireName && $0.0 != ActivityField.key.wireName }
         for field in clearedWhenAbsent where !members.contains(where: { $0.0 == field }) {
             members.append((field, .null))
         }
-        if !activity.isBlocker { members.append((ActivityField.blocker.wireName, .bool(false))) }
+        // A flag it lacks is set false (a blocker turns timed, an action or transience goes).
+        for flag in flags where !members.contains(where: { $0.0 == flag }) {
+            members.append((flag, .bool(false)))
+        }
         return ActivityChanges(members: members)
     }
 
     /// The optional fields a replacement clears when it lacks them: all but the key it is found by.
     private static let clearedWhenAbsent = ActivityField.allCases.filter { $0.isClearable && $0 != .key }.map(\.wireName)
+    /// The fields that are flags (`blocker`, `transient`, `action`), which the codec leaves out when false.
+    private static let flags = ActivityField.allCases.filter { !$0.takesValue }.map(\.wireName)
 
     public var json: JSONValue { .object(members) }
 

@@ -37,6 +37,10 @@ struct KeptClosureTests {
         ]
         let found = LockedClosureScan.scan(file: "Example.swift", lines: lines, functionAliases: ["Handler"])
         #expect(found == ["Example.swift:1", "Example.swift:3", "Example.swift:5", "Example.swift:7"])
+        // Over several lines, and an alias of a function's alias.
+        let split = ["private let a = Locked<", "    (@Sendable (Int) -> Void)?", ">(nil)", "typealias Again = SocketServer.Handler",
+                     "private let b = Locked<Again?>(nil)", "private let c = Locked<", "    KeptClosure<Again>?", ">(nil)"]
+        #expect(LockedClosureScan.scan(file: "Split.swift", lines: split, functionAliases: ["Handler"]) == ["Split.swift:1", "Split.swift:5"])
     }
 }
 
@@ -54,32 +58,51 @@ enum LockedClosureScan {
         let files = (FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String } ?? [])
             .filter { $0.hasSuffix(".swift") }.sorted()
         let texts = try files.map { ($0, try String(contentsOfFile: root + "/" + $0, encoding: .utf8)) }
-        var aliases: Set<String> = []
-        for (_, text) in texts {
-            for line in text.split(separator: "\n") {
-                guard let range = line.range(of: "typealias "), let equals = line.firstIndex(of: "="), line[equals...].contains("->") else { continue }
-                aliases.insert(line[range.upperBound..<equals].trimmingCharacters(in: .whitespaces))
-            }
-        }
+        let aliases = functionAliases(texts.flatMap { $0.1.split(separator: "\n").map(String.init) })
         #expect(aliases.contains("Handler"), "the scan finds the function typealiases it checks for")
         return texts.flatMap { file, text in
             scan(file: file, lines: text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init), functionAliases: aliases)
         }
     }
 
+    /// The names of the typealiases of function types: written out (`->`), or an alias of one of
+    /// those (`typealias Again = SocketServer.Handler`), until no more are found. By the last
+    /// part of the name only, so a type elsewhere with the same short name counts as one too:
+    /// the safe side for this check.
+    static func functionAliases(_ lines: [String], known: Set<String> = []) -> Set<String> {
+        var aliases: [(name: String, type: String)] = []
+        for line in lines {
+            guard let range = line.range(of: "typealias "), let equals = line[range.upperBound...].firstIndex(of: "=") else { continue }
+            aliases.append((line[range.upperBound..<equals].trimmingCharacters(in: .whitespaces),
+                            line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)))
+        }
+        var found = known.union(aliases.filter { $0.type.contains("->") }.map(\.name))
+        while true {
+            let more = aliases.filter { alias in
+                !found.contains(alias.name) && found.contains(String(alias.type.split(separator: ".").last ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "?! ")))
+            }
+            guard !more.isEmpty else { return found }
+            found.formUnion(more.map(\.name))
+        }
+    }
+
+    /// A declaration may run over several lines: the file is read as one text, its `//`
+    /// comments left out, and a finding named by the line its `Locked<` or `Mutex<` is on.
     static func scan(file: String, lines: [String], functionAliases: Set<String>) -> [String] {
+        let aliases = Self.functionAliases(lines, known: functionAliases)
+        let text = lines.map { line in line.range(of: "//").map { String(line[..<$0.lowerBound]) } ?? line }.joined(separator: "\n")
         var found: [String] = []
-        for (index, line) in lines.enumerated() where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
-            for opener in ["Locked<", "Mutex<"] {
-                var rest = Substring(line)
-                while let start = rest.range(of: opener) {
-                    let argument = bracketed(rest[start.upperBound...])
-                    if holdsBareFunction(argument, aliases: functionAliases) { found.append("\(file):\(index + 1)") }
-                    rest = rest[start.upperBound...]
+        for opener in ["Locked<", "Mutex<"] {
+            var rest = Substring(text)
+            while let start = rest.range(of: opener) {
+                let argument = bracketed(rest[start.upperBound...])
+                if holdsBareFunction(argument, aliases: aliases) {
+                    found.append("\(file):\(text[..<start.lowerBound].filter { $0 == "\n" }.count + 1)")
                 }
+                rest = rest[start.upperBound...]
             }
         }
-        return found
+        return found.sorted { $0.compare($1, options: .numeric) == .orderedAscending }
     }
 
     /// The text up to the `>` that closes the one just opened (`->`'s `>` is not one).
