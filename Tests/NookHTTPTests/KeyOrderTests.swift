@@ -69,6 +69,30 @@ struct KeyOrderEndToEndTests {
             + "Content-Length: \(body.count)\r\n\r\n" + String(decoding: body, as: UTF8.self)
     }
 
+    /// Sends `requests` (each of whose lines to nookd is over 1,000 bytes) while nookd is stopped,
+    /// and waits until all five lines wait in its socket together: each was written as soon as
+    /// the one before it, not once answered. Then lets nookd go on; the answers, once all came.
+    static func sentBackToBack(_ requests: [String], on connection: RawConnection, _ service: HTTPService, what: String) throws -> String {
+        // nookd has accepted nook-http's connection (a connection still in its backlog has no
+        // receive queue of its own to count).
+        #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200], "\(service.logs)")
+        let nookd = service.nookd.processIdentifier
+        ProcessStop.stop(nookd)
+        var stopped = true
+        defer { if stopped { kill(nookd, SIGCONT) } }
+        try connection.send(requests.joined())
+        do {
+            try nativeAPIEventually("the \(requests.count) \(what)' lines waiting in nookd's socket together", timeout: 60) {
+                try UnreadBytes.accepted(on: service.socket) > 1_000 * requests.count
+            }
+        } catch {
+            throw TestFailure("\(error): \((try? UnreadBytes.accepted(on: service.socket)) ?? -1) bytes unread\n\(service.logs)")
+        }
+        kill(nookd, SIGCONT)
+        stopped = false
+        return connection.read(until: { $0.statusCodes.count == requests.count }).text
+    }
+
     /// The keys of the cards nookd holds, on the glass and waiting, every module.
     static func keysHeld(_ service: HTTPService) throws -> [String] {
         let client = try NookClient(path: service.socket)
@@ -154,24 +178,7 @@ struct KeyOrderEndToEndTests {
             Self.request("POST", "/api/v1/activities", headers: ["Content-Type: application/json"],
                          body: Array(#"{"title":"Copy \#(index)","subtitle":"\#(subtitle)","key":"copy","blocker":true}"#.utf8))
         }
-        // nookd has accepted nook-http's connection (a connection still in its backlog has no
-        // receive queue of its own to count).
-        #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200], "\(service.logs)")
-        let nookd = service.nookd.processIdentifier
-        ProcessStop.stop(nookd)
-        var stopped = true
-        defer { if stopped { kill(nookd, SIGCONT) } }
-        try connection.send(creates.joined())
-        do {
-            try nativeAPIEventually("the five creates' lines waiting in nookd's socket together", timeout: 60) {
-                try UnreadBytes.accepted(on: service.socket) > 5_000
-            }
-        } catch {
-            throw TestFailure("\(error): \((try? UnreadBytes.accepted(on: service.socket)) ?? -1) bytes unread\n\(service.logs)")
-        }
-        kill(nookd, SIGCONT)
-        stopped = false
-        let text = connection.read(until: { $0.statusCodes.count == creates.count }).text
+        let text = try Self.sentBackToBack(creates, on: connection, service, what: "creates")
         #expect(text.statusCodes == [201, 201, 201, 201, 201], "\(text)\n\(service.logs)")
         // Each create coalesced the one waiting before it (Q4); the one on the glass, if the
         // screen took one before the rest came, stays. The last in line is the last sent.
@@ -192,22 +199,7 @@ struct KeyOrderEndToEndTests {
         let messages = (0..<5).map { index in
             Self.request("POST", "/home", headers: ["Title: Copy \(index)", "X-Sequence-ID: copy", "Priority: 5"], body: Array(padding.utf8))
         }
-        #expect(try curl([service.url + "/healthz"]).output.statusCodes == [200], "\(service.logs)")
-        let nookd = service.nookd.processIdentifier
-        ProcessStop.stop(nookd)
-        var stopped = true
-        defer { if stopped { kill(nookd, SIGCONT) } }
-        try connection.send(messages.joined())
-        do {
-            try nativeAPIEventually("the five messages' lines waiting in nookd's socket together", timeout: 60) {
-                try UnreadBytes.accepted(on: service.socket) > 5_000
-            }
-        } catch {
-            throw TestFailure("\(error): \((try? UnreadBytes.accepted(on: service.socket)) ?? -1) bytes unread\n\(service.logs)")
-        }
-        kill(nookd, SIGCONT)
-        stopped = false
-        let text = connection.read(until: { $0.statusCodes.count == messages.count }).text
+        let text = try Self.sentBackToBack(messages, on: connection, service, what: "messages")
         #expect(text.statusCodes == [200, 200, 200, 200, 200], "\(text)\n\(service.logs)")
         let client = try NookClient(path: service.socket)
         let (answer, _) = try client.list(module: nil)
