@@ -416,6 +416,13 @@ final class ActivityJournal: Sendable {
         history.log.whenSettled(entries, durable: durable) { _ in arrived(nil, false) }
     }
 
+    /// Has both writers write (and under ``JournalSync/ack`` sync) what is recorded by now at
+    /// once, as a waiter would, for a request that will wait for it: its records do not sit out
+    /// the write delay until its answers are made.
+    func startSettling(with history: ActivityHistory) {
+        whenSettled(through: mark, with: history) { _ in }
+    }
+
     /// Before a client hears of an event: an activity's arrival and its end are reported once
     /// their records (and an end's history entry) are settled, like the answers to the requests
     /// that made them (J1, U4).
