@@ -25,7 +25,26 @@ public struct HTTPRequest: Sendable, Equatable {
 
     /// The first value of a header field, its name compared without case.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        headers.first { Self.sameFieldName($0.name, name) }?.value
+    }
+
+    /// Field names are tokens (ASCII, RFC 9110 5.1): compared byte by byte, A-Z as a-z, nothing
+    /// made. An ntfy publish looks up some thirty names among the request's fields.
+    static func sameFieldName(_ one: String, _ other: String) -> Bool {
+        var (one, other) = (one, other)
+        return one.withUTF8 { one in
+            other.withUTF8 { other in
+                guard one.count == other.count else { return false }
+                for index in one.indices where one[index] != other[index] {
+                    guard asciiLowercased(one[index]) == asciiLowercased(other[index]) else { return false }
+                }
+                return true
+            }
+        }
+    }
+
+    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
     }
 
     /// The first value of a query parameter.

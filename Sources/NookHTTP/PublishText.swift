@@ -25,14 +25,21 @@ enum PublishText {
     /// A message without a title: its first non-empty line is the title and the rest the
     /// subtitle, as a phone shows a one-line notification.
     static func titleAndSubtitle(title: String?, message: String) -> (title: String, subtitle: String?) {
-        if let title, !collapsed(title).isEmpty {
+        if let title = title.map(collapsed), !title.isEmpty {
             let body = collapsed(message)
-            return (collapsed(title), body.isEmpty ? nil : body)
+            return (title, body.isEmpty ? nil : body)
         }
-        let lines = message.split(whereSeparator: \.isNewline).map(collapsed).filter { !$0.isEmpty }
+        let lines = self.lines(of: message).map(collapsed).filter { !$0.isEmpty }
         guard let first = lines.first else { return ("", nil) }
         let rest = lines.dropFirst().joined(separator: " ")
         return (first, rest.isEmpty ? nil : rest)
+    }
+
+    /// The lines of `text` that are not empty. ASCII text is split as bytes (its line breaks are
+    /// LF, VT, FF and CR), other text by characters, which is costly.
+    static func lines(of text: String) -> [Substring] {
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return text.split(whereSeparator: \.isNewline) }
+        return text.utf8.split(whereSeparator: { (0x0A...0x0D).contains($0) }).map { Substring($0) }
     }
 
     /// Cuts `text` to `limit` at a character boundary, noting it.

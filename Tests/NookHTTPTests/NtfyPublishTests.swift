@@ -96,6 +96,15 @@ import Testing
         #expect(NtfyMapping.messageID(for: id) == messageID)
     }
 
+    /// A sender keeps the id it was answered with (Home Assistant's sequence), and the journal
+    /// keeps the card keyed by it across an upgrade: the same activity id gives the same message
+    /// id from one release to the next.
+    @Test func h2_aMessageIDIsTheSameFromReleaseToRelease() {
+        #expect(NtfyMapping.messageID(for: NookActivityID(high: 0x0123_4567_89AB_CDEF, low: 42)) == "0063UfDVRKBz")
+        #expect(NtfyMapping.messageID(for: NookActivityID(high: .max, low: 0)) == "0LygHa16AHYF")
+        #expect(NtfyMapping.messageID(for: NookActivityID(high: 0, low: .max)) == "000000000000")
+    }
+
     @Test func h2_theJSONFormTakesTopicFieldsAndFillsInFromHeaders() throws {
         // As Apprise sends it: JSON with topic, title and message, the priority as a header.
         let json = #"{"topic": "alerts", "title": "Apprise", "message": "from apprise", "tags": ["warning"], "attach": "https://x/y.jpg"}"#

@@ -73,16 +73,16 @@ public enum NtfyMapping {
     /// ntfy's 12-character message id for an activity id: base 62 of its first 64 bits, so the
     /// same card always answers with the same id.
     public static func messageID(for id: NookActivityID) -> String {
-        let hex = id.description.filter(\.isHexDigit)
-        var value = UInt64(hex.prefix(16), radix: 16) ?? 0
-        let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
-        var digits: [Character] = []
-        for _ in 0..<12 {
-            digits.append(alphabet[Int(value % 62)])
+        var value = id.high
+        var digits = [UInt8](repeating: 0, count: 12)
+        for index in digits.indices.reversed() {
+            digits[index] = base62[Int(value % 62)]
             value /= 62
         }
-        return String(digits.reversed())
+        return String(decoding: digits, as: UTF8.self)
     }
+
+    private static let base62 = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
 
     public static func card(for message: NtfyMessage, id: NookActivityID, module: String?) -> PublishedCard {
         var notes = message.ignored
