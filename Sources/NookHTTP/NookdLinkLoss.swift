@@ -8,8 +8,17 @@ import Glibc
 
 /// A lost link: which calls nookd may have carried out (504) and which it cannot have (503).
 extension NookdLink {
-    /// Fails every call in flight or waiting as a lost link does (nook-http stops).
-    public func abandon(_ reason: String) { lose(reason) }
+    /// Fails every call in flight or waiting as a lost link does (nook-http stops). With none,
+    /// a routine stop, nothing is warned of.
+    public func abandon(_ reason: String) { lose(reason, abandoning: true) }
+
+    /// What nookd said, closing the connection, of the calls it began.
+    enum Closing {
+        /// Nothing: any call it may have read may have been begun.
+        case unsaid
+        /// It began the calls up to this id (nil: none) and none after.
+        case begunThrough(Double?)
+    }
 
     /// Drops the connection: every call in flight fails at once, the next attempt is scheduled.
     /// `quiet`: nookd closed a connection with nothing in flight (its idle timeout), which is
@@ -20,15 +29,7 @@ extension NookdLink {
     /// it fails `.outcomeUnknown`, never `.unavailable`, which says nothing was done. A call
     /// still unwritten, or one that only reads, fails `.unavailable`; so does every call
     /// nookd said it did not begin (`closing`).
-    /// What nookd said, closing the connection, of the calls it began.
-    enum Closing {
-        /// Nothing: any call it may have read may have been begun.
-        case unsaid
-        /// It began the calls up to this id (nil: none) and none after.
-        case begunThrough(Double?)
-    }
-
-    func lose(_ reason: String, quiet: Bool = false, closing: Closing = .unsaid) {
+    func lose(_ reason: String, quiet: Bool = false, closing: Closing = .unsaid, abandoning: Bool = false) {
         guard socket != nil else { return }
         socket = nil
         outgoing.removeAll()
@@ -58,7 +59,11 @@ extension NookdLink {
             }
         }
         let unknown = inFlight.filter { $0.changes && mayHaveBegun($0) }.count
-        logger.warning("lost nookd's link for \(options.role): \(reason); of \(inFlight.count + waiting.count) call(s) in flight or waiting, \(unknown) that nookd may have carried out answer 504 (outcome unknown), the rest 503")
+        if abandoning && inFlight.isEmpty && waiting.isEmpty {
+            logger.debug("closed nookd's link for \(options.role): \(reason); no call was in flight or waiting")
+        } else {
+            logger.warning("lost nookd's link for \(options.role): \(reason); of \(inFlight.count + waiting.count) call(s) in flight or waiting, \(unknown) that nookd may have carried out answer 504 (outcome unknown), the rest 503")
+        }
         lastFailure = reason
         nextAttempt = clock() + .milliseconds(Int64(backoff.next() * 1000))
         for call in inFlight {

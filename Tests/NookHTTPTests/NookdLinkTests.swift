@@ -308,4 +308,24 @@ struct NookdLinkTests {
         let lost = lines.withLock { $0 }.filter { $0.contains("lost nookd") }
         #expect(lost.count == 1 && lost[0].contains("(http.nookd_timeout_s plus the \(NookProtocol.frameWaitSeconds) s a frame may wait)"), "\(lost)")
     }
+
+    @Test func h4_aStopWithNoCallInFlightWarnsOfNothingAndOneWithACallSaysWhatFailed() throws {
+        let stuck = try StuckSocket()
+        func stopped(withACall: Bool) -> [String] {
+            let lines = Locked<[String]>([])
+            var options = NookdLink.Options(socketPath: stuck.path)
+            options.waitingCallTimeout = nil
+            let link = NookdLink(options: options, logger: Logger(label: "test", factory: { _ in KeptLog(lines: lines) }))
+            _ = link.tick(now: .zero)
+            if withACall {
+                link.call(Request(id: nil, operation: .enqueue(NookActivity(title: "in flight"), module: nil, wait: false))) { _ in }
+                link.sendQueued()
+            }
+            link.abandon("nook-http stopped before nookd answered")
+            return lines.withLock { $0 }.filter { $0.hasPrefix("warning") }
+        }
+        #expect(stopped(withACall: false).isEmpty)
+        let warned = stopped(withACall: true)
+        #expect(warned.count == 1 && warned[0].contains("of 1 call(s) in flight or waiting, 1 that nookd may have carried out"), "\(warned)")
+    }
 }
