@@ -417,10 +417,12 @@ final class ActivityJournal: Sendable {
     }
 
     /// Has both writers write (and under ``JournalSync/ack`` sync) what is recorded by now at
-    /// once, as a waiter would, for a request that will wait for it: its records do not sit out
-    /// the write delay until its answers are made.
-    func startSettling(with history: ActivityHistory) {
-        whenSettled(through: mark, with: history) { _ in }
+    /// once, for answers about to wait for it (``DurableLog/hasten(_:durable:)``): the records
+    /// do not sit out the write delay while the answers are made.
+    func hastenSettling(with history: ActivityHistory) {
+        let durable = mode == .ack
+        log.hasten(mark, durable: durable)
+        history.log.hasten(history.log.mark, durable: durable)
     }
 
     /// Before a client hears of an event: an activity's arrival and its end are reported once

@@ -83,6 +83,10 @@ final class DurableLog<Content: DurableLogContent>: Sendable {
         var written: UInt64 = 0
         var durable: UInt64 = 0
         var waiters: [Waiter] = []
+        /// Marks to write, and to sync, at once with nobody waiting (``hasten(_:durable:)``):
+        /// written or synced when the written or durable mark reaches them.
+        var writeWanted: UInt64 = 0
+        var syncWanted: UInt64 = 0
         /// Monotonic seconds of the first write not yet synced.
         var unsyncedSince: Double?
         var rewriteWanted = false
@@ -251,6 +255,21 @@ final class DurableLog<Content: DurableLogContent>: Sendable {
             return false
         }
         if ready { finish() } else { kick(force: true) }
+    }
+
+    /// Has the writer write (and, `durable`, sync) the records up to `mark` at once, as for a
+    /// waiter, with nobody to call: a request whose answers will wait for its records sets them
+    /// on their way while the answers are made. One mark, however often it is asked (a client's
+    /// flood costs no memory), and no wake when they are there or on their way already.
+    func hasten(_ mark: UInt64, durable: Bool) {
+        let wake = state.withLock { state -> Bool in
+            guard state.started, !state.stopped, state.degradedSince == nil,
+                  mark > (durable ? max(state.durable, state.syncWanted) : max(state.written, state.writeWanted)) else { return false }
+            state.writeWanted = max(state.writeWanted, mark)
+            if durable { state.syncWanted = mark }
+            return true
+        }
+        if wake { kick(force: true) }
     }
 
     /// Why the records up to `mark` are not where an answer needs them, or nil when they are.

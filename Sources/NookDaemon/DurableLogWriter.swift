@@ -81,7 +81,7 @@ extension DurableLog {
     }
 
     private func nextStep(_ state: inout State, now: Double) -> Step {
-        let wantsDurable = state.waiters.contains { $0.durable && $0.mark > state.durable }
+        let wantsDurable = state.syncWanted > state.durable || state.waiters.contains { $0.durable && $0.mark > state.durable }
         if let since = state.degradedSince {
             let retryAt = since + DurableFile.retryAfterSeconds
             if state.rewriteWanted && now >= retryAt { return rewrite(&state) }
@@ -96,7 +96,7 @@ extension DurableLog {
         }
         if state.rewriteWanted { return rewrite(&state) }
         if !state.pending.isEmpty, let file = state.file {
-            let wantsWritten = state.waiters.contains { $0.mark > state.written }
+            let wantsWritten = state.writeWanted > state.written || state.waiters.contains { $0.mark > state.written }
             let writeAt = (state.pendingSince ?? now) + settings.writeDelay
             if wantsWritten || state.stopping || now >= writeAt {
                 defer {

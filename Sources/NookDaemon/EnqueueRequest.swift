@@ -78,9 +78,10 @@ extension Daemon {
     /// end (U3), and answered in order, each once its journal records are settled (J1):
     /// `answer` makes an accepted one's answer. `beforeQueueing` runs just before the queue
     /// call (a `wait` subscribes to the activity's events there). Returns, per activity,
-    /// whether it was accepted.
+    /// whether it was accepted. `hastening`: the last run of a read, whose answers (and the
+    /// read's before them) wait for their records next.
     @discardableResult
-    func enqueue(_ run: [(request: Request, activity: NookActivity)], module name: String?, on connection: ClientConnection,
+    func enqueue(_ run: [(request: Request, activity: NookActivity)], module name: String?, on connection: ClientConnection, hastening: Bool = false,
                  beforeQueueing: (NookActivityQueue) -> Void = { _ in },
                  answer: (NookActivityID, NookModuleID, _ warnings: [String]) -> any NookAnswer = { EnqueueAnswer(id: $0, module: $1.rawValue, warnings: $2) }) async -> [Bool] {
         connection.holdOutput()
@@ -141,9 +142,11 @@ extension Daemon {
         var results = perSender > 0
             ? await queue.enqueue(contentsOf: queued, coalescing: permits, shareLimit: perSender)[...]
             : await queue.enqueue(contentsOf: queued, coalescing: permits).map { (result: $0, shareHeld: Int?.none) }[...]
-        // The writers start on this call's records now, while the answers are made, rather than
-        // when the answers wait for them (`journaled_ack_p99_vs_fdatasync_p99`).
-        journal?.startSettling(with: history)
+        // The writers start on the read's records now, while the answers are made, rather than
+        // when the answers wait for them (`journaled_ack_p99_vs_fdatasync_p99`). Only after a
+        // read's last run: an earlier run's sync would cover only its records, and the rest of
+        // the read would wait for a second. Only when something was recorded: refusals wait for nothing.
+        if hastening, results.contains(where: { $0.result.isAccepted }) { journal?.hastenSettling(with: history) }
         var wasAccepted: [Bool] = []
         wasAccepted.reserveCapacity(run.count)
         let iconPolicy = self.iconPolicy

@@ -44,7 +44,7 @@ extension Daemon {
             connection.holdOutput()
             await handle(connection, decoded)
         }
-        if !run.isEmpty, await connection.makeRoom(), Self.begin(run, on: connection) { await enqueue(run, module: runModule, on: connection) }
+        if !run.isEmpty, await connection.makeRoom(), Self.begin(run, on: connection) { await enqueue(run, module: runModule, on: connection, hastening: true) }
     }
 
     /// A run of enqueues begins as one (``ClientConnection/begin(through:)``).

@@ -197,6 +197,44 @@ struct JournalSyncTests {
         await history.finish()
     }
 
+    /// A read's records are set on their way once queued, before anyone waits for them (the
+    /// write delay never passes here: the clock stands still), and asking again while their sync
+    /// is held, as every refused request of a flood once did, adds no waiter: memory stays flat.
+    @Test func j1_hastenedRecordsAreSyncedWithNobodyWaitingAndAskingAgainAddsNoWaiter() async throws {
+        let scratch = Scratch()
+        let syncer = TestSyncer()
+        let journal = journal(scratch, syncer: syncer)
+        let history = ActivityHistory(path: scratch.path + "/history", warn: { _ in }, syncer: syncer.syncer)
+        _ = journal.recover()
+        syncer.hold()
+        journal.added(activity("Backup complete"), module: "default")
+        journal.hastenSettling(with: history)
+        await syncer.waitUntilEntered()
+        for _ in 0..<10_000 { journal.hastenSettling(with: history) }
+        #expect(journal.log.state.withLock { $0.waiters.count } == 0)
+        syncer.letGo()
+        try await until("the hastened record synced") { journal.log.state.withLock { $0.durable } >= journal.mark }
+        let lastRecordEnd = Int64(try recordEnds(scratch.path + "/journal").values.max()!)
+        #expect(syncer.syncedSize == lastRecordEnd)
+        await journal.finish()
+    }
+
+    /// Under `journal.sync = "interval"` a hastened record is written at once and synced on the
+    /// interval's timer, as an answer's would be (J2).
+    @Test func j2_aHastenedRecordIsWrittenAtOnceButNotSynced() async throws {
+        let scratch = Scratch()
+        let syncer = TestSyncer()
+        let journal = journal(scratch, mode: .interval, syncer: syncer)
+        let history = ActivityHistory(path: scratch.path + "/history", warn: { _ in }, syncer: syncer.syncer)
+        _ = journal.recover()
+        journal.added(activity("Backup complete"), module: "default")
+        journal.hastenSettling(with: history)
+        try await until("the hastened record written") { journal.log.state.withLock { $0.written } >= journal.mark }
+        #expect(try recordEnds(scratch.path + "/journal").count == 1)
+        #expect(syncer.dataSyncs == 0)
+        await journal.finish()
+    }
+
     @Test func j1_aPipelinedBurstCostsAFewSyncsNotOneEach() async throws {
         let scratch = Scratch()
         let syncer = TestSyncer()
