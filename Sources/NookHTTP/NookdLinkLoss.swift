@@ -60,7 +60,7 @@ extension NookdLink {
         }
         let unknown = inFlight.filter { $0.changes && mayHaveBegun($0) }.count
         if abandoning && inFlight.isEmpty && waiting.isEmpty {
-            logger.debug("closed nookd's link for \(options.role): \(reason); no call was in flight or waiting")
+            logger.debug("closed nookd's link for \(options.role) on the way out; no call was in flight or waiting")
         } else {
             logger.warning("lost nookd's link for \(options.role): \(reason); of \(inFlight.count + waiting.count) call(s) in flight or waiting, \(unknown) that nookd may have carried out answer 504 (outcome unknown), the rest 503")
         }
