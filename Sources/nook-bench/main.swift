@@ -49,7 +49,8 @@ func reportDaemonFigures(_ figures: DaemonFigures) async {
 /// journal is `journal` with `journal.sync = "ack"`.
 func reportAckVersusDisk(socket: String, journal: String) async throws {
     let figure = try await JournalVersusDiskFigure(socket: socket, journal: journal).run()
-    report("journaled_ack_p99_vs_fdatasync_p99", figure.ratio)
+    report("journaled_ack_p99_vs_fdatasync_p99", figure.replacing)
+    report("journaled_new_card_ack_p99_vs_fdatasync_p99", figure.newCard)
     print("  journaled_ack_p99_vs_fdatasync_p99 record: \(figure.recordBytes) bytes")
 }
 
