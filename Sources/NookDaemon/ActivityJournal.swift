@@ -416,10 +416,10 @@ final class ActivityJournal: Sendable {
         history.log.whenSettled(entries, durable: durable) { _ in arrived(nil, false) }
     }
 
-    /// Has both writers write (and under ``JournalSync/ack`` sync) what is recorded by now at
-    /// once, for answers about to wait for it (``DurableLog/hasten(_:durable:)``): the records
+    /// Has both writers write (and under ``JournalSync/ack`` sync) the records up to `mark` and
+    /// the history's entries recorded by now at once, for answers about to wait for them (``DurableLog/hasten(_:durable:)``): the records
     /// do not sit out the write delay while the answers are made.
-    func hastenSettling(with history: ActivityHistory) {
+    func hastenSettling(through mark: UInt64, with history: ActivityHistory) {
         let durable = mode == .ack
         log.hasten(mark, durable: durable)
         history.log.hasten(history.log.mark, durable: durable)

@@ -269,7 +269,7 @@ final class DurableLog<Content: DurableLogContent>: Sendable {
             if durable { state.syncWanted = mark }
             return true
         }
-        if wake { kick(force: true) }
+        if wake { kick() }
     }
 
     /// Why the records up to `mark` are not where an answer needs them, or nil when they are.

@@ -146,7 +146,11 @@ extension Daemon {
         // when the answers wait for them (`journaled_ack_p99_vs_fdatasync_p99`). Only after a
         // read's last run: an earlier run's sync would cover only its records, and the rest of
         // the read would wait for a second. Only when something was recorded: refusals wait for nothing.
-        if hastening, results.contains(where: { $0.result.isAccepted }) { journal?.hastenSettling(with: history) }
+        // The run's records are made in the queue call: its answers depend on the mark after it,
+        // not on one that records made meanwhile elsewhere (a card shown, another client's) would
+        // raise past the sync hastened here.
+        let recorded = journal?.mark
+        if hastening, let recorded, results.contains(where: { $0.result.isAccepted }) { journal?.hastenSettling(through: recorded, with: history) }
         var wasAccepted: [Bool] = []
         wasAccepted.reserveCapacity(run.count)
         let iconPolicy = self.iconPolicy
@@ -186,7 +190,7 @@ extension Daemon {
             switch verdict {
             case .success(let id):
                 logSaid(warnings, about: "\(id)", peer: connection.peer)
-                if let journal { connection.dependOn(journal.mark) }
+                if let recorded { connection.dependOn(recorded) }
                 connection.send(ResponseLine.success(id: request.id, result: answer(id, module, warnings).json).encoded())
                 wasAccepted.append(true)
             case .failure(let error):

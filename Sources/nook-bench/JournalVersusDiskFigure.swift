@@ -34,7 +34,9 @@ struct JournalVersusDiskFigure {
         func enqueue(replacing: Bool) throws -> NookActivityID {
             serial += 1
             let key = replacing ? "ack-vs-sync" : "ack-vs-sync-\(serial)"
-            let activity = NookActivity(coalescingKey: key, title: "Door \(serial)", dwell: .milliseconds(50))
+            // A new card stays until it is cancelled after its round: none ends during it (an end
+            // would put a history entry in some ack's path), and every cancel finds its card.
+            let activity = NookActivity(coalescingKey: key, title: "Door \(serial)", dwell: replacing ? .milliseconds(50) : .seconds(600))
             let request = Request(id: .number(Double(serial)), operation: .enqueue(activity, module: nil, wait: false))
             return try client.request(request, as: EnqueueAnswer.self).0.id
         }

@@ -208,9 +208,9 @@ struct JournalSyncTests {
         _ = journal.recover()
         syncer.hold()
         journal.added(activity("Backup complete"), module: "default")
-        journal.hastenSettling(with: history)
+        journal.hastenSettling(through: journal.mark, with: history)
         await syncer.waitUntilEntered()
-        for _ in 0..<10_000 { journal.hastenSettling(with: history) }
+        for _ in 0..<10_000 { journal.hastenSettling(through: journal.mark, with: history) }
         #expect(journal.log.state.withLock { $0.waiters.count } == 0)
         syncer.letGo()
         try await until("the hastened record synced") { journal.log.state.withLock { $0.durable } >= journal.mark }
@@ -228,7 +228,7 @@ struct JournalSyncTests {
         let history = ActivityHistory(path: scratch.path + "/history", warn: { _ in }, syncer: syncer.syncer)
         _ = journal.recover()
         journal.added(activity("Backup complete"), module: "default")
-        journal.hastenSettling(with: history)
+        journal.hastenSettling(through: journal.mark, with: history)
         try await until("the hastened record written") { journal.log.state.withLock { $0.written } >= journal.mark }
         #expect(try recordEnds(scratch.path + "/journal").count == 1)
         #expect(syncer.dataSyncs == 0)
