@@ -125,29 +125,53 @@ def free_port():
         return s.getsockname()[1]
 
 
+def start_home_assistant(config):
+    """Home Assistant on a free port: its process, its base URL, once it answers. The port is free
+    when chosen and may be taken before Home Assistant binds it (it then runs on without its HTTP
+    server, answering nothing): that start is stopped and another port tried."""
+    for _ in range(3):
+        port = free_port()
+        with open(os.path.join(config, "configuration.yaml"), "w") as f:
+            f.write(f"http:\n  server_host: 127.0.0.1\n  server_port: {port}\n")
+        log = open(os.path.join(config, "hass.out"), "w")
+        hass = subprocess.Popen([sys.executable, "-m", "homeassistant", "--config", config, "--skip-pip"], stdout=log,
+                                stderr=subprocess.STDOUT)
+        log.close()
+        base = f"http://127.0.0.1:{port}"
+        while True:
+            if hass.poll() is not None:
+                check(False, f"Home Assistant ended with {hass.returncode} before it answered")
+            if "Failed to create HTTP server" in read(os.path.join(config, "home-assistant.log")):
+                say(f"Home Assistant could not bind port {port} (taken since it was chosen): another port")
+                stop_home_assistant(hass)
+                with open(os.path.join(config, "home-assistant.log"), "w"):
+                    pass
+                break
+            try:
+                status, onboarding = http("GET", base + "/api/onboarding")
+                if status == 200:
+                    return hass, base
+            except OSError:
+                pass
+            time.sleep(0.5)
+    check(False, "Home Assistant could not bind a free port in three tries")
+
+
+def stop_home_assistant(hass):
+    hass.terminate()
+    try:
+        hass.wait(60)
+    except subprocess.TimeoutExpired:
+        hass.kill()
+
+
 @contextlib.contextmanager
 def with_home_assistant_started(config):
     """A Home Assistant core on a free port with its config in `config`, onboarded: yields its
     base URL and an access token, and stops it at the end. lametric_clients.py uses it too."""
-    port = free_port()
-    with open(os.path.join(config, "configuration.yaml"), "w") as f:
-        f.write(f"http:\n  server_host: 127.0.0.1\n  server_port: {port}\n")
-    log = open(os.path.join(config, "hass.out"), "w")
     started = time.monotonic()
-    hass = subprocess.Popen([sys.executable, "-m", "homeassistant", "--config", config, "--skip-pip"], stdout=log,
-                            stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
+    hass, base = start_home_assistant(config)
     try:
-        while True:
-            if hass.poll() is not None:
-                check(False, f"Home Assistant ended with {hass.returncode} before it answered")
-            try:
-                status, onboarding = http("GET", base + "/api/onboarding")
-                if status == 200:
-                    break
-            except OSError:
-                pass
-            time.sleep(0.5)
         say(f"Home Assistant answers after {time.monotonic() - started:.1f} s")
         client = base + "/"
         status, user = http("POST", base + "/api/onboarding/users",
@@ -158,12 +182,7 @@ def with_home_assistant_started(config):
         check(status == 200, f"auth token: {status}")
         yield base, tokens["access_token"]
     finally:
-        hass.terminate()
-        try:
-            hass.wait(60)
-        except subprocess.TimeoutExpired:
-            hass.kill()
-        log.close()
+        stop_home_assistant(hass)
 
 
 def with_home_assistant(url, token, topic, config):
