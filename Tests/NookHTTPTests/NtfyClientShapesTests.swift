@@ -147,7 +147,7 @@ import Testing
         chmod(keys + "/http.tokens", 0o600)
         let bench = try SenderBench(config: "[http]\ntokens = \"\(keys)/http.tokens\"\n[publish]\ntopics = [\"\(topic)\"]\n")
         let apprise = try #require(Senders.apprise)
-        let board = url.replacingOccurrences(of: "board:8080", with: "127.0.0.1:\(bench.port)")
+        let board = Senders.appriseURL(url.replacingOccurrences(of: "board:8080", with: "127.0.0.1:\(bench.port)"))
         let sent = try Senders.run(apprise, ["-vv", "-t", title, "-b", body, board.replacingOccurrences(of: "TOKEN", with: token)])
         #expect(sent.status == 0, "apprise: \(sent.output) \(sent.error)")
         // A token nook-http does not know, in the same form, is refused.

@@ -134,8 +134,10 @@ def start_home_assistant(config):
         with open(os.path.join(config, "configuration.yaml"), "w") as f:
             f.write(f"http:\n  server_host: 127.0.0.1\n  server_port: {port}\n")
         log = open(os.path.join(config, "hass.out"), "w")
+        # home_assistant_site/sitecustomize.py: the bound of its LaMetric client (it says why).
+        site = os.path.join(os.path.dirname(os.path.abspath(__file__)), "home_assistant_site")
         hass = subprocess.Popen([sys.executable, "-m", "homeassistant", "--config", config, "--skip-pip"], stdout=log,
-                                stderr=subprocess.STDOUT)
+                                stderr=subprocess.STDOUT, env=dict(os.environ, PYTHONPATH=site, PYTHONDONTWRITEBYTECODE="1"))
         log.close()
         base = f"http://127.0.0.1:{port}"
         while True:
