@@ -242,8 +242,9 @@ final class MQTTBridgeProcess {
         process.standardOutput = FileHandle.nullDevice
         try process.runAlone()
         if waitUntilOnline {
-            // Its log says where it stopped, if it never gets there.
-            try saying("nook-mqtt's log:\n\(log.suffix(3000))") {
+            // Its log says where it stopped, if it never gets there, and its threads what they
+            // wait in (seen once under the sanitizer pass: no line for 40 s after a redelivery).
+            try saying("nook-mqtt's log:\n\(log.suffix(3000))\nits threads:\(threadStates(of: process.processIdentifier))") {
                 try eventually("nook-mqtt \(device) online") {
                     if !process.isRunning { throw DaemonFailure("nook-mqtt exited (\(process.terminationStatus)): \(log)") }
                     // Subscribed: only then does the broker keep messages for this session.
