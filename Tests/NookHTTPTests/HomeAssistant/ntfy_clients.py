@@ -137,7 +137,8 @@ def start_home_assistant(config):
         # home_assistant_site/sitecustomize.py: the bound of its LaMetric client (it says why).
         site = os.path.join(os.path.dirname(os.path.abspath(__file__)), "home_assistant_site")
         hass = subprocess.Popen([sys.executable, "-m", "homeassistant", "--config", config, "--skip-pip"], stdout=log,
-                                stderr=subprocess.STDOUT, env=dict(os.environ, PYTHONPATH=site, PYTHONDONTWRITEBYTECODE="1"))
+                                stderr=subprocess.STDOUT, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1",
+                                         PYTHONPATH=os.pathsep.join(filter(None, [site, os.environ.get("PYTHONPATH")]))))
         log.close()
         base = f"http://127.0.0.1:{port}"
         while True:
