@@ -31,14 +31,23 @@ function authorized(headers) {
 }
 
 // Every call to the API: an answer that is not 2xx becomes an APIError from its JSON error.
+// One sent with another token than the tab's now (a token saved or forgotten while it was on
+// its way: the page's first calls, on a slow board) is marked superseded: its 401 says nothing
+// of the token in use, and the calls made since answer for that one.
 async function api(method, path, body) {
+  const sentWith = token;
   const init = { method, cache: 'no-store', headers: authorized(body === undefined ? {} : { 'Content-Type': 'application/json' }) };
   if (body !== undefined) init.body = JSON.stringify(body);
-  let answer;
-  try { answer = await fetch(path, init); } catch (e) {
-    throw new APIError(0, 'unreachable', null, 'nook-http did not answer ' + method + ' ' + path);
+  try {
+    let answer;
+    try { answer = await fetch(path, init); } catch (e) {
+      throw new APIError(0, 'unreachable', null, 'nook-http did not answer ' + method + ' ' + path);
+    }
+    return await readAnswer(answer, method, path);
+  } catch (e) {
+    if (sentWith !== token) e.superseded = true;
+    throw e;
   }
-  return readAnswer(answer, method, path);
 }
 
 async function readAnswer(answer, method, path) {
@@ -56,6 +65,7 @@ async function readAnswer(answer, method, path) {
 // The error box shows the last failure; `source` lets the live view take back only its own.
 let errorSource = null;
 function showError(error, source) {
+  if (error && error.superseded) return;
   errorSource = source || null;
   const box = $('error');
   box.textContent = error instanceof APIError ? error.text : String(error);
