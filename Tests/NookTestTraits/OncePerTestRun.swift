@@ -16,6 +16,6 @@ extension Trait where Self == ConditionTrait {
     /// Skips the test in a pass after the one that ran it; `what` says what makes it costly.
     public static func oncePerTestRun(_ what: String) -> Self {
         .disabled(if: OncePerTestRun.alreadyRan,
-                  Comment(rawValue: "\(what): it ran in the ThreadSanitizer pass of this run (NOOK_TEST_ONCE=ran)"))
+                  Comment(rawValue: "\(what): it ran in an earlier pass of this run (NOOK_TEST_ONCE=ran)"))
     }
 }

@@ -31,9 +31,10 @@ function authorized(headers) {
 }
 
 // Every call to the API: an answer that is not 2xx becomes an APIError from its JSON error.
-// One sent with another token than the tab's now (a token saved or forgotten while it was on
-// its way: the page's first calls, on a slow board) is marked superseded: its 401 says nothing
-// of the token in use, and the calls made since answer for that one.
+// A refusal (401, 403) of a call sent with another token than the tab's now (a token saved or
+// forgotten while it was on its way: the page's first calls, on a slow board) is marked
+// superseded: it says nothing of the token in use, and nothing was done. Each caller asks again
+// with the token in use rather than show it.
 async function api(method, path, body) {
   const sentWith = token;
   const init = { method, cache: 'no-store', headers: authorized(body === undefined ? {} : { 'Content-Type': 'application/json' }) };
@@ -45,7 +46,7 @@ async function api(method, path, body) {
     }
     return await readAnswer(answer, method, path);
   } catch (e) {
-    if (sentWith !== token) e.superseded = true;
+    if (sentWith !== token && e instanceof APIError && (e.status === 401 || e.status === 403)) e.superseded = true;
     throw e;
   }
 }
@@ -84,11 +85,16 @@ function clearError(source) {
 
 function announce(text) { $('announce').textContent = text; }
 
-// Runs one button's call: the button is disabled meanwhile, the outcome announced.
+// Runs one button's call: the button is disabled meanwhile, the outcome announced. A press
+// refused for the token it was sent with, changed since, is sent again with the one in use.
 async function act(button, done, call) {
   button.disabled = true;
   try {
-    const answer = await call();
+    let answer;
+    try { answer = await call(); } catch (e) {
+      if (!e.superseded) throw e;
+      answer = await call();
+    }
     clearError();
     announce(done);
     return answer;
@@ -121,6 +127,7 @@ async function watchGlass() {
     // A tab in the background asks for no frames: each costs the board an encoding.
     while (document.hidden) await new Promise((resolve) => document.addEventListener('visibilitychange', resolve, { once: true }));
     const path = frame ? '/api/v1/screen.png?after=' + frame : '/api/v1/screen.png';
+    const sentWith = token;
     try {
       const answer = await fetch(path, { cache: 'no-store', headers: authorized({}) });
       if (answer.status === 200) {
@@ -144,6 +151,8 @@ async function watchGlass() {
         await readAnswer(answer, 'GET', path);
       }
     } catch (e) {
+      // Refused for the token before the one in use: ask again at once with this one.
+      if (sentWith !== token && e instanceof APIError && (e.status === 401 || e.status === 403)) continue;
       failures += 1;
       if (e instanceof APIError) showError(e, 'glass');
       else showError(new APIError(0, 'unreachable', null, 'the live view lost nook-http; trying again'), 'glass');
@@ -208,7 +217,9 @@ async function refreshPending() {
       (again || $('pending-heading')).focus();
     }
   } catch (e) {
-    showError(e);
+    // The refresh a token's save asked for found this one under way, and was dropped.
+    if (e.superseded) soon('pending', refreshPending);
+    else showError(e);
   } finally {
     pendingBusy = false;
   }
@@ -268,7 +279,8 @@ async function refreshApps() {
       : apps.length + (apps.length === 1 ? ' app' : ' apps') + ', '
         + (shown ? '“' + shown.app.name + '” on the glass.' : 'none on the glass.'));
   } catch (e) {
-    showError(e);
+    if (e.superseded) soon('apps', refreshApps);
+    else showError(e);
   } finally {
     appsBusy = false;
   }
@@ -314,6 +326,8 @@ async function refreshStatus() {
     if (status && status.display && status.display.available === false) parts.push('display unavailable');
     say('state', parts.join(' · '));
   } catch (e) {
+    // The token's save asked again; this answer is for the token before it.
+    if (e.superseded) return;
     say('state', 'No status');
     showError(e);
   }
@@ -428,6 +442,8 @@ function wire() {
     try { sessionStorage.removeItem(TOKEN_KEY); } catch (e) { /* nothing kept */ }
     $('token-hint').textContent = 'No token in use.';
     announce('Token forgotten');
+    clearError();
+    refreshAll();
   });
   if (token) $('token-hint').textContent = 'A token is in use in this tab.';
 }
