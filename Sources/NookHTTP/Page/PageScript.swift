@@ -92,7 +92,7 @@ async function act(button, done, call) {
   try {
     let answer;
     try { answer = await call(); } catch (e) {
-      if (!e.superseded) throw e;
+      if (!(e && e.superseded)) throw e;
       answer = await call();
     }
     clearError();
