@@ -35,6 +35,10 @@ function authorized(headers) {
 // forgotten while it was on its way: the page's first calls, on a slow board) is marked
 // superseded: it says nothing of the token in use, and nothing was done. Each caller asks again
 // with the token in use rather than show it.
+function refusedForAnOldToken(error, sentWith) {
+  return sentWith !== token && error instanceof APIError && (error.status === 401 || error.status === 403);
+}
+
 async function api(method, path, body) {
   const sentWith = token;
   const init = { method, cache: 'no-store', headers: authorized(body === undefined ? {} : { 'Content-Type': 'application/json' }) };
@@ -46,7 +50,7 @@ async function api(method, path, body) {
     }
     return await readAnswer(answer, method, path);
   } catch (e) {
-    if (sentWith !== token && e instanceof APIError && (e.status === 401 || e.status === 403)) e.superseded = true;
+    if (refusedForAnOldToken(e, sentWith)) e.superseded = true;
     throw e;
   }
 }
@@ -152,7 +156,7 @@ async function watchGlass() {
       }
     } catch (e) {
       // Refused for the token before the one in use: ask again at once with this one.
-      if (sentWith !== token && e instanceof APIError && (e.status === 401 || e.status === 403)) continue;
+      if (refusedForAnOldToken(e, sentWith)) continue;
       failures += 1;
       if (e instanceof APIError) showError(e, 'glass');
       else showError(new APIError(0, 'unreachable', null, 'the live view lost nook-http; trying again'), 'glass');
